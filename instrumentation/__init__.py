@@ -1,0 +1,31 @@
+"""servescope.instrumentation: the hooks a server imports.
+
+A process makes one :class:`Telemetry` (or calls :func:`setup_telemetry`), then one
+:class:`RequestRecorder` per request via :meth:`Telemetry.request`, and reports each scheduler
+iteration with :meth:`Telemetry.step`.
+"""
+
+from .catalog import CATALOG, Buckets, Kind, MetricSpec
+from .recorder import RequestRecorder, RequestSummary, StepReport, Telemetry
+from .setup import TelemetrySetup, setup_telemetry
+from .slo import SLOError, SLOSpec, load_slo, parse_slo
+from .status import FinishReason, TokenStage
+
+__all__ = [
+    "CATALOG",
+    "Buckets",
+    "FinishReason",
+    "Kind",
+    "MetricSpec",
+    "RequestRecorder",
+    "RequestSummary",
+    "SLOError",
+    "SLOSpec",
+    "StepReport",
+    "Telemetry",
+    "TelemetrySetup",
+    "TokenStage",
+    "load_slo",
+    "parse_slo",
+    "setup_telemetry",
+]

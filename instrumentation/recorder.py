@@ -1,0 +1,515 @@
+"""The hooks: one :class:`RequestRecorder` per request, made by a process-wide :class:`Telemetry`.
+
+Contract (what a server may rely on):
+
+* every public hook returns normally; an internal error is counted in
+  ``servescope_telemetry_hook_errors_total{hook}`` and logged once per hook, never raised;
+* no hook blocks: the only lock is the per-request compare-and-set in :meth:`finish`;
+* nothing runs per token: the scheduler reports each iteration's whole batch in one
+  :meth:`Telemetry.step` call, and per-token bookkeeping is integer arithmetic on the recorder;
+* exactly one terminal state: the first :meth:`RequestRecorder.finish` wins and returns True,
+  every later one returns False and is counted as an ignored signal.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ParamSpec, TypeVar
+
+from opentelemetry.trace import Span, TracerProvider
+from prometheus_client import CollectorRegistry
+
+from . import catalog as cat
+from . import tracing
+from .metrics import MetricSet
+from .slo import SLOSpec
+from .status import FinishReason, TokenStage
+from .tracing import ATTR
+
+__all__ = ["RequestRecorder", "RequestSummary", "StepReport", "Telemetry"]
+
+_log = logging.getLogger("servescope.instrumentation")
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+@dataclass(frozen=True)
+class RequestSummary:
+    """What one request looked like when it ended (a stats object, apart from exporters)."""
+
+    request_id: str
+    finish_reason: FinishReason | None
+    ttft: float | None
+    stream_ttft: float | None
+    tpot: float | None
+    e2e: float | None
+    prompt_tokens: int
+    proposed_tokens: int
+    committed_tokens: int
+    delivered_tokens: int
+    discarded_tokens: int
+    pauses: int
+    good: bool
+    ignored_signals: tuple[FinishReason, ...]
+
+
+@dataclass(slots=True)
+class StepReport:
+    """One scheduler iteration, reported in one call.
+
+    ``advanced`` holds (recorder, committed, proposed) for each request the step advanced;
+    capacity fields are levels after the step (None: unchanged); ``prefix_*`` and
+    ``preemptions`` are increments since the previous report.
+    """
+
+    advanced: Sequence[tuple[RequestRecorder, int, int]] = ()
+    now: float | None = None
+    kv_blocks_used: int | None = None
+    kv_blocks_total: int | None = None
+    running: int | None = None
+    waiting: int | None = None
+    paused: int | None = None
+    buffered_tokens: int | None = None
+    prefix_queries: int = 0
+    prefix_hits: int = 0
+    preemptions: int = 0
+
+
+class Telemetry:
+    """Process-wide hooks: metric objects, tracer, SLO spec and clock; makes recorders.
+
+    Every argument has a default, so ``Telemetry()`` works; tests pass a fresh registry and an
+    in-memory tracer provider. ``tracer_provider=None`` disables spans (metrics only).
+    """
+
+    def __init__(self, *, registry: CollectorRegistry | None = None,
+                 tracer_provider: TracerProvider | None = None, slo: SLOSpec | None = None,
+                 model: str = "default", pool: str = "default",
+                 clock: Callable[[], float] = time.monotonic,
+                 label_caps: Mapping[str, int] | None = None,
+                 max_pause_events: int = 8) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self.slo = slo or SLOSpec.default()
+        self.metrics = MetricSet(self.registry, self.slo, label_caps)
+        self.model = model
+        self.pool = pool
+        self.clock = clock
+        self.max_pause_events = max_pause_events
+        self._tracer = tracing.tracer_for(tracer_provider)
+        self._span_clock = tracing.SpanClock(clock)
+        self._logged_hooks: set[str] = set()
+        self._pool_children = self._capacity_children()
+
+    # --- making recorders -----------------------------------------------------------------
+    def request(self, request_id: str, *, model: str | None = None, priority: str = "default",
+                prompt_tokens: int = 0, carrier: Mapping[str, str] | None = None,
+                arrival: float | None = None, operation: str = "text_completion",
+                ) -> RequestRecorder:
+        """A recorder for a request that has just arrived (counts the arrival)."""
+        return RequestRecorder(self, request_id, model or self.model, priority, prompt_tokens,
+                               carrier, self.clock() if arrival is None else arrival, operation)
+
+    # --- the per-iteration call -----------------------------------------------------------
+    def step(self, report: StepReport) -> None:
+        """Report one scheduler iteration: one call for the whole batch."""
+        try:
+            self._step(report)
+        except Exception:
+            self.hook_failed("step")
+
+    def _step(self, report: StepReport) -> None:
+        now = self.clock() if report.now is None else report.now
+        committed: dict[str, int] = {}
+        proposed: dict[str, int] = {}
+        delivered: dict[str, int] = {}
+        for rec, n_committed, n_proposed in report.advanced:
+            rec._commit(n_committed, n_proposed, now)
+            committed[rec.model] = committed.get(rec.model, 0) + n_committed
+            if n_proposed:
+                proposed[rec.model] = proposed.get(rec.model, 0) + n_proposed
+            flushed = rec._take_delivered()
+            if flushed:
+                delivered[rec.model] = delivered.get(rec.model, 0) + flushed
+        for stage, per_model in ((TokenStage.COMMITTED, committed),
+                                 (TokenStage.PROPOSED, proposed),
+                                 (TokenStage.DELIVERED, delivered)):
+            for model, n in per_model.items():
+                if n:
+                    self.metrics.child(cat.TOKENS, model=model, stage=stage).inc(n)
+        if report.advanced:
+            self._pool_children[cat.BATCH_SIZE.name].observe(len(report.advanced))
+        self._report_capacity(report)
+
+    def _capacity_children(self) -> dict[str, Any]:
+        specs = (cat.KV_BLOCKS_USED, cat.KV_BLOCKS_TOTAL, cat.RUNNING, cat.WAITING, cat.PAUSED,
+                 cat.STREAM_BUFFERED, cat.PREFIX_QUERIES, cat.PREFIX_HITS, cat.PREEMPTIONS,
+                 cat.BATCH_SIZE)
+        return {s.name: self.metrics.child(s, pool=self.pool) for s in specs}
+
+    def _report_capacity(self, report: StepReport) -> None:
+        children = self._pool_children
+        for spec, level in ((cat.KV_BLOCKS_USED, report.kv_blocks_used),
+                            (cat.KV_BLOCKS_TOTAL, report.kv_blocks_total),
+                            (cat.RUNNING, report.running), (cat.WAITING, report.waiting),
+                            (cat.PAUSED, report.paused),
+                            (cat.STREAM_BUFFERED, report.buffered_tokens)):
+            if level is not None:
+                children[spec.name].set(level)
+        for spec, delta in ((cat.PREFIX_QUERIES, report.prefix_queries),
+                            (cat.PREFIX_HITS, report.prefix_hits),
+                            (cat.PREEMPTIONS, report.preemptions)):
+            if delta:
+                children[spec.name].inc(delta)
+
+    # --- pipeline bookkeeping -------------------------------------------------------------
+    def hook_failed(self, hook: str) -> None:
+        """Count (and log once per hook) an internal error; never raises."""
+        try:
+            self.metrics.child(cat.HOOK_ERRORS, hook=hook).inc()
+            if hook not in self._logged_hooks:
+                self._logged_hooks.add(hook)
+                _log.exception("servescope hook %r failed; counting further failures silently",
+                               hook)
+        except Exception:  # the last line of defence: telemetry never breaks the server
+            pass
+
+    @property
+    def tracer(self) -> Any:
+        return self._tracer
+
+    def span_ns(self, t: float) -> int:
+        return self._span_clock.ns(t)
+
+
+def _hook(name: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R | None]]:
+    """Run a recorder hook; an internal error is counted and swallowed, never raised."""
+
+    def wrap(fn: Callable[_P, _R]) -> Callable[_P, _R | None]:
+        @functools.wraps(fn)
+        def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _R | None:
+            try:
+                return fn(*args, **kwargs)
+            except Exception:
+                recorder = args[0]
+                assert isinstance(recorder, RequestRecorder)
+                recorder.telemetry.hook_failed(name)
+                return None
+
+        return guarded
+
+    return wrap
+
+
+@dataclass
+class _Times:
+    arrival: float
+    scheduled: float | None = None
+    prefill_done: float | None = None
+    first_token: float | None = None
+    last_token: float | None = None
+    first_byte: float | None = None
+    last_byte: float | None = None
+    paused_since: float | None = None
+    finished: float | None = None
+
+
+@dataclass
+class _Counts:
+    prompt: int = 0
+    proposed: int = 0
+    committed: int = 0
+    delivered: int = 0
+    delivered_unflushed: int = 0
+    pauses: int = 0
+    pause_events: int = 0
+    ignored: list[FinishReason] = field(default_factory=list)
+
+
+class RequestRecorder:
+    """The life of one request, turned into metrics and spans. Made by :meth:`Telemetry.request`.
+
+    Lifecycle hooks are called by the request's single owner (the scheduler) except
+    :meth:`finish`, :meth:`delivered`, :meth:`paused` and :meth:`resumed`, which the transport
+    and timers may call from other threads.
+    """
+
+    def __init__(self, telemetry: Telemetry, request_id: str, model: str, priority: str,
+                 prompt_tokens: int, carrier: Mapping[str, str] | None, arrival: float,
+                 operation: str) -> None:
+        self.telemetry = telemetry
+        self.request_id = request_id
+        self.model = model
+        self.priority = priority
+        self._times = _Times(arrival)
+        self._counts = _Counts(prompt=prompt_tokens)
+        self._lock = threading.Lock()
+        self._reason: FinishReason | None = None
+        self._reject_reason: str | None = None
+        self._summary: RequestSummary | None = None
+        self._span: Span | None = None
+        self._exemplar: dict[str, str] | None = None
+        self._start(carrier, operation)
+
+    # --- arrival --------------------------------------------------------------------------
+    def _start(self, carrier: Mapping[str, str] | None, operation: str) -> None:
+        try:
+            m = self.telemetry.metrics
+            m.child(cat.ARRIVED, model=self.model, priority=self.priority).inc()
+            m.child(cat.IN_FLIGHT, model=self.model).inc()
+            if self._counts.prompt:
+                m.child(cat.TOKENS, model=self.model, stage=TokenStage.PROMPT).inc(
+                    self._counts.prompt)
+            tracer = self.telemetry.tracer
+            if tracer is not None:
+                attrs = {ATTR.REQUEST_ID: self.request_id, ATTR.MODEL: self.model,
+                         ATTR.OPERATION: operation, ATTR.PRIORITY: self.priority,
+                         ATTR.INPUT_TOKENS: self._counts.prompt}
+                self._span = tracing.start_request_span(
+                    tracer, f"{operation} {self.model}", self.telemetry.span_ns(self._times.arrival),
+                    carrier, attrs)
+                self._exemplar = tracing.exemplar_of(self._span)
+                if self._exemplar is not None:  # our observations will point at this trace
+                    self._span.set_attribute(ATTR.EXEMPLAR, True)
+        except Exception:
+            self.telemetry.hook_failed("arrived")
+
+    # --- properties -----------------------------------------------------------------------
+    @property
+    def finished(self) -> bool:
+        return self._reason is not None
+
+    @property
+    def finish_reason(self) -> FinishReason | None:
+        return self._reason
+
+    @property
+    def trace_context(self) -> dict[str, str] | None:
+        """trace_id/span_id of the request span when it is sampled (for logs and responses)."""
+        return self._exemplar
+
+    # --- lifecycle hooks ------------------------------------------------------------------
+    def _now(self, now: float | None) -> float:
+        return self.telemetry.clock() if now is None else now
+
+    @_hook("admitted")
+    def admitted(self) -> None:
+        self.telemetry.metrics.child(cat.ADMITTED, model=self.model, priority=self.priority).inc()
+
+    @_hook("rejected")
+    def rejected(self, reason: str, *, now: float | None = None) -> bool:
+        """Refuse the request before admission; a terminal state (finish reason rejected)."""
+        self._reject_reason = reason
+        return self.finish(FinishReason.REJECTED, now=now) is True
+
+    @_hook("scheduled")
+    def scheduled(self, *, now: float | None = None) -> None:
+        """First scheduled (ends the queue phase). Later calls (after preemption) are no-ops."""
+        if self._times.scheduled is not None or self.finished:
+            return
+        t = self._times.scheduled = self._now(now)
+        self._observe(cat.QUEUE_TIME, t - self._times.arrival)
+        self._phase("queue", self._times.arrival, t)
+
+    @_hook("prefill_done")
+    def prefill_done(self, *, now: float | None = None) -> None:
+        if self._times.prefill_done is not None or self.finished:
+            return
+        t = self._times.prefill_done = self._now(now)
+        start = self._times.scheduled if self._times.scheduled is not None else t
+        self._observe(cat.PREFILL_TIME, t - start)
+        self._phase("prefill", start, t)
+
+    def tokens_committed(self, committed: int, proposed: int = 0, *,
+                         now: float | None = None) -> None:
+        """For servers without a batched step: report one request's commit (not per token)."""
+        self.telemetry.step(StepReport(advanced=((self, committed, proposed),), now=now))
+
+    def _commit(self, n: int, proposed: int, now: float) -> None:
+        if self.finished or n <= 0:
+            return
+        c = self._counts
+        c.proposed += proposed
+        if c.committed == 0:
+            self._times.first_token = now
+            self._observe(cat.SERVER_TTFT, now - self._times.arrival)
+        c.committed += n
+        self._times.last_token = now
+
+    def delivered(self, n: int = 1, *, now: float | None = None) -> None:
+        """``n`` tokens written to the client connection. Integer bookkeeping only; the
+        counter is flushed in the next step report and at finish."""
+        try:
+            if n <= 0:
+                return
+            c = self._counts
+            if c.delivered == 0:
+                self._times.first_byte = self._now(now)
+                self._observe(cat.STREAM_TTFT, self._times.first_byte - self._times.arrival)
+            c.delivered += n
+            c.delivered_unflushed += n
+            self._times.last_byte = self._now(now)
+        except Exception:
+            self.telemetry.hook_failed("delivered")
+
+    def _take_delivered(self) -> int:
+        n = self._counts.delivered_unflushed
+        self._counts.delivered_unflushed -= n
+        return n
+
+    @_hook("paused")
+    def paused(self, *, now: float | None = None) -> None:
+        """The stream buffer reached its high watermark; the scheduler stops advancing us."""
+        if self._times.paused_since is not None or self.finished:
+            return
+        t = self._times.paused_since = self._now(now)
+        c = self._counts
+        c.pauses += 1
+        self.telemetry.metrics.child(cat.BP_PAUSES, model=self.model).inc()
+        if self._span is not None:
+            if c.pause_events < self.telemetry.max_pause_events:
+                c.pause_events += 1
+                self._span.add_event("backpressure.pause", timestamp=self.telemetry.span_ns(t))
+
+    @_hook("resumed")
+    def resumed(self, *, now: float | None = None) -> None:
+        """The buffer drained to its low watermark; the request is eligible again."""
+        self._end_pause(self._now(now))
+
+    def _end_pause(self, t: float) -> None:
+        since = self._times.paused_since
+        if since is None:
+            return
+        self._times.paused_since = None
+        self.telemetry.metrics.child(cat.BP_PAUSED_SECONDS, model=self.model).inc(
+            max(0.0, t - since))
+
+    @_hook("stream_closed")
+    def stream_closed(self, peak_buffered: int, capacity: int) -> None:
+        """The send queue is gone: record its peak occupancy as a fraction of capacity."""
+        if capacity > 0:
+            self._observe(cat.STREAM_OCCUPANCY, min(1.0, peak_buffered / capacity))
+
+    # --- the terminal state ---------------------------------------------------------------
+    def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
+        """Compare-and-set the terminal state. True for the first caller; False (a counted
+        no-op) for every later one. Safe from any thread; never raises."""
+        try:
+            with self._lock:
+                won = self._reason is None
+                if won:
+                    self._reason = reason
+                else:
+                    self._counts.ignored.append(reason)
+            if not won:
+                self.telemetry.metrics.child(cat.IGNORED_SIGNALS, signal=reason).inc()
+                return False
+        except Exception:
+            self.telemetry.hook_failed("finish")
+            return False
+        try:
+            self._on_finish(reason, self._now(now))
+        except Exception:
+            self.telemetry.hook_failed("finish")
+        return True
+
+    def _on_finish(self, reason: FinishReason, t: float) -> None:
+        m, times, c = self.telemetry.metrics, self._times, self._counts
+        times.finished = t
+        self._end_pause(t)
+        ttft = None if times.first_token is None else times.first_token - times.arrival
+        tpot = self._tpot()
+        stream_ttft = None if times.first_byte is None else times.first_byte - times.arrival
+        e2e = t - times.arrival
+        discarded = max(0, c.committed - c.delivered)
+        good = self.telemetry.slo.is_good(reason, ttft, tpot)
+        if tpot is not None:
+            self._observe(cat.TPOT, tpot)
+        self._observe(cat.E2E, e2e, finish_reason=reason)
+        if times.prefill_done is not None:
+            self._observe(cat.DECODE_TIME, t - times.prefill_done)
+        m.child(cat.FINISHED, model=self.model, priority=self.priority,
+                finish_reason=reason).inc()
+        m.child(cat.IN_FLIGHT, model=self.model).dec()
+        if reason is FinishReason.REJECTED:
+            m.child(cat.REJECTED, model=self.model,
+                    reason=self._reject_reason or "unspecified").inc()
+        flushed = self._take_delivered()
+        if flushed:
+            m.child(cat.TOKENS, model=self.model, stage=TokenStage.DELIVERED).inc(flushed)
+        if discarded:
+            m.child(cat.TOKENS, model=self.model, stage=TokenStage.DISCARDED).inc(discarded)
+        if self.telemetry.slo.counts_as_attempted(reason):
+            m.child(cat.ATTEMPTED, model=self.model).inc()
+            if good:
+                m.child(cat.GOOD, model=self.model).inc()
+        self._summary = RequestSummary(
+            self.request_id, reason, ttft, stream_ttft, tpot, e2e, c.prompt, c.proposed,
+            c.committed, c.delivered, discarded, c.pauses, good, ())
+        self._end_spans(t, reason)
+
+    def _tpot(self) -> float | None:
+        times, n = self._times, self._counts.committed
+        if n < 2 or times.first_token is None or times.last_token is None:
+            return None
+        return (times.last_token - times.first_token) / (n - 1)
+
+    def _end_spans(self, t: float, reason: FinishReason) -> None:
+        span, times, summary = self._span, self._times, self._summary
+        if span is None or summary is None:
+            return
+        if times.prefill_done is not None:
+            self._phase("decode", times.prefill_done, t)
+        if times.first_byte is not None:
+            self._phase("stream", times.first_byte, times.last_byte or t)
+        attrs: dict[str, Any] = {
+            ATTR.FINISH_REASON: reason.value, ATTR.FINISH_REASONS: (reason.value,),
+            ATTR.OUTPUT_TOKENS: summary.committed_tokens,
+            ATTR.TOKENS_PROPOSED: summary.proposed_tokens,
+            ATTR.TOKENS_COMMITTED: summary.committed_tokens,
+            ATTR.TOKENS_DELIVERED: summary.delivered_tokens,
+            ATTR.TOKENS_DISCARDED: summary.discarded_tokens,
+            ATTR.PAUSES: summary.pauses, ATTR.GOOD: summary.good,
+        }
+        if summary.ttft is not None:
+            attrs[ATTR.TTFT] = summary.ttft
+        if summary.tpot is not None:
+            attrs[ATTR.TPOT] = summary.tpot
+        if self._counts.pauses > self._counts.pause_events:
+            attrs[ATTR.PAUSE_EVENTS_DROPPED] = self._counts.pauses - self._counts.pause_events
+        tracing.end_request_span(span, self.telemetry.span_ns(t), attrs,
+                                 error=reason is FinishReason.ERROR)
+
+    # --- helpers --------------------------------------------------------------------------
+    def _observe(self, spec: cat.MetricSpec, value: float, **extra: str) -> None:
+        labels = {cat.MODEL: self.model, **extra}
+        if cat.PRIORITY in spec.labels:
+            labels[cat.PRIORITY] = self.priority
+        child = self.telemetry.metrics.child(spec, **labels)
+        if self._exemplar is not None:
+            child.observe(value, exemplar=self._exemplar)
+        else:
+            child.observe(value)
+
+    def _phase(self, phase: str, start: float, end: float) -> None:
+        tracer, span = self.telemetry.tracer, self._span
+        if tracer is None or span is None:
+            return
+        tracing.phase_span(tracer, span, phase, self.telemetry.span_ns(start),
+                           self.telemetry.span_ns(end), {ATTR.REQUEST_ID: self.request_id})
+
+    def summary(self) -> RequestSummary:
+        """The request as it stands (final once finished)."""
+        ignored = tuple(self._counts.ignored)
+        if self._summary is not None:
+            return RequestSummary(**{**self._summary.__dict__, "ignored_signals": ignored})
+        c, t = self._counts, self._times
+        ttft = None if t.first_token is None else t.first_token - t.arrival
+        stream_ttft = None if t.first_byte is None else t.first_byte - t.arrival
+        return RequestSummary(self.request_id, None, ttft, stream_ttft, self._tpot(), None,
+                              c.prompt, c.proposed, c.committed, c.delivered, 0, c.pauses,
+                              False, ignored)

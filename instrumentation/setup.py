@@ -1,0 +1,203 @@
+"""One call that wires the tracer provider, the span pipeline and the metric registry.
+
+Configuration follows OpenTelemetry's order: explicit argument, then the standard ``OTEL_*``
+environment variables, then an embedded default (spans appended as JSON lines to a local file,
+so ``servescope demo`` needs no collector).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    ConsoleSpanExporter,
+    SpanExporter,
+    SpanExportResult,
+)
+from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+from prometheus_client import CollectorRegistry
+
+from . import catalog as cat
+from .metrics import MetricSet, render
+from .recorder import Telemetry
+from .slo import SLOSpec
+
+__all__ = ["CountingSpanExporter", "JsonLinesSpanExporter", "TelemetrySetup", "setup_telemetry"]
+
+DEFAULT_TRACE_FILE = "servescope-traces.jsonl"
+ExporterWrapper = Callable[[SpanExporter], SpanExporter]
+
+
+class JsonLinesSpanExporter(SpanExporter):
+    """Appends each span as one JSON line to a local file: the embedded default."""
+
+    def __init__(self, path: str | Path = DEFAULT_TRACE_FILE) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        lines = "".join(json.dumps(json.loads(s.to_json()), separators=(",", ":")) + "\n"
+                        for s in spans)
+        try:
+            with self._lock, self.path.open("a", encoding="utf-8") as fh:
+                fh.write(lines)
+        except OSError:
+            return SpanExportResult.FAILURE
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        pass
+
+
+class CountingSpanExporter(SpanExporter):
+    """Counts what the wrapped exporter accepted and what it failed to deliver."""
+
+    def __init__(self, inner: SpanExporter, metrics: MetricSet) -> None:
+        self.inner = inner
+        self._exported = metrics.child(cat.SPANS_EXPORTED)
+        self._failed = metrics.child(cat.SPANS_DROPPED, reason="export_failed")
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        try:
+            result = self.inner.export(spans)
+        except Exception:
+            result = SpanExportResult.FAILURE
+        (self._exported if result is SpanExportResult.SUCCESS else self._failed).inc(len(spans))
+        return result
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self.inner.force_flush(timeout_millis)
+
+
+class _QueueDropCounter(SpanProcessor):
+    """Wraps a BatchSpanProcessor and counts spans it drops because its queue is full.
+
+    The SDK drops silently (a warning log); the queue it fills is internal, so the check is
+    duck-typed and does nothing on an SDK that moves it.
+    """
+
+    def __init__(self, inner: BatchSpanProcessor, metrics: MetricSet) -> None:
+        self.inner = inner
+        self._dropped = metrics.child(cat.SPANS_DROPPED, reason="queue_full")
+        batch = getattr(inner, "_batch_processor", None)
+        self._queue: Any = getattr(batch, "_queue", None)
+        self._max = getattr(batch, "_max_queue_size", None)
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        self.inner.on_start(span, parent_context)
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if self._queue is not None and self._max is not None and len(self._queue) >= self._max:
+            self._dropped.inc()
+        self.inner.on_end(span)
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self.inner.force_flush(timeout_millis)
+
+
+def _env_exporter(trace_file: str | Path) -> tuple[SpanExporter | None, str]:
+    """The exporter the environment asks for, and a description of where spans go."""
+    choice = os.environ.get("OTEL_TRACES_EXPORTER", "").strip().lower()
+    endpoint = (os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+                or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"))
+    if choice == "none":
+        return None, "nowhere (OTEL_TRACES_EXPORTER=none)"
+    if choice == "console":
+        return ConsoleSpanExporter(), "the console"
+    if choice == "otlp" or (not choice and endpoint):
+        protocol = (os.environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+                    or os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"))
+        if protocol.startswith("http"):
+            from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
+                OTLPSpanExporter as HttpExporter,
+            )
+            return HttpExporter(), f"OTLP/HTTP at {endpoint or 'the default endpoint'}"
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
+            OTLPSpanExporter as GrpcExporter,
+        )
+        return GrpcExporter(), f"OTLP/gRPC at {endpoint or 'the default endpoint'}"
+    return JsonLinesSpanExporter(trace_file), f"the file {trace_file}"
+
+
+def _sample_ratio(argument: float | None) -> float:
+    if argument is not None:
+        return argument
+    if os.environ.get("OTEL_TRACES_SAMPLER", "") in ("traceidratio", "parentbased_traceidratio"):
+        try:
+            return float(os.environ.get("OTEL_TRACES_SAMPLER_ARG", "1.0"))
+        except ValueError:
+            return 1.0
+    return 1.0
+
+
+@dataclass
+class TelemetrySetup:
+    """What :func:`setup_telemetry` built; ``shutdown`` flushes spans within a deadline."""
+
+    telemetry: Telemetry
+    registry: CollectorRegistry
+    tracer_provider: TracerProvider
+    traces_destination: str
+
+    def metrics_exposition(self, accept: str | None = None) -> tuple[bytes, str]:
+        return render(self.registry, accept)
+
+    def force_flush(self, timeout_s: float = 5.0) -> bool:
+        return self.tracer_provider.force_flush(int(timeout_s * 1000))
+
+    def shutdown(self, timeout_s: float = 5.0) -> None:
+        """Flush what is queued, then stop; returns within about ``timeout_s``."""
+        done = threading.Event()
+
+        def _stop() -> None:
+            self.tracer_provider.force_flush(int(timeout_s * 1000))
+            self.tracer_provider.shutdown()
+            done.set()
+
+        threading.Thread(target=_stop, name="servescope-shutdown", daemon=True).start()
+        done.wait(timeout_s)
+
+
+def setup_telemetry(*, service_name: str | None = None, model: str = "default",
+                    pool: str = "default", registry: CollectorRegistry | None = None,
+                    slo: SLOSpec | None = None, span_exporter: SpanExporter | None = None,
+                    exporter_wrappers: Sequence[ExporterWrapper] = (),
+                    sample_ratio: float | None = None,
+                    trace_file: str | Path = DEFAULT_TRACE_FILE,
+                    max_queue_size: int | None = None) -> TelemetrySetup:
+    """Wire a tracer provider and a registry and return the :class:`Telemetry` hooks.
+
+    ``exporter_wrappers`` wrap the exporter inside the batch processor, off the request
+    thread (the redaction stage plugs in here).
+    """
+    registry = registry if registry is not None else CollectorRegistry()
+    name = service_name or os.environ.get("OTEL_SERVICE_NAME", "servescope")
+    provider = TracerProvider(resource=Resource.create({"service.name": name}),
+                              sampler=ParentBased(TraceIdRatioBased(_sample_ratio(sample_ratio))))
+    telemetry = Telemetry(registry=registry, tracer_provider=provider, slo=slo, model=model,
+                          pool=pool)
+    exporter, destination = ((span_exporter, type(span_exporter).__name__)
+                             if span_exporter is not None else _env_exporter(trace_file))
+    if exporter is not None:
+        for wrap in exporter_wrappers:
+            exporter = wrap(exporter)
+        counted = CountingSpanExporter(exporter, telemetry.metrics)
+        kwargs = {"max_queue_size": max_queue_size} if max_queue_size else {}
+        provider.add_span_processor(
+            _QueueDropCounter(BatchSpanProcessor(counted, **kwargs), telemetry.metrics))
+    return TelemetrySetup(telemetry, registry, provider, destination)

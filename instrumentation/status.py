@@ -1,0 +1,42 @@
+"""Request status: the closed set of terminal states and the signals that race for them."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class FinishReason(StrEnum):
+    """The terminal state of a request. Closed: each value is a label value on dashboards."""
+
+    STOP = "stop"
+    LENGTH = "length"
+    CLIENT_CANCEL = "client_cancel"
+    DEADLINE = "deadline"
+    SLOW_CONSUMER = "slow_consumer"
+    REJECTED = "rejected"
+    ERROR = "error"
+
+
+#: Reasons under which the request produced its full answer; everything else was cut short.
+COMPLETED = frozenset({FinishReason.STOP, FinishReason.LENGTH})
+
+#: The OpenAI API's finish_reason for each terminal state (None: the stream was cut).
+OPENAI_FINISH_REASON: dict[FinishReason, str | None] = {
+    FinishReason.STOP: "stop",
+    FinishReason.LENGTH: "length",
+    FinishReason.CLIENT_CANCEL: None,
+    FinishReason.DEADLINE: "length",
+    FinishReason.SLOW_CONSUMER: None,
+    FinishReason.REJECTED: None,
+    FinishReason.ERROR: None,
+}
+
+
+class TokenStage(StrEnum):
+    """The five token counts; every tokens/s figure names one of them as its numerator."""
+
+    PROMPT = "prompt"
+    PROPOSED = "proposed"
+    COMMITTED = "committed"
+    DELIVERED = "delivered"
+    DISCARDED = "discarded"

@@ -1,0 +1,5 @@
+import sys
+
+from servescope.cli import main
+
+sys.exit(main())

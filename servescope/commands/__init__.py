@@ -1,0 +1,1 @@
+"""Subcommands of the ``servescope`` CLI, one module each (see ``servescope.cli``)."""
