@@ -5,11 +5,10 @@ from __future__ import annotations
 import threading
 from http.server import ThreadingHTTPServer
 
+import promharness as ph
 import pytest
 from prometheus_client import CollectorRegistry, Counter
 from prometheus_client.exposition import MetricsHandler
-
-import promharness as ph
 
 pytestmark = [
     pytest.mark.integration,
