@@ -58,6 +58,10 @@ class MetricSet:
             return metric
         return metric.labels(*self._guard.values(spec, labels))
 
+    def family(self, spec: MetricSpec) -> Any:
+        """The unguarded prometheus_client object (for closed label sets set by our code)."""
+        return self._metrics[spec.name]
+
     def has(self, spec: MetricSpec) -> bool:
         return spec.name in self._metrics
 

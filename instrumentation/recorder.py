@@ -103,6 +103,9 @@ class Telemetry:
         self._tracer = tracing.tracer_for(tracer_provider)
         self._span_clock = tracing.SpanClock(clock)
         self._logged_hooks: set[str] = set()
+        # Hook names are a closed set of ours: this path skips the guard so that it still
+        # works when the guarded path is what failed.
+        self._hook_errors = self.metrics.family(cat.HOOK_ERRORS)
         self._pool_children = self._capacity_children()
 
     # --- making recorders -----------------------------------------------------------------
@@ -170,7 +173,7 @@ class Telemetry:
     def hook_failed(self, hook: str) -> None:
         """Count (and log once per hook) an internal error; never raises."""
         try:
-            self.metrics.child(cat.HOOK_ERRORS, hook=hook).inc()
+            self._hook_errors.labels(hook=hook).inc()
             if hook not in self._logged_hooks:
                 self._logged_hooks.add(hook)
                 _log.exception("servescope hook %r failed; counting further failures silently",
