@@ -17,6 +17,8 @@ from .slo import SLOSpec
 __all__ = ["Exemplar", "MetricSet", "render"]
 
 Exemplar = dict[str, str]
+# Bounds the child cache when callers send many distinct (folded) values.
+_MAX_CACHED_CHILDREN = 8192
 
 
 class MetricSet:
@@ -33,6 +35,8 @@ class MetricSet:
         self._buckets = ladders(slo)
         self._guard = LabelGuard(label_caps, on_fold=self._count_fold)
         self._metrics: dict[str, Any] = {}
+        # Resolved children by (family, label items): the hot path pays one dict lookup.
+        self._children: dict[tuple[Any, ...], Any] = {}
         for spec in specs:
             self._define(spec)
 
@@ -52,11 +56,16 @@ class MetricSet:
         self._metrics[spec.name] = metric
 
     def child(self, spec: MetricSpec, **labels: str) -> Any:
-        """The labelled child of ``spec`` (label values pass the guard)."""
+        """The labelled child of ``spec`` (label values pass the guard once, then cached)."""
+        key = (spec.name, *labels.items())
+        found = self._children.get(key)
+        if found is not None:
+            return found
         metric = self._metrics[spec.name]
-        if not spec.labels:
-            return metric
-        return metric.labels(*self._guard.values(spec, labels))
+        child = metric.labels(*self._guard.values(spec, labels)) if spec.labels else metric
+        if len(self._children) < _MAX_CACHED_CHILDREN:
+            self._children[key] = child
+        return child
 
     def family(self, spec: MetricSpec) -> Any:
         """The unguarded prometheus_client object (for closed label sets set by our code)."""

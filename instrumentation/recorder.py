@@ -275,8 +275,11 @@ class RequestRecorder:
                 self._span = tracing.start_request_span(
                     tracer, f"{operation} {self.model}", self.telemetry.span_ns(self._times.arrival),
                     carrier, attrs)
+                if not self._span.is_recording():  # not sampled: skip all further span work
+                    self._span = None
                 self._exemplar = tracing.exemplar_of(self._span)
-                if self._exemplar is not None:  # our observations will point at this trace
+                if self._span is not None and self._exemplar is not None:
+                    # our observations will point at this trace: tail sampling must keep it
                     self._span.set_attribute(ATTR.EXEMPLAR, True)
         except Exception:
             self.telemetry.hook_failed("arrived")
