@@ -273,8 +273,8 @@ class RequestRecorder:
                          ATTR.OPERATION: operation, ATTR.PRIORITY: self.priority,
                          ATTR.INPUT_TOKENS: self._counts.prompt}
                 self._span = tracing.start_request_span(
-                    tracer, f"{operation} {self.model}", self.telemetry.span_ns(self._times.arrival),
-                    carrier, attrs)
+                    tracer, f"{operation} {self.model}",
+                    self.telemetry.span_ns(self._times.arrival), carrier, attrs)
                 if not self._span.is_recording():  # not sampled: skip all further span work
                     self._span = None
                 self._exemplar = tracing.exemplar_of(self._span)
@@ -376,10 +376,9 @@ class RequestRecorder:
         c = self._counts
         c.pauses += 1
         self.telemetry.metrics.child(cat.BP_PAUSES, model=self.model).inc()
-        if self._span is not None:
-            if c.pause_events < self.telemetry.max_pause_events:
-                c.pause_events += 1
-                self._span.add_event("backpressure.pause", timestamp=self.telemetry.span_ns(t))
+        if self._span is not None and c.pause_events < self.telemetry.max_pause_events:
+            c.pause_events += 1
+            self._span.add_event("backpressure.pause", timestamp=self.telemetry.span_ns(t))
 
     @_hook("resumed")
     def resumed(self, *, now: float | None = None) -> None:

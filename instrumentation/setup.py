@@ -104,7 +104,7 @@ class _QueueDropCounter(SpanProcessor):
         self.inner.on_end(span)
 
     def shutdown(self) -> None:
-        self.inner.shutdown()
+        self.inner.shutdown()  # type: ignore[no-untyped-call]
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return self.inner.force_flush(timeout_millis)
@@ -197,7 +197,6 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
         for wrap in exporter_wrappers:
             exporter = wrap(exporter)
         counted = CountingSpanExporter(exporter, telemetry.metrics)
-        kwargs = {"max_queue_size": max_queue_size} if max_queue_size else {}
-        provider.add_span_processor(
-            _QueueDropCounter(BatchSpanProcessor(counted, **kwargs), telemetry.metrics))
+        batch = BatchSpanProcessor(counted, max_queue_size=max_queue_size)
+        provider.add_span_processor(_QueueDropCounter(batch, telemetry.metrics))
     return TelemetrySetup(telemetry, registry, provider, destination)

@@ -131,8 +131,10 @@ def _field(path: Any) -> str:
 
 def _schema_error(error: jsonschema.ValidationError) -> SLOError:
     if error.validator == "additionalProperties":
-        allowed = set(error.schema.get("properties", {}))
-        extra = sorted(set(error.instance) - allowed)
+        schema: Any = error.schema
+        allowed = set(schema.get("properties", {}))
+        instance: Any = error.instance
+        extra = sorted(set(instance) - allowed)
         where = _field(error.absolute_path)
         prefix = f"{where}." if error.absolute_path else ""
         return SLOError(f"{prefix}{extra[0]}: unknown key (allowed: {', '.join(sorted(allowed))})")
@@ -196,7 +198,8 @@ def parse_slo(text: str, source: str = "<string>") -> SLOSpec:
             FinishReason(r) for r in availability.get("bad_finish_reasons", ["error", "deadline"])),
         eligible_finish_reasons=frozenset(
             FinishReason(r) for r in goodput.get("eligible_finish_reasons", ["stop", "length"])),
-        count_cancellations_in_attempted=bool(goodput.get("count_cancellations_in_attempted", True)),
+        count_cancellations_in_attempted=bool(
+            goodput.get("count_cancellations_in_attempted", True)),
         count_rejections_in_attempted=bool(goodput.get("count_rejections_in_attempted", True)),
         period=period,
         alert_windows=_windows(raw, period),

@@ -2,7 +2,6 @@ import subprocess
 import sys
 
 import pytest
-
 from servescope.instrumentation.slo import SLOError, SLOSpec, parse_slo, workbook_windows
 
 BASE = "version: 1\nttft: {threshold_seconds: 2.0, target: 0.99}\n" \
@@ -45,7 +44,7 @@ def test_burn_rate_windows_scale_with_the_period():
 def test_custom_windows_must_have_short_below_long():
     text = BASE + "alerts: {burn_rate_windows: [{long: 5m, short: 1h, burn_rate: 2, " \
                   "severity: page}]}\n"
-    with pytest.raises(SLOError, match="alerts.burn_rate_windows.0.short"):
+    with pytest.raises(SLOError, match=r"alerts\.burn_rate_windows\.0\.short"):
         parse_slo(text)
 
 
