@@ -197,6 +197,8 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
         for wrap in exporter_wrappers:
             exporter = wrap(exporter)
         counted = CountingSpanExporter(exporter, telemetry.metrics)
-        batch = BatchSpanProcessor(counted, max_queue_size=max_queue_size)
+        batch = BatchSpanProcessor(
+            counted, max_queue_size=max_queue_size,
+            max_export_batch_size=min(512, max_queue_size) if max_queue_size else None)
         provider.add_span_processor(_QueueDropCounter(batch, telemetry.metrics))
     return TelemetrySetup(telemetry, registry, provider, destination)

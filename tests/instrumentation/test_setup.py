@@ -1,0 +1,95 @@
+import json
+import threading
+import time
+
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from servescope.instrumentation import FinishReason, setup_telemetry
+from servescope.instrumentation.setup import JsonLinesSpanExporter
+
+
+def finish_one(setup, rid="r1"):
+    rec = setup.telemetry.request(rid)
+    rec.finish(FinishReason.STOP)
+
+
+def test_embedded_default_writes_json_lines(tmp_path, registry, monkeypatch):
+    monkeypatch.delenv("OTEL_TRACES_EXPORTER", raising=False)
+    monkeypatch.delenv("OTEL_EXPORTER_OTLP_ENDPOINT", raising=False)
+    path = tmp_path / "traces.jsonl"
+    setup = setup_telemetry(registry=registry, trace_file=path)
+    assert setup.traces_destination == f"the file {path}"
+    finish_one(setup)
+    setup.shutdown(5)
+    spans = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [s["attributes"]["servescope.request.id"] for s in spans] == ["r1"]
+    assert registry.get_sample_value("servescope_telemetry_spans_exported_total") == 1.0
+
+
+def test_environment_selects_the_exporter(monkeypatch, registry):
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "none")
+    assert "nowhere" in setup_telemetry(registry=registry).traces_destination
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "otlp")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4317")
+    from prometheus_client import CollectorRegistry
+    setup = setup_telemetry(registry=CollectorRegistry())
+    assert setup.traces_destination == "OTLP/gRPC at http://127.0.0.1:4317"
+    setup.shutdown(1)
+
+
+def test_sampling_ratio_from_the_environment(monkeypatch, registry, tmp_path):
+    monkeypatch.setenv("OTEL_TRACES_SAMPLER", "parentbased_traceidratio")
+    monkeypatch.setenv("OTEL_TRACES_SAMPLER_ARG", "0")
+    setup = setup_telemetry(registry=registry, trace_file=tmp_path / "t.jsonl")
+    finish_one(setup)
+    setup.shutdown(5)
+    assert not (tmp_path / "t.jsonl").exists()
+
+
+class FailingExporter(SpanExporter):
+    def export(self, spans):
+        return SpanExportResult.FAILURE
+
+    def shutdown(self):
+        pass
+
+
+class HangingExporter(SpanExporter):
+    def __init__(self):
+        self.release = threading.Event()
+
+    def export(self, spans):
+        self.release.wait(30)
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self):
+        self.release.set()
+
+
+def test_failed_exports_are_counted_as_dropped(registry):
+    setup = setup_telemetry(registry=registry, span_exporter=FailingExporter())
+    finish_one(setup)
+    setup.force_flush(5)
+    assert registry.get_sample_value("servescope_telemetry_spans_dropped_total",
+                                     {"reason": "export_failed"}) == 1.0
+
+
+def test_full_queue_drops_are_counted_and_shutdown_keeps_its_deadline(registry):
+    exporter = HangingExporter()
+    setup = setup_telemetry(registry=registry, span_exporter=exporter, max_queue_size=8)
+    t0 = time.monotonic()
+    for i in range(200):  # the export thread is stuck: the queue fills, requests go on
+        finish_one(setup, f"r{i}")
+    assert time.monotonic() - t0 < 5  # recording never waited on the exporter
+    dropped = registry.get_sample_value("servescope_telemetry_spans_dropped_total",
+                                        {"reason": "queue_full"})
+    # at most one batch in the stuck export call and one full queue got through
+    assert dropped is not None and dropped >= 200 - 2 * 8
+    t0 = time.monotonic()
+    setup.shutdown(timeout_s=1.0)
+    assert time.monotonic() - t0 < 3
+    exporter.release.set()
+
+
+def test_json_lines_exporter_reports_failure_on_unwritable_path(tmp_path):
+    exporter = JsonLinesSpanExporter(tmp_path / "missing-dir" / "t.jsonl")
+    assert exporter.export([]) is SpanExportResult.FAILURE
