@@ -15,12 +15,13 @@ import asyncio
 import itertools
 from collections.abc import AsyncIterator
 
-from servescope.instrumentation import FinishReason, setup_telemetry  # servescope
-from servescope.instrumentation.metrics import render  # servescope
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
+
+from servescope.instrumentation import FinishReason, setup_telemetry  # servescope
+from servescope.instrumentation.metrics import render  # servescope
 
 telemetry = setup_telemetry(service_name="my-server", model="echo").telemetry  # servescope
 _ids = itertools.count()

@@ -20,6 +20,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client import CollectorRegistry
+
 from servescope.instrumentation import FinishReason, StepReport, Telemetry, parse_slo
 from servescope.instrumentation import catalog as cat
 

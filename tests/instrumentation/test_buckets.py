@@ -2,6 +2,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.openmetrics.exposition import generate_latest
+
 from servescope.instrumentation import SLOSpec, parse_slo
 from servescope.instrumentation.buckets import MAX_BUCKETS, derive_ladder, ladders
 from servescope.instrumentation.catalog import Buckets

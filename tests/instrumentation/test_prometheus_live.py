@@ -5,6 +5,7 @@ import time
 import pytest
 from prometheus_client import start_http_server
 from promharness import free_port, prometheus_binary, start_prometheus
+
 from servescope.instrumentation import FinishReason, StepReport, Telemetry
 
 pytestmark = pytest.mark.integration

@@ -8,6 +8,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 from prometheus_client.openmetrics.exposition import generate_latest
+
 from servescope.instrumentation import FinishReason, StepReport, Telemetry
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind, MetricSpec

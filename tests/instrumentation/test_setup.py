@@ -3,6 +3,7 @@ import threading
 import time
 
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
 from servescope.instrumentation import FinishReason, setup_telemetry
 from servescope.instrumentation.setup import JsonLinesSpanExporter
 

@@ -2,6 +2,7 @@ import subprocess
 import sys
 
 import pytest
+
 from servescope.instrumentation.slo import SLOError, SLOSpec, parse_slo, workbook_windows
 
 BASE = "version: 1\nttft: {threshold_seconds: 2.0, target: 0.99}\n" \
