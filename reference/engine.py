@@ -1,0 +1,223 @@
+"""The engine: a model, a scheduler thread, and one :class:`RequestHandle` per request.
+
+``Engine.submit`` is the only way in; it never blocks. It makes the request's recorder (the
+arrival), rejects with a reason what cannot run (queue full, prompt over the context, bad token
+ids), and posts the rest to the scheduler's mailbox. The handle is the writer's side: it pops
+committed tokens (an asyncio task on any loop, or a thread), reports deliveries, and posts
+cancels. Everything else about the request belongs to the scheduler thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from servescope.instrumentation import FinishReason, RequestRecorder, Telemetry
+
+from .config import EngineConfig
+from .model import KVCache, Transformer, pick_device
+from .request import GenerationRequest
+from .scheduler import EngineStats, Lifecycle, Scheduler, Sequence
+from .stream import StreamBuffer
+from .tokenizer import ByteTokenizer
+
+__all__ = ["Engine", "EngineStats", "RequestHandle"]
+
+
+class RequestHandle:
+    """The writer's view of one request. Every method is safe from any thread."""
+
+    def __init__(self, engine: Engine, request: GenerationRequest, life: Lifecycle,
+                 stream: StreamBuffer, seq: Sequence | None,
+                 reject_reason: str | None = None) -> None:
+        self.request_id = request.request_id
+        self.request = request
+        self.recorder: RequestRecorder = life.recorder
+        self.prompt_tokens = len(request.prompt)
+        self.reject_reason = reject_reason
+        self._engine = engine
+        self._life = life
+        self._stream = stream
+        self._seq = seq
+
+    # --- reading the stream ---------------------------------------------------------------
+    async def next_chunk(self, max_tokens: int = 64) -> list[int] | None:
+        """Await the next committed tokens (up to ``max_tokens``); None once the request has
+        ended and everything pushed before the end has been popped. Popping returns credits:
+        the scheduler resumes a paused request at the low watermark."""
+        return await self._stream.next(max_tokens)
+
+    def get_chunk(self, timeout_s: float | None = None, max_tokens: int = 64
+                  ) -> list[int] | None:
+        """Blocking variant of :meth:`next_chunk`; ``[]`` when ``timeout_s`` passes first."""
+        return self._stream.get(timeout_s, max_tokens)
+
+    def delivered(self, n: int) -> None:
+        """``n`` tokens were written to the client's connection."""
+        self.recorder.delivered(n)
+
+    # --- control --------------------------------------------------------------------------
+    def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:
+        """Post a terminal signal (client disconnect/cancel, or any reason) to the scheduler.
+        Applied at the next iteration boundary; a no-op (counted) if the request ended."""
+        if self._seq is None:
+            self._life.decide(reason)
+        else:
+            self._engine._post("cancel", (self._seq, reason))
+
+    def inject_fault(self) -> None:
+        """Make the next step that includes this request raise (finishes it with error)."""
+        if self._seq is not None:
+            self._engine._post("fault", self._seq)
+
+    # --- state ----------------------------------------------------------------------------
+    @property
+    def finish_reason(self) -> FinishReason | None:
+        """The terminal state once decided (stop/length are decided when the last token is
+        committed, while the writer may still be taking the tail)."""
+        return self._life.reason
+
+    @property
+    def completion_tokens(self) -> int:
+        """Tokens committed so far (final once ``finish_reason`` is set)."""
+        return 0 if self._seq is None else self._seq.committed
+
+    @property
+    def proposed_tokens(self) -> int:
+        return 0 if self._seq is None else self._seq.proposed
+
+    @property
+    def buffered(self) -> int:
+        return self._stream.buffered
+
+    def wait(self, timeout_s: float | None = None) -> FinishReason | None:
+        """Block until the terminal state is decided (tests and simple clients)."""
+        self._life.decided.wait(timeout_s)
+        return self._life.reason
+
+
+class Engine:
+    """A reference decode worker: submit requests, read their tokens through handles."""
+
+    def __init__(self, config: EngineConfig, telemetry: Telemetry) -> None:
+        self.config = config
+        self.telemetry = telemetry
+        self.tokenizer = ByteTokenizer()
+        self.device = pick_device(config.device)
+        self.model = Transformer.from_config(config.model, self.device)
+        self.cache = KVCache(config.model, config.num_blocks, config.block_size, self.device)
+        self._lock = threading.Lock()
+        self._pending = 0  # waiting requests, including those still in the mailbox
+        self._closed = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._scheduler = Scheduler(config, telemetry, self.model, self.cache, self.device,
+                                    self.tokenizer, self._left_waiting)
+
+    @property
+    def model_name(self) -> str:
+        return self.telemetry.model
+
+    # --- lifecycle ------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the scheduler thread (a daemon). Idempotent."""
+        with self._lock:
+            if self._thread is not None or self._closed:
+                return
+            self._thread = threading.Thread(target=self._scheduler.run, args=(self._stop,),
+                                            name="servescope-scheduler", daemon=True)
+            self._thread.start()
+
+    def shutdown(self, timeout_s: float = 5.0) -> None:
+        """Refuse new requests, finish live ones with ``error``, join the scheduler thread."""
+        with self._lock:
+            self._closed = True
+            thread = self._thread
+        self._stop.set()
+        self._scheduler.mailbox.post("shutdown")
+        if thread is not None:
+            thread.join(timeout_s)
+        else:  # never started: clean up what was submitted, on this thread
+            self._scheduler.run(self._stop)
+
+    def __enter__(self) -> Engine:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    # --- requests -------------------------------------------------------------------------
+    def submit(self, request: GenerationRequest) -> RequestHandle:
+        """Accept or reject ``request``; never blocks. A rejected request's handle is
+        already finished (reason ``rejected``; ``reject_reason`` says why)."""
+        now = self.telemetry.clock()
+        recorder = self.telemetry.request(
+            request.request_id, priority=request.priority, prompt_tokens=len(request.prompt),
+            carrier=request.carrier, arrival=now, operation=request.operation)
+        life = Lifecycle(recorder, self._scheduler.pool, self._scheduler.slots)
+        cfg = self.config
+        cell: list[Sequence] = []
+        stream = StreamBuffer(None if cfg.unbounded_streams else cfg.stream_capacity,
+                              cfg.stream_low_watermark,
+                              on_credit=lambda: self._post("credit"),
+                              on_drained=lambda: self._post("drained", cell[0]))
+        reason = self._reject_reason(request)
+        with self._lock:
+            if reason is None and self._closed:
+                reason = "shutting_down"
+            if reason is None and self._pending >= cfg.max_waiting:
+                reason = "queue_full"
+            if reason is None:
+                self._pending += 1
+        if reason is not None:
+            life.reject(reason, now=now)
+            stream.close(drop=True)
+            return RequestHandle(self, request, life, stream, None, reason)
+        deadline_s = request.deadline_s if request.deadline_s is not None \
+            else cfg.default_deadline_s
+        seq = Sequence(request, life, stream, now,
+                       None if deadline_s is None else now + deadline_s,
+                       tokens=list(request.prompt), n_prompt=len(request.prompt),
+                       limit=min(len(request.prompt) + request.max_tokens,
+                                 cfg.model.max_context))
+        life.stream = stream
+        cell.append(seq)
+        self._post("submit", seq)
+        return RequestHandle(self, request, life, stream, seq)
+
+    def _reject_reason(self, request: GenerationRequest) -> str | None:
+        prompt = request.prompt
+        if not prompt:
+            return "empty_prompt"
+        if len(prompt) >= self.config.model.max_context:
+            return "prompt_too_long"
+        vocab = self.config.model.vocab_size
+        if any(t < 0 or t >= vocab for t in prompt):
+            return "invalid_token"
+        return None
+
+    def inject_fault(self, request_id: str) -> None:
+        """Make the next step including ``request_id`` raise (a worker error for it alone)."""
+        self._post("fault", request_id)
+
+    def stats(self) -> EngineStats:
+        """The scheduler's latest snapshot (published after each iteration)."""
+        return self._scheduler.stats
+
+    def wait_idle(self, timeout_s: float = 10.0) -> bool:
+        """Wait until every resource is back (no live request); True if it got there."""
+        end = time.monotonic() + timeout_s
+        while time.monotonic() < end:
+            if self._scheduler.stats.idle and self._pending == 0:
+                return True
+            time.sleep(0.005)
+        return False
+
+    # --- internals ------------------------------------------------------------------------
+    def _post(self, kind: str, payload: object = None) -> None:
+        self._scheduler.mailbox.post(kind, payload)
+
+    def _left_waiting(self) -> None:
+        with self._lock:
+            self._pending -= 1

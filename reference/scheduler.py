@@ -1,0 +1,677 @@
+"""The scheduler: the single owner of request state, one thread, one loop.
+
+Each iteration is a safe point. It first applies everything in the mailbox (submissions,
+cancels and disconnects, injected faults, drained streams), then the timers (deadlines, the
+slow-consumer policy), then stream credits (pause at the high watermark, resume at the low
+one), admits waiting requests while KV blocks and batch slots allow, and finally runs one
+batched forward over every eligible request. A launched step is never interrupted: a signal
+that arrives during a step waits for the next boundary.
+
+Terminal states go through :class:`Lifecycle`: the first decision wins, every later signal is
+a counted no-op, and a finished request's resources are released exactly once, in dependency
+order: KV block references, batch slot, stream buffer, then the recorder (which ends spans).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import torch
+
+from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
+
+from . import speculation
+from .block_pool import BlockPool, block_hashes, chain_hash
+from .config import EngineConfig
+from .model import BatchInput, KVCache, Transformer
+from .request import GenerationRequest
+from .stream import StreamBuffer
+from .tokenizer import EOS_ID, ByteTokenizer
+
+__all__ = ["EngineStats", "InjectedFault", "Lifecycle", "Mailbox", "Scheduler", "Sequence",
+           "SlotPool"]
+
+_log = logging.getLogger("servescope.reference")
+_NORMAL = frozenset({FinishReason.STOP, FinishReason.LENGTH})
+
+
+class InjectedFault(RuntimeError):
+    """A worker error raised on purpose (config knobs or :meth:`Engine.inject_fault`)."""
+
+    def __init__(self, seqs: list[Sequence]) -> None:
+        super().__init__(f"injected worker fault for {len(seqs)} request(s)")
+        self.seqs = seqs
+
+
+class SlotPool:
+    """Batch slots ``0..n-1``: a running request holds one."""
+
+    def __init__(self, n: int) -> None:
+        self.total = n
+        self._free = list(range(n - 1, -1, -1))
+        self._held = [False] * n
+
+    @property
+    def used(self) -> int:
+        return self.total - len(self._free)
+
+    @property
+    def free(self) -> int:
+        return len(self._free)
+
+    def acquire(self) -> int:
+        slot = self._free.pop()
+        self._held[slot] = True
+        return slot
+
+    def release(self, slot: int) -> None:
+        if not self._held[slot]:
+            raise ValueError(f"double release of slot {slot}")
+        self._held[slot] = False
+        self._free.append(slot)
+
+
+class Lifecycle:
+    """One request's terminal state and the resources it holds.
+
+    :meth:`decide` is the compare-and-set: the first reason wins. Release is split so that a
+    normal completion can give back its KV blocks and slot at once while its stream's tail is
+    still being written; the recorder is finished when the stream is released. Signals that
+    lose are replayed into :meth:`RequestRecorder.finish` after the winner, so the recorder
+    counts them as ignored.
+    """
+
+    def __init__(self, recorder: RequestRecorder, pool: BlockPool | None = None,
+                 slots: SlotPool | None = None) -> None:
+        self.recorder = recorder
+        self.pool = pool
+        self.slots = slots
+        self.blocks: list[int] = []
+        self.slot: int | None = None
+        self.stream: StreamBuffer | None = None
+        self.reason: FinishReason | None = None
+        self.attempts: list[FinishReason] = []
+        self.cleanup_count = 0
+        self.recorded = False
+        self.dropped: list[int] = []
+        self._late: list[FinishReason] = []
+        self._lock = threading.Lock()
+        self.decided = threading.Event()
+
+    @property
+    def kv_blocks(self) -> int:
+        return len(self.blocks)
+
+    @property
+    def slots_held(self) -> int:
+        return 0 if self.slot is None else 1
+
+    def decide(self, reason: FinishReason) -> bool:
+        """True for the first terminal reason; False (a no-op, counted) for every later one."""
+        with self._lock:
+            self.attempts.append(reason)
+            if self.reason is None:
+                self.reason = reason
+                self.decided.set()
+                return True
+            recorded = self.recorded
+            if not recorded:
+                self._late.append(reason)
+        if recorded:
+            self.recorder.finish(reason)  # returns False: counted as an ignored signal
+        return False
+
+    def release_compute(self) -> None:
+        """KV block references, then the batch slot. Exactly once."""
+        if self.cleanup_count:
+            return
+        self.cleanup_count += 1
+        blocks, self.blocks = self.blocks, []
+        if blocks and self.pool is not None:
+            self.pool.free(blocks)
+        slot, self.slot = self.slot, None
+        if slot is not None and self.slots is not None:
+            self.slots.release(slot)
+
+    def release_stream(self, *, drop: bool) -> None:
+        """Close the stream (dropping its tail if ``drop``) and report its peak."""
+        stream, self.stream = self.stream, None
+        if stream is None:
+            return
+        self.dropped = stream.close(drop=drop)
+        self.recorder.stream_closed(stream.peak, stream.capacity or max(1, stream.peak))
+
+    def record(self, *, now: float | None = None) -> None:
+        """Finish the recorder with the winning reason (ends spans), then the late signals."""
+        assert self.reason is not None
+        with self._lock:
+            if self.recorded:
+                return
+            self.recorded = True
+            late, self._late = self._late, []
+        self.recorder.finish(self.reason, now=now)
+        for reason in late:
+            self.recorder.finish(reason, now=now)
+
+    def reject(self, why: str, *, now: float | None = None) -> None:
+        """Refused before admission: terminal ``rejected`` with a reason; holds nothing."""
+        if self.decide(FinishReason.REJECTED):
+            with self._lock:
+                self.recorded = True
+            self.recorder.rejected(why, now=now)
+
+    def terminate(self, reason: FinishReason, *, now: float | None = None) -> bool:
+        """Decide and release everything at once (abnormal ends: the buffered tail is dropped)."""
+        if not self.decide(reason):
+            return False
+        self.release_compute()
+        self.release_stream(drop=True)
+        self.record(now=now)
+        return True
+
+
+class _State(Enum):
+    WAITING = "waiting"
+    RUNNING = "running"
+    DRAINING = "draining"  # decided stop/length; the writer is still taking the tail
+    DONE = "done"
+
+
+@dataclass(eq=False)
+class Sequence:
+    """Scheduler-owned state of one request (only the scheduler thread mutates it)."""
+
+    request: GenerationRequest
+    life: Lifecycle
+    stream: StreamBuffer
+    arrival: float
+    deadline_at: float | None
+    tokens: list[int] = field(default_factory=list)
+    n_prompt: int = 0
+    limit: int = 0  # total length at which generation stops (max_tokens or the context)
+    n_computed: int = 0  # leading tokens whose keys/values are in the cache
+    n_registered: int = 0  # leading full blocks registered in the prefix index
+    parent_hash: bytes = b""
+    state: _State = _State.WAITING
+    prefilled: bool = False
+    paused_at: float | None = None
+    drain_since: float | None = None
+    fault: bool = False
+    committed: int = 0
+    proposed: int = 0
+
+    @property
+    def recorder(self) -> RequestRecorder:
+        return self.life.recorder
+
+
+@dataclass(frozen=True)
+class EngineStats:
+    """A snapshot published by the scheduler after each iteration (for tests and /healthz)."""
+
+    free_blocks: int
+    total_blocks: int
+    used_slots: int
+    total_slots: int
+    live_streams: int
+    waiting: int
+    running: int
+    paused: int
+    draining: int = 0
+    steps: int = 0
+    forward_seconds: float = 0.0
+    committed_tokens: int = 0
+    proposed_tokens: int = 0
+    prefix_queries: int = 0
+    prefix_hits: int = 0
+    errors: int = 0
+
+    @property
+    def idle(self) -> bool:
+        """No request holds anything: pool, slots and streams are back to their initial state."""
+        return (self.free_blocks == self.total_blocks and self.used_slots == 0
+                and self.live_streams == 0 and self.waiting == 0 and self.running == 0
+                and self.draining == 0)
+
+
+class Mailbox:
+    """Control signals posted from any thread, taken by the scheduler at the safe point."""
+
+    def __init__(self) -> None:
+        self._items: deque[tuple[str, Any]] = deque()
+        self._event = threading.Event()
+
+    def post(self, kind: str, payload: Any = None) -> None:
+        self._items.append((kind, payload))  # deque.append is atomic: never blocks
+        self._event.set()
+
+    def take_all(self) -> list[tuple[str, Any]]:
+        self._event.clear()
+        out = []
+        while True:
+            try:
+                out.append(self._items.popleft())
+            except IndexError:
+                return out
+
+    def wait(self, timeout_s: float) -> None:
+        self._event.wait(timeout_s)
+
+
+@dataclass
+class _Row:
+    seq: Sequence
+    inputs: list[int]
+    drafts: list[int]
+    prefill: bool
+
+
+class _StepTimer:
+    """Forward-pass time: CUDA events on a GPU (read after the step's own sync), else wall."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.cuda = device.type == "cuda"
+        self.total = 0.0
+        self._events: tuple[Any, Any] | None = None
+        self._t0 = 0.0
+
+    def start(self) -> None:
+        if self.cuda:
+            start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+            end = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
+            start.record()
+            self._events = (start, end)
+        else:
+            self._t0 = time.perf_counter()
+
+    def stop(self) -> None:
+        if self._events is not None:
+            self._events[1].record()
+        else:
+            self.total += time.perf_counter() - self._t0
+
+    def collect(self) -> None:
+        """After the host has the step's tokens (already synchronised): no extra sync."""
+        if self._events is not None:
+            start, end = self._events
+            self.total += start.elapsed_time(end) / 1000.0
+            self._events = None
+
+
+class Scheduler:
+    """Owns waiting/running/draining requests, the block pool, the slots and the model."""
+
+    def __init__(self, config: EngineConfig, telemetry: Telemetry, model: Transformer,
+                 cache: KVCache, device: torch.device, tokenizer: ByteTokenizer,
+                 on_left_waiting: Callable[[], None]) -> None:
+        self.config = config
+        self.telemetry = telemetry
+        self.model = model
+        self.cache = cache
+        self.device = device
+        self.pool = BlockPool(config.num_blocks, config.block_size)
+        self.slots = SlotPool(config.max_batch)
+        self.mailbox = Mailbox()
+        self.waiting: deque[Sequence] = deque()
+        self.running: list[Sequence] = []
+        self.draining: list[Sequence] = []
+        self.by_id: dict[str, Sequence] = {}
+        self.live_streams = 0
+        self.steps = 0
+        self.errors = 0
+        self.committed_total = 0
+        self.proposed_total = 0
+        self.prefix_queries = 0
+        self.prefix_hits = 0
+        self._prefix_delta = [0, 0]
+        self._on_left_waiting = on_left_waiting
+        self._timer = _StepTimer(device)
+        self._last_report = 0.0
+        allowed = torch.full((config.model.vocab_size,), float("-inf"), device=device)
+        allowed[tokenizer.generatable_ids()] = 0.0
+        self._allowed = allowed
+        self.stats = self._snapshot()
+
+    # --- the loop -------------------------------------------------------------------------
+    def run(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                worked = self.iterate()
+            except Exception:  # a scheduler bug must not kill the thread silently
+                _log.exception("scheduler iteration failed")
+                self._fail_all(FinishReason.ERROR)
+                worked = False
+            if not worked:
+                self.mailbox.wait(self._sleep_budget())
+        self.mailbox.post("shutdown")
+        self._apply_signals()
+        self._fail_all(FinishReason.ERROR)
+        self._report([])
+
+    def iterate(self) -> bool:
+        """One iteration; True when a forward step ran."""
+        self._apply_signals()
+        now = self.telemetry.clock()
+        self._apply_timers(now)
+        self._apply_credits(now)
+        self._admit(now)
+        rows = self._build_rows()
+        advanced = self._step(rows) if rows else []
+        self._report(advanced)
+        if rows and self.config.step_delay_s:
+            time.sleep(self.config.step_delay_s)
+        return bool(rows)
+
+    def _sleep_budget(self) -> float:
+        """Until the next timer is due (deadline, slow consumer, drain, idle report)."""
+        now = self.telemetry.clock()
+        due = now + self.config.idle_report_s
+        for seq in (*self.waiting, *self.running):
+            if seq.deadline_at is not None:
+                due = min(due, seq.deadline_at)
+            if seq.paused_at is not None:
+                due = min(due, seq.paused_at + self.config.slow_consumer_timeout_s)
+        for seq in self.draining:
+            if seq.drain_since is not None:
+                due = min(due, seq.drain_since + self.config.drain_timeout_s)
+        return max(0.0005, min(due - now, self.config.idle_report_s))
+
+    # --- signals --------------------------------------------------------------------------
+    def _apply_signals(self) -> None:
+        for kind, payload in self.mailbox.take_all():
+            if kind == "submit":
+                self._enqueue(payload)
+            elif kind == "cancel":
+                seq, reason = payload
+                self.terminate(seq, reason)
+            elif kind == "fault":
+                seq = payload if isinstance(payload, Sequence) else self.by_id.get(payload)
+                if seq is not None:
+                    seq.fault = True
+            elif kind == "drained" and payload.state is _State.DRAINING:
+                self._end_drain(payload, drop=False)
+            # "credit" and "shutdown" only wake the loop
+
+    def _enqueue(self, seq: Sequence) -> None:
+        if seq.life.reason is not None:  # cancelled before the scheduler saw it
+            self._left_waiting(seq)
+            seq.state = _State.DONE
+            self._finish_waiting(seq)
+            return
+        self.waiting.append(seq)
+        self.by_id[seq.request.request_id] = seq
+        self.live_streams += 1
+
+    def _left_waiting(self, seq: Sequence) -> None:
+        self._on_left_waiting()
+
+    def _finish_waiting(self, seq: Sequence) -> None:
+        seq.life.release_compute()
+        seq.life.release_stream(drop=True)
+        seq.life.record()
+
+    def terminate(self, seq: Sequence, reason: FinishReason) -> bool:
+        """Apply a terminal signal at the safe point; a later one is a counted no-op."""
+        if seq.state is _State.DRAINING:
+            seq.life.decide(reason)  # loses to stop/length; replayed as ignored at record
+            if reason in (FinishReason.CLIENT_CANCEL, FinishReason.ERROR):
+                self._end_drain(seq, drop=True)  # the writer is gone: drop the tail now
+            return False
+        if seq.state is _State.DONE or seq.life.reason is not None:
+            seq.life.decide(reason)
+            return False
+        if seq.state is _State.WAITING and seq not in self.waiting:
+            # not yet enqueued (still in the mailbox): decide now, the enqueue cleans up
+            return seq.life.decide(reason)
+        if not seq.life.decide(reason):
+            return False
+        if seq.state is _State.WAITING:
+            self.waiting.remove(seq)
+            self._left_waiting(seq)
+        else:
+            self.running.remove(seq)
+        seq.state = _State.DONE
+        self._release(seq, drop=True)
+        return True
+
+    def _release(self, seq: Sequence, *, drop: bool) -> None:
+        """KV refs and slot (already in Lifecycle order), then the stream, then the recorder."""
+        seq.life.release_compute()
+        seq.life.release_stream(drop=drop)
+        self.live_streams -= 1
+        self.by_id.pop(seq.request.request_id, None)
+        seq.life.record()
+        if seq.life.reason is FinishReason.ERROR:
+            self.errors += 1
+
+    def _finish_normal(self, seq: Sequence, reason: FinishReason, now: float) -> None:
+        """stop/length: KV and slot go back now; the stream's tail is left for the writer."""
+        if not seq.life.decide(reason):
+            return
+        self.running.remove(seq)
+        seq.life.release_compute()
+        seq.state = _State.DRAINING
+        seq.drain_since = now
+        seq.stream.close(drop=False)
+        self.draining.append(seq)
+
+    def _end_drain(self, seq: Sequence, *, drop: bool) -> None:
+        self.draining.remove(seq)
+        seq.state = _State.DONE
+        self._release(seq, drop=drop)
+
+    def _fail_all(self, reason: FinishReason) -> None:
+        for seq in [*self.waiting, *self.running]:
+            self.terminate(seq, reason)
+        for seq in list(self.draining):
+            self._end_drain(seq, drop=True)
+
+    # --- timers and credits ---------------------------------------------------------------
+    def _apply_timers(self, now: float) -> None:
+        for seq in [*self.waiting, *self.running]:
+            if seq.deadline_at is not None and now >= seq.deadline_at:
+                self.terminate(seq, FinishReason.DEADLINE)
+            elif (seq.paused_at is not None
+                  and now - seq.paused_at > self.config.slow_consumer_timeout_s):
+                self.terminate(seq, FinishReason.SLOW_CONSUMER)
+        for seq in list(self.draining):
+            if seq.drain_since is not None and now - seq.drain_since > self.config.drain_timeout_s:
+                self._end_drain(seq, drop=True)
+
+    def _apply_credits(self, now: float) -> None:
+        """Pause at the high watermark, resume at the low one (never for unbounded streams)."""
+        if self.config.unbounded_streams:
+            return
+        for seq in self.running:
+            if seq.paused_at is not None:
+                if seq.stream.at_low_watermark():
+                    seq.paused_at = None
+                    seq.recorder.resumed(now=now)
+            elif seq.stream.at_high_watermark():
+                seq.paused_at = now
+                seq.recorder.paused(now=now)
+                seq.stream.request_credit()
+
+    # --- admission ------------------------------------------------------------------------
+    def _admit(self, now: float) -> None:
+        """FIFO: admit the head while a slot and its KV blocks are free."""
+        bs = self.config.block_size
+        while self.waiting and self.slots.free:
+            seq = self.waiting[0]
+            hashes = block_hashes(seq.tokens[:seq.n_prompt - 1], bs)
+            hits, free_hits = self.pool.count_cached(hashes)
+            need = -(-seq.limit // bs) - hits
+            if self.pool.num_free < need + free_hits:
+                return
+            self.waiting.popleft()
+            self._left_waiting(seq)
+            match = self.pool.match_prefix(hashes)
+            seq.life.blocks = match.blocks + self.pool.allocate(need)
+            seq.life.slot = self.slots.acquire()
+            seq.n_registered = match.hits
+            seq.n_computed = match.hits * bs
+            seq.parent_hash = hashes[match.hits - 1] if match.hits else b""
+            self.prefix_queries += match.queried
+            self.prefix_hits += match.hits
+            self._prefix_delta[0] += match.queried
+            self._prefix_delta[1] += match.hits
+            seq.state = _State.RUNNING
+            self.running.append(seq)
+            seq.recorder.admitted()
+            seq.recorder.scheduled(now=now)
+
+    # --- the step -------------------------------------------------------------------------
+    def _build_rows(self) -> list[_Row]:
+        cfg = self.config
+        rows = []
+        for seq in self.running:
+            if seq.paused_at is not None:
+                continue
+            credits = seq.stream.credits() if not cfg.unbounded_streams else 1 << 30
+            if credits < 1:
+                continue
+            if not seq.prefilled:
+                end = min(seq.n_prompt, seq.n_computed + cfg.prefill_chunk)
+                rows.append(_Row(seq, seq.tokens[seq.n_computed:end], [], True))
+                continue
+            room = min(credits, seq.limit - len(seq.tokens)) - 1
+            drafts = (speculation.propose(seq.tokens, cfg.speculation_ngram,
+                                          min(cfg.speculation_k, room))
+                      if cfg.speculation_ngram and room > 0 else [])
+            rows.append(_Row(seq, [seq.tokens[-1], *drafts], drafts, False))
+        return rows
+
+    def _faulty(self, rows: list[_Row]) -> list[Sequence]:
+        cfg = self.config
+        if cfg.fault_every_n_steps and self.steps % cfg.fault_every_n_steps == 0:
+            return [r.seq for r in rows]
+        return [r.seq for r in rows
+                if r.seq.fault or r.seq.request.request_id in cfg.fault_request_ids]
+
+    def _forward(self, rows: list[_Row]) -> list[list[int]]:
+        """One batched forward; greedy tokens for every input position of every row."""
+        bad = self._faulty(rows)
+        if bad:
+            raise InjectedFault(bad)
+        batch = BatchInput.build(
+            [(r.inputs, r.seq.n_computed, r.seq.life.blocks) for r in rows],
+            self.cache, self.device)
+        self._timer.start()
+        logits = self.model(batch, self.cache)
+        greedy = (logits + self._allowed).argmax(dim=-1)
+        self._timer.stop()
+        out: list[list[int]] = greedy.tolist()  # the step's one host sync
+        self._timer.collect()
+        return out
+
+    def _step(self, rows: list[_Row]) -> list[tuple[RequestRecorder, int, int]]:
+        self.steps += 1
+        try:
+            greedy = self._forward(rows)
+        except InjectedFault as fault:
+            for seq in fault.seqs:
+                self.terminate(seq, FinishReason.ERROR)
+            return []  # the rest of the batch runs at the next iteration
+        except Exception:
+            _log.exception("forward step failed; finishing its batch with error")
+            for row in rows:
+                self.terminate(row.seq, FinishReason.ERROR)
+            return []
+        now = self.telemetry.clock()
+        advanced = []
+        for row, tokens in zip(rows, greedy, strict=True):
+            n_commit = self._commit(row, tokens, now)
+            if n_commit or row.drafts:
+                advanced.append((row.seq.recorder, n_commit, len(row.drafts)))
+        return advanced
+
+    def _commit(self, row: _Row, greedy: list[int], now: float) -> int:
+        seq = row.seq
+        if row.prefill:
+            seq.n_computed += len(row.inputs)
+            self._register_blocks(seq)
+            if seq.n_computed < seq.n_prompt:
+                return 0
+            seq.prefilled = True
+            seq.recorder.prefill_done(now=now)
+            new = [greedy[len(row.inputs) - 1]]
+        else:
+            new = speculation.accept(row.drafts, greedy[:len(row.drafts) + 1])
+        credits = seq.stream.credits() if not self.config.unbounded_streams else 1 << 30
+        new = new[:max(0, min(credits, seq.limit - len(seq.tokens)))]
+        stop_at = self._stop_index(seq, new)
+        if stop_at is not None:
+            new = new[:stop_at]
+        seq.tokens.extend(new)
+        if not row.prefill:  # the input token and the accepted drafts now have their KV
+            seq.n_computed = len(seq.tokens) - 1
+            self._register_blocks(seq)
+        seq.committed += len(new)
+        seq.proposed += len(row.drafts)
+        self.committed_total += len(new)
+        self.proposed_total += len(row.drafts)
+        seq.stream.push(new)
+        if stop_at is not None:
+            self._finish_normal(seq, FinishReason.STOP, now)
+        elif len(seq.tokens) >= seq.limit:
+            self._finish_normal(seq, FinishReason.LENGTH, now)
+        return len(new)
+
+    @staticmethod
+    def _stop_index(seq: Sequence, new: list[int]) -> int | None:
+        stops = set(seq.request.stop_token_ids)
+        if not seq.request.ignore_eos:
+            stops.add(EOS_ID)
+        for i, tok in enumerate(new):
+            if tok in stops:
+                return i
+        return None
+
+    def _register_blocks(self, seq: Sequence) -> None:
+        """Index each newly completed full block by content so later prompts can share it."""
+        bs = self.config.block_size
+        full = seq.n_computed // bs
+        while seq.n_registered < full:
+            i = seq.n_registered
+            seq.parent_hash = chain_hash(seq.parent_hash, seq.tokens[i * bs:(i + 1) * bs])
+            self.pool.register(seq.life.blocks[i], seq.parent_hash)
+            seq.n_registered += 1
+
+    # --- reporting ------------------------------------------------------------------------
+    def _report(self, advanced: list[tuple[RequestRecorder, int, int]]) -> None:
+        """One telemetry call per iteration that did something (or per idle interval)."""
+        now = self.telemetry.clock()
+        stats = self._snapshot()
+        changed = stats != self.stats
+        self.stats = stats
+        if not advanced and not changed and now - self._last_report < self.config.idle_report_s:
+            return
+        self._last_report = now
+        queries, hits = self._prefix_delta
+        self._prefix_delta = [0, 0]
+        buffered = sum(s.stream.buffered for s in (*self.running, *self.draining))
+        self.telemetry.step(StepReport(
+            advanced=advanced, now=now, kv_blocks_used=self.pool.num_used,
+            kv_blocks_total=self.pool.num_blocks, running=len(self.running),
+            waiting=len(self.waiting), paused=stats.paused, buffered_tokens=buffered,
+            prefix_queries=queries, prefix_hits=hits))
+
+    def _snapshot(self) -> EngineStats:
+        return EngineStats(
+            free_blocks=self.pool.num_free, total_blocks=self.pool.num_blocks,
+            used_slots=self.slots.used, total_slots=self.slots.total,
+            live_streams=self.live_streams, waiting=len(self.waiting),
+            running=len(self.running),
+            paused=sum(1 for s in self.running if s.paused_at is not None),
+            draining=len(self.draining), steps=self.steps, forward_seconds=self._timer.total,
+            committed_tokens=self.committed_total, proposed_tokens=self.proposed_total,
+            prefix_queries=self.prefix_queries, prefix_hits=self.prefix_hits,
+            errors=self.errors)
+

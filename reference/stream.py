@@ -1,0 +1,173 @@
+"""The bounded per-request send queue between the scheduler (producer) and a writer (consumer).
+
+Capacity is the high watermark: the producer may push only while ``buffered < capacity``, so
+tokens committed but not yet taken by the writer never exceed it. A producer that found the
+queue full asks for a credit signal; the consumer raises it when a pop brings the queue down
+to the low watermark. The producer never waits on the consumer: it is told, not blocked.
+
+The consumer may be a thread (:meth:`get`) or an asyncio task on any loop (:meth:`next`); the
+producer wakes an asyncio consumer through ``loop.call_soon_threadsafe``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections import deque
+from collections.abc import Callable
+
+__all__ = ["StreamBuffer", "StreamOverflow"]
+
+
+class StreamOverflow(RuntimeError):
+    """A push beyond capacity: a producer bug (the invariant this class exists to keep)."""
+
+
+def _wake(fut: asyncio.Future[None]) -> None:
+    if not fut.done():
+        fut.set_result(None)
+
+
+class StreamBuffer:
+    """A bounded token queue with high/low watermarks. ``capacity=None``: unbounded."""
+
+    def __init__(self, capacity: int | None, low_watermark: int = 0, *,
+                 on_credit: Callable[[], None] | None = None,
+                 on_drained: Callable[[], None] | None = None) -> None:
+        if capacity is not None and capacity < 1:
+            raise ValueError(f"capacity: must be >= 1 or None, got {capacity!r}")
+        if capacity is not None and not 0 <= low_watermark < capacity:
+            raise ValueError(f"low_watermark: must be in [0, capacity), got {low_watermark!r}")
+        self.capacity = capacity
+        self.low_watermark = low_watermark
+        self._on_credit = on_credit
+        self._on_drained = on_drained
+        self._lock = threading.Lock()
+        self._ready = threading.Condition(self._lock)
+        self._queue: deque[int] = deque()
+        self._closed = False
+        self._end_seen = False
+        self._wants_credit = False
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self.peak = 0
+        self.pushed = 0
+        self.popped = 0
+
+    # --- producer side (the scheduler) ----------------------------------------------------
+    @property
+    def buffered(self) -> int:
+        return len(self._queue)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def credits(self) -> int:
+        """How many tokens may be pushed now (a large number when unbounded)."""
+        if self.capacity is None:
+            return 1 << 30
+        return max(0, self.capacity - len(self._queue))
+
+    def at_high_watermark(self) -> bool:
+        return self.capacity is not None and len(self._queue) >= self.capacity
+
+    def at_low_watermark(self) -> bool:
+        return len(self._queue) <= self.low_watermark
+
+    def request_credit(self) -> None:
+        """The producer paused: call ``on_credit`` once the queue drains to the low watermark."""
+        with self._lock:
+            self._wants_credit = True
+            fire = len(self._queue) <= self.low_watermark
+            if fire:
+                self._wants_credit = False
+        if fire and self._on_credit is not None:
+            self._on_credit()
+
+    def push(self, tokens: list[int]) -> None:
+        if not tokens:
+            return
+        with self._lock:
+            if self._closed:
+                raise StreamOverflow("push after close")
+            if self.capacity is not None and len(self._queue) + len(tokens) > self.capacity:
+                raise StreamOverflow(f"push of {len(tokens)} with {len(self._queue)} buffered "
+                                     f"exceeds capacity {self.capacity}")
+            self._queue.extend(tokens)
+            self.pushed += len(tokens)
+            self.peak = max(self.peak, len(self._queue))
+            self._notify()
+
+    def close(self, *, drop: bool) -> list[int]:
+        """No more tokens. ``drop``: discard what is buffered (returned) so the consumer sees
+        the end at once; otherwise the consumer may still pop the tail. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return []
+            self._closed = True
+            dropped = list(self._queue) if drop else []
+            if drop:
+                self._queue.clear()
+                self._end_seen = True  # nobody owes us a drain: the end is decided
+            self._wants_credit = False
+            self._notify()
+        return dropped
+
+    def _notify(self) -> None:  # under the lock
+        self._ready.notify_all()
+        waiters, self._waiters = self._waiters, []
+        for loop, fut in waiters:
+            # a closed loop raises RuntimeError: its consumer is gone, nobody to wake
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_wake, fut)
+
+    # --- consumer side (the writer) -------------------------------------------------------
+    def pop(self, max_tokens: int = 64) -> list[int] | None:
+        """Up to ``max_tokens`` tokens, ``[]`` when none is ready yet, None at the end."""
+        credit = drained = False
+        with self._lock:
+            if self._queue:
+                n = min(max_tokens, len(self._queue))
+                out = [self._queue.popleft() for _ in range(n)]
+                self.popped += n
+                if self._wants_credit and len(self._queue) <= self.low_watermark:
+                    self._wants_credit = False
+                    credit = True
+                result: list[int] | None = out
+            elif self._closed:
+                drained = not self._end_seen
+                self._end_seen = True
+                result = None
+            else:
+                result = []
+        if credit and self._on_credit is not None:
+            self._on_credit()
+        if drained and self._on_drained is not None:
+            self._on_drained()
+        return result
+
+    def get(self, timeout_s: float | None = None, max_tokens: int = 64) -> list[int] | None:
+        """Blocking pop: waits up to ``timeout_s`` (None: forever); ``[]`` on timeout."""
+        with self._lock:
+            if not self._queue and not self._closed:
+                self._ready.wait_for(lambda: bool(self._queue) or self._closed, timeout_s)
+        return self.pop(max_tokens)
+
+    async def next(self, max_tokens: int = 64) -> list[int] | None:
+        """Await tokens (or the end) from an asyncio task on any event loop."""
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens: must be >= 1, got {max_tokens!r}")
+        loop = asyncio.get_running_loop()
+        while True:
+            with self._lock:
+                ready = bool(self._queue) or self._closed
+                if not ready:
+                    fut: asyncio.Future[None] = loop.create_future()
+                    self._waiters.append((loop, fut))
+            if ready:
+                chunk = self.pop(max_tokens)
+                if chunk is None or chunk:
+                    return chunk
+                continue
+            await fut
