@@ -157,15 +157,15 @@ def test_shutdown_finishes_live_requests_and_refuses_new_ones() -> None:
 
 
 def test_config_errors_name_the_field() -> None:
-    with pytest.raises(ValueError, match="^stream_low_watermark"):
+    with pytest.raises(ValueError, match=r"^stream_low_watermark"):
         EngineConfig(stream_capacity=4, stream_low_watermark=4)
-    with pytest.raises(ValueError, match="^n_kv_heads"):
+    with pytest.raises(ValueError, match=r"^n_kv_heads"):
         ModelConfig(n_heads=4, n_kv_heads=3)
-    with pytest.raises(ValueError, match="^nope"):
+    with pytest.raises(ValueError, match=r"^nope"):
         EngineConfig.from_dict({"nope": 1})
-    with pytest.raises(ValueError, match="^dim"):
+    with pytest.raises(ValueError, match=r"^dim"):
         EngineConfig.from_dict({"model": {"dim": 0}})
     cfg = EngineConfig().replace(max_batch=4, fault_request_ids=["a"])
     assert cfg.max_batch == 4 and cfg.fault_request_ids == frozenset({"a"})
-    with pytest.raises(ValueError, match="^max_tokens"):
+    with pytest.raises(ValueError, match=r"^max_tokens"):
         GenerationRequest("r", [1], 0)
