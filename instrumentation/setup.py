@@ -35,6 +35,9 @@ __all__ = ["CountingSpanExporter", "JsonLinesSpanExporter", "TelemetrySetup", "s
 
 DEFAULT_TRACE_FILE = "servescope-traces.jsonl"
 ExporterWrapper = Callable[[SpanExporter], SpanExporter]
+# A redaction stage (servescope.redaction.RedactionStage): given the exporter and a callback
+# counting redacted values by kind, it returns the wrapped exporter.
+RedactionStage = Callable[[SpanExporter, Callable[[str, int], None]], SpanExporter]
 
 
 class JsonLinesSpanExporter(SpanExporter):
@@ -134,6 +137,13 @@ def _env_exporter(trace_file: str | Path) -> tuple[SpanExporter | None, str]:
     return JsonLinesSpanExporter(trace_file), f"the file {trace_file}"
 
 
+def _redaction_counter(metrics: MetricSet) -> Callable[[str, int], None]:
+    def count(kind: str, n: int) -> None:
+        metrics.child(cat.REDACTIONS, kind=kind).inc(n)
+
+    return count
+
+
 def _sample_ratio(argument: float | None) -> float:
     if argument is not None:
         return argument
@@ -177,13 +187,15 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                     pool: str = "default", registry: CollectorRegistry | None = None,
                     slo: SLOSpec | None = None, span_exporter: SpanExporter | None = None,
                     exporter_wrappers: Sequence[ExporterWrapper] = (),
+                    redaction: RedactionStage | None = None,
                     sample_ratio: float | None = None,
                     trace_file: str | Path = DEFAULT_TRACE_FILE,
                     max_queue_size: int | None = None) -> TelemetrySetup:
     """Wire a tracer provider and a registry and return the :class:`Telemetry` hooks.
 
     ``exporter_wrappers`` wrap the exporter inside the batch processor, off the request
-    thread (the redaction stage plugs in here).
+    thread. ``redaction`` wraps outermost, so no wrapper and no exporter sees an unredacted
+    span; its counts feed ``servescope_redactions_total{kind}``.
     """
     registry = registry if registry is not None else CollectorRegistry()
     name = service_name or os.environ.get("OTEL_SERVICE_NAME", "servescope")
@@ -196,6 +208,8 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
     if exporter is not None:
         for wrap in exporter_wrappers:
             exporter = wrap(exporter)
+        if redaction is not None:
+            exporter = redaction(exporter, _redaction_counter(telemetry.metrics))
         counted = CountingSpanExporter(exporter, telemetry.metrics)
         batch = BatchSpanProcessor(
             counted, max_queue_size=max_queue_size,

@@ -1,1 +1,47 @@
-"""servescope.redaction."""
+"""servescope.redaction: PII and secret detection, the redaction policy, and the span and log
+stages that apply it before anything leaves the process.
+
+Stands alone: it imports nothing else of servescope. ``setup_telemetry(redaction=
+RedactionStage(policy))`` puts the span stage inside the batch processor, off the request
+thread, and wires its counts to ``servescope_redactions_total{kind}``.
+"""
+
+from .detectors import CHECKSUMMED_KINDS, DETECTORS, KINDS, Detector, Finding, scan
+from .logs import RedactingFilter, install_log_redaction
+from .policy import (
+    CONTENT_CAPTURE_ENV,
+    Action,
+    ContentCapture,
+    Policy,
+    PolicyError,
+    load_policy,
+    parse_policy,
+)
+from .redactor import BLOCKED_KEY, CONTENT, Place, Redactor
+from .spans import OnRedacted, RedactingSpanExporter, RedactionStage, redacting_wrapper
+
+__all__ = [
+    "BLOCKED_KEY",
+    "CHECKSUMMED_KINDS",
+    "CONTENT",
+    "CONTENT_CAPTURE_ENV",
+    "DETECTORS",
+    "KINDS",
+    "Action",
+    "ContentCapture",
+    "Detector",
+    "Finding",
+    "OnRedacted",
+    "Place",
+    "Policy",
+    "PolicyError",
+    "RedactingFilter",
+    "RedactingSpanExporter",
+    "RedactionStage",
+    "Redactor",
+    "install_log_redaction",
+    "load_policy",
+    "parse_policy",
+    "redacting_wrapper",
+    "scan",
+]

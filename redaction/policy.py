@@ -1,0 +1,191 @@
+"""The redaction policy: which attribute keys pass, which are dropped, which are scanned, and
+what happens to each kind of detected value.
+
+Loaded from YAML and validated with the JSON schema that ships beside this module. Every way a
+policy can be wrong ends in :class:`PolicyError`, whose message names the field.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from .detectors import KINDS
+
+__all__ = [
+    "CONTENT_CAPTURE_ENV",
+    "Action",
+    "ContentCapture",
+    "Policy",
+    "PolicyError",
+    "load_policy",
+    "parse_policy",
+]
+
+#: The OpenTelemetry GenAI opt-in for message content (``true``/``false`` or a mode name).
+CONTENT_CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+
+class PolicyError(ValueError):
+    """A policy that cannot be used; the message names the offending field."""
+
+
+class Action(StrEnum):
+    MASK = "mask"
+    DROP = "drop"
+    HASH = "hash"
+
+
+class ContentCapture(StrEnum):
+    """GenAI content capture modes: where prompts and outputs may appear (redacted)."""
+
+    NO_CONTENT = "no_content"
+    SPAN_ONLY = "span_only"
+    EVENT_ONLY = "event_only"
+    SPAN_AND_EVENT = "span_and_event"
+
+    @property
+    def on_spans(self) -> bool:
+        return self in (ContentCapture.SPAN_ONLY, ContentCapture.SPAN_AND_EVENT)
+
+    @property
+    def on_events(self) -> bool:
+        return self in (ContentCapture.EVENT_ONLY, ContentCapture.SPAN_AND_EVENT)
+
+
+@dataclass(frozen=True)
+class Policy:
+    content_capture: ContentCapture
+    content_keys: frozenset[str]
+    allow: frozenset[str]
+    allow_patterns: tuple[re.Pattern[str], ...]
+    drop: frozenset[str]
+    drop_patterns: tuple[re.Pattern[str], ...]
+    scan: frozenset[str]
+    scan_patterns: tuple[re.Pattern[str], ...]
+    unknown: str  # "scan" | "drop"
+    kinds: tuple[str, ...]
+    actions: dict[str, Action]
+    default_action: Action
+    hash_key_env: str
+    hash_hex_chars: int
+    max_value_chars: int
+    max_content_chars: int
+    max_array_items: int
+    scan_span_names: bool
+    source: str = "<policy>"
+
+    @classmethod
+    def default(cls) -> Policy:
+        text = resources.files(__package__).joinpath("default_policy.yaml").read_text("utf-8")
+        return parse_policy(text, source="default_policy.yaml")
+
+    def action(self, kind: str) -> Action:
+        return self.actions.get(kind, self.default_action)
+
+
+def _schema() -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("policy_schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _field(path: Any) -> str:
+    parts = [f"[{p}]" if isinstance(p, int) else f".{p}" for p in path]
+    return "".join(parts).lstrip(".") or "<top level>"
+
+
+def _compile(patterns: list[str], field: str, source: str) -> tuple[re.Pattern[str], ...]:
+    compiled = []
+    for i, pattern in enumerate(patterns):
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error as exc:
+            raise PolicyError(f"{source}: {field}[{i}]: invalid regular expression "
+                              f"{pattern!r}: {exc}") from exc
+    return tuple(compiled)
+
+
+def _content_capture(doc: dict[str, Any]) -> ContentCapture:
+    if "content_capture" in doc:
+        return ContentCapture(doc["content_capture"])
+    env = os.environ.get(CONTENT_CAPTURE_ENV, "").strip().lower()
+    if env in ("true", "1", "yes"):
+        return ContentCapture.SPAN_AND_EVENT
+    try:
+        return ContentCapture(env) if env else ContentCapture.NO_CONTENT
+    except ValueError:
+        return ContentCapture.NO_CONTENT  # an unknown mode never turns capture on
+
+
+def parse_policy(text: str, *, source: str = "<policy>") -> Policy:
+    """Validate and build a policy from YAML text; raises :class:`PolicyError`."""
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise PolicyError(f"{source}: not valid YAML: {exc}") from exc
+    if not isinstance(doc, dict):
+        raise PolicyError(f"{source}: <top level>: expected a mapping, got {type(doc).__name__}")
+    errors = sorted(jsonschema.Draft202012Validator(_schema()).iter_errors(doc),
+                    key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        err = errors[0]
+        raise PolicyError(f"{source}: {_field(err.absolute_path)}: {err.message}")
+    attrs: dict[str, Any] = doc.get("attributes", {})
+    kinds = doc.get("detectors", list(KINDS))
+    for i, kind in enumerate(kinds):
+        if kind not in KINDS:
+            raise PolicyError(f"{source}: detectors[{i}]: unknown kind {kind!r} "
+                              f"(known: {', '.join(KINDS)})")
+    actions_doc: dict[str, str] = dict(doc.get("actions", {}))
+    default_action = Action(actions_doc.pop("default", "mask"))
+    for kind in actions_doc:
+        if kind not in KINDS:
+            raise PolicyError(f"{source}: actions.{kind}: unknown kind {kind!r} "
+                              f"(known: default, {', '.join(KINDS)})")
+    hash_doc = doc.get("hash", {})
+    limits = doc.get("limits", {})
+    return Policy(
+        content_capture=_content_capture(doc),
+        content_keys=frozenset(doc.get("content_keys", ())),
+        allow=frozenset(attrs.get("allow", ())),
+        allow_patterns=_compile(attrs.get("allow_patterns", []), "attributes.allow_patterns",
+                              source),
+        drop=frozenset(attrs.get("drop", ())),
+        drop_patterns=_compile(attrs.get("drop_patterns", []), "attributes.drop_patterns",
+                              source),
+        scan=frozenset(attrs.get("scan", ())),
+        scan_patterns=_compile(attrs.get("scan_patterns", []), "attributes.scan_patterns",
+                              source),
+        unknown=attrs.get("unknown", "scan"),
+        kinds=tuple(kinds),
+        actions={k: Action(a) for k, a in actions_doc.items()},
+        default_action=default_action,
+        hash_key_env=hash_doc.get("key_env", "SERVESCOPE_REDACTION_HASH_KEY"),
+        hash_hex_chars=hash_doc.get("hex_chars", 16),
+        max_value_chars=limits.get("max_value_chars", 4096),
+        max_content_chars=limits.get("max_content_chars", 16384),
+        max_array_items=limits.get("max_array_items", 128),
+        scan_span_names=doc.get("span_names", "scan") == "scan",
+        source=source,
+    )
+
+
+def load_policy(path: str | Path | None = None) -> Policy:
+    """The policy in ``path`` (the shipped default when None); raises :class:`PolicyError`."""
+    if path is None:
+        return Policy.default()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PolicyError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return parse_policy(text, source=str(path))

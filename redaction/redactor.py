@@ -1,0 +1,204 @@
+"""The redaction engine: one policy applied to strings, attribute maps and free text.
+
+Every method takes a ``counts`` mapping that it increments by kind, so a caller can put a
+summary on the span and feed the metrics counter. Besides the detector kinds, two kinds count
+values removed by key: ``blocked_key`` (the policy drops the key) and ``content`` (GenAI content
+while capture is off).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import os
+from collections.abc import Mapping, MutableMapping, Sequence
+from enum import Enum, StrEnum
+from typing import Any
+
+from .detectors import DETECTORS, Finding, scan
+from .policy import Action, Policy
+
+__all__ = ["BLOCKED_KEY", "CONTENT", "Place", "Redactor"]
+
+BLOCKED_KEY = "blocked_key"
+CONTENT = "content"
+_log = logging.getLogger("servescope.redaction")
+# Scan a little past a size limit, so a value cut at the limit is never half a secret.
+_SCAN_MARGIN = 256
+_TRUNCATED = "…[truncated]"
+_CACHE_MAX = 4096
+
+
+class Place(StrEnum):
+    """Where attributes live; GenAI content capture modes depend on it."""
+
+    SPAN = "span"
+    EVENT = "event"
+    LINK = "link"
+    RESOURCE = "resource"
+    LOG = "log"
+
+
+class _Key(Enum):
+    ALLOW = 0
+    DROP = 1
+    SCAN = 2
+    CONTENT = 3
+
+
+Counts = MutableMapping[str, int]
+
+
+class _Dropped:
+    """Marks a value whose attribute must be removed (action ``drop``)."""
+
+
+_DROPPED = _Dropped()
+
+
+class Redactor:
+    """Applies a :class:`Policy`. Thread-safe: the only shared state is a key cache whose
+    entries are idempotent."""
+
+    def __init__(self, policy: Policy | None = None, *, hash_key: bytes | None = None) -> None:
+        self.policy = policy or Policy.default()
+        self._detectors = tuple(d for d in DETECTORS if d.kind in self.policy.kinds)
+        self._hash_key = hash_key if hash_key is not None else self._key_from_env()
+        self._keys: dict[str, _Key] = {}
+
+    def _key_from_env(self) -> bytes:
+        value = os.environ.get(self.policy.hash_key_env)
+        if value:
+            return value.encode("utf-8")
+        # Without a configured key, a random per-process key keeps hashes irreversible (a
+        # fixed default key would allow a dictionary attack); they correlate within a process.
+        if any(a is Action.HASH for a in (*self.policy.actions.values(),
+                                          self.policy.default_action)):
+            _log.warning("%s is not set: keyed hashes correlate within this process only",
+                         self.policy.hash_key_env)
+        return os.urandom(32)
+
+    # --- strings ------------------------------------------------------------------------
+    def findings(self, text: str) -> list[Finding]:
+        return scan(text, self._detectors)
+
+    def redact_text(self, text: str, counts: Counts, *, limit: int | None = None) -> str:
+        """``text`` with every finding replaced (``drop`` masks inside free text)."""
+        return self._redact_str(text, counts, limit, in_text=True)  # type: ignore[return-value]
+
+    def _redact_str(self, text: str, counts: Counts, limit: int | None,
+                    in_text: bool) -> str | _Dropped:
+        cap = self.policy.max_value_chars if limit is None else limit
+        truncated = len(text) > cap
+        if truncated:
+            text = text[:cap + _SCAN_MARGIN]
+        found = self.findings(text)
+        if found:
+            parts: list[str] = []
+            pos = 0
+            for f in found:
+                counts[f.kind] = counts.get(f.kind, 0) + 1
+                action = self.policy.action(f.kind)
+                if action is Action.DROP and not in_text:
+                    for g in found[found.index(f) + 1:]:
+                        counts[g.kind] = counts.get(g.kind, 0) + 1
+                    return _DROPPED
+                parts.append(text[pos:f.start])
+                parts.append(self._replacement(f, action))
+                pos = f.end
+            parts.append(text[pos:])
+            text = "".join(parts)
+        if truncated:
+            text = text[:cap] + _TRUNCATED
+        return text
+
+    def _replacement(self, f: Finding, action: Action) -> str:
+        if action is Action.HASH:
+            digest = hmac.new(self._hash_key, f.value.encode("utf-8"), hashlib.sha256)
+            return f"[{f.kind}:{digest.hexdigest()[:self.policy.hash_hex_chars]}]"
+        return f"[REDACTED:{f.kind}]"
+
+    # --- attribute values -----------------------------------------------------------------
+    def _value(self, value: Any, counts: Counts, limit: int) -> Any:
+        if isinstance(value, str):
+            return self._redact_str(value, counts, limit, in_text=False)
+        if isinstance(value, (bool, float)):
+            return value
+        if isinstance(value, int):
+            # Long integers can be card or phone numbers stored as numbers.
+            if abs(value) < 1_000_000:
+                return value
+            text = str(value)
+            out = self._redact_str(text, counts, limit, in_text=False)
+            return value if out == text else out
+        if isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+            return self._sequence(value, counts, limit)
+        if isinstance(value, bytes | bytearray):
+            return self._redact_str(bytes(value).decode("utf-8", "replace"), counts, limit,
+                                    in_text=False)
+        return value
+
+    def _sequence(self, values: Sequence[Any], counts: Counts, limit: int) -> Any:
+        items = list(values[:self.policy.max_array_items])
+        out = [self._value(item, counts, limit) for item in items]
+        if any(item is _DROPPED for item in out):
+            return _DROPPED
+        if all(isinstance(item, str) for item in out) or all(
+                type(a) is type(b) for a, b in zip(out, items, strict=True)):
+            return tuple(out)
+        # A homogeneous array stays homogeneous (an OTLP requirement): mixed types become str.
+        return tuple(str(item) for item in out)
+
+    # --- keys ---------------------------------------------------------------------------
+    def _classify(self, key: str) -> _Key:
+        cached = self._keys.get(key)
+        if cached is not None:
+            return cached
+        p = self.policy
+        if key in p.content_keys:
+            decision = _Key.CONTENT
+        elif key in p.drop or any(r.search(key) for r in p.drop_patterns):
+            decision = _Key.DROP
+        elif key in p.allow or any(r.search(key) for r in p.allow_patterns):
+            decision = _Key.ALLOW
+        elif key in p.scan or any(r.search(key) for r in p.scan_patterns) or p.unknown == "scan":
+            decision = _Key.SCAN
+        else:
+            decision = _Key.DROP
+        if len(self._keys) < _CACHE_MAX:
+            self._keys[key] = decision
+        return decision
+
+    def _content_allowed(self, place: Place) -> bool:
+        mode = self.policy.content_capture
+        if place in (Place.SPAN, Place.LINK):
+            return mode.on_spans
+        if place in (Place.EVENT, Place.LOG):
+            return mode.on_events
+        return False
+
+    def redact_attributes(self, attributes: Mapping[str, Any] | None, counts: Counts,
+                          place: Place = Place.SPAN) -> dict[str, Any]:
+        """A new attribute dict with the policy applied."""
+        out: dict[str, Any] = {}
+        if not attributes:
+            return out
+        for key, value in attributes.items():
+            decision = self._classify(key)
+            if decision is _Key.ALLOW:
+                out[key] = value
+                continue
+            if decision is _Key.DROP:
+                counts[BLOCKED_KEY] = counts.get(BLOCKED_KEY, 0) + 1
+                continue
+            limit = self.policy.max_value_chars
+            if decision is _Key.CONTENT:
+                if not self._content_allowed(place):
+                    counts[CONTENT] = counts.get(CONTENT, 0) + 1
+                    continue
+                limit = self.policy.max_content_chars
+            redacted = self._value(value, counts, limit)
+            if redacted is not _DROPPED:
+                out[key] = redacted
+        return out

@@ -1,0 +1,147 @@
+"""The span stage: a :class:`SpanExporter` wrapper that redacts every span before the exporter
+it wraps sees it.
+
+It runs inside the batch span processor, on the export thread, so the request thread pays
+nothing. Each span gets a new, redacted copy of its name, attributes, events, links, status
+description and resource, plus a summary (``servescope.redaction.count`` and one
+``servescope.redaction.count.<kind>`` per kind, like the Collector's redaction processor).
+A span whose redaction fails is never exported as it was: it is dropped and logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import Event, ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from opentelemetry.trace import Link, Status
+
+from .policy import Policy
+from .redactor import Place, Redactor
+
+__all__ = [
+    "SUMMARY_COUNT",
+    "OnRedacted",
+    "RedactingSpanExporter",
+    "RedactionStage",
+    "redacting_wrapper",
+]
+
+#: Called once per exported batch and kind with the number of values redacted.
+OnRedacted = Callable[[str, int], None]
+SUMMARY_COUNT = "servescope.redaction.count"
+FAILED = "redaction_failed"
+_log = logging.getLogger("servescope.redaction")
+
+
+class RedactingSpanExporter(SpanExporter):
+    """Redacts spans, then hands them to ``inner``."""
+
+    def __init__(self, inner: SpanExporter, redactor: Redactor | None = None, *,
+                 on_redacted: OnRedacted | None = None, summary: bool = True) -> None:
+        self.inner = inner
+        self.redactor = redactor or Redactor()
+        self.on_redacted = on_redacted
+        self.summary = summary
+        self._resources: dict[int, tuple[Resource, Resource]] = {}
+        self._lock = threading.Lock()
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        batch: Counter[str] = Counter()
+        clean: list[ReadableSpan] = []
+        for span in spans:
+            try:
+                clean.append(self.redact_span(span, batch))
+            except Exception:  # never export what could not be redacted
+                batch[FAILED] += 1
+                _log.exception("redaction failed; span %r dropped", span.name[:64])
+        self._report(batch)
+        return self.inner.export(clean) if clean else SpanExportResult.SUCCESS
+
+    def _report(self, counts: Counter[str]) -> None:
+        if self.on_redacted is None:
+            return
+        for kind, n in counts.items():
+            try:
+                self.on_redacted(kind, n)
+            except Exception:
+                _log.exception("on_redacted callback failed")
+
+    def redact_span(self, span: ReadableSpan, totals: Counter[str] | None = None
+                    ) -> ReadableSpan:
+        """A redacted copy of ``span`` (with its summary); adds its counts to ``totals``."""
+        r = self.redactor
+        counts: Counter[str] = Counter()
+        name = (r.redact_text(span.name, counts) if r.policy.scan_span_names else span.name)
+        attributes = r.redact_attributes(span.attributes, counts, Place.SPAN)
+        events = [Event(r.redact_text(e.name, counts) if r.policy.scan_span_names else e.name,
+                        r.redact_attributes(e.attributes, counts, Place.EVENT), e.timestamp)
+                  for e in span.events]
+        links = [Link(link.context, r.redact_attributes(link.attributes, counts, Place.LINK))
+                 for link in span.links]
+        status = span.status
+        if status.description:
+            status = Status(status.status_code, r.redact_text(status.description, counts))
+        if self.summary and counts:
+            attributes[SUMMARY_COUNT] = sum(counts.values())
+            for kind, n in sorted(counts.items()):
+                attributes[f"{SUMMARY_COUNT}.{kind}"] = n
+        if totals is not None:
+            totals.update(counts)
+        resource = self._resource(span.resource, totals)
+        return ReadableSpan(
+            name=name, context=span.context, parent=span.parent, resource=resource,
+            attributes=attributes, events=events, links=links, kind=span.kind,
+            status=status, start_time=span.start_time, end_time=span.end_time,
+            instrumentation_scope=span.instrumentation_scope)
+
+    def _resource(self, resource: Resource, totals: Counter[str] | None) -> Resource:
+        """Resources are immutable and shared: redact each one once (and count it once)."""
+        key = id(resource)
+        with self._lock:
+            hit = self._resources.get(key)
+        if hit is not None and hit[0] is resource:
+            return hit[1]
+        counts: Counter[str] = Counter()
+        clean = Resource(self.redactor.redact_attributes(resource.attributes, counts,
+                                                         Place.RESOURCE), resource.schema_url)
+        if totals is not None:
+            totals.update(counts)
+        with self._lock:
+            if len(self._resources) > 64:
+                self._resources.clear()
+            self._resources[key] = (resource, clean)
+        return clean
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self.inner.force_flush(timeout_millis)
+
+
+class RedactionStage:
+    """What ``setup_telemetry(redaction=...)`` takes: called with the exporter and a counter
+    callback, it returns the redacting wrapper (outermost, so nothing downstream sees PII)."""
+
+    def __init__(self, policy: Policy | None = None, *, hash_key: bytes | None = None,
+                 summary: bool = True) -> None:
+        self.redactor = Redactor(policy, hash_key=hash_key)
+        self.summary = summary
+
+    def __call__(self, exporter: SpanExporter, on_redacted: OnRedacted | None = None
+                 ) -> RedactingSpanExporter:
+        return RedactingSpanExporter(exporter, self.redactor, on_redacted=on_redacted,
+                                     summary=self.summary)
+
+
+def redacting_wrapper(policy: Policy | None = None, *, on_redacted: OnRedacted | None = None,
+                      **kwargs: Any) -> Callable[[SpanExporter], SpanExporter]:
+    """A plain exporter wrapper (for ``setup_telemetry(exporter_wrappers=[...])``)."""
+    stage = RedactionStage(policy, **kwargs)
+    return lambda exporter: stage(exporter, on_redacted)

@@ -1,0 +1,183 @@
+"""Checksums and structural checks that turn a pattern match into a detection.
+
+A regular expression finds candidates; these functions decide. They keep the detectors quiet
+on what telemetry is full of: numbers that fail a checksum, digit runs that only look like a
+card or an account number, colon-separated hex that is not an address.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import ipaddress
+import json
+
+__all__ = [
+    "iban_ok",
+    "iban_prefix",
+    "ipv4_ok",
+    "ipv6_ok",
+    "jwt_ok",
+    "luhn_ok",
+    "nanp_ok",
+    "payment_card_ok",
+    "phone_digits_ok",
+    "ssn_ok",
+]
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
+def luhn_ok(number: str) -> bool:
+    """The Luhn (mod 10) checksum of a digit string (separators are ignored)."""
+    digits = _digits(number)
+    if not digits:
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+# Issuer prefixes (IIN ranges) and the lengths each brand issues. Requiring a real issuer
+# prefix keeps nanosecond epochs (17..., 18...) and other digit runs out even when one
+# happens to pass Luhn, which one in ten does.
+_CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
+    ((4, 4), 1, frozenset({13, 16, 19})),                 # Visa
+    ((51, 55), 2, frozenset({16})),                       # Mastercard
+    ((2221, 2720), 4, frozenset({16})),                   # Mastercard 2-series
+    ((34, 34), 2, frozenset({15})),                       # American Express
+    ((37, 37), 2, frozenset({15})),
+    ((6011, 6011), 4, frozenset({16, 19})),               # Discover
+    ((644, 649), 3, frozenset({16, 19})),
+    ((65, 65), 2, frozenset({16, 19})),
+    ((3528, 3589), 4, frozenset({16, 17, 18, 19})),       # JCB
+    ((300, 305), 3, frozenset({14, 16, 19})),             # Diners Club
+    ((36, 36), 2, frozenset({14, 16, 19})),
+    ((38, 39), 2, frozenset({14, 16, 19})),
+    ((62, 62), 2, frozenset({16, 17, 18, 19})),           # UnionPay
+    ((5018, 5018), 4, frozenset(range(12, 20))),          # Maestro
+    ((5020, 5020), 4, frozenset(range(12, 20))),
+    ((5038, 5038), 4, frozenset(range(12, 20))),
+    ((6304, 6304), 4, frozenset(range(12, 20))),
+    ((6759, 6759), 4, frozenset(range(12, 20))),
+    ((6761, 6763), 4, frozenset(range(12, 20))),
+)
+
+
+def payment_card_ok(candidate: str) -> bool:
+    """A known issuer prefix, a length that issuer uses, and a valid Luhn checksum."""
+    digits = _digits(candidate)
+    n = len(digits)
+    for (low, high), width, lengths in _CARD_BRANDS:
+        if n in lengths and low <= int(digits[:width]) <= high:
+            return luhn_ok(digits)
+    return False
+
+
+# IBAN lengths by country (ISO 13616 registry): a country code outside the table, or a
+# length that country does not use, is not an IBAN whatever its checksum.
+_IBAN_LENGTHS: dict[str, int] = {
+    "AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22, "BH": 22,
+    "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24, "DE": 22, "DK": 18, "DO": 28,
+    "EE": 20, "EG": 29, "ES": 24, "FI": 18, "FO": 18, "FR": 27, "GB": 22, "GE": 22, "GI": 23,
+    "GL": 18, "GR": 27, "GT": 28, "HR": 21, "HU": 28, "IE": 22, "IL": 23, "IQ": 23, "IS": 26,
+    "IT": 27, "JO": 30, "KW": 30, "KZ": 20, "LB": 28, "LC": 32, "LI": 21, "LT": 20, "LU": 20,
+    "LV": 21, "MC": 27, "MD": 24, "ME": 22, "MK": 19, "MR": 27, "MT": 31, "MU": 30, "NL": 18,
+    "NO": 15, "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24,
+    "SC": 31, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "ST": 25, "SV": 28, "TL": 23, "TN": 24,
+    "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+}
+
+
+def iban_ok(candidate: str) -> bool:
+    """Country length and the ISO 7064 mod-97-10 checksum (remainder 1)."""
+    iban = "".join(candidate.split()).upper()
+    if _IBAN_LENGTHS.get(iban[:2]) != len(iban) or not iban.isalnum():
+        return False
+    rearranged = iban[4:] + iban[:4]
+    remainder = 0
+    for ch in rearranged:
+        value = str(int(ch, 36))  # A=10 ... Z=35
+        remainder = int(str(remainder) + value) % 97
+    return remainder == 1
+
+
+def iban_prefix(candidate: str) -> int | None:
+    """Length of the valid IBAN at the start of ``candidate`` (which may run on into the next
+    word group), or None. The country code fixes how many characters belong to it."""
+    want = _IBAN_LENGTHS.get(candidate[:2].upper())
+    if want is None:
+        return None
+    seen = 0
+    for i, ch in enumerate(candidate):
+        if ch.isalnum():
+            seen += 1
+            if seen == want:
+                end = i + 1
+                if end < len(candidate) and candidate[end].isalnum():
+                    return None
+                return end if iban_ok(candidate[:end]) else None
+    return None
+
+
+def ssn_ok(candidate: str) -> bool:
+    """US SSN issuance rules: no 000/666/9xx area, no 00 group, no 0000 serial."""
+    digits = _digits(candidate)
+    if len(digits) != 9:
+        return False
+    area, group, serial = digits[:3], digits[3:5], digits[5:]
+    return (area not in ("000", "666") and not area.startswith("9") and group != "00"
+            and serial != "0000")
+
+
+def phone_digits_ok(candidate: str) -> bool:
+    """E.164 numbers carry 8 to 15 digits after the +, country code first (never 0)."""
+    digits = _digits(candidate)
+    return 8 <= len(digits) <= 15 and digits[0] != "0"
+
+
+def nanp_ok(candidate: str) -> bool:
+    """North American numbering: area and exchange codes start with 2-9."""
+    digits = _digits(candidate)
+    if len(digits) == 11 and digits[0] == "1":
+        digits = digits[1:]
+    return len(digits) == 10 and digits[0] >= "2" and digits[3] >= "2"
+
+
+def ipv4_ok(candidate: str) -> bool:
+    parts = candidate.split(".")
+    return len(parts) == 4 and all(p.isdigit() and len(p) <= 3 and int(p) <= 255
+                                   and (p == "0" or not p.startswith("0")) for p in parts)
+
+
+def ipv6_ok(candidate: str) -> bool:
+    """A parseable IPv6 address with a digit or a '::' (keeps ``abc:def`` prose quiet)."""
+    if candidate.count(":") < 2:
+        return False
+    try:
+        ipaddress.IPv6Address(candidate.split("%", 1)[0])
+    except ValueError:
+        return False
+    return "::" in candidate or any(ch.isdigit() for ch in candidate)
+
+
+def _b64url_json(segment: str) -> object:
+    padded = segment + "=" * (-len(segment) % 4)
+    try:
+        return json.loads(base64.urlsafe_b64decode(padded))
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+
+
+def jwt_ok(candidate: str) -> bool:
+    """A JOSE header (base64url JSON with ``alg``) followed by a payload segment."""
+    header = _b64url_json(candidate.split(".", 1)[0])
+    return isinstance(header, dict) and "alg" in header

@@ -1,0 +1,59 @@
+"""``servescope redact [--policy FILE] [--jsonl]``: scrub stdin to stdout with the policy."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("redact", help="redact PII and secrets from lines on stdin",
+                       description="Read lines from stdin and write them redacted to stdout. "
+                       "Exit 2 for a bad policy file.")
+    p.add_argument("--policy", help="redaction policy YAML (default: the shipped policy)")
+    p.add_argument("--jsonl", action="store_true",
+                   help="each line is a JSON object: redact its 'text' field (and, with the "
+                   "key policy, its other fields)")
+    p.add_argument("--summary", action="store_true",
+                   help="print counts by kind to stderr at the end")
+    p.set_defaults(handler=_redact)
+
+
+def _redact(args: argparse.Namespace) -> int:
+    from servescope.redaction import Place, PolicyError, Redactor, load_policy
+
+    try:
+        redactor = Redactor(load_policy(args.policy))
+    except PolicyError as exc:
+        print(f"servescope: invalid redaction policy: {exc}", file=sys.stderr)
+        return 2
+    counts: Counter[str] = Counter()
+    limit = redactor.policy.max_content_chars
+    for lineno, line in enumerate(sys.stdin, 1):
+        text = line.rstrip("\n")
+        if not args.jsonl:
+            sys.stdout.write(redactor.redact_text(text, counts, limit=limit) + "\n")
+            continue
+        if not text.strip():
+            continue
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            print(f"servescope: line {lineno}: not JSON ({exc.msg}); line withheld",
+                  file=sys.stderr)
+            counts["unparsed_line"] += 1
+            continue
+        if not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
+            print(f"servescope: line {lineno}: expected an object with a string 'text' field; "
+                  "line withheld", file=sys.stderr)
+            counts["unparsed_line"] += 1
+            continue
+        body = redactor.redact_text(obj.pop("text"), counts, limit=limit)
+        rest = redactor.redact_attributes(obj, counts, Place.LOG)
+        sys.stdout.write(json.dumps({"text": body, **rest}, ensure_ascii=False) + "\n")
+    if args.summary:
+        print(json.dumps(dict(sorted(counts.items()))), file=sys.stderr)
+    return 0

@@ -1,0 +1,375 @@
+"""A labelled corpus for the detectors, generated from a fixed seed.
+
+Positives: one planted value per sample, in the formats people and programs write them,
+embedded in telemetry-like text. Negatives: what spans and logs are full of (trace/span ids,
+UUIDs, hex digests, timestamps, epochs in ns/us/ms, version strings, numbers that fail their
+checksum, and ordinary telemetry text). The benchmark reuses it (same samples, same seed).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+import string
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+SEED = 20261130
+PER_KIND = 60
+PER_NEGATIVE = 80
+
+
+@dataclass(frozen=True)
+class Sample:
+    text: str
+    kind: str | None  # None: a negative
+    value: str  # the planted value (positives) or the negative class name
+    group: str = ""  # the negative class, for per-class false-positive rates
+
+
+_CONTEXTS = (
+    "{v}",
+    "user said: please contact {v} about the invoice",
+    'prompt="my details are {v}, thanks"',
+    "ERROR request failed for {v} (retrying)",
+    "{{\"note\": \"{v}\", \"priority\": \"high\"}}",
+    "http.request.body: {v}\n",
+    "value <{v}> captured at stage decode",
+)
+
+
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _luhn_complete(prefix: str, length: int, rng: random.Random) -> str:
+    body = prefix + "".join(rng.choice(string.digits) for _ in range(length - len(prefix) - 1))
+    for check in string.digits:
+        candidate = body + check
+        total = 0
+        for i, ch in enumerate(reversed(candidate)):
+            d = int(ch) * (2 if i % 2 else 1)
+            total += d - 9 if d > 9 else d
+        if total % 10 == 0:
+            return candidate
+    raise AssertionError("unreachable")
+
+
+def _group(digits: str, sizes: tuple[int, ...], sep: str) -> str:
+    out, pos = [], 0
+    for size in sizes:
+        out.append(digits[pos:pos + size])
+        pos += size
+    return sep.join(out)
+
+
+def card(rng: random.Random) -> str:
+    prefix, length = rng.choice([("4", 16), ("4", 13), ("51", 16), ("55", 16), ("2221", 16),
+                                 ("2720", 16), ("34", 15), ("37", 15), ("6011", 16), ("65", 16),
+                                 ("3530", 16), ("36", 14), ("62", 16), ("4", 19)])
+    number = _luhn_complete(prefix, length, rng)
+    fmt = rng.choice(["plain", "space", "dash"])
+    if fmt == "plain":
+        return number
+    sep = " " if fmt == "space" else "-"
+    if length == 15:
+        return _group(number, (4, 6, 5), sep)
+    if length == 14:
+        return _group(number, (4, 6, 4), sep)
+    if length == 19:
+        return _group(number, (4, 4, 4, 4, 3), sep)
+    if length == 13:
+        return _group(number, (4, 4, 4, 1), sep)
+    return _group(number, (4, 4, 4, 4), sep)
+
+
+_IBAN_SHAPES = {"DE": "n18", "GB": "a4n14", "FR": "n23", "NL": "a4n10", "ES": "n20",
+                "IT": "a1n22", "CH": "n17", "BE": "n12", "PL": "n24", "NO": "n11"}
+
+
+def _iban_bban(country: str, rng: random.Random) -> str:
+    shape = _IBAN_SHAPES[country]
+    out = ""
+    i = 0
+    while i < len(shape):
+        kind = shape[i]
+        j = i + 1
+        while j < len(shape) and shape[j].isdigit():
+            j += 1
+        count = int(shape[i + 1:j])
+        alphabet = string.ascii_uppercase if kind == "a" else string.digits
+        out += "".join(rng.choice(alphabet) for _ in range(count))
+        i = j
+    return out
+
+
+def _mod97(text: str) -> int:
+    return int("".join(str(int(ch, 36)) for ch in text)) % 97
+
+
+def iban(rng: random.Random, valid: bool = True) -> str:
+    country = rng.choice(sorted(_IBAN_SHAPES))
+    bban = _iban_bban(country, rng)
+    check = 98 - _mod97(bban + country + "00")
+    if not valid:
+        check = (check + rng.randint(1, 96)) % 97 or 96  # any other check digits fail
+        check = check if check >= 2 else check + 2
+    compact = f"{country}{check:02d}{bban}"
+    if rng.random() < 0.5:
+        return compact
+    return " ".join(compact[i:i + 4] for i in range(0, len(compact), 4))
+
+
+def ssn(rng: random.Random) -> str:
+    area = rng.choice([a for a in range(1, 900) if a != 666])
+    number = f"{area:03d}{rng.randint(1, 99):02d}{rng.randint(1, 9999):04d}"
+    sep = rng.choice(["-", "-", " "])
+    return f"{number[:3]}{sep}{number[3:5]}{sep}{number[5:]}"
+
+
+def _nanp(rng: random.Random) -> tuple[str, str, str]:
+    return (f"{rng.randint(2, 9)}{rng.randint(0, 9)}{rng.randint(0, 9)}",
+            f"{rng.randint(2, 9)}{rng.randint(0, 9)}{rng.randint(0, 9)}",
+            f"{rng.randint(0, 9999):04d}")
+
+
+def phone(rng: random.Random) -> str:
+    a, b, c = _nanp(rng)
+    d = "".join(rng.choice(string.digits) for _ in range(8))
+    return rng.choice([
+        f"+1{a}{b}{c}", f"+1 {a} {b} {c}", f"+1-{a}-{b}-{c}", f"+1 ({a}) {b}-{c}",
+        f"({a}) {b}-{c}", f"{a}-{b}-{c}", f"{a}.{b}.{c}", f"1-{a}-{b}-{c}",
+        f"+44 20 {d[:4]} {d[4:]}", f"+44 7700 {d[:6]}", f"+49 30 {d}", f"+33 1 {d[:2]} {d[2:4]} "
+        f"{d[4:6]} {d[6:]}", f"+81 3-{d[:4]}-{d[4:]}", f"+91 98{d[:3]} {d[3:8]}",
+        f"020 {d[:4]} {d[4:]}", f"07700 {d[:6]}", f"01 {d[:2]} {d[2:4]} {d[4:6]} {d[6:]}",
+        f"030 {d}", f"+4930{d}",
+    ])
+
+
+def ipv4(rng: random.Random) -> str:
+    first = rng.choice([10, 172, 192, 8, 34, 52, 81, 100, 203, rng.randint(1, 223)])
+    return ".".join(str(x) for x in (first, rng.randint(0, 255), rng.randint(0, 255),
+                                     rng.randint(1, 254)))
+
+
+def ipv6(rng: random.Random) -> str:
+    groups = [format(rng.randint(0, 0xFFFF), "x") for _ in range(8)]
+    return rng.choice([
+        ":".join(groups), f"2001:db8::{groups[0]}:{groups[1]}", f"fe80::{groups[2]}:{groups[3]}",
+        "::1", f"2a00:1450:4001:{groups[4]}::200e", ":".join(g.upper() for g in groups),
+        f"fe80::{groups[5]}%eth0", f"::ffff:{ipv4(rng)}",
+    ])
+
+
+def _rand(rng: random.Random, n: int, alphabet: str = string.ascii_letters + string.digits
+          ) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def jwt(rng: random.Random) -> str:
+    header = {"alg": rng.choice(["HS256", "RS256", "ES256"]), "typ": "JWT"}
+    payload = {"sub": _rand(rng, 10), "iat": rng.randint(1_600_000_000, 1_800_000_000),
+               "tenant": _rand(rng, 6)}
+    return ".".join([_b64url(json.dumps(header).encode()), _b64url(json.dumps(payload).encode()),
+                     _rand(rng, 43, string.ascii_letters + string.digits + "-_")])
+
+
+def bearer(rng: random.Random) -> str:
+    scheme = rng.choice(["Bearer", "bearer", "Basic"])
+    token = (_rand(rng, rng.randint(24, 48), string.ascii_letters + string.digits + "._~-")
+             if scheme != "Basic" else _b64url(f"{_rand(rng, 6)}:{_rand(rng, 12)}".encode()))
+    return f"{scheme} {token}"
+
+
+def aws_key(rng: random.Random) -> str:
+    return rng.choice(["AKIA", "ASIA"]) + _rand(rng, 16, string.ascii_uppercase + "234567")
+
+
+def github_token(rng: random.Random) -> str:
+    if rng.random() < 0.2:
+        return "github_pat_" + _rand(rng, 82, string.ascii_letters + string.digits + "_")
+    return f"gh{rng.choice('pousr')}_" + _rand(rng, 36)
+
+
+def api_key(rng: random.Random) -> str:
+    return rng.choice([
+        "sk-" + _rand(rng, 48), "sk-proj-" + _rand(rng, 64, string.ascii_letters + "0123456789_-"),
+        "sk-ant-api03-" + _rand(rng, 80, string.ascii_letters + "0123456789_-"),
+        "sk_live_" + _rand(rng, 24), "rk_test_" + _rand(rng, 24), "xoxb-" + _rand(rng, 30),
+        "AIza" + _rand(rng, 35, string.ascii_letters + string.digits + "_-"),
+    ])
+
+
+def secret_assignment(rng: random.Random) -> str:
+    key = rng.choice(["password", "db_password", "API_KEY", "client_secret", "token",
+                      "access_token", "secret", "auth_key", "PGPASSWORD", "private_key",
+                      "x-api-key", "apikey", "key"])
+    value = _rand(rng, rng.randint(10, 24), string.ascii_letters + string.digits + "!#$%*+/")
+    if not any(ch.isalpha() for ch in value):
+        value += "x"
+    form = rng.choice(["{k}={v}", "{k}: {v}", '"{k}": "{v}"', "{k} = '{v}'", "--{k}={v}",
+                       "?{k}={v}&page=2"])
+    return form.format(k=key, v=value)
+
+
+def private_key(rng: random.Random) -> str:
+    label = rng.choice(["RSA PRIVATE KEY", "EC PRIVATE KEY", "PRIVATE KEY",
+                        "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY"])
+    lines = [_rand(rng, 64, string.ascii_letters + string.digits + "+/") for _ in range(4)]
+    end = "" if rng.random() < 0.15 else f"\n-----END {label}-----"  # truncated dumps too
+    return f"-----BEGIN {label}-----\n" + "\n".join(lines) + end
+
+
+def email(rng: random.Random) -> str:
+    low = string.ascii_lowercase
+    local = rng.choice([f"{_rand(rng, 5, low)}.{_rand(rng, 7, low)}",
+                        f"{_rand(rng, 8, low)}{rng.randint(1, 99)}",
+                        f"{_rand(rng, 6, low)}+{_rand(rng, 4, low)}",
+                        _rand(rng, 3, string.ascii_uppercase)])
+    domain = rng.choice(["example.com", "mail.example.co.uk", "corp.io", "uni-berlin.de",
+                         "sub.domain.example.org", "gmail.com"])
+    return f"{local}@{domain}"
+
+
+POSITIVES: dict[str, Callable[[random.Random], str]] = {
+    "email": email, "credit_card": card, "iban": iban, "us_ssn": ssn, "phone": phone,
+    "ipv4": ipv4, "ipv6": ipv6, "jwt": jwt, "bearer_token": bearer,
+    "aws_access_key": aws_key, "github_token": github_token, "api_key": api_key,
+    "secret_assignment": secret_assignment, "private_key": private_key,
+}
+
+
+def _planted(kind: str, text: str) -> str:
+    """The part of a positive that must be redacted (key=value: the value)."""
+    if kind == "secret_assignment":
+        match = re.search(r"""[:=]\s*["']?([^\s"'&]+)""", text)
+        assert match is not None, text
+        return match.group(1)
+    if kind == "bearer_token":
+        return text.split(" ", 1)[1]
+    return text
+
+
+# --- negatives ------------------------------------------------------------------------------
+def _hex(rng: random.Random, n: int) -> str:
+    return _rand(rng, n, "0123456789abcdef")
+
+
+def _ns_epoch(rng: random.Random) -> int:
+    return rng.randint(1_577_836_800, 1_893_456_000) * 10**9 + rng.randint(0, 10**9 - 1)
+
+
+def neg_trace_ids(rng: random.Random) -> str:
+    t, s = _hex(rng, 32), _hex(rng, 16)
+    return rng.choice([f"trace_id={t} span_id={s}", f"traceparent: 00-{t}-{s}-01",
+                       f'{{"traceId":"{t}","spanId":"{s}"}}', f"{t}", f"span {s} ended"])
+
+
+def neg_uuid(rng: random.Random) -> str:
+    u = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    return rng.choice([u, u.upper(), f"request_id={u}", f"servescope.request.id: {u}",
+                       f"/v1/requests/{u}/events"])
+
+
+def neg_digest(rng: random.Random) -> str:
+    return rng.choice([f"sha256:{_hex(rng, 64)}", f"md5 {_hex(rng, 32)}", _hex(rng, 40),
+                       f"commit {_hex(rng, 12)}", f"etag W/\"{_hex(rng, 32)}\"",
+                       f"blake2b={_hex(rng, 128)}", _hex(rng, 64).upper()])
+
+
+def neg_timestamp(rng: random.Random) -> str:
+    s = rng.randint(1_577_836_800, 1_893_456_000)
+    import datetime as dt
+    t = dt.datetime.fromtimestamp(s, dt.UTC)
+    return rng.choice([
+        t.isoformat(), t.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), t.strftime("%Y-%m-%d %H:%M:%S,%f")[:-3],
+        t.strftime("%a, %d %b %Y %H:%M:%S GMT"), t.strftime("%b %d %H:%M:%S"),
+        t.strftime("%Y%m%dT%H%M%SZ"), f"{s}.{rng.randint(0, 999999):06d}", f"ts={s}",
+        t.strftime("%d/%b/%Y:%H:%M:%S +0000"), t.strftime("%H:%M:%S.%f"),
+        t.strftime("%Y-%m-%d"), t.strftime("%d.%m.%Y %H:%M"),
+    ])
+
+
+def neg_epoch(rng: random.Random) -> str:
+    ns = _ns_epoch(rng)
+    return rng.choice([str(ns), f"start_time_unix_nano={ns}", f'"timeUnixNano": "{ns}"',
+                       str(ns // 1000), str(ns // 10**6), f"observed={ns} end={ns + 12345678}"])
+
+
+def neg_version(rng: random.Random) -> str:
+    a, b, c = rng.randint(0, 30), rng.randint(0, 200), rng.randint(0, 99)
+    return rng.choice([f"{a}.{b}.{c}", f"v{a}.{b}.{c}", f"{a}.{b}.{c}-rc.{rng.randint(1, 9)}",
+                       f"{a}.{b}.{c}+cpu", f"{a}.{b}.{c}rc1", f"go{a}.{b}.{c}",
+                       f"Python/{a}.{b}.{c}", f"opentelemetry-sdk=={a}.{b}.{c}",
+                       f"v{a}.{b}.{c}.{rng.randint(0, 9)}",
+                       f"{a}.{b}.{c}.{rng.randint(1000, 99999)}",
+                       f"nginx:{a}.{b}.{c}-alpine", f"{a}.{b}", f"0.{rng.randint(100, 140)}.0",
+                       f"{a}.{b}.{c}.{rng.randint(0, 9)}-beta"])
+
+
+def neg_bad_checksum(rng: random.Random) -> str:
+    which = rng.choice(["card", "iban", "ssn", "nanp"])
+    if which == "card":
+        while True:
+            prefix, length = rng.choice([("4", 16), ("51", 16), ("37", 15), ("6011", 16)])
+            good = _luhn_complete(prefix, length, rng)
+            bad = good[:-1] + str((int(good[-1]) + rng.randint(1, 9)) % 10)
+            return rng.choice([bad, _group(bad, (4, 4, 4, 4), " ") if length == 16 else bad])
+    if which == "iban":
+        return iban(rng, valid=False)
+    if which == "ssn":
+        area = rng.choice(["000", "666", f"9{rng.randint(0, 99):02d}"])
+        return f"{area}-{rng.randint(1, 99):02d}-{rng.randint(1, 9999):04d}"
+    # NANP numbers whose area code starts with 1 do not exist (0xx would be a national
+    # number elsewhere, e.g. Irish mobiles, so it is not a negative).
+    return (f"1{rng.randint(10, 99)}-{rng.randint(0, 1)}{rng.randint(10, 99)}-"
+            f"{rng.randint(0, 9999):04d}")
+
+
+def neg_telemetry(rng: random.Random) -> str:
+    return rng.choice([
+        f"gen_ai.usage.input_tokens={rng.randint(1, 100000)}",
+        f"ttft={rng.random():.4f}s tpot={rng.random() / 10:.5f}s",
+        f"latency_ms={rng.randint(1, 60000)} queue_ms={rng.randint(0, 9999)}",
+        f"servescope-{_hex(rng, 10)}-{_rand(rng, 5, string.ascii_lowercase + string.digits)}",
+        "POST /v1/chat/completions 200", f"model=llama-3.1-{rng.randint(1, 70)}b-instruct",
+        f"Qwen2.5-{rng.randint(1, 72)}B-Instruct", f"memory: {rng.randint(64, 4096)}Mi",
+        f"kv_blocks_used={rng.randint(0, 4096)}/{rng.randint(4096, 16384)}",
+        f"max_tokens={rng.randint(1, 8192)} temperature=0.{rng.randint(0, 9)}",
+        f"batch_size={rng.randint(1, 256)} step={rng.randint(1, 10**7)}",
+        f"bytes_sent={rng.randint(10**6, 10**9)}",
+        f"{rng.randint(0, 100)}% of {rng.randint(1, 999)}",
+        f"grpc.status_code={rng.randint(0, 16)} attempt={rng.randint(1, 6)}",
+        f"/metrics scrape took {rng.randint(1, 999)}ms", "finish_reason=stop",
+        f"pid={rng.randint(1, 99999)} thread={rng.randint(10**14, 10**15)}",
+        f"localhost:{rng.randint(1024, 65535)}", f"port {rng.randint(1024, 65535)}",
+        f"shape=[{rng.randint(1, 64)}, {rng.randint(1, 4096)}, {rng.randint(1, 128)}]",
+    ])
+
+
+NEGATIVES: dict[str, Callable[[random.Random], str]] = {
+    "trace_span_ids": neg_trace_ids, "uuid": neg_uuid, "hex_digest": neg_digest,
+    "timestamp": neg_timestamp, "epoch": neg_epoch, "version": neg_version,
+    "failed_checksum": neg_bad_checksum, "telemetry": neg_telemetry,
+}
+
+
+def build(seed: int = SEED, per_kind: int = PER_KIND,
+          per_negative: int = PER_NEGATIVE) -> list[Sample]:
+    rng = random.Random(seed)
+    samples: list[Sample] = []
+    for kind, make in POSITIVES.items():
+        for i in range(per_kind):
+            raw = make(rng)
+            context = _CONTEXTS[i % len(_CONTEXTS)]
+            if kind == "private_key" and "{{" in context:
+                context = "{v}"
+            samples.append(Sample(context.format(v=raw), kind, _planted(kind, raw)))
+    for group, make in NEGATIVES.items():
+        for i in range(per_negative):
+            context = _CONTEXTS[i % len(_CONTEXTS)]
+            samples.append(Sample(context.format(v=make(rng)), None, group, group))
+    return samples
