@@ -572,24 +572,30 @@ class Scheduler:
         return out
 
     def _step(self, rows: list[_Row]) -> list[tuple[RequestRecorder, int, int]]:
+        """Prefill chunks in one forward, decode rows (with drafts) in another: a decode row
+        padded to a prompt chunk's width would waste most of its compute."""
         self.steps += 1
-        try:
-            greedy = self._forward(rows)
-        except InjectedFault as fault:
-            for seq in fault.seqs:
-                self.terminate(seq, FinishReason.ERROR)
-            return []  # the rest of the batch runs at the next iteration
-        except Exception:
-            _log.exception("forward step failed; finishing its batch with error")
-            for row in rows:
-                self.terminate(row.seq, FinishReason.ERROR)
-            return []
         now = self.telemetry.clock()
         advanced = []
-        for row, tokens in zip(rows, greedy, strict=True):
-            n_commit = self._commit(row, tokens, now)
-            if n_commit or row.drafts:
-                advanced.append((row.seq.recorder, n_commit, len(row.drafts)))
+        for group in ([r for r in rows if r.prefill], [r for r in rows if not r.prefill]):
+            if not group:
+                continue
+            try:
+                greedy = self._forward(group)
+            except InjectedFault as fault:
+                for seq in fault.seqs:
+                    self.terminate(seq, FinishReason.ERROR)
+                continue  # the rest of the batch runs at the next iteration
+            except Exception:
+                _log.exception("forward step failed; finishing its batch with error")
+                for row in group:
+                    self.terminate(row.seq, FinishReason.ERROR)
+                continue
+            now = self.telemetry.clock()
+            for row, tokens in zip(group, greedy, strict=True):
+                n_commit = self._commit(row, tokens, now)
+                if n_commit or row.drafts:
+                    advanced.append((row.seq.recorder, n_commit, len(row.drafts)))
         return advanced
 
     def _commit(self, row: _Row, greedy: list[int], now: float) -> int:

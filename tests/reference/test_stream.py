@@ -1,0 +1,143 @@
+"""The bounded stream buffer: credits, watermarks, the end of stream, cross-thread wake-ups."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from servescope.reference.stream import StreamBuffer, StreamOverflow
+
+
+def test_push_beyond_capacity_is_refused() -> None:
+    s = StreamBuffer(3, 1)
+    s.push([1, 2, 3])
+    assert s.credits() == 0 and s.at_high_watermark()
+    with pytest.raises(StreamOverflow):
+        s.push([4])
+    assert s.buffered == 3
+
+
+def test_credit_signal_fires_once_at_the_low_watermark() -> None:
+    fired: list[int] = []
+    s = StreamBuffer(4, 1, on_credit=lambda: fired.append(s.buffered))
+    s.push([1, 2, 3, 4])
+    s.request_credit()
+    assert s.pop(1) == [1] and not fired  # 3 buffered: above the low watermark
+    assert s.pop(1) == [2] and not fired
+    assert s.pop(1) == [3] and fired == [1]  # reached the low watermark
+    s.pop(1)
+    assert fired == [1]
+
+
+def test_credit_request_when_already_low_fires_at_once() -> None:
+    fired: list[bool] = []
+    s = StreamBuffer(4, 2, on_credit=lambda: fired.append(True))
+    s.push([1])
+    s.request_credit()
+    assert fired == [True]
+
+
+def test_close_keeps_the_tail_for_the_writer_and_reports_the_end_once() -> None:
+    ends: list[bool] = []
+    s = StreamBuffer(4, 0, on_drained=lambda: ends.append(True))
+    s.push([1, 2])
+    assert s.close(drop=False) == []
+    assert s.pop(1) == [1] and s.pop(5) == [2]
+    assert s.pop() is None and ends == [True]
+    assert s.pop() is None and ends == [True]
+
+
+def test_close_with_drop_discards_the_tail() -> None:
+    ends: list[bool] = []
+    s = StreamBuffer(4, 0, on_drained=lambda: ends.append(True))
+    s.push([1, 2, 3])
+    assert s.close(drop=True) == [1, 2, 3]
+    assert s.pop() is None and ends == []  # the end was decided, not drained
+    with pytest.raises(StreamOverflow):
+        s.push([4])
+
+
+def test_blocking_get_times_out_with_an_empty_chunk() -> None:
+    s = StreamBuffer(2, 0)
+    assert s.get(0.01) == []
+    threading.Timer(0.02, lambda: s.push([7])).start()
+    assert s.get(5) == [7]
+
+
+def test_async_consumer_is_woken_from_another_thread() -> None:
+    s = StreamBuffer(2, 0)
+
+    def produce() -> None:
+        for i in range(10):
+            while s.credits() == 0:
+                threading.Event().wait(0.001)
+            s.push([i])
+        s.close(drop=False)
+
+    async def consume() -> list[int]:
+        out: list[int] = []
+        while (chunk := await s.next(3)) is not None:
+            out += chunk
+        return out
+
+    t = threading.Thread(target=produce)
+    t.start()
+    assert asyncio.run(asyncio.wait_for(consume(), 10)) == list(range(10))
+    t.join()
+    assert s.peak <= 2
+
+
+def test_unbounded_stream_grows() -> None:
+    s = StreamBuffer(None)
+    s.push(list(range(1000)))
+    assert s.buffered == 1000 and not s.at_high_watermark()
+
+
+@settings(max_examples=200, deadline=None)
+@given(capacity=st.integers(1, 8), data=st.data())
+def test_generated_but_unsent_never_exceeds_capacity(capacity: int, data: st.DataObject) -> None:
+    """Any interleaving of a credit-respecting producer and a consumer stays within capacity,
+    and every token comes out once, in order."""
+    low = data.draw(st.integers(0, capacity - 1))
+    s = StreamBuffer(capacity, low)
+    produced = consumed = 0
+    out: list[int] = []
+    for op in data.draw(st.lists(st.tuples(st.booleans(), st.integers(1, 5)), max_size=60)):
+        push, n = op
+        if push:
+            n = min(n, s.credits())
+            s.push(list(range(produced, produced + n)))
+            produced += n
+        else:
+            chunk = s.pop(n)
+            assert chunk is not None
+            out += chunk
+            consumed += len(chunk)
+        assert produced - consumed == s.buffered <= capacity
+    assert out == list(range(consumed))
+
+
+def test_threaded_producer_consumer_keeps_the_bound() -> None:
+    rng = random.Random(3)
+    s = StreamBuffer(5, 2)
+    seen: list[int] = []
+
+    def consume() -> None:
+        while (chunk := s.get(5, max_tokens=rng.randint(1, 3))) is not None:
+            seen.extend(chunk)
+
+    t = threading.Thread(target=consume)
+    t.start()
+    for i in range(500):
+        while s.credits() == 0:
+            threading.Event().wait(0.0001)
+        s.push([i])
+        assert s.buffered <= 5
+    s.close(drop=False)
+    t.join(10)
+    assert seen == list(range(500)) and s.peak <= 5
