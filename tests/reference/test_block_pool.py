@@ -46,7 +46,7 @@ def test_shared_prefix_blocks_are_refcounted_and_freed_at_zero() -> None:
     first = pool.allocate(3)
     for block, h in zip(first, hashes, strict=False):
         pool.register(block, h)
-    second = pool.match_prefix(block_hashes(prompt[:9] + [99], 4))
+    second = pool.match_prefix(block_hashes([*prompt[:9], 99], 4))
     assert second.blocks == first[:2] and second.hits == 2 and second.queried == 2
     assert [pool.refcount(b) for b in first] == [2, 2, 1]
     pool.free(first)  # the first request ends: shared blocks stay held by the second
@@ -62,7 +62,7 @@ def test_a_different_prefix_misses_from_the_first_differing_block() -> None:
     blocks = pool.allocate(2)
     for block, h in zip(blocks, block_hashes(list(range(8)), 4), strict=True):
         pool.register(block, h)
-    other = list(range(4)) + [7, 7, 7, 7]
+    other = [0, 1, 2, 3, 7, 7, 7, 7]
     match = pool.match_prefix(block_hashes(other, 4))
     assert match.hits == 1 and match.queried == 2
     # same second block content after a different first block: a different chained hash
