@@ -1,0 +1,103 @@
+"""The rule-file vocabulary: rules, groups, timing knobs and the naming of recorded series."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Alert", "Group", "Options", "Record", "RuleTiming", "Thresholds", "slug"]
+
+
+@dataclass(frozen=True)
+class RuleTiming:
+    """How long a condition must hold before alerting, and diagnostic rate windows.
+
+    The committed rules use :meth:`default`; the live integration test loads the same rules
+    generated with :meth:`fast` so that a fault fires within seconds, not minutes.
+    """
+
+    burn_for: str = "2m"
+    diagnostic_for: str = "5m"
+    target_for: str = "2m"
+    diagnostic_window: str = "5m"
+
+    @staticmethod
+    def default() -> RuleTiming:
+        return RuleTiming()
+
+    @staticmethod
+    def fast() -> RuleTiming:
+        return RuleTiming(burn_for="0s", diagnostic_for="0s", target_for="0s",
+                          diagnostic_window="30s")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Diagnostic thresholds (each is rendered into the alert's description)."""
+
+    kv_usage_high: float = 0.9
+    queue_low: float = 1.0
+    discarded_ratio: float = 0.1
+    cancel_ratio: float = 0.2
+    error_ratio: float = 0.05
+
+
+@dataclass(frozen=True)
+class Options:
+    """What varies between deployments: the scrape job, runbook location, timing."""
+
+    job_regex: str = "servescope"
+    runbook_base: str = "alerts/runbooks.md"
+    timing: RuleTiming = field(default_factory=RuleTiming)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+
+    def runbook(self, alert: str) -> str:
+        return f"{self.runbook_base}#{slug(alert)}"
+
+
+def slug(heading: str) -> str:
+    """The anchor GitHub (and most Markdown renderers) give a heading."""
+    return "".join(c for c in heading.lower().replace(" ", "-") if c.isalnum() or c in "-_")
+
+
+@dataclass(frozen=True)
+class Record:
+    record: str
+    expr: str
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"record": self.record, "expr": self.expr}
+        if self.labels:
+            out["labels"] = dict(self.labels)
+        return out
+
+
+@dataclass(frozen=True)
+class Alert:
+    alert: str
+    expr: str
+    severity: str
+    summary: str
+    description: str
+    runbook_url: str
+    for_: str = "0s"
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"alert": self.alert, "expr": self.expr}
+        if self.for_ not in ("0s", "0m", ""):
+            out["for"] = self.for_
+        out["labels"] = {"severity": self.severity, **self.labels}
+        out["annotations"] = {"summary": self.summary, "description": self.description,
+                              "runbook_url": self.runbook_url}
+        return out
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    rules: tuple[Record | Alert, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "rules": [r.to_dict() for r in self.rules]}

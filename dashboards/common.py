@@ -1,0 +1,79 @@
+"""What every generated dashboard shares: the context, the variables and the links."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.slo import SLOSpec
+
+from .flavor import Flavor
+from .panels import DATASOURCE
+from .promql import Query
+from .sdk import db, dm
+
+__all__ = ["TAG", "UIDS", "Ctx", "dashboard_links", "variables"]
+
+TAG = "servescope"
+
+#: Stable uids: links between dashboards and bookmarks survive regeneration.
+UIDS = {
+    "overview": "servescope-overview",
+    "latency": "servescope-latency",
+    "capacity": "servescope-capacity",
+    "transport": "servescope-transport",
+    "pipeline": "servescope-pipeline",
+}
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """The inputs of a dashboard: the SLO spec, the metric flavor, and the query scope."""
+
+    slo: SLOSpec
+    flavor: Flavor
+    q: Query = field(default_factory=Query)
+
+    @staticmethod
+    def for_dashboards(slo: SLOSpec, flavor: Flavor) -> Ctx:
+        matchers = {"job": '=~"$job"', "instance": '=~"$instance"', cat.MODEL: '=~"$model"'}
+        return Ctx(slo, flavor, Query(matchers, "$__rate_interval", flavor.rename))
+
+    def uid(self, key: str) -> str:
+        return self.flavor.uid_prefix + UIDS[key]
+
+    def title(self, text: str) -> str:
+        return f"{self.flavor.title_prefix}{text}"
+
+
+def _query_variable(name: str, label: str, query: str, description: str) -> Any:
+    return (db.QueryVariable(name).label(label).description(description)
+            .datasource(DATASOURCE).query(query)
+            .refresh(dm.VariableRefresh.ON_TIME_RANGE_CHANGED)
+            .sort(dm.VariableSort.ALPHABETICAL_ASC)
+            .multi(True).include_all(True).all_value(".*"))
+
+
+def variables(ctx: Ctx) -> list[Any]:
+    """datasource, job, instance and model: the variables of every dashboard."""
+    presence = ctx.flavor.presence_series
+    model_series, model_label = ctx.flavor.model_series
+    return [
+        db.DatasourceVariable("datasource").label("Data source").type("prometheus")
+        .description("The Prometheus that scrapes the inference servers."),
+        _query_variable("job", "job", f"label_values({presence}, job)",
+                        "Scrape job(s) of the inference servers."),
+        _query_variable("instance", "instance",
+                        f'label_values({presence}{{job=~"$job"}}, instance)',
+                        "Server replica(s); All shows the fleet."),
+        _query_variable("model", "model",
+                        f'label_values({model_series}{{job=~"$job"}}, {model_label})',
+                        "Model(s) served."),
+    ]
+
+
+def dashboard_links(ctx: Ctx) -> list[Any]:
+    """One dropdown linking the pack's dashboards, keeping time range and variables."""
+    return [db.DashboardLink("servescope").type(dm.DashboardLinkType.DASHBOARDS)
+            .tags([ctx.flavor.tag]).as_dropdown(True).include_vars(True).keep_time(True)]

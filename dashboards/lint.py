@@ -1,0 +1,105 @@
+"""Checks every generated dashboard must pass (used by the tests; usable on any dashboard).
+
+* every series a query names is in the catalog, written by Prometheus, or a recording rule;
+* counters and histogram series only appear under rate/irate/increase, inside an aggregation;
+* every rate uses ``$__rate_interval`` (``increase`` may also span ``$__range``);
+* every panel has a title, a description, a unit and the ``$datasource`` datasource;
+* the datasource/job/instance/model variables exist.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.catalog import Kind
+
+from .promql import PROMETHEUS_SERIES, SELECTOR
+
+__all__ = ["REQUIRED_VARIABLES", "convention_errors", "panels", "series_errors", "targets"]
+
+REQUIRED_VARIABLES = ("datasource", "job", "instance", "model")
+_RANGE = re.compile(r"\[([^\]]+)\]")
+_AGGREGATED = re.compile(r"(sum|max|min|avg|count)(\s+by\s*\([^)]*\))?\s*\(\s*$")
+
+
+def panels(dashboard: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every panel that is not a row (nested rows included)."""
+    for panel in dashboard.get("panels", []):
+        if panel.get("type") == "row":
+            yield from panels(panel)
+        else:
+            yield panel
+
+
+def targets(dashboard: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
+    for panel in panels(dashboard):
+        for target in panel.get("targets", []):
+            yield panel, target.get("expr", "")
+
+
+def _rated_series() -> set[str]:
+    out = set()
+    for spec in cat.CATALOG:
+        if spec.kind is Kind.COUNTER:
+            out.add(spec.sample_name)
+        elif spec.kind is Kind.HISTOGRAM:
+            out.update(f"{spec.name}{s}" for s in ("_bucket", "_count", "_sum"))
+    return out
+
+
+def series_errors(exprs: Iterable[str], recorded: Iterable[str] = ()) -> list[str]:
+    """Series named by ``exprs`` that nothing produces."""
+    known = {s for spec in cat.CATALOG for s in cat.series_names(spec)}
+    known |= PROMETHEUS_SERIES | set(recorded)
+    errors = []
+    for expr in exprs:
+        for name in sorted(set(SELECTOR.findall(expr)) - known):
+            errors.append(f"{name}: not in the catalog (query: {expr[:120]})")
+    return errors
+
+
+def _selector_errors(expr: str) -> list[str]:
+    errors = []
+    rated = _rated_series()
+    for match in SELECTOR.finditer(expr):
+        name = match.group(1)
+        if name not in rated:
+            continue
+        before = expr[:match.start()]
+        fn = re.search(r"(rate|irate|increase)\(\s*$", before)
+        if fn is None:
+            errors.append(f"{name}: a counter/histogram series outside rate/increase")
+            continue
+        if not _AGGREGATED.search(before[:fn.start()]):
+            errors.append(f"{name}: {fn.group(1)}() not inside an aggregation")
+        window = _RANGE.match(expr, expr.index("}", match.end()) + 1)
+        allowed = {"$__rate_interval"} | ({"$__range"} if fn.group(1) == "increase" else set())
+        if window is None or window.group(1) not in allowed:
+            errors.append(f"{name}: {fn.group(1)}() window is not $__rate_interval")
+    return errors
+
+
+def convention_errors(dashboard: dict[str, Any]) -> list[str]:
+    errors = []
+    names = {v.get("name") for v in dashboard.get("templating", {}).get("list", [])}
+    errors += [f"variable {v!r} missing" for v in REQUIRED_VARIABLES if v not in names]
+    if not dashboard.get("uid"):
+        errors.append("dashboard has no uid")
+    for panel in panels(dashboard):
+        title = panel.get("title") or "<untitled>"
+        if not panel.get("title"):
+            errors.append("a panel has no title")
+        if not panel.get("description"):
+            errors.append(f"{title}: no description")
+        if not panel.get("fieldConfig", {}).get("defaults", {}).get("unit"):
+            errors.append(f"{title}: no unit")
+        if panel.get("datasource", {}).get("uid") != "${datasource}":
+            errors.append(f"{title}: datasource is not the $datasource variable")
+        if not panel.get("targets"):
+            errors.append(f"{title}: no query")
+        for target in panel.get("targets", []):
+            errors += [f"{title}: {e}" for e in _selector_errors(target.get("expr", ""))]
+    return errors

@@ -1,0 +1,158 @@
+"""The overview: SLO attainment and burn, goodput beside load, the whole request flow."""
+
+from __future__ import annotations
+
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.status import FinishReason
+
+from .common import Ctx, dashboard_links, variables
+from .panels import Board, Target, single, trend
+
+__all__ = ["build", "latency_quantiles"]
+
+QUANTILES = (0.5, 0.95, 0.99)
+
+
+def _bad_reasons(ctx: Ctx) -> str:
+    reasons = sorted(ctx.flavor.reason(r.value) for r in ctx.slo.bad_finish_reasons)
+    return f'=~"{"|".join(reasons)}"'
+
+
+def availability(ctx: Ctx, fn: str = "rate") -> str:
+    """Share of terminal requests not ending in a bad finish reason."""
+    q = ctx.q
+    bad = q.rate(cat.FINISHED, fn=fn, finish_reason=_bad_reasons(ctx))
+    return f"(1 - ({bad} or vector(0)) / {q.rate(cat.FINISHED, fn=fn)})"
+
+
+def _slo_stats(ctx: Ctx) -> list[object]:
+    slo, ranged = ctx.slo, ctx.q.with_window("$__range")
+    ttft, tpot = slo.ttft, slo.tpot
+    rctx = Ctx(slo, ctx.flavor, ranged)
+    return [
+        single("TTFT SLO attainment", f"Share of requests whose server-side time to first token "
+               f"was at most {ttft.threshold_seconds:g} s over the selected range (target "
+               f"{ttft.target:.2%}). Counted from the TTFT histogram's bucket at the threshold.",
+               "percentunit", Target(ranged.within(cat.SERVER_TTFT, ttft.threshold_seconds,
+                                                   fn="increase")),
+               good_above=ttft.target, decimals=2),
+        single("TPOT SLO attainment", f"Share of requests whose time per output token was at "
+               f"most {tpot.threshold_seconds:g} s over the selected range (target "
+               f"{tpot.target:.2%}).", "percentunit",
+               Target(ranged.within(cat.TPOT, tpot.threshold_seconds, fn="increase")),
+               good_above=tpot.target, decimals=2),
+        single("Availability", f"Share of terminal requests not ending in "
+               f"{', '.join(sorted(r.value for r in slo.bad_finish_reasons))} over the selected "
+               f"range (target {slo.availability_target:.2%}).", "percentunit",
+               Target(availability(rctx, fn="increase")),
+               good_above=slo.availability_target, decimals=3),
+        single("Goodput share", "Good requests (finished stop/length within the TTFT and TPOT "
+               "SLOs) as a share of attempted load (cancellations and rejections counted) over "
+               "the selected range.", "percentunit",
+               Target(f"({ranged.rate(cat.GOOD, fn='increase')} / "
+                      f"{ranged.rate(cat.ATTEMPTED, fn='increase')})"), decimals=2),
+    ]
+
+
+def _burn(ctx: Ctx) -> object:
+    q, slo = ctx.q, ctx.slo
+    fast = max(w.burn_rate for w in slo.alert_windows)
+    slow = min(w.burn_rate for w in slo.alert_windows if w.severity == "page") \
+        if any(w.severity == "page" for w in slo.alert_windows) else fast
+    ttft = f"(1 - {q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds)}) / " \
+           f"{1 - slo.ttft.target:.6g}"
+    tpot = f"(1 - {q.within(cat.TPOT, slo.tpot.threshold_seconds)}) / {1 - slo.tpot.target:.6g}"
+    avail = f"(1 - {availability(ctx)}) / {1 - slo.availability_target:.6g}"
+    return trend(
+        "Error-budget burn rate", "How fast each SLO spends its error budget: 1 spends it "
+        f"exactly over the {slo.period} period; the dashed lines are the page thresholds "
+        f"({slow:g}x and {fast:g}x, see the burn-rate alerts).", "x",
+        [Target(ttft, "TTFT"), Target(tpot, "TPOT"), Target(avail, "availability")],
+        thresholds=(slow, fast), min_value=0, axis_label="burn rate")
+
+
+def latency_quantiles(ctx: Ctx, spec: cat.MetricSpec, title: str, what: str,
+                      threshold: float | None, width: int = 8) -> object:
+    q = ctx.q
+    targets = [Target(q.quantile(p, spec), f"p{round(p * 100)}") for p in QUANTILES]
+    slo_note = f" The dashed line is the SLO threshold ({threshold:g} s)." if threshold else ""
+    return trend(title, f"p50/p95/p99 of {what}, estimated from the histogram buckets "
+                 f"(interpolated inside a bucket).{slo_note}", "s", targets, width=width,
+                 thresholds=(threshold,) if threshold else ())
+
+
+def _flow(ctx: Ctx) -> list[object]:
+    q = ctx.q
+    reason = ctx.flavor.reason
+    return [
+        trend("Goodput beside attempted load", "Goodput: requests per second that finished "
+              "stop/length within the TTFT and TPOT SLOs. Attempted: terminal requests per "
+              "second in the goodput denominator (cancels and rejections included, so a "
+              "falling goodput cannot hide behind shed load).", "reqps",
+              [Target(q.rate(cat.GOOD), "goodput"), Target(q.rate(cat.ATTEMPTED), "attempted"),
+               Target(q.rate(cat.ARRIVED), "arrivals")], axis_label="requests/s"),
+        trend("Request flow", "Arrivals, admissions and rejections per second beside the "
+              "requests cut short (client cancels, errors, deadlines): latency panels only see "
+              "survivors, this panel shows who did not survive.", "reqps",
+              [Target(q.rate(cat.ARRIVED), "arrived"), Target(q.rate(cat.ADMITTED), "admitted"),
+               Target(q.rate(cat.REJECTED), "rejected"),
+               Target(q.rate(cat.FINISHED, finish_reason=reason("client_cancel")),
+                      "cancelled"),
+               Target(q.rate(cat.FINISHED, finish_reason=reason("error")), "errored"),
+               Target(q.rate(cat.FINISHED, finish_reason=reason("deadline")), "deadline")],
+              axis_label="requests/s"),
+        trend("In flight", "Requests arrived and not yet in a terminal state, per replica.",
+              "short", [Target(q.level(cat.IN_FLIGHT, "instance"), "{{instance}}")],
+              axis_label="requests", min_value=0),
+        trend("Finish reasons", "Terminal requests per second by finish reason (stacked): "
+              "every request ends in exactly one of "
+              f"{', '.join(r.value for r in FinishReason)}.", "reqps",
+              [Target(q.rate(cat.FINISHED, cat.FINISH_REASON), "{{finish_reason}}")],
+              stacked=True, axis_label="requests/s"),
+    ]
+
+
+def _correlate(ctx: Ctx) -> list[object]:
+    q, slo = ctx.q, ctx.slo
+    kv = f"({q.level(cat.KV_BLOCKS_USED, 'instance')} / " \
+         f"{q.level(cat.KV_BLOCKS_TOTAL, 'instance')})"
+    return [
+        trend("TTFT p95", "Server-side TTFT p95 per replica. Read it with the two panels to "
+              "the right: a rise with a growing queue is admission/capacity, with full KV is KV "
+              "pressure, with neither is prefill or transport.", "s",
+              [Target(q.quantile(0.95, cat.SERVER_TTFT, "instance"), "{{instance}}")],
+              width=8, thresholds=(slo.ttft.threshold_seconds,)),
+        trend("Queue depth", "Requests waiting for admission, per replica.", "short",
+              [Target(q.level(cat.WAITING, "instance"), "{{instance}}")], width=8,
+              axis_label="requests", min_value=0),
+        trend("KV-cache usage", "Used KV blocks as a share of the pool, per replica.",
+              "percentunit", [Target(kv, "{{instance}}")], width=8, min_value=0),
+        trend("Finish reasons (cut short)", "Requests per second ending cut short, by reason; "
+              "next to it the requests paused by backpressure: slow consumers show up as "
+              "pauses first, then as slow_consumer or deadline finishes.", "reqps",
+              [Target(q.rate(cat.FINISHED, cat.FINISH_REASON,
+                             finish_reason='!~"stop|length"'), "{{finish_reason}}")],
+              axis_label="requests/s"),
+        trend("Paused by backpressure", "Running requests skipped because their stream "
+              "buffer is at the high watermark, per replica.", "short",
+              [Target(q.level(cat.PAUSED, "instance"), "{{instance}}")],
+              axis_label="requests", min_value=0),
+    ]
+
+
+def build(ctx: Ctx) -> Board:
+    slo = ctx.slo
+    board = Board(ctx.uid("overview"), ctx.title("Overview"),
+                  f"SLOs of {slo.service}: attainment, error-budget burn, goodput beside "
+                  "attempted load, and every request's fate.",
+                  (ctx.flavor.tag, "overview"), variables(ctx), dashboard_links(ctx))
+    board.row("Service level", *_slo_stats(ctx), _burn(ctx))
+    board.row("Load and outcomes", *_flow(ctx))
+    board.row("Latency", latency_quantiles(ctx, cat.SERVER_TTFT, "TTFT", "server-side time to "
+                                           "first token", slo.ttft.threshold_seconds),
+              latency_quantiles(ctx, cat.TPOT, "TPOT", "time per output token",
+                                slo.tpot.threshold_seconds),
+              latency_quantiles(ctx, cat.E2E, "End-to-end", "request duration",
+                                slo.e2e.threshold_seconds if slo.e2e else None))
+    board.row("Why (shared time axis)", *_correlate(ctx))
+    return board

@@ -1,0 +1,159 @@
+"""The PromQL vocabulary shared by the dashboard and rule generators.
+
+Every series a generated query names comes from a catalog :class:`MetricSpec` (or a flavor's
+substitute for one), through :meth:`Query.sel`; nothing else writes a metric name. Every selector
+carries braces, so a checker can find each series a query names with one pattern.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.catalog import Kind, MetricSpec
+
+__all__ = [
+    "PROMETHEUS_SERIES",
+    "SELECTOR",
+    "Query",
+    "le_matcher",
+    "le_regex",
+    "series_in",
+]
+
+#: Series Prometheus itself writes for every scrape target (allowed beside the catalog).
+PROMETHEUS_SERIES = frozenset({"up", "scrape_duration_seconds", "scrape_samples_scraped",
+                               "scrape_samples_post_metric_relabeling", "scrape_series_added"})
+
+#: A series name followed by its matchers: how every generated query names a series.
+SELECTOR = re.compile(r"(?<![A-Za-z0-9_:])([A-Za-z_:][A-Za-z0-9_:]*)\{")
+
+
+def series_in(promql: str) -> set[str]:
+    """Every series name a generated query selects (names written as ``name{...}``)."""
+    return set(SELECTOR.findall(promql))
+
+
+def le_regex(threshold: float) -> str:
+    """A regex matching the ``le`` value of ``threshold`` as any exporter may write it.
+
+    prometheus_client writes ``2.0``, Go clients write ``2``, and Prometheus 3 rewrites
+    classic-histogram ``le`` values to the float form; the regex matches every spelling.
+    """
+    value = float(threshold)
+    text = repr(value)
+    if value.is_integer():
+        return f"{int(value)}(\\\\.0)?"
+    return re.escape(text).replace("\\", "\\\\")
+
+
+def le_matcher(threshold: float) -> str:
+    """The ``le`` matcher for an SLO threshold (always a bucket boundary by construction)."""
+    return f'le=~"{le_regex(threshold)}"'
+
+
+@dataclass(frozen=True)
+class Query:
+    """Builds selectors and aggregations within a scope.
+
+    ``matchers`` maps a label key to a matcher applied wherever the metric has that label
+    (``job`` and ``instance`` belong to every scraped series); ``window`` is the range of every
+    rate; ``rename`` maps catalog label keys to the flavor's label names.
+    """
+
+    matchers: Mapping[str, str] = field(default_factory=dict)
+    window: str = "$__rate_interval"
+    rename: Mapping[str, str] = field(default_factory=dict)
+
+    def label(self, key: str) -> str:
+        return self.rename.get(key, key)
+
+    def _applies(self, spec: MetricSpec | None, key: str) -> bool:
+        if key in ("job", "instance"):
+            return True
+        return spec is not None and key in spec.labels
+
+    def sel(self, spec: MetricSpec, suffix: str = "", **extra: str) -> str:
+        """``name{scope matchers, extra matchers}``; extra values are written as given
+        (``stage='"discarded"'``) or, when plain, as equality matchers."""
+        name = spec.sample_name if suffix == "" else f"{spec.name}{suffix}"
+        parts = [f"{self.label(k)}{m}" for k, m in self.matchers.items()
+                 if self._applies(spec, k)]
+        for key, value in extra.items():
+            parts.append(value if key == "le" else f'{self.label(key)}{_matcher(value)}')
+        return f"{name}{{{','.join(parts)}}}"
+
+    def raw(self, series: str, **extra: str) -> str:
+        """A selector for a Prometheus-written series (``up``) or a recording rule."""
+        parts = [f"{self.label(k)}{m}" for k, m in self.matchers.items()
+                 if k in ("job", "instance")]
+        parts += [f"{self.label(k)}{_matcher(v)}" for k, v in extra.items()]
+        return f"{series}{{{','.join(parts)}}}"
+
+    def by(self, *keys: str) -> str:
+        return f" by ({', '.join(self.label(k) for k in keys)})" if keys else ""
+
+    def rate(self, spec: MetricSpec, *by: str, suffix: str = "", fn: str = "rate",
+             **extra: str) -> str:
+        """``sum by (...) (rate(counter[window]))``: counters are always rated and summed."""
+        if spec.kind is Kind.GAUGE:
+            raise ValueError(f"{spec.name} is a gauge; rate() applies to counters/histograms")
+        inner = f"{fn}({self.sel(spec, suffix, **extra)}[{self.window}])"
+        return f"sum{self.by(*by)} ({inner})"
+
+    def level(self, spec: MetricSpec, *by: str, agg: str = "sum", **extra: str) -> str:
+        """A gauge aggregated across series."""
+        if spec.kind is not Kind.GAUGE:
+            raise ValueError(f"{spec.name} is a {spec.kind}; aggregate gauges only")
+        return f"{agg}{self.by(*by)} ({self.sel(spec, **extra)})"
+
+    def quantile(self, q: float, spec: MetricSpec, *by: str, **extra: str) -> str:
+        """``histogram_quantile`` over the summed bucket rates of a classic histogram."""
+        _require_histogram(spec)
+        return (f"histogram_quantile({q}, "
+                f"{self.rate(spec, *by, 'le', suffix='_bucket', **extra)})")
+
+    def buckets(self, spec: MetricSpec, **extra: str) -> str:
+        """Bucket rates summed by ``le``: the heatmap query."""
+        _require_histogram(spec)
+        return self.rate(spec, "le", suffix="_bucket", **extra)
+
+    def under(self, spec: MetricSpec, threshold: float, *by: str, fn: str = "rate") -> str:
+        """Rate of observations at or under ``threshold`` (a bucket boundary)."""
+        _require_histogram(spec)
+        return self.rate(spec, *by, suffix="_bucket", fn=fn, le=le_matcher(threshold))
+
+    def count(self, spec: MetricSpec, *by: str, fn: str = "rate", **extra: str) -> str:
+        _require_histogram(spec)
+        return self.rate(spec, *by, suffix="_count", fn=fn, **extra)
+
+    def within(self, spec: MetricSpec, threshold: float, *by: str, fn: str = "rate") -> str:
+        """The share of observations at or under ``threshold``."""
+        return f"({self.under(spec, threshold, *by, fn=fn)} / {self.count(spec, *by, fn=fn)})"
+
+    def mean(self, spec: MetricSpec, *by: str) -> str:
+        _require_histogram(spec)
+        return (f"({self.rate(spec, *by, suffix='_sum')} / "
+                f"{self.rate(spec, *by, suffix='_count')})")
+
+    def with_window(self, window: str) -> Query:
+        return Query(self.matchers, window, self.rename)
+
+
+def _matcher(value: str) -> str:
+    """``"x"`` → ``="x"``; ``=~"a|b"`` and other explicit matchers pass through."""
+    if value[:2] in ("=~", "!=", "!~") or value[:1] == "=":
+        return value
+    return f'="{value}"'
+
+
+def _require_histogram(spec: MetricSpec) -> None:
+    if spec.kind is not Kind.HISTOGRAM:
+        raise ValueError(f"{spec.name} is a {spec.kind}, not a histogram")
+
+
+def catalog_series() -> frozenset[str]:
+    """Every series name the catalog lets a query reference."""
+    return frozenset(s for spec in cat.CATALOG for s in cat.series_names(spec))

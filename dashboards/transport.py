@@ -1,0 +1,81 @@
+"""Transport and backpressure: pauses, pause time, buffered and discarded tokens, the five
+token counts (each named on its axis), slow-consumer finishes."""
+
+from __future__ import annotations
+
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.status import TokenStage
+
+from .common import Ctx, dashboard_links, variables
+from .panels import Board, Target, trend
+
+__all__ = ["build"]
+
+_STAGE_NOTES = {
+    TokenStage.PROMPT: "prompt tokens of arriving requests",
+    TokenStage.PROPOSED: "speculative draft tokens proposed",
+    TokenStage.COMMITTED: "tokens accepted into sequences",
+    TokenStage.DELIVERED: "tokens written to client connections",
+    TokenStage.DISCARDED: "tokens committed but never delivered when their request ended",
+}
+
+
+def _backpressure(ctx: Ctx) -> list[object]:
+    q = ctx.q
+    return [
+        trend("Paused requests", "Running requests skipped because their send queue is at "
+              "the high watermark, per replica.", "short",
+              [Target(q.level(cat.PAUSED, "instance"), "{{instance}}")], width=8,
+              axis_label="requests", min_value=0),
+        trend("Backpressure pauses", "Times per second a request was paused by backpressure.",
+              "ops", [Target(q.rate(cat.BP_PAUSES, "instance"), "{{instance}}")], width=8,
+              axis_label="pauses/s"),
+        trend("Pause time", "Seconds of pause accrued per second: the mean number of requests "
+              "paused at any moment.", "short",
+              [Target(q.rate(cat.BP_PAUSED_SECONDS, "instance"), "{{instance}}")], width=8,
+              axis_label="paused seconds/s"),
+        trend("Buffered tokens", "Tokens committed but not yet written to clients, across live "
+              "streams, per replica.", "short",
+              [Target(q.level(cat.STREAM_BUFFERED, "instance"), "{{instance}}")], width=8,
+              axis_label="tokens", min_value=0),
+        trend("Send-queue peak occupancy p95", "Per request, the peak send-queue occupancy as "
+              "a share of its capacity (p50/p95). 100% means the request hit its watermark.",
+              "percentunit", [Target(q.quantile(0.5, cat.STREAM_OCCUPANCY), "p50"),
+                              Target(q.quantile(0.95, cat.STREAM_OCCUPANCY), "p95")],
+              width=8, min_value=0),
+        trend("Slow-consumer finishes", "Requests per second finalized by the slow-consumer "
+              "policy (their KV freed), beside deadline finishes.", "reqps",
+              [Target(q.rate(cat.FINISHED, finish_reason=ctx.flavor.reason("slow_consumer")),
+                      "slow_consumer"),
+               Target(q.rate(cat.FINISHED, finish_reason=ctx.flavor.reason("deadline")),
+                      "deadline")], width=8, axis_label="requests/s"),
+    ]
+
+
+def _tokens(ctx: Ctx) -> list[object]:
+    q = ctx.q
+    panels: list[object] = []
+    for stage in TokenStage:
+        panels.append(trend(
+            f"{stage.value.capitalize()} tokens/s", f"Rate of {_STAGE_NOTES[stage]} "
+            f"(stage=\"{stage.value}\"): the numerator is named on the axis.",
+            "short", [Target(q.rate(cat.TOKENS, "instance", stage=stage.value),
+                             "{{instance}}")],
+            width=8, axis_label=f"{stage.value} tokens/s", min_value=0))
+    ratio = (f"({q.rate(cat.TOKENS, stage=TokenStage.DISCARDED.value)} / "
+             f"{q.rate(cat.TOKENS, stage=TokenStage.COMMITTED.value)})")
+    panels.append(trend("Discarded / committed", "Share of committed tokens thrown away "
+                        "because their request ended first: compute wasted on consumers that "
+                        "did not read.", "percentunit", [Target(ratio, "discarded/committed")],
+                        width=8, min_value=0))
+    return panels
+
+
+def build(ctx: Ctx) -> Board:
+    board = Board(ctx.uid("transport"), ctx.title("Transport and backpressure"),
+                  "Backpressure from slow consumers, buffered and discarded tokens, and the "
+                  "five token counts as rates.",
+                  (ctx.flavor.tag, "transport"), variables(ctx), dashboard_links(ctx))
+    board.row("Backpressure", *_backpressure(ctx))
+    board.row("Token counts", *_tokens(ctx))
+    return board

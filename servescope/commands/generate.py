@@ -1,0 +1,94 @@
+"""``servescope generate [--check] [--flavor NAME] [--out DIR] [--slo FILE]``.
+
+Writes the generated dashboards, Prometheus rules and their promtool unit tests under DIR (the
+repository root by default, where they are committed). ``--check`` writes nothing and exits 1
+when any committed file differs from what the generator produces now (or is missing, or is a
+generated file the generator no longer makes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+GENERATED_DIRS = ("dashboards/generated/{flavor}", "alerts/generated/{flavor}")
+
+
+def register(sub: Any) -> None:
+    gen = sub.add_parser("generate", help="write (or --check) the generated dashboards and "
+                         "Prometheus rules")
+    gen.add_argument("--check", action="store_true",
+                     help="write nothing; exit 1 if any generated file is stale")
+    gen.add_argument("--flavor", default="servescope",
+                     help="whose metric names to query: servescope (default) or all")
+    gen.add_argument("--out", default=".", help="repository root to write under (default: .)")
+    gen.add_argument("--slo", default=None, help="SLO spec file (default: the shipped spec)")
+    gen.set_defaults(handler=_handler)
+
+
+def expected_files(flavor: str, slo_path: str | None = None) -> dict[str, str]:
+    """Repository-relative path -> content of every file the generator makes for ``flavor``."""
+    from servescope.alerts.render import render as render_rules
+    from servescope.dashboards.flavor import get_flavor
+    from servescope.dashboards.render import render as render_dashboards
+    from servescope.instrumentation.slo import SLOSpec, load_slo
+
+    slo = load_slo(slo_path) if slo_path else SLOSpec.default()
+    chosen = get_flavor(flavor)
+    return {**render_dashboards(slo, chosen), **render_rules(slo, chosen.name)}
+
+
+def stale_files(root: Path, files: dict[str, str], flavor: str) -> list[str]:
+    """What --check reports: missing, different, and leftover generated files."""
+    stale = []
+    for rel, text in sorted(files.items()):
+        path = root / rel
+        if not path.is_file():
+            stale.append(f"{rel}: missing")
+        elif path.read_text("utf-8") != text:
+            stale.append(f"{rel}: differs from the generator's output")
+    for pattern in GENERATED_DIRS:
+        folder = root / pattern.format(flavor=flavor)
+        if folder.is_dir():
+            for path in sorted(folder.iterdir()):
+                rel = path.relative_to(root).as_posix()
+                if rel not in files:
+                    stale.append(f"{rel}: no longer generated")
+    return stale
+
+
+def _flavors(name: str) -> list[str]:
+    from servescope.dashboards.flavor import FLAVORS
+
+    return list(FLAVORS) if name == "all" else [name]
+
+
+def _handler(args: argparse.Namespace) -> int:
+    from servescope.instrumentation.slo import SLOError
+
+    root = Path(args.out)
+    try:
+        flavors = _flavors(args.flavor)
+        generated = {f: expected_files(f, args.slo) for f in flavors}
+    except (SLOError, ValueError) as exc:
+        print(f"servescope generate: {exc}", file=sys.stderr)
+        return 2
+    if args.check:
+        problems = [p for f in flavors for p in stale_files(root, generated[f], f)]
+        for problem in problems:
+            print(f"stale: {problem}", file=sys.stderr)
+        if problems:
+            print("run `servescope generate` and commit the result", file=sys.stderr)
+            return 1
+        print(f"generated files are up to date ({sum(map(len, generated.values()))} files)")
+        return 0
+    for files in generated.values():
+        for rel, text in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.is_file() or path.read_text("utf-8") != text:
+                path.write_text(text, "utf-8")
+                print(f"wrote {rel}")
+    return 0

@@ -1,0 +1,158 @@
+"""The committed dashboards: schema-valid, conventional, catalog-only, complete, fresh."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from servescope.cli import main
+from servescope.dashboards import lint
+from servescope.dashboards.common import UIDS
+from servescope.dashboards.flavor import SERVESCOPE
+from servescope.dashboards.render import dashboards
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.slo import SLOSpec, parse_slo
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATED = ROOT / "dashboards" / "generated" / "servescope"
+SCHEMA = json.loads((ROOT.parent / "shared" / "schemas" /
+                     "grafana-dashboard.jsonschema.json").read_text()) \
+    if (ROOT.parent / "shared" / "schemas").is_dir() else None
+
+
+def committed() -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in sorted(GENERATED.glob("*.json"))}
+
+
+def test_every_dashboard_is_committed() -> None:
+    assert set(committed()) == set(UIDS)
+
+
+@pytest.mark.skipif(SCHEMA is None, reason="shared/schemas not present in this checkout")
+@pytest.mark.parametrize("key", sorted(UIDS))
+def test_dashboard_validates_against_grafana_schema(key: str) -> None:
+    validator = jsonschema.Draft7Validator(SCHEMA)
+    errors = [f"{list(e.absolute_path)}: {e.message}"
+              for e in validator.iter_errors(committed()[key])]
+    assert errors == []
+
+
+@pytest.mark.skipif(SCHEMA is None, reason="shared/schemas not present in this checkout")
+def test_schema_rejects_a_broken_dashboard() -> None:
+    broken = committed()["overview"]
+    broken["panels"][1]["gridPos"] = {"h": "tall"}
+    assert list(jsonschema.Draft7Validator(SCHEMA).iter_errors(broken))
+
+
+@pytest.mark.parametrize("key", sorted(UIDS))
+def test_conventions(key: str) -> None:
+    board = committed()[key]
+    assert lint.convention_errors(board) == []
+    assert board["uid"] == UIDS[key]
+    assert board["graphTooltip"] == 1  # shared crosshair: one time axis across panels
+    ids = [p["id"] for p in board["panels"]]
+    assert len(ids) == len(set(ids))
+
+
+def test_lint_catches_convention_breaks() -> None:
+    board = committed()["overview"]
+    panel = next(lint.panels(board))
+    panel["description"] = ""
+    panel["fieldConfig"]["defaults"].pop("unit")
+    panel["targets"][0]["expr"] = f"{cat.ARRIVED.sample_name}{{}}"
+    board["panels"].append({"type": "timeseries", "title": "raw rate", "description": "d",
+                            "datasource": {"uid": "${datasource}"},
+                            "fieldConfig": {"defaults": {"unit": "s"}},
+                            "targets": [{"expr": f"rate({cat.TOKENS.sample_name}{{}}[5m])"}]})
+    errors = "\n".join(lint.convention_errors(board))
+    assert "no description" in errors and "no unit" in errors
+    assert "outside rate/increase" in errors
+    assert "not inside an aggregation" in errors and "not $__rate_interval" in errors
+
+
+def test_every_series_is_in_the_catalog() -> None:
+    exprs = [e for board in committed().values() for _, e in lint.targets(board)]
+    exprs += [v["query"] for board in committed().values()
+              for v in board["templating"]["list"] if v["type"] == "query"]
+    assert lint.series_errors(exprs) == []
+    assert lint.series_errors(["sum(rate(servescope_not_a_metric_total{}[5m]))"])
+
+
+def test_every_catalog_family_is_on_a_dashboard() -> None:
+    text = "\n".join(e for board in committed().values() for _, e in lint.targets(board))
+    missing = [spec.name for spec in cat.CATALOG if spec.name not in text]
+    assert missing == []
+
+
+def test_five_token_counts_each_name_their_numerator_on_the_axis() -> None:
+    transport = committed()["transport"]
+    labels = {p["fieldConfig"]["defaults"]["custom"].get("axisLabel")
+              for p in lint.panels(transport)}
+    for stage in ("prompt", "proposed", "committed", "delivered", "discarded"):
+        assert f"{stage} tokens/s" in labels
+
+
+def _row_of(board: dict, title: str) -> int:
+    panel = next(p for p in lint.panels(board) if p["title"] == title)
+    return int(panel["gridPos"]["y"])
+
+
+def test_panels_that_explain_each_other_sit_side_by_side() -> None:
+    overview = committed()["overview"]
+    assert _row_of(overview, "TTFT p95") == _row_of(overview, "Queue depth") \
+        == _row_of(overview, "KV-cache usage")
+    assert _row_of(overview, "Finish reasons (cut short)") == \
+        _row_of(overview, "Paused by backpressure")
+
+
+def test_heatmaps_query_exemplars() -> None:
+    heatmaps = [p for b in committed().values() for p in lint.panels(b)
+                if p["type"] == "heatmap"]
+    assert len(heatmaps) >= 4
+    for panel in heatmaps:
+        target = panel["targets"][0]
+        assert target["exemplar"] is True and target["format"] == "heatmap"
+        assert "by (le)" in target["expr"]
+
+
+def test_slo_thresholds_come_from_the_spec() -> None:
+    spec = parse_slo("version: 1\nttft: {threshold_seconds: 1.5, target: 0.95}\n"
+                     "tpot: {threshold_seconds: 0.05, target: 0.9}\n")
+    overview = dashboards(spec, SERVESCOPE)["overview"]
+    exprs = "\n".join(e for _, e in lint.targets(overview))
+    assert 'le=~"1\\\\.5"' in exprs and 'le=~"0\\\\.05"' in exprs
+    assert 'le=~"2(' not in exprs
+    assert "(target 95.00%)" in json.dumps(overview)
+
+
+def test_generation_is_deterministic() -> None:
+    spec = SLOSpec.default()
+    assert dashboards(spec, SERVESCOPE) == dashboards(spec, SERVESCOPE)
+
+
+def test_generate_check_passes_on_the_committed_files(capsys) -> None:
+    assert main(["generate", "--check", "--out", str(ROOT)]) == 0
+
+
+def test_generate_check_fails_when_a_file_is_stale(tmp_path, capsys) -> None:
+    for folder in ("dashboards/generated", "alerts/generated"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    assert main(["generate", "--check", "--out", str(tmp_path)]) == 0
+    victim = tmp_path / "dashboards/generated/servescope/overview.json"
+    victim.write_text(victim.read_text().replace("TTFT SLO attainment", "TTFT"))
+    (tmp_path / "alerts/generated/servescope/leftover.yaml").write_text("x: 1\n")
+    assert main(["generate", "--check", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "overview.json: differs" in err and "leftover.yaml: no longer generated" in err
+    assert main(["generate", "--out", str(tmp_path)]) == 0
+    (tmp_path / "alerts/generated/servescope/leftover.yaml").unlink()
+    assert main(["generate", "--check", "--out", str(tmp_path)]) == 0
+
+
+def test_generate_rejects_an_unknown_flavor(capsys) -> None:
+    assert main(["generate", "--check", "--flavor", "nope"]) == 2
+    assert "flavor: unknown value 'nope'" in capsys.readouterr().err
