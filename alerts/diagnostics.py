@@ -15,7 +15,7 @@ from servescope.instrumentation.status import FinishReason, TokenStage
 
 from .model import Alert, Group, Options, Record
 
-__all__ = ["RECORDS", "groups"]
+__all__ = ["RECORDS", "burning_limit", "groups"]
 
 BY = ("job", "instance")
 ON = "on (job, instance)"
@@ -50,11 +50,16 @@ def _records(slo: SLOSpec, window: str) -> tuple[Record, ...]:
     )
 
 
-def _burning(slo: SLOSpec, window: str) -> tuple[str, float]:
-    """The per-replica TTFT condition: burning at the smallest paging burn rate."""
+def burning_limit(slo: SLOSpec) -> tuple[float, float]:
+    """(burn rate, TTFT error ratio) above which a replica counts as burning: the smallest
+    paging burn rate of the spec."""
     pages = [w.burn_rate for w in slo.alert_windows if w.severity == "page"]
     burn = min(pages) if pages else min(w.burn_rate for w in slo.alert_windows)
-    limit = burn * (1 - slo.ttft.target)
+    return burn, burn * (1 - slo.ttft.target)
+
+
+def _burning(slo: SLOSpec, window: str) -> tuple[str, float]:
+    burn, limit = burning_limit(slo)
     return f"{RECORDS['ttft']}{window} > {limit:.6g}", burn
 
 

@@ -137,14 +137,13 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     _target(burn)
     _capacity(burn)
     for obj in slo_rules.objectives(slo):
-        for severity in sorted({aw.severity for aw in slo.alert_windows}):
-            name = f"Servescope{obj.name}BudgetBurn{severity.capitalize()}"
-            burn.firing[name] = [({**jm, "slo": obj.key}, 0.5)]
+        _burn_expectation(burn, slo, obj, 0.5)
     for window in slo_rules.windows(slo):
         for key in slo_rules.SLOS:
             burn.records.append((f"{sli}{window}", {**jm, "slo": key}, 0.5))
     burn.firing["ServescopeErrorRatioHigh"] = [({**ji, "finish_reason": "error"}, 0.5)]
-    burn.firing["ServescopeTTFTBurnPrefillOrTransport"] = [(ji, 0.5)]
+    if 0.5 > diagnostics.burning_limit(slo)[1]:
+        burn.firing["ServescopeTTFTBurnPrefillOrTransport"] = [(ji, 0.5)]
     burn.records.append((f"{rec['ttft']}{w}", ji, 0.5))
     out.append(burn)
 
@@ -226,11 +225,19 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     return out
 
 
-def _ttft_burning(s: Scenario, slo: SLOSpec) -> None:
-    """Every request slow: both TTFT burn-rate alerts fire too (error ratio 1)."""
+def _burn_expectation(s: Scenario, slo: SLOSpec, obj: slo_rules.Objective,
+                      ratio: float) -> None:
+    """A burn alert fires when some window pair of its severity is exceeded by ``ratio``."""
     for severity in sorted({aw.severity for aw in slo.alert_windows}):
-        s.firing[f"ServescopeTTFTBudgetBurn{severity.capitalize()}"] = [
-            ({"job": JOB, "model": MODEL, "slo": "ttft"}, 1.0)]
+        pairs = [aw for aw in slo.alert_windows if aw.severity == severity]
+        if any(ratio > aw.burn_rate * obj.budget for aw in pairs):
+            s.firing[f"Servescope{obj.name}BudgetBurn{severity.capitalize()}"] = [
+                ({"job": JOB, "model": MODEL, "slo": obj.key}, ratio)]
+
+
+def _ttft_burning(s: Scenario, slo: SLOSpec) -> None:
+    """Every request slow: the TTFT burn-rate alerts fire too (error ratio 1)."""
+    _burn_expectation(s, slo, slo_rules.objectives(slo)[0], 1.0)
 
 
 def _expected(alert: Alert, firing: list[tuple[dict[str, str], float]]) -> list[dict[str, Any]]:

@@ -1,0 +1,167 @@
+"""The generated rules: promtool-valid, unit-tested firing and silent, catalog-only, documented."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from servescope.alerts import diagnostics, slo_rules
+from servescope.alerts.model import Alert, Options, Record, slug
+from servescope.alerts.render import all_rules, render
+from servescope.dashboards import lint
+from servescope.dashboards.promql import series_in
+from servescope.instrumentation.slo import SLOSpec, parse_slo
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATED = ROOT / "alerts" / "generated" / "servescope"
+RULES, TESTS = GENERATED / "rules.yaml", GENERATED / "rules_test.yaml"
+PROMTOOL = shutil.which("promtool")
+needs_promtool = pytest.mark.skipif(PROMTOOL is None, reason="needs promtool (Debian prometheus)")
+
+
+def promtool(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    assert PROMTOOL is not None
+    return subprocess.run([PROMTOOL, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def rules_doc() -> dict:
+    return yaml.safe_load(RULES.read_text())
+
+
+def alerts() -> list[dict]:
+    return [r for g in rules_doc()["groups"] for r in g["rules"] if "alert" in r]
+
+
+@needs_promtool
+def test_promtool_check_rules() -> None:
+    result = promtool("check", "rules", RULES.name, cwd=GENERATED)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SUCCESS: 43 rules found" in result.stdout
+
+
+@needs_promtool
+def test_promtool_unit_tests_pass() -> None:
+    result = promtool("test", "rules", TESTS.name, cwd=GENERATED)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_unit_tests_cover_every_alert_firing_and_silent() -> None:
+    tests = yaml.safe_load(TESTS.read_text())["tests"]
+    fired: set[str] = set()
+    silent: set[str] = set()
+    for test in tests:
+        for case in test["alert_rule_test"]:
+            (fired if case["exp_alerts"] else silent).add(case["alertname"])
+    names = {a["alert"] for a in alerts()}
+    assert len(names) == 16
+    assert fired == names and silent == names
+
+
+def test_unit_tests_check_every_recording_rule_value() -> None:
+    tests = yaml.safe_load(TESTS.read_text())["tests"]
+    checked = {re.match(r"[^{]+", c["expr"]).group(0)
+               for t in tests for c in t.get("promql_expr_test", [])}
+    recorded = {r["record"] for g in rules_doc()["groups"] for r in g["rules"] if "record" in r}
+    missing = recorded - checked
+    # deriv()/preemption records are read only through the alerts that use them
+    assert missing <= {f"{diagnostics.RECORDS['preempt']}5m"}, missing
+
+
+@needs_promtool
+def test_unit_tests_fail_when_the_le_matcher_breaks(tmp_path) -> None:
+    """The tests can fail: an exact le="2.0" matcher breaks the Go-style exposition case."""
+    text = RULES.read_text().replace('le=~"2(\\\\.0)?"', 'le="2.0"')
+    assert text != RULES.read_text()
+    (tmp_path / RULES.name).write_text(text)
+    shutil.copy(TESTS, tmp_path / TESTS.name)
+    result = promtool("test", "rules", TESTS.name, cwd=tmp_path)
+    assert result.returncode != 0
+    # only the Go-style scenario (le="2") loses its SLI series
+    output = result.stdout + result.stderr
+    assert 'slo="ttft"} 0E+00' in output and "got: nil" in output
+
+
+@needs_promtool
+def test_unit_tests_fail_when_a_threshold_moves(tmp_path) -> None:
+    text = RULES.read_text().replace("> 0.1\n", "> 0.3\n")
+    (tmp_path / RULES.name).write_text(text)
+    shutil.copy(TESTS, tmp_path / TESTS.name)
+    result = promtool("test", "rules", TESTS.name, cwd=tmp_path)
+    assert result.returncode != 0
+    assert "ServescopeSlowConsumersWastingCompute" in result.stdout + result.stderr
+
+
+def test_every_alert_is_documented() -> None:
+    runbooks = (ROOT / "alerts" / "runbooks.md").read_text()
+    anchors = {slug(h) for h in re.findall(r"^## (.+)$", runbooks, re.M)}
+    for alert in alerts():
+        labels, notes = alert["labels"], alert["annotations"]
+        assert labels["severity"] in ("page", "ticket")
+        assert notes["summary"] and "{{ $" in notes["description"] or \
+            alert["alert"] == "ServescopeTargetsMissing"
+        url = notes["runbook_url"]
+        assert url.startswith("alerts/runbooks.md#")
+        assert url.split("#", 1)[1] in anchors, url
+
+
+def test_runbooks_point_at_panels_that_exist() -> None:
+    titles = {}
+    for path in (ROOT / "dashboards" / "generated" / "servescope").glob("*.json"):
+        board = json.loads(path.read_text())
+        name = board["title"].split(" / ", 1)[1]
+        titles[name] = {p["title"] for p in lint.panels(board)}
+    text = re.sub(r"\s+", " ", (ROOT / "alerts" / "runbooks.md").read_text())
+    refs = re.findall(r"\*\*([^*›]+) › ([^*]+)\*\*", text)
+    assert len(refs) > 30
+    for board, panel in refs:
+        assert panel.strip() in titles[board.strip()], f"{board} › {panel}"
+    sections = re.split(r"^## ", (ROOT / "alerts" / "runbooks.md").read_text(), flags=re.M)[1:]
+    for section in sections:
+        assert " › " in section, f"runbook {section.splitlines()[0]} names no panel"
+
+
+def test_rules_name_only_catalog_series() -> None:
+    recorded = [r["record"] for g in rules_doc()["groups"] for r in g["rules"] if "record" in r]
+    exprs = [r["expr"] for g in rules_doc()["groups"] for r in g["rules"]]
+    assert lint.series_errors(exprs, recorded) == []
+    assert lint.series_errors(["sum(rate(gen_ai_nope_seconds_count{}[5m]))"], recorded)
+    names = set().union(*(series_in(e) for e in exprs))
+    assert "gen_ai_server_time_to_first_token_seconds_bucket" in names
+
+
+def test_burn_windows_follow_the_spec_period() -> None:
+    spec = parse_slo("version: 1\nperiod: 7d\nttft: {threshold_seconds: 1.5, target: 0.95}\n"
+                     "tpot: {threshold_seconds: 0.05, target: 0.9}\n")
+    rules = all_rules(spec)
+    windows = {w for aw in spec.alert_windows for w in (aw.long, aw.short)}
+    records = {r.record for r in rules if isinstance(r, Record)}
+    for window in windows:
+        assert f"{slo_rules.SLI_RECORD}{window}" in records
+    page = next(r for r in rules if isinstance(r, Alert)
+                and r.alert == "ServescopeTTFTBudgetBurnPage")
+    assert "(14.4 * 0.05)" in page.expr and 'le=~"1\\\\.5"' in \
+        next(r.expr for r in rules if isinstance(r, Record) and r.labels.get("slo") == "ttft")
+    assert spec.alert_windows[0].long in page.expr
+
+
+@needs_promtool
+def test_rules_for_another_spec_pass_their_own_unit_tests(tmp_path) -> None:
+    spec = parse_slo("version: 1\nperiod: 7d\nttft: {threshold_seconds: 1.5, target: 0.95}\n"
+                     "tpot: {threshold_seconds: 0.05, target: 0.9}\n"
+                     "availability: {target: 0.99, bad_finish_reasons: [error]}\n")
+    for rel, text in render(spec, options=Options(job_regex="servescope")).items():
+        (tmp_path / Path(rel).name).write_text(text)
+    result = promtool("test", "rules", "rules_test.yaml", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_committed_rules_match_default_spec() -> None:
+    assert render(SLOSpec.default())[f"alerts/generated/servescope/{RULES.name}"] == \
+        RULES.read_text()
