@@ -142,7 +142,7 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
         for key in slo_rules.SLOS:
             burn.records.append((f"{sli}{window}", {**jm, "slo": key}, 0.5))
     burn.firing["ServescopeErrorRatioHigh"] = [({**ji, "finish_reason": "error"}, 0.5)]
-    if 0.5 > diagnostics.burning_limit(slo)[1]:
+    if diagnostics.burning_limit(slo)[1] < 0.5:
         burn.firing["ServescopeTTFTBurnPrefillOrTransport"] = [(ji, 0.5)]
     burn.records.append((f"{rec['ttft']}{w}", ji, 0.5))
     out.append(burn)

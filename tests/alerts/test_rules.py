@@ -104,7 +104,7 @@ def test_every_alert_is_documented() -> None:
     for alert in alerts():
         labels, notes = alert["labels"], alert["annotations"]
         assert labels["severity"] in ("page", "ticket")
-        assert notes["summary"] and "{{ $" in notes["description"] or \
+        assert (notes["summary"] and "{{ $" in notes["description"]) or \
             alert["alert"] == "ServescopeTargetsMissing"
         url = notes["runbook_url"]
         assert url.startswith("alerts/runbooks.md#")
