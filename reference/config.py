@@ -125,7 +125,7 @@ class EngineConfig(_FromDict):
     unbounded_streams: bool = False
     fault_every_n_steps: int = 0  # 0 = off; else every n-th step raises for its whole batch
     fault_request_ids: frozenset[str] = frozenset()  # steps including these requests raise
-    drain_timeout_s: float = 30.0  # a finished request's unread tail is dropped after this
+    drain_timeout_s: float = 10.0  # a finished request's tail is dropped after a stall this long
     idle_report_s: float = 1.0  # capacity gauges are refreshed at least this often
 
     def __post_init__(self) -> None:

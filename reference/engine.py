@@ -53,8 +53,17 @@ class RequestHandle:
         return self._stream.get(timeout_s, max_tokens)
 
     def delivered(self, n: int) -> None:
-        """``n`` tokens were written to the client's connection."""
+        """``n`` tokens were written to the client's connection.
+
+        Call it for every popped token that reached the client, also after the end was
+        popped: a stop/length request's recorder is finished once the end was popped and all
+        popped tokens were reported delivered (or the writer stalled ``drain_timeout_s``)."""
         self.recorder.delivered(n)
+        seq = self._seq
+        if seq is not None and n > 0:
+            seq.delivered += n
+            if seq.stream.drained:
+                self._engine._post("drained", seq)
 
     # --- control --------------------------------------------------------------------------
     def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:

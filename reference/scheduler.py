@@ -180,7 +180,10 @@ class Lifecycle:
 class _State(Enum):
     WAITING = "waiting"
     RUNNING = "running"
-    DRAINING = "draining"  # decided stop/length; the writer is still taking the tail
+    # decided stop/length; KV and slot are released, the writer is still taking the tail. The
+    # recorder is finished once the writer has seen the end and reported every popped token
+    # delivered, so late deliveries are not miscounted as discarded.
+    DRAINING = "draining"
     DONE = "done"
 
 
@@ -203,9 +206,16 @@ class Sequence:
     prefilled: bool = False
     paused_at: float | None = None
     drain_since: float | None = None
+    drain_progress: tuple[int, int] = (0, 0)
     fault: bool = False
     committed: int = 0
     proposed: int = 0
+    delivered: int = 0  # reported by the writer's thread (the only writer of this field)
+
+    @property
+    def fully_delivered(self) -> bool:
+        """The writer saw the end and reported every popped token as delivered."""
+        return self.stream.drained and self.delivered >= self.stream.popped
 
     @property
     def recorder(self) -> RequestRecorder:
@@ -395,7 +405,8 @@ class Scheduler:
                 seq = payload if isinstance(payload, Sequence) else self.by_id.get(payload)
                 if seq is not None:
                     seq.fault = True
-            elif kind == "drained" and payload.state is _State.DRAINING:
+            elif (kind == "drained" and payload.state is _State.DRAINING
+                  and payload.fully_delivered):
                 self._end_drain(payload, drop=False)
             # "credit" and "shutdown" only wake the loop
 
@@ -459,6 +470,7 @@ class Scheduler:
         seq.life.release_compute()
         seq.state = _State.DRAINING
         seq.drain_since = now
+        seq.drain_progress = (seq.stream.popped, seq.delivered)
         seq.stream.close(drop=False)
         self.draining.append(seq)
 
@@ -482,7 +494,11 @@ class Scheduler:
                   and now - seq.paused_at > self.config.slow_consumer_timeout_s):
                 self.terminate(seq, FinishReason.SLOW_CONSUMER)
         for seq in list(self.draining):
-            if seq.drain_since is not None and now - seq.drain_since > self.config.drain_timeout_s:
+            progress = (seq.stream.popped, seq.delivered)
+            if progress != seq.drain_progress:  # the writer is still moving: not stuck
+                seq.drain_progress, seq.drain_since = progress, now
+            elif (seq.drain_since is not None
+                  and now - seq.drain_since > self.config.drain_timeout_s):
                 self._end_drain(seq, drop=True)
 
     def _apply_credits(self, now: float) -> None:

@@ -63,6 +63,11 @@ class StreamBuffer:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def drained(self) -> bool:
+        """Closed, and the consumer has popped everything and seen the end."""
+        return self._closed and self._end_seen and not self._queue
+
     def credits(self) -> int:
         """How many tokens may be pushed now (a large number when unbounded)."""
         if self.capacity is None:

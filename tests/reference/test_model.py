@@ -34,6 +34,7 @@ def generate(prompts: list[str], max_tokens: int = 16, **overrides: object
             while (chunk := h.get_chunk(10)) is not None:
                 assert chunk
                 out += chunk
+                h.delivered(len(chunk))
             outs.append(out)
         assert engine.wait_idle(5)
     return outs, handles, engine
