@@ -7,7 +7,7 @@ thread, and wires its counts to ``servescope_redactions_total{kind}``.
 """
 
 from .detectors import CHECKSUMMED_KINDS, DETECTORS, KINDS, Detector, Finding, scan
-from .logs import RedactingFilter, install_log_redaction
+from .logs import RedactingFilter, RedactingLogExporter, install_log_redaction
 from .policy import (
     CONTENT_CAPTURE_ENV,
     Action,
@@ -36,6 +36,7 @@ __all__ = [
     "Policy",
     "PolicyError",
     "RedactingFilter",
+    "RedactingLogExporter",
     "RedactingSpanExporter",
     "RedactionStage",
     "Redactor",

@@ -3,24 +3,27 @@
 Attach it to a handler (``handler.addFilter(RedactingFilter())``), not a logger: a handler's
 filters see records propagated from every child logger. The message is rendered and redacted
 (``msg`` becomes the redacted text, ``args`` empty), tracebacks and stack text are redacted and
-kept as text, and ``extra`` attributes pass the same key policy as span attributes. Each
-record gets ``trace_id``/``span_id`` (hex, empty when no span is current and none was given),
-also set as ``otelTraceID``/``otelSpanID``, so a log line leads to its trace.
+appended to the message (so every handler, the OTLP one included, exports them redacted), and
+``extra`` attributes pass the same key policy as span attributes. Each record gets
+``trace_id``/``span_id`` (hex; empty when no span is current and none was given), so a log
+line leads to its trace. Attach it once per handler chain: counts are per filter.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from opentelemetry import trace
 
 from .policy import Policy
 from .redactor import Place, Redactor
-from .spans import OnRedacted
+from .spans import OnRedacted, ResourceCache
 
-__all__ = ["RedactingFilter", "install_log_redaction"]
+__all__ = ["RedactingFilter", "RedactingLogExporter", "install_log_redaction"]
 
 # Attributes every LogRecord has; anything else on a record came from ``extra``.
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {
@@ -38,8 +41,6 @@ class RedactingFilter(logging.Filter):
         self.on_redacted = on_redacted
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if getattr(record, "_servescope_redacted", False):
-            return True  # already done by another handler's filter
         counts: Counter[str] = Counter()
         try:
             self._redact(record, counts)
@@ -48,7 +49,6 @@ class RedactingFilter(logging.Filter):
             record.exc_info = record.exc_text = record.stack_info = None
             counts["redaction_failed"] += 1
         self._trace_ids(record)
-        record._servescope_redacted = True
         if self.on_redacted is not None:
             for kind, n in counts.items():
                 self.on_redacted(kind, n)
@@ -57,15 +57,16 @@ class RedactingFilter(logging.Filter):
     def _redact(self, record: logging.LogRecord, counts: Counter[str]) -> None:
         r = self.redactor
         limit = r.policy.max_content_chars
-        record.msg = r.redact_text(record.getMessage(), counts, limit=limit)
-        record.args = None
+        message = record.getMessage()
         if record.exc_info and not record.exc_text:
             record.exc_text = logging.Formatter().formatException(record.exc_info)
-        record.exc_info = None  # the raw exception would be re-rendered unredacted
-        if record.exc_text:
-            record.exc_text = r.redact_text(record.exc_text, counts, limit=limit)
+        if record.exc_text:  # the raw exception would be re-rendered unredacted: make it text
+            message = f"{message}\n{record.exc_text}"
         if record.stack_info:
-            record.stack_info = r.redact_text(record.stack_info, counts, limit=limit)
+            message = f"{message}\n{record.stack_info}"
+        record.msg = r.redact_text(message, counts, limit=limit)
+        record.args = None
+        record.exc_info = record.exc_text = record.stack_info = None
         extras = {k: v for k, v in vars(record).items() if k not in _STANDARD
                   and not k.startswith("_")}
         if extras:
@@ -84,8 +85,8 @@ class RedactingFilter(logging.Filter):
             ctx = trace.get_current_span().get_span_context()
             if ctx.is_valid:
                 trace_id, span_id = format(ctx.trace_id, "032x"), format(ctx.span_id, "016x")
-        record.trace_id = record.otelTraceID = trace_id or ""
-        record.span_id = record.otelSpanID = span_id or ""
+        record.trace_id = trace_id or ""
+        record.span_id = span_id or ""
 
 
 def install_log_redaction(handler: logging.Handler, policy: Policy | Redactor | None = None,
@@ -94,3 +95,53 @@ def install_log_redaction(handler: logging.Handler, policy: Policy | Redactor | 
     f = RedactingFilter(policy, on_redacted=on_redacted)
     handler.addFilter(f)
     return f
+
+
+class RedactingLogExporter:
+    """Wraps an OpenTelemetry log record exporter (the SDK's ``LogRecordExporter``): redacts
+    each record's body, attributes and resource on the export thread, so records that never
+    passed a :class:`RedactingFilter` (emitted through the OTel API directly, or the logger
+    provider's resource) leave redacted too. Typed loosely: the SDK's logs API is still
+    underscored."""
+
+    def __init__(self, inner: Any, policy: Policy | Redactor | None = None, *,
+                 on_redacted: OnRedacted | None = None) -> None:
+        self.inner = inner
+        self.redactor = policy if isinstance(policy, Redactor) else Redactor(policy)
+        self.on_redacted = on_redacted
+        self._resources = ResourceCache(self.redactor)
+
+    def export(self, batch: Sequence[Any]) -> Any:
+        counts: Counter[str] = Counter()
+        clean = []
+        for readable in batch:
+            try:
+                clean.append(self._redact(readable, counts))
+            except Exception:  # never export what could not be redacted
+                counts["redaction_failed"] += 1
+        if self.on_redacted is not None:
+            for kind, n in counts.items():
+                self.on_redacted(kind, n)
+        return self.inner.export(clean)
+
+    def _redact(self, readable: Any, counts: Counter[str]) -> Any:
+        r = self.redactor
+        record = copy.copy(readable.log_record)
+        body = record.body
+        if isinstance(body, str):
+            record.body = r.redact_text(body, counts, limit=r.policy.max_content_chars)
+        elif isinstance(body, Mapping):
+            record.body = r.redact_attributes(body, counts, Place.LOG)
+        elif body is not None and not isinstance(body, bool | int | float):
+            record.body = r.redact_text(str(body), counts, limit=r.policy.max_content_chars)
+        record.attributes = r.redact_attributes(record.attributes, counts, Place.LOG)
+        resource = self._resources.redact(readable.resource, counts)
+        return type(readable)(log_record=record, resource=resource,
+                              instrumentation_scope=readable.instrumentation_scope,
+                              limits=readable.limits)
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return bool(self.inner.force_flush(timeout_millis))
+
+    def shutdown(self) -> None:
+        self.inner.shutdown()

@@ -29,6 +29,7 @@ __all__ = [
     "OnRedacted",
     "RedactingSpanExporter",
     "RedactionStage",
+    "ResourceCache",
     "redacting_wrapper",
 ]
 
@@ -37,6 +38,31 @@ OnRedacted = Callable[[str, int], None]
 SUMMARY_COUNT = "servescope.redaction.count"
 FAILED = "redaction_failed"
 _log = logging.getLogger("servescope.redaction")
+
+
+class ResourceCache:
+    """Resources are immutable and shared by every span: redact each one once, count it once."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self.redactor = redactor
+        self._done: dict[int, tuple[Resource, Resource]] = {}
+        self._lock = threading.Lock()
+
+    def redact(self, resource: Resource, totals: Counter[str] | None) -> Resource:
+        with self._lock:
+            hit = self._done.get(id(resource))
+        if hit is not None and hit[0] is resource:
+            return hit[1]
+        counts: Counter[str] = Counter()
+        clean = Resource(self.redactor.redact_attributes(resource.attributes, counts,
+                                                         Place.RESOURCE), resource.schema_url)
+        if totals is not None:
+            totals.update(counts)
+        with self._lock:
+            if len(self._done) > 64:
+                self._done.clear()
+            self._done[id(resource)] = (resource, clean)
+        return clean
 
 
 class RedactingSpanExporter(SpanExporter):
@@ -48,8 +74,7 @@ class RedactingSpanExporter(SpanExporter):
         self.redactor = redactor or Redactor()
         self.on_redacted = on_redacted
         self.summary = summary
-        self._resources: dict[int, tuple[Resource, Resource]] = {}
-        self._lock = threading.Lock()
+        self._resources = ResourceCache(self.redactor)
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         batch: Counter[str] = Counter()
@@ -93,30 +118,12 @@ class RedactingSpanExporter(SpanExporter):
                 attributes[f"{SUMMARY_COUNT}.{kind}"] = n
         if totals is not None:
             totals.update(counts)
-        resource = self._resource(span.resource, totals)
+        resource = self._resources.redact(span.resource, totals)
         return ReadableSpan(
             name=name, context=span.context, parent=span.parent, resource=resource,
             attributes=attributes, events=events, links=links, kind=span.kind,
             status=status, start_time=span.start_time, end_time=span.end_time,
             instrumentation_scope=span.instrumentation_scope)
-
-    def _resource(self, resource: Resource, totals: Counter[str] | None) -> Resource:
-        """Resources are immutable and shared: redact each one once (and count it once)."""
-        key = id(resource)
-        with self._lock:
-            hit = self._resources.get(key)
-        if hit is not None and hit[0] is resource:
-            return hit[1]
-        counts: Counter[str] = Counter()
-        clean = Resource(self.redactor.redact_attributes(resource.attributes, counts,
-                                                         Place.RESOURCE), resource.schema_url)
-        if totals is not None:
-            totals.update(counts)
-        with self._lock:
-            if len(self._resources) > 64:
-                self._resources.clear()
-            self._resources[key] = (resource, clean)
-        return clean
 
     def shutdown(self) -> None:
         self.inner.shutdown()
