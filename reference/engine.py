@@ -97,7 +97,17 @@ class RequestHandle:
 
     @property
     def buffered(self) -> int:
+        """Tokens committed and not yet popped (never above the stream capacity)."""
         return self._stream.buffered
+
+    @property
+    def peak_buffered(self) -> int:
+        return self._stream.peak
+
+    @property
+    def lifecycle(self) -> Lifecycle:
+        """The terminal-state record: decision attempts, cleanup count (read-only use)."""
+        return self._life
 
     def wait(self, timeout_s: float | None = None) -> FinishReason | None:
         """Block until the terminal state is decided (tests and simple clients)."""
