@@ -156,7 +156,9 @@ class Engine:
         self._scheduler.mailbox.post("shutdown")
         if thread is not None:
             thread.join(timeout_s)
-        else:  # never started: clean up what was submitted, on this thread
+        if thread is None or not thread.is_alive():
+            # the scheduler thread is gone (or never ran): this thread is now the single
+            # owner; finish whatever is still in the mailbox or queued
             self._scheduler.run(self._stop)
 
     def __enter__(self) -> Engine:
@@ -181,18 +183,6 @@ class Engine:
                               cfg.stream_low_watermark,
                               on_credit=lambda: self._post("credit"),
                               on_drained=lambda: self._post("drained", cell[0]))
-        reason = self._reject_reason(request)
-        with self._lock:
-            if reason is None and self._closed:
-                reason = "shutting_down"
-            if reason is None and self._pending >= cfg.max_waiting:
-                reason = "queue_full"
-            if reason is None:
-                self._pending += 1
-        if reason is not None:
-            life.reject(reason, now=now)
-            stream.close(drop=True)
-            return RequestHandle(self, request, life, stream, None, reason)
         deadline_s = request.deadline_s if request.deadline_s is not None \
             else cfg.default_deadline_s
         seq = Sequence(request, life, stream, now,
@@ -200,9 +190,21 @@ class Engine:
                        tokens=list(request.prompt), n_prompt=len(request.prompt),
                        limit=min(len(request.prompt) + request.max_tokens,
                                  cfg.model.max_context))
-        life.stream = stream
         cell.append(seq)
-        self._post("submit", seq)
+        reason = self._reject_reason(request)
+        with self._lock:  # posting under the lock: shutdown cannot miss this submission
+            if reason is None and self._closed:
+                reason = "shutting_down"
+            if reason is None and self._pending >= cfg.max_waiting:
+                reason = "queue_full"
+            if reason is None:
+                self._pending += 1
+                life.stream = stream
+                self._post("submit", seq)
+        if reason is not None:
+            life.reject(reason, now=now)
+            stream.close(drop=True)
+            return RequestHandle(self, request, life, stream, None, reason)
         return RequestHandle(self, request, life, stream, seq)
 
     def _reject_reason(self, request: GenerationRequest) -> str | None:

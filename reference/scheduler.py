@@ -146,7 +146,8 @@ class Lifecycle:
         if stream is None:
             return
         self.dropped = stream.close(drop=drop)
-        self.recorder.stream_closed(stream.peak, stream.capacity or max(1, stream.peak))
+        if stream.capacity is not None:  # occupancy of an unbounded queue means nothing
+            self.recorder.stream_closed(stream.peak, stream.capacity)
 
     def record(self, *, now: float | None = None) -> None:
         """Finish the recorder with the winning reason (ends spans), then the late signals."""
