@@ -7,6 +7,7 @@ so ``servescope demo`` needs no collector).
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import threading
@@ -84,26 +85,47 @@ class CountingSpanExporter(SpanExporter):
         return self.inner.force_flush(timeout_millis)
 
 
+class _EvictionCountingDeque(collections.deque[Any]):
+    """A bounded deque that reports each item ``appendleft`` evicts (exactly, under a lock)."""
+
+    def __init__(self, maxlen: int, on_evict: Callable[[], None]) -> None:
+        super().__init__((), maxlen)
+        self._lock = threading.Lock()
+        self._on_evict = on_evict
+
+    def appendleft(self, item: Any) -> None:
+        with self._lock:
+            evicts = len(self) == self.maxlen
+            super().appendleft(item)
+        if evicts:
+            self._on_evict()
+
+    def pop(self) -> Any:  # type: ignore[override]  # deque.pop takes no index
+        with self._lock:
+            return super().pop()
+
+
 class _QueueDropCounter(SpanProcessor):
     """Wraps a BatchSpanProcessor and counts spans it drops because its queue is full.
 
-    The SDK drops silently (a warning log); the queue it fills is internal, so the check is
-    duck-typed and does nothing on an SDK that moves it.
+    The SDK drops silently (a warning log) by evicting the oldest span from its bounded
+    deque. Checking the length before ``on_end`` races with the export thread's pops (a span
+    counted as dropped that was not), so the deque is swapped for one that counts its own
+    evictions under a lock. Duck-typed: does nothing on an SDK that moves the queue.
     """
 
     def __init__(self, inner: BatchSpanProcessor, metrics: MetricSet) -> None:
         self.inner = inner
         self._dropped = metrics.child(cat.SPANS_DROPPED, reason="queue_full")
         batch = getattr(inner, "_batch_processor", None)
-        self._queue: Any = getattr(batch, "_queue", None)
-        self._max = getattr(batch, "_max_queue_size", None)
+        queue = getattr(batch, "_queue", None)
+        if isinstance(queue, collections.deque) and queue.maxlen and not queue:
+            batch._queue = _EvictionCountingDeque(queue.maxlen, self._dropped.inc)  # type: ignore[union-attr]
 
     def on_start(self, span: Any, parent_context: Any = None) -> None:
         self.inner.on_start(span, parent_context)
 
     def on_end(self, span: ReadableSpan) -> None:
-        if self._queue is not None and self._max is not None and len(self._queue) >= self._max:
-            self._dropped.inc()
         self.inner.on_end(span)
 
     def shutdown(self) -> None:

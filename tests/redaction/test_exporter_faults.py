@@ -45,7 +45,7 @@ def _workload(setup, n: int, queue_sizes: list[int] | None = None) -> float:
 def _queue(setup):
     # The batch processor's queue (a bounded deque), reached through the drop counter.
     (processor,) = setup.tracer_provider._active_span_processor._span_processors
-    return processor._queue
+    return processor.inner._batch_processor._queue
 
 
 def _sample(registry, name, **labels) -> float:
