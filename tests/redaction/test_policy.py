@@ -1,0 +1,101 @@
+"""Policy files: the shipped one loads, bad ones get a message naming the field, and
+``servescope redact`` exits 2 on them."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from servescope.cli import main
+from servescope.redaction import (
+    CONTENT_CAPTURE_ENV,
+    KINDS,
+    Action,
+    ContentCapture,
+    Policy,
+    PolicyError,
+    load_policy,
+    parse_policy,
+)
+
+
+def test_default_policy_loads_and_covers_every_kind():
+    p = Policy.default()
+    assert set(p.kinds) == set(KINDS)
+    assert p.action("email") is Action.HASH and p.action("ipv4") is Action.MASK
+    assert "http.request.header.authorization" in p.drop
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    ("version: 2", "version"),
+    ("- a\n- b", "<top level>"),
+    ("version: 1\natributes: {}", "atributes"),
+    ("version: 1\nattributes: {unknown: maybe}", "attributes.unknown"),
+    ("version: 1\nattributes: {allow: [1]}", "attributes.allow[0]"),
+    ("version: 1\nactions: {emial: mask}", "actions.emial"),
+    ("version: 1\nactions: {email: shred}", "actions.email"),
+    ("version: 1\nlimits: {max_value_chars: x}", "limits.max_value_chars"),
+    ("version: 1\nlimits: {max_value_chars: 3}", "limits.max_value_chars"),
+    ("version: 1\nattributes: {drop_patterns: ['(x']}", "attributes.drop_patterns[0]"),
+    ("version: 1\ndetectors: [email, passport]", "detectors[1]"),
+    ("version: 1\nhash: {key_env: 'not a name'}", "hash.key_env"),
+    ("version: 1\ncontent_capture: always", "content_capture"),
+    ("version: [", "not valid YAML"),
+])
+def test_bad_policy_names_the_field(text, field):
+    with pytest.raises(PolicyError) as info:
+        parse_policy(text, source="p.yaml")
+    assert str(info.value).startswith("p.yaml: ")
+    assert field in str(info.value)
+
+
+def test_missing_file_is_a_policy_error(tmp_path):
+    with pytest.raises(PolicyError, match="cannot read"):
+        load_policy(tmp_path / "absent.yaml")
+
+
+def test_content_capture_is_off_unless_opted_in(monkeypatch):
+    monkeypatch.delenv(CONTENT_CAPTURE_ENV, raising=False)
+    assert parse_policy("version: 1").content_capture is ContentCapture.NO_CONTENT
+    monkeypatch.setenv(CONTENT_CAPTURE_ENV, "true")
+    assert parse_policy("version: 1").content_capture is ContentCapture.SPAN_AND_EVENT
+    monkeypatch.setenv(CONTENT_CAPTURE_ENV, "span_only")
+    assert parse_policy("version: 1").content_capture is ContentCapture.SPAN_ONLY
+    monkeypatch.setenv(CONTENT_CAPTURE_ENV, "bogus")
+    assert parse_policy("version: 1").content_capture is ContentCapture.NO_CONTENT
+    # the file, when it says so, wins over the environment
+    monkeypatch.setenv(CONTENT_CAPTURE_ENV, "true")
+    assert parse_policy("version: 1\ncontent_capture: no_content").content_capture \
+        is ContentCapture.NO_CONTENT
+
+
+def _cli(monkeypatch, capsys, args, stdin):
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main(["redact", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_redact_command_plain_and_jsonl(monkeypatch, capsys):
+    monkeypatch.setenv("SERVESCOPE_REDACTION_HASH_KEY", "k")
+    code, out, _ = _cli(monkeypatch, capsys, [],
+                        "card 4111-1111-1111-1111 at 10.0.0.1\nversion 1.45.2\n")
+    assert code == 0
+    assert out == "card [REDACTED:credit_card] at [REDACTED:ipv4]\nversion 1.45.2\n"
+    code, out, err = _cli(monkeypatch, capsys, ["--jsonl", "--summary"],
+                          '{"text": "ssn 123-45-6789", "user.email": "a@b.io", "n": 2}\n'
+                          "not json\n")
+    assert code == 0
+    (line,) = out.splitlines()
+    assert json.loads(line) == {"text": "ssn [REDACTED:us_ssn]", "n": 2}
+    assert "line 2: not JSON" in err and '"us_ssn": 1' in err and '"blocked_key": 1' in err
+
+
+def test_redact_command_exits_2_on_a_bad_policy(monkeypatch, capsys, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 1\nactions: {email: shred}\n")
+    code, out, err = _cli(monkeypatch, capsys, ["--policy", str(bad)], "a@b.io\n")
+    assert code == 2 and out == ""
+    assert "invalid redaction policy" in err and "actions.email" in err

@@ -1,0 +1,168 @@
+"""The engine, the span stage and the log stage on their own (no network)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections import Counter
+
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Status, StatusCode
+
+from servescope.redaction import (
+    Action,
+    Place,
+    Policy,
+    RedactingFilter,
+    RedactingSpanExporter,
+    Redactor,
+    parse_policy,
+)
+
+KEY = b"test-key"
+
+
+def _redactor(**changes) -> Redactor:
+    return Redactor(dataclasses.replace(Policy.default(), **changes), hash_key=KEY)
+
+
+def test_actions_mask_hash_drop():
+    r = _redactor(actions={"email": Action.HASH, "ipv4": Action.DROP},
+                  default_action=Action.MASK)
+    counts: Counter[str] = Counter()
+    out = r.redact_attributes({"a": "mail x@y.io", "b": "mail x@y.io", "c": "from 10.1.2.3",
+                               "d": "card 4111111111111111"}, counts)
+    assert out["a"] == out["b"] and out["a"].startswith("mail [email:")
+    assert "c" not in out  # drop: the attribute goes
+    assert out["d"] == "card [REDACTED:credit_card]"
+    assert counts == {"email": 2, "ipv4": 1, "credit_card": 1}
+    # in free text a drop masks (there is no attribute to remove)
+    assert r.redact_text("from 10.1.2.3", Counter()) == "from [REDACTED:ipv4]"
+    # another key, another hash: not comparable across deployments
+    other = Redactor(r.policy, hash_key=b"other")
+    assert other.redact_text("x@y.io", Counter()) != r.redact_text("x@y.io", Counter())
+
+
+def test_keys_allowed_dropped_scanned():
+    r = Redactor(parse_policy("""
+version: 1
+attributes:
+  allow: [safe]
+  drop: [gone]
+  drop_patterns: ['(?i)password']
+  scan: [checked]
+  unknown: drop
+"""), hash_key=KEY)
+    counts: Counter[str] = Counter()
+    out = r.redact_attributes({"safe": "a@b.io", "gone": "x", "DB_PASSWORD": "x",
+                               "checked": "a@b.io", "other": "x"}, counts)
+    assert out == {"safe": "a@b.io", "checked": "[REDACTED:email]"}
+    assert counts == {"blocked_key": 3, "email": 1}
+
+
+def test_size_limit_never_leaves_half_a_secret():
+    r = _redactor(max_value_chars=64)
+    value = "x" * 59 + " 4111 1111 1111 1111 " + "y" * 100
+    out = r.redact_text(value, Counter(), limit=64)
+    assert "4111" not in out and "1111" not in out
+    assert out.endswith("…[truncated]") and len(out) <= 64 + len("…[truncated]")
+
+
+def test_numbers_and_arrays():
+    r = _redactor()
+    counts: Counter[str] = Counter()
+    out = r.redact_attributes({"n": 4111111111111111, "small": 42, "ns": 1764471270123456789,
+                               "list": ("a@b.io", "fine"), "f": 0.25, "b": True}, counts)
+    assert out["n"] == "[REDACTED:credit_card]"
+    assert out["small"] == 42 and out["ns"] == 1764471270123456789
+    assert out["list"][0].startswith("[email:") and out["list"][1] == "fine"
+    assert out["f"] == 0.25 and out["b"] is True
+
+
+def test_content_follows_the_capture_mode():
+    from servescope.redaction import ContentCapture
+
+    for mode, on_span, on_event in [(ContentCapture.NO_CONTENT, False, False),
+                                    (ContentCapture.SPAN_ONLY, True, False),
+                                    (ContentCapture.EVENT_ONLY, False, True),
+                                    (ContentCapture.SPAN_AND_EVENT, True, True)]:
+        r = _redactor(content_capture=mode)
+        attrs = {"gen_ai.input.messages": "hi, I am a@b.io"}
+        span = r.redact_attributes(attrs, Counter(), Place.SPAN)
+        event = r.redact_attributes(attrs, Counter(), Place.EVENT)
+        assert ("gen_ai.input.messages" in span) is on_span
+        assert ("gen_ai.input.messages" in event) is on_event
+        for kept in (span, event):
+            assert "a@b.io" not in str(kept)
+
+
+def _traced(redactor: Redactor):
+    sink = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(RedactingSpanExporter(sink, redactor)))
+    return provider, sink
+
+
+def test_span_stage_covers_name_events_links_status():
+    provider, sink = _traced(_redactor())
+    tracer = provider.get_tracer("t")
+    with tracer.start_as_current_span("seed") as seed:
+        link_ctx = seed.get_span_context()
+    link = trace.Link(link_ctx, {"why": "asked by a@b.io"})
+    with tracer.start_as_current_span("GET /users/a@b.io", links=[link]) as span:
+        span.add_event("retry from 10.9.8.7", {"ip": "10.9.8.7"})
+        span.set_status(Status(StatusCode.ERROR, "bad token ghp_" + "a" * 36))
+    out = sink.get_finished_spans()[-1]
+    text = f"{out.name}{out.events[0].name}{dict(out.events[0].attributes)}" \
+           f"{dict(out.links[0].attributes)}{out.status.description}"
+    for leaked in ("a@b.io", "10.9.8.7", "ghp_aaaa"):
+        assert leaked not in text
+    assert out.attributes["servescope.redaction.count"] == 5
+    assert out.attributes["servescope.redaction.count.ipv4"] == 2
+    assert out.context == span.get_span_context()  # ids survive: traces still join up
+
+
+def test_a_span_that_cannot_be_redacted_is_not_exported(monkeypatch):
+    redactor = _redactor()
+    provider, sink = _traced(redactor)
+
+    def broken(*_a, **_k):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(redactor, "redact_attributes", broken)
+    with provider.get_tracer("t").start_as_current_span("s") as span:
+        span.set_attribute("x", "a@b.io")
+    assert sink.get_finished_spans() == ()
+
+
+def test_log_filter(caplog):
+    counts: Counter[str] = Counter()
+    f = RedactingFilter(_redactor(), on_redacted=lambda k, n: counts.update({k: n}))
+    log = logging.getLogger("servescope.test.logfilter")
+    handler = logging.StreamHandler()
+    handler.addFilter(f)
+    records: list[logging.LogRecord] = []
+    handler.emit = records.append  # type: ignore[method-assign]
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        tracer = TracerProvider().get_tracer("t")
+        with tracer.start_as_current_span("req") as span:
+            log.warning("user %s from %s", "a@b.io", "10.0.0.9",
+                        extra={"tenant": "c@d.io", "user.email": "e@f.io"})
+            try:
+                raise ValueError("card 4111 1111 1111 1111")
+            except ValueError:
+                log.exception("failed")
+    finally:
+        log.removeHandler(handler)
+    first, second = records
+    assert first.getMessage().startswith("user [email:") and "10.0.0.9" not in first.getMessage()
+    assert first.tenant.startswith("[email:") and not hasattr(first, "user.email")
+    assert first.trace_id == format(span.get_span_context().trace_id, "032x")
+    assert second.exc_info is None and "4111" not in second.getMessage()
+    assert "Traceback" in second.getMessage()
+    assert counts["email"] == 2 and counts["blocked_key"] == 1 and counts["credit_card"] == 2
