@@ -131,7 +131,7 @@ class Engine:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._scheduler = Scheduler(config, telemetry, self.model, self.cache, self.device,
-                                    self.tokenizer, self._left_waiting)
+                                    self.tokenizer, self._left_waiting, self._requeued)
 
     @property
     def model_name(self) -> str:
@@ -242,3 +242,7 @@ class Engine:
     def _left_waiting(self) -> None:
         with self._lock:
             self._pending -= 1
+
+    def _requeued(self) -> None:  # a preempted request waits again
+        with self._lock:
+            self._pending += 1

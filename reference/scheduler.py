@@ -205,6 +205,7 @@ class Sequence:
     parent_hash: bytes = b""
     state: _State = _State.WAITING
     prefilled: bool = False
+    preemptions: int = 0
     paused_at: float | None = None
     drain_since: float | None = None
     drain_progress: tuple[int, int] = (0, 0)
@@ -221,6 +222,12 @@ class Sequence:
     @property
     def recorder(self) -> RequestRecorder:
         return self.life.recorder
+
+    @property
+    def prefill_target(self) -> int:
+        """Tokens whose KV prefill computes: the prompt, or after a preemption everything
+        known but the last token (which is the next decode input)."""
+        return self.n_prompt if self.committed == 0 else len(self.tokens) - 1
 
 
 @dataclass(frozen=True)
@@ -243,6 +250,7 @@ class EngineStats:
     prefix_queries: int = 0
     prefix_hits: int = 0
     errors: int = 0
+    preemptions: int = 0
 
     @property
     def idle(self) -> bool:
@@ -321,7 +329,8 @@ class Scheduler:
 
     def __init__(self, config: EngineConfig, telemetry: Telemetry, model: Transformer,
                  cache: KVCache, device: torch.device, tokenizer: ByteTokenizer,
-                 on_left_waiting: Callable[[], None]) -> None:
+                 on_left_waiting: Callable[[], None],
+                 on_requeued: Callable[[], None] = lambda: None) -> None:
         self.config = config
         self.telemetry = telemetry
         self.model = model
@@ -342,7 +351,10 @@ class Scheduler:
         self.prefix_queries = 0
         self.prefix_hits = 0
         self._prefix_delta = [0, 0]
+        self.preemptions = 0
+        self._preempt_delta = 0
         self._on_left_waiting = on_left_waiting
+        self._on_requeued = on_requeued
         self._timer = _StepTimer(device)
         self._last_report = 0.0
         allowed = torch.full((config.model.vocab_size,), float("-inf"), device=device)
@@ -518,14 +530,18 @@ class Scheduler:
 
     # --- admission ------------------------------------------------------------------------
     def _admit(self, now: float) -> None:
-        """FIFO: admit the head while a slot and its KV blocks are free."""
+        """FIFO: admit the head while a slot is free and the KV blocks for its known tokens
+        fit with a small reserve left for the running requests to grow into."""
         bs = self.config.block_size
         while self.waiting and self.slots.free:
             seq = self.waiting[0]
-            hashes = block_hashes(seq.tokens[:seq.n_prompt - 1], bs)
+            target = seq.prefill_target
+            # the last prompt token is always computed (its logits give the first token)
+            hashes = block_hashes(seq.tokens[:min(target, seq.n_prompt - 1)
+                                             if seq.committed == 0 else target], bs)
             hits, free_hits = self.pool.count_cached(hashes)
-            need = -(-seq.limit // bs) - hits
-            if self.pool.num_free < need + free_hits:
+            need = -(-len(seq.tokens) // bs) - hits
+            if self.pool.num_free - need - free_hits < self._reserve():
                 return
             self.waiting.popleft()
             self._left_waiting(seq)
@@ -535,33 +551,92 @@ class Scheduler:
             seq.n_registered = match.hits
             seq.n_computed = match.hits * bs
             seq.parent_hash = hashes[match.hits - 1] if match.hits else b""
+            seq.prefilled = seq.committed > 0 and seq.n_computed >= target
             self.prefix_queries += match.queried
             self.prefix_hits += match.hits
             self._prefix_delta[0] += match.queried
             self._prefix_delta[1] += match.hits
             seq.state = _State.RUNNING
             self.running.append(seq)
-            seq.recorder.admitted()
+            if seq.preemptions == 0:
+                seq.recorder.admitted()
             seq.recorder.scheduled(now=now)
+
+    def _reserve(self) -> int:
+        """Blocks kept free at admission so running requests can grow (1% of the pool)."""
+        return max(1, self.pool.num_blocks // 100) if self.running else 0
+
+    # --- KV growth and preemption ---------------------------------------------------------
+    def _grow(self, seq: Sequence, positions: int, *, preempt: bool) -> bool:
+        """Give ``seq`` blocks for ``positions`` token positions, preempting younger (or
+        paused) requests if ``preempt``; False when it cannot get them."""
+        need = -(-positions // self.config.block_size) - len(seq.life.blocks)
+        while need > self.pool.num_free:
+            victim = self._victim(seq) if preempt else None
+            if victim is None:
+                return False
+            self._preempt(victim)
+        if need > 0:
+            seq.life.blocks += self.pool.allocate(need)
+        return True
+
+    def _victim(self, seq: Sequence) -> Sequence | None:
+        """Whom to preempt for ``seq``: a paused request first (its reader is behind anyway),
+        youngest first; else the youngest request admitted after ``seq``."""
+        younger = self.running[self.running.index(seq) + 1:]
+        paused = [s for s in self.running if s.paused_at is not None and s is not seq]
+        for pool in (paused, younger):
+            if pool:
+                return pool[-1]
+        return None
+
+    def _preempt(self, seq: Sequence) -> None:
+        """Give back a running request's KV blocks and slot; it waits at the queue's head and
+        recomputes its KV when readmitted. Its stream and tokens are kept."""
+        self.running.remove(seq)
+        blocks, seq.life.blocks = seq.life.blocks, []
+        self.pool.free(blocks)
+        if seq.life.slot is not None:
+            self.slots.release(seq.life.slot)
+            seq.life.slot = None
+        if seq.paused_at is not None:
+            seq.paused_at = None
+            seq.recorder.resumed(now=self.telemetry.clock())
+        seq.n_computed = seq.n_registered = 0
+        seq.parent_hash = b""
+        seq.prefilled = False
+        seq.preemptions += 1
+        seq.state = _State.WAITING
+        self.waiting.appendleft(seq)
+        self._on_requeued()
+        self.preemptions += 1
+        self._preempt_delta += 1
 
     # --- the step -------------------------------------------------------------------------
     def _build_rows(self) -> list[_Row]:
+        """Oldest first, so that growing KV preempts the youngest requests, never older ones."""
         cfg = self.config
         rows = []
-        for seq in self.running:
-            if seq.paused_at is not None:
-                continue
+        for seq in list(self.running):
+            if seq.state is not _State.RUNNING or seq.paused_at is not None:
+                continue  # preempted by an older request in this loop, or paused
             credits = seq.stream.credits() if not cfg.unbounded_streams else 1 << 30
             if credits < 1:
                 continue
-            if not seq.prefilled:
-                end = min(seq.n_prompt, seq.n_computed + cfg.prefill_chunk)
+            if not seq.prefilled:  # admission allocated the blocks for the whole prefill
+                end = min(seq.prefill_target, seq.n_computed + cfg.prefill_chunk)
                 rows.append(_Row(seq, seq.tokens[seq.n_computed:end], [], True))
                 continue
             room = min(credits, seq.limit - len(seq.tokens)) - 1
             drafts = (speculation.propose(seq.tokens, cfg.speculation_ngram,
                                           min(cfg.speculation_k, room))
                       if cfg.speculation_ngram and room > 0 else [])
+            # drafts only use blocks that are free; the one real token may preempt
+            if drafts and not self._grow(seq, len(seq.tokens) + len(drafts), preempt=False):
+                drafts = []
+            if not drafts and not self._grow(seq, len(seq.tokens), preempt=True):
+                self._preempt(seq)  # nobody younger to take from: it waits for blocks
+                continue
             rows.append(_Row(seq, [seq.tokens[-1], *drafts], drafts, False))
         return rows
 
@@ -620,9 +695,11 @@ class Scheduler:
         if row.prefill:
             seq.n_computed += len(row.inputs)
             self._register_blocks(seq)
-            if seq.n_computed < seq.n_prompt:
+            if seq.n_computed < seq.prefill_target:
                 return 0
             seq.prefilled = True
+            if seq.committed:  # recomputed after a preemption: the next token is known
+                return 0
             seq.recorder.prefill_done(now=now)
             new = [greedy[len(row.inputs) - 1]]
         else:
@@ -679,12 +756,13 @@ class Scheduler:
         self._last_report = now
         queries, hits = self._prefix_delta
         self._prefix_delta = [0, 0]
+        preemptions, self._preempt_delta = self._preempt_delta, 0
         buffered = sum(s.stream.buffered for s in (*self.running, *self.draining))
         self.telemetry.step(StepReport(
             advanced=advanced, now=now, kv_blocks_used=self.pool.num_used,
             kv_blocks_total=self.pool.num_blocks, running=len(self.running),
             waiting=len(self.waiting), paused=stats.paused, buffered_tokens=buffered,
-            prefix_queries=queries, prefix_hits=hits))
+            prefix_queries=queries, prefix_hits=hits, preemptions=preemptions))
 
     def _snapshot(self) -> EngineStats:
         return EngineStats(
@@ -696,5 +774,5 @@ class Scheduler:
             draining=len(self.draining), steps=self.steps, forward_seconds=self._timer.total,
             committed_tokens=self.committed_total, proposed_tokens=self.proposed_total,
             prefix_queries=self.prefix_queries, prefix_hits=self.prefix_hits,
-            errors=self.errors)
+            errors=self.errors, preemptions=self.preemptions)
 

@@ -116,20 +116,43 @@ def test_unsent_tokens_stay_within_capacity_with_speculation() -> None:
     assert engine.stats().proposed_tokens > 0
 
 
-def test_admission_waits_for_kv_blocks() -> None:
-    # each request needs ceil((9 + 39) / 8) = 6 blocks (no shared prefix): 16 blocks admit two
-    engine, telemetry = make(num_blocks=16, stream_capacity=64, stream_low_watermark=1)
+def run_mix(**overrides: object) -> tuple[list[list[int]], Engine, CapturingTelemetry]:
+    engine, telemetry = make(stream_capacity=64, stream_low_watermark=1, **overrides)
     with engine:
         handles = [engine.submit(req(f"k{i}", 39)) for i in range(6)]
+        outs = []
         for h in handles:
-            assert len(read_all(h)) == 39
+            outs.append(read_all(h))
+            assert h.finish_reason is FinishReason.LENGTH
         assert engine.wait_idle(5)
-    assert max(r.running or 0 for r in telemetry.reports) == 2
+    return outs, engine, telemetry
+
+
+def test_kv_pressure_preempts_the_youngest_and_recomputes_the_same_tokens() -> None:
+    # each request grows to ceil((9 + 39) / 8) = 6 blocks: 16 blocks cannot hold all six
+    roomy, _, _ = run_mix(num_blocks=64)
+    tight, engine, telemetry = run_mix(num_blocks=16)
+    assert tight == roomy  # recomputation after preemption is exact
+    stats = engine.stats()
+    assert stats.preemptions > 0 and stats.free_blocks == 16
+    assert sum(r.preemptions for r in telemetry.reports) == stats.preemptions
     assert max(r.kv_blocks_used or 0 for r in telemetry.reports) <= 16
     assert max(r.waiting or 0 for r in telemetry.reports) >= 1
     assert telemetry.reports[-1].kv_blocks_used == 0
-    queue_times = [h.recorder.summary().ttft for h in handles]
-    assert all(t is not None for t in queue_times)
+
+
+def test_admission_waits_for_kv_blocks() -> None:
+    # prompts of 60 tokens need 8 blocks each: 20 blocks admit two, the rest wait
+    engine, telemetry = make(num_blocks=20, stream_capacity=64, stream_low_watermark=1)
+    with engine:
+        handles = [engine.submit(GenerationRequest(f"w{i}", [65 + i] * 60, 3, ignore_eos=True))
+                   for i in range(4)]
+        for h in handles:
+            assert len(read_all(h)) == 3
+        assert engine.wait_idle(5)
+    assert max(r.running or 0 for r in telemetry.reports) == 2
+    assert max(r.waiting or 0 for r in telemetry.reports) >= 1
+    assert engine.stats().preemptions == 0
 
 
 def test_admission_waits_for_batch_slots() -> None:
