@@ -1,0 +1,394 @@
+"""The OpenAI-compatible HTTP transport of the reference worker (Starlette on uvicorn).
+
+Routes: ``POST /v1/completions``, ``POST /v1/chat/completions`` (``stream`` true or false),
+``GET /v1/models``, ``GET /healthz``, ``GET /metrics`` (OpenMetrics with exemplars when the
+scraper asks for it). Request fields and extensions are documented in ``openai_schema``; the
+per-request deadline comes from the body field ``deadline_s`` or the ``x-servescope-deadline-s``
+header (seconds from arrival), and a W3C ``traceparent``/``tracestate`` header makes the
+request span a child of the caller's trace.
+
+The handlers never block the event loop on the engine: ``submit`` only posts to the
+scheduler's mailbox, and tokens are awaited through the handle's async ``next_chunk``.
+
+Backpressure: uvicorn's h11 protocol makes ``send`` wait while the transport's write buffer is
+above its high-water mark. :class:`ServerThread` and :func:`serve` bound what a connection may
+hold (``send_buffer_bytes``: the kernel socket send buffer and the transport's high-water
+mark), so a client that stops reading stalls its writer after a few KiB rather than after the
+megabytes an autotuned socket buffer would absorb.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Mapping, MutableMapping
+from typing import Any, Protocol
+
+from opentelemetry.sdk.trace.export import SpanExporter
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from servescope.instrumentation.metrics import render
+from servescope.instrumentation.recorder import Telemetry
+from servescope.instrumentation.setup import TelemetrySetup, setup_telemetry
+from servescope.instrumentation.slo import SLOSpec
+from servescope.instrumentation.status import FinishReason
+
+from . import openai_schema as schema
+from .config import EngineConfig
+from .request import GenerationRequest
+from .sse import Shape, StreamHandle, StreamingResponse, TextDecoder, WholeResponse
+
+__all__ = ["DEFAULT_SEND_BUFFER_BYTES", "LocalServer", "ServerThread", "abort_connection",
+           "create_app", "serve"]
+
+_log = logging.getLogger("servescope.reference.server")
+
+DEFAULT_SEND_BUFFER_BYTES = 4096
+#: Headers passed to the tracer as the W3C carrier (never the rest: it may hold credentials).
+TRACE_HEADERS = ("traceparent", "tracestate")
+#: Default ``max_tokens`` of /v1/completions (OpenAI's); chat defaults to the rest of the context.
+COMPLETION_DEFAULT_MAX_TOKENS = 16
+
+
+class _Tokenizer(Protocol):
+    vocab_size: int
+
+    def encode(self, text: str) -> list[int]: ...
+    def stream_decoder(self) -> TextDecoder: ...
+
+
+class EngineLike(Protocol):
+    """What the transport uses of :class:`servescope.reference.engine.Engine`."""
+
+    @property
+    def tokenizer(self) -> Any: ...
+    @property
+    def config(self) -> Any: ...
+    def submit(self, request: GenerationRequest) -> Any: ...
+    def stats(self) -> Any: ...
+
+
+class _Transport:
+    """The route handlers, bound to one engine and one telemetry."""
+
+    def __init__(self, engine: EngineLike, telemetry: Telemetry, model_name: str,
+                 chunk_tokens: int) -> None:
+        self.engine = engine
+        self.telemetry = telemetry
+        self.model_name = model_name
+        self.chunk_tokens = chunk_tokens
+        self.max_context: int = engine.config.model.max_context
+        self.created = int(time.time())
+
+    # --- generation -------------------------------------------------------------------------
+    async def completions(self, request: Request) -> Any:
+        return await self._generate(request, "completion")
+
+    async def chat(self, request: Request) -> Any:
+        return await self._generate(request, "chat")
+
+    async def _generate(self, request: Request, kind: schema.Kind) -> Any:
+        rid = f"{'chatcmpl' if kind == 'chat' else 'cmpl'}-{uuid.uuid4().hex}"
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        carrier = {k: headers[k] for k in TRACE_HEADERS if k in headers}
+        operation = "chat" if kind == "chat" else "text_completion"
+        try:
+            body = schema.parse_body(await request.body())
+            params = (schema.parse_chat if kind == "chat" else schema.parse_completion)(
+                body, headers)
+            generation = self._generation(rid, params, carrier, operation)
+        except schema.RequestError as err:
+            recorder = self.telemetry.request(rid, carrier=carrier, operation=operation)
+            recorder.rejected("invalid_request")
+            return _error(err.status, err.body(), rid)
+        handle = self.engine.submit(generation)
+        if handle.finish_reason is FinishReason.REJECTED:
+            return self._refused(handle, rid)
+        shape = Shape(kind, rid, self.model_name, params.include_usage)
+        extra = {"x-request-id": rid, "cache-control": "no-cache"}
+        response_class = StreamingResponse if params.stream else WholeResponse
+        stream: StreamHandle = handle
+        return response_class(stream, shape, self.engine.tokenizer.stream_decoder(),
+                              self.chunk_tokens, extra, on_abandon=abort_connection)
+
+    def _generation(self, rid: str, params: schema.CompletionParams, carrier: dict[str, str],
+                    operation: str) -> GenerationRequest:
+        """The engine request, after the checks that need the model (name, context, vocab)."""
+        if params.model != self.model_name:
+            raise schema.RequestError(
+                f"The model '{params.model}' does not exist; this server serves "
+                f"'{self.model_name}'", param="model", code="model_not_found", status=404)
+        tokenizer = self.engine.tokenizer
+        prompt_field = "messages" if params.kind == "chat" else "prompt"
+        if params.prompt_ids is not None:
+            ids = list(params.prompt_ids)
+            if max(ids) >= tokenizer.vocab_size:
+                raise schema.RequestError(
+                    f"'prompt' token id {max(ids)} is outside the vocabulary "
+                    f"(size {tokenizer.vocab_size})", param="prompt", code="invalid_value")
+        else:
+            assert params.prompt is not None
+            ids = tokenizer.encode(params.prompt)
+        room = self.max_context - len(ids)
+        if room < 1:
+            raise schema.RequestError(
+                f"'{prompt_field}' is {len(ids)} tokens; this model's context is "
+                f"{self.max_context} tokens and at least one must be left to generate",
+                param=prompt_field, code="context_length_exceeded")
+        max_tokens = params.max_tokens
+        if max_tokens is None:
+            max_tokens = min(room, COMPLETION_DEFAULT_MAX_TOKENS) if params.kind == "completion" \
+                else room
+        elif max_tokens > room:
+            raise schema.RequestError(
+                f"'max_tokens' is {max_tokens}, but the prompt takes {len(ids)} of this model's "
+                f"{self.max_context} context tokens: at most {room} can be generated",
+                param="max_tokens", code="context_length_exceeded")
+        return GenerationRequest(rid, ids, max_tokens, deadline_s=params.deadline_s,
+                                 carrier=carrier or None,
+                                 stop_token_ids=self._stop_ids(params.stop),
+                                 ignore_eos=params.ignore_eos, operation=operation)
+
+    def _stop_ids(self, stop: tuple[str, ...]) -> tuple[int, ...]:
+        ids = []
+        for text in stop:
+            encoded = self.engine.tokenizer.encode(text)
+            if len(encoded) != 1:
+                raise schema.RequestError(
+                    f"'stop' sequence {text!r} is {len(encoded)} tokens; this server supports "
+                    f"single-token stop sequences only", param="stop", code="unsupported_value")
+            ids.append(encoded[0])
+        return tuple(ids)
+
+    def _refused(self, handle: Any, rid: str) -> Response:
+        """The engine refused at admission (its recorder already counted the rejection)."""
+        reason = str(getattr(handle, "reject_reason", None) or "rejected")
+        if "queue" in reason or "capacity" in reason or "full" in reason:
+            status, type_, code = 429, "rate_limit_error", reason
+        elif "shut" in reason or "stopp" in reason:
+            status, type_, code = 503, "server_error", reason
+        else:
+            status, type_, code = 400, "invalid_request_error", reason
+        message = f"the server refused the request: {reason.replace('_', ' ')}"
+        return _error(status, schema.error_body(message, type_=type_, code=code), rid)
+
+    # --- the rest ---------------------------------------------------------------------------
+    async def models(self, request: Request) -> Response:
+        return JSONResponse({"object": "list", "data": [
+            {"id": self.model_name, "object": "model", "created": self.created,
+             "owned_by": "servescope", "max_model_len": self.max_context}]})
+
+    async def healthz(self, request: Request) -> Response:
+        stats = self.engine.stats()
+        fields = stats if isinstance(stats, Mapping) else getattr(stats, "__dict__", {})
+        return JSONResponse({"status": "ok", "model": self.model_name,
+                             **{k: v for k, v in fields.items() if not k.startswith("_")}})
+
+    async def metrics(self, request: Request) -> Response:
+        data, content_type = render(self.telemetry.registry, request.headers.get("accept"))
+        return Response(data, media_type=content_type)
+
+
+def _error(status: int, body: dict[str, Any], rid: str | None = None) -> JSONResponse:
+    headers = {"x-request-id": rid} if rid else None
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    type_ = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
+    message = f"{request.method} {request.url.path}: {exc.detail}"
+    return _error(exc.status_code, schema.error_body(message, type_=type_,
+                                                     code=str(exc.status_code)))
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    _log.exception("unhandled error in %s %s", request.method, request.url.path)
+    return _error(500, schema.error_body("internal server error", type_="server_error",
+                                         code="internal_error"))
+
+
+def create_app(engine: EngineLike, telemetry: Telemetry, *, model_name: str | None = None,
+               chunk_tokens: int = 64) -> Starlette:
+    """The ASGI app over a started engine; the caller owns the engine's lifecycle. The model
+    name defaults to the telemetry's (the ``model`` label of every metric)."""
+    t = _Transport(engine, telemetry, model_name or telemetry.model, chunk_tokens)
+    routes = [
+        Route("/v1/completions", t.completions, methods=["POST"]),
+        Route("/v1/chat/completions", t.chat, methods=["POST"]),
+        Route("/v1/models", t.models, methods=["GET"]),
+        Route("/healthz", t.healthz, methods=["GET"]),
+        Route("/metrics", t.metrics, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: _http_error,
+                                                        Exception: _server_error})
+
+
+# --- running it -----------------------------------------------------------------------------
+#: Live connections of every server in this process, by (server address, client address), so
+#: that a response can abort its own connection (see :func:`abort_connection`).
+_CONNECTIONS: dict[tuple[Any, Any], asyncio.Transport] = {}
+
+
+def _key(server: Any, client: Any) -> tuple[Any, Any]:
+    return (tuple(server) if server else None, tuple(client) if client else None)
+
+
+def abort_connection(scope: MutableMapping[str, Any]) -> None:
+    """Abort (RST, no graceful flush) the connection that carries ``scope``'s request.
+
+    A graceful close would wait for the unread bytes a stalled client never takes.
+    """
+    transport = _CONNECTIONS.get(_key(scope.get("server"), scope.get("client")))
+    if transport is not None:
+        transport.abort()
+
+
+def _protocol_class(send_buffer_bytes: int | None) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol with a bounded write high-water mark, registered for aborts."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    high = send_buffer_bytes
+
+    class BoundedH11Protocol(H11Protocol):
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if high is not None:
+                transport.set_write_buffer_limits(high=high, low=high // 4)
+            _CONNECTIONS[_key(self.server, self.client)] = transport
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            _CONNECTIONS.pop(_key(self.server, self.client), None)
+            super().connection_lost(exc)
+
+    return BoundedH11Protocol
+
+
+def _listen(host: str, port: int, send_buffer_bytes: int | None) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if send_buffer_bytes is not None:  # accepted sockets inherit the listener's buffer size
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer_bytes)
+    sock.bind((host, port))
+    sock.listen(1024)
+    sock.setblocking(False)
+    return sock
+
+
+def _uvicorn_server(app: Starlette, sock: socket.socket, send_buffer_bytes: int | None,
+                    log_level: str) -> Any:
+    import uvicorn
+
+    host, port = sock.getsockname()[:2]
+    config = uvicorn.Config(app, host=host, port=port, loop="asyncio",
+                            http=_protocol_class(send_buffer_bytes), lifespan="off",
+                            log_level=log_level, access_log=False, timeout_graceful_shutdown=5)
+    return uvicorn.Server(config)
+
+
+class ServerThread:
+    """The app served by uvicorn on a background thread (tests, the demo, benchmarks)."""
+
+    def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = 0, *,
+                 send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
+                 log_level: str = "warning") -> None:
+        self._sock = _listen(host, port, send_buffer_bytes)
+        self.host, self.port = self._sock.getsockname()[:2]
+        self._server = _uvicorn_server(app, self._sock, send_buffer_bytes, log_level)
+        self._thread = threading.Thread(target=self._run, name="servescope-http", daemon=True)
+        self._error: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def _run(self) -> None:
+        try:
+            self._server.run(sockets=[self._sock])
+        except BaseException as exc:  # reported by start()/stop()
+            self._error = exc
+
+    def start(self, timeout_s: float = 10.0) -> ServerThread:
+        self._thread.start()
+        deadline = time.monotonic() + timeout_s
+        while not self._server.started:
+            if self._error is not None or not self._thread.is_alive():
+                raise RuntimeError(f"the HTTP server failed to start: {self._error!r}")
+            if time.monotonic() > deadline:
+                raise TimeoutError("the HTTP server did not start in time")
+            time.sleep(0.01)
+        return self
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout_s)
+        self._sock.close()
+
+    def __enter__(self) -> ServerThread:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve(app: Starlette, host: str = "127.0.0.1", port: int = 8000, *,
+          send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
+          log_level: str = "info") -> None:
+    """Serve in the foreground until interrupted (Ctrl-C / SIGTERM)."""
+    sock = _listen(host, port, send_buffer_bytes)
+    try:
+        _uvicorn_server(app, sock, send_buffer_bytes, log_level).run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+class LocalServer:
+    """Engine + telemetry + HTTP server on a free 127.0.0.1 port, started and stopped together
+    (the demo, the benchmarks and the tests). Stops in dependency order: HTTP, engine, spans."""
+
+    def __init__(self, config: EngineConfig | None = None, *, slo: SLOSpec | None = None,
+                 model_name: str = "servescope-ref", span_exporter: SpanExporter | None = None,
+                 trace_file: str | None = None, port: int = 0,
+                 send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
+                 telemetry_setup: TelemetrySetup | None = None) -> None:
+        from .engine import Engine
+
+        kwargs: dict[str, Any] = {"trace_file": trace_file} if trace_file else {}
+        self.setup = telemetry_setup or setup_telemetry(
+            model=model_name, slo=slo, span_exporter=span_exporter, **kwargs)
+        self.telemetry = self.setup.telemetry
+        self.engine = Engine(config or EngineConfig(), self.telemetry)
+        self.app = create_app(self.engine, self.telemetry, model_name=self.telemetry.model)
+        self.http = ServerThread(self.app, port=port, send_buffer_bytes=send_buffer_bytes)
+
+    @property
+    def url(self) -> str:
+        return self.http.url
+
+    def start(self) -> LocalServer:
+        self.engine.start()
+        try:
+            self.http.start()
+        except BaseException:
+            self.engine.shutdown()
+            raise
+        return self
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        self.http.stop(timeout_s)
+        self.engine.shutdown(timeout_s)
+        self.setup.shutdown(timeout_s)
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

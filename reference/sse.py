@@ -1,0 +1,313 @@
+"""The writer side of one request: engine stream → HTTP response, streamed (SSE) or whole.
+
+Each response is a raw ASGI callable that runs two tasks:
+
+* the **writer** waits until the connection accepts bytes (uvicorn's ``send`` waits on the
+  transport's flow control), then pops a token chunk from the engine's bounded stream buffer,
+  decodes it and writes it. A client that does not read stalls the writer before it pops; the
+  engine's buffer fills to its high watermark and the scheduler pauses the request. Tokens are
+  reported ``delivered`` once ``send`` returned (the bytes are on the connection).
+* the **watcher** waits on ``receive``; an ``http.disconnect`` before the response completed
+  becomes ``handle.cancel(CLIENT_CANCEL)`` at once (a mailbox post, never blocking) and stops
+  the writer, even when the writer is blocked on a stalled socket or waiting for tokens. If
+  the engine ends the request (slow consumer, deadline) while the client reads nothing, the
+  watcher abandons the connection: the app returns without completing the response and
+  uvicorn closes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from servescope.instrumentation.status import OPENAI_FINISH_REASON, FinishReason
+
+from . import openai_schema as schema
+
+__all__ = ["Shape", "StreamHandle", "StreamingResponse", "TextDecoder", "WholeResponse"]
+
+_log = logging.getLogger("servescope.reference.sse")
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+#: Errors carried to the client in OpenAI's error shape when a stream is cut by the server.
+_CUT: dict[FinishReason, tuple[str, str, int]] = {
+    FinishReason.ERROR: ("the worker failed while generating this request", "worker_error", 500),
+    FinishReason.SLOW_CONSUMER: ("the client read too slowly; the stream was closed",
+                                 "slow_consumer", 408),
+    FinishReason.REJECTED: ("the request was rejected", "rejected", 503),
+}
+#: Terminal states after which a writer stalled on an unread socket gives the connection up.
+_CUT_WHILE_STALLED = frozenset({FinishReason.SLOW_CONSUMER, FinishReason.DEADLINE,
+                                FinishReason.ERROR})
+
+
+class StreamHandle(Protocol):
+    """What the transport needs from the engine's request handle."""
+
+    @property
+    def request_id(self) -> str: ...
+    @property
+    def finish_reason(self) -> FinishReason | None: ...
+    @property
+    def prompt_tokens(self) -> int: ...
+    @property
+    def completion_tokens(self) -> int: ...
+    async def next_chunk(self, max_tokens: int = 64) -> list[int] | None: ...
+    def delivered(self, n: int) -> None: ...
+    def cancel(self, reason: FinishReason = ...) -> Any: ...
+
+
+class TextDecoder(Protocol):
+    """Incremental detokenizer (the engine tokenizer's ``stream_decoder()``): holds the bytes
+    of a character split across chunks until its last byte arrives."""
+
+    def feed(self, ids: list[int]) -> str: ...
+    def flush(self) -> str: ...
+
+
+@dataclass
+class Shape:
+    """The OpenAI chunk and response shapes of one request (completion or chat)."""
+
+    kind: schema.Kind
+    request_id: str
+    model: str
+    include_usage: bool = False
+    created: int = field(default_factory=lambda: int(time.time()))
+
+    def opening(self) -> dict[str, Any] | None:
+        if self.kind == "chat":  # the chat API announces the role first
+            return self._with_usage(schema.chat_chunk(
+                self.request_id, self.model, self.created, {"role": "assistant", "content": ""}))
+        return None
+
+    def text(self, text: str) -> dict[str, Any]:
+        if self.kind == "chat":
+            chunk = schema.chat_chunk(self.request_id, self.model, self.created,
+                                      {"content": text})
+        else:
+            chunk = schema.completion_chunk(self.request_id, self.model, self.created, text)
+        return self._with_usage(chunk)
+
+    def final(self, reason: FinishReason | None) -> dict[str, Any]:
+        openai_reason = OPENAI_FINISH_REASON.get(reason) if reason else None
+        if self.kind == "chat":
+            chunk = schema.chat_chunk(self.request_id, self.model, self.created, {},
+                                      openai_reason)
+        else:
+            chunk = schema.completion_chunk(self.request_id, self.model, self.created, "",
+                                            openai_reason)
+        chunk["servescope_finish_reason"] = reason.value if reason else None
+        return self._with_usage(chunk)
+
+    def usage_chunk(self, prompt: int, completion: int) -> dict[str, Any]:
+        obj = "chat.completion.chunk" if self.kind == "chat" else "text_completion"
+        return {"id": self.request_id, "object": obj, "created": self.created,
+                "model": self.model, "choices": [], "usage": schema.usage(prompt, completion)}
+
+    def whole(self, text: str, reason: FinishReason | None, prompt: int,
+              completion: int) -> dict[str, Any]:
+        openai_reason = OPENAI_FINISH_REASON.get(reason) if reason else None
+        used = schema.usage(prompt, completion)
+        build = schema.chat_response if self.kind == "chat" else schema.completion_response
+        out = build(self.request_id, self.model, text, openai_reason, used)
+        out["servescope_finish_reason"] = reason.value if reason else None
+        return out
+
+    def _with_usage(self, chunk: dict[str, Any]) -> dict[str, Any]:
+        if self.include_usage:  # OpenAI sends "usage": null on every chunk but the last
+            chunk["usage"] = None
+        return chunk
+
+
+def _event(payload: dict[str, Any]) -> bytes:
+    return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
+
+
+class _Exchange:
+    """Writer + disconnect watcher around one engine handle (shared by both responses)."""
+
+    #: How often the watcher checks whether a writer stalled on a dead client should give up.
+    poll_s = 0.5
+    #: How long a writer may stay stalled after the engine ended its request.
+    abandon_after_s = 10.0
+
+    def __init__(self, handle: StreamHandle, shape: Shape, decoder: TextDecoder,
+                 chunk_tokens: int, headers: dict[str, str], *,
+                 on_abandon: Callable[[Scope], None] | None = None) -> None:
+        self.handle = handle
+        self.on_abandon = on_abandon
+        self.shape = shape
+        self.decoder = decoder
+        self.chunk_tokens = chunk_tokens
+        self.headers = headers
+        self.disconnected = False
+        self.abandoned = False
+        self._stalled = False  # the writer waits for the socket to accept more bytes
+        self._writes = 0  # completed waits for writability (progress of the client)
+        self._progress_mark = 0
+        self._cut_stalled_since: float | None = None
+        self._completing = False  # set before the last send: a disconnect after it is normal
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        writer = asyncio.create_task(self.write(send))
+        watcher = asyncio.create_task(self._watch(receive, writer))
+        try:
+            await asyncio.wait({writer})
+        except asyncio.CancelledError:  # the server is shutting down under us
+            writer.cancel()
+            self.handle.cancel(FinishReason.CLIENT_CANCEL)
+            raise
+        finally:
+            watcher.cancel()
+        if self.abandoned:
+            _log.info("request %s ended (%s) while its client read nothing: connection aborted",
+                      self.handle.request_id, self.handle.finish_reason)
+            if self.on_abandon is not None:
+                self.on_abandon(scope)
+                for _ in range(2):  # let the transport report the loss before we return
+                    await asyncio.sleep(0)
+            return
+        if not writer.cancelled() and writer.exception() is not None:
+            self.handle.cancel(FinishReason.ERROR)  # a transport bug must not leak the request
+            raise writer.exception()  # type: ignore[misc]
+
+    async def _watch(self, receive: Receive, writer: asyncio.Task[None]) -> None:
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), self.poll_s)
+            except TimeoutError:
+                if self._should_abandon():
+                    self.abandoned = True
+                    writer.cancel()
+                    return
+                continue
+            if message["type"] != "http.disconnect":
+                continue  # the body was read already; ignore stray request chunks
+            if not self._completing and not writer.done():
+                self.disconnected = True
+                self.handle.cancel(FinishReason.CLIENT_CANCEL)
+                writer.cancel()
+            return
+
+    def _should_abandon(self) -> bool:
+        """The engine ended the request (slow consumer, deadline, error) and the writer has
+        been stalled ever since for ``abandon_after_s``: the client reads nothing, so give the
+        connection up rather than hold it forever. A client that still reads, however slowly,
+        gets its tail and the closing event."""
+        if not (self._stalled and self.handle.finish_reason in _CUT_WHILE_STALLED):
+            self._cut_stalled_since = None
+            return False
+        now = time.monotonic()
+        if self._cut_stalled_since is None or self._progress_mark != self._writes:
+            self._cut_stalled_since, self._progress_mark = now, self._writes
+        return now - self._cut_stalled_since >= self.abandon_after_s
+
+    async def _writable(self, send: Send) -> None:
+        """Wait until the connection takes more bytes, without writing any.
+
+        uvicorn's ``send`` first waits on flow control, and an empty body chunk writes nothing
+        (h11 never frames an empty chunk). Popping tokens only after this returns means a
+        popped chunk is written at once: tokens leave the engine's bounded buffer only when the
+        socket can take them, so committed-but-unsent tokens stay within the buffer capacity.
+        """
+        self._stalled = True
+        try:
+            await send({"type": "http.response.body", "body": b"", "more_body": True})
+        finally:
+            self._stalled = False
+        self._writes += 1
+
+    def _start(self, status: int, content_type: bytes) -> Message:
+        headers = [(b"content-type", content_type)]
+        headers += [(k.encode(), v.encode()) for k, v in self.headers.items()]
+        return {"type": "http.response.start", "status": status, "headers": headers}
+
+    async def write(self, send: Send) -> None:
+        raise NotImplementedError
+
+
+class StreamingResponse(_Exchange):
+    """``stream: true``: one SSE event per popped chunk, then the final chunk and [DONE]."""
+
+    async def write(self, send: Send) -> None:
+        handle, shape = self.handle, self.shape
+        await send(self._start(200, b"text/event-stream; charset=utf-8"))
+        opening = shape.opening()
+        if opening is not None:
+            await self._body(send, _event(opening))
+        pending = 0  # tokens popped whose bytes have not yet been written
+        while True:
+            await self._writable(send)
+            chunk = await handle.next_chunk(self.chunk_tokens)
+            if chunk is None:
+                break
+            pending += len(chunk)
+            text = self.decoder.feed(chunk)
+            if text:  # an incomplete UTF-8 character waits for its next byte
+                await self._body(send, _event(shape.text(text)))
+                if self.disconnected:
+                    return
+                handle.delivered(pending)
+                pending = 0
+        await self._finish(send, pending)
+
+    async def _finish(self, send: Send, pending: int) -> None:
+        handle, shape = self.handle, self.shape
+        await self._writable(send)  # a stall here is watched like any other
+        tail = self.decoder.flush()
+        events = [_event(shape.text(tail))] if tail else []
+        reason = handle.finish_reason
+        if reason in _CUT:
+            message, code, _ = _CUT[reason]
+            events.append(_event(schema.error_body(message, type_="server_error", code=code)))
+        else:
+            events.append(_event(shape.final(reason)))
+            if shape.include_usage:
+                events.append(_event(shape.usage_chunk(handle.prompt_tokens,
+                                                       handle.completion_tokens)))
+        events.append(b"data: [DONE]\n\n")
+        self._completing = True
+        await send({"type": "http.response.body", "body": b"".join(events), "more_body": False})
+        if pending and not self.disconnected:
+            handle.delivered(pending)
+
+    @staticmethod
+    async def _body(send: Send, data: bytes) -> None:
+        await send({"type": "http.response.body", "body": data, "more_body": True})
+
+
+class WholeResponse(_Exchange):
+    """``stream: false``: collect every chunk, then one JSON response."""
+
+    async def write(self, send: Send) -> None:
+        handle = self.handle
+        parts: list[str] = []
+        popped = 0
+        while (chunk := await handle.next_chunk(self.chunk_tokens)) is not None:
+            popped += len(chunk)
+            parts.append(self.decoder.feed(chunk))
+        parts.append(self.decoder.flush())
+        reason = handle.finish_reason
+        if reason in _CUT:
+            message, code, status = _CUT[reason]
+            payload = schema.error_body(message, type_="server_error", code=code)
+        else:
+            status = 200
+            payload = self.shape.whole("".join(parts), reason, handle.prompt_tokens,
+                                       handle.completion_tokens)
+        body = json.dumps(payload, separators=(",", ":")).encode()
+        await send(self._start(status, b"application/json"))
+        self._completing = True
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+        if popped and status == 200 and not self.disconnected:
+            handle.delivered(popped)
+

@@ -1,0 +1,44 @@
+"""``servescope demo``: the reference server plus a mixed load, in one process."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("demo", help="run the reference server under a mixed streaming load "
+                                    "and print the summary")
+    p.add_argument("--duration", type=float, default=30.0, help="seconds of load (default 30)")
+    p.add_argument("--concurrency", type=int, default=24, help="concurrent clients")
+    p.add_argument("--mix", default="fast=0.6,slow=0.2,cancel=0.1,deadline=0.1",
+                   help="client kinds and weights")
+    p.add_argument("--max-tokens", type=int, default=128)
+    p.add_argument("--metrics-file", default="servescope-demo-metrics.txt")
+    p.add_argument("--trace-file", default="servescope-traces.jsonl",
+                   help="where spans go when no OTEL_* exporter is configured")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+    p.set_defaults(handler=_demo)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from servescope.reference.demo import run_demo
+    from servescope.reference.loadgen import Mix
+
+    try:
+        mix = Mix.parse(args.mix)
+        if args.duration <= 0 or args.concurrency < 1 or args.max_tokens < 1:
+            raise ValueError("--duration, --concurrency and --max-tokens must be positive")
+    except ValueError as exc:
+        print(f"servescope demo: {exc}")
+        return 2
+    result = run_demo(args.duration, concurrency=args.concurrency, mix=mix,
+                      metrics_file=args.metrics_file, trace_file=args.trace_file,
+                      max_tokens=args.max_tokens, progress=not args.json)
+    if args.json:
+        print(json.dumps({**result.summary.to_dict(), "metrics_file": str(result.metrics_file),
+                          "traces": result.traces}))
+    else:
+        print(result.report())
+    return 0

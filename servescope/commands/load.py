@@ -1,0 +1,69 @@
+"""``servescope load``: mixed streaming clients against a server on this machine."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("load", help="drive a running server (127.0.0.1 only) with fast, slow, "
+                                    "cancelling and deadline streaming clients")
+    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--duration", type=float, default=30.0, help="seconds of load")
+    p.add_argument("--concurrency", type=int, default=16)
+    p.add_argument("--mix", default="fast=0.6,slow=0.2,cancel=0.1,deadline=0.1",
+                   help="client kinds and weights, e.g. fast=1,slow=1")
+    p.add_argument("--max-tokens", type=int, default=128)
+    p.add_argument("--max-requests", type=int, default=None, help="stop after this many")
+    p.add_argument("--deadline", type=float, default=0.2,
+                   help="seconds given to deadline clients (x-servescope-deadline-s)")
+    p.add_argument("--slow-read-bytes", type=int, default=128,
+                   help="bytes a slow client reads per interval")
+    p.add_argument("--slow-interval", type=float, default=0.05)
+    p.add_argument("--slo", default=None, help="SLO spec for client-side goodput")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--wait", type=float, default=30.0,
+                   help="seconds to wait for the server to come up")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+    p.set_defaults(handler=_load)
+
+
+def _load(args: argparse.Namespace) -> int:
+    from servescope.instrumentation.slo import SLOError, SLOSpec, load_slo
+    from servescope.reference.demo import progress_printer
+    from servescope.reference.load_summary import format_summary, scrape, summarize
+    from servescope.reference.loadgen import LoadConfig, Mix, run_load
+
+    try:
+        slo = load_slo(args.slo) if args.slo else SLOSpec.default()
+        config = LoadConfig(args.url, duration_s=args.duration, concurrency=args.concurrency,
+                            mix=Mix.parse(args.mix), max_tokens=args.max_tokens,
+                            max_requests=args.max_requests, deadline_s=args.deadline,
+                            slow_read_bytes=args.slow_read_bytes,
+                            slow_interval_s=args.slow_interval, seed=args.seed)
+    except (ValueError, SLOError) as exc:
+        print(f"servescope load: {exc}", file=sys.stderr)
+        return 2
+    deadline = time.monotonic() + max(0.0, args.wait)
+    while True:  # the server may still be starting (compose, scripts)
+        try:
+            before = scrape(config.url)
+            break
+        except (OSError, RuntimeError) as exc:
+            if time.monotonic() >= deadline:
+                print(f"servescope load: cannot scrape {config.url}/metrics: {exc}",
+                      file=sys.stderr)
+                return 1
+            time.sleep(0.5)
+    printer = None if args.json else progress_printer(config.duration_s)
+    load = asyncio.run(run_load(config, slo=slo, progress=printer))
+    if printer is not None and sys.stderr.isatty():
+        print(file=sys.stderr)
+    summary = summarize(load, scrape(config.url).minus(before), slo)
+    print(json.dumps(summary.to_dict()) if args.json else format_summary(summary))
+    return 0

@@ -1,0 +1,68 @@
+"""``servescope serve``: the reference server (OpenAI-compatible streaming HTTP)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("serve", help="run the reference decode worker behind an "
+                                     "OpenAI-compatible HTTP API")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--config", default=None,
+                   help="engine config, YAML or JSON (fields of EngineConfig; model: {...})")
+    p.add_argument("--slo", default=None, help="SLO spec YAML (default: the shipped spec)")
+    p.add_argument("--model-name", default="servescope-ref")
+    p.add_argument("--send-buffer-bytes", type=int, default=4096,
+                   help="per-connection bytes the server buffers before the writer waits "
+                        "(0: OS and uvicorn defaults)")
+    p.add_argument("--trace-file", default="servescope-traces.jsonl",
+                   help="where spans go when no OTEL_* exporter is configured")
+    p.set_defaults(handler=_serve)
+
+
+def _engine_config(path: str | None) -> Any:
+    from servescope.reference.config import EngineConfig
+
+    if path is None:
+        return EngineConfig()
+    text = Path(path).read_text("utf-8")
+    if path.endswith(".json"):
+        data = json.loads(text)
+    else:
+        import yaml
+
+        data = yaml.safe_load(text) or {}
+    return EngineConfig.from_dict(data)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from servescope.instrumentation.setup import setup_telemetry
+    from servescope.instrumentation.slo import SLOError, load_slo
+    from servescope.reference.engine import Engine
+    from servescope.reference.server import create_app, serve
+
+    try:
+        config = _engine_config(args.config)
+        slo = load_slo(args.slo) if args.slo else None
+    except (OSError, ValueError, SLOError) as exc:  # yaml/json errors are ValueErrors too
+        print(f"servescope serve: invalid configuration: {exc}", file=sys.stderr)
+        return 2
+    setup = setup_telemetry(model=args.model_name, slo=slo, trace_file=args.trace_file)
+    engine = Engine(config, setup.telemetry)
+    engine.start()
+    print(f"servescope: serving {args.model_name} on http://{args.host}:{args.port} "
+          f"(device {engine.device}); metrics at /metrics, spans to "
+          f"{setup.traces_destination}", file=sys.stderr)
+    try:
+        serve(create_app(engine, setup.telemetry), args.host, args.port,
+              send_buffer_bytes=args.send_buffer_bytes or None)
+    finally:
+        engine.shutdown()
+        setup.shutdown()
+    return 0

@@ -1,0 +1,186 @@
+"""The official openai SDK against the running reference server (real engine, real uvicorn)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from openai import OpenAI
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+from servescope.instrumentation.tracing import ATTR
+from servescope.reference.config import EngineConfig, ModelConfig
+from servescope.reference.server import LocalServer
+
+TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=256)
+MODEL = "tiny-ref"
+
+
+class Served:
+    def __init__(self, config: EngineConfig) -> None:
+        self.exporter = InMemorySpanExporter()
+        self.server = LocalServer(config, model_name=MODEL, span_exporter=self.exporter).start()
+        self.client = OpenAI(base_url=f"{self.server.url}/v1", api_key="unused", max_retries=0)
+
+    def sample(self, name: str, **labels: str) -> float:
+        value = self.server.setup.registry.get_sample_value(name, {"model": MODEL, **labels})
+        return value or 0.0
+
+    def spans(self) -> list:
+        self.server.setup.force_flush()
+        return list(self.exporter.get_finished_spans())
+
+    def request_span(self, request_id: str):
+        for span in self.spans():
+            if span.attributes.get(ATTR.REQUEST_ID) == request_id and span.kind.name == "SERVER":
+                return span
+        raise AssertionError(f"no request span for {request_id}")
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Served]:
+    s = Served(EngineConfig(model=TINY, block_size=8, num_blocks=256, max_batch=8))
+    yield s
+    s.server.stop()
+
+
+@pytest.fixture(scope="module")
+def paced() -> Iterator[Served]:
+    """A server whose steps take >= 5 ms, so a stream lasts long enough to cut it."""
+    s = Served(EngineConfig(model=TINY, block_size=8, num_blocks=256, max_batch=8,
+                            step_delay_s=0.005))
+    yield s
+    s.server.stop()
+
+
+def test_sdk_streams_a_completion_with_usage_and_finish_reason(served: Served) -> None:
+    prompt = "Once upon a time"
+    stream = served.client.completions.create(
+        model=MODEL, prompt=prompt, max_tokens=24, stream=True,
+        stream_options={"include_usage": True}, extra_body={"ignore_eos": True})
+    chunks = list(stream)
+    text = "".join(c.choices[0].text for c in chunks if c.choices)
+    finals = [c.choices[0].finish_reason for c in chunks if c.choices and
+              c.choices[0].finish_reason]
+    assert finals == ["length"]
+    assert chunks[-1].choices == [] and chunks[-1].usage is not None
+    assert chunks[-1].usage.completion_tokens == 24
+    assert chunks[-1].usage.prompt_tokens == len(prompt.encode())
+    assert chunks[-1].usage.total_tokens == 24 + len(prompt.encode())
+    assert len(text) == 24  # the reference model emits printable ASCII: one char per token
+    assert len({c.id for c in chunks}) == 1 and chunks[0].id.startswith("cmpl-")
+
+
+def test_sdk_streams_a_chat_completion(served: Served) -> None:
+    stream = served.client.chat.completions.create(
+        model=MODEL, messages=[{"role": "system", "content": "be brief"},
+                               {"role": "user", "content": "hi"}],
+        max_tokens=16, stream=True, stream_options={"include_usage": True},
+        extra_body={"ignore_eos": True})
+    chunks = list(stream)
+    assert chunks[0].choices[0].delta.role == "assistant"
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert len(text) == 16
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "length"
+    assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 16
+    assert chunks[0].object == "chat.completion.chunk"
+
+
+def test_non_streamed_completion_and_chat(served: Served) -> None:
+    done = served.client.completions.create(model=MODEL, prompt="abc", max_tokens=5,
+                                            extra_body={"ignore_eos": True})
+    assert done.choices[0].finish_reason == "length" and len(done.choices[0].text) == 5
+    assert done.usage is not None and done.usage.completion_tokens == 5
+    assert done.usage.prompt_tokens == 3
+    chat = served.client.chat.completions.create(
+        model=MODEL, messages=[{"role": "user", "content": "x"}], max_tokens=7,
+        extra_body={"ignore_eos": True})
+    assert chat.choices[0].message.role == "assistant"
+    assert len(chat.choices[0].message.content or "") == 7
+    assert chat.usage is not None and chat.usage.completion_tokens == 7
+
+
+def test_metrics_count_the_request_and_exemplar_points_to_an_exported_trace(
+        served: Served) -> None:
+    before_length = served.sample("servescope_requests_finished_total",
+                                  priority="default", finish_reason="length")
+    before_delivered = served.sample("servescope_tokens_total", stage="delivered")
+    chunks = list(served.client.completions.create(
+        model=MODEL, prompt="trace me", max_tokens=12, stream=True,
+        extra_body={"ignore_eos": True}))
+    request_id = chunks[0].id
+    exposition = httpx.get(f"{served.server.url}/metrics",
+                           headers={"Accept": "application/openmetrics-text"}).text
+    assert served.sample("servescope_requests_finished_total", priority="default",
+                         finish_reason="length") == before_length + 1
+    assert served.sample("servescope_tokens_total", stage="delivered") == before_delivered + 12
+    # The end-to-end histogram's exemplar for this latency is this request's trace.
+    exemplar_traces = set()
+    for family in text_string_to_metric_families(exposition):
+        if family.name == "gen_ai_server_request_duration_seconds":
+            for sample in family.samples:
+                if sample.exemplar is not None:
+                    exemplar_traces.add(sample.exemplar.labels["trace_id"])
+    span = served.request_span(request_id)
+    trace_id = format(span.context.trace_id, "032x")
+    assert trace_id in exemplar_traces
+    assert span.attributes[ATTR.FINISH_REASON] == "length"
+    assert span.attributes[ATTR.TOKENS_DELIVERED] == 12
+
+
+def test_traceparent_makes_the_request_span_a_child_of_the_callers_trace(
+        served: Served) -> None:
+    trace_id, parent_id = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+    done = served.client.completions.create(
+        model=MODEL, prompt="hello", max_tokens=3,
+        extra_headers={"traceparent": f"00-{trace_id}-{parent_id}-01"})
+    span = served.request_span(done.id)
+    assert format(span.context.trace_id, "032x") == trace_id
+    assert span.parent is not None and format(span.parent.span_id, "016x") == parent_id
+
+
+def test_models_and_healthz(served: Served) -> None:
+    models = served.client.models.list()
+    assert [m.id for m in models.data] == [MODEL]
+    health = httpx.get(f"{served.server.url}/healthz").json()
+    assert health["status"] == "ok" and health["total_blocks"] == 256
+
+
+def test_deadline_header_ends_the_stream_with_deadline(paced: Served) -> None:
+    chunks = list(paced.client.completions.create(
+        model=MODEL, prompt="slow", max_tokens=200, stream=True,
+        extra_body={"ignore_eos": True}, extra_headers={"x-servescope-deadline-s": "0.1"}))
+    final = [c for c in chunks if c.choices and c.choices[0].finish_reason][-1]
+    assert final.choices[0].finish_reason == "length"  # OpenAI has no "deadline"
+    assert final.model_extra["servescope_finish_reason"] == "deadline"
+    assert 0 < sum(len(c.choices[0].text) for c in chunks if c.choices) < 200
+    assert paced.sample("servescope_requests_finished_total", priority="default",
+                        finish_reason="deadline") >= 1
+
+
+def test_deadline_body_field_is_honoured_too(paced: Served) -> None:
+    done = paced.client.completions.create(
+        model=MODEL, prompt="slow", max_tokens=200,
+        extra_body={"ignore_eos": True, "deadline_s": 0.1})
+    assert done.model_extra["servescope_finish_reason"] == "deadline"
+    assert done.usage is not None and 0 < done.usage.completion_tokens < 200
+
+
+def test_client_disconnect_mid_stream_becomes_a_cancel_at_once(paced: Served) -> None:
+    before = paced.sample("servescope_requests_finished_total", priority="default",
+                          finish_reason="client_cancel")
+    body = {"model": MODEL, "prompt": "go", "max_tokens": 200, "stream": True,
+            "ignore_eos": True}
+    with httpx.stream("POST", f"{paced.server.url}/v1/completions", json=body) as response:
+        lines = response.iter_lines()
+        while not next(lines).startswith("data: "):
+            pass
+        cut_at = time.monotonic()
+    while paced.sample("servescope_requests_finished_total", priority="default",
+                       finish_reason="client_cancel") == before:
+        assert time.monotonic() - cut_at < 2.0, "the disconnect was not noticed"
+        time.sleep(0.01)
+    assert paced.server.engine.wait_idle(5.0)
