@@ -1,0 +1,286 @@
+"""Proven live: a real Prometheus scrapes two replicas fed by the real recorder.
+
+Two synthetic replicas (one prometheus_client endpoint each on 127.0.0.1, OpenMetrics with
+exemplars) are driven by the real ``servescope.instrumentation`` hooks through a scripted mix:
+stop, length, client cancels (with a late deadline signal that loses the race), deadlines, slow
+consumers with backpressure pauses, rejections, worker errors, speculative drafts, label values
+past their cap, PII in request ids (redacted spans), and a flaky span exporter on one replica.
+A real Prometheus loads the generated rules (fast timing) and sends alerts to a real
+Alertmanager whose webhook lands in this test. Then:
+
+* every dashboard query, variables substituted, is valid and returns data (the panels empty by
+  design are listed below with the reason);
+* every rule is healthy in /api/v1/rules, and the SLI records exist (the ``le`` matcher matches
+  prometheus_client's exposition);
+* the TTFT heatmap's exemplars are trace ids of spans the exporter received;
+* turning every request on one replica into a slow consumer fires
+  ServescopeSlowConsumersWastingCompute for that replica, and it reaches the webhook.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+
+import promharness as ph
+import pytest
+from opentelemetry.sdk.trace.export import SpanExportResult
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from prometheus_client.exposition import MetricsHandler
+
+from servescope.alerts.model import Options, RuleTiming
+from servescope.alerts.render import dump, rules_document
+from servescope.dashboards import lint
+from servescope.instrumentation import StepReport, setup_telemetry
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.slo import SLOSpec
+from servescope.instrumentation.status import FinishReason
+from servescope.redaction import RedactionStage
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(ph.prometheus_binary() is None or ph.alertmanager_binary() is None,
+                       reason="needs the Debian prometheus and prometheus-alertmanager packages"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATED = ROOT / "dashboards" / "generated" / "servescope"
+RATE_INTERVAL = "10s"
+
+#: Panels whose queries are empty by design in this scenario, and why.
+EMPTY_BY_DESIGN = {
+    "Hook errors": "no hook fails: the series appears with the first swallowed error",
+}
+
+
+class FlakyExporter(InMemorySpanExporter):
+    """Fails every third export (replica B): spans dropped with reason export_failed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def export(self, spans):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        if self.calls % 3 == 0:
+            return SpanExportResult.FAILURE
+        return super().export(spans)
+
+
+# (kind, reason, committed, delivered, ttft, tpot, paused)
+NORMAL = [("stop", FinishReason.STOP, 40, 40, 0.12, 0.02, False)] * 3 + [
+    ("length", FinishReason.LENGTH, 40, 40, 0.3, 0.03, False),
+    ("cancel", FinishReason.CLIENT_CANCEL, 10, 5, 0.4, 0.05, False),
+    ("slow", FinishReason.SLOW_CONSUMER, 10, 7, 0.2, 0.04, True),
+    ("deadline", FinishReason.DEADLINE, 10, 9, 2.6, 0.2, False),
+    ("error", FinishReason.ERROR, 4, 3, 0.8, 0.05, False),
+]
+FAULT = [("slow", FinishReason.SLOW_CONSUMER, 40, 4, 0.2, 0.04, True)] * 6
+
+
+class Replica:
+    """One synthetic server: its own registry and tracer, served on a loopback port."""
+
+    def __init__(self, name: str, exporter: InMemorySpanExporter) -> None:
+        self.name = name
+        self.exporter = exporter
+        self.setup = setup_telemetry(service_name=name, model="m", span_exporter=exporter,
+                                     redaction=RedactionStage(hash_key=b"live-test"))
+        self.tel = self.setup.telemetry
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0),
+                                          MetricsHandler.factory(self.setup.registry))
+        self.target = f"127.0.0.1:{self.server.server_address[1]}"
+        self.mix = NORMAL
+        self.count = 0
+        self.stop = threading.Event()
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.thread = threading.Thread(target=self._drive, daemon=True)
+
+    def _request(self, spec: tuple, t0: float) -> None:
+        kind, reason, committed, delivered, ttft, tpot, paused = spec
+        self.count += 1
+        # ten priority classes: past the label's cap of 8, the rest fold into "other"
+        priority = f"class-{self.count % 10}"
+        rid = f"{kind}-{self.count}" + ("-user:carol@example.net" if self.count % 5 == 0 else "")
+        rec = self.tel.request(rid, priority=priority, prompt_tokens=32, arrival=t0)
+        queue, prefill = 0.02, ttft * 0.6
+        rec.admitted()
+        rec.scheduled(now=t0 + queue)
+        rec.prefill_done(now=t0 + queue + prefill)
+        for k in range(committed):
+            now = t0 + ttft + k * tpot
+            self.tel.step(StepReport(advanced=[(rec, 1, 2 if k % 4 == 0 else 0)], now=now))
+            if k < delivered:
+                rec.delivered(1, now=now + 0.01)
+            if paused and k == delivered:
+                rec.paused(now=now)
+        end = t0 + ttft + committed * tpot + 0.05
+        rec.stream_closed(peak_buffered=committed - delivered + 1, capacity=8)
+        rec.finish(reason, now=end)
+        if reason is FinishReason.CLIENT_CANCEL:
+            rec.finish(FinishReason.DEADLINE, now=end + 0.01)  # loses the race: counted no-op
+        client = self.tel.metrics
+        client.child(cat.CLIENT_TTFT, model="m").observe(ttft + 0.03)
+        client.child(cat.CLIENT_TPOT, model="m").observe(tpot * 1.1)
+        client.child(cat.CLIENT_E2E, model="m", finish_reason=reason.value).observe(end - t0)
+
+    def _cycle(self) -> None:
+        t0 = time.monotonic()
+        for spec in self.mix:
+            self._request(spec, t0)
+        self.count += 1
+        self.tel.request(f"rejected-{self.count}", arrival=t0).rejected("queue_full", now=t0)
+        self.tel.step(StepReport(now=t0, kv_blocks_used=40 + self.count % 20,
+                                 kv_blocks_total=100, running=4, waiting=self.count % 3,
+                                 paused=1, buffered_tokens=12, prefix_queries=10,
+                                 prefix_hits=6, preemptions=1 if self.count % 7 == 0 else 0))
+
+    def _drive(self) -> None:
+        while not self.stop.is_set():
+            self._cycle()
+            self.stop.wait(0.25)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(timeout=5)
+        self.server.shutdown()
+        self.setup.shutdown(timeout_s=2)
+
+
+def substitute(expr: str) -> str:
+    return (expr.replace("$__rate_interval", RATE_INTERVAL).replace("$__range", "1m")
+            .replace("$job", "servescope").replace("$instance", ".*").replace("$model", ".*"))
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("live")
+    options = Options(timing=RuleTiming.fast())
+    rules = tmp / "rules.yaml"
+    rules.write_text(dump(rules_document(SLOSpec.default(), options)))
+    replicas = [Replica("replica-a", InMemorySpanExporter()), Replica("replica-b", FlakyExporter())]
+    for replica in replicas:
+        replica.thread.start()
+    webhook = ph.WebhookReceiver()
+    am = ph.start_alertmanager(tmp, webhook.url)
+    prom = ph.start_prometheus(tmp, [r.target for r in replicas], rule_files=[rules],
+                               alertmanager_url=am.url)
+    try:
+        prom.wait_for_targets_up(timeout=20)
+        # enough scrapes for every 10s rate window to hold several samples
+        prom.wait_for(lambda: (prom.value('count(count_over_time(up{job="servescope"}[10s]) '
+                                          '>= 8)') == 2.0) or None,
+                      timeout=30, what="8 scrapes of each replica")
+        yield prom, am, webhook, replicas
+    finally:
+        for replica in replicas:
+            replica.close()
+        prom.stop()
+        am.stop()
+        webhook.stop()
+
+
+def _dashboards() -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in sorted(GENERATED.glob("*.json"))}
+
+
+def test_every_dashboard_query_returns_data(stack) -> None:
+    prom = stack[0]
+    empty, errors, checked = [], [], 0
+    for name, board in _dashboards().items():
+        for panel, expr in lint.targets(board):
+            checked += 1
+            try:
+                result = prom.query(substitute(expr))
+            except ph.PromQueryError as exc:
+                errors.append(f"{name} › {panel['title']}: {exc}")
+                continue
+            if not result and panel["title"] not in EMPTY_BY_DESIGN:
+                empty.append(f"{name} › {panel['title']}: {expr}")
+    assert errors == []
+    assert empty == []
+    assert checked > 60
+    for board in _dashboards().values():
+        for panel, expr in lint.targets(board):
+            if panel["title"] in EMPTY_BY_DESIGN:
+                assert prom.query(substitute(expr)) == [], f"{panel['title']} now has data"
+
+
+def test_dashboard_variables_list_values(stack) -> None:
+    prom = stack[0]
+    board = _dashboards()["overview"]
+    for variable in board["templating"]["list"]:
+        if variable["type"] != "query":
+            continue
+        inner = variable["query"].removeprefix("label_values(").removesuffix(")")
+        selector, label = (s.strip() for s in inner.rsplit(",", 1))
+        values = prom.api(f"label/{label}/values", **{"match[]": substitute(selector)})
+        assert values, variable["name"]
+    assert set(prom.api("label/model/values")) >= {"m"}
+
+
+def test_every_rule_is_healthy_and_slis_are_recorded(stack) -> None:
+    prom = stack[0]
+
+    def all_evaluated():
+        rules = [r for g in prom.rule_groups() for r in g["rules"]]
+        return rules if all(r["health"] == "ok" for r in rules) else None
+
+    rules = prom.wait_for(all_evaluated, timeout=20, what="every rule evaluated healthy")
+    assert len(rules) == 43
+    assert [r["name"] for r in rules if r.get("lastError")] == []
+    # the le matcher matches the real exposition (prometheus_client writes le="2.0")
+    assert prom.query(f'{cat.SERVER_TTFT.name}_bucket{{le="2.0"}}')
+    sli = prom.wait_for_query('servescope:slo_errors:ratio_rate5m{slo="ttft"}')
+    ratio = float(sli[0]["value"][1])
+    assert 0 < ratio < 0.5  # one request in eight (the deadline kind) misses 2 s
+    availability = prom.value('servescope:slo_errors:ratio_rate5m{slo="availability"}')
+    assert availability is not None and 0 < availability < 0.5
+
+
+def test_heatmap_exemplars_resolve_to_exported_traces(stack) -> None:
+    prom, _, _, replicas = stack
+    replica = replicas[0]
+    heatmap = next(p for p in lint.panels(_dashboards()["latency"])
+                   if p["title"] == "TTFT heatmap")
+    expr = substitute(heatmap["targets"][0]["expr"]).replace(
+        'instance=~".*"', f'instance="{replica.target}"')
+    now = time.time()
+    groups = prom.wait_for(lambda: prom.exemplars(expr, now - 60, time.time() + 5) or None,
+                           timeout=15, what="exemplars")
+    trace_ids = {e["labels"]["trace_id"] for g in groups for e in g["exemplars"]}
+    assert trace_ids
+    replica.setup.force_flush(5)
+    exported = {format(s.context.trace_id, "032x") for s in replica.exporter.get_finished_spans()}
+    assert trace_ids <= exported
+
+
+def test_injected_slow_consumers_fire_the_diagnostic_alert(stack) -> None:
+    prom, _, webhook, replicas = stack
+    faulty = replicas[0]
+    alert = "ServescopeSlowConsumersWastingCompute"
+
+    def firing_for(instance: str) -> bool:
+        return any(a["labels"]["alertname"] == alert and a["labels"]["instance"] == instance
+                   and a["state"] == "firing" for a in prom.alerts())
+
+    assert not firing_for(faulty.target)
+    baseline = prom.value(
+        f'servescope_instance:tokens_discarded_per_committed:ratio_rate30s'
+        f'{{instance="{faulty.target}"}}')
+    assert baseline is not None and baseline < 0.1
+    faulty.mix = FAULT
+    prom.wait_for(lambda: firing_for(faulty.target) or None, timeout=40,
+                  what=f"{alert} firing for {faulty.target}")
+    assert not firing_for(replicas[1].target)
+    notified = prom.wait_for(
+        lambda: [a for a in webhook.alerts() if a["labels"]["alertname"] == alert] or None,
+        timeout=20, what="the webhook notification")
+    labels = notified[0]["labels"]
+    assert labels["instance"] == faulty.target and labels["severity"] == "ticket"
+    assert notified[0]["annotations"]["runbook_url"].endswith(
+        "#servescopeslowconsumerswastingcompute")
+    assert "of committed tokens were never delivered" in notified[0]["annotations"]["description"]
