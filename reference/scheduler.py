@@ -531,10 +531,17 @@ class Scheduler:
     # --- admission ------------------------------------------------------------------------
     def _admit(self, now: float) -> None:
         """FIFO: admit the head while a slot is free and the KV blocks for its known tokens
-        fit with a small reserve left for the running requests to grow into."""
+        fit with a small reserve left for the running requests to grow into. A preempted
+        request whose reader is still behind is passed over (it cannot advance anyway)."""
         bs = self.config.block_size
-        while self.waiting and self.slots.free:
-            seq = self.waiting[0]
+        for seq in list(self.waiting):
+            if not self.slots.free:
+                return
+            if seq.paused_at is not None:  # preempted while paused: wait for its reader
+                if not seq.stream.at_low_watermark():
+                    continue
+                seq.paused_at = None
+                seq.recorder.resumed(now=now)
             target = seq.prefill_target
             # the last prompt token is always computed (its logits give the first token)
             hashes = block_hashes(seq.tokens[:min(target, seq.n_prompt - 1)
@@ -543,7 +550,7 @@ class Scheduler:
             need = -(-len(seq.tokens) // bs) - hits
             if self.pool.num_free - need - free_hits < self._reserve():
                 return
-            self.waiting.popleft()
+            self.waiting.remove(seq)
             self._left_waiting(seq)
             match = self.pool.match_prefix(hashes)
             seq.life.blocks = match.blocks + self.pool.allocate(need)
@@ -599,9 +606,7 @@ class Scheduler:
         if seq.life.slot is not None:
             self.slots.release(seq.life.slot)
             seq.life.slot = None
-        if seq.paused_at is not None:
-            seq.paused_at = None
-            seq.recorder.resumed(now=self.telemetry.clock())
+        # a paused request stays paused (its slow-consumer clock keeps running while it waits)
         seq.n_computed = seq.n_registered = 0
         seq.parent_hash = b""
         seq.prefilled = False
