@@ -7,6 +7,13 @@ one), admits waiting requests while KV blocks and batch slots allow, and finally
 batched forward over every eligible request. A launched step is never interrupted: a signal
 that arrives during a step waits for the next boundary.
 
+KV blocks are allocated on demand: admission needs the blocks of the tokens known so far
+(minus shared prefix blocks) plus a small reserve; a decode step that crosses a block boundary
+takes one more block, and when none is free it preempts a paused request first (its reader
+is behind anyway), else the youngest request. A preempted request gives back its blocks and
+slot, keeps its tokens and stream, waits at the queue's head and recomputes its KV when
+readmitted (greedy decoding makes the recomputation exact).
+
 Terminal states go through :class:`Lifecycle`: the first decision wins, every later signal is
 a counted no-op, and a finished request's resources are released exactly once, in dependency
 order: KV block references, batch slot, stream buffer, then the recorder (which ends spans).
