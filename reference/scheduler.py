@@ -769,7 +769,7 @@ class Scheduler:
         queries, hits = self._prefix_delta
         self._prefix_delta = [0, 0]
         preemptions, self._preempt_delta = self._preempt_delta, 0
-        buffered = sum(s.stream.buffered for s in (*self.running, *self.draining))
+        buffered = sum(s.stream.buffered for s in (*self.waiting, *self.running, *self.draining))
         self.telemetry.step(StepReport(
             advanced=advanced, now=now, kv_blocks_used=self.pool.num_used,
             kv_blocks_total=self.pool.num_blocks, running=len(self.running),

@@ -242,3 +242,14 @@ def test_a_paused_request_is_preempted_first_and_still_times_out() -> None:
     assert stats.preemptions >= 1 and stats.free_blocks == 16
     assert stalled._seq is not None and stalled._seq.preemptions >= 1  # the paused one went
     assert stalled.completion_tokens == 4  # never advanced past the high watermark
+
+
+def test_two_hundred_stalled_streams_stay_bounded_and_are_reclaimed() -> None:
+    engine, telemetry = make(max_batch=32, num_blocks=128, slow_consumer_timeout_s=0.05)
+    with engine:
+        handles = [engine.submit(req(f"s{i}", 50)) for i in range(200)]
+        assert all(h.wait(20) is FinishReason.SLOW_CONSUMER for h in handles)
+        assert engine.wait_idle(5)
+    assert max(r.buffered_tokens or 0 for r in telemetry.reports) <= 32 * 4
+    assert max(h.peak_buffered for h in handles) == 4
+    assert sum(h.recorder.summary().discarded_tokens for h in handles) == 200 * 4
