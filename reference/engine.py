@@ -68,7 +68,11 @@ class RequestHandle:
     # --- control --------------------------------------------------------------------------
     def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:
         """Post a terminal signal (client disconnect/cancel, or any reason) to the scheduler.
-        Applied at the next iteration boundary; a no-op (counted) if the request ended."""
+        Applied at the next iteration boundary; a no-op (counted) if the request ended.
+
+        The reader side closes at once: later pops return None, so tokens still buffered are
+        discarded, not handed to a writer whose client is gone."""
+        self._stream.abort_reader()
         if self._seq is None:
             self._life.decide(reason)
         else:

@@ -452,8 +452,7 @@ class Scheduler:
         """Apply a terminal signal at the safe point; a later one is a counted no-op."""
         if seq.state is _State.DRAINING:
             seq.life.decide(reason)  # loses to stop/length; replayed as ignored at record
-            if reason in (FinishReason.CLIENT_CANCEL, FinishReason.ERROR):
-                self._end_drain(seq, drop=True)  # the writer is gone: drop the tail now
+            self._end_drain(seq, drop=True)  # the reader was closed by the cancel: drop the tail
             return False
         if seq.state is _State.DONE or seq.life.reason is not None:
             seq.life.decide(reason)

@@ -48,6 +48,7 @@ class StreamBuffer:
         self._queue: deque[int] = deque()
         self._closed = False
         self._end_seen = False
+        self._reader_gone = False
         self._wants_credit = False
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self.peak = 0
@@ -119,6 +120,15 @@ class StreamBuffer:
             self._notify()
         return dropped
 
+    def abort_reader(self) -> None:
+        """The consumer is gone (disconnect, cancel): from now on every pop returns the end,
+        so a racing writer cannot take tokens it will never deliver. What is buffered stays
+        for the producer's ``close(drop=True)`` to count as dropped."""
+        with self._lock:
+            self._reader_gone = True
+            self._end_seen = True  # nobody owes us a drain any more
+            self._notify()
+
     def _notify(self) -> None:  # under the lock
         self._ready.notify_all()
         waiters, self._waiters = self._waiters, []
@@ -132,6 +142,8 @@ class StreamBuffer:
         """Up to ``max_tokens`` tokens, ``[]`` when none is ready yet, None at the end."""
         credit = drained = False
         with self._lock:
+            if self._reader_gone:
+                return None
             if self._queue:
                 n = min(max_tokens, len(self._queue))
                 out = [self._queue.popleft() for _ in range(n)]
@@ -155,8 +167,9 @@ class StreamBuffer:
     def get(self, timeout_s: float | None = None, max_tokens: int = 64) -> list[int] | None:
         """Blocking pop: waits up to ``timeout_s`` (None: forever); ``[]`` on timeout."""
         with self._lock:
-            if not self._queue and not self._closed:
-                self._ready.wait_for(lambda: bool(self._queue) or self._closed, timeout_s)
+            if not self._queue and not self._closed and not self._reader_gone:
+                self._ready.wait_for(
+                    lambda: bool(self._queue) or self._closed or self._reader_gone, timeout_s)
         return self.pop(max_tokens)
 
     async def next(self, max_tokens: int = 64) -> list[int] | None:
@@ -166,7 +179,7 @@ class StreamBuffer:
         loop = asyncio.get_running_loop()
         while True:
             with self._lock:
-                ready = bool(self._queue) or self._closed
+                ready = bool(self._queue) or self._closed or self._reader_gone
                 if not ready:
                     fut: asyncio.Future[None] = loop.create_future()
                     self._waiters.append((loop, fut))

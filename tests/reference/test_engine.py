@@ -97,6 +97,18 @@ def test_cancel_mid_stream_drops_the_tail_and_frees_kv() -> None:
     assert handle.completion_tokens < 100
 
 
+def test_cancel_closes_the_reader_at_once_and_discards_the_buffer() -> None:
+    with make_engine(stream_capacity=4, stream_low_watermark=1) as engine:
+        handle = engine.submit(req("paused", max_tokens=50))
+        assert handle.wait(0.3) is None and handle.buffered == 4  # paused, full
+        handle.cancel()
+        assert handle.get_chunk(0) is None  # before the scheduler even applied the cancel
+        assert handle.wait(5) is FinishReason.CLIENT_CANCEL
+        assert engine.wait_idle(5)
+    summary = handle.recorder.summary()
+    assert summary.delivered_tokens == 0 and summary.discarded_tokens == 4
+
+
 def test_deadline_finishes_with_deadline() -> None:
     with make_engine(step_delay_s=0.005) as engine:
         handle = engine.submit(req("d", max_tokens=100, deadline_s=0.05))

@@ -141,3 +141,12 @@ def test_threaded_producer_consumer_keeps_the_bound() -> None:
     s.close(drop=False)
     t.join(10)
     assert seen == list(range(500)) and s.peak <= 5
+
+
+def test_abort_reader_ends_the_stream_for_the_writer_at_once() -> None:
+    s = StreamBuffer(4, 0)
+    s.push([1, 2, 3])
+    s.abort_reader()
+    assert s.pop() is None and s.get(0.01) is None
+    assert asyncio.run(s.next()) is None
+    assert s.close(drop=True) == [1, 2, 3]  # still counted as dropped by the producer
