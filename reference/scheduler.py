@@ -251,7 +251,9 @@ class EngineStats:
     paused: int
     draining: int = 0
     steps: int = 0
-    forward_seconds: float = 0.0
+    forward_seconds: float = 0.0  # model time, prefill and decode (CUDA events on a GPU)
+    prefill_seconds: float = 0.0
+    decode_seconds: float = 0.0
     committed_tokens: int = 0
     proposed_tokens: int = 0
     prefix_queries: int = 0
@@ -362,7 +364,7 @@ class Scheduler:
         self._preempt_delta = 0
         self._on_left_waiting = on_left_waiting
         self._on_requeued = on_requeued
-        self._timer = _StepTimer(device)
+        self._timers = {True: _StepTimer(device), False: _StepTimer(device)}  # by prefill
         self._last_report = 0.0
         allowed = torch.full((config.model.vocab_size,), float("-inf"), device=device)
         allowed[tokenizer.generatable_ids()] = 0.0
@@ -666,12 +668,13 @@ class Scheduler:
         batch = BatchInput.build(
             [(r.inputs, r.seq.n_computed, r.seq.life.blocks) for r in rows],
             self.cache, self.device)
-        self._timer.start()
+        timer = self._timers[rows[0].prefill]
+        timer.start()
         logits = self.model(batch, self.cache)
         greedy = (logits + self._allowed).argmax(dim=-1)
-        self._timer.stop()
+        timer.stop()
         out: list[list[int]] = greedy.tolist()  # the step's one host sync
-        self._timer.collect()
+        timer.collect()
         return out
 
     def _step(self, rows: list[_Row]) -> list[tuple[RequestRecorder, int, int]]:
@@ -776,13 +779,16 @@ class Scheduler:
             prefix_queries=queries, prefix_hits=hits, preemptions=preemptions))
 
     def _snapshot(self) -> EngineStats:
+        prefill, decode = self._timers[True], self._timers[False]
         return EngineStats(
             free_blocks=self.pool.num_free, total_blocks=self.pool.num_blocks,
             used_slots=self.slots.used, total_slots=self.slots.total,
             live_streams=self.live_streams, waiting=len(self.waiting),
             running=len(self.running),
-            paused=sum(1 for s in self.running if s.paused_at is not None),
-            draining=len(self.draining), steps=self.steps, forward_seconds=self._timer.total,
+            paused=sum(1 for s in (*self.running, *self.waiting) if s.paused_at is not None),
+            draining=len(self.draining), steps=self.steps,
+            forward_seconds=prefill.total + decode.total,
+            prefill_seconds=prefill.total, decode_seconds=decode.total,
             committed_tokens=self.committed_total, proposed_tokens=self.proposed_total,
             prefix_queries=self.prefix_queries, prefix_hits=self.prefix_hits,
             errors=self.errors, preemptions=self.preemptions)
