@@ -181,3 +181,21 @@ def test_config_errors_name_the_field() -> None:
     assert cfg.max_batch == 4 and cfg.fault_request_ids == frozenset({"a"})
     with pytest.raises(ValueError, match=r"^max_tokens"):
         GenerationRequest("r", [1], 0)
+
+
+def test_hooks_off_runs_the_same_work_and_records_nothing() -> None:
+    from servescope.reference.engine import HooksOff
+
+    registry = CollectorRegistry()
+    cfg = EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=8)
+    with Engine(cfg, HooksOff(registry=registry)) as engine:
+        handles = [engine.submit(req(f"r{i}", "x" * (i + 3), max_tokens=10)) for i in range(3)]
+        outs = [drain(h) for h in handles]
+        assert engine.wait_idle(5)
+    with make_engine() as engine:
+        expected = [drain(engine.submit(req(f"r{i}", "x" * (i + 3), max_tokens=10)))
+                    for i in range(3)]
+    assert outs == expected
+    assert all(h.finish_reason is FinishReason.LENGTH for h in handles)
+    assert registry.get_sample_value("servescope_requests_arrived_total",
+                                     {"model": "default", "priority": "default"}) is None
