@@ -199,3 +199,23 @@ def test_hooks_off_runs_the_same_work_and_records_nothing() -> None:
     assert all(h.finish_reason is FinishReason.LENGTH for h in handles)
     assert registry.get_sample_value("servescope_requests_arrived_total",
                                      {"model": "default", "priority": "default"}) is None
+
+
+def test_trace_context_is_honoured_and_phases_are_spans(tracing: object) -> None:
+    provider, exporter = tracing.provider, tracing.exporter  # type: ignore[attr-defined]
+    trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
+    carrier = {"traceparent": f"00-{trace_id}-00f067aa0ba902b7-01"}
+    cfg = EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=8)
+    telemetry = Telemetry(registry=CollectorRegistry(), tracer_provider=provider)
+    with Engine(cfg, telemetry) as engine:
+        handle = engine.submit(req("traced", max_tokens=5, carrier=carrier))
+        drain(handle)
+        assert engine.wait_idle(5)
+    spans = exporter.get_finished_spans()
+    assert {format(s.context.trace_id, "032x") for s in spans} == {trace_id}
+    root = [s for s in spans if s.parent is not None and s.parent.span_id == 0x00f067aa0ba902b7]
+    assert len(root) == 1
+    children = {s.name for s in spans if s.parent is not None
+                and s.parent.span_id == root[0].context.span_id}
+    assert {"queue", "prefill", "decode", "stream"} <= {n.split()[-1] for n in children}
+    assert root[0].attributes["gen_ai.response.finish_reasons"] == ("length",)
