@@ -219,3 +219,27 @@ def test_trace_context_is_honoured_and_phases_are_spans(tracing: object) -> None
                 and s.parent.span_id == root[0].context.span_id}
     assert {"queue", "prefill", "decode", "stream"} <= {n.split()[-1] for n in children}
     assert root[0].attributes["gen_ai.response.finish_reasons"] == ("length",)
+
+
+def test_generation_stops_at_the_context_end() -> None:
+    with make_engine() as engine:
+        handle = engine.submit(GenerationRequest("edge", [65] * 127, 50, ignore_eos=True))
+        assert len(drain(handle)) == 1
+    assert handle.finish_reason is FinishReason.LENGTH
+
+
+def test_stream_decoder_holds_partial_utf8_characters() -> None:
+    from servescope.reference.tokenizer import ByteTokenizer
+
+    tok = ByteTokenizer()
+    text = "naïve café € 😀"
+    ids = tok.encode(text)
+    decoder = tok.stream_decoder()
+    pieces = [decoder.feed([i]) for i in ids]
+    assert "".join(pieces) + decoder.flush() == text
+    assert "\ufffd" not in "".join(pieces)
+    assert pieces[ids.index(0xF0)] == ""  # the first byte of the emoji alone is held back
+    assert tok.decode(ids) == text
+    assert tok.decode([*ids, tok.eos_id]) == text  # specials never decode to text
+    half = tok.stream_decoder()
+    assert half.feed(ids[-4:-2]) == "" and half.flush() == "\ufffd"
