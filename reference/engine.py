@@ -176,18 +176,18 @@ class Engine:
     # --- requests -------------------------------------------------------------------------
     def submit(self, request: GenerationRequest) -> RequestHandle:
         """Accept or reject ``request``; never blocks. A rejected request's handle is
-        already finished (reason ``rejected``; ``reject_reason`` says why)."""
+        already finished (reason ``rejected``; ``reject_reason`` is one of ``empty_prompt``,
+        ``prompt_too_long``, ``invalid_token``, ``queue_full``, ``shutting_down``)."""
         now = self.telemetry.clock()
         recorder = self.telemetry.request(
             request.request_id, priority=request.priority, prompt_tokens=len(request.prompt),
             carrier=request.carrier, arrival=now, operation=request.operation)
         life = Lifecycle(recorder, self._scheduler.pool, self._scheduler.slots)
         cfg = self.config
-        cell: list[Sequence] = []
         stream = StreamBuffer(None if cfg.unbounded_streams else cfg.stream_capacity,
                               cfg.stream_low_watermark,
                               on_credit=lambda: self._post("credit"),
-                              on_drained=lambda: self._post("drained", cell[0]))
+                              on_drained=lambda: self._post("drained", seq))
         deadline_s = request.deadline_s if request.deadline_s is not None \
             else cfg.default_deadline_s
         seq = Sequence(request, life, stream, now,
@@ -195,7 +195,6 @@ class Engine:
                        tokens=list(request.prompt), n_prompt=len(request.prompt),
                        limit=min(len(request.prompt) + request.max_tokens,
                                  cfg.model.max_context))
-        cell.append(seq)
         reason = self._reject_reason(request)
         with self._lock:  # posting under the lock: shutdown cannot miss this submission
             if reason is None and self._closed:
