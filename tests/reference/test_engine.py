@@ -181,6 +181,11 @@ def test_config_errors_name_the_field() -> None:
     assert cfg.max_batch == 4 and cfg.fault_request_ids == frozenset({"a"})
     with pytest.raises(ValueError, match=r"^max_tokens"):
         GenerationRequest("r", [1], 0)
+    with pytest.raises(ValueError, match=r"^deadline_s"):
+        GenerationRequest("r", [1], 1, deadline_s=-1)
+    with pytest.raises(ValueError, match=r"^num_blocks"):
+        EngineConfig(num_blocks=2, block_size=16)  # cannot hold one max_context request
+    assert EngineConfig.from_dict(cfg.to_dict()) == cfg
 
 
 def test_hooks_off_runs_the_same_work_and_records_nothing() -> None:
