@@ -33,12 +33,16 @@ class Detector:
     checksummed: bool = False
     # For candidates that may run on into the next group: the length of the valid prefix.
     prefix: Callable[[str], int | None] | None = None
+    # A second cheap pre-check (a one-character regex runs at C speed over long prose).
+    gate: re.Pattern[str] | None = None
 
     def find(self, text: str) -> Iterable[Finding]:
         """Findings, and for a checksummed kind also *blockers* (kind ``!kind``): candidates
         that have the shape but fail the checksum, so no lower-priority detector reports a
         fragment of them (a phone number inside an invalid IBAN)."""
         if self.needles and not any(n in text for n in self.needles):
+            return
+        if self.gate is not None and self.gate.search(text) is None:
             return
         for match in self.pattern.finditer(text):
             start, end = match.span(self.group)
@@ -65,15 +69,21 @@ class Finding:
     value: str
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
        group: int = 0, needles: tuple[str, ...] = (), checksummed: bool = False,
-       prefix: Callable[[str], int | None] | None = None) -> Detector:
-    return Detector(kind, re.compile(pattern), validator, group, needles, checksummed, prefix)
+       prefix: Callable[[str], int | None] | None = None, digits: bool = False) -> Detector:
+    return Detector(kind, re.compile(pattern), validator, group, needles, checksummed, prefix,
+                    _DIGIT if digits else None)
 
 
+# Only the value is redacted, so the match may start at the keyword inside a longer key
+# (db_password, x-api-key); a bare "key" must start a word or follow a separator (not monkey).
 _SECRET_WORDS = (r"api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
-                 r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|(?<=[_.-])key|"
-                 r"(?<![\w-])key")
+                 r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|"
+                 r"(?<![a-z0-9])key")
 _VALUE_STOP = r"\s\"',;&<>"
 
 #: In priority order: when two findings overlap, the one listed first wins.
@@ -86,38 +96,42 @@ DETECTORS: tuple[Detector, ...] = (
        v.jwt_ok, needles=("eyJ",)),
     _d("aws_access_key",
        r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)"
-       r"[A-Z2-7]{16}(?![A-Za-z0-9])"),
+       r"[A-Z2-7]{16}(?![A-Za-z0-9])",
+       needles=("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA",
+                "APKA")),
     _d("github_token",
        r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,255})"
        r"(?![A-Za-z0-9_])", needles=("gh", "github_pat_")),
     _d("api_key",
        r"(?<![\w-])(?:(?:sk|rk)[-_](?:live_|test_|proj-|svcacct-|ant-api03-|ant-)?"
-       r"[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35})(?![\w-])"),
+       r"[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35})(?![\w-])",
+       needles=("sk-", "sk_", "rk-", "rk_", "xox", "AIza")),
     _d("bearer_token", r"\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)\s+([A-Za-z0-9._~+/-]{16,}=*)",
-       group=1),
+       group=1, needles=("earer", "EARER", "asic", "ASIC")),
     _d("secret_assignment",
-       rf"(?i)(?<![\w-])[\w.-]*?(?:{_SECRET_WORDS})[\w.-]*[\"']?\s*[:=]\s*[\"']?"
+       rf"(?i)(?:{_SECRET_WORDS})[\w.-]*[\"']?\s*[:=]\s*[\"']?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])[^{_VALUE_STOP}]{{6,}})",
        group=1, needles=("=", ":")),
     _d("email",
        r"(?<![\w.+%-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
        r"[A-Za-z]{2,24}(?![\w-])", needles=("@",)),
     _d("iban", r"(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?!\w)",
-       v.iban_ok, checksummed=True, prefix=v.iban_prefix),
+       v.iban_ok, checksummed=True, prefix=v.iban_prefix, digits=True),
     _d("credit_card",
        _L + r"(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2"
-       r"\d{4,5})" + _R, v.payment_card_ok, checksummed=True),
-    _d("us_ssn", _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok),
+       r"\d{4,5})" + _R, v.payment_card_ok, checksummed=True, digits=True),
+    _d("us_ssn", _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok, digits=True),
     _d("ipv6",
        r"(?<![\w:.])(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
        r"(?![\w:])", v.ipv6_ok, needles=(":",)),
     _d("ipv4", r"(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w)", v.ipv4_ok,
-       needles=(".",)),
+       needles=(".",), digits=True),
     _d("phone", r"(?<![\w+])\+\d[\d .()-]{6,20}\d(?![\w-]|\.\d)", v.phone_digits_ok,
        needles=("+",)),
-    _d("phone", _L + r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}" + _R, v.nanp_ok),
+    _d("phone", _L + r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}" + _R, v.nanp_ok,
+       digits=True),
     _d("phone", _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
-       lambda s: 10 <= sum(c.isdigit() for c in s) <= 11),
+       lambda s: 10 <= sum(c.isdigit() for c in s) <= 11, needles=("0",)),
 )
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
