@@ -29,21 +29,29 @@ class Detector:
     pattern: re.Pattern[str]
     validator: Callable[[str], bool] | None = None
     group: int = 0  # 0: the whole match; n: only group n (e.g. the value of key=value)
-    needles: tuple[str, ...] = ()  # cheap pre-check: skip the regex unless one occurs
+    # Cheap pre-checks, each a necessary condition (literal alternations and one-character
+    # classes run at C speed over long prose): skip the pattern unless all of them match.
+    gates: tuple[re.Pattern[str], ...] = ()
     checksummed: bool = False
     # For candidates that may run on into the next group: the length of the valid prefix.
     prefix: Callable[[str], int | None] | None = None
-    # A second cheap pre-check (a one-character regex runs at C speed over long prose).
-    gate: re.Pattern[str] | None = None
+
+    def applies(self, text: str) -> bool:
+        """False means the pattern cannot match ``text``."""
+        for gate in self.gates:  # noqa: SIM110  (a plain loop: no generator on the hot path)
+            if gate.search(text) is None:
+                return False
+        return True
 
     def find(self, text: str) -> Iterable[Finding]:
         """Findings, and for a checksummed kind also *blockers* (kind ``!kind``): candidates
         that have the shape but fail the checksum, so no lower-priority detector reports a
         fragment of them (a phone number inside an invalid IBAN)."""
-        if self.needles and not any(n in text for n in self.needles):
+        if not self.applies(text):
             return
-        if self.gate is not None and self.gate.search(text) is None:
-            return
+        yield from self._find(text)
+
+    def _find(self, text: str) -> Iterable[Finding]:
         for match in self.pattern.finditer(text):
             start, end = match.span(self.group)
             if start < 0:
@@ -75,8 +83,10 @@ _DIGIT = re.compile(r"\d")
 def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
        group: int = 0, needles: tuple[str, ...] = (), checksummed: bool = False,
        prefix: Callable[[str], int | None] | None = None, digits: bool = False) -> Detector:
-    return Detector(kind, re.compile(pattern), validator, group, needles, checksummed, prefix,
-                    _DIGIT if digits else None)
+    gates = (re.compile("|".join(re.escape(n) for n in needles)),) if needles else ()
+    if digits:
+        gates += (_DIGIT,)
+    return Detector(kind, re.compile(pattern), validator, group, gates, checksummed, prefix)
 
 
 # Only the value is redacted, so the match may start at the keyword inside a longer key
@@ -135,6 +145,21 @@ DETECTORS: tuple[Detector, ...] = (
 )
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
+
+
+def _trigger(detectors: Iterable[Detector]) -> re.Pattern[str]:
+    """One regex that matches wherever any detector's pre-checks pass: most attribute values
+    (model names, methods, paths, enums) fail it and skip every detector at once."""
+    parts: set[str] = set()
+    for d in detectors:
+        if not d.gates:
+            raise AssertionError(f"detector {d.kind} has no pre-check")
+        parts.add(d.gates[0].pattern)  # any one necessary condition will do
+    return re.compile("|".join(sorted(parts)))
+
+
+_TRIGGER = _trigger(DETECTORS)
+_DEFAULT = frozenset(id(d) for d in DETECTORS)
 CHECKSUMMED_KINDS: frozenset[str] = frozenset(d.kind for d in DETECTORS if d.checksummed)
 _PRIORITY = {d.kind: i for i, d in enumerate(DETECTORS)}
 _PRIORITY.update({"!" + kind: i for kind, i in _PRIORITY.items()})
@@ -142,9 +167,13 @@ _PRIORITY.update({"!" + kind: i for kind, i in _PRIORITY.items()})
 
 def scan(text: str, detectors: Iterable[Detector] = DETECTORS) -> list[Finding]:
     """Non-overlapping findings in ``text``, in text order (earlier detectors win overlaps)."""
+    detectors = tuple(detectors)
+    if _TRIGGER.search(text) is None and all(id(d) in _DEFAULT for d in detectors):
+        return []
     found: list[Finding] = []
     for detector in detectors:
-        found.extend(detector.find(text))
+        if detector.applies(text):
+            found.extend(detector._find(text))
     if len(found) < 2:
         return [f for f in found if not f.kind.startswith("!")]
     found.sort(key=lambda f: (_PRIORITY[f.kind], f.start - f.end))

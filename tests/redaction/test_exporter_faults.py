@@ -42,10 +42,14 @@ def _workload(setup, n: int, queue_sizes: list[int] | None = None) -> float:
     return slowest
 
 
-def _queue(setup):
-    # The batch processor's queue (a bounded deque), reached through the drop counter.
+def _batch(setup):
+    # The SDK's batch processor, reached through the drop counter (internals: tests only).
     (processor,) = setup.tracer_provider._active_span_processor._span_processors
-    return processor.inner._batch_processor._queue
+    return processor.inner._batch_processor
+
+
+def _queue(setup):
+    return _batch(setup)._queue
 
 
 def _sample(registry, name, **labels) -> float:
@@ -101,6 +105,7 @@ def test_receiver_down_nothing_blocks_and_failures_are_counted(registry, monkeyp
     t0 = time.monotonic()
     setup.shutdown(timeout_s=2.0)
     assert time.monotonic() - t0 < 2.0 + 1.0
+    _batch(setup)._worker_thread.join(5)  # its last failed export lands before we count
     failed = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="export_failed")
     full = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="queue_full")
     assert failed > 0 and full > 0
