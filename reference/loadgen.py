@@ -40,7 +40,7 @@ from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
 
 __all__ = ["KINDS", "ClientResult", "ClientStats", "LoadConfig", "LoadResult", "Mix",
-           "Reservoir", "check_local_url", "run_load", "stream_once"]
+           "Reading", "Reservoir", "check_local_url", "run_load", "stream_once"]
 
 KINDS = ("fast", "slow", "cancel", "deadline")
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -234,7 +234,7 @@ def _request_bytes(host: str, port: int, payload: dict[str, Any],
 
 
 @dataclass
-class _Reading:
+class Reading:
     """How a client reads: everything at once, or ``read_bytes`` per ``interval_s``."""
 
     read_bytes: int = 65536
@@ -244,10 +244,10 @@ class _Reading:
 
 
 async def stream_once(host: str, port: int, payload: dict[str, Any], *, kind: str = "fast",
-                      reading: _Reading | None = None, headers: dict[str, str] | None = None,
+                      reading: Reading | None = None, headers: dict[str, str] | None = None,
                       timeout_s: float = 60.0) -> ClientResult:
     """One streaming request over a fresh connection; never raises for a failed request."""
-    reading = reading or _Reading()
+    reading = reading or Reading()
     loop = asyncio.get_running_loop()
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     if reading.rcvbuf is not None:  # before connect: the window scale is negotiated then
@@ -286,7 +286,7 @@ class _StreamState:
     usage_tokens: int | None = None
 
 
-async def _read(loop: asyncio.AbstractEventLoop, sock: socket.socket, reading: _Reading,
+async def _read(loop: asyncio.AbstractEventLoop, sock: socket.socket, reading: Reading,
                 state: _StreamState, result: ClientResult) -> None:
     response = _Response()
     while not response.complete:
@@ -446,17 +446,17 @@ class _Runner:
         self.started = 0
         self.in_flight = 0
 
-    def _plan(self, kind: str) -> tuple[dict[str, Any], _Reading, dict[str, str]]:
+    def _plan(self, kind: str) -> tuple[dict[str, Any], Reading, dict[str, str]]:
         cfg = self.config
         payload: dict[str, Any] = {"model": self.model, "prompt": cfg.prompt,
                                    "max_tokens": cfg.max_tokens, "stream": True,
                                    "stream_options": {"include_usage": True},
                                    "ignore_eos": True}
         headers: dict[str, str] = {}
-        reading = _Reading()
+        reading = Reading()
         if kind == "slow":
             payload["max_tokens"] = cfg.slow_max_tokens
-            reading = _Reading(cfg.slow_read_bytes, cfg.slow_interval_s, cfg.slow_rcvbuf)
+            reading = Reading(cfg.slow_read_bytes, cfg.slow_interval_s, cfg.slow_rcvbuf)
         elif kind == "cancel":
             reading.cancel_after_tokens = self.rng.randint(1, max(1, cfg.max_tokens // 2))
         elif kind == "deadline":

@@ -20,8 +20,10 @@ megabytes an autotuned socket buffer would absorb.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
+import struct
 import threading
 import time
 import uuid
@@ -46,8 +48,8 @@ from .config import EngineConfig
 from .request import GenerationRequest
 from .sse import Shape, StreamHandle, StreamingResponse, TextDecoder, WholeResponse
 
-__all__ = ["DEFAULT_SEND_BUFFER_BYTES", "LocalServer", "ServerThread", "abort_connection",
-           "create_app", "serve"]
+__all__ = ["DEFAULT_SEND_BUFFER_BYTES", "LocalServer", "ServerThread", "create_app",
+           "serve"]
 
 _log = logging.getLogger("servescope.reference.server")
 
@@ -117,7 +119,7 @@ class _Transport:
         response_class = StreamingResponse if params.stream else WholeResponse
         stream: StreamHandle = handle
         return response_class(stream, shape, self.engine.tokenizer.stream_decoder(),
-                              self.chunk_tokens, extra, on_abandon=abort_connection)
+                              self.chunk_tokens, extra, connections=CONNECTIONS)
 
     def _generation(self, rid: str, params: schema.CompletionParams, carrier: dict[str, str],
                     operation: str) -> GenerationRequest:
@@ -233,23 +235,45 @@ def create_app(engine: EngineLike, telemetry: Telemetry, *, model_name: str | No
 
 
 # --- running it -----------------------------------------------------------------------------
-#: Live connections of every server in this process, by (server address, client address), so
-#: that a response can abort its own connection (see :func:`abort_connection`).
-_CONNECTIONS: dict[tuple[Any, Any], asyncio.Transport] = {}
+class _Connections:
+    """Live connections of every server in this process, by (server address, client
+    address), so that a response can ask whether its client is still there and abort its
+    own connection (a graceful close would wait for bytes a stalled client never takes)."""
 
+    def __init__(self) -> None:
+        self._live: dict[tuple[Any, Any], asyncio.Transport] = {}
 
-def _key(server: Any, client: Any) -> tuple[Any, Any]:
-    return (tuple(server) if server else None, tuple(client) if client else None)
+    @staticmethod
+    def key(server: Any, client: Any) -> tuple[Any, Any]:
+        return (tuple(server) if server else None, tuple(client) if client else None)
 
+    def add(self, server: Any, client: Any, transport: asyncio.Transport) -> None:
+        self._live[self.key(server, client)] = transport
 
-def abort_connection(scope: MutableMapping[str, Any]) -> None:
-    """Abort (RST, no graceful flush) the connection that carries ``scope``'s request.
+    def discard(self, server: Any, client: Any) -> None:
+        self._live.pop(self.key(server, client), None)
 
-    A graceful close would wait for the unread bytes a stalled client never takes.
-    """
-    transport = _CONNECTIONS.get(_key(scope.get("server"), scope.get("client")))
-    if transport is not None:
+    def _of(self, scope: MutableMapping[str, Any]) -> asyncio.Transport | None:
+        return self._live.get(self.key(scope.get("server"), scope.get("client")))
+
+    def alive(self, scope: MutableMapping[str, Any]) -> bool:
+        transport = self._of(scope)
+        return transport is not None and not transport.is_closing()
+
+    def abort(self, scope: MutableMapping[str, Any]) -> None:
+        """Reset the connection: SO_LINGER 0 makes the kernel drop the unsent bytes and send
+        RST, where a plain close would keep trying to deliver them in the background."""
+        transport = self._of(scope)
+        if transport is None:
+            return
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         transport.abort()
+
+
+CONNECTIONS = _Connections()
 
 
 def _protocol_class(send_buffer_bytes: int | None) -> type[asyncio.Protocol]:
@@ -263,10 +287,10 @@ def _protocol_class(send_buffer_bytes: int | None) -> type[asyncio.Protocol]:
             super().connection_made(transport)
             if high is not None:
                 transport.set_write_buffer_limits(high=high, low=high // 4)
-            _CONNECTIONS[_key(self.server, self.client)] = transport
+            CONNECTIONS.add(self.server, self.client, transport)
 
         def connection_lost(self, exc: Exception | None) -> None:
-            _CONNECTIONS.pop(_key(self.server, self.client), None)
+            CONNECTIONS.discard(self.server, self.client)
             super().connection_lost(exc)
 
     return BoundedH11Protocol
@@ -305,14 +329,19 @@ class ServerThread:
         self._server = _uvicorn_server(app, self._sock, send_buffer_bytes, log_level)
         self._thread = threading.Thread(target=self._run, name="servescope-http", daemon=True)
         self._error: BaseException | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None  # the server's, once started
 
     @property
     def url(self) -> str:
         return f"http://{self.host}:{self.port}"
 
     def _run(self) -> None:
+        async def main() -> None:
+            self.loop = asyncio.get_running_loop()
+            await self._server.serve(sockets=[self._sock])
+
         try:
-            self._server.run(sockets=[self._sock])
+            asyncio.run(main())
         except BaseException as exc:  # reported by start()/stop()
             self._error = exc
 

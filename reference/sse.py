@@ -29,7 +29,8 @@ from servescope.instrumentation.status import OPENAI_FINISH_REASON, FinishReason
 
 from . import openai_schema as schema
 
-__all__ = ["Shape", "StreamHandle", "StreamingResponse", "TextDecoder", "WholeResponse"]
+__all__ = ["ConnectionControl", "Shape", "StreamHandle", "StreamingResponse", "TextDecoder",
+           "WholeResponse"]
 
 _log = logging.getLogger("servescope.reference.sse")
 Scope = MutableMapping[str, Any]
@@ -63,6 +64,13 @@ class StreamHandle(Protocol):
     async def next_chunk(self, max_tokens: int = 64) -> list[int] | None: ...
     def delivered(self, n: int) -> None: ...
     def cancel(self, reason: FinishReason = ...) -> Any: ...
+
+
+class ConnectionControl(Protocol):
+    """What the server knows about the connection carrying a request (see ``server.py``)."""
+
+    def alive(self, scope: Scope) -> bool: ...
+    def abort(self, scope: Scope) -> None: ...
 
 
 class TextDecoder(Protocol):
@@ -142,9 +150,10 @@ class _Exchange:
 
     def __init__(self, handle: StreamHandle, shape: Shape, decoder: TextDecoder,
                  chunk_tokens: int, headers: dict[str, str], *,
-                 on_abandon: Callable[[Scope], None] | None = None) -> None:
+                 connections: ConnectionControl | None = None) -> None:
         self.handle = handle
-        self.on_abandon = on_abandon
+        self.connections = connections
+        self._scope: Scope = {}
         self.shape = shape
         self.decoder = decoder
         self.chunk_tokens = chunk_tokens
@@ -158,6 +167,7 @@ class _Exchange:
         self._completing = False  # set before the last send: a disconnect after it is normal
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self._scope = scope
         writer = asyncio.create_task(self.write(send))
         watcher = asyncio.create_task(self._watch(receive, writer))
         try:
@@ -171,8 +181,8 @@ class _Exchange:
         if self.abandoned:
             _log.info("request %s ended (%s) while its client read nothing: connection aborted",
                       self.handle.request_id, self.handle.finish_reason)
-            if self.on_abandon is not None:
-                self.on_abandon(scope)
+            if self.connections is not None:
+                self.connections.abort(scope)
                 for _ in range(2):  # let the transport report the loss before we return
                     await asyncio.sleep(0)
             return
@@ -192,11 +202,28 @@ class _Exchange:
                 continue
             if message["type"] != "http.disconnect":
                 continue  # the body was read already; ignore stray request chunks
-            if not self._completing and not writer.done():
-                self.disconnected = True
-                self.handle.cancel(FinishReason.CLIENT_CANCEL)
+            if not self._completing:
+                self._gone()
                 writer.cancel()
             return
+
+    def _gone(self) -> None:
+        """The client disconnected: post the cancel once (the watcher or the writer may be
+        first to notice)."""
+        if not self.disconnected:
+            self.disconnected = True
+            self.handle.cancel(FinishReason.CLIENT_CANCEL)
+
+    def _alive(self) -> bool:
+        """Whether bytes written now reach the client. uvicorn's ``send`` silently drops what
+        is sent after a disconnect, so the writer asks the connection itself before counting
+        a delivery (the watcher's disconnect message may not have been processed yet)."""
+        if self.disconnected:
+            return False
+        if self.connections is not None and not self.connections.alive(self._scope):
+            self._gone()
+            return False
+        return True
 
     def _should_abandon(self) -> bool:
         """The engine ended the request (slow consumer, deadline, error) and the writer has
@@ -247,6 +274,8 @@ class StreamingResponse(_Exchange):
         pending = 0  # tokens popped whose bytes have not yet been written
         while True:
             await self._writable(send)
+            if not self._alive():
+                return  # leave the buffered tokens where they are: they were never sent
             chunk = await handle.next_chunk(self.chunk_tokens)
             if chunk is None:
                 break
@@ -254,7 +283,7 @@ class StreamingResponse(_Exchange):
             text = self.decoder.feed(chunk)
             if text:  # an incomplete UTF-8 character waits for its next byte
                 await self._body(send, _event(shape.text(text)))
-                if self.disconnected:
+                if not self._alive():
                     return
                 handle.delivered(pending)
                 pending = 0
@@ -263,6 +292,8 @@ class StreamingResponse(_Exchange):
     async def _finish(self, send: Send, pending: int) -> None:
         handle, shape = self.handle, self.shape
         await self._writable(send)  # a stall here is watched like any other
+        if not self._alive():
+            return
         tail = self.decoder.flush()
         events = [_event(shape.text(tail))] if tail else []
         reason = handle.finish_reason
@@ -277,7 +308,7 @@ class StreamingResponse(_Exchange):
         events.append(b"data: [DONE]\n\n")
         self._completing = True
         await send({"type": "http.response.body", "body": b"".join(events), "more_body": False})
-        if pending and not self.disconnected:
+        if pending and self._alive():
             handle.delivered(pending)
 
     @staticmethod
@@ -308,6 +339,6 @@ class WholeResponse(_Exchange):
         await send(self._start(status, b"application/json"))
         self._completing = True
         await send({"type": "http.response.body", "body": body, "more_body": False})
-        if popped and status == 200 and not self.disconnected:
+        if popped and status == 200 and self._alive():
             handle.delivered(popped)
 

@@ -34,9 +34,15 @@ class Served:
         return list(self.exporter.get_finished_spans())
 
     def request_span(self, request_id: str):
-        for span in self.spans():
-            if span.attributes.get(ATTR.REQUEST_ID) == request_id and span.kind.name == "SERVER":
-                return span
+        # The span ends when the scheduler records the terminal state, which may be just
+        # after the client got its last byte.
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            for span in self.spans():
+                if (span.attributes.get(ATTR.REQUEST_ID) == request_id
+                        and span.kind.name == "SERVER"):
+                    return span
+            time.sleep(0.02)
         raise AssertionError(f"no request span for {request_id}")
 
 
@@ -112,6 +118,7 @@ def test_metrics_count_the_request_and_exemplar_points_to_an_exported_trace(
         model=MODEL, prompt="trace me", max_tokens=12, stream=True,
         extra_body={"ignore_eos": True}))
     request_id = chunks[0].id
+    assert served.server.engine.wait_idle(5.0)  # the scheduler has recorded the finish
     exposition = httpx.get(f"{served.server.url}/metrics",
                            headers={"Accept": "application/openmetrics-text"}).text
     assert served.sample("servescope_requests_finished_total", priority="default",

@@ -1,0 +1,220 @@
+"""Slow clients over real TCP: backpressure reaches the engine, unsent tokens stay bounded.
+
+Clients are raw sockets with a small SO_RCVBUF reading a few bytes per interval, so it is TCP
+flow control, not cooperation, that stops the server. The sampler runs on the server's own
+event loop: there the writer is always at a suspension point, so committed - delivered is
+exactly the tokens generated and not yet written to the connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from servescope.instrumentation.recorder import RequestRecorder
+from servescope.reference.config import EngineConfig, ModelConfig
+from servescope.reference.loadgen import Reading, stream_once
+from servescope.reference.server import LocalServer
+from servescope.reference.sse import StreamingResponse
+
+TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=256)
+MODEL = "tiny-ref"
+CAP = 8
+
+
+def _server(**overrides: Any) -> LocalServer:
+    config = EngineConfig(**{"model": TINY, "block_size": 8, "num_blocks": 512,
+                             "max_batch": 16, "stream_capacity": CAP,
+                             "stream_low_watermark": 2, **overrides})
+    return LocalServer(config, model_name=MODEL, span_exporter=InMemorySpanExporter())
+
+
+class Watch:
+    """Captures every recorder and samples, on the server loop, the worst unsent count."""
+
+    def __init__(self, server: LocalServer) -> None:
+        self.server = server
+        self.recorders: list[RequestRecorder] = []
+        make = server.telemetry.request
+
+        def capture(*args: Any, **kwargs: Any) -> RequestRecorder:
+            recorder = make(*args, **kwargs)
+            self.recorders.append(recorder)
+            return recorder
+
+        server.telemetry.request = capture  # type: ignore[method-assign]
+        self.worst_unsent = 0
+        self.worst_buffered_gauge = 0.0
+        self._stop = threading.Event()
+        assert server.http.loop is not None
+        self._future = asyncio.run_coroutine_threadsafe(self._sample(), server.http.loop)
+
+    async def _sample(self) -> None:
+        registry = self.server.setup.registry
+        while not self._stop.is_set():
+            for recorder in list(self.recorders):
+                s = recorder.summary()
+                if s.finish_reason is None:
+                    self.worst_unsent = max(self.worst_unsent,
+                                            s.committed_tokens - s.delivered_tokens)
+            gauge = registry.get_sample_value("servescope_stream_buffered_tokens",
+                                              {"pool": "default"}) or 0.0
+            self.worst_buffered_gauge = max(self.worst_buffered_gauge, gauge)
+            await asyncio.sleep(0.001)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._future.result(5)
+
+    def sample(self, name: str, **labels: str) -> float:
+        value = self.server.setup.registry.get_sample_value(name, labels)
+        return value or 0.0
+
+
+@pytest.fixture
+def watched() -> Iterator[Watch]:
+    server = _server().start()
+    watch = Watch(server)
+    yield watch
+    watch.stop()
+    server.stop()
+
+
+def _payload(max_tokens: int) -> dict[str, Any]:
+    return {"model": MODEL, "prompt": "backpressure", "max_tokens": max_tokens,
+            "stream": True, "stream_options": {"include_usage": True}, "ignore_eos": True}
+
+
+def test_slow_readers_pause_their_requests_and_never_hold_more_than_capacity(
+        watched: Watch) -> None:
+    host, port = watched.server.http.host, watched.server.http.port
+    slow = Reading(read_bytes=256, interval_s=0.02, rcvbuf=2048)
+
+    async def run() -> list[Any]:
+        clients = [stream_once(host, port, _payload(200), kind="slow", reading=slow)
+                   for _ in range(4)]
+        clients += [stream_once(host, port, _payload(200), kind="fast") for _ in range(4)]
+        return await asyncio.gather(*clients)
+
+    results = asyncio.run(run())
+    assert [r.finish for r in results] == ["length"] * 8
+    assert all(r.tokens == 200 for r in results)
+    assert watched.server.engine.wait_idle(5.0)
+    pauses = watched.sample("servescope_backpressure_pauses_total", model=MODEL)
+    assert pauses >= 4, "TCP backpressure never reached the engine's stream buffers"
+    assert 1 <= watched.worst_unsent <= CAP
+    for recorder in watched.recorders:  # every token generated was also delivered
+        s = recorder.summary()
+        assert s.committed_tokens == s.delivered_tokens == 200 and s.discarded_tokens == 0
+    slow_pauses = sorted(r.summary().pauses for r in watched.recorders)
+    assert slow_pauses[-4:] == [p for p in slow_pauses[-4:] if p >= 1]
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_200_slow_streams_keep_memory_flat() -> None:
+    n = 200
+    server = _server(max_batch=256, max_waiting=256, num_blocks=4096).start()
+    watch = Watch(server)
+    host, port = server.http.host, server.http.port
+    crawl = Reading(read_bytes=64, interval_s=0.1, rcvbuf=2048)
+    rss: list[tuple[float, int]] = []
+
+    async def run() -> None:
+        tasks = [asyncio.create_task(stream_once(host, port, _payload(240), kind="slow",
+                                                 reading=crawl, timeout_s=4.0))
+                 for _ in range(n)]
+        start = time.monotonic()
+        while time.monotonic() - start < 4.0:
+            rss.append((time.monotonic() - start, _rss_bytes()))
+            await asyncio.sleep(0.1)
+        await asyncio.gather(*tasks)  # each client gives up (disconnects) at 4 s
+
+    try:
+        asyncio.run(run())
+        assert server.engine.wait_idle(10.0)
+        paused_peak = watch.sample("servescope_requests_paused", pool="default")
+        assert watch.worst_unsent <= CAP
+        assert watch.worst_buffered_gauge <= n * CAP
+        assert len(watch.recorders) == n
+        assert sum(r.summary().pauses >= 1 for r in watch.recorders) == n
+        assert all(r.summary().finish_reason is not None for r in watch.recorders)
+        # Memory: after the streams are up, holding 200 paused streams costs nothing more.
+        settled = [b for t, b in rss if t >= 1.5]
+        growth = max(settled) - min(settled)
+        assert growth < 32 * 2**20, f"RSS grew {growth / 2**20:.1f} MiB with paused streams"
+        assert paused_peak == 0  # everything released afterwards
+    finally:
+        watch.stop()
+        server.stop()
+
+
+def _never_reading_client(host: str, port: int, max_tokens: int) -> socket.socket:
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    sock.connect((host, port))
+    body = (b'{"model": "%s", "prompt": "x", "max_tokens": %d, "stream": true, '
+            b'"ignore_eos": true}' % (MODEL.encode(), max_tokens))
+    sock.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                 b"application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+    return sock
+
+
+def _wait_for(predicate: Any, timeout_s: float, what: str) -> float:
+    start = time.monotonic()
+    while not predicate():
+        assert time.monotonic() - start < timeout_s, what
+        time.sleep(0.01)
+    return time.monotonic() - start
+
+
+def test_disconnect_while_the_writer_is_stalled_cancels_at_once(watched: Watch) -> None:
+    sock = _never_reading_client(watched.server.http.host, watched.server.http.port, 240)
+    _wait_for(lambda: watched.sample("servescope_requests_paused", pool="default") == 1, 5.0,
+              "the request was never paused")
+    sock.close()
+    took = _wait_for(lambda: watched.sample("servescope_requests_finished_total", model=MODEL,
+                                            priority="default",
+                                            finish_reason="client_cancel") == 1,
+                     2.0, "the disconnect of a stalled stream went unnoticed")
+    assert took < 2.0
+    assert watched.server.engine.wait_idle(5.0)
+    s = watched.recorders[0].summary()
+    assert 0 < s.discarded_tokens <= CAP  # what was generated but never sent
+
+
+def test_a_client_that_never_reads_is_dropped_after_the_slow_consumer_policy(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(StreamingResponse, "abandon_after_s", 0.5)
+    server = _server(slow_consumer_timeout_s=0.3).start()
+    try:
+        sock = _never_reading_client(server.http.host, server.http.port, 240)
+        registry = server.setup.registry
+        _wait_for(lambda: registry.get_sample_value(
+            "servescope_requests_finished_total",
+            {"model": MODEL, "priority": "default", "finish_reason": "slow_consumer"}) == 1,
+            5.0, "the slow-consumer policy never fired")
+        assert server.engine.wait_idle(5.0)  # KV, slot and buffer freed at once
+        # ...and once the writer has stayed stalled past abandon_after_s, the transport gives
+        # the connection up (a reset) instead of waiting on it forever.
+        time.sleep(StreamingResponse.abandon_after_s + 3 * StreamingResponse.poll_s)
+        sock.settimeout(5.0)
+        received = b""
+        with pytest.raises(ConnectionResetError):
+            while chunk := sock.recv(65536):
+                received += chunk
+        assert b"[DONE]" not in received
+        sock.close()
+    finally:
+        server.stop()
