@@ -83,7 +83,9 @@ _DIGIT = re.compile(r"\d")
 def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
        group: int = 0, needles: tuple[str, ...] = (), checksummed: bool = False,
        prefix: Callable[[str], int | None] | None = None, digits: bool = False) -> Detector:
-    gates = (re.compile("|".join(re.escape(n) for n in needles)),) if needles else ()
+    gates: tuple[re.Pattern[str], ...] = ()
+    if needles:
+        gates = (re.compile("|".join(re.escape(n) for n in needles)),)
     if digits:
         gates += (_DIGIT,)
     return Detector(kind, re.compile(pattern), validator, group, gates, checksummed, prefix)
