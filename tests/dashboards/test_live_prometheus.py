@@ -201,7 +201,7 @@ def test_every_dashboard_query_returns_data(stack) -> None:
             if not result and panel["title"] not in EMPTY_BY_DESIGN:
                 empty.append(f"{name} › {panel['title']}: {expr}")
     assert errors == []
-    assert empty == []
+    assert empty == [], "\n".join(empty)
     assert checked > 60
     for board in _dashboards().values():
         for panel, expr in lint.targets(board):

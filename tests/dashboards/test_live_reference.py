@@ -1,0 +1,228 @@
+"""Proven live against the reference server itself.
+
+``servescope serve`` (the real decode worker and HTTP transport) runs on a loopback port under
+``servescope load`` (slow readers, cancels, deadlines); a real Prometheus scrapes it with the
+generated rules (fast timing) and a real Alertmanager receives its alerts. Every dashboard query
+is valid; those empty by design for this server are listed with the reason and checked to stay
+empty; the TTFT heatmap's exemplars are trace ids of spans the server exported; a load of only
+cancelling clients fires ServescopeCancelRatioHigh at the Alertmanager webhook.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import promharness as ph
+import pytest
+
+from servescope.alerts.model import Options, RuleTiming
+from servescope.alerts.render import dump, rules_document
+from servescope.dashboards import lint
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.slo import SLOSpec
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(ph.prometheus_binary() is None or ph.alertmanager_binary() is None,
+                       reason="needs the Debian prometheus and prometheus-alertmanager packages"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+GENERATED = ROOT / "dashboards" / "generated" / "servescope"
+RATE_INTERVAL = "15s"
+#: An engine that exercises every path: speculation (proposed tokens), a short slow-consumer
+#: timeout, a small KV pool (waiting, preemptions), a short queue (rejections), and a worker
+#: fault every few hundred steps (error finishes).
+ENGINE = """\
+speculation_ngram: 2
+slow_consumer_timeout_s: 0.3
+fault_every_n_steps: 300
+num_blocks: 48
+max_waiting: 8
+"""
+#: Queries this server produces nothing for, and why: their targets must stay empty.
+NOT_PRODUCED = {
+    cat.CLIENT_TTFT.name: "client-side metric: recorded in the load generator's process",
+    cat.CLIENT_TPOT.name: "client-side metric: recorded in the load generator's process",
+    cat.CLIENT_E2E.name: "client-side metric: recorded in the load generator's process",
+    cat.REDACTIONS.name: "serve runs without a redaction stage: nothing is redacted",
+    cat.LABELS_FOLDED.name: "one model, one priority, one pool: no label reaches its cap",
+    cat.HOOK_ERRORS.name: "no hook fails",
+}
+#: Queries that depend on a race or on timing in a short run: data or none are both fine.
+MAY_BE_EMPTY = {
+    cat.IGNORED_SIGNALS.name: "a terminal signal losing a race is rare in a short run",
+    f'{cat.SPANS_DROPPED.name}': "the file exporter keeps up: spans_dropped stays 0, and its "
+                                 "rate is 0 (not empty) once the series exists",
+}
+
+
+def _python(*args: str, **kwargs) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONSAFEPATH": "1", "OTEL_TRACES_EXPORTER": ""}
+    env.pop("OTEL_EXPORTER_OTLP_ENDPOINT", None)
+    return subprocess.Popen([sys.executable, "-m", "servescope", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kwargs)
+
+
+def _load(url: str, mix: str, seconds: float) -> subprocess.Popen:
+    # slow readers hold a client slot for seconds: enough clients keep requests finishing
+    return _python("load", "--url", url, "--duration", str(seconds), "--concurrency", "16",
+                   "--max-tokens", "24", "--mix", mix, "--deadline", "0.3")
+
+
+def _stop(proc: subprocess.Popen) -> str:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+    out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+    return out[-2000:]
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("reference")
+    port = ph.free_port()
+    url = f"http://127.0.0.1:{port}"
+    traces = tmp / "traces.jsonl"
+    engine = tmp / "engine.yaml"
+    engine.write_text(ENGINE)
+    server = _python("serve", "--port", str(port), "--trace-file", str(traces),
+                     "--config", str(engine), cwd=tmp)
+    rules = tmp / "rules.yaml"
+    rules.write_text(dump(rules_document(SLOSpec.default(), Options(timing=RuleTiming.fast()))))
+    webhook = ph.WebhookReceiver()
+    am = prom = load = None
+    try:
+        ph.wait_for(lambda: _healthy(url, server), timeout=60, what="servescope serve")
+        am = ph.start_alertmanager(tmp, webhook.url)
+        prom = ph.start_prometheus(tmp, [f"127.0.0.1:{port}"], rule_files=[rules],
+                                   alertmanager_url=am.url)
+        prom.wait_for_targets_up(timeout=20)
+        load = _load(url, "fast=0.6,slow=0.1,cancel=0.15,deadline=0.15", 60)
+        prom.wait_for(lambda: (prom.value(
+            f'sum({cat.FINISHED.sample_name}{{finish_reason="deadline"}})') or 0) >= 3 or None,
+            timeout=40, what="deadline finishes scraped")
+        time.sleep(12)  # every 15s rate window holds a dozen scrapes of the load
+        yield prom, webhook, url, traces
+    finally:
+        if load is not None:
+            _stop(load)
+        for handle in (prom, am):
+            if handle is not None:
+                handle.stop()
+        webhook.stop()
+        print(_stop(server))
+
+
+def _healthy(url: str, server: subprocess.Popen) -> bool:
+    import urllib.request
+
+    if server.poll() is not None:
+        raise RuntimeError(f"servescope serve exited: {_stop(server)}")
+    try:
+        with urllib.request.urlopen(f"{url}/healthz", timeout=2) as resp:
+            return bool(resp.status == 200)
+    except OSError:
+        return False
+
+
+def substitute(expr: str) -> str:
+    return (expr.replace("$__rate_interval", RATE_INTERVAL).replace("$__range", "2m")
+            .replace("$job", "servescope").replace("$instance", ".*").replace("$model", ".*"))
+
+
+def _queries() -> list[tuple[str, str, str]]:
+    out = []
+    for path in sorted(GENERATED.glob("*.json")):
+        board = json.loads(path.read_text())
+        for panel, expr in lint.targets(board):
+            out.append((path.stem, panel["title"], expr))
+    return out
+
+
+def _not_produced(expr: str) -> list[str]:
+    return [reason for name, reason in NOT_PRODUCED.items() if name in expr]
+
+
+def _may_be_empty(expr: str) -> list[str]:
+    return [reason for name, reason in MAY_BE_EMPTY.items() if name in expr]
+
+
+def test_dashboard_queries_against_the_reference_server(live) -> None:
+    prom = live[0]
+    errors, empty, unexpected, with_data = [], [], [], 0
+    for board, title, expr in _queries():
+        try:
+            result = prom.query(substitute(expr))
+        except ph.PromQueryError as exc:
+            errors.append(f"{board} › {title}: {exc}")
+            continue
+        where = f"{board} › {title}: {substitute(expr)}"
+        if _not_produced(expr):
+            if result:
+                unexpected.append(where)
+        elif result:
+            with_data += 1
+        elif not _may_be_empty(expr):
+            empty.append(where)
+    print(f"{with_data} queries returned data; empty by design: {len(_queries()) - with_data}")
+    assert errors == []
+    assert empty == [], "\n".join(empty)
+    assert unexpected == [], "\n".join(unexpected)
+    assert with_data > 60
+
+
+def test_every_rule_is_healthy(live) -> None:
+    prom = live[0]
+
+    def evaluated():
+        rules = [r for g in prom.rule_groups() for r in g["rules"]]
+        return rules if all(r["health"] == "ok" for r in rules) else None
+
+    assert len(prom.wait_for(evaluated, timeout=20, what="every rule healthy")) == 43
+    assert prom.query('servescope:slo_errors:ratio_rate5m{slo="ttft"}')
+
+
+def test_heatmap_exemplars_are_exported_traces(live) -> None:
+    prom, _, _, traces = live
+    heatmap = next(p for path in GENERATED.glob("latency.json")
+                   for p in lint.panels(json.loads(path.read_text()))
+                   if p["title"] == "TTFT heatmap")
+    expr = substitute(heatmap["targets"][0]["expr"])
+    groups = prom.wait_for(lambda: prom.exemplars(expr, time.time() - 120, time.time()) or None,
+                           timeout=15, what="TTFT exemplars")
+    trace_ids = {e["labels"]["trace_id"] for g in groups for e in g["exemplars"]}
+
+    def exported() -> set[str] | None:
+        ids = set()
+        if traces.exists():
+            for line in traces.read_text().splitlines():
+                ids.add(json.loads(line)["context"]["trace_id"].removeprefix("0x"))
+        return ids if trace_ids <= ids else None
+
+    assert trace_ids
+    ph.wait_for(exported, timeout=15, what="exemplar trace ids in the exported spans")
+
+
+def test_cancelling_clients_fire_the_cancel_alert(live) -> None:
+    prom, webhook, url, _ = live
+    alert = "ServescopeCancelRatioHigh"
+    load = _load(url, "cancel=1", 20)
+    try:
+        notified = prom.wait_for(
+            lambda: [a for a in webhook.alerts() if a["labels"]["alertname"] == alert] or None,
+            timeout=45, what=f"{alert} at the webhook")
+    finally:
+        _stop(load)
+    labels = notified[0]["labels"]
+    assert labels["finish_reason"] == "client_cancel" and labels["severity"] == "ticket"
+    assert "cancelled by clients" in notified[0]["annotations"]["description"]
