@@ -1,5 +1,6 @@
 """A real OTLP receiver for tests: gRPC (TraceService and LogsService) on 127.0.0.1, built on
-grpcio and opentelemetry-proto, keeping the raw request bytes and decoding them.
+grpcio and opentelemetry-proto, keeping the raw request bytes and decoding them; with
+``http=True`` also OTLP/HTTP (protobuf bodies on ``/v1/traces`` and ``/v1/logs``).
 
 It can misbehave on purpose: ``delay_s`` stalls each export, ``fail`` answers UNAVAILABLE,
 ``flap_every`` alternates ``n`` failed and ``n`` accepted exports, and :meth:`stop` takes it
@@ -8,12 +9,14 @@ down (the port then refuses connections).
 
 from __future__ import annotations
 
+import gzip
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from concurrent import futures
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import grpc
@@ -67,14 +70,21 @@ class OtlpReceiver:
     log_bytes: list[bytes] = field(default_factory=list)
     rejected: int = 0
     behaviour: _Behaviour = field(default_factory=_Behaviour)
+    http: bool = False
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._server: grpc.Server | None = None
+        self._http: ThreadingHTTPServer | None = None
 
     @property
     def endpoint(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def http_endpoint(self) -> str:
+        assert self._http is not None, "start the receiver with http=True"
+        return f"http://127.0.0.1:{self._http.server_address[1]}"
 
     # --- lifecycle ----------------------------------------------------------------------
     def start(self) -> OtlpReceiver:
@@ -92,12 +102,45 @@ class OtlpReceiver:
             raise RuntimeError(f"cannot bind {self.endpoint}")
         server.start()
         self._server = server
+        if self.http:
+            self._http = ThreadingHTTPServer(("127.0.0.1", 0), self._http_handler())
+            threading.Thread(target=self._http.serve_forever, daemon=True).start()
         return self
 
     def stop(self) -> None:
         if self._server is not None:
             self._server.stop(grace=0).wait(5)
             self._server = None
+        if self._http is not None:
+            self._http.shutdown()
+            self._http.server_close()
+            self._http = None
+
+    def _http_handler(self) -> type[BaseHTTPRequestHandler]:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                if self.headers.get("Content-Encoding") == "gzip":
+                    raw = gzip.decompress(raw)
+                sink = {"/v1/traces": receiver.trace_bytes,
+                        "/v1/logs": receiver.log_bytes}.get(self.path)
+                if sink is None:
+                    self.send_response(404)
+                    self.end_headers()
+                    return
+                with receiver._lock:
+                    sink.append(raw)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return Handler
 
     def __enter__(self) -> OtlpReceiver:
         return self.start()

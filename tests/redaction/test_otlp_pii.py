@@ -190,3 +190,20 @@ def test_content_capture_is_off_by_default(receiver, registry, monkeypatch):
     assert "gen_ai.input.messages" not in a and "gen_ai.output.messages" not in a
     assert a["servescope.redaction.count.content"] == 2
     assert b"Paris" not in receiver.all_bytes()
+
+
+def test_otlp_http_chosen_by_the_environment_is_redacted_too(registry, monkeypatch):
+    with OtlpReceiver(http=True) as receiver:
+        monkeypatch.setenv("OTEL_TRACES_EXPORTER", "otlp")
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                           f"{receiver.http_endpoint}/v1/traces")
+        setup = setup_telemetry(registry=registry, redaction=RedactionStage(hash_key=b"k"))
+        assert setup.traces_destination.startswith("OTLP/HTTP")
+        rec = setup.telemetry.request("mail:frank@example.com")
+        rec.finish(FinishReason.STOP)
+        assert setup.force_flush(10)
+        setup.shutdown(5)
+    assert receiver.trace_bytes and b"frank@example.com" not in receiver.all_bytes()
+    (_, span), = receiver.spans()
+    assert attrs(span.attributes)["servescope.redaction.count.email"] == 1
