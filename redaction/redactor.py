@@ -2,8 +2,8 @@
 
 Every method takes a ``counts`` mapping that it increments by kind, so a caller can put a
 summary on the span and feed the metrics counter. Besides the detector kinds, two kinds count
-values removed by key: ``blocked_key`` (the policy drops the key) and ``content`` (GenAI content
-while capture is off).
+values removed by key: ``blocked_key`` (the policy drops the key, or the key itself carries a
+detected value) and ``content`` (GenAI content while capture is off).
 """
 
 from __future__ import annotations
@@ -156,7 +156,9 @@ class Redactor:
         if cached is not None:
             return cached
         p = self.policy
-        if key in p.content_keys:
+        if self.findings(key):  # a key that itself carries a value (user.bob@example.com)
+            decision = _Key.DROP
+        elif key in p.content_keys:
             decision = _Key.CONTENT
         elif key in p.drop or any(r.search(key) for r in p.drop_patterns):
             decision = _Key.DROP

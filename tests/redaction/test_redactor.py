@@ -58,9 +58,9 @@ attributes:
 """), hash_key=KEY)
     counts: Counter[str] = Counter()
     out = r.redact_attributes({"safe": "a@b.io", "gone": "x", "DB_PASSWORD": "x",
-                               "checked": "a@b.io", "other": "x"}, counts)
+                               "checked": "a@b.io", "other": "x", "quota.a@b.io": 3}, counts)
     assert out == {"safe": "a@b.io", "checked": "[REDACTED:email]"}
-    assert counts == {"blocked_key": 3, "email": 1}
+    assert counts == {"blocked_key": 4, "email": 1}
 
 
 def test_size_limit_never_leaves_half_a_secret():
