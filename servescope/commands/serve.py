@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -59,10 +60,20 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"servescope: serving {args.model_name} on http://{args.host}:{args.port} "
           f"(device {engine.device}); metrics at /metrics, spans to "
           f"{setup.traces_destination}", file=sys.stderr)
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal: make
+    # SIGTERM (docker stop) take the same path as Ctrl-C so the spans are flushed below.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         serve(create_app(engine, setup.telemetry), args.host, args.port,
               send_buffer_bytes=args.send_buffer_bytes or None)
+    except KeyboardInterrupt:
+        pass  # a requested stop
     finally:
+        signal.signal(signal.SIGTERM, previous)
         engine.shutdown()
         setup.shutdown()
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
