@@ -323,12 +323,18 @@ def collector_configs(policy: Policy | None = None, *, ttft_threshold_s: float |
     }
 
 
-def generate_collector_configs(out_dir: str | Path, check: bool = False) -> list[str]:
+def generate_collector_configs(out_dir: str | Path, check: bool = False, *,
+                               policy: Policy | None = None,
+                               ttft_threshold_s: float | None = None,
+                               e2e_threshold_s: float | None = None) -> list[str]:
     """Write the configs into ``out_dir``; with ``check``, write nothing and return the paths
-    that are missing or stale (empty: up to date). Without ``check``, returns paths written."""
+    that are missing or stale (empty: up to date). Without ``check``, returns paths written.
+    Thresholds default to the shipped SLO spec, the policy to the shipped policy."""
     out = Path(out_dir)
     changed: list[str] = []
-    for name, text in collector_configs().items():
+    texts = collector_configs(policy, ttft_threshold_s=ttft_threshold_s,
+                              e2e_threshold_s=e2e_threshold_s)
+    for name, text in texts.items():
         path = out / name
         current = path.read_text(encoding="utf-8") if path.exists() else None
         if current == text:
