@@ -32,6 +32,9 @@ def _redact(args: argparse.Namespace) -> int:
         return 2
     counts: Counter[str] = Counter()
     limit = redactor.policy.max_content_chars
+    reconfigure = getattr(sys.stdin, "reconfigure", None)
+    if reconfigure is not None:  # a dump with broken UTF-8 is scrubbed, not a crash
+        reconfigure(errors="replace")
     for lineno, line in enumerate(sys.stdin, 1):
         text = line.rstrip("\n")
         if not args.jsonl:
