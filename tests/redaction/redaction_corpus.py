@@ -357,10 +357,10 @@ NEGATIVES: dict[str, Callable[[random.Random], str]] = {
 }
 
 
-def build(seed: int = SEED, per_kind: int = PER_KIND,
-          per_negative: int = PER_NEGATIVE) -> list[Sample]:
+def build(seed: int = SEED, per_kind: int = PER_KIND, per_negative: int = PER_NEGATIVE,
+          with_handwritten: bool = True) -> list[Sample]:
     rng = random.Random(seed)
-    samples: list[Sample] = []
+    samples: list[Sample] = handwritten() if with_handwritten else []
     for kind, make in POSITIVES.items():
         for i in range(per_kind):
             raw = make(rng)
@@ -372,4 +372,113 @@ def build(seed: int = SEED, per_kind: int = PER_KIND,
         for i in range(per_negative):
             context = _CONTEXTS[i % len(_CONTEXTS)]
             samples.append(Sample(context.format(v=make(rng)), None, group, group))
+    return samples
+
+
+# --- written by hand: formats from documentation and real logs, not from the generators ----
+_JWT_IO = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9l"
+           "IiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+HANDWRITTEN_POSITIVES: tuple[tuple[str, str, str | None], ...] = (
+    # (kind, text, planted value; None: the whole text)
+    ("email", "From: \"Jane Doe\" <jane.doe+billing@mail.example.co.uk>",
+     "jane.doe+billing@mail.example.co.uk"),
+    ("email", "reply-to=ops_team@sub.example.org;", "ops_team@sub.example.org"),
+    ("email", "mailto:First.Last@Example.COM", "First.Last@Example.COM"),
+    ("credit_card", "stripe test card 4242 4242 4242 4242 exp 12/34", "4242 4242 4242 4242"),
+    ("credit_card", "amex 3782 822463 10005", "3782 822463 10005"),
+    ("credit_card", "mc=5555555555554444", "5555555555554444"),
+    ("credit_card", "discover 6011-1111-1111-1117.", "6011-1111-1111-1117"),
+    ("credit_card", "diners 3056 930902 5904", "3056 930902 5904"),
+    ("credit_card", "jcb:3530111333300000", "3530111333300000"),
+    ("iban", "IBAN: GB82 WEST 1234 5698 7654 32", "GB82 WEST 1234 5698 7654 32"),
+    ("iban", "pay to DE89370400440532013000 today", "DE89370400440532013000"),
+    ("iban", "FR1420041010050500013M02606", "FR1420041010050500013M02606"),
+    ("iban", "NL91ABNA0417164300,", "NL91ABNA0417164300"),
+    ("us_ssn", "SSN: 078-05-1120 (the famous Woolworth card)", "078-05-1120"),
+    ("us_ssn", "ssn=219-09-9999", "219-09-9999"),
+    ("phone", "Call us at (212) 555-0123 ext. 4", "(212) 555-0123"),
+    ("phone", "tel:+1-202-555-0173", "+1-202-555-0173"),
+    ("phone", "whatsapp +447911123456", "+447911123456"),
+    # 9 digits: a short Berlin number; the national-format detector wants 10-11 (a known miss)
+    ("phone", "Tel. 030 901820", "030 901820"),
+    ("phone", "+33 6 12 34 56 78", "+33 6 12 34 56 78"),
+    ("phone", "mobile: 07911 123456", "07911 123456"),
+    ("phone", "support line 1-800-555-0199", "1-800-555-0199"),
+    ("ipv4", "client.address=192.168.1.23", "192.168.1.23"),
+    ("ipv4", "X-Forwarded-For: 203.0.113.195", "203.0.113.195"),
+    ("ipv4", "connect to 8.8.8.8:53 failed", "8.8.8.8"),
+    ("ipv6", "peer [2001:db8:85a3::8a2e:370:7334]:443", "2001:db8:85a3::8a2e:370:7334"),
+    ("ipv6", "src=fe80::1ff:fe23:4567:890a%eth0", "fe80::1ff:fe23:4567:890a%eth0"),
+    ("ipv6", "listening on ::1", "::1"),
+    ("jwt", "Authorization: Bearer " + _JWT_IO, _JWT_IO),
+    ("bearer_token", "curl -H 'Authorization: Bearer ya29.a0AfH6SMBx3kLq9_zX-7y'",
+     "ya29.a0AfH6SMBx3kLq9_zX-7y"),
+    ("bearer_token", "authorization: Basic dXNlcjpwYXNzd29yZDEyMw==", "dXNlcjpwYXNzd29yZDEyMw=="),
+    ("aws_access_key", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"),
+    ("aws_access_key", "ASIAY34FZKBOKMUTVV7A expired", "ASIAY34FZKBOKMUTVV7A"),
+    ("github_token", "git clone https://ghp_16C7e42F292c6912E7710c838347Ae178B4a@github.com/o/r",
+     "ghp_16C7e42F292c6912E7710c838347Ae178B4a"),
+    ("api_key", "OPENAI_API_KEY=sk-proj-4fJ9kL2mN8pQ1rS5tU7vW0xY3zA6bC9dE2fG",
+     "sk-proj-4fJ9kL2mN8pQ1rS5tU7vW0xY3zA6bC9dE2fG"),
+    ("api_key", "client = OpenAI(api_key='sk-4fJ9kL2mN8pQ1rS5tU7vW0xY3zA6bC9dE2fG')",
+     "sk-4fJ9kL2mN8pQ1rS5tU7vW0xY3zA6bC9dE2fG"),
+    ("api_key", "SLACK_BOT=xoxb-123456789012-123456789012-abcdefABCDEF",
+     "xoxb-123456789012-123456789012-abcdefABCDEF"),
+    ("secret_assignment", "DATABASE_PASSWORD=correct-horse-battery", "correct-horse-battery"),
+    ("secret_assignment", 'config: {"client_secret": "9f8e7d6c5b4a-secret"}',
+     "9f8e7d6c5b4a-secret"),
+    ("secret_assignment", "postgres://app:pw@db?password=Hunter2Hunter2", "Hunter2Hunter2"),
+    ("private_key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE"
+                    "\n-----END OPENSSH PRIVATE KEY-----", None),
+)
+
+HANDWRITTEN_NEGATIVES: tuple[tuple[str, str], ...] = (
+    # (group, text)
+    ("trace_span_ids", "traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+    ("trace_span_ids", "exemplar {trace_id=\"4bf92f3577b34da6a3ce929d0e0e4736\"} 0.25"),
+    ("uuid", "x-request-id: 123e4567-e89b-12d3-a456-426614174000"),
+    ("uuid", "pod uid 00000000-0000-0000-0000-000000000000"),
+    ("hex_digest",
+     "image@sha256:a3ed95caeb02ffe68cdd9fd84406680ae93d633cb16422d00e8a7c22955b46d4"),
+    ("hex_digest", "git rev 1f0c2e8e9b4d3a2c1b0a99887766554433221100"),
+    ("hex_digest", "blake3 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"),
+    ("timestamp", "2026-11-30T02:54:30.123456789+00:00 INFO started"),
+    ("timestamp", "[30/Nov/2026:02:54:30 +0000] \"GET /healthz HTTP/1.1\" 200"),
+    ("timestamp", "Nov 30 02:54:30 host servescope[1234]: ready"),
+    ("timestamp", "elapsed 00:01:02.345"),
+    ("epoch", "start_time_unix_nano: 1764471270123456789"),
+    ("epoch", "{\"ts\": 1764471270.123456, \"ms\": 1764471270123}"),
+    ("epoch", "observed_time=1764471270123456789 end=1764471270999999999"),
+    ("version", "opentelemetry-sdk 1.45.2, grpcio 1.85.3, protobuf 7.36.2"),
+    ("version", "torch==2.13.0+cpu cuda 12.4.1"),
+    ("version", "Linux 6.8.0-45-generic #45-Ubuntu SMP x86_64"),
+    ("version", "otel/opentelemetry-collector-contrib:0.135.0"),
+    ("version", "chrome/124.0.6367.207 safari/537.36"),
+    ("version", "go1.22.5 linux/amd64"),
+    ("failed_checksum", "card 4111 1111 1111 1112 declined"),
+    ("failed_checksum", "order 1234567890123456 shipped"),
+    ("failed_checksum", "GB82 WEST 1234 5698 7654 33"),
+    ("failed_checksum", "ssn 000-12-3456"),
+    ("telemetry", "servescope_requests_finished_total{model=\"llama\",finish_reason=\"stop\"} 42"),
+    ("telemetry", "histogram_quantile(0.99, sum by (le) (rate(x_bucket[5m])))"),
+    ("telemetry", "kv_blocks_used=1024 kv_blocks_total=4096 ratio=0.25"),
+    ("telemetry", "GET /v1/models 200 0.004s"),
+    ("telemetry", "batch 64 tokens 8192 step 1000000"),
+    ("telemetry", "resources: limits: {cpu: 500m, memory: 512Mi}"),
+    ("telemetry", "servescope-7d9f8b6c5d-x2x9k 1/1 Running 0 3h"),
+    ("telemetry", "p50=12.5ms p99=250.0ms max=1.234s"),
+    ("telemetry", "shape torch.Size([8, 128, 4096]) dtype=torch.float16"),
+    ("telemetry", "listening on http://localhost:8000"),
+    ("telemetry", "model: meta-llama/Llama-3.1-8B-Instruct revision: main"),
+    ("telemetry", "gen_ai.usage.output_tokens: 256"),
+    ("telemetry", "queue_time_seconds_bucket{le=\"0.005\"} 10"),
+    ("telemetry", "schedule_delay_millis=5000 max_export_batch_size=512"),
+)
+
+
+def handwritten() -> list[Sample]:
+    """Written by hand, so not shaped by the generators the detectors were tuned on."""
+    samples = [Sample(text, kind, value if value is not None else text)
+               for kind, text, value in HANDWRITTEN_POSITIVES]
+    samples += [Sample(text, None, group, group) for group, text in HANDWRITTEN_NEGATIVES]
     return samples

@@ -96,7 +96,8 @@ def test_collector_patterns_cover_the_corpus():
     compiled = {k: re.compile(p) for k, p in RE2_PATTERNS.items()}
     missed: Counter[str] = Counter()
     for s in rc.build(per_negative=0):
-        assert s.kind is not None
+        if s.kind is None:
+            continue  # the hand-written negatives
         if not any(m.start() <= s.text.index(s.value) and m.end() >= s.text.index(s.value)
                    + len(s.value) for m in compiled[s.kind].finditer(s.text)):
             missed[s.kind] += 1

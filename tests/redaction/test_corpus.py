@@ -70,7 +70,7 @@ def test_the_corpus_would_catch_a_broken_validator(monkeypatch) -> None:
     monkeypatch.setattr(validators, "luhn_ok", lambda _s: False)
     samples = [s for s in rc.build(per_kind=20, per_negative=0) if s.kind == "credit_card"]
     tp, fn, *_ = _evaluate(samples)
-    assert tp["credit_card"] == 0 and fn["credit_card"] == 20
+    assert tp["credit_card"] == 0 and fn["credit_card"] == len(samples) > 20
 
 
 def test_checksums_decide() -> None:
