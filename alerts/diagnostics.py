@@ -38,8 +38,7 @@ def _records(slo: SLOSpec, window: str) -> tuple[Record, ...]:
     return (
         Record(RECORDS["ttft"] + window,
                f"1 - {q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds, *BY)}"),
-        Record(RECORDS["kv"], f"{q.level(cat.KV_BLOCKS_USED, *BY)} / "
-                              f"{q.level(cat.KV_BLOCKS_TOTAL, *BY)}"),
+        Record(RECORDS["kv"], q.kv_usage(*BY)),
         Record(RECORDS["waiting"], q.level(cat.WAITING, *BY)),
         Record(RECORDS["preempt"] + window, q.rate(cat.PREEMPTIONS, *BY)),
         Record(RECORDS["discard"] + window,

@@ -13,8 +13,7 @@ __all__ = ["build"]
 
 def _kv(ctx: Ctx) -> list[object]:
     q = ctx.q
-    usage = (f"({q.level(cat.KV_BLOCKS_USED, 'instance')} / "
-             f"{q.level(cat.KV_BLOCKS_TOTAL, 'instance')})")
+    usage = q.kv_usage("instance")
     hits = f"({q.rate(cat.PREFIX_HITS, 'instance')} / {q.rate(cat.PREFIX_QUERIES, 'instance')})"
     return [
         trend("KV blocks", "KV-cache blocks holding a reference, and the pool size, per "
@@ -59,7 +58,8 @@ def build(ctx: Ctx) -> Board:
     board = Board(ctx.uid("capacity"), ctx.title("Capacity"),
                   "KV-cache blocks and usage, prefix-cache hits, the scheduler's running, "
                   "waiting and paused requests, preemptions and batch size.",
-                  (ctx.flavor.tag, "capacity"), variables(ctx), dashboard_links(ctx))
+                  (ctx.flavor.tag, "capacity"), variables(ctx), dashboard_links(ctx),
+                  rename=ctx.flavor.rename)
     board.row("KV cache", *_kv(ctx))
     board.row("Scheduler", *_scheduler(ctx))
     return board

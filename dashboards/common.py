@@ -38,7 +38,7 @@ class Ctx:
     @staticmethod
     def for_dashboards(slo: SLOSpec, flavor: Flavor) -> Ctx:
         matchers = {"job": '=~"$job"', "instance": '=~"$instance"', cat.MODEL: '=~"$model"'}
-        return Ctx(slo, flavor, Query(matchers, "$__rate_interval", flavor.rename))
+        return Ctx(slo, flavor, Query(matchers, "$__rate_interval", flavor))
 
     def uid(self, key: str) -> str:
         return self.flavor.uid_prefix + UIDS[key]

@@ -83,7 +83,8 @@ def build(ctx: Ctx) -> Board:
     board = Board(ctx.uid("latency"), ctx.title("Latency by phase"),
                   "Where request time goes: queue, prefill, decode and stream; server vs "
                   "stream vs client TTFT; heatmaps with exemplars linking to traces.",
-                  (ctx.flavor.tag, "latency"), variables(ctx), dashboard_links(ctx))
+                  (ctx.flavor.tag, "latency"), variables(ctx), dashboard_links(ctx),
+                  rename=ctx.flavor.rename)
     board.row("Phases", *_phases(ctx))
     board.row("Time to first token", *_ttft_views(ctx))
     board.row("Distributions (exemplars link to Tempo)", *_heatmaps(ctx))

@@ -16,6 +16,7 @@ from typing import Any
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind
 
+from .panels import NO_METRIC
 from .promql import PROMETHEUS_SERIES, SELECTOR
 
 __all__ = ["REQUIRED_VARIABLES", "convention_errors", "panels", "series_errors", "targets"]
@@ -98,8 +99,8 @@ def convention_errors(dashboard: dict[str, Any]) -> list[str]:
             errors.append(f"{title}: no unit")
         if panel.get("datasource", {}).get("uid") != "${datasource}":
             errors.append(f"{title}: datasource is not the $datasource variable")
-        if not panel.get("targets"):
-            errors.append(f"{title}: no query")
+        if not panel.get("targets") and NO_METRIC not in panel.get("description", ""):
+            errors.append(f"{title}: no query (and no note that the flavor lacks the metric)")
         for target in panel.get("targets", []):
             errors += [f"{title}: {e}" for e in _selector_errors(target.get("expr", ""))]
     return errors

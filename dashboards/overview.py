@@ -14,7 +14,7 @@ QUANTILES = (0.5, 0.95, 0.99)
 
 
 def _bad_reasons(ctx: Ctx) -> str:
-    reasons = sorted(ctx.flavor.reason(r.value) for r in ctx.slo.bad_finish_reasons)
+    reasons = sorted(r.value for r in ctx.slo.bad_finish_reasons)
     return f'=~"{"|".join(reasons)}"'
 
 
@@ -25,6 +25,15 @@ def availability(ctx: Ctx, fn: str = "rate") -> str:
     return f"(1 - ({bad} or vector(0)) / {q.rate(cat.FINISHED, fn=fn)})"
 
 
+def counted_at(ctx: Ctx, spec: cat.MetricSpec, threshold: float) -> str:
+    """A note when the flavor's buckets put the SLI at another boundary than the threshold."""
+    at = ctx.q.threshold(spec, threshold)
+    if at == threshold:
+        return ""
+    return (f" The exporter's buckets have no {threshold:g} s boundary: requests up to {at:g} s "
+            "count as good (a conservative bound).")
+
+
 def _slo_stats(ctx: Ctx) -> list[object]:
     slo, ranged = ctx.slo, ctx.q.with_window("$__range")
     ttft, tpot = slo.ttft, slo.tpot
@@ -32,13 +41,15 @@ def _slo_stats(ctx: Ctx) -> list[object]:
     return [
         single("TTFT SLO attainment", f"Share of requests whose server-side time to first token "
                f"was at most {ttft.threshold_seconds:g} s over the selected range (target "
-               f"{ttft.target:.2%}). Counted from the TTFT histogram's bucket at the threshold.",
+               f"{ttft.target:.2%}). Counted from the TTFT histogram's bucket at the threshold."
+               + counted_at(ctx, cat.SERVER_TTFT, ttft.threshold_seconds),
                "percentunit", Target(ranged.within(cat.SERVER_TTFT, ttft.threshold_seconds,
                                                    fn="increase")),
                good_above=ttft.target, decimals=2),
         single("TPOT SLO attainment", f"Share of requests whose time per output token was at "
                f"most {tpot.threshold_seconds:g} s over the selected range (target "
-               f"{tpot.target:.2%}).", "percentunit",
+               f"{tpot.target:.2%})." + counted_at(ctx, cat.TPOT, tpot.threshold_seconds),
+               "percentunit",
                Target(ranged.within(cat.TPOT, tpot.threshold_seconds, fn="increase")),
                good_above=tpot.target, decimals=2),
         single("Availability", f"Share of terminal requests not ending in "
@@ -83,7 +94,6 @@ def latency_quantiles(ctx: Ctx, spec: cat.MetricSpec, title: str, what: str,
 
 def _flow(ctx: Ctx) -> list[object]:
     q = ctx.q
-    reason = ctx.flavor.reason
     return [
         trend("Goodput beside attempted load", "Goodput: requests per second that finished "
               "stop/length within the TTFT and TPOT SLOs. Attempted: terminal requests per "
@@ -96,10 +106,10 @@ def _flow(ctx: Ctx) -> list[object]:
               "survivors, this panel shows who did not survive.", "reqps",
               [Target(q.rate(cat.ARRIVED), "arrived"), Target(q.rate(cat.ADMITTED), "admitted"),
                Target(q.rate(cat.REJECTED), "rejected"),
-               Target(q.rate(cat.FINISHED, finish_reason=reason("client_cancel")),
+               Target(q.rate(cat.FINISHED, finish_reason="client_cancel"),
                       "cancelled"),
-               Target(q.rate(cat.FINISHED, finish_reason=reason("error")), "errored"),
-               Target(q.rate(cat.FINISHED, finish_reason=reason("deadline")), "deadline")],
+               Target(q.rate(cat.FINISHED, finish_reason="error"), "errored"),
+               Target(q.rate(cat.FINISHED, finish_reason="deadline"), "deadline")],
               axis_label="requests/s"),
         trend("In flight", "Requests arrived and not yet in a terminal state, per replica.",
               "short", [Target(q.level(cat.IN_FLIGHT, "instance"), "{{instance}}")],
@@ -114,8 +124,7 @@ def _flow(ctx: Ctx) -> list[object]:
 
 def _correlate(ctx: Ctx) -> list[object]:
     q, slo = ctx.q, ctx.slo
-    kv = f"({q.level(cat.KV_BLOCKS_USED, 'instance')} / " \
-         f"{q.level(cat.KV_BLOCKS_TOTAL, 'instance')})"
+    kv = q.kv_usage("instance")
     return [
         trend("TTFT p95", "Server-side TTFT p95 per replica. Read it with the two panels to "
               "the right: a rise with a growing queue is admission/capacity, with full KV is KV "
@@ -145,7 +154,8 @@ def build(ctx: Ctx) -> Board:
     board = Board(ctx.uid("overview"), ctx.title("Overview"),
                   f"SLOs of {slo.service}: attainment, error-budget burn, goodput beside "
                   "attempted load, and every request's fate.",
-                  (ctx.flavor.tag, "overview"), variables(ctx), dashboard_links(ctx))
+                  (ctx.flavor.tag, "overview"), variables(ctx), dashboard_links(ctx),
+                  rename=ctx.flavor.rename)
     board.row("Service level", *_slo_stats(ctx), _burn(ctx))
     board.row("Load and outcomes", *_flow(ctx))
     board.row("Latency", latency_quantiles(ctx, cat.SERVER_TTFT, "TTFT", "server-side time to "

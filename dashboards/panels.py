@@ -9,10 +9,11 @@ that explain each other share one time axis.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .flavor import missing_in
 from .sdk import JSONEncoder, cb, cm, db, dm, heatmap, pb, pm, stat, timeseries
 
 __all__ = ["DATASOURCE", "Board", "Target", "heat", "single", "trend"]
@@ -25,6 +26,23 @@ DATASOURCE = dm.DataSourceRef(type_val="prometheus", uid="${datasource}")
 class Target:
     expr: str
     legend: str = "__auto"
+
+
+#: How a panel says that its flavor lacks the metrics it needs (lint looks for this phrase).
+NO_METRIC = "exposes no metric for"
+_DISPLAY = {"vllm": "vLLM"}
+
+
+def _available(description: str, targets: Sequence[Target]) -> tuple[str, list[Target]]:
+    """Drop targets that need a metric the flavor lacks, and say so in the description."""
+    kept = [t for t in targets if not missing_in(t.expr)]
+    missing = sorted({m for t in targets for m in missing_in(t.expr)})
+    if not missing:
+        return description, kept
+    flavor, names = missing[0][0], [name for _, name in missing]
+    what = "this panel" if not kept else "some of its series"
+    return (f"{description} [{_DISPLAY.get(flavor, flavor)} {NO_METRIC} {what}: "
+            f"{', '.join(names)}.]"), kept
 
 
 def _query(target: Target, ref: str, *, heatmap_format: bool = False,
@@ -52,6 +70,7 @@ def trend(title: str, description: str, unit: str, targets: Sequence[Target], *,
           thresholds: Sequence[float] = (), min_value: float | None = None,
           exemplars: bool = False) -> timeseries.Panel:
     """A time series panel."""
+    description, targets = _available(description, targets)
     panel = (timeseries.Panel().title(title).description(description).unit(unit)
              .datasource(DATASOURCE).span(width).height(height)
              .legend(cb.VizLegendOptions().show_legend(True)
@@ -81,11 +100,13 @@ def single(title: str, description: str, unit: str, target: Target, *, width: in
            height: int = 5, good_above: float | None = None,
            decimals: int | None = None) -> stat.Panel:
     """A stat panel showing the last value of one query."""
+    description, targets = _available(description, [target])
     panel = (stat.Panel().title(title).description(description).unit(unit)
              .datasource(DATASOURCE).span(width).height(height)
              .graph_mode(cm.BigValueGraphMode.AREA)
-             .reduce_options(cb.ReduceDataOptions().calcs(["lastNotNull"]).values(False))
-             .with_target(_query(target, "A")))
+             .reduce_options(cb.ReduceDataOptions().calcs(["lastNotNull"]).values(False)))
+    for one in targets:
+        panel = panel.with_target(_query(one, "A"))
     if good_above is not None:
         panel = panel.thresholds(_thresholds([(None, "red"), (good_above, "green")]))
     if decimals is not None:
@@ -96,14 +117,16 @@ def single(title: str, description: str, unit: str, target: Target, *, width: in
 def heat(title: str, description: str, unit: str, expr: str, *, width: int = 12,
          height: int = 8) -> heatmap.Panel:
     """A heatmap of bucket rates; exemplars are queried so each cell links to its traces."""
-    return (heatmap.Panel().title(title).description(description).unit(unit)
-            .datasource(DATASOURCE).span(width).height(height)
-            .calculate(False)
-            .y_axis(heatmap.YAxisConfig().unit(unit))
-            .cell_values(heatmap.CellValues().unit("reqps"))
-            .exemplars_color("rgba(255,0,255,0.7)")
-            .with_target(_query(Target(expr, "{{le}}"), "A", heatmap_format=True,
-                                exemplar=True)))
+    description, targets = _available(description, [Target(expr, "{{le}}")])
+    panel = (heatmap.Panel().title(title).description(description).unit(unit)
+             .datasource(DATASOURCE).span(width).height(height)
+             .calculate(False)
+             .y_axis(heatmap.YAxisConfig().unit(unit))
+             .cell_values(heatmap.CellValues().unit("reqps"))
+             .exemplars_color("rgba(255,0,255,0.7)"))
+    for one in targets:
+        panel = panel.with_target(_query(one, "A", heatmap_format=True, exemplar=True))
+    return panel
 
 
 @dataclass
@@ -116,6 +139,7 @@ class Board:
     tags: Sequence[str]
     variables: Sequence[Any]
     links: Sequence[Any] = ()
+    rename: Mapping[str, str] = field(default_factory=dict)  # legend label keys
     _rows: list[tuple[str, list[Any]]] = field(default_factory=list)
 
     def row(self, title: str, *panels: Any) -> Board:
@@ -139,16 +163,22 @@ class Board:
     def to_json(self) -> dict[str, Any]:
         """The dashboard JSON with panel ids numbered in layout order."""
         data: dict[str, Any] = json.loads(json.dumps(self.build().build(), cls=JSONEncoder))
-        # Grafana stores an expanded row's panels after it at the top level (only collapsed
-        # rows nest them); flatten so that Grafana shows them exactly as laid out.
+        # The SDK nests a row's panels inside it and marks the row collapsed. Every row here is
+        # expanded, and Grafana stores an expanded row's panels after it at the top level:
+        # flatten, so that Grafana shows every panel exactly once, as laid out.
         flat: list[dict[str, Any]] = []
         for panel in data.get("panels", []):
-            nested = panel.get("panels", []) if panel.get("type") == "row" else []
-            if nested and not panel.get("collapsed", False):
+            nested = panel.pop("panels", []) if panel.get("type") == "row" else []
+            if panel.get("type") == "row":
+                panel["collapsed"] = False
                 panel["panels"] = []
             flat.append(panel)
             flat.extend(nested)
         for number, panel in enumerate(flat, start=1):
             panel["id"] = number
+            for target in panel.get("targets", []):
+                for key, name in self.rename.items():
+                    legend = target.get("legendFormat", "")
+                    target["legendFormat"] = legend.replace(f"{{{{{key}}}}}", f"{{{{{name}}}}}")
         data["panels"] = flat
         return data

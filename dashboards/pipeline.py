@@ -65,7 +65,8 @@ def build(ctx: Ctx) -> Board:
     board = Board(ctx.uid("pipeline"), ctx.title("Telemetry pipeline"),
                   "Is the telemetry itself healthy: spans exported/dropped, redactions, label "
                   "folding, hook errors, scrape health.",
-                  (ctx.flavor.tag, "pipeline"), variables(ctx), dashboard_links(ctx))
+                  (ctx.flavor.tag, "pipeline"), variables(ctx), dashboard_links(ctx),
+                  rename=ctx.flavor.rename)
     board.row("Spans", *_spans(ctx))
     board.row("Guards", *_guards(ctx))
     board.row("Scrape health", *_scrape(ctx))

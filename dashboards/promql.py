@@ -14,10 +14,13 @@ from dataclasses import dataclass, field
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind, MetricSpec
 
+from .flavor import Flavor, missing_in, unavailable
+
 __all__ = [
     "PROMETHEUS_SERIES",
     "SELECTOR",
     "Query",
+    "catalog_series",
     "le_matcher",
     "le_regex",
     "series_in",
@@ -60,24 +63,56 @@ class Query:
 
     ``matchers`` maps a label key to a matcher applied wherever the metric has that label
     (``job`` and ``instance`` belong to every scraped series); ``window`` is the range of every
-    rate; ``rename`` maps catalog label keys to the flavor's label names.
+    rate; ``flavor`` translates catalog families, label keys and finish reasons into another
+    exporter's names (None: the catalog's own). A family the flavor lacks yields an
+    :func:`~servescope.dashboards.flavor.unavailable` marker instead of a selector.
     """
 
     matchers: Mapping[str, str] = field(default_factory=dict)
     window: str = "$__rate_interval"
-    rename: Mapping[str, str] = field(default_factory=dict)
+    flavor: Flavor | None = None
 
     def label(self, key: str) -> str:
-        return self.rename.get(key, key)
+        return self.flavor.label(key) if self.flavor is not None else key
 
     def _applies(self, spec: MetricSpec | None, key: str) -> bool:
         if key in ("job", "instance"):
             return True
         return spec is not None and key in spec.labels
 
+    def _resolve(self, spec: MetricSpec, extra: dict[str, str]) -> MetricSpec | str:
+        """The flavor's metric for ``spec`` (rewriting ``extra``), or an unavailable marker."""
+        flavor = self.flavor
+        if flavor is None or flavor.families is None:
+            return spec
+        if spec.name == cat.TOKENS.name:
+            stage = _plain(extra.pop(cat.STAGE, ""))
+            mapped = flavor.stage_metric(stage) if stage else None
+            wanted = f"{spec.sample_name}[stage={stage or '*'}]"
+        else:
+            mapped, wanted = flavor.metric(spec), spec.sample_name
+        if mapped is None:
+            return unavailable(flavor.name, wanted)
+        if cat.FINISH_REASON in extra:
+            reasons = _map_reasons(extra[cat.FINISH_REASON], flavor)
+            if reasons is None:
+                return unavailable(flavor.name,
+                                   f"{wanted}[finish_reason={_plain(extra[cat.FINISH_REASON])}]")
+            extra[cat.FINISH_REASON] = reasons
+        return mapped
+
     def sel(self, spec: MetricSpec, suffix: str = "", **extra: str) -> str:
         """``name{scope matchers, extra matchers}``; extra values are written as given
         (``stage='"discarded"'``) or, when plain, as equality matchers."""
+        return self._sel(spec, suffix, dict(extra), native=False)
+
+    def _sel(self, spec: MetricSpec, suffix: str, extra: dict[str, str], *,
+             native: bool) -> str:
+        """``native``: ``spec`` is already the flavor's metric (no translation)."""
+        resolved = spec if native else self._resolve(spec, extra)
+        if isinstance(resolved, str):
+            return resolved
+        spec = resolved
         name = spec.sample_name if suffix == "" else f"{spec.name}{suffix}"
         parts = [f"{self.label(k)}{m}" for k, m in self.matchers.items()
                  if self._applies(spec, k)]
@@ -100,20 +135,43 @@ class Query:
         """``sum by (...) (rate(counter[window]))``: counters are always rated and summed."""
         if spec.kind is Kind.GAUGE:
             raise ValueError(f"{spec.name} is a gauge; rate() applies to counters/histograms")
-        inner = f"{fn}({self.sel(spec, suffix, **extra)}[{self.window}])"
-        return f"sum{self.by(*by)} ({inner})"
+        selector = self.sel(spec, suffix, **extra)
+        if missing_in(selector):
+            return selector
+        return f"sum{self.by(*by)} ({fn}({selector}[{self.window}]))"
 
-    def level(self, spec: MetricSpec, *by: str, agg: str = "sum", **extra: str) -> str:
+    def level(self, spec: MetricSpec, *by: str, agg: str = "sum", native: bool = False,
+              **extra: str) -> str:
         """A gauge aggregated across series."""
         if spec.kind is not Kind.GAUGE:
             raise ValueError(f"{spec.name} is a {spec.kind}; aggregate gauges only")
-        return f"{agg}{self.by(*by)} ({self.sel(spec, **extra)})"
+        selector = self._sel(spec, "", dict(extra), native=native)
+        if missing_in(selector):
+            return selector
+        return f"{agg}{self.by(*by)} ({selector})"
+
+    def kv_usage(self, *by: str) -> str:
+        """Used KV blocks as a share of the pool (a flavor may expose the ratio itself)."""
+        if self.flavor is not None and self.flavor.kv_usage is not None:
+            return self.level(self.flavor.kv_usage.spec(), *by, agg="avg", native=True)
+        return (f"({self.level(cat.KV_BLOCKS_USED, *by)} / "
+                f"{self.level(cat.KV_BLOCKS_TOTAL, *by)})")
+
+    def threshold(self, spec: MetricSpec, threshold: float) -> float:
+        """The bucket boundary an SLI at ``threshold`` counts at: the threshold itself for
+        catalog ladders (built to contain it); for a flavor's fixed ladder, the largest
+        boundary at or under it (conservative: nothing slower counts as good)."""
+        ladder = self.flavor.buckets(spec) if self.flavor is not None else None
+        if not ladder:
+            return threshold
+        under = [b for b in ladder if b <= threshold + 1e-12]
+        return max(under) if under else min(ladder)
 
     def quantile(self, q: float, spec: MetricSpec, *by: str, **extra: str) -> str:
         """``histogram_quantile`` over the summed bucket rates of a classic histogram."""
         _require_histogram(spec)
-        return (f"histogram_quantile({q}, "
-                f"{self.rate(spec, *by, 'le', suffix='_bucket', **extra)})")
+        inner = self.rate(spec, *by, "le", suffix="_bucket", **extra)
+        return inner if missing_in(inner) else f"histogram_quantile({q}, {inner})"
 
     def buckets(self, spec: MetricSpec, **extra: str) -> str:
         """Bucket rates summed by ``le``: the heatmap query."""
@@ -123,7 +181,8 @@ class Query:
     def under(self, spec: MetricSpec, threshold: float, *by: str, fn: str = "rate") -> str:
         """Rate of observations at or under ``threshold`` (a bucket boundary)."""
         _require_histogram(spec)
-        return self.rate(spec, *by, suffix="_bucket", fn=fn, le=le_matcher(threshold))
+        return self.rate(spec, *by, suffix="_bucket", fn=fn,
+                         le=le_matcher(self.threshold(spec, threshold)))
 
     def count(self, spec: MetricSpec, *by: str, fn: str = "rate", **extra: str) -> str:
         _require_histogram(spec)
@@ -139,7 +198,25 @@ class Query:
                 f"{self.rate(spec, *by, suffix='_count')})")
 
     def with_window(self, window: str) -> Query:
-        return Query(self.matchers, window, self.rename)
+        return Query(self.matchers, window, self.flavor)
+
+
+def _plain(value: str) -> str:
+    """The value of an equality matcher written either way (``x`` or ``="x"``)."""
+    if value.startswith('="') and value.endswith('"'):
+        return value[2:-1]
+    return value
+
+
+def _map_reasons(value: str, flavor: Flavor) -> str | None:
+    """A finish-reason matcher in the flavor's values; None when it can match nothing."""
+    if value[:2] in ("=~", "!~"):
+        op, alternatives = value[:2], value[3:-1].split("|")
+        kept = [r for r in (flavor.reason(a) for a in alternatives) if r]
+        if not kept:
+            return None if op == "=~" else '=~".+"'
+        return f'{op}"{"|".join(kept)}"'
+    return flavor.reason(_plain(value))
 
 
 def _matcher(value: str) -> str:

@@ -45,9 +45,9 @@ def _backpressure(ctx: Ctx) -> list[object]:
               width=8, min_value=0),
         trend("Slow-consumer finishes", "Requests per second finalized by the slow-consumer "
               "policy (their KV freed), beside deadline finishes.", "reqps",
-              [Target(q.rate(cat.FINISHED, finish_reason=ctx.flavor.reason("slow_consumer")),
+              [Target(q.rate(cat.FINISHED, finish_reason="slow_consumer"),
                       "slow_consumer"),
-               Target(q.rate(cat.FINISHED, finish_reason=ctx.flavor.reason("deadline")),
+               Target(q.rate(cat.FINISHED, finish_reason="deadline"),
                       "deadline")], width=8, axis_label="requests/s"),
     ]
 
@@ -75,7 +75,8 @@ def build(ctx: Ctx) -> Board:
     board = Board(ctx.uid("transport"), ctx.title("Transport and backpressure"),
                   "Backpressure from slow consumers, buffered and discarded tokens, and the "
                   "five token counts as rates.",
-                  (ctx.flavor.tag, "transport"), variables(ctx), dashboard_links(ctx))
+                  (ctx.flavor.tag, "transport"), variables(ctx), dashboard_links(ctx),
+                  rename=ctx.flavor.rename)
     board.row("Backpressure", *_backpressure(ctx))
     board.row("Token counts", *_tokens(ctx))
     return board

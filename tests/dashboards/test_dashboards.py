@@ -56,6 +56,10 @@ def test_conventions(key: str) -> None:
     assert board["graphTooltip"] == 1  # shared crosshair: one time axis across panels
     ids = [p["id"] for p in board["panels"]]
     assert len(ids) == len(set(ids))
+    # every row expanded, every panel once at the top level (as Grafana stores them)
+    rows = [p for p in board["panels"] if p["type"] == "row"]
+    assert rows and all(r["collapsed"] is False and r["panels"] == [] for r in rows)
+    assert len(list(lint.panels(board))) == len(board["panels"]) - len(rows)
 
 
 def test_lint_catches_convention_breaks() -> None:
