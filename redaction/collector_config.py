@@ -46,7 +46,9 @@ IMAGE = f"otel/opentelemetry-collector-contrib:{CONTRIB_VERSION}"
 #     ottl_condition with error_mode/span/spanevent)
 #   exporter/loadbalancingexporter/README.md (routing_key: traceID, protocol.otlp, resolver.dns)
 #   processor/memorylimiterprocessor, processor/batchprocessor, exporter/otlpexporter,
-#   receiver/otlpreceiver READMEs (core components bundled in contrib).
+#   receiver/otlpreceiver READMEs (core components bundled in contrib);
+#   service.telemetry.metrics.readers[].pull.exporter.prometheus {host, port} (the Collector's
+#   internal-telemetry docs; replaces the deprecated `address`).
 CONTRIB_FIELDS: dict[str, dict[str, frozenset[str]]] = {
     "receivers": {"otlp": frozenset({"protocols"})},
     "processors": {
@@ -148,6 +150,13 @@ def _memory_limiter() -> dict[str, Any]:
     return {"check_interval": "1s", "limit_percentage": 80, "spike_limit_percentage": 20}
 
 
+def _own_metrics() -> dict[str, Any]:
+    """The Collector's own metrics on 0.0.0.0:8888 (the default listens on 127.0.0.1 only, out
+    of Prometheus' reach in a container)."""
+    return {"metrics": {"readers": [{"pull": {"exporter": {"prometheus": {
+        "host": "0.0.0.0", "port": 8888}}}}]}}
+
+
 def _otlp_receiver() -> dict[str, Any]:
     return {"protocols": {"grpc": {"endpoint": "0.0.0.0:4317"},
                           "http": {"endpoint": "0.0.0.0:4318"}}}
@@ -172,6 +181,7 @@ def agent_config(policy: Policy) -> dict[str, Any]:
         },
         "service": {
             "extensions": ["health_check"],
+            "telemetry": _own_metrics(),
             "pipelines": {"traces": {"receivers": ["otlp"],
                                      "processors": ["memory_limiter", "redaction", "batch"],
                                      "exporters": ["loadbalancing"]}},
@@ -226,6 +236,7 @@ def gateway_config(policy: Policy, ttft_threshold_s: float, e2e_threshold_s: flo
         },
         "service": {
             "extensions": ["health_check"],
+            "telemetry": _own_metrics(),
             "pipelines": {"traces": {
                 "receivers": ["otlp"],
                 "processors": ["memory_limiter", "redaction", "tail_sampling", "batch"],
@@ -265,6 +276,9 @@ def validate_config(config: dict[str, Any]) -> list[str]:
             if not _re2_ok(pattern):
                 problems.append(f"redaction.{key}[{j}]: not RE2: {pattern!r}")
     service = config.get("service", {})
+    for key in service:
+        if key not in ("extensions", "pipelines", "telemetry"):
+            problems.append(f"service.{key}: unknown field")
     for ext in service.get("extensions", []):
         if ext not in config.get("extensions", {}):
             problems.append(f"service.extensions: {ext} is not defined")
