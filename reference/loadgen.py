@@ -95,6 +95,7 @@ class LoadConfig:
     slow_interval_s: float = 0.05
     slow_rcvbuf: int = 2048
     slow_max_tokens: int = 256
+    slow_deadline_s: float | None = None  # an overall deadline for slow clients too
     deadline_s: float = 0.2
     deadline_max_tokens: int = 400
     seed: int = 0
@@ -109,6 +110,8 @@ class LoadConfig:
         for name in ("duration_s", "grace_s", "slow_interval_s", "deadline_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name}: must be > 0 seconds, got {getattr(self, name)!r}")
+        if self.slow_deadline_s is not None and not self.slow_deadline_s > 0:
+            raise ValueError(f"slow_deadline_s: must be > 0 seconds, got {self.slow_deadline_s!r}")
         if self.max_requests is not None and self.max_requests < 1:
             raise ValueError(f"max_requests: must be >= 1, got {self.max_requests!r}")
 
@@ -457,6 +460,8 @@ class _Runner:
         if kind == "slow":
             payload["max_tokens"] = cfg.slow_max_tokens
             reading = Reading(cfg.slow_read_bytes, cfg.slow_interval_s, cfg.slow_rcvbuf)
+            if cfg.slow_deadline_s is not None:
+                headers["x-servescope-deadline-s"] = str(cfg.slow_deadline_s)
         elif kind == "cancel":
             reading.cancel_after_tokens = self.rng.randint(1, max(1, cfg.max_tokens // 2))
         elif kind == "deadline":

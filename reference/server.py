@@ -221,7 +221,9 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 def create_app(engine: EngineLike, telemetry: Telemetry, *, model_name: str | None = None,
                chunk_tokens: int = 64) -> Starlette:
     """The ASGI app over a started engine; the caller owns the engine's lifecycle. The model
-    name defaults to the telemetry's (the ``model`` label of every metric)."""
+    name defaults to the telemetry's (the ``model`` label of every metric). ``chunk_tokens``
+    is the most tokens one SSE event carries: a writer that fell behind coalesces what its
+    buffer holds into one event (1: one event per token)."""
     t = _Transport(engine, telemetry, model_name or telemetry.model, chunk_tokens)
     routes = [
         Route("/v1/completions", t.completions, methods=["POST"]),
@@ -387,7 +389,7 @@ class LocalServer:
                  model_name: str = "servescope-ref", span_exporter: SpanExporter | None = None,
                  trace_file: str | None = None, port: int = 0,
                  send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
-                 telemetry_setup: TelemetrySetup | None = None) -> None:
+                 telemetry_setup: TelemetrySetup | None = None, chunk_tokens: int = 64) -> None:
         from .engine import Engine
 
         kwargs: dict[str, Any] = {"trace_file": trace_file} if trace_file else {}
@@ -395,7 +397,8 @@ class LocalServer:
             model=model_name, slo=slo, span_exporter=span_exporter, **kwargs)
         self.telemetry = self.setup.telemetry
         self.engine = Engine(config or EngineConfig(), self.telemetry)
-        self.app = create_app(self.engine, self.telemetry, model_name=self.telemetry.model)
+        self.app = create_app(self.engine, self.telemetry, model_name=self.telemetry.model,
+                              chunk_tokens=chunk_tokens)
         self.http = ServerThread(self.app, port=port, send_buffer_bytes=send_buffer_bytes)
 
     @property

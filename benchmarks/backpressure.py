@@ -1,0 +1,199 @@
+"""Bounded vs unbounded stream buffers, with and without slow clients, in one run.
+
+The same reference server (real engine, real uvicorn, loopback TCP) is started with
+
+  bounded    stream_capacity 16 / low watermark 4: a slow client's request pauses
+  unbounded  unbounded_streams: the engine generates at full speed and buffers the rest
+
+each in two transport modes: one SSE event per token (``event tokens 1``, what most servers
+send) and the reference server's default, which coalesces up to 64 buffered tokens into one
+event when the writer fell behind (``event tokens 64``). Each server is driven with the same
+fast clients (read everything at once), alone and beside slow clients (small SO_RCVBUF,
+``--slow-read-bytes`` every 50 ms, an overall deadline). The configurations are interleaved
+over ``--rounds`` rounds and the samples pooled.
+
+Figures (server side from the server's registry, client side from the load generator):
+  fast TPOT p50/p99   client-perceived mean gap between tokens of the fast clients
+  TPOT p99 ratio      fast clients' TPOT p99 with slow clients present / absent
+  discarded           tokens committed (generated) but never delivered: the unsent waste
+  peak buffered       the engine's buffered-token gauge (committed, not yet popped), sampled
+                      every 5 ms: what the server holds for clients that do not read
+
+Run: python benchmarks/backpressure.py [--duration 10] [--rounds 2]
+Prints a table and one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from servescope.reference.config import EngineConfig
+from servescope.reference.load_summary import percentile, scrape
+from servescope.reference.loadgen import LoadConfig, LoadResult, Mix, run_load
+from servescope.reference.server import LocalServer
+
+CAPACITY = 16
+
+
+@dataclass
+class Outcome:
+    name: str
+    slow: bool
+    chunk_tokens: int
+    fast_tpot: list[float] = field(default_factory=list)
+    fast_ttft: list[float] = field(default_factory=list)
+    fast_requests: int = 0
+    slow_finish: dict[str, int] = field(default_factory=dict)
+    discarded: int = 0
+    committed: int = 0
+    peak_buffered: float = 0.0
+    pauses: int = 0
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "config": self.name, "event_tokens": self.chunk_tokens, "slow_clients": self.slow,
+            "fast_requests": self.fast_requests,
+            "fast_tpot_p50_ms": _ms(percentile(self.fast_tpot, 0.5)),
+            "fast_tpot_p99_ms": _ms(percentile(self.fast_tpot, 0.99)),
+            "fast_ttft_p99_ms": _ms(percentile(self.fast_ttft, 0.99)),
+            "committed_tokens": self.committed, "discarded_tokens": self.discarded,
+            "peak_buffered_tokens": int(self.peak_buffered), "pauses": self.pauses,
+            "slow_finish": self.slow_finish,
+        }
+
+
+def _ms(x: float | None) -> float | None:
+    return None if x is None else round(x * 1000, 3)
+
+
+def _engine_config(bounded: bool) -> EngineConfig:
+    return EngineConfig(stream_capacity=CAPACITY, stream_low_watermark=4, max_batch=32,
+                        unbounded_streams=not bounded, slow_consumer_timeout_s=30.0)
+
+
+class GaugeSampler:
+    """Peak of the engine's buffered-token gauge, sampled from a thread every 5 ms."""
+
+    def __init__(self, server: LocalServer) -> None:
+        self.registry = server.setup.registry
+        self.peak = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.005):
+            value = self.registry.get_sample_value("servescope_stream_buffered_tokens",
+                                                   {"pool": "default"}) or 0.0
+            self.peak = max(self.peak, value)
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return self.peak
+
+
+async def _drive(url: str, args: argparse.Namespace, slow: bool
+                 ) -> tuple[LoadResult, LoadResult | None]:
+    fast = LoadConfig(url, duration_s=args.duration, concurrency=args.fast_clients,
+                      mix=Mix.parse("fast=1"), max_tokens=args.max_tokens, grace_s=args.grace)
+    runs = [run_load(fast)]
+    if slow:
+        slow_cfg = LoadConfig(url, duration_s=args.duration, concurrency=args.slow_clients,
+                              mix=Mix.parse("slow=1"), slow_max_tokens=args.slow_max_tokens,
+                              slow_read_bytes=args.slow_read_bytes, slow_interval_s=0.05,
+                              slow_deadline_s=args.slow_deadline, grace_s=args.grace, seed=1)
+        runs.append(run_load(slow_cfg))
+    results = await asyncio.gather(*runs)
+    return results[0], (results[1] if slow else None)
+
+
+def run_one(outcome: Outcome, bounded: bool, args: argparse.Namespace) -> None:
+    with LocalServer(_engine_config(bounded), span_exporter=InMemorySpanExporter(),
+                     chunk_tokens=outcome.chunk_tokens) as server:
+        before = scrape(server.url)
+        sampler = GaugeSampler(server)
+        fast, slow = asyncio.run(_drive(server.url, args, outcome.slow))
+        server.engine.wait_idle(30.0)
+        outcome.peak_buffered = max(outcome.peak_buffered, sampler.stop())
+        delta = scrape(server.url).minus(before)
+    outcome.fast_tpot += fast.stats.values("tpot", "fast")
+    outcome.fast_ttft += fast.stats.values("ttft", "fast")
+    outcome.fast_requests += fast.stats.total
+    if slow is not None:
+        for reason, n in slow.stats.finish.items():
+            outcome.slow_finish[reason] = outcome.slow_finish.get(reason, 0) + n
+    outcome.discarded += int(delta.total("servescope_tokens_total", stage="discarded"))
+    outcome.committed += int(delta.total("servescope_tokens_total", stage="committed"))
+    outcome.pauses += int(delta.total("servescope_backpressure_pauses_total"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=8.0, help="seconds per config")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--fast-clients", type=int, default=8)
+    parser.add_argument("--slow-clients", type=int, default=8)
+    parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--slow-max-tokens", type=int, default=400)
+    parser.add_argument("--slow-read-bytes", type=int, default=128)
+    parser.add_argument("--slow-deadline", type=float, default=6.0)
+    parser.add_argument("--grace", type=float, default=2.0)
+    args = parser.parse_args()
+
+    plan = [(chunk, name, bounded, slow) for chunk in (1, 64)
+            for name, bounded in (("bounded", True), ("unbounded", False))
+            for slow in (False, True)]
+    outcomes = {(chunk, name, slow): Outcome(
+        name + (f" (cap {CAPACITY})" if bounded else ""), slow, chunk)
+        for chunk, name, bounded, slow in plan}
+    started = time.monotonic()
+    for _ in range(args.rounds):
+        for chunk, name, bounded, slow in plan:
+            run_one(outcomes[(chunk, name, slow)], bounded, args)
+    rows = [o.row() for o in outcomes.values()]
+
+    def ratio(chunk: int, name: str) -> float | None:
+        present = percentile(outcomes[(chunk, name, True)].fast_tpot, 0.99)
+        absent = percentile(outcomes[(chunk, name, False)].fast_tpot, 0.99)
+        return None if not present or not absent else round(present / absent, 3)
+
+    ratios = {f"{name}_event_tokens_{chunk}": ratio(chunk, name)
+              for chunk in (1, 64) for name in ("bounded", "unbounded")}
+    print(f"backpressure: {args.rounds} round(s) x {len(plan)} configs x {args.duration:g} s, "
+          f"{args.fast_clients} fast + {args.slow_clients} slow clients "
+          f"(slow: {args.slow_read_bytes} B / 50 ms, SO_RCVBUF 2048, "
+          f"max_tokens {args.slow_max_tokens}, deadline {args.slow_deadline:g} s)")
+    header = (f"{'config':<18}{'event tokens':>13}{'slow':>6}{'fast reqs':>10}{'TPOT p50':>10}"
+              f"{'TPOT p99':>10}{'TTFT p99':>10}{'committed':>11}{'discarded':>11}{'peak buf':>10}"
+              f"{'pauses':>8}  slow finish")
+    print(header)
+    for r in rows:
+        print(f"{r['config']:<18}{r['event_tokens']:>13}{'yes' if r['slow_clients'] else 'no':>6}"
+              f"{r['fast_requests']:>10}{_fmt(r['fast_tpot_p50_ms']):>10}"
+              f"{_fmt(r['fast_tpot_p99_ms']):>10}{_fmt(r['fast_ttft_p99_ms']):>10}"
+              f"{r['committed_tokens']:>11}{r['discarded_tokens']:>11}"
+              f"{r['peak_buffered_tokens']:>10}{r['pauses']:>8}  "
+              + ", ".join(f"{k} {v}" for k, v in sorted(r["slow_finish"].items())))
+    print("fast clients' TPOT p99, slow clients present / absent: "
+          + ", ".join(f"{k} {v}" for k, v in ratios.items())
+          + f"  (times in ms; run took {time.monotonic() - started:.0f} s)")
+    print(json.dumps({"benchmark": "backpressure", "capacity": CAPACITY,
+                      "duration_s": args.duration, "rounds": args.rounds,
+                      "tpot_p99_ratio_slow_present_vs_absent": ratios, "configs": rows}))
+
+
+def _fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+if __name__ == "__main__":
+    main()
