@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -92,7 +93,7 @@ class Telemetry:
                  model: str = "default", pool: str = "default",
                  clock: Callable[[], float] = time.monotonic,
                  label_caps: Mapping[str, int] | None = None,
-                 max_pause_events: int = 8) -> None:
+                 max_pause_events: int = 8, exemplar_ratio: float | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         self.slo = slo or SLOSpec.default()
         self.metrics = MetricSet(self.registry, self.slo, label_caps)
@@ -100,6 +101,7 @@ class Telemetry:
         self.pool = pool
         self.clock = clock
         self.max_pause_events = max_pause_events
+        self.exemplar_ratio = _exemplar_ratio(exemplar_ratio)
         self._tracer = tracing.tracer_for(tracer_provider)
         self._span_clock = tracing.SpanClock(clock)
         self._logged_hooks: set[str] = set()
@@ -189,6 +191,18 @@ class Telemetry:
         return self._span_clock.ns(t)
 
 
+def _exemplar_ratio(argument: float | None) -> float:
+    """Share of sampled traces that metric exemplars may point at: argument, then
+    ``SERVESCOPE_EXEMPLAR_RATIO``, then 1.0. Below 1.0, tail sampling that keeps every
+    ``servescope.exemplar`` trace still keeps only a fraction of the traffic."""
+    if argument is None:
+        try:
+            argument = float(os.environ.get("SERVESCOPE_EXEMPLAR_RATIO", "1.0"))
+        except ValueError:
+            argument = 1.0
+    return min(1.0, max(0.0, argument))
+
+
 def _hook(name: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R | None]]:
     """Run a recorder hook; an internal error is counted and swallowed, never raised."""
 
@@ -255,7 +269,8 @@ class RequestRecorder:
         self._reject_reason: str | None = None
         self._summary: RequestSummary | None = None
         self._span: Span | None = None
-        self._exemplar: dict[str, str] | None = None
+        self._trace_ids: dict[str, str] | None = None  # of the sampled request span
+        self._exemplar: dict[str, str] | None = None  # the same, when chosen for exemplars
         self._start(carrier, operation)
 
     # --- arrival --------------------------------------------------------------------------
@@ -277,9 +292,11 @@ class RequestRecorder:
                     self.telemetry.span_ns(self._times.arrival), carrier, attrs)
                 if not self._span.is_recording():  # not sampled: skip all further span work
                     self._span = None
-                self._exemplar = tracing.exemplar_of(self._span)
-                if self._span is not None and self._exemplar is not None:
+                self._trace_ids = tracing.exemplar_of(self._span)
+                if self._span is not None and self._trace_ids is not None and \
+                        tracing.selected(self._trace_ids, self.telemetry.exemplar_ratio):
                     # our observations will point at this trace: tail sampling must keep it
+                    self._exemplar = self._trace_ids
                     self._span.set_attribute(ATTR.EXEMPLAR, True)
         except Exception:
             self.telemetry.hook_failed("arrived")
@@ -296,7 +313,7 @@ class RequestRecorder:
     @property
     def trace_context(self) -> dict[str, str] | None:
         """trace_id/span_id of the request span when it is sampled (for logs and responses)."""
-        return self._exemplar
+        return self._trace_ids
 
     # --- lifecycle hooks ------------------------------------------------------------------
     def _now(self, now: float | None) -> float:

@@ -212,7 +212,8 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                     redaction: RedactionStage | None = None,
                     sample_ratio: float | None = None,
                     trace_file: str | Path = DEFAULT_TRACE_FILE,
-                    max_queue_size: int | None = None) -> TelemetrySetup:
+                    max_queue_size: int | None = None,
+                    exemplar_ratio: float | None = None) -> TelemetrySetup:
     """Wire a tracer provider and a registry and return the :class:`Telemetry` hooks.
 
     ``exporter_wrappers`` wrap the exporter inside the batch processor, off the request
@@ -224,7 +225,7 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
     provider = TracerProvider(resource=Resource.create({"service.name": name}),
                               sampler=ParentBased(TraceIdRatioBased(_sample_ratio(sample_ratio))))
     telemetry = Telemetry(registry=registry, tracer_provider=provider, slo=slo, model=model,
-                          pool=pool)
+                          pool=pool, exemplar_ratio=exemplar_ratio)
     exporter, destination = ((span_exporter, type(span_exporter).__name__)
                              if span_exporter is not None else _env_exporter(trace_file))
     if exporter is not None:

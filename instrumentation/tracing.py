@@ -14,7 +14,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-__all__ = ["ATTR", "PHASES", "SpanClock", "exemplar_of", "start_request_span"]
+__all__ = ["ATTR", "PHASES", "SpanClock", "exemplar_of", "selected", "start_request_span"]
 
 INSTRUMENTATION_NAME = "servescope.instrumentation"
 _PROPAGATOR = TraceContextTextMapPropagator()
@@ -96,3 +96,10 @@ def exemplar_of(span: Span | None) -> dict[str, str] | None:
     if not ctx.is_valid or not ctx.trace_flags.sampled:
         return None
     return {"trace_id": format(ctx.trace_id, "032x"), "span_id": format(ctx.span_id, "016x")}
+
+
+def selected(ids: Mapping[str, str], ratio: float) -> bool:
+    """Deterministic choice by trace id, so every process agrees on the same traces."""
+    if ratio >= 1.0:
+        return True
+    return int(ids["trace_id"][-8:], 16) < ratio * 0x1_0000_0000

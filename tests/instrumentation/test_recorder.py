@@ -263,3 +263,20 @@ def test_catalog_names_follow_prometheus_rules():
         assert not spec.name.endswith("_total")
         if spec.unit == "seconds":
             assert spec.name.endswith("_seconds")
+
+
+def test_exemplar_ratio_marks_a_deterministic_subset_of_sampled_traces(registry, tracing):
+    tel, clock = make(registry, tracing.provider, exemplar_ratio=0.25)
+    recs = [tel.request(f"r{i}") for i in range(400)]
+    clock.now = 0.1
+    tel.step(StepReport(advanced=[(r, 1, 0) for r in recs]))
+    for rec in recs:
+        rec.finish(FinishReason.STOP)
+    roots = [s for s in tracing.exporter.get_finished_spans() if s.parent is None]
+    marked = {format(s.context.trace_id, "032x") for s in roots
+              if s.attributes.get("servescope.exemplar")}
+    assert 50 < len(marked) < 150  # about a quarter of 400
+    assert all(r.trace_context is not None for r in recs)  # every sampled trace keeps its ids
+    text = generate_latest(registry).decode()
+    pointed = set(re.findall(r'trace_id="([0-9a-f]{32})"', text))
+    assert pointed and pointed <= marked
