@@ -8,11 +8,12 @@ compute, cancel/error spikes, a pipeline dropping spans, targets down or not ins
 
 from __future__ import annotations
 
-from servescope.dashboards.promql import Query
+from servescope.dashboards.flavor import unavailable
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason, TokenStage
 
+from . import slo_rules
 from .model import Alert, Group, Options, Record
 
 __all__ = ["RECORDS", "burning_limit", "groups"]
@@ -31,8 +32,9 @@ RECORDS = {
 }
 
 
-def _records(slo: SLOSpec, window: str) -> tuple[Record, ...]:
-    q = Query(window=window)
+def _records(slo: SLOSpec, options: Options) -> tuple[Record, ...]:
+    window = options.timing.diagnostic_window
+    q = options.query(window)
     finished = q.rate(cat.FINISHED, *BY)
     by_reason = q.rate(cat.FINISHED, *BY, cat.FINISH_REASON)
     return (
@@ -45,7 +47,7 @@ def _records(slo: SLOSpec, window: str) -> tuple[Record, ...]:
                f"{q.rate(cat.TOKENS, *BY, stage=TokenStage.DISCARDED.value)} / "
                f"{q.rate(cat.TOKENS, *BY, stage=TokenStage.COMMITTED.value)}"),
         Record(RECORDS["finish"] + window,
-               f"{by_reason} / ignoring (finish_reason) group_left {finished}"),
+               f"{by_reason} / ignoring ({q.label(cat.FINISH_REASON)}) group_left {finished}"),
     )
 
 
@@ -69,7 +71,8 @@ def _ttft_alerts(slo: SLOSpec, options: Options) -> list[Alert]:
     queue_grows = f"({waiting} > {t.queue_low:g} and deriv({waiting}[{w}]) > 0)"
     kv_pressure = f"({kv} > {t.kv_usage_high:g} or {preempt} > 0)"
     who = "{{ $labels.instance }} ({{ $labels.job }})"
-    ttft = f"TTFT above {slo.ttft.threshold_seconds:g}s for {{{{ $value | humanizePercentage }}}}"
+    ttft = (f"TTFT {slo_rules.above(options, cat.SERVER_TTFT, slo.ttft.threshold_seconds)} "
+            "for {{ $value | humanizePercentage }}")
     specs = [
         ("ServescopeTTFTBurnQueueGrowing", f"{burning}\nand {ON}\n{queue_grows}",
          "TTFT SLO burning while the admission queue grows (admission/capacity)",
@@ -96,9 +99,17 @@ def _other_alerts(options: Options) -> list[Alert]:
     w, t, timing = options.timing.diagnostic_window, options.thresholds, options.timing
     who = "{{ $labels.instance }} ({{ $labels.job }})"
     finish = RECORDS["finish"] + w
-    q = Query(window=w)
-    job = f'=~"{options.job_regex}"'
+    q = options.query(w)
+    job = f'=~"{options.job}"'
     up = f"up{{job{job}}}"
+    flavor = options.flavor
+
+    def reason(value: str) -> str:
+        mapped = flavor.reason(value)
+        if mapped is None:
+            return unavailable(flavor.name, f"{cat.FINISHED.sample_name}[finish_reason={value}]")
+        return f'{finish}{{{flavor.label(cat.FINISH_REASON)}="{mapped}"}}'
+
     specs = [
         ("ServescopeSlowConsumersWastingCompute", f"{RECORDS['discard']}{w} > "
          f"{t.discarded_ratio:g}", "Slow consumers: committed tokens discarded",
@@ -107,12 +118,12 @@ def _other_alerts(options: Options) -> list[Alert]:
          "server generates, so requests end (slow_consumer, deadline, cancel) with tokens "
          "still buffered. Compute spent on them is wasted.", timing.diagnostic_for),
         ("ServescopeCancelRatioHigh",
-         f'{finish}{{finish_reason="{FinishReason.CLIENT_CANCEL.value}"}} > {t.cancel_ratio:g}',
+         f"{reason(FinishReason.CLIENT_CANCEL.value)} > {t.cancel_ratio:g}",
          "Client cancellations spiking", f"{who}: {{{{ $value | humanizePercentage }}}} of "
          f"requests were cancelled by clients (threshold {t.cancel_ratio:.0%}): users give up "
          "waiting, or a client times out too early.", timing.diagnostic_for),
         ("ServescopeErrorRatioHigh",
-         f'{finish}{{finish_reason="{FinishReason.ERROR.value}"}} > {t.error_ratio:g}',
+         f"{reason(FinishReason.ERROR.value)} > {t.error_ratio:g}",
          "Worker errors spiking", f"{who}: {{{{ $value | humanizePercentage }}}} of requests "
          f"ended in a worker error (threshold {t.error_ratio:.0%}).", timing.diagnostic_for),
         ("ServescopeTelemetryDroppingSpans",
@@ -125,13 +136,14 @@ def _other_alerts(options: Options) -> list[Alert]:
          f"{who}: Prometheus cannot scrape the target; its requests are invisible.",
          timing.target_for),
         ("ServescopeMetricsAbsent",
-         f"{up} == 1\nunless {ON}\n{cat.SPANS_EXPORTED.sample_name}{{job{job}}}",
-         "Target up but exposes no servescope metrics",
-         f"{who}: the target answers scrapes but exposes no servescope series: the server "
-         "does not call setup_telemetry, or /metrics serves another registry.",
+         f"{up} == 1\nunless {ON}\n{flavor.presence_series}{{job{job}}}",
+         "Target up but exposes no inference-server metrics",
+         f"{who}: the target answers scrapes but exposes no {flavor.presence_series}: the "
+         "server is not instrumented (servescope: setup_telemetry is not called), or /metrics "
+         "serves another registry.",
          timing.target_for),
         ("ServescopeTargetsMissing", f"absent({up})", "No inference server target at all",
-         f"Prometheus has no scrape target for job=~\"{options.job_regex}\": service discovery "
+         f"Prometheus has no scrape target for job=~\"{options.job}\": service discovery "
          "or the scrape config lost the servers.", timing.target_for),
     ]
     alerts = [Alert(name, expr, "ticket", summary, desc, options.runbook(name), for_)
@@ -142,7 +154,6 @@ def _other_alerts(options: Options) -> list[Alert]:
 
 
 def groups(slo: SLOSpec, options: Options) -> list[Group]:
-    window = options.timing.diagnostic_window
-    return [Group("servescope-diagnostic-signals", _records(slo, window)),
+    return [Group("servescope-diagnostic-signals", _records(slo, options)),
             Group("servescope-diagnostics",
                   tuple(_ttft_alerts(slo, options) + _other_alerts(options)))]

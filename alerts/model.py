@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from servescope.dashboards.flavor import SERVESCOPE, Flavor
+from servescope.dashboards.promql import Query
+
 __all__ = ["Alert", "Group", "Options", "Record", "RuleTiming", "Thresholds", "slug"]
 
 
@@ -44,12 +47,21 @@ class Thresholds:
 
 @dataclass(frozen=True)
 class Options:
-    """What varies between deployments: the scrape job, runbook location, timing."""
+    """What varies between deployments: whose metrics, the scrape job, runbook location,
+    timing. ``job_regex`` None: the flavor's default job."""
 
-    job_regex: str = "servescope"
+    flavor: Flavor = SERVESCOPE
+    job_regex: str | None = None
     runbook_base: str = "alerts/runbooks.md"
     timing: RuleTiming = field(default_factory=RuleTiming)
     thresholds: Thresholds = field(default_factory=Thresholds)
+
+    @property
+    def job(self) -> str:
+        return self.job_regex if self.job_regex is not None else self.flavor.job_regex
+
+    def query(self, window: str) -> Query:
+        return Query(window=window, flavor=self.flavor)
 
     def runbook(self, alert: str) -> str:
         return f"{self.runbook_base}#{slug(alert)}"

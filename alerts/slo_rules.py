@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from servescope.dashboards.promql import Query
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec, window_seconds
 
@@ -37,13 +36,23 @@ class Objective:
         return 1.0 - self.target
 
 
-def objectives(slo: SLOSpec) -> tuple[Objective, ...]:
+def above(options: Options, spec: cat.MetricSpec, threshold: float) -> str:
+    """``above 2s``, naming the bucket boundary actually counted when the exporter's fixed
+    buckets lack the threshold."""
+    at = options.query("5m").threshold(spec, threshold)
+    if at == threshold:
+        return f"above {threshold:g}s"
+    return f"above {threshold:g}s (counted at the exporter's {at:g}s bucket boundary)"
+
+
+def objectives(slo: SLOSpec, options: Options | None = None) -> tuple[Objective, ...]:
+    options = options or Options()
     bad = ", ".join(sorted(r.value for r in slo.bad_finish_reasons))
     return (
-        Objective("ttft", "TTFT", slo.ttft.target,
-                  f"server-side time to first token above {slo.ttft.threshold_seconds:g}s"),
-        Objective("tpot", "TPOT", slo.tpot.target,
-                  f"time per output token above {slo.tpot.threshold_seconds:g}s"),
+        Objective("ttft", "TTFT", slo.ttft.target, "server-side time to first token "
+                  + above(options, cat.SERVER_TTFT, slo.ttft.threshold_seconds)),
+        Objective("tpot", "TPOT", slo.tpot.target, "time per output token "
+                  + above(options, cat.TPOT, slo.tpot.threshold_seconds)),
         Objective("availability", "Availability", slo.availability_target,
                   f"requests finishing {bad}"),
     )
@@ -55,22 +64,23 @@ def windows(slo: SLOSpec) -> list[str]:
     return sorted(names, key=window_seconds)
 
 
-def error_ratio(slo: SLOSpec, key: str, window: str) -> str:
-    q = Query(window=window)
+def error_ratio(slo: SLOSpec, key: str, window: str, options: Options) -> str:
+    q = options.query(window)
     if key == "ttft":
         return f"1 - {q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds, *BY)}"
     if key == "tpot":
         return f"1 - {q.within(cat.TPOT, slo.tpot.threshold_seconds, *BY)}"
-    bad = "=~" + '"' + "|".join(sorted(r.value for r in slo.bad_finish_reasons)) + '"'
+    bad = '=~"' + "|".join(sorted(r.value for r in slo.bad_finish_reasons)) + '"'
     total = q.rate(cat.FINISHED, *BY)
     # "or 0 * total": a window with requests but no bad finish records 0, not nothing.
     return f"({q.rate(cat.FINISHED, *BY, finish_reason=bad)} or 0 * {total}) / {total}"
 
 
-def sli_records(slo: SLOSpec) -> Iterator[Record]:
+def sli_records(slo: SLOSpec, options: Options) -> Iterator[Record]:
     for window in windows(slo):
         for key in SLOS:
-            yield Record(f"{SLI_RECORD}{window}", error_ratio(slo, key, window), {"slo": key})
+            yield Record(f"{SLI_RECORD}{window}", error_ratio(slo, key, window, options),
+                         {"slo": key})
 
 
 def _pair(key: str, long: str, short: str, burn: float, budget: float) -> str:
@@ -82,7 +92,7 @@ def _pair(key: str, long: str, short: str, burn: float, budget: float) -> str:
 def burn_alerts(slo: SLOSpec, options: Options) -> Iterator[Alert]:
     severities = sorted({w.severity for w in slo.alert_windows},
                         key=lambda s: (s != "page", s))
-    for obj in objectives(slo):
+    for obj in objectives(slo, options):
         for severity in severities:
             pairs = [w for w in slo.alert_windows if w.severity == severity]
             expr = "\nor\n".join(f"(\n{_pair(obj.key, w.long, w.short, w.burn_rate, obj.budget)}"
@@ -103,5 +113,5 @@ def burn_alerts(slo: SLOSpec, options: Options) -> Iterator[Alert]:
 
 
 def groups(slo: SLOSpec, options: Options) -> list[Group]:
-    return [Group("servescope-slo-sli", tuple(sli_records(slo))),
+    return [Group("servescope-slo-sli", tuple(sli_records(slo, options))),
             Group("servescope-slo-burn", tuple(burn_alerts(slo, options)))]

@@ -8,16 +8,18 @@ stay silent, and check the recorded values. Every alert is covered firing and no
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from servescope.dashboards.flavor import Flavor
+from servescope.dashboards.promql import Query
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import TokenStage
 
 from . import diagnostics, slo_rules
-from .model import Alert, Options
+from .model import Alert, Options, Record
 from .render import RULES_PATH, all_rules
 
 __all__ = ["EVAL", "render_annotation", "tests_document"]
@@ -50,11 +52,6 @@ def _labels(**extra: str) -> dict[str, str]:
     return {"job": JOB, "instance": INSTANCE, **extra}
 
 
-def _series(name: str, labels: Mapping[str, str], values: str) -> dict[str, str]:
-    inner = ", ".join(f'{k}="{v}"' for k, v in labels.items())
-    return {"series": f"{name}{{{inner}}}", "values": values}
-
-
 def _counter(per_minute: float) -> str:
     return f"0+{per_minute:g}x{MINUTES}"
 
@@ -63,52 +60,112 @@ def _gauge(value: float, step: float = 0) -> str:
     return f"{value:g}+{step:g}x{MINUTES}"
 
 
+@dataclass(frozen=True)
+class _Input:
+    """One input series in catalog vocabulary (spec None: a name no flavor translates)."""
+
+    spec: cat.MetricSpec | None
+    name: str
+    labels: dict[str, str]
+    values: str
+
+
 @dataclass
 class Scenario:
     name: str
-    series: list[dict[str, str]] = field(default_factory=list)
+    inputs: list[_Input] = field(default_factory=list)
     firing: dict[str, list[tuple[dict[str, str], float]]] = field(default_factory=dict)
     records: list[tuple[str, dict[str, str], float]] = field(default_factory=list)
 
-    def add(self, name: str, labels: Mapping[str, str], values: str) -> Scenario:
-        self.series.append(_series(name, labels, values))
+    def add(self, spec: cat.MetricSpec, suffix: str, labels: Mapping[str, str],
+            values: str) -> Scenario:
+        name = spec.sample_name if suffix == "" else f"{spec.name}{suffix}"
+        self.inputs.append(_Input(spec, name, dict(labels), values))
+        return self
+
+    def add_raw(self, name: str, labels: Mapping[str, str], values: str) -> Scenario:
+        self.inputs.append(_Input(None, name, dict(labels), values))
         return self
 
 
-def _requests(s: Scenario, slo: SLOSpec, *, ttft_good: float, tpot_good: float,
-              finishes: Mapping[str, float], per_minute: float = 60) -> None:
+def _translate_labels(flavor: Flavor, labels: Mapping[str, str], job: str,
+                      allowed: tuple[str, ...] | None = None) -> dict[str, str] | None:
+    """Catalog label keys and finish reasons in the flavor's words, the scenario's job as the
+    rules' job (None: not representable in the flavor)."""
+    out = {}
+    for key, value in labels.items():
+        if key == "job" and value == JOB:
+            value = job
+        if allowed is not None and key not in ("job", "instance", "le", "slo") \
+                and key not in allowed:
+            continue  # a label the flavor's metric does not carry
+        if key == cat.FINISH_REASON:
+            mapped = flavor.reason(value)
+            if mapped is None:
+                return None
+            value = mapped
+        out[flavor.label(key)] = value
+    return out
+
+
+def _emit(flavor: Flavor, item: _Input, job: str) -> dict[str, str] | None:
+    name, labels = item.name, dict(item.labels)
+    allowed: tuple[str, ...] | None = None
+    if item.spec is not None and flavor.families is not None:
+        spec = item.spec
+        if spec.name == cat.TOKENS.name:
+            mapped = flavor.stage_metric(labels.pop(cat.STAGE))
+        else:
+            mapped = flavor.metric(spec)
+        if mapped is None:
+            return None
+        suffix = item.name.removeprefix(spec.name)
+        name = mapped.sample_name if suffix == "_total" else f"{mapped.name}{suffix}"
+        allowed = mapped.labels
+    translated = _translate_labels(flavor, labels, job, allowed)
+    if translated is None:
+        return None
+    inner = ", ".join(f'{k}="{v}"' for k, v in translated.items())
+    return {"series": f"{name}{{{inner}}}", "values": item.values}
+
+
+def _requests(s: Scenario, slo: SLOSpec, flavor: Flavor, *, ttft_good: float,
+              tpot_good: float, finishes: Mapping[str, float], per_minute: float = 60,
+              le_text: Callable[[float], str] = lambda v: repr(float(v))) -> None:
     """Latency histograms and finish counters for ``per_minute`` requests a minute."""
     ml = _labels(model=MODEL, priority="default")
+    q = Query(flavor=flavor)
     for spec, threshold, good in ((cat.SERVER_TTFT, slo.ttft.threshold_seconds, ttft_good),
                                   (cat.TPOT, slo.tpot.threshold_seconds, tpot_good)):
-        s.add(f"{spec.name}_bucket", {**ml, "le": repr(float(threshold))},
-              _counter(per_minute * good))
-        s.add(f"{spec.name}_bucket", {**ml, "le": "+Inf"}, _counter(per_minute))
-        s.add(f"{spec.name}_count", ml, _counter(per_minute))
+        boundary = q.threshold(spec, threshold)
+        s.add(spec, "_bucket", {**ml, "le": le_text(boundary)}, _counter(per_minute * good))
+        s.add(spec, "_bucket", {**ml, "le": "+Inf"}, _counter(per_minute))
+        s.add(spec, "_count", ml, _counter(per_minute))
     for reason, share in finishes.items():
-        s.add(cat.FINISHED.sample_name, {**ml, "finish_reason": reason},
-              _counter(per_minute * share))
+        s.add(cat.FINISHED, "", {**ml, "finish_reason": reason}, _counter(per_minute * share))
 
 
-def _target(s: Scenario, *, up: float = 1, instrumented: bool = True) -> None:
-    s.add("up", _labels(), _gauge(up))
+def _target(s: Scenario, flavor: Flavor, *, up: float = 1, instrumented: bool = True) -> None:
+    s.add_raw("up", _labels(), _gauge(up))
     if instrumented:
-        s.add(cat.SPANS_EXPORTED.sample_name, _labels(), _counter(60))
+        s.add_raw(flavor.presence_series, _labels(), _counter(60))
 
 
-def _capacity(s: Scenario, *, waiting: float = 0, waiting_step: float = 0, kv_used: float = 10,
-              preempt: float = 0, discarded: float = 0) -> None:
+def _capacity(s: Scenario, flavor: Flavor, *, waiting: float = 0, waiting_step: float = 0,
+              kv_used: float = 10, preempt: float = 0, discarded: float = 0,
+              dropped: float = 0) -> None:
     pool = _labels(pool="default")
-    s.add(cat.WAITING.name, pool, _gauge(waiting, waiting_step))
-    s.add(cat.KV_BLOCKS_USED.name, pool, _gauge(kv_used))
-    s.add(cat.KV_BLOCKS_TOTAL.name, pool, _gauge(100))
-    s.add(cat.PREEMPTIONS.sample_name, pool, _counter(preempt))
+    s.add(cat.WAITING, "", pool, _gauge(waiting, waiting_step))
+    s.add(cat.KV_BLOCKS_USED, "", pool, _gauge(kv_used))
+    s.add(cat.KV_BLOCKS_TOTAL, "", pool, _gauge(100))
+    if flavor.kv_usage is not None:
+        s.add_raw(flavor.kv_usage.name, _labels(), _gauge(kv_used / 100))
+    s.add(cat.PREEMPTIONS, "", pool, _counter(preempt))
     tokens = _labels(model=MODEL)
-    s.add(cat.TOKENS.sample_name, {**tokens, "stage": TokenStage.COMMITTED.value},
-          _counter(1000))
-    s.add(cat.TOKENS.sample_name, {**tokens, "stage": TokenStage.DISCARDED.value},
+    s.add(cat.TOKENS, "", {**tokens, "stage": TokenStage.COMMITTED.value}, _counter(1000))
+    s.add(cat.TOKENS, "", {**tokens, "stage": TokenStage.DISCARDED.value},
           _counter(1000 * discarded))
-    s.add(cat.SPANS_DROPPED.sample_name, _labels(reason="queue_full"), _counter(0))
+    s.add(cat.SPANS_DROPPED, "", _labels(reason="queue_full"), _counter(dropped))
 
 
 def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
@@ -118,12 +175,13 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     rec = diagnostics.RECORDS
     jm = {"job": JOB, "model": MODEL}
     ji = {"job": JOB, "instance": INSTANCE}
+    fl = options.flavor
     out: list[Scenario] = []
 
     healthy = Scenario("healthy: every request good, nothing fires")
-    _requests(healthy, slo, ttft_good=1, tpot_good=1, finishes={"stop": 1})
-    _target(healthy)
-    _capacity(healthy)
+    _requests(healthy, slo, fl, ttft_good=1, tpot_good=1, finishes={"stop": 1})
+    _target(healthy, fl)
+    _capacity(healthy, fl)
     for window in slo_rules.windows(slo):
         for key in slo_rules.SLOS:
             healthy.records.append((f"{sli}{window}", {**jm, "slo": key}, 0.0))
@@ -133,10 +191,11 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     out.append(healthy)
 
     burn = Scenario("all three SLOs burning: half the requests slow and failing")
-    _requests(burn, slo, ttft_good=0.5, tpot_good=0.5, finishes={"stop": 0.5, "error": 0.5})
-    _target(burn)
-    _capacity(burn)
-    for obj in slo_rules.objectives(slo):
+    _requests(burn, slo, fl, ttft_good=0.5, tpot_good=0.5,
+              finishes={"stop": 0.5, "error": 0.5})
+    _target(burn, fl)
+    _capacity(burn, fl)
+    for obj in slo_rules.objectives(slo, options):
         _burn_expectation(burn, slo, obj, 0.5)
     for window in slo_rules.windows(slo):
         for key in slo_rules.SLOS:
@@ -148,78 +207,84 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     out.append(burn)
 
     queue = Scenario("TTFT burning while the queue grows")
-    _requests(queue, slo, ttft_good=0, tpot_good=1, finishes={"stop": 1})
+    _requests(queue, slo, fl, ttft_good=0, tpot_good=1, finishes={"stop": 1})
     _ttft_burning(queue, slo)
-    _target(queue)
-    _capacity(queue, waiting=2, waiting_step=1)
+    _target(queue, fl)
+    _capacity(queue, fl, waiting=2, waiting_step=1)
     queue.firing["ServescopeTTFTBurnQueueGrowing"] = [(ji, 1.0)]
     out.append(queue)
 
     kv = Scenario("TTFT burning with KV nearly full")
-    _requests(kv, slo, ttft_good=0, tpot_good=1, finishes={"stop": 1})
+    _requests(kv, slo, fl, ttft_good=0, tpot_good=1, finishes={"stop": 1})
     _ttft_burning(kv, slo)
-    _target(kv)
-    _capacity(kv, kv_used=100 * min(0.99, t.kv_usage_high + 0.05))
+    _target(kv, fl)
+    _capacity(kv, fl, kv_used=100 * min(0.99, t.kv_usage_high + 0.05))
     kv.firing["ServescopeTTFTBurnKVPressure"] = [(ji, 1.0)]
     out.append(kv)
 
     preempt = Scenario("TTFT burning while requests are preempted")
-    _requests(preempt, slo, ttft_good=0, tpot_good=1, finishes={"stop": 1})
+    _requests(preempt, slo, fl, ttft_good=0, tpot_good=1, finishes={"stop": 1})
     _ttft_burning(preempt, slo)
-    _target(preempt)
-    _capacity(preempt, preempt=6)
+    _target(preempt, fl)
+    _capacity(preempt, fl, preempt=6)
     preempt.firing["ServescopeTTFTBurnKVPressure"] = [(ji, 1.0)]
     out.append(preempt)
 
     prefill = Scenario("TTFT burning with an empty queue and free KV")
-    _requests(prefill, slo, ttft_good=0, tpot_good=1, finishes={"stop": 1})
+    _requests(prefill, slo, fl, ttft_good=0, tpot_good=1, finishes={"stop": 1})
     _ttft_burning(prefill, slo)
-    _target(prefill)
-    _capacity(prefill)
+    _target(prefill, fl)
+    _capacity(prefill, fl)
     prefill.firing["ServescopeTTFTBurnPrefillOrTransport"] = [(ji, 1.0)]
     out.append(prefill)
 
     slow = Scenario("slow consumers: a quarter of committed tokens discarded")
-    _requests(slow, slo, ttft_good=1, tpot_good=1,
-              finishes={"stop": 0.5, "slow_consumer": 0.25, "client_cancel": 0.25})
-    _target(slow)
-    _capacity(slow, discarded=0.25)
+    _requests(slow, slo, fl, ttft_good=1, tpot_good=1,
+              finishes={"stop": 0.75, "slow_consumer": 0.25})
+    _target(slow, fl)
+    _capacity(slow, fl, discarded=0.25)
     slow.firing["ServescopeSlowConsumersWastingCompute"] = [(ji, 0.25)]
-    slow.firing["ServescopeCancelRatioHigh"] = [({**ji, "finish_reason": "client_cancel"}, 0.25)]
     slow.records += [(f"{rec['discard']}{w}", ji, 0.25),
                      (f"{rec['finish']}{w}", {**ji, "finish_reason": "slow_consumer"}, 0.25)]
     out.append(slow)
 
+    cancel = Scenario("client cancellations: a quarter of requests cancelled")
+    _requests(cancel, slo, fl, ttft_good=1, tpot_good=1,
+              finishes={"stop": 0.75, "client_cancel": 0.25})
+    _target(cancel, fl)
+    _capacity(cancel, fl)
+    cancel.firing["ServescopeCancelRatioHigh"] = [
+        ({**ji, "finish_reason": "client_cancel"}, 0.25)]
+    cancel.records.append((f"{rec['finish']}{w}", {**ji, "finish_reason": "client_cancel"},
+                           0.25))
+    out.append(cancel)
+
     dropping = Scenario("telemetry dropping spans")
-    _requests(dropping, slo, ttft_good=1, tpot_good=1, finishes={"stop": 1})
-    _target(dropping)
-    _capacity(dropping)
-    dropping.series[-1] = _series(cat.SPANS_DROPPED.sample_name, _labels(reason="queue_full"),
-                                  _counter(120))
+    _requests(dropping, slo, fl, ttft_good=1, tpot_good=1, finishes={"stop": 1})
+    _target(dropping, fl)
+    _capacity(dropping, fl, dropped=120)
     dropping.firing["ServescopeTelemetryDroppingSpans"] = [({**ji, "reason": "queue_full"}, 2)]
     out.append(dropping)
 
     go_style = Scenario("le written as a Go client does (le=\"2\"): the SLI still matches")
-    _requests(go_style, slo, ttft_good=1, tpot_good=1, finishes={"stop": 1})
-    _target(go_style)
-    for entry in go_style.series:
-        entry["series"] = entry["series"].replace(
-            f'le="{float(slo.ttft.threshold_seconds)!r}"', f'le="{slo.ttft.threshold_seconds:g}"')
+    _requests(go_style, slo, fl, ttft_good=1, tpot_good=1, finishes={"stop": 1},
+              le_text=lambda v: f"{v:g}")
+    _target(go_style, fl)
     go_style.records.append((f"{sli}{slo_rules.windows(slo)[0]}", {**jm, "slo": "ttft"}, 0.0))
     out.append(go_style)
 
     down = Scenario("target down")
-    _target(down, up=0, instrumented=False)
+    _target(down, fl, up=0, instrumented=False)
     down.firing["ServescopeTargetDown"] = [(ji, 0.0)]
     out.append(down)
 
-    bare = Scenario("target up without servescope metrics")
-    _target(bare, instrumented=False)
+    bare = Scenario("target up without the inference server's metrics")
+    _target(bare, fl, instrumented=False)
     bare.firing["ServescopeMetricsAbsent"] = [(ji, 1.0)]
     out.append(bare)
 
     missing = Scenario("no target at all")
-    missing.add("unrelated_series", {"job": "other"}, _gauge(1))
+    missing.add_raw("unrelated_series", {"job": "other"}, _gauge(1))
     missing.firing["ServescopeTargetsMissing"] = [({}, 1.0)]
     out.append(missing)
     return out
@@ -237,7 +302,7 @@ def _burn_expectation(s: Scenario, slo: SLOSpec, obj: slo_rules.Objective,
 
 def _ttft_burning(s: Scenario, slo: SLOSpec) -> None:
     """Every request slow: the TTFT burn-rate alerts fire too (error ratio 1)."""
-    _burn_expectation(s, slo, slo_rules.objectives(slo)[0], 1.0)
+    _burn_expectation(s, slo, slo_rules.objectives(slo)[0], 1.0)  # names only: any options
 
 
 def _expected(alert: Alert, firing: list[tuple[dict[str, str], float]]) -> list[dict[str, Any]]:
@@ -252,29 +317,47 @@ def _expected(alert: Alert, firing: list[tuple[dict[str, str], float]]) -> list[
     return out
 
 
-def tests_document(slo: SLOSpec, options: Options | None = None,
-                   flavor: str = "servescope") -> dict[str, Any]:
+def tests_document(slo: SLOSpec, options: Options | None = None) -> dict[str, Any]:
     options = options or Options()
-    alerts = {r.alert: r for r in all_rules(slo, options) if isinstance(r, Alert)}
+    flavor = options.flavor
+    rules = all_rules(slo, options)
+    alerts = {r.alert: r for r in rules if isinstance(r, Alert)}
+    recorded = {r.record for r in rules if isinstance(r, Record)}
     tests = []
     for scenario in _scenarios(slo, options):
         unknown = set(scenario.firing) - set(alerts)
-        if unknown:
+        if unknown and flavor.families is None:
             raise AssertionError(f"scenario {scenario.name!r} expects unknown alerts {unknown}")
         alert_tests = [{"eval_time": EVAL, "alertname": name,
-                        "exp_alerts": _expected(alerts[name], scenario.firing.get(name, []))}
+                        "exp_alerts": _expected(alerts[name], _in_flavor(
+                            flavor, scenario.firing.get(name, []), options.job))}
                        for name in alerts]
-        record_tests = [{"expr": _sel(name, labels),
-                         "eval_time": EVAL,
-                         "exp_samples": [{"labels": _sel(name, labels), "value": value}]}
-                        for name, labels, value in scenario.records]
+        record_tests = []
+        for name, labels, value in scenario.records:
+            translated = _translate_labels(flavor, labels, options.job)
+            if name in recorded and translated is not None:
+                record_tests.append({"expr": _sel(name, translated), "eval_time": EVAL,
+                                     "exp_samples": [{"labels": _sel(name, translated),
+                                                      "value": value}]})
+        series = [e for e in (_emit(flavor, i, options.job) for i in scenario.inputs)
+                  if e is not None]
         test: dict[str, Any] = {"name": scenario.name, "interval": "1m",
-                                "input_series": scenario.series, "alert_rule_test": alert_tests}
+                                "input_series": series, "alert_rule_test": alert_tests}
         if record_tests:
             test["promql_expr_test"] = record_tests
         tests.append(test)
-    rules_file = RULES_PATH.format(flavor=flavor).rsplit("/", 1)[1]
+    rules_file = RULES_PATH.format(flavor=flavor.name).rsplit("/", 1)[1]
     return {"rule_files": [rules_file], "evaluation_interval": "1m", "tests": tests}
+
+
+def _in_flavor(flavor: Flavor, firing: list[tuple[dict[str, str], float]], job: str
+               ) -> list[tuple[dict[str, str], float]]:
+    out = []
+    for labels, value in firing:
+        translated = _translate_labels(flavor, labels, job)
+        if translated is not None:
+            out.append((translated, value))
+    return out
 
 
 def _sel(name: str, labels: Mapping[str, str]) -> str:

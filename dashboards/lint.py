@@ -16,10 +16,12 @@ from typing import Any
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind
 
+from .flavor import FLAVORS, Flavor
 from .panels import NO_METRIC
 from .promql import PROMETHEUS_SERIES, SELECTOR
 
-__all__ = ["REQUIRED_VARIABLES", "convention_errors", "panels", "series_errors", "targets"]
+__all__ = ["REQUIRED_VARIABLES", "convention_errors", "known_series", "panels", "series_errors",
+           "targets"]
 
 REQUIRED_VARIABLES = ("datasource", "job", "instance", "model")
 _RANGE = re.compile(r"\[([^\]]+)\]")
@@ -42,8 +44,13 @@ def targets(dashboard: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
 
 
 def _rated_series() -> set[str]:
+    """Counter and histogram series of the catalog and of every flavor: rate them only."""
+    specs = list(cat.CATALOG)
+    for flavor in FLAVORS.values():
+        mapped = [*(flavor.families or {}).values(), *(flavor.token_stages or {}).values()]
+        specs += [m.spec() for m in mapped if m is not None]
     out = set()
-    for spec in cat.CATALOG:
+    for spec in specs:
         if spec.kind is Kind.COUNTER:
             out.add(spec.sample_name)
         elif spec.kind is Kind.HISTOGRAM:
@@ -51,14 +58,23 @@ def _rated_series() -> set[str]:
     return out
 
 
-def series_errors(exprs: Iterable[str], recorded: Iterable[str] = ()) -> list[str]:
+def known_series(flavor: Flavor | None = None) -> set[str]:
+    """Every series name a query of ``flavor`` may reference (the catalog's by default)."""
+    if flavor is None or flavor.families is None:
+        return {s for spec in cat.CATALOG for s in cat.series_names(spec)}
+    mapped = [*flavor.families.values(), *(flavor.token_stages or {}).values(),
+              flavor.kv_usage]
+    return {s for m in mapped if m is not None for s in cat.series_names(m.spec())}
+
+
+def series_errors(exprs: Iterable[str], recorded: Iterable[str] = (),
+                  flavor: Flavor | None = None) -> list[str]:
     """Series named by ``exprs`` that nothing produces."""
-    known = {s for spec in cat.CATALOG for s in cat.series_names(spec)}
-    known |= PROMETHEUS_SERIES | set(recorded)
+    known = known_series(flavor) | PROMETHEUS_SERIES | set(recorded)
     errors = []
     for expr in exprs:
         for name in sorted(set(SELECTOR.findall(expr)) - known):
-            errors.append(f"{name}: not in the catalog (query: {expr[:120]})")
+            errors.append(f"{name}: no such series (query: {expr[:120]})")
     return errors
 
 

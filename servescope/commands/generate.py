@@ -21,8 +21,8 @@ def register(sub: Any) -> None:
                          "Prometheus rules")
     gen.add_argument("--check", action="store_true",
                      help="write nothing; exit 1 if any generated file is stale")
-    gen.add_argument("--flavor", default="servescope",
-                     help="whose metric names to query: servescope (default) or all")
+    gen.add_argument("--flavor", default="all",
+                     help="whose metric names to query: servescope, vllm, or all (default)")
     gen.add_argument("--out", default=".", help="repository root to write under (default: .)")
     gen.add_argument("--slo", default=None, help="SLO spec file (default: the shipped spec)")
     gen.set_defaults(handler=_handler)
@@ -30,6 +30,7 @@ def register(sub: Any) -> None:
 
 def expected_files(flavor: str, slo_path: str | None = None) -> dict[str, str]:
     """Repository-relative path -> content of every file the generator makes for ``flavor``."""
+    from servescope.alerts.model import Options
     from servescope.alerts.render import render as render_rules
     from servescope.dashboards.flavor import get_flavor
     from servescope.dashboards.render import render as render_dashboards
@@ -37,7 +38,7 @@ def expected_files(flavor: str, slo_path: str | None = None) -> dict[str, str]:
 
     slo = load_slo(slo_path) if slo_path else SLOSpec.default()
     chosen = get_flavor(flavor)
-    return {**render_dashboards(slo, chosen), **render_rules(slo, chosen.name)}
+    return {**render_dashboards(slo, chosen), **render_rules(slo, Options(flavor=chosen))}
 
 
 def stale_files(root: Path, files: dict[str, str], flavor: str) -> list[str]:

@@ -15,6 +15,7 @@ from servescope.alerts import diagnostics, slo_rules
 from servescope.alerts.model import Alert, Options, Record, slug
 from servescope.alerts.render import all_rules, render
 from servescope.dashboards import lint
+from servescope.dashboards.flavor import VLLM
 from servescope.dashboards.promql import series_in
 from servescope.instrumentation.slo import SLOSpec, parse_slo
 
@@ -156,7 +157,7 @@ def test_rules_for_another_spec_pass_their_own_unit_tests(tmp_path) -> None:
     spec = parse_slo("version: 1\nperiod: 7d\nttft: {threshold_seconds: 1.5, target: 0.95}\n"
                      "tpot: {threshold_seconds: 0.05, target: 0.9}\n"
                      "availability: {target: 0.99, bad_finish_reasons: [error]}\n")
-    for rel, text in render(spec, options=Options(job_regex="servescope")).items():
+    for rel, text in render(spec, Options(job_regex="servescope")).items():
         (tmp_path / Path(rel).name).write_text(text)
     result = promtool("test", "rules", "rules_test.yaml", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -165,3 +166,37 @@ def test_rules_for_another_spec_pass_their_own_unit_tests(tmp_path) -> None:
 def test_committed_rules_match_default_spec() -> None:
     assert render(SLOSpec.default())[f"alerts/generated/servescope/{RULES.name}"] == \
         RULES.read_text()
+
+
+# --- the vLLM flavor: the same rules over vLLM's metric names ----------------------------
+VLLM_DIR = ROOT / "alerts" / "generated" / "vllm"
+
+
+@needs_promtool
+def test_vllm_rules_pass_promtool_check_and_their_unit_tests() -> None:
+    check = promtool("check", "rules", "rules.yaml", cwd=VLLM_DIR)
+    assert check.returncode == 0, check.stdout + check.stderr
+    test = promtool("test", "rules", "rules_test.yaml", cwd=VLLM_DIR)
+    assert test.returncode == 0, test.stdout + test.stderr
+
+
+def test_vllm_rules_read_vllm_series_only_and_cover_every_alert() -> None:
+    doc = yaml.safe_load((VLLM_DIR / "rules.yaml").read_text())
+    rules = [r for g in doc["groups"] for r in g["rules"]]
+    recorded = [r["record"] for r in rules if "record" in r]
+    exprs = [r["expr"] for r in rules]
+    assert lint.series_errors(exprs, recorded, flavor=VLLM) == []
+    names = set().union(*(series_in(e) for e in exprs)) - set(recorded) - {"up"}
+    assert names and all(n.startswith("vllm:") for n in names), names
+    alert_names = {r["alert"] for r in rules if "alert" in r}
+    # no vLLM metric for discarded tokens or the span pipeline: those alerts are left out
+    assert alert_names == {a["alert"] for a in alerts()} - {
+        "ServescopeSlowConsumersWastingCompute", "ServescopeTelemetryDroppingSpans"}
+    tests = yaml.safe_load((VLLM_DIR / "rules_test.yaml").read_text())["tests"]
+    fired = {c["alertname"] for t in tests for c in t["alert_rule_test"] if c["exp_alerts"]}
+    silent = {c["alertname"] for t in tests for c in t["alert_rule_test"] if not c["exp_alerts"]}
+    assert fired == silent == alert_names
+    text = "\n".join(exprs)
+    assert 'finished_reason="abort"' in text  # client cancels are vLLM aborts
+    assert 'vllm:time_to_first_token_seconds_bucket{le=~"1(\\\\.0)?"}' in text  # 2 s -> 1 s
+    assert 'up{job=~"vllm"}' in text

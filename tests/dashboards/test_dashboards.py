@@ -12,32 +12,35 @@ import pytest
 from servescope.cli import main
 from servescope.dashboards import lint
 from servescope.dashboards.common import UIDS
-from servescope.dashboards.flavor import SERVESCOPE
+from servescope.dashboards.flavor import FLAVORS, SERVESCOPE, VLLM
 from servescope.dashboards.render import dashboards
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec, parse_slo
 
 ROOT = Path(__file__).resolve().parents[2]
-GENERATED = ROOT / "dashboards" / "generated" / "servescope"
+GENERATED = ROOT / "dashboards" / "generated"
 SCHEMA = json.loads((ROOT.parent / "shared" / "schemas" /
                      "grafana-dashboard.jsonschema.json").read_text()) \
     if (ROOT.parent / "shared" / "schemas").is_dir() else None
 
 
-def committed() -> dict[str, dict]:
-    return {p.stem: json.loads(p.read_text()) for p in sorted(GENERATED.glob("*.json"))}
+def committed(flavor: str = "servescope") -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text())
+            for p in sorted((GENERATED / flavor).glob("*.json"))}
 
 
-def test_every_dashboard_is_committed() -> None:
-    assert set(committed()) == set(UIDS)
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+def test_every_dashboard_is_committed(flavor: str) -> None:
+    assert set(committed(flavor)) == set(UIDS)
 
 
 @pytest.mark.skipif(SCHEMA is None, reason="shared/schemas not present in this checkout")
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
 @pytest.mark.parametrize("key", sorted(UIDS))
-def test_dashboard_validates_against_grafana_schema(key: str) -> None:
+def test_dashboard_validates_against_grafana_schema(key: str, flavor: str) -> None:
     validator = jsonschema.Draft7Validator(SCHEMA)
     errors = [f"{list(e.absolute_path)}: {e.message}"
-              for e in validator.iter_errors(committed()[key])]
+              for e in validator.iter_errors(committed(flavor)[key])]
     assert errors == []
 
 
@@ -48,11 +51,12 @@ def test_schema_rejects_a_broken_dashboard() -> None:
     assert list(jsonschema.Draft7Validator(SCHEMA).iter_errors(broken))
 
 
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
 @pytest.mark.parametrize("key", sorted(UIDS))
-def test_conventions(key: str) -> None:
-    board = committed()[key]
+def test_conventions(key: str, flavor: str) -> None:
+    board = committed(flavor)[key]
     assert lint.convention_errors(board) == []
-    assert board["uid"] == UIDS[key]
+    assert board["uid"] == FLAVORS[flavor].uid_prefix + UIDS[key]
     assert board["graphTooltip"] == 1  # shared crosshair: one time axis across panels
     ids = [p["id"] for p in board["panels"]]
     assert len(ids) == len(set(ids))
@@ -160,3 +164,36 @@ def test_generate_check_fails_when_a_file_is_stale(tmp_path, capsys) -> None:
 def test_generate_rejects_an_unknown_flavor(capsys) -> None:
     assert main(["generate", "--check", "--flavor", "nope"]) == 2
     assert "flavor: unknown value 'nope'" in capsys.readouterr().err
+
+
+def test_vllm_dashboards_name_only_vllm_series() -> None:
+    boards = committed("vllm")
+    exprs = [e for board in boards.values() for _, e in lint.targets(board)]
+    exprs += [v["query"] for board in boards.values()
+              for v in board["templating"]["list"] if v["type"] == "query"]
+    assert lint.series_errors(exprs, flavor=VLLM) == []
+    names = set().union(*(lint.SELECTOR.findall(e) for e in exprs)) - lint.PROMETHEUS_SERIES
+    assert names and all(n.startswith("vllm:") for n in names), names
+    text = "\n".join(exprs)
+    for wanted in ("vllm:time_to_first_token_seconds_bucket", "vllm:kv_cache_usage_perc",
+                   "vllm:request_success_total", "model_name=~\"$model\"",
+                   "by (finished_reason)"):
+        assert wanted in text
+
+
+def test_vllm_panels_without_a_metric_say_so() -> None:
+    boards = committed("vllm")
+    by_title = {p["title"]: p for b in boards.values() for p in lint.panels(b)}
+    for title in ("Goodput share", "In flight", "Paused requests", "Discarded / committed",
+                  "Spans dropped", "Batch size"):
+        panel = by_title[title]
+        assert not panel.get("targets") and "vLLM exposes no metric for this panel" in \
+            panel["description"]
+    flow = by_title["Request flow"]
+    assert [t["legendFormat"] for t in flow["targets"]] == ["cancelled", "errored"]
+    assert "vLLM exposes no metric for some of its series" in flow["description"]
+    # the 2 s TTFT threshold is no vLLM bucket boundary: the SLI counts at 1 s and says so
+    attainment = by_title["TTFT SLO attainment"]
+    assert 'le=~"1(\\\\.0)?"' in attainment["targets"][0]["expr"]
+    assert "no 2 s boundary: requests up to 1 s count as good" in attainment["description"]
+    assert by_title["Finish reasons"]["targets"][0]["legendFormat"] == "{{finished_reason}}"

@@ -116,7 +116,7 @@ def test_servers_run_the_cli_and_load_targets_loopback() -> None:
 def test_prometheus_scrapes_the_servers_under_the_rules_job() -> None:
     config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
     jobs = {j["job_name"]: j for j in config["scrape_configs"]}
-    job = Options().job_regex
+    job = Options().job
     assert re.fullmatch(job, "servescope")
     targets = jobs["servescope"]["static_configs"][0]["targets"]
     assert targets == ["server-1:8000", "server-2:8000"]
