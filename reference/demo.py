@@ -73,7 +73,7 @@ def run_demo(duration_s: float = 30.0, *, concurrency: int = 24, mix: Mix | None
     try:
         load_config = LoadConfig(server.url, duration_s=duration_s, concurrency=concurrency,
                                  mix=mix or Mix(), max_tokens=max_tokens,
-                                 grace_s=max(5.0, min(15.0, duration_s / 2)))
+                                 grace_s=max(5.0, min(10.0, duration_s / 3)))
         before = scrape(server.url)
         printer = progress_printer(duration_s) if progress else None
         load = asyncio.run(run_load(load_config, slo=server.telemetry.slo, progress=printer))

@@ -221,7 +221,8 @@ def format_summary(s: Summary) -> str:
                      f"{_ms(sq['p50']):>12}{_ms(sq['p99']):>12}")
     st = s.server_latency["stream_ttft"]
     lines.append(f"  {'stream TTFT':<14}{'':>12}{'':>12}{_ms(st['p50']):>12}{_ms(st['p99']):>12}")
-    lines.append(f"  fast clients' TPOT p99: {_ms(s.fast_tpot_p99)}")
+    lines.append(f"  fast clients' TPOT p99: {_ms(s.fast_tpot_p99)}  (server quantiles are "
+                 f"estimated from histogram buckets, as PromQL does)")
     lines += ["", f"goodput: server {s.server_goodput_rps:.2f} req/s ({s.server_good} good of "
                   f"{s.server_attempted} attempted), client-perceived "
                   f"{s.client_goodput_rps:.2f} req/s",

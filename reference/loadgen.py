@@ -2,7 +2,8 @@
 
 Every client is a raw asyncio socket speaking HTTP/1.1 to ``/v1/completions`` with
 ``stream: true`` and ``stream_options.include_usage``, so nothing between the socket and the
-measurement buffers behind our back. Four kinds, mixed by weight:
+measurement buffers behind our back. Four kinds of client, in proportion to the mix (each
+client keeps its kind for the run):
 
 * ``fast``: reads everything as soon as it arrives;
 * ``slow``: a small ``SO_RCVBUF`` (set before connect, so the advertised TCP window stays
@@ -48,7 +49,7 @@ LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 @dataclass(frozen=True)
 class Mix:
-    """Relative weights of the client kinds (normalised when drawing)."""
+    """Relative weights of the client kinds: the share of concurrent clients of each."""
 
     fast: float = 0.6
     slow: float = 0.2
@@ -76,8 +77,27 @@ class Mix:
             raise ValueError("--mix: at least one weight must be positive")
         return cls(**weights)
 
-    def draw(self, rng: random.Random) -> str:
-        return rng.choices(KINDS, weights=[getattr(self, k) for k in KINDS])[0]
+    def assign(self, clients: int) -> list[str]:
+        """The kind of each of ``clients`` concurrent clients, in proportion to the weights
+        (largest remainder; every weighted kind gets a client when there are enough).
+
+        A client keeps its kind for the whole run, as real traffic does: a slow reader stays
+        slow. (Drawing a kind per request instead would let the slow kind, whose requests
+        last longest, take over every client of a closed loop.)
+        """
+        kinds = [k for k in KINDS if getattr(self, k) > 0]
+        total = sum(getattr(self, k) for k in kinds)
+        exact = {k: clients * getattr(self, k) / total for k in kinds}
+        counts = {k: int(exact[k]) for k in kinds}
+        by_remainder = sorted(kinds, key=lambda k: (exact[k] - counts[k], exact[k]),
+                              reverse=True)
+        for k in by_remainder[:clients - sum(counts.values())]:
+            counts[k] += 1
+        for k in kinds:  # a kind with weight but no client borrows one from the largest
+            if counts[k] == 0 and clients >= len(kinds):
+                counts[max(counts, key=lambda j: counts[j])] -= 1
+                counts[k] = 1
+        return [k for k in kinds for _ in range(counts[k])]
 
 
 @dataclass(frozen=True)
@@ -483,13 +503,12 @@ class _Runner:
         m.child(cat.CLIENT_E2E, model=self.model, finish_reason=result.finish).observe(
             result.e2e)
 
-    async def worker(self, stop_at: float) -> None:
+    async def worker(self, kind: str, stop_at: float) -> None:
         cfg = self.config
         while time.monotonic() < stop_at:
             if cfg.max_requests is not None and self.started >= cfg.max_requests:
                 return
             self.started += 1
-            kind = self.config.mix.draw(self.rng)
             payload, reading, headers = self._plan(kind)
             self.in_flight += 1
             try:
@@ -529,7 +548,8 @@ async def run_load(config: LoadConfig, *, slo: SLOSpec | None = None,
     runner = _Runner(config, model, slo or SLOSpec.default())
     start = time.monotonic()
     stop_at = start + config.duration_s
-    tasks = [asyncio.create_task(runner.worker(stop_at)) for _ in range(config.concurrency)]
+    tasks = [asyncio.create_task(runner.worker(kind, stop_at))
+             for kind in config.mix.assign(config.concurrency)]
     waiter = asyncio.ensure_future(asyncio.wait(tasks, timeout=config.duration_s
                                                 + config.grace_s))
     while not waiter.done():

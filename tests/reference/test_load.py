@@ -42,6 +42,17 @@ def test_mix_parses_weights_and_refuses_nonsense() -> None:
             Mix.parse(bad)
 
 
+def test_mix_assigns_clients_in_proportion_and_keeps_every_kind() -> None:
+    mix = Mix(fast=0.6, slow=0.2, cancel=0.1, deadline=0.1)
+    assert sorted(mix.assign(10)) == sorted(["fast"] * 6 + ["slow"] * 2 + ["cancel",
+                                                                            "deadline"])
+    assert sorted(set(mix.assign(4))) == ["cancel", "deadline", "fast", "slow"]
+    assert mix.assign(1) == ["fast"]
+    for n in range(1, 40):
+        assert len(mix.assign(n)) == n
+    assert Mix.parse("slow=1").assign(3) == ["slow"] * 3
+
+
 def test_only_this_machine_may_be_targeted() -> None:
     assert check_local_url("http://127.0.0.1:8123") == ("127.0.0.1", 8123)
     assert check_local_url("http://localhost:9") == ("127.0.0.1", 9)
