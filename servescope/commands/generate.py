@@ -1,7 +1,9 @@
 """``servescope generate [--check] [--flavor NAME] [--out DIR] [--slo FILE]``.
 
-Writes the generated dashboards, Prometheus rules and their promtool unit tests under DIR (the
-repository root by default, where they are committed). ``--check`` writes nothing and exits 1
+Writes the generated dashboards, Prometheus rules and their promtool unit tests (per flavor), and
+the OpenTelemetry Collector configs (collector/agent.yaml, collector/gateway.yaml, from the
+redaction policy and the SLO spec) under DIR (the current directory by default: run it from the
+repository root, where they are committed). ``--check`` writes nothing and exits 1
 when any committed file differs from what the generator produces now (or is missing, or is a
 generated file the generator no longer makes).
 """
@@ -41,8 +43,20 @@ def expected_files(flavor: str, slo_path: str | None = None) -> dict[str, str]:
     return {**render_dashboards(slo, chosen), **render_rules(slo, Options(flavor=chosen))}
 
 
-def stale_files(root: Path, files: dict[str, str], flavor: str) -> list[str]:
-    """What --check reports: missing, different, and leftover generated files."""
+def collector_files(slo_path: str | None = None) -> dict[str, str]:
+    """The Collector configs, with the tail-sampling thresholds of the SLO spec."""
+    from servescope.instrumentation.slo import SLOSpec, load_slo
+    from servescope.redaction.collector_config import collector_configs
+
+    slo = load_slo(slo_path) if slo_path else SLOSpec.default()
+    e2e = slo.e2e.threshold_seconds if slo.e2e is not None else 60.0
+    texts = collector_configs(ttft_threshold_s=slo.ttft.threshold_seconds, e2e_threshold_s=e2e)
+    return {f"collector/{name}": text for name, text in texts.items()}
+
+
+def stale_files(root: Path, files: dict[str, str], folders: tuple[str, ...] = ()) -> list[str]:
+    """What --check reports: missing and different files, and leftovers in ``folders`` (which
+    hold generated files only)."""
     stale = []
     for rel, text in sorted(files.items()):
         path = root / rel
@@ -50,8 +64,8 @@ def stale_files(root: Path, files: dict[str, str], flavor: str) -> list[str]:
             stale.append(f"{rel}: missing")
         elif path.read_text("utf-8") != text:
             stale.append(f"{rel}: differs from the generator's output")
-    for pattern in GENERATED_DIRS:
-        folder = root / pattern.format(flavor=flavor)
+    for name in folders:
+        folder = root / name
         if folder.is_dir():
             for path in sorted(folder.iterdir()):
                 rel = path.relative_to(root).as_posix()
@@ -73,19 +87,23 @@ def _handler(args: argparse.Namespace) -> int:
     try:
         flavors = _flavors(args.flavor)
         generated = {f: expected_files(f, args.slo) for f in flavors}
+        common = collector_files(args.slo)
     except (SLOError, ValueError) as exc:
         print(f"servescope generate: {exc}", file=sys.stderr)
         return 2
     if args.check:
-        problems = [p for f in flavors for p in stale_files(root, generated[f], f)]
+        problems = [p for f in flavors for p in stale_files(
+            root, generated[f], tuple(d.format(flavor=f) for d in GENERATED_DIRS))]
+        problems += stale_files(root, common)
         for problem in problems:
             print(f"stale: {problem}", file=sys.stderr)
         if problems:
             print("run `servescope generate` and commit the result", file=sys.stderr)
             return 1
-        print(f"generated files are up to date ({sum(map(len, generated.values()))} files)")
+        count = sum(map(len, generated.values())) + len(common)
+        print(f"generated files are up to date ({count} files)")
         return 0
-    for files in generated.values():
+    for files in [*generated.values(), common]:
         for rel, text in files.items():
             path = root / rel
             path.parent.mkdir(parents=True, exist_ok=True)

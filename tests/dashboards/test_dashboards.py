@@ -147,15 +147,20 @@ def test_generate_check_passes_on_the_committed_files(capsys) -> None:
 
 
 def test_generate_check_fails_when_a_file_is_stale(tmp_path, capsys) -> None:
-    for folder in ("dashboards/generated", "alerts/generated"):
+    for folder in ("dashboards/generated", "alerts/generated", "collector"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
     assert main(["generate", "--check", "--out", str(tmp_path)]) == 0
     victim = tmp_path / "dashboards/generated/servescope/overview.json"
     victim.write_text(victim.read_text().replace("TTFT SLO attainment", "TTFT"))
     (tmp_path / "alerts/generated/servescope/leftover.yaml").write_text("x: 1\n")
+    (tmp_path / "alerts/generated/vllm/rules.yaml").unlink()
+    agent = tmp_path / "collector/agent.yaml"
+    agent.write_text(agent.read_text().replace("limit_percentage: 80", "limit_percentage: 99"))
     assert main(["generate", "--check", "--out", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "overview.json: differs" in err and "leftover.yaml: no longer generated" in err
+    assert "alerts/generated/vllm/rules.yaml: missing" in err
+    assert "collector/agent.yaml: differs" in err
     assert main(["generate", "--out", str(tmp_path)]) == 0
     (tmp_path / "alerts/generated/servescope/leftover.yaml").unlink()
     assert main(["generate", "--check", "--out", str(tmp_path)]) == 0

@@ -26,6 +26,7 @@ SERVICES: dict = COMPOSE["services"]
 #: services without a healthcheck, and why
 NO_HEALTHCHECK = {
     "otel-collector": "distroless image without a shell; scraped by Prometheus instead",
+    "otel-gateway": "distroless image without a shell; scraped by Prometheus instead",
     "tempo": "minimal image without a shell or wget; Grafana's data source shows its health",
     "load-1": "a client, not a service: nothing listens",
     "load-2": "a client, not a service: nothing listens",
@@ -52,22 +53,34 @@ def test_compose_validates_against_the_compose_spec() -> None:
 
 
 def test_the_stack_has_every_part() -> None:
-    assert {"server-1", "server-2", "load-1", "load-2", "otel-collector", "tempo",
+    assert {"server-1", "server-2", "load-1", "load-2", "otel-collector", "otel-gateway", "tempo",
             "prometheus", "alertmanager", "grafana"} <= set(SERVICES)
 
 
-# The collector configs (collector/*.yaml) are being written with the collector work; until
-# they land, the otel-collector mount is checked by test_collector_mount_is_the_agent_config.
-@pytest.mark.parametrize("service", sorted(set(SERVICES) - {"otel-collector"}))
+@pytest.mark.parametrize("service", sorted(SERVICES))
 def test_every_mounted_file_exists(service: str) -> None:
     for host, target in bind_mounts(service):
         assert host.exists(), f"{service}: {host.relative_to(ROOT)} (mounted at {target})"
 
 
-def test_collector_mount_is_the_agent_config() -> None:
-    assert [(h.relative_to(ROOT).as_posix(), t) for h, t in bind_mounts("otel-collector")] == \
-        [("collector/agent.yaml", "/etc/otelcol-contrib/agent.yaml")]
-    assert SERVICES["otel-collector"]["command"] == ["--config=/etc/otelcol-contrib/agent.yaml"]
+def test_collectors_run_the_generated_configs_and_reach_each_other() -> None:
+    for service, role in (("otel-collector", "agent"), ("otel-gateway", "gateway")):
+        path = f"/etc/otelcol-contrib/{role}.yaml"
+        assert [(h.relative_to(ROOT).as_posix(), t) for h, t in bind_mounts(service)] == \
+            [(f"collector/{role}.yaml", path)]
+        assert SERVICES[service]["command"] == [f"--config={path}"]
+        # the image the generated config was checked against
+        version = re.search(r"collector-contrib:(\S+)", (ROOT / f"collector/{role}.yaml")
+                            .read_text()).group(1)
+        assert SERVICES[service]["image"] == f"otel/opentelemetry-collector-contrib:{version}"
+    agent = yaml.safe_load((ROOT / "collector/agent.yaml").read_text())
+    hostname = agent["exporters"]["loadbalancing"]["resolver"]["dns"]["hostname"]
+    assert "GATEWAY_HOSTNAME" in hostname
+    assert SERVICES["otel-collector"]["environment"]["GATEWAY_HOSTNAME"] == "otel-gateway"
+    gateway = yaml.safe_load((ROOT / "collector/gateway.yaml").read_text())
+    assert "TEMPO_OTLP_ENDPOINT" in gateway["exporters"]["otlp"]["endpoint"]
+    assert SERVICES["otel-gateway"]["environment"]["TEMPO_OTLP_ENDPOINT"] == "tempo:4317"
+    assert agent["receivers"]["otlp"]["protocols"]["grpc"]["endpoint"].endswith(":4317")
 
 
 def test_images_are_pinned_and_ports_are_loopback_only() -> None:
