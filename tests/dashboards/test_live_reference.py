@@ -2,10 +2,11 @@
 
 ``servescope serve`` (the real decode worker and HTTP transport) runs on a loopback port under
 ``servescope load`` (slow readers, cancels, deadlines); a real Prometheus scrapes it with the
-generated rules (fast timing) and a real Alertmanager receives its alerts. Every dashboard query
-is valid; those empty by design for this server are listed with the reason and checked to stay
-empty; the TTFT heatmap's exemplars are trace ids of spans the server exported; a load of only
-cancelling clients fires ServescopeCancelRatioHigh at the Alertmanager webhook.
+generated rules (fast timing) and a real Alertmanager receives its alerts; the server exports its
+spans over OTLP/gRPC to a real receiver (tests/otlp_receiver.py). Every dashboard query is valid;
+those empty by design for this server are listed with the reason and checked to stay empty; the
+TTFT heatmap's exemplars are trace ids the OTLP receiver got; a load of only cancelling clients
+fires ServescopeCancelRatioHigh at the Alertmanager webhook.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import promharness as ph
 import pytest
+from otlp_receiver import OtlpReceiver
 
 from servescope.alerts.model import Options, RuleTiming
 from servescope.alerts.render import dump, rules_document
@@ -62,9 +64,12 @@ MAY_BE_EMPTY = {
 }
 
 
-def _python(*args: str, **kwargs) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONSAFEPATH": "1", "OTEL_TRACES_EXPORTER": ""}
-    env.pop("OTEL_EXPORTER_OTLP_ENDPOINT", None)
+def _python(*args: str, otlp: str | None = None, **kwargs) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env["PYTHONSAFEPATH"] = "1"
+    if otlp is not None:  # spans over OTLP/gRPC (plaintext: an http:// endpoint)
+        env.update(OTEL_TRACES_EXPORTER="otlp", OTEL_EXPORTER_OTLP_ENDPOINT=f"http://{otlp}",
+                   OTEL_EXPORTER_OTLP_PROTOCOL="grpc", OTEL_SERVICE_NAME="servescope-live")
     return subprocess.Popen([sys.executable, "-m", "servescope", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kwargs)
 
@@ -92,11 +97,11 @@ def live(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("reference")
     port = ph.free_port()
     url = f"http://127.0.0.1:{port}"
-    traces = tmp / "traces.jsonl"
+    receiver = OtlpReceiver().start()
     engine = tmp / "engine.yaml"
     engine.write_text(ENGINE)
-    server = _python("serve", "--port", str(port), "--trace-file", str(traces),
-                     "--config", str(engine), cwd=tmp)
+    server = _python("serve", "--port", str(port), "--config", str(engine),
+                     otlp=receiver.endpoint, cwd=tmp)
     rules = tmp / "rules.yaml"
     rules.write_text(dump(rules_document(SLOSpec.default(), Options(timing=RuleTiming.fast()))))
     webhook = ph.WebhookReceiver()
@@ -112,7 +117,7 @@ def live(tmp_path_factory):
             f'sum({cat.FINISHED.sample_name}{{finish_reason="deadline"}})') or 0) >= 3 or None,
             timeout=40, what="deadline finishes scraped")
         time.sleep(12)  # every 15s rate window holds a dozen scrapes of the load
-        yield prom, webhook, url, traces
+        yield prom, webhook, url, receiver
     finally:
         if load is not None:
             _stop(load)
@@ -121,6 +126,7 @@ def live(tmp_path_factory):
                 handle.stop()
         webhook.stop()
         print(_stop(server))
+        receiver.stop()
 
 
 def _healthy(url: str, server: subprocess.Popen) -> bool:
@@ -192,8 +198,8 @@ def test_every_rule_is_healthy(live) -> None:
     assert prom.query('servescope:slo_errors:ratio_rate5m{slo="ttft"}')
 
 
-def test_heatmap_exemplars_are_exported_traces(live) -> None:
-    prom, _, _, traces = live
+def test_heatmap_exemplars_are_traces_the_otlp_receiver_got(live) -> None:
+    prom, _, _, receiver = live
     heatmap = next(p for path in GENERATED.glob("latency.json")
                    for p in lint.panels(json.loads(path.read_text()))
                    if p["title"] == "TTFT heatmap")
@@ -203,10 +209,7 @@ def test_heatmap_exemplars_are_exported_traces(live) -> None:
     trace_ids = {e["labels"]["trace_id"] for g in groups for e in g["exemplars"]}
 
     def exported() -> set[str] | None:
-        ids = set()
-        if traces.exists():
-            for line in traces.read_text().splitlines():
-                ids.add(json.loads(line)["context"]["trace_id"].removeprefix("0x"))
+        ids = {span.trace_id.hex() for _, span in receiver.spans()}
         return ids if trace_ids <= ids else None
 
     assert trace_ids
