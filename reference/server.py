@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import socket
 import struct
 import threading
 import time
 import uuid
-from collections.abc import Mapping, MutableMapping
-from typing import Any, Protocol
+from collections.abc import MutableMapping
+from typing import TYPE_CHECKING, Any
 
-from opentelemetry.sdk.trace.export import SpanExporter
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -45,8 +45,12 @@ from servescope.instrumentation.status import FinishReason
 
 from . import openai_schema as schema
 from .config import EngineConfig
+from .engine import Engine, RequestHandle
 from .request import GenerationRequest
-from .sse import Shape, StreamHandle, StreamingResponse, TextDecoder, WholeResponse
+from .sse import Shape, StreamingResponse, WholeResponse
+
+if TYPE_CHECKING:  # the transport calls the hooks; only the setup helper's type is named here
+    from opentelemetry.sdk.trace.export import SpanExporter
 
 __all__ = ["DEFAULT_SEND_BUFFER_BYTES", "LocalServer", "ServerThread", "create_app",
            "serve"]
@@ -60,28 +64,10 @@ TRACE_HEADERS = ("traceparent", "tracestate")
 COMPLETION_DEFAULT_MAX_TOKENS = 16
 
 
-class _Tokenizer(Protocol):
-    vocab_size: int
-
-    def encode(self, text: str) -> list[int]: ...
-    def stream_decoder(self) -> TextDecoder: ...
-
-
-class EngineLike(Protocol):
-    """What the transport uses of :class:`servescope.reference.engine.Engine`."""
-
-    @property
-    def tokenizer(self) -> Any: ...
-    @property
-    def config(self) -> Any: ...
-    def submit(self, request: GenerationRequest) -> Any: ...
-    def stats(self) -> Any: ...
-
-
 class _Transport:
     """The route handlers, bound to one engine and one telemetry."""
 
-    def __init__(self, engine: EngineLike, telemetry: Telemetry, model_name: str,
+    def __init__(self, engine: Engine, telemetry: Telemetry, model_name: str,
                  chunk_tokens: int) -> None:
         self.engine = engine
         self.telemetry = telemetry
@@ -117,8 +103,7 @@ class _Transport:
         shape = Shape(kind, rid, self.model_name, params.include_usage)
         extra = {"x-request-id": rid, "cache-control": "no-cache"}
         response_class = StreamingResponse if params.stream else WholeResponse
-        stream: StreamHandle = handle
-        return response_class(stream, shape, self.engine.tokenizer.stream_decoder(),
+        return response_class(handle, shape, self.engine.tokenizer.stream_decoder(),
                               self.chunk_tokens, extra, connections=CONNECTIONS)
 
     def _generation(self, rid: str, params: schema.CompletionParams, carrier: dict[str, str],
@@ -170,9 +155,9 @@ class _Transport:
             ids.append(encoded[0])
         return tuple(ids)
 
-    def _refused(self, handle: Any, rid: str) -> Response:
+    def _refused(self, handle: RequestHandle, rid: str) -> Response:
         """The engine refused at admission (its recorder already counted the rejection)."""
-        reason = str(getattr(handle, "reject_reason", None) or "rejected")
+        reason = handle.reject_reason or "rejected"
         if "queue" in reason or "capacity" in reason or "full" in reason:
             status, type_, code = 429, "rate_limit_error", reason
         elif "shut" in reason or "stopp" in reason:
@@ -189,10 +174,8 @@ class _Transport:
              "owned_by": "servescope", "max_model_len": self.max_context}]})
 
     async def healthz(self, request: Request) -> Response:
-        stats = self.engine.stats()
-        fields = stats if isinstance(stats, Mapping) else getattr(stats, "__dict__", {})
-        return JSONResponse({"status": "ok", "model": self.model_name,
-                             **{k: v for k, v in fields.items() if not k.startswith("_")}})
+        stats = dataclasses.asdict(self.engine.stats())
+        return JSONResponse({"status": "ok", "model": self.model_name, **stats})
 
     async def metrics(self, request: Request) -> Response:
         data, content_type = render(self.telemetry.registry, request.headers.get("accept"))
@@ -218,7 +201,7 @@ async def _server_error(request: Request, exc: Exception) -> Response:
                                          code="internal_error"))
 
 
-def create_app(engine: EngineLike, telemetry: Telemetry, *, model_name: str | None = None,
+def create_app(engine: Engine, telemetry: Telemetry, *, model_name: str | None = None,
                chunk_tokens: int = 64) -> Starlette:
     """The ASGI app over a started engine; the caller owns the engine's lifecycle. The model
     name defaults to the telemetry's (the ``model`` label of every metric). ``chunk_tokens``
@@ -390,8 +373,6 @@ class LocalServer:
                  trace_file: str | None = None, port: int = 0,
                  send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
                  telemetry_setup: TelemetrySetup | None = None, chunk_tokens: int = 64) -> None:
-        from .engine import Engine
-
         kwargs: dict[str, Any] = {"trace_file": trace_file} if trace_file else {}
         self.setup = telemetry_setup or setup_telemetry(
             model=model_name, slo=slo, span_exporter=span_exporter, **kwargs)
