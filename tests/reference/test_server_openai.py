@@ -191,3 +191,16 @@ def test_client_disconnect_mid_stream_becomes_a_cancel_at_once(paced: Served) ->
         assert time.monotonic() - cut_at < 2.0, "the disconnect was not noticed"
         time.sleep(0.01)
     assert paced.server.engine.wait_idle(5.0)
+
+
+def test_single_token_stop_sequences_end_with_stop_and_are_not_sent(served: Served) -> None:
+    free = served.client.completions.create(model=MODEL, prompt="abc", max_tokens=30,
+                                            extra_body={"ignore_eos": True})
+    text = free.choices[0].text
+    assert len(text) == 30  # the reference model is deterministic (fixed-seed weights)
+    stop = text[6]
+    cut = served.client.completions.create(model=MODEL, prompt="abc", max_tokens=30,
+                                           stop=[stop], extra_body={"ignore_eos": True})
+    assert cut.choices[0].finish_reason == "stop"
+    assert cut.choices[0].text == text[:text.index(stop)]
+    assert cut.usage is not None and cut.usage.completion_tokens == text.index(stop)
