@@ -52,8 +52,9 @@ def progress_printer(duration_s: float, stream: TextIO | None = None) -> Progres
     def show(elapsed: float, done: int, in_flight: int) -> None:
         frac = min(1.0, elapsed / duration_s)
         bar = "#" * int(frac * 30)
+        phase = "  (finishing the requests in flight)" if elapsed > duration_s else ""
         line = (f"[{bar:<30}] {elapsed:5.1f}/{duration_s:.0f} s  {done} done  "
-                f"{in_flight} in flight")
+                f"{in_flight} in flight{phase}")
         if tty:
             print(f"\r{line}", end="", file=out, flush=True)
         elif elapsed - last[0] >= 5.0:
