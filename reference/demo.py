@@ -56,7 +56,7 @@ def progress_printer(duration_s: float, stream: TextIO | None = None) -> Progres
         line = (f"[{bar:<30}] {elapsed:5.1f}/{duration_s:.0f} s  {done} done  "
                 f"{in_flight} in flight{phase}")
         if tty:
-            print(f"\r{line}", end="", file=out, flush=True)
+            print(f"\r{line:<110}", end="", file=out, flush=True)
         elif elapsed - last[0] >= 5.0:
             last[0] = elapsed
             print(line, file=out, flush=True)
