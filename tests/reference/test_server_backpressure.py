@@ -114,8 +114,7 @@ def test_slow_readers_pause_their_requests_and_never_hold_more_than_capacity(
     for recorder in watched.recorders:  # every token generated was also delivered
         s = recorder.summary()
         assert s.committed_tokens == s.delivered_tokens == 200 and s.discarded_tokens == 0
-    slow_pauses = sorted(r.summary().pauses for r in watched.recorders)
-    assert slow_pauses[-4:] == [p for p in slow_pauses[-4:] if p >= 1]
+    assert sum(r.summary().pauses >= 1 for r in watched.recorders) >= 4  # each slow reader
 
 
 def _rss_bytes() -> int:
