@@ -10,9 +10,13 @@ Each response is a raw ASGI callable that runs two tasks:
 * the **watcher** waits on ``receive``; an ``http.disconnect`` before the response completed
   becomes ``handle.cancel(CLIENT_CANCEL)`` at once (a mailbox post, never blocking) and stops
   the writer, even when the writer is blocked on a stalled socket or waiting for tokens. If
-  the engine ends the request (slow consumer, deadline) while the client reads nothing, the
-  watcher abandons the connection: the app returns without completing the response and
-  uvicorn closes it.
+  the engine ended the request (slow consumer, deadline, error) and the writer has stayed
+  stalled for ``abandon_after_s`` since, the client reads nothing: the watcher resets the
+  connection (``ConnectionControl.abort``) instead of holding it forever.
+
+The writer also asks the connection itself whether it is alive before popping and before
+counting a delivery: uvicorn's ``send`` silently drops bytes after a disconnect, and the
+watcher may not have run yet.
 """
 
 from __future__ import annotations
