@@ -100,6 +100,11 @@ SERVESCOPE = Flavor(
     model_series=(cat.ARRIVED.sample_name, cat.MODEL),
 )
 
+# Scraping vLLM: prometheus_client 0.26's OpenMetrics output escapes the colon in sample names
+# (vllm_time_to_first_token_seconds_bucket under a "# TYPE vllm:..." line), so a Prometheus that
+# negotiates OpenMetrics stores vLLM's series under vllm_* names and these queries find nothing.
+# Scrape vLLM in the text format (Prometheus >= 2.49: scrape_protocols: [PrometheusText0.0.4]).
+#
 # vLLM's histogram boundaries (vllm/v1/metrics/loggers.py, vLLM 0.10/0.11).
 _VLLM_TTFT = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0,
               7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)

@@ -26,7 +26,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -243,14 +243,15 @@ class PrometheusHandle:
 
 def prometheus_config(scrape_targets: Iterable[str], rule_files: Iterable[str | Path] = (),
                       alertmanager_url: str | None = None, job: str = "servescope",
-                      scrape_interval: str = "1s",
-                      evaluation_interval: str = "1s") -> dict[str, Any]:
+                      scrape_interval: str = "1s", evaluation_interval: str = "1s",
+                      extra_jobs: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
     """The config document :func:`start_prometheus` writes (exposed for reuse)."""
+    jobs = {job: list(scrape_targets), **{k: list(v) for k, v in (extra_jobs or {}).items()}}
     config: dict[str, Any] = {
         "global": {"scrape_interval": scrape_interval, "scrape_timeout": scrape_interval,
                    "evaluation_interval": evaluation_interval},
-        "scrape_configs": [{"job_name": job,
-                            "static_configs": [{"targets": list(scrape_targets)}]}],
+        "scrape_configs": [{"job_name": name, "static_configs": [{"targets": targets}]}
+                           for name, targets in jobs.items()],
     }
     rules = [str(Path(r).resolve()) for r in rule_files]
     if rules:
@@ -268,11 +269,13 @@ def start_prometheus(tmpdir: str | Path, scrape_targets: Sequence[str],
                      alertmanager_url: str | None = None,
                      extra_flags: Sequence[str] = (), *, job: str = "servescope",
                      scrape_interval: str = "1s", evaluation_interval: str = "1s",
-                     port: int | None = None, ready_timeout: float = 30.0) -> PrometheusHandle:
+                     port: int | None = None, ready_timeout: float = 30.0,
+                     extra_jobs: Mapping[str, Sequence[str]] | None = None) -> PrometheusHandle:
     """Start Prometheus (exemplar storage on) scraping ``scrape_targets`` every second.
 
     ``rule_files`` are loaded as given (absolute paths); ``alertmanager_url`` like
-    ``http://127.0.0.1:9093``. Raises RuntimeError when the binary is missing or exits.
+    ``http://127.0.0.1:9093``; ``extra_jobs`` maps more job names to their targets. Raises
+    RuntimeError when the binary is missing or exits.
     """
     binary = prometheus_binary()
     if binary is None:
@@ -282,7 +285,7 @@ def start_prometheus(tmpdir: str | Path, scrape_targets: Sequence[str],
     data.mkdir(parents=True)
     config_path = root / "prometheus.yml"
     config = prometheus_config(scrape_targets, rule_files, alertmanager_url, job,
-                               scrape_interval, evaluation_interval)
+                               scrape_interval, evaluation_interval, extra_jobs)
     config_path.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
     port = port or free_port()
     argv = [binary, f"--config.file={config_path}", f"--storage.tsdb.path={data}",

@@ -15,27 +15,43 @@ Alertmanager whose webhook lands in this test. Then:
 * the TTFT heatmap's exemplars are trace ids of spans the exporter received;
 * turning every request on one replica into a slow consumer fires
   ServescopeSlowConsumersWastingCompute for that replica, and it reaches the webhook.
+
+Beside them, a synthetic vLLM-shaped exporter (every metric the vllm flavor maps to, with
+``model_name`` and ``finished_reason`` labels and vLLM's bucket boundaries) is scraped as job
+``vllm`` with the vllm flavor's rules loaded: every vLLM dashboard query is valid and returns data,
+and every vLLM rule is healthy.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import promharness as ph
 import pytest
 from opentelemetry.sdk.trace.export import SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 from prometheus_client.exposition import MetricsHandler
 
 from servescope.alerts.model import Options, RuleTiming
 from servescope.alerts.render import dump, rules_document
 from servescope.dashboards import lint
+from servescope.dashboards.flavor import VLLM
 from servescope.instrumentation import StepReport, setup_telemetry
 from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.catalog import Kind
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
 from servescope.redaction import RedactionStage
@@ -48,6 +64,7 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "dashboards" / "generated" / "servescope"
+GENERATED_VLLM = ROOT / "dashboards" / "generated" / "vllm"
 RATE_INTERVAL = "10s"
 
 #: Panels whose queries are empty by design in this scenario, and why.
@@ -150,9 +167,76 @@ class Replica:
         self.setup.shutdown(timeout_s=2)
 
 
-def substitute(expr: str) -> str:
+class VllmLike:
+    """An exporter with vLLM's metric names, labels and buckets (from the vllm flavor's
+    mapping), fed random traffic: what the vllm dashboards and rules query."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.metrics: dict[str, object] = {}
+        mapped = [*VLLM.families.values(), *VLLM.token_stages.values(), VLLM.kv_usage]
+        for m in mapped:
+            labels = [VLLM.label(k) for k in m.labels]
+            if m.kind is Kind.HISTOGRAM:
+                metric = Histogram(m.name, m.name, labels, buckets=m.buckets,
+                                   registry=self.registry)
+            elif m.kind is Kind.COUNTER:
+                metric = Counter(m.name, m.name, labels, registry=self.registry)
+            else:
+                metric = Gauge(m.name, m.name, labels, registry=self.registry)
+            self.metrics[m.name] = metric
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._text_handler())
+        self.target = f"127.0.0.1:{self.server.server_address[1]}"
+        self.stop = threading.Event()
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.thread = threading.Thread(target=self._drive, daemon=True)
+        self.thread.start()
+
+    def _text_handler(self) -> type[BaseHTTPRequestHandler]:
+        """The Prometheus text format only: prometheus_client 0.26's OpenMetrics output writes
+        sample names with the colon escaped (vllm_..., under a vllm:... TYPE line), so a
+        Prometheus that negotiates OpenMetrics would store vLLM's series under other names."""
+        registry = self.registry
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                body = generate_latest(registry)
+                self.send_response(200)
+                self.send_header("Content-Type", CONTENT_TYPE_LATEST)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        return Handler
+
+    def _drive(self) -> None:
+        rng = random.Random(5)
+        reasons = ["stop", "stop", "stop", "length", "abort", "error"]
+        while not self.stop.is_set():
+            for name, metric in self.metrics.items():
+                labels = {"model_name": "llama"}
+                if name == "vllm:request_success":
+                    labels["finished_reason"] = rng.choice(reasons)
+                child = metric.labels(**labels)  # type: ignore[attr-defined]
+                if isinstance(metric, Histogram):
+                    child.observe(rng.expovariate(2.0))
+                elif isinstance(metric, Counter):
+                    child.inc(rng.randint(1, 20))
+                else:
+                    child.set(rng.random())
+            self.stop.wait(0.1)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(timeout=5)
+        self.server.shutdown()
+
+
+def substitute(expr: str, job: str = "servescope") -> str:
     return (expr.replace("$__rate_interval", RATE_INTERVAL).replace("$__range", "1m")
-            .replace("$job", "servescope").replace("$instance", ".*").replace("$model", ".*"))
+            .replace("$job", job).replace("$instance", ".*").replace("$model", ".*"))
 
 
 @pytest.fixture(scope="module")
@@ -161,13 +245,18 @@ def stack(tmp_path_factory):
     options = Options(timing=RuleTiming.fast())
     rules = tmp / "rules.yaml"
     rules.write_text(dump(rules_document(SLOSpec.default(), options)))
+    vllm_rules = tmp / "vllm-rules.yaml"
+    vllm_rules.write_text(dump(rules_document(
+        SLOSpec.default(), Options(flavor=VLLM, timing=RuleTiming.fast()))))
     replicas = [Replica("replica-a", InMemorySpanExporter()), Replica("replica-b", FlakyExporter())]
     for replica in replicas:
         replica.thread.start()
+    vllm = VllmLike()
     webhook = ph.WebhookReceiver()
     am = ph.start_alertmanager(tmp, webhook.url)
-    prom = ph.start_prometheus(tmp, [r.target for r in replicas], rule_files=[rules],
-                               alertmanager_url=am.url)
+    prom = ph.start_prometheus(tmp, [r.target for r in replicas],
+                               rule_files=[rules, vllm_rules], alertmanager_url=am.url,
+                               extra_jobs={"vllm": [vllm.target]})
     try:
         prom.wait_for_targets_up(timeout=20)
         # enough scrapes for every 10s rate window to hold several samples
@@ -178,6 +267,7 @@ def stack(tmp_path_factory):
     finally:
         for replica in replicas:
             replica.close()
+        vllm.close()
         prom.stop()
         am.stop()
         webhook.stop()
@@ -230,14 +320,15 @@ def test_every_rule_is_healthy_and_slis_are_recorded(stack) -> None:
         return rules if all(r["health"] == "ok" for r in rules) else None
 
     rules = prom.wait_for(all_evaluated, timeout=20, what="every rule evaluated healthy")
-    assert len(rules) == 43
+    assert len(rules) == 43 + 40  # servescope flavor + vllm flavor
     assert [r["name"] for r in rules if r.get("lastError")] == []
     # the le matcher matches the real exposition (prometheus_client writes le="2.0")
     assert prom.query(f'{cat.SERVER_TTFT.name}_bucket{{le="2.0"}}')
-    sli = prom.wait_for_query('servescope:slo_errors:ratio_rate5m{slo="ttft"}')
+    sli = prom.wait_for_query('servescope:slo_errors:ratio_rate5m{job="servescope",slo="ttft"}')
     ratio = float(sli[0]["value"][1])
     assert 0 < ratio < 0.5  # one request in eight (the deadline kind) misses 2 s
-    availability = prom.value('servescope:slo_errors:ratio_rate5m{slo="availability"}')
+    availability = prom.value(
+        'servescope:slo_errors:ratio_rate5m{job="servescope",slo="availability"}')
     assert availability is not None and 0 < availability < 0.5
 
 
@@ -284,3 +375,21 @@ def test_injected_slow_consumers_fire_the_diagnostic_alert(stack) -> None:
     assert notified[0]["annotations"]["runbook_url"].endswith(
         "#servescopeslowconsumerswastingcompute")
     assert "of committed tokens were never delivered" in notified[0]["annotations"]["description"]
+
+
+def test_vllm_dashboard_queries_return_data(stack) -> None:
+    prom = stack[0]
+    errors, empty, checked = [], [], 0
+    for path in sorted(GENERATED_VLLM.glob("*.json")):
+        for panel, expr in lint.targets(json.loads(path.read_text())):
+            checked += 1
+            try:
+                if not prom.query(substitute(expr, job="vllm")):
+                    empty.append(f"{path.stem} › {panel['title']}: {expr}")
+            except ph.PromQueryError as exc:
+                errors.append(f"{path.stem} › {panel['title']}: {exc}")
+    assert errors == []
+    assert empty == [], "\n".join(empty)
+    assert checked > 40
+    sli = prom.wait_for_query('servescope:slo_errors:ratio_rate5m{job="vllm",slo="ttft"}')
+    assert sli[0]["metric"]["model_name"] == "llama"
