@@ -1,0 +1,64 @@
+"""The PromQL vocabulary: le matchers, flavor translation, unavailable markers."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from servescope.dashboards.flavor import SERVESCOPE, VLLM, missing_in
+from servescope.dashboards.promql import Query, le_matcher, le_regex, series_in
+from servescope.instrumentation import catalog as cat
+
+
+def _as_go_regex(promql_literal: str) -> re.Pattern[str]:
+    """What Prometheus matches: the string literal unescaped, anchored."""
+    return re.compile("^(?:" + promql_literal.encode().decode("unicode_escape") + ")$")
+
+
+@pytest.mark.parametrize(("threshold", "matches", "rejects"), [
+    (2.0, ["2", "2.0"], ["20", "2.05", "12.0", "2.5"]),
+    (0.1, ["0.1"], ["0.15", "0x1", "0.10"]),
+    (1.5, ["1.5"], ["1x5", "15"]),
+])
+def test_le_regex_matches_every_spelling_of_the_boundary(threshold, matches, rejects) -> None:
+    pattern = _as_go_regex(le_regex(threshold))
+    assert all(pattern.match(m) for m in matches)
+    assert not any(pattern.match(r) for r in rejects)
+    assert le_matcher(threshold) == f'le=~"{le_regex(threshold)}"'
+
+
+def test_selectors_apply_only_the_labels_a_family_has() -> None:
+    q = Query({"job": '=~"$job"', "model": '=~"$model"'}, "5m", SERVESCOPE)
+    assert q.level(cat.WAITING) == 'sum (servescope_requests_waiting{job=~"$job"})'
+    assert q.rate(cat.TOKENS, stage="discarded") == (
+        'sum (rate(servescope_tokens_total{job=~"$job",model=~"$model",stage="discarded"}[5m]))')
+    with pytest.raises(ValueError, match="gauge"):
+        q.rate(cat.WAITING)
+    with pytest.raises(ValueError, match="not a histogram"):
+        q.quantile(0.5, cat.ARRIVED)
+
+
+def test_vllm_translation() -> None:
+    q = Query({"job": '=~"$job"', "model": '=~"$model"'}, "5m", VLLM)
+    assert q.rate(cat.FINISHED, "finish_reason", finish_reason="client_cancel") == (
+        'sum by (finished_reason) (rate(vllm:request_success_total'
+        '{job=~"$job",model_name=~"$model",finished_reason="abort"}[5m]))')
+    assert 'finished_reason=~"error"' in q.rate(cat.FINISHED, finish_reason='=~"deadline|error"')
+    assert q.threshold(cat.SERVER_TTFT, 2.0) == 1.0  # vLLM has 1.0 and 2.5, not 2.0
+    assert q.threshold(cat.TPOT, 0.1) == 0.1
+    assert q.rate(cat.TOKENS, stage="committed").startswith(
+        "sum (rate(vllm:generation_tokens_total{")
+    assert q.kv_usage("instance") == (
+        'avg by (instance) (vllm:kv_cache_usage_perc{job=~"$job",model_name=~"$model"})')
+
+
+def test_missing_metrics_become_markers_that_survive_composition() -> None:
+    q = Query(window="5m", flavor=VLLM)
+    expr = f"({q.rate(cat.GOOD)} / {q.rate(cat.ATTEMPTED)})"
+    assert [name for _, name in missing_in(expr)] == [cat.GOOD.sample_name,
+                                                       cat.ATTEMPTED.sample_name]
+    assert missing_in(q.rate(cat.FINISHED, finish_reason="deadline"))
+    assert missing_in(q.quantile(0.9, cat.BATCH_SIZE))
+    assert series_in(expr) == set()  # a marker is never a selector
+    assert not missing_in(Query(window="5m").rate(cat.GOOD))
