@@ -77,7 +77,7 @@ def _burn(ctx: Ctx) -> object:
     return trend(
         "Error-budget burn rate", "How fast each SLO spends its error budget: 1 spends it "
         f"exactly over the {slo.period} period; the dashed lines are the page thresholds "
-        f"({slow:g}x and {fast:g}x, see the burn-rate alerts).", "x",
+        f"({slow:g}x and {fast:g}x, see the burn-rate alerts).", "suffix:x",
         [Target(ttft, "TTFT"), Target(tpot, "TPOT"), Target(avail, "availability")],
         thresholds=(slow, fast), min_value=0, axis_label="burn rate")
 
