@@ -206,6 +206,10 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     burn.records.append((f"{rec['ttft']}{w}", ji, 0.5))
     out.append(burn)
 
+    slow_burn = _slow_burn(slo, options)
+    if slow_burn is not None:
+        out.append(slow_burn)
+
     queue = Scenario("TTFT burning while the queue grows")
     _requests(queue, slo, fl, ttft_good=0, tpot_good=1, finishes={"stop": 1})
     _ttft_burning(queue, slo)
@@ -288,6 +292,27 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     missing.firing["ServescopeTargetsMissing"] = [({}, 1.0)]
     out.append(missing)
     return out
+
+
+def _slow_burn(slo: SLOSpec, options: Options) -> Scenario | None:
+    """An error ratio between the slowest ticket and the slowest page threshold: the ticket
+    fires, the page does not (the windows and severities do their job)."""
+    ttft = slo_rules.objectives(slo, options)[0]
+    by_severity: dict[str, float] = {}
+    for aw in slo.alert_windows:
+        limit = aw.burn_rate * ttft.budget
+        by_severity[aw.severity] = min(by_severity.get(aw.severity, limit), limit)
+    page, ticket = by_severity.get("page"), by_severity.get("ticket")
+    if page is None or ticket is None or not ticket < page < 1:
+        return None
+    ratio = round((ticket + page) / 2, 6)
+    s = Scenario(f"slow TTFT burn ({ratio:.4g} of requests slow): ticket, no page")
+    _requests(s, slo, options.flavor, ttft_good=1 - ratio, tpot_good=1, finishes={"stop": 1})
+    _target(s, options.flavor)
+    _capacity(s, options.flavor)
+    s.firing["ServescopeTTFTBudgetBurnTicket"] = [
+        ({"job": JOB, "model": MODEL, "slo": "ttft"}, ratio)]
+    return s
 
 
 def _burn_expectation(s: Scenario, slo: SLOSpec, obj: slo_rules.Objective,
