@@ -33,8 +33,8 @@ install: $(VENV)/.deps $(VENV)/.editable
 # Debian packages the integration tests run for real (apt-get update once, only when missing).
 system-deps:
 	@missing=""; \
-	command -v prometheus >/dev/null || missing="$$missing prometheus"; \
-	command -v alertmanager >/dev/null || missing="$$missing prometheus-alertmanager"; \
+	command -v prometheus >/dev/null && command -v promtool >/dev/null || missing="$$missing prometheus"; \
+	command -v prometheus-alertmanager >/dev/null && command -v amtool >/dev/null || missing="$$missing prometheus-alertmanager"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \

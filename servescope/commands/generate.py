@@ -1,9 +1,10 @@
 """``servescope generate [--check] [--flavor NAME] [--out DIR] [--slo FILE]``.
 
-Writes the generated dashboards, Prometheus rules and their promtool unit tests (per flavor), and
-the OpenTelemetry Collector configs (collector/agent.yaml, collector/gateway.yaml, from the
-redaction policy and the SLO spec) under DIR (the current directory by default: run it from the
-repository root, where they are committed). ``--check`` writes nothing and exits 1
+Writes the generated dashboards, Prometheus rules and their promtool unit tests (per flavor),
+docs/metrics.md from the metric catalog, and the OpenTelemetry Collector configs
+(collector/agent.yaml, collector/gateway.yaml, from the redaction policy and the SLO spec)
+under DIR (the current directory by default: run it from the repository root, where they are
+committed). ``--check`` writes nothing and exits 1
 when any committed file differs from what the generator produces now (or is missing, or is a
 generated file the generator no longer makes).
 """
@@ -54,6 +55,13 @@ def collector_files(slo_path: str | None = None) -> dict[str, str]:
     return {f"collector/{name}": text for name, text in texts.items()}
 
 
+def docs_files() -> dict[str, str]:
+    """docs/metrics.md: the catalog with the default spec's bucket ladders."""
+    from servescope.instrumentation.docs import render_metrics_markdown
+
+    return {"docs/metrics.md": render_metrics_markdown()}
+
+
 def stale_files(root: Path, files: dict[str, str], folders: tuple[str, ...] = ()) -> list[str]:
     """What --check reports: missing and different files, and leftovers in ``folders`` (which
     hold generated files only)."""
@@ -87,7 +95,7 @@ def _handler(args: argparse.Namespace) -> int:
     try:
         flavors = _flavors(args.flavor)
         generated = {f: expected_files(f, args.slo) for f in flavors}
-        common = collector_files(args.slo)
+        common = {**collector_files(args.slo), **docs_files()}
     except (SLOError, ValueError) as exc:
         print(f"servescope generate: {exc}", file=sys.stderr)
         return 2
