@@ -19,6 +19,10 @@ Figures (server side from the server's registry, client side from the load gener
   peak buffered       the engine's buffered-token gauge (committed, not yet popped), sampled
                       every 5 ms: what the server holds for clients that do not read
 
+Last, the time from a client's disconnect to its request's terminal state (client_cancel
+recorded), for clients that read and for clients that never read (the writer is stalled on
+flow control), with engine steps paced at 5 ms (the cancel is applied at a step boundary).
+
 Run: python benchmarks/backpressure.py [--duration 10] [--rounds 2]
 Prints a table and one JSON line.
 """
@@ -28,6 +32,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import socket
+import statistics
 import threading
 import time
 from dataclasses import dataclass, field
@@ -136,6 +142,49 @@ def run_one(outcome: Outcome, bounded: bool, args: argparse.Namespace) -> None:
     outcome.pauses += int(delta.total("servescope_backpressure_pauses_total"))
 
 
+def _cancel_latency_ms(server: LocalServer, read: bool, n: int) -> list[float]:
+    """Disconnect ``n`` streams mid-way; ms until each client_cancel was recorded."""
+    registry = server.setup.registry
+    labels = {"model": server.telemetry.model, "priority": "default",
+              "finish_reason": "client_cancel"}
+    body = (b'{"model": "%s", "prompt": "x", "max_tokens": 400, "stream": true, '
+            b'"ignore_eos": true}' % server.telemetry.model.encode())
+    out = []
+    for _ in range(n):
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+        sock.connect((server.http.host, server.http.port))
+        sock.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: "
+                     b"application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+        if read:
+            sock.recv(4096)
+            time.sleep(0.05)
+        else:  # wait until the engine paused it: the writer is stalled on flow control
+            while not registry.get_sample_value("servescope_requests_paused",
+                                                {"pool": "default"}):
+                time.sleep(0.001)
+        before = registry.get_sample_value("servescope_requests_finished_total", labels) or 0
+        start = time.perf_counter()
+        sock.close()
+        while (registry.get_sample_value("servescope_requests_finished_total", labels)
+               or 0) == before:
+            time.sleep(0.0002)
+        out.append((time.perf_counter() - start) * 1000)
+        server.engine.wait_idle(5.0)
+    return out
+
+
+def cancel_latency(n: int) -> dict[str, dict[str, float]]:
+    config = EngineConfig(step_delay_s=0.005, stream_capacity=CAPACITY, stream_low_watermark=4)
+    with LocalServer(config, span_exporter=InMemorySpanExporter()) as server:
+        result = {}
+        for name, read in (("reading", True), ("stalled", False)):
+            values = _cancel_latency_ms(server, read, n)
+            result[name] = {"median_ms": round(statistics.median(values), 2),
+                            "max_ms": round(max(values), 2)}
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=8.0, help="seconds per config")
@@ -186,7 +235,12 @@ def main() -> None:
     print("fast clients' TPOT p99, slow clients present / absent: "
           + ", ".join(f"{k} {v}" for k, v in ratios.items())
           + f"  (times in ms; run took {time.monotonic() - started:.0f} s)")
+    latency = cancel_latency(20)
+    print("disconnect -> client_cancel recorded (engine steps paced at 5 ms, 20 each): "
+          + ", ".join(f"{k} client median {v['median_ms']} ms, max {v['max_ms']} ms"
+                      for k, v in latency.items()))
     print(json.dumps({"benchmark": "backpressure", "capacity": CAPACITY,
+                      "disconnect_to_cancel": latency,
                       "duration_s": args.duration, "rounds": args.rounds,
                       "tpot_p99_ratio_slow_present_vs_absent": ratios, "configs": rows}))
 
