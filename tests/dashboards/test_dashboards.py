@@ -8,6 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from vendored import schemas_dir
 
 from servescope.cli import main
 from servescope.dashboards import lint
@@ -19,9 +20,7 @@ from servescope.instrumentation.slo import SLOSpec, parse_slo
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "dashboards" / "generated"
-SCHEMA = json.loads((ROOT.parent / "shared" / "schemas" /
-                     "grafana-dashboard.jsonschema.json").read_text()) \
-    if (ROOT.parent / "shared" / "schemas").is_dir() else None
+SCHEMA = json.loads((schemas_dir() / "grafana-dashboard.jsonschema.json").read_text())
 
 
 def committed(flavor: str = "servescope") -> dict[str, dict]:
@@ -34,7 +33,6 @@ def test_every_dashboard_is_committed(flavor: str) -> None:
     assert set(committed(flavor)) == set(UIDS)
 
 
-@pytest.mark.skipif(SCHEMA is None, reason="shared/schemas not present in this checkout")
 @pytest.mark.parametrize("flavor", sorted(FLAVORS))
 @pytest.mark.parametrize("key", sorted(UIDS))
 def test_dashboard_validates_against_grafana_schema(key: str, flavor: str) -> None:
@@ -44,7 +42,6 @@ def test_dashboard_validates_against_grafana_schema(key: str, flavor: str) -> No
     assert errors == []
 
 
-@pytest.mark.skipif(SCHEMA is None, reason="shared/schemas not present in this checkout")
 def test_schema_rejects_a_broken_dashboard() -> None:
     broken = committed()["overview"]
     broken["panels"][1]["gridPos"] = {"h": "tall"}
@@ -147,7 +144,7 @@ def test_generate_check_passes_on_the_committed_files(capsys) -> None:
 
 
 def test_generate_check_fails_when_a_file_is_stale(tmp_path, capsys) -> None:
-    for folder in ("dashboards/generated", "alerts/generated", "collector"):
+    for folder in ("dashboards/generated", "alerts/generated", "collector", "docs"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
     assert main(["generate", "--check", "--out", str(tmp_path)]) == 0
     victim = tmp_path / "dashboards/generated/servescope/overview.json"

@@ -14,13 +14,14 @@ import jsonschema
 import pytest
 import yaml
 from opentelemetry.sdk.trace import TracerProvider
+from vendored import schemas_dir
 
 from servescope.alerts.model import Options
 from servescope.cli import build_parser
 from servescope.instrumentation import tracing
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMAS = ROOT.parent / "shared" / "schemas"
+SCHEMAS = schemas_dir()
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text())
 SERVICES: dict = COMPOSE["services"]
 #: services without a healthcheck, and why
@@ -43,7 +44,6 @@ def bind_mounts(service: str) -> list[tuple[Path, str]]:
     return out
 
 
-@pytest.mark.skipif(not SCHEMAS.is_dir(), reason="shared/schemas not present")
 def test_compose_validates_against_the_compose_spec() -> None:
     schema = json.loads((SCHEMAS / "compose-spec.json").read_text())
     validator = jsonschema.Draft7Validator(schema)
