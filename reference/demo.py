@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from servescope.instrumentation.metrics import render
+from servescope.instrumentation.setup import RedactionStage
 from servescope.instrumentation.slo import SLOSpec
 
 from .config import EngineConfig
@@ -68,9 +69,10 @@ def run_demo(duration_s: float = 30.0, *, concurrency: int = 24, mix: Mix | None
              config: EngineConfig | None = None, slo: SLOSpec | None = None,
              metrics_file: str | Path = DEFAULT_METRICS_FILE,
              trace_file: str = DEFAULT_TRACE_FILE, max_tokens: int = 128,
-             progress: bool = True) -> DemoResult:
+             progress: bool = True,
+             redaction: RedactionStage | None = None) -> DemoResult:
     """Start the server on a free 127.0.0.1 port, drive the mixed load, summarise, stop."""
-    server = LocalServer(config, slo=slo, trace_file=trace_file).start()
+    server = LocalServer(config, slo=slo, trace_file=trace_file, redaction=redaction).start()
     try:
         load_config = LoadConfig(server.url, duration_s=duration_s, concurrency=concurrency,
                                  mix=mix or Mix(), max_tokens=max_tokens,

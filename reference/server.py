@@ -39,7 +39,7 @@ from starlette.routing import Route
 
 from servescope.instrumentation.metrics import render
 from servescope.instrumentation.recorder import Telemetry
-from servescope.instrumentation.setup import TelemetrySetup, setup_telemetry
+from servescope.instrumentation.setup import RedactionStage, TelemetrySetup, setup_telemetry
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
 
@@ -372,10 +372,12 @@ class LocalServer:
                  model_name: str = "servescope-ref", span_exporter: SpanExporter | None = None,
                  trace_file: str | None = None, port: int = 0,
                  send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
-                 telemetry_setup: TelemetrySetup | None = None, chunk_tokens: int = 64) -> None:
+                 telemetry_setup: TelemetrySetup | None = None, chunk_tokens: int = 64,
+                 redaction: RedactionStage | None = None) -> None:
         kwargs: dict[str, Any] = {"trace_file": trace_file} if trace_file else {}
         self.setup = telemetry_setup or setup_telemetry(
-            model=model_name, slo=slo, span_exporter=span_exporter, **kwargs)
+            model=model_name, slo=slo, span_exporter=span_exporter, redaction=redaction,
+            **kwargs)
         self.telemetry = self.setup.telemetry
         self.engine = Engine(config or EngineConfig(), self.telemetry)
         self.app = create_app(self.engine, self.telemetry, model_name=self.telemetry.model,

@@ -33,9 +33,12 @@ def _demo(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"servescope demo: {exc}")
         return 2
+    from servescope.redaction import RedactionStage
+
     result = run_demo(args.duration, concurrency=args.concurrency, mix=mix,
                       metrics_file=args.metrics_file, trace_file=args.trace_file,
-                      max_tokens=args.max_tokens, progress=not args.json)
+                      max_tokens=args.max_tokens, progress=not args.json,
+                      redaction=RedactionStage())  # spans leave redacted, as in production
     if args.json:
         print(json.dumps({**result.summary.to_dict(), "metrics_file": str(result.metrics_file),
                           "traces": result.traces}))

@@ -24,6 +24,10 @@ def register(sub: Any) -> None:
                         "(0: OS and uvicorn defaults)")
     p.add_argument("--trace-file", default="servescope-traces.jsonl",
                    help="where spans go when no OTEL_* exporter is configured")
+    p.add_argument("--redaction-policy", default=None,
+                   help="redaction policy YAML (default: the shipped policy)")
+    p.add_argument("--no-redaction", action="store_true",
+                   help="export spans unredacted (only for a trusted, local collector)")
     p.set_defaults(handler=_serve)
 
 
@@ -45,16 +49,20 @@ def _engine_config(path: str | None) -> Any:
 def _serve(args: argparse.Namespace) -> int:
     from servescope.instrumentation.setup import setup_telemetry
     from servescope.instrumentation.slo import SLOError, load_slo
+    from servescope.redaction import PolicyError, RedactionStage, load_policy
     from servescope.reference.engine import Engine
     from servescope.reference.server import create_app, serve
 
     try:
         config = _engine_config(args.config)
         slo = load_slo(args.slo) if args.slo else None
-    except (OSError, ValueError, SLOError) as exc:  # yaml/json errors are ValueErrors too
+        redaction = None if args.no_redaction else RedactionStage(
+            load_policy(args.redaction_policy))
+    except (OSError, ValueError, SLOError, PolicyError) as exc:  # yaml/json errors too
         print(f"servescope serve: invalid configuration: {exc}", file=sys.stderr)
         return 2
-    setup = setup_telemetry(model=args.model_name, slo=slo, trace_file=args.trace_file)
+    setup = setup_telemetry(model=args.model_name, slo=slo, trace_file=args.trace_file,
+                            redaction=redaction)
     engine = Engine(config, setup.telemetry)
     engine.start()
     print(f"servescope: serving {args.model_name} on http://{args.host}:{args.port} "
