@@ -26,6 +26,7 @@ typecheck: install
 check: lint typecheck test
 
 bench: install
+	$(PIP) install -q --config-settings editable_mode=strict -e '.[$(EXTRAS),bench]'
 	for b in benchmarks/*.py; do PYTHONSAFEPATH=1 $(PY) $$b || exit 1; done
 
 install: $(VENV)/.deps $(VENV)/.editable
