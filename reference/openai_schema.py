@@ -11,6 +11,9 @@ Extensions (all optional):
   per-request deadline, relative to arrival. The request ends with finish reason ``deadline``
   (OpenAI ``finish_reason: "length"``) when it runs out.
 * ``ignore_eos`` (body, bool): keep generating past the end-of-sequence token.
+* ``priority`` (body, a class name like ``interactive`` or an integer as vLLM sends it) or the
+  ``x-servescope-priority`` header: the request's priority class, the ``priority`` label of the
+  latency and request metrics (values past the label's cap fold into ``other``).
 * every final chunk and non-streamed response carries ``servescope_finish_reason``, the
   server's own terminal state (OpenAI's field cannot tell a deadline from a length stop).
 """
@@ -26,6 +29,7 @@ from typing import Any, Literal
 
 __all__ = [
     "DEADLINE_HEADER",
+    "PRIORITY_HEADER",
     "CompletionParams",
     "RequestError",
     "chat_chunk",
@@ -41,6 +45,8 @@ __all__ = [
 ]
 
 DEADLINE_HEADER = "x-servescope-deadline-s"
+PRIORITY_HEADER = "x-servescope-priority"
+_PRIORITY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 Kind = Literal["completion", "chat"]
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 
@@ -81,6 +87,7 @@ class CompletionParams:
     stop: tuple[str, ...]
     deadline_s: float | None
     ignore_eos: bool
+    priority: str = "default"
 
 
 # --- low-level field checks -----------------------------------------------------------------
@@ -263,6 +270,25 @@ def _deadline(body: Mapping[str, Any], headers: Mapping[str, str]) -> float | No
     return seconds
 
 
+def _priority(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+    """The priority class: a short lower-case name (an integer is taken as its digits)."""
+    value: object = body.get("priority")
+    field = "priority"
+    if value is None and PRIORITY_HEADER in headers:
+        value, field = headers[PRIORITY_HEADER], PRIORITY_HEADER
+    if value is None:
+        return "default"
+    if _is_int(value):
+        value = str(value)
+    if not isinstance(value, str):
+        raise _type_error(field, "a class name or an integer", value)
+    name = value.strip().lower()
+    if not name or len(name) > 32 or not set(name) <= _PRIORITY_CHARS:
+        raise _value_error(field, f"must be 1-32 characters of a-z, 0-9, '_' or '-', "
+                                  f"got {value[:40]!r}")
+    return name
+
+
 def _ignore_eos(body: Mapping[str, Any]) -> bool:
     value = body.get("ignore_eos", False)
     if value is None:
@@ -300,7 +326,7 @@ def parse_completion(body: Mapping[str, Any], headers: Mapping[str, str]) -> Com
     stream, include_usage = _stream(body)
     return CompletionParams("completion", model, prompt, ids, _max_tokens(body, "max_tokens"),
                             stream, include_usage, _stop(body), _deadline(body, headers),
-                            _ignore_eos(body))
+                            _ignore_eos(body), _priority(body, headers))
 
 
 def _message_text(i: int, message: object) -> tuple[str, str]:
@@ -351,7 +377,8 @@ def parse_chat(body: Mapping[str, Any], headers: Mapping[str, str]) -> Completio
         limit = _max_tokens(body, "max_tokens")
     stream, include_usage = _stream(body)
     return CompletionParams("chat", model, rendered, None, limit, stream, include_usage,
-                            _stop(body), _deadline(body, headers), _ignore_eos(body))
+                            _stop(body), _deadline(body, headers), _ignore_eos(body),
+                            _priority(body, headers))
 
 
 # --- responses ------------------------------------------------------------------------------

@@ -140,7 +140,7 @@ class _Transport:
                 f"{self.max_context} context tokens: at most {room} can be generated",
                 param="max_tokens", code="context_length_exceeded")
         return GenerationRequest(rid, ids, max_tokens, deadline_s=params.deadline_s,
-                                 carrier=carrier or None,
+                                 priority=params.priority, carrier=carrier or None,
                                  stop_token_ids=self._stop_ids(params.stop),
                                  ignore_eos=params.ignore_eos, operation=operation)
 

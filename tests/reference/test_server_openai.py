@@ -204,3 +204,15 @@ def test_single_token_stop_sequences_end_with_stop_and_are_not_sent(served: Serv
     assert cut.choices[0].finish_reason == "stop"
     assert cut.choices[0].text == text[:text.index(stop)]
     assert cut.usage is not None and cut.usage.completion_tokens == text.index(stop)
+
+
+def test_priority_class_from_header_or_body_labels_the_metrics(served: Served) -> None:
+    url = f"{served.server.url}/v1/completions"
+    body = {"model": MODEL, "prompt": "hi", "max_tokens": 2}
+    assert httpx.post(url, json=body, headers={"x-servescope-priority": "Interactive"},
+                      timeout=10).status_code == 200
+    assert httpx.post(url, json={**body, "priority": 3}, timeout=10).status_code == 200
+    for prio in ("interactive", "3"):
+        assert served.sample("servescope_requests_arrived_total", priority=prio) == 1.0
+    bad = httpx.post(url, json={**body, "priority": "gold; drop table"}, timeout=10)
+    assert bad.status_code == 400 and bad.json()["error"]["param"] == "priority"
