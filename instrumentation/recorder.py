@@ -367,7 +367,7 @@ class RequestRecorder:
         """``n`` tokens written to the client connection. Integer bookkeeping only; the
         counter is flushed in the next step report and at finish."""
         try:
-            if n <= 0:
+            if n <= 0 or self._reason is not None:  # the terminal summary is final
                 return
             c = self._counts
             if c.delivered == 0:

@@ -280,3 +280,15 @@ def test_exemplar_ratio_marks_a_deterministic_subset_of_sampled_traces(registry,
     text = generate_latest(registry).decode()
     pointed = set(re.findall(r'trace_id="([0-9a-f]{32})"', text))
     assert pointed and pointed <= marked
+
+
+def test_delivery_after_the_terminal_state_changes_nothing(registry):
+    tel, _ = make(registry)
+    rec = tel.request("r1")
+    tel.step(StepReport(advanced=[(rec, 4, 0)]))
+    rec.delivered(1)
+    rec.finish(FinishReason.CLIENT_CANCEL)
+    rec.delivered(3)  # a writer that raced the cancel
+    assert rec.summary().delivered_tokens == 1 and rec.summary().discarded_tokens == 3
+    assert sample(registry, "servescope_tokens_total", model="m", stage="delivered") == 1.0
+    assert sample(registry, "servescope_tokens_total", model="m", stage="discarded") == 3.0
