@@ -1,9 +1,10 @@
 """servescope.reference: a small inference server that every servescope hook is wired into.
 
 The engine half: a Llama-style decoder over a paged KV cache (``model``, ``block_pool``), a
-continuous-batching scheduler that owns request state (``scheduler``), bounded per-request
-stream buffers (``stream``), and the :class:`Engine` facade with its request handles
-(``engine``). ``experiment`` replays the seed's slow-consumer trace on these classes.
+continuous-batching scheduler that owns request state (``scheduler``; the request state in
+``sequence`` and ``lifecycle``, control signals in ``mailbox``, stats in ``stats``), bounded
+per-request stream buffers (``stream``), and the :class:`Engine` facade with its request
+handles (``engine``). ``experiment`` replays the seed's slow-consumer trace on these classes.
 
 Names are imported lazily so that ``import servescope.reference.config`` does not load torch.
 """
@@ -16,7 +17,7 @@ from typing import Any
 __all__ = ["Engine", "EngineConfig", "EngineStats", "GenerationRequest", "ModelConfig",
            "RequestHandle"]
 
-_HOME = {"Engine": "engine", "EngineStats": "scheduler", "RequestHandle": "engine",
+_HOME = {"Engine": "engine", "EngineStats": "stats", "RequestHandle": "engine",
          "EngineConfig": "config", "ModelConfig": "config", "GenerationRequest": "request"}
 
 

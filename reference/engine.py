@@ -16,9 +16,12 @@ from collections.abc import Mapping
 from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
 
 from .config import EngineConfig
+from .lifecycle import Lifecycle
 from .model import KVCache, Transformer, pick_device
 from .request import GenerationRequest
-from .scheduler import EngineStats, Lifecycle, Scheduler, Sequence
+from .scheduler import Scheduler
+from .sequence import Sequence
+from .stats import EngineStats
 from .stream import StreamBuffer
 from .tokenizer import ByteTokenizer
 

@@ -22,7 +22,7 @@ from servescope.instrumentation import FinishReason, SLOSpec, StepReport, Teleme
 from servescope.instrumentation.slo import LatencySLO
 
 from .block_pool import BlockPool
-from .scheduler import Lifecycle, SlotPool
+from .lifecycle import Lifecycle, SlotPool
 from .stream import StreamBuffer
 
 __all__ = ["SEED_DRAIN", "SEED_TOKENS", "StreamRun", "run_experiment", "seed_goodput",

@@ -26,8 +26,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from enum import Enum
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -37,13 +36,14 @@ from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
 from . import speculation
 from .block_pool import BlockPool, block_hashes, chain_hash
 from .config import EngineConfig
+from .lifecycle import SlotPool
+from .mailbox import Mailbox
 from .model import BatchInput, KVCache, Transformer
-from .request import GenerationRequest
-from .stream import StreamBuffer
+from .sequence import SeqState, Sequence
+from .stats import EngineStats
 from .tokenizer import EOS_ID, ByteTokenizer
 
-__all__ = ["EngineStats", "InjectedFault", "Lifecycle", "Mailbox", "Scheduler", "Sequence",
-           "SlotPool"]
+__all__ = ["InjectedFault", "Scheduler"]
 
 _log = logging.getLogger("servescope.reference")
 _NORMAL = frozenset({FinishReason.STOP, FinishReason.LENGTH})
@@ -55,242 +55,6 @@ class InjectedFault(RuntimeError):
     def __init__(self, seqs: list[Sequence]) -> None:
         super().__init__(f"injected worker fault for {len(seqs)} request(s)")
         self.seqs = seqs
-
-
-class SlotPool:
-    """Batch slots ``0..n-1``: a running request holds one."""
-
-    def __init__(self, n: int) -> None:
-        self.total = n
-        self._free = list(range(n - 1, -1, -1))
-        self._held = [False] * n
-
-    @property
-    def used(self) -> int:
-        return self.total - len(self._free)
-
-    @property
-    def free(self) -> int:
-        return len(self._free)
-
-    def acquire(self) -> int:
-        slot = self._free.pop()
-        self._held[slot] = True
-        return slot
-
-    def release(self, slot: int) -> None:
-        if not self._held[slot]:
-            raise ValueError(f"double release of slot {slot}")
-        self._held[slot] = False
-        self._free.append(slot)
-
-
-class Lifecycle:
-    """One request's terminal state and the resources it holds.
-
-    :meth:`decide` is the compare-and-set: the first reason wins. Release is split so that a
-    normal completion can give back its KV blocks and slot at once while its stream's tail is
-    still being written; the recorder is finished when the stream is released. Signals that
-    lose are replayed into :meth:`RequestRecorder.finish` after the winner, so the recorder
-    counts them as ignored.
-    """
-
-    def __init__(self, recorder: RequestRecorder, pool: BlockPool | None = None,
-                 slots: SlotPool | None = None) -> None:
-        self.recorder = recorder
-        self.pool = pool
-        self.slots = slots
-        self.blocks: list[int] = []
-        self.slot: int | None = None
-        self.stream: StreamBuffer | None = None
-        self.reason: FinishReason | None = None
-        self.attempts: list[FinishReason] = []
-        self.cleanup_count = 0
-        self.recorded = False
-        self.dropped: list[int] = []
-        self._late: list[FinishReason] = []
-        self._lock = threading.Lock()
-        self.decided = threading.Event()
-
-    @property
-    def kv_blocks(self) -> int:
-        return len(self.blocks)
-
-    @property
-    def slots_held(self) -> int:
-        return 0 if self.slot is None else 1
-
-    def decide(self, reason: FinishReason) -> bool:
-        """True for the first terminal reason; False (a no-op, counted) for every later one."""
-        with self._lock:
-            self.attempts.append(reason)
-            if self.reason is None:
-                self.reason = reason
-                self.decided.set()
-                return True
-            recorded = self.recorded
-            if not recorded:
-                self._late.append(reason)
-        if recorded:
-            self.recorder.finish(reason)  # returns False: counted as an ignored signal
-        return False
-
-    def release_compute(self) -> None:
-        """KV block references, then the batch slot. Exactly once."""
-        if self.cleanup_count:
-            return
-        self.cleanup_count += 1
-        blocks, self.blocks = self.blocks, []
-        if blocks and self.pool is not None:
-            self.pool.free(blocks)
-        slot, self.slot = self.slot, None
-        if slot is not None and self.slots is not None:
-            self.slots.release(slot)
-
-    def release_stream(self, *, drop: bool) -> None:
-        """Close the stream (dropping its tail if ``drop``) and report its peak."""
-        stream, self.stream = self.stream, None
-        if stream is None:
-            return
-        self.dropped = stream.close(drop=drop)
-        if stream.capacity is not None:  # occupancy of an unbounded queue means nothing
-            self.recorder.stream_closed(stream.peak, stream.capacity)
-
-    def record(self, *, now: float | None = None) -> None:
-        """Finish the recorder with the winning reason (ends spans), then the late signals."""
-        assert self.reason is not None
-        with self._lock:
-            if self.recorded:
-                return
-            self.recorded = True
-            late, self._late = self._late, []
-        self.recorder.finish(self.reason, now=now)
-        for reason in late:
-            self.recorder.finish(reason, now=now)
-
-    def reject(self, why: str, *, now: float | None = None) -> None:
-        """Refused before admission: terminal ``rejected`` with a reason; holds nothing."""
-        if self.decide(FinishReason.REJECTED):
-            with self._lock:
-                self.recorded = True
-            self.recorder.rejected(why, now=now)
-
-    def terminate(self, reason: FinishReason, *, now: float | None = None) -> bool:
-        """Decide and release everything at once (abnormal ends: the buffered tail is dropped)."""
-        if not self.decide(reason):
-            return False
-        self.release_compute()
-        self.release_stream(drop=True)
-        self.record(now=now)
-        return True
-
-
-class _State(Enum):
-    WAITING = "waiting"
-    RUNNING = "running"
-    # decided stop/length; KV and slot are released, the writer is still taking the tail. The
-    # recorder is finished once the writer has seen the end and reported every popped token
-    # delivered, so late deliveries are not miscounted as discarded.
-    DRAINING = "draining"
-    DONE = "done"
-
-
-@dataclass(eq=False)
-class Sequence:
-    """Scheduler-owned state of one request (only the scheduler thread mutates it)."""
-
-    request: GenerationRequest
-    life: Lifecycle
-    stream: StreamBuffer
-    arrival: float
-    deadline_at: float | None
-    tokens: list[int] = field(default_factory=list)
-    n_prompt: int = 0
-    limit: int = 0  # total length at which generation stops (max_tokens or the context)
-    n_computed: int = 0  # leading tokens whose keys/values are in the cache
-    n_registered: int = 0  # leading full blocks registered in the prefix index
-    parent_hash: bytes = b""
-    state: _State = _State.WAITING
-    prefilled: bool = False
-    preemptions: int = 0
-    paused_at: float | None = None
-    drain_since: float | None = None
-    drain_progress: tuple[int, int] = (0, 0)
-    fault: bool = False
-    committed: int = 0
-    proposed: int = 0
-    delivered: int = 0  # reported by the writer's thread (the only writer of this field)
-
-    @property
-    def fully_delivered(self) -> bool:
-        """The writer saw the end and reported every popped token as delivered."""
-        return self.stream.drained and self.delivered >= self.stream.popped
-
-    @property
-    def recorder(self) -> RequestRecorder:
-        return self.life.recorder
-
-    @property
-    def prefill_target(self) -> int:
-        """Tokens whose KV prefill computes: the prompt, or after a preemption everything
-        known but the last token (which is the next decode input)."""
-        return self.n_prompt if self.committed == 0 else len(self.tokens) - 1
-
-
-@dataclass(frozen=True)
-class EngineStats:
-    """A snapshot published by the scheduler after each iteration (for tests and /healthz)."""
-
-    free_blocks: int
-    total_blocks: int
-    used_slots: int
-    total_slots: int
-    live_streams: int
-    waiting: int
-    running: int
-    paused: int
-    draining: int = 0
-    steps: int = 0
-    forward_seconds: float = 0.0  # model time, prefill and decode (CUDA events on a GPU)
-    prefill_seconds: float = 0.0
-    decode_seconds: float = 0.0
-    committed_tokens: int = 0
-    proposed_tokens: int = 0
-    prefix_queries: int = 0
-    prefix_hits: int = 0
-    errors: int = 0
-    preemptions: int = 0
-
-    @property
-    def idle(self) -> bool:
-        """No request holds anything: pool, slots and streams are back to their initial state."""
-        return (self.free_blocks == self.total_blocks and self.used_slots == 0
-                and self.live_streams == 0 and self.waiting == 0 and self.running == 0
-                and self.draining == 0)
-
-
-class Mailbox:
-    """Control signals posted from any thread, taken by the scheduler at the safe point."""
-
-    def __init__(self) -> None:
-        self._items: deque[tuple[str, Any]] = deque()
-        self._event = threading.Event()
-
-    def post(self, kind: str, payload: Any = None) -> None:
-        self._items.append((kind, payload))  # deque.append is atomic: never blocks
-        self._event.set()
-
-    def take_all(self) -> list[tuple[str, Any]]:
-        self._event.clear()
-        out = []
-        while True:
-            try:
-                out.append(self._items.popleft())
-            except IndexError:
-                return out
-
-    def wait(self, timeout_s: float) -> None:
-        self._event.wait(timeout_s)
 
 
 @dataclass
@@ -427,7 +191,7 @@ class Scheduler:
                 seq = payload if isinstance(payload, Sequence) else self.by_id.get(payload)
                 if seq is not None:
                     seq.fault = True
-            elif (kind == "drained" and payload.state is _State.DRAINING
+            elif (kind == "drained" and payload.state is SeqState.DRAINING
                   and payload.fully_delivered):
                 self._end_drain(payload, drop=False)
             # "credit" and "shutdown" only wake the loop
@@ -435,7 +199,7 @@ class Scheduler:
     def _enqueue(self, seq: Sequence) -> None:
         if seq.life.reason is not None:  # cancelled before the scheduler saw it
             self._left_waiting(seq)
-            seq.state = _State.DONE
+            seq.state = SeqState.DONE
             self._finish_waiting(seq)
             return
         self.waiting.append(seq)
@@ -452,24 +216,24 @@ class Scheduler:
 
     def terminate(self, seq: Sequence, reason: FinishReason) -> bool:
         """Apply a terminal signal at the safe point; a later one is a counted no-op."""
-        if seq.state is _State.DRAINING:
+        if seq.state is SeqState.DRAINING:
             seq.life.decide(reason)  # loses to stop/length; replayed as ignored at record
             self._end_drain(seq, drop=True)  # the reader was closed by the cancel: drop the tail
             return False
-        if seq.state is _State.DONE or seq.life.reason is not None:
+        if seq.state is SeqState.DONE or seq.life.reason is not None:
             seq.life.decide(reason)
             return False
-        if seq.state is _State.WAITING and seq not in self.waiting:
+        if seq.state is SeqState.WAITING and seq not in self.waiting:
             # not yet enqueued (still in the mailbox): decide now, the enqueue cleans up
             return seq.life.decide(reason)
         if not seq.life.decide(reason):
             return False
-        if seq.state is _State.WAITING:
+        if seq.state is SeqState.WAITING:
             self.waiting.remove(seq)
             self._left_waiting(seq)
         else:
             self.running.remove(seq)
-        seq.state = _State.DONE
+        seq.state = SeqState.DONE
         self._release(seq, drop=True)
         return True
 
@@ -489,7 +253,7 @@ class Scheduler:
             return
         self.running.remove(seq)
         seq.life.release_compute()
-        seq.state = _State.DRAINING
+        seq.state = SeqState.DRAINING
         seq.drain_since = now
         seq.drain_progress = (seq.stream.popped, seq.delivered)
         seq.stream.close(drop=False)
@@ -497,7 +261,7 @@ class Scheduler:
 
     def _end_drain(self, seq: Sequence, *, drop: bool) -> None:
         self.draining.remove(seq)
-        seq.state = _State.DONE
+        seq.state = SeqState.DONE
         self._release(seq, drop=drop)
 
     def _fail_all(self, reason: FinishReason) -> None:
@@ -571,7 +335,7 @@ class Scheduler:
             self.prefix_hits += match.hits
             self._prefix_delta[0] += match.queried
             self._prefix_delta[1] += match.hits
-            seq.state = _State.RUNNING
+            seq.state = SeqState.RUNNING
             self.running.append(seq)
             if seq.preemptions == 0:
                 seq.recorder.admitted()
@@ -619,7 +383,7 @@ class Scheduler:
         seq.parent_hash = b""
         seq.prefilled = False
         seq.preemptions += 1
-        seq.state = _State.WAITING
+        seq.state = SeqState.WAITING
         self.waiting.appendleft(seq)
         self._on_requeued()
         self.preemptions += 1
@@ -631,7 +395,7 @@ class Scheduler:
         cfg = self.config
         rows = []
         for seq in list(self.running):
-            if seq.state is not _State.RUNNING or seq.paused_at is not None:
+            if seq.state is not SeqState.RUNNING or seq.paused_at is not None:
                 continue  # preempted by an older request in this loop, or paused
             credits = seq.stream.credits() if not cfg.unbounded_streams else 1 << 30
             if credits < 1:

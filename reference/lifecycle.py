@@ -1,0 +1,145 @@
+"""One request's terminal state and the resources it holds, released exactly once.
+
+The first terminal decision wins (compare-and-set); every later signal is a counted no-op.
+Release follows dependency order: KV block references, batch slot, stream buffer, then the
+recorder (which ends the spans).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from servescope.instrumentation import FinishReason, RequestRecorder
+
+from .block_pool import BlockPool
+from .stream import StreamBuffer
+
+__all__ = ["Lifecycle", "SlotPool"]
+
+
+class SlotPool:
+    """Batch slots ``0..n-1``: a running request holds one."""
+
+    def __init__(self, n: int) -> None:
+        self.total = n
+        self._free = list(range(n - 1, -1, -1))
+        self._held = [False] * n
+
+    @property
+    def used(self) -> int:
+        return self.total - len(self._free)
+
+    @property
+    def free(self) -> int:
+        return len(self._free)
+
+    def acquire(self) -> int:
+        slot = self._free.pop()
+        self._held[slot] = True
+        return slot
+
+    def release(self, slot: int) -> None:
+        if not self._held[slot]:
+            raise ValueError(f"double release of slot {slot}")
+        self._held[slot] = False
+        self._free.append(slot)
+
+
+class Lifecycle:
+    """One request's terminal state and the resources it holds.
+
+    :meth:`decide` is the compare-and-set: the first reason wins. Release is split so that a
+    normal completion can give back its KV blocks and slot at once while its stream's tail is
+    still being written; the recorder is finished when the stream is released. Signals that
+    lose are replayed into :meth:`RequestRecorder.finish` after the winner, so the recorder
+    counts them as ignored.
+    """
+
+    def __init__(self, recorder: RequestRecorder, pool: BlockPool | None = None,
+                 slots: SlotPool | None = None) -> None:
+        self.recorder = recorder
+        self.pool = pool
+        self.slots = slots
+        self.blocks: list[int] = []
+        self.slot: int | None = None
+        self.stream: StreamBuffer | None = None
+        self.reason: FinishReason | None = None
+        self.attempts: list[FinishReason] = []
+        self.cleanup_count = 0
+        self.recorded = False
+        self.dropped: list[int] = []
+        self._late: list[FinishReason] = []
+        self._lock = threading.Lock()
+        self.decided = threading.Event()
+
+    @property
+    def kv_blocks(self) -> int:
+        return len(self.blocks)
+
+    @property
+    def slots_held(self) -> int:
+        return 0 if self.slot is None else 1
+
+    def decide(self, reason: FinishReason) -> bool:
+        """True for the first terminal reason; False (a no-op, counted) for every later one."""
+        with self._lock:
+            self.attempts.append(reason)
+            if self.reason is None:
+                self.reason = reason
+                self.decided.set()
+                return True
+            recorded = self.recorded
+            if not recorded:
+                self._late.append(reason)
+        if recorded:
+            self.recorder.finish(reason)  # returns False: counted as an ignored signal
+        return False
+
+    def release_compute(self) -> None:
+        """KV block references, then the batch slot. Exactly once."""
+        if self.cleanup_count:
+            return
+        self.cleanup_count += 1
+        blocks, self.blocks = self.blocks, []
+        if blocks and self.pool is not None:
+            self.pool.free(blocks)
+        slot, self.slot = self.slot, None
+        if slot is not None and self.slots is not None:
+            self.slots.release(slot)
+
+    def release_stream(self, *, drop: bool) -> None:
+        """Close the stream (dropping its tail if ``drop``) and report its peak."""
+        stream, self.stream = self.stream, None
+        if stream is None:
+            return
+        self.dropped = stream.close(drop=drop)
+        if stream.capacity is not None:  # occupancy of an unbounded queue means nothing
+            self.recorder.stream_closed(stream.peak, stream.capacity)
+
+    def record(self, *, now: float | None = None) -> None:
+        """Finish the recorder with the winning reason (ends spans), then the late signals."""
+        assert self.reason is not None
+        with self._lock:
+            if self.recorded:
+                return
+            self.recorded = True
+            late, self._late = self._late, []
+        self.recorder.finish(self.reason, now=now)
+        for reason in late:
+            self.recorder.finish(reason, now=now)
+
+    def reject(self, why: str, *, now: float | None = None) -> None:
+        """Refused before admission: terminal ``rejected`` with a reason; holds nothing."""
+        if self.decide(FinishReason.REJECTED):
+            with self._lock:
+                self.recorded = True
+            self.recorder.rejected(why, now=now)
+
+    def terminate(self, reason: FinishReason, *, now: float | None = None) -> bool:
+        """Decide and release everything at once (abnormal ends: the buffered tail is dropped)."""
+        if not self.decide(reason):
+            return False
+        self.release_compute()
+        self.release_stream(drop=True)
+        self.record(now=now)
+        return True

@@ -1,0 +1,66 @@
+"""Scheduler-owned state of one request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from servescope.instrumentation import RequestRecorder
+
+from .lifecycle import Lifecycle
+from .request import GenerationRequest
+from .stream import StreamBuffer
+
+__all__ = ["SeqState", "Sequence"]
+
+
+class SeqState(Enum):
+    WAITING = "waiting"
+    RUNNING = "running"
+    # decided stop/length; KV and slot are released, the writer is still taking the tail. The
+    # recorder is finished once the writer has seen the end and reported every popped token
+    # delivered, so late deliveries are not miscounted as discarded.
+    DRAINING = "draining"
+    DONE = "done"
+
+
+@dataclass(eq=False)
+class Sequence:
+    """Scheduler-owned state of one request (only the scheduler thread mutates it)."""
+
+    request: GenerationRequest
+    life: Lifecycle
+    stream: StreamBuffer
+    arrival: float
+    deadline_at: float | None
+    tokens: list[int] = field(default_factory=list)
+    n_prompt: int = 0
+    limit: int = 0  # total length at which generation stops (max_tokens or the context)
+    n_computed: int = 0  # leading tokens whose keys/values are in the cache
+    n_registered: int = 0  # leading full blocks registered in the prefix index
+    parent_hash: bytes = b""
+    state: SeqState = SeqState.WAITING
+    prefilled: bool = False
+    preemptions: int = 0
+    paused_at: float | None = None
+    drain_since: float | None = None
+    drain_progress: tuple[int, int] = (0, 0)
+    fault: bool = False
+    committed: int = 0
+    proposed: int = 0
+    delivered: int = 0  # reported by the writer's thread (the only writer of this field)
+
+    @property
+    def fully_delivered(self) -> bool:
+        """The writer saw the end and reported every popped token as delivered."""
+        return self.stream.drained and self.delivered >= self.stream.popped
+
+    @property
+    def recorder(self) -> RequestRecorder:
+        return self.life.recorder
+
+    @property
+    def prefill_target(self) -> int:
+        """Tokens whose KV prefill computes: the prompt, or after a preemption everything
+        known but the last token (which is the next decode input)."""
+        return self.n_prompt if self.committed == 0 else len(self.tokens) - 1
