@@ -133,7 +133,8 @@ class Telemetry:
         proposed: dict[str, int] = {}
         delivered: dict[str, int] = {}
         for rec, n_committed, n_proposed in report.advanced:
-            rec._commit(n_committed, n_proposed, now)
+            if not rec._commit(n_committed, n_proposed, now):
+                continue  # finished (a late report): the terminal summary is final
             committed[rec.model] = committed.get(rec.model, 0) + n_committed
             if n_proposed:
                 proposed[rec.model] = proposed.get(rec.model, 0) + n_proposed
@@ -352,16 +353,20 @@ class RequestRecorder:
         """For servers without a batched step: report one request's commit (not per token)."""
         self.telemetry.step(StepReport(advanced=((self, committed, proposed),), now=now))
 
-    def _commit(self, n: int, proposed: int, now: float) -> None:
-        if self.finished or n <= 0:
-            return
+    def _commit(self, n: int, proposed: int, now: float) -> bool:
+        """Apply one step's commit; False for a finished request (nothing is counted)."""
+        if self.finished:
+            return False
         c = self._counts
         c.proposed += proposed
+        if n <= 0:  # a step may reject every draft and commit nothing for this request
+            return True
         if c.committed == 0:
             self._times.first_token = now
             self._observe(cat.SERVER_TTFT, now - self._times.arrival)
         c.committed += n
         self._times.last_token = now
+        return True
 
     def delivered(self, n: int = 1, *, now: float | None = None) -> None:
         """``n`` tokens written to the client connection. Integer bookkeeping only; the

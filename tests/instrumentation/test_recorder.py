@@ -292,3 +292,15 @@ def test_delivery_after_the_terminal_state_changes_nothing(registry):
     assert rec.summary().delivered_tokens == 1 and rec.summary().discarded_tokens == 3
     assert sample(registry, "servescope_tokens_total", model="m", stage="delivered") == 1.0
     assert sample(registry, "servescope_tokens_total", model="m", stage="discarded") == 3.0
+
+
+def test_late_step_reports_for_a_finished_request_count_nothing(registry):
+    tel, _ = make(registry)
+    rec = tel.request("r1")
+    tel.step(StepReport(advanced=[(rec, 2, 3)]))
+    tel.step(StepReport(advanced=[(rec, 0, 2)]))  # every draft rejected: proposed still counts
+    rec.finish(FinishReason.ERROR)
+    tel.step(StepReport(advanced=[(rec, 5, 5)]))
+    assert sample(registry, "servescope_tokens_total", model="m", stage="committed") == 2.0
+    assert sample(registry, "servescope_tokens_total", model="m", stage="proposed") == 5.0
+    assert rec.summary().proposed_tokens == 5 and rec.summary().committed_tokens == 2
