@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import (
     BatchSpanProcessor,
     ConsoleSpanExporter,
@@ -105,34 +105,19 @@ class _EvictionCountingDeque(collections.deque[Any]):
             return super().pop()
 
 
-class _QueueDropCounter(SpanProcessor):
-    """Wraps a BatchSpanProcessor and counts spans it drops because its queue is full.
+def _count_queue_drops(batch: BatchSpanProcessor, metrics: MetricSet) -> None:
+    """Count the spans ``batch`` drops because its queue is full.
 
     The SDK drops silently (a warning log) by evicting the oldest span from its bounded
     deque. Checking the length before ``on_end`` races with the export thread's pops (a span
     counted as dropped that was not), so the deque is swapped for one that counts its own
     evictions under a lock. Duck-typed: does nothing on an SDK that moves the queue.
     """
-
-    def __init__(self, inner: BatchSpanProcessor, metrics: MetricSet) -> None:
-        self.inner = inner
-        self._dropped = metrics.child(cat.SPANS_DROPPED, reason="queue_full")
-        batch = getattr(inner, "_batch_processor", None)
-        queue = getattr(batch, "_queue", None)
-        if isinstance(queue, collections.deque) and queue.maxlen and not queue:
-            batch._queue = _EvictionCountingDeque(queue.maxlen, self._dropped.inc)  # type: ignore[union-attr]
-
-    def on_start(self, span: Any, parent_context: Any = None) -> None:
-        self.inner.on_start(span, parent_context)
-
-    def on_end(self, span: ReadableSpan) -> None:
-        self.inner.on_end(span)
-
-    def shutdown(self) -> None:
-        self.inner.shutdown()  # type: ignore[no-untyped-call]
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return self.inner.force_flush(timeout_millis)
+    dropped = metrics.child(cat.SPANS_DROPPED, reason="queue_full")
+    inner = getattr(batch, "_batch_processor", None)
+    queue = getattr(inner, "_queue", None)
+    if isinstance(queue, collections.deque) and queue.maxlen and not queue:
+        inner._queue = _EvictionCountingDeque(queue.maxlen, dropped.inc)  # type: ignore[union-attr]
 
 
 def _env_exporter(trace_file: str | Path) -> tuple[SpanExporter | None, str]:
@@ -237,5 +222,6 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
         batch = BatchSpanProcessor(
             counted, max_queue_size=max_queue_size,
             max_export_batch_size=min(512, max_queue_size) if max_queue_size else None)
-        provider.add_span_processor(_QueueDropCounter(batch, telemetry.metrics))
+        _count_queue_drops(batch, telemetry.metrics)
+        provider.add_span_processor(batch)
     return TelemetrySetup(telemetry, registry, provider, destination)

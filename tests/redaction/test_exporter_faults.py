@@ -43,9 +43,9 @@ def _workload(setup, n: int, queue_sizes: list[int] | None = None) -> float:
 
 
 def _batch(setup):
-    # The SDK's batch processor, reached through the drop counter (internals: tests only).
+    # The SDK's batch processor and its queue (internals: tests only).
     (processor,) = setup.tracer_provider._active_span_processor._span_processors
-    return processor.inner._batch_processor
+    return processor._batch_processor
 
 
 def _queue(setup):
