@@ -129,8 +129,13 @@ class BlockPool:
         self._hash_of[block] = content_hash
 
     def free(self, blocks: Sequence[int]) -> None:
-        """Drop one reference to each block; a block returns to the free list at zero."""
-        for block in blocks:
+        """Drop one reference to each block; a block returns to the free list at zero.
+
+        Blocks are released tail first: the free list is evicted oldest first, so a request's
+        last block goes before its first and a cached prefix loses its tail, never its head
+        (a chained prefix whose first block is gone can never be matched again).
+        """
+        for block in reversed(blocks):
             refs = self._refs[block]
             if refs <= 0:
                 raise ValueError(f"double free of block {block}")

@@ -127,6 +127,9 @@ class EngineConfig(_FromDict):
     fault_request_ids: frozenset[str] = frozenset()  # steps including these requests raise
     drain_timeout_s: float = 10.0  # a finished request's tail is dropped after a stall this long
     idle_report_s: float = 1.0  # capacity gauges are refreshed at least this often
+    # Share of the KV pool kept free at admission (at least one block while requests run), so
+    # running requests can grow into it without preempting one another at every block boundary.
+    kv_admission_reserve: float = 0.01
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, ModelConfig):
@@ -146,6 +149,10 @@ class EngineConfig(_FromDict):
         _seconds("step_delay_s", self.step_delay_s, allow_zero=True)
         _seconds("drain_timeout_s", self.drain_timeout_s, allow_zero=False)
         _seconds("idle_report_s", self.idle_report_s, allow_zero=False)
+        reserve = self.kv_admission_reserve
+        if isinstance(reserve, bool) or not isinstance(reserve, int | float) or not (
+                0.0 <= reserve < 1.0):
+            raise ValueError(f"kv_admission_reserve: must be a share in [0, 1), got {reserve!r}")
         if not isinstance(self.unbounded_streams, bool):
             raise ValueError(f"unbounded_streams: must be a boolean, got "
                              f"{self.unbounded_streams!r}")

@@ -342,8 +342,10 @@ class Scheduler:
             seq.recorder.scheduled(now=now)
 
     def _reserve(self) -> int:
-        """Blocks kept free at admission so running requests can grow (1% of the pool)."""
-        return max(1, self.pool.num_blocks // 100) if self.running else 0
+        """Blocks kept free at admission so running requests can grow (config share)."""
+        if not self.running:
+            return 0
+        return max(1, int(self.pool.num_blocks * self.config.kv_admission_reserve))
 
     # --- KV growth and preemption ---------------------------------------------------------
     def _grow(self, seq: Sequence, positions: int, *, preempt: bool) -> bool:

@@ -105,3 +105,16 @@ def test_random_workload_keeps_the_pool_consistent() -> None:
         pool.free(blocks)
     assert pool.num_free == 32
     pool.check()
+
+
+def test_eviction_takes_a_freed_prefix_from_its_tail_not_its_head() -> None:
+    pool = BlockPool(4, 2)
+    tokens = [1, 2, 3, 4, 5, 6]
+    hashes = block_hashes(tokens, 2)
+    blocks = pool.allocate(3)
+    for block, h in zip(blocks, hashes, strict=True):
+        pool.register(block, h)
+    pool.free(blocks)
+    pool.allocate(2)  # the never-used block, then the oldest freed one: the prefix's tail
+    assert pool.count_cached(hashes) == (2, 2)  # the first two blocks still match
+    pool.check()

@@ -185,6 +185,8 @@ def test_config_errors_name_the_field() -> None:
         GenerationRequest("r", [1], 1, deadline_s=-1)
     with pytest.raises(ValueError, match=r"^num_blocks"):
         EngineConfig(num_blocks=2, block_size=16)  # cannot hold one max_context request
+    with pytest.raises(ValueError, match=r"^kv_admission_reserve"):
+        EngineConfig(kv_admission_reserve=1.0)
     assert EngineConfig.from_dict(cfg.to_dict()) == cfg
 
 

@@ -155,6 +155,19 @@ def test_admission_waits_for_kv_blocks() -> None:
     assert engine.stats().preemptions == 0
 
 
+def test_the_admission_reserve_is_a_config_share() -> None:
+    # the same load as above, but half the pool is kept free while requests run: one at a time
+    engine, telemetry = make(num_blocks=20, stream_capacity=64, stream_low_watermark=1,
+                             kv_admission_reserve=0.5)
+    with engine:
+        handles = [engine.submit(GenerationRequest(f"r{i}", [65 + i] * 60, 3, ignore_eos=True))
+                   for i in range(3)]
+        for h in handles:
+            assert len(read_all(h)) == 3
+        assert engine.wait_idle(5)
+    assert max(r.running or 0 for r in telemetry.reports) == 1
+
+
 def test_admission_waits_for_batch_slots() -> None:
     engine, telemetry = make(max_batch=2, stream_capacity=64, stream_low_watermark=1)
     with engine:
