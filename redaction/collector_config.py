@@ -10,25 +10,29 @@ baseline), redact once more and export to Tempo over OTLP.
 
 The Collector cannot run the Python validators (Luhn, mod-97, ...), so its value patterns are
 RE2 approximations of the detectors: broader, never narrower, on the corpus the tests use.
-Component names and fields are checked against :data:`CONTRIB_FIELDS` (the pinned release).
+Component names, fields and field types are checked against the pinned release's typed model
+(``otelcol_contrib.schema.json``, written down from the upstream source).
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import yaml
 
 from .policy import ContentCapture, Policy, load_policy
 
 __all__ = [
-    "CONTRIB_FIELDS",
     "CONTRIB_VERSION",
     "RE2_PATTERNS",
-    "TAIL_POLICY_TYPES",
+    "SCHEMA_FILE",
     "collector_configs",
+    "contrib_schema",
     "generate_collector_configs",
     "redaction_processor",
     "validate_config",
@@ -37,54 +41,22 @@ __all__ = [
 CONTRIB_VERSION = "0.135.0"
 IMAGE = f"otel/opentelemetry-collector-contrib:{CONTRIB_VERSION}"
 
-# Sources, for every component and field used (opentelemetry-collector-contrib, v0.135.0):
-#   processor/redactionprocessor/config.go (allow_all_keys, allowed_keys, ignored_keys,
-#     blocked_key_patterns [since v0.121.0, PR #37664], blocked_values, allowed_values,
-#     redact_all_types, summary)
-#   processor/tailsamplingprocessor/README.md (decision_wait, num_traces,
-#     expected_new_traces_per_sec, decision_cache; policy types incl. boolean_attribute and
-#     ottl_condition with error_mode/span/spanevent)
-#   exporter/loadbalancingexporter/README.md (routing_key: traceID, protocol.otlp, resolver.dns)
-#   processor/memorylimiterprocessor, processor/batchprocessor, exporter/otlpexporter,
-#   receiver/otlpreceiver READMEs (core components bundled in contrib);
-#   service.telemetry.metrics.readers[].pull.exporter.prometheus {host, port} (the Collector's
-#   internal-telemetry docs; replaces the deprecated `address`).
-CONTRIB_FIELDS: dict[str, dict[str, frozenset[str]]] = {
-    "receivers": {"otlp": frozenset({"protocols"})},
-    "processors": {
-        "memory_limiter": frozenset({"check_interval", "limit_mib", "spike_limit_mib",
-                                     "limit_percentage", "spike_limit_percentage"}),
-        "batch": frozenset({"timeout", "send_batch_size", "send_batch_max_size",
-                            "metadata_keys", "metadata_cardinality_limit"}),
-        "redaction": frozenset({"allow_all_keys", "allowed_keys", "ignored_keys",
-                                "blocked_key_patterns", "blocked_values", "allowed_values",
-                                "redact_all_types", "summary"}),
-        "tail_sampling": frozenset({"decision_wait", "num_traces",
-                                    "expected_new_traces_per_sec", "decision_cache",
-                                    "policies"}),
-    },
-    "exporters": {
-        "otlp": frozenset({"endpoint", "tls", "compression", "headers", "timeout",
-                           "sending_queue", "retry_on_failure", "balancer_name", "keepalive"}),
-        "loadbalancing": frozenset({"routing_key", "protocol", "resolver", "timeout",
-                                    "sending_queue", "retry_on_failure"}),
-    },
-    "extensions": {"health_check": frozenset({"endpoint"})},
-}
-# Tail sampling policy types and each one's fields (same README).
-TAIL_POLICY_TYPES: dict[str, frozenset[str]] = {
-    "always_sample": frozenset(),
-    "latency": frozenset({"threshold_ms", "upper_threshold_ms"}),
-    "numeric_attribute": frozenset({"key", "min_value", "max_value", "invert_match"}),
-    "probabilistic": frozenset({"hash_salt", "sampling_percentage"}),
-    "status_code": frozenset({"status_codes"}),
-    "string_attribute": frozenset({"key", "values", "enabled_regex_matching", "cache_max_size",
-                                   "invert_match"}),
-    "boolean_attribute": frozenset({"key", "value", "invert_match"}),
-    "ottl_condition": frozenset({"error_mode", "span", "spanevent"}),
-    "rate_limiting": frozenset({"spans_per_second"}),
-    "span_count": frozenset({"min_spans", "max_spans"}),
-}
+# Field names and Go types of every component used, written down from the upstream source of
+# the pinned release (each definition cites its file): otelcol_contrib.schema.json beside this
+# module. confmap decodes strictly (unknown keys fail, a YAML int is not a string), so the
+# generated configs are checked against it before they are written.
+SCHEMA_FILE = Path(__file__).with_name("otelcol_contrib.schema.json")
+
+
+@functools.cache
+def contrib_schema() -> dict[str, Any]:
+    """The typed model of the pinned contrib release (JSON Schema, draft 2020-12)."""
+    schema: dict[str, Any] = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    if schema.get("x-version") != CONTRIB_VERSION:
+        raise ValueError(f"{SCHEMA_FILE.name} describes contrib {schema.get('x-version')}, "
+                         f"the configs target {CONTRIB_VERSION}")
+    return schema
+
 
 # RE2 (Go regexp) approximations of the detectors: no lookaround, no backreferences.
 RE2_PATTERNS: dict[str, str] = {
@@ -175,8 +147,9 @@ def agent_config(policy: Policy) -> dict[str, Any]:
             "loadbalancing": {
                 "routing_key": "traceID",
                 "protocol": {"otlp": {"timeout": "5s", "tls": {"insecure": True}}},
+                # DNSResolver.Port is a Go string: an int fails config load (no weak typing).
                 "resolver": {"dns": {"hostname": "${env:GATEWAY_HOSTNAME:-otel-gateway}",
-                                     "port": 4317}},
+                                     "port": "4317"}},
             },
         },
         "service": {
@@ -245,62 +218,70 @@ def gateway_config(policy: Policy, ttft_threshold_s: float, e2e_threshold_s: flo
     }
 
 
-def validate_config(config: dict[str, Any]) -> list[str]:
-    """Problems with ``config`` against the pinned release's components and fields."""
-    problems: list[str] = []
-    for section, known in CONTRIB_FIELDS.items():
-        for name, body in (config.get(section) or {}).items():
-            kind = name.split("/", 1)[0]
-            if kind not in known:
-                problems.append(f"{section}.{name}: no such component in contrib "
-                                f"{CONTRIB_VERSION}")
-                continue
-            for field in body or {}:
-                if field not in known[kind]:
-                    problems.append(f"{section}.{name}.{field}: unknown field")
-    for i, pol in enumerate(config.get("processors", {}).get("tail_sampling", {})
-                            .get("policies", [])):
-        ptype = pol.get("type")
-        if ptype not in TAIL_POLICY_TYPES:
-            problems.append(f"tail_sampling.policies[{i}].type: unknown {ptype!r}")
+def _location(path: Any) -> str:
+    return ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in path).replace(".[", "[")
+
+
+def _schema_problems(config: dict[str, Any]) -> list[str]:
+    validator = jsonschema.Draft202012Validator(contrib_schema())
+    problems = []
+    for error in validator.iter_errors(config):
+        # an anyOf failure (optional sections: null or a block) names its closest branch
+        best = jsonschema.exceptions.best_match([error])
+        where = _location(best.absolute_path) or "(top level)"
+        problems.append(f"{where}: {best.message} (contrib {CONTRIB_VERSION})")
+    return sorted(problems)
+
+
+def _policy_problems(config: dict[str, Any]) -> list[str]:
+    """A tail-sampling policy carries its own type's block and no other (PolicyCfg decodes the
+    others too, silently: a misplaced block would configure nothing)."""
+    problems = []
+    processors = config.get("processors") or {}
+    policies = (processors.get("tail_sampling") or {}).get("policies") or []
+    for i, pol in enumerate(policies if isinstance(policies, list) else []):
+        if not isinstance(pol, dict):
             continue
-        extra = set(pol) - {"name", "type", ptype}
+        extra = set(pol) - {"name", "type", pol.get("type")}
         if extra:
-            problems.append(f"tail_sampling.policies[{i}]: unexpected {sorted(extra)}")
-        for field in pol.get(ptype, {}):
-            if field not in TAIL_POLICY_TYPES[ptype]:
-                problems.append(f"tail_sampling.policies[{i}].{ptype}.{field}: unknown field")
-    redaction = config.get("processors", {}).get("redaction", {})
-    for key in ("blocked_values", "blocked_key_patterns"):
-        for j, pattern in enumerate(redaction.get(key, [])):
-            if not _re2_ok(pattern):
-                problems.append(f"redaction.{key}[{j}]: not RE2: {pattern!r}")
-    service = config.get("service", {})
-    for key in service:
-        if key not in ("extensions", "pipelines", "telemetry"):
-            problems.append(f"service.{key}: unknown field")
-    for ext in service.get("extensions", []):
-        if ext not in config.get("extensions", {}):
-            problems.append(f"service.extensions: {ext} is not defined")
-    for pname, pipe in service.get("pipelines", {}).items():
-        for section in ("receivers", "processors", "exporters"):
-            for comp in pipe.get(section, []):
-                if comp not in config.get(section, {}):
-                    problems.append(f"service.pipelines.{pname}.{section}: {comp} undefined")
+            problems.append(f"processors.tail_sampling.policies[{i}]: blocks {sorted(extra)} "
+                            f"do not belong to type {pol.get('type')!r}")
     return problems
+
+
+def _reference_problems(config: dict[str, Any]) -> list[str]:
+    problems = []
+    service = config.get("service") or {}
+    for ext in service.get("extensions") or []:
+        if ext not in (config.get("extensions") or {}):
+            problems.append(f"service.extensions: {ext} is not defined")
+    for pname, pipe in (service.get("pipelines") or {}).items():
+        for section in ("receivers", "processors", "exporters"):
+            for comp in (pipe or {}).get(section) or []:
+                if comp not in (config.get(section) or {}):
+                    problems.append(f"service.pipelines.{pname}.{section}: {comp} undefined")
+    redaction = (config.get("processors") or {}).get("redaction") or {}
+    for key in ("blocked_values", "blocked_key_patterns"):
+        for j, pattern in enumerate(redaction.get(key) or []):
+            if isinstance(pattern, str) and not _re2_ok(pattern):
+                problems.append(f"processors.redaction.{key}[{j}]: not RE2: {pattern!r}")
+    return problems
+
+
+def validate_config(config: dict[str, Any]) -> list[str]:
+    """Problems with ``config`` against the pinned release: component names, field names and
+    Go types (the typed model), tail-sampling policy blocks, references between sections and
+    RE2 patterns. Each problem names the field."""
+    return _schema_problems(config) + _policy_problems(config) + _reference_problems(config)
 
 
 def _header(role: str, source: str) -> str:
     return (f"# GENERATED by servescope from {source}: do not edit.\n"
             f"# Regenerate with `servescope generate` (a test fails when this file is stale).\n"
             f"# OpenTelemetry Collector {role} for {IMAGE}\n"
-            f"# Components and fields checked against opentelemetry-collector-contrib "
-            f"v{CONTRIB_VERSION}:\n"
-            f"#   redaction: processor/redactionprocessor/config.go\n"
-            f"#   tail_sampling: processor/tailsamplingprocessor/README.md\n"
-            f"#   loadbalancing: exporter/loadbalancingexporter/README.md\n"
-            f"#   memory_limiter, batch, otlp receiver and exporter (core, bundled in contrib)\n"
-            f"# (the table lives in servescope.redaction.collector_config.CONTRIB_FIELDS)\n")
+            f"# Component names, fields and Go types checked against "
+            f"opentelemetry-collector-contrib v{CONTRIB_VERSION}\n"
+            f"# (each with its upstream source file: redaction/{SCHEMA_FILE.name})\n")
 
 
 def _render(config: dict[str, Any], role: str, source: str) -> str:
