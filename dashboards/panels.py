@@ -163,6 +163,7 @@ class Board:
     def to_json(self) -> dict[str, Any]:
         """The dashboard JSON with panel ids numbered in layout order."""
         data: dict[str, Any] = json.loads(json.dumps(self.build().build(), cls=JSONEncoder))
+        data["schemaVersion"] = 41  # newest the pinned Grafana knows (deploy/versions.env)
         # The SDK nests a row's panels inside it and marks the row collapsed. Every row here is
         # expanded, and Grafana stores an expanded row's panels after it at the top level:
         # flatten, so that Grafana shows every panel exactly once, as laid out.
