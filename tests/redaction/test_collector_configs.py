@@ -1,5 +1,6 @@
 """The committed Collector configs are generated from the policy, current, and use only
-components and fields of the pinned contrib release; their value patterns cover the corpus."""
+components, fields and field types of the pinned contrib release (the typed model written down
+from upstream source); their value patterns cover the corpus."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
+import pytest
 import redaction_corpus as rc
 import yaml
 
@@ -15,7 +17,10 @@ from servescope.redaction import KINDS, Policy
 from servescope.redaction.collector_config import (
     CONTRIB_VERSION,
     RE2_PATTERNS,
+    SCHEMA_FILE,
+    agent_config,
     collector_configs,
+    contrib_schema,
     generate_collector_configs,
     redaction_processor,
     validate_config,
@@ -39,11 +44,59 @@ def test_check_mode_reports_and_write_mode_fixes(tmp_path):
         "agent.yaml"]
 
 
-def test_configs_use_known_components_and_fields():
+def test_configs_use_known_components_fields_and_types():
     for name, text in collector_configs().items():
         assert f"contrib v{CONTRIB_VERSION}" in text.splitlines()[3], name
         config = yaml.safe_load(text)
         assert validate_config(config) == [], name
+
+
+def test_the_dns_port_is_a_string_and_an_int_fails_the_check():
+    """DNSResolver.Port is a Go string and confmap decodes without weak typing: an int port stops
+    the agent at config load, so the check must refuse it, naming the field."""
+    agent = yaml.safe_load(collector_configs()["agent.yaml"])
+    dns = agent["exporters"]["loadbalancing"]["resolver"]["dns"]
+    assert dns["port"] == "4317"
+    dns["port"] = 4317  # what the generator wrote before
+    assert validate_config(agent) == [
+        "exporters.loadbalancing.resolver.dns.port: 4317 is not of type 'string' "
+        f"(contrib {CONTRIB_VERSION})"]
+
+
+def test_render_refuses_a_config_the_collector_would_reject(monkeypatch):
+    from servescope.redaction import collector_config
+
+    def int_port(policy):
+        config = agent_config(policy)
+        config["exporters"]["loadbalancing"]["resolver"]["dns"]["port"] = 4317
+        return config
+
+    monkeypatch.setattr(collector_config, "agent_config", int_port)
+    with pytest.raises(ValueError, match=r"resolver\.dns\.port: 4317 is not of type 'string'"):
+        collector_configs()
+
+
+@pytest.mark.parametrize(("path", "value", "message"), [
+    (("processors", "batch", "send_batch_size"), "1024", "'1024' is not of type 'integer'"),
+    (("processors", "memory_limiter", "limit_percentage"), -5, "-5 is less than the minimum of 0"),
+    (("processors", "tail_sampling", "decision_wait"), "10 seconds", "'10 seconds' does not match"),
+    (("exporters", "otlp", "tls", "insecure"), "true", "'true' is not of type 'boolean'"),
+    (("exporters", "otlp", "endpoint"), 4317, "4317 is not of type 'string'"),
+    (("processors", "redaction", "summary"), "verbose", "'verbose' is not one of"),
+    (("processors", "redaction", "allow_all_keys"), 1, "1 is not of type 'boolean'"),
+    (("processors", "tail_sampling", "num_traces"), 1.5, "1.5 is not of type 'integer'"),
+    (("service", "telemetry", "metrics", "readers", 0, "pull", "exporter", "prometheus", "port"),
+     "8888", "'8888' is not of type 'integer'"),
+])
+def test_each_wrong_type_is_named(path, value, message):
+    config = yaml.safe_load(collector_configs()["gateway.yaml"])
+    node = config
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = value
+    problems = validate_config(config)
+    where = ".".join(str(p) for p in path).replace(".0.", "[0].")
+    assert len(problems) == 1 and problems[0].startswith(f"{where}: {message}"), problems
 
 
 def test_validation_catches_typos():
@@ -51,11 +104,72 @@ def test_validation_catches_typos():
     config["processors"]["redaction"]["blocked_key_pattern"] = []
     config["processors"]["tail_sampling"]["policies"].append(
         {"name": "x", "type": "boolean_attribute", "boolean_attribute": {"keys": "k"}})
-    config["processors"]["tail_sampling"]["policies"].append({"name": "y", "type": "magic"})
+    config["processors"]["tail_sampling"]["policies"].append(
+        {"name": "y", "type": "magic", "magic": {}})
+    config["processors"]["tail_sampling"]["policies"].append(
+        {"name": "z", "type": "latency", "latency": {"threshold_ms": 1},
+         "probabilistic": {"sampling_percentage": 1}})
     config["exporters"]["tempo"] = {"endpoint": "x"}
     config["service"]["pipelines"]["traces"]["processors"].append("filter")
+    config["service"]["telemetry"]["metrics"]["readers"][0]["pull"]["exporter"]["prometheus"][
+        "address"] = "0.0.0.0:8888"
     problems = validate_config(config)
-    assert len(problems) == 5, problems
+    expected = ["processors.redaction: Additional properties are not allowed "
+                "('blocked_key_pattern' was unexpected)",
+                "processors.tail_sampling.policies[6].boolean_attribute: Additional properties "
+                "are not allowed ('keys' was unexpected)",
+                "processors.tail_sampling.policies[7]: Additional properties are not allowed "
+                "('magic' was unexpected)",
+                "processors.tail_sampling.policies[7].type: 'magic' is not one of",
+                "exporters: 'tempo' does not match any of the regexes",
+                "service.telemetry.metrics.readers[0].pull.exporter.prometheus: Additional "
+                "properties are not allowed ('address' was unexpected)",
+                "processors.tail_sampling.policies[8]: blocks ['probabilistic'] do not belong "
+                "to type 'latency'",
+                "service.pipelines.traces.processors: filter undefined"]
+    for start in expected:
+        assert sum(p.startswith(start) for p in problems) == 1, (start, problems)
+    assert len(problems) == len(expected), problems
+
+
+def test_the_model_cites_upstream_source_for_every_component_it_writes_down():
+    schema = contrib_schema()
+    assert schema["x-version"] == CONTRIB_VERSION
+    assert "confmap/internal/decoder.go" in schema["x-decoding"]
+    sections = schema["properties"]
+    used = 0
+    for name, text in collector_configs().items():
+        config = yaml.safe_load(text)
+        for section in ("extensions", "receivers", "processors", "exporters"):
+            for component in config[section]:
+                refs = [r["$ref"] for p, r in sections[section]["patternProperties"].items()
+                        if re.fullmatch(p, component)]
+                assert len(refs) == 1, (name, section, component)
+                definition = schema["$defs"][refs[0].rsplit("/", 1)[1]]
+                definition = schema["$defs"].get(definition.get("$ref", "").rsplit("/", 1)[-1],
+                                                 definition)
+                source = definition["x-source"]
+                assert re.search(r"opentelemetry-collector(-contrib)?\b.*\.go", source), source
+                assert f"tag v{CONTRIB_VERSION}" in source or source.startswith(
+                    "open-telemetry/opentelemetry-collector-contrib,"), source
+                used += 1
+    assert used == 13  # 6 in the agent, 7 in the gateway
+    assert "v0.135.0" in schema["$defs"]["service"]["x-source"]
+
+
+def test_a_model_of_another_release_is_refused(tmp_path, monkeypatch):
+    from servescope.redaction import collector_config
+
+    other = tmp_path / SCHEMA_FILE.name
+    other.write_text(SCHEMA_FILE.read_text().replace(f'"x-version": "{CONTRIB_VERSION}"',
+                                                     '"x-version": "0.99.0"'))
+    monkeypatch.setattr(collector_config, "SCHEMA_FILE", other)
+    collector_config.contrib_schema.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"describes contrib 0\.99\.0"):
+            collector_config.contrib_schema()
+    finally:
+        collector_config.contrib_schema.cache_clear()
 
 
 def test_topology_and_sampling_policies():
