@@ -1,8 +1,17 @@
-# The reference server and load generator image of `docker compose up` (CPU; no GPU needed).
-# The default PyPI torch wheel bundles CUDA libraries; for the small CPU build, point pip at the
-# PyTorch CPU wheel index: docker compose build --build-arg PIP_EXTRA_INDEX_URL=<that index>.
-FROM python:3.11.11-slim-bookworm
+# The reference server and load generator image of `docker compose up`.
+# Versions: deploy/versions.env (tests/deploy/test_pins.py holds these ARG defaults to it).
+#
+# torch is the CPU build from PyTorch's CPU wheel index by default: the stack's workers run on
+# the CPU, and the default index's Linux torch wheel is the CUDA build (the wheel plus the
+# nvidia-* runtime wheels, several GB). For the CUDA build (the compose profile `gpu` does this):
+#   docker compose build --build-arg TORCH_INDEX_URL= ...   (empty: the default index)
+# or point TORCH_INDEX_URL at one of PyTorch's CUDA wheel indexes.
+ARG PYTHON_IMAGE=python:3.11.11-slim-bookworm
+FROM ${PYTHON_IMAGE}
 
+ARG TORCH_VERSION=2.13.0
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+# A mirror for everything else (optional).
 ARG PIP_INDEX_URL
 ARG PIP_EXTRA_INDEX_URL
 ENV PIP_NO_CACHE_DIR=1 \
@@ -10,7 +19,13 @@ ENV PIP_NO_CACHE_DIR=1 \
     PYTHONUNBUFFERED=1
 
 WORKDIR /app
-RUN pip install torch==2.13.0
+# torch first, from the chosen index: the reference extra's range then installs nothing larger.
+RUN if [ -n "$TORCH_INDEX_URL" ]; then \
+        pip install --index-url "$TORCH_INDEX_URL" "torch==${TORCH_VERSION}"; \
+    else \
+        pip install "torch==${TORCH_VERSION}"; \
+    fi \
+ && python -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)"
 
 COPY pyproject.toml README.md ./
 COPY servescope ./servescope

@@ -6,6 +6,11 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 EXTRAS := reference,dashboards,test,dev
+# Where torch comes from. Empty: pip's configured index (PyPI's Linux torch wheel is the CUDA
+# build, several GB with its nvidia-* wheels). For the CPU build, as the server image does:
+#   make demo TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+TORCH_INDEX_URL ?=
+TORCH_VERSION := 2.13.0
 # Strict editable installs link each file: reinstall when a module is added or removed.
 SOURCES := $(shell find servescope instrumentation redaction reference dashboards alerts -name '*.py' -o -name '*.json' -o -name '*.yaml' 2>/dev/null | sort)
 
@@ -45,8 +50,8 @@ system-deps:
 $(VENV)/.deps: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	# The CPU build of torch first: the extras' range then installs nothing larger.
-	$(PIP) install -q torch==2.13.0
+	# torch first (see TORCH_INDEX_URL): the extras' range then installs nothing larger.
+	$(PIP) install -q $(if $(TORCH_INDEX_URL),--index-url $(TORCH_INDEX_URL)) torch==$(TORCH_VERSION)
 	$(PIP) install -q --config-settings editable_mode=strict -e '.[$(EXTRAS)]'
 	touch $@
 

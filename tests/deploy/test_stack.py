@@ -31,6 +31,7 @@ NO_HEALTHCHECK = {
     "tempo": "minimal image without a shell or wget; Grafana's data source shows its health",
     "load-1": "a client, not a service: nothing listens",
     "load-2": "a client, not a service: nothing listens",
+    "load-gpu": "a client, not a service: nothing listens",
 }
 
 
@@ -53,8 +54,10 @@ def test_compose_validates_against_the_compose_spec() -> None:
 
 
 def test_the_stack_has_every_part() -> None:
-    assert {"server-1", "server-2", "load-1", "load-2", "otel-collector", "otel-gateway", "tempo",
-            "prometheus", "alertmanager", "grafana"} <= set(SERVICES)
+    default = {name for name, s in SERVICES.items() if "profiles" not in s}
+    assert default == {"server-1", "server-2", "load-1", "load-2", "otel-collector",
+                       "otel-gateway", "tempo", "prometheus", "alertmanager", "grafana"}
+    assert set(SERVICES) - default == {"server-gpu", "load-gpu"}  # `--profile gpu`
 
 
 @pytest.mark.parametrize("service", sorted(SERVICES))
@@ -114,13 +117,14 @@ def test_grafana_credentials_come_from_an_uncommitted_env_file() -> None:
 
 def test_servers_run_the_cli_and_load_targets_loopback() -> None:
     parser = build_parser()
-    for name in ("server-1", "server-2"):
+    for name in ("server-1", "server-2", "server-gpu"):
         command = SERVICES[name]["command"]
         args = parser.parse_args(command[1:])
         assert command[0] == "servescope" and args.host == "0.0.0.0" and args.port == 8000
         assert SERVICES[name]["environment"]["OTEL_EXPORTER_OTLP_ENDPOINT"] == \
             "http://otel-collector:4317"
-    for name, server in (("load-1", "server-1"), ("load-2", "server-2")):
+    for name, server in (("load-1", "server-1"), ("load-2", "server-2"),
+                         ("load-gpu", "server-gpu")):
         assert SERVICES[name]["network_mode"] == f"service:{server}"
         args = parser.parse_args(SERVICES[name]["command"][1:])
         assert args.url == "http://127.0.0.1:8000"
