@@ -200,7 +200,9 @@ def test_grafana_provisioning_links_exemplars_to_tempo() -> None:
     assert exemplar is not None and dest["name"] in exemplar
     providers = yaml.safe_load((prov / "dashboards/servescope.yaml").read_text())["providers"]
     mounts = dict((t, h) for h, t in bind_mounts("grafana"))
-    path = providers[0]["options"]["path"]
-    assert mounts[path] == ROOT / "dashboards/generated/servescope"
-    assert sorted(p.name for p in mounts[path].glob("*.json")) == \
-        ["capacity.json", "latency.json", "overview.json", "pipeline.json", "transport.json"]
+    assert [p["folder"] for p in providers] == ["servescope", "vllm"]
+    for provider in providers:
+        path = provider["options"]["path"]
+        assert mounts[path] == ROOT / f"dashboards/generated/{provider['folder']}"
+        assert sorted(p.name for p in mounts[path].glob("*.json")) == \
+            ["capacity.json", "latency.json", "overview.json", "pipeline.json", "transport.json"]
