@@ -120,3 +120,26 @@ def test_a_service_map_is_offered_only_when_something_feeds_it() -> None:
     assert offered == feeds
     assert not offered  # this stack: one service, no metrics generator, no map
     assert tempo["jsonData"]["nodeGraph"]["enabled"] is True  # a trace's own graph needs no metrics
+
+
+#: every file or folder the stack mounts, and the test that checks it against its consumer
+CHECKED_MOUNTS = {
+    "collector/agent.yaml": "tests/redaction/test_collector_configs.py (typed model, contrib)",
+    "collector/gateway.yaml": "tests/redaction/test_collector_configs.py (typed model, contrib)",
+    "deploy/tempo/tempo.yaml": "test_tempo_config_uses_only_keys_of_the_pinned_version",
+    "deploy/prometheus/prometheus.yml": "test_stack.py: promtool check config",
+    "alerts/generated/servescope": "test_stack.py: promtool check config (rules); tests/alerts",
+    "deploy/alertmanager/alertmanager.yml": "test_stack.py: amtool check-config",
+    "deploy/grafana/provisioning": "test_grafana_provisioning_uses_only_documented_keys",
+    "dashboards/generated/servescope": "tests/dashboards (Grafana's dashboard schema); "
+                                       "test_dashboards_carry_a_schema_version_the_pinned_grafana_knows",
+    "dashboards/generated/vllm": "the same as the servescope dashboards",
+    "deploy/reference/engine-gpu.yaml": "test_images.py: EngineConfig.from_dict",
+}
+
+
+def test_every_mounted_config_has_a_check() -> None:
+    mounted = {volume.split(":")[0].removeprefix("./")
+               for service in COMPOSE["services"].values()
+               for volume in service.get("volumes", []) if volume.startswith("./")}
+    assert mounted == set(CHECKED_MOUNTS)
