@@ -60,14 +60,16 @@ def contrib_schema() -> dict[str, Any]:
 
 # RE2 (Go regexp) approximations of the detectors: no lookaround, no backreferences.
 RE2_PATTERNS: dict[str, str] = {
-    "private_key": r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----[^-]*(-----END [A-Z0-9 ]*"
-                   r"PRIVATE KEY[A-Z ]*-----)?",
-    "jwt": r"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
-    "aws_access_key": r"\b(AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)"
-                      r"[A-Z2-7]{16}\b",
-    "github_token": r"\b(gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,255})\b",
+    "private_key": r"(-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5}[^-]*(-{4,5} ?END "
+                   r"[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5})?|PuTTY-User-Key-File-[0-9]+:[\s\S]*)",
+    "jwt": r"eyJ[A-Za-z0-9_-]{5,}={0,2}\.[A-Za-z0-9_-]+={0,2}(\.[A-Za-z0-9_-]*={0,2}){0,3}",
+    "aws_access_key": r"\b(AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|A3T[A-Z0-9])"
+                      r"[A-Z0-9]{16}\b",
+    "github_token": r"\b(gh[pousr]_[A-Za-z0-9_]{36,251}|github_pat_[A-Za-z0-9_]{22,255})\b",
     "api_key": r"\b((sk|rk)[-_](live_|test_|proj-|svcacct-|ant-api03-|ant-)?[A-Za-z0-9_-]{20,}"
-               r"|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35})",
+               r"|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}"
+               r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
+               r"|https://hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9_/-]+)",
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)\s+[A-Za-z0-9._~+/-]{16,}=*",
     "secret_assignment": r"(?i)(api[_-]?key|apikey|secret|token|passw(or)?d|pwd|credentials?|"
                          r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key)"

@@ -9,12 +9,15 @@ string), never a card or a phone number. Overlaps go to the detector listed firs
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from . import validators as v
+from .prefilter import Prefilter, make_prefilter
 
-__all__ = ["CHECKSUMMED_KINDS", "DETECTORS", "KINDS", "Detector", "Finding", "scan"]
+__all__ = ["CHECKSUMMED_KINDS", "DETECTORS", "KINDS", "Detector", "Finding", "prefilter_for",
+           "resolve", "scan"]
 
 # A number starts where no identifier character precedes it and ends where none follows.
 _L = r"(?<![\w.+-])"
@@ -35,6 +38,10 @@ class Detector:
     checksummed: bool = False
     # For candidates that may run on into the next group: the length of the valid prefix.
     prefix: Callable[[str], int | None] | None = None
+    # A necessary condition in the syntax a multi-pattern engine takes (no look-around, no
+    # back-references), tighter than ``gates``: on ASCII text, wherever ``pattern`` can match,
+    # this matches too. redaction.prefilter compiles all of them into one database.
+    prefilter: str = ""
 
     def applies(self, text: str) -> bool:
         """False means the pattern cannot match ``text``."""
@@ -81,14 +88,16 @@ _DIGIT = re.compile(r"\d")
 
 
 def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
-       group: int = 0, needles: tuple[str, ...] = (), checksummed: bool = False,
-       prefix: Callable[[str], int | None] | None = None, digits: bool = False) -> Detector:
+       prefilter: str, group: int = 0, needles: tuple[str, ...] = (),
+       checksummed: bool = False, prefix: Callable[[str], int | None] | None = None,
+       digits: bool = False) -> Detector:
     gates: tuple[re.Pattern[str], ...] = ()
     if needles:
         gates = (re.compile("|".join(re.escape(n) for n in needles)),)
     if digits:
         gates += (_DIGIT,)
-    return Detector(kind, re.compile(pattern), validator, group, gates, checksummed, prefix)
+    return Detector(kind, re.compile(pattern), validator, group, gates, checksummed, prefix,
+                    prefilter)
 
 
 # Only the value is redacted, so the match may start at the keyword inside a longer key
@@ -97,85 +106,125 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials
                  r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|"
                  r"(?<![a-z0-9])key")
 _VALUE_STOP = r"\s\"',;&<>"
+# Python's \s also matches the ASCII separators \x1c-\x1f; a prefilter must too.
+_S = r"[\s\x1c-\x1f]"
+# AWS access key id prefixes (IAM user, STS temporary, group, role, ...; A3T: the legacy
+# form secret scanners still look for). The body is [A-Z0-9]: ids seen in the wild use
+# the whole alphabet, not only base32.
+_AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA",
+                 "ANVA", "APKA")
+_PEM = r"-{4,5} ?%s (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
 
 #: In priority order: when two findings overlap, the one listed first wins.
 DETECTORS: tuple[Detector, ...] = (
+    # PEM/OpenSSH/PGP/SSH2 private key blocks (a dump cut short still counts), PuTTY key files.
     _d("private_key",
-       r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-       r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
-       needles=("PRIVATE KEY",)),
-    _d("jwt", r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
-       v.jwt_ok, needles=("eyJ",)),
+       (_PEM % "BEGIN") + r"[\s\S]*?(?:" + (_PEM % "END") + r"|\Z)"
+       r"|PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-(?:MAC|Hash): *[0-9A-Fa-f]+|\Z)",
+       prefilter=r"PRIVATE KEY|PuTTY-User-Key-File-",
+       needles=("PRIVATE KEY", "PuTTY-User-Key-File-")),
+    # Any token whose first segment is a JOSE header: JWS (the payload need not be JSON) and
+    # JWE (five segments).
+    _d("jwt",
+       r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}={0,2}\.[A-Za-z0-9_-]+={0,2}"
+       r"(?:\.[A-Za-z0-9_-]*={0,2}){0,3}",
+       v.jwt_ok, prefilter=r"eyJ[A-Za-z0-9_-]{5}", needles=("eyJ",)),
     _d("aws_access_key",
-       r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)"
-       r"[A-Z2-7]{16}(?![A-Za-z0-9])",
-       needles=("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA",
-                "APKA")),
+       r"(?<![A-Za-z0-9])(?:" + "|".join(_AWS_PREFIXES) + r"|A3T[A-Z0-9])[A-Z0-9]{16}"
+       r"(?![A-Za-z0-9])",
+       prefilter=r"(?:" + "|".join(_AWS_PREFIXES) + r"|A3T)[A-Z0-9]{16}",
+       needles=(*_AWS_PREFIXES, "A3T")),
+    # Classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained (github_pat_) tokens.
     _d("github_token",
-       r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,255})"
-       r"(?![A-Za-z0-9_])", needles=("gh", "github_pat_")),
+       r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9_]{36,251}|github_pat_[A-Za-z0-9_]{22,255})"
+       r"(?![A-Za-z0-9_])",
+       prefilter=r"gh[pousr]_[A-Za-z0-9_]{36}|github_pat_[A-Za-z0-9_]{22}",
+       needles=("gh", "github_pat_")),
+    # OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), Stripe (sk_/rk_ live/test),
+    # Slack (xox?- tokens, xapp- app tokens, webhooks), Google API keys, Hugging Face (hf_).
     _d("api_key",
        r"(?<![\w-])(?:(?:sk|rk)[-_](?:live_|test_|proj-|svcacct-|ant-api03-|ant-)?"
-       r"[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35})(?![\w-])",
-       needles=("sk-", "sk_", "rk-", "rk_", "xox", "AIza")),
+       r"[A-Za-z0-9_-]{20,}|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
+       r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
+       r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+)(?![\w-])",
+       prefilter=(r"[sr]k[-_][A-Za-z0-9_-]{20}|xox[abposre]-[A-Za-z0-9-]{10}|xapp-\d-"
+                  r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34}|https://hooks\.slack\.com/"),
+       needles=("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "hooks.slack.com")),
     _d("bearer_token", r"\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)\s+([A-Za-z0-9._~+/-]{16,}=*)",
+       prefilter=r"(?:[Bb]earer|BEARER|[Bb]asic|BASIC)" + _S + r"+[A-Za-z0-9._~+/-]{16}",
        group=1, needles=("earer", "EARER", "asic", "ASIC")),
     _d("secret_assignment",
        rf"(?i)(?:{_SECRET_WORDS})[\w.-]*[\"']?\s*[:=]\s*[\"']?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])[^{_VALUE_STOP}]{{6,}})",
+       prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
+                  r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key)"
+                  r"[\w.-]*[\"']?" + _S + r"*[:=]"),
        group=1, needles=("=", ":")),
     _d("email",
        r"(?<![\w.+%-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
-       r"[A-Za-z]{2,24}(?![\w-])", needles=("@",)),
+       r"[A-Za-z]{2,24}(?![\w-])", prefilter=r"[A-Za-z0-9._%+-]@[A-Za-z0-9]", needles=("@",)),
     _d("iban", r"(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?!\w)",
-       v.iban_ok, checksummed=True, prefix=v.iban_prefix, digits=True),
+       v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,
+       prefix=v.iban_prefix, digits=True),
     _d("credit_card",
        _L + r"(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2"
-       r"\d{4,5})" + _R, v.payment_card_ok, checksummed=True, digits=True),
-    _d("us_ssn", _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok, digits=True),
+       r"\d{4,5})" + _R, v.payment_card_ok,
+       prefilter=r"\d{13}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d|\d{4}[ -]\d{6}[ -]\d{4}",
+       checksummed=True, digits=True),
+    _d("us_ssn", _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
+       prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True),
+    # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported.
     _d("ipv6",
        r"(?<![\w:.])(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
-       r"(?![\w:])", v.ipv6_ok, needles=(":",)),
-    _d("ipv4", r"(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w)", v.ipv4_ok,
-       needles=(".",), digits=True),
+       r"(?![\w:]|/\d)", v.ipv6_ok, prefilter=r":[0-9A-Fa-f.]{0,43}:", needles=(":",)),
+    _d("ipv4", r"(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/\d)", v.ipv4_ok,
+       prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True),
     _d("phone", r"(?<![\w+])\+\d[\d .()-]{6,20}\d(?![\w-]|\.\d)", v.phone_digits_ok,
-       needles=("+",)),
+       prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",)),
     _d("phone", _L + r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}" + _R, v.nanp_ok,
-       digits=True),
+       prefilter=r"(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}", digits=True),
     _d("phone", _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
-       lambda s: 10 <= sum(c.isdigit() for c in s) <= 11, needles=("0",)),
+       lambda s: 10 <= sum(c.isdigit() for c in s) <= 11,
+       prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}", needles=("0",)),
 )
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
-
-
-def _trigger(detectors: Iterable[Detector]) -> re.Pattern[str]:
-    """One regex that matches wherever any detector's pre-checks pass: most attribute values
-    (model names, methods, paths, enums) fail it and skip every detector at once."""
-    parts: set[str] = set()
-    for d in detectors:
-        if not d.gates:
-            raise AssertionError(f"detector {d.kind} has no pre-check")
-        parts.add(d.gates[0].pattern)  # any one necessary condition will do
-    return re.compile("|".join(sorted(parts)))
-
-
-_TRIGGER = _trigger(DETECTORS)
-_DEFAULT = frozenset(id(d) for d in DETECTORS)
 CHECKSUMMED_KINDS: frozenset[str] = frozenset(d.kind for d in DETECTORS if d.checksummed)
 _PRIORITY = {d.kind: i for i, d in enumerate(DETECTORS)}
 _PRIORITY.update({"!" + kind: i for kind, i in _PRIORITY.items()})
+# One prefilter per detector subset (a policy may enable only some kinds).
+_PREFILTERS: dict[tuple[int, ...], Prefilter] = {}
+_PREFILTERS_LOCK = threading.Lock()
 
 
-def scan(text: str, detectors: Iterable[Detector] = DETECTORS) -> list[Finding]:
-    """Non-overlapping findings in ``text``, in text order (earlier detectors win overlaps)."""
+def prefilter_for(detectors: Sequence[Detector] = DETECTORS, engine: str | None = None
+                  ) -> Prefilter:
+    """The (cached) prefilter for ``detectors``; ``engine`` as in :func:`make_prefilter`."""
+    key = (hash(engine), *map(id, detectors))
+    found = _PREFILTERS.get(key)
+    if found is None:
+        with _PREFILTERS_LOCK:
+            found = _PREFILTERS.get(key)
+            if found is None:
+                found = _PREFILTERS[key] = make_prefilter(detectors, engine)
+    return found
+
+
+def scan(text: str, detectors: Sequence[Detector] = DETECTORS, *,
+         prefilter: Prefilter | None = None) -> list[Finding]:
+    """Non-overlapping findings in ``text``, in text order (earlier detectors win overlaps).
+
+    ``prefilter`` must have been made for ``detectors`` (default: the cached one)."""
     detectors = tuple(detectors)
-    if _TRIGGER.search(text) is None and all(id(d) in _DEFAULT for d in detectors):
-        return []
+    pf = prefilter if prefilter is not None else prefilter_for(detectors)
     found: list[Finding] = []
-    for detector in detectors:
-        if detector.applies(text):
-            found.extend(detector._find(text))
+    for i in pf.candidates(text):
+        found.extend(detectors[i]._find(text))
+    return resolve(found)
+
+
+def resolve(found: list[Finding]) -> list[Finding]:
+    """Overlaps go to the earlier detector; blockers (``!kind``) are removed last."""
     if len(found) < 2:
         return [f for f in found if not f.kind.startswith("!")]
     found.sort(key=lambda f: (_PRIORITY[f.kind], f.start - f.end))

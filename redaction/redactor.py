@@ -16,7 +16,7 @@ from collections.abc import Mapping, MutableMapping, Sequence
 from enum import Enum, StrEnum
 from typing import Any
 
-from .detectors import DETECTORS, Finding, scan
+from .detectors import DETECTORS, Finding, prefilter_for, scan
 from .policy import Action, Policy
 
 __all__ = ["BLOCKED_KEY", "CONTENT", "Place", "Redactor"]
@@ -64,6 +64,7 @@ class Redactor:
     def __init__(self, policy: Policy | None = None, *, hash_key: bytes | None = None) -> None:
         self.policy = policy or Policy.default()
         self._detectors = tuple(d for d in DETECTORS if d.kind in self.policy.kinds)
+        self._prefilter = prefilter_for(self._detectors)
         self._hash_key = hash_key if hash_key is not None else self._key_from_env()
         self._keys: dict[str, _Key] = {}
 
@@ -81,7 +82,7 @@ class Redactor:
 
     # --- strings ------------------------------------------------------------------------
     def findings(self, text: str) -> list[Finding]:
-        return scan(text, self._detectors)
+        return scan(text, self._detectors, prefilter=self._prefilter)
 
     def redact_text(self, text: str, counts: Counts, *, limit: int | None = None) -> str:
         """``text`` with every finding replaced (``drop`` masks inside free text)."""

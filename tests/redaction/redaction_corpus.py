@@ -170,11 +170,22 @@ def _rand(rng: random.Random, n: int, alphabet: str = string.ascii_letters + str
 
 
 def jwt(rng: random.Random) -> str:
-    header = {"alg": rng.choice(["HS256", "RS256", "ES256"]), "typ": "JWT"}
-    payload = {"sub": _rand(rng, 10), "iat": rng.randint(1_600_000_000, 1_800_000_000),
-               "tenant": _rand(rng, 6)}
-    return ".".join([_b64url(json.dumps(header).encode()), _b64url(json.dumps(payload).encode()),
-                     _rand(rng, 43, string.ascii_letters + string.digits + "-_")])
+    """JWS with a JSON payload mostly; also unsecured, opaque (non-JSON) payloads and JWE."""
+    alg = rng.choice(["HS256", "RS256", "ES256", "none", "RSA-OAEP"])
+    header: dict[str, str] = {"alg": alg, "typ": "JWT"}
+    if alg == "RSA-OAEP":
+        header = {"alg": alg, "enc": "A256GCM"}
+    payload = _b64url(json.dumps({"sub": _rand(rng, 10), "tenant": _rand(rng, 6),
+                                  "iat": rng.randint(1_600_000_000, 1_800_000_000)}).encode())
+    if rng.random() < 0.3:  # a payload that is not JSON (opaque bytes, nested JWE, ...)
+        payload = _b64url(rng.randbytes(rng.randint(16, 64)))
+    sig = _rand(rng, 43, string.ascii_letters + string.digits + "-_")
+    head = _b64url(json.dumps(header).encode())
+    if alg == "none":
+        return f"{head}.{payload}."
+    if alg == "RSA-OAEP":  # JWE compact: header.key.iv.ciphertext.tag
+        return ".".join([head, sig, _rand(rng, 22), payload, _rand(rng, 22)])
+    return f"{head}.{payload}.{sig}"
 
 
 def bearer(rng: random.Random) -> str:
@@ -185,12 +196,14 @@ def bearer(rng: random.Random) -> str:
 
 
 def aws_key(rng: random.Random) -> str:
-    return rng.choice(["AKIA", "ASIA"]) + _rand(rng, 16, string.ascii_uppercase + "234567")
+    prefix = rng.choice(["AKIA", "AKIA", "ASIA", "ABIA", "ACCA",
+                         "A3T" + rng.choice(string.ascii_uppercase + string.digits)])
+    return prefix + _rand(rng, 16, string.ascii_uppercase + string.digits)
 
 
 def github_token(rng: random.Random) -> str:
-    if rng.random() < 0.2:
-        return "github_pat_" + _rand(rng, 82, string.ascii_letters + string.digits + "_")
+    if rng.random() < 0.3:  # fine-grained: 22 characters, an underscore, 59 characters
+        return f"github_pat_{_rand(rng, 22)}_{_rand(rng, 59)}"
     return f"gh{rng.choice('pousr')}_" + _rand(rng, 36)
 
 
@@ -198,8 +211,17 @@ def api_key(rng: random.Random) -> str:
     return rng.choice([
         "sk-" + _rand(rng, 48), "sk-proj-" + _rand(rng, 64, string.ascii_letters + "0123456789_-"),
         "sk-ant-api03-" + _rand(rng, 80, string.ascii_letters + "0123456789_-"),
-        "sk_live_" + _rand(rng, 24), "rk_test_" + _rand(rng, 24), "xoxb-" + _rand(rng, 30),
+        "sk_live_" + _rand(rng, 24), "rk_test_" + _rand(rng, 24), "rk_live_" + _rand(rng, 24),
+        "xoxb-" + _rand(rng, 30),
+        f"xoxp-{rng.randint(10**11, 10**12)}-{rng.randint(10**11, 10**12)}-"
+        f"{_rand(rng, 32, string.ascii_lowercase + string.digits)}",
+        f"xapp-1-A{_rand(rng, 10, string.ascii_uppercase + string.digits)}-"
+        f"{rng.randint(10**12, 10**13)}-{_rand(rng, 64, '0123456789abcdef')}",
+        f"https://hooks.slack.com/services/T{_rand(rng, 8, string.ascii_uppercase)}/"
+        f"B{_rand(rng, 8, string.ascii_uppercase)}/{_rand(rng, 24)}",
         "AIza" + _rand(rng, 35, string.ascii_letters + string.digits + "_-"),
+        "hf_" + _rand(rng, 34, string.ascii_letters),
+        f"sk-{_rand(rng, 20)}T3BlbkFJ{_rand(rng, 20)}",
     ])
 
 
@@ -216,9 +238,17 @@ def secret_assignment(rng: random.Random) -> str:
 
 
 def private_key(rng: random.Random) -> str:
-    label = rng.choice(["RSA PRIVATE KEY", "EC PRIVATE KEY", "PRIVATE KEY",
-                        "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY"])
+    label = rng.choice(["RSA PRIVATE KEY", "EC PRIVATE KEY", "PRIVATE KEY", "DSA PRIVATE KEY",
+                        "OPENSSH PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "PGP PRIVATE KEY BLOCK",
+                        "putty", "ssh2"])
     lines = [_rand(rng, 64, string.ascii_letters + string.digits + "+/") for _ in range(4)]
+    if label == "putty":
+        return ("PuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nComment: imported\n"
+                "Public-Lines: 2\n" + "\n".join(lines[:2]) + "\nPrivate-Lines: 2\n"
+                + "\n".join(lines[2:]) + "\nPrivate-MAC: " + _rand(rng, 40, "0123456789abcdef"))
+    if label == "ssh2":
+        return ("---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n" + "\n".join(lines)
+                + "\n---- END SSH2 ENCRYPTED PRIVATE KEY ----")
     end = "" if rng.random() < 0.15 else f"\n-----END {label}-----"  # truncated dumps too
     return f"-----BEGIN {label}-----\n" + "\n".join(lines) + end
 
@@ -350,10 +380,41 @@ def neg_telemetry(rng: random.Random) -> str:
     ])
 
 
+def neg_base64(rng: random.Random) -> str:
+    """Opaque blobs: payloads, cursors, protobuf bytes, image data, padding and all."""
+    blob = base64.b64encode(rng.randbytes(rng.randint(12, 120))).decode()
+    url = _b64url(rng.randbytes(rng.randint(12, 96)))
+    return rng.choice([blob, f"data:image/png;base64,{blob}", f"cursor={url}",
+                       f'{{"payload": "{blob}"}}', f"grpc-status-details-bin: {url}",
+                       f"continuation={url}"])
+
+
+def neg_pod_name(rng: random.Random) -> str:
+    low = string.ascii_lowercase + string.digits
+    name = rng.choice(["servescope", "llm-inference", "vllm-worker", "otel-collector",
+                       "prometheus-k8s", "gateway"])
+    pod = f"{name}-{_rand(rng, 10, 'bcdfghjklmnpqrstvwxz2456789')}-{_rand(rng, 5, low)}"
+    return rng.choice([pod, f"pod={pod}", f"k8s.pod.name: {pod}", f"{name}-{rng.randint(0, 9)}",
+                       f"{pod} 1/1 Running 0 {rng.randint(1, 59)}m",
+                       f"node ip-10-{rng.randint(0, 255)}-{rng.randint(0, 255)}-"
+                       f"{rng.randint(0, 255)}.ec2.internal"])
+
+
+def neg_cidr(rng: random.Random) -> str:
+    v4 = f"{rng.choice([10, 172, 192, 100])}.{rng.randint(0, 255)}.{rng.randint(0, 255)}.0"
+    v6 = f"{rng.choice(['2001:db8', 'fd00', 'fe80', '2600:1f18'])}::"
+    mask4, mask6 = rng.randint(8, 30), rng.choice([32, 48, 56, 64])
+    return rng.choice([f"{v4}/{mask4}", f"allow {v4}/{mask4} deny all",
+                       f"podCIDR: {v4}/{mask4}", f"serviceSubnet: {v4}/{mask4}",
+                       f"{v6}/{mask6}", f"ipv6 cidr {v6}/{mask6} routed",
+                       f"networkpolicy ipBlock cidr={v4}/{mask4} except={v4}/{mask4 + 1}"])
+
+
 NEGATIVES: dict[str, Callable[[random.Random], str]] = {
     "trace_span_ids": neg_trace_ids, "uuid": neg_uuid, "hex_digest": neg_digest,
     "timestamp": neg_timestamp, "epoch": neg_epoch, "version": neg_version,
     "failed_checksum": neg_bad_checksum, "telemetry": neg_telemetry,
+    "base64_blob": neg_base64, "pod_name": neg_pod_name, "cidr": neg_cidr,
 }
 
 
@@ -430,6 +491,31 @@ HANDWRITTEN_POSITIVES: tuple[tuple[str, str, str | None], ...] = (
     ("secret_assignment", "postgres://app:pw@db?password=Hunter2Hunter2", "Hunter2Hunter2"),
     ("private_key", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE"
                     "\n-----END OPENSSH PRIVATE KEY-----", None),
+    # Formats secret scanners catch (from their documentation and rule sets).
+    ("aws_access_key", "AWS_ACCESS_KEY_ID=AKIA2E0A8F3B244C9986", "AKIA2E0A8F3B244C9986"),
+    ("aws_access_key", "legacy id A3TXIOSFODNN7EXAMPLE rotated", "A3TXIOSFODNN7EXAMPLE"),
+    ("aws_access_key", "role creds ABIA1234567890ABCDEF", "ABIA1234567890ABCDEF"),
+    ("jwt", "token=eyJhbGciOiJIUzI1NiJ9.SGVsbG8sIHdvcmxkIQ."
+     "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+     "eyJhbGciOiJIUzI1NiJ9.SGVsbG8sIHdvcmxkIQ.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+    ("jwt", "unsecured eyJhbGciOiJub25lIn0.eyJpc3MiOiJqb2UifQ. accepted",
+     "eyJhbGciOiJub25lIn0.eyJpc3MiOiJqb2UifQ."),
+    ("github_token", "GH_TOKEN=github_pat_11ABCDEFG0123456789abc_"
+     "ZyXwVuTsRqPoNmLkJiHgFeDcBa0123456789zyxwvutsrqponmlkjihgfedc",
+     "github_pat_11ABCDEFG0123456789abc_"
+     "ZyXwVuTsRqPoNmLkJiHgFeDcBa0123456789zyxwvutsrqponmlkjihgfedc"),
+    ("api_key", "HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyzABCDEFGH",
+     "hf_abcdefghijklmnopqrstuvwxyzABCDEFGH"),
+    ("api_key", "stripe.api_key = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc'",
+     "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
+    ("api_key", "webhook https://hooks.slack.com/services/T00000000/B00000000/"
+     "XXXXXXXXXXXXXXXXXXXXXXXX posted",
+     "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"),
+    ("api_key", "GOOGLE_API_KEY: AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe",
+     "AIzaSyDaGmWKa4JsXZ-HjGw7ISLn_3namBGewQe"),
+    ("private_key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF8Lx2sBCAC7\n"
+                    "-----END PGP PRIVATE KEY BLOCK-----", None),
+    ("secret_assignment", "secret: s3cr3t-Valu3-42", "s3cr3t-Valu3-42"),
 )
 
 HANDWRITTEN_NEGATIVES: tuple[tuple[str, str], ...] = (
@@ -473,6 +559,14 @@ HANDWRITTEN_NEGATIVES: tuple[tuple[str, str], ...] = (
     ("telemetry", "gen_ai.usage.output_tokens: 256"),
     ("telemetry", "queue_time_seconds_bucket{le=\"0.005\"} 10"),
     ("telemetry", "schedule_delay_millis=5000 max_export_batch_size=512"),
+    ("cidr", "kubectl get node n1 -o jsonpath='{.spec.podCIDR}' -> 10.244.0.0/24"),
+    ("cidr", "ip -6 route add 2001:db8:1::/48 dev eth0"),
+    ("cidr", "aws ec2 authorize-security-group-ingress --cidr 172.31.0.0/16"),
+    ("pod_name", "vllm-worker-6c9f7d8b5-qz7xk   1/1  Running  0  12m"),
+    ("pod_name", "k8s.pod.name=servescope-gateway-5f7d9c6b8d-2xkqz"),
+    ("base64_blob", "data:application/octet-stream;base64,"
+                    "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="),
+    ("base64_blob", "grpc-status-details-bin: CAMSEGludmFsaWQgYXJndW1lbnQ"),
 )
 
 

@@ -10,7 +10,7 @@ from servescope.redaction import CHECKSUMMED_KINDS, KINDS, scan
 
 RECALL_CHECKSUMMED = 0.99
 RECALL_OTHER = 0.95
-MAX_NEGATIVE_FP = 0.01
+MAX_NEGATIVE_FP = 0.0  # ids, digests, blobs, pods, CIDRs, timestamps: never a finding
 
 
 def _evaluate(samples: list[rc.Sample]) -> tuple[Counter[str], Counter[str], Counter[str],

@@ -1,0 +1,148 @@
+"""The multi-pattern prefilter changes speed, never findings.
+
+Three ways to scan must agree on every text: every detector run on the whole text (the
+reference), the pure-Python gates, and the Hyperscan database. The corpus and a property test
+over texts stitched from secrets, PII, near-misses, separators and non-ASCII lookalikes check
+it; a prefilter that is not a necessary condition of its detector makes them disagree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+import redaction_corpus as rc
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from servescope.redaction import DETECTORS, Redactor, scan
+from servescope.redaction.detectors import prefilter_for, resolve
+from servescope.redaction.prefilter import (
+    ENGINE_ENV,
+    HyperscanPrefilter,
+    RegexPrefilter,
+    make_prefilter,
+)
+
+HYPERSCAN = HyperscanPrefilter(DETECTORS)
+PYTHON = RegexPrefilter(DETECTORS)
+
+
+def reference(text: str) -> list[tuple[str, int, int]]:
+    found = resolve([f for d in DETECTORS for f in d._find(text)])
+    return [(f.kind, f.start, f.end) for f in found]
+
+
+def with_(prefilter, text: str) -> list[tuple[str, int, int]]:
+    return [(f.kind, f.start, f.end) for f in scan(text, DETECTORS, prefilter=prefilter)]
+
+
+def _corpus_texts() -> list[str]:
+    rng = random.Random(5)
+    texts = [s.text for s in rc.build()]
+    # long prose with a value planted in the middle, as captured prompts carry them
+    for make in rc.POSITIVES.values():
+        texts.append("the user asked about quarterly totals " * 20 + make(rng) + " thanks" * 30)
+    return texts
+
+
+def test_corpus_findings_are_identical_with_every_prefilter() -> None:
+    texts = _corpus_texts()
+    assert len(texts) > 1000
+    for text in texts:
+        expected = reference(text)
+        assert with_(HYPERSCAN, text) == expected, text
+        assert with_(PYTHON, text) == expected, text
+
+
+def test_the_prefilter_is_what_runs_by_default() -> None:
+    # hyperscan is a dependency on this platform: the default engine is the fast one
+    assert prefilter_for(DETECTORS).name == "hyperscan"
+    # and it does skip detectors on telemetry text (otherwise it would be no prefilter)
+    assert HYPERSCAN.candidates("chat llama-3.1-8b-instruct finished: stop in 0.25 s") == []
+    assert HYPERSCAN.candidates("please write to jane@example.com") == [
+        i for i, d in enumerate(DETECTORS) if d.kind == "email"]
+
+
+_FRAGMENTS = st.sampled_from([
+    "AKIA", "A3TX", "ASIA", "eyJhbGciOiJIUzI1NiJ9", "eyJpc3MiOiJqb2UifQ", ".", "..", "_", "-",
+    "ghp_", "github_pat_", "sk-", "sk_live_", "rk_", "xoxb-", "xapp-1-", "hf_", "AIza",
+    "https://hooks.slack.com/services/", "Bearer ", "Basic ", "password", "secret", "token",
+    "key", "api_key", "=", ": ", "'", '"', "@", "example.com", "+1 ", "+44 ", "(212) ",
+    "555-0123", "4111 1111 1111 1111", "4242424242424242", "078-05-1120", "DE89 3704 0044",
+    "0532 0130 00", "GB82WEST12345698765432", "192.168.1.23", "10.0.0.0/8", "::", "fe80::1",
+    "2001:db8::", "%eth0", "/32", "-----BEGIN RSA PRIVATE KEY-----", "-----END ", "PRIVATE KEY",
+    "PuTTY-User-Key-File-2: ", "Private-MAC: ab12", "\n", " ", "\t", "\x1c", "\x1f",
+    "٣٣٣-٢٢-٤٤٤٤", "paſſword=", "K", "ı", "é", "０", "\u00a0", "0", "07700 900123",
+    "12345678901234567890", "ABCDEFGHIJKLMNOP", "abcdefghijklmnopqrstuvwxyz0123456789",
+])
+_TEXTS = st.lists(st.one_of(_FRAGMENTS, st.text(max_size=12)), max_size=14).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_TEXTS)
+def test_property_findings_are_identical_with_every_prefilter(text: str) -> None:
+    expected = reference(text)
+    assert with_(HYPERSCAN, text) == expected
+    assert with_(PYTHON, text) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(_TEXTS)
+def test_property_each_prefilter_admits_what_its_detector_matches(text: str) -> None:
+    """Stronger than equal findings: a detector that reports anything (a finding, or for a
+    checksummed kind a blocker) is always a candidate, on ASCII text where the engine
+    decides, even where another detector's finding would win the overlap."""
+    if not text.isascii():
+        return
+    admitted = set(HYPERSCAN.candidates(text))
+    for i, d in enumerate(DETECTORS):
+        if any(True for _ in d._find(text)):
+            assert i in admitted, (d.kind, d.prefilter, text)
+
+
+def test_a_prefilter_that_is_not_a_necessary_condition_is_caught() -> None:
+    """The equality checks bite: an email prefilter that wants a dot before the @ misses."""
+    broken = tuple(dataclasses.replace(d, prefilter=r"\.[A-Za-z0-9]+@") if d.kind == "email"
+                   else d for d in DETECTORS)
+    pf = HyperscanPrefilter(broken)
+    text = "mail jane@example.com"
+    assert [f.kind for f in scan(text, broken, prefilter=pf)] == []
+    assert [f.kind for f in scan(text, broken, prefilter=RegexPrefilter(broken))] == ["email"]
+
+
+def test_non_ascii_text_uses_the_python_gates() -> None:
+    # Python's case folding: "ſ" matches "s" under (?i); the byte-level engine never sees it
+    text = "paſſword=Hunter2Hunter2"
+    assert [k for k, *_ in with_(HYPERSCAN, text)] == ["secret_assignment"] == [
+        k for k, *_ in reference(text)]
+
+
+def test_a_policy_subset_gets_its_own_prefilter() -> None:
+    from servescope.redaction import Policy
+
+    policy = dataclasses.replace(Policy.default(), kinds=("email",))
+    redactor = Redactor(policy, hash_key=b"k")
+    assert [f.kind for f in redactor.findings("jane@example.com 4111 1111 1111 1111")] == [
+        "email"]
+
+
+def test_engine_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert make_prefilter(DETECTORS, "python").name == "python"
+    assert make_prefilter(DETECTORS, "hyperscan").name == "hyperscan"
+    monkeypatch.setenv(ENGINE_ENV, "python")
+    assert make_prefilter(DETECTORS).name == "python"
+    monkeypatch.setenv(ENGINE_ENV, "re3")
+    with pytest.raises(ValueError, match=ENGINE_ENV):
+        make_prefilter(DETECTORS)
+
+
+def test_scans_from_many_threads_agree() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = _corpus_texts()[:400]
+    expected = [reference(t) for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda t: with_(HYPERSCAN, t), texts))
+    assert got == expected
