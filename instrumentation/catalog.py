@@ -248,3 +248,18 @@ def _validate_catalog() -> None:
 
 
 _validate_catalog()
+
+
+#: Span attributes whose values servescope itself sets from numbers, booleans and closed
+#: vocabularies (token counts, durations, finish reasons, the configured model, the priority
+#: class): the redaction stage passes them without a scan (the default policy allows each;
+#: a test keeps the two in step). The request id is not among them: a client may choose it.
+KNOWN_SAFE_SPAN_ATTRIBUTES: frozenset[str] = frozenset({
+    "gen_ai.request.model", "gen_ai.operation.name", "gen_ai.response.finish_reasons",
+    "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "servescope.priority",
+    "servescope.finish_reason", "servescope.tokens.proposed", "servescope.tokens.committed",
+    "servescope.tokens.delivered", "servescope.tokens.discarded", "servescope.ttft_seconds",
+    "servescope.tpot_seconds", "servescope.goodput.good", "servescope.backpressure.pauses",
+    "servescope.backpressure.pause_events_dropped", "servescope.terminal_signals_ignored",
+    "servescope.exemplar",
+})

@@ -28,6 +28,9 @@ _log = logging.getLogger("servescope.redaction")
 _SCAN_MARGIN = 256
 _TRUNCATED = "…[truncated]"
 _CACHE_MAX = 4096
+# Values that repeat across spans (span names, paths, user agents) are scanned once: short
+# strings found clean are remembered (only clean ones, so no secret is kept in memory).
+_CLEAN_MAX_CHARS = 256
 
 
 class Place(StrEnum):
@@ -67,6 +70,8 @@ class Redactor:
         self._prefilter = prefilter_for(self._detectors)
         self._hash_key = hash_key if hash_key is not None else self._key_from_env()
         self._keys: dict[str, _Key] = {}
+        self._allowed: set[str] = set()  # the keys classified ALLOW, for a set difference
+        self._clean: dict[str, None] = {}
 
     def _key_from_env(self) -> bytes:
         value = os.environ.get(self.policy.hash_key_env)
@@ -90,11 +95,17 @@ class Redactor:
 
     def _redact_str(self, text: str, counts: Counts, limit: int | None,
                     in_text: bool) -> str | _Dropped:
+        if text in self._clean:
+            return text
         cap = self.policy.max_value_chars if limit is None else limit
         truncated = len(text) > cap
         if truncated:
             text = text[:cap + _SCAN_MARGIN]
         found = self.findings(text)
+        if not found and len(text) <= _CLEAN_MAX_CHARS and len(text) <= cap:
+            if len(self._clean) >= _CACHE_MAX:
+                self._clean.clear()
+            self._clean[text] = None
         if found:
             parts: list[str] = []
             pos = 0
@@ -171,6 +182,8 @@ class Redactor:
             decision = _Key.DROP
         if len(self._keys) < _CACHE_MAX:
             self._keys[key] = decision
+            if decision is _Key.ALLOW:
+                self._allowed.add(key)
         return decision
 
     def _content_allowed(self, place: Place) -> bool:
@@ -183,25 +196,32 @@ class Redactor:
 
     def redact_attributes(self, attributes: Mapping[str, Any] | None, counts: Counts,
                           place: Place = Place.SPAN) -> dict[str, Any]:
-        """A new attribute dict with the policy applied."""
-        out: dict[str, Any] = {}
+        """A new attribute dict with the policy applied.
+
+        Keys the policy allows (the values servescope itself sets: counts, durations,
+        reasons, model, pool, ...) are copied as they are, in one C-level set difference;
+        only the others are looked at, and only free text is scanned."""
         if not attributes:
-            return out
-        for key, value in attributes.items():
-            decision = self._classify(key)
+            return {}
+        out = dict(attributes)
+        for key in out.keys() - self._allowed:
+            decision = self._keys.get(key) or self._classify(key)
             if decision is _Key.ALLOW:
-                out[key] = value
                 continue
             if decision is _Key.DROP:
                 counts[BLOCKED_KEY] = counts.get(BLOCKED_KEY, 0) + 1
+                del out[key]
                 continue
             limit = self.policy.max_value_chars
             if decision is _Key.CONTENT:
                 if not self._content_allowed(place):
                     counts[CONTENT] = counts.get(CONTENT, 0) + 1
+                    del out[key]
                     continue
                 limit = self.policy.max_content_chars
-            redacted = self._value(value, counts, limit)
-            if redacted is not _DROPPED:
+            redacted = self._value(out[key], counts, limit)
+            if redacted is _DROPPED:
+                del out[key]
+            else:
                 out[key] = redacted
         return out

@@ -49,8 +49,7 @@ class ResourceCache:
         self._lock = threading.Lock()
 
     def redact(self, resource: Resource, totals: Counter[str] | None) -> Resource:
-        with self._lock:
-            hit = self._done.get(id(resource))
+        hit = self._done.get(id(resource))  # a dict read is atomic; writes take the lock
         if hit is not None and hit[0] is resource:
             return hit[1]
         counts: Counter[str] = Counter()
@@ -101,23 +100,25 @@ class RedactingSpanExporter(SpanExporter):
                     ) -> ReadableSpan:
         """A redacted copy of ``span`` (with its summary); adds its counts to ``totals``."""
         r = self.redactor
-        counts: Counter[str] = Counter()
-        name = (r.redact_text(span.name, counts) if r.policy.scan_span_names else span.name)
+        scan_names = r.policy.scan_span_names
+        counts: dict[str, int] = {}
+        name = r.redact_text(span.name, counts) if scan_names else span.name
         attributes = r.redact_attributes(span.attributes, counts, Place.SPAN)
-        events = [Event(r.redact_text(e.name, counts) if r.policy.scan_span_names else e.name,
+        events = [Event(r.redact_text(e.name, counts) if scan_names else e.name,
                         r.redact_attributes(e.attributes, counts, Place.EVENT), e.timestamp)
-                  for e in span.events]
+                  for e in span.events] if span.events else ()
         links = [Link(link.context, r.redact_attributes(link.attributes, counts, Place.LINK))
-                 for link in span.links]
+                 for link in span.links] if span.links else ()
         status = span.status
         if status.description:
             status = Status(status.status_code, r.redact_text(status.description, counts))
-        if self.summary and counts:
-            attributes[SUMMARY_COUNT] = sum(counts.values())
-            for kind, n in sorted(counts.items()):
-                attributes[f"{SUMMARY_COUNT}.{kind}"] = n
-        if totals is not None:
-            totals.update(counts)
+        if counts:
+            if self.summary:
+                attributes[SUMMARY_COUNT] = sum(counts.values())
+                for kind, n in sorted(counts.items()):
+                    attributes[f"{SUMMARY_COUNT}.{kind}"] = n
+            if totals is not None:
+                totals.update(counts)
         resource = self._resources.redact(span.resource, totals)
         return ReadableSpan(
             name=name, context=span.context, parent=span.parent, resource=resource,

@@ -153,9 +153,14 @@ def nanp_ok(candidate: str) -> bool:
 
 
 def ipv4_ok(candidate: str) -> bool:
+    """Four decimal octets, each at most 255, none with a leading zero."""
     parts = candidate.split(".")
-    return len(parts) == 4 and all(p.isdigit() and len(p) <= 3 and int(p) <= 255
-                                   and (p == "0" or not p.startswith("0")) for p in parts)
+    if len(parts) != 4:
+        return False
+    for p in parts:  # a plain loop: this runs for every address-shaped value
+        if not p.isdigit() or len(p) > 3 or int(p) > 255 or (p[0] == "0" and p != "0"):
+            return False
+    return True
 
 
 def ipv6_ok(candidate: str) -> bool:

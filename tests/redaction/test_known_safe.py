@@ -1,0 +1,69 @@
+"""Values servescope itself sets are known-safe by the catalog: the default policy passes them
+without a scan, and every other attribute of a servescope span is scanned."""
+
+from __future__ import annotations
+
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from servescope.instrumentation import FinishReason, StepReport, Telemetry
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.tracing import ATTR
+from servescope.redaction import RedactingSpanExporter, Redactor
+
+
+def _recorded_spans():
+    sink = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(sink))
+    tel = Telemetry(tracer_provider=provider)
+    rec = tel.request("req-1", prompt_tokens=12)
+    rec.admitted()
+    rec.scheduled()
+    rec.prefill_done()
+    tel.step(StepReport(advanced=((rec, 3, 1),)))
+    rec.delivered(3)
+    rec.paused()
+    rec.resumed()
+    rec.finish(FinishReason.STOP)
+    return sink.get_finished_spans()
+
+
+def test_catalog_names_attributes_the_instrumentation_sets() -> None:
+    names = {v for k, v in vars(ATTR).items() if k.isupper()}
+    assert cat.KNOWN_SAFE_SPAN_ATTRIBUTES <= names
+    assert names - cat.KNOWN_SAFE_SPAN_ATTRIBUTES == {ATTR.REQUEST_ID}
+
+
+def test_default_policy_passes_every_known_safe_key_unscanned(monkeypatch) -> None:
+    redactor = Redactor(hash_key=b"k")
+    scanned: list[str] = []
+    real = redactor.findings
+    monkeypatch.setattr(redactor, "findings", lambda text: scanned.append(text) or real(text))
+    attrs = {key: "4111 1111 1111 1111" for key in cat.KNOWN_SAFE_SPAN_ATTRIBUTES}
+    assert redactor.redact_attributes(attrs, {}) == attrs  # passed as set: never scanned
+    assert "4111 1111 1111 1111" not in scanned  # (keys are checked once, values never)
+    scanned.clear()
+    assert redactor.redact_attributes(attrs, {}) == attrs
+    assert scanned == []
+    assert redactor.redact_attributes({ATTR.REQUEST_ID: "jane@example.com"}, {})[
+        ATTR.REQUEST_ID].startswith("[email:")
+
+
+def test_a_servescope_span_scans_only_its_request_id(monkeypatch) -> None:
+    spans = _recorded_spans()
+    assert len(spans) >= 4
+    redactor = Redactor(hash_key=b"k")
+    stage = RedactingSpanExporter(InMemorySpanExporter(), redactor)
+    for span in spans:  # first pass: keys are classified (and checked) once
+        stage.redact_span(span)
+    redactor._clean.clear()  # forget values found clean, so a second pass scans them again
+    scanned: list[str] = []
+    real = redactor.findings
+    monkeypatch.setattr(redactor, "findings", lambda text: scanned.append(text) or real(text))
+    for span in spans:
+        clean = stage.redact_span(span)
+        assert dict(clean.attributes) == dict(span.attributes)  # nothing in them to redact
+    names = {s.name for s in spans}
+    assert set(scanned) <= {"req-1"} | names | {e.name for s in spans for e in s.events}
