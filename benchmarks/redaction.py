@@ -1,17 +1,20 @@
 """The redaction stage, measured side by side in one run.
 
-  spans      spans/s through RedactingSpanExporter (realistic spans: ~10 attributes; with GenAI
-             content capture on, one 1-4 KB prompt attribute each), beside a pass-through copy
-  strings    strings/s and MB/s of servescope's detectors and of Presidio's analyzer (pattern
-             recognizers only, NLP engine `no_op`) on the same strings
-  recall     both tools on the labelled corpus of tests/redaction (per kind), and their rate of
-             findings on the negatives (ids, UUIDs, digests, timestamps, epochs, versions, ...)
+  spans      spans/s through RedactingSpanExporter beside a pass-through copy of the same spans:
+             the spans servescope's recorder emits (request + phase spans), and mixed spans
+             (~12 attributes incl. a client address, a user agent and, for the capture rows,
+             one 1-4 KB prompt attribute each)
+  strings    strings/s and MB/s of servescope's detectors (Hyperscan prefilter, and the pure-
+             Python fallback), of Presidio's analyzer (pattern recognizers only, NLP engine
+             `no_op`) and of detect-secrets (`scan_line`, default plugins) on the same strings
+  recall     the tools on the labelled corpus of tests/redaction (per kind), and their rate of
+             findings on the negatives (ids, UUIDs, digests, timestamps, blobs, pods, CIDRs...)
   faults     requests/s of a recorder-driven workload with the OTLP exporter + redaction while
              the receiver is healthy (with and without redaction), down, stalled or flapping:
              the hooks never wait on the exporter; the export thread competes for the GIL
 
 Run: python benchmarks/redaction.py [--spans 2000] [--repeat 3] [--quick]
-Presidio: `pip install -e '.[bench]'` (presidio-analyzer); without it that column says why.
+Presidio and detect-secrets: `pip install -e '.[bench]'`; without them their column says why.
 Prints a table and one JSON line.
 """
 
@@ -38,6 +41,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, Sp
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from servescope.redaction import (
+    DETECTORS,
     KINDS,
     ContentCapture,
     Policy,
@@ -45,6 +49,8 @@ from servescope.redaction import (
     Redactor,
     scan,
 )
+from servescope.redaction.detectors import prefilter_for
+from servescope.redaction.prefilter import RegexPrefilter
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,6 +65,7 @@ def _load(name: str, path: Path) -> ModuleType:
 
 
 corpus = _load("redaction_corpus", ROOT / "tests" / "redaction" / "redaction_corpus.py")
+PYTHON_PREFILTER = RegexPrefilter(DETECTORS)
 
 
 class NullExporter(SpanExporter):
@@ -127,6 +134,26 @@ def make_spans(n: int, capture: bool, rng: random.Random) -> list[ReadableSpan]:
     return list(sink.get_finished_spans())
 
 
+def recorder_spans(n: int) -> list[ReadableSpan]:
+    """The spans servescope's recorder emits for ``n`` requests (request span + phases)."""
+    from servescope.instrumentation import FinishReason, StepReport, Telemetry
+
+    sink = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "llm-inference"}))
+    provider.add_span_processor(SimpleSpanProcessor(sink))
+    tel = Telemetry(tracer_provider=provider, model="llama-3.1-8b-instruct")
+    for i in range(n):
+        rec = tel.request(str(uuid.UUID(int=random.Random(i).getrandbits(128))),
+                          prompt_tokens=100 + i % 900, operation="chat")
+        rec.admitted()
+        rec.scheduled()
+        rec.prefill_done()
+        tel.step(StepReport(advanced=((rec, 8, 0),)))
+        rec.delivered(8)
+        rec.finish(FinishReason.STOP)
+    return list(sink.get_finished_spans())
+
+
 def spans_per_second(exporter: SpanExporter, spans: list[ReadableSpan], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -139,6 +166,7 @@ def spans_per_second(exporter: SpanExporter, spans: list[ReadableSpan], repeat: 
 
 def bench_spans(n: int, repeat: int) -> dict[str, float]:
     rng = random.Random(7)
+    ours = recorder_spans(max(1, n // 5))
     plain = make_spans(n, capture=False, rng=rng)
     with_prompt = make_spans(n, capture=True, rng=rng)
     policy = Policy.default()
@@ -146,14 +174,19 @@ def bench_spans(n: int, repeat: int) -> dict[str, float]:
                    hash_key=b"bench")
     on = Redactor(dataclasses.replace(policy, content_capture=ContentCapture.SPAN_AND_EVENT),
                   hash_key=b"bench")
-    return {
-        "copy_only": spans_per_second(CopyExporter(), plain, repeat),
-        "capture_off": spans_per_second(RedactingSpanExporter(NullExporter(), off),
-                                        with_prompt, repeat),
-        "capture_on": spans_per_second(RedactingSpanExporter(NullExporter(), on),
-                                       with_prompt, repeat),
-        "no_prompt": spans_per_second(RedactingSpanExporter(NullExporter(), on), plain, repeat),
-    }
+    rows: dict[str, float] = {}
+    # interleaved, so machine load hits the copy and the stage alike
+    for _ in range(repeat):
+        for name, exporter, spans in (
+                ("copy: servescope spans", CopyExporter(), ours),
+                ("redact: servescope spans", RedactingSpanExporter(NullExporter(), off), ours),
+                ("copy: mixed spans", CopyExporter(), with_prompt),
+                ("redact: capture off", RedactingSpanExporter(NullExporter(), off),
+                 with_prompt),
+                ("redact: capture on", RedactingSpanExporter(NullExporter(), on), with_prompt),
+                ("redact: no prompt", RedactingSpanExporter(NullExporter(), on), plain)):
+            rows[name] = max(rows.get(name, 0.0), spans_per_second(exporter, spans, 1))
+    return rows
 
 
 # --- per-string, beside Presidio ----------------------------------------------------------
@@ -184,6 +217,44 @@ def presidio_analyzer() -> tuple[Any, str]:
 
 def _ours(text: str) -> list[tuple[str, int, int]]:
     return [(f.kind, f.start, f.end) for f in scan(text)]
+
+
+def _ours_python(text: str) -> list[tuple[str, int, int]]:
+    return [(f.kind, f.start, f.end) for f in scan(text, prefilter=PYTHON_PREFILTER)]
+
+
+def detect_secrets_line_scanner() -> tuple[Any, str]:
+    """(text -> findings via detect-secrets' scan_line, "") or (None, why not)."""
+    try:
+        from detect_secrets.core.scan import scan_line
+        from detect_secrets.settings import default_settings
+    except ImportError as exc:
+        return None, f"not installed ({exc.name}); pip install -e '.[bench]'"
+    from importlib.metadata import version
+
+    def run(text: str) -> list[Any]:
+        with default_settings():
+            return [s for line in text.splitlines() for s in scan_line(line)]
+
+    return run, f"detect-secrets {version('detect-secrets')}"
+
+
+def recall_detect_secrets(samples: list[Any]) -> dict[str, Any]:
+    """detect-secrets' recall per kind it covers (scanned as files: its best recall)."""
+    ss = _load("secret_scanners", ROOT / "tests" / "redaction" / "secret_scanners.py")
+    hit: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    neg = negatives = 0
+    with ss.scanner() as run:
+        for s in samples:
+            if s.kind is None:
+                negatives += 1
+                neg += bool(run(s.text))
+            elif s.kind in ss.SHARED_KINDS:
+                total[s.kind] += 1
+                hit[s.kind] += ss.covers(run(s.text), s.kind, s.value)
+    return {"per_kind": {k: hit[k] / total[k] for k in total},
+            "negatives_any_finding": neg / negatives}
 
 
 def _presidio(engine: Any) -> Callable[[str], list[tuple[str, int, int]]]:
@@ -230,7 +301,13 @@ def recall(fn: Callable[[str], list[tuple[str, int, int]]], samples: list[Any],
 
 
 # --- exporter faults ----------------------------------------------------------------------
-def bench_faults(requests: int) -> dict[str, dict[str, float]]:
+FAULT_MODES = ("healthy", "down", "stalled", "flapping")
+
+
+def _fault_round(rx: ModuleType, mode: str, requests: int, redaction: bool
+                 ) -> dict[str, float]:
+    """One run of ``requests`` through the recorder with the OTLP exporter, the receiver in
+    ``mode``. Returns requests/s (wall), exported and dropped spans by reason."""
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
     from prometheus_client import CollectorRegistry
 
@@ -238,52 +315,127 @@ def bench_faults(requests: int) -> dict[str, dict[str, float]]:
     from servescope.instrumentation import catalog as cat
     from servescope.redaction import RedactionStage
 
+    receiver = rx.OtlpReceiver()
+    if mode != "down":
+        receiver.start()
+    receiver.behaviour.delay_s = 2.0 if mode == "stalled" else 0.0
+    receiver.behaviour.flap_every = 1 if mode == "flapping" else 0
+    registry = CollectorRegistry()
+    setup = setup_telemetry(
+        registry=registry, redaction=RedactionStage(hash_key=b"b") if redaction else None,
+        span_exporter=OTLPSpanExporter(endpoint=receiver.endpoint, insecure=True, timeout=2))
+    tel = setup.telemetry
+    t0 = time.perf_counter()
+    for i in range(requests):
+        rec = tel.request(f"req-{i}", prompt_tokens=16)
+        rec.admitted()
+        rec.scheduled()
+        rec.prefill_done()
+        tel.step(StepReport(advanced=((rec, 8, 0),)))
+        rec.delivered(8)
+        rec.finish(FinishReason.STOP)
+    elapsed = time.perf_counter() - t0
+    if mode == "healthy":
+        setup.force_flush(30.0)
+    setup.shutdown(timeout_s=1.0)
+    if setup.span_processor is not None:  # let an export in flight land before counting
+        setup.span_processor.join(10.0)
+    receiver.stop()
+
+    def sample(name: str, **labels: str) -> float:
+        return registry.get_sample_value(name, labels) or 0.0
+
+    dropped = {r: sample(f"{cat.SPANS_DROPPED.name}_total", reason=r)
+               for r in ("queue_full", "export_failed", "shutdown")}
+    return {"requests_per_s": requests / elapsed,
+            "exported": sample(f"{cat.SPANS_EXPORTED.name}_total"), **dropped}
+
+
+def bench_faults(requests: int, rounds: int) -> dict[str, dict[str, float]]:
+    """Paired rounds: each round runs every mode back to back (order rotated), so machine
+    load hits them alike; the ratio to healthy is the median of the per-round ratios."""
+    import statistics
+
     rx = _load("otlp_receiver", ROOT / "tests" / "otlp_receiver.py")
     logging.getLogger("opentelemetry").setLevel(logging.CRITICAL)
-    results: dict[str, dict[str, float]] = {}
-    for mode in ("healthy", "healthy, no redaction", "down", "stalled", "flapping"):
-        receiver = rx.OtlpReceiver()
-        if mode != "down":
-            receiver.start()
-        receiver.behaviour.delay_s = 2.0 if mode == "stalled" else 0.0
-        receiver.behaviour.flap_every = 1 if mode == "flapping" else 0
-        registry = CollectorRegistry()
-        stage = None if mode.endswith("no redaction") else RedactionStage(hash_key=b"b")
-        setup = setup_telemetry(
-            registry=registry, max_queue_size=2048, redaction=stage,
-            span_exporter=OTLPSpanExporter(endpoint=receiver.endpoint, insecure=True,
-                                           timeout=2))
-        tel = setup.telemetry
-        t0 = time.perf_counter()
-        for i in range(requests):
-            rec = tel.request(f"req-{i}", prompt_tokens=16)
-            rec.admitted()
-            rec.scheduled()
-            rec.prefill_done()
-            tel.step(StepReport(advanced=((rec, 8, 0),)))
-            rec.delivered(8)
-            rec.finish(FinishReason.STOP)
-        elapsed = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        setup.shutdown(timeout_s=1.0)
-        dropped = sum((registry.get_sample_value(f"{cat.SPANS_DROPPED.name}_total",
-                                                 {"reason": r}) or 0.0)
-                      for r in ("queue_full", "export_failed"))
-        results[mode] = {"requests_per_s": requests / elapsed,
-                         "shutdown_s": time.perf_counter() - t1, "spans_dropped": dropped}
-        receiver.stop()
-    return results
+    logging.getLogger("servescope").setLevel(logging.CRITICAL)
+    modes = (*FAULT_MODES, "healthy, no redaction")
+    runs: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
+    for r in range(rounds):
+        order = modes[r % len(modes):] + modes[:r % len(modes)]
+        for mode in order:
+            runs[mode].append(_fault_round(rx, mode.split(",")[0], requests,
+                                           redaction=not mode.endswith("no redaction")))
+    out: dict[str, dict[str, float]] = {}
+    for mode in modes:
+        ratios = [run["requests_per_s"] / base["requests_per_s"]
+                  for run, base in zip(runs[mode], runs["healthy"], strict=True)]
+        out[mode] = {"requests_per_s": statistics.median(x["requests_per_s"] for x in runs[mode]),
+                     "x_healthy_median": statistics.median(ratios),
+                     **{k: max(x[k] for x in runs[mode])
+                        for k in ("exported", "queue_full", "export_failed", "shutdown")}}
+    return out
+
+
+def print_faults(faults: dict[str, dict[str, float]]) -> None:
+    print(f"{'recorder workload, OTLP exporter':<34}{'req/s':>10}{'x healthy':>10}"
+          f"{'exported':>9}{'q. full':>8}{'failed':>8}{'shutdown':>9}")
+    for mode, r in faults.items():
+        print(f"  receiver {mode:<23.23}{r['requests_per_s']:>10,.0f}"
+              f"{r['x_healthy_median']:>10.2f}{r['exported']:>9.0f}{r['queue_full']:>8.0f}"
+              f"{r['export_failed']:>8.0f}{r['shutdown']:>9.0f}")
+    print("  (spans per round: requests x 5; drops are the worst round's)")
+
+
+def _print_spans(spans: dict[str, float]) -> None:
+    print(f"{'span stage':<34}{'spans/s':>12}{'us/span':>10}{'x copy':>8}")
+    for name, rate in spans.items():
+        copy = spans["copy: servescope spans" if "servescope" in name else "copy: mixed spans"]
+        print(f"  {name:<32}{rate:>12,.0f}{1e6 / rate:>10.1f}{copy / rate:>8.2f}")
+
+
+def _print_strings(rates: dict[str, float], infos: dict[str, str], strings: list[str],
+                   megabytes: float) -> None:
+    ours = rates["servescope"]
+    print(f"{'detectors, same strings':<34}{'strings/s':>12}{'MB/s':>10}{'servescope x':>14}")
+    for name, rate in rates.items():
+        label = infos.get(name, name)
+        print(f"  {label:<32}{rate:>12,.0f}{rate * megabytes / len(strings):>10.2f}"
+              f"{ours / rate:>14.1f}")
+    for name, info in infos.items():
+        if name not in rates:
+            print(f"  {name}: {info}")
+
+
+def _print_recall(ours: dict[str, Any], presidio: dict[str, Any] | None,
+                  secrets: dict[str, Any] | None) -> None:
+    print(f"{'recall on the corpus':<34}{'servescope':>12}{'presidio':>10}{'detect-secrets':>16}")
+    for kind in KINDS:
+        theirs = "-"
+        if presidio is not None and any(kind in v for v in PRESIDIO_KINDS.values()):
+            theirs = f"{presidio['per_kind'][kind]:.3f}"
+        elif presidio is not None:
+            theirs = "no recog."
+        ds = f"{secrets['per_kind'][kind]:.3f}" if secrets and kind in secrets["per_kind"] \
+            else "no plugin"
+        print(f"  {kind:<32}{ours['per_kind'][kind]:>12.3f}{theirs:>10}{ds:>16}")
+    print(f"  {'negatives with a finding':<32}{ours['negatives_any_entity']:>12.3f}"
+          f"{presidio['negatives_any_entity'] if presidio else float('nan'):>10.3f}"
+          f"{secrets['negatives_any_finding'] if secrets else float('nan'):>16.3f}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--spans", type=int, default=2000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5, help="paired rounds per fault mode")
     ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    ap.add_argument("--no-faults", action="store_true", help="skip the exporter fault table")
     args = ap.parse_args(argv)
     if args.quick:
-        args.spans, args.repeat = 200, 1
+        args.spans, args.repeat, args.rounds = 200, 1, 1
 
+    prefilter_for(DETECTORS)  # compile the engine's database before anything is timed
     spans = bench_spans(args.spans, args.repeat)
 
     rng = random.Random(11)
@@ -291,55 +443,36 @@ def main(argv: list[str] | None = None) -> int:
     strings = [s.text for s in samples] + [prompt(rng) for _ in range(100 if not args.quick
                                                                       else 10)]
     megabytes = sum(len(s.encode()) for s in strings) / 1e6
-    ours_sps = throughput(_ours, strings, args.repeat)
+    rates = {"servescope": throughput(_ours, strings, args.repeat),
+             "servescope, pure-Python fallback": throughput(_ours_python, strings, args.repeat)}
+    infos: dict[str, str] = {}
     ours_recall = recall(_ours, samples, KINDS)
-    engine, presidio_info = presidio_analyzer()
+    engine, infos["presidio"] = presidio_analyzer()
     presidio: dict[str, Any] | None = None
     if engine is not None:
         run = _presidio(engine)
         run(strings[0])  # warm-up: recognizer set-up
-        presidio = {"strings_per_s": throughput(run, strings, 1),
-                    **recall(run, samples, KINDS)}
-    faults = bench_faults(300 if args.quick else 2000)
+        rates["presidio"] = throughput(run, strings, 1)
+        presidio = recall(run, samples, KINDS)
+    line_scanner, infos["detect-secrets"] = detect_secrets_line_scanner()
+    secrets: dict[str, Any] | None = None
+    if line_scanner is not None:
+        rates["detect-secrets"] = throughput(line_scanner, strings, 1)
+        secrets = recall_detect_secrets(samples)
+    faults = None if args.no_faults else bench_faults(300 if args.quick else 2000, args.rounds)
 
     print(f"redaction benchmark ({len(strings)} strings, {megabytes:.2f} MB; "
-          f"{args.spans} spans; best of {args.repeat})")
-    print(f"{'span stage':<34}{'spans/s':>12}{'us/span':>10}")
-    for name, rate in spans.items():
-        print(f"  {name:<32}{rate:>12,.0f}{1e6 / rate:>10.1f}")
-    print(f"{'detectors, same strings':<34}{'strings/s':>12}{'MB/s':>10}")
-    print(f"  {'servescope':<32}{ours_sps:>12,.0f}{ours_sps * megabytes / len(strings):>10.2f}")
-    if presidio is not None:
-        p = presidio["strings_per_s"]
-        print(f"  {presidio_info:<32}{p:>12,.0f}{p * megabytes / len(strings):>10.2f}"
-              f"   ({ours_sps / p:.0f}x)")
-    else:
-        print(f"  presidio: {presidio_info}")
-    print(f"{'recall on the corpus':<34}{'servescope':>12}{'presidio':>10}")
-    for kind in KINDS:
-        theirs = "-"
-        if presidio is not None and any(kind in v for v in PRESIDIO_KINDS.values()):
-            theirs = f"{presidio['per_kind'][kind]:.3f}"
-        elif presidio is not None:
-            theirs = "no recog."
-        print(f"  {kind:<32}{ours_recall['per_kind'][kind]:>12.3f}{theirs:>10}")
-    print(f"  {'negatives flagged (PII kinds)':<32}{ours_recall['negatives_flagged']:>12.3f}"
-          f"{presidio['negatives_flagged'] if presidio else float('nan'):>10.3f}")
-    if presidio is not None:
-        print(f"  {'negatives, any presidio entity':<32}{'':>12}"
-              f"{presidio['negatives_any_entity']:>10.3f}")
-    print(f"{'recorder workload, OTLP exporter':<34}{'req/s':>12}{'x healthy':>10}"
-          f"{'shutdown s':>11}{'dropped':>9}")
-    base = faults["healthy"]["requests_per_s"]
-    for mode, r in faults.items():
-        print(f"  receiver {mode:<23.23}{r['requests_per_s']:>12,.0f}"
-              f"{r['requests_per_s'] / base:>10.2f}{r['shutdown_s']:>11.2f}"
-              f"{r['spans_dropped']:>9.0f}")
+          f"{args.spans} spans; best of {args.repeat}; engine {prefilter_for(DETECTORS).name})")
+    _print_spans(spans)
+    _print_strings(rates, infos, strings, megabytes)
+    _print_recall(ours_recall, presidio, secrets)
+    if faults is not None:
+        print_faults(faults)
     print(json.dumps({"benchmark": "redaction", "spans_per_s": spans,
                       "strings": len(strings), "megabytes": megabytes,
-                      "servescope_strings_per_s": ours_sps, "servescope_recall": ours_recall,
-                      "presidio": presidio, "presidio_info": presidio_info,
-                      "faults": faults}, separators=(",", ":")))
+                      "strings_per_s": rates, "tools": infos,
+                      "servescope_recall": ours_recall, "presidio": presidio,
+                      "detect_secrets": secrets, "faults": faults}, separators=(",", ":")))
     return 0
 
 

@@ -7,27 +7,21 @@ so ``servescope demo`` needs no collector).
 
 from __future__ import annotations
 
-import collections
 import json
 import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import (
-    BatchSpanProcessor,
-    ConsoleSpanExporter,
-    SpanExporter,
-    SpanExportResult,
-)
+from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 from prometheus_client import CollectorRegistry
 
 from . import catalog as cat
+from .export import CountingBatchSpanProcessor, CountingSpanExporter
 from .metrics import MetricSet, render
 from .recorder import Telemetry
 from .slo import SLOSpec
@@ -60,64 +54,6 @@ class JsonLinesSpanExporter(SpanExporter):
 
     def shutdown(self) -> None:
         pass
-
-
-class CountingSpanExporter(SpanExporter):
-    """Counts what the wrapped exporter accepted and what it failed to deliver."""
-
-    def __init__(self, inner: SpanExporter, metrics: MetricSet) -> None:
-        self.inner = inner
-        self._exported = metrics.child(cat.SPANS_EXPORTED)
-        self._failed = metrics.child(cat.SPANS_DROPPED, reason="export_failed")
-
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        try:
-            result = self.inner.export(spans)
-        except Exception:
-            result = SpanExportResult.FAILURE
-        (self._exported if result is SpanExportResult.SUCCESS else self._failed).inc(len(spans))
-        return result
-
-    def shutdown(self) -> None:
-        self.inner.shutdown()
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return self.inner.force_flush(timeout_millis)
-
-
-class _EvictionCountingDeque(collections.deque[Any]):
-    """A bounded deque that reports each item ``appendleft`` evicts (exactly, under a lock)."""
-
-    def __init__(self, maxlen: int, on_evict: Callable[[], None]) -> None:
-        super().__init__((), maxlen)
-        self._lock = threading.Lock()
-        self._on_evict = on_evict
-
-    def appendleft(self, item: Any) -> None:
-        with self._lock:
-            evicts = len(self) == self.maxlen
-            super().appendleft(item)
-        if evicts:
-            self._on_evict()
-
-    def pop(self) -> Any:  # type: ignore[override]  # deque.pop takes no index
-        with self._lock:
-            return super().pop()
-
-
-def _count_queue_drops(batch: BatchSpanProcessor, metrics: MetricSet) -> None:
-    """Count the spans ``batch`` drops because its queue is full.
-
-    The SDK drops silently (a warning log) by evicting the oldest span from its bounded
-    deque. Checking the length before ``on_end`` races with the export thread's pops (a span
-    counted as dropped that was not), so the deque is swapped for one that counts its own
-    evictions under a lock. Duck-typed: does nothing on an SDK that moves the queue.
-    """
-    dropped = metrics.child(cat.SPANS_DROPPED, reason="queue_full")
-    inner = getattr(batch, "_batch_processor", None)
-    queue = getattr(inner, "_queue", None)
-    if isinstance(queue, collections.deque) and queue.maxlen and not queue:
-        inner._queue = _EvictionCountingDeque(queue.maxlen, dropped.inc)  # type: ignore[union-attr]
 
 
 def _env_exporter(trace_file: str | Path) -> tuple[SpanExporter | None, str]:
@@ -170,6 +106,7 @@ class TelemetrySetup:
     registry: CollectorRegistry
     tracer_provider: TracerProvider
     traces_destination: str
+    span_processor: CountingBatchSpanProcessor | None = None
 
     def metrics_exposition(self, accept: str | None = None) -> tuple[bytes, str]:
         return render(self.registry, accept)
@@ -182,7 +119,11 @@ class TelemetrySetup:
         done = threading.Event()
 
         def _stop() -> None:
-            self.tracer_provider.force_flush(int(timeout_s * 1000))
+            if self.span_processor is not None:
+                # exports what it can within the deadline and counts what is left
+                self.span_processor.shutdown(int(timeout_s * 1000))
+            else:
+                self.tracer_provider.force_flush(int(timeout_s * 1000))
             self.tracer_provider.shutdown()
             done.set()
 
@@ -218,10 +159,9 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
             exporter = wrap(exporter)
         if redaction is not None:
             exporter = redaction(exporter, _redaction_counter(telemetry.metrics))
-        counted = CountingSpanExporter(exporter, telemetry.metrics)
-        batch = BatchSpanProcessor(
-            counted, max_queue_size=max_queue_size,
-            max_export_batch_size=min(512, max_queue_size) if max_queue_size else None)
-        _count_queue_drops(batch, telemetry.metrics)
-        provider.add_span_processor(batch)
+        processor = CountingBatchSpanProcessor(
+            CountingSpanExporter(exporter, telemetry.metrics), telemetry.metrics,
+            max_queue_size=max_queue_size)
+        provider.add_span_processor(processor)
+        return TelemetrySetup(telemetry, registry, provider, destination, processor)
     return TelemetrySetup(telemetry, registry, provider, destination)

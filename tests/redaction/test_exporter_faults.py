@@ -8,14 +8,18 @@ that waited on the exporter would take at least the receiver's stall.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExportResult
 from otlp_receiver import OtlpReceiver, free_port
 
 from servescope.instrumentation import FinishReason, StepReport, setup_telemetry
 from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.export import CountingBatchSpanProcessor
 from servescope.redaction import RedactionStage
 
 SPANS_PER_REQUEST = 5  # request + queue, prefill, decode, stream
@@ -25,7 +29,7 @@ STALL_S = 1.5
 def _workload(setup, n: int, queue_sizes: list[int] | None = None) -> float:
     """Run ``n`` requests through the recorder; return the slowest request's hook time."""
     tel = setup.telemetry
-    queue = _queue(setup)
+    processor = _processor(setup)
     slowest = 0.0
     for i in range(n):
         t0 = time.perf_counter()
@@ -38,18 +42,15 @@ def _workload(setup, n: int, queue_sizes: list[int] | None = None) -> float:
         rec.finish(FinishReason.STOP)
         slowest = max(slowest, time.perf_counter() - t0)
         if queue_sizes is not None:
-            queue_sizes.append(len(queue))
+            queue_sizes.append(processor.queue_length())
     return slowest
 
 
-def _batch(setup):
-    # The SDK's batch processor and its queue (internals: tests only).
+def _processor(setup) -> CountingBatchSpanProcessor:
+    # the provider's processor list is an SDK internal: tests only
     (processor,) = setup.tracer_provider._active_span_processor._span_processors
-    return processor._batch_processor
-
-
-def _queue(setup):
-    return _batch(setup)._queue
+    assert isinstance(processor, CountingBatchSpanProcessor)
+    return processor
 
 
 def _sample(registry, name, **labels) -> float:
@@ -59,7 +60,8 @@ def _sample(registry, name, **labels) -> float:
 def _accounted(registry) -> float:
     return (_sample(registry, f"{cat.SPANS_EXPORTED.name}_total")
             + _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="queue_full")
-            + _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="export_failed"))
+            + _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="export_failed")
+            + _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="shutdown"))
 
 
 def _setup(registry, endpoint: str, monkeypatch, *, queue: int, timeout_s: float = 5.0):
@@ -105,7 +107,7 @@ def test_receiver_down_nothing_blocks_and_failures_are_counted(registry, monkeyp
     t0 = time.monotonic()
     setup.shutdown(timeout_s=2.0)
     assert time.monotonic() - t0 < 2.0 + 1.0
-    _batch(setup)._worker_thread.join(5)  # its last failed export lands before we count
+    _processor(setup).join(5)  # its last failed export lands before we count
     failed = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="export_failed")
     full = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="queue_full")
     assert failed > 0 and full > 0
@@ -139,3 +141,107 @@ def test_shutdown_keeps_its_deadline_with_a_stuck_receiver(registry, monkeypatch
         assert time.monotonic() - t0 < deadline + 0.5
 
 
+
+
+class _GatedExporter:
+    """Accepts spans only while its gate is open (a receiver that stops reading)."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.received = 0
+
+    def export(self, spans):
+        self.gate.wait(30)
+        self.received += len(spans)
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        self.gate.set()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+def _pipeline(registry, queue: int):
+    from servescope.instrumentation.export import CountingSpanExporter
+    from servescope.instrumentation.metrics import MetricSet
+    from servescope.instrumentation.slo import SLOSpec
+
+    metrics = MetricSet(registry, SLOSpec.default())
+    inner = _GatedExporter()
+    processor = CountingBatchSpanProcessor(CountingSpanExporter(inner, metrics), metrics,
+                                           max_queue_size=queue, max_export_batch_size=16)
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    return provider, processor, inner
+
+
+def test_drops_are_counted_exactly_with_concurrent_producers(registry):
+    """Spans ended from many threads into a stalled pipeline: every one is exported or counted
+    as dropped, exactly. Runs through the installed SDK's TracerProvider, so an SDK upgrade
+    that stopped handing spans to the processor, or dropped any uncounted, fails it."""
+    provider, processor, inner = _pipeline(registry, queue=64)
+    assert not isinstance(processor, BatchSpanProcessor)  # our queue: no SDK internals
+    tracer = provider.get_tracer("t")
+    per_thread, threads = 500, 4
+
+    def produce() -> None:
+        for _ in range(per_thread):
+            tracer.start_span("s").end()
+
+    workers = [threading.Thread(target=produce) for _ in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert processor.queue_length() <= 64
+    full = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="queue_full")
+    assert full > 0
+    inner.gate.set()
+    assert processor.force_flush(10_000)
+    exported = _sample(registry, f"{cat.SPANS_EXPORTED.name}_total")
+    assert exported == inner.received
+    assert exported + full == per_thread * threads
+    processor.shutdown(5_000)
+
+
+def test_spans_left_at_shutdown_are_counted(registry):
+    provider, processor, inner = _pipeline(registry, queue=128)
+    tracer = provider.get_tracer("t")
+    for _ in range(100):
+        tracer.start_span("s").end()
+    t0 = time.monotonic()
+    processor.shutdown(timeout_millis=300)  # the exporter is stalled: the deadline holds
+    assert time.monotonic() - t0 < 0.3 + 0.5
+    left = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="shutdown")
+    processor.join(5)  # the stalled export (released by the exporter's shutdown) lands
+    assert left > 0
+    assert _accounted(registry) == 100
+    tracer.start_span("after").end()  # after shutdown: counted, never queued
+    assert _accounted(registry) == 101
+
+
+def test_unsampled_spans_are_neither_queued_nor_counted(registry):
+    from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
+
+    provider, processor, _inner = _pipeline(registry, queue=8)
+    provider = TracerProvider(sampler=ALWAYS_OFF)
+    provider.add_span_processor(processor)
+    for _ in range(50):
+        provider.get_tracer("t").start_span("s").end()
+    assert processor.queue_length() == 0 and _accounted(registry) == 0
+    processor.shutdown(1_000)
+
+
+def test_bsp_settings_follow_the_otel_variables(monkeypatch):
+    from servescope.instrumentation.export import bsp_settings
+
+    assert bsp_settings() == {"max_queue_size": 2048, "max_export_batch_size": 512,
+                              "schedule_delay_s": 5.0, "export_timeout_s": 30.0}
+    monkeypatch.setenv("OTEL_BSP_MAX_QUEUE_SIZE", "100")
+    monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "512")
+    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "nonsense")
+    s = bsp_settings()
+    assert (s["max_queue_size"], s["max_export_batch_size"], s["schedule_delay_s"]) == (
+        100, 100, 5.0)
+    assert bsp_settings(max_queue_size=10)["max_queue_size"] == 10
