@@ -1,12 +1,29 @@
-"""prometheus_client objects built from the catalog, in a registry the caller owns."""
+"""Catalog metrics as lean accumulators, exposed through one prometheus_client collector.
+
+The hooks run on the scheduler's thread between decode steps, so each update is kept to the
+floor: a counter is one locked add; a histogram observation is a C-level ``bisect`` for the
+bucket and one locked add to the bucket and the sum (prometheus_client's ``observe`` takes a
+lock per value it touches and walks the buckets in Python). Each child has its own lock, so a
+scrape copies a child's values in one consistent step (``_count`` always equals the ``+Inf``
+bucket and matches ``_sum``), from any thread. The collector yields the same families,
+samples, ``_created`` series and exemplars prometheus_client's own metric objects would: the
+exposition is unchanged, byte for byte.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+import time
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import CollectorRegistry
+from prometheus_client import metrics as _pc_metrics
 from prometheus_client.exposition import choose_encoder
+from prometheus_client.metrics_core import Metric
+from prometheus_client.samples import Exemplar as _Exemplar
+from prometheus_client.utils import floatToGoString
 
 from . import catalog as cat
 from .buckets import ladders
@@ -19,6 +36,154 @@ __all__ = ["Exemplar", "MetricSet", "render"]
 Exemplar = dict[str, str]
 # Bounds the child cache when callers send many distinct (folded) values.
 _MAX_CACHED_CHILDREN = 8192
+# prometheus_client's switch for the ``_created`` series (PROMETHEUS_DISABLE_CREATED_SERIES).
+_CREATED = bool(getattr(_pc_metrics, "_use_created", True))
+
+
+class CounterChild:
+    """A monotonic total."""
+
+    __slots__ = ("_lock", "created", "value")
+
+    def __init__(self) -> None:
+        self.value = 0.0
+        self.created = time.time()
+        self._lock = threading.Lock()
+
+    def inc(self, amount: float = 1) -> None:
+        if amount < 0:
+            raise ValueError("counters can only be incremented by non-negative amounts")
+        with self._lock:
+            self.value += amount
+
+
+class GaugeChild:
+    """A level that goes up and down."""
+
+    __slots__ = ("_lock", "value")
+
+    def __init__(self) -> None:
+        self.value = 0.0
+        self._lock = threading.Lock()
+
+    def inc(self, amount: float = 1) -> None:
+        with self._lock:
+            self.value += amount
+
+    def dec(self, amount: float = 1) -> None:
+        with self._lock:
+            self.value -= amount
+
+    def set(self, value: float) -> None:
+        self.value = float(value)  # one store: atomic
+
+
+class HistogramChild:
+    """Per-bucket counts (not cumulative: cumulated at scrape time), the sum, and the latest
+    exemplar of each bucket."""
+
+    __slots__ = ("_lock", "bounds", "counts", "created", "exemplars", "sum")
+
+    def __init__(self, bounds: tuple[float, ...]) -> None:
+        self.bounds = bounds  # ascending, +Inf last
+        self.counts = [0] * len(bounds)
+        self.sum = 0.0
+        self.exemplars: list[_Exemplar | None] = [None] * len(bounds)
+        self.created = time.time()
+        self._lock = threading.Lock()
+
+    def observe(self, amount: float, exemplar: Mapping[str, str] | None = None) -> None:
+        i = bisect_left(self.bounds, amount)  # the first bucket whose bound is >= amount
+        if i == len(self.bounds):  # NaN compares false everywhere: it lands in +Inf
+            i -= 1
+        with self._lock:
+            self.counts[i] += 1
+            self.sum += amount
+        if exemplar is not None:
+            self.exemplars[i] = _Exemplar(dict(exemplar), amount, time.time())
+
+    def snapshot(self) -> tuple[list[int], float, list[_Exemplar | None]]:
+        with self._lock:
+            return list(self.counts), self.sum, list(self.exemplars)
+
+
+Child = CounterChild | GaugeChild | HistogramChild
+
+
+class Family:
+    """One catalog metric: its children by label values, and how to expose them."""
+
+    def __init__(self, spec: MetricSpec, bounds: tuple[float, ...] | None) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.labelnames = spec.labels
+        self._bounds = bounds
+        self._le = tuple(floatToGoString(b) for b in bounds) if bounds else ()
+        self._children: dict[tuple[str, ...], Child] = {}
+        self._lock = threading.Lock()
+        if not spec.labels:
+            self._children[()] = self._new_child()
+
+    def _new_child(self) -> Child:
+        if self.spec.kind is Kind.COUNTER:
+            return CounterChild()
+        if self.spec.kind is Kind.GAUGE:
+            return GaugeChild()
+        assert self._bounds is not None
+        return HistogramChild(self._bounds)
+
+    def labels(self, *values: Any, **by_name: Any) -> Any:
+        """The child for these label values (made on first use), like prometheus_client's:
+        positional in label order, or by name."""
+        if by_name:
+            if values or set(by_name) != set(self.labelnames):
+                raise ValueError(f"{self.name}: expected labels {self.labelnames}")
+            values = tuple(by_name[n] for n in self.labelnames)
+        if len(values) != len(self.labelnames):
+            raise ValueError(f"{self.name}: expected {len(self.labelnames)} label values, "
+                             f"got {len(values)}")
+        key = tuple(str(v) for v in values)
+        child = self._children.get(key)
+        if child is None:
+            with self._lock:
+                child = self._children.setdefault(key, self._new_child())
+        return child
+
+    def _metric(self) -> Metric:
+        kind = {Kind.COUNTER: "counter", Kind.GAUGE: "gauge", Kind.HISTOGRAM: "histogram"}
+        return Metric(self.name, self.spec.help, kind[self.spec.kind])
+
+    def describe(self) -> Metric:
+        return self._metric()
+
+    def collect(self) -> Metric:
+        metric = self._metric()
+        with self._lock:
+            children = list(self._children.items())
+        for values, child in children:
+            labels = dict(zip(self.labelnames, values, strict=True))
+            if isinstance(child, CounterChild):
+                metric.add_sample(self.name + "_total", labels, child.value)
+                if _CREATED:
+                    metric.add_sample(self.name + "_created", labels, child.created)
+            elif isinstance(child, GaugeChild):
+                metric.add_sample(self.name, labels, child.value)
+            else:
+                self._histogram_samples(metric, labels, child)
+        return metric
+
+    def _histogram_samples(self, metric: Metric, labels: dict[str, str],
+                           child: HistogramChild) -> None:
+        counts, total, exemplars = child.snapshot()
+        acc = 0.0
+        for le, n, exemplar in zip(self._le, counts, exemplars, strict=True):
+            acc += n
+            metric.add_sample(self.name + "_bucket", {**labels, "le": le}, acc, None, exemplar)
+        metric.add_sample(self.name + "_count", labels, acc)
+        if self._bounds and self._bounds[0] >= 0:
+            metric.add_sample(self.name + "_sum", labels, total)
+        if _CREATED:
+            metric.add_sample(self.name + "_created", labels, child.created)
 
 
 class MetricSet:
@@ -34,41 +199,41 @@ class MetricSet:
         self.slo = slo
         self._buckets = ladders(slo)
         self._guard = LabelGuard(label_caps, on_fold=self._count_fold)
-        self._metrics: dict[str, Any] = {}
+        self._metrics: dict[str, Family] = {}
         # Resolved children by (family, label items): the hot path pays one dict lookup.
         self._children: dict[tuple[Any, ...], Any] = {}
         for spec in specs:
-            self._define(spec)
+            LabelGuard.check_definition(spec)
+            bounds = None
+            if spec.kind is Kind.HISTOGRAM:
+                assert spec.buckets is not None
+                bounds = _bounds(self._buckets[spec.buckets])
+            self._metrics[spec.name] = Family(spec, bounds)
+        registry.register(self)
 
-    def _define(self, spec: MetricSpec) -> None:
-        LabelGuard.check_definition(spec)
-        # prometheus_client adds the _total suffix itself; it wants the bare counter name.
-        common: dict[str, Any] = {"labelnames": spec.labels, "registry": self.registry}
-        metric: Any
-        if spec.kind is Kind.COUNTER:
-            metric = Counter(spec.name, spec.help, **common)
-        elif spec.kind is Kind.GAUGE:
-            metric = Gauge(spec.name, spec.help, **common)
-        else:
-            assert spec.buckets is not None
-            metric = Histogram(spec.name, spec.help, buckets=self._buckets[spec.buckets],
-                               **common)
-        self._metrics[spec.name] = metric
+    # --- prometheus_client's collector protocol -------------------------------------------
+    def describe(self) -> list[Metric]:
+        return [f.describe() for f in self._metrics.values()]
 
+    def collect(self) -> Iterable[Metric]:
+        return [f.collect() for f in self._metrics.values()]
+
+    # --- the hooks' side -----------------------------------------------------------------
     def child(self, spec: MetricSpec, **labels: str) -> Any:
         """The labelled child of ``spec`` (label values pass the guard once, then cached)."""
         key = (spec.name, *labels.items())
         found = self._children.get(key)
         if found is not None:
             return found
-        metric = self._metrics[spec.name]
-        child = metric.labels(*self._guard.values(spec, labels)) if spec.labels else metric
+        family = self._metrics[spec.name]
+        child = family.labels(*self._guard.values(spec, labels)) if spec.labels else \
+            family.labels()
         if len(self._children) < _MAX_CACHED_CHILDREN:
             self._children[key] = child
         return child
 
-    def family(self, spec: MetricSpec) -> Any:
-        """The unguarded prometheus_client object (for closed label sets set by our code)."""
+    def family(self, spec: MetricSpec) -> Family:
+        """The unguarded family (for closed label sets set by our code): ``.labels(...)``."""
         return self._metrics[spec.name]
 
     def has(self, spec: MetricSpec) -> bool:
@@ -77,6 +242,14 @@ class MetricSet:
     def _count_fold(self, metric: str, label: str) -> None:
         if cat.LABELS_FOLDED.name in self._metrics and metric != cat.LABELS_FOLDED.name:
             self.child(cat.LABELS_FOLDED, metric=metric, label=label).inc()
+
+
+def _bounds(ladder: Sequence[float]) -> tuple[float, ...]:
+    """Sorted upper bounds with +Inf last (prometheus_client's rule for ``buckets``)."""
+    bounds = sorted(float(b) for b in ladder)
+    if not bounds or bounds[-1] != float("inf"):
+        bounds.append(float("inf"))
+    return tuple(bounds)
 
 
 def render(registry: CollectorRegistry, accept: str | None = None) -> tuple[bytes, str]:
