@@ -1,13 +1,19 @@
 """Cost of the hooks: one request lifecycle and one batched scheduler step, beside a naive
-per-token baseline, measured side by side in one run.
+per-token baseline, measured side by side in one run, and each divided by the library call
+the hooks sit on: prometheus_client's labelled ``Histogram.observe``.
 
   lifecycle        request() + admitted + scheduled + prefill_done + delivered x4 chunks + finish
-                   (metrics only; spans sampled at 100%, 10%, 0% through a BatchSpanProcessor)
-  step(64)         one Telemetry.step() reporting a batch of 64 requests, one token each
-  per-request      lifecycle + its share of TOKENS steps (TOKENS/64 batch calls... amortised)
+                   (metrics only; spans sampled at 100%, 10%, 0% through a batch processor)
+  step(B)          one Telemetry.step() reporting a batch of B requests, one token each;
+                   per advanced request = step / B
+  per-request      lifecycle + its share of TOKENS steps (TOKENS/B batch calls... amortised)
   naive            per token: a counter inc, a histogram observe and a span opened and closed
 
-Run: python benchmarks/hooks.py [--tokens 64] [--repeat 5]
+Observe-equivalents: each measurement is paired with a run of ``Histogram.observe`` calls right
+before it (same process, same moment), the ratio taken per pair and the median reported, so
+machine load cancels out of the ratio.
+
+Run: python benchmarks/hooks.py [--tokens 64] [--batch 32] [--repeat 7]
 Prints a table and one JSON line.
 """
 
@@ -20,11 +26,14 @@ import time
 from collections.abc import Callable, Sequence
 
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from servescope.instrumentation import FinishReason, StepReport, Telemetry
+from servescope.instrumentation.export import CountingBatchSpanProcessor, CountingSpanExporter
+from servescope.instrumentation.metrics import MetricSet
+from servescope.instrumentation.slo import SLOSpec
 
 
 class NullExporter(SpanExporter):
@@ -36,9 +45,42 @@ class NullExporter(SpanExporter):
 
 
 def provider(ratio: float) -> TracerProvider:
+    """The tracer provider setup_telemetry builds, exporting into a null exporter."""
     p = TracerProvider(sampler=ParentBased(TraceIdRatioBased(ratio)))
-    p.add_span_processor(BatchSpanProcessor(NullExporter(), max_queue_size=1 << 16))
+    metrics = MetricSet(CollectorRegistry(), SLOSpec.default())
+    p.add_span_processor(CountingBatchSpanProcessor(
+        CountingSpanExporter(NullExporter(), metrics), metrics, max_queue_size=1 << 16))
     return p
+
+
+def observe_loop() -> Callable[[int], None]:
+    """The unit: a labelled prometheus_client Histogram child's observe."""
+    registry = CollectorRegistry()
+    child = Histogram("unit_seconds", "u", ["model", "priority"], registry=registry).labels(
+        "m", "default")
+
+    def run(n: int) -> None:
+        for i in range(n):
+            child.observe(0.001 * (i % 100))
+    return run
+
+
+def paired(fn: Callable[[int], None], n: int, unit: Callable[[int], None], repeat: int
+           ) -> tuple[float, float]:
+    """(median us per call, median ratio to one observe), each run paired with a unit run."""
+    fn(min(n, 200))  # warm-up: label children, code paths
+    unit(2000)
+    us, ratios = [], []
+    for _ in range(repeat):
+        t0 = time.perf_counter_ns()
+        unit(20000)
+        unit_us = (time.perf_counter_ns() - t0) / 20000 / 1000
+        t0 = time.perf_counter_ns()
+        fn(n)
+        call_us = (time.perf_counter_ns() - t0) / n / 1000
+        us.append(call_us)
+        ratios.append(call_us / unit_us)
+    return statistics.median(us), statistics.median(ratios)
 
 
 def per_call_us(fn: Callable[[int], None], n: int, repeat: int) -> float:
@@ -95,33 +137,42 @@ def naive(tokens: int, traced: TracerProvider) -> Callable[[int], None]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tokens", type=int, default=64, help="output tokens per request")
-    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--requests", type=int, default=2000)
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
 
-    rows: dict[str, float] = {}
+    unit = observe_loop()
+    unit_us = per_call_us(unit, 20000, args.repeat)
+    rows: dict[str, tuple[float, float]] = {}
     variants = {"metrics only": None, "spans 100%": 1.0, "spans 10%": 0.1, "spans 0%": 0.0}
     for name, ratio in variants.items():
         tel = Telemetry(registry=CollectorRegistry(),
                         tracer_provider=None if ratio is None else provider(ratio))
-        rows[f"lifecycle, {name}"] = per_call_us(lifecycle(tel), args.requests, args.repeat)
+        rows[f"lifecycle, {name}"] = paired(lifecycle(tel), args.requests, unit, args.repeat)
     full = Telemetry(registry=CollectorRegistry(), tracer_provider=provider(1.0))
-    rows[f"step, batch of {args.batch}"] = per_call_us(step(full, args.batch), 2000, args.repeat)
-    step_share = rows[f"step, batch of {args.batch}"] / args.batch * args.tokens
-    rows["per request, hooks (spans 100%)"] = rows["lifecycle, spans 100%"] + step_share
-    rows["per request, naive per-token"] = per_call_us(
-        naive(args.tokens, provider(1.0)), max(50, args.requests // 20), args.repeat)
-    ratio = rows["per request, naive per-token"] / rows["per request, hooks (spans 100%)"]
+    step_us, step_obs = paired(step(full, args.batch), 2000, unit, args.repeat)
+    rows[f"step, batch of {args.batch}"] = (step_us, step_obs)
+    rows["step, per advanced request"] = (step_us / args.batch, step_obs / args.batch)
+    share = step_us / args.batch * args.tokens
+    lifecycle_all = rows["lifecycle, spans 100%"]
+    rows["per request, hooks (spans 100%)"] = (lifecycle_all[0] + share,
+                                               lifecycle_all[1] + share / unit_us)
+    naive_us = per_call_us(naive(args.tokens, provider(1.0)), max(50, args.requests // 20),
+                           args.repeat)
+    rows["per request, naive per-token"] = (naive_us, naive_us / unit_us)
+    ratio = naive_us / rows["per request, hooks (spans 100%)"][0]
 
     print(f"servescope hooks cost ({args.tokens} output tokens per request, "
-          f"median of {args.repeat} runs)")
-    print(f"{'what':<40} {'us per call':>12}")
-    for name, us in rows.items():
-        print(f"{name:<40} {us:>12.1f}")
+          f"median of {args.repeat} paired runs; 1 observe = {unit_us:.2f} us)")
+    print(f"{'what':<40} {'us per call':>12} {'observes':>10}")
+    for name, (us, obs) in rows.items():
+        print(f"{name:<40} {us:>12.2f} {obs:>10.2f}")
     print(f"{'naive / hooks per request':<40} {ratio:>11.1f}x")
     print(json.dumps({"benchmark": "hooks", "tokens_per_request": args.tokens,
-                      "batch": args.batch, "us": {k: round(v, 2) for k, v in rows.items()},
+                      "batch": args.batch, "observe_us": round(unit_us, 3),
+                      "us": {k: round(v[0], 3) for k, v in rows.items()},
+                      "observes": {k: round(v[1], 3) for k, v in rows.items()},
                       "naive_over_hooks": round(ratio, 2)}))
     return 0
 

@@ -35,7 +35,7 @@ _log = logging.getLogger("servescope.instrumentation")
 
 # The SDK's defaults for the same variables.
 _DEFAULTS = {"OTEL_BSP_SCHEDULE_DELAY": 5000, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": 512,
-             "OTEL_BSP_MAX_QUEUE_SIZE": 2048, "OTEL_BSP_EXPORT_TIMEOUT": 30000}
+             "OTEL_BSP_MAX_QUEUE_SIZE": 8192, "OTEL_BSP_EXPORT_TIMEOUT": 30000}
 
 
 def _env_int(name: str) -> int:

@@ -118,7 +118,7 @@ class Family:
         self.name = spec.name
         self.labelnames = spec.labels
         self._bounds = bounds
-        self._le = tuple(floatToGoString(b) for b in bounds) if bounds else ()
+        self._le = tuple(_go_float(b) for b in bounds) if bounds else ()
         self._children: dict[tuple[str, ...], Child] = {}
         self._lock = threading.Lock()
         if not spec.labels:
@@ -256,3 +256,8 @@ def render(registry: CollectorRegistry, accept: str | None = None) -> tuple[byte
     """Exposition for a scrape; OpenMetrics (with exemplars) when the scraper asks for it."""
     encoder, content_type = choose_encoder(accept or "")
     return encoder(registry), content_type
+
+
+def _go_float(bound: float) -> str:
+    """An ``le`` label value exactly as prometheus_client writes it."""
+    return str(floatToGoString(bound))  # type: ignore[no-untyped-call]

@@ -13,6 +13,7 @@ Contract (what a server may rely on):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
@@ -81,6 +82,35 @@ class StepReport:
     preemptions: int = 0
 
 
+class _Children:
+    """The label children one (model, priority) pair writes, resolved on first use and then
+    read from a small dict: a hook pays one lookup, not a label-guard pass. Shared by every
+    request of the pair; children are created lazily, so no series appears before its first
+    write."""
+
+    __slots__ = ("_cache", "_metrics", "model", "priority")
+
+    def __init__(self, metrics: MetricSet, model: str, priority: str) -> None:
+        self._metrics = metrics
+        self.model = model
+        self.priority = priority
+        self._cache: dict[Any, Any] = {}
+
+    def get(self, spec: cat.MetricSpec, label: str = "", value: str = "") -> Any:
+        key = (spec.name, value) if label else spec.name
+        child = self._cache.get(key)
+        if child is None:
+            labels = {cat.MODEL: self.model}
+            if cat.PRIORITY in spec.labels:
+                labels[cat.PRIORITY] = self.priority
+            if label:
+                labels[label] = value
+            child = self._metrics.child(spec, **labels)
+            if len(self._cache) < 256:  # bounded: label values are guarded, but still
+                self._cache[key] = child
+        return child
+
+
 class Telemetry:
     """Process-wide hooks: metric objects, tracer, SLO spec and clock; makes recorders.
 
@@ -109,6 +139,16 @@ class Telemetry:
         # works when the guarded path is what failed.
         self._hook_errors = self.metrics.family(cat.HOOK_ERRORS)
         self._pool_children = self._capacity_children()
+        self._children: dict[tuple[str, str], _Children] = {}
+
+    def children(self, model: str, priority: str) -> _Children:
+        """The shared child bundle of (model, priority)."""
+        found = self._children.get((model, priority))
+        if found is None:
+            found = _Children(self.metrics, model, priority)
+            if len(self._children) < 1024:
+                self._children[(model, priority)] = found
+        return found
 
     # --- making recorders -----------------------------------------------------------------
     def request(self, request_id: str, *, model: str | None = None, priority: str = "default",
@@ -129,27 +169,44 @@ class Telemetry:
 
     def _step(self, report: StepReport) -> None:
         now = self.clock() if report.now is None else report.now
-        committed: dict[str, int] = {}
-        proposed: dict[str, int] = {}
-        delivered: dict[str, int] = {}
+        # token totals per model (almost always one model: no dict until a second appears)
+        model = ""
+        committed = proposed = delivered = 0
+        others: dict[str, list[int]] | None = None
         for rec, n_committed, n_proposed in report.advanced:
             if not rec._commit(n_committed, n_proposed, now):
                 continue  # finished (a late report): the terminal summary is final
-            committed[rec.model] = committed.get(rec.model, 0) + n_committed
-            if n_proposed:
-                proposed[rec.model] = proposed.get(rec.model, 0) + n_proposed
             flushed = rec._take_delivered()
-            if flushed:
-                delivered[rec.model] = delivered.get(rec.model, 0) + flushed
-        for stage, per_model in ((TokenStage.COMMITTED, committed),
-                                 (TokenStage.PROPOSED, proposed),
-                                 (TokenStage.DELIVERED, delivered)):
-            for model, n in per_model.items():
-                if n:
-                    self.metrics.child(cat.TOKENS, model=model, stage=stage).inc(n)
+            if rec.model == model or not model:
+                model = rec.model
+                committed += n_committed
+                proposed += n_proposed
+                delivered += flushed
+            else:
+                if others is None:
+                    others = {}
+                totals = others.setdefault(rec.model, [0, 0, 0])
+                totals[0] += n_committed
+                totals[1] += n_proposed
+                totals[2] += flushed
+        if model:
+            self._count_tokens(model, committed, proposed, delivered)
+        if others:
+            for other, (c, p, d) in others.items():
+                self._count_tokens(other, c, p, d)
         if report.advanced:
             self._pool_children[cat.BATCH_SIZE.name].observe(len(report.advanced))
         self._report_capacity(report)
+
+    def _count_tokens(self, model: str, committed: int, proposed: int, delivered: int
+                      ) -> None:
+        ch = self.children(model, "")
+        if committed > 0:
+            ch.get(cat.TOKENS, cat.STAGE, TokenStage.COMMITTED).inc(committed)
+        if proposed > 0:
+            ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROPOSED).inc(proposed)
+        if delivered > 0:
+            ch.get(cat.TOKENS, cat.STAGE, TokenStage.DELIVERED).inc(delivered)
 
     def _capacity_children(self) -> dict[str, Any]:
         specs = (cat.KV_BLOCKS_USED, cat.KV_BLOCKS_TOTAL, cat.RUNNING, cat.WAITING, cat.PAUSED,
@@ -223,7 +280,7 @@ def _hook(name: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R | None]]:
     return wrap
 
 
-@dataclass
+@dataclass(slots=True)
 class _Times:
     arrival: float
     scheduled: float | None = None
@@ -236,7 +293,7 @@ class _Times:
     finished: float | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Counts:
     prompt: int = 0
     proposed: int = 0
@@ -263,12 +320,14 @@ class RequestRecorder:
         self.request_id = request_id
         self.model = model
         self.priority = priority
+        self._ch = telemetry.children(model, priority)
         self._times = _Times(arrival)
         self._counts = _Counts(prompt=prompt_tokens)
         self._lock = threading.Lock()
         self._reason: FinishReason | None = None
         self._reject_reason: str | None = None
-        self._summary: RequestSummary | None = None
+        # reason, ttft, stream ttft, tpot, e2e, discarded, good: set once, at finish
+        self._final: tuple[Any, ...] | None = None
         self._span: Span | None = None
         self._trace_ids: dict[str, str] | None = None  # of the sampled request span
         self._exemplar: dict[str, str] | None = None  # the same, when chosen for exemplars
@@ -277,12 +336,11 @@ class RequestRecorder:
     # --- arrival --------------------------------------------------------------------------
     def _start(self, carrier: Mapping[str, str] | None, operation: str) -> None:
         try:
-            m = self.telemetry.metrics
-            m.child(cat.ARRIVED, model=self.model, priority=self.priority).inc()
-            m.child(cat.IN_FLIGHT, model=self.model).inc()
+            ch = self._ch
+            ch.get(cat.ARRIVED).inc()
+            ch.get(cat.IN_FLIGHT).inc()
             if self._counts.prompt:
-                m.child(cat.TOKENS, model=self.model, stage=TokenStage.PROMPT).inc(
-                    self._counts.prompt)
+                ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROMPT).inc(self._counts.prompt)
             tracer = self.telemetry.tracer
             if tracer is not None:
                 attrs = {ATTR.REQUEST_ID: self.request_id, ATTR.MODEL: self.model,
@@ -320,9 +378,12 @@ class RequestRecorder:
     def _now(self, now: float | None) -> float:
         return self.telemetry.clock() if now is None else now
 
-    @_hook("admitted")
+    # The hottest hooks catch errors inline (a decorator would add a call frame to each).
     def admitted(self) -> None:
-        self.telemetry.metrics.child(cat.ADMITTED, model=self.model, priority=self.priority).inc()
+        try:
+            self._ch.get(cat.ADMITTED).inc()
+        except Exception:
+            self.telemetry.hook_failed("admitted")
 
     @_hook("rejected")
     def rejected(self, reason: str, *, now: float | None = None) -> bool:
@@ -330,23 +391,31 @@ class RequestRecorder:
         self._reject_reason = reason
         return self.finish(FinishReason.REJECTED, now=now) is True
 
-    @_hook("scheduled")
     def scheduled(self, *, now: float | None = None) -> None:
         """First scheduled (ends the queue phase). Later calls (after preemption) are no-ops."""
-        if self._times.scheduled is not None or self.finished:
-            return
-        t = self._times.scheduled = self._now(now)
-        self._observe(cat.QUEUE_TIME, t - self._times.arrival)
-        self._phase("queue", self._times.arrival, t)
+        try:
+            times = self._times
+            if times.scheduled is not None or self._reason is not None:
+                return
+            t = times.scheduled = self.telemetry.clock() if now is None else now
+            self._observe(cat.QUEUE_TIME, t - times.arrival)
+            if self._span is not None:
+                self._phase("queue", times.arrival, t)
+        except Exception:
+            self.telemetry.hook_failed("scheduled")
 
-    @_hook("prefill_done")
     def prefill_done(self, *, now: float | None = None) -> None:
-        if self._times.prefill_done is not None or self.finished:
-            return
-        t = self._times.prefill_done = self._now(now)
-        start = self._times.scheduled if self._times.scheduled is not None else t
-        self._observe(cat.PREFILL_TIME, t - start)
-        self._phase("prefill", start, t)
+        try:
+            times = self._times
+            if times.prefill_done is not None or self._reason is not None:
+                return
+            t = times.prefill_done = self.telemetry.clock() if now is None else now
+            start = times.scheduled if times.scheduled is not None else t
+            self._observe(cat.PREFILL_TIME, t - start)
+            if self._span is not None:
+                self._phase("prefill", start, t)
+        except Exception:
+            self.telemetry.hook_failed("prefill_done")
 
     def tokens_committed(self, committed: int, proposed: int = 0, *,
                          now: float | None = None) -> None:
@@ -375,12 +444,13 @@ class RequestRecorder:
             if n <= 0 or self._reason is not None:  # the terminal summary is final
                 return
             c = self._counts
+            t = self.telemetry.clock() if now is None else now  # one clock read
             if c.delivered == 0:
-                self._times.first_byte = self._now(now)
-                self._observe(cat.STREAM_TTFT, self._times.first_byte - self._times.arrival)
+                self._times.first_byte = t
+                self._observe(cat.STREAM_TTFT, t - self._times.arrival)
             c.delivered += n
             c.delivered_unflushed += n
-            self._times.last_byte = self._now(now)
+            self._times.last_byte = t
         except Exception:
             self.telemetry.hook_failed("delivered")
 
@@ -397,7 +467,7 @@ class RequestRecorder:
         t = self._times.paused_since = self._now(now)
         c = self._counts
         c.pauses += 1
-        self.telemetry.metrics.child(cat.BP_PAUSES, model=self.model).inc()
+        self._ch.get(cat.BP_PAUSES).inc()
         if self._span is not None and c.pause_events < self.telemetry.max_pause_events:
             c.pause_events += 1
             self._span.add_event("backpressure.pause", timestamp=self.telemetry.span_ns(t))
@@ -412,8 +482,7 @@ class RequestRecorder:
         if since is None:
             return
         self._times.paused_since = None
-        self.telemetry.metrics.child(cat.BP_PAUSED_SECONDS, model=self.model).inc(
-            max(0.0, t - since))
+        self._ch.get(cat.BP_PAUSED_SECONDS).inc(max(0.0, t - since))
 
     @_hook("stream_closed")
     def stream_closed(self, peak_buffered: int, capacity: int) -> None:
@@ -445,7 +514,7 @@ class RequestRecorder:
         return True
 
     def _on_finish(self, reason: FinishReason, t: float) -> None:
-        m, times, c = self.telemetry.metrics, self._times, self._counts
+        ch, times, c = self._ch, self._times, self._counts
         times.finished = t
         self._end_pause(t)
         ttft = None if times.first_token is None else times.first_token - times.arrival
@@ -456,34 +525,43 @@ class RequestRecorder:
         good = self.telemetry.slo.is_good(reason, ttft, tpot)
         if tpot is not None:
             self._observe(cat.TPOT, tpot)
-        self._observe(cat.E2E, e2e, finish_reason=reason)
+        self._observe(cat.E2E, e2e, cat.FINISH_REASON, reason)
         if times.prefill_done is not None:
             self._observe(cat.DECODE_TIME, t - times.prefill_done)
-        m.child(cat.FINISHED, model=self.model, priority=self.priority,
-                finish_reason=reason).inc()
-        m.child(cat.IN_FLIGHT, model=self.model).dec()
+        ch.get(cat.FINISHED, cat.FINISH_REASON, reason).inc()
+        ch.get(cat.IN_FLIGHT).dec()
         if reason is FinishReason.REJECTED:
-            m.child(cat.REJECTED, model=self.model,
-                    reason=self._reject_reason or "unspecified").inc()
+            self.telemetry.metrics.child(cat.REJECTED, model=self.model,
+                                         reason=self._reject_reason or "unspecified").inc()
         flushed = self._take_delivered()
         if flushed:
-            m.child(cat.TOKENS, model=self.model, stage=TokenStage.DELIVERED).inc(flushed)
+            ch.get(cat.TOKENS, cat.STAGE, TokenStage.DELIVERED).inc(flushed)
         if discarded:
-            m.child(cat.TOKENS, model=self.model, stage=TokenStage.DISCARDED).inc(discarded)
+            ch.get(cat.TOKENS, cat.STAGE, TokenStage.DISCARDED).inc(discarded)
         if self.telemetry.slo.counts_as_attempted(reason):
-            m.child(cat.ATTEMPTED, model=self.model).inc()
+            ch.get(cat.ATTEMPTED).inc()
             if good:
-                m.child(cat.GOOD, model=self.model).inc()
-        self._summary = RequestSummary(
-            self.request_id, reason, ttft, stream_ttft, tpot, e2e, c.prompt, c.proposed,
-            c.committed, c.delivered, discarded, c.pauses, good, ())
-        self._end_spans(t, reason)
+                ch.get(cat.GOOD).inc()
+        # the summary object is built when asked for (a frozen dataclass costs microseconds)
+        self._final = (reason, ttft, stream_ttft, tpot, e2e, discarded, good)
+        if self._span is not None:
+            self._end_spans(t, reason)
 
     def _tpot(self) -> float | None:
         times, n = self._times, self._counts.committed
         if n < 2 or times.first_token is None or times.last_token is None:
             return None
         return (times.last_token - times.first_token) / (n - 1)
+
+    @property
+    def _summary(self) -> RequestSummary | None:
+        if self._final is None:
+            return None
+        reason, ttft, stream_ttft, tpot, e2e, discarded, good = self._final
+        c = self._counts
+        return RequestSummary(self.request_id, reason, ttft, stream_ttft, tpot, e2e, c.prompt,
+                              c.proposed, c.committed, c.delivered, discarded, c.pauses, good,
+                              ())
 
     def _end_spans(self, t: float, reason: FinishReason) -> None:
         span, times, summary = self._span, self._times, self._summary
@@ -512,11 +590,9 @@ class RequestRecorder:
                                  error=reason is FinishReason.ERROR)
 
     # --- helpers --------------------------------------------------------------------------
-    def _observe(self, spec: cat.MetricSpec, value: float, **extra: str) -> None:
-        labels = {cat.MODEL: self.model, **extra}
-        if cat.PRIORITY in spec.labels:
-            labels[cat.PRIORITY] = self.priority
-        child = self.telemetry.metrics.child(spec, **labels)
+    def _observe(self, spec: cat.MetricSpec, value: float, label: str = "",
+                 label_value: str = "") -> None:
+        child = self._ch.get(spec, label, label_value)
         if self._exemplar is not None:
             child.observe(value, exemplar=self._exemplar)
         else:
@@ -532,8 +608,9 @@ class RequestRecorder:
     def summary(self) -> RequestSummary:
         """The request as it stands (final once finished)."""
         ignored = tuple(self._counts.ignored)
-        if self._summary is not None:
-            return RequestSummary(**{**self._summary.__dict__, "ignored_signals": ignored})
+        final = self._summary
+        if final is not None:
+            return dataclasses.replace(final, ignored_signals=ignored)
         c, t = self._counts, self._times
         ttft = None if t.first_token is None else t.first_token - t.arrival
         stream_ttft = None if t.first_byte is None else t.first_byte - t.arrival
