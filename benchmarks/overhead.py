@@ -17,16 +17,27 @@ writer side is an asyncio consumer that pops and reports every chunk delivered, 
 transport does. Ratios are paired: each round runs the three modes back to back, the ratio
 to "off" is taken within the round, and the median over rounds is reported.
 
+Hook share of step time (attributed, not guessed): paired throughput ratios cannot see 0.5%
+on a shared machine, so the same run also measures the hooks directly. Every hook call the
+engine and the transport make goes through a timing proxy that adds up ``perf_counter_ns``
+around the real call; the proxy's own cost (measured on a no-op call in the same run) is
+calibrated out. With ``--step-delay`` the engine sleeps in each step (the GIL released, as a
+GPU decode step waits on the device), so a step at batch 32 takes 10-30 ms as on real
+hardware. Share = hook time / decode wall time.
+
 Run: python benchmarks/overhead.py [--rounds 12] [--requests 64] [--max-tokens 128]
-Prints a table and one JSON line.
+                                   [--step-delay 0.015] [--attribution-rounds 3]
+Prints tables and one JSON line.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import statistics
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -99,8 +110,143 @@ def _all_on() -> tuple[Any, Callable[[], None]]:
     return setup.telemetry, lambda: setup.shutdown(10.0)
 
 
+def _spans_10() -> tuple[Any, Callable[[], None]]:
+    setup = setup_telemetry(span_exporter=NullExporter(), sample_ratio=0.1,
+                            max_queue_size=1 << 16)
+    return setup.telemetry, lambda: setup.shutdown(10.0)
+
+
 MODES: dict[str, Callable[[], tuple[Any, Callable[[], None]]]] = {
     "off": _off, "metrics": _metrics, "all on": _all_on}
+# The attribution runs also measure the production setting: spans sampled at 10%.
+ATTRIBUTED: dict[str, Callable[[], tuple[Any, Callable[[], None]]]] = {
+    "metrics": _metrics, "spans 10%": _spans_10, "all on": _all_on}
+
+
+class HookTimer:
+    """Nanoseconds spent inside hooks, per thread (each thread adds to its own total)."""
+
+    def __init__(self) -> None:
+        self.by_thread: dict[int, int] = {}
+        self.calls: dict[int, int] = {}
+
+    def add(self, ns: int) -> None:
+        ident = threading.get_ident()
+        self.by_thread[ident] = self.by_thread.get(ident, 0) + ns
+        self.calls[ident] = self.calls.get(ident, 0) + 1
+
+    @property
+    def total_ns(self) -> int:
+        return sum(self.by_thread.values())
+
+    @property
+    def total_calls(self) -> int:
+        return sum(self.calls.values())
+
+
+_clock = time.perf_counter_ns
+
+
+class TimedRecorder:
+    """Forwards to a recorder; each hook call is timed (only the call sits between the two
+    clock reads; the bookkeeping comes after)."""
+
+    def __init__(self, inner: Any, timer: HookTimer) -> None:
+        self.inner = inner
+        self._timer = timer
+
+    def __getattr__(self, name: str) -> Any:  # properties and anything else: untimed
+        return getattr(self.inner, name)
+
+    def admitted(self) -> None:
+        t0 = _clock()
+        self.inner.admitted()
+        self._timer.add(_clock() - t0)
+
+    def rejected(self, reason: str, *, now: float | None = None) -> bool:
+        t0 = _clock()
+        won: bool = self.inner.rejected(reason, now=now)
+        self._timer.add(_clock() - t0)
+        return won
+
+    def scheduled(self, *, now: float | None = None) -> None:
+        t0 = _clock()
+        self.inner.scheduled(now=now)
+        self._timer.add(_clock() - t0)
+
+    def prefill_done(self, *, now: float | None = None) -> None:
+        t0 = _clock()
+        self.inner.prefill_done(now=now)
+        self._timer.add(_clock() - t0)
+
+    def delivered(self, n: int = 1, *, now: float | None = None) -> None:
+        t0 = _clock()
+        self.inner.delivered(n, now=now)
+        self._timer.add(_clock() - t0)
+
+    def paused(self, *, now: float | None = None) -> None:
+        t0 = _clock()
+        self.inner.paused(now=now)
+        self._timer.add(_clock() - t0)
+
+    def resumed(self, *, now: float | None = None) -> None:
+        t0 = _clock()
+        self.inner.resumed(now=now)
+        self._timer.add(_clock() - t0)
+
+    def stream_closed(self, peak_buffered: int, capacity: int) -> None:
+        t0 = _clock()
+        self.inner.stream_closed(peak_buffered, capacity)
+        self._timer.add(_clock() - t0)
+
+    def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
+        t0 = _clock()
+        won: bool = self.inner.finish(reason, now=now)
+        self._timer.add(_clock() - t0)
+        return won
+
+
+class TimedTelemetry:
+    """Forwards to a Telemetry; ``request`` and ``step`` are timed (the step report's proxies
+    are swapped for the real recorders before the clock starts)."""
+
+    def __init__(self, inner: Telemetry, timer: HookTimer) -> None:
+        self.inner = inner
+        self.timer = timer
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def request(self, request_id: str, **kwargs: Any) -> TimedRecorder:
+        t0 = time.perf_counter_ns()
+        rec = self.inner.request(request_id, **kwargs)
+        self.timer.add(time.perf_counter_ns() - t0)
+        return TimedRecorder(rec, self.timer)
+
+    def step(self, report: StepReport) -> None:
+        real = dataclasses.replace(report, advanced=[
+            (r.inner if isinstance(r, TimedRecorder) else r, c, p) for r, c, p in report.advanced])
+        t0 = time.perf_counter_ns()
+        self.inner.step(real)
+        self.timer.add(time.perf_counter_ns() - t0)
+
+
+def proxy_cost_ns(samples: int = 20000) -> float:
+    """What the timing proxy records for a call that does nothing: subtracted per call."""
+
+    class Noop:
+        def delivered(self, n: int = 1, *, now: float | None = None) -> None:
+            pass
+
+    timer = HookTimer()
+    rec = TimedRecorder(Noop(), timer)
+    per_batch = []
+    for _ in range(20):  # the median batch: a preempted batch does not skew it
+        timer.by_thread.clear()
+        for _ in range(samples // 20):
+            rec.delivered(1)
+        per_batch.append(timer.total_ns / (samples // 20))
+    return statistics.median(per_batch)
 
 
 async def _consume(handle: Any) -> None:
@@ -137,13 +283,74 @@ def run_once(mode: str, config: EngineConfig, requests: int, max_tokens: int,
     return tokens / elapsed, tokens / cpu
 
 
+def attribute_once(mode: str, config: EngineConfig, requests: int, max_tokens: int,
+                   tag: str, proxy_ns: float) -> dict[str, float]:
+    """Hook time (calibrated) over decode wall time, with every hook call timed."""
+    telemetry, close = ATTRIBUTED[mode]()
+    timer = HookTimer()
+    engine = Engine(config, TimedTelemetry(telemetry, timer))
+    engine.start()
+    steps_before = 0
+    try:
+        asyncio.run(_decode(engine, 4, 8, f"{tag}-warm"))
+        engine.wait_idle(10.0)
+        timer.by_thread.clear()
+        timer.calls.clear()
+        steps_before = engine.stats().steps
+        start = time.perf_counter_ns()
+        asyncio.run(_decode(engine, requests, max_tokens, tag))
+        elapsed = time.perf_counter_ns() - start
+        steps = engine.stats().steps - steps_before
+    finally:
+        engine.shutdown()
+        close()
+    proxy_ns = min(proxy_ns, proxy_cost_ns())  # the same moment's machine load
+    hook_ns = max(0.0, timer.total_ns - timer.total_calls * proxy_ns)
+    return {"share": hook_ns / elapsed, "hook_ms": hook_ns / 1e6, "wall_ms": elapsed / 1e6,
+            "calls": timer.total_calls, "steps": steps, "proxy_ns": proxy_ns}
+
+
+def attribution(args: argparse.Namespace) -> dict[str, Any]:
+    config = EngineConfig(max_batch=args.max_batch, step_delay_s=args.step_delay)
+    proxy_ns = proxy_cost_ns()
+    out: dict[str, Any] = {"step_delay_s": args.step_delay, "proxy_ns_per_call": proxy_ns}
+    for mode in ATTRIBUTED:
+        runs = [attribute_once(mode, config, args.requests, args.max_tokens, f"a{r}-{mode}",
+                               proxy_ns) for r in range(args.attribution_rounds)]
+        share = statistics.median(r["share"] for r in runs)
+        steps = statistics.median(r["steps"] for r in runs)
+        wall = statistics.median(r["wall_ms"] for r in runs)
+        out[mode] = {"hook_share": share, "hook_ms": statistics.median(r["hook_ms"] for r in runs),
+                     "wall_ms": wall, "steps": steps,
+                     "step_ms": wall / steps if steps else float("nan"),
+                     "hook_calls": statistics.median(r["calls"] for r in runs)}
+    print(f"hook share of decode time, attributed ({args.attribution_rounds} runs each, "
+          f"batch {args.max_batch}, step delay {args.step_delay * 1000:.0f} ms; timing proxy "
+          f"{proxy_ns:.0f} ns/call calibrated out)")
+    print(f"{'hooks':<10}{'step ms':>9}{'hook calls':>12}{'hook ms':>10}{'wall ms':>10}"
+          f"{'share':>9}")
+    for mode in ATTRIBUTED:
+        r = out[mode]
+        print(f"{mode:<10}{r['step_ms']:>9.1f}{r['hook_calls']:>12.0f}{r['hook_ms']:>10.1f}"
+              f"{r['wall_ms']:>10.0f}{r['hook_share']:>8.3%}")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--requests", type=int, default=64)
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--max-batch", type=int, default=32)
+    parser.add_argument("--step-delay", type=float, default=0.015,
+                        help="seconds each step sleeps in the attribution runs (a GPU step)")
+    parser.add_argument("--attribution-rounds", type=int, default=3)
+    parser.add_argument("--attribution-only", action="store_true")
     args = parser.parse_args()
+    attributed = attribution(args)
+    if args.attribution_only:
+        print(json.dumps({"benchmark": "overhead", "attribution": attributed}))
+        return
     config = EngineConfig(max_batch=args.max_batch)
     wall: dict[str, list[float]] = {mode: [] for mode in MODES}
     cpu: dict[str, list[float]] = {mode: [] for mode in MODES}
@@ -176,7 +383,7 @@ def main() -> None:
     print(json.dumps({"benchmark": "overhead", "numerator": "committed tokens",
                       "rounds": args.rounds, "requests": args.requests,
                       "max_tokens": args.max_tokens, "max_batch": args.max_batch,
-                      "modes": summary}))
+                      "modes": summary, "attribution": attributed}))
 
 
 if __name__ == "__main__":
