@@ -45,12 +45,24 @@ class NullExporter(SpanExporter):
 
 
 def provider(ratio: float) -> TracerProvider:
-    """The tracer provider setup_telemetry builds, exporting into a null exporter."""
+    """A tracer provider with our batch processor, exporting into a null exporter."""
     p = TracerProvider(sampler=ParentBased(TraceIdRatioBased(ratio)))
     metrics = MetricSet(CollectorRegistry(), SLOSpec.default())
     p.add_span_processor(CountingBatchSpanProcessor(
         CountingSpanExporter(NullExporter(), metrics), metrics, max_queue_size=1 << 16))
     return p
+
+
+def traced(ratio: float) -> Telemetry:
+    """Hooks wired as setup_telemetry wires them: spans straight into the batch processor."""
+    p = TracerProvider(sampler=ParentBased(TraceIdRatioBased(ratio)))
+    metrics = MetricSet(CollectorRegistry(), SLOSpec.default())
+    processor = CountingBatchSpanProcessor(CountingSpanExporter(NullExporter(), metrics),
+                                           metrics, max_queue_size=1 << 16)
+    p.add_span_processor(processor)
+    tel = Telemetry(registry=CollectorRegistry(), tracer_provider=p)
+    tel.send_spans_to(p, processor)
+    return tel
 
 
 def observe_loop() -> Callable[[int], None]:
@@ -147,10 +159,9 @@ def main() -> int:
     rows: dict[str, tuple[float, float]] = {}
     variants = {"metrics only": None, "spans 100%": 1.0, "spans 10%": 0.1, "spans 0%": 0.0}
     for name, ratio in variants.items():
-        tel = Telemetry(registry=CollectorRegistry(),
-                        tracer_provider=None if ratio is None else provider(ratio))
+        tel = Telemetry(registry=CollectorRegistry()) if ratio is None else traced(ratio)
         rows[f"lifecycle, {name}"] = paired(lifecycle(tel), args.requests, unit, args.repeat)
-    full = Telemetry(registry=CollectorRegistry(), tracer_provider=provider(1.0))
+    full = traced(1.0)
     step_us, step_obs = paired(step(full, args.batch), 2000, unit, args.repeat)
     rows[f"step, batch of {args.batch}"] = (step_us, step_obs)
     rows["step, per advanced request"] = (step_us / args.batch, step_obs / args.batch)

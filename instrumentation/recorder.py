@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, TypeVar
 
-from opentelemetry.trace import Span, TracerProvider
+from opentelemetry.trace import TracerProvider
 from prometheus_client import CollectorRegistry
 
 from . import catalog as cat
@@ -133,6 +133,7 @@ class Telemetry:
         self.max_pause_events = max_pause_events
         self.exemplar_ratio = _exemplar_ratio(exemplar_ratio)
         self._tracer = tracing.tracer_for(tracer_provider)
+        self._start_trace = _trace_starter(self._tracer, tracer_provider, None)
         self._span_clock = tracing.SpanClock(clock)
         self._logged_hooks: set[str] = set()
         # Hook names are a closed set of ours: this path skips the guard so that it still
@@ -149,6 +150,12 @@ class Telemetry:
             if len(self._children) < 1024:
                 self._children[(model, priority)] = found
         return found
+
+    def send_spans_to(self, provider: TracerProvider, processor: Any) -> None:
+        """Build our spans as finished spans and hand them to ``processor`` directly (what
+        ``setup_telemetry`` does with its batch processor), skipping the SDK's live-span
+        machinery; sampling stays the provider's sampler's."""
+        self._start_trace = _trace_starter(self._tracer, provider, processor)
 
     # --- making recorders -----------------------------------------------------------------
     def request(self, request_id: str, *, model: str | None = None, priority: str = "default",
@@ -249,6 +256,18 @@ class Telemetry:
         return self._span_clock.ns(t)
 
 
+def _trace_starter(tracer: Any, provider: Any, processor: Any) -> Any:
+    """How a recorder starts its request trace: None (no spans), directly into
+    ``processor`` (with an SDK provider's sampler, id generator and resource), or through
+    the SDK tracer."""
+    if tracer is None:
+        return None
+    if processor is not None and all(hasattr(provider, a) for a in
+                                     ("sampler", "id_generator", "resource")):
+        return tracing.DirectSpans(provider, processor).start
+    return functools.partial(tracing.sdk_request_trace, tracer)
+
+
 def _exemplar_ratio(argument: float | None) -> float:
     """Share of sampled traces that metric exemplars may point at: argument, then
     ``SERVESCOPE_EXEMPLAR_RATIO``, then 1.0. Below 1.0, tail sampling that keeps every
@@ -328,7 +347,7 @@ class RequestRecorder:
         self._reject_reason: str | None = None
         # reason, ttft, stream ttft, tpot, e2e, discarded, good: set once, at finish
         self._final: tuple[Any, ...] | None = None
-        self._span: Span | None = None
+        self._span: tracing.RequestTrace | None = None  # a sampled request's spans
         self._trace_ids: dict[str, str] | None = None  # of the sampled request span
         self._exemplar: dict[str, str] | None = None  # the same, when chosen for exemplars
         self._start(carrier, operation)
@@ -341,22 +360,20 @@ class RequestRecorder:
             ch.get(cat.IN_FLIGHT).inc()
             if self._counts.prompt:
                 ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROMPT).inc(self._counts.prompt)
-            tracer = self.telemetry.tracer
-            if tracer is not None:
+            start_trace = self.telemetry._start_trace
+            if start_trace is not None:
                 attrs = {ATTR.REQUEST_ID: self.request_id, ATTR.MODEL: self.model,
                          ATTR.OPERATION: operation, ATTR.PRIORITY: self.priority,
                          ATTR.INPUT_TOKENS: self._counts.prompt}
-                self._span = tracing.start_request_span(
-                    tracer, f"{operation} {self.model}",
-                    self.telemetry.span_ns(self._times.arrival), carrier, attrs)
-                if not self._span.is_recording():  # not sampled: skip all further span work
-                    self._span = None
-                self._trace_ids = tracing.exemplar_of(self._span)
-                if self._span is not None and self._trace_ids is not None and \
-                        tracing.selected(self._trace_ids, self.telemetry.exemplar_ratio):
-                    # our observations will point at this trace: tail sampling must keep it
-                    self._exemplar = self._trace_ids
-                    self._span.set_attribute(ATTR.EXEMPLAR, True)
+                span = self._span = start_trace(
+                    f"{operation} {self.model}", self.telemetry.span_ns(self._times.arrival),
+                    carrier, attrs)
+                if span is not None:  # sampled (otherwise no further span work at all)
+                    self._trace_ids = span.ids
+                    if tracing.selected(span.ids, self.telemetry.exemplar_ratio):
+                        # our observations will point at this trace: tail sampling keeps it
+                        self._exemplar = span.ids
+                        span.set_attribute(ATTR.EXEMPLAR, True)
         except Exception:
             self.telemetry.hook_failed("arrived")
 
@@ -470,7 +487,7 @@ class RequestRecorder:
         self._ch.get(cat.BP_PAUSES).inc()
         if self._span is not None and c.pause_events < self.telemetry.max_pause_events:
             c.pause_events += 1
-            self._span.add_event("backpressure.pause", timestamp=self.telemetry.span_ns(t))
+            self._span.add_event("backpressure.pause", self.telemetry.span_ns(t))
 
     @_hook("resumed")
     def resumed(self, *, now: float | None = None) -> None:
@@ -586,8 +603,7 @@ class RequestRecorder:
             attrs[ATTR.TPOT] = summary.tpot
         if self._counts.pauses > self._counts.pause_events:
             attrs[ATTR.PAUSE_EVENTS_DROPPED] = self._counts.pauses - self._counts.pause_events
-        tracing.end_request_span(span, self.telemetry.span_ns(t), attrs,
-                                 error=reason is FinishReason.ERROR)
+        span.end(self.telemetry.span_ns(t), attrs, error=reason is FinishReason.ERROR)
 
     # --- helpers --------------------------------------------------------------------------
     def _observe(self, spec: cat.MetricSpec, value: float, label: str = "",
@@ -599,11 +615,11 @@ class RequestRecorder:
             child.observe(value)
 
     def _phase(self, phase: str, start: float, end: float) -> None:
-        tracer, span = self.telemetry.tracer, self._span
-        if tracer is None or span is None:
+        span = self._span
+        if span is None:
             return
-        tracing.phase_span(tracer, span, phase, self.telemetry.span_ns(start),
-                           self.telemetry.span_ns(end), {ATTR.REQUEST_ID: self.request_id})
+        span.phase(phase, self.telemetry.span_ns(start), self.telemetry.span_ns(end),
+                   {ATTR.REQUEST_ID: self.request_id})
 
     def summary(self) -> RequestSummary:
         """The request as it stands (final once finished)."""

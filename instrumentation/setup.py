@@ -154,6 +154,7 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                           pool=pool, exemplar_ratio=exemplar_ratio)
     exporter, destination = ((span_exporter, type(span_exporter).__name__)
                              if span_exporter is not None else _env_exporter(trace_file))
+    processor = None
     if exporter is not None:
         for wrap in exporter_wrappers:
             exporter = wrap(exporter)
@@ -163,5 +164,6 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
             CountingSpanExporter(exporter, telemetry.metrics), telemetry.metrics,
             max_queue_size=max_queue_size)
         provider.add_span_processor(processor)
-        return TelemetrySetup(telemetry, registry, provider, destination, processor)
-    return TelemetrySetup(telemetry, registry, provider, destination)
+        # our spans go to it as finished spans; other instrumentation's through the SDK
+        telemetry.send_spans_to(provider, processor)
+    return TelemetrySetup(telemetry, registry, provider, destination, processor)

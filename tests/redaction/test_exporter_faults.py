@@ -206,7 +206,7 @@ def test_drops_are_counted_exactly_with_concurrent_producers(registry):
 
 
 def test_spans_left_at_shutdown_are_counted(registry):
-    provider, processor, inner = _pipeline(registry, queue=128)
+    provider, processor, _inner = _pipeline(registry, queue=128)
     tracer = provider.get_tracer("t")
     for _ in range(100):
         tracer.start_span("s").end()
@@ -236,7 +236,7 @@ def test_unsampled_spans_are_neither_queued_nor_counted(registry):
 def test_bsp_settings_follow_the_otel_variables(monkeypatch):
     from servescope.instrumentation.export import bsp_settings
 
-    assert bsp_settings() == {"max_queue_size": 2048, "max_export_batch_size": 512,
+    assert bsp_settings() == {"max_queue_size": 8192, "max_export_batch_size": 512,
                               "schedule_delay_s": 5.0, "export_timeout_s": 30.0}
     monkeypatch.setenv("OTEL_BSP_MAX_QUEUE_SIZE", "100")
     monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "512")
