@@ -181,10 +181,19 @@ class Telemetry:
         committed = proposed = delivered = 0
         others: dict[str, list[int]] | None = None
         for rec, n_committed, n_proposed in report.advanced:
-            if not rec._commit(n_committed, n_proposed, now):
+            # RequestRecorder._commit, inlined: this loop runs for every request every step
+            if rec._reason is not None:
                 continue  # finished (a late report): the terminal summary is final
-            flushed = rec._take_delivered()
-            if rec.model == model or not model:
+            c = rec._counts
+            if n_proposed:
+                c.proposed += n_proposed
+            if n_committed > 0:  # a step may reject every draft and commit nothing
+                if c.committed == 0:
+                    rec._first_token(now)
+                c.committed += n_committed
+                rec._times.last_token = now
+            flushed = rec._take_delivered() if c.delivered_unflushed else 0
+            if rec.model is model or not model:
                 model = rec.model
                 committed += n_committed
                 proposed += n_proposed
@@ -222,19 +231,26 @@ class Telemetry:
         return {s.name: self.metrics.child(s, pool=self.pool) for s in specs}
 
     def _report_capacity(self, report: StepReport) -> None:
-        children = self._pool_children
-        for spec, level in ((cat.KV_BLOCKS_USED, report.kv_blocks_used),
-                            (cat.KV_BLOCKS_TOTAL, report.kv_blocks_total),
-                            (cat.RUNNING, report.running), (cat.WAITING, report.waiting),
-                            (cat.PAUSED, report.paused),
-                            (cat.STREAM_BUFFERED, report.buffered_tokens)):
-            if level is not None:
-                children[spec.name].set(level)
-        for spec, delta in ((cat.PREFIX_QUERIES, report.prefix_queries),
-                            (cat.PREFIX_HITS, report.prefix_hits),
-                            (cat.PREEMPTIONS, report.preemptions)):
-            if delta:
-                children[spec.name].inc(delta)
+        # Unrolled (no per-step tuples): this runs every step.
+        ch = self._pool_children
+        if report.kv_blocks_used is not None:
+            ch[cat.KV_BLOCKS_USED.name].set(report.kv_blocks_used)
+        if report.kv_blocks_total is not None:
+            ch[cat.KV_BLOCKS_TOTAL.name].set(report.kv_blocks_total)
+        if report.running is not None:
+            ch[cat.RUNNING.name].set(report.running)
+        if report.waiting is not None:
+            ch[cat.WAITING.name].set(report.waiting)
+        if report.paused is not None:
+            ch[cat.PAUSED.name].set(report.paused)
+        if report.buffered_tokens is not None:
+            ch[cat.STREAM_BUFFERED.name].set(report.buffered_tokens)
+        if report.prefix_queries:
+            ch[cat.PREFIX_QUERIES.name].inc(report.prefix_queries)
+        if report.prefix_hits:
+            ch[cat.PREFIX_HITS.name].inc(report.prefix_hits)
+        if report.preemptions:
+            ch[cat.PREEMPTIONS.name].inc(report.preemptions)
 
     # --- pipeline bookkeeping -------------------------------------------------------------
     def hook_failed(self, hook: str) -> None:
@@ -439,20 +455,10 @@ class RequestRecorder:
         """For servers without a batched step: report one request's commit (not per token)."""
         self.telemetry.step(StepReport(advanced=((self, committed, proposed),), now=now))
 
-    def _commit(self, n: int, proposed: int, now: float) -> bool:
-        """Apply one step's commit; False for a finished request (nothing is counted)."""
-        if self.finished:
-            return False
-        c = self._counts
-        c.proposed += proposed
-        if n <= 0:  # a step may reject every draft and commit nothing for this request
-            return True
-        if c.committed == 0:
-            self._times.first_token = now
-            self._observe(cat.SERVER_TTFT, now - self._times.arrival)
-        c.committed += n
-        self._times.last_token = now
-        return True
+    def _first_token(self, now: float) -> None:
+        """The first committed token (the step loop applies every commit inline)."""
+        self._times.first_token = now
+        self._observe(cat.SERVER_TTFT, now - self._times.arrival)
 
     def delivered(self, n: int = 1, *, now: float | None = None) -> None:
         """``n`` tokens written to the client connection. Integer bookkeeping only; the
