@@ -208,8 +208,8 @@ class Telemetry:
         if model:
             self._count_tokens(model, committed, proposed, delivered)
         if others:
-            for other, (c, p, d) in others.items():
-                self._count_tokens(other, c, p, d)
+            for other, (n_c, n_p, n_d) in others.items():
+                self._count_tokens(other, n_c, n_p, n_d)
         if report.advanced:
             self._pool_children[cat.BATCH_SIZE.name].observe(len(report.advanced))
         self._report_capacity(report)
