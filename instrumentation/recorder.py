@@ -4,7 +4,9 @@ Contract (what a server may rely on):
 
 * every public hook returns normally; an internal error is counted in
   ``servescope_telemetry_hook_errors_total{hook}`` and logged once per hook, never raised;
-* no hook blocks: the only lock is the per-request compare-and-set in :meth:`finish`;
+* no hook blocks: the only lock is the per-request one around the compare-and-set in
+  :meth:`finish` and the read-and-reset of the written/delivered counters (never held while
+  anything else runs; the transport's increments never take it);
 * nothing runs per token: the scheduler reports each iteration's whole batch in one
   :meth:`Telemetry.step` call, and per-token bookkeeping is integer arithmetic on the recorder;
 * exactly one terminal state: the first :meth:`RequestRecorder.finish` wins and returns True,
@@ -57,18 +59,23 @@ class RequestSummary:
     pauses: int
     good: bool
     ignored_signals: tuple[FinishReason, ...]
+    written_tokens: int = 0
+    peak_unacknowledged: int = 0
 
 
 @dataclass(slots=True)
 class StepReport:
     """One scheduler iteration, reported in one call.
 
-    ``advanced`` holds (recorder, committed, proposed) for each request the step advanced;
+    ``advanced`` holds (recorder, committed, proposed) for each request the step advanced,
+    optionally with a fourth item: when its tokens were committed (the clock right after its
+    sampling; default ``now``), so that TTFT and TPOT never include the rest of the iteration;
     capacity fields are levels after the step (None: unchanged); ``prefix_*`` and
     ``preemptions`` are increments since the previous report.
     """
 
-    advanced: Sequence[tuple[RequestRecorder, int, int]] = ()
+    advanced: Sequence[tuple[RequestRecorder, int, int] |
+                       tuple[RequestRecorder, int, int, float]] = ()
     now: float | None = None
     kv_blocks_used: int | None = None
     kv_blocks_total: int | None = None
@@ -131,18 +138,24 @@ class Telemetry:
         now = self.clock() if report.now is None else report.now
         committed: dict[str, int] = {}
         proposed: dict[str, int] = {}
+        written: dict[str, int] = {}
         delivered: dict[str, int] = {}
-        for rec, n_committed, n_proposed in report.advanced:
-            if not rec._commit(n_committed, n_proposed, now):
+        for entry in report.advanced:
+            rec, n_committed, n_proposed = entry[0], entry[1], entry[2]
+            at = entry[3] if len(entry) > 3 else now
+            if not rec._commit(n_committed, n_proposed, at):
                 continue  # finished (a late report): the terminal summary is final
             committed[rec.model] = committed.get(rec.model, 0) + n_committed
             if n_proposed:
                 proposed[rec.model] = proposed.get(rec.model, 0) + n_proposed
-            flushed = rec._take_delivered()
-            if flushed:
-                delivered[rec.model] = delivered.get(rec.model, 0) + flushed
+            n_written, n_delivered = rec._take_flow()
+            if n_written:
+                written[rec.model] = written.get(rec.model, 0) + n_written
+            if n_delivered:
+                delivered[rec.model] = delivered.get(rec.model, 0) + n_delivered
         for stage, per_model in ((TokenStage.COMMITTED, committed),
                                  (TokenStage.PROPOSED, proposed),
+                                 (TokenStage.WRITTEN, written),
                                  (TokenStage.DELIVERED, delivered)):
             for model, n in per_model.items():
                 if n:
@@ -171,6 +184,14 @@ class Telemetry:
                             (cat.PREEMPTIONS, report.preemptions)):
             if delta:
                 children[spec.name].inc(delta)
+
+    def delivery_confirmation(self, acknowledged: bool) -> None:
+        """Say how ``delivered`` is measured: True, acknowledged by the peer (TCP_INFO);
+        False, the platform cannot tell and delivered falls back to written."""
+        try:
+            self.metrics.child(cat.DELIVERY_ACKED).set(1 if acknowledged else 0)
+        except Exception:
+            self.hook_failed("delivery_confirmation")
 
     # --- pipeline bookkeeping -------------------------------------------------------------
     def hook_failed(self, hook: str) -> None:
@@ -238,11 +259,18 @@ class _Times:
 
 @dataclass
 class _Counts:
+    """Per-request integers. ``written`` and ``delivered`` are only ever increased by the
+    transport; the ``*_flushed`` marks are only moved by the read-and-reset under the
+    recorder's lock, so no update is lost when both sides run at once."""
+
     prompt: int = 0
     proposed: int = 0
     committed: int = 0
+    written: int = 0
+    written_flushed: int = 0
     delivered: int = 0
-    delivered_unflushed: int = 0
+    delivered_flushed: int = 0
+    peak_unacknowledged: int = 0
     pauses: int = 0
     pause_events: int = 0
     ignored: list[FinishReason] = field(default_factory=list)
@@ -366,28 +394,59 @@ class RequestRecorder:
             self._observe(cat.SERVER_TTFT, now - self._times.arrival)
         c.committed += n
         self._times.last_token = now
+        c.peak_unacknowledged = max(c.peak_unacknowledged, c.committed - c.delivered)
         return True
 
+    def written(self, n: int = 1, *, now: float | None = None) -> None:
+        """``n`` tokens handed to the client connection (accepted by the socket; they may
+        still sit in buffers). ``now``: when the write was issued; the first one stamps the
+        stream TTFT. Integer bookkeeping only; flushed in the next step report and at finish.
+        Called by the request's one writer."""
+        try:
+            if n <= 0 or self._reason is not None:  # the terminal summary is final
+                return
+            self._wrote(n, self._now(now))
+        except Exception:
+            self.telemetry.hook_failed("written")
+
+    def _wrote(self, n: int, t: float) -> None:
+        c = self._counts
+        if c.written == 0:
+            self._times.first_byte = t
+            self._observe(cat.STREAM_TTFT, t - self._times.arrival)
+        c.written += n
+        self._times.last_byte = t
+
     def delivered(self, n: int = 1, *, now: float | None = None) -> None:
-        """``n`` tokens written to the client connection. Integer bookkeeping only; the
-        counter is flushed in the next step report and at finish."""
+        """``n`` tokens delivered: acknowledged by the peer where the transport can tell, else
+        written. A server that never calls :meth:`written` gets it implied (delivered tokens
+        were written). Integer bookkeeping only; called by the request's one writer."""
         try:
             if n <= 0 or self._reason is not None:  # the terminal summary is final
                 return
             c = self._counts
-            if c.delivered == 0:
-                self._times.first_byte = self._now(now)
-                self._observe(cat.STREAM_TTFT, self._times.first_byte - self._times.arrival)
             c.delivered += n
-            c.delivered_unflushed += n
-            self._times.last_byte = self._now(now)
+            if c.written < c.delivered:
+                self._wrote(c.delivered - c.written, self._now(now))
         except Exception:
             self.telemetry.hook_failed("delivered")
 
+    def _take_flow(self) -> tuple[int, int]:
+        """Written and delivered tokens not yet flushed to the counters; resets them.
+
+        The writer increments ``written``/``delivered`` without a lock; the flush may run on
+        the scheduler thread (step) or on whichever thread finishes the request, so the
+        read-and-reset holds the recorder's lock and only ever moves the flushed marks."""
+        c = self._counts
+        with self._lock:
+            written, delivered = c.written, c.delivered
+            out = (written - c.written_flushed, delivered - c.delivered_flushed)
+            c.written_flushed, c.delivered_flushed = written, delivered
+        return out
+
     def _take_delivered(self) -> int:
-        n = self._counts.delivered_unflushed
-        self._counts.delivered_unflushed -= n
-        return n
+        """Delivered tokens not yet flushed (the written ones are flushed with them)."""
+        return self._take_flow()[1]
 
     @_hook("paused")
     def paused(self, *, now: float | None = None) -> None:
@@ -465,9 +524,13 @@ class RequestRecorder:
         if reason is FinishReason.REJECTED:
             m.child(cat.REJECTED, model=self.model,
                     reason=self._reject_reason or "unspecified").inc()
-        flushed = self._take_delivered()
-        if flushed:
-            m.child(cat.TOKENS, model=self.model, stage=TokenStage.DELIVERED).inc(flushed)
+        n_written, n_delivered = self._take_flow()
+        if n_written:
+            m.child(cat.TOKENS, model=self.model, stage=TokenStage.WRITTEN).inc(n_written)
+        if n_delivered:
+            m.child(cat.TOKENS, model=self.model, stage=TokenStage.DELIVERED).inc(n_delivered)
+        if c.written:  # streamed to a connection: how far generation ran ahead of the peer
+            self._observe(cat.STREAM_UNACKED_PEAK, c.peak_unacknowledged)
         if discarded:
             m.child(cat.TOKENS, model=self.model, stage=TokenStage.DISCARDED).inc(discarded)
         if self.telemetry.slo.counts_as_attempted(reason):
@@ -476,7 +539,8 @@ class RequestRecorder:
                 m.child(cat.GOOD, model=self.model).inc()
         self._summary = RequestSummary(
             self.request_id, reason, ttft, stream_ttft, tpot, e2e, c.prompt, c.proposed,
-            c.committed, c.delivered, discarded, c.pauses, good, ())
+            c.committed, c.delivered, discarded, c.pauses, good, (), c.written,
+            c.peak_unacknowledged)
         self._end_spans(t, reason)
 
     def _tpot(self) -> float | None:
@@ -498,12 +562,15 @@ class RequestRecorder:
             ATTR.OUTPUT_TOKENS: summary.committed_tokens,
             ATTR.TOKENS_PROPOSED: summary.proposed_tokens,
             ATTR.TOKENS_COMMITTED: summary.committed_tokens,
+            ATTR.TOKENS_WRITTEN: summary.written_tokens,
             ATTR.TOKENS_DELIVERED: summary.delivered_tokens,
             ATTR.TOKENS_DISCARDED: summary.discarded_tokens,
             ATTR.PAUSES: summary.pauses, ATTR.GOOD: summary.good,
         }
         if summary.ttft is not None:
             attrs[ATTR.TTFT] = summary.ttft
+        if summary.stream_ttft is not None:
+            attrs[ATTR.STREAM_TTFT] = summary.stream_ttft
         if summary.tpot is not None:
             attrs[ATTR.TPOT] = summary.tpot
         if self._counts.pauses > self._counts.pause_events:
@@ -539,4 +606,4 @@ class RequestRecorder:
         stream_ttft = None if t.first_byte is None else t.first_byte - t.arrival
         return RequestSummary(self.request_id, None, ttft, stream_ttft, self._tpot(), None,
                               c.prompt, c.proposed, c.committed, c.delivered, 0, c.pauses,
-                              False, ignored)
+                              False, ignored, c.written, c.peak_unacknowledged)

@@ -243,14 +243,17 @@ class Scheduler:
         seq.life.release_stream(drop=drop)
         self.live_streams -= 1
         self.by_id.pop(seq.request.request_id, None)
-        seq.life.record()
+        seq.life.record(now=seq.decided_at)
         if seq.life.reason is FinishReason.ERROR:
             self.errors += 1
 
     def _finish_normal(self, seq: Sequence, reason: FinishReason, now: float) -> None:
-        """stop/length: KV and slot go back now; the stream's tail is left for the writer."""
+        """stop/length: KV and slot go back now; the stream's tail is left for the writer. The
+        decision is stamped at the last token's commit (``now``): that is the request's end,
+        whatever the writer still has to send."""
         if not seq.life.decide(reason):
             return
+        seq.decided_at = now
         self.running.remove(seq)
         seq.life.release_compute()
         seq.state = SeqState.DRAINING
@@ -443,7 +446,7 @@ class Scheduler:
         timer.collect()
         return out
 
-    def _step(self, rows: list[_Row]) -> list[tuple[RequestRecorder, int, int]]:
+    def _step(self, rows: list[_Row]) -> list[tuple[RequestRecorder, int, int, float]]:
         """Prefill chunks in one forward, decode rows (with drafts) in another: a decode row
         padded to a prompt chunk's width would waste most of its compute."""
         self.steps += 1
@@ -463,11 +466,13 @@ class Scheduler:
                 for row in group:
                     self.terminate(row.seq, FinishReason.ERROR)
                 continue
+            # the commit time of this group's tokens: taken right after sampling, before any
+            # of them is pushed to a writer, so server TTFT never follows the first byte
             now = self.telemetry.clock()
             for row, tokens in zip(group, greedy, strict=True):
                 n_commit = self._commit(row, tokens, now)
                 if n_commit or row.drafts:
-                    advanced.append((row.seq.recorder, n_commit, len(row.drafts)))
+                    advanced.append((row.seq.recorder, n_commit, len(row.drafts), now))
         return advanced
 
     def _commit(self, row: _Row, greedy: list[int], now: float) -> int:
@@ -525,7 +530,7 @@ class Scheduler:
             seq.n_registered += 1
 
     # --- reporting ------------------------------------------------------------------------
-    def _report(self, advanced: list[tuple[RequestRecorder, int, int]]) -> None:
+    def _report(self, advanced: list[tuple[RequestRecorder, int, int, float]]) -> None:
         """One telemetry call per iteration that did something (or per idle interval)."""
         now = self.telemetry.clock()
         stats = self._snapshot()
