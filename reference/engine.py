@@ -80,6 +80,13 @@ class RequestHandle:
             if seq.stream.drained:
                 self._engine._post("drained", seq)
 
+    def attach_writer(self) -> None:
+        """A writer will report this request's deliveries and say when it is done: an
+        abnormal end then records the request once the writer is done (or stalled
+        ``drain_timeout_s``), so bytes it wrote around the decision still count."""
+        if self._seq is not None:
+            self._seq.writer_attached = True
+
     def writer_done(self) -> None:
         """The writer will report no more deliveries: popped tokens it did not report
         delivered are discarded, and the request's record need not wait for them."""

@@ -50,6 +50,7 @@ class Sequence:
     committed: int = 0
     proposed: int = 0
     delivered: int = 0  # reported by the writer's thread (the only writer of this field)
+    writer_attached: bool = False  # an HTTP writer reports deliveries (set by its thread)
     writer_done: bool = False  # the writer reports no more deliveries (set by its thread)
 
     @property

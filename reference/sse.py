@@ -76,6 +76,7 @@ class StreamHandle(Protocol):
     def clock(self) -> float: ...
     def written(self, n: int, now: float) -> None: ...
     def delivered(self, n: int) -> None: ...
+    def attach_writer(self) -> None: ...
     def writer_done(self) -> None: ...
     def cancel(self, reason: FinishReason = ...) -> Any: ...
 
@@ -225,6 +226,7 @@ class _Exchange:
         self._scope = scope
         probe = self.connections.probe(scope) if self.connections is not None else None
         self._acks = _Acks(probe) if probe is not None else None
+        self.handle.attach_writer()
         writer = asyncio.create_task(self.write(send))
         watcher = asyncio.create_task(self._watch(receive, writer))
         try:
@@ -256,6 +258,7 @@ class _Exchange:
             try:
                 message = await asyncio.wait_for(receive(), self.poll_s)
             except TimeoutError:
+                self._confirm()  # a stalled writer does not look: credit what was acknowledged
                 if self._should_abandon():
                     self.abandoned = True
                     writer.cancel()

@@ -111,6 +111,7 @@ def test_non_streamed_completion_and_chat(served: Served) -> None:
 
 def test_metrics_count_the_request_and_exemplar_points_to_an_exported_trace(
         served: Served) -> None:
+    assert served.server.engine.wait_idle(5.0)  # earlier tests' requests are recorded
     before_length = served.sample("servescope_requests_finished_total",
                                   priority="default", finish_reason="length")
     before_delivered = served.sample("servescope_tokens_total", stage="delivered")
