@@ -77,8 +77,9 @@ class _Transport:
     """The route handlers, bound to one engine and one telemetry."""
 
     def __init__(self, engine: Engine, telemetry: Telemetry, model_name: str,
-                 chunk_tokens: int) -> None:
+                 chunk_tokens: int, connections: _Connections | None) -> None:
         self.engine = engine
+        self.connections = connections
         self.telemetry = telemetry
         self.model_name = model_name
         self.chunk_tokens = chunk_tokens
@@ -115,7 +116,7 @@ class _Transport:
             extra["x-accel-buffering"] = "no"
         response_class = StreamingResponse if params.stream else WholeResponse
         return response_class(handle, shape, self.engine.tokenizer.stream_decoder(),
-                              self.chunk_tokens, extra, connections=CONNECTIONS)
+                              self.chunk_tokens, extra, connections=self.connections)
 
     def _generation(self, rid: str, params: schema.CompletionParams, carrier: dict[str, str],
                     operation: str) -> GenerationRequest:
@@ -213,13 +214,16 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 
 def create_app(engine: Engine, telemetry: Telemetry, *, model_name: str | None = None,
-               chunk_tokens: int = 64) -> Starlette:
+               chunk_tokens: int = 64, http2: bool = False) -> Starlette:
     """The ASGI app over a started engine; the caller owns the engine's lifecycle. The model
     name defaults to the telemetry's (the ``model`` label of every metric). ``chunk_tokens``
     is the most tokens one SSE event carries: a writer that fell behind coalesces what its
-    buffer holds into one event (1: one event per token)."""
-    t = _Transport(engine, telemetry, model_name or telemetry.model, chunk_tokens)
-    telemetry.delivery_confirmation(delivery.acknowledgements_supported())
+    buffer holds into one event (1: one event per token). ``http2``: served by hypercorn
+    (``http2.py``), whose connections this module does not see: delivered falls back to
+    written and the delivery gauge says so."""
+    connections = None if http2 else CONNECTIONS
+    t = _Transport(engine, telemetry, model_name or telemetry.model, chunk_tokens, connections)
+    telemetry.delivery_confirmation(not http2 and delivery.acknowledgements_supported())
     routes = [
         Route("/v1/completions", t.completions, methods=["POST"]),
         Route("/v1/chat/completions", t.chat, methods=["POST"]),

@@ -22,7 +22,8 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from servescope.instrumentation.recorder import RequestRecorder
-from servescope.reference import delivery, server as server_module
+from servescope.reference import delivery
+from servescope.reference import server as server_module
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.server import LocalServer
 
