@@ -1,4 +1,4 @@
-"""What left the host, per transport: direct HTTP/1.1, nginx unbuffered, nginx buffered.
+"""What left the host, per transport: direct HTTP/1.1, HTTP/2, nginx unbuffered and buffered.
 
 Part 1, timing: a batched run of streamed chat completions at concurrency 8; each response is
 joined to its request span by id; prints the distributions of client TTFT - server TTFT and
@@ -39,15 +39,23 @@ from servescope.reference.server import LocalServer
 MODEL = "bench-ref"
 CFG = ModelConfig(dim=64, n_layers=2, n_heads=4, n_kv_heads=2, hidden_dim=128,
                   max_context=2048)
-FAST, SLOW, TOKENS, STALL_S = 6, 2, 600, 1.5
+FAST, SLOW, TOKENS, STALL_S = 6, 2, 1500, 3.0
 
 
-def _server(spans: InMemorySpanExporter | None = None) -> tuple[LocalServer, list[Any]]:
+def _server(spans: InMemorySpanExporter | None = None, *,
+            http2: bool = False) -> tuple[LocalServer, list[Any]]:
     config = EngineConfig(model=CFG, block_size=16, num_blocks=1024, max_batch=16,
                           stream_capacity=8, stream_low_watermark=2,
                           slow_consumer_timeout_s=30.0)
     server = LocalServer(config, model_name=MODEL, span_exporter=spans or InMemorySpanExporter(),
                          chunk_tokens=1)
+    if http2:  # the same engine and telemetry, the app served by hypercorn instead
+        from servescope.reference.http2 import Http2ServerThread
+        from servescope.reference.server import create_app
+
+        server.app = create_app(server.engine, server.telemetry, model_name=MODEL,
+                                chunk_tokens=1, http2=True)
+        server.http = Http2ServerThread(server.app)  # type: ignore[assignment]
     seen: list[Any] = []
     make = server.telemetry.request
 
@@ -158,11 +166,12 @@ def _nginx(upstream: int, extra: str, root: Path) -> tuple[subprocess.Popen[byte
     return proc, port
 
 
-async def _fast(port: int) -> list[float]:
+async def _fast(port: int, http2: bool = False) -> list[float]:
     gaps: list[float] = []
     body = {"model": MODEL, "prompt": "fast", "max_tokens": TOKENS // 2, "stream": True,
             "ignore_eos": True}
-    async with httpx.AsyncClient(timeout=120) as client, client.stream(
+    async with httpx.AsyncClient(timeout=120, http1=not http2, http2=http2) as client, \
+            client.stream(
             "POST", f"http://127.0.0.1:{port}/v1/completions", json=body) as response:
         last = None
         async for line in response.aiter_lines():
@@ -172,6 +181,47 @@ async def _fast(port: int) -> list[float]:
                     gaps.append(now - last)
                 last = now
     return gaps
+
+
+async def _slow_h2(port: int) -> None:
+    """One h2 connection (16 MiB connection window, as httpx sets), one stream read by nobody
+    for STALL_S, then read to the end."""
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    loop = asyncio.get_running_loop()
+    sock = socket.socket()
+    sock.setblocking(False)
+    await loop.sock_connect(sock, ("127.0.0.1", port))
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    conn.initiate_connection()
+    conn.increment_flow_control_window(2**24)
+    body = json.dumps({"model": MODEL, "prompt": "slow", "max_tokens": TOKENS, "stream": True,
+                       "ignore_eos": True}).encode()
+    conn.send_headers(1, [(":method", "POST"), (":path", "/v1/completions"), (":scheme", "http"),
+                          (":authority", "x"), ("content-type", "application/json")])
+    conn.send_data(1, body, end_stream=True)
+    await loop.sock_sendall(sock, conn.data_to_send())
+    stall_until, unread = time.monotonic() + STALL_S, 0
+    while True:
+        try:
+            data = await asyncio.wait_for(loop.sock_recv(sock, 65536), 0.05)
+        except TimeoutError:
+            data = None
+        if data == b"":
+            break
+        for event in conn.receive_data(data) if data else []:
+            if isinstance(event, h2.events.DataReceived):
+                unread += event.flow_controlled_length
+            elif isinstance(event, h2.events.StreamEnded):
+                sock.close()
+                return
+        if unread and time.monotonic() >= stall_until:  # the stall is over: consume
+            conn.acknowledge_received_data(unread, 1)
+            unread = 0
+        await loop.sock_sendall(sock, conn.data_to_send())
+    sock.close()
 
 
 async def _slow(port: int) -> None:
@@ -193,8 +243,8 @@ async def _slow(port: int) -> None:
     sock.close()
 
 
-def transport(name: str, extra: str | None, slow: int) -> dict[str, Any]:
-    server, seen = _server()
+def transport(name: str, extra: str | None, slow: int, http2: bool = False) -> dict[str, Any]:
+    server, seen = _server(http2=http2)
     with server, tempfile.TemporaryDirectory() as tmp:
         proxy = None
         port = server.http.port
@@ -202,8 +252,9 @@ def transport(name: str, extra: str | None, slow: int) -> dict[str, Any]:
             proxy, port = _nginx(server.http.port, extra, Path(tmp))
 
         async def run() -> list[list[float]]:
-            tasks = [asyncio.create_task(_slow(port)) for _ in range(slow)]
-            fast = await asyncio.gather(*(_fast(port) for _ in range(FAST)))
+            slow_reader = _slow_h2 if http2 else _slow
+            tasks = [asyncio.create_task(slow_reader(port)) for _ in range(slow)]
+            fast = await asyncio.gather(*(_fast(port, http2) for _ in range(FAST)))
             await asyncio.gather(*tasks)
             return list(fast)
 
@@ -232,13 +283,14 @@ def main() -> None:
     rows = []
     baseline = transport("direct HTTP/1.1, no slow readers", None, 0)
     have_nginx = bool(shutil.which("nginx") or os.path.exists("/usr/sbin/nginx"))
-    for name, extra in (("direct HTTP/1.1", None),
-                        ("nginx (X-Accel-Buffering: no)", ""),
-                        ("nginx buffering forced on",
-                         "proxy_buffering on; proxy_ignore_headers X-Accel-Buffering;")):
+    for name, extra, http2 in (("direct HTTP/1.1", None, False), ("HTTP/2 (hypercorn)", None, True),
+                               ("nginx (X-Accel-Buffering: no)", "", False),
+                               ("nginx buffering forced on",
+                                "proxy_buffering on; proxy_ignore_headers X-Accel-Buffering;",
+                                False)):
         if extra is not None and not have_nginx:
             continue
-        row = transport(name, extra, SLOW)
+        row = transport(name, extra, SLOW, http2)
         row["fast_tpot_p99_ratio"] = row["fast_tpot_p99_s"] / baseline["fast_tpot_p99_s"]
         rows.append(row)
     t = timing()
