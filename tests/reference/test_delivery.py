@@ -81,13 +81,23 @@ def _dechunk(payload: bytes) -> bytes:
 
 
 def _complete_token_events(raw: bytes) -> int:
-    """Tokens in the complete SSE text events of ``raw`` (chunked framing ignored)."""
+    """Tokens in the SSE text events of ``raw`` (a response as the client's kernel holds it)
+    whose HTTP/1.1 chunk arrived whole, framing included: the unit the server credits."""
+    _, _, body = raw.partition(b"\r\n\r\n")
     tokens = 0
-    for line in raw.split(b"\n"):
-        if line.startswith(b"data: {") and line.endswith(b"}"):
-            event = json.loads(line[6:])
-            if event.get("choices"):
-                tokens += len(event["choices"][0]["text"].encode())
+    while body:
+        size_line, sep, rest = body.partition(b"\r\n")
+        if not sep:
+            break
+        size = int(size_line, 16)
+        if size == 0 or len(rest) < size + 2:
+            break  # the last chunk or one not yet whole
+        for line in rest[:size].split(b"\n"):
+            if line.startswith(b"data: {"):
+                event = json.loads(line[6:])
+                if event.get("choices"):
+                    tokens += len(event["choices"][0]["text"].encode())
+        body = rest[size + 2:]
     return tokens
 
 
