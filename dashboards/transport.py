@@ -88,9 +88,9 @@ def _delivery(ctx: Ctx) -> list[object]:
               "buffers or a proxy.", "short", [Target(written, "written"),
                                               Target(delivered, "delivered")],
               width=8, axis_label="tokens/s", min_value=0),
-        trend("Unacknowledged tokens per request", "Per streamed request, the peak of tokens "
-              "committed but not acknowledged by the peer (p50/p95): send queue plus socket "
-              "buffers.", "short",
+        trend("Unacknowledged tokens per request", "Per request, the peak of tokens committed "
+              "but not acknowledged by the peer (p50/p95): send queue plus socket buffers (a "
+              "non-streamed reply counts its whole length).", "short",
               [Target(q.quantile(0.5, cat.STREAM_UNACKED_PEAK), "p50"),
                Target(q.quantile(0.95, cat.STREAM_UNACKED_PEAK), "p95")],
               width=8, axis_label="tokens", min_value=0),

@@ -193,8 +193,9 @@ STREAM_BUFFERED = _g(f"{NAMESPACE}_stream_buffered_tokens", "tokens",
                      (POOL,), "transport")
 STREAM_UNACKED_PEAK = _h(
     f"{NAMESPACE}_stream_unacknowledged_peak_tokens", "tokens",
-    "Per streamed request, the peak of tokens committed but not yet acknowledged by the peer "
-    "(sampled at each step report): the send queue plus what sits in socket buffers.",
+    "Per request written to a connection, the peak of tokens committed but not yet "
+    "acknowledged by the peer (sampled at each step report): the send queue plus what sits in "
+    "socket buffers (a non-streamed reply holds its whole length until it is written).",
     Buckets.TOKENS, _M, "transport")
 DELIVERY_ACKED = _g(
     f"{NAMESPACE}_transport_delivery_acknowledged", "boolean",

@@ -165,6 +165,8 @@ def test_deadline_header_ends_the_stream_with_deadline(paced: Served) -> None:
     assert final.choices[0].finish_reason == "length"  # OpenAI has no "deadline"
     assert final.model_extra["servescope_finish_reason"] == "deadline"
     assert 0 < sum(len(c.choices[0].text) for c in chunks if c.choices) < 200
+    # recorded once the writer has confirmed what the client got (just after [DONE])
+    assert paced.server.engine.wait_idle(5.0)
     assert paced.sample("servescope_requests_finished_total", priority="default",
                         finish_reason="deadline") >= 1
 
