@@ -114,9 +114,12 @@ def _other_alerts(options: Options) -> list[Alert]:
         ("ServescopeSlowConsumersWastingCompute", f"{RECORDS['discard']}{w} > "
          f"{t.discarded_ratio:g}", "Slow consumers: committed tokens discarded",
          f"{who}: {{{{ $value | humanizePercentage }}}} of committed tokens were never "
-         f"delivered (threshold {t.discarded_ratio:.0%}): clients read slower than the "
-         "server generates, so requests end (slow_consumer, deadline, cancel) with tokens "
-         "still buffered. Compute spent on them is wasted.", timing.diagnostic_for),
+         f"delivered, i.e. never acknowledged by the client's TCP (threshold "
+         f"{t.discarded_ratio:.0%}): clients read slower than the server generates, so "
+         "requests end (slow_consumer, deadline, cancel) with tokens still buffered or "
+         "unacknowledged in socket buffers. Compute spent on them is wasted; the transport "
+         "dashboard's written vs delivered and waste per request panels show where.",
+         timing.diagnostic_for),
         ("ServescopeCancelRatioHigh",
          f"{reason(FinishReason.CLIENT_CANCEL.value)} > {t.cancel_ratio:g}",
          "Client cancellations spiking", f"{who}: {{{{ $value | humanizePercentage }}}} of "

@@ -1,5 +1,7 @@
-"""Transport and backpressure: pauses, pause time, buffered and discarded tokens, the five
-token counts (each named on its axis), slow-consumer finishes."""
+"""Transport and backpressure: pauses, pause time, buffered and discarded tokens, the six
+token counts (each named on its axis), slow-consumer finishes, and what left the host: written
+vs delivered (acknowledged by the peer), unacknowledged tokens per request, waste per
+request."""
 
 from __future__ import annotations
 
@@ -15,7 +17,9 @@ _STAGE_NOTES = {
     TokenStage.PROMPT: "prompt tokens of arriving requests",
     TokenStage.PROPOSED: "speculative draft tokens proposed",
     TokenStage.COMMITTED: "tokens accepted into sequences",
-    TokenStage.DELIVERED: "tokens written to client connections",
+    TokenStage.WRITTEN: "tokens accepted by client sockets (possibly still in buffers)",
+    TokenStage.DELIVERED: "tokens acknowledged by the client's TCP (written where the "
+                          "platform cannot tell)",
     TokenStage.DISCARDED: "tokens committed but never delivered when their request ended",
 }
 
@@ -71,6 +75,36 @@ def _tokens(ctx: Ctx) -> list[object]:
     return panels
 
 
+def _delivery(ctx: Ctx) -> list[object]:
+    """Written vs delivered: bytes on the connection are not bytes that left the host."""
+    q = ctx.q
+    written = q.rate(cat.TOKENS, stage=TokenStage.WRITTEN.value)
+    delivered = q.rate(cat.TOKENS, stage=TokenStage.DELIVERED.value)
+    waste = (f"({q.rate(cat.TOKENS, stage=TokenStage.DISCARDED.value)} / "
+             f"{q.rate(cat.FINISHED)})")
+    return [
+        trend("Written vs delivered", "Tokens/s accepted by client sockets beside tokens/s "
+              "acknowledged by the peers' TCP: a gap that persists is data held in socket "
+              "buffers or a proxy.", "short", [Target(written, "written"),
+                                              Target(delivered, "delivered")],
+              width=8, axis_label="tokens/s", min_value=0),
+        trend("Unacknowledged tokens per request", "Per request, the peak of tokens committed "
+              "but not acknowledged by the peer (p50/p95): send queue plus socket buffers (a "
+              "non-streamed reply counts its whole length).", "short",
+              [Target(q.quantile(0.5, cat.STREAM_UNACKED_PEAK), "p50"),
+               Target(q.quantile(0.95, cat.STREAM_UNACKED_PEAK), "p95")],
+              width=8, axis_label="tokens", min_value=0),
+        trend("Waste per request", "Discarded tokens per finished request: committed tokens "
+              "the client never acknowledged.", "short", [Target(waste, "discarded/request")],
+              width=8, axis_label="tokens/request", min_value=0),
+        trend("Delivery confirmed by TCP", "1: delivered counts bytes acknowledged by the "
+              "peer (Linux TCP_INFO); 0: the platform cannot tell and delivered means "
+              "written.", "short", [Target(q.level(cat.DELIVERY_ACKED, "instance"),
+                                           "{{instance}}")],
+              width=8, min_value=0),
+    ]
+
+
 def build(ctx: Ctx) -> Board:
     board = Board(ctx.uid("transport"), ctx.title("Transport and backpressure"),
                   "Backpressure from slow consumers, buffered and discarded tokens, and the "
@@ -79,4 +113,5 @@ def build(ctx: Ctx) -> Board:
                   rename=ctx.flavor.rename)
     board.row("Backpressure", *_backpressure(ctx))
     board.row("Token counts", *_tokens(ctx))
+    board.row("What left the host", *_delivery(ctx))
     return board

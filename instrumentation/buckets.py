@@ -29,6 +29,7 @@ _RANGES: dict[Buckets, tuple[float, float]] = {
 }
 _BATCH = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0)
 _RATIO = (0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
+_TOKENS = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 4096.0)
 
 
 def _ms(x: float) -> float:
@@ -75,4 +76,5 @@ def ladders(spec: SLOSpec) -> dict[Buckets, tuple[float, ...]]:
     out = {fam: derive_ladder(ts, *_RANGES[fam]) for fam, ts in by_family.items()}
     out[Buckets.BATCH] = _BATCH
     out[Buckets.RATIO] = _RATIO
+    out[Buckets.TOKENS] = _TOKENS
     return out

@@ -30,6 +30,7 @@ class Buckets(StrEnum):
     QUEUE = "queue"
     BATCH = "batch"
     RATIO = "ratio"
+    TOKENS = "tokens"
 
 
 NAMESPACE = "servescope"
@@ -90,12 +91,14 @@ _M = (MODEL,)
 # --- latency ------------------------------------------------------------------------------
 SERVER_TTFT = _h(
     "gen_ai_server_time_to_first_token_seconds", "seconds",
-    "Server-side time to first token: request arrival to the first output token committed.",
+    "Server-side time to first token: request arrival to the first output token committed "
+    "(stamped for the request right after its sampling step, before the token is queued for "
+    "the writer).",
     Buckets.TTFT, _ML, "latency", "gen_ai.server.time_to_first_token")
 STREAM_TTFT = _h(
     f"{NAMESPACE}_stream_time_to_first_token_seconds", "seconds",
-    "Stream time to first token: request arrival to the first byte of the first token written "
-    "to the client connection.", Buckets.TTFT, _ML, "latency")
+    "Stream time to first token: request arrival to the first output token's bytes handed to "
+    "the client connection (stamped just before the write).", Buckets.TTFT, _ML, "latency")
 TPOT = _h(
     "gen_ai_server_time_per_output_token_seconds", "seconds",
     "Time per output token after the first: per request, (last - first token time) / "
@@ -103,7 +106,8 @@ TPOT = _h(
     Buckets.TPOT, _ML, "latency", "gen_ai.server.time_per_output_token")
 E2E = _h(
     "gen_ai_server_request_duration_seconds", "seconds",
-    "End-to-end request duration: arrival to the terminal state, by finish reason.",
+    "End-to-end request duration: arrival to the terminal decision, by finish reason (for "
+    "stop/length, the commit of the last token; the stream's tail may still be in flight).",
     Buckets.E2E, (MODEL, PRIORITY, FINISH_REASON), "latency", "gen_ai.server.request.duration")
 QUEUE_TIME = _h(
     f"{NAMESPACE}_request_queue_time_seconds", "seconds",
@@ -152,8 +156,10 @@ IGNORED_SIGNALS = _c(f"{NAMESPACE}_terminal_signals_ignored", "signals",
 # --- tokens -------------------------------------------------------------------------------
 TOKENS = _c(f"{NAMESPACE}_tokens", "tokens",
             "Tokens by stage: prompt, proposed (speculative drafts), committed (accepted into "
-            "the sequence), delivered (written to the client), discarded (committed, never "
-            "delivered when the request ended).", (MODEL, STAGE), "tokens")
+            "the sequence), written (accepted by the client socket), delivered (acknowledged "
+            "by the peer: the bytes left the host; written where the platform cannot tell), "
+            "discarded (committed, never delivered when the request ended).", (MODEL, STAGE),
+            "tokens")
 
 # --- capacity -----------------------------------------------------------------------------
 KV_BLOCKS_USED = _g(f"{NAMESPACE}_kv_blocks_used", "blocks",
@@ -185,6 +191,17 @@ BP_PAUSED_SECONDS = _c(f"{NAMESPACE}_backpressure_paused_seconds", "seconds",
 STREAM_BUFFERED = _g(f"{NAMESPACE}_stream_buffered_tokens", "tokens",
                      "Tokens committed but not yet written to clients, across live streams.",
                      (POOL,), "transport")
+STREAM_UNACKED_PEAK = _h(
+    f"{NAMESPACE}_stream_unacknowledged_peak_tokens", "tokens",
+    "Per request written to a connection, the peak of tokens committed but not yet "
+    "acknowledged by the peer (sampled at each step report): the send queue plus what sits in "
+    "socket buffers (a non-streamed reply holds its whole length until it is written).",
+    Buckets.TOKENS, _M, "transport")
+DELIVERY_ACKED = _g(
+    f"{NAMESPACE}_transport_delivery_acknowledged", "boolean",
+    "1 when delivered tokens are confirmed by the peer's TCP acknowledgements (Linux "
+    "TCP_INFO); 0 when the platform cannot tell and delivered falls back to written.",
+    (), "transport")
 STREAM_OCCUPANCY = _h(f"{NAMESPACE}_stream_queue_peak_occupancy_ratio", "ratio",
                       "Per request, the peak send-queue occupancy as a fraction of its capacity.",
                       Buckets.RATIO, _M, "transport")
@@ -211,7 +228,8 @@ CATALOG: tuple[MetricSpec, ...] = (
     TOKENS,
     KV_BLOCKS_USED, KV_BLOCKS_TOTAL, PREFIX_QUERIES, PREFIX_HITS, RUNNING, WAITING, PAUSED,
     PREEMPTIONS, BATCH_SIZE,
-    BP_PAUSES, BP_PAUSED_SECONDS, STREAM_BUFFERED, STREAM_OCCUPANCY,
+    BP_PAUSES, BP_PAUSED_SECONDS, STREAM_BUFFERED, STREAM_OCCUPANCY, STREAM_UNACKED_PEAK,
+    DELIVERY_ACKED,
     SPANS_EXPORTED, SPANS_DROPPED, LABELS_FOLDED, HOOK_ERRORS, REDACTIONS,
 )
 
@@ -258,8 +276,8 @@ KNOWN_SAFE_SPAN_ATTRIBUTES: frozenset[str] = frozenset({
     "gen_ai.request.model", "gen_ai.operation.name", "gen_ai.response.finish_reasons",
     "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "servescope.priority",
     "servescope.finish_reason", "servescope.tokens.proposed", "servescope.tokens.committed",
-    "servescope.tokens.delivered", "servescope.tokens.discarded", "servescope.ttft_seconds",
-    "servescope.tpot_seconds", "servescope.goodput.good", "servescope.backpressure.pauses",
+    "servescope.tokens.written", "servescope.tokens.delivered", "servescope.tokens.discarded",
+    "servescope.ttft_seconds", "servescope.stream_ttft_seconds", "servescope.tpot_seconds", "servescope.goodput.good", "servescope.backpressure.pauses",
     "servescope.backpressure.pause_events_dropped", "servescope.terminal_signals_ignored",
     "servescope.exemplar",
 })

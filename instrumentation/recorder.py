@@ -4,7 +4,9 @@ Contract (what a server may rely on):
 
 * every public hook returns normally; an internal error is counted in
   ``servescope_telemetry_hook_errors_total{hook}`` and logged once per hook, never raised;
-* no hook blocks: the only lock is the per-request compare-and-set in :meth:`finish`;
+* no hook blocks: the only lock is the per-request one around the compare-and-set in
+  :meth:`finish` and the read-and-reset of the written/delivered counters (never held while
+  anything else runs; the transport's increments never take it);
 * nothing runs per token: the scheduler reports each iteration's whole batch in one
   :meth:`Telemetry.step` call, and per-token bookkeeping is integer arithmetic on the recorder;
 * exactly one terminal state: the first :meth:`RequestRecorder.finish` wins and returns True,
@@ -58,18 +60,23 @@ class RequestSummary:
     pauses: int
     good: bool
     ignored_signals: tuple[FinishReason, ...]
+    written_tokens: int = 0
+    peak_unacknowledged: int = 0
 
 
 @dataclass(slots=True)
 class StepReport:
     """One scheduler iteration, reported in one call.
 
-    ``advanced`` holds (recorder, committed, proposed) for each request the step advanced;
+    ``advanced`` holds (recorder, committed, proposed) for each request the step advanced,
+    optionally with a fourth item: when its tokens were committed (the clock right after its
+    sampling; default ``now``), so that TTFT and TPOT never include the rest of the iteration;
     capacity fields are levels after the step (None: unchanged); ``prefix_*`` and
     ``preemptions`` are increments since the previous report.
     """
 
-    advanced: Sequence[tuple[RequestRecorder, int, int]] = ()
+    advanced: Sequence[tuple[RequestRecorder, int, int] |
+                       tuple[RequestRecorder, int, int, float]] = ()
     now: float | None = None
     kv_blocks_used: int | None = None
     kv_blocks_total: int | None = None
@@ -178,49 +185,62 @@ class Telemetry:
         now = self.clock() if report.now is None else report.now
         # token totals per model (almost always one model: no dict until a second appears)
         model = ""
-        committed = proposed = delivered = 0
+        committed = proposed = written = delivered = 0
         others: dict[str, list[int]] | None = None
-        for rec, n_committed, n_proposed in report.advanced:
-            # RequestRecorder._commit, inlined: this loop runs for every request every step
+        for entry in report.advanced:
+            rec, n_committed, n_proposed = entry[0], entry[1], entry[2]
+            # RequestRecorder's commit, inlined: this loop runs for every request every step
             if rec._reason is not None:
                 continue  # finished (a late report): the terminal summary is final
             c = rec._counts
             if n_proposed:
                 c.proposed += n_proposed
             if n_committed > 0:  # a step may reject every draft and commit nothing
+                at = entry[3] if len(entry) > 3 else now
                 if c.committed == 0:
-                    rec._first_token(now)
+                    rec._first_token(at)
                 c.committed += n_committed
-                rec._times.last_token = now
-            flushed = rec._take_delivered() if c.delivered_unflushed else 0
+                rec._times.last_token = at
+                ahead = c.committed - c.delivered
+                if ahead > c.peak_unacknowledged:
+                    c.peak_unacknowledged = ahead
+            # the locked read-and-reset only when the writer moved something
+            if c.written != c.written_flushed or c.delivered != c.delivered_flushed:
+                n_written, n_delivered = rec._take_flow()
+            else:
+                n_written = n_delivered = 0
             if rec.model is model or not model:
                 model = rec.model
                 committed += n_committed
                 proposed += n_proposed
-                delivered += flushed
+                written += n_written
+                delivered += n_delivered
             else:
                 if others is None:
                     others = {}
-                totals = others.setdefault(rec.model, [0, 0, 0])
+                totals = others.setdefault(rec.model, [0, 0, 0, 0])
                 totals[0] += n_committed
                 totals[1] += n_proposed
-                totals[2] += flushed
+                totals[2] += n_written
+                totals[3] += n_delivered
         if model:
-            self._count_tokens(model, committed, proposed, delivered)
+            self._count_tokens(model, committed, proposed, written, delivered)
         if others:
-            for other, (n_c, n_p, n_d) in others.items():
-                self._count_tokens(other, n_c, n_p, n_d)
+            for other, (n_c, n_p, n_w, n_d) in others.items():
+                self._count_tokens(other, n_c, n_p, n_w, n_d)
         if report.advanced:
             self._pool_children[cat.BATCH_SIZE.name].observe(len(report.advanced))
         self._report_capacity(report)
 
-    def _count_tokens(self, model: str, committed: int, proposed: int, delivered: int
-                      ) -> None:
+    def _count_tokens(self, model: str, committed: int, proposed: int, written: int,
+                      delivered: int) -> None:
         ch = self.children(model, "")
         if committed > 0:
             ch.get(cat.TOKENS, cat.STAGE, TokenStage.COMMITTED).inc(committed)
         if proposed > 0:
             ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROPOSED).inc(proposed)
+        if written > 0:
+            ch.get(cat.TOKENS, cat.STAGE, TokenStage.WRITTEN).inc(written)
         if delivered > 0:
             ch.get(cat.TOKENS, cat.STAGE, TokenStage.DELIVERED).inc(delivered)
 
@@ -251,6 +271,14 @@ class Telemetry:
             ch[cat.PREFIX_HITS.name].inc(report.prefix_hits)
         if report.preemptions:
             ch[cat.PREEMPTIONS.name].inc(report.preemptions)
+
+    def delivery_confirmation(self, acknowledged: bool) -> None:
+        """Say how ``delivered`` is measured: True, acknowledged by the peer (TCP_INFO);
+        False, the platform cannot tell and delivered falls back to written."""
+        try:
+            self.metrics.child(cat.DELIVERY_ACKED).set(1 if acknowledged else 0)
+        except Exception:
+            self.hook_failed("delivery_confirmation")
 
     # --- pipeline bookkeeping -------------------------------------------------------------
     def hook_failed(self, hook: str) -> None:
@@ -330,11 +358,18 @@ class _Times:
 
 @dataclass(slots=True)
 class _Counts:
+    """Per-request integers. ``written`` and ``delivered`` are only ever increased by the
+    transport; the ``*_flushed`` marks are only moved by the read-and-reset under the
+    recorder's lock, so no update is lost when both sides run at once."""
+
     prompt: int = 0
     proposed: int = 0
     committed: int = 0
+    written: int = 0
+    written_flushed: int = 0
     delivered: int = 0
-    delivered_unflushed: int = 0
+    delivered_flushed: int = 0
+    peak_unacknowledged: int = 0
     pauses: int = 0
     pause_events: int = 0
     ignored: list[FinishReason] = field(default_factory=list)
@@ -460,27 +495,56 @@ class RequestRecorder:
         self._times.first_token = now
         self._observe(cat.SERVER_TTFT, now - self._times.arrival)
 
+    def written(self, n: int = 1, *, now: float | None = None) -> None:
+        """``n`` tokens handed to the client connection (accepted by the socket; they may
+        still sit in buffers). ``now``: when the write was issued; the first one stamps the
+        stream TTFT. Integer bookkeeping only; flushed in the next step report and at finish.
+        Called by the request's one writer."""
+        try:
+            if n <= 0 or self._reason is not None:  # the terminal summary is final
+                return
+            self._wrote(n, self._now(now))
+        except Exception:
+            self.telemetry.hook_failed("written")
+
+    def _wrote(self, n: int, t: float) -> None:
+        c = self._counts
+        if c.written == 0:
+            self._times.first_byte = t
+            self._observe(cat.STREAM_TTFT, t - self._times.arrival)
+        c.written += n
+        self._times.last_byte = t
+
     def delivered(self, n: int = 1, *, now: float | None = None) -> None:
-        """``n`` tokens written to the client connection. Integer bookkeeping only; the
-        counter is flushed in the next step report and at finish."""
+        """``n`` tokens delivered: acknowledged by the peer where the transport can tell, else
+        written. A server that never calls :meth:`written` gets it implied (delivered tokens
+        were written). Integer bookkeeping only; called by the request's one writer."""
         try:
             if n <= 0 or self._reason is not None:  # the terminal summary is final
                 return
             c = self._counts
-            t = self.telemetry.clock() if now is None else now  # one clock read
-            if c.delivered == 0:
-                self._times.first_byte = t
-                self._observe(cat.STREAM_TTFT, t - self._times.arrival)
             c.delivered += n
-            c.delivered_unflushed += n
-            self._times.last_byte = t
+            if c.written < c.delivered:
+                self._wrote(c.delivered - c.written, self._now(now))
         except Exception:
             self.telemetry.hook_failed("delivered")
 
+    def _take_flow(self) -> tuple[int, int]:
+        """Written and delivered tokens not yet flushed to the counters; resets them.
+
+        The writer increments ``written``/``delivered`` without a lock; the flush may run on
+        the scheduler thread (step) or on whichever thread finishes the request, so the
+        read-and-reset holds the recorder's lock and only ever moves the flushed marks."""
+        c = self._counts
+        with self._lock:
+            written, delivered = c.written, c.delivered
+            out = (written - c.written_flushed, delivered - c.delivered_flushed)
+            c.written_flushed, c.delivered_flushed = written, delivered
+        return out
+
     def _take_delivered(self) -> int:
-        n = self._counts.delivered_unflushed
-        self._counts.delivered_unflushed -= n
-        return n
+        """Delivered tokens not yet flushed (the written ones are flushed with them)."""
+        return self._take_flow()[1]
 
     @_hook("paused")
     def paused(self, *, now: float | None = None) -> None:
@@ -556,9 +620,13 @@ class RequestRecorder:
         if reason is FinishReason.REJECTED:
             self.telemetry.metrics.child(cat.REJECTED, model=self.model,
                                          reason=self._reject_reason or "unspecified").inc()
-        flushed = self._take_delivered()
-        if flushed:
-            ch.get(cat.TOKENS, cat.STAGE, TokenStage.DELIVERED).inc(flushed)
+        n_written, n_delivered = self._take_flow()
+        if n_written:
+            ch.get(cat.TOKENS, cat.STAGE, TokenStage.WRITTEN).inc(n_written)
+        if n_delivered:
+            ch.get(cat.TOKENS, cat.STAGE, TokenStage.DELIVERED).inc(n_delivered)
+        if c.written:  # streamed to a connection: how far generation ran ahead of the peer
+            self._observe(cat.STREAM_UNACKED_PEAK, c.peak_unacknowledged)
         if discarded:
             ch.get(cat.TOKENS, cat.STAGE, TokenStage.DISCARDED).inc(discarded)
         if self.telemetry.slo.counts_as_attempted(reason):
@@ -584,7 +652,7 @@ class RequestRecorder:
         c = self._counts
         return RequestSummary(self.request_id, reason, ttft, stream_ttft, tpot, e2e, c.prompt,
                               c.proposed, c.committed, c.delivered, discarded, c.pauses, good,
-                              ())
+                              (), c.written, c.peak_unacknowledged)
 
     def _end_spans(self, t: float, reason: FinishReason) -> None:
         span, times, summary = self._span, self._times, self._summary
@@ -599,12 +667,15 @@ class RequestRecorder:
             ATTR.OUTPUT_TOKENS: summary.committed_tokens,
             ATTR.TOKENS_PROPOSED: summary.proposed_tokens,
             ATTR.TOKENS_COMMITTED: summary.committed_tokens,
+            ATTR.TOKENS_WRITTEN: summary.written_tokens,
             ATTR.TOKENS_DELIVERED: summary.delivered_tokens,
             ATTR.TOKENS_DISCARDED: summary.discarded_tokens,
             ATTR.PAUSES: summary.pauses, ATTR.GOOD: summary.good,
         }
         if summary.ttft is not None:
             attrs[ATTR.TTFT] = summary.ttft
+        if summary.stream_ttft is not None:
+            attrs[ATTR.STREAM_TTFT] = summary.stream_ttft
         if summary.tpot is not None:
             attrs[ATTR.TPOT] = summary.tpot
         if self._counts.pauses > self._counts.pause_events:
@@ -638,4 +709,4 @@ class RequestRecorder:
         stream_ttft = None if t.first_byte is None else t.first_byte - t.arrival
         return RequestSummary(self.request_id, None, ttft, stream_ttft, self._tpot(), None,
                               c.prompt, c.proposed, c.committed, c.delivered, 0, c.pauses,
-                              False, ignored)
+                              False, ignored, c.written, c.peak_unacknowledged)

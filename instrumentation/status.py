@@ -33,10 +33,15 @@ OPENAI_FINISH_REASON: dict[FinishReason, str | None] = {
 
 
 class TokenStage(StrEnum):
-    """The five token counts; every tokens/s figure names one of them as its numerator."""
+    """The six token counts; every tokens/s figure names one of them as its numerator.
+
+    ``written``: accepted by the client connection's socket (may still sit in buffers);
+    ``delivered``: acknowledged by the peer (the bytes left the host), or written where the
+    platform cannot tell (``servescope_transport_delivery_acknowledged`` is then 0)."""
 
     PROMPT = "prompt"
     PROPOSED = "proposed"
     COMMITTED = "committed"
+    WRITTEN = "written"
     DELIVERED = "delivered"
     DISCARDED = "discarded"

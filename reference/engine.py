@@ -56,18 +56,44 @@ class RequestHandle:
         """Blocking variant of :meth:`next_chunk`; ``[]`` when ``timeout_s`` passes first."""
         return self._stream.get(timeout_s, max_tokens)
 
+    def clock(self) -> float:
+        """The telemetry's clock (stamps a write before it is issued)."""
+        return self._engine.telemetry.clock()
+
+    def written(self, n: int, now: float | None = None) -> None:
+        """``n`` popped tokens were handed to the client's connection; the write began at
+        ``now`` (the first one stamps stream TTFT)."""
+        self.recorder.written(n, now=now)
+
     def delivered(self, n: int) -> None:
-        """``n`` tokens were written to the client's connection.
+        """``n`` tokens reached the client: acknowledged by its TCP, or written where the
+        transport cannot tell.
 
         Call it for every popped token that reached the client, also after the end was
         popped: a stop/length request's recorder is finished once the end was popped and all
-        popped tokens were reported delivered (or the writer stalled ``drain_timeout_s``)."""
+        popped tokens were reported delivered, or the writer said it is done
+        (:meth:`writer_done`), or it stalled ``drain_timeout_s``."""
         self.recorder.delivered(n)
         seq = self._seq
         if seq is not None and n > 0:
             seq.delivered += n
             if seq.stream.drained:
                 self._engine._post("drained", seq)
+
+    def attach_writer(self) -> None:
+        """A writer will report this request's deliveries and say when it is done: an
+        abnormal end then records the request once the writer is done (or stalled
+        ``drain_timeout_s``), so bytes it wrote around the decision still count."""
+        if self._seq is not None:
+            self._seq.writer_attached = True
+
+    def writer_done(self) -> None:
+        """The writer will report no more deliveries: popped tokens it did not report
+        delivered are discarded, and the request's record need not wait for them."""
+        seq = self._seq
+        if seq is not None and not seq.writer_done:
+            seq.writer_done = True
+            self._engine._post("drained", seq)
 
     # --- control --------------------------------------------------------------------------
     def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:

@@ -17,6 +17,10 @@ readmitted (greedy decoding makes the recomputation exact).
 Terminal states go through :class:`Lifecycle`: the first decision wins, every later signal is
 a counted no-op, and a finished request's resources are released exactly once, in dependency
 order: KV block references, batch slot, stream buffer, then the recorder (which ends spans).
+The recorder of a request whose HTTP writer is still running waits for the writer to say it is
+done (or for ``drain_timeout_s`` without progress): bytes it wrote after the decision (a
+deadline racing a write) still count as delivered when the peer acknowledges them. The
+request's end time is the decision's, however late the record is made.
 """
 
 from __future__ import annotations
@@ -115,6 +119,7 @@ class Scheduler:
         self.waiting: deque[Sequence] = deque()
         self.running: list[Sequence] = []
         self.draining: list[Sequence] = []
+        self.finishing: list[Sequence] = []  # ended, resources back, recorder awaits the writer
         self.by_id: dict[str, Sequence] = {}
         self.live_streams = 0
         self.steps = 0
@@ -174,7 +179,7 @@ class Scheduler:
                 due = min(due, seq.deadline_at)
             if seq.paused_at is not None:
                 due = min(due, seq.paused_at + self.config.slow_consumer_timeout_s)
-        for seq in self.draining:
+        for seq in (*self.draining, *self.finishing):
             if seq.drain_since is not None:
                 due = min(due, seq.drain_since + self.config.drain_timeout_s)
         return max(0.0005, min(due - now, self.config.idle_report_s))
@@ -194,6 +199,8 @@ class Scheduler:
             elif (kind == "drained" and payload.state is SeqState.DRAINING
                   and payload.fully_delivered):
                 self._end_drain(payload, drop=False)
+            elif kind == "drained" and payload.writer_done and payload in self.finishing:
+                self._record_finished(payload)
             # "credit" and "shutdown" only wake the loop
 
     def _enqueue(self, seq: Sequence) -> None:
@@ -228,6 +235,7 @@ class Scheduler:
             return seq.life.decide(reason)
         if not seq.life.decide(reason):
             return False
+        seq.decided_at = self.telemetry.clock()
         if seq.state is SeqState.WAITING:
             self.waiting.remove(seq)
             self._left_waiting(seq)
@@ -243,14 +251,27 @@ class Scheduler:
         seq.life.release_stream(drop=drop)
         self.live_streams -= 1
         self.by_id.pop(seq.request.request_id, None)
-        seq.life.record()
         if seq.life.reason is FinishReason.ERROR:
             self.errors += 1
+        if seq.writer_attached and not seq.writer_done and drop:
+            seq.drain_since = self.telemetry.clock()  # the writer may still be confirming
+            seq.drain_progress = (seq.stream.popped, seq.delivered)
+            self.finishing.append(seq)
+            return
+        seq.life.record(now=seq.decided_at)
+
+    def _record_finished(self, seq: Sequence) -> None:
+        """The writer is done (or stuck): record with what it confirmed by now."""
+        self.finishing.remove(seq)
+        seq.life.record(now=seq.decided_at)
 
     def _finish_normal(self, seq: Sequence, reason: FinishReason, now: float) -> None:
-        """stop/length: KV and slot go back now; the stream's tail is left for the writer."""
+        """stop/length: KV and slot go back now; the stream's tail is left for the writer. The
+        decision is stamped at the last token's commit (``now``): that is the request's end,
+        whatever the writer still has to send."""
         if not seq.life.decide(reason):
             return
+        seq.decided_at = now
         self.running.remove(seq)
         seq.life.release_compute()
         seq.state = SeqState.DRAINING
@@ -269,6 +290,8 @@ class Scheduler:
             self.terminate(seq, reason)
         for seq in list(self.draining):
             self._end_drain(seq, drop=True)
+        for seq in list(self.finishing):
+            self._record_finished(seq)
 
     # --- timers and credits ---------------------------------------------------------------
     def _apply_timers(self, now: float) -> None:
@@ -285,6 +308,13 @@ class Scheduler:
             elif (seq.drain_since is not None
                   and now - seq.drain_since > self.config.drain_timeout_s):
                 self._end_drain(seq, drop=True)
+        for seq in list(self.finishing):
+            progress = (seq.stream.popped, seq.delivered)
+            if progress != seq.drain_progress:
+                seq.drain_progress, seq.drain_since = progress, now
+            elif (seq.drain_since is not None
+                  and now - seq.drain_since > self.config.drain_timeout_s):
+                self._record_finished(seq)
 
     def _apply_credits(self, now: float) -> None:
         """Pause at the high watermark, resume at the low one (never for unbounded streams)."""
@@ -443,7 +473,7 @@ class Scheduler:
         timer.collect()
         return out
 
-    def _step(self, rows: list[_Row]) -> list[tuple[RequestRecorder, int, int]]:
+    def _step(self, rows: list[_Row]) -> list[tuple[RequestRecorder, int, int, float]]:
         """Prefill chunks in one forward, decode rows (with drafts) in another: a decode row
         padded to a prompt chunk's width would waste most of its compute."""
         self.steps += 1
@@ -463,11 +493,13 @@ class Scheduler:
                 for row in group:
                     self.terminate(row.seq, FinishReason.ERROR)
                 continue
+            # the commit time of this group's tokens: taken right after sampling, before any
+            # of them is pushed to a writer, so server TTFT never follows the first byte
             now = self.telemetry.clock()
             for row, tokens in zip(group, greedy, strict=True):
                 n_commit = self._commit(row, tokens, now)
                 if n_commit or row.drafts:
-                    advanced.append((row.seq.recorder, n_commit, len(row.drafts)))
+                    advanced.append((row.seq.recorder, n_commit, len(row.drafts), now))
         return advanced
 
     def _commit(self, row: _Row, greedy: list[int], now: float) -> int:
@@ -525,7 +557,7 @@ class Scheduler:
             seq.n_registered += 1
 
     # --- reporting ------------------------------------------------------------------------
-    def _report(self, advanced: list[tuple[RequestRecorder, int, int]]) -> None:
+    def _report(self, advanced: list[tuple[RequestRecorder, int, int, float]]) -> None:
         """One telemetry call per iteration that did something (or per idle interval)."""
         now = self.telemetry.clock()
         stats = self._snapshot()
@@ -552,7 +584,7 @@ class Scheduler:
             live_streams=self.live_streams, waiting=len(self.waiting),
             running=len(self.running),
             paused=sum(1 for s in (*self.running, *self.waiting) if s.paused_at is not None),
-            draining=len(self.draining), steps=self.steps,
+            draining=len(self.draining) + len(self.finishing), steps=self.steps,
             forward_seconds=prefill.total + decode.total,
             prefill_seconds=prefill.total, decode_seconds=decode.total,
             committed_tokens=self.committed_total, proposed_tokens=self.proposed_total,

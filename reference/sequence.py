@@ -43,17 +43,21 @@ class Sequence:
     prefilled: bool = False
     preemptions: int = 0
     paused_at: float | None = None
+    decided_at: float | None = None  # stop/length: the last token's commit time (the end)
     drain_since: float | None = None
     drain_progress: tuple[int, int] = (0, 0)
     fault: bool = False
     committed: int = 0
     proposed: int = 0
     delivered: int = 0  # reported by the writer's thread (the only writer of this field)
+    writer_attached: bool = False  # an HTTP writer reports deliveries (set by its thread)
+    writer_done: bool = False  # the writer reports no more deliveries (set by its thread)
 
     @property
     def fully_delivered(self) -> bool:
-        """The writer saw the end and reported every popped token as delivered."""
-        return self.stream.drained and self.delivered >= self.stream.popped
+        """The writer saw the end and reported every popped token as delivered, or it is done
+        (what it did not report is discarded)."""
+        return self.writer_done or (self.stream.drained and self.delivered >= self.stream.popped)
 
     @property
     def recorder(self) -> RequestRecorder:

@@ -1,7 +1,8 @@
 """The OpenAI-compatible HTTP transport of the reference worker (Starlette on uvicorn).
 
 Routes: ``POST /v1/completions``, ``POST /v1/chat/completions`` (``stream`` true or false),
-``GET /v1/models``, ``GET /healthz``, ``GET /metrics`` (OpenMetrics with exemplars when the
+``GET /v1/models``, ``GET /healthz`` and ``GET /health`` (the spelling vLLM, TGI and SGLang
+use, which benchmarking clients probe), ``GET /metrics`` (OpenMetrics with exemplars when the
 scraper asks for it). Request fields and extensions are documented in ``openai_schema``; the
 per-request deadline comes from the body field ``deadline_s`` or the ``x-servescope-deadline-s``
 header (seconds from arrival), and a W3C ``traceparent``/``tracestate`` header makes the
@@ -14,7 +15,12 @@ Backpressure: uvicorn's h11 protocol makes ``send`` wait while the transport's w
 above its high-water mark. :class:`ServerThread` and :func:`serve` bound what a connection may
 hold (``send_buffer_bytes``: the kernel socket send buffer and the transport's high-water
 mark), so a client that stops reading stalls its writer after a few KiB rather than after the
-megabytes an autotuned socket buffer would absorb.
+megabytes an autotuned socket buffer would absorb. ``TCP_NOTSENT_LOWAT`` keeps the kernel's
+unsent bytes under the same bound, and each response reads the socket's acknowledged bytes
+(``delivery.py``) so that ``delivered`` means what left the host.
+
+Behind a reverse proxy: streamed responses carry ``X-Accel-Buffering: no`` (nginx then passes
+each event on at once, whatever ``proxy_buffering`` says) and ``Cache-Control: no-cache``.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from servescope.instrumentation.setup import RedactionStage, TelemetrySetup, set
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
 
+from . import delivery
 from . import openai_schema as schema
 from .config import EngineConfig
 from .engine import Engine, RequestHandle
@@ -58,6 +65,8 @@ __all__ = ["DEFAULT_SEND_BUFFER_BYTES", "LocalServer", "ServerThread", "create_a
 _log = logging.getLogger("servescope.reference.server")
 
 DEFAULT_SEND_BUFFER_BYTES = 4096
+#: Unsent bytes the kernel may hold when the send buffer is left to autotune.
+DEFAULT_NOTSENT_LOWAT = 16384
 #: Headers passed to the tracer as the W3C carrier (never the rest: it may hold credentials).
 TRACE_HEADERS = ("traceparent", "tracestate")
 #: Default ``max_tokens`` of /v1/completions (OpenAI's); chat defaults to the rest of the context.
@@ -68,8 +77,9 @@ class _Transport:
     """The route handlers, bound to one engine and one telemetry."""
 
     def __init__(self, engine: Engine, telemetry: Telemetry, model_name: str,
-                 chunk_tokens: int) -> None:
+                 chunk_tokens: int, connections: _Connections | None) -> None:
         self.engine = engine
+        self.connections = connections
         self.telemetry = telemetry
         self.model_name = model_name
         self.chunk_tokens = chunk_tokens
@@ -102,9 +112,11 @@ class _Transport:
             return self._refused(handle, rid)
         shape = Shape(kind, rid, self.model_name, params.include_usage)
         extra = {"x-request-id": rid, "cache-control": "no-cache"}
+        if params.stream:  # proxies: pass each event on at once, never hold the stream
+            extra["x-accel-buffering"] = "no"
         response_class = StreamingResponse if params.stream else WholeResponse
         return response_class(handle, shape, self.engine.tokenizer.stream_decoder(),
-                              self.chunk_tokens, extra, connections=CONNECTIONS)
+                              self.chunk_tokens, extra, connections=self.connections)
 
     def _generation(self, rid: str, params: schema.CompletionParams, carrier: dict[str, str],
                     operation: str) -> GenerationRequest:
@@ -202,17 +214,22 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 
 def create_app(engine: Engine, telemetry: Telemetry, *, model_name: str | None = None,
-               chunk_tokens: int = 64) -> Starlette:
+               chunk_tokens: int = 64, http2: bool = False) -> Starlette:
     """The ASGI app over a started engine; the caller owns the engine's lifecycle. The model
     name defaults to the telemetry's (the ``model`` label of every metric). ``chunk_tokens``
     is the most tokens one SSE event carries: a writer that fell behind coalesces what its
-    buffer holds into one event (1: one event per token)."""
-    t = _Transport(engine, telemetry, model_name or telemetry.model, chunk_tokens)
+    buffer holds into one event (1: one event per token). ``http2``: served by hypercorn
+    (``http2.py``), whose connections this module does not see: delivered falls back to
+    written and the delivery gauge says so."""
+    connections = None if http2 else CONNECTIONS
+    t = _Transport(engine, telemetry, model_name or telemetry.model, chunk_tokens, connections)
+    telemetry.delivery_confirmation(not http2 and delivery.acknowledgements_supported())
     routes = [
         Route("/v1/completions", t.completions, methods=["POST"]),
         Route("/v1/chat/completions", t.chat, methods=["POST"]),
         Route("/v1/models", t.models, methods=["GET"]),
         Route("/healthz", t.healthz, methods=["GET"]),
+        Route("/health", t.healthz, methods=["GET"]),
         Route("/metrics", t.metrics, methods=["GET"]),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: _http_error,
@@ -245,6 +262,11 @@ class _Connections:
         transport = self._of(scope)
         return transport is not None and not transport.is_closing()
 
+    def probe(self, scope: MutableMapping[str, Any]) -> delivery.TcpProbe | None:
+        """The connection's acknowledgement counters (None where the platform has none)."""
+        transport = self._of(scope)
+        return None if transport is None else delivery.open_probe(transport)
+
     def abort(self, scope: MutableMapping[str, Any]) -> None:
         """Reset the connection: SO_LINGER 0 makes the kernel drop the unsent bytes and send
         RST, where a plain close would keep trying to deliver them in the background."""
@@ -272,6 +294,9 @@ def _protocol_class(send_buffer_bytes: int | None) -> type[asyncio.Protocol]:
             super().connection_made(transport)
             if high is not None:
                 transport.set_write_buffer_limits(high=high, low=high // 4)
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                delivery.set_notsent_lowat(sock, high or DEFAULT_NOTSENT_LOWAT)
             CONNECTIONS.add(self.server, self.client, transport)
 
         def connection_lost(self, exc: Exception | None) -> None:

@@ -6,7 +6,12 @@ Each response is a raw ASGI callable that runs two tasks:
   transport's flow control), then pops a token chunk from the engine's bounded stream buffer,
   decodes it and writes it. A client that does not read stalls the writer before it pops; the
   engine's buffer fills to its high watermark and the scheduler pauses the request. Tokens are
-  reported ``delivered`` once ``send`` returned (the bytes are on the connection).
+  reported ``written`` once ``send`` returned (the bytes are on the connection; the write's
+  time, taken just before it, stamps stream TTFT) and ``delivered`` once the peer's TCP
+  acknowledged the connection offset that covers them (``delivery.py``; where the platform
+  cannot tell, delivered falls back to written). After the last write the writer waits, for a
+  bounded time without progress, for the tail's acknowledgements, then tells the engine it is
+  done (``writer_done``): tokens popped but never acknowledged are discarded, exactly.
 * the **watcher** waits on ``receive``; an ``http.disconnect`` before the response completed
   becomes ``handle.cancel(CLIENT_CANCEL)`` at once (a mailbox post, never blocking) and stops
   the writer, even when the writer is blocked on a stalled socket or waiting for tokens. If
@@ -15,8 +20,9 @@ Each response is a raw ASGI callable that runs two tasks:
   connection (``ConnectionControl.abort``) instead of holding it forever.
 
 The writer also asks the connection itself whether it is alive before popping and before
-counting a delivery: uvicorn's ``send`` silently drops bytes after a disconnect, and the
-watcher may not have run yet.
+counting a write: uvicorn's ``send`` silently drops bytes after a disconnect, and the watcher
+may not have run yet. A connection the server closes after the last write (``Connection:
+close``) is a normal end, never a client cancel.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import asyncio
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -66,8 +73,21 @@ class StreamHandle(Protocol):
     @property
     def completion_tokens(self) -> int: ...
     async def next_chunk(self, max_tokens: int = 64) -> list[int] | None: ...
+    def clock(self) -> float: ...
+    def written(self, n: int, now: float) -> None: ...
     def delivered(self, n: int) -> None: ...
+    def attach_writer(self) -> None: ...
+    def writer_done(self) -> None: ...
     def cancel(self, reason: FinishReason = ...) -> Any: ...
+
+
+class DeliveryProbe(Protocol):
+    """A connection's acknowledgement counters (``delivery.TcpProbe``)."""
+
+    def offset(self) -> int | None: ...
+    def acked(self) -> int | None: ...
+    def live(self) -> bool: ...
+    def close(self) -> None: ...
 
 
 class ConnectionControl(Protocol):
@@ -75,6 +95,35 @@ class ConnectionControl(Protocol):
 
     def alive(self, scope: Scope) -> bool: ...
     def abort(self, scope: Scope) -> None: ...
+    def probe(self, scope: Scope) -> DeliveryProbe | None: ...
+
+
+class _Acks:
+    """Tokens written and not yet acknowledged, each chunk by the connection offset that
+    covers it. A chunk whose offset is unknown (the connection is gone) is never confirmed."""
+
+    def __init__(self, probe: DeliveryProbe) -> None:
+        self.probe = probe
+        self.pending = 0
+        self._marks: deque[tuple[float, int]] = deque()
+
+    def wrote(self, n: int) -> None:
+        offset = self.probe.offset()
+        self._marks.append((float("inf") if offset is None else offset, n))
+        self.pending += n
+
+    def confirmed(self) -> int:
+        """Tokens newly acknowledged (one TCP_INFO read when any is pending)."""
+        if not self._marks:
+            return 0
+        acked = self.probe.acked()
+        if acked is None:
+            return 0
+        n = 0
+        while self._marks and self._marks[0][0] <= acked:
+            n += self._marks.popleft()[1]
+        self.pending -= n
+        return n
 
 
 class TextDecoder(Protocol):
@@ -151,6 +200,8 @@ class _Exchange:
     poll_s = 0.5
     #: How long a writer may stay stalled after the engine ended its request.
     abandon_after_s = 10.0
+    #: How long the writer waits for the tail's acknowledgements without any progress.
+    ack_wait_s = 5.0
 
     def __init__(self, handle: StreamHandle, shape: Shape, decoder: TextDecoder,
                  chunk_tokens: int, headers: dict[str, str], *,
@@ -169,9 +220,13 @@ class _Exchange:
         self._progress_mark = 0
         self._cut_stalled_since: float | None = None
         self._completing = False  # set before the last send: a disconnect after it is normal
+        self._acks: _Acks | None = None  # None: delivered falls back to written
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         self._scope = scope
+        probe = self.connections.probe(scope) if self.connections is not None else None
+        self._acks = _Acks(probe) if probe is not None else None
+        self.handle.attach_writer()
         writer = asyncio.create_task(self.write(send))
         watcher = asyncio.create_task(self._watch(receive, writer))
         try:
@@ -182,6 +237,10 @@ class _Exchange:
             raise
         finally:
             watcher.cancel()
+            if probe is not None:  # before any abort: an open duplicate would delay the reset
+                self._confirm()
+                probe.close()
+            self.handle.writer_done()
         if self.abandoned:
             _log.info("request %s ended (%s) while its client read nothing: connection aborted",
                       self.handle.request_id, self.handle.finish_reason)
@@ -199,6 +258,7 @@ class _Exchange:
             try:
                 message = await asyncio.wait_for(receive(), self.poll_s)
             except TimeoutError:
+                self._confirm()  # a stalled writer does not look: credit what was acknowledged
                 if self._should_abandon():
                     self.abandoned = True
                     writer.cancel()
@@ -225,9 +285,47 @@ class _Exchange:
         if self.disconnected:
             return False
         if self.connections is not None and not self.connections.alive(self._scope):
-            self._gone()
+            if not self._completing:  # a close after the last write is the server's own
+                self._gone()
             return False
         return True
+
+    def _wrote(self, n: int, at: float) -> None:
+        """``n`` tokens' bytes were accepted by the connection (the write began at ``at``)."""
+        if n <= 0:
+            return
+        self.handle.written(n, at)
+        if self._acks is None:
+            self.handle.delivered(n)  # no acknowledgements here: delivered means written
+            return
+        self._acks.wrote(n)
+        self._confirm()
+
+    def _confirm(self) -> None:
+        """Credit the tokens whose bytes the peer has acknowledged since the last look."""
+        if self._acks is not None:
+            n = self._acks.confirmed()
+            if n:
+                self.handle.delivered(n)
+
+    async def _settle(self) -> None:
+        """After the last write: wait for the tail's acknowledgements while they progress
+        (at most ``ack_wait_s`` without any), polling with a growing interval."""
+        acks = self._acks
+        if acks is None:
+            return
+        delay, last, idle_since = 0.0005, acks.pending, time.monotonic()
+        while True:
+            self._confirm()
+            if not acks.pending or not acks.probe.live():
+                return
+            now = time.monotonic()
+            if acks.pending != last:
+                last, idle_since = acks.pending, now
+            elif now - idle_since > self.ack_wait_s:
+                return
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.05)
 
     def _should_abandon(self) -> bool:
         """The engine ended the request (slow consumer, deadline, error) and the writer has
@@ -280,16 +378,18 @@ class StreamingResponse(_Exchange):
             await self._writable(send)
             if not self._alive():
                 return  # leave the buffered tokens where they are: they were never sent
+            self._confirm()
             chunk = await handle.next_chunk(self.chunk_tokens)
             if chunk is None:
                 break
             pending += len(chunk)
             text = self.decoder.feed(chunk)
             if text:  # an incomplete UTF-8 character waits for its next byte
+                at = handle.clock()
                 await self._body(send, _event(shape.text(text)))
                 if not self._alive():
-                    return
-                handle.delivered(pending)
+                    return  # uvicorn dropped the bytes: popped, never written (discarded)
+                self._wrote(pending, at)
                 pending = 0
         await self._finish(send, pending)
 
@@ -311,9 +411,11 @@ class StreamingResponse(_Exchange):
                                                        handle.completion_tokens)))
         events.append(b"data: [DONE]\n\n")
         self._completing = True
+        at = handle.clock()
         await send({"type": "http.response.body", "body": b"".join(events), "more_body": False})
-        if pending and self._alive():
-            handle.delivered(pending)
+        if pending and not self.disconnected:
+            self._wrote(pending, at)
+        await self._settle()
 
     @staticmethod
     async def _body(send: Send, data: bytes) -> None:
@@ -340,9 +442,11 @@ class WholeResponse(_Exchange):
             payload = self.shape.whole("".join(parts), reason, handle.prompt_tokens,
                                        handle.completion_tokens)
         body = json.dumps(payload, separators=(",", ":")).encode()
+        at = handle.clock()
         await send(self._start(status, b"application/json"))
-        self._completing = True
+        self._completing = True  # the server may close the connection after this (keep-alive off)
         await send({"type": "http.response.body", "body": body, "more_body": False})
-        if popped and status == 200 and self._alive():
-            handle.delivered(popped)
+        if popped and status == 200 and not self.disconnected:
+            self._wrote(popped, at)
+            await self._settle()
 

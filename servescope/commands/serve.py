@@ -19,6 +19,9 @@ def register(sub: Any) -> None:
                    help="engine config, YAML or JSON (fields of EngineConfig; model: {...})")
     p.add_argument("--slo", default=None, help="SLO spec YAML (default: the shipped spec)")
     p.add_argument("--model-name", default="servescope-ref")
+    p.add_argument("--http2", action="store_true",
+                   help="serve HTTP/2 (cleartext, prior knowledge) and HTTP/1.1 on one port "
+                        "through hypercorn; delivered then falls back to written")
     p.add_argument("--send-buffer-bytes", type=int, default=4096,
                    help="per-connection bytes the server buffers before the writer waits "
                         "(0: OS and uvicorn defaults)")
@@ -72,8 +75,13 @@ def _serve(args: argparse.Namespace) -> int:
     # SIGTERM (docker stop) take the same path as Ctrl-C so the spans are flushed below.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        serve(create_app(engine, setup.telemetry), args.host, args.port,
-              send_buffer_bytes=args.send_buffer_bytes or None)
+        if args.http2:
+            from servescope.reference.http2 import serve_http2
+
+            serve_http2(create_app(engine, setup.telemetry, http2=True), args.host, args.port)
+        else:
+            serve(create_app(engine, setup.telemetry), args.host, args.port,
+                  send_buffer_bytes=args.send_buffer_bytes or None)
     except KeyboardInterrupt:
         pass  # a requested stop
     finally:

@@ -2,8 +2,10 @@
 
 Clients are raw sockets with a small SO_RCVBUF reading a few bytes per interval, so it is TCP
 flow control, not cooperation, that stops the server. The sampler runs on the server's own
-event loop: there the writer is always at a suspension point, so committed - delivered is
-exactly the tokens generated and not yet written to the connection.
+event loop: there the writer is always at a suspension point, so committed - written is
+exactly the tokens generated and not yet written to the connection (bounded by the stream
+capacity), and committed - delivered adds what was written and not yet acknowledged by the
+peer (bounded by the capacity plus the kernel allowance, :func:`kernel_allowance_tokens`).
 """
 
 from __future__ import annotations
@@ -22,12 +24,25 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from servescope.instrumentation.recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.loadgen import Reading, stream_once
-from servescope.reference.server import LocalServer
-from servescope.reference.sse import StreamingResponse
+from servescope.reference.server import DEFAULT_SEND_BUFFER_BYTES, LocalServer
+from servescope.reference.sse import Shape, StreamingResponse, _event
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=256)
 MODEL = "tiny-ref"
 CAP = 8
+
+
+def kernel_allowance_tokens(chunk_tokens: int = CAP) -> int:
+    """Tokens that may be written and not yet acknowledged, beyond the stream capacity: the
+    transport's buffer (its high-water mark plus the write that crossed it) and the kernel send
+    buffer (Linux doubles the SO_SNDBUF asked for), at the fewest bytes per token the stream
+    writes (an event carrying ``chunk_tokens`` tokens; a writer never pops more than CAP)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, DEFAULT_SEND_BUFFER_BYTES)
+        kernel = probe.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+    overhead = len(_event(Shape("completion", "cmpl-" + "0" * 32, MODEL, True).text("")))
+    held = 2 * DEFAULT_SEND_BUFFER_BYTES + overhead + chunk_tokens + kernel
+    return -(-held * chunk_tokens // (overhead + chunk_tokens))
 
 
 def _server(**overrides: Any) -> LocalServer:
@@ -51,7 +66,8 @@ class Watch:
             return recorder
 
         server.telemetry.request = capture  # type: ignore[method-assign]
-        self.worst_unsent = 0
+        self.worst_unsent = 0  # committed - written: still in the engine's send queue
+        self.worst_unacked = 0  # committed - delivered: not yet acknowledged by the peer
         self.worst_buffered_gauge = 0.0
         self._stop = threading.Event()
         assert server.http.loop is not None
@@ -64,7 +80,9 @@ class Watch:
                 s = recorder.summary()
                 if s.finish_reason is None:
                     self.worst_unsent = max(self.worst_unsent,
-                                            s.committed_tokens - s.delivered_tokens)
+                                            s.committed_tokens - s.written_tokens)
+                    self.worst_unacked = max(self.worst_unacked,
+                                             s.committed_tokens - s.delivered_tokens)
             gauge = registry.get_sample_value("servescope_stream_buffered_tokens",
                                               {"pool": "default"}) or 0.0
             self.worst_buffered_gauge = max(self.worst_buffered_gauge, gauge)
@@ -111,6 +129,7 @@ def test_slow_readers_pause_their_requests_and_never_hold_more_than_capacity(
     pauses = watched.sample("servescope_backpressure_pauses_total", model=MODEL)
     assert pauses >= 4, "TCP backpressure never reached the engine's stream buffers"
     assert 1 <= watched.worst_unsent <= CAP
+    assert watched.worst_unsent <= watched.worst_unacked <= CAP + kernel_allowance_tokens()
     for recorder in watched.recorders:  # every token generated was also delivered
         s = recorder.summary()
         assert s.committed_tokens == s.delivered_tokens == 200 and s.discarded_tokens == 0
@@ -190,7 +209,10 @@ def test_disconnect_while_the_writer_is_stalled_cancels_at_once(watched: Watch) 
     assert took < 2.0
     assert watched.server.engine.wait_idle(5.0)
     s = watched.recorders[0].summary()
-    assert 0 < s.discarded_tokens <= CAP  # what was generated but never sent
+    assert 0 < s.committed_tokens - s.written_tokens <= CAP  # generated, never sent
+    # discarded: everything the peer never acknowledged, exactly
+    assert s.discarded_tokens == s.committed_tokens - s.delivered_tokens
+    assert s.discarded_tokens <= CAP + kernel_allowance_tokens()
 
 
 def test_a_client_that_never_reads_is_dropped_after_the_slow_consumer_policy(

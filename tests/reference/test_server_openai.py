@@ -111,6 +111,7 @@ def test_non_streamed_completion_and_chat(served: Served) -> None:
 
 def test_metrics_count_the_request_and_exemplar_points_to_an_exported_trace(
         served: Served) -> None:
+    assert served.server.engine.wait_idle(5.0)  # earlier tests' requests are recorded
     before_length = served.sample("servescope_requests_finished_total",
                                   priority="default", finish_reason="length")
     before_delivered = served.sample("servescope_tokens_total", stage="delivered")
@@ -164,6 +165,8 @@ def test_deadline_header_ends_the_stream_with_deadline(paced: Served) -> None:
     assert final.choices[0].finish_reason == "length"  # OpenAI has no "deadline"
     assert final.model_extra["servescope_finish_reason"] == "deadline"
     assert 0 < sum(len(c.choices[0].text) for c in chunks if c.choices) < 200
+    # recorded once the writer has confirmed what the client got (just after [DONE])
+    assert paced.server.engine.wait_idle(5.0)
     assert paced.sample("servescope_requests_finished_total", priority="default",
                         finish_reason="deadline") >= 1
 

@@ -1,0 +1,159 @@
+"""HTTP/2 for the reference server: the same ASGI app on hypercorn (h2c and HTTP/1.1 on one port).
+
+Why hypercorn: uvicorn speaks HTTP/1.1 only. Hypercorn is the established asyncio ASGI server
+with HTTP/2 (it builds on the ``h2`` protocol library, as do httpx's and most Python h2
+clients), runs on the same asyncio loop model as the HTTP/1.1 path, serves cleartext h2
+(prior knowledge) beside HTTP/1.1 on one port, and honours HTTP/2 flow control in the ASGI
+``send``: a stream whose window is closed does not take more bytes, so a stalled stream stalls
+its writer and the engine pauses that request only. (Granian and Daphne also speak HTTP/2, but
+hide flow control in Rust or Twisted, where no stream's in-flight bytes can be bounded.)
+
+**The connection window.** HTTP/2 has a window per stream and one for the whole connection.
+Bytes a client has received on a stream but not consumed stay charged to *both*. A client that
+stops reading one stream holds up to that stream's window (65,535 bytes by default) of the
+shared connection window. Clients that enlarge their connection window well past the stream
+windows (httpx and browsers send a 16 MiB or larger connection WINDOW_UPDATE at once) keep the
+other streams flowing: the stalled stream's window closes, hypercorn's per-stream buffer fills,
+the writer's ``send`` waits and the engine pauses that request only. A client that keeps the
+default 65,535-byte connection window lets one stalled stream stop every stream on the
+connection; the server cannot open a client's receive window, so it bounds the damage in time:
+the slow-consumer policy ends the stalled request (``slow_consumer_timeout_s``), the writer
+gives the stream up (``abandon_after_s``) and hypercorn resets it, after which the client
+returns its bytes to the connection window and the other streams resume. (A server-side cap on
+a stream's in-flight bytes does not help: clients return bytes lazily, at half a stream window
+processed, so any cap below that deadlocks the streams that are being read.)
+
+**A closed stream window must stop the writer.** hypercorn's send task pops a stream's buffer
+with the room its window allows; with the window closed that is an empty pop, which also
+releases a writer waiting on the buffer's high-water mark, so a stalled stream's bytes pile up
+in the server without bound and the engine never pauses the request. :func:`_install` makes
+hypercorn use :class:`FlowControlledH2Protocol`, which leaves a stream with buffered bytes and
+a closed window blocked until its WINDOW_UPDATE: the buffer stays at its high-water mark
+(32 KiB) and the writer's ``send`` waits.
+
+Delivered over HTTP/2: frames of many streams share one socket and the ASGI scope does not
+expose it, so delivered falls back to written on this path and
+``servescope_transport_delivery_acknowledged`` is 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+__all__ = ["Http2ServerThread", "serve_http2"]
+
+
+def _flow_controlled_protocol() -> type[Any]:
+    from hypercorn.protocol.h2 import H2Protocol
+
+    class FlowControlledH2Protocol(H2Protocol):
+        """Never pop a stream whose window is closed (see the module notes)."""
+
+        async def _send_data(self, stream_id: int) -> None:
+            buffer = self.stream_buffers.get(stream_id)
+            try:
+                window = self.connection.local_flow_control_window(stream_id)
+            except Exception:  # the stream is gone: hypercorn's path cleans it up
+                window = 1
+            if buffer is not None and buffer.buffer and window <= 0:
+                self.priority.block(stream_id)  # a WINDOW_UPDATE unblocks it
+                return
+            await super()._send_data(stream_id)
+
+    return FlowControlledH2Protocol
+
+
+def _install() -> None:
+    """Make hypercorn build :class:`FlowControlledH2Protocol` for h2 connections."""
+    import hypercorn.protocol as protocol
+
+    if not getattr(protocol.H2Protocol, "servescope", False):  # type: ignore[attr-defined]
+        cls = _flow_controlled_protocol()
+        cls.servescope = True
+        protocol.H2Protocol = cls  # type: ignore[attr-defined]
+
+
+def _config(host: str, port: int, log_level: str) -> Any:
+    from hypercorn.config import Config
+
+    config = Config()
+    config.bind = [f"{host}:{port}"]
+    config.loglevel = log_level.upper()
+    config.accesslog = None
+    config.graceful_timeout = 5
+    return config
+
+
+class Http2ServerThread:
+    """The app on hypercorn on a background thread (tests, benchmarks), h2c + HTTP/1.1."""
+
+    def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, *,
+                 log_level: str = "warning") -> None:
+        import socket
+
+        if port == 0:  # hypercorn binds itself: pick a free port first
+            with socket.socket() as s:
+                s.bind((host, 0))
+                port = s.getsockname()[1]
+        self.host, self.port = host, port
+        self._app = app
+        self._config = _config(host, port, log_level)
+        self._shutdown: asyncio.Event | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._started = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="servescope-http2", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def _run(self) -> None:
+        from hypercorn.asyncio import serve
+
+        async def main() -> None:
+            self.loop = asyncio.get_running_loop()
+            self._shutdown = asyncio.Event()
+            self._started.set()
+            await serve(self._app, self._config, shutdown_trigger=self._shutdown.wait)
+
+        try:
+            _install()
+            asyncio.run(main())
+        except BaseException as exc:
+            self._error = exc
+            self._started.set()
+
+    def start(self, timeout_s: float = 10.0) -> Http2ServerThread:
+        import socket
+
+        self._thread.start()
+        self._started.wait(timeout_s)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self._error is not None:
+                raise RuntimeError(f"the HTTP/2 server failed to start: {self._error!r}")
+            try:
+                socket.create_connection((self.host, self.port), timeout=0.2).close()
+                return self
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("the HTTP/2 server did not start in time") from None
+                time.sleep(0.02)
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        if self.loop is not None and self._shutdown is not None:
+            self.loop.call_soon_threadsafe(self._shutdown.set)
+        self._thread.join(timeout_s)
+
+
+def serve_http2(app: Any, host: str = "127.0.0.1", port: int = 8000, *,
+                log_level: str = "info") -> None:
+    """Serve h2c and HTTP/1.1 in the foreground until interrupted."""
+    from hypercorn.asyncio import serve
+
+    _install()
+    asyncio.run(serve(app, _config(host, port, log_level)))
