@@ -179,6 +179,11 @@ class TimedRecorder:
         self.inner.prefill_done(now=now)
         self._timer.add(_clock() - t0)
 
+    def written(self, n: int = 1, *, now: float | None = None) -> None:
+        t0 = _clock()
+        self.inner.written(n, now=now)
+        self._timer.add(_clock() - t0)
+
     def delivered(self, n: int = 1, *, now: float | None = None) -> None:
         t0 = _clock()
         self.inner.delivered(n, now=now)
