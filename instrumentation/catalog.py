@@ -277,7 +277,8 @@ KNOWN_SAFE_SPAN_ATTRIBUTES: frozenset[str] = frozenset({
     "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "servescope.priority",
     "servescope.finish_reason", "servescope.tokens.proposed", "servescope.tokens.committed",
     "servescope.tokens.written", "servescope.tokens.delivered", "servescope.tokens.discarded",
-    "servescope.ttft_seconds", "servescope.stream_ttft_seconds", "servescope.tpot_seconds", "servescope.goodput.good", "servescope.backpressure.pauses",
+    "servescope.ttft_seconds", "servescope.stream_ttft_seconds", "servescope.tpot_seconds",
+    "servescope.goodput.good", "servescope.backpressure.pauses",
     "servescope.backpressure.pause_events_dropped", "servescope.terminal_signals_ignored",
     "servescope.exemplar",
 })

@@ -188,7 +188,11 @@ class Telemetry:
         committed = proposed = written = delivered = 0
         others: dict[str, list[int]] | None = None
         for entry in report.advanced:
-            rec, n_committed, n_proposed = entry[0], entry[1], entry[2]
+            if len(entry) == 4:  # with its own commit stamp
+                rec, n_committed, n_proposed, at = entry
+            else:
+                rec, n_committed, n_proposed = entry
+                at = now
             # RequestRecorder's commit, inlined: this loop runs for every request every step
             if rec._reason is not None:
                 continue  # finished (a late report): the terminal summary is final
@@ -196,7 +200,6 @@ class Telemetry:
             if n_proposed:
                 c.proposed += n_proposed
             if n_committed > 0:  # a step may reject every draft and commit nothing
-                at = entry[3] if len(entry) > 3 else now
                 if c.committed == 0:
                     rec._first_token(at)
                 c.committed += n_committed
@@ -525,7 +528,8 @@ class RequestRecorder:
             c = self._counts
             c.delivered += n
             if c.written < c.delivered:
-                self._wrote(c.delivered - c.written, self._now(now))
+                self._wrote(c.delivered - c.written,
+                            self.telemetry.clock() if now is None else now)
         except Exception:
             self.telemetry.hook_failed("delivered")
 
