@@ -607,9 +607,10 @@ class RequestRecorder:
     def _on_finish(self, reason: FinishReason, t: float) -> None:
         ch, times, c = self._ch, self._times, self._counts
         times.finished = t
-        self._end_pause(t)
+        if times.paused_since is not None:
+            self._end_pause(t)
         ttft = None if times.first_token is None else times.first_token - times.arrival
-        tpot = self._tpot()
+        tpot = self._tpot() if c.committed >= 2 else None
         stream_ttft = None if times.first_byte is None else times.first_byte - times.arrival
         e2e = t - times.arrival
         discarded = max(0, c.committed - c.delivered)
