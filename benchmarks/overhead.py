@@ -230,7 +230,8 @@ class TimedTelemetry:
 
     def step(self, report: StepReport) -> None:
         real = dataclasses.replace(report, advanced=[
-            (r.inner if isinstance(r, TimedRecorder) else r, c, p) for r, c, p in report.advanced])
+            (e[0].inner if isinstance(e[0], TimedRecorder) else e[0], *e[1:])
+            for e in report.advanced])
         t0 = time.perf_counter_ns()
         self.inner.step(real)
         self.timer.add(time.perf_counter_ns() - t0)
@@ -293,7 +294,7 @@ def attribute_once(mode: str, config: EngineConfig, requests: int, max_tokens: i
     """Hook time (calibrated) over decode wall time, with every hook call timed."""
     telemetry, close = ATTRIBUTED[mode]()
     timer = HookTimer()
-    engine = Engine(config, TimedTelemetry(telemetry, timer))
+    engine = Engine(config, TimedTelemetry(telemetry, timer))  # type: ignore[arg-type]
     engine.start()
     steps_before = 0
     try:
