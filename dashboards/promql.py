@@ -151,7 +151,25 @@ class Query:
         selector = self.sel(spec, suffix, **extra)
         if missing_in(selector):
             return selector
+        lacking = self._lacking(spec, by)
+        if lacking:
+            return unavailable(self.flavor.name if self.flavor else "",
+                               f"{spec.sample_name}[by {lacking}]")
         return f"sum{self.by(*by)} ({fn}({selector}[{self.window}]))"
+
+    def _lacking(self, spec: MetricSpec, by: tuple[str, ...]) -> str | None:
+        """A catalog label ``by`` groups on that the flavor's metric for ``spec`` lacks (a
+        breakdown it cannot give; the model label excepted: one model per target)."""
+        flavor = self.flavor
+        if flavor is None or flavor.families is None or spec.name == cat.TOKENS.name:
+            return None
+        mapped = flavor.metric(spec)
+        for key in by:
+            if key in ("job", "instance", "le", cat.MODEL) or mapped is None:
+                continue
+            if key not in mapped.labels:
+                return key
+        return None
 
     def level(self, spec: MetricSpec, *by: str, agg: str = "sum", native: bool = False,
               **extra: str) -> str:
