@@ -98,3 +98,34 @@ def render(slo: SLOSpec, options: Options | None = None) -> dict[str, str]:
 
 def all_rules(slo: SLOSpec, options: Options | None = None) -> list[Record | Alert]:
     return [r for g in rule_groups(slo, options) for r in g.rules]
+
+
+#: Where the Kubernetes manifests of a flavor go (``servescope generate`` writes both).
+K8S_DIR = "deploy/kubernetes/{flavor}"
+K8S_LABELS = {"app.kubernetes.io/name": "servescope", "app.kubernetes.io/part-of": "servescope"}
+
+
+def prometheus_rule(slo: SLOSpec, options: Options | None = None, *,
+                    namespace: str | None = None,
+                    labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """The rules as a prometheus-operator ``PrometheusRule`` (monitoring.coreos.com/v1).
+    ``labels`` are added to the resource's own, e.g. what the Prometheus ``ruleSelector``
+    matches (kube-prometheus-stack: ``release: <its release name>``)."""
+    options = options or Options()
+    flavor = options.flavor.name
+    metadata: dict[str, Any] = {"name": f"servescope-{flavor}-rules",
+                                "labels": {**K8S_LABELS, "app.kubernetes.io/component": "rules",
+                                           "servescope/flavor": flavor, **(labels or {})}}
+    if namespace:
+        metadata["namespace"] = namespace
+    return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
+            "metadata": metadata, "spec": rules_document(slo, options)}
+
+
+def render_k8s_rules(slo: SLOSpec, options: Options | None = None, *,
+                     namespace: str | None = None,
+                     labels: dict[str, str] | None = None) -> dict[str, str]:
+    options = options or Options()
+    path = f"{K8S_DIR.format(flavor=options.flavor.name)}/prometheusrule.yaml"
+    return {path: dump(prometheus_rule(slo, options, namespace=namespace, labels=labels),
+                       HEADER)}
