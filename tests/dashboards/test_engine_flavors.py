@@ -9,7 +9,6 @@ boundary count at the nearest boundary below and say so.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from pathlib import Path
 
