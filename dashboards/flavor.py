@@ -226,7 +226,7 @@ VLLM = Flavor(
                                  "(stop/length) nor bad for availability; shown as cut short"},
     absent_labels=frozenset({cat.PRIORITY}),
     job_regex="vllm",
-    versions="vLLM 0.33.0 checked; 0.11 or newer (per-request TPOT)",
+    versions="vLLM 0.33.0; supports 0.11 and newer (the per-request TPOT histogram)",
 )
 
 # --- SGLang --------------------------------------------------------------------------------
@@ -280,7 +280,8 @@ SGLANG = Flavor(
     },
     absent_labels=frozenset({cat.PRIORITY, cat.FINISH_REASON}),
     job_regex="sglang",
-    versions="SGLang 0.5.23 checked (per-request TPOT histogram: 0.5.x releases that have it)",
+    versions="SGLang 0.5.23; supports 0.5.x releases that have "
+             "sglang:request_time_per_output_token_seconds",
     scrape={"metric_relabel_configs": [{
         "source_labels": ["__name__"], "regex": "sglang_(.+)", "target_label": "__name__",
         "replacement": "sglang:${1}"}]},
@@ -343,7 +344,8 @@ TGI = Flavor(
     rename={cat.PHASE: "method"},
     absent_labels=frozenset({cat.MODEL, cat.PRIORITY, cat.FINISH_REASON}),
     job_regex="tgi",
-    versions="text-generation-inference v3.3.7 checked (router metrics unchanged since 2.x)",
+    versions="text-generation-inference 3.3.7 (other 3.x releases likely the same, "
+             "not checked)",
 )
 
 FLAVORS: dict[str, Flavor] = {f.name: f for f in (SERVESCOPE, VLLM, SGLANG, TGI)}

@@ -92,7 +92,7 @@ class Query:
         elif flavor.reason_counters is not None and spec.name == cat.FINISHED.name \
                 and cat.FINISH_REASON in extra:
             value = extra.pop(cat.FINISH_REASON)
-            wanted = f"{spec.sample_name}[finish_reason={_plain(value)}]"
+            wanted = f"{spec.sample_name}[finish_reason{_matcher(value)}]"
             mapped = _reason_counter(value, flavor)
         else:
             mapped, wanted = flavor.metric(spec), spec.sample_name

@@ -85,10 +85,13 @@ def collector_files(slo_path: str | None = None) -> dict[str, str]:
 
 
 def docs_files() -> dict[str, str]:
-    """docs/metrics.md: the catalog with the default spec's bucket ladders."""
+    """docs/metrics.md: the catalog with the default spec's bucket ladders; docs/engines.md:
+    what each flavor can fill and why not."""
+    from servescope.alerts.coverage import render_engines_markdown
     from servescope.instrumentation.docs import render_metrics_markdown
 
-    return {"docs/metrics.md": render_metrics_markdown()}
+    return {"docs/metrics.md": render_metrics_markdown(),
+            "docs/engines.md": render_engines_markdown()}
 
 
 def stale_files(root: Path, files: dict[str, str], folders: tuple[str, ...] = ()) -> list[str]:
