@@ -79,12 +79,13 @@ def _thresholds(slo: SLOSpec, flavor: Flavor) -> list[str]:
                                   ("TPOT", cat.TPOT, slo.tpot.threshold_seconds),
                                   ("E2E", cat.E2E, slo.e2e.threshold_seconds if slo.e2e
                                    else None)):
-        if threshold is None or flavor.metric(spec) is None:
+        native = flavor.metric(spec)
+        if threshold is None or native is None:
             continue
         at = q.threshold(spec, threshold)
         if at != threshold:
             out.append(f"- {what} {threshold:g} s is not a bucket boundary of "
-                       f"`{flavor.metric(spec).name}`: the SLI counts requests up to {at:g} s "
+                       f"`{native.name}`: the SLI counts requests up to {at:g} s "
                        "as good (the nearest boundary below; conservative), and the alert "
                        "annotations and panel descriptions say so.")
     return out
