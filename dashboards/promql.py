@@ -145,9 +145,6 @@ class Query:
         """``sum by (...) (rate(counter[window]))``: counters are always rated and summed."""
         if spec.kind is Kind.GAUGE:
             raise ValueError(f"{spec.name} is a gauge; rate() applies to counters/histograms")
-        if self.flavor is not None and cat.FINISH_REASON in by \
-                and not self.flavor.has_label(cat.FINISH_REASON):
-            return unavailable(self.flavor.name, f"{spec.sample_name}[by finish_reason]")
         selector = self.sel(spec, suffix, **extra)
         if missing_in(selector):
             return selector
