@@ -25,10 +25,16 @@ from .render import all_rules
 
 __all__ = ["render_engines_markdown"]
 
-_NOTE = re.compile(r"\[[^\[]*" + re.escape(NO_METRIC) + r" (this panel|some of its series): "
-                   r"([^\]]*)\.\]")
+#: The note a panel builder appends when the flavor lacks metrics (always last).
+_NOTE = re.compile(re.escape(NO_METRIC) + r" (this panel|some of its series): (.*)\.\]\s*$",
+                   re.S)
 _NAMES = {"servescope": "servescope (reference worker)", "vllm": "vLLM", "sglang": "SGLang",
           "tgi": "TGI"}
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell (a bare | would end the cell)."""
+    return text.replace("|", "\\|")
 
 
 def _panel_rows(slo: SLOSpec, flavor: Flavor) -> list[str]:
@@ -41,7 +47,7 @@ def _panel_rows(slo: SLOSpec, flavor: Flavor) -> list[str]:
             else:
                 what = "no" if note.group(1) == "this panel" else "partly"
                 status = f"{what}: needs {note.group(2)}"
-            rows.append(f"| {key} | {panel['title']} | {status} |")
+            rows.append(f"| {key} | {_cell(panel['title'])} | {_cell(status)} |")
     return rows
 
 
@@ -68,7 +74,8 @@ def _alert_rows(slo: SLOSpec, flavor: Flavor) -> list[str]:
             if re.search(re.escape(record) + (rf'\{{slo="{slo_key}"\}}' if slo_key else
                                               r"(?![A-Za-z0-9_:])"), rule.expr):
                 missing |= names
-        rows.append(f"| {rule.alert} | no: needs {', '.join(sorted(missing)) or '?'} |")
+        needed = _cell(", ".join(sorted(missing)) or "?")
+        rows.append(f"| {rule.alert} | no: needs {needed} |")
     return rows
 
 
