@@ -39,6 +39,7 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.exposition import MetricsHandler
 
+from servescope.alerts import diagnostics
 from servescope.alerts.model import Options, RuleTiming
 from servescope.alerts.render import all_rules, dump, rules_document
 from servescope.dashboards import lint
@@ -88,6 +89,7 @@ NORMAL = [("stop", FinishReason.STOP, 40, 40, 0.12, 0.02, False)] * 3 + [
     ("error", FinishReason.ERROR, 4, 3, 0.8, 0.05, False),
 ]
 FAULT = [("slow", FinishReason.SLOW_CONSUMER, 40, 4, 0.2, 0.04, True)] * 6
+SLOW_FIRST_TOKEN = [("stop", FinishReason.STOP, 10, 10, 2.6, 0.02, False)] * 4
 
 
 class Replica:
@@ -103,6 +105,8 @@ class Replica:
                                           MetricsHandler.factory(self.setup.registry))
         self.target = f"127.0.0.1:{self.server.server_address[1]}"
         self.mix = NORMAL
+        self.prefix_hits = 6  # of 10 prefix lookups per cycle
+        self.quiet = False  # True: no queue and no preemptions (one cause at a time)
         self.count = 0
         self.stop = threading.Event()
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -146,9 +150,11 @@ class Replica:
         self.count += 1
         self.tel.request(f"rejected-{self.count}", arrival=t0).rejected("queue_full", now=t0)
         self.tel.step(StepReport(now=t0, kv_blocks_used=40 + self.count % 20,
-                                 kv_blocks_total=100, running=4, waiting=self.count % 3,
+                                 kv_blocks_total=100, running=4,
+                                 waiting=0 if self.quiet else self.count % 3,
                                  paused=1, buffered_tokens=12, prefix_queries=10,
-                                 prefix_hits=6, preemptions=1 if self.count % 7 == 0 else 0))
+                                 prefix_hits=self.prefix_hits,
+                                 preemptions=int(not self.quiet and self.count % 7 == 0)))
 
     def _drive(self) -> None:
         while not self.stop.is_set():
@@ -362,3 +368,27 @@ def test_sglang_series_need_the_flavors_scrape_job(stack) -> None:
     assert prom.wait_for_query('sglang_num_running_reqs{job="sglang-plain"}')
     assert prom.query('sglang:num_running_reqs{job="sglang-plain"}') == []
     assert SGLANG.scrape_job(["x"])["metric_relabel_configs"]
+
+
+def test_a_prefix_miss_behind_a_ttft_burn_fires_its_cause_alert_alone(stack) -> None:
+    """Replica B loses its prefix-cache hits and every first token comes late: the prefix-miss
+    alert fires for it, and no other cause alert does (slower prefill steps come with the
+    misses, and the prefill-compute alert defers to the prefix miss)."""
+    prom, _, _, replicas = stack
+    faulty = replicas[1]
+    causes = set(diagnostics.CAUSES.values())
+
+    def firing_causes() -> set[str]:
+        return {a["labels"]["alertname"] for a in prom.alerts()
+                if a["state"] == "firing" and a["labels"].get("instance") == faulty.target
+                and a["labels"]["alertname"] in causes}
+
+    assert "ServescopeTTFTBurnPrefixMiss" not in firing_causes()
+    faulty.quiet = True
+    faulty.prefix_hits = 0
+    faulty.mix = SLOW_FIRST_TOKEN
+    prom.wait_for(lambda: firing_causes() == {"ServescopeTTFTBurnPrefixMiss"} or None,
+                  timeout=90, what=f"the prefix-miss alert alone for {faulty.target}")
+    hit_ratio = prom.value(f'servescope_instance:prefix_cache_hits:ratio_rate30s'
+                           f'{{instance="{faulty.target}"}}')
+    assert hit_ratio == 0.0
