@@ -1,14 +1,28 @@
 """Diagnostic rules: alerts that correlate signals to say *why*, per replica.
 
-A TTFT rise alone does not say why. Per (job, instance), the TTFT error ratio is read beside the
-waiting queue, KV usage and preemptions: a growing queue points at admission/capacity, full KV or
-preemptions at KV pressure, neither at prefill or transport. Beside them: slow consumers wasting
-compute, cancel/error spikes, a pipeline dropping spans, targets down or not instrumented.
+A TTFT or TPOT burn alone does not say why. Per (job, instance), the SLI error ratio is read
+beside the signals of each cause, and one alert per cause fires while the SLO burns and its
+signal is present:
+
+* TTFT: admission queue growing (queue/admission), KV usage high or preemptions (KV pressure),
+  the prefix-cache hit ratio fallen under a share of its baseline (prefix miss), the prefill
+  forward time per step risen above a multiple of its baseline without a prefix miss (prefill
+  compute), and none of these (cause unknown: look at what the pack cannot see);
+* stream TTFT burning while server TTFT is not: tokens made in time reached the socket late
+  (transport);
+* TPOT: KV pressure, prefill forwards taking most of the forward time (prefill interference),
+  the batch grown above a multiple of its baseline (decode load), and none of these.
+
+A cause whose signals a flavor lacks is left out, and the "cause unknown" alerts are built from
+the causes that remain. Beside them: slow consumers wasting compute, cancel/error spikes, a
+pipeline dropping spans, targets down or not instrumented.
 """
 
 from __future__ import annotations
 
-from servescope.dashboards.flavor import unavailable
+from dataclasses import dataclass
+
+from servescope.dashboards.flavor import missing_in, unavailable
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason, TokenStage
@@ -16,83 +30,198 @@ from servescope.instrumentation.status import FinishReason, TokenStage
 from . import slo_rules
 from .model import Alert, Group, Options, Record
 
-__all__ = ["RECORDS", "burning_limit", "groups"]
+__all__ = ["CAUSES", "RECORDS", "burning_limit", "groups"]
 
 BY = ("job", "instance")
 ON = "on (job, instance)"
+PREFILL = "prefill"
 
 #: Recorded per-replica signals (window suffix appended where the record is a rate).
 RECORDS = {
     "ttft": "servescope_instance:ttft_errors:ratio_rate",
+    "stream_ttft": "servescope_instance:stream_ttft_errors:ratio_rate",
+    "tpot": "servescope_instance:tpot_errors:ratio_rate",
     "kv": "servescope_instance:kv_usage:ratio",
     "waiting": "servescope_instance:requests_waiting:sum",
     "preempt": "servescope_instance:preemptions:rate",
+    "prefix": "servescope_instance:prefix_cache_hits:ratio_rate",
+    "prefill_step": "servescope_instance:prefill_forward_seconds:mean_rate",
+    "prefill_share": "servescope_instance:prefill_forward_time:ratio_rate",
+    "batch": "servescope_instance:batch_size:mean_rate",
     "discard": "servescope_instance:tokens_discarded_per_committed:ratio_rate",
     "finish": "servescope_instance:finish_reason:ratio_rate",
 }
 
+#: The cause alerts: (SLO, cause) -> alert name.
+CAUSES = {
+    ("ttft", "queue"): "ServescopeTTFTBurnQueueGrowing",
+    ("ttft", "kv"): "ServescopeTTFTBurnKVPressure",
+    ("ttft", "prefix"): "ServescopeTTFTBurnPrefixMiss",
+    ("ttft", "prefill"): "ServescopeTTFTBurnPrefillCompute",
+    ("ttft", "unknown"): "ServescopeTTFTBurnCauseUnknown",
+    ("stream_ttft", "transport"): "ServescopeStreamTTFTBurnTransport",
+    ("tpot", "kv"): "ServescopeTPOTBurnKVPressure",
+    ("tpot", "prefill"): "ServescopeTPOTBurnPrefillInterference",
+    ("tpot", "batch"): "ServescopeTPOTBurnBatchGrowth",
+    ("tpot", "unknown"): "ServescopeTPOTBurnCauseUnknown",
+}
+
 
 def _records(slo: SLOSpec, options: Options) -> tuple[Record, ...]:
-    window = options.timing.diagnostic_window
-    q = options.query(window)
+    w, base = options.timing.diagnostic_window, options.timing.baseline_window
+    q = options.query(w)
     finished = q.rate(cat.FINISHED, *BY)
     by_reason = q.rate(cat.FINISHED, *BY, cat.FINISH_REASON)
-    return (
-        Record(RECORDS["ttft"] + window,
+    out = [
+        Record(RECORDS["ttft"] + w,
                f"1 - {q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds, *BY)}"),
+        Record(RECORDS["stream_ttft"] + w,
+               f"1 - {q.within(cat.STREAM_TTFT, slo.ttft.threshold_seconds, *BY)}"),
+        Record(RECORDS["tpot"] + w,
+               f"1 - {q.within(cat.TPOT, slo.tpot.threshold_seconds, *BY)}"),
         Record(RECORDS["kv"], q.kv_usage(*BY)),
         Record(RECORDS["waiting"], q.level(cat.WAITING, *BY)),
-        Record(RECORDS["preempt"] + window, q.rate(cat.PREEMPTIONS, *BY)),
-        Record(RECORDS["discard"] + window,
+        Record(RECORDS["preempt"] + w, q.rate(cat.PREEMPTIONS, *BY)),
+        Record(RECORDS["prefill_share"] + w,
+               f"{q.rate(cat.FORWARD_TIME, *BY, suffix='_sum', phase=PREFILL)} / "
+               f"{q.rate(cat.FORWARD_TIME, *BY, suffix='_sum')}"),
+    ]
+    for window in (w, base):
+        qw = options.query(window)
+        out += [
+            Record(RECORDS["prefix"] + window,
+                   f"{qw.rate(cat.PREFIX_HITS, *BY)} / {qw.rate(cat.PREFIX_QUERIES, *BY)}"),
+            Record(RECORDS["prefill_step"] + window,
+                   f"{qw.rate(cat.FORWARD_TIME, *BY, suffix='_sum', phase=PREFILL)} / "
+                   f"{qw.rate(cat.FORWARD_TIME, *BY, suffix='_count', phase=PREFILL)}"),
+            Record(RECORDS["batch"] + window, qw.mean(cat.BATCH_SIZE, *BY)),
+        ]
+    out += [
+        Record(RECORDS["discard"] + w,
                f"{q.rate(cat.TOKENS, *BY, stage=TokenStage.DISCARDED.value)} / "
                f"{q.rate(cat.TOKENS, *BY, stage=TokenStage.COMMITTED.value)}"),
-        Record(RECORDS["finish"] + window,
+        Record(RECORDS["finish"] + w,
                f"{by_reason} / ignoring ({q.label(cat.FINISH_REASON)}) group_left {finished}"),
-    )
+    ]
+    return tuple(out)
 
 
-def burning_limit(slo: SLOSpec) -> tuple[float, float]:
-    """(burn rate, TTFT error ratio) above which a replica counts as burning: the smallest
-    paging burn rate of the spec."""
+def burning_limit(slo: SLOSpec, target: float | None = None) -> tuple[float, float]:
+    """(burn rate, error ratio) above which a replica counts as burning: the smallest paging
+    burn rate of the spec, times the error budget of ``target`` (TTFT's by default)."""
     pages = [w.burn_rate for w in slo.alert_windows if w.severity == "page"]
     burn = min(pages) if pages else min(w.burn_rate for w in slo.alert_windows)
-    return burn, burn * (1 - slo.ttft.target)
+    return burn, burn * (1 - (slo.ttft.target if target is None else target))
 
 
-def _burning(slo: SLOSpec, window: str) -> tuple[str, float]:
-    burn, limit = burning_limit(slo)
-    return f"{RECORDS['ttft']}{window} > {limit:.6g}", burn
+@dataclass(frozen=True)
+class _Cause:
+    key: str
+    condition: str  # PromQL over recorded series, by (job, instance)
+    reads: tuple[str, ...]  # the records it reads
+    summary: str
+    because: str  # the description's "while ..." clause
+    unless: tuple[str, ...] = ()  # causes that take precedence (their signal explains this one)
 
 
-def _ttft_alerts(slo: SLOSpec, options: Options) -> list[Alert]:
-    w, t, timing = options.timing.diagnostic_window, options.thresholds, options.timing
-    burning, burn = _burning(slo, w)
+def _causes(options: Options) -> dict[str, _Cause]:
+    w, base, t = options.timing.diagnostic_window, options.timing.baseline_window, \
+        options.thresholds
     waiting, kv, preempt = RECORDS["waiting"], RECORDS["kv"], RECORDS["preempt"] + w
-    queue_grows = f"({waiting} > {t.queue_low:g} and deriv({waiting}[{w}]) > 0)"
-    kv_pressure = f"({kv} > {t.kv_usage_high:g} or {preempt} > 0)"
+    prefix, pstep = RECORDS["prefix"], RECORDS["prefill_step"]
+    share, batch = RECORDS["prefill_share"] + w, RECORDS["batch"]
+    return {c.key: c for c in (
+        _Cause("queue", f"({waiting} > {t.queue_low:g} and deriv({waiting}[{w}]) > 0)",
+               (waiting,), "while the admission queue grows (admission/capacity)",
+               f"while more than {t.queue_low:g} requests wait and the queue keeps growing: "
+               "requests wait for a batch slot or KV blocks. Add replicas or capacity, or shed "
+               "load earlier."),
+        _Cause("kv", f"({kv} > {t.kv_usage_high:g} or {preempt} > 0)", (kv, preempt),
+               "under KV-cache pressure",
+               f"while KV usage is above {t.kv_usage_high:.0%} or requests are being "
+               "preempted: admission waits for KV blocks and preempted requests redo prefill."),
+        _Cause("prefix", f"({prefix}{w} < {t.prefix_drop:g} * {prefix}{base})",
+               (prefix + w, prefix + base), "after a prefix-cache hit drop (prefix miss)",
+               f"while the prefix-cache hit ratio fell under {t.prefix_drop:.0%} of its "
+               f"{base} baseline: prompts that used to share cached blocks are prefilled in "
+               "full (a changed system prompt, a new tenant mix, or evictions)."),
+        _Cause("prefill", f"({pstep}{w} > {t.prefill_slowdown:g} * {pstep}{base})",
+               (pstep + w, pstep + base), "with slower prefill forwards (prefill compute)",
+               f"while the prefill forward time per step rose above {t.prefill_slowdown:g}x "
+               f"its {base} baseline with no prefix-cache drop: longer prompts or slower "
+               "kernels (a changed model, precision or GPU clocks).", unless=("prefix",)),
+        _Cause("tpot_prefill", f"({share} > {t.prefill_share:g})", (share,),
+               "with prefill forwards taking the steps (prefill interference)",
+               f"while prefill forwards take more than {t.prefill_share:.0%} of the forward "
+               "time: decoding requests wait for prompt chunks every step. Lower the prefill "
+               "chunk size or split prefill and decode."),
+        _Cause("batch", f"({batch}{w} > {t.batch_growth:g} * {batch}{base})",
+               (batch + w, batch + base), "with a grown decode batch (decode load)",
+               f"while the batch grew above {t.batch_growth:g}x its {base} baseline: every "
+               "step carries more requests, so each token takes longer. Cap the batch or add "
+               "replicas."),
+    )}
+
+
+def _usable(cause: _Cause, available: set[str]) -> bool:
+    return all(r in available for r in cause.reads)
+
+
+def _burn_alerts(slo: SLOSpec, options: Options, available: set[str]) -> list[Alert]:
+    w, timing = options.timing.diagnostic_window, options.timing
+    causes = _causes(options)
     who = "{{ $labels.instance }} ({{ $labels.job }})"
-    ttft = (f"TTFT {slo_rules.above(options, cat.SERVER_TTFT, slo.ttft.threshold_seconds)} "
-            "for {{ $value | humanizePercentage }}")
-    specs = [
-        ("ServescopeTTFTBurnQueueGrowing", f"{burning}\nand {ON}\n{queue_grows}",
-         "TTFT SLO burning while the admission queue grows (admission/capacity)",
-         f"{who}: {ttft} of requests (>{burn:g}x budget burn) while more than "
-         f"{t.queue_low:g} requests wait and the queue keeps growing: requests wait for a "
-         "batch slot or KV blocks. Add replicas or capacity, or shed load earlier."),
-        ("ServescopeTTFTBurnKVPressure", f"{burning}\nand {ON}\n{kv_pressure}",
-         "TTFT SLO burning under KV-cache pressure",
-         f"{who}: {ttft} of requests (>{burn:g}x budget burn) while KV usage is above "
-         f"{t.kv_usage_high:.0%} or requests are being preempted: admission waits for KV "
-         "blocks and preempted requests redo prefill."),
-        ("ServescopeTTFTBurnPrefillOrTransport",
-         f"{burning}\nunless {ON}\n({queue_grows} or {kv_pressure})",
-         "TTFT SLO burning with a short queue and free KV (prefill or transport)",
-         f"{who}: {ttft} of requests (>{burn:g}x budget burn) with no growing queue and no "
-         "KV pressure: look at prefill time (long prompts, slow kernels) and the gap between "
-         "server and stream TTFT (transport)."),
-    ]
-    return [Alert(name, expr, "ticket", summary, desc, options.runbook(name),
-                  timing.diagnostic_for) for name, expr, summary, desc in specs]
+    out: list[Alert] = []
+    for key, spec, objective, plan in (
+            ("ttft", cat.SERVER_TTFT, slo.ttft, ("queue", "kv", "prefix", "prefill")),
+            ("tpot", cat.TPOT, slo.tpot, ("kv", "tpot_prefill", "batch"))):
+        record = RECORDS[key] + w
+        if record not in available:
+            continue
+        burn, limit = burning_limit(slo, objective.target)
+        burning = f"{record} > {limit:.6g}"
+        name = key.upper()
+        what = (f"{who}: {name} {slo_rules.above(options, spec, objective.threshold_seconds)} "
+                f"for {{{{ $value | humanizePercentage }}}} of requests (>{burn:g}x budget burn)")
+        usable = [causes[c] for c in plan if _usable(causes[c], available)]
+        for cause in usable:
+            expr = f"{burning}\nand {ON}\n{cause.condition}"
+            for other in cause.unless:
+                if other in {c.key for c in usable}:
+                    expr += f"\nunless {ON}\n{causes[other].condition}"
+            alert = CAUSES[(key, cause.key.removeprefix("tpot_"))]
+            out.append(Alert(alert, expr, "ticket", f"{name} SLO burning {cause.summary}",
+                             f"{what} {cause.because}", options.runbook(alert),
+                             timing.diagnostic_for))
+        alert = CAUSES[(key, "unknown")]
+        expr = burning
+        if usable:
+            expr += f"\nunless {ON}\n(" + " or ".join(c.condition for c in usable) + ")"
+        seen = ", ".join(c.summary.split("(")[-1].rstrip(")") for c in usable) or "none"
+        out.append(Alert(alert, expr, "ticket", f"{name} SLO burning with no known cause",
+                         f"{what} with none of the causes the rules can see ({seen}). Look at "
+                         "what they cannot see: GPU health and clocks, the network between "
+                         "clients and servers, a new model or engine version.",
+                         options.runbook(alert), timing.diagnostic_for))
+    return out + _transport_alert(slo, options, available)
+
+
+def _transport_alert(slo: SLOSpec, options: Options, available: set[str]) -> list[Alert]:
+    w = options.timing.diagnostic_window
+    stream, server = RECORDS["stream_ttft"] + w, RECORDS["ttft"] + w
+    if stream not in available or server not in available:
+        return []
+    burn, limit = burning_limit(slo)
+    alert = CAUSES[("stream_ttft", "transport")]
+    who = "{{ $labels.instance }} ({{ $labels.job }})"
+    return [Alert(
+        alert, f"{stream} > {limit:.6g}\nunless {ON}\n{server} > {limit:.6g}", "ticket",
+        "Stream TTFT burning while server TTFT is not (transport)",
+        f"{who}: {{{{ $value | humanizePercentage }}}} of requests wrote their first token to "
+        f"the connection more than {slo.ttft.threshold_seconds:g}s after arrival (>{burn:g}x "
+        "budget burn) while the server made it in time: the delay is between the scheduler "
+        "and the socket (event loop, proxy buffering, a slow network or client).",
+        options.runbook(alert), options.timing.diagnostic_for)]
 
 
 def _other_alerts(options: Options) -> list[Alert]:
@@ -105,6 +234,9 @@ def _other_alerts(options: Options) -> list[Alert]:
     flavor = options.flavor
 
     def reason(value: str) -> str:
+        if not flavor.has_label(cat.FINISH_REASON):  # a counter per reason, if any
+            return (f"{q.rate(cat.FINISHED, *BY, finish_reason=value)}\n/ {ON}\n"
+                    f"{q.rate(cat.FINISHED, *BY)}")
         mapped = flavor.reason(value)
         if mapped is None:
             return unavailable(flavor.name, f"{cat.FINISHED.sample_name}[finish_reason={value}]")
@@ -157,6 +289,8 @@ def _other_alerts(options: Options) -> list[Alert]:
 
 
 def groups(slo: SLOSpec, options: Options) -> list[Group]:
-    return [Group("servescope-diagnostic-signals", _records(slo, options)),
+    records = _records(slo, options)
+    available = {r.record for r in records if not missing_in(r.expr)}
+    return [Group("servescope-diagnostic-signals", records),
             Group("servescope-diagnostics",
-                  tuple(_ttft_alerts(slo, options) + _other_alerts(options)))]
+                  tuple(_burn_alerts(slo, options, available) + _other_alerts(options)))]

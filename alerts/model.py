@@ -23,6 +23,7 @@ class RuleTiming:
     diagnostic_for: str = "5m"
     target_for: str = "2m"
     diagnostic_window: str = "5m"
+    baseline_window: str = "1h"  # what "rose" and "dropped" compare the diagnostic window to
 
     @staticmethod
     def default() -> RuleTiming:
@@ -31,7 +32,7 @@ class RuleTiming:
     @staticmethod
     def fast() -> RuleTiming:
         return RuleTiming(burn_for="0s", diagnostic_for="0s", target_for="0s",
-                          diagnostic_window="30s")
+                          diagnostic_window="30s", baseline_window="5m")
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,10 @@ class Thresholds:
     discarded_ratio: float = 0.1
     cancel_ratio: float = 0.2
     error_ratio: float = 0.05
+    prefix_drop: float = 0.5  # prefix miss: hit ratio under this share of its baseline
+    prefill_slowdown: float = 1.5  # prefill compute: step time above this multiple of baseline
+    batch_growth: float = 1.5  # decode load: batch size above this multiple of baseline
+    prefill_share: float = 0.5  # prefill interference: prefill share of forward time above
 
 
 @dataclass(frozen=True)

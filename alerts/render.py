@@ -24,27 +24,37 @@ def rule_groups(slo: SLOSpec, options: Options | None = None) -> list[Group]:
     return _usable(slo_rules.groups(slo, options) + diagnostics.groups(slo, options))
 
 
-def _names(expr: str) -> set[str]:
-    """Every metric or record name in an expression (with or without matchers)."""
-    return set(re.findall(r"[A-Za-z_:][A-Za-z0-9_:]*", expr))
-
-
 def _usable(groups: list[Group]) -> list[Group]:
     """Leave out the rules a flavor cannot evaluate: those needing a metric it lacks, and the
-    alerts reading a record that was left out."""
-    dropped: set[str] = set()
+    rules reading a record that was left out (a record name shared by several rules, told
+    apart by their ``slo`` label, counts as left out only for the ``slo`` values dropped)."""
+    dropped: set[str] = set()  # "record" or "record{slo}"
+    kept_names: set[str] = set()
     out = []
     for group in groups:
         kept: list[Record | Alert] = []
         for rule in group.rules:
-            if missing_in(rule.expr) or _names(rule.expr) & dropped:
+            if missing_in(rule.expr) or _reads_dropped(rule.expr, dropped, kept_names):
                 if isinstance(rule, Record):
-                    dropped.add(rule.record)
+                    dropped.add(f"{rule.record}{{{rule.labels.get('slo', '')}}}")
                 continue
+            if isinstance(rule, Record):
+                kept_names.add(rule.record)
             kept.append(rule)
         if kept:
             out.append(Group(group.name, tuple(kept)))
     return out
+
+
+def _reads_dropped(expr: str, dropped: set[str], kept_names: set[str]) -> bool:
+    for name, slo in re.findall(r'([A-Za-z_:][A-Za-z0-9_:]*)(?:\{slo="([^"]*)"\})?', expr):
+        if f"{name}{{{slo}}}" in dropped:
+            return True
+        if f"{name}{{}}" in dropped and name not in kept_names:
+            return True
+        if not slo and name not in kept_names and any(d.startswith(name + "{") for d in dropped):
+            return True
+    return False
 
 
 def rules_document(slo: SLOSpec, options: Options | None = None) -> dict[str, Any]:
@@ -88,3 +98,34 @@ def render(slo: SLOSpec, options: Options | None = None) -> dict[str, str]:
 
 def all_rules(slo: SLOSpec, options: Options | None = None) -> list[Record | Alert]:
     return [r for g in rule_groups(slo, options) for r in g.rules]
+
+
+#: Where the Kubernetes manifests of a flavor go (``servescope generate`` writes both).
+K8S_DIR = "deploy/kubernetes/{flavor}"
+K8S_LABELS = {"app.kubernetes.io/name": "servescope", "app.kubernetes.io/part-of": "servescope"}
+
+
+def prometheus_rule(slo: SLOSpec, options: Options | None = None, *,
+                    namespace: str | None = None,
+                    labels: dict[str, str] | None = None) -> dict[str, Any]:
+    """The rules as a prometheus-operator ``PrometheusRule`` (monitoring.coreos.com/v1).
+    ``labels`` are added to the resource's own, e.g. what the Prometheus ``ruleSelector``
+    matches (kube-prometheus-stack: ``release: <its release name>``)."""
+    options = options or Options()
+    flavor = options.flavor.name
+    metadata: dict[str, Any] = {"name": f"servescope-{flavor}-rules",
+                                "labels": {**K8S_LABELS, "app.kubernetes.io/component": "rules",
+                                           "servescope/flavor": flavor, **(labels or {})}}
+    if namespace:
+        metadata["namespace"] = namespace
+    return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
+            "metadata": metadata, "spec": rules_document(slo, options)}
+
+
+def render_k8s_rules(slo: SLOSpec, options: Options | None = None, *,
+                     namespace: str | None = None,
+                     labels: dict[str, str] | None = None) -> dict[str, str]:
+    options = options or Options()
+    path = f"{K8S_DIR.format(flavor=options.flavor.name)}/prometheusrule.yaml"
+    return {path: dump(prometheus_rule(slo, options, namespace=namespace, labels=labels),
+                       HEADER)}

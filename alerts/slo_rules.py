@@ -99,11 +99,14 @@ def burn_alerts(slo: SLOSpec, options: Options) -> Iterator[Alert]:
                                  "\n)" for w in pairs)
             speeds = ", ".join(f"{w.burn_rate:g}x over {w.long} and {w.short}" for w in pairs)
             name = f"Servescope{obj.name}BudgetBurn{severity.capitalize()}"
+            flavor = options.flavor
+            model = (f" model {{{{ $labels.{flavor.label(cat.MODEL)} }}}}"
+                     if flavor.has_label(cat.MODEL) else "")
             yield Alert(
                 name, expr, severity,
                 summary=f"{obj.name} SLO error budget burning too fast",
                 description=(
-                    f"{{{{ $labels.job }}}} model {{{{ $labels.model }}}}: "
+                    f"{{{{ $labels.job }}}}{model}: "
                     f"{{{{ $value | humanizePercentage }}}} of requests had {obj.what} over "
                     f"the long window; the {obj.target:.4g} target allows "
                     f"{obj.budget:.4g} (burn-rate thresholds: {speeds}; period "

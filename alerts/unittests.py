@@ -12,20 +12,25 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from servescope.dashboards.flavor import Flavor
+from servescope.dashboards.flavor import Flavor, NativeSpec
 from servescope.dashboards.promql import Query
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import TokenStage
 
 from . import diagnostics, slo_rules
+from .diagnostics import CAUSES
 from .model import Alert, Options, Record
 from .render import RULES_PATH, all_rules
 
 __all__ = ["EVAL", "render_annotation", "tests_document"]
 
-EVAL = "15m"
-MINUTES = 20
+EVAL = "75m"
+MINUTES = 80
+#: The minute a before/after signal changes: an hour of "before" (a full baseline window), then
+#: 15 minutes "after", so the diagnostic window is wholly after the change for longer than the
+#: diagnostic alerts' "for".
+CHANGE = 60
 JOB, INSTANCE, MODEL = "servescope", "replica-0:8000", "m"
 _TEMPLATE = re.compile(r"\{\{\s*([^}]*?)\s*\}\}")
 
@@ -76,6 +81,8 @@ class Scenario:
     inputs: list[_Input] = field(default_factory=list)
     firing: dict[str, list[tuple[dict[str, str], float]]] = field(default_factory=dict)
     records: list[tuple[str, dict[str, str], float]] = field(default_factory=list)
+    #: alert -> the alert expected instead where the flavor has no such alert
+    fallback: dict[str, str] = field(default_factory=dict)
 
     def add(self, spec: cat.MetricSpec, suffix: str, labels: Mapping[str, str],
             values: str) -> Scenario:
@@ -99,6 +106,8 @@ def _translate_labels(flavor: Flavor, labels: Mapping[str, str], job: str,
         if allowed is not None and key not in ("job", "instance", "le", "slo") \
                 and key not in allowed:
             continue  # a label the flavor's metric does not carry
+        if not flavor.has_label(key):
+            continue  # a label no metric of the flavor carries
         if key == cat.FINISH_REASON:
             mapped = flavor.reason(value)
             if mapped is None:
@@ -111,10 +120,14 @@ def _translate_labels(flavor: Flavor, labels: Mapping[str, str], job: str,
 def _emit(flavor: Flavor, item: _Input, job: str) -> dict[str, str] | None:
     name, labels = item.name, dict(item.labels)
     allowed: tuple[str, ...] | None = None
+    fixed: dict[str, str] = {}
     if item.spec is not None and flavor.families is not None:
         spec = item.spec
         if spec.name == cat.TOKENS.name:
             mapped = flavor.stage_metric(labels.pop(cat.STAGE))
+        elif spec.name == cat.FINISHED.name and not flavor.has_label(cat.FINISH_REASON) \
+                and cat.FINISH_REASON in labels:
+            mapped = flavor.reason_metric(labels.pop(cat.FINISH_REASON))
         else:
             mapped = flavor.metric(spec)
         if mapped is None:
@@ -122,20 +135,32 @@ def _emit(flavor: Flavor, item: _Input, job: str) -> dict[str, str] | None:
         suffix = item.name.removeprefix(spec.name)
         name = mapped.sample_name if suffix == "_total" else f"{mapped.name}{suffix}"
         allowed = mapped.labels
+        if isinstance(mapped, NativeSpec):
+            fixed = {label: _example(matcher) for label, matcher in mapped.fixed}
     translated = _translate_labels(flavor, labels, job, allowed)
     if translated is None:
         return None
+    translated.update(fixed)
     inner = ", ".join(f'{k}="{v}"' for k, v in translated.items())
     return {"series": f"{name}{{{inner}}}", "values": item.values}
 
 
+def _example(matcher: str) -> str:
+    """A label value a fixed matcher selects (the first alternative of a regex)."""
+    return matcher.lstrip("=~").strip('"').split("|")[0]
+
+
 def _requests(s: Scenario, slo: SLOSpec, flavor: Flavor, *, ttft_good: float,
               tpot_good: float, finishes: Mapping[str, float], per_minute: float = 60,
-              le_text: Callable[[float], str] = lambda v: repr(float(v))) -> None:
-    """Latency histograms and finish counters for ``per_minute`` requests a minute."""
+              le_text: Callable[[float], str] = lambda v: repr(float(v)),
+              stream_good: float | None = None) -> None:
+    """Latency histograms and finish counters for ``per_minute`` requests a minute (stream
+    TTFT as good as server TTFT unless ``stream_good`` says otherwise)."""
     ml = _labels(model=MODEL, priority="default")
     q = Query(flavor=flavor)
+    stream = ttft_good if stream_good is None else stream_good
     for spec, threshold, good in ((cat.SERVER_TTFT, slo.ttft.threshold_seconds, ttft_good),
+                                  (cat.STREAM_TTFT, slo.ttft.threshold_seconds, stream),
                                   (cat.TPOT, slo.tpot.threshold_seconds, tpot_good)):
         boundary = q.threshold(spec, threshold)
         s.add(spec, "_bucket", {**ml, "le": le_text(boundary)}, _counter(per_minute * good))
@@ -143,6 +168,8 @@ def _requests(s: Scenario, slo: SLOSpec, flavor: Flavor, *, ttft_good: float,
         s.add(spec, "_count", ml, _counter(per_minute))
     for reason, share in finishes.items():
         s.add(cat.FINISHED, "", {**ml, "finish_reason": reason}, _counter(per_minute * share))
+    if not flavor.has_label(cat.FINISH_REASON):  # its total is a series of its own
+        s.add(cat.FINISHED, "", ml, _counter(per_minute))
 
 
 def _target(s: Scenario, flavor: Flavor, *, up: float = 1, instrumented: bool = True) -> None:
@@ -151,9 +178,44 @@ def _target(s: Scenario, flavor: Flavor, *, up: float = 1, instrumented: bool = 
         s.add_raw(flavor.presence_series, _labels(), _counter(60))
 
 
+def _changing(before: float, after: float, at: int = CHANGE) -> str:
+    """A counter growing by ``before`` a minute, then by ``after`` from minute ``at``."""
+    if before == after:
+        return _counter(before)
+    return f"0+{before:g}x{at} {before * at + after:g}+{after:g}x{MINUTES - at - 1}"
+
+
+@dataclass(frozen=True)
+class Signals:
+    """Per-step signals, each as (value before, value after) minute CHANGE."""
+
+    prefix_hits: tuple[float, float] = (0.6, 0.6)  # hit share of prefix lookups
+    prefill_step: tuple[float, float] = (0.05, 0.05)  # seconds per prefill forward
+    decode_step: float = 0.15  # seconds per decode forward
+    batch: tuple[float, float] = (4, 4)  # requests per step
+
+
+def _steps(s: Scenario, signals: Signals) -> None:
+    """Prefix lookups, forward time by phase and batch size for 60 steps a minute."""
+    pool = _labels(pool="default")
+    hits = signals.prefix_hits
+    s.add(cat.PREFIX_QUERIES, "", pool, _counter(100))
+    s.add(cat.PREFIX_HITS, "", pool, _changing(100 * hits[0], 100 * hits[1]))
+    prefill, decode = _labels(pool="default", phase="prefill"), \
+        _labels(pool="default", phase="decode")
+    s.add(cat.FORWARD_TIME, "_sum", prefill,
+          _changing(60 * signals.prefill_step[0], 60 * signals.prefill_step[1]))
+    s.add(cat.FORWARD_TIME, "_count", prefill, _counter(60))
+    s.add(cat.FORWARD_TIME, "_sum", decode, _counter(60 * signals.decode_step))
+    s.add(cat.FORWARD_TIME, "_count", decode, _counter(60))
+    s.add(cat.BATCH_SIZE, "_sum", pool, _changing(60 * signals.batch[0], 60 * signals.batch[1]))
+    s.add(cat.BATCH_SIZE, "_count", pool, _counter(60))
+
+
 def _capacity(s: Scenario, flavor: Flavor, *, waiting: float = 0, waiting_step: float = 0,
               kv_used: float = 10, preempt: float = 0, discarded: float = 0,
-              dropped: float = 0) -> None:
+              dropped: float = 0, signals: Signals = Signals()) -> None:
+    _steps(s, signals)
     pool = _labels(pool="default")
     s.add(cat.WAITING, "", pool, _gauge(waiting, waiting_step))
     s.add(cat.KV_BLOCKS_USED, "", pool, _gauge(kv_used))
@@ -170,7 +232,6 @@ def _capacity(s: Scenario, flavor: Flavor, *, waiting: float = 0, waiting_step: 
 
 def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     w = options.timing.diagnostic_window
-    t = options.thresholds
     sli = slo_rules.SLI_RECORD
     rec = diagnostics.RECORDS
     jm = {"job": JOB, "model": MODEL}
@@ -185,9 +246,17 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     for window in slo_rules.windows(slo):
         for key in slo_rules.SLOS:
             healthy.records.append((f"{sli}{window}", {**jm, "slo": key}, 0.0))
+    base = options.timing.baseline_window
     healthy.records += [(rec["kv"], ji, 0.1), (rec["waiting"], ji, 0.0),
                         (f"{rec['discard']}{w}", ji, 0.0),
-                        (f"{rec['finish']}{w}", {**ji, "finish_reason": "stop"}, 1.0)]
+                        (f"{rec['finish']}{w}", {**ji, "finish_reason": "stop"}, 1.0),
+                        (f"{rec['ttft']}{w}", ji, 0.0), (f"{rec['stream_ttft']}{w}", ji, 0.0),
+                        (f"{rec['tpot']}{w}", ji, 0.0),
+                        (f"{rec['prefix']}{w}", ji, 0.6), (f"{rec['prefix']}{base}", ji, 0.6),
+                        (f"{rec['prefill_step']}{w}", ji, 0.05),
+                        (f"{rec['prefill_step']}{base}", ji, 0.05),
+                        (f"{rec['prefill_share']}{w}", ji, 0.25),
+                        (f"{rec['batch']}{w}", ji, 4.0), (f"{rec['batch']}{base}", ji, 4.0)]
     out.append(healthy)
 
     burn = Scenario("all three SLOs burning: half the requests slow and failing")
@@ -201,8 +270,9 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
         for key in slo_rules.SLOS:
             burn.records.append((f"{sli}{window}", {**jm, "slo": key}, 0.5))
     burn.firing["ServescopeErrorRatioHigh"] = [({**ji, "finish_reason": "error"}, 0.5)]
-    if diagnostics.burning_limit(slo)[1] < 0.5:
-        burn.firing["ServescopeTTFTBurnPrefillOrTransport"] = [(ji, 0.5)]
+    for key, target in (("ttft", slo.ttft.target), ("tpot", slo.tpot.target)):
+        if diagnostics.burning_limit(slo, target)[1] < 0.5:
+            burn.firing[CAUSES[(key, "unknown")]] = [(ji, 0.5)]
     burn.records.append((f"{rec['ttft']}{w}", ji, 0.5))
     out.append(burn)
 
@@ -210,38 +280,7 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     if slow_burn is not None:
         out.append(slow_burn)
 
-    queue = Scenario("TTFT burning while the queue grows")
-    _requests(queue, slo, fl, ttft_good=0, tpot_good=1, finishes={"stop": 1})
-    _ttft_burning(queue, slo)
-    _target(queue, fl)
-    _capacity(queue, fl, waiting=2, waiting_step=1)
-    queue.firing["ServescopeTTFTBurnQueueGrowing"] = [(ji, 1.0)]
-    out.append(queue)
-
-    kv = Scenario("TTFT burning with KV nearly full")
-    _requests(kv, slo, fl, ttft_good=0, tpot_good=1, finishes={"stop": 1})
-    _ttft_burning(kv, slo)
-    _target(kv, fl)
-    _capacity(kv, fl, kv_used=100 * min(0.99, t.kv_usage_high + 0.05))
-    kv.firing["ServescopeTTFTBurnKVPressure"] = [(ji, 1.0)]
-    out.append(kv)
-
-    preempt = Scenario("TTFT burning while requests are preempted")
-    _requests(preempt, slo, fl, ttft_good=0, tpot_good=1, finishes={"stop": 1})
-    _ttft_burning(preempt, slo)
-    _target(preempt, fl)
-    _capacity(preempt, fl, preempt=6)
-    preempt.firing["ServescopeTTFTBurnKVPressure"] = [(ji, 1.0)]
-    out.append(preempt)
-
-    prefill = Scenario("TTFT burning with an empty queue and free KV")
-    _requests(prefill, slo, fl, ttft_good=0, tpot_good=1, finishes={"stop": 1})
-    _ttft_burning(prefill, slo)
-    _target(prefill, fl)
-    _capacity(prefill, fl)
-    prefill.firing["ServescopeTTFTBurnPrefillOrTransport"] = [(ji, 1.0)]
-    out.append(prefill)
-
+    out += _cause_matrix(slo, options)
     slow = Scenario("slow consumers: a quarter of committed tokens discarded")
     _requests(slow, slo, fl, ttft_good=1, tpot_good=1,
               finishes={"stop": 0.75, "slow_consumer": 0.25})
@@ -292,6 +331,52 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     missing.firing["ServescopeTargetsMissing"] = [({}, 1.0)]
     out.append(missing)
     return out
+
+
+def _cause(name: str, slo: SLOSpec, options: Options, slo_key: str, cause: str, *,
+           signals: Signals = Signals(), **capacity: float) -> Scenario:
+    """One SLO fully burning on one replica with one cause's signal present: that cause's
+    alert fires (or, where the flavor cannot see the cause, the SLO's cause-unknown alert)."""
+    s = Scenario(name)
+    fl = options.flavor
+    ttft_good = 0.0 if slo_key == "ttft" else 1.0
+    _requests(s, slo, fl, ttft_good=ttft_good, tpot_good=0.0 if slo_key == "tpot" else 1.0,
+              finishes={"stop": 1}, stream_good=0.0 if slo_key == "stream_ttft" else None)
+    if slo_key in ("ttft", "tpot"):
+        _burn_expectation(s, slo, slo_rules.objectives(slo)[0 if slo_key == "ttft" else 1], 1.0)
+    _target(s, fl)
+    _capacity(s, fl, signals=signals, **capacity)
+    s.firing[CAUSES[(slo_key, cause)]] = [({"job": JOB, "instance": INSTANCE}, 1.0)]
+    if cause != "unknown" and slo_key != "stream_ttft":
+        s.fallback[CAUSES[(slo_key, cause)]] = CAUSES[(slo_key, "unknown")]
+    return s
+
+
+def _cause_matrix(slo: SLOSpec, options: Options) -> list[Scenario]:
+    """Each cause alone behind a TTFT, stream TTFT or TPOT burn: its alert fires, every other
+    cause alert stays silent."""
+    t = options.thresholds
+    hot = 100 * min(0.99, t.kv_usage_high + 0.05)
+    return [
+        _cause("TTFT cause: the admission queue grows", slo, options, "ttft", "queue",
+               waiting=2, waiting_step=1),
+        _cause("TTFT cause: KV nearly full", slo, options, "ttft", "kv", kv_used=hot),
+        _cause("TTFT cause: requests preempted", slo, options, "ttft", "kv", preempt=6),
+        _cause("TTFT cause: the prefix-cache hit ratio drops from 80% to 10%", slo, options,
+               "ttft", "prefix", signals=Signals(prefix_hits=(0.8, 0.1),
+                                                 prefill_step=(0.05, 0.3))),
+        _cause("TTFT cause: prefill forwards 6x slower, prefix hits steady", slo, options,
+               "ttft", "prefill", signals=Signals(prefill_step=(0.05, 0.3))),
+        _cause("TTFT cause: none the rules can see", slo, options, "ttft", "unknown"),
+        _cause("stream TTFT burning, server TTFT fine: transport", slo, options,
+               "stream_ttft", "transport"),
+        _cause("TPOT cause: requests preempted", slo, options, "tpot", "kv", preempt=6),
+        _cause("TPOT cause: prefill forwards take two thirds of the forward time", slo,
+               options, "tpot", "prefill", signals=Signals(prefill_step=(0.3, 0.3))),
+        _cause("TPOT cause: the batch grows from 4 to 16 requests a step", slo, options,
+               "tpot", "batch", signals=Signals(batch=(4, 16))),
+        _cause("TPOT cause: none the rules can see", slo, options, "tpot", "unknown"),
+    ]
 
 
 def _slow_burn(slo: SLOSpec, options: Options) -> Scenario | None:
@@ -347,9 +432,12 @@ def tests_document(slo: SLOSpec, options: Options | None = None) -> dict[str, An
     flavor = options.flavor
     rules = all_rules(slo, options)
     alerts = {r.alert: r for r in rules if isinstance(r, Alert)}
-    recorded = {r.record for r in rules if isinstance(r, Record)}
+    recorded = {(r.record, r.labels.get("slo")) for r in rules if isinstance(r, Record)}
     tests = []
     for scenario in _scenarios(slo, options):
+        for missing, instead in scenario.fallback.items():
+            if missing not in alerts and missing in scenario.firing:
+                scenario.firing[instead] = scenario.firing.pop(missing)
         unknown = set(scenario.firing) - set(alerts)
         if unknown and flavor.families is None:
             raise AssertionError(f"scenario {scenario.name!r} expects unknown alerts {unknown}")
@@ -360,7 +448,7 @@ def tests_document(slo: SLOSpec, options: Options | None = None) -> dict[str, An
         record_tests = []
         for name, labels, value in scenario.records:
             translated = _translate_labels(flavor, labels, options.job)
-            if name in recorded and translated is not None:
+            if (name, labels.get("slo")) in recorded and translated is not None:
                 record_tests.append({"expr": _sel(name, translated), "eval_time": EVAL,
                                      "exp_samples": [{"labels": _sel(name, translated),
                                                       "value": value}]})

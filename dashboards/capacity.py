@@ -1,5 +1,5 @@
 """Capacity: KV blocks and usage, prefix-cache hits, running/waiting/paused, preemptions,
-batch size."""
+batch size and composition, forward time per step by phase."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ def _kv(ctx: Ctx) -> list[object]:
 
 def _scheduler(ctx: Ctx) -> list[object]:
     q = ctx.q
+    phase = "{{" + q.label(cat.PHASE) + "}}"
     return [
         trend("Running / waiting / paused", "Requests holding a batch slot, waiting for "
               "admission, and skipped by backpressure (fleet total).", "short",
@@ -47,6 +48,17 @@ def _scheduler(ctx: Ctx) -> list[object]:
               axis_label="requests/iteration", min_value=0),
         heat("Batch size heatmap", "Distribution of requests per scheduler iteration.",
              "short", q.buckets(cat.BATCH_SIZE)),
+        trend("Forward time per step by phase", "Model forward time of one scheduler step, "
+              "mean and p95, per phase (prefill or decode forward). A prefill rise with the "
+              "same tokens per step is slower kernels; with more tokens, longer prompts.", "s",
+              [Target(q.mean(cat.FORWARD_TIME, cat.PHASE), f"mean {phase}"),
+               Target(q.quantile(0.95, cat.FORWARD_TIME, cat.PHASE), f"p95 {phase}")],
+              axis_label="seconds/step", min_value=0),
+        trend("Tokens per step by phase", "Tokens one scheduler step feeds the model, mean per "
+              "phase: prompt tokens prefilled, decode inputs (drafts included). The batch "
+              "composition behind a TPOT or TTFT change.", "short",
+              [Target(q.mean(cat.STEP_TOKENS, cat.PHASE), phase)],
+              axis_label="tokens/step", min_value=0),
         trend("Scheduler iterations", "Scheduler iterations per second (batch-size "
               "observations), per replica.", "ops",
               [Target(q.count(cat.BATCH_SIZE, "instance"), "{{instance}}")],
@@ -57,7 +69,8 @@ def _scheduler(ctx: Ctx) -> list[object]:
 def build(ctx: Ctx) -> Board:
     board = Board(ctx.uid("capacity"), ctx.title("Capacity"),
                   "KV-cache blocks and usage, prefix-cache hits, the scheduler's running, "
-                  "waiting and paused requests, preemptions and batch size.",
+                  "waiting and paused requests, preemptions, batch size and composition, and "
+                  "forward time per step.",
                   (ctx.flavor.tag, "capacity"), variables(ctx), dashboard_links(ctx),
                   rename=ctx.flavor.rename)
     board.row("KV cache", *_kv(ctx))

@@ -47,8 +47,7 @@ def _rated_series() -> set[str]:
     """Counter and histogram series of the catalog and of every flavor: rate them only."""
     specs = list(cat.CATALOG)
     for flavor in FLAVORS.values():
-        mapped = [*(flavor.families or {}).values(), *(flavor.token_stages or {}).values()]
-        specs += [m.spec() for m in mapped if m is not None]
+        specs += [m.spec() for m in flavor.mapped() if m.kind is not Kind.GAUGE]
     out = set()
     for spec in specs:
         if spec.kind is Kind.COUNTER:
@@ -62,9 +61,8 @@ def known_series(flavor: Flavor | None = None) -> set[str]:
     """Every series name a query of ``flavor`` may reference (the catalog's by default)."""
     if flavor is None or flavor.families is None:
         return {s for spec in cat.CATALOG for s in cat.series_names(spec)}
-    mapped = [*flavor.families.values(), *(flavor.token_stages or {}).values(),
-              flavor.kv_usage]
-    return {s for m in mapped if m is not None for s in cat.series_names(m.spec())}
+    declared = {flavor.presence_series, flavor.model_series[0]}  # what the variables read
+    return {s for m in flavor.mapped() for s in m.series()} | declared
 
 
 def series_errors(exprs: Iterable[str], recorded: Iterable[str] = (),

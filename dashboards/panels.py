@@ -30,7 +30,7 @@ class Target:
 
 #: How a panel says that its flavor lacks the metrics it needs (lint looks for this phrase).
 NO_METRIC = "exposes no metric for"
-_DISPLAY = {"vllm": "vLLM"}
+_DISPLAY = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI"}
 
 
 def _available(description: str, targets: Sequence[Target]) -> tuple[str, list[Target]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind, MetricSpec
 
-from .flavor import Flavor, missing_in, unavailable
+from .flavor import Flavor, NativeSpec, missing_in, unavailable
 
 __all__ = [
     "PROMETHEUS_SERIES",
@@ -89,6 +89,11 @@ class Query:
             stage = _plain(extra.pop(cat.STAGE, ""))
             mapped = flavor.stage_metric(stage) if stage else None
             wanted = f"{spec.sample_name}[stage={stage or '*'}]"
+        elif flavor.reason_counters is not None and spec.name == cat.FINISHED.name \
+                and cat.FINISH_REASON in extra:
+            value = extra.pop(cat.FINISH_REASON)
+            wanted = f"{spec.sample_name}[finish_reason{_matcher(value)}]"
+            mapped = _reason_counter(value, flavor)
         else:
             mapped, wanted = flavor.metric(spec), spec.sample_name
         if mapped is None:
@@ -116,6 +121,8 @@ class Query:
         name = spec.sample_name if suffix == "" else f"{spec.name}{suffix}"
         parts = [f"{self.label(k)}{m}" for k, m in self.matchers.items()
                  if self._applies(spec, k)]
+        if isinstance(spec, NativeSpec):
+            parts += [f"{label}{matcher}" for label, matcher in spec.fixed]
         for key, value in extra.items():
             parts.append(value if key == "le" else f'{self.label(key)}{_matcher(value)}')
         return f"{name}{{{','.join(parts)}}}"
@@ -128,6 +135,9 @@ class Query:
         return f"{series}{{{','.join(parts)}}}"
 
     def by(self, *keys: str) -> str:
+        """``by (...)`` in the flavor's label names, leaving out labels it never carries."""
+        if self.flavor is not None:
+            keys = tuple(k for k in keys if self.flavor.has_label(k))
         return f" by ({', '.join(self.label(k) for k in keys)})" if keys else ""
 
     def rate(self, spec: MetricSpec, *by: str, suffix: str = "", fn: str = "rate",
@@ -138,7 +148,25 @@ class Query:
         selector = self.sel(spec, suffix, **extra)
         if missing_in(selector):
             return selector
+        lacking = self._lacking(spec, by)
+        if lacking:
+            return unavailable(self.flavor.name if self.flavor else "",
+                               f"{spec.sample_name}[by {lacking}]")
         return f"sum{self.by(*by)} ({fn}({selector}[{self.window}]))"
+
+    def _lacking(self, spec: MetricSpec, by: tuple[str, ...]) -> str | None:
+        """A catalog label ``by`` groups on that the flavor's metric for ``spec`` lacks (a
+        breakdown it cannot give; the model label excepted: one model per target)."""
+        flavor = self.flavor
+        if flavor is None or flavor.families is None or spec.name == cat.TOKENS.name:
+            return None
+        mapped = flavor.metric(spec)
+        for key in by:
+            if key in ("job", "instance", "le", cat.MODEL) or mapped is None:
+                continue
+            if key not in mapped.labels:
+                return key
+        return None
 
     def level(self, spec: MetricSpec, *by: str, agg: str = "sum", native: bool = False,
               **extra: str) -> str:
@@ -217,6 +245,18 @@ def _map_reasons(value: str, flavor: Flavor) -> str | None:
             return None if op == "=~" else '=~".+"'
         return f'{op}"{"|".join(kept)}"'
     return flavor.reason(_plain(value))
+
+
+def _reason_counter(value: str, flavor: Flavor) -> MetricSpec | None:
+    """The one counter of the requests a finish-reason matcher selects, for flavors that count
+    reasons in counters of their own (None: none, or the reasons live in several)."""
+    if value[:2] in ("!~", "!="):
+        return None
+    alternatives = value[3:-1].split("|") if value[:2] == "=~" else [_plain(value)]
+    found = [m for m in (flavor.reason_metric(a) for a in alternatives) if m is not None]
+    if not found or len({(m.name, m.sample_name) for m in found}) > 1:
+        return None
+    return found[0]
 
 
 def _matcher(value: str) -> str:

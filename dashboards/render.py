@@ -6,6 +6,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import yaml
+
 from servescope.instrumentation.slo import SLOSpec
 
 from . import capacity, latency, overview, pipeline, transport
@@ -35,3 +37,45 @@ def render(slo: SLOSpec, flavor: Flavor) -> dict[str, str]:
     return {f"dashboards/generated/{flavor.name}/{key}.json":
             json.dumps(doc, indent=2, sort_keys=True) + "\n"
             for key, doc in dashboards(slo, flavor).items()}
+
+
+def config_maps(slo: SLOSpec, flavor: Flavor, *, namespace: str | None = None,
+                labels: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """One ConfigMap per dashboard, labelled ``grafana_dashboard: "1"`` so that the Grafana
+    sidecar (the Grafana Helm chart's ``sidecar.dashboards``) loads it. One per dashboard keeps
+    each far below the 1 MiB a ConfigMap may hold."""
+    out = []
+    for key, text in sorted(render(slo, flavor).items()):
+        name = key.rsplit("/", 1)[1].removesuffix(".json")
+        metadata: dict[str, Any] = {
+            "name": f"servescope-{flavor.name}-{name}-dashboard",
+            "labels": {"grafana_dashboard": "1", "app.kubernetes.io/name": "servescope",
+                       "app.kubernetes.io/part-of": "servescope",
+                       "app.kubernetes.io/component": "dashboards",
+                       "servescope/flavor": flavor.name, **(labels or {})}}
+        if namespace:
+            metadata["namespace"] = namespace
+        out.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata,
+                    "data": {f"servescope-{flavor.name}-{name}.json": text}})
+    return out
+
+
+def render_k8s(slo: SLOSpec, flavor: Flavor, *, namespace: str | None = None,
+               labels: dict[str, str] | None = None, header: str = "") -> dict[str, str]:
+    """The ConfigMaps as one multi-document YAML file (dashboard JSON as block scalars)."""
+    docs = config_maps(slo, flavor, namespace=namespace, labels=labels)
+    text = header + "---\n".join(yaml.dump(d, Dumper=_BlockDumper, sort_keys=False, width=100)
+                                 for d in docs)
+    return {f"deploy/kubernetes/{flavor.name}/grafana-dashboards.yaml": text}
+
+
+class _BlockDumper(yaml.SafeDumper):
+    """Multi-line strings as literal blocks: the dashboard JSON stays readable in the file."""
+
+
+def _block(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value,
+                                   style="|" if "\n" in value else None)
+
+
+_BlockDumper.add_representer(str, _block)

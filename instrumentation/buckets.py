@@ -30,6 +30,11 @@ _RANGES: dict[Buckets, tuple[float, float]] = {
 _BATCH = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0)
 _RATIO = (0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
 _TOKENS = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 4096.0)
+# One step's forward time (seconds): a CPU toy step to a long prefill chunk on a GPU.
+_STEP = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+# Tokens one step processes: powers of two up to a large batched-token budget.
+_STEP_TOKENS = (1.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0, 8192.0,
+                16384.0)
 
 
 def _ms(x: float) -> float:
@@ -77,4 +82,6 @@ def ladders(spec: SLOSpec) -> dict[Buckets, tuple[float, ...]]:
     out[Buckets.BATCH] = _BATCH
     out[Buckets.RATIO] = _RATIO
     out[Buckets.TOKENS] = _TOKENS
+    out[Buckets.STEP] = _STEP
+    out[Buckets.STEP_TOKENS] = _STEP_TOKENS
     return out

@@ -31,6 +31,8 @@ class Buckets(StrEnum):
     BATCH = "batch"
     RATIO = "ratio"
     TOKENS = "tokens"
+    STEP = "step"  # forward time of one scheduler step
+    STEP_TOKENS = "step_tokens"  # tokens one scheduler step processes
 
 
 NAMESPACE = "servescope"
@@ -47,9 +49,11 @@ METRIC = "metric"
 LABEL = "label"
 KIND = "kind"
 POOL = "pool"
+PHASE = "phase"  # prefill or decode: which forward of a scheduler step
 
 ALL_LABEL_KEYS = frozenset(
-    {MODEL, PRIORITY, FINISH_REASON, REASON, STAGE, SIGNAL, HOOK, METRIC, LABEL, KIND, POOL}
+    {MODEL, PRIORITY, FINISH_REASON, REASON, STAGE, SIGNAL, HOOK, METRIC, LABEL, KIND, POOL,
+     PHASE}
 )
 
 
@@ -181,6 +185,14 @@ PREEMPTIONS = _c(f"{NAMESPACE}_preemptions", "requests",
                  "Running requests preempted to free KV blocks.", (POOL,), "capacity")
 BATCH_SIZE = _h(f"{NAMESPACE}_scheduler_batch_size", "requests",
                 "Requests advanced per scheduler iteration.", Buckets.BATCH, (POOL,), "capacity")
+FORWARD_TIME = _h(f"{NAMESPACE}_step_forward_time_seconds", "seconds",
+                  "Model forward time of one scheduler step, by phase (prefill or decode forward; "
+                  "CUDA events on a GPU, perf_counter on a CPU). Observed once per step and "
+                  "phase that ran.", Buckets.STEP, (POOL, PHASE), "capacity")
+STEP_TOKENS = _h(f"{NAMESPACE}_step_tokens", "tokens",
+                 "Tokens one scheduler step fed to the model, by phase: prompt tokens prefilled "
+                 "(prefill) or decode inputs, drafts included (decode).", Buckets.STEP_TOKENS,
+                 (POOL, PHASE), "capacity")
 
 # --- transport ----------------------------------------------------------------------------
 BP_PAUSES = _c(f"{NAMESPACE}_backpressure_pauses", "pauses",
@@ -227,7 +239,7 @@ CATALOG: tuple[MetricSpec, ...] = (
     ARRIVED, ADMITTED, REJECTED, FINISHED, IN_FLIGHT, GOOD, ATTEMPTED, IGNORED_SIGNALS,
     TOKENS,
     KV_BLOCKS_USED, KV_BLOCKS_TOTAL, PREFIX_QUERIES, PREFIX_HITS, RUNNING, WAITING, PAUSED,
-    PREEMPTIONS, BATCH_SIZE,
+    PREEMPTIONS, BATCH_SIZE, FORWARD_TIME, STEP_TOKENS,
     BP_PAUSES, BP_PAUSED_SECONDS, STREAM_BUFFERED, STREAM_OCCUPANCY, STREAM_UNACKED_PEAK,
     DELIVERY_ACKED,
     SPANS_EXPORTED, SPANS_DROPPED, LABELS_FOLDED, HOOK_ERRORS, REDACTIONS,

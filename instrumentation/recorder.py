@@ -72,7 +72,9 @@ class StepReport:
     optionally with a fourth item: when its tokens were committed (the clock right after its
     sampling; default ``now``), so that TTFT and TPOT never include the rest of the iteration;
     capacity fields are levels after the step (None: unchanged); ``prefix_*`` and
-    ``preemptions`` are increments since the previous report.
+    ``preemptions`` are increments since the previous report. ``forward_seconds`` and
+    ``step_tokens`` map a phase (``prefill``/``decode``) to the forward time and the tokens of
+    that phase's forward in this step (absent: the phase did not run).
     """
 
     advanced: Sequence[tuple[RequestRecorder, int, int] |
@@ -87,6 +89,8 @@ class StepReport:
     prefix_queries: int = 0
     prefix_hits: int = 0
     preemptions: int = 0
+    forward_seconds: Mapping[str, float] = field(default_factory=dict)
+    step_tokens: Mapping[str, int] = field(default_factory=dict)
 
 
 class _Children:
@@ -233,6 +237,7 @@ class Telemetry:
                 self._count_tokens(other, n_c, n_p, n_w, n_d)
         if report.advanced:
             self._pool_children[cat.BATCH_SIZE.name].observe(len(report.advanced))
+        self._report_phases(report)
         self._report_capacity(report)
 
     def _count_tokens(self, model: str, committed: int, proposed: int, written: int,
@@ -246,6 +251,13 @@ class Telemetry:
             ch.get(cat.TOKENS, cat.STAGE, TokenStage.WRITTEN).inc(written)
         if delivered > 0:
             ch.get(cat.TOKENS, cat.STAGE, TokenStage.DELIVERED).inc(delivered)
+
+    def _report_phases(self, report: StepReport) -> None:
+        """Forward time and tokens of each phase that ran: one observation per step."""
+        for phase, seconds in report.forward_seconds.items():
+            self.metrics.child(cat.FORWARD_TIME, pool=self.pool, phase=phase).observe(seconds)
+        for phase, tokens in report.step_tokens.items():
+            self.metrics.child(cat.STEP_TOKENS, pool=self.pool, phase=phase).observe(tokens)
 
     def _capacity_children(self) -> dict[str, Any]:
         specs = (cat.KV_BLOCKS_USED, cat.KV_BLOCKS_TOTAL, cat.RUNNING, cat.WAITING, cat.PAUSED,

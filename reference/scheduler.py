@@ -134,6 +134,9 @@ class Scheduler:
         self._on_left_waiting = on_left_waiting
         self._on_requeued = on_requeued
         self._timers = {True: _StepTimer(device), False: _StepTimer(device)}  # by prefill
+        # this step's forward time and input tokens per phase, for the next StepReport
+        self._phase_seconds: dict[str, float] = {}
+        self._phase_tokens: dict[str, int] = {}
         self._last_report = 0.0
         allowed = torch.full((config.model.vocab_size,), float("-inf"), device=device)
         allowed[tokenizer.generatable_ids()] = 0.0
@@ -465,12 +468,16 @@ class Scheduler:
             [(r.inputs, r.seq.n_computed, r.seq.life.blocks) for r in rows],
             self.cache, self.device)
         timer = self._timers[rows[0].prefill]
+        before = timer.total
         timer.start()
         logits = self.model(batch, self.cache)
         greedy = (logits + self._allowed).argmax(dim=-1)
         timer.stop()
         out: list[list[int]] = greedy.tolist()  # the step's one host sync
         timer.collect()
+        phase = "prefill" if rows[0].prefill else "decode"
+        self._phase_seconds[phase] = timer.total - before
+        self._phase_tokens[phase] = sum(len(r.inputs) for r in rows)
         return out
 
     def _step(self, rows: list[_Row]) -> list[tuple[RequestRecorder, int, int, float]]:
@@ -574,7 +581,9 @@ class Scheduler:
             advanced=advanced, now=now, kv_blocks_used=self.pool.num_used,
             kv_blocks_total=self.pool.num_blocks, running=len(self.running),
             waiting=len(self.waiting), paused=stats.paused, buffered_tokens=buffered,
-            prefix_queries=queries, prefix_hits=hits, preemptions=preemptions))
+            prefix_queries=queries, prefix_hits=hits, preemptions=preemptions,
+            forward_seconds=self._phase_seconds, step_tokens=self._phase_tokens))
+        self._phase_seconds, self._phase_tokens = {}, {}
 
     def _snapshot(self) -> EngineStats:
         prefill, decode = self._timers[True], self._timers[False]

@@ -244,14 +244,16 @@ class PrometheusHandle:
 def prometheus_config(scrape_targets: Iterable[str], rule_files: Iterable[str | Path] = (),
                       alertmanager_url: str | None = None, job: str = "servescope",
                       scrape_interval: str = "1s", evaluation_interval: str = "1s",
-                      extra_jobs: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
-    """The config document :func:`start_prometheus` writes (exposed for reuse)."""
+                      extra_jobs: Mapping[str, Sequence[str]] | None = None,
+                      scrape_configs: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+    """The config document :func:`start_prometheus` writes (exposed for reuse);
+    ``scrape_configs`` are whole scrape_configs entries appended as given."""
     jobs = {job: list(scrape_targets), **{k: list(v) for k, v in (extra_jobs or {}).items()}}
     config: dict[str, Any] = {
         "global": {"scrape_interval": scrape_interval, "scrape_timeout": scrape_interval,
                    "evaluation_interval": evaluation_interval},
         "scrape_configs": [{"job_name": name, "static_configs": [{"targets": targets}]}
-                           for name, targets in jobs.items()],
+                           for name, targets in jobs.items()] + [dict(c) for c in scrape_configs],
     }
     rules = [str(Path(r).resolve()) for r in rule_files]
     if rules:
@@ -270,7 +272,8 @@ def start_prometheus(tmpdir: str | Path, scrape_targets: Sequence[str],
                      extra_flags: Sequence[str] = (), *, job: str = "servescope",
                      scrape_interval: str = "1s", evaluation_interval: str = "1s",
                      port: int | None = None, ready_timeout: float = 30.0,
-                     extra_jobs: Mapping[str, Sequence[str]] | None = None) -> PrometheusHandle:
+                     extra_jobs: Mapping[str, Sequence[str]] | None = None,
+                     scrape_configs: Sequence[Mapping[str, Any]] = ()) -> PrometheusHandle:
     """Start Prometheus (exemplar storage on) scraping ``scrape_targets`` every second.
 
     ``rule_files`` are loaded as given (absolute paths); ``alertmanager_url`` like
@@ -285,7 +288,7 @@ def start_prometheus(tmpdir: str | Path, scrape_targets: Sequence[str],
     data.mkdir(parents=True)
     config_path = root / "prometheus.yml"
     config = prometheus_config(scrape_targets, rule_files, alertmanager_url, job,
-                               scrape_interval, evaluation_interval, extra_jobs)
+                               scrape_interval, evaluation_interval, extra_jobs, scrape_configs)
     config_path.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
     port = port or free_port()
     argv = [binary, f"--config.file={config_path}", f"--storage.tsdb.path={data}",

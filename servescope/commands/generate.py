@@ -1,7 +1,11 @@
-"""``servescope generate [--check] [--flavor NAME] [--out DIR] [--slo FILE]``.
+"""``servescope generate [--check] [--flavor NAME] [--out DIR] [--slo FILE] [--namespace NS]
+[--k8s-label KEY=VALUE]``.
 
 Writes the generated dashboards, Prometheus rules and their promtool unit tests (per flavor),
-docs/metrics.md from the metric catalog, and the OpenTelemetry Collector configs
+the same rules as a prometheus-operator PrometheusRule and the dashboards as Grafana-sidecar
+ConfigMaps (deploy/kubernetes/<flavor>/, with ``--namespace`` and extra ``--k8s-label`` labels),
+docs/metrics.md and docs/engines.md from the metric catalog and the flavors, and the
+OpenTelemetry Collector configs
 (collector/agent.yaml, collector/gateway.yaml, from the redaction policy and the SLO spec)
 under DIR (the current directory by default: run it from the repository root, where they are
 committed). ``--check`` writes nothing and exits 1
@@ -16,7 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-GENERATED_DIRS = ("dashboards/generated/{flavor}", "alerts/generated/{flavor}")
+GENERATED_DIRS = ("dashboards/generated/{flavor}", "alerts/generated/{flavor}",
+                  "deploy/kubernetes/{flavor}")
 
 
 def register(sub: Any) -> None:
@@ -25,23 +30,47 @@ def register(sub: Any) -> None:
     gen.add_argument("--check", action="store_true",
                      help="write nothing; exit 1 if any generated file is stale")
     gen.add_argument("--flavor", default="all",
-                     help="whose metric names to query: servescope, vllm, or all (default)")
+                     help="whose metric names to query: servescope, vllm, sglang, tgi, or all "
+                     "(default)")
     gen.add_argument("--out", default=".", help="repository root to write under (default: .)")
     gen.add_argument("--slo", default=None, help="SLO spec file (default: the shipped spec)")
+    gen.add_argument("--namespace", default=None,
+                     help="metadata.namespace of the Kubernetes manifests (default: none, so "
+                     "`kubectl apply -n NS` decides)")
+    gen.add_argument("--k8s-label", action="append", default=[], metavar="KEY=VALUE",
+                     help="a label added to the PrometheusRule and ConfigMaps, e.g. "
+                     "release=kube-prometheus-stack for the operator's ruleSelector (repeatable)")
     gen.set_defaults(handler=_handler)
 
 
-def expected_files(flavor: str, slo_path: str | None = None) -> dict[str, str]:
+def expected_files(flavor: str, slo_path: str | None = None, namespace: str | None = None,
+                   k8s_labels: dict[str, str] | None = None) -> dict[str, str]:
     """Repository-relative path -> content of every file the generator makes for ``flavor``."""
     from servescope.alerts.model import Options
+    from servescope.alerts.render import HEADER, render_k8s_rules
     from servescope.alerts.render import render as render_rules
     from servescope.dashboards.flavor import get_flavor
     from servescope.dashboards.render import render as render_dashboards
+    from servescope.dashboards.render import render_k8s
     from servescope.instrumentation.slo import SLOSpec, load_slo
 
     slo = load_slo(slo_path) if slo_path else SLOSpec.default()
     chosen = get_flavor(flavor)
-    return {**render_dashboards(slo, chosen), **render_rules(slo, Options(flavor=chosen))}
+    options = Options(flavor=chosen)
+    return {**render_dashboards(slo, chosen), **render_rules(slo, options),
+            **render_k8s_rules(slo, options, namespace=namespace, labels=k8s_labels),
+            **render_k8s(slo, chosen, namespace=namespace, labels=k8s_labels, header=HEADER)}
+
+
+def parse_labels(items: list[str]) -> dict[str, str]:
+    """``KEY=VALUE`` arguments as a dict (ValueError naming the bad one)."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--k8s-label: expected KEY=VALUE, got {item!r}")
+        out[key] = value
+    return out
 
 
 def collector_files(slo_path: str | None = None) -> dict[str, str]:
@@ -56,10 +85,13 @@ def collector_files(slo_path: str | None = None) -> dict[str, str]:
 
 
 def docs_files() -> dict[str, str]:
-    """docs/metrics.md: the catalog with the default spec's bucket ladders."""
+    """docs/metrics.md: the catalog with the default spec's bucket ladders; docs/engines.md:
+    what each flavor can fill and why not."""
+    from servescope.alerts.coverage import render_engines_markdown
     from servescope.instrumentation.docs import render_metrics_markdown
 
-    return {"docs/metrics.md": render_metrics_markdown()}
+    return {"docs/metrics.md": render_metrics_markdown(),
+            "docs/engines.md": render_engines_markdown()}
 
 
 def stale_files(root: Path, files: dict[str, str], folders: tuple[str, ...] = ()) -> list[str]:
@@ -94,7 +126,8 @@ def _handler(args: argparse.Namespace) -> int:
     root = Path(args.out)
     try:
         flavors = _flavors(args.flavor)
-        generated = {f: expected_files(f, args.slo) for f in flavors}
+        labels = parse_labels(args.k8s_label)
+        generated = {f: expected_files(f, args.slo, args.namespace, labels) for f in flavors}
         common = {**collector_files(args.slo), **docs_files()}
     except (SLOError, ValueError) as exc:
         print(f"servescope generate: {exc}", file=sys.stderr)

@@ -15,7 +15,7 @@ from servescope.alerts import diagnostics, slo_rules
 from servescope.alerts.model import Alert, Options, Record, slug
 from servescope.alerts.render import all_rules, render
 from servescope.dashboards import lint
-from servescope.dashboards.flavor import VLLM
+from servescope.dashboards.flavor import FLAVORS
 from servescope.dashboards.promql import series_in
 from servescope.instrumentation.slo import SLOSpec, parse_slo
 
@@ -44,7 +44,8 @@ def alerts() -> list[dict]:
 def test_promtool_check_rules() -> None:
     result = promtool("check", "rules", RULES.name, cwd=GENERATED)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "SUCCESS: 43 rules found" in result.stdout
+    assert f"SUCCESS: {len(all_rules(SLOSpec.default()))} rules found" in result.stdout
+    assert len(all_rules(SLOSpec.default())) == 59
 
 
 @needs_promtool
@@ -61,7 +62,7 @@ def test_unit_tests_cover_every_alert_firing_and_silent() -> None:
         for case in test["alert_rule_test"]:
             (fired if case["exp_alerts"] else silent).add(case["alertname"])
     names = {a["alert"] for a in alerts()}
-    assert len(names) == 16
+    assert len(names) == 23
     assert fired == names and silent == names
 
 
@@ -168,35 +169,99 @@ def test_committed_rules_match_default_spec() -> None:
         RULES.read_text()
 
 
-# --- the vLLM flavor: the same rules over vLLM's metric names ----------------------------
-VLLM_DIR = ROOT / "alerts" / "generated" / "vllm"
+# --- engine flavors: the same rules over each engine's metric names ------------------------
+ENGINE_LEFT_OUT = {
+    # no discarded-token, span-pipeline, per-step forward time, batch or stream TTFT metric
+    "vllm": {"ServescopeSlowConsumersWastingCompute", "ServescopeTelemetryDroppingSpans",
+             "ServescopeTTFTBurnPrefillCompute", "ServescopeTPOTBurnPrefillInterference",
+             "ServescopeTPOTBurnBatchGrowth", "ServescopeStreamTTFTBurnTransport"},
+}
 
 
 @needs_promtool
-def test_vllm_rules_pass_promtool_check_and_their_unit_tests() -> None:
-    check = promtool("check", "rules", "rules.yaml", cwd=VLLM_DIR)
+@pytest.mark.parametrize("flavor", ["vllm", "sglang", "tgi"])
+def test_engine_rules_pass_promtool_check_and_their_unit_tests(flavor: str) -> None:
+    folder = ROOT / "alerts" / "generated" / flavor
+    check = promtool("check", "rules", "rules.yaml", cwd=folder)
     assert check.returncode == 0, check.stdout + check.stderr
-    test = promtool("test", "rules", "rules_test.yaml", cwd=VLLM_DIR)
+    test = promtool("test", "rules", "rules_test.yaml", cwd=folder)
     assert test.returncode == 0, test.stdout + test.stderr
 
 
-def test_vllm_rules_read_vllm_series_only_and_cover_every_alert() -> None:
-    doc = yaml.safe_load((VLLM_DIR / "rules.yaml").read_text())
+@pytest.mark.parametrize("flavor", ["vllm", "sglang", "tgi"])
+def test_engine_rules_read_engine_series_only_and_cover_every_alert(flavor: str) -> None:
+    chosen = FLAVORS[flavor]
+    folder = ROOT / "alerts" / "generated" / flavor
+    doc = yaml.safe_load((folder / "rules.yaml").read_text())
     rules = [r for g in doc["groups"] for r in g["rules"]]
     recorded = [r["record"] for r in rules if "record" in r]
     exprs = [r["expr"] for r in rules]
-    assert lint.series_errors(exprs, recorded, flavor=VLLM) == []
+    assert lint.series_errors(exprs, recorded, flavor=chosen) == []
     names = set().union(*(series_in(e) for e in exprs)) - set(recorded) - {"up"}
-    assert names and all(n.startswith("vllm:") for n in names), names
+    prefix = "tgi_" if flavor == "tgi" else f"{flavor}:"
+    assert names and all(n.startswith(prefix) for n in names), names
     alert_names = {r["alert"] for r in rules if "alert" in r}
-    # no vLLM metric for discarded tokens or the span pipeline: those alerts are left out
-    assert alert_names == {a["alert"] for a in alerts()} - {
-        "ServescopeSlowConsumersWastingCompute", "ServescopeTelemetryDroppingSpans"}
-    tests = yaml.safe_load((VLLM_DIR / "rules_test.yaml").read_text())["tests"]
+    if flavor in ENGINE_LEFT_OUT:
+        assert alert_names == {a["alert"] for a in alerts()} - ENGINE_LEFT_OUT[flavor]
+    tests = yaml.safe_load((folder / "rules_test.yaml").read_text())["tests"]
     fired = {c["alertname"] for t in tests for c in t["alert_rule_test"] if c["exp_alerts"]}
     silent = {c["alertname"] for t in tests for c in t["alert_rule_test"] if not c["exp_alerts"]}
     assert fired == silent == alert_names
-    text = "\n".join(exprs)
+    assert f'up{{job=~"{flavor}"}}' in "\n".join(exprs)
+
+
+def test_vllm_rules_use_vllm_names_and_buckets() -> None:
+    text = (ROOT / "alerts" / "generated" / "vllm" / "rules.yaml").read_text()
     assert 'finished_reason="abort"' in text  # client cancels are vLLM aborts
     assert 'vllm:time_to_first_token_seconds_bucket{le=~"1(\\\\.0)?"}' in text  # 2 s -> 1 s
-    assert 'up{job=~"vllm"}' in text
+    assert "vllm:request_time_per_output_token_seconds_bucket" in text
+
+
+def test_sglang_and_tgi_rules_leave_out_what_the_engine_cannot_count() -> None:
+    sglang = (ROOT / "alerts" / "generated" / "sglang" / "rules.yaml").read_text()
+    assert 'slo="availability"' not in sglang  # SGLang counts no worker errors
+    assert "sglang:num_aborted_requests_total" in sglang  # cancels: aborts / requests
+    tgi = (ROOT / "alerts" / "generated" / "tgi" / "rules.yaml").read_text()
+    assert 'slo="ttft"' not in tgi  # TGI has no time to first token
+    assert 'tgi_request_failure{err=~"generation|dropped|incomplete"}' in tgi
+
+
+# --- the cause matrix: each cause alone fires its alert, every other stays silent ----------
+CAUSE_ALERTS = set(diagnostics.CAUSES.values())
+
+
+@pytest.mark.parametrize("flavor", ["servescope", "vllm", "sglang", "tgi"])
+def test_each_cause_scenario_fires_exactly_one_cause_alert(flavor: str) -> None:
+    tests = yaml.safe_load(
+        (ROOT / "alerts" / "generated" / flavor / "rules_test.yaml").read_text())["tests"]
+    shipped = {c["alertname"] for t in tests for c in t["alert_rule_test"]}
+    matrix = [t for t in tests if "cause" in t["name"] or "transport" in t["name"]]
+    assert len(matrix) == 11
+    covered = set()
+    for test in matrix:
+        fired = {c["alertname"] for c in test["alert_rule_test"] if c["exp_alerts"]}
+        causes = fired & CAUSE_ALERTS
+        silent = {c["alertname"] for c in test["alert_rule_test"] if not c["exp_alerts"]}
+        assert len(causes) <= 1, (test["name"], causes)
+        assert (CAUSE_ALERTS & shipped) - causes <= silent
+        covered |= causes
+    # every cause alert the flavor ships has a scenario where it alone fires
+    assert covered == CAUSE_ALERTS & shipped
+    if flavor == "servescope":
+        assert covered == CAUSE_ALERTS
+
+
+def test_cause_rules_fail_their_tests_when_a_cause_condition_breaks(tmp_path) -> None:
+    """The matrix can fail: a prefix-miss rule that compares the wrong way round fires in the
+    wrong scenarios and misses its own."""
+    if PROMTOOL is None:
+        pytest.skip("needs promtool (Debian prometheus)")
+    rules = (GENERATED / "rules.yaml").read_text()
+    broken = rules.replace("servescope_instance:prefix_cache_hits:ratio_rate5m < 0.5 *",
+                           "servescope_instance:prefix_cache_hits:ratio_rate5m > 0.5 *")
+    assert broken != rules
+    (tmp_path / "rules.yaml").write_text(broken)
+    shutil.copy(TESTS, tmp_path / TESTS.name)
+    result = promtool("test", "rules", TESTS.name, cwd=tmp_path)
+    assert result.returncode != 0
+    assert "ServescopeTTFTBurnPrefixMiss" in result.stdout + result.stderr

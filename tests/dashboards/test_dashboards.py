@@ -144,7 +144,8 @@ def test_generate_check_passes_on_the_committed_files(capsys) -> None:
 
 
 def test_generate_check_fails_when_a_file_is_stale(tmp_path, capsys) -> None:
-    for folder in ("dashboards/generated", "alerts/generated", "collector", "docs"):
+    for folder in ("dashboards/generated", "alerts/generated", "deploy/kubernetes", "collector",
+                   "docs"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
     assert main(["generate", "--check", "--out", str(tmp_path)]) == 0
     victim = tmp_path / "dashboards/generated/servescope/overview.json"
@@ -192,7 +193,9 @@ def test_vllm_panels_without_a_metric_say_so() -> None:
         assert not panel.get("targets") and "vLLM exposes no metric for this panel" in \
             panel["description"]
     flow = by_title["Request flow"]
-    assert [t["legendFormat"] for t in flow["targets"]] == ["cancelled", "errored"]
+    # vLLM counts admission rejections (vllm:admission_rejections): the flow shows them
+    assert [t["legendFormat"] for t in flow["targets"]] == ["rejected", "cancelled", "errored"]
+    assert "vllm:admission_rejections_total" in flow["targets"][0]["expr"]
     assert "vLLM exposes no metric for some of its series" in flow["description"]
     # the 2 s TTFT threshold is no vLLM bucket boundary: the SLI counts at 1 s and says so
     attainment = by_title["TTFT SLO attainment"]

@@ -16,42 +16,36 @@ Alertmanager whose webhook lands in this test. Then:
 * turning every request on one replica into a slow consumer fires
   ServescopeSlowConsumersWastingCompute for that replica, and it reaches the webhook.
 
-Beside them, a synthetic vLLM-shaped exporter (every metric the vllm flavor maps to, with
-``model_name`` and ``finished_reason`` labels and vLLM's bucket boundaries) is scraped as job
-``vllm`` with the vllm flavor's rules loaded: every vLLM dashboard query is valid and returns data,
-and every vLLM rule is healthy.
+Beside them, one exporter per engine (vLLM, SGLang, TGI) built from the engine's real-series
+fixture (tests/fixtures/engines, written from each engine's source, never from the flavors) is
+scraped with the scrape job its flavor ships, and the flavor's rules are loaded: every dashboard
+query of each flavor is valid and returns data, and every rule is healthy. SGLang's exporter
+negotiates OpenMetrics like prometheus_client's make_asgi_app: scraped once more without the
+flavor's relabelling, its series land under escaped names, which is why the job needs it.
 """
 
 from __future__ import annotations
 
 import json
-import random
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
+import engines
 import promharness as ph
 import pytest
 from opentelemetry.sdk.trace.export import SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from prometheus_client import (
-    CONTENT_TYPE_LATEST,
-    CollectorRegistry,
-    Counter,
-    Gauge,
-    Histogram,
-    generate_latest,
-)
 from prometheus_client.exposition import MetricsHandler
 
+from servescope.alerts import diagnostics
 from servescope.alerts.model import Options, RuleTiming
-from servescope.alerts.render import dump, rules_document
+from servescope.alerts.render import all_rules, dump, rules_document
 from servescope.dashboards import lint
-from servescope.dashboards.flavor import VLLM
+from servescope.dashboards.flavor import FLAVORS, SGLANG
 from servescope.instrumentation import StepReport, setup_telemetry
 from servescope.instrumentation import catalog as cat
-from servescope.instrumentation.catalog import Kind
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
 from servescope.redaction import RedactionStage
@@ -64,7 +58,6 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "dashboards" / "generated" / "servescope"
-GENERATED_VLLM = ROOT / "dashboards" / "generated" / "vllm"
 RATE_INTERVAL = "10s"
 
 #: Panels whose queries are empty by design in this scenario, and why.
@@ -96,6 +89,7 @@ NORMAL = [("stop", FinishReason.STOP, 40, 40, 0.12, 0.02, False)] * 3 + [
     ("error", FinishReason.ERROR, 4, 3, 0.8, 0.05, False),
 ]
 FAULT = [("slow", FinishReason.SLOW_CONSUMER, 40, 4, 0.2, 0.04, True)] * 6
+SLOW_FIRST_TOKEN = [("stop", FinishReason.STOP, 10, 10, 2.6, 0.02, False)] * 4
 
 
 class Replica:
@@ -111,6 +105,8 @@ class Replica:
                                           MetricsHandler.factory(self.setup.registry))
         self.target = f"127.0.0.1:{self.server.server_address[1]}"
         self.mix = NORMAL
+        self.prefix_hits = 6  # of 10 prefix lookups per cycle
+        self.quiet = False  # True: no queue and no preemptions (one cause at a time)
         self.count = 0
         self.stop = threading.Event()
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -129,7 +125,10 @@ class Replica:
         rec.prefill_done(now=t0 + queue + prefill)
         for k in range(committed):
             now = t0 + ttft + k * tpot
-            self.tel.step(StepReport(advanced=[(rec, 1, 2 if k % 4 == 0 else 0)], now=now))
+            phase = "prefill" if k == 0 else "decode"  # forward time and tokens per step
+            self.tel.step(StepReport(advanced=[(rec, 1, 2 if k % 4 == 0 else 0)], now=now,
+                                     forward_seconds={phase: prefill if k == 0 else tpot},
+                                     step_tokens={phase: 32 if k == 0 else 1}))
             if k < delivered:
                 rec.delivered(1, now=now + 0.01)
             if paused and k == delivered:
@@ -151,9 +150,11 @@ class Replica:
         self.count += 1
         self.tel.request(f"rejected-{self.count}", arrival=t0).rejected("queue_full", now=t0)
         self.tel.step(StepReport(now=t0, kv_blocks_used=40 + self.count % 20,
-                                 kv_blocks_total=100, running=4, waiting=self.count % 3,
+                                 kv_blocks_total=100, running=4,
+                                 waiting=0 if self.quiet else self.count % 3,
                                  paused=1, buffered_tokens=12, prefix_queries=10,
-                                 prefix_hits=6, preemptions=1 if self.count % 7 == 0 else 0))
+                                 prefix_hits=self.prefix_hits,
+                                 preemptions=int(not self.quiet and self.count % 7 == 0)))
 
     def _drive(self) -> None:
         while not self.stop.is_set():
@@ -167,73 +168,6 @@ class Replica:
         self.setup.shutdown(timeout_s=2)
 
 
-class VllmLike:
-    """An exporter with vLLM's metric names, labels and buckets (from the vllm flavor's
-    mapping), fed random traffic: what the vllm dashboards and rules query."""
-
-    def __init__(self) -> None:
-        self.registry = CollectorRegistry()
-        self.metrics: dict[str, object] = {}
-        mapped = [*VLLM.families.values(), *VLLM.token_stages.values(), VLLM.kv_usage]
-        for m in mapped:
-            labels = [VLLM.label(k) for k in m.labels]
-            if m.kind is Kind.HISTOGRAM:
-                metric = Histogram(m.name, m.name, labels, buckets=m.buckets,
-                                   registry=self.registry)
-            elif m.kind is Kind.COUNTER:
-                metric = Counter(m.name, m.name, labels, registry=self.registry)
-            else:
-                metric = Gauge(m.name, m.name, labels, registry=self.registry)
-            self.metrics[m.name] = metric
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._text_handler())
-        self.target = f"127.0.0.1:{self.server.server_address[1]}"
-        self.stop = threading.Event()
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.thread = threading.Thread(target=self._drive, daemon=True)
-        self.thread.start()
-
-    def _text_handler(self) -> type[BaseHTTPRequestHandler]:
-        """The Prometheus text format only: prometheus_client 0.26's OpenMetrics output writes
-        sample names with the colon escaped (vllm_..., under a vllm:... TYPE line), so a
-        Prometheus that negotiates OpenMetrics would store vLLM's series under other names."""
-        registry = self.registry
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                body = generate_latest(registry)
-                self.send_response(200)
-                self.send_header("Content-Type", CONTENT_TYPE_LATEST)
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        return Handler
-
-    def _drive(self) -> None:
-        rng = random.Random(5)
-        reasons = ["stop", "stop", "stop", "length", "abort", "error"]
-        while not self.stop.is_set():
-            for name, metric in self.metrics.items():
-                labels = {"model_name": "llama"}
-                if name == "vllm:request_success":
-                    labels["finished_reason"] = rng.choice(reasons)
-                child = metric.labels(**labels)  # type: ignore[attr-defined]
-                if isinstance(metric, Histogram):
-                    child.observe(rng.expovariate(2.0))
-                elif isinstance(metric, Counter):
-                    child.inc(rng.randint(1, 20))
-                else:
-                    child.set(rng.random())
-            self.stop.wait(0.1)
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join(timeout=5)
-        self.server.shutdown()
-
-
 def substitute(expr: str, job: str = "servescope") -> str:
     return (expr.replace("$__rate_interval", RATE_INTERVAL).replace("$__range", "1m")
             .replace("$job", job).replace("$instance", ".*").replace("$model", ".*"))
@@ -245,18 +179,25 @@ def stack(tmp_path_factory):
     options = Options(timing=RuleTiming.fast())
     rules = tmp / "rules.yaml"
     rules.write_text(dump(rules_document(SLOSpec.default(), options)))
-    vllm_rules = tmp / "vllm-rules.yaml"
-    vllm_rules.write_text(dump(rules_document(
-        SLOSpec.default(), Options(flavor=VLLM, timing=RuleTiming.fast()))))
+    rule_files = [rules]
+    for engine in engines.ENGINES:
+        path = tmp / f"{engine}-rules.yaml"
+        path.write_text(dump(rules_document(
+            SLOSpec.default(), Options(flavor=FLAVORS[engine], timing=RuleTiming.fast()))))
+        rule_files.append(path)
     replicas = [Replica("replica-a", InMemorySpanExporter()), Replica("replica-b", FlakyExporter())]
     for replica in replicas:
         replica.thread.start()
-    vllm = VllmLike()
+    exporters = {e: engines.EngineExporter(e) for e in engines.ENGINES}
+    jobs = [FLAVORS[e].scrape_job([x.target]) for e, x in exporters.items()]
+    # the same SGLang exporter without the flavor's relabelling: what a plain job stores
+    jobs.append({"job_name": "sglang-plain",
+                 "static_configs": [{"targets": [exporters["sglang"].target]}]})
     webhook = ph.WebhookReceiver()
     am = ph.start_alertmanager(tmp, webhook.url)
     prom = ph.start_prometheus(tmp, [r.target for r in replicas],
-                               rule_files=[rules, vllm_rules], alertmanager_url=am.url,
-                               extra_jobs={"vllm": [vllm.target]})
+                               rule_files=rule_files, alertmanager_url=am.url,
+                               scrape_configs=jobs)
     try:
         prom.wait_for_targets_up(timeout=20)
         # enough scrapes for every 10s rate window to hold several samples
@@ -267,7 +208,8 @@ def stack(tmp_path_factory):
     finally:
         for replica in replicas:
             replica.close()
-        vllm.close()
+        for exporter in exporters.values():
+            exporter.close()
         prom.stop()
         am.stop()
         webhook.stop()
@@ -320,7 +262,9 @@ def test_every_rule_is_healthy_and_slis_are_recorded(stack) -> None:
         return rules if all(r["health"] == "ok" for r in rules) else None
 
     rules = prom.wait_for(all_evaluated, timeout=20, what="every rule evaluated healthy")
-    assert len(rules) == 43 + 40  # servescope flavor + vllm flavor
+    expected = sum(len(all_rules(SLOSpec.default(), Options(flavor=f)))
+                   for f in FLAVORS.values())
+    assert len(rules) == expected  # every flavor's rules
     assert [r["name"] for r in rules if r.get("lastError")] == []
     # the le matcher matches the real exposition (prometheus_client writes le="2.0")
     assert prom.query(f'{cat.SERVER_TTFT.name}_bucket{{le="2.0"}}')
@@ -377,19 +321,74 @@ def test_injected_slow_consumers_fire_the_diagnostic_alert(stack) -> None:
     assert "of committed tokens were never delivered" in notified[0]["annotations"]["description"]
 
 
-def test_vllm_dashboard_queries_return_data(stack) -> None:
+#: Engine panels whose queries are empty by design against the fixture exporters, and why.
+ENGINE_EMPTY_BY_DESIGN: dict[str, dict[str, str]] = {}
+
+
+@pytest.mark.parametrize("engine", engines.ENGINES)
+def test_engine_dashboard_queries_return_data(stack, engine: str) -> None:
     prom = stack[0]
+    flavor = FLAVORS[engine]
     errors, empty, checked = [], [], 0
-    for path in sorted(GENERATED_VLLM.glob("*.json")):
+    for path in sorted((ROOT / "dashboards" / "generated" / engine).glob("*.json")):
         for panel, expr in lint.targets(json.loads(path.read_text())):
             checked += 1
             try:
-                if not prom.query(substitute(expr, job="vllm")):
+                if not prom.query(substitute(expr, job=flavor.job_regex)) \
+                        and panel["title"] not in ENGINE_EMPTY_BY_DESIGN.get(engine, {}):
                     empty.append(f"{path.stem} › {panel['title']}: {expr}")
             except ph.PromQueryError as exc:
                 errors.append(f"{path.stem} › {panel['title']}: {exc}")
     assert errors == []
     assert empty == [], "\n".join(empty)
-    assert checked > 40
-    sli = prom.wait_for_query('servescope:slo_errors:ratio_rate5m{job="vllm",slo="ttft"}')
-    assert sli[0]["metric"]["model_name"] == "llama"
+    assert checked > 25
+
+
+@pytest.mark.parametrize(("engine", "slo", "model_label"), [
+    ("vllm", "ttft", "model_name"), ("vllm", "tpot", "model_name"),
+    ("sglang", "ttft", "model_name"), ("sglang", "tpot", "model_name"),
+    ("tgi", "tpot", None), ("tgi", "availability", None)])
+def test_engine_slis_are_recorded(stack, engine: str, slo: str, model_label: str | None) -> None:
+    prom = stack[0]
+    sli = prom.wait_for_query(
+        f'servescope:slo_errors:ratio_rate5m{{job="{FLAVORS[engine].job_regex}",slo="{slo}"}}')
+    labels = sli[0]["metric"]
+    if model_label is None:
+        assert set(labels) == {"__name__", "job", "slo"}
+    else:
+        assert labels[model_label] == "llama"
+    assert 0 <= float(sli[0]["value"][1]) <= 1
+
+
+def test_sglang_series_need_the_flavors_scrape_job(stack) -> None:
+    """prometheus_client answers Prometheus' OpenMetrics request with the colon escaped: a
+    plain job stores sglang_* names, the flavor's job the sglang:* names the queries use."""
+    prom = stack[0]
+    assert prom.wait_for_query('sglang:num_running_reqs{job="sglang"}')
+    assert prom.wait_for_query('sglang_num_running_reqs{job="sglang-plain"}')
+    assert prom.query('sglang:num_running_reqs{job="sglang-plain"}') == []
+    assert SGLANG.scrape_job(["x"])["metric_relabel_configs"]
+
+
+def test_a_prefix_miss_behind_a_ttft_burn_fires_its_cause_alert_alone(stack) -> None:
+    """Replica B loses its prefix-cache hits and every first token comes late: the prefix-miss
+    alert fires for it, and no other cause alert does (slower prefill steps come with the
+    misses, and the prefill-compute alert defers to the prefix miss)."""
+    prom, _, _, replicas = stack
+    faulty = replicas[1]
+    causes = set(diagnostics.CAUSES.values())
+
+    def firing_causes() -> set[str]:
+        return {a["labels"]["alertname"] for a in prom.alerts()
+                if a["state"] == "firing" and a["labels"].get("instance") == faulty.target
+                and a["labels"]["alertname"] in causes}
+
+    assert "ServescopeTTFTBurnPrefixMiss" not in firing_causes()
+    faulty.quiet = True
+    faulty.prefix_hits = 0
+    faulty.mix = SLOW_FIRST_TOKEN
+    prom.wait_for(lambda: firing_causes() == {"ServescopeTTFTBurnPrefixMiss"} or None,
+                  timeout=90, what=f"the prefix-miss alert alone for {faulty.target}")
+    hit_ratio = prom.value(f'servescope_instance:prefix_cache_hits:ratio_rate30s'
+                           f'{{instance="{faulty.target}"}}')
+    assert hit_ratio == 0.0

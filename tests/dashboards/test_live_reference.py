@@ -23,7 +23,7 @@ import pytest
 from otlp_receiver import OtlpReceiver
 
 from servescope.alerts.model import Options, RuleTiming
-from servescope.alerts.render import dump, rules_document
+from servescope.alerts.render import all_rules, dump, rules_document
 from servescope.dashboards import lint
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
@@ -194,7 +194,8 @@ def test_every_rule_is_healthy(live) -> None:
         rules = [r for g in prom.rule_groups() for r in g["rules"]]
         return rules if all(r["health"] == "ok" for r in rules) else None
 
-    assert len(prom.wait_for(evaluated, timeout=20, what="every rule healthy")) == 43
+    assert len(prom.wait_for(evaluated, timeout=20, what="every rule healthy")) == \
+        len(all_rules(SLOSpec.default(), Options(timing=RuleTiming.fast())))
     assert prom.query('servescope:slo_errors:ratio_rate5m{slo="ttft"}')
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from servescope.dashboards.flavor import SERVESCOPE, VLLM, missing_in
+from servescope.dashboards.flavor import SERVESCOPE, SGLANG, TGI, VLLM, missing_in
 from servescope.dashboards.promql import Query, le_matcher, le_regex, series_in
 from servescope.instrumentation import catalog as cat
 
@@ -62,3 +62,35 @@ def test_missing_metrics_become_markers_that_survive_composition() -> None:
     assert missing_in(q.quantile(0.9, cat.BATCH_SIZE))
     assert series_in(expr) == set()  # a marker is never a selector
     assert not missing_in(Query(window="5m").rate(cat.GOOD))
+
+
+def test_engines_without_a_reason_label_count_reasons_in_counters_of_their_own() -> None:
+    q = Query({"job": '=~"$job"', "model": '=~"$model"'}, "5m", SGLANG)
+    assert q.rate(cat.FINISHED, "instance", finish_reason="client_cancel") == (
+        'sum by (instance) (rate(sglang:num_aborted_requests_total'
+        '{job=~"$job",model_name=~"$model"}[5m]))')
+    assert missing_in(q.rate(cat.FINISHED, finish_reason="error"))  # SGLang counts no errors
+    assert missing_in(q.rate(cat.FINISHED, finish_reason='!~"stop|length"'))
+    assert missing_in(q.rate(cat.FINISHED, cat.FINISH_REASON))  # no breakdown to give
+    tgi = Query({"job": '=~"$job"', "model": '=~"$model"'}, "5m", TGI)
+    # both reasons of the regex that TGI counts live in one counter: a fixed matcher on err
+    assert tgi.rate(cat.FINISHED, finish_reason='=~"deadline|error"') == (
+        'sum (rate(tgi_request_failure{job=~"$job",err=~"generation|dropped|incomplete"}[5m]))')
+
+
+def test_tgi_has_no_model_label_and_no_total_suffix() -> None:
+    q = Query({"job": '=~"$job"', "model": '=~"$model"'}, "5m", TGI)
+    assert q.rate(cat.REJECTED, "job", "model") == (
+        'sum by (job) (rate(tgi_request_failure{job=~"$job",err="overloaded"}[5m]))')
+    assert q.rate(cat.TOKENS, stage="committed") == (
+        'sum (rate(tgi_request_generated_tokens_sum{job=~"$job"}[5m]))')
+    assert q.mean(cat.FORWARD_TIME, cat.PHASE).startswith(
+        "(sum by (method) (rate(tgi_batch_forward_duration_sum{")
+    assert missing_in(q.rate(cat.REJECTED, cat.REASON))  # TGI's reason is a fixed err value
+
+
+def test_a_breakdown_by_a_label_the_engine_lacks_is_unavailable() -> None:
+    q = Query(window="5m", flavor=VLLM)
+    assert missing_in(q.quantile(0.95, cat.E2E, cat.FINISH_REASON)) == [
+        ("vllm", "gen_ai_server_request_duration_seconds[by finish_reason]")]
+    assert not missing_in(q.rate(cat.FINISHED, cat.FINISH_REASON))

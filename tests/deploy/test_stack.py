@@ -17,8 +17,11 @@ from opentelemetry.sdk.trace import TracerProvider
 from vendored import schemas_dir
 
 from servescope.alerts.model import Options
+from servescope.alerts.render import all_rules
 from servescope.cli import build_parser
+from servescope.dashboards.flavor import FLAVORS
 from servescope.instrumentation import tracing
+from servescope.instrumentation.slo import SLOSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = schemas_dir()
@@ -163,7 +166,26 @@ def test_promtool_check_config_on_the_mounted_layout(tmp_path) -> None:
     result = subprocess.run(["promtool", "check", "config", str(root / "prometheus.yml")],
                             capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "SUCCESS: 43 rules found" in result.stdout
+    assert f"SUCCESS: {len(all_rules(SLOSpec.default()))} rules found" in result.stdout
+
+
+@pytest.mark.skipif(shutil.which("promtool") is None, reason="needs promtool")
+def test_the_commented_engine_jobs_are_valid_and_match_the_flavors(tmp_path) -> None:
+    """Uncommented, the vLLM/SGLang/TGI jobs load, and each is its flavor's scrape job."""
+    text = (ROOT / "deploy/prometheus/prometheus.yml").read_text()
+    block = re.search(r"^  # - job_name: vllm\n(?:  # .*\n)+", text, re.M)
+    assert block is not None
+    jobs_text = "\n".join(line.replace("  # ", "  ", 1) for line in block.group(0).splitlines())
+    jobs = yaml.safe_load(jobs_text)
+    for job in jobs:
+        flavor = FLAVORS[job["job_name"]]
+        expected = flavor.scrape_job(job["static_configs"][0]["targets"])
+        assert job == expected, job["job_name"]
+    config = tmp_path / "prometheus.yml"
+    config.write_text(yaml.safe_dump({"scrape_configs": jobs}))
+    result = subprocess.run(["promtool", "check", "config", str(config)],
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 @pytest.mark.skipif(shutil.which("amtool") is None, reason="needs amtool")
@@ -200,7 +222,7 @@ def test_grafana_provisioning_links_exemplars_to_tempo() -> None:
     assert exemplar is not None and dest["name"] in exemplar
     providers = yaml.safe_load((prov / "dashboards/servescope.yaml").read_text())["providers"]
     mounts = dict((t, h) for h, t in bind_mounts("grafana"))
-    assert [p["folder"] for p in providers] == ["servescope", "vllm"]
+    assert [p["folder"] for p in providers] == ["servescope", "vllm", "sglang", "tgi"]
     for provider in providers:
         path = provider["options"]["path"]
         assert mounts[path] == ROOT / f"dashboards/generated/{provider['folder']}"

@@ -134,6 +134,8 @@ CHECKED_MOUNTS = {
     "dashboards/generated/servescope": "tests/dashboards (Grafana's dashboard schema); "
                                        "test_dashboards_carry_a_schema_version_the_pinned_grafana_knows",
     "dashboards/generated/vllm": "the same as the servescope dashboards",
+    "dashboards/generated/sglang": "the same as the servescope dashboards",
+    "dashboards/generated/tgi": "the same as the servescope dashboards",
     "deploy/reference/engine-gpu.yaml": "test_images.py: EngineConfig.from_dict",
 }
 

@@ -304,3 +304,32 @@ def test_late_step_reports_for_a_finished_request_count_nothing(registry):
     assert sample(registry, "servescope_tokens_total", model="m", stage="committed") == 2.0
     assert sample(registry, "servescope_tokens_total", model="m", stage="proposed") == 5.0
     assert rec.summary().proposed_tokens == 5 and rec.summary().committed_tokens == 2
+
+
+def test_step_reports_forward_time_and_tokens_by_phase_once_per_step(registry):
+    tel, _ = make(registry)
+    recs = [tel.request(f"r{i}") for i in range(3)]
+    tel.step(StepReport(advanced=[(r, 1, 0) for r in recs],
+                        forward_seconds={"prefill": 0.04, "decode": 0.01},
+                        step_tokens={"prefill": 96, "decode": 3}))
+    tel.step(StepReport(advanced=[(r, 2, 1) for r in recs],
+                        forward_seconds={"decode": 0.02}, step_tokens={"decode": 6}))
+
+    def hist(name, phase, what):
+        return sample(registry, f"{name}_{what}", pool="default", phase=phase)
+
+    forward, tokens = "servescope_step_forward_time_seconds", "servescope_step_tokens"
+    # one observation per step and phase that ran, however many tokens the step made
+    assert hist(forward, "prefill", "count") == 1.0 and hist(forward, "decode", "count") == 2.0
+    assert hist(forward, "decode", "sum") == pytest.approx(0.03)
+    assert hist(tokens, "prefill", "sum") == 96.0 and hist(tokens, "decode", "sum") == 9.0
+    assert sample(registry, "servescope_scheduler_batch_size_count", pool="default") == 2.0
+    assert sample(registry, f"{forward}_bucket", pool="default", phase="prefill",
+                  le="0.05") == 1.0
+
+
+def test_a_step_without_phases_observes_no_forward_time(registry):
+    tel, _ = make(registry)
+    tel.step(StepReport(kv_blocks_used=1))
+    assert sample(registry, "servescope_step_forward_time_seconds_count", pool="default",
+                  phase="decode") is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
+import pytest
 from prometheus_client import CollectorRegistry
 
 from servescope.instrumentation import FinishReason, StepReport, Telemetry
@@ -268,3 +269,31 @@ def test_two_hundred_stalled_streams_stay_bounded_and_are_reclaimed() -> None:
     assert max(r.buffered_tokens or 0 for r in telemetry.reports) <= 32 * 4
     assert max(h.peak_buffered for h in handles) == 4
     assert sum(h.recorder.summary().discarded_tokens for h in handles) == 200 * 4
+
+
+def test_steps_report_forward_time_and_tokens_by_phase() -> None:
+    """Each step says how long its prefill and decode forwards took (perf_counter on a CPU,
+    CUDA events on a GPU) and how many tokens each fed the model: once per step."""
+    engine, telemetry = make(stream_capacity=64, stream_low_watermark=1, prefill_chunk=8)
+    prompts = [req(f"p{i}", 6) for i in range(3)]
+    with engine:
+        handles = [engine.submit(r) for r in prompts]
+        for h in handles:
+            read_all(h)
+        assert engine.wait_idle(5)
+        stats = engine.stats()
+    reports = [r for r in telemetry.reports if r.forward_seconds]
+    assert reports
+    prefill = [r.step_tokens["prefill"] for r in reports if "prefill" in r.step_tokens]
+    decode = [r.step_tokens["decode"] for r in reports if "decode" in r.step_tokens]
+    assert sum(prefill) == sum(len(r.prompt) for r in prompts)  # every prompt token once
+    assert all(0 < n <= 3 * 8 for n in prefill)  # chunks of at most 8 tokens per request
+    assert sum(decode) >= 3 * 5  # every token after the first is a decode input
+    assert all(set(r.forward_seconds) == set(r.step_tokens) for r in reports)
+    assert all(s > 0 for r in reports for s in r.forward_seconds.values())
+    total = sum(s for r in reports for s in r.forward_seconds.values())
+    assert total == pytest.approx(stats.forward_seconds, rel=1e-6)  # the same timers
+    registry = telemetry.registry
+    count = registry.get_sample_value("servescope_step_forward_time_seconds_count",
+                                      {"pool": "default", "phase": "decode"})
+    assert count == len(decode)

@@ -1,0 +1,159 @@
+"""docs/engines.md: which panels and alerts each flavor can fill, which it cannot, and why.
+
+Generated from the flavors, the dashboard builders and the rule generator themselves (the same
+code that writes the files), so the table cannot drift from what ships.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from servescope.dashboards.flavor import FLAVORS, Flavor, missing_in
+from servescope.dashboards.lint import panels
+from servescope.dashboards.panels import NO_METRIC
+from servescope.dashboards.promql import Query
+from servescope.dashboards.render import dashboards
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.slo import SLOSpec
+
+from . import diagnostics, slo_rules
+from .model import Alert, Options, Record
+from .render import all_rules
+
+__all__ = ["render_engines_markdown"]
+
+#: The note a panel builder appends when the flavor lacks metrics (always last).
+_NOTE = re.compile(re.escape(NO_METRIC) + r" (this panel|some of its series): (.*)\.\]\s*$",
+                   re.S)
+_NAMES = {"servescope": "servescope (reference worker)", "vllm": "vLLM", "sglang": "SGLang",
+          "tgi": "TGI"}
+
+
+def _cell(text: str) -> str:
+    """Text for a Markdown table cell (a bare | would end the cell)."""
+    return text.replace("|", "\\|")
+
+
+def _panel_rows(slo: SLOSpec, flavor: Flavor) -> list[str]:
+    rows = []
+    for key, board in dashboards(slo, flavor).items():
+        for panel in panels(board):
+            note = _NOTE.search(panel.get("description", ""))
+            if note is None:
+                status = "yes"
+            else:
+                what = "no" if note.group(1) == "this panel" else "partly"
+                status = f"{what}: needs {note.group(2)}"
+            rows.append(f"| {key} | {_cell(panel['title'])} | {_cell(status)} |")
+    return rows
+
+
+def _alert_rows(slo: SLOSpec, flavor: Flavor) -> list[str]:
+    options = Options(flavor=flavor)
+    raw = [r for g in slo_rules.groups(slo, options) + diagnostics.groups(slo, options)
+           for r in g.rules]
+    kept = {r.alert for r in all_rules(slo, options) if isinstance(r, Alert)}
+    needs: dict[str, set[str]] = {}
+    for rule in raw:
+        if isinstance(rule, Record):
+            key = f"{rule.record}|{rule.labels.get('slo', '')}"
+            needs[key] = needs.get(key, set()) | {n for _, n in missing_in(rule.expr)}
+    rows = []
+    for rule in raw:
+        if not isinstance(rule, Alert):
+            continue
+        if rule.alert in kept:
+            rows.append(f"| {rule.alert} | yes |")
+            continue
+        missing = {n for _, n in missing_in(rule.expr)}
+        for key, names in needs.items():
+            record, slo_key = key.split("|")
+            if re.search(re.escape(record) + (rf'\{{slo="{slo_key}"\}}' if slo_key else
+                                              r"(?![A-Za-z0-9_:])"), rule.expr):
+                missing |= names
+        needed = _cell(", ".join(sorted(missing)) or "?")
+        rows.append(f"| {rule.alert} | no: needs {needed} |")
+    return rows
+
+
+def _thresholds(slo: SLOSpec, flavor: Flavor) -> list[str]:
+    q = Query(flavor=flavor)
+    out = []
+    for what, spec, threshold in (("TTFT", cat.SERVER_TTFT, slo.ttft.threshold_seconds),
+                                  ("TPOT", cat.TPOT, slo.tpot.threshold_seconds),
+                                  ("E2E", cat.E2E, slo.e2e.threshold_seconds if slo.e2e
+                                   else None)):
+        native = flavor.metric(spec)
+        if threshold is None or native is None:
+            continue
+        at = q.threshold(spec, threshold)
+        if at != threshold:
+            out.append(f"- {what} {threshold:g} s is not a bucket boundary of "
+                       f"`{native.name}`: the SLI counts requests up to {at:g} s "
+                       "as good (the nearest boundary below; conservative), and the alert "
+                       "annotations and panel descriptions say so.")
+    return out
+
+
+def _mapping_rows(flavor: Flavor) -> list[str]:
+    rows = []
+    for spec in cat.CATALOG:
+        mapped = flavor.metric(spec) if spec.name != cat.TOKENS.name else None
+        if spec.name == cat.TOKENS.name:
+            stages = [f"{stage}: `{m.sample_name}`" for stage, m in
+                      ((s, flavor.stage_metric(s)) for s in (flavor.token_stages or {}))
+                      if m is not None]
+            rows.append(f"| `{spec.name}` | {'; '.join(stages) or '-'} |")
+            continue
+        native = f"`{mapped.name}`" if mapped is not None else "-"
+        if mapped is not None and mapped.help:
+            native += f" ({mapped.help})"
+        rows.append(f"| `{spec.name}` | {native} |")
+    if flavor.reason_counters:
+        for reason, m in flavor.reason_counters.items():
+            if m is not None:
+                rows.append(f"| finish reason `{reason}` | `{m.spec().sample_name}` "
+                            f"({m.note or 'its own counter'}) |")
+    return rows
+
+
+def _section(slo: SLOSpec, flavor: Flavor) -> list[str]:
+    out = [f"## {_NAMES.get(flavor.name, flavor.name)}", "",
+           f"Checked against: {flavor.versions}. Scrape job (`{flavor.job_regex}`):", "",
+           "```yaml", yaml.safe_dump([flavor.scrape_job(["HOST:PORT"])], sort_keys=False)
+           .rstrip(), "```", ""]
+    out += _thresholds(slo, flavor)
+    for reason, how in flavor.extra_reasons.items():
+        out.append(f"- finish reason `{reason}`: {how}.")
+    if flavor.absent_labels:
+        out.append(f"- labels no series carries: {', '.join(sorted(flavor.absent_labels))} "
+                   "(left out of groupings and alert texts).")
+    if flavor.families is not None:
+        out += ["", "| catalog family | native series |", "|---|---|", *_mapping_rows(flavor)]
+    out += ["", "| dashboard | panel | filled |", "|---|---|---|", *_panel_rows(slo, flavor),
+            "", "| alert | shipped |", "|---|---|", *_alert_rows(slo, flavor), ""]
+    return out
+
+
+def render_engines_markdown(slo: SLOSpec | None = None) -> str:
+    slo = slo or SLOSpec.default()
+    lines: list[Any] = [
+        "# Engines: what each flavor can show", "",
+        "Generated by `servescope generate` from the flavors (dashboards/flavor.py), the "
+        "dashboard builders and the rule generator: do not edit. Each flavor queries one "
+        "engine's native metrics, checked against the engine's source (the versions below; "
+        "the real series are in tests/fixtures/engines/). A panel or rule that needs a metric "
+        "the engine does not expose is left empty with a note (panels) or left out (rules); "
+        "the tables say which and why.", "",
+        "Why a panel or rule stays empty, in general: client-side, stream (transport), "
+        "backpressure, goodput and telemetry-pipeline series come from servescope's own hooks "
+        "in the serving path, which an engine's exporter does not have; per-step forward time "
+        "and batch composition come from the scheduler, which vLLM and SGLang expose only in "
+        "other shapes (per-iteration token histograms, throughput gauges) or not at all; TGI "
+        "has no time-to-first-token, no KV-cache and no model label at all.", ""]
+    for flavor in FLAVORS.values():
+        lines += _section(slo, flavor)
+    return "\n".join(lines).rstrip() + "\n"
