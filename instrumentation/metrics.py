@@ -253,9 +253,18 @@ def _bounds(ladder: Sequence[float]) -> tuple[float, ...]:
 
 
 def render(registry: CollectorRegistry, accept: str | None = None) -> tuple[bytes, str]:
-    """Exposition for a scrape; OpenMetrics (with exemplars) when the scraper asks for it."""
-    encoder, content_type = choose_encoder(accept or "")
-    return encoder(registry), content_type
+    """Exposition for a scrape; OpenMetrics (with exemplars) when the scraper asks for it.
+
+    An ``Accept`` header prometheus_client cannot honour (an unknown OpenMetrics version,
+    a malformed parameter) gets the plain text format rather than an error: a scrape never
+    fails because of what the scraper asked for.
+    """
+    try:
+        encoder, content_type = choose_encoder(accept or "")
+        return encoder(registry), content_type
+    except (ValueError, TypeError):  # what prometheus_client raises on a version it cannot read
+        encoder, content_type = choose_encoder("")
+        return encoder(registry), content_type
 
 
 def _go_float(bound: float) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-__all__ = ["EngineConfig", "ModelConfig"]
+__all__ = ["EngineConfig", "HttpLimits", "ModelConfig"]
 
 #: 256 byte values plus BOS, EOS, PAD and one spare id (see ``tokenizer.py``).
 DEFAULT_VOCAB = 260
@@ -105,6 +105,46 @@ class ModelConfig(_FromDict):
 
 
 @dataclass(frozen=True)
+class HttpLimits(_FromDict):
+    """What one client connection may cost the server; every field has a safe default.
+
+    Applied where the ASGI server is configured (``reference.limits.apply_limits``), so any
+    HTTP front end of the worker honours the same fields.
+    """
+
+    #: Largest request body accepted; a larger ``Content-Length`` is answered 413 before a byte
+    #: of the body is read, and a chunked body is cut off (413) as soon as it passes the limit.
+    max_body_bytes: int = 1 << 20
+    #: Largest request head (request line and headers); larger gets 431.
+    max_header_bytes: int = 16 << 10
+    #: A request head must arrive whole within this many seconds of its first byte (or of the
+    #: connection opening); else 408 and the connection closes (slowloris).
+    header_timeout_s: float = 10.0
+    #: A request body must arrive whole within this many seconds of its head; else 408.
+    body_timeout_s: float = 30.0
+    #: An idle keep-alive connection is closed after this many seconds.
+    keep_alive_timeout_s: float = 5.0
+    #: Connections served normally. Past it, the oldest connection still waiting for a request
+    #: head is closed to make room; when none is, the new connection may only ask for
+    #: ``/healthz`` (anything else gets 503)...
+    max_connections: int = 1000
+    #: ...and past ``max_connections + health_reserve_connections`` it is answered 503 and
+    #: closed at once.
+    health_reserve_connections: int = 32
+    #: Repeated connection-level errors are logged once per kind per this many seconds, with
+    #: a count of those suppressed.
+    error_log_interval_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        for name in ("max_body_bytes", "max_header_bytes", "max_connections"):
+            _positive(name, getattr(self, name))
+        _non_negative_int("health_reserve_connections", self.health_reserve_connections)
+        for name in ("header_timeout_s", "body_timeout_s", "keep_alive_timeout_s",
+                     "error_log_interval_s"):
+            _seconds(name, getattr(self, name), allow_zero=False)
+
+
+@dataclass(frozen=True)
 class EngineConfig(_FromDict):
     """Limits and policies of the engine (one model, one scheduler thread)."""
 
@@ -130,10 +170,13 @@ class EngineConfig(_FromDict):
     # Share of the KV pool kept free at admission (at least one block while requests run), so
     # running requests can grow into it without preempting one another at every block boundary.
     kv_admission_reserve: float = 0.01
+    http: HttpLimits = field(default_factory=HttpLimits)  # what a client connection may cost
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, ModelConfig):
             raise ValueError(f"model: must be a ModelConfig, got {type(self.model).__name__}")
+        if not isinstance(self.http, HttpLimits):
+            raise ValueError(f"http: must be an HttpLimits, got {type(self.http).__name__}")
         for name in ("block_size", "num_blocks", "max_batch", "prefill_chunk",
                      "stream_capacity", "speculation_k"):
             _positive(name, getattr(self, name))
@@ -172,6 +215,9 @@ class EngineConfig(_FromDict):
         model = data.get("model")
         if isinstance(model, Mapping):
             data["model"] = ModelConfig.from_dict(model)
+        http = data.get("http")
+        if isinstance(http, Mapping):
+            data["http"] = HttpLimits.from_dict(http)
         ids = data.get("fault_request_ids")
         if isinstance(ids, list | tuple | set):
             data["fault_request_ids"] = frozenset(ids)

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import reprlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -96,12 +98,32 @@ def _is_int(v: object) -> bool:
 
 
 def _is_number(v: object) -> bool:
-    return (_is_int(v) or isinstance(v, float)) and math.isfinite(float(v))  # type: ignore[arg-type]
+    """A JSON number of any size (an integer too large for a float is still a number)."""
+    return _is_int(v) or (isinstance(v, float) and math.isfinite(v))
+
+
+def _as_float(v: int | float) -> float:
+    """``v`` as a float; integers beyond the float range become +/- infinity (compare fine)."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
+_PREVIEW = reprlib.Repr()
+_PREVIEW.maxlevel, _PREVIEW.maxstring, _PREVIEW.maxother, _PREVIEW.maxlong = 2, 60, 60, 40
+
+
+def _preview(value: object) -> str:
+    """A short, bounded rendering of a client value for an error message (depth- and
+    length-limited: a value nested thousands deep or 4,000 digits long is never rendered
+    whole, and lone surrogates are escaped)."""
+    return _PREVIEW.repr(value)[:80].encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _type_error(field: str, expected: str, value: object) -> RequestError:
     got = "null" if value is None else type(value).__name__
-    return RequestError(f"'{field}' must be {expected}, got {got}: {json.dumps(value)[:80]}",
+    return RequestError(f"'{field}' must be {expected}, got {got}: {_preview(value)}",
                         param=field, code="invalid_type")
 
 
@@ -116,9 +138,9 @@ def _number(lo: float | None = None, hi: float | None = None) -> _Check:
     def check(field: str, v: object) -> None:
         if not _is_number(v):
             raise _type_error(field, "a number", v)
-        x = float(v)  # type: ignore[arg-type]
+        x = _as_float(v)  # type: ignore[arg-type]
         if (lo is not None and x < lo) or (hi is not None and x > hi):
-            raise _value_error(field, f"must be between {lo} and {hi}, got {x}")
+            raise _value_error(field, f"must be between {lo} and {hi}, got {_preview(v)}")
     return check
 
 
@@ -128,9 +150,10 @@ def _integer(lo: int | None = None, hi: int | None = None) -> _Check:
             raise _type_error(field, "an integer", v)
         assert isinstance(v, int)
         if lo is not None and v < lo:
-            raise _value_error(field, f"must be at least {lo}, got {v}")
+            raise _value_error(field, f"must be at least {lo}, got {_preview(v)}")
         if hi is not None and v > hi:
-            raise _value_error(field, f"must be at most {hi}, got {v} (not supported here)")
+            raise _value_error(field, f"must be at most {hi}, got {_preview(v)} "
+                                      f"(not supported here)")
     return check
 
 
@@ -182,10 +205,37 @@ def parse_body(raw: bytes) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise RequestError(f"request body is not valid JSON: {exc.msg} at line {exc.lineno}, "
                            f"column {exc.colno}", code="invalid_json") from None
+    except RecursionError:
+        raise RequestError("request body is nested too deeply", code="invalid_json") from None
+    except ValueError as exc:  # an integer past the interpreter's digit limit
+        raise RequestError(f"request body holds a number too large to read: "
+                           f"{str(exc)[:80]}", code="invalid_json") from None
     if not isinstance(body, dict):
         raise RequestError(f"request body must be a JSON object, got {type(body).__name__}",
                            code="invalid_json")
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(body)
     return body
+
+
+# A \uD800-\uDFFF escape: valid only as half of a pair, which is checked after decoding.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _refuse_lone_surrogates(body: dict[str, Any]) -> None:
+    """JSON lets ``\\ud800`` through as a lone surrogate, which no UTF-8 encoder accepts:
+    refuse it here, naming the top-level field, rather than fail when the text is used."""
+    for key, value in body.items():
+        try:
+            json.dumps({key: value}, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            field = key.encode("utf-8", "backslashreplace").decode("utf-8")
+            raise RequestError(f"'{field}' holds a lone UTF-16 surrogate (an unpaired "
+                               f"\\ud800-\\udfff escape); text must be valid Unicode",
+                               param=field, code="invalid_encoding") from None
+        except RecursionError:
+            raise RequestError("request body is nested too deeply",
+                               code="invalid_json") from None
 
 
 def _check_known(body: Mapping[str, Any], extra: Mapping[str, _Check]) -> None:
@@ -264,9 +314,11 @@ def _deadline(body: Mapping[str, Any], headers: Mapping[str, str]) -> float | No
         return None
     if not _is_number(value):
         raise _type_error(field, "a number of seconds", value)
-    seconds = float(value)  # type: ignore[arg-type]
+    seconds = _as_float(value)  # type: ignore[arg-type]
     if seconds <= 0:
-        raise _value_error(field, f"must be positive, got {seconds}")
+        raise _value_error(field, f"must be positive, got {_preview(value)}")
+    if not math.isfinite(seconds):
+        raise _value_error(field, f"must be a finite number of seconds, got {_preview(value)}")
     return seconds
 
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -50,8 +50,9 @@ from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
 
 from . import delivery
+from . import limits as guard
 from . import openai_schema as schema
-from .config import EngineConfig
+from .config import EngineConfig, HttpLimits
 from .engine import Engine, RequestHandle
 from .request import GenerationRequest
 from .sse import Shape, StreamingResponse, WholeResponse
@@ -71,6 +72,9 @@ DEFAULT_NOTSENT_LOWAT = 16384
 TRACE_HEADERS = ("traceparent", "tracestate")
 #: Default ``max_tokens`` of /v1/completions (OpenAI's); chat defaults to the rest of the context.
 COMPLETION_DEFAULT_MAX_TOKENS = 16
+#: Bodies larger than this are parsed off the event loop (a thread), so a large valid body
+#: never stalls other connections.
+PARSE_OFF_LOOP_BYTES = 64 << 10
 
 
 class _Transport:
@@ -99,14 +103,16 @@ class _Transport:
         carrier = {k: headers[k] for k in TRACE_HEADERS if k in headers}
         operation = "chat" if kind == "chat" else "text_completion"
         try:
-            body = schema.parse_body(await request.body())
-            params = (schema.parse_chat if kind == "chat" else schema.parse_completion)(
-                body, headers)
+            params = await self._params(request, kind, headers)
             generation = self._generation(rid, params, carrier, operation)
         except schema.RequestError as err:
             recorder = self.telemetry.request(rid, carrier=carrier, operation=operation)
-            recorder.rejected("invalid_request")
-            return _error(err.status, err.body(), rid)
+            recorder.rejected(err.code if err.status == 413 else "invalid_request")
+            return _error(err.status, err.body(), rid, close=err.status == 413)
+        except ClientDisconnect:  # the body never arrived whole: nobody is left to answer
+            recorder = self.telemetry.request(rid, carrier=carrier, operation=operation)
+            recorder.rejected(request.scope.get(guard.ABORT_KEY, "client_disconnected"))
+            return Response(status_code=400)
         handle = self.engine.submit(generation)
         if handle.finish_reason is FinishReason.REJECTED:
             return self._refused(handle, rid)
@@ -117,6 +123,24 @@ class _Transport:
         response_class = StreamingResponse if params.stream else WholeResponse
         return response_class(handle, shape, self.engine.tokenizer.stream_decoder(),
                               self.chunk_tokens, extra, connections=self.connections)
+
+    async def _params(self, request: Request, kind: schema.Kind,
+                      headers: dict[str, str]) -> schema.CompletionParams:
+        """Read (bounded), decode and validate the body; every failure is a RequestError."""
+        raw = await guard.read_body(request.stream(),
+                                    request.scope.get("servescope.max_body_bytes"))
+        parse = schema.parse_chat if kind == "chat" else schema.parse_completion
+
+        def decode() -> schema.CompletionParams:
+            try:
+                return parse(schema.parse_body(raw), headers)
+            except RecursionError:
+                raise schema.RequestError("request body is nested too deeply",
+                                          code="invalid_json") from None
+
+        if len(raw) > PARSE_OFF_LOOP_BYTES:
+            return await asyncio.to_thread(decode)
+        return decode()
 
     def _generation(self, rid: str, params: schema.CompletionParams, carrier: dict[str, str],
                     operation: str) -> GenerationRequest:
@@ -193,10 +217,22 @@ class _Transport:
         data, content_type = render(self.telemetry.registry, request.headers.get("accept"))
         return Response(data, media_type=content_type)
 
+    def reject_connection(self, reason: str) -> None:
+        """Count a request refused before it reached a handler (a protocol error, a head or
+        body that never arrived, the connection cap): an arrival that ends rejected."""
+        rid = f"conn-{uuid.uuid4().hex}"
+        self.telemetry.request(rid, operation="http").rejected(reason)
 
-def _error(status: int, body: dict[str, Any], rid: str | None = None) -> JSONResponse:
-    headers = {"x-request-id": rid} if rid else None
-    return JSONResponse(body, status_code=status, headers=headers)
+
+def _error(status: int, body: dict[str, Any], rid: str | None = None, *,
+           close: bool = False) -> JSONResponse:
+    headers = {"x-request-id": rid} if rid else {}
+    if close:  # the body was not read to its end: the connection cannot be reused
+        headers["connection"] = "close"
+    return JSONResponse(body, status_code=status, headers=headers or None)
+
+
+_HTTP_REASONS = {404: "not_found", 405: "method_not_allowed"}
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -232,8 +268,20 @@ def create_app(engine: Engine, telemetry: Telemetry, *, model_name: str | None =
         Route("/health", t.healthz, methods=["GET"]),
         Route("/metrics", t.metrics, methods=["GET"]),
     ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: _http_error,
-                                                        Exception: _server_error})
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        t.reject_connection(_HTTP_REASONS.get(exc.status_code, "invalid_request"))
+        return await _http_error(request, exc)
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
+                                                       Exception: _server_error})
+    limits = engine.config.http
+    app.add_middleware(guard.RequestLimits, limits=limits,  # type: ignore[arg-type]
+                       on_reject=t.reject_connection)
+    app.state.http_limits = limits
+    app.state.reject_connection = t.reject_connection
+    return app
 
 
 # --- running it -----------------------------------------------------------------------------
@@ -283,29 +331,6 @@ class _Connections:
 CONNECTIONS = _Connections()
 
 
-def _protocol_class(send_buffer_bytes: int | None) -> type[asyncio.Protocol]:
-    """uvicorn's h11 protocol with a bounded write high-water mark, registered for aborts."""
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-
-    high = send_buffer_bytes
-
-    class BoundedH11Protocol(H11Protocol):
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            if high is not None:
-                transport.set_write_buffer_limits(high=high, low=high // 4)
-            sock = transport.get_extra_info("socket")
-            if sock is not None:
-                delivery.set_notsent_lowat(sock, high or DEFAULT_NOTSENT_LOWAT)
-            CONNECTIONS.add(self.server, self.client, transport)
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            CONNECTIONS.discard(self.server, self.client)
-            super().connection_lost(exc)
-
-    return BoundedH11Protocol
-
-
 def _listen(host: str, port: int, send_buffer_bytes: int | None) -> socket.socket:
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -319,13 +344,35 @@ def _listen(host: str, port: int, send_buffer_bytes: int | None) -> socket.socke
 
 def _uvicorn_server(app: Starlette, sock: socket.socket, send_buffer_bytes: int | None,
                     log_level: str) -> Any:
+    """uvicorn on ``sock`` with the app's connection limits (``create_app`` put them in
+    ``app.state``; ``EngineConfig.http``). uvicorn leaves logging as configured
+    (``log_config=None``) so the handlers that log redaction filtered stay in place."""
     import uvicorn
 
     host, port = sock.getsockname()[:2]
-    config = uvicorn.Config(app, host=host, port=port, loop="asyncio",
-                            http=_protocol_class(send_buffer_bytes), lifespan="off",
-                            log_level=log_level, access_log=False, timeout_graceful_shutdown=5)
+    limits: HttpLimits = getattr(app.state, "http_limits", None) or HttpLimits()
+    on_reject = getattr(app.state, "reject_connection", None) or _uncounted
+    settings = guard.uvicorn_settings(limits, send_buffer_bytes=send_buffer_bytes,
+                                      on_reject=on_reject, registry=CONNECTIONS,
+                                      on_connection=_bound_unsent(send_buffer_bytes))
+    logging.getLogger("uvicorn").setLevel(log_level.upper())
+    config = uvicorn.Config(app, host=host, port=port, loop="asyncio", lifespan="off",
+                            log_config=None, log_level=log_level, access_log=False,
+                            timeout_graceful_shutdown=5, **settings)
     return uvicorn.Server(config)
+
+
+def _bound_unsent(send_buffer_bytes: int | None) -> guard.OnConnection:
+    def bound(transport: asyncio.Transport) -> None:
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            delivery.set_notsent_lowat(sock, send_buffer_bytes or DEFAULT_NOTSENT_LOWAT)
+
+    return bound
+
+
+def _uncounted(reason: str) -> None:
+    """An app not made by ``create_app`` has no telemetry to count refusals in."""
 
 
 class ServerThread:

@@ -1,0 +1,365 @@
+"""What one client connection may cost: body size, head and body read deadlines, idle
+keep-alive, connection count, and error logs that cannot flood.
+
+:func:`uvicorn_settings` turns an :class:`~.config.HttpLimits` into the settings of the ASGI
+server (one place, so any HTTP front end applies the same fields); :class:`BodyLimit` is the
+ASGI half (413 on ``Content-Length`` before the body is read; :func:`read_body` cuts a chunked
+body off at the limit). Every refusal is an OpenAI-shaped JSON error and is reported through
+``on_reject(reason)`` (the transport counts it in ``servescope_requests_rejected_total``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http
+import json
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any, Protocol
+
+from . import openai_schema as schema
+from .config import HttpLimits
+
+__all__ = ["ABORT_KEY", "RequestLimits", "RateLimitedLog", "install_error_log_limits",
+           "protocol_class", "read_body", "uvicorn_settings"]
+
+_log = logging.getLogger("servescope.reference.limits")
+
+OnReject = Callable[[str], None]
+#: Called with each accepted connection's transport (socket options of the caller's own).
+OnConnection = Callable[[asyncio.Transport], None]
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+#: The scope key where the connection guard leaves why it cut a request off mid-body.
+ABORT_KEY = "servescope.abort"
+#: Paths an over-the-cap connection may still ask for.
+HEALTH_PATHS = frozenset({"/healthz", "/health"})
+#: Loggers whose repeated records are rate-limited (one per kind per interval).
+NOISY_LOGGERS = ("uvicorn.error", "asyncio", "servescope.reference.server",
+                 "servescope.reference.limits")
+
+
+class Registry(Protocol):
+    def add(self, server: Any, client: Any, transport: asyncio.Transport) -> None: ...
+    def discard(self, server: Any, client: Any) -> None: ...
+
+
+# --- logs ------------------------------------------------------------------------------------
+class RateLimitedLog(logging.Filter):
+    """Lets one record per kind (logger, message template, exception type) through per
+    interval; the next one that passes says how many were suppressed meanwhile."""
+
+    MAX_KINDS = 512
+
+    def __init__(self, interval_s: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.interval_s = interval_s
+        self.clock = clock
+        self._windows: dict[tuple[str, str, str], list[float]] = {}
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[0].__name__ if record.exc_info and record.exc_info[0] else ""
+        key = (record.name, str(record.msg)[:200], exc)
+        now = self.clock()
+        with self._lock:
+            window = self._windows.get(key)
+            if window is not None and now - window[0] < self.interval_s:
+                window[1] += 1
+                return False
+            if len(self._windows) >= self.MAX_KINDS:
+                self._windows.clear()
+            self._windows[key] = [now, 0]
+        suppressed = int(window[1]) if window is not None else 0
+        if suppressed:
+            record.msg = f"{record.msg} [{suppressed} more like this suppressed in the last " \
+                         f"{self.interval_s:g} s]"
+        return True
+
+
+def install_error_log_limits(interval_s: float) -> None:
+    """One :class:`RateLimitedLog` on each noisy logger (idempotent; the shortest interval
+    asked for wins)."""
+    for name in NOISY_LOGGERS:
+        logger = logging.getLogger(name)
+        found = [f for f in logger.filters if isinstance(f, RateLimitedLog)]
+        if found:
+            found[0].interval_s = min(found[0].interval_s, interval_s)
+        else:
+            logger.addFilter(RateLimitedLog(interval_s))
+
+
+# --- the body ----------------------------------------------------------------------------------
+def _json_bytes(status: int, message: str, code: str) -> bytes:
+    type_ = "server_error" if status >= 500 else "invalid_request_error"
+    return json.dumps(schema.error_body(message, type_=type_, code=code)).encode()
+
+
+def too_large_message(limit: int) -> str:
+    return f"request body is larger than this server accepts ({limit} bytes)"
+
+
+class RequestLimits:
+    """ASGI middleware: a request head over ``max_header_bytes`` gets 431 (h11 bounds a head
+    that arrives in pieces; this bounds one that arrived in a single read), and a declared
+    ``Content-Length`` over ``max_body_bytes`` gets 413 before any of the body is read (the
+    connection is closed, so the unread body is never parsed). The body limit is left in the
+    scope for :func:`read_body`, which enforces it on chunked bodies."""
+
+    def __init__(self, app: App, limits: HttpLimits, on_reject: OnReject) -> None:
+        self.app = app
+        self.limits = limits
+        self.on_reject = on_reject
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            refusal = self._refusal(scope)
+            if refusal is not None:
+                status, message, code = refusal
+                self.on_reject(code)
+                await _send_json(send, status, message, code)
+                return
+            scope["servescope.max_body_bytes"] = self.limits.max_body_bytes
+        await self.app(scope, receive, send)
+
+    def _refusal(self, scope: Scope) -> tuple[int, str, str] | None:
+        headers = scope.get("headers", ())
+        head = len(scope.get("raw_path", b"")) + sum(len(k) + len(v) + 4 for k, v in headers)
+        if head > self.limits.max_header_bytes:
+            return (431, f"request head is larger than this server accepts "
+                         f"({self.limits.max_header_bytes} bytes)", "header_too_large")
+        declared = _content_length(scope)
+        if declared is not None and declared > self.limits.max_body_bytes:
+            return 413, too_large_message(self.limits.max_body_bytes), "body_too_large"
+        return None
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            return int(value) if value.isdigit() else None
+    return None
+
+
+async def _send_json(send: Send, status: int, message: str, code: str) -> None:
+    body = _json_bytes(status, message, code)
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def read_body(stream: Any, max_bytes: int | None) -> bytes:
+    """The request body from ``stream`` (Starlette's ``request.stream()``), refused with a
+    413 :class:`~.openai_schema.RequestError` as soon as it passes ``max_bytes``."""
+    chunks: list[bytes] = []
+    total = 0
+    async for chunk in stream:
+        total += len(chunk)
+        if max_bytes is not None and total > max_bytes:
+            raise schema.RequestError(too_large_message(max_bytes), code="body_too_large",
+                                      status=413)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+# --- the connection ----------------------------------------------------------------------------
+def _health_only(app: App, on_reject: OnReject) -> App:
+    """The app as an over-the-cap connection sees it: health checks, else 503."""
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] in HEALTH_PATHS:
+            await app(scope, receive, send)
+            return
+        on_reject("too_many_connections")
+        await _send_json(send, 503, "the server is at its connection limit; retry later",
+                         "too_many_connections")
+
+    return guarded
+
+
+def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
+                   on_reject: OnReject, registry: Registry,
+                   on_connection: OnConnection | None = None) -> type[asyncio.Protocol]:
+    """uvicorn's h11 protocol with the connection limits of ``limits``: a bounded write
+    high-water mark, head and body deadlines, a connection cap (evicting the oldest connection
+    still waiting for a request head first) and JSON errors for protocol violations."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    live: dict[Any, None] = {}  # guarded connections of this server, oldest first
+    high = send_buffer_bytes
+
+    class GuardedH11Protocol(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+        _phase = "head"  # head (awaiting a request head), body, or done
+        _protocol_error: Exception | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if high is not None:
+                transport.set_write_buffer_limits(high=high, low=high // 4)
+            if on_connection is not None:
+                on_connection(transport)
+            registry.add(self.server, self.client, transport)
+            self._watch_protocol_errors()
+            head_timeout = limits.header_timeout_s
+            if len(live) >= limits.max_connections and not _evict_one():
+                if len(live) >= limits.max_connections + limits.health_reserve_connections:
+                    on_reject("too_many_connections")
+                    _log.warning("connection refused: %d connections open (limit %d)",
+                                 len(live), limits.max_connections)
+                    self._answer(503, "the server is at its connection limit; retry later",
+                                 "too_many_connections")
+                    return
+                self.app = _health_only(self.app, on_reject)
+                head_timeout = min(head_timeout, 1.0)
+            live[self] = None
+            self._arm("head", head_timeout)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            live.pop(self, None)
+            self._disarm()
+            registry.discard(self.server, self.client)
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self._track()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._track()
+
+        # --- deadlines ----------------------------------------------------------------
+        def _track(self) -> None:
+            """Re-arm the read deadline for the phase h11 says the client is in."""
+            if self.transport.is_closing():
+                self._disarm()
+                return
+            state = self.conn.their_state
+            if state is h11.SEND_BODY:
+                if self._phase != "body":
+                    self._arm("body", limits.body_timeout_s)
+            elif state is h11.IDLE:
+                if self.conn.trailing_data[0] and self._phase != "head":
+                    self._arm("head", limits.header_timeout_s)
+            elif self._phase != "done":
+                self._disarm()
+                self._phase = "done"
+
+        def _arm(self, phase: str, seconds: float) -> None:
+            self._disarm()
+            self._phase = phase
+            self._deadline = self.loop.call_later(seconds, self._expired)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _expired(self) -> None:
+            self._deadline = None
+            if self.transport.is_closing():
+                return
+            if self._phase == "body":
+                self._cut_off("body_timeout", 408,
+                              f"the request body did not arrive within "
+                              f"{limits.body_timeout_s:g} s")
+            elif self.conn.trailing_data[0]:  # a head was started and never finished
+                on_reject("header_timeout")
+                _log.warning("request head incomplete after %g s; connection closed",
+                             limits.header_timeout_s)
+                self._answer(408, f"the request head did not arrive within "
+                                  f"{limits.header_timeout_s:g} s", "header_timeout")
+            else:  # opened and never used: close quietly, as for an idle keep-alive
+                self.transport.close()
+
+        # --- protocol errors ----------------------------------------------------------
+        def _watch_protocol_errors(self) -> None:
+            inner = self.conn.next_event
+
+            def next_event() -> Any:
+                try:
+                    return inner()
+                except h11.RemoteProtocolError as exc:
+                    self._protocol_error = exc
+                    raise
+
+            self.conn.next_event = next_event  # type: ignore[method-assign]
+
+        def send_400_response(self, msg: str) -> None:
+            """uvicorn's plain-text 400, as OpenAI-shaped JSON with h11's status (431 for an
+            oversized head) and counted."""
+            exc = self._protocol_error
+            status = int(getattr(exc, "error_status_hint", 400) or 400)
+            code = "header_too_large" if status == 431 else "protocol_error"
+            detail = str(exc)[:120] if exc is not None else msg
+            self._cut_off(code, status, f"malformed HTTP request: {detail}")
+
+        # --- answering ----------------------------------------------------------------
+        def _cut_off(self, code: str, status: int, message: str) -> None:
+            """End the request in progress: its handler (if running) sees a disconnect and
+            counts ``code``; otherwise it is counted here. Then answer and close."""
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete:
+                self.scope[ABORT_KEY] = code
+                cycle.disconnected = True
+                cycle.message_event.set()
+                if cycle.response_started:
+                    self.transport.close()
+                    return
+            else:
+                on_reject(code)
+            self._answer(status, message, code)
+
+        def _answer(self, status: int, message: str, code: str) -> None:
+            body = _json_bytes(status, message, code)
+            headers = [(b"content-type", b"application/json"), (b"connection", b"close"),
+                       (b"content-length", str(len(body)).encode())]
+            try:
+                reason = http.HTTPStatus(status).phrase.encode()
+                for event in (h11.Response(status_code=status, headers=headers, reason=reason),
+                              h11.Data(data=body), h11.EndOfMessage()):
+                    self.transport.write(self.conn.send(event) or b"")
+            except h11.LocalProtocolError:
+                pass  # a response was already under way: closing is all that is left
+            self.transport.close()
+
+    def _evict_one() -> bool:
+        """Close the oldest connection that is waiting for a request head (idle keep-alive
+        or a head still trickling in); True when one was closed."""
+        for proto in live:
+            cycle = proto.cycle
+            if proto.conn.their_state is h11.IDLE and (cycle is None or cycle.response_complete):
+                live.pop(proto, None)
+                proto._disarm()
+                if proto.conn.trailing_data[0]:
+                    on_reject("header_timeout")
+                proto.transport.close()
+                _log.warning("connection limit reached: closed the oldest connection waiting "
+                             "for a request head")
+                return True
+        return False
+
+    return GuardedH11Protocol
+
+
+def uvicorn_settings(limits: HttpLimits, *, send_buffer_bytes: int | None,
+                     on_reject: OnReject, registry: Registry,
+                     on_connection: OnConnection | None = None) -> dict[str, Any]:
+    """The ``uvicorn.Config`` keyword arguments that apply ``limits`` (and rate-limit the
+    loggers that would otherwise log once per bad connection)."""
+    install_error_log_limits(limits.error_log_interval_s)
+    return {
+        "http": protocol_class(limits, send_buffer_bytes=send_buffer_bytes,
+                               on_reject=on_reject, registry=registry,
+                               on_connection=on_connection),
+        "h11_max_incomplete_event_size": limits.max_header_bytes,
+        "timeout_keep_alive": limits.keep_alive_timeout_s,
+    }
