@@ -297,7 +297,8 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             """uvicorn's plain-text 400, as OpenAI-shaped JSON with h11's status (431 for an
             oversized head) and counted."""
             exc = self._protocol_error
-            status = int(getattr(exc, "error_status_hint", 400) or 400)
+            hint = int(getattr(exc, "error_status_hint", 400) or 400)
+            status = hint if 400 <= hint < 500 else 400  # the client's fault: always a 4xx
             code = "header_too_large" if status == 431 else "protocol_error"
             detail = str(exc)[:120] if exc is not None else msg
             self._cut_off(code, status, f"malformed HTTP request: {detail}")
