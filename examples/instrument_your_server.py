@@ -23,6 +23,7 @@ from starlette.routing import Route
 from servescope.instrumentation import FinishReason, setup_telemetry  # servescope
 from servescope.instrumentation.metrics import render  # servescope
 
+# Spans leave redacted and log handlers are filtered by default (redaction=False opts out).
 telemetry = setup_telemetry(service_name="my-server", model="echo").telemetry  # servescope
 _ids = itertools.count()
 
@@ -62,4 +63,6 @@ if __name__ == "__main__":
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=8001)
-    uvicorn.run(app, host="127.0.0.1", port=parser.parse_args().port, log_level="warning")
+    # log_config=None: uvicorn keeps the (redacting) handlers in place instead of its own
+    uvicorn.run(app, host="127.0.0.1", port=parser.parse_args().port, log_level="warning",
+                log_config=None)

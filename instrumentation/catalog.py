@@ -232,6 +232,9 @@ HOOK_ERRORS = _c(f"{NAMESPACE}_telemetry_hook_errors", "errors",
                  "pipeline")
 REDACTIONS = _c(f"{NAMESPACE}_redactions", "values",
                 "Values redacted before export, by detector kind.", (KIND,), "pipeline")
+REDACTION_ENABLED = _g(f"{NAMESPACE}_redaction_enabled", "",
+                       "1 while redaction is on for the signal in kind (spans, logs); 0 after "
+                       "an explicit opt-out.", (KIND,), "pipeline")
 
 CATALOG: tuple[MetricSpec, ...] = (
     SERVER_TTFT, STREAM_TTFT, TPOT, E2E, QUEUE_TIME, PREFILL_TIME, DECODE_TIME,
@@ -242,7 +245,7 @@ CATALOG: tuple[MetricSpec, ...] = (
     PREEMPTIONS, BATCH_SIZE, FORWARD_TIME, STEP_TOKENS,
     BP_PAUSES, BP_PAUSED_SECONDS, STREAM_BUFFERED, STREAM_OCCUPANCY, STREAM_UNACKED_PEAK,
     DELIVERY_ACKED,
-    SPANS_EXPORTED, SPANS_DROPPED, LABELS_FOLDED, HOOK_ERRORS, REDACTIONS,
+    SPANS_EXPORTED, SPANS_DROPPED, LABELS_FOLDED, HOOK_ERRORS, REDACTIONS, REDACTION_ENABLED,
 )
 
 BY_NAME: dict[str, MetricSpec] = {spec.name: spec for spec in CATALOG}

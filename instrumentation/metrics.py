@@ -28,7 +28,7 @@ from prometheus_client.utils import floatToGoString
 from . import catalog as cat
 from .buckets import ladders
 from .catalog import Kind, MetricSpec
-from .labels import LabelGuard
+from .labels import LabelGuard, ValueCheck
 from .slo import SLOSpec
 
 __all__ = ["Exemplar", "MetricSet", "render"]
@@ -194,11 +194,12 @@ class MetricSet:
 
     def __init__(self, registry: CollectorRegistry, slo: SLOSpec,
                  label_caps: Mapping[str, int] | None = None,
-                 specs: tuple[MetricSpec, ...] = cat.CATALOG) -> None:
+                 specs: tuple[MetricSpec, ...] = cat.CATALOG,
+                 label_check: ValueCheck | None = None) -> None:
         self.registry = registry
         self.slo = slo
         self._buckets = ladders(slo)
-        self._guard = LabelGuard(label_caps, on_fold=self._count_fold)
+        self._guard = LabelGuard(label_caps, on_fold=self._count_fold, value_check=label_check)
         self._metrics: dict[str, Family] = {}
         # Resolved children by (family, label items): the hot path pays one dict lookup.
         self._children: dict[tuple[Any, ...], Any] = {}
@@ -231,6 +232,11 @@ class MetricSet:
         if len(self._children) < _MAX_CACHED_CHILDREN:
             self._children[key] = child
         return child
+
+    def label_value(self, key: str, value: str) -> str:
+        """The value label ``key`` carries for ``value`` (itself or ``other``): the one
+        decision every family shares, for places outside the registry (span attributes)."""
+        return self._guard.decide(key, value)
 
     def family(self, spec: MetricSpec) -> Family:
         """The unguarded family (for closed label sets set by our code): ``.labels(...)``."""

@@ -134,10 +134,11 @@ class Telemetry:
                  model: str = "default", pool: str = "default",
                  clock: Callable[[], float] = time.monotonic,
                  label_caps: Mapping[str, int] | None = None,
-                 max_pause_events: int = 8, exemplar_ratio: float | None = None) -> None:
+                 max_pause_events: int = 8, exemplar_ratio: float | None = None,
+                 label_check: Callable[[str], bool] | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         self.slo = slo or SLOSpec.default()
-        self.metrics = MetricSet(self.registry, self.slo, label_caps)
+        self.metrics = MetricSet(self.registry, self.slo, label_caps, label_check=label_check)
         self.model = model
         self.pool = pool
         self.clock = clock
@@ -428,8 +429,10 @@ class RequestRecorder:
                 ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROMPT).inc(self._counts.prompt)
             start_trace = self.telemetry._start_trace
             if start_trace is not None:
+                # the span carries what the labels carry: a folded value stays folded
+                priority = self.telemetry.metrics.label_value(cat.PRIORITY, self.priority)
                 attrs = {ATTR.REQUEST_ID: self.request_id, ATTR.MODEL: self.model,
-                         ATTR.OPERATION: operation, ATTR.PRIORITY: self.priority,
+                         ATTR.OPERATION: operation, ATTR.PRIORITY: priority,
                          ATTR.INPUT_TOKENS: self._counts.prompt}
                 span = self._span = start_trace(
                     f"{operation} {self.model}", self.telemetry.span_ns(self._times.arrival),

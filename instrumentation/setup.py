@@ -1,13 +1,24 @@
 """One call that wires the tracer provider, the span pipeline and the metric registry.
 
 Configuration follows OpenTelemetry's order: explicit argument, then the standard ``OTEL_*``
-environment variables, then an embedded default (spans appended as JSON lines to a local file,
-so ``servescope demo`` needs no collector).
+environment variables (read by the SDK's own parsing: sampler and argument, batch processor
+settings, exporter, endpoint and protocol), then an embedded default (spans appended as JSON
+lines to a local file, so ``servescope demo`` needs no collector).
+
+Safe by default: spans pass through the redaction stage with the shipped policy, log records
+of the handlers in place pass through the log redaction filter, and client-supplied label
+values pass the redaction detectors. Opting out takes an explicit ``redaction=False`` /
+``log_redaction=False``, logs a warning and shows as ``servescope_redaction_enabled{kind} 0``.
+
+This module is the one place where instrumentation meets redaction: the hooks never import
+it, and ``servescope.redaction`` imports nothing of ours (it is imported here lazily, as the
+composition root wires the pieces together).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -16,8 +27,8 @@ from pathlib import Path
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SpanExporter, SpanExportResult
-from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.sampling import ParentBased, Sampler, TraceIdRatioBased
 from prometheus_client import CollectorRegistry
 
 from . import catalog as cat
@@ -26,7 +37,10 @@ from .metrics import MetricSet, render
 from .recorder import Telemetry
 from .slo import SLOSpec
 
-__all__ = ["CountingSpanExporter", "JsonLinesSpanExporter", "TelemetrySetup", "setup_telemetry"]
+__all__ = ["CountingSpanExporter", "JsonLinesSpanExporter", "TelemetrySetup",
+           "install_log_redaction", "setup_telemetry"]
+
+_log = logging.getLogger("servescope.setup")
 
 DEFAULT_TRACE_FILE = "servescope-traces.jsonl"
 ExporterWrapper = Callable[[SpanExporter], SpanExporter]
@@ -57,27 +71,58 @@ class JsonLinesSpanExporter(SpanExporter):
 
 
 def _env_exporter(trace_file: str | Path) -> tuple[SpanExporter | None, str]:
-    """The exporter the environment asks for, and a description of where spans go."""
-    choice = os.environ.get("OTEL_TRACES_EXPORTER", "").strip().lower()
+    """The exporter the environment asks for, and a description of where spans go.
+
+    ``OTEL_TRACES_EXPORTER`` is resolved the way the SDK's auto-configuration does (its
+    entry-point names, ``otlp`` picking gRPC or HTTP from ``OTEL_EXPORTER_OTLP_*PROTOCOL``);
+    the exporters read their own endpoint, headers and timeout variables. Unset, an OTLP
+    endpoint variable means ``otlp``; nothing at all means the local file. An unknown name is
+    logged and the local file used.
+    """
+    from opentelemetry.sdk import _configuration as auto  # the SDK's own OTEL_* resolution
+
+    configured = os.environ.get("OTEL_TRACES_EXPORTER", "").strip()
     endpoint = (os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
                 or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"))
-    if choice == "none":
+    if configured.lower() == "none":
         return None, "nowhere (OTEL_TRACES_EXPORTER=none)"
-    if choice == "console":
-        return ConsoleSpanExporter(), "the console"
-    if choice == "otlp" or (not choice and endpoint):
-        protocol = (os.environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-                    or os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"))
-        if protocol.startswith("http"):
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
-                OTLPSpanExporter as HttpExporter,
-            )
-            return HttpExporter(), f"OTLP/HTTP at {endpoint or 'the default endpoint'}"
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
-            OTLPSpanExporter as GrpcExporter,
-        )
-        return GrpcExporter(), f"OTLP/gRPC at {endpoint or 'the default endpoint'}"
-    return JsonLinesSpanExporter(trace_file), f"the file {trace_file}"
+    if not configured and not endpoint:
+        return JsonLinesSpanExporter(trace_file), f"the file {trace_file}"
+    try:
+        names = (auto._get_exporter_names("traces") if configured
+                 else [auto._get_exporter_entry_point("otlp", "traces")])
+        classes = auto._import_exporters(names, [], [])[0]
+        exporters = [cls() for cls in classes.values()]
+    except Exception as exc:  # an unknown name or protocol, a missing package
+        _log.warning("servescope: OTEL_TRACES_EXPORTER=%r cannot be used (%s); spans go to "
+                     "the file %s", configured or "otlp", exc, trace_file)
+        return JsonLinesSpanExporter(trace_file), f"the file {trace_file}"
+    where = ", ".join(_DESCRIBE.get(n, n) for n in names) + (f" at {endpoint}" if endpoint
+                                                             else "")
+    return (exporters[0] if len(exporters) == 1 else _FanOut(exporters)), where
+
+
+_DESCRIBE = {"otlp_proto_grpc": "OTLP/gRPC", "otlp_proto_http": "OTLP/HTTP",
+             "console": "the console"}
+
+
+class _FanOut(SpanExporter):
+    """Several exporters named in ``OTEL_TRACES_EXPORTER``: each gets every batch."""
+
+    def __init__(self, exporters: Sequence[SpanExporter]) -> None:
+        self.exporters = list(exporters)
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        results = [e.export(spans) for e in self.exporters]
+        return (SpanExportResult.SUCCESS if all(r is SpanExportResult.SUCCESS for r in results)
+                else SpanExportResult.FAILURE)
+
+    def shutdown(self) -> None:
+        for e in self.exporters:
+            e.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return all(e.force_flush(timeout_millis) for e in self.exporters)
 
 
 def _redaction_counter(metrics: MetricSet) -> Callable[[str, int], None]:
@@ -87,15 +132,50 @@ def _redaction_counter(metrics: MetricSet) -> Callable[[str, int], None]:
     return count
 
 
-def _sample_ratio(argument: float | None) -> float:
-    if argument is not None:
-        return argument
-    if os.environ.get("OTEL_TRACES_SAMPLER", "") in ("traceidratio", "parentbased_traceidratio"):
-        try:
-            return float(os.environ.get("OTEL_TRACES_SAMPLER_ARG", "1.0"))
-        except ValueError:
-            return 1.0
-    return 1.0
+def _sampler(ratio: float | None) -> Sampler | None:
+    """An explicit ratio wins; None lets the SDK read ``OTEL_TRACES_SAMPLER`` and
+    ``OTEL_TRACES_SAMPLER_ARG`` itself (an unknown value is logged there, default used)."""
+    return None if ratio is None else ParentBased(TraceIdRatioBased(ratio))
+
+
+def _default_redaction(choice: RedactionStage | bool | None) -> RedactionStage | None:
+    if choice is False:
+        _log.warning("servescope: span redaction is OFF (redaction=False): prompts, ids and "
+                     "attributes leave the process as recorded")
+        return None
+    if choice is None or choice is True:
+        from servescope.redaction import RedactionStage as Stage
+
+        return Stage()
+    return choice
+
+
+def _pii_free(value: str) -> bool:
+    """The label check: True when the redaction detectors find nothing in ``value``."""
+    from servescope.redaction import scan
+
+    return not scan(value)
+
+
+def install_log_redaction(redaction: RedactionStage | None,
+                          on_redacted: Callable[[str, int], None]) -> logging.Filter:
+    """A redacting filter (the span stage's policy) on every handler in place: the root
+    logger's, every configured logger's, and the last-resort handler that prints warnings when
+    none is configured (where the SDK's own warnings go). Handlers already filtered are left
+    as they are; a handler added later needs ``handler.addFilter(setup.log_filter)``."""
+    from servescope.redaction import RedactingFilter
+
+    redactor = getattr(redaction, "redactor", None)
+    log_filter = RedactingFilter(redactor, on_redacted=on_redacted)
+    loggers = [logging.getLogger(), *(lg for lg in logging.Logger.manager.loggerDict.values()
+                                      if isinstance(lg, logging.Logger))]
+    handlers = [h for lg in loggers for h in lg.handlers]
+    if logging.lastResort is not None:
+        handlers.append(logging.lastResort)
+    for handler in handlers:
+        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
+            handler.addFilter(log_filter)
+    return log_filter
 
 
 @dataclass
@@ -107,6 +187,8 @@ class TelemetrySetup:
     tracer_provider: TracerProvider
     traces_destination: str
     span_processor: CountingBatchSpanProcessor | None = None
+    #: The log redaction filter installed on the handlers in place (None: opted out).
+    log_filter: logging.Filter | None = None
 
     def metrics_exposition(self, accept: str | None = None) -> tuple[bytes, str]:
         return render(self.registry, accept)
@@ -135,7 +217,8 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                     pool: str = "default", registry: CollectorRegistry | None = None,
                     slo: SLOSpec | None = None, span_exporter: SpanExporter | None = None,
                     exporter_wrappers: Sequence[ExporterWrapper] = (),
-                    redaction: RedactionStage | None = None,
+                    redaction: RedactionStage | bool | None = None,
+                    log_redaction: bool = True,
                     sample_ratio: float | None = None,
                     trace_file: str | Path = DEFAULT_TRACE_FILE,
                     max_queue_size: int | None = None,
@@ -143,15 +226,25 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
     """Wire a tracer provider and a registry and return the :class:`Telemetry` hooks.
 
     ``exporter_wrappers`` wrap the exporter inside the batch processor, off the request
-    thread. ``redaction`` wraps outermost, so no wrapper and no exporter sees an unredacted
-    span; its counts feed ``servescope_redactions_total{kind}``.
+    thread. ``redaction`` (default: the shipped policy; ``False`` to opt out) wraps
+    outermost, so no wrapper and no exporter sees an unredacted span; its counts feed
+    ``servescope_redactions_total{kind}``. ``log_redaction`` puts the same policy on the log
+    handlers in place. ``sample_ratio`` overrides ``OTEL_TRACES_SAMPLER``.
     """
     registry = registry if registry is not None else CollectorRegistry()
     name = service_name or os.environ.get("OTEL_SERVICE_NAME", "servescope")
     provider = TracerProvider(resource=Resource.create({"service.name": name}),
-                              sampler=ParentBased(TraceIdRatioBased(_sample_ratio(sample_ratio))))
+                              sampler=_sampler(sample_ratio))
     telemetry = Telemetry(registry=registry, tracer_provider=provider, slo=slo, model=model,
-                          pool=pool, exemplar_ratio=exemplar_ratio)
+                          pool=pool, exemplar_ratio=exemplar_ratio, label_check=_pii_free)
+    redaction = _default_redaction(redaction)
+    counter = _redaction_counter(telemetry.metrics)
+    log_filter = install_log_redaction(redaction, counter) if log_redaction else None
+    if not log_redaction:
+        _log.warning("servescope: log redaction is OFF (log_redaction=False)")
+    enabled = telemetry.metrics
+    enabled.child(cat.REDACTION_ENABLED, kind="spans").set(1 if redaction is not None else 0)
+    enabled.child(cat.REDACTION_ENABLED, kind="logs").set(1 if log_redaction else 0)
     exporter, destination = ((span_exporter, type(span_exporter).__name__)
                              if span_exporter is not None else _env_exporter(trace_file))
     processor = None
@@ -159,11 +252,11 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
         for wrap in exporter_wrappers:
             exporter = wrap(exporter)
         if redaction is not None:
-            exporter = redaction(exporter, _redaction_counter(telemetry.metrics))
+            exporter = redaction(exporter, counter)
         processor = CountingBatchSpanProcessor(
             CountingSpanExporter(exporter, telemetry.metrics), telemetry.metrics,
             max_queue_size=max_queue_size)
         provider.add_span_processor(processor)
         # our spans go to it as finished spans; other instrumentation's through the SDK
         telemetry.send_spans_to(provider, processor)
-    return TelemetrySetup(telemetry, registry, provider, destination, processor)
+    return TelemetrySetup(telemetry, registry, provider, destination, processor, log_filter)

@@ -3,7 +3,9 @@ it wraps sees it.
 
 It runs inside the batch span processor, on the export thread, so the request thread pays
 nothing. Each span gets a new, redacted copy of its name, attributes, events, links, status
-description and resource, plus a summary (``servescope.redaction.count`` and one
+description, resource and W3C ``tracestate`` (of the span, its parent and its links: a
+member whose key or value holds PII is dropped, since a masked value is no valid member),
+plus a summary (``servescope.redaction.count`` and one
 ``servescope.redaction.count.<kind>`` per kind, like the Collector's redaction processor).
 A span whose redaction fails is never exported as it was: it is dropped and logged.
 """
@@ -19,8 +21,9 @@ from typing import Any
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
-from opentelemetry.trace import Link, Status
+from opentelemetry.trace import Link, SpanContext, Status, TraceState
 
+from .detectors import scan
 from .policy import Policy
 from .redactor import Place, Redactor
 
@@ -107,8 +110,11 @@ class RedactingSpanExporter(SpanExporter):
         events = [Event(r.redact_text(e.name, counts) if scan_names else e.name,
                         r.redact_attributes(e.attributes, counts, Place.EVENT), e.timestamp)
                   for e in span.events] if span.events else ()
-        links = [Link(link.context, r.redact_attributes(link.attributes, counts, Place.LINK))
+        links = [Link(clean_context(link.context, counts),
+                      r.redact_attributes(link.attributes, counts, Place.LINK))
                  for link in span.links] if span.links else ()
+        context = clean_context(span.context, counts)
+        parent = clean_context(span.parent, counts)
         status = span.status
         if status.description:
             status = Status(status.status_code, r.redact_text(status.description, counts))
@@ -121,7 +127,7 @@ class RedactingSpanExporter(SpanExporter):
                 totals.update(counts)
         resource = self._resources.redact(span.resource, totals)
         return ReadableSpan(
-            name=name, context=span.context, parent=span.parent, resource=resource,
+            name=name, context=context, parent=parent, resource=resource,
             attributes=attributes, events=events, links=links, kind=span.kind,
             status=status, start_time=span.start_time, end_time=span.end_time,
             instrumentation_scope=span.instrumentation_scope)
@@ -131,6 +137,26 @@ class RedactingSpanExporter(SpanExporter):
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return self.inner.force_flush(timeout_millis)
+
+
+def clean_context(context: SpanContext | None, counts: MutableMapping[str, int]
+                  ) -> SpanContext | None:
+    """``context`` without the ``tracestate`` members that hold PII (each counted by kind).
+    The state came from a caller's header: anything may be in it."""
+    if context is None or not context.trace_state:
+        return context
+    kept: list[tuple[str, str]] = []
+    for key, value in context.trace_state.items():
+        findings = scan(key) + scan(value)
+        if findings:
+            for f in findings:
+                counts[f.kind] = counts.get(f.kind, 0) + 1
+        else:
+            kept.append((key, value))
+    if len(kept) == len(context.trace_state):
+        return context
+    return SpanContext(context.trace_id, context.span_id, context.is_remote,
+                       context.trace_flags, TraceState(kept))
 
 
 class RedactionStage:

@@ -438,18 +438,22 @@ def serve(app: Starlette, host: str = "127.0.0.1", port: int = 8000, *,
 
 class LocalServer:
     """Engine + telemetry + HTTP server on a free 127.0.0.1 port, started and stopped together
-    (the demo, the benchmarks and the tests). Stops in dependency order: HTTP, engine, spans."""
+    (the demo, the benchmarks and the tests). Stops in dependency order: HTTP, engine, spans.
+
+    Safe by default, like ``setup_telemetry``: spans are redacted with the shipped policy and
+    log handlers filtered unless ``redaction=False`` / ``log_redaction=False`` is passed."""
 
     def __init__(self, config: EngineConfig | None = None, *, slo: SLOSpec | None = None,
                  model_name: str = "servescope-ref", span_exporter: SpanExporter | None = None,
                  trace_file: str | None = None, port: int = 0,
                  send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
                  telemetry_setup: TelemetrySetup | None = None, chunk_tokens: int = 64,
-                 redaction: RedactionStage | None = None) -> None:
+                 redaction: RedactionStage | bool | None = None,
+                 log_redaction: bool = True) -> None:
         kwargs: dict[str, Any] = {"trace_file": trace_file} if trace_file else {}
         self.setup = telemetry_setup or setup_telemetry(
             model=model_name, slo=slo, span_exporter=span_exporter, redaction=redaction,
-            **kwargs)
+            log_redaction=log_redaction, **kwargs)
         self.telemetry = self.setup.telemetry
         self.engine = Engine(config or EngineConfig(), self.telemetry)
         self.app = create_app(self.engine, self.telemetry, model_name=self.telemetry.model,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import signal
 import sys
 from pathlib import Path
@@ -30,7 +31,11 @@ def register(sub: Any) -> None:
     p.add_argument("--redaction-policy", default=None,
                    help="redaction policy YAML (default: the shipped policy)")
     p.add_argument("--no-redaction", action="store_true",
-                   help="export spans unredacted (only for a trusted, local collector)")
+                   help="export spans unredacted (only for a trusted, local collector; "
+                        "logged, and servescope_redaction_enabled{kind=\"spans\"} shows 0)")
+    p.add_argument("--no-log-redaction", action="store_true",
+                   help="write log records unredacted (logged, and "
+                        "servescope_redaction_enabled{kind=\"logs\"} shows 0)")
     p.set_defaults(handler=_serve)
 
 
@@ -59,13 +64,16 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         config = _engine_config(args.config)
         slo = load_slo(args.slo) if args.slo else None
-        redaction = None if args.no_redaction else RedactionStage(
+        redaction = False if args.no_redaction else RedactionStage(
             load_policy(args.redaction_policy))
     except (OSError, ValueError, SLOError, PolicyError) as exc:  # yaml/json errors too
         print(f"servescope serve: invalid configuration: {exc}", file=sys.stderr)
         return 2
+    # One stderr handler on the root logger before telemetry is set up, so the log redaction
+    # filter lands on it and every record (uvicorn's, the SDK's, ours) passes through it.
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     setup = setup_telemetry(model=args.model_name, slo=slo, trace_file=args.trace_file,
-                            redaction=redaction)
+                            redaction=redaction, log_redaction=not args.no_log_redaction)
     engine = Engine(config, setup.telemetry)
     engine.start()
     print(f"servescope: serving {args.model_name} on http://{args.host}:{args.port} "
