@@ -1,0 +1,124 @@
+"""The label guard decides once per (label key, value) for every family, and client-supplied
+values that look like PII fold into ``other`` (counted) before they become a label or a span
+attribute."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from prometheus_client import CollectorRegistry
+
+from servescope.instrumentation import FinishReason, Telemetry, setup_telemetry
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.labels import OTHER, LabelGuard, label_shape_ok
+from servescope.instrumentation.tracing import ATTR
+from servescope.redaction import scan
+
+PRIORITIES = [f"class-{c}" for c in "abcdefghijkl"]  # 12 values, cap 8
+
+
+def per_label(registry: CollectorRegistry, family: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for metric in registry.collect():
+        for s in metric.samples:
+            if s.name == family:
+                out[s.labels["priority"]] = out.get(s.labels["priority"], 0.0) + s.value
+    return out
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_per_label_sums_agree_across_families_whatever_the_order(seed: int) -> None:
+    """Values reach the families in different orders (a value's first sighting may be on
+    ``finished`` rather than ``arrived``); each family still keeps and folds the same ones."""
+    rng = random.Random(seed)
+    registry = CollectorRegistry()
+    tel = Telemetry(registry=registry, model="m")
+    arrivals = [rng.choice(PRIORITIES) for _ in range(200)]
+    # admit and finish in a shuffled order, interleaved with arrivals of other values
+    for prio in arrivals[:50]:
+        tel.metrics.child(cat.FINISHED, model="m", priority=prio, finish_reason="stop").inc()
+    for prio in reversed(arrivals[50:]):
+        tel.metrics.child(cat.ADMITTED, model="m", priority=prio).inc()
+    for prio in arrivals:
+        tel.metrics.child(cat.ARRIVED, model="m", priority=prio).inc()
+    for prio in arrivals[50:]:
+        tel.metrics.child(cat.FINISHED, model="m", priority=prio, finish_reason="stop").inc()
+    for prio in arrivals[:50]:
+        tel.metrics.child(cat.ADMITTED, model="m", priority=prio).inc()
+    arrived = per_label(registry, "servescope_requests_arrived_total")
+    admitted = per_label(registry, "servescope_requests_admitted_total")
+    finished = per_label(registry, "servescope_requests_finished_total")
+    assert arrived == admitted == finished
+    assert len(arrived) == 9 and OTHER in arrived  # 8 kept values and other
+
+
+def test_guard_decides_once_per_key_and_value() -> None:
+    guard = LabelGuard({"priority": 2})
+    assert [guard.decide("priority", v) for v in ("a", "b", "c", "a", "c")] == \
+        ["a", "b", OTHER, "a", OTHER]
+
+
+@pytest.mark.parametrize("value", [
+    "4111111111111111", "5555555555554444", "15551234567", "447911123456", "123456",
+    "alice@example.com", "sk-abcdefghijklmnopqrstuvwxyz123456", "akia1234567890abcdef",
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "a" * 33, "with space", "UPPER", "",
+    "x-4111-1111-1111-1111", "de89370400440532013000",
+])
+def test_client_values_that_look_like_pii_are_refused_by_shape_or_detectors(value: str) -> None:
+    refused = not label_shape_ok(value) or bool(scan(value))
+    assert refused
+    assert LabelGuard(value_check=lambda v: not scan(v)).decide("priority", value) == OTHER
+
+
+@pytest.mark.parametrize("value", ["interactive", "batch", "batch-low", "p_1", "0", "7",
+                                   "-1", "1000"])
+def test_ordinary_priority_classes_are_kept(value: str) -> None:
+    assert LabelGuard(value_check=lambda v: not scan(v)).decide("priority", value) == value
+
+
+def test_detectors_catch_what_the_shape_lets_through() -> None:
+    key = "sk-abcdefghijklmnopqrstuvwxyz"
+    assert label_shape_ok(key)
+    assert LabelGuard().decide("priority", key) == key  # no detectors injected
+    assert LabelGuard(value_check=lambda v: not scan(v)).decide("priority", key) == OTHER
+
+
+def test_a_failing_check_folds_rather_than_lets_through() -> None:
+    def broken(value: str) -> bool:
+        raise RuntimeError("detector down")
+
+    assert LabelGuard(value_check=broken).decide("priority", "interactive") == OTHER
+
+
+def test_server_chosen_labels_are_not_shape_checked() -> None:
+    assert LabelGuard().decide("model", "Llama-3.1-8B-Instruct") == "Llama-3.1-8B-Instruct"
+
+
+def test_pii_priority_folds_on_every_label_and_span_and_is_counted(tmp_path) -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    registry = CollectorRegistry()
+    setup = setup_telemetry(registry=registry, span_exporter=exporter, model="m",
+                            trace_file=tmp_path / "t.jsonl")
+    tel = setup.telemetry
+    card = "4111111111111111"
+    for prio in (card, "sk-abcdefghijklmnopqrstuvwxyz", "interactive"):
+        rec = tel.request(f"r-{prio[:4]}", priority=prio)
+        rec.admitted()
+        rec.finish(FinishReason.STOP)
+    setup.force_flush()
+    families = [per_label(registry, f"servescope_requests_{f}_total")
+                for f in ("arrived", "admitted", "finished")]
+    assert all(f == {"other": 2.0, "interactive": 1.0} for f in families), families
+    priorities = {s.attributes.get(ATTR.PRIORITY) for s in exporter.get_finished_spans()
+                  if ATTR.PRIORITY in (s.attributes or {})}
+    assert priorities == {"other", "interactive"}
+    assert registry.get_sample_value("servescope_telemetry_label_values_folded_total",
+                                     {"metric": "servescope_requests_arrived",
+                                      "label": "priority"}) == 2.0
+    setup.shutdown(2)
