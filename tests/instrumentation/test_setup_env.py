@@ -27,13 +27,12 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(tmp_path, n: int = 20, carrier: dict[str, str] | None = None, **kw) -> list[dict]:
-    path = tmp_path / "spans.jsonl"
+    path = tmp_path / f"spans-{len(list(tmp_path.iterdir()))}.jsonl"  # a fresh file per run
+    path.touch()
     setup = setup_telemetry(registry=CollectorRegistry(), trace_file=path, **kw)
     for i in range(n):
         setup.telemetry.request(f"r{i}", carrier=carrier).finish(FinishReason.STOP)
     setup.shutdown(5)
-    if not path.exists():
-        return []
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
