@@ -152,9 +152,9 @@ def _default_redaction(choice: RedactionStage | bool | None) -> RedactionStage |
 
 def _pii_free(value: str) -> bool:
     """The label check: True when the redaction detectors find nothing in ``value``."""
-    from servescope.redaction import scan
+    from servescope.redaction.redactor import scan_joined
 
-    return not scan(value)
+    return not scan_joined(value)
 
 
 def install_log_redaction(redaction: RedactionStage | None,

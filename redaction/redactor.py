@@ -60,6 +60,24 @@ class _Dropped:
 _DROPPED = _Dropped()
 
 
+# Ids glue values together with '-' and '_' ("req-alice@example.com-4111111111111111"); the
+# detectors' word boundaries treat those as part of a word, so a second pass reads them as spaces.
+_JOINERS = str.maketrans("-_", "  ")
+
+
+def scan_joined(text: str, detectors: Sequence[Any] = DETECTORS, *,
+                prefilter: Any = None) -> list[Finding]:
+    """:func:`scan`, plus what a second scan finds with ``-`` and ``_`` read as spaces (same
+    length, so offsets hold) where it overlaps nothing the first found."""
+    found = scan(text, detectors, prefilter=prefilter)
+    if "-" not in text and "_" not in text:
+        return found
+    extra = [Finding(f.kind, f.start, f.end, text[f.start:f.end])
+             for f in scan(text.translate(_JOINERS), detectors, prefilter=prefilter)
+             if not any(f.start < g.end and g.start < f.end for g in found)]
+    return sorted(found + extra, key=lambda f: f.start) if extra else found
+
+
 class Redactor:
     """Applies a :class:`Policy`. Thread-safe: the only shared state is a key cache whose
     entries are idempotent."""
@@ -87,7 +105,7 @@ class Redactor:
 
     # --- strings ------------------------------------------------------------------------
     def findings(self, text: str) -> list[Finding]:
-        return scan(text, self._detectors, prefilter=self._prefilter)
+        return scan_joined(text, self._detectors, prefilter=self._prefilter)
 
     def redact_text(self, text: str, counts: Counts, *, limit: int | None = None) -> str:
         """``text`` with every finding replaced (``drop`` masks inside free text)."""

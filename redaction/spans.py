@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from typing import Any
 
 from opentelemetry.sdk.resources import Resource
@@ -23,9 +23,8 @@ from opentelemetry.sdk.trace import Event, ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import Link, SpanContext, Status, TraceState
 
-from .detectors import scan
 from .policy import Policy
-from .redactor import Place, Redactor
+from .redactor import Place, Redactor, scan_joined
 
 __all__ = [
     "SUMMARY_COUNT",
@@ -147,7 +146,7 @@ def clean_context(context: SpanContext | None, counts: MutableMapping[str, int]
         return context
     kept: list[tuple[str, str]] = []
     for key, value in context.trace_state.items():
-        findings = scan(key) + scan(value)
+        findings = scan_joined(key) + scan_joined(value)
         if findings:
             for f in findings:
                 counts[f.kind] = counts.get(f.kind, 0) + 1
