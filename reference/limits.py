@@ -192,7 +192,8 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    live: dict[Any, None] = {}  # guarded connections of this server, oldest first
+    live: dict[Any, None] = {}  # connections served normally, oldest first
+    overflow: dict[Any, None] = {}  # past the cap: health checks only
     high = send_buffer_bytes
 
     class GuardedH11Protocol(H11Protocol):
@@ -209,21 +210,25 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             registry.add(self.server, self.client, transport)
             self._watch_protocol_errors()
             head_timeout = limits.header_timeout_s
-            if len(live) >= limits.max_connections and not _evict_one():
-                if len(live) >= limits.max_connections + limits.health_reserve_connections:
-                    on_reject("too_many_connections")
-                    _log.warning("connection refused: %d connections open (limit %d)",
-                                 len(live), limits.max_connections)
-                    self._answer(503, "the server is at its connection limit; retry later",
-                                 "too_many_connections")
-                    return
+            if len(live) < limits.max_connections or _evict_one():
+                live[self] = None
+            elif len(overflow) < limits.health_reserve_connections:
+                overflow[self] = None
                 self.app = _health_only(self.app, on_reject)
                 head_timeout = min(head_timeout, 1.0)
-            live[self] = None
+            else:
+                on_reject("too_many_connections")
+                _log.warning("connection refused: %d connections open (limit %d + %d for "
+                             "health checks)", len(live) + len(overflow),
+                             limits.max_connections, limits.health_reserve_connections)
+                self._answer(503, "the server is at its connection limit; retry later",
+                             "too_many_connections")
+                return
             self._arm("head", head_timeout)
 
         def connection_lost(self, exc: Exception | None) -> None:
             live.pop(self, None)
+            overflow.pop(self, None)
             self._disarm()
             registry.discard(self.server, self.client)
             super().connection_lost(exc)

@@ -1,0 +1,245 @@
+"""What a connection may cost is bounded (``EngineConfig.http``): bodies, heads and bodies that
+never finish, idle keep-alives, the connection count (``/healthz`` stays answerable); repeated
+errors log once per kind per interval with a count, never a traceback per connection."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import re
+import socket
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from servescope.reference.config import EngineConfig, HttpLimits, ModelConfig
+from servescope.reference.limits import RateLimitedLog
+from servescope.reference.server import LocalServer
+
+TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=64)
+LIMITS = HttpLimits(max_body_bytes=64 << 10, header_timeout_s=1.0, body_timeout_s=1.0,
+                    keep_alive_timeout_s=1.0, max_connections=6, health_reserve_connections=2,
+                    error_log_interval_s=60.0)
+
+
+@pytest.fixture
+def log_output() -> Iterator[io.StringIO]:
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(logging.Formatter("%(name)s %(levelname)s %(message)s"))
+    logging.getLogger().addHandler(handler)
+    yield out
+    logging.getLogger().removeHandler(handler)
+
+
+@pytest.fixture
+def server(log_output) -> Iterator[LocalServer]:
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    config = EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4, http=LIMITS)
+    with LocalServer(config, model_name="tiny", span_exporter=InMemorySpanExporter()) as srv:
+        yield srv
+
+
+@pytest.fixture
+def capped(log_output) -> Iterator[LocalServer]:
+    """Long read deadlines, so only the connection cap decides who is served."""
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    limits = LIMITS.replace(header_timeout_s=30.0, body_timeout_s=30.0)
+    config = EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4, http=limits)
+    with LocalServer(config, model_name="tiny", span_exporter=InMemorySpanExporter()) as srv:
+        yield srv
+
+
+def connect(server: LocalServer, data: bytes = b"") -> socket.socket:
+    s = socket.create_connection((server.http.host, server.http.port), timeout=10)
+    if data:
+        s.sendall(data)
+    return s
+
+
+def read_all(s: socket.socket, timeout_s: float = 10.0) -> bytes:
+    s.settimeout(timeout_s)
+    out = b""
+    while True:
+        try:
+            chunk = s.recv(65536)
+        except (ConnectionResetError, socket.timeout):
+            break
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
+def rejected(server: LocalServer, reason: str) -> float:
+    text = httpx.get(f"{server.url}/metrics", timeout=10).text
+    found = re.search(rf'^servescope_requests_rejected_total\{{[^}}]*reason="{reason}"[^}}]*\}} '
+                      rf'(\S+)$', text, re.M)
+    return float(found.group(1)) if found else 0.0
+
+
+def test_limits_are_config_fields_with_safe_defaults() -> None:
+    limits = EngineConfig().http
+    assert limits.max_body_bytes == 1 << 20 and limits.max_connections == 1000
+    assert 0 < limits.header_timeout_s <= 30 and 0 < limits.body_timeout_s <= 60
+    assert EngineConfig.from_dict({"http": {"max_body_bytes": 10}}).http.max_body_bytes == 10
+    with pytest.raises(ValueError, match="^max_body_bytes"):
+        HttpLimits(max_body_bytes=0)
+    with pytest.raises(ValueError, match="^header_timeout_s"):
+        HttpLimits(header_timeout_s=-1)
+    with pytest.raises(ValueError, match="^nope"):
+        EngineConfig.from_dict({"http": {"nope": 1}})
+
+
+def test_a_declared_oversized_body_is_refused_before_it_is_sent(server: LocalServer) -> None:
+    s = connect(server, f"POST /v1/completions HTTP/1.1\r\nHost: t\r\n"
+                        f"Content-Length: {40 << 20}\r\n\r\n".encode())
+    started = time.monotonic()
+    reply = read_all(s)  # not one body byte sent: the answer comes from the head alone
+    assert time.monotonic() - started < 5
+    assert reply.startswith(b"HTTP/1.1 413")
+    assert json.loads(reply.split(b"\r\n\r\n", 1)[1])["error"]["code"] == "body_too_large"
+    s.close()
+
+
+def test_a_chunked_body_is_cut_off_at_the_limit(server: LocalServer) -> None:
+    s = connect(server, b"POST /v1/completions HTTP/1.1\r\nHost: t\r\n"
+                        b"Transfer-Encoding: chunked\r\n\r\n")
+    sent = 0
+    chunk = b"4000\r\n" + b"x" * 0x4000 + b"\r\n"
+    try:
+        while sent < (8 << 20):  # keeps sending until the server answers and closes
+            s.sendall(chunk)
+            sent += 0x4000
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    reply = read_all(s)
+    assert reply.startswith(b"HTTP/1.1 413") or sent < (8 << 20)
+    assert sent < (8 << 20), "the server kept reading past the limit"
+    s.close()
+
+
+def test_a_head_that_never_finishes_times_out(server: LocalServer) -> None:
+    before = rejected(server, "header_timeout")
+    s = connect(server, b"GET /healthz HTTP/1.1\r\nHost: t\r\nX-Slow: a")
+    reply = read_all(s)
+    assert reply.startswith(b"HTTP/1.1 408")
+    assert rejected(server, "header_timeout") == before + 1
+
+
+def test_a_body_that_never_finishes_times_out_without_a_traceback(
+        server: LocalServer, log_output: io.StringIO) -> None:
+    before = rejected(server, "body_timeout")
+    s = connect(server, b"POST /v1/completions HTTP/1.1\r\nHost: t\r\n"
+                        b"Transfer-Encoding: chunked\r\n\r\n3\r\n{\"a\r\n")
+    reply = read_all(s)
+    assert reply.startswith(b"HTTP/1.1 408")
+    time.sleep(0.2)
+    assert rejected(server, "body_timeout") == before + 1
+    assert "Traceback" not in log_output.getvalue()
+
+
+def test_a_client_leaving_mid_body_is_counted_not_logged(server: LocalServer,
+                                                         log_output: io.StringIO) -> None:
+    before = rejected(server, "client_disconnected")
+    for _ in range(5):
+        s = connect(server, b"POST /v1/completions HTTP/1.1\r\nHost: t\r\n"
+                            b"Content-Length: 500\r\n\r\n{\"model\":")
+        time.sleep(0.05)
+        s.close()
+    deadline = time.monotonic() + 5
+    while rejected(server, "client_disconnected") < before + 5 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert rejected(server, "client_disconnected") == before + 5
+    assert "Traceback" not in log_output.getvalue()
+
+
+def test_an_idle_keep_alive_connection_is_closed(server: LocalServer) -> None:
+    started = time.monotonic()
+    s = connect(server, b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+    reply = read_all(s, timeout_s=20)  # returns when the server closes (or after 20 s)
+    assert reply.startswith(b"HTTP/1.1 200")
+    assert time.monotonic() - started < 15  # keep_alive_timeout_s is 1 s
+
+
+def test_past_the_connection_cap_healthz_still_answers(capped: LocalServer) -> None:
+    """Six busy connections (bodies in flight: not evictable) fill the cap; the next ones may
+    only ask for /healthz; past the reserve a connection is answered 503 at once."""
+    busy = [connect(capped, b"POST /v1/completions HTTP/1.1\r\nHost: t\r\n"
+                            b"Content-Length: 100\r\n\r\n{") for _ in range(6)]
+    time.sleep(0.3)
+    try:
+        health = connect(capped, b"GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close"
+                                 b"\r\n\r\n")
+        assert read_all(health).startswith(b"HTTP/1.1 200")
+        refused = connect(capped, b"GET /v1/models HTTP/1.1\r\nHost: t\r\n"
+                                  b"Connection: close\r\n\r\n")
+        reply = read_all(refused)
+        assert reply.startswith(b"HTTP/1.1 503")
+        assert b'"too_many_connections"' in reply
+        held = [connect(capped) for _ in range(2)]  # fill the reserve
+        time.sleep(0.3)
+        beyond = read_all(connect(capped), timeout_s=5)
+        assert beyond.startswith(b"HTTP/1.1 503")
+        for s in held:
+            s.close()
+    finally:
+        for s in busy:
+            s.close()
+
+
+def test_half_open_heads_are_evicted_to_make_room(capped: LocalServer) -> None:
+    """Slowloris: connections that never finish their head are the first to go when the cap is
+    reached, so a real client still gets served (not merely /healthz)."""
+    loris = [connect(capped, b"GET /healthz HTTP/1.1\r\nX-A: ") for _ in range(6)]
+    time.sleep(0.3)
+    try:
+        r = httpx.get(f"{capped.url}/v1/models", timeout=5)
+        assert r.status_code == 200
+        assert read_all(loris[0], timeout_s=3) == b""  # the oldest was closed
+    finally:
+        for s in loris:
+            s.close()
+
+
+def test_repeated_protocol_errors_log_once_with_a_count(server: LocalServer,
+                                                        log_output: io.StringIO) -> None:
+    for _ in range(30):
+        read_all(connect(server, b"GARBAGE\r\n\r\n"))
+    logged = log_output.getvalue()
+    assert logged.count("Invalid HTTP request received") <= 1
+    assert "Traceback" not in logged
+
+
+def test_rate_limited_log_counts_what_it_suppressed() -> None:
+    now = [0.0]
+    limiter = RateLimitedLog(10.0, clock=lambda: now[0])
+    out = io.StringIO()
+    logger = logging.getLogger("servescope.test.ratelimit")
+    logger.propagate = False
+    handler = logging.StreamHandler(out)
+    logger.addHandler(handler)
+    logger.addFilter(limiter)
+    try:
+        for i in range(100):
+            logger.warning("connection %d failed", i)
+            logger.warning("other kind")
+        now[0] = 10.5
+        logger.warning("connection %d failed", 100)
+        try:
+            raise OSError("boom")
+        except OSError:
+            for _ in range(5):
+                logger.exception("accept failed")
+    finally:
+        logger.removeHandler(handler)
+        logger.removeFilter(limiter)
+    lines = out.getvalue()
+    assert lines.count("connection") == 2 and lines.count("other kind") == 1
+    assert "connection 100 failed [99 more like this suppressed in the last 10 s]" in lines
+    assert lines.count("Traceback") == 1  # one traceback per kind per interval
