@@ -16,7 +16,7 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, MutableMapping, Sequence
-from typing import Any
+from typing import Any, overload
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan
@@ -138,6 +138,10 @@ class RedactingSpanExporter(SpanExporter):
         return self.inner.force_flush(timeout_millis)
 
 
+@overload
+def clean_context(context: SpanContext, counts: MutableMapping[str, int]) -> SpanContext: ...
+@overload
+def clean_context(context: None, counts: MutableMapping[str, int]) -> None: ...
 def clean_context(context: SpanContext | None, counts: MutableMapping[str, int]
                   ) -> SpanContext | None:
     """``context`` without the ``tracestate`` members that hold PII (each counted by kind).

@@ -22,8 +22,15 @@ from typing import Any, Protocol
 from . import openai_schema as schema
 from .config import HttpLimits
 
-__all__ = ["ABORT_KEY", "RequestLimits", "RateLimitedLog", "install_error_log_limits",
-           "protocol_class", "read_body", "uvicorn_settings"]
+__all__ = [
+    "ABORT_KEY",
+    "RateLimitedLog",
+    "RequestLimits",
+    "install_error_log_limits",
+    "protocol_class",
+    "read_body",
+    "uvicorn_settings",
+]
 
 _log = logging.getLogger("servescope.reference.limits")
 
@@ -314,7 +321,7 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             counts ``code``; otherwise it is counted here. Then answer and close."""
             cycle = self.cycle
             if cycle is not None and not cycle.response_complete:
-                self.scope[ABORT_KEY] = code
+                self.scope[ABORT_KEY] = code  # type: ignore[literal-required]
                 cycle.disconnected = True
                 cycle.message_event.set()
                 if cycle.response_started:

@@ -277,7 +277,7 @@ def create_app(engine: Engine, telemetry: Telemetry, *, model_name: str | None =
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                        Exception: _server_error})
     limits = engine.config.http
-    app.add_middleware(guard.RequestLimits, limits=limits,  # type: ignore[arg-type]
+    app.add_middleware(guard.RequestLimits, limits=limits,
                        on_reject=t.reject_connection)
     app.state.http_limits = limits
     app.state.reject_connection = t.reject_connection

@@ -4,6 +4,7 @@ the server keeps serving. ``/metrics`` answers whatever a scraper puts in ``Acce
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -18,8 +19,9 @@ from servescope.reference.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=64)
 MODEL = "tiny-ref"
-LIMITS = HttpLimits(max_body_bytes=256 << 10, max_header_bytes=8 << 10, header_timeout_s=1.0,
-                    body_timeout_s=1.0)
+LIMITS = HttpLimits(
+    max_body_bytes=256 << 10, max_header_bytes=8 << 10, header_timeout_s=1.0, body_timeout_s=1.0
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +37,10 @@ def server() -> Iterator[LocalServer]:
 # --- building requests ---------------------------------------------------------------------
 def post(body: bytes | str, path: str = "/v1/completions", headers: str = "") -> bytes:
     data = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
-    return (f"POST {path} HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(data)}\r\n{headers}\r\n").encode() + data
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(data)}\r\n{headers}\r\n"
+    ).encode() + data
 
 
 def completion(extra: str) -> bytes:
@@ -45,8 +49,9 @@ def completion(extra: str) -> bytes:
 
 
 def chat(messages: str, extra: str = "") -> bytes:
-    return post('{"model": "tiny-ref", "messages": ' + messages + extra + "}",
-                "/v1/chat/completions")
+    return post(
+        '{"model": "tiny-ref", "messages": ' + messages + extra + "}", "/v1/chat/completions"
+    )
 
 
 def nested(depth: int, field: str = "metadata") -> bytes:
@@ -54,8 +59,9 @@ def nested(depth: int, field: str = "metadata") -> bytes:
 
 
 def chunked(chunks: bytes, path: str = "/v1/completions") -> bytes:
-    return (f"POST {path} HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n".encode()
-            + chunks)
+    return (
+        f"POST {path} HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n".encode() + chunks
+    )
 
 
 @dataclass(frozen=True)
@@ -72,38 +78,142 @@ HUGE = "9" * 5000  # past the interpreter's int digit limit
 SURR = "\\ud800"
 CASES: list[Case] = [
     # --- encodings ---
-    Case("invalid utf-8 ff", post(b'{"model": "tiny-ref", "prompt": "\xff"}'), code="invalid_encoding"),
-    Case("invalid utf-8 continuation", post(b'{"model": "tiny-ref", "prompt": "\xc3\x28"}'), code="invalid_encoding"),
-    Case("overlong utf-8", post(b'{"model": "tiny-ref", "prompt": "\xc0\xaf"}'), code="invalid_encoding"),
-    Case("truncated utf-8", post(b'{"model": "tiny-ref", "prompt": "\xe2\x82"}'), code="invalid_encoding"),
-    Case("raw surrogate bytes", post(b'{"model": "tiny-ref", "prompt": "\xed\xa0\x80"}'), code="invalid_encoding"),
-    Case("utf-16 body", post('{"model": "tiny-ref", "prompt": "hi"}'.encode("utf-16")), code="invalid_encoding"),
-    Case("latin-1 body", post('{"model": "tiny-ref", "prompt": "caf\xe9"}'.encode("latin-1")), code="invalid_encoding"),
+    Case(
+        "invalid utf-8 ff",
+        post(b'{"model": "tiny-ref", "prompt": "\xff"}'),
+        code="invalid_encoding",
+    ),
+    Case(
+        "invalid utf-8 continuation",
+        post(b'{"model": "tiny-ref", "prompt": "\xc3\x28"}'),
+        code="invalid_encoding",
+    ),
+    Case(
+        "overlong utf-8",
+        post(b'{"model": "tiny-ref", "prompt": "\xc0\xaf"}'),
+        code="invalid_encoding",
+    ),
+    Case(
+        "truncated utf-8",
+        post(b'{"model": "tiny-ref", "prompt": "\xe2\x82"}'),
+        code="invalid_encoding",
+    ),
+    Case(
+        "raw surrogate bytes",
+        post(b'{"model": "tiny-ref", "prompt": "\xed\xa0\x80"}'),
+        code="invalid_encoding",
+    ),
+    Case(
+        "utf-16 body",
+        post('{"model": "tiny-ref", "prompt": "hi"}'.encode("utf-16")),
+        code="invalid_encoding",
+    ),
+    Case(
+        "latin-1 body",
+        post('{"model": "tiny-ref", "prompt": "caf\xe9"}'.encode("latin-1")),
+        code="invalid_encoding",
+    ),
     Case("nul bytes body", post(b"\x00\x00\x00"), code="invalid_json"),
-    Case("lone surrogate prompt", completion(f'"suffix": null, "prompt2": 1, "user": "a{SURR}"'), code="invalid_encoding", param="user"),
-    Case("lone surrogate in prompt", post(f'{{"model": "tiny-ref", "prompt": "x{SURR}y"}}'), code="invalid_encoding", param="prompt"),
-    Case("low surrogate alone", post('{"model": "tiny-ref", "prompt": "\\udc00"}'), code="invalid_encoding", param="prompt"),
-    Case("reversed pair", post('{"model": "tiny-ref", "prompt": "\\ude00\\ud83d"}'), code="invalid_encoding", param="prompt"),
-    Case("surrogate in stop", completion(f'"stop": ["{SURR}"]'), code="invalid_encoding", param="stop"),
-    Case("surrogate in stop string", completion(f'"stop": "a{SURR}"'), code="invalid_encoding", param="stop"),
-    Case("surrogate in chat content", chat(f'[{{"role": "user", "content": "{SURR}"}}]'), code="invalid_encoding", param="messages"),
-    Case("surrogate in chat part", chat(f'[{{"role": "user", "content": [{{"type": "text", "text": "{SURR}"}}]}}]'), code="invalid_encoding"),
-    Case("surrogate in role", chat(f'[{{"role": "{SURR}", "content": "x"}}]'), code="invalid_encoding"),
-    Case("surrogate in model", post(f'{{"model": "{SURR}", "prompt": "x"}}'), code="invalid_encoding", param="model"),
+    Case(
+        "lone surrogate prompt",
+        completion(f'"suffix": null, "prompt2": 1, "user": "a{SURR}"'),
+        code="invalid_encoding",
+        param="user",
+    ),
+    Case(
+        "lone surrogate in prompt",
+        post(f'{{"model": "tiny-ref", "prompt": "x{SURR}y"}}'),
+        code="invalid_encoding",
+        param="prompt",
+    ),
+    Case(
+        "low surrogate alone",
+        post('{"model": "tiny-ref", "prompt": "\\udc00"}'),
+        code="invalid_encoding",
+        param="prompt",
+    ),
+    Case(
+        "reversed pair",
+        post('{"model": "tiny-ref", "prompt": "\\ude00\\ud83d"}'),
+        code="invalid_encoding",
+        param="prompt",
+    ),
+    Case(
+        "surrogate in stop",
+        completion(f'"stop": ["{SURR}"]'),
+        code="invalid_encoding",
+        param="stop",
+    ),
+    Case(
+        "surrogate in stop string",
+        completion(f'"stop": "a{SURR}"'),
+        code="invalid_encoding",
+        param="stop",
+    ),
+    Case(
+        "surrogate in chat content",
+        chat(f'[{{"role": "user", "content": "{SURR}"}}]'),
+        code="invalid_encoding",
+        param="messages",
+    ),
+    Case(
+        "surrogate in chat part",
+        chat(f'[{{"role": "user", "content": [{{"type": "text", "text": "{SURR}"}}]}}]'),
+        code="invalid_encoding",
+    ),
+    Case(
+        "surrogate in role",
+        chat(f'[{{"role": "{SURR}", "content": "x"}}]'),
+        code="invalid_encoding",
+    ),
+    Case(
+        "surrogate in model",
+        post(f'{{"model": "{SURR}", "prompt": "x"}}'),
+        code="invalid_encoding",
+        param="model",
+    ),
     Case("surrogate in a key", completion(f'"{SURR}": 1'), code="invalid_encoding"),
-    Case("surrogate in metadata", completion(f'"metadata": {{"k": "{SURR}"}}'), code="invalid_encoding", param="metadata"),
+    Case(
+        "surrogate in metadata",
+        completion(f'"metadata": {{"k": "{SURR}"}}'),
+        code="invalid_encoding",
+        param="metadata",
+    ),
     Case("surrogate in priority", completion(f'"priority": "{SURR}"'), code="invalid_encoding"),
     # --- huge numbers ---
-    Case("400-digit temperature", completion(f'"temperature": {BIG}'), code="invalid_value", param="temperature"),
-    Case("negative 400-digit temperature", completion(f'"temperature": -{BIG}'), code="invalid_value", param="temperature"),
-    Case("400-digit deadline", completion(f'"deadline_s": {BIG}'), code="invalid_value", param="deadline_s"),
+    Case(
+        "400-digit temperature",
+        completion(f'"temperature": {BIG}'),
+        code="invalid_value",
+        param="temperature",
+    ),
+    Case(
+        "negative 400-digit temperature",
+        completion(f'"temperature": -{BIG}'),
+        code="invalid_value",
+        param="temperature",
+    ),
+    Case(
+        "400-digit deadline",
+        completion(f'"deadline_s": {BIG}'),
+        code="invalid_value",
+        param="deadline_s",
+    ),
     Case("5000-digit deadline", completion(f'"deadline_s": {HUGE}'), code="invalid_json"),
     Case("5000-digit temperature", completion(f'"temperature": {HUGE}'), code="invalid_json"),
     Case("400-digit max_tokens", completion(f'"max_tokens": {BIG}'), param="max_tokens"),
-    Case("negative 400-digit max_tokens", post(f'{{"model": "tiny-ref", "prompt": "x", "max_tokens": -{BIG}}}'), param="max_tokens"),
+    Case(
+        "negative 400-digit max_tokens",
+        post(f'{{"model": "tiny-ref", "prompt": "x", "max_tokens": -{BIG}}}'),
+        param="max_tokens",
+    ),
     Case("400-digit top_p", completion(f'"top_p": {BIG}'), code="invalid_value", param="top_p"),
     Case("400-digit n", completion(f'"n": {BIG}'), code="invalid_value", param="n"),
-    Case("400-digit presence_penalty", completion(f'"presence_penalty": {BIG}'), param="presence_penalty"),
+    Case(
+        "400-digit presence_penalty",
+        completion(f'"presence_penalty": {BIG}'),
+        param="presence_penalty",
+    ),
     Case("1e999 temperature", completion('"temperature": 1e999'), param="temperature"),
     Case("-1e999 deadline", completion('"deadline_s": -1e999'), param="deadline_s"),
     Case("NaN temperature", completion('"temperature": NaN'), param="temperature"),
@@ -113,20 +223,46 @@ CASES: list[Case] = [
     Case("400-digit priority", completion(f'"priority": {BIG}'), param="priority"),
     Case("400-digit best_of", completion(f'"best_of": {BIG}'), param="best_of"),
     Case("400-digit logprobs", completion(f'"logprobs": {BIG}'), param="logprobs"),
-    Case("header deadline inf", completion('"x": 1').replace(b"\r\n\r\n", b"\r\nx-servescope-deadline-s: inf\r\n\r\n", 1), param="x-servescope-deadline-s"),
-    Case("header deadline nan", completion('"x": 1').replace(b"\r\n\r\n", b"\r\nx-servescope-deadline-s: nan\r\n\r\n", 1), param="x-servescope-deadline-s"),
-    Case("header deadline 400 digits", completion('"x": 1').replace(b"\r\n\r\n", f"\r\nx-servescope-deadline-s: {BIG}\r\n\r\n".encode(), 1), param="x-servescope-deadline-s"),
-    Case("header deadline text", completion('"x": 1').replace(b"\r\n\r\n", b"\r\nx-servescope-deadline-s: soon\r\n\r\n", 1), param="x-servescope-deadline-s"),
+    Case(
+        "header deadline inf",
+        completion('"x": 1').replace(b"\r\n\r\n", b"\r\nx-servescope-deadline-s: inf\r\n\r\n", 1),
+        param="x-servescope-deadline-s",
+    ),
+    Case(
+        "header deadline nan",
+        completion('"x": 1').replace(b"\r\n\r\n", b"\r\nx-servescope-deadline-s: nan\r\n\r\n", 1),
+        param="x-servescope-deadline-s",
+    ),
+    Case(
+        "header deadline 400 digits",
+        completion('"x": 1').replace(
+            b"\r\n\r\n", f"\r\nx-servescope-deadline-s: {BIG}\r\n\r\n".encode(), 1
+        ),
+        param="x-servescope-deadline-s",
+    ),
+    Case(
+        "header deadline text",
+        completion('"x": 1').replace(b"\r\n\r\n", b"\r\nx-servescope-deadline-s: soon\r\n\r\n", 1),
+        param="x-servescope-deadline-s",
+    ),
     # --- deep nesting ---
     Case("metadata 5000 deep", nested(5000), code="invalid_json"),
     Case("metadata 100000 deep", nested(100_000), code="invalid_json"),
     Case("prompt 5000 deep", nested(5000, "prompt")),
     Case("stop 2000 deep", nested(2000, "stop")),
     Case("body array 100000 deep", post("[" * 100_000 + "]" * 100_000), code="invalid_json"),
-    Case("objects 3000 deep", completion('"metadata": ' + '{"a": ' * 3000 + "1" + "}" * 3000), code="invalid_json"),
+    Case(
+        "objects 3000 deep",
+        completion('"metadata": ' + '{"a": ' * 3000 + "1" + "}" * 3000),
+        code="invalid_json",
+    ),
     Case("unclosed 50000 deep", post("[" * 50_000), code="invalid_json"),
     Case("messages 3000 deep", chat("[" * 3000 + "]" * 3000)),
-    Case("logit_bias 200 deep", completion('"logit_bias": ' + "[" * 200 + "]" * 200), param="logit_bias"),
+    Case(
+        "logit_bias 200 deep",
+        completion('"logit_bias": ' + "[" * 200 + "]" * 200),
+        param="logit_bias",
+    ),
     # --- JSON shape ---
     Case("empty body", post(b""), code="invalid_json"),
     Case("whitespace body", post(b"   \n "), code="invalid_json"),
@@ -149,13 +285,27 @@ CASES: list[Case] = [
     Case("prompt object", post(b'{"model": "tiny-ref", "prompt": {}}'), param="prompt"),
     Case("prompt bool", post(b'{"model": "tiny-ref", "prompt": true}'), param="prompt"),
     Case("prompt negative id", post(b'{"model": "tiny-ref", "prompt": [-1]}'), param="prompt"),
-    Case("prompt id past vocab", post(b'{"model": "tiny-ref", "prompt": [100000]}'), param="prompt"),
+    Case(
+        "prompt id past vocab", post(b'{"model": "tiny-ref", "prompt": [100000]}'), param="prompt"
+    ),
     Case("prompt mixed list", post(b'{"model": "tiny-ref", "prompt": [1, "a"]}'), param="prompt"),
     Case("prompt batch", post(b'{"model": "tiny-ref", "prompt": ["a", "b"]}'), param="prompt"),
-    Case("prompt too long", post('{"model": "tiny-ref", "prompt": "' + "x" * 200 + '"}'), param="prompt"),
+    Case(
+        "prompt too long",
+        post('{"model": "tiny-ref", "prompt": "' + "x" * 200 + '"}'),
+        param="prompt",
+    ),
     Case("max_tokens string", completion('"max_tokens": "4"'), param="max_tokens"),
-    Case("max_tokens zero", post(b'{"model": "tiny-ref", "prompt": "x", "max_tokens": 0}'), param="max_tokens"),
-    Case("max_tokens float", post(b'{"model": "tiny-ref", "prompt": "x", "max_tokens": 1.5}'), param="max_tokens"),
+    Case(
+        "max_tokens zero",
+        post(b'{"model": "tiny-ref", "prompt": "x", "max_tokens": 0}'),
+        param="max_tokens",
+    ),
+    Case(
+        "max_tokens float",
+        post(b'{"model": "tiny-ref", "prompt": "x", "max_tokens": 1.5}'),
+        param="max_tokens",
+    ),
     Case("temperature string", completion('"temperature": "hot"'), param="temperature"),
     Case("temperature 3", completion('"temperature": 3'), param="temperature"),
     Case("temperature bool", completion('"temperature": true'), param="temperature"),
@@ -165,8 +315,14 @@ CASES: list[Case] = [
     Case("user int", completion('"user": 5'), param="user"),
     Case("logit_bias list", completion('"logit_bias": []'), param="logit_bias"),
     Case("stream string", completion('"stream": "yes"'), param="stream"),
-    Case("stream_options without stream", completion('"stream_options": {}'), param="stream_options"),
-    Case("include_usage string", completion('"stream": true, "stream_options": {"include_usage": "y"}'), param="stream_options.include_usage"),
+    Case(
+        "stream_options without stream", completion('"stream_options": {}'), param="stream_options"
+    ),
+    Case(
+        "include_usage string",
+        completion('"stream": true, "stream_options": {"include_usage": "y"}'),
+        param="stream_options.include_usage",
+    ),
     Case("stop int", completion('"stop": 5'), param="stop"),
     Case("stop five", completion('"stop": ["a", "b", "c", "d", "e"]'), param="stop"),
     Case("stop empty string", completion('"stop": [""]'), param="stop"),
@@ -181,53 +337,150 @@ CASES: list[Case] = [
     Case("priority too long", completion('"priority": "' + "a" * 40 + '"'), param="priority"),
     Case("priority spaces", completion('"priority": "a b"'), param="priority"),
     Case("priority email", completion('"priority": "alice@example.com"'), param="priority"),
-    Case("messages missing", post(b'{"model": "tiny-ref"}', "/v1/chat/completions"), param="messages"),
+    Case(
+        "messages missing", post(b'{"model": "tiny-ref"}', "/v1/chat/completions"), param="messages"
+    ),
     Case("messages empty", chat("[]"), param="messages"),
     Case("messages string", chat('"hi"'), param="messages"),
     Case("message not object", chat('["hi"]'), param="messages.0"),
     Case("role missing", chat('[{"content": "x"}]'), param="messages.0.role"),
     Case("role unknown", chat('[{"role": "god", "content": "x"}]'), param="messages.0.role"),
     Case("content int", chat('[{"role": "user", "content": 5}]'), param="messages.0.content"),
-    Case("content image part", chat('[{"role": "user", "content": [{"type": "image_url"}]}]'), param="messages.0.content.0"),
-    Case("logprobs true", chat('[{"role": "user", "content": "x"}]', ', "logprobs": true'), param="logprobs"),
-    Case("tools object", chat('[{"role": "user", "content": "x"}]', ', "tools": {}'), param="tools"),
-    Case("max_completion_tokens neg", chat('[{"role": "user", "content": "x"}]', ', "max_completion_tokens": -1'), param="max_completion_tokens"),
+    Case(
+        "content image part",
+        chat('[{"role": "user", "content": [{"type": "image_url"}]}]'),
+        param="messages.0.content.0",
+    ),
+    Case(
+        "logprobs true",
+        chat('[{"role": "user", "content": "x"}]', ', "logprobs": true'),
+        param="logprobs",
+    ),
+    Case(
+        "tools object", chat('[{"role": "user", "content": "x"}]', ', "tools": {}'), param="tools"
+    ),
+    Case(
+        "max_completion_tokens neg",
+        chat('[{"role": "user", "content": "x"}]', ', "max_completion_tokens": -1'),
+        param="max_completion_tokens",
+    ),
     # --- sizes ---
-    Case("declared body over the limit", post(b"{}").replace(b"Content-Length: 2", f"Content-Length: {40 << 20}".encode()), status=413, code="body_too_large"),
-    Case("body over the limit", post('{"model": "tiny-ref", "prompt": "' + "x" * (300 << 10) + '"}'), status=413, code="body_too_large"),
-    Case("chunked body over the limit", chunked((b"10000\r\n" + b"x" * 0x10000 + b"\r\n") * 5 + b"0\r\n\r\n"), status=413, code="body_too_large"),
-    Case("one huge header", post(b"{}", headers="X-Big: " + "a" * (10 << 10) + "\r\n"), status=431, code="header_too_large"),
-    Case("many headers", post(b"{}", headers="".join(f"X-H{i}: {'v' * 90}\r\n" for i in range(120))), status=431, code="header_too_large"),
-    Case("huge request target", f"GET /{'a' * (10 << 10)} HTTP/1.1\r\nHost: t\r\n\r\n".encode(), status=431, code="header_too_large"),
-    Case("long priority header", post(b"{}", headers="x-servescope-priority: " + "p" * 5000 + "\r\n"), code="missing_field"),
+    Case(
+        "declared body over the limit",
+        post(b"{}").replace(b"Content-Length: 2", f"Content-Length: {40 << 20}".encode()),
+        status=413,
+        code="body_too_large",
+    ),
+    Case(
+        "body over the limit",
+        post('{"model": "tiny-ref", "prompt": "' + "x" * (300 << 10) + '"}'),
+        status=413,
+        code="body_too_large",
+    ),
+    Case(
+        "chunked body over the limit",
+        chunked((b"10000\r\n" + b"x" * 0x10000 + b"\r\n") * 5 + b"0\r\n\r\n"),
+        status=413,
+        code="body_too_large",
+    ),
+    Case(
+        "one huge header",
+        post(b"{}", headers="X-Big: " + "a" * (10 << 10) + "\r\n"),
+        status=431,
+        code="header_too_large",
+    ),
+    Case(
+        "many headers",
+        post(b"{}", headers="".join(f"X-H{i}: {'v' * 90}\r\n" for i in range(120))),
+        status=431,
+        code="header_too_large",
+    ),
+    Case(
+        "huge request target",
+        f"GET /{'a' * (10 << 10)} HTTP/1.1\r\nHost: t\r\n\r\n".encode(),
+        status=431,
+        code="header_too_large",
+    ),
+    Case(
+        "long priority header",
+        post(b"{}", headers="x-servescope-priority: " + "p" * 5000 + "\r\n"),
+        code="missing_field",
+    ),
     # --- HTTP framing (raw bytes) ---
     Case("garbage request line", b"GARBAGE\r\n\r\n", code="protocol_error"),
-    Case("binary junk", b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", code="protocol_error"),
+    Case(
+        "binary junk",
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n",
+        code="protocol_error",
+    ),
     Case("http/2 preface over http/1", b"PRI * HTTP/2.0\r\n\r\n", status=(400, 404)),
     Case("http version 9.9", b"GET /v2/x HTTP/9.9\r\nHost: t\r\n\r\n", status=(400, 404)),
-    Case("header without colon", b"GET /healthz HTTP/1.1\r\nHost: t\r\nNoColon\r\n\r\n", code="protocol_error"),
+    Case(
+        "header without colon",
+        b"GET /healthz HTTP/1.1\r\nHost: t\r\nNoColon\r\n\r\n",
+        code="protocol_error",
+    ),
     Case("space before colon", b"GET /healthz HTTP/1.1\r\nHost : t\r\n\r\n", code="protocol_error"),
-    Case("nul in header", b"GET /healthz HTTP/1.1\r\nHost: t\r\nX: a\x00b\r\n\r\n", code="protocol_error"),
-    Case("obs-fold header", b"GET /v2/x HTTP/1.1\r\nHost: t\r\nX: a\r\n b\r\n\r\n", status=(400, 404)),
+    Case(
+        "nul in header",
+        b"GET /healthz HTTP/1.1\r\nHost: t\r\nX: a\x00b\r\n\r\n",
+        code="protocol_error",
+    ),
+    Case(
+        "obs-fold header", b"GET /v2/x HTTP/1.1\r\nHost: t\r\nX: a\r\n b\r\n\r\n", status=(400, 404)
+    ),
     Case("missing host", b"GET /healthz HTTP/1.1\r\n\r\n", code="protocol_error"),
-    Case("two hosts", b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", code="protocol_error"),
+    Case(
+        "two hosts", b"GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", code="protocol_error"
+    ),
     Case("bad method chars", b"G(T /healthz HTTP/1.1\r\nHost: t\r\n\r\n", code="protocol_error"),
     Case("space in target", b"GET /a b HTTP/1.1\r\nHost: t\r\n\r\n", code="protocol_error"),
-    Case("content-length text", b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: ten\r\n\r\n", code="protocol_error"),
-    Case("content-length negative", b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: -1\r\n\r\n", code="protocol_error"),
-    Case("conflicting content-lengths", b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n{}", code="protocol_error"),
-    Case("unknown transfer-encoding", b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n", code="protocol_error"),
+    Case(
+        "content-length text",
+        b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: ten\r\n\r\n",
+        code="protocol_error",
+    ),
+    Case(
+        "content-length negative",
+        b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: -1\r\n\r\n",
+        code="protocol_error",
+    ),
+    Case(
+        "conflicting content-lengths",
+        b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\n"
+        b"Content-Length: 2\r\n\r\n{}",
+        code="protocol_error",
+    ),
+    Case(
+        "unknown transfer-encoding",
+        b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: gzip\r\n\r\n",
+        code="protocol_error",
+    ),
     Case("bad chunk size", chunked(b"zz\r\n"), code="protocol_error"),
     Case("chunk without crlf", chunked(b"2\r\n{}XX"), code="protocol_error"),
     Case("bare lf request", b"GET /healthz HTTP/1.1\nHost: t\n\nGET", status=(200, 400)),
     # --- routes ---
     Case("unknown path", b"GET /v2/nothing HTTP/1.1\r\nHost: t\r\n\r\n", status=404),
     Case("wrong method", b"GET /v1/completions HTTP/1.1\r\nHost: t\r\n\r\n", status=405),
-    Case("put on chat", b"PUT /v1/chat/completions HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n", status=405),
+    Case(
+        "put on chat",
+        b"PUT /v1/chat/completions HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n",
+        status=405,
+    ),
     # --- deadlines (1 s in this server) ---
-    Case("head never finished", b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nX-Slow:", status=408, code="header_timeout"),
-    Case("body never finished", b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: 50\r\n\r\n{", status=408, code="body_timeout"),
-    Case("chunked never finished", chunked(b"5\r\n{\"a\":\r\n"), status=408, code="body_timeout"),
+    Case(
+        "head never finished",
+        b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nX-Slow:",
+        status=408,
+        code="header_timeout",
+    ),
+    Case(
+        "body never finished",
+        b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: 50\r\n\r\n{",
+        status=408,
+        code="body_timeout",
+    ),
+    Case("chunked never finished", chunked(b'5\r\n{"a":\r\n'), status=408, code="body_timeout"),
 ]
 
 
@@ -235,10 +488,9 @@ CASES: list[Case] = [
 def exchange(server: LocalServer, raw: bytes, timeout_s: float = 10.0) -> tuple[int, bytes]:
     """Send ``raw`` on a fresh connection; the status and body of the first response."""
     with socket.create_connection((server.http.host, server.http.port), timeout=timeout_s) as s:
-        try:
+        # the server may answer and close before the whole request was written
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             s.sendall(raw)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the server answered and closed before the whole request was written
         data = b""
         while b"\r\n\r\n" not in data or len(data) < _expected_length(data):
             try:
@@ -250,7 +502,7 @@ def exchange(server: LocalServer, raw: bytes, timeout_s: float = 10.0) -> tuple[
             data += chunk
     head, _, body = data.partition(b"\r\n\r\n")
     status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/1.1 ") else 0
-    return status, body[:_content_length(head)] if _content_length(head) else body
+    return status, body[: _content_length(head)] if _content_length(head) else body
 
 
 def _content_length(head: bytes) -> int:
@@ -265,8 +517,10 @@ def _expected_length(data: bytes) -> int:
 
 def rejected_total(server: LocalServer) -> float:
     text = httpx.get(f"{server.url}/metrics", timeout=10).text
-    return sum(float(m.group(1)) for m in re.finditer(
-        r'^servescope_requests_rejected_total\{[^}]*\} (\S+)$', text, re.M))
+    return sum(
+        float(m.group(1))
+        for m in re.finditer(r"^servescope_requests_rejected_total\{[^}]*\} (\S+)$", text, re.M)
+    )
 
 
 def test_the_table_is_large() -> None:
@@ -275,8 +529,7 @@ def test_the_table_is_large() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_malformed_request_gets_a_json_4xx_and_is_counted(server: LocalServer,
-                                                          case: Case) -> None:
+def test_malformed_request_gets_a_json_4xx_and_is_counted(server: LocalServer, case: Case) -> None:
     before = rejected_total(server)
     status, body = exchange(server, case.raw)
     allowed = case.status if isinstance(case.status, tuple) else (case.status,)
@@ -297,23 +550,35 @@ def test_malformed_request_gets_a_json_4xx_and_is_counted(server: LocalServer,
 def test_the_server_still_serves_after_the_table(server: LocalServer) -> None:
     for case in CASES[:: max(1, len(CASES) // 12)]:
         exchange(server, case.raw)
-    r = httpx.post(f"{server.url}/v1/completions",
-                   json={"model": MODEL, "prompt": "hello", "max_tokens": 3}, timeout=30)
+    r = httpx.post(
+        f"{server.url}/v1/completions",
+        json={"model": MODEL, "prompt": "hello", "max_tokens": 3},
+        timeout=30,
+    )
     assert r.status_code == 200 and r.json()["choices"][0]["finish_reason"] in {"stop", "length"}
     assert httpx.get(f"{server.url}/healthz", timeout=10).json()["status"] == "ok"
     text = httpx.get(f"{server.url}/metrics", timeout=10).text
     assert 'reason="internal_error"' not in text
 
 
-@pytest.mark.parametrize("accept", [
-    "application/openmetrics-text; version=abc", "application/openmetrics-text; version=",
-    "application/openmetrics-text; version=9.9.9", "application/openmetrics-text;;;",
-    "application/openmetrics-text; version=1.0.0; escaping=nonsense", "*/*", "",
-    "text/plain; version=0.0.4", "application/openmetrics-text; version=0.0.1",
-    "\u00e9\u00e9", "application/openmetrics-text; q=abc", "text/html, */*;q=0.1",
-])
+@pytest.mark.parametrize(
+    "accept",
+    [
+        "application/openmetrics-text; version=abc",
+        "application/openmetrics-text; version=",
+        "application/openmetrics-text; version=9.9.9",
+        "application/openmetrics-text;;;",
+        "application/openmetrics-text; version=1.0.0; escaping=nonsense",
+        "*/*",
+        "",
+        "text/plain; version=0.0.4",
+        "application/openmetrics-text; version=0.0.1",
+        "\u00e9\u00e9",
+        "application/openmetrics-text; q=abc",
+        "text/html, */*;q=0.1",
+    ],
+)
 def test_metrics_answers_any_accept_header(server: LocalServer, accept: str) -> None:
-    r = httpx.get(f"{server.url}/metrics", headers={"accept": accept.encode("latin-1")},
-                  timeout=10)
+    r = httpx.get(f"{server.url}/metrics", headers={"accept": accept.encode("latin-1")}, timeout=10)
     assert r.status_code == 200
     assert "servescope_requests_arrived_total" in r.text

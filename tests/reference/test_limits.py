@@ -68,7 +68,7 @@ def read_all(s: socket.socket, timeout_s: float = 10.0) -> bytes:
     while True:
         try:
             chunk = s.recv(65536)
-        except (ConnectionResetError, socket.timeout):
+        except (ConnectionResetError, TimeoutError):
             break
         if not chunk:
             break
@@ -88,11 +88,11 @@ def test_limits_are_config_fields_with_safe_defaults() -> None:
     assert limits.max_body_bytes == 1 << 20 and limits.max_connections == 1000
     assert 0 < limits.header_timeout_s <= 30 and 0 < limits.body_timeout_s <= 60
     assert EngineConfig.from_dict({"http": {"max_body_bytes": 10}}).http.max_body_bytes == 10
-    with pytest.raises(ValueError, match="^max_body_bytes"):
+    with pytest.raises(ValueError, match=r"^max_body_bytes"):
         HttpLimits(max_body_bytes=0)
-    with pytest.raises(ValueError, match="^header_timeout_s"):
+    with pytest.raises(ValueError, match=r"^header_timeout_s"):
         HttpLimits(header_timeout_s=-1)
-    with pytest.raises(ValueError, match="^nope"):
+    with pytest.raises(ValueError, match=r"^nope"):
         EngineConfig.from_dict({"http": {"nope": 1}})
 
 
