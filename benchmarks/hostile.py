@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -39,7 +40,6 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -60,6 +60,7 @@ class Phase:
     name: str
     healthz: list[float] = field(default_factory=list)
     healthz_failures: int = 0
+    healthz_failed_as: dict[str, int] = field(default_factory=dict)
     tpot: list[float] = field(default_factory=list)
     fast_requests: int = 0
     fast_errors: int = 0
@@ -131,11 +132,16 @@ class Sampler:
             start = time.monotonic()
             try:
                 with httpx.Client(timeout=5.0) as client:
-                    ok = client.get(f"{self.server.url}/healthz").status_code == 200
-            except httpx.HTTPError:
-                ok = False
+                    status = client.get(f"{self.server.url}/healthz").status_code
+                outcome = "ok" if status == 200 else str(status)
+            except httpx.HTTPError as exc:
+                outcome = type(exc).__name__
+            ok = outcome == "ok"
             self.phase.healthz.append(time.monotonic() - start if ok else 5.0)
-            self.phase.healthz_failures += not ok
+            if not ok:
+                self.phase.healthz_failures += 1
+                failed = self.phase.healthz_failed_as
+                failed[outcome] = failed.get(outcome, 0) + 1
 
     def stop(self) -> None:
         self._stop.set()
@@ -198,7 +204,7 @@ class Attack:
                 if pair is None:
                     await asyncio.sleep(0.2)
                     continue
-                reader, writer = pair
+                _reader, writer = pair
                 head = (f"POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Length: "
                         f"{BODY_40MB}\r\n\r\n" if declared else
                         "POST /v1/completions HTTP/1.1\r\nHost: t\r\n"
@@ -226,18 +232,17 @@ class Attack:
                 value = (f"class-{i}" if i % 3 == 0 else
                          f"4{rng.randrange(10**14, 10**15)}" if i % 3 == 1 else
                          f"+1555{rng.randrange(10**6, 10**7)}")
-                try:
+                with contextlib.suppress(httpx.HTTPError):
                     await client.post(f"{url}/v1/completions", headers={
                         "x-servescope-priority": value}, json={
                         "model": "servescope-ref", "prompt": "hi", "max_tokens": 2})
-                except httpx.HTTPError:
-                    pass
 
 
 # --- phases ------------------------------------------------------------------------------------
 async def _fast(url: str, args: argparse.Namespace, phase: Phase) -> None:
     config = LoadConfig(url, duration_s=args.duration, concurrency=args.fast_clients,
-                        mix=Mix.parse("fast=1"), max_tokens=args.max_tokens, grace_s=10.0)
+                        mix=Mix.parse("fast=1"), max_tokens=args.max_tokens, grace_s=10.0,
+                        model="servescope-ref")
     result = await run_load(config)
     phase.tpot += result.stats.values("tpot", "fast")
     phase.fast_requests = result.stats.by_kind["fast"]
@@ -303,7 +308,8 @@ def main() -> None:
     rows = [{
         "phase": p.name, "healthz_p50_ms": _ms(percentile(p.healthz, 0.5)),
         "healthz_p99_ms": _ms(percentile(p.healthz, 0.99)), "healthz_probes": len(p.healthz),
-        "healthz_failures": p.healthz_failures, "fast_requests": p.fast_requests,
+        "healthz_failures": p.healthz_failures, "healthz_failed_as": p.healthz_failed_as,
+        "fast_requests": p.fast_requests,
         "fast_errors": p.fast_errors, "fast_tpot_p99_ms": _ms(percentile(p.tpot, 0.99)),
         "peak_rss_mb": round(p.peak_rss_mb, 1), "peak_fds": p.peak_fds,
         "log_bytes": p.log_bytes, "attack_connections": p.attack_connections,

@@ -14,6 +14,7 @@ import asyncio
 import http
 import json
 import logging
+import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -45,6 +46,11 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 ABORT_KEY = "servescope.abort"
 #: Paths an over-the-cap connection may still ask for.
 HEALTH_PATHS = frozenset({"/healthz", "/health"})
+#: A connection younger than this that has not finished a request is never evicted.
+EVICTION_GRACE_S = 1.0
+#: The same for a health-check connection past the cap: none, since a connection whose head
+#: already waits in the kernel is never taken for idle.
+OVERFLOW_GRACE_S = 0.0
 #: Loggers whose repeated records are rate-limited (one per kind per interval).
 NOISY_LOGGERS = ("uvicorn.error", "asyncio", "servescope.reference.server",
                  "servescope.reference.limits")
@@ -207,6 +213,8 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
         _deadline: asyncio.TimerHandle | None = None
         _phase = "head"  # head (awaiting a request head), body, or done
         _protocol_error: Exception | None = None
+        _opened_at = 0.0
+        _served = 0
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -216,10 +224,12 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
                 on_connection(transport)
             registry.add(self.server, self.client, transport)
             self._watch_protocol_errors()
+            self._opened_at = self.loop.time()
             head_timeout = limits.header_timeout_s
-            if len(live) < limits.max_connections or _evict_one():
+            if len(live) < limits.max_connections or _evict_one(live, EVICTION_GRACE_S):
                 live[self] = None
-            elif len(overflow) < limits.health_reserve_connections:
+            elif (len(overflow) < limits.health_reserve_connections
+                  or _evict_one(overflow, OVERFLOW_GRACE_S)):
                 overflow[self] = None
                 self.app = _health_only(self.app, on_reject)
                 head_timeout = min(head_timeout, 1.0)
@@ -245,6 +255,7 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             self._track()
 
         def on_response_complete(self) -> None:
+            self._served += 1
             super().on_response_complete()
             self._track()
 
@@ -344,13 +355,17 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
                 pass  # a response was already under way: closing is all that is left
             self.transport.close()
 
-    def _evict_one() -> bool:
-        """Close the oldest connection that is waiting for a request head (idle keep-alive
-        or a head still trickling in); True when one was closed."""
-        for proto in live:
+    def _evict_one(pool: dict[Any, None], grace_s: float) -> bool:
+        """Close the oldest connection of ``pool`` that is waiting for a request head (idle
+        keep-alive, or a head still trickling in after ``grace_s``: a client that just
+        connected gets that long to send its head); True when one was closed."""
+        now = asyncio.get_running_loop().time()
+        for proto in pool:
             cycle = proto.cycle
-            if proto.conn.their_state is h11.IDLE and (cycle is None or cycle.response_complete):
-                live.pop(proto, None)
+            if proto.conn.their_state is h11.IDLE and (cycle is None or cycle.response_complete) \
+                    and (proto._served or now - proto._opened_at >= grace_s) \
+                    and not _has_unread(proto.transport):
+                pool.pop(proto, None)
                 proto._disarm()
                 if proto.conn.trailing_data[0]:
                     on_reject("header_timeout")
@@ -361,6 +376,20 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
         return False
 
     return GuardedH11Protocol
+
+
+def _has_unread(transport: asyncio.Transport) -> bool:
+    """Whether bytes wait in the kernel for this connection (a request head that arrived but
+    was not read yet: such a connection is not idle). Peeks through a duplicate descriptor, so
+    the transport's own socket is left alone."""
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return False
+    try:
+        with socket.fromfd(sock.fileno(), socket.AF_INET, socket.SOCK_STREAM) as dup:
+            return bool(dup.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+    except OSError:  # nothing to read (EAGAIN), or the connection is gone
+        return False
 
 
 def uvicorn_settings(limits: HttpLimits, *, send_buffer_bytes: int | None,

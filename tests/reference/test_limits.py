@@ -15,8 +15,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from servescope.reference import limits as limits_mod
 from servescope.reference.config import EngineConfig, HttpLimits, ModelConfig
-from servescope.reference.limits import RateLimitedLog
+from servescope.reference.limits import EVICTION_GRACE_S, RateLimitedLog
 from servescope.reference.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=64)
@@ -167,9 +168,12 @@ def test_an_idle_keep_alive_connection_is_closed(server: LocalServer) -> None:
     assert time.monotonic() - started < 15  # keep_alive_timeout_s is 1 s
 
 
-def test_past_the_connection_cap_healthz_still_answers(capped: LocalServer) -> None:
+def test_past_the_connection_cap_healthz_still_answers(capped: LocalServer,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Six busy connections (bodies in flight: not evictable) fill the cap; the next ones may
-    only ask for /healthz; past the reserve a connection is answered 503 at once."""
+    only ask for /healthz; past the reserve (held by connections inside their grace period) a
+    connection is answered 503 at once."""
+    monkeypatch.setattr(limits_mod, "OVERFLOW_GRACE_S", 60.0)
     busy = [connect(capped, b"POST /v1/completions HTTP/1.1\r\nHost: t\r\n"
                             b"Content-Length: 100\r\n\r\n{") for _ in range(6)]
     time.sleep(0.3)
@@ -197,7 +201,7 @@ def test_half_open_heads_are_evicted_to_make_room(capped: LocalServer) -> None:
     """Slowloris: connections that never finish their head are the first to go when the cap is
     reached, so a real client still gets served (not merely /healthz)."""
     loris = [connect(capped, b"GET /healthz HTTP/1.1\r\nX-A: ") for _ in range(6)]
-    time.sleep(0.3)
+    time.sleep(EVICTION_GRACE_S + 0.3)  # a connection gets a grace second to send its head
     try:
         r = httpx.get(f"{capped.url}/v1/models", timeout=5)
         assert r.status_code == 200
