@@ -24,6 +24,11 @@ def _spans(ctx: Ctx) -> list[object]:
         trend("Redactions by kind", "Values redacted before export per second, by detector "
               "kind.", "ops", [Target(q.rate(cat.REDACTIONS, cat.KIND), "{{kind}}")], width=8,
               axis_label="values/s"),
+        trend("Redaction enabled", "1 while redaction is on for spans and for logs, per "
+              "replica; 0 means someone opted out (prompts, ids and attributes leave as "
+              "recorded).", "short",
+              [Target(q.level(cat.REDACTION_ENABLED, "instance", cat.KIND, agg="min"),
+                      "{{instance}} {{kind}}")], width=24, min_value=0),
     ]
 
 
