@@ -76,10 +76,17 @@ def _install() -> None:
         protocol.H2Protocol = cls  # type: ignore[attr-defined]
 
 
-def _config(host: str, port: int, log_level: str) -> Any:
+def _config(host: str, port: int, log_level: str, app: Any) -> Any:
+    """hypercorn's config, with the connection limits ``create_app`` left in ``app.state``."""
     from hypercorn.config import Config
 
+    from .config import HttpLimits
+    from .limits import hypercorn_settings
+
     config = Config()
+    limits = getattr(getattr(app, "state", None), "http_limits", None) or HttpLimits()
+    for name, value in hypercorn_settings(limits).items():
+        setattr(config, name, value)
     config.bind = [f"{host}:{port}"]
     config.loglevel = log_level.upper()
     config.accesslog = None
@@ -100,7 +107,7 @@ class Http2ServerThread:
                 port = s.getsockname()[1]
         self.host, self.port = host, port
         self._app = app
-        self._config = _config(host, port, log_level)
+        self._config = _config(host, port, log_level, app)
         self._shutdown: asyncio.Event | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._started = threading.Event()
@@ -156,4 +163,4 @@ def serve_http2(app: Any, host: str = "127.0.0.1", port: int = 8000, *,
     from hypercorn.asyncio import serve
 
     _install()
-    asyncio.run(serve(app, _config(host, port, log_level)))
+    asyncio.run(serve(app, _config(host, port, log_level, app)))

@@ -392,6 +392,17 @@ def _has_unread(transport: asyncio.Transport) -> bool:
         return False
 
 
+def hypercorn_settings(limits: HttpLimits) -> dict[str, Any]:
+    """The ``hypercorn.config.Config`` attributes that apply ``limits`` (``serve --http2``).
+    Bodies are bounded by :class:`RequestLimits` there too; head and body deadlines and the
+    connection cap are uvicorn's (hypercorn's ``read_timeout`` would also cut off a long
+    HTTP/1.1 stream whose client sends nothing, so it is left unset)."""
+    install_error_log_limits(limits.error_log_interval_s)
+    return {"h11_max_incomplete_size": limits.max_header_bytes,
+            "h2_max_header_list_size": limits.max_header_bytes,
+            "keep_alive_timeout": limits.keep_alive_timeout_s}
+
+
 def uvicorn_settings(limits: HttpLimits, *, send_buffer_bytes: int | None,
                      on_reject: OnReject, registry: Registry,
                      on_connection: OnConnection | None = None) -> dict[str, Any]:

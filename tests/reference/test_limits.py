@@ -247,3 +247,34 @@ def test_rate_limited_log_counts_what_it_suppressed() -> None:
     assert lines.count("connection") == 2 and lines.count("other kind") == 1
     assert "connection 100 failed [99 more like this suppressed in the last 10 s]" in lines
     assert lines.count("Traceback") == 1  # one traceback per kind per interval
+
+
+def test_the_http2_mode_applies_the_same_fields() -> None:
+    """``serve --http2`` (hypercorn) takes its head size and keep-alive from the same
+    ``EngineConfig.http``, and the body limit is the same ASGI middleware."""
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from servescope.instrumentation.setup import setup_telemetry
+    from servescope.reference.engine import Engine
+    from servescope.reference.http2 import Http2ServerThread
+    from servescope.reference.server import create_app
+
+    setup = setup_telemetry(model="tiny", span_exporter=InMemorySpanExporter())
+    limits = HttpLimits(max_body_bytes=1000, max_header_bytes=4096, keep_alive_timeout_s=2.5)
+    engine = Engine(EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4,
+                                 http=limits), setup.telemetry)
+    engine.start()
+    http = Http2ServerThread(create_app(engine, setup.telemetry, http2=True)).start()
+    try:
+        config = http._config
+        assert (config.h11_max_incomplete_size, config.h2_max_header_list_size,
+                config.keep_alive_timeout) == (4096, 4096, 2.5)
+        r = httpx.post(f"{http.url}/v1/completions", content=b"x" * 5000, timeout=10)
+        assert r.status_code == 413 and r.json()["error"]["code"] == "body_too_large"
+        with httpx.Client(http1=False, http2=True) as client:
+            r = client.post(f"{http.url}/v1/completions", content=b"x" * 5000, timeout=10)
+        assert r.http_version == "HTTP/2" and r.status_code == 413
+    finally:
+        http.stop()
+        engine.shutdown()
+        setup.shutdown(2)
