@@ -13,7 +13,8 @@ phases of ``--duration`` seconds each, same fast streaming clients in both:
             label bomb     small valid requests, each with a new ``x-servescope-priority``
                            (random class names, card and phone numbers)
 
-A prober opens a fresh connection for ``GET /healthz`` every 50 ms (a timeout counts as 5 s).
+The attackers run in a process of their own. A prober opens a fresh connection for
+``GET /healthz`` every 50 ms (a timeout counts as 5 s).
 
 Figures: /healthz p50/p99 latency and failures per phase; fast clients' TPOT p99 and its ratio
 attack/baseline; the server's peak RSS and open fds per phase; bytes it logged per phase; the
@@ -250,13 +251,26 @@ async def _fast(url: str, args: argparse.Namespace, phase: Phase) -> None:
                             if reason not in ("stop", "length"))
 
 
-async def _attack(server: Server, args: argparse.Namespace, phase: Phase) -> None:
-    attack = Attack(server.port, args.cap, time.monotonic() + args.duration)
+async def attack_only(port: int, args: argparse.Namespace) -> int:
+    """Every attack at once against ``port`` for ``--duration`` s; the connections opened."""
+    attack = Attack(port, args.cap, time.monotonic() + args.duration)
     await asyncio.gather(
-        _fast(server.url, args, phase), attack.slowloris(args.slowloris),
-        attack.half_open(), attack.chunked(args.chunked), attack.big_bodies(args.big_bodies),
-        attack.label_bomb(server.url))
-    phase.attack_connections = attack.opened
+        attack.slowloris(args.slowloris), attack.half_open(), attack.chunked(args.chunked),
+        attack.big_bodies(args.big_bodies), attack.label_bomb(f"http://127.0.0.1:{port}"))
+    return attack.opened
+
+
+async def _attack(server: Server, args: argparse.Namespace, phase: Phase) -> None:
+    """The attackers run in a process of their own, so the fast clients' event loop (and
+    their TPOT) measures the server, not the attackers' coroutines."""
+    attackers = await asyncio.create_subprocess_exec(
+        sys.executable, "-P", __file__, "--attack-port", str(server.port), "--duration",
+        str(args.duration), "--cap", str(args.cap), "--slowloris", str(args.slowloris),
+        "--chunked", str(args.chunked), "--big-bodies", str(args.big_bodies),
+        stdout=asyncio.subprocess.PIPE)
+    await _fast(server.url, args, phase)
+    out, _ = await attackers.communicate()
+    phase.attack_connections = int(out.decode().strip().splitlines()[-1])
 
 
 def run_phase(server: Server, args: argparse.Namespace, name: str) -> Phase:
@@ -296,7 +310,12 @@ def main() -> None:
     parser.add_argument("--slowloris", type=int, default=100)
     parser.add_argument("--chunked", type=int, default=100)
     parser.add_argument("--big-bodies", type=int, default=4)
+    parser.add_argument("--attack-port", type=int, default=None,
+                        help="only attack this port (the attacker process)")
     args = parser.parse_args()
+    if args.attack_port is not None:
+        print(asyncio.run(attack_only(args.attack_port, args)))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(args.cap, Path(tmp))
         try:

@@ -46,8 +46,11 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 ABORT_KEY = "servescope.abort"
 #: Paths an over-the-cap connection may still ask for.
 HEALTH_PATHS = frozenset({"/healthz", "/health"})
+#: How a health check's request starts: a connection past the reserve whose first bytes say
+#: so is still let in (up to twice the reserve), so a burst of attackers cannot crowd it out.
+HEALTH_HEADS = (b"GET /healthz ", b"GET /health ", b"HEAD /healthz ", b"HEAD /health ")
 #: A connection younger than this that has not finished a request is never evicted.
-EVICTION_GRACE_S = 1.0
+EVICTION_GRACE_S = 0.1
 #: The same for a health-check connection past the cap: none, since a connection whose head
 #: already waits in the kernel is never taken for idle.
 OVERFLOW_GRACE_S = 0.0
@@ -229,7 +232,9 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             if len(live) < limits.max_connections or _evict_one(live, EVICTION_GRACE_S):
                 live[self] = None
             elif (len(overflow) < limits.health_reserve_connections
-                  or _evict_one(overflow, OVERFLOW_GRACE_S)):
+                  or _evict_one(overflow, OVERFLOW_GRACE_S)
+                  or (len(overflow) < 2 * limits.health_reserve_connections
+                      and _peek(transport).startswith(HEALTH_HEADS))):
                 overflow[self] = None
                 self.app = _health_only(self.app, on_reject)
                 head_timeout = min(head_timeout, 1.0)
@@ -378,18 +383,23 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
     return GuardedH11Protocol
 
 
-def _has_unread(transport: asyncio.Transport) -> bool:
-    """Whether bytes wait in the kernel for this connection (a request head that arrived but
-    was not read yet: such a connection is not idle). Peeks through a duplicate descriptor, so
-    the transport's own socket is left alone."""
+def _peek(transport: asyncio.Transport, n: int = 16) -> bytes:
+    """Up to ``n`` bytes waiting in the kernel for this connection, left there. Peeks through
+    a duplicate descriptor, so the transport's own socket is left alone."""
     sock = transport.get_extra_info("socket")
     if sock is None:
-        return False
+        return b""
     try:
         with socket.fromfd(sock.fileno(), socket.AF_INET, socket.SOCK_STREAM) as dup:
-            return bool(dup.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT))
+            return dup.recv(n, socket.MSG_PEEK | socket.MSG_DONTWAIT)
     except OSError:  # nothing to read (EAGAIN), or the connection is gone
-        return False
+        return b""
+
+
+def _has_unread(transport: asyncio.Transport) -> bool:
+    """Whether bytes wait in the kernel for this connection (a request head that arrived but
+    was not read yet: such a connection is not idle)."""
+    return bool(_peek(transport, 1))
 
 
 def hypercorn_settings(limits: HttpLimits) -> dict[str, Any]:
