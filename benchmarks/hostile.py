@@ -13,7 +13,7 @@ phases of ``--duration`` seconds each, same fast streaming clients in both:
             label bomb     small valid requests, each with a new ``x-servescope-priority``
                            (random class names, card and phone numbers)
 
-The attackers run in a process of their own. A prober opens a fresh connection for
+The attackers run in a process of their own; so does a prober, which opens a fresh connection for
 ``GET /healthz`` every 50 ms (a timeout counts as 5 s).
 
 Figures: /healthz p50/p99 latency and failures per phase; fast clients' TPOT p99 and its ratio
@@ -113,41 +113,48 @@ class Server:
 
 
 class Sampler:
-    """Peak RSS and fds of the server, and /healthz latency from a fresh connection."""
+    """Peak RSS and fds of the server, sampled from a thread every 100 ms."""
 
     def __init__(self, server: Server, phase: Phase) -> None:
         self.server, self.phase = server, phase
         self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._resources, daemon=True),
-                         threading.Thread(target=self._probe, daemon=True)]
-        for t in self._threads:
-            t.start()
+        self._thread = threading.Thread(target=self._resources, daemon=True)
+        self._thread.start()
 
     def _resources(self) -> None:
         while not self._stop.wait(0.1):
             self.phase.peak_rss_mb = max(self.phase.peak_rss_mb, self.server.rss_mb())
             self.phase.peak_fds = max(self.phase.peak_fds, self.server.fds())
 
-    def _probe(self) -> None:
-        while not self._stop.wait(0.05):
-            start = time.monotonic()
-            try:
-                with httpx.Client(timeout=5.0) as client:
-                    status = client.get(f"{self.server.url}/healthz").status_code
-                outcome = "ok" if status == 200 else str(status)
-            except httpx.HTTPError as exc:
-                outcome = type(exc).__name__
-            ok = outcome == "ok"
-            self.phase.healthz.append(time.monotonic() - start if ok else 5.0)
-            if not ok:
-                self.phase.healthz_failures += 1
-                failed = self.phase.healthz_failed_as
-                failed[outcome] = failed.get(outcome, 0) + 1
-
     def stop(self) -> None:
         self._stop.set()
-        for t in self._threads:
-            t.join()
+        self._thread.join()
+
+
+def probe(url: str, duration_s: float) -> list[tuple[str, float]]:
+    """``GET /healthz`` on a fresh connection every 50 ms: (outcome, seconds) per probe."""
+    out: list[tuple[str, float]] = []
+    until = time.monotonic() + duration_s
+    while time.monotonic() < until:
+        start = time.monotonic()
+        try:
+            with httpx.Client(timeout=5.0) as client:
+                status = client.get(f"{url}/healthz").status_code
+            outcome = "ok" if status == 200 else str(status)
+        except httpx.HTTPError as exc:
+            outcome = type(exc).__name__
+        out.append((outcome, time.monotonic() - start))
+        time.sleep(0.05)
+    return out
+
+
+def _record_probes(phase: Phase, raw: bytes) -> None:
+    for outcome, seconds in json.loads(raw.decode().strip().splitlines()[-1]):
+        ok = outcome == "ok"
+        phase.healthz.append(seconds if ok else 5.0)
+        if not ok:
+            phase.healthz_failures += 1
+            phase.healthz_failed_as[outcome] = phase.healthz_failed_as.get(outcome, 0) + 1
 
 
 # --- the attackers ----------------------------------------------------------------------------
@@ -274,14 +281,19 @@ async def _attack(server: Server, args: argparse.Namespace, phase: Phase) -> Non
 
 
 def run_phase(server: Server, args: argparse.Namespace, name: str) -> Phase:
+    """One phase; the /healthz prober runs in a process of its own (as a kubelet would)."""
     phase = Phase(name)
     logged = server.log_size()
     sampler = Sampler(server, phase)
+    prober = subprocess.Popen([sys.executable, "-P", __file__, "--probe-url", server.url,
+                               "--duration", str(args.duration)], stdout=subprocess.PIPE)
     try:
         asyncio.run(_attack(server, args, phase) if name == "attack"
                     else _fast(server.url, args, phase))
     finally:
         sampler.stop()
+        out, _ = prober.communicate(timeout=60)
+    _record_probes(phase, out)
     time.sleep(1.0)
     phase.log_bytes = server.log_size() - logged
     return phase
@@ -312,9 +324,14 @@ def main() -> None:
     parser.add_argument("--big-bodies", type=int, default=4)
     parser.add_argument("--attack-port", type=int, default=None,
                         help="only attack this port (the attacker process)")
+    parser.add_argument("--probe-url", default=None,
+                        help="only probe this server's /healthz (the prober process)")
     args = parser.parse_args()
     if args.attack_port is not None:
         print(asyncio.run(attack_only(args.attack_port, args)))
+        return
+    if args.probe_url is not None:
+        print(json.dumps(probe(args.probe_url, args.duration)))
         return
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(args.cap, Path(tmp))

@@ -47,8 +47,10 @@ ABORT_KEY = "servescope.abort"
 #: Paths an over-the-cap connection may still ask for.
 HEALTH_PATHS = frozenset({"/healthz", "/health"})
 #: How a health check's request starts: a connection past the reserve whose first bytes say
-#: so is still let in (up to twice the reserve), so a burst of attackers cannot crowd it out.
+#: so (within ``HEALTH_PEEK_S``) is still let in, up to twice the reserve, so a burst of
+#: attackers cannot crowd it out.
 HEALTH_HEADS = (b"GET /healthz ", b"GET /health ", b"HEAD /healthz ", b"HEAD /health ")
+HEALTH_PEEK_S = 0.2
 #: A connection younger than this that has not finished a request is never evicted.
 EVICTION_GRACE_S = 0.1
 #: The same for a health-check connection past the cap: none, since a connection whose head
@@ -228,25 +230,35 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             registry.add(self.server, self.client, transport)
             self._watch_protocol_errors()
             self._opened_at = self.loop.time()
-            head_timeout = limits.header_timeout_s
             if len(live) < limits.max_connections or _evict_one(live, EVICTION_GRACE_S):
                 live[self] = None
+                self._arm("head", limits.header_timeout_s)
             elif (len(overflow) < limits.health_reserve_connections
-                  or _evict_one(overflow, OVERFLOW_GRACE_S)
-                  or (len(overflow) < 2 * limits.health_reserve_connections
-                      and _peek(transport).startswith(HEALTH_HEADS))):
-                overflow[self] = None
-                self.app = _health_only(self.app, on_reject)
-                head_timeout = min(head_timeout, 1.0)
-            else:
-                on_reject("too_many_connections")
-                _log.warning("connection refused: %d connections open (limit %d + %d for "
-                             "health checks)", len(live) + len(overflow),
-                             limits.max_connections, limits.health_reserve_connections)
-                self._answer(503, "the server is at its connection limit; retry later",
-                             "too_many_connections")
+                  or _evict_one(overflow, OVERFLOW_GRACE_S)):
+                self._admit_for_health()
+            else:  # give a health check's head a moment to arrive before refusing
+                transport.pause_reading()
+                self.loop.call_later(HEALTH_PEEK_S, self._health_or_refuse)
+
+        def _admit_for_health(self) -> None:
+            overflow[self] = None
+            self.app = _health_only(self.app, on_reject)
+            self._arm("head", min(limits.header_timeout_s, 1.0))
+
+        def _health_or_refuse(self) -> None:
+            if self.transport.is_closing():
                 return
-            self._arm("head", head_timeout)
+            if len(overflow) < 2 * limits.health_reserve_connections and \
+                    _peek(self.transport).startswith(HEALTH_HEADS):
+                self._admit_for_health()
+                self.transport.resume_reading()
+                return
+            on_reject("too_many_connections")
+            _log.warning("connection refused: %d connections open (limit %d + %d for health "
+                         "checks)", len(live) + len(overflow), limits.max_connections,
+                         limits.health_reserve_connections)
+            self._answer(503, "the server is at its connection limit; retry later",
+                         "too_many_connections")
 
         def connection_lost(self, exc: Exception | None) -> None:
             live.pop(self, None)

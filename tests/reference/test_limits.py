@@ -190,6 +190,10 @@ def test_past_the_connection_cap_healthz_still_answers(capped: LocalServer,
         time.sleep(0.3)
         beyond = read_all(connect(capped), timeout_s=5)
         assert beyond.startswith(b"HTTP/1.1 503")
+        # a health check is still let in past the reserve: its first bytes say what it is
+        late_health = connect(capped, b"GET /healthz HTTP/1.1\r\nHost: t\r\n"
+                                      b"Connection: close\r\n\r\n")
+        assert read_all(late_health).startswith(b"HTTP/1.1 200")
         for s in held:
             s.close()
     finally:
