@@ -8,7 +8,6 @@ import json
 import logging
 
 import pytest
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from prometheus_client import CollectorRegistry
 
 from servescope.instrumentation import FinishReason, setup_telemetry
@@ -117,11 +116,10 @@ def test_batch_processor_settings_come_from_the_environment(monkeypatch, tmp_pat
     monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "16")
     monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "1234")
     setup = setup_telemetry(registry=CollectorRegistry(), trace_file=tmp_path / "t.jsonl")
-    processors = setup.tracer_provider._active_span_processor._span_processors
-    batch = next(p for p in processors if isinstance(p, BatchSpanProcessor))
-    inner = batch._batch_processor
-    assert (inner._max_queue_size, inner._max_export_batch_size,
-            inner._schedule_delay) == (64, 16, 1.234)
+    processor = setup.span_processor
+    assert processor is not None
+    assert (processor.max_queue_size, processor.max_export_batch_size,
+            processor.schedule_delay_s) == (64, 16, 1.234)
     setup.shutdown(1)
 
 
