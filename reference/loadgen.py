@@ -118,12 +118,13 @@ class LoadConfig:
     slow_deadline_s: float | None = None  # an overall deadline for slow clients too
     deadline_s: float = 0.2
     deadline_max_tokens: int = 400
+    cancel_max_tokens: int = 256  # more than socket buffers hold: the cancel lands mid-stream
     seed: int = 0
 
     def __post_init__(self) -> None:
         check_local_url(self.url)
         for name in ("concurrency", "max_tokens", "slow_read_bytes", "slow_rcvbuf",
-                     "slow_max_tokens", "deadline_max_tokens"):
+                     "slow_max_tokens", "deadline_max_tokens", "cancel_max_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name}: must be an integer >= 1, got {value!r}")
@@ -483,7 +484,12 @@ class _Runner:
             if cfg.slow_deadline_s is not None:
                 headers["x-servescope-deadline-s"] = str(cfg.slow_deadline_s)
         elif kind == "cancel":
-            reading.cancel_after_tokens = self.rng.randint(1, max(1, cfg.max_tokens // 2))
+            # A small receive buffer and a long answer: backpressure keeps the engine within
+            # its stream capacity (plus socket buffers) of what this client has read, so the
+            # disconnect always lands mid-stream, however slowly a loaded machine runs it.
+            payload["max_tokens"] = cfg.cancel_max_tokens
+            reading = Reading(rcvbuf=cfg.slow_rcvbuf,
+                              cancel_after_tokens=self.rng.randint(1, max(1, cfg.max_tokens // 2)))
         elif kind == "deadline":
             payload["max_tokens"] = cfg.deadline_max_tokens
             headers["x-servescope-deadline-s"] = str(cfg.deadline_s)

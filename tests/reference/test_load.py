@@ -118,7 +118,8 @@ def test_a_mixed_run_over_real_http_is_accounted_on_both_sides(server: LocalServ
     config = LoadConfig(server.url, duration_s=2.5, concurrency=6,
                         mix=Mix(fast=1, slow=1, cancel=1, deadline=1), max_tokens=32,
                         slow_max_tokens=48, slow_read_bytes=512, slow_interval_s=0.01,
-                        deadline_s=0.05, deadline_max_tokens=200, grace_s=10, seed=3)
+                        deadline_s=0.05, deadline_max_tokens=200, cancel_max_tokens=160,
+                        grace_s=10, seed=3)
     before = scrape(server.url)
     load = asyncio.run(run_load(config, slo=server.telemetry.slo))
     assert server.engine.wait_idle(5.0)
