@@ -172,9 +172,11 @@ def _draw_heatmap(ax: Axes, result: PanelResult,
             grid[row][index[t]] = v
     cells = [[_rate_in_bucket(grid, row, col) for col in range(len(times))]
              for row in range(len(buckets))]
+    cells = [[v if v > 0 else math.nan for v in row] for row in cells]  # empty cells: blank
     edges = [_when(t - window.step_s / 2) for t in times] + [_when(times[-1] + window.step_s / 2)]
     mesh = ax.pcolormesh(edges, range(len(buckets) + 1), cells, cmap="Oranges",
-                         norm=mcolors.PowerNorm(0.5), shading="flat")
+                         norm=mcolors.PowerNorm(0.5), shading="flat",
+                         rasterized=True)  # one embedded image instead of a path per cell
     bar = ax.figure.colorbar(mesh, ax=ax, pad=0.01, fraction=0.04)
     bar.ax.tick_params(labelsize=6.5)
     bar.set_label("per second", fontsize=7)
@@ -209,14 +211,27 @@ def _ordinal(value: float, bounds: list[float]) -> float:
 
 
 def _draw_thresholds(ax: Axes, panel: Panel, to_y: Callable[[float], float]) -> None:
+    """Dashed threshold (SLO) lines; like Grafana, they never stretch the data's scale."""
     if not panel.threshold_lines:
         return
+    low, high = ax.get_ylim()
+    above = []
     for value, color in panel.thresholds:
-        if value is not None:
-            ax.axhline(to_y(value), color=grafana_color(color), linestyle="--", linewidth=1.1)
-            ax.annotate(f"SLO {format_value(value, panel.unit)}", (1.0, to_y(value)),
+        if value is None:
+            continue
+        y = to_y(value)
+        if low <= y <= high:
+            ax.axhline(y, color=grafana_color(color), linestyle="--", linewidth=1.1)
+            ax.annotate(format_value(value, panel.unit), (1.0, y),
                         xycoords=("axes fraction", "data"), ha="right", va="bottom",
                         fontsize=7, color=grafana_color(color))
+        else:
+            above.append(format_value(value, panel.unit))
+    ax.set_ylim(low, high)
+    if above:
+        ax.annotate(f"threshold {', '.join(above)}: off the scale", (1.0, 1.0),
+                    xycoords="axes fraction", ha="right", va="bottom", fontsize=7,
+                    color="#a4161a")
 
 
 def _draw_exemplars(ax: Axes, exemplars: Sequence[Exemplar], unit: str,

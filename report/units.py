@@ -15,7 +15,7 @@ _LABELS = {"s": "seconds", "ms": "milliseconds", "percentunit": "%", "percent": 
 def unit_label(unit: str) -> str:
     """The axis label for ``unit`` ('' when the numbers speak for themselves)."""
     if unit.startswith("suffix:"):
-        return unit.removeprefix("suffix:")
+        return ""  # the ticks carry it
     return _LABELS.get(unit, unit)
 
 
