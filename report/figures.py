@@ -20,21 +20,21 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display, no GUI toolkit: before pyplot is imported
 
-import matplotlib.colors as mcolors  # noqa: E402
-import matplotlib.dates as mdates  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+import matplotlib.colors as mcolors
+import matplotlib.dates as mdates
+import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
-from .boards import Panel, TimeRange  # noqa: E402
-from .evaluate import Exemplar, PanelResult, Series  # noqa: E402
-from .units import format_value, unit_label  # noqa: E402
+from .boards import Panel, TimeRange
+from .evaluate import Exemplar, PanelResult, Series
+from .units import format_value, unit_label
 
 __all__ = ["draw_panel", "figure_png", "figure_svg", "grafana_color", "new_figure",
            "panel_svg", "stack_png", "style", "svg_with_titles"]
 
-STYLE = {
+STYLE: Any = {  # Any: matplotlib types rc keys as literals; it checks them itself
     "svg.fonttype": "none",  # text stays text: smaller files, the browser's fonts
     "font.size": 8.5,
     "font.family": "DejaVu Sans",
@@ -133,8 +133,10 @@ def draw_panel(ax: Axes, result: PanelResult, window: TimeRange,
 
 def _time_axis(ax: Axes, window: TimeRange) -> None:
     ax.set_xlim(_when(window.start), _when(window.end))
-    ax.xaxis.set_major_formatter(mdates.DateFormatter("%H:%M:%S", tz=dt.UTC))
-    ax.xaxis.set_major_locator(mdates.AutoDateLocator(minticks=3, maxticks=7))
+    ax.xaxis.set_major_formatter(
+        mdates.DateFormatter("%H:%M:%S", tz=dt.UTC))  # type: ignore[no-untyped-call]
+    ax.xaxis.set_major_locator(
+        mdates.AutoDateLocator(minticks=3, maxticks=7))  # type: ignore[no-untyped-call]
     ax.set_xlabel("time (UTC)", fontsize=7.5)
 
 
@@ -281,8 +283,9 @@ def _finite(values: Sequence[float]) -> list[float]:
     return [v if math.isfinite(v) else math.nan for v in values]
 
 
-def _when(t: float) -> Any:
-    return mdates.date2num(dt.datetime.fromtimestamp(t, dt.UTC))
+def _when(t: float) -> float:
+    """Unix seconds as matplotlib date numbers (days since its 1970-01-01 epoch)."""
+    return t / 86400.0
 
 
 def _clock(t: float) -> str:

@@ -17,6 +17,7 @@ Binary: ``$CHROMIUM_BIN`` or ``chromium`` / ``chromium-browser`` on the PATH (De
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -138,20 +139,16 @@ class Chromium:
 
     def close(self) -> None:
         if self.proc.poll() is None:
-            try:
+            with contextlib.suppress(OSError, RuntimeError, TimeoutError):
                 self.send("Browser.close", timeout=5)
-            except (OSError, RuntimeError, TimeoutError):
-                pass
             try:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=5)
         for fd in (self._to_browser, self._from_browser):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         self._log.close()
 
     def __enter__(self) -> Chromium:

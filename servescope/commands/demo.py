@@ -44,13 +44,12 @@ def _demo(args: argparse.Namespace) -> int:
     from servescope.report.live import ReportSession
 
     with ReportSession() as session:
-        hooks = {} if args.no_report else {"on_started": session.started,
-                                           "on_finished": session.finished}
         result = run_demo(args.duration, concurrency=args.concurrency, mix=mix,
                           metrics_file=args.metrics_file, trace_file=args.trace_file,
                           max_tokens=args.max_tokens, progress=not args.json,
                           redaction=RedactionStage(),  # spans leave redacted, as in production
-                          **hooks)
+                          on_started=None if args.no_report else session.started,
+                          on_finished=None if args.no_report else session.finished)
         report = None if args.no_report else session.write(args.report, args.report_png)
     if args.json:
         print(json.dumps({**result.summary.to_dict(), "metrics_file": str(result.metrics_file),
