@@ -32,6 +32,7 @@ figure.panel svg { width: 100%; height: auto; display: block; }
 .error { color: #a4161a; }
 details { font-size: 12px; color: #4a4f59; }
 details code { word-break: break-all; }
+div.table { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; background: #fff; font-size: 13px; margin: 6px 0 14px; }
 th, td { border: 1px solid #dde0e6; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #eef0f3; }
@@ -73,7 +74,8 @@ def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = Non
     head = "".join(f"<th>{esc(c)}</th>" for c in cols)
     body = "".join("<tr>" + "".join(_cell(row.get(c)) for c in cols) + "</tr>" for row in rows)
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return (f'<div class="table"><table>{cap}<thead><tr>{head}</tr></thead><tbody>{body}'
+            "</tbody></table></div>")
 
 
 def _cell(value: Any) -> str:
