@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from .boards import TimeRange
 from .prometheus import PrometheusClient
@@ -67,8 +68,8 @@ def _same(active: dict[str, str], labels: dict[str, str]) -> bool:
 
 
 def _span(name: str, labels: dict[str, str], first: float, last: float, state: str,
-          rule: dict[str, object] | None, annotations: dict[str, str] | None) -> AlertSpan:
-    notes = dict(annotations or (rule or {}).get("annotations") or {})  # type: ignore[call-overload]
+          rule: dict[str, Any] | None, annotations: dict[str, str] | None) -> AlertSpan:
+    notes: dict[str, str] = dict(annotations or (rule or {}).get("annotations") or {})
     return AlertSpan(name, labels, first, last, state, notes.get("summary", ""),
                      notes.get("runbook_url", ""), notes)
 

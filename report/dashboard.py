@@ -21,10 +21,10 @@ from . import page
 from .alerts import AlertSpan, alerts_in_range
 from .boards import Board, TimeRange
 from .evaluate import BoardResult, PanelResult, evaluate_board
-from .figures import panel_svg
+from .figures import panel_svg, stack_png
 from .prometheus import PrometheusClient
 
-__all__ = ["DashboardReport", "build_report"]
+__all__ = ["DashboardReport", "build_report", "draw_row_png", "write_report"]
 
 #: Trace ids listed under a figure (all of them are markers with tooltips in the figure).
 LISTED_EXEMPLARS = 12
@@ -172,3 +172,35 @@ def _clock(t: float) -> str:
     if t != t:  # NaN: the time is unknown
         return "?"
     return dt.datetime.fromtimestamp(t, dt.UTC).strftime("%H:%M:%S")
+
+
+def write_report(client: PrometheusClient, boards: Sequence[Board], window: TimeRange,
+                 variables: dict[str, str], output: str, png: str | None = None,
+                 png_row: str | None = None, source: str = "") -> str:
+    """Build, write, optionally draw the PNG; return the line that says where it went."""
+    report = build_report(client, boards, window, variables, source=source)
+    path = report.write(output)
+    line = f"report: {path} ({report.summary()})"
+    if png:
+        draw_row_png(report, png, png_row)
+        line += f"\nreport picture: {png}"
+    return line
+
+
+#: The row of the overview that puts latency beside queue, KV, finish reasons, backpressure.
+DEFAULT_PNG_ROW = ("overview", "Why")
+
+
+def draw_row_png(report: DashboardReport, path: str, row: str | None) -> None:
+    """``row`` is ``DASHBOARD/ROW`` (uid, file stem or title; a row title's prefix)."""
+    board_key, row_key = row.split("/", 1) if row else DEFAULT_PNG_ROW
+    for result in report.boards:
+        board = result.board
+        if board_key.lower() not in (board.uid.lower(), board.path.stem.lower(),
+                                     board.title.lower()):
+            continue
+        panels = [p for p in result.panels if p.panel.row.lower().startswith(row_key.lower())]
+        if panels:
+            stack_png(panels, report.window, path, f"{board.title} › {panels[0].panel.row}")
+            return
+    raise ValueError(f"--png-row: no row {row_key!r} in a dashboard {board_key!r}")

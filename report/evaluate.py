@@ -13,6 +13,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from servescope.instrumentation import catalog as cat
+
 from .boards import Board, Panel, Target, TimeRange, substitute
 from .prometheus import PrometheusClient, PrometheusError
 
@@ -166,8 +168,6 @@ def _names(names: list[str]) -> str:
 
 def _produced_elsewhere(names: list[str]) -> str:
     """The catalog's own words on where a metric comes from, when it has them."""
-    from servescope.instrumentation import catalog as cat
-
     helps = []
     for spec in cat.CATALOG:
         if any(n in cat.series_names(spec) for n in names) and spec.help not in helps:

@@ -14,7 +14,7 @@ import io
 import math
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import matplotlib
 
@@ -47,6 +47,7 @@ STYLE: Any = {  # Any: matplotlib types rc keys as literals; it checks them itse
     "figure.dpi": 100,
 }
 EXEMPLAR_COLOR = "#d61fd6"
+_GENERIC_ID = re.compile(r' id="(?:[A-Za-z]+[A-Za-z0-9.]*_\d+|[A-Za-z]+_[A-Za-z]+_\d+)"')
 
 
 def grafana_color(name: str) -> str:
@@ -56,7 +57,8 @@ def grafana_color(name: str) -> str:
     return candidate if mcolors.is_color_like(candidate) else "#888888"
 
 
-def new_figure(width_in: float, height_in: float, layout: str | None = "constrained") -> Figure:
+def new_figure(width_in: float, height_in: float,
+               layout: Literal["constrained"] | None = "constrained") -> Figure:
     """A figure outside pyplot's registry (nothing to close); draw inside ``style()``."""
     return Figure(figsize=(width_in, height_in), layout=layout)
 
@@ -74,6 +76,11 @@ def figure_svg(fig: Figure, salt: str, titles: dict[str, str] | None = None) -> 
     text = buf.getvalue()
     text = text[text.index("<svg"):]  # no XML declaration or DOCTYPE inside HTML
     text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.S)
+    # matplotlib names every group (axes_1, line2d_3...): the same ids in every figure of a
+    # page. Nothing refers to them (references use salted hashes), so they go, with the
+    # indentation between tags.
+    text = _GENERIC_ID.sub("", text)
+    text = re.sub(r">\s+<", "><", text)
     return svg_with_titles(text, titles or {})
 
 
@@ -138,13 +145,14 @@ def draw_panel(ax: Axes, result: PanelResult, window: TimeRange,
 
 
 def _time_axis(ax: Axes, window: TimeRange) -> None:
+    fig = ax.get_figure(root=True)
+    width_in = ax.get_position().width * (fig.get_figwidth() if fig is not None else 6.0)
     ax.set_xlim(_when(window.start), _when(window.end))
     ax.xaxis.set_major_formatter(
         mdates.DateFormatter("%H:%M:%S", tz=dt.UTC))  # type: ignore[no-untyped-call]
     ax.xaxis.set_major_locator(
         mdates.AutoDateLocator(minticks=2,  # type: ignore[no-untyped-call]
-                               maxticks=max(3, int(ax.get_position().width
-                                                   * ax.figure.get_figwidth() / 1.1))))
+                               maxticks=max(3, int(width_in / 1.1))))
     ax.set_xlabel("time (UTC)", fontsize=7.5)
 
 

@@ -58,7 +58,7 @@ class ReportSession:
         """Draw the report over the run; return the line to print (or the problem)."""
         if self.prometheus is None:
             return f"report: none. {self.problem or 'Prometheus was not started.'}"
-        from servescope.commands.report import write_report
+        from .dashboard import write_report  # matplotlib: only when drawing
 
         try:
             client = PrometheusClient(self.prometheus.url)

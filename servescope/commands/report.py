@@ -59,6 +59,8 @@ def _report(args: argparse.Namespace) -> int:
         return 1
     variables = {"job": args.job, "instance": args.instance, "model": args.model,
                  "datasource": "prometheus"}
+    from servescope.report.dashboard import write_report
+
     try:
         written = write_report(client, boards, window, variables, args.output, args.png,
                                args.png_row, source=f"flavor {args.flavor}")
@@ -84,38 +86,3 @@ def _boards(args: argparse.Namespace) -> list[Any]:
         raise ValueError(f"--flavor: unknown flavor {args.flavor!r} (choose from "
                          f"{', '.join(flavors)})")
     return load_boards(generated_dir(args.flavor))
-
-
-def write_report(client: Any, boards: list[Any], window: Any, variables: dict[str, str],
-                 output: str, png: str | None = None, png_row: str | None = None,
-                 source: str = "") -> str:
-    """Build, write, optionally draw the PNG; return the line that says where it went."""
-    from servescope.report.dashboard import build_report
-
-    report = build_report(client, boards, window, variables, source=source)
-    path = report.write(output)
-    line = f"report: {path} ({report.summary()})"
-    if png:
-        draw_row_png(report, png, png_row)
-        line += f"\nreport picture: {png}"
-    return line
-
-
-#: The row of the overview that puts latency beside queue, KV, finish reasons, backpressure.
-DEFAULT_PNG_ROW = ("overview", "Why")
-
-
-def draw_row_png(report: Any, path: str, row: str | None) -> None:
-    from servescope.report.figures import stack_png
-
-    board_key, row_key = row.split("/", 1) if row else DEFAULT_PNG_ROW
-    for result in report.boards:
-        board = result.board
-        if board_key.lower() not in (board.uid.lower(), board.path.stem.lower(),
-                                     board.title.lower()):
-            continue
-        panels = [p for p in result.panels if p.panel.row.lower().startswith(row_key.lower())]
-        if panels:
-            stack_png(panels, report.window, path, f"{board.title} › {panels[0].panel.row}")
-            return
-    raise ValueError(f"--png-row: no row {row_key!r} in a dashboard {board_key!r}")

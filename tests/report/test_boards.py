@@ -68,3 +68,19 @@ def test_durations_units_legends_and_series_names() -> None:
     assert legend(target, {"finish_reason": "stop", "instance": "h:1"}) == "stop on h:1"
     assert series_names('histogram_quantile(0.9, sum by (le) (rate(a_bucket{x="1"}[1m])))'
                         ' / on() b{y="2"}') == ["a_bucket", "b"]
+
+
+def test_the_worker_never_imports_the_report() -> None:
+    """Arrows point one way: the command layer joins the demo and the report."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "reference"
+    offenders = []
+    for path in sorted(root.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            offenders += [f"{path.name}: {n}" for n in names
+                          if n.startswith(("servescope.report", "matplotlib"))]
+    assert offenders == []
