@@ -38,6 +38,7 @@ class DashboardReport:
     pending: list[AlertSpan]
     window: TimeRange
     seconds: float  # time to evaluate and render
+    query_seconds: float = 0.0  # of which asking Prometheus
 
     @property
     def panels(self) -> int:
@@ -56,7 +57,8 @@ class DashboardReport:
     def summary(self) -> str:
         return (f"{len(self.boards)} dashboards, {self.with_data} of {self.panels} panels with "
                 f"data, {len(self.firing)} alert(s) fired; {len(self.html.encode()) / 1024:.0f} "
-                f"KB, generated in {self.seconds:.1f} s")
+                f"KB, generated in {self.seconds:.1f} s, of which {self.query_seconds:.1f} s "
+                "querying Prometheus")
 
 
 def build_report(client: PrometheusClient, boards: Sequence[Board], window: TimeRange,
@@ -66,12 +68,13 @@ def build_report(client: PrometheusClient, boards: Sequence[Board], window: Time
     present = client.metric_names(window.start, window.end)
     results = [evaluate_board(client, board, window, variables, present) for board in boards]
     firing, pending = alerts_in_range(client, window)
+    queried = time.perf_counter() - started
     header = _header(client.url, window, variables, results, source)
     body = [_board_section(i, result, window) for i, result in enumerate(results)]
     body.append(_alerts_section(firing, pending))
     html = page.page(title, header, body)
     return DashboardReport(html, results, firing, pending, window,
-                           time.perf_counter() - started)
+                           time.perf_counter() - started, queried)
 
 
 def _header(url: str, window: TimeRange, variables: dict[str, str],
