@@ -58,8 +58,11 @@ class ReportSession:
         """Draw the report over the run; return the line to print (or the problem)."""
         if self.prometheus is None:
             return f"report: none. {self.problem or 'Prometheus was not started.'}"
-        from .dashboard import write_report  # matplotlib: only when drawing
-
+        try:
+            from .dashboard import write_report  # matplotlib: only when drawing
+        except ImportError as exc:
+            return ("report: none. Drawing needs matplotlib, the 'report' extra: pip install "
+                    f"'servescope[report]' ({exc}).")
         try:
             client = PrometheusClient(self.prometheus.url)
             window = TimeRange.ending(self.started_at - 2, self.finished_at, SCRAPE_INTERVAL_S)

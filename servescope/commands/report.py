@@ -38,8 +38,18 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_report)
 
 
+MISSING_EXTRA = ("drawing needs matplotlib, the 'report' extra: "
+                 "pip install 'servescope[report]'")
+
+
 def _report(args: argparse.Namespace) -> int:
     from servescope.report import PrometheusError, TimeRange, parse_duration
+
+    try:
+        from servescope.report.dashboard import write_report
+    except ImportError as exc:
+        print(f"servescope report: {MISSING_EXTRA} ({exc})", file=sys.stderr)
+        return 2
 
     try:
         boards = _boards(args)
@@ -59,8 +69,6 @@ def _report(args: argparse.Namespace) -> int:
         return 1
     variables = {"job": args.job, "instance": args.instance, "model": args.model,
                  "datasource": "prometheus"}
-    from servescope.report.dashboard import write_report
-
     try:
         written = write_report(client, boards, window, variables, args.output, args.png,
                                args.png_row, source=f"flavor {args.flavor}")

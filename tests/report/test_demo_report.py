@@ -63,3 +63,21 @@ def test_demo_with_a_prometheus_that_exits_says_why(
     assert summary["report"].startswith("report: none. Prometheus could not be started: "
                                         "Prometheus exited with status 3")
     assert "opening storage failed" in summary["report"]
+
+
+def test_report_without_matplotlib_names_the_extra(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    for name in [m for m in sys.modules if m.startswith(("matplotlib", "servescope.report."))]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    assert main(["report", "--prometheus", "http://127.0.0.1:9"]) == 2
+    assert "the 'report' extra: pip install 'servescope[report]'" in capsys.readouterr().err
+    from servescope.report.live import ReportSession
+
+    with ReportSession() as session:
+        session.prometheus = object()  # type: ignore[assignment]  # as if it had started
+        line = session.write("unused.html")
+        session.prometheus = None
+    assert line.startswith("report: none. Drawing needs matplotlib, the 'report' extra")
