@@ -129,7 +129,9 @@ def _exemplar_list(result: PanelResult) -> str:
     shown = sorted(result.exemplars, key=lambda e: -e.value)[:LISTED_EXEMPLARS]
     items = "".join(f"<li><code>{page.esc(e.trace_id)}</code> {_clock(e.time)}, "
                     f"{e.value:.4g}</li>" for e in shown)
-    return (f'<details class="exemplars"><summary>{len(result.exemplars)} exemplars '
+    drawn = (f", {len(result.exemplars)} drawn" if result.exemplars_found > len(result.exemplars)
+             else "")
+    return (f'<details class="exemplars"><summary>{result.exemplars_found} exemplars{drawn} '
             f"(trace ids; the slowest {len(shown)} listed)</summary><ul>{items}</ul></details>")
 
 

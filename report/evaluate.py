@@ -23,6 +23,9 @@ __all__ = ["BoardResult", "Exemplar", "PanelResult", "Series", "evaluate_board",
 
 #: A series name in a selector, as the dashboards write them (``name{...}``).
 _SELECTOR = re.compile(r"\b([a-zA-Z_:][a-zA-Z0-9_:]*)\s*\{")
+#: Markers per panel: a long range can hold thousands of exemplars; an evenly spread share of
+#: them (the slowest always kept) shows the same picture at a bounded page size.
+MAX_EXEMPLARS = 300
 _LEGEND = re.compile(r"\{\{\s*(\w+)\s*\}\}")
 _PROMQL_WORDS = {"sum", "max", "min", "avg", "count", "rate", "irate", "increase", "by",
                  "without", "histogram_quantile", "vector", "on", "ignoring", "group_left",
@@ -57,6 +60,7 @@ class PanelResult:
     errors: list[str] = field(default_factory=list)
     empty_reason: str = ""
     queries: list[str] = field(default_factory=list)
+    exemplars_found: int = 0  # before thinning to MAX_EXEMPLARS markers
 
     @property
     def has_data(self) -> bool:
@@ -109,9 +113,22 @@ def evaluate_panel(client: PrometheusClient, panel: Panel, window: TimeRange,
             _evaluate_target(client, panel, target, expr, window, result)
         except PrometheusError as exc:
             result.errors.append(f"{target.ref_id}: {exc}")
+    result.exemplars_found = len(result.exemplars)
+    result.exemplars = thin_exemplars(result.exemplars, MAX_EXEMPLARS)
     if not result.has_data:
         result.empty_reason = _empty_reason(result, present)
     return result
+
+
+def thin_exemplars(exemplars: list[Exemplar], limit: int) -> list[Exemplar]:
+    """At most ``limit``: the slowest tenth of the budget, then evenly spread over time."""
+    if len(exemplars) <= limit:
+        return exemplars
+    slowest = sorted(exemplars, key=lambda e: -e.value)[:max(1, limit // 10)]
+    rest = sorted((e for e in exemplars if e not in slowest), key=lambda e: e.time)
+    stride = len(rest) / (limit - len(slowest))
+    spread = [rest[int(i * stride)] for i in range(limit - len(slowest))]
+    return sorted(slowest + spread, key=lambda e: e.time)
 
 
 def _evaluate_target(client: PrometheusClient, panel: Panel, target: Target, expr: str,

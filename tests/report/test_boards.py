@@ -84,3 +84,16 @@ def test_the_worker_never_imports_the_report() -> None:
             offenders += [f"{path.name}: {n}" for n in names
                           if n.startswith(("servescope.report", "matplotlib"))]
     assert offenders == []
+
+
+def test_exemplars_are_thinned_evenly_keeping_the_slowest() -> None:
+    from servescope.report.evaluate import Exemplar, thin_exemplars
+
+    many = [Exemplar(float(t), 0.01 * (t % 7), f"{t:032x}", {}) for t in range(5000)]
+    many[1234] = Exemplar(1234.0, 9.0, "slowest", {})
+    kept = thin_exemplars(many, 300)
+    assert len(kept) == 300
+    assert any(e.trace_id == "slowest" for e in kept)
+    times = [e.time for e in kept]
+    assert times == sorted(times) and times[0] < 100 and times[-1] > 4800  # the whole range
+    assert thin_exemplars(many[:10], 300) == many[:10]

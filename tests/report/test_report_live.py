@@ -11,6 +11,7 @@ import pytest
 
 from servescope.cli import main
 from servescope.dashboards import lint
+from servescope.report.evaluate import MAX_EXEMPLARS
 
 from .conftest import ALERT, LiveReport
 
@@ -70,7 +71,7 @@ def test_heatmap_exemplars_show_trace_ids_prometheus_holds(live_report: LiveRepo
              .replace("$job", ".*").replace("$instance", ".*").replace("$model", ".*"))
     groups = live_report.prom.exemplars(query, live_report.start, live_report.end)
     held = {e["labels"]["trace_id"] for g in groups for e in g["exemplars"]}
-    assert shown == held
+    assert shown <= held and len(shown) == min(len(held), MAX_EXEMPLARS)
     exported = {s.context.trace_id for s in live_report.exporter.get_finished_spans()}
     assert {int(t, 16) for t in shown} <= exported  # each marker points at a real trace
 
