@@ -146,10 +146,12 @@ def hooks(result: Mapping[str, Any]) -> list[Figure]:
     names = list(costs)[::-1]
     bars = ax.barh(names, [costs[n] for n in names], color="#4c72b0")
     ax.bar_label(bars, labels=[_num(costs[n]) for n in names], padding=3, fontsize=7.5)
-    ax.set_xscale("log")
-    _plain_log(ax.xaxis)
-    ax.set_xlabel(f"{unit} (log scale)")
-    return [(f"Cost of the hooks in {unit}", caption, fig)]
+    if min(costs.values()) > 0:
+        ax.set_xscale("log")
+        _plain_log(ax.xaxis)
+        unit += " (log scale)"
+    ax.set_xlabel(unit)
+    return [(f"Cost of the hooks in {unit.removesuffix(' (log scale)')}", caption, fig)]
 
 
 # --- overhead -----------------------------------------------------------------------------
@@ -176,6 +178,8 @@ def redaction(result: Mapping[str, Any]) -> list[Figure]:
     spans = result.get("spans_per_s") or {}
     anchors = _anchors(result)
     rates = {name: a["strings_per_s"] for name, a in anchors.items() if a.get("strings_per_s")}
+    if isinstance(result.get("strings_per_s"), Mapping):  # one map of detector -> strings/s
+        rates = {str(k): float(v) for k, v in result["strings_per_s"].items() if v}
     if spans or rates:
         fig = new_figure(11, 2.8)
         left, right = fig.subplots(1, 2)
@@ -215,14 +219,21 @@ def _anchors(result: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _bars(ax: Any, values: Mapping[str, float], label: str, title: str) -> None:
+    ax.set_title(title, fontsize=9)
+    if not values:
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "not in this run", ha="center", transform=ax.transAxes)
+        return
     names = list(values)
     bars = ax.barh(names[::-1], [values[n] for n in names[::-1]], color="#8172b2")
     ax.bar_label(bars, labels=[f"{values[n]:,.0f}" for n in names[::-1]], padding=3,
                  fontsize=7.5)
-    ax.set_xscale("log")
-    _plain_log(ax.xaxis)
+    if min(values.values()) > 0:
+        ax.set_xscale("log")
+        _plain_log(ax.xaxis)
+    else:
+        label = label.replace(" (log scale)", "")
     ax.set_xlabel(label)
-    ax.set_title(title, fontsize=9)
 
 
 # --- tables for every benchmark -----------------------------------------------------------

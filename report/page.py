@@ -82,7 +82,8 @@ def _cell(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return f"<td>{'' if value is None else esc('yes' if value else 'no')}</td>"
     if isinstance(value, int | float):
-        text = f"{value:,}" if isinstance(value, int) else f"{value:,.4g}"
+        text = (f"{value:,}" if isinstance(value, int) else f"{value:,.0f}" if abs(value) >= 1000
+                else f"{value:.4g}")
         return f'<td class="num">{esc(text)}</td>'
     if isinstance(value, Mapping):
         return "<td>" + esc(", ".join(f"{k} {v}" for k, v in value.items())) + "</td>"
