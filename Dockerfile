@@ -34,6 +34,7 @@ COPY redaction ./redaction
 COPY reference ./reference
 COPY dashboards ./dashboards
 COPY alerts ./alerts
+COPY report ./report
 RUN pip install '.[reference]'
 
 RUN useradd --create-home --uid 10001 servescope

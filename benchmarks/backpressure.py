@@ -62,6 +62,7 @@ class Outcome:
     committed: int = 0
     peak_buffered: float = 0.0
     pauses: int = 0
+    timeline: dict[str, list[float]] = field(default_factory=dict)  # of the first round
 
     def row(self) -> dict[str, Any]:
         return {
@@ -73,6 +74,9 @@ class Outcome:
             "committed_tokens": self.committed, "discarded_tokens": self.discarded,
             "peak_buffered_tokens": int(self.peak_buffered), "pauses": self.pauses,
             "slow_finish": self.slow_finish,
+            # for benchmarks/report.py: the distribution and the first round over time
+            "fast_tpot_ms": [round(x * 1000, 3) for x in self.fast_tpot],
+            "timeline": self.timeline,
         }
 
 
@@ -86,20 +90,32 @@ def _engine_config(bounded: bool) -> EngineConfig:
 
 
 class GaugeSampler:
-    """Peak of the engine's buffered-token gauge, sampled from a thread every 5 ms."""
+    """Peak of the engine's buffered-token gauge, sampled from a thread every 5 ms; every
+    100 ms it also notes buffered (unsent) and discarded tokens for the timeline."""
 
     def __init__(self, server: LocalServer) -> None:
         self.registry = server.setup.registry
+        self.model = server.telemetry.model
         self.peak = 0.0
+        self.timeline: dict[str, list[float]] = {"t_s": [], "unsent": [], "discarded": []}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
+        started = time.monotonic()
+        ticks = 0
         while not self._stop.wait(0.005):
             value = self.registry.get_sample_value("servescope_stream_buffered_tokens",
                                                    {"pool": "default"}) or 0.0
             self.peak = max(self.peak, value)
+            ticks += 1
+            if ticks % 20 == 0:
+                discarded = self.registry.get_sample_value(
+                    "servescope_tokens_total", {"model": self.model, "stage": "discarded"})
+                self.timeline["t_s"].append(round(time.monotonic() - started, 3))
+                self.timeline["unsent"].append(value)
+                self.timeline["discarded"].append(discarded or 0.0)
 
     def stop(self) -> float:
         self._stop.set()
@@ -130,6 +146,7 @@ def run_one(outcome: Outcome, bounded: bool, args: argparse.Namespace) -> None:
         fast, slow = asyncio.run(_drive(server.url, args, outcome.slow))
         server.engine.wait_idle(30.0)
         outcome.peak_buffered = max(outcome.peak_buffered, sampler.stop())
+        outcome.timeline = outcome.timeline or sampler.timeline
         delta = scrape(server.url).minus(before)
     outcome.fast_tpot += fast.stats.values("tpot", "fast")
     outcome.fast_ttft += fast.stats.values("ttft", "fast")

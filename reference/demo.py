@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -22,7 +23,11 @@ from .load_summary import Summary, format_summary, scrape, summarize
 from .loadgen import LoadConfig, Mix, Progress, run_load
 from .server import LocalServer
 
-__all__ = ["DemoResult", "progress_printer", "run_demo"]
+__all__ = ["DemoHook", "DemoResult", "progress_printer", "run_demo"]
+
+#: Called with the server's base URL: once it listens, and once the load is done (it still
+#: serves ``/metrics`` then). The command layer starts and feeds Prometheus through these.
+DemoHook = Callable[[str], None]
 
 DEFAULT_METRICS_FILE = "servescope-demo-metrics.txt"
 DEFAULT_TRACE_FILE = "servescope-traces.jsonl"
@@ -70,10 +75,13 @@ def run_demo(duration_s: float = 30.0, *, concurrency: int = 24, mix: Mix | None
              metrics_file: str | Path = DEFAULT_METRICS_FILE,
              trace_file: str = DEFAULT_TRACE_FILE, max_tokens: int = 128,
              progress: bool = True,
-             redaction: RedactionStage | None = None) -> DemoResult:
+             redaction: RedactionStage | None = None, on_started: DemoHook | None = None,
+             on_finished: DemoHook | None = None) -> DemoResult:
     """Start the server on a free 127.0.0.1 port, drive the mixed load, summarise, stop."""
     server = LocalServer(config, slo=slo, trace_file=trace_file, redaction=redaction).start()
     try:
+        if on_started is not None:
+            on_started(server.url)
         load_config = LoadConfig(server.url, duration_s=duration_s, concurrency=concurrency,
                                  mix=mix or Mix(), max_tokens=max_tokens,
                                  grace_s=max(5.0, min(10.0, duration_s / 3)))
@@ -83,6 +91,8 @@ def run_demo(duration_s: float = 30.0, *, concurrency: int = 24, mix: Mix | None
         if printer is not None and sys.stderr.isatty():
             print(file=sys.stderr)
         server.engine.wait_idle(10.0)
+        if on_finished is not None:
+            on_finished(server.url)
         after = scrape(server.url)
         summary = summarize(load, after.minus(before), server.telemetry.slo)
         data, _ = render(server.setup.registry, "application/openmetrics-text")

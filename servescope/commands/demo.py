@@ -19,6 +19,13 @@ def register(sub: Any) -> None:
     p.add_argument("--trace-file", default="servescope-traces.jsonl",
                    help="where spans go when no OTEL_* exporter is configured")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+    p.add_argument("--report", default="servescope-demo-report.html",
+                   help="where the dashboard report goes (a loopback Prometheus scrapes the "
+                        "server every second during the run)")
+    p.add_argument("--no-report", action="store_true",
+                   help="no Prometheus, no report: only the summary")
+    p.add_argument("--report-png", default=None,
+                   help="also draw the overview's latency-and-causes row as a PNG here")
     p.set_defaults(handler=_demo)
 
 
@@ -34,14 +41,21 @@ def _demo(args: argparse.Namespace) -> int:
         print(f"servescope demo: {exc}")
         return 2
     from servescope.redaction import RedactionStage
+    from servescope.report.live import ReportSession
 
-    result = run_demo(args.duration, concurrency=args.concurrency, mix=mix,
-                      metrics_file=args.metrics_file, trace_file=args.trace_file,
-                      max_tokens=args.max_tokens, progress=not args.json,
-                      redaction=RedactionStage())  # spans leave redacted, as in production
+    with ReportSession() as session:
+        result = run_demo(args.duration, concurrency=args.concurrency, mix=mix,
+                          metrics_file=args.metrics_file, trace_file=args.trace_file,
+                          max_tokens=args.max_tokens, progress=not args.json,
+                          redaction=RedactionStage(),  # spans leave redacted, as in production
+                          on_started=None if args.no_report else session.started,
+                          on_finished=None if args.no_report else session.finished)
+        report = None if args.no_report else session.write(args.report, args.report_png)
     if args.json:
         print(json.dumps({**result.summary.to_dict(), "metrics_file": str(result.metrics_file),
-                          "traces": result.traces}))
+                          "traces": result.traces, "report": report}))
     else:
         print(result.report())
+        if report is not None:
+            print(report)
     return 0
