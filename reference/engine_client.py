@@ -232,6 +232,8 @@ class EngineClient:
         self.restart_backoff_s = restart_backoff_s
         self.retry_after_s = retry_after_s
         self.restarts = 0
+        self.messages_received = 0  # from the engine (steps and heartbeats)
+        self.messages_sent = 0
         self.health = EngineHealth(telemetry)
         self._zmq = zmq.Context()
         self._dir = tempfile.mkdtemp(prefix="servescope-engine-")
@@ -521,6 +523,7 @@ class EngineClient:
             except zmq.Again:
                 return
             msg = decoder_from_engine.decode(frame)
+            self.messages_received += 1
             inc.last_message = time.monotonic()
             if msg.stats:
                 self._stats = EngineStats(*msg.stats)
@@ -647,6 +650,7 @@ class EngineClient:
         # zmq.Again: the engine stopped reading (hung); its lease will expire
         with contextlib.suppress(zmq.Again):
             inc.to_engine.send(encoder.encode(out), zmq.NOBLOCK)
+            self.messages_sent += 1
 
     # --- losing an engine -------------------------------------------------------------------
     def _bury(self, inc: _Incarnation, why: str, *, restart: bool = True) -> None:
