@@ -490,30 +490,39 @@ class EngineClient:
                 self._respawn()
                 continue
             try:
-                ready = dict(inc.poller.poll(int(self.heartbeat_s * 500)))
-            except zmq.ZMQError:
-                continue
-            if self._wake_r in ready:
-                self._wake_pending = False
-                with contextlib.suppress(OSError):
-                    os.read(self._wake_r, 4096)
-            if inc.from_engine in ready:
-                self._receive(inc)
-            if inc.dead:
-                continue
-            if inc.proc.sentinel in ready or not inc.proc.is_alive():
-                self._bury(inc, "exited")
-                continue
-            now = time.monotonic()
-            if inc.ready and now - inc.last_message > self.lease_s:
-                _log.error("engine process %s missed its lease (%.1fs): killing it",
-                           inc.proc.pid, now - inc.last_message)
-                self._bury(inc, "lease_expired")
-                continue
-            if not inc.ready and now - inc.started_at > self.start_timeout_s:
-                self._bury(inc, "startup_timeout")
-                continue
-            self._flush(inc)
+                self._turn(inc)
+            except Exception:  # a link bug must not leave requests hanging: start over
+                _log.exception("engine link failed; replacing the engine")
+                self._bury(inc, "fatal")
+
+    def _turn(self, inc: _Incarnation) -> None:
+        """One turn of the link: wait for the engine or a wake-up, apply what arrived,
+        check the process and its lease, send what accumulated."""
+        try:
+            ready = dict(inc.poller.poll(int(self.heartbeat_s * 500)))
+        except zmq.ZMQError:
+            return
+        if self._wake_r in ready:
+            self._wake_pending = False
+            with contextlib.suppress(OSError):
+                os.read(self._wake_r, 4096)
+        if inc.from_engine in ready:
+            self._receive(inc)
+        if inc.dead:
+            return
+        if inc.proc.sentinel in ready or not inc.proc.is_alive():
+            self._bury(inc, "exited")
+            return
+        now = time.monotonic()
+        if inc.ready and now - inc.last_message > self.lease_s:
+            _log.error("engine process %s missed its lease (%.1fs): killing it",
+                       inc.proc.pid, now - inc.last_message)
+            self._bury(inc, "lease_expired")
+            return
+        if not inc.ready and now - inc.started_at > self.start_timeout_s:
+            self._bury(inc, "startup_timeout")
+            return
+        self._flush(inc)
 
     def _receive(self, inc: _Incarnation) -> None:
         """Apply every message waiting, in order."""
