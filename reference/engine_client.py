@@ -220,7 +220,7 @@ class EngineClient:
     def __init__(self, config: EngineConfig, telemetry: Telemetry, *,
                  heartbeat_s: float = 0.1, lease_s: float = 3.0,
                  start_timeout_s: float = 120.0, restart_backoff_s: float = 0.5,
-                 retry_after_s: int = 2) -> None:
+                 retry_after_s: int = 2, cpu_threads: int | None = None) -> None:
         if not 0 < heartbeat_s < lease_s:
             raise ValueError(f"lease_s: must exceed heartbeat_s={heartbeat_s}, got {lease_s}")
         self.config = config
@@ -231,6 +231,8 @@ class EngineClient:
         self.start_timeout_s = start_timeout_s
         self.restart_backoff_s = restart_backoff_s
         self.retry_after_s = retry_after_s
+        # the engine's torch CPU threads: every core but one, which the API process keeps
+        self.cpu_threads = cpu_threads or max(1, (os.cpu_count() or 2) - 1)
         self.restarts = 0
         self.messages_received = 0  # from the engine (steps and heartbeats)
         self.messages_sent = 0
@@ -473,7 +475,7 @@ class EngineClient:
         from_engine.setsockopt(zmq.LINGER, 0)
         from_engine.bind(f"ipc://{from_path}")
         spec = ChildSpec(self.config, f"ipc://{to_path}", f"ipc://{from_path}",
-                         self.heartbeat_s, os.getpid())
+                         self.heartbeat_s, os.getpid(), self.cpu_threads)
         proc = _EngineProcess(spec)
         poller = zmq.Poller()
         poller.register(from_engine, zmq.POLLIN)

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import torch
 import zmq
 
 from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
@@ -58,17 +59,20 @@ class ChildSpec:
     from_engine: str  # the other way
     heartbeat_s: float
     parent_pid: int
+    cpu_threads: int  # torch's intra-op threads for CPU work (one core left to the API)
 
     def to_json(self) -> bytes:
         return json.dumps({"config": self.config.to_dict(), "to_engine": self.to_engine,
                            "from_engine": self.from_engine, "heartbeat_s": self.heartbeat_s,
-                           "parent_pid": self.parent_pid}).encode()
+                           "parent_pid": self.parent_pid,
+                           "cpu_threads": self.cpu_threads}).encode()
 
     @classmethod
     def from_json(cls, data: bytes) -> ChildSpec:
         raw = json.loads(data)
         return cls(EngineConfig.from_dict(raw["config"]), raw["to_engine"],
-                   raw["from_engine"], float(raw["heartbeat_s"]), int(raw["parent_pid"]))
+                   raw["from_engine"], float(raw["heartbeat_s"]), int(raw["parent_pid"]),
+                   int(raw["cpu_threads"]))
 
 
 class _EventRecorder(RequestRecorder):
@@ -306,6 +310,9 @@ def engine_main(spec: ChildSpec) -> None:
     """The engine process: connect, build the model, say ready, loop until told to stop."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="engine[%(process)d] %(levelname)s %(name)s: %(message)s")
+    # two processes now share the cores: torch's spinning intra-op threads would take the
+    # API process's core (and its own heartbeat) on a small machine
+    torch.set_num_threads(spec.cpu_threads)
     ctx = zmq.Context()
     inbox = ctx.socket(zmq.PULL)
     inbox.connect(spec.to_engine)
