@@ -38,7 +38,7 @@ from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
 from .config import EngineConfig
 from .engine_wire import EV, FromEngine, Submit, ToEngine, decoder_to_engine, encoder
 from .lifecycle import Lifecycle
-from .model import KVCache, Transformer, pick_device
+from .model import BatchInput, KVCache, Transformer, pick_device
 from .request import GenerationRequest
 from .scheduler import Scheduler
 from .sequence import SeqState, Sequence
@@ -238,6 +238,7 @@ class EngineCore:
         self.device = pick_device(config.device)
         model = Transformer.from_config(config.model, self.device)
         cache = KVCache(config.model, config.num_blocks, config.block_size, self.device)
+        _warm_up(model, cache, self.device)
         self.scheduler = _CoreScheduler(
             config, self.telemetry, model, cache, self.device, ByteTokenizer(),
             lambda: self.events.append((EV.LEFT_WAITING, "", None, None)),
@@ -304,6 +305,16 @@ class EngineCore:
 
     def stats(self) -> list[Any]:
         return list(dataclasses.astuple(self.scheduler.stats))
+
+
+def _warm_up(model: Transformer, cache: KVCache, device: torch.device) -> None:
+    """One prefill-shaped and one decode-shaped forward into the scratch block before saying
+    ready: the first forward builds kernels and buffers (seconds on a loaded machine), which
+    would otherwise count against the lease of the first real step. No pool block is used."""
+    scratch = [cache.scratch_block]
+    with torch.inference_mode():
+        for tokens in ([1] * min(8, cache.block_size), [1]):
+            model(BatchInput.build([(tokens, 0, scratch)], cache, device), cache)
 
 
 def engine_main(spec: ChildSpec) -> None:
