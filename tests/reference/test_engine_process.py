@@ -289,3 +289,59 @@ def test_a_fault_in_one_request_ends_it_alone_without_a_restart() -> None:
 def test_lease_must_exceed_the_heartbeat() -> None:
     with pytest.raises(ValueError, match="lease_s"):
         EngineClient(_config(), Telemetry(), heartbeat_s=1.0, lease_s=0.5)
+
+
+def test_racing_terminal_signals_across_the_boundary_leave_one_reason_and_no_leaks() -> None:
+    """Cancels, faults, deadlines, disconnects and stalled readers race the natural end of
+    48 requests, from many threads, with the engine in its own process."""
+    import random
+    import threading
+
+    registry_telemetry = Telemetry()
+    cfg = _config(num_blocks=64, max_batch=6, max_waiting=64, stream_capacity=4,
+                  stream_low_watermark=1, slow_consumer_timeout_s=0.2, drain_timeout_s=0.3)
+    with EngineClient(cfg, registry_telemetry) as client:
+        handles = []
+
+        def race(i: int) -> None:
+            r = random.Random(i)
+            handle = client.submit(GenerationRequest(
+                f"race-{i}", [r.randrange(256) for _ in range(r.randint(1, 20))],
+                r.randint(1, 30), deadline_s=r.choice([None, r.uniform(0.001, 0.05)]),
+                ignore_eos=True))
+            handles.append(handle)
+            style = r.choice(["read", "read", "disconnect", "stalled"])
+            if r.random() < 0.4:
+                threading.Timer(r.uniform(0, 0.02), handle.cancel).start()
+            if r.random() < 0.3:
+                threading.Timer(r.uniform(0, 0.02), handle.inject_fault).start()
+            read = 0
+            while style != "stalled" and (chunk := handle.get_chunk(5.0)) is not None:
+                read += len(chunk)
+                handle.delivered(len(chunk))
+                if style == "disconnect" and read >= 2:
+                    handle.cancel()
+                    break
+
+        workers = [threading.Thread(target=race, args=(i,)) for i in range(48)]
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join(30)
+        assert client.wait_idle(15), client.stats()
+        assert client.restarts == 0
+        for h in handles:
+            assert h.finish_reason is not None
+            assert h.recorder.finished and h.recorder.finish_reason is h.finish_reason
+            assert h.lifecycle.cleanup_count == 1
+            assert h.peak_buffered <= 4
+            s = h.recorder.summary()
+            assert s.committed_tokens == s.delivered_tokens + s.discarded_tokens
+        stats = client.stats()
+        assert stats.idle and stats.free_blocks == stats.total_blocks
+    registry = registry_telemetry.registry
+    arrived = sum(s.value for m in registry.collect() for s in m.samples
+                  if s.name == "servescope_requests_arrived_total")
+    finished = sum(s.value for m in registry.collect() for s in m.samples
+                   if s.name == "servescope_requests_finished_total")
+    assert arrived == finished == 48
