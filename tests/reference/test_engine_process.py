@@ -180,20 +180,34 @@ def _next_request_is_served(server: LocalServer) -> None:
 def test_a_normal_run_streams_through_the_engine_process(server: LocalServer) -> None:
     host, port = server.http.host, server.http.port
     client = _client(server)
+    calls = []
+    step = server.telemetry.step
+
+    def counted(report: Any) -> None:
+        calls.append(len(report.advanced))
+        step(report)
+
+    server.telemetry.step = counted  # type: ignore[method-assign]
     received0, steps0 = client.messages_received, client.stats().steps
 
     async def run() -> list[ClientResult]:
         return await asyncio.gather(*(stream_once(host, port, _payload(100))
                                       for _ in range(16)))
 
-    results = asyncio.run(run())
+    try:
+        results = asyncio.run(run())
+    finally:
+        server.telemetry.step = step  # type: ignore[method-assign]
     assert [r.finish for r in results] == ["length"] * 16
     assert all(r.tokens == 100 for r in results)
     _check_accounting(server)
-    # batched: one message per engine iteration (plus heartbeats), never one per token
+    # batched: one message per engine iteration (plus heartbeats), never one per token, and
+    # one Telemetry.step per engine iteration that reported (every forward step does)
     messages = client.messages_received - received0
     steps = client.stats().steps - steps0
     assert steps >= 100 and messages < 16 * 100 / 4
+    assert steps <= len(calls) <= messages
+    assert max(calls) >= 8  # a whole batch per call, not one request per call
     status, _, body = _get(server.url + "/healthz")
     assert status == 200 and body["status"] == "ok"
     _next_request_is_served(server)
