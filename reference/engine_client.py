@@ -311,6 +311,7 @@ class EngineClient:
             self._thread.join(timeout_s)
         if self._inc is not None:
             self._bury(self._inc, "shutdown", restart=False)
+        self._wake_pending = True  # from now on _wake() writes nothing (the fds are closed)
         os.close(self._wake_r)
         os.close(self._wake_w)
         self._zmq.term()
