@@ -56,7 +56,7 @@ def kill_recovery(kills: int, streams: int) -> list[tuple[float, float]]:
     """(seconds to every in-flight request finalized, seconds to ready) per kill."""
     out = []
     telemetry = Telemetry()
-    with EngineClient(_config(), telemetry, lease_s=2.0, restart_backoff_s=0.0) as client:
+    with EngineClient(_config(), telemetry, restart_backoff_s=0.0) as client:
         for k in range(kills):
             assert client.wait_ready(120), "the engine did not come back"
             handles = [client.submit(GenerationRequest(f"k{k}-{i}", [1, 2, 3, 4], 400,
@@ -97,7 +97,7 @@ async def _drive(url: str, args: argparse.Namespace, fast_clients: int, slow_cli
 
 def serve_round(process: bool, args: argparse.Namespace, fast_clients: int,
                 slow_clients: int) -> dict[str, Any]:
-    options: dict[str, Any] | bool = {"lease_s": 5.0} if process else False
+    options: dict[str, Any] | bool = process
     with LocalServer(_config(), span_exporter=InMemorySpanExporter(),
                      engine_process=options) as server:
         before = scrape(server.url)

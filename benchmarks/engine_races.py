@@ -71,12 +71,14 @@ class Tally:
     engine_errors: int = 0
     ignored: int = 0
     preemptions: int = 0
+    restarts: dict[str, int] = field(default_factory=dict)
 
     def row(self, name: str) -> dict[str, Any]:
         return {"where": name, "requests": self.requests, "seconds": round(self.seconds, 1),
                 "leaks": self.leaks, "double_frees": self.double_frees,
                 "violations": len(self.violations) + self.engine_errors,
                 "ignored_signals": self.ignored, "preemptions": self.preemptions,
+                "engine_restarts": self.restarts,
                 "finish_reasons": dict(self.reasons), "signals": dict(self.signals)}
 
 
@@ -236,6 +238,7 @@ def own_process(n: int, concurrency: int, seed: int, errors: _ErrorLogs) -> Tall
         drive(engine, n, concurrency, seed, tally)
         _accounting(telemetry, engine, tally)
         tally.engine_errors = errors.count - start + engine.restarts
+        tally.restarts = _restarts(telemetry)
     return tally
 
 
@@ -273,7 +276,14 @@ def over_http(seconds: float, concurrency: int, seed: int) -> Tally:
         assert isinstance(engine, EngineClient)
         _accounting(server.telemetry, engine, tally)
         tally.engine_errors = engine.restarts
+        tally.restarts = _restarts(server.telemetry)
     return tally
+
+
+def _restarts(telemetry: Telemetry) -> dict[str, int]:
+    """Engine restarts by reason (a lease expiring on an overloaded machine shows here)."""
+    return {s.labels["reason"]: int(s.value) for m in telemetry.registry.collect()
+            for s in m.samples if s.name == "servescope_engine_restarts_total" and s.value}
 
 
 def main() -> None:
@@ -284,6 +294,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     errors = _ErrorLogs()
     logging.getLogger("servescope").addHandler(errors)
     frees = _DoubleFrees()

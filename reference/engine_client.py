@@ -12,7 +12,9 @@ pushes only while its mirror of that buffer has room, and the link returns the r
 progress (the credits) in its next message, so a slow reader pauses only its own request.
 
 Failure: the engine heartbeats at least every ``heartbeat_s``. The link declares it dead when
-its process exits or its lease (``lease_s`` without a message) expires, kills it (SIGKILL also
+its process exits or its lease (``lease_s`` without a message; 10 s by default: a restart ends
+every request in flight, so a false alarm on a starved machine costs more than a slower
+verdict on a hung engine) expires, kills it (SIGKILL also
 ends a stopped process), ends every request in flight exactly once with ``error`` (its
 stream ends with an OpenAI-shaped error event), and starts a fresh engine with a clean KV
 pool. Until that one is ready, submissions are refused with ``engine_restarting`` (HTTP 503
@@ -218,7 +220,7 @@ class EngineClient:
     :class:`Engine`. ``start()`` waits until the first engine is ready."""
 
     def __init__(self, config: EngineConfig, telemetry: Telemetry, *,
-                 heartbeat_s: float = 0.1, lease_s: float = 3.0,
+                 heartbeat_s: float = 0.1, lease_s: float = 10.0,
                  start_timeout_s: float = 120.0, restart_backoff_s: float = 0.5,
                  retry_after_s: int = 2, cpu_threads: int | None = None) -> None:
         if not 0 < heartbeat_s < lease_s:

@@ -39,7 +39,7 @@ def register(sub: Any) -> None:
     p.add_argument("--engine-process", action="store_true",
                    help="run the engine core (scheduler, model, KV pool) in its own process, "
                         "watched by a heartbeat lease and restarted when it dies or hangs")
-    p.add_argument("--engine-lease-s", type=float, default=3.0,
+    p.add_argument("--engine-lease-s", type=float, default=10.0,
                    help="with --engine-process: seconds of engine silence before it is "
                         "declared hung, killed and restarted")
     p.set_defaults(handler=_serve)

@@ -1,6 +1,6 @@
 """The engine core in its own process: faults injected for real, over real sockets.
 
-One server (engine process, 2 s lease) takes every fault in turn: ``kill -9`` of the engine
+One server (engine process, 3 s lease) takes every fault in turn: ``kill -9`` of the engine
 mid-stream, ``SIGSTOP`` (alive but silent), and an exception raised inside a step outside the
 scheduler's handling. Each time 64 streams are in flight; every stream must end (an
 OpenAI-shaped error event, then ``[DONE]``), every request must reach exactly one terminal
@@ -60,7 +60,7 @@ class Recorders:
 @pytest.fixture(scope="module")
 def server() -> Iterator[LocalServer]:
     srv = LocalServer(_config(), model_name=MODEL, span_exporter=InMemorySpanExporter(),
-                      engine_process={"lease_s": 2.0, "restart_backoff_s": 0.2})
+                      engine_process={"lease_s": 3.0, "restart_backoff_s": 0.2})
     srv.recorders = Recorders(srv.telemetry)  # type: ignore[attr-defined]
     srv.start()
     yield srv
