@@ -635,11 +635,11 @@ class EngineClient:
         advanced_ids, now, kv_used, kv_total, running, waiting, paused, pq, ph, pre = data
         live = self._live
         advanced = []
-        for rid, committed, proposed in advanced_ids:
+        for rid, committed, proposed, committed_at in advanced_ids:
             handle = live.get(rid)
             if handle is not None:
                 handle.proposed += proposed
-                advanced.append((handle.recorder, committed, proposed))
+                advanced.append((handle.recorder, committed, proposed, committed_at))
         buffered = sum(h.stream.buffered for h in live.values())
         self.telemetry.step(StepReport(
             advanced=advanced, now=now, kv_blocks_used=kv_used, kv_blocks_total=kv_total,

@@ -40,7 +40,7 @@ from .engine_wire import EV, FromEngine, Submit, ToEngine, decoder_to_engine, en
 from .lifecycle import Lifecycle
 from .model import BatchInput, KVCache, Transformer, pick_device
 from .request import GenerationRequest
-from .scheduler import Scheduler
+from .scheduler import GroupOutput, Scheduler, StepPlan
 from .sequence import SeqState, Sequence
 from .tokenizer import ByteTokenizer
 
@@ -123,7 +123,11 @@ class _EventTelemetry(Telemetry):
         self._events = events
 
     def step(self, report: StepReport) -> None:
-        advanced = [(rec.request_id, c, p) for rec, c, p in report.advanced]
+        now = report.now
+        # (rid, committed, proposed, commit time): the time defaults to the report's
+        advanced = [(item[0].request_id, item[1], item[2],
+                     item[3] if len(item) > 3 else now)
+                    for item in report.advanced]
         data = (advanced, report.now, report.kv_blocks_used, report.kv_blocks_total,
                 report.running, report.waiting, report.paused, report.prefix_queries,
                 report.prefix_hits, report.preemptions)
@@ -222,10 +226,10 @@ class _CoreScheduler(Scheduler):
 
     crash_next_step = False
 
-    def _step(self, rows: list[Any]) -> list[tuple[RequestRecorder, int, int]]:
+    def execute(self, plan: StepPlan) -> list[GroupOutput]:
         if self.crash_next_step:
             raise RuntimeError("injected engine crash inside a step")
-        return super()._step(rows)
+        return super().execute(plan)
 
 
 class EngineCore:

@@ -75,9 +75,9 @@ class FromEngine(msgspec.Struct, array_like=True):
     detail: str = ""  # "ready": the device; "fatal": the error
 
 
-#: (advanced [(rid, committed, proposed)], now, kv_used, kv_total, running, waiting, paused,
-#: prefix_queries, prefix_hits, preemptions)
-StepData = tuple[list[tuple[str, int, int]], float, int, int, int, int, int, int, int, int]
+#: (advanced [(rid, committed, proposed, commit time)], now, kv_used, kv_total, running,
+#: waiting, paused, prefix_queries, prefix_hits, preemptions)
+StepData = tuple[list[tuple[str, int, int, float]], float, int, int, int, int, int, int, int, int]
 
 encoder = msgspec.msgpack.Encoder()
 decoder_to_engine = msgspec.msgpack.Decoder(ToEngine)

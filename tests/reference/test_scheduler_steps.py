@@ -128,3 +128,53 @@ def test_the_injected_clock_drives_deadline_and_slow_consumer_timers() -> None:
     engine._scheduler.iterate()
     assert stalled.finish_reason is FinishReason.SLOW_CONSUMER
     assert engine._scheduler.stats.idle
+
+
+def test_schedule_execute_update_a_launched_step_is_never_interrupted() -> None:
+    clock = Ticks()
+    config = EngineConfig(model=TINY, block_size=16, num_blocks=8, max_batch=2,
+                          idle_report_s=100.0)
+    engine = Engine(config, Telemetry(clock=clock))
+    scheduler = engine._scheduler
+    handle = engine.submit(GenerationRequest("r", [1, 2, 3], 10, ignore_eos=True))
+    plan = scheduler.schedule()  # admits it: one prefill row
+    assert [len(g) for g in plan.groups] == [1] and plan.groups[0][0].prefill
+    outputs = scheduler.execute(plan)
+    assert handle.completion_tokens == 0  # the runner changed nothing yet
+    handle.cancel()  # arrives while the step is in flight
+    scheduler.update(plan, outputs)
+    assert handle.completion_tokens == 1 and handle.finish_reason is None  # step completed
+    plan = scheduler.schedule()  # the next boundary applies the cancel
+    assert plan.groups == [] and handle.finish_reason is FinishReason.CLIENT_CANCEL
+    scheduler.iterate()  # nothing left to run: the idle report publishes the stats
+    assert scheduler.stats.idle
+
+
+def test_a_scripted_runner_drives_the_scheduler_without_the_model() -> None:
+    """update() takes any runner's outputs: scripted tokens (a stop token on the third)."""
+    from servescope.reference.scheduler import GroupOutput
+
+    clock = Ticks()
+    config = EngineConfig(model=TINY, block_size=16, num_blocks=8, max_batch=1,
+                          idle_report_s=100.0)
+    engine = Engine(config, Telemetry(clock=clock))
+    scheduler = engine._scheduler
+    stop = ord(".")
+    handle = engine.submit(GenerationRequest("r", [1, 2], 10, stop_token_ids=(stop,)))
+    script = iter([ord("h"), ord("i"), stop])
+    for tick in range(3):
+        clock.now = float(tick)
+        plan = scheduler.schedule()
+        outputs = [GroupOutput(group, [[*([0] * (len(row.inputs) - 1)), next(script)]
+                                       for row in group], [], clock.now)
+                   for group in plan.groups]
+        scheduler.update(plan, outputs)
+    assert handle.finish_reason is FinishReason.STOP
+    got = []
+    while (chunk := handle.get_chunk(0.0)) is not None:
+        got += chunk
+        handle.delivered(len(chunk))
+    assert bytes(got) == b"hi"  # the stop token ends the request and is not emitted
+    scheduler.iterate()  # the drained stream ends the request at the next boundary
+    assert handle.recorder.finished and scheduler.stats.idle
+    assert handle.recorder.summary().ttft == 0.0  # stamped by the injected clock
