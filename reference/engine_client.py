@@ -104,7 +104,9 @@ class RemoteHandle:
         self.stream = stream
         self.delivered_total = 0
         self.proposed = 0
-        self.sent = (0, 0, False)  # progress last reported to the engine
+        self.writer_attached = False
+        self.writer_finished = False
+        self.sent = (0, 0, False, False, False)  # progress last reported to the engine
         self._client = client
 
     async def next_chunk(self, max_tokens: int = 64) -> list[int] | None:
@@ -114,12 +116,33 @@ class RemoteHandle:
                   ) -> list[int] | None:
         return self.stream.get(timeout_s, max_tokens)
 
+    def clock(self) -> float:
+        """The telemetry's clock (stamps a write before it is issued)."""
+        return self._client.telemetry.clock()
+
+    def written(self, n: int, now: float | None = None) -> None:
+        """``n`` popped tokens were handed to the client's connection (see
+        :meth:`RequestHandle.written`)."""
+        self.recorder.written(n, now=now)
+
     def delivered(self, n: int) -> None:
         self.recorder.delivered(n)
         if n > 0:
             self.delivered_total += n
             if self.stream.drained:
                 self._client._wake()
+
+    def attach_writer(self) -> None:
+        """A writer reports deliveries and says when it is done (told to the engine with
+        the next progress): an abnormal end is recorded once the writer is done."""
+        self.writer_attached = True
+        self._client._wake()
+
+    def writer_done(self) -> None:
+        """The writer reports no more deliveries (see :meth:`RequestHandle.writer_done`)."""
+        if not self.writer_finished:
+            self.writer_finished = True
+            self._client._wake()
 
     def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:
         self.stream.abort_reader()
@@ -160,9 +183,10 @@ class RemoteHandle:
         self.life.decided.wait(timeout_s)
         return self.life.reason
 
-    def progress(self) -> tuple[int, int, bool]:
+    def progress(self) -> tuple[int, int, bool, bool, bool]:
         stream = self.stream
-        return (stream.popped, self.delivered_total, stream.drained)
+        return (stream.popped, self.delivered_total, stream.drained, self.writer_attached,
+                self.writer_finished)
 
 
 class _EngineProcess:

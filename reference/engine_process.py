@@ -259,8 +259,8 @@ class EngineCore:
             post("submit", seq)
         for rid, reason in msg.cancels:
             self._cancel(rid, reason)
-        for rid, popped, delivered, end_seen in msg.progress:
-            self._progress(rid, popped, delivered, end_seen)
+        for rid, popped, delivered, end_seen, attached, done in msg.progress:
+            self._progress(rid, popped, delivered, end_seen, attached, done)
         for rid in msg.faults:
             post("fault", rid)
         if msg.crash:
@@ -273,8 +273,10 @@ class EngineCore:
         else:
             self.scheduler.mailbox.post("cancel", (seq, FinishReason(reason)))
 
-    def _progress(self, rid: str, popped: int, delivered: int, end_seen: bool) -> None:
-        """The reader's progress: credits for the mirror; a drained tail ends the request."""
+    def _progress(self, rid: str, popped: int, delivered: int, end_seen: bool,
+                  attached: bool, done: bool) -> None:
+        """The writer's progress: credits for the mirror; a drained tail, or a writer that
+        is done, lets the scheduler end or record the request (it checks which itself)."""
         seq = self.live.get(rid)
         if seq is None:
             return
@@ -282,8 +284,12 @@ class EngineCore:
         assert isinstance(stream, _MirrorStream)
         stream.update(popped, end_seen)
         seq.delivered = max(seq.delivered, delivered)
-        if seq.state is SeqState.DRAINING:
-            self.scheduler.mailbox.post("drained", seq)  # it checks fully_delivered itself
+        seq.writer_attached = seq.writer_attached or attached
+        if done and not seq.writer_done:
+            seq.writer_done = True
+            self.scheduler.mailbox.post("drained", seq)
+        elif seq.state is SeqState.DRAINING:
+            self.scheduler.mailbox.post("drained", seq)
 
     def _sequence(self, sub: Submit) -> Sequence:
         cfg = self.config

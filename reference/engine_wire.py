@@ -61,7 +61,8 @@ class Submit(msgspec.Struct, array_like=True):
 class ToEngine(msgspec.Struct, array_like=True):
     submits: list[Submit] = []
     cancels: list[tuple[str, str]] = []  # (rid, finish reason)
-    progress: list[tuple[str, int, int, bool]] = []  # (rid, popped, delivered, end seen)
+    #: (rid, popped, delivered, end seen, writer attached, writer done) per reader that moved
+    progress: list[tuple[str, int, int, bool, bool, bool]] = []
     faults: list[str] = []  # request ids whose next step raises (an error for them alone)
     crash: bool = False  # raise inside the next step, outside the scheduler's handling
     shutdown: bool = False
