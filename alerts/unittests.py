@@ -409,10 +409,10 @@ def _engine_scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     loop.firing["ServescopeEngineRestarting"] = [(ji, 1.0)]
     loop.firing["ServescopeEngineCrashLooping"] = [(ji, 1.0)]
     stalled = Scenario("engine process silent with requests in flight")
-    _engine(stalled, slo, fl, heartbeat_age=_gauge(0, 60), in_flight=3)
-    stalled.firing["ServescopeEngineStalled"] = [(ji, 60.0 * eval_minutes)]
+    _engine(stalled, slo, fl, heartbeat_age=_gauge(120), in_flight=3)
+    stalled.firing["ServescopeEngineStalled"] = [(ji, 120.0)]
     idle = Scenario("engine heartbeat old but nothing in flight: no stall alert")
-    _engine(idle, slo, fl, heartbeat_age=_gauge(0, 60), in_flight=0)
+    _engine(idle, slo, fl, heartbeat_age=_gauge(120), in_flight=0)
     return [healthy, once, loop, stalled, idle]
 
 
