@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -79,7 +80,11 @@ class _EventRecorder(RequestRecorder):
     """Every hook becomes an event; the API process replays it on the real recorder."""
 
     def __init__(self, telemetry: Telemetry, request_id: str, events: list[Event]) -> None:
-        super().__init__(telemetry, request_id, "", "default", 0, None, 0.0, "")
+        # no metric children, spans or counts: only what the terminal compare-and-set needs
+        self.telemetry = telemetry
+        self.request_id = request_id
+        self._lock = threading.Lock()
+        self._reason: FinishReason | None = None
         self._events = events
 
     def _start(self, carrier: Mapping[str, str] | None, operation: str) -> None:
