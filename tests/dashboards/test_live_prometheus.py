@@ -46,7 +46,6 @@ from servescope.dashboards import lint
 from servescope.dashboards.flavor import FLAVORS, SGLANG
 from servescope.instrumentation import StepReport, setup_telemetry
 from servescope.instrumentation import catalog as cat
-from servescope.instrumentation.engine_health import EngineHealth
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
 from servescope.redaction import RedactionStage
@@ -64,6 +63,9 @@ RATE_INTERVAL = "10s"
 #: Panels whose queries are empty by design in this scenario, and why.
 EMPTY_BY_DESIGN = {
     "Hook errors": "no hook fails: the series appears with the first swallowed error",
+    "Engine restarts": "the synthetic replicas run no engine process (tests/reference/"
+                       "test_engine_process.py scrapes these series from a real one)",
+    "Engine heartbeat and last step": "the synthetic replicas run no engine process",
 }
 
 
@@ -102,9 +104,6 @@ class Replica:
         self.setup = setup_telemetry(service_name=name, model="m", span_exporter=exporter,
                                      redaction=RedactionStage(hash_key=b"live-test"))
         self.tel = self.setup.telemetry
-        # the engine in its own process: a heartbeat a moment old, a restart now and then
-        self.engine = EngineHealth(self.tel)
-        self.engine.watch(lambda: 0.05, lambda: 0.02)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0),
                                           MetricsHandler.factory(self.setup.registry))
         self.target = f"127.0.0.1:{self.server.server_address[1]}"
@@ -153,8 +152,6 @@ class Replica:
             self._request(spec, t0)
         self.count += 1
         self.tel.request(f"rejected-{self.count}", arrival=t0).rejected("queue_full", now=t0)
-        if self.count % 50 == 0:
-            self.engine.restarted("exited")
         self.tel.step(StepReport(now=t0, kv_blocks_used=40 + self.count % 20,
                                  kv_blocks_total=100, running=4,
                                  waiting=0 if self.quiet else self.count % 3,
