@@ -288,9 +288,41 @@ def _other_alerts(options: Options) -> list[Alert]:
                   a.description, a.runbook_url, a.for_) for a in alerts]
 
 
+def _engine_alerts(options: Options) -> list[Alert]:
+    """An engine in its own process: restarts (each one ended its requests with error) and a
+    stall (no heartbeat while requests wait on it)."""
+    w, t, timing = options.timing.diagnostic_window, options.thresholds, options.timing
+    who = "{{ $labels.instance }} ({{ $labels.job }})"
+    q = options.query(w)
+    restarts = q.rate(cat.ENGINE_RESTARTS, *BY, fn="increase")
+    heartbeat = q.level(cat.ENGINE_HEARTBEAT_AGE, *BY, agg="max")
+    in_flight = q.level(cat.IN_FLIGHT, *BY)
+    specs = [
+        ("ServescopeEngineRestarting", f"{restarts} >= 1", "ticket",
+         "Engine process restarted",
+         f"{who}: the engine process was declared dead and restarted in the last {w}; "
+         "every request it held ended with error.", "0s"),
+        ("ServescopeEngineCrashLooping", f"{restarts} >= {t.engine_crash_loop:g}", "page",
+         "Engine process crash-looping",
+         f"{who}: the engine process was restarted at least {t.engine_crash_loop:g} times "
+         f"in the last {w}: it dies or hangs again after each restart, and the replica "
+         "serves almost nothing.", "0s"),
+        ("ServescopeEngineStalled",
+         f"{heartbeat} > {t.engine_stall_s:g}\nand {ON}\n{in_flight} > 0", "page",
+         "Engine process silent while requests are in flight",
+         f"{who}: no heartbeat from the engine process for {{{{ $value | humanize }}}}s "
+         f"(threshold {t.engine_stall_s:g}s) while requests are in flight: they neither "
+         "advance nor end, and the API process has not replaced the engine.",
+         timing.target_for),
+    ]
+    return [Alert(name, expr, severity, summary, desc, options.runbook(name), for_)
+            for name, expr, severity, summary, desc, for_ in specs]
+
+
 def groups(slo: SLOSpec, options: Options) -> list[Group]:
     records = _records(slo, options)
     available = {r.record for r in records if not missing_in(r.expr)}
     return [Group("servescope-diagnostic-signals", records),
             Group("servescope-diagnostics",
-                  tuple(_burn_alerts(slo, options, available) + _other_alerts(options)))]
+                  tuple(_burn_alerts(slo, options, available) + _other_alerts(options))),
+            Group("servescope-engine", tuple(_engine_alerts(options)))]

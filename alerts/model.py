@@ -48,6 +48,12 @@ class Thresholds:
     prefill_slowdown: float = 1.5  # prefill compute: step time above this multiple of baseline
     batch_growth: float = 1.5  # decode load: batch size above this multiple of baseline
     prefill_share: float = 0.5  # prefill interference: prefill share of forward time above
+    #: Seconds without an engine heartbeat, with requests in flight, that count as stalled:
+    #: well past the API process's lease (10 s by default), so the monitor itself has failed
+    #: to replace the engine.
+    engine_stall_s: float = 30.0
+    #: Engine restarts within the diagnostic window that page (a crash loop); one tickets.
+    engine_crash_loop: float = 3.0
 
 
 @dataclass(frozen=True)

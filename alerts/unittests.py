@@ -326,6 +326,8 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     bare.firing["ServescopeMetricsAbsent"] = [(ji, 1.0)]
     out.append(bare)
 
+    out += _engine_scenarios(slo, options)
+
     missing = Scenario("no target at all")
     missing.add_raw("unrelated_series", {"job": "other"}, _gauge(1))
     missing.firing["ServescopeTargetsMissing"] = [({}, 1.0)]
@@ -377,6 +379,41 @@ def _cause_matrix(slo: SLOSpec, options: Options) -> list[Scenario]:
                "tpot", "batch", signals=Signals(batch=(4, 16))),
         _cause("TPOT cause: none the rules can see", slo, options, "tpot", "unknown"),
     ]
+
+
+def _engine(s: Scenario, slo: SLOSpec, fl: Flavor, *, restarts: str = _counter(0),
+            heartbeat_age: str = _gauge(0.1), in_flight: float = 0) -> None:
+    """A healthy replica whose engine runs in its own process, plus the engine's series."""
+    _requests(s, slo, fl, ttft_good=1, tpot_good=1, finishes={"stop": 1})
+    _target(s, fl)
+    _capacity(s, fl)
+    pool = _labels(pool="default")
+    s.add(cat.ENGINE_RESTARTS, "", {**pool, "reason": "exited"}, restarts)
+    s.add(cat.ENGINE_HEARTBEAT_AGE, "", pool, heartbeat_age)
+    s.add(cat.ENGINE_LAST_STEP_AGE, "", pool, heartbeat_age)
+    s.add(cat.IN_FLIGHT, "", _labels(model=MODEL), _gauge(in_flight))
+
+
+def _engine_scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
+    fl, t = options.flavor, options.thresholds
+    ji = {"job": JOB, "instance": INSTANCE}
+    eval_minutes = int(EVAL.rstrip("m"))
+    healthy = Scenario("engine process healthy: heartbeats, no restart")
+    _engine(healthy, slo, fl, in_flight=4)
+    once = Scenario("engine process restarted once (a kill): ticket, no page")
+    # the restart two minutes before the evaluation, inside every diagnostic window
+    _engine(once, slo, fl, restarts=f"0x{eval_minutes - 2} 1x{MINUTES - eval_minutes + 2}")
+    once.firing["ServescopeEngineRestarting"] = [(ji, 1.0)]
+    loop = Scenario("engine process crash-looping: restarted every 20 seconds")
+    _engine(loop, slo, fl, restarts=_counter(3 * t.engine_crash_loop))
+    loop.firing["ServescopeEngineRestarting"] = [(ji, 1.0)]
+    loop.firing["ServescopeEngineCrashLooping"] = [(ji, 1.0)]
+    stalled = Scenario("engine process silent with requests in flight")
+    _engine(stalled, slo, fl, heartbeat_age=_gauge(120), in_flight=3)
+    stalled.firing["ServescopeEngineStalled"] = [(ji, 120.0)]
+    idle = Scenario("engine heartbeat old but nothing in flight: no stall alert")
+    _engine(idle, slo, fl, heartbeat_age=_gauge(120), in_flight=0)
+    return [healthy, once, loop, stalled, idle]
 
 
 def _slow_burn(slo: SLOSpec, options: Options) -> Scenario | None:

@@ -1,5 +1,6 @@
 """Capacity: KV blocks and usage, prefix-cache hits, running/waiting/paused, preemptions,
-batch size and composition, forward time per step by phase."""
+batch size and composition, forward time per step by phase, and the engine process's
+restarts and heartbeat."""
 
 from __future__ import annotations
 
@@ -66,6 +67,24 @@ def _scheduler(ctx: Ctx) -> list[object]:
     ]
 
 
+def _engine(ctx: Ctx) -> list[object]:
+    q = ctx.q
+    return [
+        trend("Engine restarts", "Engine processes declared dead and restarted, per second, "
+              "by why (exited, lease_expired: hung, fatal, startup_timeout). Each one ends "
+              "the requests it held with error.", "ops",
+              [Target(q.rate(cat.ENGINE_RESTARTS, "instance", "reason"),
+                      "{{instance}} {{reason}}")], axis_label="restarts/s", min_value=0),
+        trend("Engine heartbeat and last step", "Seconds since the API process heard from "
+              "its engine process, and since the engine last ran a forward step (idle "
+              "engines do not step; a stalled one does not heartbeat).", "s",
+              [Target(q.level(cat.ENGINE_HEARTBEAT_AGE, "instance", agg="max"),
+                      "heartbeat {{instance}}"),
+               Target(q.level(cat.ENGINE_LAST_STEP_AGE, "instance", agg="max"),
+                      "last step {{instance}}")], axis_label="seconds", min_value=0),
+    ]
+
+
 def build(ctx: Ctx) -> Board:
     board = Board(ctx.uid("capacity"), ctx.title("Capacity"),
                   "KV-cache blocks and usage, prefix-cache hits, the scheduler's running, "
@@ -75,4 +94,5 @@ def build(ctx: Ctx) -> Board:
                   rename=ctx.flavor.rename)
     board.row("KV cache", *_kv(ctx))
     board.row("Scheduler", *_scheduler(ctx))
+    board.row("Engine process", *_engine(ctx))
     return board

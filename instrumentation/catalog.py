@@ -218,6 +218,19 @@ STREAM_OCCUPANCY = _h(f"{NAMESPACE}_stream_queue_peak_occupancy_ratio", "ratio",
                       "Per request, the peak send-queue occupancy as a fraction of its capacity.",
                       Buckets.RATIO, _M, "transport")
 
+# --- the engine process (an engine core outside the API process) ---------------------------
+ENGINE_RESTARTS = _c(f"{NAMESPACE}_engine_restarts", "restarts",
+                     "Engine processes declared dead and restarted, by why: exited (the process "
+                     "ended), lease_expired (alive but silent: hung), fatal (an error escaped "
+                     "a step), startup_timeout. Requests in flight then end with error.",
+                     (POOL, REASON), "engine")
+ENGINE_HEARTBEAT_AGE = _g(f"{NAMESPACE}_engine_heartbeat_age_seconds", "seconds",
+                          "Seconds since the API process last heard from the engine process "
+                          "(any message: a step or a heartbeat).", (POOL,), "engine")
+ENGINE_LAST_STEP_AGE = _g(f"{NAMESPACE}_engine_last_step_age_seconds", "seconds",
+                          "Seconds since the engine process last ran a forward step.",
+                          (POOL,), "engine")
+
 # --- the telemetry pipeline itself --------------------------------------------------------
 SPANS_EXPORTED = _c(f"{NAMESPACE}_telemetry_spans_exported", "spans",
                     "Spans the exporter accepted.", (), "pipeline")
@@ -245,6 +258,7 @@ CATALOG: tuple[MetricSpec, ...] = (
     PREEMPTIONS, BATCH_SIZE, FORWARD_TIME, STEP_TOKENS,
     BP_PAUSES, BP_PAUSED_SECONDS, STREAM_BUFFERED, STREAM_OCCUPANCY, STREAM_UNACKED_PEAK,
     DELIVERY_ACKED,
+    ENGINE_RESTARTS, ENGINE_HEARTBEAT_AGE, ENGINE_LAST_STEP_AGE,
     SPANS_EXPORTED, SPANS_DROPPED, LABELS_FOLDED, HOOK_ERRORS, REDACTIONS, REDACTION_ENABLED,
 )
 

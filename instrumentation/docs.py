@@ -15,6 +15,7 @@ _GROUPS = {
     "tokens": "Tokens",
     "capacity": "Capacity",
     "transport": "Transport and backpressure",
+    "engine": "The engine process",
     "pipeline": "The telemetry pipeline",
 }
 

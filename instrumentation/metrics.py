@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from prometheus_client import CollectorRegistry
@@ -58,13 +58,22 @@ class CounterChild:
 
 
 class GaugeChild:
-    """A level that goes up and down."""
+    """A level that goes up and down (or, with :meth:`set_function`, read when scraped)."""
 
-    __slots__ = ("_lock", "value")
+    __slots__ = ("_fn", "_lock", "value")
 
     def __init__(self) -> None:
         self.value = 0.0
         self._lock = threading.Lock()
+        self._fn: Callable[[], float] | None = None
+
+    def set_function(self, fn: Callable[[], float]) -> None:
+        """Report ``fn()`` at each scrape (an age read from a clock: nothing updates it)."""
+        self._fn = fn
+
+    def current(self) -> float:
+        fn = self._fn
+        return self.value if fn is None else float(fn())
 
     def inc(self, amount: float = 1) -> None:
         with self._lock:
@@ -167,7 +176,7 @@ class Family:
                 if _CREATED:
                     metric.add_sample(self.name + "_created", labels, child.created)
             elif isinstance(child, GaugeChild):
-                metric.add_sample(self.name, labels, child.value)
+                metric.add_sample(self.name, labels, child.current())
             else:
                 self._histogram_samples(metric, labels, child)
         return metric

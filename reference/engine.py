@@ -255,6 +255,17 @@ class Engine:
         """Make the next step including ``request_id`` raise (a worker error for it alone)."""
         self._post("fault", request_id)
 
+    #: Retry-After (seconds) of a 503 while not ready.
+    retry_after_s = 1
+
+    def ready(self) -> bool:
+        """The scheduler thread runs and submissions are accepted."""
+        thread = self._thread
+        return not self._closed and thread is not None and thread.is_alive()
+
+    def readiness(self) -> dict[str, object]:
+        return {"ready": self.ready(), "engine": "thread"}
+
     def stats(self) -> EngineStats:
         """The scheduler's latest snapshot (published after each iteration)."""
         return self._scheduler.stats

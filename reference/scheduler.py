@@ -5,7 +5,10 @@ cancels and disconnects, injected faults, drained streams), then the timers (dea
 slow-consumer policy), then stream credits (pause at the high watermark, resume at the low
 one), admits waiting requests while KV blocks and batch slots allow, and finally runs one
 batched forward over every eligible request. A launched step is never interrupted: a signal
-that arrives during a step waits for the next boundary.
+that arrives during a step waits for the next boundary. The three parts can be stepped apart
+(tests do, with an injected clock and no thread): :meth:`Scheduler.schedule` returns a
+:class:`StepPlan`, :meth:`Scheduler.execute` (the runner) runs its forwards, and
+:meth:`Scheduler.update` applies their outputs.
 
 KV blocks are allocated on demand: admission needs the blocks of the tokens known so far
 (minus shared prefix blocks) plus a small reserve; a decode step that crosses a block boundary
@@ -47,7 +50,7 @@ from .sequence import SeqState, Sequence
 from .stats import EngineStats
 from .tokenizer import EOS_ID, ByteTokenizer
 
-__all__ = ["InjectedFault", "Scheduler"]
+__all__ = ["GroupOutput", "InjectedFault", "Scheduler", "StepPlan"]
 
 _log = logging.getLogger("servescope.reference")
 _NORMAL = frozenset({FinishReason.STOP, FinishReason.LENGTH})
@@ -67,6 +70,27 @@ class _Row:
     inputs: list[int]
     drafts: list[int]
     prefill: bool
+
+
+@dataclass
+class StepPlan:
+    """What one step runs: the rows of each forward (prefill, then decode), decided at
+    ``now`` by :meth:`Scheduler.schedule`."""
+
+    groups: list[list[_Row]]
+    now: float
+
+
+@dataclass
+class GroupOutput:
+    """One forward's result: greedy tokens per input position of each row (None when the
+    forward failed), the requests to end with ``error``, and when the tokens were ready (the
+    clock right after sampling: their commit time)."""
+
+    rows: list[_Row]
+    tokens: list[list[int]] | None
+    failed: list[Sequence]
+    done_at: float
 
 
 class _StepTimer:
@@ -160,18 +184,71 @@ class Scheduler:
         self._report([])
 
     def iterate(self) -> bool:
-        """One iteration; True when a forward step ran."""
+        """One iteration: :meth:`schedule`, :meth:`execute`, :meth:`update` (which reports
+        the step), or an idle report. True when a forward step ran."""
+        plan = self.schedule()
+        if plan.groups:
+            self.update(plan, self.execute(plan))
+        else:
+            self._report([])  # capacity levels still change (admission, ends, idle refresh)
+        if plan.groups and self.config.step_delay_s:
+            time.sleep(self.config.step_delay_s)
+        return bool(plan.groups)
+
+    def schedule(self) -> StepPlan:
+        """The safe point: apply the mailbox, the timers, the credits and admission, then
+        say which rows the step runs (prefill chunks in one forward, decode rows with their
+        drafts in another: a decode row padded to a prompt chunk's width would waste most of
+        its compute)."""
         self._apply_signals()
         now = self.telemetry.clock()
         self._apply_timers(now)
         self._apply_credits(now)
         self._admit(now)
         rows = self._build_rows()
-        advanced = self._step(rows) if rows else []
+        groups = [g for g in ([r for r in rows if r.prefill], [r for r in rows if not r.prefill])
+                  if g]
+        return StepPlan(groups, now)
+
+    def execute(self, plan: StepPlan) -> list[GroupOutput]:
+        """The runner: one batched forward per group. Changes no request state, so a test
+        may run its own (scripted tokens, no model) and a signal posted meanwhile waits for
+        the next :meth:`schedule`."""
+        outputs = []
+        for group in plan.groups:
+            try:
+                tokens: list[list[int]] | None = self._forward(group)
+                failed: list[Sequence] = []
+            except InjectedFault as fault:  # those requests alone; the rest runs next time
+                tokens, failed = None, fault.seqs
+            except Exception:
+                _log.exception("forward step failed; finishing its batch with error")
+                tokens, failed = None, [r.seq for r in group]
+            outputs.append(GroupOutput(group, tokens, failed, self.telemetry.clock()))
+        return outputs
+
+    def update(self, plan: StepPlan, outputs: list[GroupOutput]
+               ) -> list[tuple[RequestRecorder, int, int, float]]:
+        """Apply a step's outputs: commit each row's accepted tokens (which may pause or
+        finish it), end the requests whose forward failed with ``error``, and report the
+        step in one ``Telemetry.step``. Returns what the step advanced."""
+        self.steps += 1
+        advanced = []
+        for out in outputs:
+            for seq in out.failed:
+                self.terminate(seq, FinishReason.ERROR)
+            if out.tokens is None:
+                continue
+            # the commit time of this group's tokens: taken right after sampling (by the
+            # runner), before any of them is pushed to a writer, so server TTFT never follows
+            # the first byte
+            for row, tokens in zip(out.rows, out.tokens, strict=True):
+                n_commit = self._commit(row, tokens, out.done_at)
+                if n_commit or row.drafts:
+                    advanced.append((row.seq.recorder, n_commit, len(row.drafts),
+                                     out.done_at))
         self._report(advanced)
-        if rows and self.config.step_delay_s:
-            time.sleep(self.config.step_delay_s)
-        return bool(rows)
+        return advanced
 
     def _sleep_budget(self) -> float:
         """Until the next timer is due (deadline, slow consumer, drain, idle report)."""
@@ -479,35 +556,6 @@ class Scheduler:
         self._phase_seconds[phase] = timer.total - before
         self._phase_tokens[phase] = sum(len(r.inputs) for r in rows)
         return out
-
-    def _step(self, rows: list[_Row]) -> list[tuple[RequestRecorder, int, int, float]]:
-        """Prefill chunks in one forward, decode rows (with drafts) in another: a decode row
-        padded to a prompt chunk's width would waste most of its compute."""
-        self.steps += 1
-        now = self.telemetry.clock()
-        advanced = []
-        for group in ([r for r in rows if r.prefill], [r for r in rows if not r.prefill]):
-            if not group:
-                continue
-            try:
-                greedy = self._forward(group)
-            except InjectedFault as fault:
-                for seq in fault.seqs:
-                    self.terminate(seq, FinishReason.ERROR)
-                continue  # the rest of the batch runs at the next iteration
-            except Exception:
-                _log.exception("forward step failed; finishing its batch with error")
-                for row in group:
-                    self.terminate(row.seq, FinishReason.ERROR)
-                continue
-            # the commit time of this group's tokens: taken right after sampling, before any
-            # of them is pushed to a writer, so server TTFT never follows the first byte
-            now = self.telemetry.clock()
-            for row, tokens in zip(group, greedy, strict=True):
-                n_commit = self._commit(row, tokens, now)
-                if n_commit or row.drafts:
-                    advanced.append((row.seq.recorder, n_commit, len(row.drafts), now))
-        return advanced
 
     def _commit(self, row: _Row, greedy: list[int], now: float) -> int:
         seq = row.seq

@@ -8,6 +8,10 @@ per-request deadline comes from the body field ``deadline_s`` or the ``x-servesc
 header (seconds from arrival), and a W3C ``traceparent``/``tracestate`` header makes the
 request span a child of the caller's trace.
 
+``GET /readyz``: the engine's heartbeat is fresh and it accepts work (503 with ``Retry-After``
+otherwise); ``/healthz`` only says the API process is up. The engine may be an in-process
+:class:`Engine` or an :class:`EngineClient` (the engine core in its own process).
+
 The handlers never block the event loop on the engine: ``submit`` only posts to the
 scheduler's mailbox, and tokens are awaited through the handle's async ``next_chunk``.
 
@@ -54,6 +58,7 @@ from . import limits as guard
 from . import openai_schema as schema
 from .config import EngineConfig, HttpLimits
 from .engine import Engine, RequestHandle
+from .engine_client import RESTARTING, EngineClient, RemoteHandle
 from .request import GenerationRequest
 from .sse import Shape, StreamingResponse, WholeResponse
 
@@ -80,7 +85,7 @@ PARSE_OFF_LOOP_BYTES = 64 << 10
 class _Transport:
     """The route handlers, bound to one engine and one telemetry."""
 
-    def __init__(self, engine: Engine, telemetry: Telemetry, model_name: str,
+    def __init__(self, engine: Engine | EngineClient, telemetry: Telemetry, model_name: str,
                  chunk_tokens: int, connections: _Connections | None) -> None:
         self.engine = engine
         self.connections = connections
@@ -191,9 +196,11 @@ class _Transport:
             ids.append(encoded[0])
         return tuple(ids)
 
-    def _refused(self, handle: RequestHandle, rid: str) -> Response:
+    def _refused(self, handle: RequestHandle | RemoteHandle, rid: str) -> Response:
         """The engine refused at admission (its recorder already counted the rejection)."""
         reason = handle.reject_reason or "rejected"
+        if reason == RESTARTING:  # the engine process is being replaced: come back shortly
+            return _unavailable(self.engine, "the engine is restarting; retry shortly", rid)
         if "queue" in reason or "capacity" in reason or "full" in reason:
             status, type_, code = 429, "rate_limit_error", reason
         elif "shut" in reason or "stopp" in reason:
@@ -212,6 +219,14 @@ class _Transport:
     async def healthz(self, request: Request) -> Response:
         stats = dataclasses.asdict(self.engine.stats())
         return JSONResponse({"status": "ok", "model": self.model_name, **stats})
+
+    async def readyz(self, request: Request) -> Response:
+        """Ready: the engine's heartbeat is fresh and it accepts work (load balancers route
+        on this; /healthz only says the API process is up)."""
+        state = self.engine.readiness()
+        if state["ready"]:
+            return JSONResponse({"status": "ready", **state})
+        return _unavailable(self.engine, "the engine is not ready", None, state)
 
     async def metrics(self, request: Request) -> Response:
         data, content_type = render(self.telemetry.registry, request.headers.get("accept"))
@@ -235,6 +250,18 @@ def _error(status: int, body: dict[str, Any], rid: str | None = None, *,
 _HTTP_REASONS = {404: "not_found", 405: "method_not_allowed"}
 
 
+def _unavailable(engine: Engine | EngineClient, message: str, rid: str | None,
+                 extra: dict[str, Any] | None = None) -> JSONResponse:
+    """503 in the error shape with ``Retry-After`` (seconds)."""
+    body = schema.error_body(message, type_="server_error", code="engine_unavailable")
+    if extra:
+        body.update(extra)
+    headers = {"retry-after": str(engine.retry_after_s)}
+    if rid:
+        headers["x-request-id"] = rid
+    return JSONResponse(body, status_code=503, headers=headers)
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     type_ = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
@@ -249,8 +276,9 @@ async def _server_error(request: Request, exc: Exception) -> Response:
                                          code="internal_error"))
 
 
-def create_app(engine: Engine, telemetry: Telemetry, *, model_name: str | None = None,
-               chunk_tokens: int = 64, http2: bool = False) -> Starlette:
+def create_app(engine: Engine | EngineClient, telemetry: Telemetry, *,
+               model_name: str | None = None, chunk_tokens: int = 64,
+               http2: bool = False) -> Starlette:
     """The ASGI app over a started engine; the caller owns the engine's lifecycle. The model
     name defaults to the telemetry's (the ``model`` label of every metric). ``chunk_tokens``
     is the most tokens one SSE event carries: a writer that fell behind coalesces what its
@@ -266,6 +294,7 @@ def create_app(engine: Engine, telemetry: Telemetry, *, model_name: str | None =
         Route("/v1/models", t.models, methods=["GET"]),
         Route("/healthz", t.healthz, methods=["GET"]),
         Route("/health", t.healthz, methods=["GET"]),
+        Route("/readyz", t.readyz, methods=["GET"]),
         Route("/metrics", t.metrics, methods=["GET"]),
     ]
 
@@ -449,13 +478,18 @@ class LocalServer:
                  send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
                  telemetry_setup: TelemetrySetup | None = None, chunk_tokens: int = 64,
                  redaction: RedactionStage | bool | None = None,
-                 log_redaction: bool = True) -> None:
+                 log_redaction: bool = True,
+                 engine_process: bool | dict[str, Any] = False) -> None:
         kwargs: dict[str, Any] = {"trace_file": trace_file} if trace_file else {}
         self.setup = telemetry_setup or setup_telemetry(
             model=model_name, slo=slo, span_exporter=span_exporter, redaction=redaction,
             log_redaction=log_redaction, **kwargs)
         self.telemetry = self.setup.telemetry
-        self.engine = Engine(config or EngineConfig(), self.telemetry)
+        # engine_process: the engine core in its own process (a dict: EngineClient options)
+        self.engine: Engine | EngineClient = (
+            EngineClient(config or EngineConfig(), self.telemetry,
+                         **(engine_process if isinstance(engine_process, dict) else {}))
+            if engine_process else Engine(config or EngineConfig(), self.telemetry))
         self.app = create_app(self.engine, self.telemetry, model_name=self.telemetry.model,
                               chunk_tokens=chunk_tokens)
         self.http = ServerThread(self.app, port=port, send_buffer_bytes=send_buffer_bytes)

@@ -36,6 +36,12 @@ def register(sub: Any) -> None:
     p.add_argument("--no-log-redaction", action="store_true",
                    help="write log records unredacted (logged, and "
                         "servescope_redaction_enabled{kind=\"logs\"} shows 0)")
+    p.add_argument("--engine-process", action="store_true",
+                   help="run the engine core (scheduler, model, KV pool) in its own process, "
+                        "watched by a heartbeat lease and restarted when it dies or hangs")
+    p.add_argument("--engine-lease-s", type=float, default=10.0,
+                   help="with --engine-process: seconds of engine silence before it is "
+                        "declared hung, killed and restarted")
     p.set_defaults(handler=_serve)
 
 
@@ -59,6 +65,7 @@ def _serve(args: argparse.Namespace) -> int:
     from servescope.instrumentation.slo import SLOError, load_slo
     from servescope.redaction import PolicyError, RedactionStage, load_policy
     from servescope.reference.engine import Engine
+    from servescope.reference.engine_client import EngineClient
     from servescope.reference.server import create_app, serve
 
     try:
@@ -74,7 +81,15 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     setup = setup_telemetry(model=args.model_name, slo=slo, trace_file=args.trace_file,
                             redaction=redaction, log_redaction=not args.no_log_redaction)
-    engine = Engine(config, setup.telemetry)
+    engine: Engine | EngineClient
+    if args.engine_process:
+        try:
+            engine = EngineClient(config, setup.telemetry, lease_s=args.engine_lease_s)
+        except ValueError as exc:
+            print(f"servescope serve: invalid configuration: {exc}", file=sys.stderr)
+            return 2
+    else:
+        engine = Engine(config, setup.telemetry)
     engine.start()
     print(f"servescope: serving {args.model_name} on http://{args.host}:{args.port} "
           f"(device {engine.device}); metrics at /metrics, spans to "

@@ -63,6 +63,9 @@ RATE_INTERVAL = "10s"
 #: Panels whose queries are empty by design in this scenario, and why.
 EMPTY_BY_DESIGN = {
     "Hook errors": "no hook fails: the series appears with the first swallowed error",
+    "Engine restarts": "the synthetic replicas run no engine process (tests/reference/"
+                       "test_engine_process.py scrapes these series from a real one)",
+    "Engine heartbeat and last step": "the synthetic replicas run no engine process",
 }
 
 

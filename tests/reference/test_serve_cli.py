@@ -21,3 +21,52 @@ def test_bad_redaction_policy_is_a_clear_error(tmp_path):
 def test_serve_help_documents_the_redaction_switches():
     out = run("--help").stdout
     assert "--redaction-policy" in out and "--no-redaction" in out
+
+
+def test_serve_engine_process_is_ready_serves_and_stops_its_engine(tmp_path):
+    import json
+    import os
+    import signal
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = tmp_path / "engine.yaml"
+    config.write_text("model: {dim: 32, n_layers: 1, n_heads: 4, n_kv_heads: 2, "
+                      "hidden_dim: 64, max_context: 128}\nnum_blocks: 64\nblock_size: 8\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-P", "-m", "servescope", "serve", "--engine-process", "--port",
+         str(port), "--config", str(config), "--trace-file", str(tmp_path / "t.jsonl")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, proc.stderr.read()
+            try:
+                with urllib.request.urlopen(url + "/readyz", timeout=5) as resp:
+                    ready = json.loads(resp.read())
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "serve never became ready"
+                time.sleep(0.2)
+        assert ready["ready"] is True and ready["engine"] == "process"
+        engine_pid = ready["pid"]
+        body = json.dumps({"model": "servescope-ref", "prompt": "hi", "max_tokens": 5,
+                           "ignore_eos": True}).encode()
+        req = urllib.request.Request(url + "/v1/completions", body,
+                                     {"content-type": "application/json"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            assert json.loads(resp.read())["usage"]["completion_tokens"] == 5
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    try:  # the engine process went with it
+        os.kill(engine_pid, 0)
+        alive = True
+    except ProcessLookupError:
+        alive = False
+    assert not alive

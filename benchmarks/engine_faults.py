@@ -1,0 +1,208 @@
+"""The engine core in its own process: recovery from kill -9, and what the boundary costs.
+
+Figures, all measured in this run:
+  kill -9 recovery   ``--streams`` requests in flight, then SIGKILL of the engine process:
+                     time to every in-flight request finalized (its recorder finished with
+                     error) and to the replacement engine ready; median and max over
+                     ``--kills`` kills
+  throughput, TPOT   the same reference server with the engine in its own process vs in
+                     process: committed tokens/s (server side) and client TPOT p50/p99 of
+                     ``--clients`` fast streaming clients, interleaved over ``--rounds``
+  slow beside fast   fast clients' TPOT p99 with 8 slow clients beside 8 fast ones / without
+                     them, in both modes (the goal: <= 1.05 once slow sockets no longer share
+                     the engine's interpreter)
+  hook time          per engine step with a batch of 32, the telemetry work the engine does
+                     on its critical path: in process, ``Telemetry.step`` (metrics); in its
+                     own process, the event appends plus encoding the step's message
+
+Run: python benchmarks/engine_faults.py [--kills 20] [--duration 5] [--rounds 2]
+Prints a table and one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import statistics
+import time
+from typing import Any
+
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from servescope.instrumentation import StepReport, Telemetry
+from servescope.reference.config import EngineConfig
+from servescope.reference.engine_client import EngineClient
+from servescope.reference.engine_process import _EventRecorder, _EventTelemetry
+from servescope.reference.engine_wire import EV, FromEngine, encoder
+from servescope.reference.load_summary import percentile, scrape
+from servescope.reference.loadgen import LoadConfig, LoadResult, Mix, run_load
+from servescope.reference.request import GenerationRequest
+from servescope.reference.server import LocalServer
+
+
+def _config() -> EngineConfig:
+    return EngineConfig(stream_capacity=16, stream_low_watermark=4, max_batch=32,
+                        slow_consumer_timeout_s=30.0)
+
+
+def _ms(x: float | None) -> float | None:
+    return None if x is None else round(x * 1000, 2)
+
+
+# --- kill -9 ------------------------------------------------------------------------------
+def kill_recovery(kills: int, streams: int) -> list[tuple[float, float]]:
+    """(seconds to every in-flight request finalized, seconds to ready) per kill."""
+    out = []
+    telemetry = Telemetry()
+    with EngineClient(_config(), telemetry, restart_backoff_s=0.0) as client:
+        for k in range(kills):
+            assert client.wait_ready(120), "the engine did not come back"
+            handles = [client.submit(GenerationRequest(f"k{k}-{i}", [1, 2, 3, 4], 400,
+                                                       ignore_eos=True))
+                       for i in range(streams)]
+            _wait(lambda: client.stats().running == streams, 60)
+            t0 = time.perf_counter()
+            client.signal_engine(signal.SIGKILL)
+            _wait(lambda hs=handles: all(h.recorder.finished for h in hs), 30)
+            finalized = time.perf_counter() - t0
+            _wait(client.ready, 120)
+            out.append((finalized, time.perf_counter() - t0))
+            assert all(h.finish_reason is not None for h in handles)
+    return out
+
+
+def _wait(cond: Any, timeout_s: float) -> None:
+    end = time.monotonic() + timeout_s
+    while not cond():
+        if time.monotonic() > end:
+            raise TimeoutError("condition not reached")
+        time.sleep(0.001)
+
+
+# --- throughput, TPOT, slow beside fast ---------------------------------------------------
+async def _drive(url: str, args: argparse.Namespace, fast_clients: int, slow_clients: int
+                 ) -> LoadResult:
+    fast = LoadConfig(url, duration_s=args.duration, concurrency=fast_clients,
+                      mix=Mix.parse("fast=1"), max_tokens=args.max_tokens, grace_s=30)
+    runs = [run_load(fast)]
+    if slow_clients:
+        runs.append(run_load(LoadConfig(
+            url, duration_s=args.duration, concurrency=slow_clients, mix=Mix.parse("slow=1"),
+            slow_max_tokens=256, slow_read_bytes=64, slow_interval_s=0.05,
+            slow_deadline_s=20.0, grace_s=30, seed=1)))
+    return (await asyncio.gather(*runs))[0]
+
+
+def serve_round(process: bool, args: argparse.Namespace, fast_clients: int,
+                slow_clients: int) -> dict[str, Any]:
+    options: dict[str, Any] | bool = process
+    with LocalServer(_config(), span_exporter=InMemorySpanExporter(),
+                     engine_process=options) as server:
+        before = scrape(server.url)
+        t0 = time.perf_counter()
+        fast = asyncio.run(_drive(server.url, args, fast_clients, slow_clients))
+        elapsed = time.perf_counter() - t0
+        server.engine.wait_idle(30.0)
+        delta = scrape(server.url).minus(before)
+    return {"tpot": fast.stats.values("tpot", "fast"),
+            "committed": delta.total("servescope_tokens_total", stage="committed"),
+            "elapsed": elapsed}
+
+
+# --- hook time on the critical path -------------------------------------------------------
+def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float]:
+    """Seconds per step: (in process: Telemetry.step; own process: events + encoding)."""
+    telemetry = Telemetry()
+    recorders = [telemetry.request(f"h{i}", prompt_tokens=8) for i in range(batch)]
+    t0 = time.perf_counter()
+    for k in range(steps):
+        telemetry.step(StepReport(advanced=[(r, 1, 0) for r in recorders], now=float(k),
+                                  kv_blocks_used=10, kv_blocks_total=100, running=batch,
+                                  waiting=0, paused=0, buffered_tokens=batch))
+    before = (time.perf_counter() - t0) / steps
+    events: list[Any] = []
+    child = _EventTelemetry(events)
+    child_recorders = [_EventRecorder(child, f"h{i}", events) for i in range(batch)]
+    t0 = time.perf_counter()
+    for k in range(steps):
+        for rec in child_recorders:  # the push the commit makes, as the mirror stream does
+            events.append((EV.PUSH, rec.request_id, [k], None))
+        child.step(StepReport(advanced=[(r, 1, 0) for r in child_recorders], now=float(k),
+                              kv_blocks_used=10, kv_blocks_total=100, running=batch,
+                              waiting=0, paused=0, buffered_tokens=batch))
+        encoder.encode(FromEngine("step", float(k), list(events), [0] * 19))
+        events.clear()
+    after = (time.perf_counter() - t0) / steps
+    return before, after
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--kills", type=int, default=20)
+    parser.add_argument("--streams", type=int, default=32)
+    parser.add_argument("--duration", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--max-tokens", type=int, default=128)
+    args = parser.parse_args()
+
+    hook_before, hook_after = hook_time()
+    samples = kill_recovery(args.kills, args.streams)
+    finalized = [s[0] for s in samples]
+    ready = [s[1] for s in samples]
+
+    modes = {"in process": False, "own process": True}
+    thr: dict[str, dict[str, Any]] = {m: {"tpot": [], "committed": 0.0, "elapsed": 0.0}
+                                      for m in modes}
+    slow: dict[str, dict[bool, list[float]]] = {m: {False: [], True: []} for m in modes}
+    for _ in range(args.rounds):
+        for mode, process in modes.items():
+            r = serve_round(process, args, args.clients, 0)
+            thr[mode]["tpot"] += r["tpot"]
+            thr[mode]["committed"] += r["committed"]
+            thr[mode]["elapsed"] += r["elapsed"]
+            for with_slow in (False, True):
+                slow[mode][with_slow] += serve_round(process, args, 8,
+                                                     8 if with_slow else 0)["tpot"]
+
+    def p(values: list[float], q: float) -> float | None:
+        return percentile(values, q) if values else None
+
+    rows = {}
+    for mode in modes:
+        t = thr[mode]
+        p99_with, p99_without = p(slow[mode][True], 0.99), p(slow[mode][False], 0.99)
+        rows[mode] = {
+            "tokens_per_s": round(t["committed"] / t["elapsed"], 1) if t["elapsed"] else None,
+            "tpot_p50_ms": _ms(p(t["tpot"], 0.5)), "tpot_p99_ms": _ms(p(t["tpot"], 0.99)),
+            "fast_tpot_p99_with_slow_ms": _ms(p99_with),
+            "fast_tpot_p99_without_slow_ms": _ms(p99_without),
+            "slow_ratio": round(p99_with / p99_without, 3)
+            if p99_with and p99_without else None}
+
+    print(f"engine faults: {args.kills} kills x {args.streams} streams; "
+          f"{args.rounds} round(s) x {args.duration:g} s per configuration")
+    print(f"kill -9 -> every in-flight request finalized: median "
+          f"{statistics.median(finalized) * 1000:.1f} ms, max {max(finalized) * 1000:.1f} ms")
+    print(f"kill -9 -> ready again:                      median "
+          f"{statistics.median(ready):.2f} s, max {max(ready):.2f} s")
+    print(f"{'engine':<12}{'tokens/s':>10}{'TPOT p50':>10}{'TPOT p99':>10}"
+          f"{'slow/fast p99 ratio':>21}")
+    for mode, r in rows.items():
+        print(f"{mode:<12}{r['tokens_per_s']!s:>10}{r['tpot_p50_ms']!s:>10}"
+              f"{r['tpot_p99_ms']!s:>10}{r['slow_ratio']!s:>21}")
+    print(f"hook time on the engine's critical path per step (batch 32): in process "
+          f"{hook_before * 1e6:.1f} us (Telemetry.step), own process {hook_after * 1e6:.1f} us "
+          f"(events + encoding), ratio {hook_after / hook_before:.2f}")
+    print(json.dumps({
+        "benchmark": "engine_faults", "kills": args.kills, "streams": args.streams,
+        "finalized_ms": {"median": _ms(statistics.median(finalized)), "max": _ms(max(finalized))},
+        "ready_s": {"median": round(statistics.median(ready), 3), "max": round(max(ready), 3)},
+        "modes": rows, "hook_us_per_step": {"in_process": round(hook_before * 1e6, 2),
+                                            "own_process": round(hook_after * 1e6, 2)}}))
+
+
+if __name__ == "__main__":
+    main()

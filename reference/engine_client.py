@@ -1,0 +1,738 @@
+"""The API process's side of an engine that runs in its own process.
+
+:class:`EngineClient` has the interface the transport uses of :class:`Engine` (``submit`` a
+request, read its tokens through a handle, ``cancel``, ``stats``) while the scheduler, the
+model and the KV pool run in a child process (``engine_process``). The API process keeps the
+transport, detokenization and telemetry: one thread (the link) exchanges one batched message
+per engine iteration each way, replays the engine's events on the real request recorders and
+calls ``Telemetry.step`` once per engine step.
+
+Backpressure crosses the boundary: each request's :class:`StreamBuffer` lives here; the engine
+pushes only while its mirror of that buffer has room, and the link returns the reader's
+progress (the credits) in its next message, so a slow reader pauses only its own request.
+
+Failure: the engine heartbeats at least every ``heartbeat_s``. The link declares it dead when
+its process exits or its lease (``lease_s`` without a message; 10 s by default: a restart ends
+every request in flight, so a false alarm on a starved machine costs more than a slower
+verdict on a hung engine) expires, kills it (SIGKILL also
+ends a stopped process), ends every request in flight exactly once with ``error`` (its
+stream ends with an OpenAI-shaped error event), and starts a fresh engine with a clean KV
+pool. Until that one is ready, submissions are refused with ``engine_restarting`` (HTTP 503
+with Retry-After).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import zmq
+
+from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
+from servescope.instrumentation.engine_health import EngineHealth
+
+from .config import EngineConfig
+from .engine_process import ChildSpec
+from .engine_wire import EV, FromEngine, Submit, ToEngine, decoder_from_engine, encoder
+from .request import GenerationRequest
+from .stats import EngineStats
+from .stream import StreamBuffer
+from .tokenizer import ByteTokenizer
+
+__all__ = ["EngineClient", "RemoteHandle", "RemoteLifecycle"]
+
+_log = logging.getLogger("servescope.reference.engine_client")
+#: Reason given to submissions while the engine (re)starts; the transport answers 503.
+RESTARTING = "engine_restarting"
+_RECENT = 4096  # finished recorders kept for late signals (bounded: no leak)
+
+
+class RemoteLifecycle:
+    """The API-side terminal state of one request: the engine decides, this mirrors it
+    (or decides ``error`` itself when the engine is lost), and the recorder is finished once."""
+
+    def __init__(self) -> None:
+        self.reason: FinishReason | None = None
+        self.attempts: list[FinishReason] = []
+        self.recorded = False
+        self.cleanup_count = 0
+        self.decided = threading.Event()
+        self._lock = threading.Lock()
+
+    def decide(self, reason: FinishReason) -> bool:
+        with self._lock:
+            self.attempts.append(reason)
+            if self.reason is not None:
+                return False
+            self.reason = reason
+        self.decided.set()
+        return True
+
+    def mark_recorded(self) -> bool:
+        """True the first time (the caller then finishes the recorder)."""
+        with self._lock:
+            first = not self.recorded
+            self.recorded = True
+            if first:
+                self.cleanup_count += 1
+            return first
+
+
+class RemoteHandle:
+    """The writer's view of one request served by the engine process (thread-safe)."""
+
+    def __init__(self, client: EngineClient, request: GenerationRequest,
+                 recorder: RequestRecorder, stream: StreamBuffer,
+                 reject_reason: str | None = None) -> None:
+        self.request_id = request.request_id
+        self.request = request
+        self.recorder = recorder
+        self.prompt_tokens = len(request.prompt)
+        self.reject_reason = reject_reason
+        self.life = RemoteLifecycle()
+        self.stream = stream
+        self.delivered_total = 0
+        self.proposed = 0
+        self.writer_attached = False
+        self.writer_finished = False
+        self.sent = (0, 0, False, False, False)  # progress last reported to the engine
+        self._client = client
+
+    async def next_chunk(self, max_tokens: int = 64) -> list[int] | None:
+        return await self.stream.next(max_tokens)
+
+    def get_chunk(self, timeout_s: float | None = None, max_tokens: int = 64
+                  ) -> list[int] | None:
+        return self.stream.get(timeout_s, max_tokens)
+
+    def clock(self) -> float:
+        """The telemetry's clock (stamps a write before it is issued)."""
+        return self._client.telemetry.clock()
+
+    def written(self, n: int, now: float | None = None) -> None:
+        """``n`` popped tokens were handed to the client's connection (see
+        :meth:`RequestHandle.written`)."""
+        self.recorder.written(n, now=now)
+
+    def delivered(self, n: int) -> None:
+        self.recorder.delivered(n)
+        if n > 0:
+            self.delivered_total += n
+            if self.stream.drained:
+                self._client._wake()
+
+    def attach_writer(self) -> None:
+        """A writer reports deliveries and says when it is done (told to the engine with
+        the next progress): an abnormal end is recorded once the writer is done."""
+        self.writer_attached = True
+        self._client._wake()
+
+    def writer_done(self) -> None:
+        """The writer reports no more deliveries (see :meth:`RequestHandle.writer_done`)."""
+        if not self.writer_finished:
+            self.writer_finished = True
+            self._client._wake()
+
+    def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:
+        self.stream.abort_reader()
+        if self.life.recorded:
+            self.life.attempts.append(reason)
+            self.recorder.finish(reason)  # a late signal: counted as ignored
+            return
+        self._client._post_cancel(self, reason)
+
+    def inject_fault(self) -> None:
+        self._client.inject_fault(self.request_id)
+
+    @property
+    def finish_reason(self) -> FinishReason | None:
+        return self.life.reason
+
+    @property
+    def completion_tokens(self) -> int:
+        return self.stream.pushed
+
+    @property
+    def proposed_tokens(self) -> int:
+        return self.proposed
+
+    @property
+    def buffered(self) -> int:
+        return self.stream.buffered
+
+    @property
+    def peak_buffered(self) -> int:
+        return self.stream.peak
+
+    @property
+    def lifecycle(self) -> RemoteLifecycle:
+        return self.life
+
+    def wait(self, timeout_s: float | None = None) -> FinishReason | None:
+        self.life.decided.wait(timeout_s)
+        return self.life.reason
+
+    def progress(self) -> tuple[int, int, bool, bool, bool]:
+        stream = self.stream
+        return (stream.popped, self.delivered_total, stream.drained, self.writer_attached,
+                self.writer_finished)
+
+
+class _EngineProcess:
+    """The engine as a fresh interpreter (``python -m``): nothing of the API process's
+    state is inherited (no forked threads or locks), and nothing re-imports its main module.
+    ``sentinel`` (a pidfd) becomes readable when the process exits."""
+
+    def __init__(self, spec: ChildSpec) -> None:
+        self._popen = subprocess.Popen(
+            [sys.executable, "-P", "-m", "servescope.reference.engine_process"],
+            stdin=subprocess.PIPE, close_fds=True)
+        assert self._popen.stdin is not None
+        self._popen.stdin.write(spec.to_json())
+        self._popen.stdin.close()
+        self.pid = self._popen.pid
+        self.sentinel = os.pidfd_open(self.pid)
+
+    def is_alive(self) -> bool:
+        return self._popen.poll() is None
+
+    @property
+    def exitcode(self) -> int | None:
+        return self._popen.poll()
+
+    def join(self, timeout_s: float | None = None) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._popen.wait(timeout_s)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.sentinel)
+
+
+@dataclass
+class _Incarnation:
+    """One engine process and the two sockets to it."""
+
+    epoch: int
+    proc: _EngineProcess
+    to_engine: zmq.Socket[bytes]
+    from_engine: zmq.Socket[bytes]
+    poller: zmq.Poller
+    started_at: float
+    ready: bool = False
+    device: str = ""
+    last_message: float = 0.0
+    last_step: float = 0.0
+    steps: int = 0
+    dead: bool = False
+    paths: list[str] = field(default_factory=list)
+
+
+class EngineClient:
+    """An engine in a child process, behind the same submit/handle interface as
+    :class:`Engine`. ``start()`` waits until the first engine is ready."""
+
+    def __init__(self, config: EngineConfig, telemetry: Telemetry, *,
+                 heartbeat_s: float = 0.1, lease_s: float = 10.0,
+                 start_timeout_s: float = 120.0, restart_backoff_s: float = 0.5,
+                 retry_after_s: int = 2, cpu_threads: int | None = None) -> None:
+        if not 0 < heartbeat_s < lease_s:
+            raise ValueError(f"lease_s: must exceed heartbeat_s={heartbeat_s}, got {lease_s}")
+        self.config = config
+        self.telemetry = telemetry
+        self.tokenizer = ByteTokenizer()
+        self.heartbeat_s = heartbeat_s
+        self.lease_s = lease_s
+        self.start_timeout_s = start_timeout_s
+        self.restart_backoff_s = restart_backoff_s
+        self.retry_after_s = retry_after_s
+        # the engine's torch CPU threads: every core but one, which the API process keeps
+        self.cpu_threads = cpu_threads or max(1, (os.cpu_count() or 2) - 1)
+        self.restarts = 0
+        self.messages_received = 0  # from the engine (steps and heartbeats)
+        self.messages_sent = 0
+        self.health = EngineHealth(telemetry)
+        self._zmq = zmq.Context()
+        self._dir = tempfile.mkdtemp(prefix="servescope-engine-")
+        self._lock = threading.Lock()
+        self._live: dict[str, RemoteHandle] = {}
+        self._recent: collections.OrderedDict[str, RequestRecorder] = \
+            collections.OrderedDict()
+        self._out = ToEngine()
+        self._pending = 0
+        self._closed = False
+        self._stop = threading.Event()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        self._wake_pending = False
+        self._inc: _Incarnation | None = None
+        self._epoch = 0
+        self._stats = EngineStats(config.num_blocks, config.num_blocks, 0, config.max_batch,
+                                  0, 0, 0, 0)
+        self._thread: threading.Thread | None = None
+        self._ready = threading.Event()
+        self._last_death = 0.0
+        self.health.watch(self._heartbeat_age, self._last_step_age)
+
+    @property
+    def model_name(self) -> str:
+        return self.telemetry.model
+
+    @property
+    def device(self) -> str:
+        inc = self._inc
+        return inc.device if inc is not None else ""
+
+    @property
+    def pid(self) -> int | None:
+        inc = self._inc
+        return None if inc is None else inc.proc.pid
+
+    # --- lifecycle ------------------------------------------------------------------------
+    def start(self, timeout_s: float | None = None) -> None:
+        """Start the engine process and the link; wait until the engine is ready."""
+        with self._lock:
+            if self._thread is not None or self._closed:
+                return
+            self._spawn()
+            self._thread = threading.Thread(target=self._run, name="servescope-engine-link",
+                                            daemon=True)
+            self._thread.start()
+        end = time.monotonic() + (timeout_s if timeout_s is not None
+                                  else self.start_timeout_s)
+        while not self._ready.wait(0.05):
+            if self.restarts or time.monotonic() > end:
+                self.shutdown()
+                raise RuntimeError("the engine process did not become ready (see its log)")
+
+    def shutdown(self, timeout_s: float = 5.0) -> None:
+        """Refuse new requests, let the engine finish live ones with ``error``, stop it."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._out.shutdown = True
+        self._wake()
+        inc = self._inc
+        if inc is not None:  # the engine ends its requests, says bye and exits; the link
+            inc.proc.join(timeout_s)  # replays the bye and buries it (no restart: closed)
+            end = time.monotonic() + timeout_s
+            while not inc.dead and time.monotonic() < end and self._thread is not None \
+                    and self._thread.is_alive():
+                time.sleep(0.01)
+        self._stop.set()
+        self._wake()
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+        if self._inc is not None:
+            self._bury(self._inc, "shutdown", restart=False)
+        self._wake_pending = True  # from now on _wake() writes nothing (the fds are closed)
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+        self._zmq.term()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+    def __enter__(self) -> EngineClient:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+    # --- requests -------------------------------------------------------------------------
+    def submit(self, request: GenerationRequest) -> RemoteHandle:
+        """Accept or reject ``request``; never blocks (see :meth:`Engine.submit`). While the
+        engine restarts the reason is ``engine_restarting``."""
+        now = self.telemetry.clock()
+        recorder = self.telemetry.request(
+            request.request_id, priority=request.priority, prompt_tokens=len(request.prompt),
+            carrier=request.carrier, arrival=now, operation=request.operation)
+        cfg = self.config
+        handle: RemoteHandle
+        stream = StreamBuffer(None if cfg.unbounded_streams else cfg.stream_capacity,
+                              cfg.stream_low_watermark, on_credit=self._wake,
+                              on_drained=self._wake)
+        handle = RemoteHandle(self, request, recorder, stream)
+        reason = self._reject_reason(request)
+        deadline_s = request.deadline_s if request.deadline_s is not None \
+            else cfg.default_deadline_s
+        with self._lock:
+            if reason is None and self._closed:
+                reason = "shutting_down"
+            if reason is None and not self._ready.is_set():
+                reason = RESTARTING
+            if reason is None and self._pending >= cfg.max_waiting:
+                reason = "queue_full"
+            if reason is None:
+                self._pending += 1
+                self._live[request.request_id] = handle
+                self._out.submits.append(Submit(
+                    request.request_id, request.prompt, request.max_tokens, now,
+                    None if deadline_s is None else now + deadline_s, request.priority,
+                    list(request.stop_token_ids), request.ignore_eos, request.operation))
+        if reason is not None:
+            handle.reject_reason = reason
+            handle.life.decide(FinishReason.REJECTED)
+            handle.life.mark_recorded()
+            recorder.rejected(reason, now=now)
+            stream.close(drop=True)
+            return handle
+        self._wake()
+        return handle
+
+    def _reject_reason(self, request: GenerationRequest) -> str | None:
+        prompt = request.prompt
+        if not prompt:
+            return "empty_prompt"
+        if len(prompt) >= self.config.model.max_context:
+            return "prompt_too_long"
+        vocab = self.config.model.vocab_size
+        if any(t < 0 or t >= vocab for t in prompt):
+            return "invalid_token"
+        return None
+
+    def _post_cancel(self, handle: RemoteHandle, reason: FinishReason) -> None:
+        with self._lock:
+            if handle.request_id in self._live:
+                self._out.cancels.append((handle.request_id, reason.value))
+                posted = True
+            else:
+                posted = False
+        if posted:
+            self._wake()
+        else:  # ended already (or being reconciled): the engine has nothing to stop
+            handle.life.attempts.append(reason)
+            handle.recorder.finish(reason)
+
+    def inject_fault(self, request_id: str) -> None:
+        """Make the engine's next step including ``request_id`` raise (an error for it)."""
+        with self._lock:
+            self._out.faults.append(request_id)
+        self._wake()
+
+    def inject_crash(self) -> None:
+        """Make the engine raise inside its next step, outside the scheduler's handling:
+        the engine process exits and is restarted (a fault test)."""
+        with self._lock:
+            self._out.crash = True
+        self._wake()
+
+    def signal_engine(self, signum: int) -> None:
+        """Send ``signum`` to the engine process (fault tests: SIGKILL, SIGSTOP)."""
+        pid = self.pid
+        if pid is not None:
+            os.kill(pid, signum)
+
+    # --- state ----------------------------------------------------------------------------
+    def stats(self) -> EngineStats:
+        return self._stats
+
+    @property
+    def live_requests(self) -> int:
+        return len(self._live)
+
+    def ready(self) -> bool:
+        """The engine is up, its heartbeat is fresh and it accepts work."""
+        inc = self._inc
+        return (not self._closed and self._ready.is_set() and inc is not None
+                and time.monotonic() - inc.last_message < self.lease_s)
+
+    def readiness(self) -> dict[str, Any]:
+        return {"ready": self.ready(), "engine": "process", "pid": self.pid,
+                "restarts": self.restarts, "heartbeat_age_s": round(self._heartbeat_age(), 3),
+                "last_step_age_s": round(self._last_step_age(), 3)}
+
+    def wait_ready(self, timeout_s: float = 60.0) -> bool:
+        end = time.monotonic() + timeout_s
+        while time.monotonic() < end:
+            if self.ready():
+                return True
+            time.sleep(0.01)
+        return False
+
+    def wait_idle(self, timeout_s: float = 10.0) -> bool:
+        end = time.monotonic() + timeout_s
+        while time.monotonic() < end:
+            if not self._live and self._pending == 0 and self._stats.idle:
+                return True
+            time.sleep(0.005)
+        return False
+
+    def _heartbeat_age(self) -> float:
+        inc = self._inc
+        if inc is None or not inc.last_message:
+            return 0.0
+        return max(0.0, time.monotonic() - inc.last_message)
+
+    def _last_step_age(self) -> float:
+        inc = self._inc
+        if inc is None or not inc.last_step:
+            return 0.0
+        return max(0.0, time.monotonic() - inc.last_step)
+
+    # --- the link thread --------------------------------------------------------------------
+    def _wake(self) -> None:
+        """Wake the link (a submission, cancel, credit or drained stream): coalesced."""
+        if self._wake_pending:
+            return
+        self._wake_pending = True
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"x")
+
+    def _spawn(self) -> None:
+        self._epoch += 1
+        to_path = os.path.join(self._dir, f"to-{self._epoch}")
+        from_path = os.path.join(self._dir, f"from-{self._epoch}")
+        to_engine = self._zmq.socket(zmq.PUSH)
+        to_engine.setsockopt(zmq.LINGER, 0)
+        to_engine.setsockopt(zmq.SNDHWM, 10000)
+        to_engine.bind(f"ipc://{to_path}")
+        from_engine = self._zmq.socket(zmq.PULL)
+        from_engine.setsockopt(zmq.LINGER, 0)
+        from_engine.bind(f"ipc://{from_path}")
+        spec = ChildSpec(self.config, f"ipc://{to_path}", f"ipc://{from_path}",
+                         self.heartbeat_s, os.getpid(), self.cpu_threads)
+        proc = _EngineProcess(spec)
+        poller = zmq.Poller()
+        poller.register(from_engine, zmq.POLLIN)
+        poller.register(self._wake_r, zmq.POLLIN)
+        poller.register(proc.sentinel, zmq.POLLIN)
+        now = time.monotonic()
+        self._inc = _Incarnation(self._epoch, proc, to_engine, from_engine, poller, now,
+                                 paths=[to_path, from_path])
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            inc = self._inc
+            if inc is None or inc.dead:
+                self._respawn()
+                continue
+            try:
+                self._turn(inc)
+            except Exception:  # a link bug must not leave requests hanging: start over
+                _log.exception("engine link failed; replacing the engine")
+                self._bury(inc, "fatal")
+
+    def _turn(self, inc: _Incarnation) -> None:
+        """One turn of the link: wait for the engine or a wake-up, apply what arrived,
+        check the process and its lease, send what accumulated."""
+        try:
+            ready = dict(inc.poller.poll(int(self.heartbeat_s * 500)))
+        except zmq.ZMQError:
+            return
+        if self._wake_r in ready:
+            self._wake_pending = False
+            with contextlib.suppress(OSError):
+                os.read(self._wake_r, 4096)
+        if inc.from_engine in ready:
+            self._receive(inc)
+        if inc.dead:
+            return
+        if inc.proc.sentinel in ready or not inc.proc.is_alive():
+            self._bury(inc, "exited")
+            return
+        now = time.monotonic()
+        if inc.ready and now - inc.last_message > self.lease_s:
+            _log.error("engine process %s missed its lease (%.1fs): killing it",
+                       inc.proc.pid, now - inc.last_message)
+            self._bury(inc, "lease_expired")
+            return
+        if not inc.ready and now - inc.started_at > self.start_timeout_s:
+            self._bury(inc, "startup_timeout")
+            return
+        self._flush(inc)
+
+    def _receive(self, inc: _Incarnation) -> None:
+        """Apply every message waiting, in order."""
+        while True:
+            try:
+                frame = inc.from_engine.recv(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            msg = decoder_from_engine.decode(frame)
+            self.messages_received += 1
+            inc.last_message = time.monotonic()
+            if msg.stats:
+                self._stats = EngineStats(*msg.stats)
+                if self._stats.steps != inc.steps:
+                    inc.steps = self._stats.steps
+                    inc.last_step = inc.last_message
+            if msg.kind == "ready":
+                inc.ready = True
+                inc.device = msg.detail
+                inc.last_step = inc.last_message
+                self._ready.set()
+            if msg.events:
+                self._replay(msg)
+            if msg.kind == "fatal":
+                _log.error("engine process %s failed: %s", inc.proc.pid, msg.detail)
+                self._bury(inc, "fatal")
+                return
+
+    # --- replaying the engine's events ------------------------------------------------------
+    def _replay(self, msg: FromEngine) -> None:
+        live = self._live
+        for code, rid, a, b in msg.events:
+            handle = live.get(rid)
+            if code == EV.PUSH:
+                if handle is not None and not handle.stream.closed:
+                    handle.stream.push(a)
+            elif code == EV.STEP:
+                self._step(a)
+            elif code == EV.FINISH:
+                self._finish(rid, handle, FinishReason(a), b)
+            elif code == EV.DECIDED:
+                if handle is not None:
+                    handle.life.decide(FinishReason(a))
+            elif code == EV.CLOSE:
+                if handle is not None:
+                    handle.stream.close(drop=bool(a))
+            elif code == EV.WANT_CREDIT:
+                if handle is not None:
+                    handle.stream.request_credit()
+            elif code == EV.LEFT_WAITING:
+                with self._lock:
+                    self._pending -= 1
+            elif code == EV.REQUEUED:
+                with self._lock:
+                    self._pending += 1
+            elif handle is not None:
+                self._hook(handle.recorder, code, a)
+
+    @staticmethod
+    def _hook(recorder: RequestRecorder, code: str, now: float | None) -> None:
+        if code == EV.ADMITTED:
+            recorder.admitted()
+        elif code == EV.SCHEDULED:
+            recorder.scheduled(now=now)
+        elif code == EV.PREFILL_DONE:
+            recorder.prefill_done(now=now)
+        elif code == EV.PAUSED:
+            recorder.paused(now=now)
+        elif code == EV.RESUMED:
+            recorder.resumed(now=now)
+
+    def _finish(self, rid: str, handle: RemoteHandle | None, reason: FinishReason,
+                now: float | None) -> None:
+        if handle is None:  # a late signal for a request that ended: counted as ignored
+            recorder = self._recent.get(rid)
+            if recorder is not None:
+                recorder.finish(reason, now=now)
+            return
+        self._end(handle, reason, now, drop=True)
+
+    def _end(self, handle: RemoteHandle, reason: FinishReason, now: float | None, *,
+             drop: bool) -> None:
+        """Finish one request here, exactly once: stream, then the recorder."""
+        handle.life.decide(reason)  # a no-op when the engine's decision arrived first
+        if not handle.life.mark_recorded():
+            handle.recorder.finish(reason, now=now)
+            return
+        with self._lock:
+            self._live.pop(handle.request_id, None)
+        stream = handle.stream
+        if not stream.closed:
+            stream.close(drop=drop)
+        if stream.capacity is not None:
+            handle.recorder.stream_closed(stream.peak, stream.capacity)
+        final = handle.life.reason
+        assert final is not None
+        handle.recorder.finish(final, now=now)
+        if final is not reason:  # the loser that ended it here is a counted late signal
+            handle.recorder.finish(reason, now=now)
+        self._recent[handle.request_id] = handle.recorder
+        while len(self._recent) > _RECENT:
+            self._recent.popitem(last=False)
+
+    def _step(self, data: list[Any]) -> None:
+        advanced_ids, now, kv_used, kv_total, running, waiting, paused, pq, ph, pre = data
+        live = self._live
+        advanced = []
+        for rid, committed, proposed, committed_at in advanced_ids:
+            handle = live.get(rid)
+            if handle is not None:
+                handle.proposed += proposed
+                advanced.append((handle.recorder, committed, proposed, committed_at))
+        buffered = sum(h.stream.buffered for h in live.values())
+        self.telemetry.step(StepReport(
+            advanced=advanced, now=now, kv_blocks_used=kv_used, kv_blocks_total=kv_total,
+            running=running, waiting=waiting, paused=paused, buffered_tokens=buffered,
+            prefix_queries=pq, prefix_hits=ph, preemptions=pre))
+
+    # --- sending ----------------------------------------------------------------------------
+    def _flush(self, inc: _Incarnation) -> None:
+        """Send what accumulated since the last message, in one message: submissions,
+        cancels, faults, and the progress of every reader that moved (its credits)."""
+        with self._lock:
+            out, self._out = self._out, ToEngine()
+            handles = list(self._live.values())
+        for handle in handles:
+            now = handle.progress()
+            if now != handle.sent:
+                handle.sent = now
+                out.progress.append((handle.request_id, *now))
+        if not (out.submits or out.cancels or out.progress or out.faults or out.crash
+                or out.shutdown):
+            return
+        # zmq.Again: the engine stopped reading (hung); its lease will expire
+        with contextlib.suppress(zmq.Again):
+            inc.to_engine.send(encoder.encode(out), zmq.NOBLOCK)
+            self.messages_sent += 1
+
+    # --- losing an engine -------------------------------------------------------------------
+    def _bury(self, inc: _Incarnation, why: str, *, restart: bool = True) -> None:
+        """The engine is gone or declared dead: kill it, end every request in flight with
+        ``error`` exactly once, and (unless shutting down) count a restart."""
+        if inc.dead:
+            return
+        inc.dead = True
+        self._ready.clear()
+        if inc.proc.is_alive():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(inc.proc.pid, signal.SIGKILL)
+        inc.proc.join(5.0)
+        inc.proc.close()
+        for sock in (inc.to_engine, inc.from_engine):
+            sock.close(linger=0)
+        for path in inc.paths:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        with self._lock:
+            self._out = ToEngine(shutdown=self._out.shutdown)
+            handles = list(self._live.values())
+            self._pending = 0
+        now = self.telemetry.clock()
+        for handle in handles:
+            # decided stop/length keep their reason and their tail; the rest end with error
+            self._end(handle, FinishReason.ERROR, now,
+                      drop=handle.life.reason not in (FinishReason.STOP, FinishReason.LENGTH))
+        cfg = self.config
+        self._stats = EngineStats(cfg.num_blocks, cfg.num_blocks, 0, cfg.max_batch, 0, 0, 0, 0)
+        self.telemetry.step(StepReport(now=now, kv_blocks_used=0, running=0, waiting=0,
+                                       paused=0, buffered_tokens=0))
+        self._last_death = time.monotonic()
+        if restart and not self._closed and why != "shutdown":
+            self.restarts += 1
+            self.health.restarted(why)
+            _log.warning("engine process %s lost (%s); %d request(s) ended with error; "
+                         "restarting", inc.proc.pid, why, len(handles))
+
+    def _respawn(self) -> None:
+        if self._closed:
+            self._stop.wait(0.05)
+            return
+        wait = self.restart_backoff_s - (time.monotonic() - self._last_death)
+        if wait > 0 and self._stop.wait(wait):
+            return
+        self._spawn()

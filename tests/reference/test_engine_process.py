@@ -1,0 +1,361 @@
+"""The engine core in its own process: faults injected for real, over real sockets.
+
+One server (engine process, 3 s lease) takes every fault in turn: ``kill -9`` of the engine
+mid-stream, ``SIGSTOP`` (alive but silent), and an exception raised inside a step outside the
+scheduler's handling. Each time 64 streams are in flight; every stream must end (an
+OpenAI-shaped error event, then ``[DONE]``), every request must reach exactly one terminal
+state, nothing may leak, requests arriving meanwhile get 503 with Retry-After, and the next
+request after the restart is served.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from servescope.instrumentation import Telemetry
+from servescope.instrumentation.recorder import RequestRecorder
+from servescope.reference.config import EngineConfig, ModelConfig
+from servescope.reference.engine_client import EngineClient
+from servescope.reference.loadgen import ClientResult, stream_once
+from servescope.reference.request import GenerationRequest
+from servescope.reference.server import LocalServer
+
+TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=512)
+MODEL = "tiny-ref"
+CAP = 8
+STREAMS = 64
+
+
+def _config(**overrides: Any) -> EngineConfig:
+    return EngineConfig(**{"model": TINY, "block_size": 8, "num_blocks": 2048,
+                           "max_batch": STREAMS, "max_waiting": 256, "stream_capacity": CAP,
+                           "stream_low_watermark": 2, **overrides})
+
+
+class Recorders:
+    """Every recorder the server makes (to check each request's terminal state)."""
+
+    def __init__(self, telemetry: Telemetry) -> None:
+        self.all: list[RequestRecorder] = []
+        make = telemetry.request
+
+        def capture(*args: Any, **kwargs: Any) -> RequestRecorder:
+            recorder = make(*args, **kwargs)
+            self.all.append(recorder)
+            return recorder
+
+        telemetry.request = capture  # type: ignore[method-assign]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LocalServer]:
+    srv = LocalServer(_config(), model_name=MODEL, span_exporter=InMemorySpanExporter(),
+                      engine_process={"lease_s": 3.0, "restart_backoff_s": 0.2})
+    srv.recorders = Recorders(srv.telemetry)  # type: ignore[attr-defined]
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def _client(server: LocalServer) -> EngineClient:
+    assert isinstance(server.engine, EngineClient)
+    return server.engine
+
+
+def _total(server: LocalServer, family: str, **labels: str) -> float:
+    total = 0.0
+    for metric in server.telemetry.registry.collect():
+        for sample in metric.samples:
+            if sample.name == family and all(sample.labels.get(k) == v
+                                              for k, v in labels.items()):
+                total += sample.value
+    return total
+
+
+def _get(url: str) -> tuple[int, dict[str, str], dict[str, Any]]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            return resp.status, dict(resp.headers), json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), json.loads(err.read())
+
+
+def _post(url: str, payload: dict[str, Any]) -> tuple[int, dict[str, str], dict[str, Any]]:
+    req = urllib.request.Request(url, json.dumps(payload).encode(),
+                                 {"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, dict(resp.headers), json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), json.loads(err.read())
+
+
+def _payload(max_tokens: int, *, stream: bool = True) -> dict[str, Any]:
+    payload = {"model": MODEL, "prompt": "engine faults", "max_tokens": max_tokens,
+               "stream": stream, "ignore_eos": True}
+    if stream:
+        payload["stream_options"] = {"include_usage": True}
+    return payload
+
+
+def _wait(cond: Callable[[], bool], timeout_s: float, what: str) -> None:
+    end = time.monotonic() + timeout_s
+    while not cond():
+        assert time.monotonic() < end, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def _fault_under_load(server: LocalServer, fault: Callable[[EngineClient], None],
+                      reason: str) -> list[ClientResult]:
+    """64 streams in flight, then ``fault``: every stream must end, the engine restart."""
+    client = _client(server)
+    host, port = server.http.host, server.http.port
+    assert client.wait_ready(60)
+    restarts = _total(server, "servescope_engine_restarts_total", reason=reason)
+    committed0 = client.stats().committed_tokens
+    old_pid = client.pid
+
+    async def run() -> tuple[list[ClientResult], tuple[int, dict[str, str]]]:
+        tasks = [asyncio.create_task(stream_once(host, port, _payload(400), timeout_s=90))
+                 for _ in range(STREAMS)]
+        # every stream admitted and a few tokens in: the fault lands mid-stream
+        await asyncio.to_thread(_wait, lambda: client.stats().running >= STREAMS
+                                and client.stats().committed_tokens - committed0
+                                >= 4 * STREAMS, 60, "all streams running")
+        fault(client)
+        results = await asyncio.wait_for(asyncio.gather(*tasks), 90)
+        # the engine is being replaced: a request arriving now is refused with 503
+        during = await asyncio.to_thread(_post, server.url + "/v1/completions",
+                                         _payload(4, stream=False))
+        return results, during[:2]
+
+    results, (status, headers) = asyncio.run(run())
+    assert len(results) == STREAMS
+    assert all(r.finish == "error" and r.detail == "worker_error" for r in results), \
+        {(r.finish, r.detail) for r in results}  # an OpenAI error event, then [DONE]
+    if status == 503:  # unless the new engine was already up (it takes seconds)
+        assert int(headers["retry-after"]) >= 1
+    else:
+        assert status == 200
+    _wait(client.ready, 60, "the engine to be ready again")
+    assert client.pid != old_pid
+    assert _total(server, "servescope_engine_restarts_total", reason=reason) == restarts + 1
+    return results
+
+
+def _check_accounting(server: LocalServer) -> None:
+    client = _client(server)
+    assert client.wait_idle(10), "a request or a resource leaked"
+    assert client.live_requests == 0
+    arrived = _total(server, "servescope_requests_arrived_total")
+    finished = _total(server, "servescope_requests_finished_total")
+    in_flight = _total(server, "servescope_requests_in_flight")
+    assert in_flight == 0 and finished == arrived
+    recorders = server.recorders.all  # type: ignore[attr-defined]
+    assert len(recorders) == arrived
+    assert all(r.finished for r in recorders)  # each ended, once (the recorder's CAS)
+    stats = client.stats()
+    assert stats.free_blocks == stats.total_blocks and stats.used_slots == 0
+
+
+def _next_request_is_served(server: LocalServer) -> None:
+    status, _, body = _get(server.url + "/readyz")
+    assert status == 200 and body["ready"] is True
+    status, _, body = _post(server.url + "/v1/completions", _payload(12, stream=False))
+    assert status == 200, body
+    assert body["choices"][0]["finish_reason"] == "length"
+    assert body["usage"]["completion_tokens"] == 12
+
+
+def test_a_normal_run_streams_through_the_engine_process(server: LocalServer) -> None:
+    host, port = server.http.host, server.http.port
+    client = _client(server)
+    calls = []
+    step = server.telemetry.step
+
+    def counted(report: Any) -> None:
+        calls.append(len(report.advanced))
+        step(report)
+
+    server.telemetry.step = counted  # type: ignore[method-assign]
+    received0, steps0 = client.messages_received, client.stats().steps
+
+    async def run() -> list[ClientResult]:
+        return await asyncio.gather(*(stream_once(host, port, _payload(100))
+                                      for _ in range(16)))
+
+    try:
+        results = asyncio.run(run())
+    finally:
+        server.telemetry.step = step  # type: ignore[method-assign]
+    assert [r.finish for r in results] == ["length"] * 16
+    assert all(r.tokens == 100 for r in results)
+    _check_accounting(server)
+    # batched: one message per engine iteration (plus heartbeats), never one per token, and
+    # one Telemetry.step per engine iteration that reported (every forward step does)
+    messages = client.messages_received - received0
+    steps = client.stats().steps - steps0
+    assert steps >= 100 and messages < 16 * 100 / 4
+    assert steps <= len(calls) <= messages
+    assert max(calls) >= 8  # a whole batch per call, not one request per call
+    status, _, body = _get(server.url + "/healthz")
+    assert status == 200 and body["status"] == "ok"
+    _next_request_is_served(server)
+
+
+def test_kill_9_mid_stream_ends_every_stream_once_and_restarts(server: LocalServer) -> None:
+    _fault_under_load(server, lambda c: c.signal_engine(signal.SIGKILL), "exited")
+    _check_accounting(server)
+    _next_request_is_served(server)
+
+
+def test_a_hung_engine_is_killed_when_its_lease_expires(server: LocalServer) -> None:
+    stopped: list[int] = []
+
+    def hang(client: EngineClient) -> None:
+        assert client.pid is not None
+        stopped.append(client.pid)
+        client.signal_engine(signal.SIGSTOP)
+
+    _fault_under_load(server, hang, "lease_expired")
+    _check_accounting(server)
+    _next_request_is_served(server)
+
+
+def test_an_exception_inside_a_step_ends_the_engine_and_restarts_it(
+        server: LocalServer) -> None:
+    _fault_under_load(server, lambda c: c.inject_crash(), "fatal")
+    _check_accounting(server)
+    _next_request_is_served(server)
+
+
+def test_readyz_says_not_ready_while_the_engine_restarts(server: LocalServer) -> None:
+    client = _client(server)
+    assert client.wait_ready(60)
+    client.signal_engine(signal.SIGKILL)
+    _wait(lambda: not client.ready(), 10, "the engine to be declared dead")
+    status, headers, body = _get(server.url + "/readyz")
+    assert status == 503 and int(headers["retry-after"]) >= 1
+    assert body["error"]["code"] == "engine_unavailable" and body["ready"] is False
+    status, _, _ = _get(server.url + "/healthz")
+    assert status == 200  # the API process is up all along
+    status, headers, body = _post(server.url + "/v1/completions", _payload(4, stream=False))
+    assert status == 503 and int(headers["retry-after"]) >= 1
+    assert body["error"]["type"] == "server_error"
+    _wait(client.ready, 60, "the engine to be ready again")
+    text = urllib.request.urlopen(server.url + "/metrics", timeout=10).read().decode()
+    assert 'servescope_engine_heartbeat_age_seconds{pool="default"}' in text
+    assert 'servescope_engine_last_step_age_seconds{pool="default"}' in text
+    _check_accounting(server)
+    _next_request_is_served(server)
+
+
+def test_a_slow_reader_pauses_only_its_own_request_across_the_boundary() -> None:
+    telemetry = Telemetry()
+    with EngineClient(_config(), telemetry) as client:
+        slow = client.submit(GenerationRequest("slow", [5, 6, 7], 200, ignore_eos=True))
+        fast = [client.submit(GenerationRequest(f"fast{i}", [5, 6, 7], 200, ignore_eos=True))
+                for i in range(4)]
+        for handle in fast:
+            got = 0
+            while (chunk := handle.get_chunk(10.0)) is not None:
+                got += len(chunk)
+                handle.delivered(len(chunk))
+            assert got == 200 and handle.finish_reason is not None
+        # the unread request is paused at capacity: never more buffered than that
+        assert slow.finish_reason is None
+        assert slow.buffered == CAP and slow.peak_buffered == CAP
+        assert slow.recorder.summary().pauses >= 1
+        got = 0
+        while (chunk := slow.get_chunk(10.0)) is not None:
+            got += len(chunk)
+            slow.delivered(len(chunk))
+        assert got == 200 and slow.peak_buffered <= CAP
+        assert client.wait_idle(10)
+        assert slow.recorder.summary().delivered_tokens == 200
+
+
+def test_a_fault_in_one_request_ends_it_alone_without_a_restart() -> None:
+    telemetry = Telemetry()
+    with EngineClient(_config(step_delay_s=0.01), telemetry) as client:
+        handles = [client.submit(GenerationRequest(f"r{i}", [5, 6, 7], 60, ignore_eos=True))
+                   for i in range(4)]
+        _wait(lambda: client.stats().running == 4, 30, "admission")
+        handles[0].inject_fault()
+        for handle in handles:
+            while (chunk := handle.get_chunk(10.0)) is not None:
+                handle.delivered(len(chunk))
+        assert handles[0].wait(10).value == "error"
+        assert [h.wait(10).value for h in handles[1:]] == ["length"] * 3
+        assert client.restarts == 0 and client.wait_idle(10)
+
+
+def test_lease_must_exceed_the_heartbeat() -> None:
+    with pytest.raises(ValueError, match="lease_s"):
+        EngineClient(_config(), Telemetry(), heartbeat_s=1.0, lease_s=0.5)
+
+
+def test_racing_terminal_signals_across_the_boundary_leave_one_reason_and_no_leaks() -> None:
+    """Cancels, faults, deadlines, disconnects and stalled readers race the natural end of
+    48 requests, from many threads, with the engine in its own process."""
+    import random
+    import threading
+
+    registry_telemetry = Telemetry()
+    cfg = _config(num_blocks=64, max_batch=6, max_waiting=64, stream_capacity=4,
+                  stream_low_watermark=1, slow_consumer_timeout_s=0.2, drain_timeout_s=0.3)
+    with EngineClient(cfg, registry_telemetry) as client:
+        handles = []
+
+        def race(i: int) -> None:
+            r = random.Random(i)
+            handle = client.submit(GenerationRequest(
+                f"race-{i}", [r.randrange(256) for _ in range(r.randint(1, 20))],
+                r.randint(1, 30), deadline_s=r.choice([None, r.uniform(0.001, 0.05)]),
+                ignore_eos=True))
+            handles.append(handle)
+            style = r.choice(["read", "read", "disconnect", "stalled"])
+            if r.random() < 0.4:
+                threading.Timer(r.uniform(0, 0.02), handle.cancel).start()
+            if r.random() < 0.3:
+                threading.Timer(r.uniform(0, 0.02), handle.inject_fault).start()
+            read = 0
+            while style != "stalled" and (chunk := handle.get_chunk(5.0)) is not None:
+                read += len(chunk)
+                handle.delivered(len(chunk))
+                if style == "disconnect" and read >= 2:
+                    handle.cancel()
+                    break
+
+        workers = [threading.Thread(target=race, args=(i,)) for i in range(48)]
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join(30)
+        assert client.wait_idle(15), client.stats()
+        assert client.restarts == 0
+        for h in handles:
+            assert h.finish_reason is not None
+            assert h.recorder.finished and h.recorder.finish_reason is h.finish_reason
+            assert h.lifecycle.cleanup_count == 1
+            assert h.peak_buffered <= 4
+            s = h.recorder.summary()
+            assert s.committed_tokens == s.delivered_tokens + s.discarded_tokens
+        stats = client.stats()
+        assert stats.idle and stats.free_blocks == stats.total_blocks
+    registry = registry_telemetry.registry
+    arrived = sum(s.value for m in registry.collect() for s in m.samples
+                  if s.name == "servescope_requests_arrived_total")
+    finished = sum(s.value for m in registry.collect() for s in m.samples
+                   if s.name == "servescope_requests_finished_total")
+    assert arrived == finished == 48
