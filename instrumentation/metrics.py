@@ -3,11 +3,14 @@
 The hooks run on the scheduler's thread between decode steps, so each update is kept to the
 floor: a counter is one locked add; a histogram observation is a C-level ``bisect`` for the
 bucket and one locked add to the bucket and the sum (prometheus_client's ``observe`` takes a
-lock per value it touches and walks the buckets in Python). Each child has its own lock, so a
-scrape copies a child's values in one consistent step (``_count`` always equals the ``+Inf``
-bucket and matches ``_sum``), from any thread. The collector yields the same families,
-samples, ``_created`` series and exemplars prometheus_client's own metric objects would: the
-exposition is unchanged, byte for byte.
+lock per value it touches and walks the buckets in Python). Every child of a metric set shares
+the set's one lock, so a hook that touches several series (a request's finish: its latencies,
+tokens and SLO counters) makes all its updates in one acquisition (``with metrics.lock`` and
+the unlocked ``add``/``value +=``), and a scrape still copies each child's values in one
+consistent step (``_count`` always equals the ``+Inf`` bucket and matches ``_sum``), from any
+thread. Nothing that may take the lock (making a child, folding a label) runs while it is held.
+The collector yields the same families, samples, ``_created`` series and exemplars
+prometheus_client's own metric objects would: the exposition is unchanged, byte for byte.
 """
 
 from __future__ import annotations
@@ -45,10 +48,10 @@ class CounterChild:
 
     __slots__ = ("_lock", "created", "value")
 
-    def __init__(self) -> None:
+    def __init__(self, lock: threading.Lock | None = None) -> None:
         self.value = 0.0
         self.created = time.time()
-        self._lock = threading.Lock()
+        self._lock = lock or threading.Lock()
 
     def inc(self, amount: float = 1) -> None:
         if amount < 0:
@@ -62,9 +65,9 @@ class GaugeChild:
 
     __slots__ = ("_fn", "_lock", "value")
 
-    def __init__(self) -> None:
+    def __init__(self, lock: threading.Lock | None = None) -> None:
         self.value = 0.0
-        self._lock = threading.Lock()
+        self._lock = lock or threading.Lock()
         self._fn: Callable[[], float] | None = None
 
     def set_function(self, fn: Callable[[], float]) -> None:
@@ -93,13 +96,13 @@ class HistogramChild:
 
     __slots__ = ("_lock", "bounds", "counts", "created", "exemplars", "sum")
 
-    def __init__(self, bounds: tuple[float, ...]) -> None:
+    def __init__(self, bounds: tuple[float, ...], lock: threading.Lock | None = None) -> None:
         self.bounds = bounds  # ascending, +Inf last
         self.counts = [0] * len(bounds)
         self.sum = 0.0
         self.exemplars: list[_Exemplar | None] = [None] * len(bounds)
         self.created = time.time()
-        self._lock = threading.Lock()
+        self._lock = lock or threading.Lock()
 
     def observe(self, amount: float, exemplar: Mapping[str, str] | None = None) -> None:
         i = bisect_left(self.bounds, amount)  # the first bucket whose bound is >= amount
@@ -108,6 +111,16 @@ class HistogramChild:
         with self._lock:
             self.counts[i] += 1
             self.sum += amount
+        if exemplar is not None:
+            self.exemplars[i] = _Exemplar(dict(exemplar), amount, time.time())
+
+    def add(self, amount: float, exemplar: Mapping[str, str] | None = None) -> None:
+        """``observe`` for a caller that already holds the metric set's lock."""
+        i = bisect_left(self.bounds, amount)
+        if i == len(self.bounds):
+            i -= 1
+        self.counts[i] += 1
+        self.sum += amount
         if exemplar is not None:
             self.exemplars[i] = _Exemplar(dict(exemplar), amount, time.time())
 
@@ -122,8 +135,10 @@ Child = CounterChild | GaugeChild | HistogramChild
 class Family:
     """One catalog metric: its children by label values, and how to expose them."""
 
-    def __init__(self, spec: MetricSpec, bounds: tuple[float, ...] | None) -> None:
+    def __init__(self, spec: MetricSpec, bounds: tuple[float, ...] | None,
+                 lock: threading.Lock | None = None) -> None:
         self.spec = spec
+        self._child_lock = lock or threading.Lock()  # shared by every child (see module doc)
         self.name = spec.name
         self.labelnames = spec.labels
         self._bounds = bounds
@@ -135,11 +150,11 @@ class Family:
 
     def _new_child(self) -> Child:
         if self.spec.kind is Kind.COUNTER:
-            return CounterChild()
+            return CounterChild(self._child_lock)
         if self.spec.kind is Kind.GAUGE:
-            return GaugeChild()
+            return GaugeChild(self._child_lock)
         assert self._bounds is not None
-        return HistogramChild(self._bounds)
+        return HistogramChild(self._bounds, self._child_lock)
 
     def labels(self, *values: Any, **by_name: Any) -> Any:
         """The child for these label values (made on first use), like prometheus_client's:
@@ -207,6 +222,8 @@ class MetricSet:
                  label_check: ValueCheck | None = None) -> None:
         self.registry = registry
         self.slo = slo
+        # One lock for every child: fused updates take it once (see the module doc).
+        self.lock = threading.Lock()
         self._buckets = ladders(slo)
         self._guard = LabelGuard(label_caps, on_fold=self._count_fold, value_check=label_check)
         self._metrics: dict[str, Family] = {}
@@ -218,7 +235,7 @@ class MetricSet:
             if spec.kind is Kind.HISTOGRAM:
                 assert spec.buckets is not None
                 bounds = _bounds(self._buckets[spec.buckets])
-            self._metrics[spec.name] = Family(spec, bounds)
+            self._metrics[spec.name] = Family(spec, bounds, self.lock)
         registry.register(self)
 
     # --- prometheus_client's collector protocol -------------------------------------------

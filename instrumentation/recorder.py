@@ -4,9 +4,10 @@ Contract (what a server may rely on):
 
 * every public hook returns normally; an internal error is counted in
   ``servescope_telemetry_hook_errors_total{hook}`` and logged once per hook, never raised;
-* no hook blocks: the only lock is the per-request one around the compare-and-set in
-  :meth:`finish` and the read-and-reset of the written/delivered counters (never held while
-  anything else runs; the transport's increments never take it);
+* no hook blocks: the only lock is the metric set's (shared by its accumulators), held for a
+  hook's few arithmetic updates at a time: a finish takes it once for its compare-and-set,
+  the written/delivered read-and-reset and every counter and histogram it touches; a step
+  takes it once for all its flushes (the transport's increments never take it);
 * nothing runs per token: the scheduler reports each iteration's whole batch in one
   :meth:`Telemetry.step` call, and per-token bookkeeping is integer arithmetic on the recorder;
 * exactly one terminal state: the first :meth:`RequestRecorder.finish` wins and returns True,
@@ -19,7 +20,6 @@ import dataclasses
 import functools
 import logging
 import os
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -99,13 +99,15 @@ class _Children:
     request of the pair; children are created lazily, so no series appears before its first
     write."""
 
-    __slots__ = ("_cache", "_metrics", "model", "priority")
+    __slots__ = ("_cache", "_metrics", "arrival", "lock", "model", "priority")
 
     def __init__(self, metrics: MetricSet, model: str, priority: str) -> None:
         self._metrics = metrics
         self.model = model
         self.priority = priority
+        self.lock = metrics.lock
         self._cache: dict[Any, Any] = {}
+        self.arrival: tuple[Any, Any] | None = None  # (arrived, in flight), once written
 
     def get(self, spec: cat.MetricSpec, label: str = "", value: str = "") -> Any:
         key = (spec.name, value) if label else spec.name
@@ -190,8 +192,9 @@ class Telemetry:
         now = self.clock() if report.now is None else report.now
         # token totals per model (almost always one model: no dict until a second appears)
         model = ""
-        committed = proposed = written = delivered = 0
+        committed = proposed = 0
         others: dict[str, list[int]] | None = None
+        moved: list[RequestRecorder] | None = None  # written or delivered since the last flush
         for entry in report.advanced:
             if len(entry) == 4:  # with its own commit stamp
                 rec, n_committed, n_proposed, at = entry
@@ -212,34 +215,49 @@ class Telemetry:
                 ahead = c.committed - c.delivered
                 if ahead > c.peak_unacknowledged:
                     c.peak_unacknowledged = ahead
-            # the locked read-and-reset only when the writer moved something
             if c.written != c.written_flushed or c.delivered != c.delivered_flushed:
-                n_written, n_delivered = rec._take_flow()
-            else:
-                n_written = n_delivered = 0
+                if moved is None:
+                    moved = []
+                moved.append(rec)
             if rec.model is model or not model:
                 model = rec.model
                 committed += n_committed
                 proposed += n_proposed
-                written += n_written
-                delivered += n_delivered
             else:
                 if others is None:
                     others = {}
                 totals = others.setdefault(rec.model, [0, 0, 0, 0])
                 totals[0] += n_committed
                 totals[1] += n_proposed
-                totals[2] += n_written
-                totals[3] += n_delivered
+        flows = self._take_flows(moved) if moved else None
         if model:
-            self._count_tokens(model, committed, proposed, written, delivered)
+            w, d = flows.pop(model, (0, 0)) if flows else (0, 0)
+            self._count_tokens(model, committed, proposed, w, d)
         if others:
-            for other, (n_c, n_p, n_w, n_d) in others.items():
-                self._count_tokens(other, n_c, n_p, n_w, n_d)
+            for other, (n_c, n_p, _, _) in others.items():
+                w, d = flows.pop(other, (0, 0)) if flows else (0, 0)
+                self._count_tokens(other, n_c, n_p, w, d)
         if report.advanced:
             self._pool_children[cat.BATCH_SIZE.name].observe(len(report.advanced))
         self._report_phases(report)
         self._report_capacity(report)
+
+    def _take_flows(self, moved: list[RequestRecorder]) -> dict[str, tuple[int, int]]:
+        """Written and delivered tokens not yet flushed, per model, read and reset for every
+        moved recorder in one acquisition of the lock (a finished one was flushed by its
+        finish, under the same lock)."""
+        flows: dict[str, tuple[int, int]] = {}
+        with self.metrics.lock:
+            for rec in moved:
+                if rec._reason is not None:
+                    continue
+                c = rec._counts
+                written, delivered = c.written, c.delivered
+                n_w, n_d = written - c.written_flushed, delivered - c.delivered_flushed
+                c.written_flushed, c.delivered_flushed = written, delivered
+                w, d = flows.get(rec.model, (0, 0))
+                flows[rec.model] = (w + n_w, d + n_d)
+        return flows
 
     def _count_tokens(self, model: str, committed: int, proposed: int, written: int,
                       delivered: int) -> None:
@@ -409,7 +427,7 @@ class RequestRecorder:
         self._ch = telemetry.children(model, priority)
         self._times = _Times(arrival)
         self._counts = _Counts(prompt=prompt_tokens)
-        self._lock = threading.Lock()
+        self._lock = telemetry.metrics.lock  # the metric set's: finish fuses its updates
         self._reason: FinishReason | None = None
         self._reject_reason: str | None = None
         # reason, ttft, stream ttft, tpot, e2e, discarded, good: set once, at finish
@@ -423,10 +441,16 @@ class RequestRecorder:
     def _start(self, carrier: Mapping[str, str] | None, operation: str) -> None:
         try:
             ch = self._ch
-            ch.get(cat.ARRIVED).inc()
-            ch.get(cat.IN_FLIGHT).inc()
-            if self._counts.prompt:
-                ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROMPT).inc(self._counts.prompt)
+            arrival = ch.arrival
+            if arrival is None:
+                arrival = ch.arrival = (ch.get(cat.ARRIVED), ch.get(cat.IN_FLIGHT))
+            prompt = self._counts.prompt
+            prompt_tokens = ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROMPT) if prompt else None
+            with self._lock:  # three series, one acquisition
+                arrival[0].value += 1
+                arrival[1].value += 1
+                if prompt_tokens is not None:
+                    prompt_tokens.value += prompt
             start_trace = self.telemetry._start_trace
             if start_trace is not None:
                 # the span carries what the labels carry: a folded value stays folded
@@ -521,7 +545,10 @@ class RequestRecorder:
         try:
             if n <= 0 or self._reason is not None:  # the terminal summary is final
                 return
-            self._wrote(n, self._now(now))
+            if self._counts.written and self._span is None:  # no clock: nothing reads it
+                self._counts.written += n
+            else:
+                self._wrote(n, self._now(now))
         except Exception:
             self.telemetry.hook_failed("written")
 
@@ -543,27 +570,13 @@ class RequestRecorder:
             c = self._counts
             c.delivered += n
             if c.written < c.delivered:
-                self._wrote(c.delivered - c.written,
-                            self.telemetry.clock() if now is None else now)
+                if c.written and self._span is None:  # only the stream span needs last_byte
+                    c.written = c.delivered
+                else:
+                    self._wrote(c.delivered - c.written,
+                                self.telemetry.clock() if now is None else now)
         except Exception:
             self.telemetry.hook_failed("delivered")
-
-    def _take_flow(self) -> tuple[int, int]:
-        """Written and delivered tokens not yet flushed to the counters; resets them.
-
-        The writer increments ``written``/``delivered`` without a lock; the flush may run on
-        the scheduler thread (step) or on whichever thread finishes the request, so the
-        read-and-reset holds the recorder's lock and only ever moves the flushed marks."""
-        c = self._counts
-        with self._lock:
-            written, delivered = c.written, c.delivered
-            out = (written - c.written_flushed, delivered - c.delivered_flushed)
-            c.written_flushed, c.delivered_flushed = written, delivered
-        return out
-
-    def _take_delivered(self) -> int:
-        """Delivered tokens not yet flushed (the written ones are flushed with them)."""
-        return self._take_flow()[1]
 
     @_hook("paused")
     def paused(self, *, now: float | None = None) -> None:
@@ -601,62 +614,106 @@ class RequestRecorder:
         """Compare-and-set the terminal state. True for the first caller; False (a counted
         no-op) for every later one. Safe from any thread; never raises."""
         try:
-            with self._lock:
-                won = self._reason is None
-                if won:
-                    self._reason = reason
-                else:
-                    self._counts.ignored.append(reason)
-            if not won:
-                self.telemetry.metrics.child(cat.IGNORED_SIGNALS, signal=reason).inc()
-                return False
+            if self._reason is not None:  # settled already (checked again under the lock)
+                return self._ignored(reason)
+            t = self._now(now)
         except Exception:
             self.telemetry.hook_failed("finish")
             return False
         try:
-            self._on_finish(reason, self._now(now))
-        except Exception:
+            update: Callable[[], None] | None = self._finish_update(reason, t)
+        except Exception:  # counted (once per finish); the state is still committed below
             self.telemetry.hook_failed("finish")
+            update = None
+        counted = update is None
+        error: Exception | None = None
+        with self._lock:  # the compare-and-set and every update: one acquisition
+            won = self._reason is None
+            if won:
+                self._reason = reason
+                if update is not None:
+                    try:
+                        update()
+                    except Exception as exc:  # reported after the lock (counting takes it)
+                        error = exc
+        if not won:
+            return self._ignored(reason)
+        if error is not None:
+            counted = True
+            try:
+                raise error
+            except Exception:
+                self.telemetry.hook_failed("finish")
+        try:
+            if self._times.paused_since is not None:
+                self._end_pause(t)
+            if self._span is not None:
+                self._end_spans(t, reason)
+        except Exception:
+            if not counted:
+                self.telemetry.hook_failed("finish")
         return True
 
-    def _on_finish(self, reason: FinishReason, t: float) -> None:
-        ch, times, c = self._ch, self._times, self._counts
+    def _ignored(self, reason: FinishReason) -> bool:
+        with self._lock:
+            self._counts.ignored.append(reason)
+        self.telemetry.metrics.child(cat.IGNORED_SIGNALS, signal=reason).inc()
+        return False
+
+    def _finish_update(self, reason: FinishReason, t: float) -> Callable[[], None]:
+        """Everything a finish writes, computed and its series resolved before the lock (a
+        child may be made, a label folded: both take locks of their own); the returned
+        update runs under the metric set's lock and only does arithmetic."""
+        ch, times, c, exemplar = self._ch, self._times, self._counts, self._exemplar
         times.finished = t
-        if times.paused_since is not None:
-            self._end_pause(t)
         ttft = None if times.first_token is None else times.first_token - times.arrival
         tpot = self._tpot() if c.committed >= 2 else None
         stream_ttft = None if times.first_byte is None else times.first_byte - times.arrival
         e2e = t - times.arrival
-        discarded = max(0, c.committed - c.delivered)
-        good = self.telemetry.slo.is_good(reason, ttft, tpot)
+        slo = self.telemetry.slo
+        good = slo.is_good(reason, ttft, tpot)
+        attempted = ch.get(cat.ATTEMPTED) if slo.counts_as_attempted(reason) else None
+        observe = [(ch.get(cat.E2E, cat.FINISH_REASON, reason), e2e)]
         if tpot is not None:
-            self._observe(cat.TPOT, tpot)
-        self._observe(cat.E2E, e2e, cat.FINISH_REASON, reason)
+            observe.append((ch.get(cat.TPOT), tpot))
         if times.prefill_done is not None:
-            self._observe(cat.DECODE_TIME, t - times.prefill_done)
-        ch.get(cat.FINISHED, cat.FINISH_REASON, reason).inc()
-        ch.get(cat.IN_FLIGHT).dec()
-        if reason is FinishReason.REJECTED:
-            self.telemetry.metrics.child(cat.REJECTED, model=self.model,
-                                         reason=self._reject_reason or "unspecified").inc()
-        n_written, n_delivered = self._take_flow()
-        if n_written:
-            ch.get(cat.TOKENS, cat.STAGE, TokenStage.WRITTEN).inc(n_written)
-        if n_delivered:
-            ch.get(cat.TOKENS, cat.STAGE, TokenStage.DELIVERED).inc(n_delivered)
+            observe.append((ch.get(cat.DECODE_TIME), t - times.prefill_done))
         if c.written:  # streamed to a connection: how far generation ran ahead of the peer
-            self._observe(cat.STREAM_UNACKED_PEAK, c.peak_unacknowledged)
-        if discarded:
-            ch.get(cat.TOKENS, cat.STAGE, TokenStage.DISCARDED).inc(discarded)
-        if self.telemetry.slo.counts_as_attempted(reason):
-            ch.get(cat.ATTEMPTED).inc()
+            observe.append((ch.get(cat.STREAM_UNACKED_PEAK), c.peak_unacknowledged))
+        counters = [ch.get(cat.FINISHED, cat.FINISH_REASON, reason)]
+        if attempted is not None:
+            counters.append(attempted)
             if good:
-                ch.get(cat.GOOD).inc()
-        # the summary object is built when asked for (a frozen dataclass costs microseconds)
-        self._final = (reason, ttft, stream_ttft, tpot, e2e, discarded, good)
-        if self._span is not None:
-            self._end_spans(t, reason)
+                counters.append(ch.get(cat.GOOD))
+        if reason is FinishReason.REJECTED:
+            counters.append(self.telemetry.metrics.child(
+                cat.REJECTED, model=self.model, reason=self._reject_reason or "unspecified"))
+        in_flight = ch.get(cat.IN_FLIGHT)
+        # the flow's series, resolved now; their increments are read under the lock
+        written = ch.get(cat.TOKENS, cat.STAGE, TokenStage.WRITTEN) if c.written else None
+        delivered = ch.get(cat.TOKENS, cat.STAGE, TokenStage.DELIVERED) if c.delivered else None
+        discarded = ch.get(cat.TOKENS, cat.STAGE, TokenStage.DISCARDED) \
+            if c.committed > c.delivered else None
+
+        def update() -> None:
+            for child, value in observe:
+                child.add(value, exemplar)
+            for child in counters:
+                child.value += 1
+            in_flight.value -= 1
+            n_written, n_delivered = c.written, c.delivered  # final: the hooks ignore later ones
+            if written is not None:  # (None: nothing was written when the series was chosen)
+                written.value += n_written - c.written_flushed
+                c.written_flushed = n_written
+            if delivered is not None:
+                delivered.value += n_delivered - c.delivered_flushed
+                c.delivered_flushed = n_delivered
+            lost = max(0, c.committed - n_delivered)
+            if discarded is not None and lost:
+                discarded.value += lost
+            # the summary object is built when asked for (a frozen dataclass costs microseconds)
+            self._final = (reason, ttft, stream_ttft, tpot, e2e, lost, good)
+        return update
 
     def _tpot(self) -> float | None:
         times, n = self._times, self._counts.committed
