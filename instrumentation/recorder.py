@@ -99,7 +99,7 @@ class _Children:
     request of the pair; children are created lazily, so no series appears before its first
     write."""
 
-    __slots__ = ("_cache", "_metrics", "arrival", "lock", "model", "priority")
+    __slots__ = ("_cache", "_metrics", "arrival", "finishes", "lock", "model", "priority")
 
     def __init__(self, metrics: MetricSet, model: str, priority: str) -> None:
         self._metrics = metrics
@@ -108,6 +108,9 @@ class _Children:
         self.lock = metrics.lock
         self._cache: dict[Any, Any] = {}
         self.arrival: tuple[Any, Any] | None = None  # (arrived, in flight), once written
+        # the series of a finish by its shape (see RequestRecorder._finish_series): a shape
+        # seen once has written all of its series, so caching them creates none early
+        self.finishes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
 
     def get(self, spec: cat.MetricSpec, label: str = "", value: str = "") -> Any:
         key = (spec.name, value) if label else spec.name
@@ -215,7 +218,7 @@ class Telemetry:
                 ahead = c.committed - c.delivered
                 if ahead > c.peak_unacknowledged:
                     c.peak_unacknowledged = ahead
-            if c.written != c.written_flushed or c.delivered != c.delivered_flushed:
+            if c.moved:
                 if moved is None:
                     moved = []
                 moved.append(rec)
@@ -252,6 +255,7 @@ class Telemetry:
                 if rec._reason is not None:
                     continue
                 c = rec._counts
+                c.moved = False  # before the reads: a write racing this flush flags again
                 written, delivered = c.written, c.delivered
                 n_w, n_d = written - c.written_flushed, delivered - c.delivered_flushed
                 c.written_flushed, c.delivered_flushed = written, delivered
@@ -403,6 +407,7 @@ class _Counts:
     written_flushed: int = 0
     delivered: int = 0
     delivered_flushed: int = 0
+    moved: bool = False  # set by the writer after each increment; reset by the flush
     peak_unacknowledged: int = 0
     pauses: int = 0
     pause_events: int = 0
@@ -547,6 +552,7 @@ class RequestRecorder:
                 return
             if self._counts.written and self._span is None:  # no clock: nothing reads it
                 self._counts.written += n
+                self._counts.moved = True
             else:
                 self._wrote(n, self._now(now))
         except Exception:
@@ -558,6 +564,7 @@ class RequestRecorder:
             self._times.first_byte = t
             self._observe(cat.STREAM_TTFT, t - self._times.arrival)
         c.written += n
+        c.moved = True
         self._times.last_byte = t
 
     def delivered(self, n: int = 1, *, now: float | None = None) -> None:
@@ -575,6 +582,7 @@ class RequestRecorder:
                 else:
                     self._wrote(c.delivered - c.written,
                                 self.telemetry.clock() if now is None else now)
+            c.moved = True
         except Exception:
             self.telemetry.hook_failed("delivered")
 
@@ -664,43 +672,38 @@ class RequestRecorder:
         """Everything a finish writes, computed and its series resolved before the lock (a
         child may be made, a label folded: both take locks of their own); the returned
         update runs under the metric set's lock and only does arithmetic."""
-        ch, times, c, exemplar = self._ch, self._times, self._counts, self._exemplar
+        times, c, exemplar = self._times, self._counts, self._exemplar
         times.finished = t
         ttft = None if times.first_token is None else times.first_token - times.arrival
         tpot = self._tpot() if c.committed >= 2 else None
         stream_ttft = None if times.first_byte is None else times.first_byte - times.arrival
         e2e = t - times.arrival
-        slo = self.telemetry.slo
-        good = slo.is_good(reason, ttft, tpot)
-        attempted = ch.get(cat.ATTEMPTED) if slo.counts_as_attempted(reason) else None
-        observe = [(ch.get(cat.E2E, cat.FINISH_REASON, reason), e2e)]
-        if tpot is not None:
-            observe.append((ch.get(cat.TPOT), tpot))
-        if times.prefill_done is not None:
-            observe.append((ch.get(cat.DECODE_TIME), t - times.prefill_done))
-        if c.written:  # streamed to a connection: how far generation ran ahead of the peer
-            observe.append((ch.get(cat.STREAM_UNACKED_PEAK), c.peak_unacknowledged))
-        counters = [ch.get(cat.FINISHED, cat.FINISH_REASON, reason)]
-        if attempted is not None:
-            counters.append(attempted)
-            if good:
-                counters.append(ch.get(cat.GOOD))
-        if reason is FinishReason.REJECTED:
-            counters.append(self.telemetry.metrics.child(
-                cat.REJECTED, model=self.model, reason=self._reject_reason or "unspecified"))
-        in_flight = ch.get(cat.IN_FLIGHT)
-        # the flow's series, resolved now; their increments are read under the lock
-        written = ch.get(cat.TOKENS, cat.STAGE, TokenStage.WRITTEN) if c.written else None
-        delivered = ch.get(cat.TOKENS, cat.STAGE, TokenStage.DELIVERED) if c.delivered else None
-        discarded = ch.get(cat.TOKENS, cat.STAGE, TokenStage.DISCARDED) \
-            if c.committed > c.delivered else None
+        good = self.telemetry.slo.is_good(reason, ttft, tpot)
+        decode = None if times.prefill_done is None else t - times.prefill_done
+        shape = (reason, tpot is not None, decode is not None, c.written > 0, c.delivered > 0,
+                 c.committed > c.delivered, good)
+        series = self._ch.finishes.get(shape) or self._finish_series(shape)
+        (e2e_h, tpot_h, decode_h, unacked_h, finished, in_flight, attempted, good_c, written,
+         delivered, discarded) = series
+        rejected = None if reason is not FinishReason.REJECTED else self.telemetry.metrics.child(
+            cat.REJECTED, model=self.model, reason=self._reject_reason or "unspecified")
 
         def update() -> None:
-            for child, value in observe:
-                child.add(value, exemplar)
-            for child in counters:
-                child.value += 1
+            e2e_h.add(e2e, exemplar)
+            if tpot_h is not None:
+                tpot_h.add(tpot, exemplar)
+            if decode_h is not None:
+                decode_h.add(decode, exemplar)
+            if unacked_h is not None:  # streamed: how far generation ran ahead of the peer
+                unacked_h.add(c.peak_unacknowledged, exemplar)
+            finished.value += 1
             in_flight.value -= 1
+            if attempted is not None:
+                attempted.value += 1
+            if good_c is not None:
+                good_c.value += 1
+            if rejected is not None:
+                rejected.value += 1
             n_written, n_delivered = c.written, c.delivered  # final: the hooks ignore later ones
             if written is not None:  # (None: nothing was written when the series was chosen)
                 written.value += n_written - c.written_flushed
@@ -714,6 +717,25 @@ class RequestRecorder:
             # the summary object is built when asked for (a frozen dataclass costs microseconds)
             self._final = (reason, ttft, stream_ttft, tpot, e2e, lost, good)
         return update
+
+    def _finish_series(self, shape: tuple[Any, ...]) -> tuple[Any, ...]:
+        """The series a finish of this shape writes (None where it writes none)."""
+        reason, tpot, decode, written, delivered, discarded, good = shape
+        ch = self._ch
+        attempted = self.telemetry.slo.counts_as_attempted(reason)
+        series = (ch.get(cat.E2E, cat.FINISH_REASON, reason),
+                  ch.get(cat.TPOT) if tpot else None,
+                  ch.get(cat.DECODE_TIME) if decode else None,
+                  ch.get(cat.STREAM_UNACKED_PEAK) if written else None,
+                  ch.get(cat.FINISHED, cat.FINISH_REASON, reason), ch.get(cat.IN_FLIGHT),
+                  ch.get(cat.ATTEMPTED) if attempted else None,
+                  ch.get(cat.GOOD) if attempted and good else None,
+                  ch.get(cat.TOKENS, cat.STAGE, TokenStage.WRITTEN) if written else None,
+                  ch.get(cat.TOKENS, cat.STAGE, TokenStage.DELIVERED) if delivered else None,
+                  ch.get(cat.TOKENS, cat.STAGE, TokenStage.DISCARDED) if discarded else None)
+        if len(ch.finishes) < 256:
+            ch.finishes[shape] = series
+        return series
 
     def _tpot(self) -> float | None:
         times, n = self._times, self._counts.committed
