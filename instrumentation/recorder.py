@@ -157,6 +157,10 @@ class Telemetry:
         # works when the guarded path is what failed.
         self._hook_errors = self.metrics.family(cat.HOOK_ERRORS)
         self._pool_children = self._capacity_children()
+        self._levels = tuple(self._pool_children[s.name] for s in (
+            cat.KV_BLOCKS_USED, cat.KV_BLOCKS_TOTAL, cat.RUNNING, cat.WAITING, cat.PAUSED,
+            cat.STREAM_BUFFERED))
+        self._batch_size = self._pool_children[cat.BATCH_SIZE.name]
         self._children: dict[tuple[str, str], _Children] = {}
 
     def children(self, model: str, priority: str) -> _Children:
@@ -211,11 +215,12 @@ class Telemetry:
             if n_proposed:
                 c.proposed += n_proposed
             if n_committed > 0:  # a step may reject every draft and commit nothing
-                if c.committed == 0:
+                total = c.committed
+                if total == 0:
                     rec._first_token(at)
-                c.committed += n_committed
-                rec._times.last_token = at
-                ahead = c.committed - c.delivered
+                c.committed = total = total + n_committed
+                c.last_token = at
+                ahead = total - c.delivered
                 if ahead > c.peak_unacknowledged:
                     c.peak_unacknowledged = ahead
             if c.moved:
@@ -241,8 +246,9 @@ class Telemetry:
                 w, d = flows.pop(other, (0, 0)) if flows else (0, 0)
                 self._count_tokens(other, n_c, n_p, w, d)
         if report.advanced:
-            self._pool_children[cat.BATCH_SIZE.name].observe(len(report.advanced))
-        self._report_phases(report)
+            self._batch_size.observe(len(report.advanced))
+        if report.forward_seconds or report.step_tokens:
+            self._report_phases(report)
         self._report_capacity(report)
 
     def _take_flows(self, moved: list[RequestRecorder]) -> dict[str, tuple[int, int]]:
@@ -266,14 +272,12 @@ class Telemetry:
     def _count_tokens(self, model: str, committed: int, proposed: int, written: int,
                       delivered: int) -> None:
         ch = self.children(model, "")
-        if committed > 0:
-            ch.get(cat.TOKENS, cat.STAGE, TokenStage.COMMITTED).inc(committed)
-        if proposed > 0:
-            ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROPOSED).inc(proposed)
-        if written > 0:
-            ch.get(cat.TOKENS, cat.STAGE, TokenStage.WRITTEN).inc(written)
-        if delivered > 0:
-            ch.get(cat.TOKENS, cat.STAGE, TokenStage.DELIVERED).inc(delivered)
+        series = [(ch.get(cat.TOKENS, cat.STAGE, stage), n) for stage, n in (
+            (TokenStage.COMMITTED, committed), (TokenStage.PROPOSED, proposed),
+            (TokenStage.WRITTEN, written), (TokenStage.DELIVERED, delivered)) if n > 0]
+        with self.metrics.lock:  # the step's token counters: one acquisition
+            for child, n in series:
+                child.value += n
 
     def _report_phases(self, report: StepReport) -> None:
         """Forward time and tokens of each phase that ran: one observation per step."""
@@ -289,26 +293,28 @@ class Telemetry:
         return {s.name: self.metrics.child(s, pool=self.pool) for s in specs}
 
     def _report_capacity(self, report: StepReport) -> None:
-        # Unrolled (no per-step tuples): this runs every step.
-        ch = self._pool_children
+        # Unrolled, plain stores (a gauge's set is one store; no per-step tuples): every step.
+        kv_used, kv_total, running, waiting, paused, buffered = self._levels
         if report.kv_blocks_used is not None:
-            ch[cat.KV_BLOCKS_USED.name].set(report.kv_blocks_used)
+            kv_used.value = float(report.kv_blocks_used)
         if report.kv_blocks_total is not None:
-            ch[cat.KV_BLOCKS_TOTAL.name].set(report.kv_blocks_total)
+            kv_total.value = float(report.kv_blocks_total)
         if report.running is not None:
-            ch[cat.RUNNING.name].set(report.running)
+            running.value = float(report.running)
         if report.waiting is not None:
-            ch[cat.WAITING.name].set(report.waiting)
+            waiting.value = float(report.waiting)
         if report.paused is not None:
-            ch[cat.PAUSED.name].set(report.paused)
+            paused.value = float(report.paused)
         if report.buffered_tokens is not None:
-            ch[cat.STREAM_BUFFERED.name].set(report.buffered_tokens)
-        if report.prefix_queries:
-            ch[cat.PREFIX_QUERIES.name].inc(report.prefix_queries)
-        if report.prefix_hits:
-            ch[cat.PREFIX_HITS.name].inc(report.prefix_hits)
-        if report.preemptions:
-            ch[cat.PREEMPTIONS.name].inc(report.preemptions)
+            buffered.value = float(report.buffered_tokens)
+        if report.prefix_queries or report.prefix_hits or report.preemptions:
+            ch = self._pool_children
+            if report.prefix_queries:
+                ch[cat.PREFIX_QUERIES.name].inc(report.prefix_queries)
+            if report.prefix_hits:
+                ch[cat.PREFIX_HITS.name].inc(report.prefix_hits)
+            if report.preemptions:
+                ch[cat.PREEMPTIONS.name].inc(report.preemptions)
 
     def delivery_confirmation(self, acknowledged: bool) -> None:
         """Say how ``delivered`` is measured: True, acknowledged by the peer (TCP_INFO);
@@ -387,7 +393,6 @@ class _Times:
     scheduled: float | None = None
     prefill_done: float | None = None
     first_token: float | None = None
-    last_token: float | None = None
     first_byte: float | None = None
     last_byte: float | None = None
     paused_since: float | None = None
@@ -408,10 +413,11 @@ class _Counts:
     delivered: int = 0
     delivered_flushed: int = 0
     moved: bool = False  # set by the writer after each increment; reset by the flush
+    last_token: float | None = None  # here, not in _Times: the step loop writes it
     peak_unacknowledged: int = 0
     pauses: int = 0
     pause_events: int = 0
-    ignored: list[FinishReason] = field(default_factory=list)
+    ignored: tuple[FinishReason, ...] = ()  # rare: a tuple, not a list made per request
 
 
 class RequestRecorder:
@@ -421,6 +427,10 @@ class RequestRecorder:
     :meth:`finish`, :meth:`delivered`, :meth:`paused` and :meth:`resumed`, which the transport
     and timers may call from other threads.
     """
+
+    __slots__ = ("__weakref__", "_ch", "_counts", "_exemplar", "_final", "_lock",
+                 "_reason", "_reject_reason", "_span", "_times", "_trace_ids", "model",
+                 "priority", "request_id", "telemetry")
 
     def __init__(self, telemetry: Telemetry, request_id: str, model: str, priority: str,
                  prompt_tokens: int, carrier: Mapping[str, str] | None, arrival: float,
@@ -664,7 +674,7 @@ class RequestRecorder:
 
     def _ignored(self, reason: FinishReason) -> bool:
         with self._lock:
-            self._counts.ignored.append(reason)
+            self._counts.ignored += (reason,)
         self.telemetry.metrics.child(cat.IGNORED_SIGNALS, signal=reason).inc()
         return False
 
@@ -738,10 +748,10 @@ class RequestRecorder:
         return series
 
     def _tpot(self) -> float | None:
-        times, n = self._times, self._counts.committed
-        if n < 2 or times.first_token is None or times.last_token is None:
+        first, last, n = self._times.first_token, self._counts.last_token, self._counts.committed
+        if n < 2 or first is None or last is None:
             return None
-        return (times.last_token - times.first_token) / (n - 1)
+        return (last - first) / (n - 1)
 
     @property
     def _summary(self) -> RequestSummary | None:
