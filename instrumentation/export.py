@@ -142,9 +142,12 @@ class CountingBatchSpanProcessor(SpanProcessor):
 
     # --- the export thread ------------------------------------------------------------------
     def _take_batch(self) -> list[ReadableSpan]:
-        with self._lock:
-            n = min(len(self._queue), self.max_export_batch_size)
-            return [self._queue.popleft() for _ in range(n)]
+        with self._lock:  # the request threads append under this lock: hold it briefly
+            queue = self._queue
+            if len(queue) <= self.max_export_batch_size:  # the usual case: take it whole
+                self._queue = collections.deque()
+                return list(queue)
+            return [queue.popleft() for _ in range(self.max_export_batch_size)]
 
     def _run(self) -> None:
         while True:
