@@ -29,6 +29,8 @@ import importlib.util
 import json
 import logging
 import random
+import signal
+import subprocess
 import sys
 import time
 import uuid
@@ -320,15 +322,13 @@ def _fault_round(rx: ModuleType, mode: str, requests: int, rate: float, redactio
     from servescope.instrumentation import catalog as cat
     from servescope.redaction import RedactionStage
 
-    receiver = rx.OtlpReceiver()
-    if mode != "down":
-        receiver.start()
-    receiver.behaviour.delay_s = 2.0 if mode == "stalled" else 0.0
-    receiver.behaviour.flap_every = 1 if mode == "flapping" else 0
+    port = rx.free_port()
+    receiver = None if mode == "down" else _receiver_process(port, mode)
     registry = CollectorRegistry()
     setup = setup_telemetry(
         registry=registry, redaction=RedactionStage(hash_key=b"b") if redaction else None,
-        span_exporter=OTLPSpanExporter(endpoint=receiver.endpoint, insecure=True, timeout=2))
+        span_exporter=OTLPSpanExporter(endpoint=f"127.0.0.1:{port}", insecure=True,
+                                       timeout=2))
     tel = setup.telemetry
     in_hooks = 0.0
     start = time.perf_counter()
@@ -351,7 +351,9 @@ def _fault_round(rx: ModuleType, mode: str, requests: int, rate: float, redactio
     setup.shutdown(timeout_s=1.0)
     if setup.span_processor is not None:  # let an export in flight land before counting
         setup.span_processor.join(10.0)
-    receiver.stop()
+    if receiver is not None:
+        receiver.terminate()
+        receiver.wait(10)
 
     def sample(name: str, **labels: str) -> float:
         return registry.get_sample_value(name, labels) or 0.0
@@ -360,6 +362,31 @@ def _fault_round(rx: ModuleType, mode: str, requests: int, rate: float, redactio
                for r in ("queue_full", "export_failed", "shutdown")}
     return {"requests_per_s": requests / in_hooks, "offered_per_s": offered,
             "exported": sample(f"{cat.SPANS_EXPORTED.name}_total"), **dropped}
+
+
+def _receiver_process(port: int, mode: str) -> subprocess.Popen[bytes]:
+    """The OTLP receiver in its own process, as a Collector would be (in the server's process
+    its gRPC threads would compete with the hooks for the GIL, which no deployment does)."""
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--serve-receiver",
+                             mode, str(port)], stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    if proc.stdout.readline().strip() != b"ready":
+        proc.kill()
+        raise RuntimeError(f"the OTLP receiver ({mode}) did not start")
+    return proc
+
+
+def _serve_receiver(mode: str, port: int) -> int:
+    """Child side of :func:`_receiver_process`: serve until terminated."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})  # its threads inherit this
+    rx = _load("otlp_receiver", ROOT / "tests" / "otlp_receiver.py")
+    receiver = rx.OtlpReceiver(port=port).start()
+    receiver.behaviour.delay_s = 2.0 if mode == "stalled" else 0.0
+    receiver.behaviour.flap_every = 1 if mode == "flapping" else 0
+    print("ready", flush=True)
+    signal.sigwait({signal.SIGTERM})
+    receiver.stop()
+    return 0
 
 
 def bench_faults(requests: int, rounds: int, rate: float = 1000.0
@@ -448,7 +475,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="offered requests/s in the fault rounds (5 spans each)")
     ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     ap.add_argument("--no-faults", action="store_true", help="skip the exporter fault table")
+    ap.add_argument("--serve-receiver", nargs=2, metavar=("MODE", "PORT"),
+                    help=argparse.SUPPRESS)  # the fault rounds' receiver process
     args = ap.parse_args(argv)
+    if args.serve_receiver:
+        return _serve_receiver(args.serve_receiver[0], int(args.serve_receiver[1]))
     if args.quick:
         args.spans, args.repeat, args.rounds = 200, 1, 1
 

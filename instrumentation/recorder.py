@@ -39,6 +39,10 @@ __all__ = ["RequestRecorder", "RequestSummary", "StepReport", "Telemetry"]
 
 _log = logging.getLogger("servescope.instrumentation")
 _P = ParamSpec("_P")
+# Flagged streams beyond which a finish flushes them itself (the step usually does, each step).
+_MAX_FLAGGED = 1024
+_STEP_STAGES = (TokenStage.COMMITTED, TokenStage.PROPOSED, TokenStage.WRITTEN,
+                TokenStage.DELIVERED)
 _R = TypeVar("_R")
 
 
@@ -99,7 +103,8 @@ class _Children:
     request of the pair; children are created lazily, so no series appears before its first
     write."""
 
-    __slots__ = ("_cache", "_metrics", "arrival", "finishes", "lock", "model", "priority")
+    __slots__ = ("_cache", "_metrics", "arrival", "finishes", "lock", "model", "priority",
+                 "step_tokens")
 
     def __init__(self, metrics: MetricSet, model: str, priority: str) -> None:
         self._metrics = metrics
@@ -111,6 +116,8 @@ class _Children:
         # the series of a finish by its shape (see RequestRecorder._finish_series): a shape
         # seen once has written all of its series, so caching them creates none early
         self.finishes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        # committed, proposed, written, delivered token counters, each once written
+        self.step_tokens: tuple[Any, ...] = (None, None, None, None)
 
     def get(self, spec: cat.MetricSpec, label: str = "", value: str = "") -> Any:
         key = (spec.name, value) if label else spec.name
@@ -162,6 +169,9 @@ class Telemetry:
             cat.STREAM_BUFFERED))
         self._batch_size = self._pool_children[cat.BATCH_SIZE.name]
         self._children: dict[tuple[str, str], _Children] = {}
+        # recorders whose writer moved tokens since their last flush: appended by the writer
+        # (list.append is atomic), drained by the step under the metric set's lock
+        self._moved: list[RequestRecorder] = []
 
     def children(self, model: str, priority: str) -> _Children:
         """The shared child bundle of (model, priority)."""
@@ -201,7 +211,6 @@ class Telemetry:
         model = ""
         committed = proposed = 0
         others: dict[str, list[int]] | None = None
-        moved: list[RequestRecorder] | None = None  # written or delivered since the last flush
         for entry in report.advanced:
             if len(entry) == 4:  # with its own commit stamp
                 rec, n_committed, n_proposed, at = entry
@@ -223,10 +232,6 @@ class Telemetry:
                 ahead = total - c.delivered
                 if ahead > c.peak_unacknowledged:
                     c.peak_unacknowledged = ahead
-            if c.moved:
-                if moved is None:
-                    moved = []
-                moved.append(rec)
             if rec.model is model or not model:
                 model = rec.model
                 committed += n_committed
@@ -237,7 +242,7 @@ class Telemetry:
                 totals = others.setdefault(rec.model, [0, 0, 0, 0])
                 totals[0] += n_committed
                 totals[1] += n_proposed
-        flows = self._take_flows(moved) if moved else None
+        flows = self._take_flows() if self._moved else None
         if model:
             w, d = flows.pop(model, (0, 0)) if flows else (0, 0)
             self._count_tokens(model, committed, proposed, w, d)
@@ -245,18 +250,28 @@ class Telemetry:
             for other, (n_c, n_p, _, _) in others.items():
                 w, d = flows.pop(other, (0, 0)) if flows else (0, 0)
                 self._count_tokens(other, n_c, n_p, w, d)
+        if flows:  # streams that moved without advancing in this step
+            self._count_flows(flows)
         if report.advanced:
             self._batch_size.observe(len(report.advanced))
         if report.forward_seconds or report.step_tokens:
             self._report_phases(report)
         self._report_capacity(report)
 
-    def _take_flows(self, moved: list[RequestRecorder]) -> dict[str, tuple[int, int]]:
+    def _count_flows(self, flows: dict[str, tuple[int, int]]) -> None:
+        for model, (written, delivered) in flows.items():
+            self._count_tokens(model, 0, 0, written, delivered)
+
+    def _take_flows(self) -> dict[str, tuple[int, int]]:
         """Written and delivered tokens not yet flushed, per model, read and reset for every
-        moved recorder in one acquisition of the lock (a finished one was flushed by its
-        finish, under the same lock)."""
+        recorder whose writer flagged it, in one acquisition of the lock (a finished one was
+        flushed by its finish, under the same lock). The step loop itself checks nothing."""
         flows: dict[str, tuple[int, int]] = {}
         with self.metrics.lock:
+            flagged = self._moved
+            n = len(flagged)
+            moved = flagged[:n]
+            del flagged[:n]  # only what was read: an append racing this one stays queued
             for rec in moved:
                 if rec._reason is not None:
                     continue
@@ -272,12 +287,23 @@ class Telemetry:
     def _count_tokens(self, model: str, committed: int, proposed: int, written: int,
                       delivered: int) -> None:
         ch = self.children(model, "")
-        series = [(ch.get(cat.TOKENS, cat.STAGE, stage), n) for stage, n in (
-            (TokenStage.COMMITTED, committed), (TokenStage.PROPOSED, proposed),
-            (TokenStage.WRITTEN, written), (TokenStage.DELIVERED, delivered)) if n > 0]
+        c_child, p_child, w_child, d_child = ch.step_tokens
+        if ((committed > 0 and c_child is None) or (proposed > 0 and p_child is None)
+                or (written > 0 and w_child is None) or (delivered > 0 and d_child is None)):
+            c_child, p_child, w_child, d_child = ch.step_tokens = tuple(
+                ch.get(cat.TOKENS, cat.STAGE, stage) if n > 0 or known is not None else None
+                for stage, n, known in zip(_STEP_STAGES, (committed, proposed, written,
+                                                          delivered), ch.step_tokens,
+                                           strict=True))
         with self.metrics.lock:  # the step's token counters: one acquisition
-            for child, n in series:
-                child.value += n
+            if committed > 0:
+                c_child.value += committed
+            if proposed > 0:
+                p_child.value += proposed
+            if written > 0:
+                w_child.value += written
+            if delivered > 0:
+                d_child.value += delivered
 
     def _report_phases(self, report: StepReport) -> None:
         """Forward time and tokens of each phase that ran: one observation per step."""
@@ -506,7 +532,8 @@ class RequestRecorder:
     # The hottest hooks catch errors inline (a decorator would add a call frame to each).
     def admitted(self) -> None:
         try:
-            self._ch.get(cat.ADMITTED).inc()
+            ch = self._ch
+            (ch._cache.get(cat.ADMITTED.name) or ch.get(cat.ADMITTED)).inc()
         except Exception:
             self.telemetry.hook_failed("admitted")
 
@@ -562,7 +589,7 @@ class RequestRecorder:
                 return
             if self._counts.written and self._span is None:  # no clock: nothing reads it
                 self._counts.written += n
-                self._counts.moved = True
+                self._flag_moved()
             else:
                 self._wrote(n, self._now(now))
         except Exception:
@@ -574,7 +601,7 @@ class RequestRecorder:
             self._times.first_byte = t
             self._observe(cat.STREAM_TTFT, t - self._times.arrival)
         c.written += n
-        c.moved = True
+        self._flag_moved()
         self._times.last_byte = t
 
     def delivered(self, n: int = 1, *, now: float | None = None) -> None:
@@ -592,9 +619,18 @@ class RequestRecorder:
                 else:
                     self._wrote(c.delivered - c.written,
                                 self.telemetry.clock() if now is None else now)
-            c.moved = True
+            if not c.moved:
+                self._flag_moved()
         except Exception:
             self.telemetry.hook_failed("delivered")
+
+    def _flag_moved(self) -> None:
+        """After an increment (so a flush that reset the flag first sees it): queue this
+        recorder for the next step's flush, once until then."""
+        c = self._counts
+        if not c.moved:
+            c.moved = True
+            self.telemetry._moved.append(self)
 
     @_hook("paused")
     def paused(self, *, now: float | None = None) -> None:
@@ -663,6 +699,8 @@ class RequestRecorder:
             except Exception:
                 self.telemetry.hook_failed("finish")
         try:
+            if len(self.telemetry._moved) > _MAX_FLAGGED:  # a server that never steps
+                self.telemetry._count_flows(self.telemetry._take_flows())
             if self._times.paused_since is not None:
                 self._end_pause(t)
             if self._span is not None:
@@ -794,7 +832,9 @@ class RequestRecorder:
     # --- helpers --------------------------------------------------------------------------
     def _observe(self, spec: cat.MetricSpec, value: float, label: str = "",
                  label_value: str = "") -> None:
-        child = self._ch.get(spec, label, label_value)
+        ch = self._ch  # the cache read inline: a call less on every hot observation
+        child = ch._cache.get((spec.name, label_value) if label else spec.name) or \
+            ch.get(spec, label, label_value)
         if self._exemplar is not None:
             child.observe(value, exemplar=self._exemplar)
         else:
