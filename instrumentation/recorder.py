@@ -220,7 +220,7 @@ class Telemetry:
             # RequestRecorder's commit, inlined: this loop runs for every request every step
             if rec._reason is not None:
                 continue  # finished (a late report): the terminal summary is final
-            c = rec._counts
+            c = rec._state
             if n_proposed:
                 c.proposed += n_proposed
             if n_committed > 0:  # a step may reject every draft and commit nothing
@@ -275,7 +275,7 @@ class Telemetry:
             for rec in moved:
                 if rec._reason is not None:
                     continue
-                c = rec._counts
+                c = rec._state
                 c.moved = False  # before the reads: a write racing this flush flags again
                 written, delivered = c.written, c.delivered
                 n_w, n_d = written - c.written_flushed, delivered - c.delivered_flushed
@@ -414,7 +414,12 @@ def _hook(name: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R | None]]:
 
 
 @dataclass(slots=True)
-class _Times:
+class _State:
+    """A request's times and integers, in one object (one allocation per request).
+    ``written`` and ``delivered`` are only ever increased by the transport; the ``*_flushed``
+    marks are only moved by the read-and-reset under the metric set's lock, so no update is
+    lost when both sides run at once."""
+
     arrival: float
     scheduled: float | None = None
     prefill_done: float | None = None
@@ -423,14 +428,6 @@ class _Times:
     last_byte: float | None = None
     paused_since: float | None = None
     finished: float | None = None
-
-
-@dataclass(slots=True)
-class _Counts:
-    """Per-request integers. ``written`` and ``delivered`` are only ever increased by the
-    transport; the ``*_flushed`` marks are only moved by the read-and-reset under the
-    recorder's lock, so no update is lost when both sides run at once."""
-
     prompt: int = 0
     proposed: int = 0
     committed: int = 0
@@ -439,7 +436,7 @@ class _Counts:
     delivered: int = 0
     delivered_flushed: int = 0
     moved: bool = False  # set by the writer after each increment; reset by the flush
-    last_token: float | None = None  # here, not in _Times: the step loop writes it
+    last_token: float | None = None
     peak_unacknowledged: int = 0
     pauses: int = 0
     pause_events: int = 0
@@ -454,8 +451,8 @@ class RequestRecorder:
     and timers may call from other threads.
     """
 
-    __slots__ = ("__weakref__", "_ch", "_counts", "_exemplar", "_final", "_lock",
-                 "_reason", "_reject_reason", "_span", "_times", "_trace_ids", "model",
+    __slots__ = ("__weakref__", "_ch", "_exemplar", "_final", "_lock", "_reason",
+                 "_reject_reason", "_span", "_state", "_trace_ids", "model",
                  "priority", "request_id", "telemetry")
 
     def __init__(self, telemetry: Telemetry, request_id: str, model: str, priority: str,
@@ -466,8 +463,7 @@ class RequestRecorder:
         self.model = model
         self.priority = priority
         self._ch = telemetry.children(model, priority)
-        self._times = _Times(arrival)
-        self._counts = _Counts(prompt=prompt_tokens)
+        self._state = _State(arrival, prompt=prompt_tokens)
         self._lock = telemetry.metrics.lock  # the metric set's: finish fuses its updates
         self._reason: FinishReason | None = None
         self._reject_reason: str | None = None
@@ -485,7 +481,7 @@ class RequestRecorder:
             arrival = ch.arrival
             if arrival is None:
                 arrival = ch.arrival = (ch.get(cat.ARRIVED), ch.get(cat.IN_FLIGHT))
-            prompt = self._counts.prompt
+            prompt = self._state.prompt
             prompt_tokens = ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROMPT) if prompt else None
             with self._lock:  # three series, one acquisition
                 arrival[0].value += 1
@@ -498,9 +494,9 @@ class RequestRecorder:
                 priority = self.telemetry.metrics.label_value(cat.PRIORITY, self.priority)
                 attrs = {ATTR.REQUEST_ID: self.request_id, ATTR.MODEL: self.model,
                          ATTR.OPERATION: operation, ATTR.PRIORITY: priority,
-                         ATTR.INPUT_TOKENS: self._counts.prompt}
+                         ATTR.INPUT_TOKENS: self._state.prompt}
                 span = self._span = start_trace(
-                    f"{operation} {self.model}", self.telemetry.span_ns(self._times.arrival),
+                    f"{operation} {self.model}", self.telemetry.span_ns(self._state.arrival),
                     carrier, attrs)
                 if span is not None:  # sampled (otherwise no further span work at all)
                     self._trace_ids = span.ids
@@ -546,7 +542,7 @@ class RequestRecorder:
     def scheduled(self, *, now: float | None = None) -> None:
         """First scheduled (ends the queue phase). Later calls (after preemption) are no-ops."""
         try:
-            times = self._times
+            times = self._state
             if times.scheduled is not None or self._reason is not None:
                 return
             t = times.scheduled = self.telemetry.clock() if now is None else now
@@ -558,7 +554,7 @@ class RequestRecorder:
 
     def prefill_done(self, *, now: float | None = None) -> None:
         try:
-            times = self._times
+            times = self._state
             if times.prefill_done is not None or self._reason is not None:
                 return
             t = times.prefill_done = self.telemetry.clock() if now is None else now
@@ -576,8 +572,8 @@ class RequestRecorder:
 
     def _first_token(self, now: float) -> None:
         """The first committed token (the step loop applies every commit inline)."""
-        self._times.first_token = now
-        self._observe(cat.SERVER_TTFT, now - self._times.arrival)
+        self._state.first_token = now
+        self._observe(cat.SERVER_TTFT, now - self._state.arrival)
 
     def written(self, n: int = 1, *, now: float | None = None) -> None:
         """``n`` tokens handed to the client connection (accepted by the socket; they may
@@ -587,8 +583,8 @@ class RequestRecorder:
         try:
             if n <= 0 or self._reason is not None:  # the terminal summary is final
                 return
-            if self._counts.written and self._span is None:  # no clock: nothing reads it
-                self._counts.written += n
+            if self._state.written and self._span is None:  # no clock: nothing reads it
+                self._state.written += n
                 self._flag_moved()
             else:
                 self._wrote(n, self._now(now))
@@ -596,13 +592,13 @@ class RequestRecorder:
             self.telemetry.hook_failed("written")
 
     def _wrote(self, n: int, t: float) -> None:
-        c = self._counts
+        c = self._state
         if c.written == 0:
-            self._times.first_byte = t
-            self._observe(cat.STREAM_TTFT, t - self._times.arrival)
+            self._state.first_byte = t
+            self._observe(cat.STREAM_TTFT, t - self._state.arrival)
         c.written += n
         self._flag_moved()
-        self._times.last_byte = t
+        self._state.last_byte = t
 
     def delivered(self, n: int = 1, *, now: float | None = None) -> None:
         """``n`` tokens delivered: acknowledged by the peer where the transport can tell, else
@@ -611,7 +607,7 @@ class RequestRecorder:
         try:
             if n <= 0 or self._reason is not None:  # the terminal summary is final
                 return
-            c = self._counts
+            c = self._state
             c.delivered += n
             if c.written < c.delivered:
                 if c.written and self._span is None:  # only the stream span needs last_byte
@@ -627,7 +623,7 @@ class RequestRecorder:
     def _flag_moved(self) -> None:
         """After an increment (so a flush that reset the flag first sees it): queue this
         recorder for the next step's flush, once until then."""
-        c = self._counts
+        c = self._state
         if not c.moved:
             c.moved = True
             self.telemetry._moved.append(self)
@@ -635,10 +631,10 @@ class RequestRecorder:
     @_hook("paused")
     def paused(self, *, now: float | None = None) -> None:
         """The stream buffer reached its high watermark; the scheduler stops advancing us."""
-        if self._times.paused_since is not None or self.finished:
+        if self._state.paused_since is not None or self.finished:
             return
-        t = self._times.paused_since = self._now(now)
-        c = self._counts
+        t = self._state.paused_since = self._now(now)
+        c = self._state
         c.pauses += 1
         self._ch.get(cat.BP_PAUSES).inc()
         if self._span is not None and c.pause_events < self.telemetry.max_pause_events:
@@ -651,10 +647,10 @@ class RequestRecorder:
         self._end_pause(self._now(now))
 
     def _end_pause(self, t: float) -> None:
-        since = self._times.paused_since
+        since = self._state.paused_since
         if since is None:
             return
-        self._times.paused_since = None
+        self._state.paused_since = None
         self._ch.get(cat.BP_PAUSED_SECONDS).inc(max(0.0, t - since))
 
     @_hook("stream_closed")
@@ -701,7 +697,7 @@ class RequestRecorder:
         try:
             if len(self.telemetry._moved) > _MAX_FLAGGED:  # a server that never steps
                 self.telemetry._count_flows(self.telemetry._take_flows())
-            if self._times.paused_since is not None:
+            if self._state.paused_since is not None:
                 self._end_pause(t)
             if self._span is not None:
                 self._end_spans(t, reason)
@@ -712,7 +708,7 @@ class RequestRecorder:
 
     def _ignored(self, reason: FinishReason) -> bool:
         with self._lock:
-            self._counts.ignored += (reason,)
+            self._state.ignored += (reason,)
         self.telemetry.metrics.child(cat.IGNORED_SIGNALS, signal=reason).inc()
         return False
 
@@ -720,7 +716,7 @@ class RequestRecorder:
         """Everything a finish writes, computed and its series resolved before the lock (a
         child may be made, a label folded: both take locks of their own); the returned
         update runs under the metric set's lock and only does arithmetic."""
-        times, c, exemplar = self._times, self._counts, self._exemplar
+        times, c, exemplar = self._state, self._state, self._exemplar
         times.finished = t
         ttft = None if times.first_token is None else times.first_token - times.arrival
         tpot = self._tpot() if c.committed >= 2 else None
@@ -786,7 +782,7 @@ class RequestRecorder:
         return series
 
     def _tpot(self) -> float | None:
-        first, last, n = self._times.first_token, self._counts.last_token, self._counts.committed
+        first, last, n = self._state.first_token, self._state.last_token, self._state.committed
         if n < 2 or first is None or last is None:
             return None
         return (last - first) / (n - 1)
@@ -796,13 +792,13 @@ class RequestRecorder:
         if self._final is None:
             return None
         reason, ttft, stream_ttft, tpot, e2e, discarded, good = self._final
-        c = self._counts
+        c = self._state
         return RequestSummary(self.request_id, reason, ttft, stream_ttft, tpot, e2e, c.prompt,
                               c.proposed, c.committed, c.delivered, discarded, c.pauses, good,
                               (), c.written, c.peak_unacknowledged)
 
     def _end_spans(self, t: float, reason: FinishReason) -> None:
-        span, times, summary = self._span, self._times, self._summary
+        span, times, summary = self._span, self._state, self._summary
         if span is None or summary is None:
             return
         if times.prefill_done is not None:
@@ -825,8 +821,8 @@ class RequestRecorder:
             attrs[ATTR.STREAM_TTFT] = summary.stream_ttft
         if summary.tpot is not None:
             attrs[ATTR.TPOT] = summary.tpot
-        if self._counts.pauses > self._counts.pause_events:
-            attrs[ATTR.PAUSE_EVENTS_DROPPED] = self._counts.pauses - self._counts.pause_events
+        if self._state.pauses > self._state.pause_events:
+            attrs[ATTR.PAUSE_EVENTS_DROPPED] = self._state.pauses - self._state.pause_events
         span.end(self.telemetry.span_ns(t), attrs, error=reason is FinishReason.ERROR)
 
     # --- helpers --------------------------------------------------------------------------
@@ -849,11 +845,11 @@ class RequestRecorder:
 
     def summary(self) -> RequestSummary:
         """The request as it stands (final once finished)."""
-        ignored = tuple(self._counts.ignored)
+        ignored = tuple(self._state.ignored)
         final = self._summary
         if final is not None:
             return dataclasses.replace(final, ignored_signals=ignored)
-        c, t = self._counts, self._times
+        c, t = self._state, self._state
         ttft = None if t.first_token is None else t.first_token - t.arrival
         stream_ttft = None if t.first_byte is None else t.first_byte - t.arrival
         return RequestSummary(self.request_id, None, ttft, stream_ttft, self._tpot(), None,
