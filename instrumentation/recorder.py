@@ -413,12 +413,12 @@ def _hook(name: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R | None]]:
     return wrap
 
 
-@dataclass(slots=True)
 class _State:
-    """A request's times and integers, in one object (one allocation per request).
-    ``written`` and ``delivered`` are only ever increased by the transport; the ``*_flushed``
-    marks are only moved by the read-and-reset under the metric set's lock, so no update is
-    lost when both sides run at once."""
+    """A request's times and integers, in one object (one allocation per request). The
+    defaults are class attributes: a request stores only what it changes (a dataclass would
+    write all twenty fields at every arrival). ``written`` and ``delivered`` are only ever
+    increased by the transport; the ``*_flushed`` marks are only moved by the read-and-reset
+    under the metric set's lock, so no update is lost when both sides run at once."""
 
     arrival: float
     scheduled: float | None = None
@@ -441,6 +441,10 @@ class _State:
     pauses: int = 0
     pause_events: int = 0
     ignored: tuple[FinishReason, ...] = ()  # rare: a tuple, not a list made per request
+
+    def __init__(self, arrival: float, prompt: int) -> None:
+        self.arrival = arrival
+        self.prompt = prompt
 
 
 class RequestRecorder:
