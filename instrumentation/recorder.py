@@ -41,6 +41,9 @@ _log = logging.getLogger("servescope.instrumentation")
 _P = ParamSpec("_P")
 # Flagged streams beyond which a finish flushes them itself (the step usually does, each step).
 _MAX_FLAGGED = 1024
+# Enum members read once: a class attribute lookup on an Enum costs about as much as a
+# counter increment, and these are read on every request.
+_REJECTED, _ERROR = FinishReason.REJECTED, FinishReason.ERROR
 _STEP_STAGES = (TokenStage.COMMITTED, TokenStage.PROPOSED, TokenStage.WRITTEN,
                 TokenStage.DELIVERED)
 _R = TypeVar("_R")
@@ -112,7 +115,8 @@ class _Children:
         self.priority = priority
         self.lock = metrics.lock
         self._cache: dict[Any, Any] = {}
-        self.arrival: tuple[Any, Any] | None = None  # (arrived, in flight), once written
+        # arrived, in flight, prompt tokens (None until a request has a prompt): once written
+        self.arrival: tuple[Any, Any, Any] | None = None
         # the series of a finish by its shape (see RequestRecorder._finish_series): a shape
         # seen once has written all of its series, so caching them creates none early
         self.finishes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
@@ -482,15 +486,17 @@ class RequestRecorder:
     def _start(self, carrier: Mapping[str, str] | None, operation: str) -> None:
         try:
             ch = self._ch
-            arrival = ch.arrival
-            if arrival is None:
-                arrival = ch.arrival = (ch.get(cat.ARRIVED), ch.get(cat.IN_FLIGHT))
             prompt = self._state.prompt
-            prompt_tokens = ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROMPT) if prompt else None
+            arrival = ch.arrival
+            if arrival is None or (prompt and arrival[2] is None):
+                arrival = ch.arrival = (
+                    ch.get(cat.ARRIVED), ch.get(cat.IN_FLIGHT),
+                    ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROMPT) if prompt else None)
+            arrived, in_flight, prompt_tokens = arrival
             with self._lock:  # three series, one acquisition
-                arrival[0].value += 1
-                arrival[1].value += 1
-                if prompt_tokens is not None:
+                arrived.value += 1
+                in_flight.value += 1
+                if prompt:
                     prompt_tokens.value += prompt
             start_trace = self.telemetry._start_trace
             if start_trace is not None:
@@ -733,7 +739,7 @@ class RequestRecorder:
         series = self._ch.finishes.get(shape) or self._finish_series(shape)
         (e2e_h, tpot_h, decode_h, unacked_h, finished, in_flight, attempted, good_c, written,
          delivered, discarded) = series
-        rejected = None if reason is not FinishReason.REJECTED else self.telemetry.metrics.child(
+        rejected = None if reason is not _REJECTED else self.telemetry.metrics.child(
             cat.REJECTED, model=self.model, reason=self._reject_reason or "unspecified")
 
         def update() -> None:
@@ -827,7 +833,7 @@ class RequestRecorder:
             attrs[ATTR.TPOT] = summary.tpot
         if self._state.pauses > self._state.pause_events:
             attrs[ATTR.PAUSE_EVENTS_DROPPED] = self._state.pauses - self._state.pause_events
-        span.end(self.telemetry.span_ns(t), attrs, error=reason is FinishReason.ERROR)
+        span.end(self.telemetry.span_ns(t), attrs, error=reason is _ERROR)
 
     # --- helpers --------------------------------------------------------------------------
     def _observe(self, spec: cat.MetricSpec, value: float, label: str = "",
