@@ -39,8 +39,6 @@ __all__ = ["RequestRecorder", "RequestSummary", "StepReport", "Telemetry"]
 
 _log = logging.getLogger("servescope.instrumentation")
 _P = ParamSpec("_P")
-# Flagged streams beyond which a finish flushes them itself (the step usually does, each step).
-_MAX_FLAGGED = 1024
 # Enum members read once: a class attribute lookup on an Enum costs about as much as a
 # counter increment, and these are read on every request.
 _REJECTED, _ERROR = FinishReason.REJECTED, FinishReason.ERROR
@@ -173,9 +171,6 @@ class Telemetry:
             cat.STREAM_BUFFERED))
         self._batch_size = self._pool_children[cat.BATCH_SIZE.name]
         self._children: dict[tuple[str, str], _Children] = {}
-        # recorders whose writer moved tokens since their last flush: appended by the writer
-        # (list.append is atomic), drained by the step under the metric set's lock
-        self._moved: list[RequestRecorder] = []
 
     def children(self, model: str, priority: str) -> _Children:
         """The shared child bundle of (model, priority)."""
@@ -215,6 +210,7 @@ class Telemetry:
         model = ""
         committed = proposed = 0
         others: dict[str, list[int]] | None = None
+        moved: list[RequestRecorder] | None = None  # their writer flagged them since a flush
         for entry in report.advanced:
             if len(entry) == 4:  # with its own commit stamp
                 rec, n_committed, n_proposed, at = entry
@@ -236,6 +232,10 @@ class Telemetry:
                 ahead = total - c.delivered
                 if ahead > c.peak_unacknowledged:
                     c.peak_unacknowledged = ahead
+            if c.moved:
+                if moved is None:
+                    moved = []
+                moved.append(rec)
             if rec.model is model or not model:
                 model = rec.model
                 committed += n_committed
@@ -246,7 +246,7 @@ class Telemetry:
                 totals = others.setdefault(rec.model, [0, 0, 0, 0])
                 totals[0] += n_committed
                 totals[1] += n_proposed
-        flows = self._take_flows() if self._moved else None
+        flows = self._take_flows(moved) if moved else None
         if model:
             w, d = flows.pop(model, (0, 0)) if flows else (0, 0)
             self._count_tokens(model, committed, proposed, w, d)
@@ -254,28 +254,18 @@ class Telemetry:
             for other, (n_c, n_p, _, _) in others.items():
                 w, d = flows.pop(other, (0, 0)) if flows else (0, 0)
                 self._count_tokens(other, n_c, n_p, w, d)
-        if flows:  # streams that moved without advancing in this step
-            self._count_flows(flows)
         if report.advanced:
             self._batch_size.observe(len(report.advanced))
         if report.forward_seconds or report.step_tokens:
             self._report_phases(report)
         self._report_capacity(report)
 
-    def _count_flows(self, flows: dict[str, tuple[int, int]]) -> None:
-        for model, (written, delivered) in flows.items():
-            self._count_tokens(model, 0, 0, written, delivered)
-
-    def _take_flows(self) -> dict[str, tuple[int, int]]:
+    def _take_flows(self, moved: list[RequestRecorder]) -> dict[str, tuple[int, int]]:
         """Written and delivered tokens not yet flushed, per model, read and reset for every
-        recorder whose writer flagged it, in one acquisition of the lock (a finished one was
-        flushed by its finish, under the same lock). The step loop itself checks nothing."""
+        advanced recorder whose writer flagged it, in one acquisition of the lock (a finished
+        one was flushed by its finish, under the same lock)."""
         flows: dict[str, tuple[int, int]] = {}
         with self.metrics.lock:
-            flagged = self._moved
-            n = len(flagged)
-            moved = flagged[:n]
-            del flagged[:n]  # only what was read: an append racing this one stays queued
             for rec in moved:
                 if rec._reason is not None:
                     continue
@@ -595,7 +585,7 @@ class RequestRecorder:
                 return
             if self._state.written and self._span is None:  # no clock: nothing reads it
                 self._state.written += n
-                self._flag_moved()
+                self._state.moved = True
             else:
                 self._wrote(n, self._now(now))
         except Exception:
@@ -607,7 +597,7 @@ class RequestRecorder:
             self._state.first_byte = t
             self._observe(cat.STREAM_TTFT, t - self._state.arrival)
         c.written += n
-        self._flag_moved()
+        c.moved = True  # after the increment: a flush resets the flag before it reads
         self._state.last_byte = t
 
     def delivered(self, n: int = 1, *, now: float | None = None) -> None:
@@ -625,18 +615,9 @@ class RequestRecorder:
                 else:
                     self._wrote(c.delivered - c.written,
                                 self.telemetry.clock() if now is None else now)
-            if not c.moved:
-                self._flag_moved()
+            c.moved = True
         except Exception:
             self.telemetry.hook_failed("delivered")
-
-    def _flag_moved(self) -> None:
-        """After an increment (so a flush that reset the flag first sees it): queue this
-        recorder for the next step's flush, once until then."""
-        c = self._state
-        if not c.moved:
-            c.moved = True
-            self.telemetry._moved.append(self)
 
     @_hook("paused")
     def paused(self, *, now: float | None = None) -> None:
@@ -705,8 +686,6 @@ class RequestRecorder:
             except Exception:
                 self.telemetry.hook_failed("finish")
         try:
-            if len(self.telemetry._moved) > _MAX_FLAGGED:  # a server that never steps
-                self.telemetry._count_flows(self.telemetry._take_flows())
             if self._state.paused_since is not None:
                 self._end_pause(t)
             if self._span is not None:
