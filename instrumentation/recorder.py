@@ -662,19 +662,19 @@ class RequestRecorder:
             self.telemetry.hook_failed("finish")
             return False
         try:
-            update: Callable[[], None] | None = self._finish_update(reason, t)
+            plan: tuple[Any, ...] | None = self._finish_plan(reason, t)
         except Exception:  # counted (once per finish); the state is still committed below
             self.telemetry.hook_failed("finish")
-            update = None
-        counted = update is None
+            plan = None
+        counted = plan is None
         error: Exception | None = None
         with self._lock:  # the compare-and-set and every update: one acquisition
             won = self._reason is None
             if won:
                 self._reason = reason
-                if update is not None:
+                if plan is not None:
                     try:
-                        update()
+                        self._apply_finish(reason, plan)
                     except Exception as exc:  # reported after the lock (counting takes it)
                         error = exc
         if not won:
@@ -701,55 +701,57 @@ class RequestRecorder:
         self.telemetry.metrics.child(cat.IGNORED_SIGNALS, signal=reason).inc()
         return False
 
-    def _finish_update(self, reason: FinishReason, t: float) -> Callable[[], None]:
+    def _finish_plan(self, reason: FinishReason, t: float) -> tuple[Any, ...]:
         """Everything a finish writes, computed and its series resolved before the lock (a
-        child may be made, a label folded: both take locks of their own); the returned
-        update runs under the metric set's lock and only does arithmetic."""
-        times, c, exemplar = self._state, self._state, self._exemplar
-        times.finished = t
-        ttft = None if times.first_token is None else times.first_token - times.arrival
-        tpot = self._tpot() if c.committed >= 2 else None
-        stream_ttft = None if times.first_byte is None else times.first_byte - times.arrival
-        e2e = t - times.arrival
+        child may be made, a label folded: both take locks of their own), for
+        :meth:`_apply_finish` to add under the lock."""
+        st = self._state
+        st.finished = t
+        ttft = None if st.first_token is None else st.first_token - st.arrival
+        tpot = self._tpot() if st.committed >= 2 else None
+        decode = None if st.prefill_done is None else t - st.prefill_done
         good = self.telemetry.slo.is_good(reason, ttft, tpot)
-        decode = None if times.prefill_done is None else t - times.prefill_done
-        shape = (reason, tpot is not None, decode is not None, c.written > 0, c.delivered > 0,
-                 c.committed > c.delivered, good)
+        shape = (reason, tpot is not None, decode is not None, st.written > 0,
+                 st.delivered > 0, st.committed > st.delivered, good)
         series = self._ch.finishes.get(shape) or self._finish_series(shape)
-        (e2e_h, tpot_h, decode_h, unacked_h, finished, in_flight, attempted, good_c, written,
-         delivered, discarded) = series
         rejected = None if reason is not _REJECTED else self.telemetry.metrics.child(
             cat.REJECTED, model=self.model, reason=self._reject_reason or "unspecified")
+        return series, rejected, t - st.arrival, tpot, decode, ttft, good
 
-        def update() -> None:
-            e2e_h.add(e2e, exemplar)
-            if tpot_h is not None:
-                tpot_h.add(tpot, exemplar)
-            if decode_h is not None:
-                decode_h.add(decode, exemplar)
-            if unacked_h is not None:  # streamed: how far generation ran ahead of the peer
-                unacked_h.add(c.peak_unacknowledged, exemplar)
-            finished.value += 1
-            in_flight.value -= 1
-            if attempted is not None:
-                attempted.value += 1
-            if good_c is not None:
-                good_c.value += 1
-            if rejected is not None:
-                rejected.value += 1
-            n_written, n_delivered = c.written, c.delivered  # final: the hooks ignore later ones
-            if written is not None:  # (None: nothing was written when the series was chosen)
-                written.value += n_written - c.written_flushed
-                c.written_flushed = n_written
-            if delivered is not None:
-                delivered.value += n_delivered - c.delivered_flushed
-                c.delivered_flushed = n_delivered
-            lost = max(0, c.committed - n_delivered)
-            if discarded is not None and lost:
-                discarded.value += lost
-            # the summary object is built when asked for (a frozen dataclass costs microseconds)
-            self._final = (reason, ttft, stream_ttft, tpot, e2e, lost, good)
-        return update
+    def _apply_finish(self, reason: FinishReason, plan: tuple[Any, ...]) -> None:
+        """Under the metric set's lock: arithmetic only."""
+        series, rejected, e2e, tpot, decode, ttft, good = plan
+        (e2e_h, tpot_h, decode_h, unacked_h, finished, in_flight, attempted, good_c, written,
+         delivered, discarded) = series
+        st, exemplar = self._state, self._exemplar
+        e2e_h.add(e2e, exemplar)
+        if tpot_h is not None:
+            tpot_h.add(tpot, exemplar)
+        if decode_h is not None:
+            decode_h.add(decode, exemplar)
+        if unacked_h is not None:  # streamed: how far generation ran ahead of the peer
+            unacked_h.add(st.peak_unacknowledged, exemplar)
+        finished.value += 1
+        in_flight.value -= 1
+        if attempted is not None:
+            attempted.value += 1
+        if good_c is not None:
+            good_c.value += 1
+        if rejected is not None:
+            rejected.value += 1
+        n_written, n_delivered = st.written, st.delivered  # final: the hooks ignore later ones
+        if written is not None:  # (None: nothing was written when the series was chosen)
+            written.value += n_written - st.written_flushed
+            st.written_flushed = n_written
+        if delivered is not None:
+            delivered.value += n_delivered - st.delivered_flushed
+            st.delivered_flushed = n_delivered
+        lost = max(0, st.committed - n_delivered)
+        if discarded is not None and lost:
+            discarded.value += lost
+        stream_ttft = None if st.first_byte is None else st.first_byte - st.arrival
+        # the summary object is built when asked for (a frozen dataclass costs microseconds)
+        self._final = (reason, ttft, stream_ttft, tpot, e2e, lost, good)
 
     def _finish_series(self, shape: tuple[Any, ...]) -> tuple[Any, ...]:
         """The series a finish of this shape writes (None where it writes none)."""
