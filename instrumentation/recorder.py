@@ -105,7 +105,7 @@ class _Children:
     write."""
 
     __slots__ = ("_cache", "_metrics", "arrival", "finishes", "lock", "model", "priority",
-                 "step_tokens")
+                 "span_priority", "step_tokens")
 
     def __init__(self, metrics: MetricSet, model: str, priority: str) -> None:
         self._metrics = metrics
@@ -120,6 +120,7 @@ class _Children:
         self.finishes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         # committed, proposed, written, delivered token counters, each once written
         self.step_tokens: tuple[Any, ...] = (None, None, None, None)
+        self.span_priority: str | None = None  # the priority spans carry (folded or not)
 
     def get(self, spec: cat.MetricSpec, label: str = "", value: str = "") -> Any:
         key = (spec.name, value) if label else spec.name
@@ -491,7 +492,10 @@ class RequestRecorder:
             start_trace = self.telemetry._start_trace
             if start_trace is not None:
                 # the span carries what the labels carry: a folded value stays folded
-                priority = self.telemetry.metrics.label_value(cat.PRIORITY, self.priority)
+                priority = ch.span_priority
+                if priority is None:  # decided once per pair (the guard's decisions stick)
+                    priority = ch.span_priority = self.telemetry.metrics.label_value(
+                        cat.PRIORITY, self.priority)
                 attrs = {ATTR.REQUEST_ID: self.request_id, ATTR.MODEL: self.model,
                          ATTR.OPERATION: operation, ATTR.PRIORITY: priority,
                          ATTR.INPUT_TOKENS: self._state.prompt}
