@@ -326,7 +326,7 @@ def _fault_round(rx: ModuleType, mode: str, requests: int, rate: float, redactio
     receiver = None if mode == "down" else _receiver_process(port, mode)
     registry = CollectorRegistry()
     setup = setup_telemetry(
-        registry=registry, redaction=RedactionStage(hash_key=b"b") if redaction else None,
+        registry=registry, redaction=RedactionStage(hash_key=b"b") if redaction else False,
         span_exporter=OTLPSpanExporter(endpoint=f"127.0.0.1:{port}", insecure=True,
                                        timeout=2))
     tel = setup.telemetry
