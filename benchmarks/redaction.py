@@ -10,8 +10,9 @@
   recall     the tools on the labelled corpus of tests/redaction (per kind), and their rate of
              findings on the negatives (ids, UUIDs, digests, timestamps, blobs, pods, CIDRs...)
   faults     a recorder-driven workload offered at --rate requests/s (5 spans each) with the
-             OTLP exporter + redaction while the receiver is healthy (with and without
-             redaction), down, stalled or flapping, in paired rounds: the request rate the
+             OTLP exporter + redaction while the receiver (in its own process, as a
+             Collector is) is healthy (with and without redaction), down, stalled or
+             flapping, in paired rounds: the request rate the
              hooks sustain (per second spent in them; the export thread competes for the GIL)
              as a median ratio to healthy, and every span's fate (exported, or dropped by
              reason, counted by the pipeline itself)
