@@ -56,6 +56,7 @@ _log = logging.getLogger("servescope.reference.engine_client")
 #: Reason given to submissions while the engine (re)starts; the transport answers 503.
 RESTARTING = "engine_restarting"
 _RECENT = 4096  # finished recorders kept for late signals (bounded: no leak)
+_LAST_WORDS_MS = 200  # how long an exited engine's last message may take to arrive
 
 
 class RemoteLifecycle:
@@ -540,7 +541,9 @@ class EngineClient:
         if inc.dead:
             return
         if inc.proc.sentinel in ready or not inc.proc.is_alive():
-            self._bury(inc, "exited")
+            self._read_last_words(inc)
+            if not inc.dead:
+                self._bury(inc, "exited")
             return
         now = time.monotonic()
         if inc.ready and now - inc.last_message > self.lease_s:
@@ -552,6 +555,14 @@ class EngineClient:
             self._bury(inc, "startup_timeout")
             return
         self._flush(inc)
+
+    def _read_last_words(self, inc: _Incarnation) -> None:
+        """An engine that failed sends a fatal report and exits at once: its exit can reach
+        the poller before the report reaches the socket. Read what arrives within a short
+        grace, so that the restart is counted under its real cause."""
+        with contextlib.suppress(zmq.ZMQError):
+            if inc.from_engine.poll(_LAST_WORDS_MS, zmq.POLLIN):
+                self._receive(inc)
 
     def _receive(self, inc: _Incarnation) -> None:
         """Apply every message waiting, in order."""

@@ -358,6 +358,8 @@ def engine_main(spec: ChildSpec) -> None:
         _log.exception("engine iteration failed; the engine process exits")
         send("fatal", core.take_events(), f"{type(exc).__name__}: {exc}")
         outbox.close()
+        inbox.close(linger=0)
+        ctx.term()  # waits (up to the outbox's linger) until the report has left
         os._exit(70)
     send("bye", core.take_events())
     outbox.close()
