@@ -45,47 +45,17 @@ from typing import Any
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from servescope.instrumentation import FinishReason, StepReport, Telemetry, setup_telemetry
+from servescope.instrumentation import (
+    FinishReason,
+    NullTelemetry,
+    StepReport,
+    Telemetry,
+    setup_telemetry,
+)
 from servescope.reference.config import EngineConfig
 from servescope.reference.engine import Engine
 from servescope.reference.model import pick_device
 from servescope.reference.request import GenerationRequest
-
-
-class NullRecorder:
-    """Every hook the engine calls, doing nothing."""
-
-    def __init__(self) -> None:
-        self._reason: FinishReason | None = None
-
-    def admitted(self) -> None: ...
-    def scheduled(self, *, now: float | None = None) -> None: ...
-    def prefill_done(self, *, now: float | None = None) -> None: ...
-    def delivered(self, n: int = 1, *, now: float | None = None) -> None: ...
-    def paused(self, *, now: float | None = None) -> None: ...
-    def resumed(self, *, now: float | None = None) -> None: ...
-    def stream_closed(self, peak_buffered: int, capacity: int) -> None: ...
-
-    def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
-        won = self._reason is None
-        if won:
-            self._reason = reason
-        return won
-
-    def rejected(self, reason: str, *, now: float | None = None) -> bool:
-        return self.finish(FinishReason.REJECTED, now=now)
-
-
-class NullTelemetry:
-    """Hooks off: what the engine needs of :class:`Telemetry`, recording nothing."""
-
-    model = "default"
-    clock = staticmethod(time.monotonic)
-
-    def request(self, request_id: str, **kwargs: Any) -> NullRecorder:
-        return NullRecorder()
-
-    def step(self, report: StepReport) -> None: ...
 
 
 class NullExporter(SpanExporter):

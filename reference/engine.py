@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
 
-from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
+from servescope.instrumentation import FinishReason, RequestRecorder, Telemetry
 
 from .config import EngineConfig
 from .lifecycle import Lifecycle
@@ -25,7 +24,7 @@ from .stats import EngineStats
 from .stream import StreamBuffer
 from .tokenizer import ByteTokenizer
 
-__all__ = ["Engine", "EngineStats", "HooksOff", "RequestHandle"]
+__all__ = ["Engine", "EngineStats", "RequestHandle"]
 
 
 class RequestHandle:
@@ -290,53 +289,3 @@ class Engine:
     def _requeued(self) -> None:  # a preempted request waits again
         with self._lock:
             self._pending += 1
-
-
-class _SilentRecorder(RequestRecorder):
-    """A recorder whose hooks do nothing but keep the terminal compare-and-set."""
-
-    def _start(self, carrier: Mapping[str, str] | None, operation: str) -> None:
-        pass
-
-    def admitted(self) -> None:
-        pass
-
-    def scheduled(self, *, now: float | None = None) -> None:
-        pass
-
-    def prefill_done(self, *, now: float | None = None) -> None:
-        pass
-
-    def delivered(self, n: int = 1, *, now: float | None = None) -> None:
-        pass
-
-    def paused(self, *, now: float | None = None) -> None:
-        pass
-
-    def resumed(self, *, now: float | None = None) -> None:
-        pass
-
-    def stream_closed(self, peak_buffered: int, capacity: int) -> None:
-        pass
-
-    def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
-        with self._lock:
-            won = self._reason is None
-            if won:
-                self._reason = reason
-        return won
-
-
-class HooksOff(Telemetry):
-    """Telemetry with every hook a no-op: the baseline of the hook-overhead benchmark
-    (the engine does the same work; nothing is recorded, no metric or span exists)."""
-
-    def request(self, request_id: str, *, model: str | None = None,
-                priority: str = "default", prompt_tokens: int = 0,
-                carrier: Mapping[str, str] | None = None, arrival: float | None = None,
-                operation: str = "text_completion") -> RequestRecorder:
-        return _SilentRecorder(self, request_id, model or self.model, priority, prompt_tokens,
-                               carrier, 0.0 if arrival is None else arrival, operation)
-
-    def step(self, report: StepReport) -> None:
-        pass

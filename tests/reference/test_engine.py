@@ -191,11 +191,11 @@ def test_config_errors_name_the_field() -> None:
 
 
 def test_hooks_off_runs_the_same_work_and_records_nothing() -> None:
-    from servescope.reference.engine import HooksOff
+    from servescope.instrumentation import NullTelemetry
 
     registry = CollectorRegistry()
     cfg = EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=8)
-    with Engine(cfg, HooksOff(registry=registry)) as engine:
+    with Engine(cfg, NullTelemetry(registry=registry)) as engine:
         handles = [engine.submit(req(f"r{i}", "x" * (i + 3), max_tokens=10)) for i in range(3)]
         outs = [drain(h) for h in handles]
         assert engine.wait_idle(5)

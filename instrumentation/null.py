@@ -1,0 +1,68 @@
+"""Telemetry with the hooks off: the same calls, nothing recorded.
+
+The baseline of the overhead benchmarks and of the engine tests that compare work with and
+without hooks. The recorder keeps only the terminal compare-and-set (the engine relies on
+``finish`` answering who won); every other hook returns at once, so no metric series or span
+is ever made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .recorder import RequestRecorder, StepReport, Telemetry
+from .status import FinishReason
+
+__all__ = ["NullTelemetry"]
+
+
+class _NullRecorder(RequestRecorder):
+    """Hooks that do nothing but the terminal compare-and-set."""
+
+    __slots__ = ()
+
+    def _start(self, carrier: Mapping[str, str] | None, operation: str) -> None:
+        pass
+
+    def admitted(self) -> None:
+        pass
+
+    def scheduled(self, *, now: float | None = None) -> None:
+        pass
+
+    def prefill_done(self, *, now: float | None = None) -> None:
+        pass
+
+    def delivered(self, n: int = 1, *, now: float | None = None) -> None:
+        pass
+
+    def paused(self, *, now: float | None = None) -> None:
+        pass
+
+    def resumed(self, *, now: float | None = None) -> None:
+        pass
+
+    def stream_closed(self, peak_buffered: int, capacity: int) -> None:
+        pass
+
+    def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
+        with self._lock:
+            won = self._reason is None
+            if won:
+                self._reason = reason
+        return won
+
+
+class NullTelemetry(Telemetry):
+    """Telemetry whose hooks do nothing (the engine does the same work; no metric or span
+    exists)."""
+
+    def request(self, request_id: str, *, model: str | None = None,
+                priority: str = "default", prompt_tokens: int = 0,
+                carrier: Mapping[str, str] | None = None, arrival: float | None = None,
+                operation: str = "text_completion") -> RequestRecorder:
+        return _NullRecorder(self, request_id, model or self.model, priority, prompt_tokens,
+                             carrier, 0.0 if arrival is None else arrival, operation)
+
+    def step(self, report: StepReport) -> None:
+        pass
