@@ -31,6 +31,7 @@ COPY pyproject.toml README.md ./
 COPY servescope ./servescope
 COPY instrumentation ./instrumentation
 COPY redaction ./redaction
+COPY collector ./collector
 COPY reference ./reference
 COPY dashboards ./dashboards
 COPY alerts ./alerts

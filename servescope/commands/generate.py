@@ -75,8 +75,8 @@ def parse_labels(items: list[str]) -> dict[str, str]:
 
 def collector_files(slo_path: str | None = None) -> dict[str, str]:
     """The Collector configs, with the tail-sampling thresholds of the SLO spec."""
+    from servescope.collector.config import collector_configs
     from servescope.instrumentation.slo import SLOSpec, load_slo
-    from servescope.redaction.collector_config import collector_configs
 
     slo = load_slo(slo_path) if slo_path else SLOSpec.default()
     e2e = slo.e2e.threshold_seconds if slo.e2e is not None else 60.0
