@@ -33,6 +33,7 @@ COPY instrumentation ./instrumentation
 COPY redaction ./redaction
 COPY collector ./collector
 COPY reference ./reference
+COPY promql ./promql
 COPY dashboards ./dashboards
 COPY alerts ./alerts
 COPY report ./report

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from servescope.collector.config import CONTRIB_VERSION, contrib_schema
-from servescope.dashboards.flavor import FLAVORS
+from servescope.promql.flavor import FLAVORS
 
 ROOT = Path(__file__).resolve().parents[2]
 PINS_FILE = ROOT / "deploy/versions.env"
