@@ -31,7 +31,9 @@ COPY pyproject.toml README.md ./
 COPY servescope ./servescope
 COPY instrumentation ./instrumentation
 COPY redaction ./redaction
+COPY collector ./collector
 COPY reference ./reference
+COPY promql ./promql
 COPY dashboards ./dashboards
 COPY alerts ./alerts
 COPY report ./report

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servescope.dashboards.flavor import missing_in, unavailable
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason, TokenStage
+from servescope.promql.flavor import missing_in, unavailable
 
 from . import slo_rules
 from .model import Alert, Group, Options, Record

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from servescope.dashboards.flavor import SERVESCOPE, Flavor
-from servescope.dashboards.promql import Query
+from servescope.promql.flavor import SERVESCOPE, Flavor
+from servescope.promql.query import Query
 
 __all__ = ["Alert", "Group", "Options", "Record", "RuleTiming", "Thresholds", "slug"]
 

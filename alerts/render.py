@@ -7,8 +7,8 @@ from typing import Any
 
 import yaml
 
-from servescope.dashboards.flavor import missing_in
 from servescope.instrumentation.slo import SLOSpec
+from servescope.promql.flavor import missing_in
 
 from . import diagnostics, slo_rules
 from .model import Alert, Group, Options, Record

@@ -12,11 +12,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from servescope.dashboards.flavor import Flavor, NativeSpec
-from servescope.dashboards.promql import Query
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import TokenStage
+from servescope.promql.flavor import Flavor, NativeSpec
+from servescope.promql.query import Query
 
 from . import diagnostics, slo_rules
 from .diagnostics import CAUSES

@@ -7,10 +7,10 @@ from typing import Any
 
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
+from servescope.promql.flavor import Flavor
+from servescope.promql.query import Query
 
-from .flavor import Flavor
 from .panels import DATASOURCE
-from .promql import Query
 from .sdk import db, dm
 
 __all__ = ["TAG", "UIDS", "Ctx", "dashboard_links", "variables"]

@@ -15,10 +15,10 @@ from typing import Any
 
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind
+from servescope.promql.flavor import FLAVORS, Flavor
+from servescope.promql.query import PROMETHEUS_SERIES, SELECTOR
 
-from .flavor import FLAVORS, Flavor
 from .panels import NO_METRIC
-from .promql import PROMETHEUS_SERIES, SELECTOR
 
 __all__ = ["REQUIRED_VARIABLES", "convention_errors", "known_series", "panels", "series_errors",
            "targets"]

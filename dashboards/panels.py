@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .flavor import missing_in
+from servescope.promql.flavor import missing_in
+
 from .sdk import JSONEncoder, cb, cm, db, dm, heatmap, pb, pm, stat, timeseries
 
 __all__ = ["DATASOURCE", "Board", "Target", "heat", "single", "trend"]

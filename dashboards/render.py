@@ -9,10 +9,10 @@ from typing import Any
 import yaml
 
 from servescope.instrumentation.slo import SLOSpec
+from servescope.promql.flavor import Flavor
 
 from . import capacity, latency, overview, pipeline, transport
 from .common import Ctx
-from .flavor import Flavor
 from .panels import Board
 
 __all__ = ["BUILDERS", "dashboards", "render"]

@@ -4,9 +4,51 @@ The front door re-exports the hooks a server needs; each room is importable on i
 (``servescope.instrumentation``, ``servescope.redaction``, ``servescope.reference``, ...).
 """
 
+import importlib.abc
+import importlib.util
+import sys
+import tomllib
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from types import ModuleType
 
-from servescope.instrumentation import (
+
+class _SourceTreeRooms(importlib.abc.MetaPathFinder):
+    """Finds ``servescope.<room>`` in its top-level folder of a source tree (pyproject.toml's
+    package-dir), when Python runs from the repository root: the working directory comes first
+    on sys.path, so ``servescope/`` there is this package, and its rooms are its siblings."""
+
+    def __init__(self, rooms: dict[str, Path]) -> None:
+        self.rooms = rooms
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
+        folder = self.rooms.get(fullname)
+        if folder is None:
+            return None
+        return importlib.util.spec_from_file_location(
+            fullname, folder / "__init__.py", submodule_search_locations=[str(folder)])
+
+
+def _map_source_tree_rooms() -> None:
+    here = Path(__file__).parent
+    pyproject = here.parent / "pyproject.toml"
+    # Installed (or linked by a strict editable install), the rooms sit inside this folder.
+    if (here / "instrumentation").is_dir() or not pyproject.is_file():
+        return
+    if any(isinstance(finder, _SourceTreeRooms) for finder in sys.meta_path):
+        return
+    setuptools = tomllib.loads(pyproject.read_text(encoding="utf-8"))["tool"]["setuptools"]
+    rooms = {name: here.parent / folder for name, folder in setuptools["package-dir"].items()
+             if name.startswith("servescope.") and name.count(".") == 1}
+    sys.meta_path.append(_SourceTreeRooms(rooms))
+
+
+_map_source_tree_rooms()
+
+from servescope.instrumentation import (  # noqa: E402 (the rooms are found only after the line above)
     FinishReason,
     RequestRecorder,
     RequestSummary,

@@ -49,10 +49,10 @@ def expected_files(flavor: str, slo_path: str | None = None, namespace: str | No
     from servescope.alerts.model import Options
     from servescope.alerts.render import HEADER, render_k8s_rules
     from servescope.alerts.render import render as render_rules
-    from servescope.dashboards.flavor import get_flavor
     from servescope.dashboards.render import render as render_dashboards
     from servescope.dashboards.render import render_k8s
     from servescope.instrumentation.slo import SLOSpec, load_slo
+    from servescope.promql.flavor import get_flavor
 
     slo = load_slo(slo_path) if slo_path else SLOSpec.default()
     chosen = get_flavor(flavor)
@@ -75,8 +75,8 @@ def parse_labels(items: list[str]) -> dict[str, str]:
 
 def collector_files(slo_path: str | None = None) -> dict[str, str]:
     """The Collector configs, with the tail-sampling thresholds of the SLO spec."""
+    from servescope.collector.config import collector_configs
     from servescope.instrumentation.slo import SLOSpec, load_slo
-    from servescope.redaction.collector_config import collector_configs
 
     slo = load_slo(slo_path) if slo_path else SLOSpec.default()
     e2e = slo.e2e.threshold_seconds if slo.e2e is not None else 60.0
@@ -87,7 +87,7 @@ def collector_files(slo_path: str | None = None) -> dict[str, str]:
 def docs_files() -> dict[str, str]:
     """docs/metrics.md: the catalog with the default spec's bucket ladders; docs/engines.md:
     what each flavor can fill and why not."""
-    from servescope.alerts.coverage import render_engines_markdown
+    from servescope.coverage import render_engines_markdown
     from servescope.instrumentation.docs import render_metrics_markdown
 
     return {"docs/metrics.md": render_metrics_markdown(),
@@ -115,7 +115,7 @@ def stale_files(root: Path, files: dict[str, str], folders: tuple[str, ...] = ()
 
 
 def _flavors(name: str) -> list[str]:
-    from servescope.dashboards.flavor import FLAVORS
+    from servescope.promql.flavor import FLAVORS
 
     return list(FLAVORS) if name == "all" else [name]
 

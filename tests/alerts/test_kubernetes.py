@@ -15,7 +15,7 @@ import yaml
 from vendored import schemas_dir
 
 from servescope.cli import main
-from servescope.dashboards.flavor import FLAVORS
+from servescope.promql.flavor import FLAVORS
 
 ROOT = Path(__file__).resolve().parents[2]
 DNS1123 = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")

@@ -15,9 +15,9 @@ from servescope.alerts import diagnostics, slo_rules
 from servescope.alerts.model import Alert, Options, Record, slug
 from servescope.alerts.render import all_rules, render
 from servescope.dashboards import lint
-from servescope.dashboards.flavor import FLAVORS
-from servescope.dashboards.promql import series_in
 from servescope.instrumentation.slo import SLOSpec, parse_slo
+from servescope.promql.flavor import FLAVORS
+from servescope.promql.query import series_in
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "alerts" / "generated" / "servescope"

@@ -13,10 +13,10 @@ from vendored import schemas_dir
 from servescope.cli import main
 from servescope.dashboards import lint
 from servescope.dashboards.common import UIDS
-from servescope.dashboards.flavor import FLAVORS, SERVESCOPE, VLLM
 from servescope.dashboards.render import dashboards
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec, parse_slo
+from servescope.promql.flavor import FLAVORS, SERVESCOPE, VLLM
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "dashboards" / "generated"

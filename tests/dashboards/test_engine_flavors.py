@@ -19,13 +19,13 @@ import yaml
 from servescope.alerts.model import Options
 from servescope.alerts.render import all_rules
 from servescope.dashboards import lint
-from servescope.dashboards.flavor import FLAVORS, SGLANG, TGI, VLLM, Flavor, Mapped
-from servescope.dashboards.promql import PROMETHEUS_SERIES, Query
 from servescope.dashboards.render import dashboards
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
+from servescope.promql.flavor import FLAVORS, SGLANG, TGI, VLLM, Flavor, Mapped
+from servescope.promql.query import PROMETHEUS_SERIES, Query
 
 ROOT = Path(__file__).resolve().parents[2]
 SELECTOR = re.compile(r"(?<![A-Za-z0-9_:])([A-Za-z_:][A-Za-z0-9_:]*)\{([^}]*)\}")

@@ -43,11 +43,11 @@ from servescope.alerts import diagnostics
 from servescope.alerts.model import Options, RuleTiming
 from servescope.alerts.render import all_rules, dump, rules_document
 from servescope.dashboards import lint
-from servescope.dashboards.flavor import FLAVORS, SGLANG
 from servescope.instrumentation import StepReport, setup_telemetry
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
+from servescope.promql.flavor import FLAVORS, SGLANG
 from servescope.redaction import RedactionStage
 
 pytestmark = [

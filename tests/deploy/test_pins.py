@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from servescope.dashboards.flavor import FLAVORS
-from servescope.redaction.collector_config import CONTRIB_VERSION, contrib_schema
+from servescope.collector.config import CONTRIB_VERSION, contrib_schema
+from servescope.promql.flavor import FLAVORS
 
 ROOT = Path(__file__).resolve().parents[2]
 PINS_FILE = ROOT / "deploy/versions.env"

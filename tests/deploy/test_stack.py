@@ -19,9 +19,9 @@ from vendored import schemas_dir
 from servescope.alerts.model import Options
 from servescope.alerts.render import all_rules
 from servescope.cli import build_parser
-from servescope.dashboards.flavor import FLAVORS
 from servescope.instrumentation import tracing
 from servescope.instrumentation.slo import SLOSpec
+from servescope.promql.flavor import FLAVORS
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = schemas_dir()

@@ -124,8 +124,8 @@ def test_a_service_map_is_offered_only_when_something_feeds_it() -> None:
 
 #: every file or folder the stack mounts, and the test that checks it against its consumer
 CHECKED_MOUNTS = {
-    "collector/agent.yaml": "tests/redaction/test_collector_configs.py (typed model, contrib)",
-    "collector/gateway.yaml": "tests/redaction/test_collector_configs.py (typed model, contrib)",
+    "collector/agent.yaml": "tests/collector/test_collector_configs.py (typed model, contrib)",
+    "collector/gateway.yaml": "tests/collector/test_collector_configs.py (typed model, contrib)",
     "deploy/tempo/tempo.yaml": "test_tempo_config_uses_only_keys_of_the_pinned_version",
     "deploy/prometheus/prometheus.yml": "test_stack.py: promtool check config",
     "alerts/generated/servescope": "test_stack.py: promtool check config (rules); tests/alerts",

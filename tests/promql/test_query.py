@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from servescope.dashboards.flavor import SERVESCOPE, SGLANG, TGI, VLLM, missing_in
-from servescope.dashboards.promql import Query, le_matcher, le_regex, series_in
 from servescope.instrumentation import catalog as cat
+from servescope.promql.flavor import SERVESCOPE, SGLANG, TGI, VLLM, missing_in
+from servescope.promql.query import Query, le_matcher, le_regex, series_in
 
 
 def _as_go_regex(promql_literal: str) -> re.Pattern[str]:

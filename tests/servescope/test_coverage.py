@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from servescope.alerts.coverage import render_engines_markdown
+from servescope.coverage import render_engines_markdown
 from servescope.dashboards import lint
-from servescope.dashboards.flavor import FLAVORS
 from servescope.dashboards.panels import NO_METRIC
+from servescope.promql.flavor import FLAVORS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "engines.md").read_text()

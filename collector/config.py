@@ -1,6 +1,6 @@
-"""Generates ``collector/agent.yaml`` and ``collector/gateway.yaml`` (OpenTelemetry Collector
-contrib) from the redaction policy, so the Collector tier enforces the same policy a second
-time (defense in depth, one source of truth).
+"""Generates ``agent.yaml`` and ``gateway.yaml`` beside this module (OpenTelemetry Collector
+contrib) from the redaction policy and the SLO spec, so the Collector tier enforces the same
+policy a second time (defense in depth, one source of truth).
 
 Topology: the server exports OTLP to an *agent* next to it (memory_limiter, redaction, batch),
 which spreads traces over the *gateway* replicas with the trace-id-aware ``loadbalancing``
@@ -25,7 +25,8 @@ from typing import Any
 import jsonschema
 import yaml
 
-from .policy import ContentCapture, Policy, load_policy
+from servescope.instrumentation.slo import SLOSpec
+from servescope.redaction.policy import ContentCapture, Policy, load_policy
 
 __all__ = [
     "CONTRIB_VERSION",
@@ -283,7 +284,7 @@ def _header(role: str, source: str) -> str:
             f"# OpenTelemetry Collector {role} for {IMAGE}\n"
             f"# Component names, fields and Go types checked against "
             f"opentelemetry-collector-contrib v{CONTRIB_VERSION}\n"
-            f"# (each with its upstream source file: redaction/{SCHEMA_FILE.name})\n")
+            f"# (each with its upstream source file: collector/{SCHEMA_FILE.name})\n")
 
 
 def _render(config: dict[str, Any], role: str, source: str) -> str:
@@ -295,10 +296,6 @@ def _render(config: dict[str, Any], role: str, source: str) -> str:
 
 
 def _slo_thresholds() -> tuple[float, float]:
-    # The collector configs read the SLO spec (DESIGN: collector reads catalog, SLO and
-    # policy); the detectors and stages of this package never do, so the import is local.
-    from servescope.instrumentation.slo import SLOSpec
-
     spec = SLOSpec.default()
     e2e = spec.e2e.threshold_seconds if spec.e2e is not None else 60.0
     return spec.ttft.threshold_seconds, e2e

@@ -13,8 +13,7 @@ import pytest
 import redaction_corpus as rc
 import yaml
 
-from servescope.redaction import KINDS, Policy
-from servescope.redaction.collector_config import (
+from servescope.collector.config import (
     CONTRIB_VERSION,
     RE2_PATTERNS,
     SCHEMA_FILE,
@@ -25,6 +24,7 @@ from servescope.redaction.collector_config import (
     redaction_processor,
     validate_config,
 )
+from servescope.redaction import KINDS, Policy
 
 COLLECTOR_DIR = Path(__file__).resolve().parents[2] / "collector"
 
@@ -64,7 +64,7 @@ def test_the_dns_port_is_a_string_and_an_int_fails_the_check():
 
 
 def test_render_refuses_a_config_the_collector_would_reject(monkeypatch):
-    from servescope.redaction import collector_config
+    from servescope.collector import config as collector_config
 
     def int_port(policy):
         config = agent_config(policy)
@@ -158,7 +158,7 @@ def test_the_model_cites_upstream_source_for_every_component_it_writes_down():
 
 
 def test_a_model_of_another_release_is_refused(tmp_path, monkeypatch):
-    from servescope.redaction import collector_config
+    from servescope.collector import config as collector_config
 
     other = tmp_path / SCHEMA_FILE.name
     other.write_text(SCHEMA_FILE.read_text().replace(f'"x-version": "{CONTRIB_VERSION}"',

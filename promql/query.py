@@ -65,7 +65,7 @@ class Query:
     (``job`` and ``instance`` belong to every scraped series); ``window`` is the range of every
     rate; ``flavor`` translates catalog families, label keys and finish reasons into another
     exporter's names (None: the catalog's own). A family the flavor lacks yields an
-    :func:`~servescope.dashboards.flavor.unavailable` marker instead of a selector.
+    :func:`~servescope.promql.flavor.unavailable` marker instead of a selector.
     """
 
     matchers: Mapping[str, str] = field(default_factory=dict)

@@ -1,0 +1,156 @@
+"""The rooms of servescope and the one-way arrows between them, written down once and checked
+by reading each module's imports (``ast``, nothing is imported). docs/architecture.md draws the
+same table as a picture; tests/test_architecture.py runs the check on the repository and on a
+planted bad tree.
+
+A room is a top-level folder mapped to ``servescope.<room>`` in pyproject.toml. The folder
+``servescope/`` holds two rooms: the *front door* (the package ``servescope`` itself: version and
+the hook re-exports) and the *cli* (``servescope.cli``, ``servescope.commands``,
+``servescope.coverage``), which joins every other room and which nothing imports.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+FRONT_DOOR = "front"
+CLI = "cli"
+
+#: room -> the other rooms it may import (its own room is always allowed).
+ALLOWED: dict[str, frozenset[str]] = {
+    # stands alone: the detectors, the policy and the span/log stages import nothing of ours
+    "redaction": frozenset(),
+    # the catalog, the hooks and telemetry setup; setup.py alone meets redaction (see below)
+    "instrumentation": frozenset(),
+    # the PromQL vocabulary and engine flavors: spelled from the catalog
+    "promql": frozenset({"instrumentation"}),
+    # generators read the catalog, the SLO spec and the policy, never the worker
+    "dashboards": frozenset({"instrumentation", "promql"}),
+    "alerts": frozenset({"instrumentation", "promql"}),
+    "collector": frozenset({"instrumentation", "redaction"}),
+    # the worker calls the hooks; it never reads the generators or the report
+    "reference": frozenset({"instrumentation"}),
+    # the report evaluates the generated dashboards (files) and loads the generated rules into
+    # its loopback Prometheus
+    "report": frozenset({FRONT_DOOR, "instrumentation", "alerts"}),
+    FRONT_DOOR: frozenset({"instrumentation"}),
+    CLI: frozenset({FRONT_DOOR, "instrumentation", "redaction", "promql", "dashboards", "alerts",
+                    "collector", "reference", "report"}),
+}
+
+#: Arrows one module may draw that its room may not, each with the reason and how.
+MODULE_ARROWS: dict[str, frozenset[str]] = {
+    # the composition root installs the default redaction stage and log filter; it imports
+    # servescope.redaction inside functions only (docs/design-notes.md), so the hooks load
+    # without it
+    "instrumentation/setup.py": frozenset({"redaction"}),
+}
+#: Modules whose extra arrows must be imported lazily (inside a function body).
+LAZY_ONLY = frozenset(MODULE_ARROWS)
+
+#: Third-party packages a room never imports at run time (type-only imports are allowed).
+FORBIDDEN_PACKAGES: dict[str, frozenset[str]] = {
+    # the worker calls the hooks; the hooks own the exporters
+    "reference": frozenset({"prometheus_client", "opentelemetry"}),
+}
+#: Modules of a room that are not the worker: the load generator (a client that parses the
+#: server's /metrics text), still in reference/ until it moves out.
+PACKAGE_EXCEPTIONS = frozenset({"reference/loadgen.py", "reference/load_summary.py"})
+
+ROOMS = frozenset(ALLOWED) - {FRONT_DOOR, CLI} | {"servescope"}
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str  # the absolute dotted name imported
+    line: int
+    lazy: bool  # inside a function body
+    type_only: bool  # under ``if TYPE_CHECKING:``
+
+
+def module_name(rel: Path) -> str:
+    """Dotted name of a file at ``rel`` (relative to the repository root)."""
+    room, *rest = rel.with_suffix("").parts
+    parts = ["servescope"] + ([] if room == "servescope" else [room]) + rest
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def room_of(module: str) -> str | None:
+    """The room a dotted ``servescope...`` name belongs to (None: not ours)."""
+    parts = module.split(".")
+    if parts[0] != "servescope":
+        return None
+    if len(parts) == 1:
+        return FRONT_DOOR
+    return parts[1] if parts[1] in ROOMS - {"servescope"} else CLI
+
+
+def _imports(tree: ast.AST, here: str, is_package: bool) -> Iterator[Import]:
+    def visit(node: ast.AST, lazy: bool, type_only: bool) -> Iterator[Import]:
+        for child in ast.iter_child_nodes(node):
+            child_lazy = lazy or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            child_type_only = type_only or (
+                isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test))
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    yield Import(alias.name, child.lineno, lazy, type_only)
+            elif isinstance(child, ast.ImportFrom):
+                base = _absolute(child, here, is_package)
+                names = [alias.name for alias in child.names]
+                if base == "servescope" and set(names) <= ROOMS:
+                    # ``from servescope import dashboards``: the room, not the front door
+                    for name in names:
+                        yield Import(f"servescope.{name}", child.lineno, lazy, type_only)
+                else:
+                    yield Import(base, child.lineno, lazy, type_only)
+            yield from visit(child, child_lazy, child_type_only)
+
+    yield from visit(tree, False, False)
+
+
+def _absolute(node: ast.ImportFrom, here: str, is_package: bool) -> str:
+    if node.level == 0:
+        return node.module or ""
+    package = here.split(".") if is_package else here.split(".")[:-1]
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def violations(root: Path) -> list[str]:
+    """Every import under ``root``'s room folders that breaks the table, as
+    ``path:line: room -> target (why)``; empty when the arrows hold."""
+    found = []
+    for room_dir in sorted(ROOMS):
+        for path in sorted((root / room_dir).rglob("*.py")):
+            rel = path.relative_to(root)
+            found += _check_file(path, rel)
+    return found
+
+
+def _check_file(path: Path, rel: Path) -> list[str]:
+    here = module_name(rel)
+    room = room_of(here)
+    assert room is not None
+    extra = MODULE_ARROWS.get(rel.as_posix(), frozenset())
+    forbidden = (frozenset() if rel.as_posix() in PACKAGE_EXCEPTIONS
+                 else FORBIDDEN_PACKAGES.get(rel.parts[0], frozenset()))
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    out = []
+    for imp in _imports(tree, here, path.name == "__init__.py"):
+        where = f"{rel.as_posix()}:{imp.line}"
+        top = imp.module.split(".")[0]
+        if top in forbidden and not imp.type_only:
+            out.append(f"{where}: {room} -> {imp.module} (the worker never imports {top})")
+        target = room_of(imp.module)
+        if target is None or target == room or target in ALLOWED[room]:
+            continue
+        if target not in extra:
+            out.append(f"{where}: {room} -> {target} (not an allowed arrow)")
+        elif rel.as_posix() in LAZY_ONLY and not imp.lazy:
+            out.append(f"{where}: {room} -> {target} (allowed only inside a function)")
+    return out
