@@ -33,6 +33,7 @@ COPY instrumentation ./instrumentation
 COPY redaction ./redaction
 COPY collector ./collector
 COPY reference ./reference
+COPY harness ./harness
 COPY promql ./promql
 COPY dashboards ./dashboards
 COPY alerts ./alerts

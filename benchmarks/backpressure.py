@@ -41,9 +41,9 @@ from typing import Any
 
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from servescope.harness.load_summary import percentile, scrape
+from servescope.harness.loadgen import LoadConfig, LoadResult, Mix, run_load
 from servescope.reference.config import EngineConfig
-from servescope.reference.load_summary import percentile, scrape
-from servescope.reference.loadgen import LoadConfig, LoadResult, Mix, run_load
 from servescope.reference.server import LocalServer
 
 CAPACITY = 16

@@ -31,13 +31,13 @@ from typing import Any
 
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from servescope.harness.load_summary import percentile, scrape
+from servescope.harness.loadgen import LoadConfig, LoadResult, Mix, run_load
 from servescope.instrumentation import StepReport, Telemetry
 from servescope.reference.config import EngineConfig
 from servescope.reference.engine_client import EngineClient
 from servescope.reference.engine_process import _EventRecorder, _EventTelemetry
 from servescope.reference.engine_wire import EV, FromEngine, encoder
-from servescope.reference.load_summary import percentile, scrape
-from servescope.reference.loadgen import LoadConfig, LoadResult, Mix, run_load
 from servescope.reference.request import GenerationRequest
 from servescope.reference.server import LocalServer
 

@@ -38,12 +38,12 @@ from typing import Any
 
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from servescope.harness.loadgen import Reading, stream_once
 from servescope.instrumentation import FinishReason, Telemetry
 from servescope.reference import block_pool, lifecycle
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.engine import Engine
 from servescope.reference.engine_client import EngineClient, RemoteHandle
-from servescope.reference.loadgen import Reading, stream_once
 from servescope.reference.request import GenerationRequest
 from servescope.reference.server import LocalServer
 

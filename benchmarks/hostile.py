@@ -44,8 +44,8 @@ from pathlib import Path
 
 import httpx
 
-from servescope.reference.load_summary import percentile
-from servescope.reference.loadgen import LoadConfig, Mix, run_load
+from servescope.harness.load_summary import percentile
+from servescope.harness.loadgen import LoadConfig, Mix, run_load
 
 BODY_40MB = 40 << 20
 

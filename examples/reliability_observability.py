@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import platform
 
-from servescope.reference.experiment import format_report, run_experiment
+from servescope.harness.experiment import format_report, run_experiment
 
 
 def main() -> None:

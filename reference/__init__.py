@@ -4,7 +4,7 @@ The engine half: a Llama-style decoder over a paged KV cache (``model``, ``block
 continuous-batching scheduler that owns request state (``scheduler``; the request state in
 ``sequence`` and ``lifecycle``, control signals in ``mailbox``, stats in ``stats``), bounded
 per-request stream buffers (``stream``), and the :class:`Engine` facade with its request
-handles (``engine``). ``experiment`` replays the seed's slow-consumer trace on these classes.
+handles (``engine``).
 
 Names are imported lazily so that ``import servescope.reference.config`` does not load torch.
 """

@@ -39,7 +39,9 @@ GOOD = {
     "alerts/model.py": "from servescope.promql.flavor import Flavor\n",
     "reference/server.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
                            "    from opentelemetry.sdk.trace.export import SpanExporter\n",
-    "reference/loadgen.py": "from prometheus_client import CollectorRegistry\n",
+    # the load generator is a client: it parses the server's /metrics text
+    "harness/loadgen.py": "from prometheus_client import CollectorRegistry\n"
+                          "from servescope.reference.config import EngineConfig\n",
 }
 
 
@@ -56,7 +58,9 @@ def test_planted_bad_imports_are_each_named(tmp_path):
         "alerts/__init__.py": "from servescope import dashboards\n",
         "reference/engine.py": "import prometheus_client\n",
         "reference/model.py": "def f():\n    from opentelemetry import trace\n",
-        "reference/demo.py": "from servescope.report.live import draw\n",
+        "reference/loadgen.py": "from prometheus_client import CollectorRegistry\n",
+        "reference/server.py": "from servescope.harness.loadgen import Mix\n",
+        "harness/demo.py": "from servescope.report.live import draw\n",
         "instrumentation/recorder.py": "from servescope.redaction import scan\n",
         "instrumentation/setup.py": "from servescope.redaction import Redactor\n",
         "dashboards/panels.py": "from servescope.cli import main\n",
@@ -68,15 +72,18 @@ def test_planted_bad_imports_are_each_named(tmp_path):
         "alerts/render.py:1: alerts -> dashboards (not an allowed arrow)",
         "collector/config.py:1: collector -> reference (not an allowed arrow)",
         "dashboards/panels.py:1: dashboards -> cli (not an allowed arrow)",
+        "harness/demo.py:1: harness -> report (not an allowed arrow)",
         "instrumentation/recorder.py:1: instrumentation -> redaction (not an allowed arrow)",
         "instrumentation/setup.py:1: instrumentation -> redaction (allowed only inside a "
         "function)",
         "redaction/stage.py:1: redaction -> instrumentation (not an allowed arrow)",
-        "reference/demo.py:1: reference -> report (not an allowed arrow)",
         "reference/engine.py:1: reference -> prometheus_client (the worker never imports "
+        "prometheus_client)",
+        "reference/loadgen.py:1: reference -> prometheus_client (the worker never imports "
         "prometheus_client)",
         "reference/model.py:2: reference -> opentelemetry (the worker never imports "
         "opentelemetry)",
+        "reference/server.py:1: reference -> harness (not an allowed arrow)",
     ]
 
 

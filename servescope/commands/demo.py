@@ -30,8 +30,8 @@ def register(sub: Any) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from servescope.reference.demo import run_demo
-    from servescope.reference.loadgen import Mix
+    from servescope.harness.demo import run_demo
+    from servescope.harness.loadgen import Mix
 
     try:
         mix = Mix.parse(args.mix)

@@ -18,7 +18,7 @@ def register(sub: Any) -> None:
 
 
 def _slow_consumer(args: argparse.Namespace) -> int:
-    from servescope.reference.experiment import format_report, run_experiment
+    from servescope.harness.experiment import format_report, run_experiment
 
     result = run_experiment()
     print(json.dumps(result, sort_keys=True) if args.json else format_report(result))

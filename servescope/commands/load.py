@@ -34,10 +34,10 @@ def register(sub: Any) -> None:
 
 
 def _load(args: argparse.Namespace) -> int:
+    from servescope.harness.demo import progress_printer
+    from servescope.harness.load_summary import format_summary, scrape, summarize
+    from servescope.harness.loadgen import LoadConfig, Mix, run_load
     from servescope.instrumentation.slo import SLOError, SLOSpec, load_slo
-    from servescope.reference.demo import progress_printer
-    from servescope.reference.load_summary import format_summary, scrape, summarize
-    from servescope.reference.loadgen import LoadConfig, Mix, run_load
 
     try:
         slo = load_slo(args.slo) if args.slo else SLOSpec.default()

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from servescope.harness.loadgen import ClientResult, stream_once
 from servescope.instrumentation import Telemetry
 from servescope.instrumentation.recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.engine_client import EngineClient
-from servescope.reference.loadgen import ClientResult, stream_once
 from servescope.reference.request import GenerationRequest
 from servescope.reference.server import LocalServer
 

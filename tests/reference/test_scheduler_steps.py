@@ -9,10 +9,10 @@ timers, the cancel from its mailbox.
 
 from __future__ import annotations
 
+from servescope.harness.experiment import SEED_DEADLINE_TICK, SEED_DRAIN, SEED_TOKENS
 from servescope.instrumentation import FinishReason, Telemetry
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.engine import Engine
-from servescope.reference.experiment import SEED_DEADLINE_TICK, SEED_DRAIN, SEED_TOKENS
 from servescope.reference.request import GenerationRequest
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=64)

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from servescope.harness.loadgen import Reading, stream_once
 from servescope.instrumentation.recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.loadgen import Reading, stream_once
 from servescope.reference.server import DEFAULT_SEND_BUFFER_BYTES, LocalServer
 from servescope.reference.sse import Shape, StreamingResponse, _event
 

@@ -19,9 +19,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from servescope.alerts.model import Options, RuleTiming
 from servescope.alerts.render import dump, rules_document
 from servescope.cli import main
+from servescope.harness.loadgen import LoadConfig, Mix, run_load
 from servescope.instrumentation.slo import SLOSpec
 from servescope.reference.config import EngineConfig
-from servescope.reference.loadgen import LoadConfig, Mix, run_load
 from servescope.reference.server import LocalServer
 
 ALERT = "ServescopeCancelRatioHigh"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from servescope.cli import main
-from servescope.reference.experiment import simulate_stream
+from servescope.harness.experiment import simulate_stream
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,15 +11,14 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from servescope.cli import main
-from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.load_summary import (
+from servescope.harness.load_summary import (
     format_summary,
     histogram_quantile,
     percentile,
     scrape,
     summarize,
 )
-from servescope.reference.loadgen import (
+from servescope.harness.loadgen import (
     LoadConfig,
     Mix,
     Reservoir,
@@ -27,6 +26,7 @@ from servescope.reference.loadgen import (
     check_local_url,
     run_load,
 )
+from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=256)

@@ -17,11 +17,11 @@ from typing import TextIO
 from servescope.instrumentation.metrics import render
 from servescope.instrumentation.setup import RedactionStage
 from servescope.instrumentation.slo import SLOSpec
+from servescope.reference.config import EngineConfig
+from servescope.reference.server import LocalServer
 
-from .config import EngineConfig
 from .load_summary import Summary, format_summary, scrape, summarize
 from .loadgen import LoadConfig, Mix, Progress, run_load
-from .server import LocalServer
 
 __all__ = ["DemoHook", "DemoResult", "progress_printer", "run_demo"]
 
