@@ -1,18 +1,10 @@
-"""`servescope demo` end to end (short), and `servescope serve` as a real process."""
+"""`servescope demo` end to end (short): the mixed load against the worker, and its report."""
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from servescope.cli import main
@@ -52,54 +44,3 @@ def test_demo_report_is_a_readable_table(tmp_path: Path,
     for text in ("finish reason", "goodput", "metrics: served at http://127.0.0.1:",
                  "traces: exported to", "0 slots used, 0 live streams"):
         assert text in out
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_serve_runs_as_a_process_and_stops_cleanly(tmp_path: Path, stop: int) -> None:
-    exe = shutil.which("servescope", path=os.path.dirname(sys.executable))
-    if exe is None:
-        pytest.fail("the servescope console script is not installed next to the interpreter")
-    port = _free_port()
-    env = {**os.environ, "OTEL_TRACES_EXPORTER": "none", "PYTHONSAFEPATH": "1"}
-    proc = subprocess.Popen([exe, "serve", "--port", str(port), "--model-name", "proc-ref"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        start = time.monotonic()
-        while True:
-            try:
-                if httpx.get(f"{url}/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-            assert time.monotonic() - start < 60, "the server did not come up"
-            time.sleep(0.2)
-        models = httpx.get(f"{url}/v1/models").json()
-        assert models["data"][0]["id"] == "proc-ref"
-        done = httpx.post(f"{url}/v1/completions",
-                          json={"model": "proc-ref", "prompt": "hi", "max_tokens": 3,
-                                "ignore_eos": True}).json()
-        assert done["usage"]["completion_tokens"] == 3
-    finally:
-        proc.send_signal(stop)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
-    assert proc.returncode == 0
-
-
-def test_serve_refuses_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    bad = tmp_path / "engine.yaml"
-    bad.write_text("max_batch: 0\n")
-    assert main(["serve", "--config", str(bad)]) == 2
-    assert "max_batch" in capsys.readouterr().err
