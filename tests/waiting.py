@@ -10,14 +10,14 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
 def poll_until(condition: Callable[[], T], *, what: str, timeout_s: float = 60.0,
                interval_s: float = 0.05, transient: tuple[type[BaseException], ...] = (),
-               alive: subprocess.Popen[bytes] | None = None) -> T:
+               alive: subprocess.Popen[Any] | None = None) -> T:
     """Call ``condition`` until it returns something truthy; return that. Exceptions of the
     ``transient`` types count as "not yet" (a server still starting); on the deadline, or if
     ``alive`` has exited, raise naming ``what``."""
@@ -39,11 +39,12 @@ def poll_until(condition: Callable[[], T], *, what: str, timeout_s: float = 60.0
         time.sleep(interval_s)
 
 
-def _output(proc: subprocess.Popen[bytes]) -> str:
-    """What the exited process printed, where it was captured."""
+def _output(proc: subprocess.Popen[Any]) -> str:
+    """What the exited process printed, where it was captured (bytes or text streams)."""
     parts = []
     for stream in (proc.stdout, proc.stderr):
         if stream is not None:
-            parts.append(stream.read().decode(errors="replace"))
+            out = stream.read()
+            parts.append(out.decode(errors="replace") if isinstance(out, bytes) else out)
     text = "".join(parts).strip()
     return f":\n{text[-4000:]}" if text else ""
