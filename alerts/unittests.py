@@ -230,6 +230,59 @@ def _capacity(s: Scenario, flavor: Flavor, *, waiting: float = 0, waiting_step: 
     s.add(cat.SPANS_DROPPED, "", _labels(reason="queue_full"), _counter(dropped))
 
 
+def _replica(name: str, slo: SLOSpec, fl: Flavor, *, ttft_good: float = 1,
+             tpot_good: float = 1, finishes: Mapping[str, float] | None = None,
+             stream_good: float | None = None, signals: Signals = Signals(),
+             capacity: Mapping[str, float] | None = None) -> Scenario:
+    """A scenario of one scraped replica: its requests (all finishing "stop" unless
+    ``finishes`` says otherwise), its target series and its capacity signals."""
+    s = Scenario(name)
+    _requests(s, slo, fl, ttft_good=ttft_good, tpot_good=tpot_good,
+              finishes={"stop": 1} if finishes is None else finishes, stream_good=stream_good)
+    _target(s, fl)
+    _capacity(s, fl, signals=signals, **(capacity or {}))
+    return s
+
+
+@dataclass(frozen=True)
+class _OneSignal:
+    """A healthy-latency replica with one signal present and the one alert it fires."""
+
+    name: str
+    finishes: dict[str, float]
+    capacity: dict[str, float]
+    alert: str
+    alert_labels: dict[str, str]
+    value: float
+    #: (record key in diagnostics.RECORDS, labels beyond job and instance, value)
+    records: tuple[tuple[str, dict[str, str], float], ...] = ()
+
+
+_ONE_SIGNAL = (
+    _OneSignal("slow consumers: a quarter of committed tokens discarded",
+               {"stop": 0.75, "slow_consumer": 0.25}, {"discarded": 0.25},
+               "ServescopeSlowConsumersWastingCompute", {}, 0.25,
+               (("discard", {}, 0.25), ("finish", {"finish_reason": "slow_consumer"}, 0.25))),
+    _OneSignal("client cancellations: a quarter of requests cancelled",
+               {"stop": 0.75, "client_cancel": 0.25}, {},
+               "ServescopeCancelRatioHigh", {"finish_reason": "client_cancel"}, 0.25,
+               (("finish", {"finish_reason": "client_cancel"}, 0.25),)),
+    _OneSignal("telemetry dropping spans", {"stop": 1}, {"dropped": 120},
+               "ServescopeTelemetryDroppingSpans", {"reason": "queue_full"}, 2),
+)
+
+
+def _one_signal(row: _OneSignal, slo: SLOSpec, options: Options) -> Scenario:
+    ji = {"job": JOB, "instance": INSTANCE}
+    w = options.timing.diagnostic_window
+    s = _replica(row.name, slo, options.flavor, finishes=row.finishes,
+                 capacity=row.capacity)
+    s.firing[row.alert] = [({**ji, **row.alert_labels}, row.value)]
+    s.records += [(f"{diagnostics.RECORDS[key]}{w}", {**ji, **labels}, value)
+                  for key, labels, value in row.records]
+    return s
+
+
 def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     w = options.timing.diagnostic_window
     sli = slo_rules.SLI_RECORD
@@ -239,10 +292,7 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     fl = options.flavor
     out: list[Scenario] = []
 
-    healthy = Scenario("healthy: every request good, nothing fires")
-    _requests(healthy, slo, fl, ttft_good=1, tpot_good=1, finishes={"stop": 1})
-    _target(healthy, fl)
-    _capacity(healthy, fl)
+    healthy = _replica("healthy: every request good, nothing fires", slo, fl)
     for window in slo_rules.windows(slo):
         for key in slo_rules.SLOS:
             healthy.records.append((f"{sli}{window}", {**jm, "slo": key}, 0.0))
@@ -259,11 +309,8 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
                         (f"{rec['batch']}{w}", ji, 4.0), (f"{rec['batch']}{base}", ji, 4.0)]
     out.append(healthy)
 
-    burn = Scenario("all three SLOs burning: half the requests slow and failing")
-    _requests(burn, slo, fl, ttft_good=0.5, tpot_good=0.5,
-              finishes={"stop": 0.5, "error": 0.5})
-    _target(burn, fl)
-    _capacity(burn, fl)
+    burn = _replica("all three SLOs burning: half the requests slow and failing", slo, fl,
+                    ttft_good=0.5, tpot_good=0.5, finishes={"stop": 0.5, "error": 0.5})
     for obj in slo_rules.objectives(slo, options):
         _burn_expectation(burn, slo, obj, 0.5)
     for window in slo_rules.windows(slo):
@@ -281,33 +328,7 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
         out.append(slow_burn)
 
     out += _cause_matrix(slo, options)
-    slow = Scenario("slow consumers: a quarter of committed tokens discarded")
-    _requests(slow, slo, fl, ttft_good=1, tpot_good=1,
-              finishes={"stop": 0.75, "slow_consumer": 0.25})
-    _target(slow, fl)
-    _capacity(slow, fl, discarded=0.25)
-    slow.firing["ServescopeSlowConsumersWastingCompute"] = [(ji, 0.25)]
-    slow.records += [(f"{rec['discard']}{w}", ji, 0.25),
-                     (f"{rec['finish']}{w}", {**ji, "finish_reason": "slow_consumer"}, 0.25)]
-    out.append(slow)
-
-    cancel = Scenario("client cancellations: a quarter of requests cancelled")
-    _requests(cancel, slo, fl, ttft_good=1, tpot_good=1,
-              finishes={"stop": 0.75, "client_cancel": 0.25})
-    _target(cancel, fl)
-    _capacity(cancel, fl)
-    cancel.firing["ServescopeCancelRatioHigh"] = [
-        ({**ji, "finish_reason": "client_cancel"}, 0.25)]
-    cancel.records.append((f"{rec['finish']}{w}", {**ji, "finish_reason": "client_cancel"},
-                           0.25))
-    out.append(cancel)
-
-    dropping = Scenario("telemetry dropping spans")
-    _requests(dropping, slo, fl, ttft_good=1, tpot_good=1, finishes={"stop": 1})
-    _target(dropping, fl)
-    _capacity(dropping, fl, dropped=120)
-    dropping.firing["ServescopeTelemetryDroppingSpans"] = [({**ji, "reason": "queue_full"}, 2)]
-    out.append(dropping)
+    out += [_one_signal(row, slo, options) for row in _ONE_SIGNAL]
 
     go_style = Scenario("le written as a Go client does (le=\"2\"): the SLI still matches")
     _requests(go_style, slo, fl, ttft_good=1, tpot_good=1, finishes={"stop": 1},
@@ -339,15 +360,12 @@ def _cause(name: str, slo: SLOSpec, options: Options, slo_key: str, cause: str, 
            signals: Signals = Signals(), **capacity: float) -> Scenario:
     """One SLO fully burning on one replica with one cause's signal present: that cause's
     alert fires (or, where the flavor cannot see the cause, the SLO's cause-unknown alert)."""
-    s = Scenario(name)
-    fl = options.flavor
-    ttft_good = 0.0 if slo_key == "ttft" else 1.0
-    _requests(s, slo, fl, ttft_good=ttft_good, tpot_good=0.0 if slo_key == "tpot" else 1.0,
-              finishes={"stop": 1}, stream_good=0.0 if slo_key == "stream_ttft" else None)
+    s = _replica(name, slo, options.flavor, ttft_good=0.0 if slo_key == "ttft" else 1.0,
+                 tpot_good=0.0 if slo_key == "tpot" else 1.0,
+                 stream_good=0.0 if slo_key == "stream_ttft" else None,
+                 signals=signals, capacity=capacity)
     if slo_key in ("ttft", "tpot"):
         _burn_expectation(s, slo, slo_rules.objectives(slo)[0 if slo_key == "ttft" else 1], 1.0)
-    _target(s, fl)
-    _capacity(s, fl, signals=signals, **capacity)
     s.firing[CAUSES[(slo_key, cause)]] = [({"job": JOB, "instance": INSTANCE}, 1.0)]
     if cause != "unknown" and slo_key != "stream_ttft":
         s.fallback[CAUSES[(slo_key, cause)]] = CAUSES[(slo_key, "unknown")]
@@ -381,38 +399,36 @@ def _cause_matrix(slo: SLOSpec, options: Options) -> list[Scenario]:
     ]
 
 
-def _engine(s: Scenario, slo: SLOSpec, fl: Flavor, *, restarts: str = _counter(0),
-            heartbeat_age: str = _gauge(0.1), in_flight: float = 0) -> None:
+def _engine(name: str, slo: SLOSpec, fl: Flavor, *, restarts: str = _counter(0),
+            heartbeat_age: str = _gauge(0.1), in_flight: float = 0) -> Scenario:
     """A healthy replica whose engine runs in its own process, plus the engine's series."""
-    _requests(s, slo, fl, ttft_good=1, tpot_good=1, finishes={"stop": 1})
-    _target(s, fl)
-    _capacity(s, fl)
+    s = _replica(name, slo, fl)
     pool = _labels(pool="default")
     s.add(cat.ENGINE_RESTARTS, "", {**pool, "reason": "exited"}, restarts)
     s.add(cat.ENGINE_HEARTBEAT_AGE, "", pool, heartbeat_age)
     s.add(cat.ENGINE_LAST_STEP_AGE, "", pool, heartbeat_age)
     s.add(cat.IN_FLIGHT, "", _labels(model=MODEL), _gauge(in_flight))
+    return s
 
 
 def _engine_scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     fl, t = options.flavor, options.thresholds
     ji = {"job": JOB, "instance": INSTANCE}
     eval_minutes = int(EVAL.rstrip("m"))
-    healthy = Scenario("engine process healthy: heartbeats, no restart")
-    _engine(healthy, slo, fl, in_flight=4)
-    once = Scenario("engine process restarted once (a kill): ticket, no page")
+    healthy = _engine("engine process healthy: heartbeats, no restart", slo, fl, in_flight=4)
     # the restart two minutes before the evaluation, inside every diagnostic window
-    _engine(once, slo, fl, restarts=f"0x{eval_minutes - 2} 1x{MINUTES - eval_minutes + 2}")
+    once = _engine("engine process restarted once (a kill): ticket, no page", slo, fl,
+                   restarts=f"0x{eval_minutes - 2} 1x{MINUTES - eval_minutes + 2}")
     once.firing["ServescopeEngineRestarting"] = [(ji, 1.0)]
-    loop = Scenario("engine process crash-looping: restarted every 20 seconds")
-    _engine(loop, slo, fl, restarts=_counter(3 * t.engine_crash_loop))
+    loop = _engine("engine process crash-looping: restarted every 20 seconds", slo, fl,
+                   restarts=_counter(3 * t.engine_crash_loop))
     loop.firing["ServescopeEngineRestarting"] = [(ji, 1.0)]
     loop.firing["ServescopeEngineCrashLooping"] = [(ji, 1.0)]
-    stalled = Scenario("engine process silent with requests in flight")
-    _engine(stalled, slo, fl, heartbeat_age=_gauge(120), in_flight=3)
+    stalled = _engine("engine process silent with requests in flight", slo, fl,
+                      heartbeat_age=_gauge(120), in_flight=3)
     stalled.firing["ServescopeEngineStalled"] = [(ji, 120.0)]
-    idle = Scenario("engine heartbeat old but nothing in flight: no stall alert")
-    _engine(idle, slo, fl, heartbeat_age=_gauge(120), in_flight=0)
+    idle = _engine("engine heartbeat old but nothing in flight: no stall alert", slo, fl,
+                   heartbeat_age=_gauge(120), in_flight=0)
     return [healthy, once, loop, stalled, idle]
 
 
@@ -428,10 +444,8 @@ def _slow_burn(slo: SLOSpec, options: Options) -> Scenario | None:
     if page is None or ticket is None or not ticket < page < 1:
         return None
     ratio = round((ticket + page) / 2, 6)
-    s = Scenario(f"slow TTFT burn ({ratio:.4g} of requests slow): ticket, no page")
-    _requests(s, slo, options.flavor, ttft_good=1 - ratio, tpot_good=1, finishes={"stop": 1})
-    _target(s, options.flavor)
-    _capacity(s, options.flavor)
+    s = _replica(f"slow TTFT burn ({ratio:.4g} of requests slow): ticket, no page", slo,
+                 options.flavor, ttft_good=1 - ratio)
     s.firing["ServescopeTTFTBudgetBurnTicket"] = [
         ({"job": JOB, "model": MODEL, "slo": "ttft"}, ratio)]
     return s

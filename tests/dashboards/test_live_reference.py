@@ -119,7 +119,9 @@ def live(tmp_path_factory):
         prom.wait_for(lambda: (prom.value(
             f'sum({cat.FINISHED.sample_name}{{finish_reason="deadline"}})') or 0) >= 3 or None,
             timeout=40, what="deadline finishes scraped")
-        time.sleep(12)  # every 15s rate window holds a dozen scrapes of the load
+        # every 15s rate window holds a dozen scrapes of the load
+        prom.wait_for(lambda: (prom.value("min(count_over_time(up[15s]))") or 0) >= 12 or None,
+                      timeout=60, what="a dozen scrapes in every 15s window")
         yield prom, webhook, url, receiver
     finally:
         if load is not None:

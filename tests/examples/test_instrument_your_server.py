@@ -2,12 +2,12 @@
 
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 from promharness import free_port
+from waiting import poll_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,13 +19,14 @@ def server(tmp_path):
         [sys.executable, "-P", str(ROOT / "examples" / "instrument_your_server.py"),
          "--port", str(port)], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"{url}/metrics", timeout=1)
-            break
-        except httpx.HTTPError:
-            time.sleep(0.2)
+    try:
+        poll_until(lambda: httpx.get(f"{url}/metrics", timeout=1) is not None,
+                   what="the example server",
+                   timeout_s=60, transient=(httpx.HTTPError,), alive=proc)
+    except BaseException:
+        proc.kill()
+        proc.wait(10)
+        raise
     yield url
     proc.terminate()
     proc.wait(10)

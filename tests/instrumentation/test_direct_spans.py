@@ -10,8 +10,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 from prometheus_client import CollectorRegistry
+from walk import PAUSE, walk_request
 
-from servescope.instrumentation import FinishReason, StepReport, Telemetry
+from servescope.instrumentation import FinishReason, Telemetry
 
 
 class Clock:
@@ -36,20 +37,10 @@ def _run(direct: bool, ratio: float = 1.0, n: int = 3, carrier=None):
         provider.add_span_processor(processor)
     recs = []
     for i in range(n):
-        rec = tel.request(f"r{i}", prompt_tokens=5, carrier=carrier)
-        rec.admitted()
-        clock.now += 0.25
-        rec.scheduled()
-        clock.now += 0.5
-        rec.prefill_done()
-        tel.step(StepReport(advanced=[(rec, 2, 1)]))
-        rec.delivered(1)
-        rec.paused()
-        clock.now += 0.125
-        rec.resumed()
-        rec.delivered(1)
-        rec.finish(FinishReason.ERROR if i == 1 else FinishReason.STOP)
-        recs.append(rec)
+        recs.append(walk_request(
+            tel, f"r{i}", prompt_tokens=5, carrier=carrier, committed=2, discarded=1,
+            deliveries=(1, PAUSE, 1), reason=FinishReason.ERROR if i == 1 else FinishReason.STOP,
+            clock=clock, durations={"queue": 0.25, "prefill": 0.5, "pause": 0.125}))
     return sink.get_finished_spans(), recs
 
 

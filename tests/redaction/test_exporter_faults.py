@@ -16,9 +16,10 @@ from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExportResult
 from otlp_receiver import OtlpReceiver, free_port
+from walk import walk_request
 
-from servescope.instrumentation import FinishReason, StepReport, setup_telemetry
 from servescope.instrumentation import catalog as cat
+from servescope.instrumentation import setup_telemetry
 from servescope.instrumentation.export import CountingBatchSpanProcessor
 from servescope.redaction import RedactionStage
 
@@ -33,13 +34,7 @@ def _workload(setup, n: int, queue_sizes: list[int] | None = None) -> float:
     slowest = 0.0
     for i in range(n):
         t0 = time.perf_counter()
-        rec = tel.request(f"req-{i}", prompt_tokens=8)
-        rec.admitted()
-        rec.scheduled()
-        rec.prefill_done()
-        tel.step(StepReport(advanced=((rec, 4, 0),)))
-        rec.delivered(4)
-        rec.finish(FinishReason.STOP)
+        walk_request(tel, f"req-{i}", prompt_tokens=8, committed=4)
         slowest = max(slowest, time.perf_counter() - t0)
         if queue_sizes is not None:
             queue_sizes.append(processor.queue_length())

@@ -6,8 +6,9 @@ from __future__ import annotations
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from walk import PAUSE, walk_request
 
-from servescope.instrumentation import FinishReason, StepReport, Telemetry
+from servescope.instrumentation import Telemetry
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.tracing import ATTR
 from servescope.redaction import RedactingSpanExporter, Redactor
@@ -18,15 +19,7 @@ def _recorded_spans():
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(sink))
     tel = Telemetry(tracer_provider=provider)
-    rec = tel.request("req-1", prompt_tokens=12)
-    rec.admitted()
-    rec.scheduled()
-    rec.prefill_done()
-    tel.step(StepReport(advanced=((rec, 3, 1),)))
-    rec.delivered(3)
-    rec.paused()
-    rec.resumed()
-    rec.finish(FinishReason.STOP)
+    walk_request(tel, "req-1", prompt_tokens=12, discarded=1, deliveries=(3, PAUSE))
     return sink.get_finished_spans()
 
 

@@ -20,8 +20,9 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.trace import Status, StatusCode
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from otlp_receiver import OtlpReceiver, attrs
+from walk import walk_request
 
-from servescope.instrumentation import FinishReason, StepReport, setup_telemetry
+from servescope.instrumentation import FinishReason, setup_telemetry
 from servescope.instrumentation import catalog as cat
 from servescope.redaction import (
     ContentCapture,
@@ -79,13 +80,7 @@ def _run_request(telemetry, tracer) -> str:
         http.add_event("gen_ai.user.message", {"note": "SSN 123-45-6789"})
         carrier: dict[str, str] = {}
         TraceContextTextMapPropagator().inject(carrier)
-        rec = telemetry.request("user:carol@example.net", prompt_tokens=12, carrier=carrier)
-        rec.admitted()
-        rec.scheduled()
-        rec.prefill_done()
-        telemetry.step(StepReport(advanced=((rec, 3, 0),)))
-        rec.delivered(3)
-        rec.finish(FinishReason.STOP)
+        walk_request(telemetry, "user:carol@example.net", prompt_tokens=12, carrier=carrier)
         log = logging.getLogger("servescope.test.server")
         log.info("user %s logged in from %s", "dave@example.com", "198.51.100.23")
         try:

@@ -12,7 +12,6 @@ import logging
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from opentelemetry.trace import Status, StatusCode
 from otlp_receiver import OtlpReceiver
 from prometheus_client import CollectorRegistry
 from promharness import free_port
+from waiting import poll_until
 
 from servescope.instrumentation import FinishReason, setup_telemetry
 from servescope.instrumentation.metrics import render
@@ -182,15 +182,8 @@ def test_local_server_default(monkeypatch, log_output):
 
 # --- the commands and the example (subprocesses: every byte they write is read) ----------------
 def _wait_up(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, "the server exited"
-        try:
-            httpx.get(url, timeout=1)
-            return
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    raise TimeoutError(url)
+    poll_until(lambda: httpx.get(url, timeout=1) is not None, what=url, timeout_s=timeout_s,
+               transient=(httpx.HTTPError,), alive=proc)
 
 
 def _env(extra: dict[str, str]) -> dict[str, str]:
@@ -290,7 +283,10 @@ def test_the_example_default(tmp_path):
             r = httpx.get(f"{url}/generate?n=2", headers=headers, timeout=10)
             assert r.status_code == 200
         scrapes = _scrape_both(url)
-        time.sleep(0.5)  # one batch-processor schedule
+        span_file = tmp_path / "servescope-traces.jsonl"
+        # one batch-processor schedule: the spans reach the file before the server stops
+        poll_until(lambda: span_file.exists() and span_file.stat().st_size > 0,
+                   what="the example's spans written", alive=proc)
     finally:
         proc.terminate()
         out, err = proc.communicate(timeout=30)

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from waiting import poll_until
 
 from servescope.instrumentation.recorder import RequestRecorder
 from servescope.reference import delivery
@@ -101,6 +102,16 @@ def _complete_token_events(raw: bytes) -> int:
     return tokens
 
 
+def _credited_all_held(sock: socket.socket, recorder: RequestRecorder
+                       ) -> tuple[bytes, Any] | None:
+    """(what the client's kernel holds unread, the live summary) once the recorder credits
+    exactly the complete token events held there; None while the watcher lags behind."""
+    held = sock.recv(1 << 20, socket.MSG_PEEK)
+    live = recorder.summary()
+    complete = _complete_token_events(held)
+    return (held, live) if complete > 0 and live.delivered_tokens == complete else None
+
+
 def test_a_client_that_reads_nothing_is_credited_only_what_its_tcp_acknowledged() -> None:
     server, recorders = _server(slow_consumer_timeout_s=30.0)
     with server:
@@ -111,9 +122,10 @@ def test_a_client_that_reads_nothing_is_credited_only_what_its_tcp_acknowledged(
         while _sample(server, "servescope_requests_paused", pool="default") < 1:
             assert time.monotonic() < deadline, "the request never paused"
             time.sleep(0.01)
-        time.sleep(1.2)  # the watcher confirms acknowledgements every poll (0.5 s)
-        live = recorders[0].summary()
-        held = sock.recv(1 << 20, socket.MSG_PEEK)  # what the client's kernel holds, unread
+        # the watcher confirms acknowledgements every poll: wait until it has caught up with
+        # what the client's kernel holds, unread
+        held, live = poll_until(lambda: _credited_all_held(sock, recorders[0]),
+                                what="the acknowledged tokens credited")
         sock.close()
         assert server.engine.wait_idle(10.0)
     in_client_kernel = _complete_token_events(held)

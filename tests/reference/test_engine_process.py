@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from waiting import poll_until
 
 from servescope.harness.loadgen import ClientResult, stream_once
 from servescope.instrumentation import Telemetry
@@ -108,13 +108,6 @@ def _payload(max_tokens: int, *, stream: bool = True) -> dict[str, Any]:
     return payload
 
 
-def _wait(cond: Callable[[], bool], timeout_s: float, what: str) -> None:
-    end = time.monotonic() + timeout_s
-    while not cond():
-        assert time.monotonic() < end, f"timed out waiting for {what}"
-        time.sleep(0.02)
-
-
 def _fault_under_load(server: LocalServer, fault: Callable[[EngineClient], None],
                       reason: str) -> list[ClientResult]:
     """64 streams in flight, then ``fault``: every stream must end, the engine restart."""
@@ -129,9 +122,10 @@ def _fault_under_load(server: LocalServer, fault: Callable[[EngineClient], None]
         tasks = [asyncio.create_task(stream_once(host, port, _payload(400), timeout_s=90))
                  for _ in range(STREAMS)]
         # every stream admitted and a few tokens in: the fault lands mid-stream
-        await asyncio.to_thread(_wait, lambda: client.stats().running >= STREAMS
-                                and client.stats().committed_tokens - committed0
-                                >= 4 * STREAMS, 60, "all streams running")
+        await asyncio.to_thread(lambda: poll_until(
+            lambda: client.stats().running >= STREAMS
+            and client.stats().committed_tokens - committed0 >= 4 * STREAMS,
+            timeout_s=60, what="all streams running"))
         fault(client)
         results = await asyncio.wait_for(asyncio.gather(*tasks), 90)
         # the engine is being replaced: a request arriving now is refused with 503
@@ -147,7 +141,7 @@ def _fault_under_load(server: LocalServer, fault: Callable[[EngineClient], None]
         assert int(headers["retry-after"]) >= 1
     else:
         assert status == 200
-    _wait(client.ready, 60, "the engine to be ready again")
+    poll_until(client.ready, timeout_s=60, what="the engine to be ready again")
     assert client.pid != old_pid
     assert _total(server, "servescope_engine_restarts_total", reason=reason) == restarts + 1
     return results
@@ -243,7 +237,7 @@ def test_readyz_says_not_ready_while_the_engine_restarts(server: LocalServer) ->
     client = _client(server)
     assert client.wait_ready(60)
     client.signal_engine(signal.SIGKILL)
-    _wait(lambda: not client.ready(), 10, "the engine to be declared dead")
+    poll_until(lambda: not client.ready(), timeout_s=10, what="the engine to be declared dead")
     status, headers, body = _get(server.url + "/readyz")
     assert status == 503 and int(headers["retry-after"]) >= 1
     assert body["error"]["code"] == "engine_unavailable" and body["ready"] is False
@@ -252,7 +246,7 @@ def test_readyz_says_not_ready_while_the_engine_restarts(server: LocalServer) ->
     status, headers, body = _post(server.url + "/v1/completions", _payload(4, stream=False))
     assert status == 503 and int(headers["retry-after"]) >= 1
     assert body["error"]["type"] == "server_error"
-    _wait(client.ready, 60, "the engine to be ready again")
+    poll_until(client.ready, timeout_s=60, what="the engine to be ready again")
     text = urllib.request.urlopen(server.url + "/metrics", timeout=10).read().decode()
     assert 'servescope_engine_heartbeat_age_seconds{pool="default"}' in text
     assert 'servescope_engine_last_step_age_seconds{pool="default"}' in text
@@ -290,7 +284,7 @@ def test_a_fault_in_one_request_ends_it_alone_without_a_restart() -> None:
     with EngineClient(_config(step_delay_s=0.01), telemetry) as client:
         handles = [client.submit(GenerationRequest(f"r{i}", [5, 6, 7], 60, ignore_eos=True))
                    for i in range(4)]
-        _wait(lambda: client.stats().running == 4, 30, "admission")
+        poll_until(lambda: client.stats().running == 4, timeout_s=30, what="admission")
         handles[0].inject_fault()
         for handle in handles:
             while (chunk := handle.get_chunk(10.0)) is not None:

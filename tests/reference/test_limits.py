@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from waiting import poll_until
 
 from servescope.reference import limits as limits_mod
 from servescope.reference.config import EngineConfig, HttpLimits, ModelConfig
@@ -140,7 +141,8 @@ def test_a_body_that_never_finishes_times_out_without_a_traceback(
                         b"Transfer-Encoding: chunked\r\n\r\n3\r\n{\"a\r\n")
     reply = read_all(s)
     assert reply.startswith(b"HTTP/1.1 408")
-    time.sleep(0.2)
+    poll_until(lambda: rejected(server, "body_timeout") >= before + 1,
+               what="the body timeout counted")
     assert rejected(server, "body_timeout") == before + 1
     assert "Traceback" not in log_output.getvalue()
 
@@ -153,9 +155,8 @@ def test_a_client_leaving_mid_body_is_counted_not_logged(server: LocalServer,
                             b"Content-Length: 500\r\n\r\n{\"model\":")
         time.sleep(0.05)
         s.close()
-    deadline = time.monotonic() + 5
-    while rejected(server, "client_disconnected") < before + 5 and time.monotonic() < deadline:
-        time.sleep(0.1)
+    poll_until(lambda: rejected(server, "client_disconnected") >= before + 5,
+               what="five disconnects counted")
     assert rejected(server, "client_disconnected") == before + 5
     assert "Traceback" not in log_output.getvalue()
 

@@ -9,11 +9,11 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
+from waiting import poll_until
 
 from servescope.cli import main
 
@@ -36,16 +36,9 @@ def test_serve_runs_as_a_process_and_stops_cleanly(tmp_path: Path, stop: int) ->
                             stderr=subprocess.STDOUT, text=True)
     try:
         url = f"http://127.0.0.1:{port}"
-        start = time.monotonic()
-        while True:
-            try:
-                if httpx.get(f"{url}/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-            assert time.monotonic() - start < 60, "the server did not come up"
-            time.sleep(0.2)
+        poll_until(lambda: httpx.get(f"{url}/healthz").status_code == 200,
+                   what="the demo server's health check", transient=(httpx.TransportError,),
+                   alive=proc)
         models = httpx.get(f"{url}/v1/models").json()
         assert models["data"][0]["id"] == "proc-ref"
         done = httpx.post(f"{url}/v1/completions",

@@ -59,7 +59,10 @@ def live_report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveReport
             prom.wait_for(lambda: prom.query(f'ALERTS{{alertname="{ALERT}",'
                                              'alertstate="firing"}') or None,
                           timeout=30, what=f"{ALERT} firing")
-            time.sleep(3)  # the last scrapes of the finished load
+            loaded = time.time()
+            # the last scrapes of the finished load: every target scraped twice since
+            prom.wait_for(lambda: (prom.value("min(timestamp(up))") or 0) >= loaded + 2 or None,
+                          timeout=30, what="two scrapes after the load")
             end = time.time()
         except BaseException:
             prom.stop()
