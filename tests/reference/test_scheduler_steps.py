@@ -178,3 +178,44 @@ def test_a_scripted_runner_drives_the_scheduler_without_the_model() -> None:
     scheduler.iterate()  # the drained stream ends the request at the next boundary
     assert handle.recorder.finished and scheduler.stats.idle
     assert handle.recorder.summary().ttft == 0.0  # stamped by the injected clock
+
+
+def test_a_paused_request_is_preempted_first_and_still_times_out() -> None:
+    """Stepped, so no wall clock decides which comes first: the others run out of blocks
+    (and preempt the paused request) while the clock stands still; then the slow-consumer
+    timeout fires for it."""
+    clock = Ticks()
+    config = EngineConfig(model=TINY, block_size=8, num_blocks=16, max_batch=8,
+                          stream_capacity=4, stream_low_watermark=1,
+                          slow_consumer_timeout_s=2.0, idle_report_s=100.0)
+    engine = Engine(config, Telemetry(clock=clock))  # never started: no thread
+    scheduler = engine._scheduler
+
+    def request(rid: str, n: int) -> GenerationRequest:
+        return GenerationRequest(rid, list(f"{rid} prompt".encode()), n, ignore_eos=True)
+
+    stalled = engine.submit(request("stalled", 60))
+    for _ in range(10):
+        scheduler.iterate()
+    assert scheduler.stats.paused == 1
+    others = [engine.submit(request(f"g{i}", 39)) for i in range(3)]
+    got = [0] * len(others)
+    for _ in range(500):  # the clock stands still: no timer can fire meanwhile
+        scheduler.iterate()
+        for i, handle in enumerate(others):
+            while chunk := handle.get_chunk(0.0):
+                got[i] += len(chunk)
+                handle.delivered(len(chunk))
+        if got == [39] * 3 and all(h.finish_reason is not None for h in others):
+            break
+    assert got == [39] * 3 and all(h.finish_reason is FinishReason.LENGTH for h in others)
+    assert stalled.finish_reason is None
+    assert stalled._seq is not None and stalled._seq.preemptions >= 1  # the paused one went
+    clock.now += 3.0  # past the slow-consumer timeout
+    for _ in range(5):
+        scheduler.iterate()
+    assert stalled.finish_reason is FinishReason.SLOW_CONSUMER
+    assert stalled.lifecycle.attempts == [FinishReason.SLOW_CONSUMER]
+    assert stalled.completion_tokens == 4  # never advanced past the high watermark
+    stats = scheduler.stats
+    assert stats.preemptions >= 1 and stats.free_blocks == 16
