@@ -201,9 +201,9 @@ class _Transport:
         reason = handle.reject_reason or "rejected"
         if reason == RESTARTING:  # the engine process is being replaced: come back shortly
             return _unavailable(self.engine, "the engine is restarting; retry shortly", rid)
-        if "queue" in reason or "capacity" in reason or "full" in reason:
+        if reason == "queue_full":
             status, type_, code = 429, "rate_limit_error", reason
-        elif "shut" in reason or "stopp" in reason:
+        elif reason == "shutting_down":
             status, type_, code = 503, "server_error", reason
         else:
             status, type_, code = 400, "invalid_request_error", reason
