@@ -33,7 +33,7 @@ from prometheus_client import CollectorRegistry
 
 from . import catalog as cat
 from .export import CountingBatchSpanProcessor, CountingSpanExporter
-from .metrics import MetricSet, render
+from .metrics import MetricSet
 from .recorder import Telemetry
 from .slo import SLOSpec
 
@@ -43,7 +43,6 @@ __all__ = ["CountingSpanExporter", "JsonLinesSpanExporter", "TelemetrySetup",
 _log = logging.getLogger("servescope.setup")
 
 DEFAULT_TRACE_FILE = "servescope-traces.jsonl"
-ExporterWrapper = Callable[[SpanExporter], SpanExporter]
 # A redaction stage (servescope.redaction.RedactionStage): given the exporter and a callback
 # counting redacted values by kind, it returns the wrapped exporter.
 RedactionStage = Callable[[SpanExporter, Callable[[str, int], None]], SpanExporter]
@@ -190,9 +189,6 @@ class TelemetrySetup:
     #: The log redaction filter installed on the handlers in place (None: opted out).
     log_filter: logging.Filter | None = None
 
-    def metrics_exposition(self, accept: str | None = None) -> tuple[bytes, str]:
-        return render(self.registry, accept)
-
     def force_flush(self, timeout_s: float = 5.0) -> bool:
         return self.tracer_provider.force_flush(int(timeout_s * 1000))
 
@@ -216,7 +212,6 @@ class TelemetrySetup:
 def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                     pool: str = "default", registry: CollectorRegistry | None = None,
                     slo: SLOSpec | None = None, span_exporter: SpanExporter | None = None,
-                    exporter_wrappers: Sequence[ExporterWrapper] = (),
                     redaction: RedactionStage | bool | None = None,
                     log_redaction: bool = True,
                     sample_ratio: float | None = None,
@@ -225,9 +220,9 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                     exemplar_ratio: float | None = None) -> TelemetrySetup:
     """Wire a tracer provider and a registry and return the :class:`Telemetry` hooks.
 
-    ``exporter_wrappers`` wrap the exporter inside the batch processor, off the request
-    thread. ``redaction`` (default: the shipped policy; ``False`` to opt out) wraps
-    outermost, so no wrapper and no exporter sees an unredacted span; its counts feed
+    ``redaction`` (default: the shipped policy; ``False`` to opt out) wraps the exporter
+    inside the batch processor, off the request thread, so no exporter sees an unredacted
+    span; its counts feed
     ``servescope_redactions_total{kind}``. ``log_redaction`` puts the same policy on the log
     handlers in place. ``sample_ratio`` overrides ``OTEL_TRACES_SAMPLER``.
     """
@@ -249,8 +244,6 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                              if span_exporter is not None else _env_exporter(trace_file))
     processor = None
     if exporter is not None:
-        for wrap in exporter_wrappers:
-            exporter = wrap(exporter)
         if redaction is not None:
             exporter = redaction(exporter, counter)
         processor = CountingBatchSpanProcessor(

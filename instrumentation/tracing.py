@@ -28,7 +28,6 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 
 __all__ = [
     "ATTR",
-    "PHASES",
     "DirectSpans",
     "RequestTrace",
     "SpanClock",
@@ -64,12 +63,8 @@ class ATTR:
     GOOD = "servescope.goodput.good"
     PAUSES = "servescope.backpressure.pauses"
     PAUSE_EVENTS_DROPPED = "servescope.backpressure.pause_events_dropped"
-    IGNORED_SIGNALS = "servescope.terminal_signals_ignored"
     # Marks a trace that a metric exemplar points to, so tail sampling keeps it.
     EXEMPLAR = "servescope.exemplar"
-
-
-PHASES = ("queue", "prefill", "decode", "stream")
 
 
 class SpanClock:

@@ -18,7 +18,7 @@ from .policy import (
     parse_policy,
 )
 from .redactor import BLOCKED_KEY, CONTENT, Place, Redactor
-from .spans import OnRedacted, RedactingSpanExporter, RedactionStage, redacting_wrapper
+from .spans import OnRedacted, RedactingSpanExporter, RedactionStage
 
 __all__ = [
     "BLOCKED_KEY",
@@ -43,6 +43,5 @@ __all__ = [
     "install_log_redaction",
     "load_policy",
     "parse_policy",
-    "redacting_wrapper",
     "scan",
 ]

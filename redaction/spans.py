@@ -16,7 +16,7 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Callable, MutableMapping, Sequence
-from typing import Any, overload
+from typing import overload
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan
@@ -32,7 +32,6 @@ __all__ = [
     "RedactingSpanExporter",
     "RedactionStage",
     "ResourceCache",
-    "redacting_wrapper",
 ]
 
 #: Called once per exported batch and kind with the number of values redacted.
@@ -175,10 +174,3 @@ class RedactionStage:
                  ) -> RedactingSpanExporter:
         return RedactingSpanExporter(exporter, self.redactor, on_redacted=on_redacted,
                                      summary=self.summary)
-
-
-def redacting_wrapper(policy: Policy | None = None, *, on_redacted: OnRedacted | None = None,
-                      **kwargs: Any) -> Callable[[SpanExporter], SpanExporter]:
-    """A plain exporter wrapper (for ``setup_telemetry(exporter_wrappers=[...])``)."""
-    stage = RedactionStage(policy, **kwargs)
-    return lambda exporter: stage(exporter, on_redacted)

@@ -76,10 +76,6 @@ class Lifecycle:
     def kv_blocks(self) -> int:
         return len(self.blocks)
 
-    @property
-    def slots_held(self) -> int:
-        return 0 if self.slot is None else 1
-
     def decide(self, reason: FinishReason) -> bool:
         """True for the first terminal reason; False (a no-op, counted) for every later one."""
         with self._lock:

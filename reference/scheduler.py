@@ -53,7 +53,6 @@ from .tokenizer import EOS_ID, ByteTokenizer
 __all__ = ["GroupOutput", "InjectedFault", "Scheduler", "StepPlan"]
 
 _log = logging.getLogger("servescope.reference")
-_NORMAL = frozenset({FinishReason.STOP, FinishReason.LENGTH})
 
 
 class InjectedFault(RuntimeError):
