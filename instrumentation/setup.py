@@ -43,9 +43,11 @@ __all__ = ["CountingSpanExporter", "JsonLinesSpanExporter", "TelemetrySetup",
 _log = logging.getLogger("servescope.setup")
 
 DEFAULT_TRACE_FILE = "servescope-traces.jsonl"
-# A redaction stage (servescope.redaction.RedactionStage): given the exporter and a callback
-# counting redacted values by kind, it returns the wrapped exporter.
-RedactionStage = Callable[[SpanExporter, Callable[[str, int], None]], SpanExporter]
+# What setup_telemetry(redaction=...) takes (servescope.redaction.RedactionStage is one): given
+# the exporter and a callback counting redacted values by kind, it returns the wrapped exporter.
+SpanRedaction = Callable[[SpanExporter, Callable[[str, int], None]], SpanExporter]
+# The old name of SpanRedaction, kept only while reference/demo.py (being moved) still imports it.
+RedactionStage = SpanRedaction
 
 
 class JsonLinesSpanExporter(SpanExporter):
@@ -137,7 +139,7 @@ def _sampler(ratio: float | None) -> Sampler | None:
     return None if ratio is None else ParentBased(TraceIdRatioBased(ratio))
 
 
-def _default_redaction(choice: RedactionStage | bool | None) -> RedactionStage | None:
+def _default_redaction(choice: SpanRedaction | bool | None) -> SpanRedaction | None:
     if choice is False:
         _log.warning("servescope: span redaction is OFF (redaction=False): prompts, ids and "
                      "attributes leave the process as recorded")
@@ -156,7 +158,7 @@ def _pii_free(value: str) -> bool:
     return not scan_joined(value)
 
 
-def install_log_redaction(redaction: RedactionStage | None,
+def install_log_redaction(redaction: SpanRedaction | None,
                           on_redacted: Callable[[str, int], None]) -> logging.Filter:
     """A redacting filter (the span stage's policy) on every handler in place: the root
     logger's, every configured logger's, and the last-resort handler that prints warnings when
@@ -212,7 +214,7 @@ class TelemetrySetup:
 def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                     pool: str = "default", registry: CollectorRegistry | None = None,
                     slo: SLOSpec | None = None, span_exporter: SpanExporter | None = None,
-                    redaction: RedactionStage | bool | None = None,
+                    redaction: SpanRedaction | bool | None = None,
                     log_redaction: bool = True,
                     sample_ratio: float | None = None,
                     trace_file: str | Path = DEFAULT_TRACE_FILE,

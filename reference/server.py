@@ -49,7 +49,7 @@ from starlette.routing import Route
 
 from servescope.instrumentation.metrics import render
 from servescope.instrumentation.recorder import Telemetry
-from servescope.instrumentation.setup import RedactionStage, TelemetrySetup, setup_telemetry
+from servescope.instrumentation.setup import SpanRedaction, TelemetrySetup, setup_telemetry
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
 
@@ -477,7 +477,7 @@ class LocalServer:
                  trace_file: str | None = None, port: int = 0,
                  send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
                  telemetry_setup: TelemetrySetup | None = None, chunk_tokens: int = 64,
-                 redaction: RedactionStage | bool | None = None,
+                 redaction: SpanRedaction | bool | None = None,
                  log_redaction: bool = True,
                  engine_process: bool | dict[str, Any] = False) -> None:
         kwargs: dict[str, Any] = {"trace_file": trace_file} if trace_file else {}
