@@ -60,7 +60,7 @@ from .config import EngineConfig, HttpLimits
 from .engine import Engine, RequestHandle
 from .engine_client import RESTARTING, EngineClient, RemoteHandle
 from .request import GenerationRequest
-from .sse import Shape, StreamingResponse, WholeResponse
+from .sse import EventStreamResponse, Shape, WholeResponse
 
 if TYPE_CHECKING:  # the transport calls the hooks; only the setup helper's type is named here
     from opentelemetry.sdk.trace.export import SpanExporter
@@ -125,7 +125,7 @@ class _Transport:
         extra = {"x-request-id": rid, "cache-control": "no-cache"}
         if params.stream:  # proxies: pass each event on at once, never hold the stream
             extra["x-accel-buffering"] = "no"
-        response_class = StreamingResponse if params.stream else WholeResponse
+        response_class = EventStreamResponse if params.stream else WholeResponse
         return response_class(handle, shape, self.engine.tokenizer.stream_decoder(),
                               self.chunk_tokens, extra, connections=self.connections)
 

@@ -40,8 +40,14 @@ from servescope.instrumentation.status import OPENAI_FINISH_REASON, FinishReason
 
 from . import openai_schema as schema
 
-__all__ = ["ConnectionControl", "Shape", "StreamHandle", "StreamingResponse", "TextDecoder",
-           "WholeResponse"]
+__all__ = [
+    "ConnectionControl",
+    "EventStreamResponse",
+    "Shape",
+    "StreamHandle",
+    "TextDecoder",
+    "WholeResponse",
+]
 
 _log = logging.getLogger("servescope.reference.sse")
 Scope = MutableMapping[str, Any]
@@ -364,7 +370,7 @@ class _Exchange:
         raise NotImplementedError
 
 
-class StreamingResponse(_Exchange):
+class EventStreamResponse(_Exchange):
     """``stream: true``: one SSE event per popped chunk, then the final chunk and [DONE]."""
 
     async def write(self, send: Send) -> None:

@@ -25,7 +25,7 @@ from servescope.harness.loadgen import Reading, stream_once
 from servescope.instrumentation.recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.server import DEFAULT_SEND_BUFFER_BYTES, LocalServer
-from servescope.reference.sse import Shape, StreamingResponse, _event
+from servescope.reference.sse import EventStreamResponse, Shape, _event
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=256)
 MODEL = "tiny-ref"
@@ -226,7 +226,7 @@ def test_disconnect_while_the_writer_is_stalled_cancels_at_once(watched: Watch) 
 
 def test_a_client_that_never_reads_is_dropped_after_the_slow_consumer_policy(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(StreamingResponse, "abandon_after_s", 0.5)
+    monkeypatch.setattr(EventStreamResponse, "abandon_after_s", 0.5)
     server = _server(slow_consumer_timeout_s=0.3).start()
     try:
         sock = _never_reading_client(server.http.host, server.http.port, 240)
@@ -238,7 +238,7 @@ def test_a_client_that_never_reads_is_dropped_after_the_slow_consumer_policy(
         assert server.engine.wait_idle(5.0)  # KV, slot and buffer freed at once
         # ...and once the writer has stayed stalled past abandon_after_s, the transport gives
         # the connection up (a reset) instead of waiting on it forever.
-        time.sleep(StreamingResponse.abandon_after_s + 3 * StreamingResponse.poll_s)
+        time.sleep(EventStreamResponse.abandon_after_s + 3 * EventStreamResponse.poll_s)
         sock.settimeout(5.0)
         received = b""
         with pytest.raises(ConnectionResetError):
