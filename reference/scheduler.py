@@ -53,6 +53,9 @@ from .tokenizer import EOS_ID, ByteTokenizer
 __all__ = ["GroupOutput", "InjectedFault", "Scheduler", "StepPlan"]
 
 _log = logging.getLogger("servescope.reference")
+# The shortest idle wait: a timer already due (or due within it) is handled on the next
+# iteration instead of spinning the loop on a zero timeout.
+_MIN_SLEEP_S = 0.0005
 
 
 class InjectedFault(RuntimeError):
@@ -261,7 +264,7 @@ class Scheduler:
         for seq in (*self.draining, *self.finishing):
             if seq.drain_since is not None:
                 due = min(due, seq.drain_since + self.config.drain_timeout_s)
-        return max(0.0005, min(due - now, self.config.idle_report_s))
+        return max(_MIN_SLEEP_S, min(due - now, self.config.idle_report_s))
 
     # --- signals --------------------------------------------------------------------------
     def _apply_signals(self) -> None:
