@@ -134,13 +134,25 @@ class HttpLimits(_FromDict):
     #: Repeated connection-level errors are logged once per kind per this many seconds, with
     #: a count of those suppressed.
     error_log_interval_s: float = 10.0
+    #: How often a response's watcher looks at its writer: long enough to cost nothing per
+    #: stream, short enough that a stalled writer is given up soon after ``abandon_after_s``.
+    stall_poll_s: float = 0.5
+    #: How long a writer may stay stalled (the client reads nothing) after the engine ended its
+    #: request before the connection is given up; a client that still reads gets its tail.
+    abandon_after_s: float = 10.0
+    #: How long the writer waits for the peer to acknowledge the last bytes (without any
+    #: progress) before it stops counting them as delivered.
+    ack_wait_s: float = 5.0
+    #: Connections the kernel queues before the server accepts them: room for a burst of
+    #: clients connecting at once (the kernel caps it at ``net.core.somaxconn``).
+    listen_backlog: int = 1024
 
     def __post_init__(self) -> None:
-        for name in ("max_body_bytes", "max_header_bytes", "max_connections"):
+        for name in ("max_body_bytes", "max_header_bytes", "max_connections", "listen_backlog"):
             _positive(name, getattr(self, name))
         _non_negative_int("health_reserve_connections", self.health_reserve_connections)
         for name in ("header_timeout_s", "body_timeout_s", "keep_alive_timeout_s",
-                     "error_log_interval_s"):
+                     "error_log_interval_s", "stall_poll_s", "abandon_after_s", "ack_wait_s"):
             _seconds(name, getattr(self, name), allow_zero=False)
 
 

@@ -127,7 +127,8 @@ class _Transport:
             extra["x-accel-buffering"] = "no"
         response_class = EventStreamResponse if params.stream else WholeResponse
         return response_class(handle, shape, self.engine.tokenizer.stream_decoder(),
-                              self.chunk_tokens, extra, connections=self.connections)
+                              self.chunk_tokens, extra, connections=self.connections,
+                              limits=self.engine.config.http)
 
     async def _params(self, request: Request, kind: schema.Kind,
                       headers: dict[str, str]) -> schema.CompletionParams:
@@ -360,13 +361,13 @@ class _Connections:
 CONNECTIONS = _Connections()
 
 
-def _listen(host: str, port: int, send_buffer_bytes: int | None) -> socket.socket:
+def _listen(host: str, port: int, send_buffer_bytes: int | None, backlog: int) -> socket.socket:
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if send_buffer_bytes is not None:  # accepted sockets inherit the listener's buffer size
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer_bytes)
     sock.bind((host, port))
-    sock.listen(1024)
+    sock.listen(backlog)
     sock.setblocking(False)
     return sock
 
@@ -379,7 +380,7 @@ def _uvicorn_server(app: Starlette, sock: socket.socket, send_buffer_bytes: int 
     import uvicorn
 
     host, port = sock.getsockname()[:2]
-    limits: HttpLimits = getattr(app.state, "http_limits", None) or HttpLimits()
+    limits = _limits_of(app)
     on_reject = getattr(app.state, "reject_connection", None) or _uncounted
     settings = guard.uvicorn_settings(limits, send_buffer_bytes=send_buffer_bytes,
                                       on_reject=on_reject, registry=CONNECTIONS,
@@ -389,6 +390,12 @@ def _uvicorn_server(app: Starlette, sock: socket.socket, send_buffer_bytes: int 
                             log_config=None, log_level=log_level, access_log=False,
                             timeout_graceful_shutdown=5, **settings)
     return uvicorn.Server(config)
+
+
+def _limits_of(app: Starlette) -> HttpLimits:
+    """The connection limits ``create_app`` put in ``app.state`` (the defaults otherwise)."""
+    limits: HttpLimits = getattr(app.state, "http_limits", None) or HttpLimits()
+    return limits
 
 
 def _bound_unsent(send_buffer_bytes: int | None) -> guard.OnConnection:
@@ -410,7 +417,7 @@ class ServerThread:
     def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = 0, *,
                  send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
                  log_level: str = "warning") -> None:
-        self._sock = _listen(host, port, send_buffer_bytes)
+        self._sock = _listen(host, port, send_buffer_bytes, _limits_of(app).listen_backlog)
         self.host, self.port = self._sock.getsockname()[:2]
         self._server = _uvicorn_server(app, self._sock, send_buffer_bytes, log_level)
         self._thread = threading.Thread(target=self._run, name="servescope-http", daemon=True)
@@ -458,7 +465,7 @@ def serve(app: Starlette, host: str = "127.0.0.1", port: int = 8000, *,
           send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
           log_level: str = "info") -> None:
     """Serve in the foreground until interrupted (Ctrl-C / SIGTERM)."""
-    sock = _listen(host, port, send_buffer_bytes)
+    sock = _listen(host, port, send_buffer_bytes, _limits_of(app).listen_backlog)
     try:
         _uvicorn_server(app, sock, send_buffer_bytes, log_level).run(sockets=[sock])
     finally:

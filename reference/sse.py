@@ -39,6 +39,7 @@ from typing import Any, Protocol
 from servescope.instrumentation.status import OPENAI_FINISH_REASON, FinishReason
 
 from . import openai_schema as schema
+from .config import HttpLimits
 
 __all__ = [
     "ConnectionControl",
@@ -65,6 +66,11 @@ _CUT: dict[FinishReason, tuple[str, str, int]] = {
 #: Terminal states after which a writer stalled on an unread socket gives the connection up.
 _CUT_WHILE_STALLED = frozenset({FinishReason.SLOW_CONSUMER, FinishReason.DEADLINE,
                                 FinishReason.ERROR})
+# Polling for the tail's acknowledgements: the first look comes soon (on a near peer they
+# arrive within a round trip, well under a millisecond), then the interval doubles up to a cap
+# that keeps a slow peer's wait cheap.
+_ACK_POLL_FIRST_S = 0.0005
+_ACK_POLL_MAX_S = 0.05
 
 
 class StreamHandle(Protocol):
@@ -202,16 +208,15 @@ def _event(payload: dict[str, Any]) -> bytes:
 class _Exchange:
     """Writer + disconnect watcher around one engine handle (shared by both responses)."""
 
-    #: How often the watcher checks whether a writer stalled on a dead client should give up.
-    poll_s = 0.5
-    #: How long a writer may stay stalled after the engine ended its request.
-    abandon_after_s = 10.0
-    #: How long the writer waits for the tail's acknowledgements without any progress.
-    ack_wait_s = 5.0
-
     def __init__(self, handle: StreamHandle, shape: Shape, decoder: TextDecoder,
                  chunk_tokens: int, headers: dict[str, str], *,
-                 connections: ConnectionControl | None = None) -> None:
+                 connections: ConnectionControl | None = None,
+                 limits: HttpLimits | None = None) -> None:
+        limits = limits if limits is not None else HttpLimits()
+        # the watcher's period, the stall it tolerates, the wait for the tail's acks
+        self.poll_s = limits.stall_poll_s
+        self.abandon_after_s = limits.abandon_after_s
+        self.ack_wait_s = limits.ack_wait_s
         self.handle = handle
         self.connections = connections
         self._scope: Scope = {}
@@ -320,7 +325,7 @@ class _Exchange:
         acks = self._acks
         if acks is None:
             return
-        delay, last, idle_since = 0.0005, acks.pending, time.monotonic()
+        delay, last, idle_since = _ACK_POLL_FIRST_S, acks.pending, time.monotonic()
         while True:
             self._confirm()
             if not acks.pending or not acks.probe.live():
@@ -331,7 +336,7 @@ class _Exchange:
             elif now - idle_since > self.ack_wait_s:
                 return
             await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.05)
+            delay = min(delay * 2, _ACK_POLL_MAX_S)
 
     def _should_abandon(self) -> bool:
         """The engine ended the request (slow consumer, deadline, error) and the writer has

@@ -23,9 +23,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from servescope.harness.loadgen import Reading, stream_once
 from servescope.instrumentation.recorder import RequestRecorder
-from servescope.reference.config import EngineConfig, ModelConfig
+from servescope.reference.config import EngineConfig, HttpLimits, ModelConfig
 from servescope.reference.server import DEFAULT_SEND_BUFFER_BYTES, LocalServer
-from servescope.reference.sse import EventStreamResponse, Shape, _event
+from servescope.reference.sse import Shape, _event
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=256)
 MODEL = "tiny-ref"
@@ -224,10 +224,9 @@ def test_disconnect_while_the_writer_is_stalled_cancels_at_once(watched: Watch) 
     assert s.discarded_tokens <= CAP + kernel_allowance_tokens()
 
 
-def test_a_client_that_never_reads_is_dropped_after_the_slow_consumer_policy(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(EventStreamResponse, "abandon_after_s", 0.5)
-    server = _server(slow_consumer_timeout_s=0.3).start()
+def test_a_client_that_never_reads_is_dropped_after_the_slow_consumer_policy() -> None:
+    http = HttpLimits(abandon_after_s=0.5)
+    server = _server(slow_consumer_timeout_s=0.3, http=http).start()
     try:
         sock = _never_reading_client(server.http.host, server.http.port, 240)
         registry = server.setup.registry
@@ -238,7 +237,7 @@ def test_a_client_that_never_reads_is_dropped_after_the_slow_consumer_policy(
         assert server.engine.wait_idle(5.0)  # KV, slot and buffer freed at once
         # ...and once the writer has stayed stalled past abandon_after_s, the transport gives
         # the connection up (a reset) instead of waiting on it forever.
-        time.sleep(EventStreamResponse.abandon_after_s + 3 * EventStreamResponse.poll_s)
+        time.sleep(http.abandon_after_s + 3 * http.stall_poll_s)
         sock.settimeout(5.0)
         received = b""
         with pytest.raises(ConnectionResetError):
