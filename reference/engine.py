@@ -19,7 +19,7 @@ from .lifecycle import Lifecycle
 from .model import KVCache, Transformer, pick_device
 from .request import GenerationRequest
 from .scheduler import Scheduler
-from .sequence import Sequence
+from .sequence import SeqRecord
 from .stats import EngineStats
 from .stream import StreamBuffer
 from .tokenizer import ByteTokenizer
@@ -31,7 +31,7 @@ class RequestHandle:
     """The writer's view of one request. Every method is safe from any thread."""
 
     def __init__(self, engine: Engine, request: GenerationRequest, life: Lifecycle,
-                 stream: StreamBuffer, seq: Sequence | None,
+                 stream: StreamBuffer, seq: SeqRecord | None,
                  reject_reason: str | None = None) -> None:
         self.request_id = request.request_id
         self.request = request
@@ -218,7 +218,7 @@ class Engine:
                               on_drained=lambda: self._post("drained", seq))
         deadline_s = request.deadline_s if request.deadline_s is not None \
             else cfg.default_deadline_s
-        seq = Sequence(request, life, stream, now,
+        seq = SeqRecord(request, life, stream, now,
                        None if deadline_s is None else now + deadline_s,
                        tokens=list(request.prompt), n_prompt=len(request.prompt),
                        limit=min(len(request.prompt) + request.max_tokens,

@@ -42,7 +42,7 @@ from .lifecycle import Lifecycle
 from .model import BatchInput, KVCache, Transformer, pick_device
 from .request import GenerationRequest
 from .scheduler import GroupOutput, Scheduler, StepPlan
-from .sequence import SeqState, Sequence
+from .sequence import SeqRecord, SeqState
 from .tokenizer import ByteTokenizer
 
 __all__ = ["ChildSpec", "EngineCore", "engine_main"]
@@ -252,7 +252,7 @@ class EngineCore:
             config, self.telemetry, model, cache, self.device, ByteTokenizer(),
             lambda: self.events.append((EV.LEFT_WAITING, "", None, None)),
             lambda: self.events.append((EV.REQUEUED, "", None, None)))
-        self.live: dict[str, Sequence] = {}
+        self.live: dict[str, SeqRecord] = {}
 
     def apply(self, msg: ToEngine) -> None:
         """Turn one message from the API process into mailbox posts (applied by the
@@ -296,7 +296,7 @@ class EngineCore:
         elif seq.state is SeqState.DRAINING:
             self.scheduler.mailbox.post("drained", seq)
 
-    def _sequence(self, sub: Submit) -> Sequence:
+    def _sequence(self, sub: Submit) -> SeqRecord:
         cfg = self.config
         request = GenerationRequest(
             sub.request_id, list(sub.prompt), sub.max_tokens, priority=sub.priority,
@@ -309,7 +309,7 @@ class EngineCore:
                                None if cfg.unbounded_streams else cfg.stream_capacity,
                                cfg.stream_low_watermark, self.events)
         life.stream = stream  # type: ignore[assignment]
-        return Sequence(request, life, stream, sub.arrival,  # type: ignore[arg-type]
+        return SeqRecord(request, life, stream, sub.arrival,  # type: ignore[arg-type]
                         sub.deadline_at, tokens=list(sub.prompt), n_prompt=len(sub.prompt),
                         limit=min(len(sub.prompt) + sub.max_tokens, cfg.model.max_context))
 

@@ -46,7 +46,7 @@ from .config import EngineConfig
 from .lifecycle import SlotPool
 from .mailbox import Mailbox
 from .model import BatchInput, KVCache, Transformer
-from .sequence import SeqState, Sequence
+from .sequence import SeqRecord, SeqState
 from .stats import EngineStats
 from .tokenizer import EOS_ID, ByteTokenizer
 
@@ -61,14 +61,14 @@ _MIN_SLEEP_S = 0.0005
 class InjectedFault(RuntimeError):
     """A worker error raised on purpose (config knobs or :meth:`Engine.inject_fault`)."""
 
-    def __init__(self, seqs: list[Sequence]) -> None:
+    def __init__(self, seqs: list[SeqRecord]) -> None:
         super().__init__(f"injected worker fault for {len(seqs)} request(s)")
         self.seqs = seqs
 
 
 @dataclass
 class _Row:
-    seq: Sequence
+    seq: SeqRecord
     inputs: list[int]
     drafts: list[int]
     prefill: bool
@@ -91,7 +91,7 @@ class GroupOutput:
 
     rows: list[_Row]
     tokens: list[list[int]] | None
-    failed: list[Sequence]
+    failed: list[SeqRecord]
     done_at: float
 
 
@@ -142,11 +142,11 @@ class Scheduler:
         self.pool = BlockPool(config.num_blocks, config.block_size)
         self.slots = SlotPool(config.max_batch)
         self.mailbox = Mailbox()
-        self.waiting: deque[Sequence] = deque()
-        self.running: list[Sequence] = []
-        self.draining: list[Sequence] = []
-        self.finishing: list[Sequence] = []  # ended, resources back, recorder awaits the writer
-        self.by_id: dict[str, Sequence] = {}
+        self.waiting: deque[SeqRecord] = deque()
+        self.running: list[SeqRecord] = []
+        self.draining: list[SeqRecord] = []
+        self.finishing: list[SeqRecord] = []  # ended, resources back, recorder awaits the writer
+        self.by_id: dict[str, SeqRecord] = {}
         self.live_streams = 0
         self.steps = 0
         self.errors = 0
@@ -220,7 +220,7 @@ class Scheduler:
         for group in plan.groups:
             try:
                 tokens: list[list[int]] | None = self._forward(group)
-                failed: list[Sequence] = []
+                failed: list[SeqRecord] = []
             except InjectedFault as fault:  # those requests alone; the rest runs next time
                 tokens, failed = None, fault.seqs
             except Exception:
@@ -275,7 +275,7 @@ class Scheduler:
                 seq, reason = payload
                 self.terminate(seq, reason)
             elif kind == "fault":
-                seq = payload if isinstance(payload, Sequence) else self.by_id.get(payload)
+                seq = payload if isinstance(payload, SeqRecord) else self.by_id.get(payload)
                 if seq is not None:
                     seq.fault = True
             elif (kind == "drained" and payload.state is SeqState.DRAINING
@@ -285,7 +285,7 @@ class Scheduler:
                 self._record_finished(payload)
             # "credit" and "shutdown" only wake the loop
 
-    def _enqueue(self, seq: Sequence) -> None:
+    def _enqueue(self, seq: SeqRecord) -> None:
         if seq.life.reason is not None:  # cancelled before the scheduler saw it
             self._left_waiting(seq)
             seq.state = SeqState.DONE
@@ -295,15 +295,15 @@ class Scheduler:
         self.by_id[seq.request.request_id] = seq
         self.live_streams += 1
 
-    def _left_waiting(self, seq: Sequence) -> None:
+    def _left_waiting(self, seq: SeqRecord) -> None:
         self._on_left_waiting()
 
-    def _finish_waiting(self, seq: Sequence) -> None:
+    def _finish_waiting(self, seq: SeqRecord) -> None:
         seq.life.release_compute()
         seq.life.release_stream(drop=True)
         seq.life.record()
 
-    def terminate(self, seq: Sequence, reason: FinishReason) -> bool:
+    def terminate(self, seq: SeqRecord, reason: FinishReason) -> bool:
         """Apply a terminal signal at the safe point; a later one is a counted no-op."""
         if seq.state is SeqState.DRAINING:
             seq.life.decide(reason)  # loses to stop/length; replayed as ignored at record
@@ -327,7 +327,7 @@ class Scheduler:
         self._release(seq, drop=True)
         return True
 
-    def _release(self, seq: Sequence, *, drop: bool) -> None:
+    def _release(self, seq: SeqRecord, *, drop: bool) -> None:
         """KV refs and slot (already in Lifecycle order), then the stream, then the recorder."""
         seq.life.release_compute()
         seq.life.release_stream(drop=drop)
@@ -342,12 +342,12 @@ class Scheduler:
             return
         seq.life.record(now=seq.decided_at)
 
-    def _record_finished(self, seq: Sequence) -> None:
+    def _record_finished(self, seq: SeqRecord) -> None:
         """The writer is done (or stuck): record with what it confirmed by now."""
         self.finishing.remove(seq)
         seq.life.record(now=seq.decided_at)
 
-    def _finish_normal(self, seq: Sequence, reason: FinishReason, now: float) -> None:
+    def _finish_normal(self, seq: SeqRecord, reason: FinishReason, now: float) -> None:
         """stop/length: KV and slot go back now; the stream's tail is left for the writer. The
         decision is stamped at the last token's commit (``now``): that is the request's end,
         whatever the writer still has to send."""
@@ -362,7 +362,7 @@ class Scheduler:
         seq.stream.close(drop=False)
         self.draining.append(seq)
 
-    def _end_drain(self, seq: Sequence, *, drop: bool) -> None:
+    def _end_drain(self, seq: SeqRecord, *, drop: bool) -> None:
         self.draining.remove(seq)
         seq.state = SeqState.DONE
         self._release(seq, drop=drop)
@@ -460,7 +460,7 @@ class Scheduler:
         return max(1, int(self.pool.num_blocks * self.config.kv_admission_reserve))
 
     # --- KV growth and preemption ---------------------------------------------------------
-    def _grow(self, seq: Sequence, positions: int, *, preempt: bool) -> bool:
+    def _grow(self, seq: SeqRecord, positions: int, *, preempt: bool) -> bool:
         """Give ``seq`` blocks for ``positions`` token positions, preempting younger (or
         paused) requests if ``preempt``; False when it cannot get them."""
         need = -(-positions // self.config.block_size) - len(seq.life.blocks)
@@ -473,7 +473,7 @@ class Scheduler:
             seq.life.blocks += self.pool.allocate(need)
         return True
 
-    def _victim(self, seq: Sequence) -> Sequence | None:
+    def _victim(self, seq: SeqRecord) -> SeqRecord | None:
         """Whom to preempt for ``seq``: a paused request first (its reader is behind anyway),
         youngest first; else the youngest request admitted after ``seq``."""
         younger = self.running[self.running.index(seq) + 1:]
@@ -483,7 +483,7 @@ class Scheduler:
                 return pool[-1]
         return None
 
-    def _preempt(self, seq: Sequence) -> None:
+    def _preempt(self, seq: SeqRecord) -> None:
         """Give back a running request's KV blocks and slot; it waits at the queue's head and
         recomputes its KV when readmitted. Its stream and tokens are kept."""
         self.running.remove(seq)
@@ -531,7 +531,7 @@ class Scheduler:
             rows.append(_Row(seq, [seq.tokens[-1], *drafts], drafts, False))
         return rows
 
-    def _faulty(self, rows: list[_Row]) -> list[Sequence]:
+    def _faulty(self, rows: list[_Row]) -> list[SeqRecord]:
         cfg = self.config
         if cfg.fault_every_n_steps and self.steps % cfg.fault_every_n_steps == 0:
             return [r.seq for r in rows]
@@ -594,7 +594,7 @@ class Scheduler:
         return len(new)
 
     @staticmethod
-    def _stop_index(seq: Sequence, new: list[int]) -> int | None:
+    def _stop_index(seq: SeqRecord, new: list[int]) -> int | None:
         stops = set(seq.request.stop_token_ids)
         if not seq.request.ignore_eos:
             stops.add(EOS_ID)
@@ -603,7 +603,7 @@ class Scheduler:
                 return i
         return None
 
-    def _register_blocks(self, seq: Sequence) -> None:
+    def _register_blocks(self, seq: SeqRecord) -> None:
         """Index each newly completed full block by content so later prompts can share it."""
         bs = self.config.block_size
         full = seq.n_computed // bs

@@ -11,7 +11,7 @@ from .lifecycle import Lifecycle
 from .request import GenerationRequest
 from .stream import StreamBuffer
 
-__all__ = ["SeqState", "Sequence"]
+__all__ = ["SeqRecord", "SeqState"]
 
 
 class SeqState(Enum):
@@ -25,7 +25,7 @@ class SeqState(Enum):
 
 
 @dataclass(eq=False)
-class Sequence:
+class SeqRecord:
     """Scheduler-owned state of one request (only the scheduler thread mutates it)."""
 
     request: GenerationRequest
