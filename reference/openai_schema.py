@@ -49,7 +49,8 @@ __all__ = [
 DEADLINE_HEADER = "x-servescope-deadline-s"
 PRIORITY_HEADER = "x-servescope-priority"
 _PRIORITY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
-Kind = Literal["completion", "chat"]
+# Which OpenAI endpoint a request came in on (/v1/completions or /v1/chat/completions).
+Endpoint = Literal["completion", "chat"]
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 
 
@@ -79,7 +80,7 @@ def error_body(message: str, *, type_: str = "invalid_request_error", param: str
 class CompletionParams:
     """A validated request, in the terms the engine needs."""
 
-    kind: Kind
+    kind: Endpoint
     model: str
     prompt: str | None  # text prompt; None when the client sent token ids
     prompt_ids: tuple[int, ...] | None

@@ -102,7 +102,7 @@ class _Transport:
     async def chat(self, request: Request) -> Any:
         return await self._generate(request, "chat")
 
-    async def _generate(self, request: Request, kind: schema.Kind) -> Any:
+    async def _generate(self, request: Request, kind: schema.Endpoint) -> Any:
         rid = f"{'chatcmpl' if kind == 'chat' else 'cmpl'}-{uuid.uuid4().hex}"
         headers = {k.lower(): v for k, v in request.headers.items()}
         carrier = {k: headers[k] for k in TRACE_HEADERS if k in headers}
@@ -130,7 +130,7 @@ class _Transport:
                               self.chunk_tokens, extra, connections=self.connections,
                               limits=self.engine.config.http)
 
-    async def _params(self, request: Request, kind: schema.Kind,
+    async def _params(self, request: Request, kind: schema.Endpoint,
                       headers: dict[str, str]) -> schema.CompletionParams:
         """Read (bounded), decode and validate the body; every failure is a RequestError."""
         raw = await guard.read_body(request.stream(),

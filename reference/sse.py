@@ -150,7 +150,7 @@ class TextDecoder(Protocol):
 class Shape:
     """The OpenAI chunk and response shapes of one request (completion or chat)."""
 
-    kind: schema.Kind
+    kind: schema.Endpoint
     request_id: str
     model: str
     include_usage: bool = False
