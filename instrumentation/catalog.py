@@ -262,8 +262,6 @@ CATALOG: tuple[MetricSpec, ...] = (
     SPANS_EXPORTED, SPANS_DROPPED, LABELS_FOLDED, HOOK_ERRORS, REDACTIONS, REDACTION_ENABLED,
 )
 
-BY_NAME: dict[str, MetricSpec] = {spec.name: spec for spec in CATALOG}
-
 
 def series_names(spec: MetricSpec) -> tuple[str, ...]:
     """Every series name Prometheus stores for this family (what queries may reference)."""

@@ -91,15 +91,6 @@ def start_request_span(tracer: Tracer, name: str, start_ns: int,
                              attributes=attributes, start_time=start_ns)
 
 
-def phase_span(tracer: Tracer, parent: Span, phase: str, start_ns: int, end_ns: int,
-               attributes: dict[str, Any]) -> None:
-    """A finished child span for one phase (opened and closed in one call)."""
-    ctx = trace.set_span_in_context(parent)
-    span = tracer.start_span(phase, context=ctx, kind=SpanKind.INTERNAL,
-                             attributes=attributes, start_time=start_ns)
-    span.end(end_time=max(start_ns, end_ns))
-
-
 def end_request_span(span: Span, end_ns: int, attributes: dict[str, Any], error: bool) -> None:
     span.set_attributes(attributes)
     if error:

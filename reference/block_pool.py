@@ -79,9 +79,6 @@ class BlockPool:
     def refcount(self, block: int) -> int:
         return self._refs[block]
 
-    def cached_hash(self, block: int) -> bytes | None:
-        return self._hash_of.get(block)
-
     # --- allocation -----------------------------------------------------------------------
     def allocate(self, n: int = 1) -> list[int]:
         """``n`` private blocks (refcount 1); all or nothing."""

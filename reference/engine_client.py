@@ -208,10 +208,6 @@ class _EngineProcess:
     def is_alive(self) -> bool:
         return self._popen.poll() is None
 
-    @property
-    def exitcode(self) -> int | None:
-        return self._popen.poll()
-
     def join(self, timeout_s: float | None = None) -> None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(timeout_s)

@@ -48,10 +48,6 @@ class Panel:
     threshold_lines: bool  # drawn as lines on a time series (the SLO lines)
     decimals: int | None = None
 
-    @property
-    def threshold_values(self) -> list[float]:
-        return [v for v, _ in self.thresholds if v is not None]
-
 
 @dataclass
 class Board:
