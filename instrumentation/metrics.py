@@ -268,9 +268,6 @@ class MetricSet:
         """The unguarded family (for closed label sets set by our code): ``.labels(...)``."""
         return self._metrics[spec.name]
 
-    def has(self, spec: MetricSpec) -> bool:
-        return spec.name in self._metrics
-
     def _count_fold(self, metric: str, label: str) -> None:
         if cat.LABELS_FOLDED.name in self._metrics and metric != cat.LABELS_FOLDED.name:
             self.child(cat.LABELS_FOLDED, metric=metric, label=label).inc()

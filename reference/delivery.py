@@ -87,11 +87,6 @@ class TcpProbe:
             buffered = int(self._transport.get_write_buffer_size())
         return int(struct.unpack_from("Q", info, _BYTES_ACKED_AT)[0]) + queued + buffered
 
-    def unacknowledged(self) -> int:
-        """Bytes accepted and not yet acknowledged (socket queue plus transport buffer)."""
-        acked, offset = self.acked(), self.offset()
-        return 0 if acked is None or offset is None else max(0, offset - acked)
-
     def close(self) -> None:
         sock, self._sock = self._sock, None
         if sock is not None:
