@@ -96,6 +96,10 @@ def test_limits_are_config_fields_with_safe_defaults() -> None:
         HttpLimits(header_timeout_s=-1)
     with pytest.raises(ValueError, match=r"^nope"):
         EngineConfig.from_dict({"http": {"nope": 1}})
+    for name in ("stall_poll_s", "abandon_after_s", "ack_wait_s", "listen_backlog"):
+        with pytest.raises(ValueError, match=rf"^{name}"):
+            HttpLimits(**{name: 0})
+    assert EngineConfig.from_dict({"http": {"abandon_after_s": 2}}).http.abandon_after_s == 2
 
 
 def test_a_declared_oversized_body_is_refused_before_it_is_sent(server: LocalServer) -> None:
