@@ -306,6 +306,5 @@ KNOWN_SAFE_SPAN_ATTRIBUTES: frozenset[str] = frozenset({
     "servescope.tokens.written", "servescope.tokens.delivered", "servescope.tokens.discarded",
     "servescope.ttft_seconds", "servescope.stream_ttft_seconds", "servescope.tpot_seconds",
     "servescope.goodput.good", "servescope.backpressure.pauses",
-    "servescope.backpressure.pause_events_dropped", "servescope.terminal_signals_ignored",
-    "servescope.exemplar",
+    "servescope.backpressure.pause_events_dropped", "servescope.exemplar",
 })
