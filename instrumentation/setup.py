@@ -46,7 +46,7 @@ DEFAULT_TRACE_FILE = "servescope-traces.jsonl"
 # What setup_telemetry(redaction=...) takes (servescope.redaction.RedactionStage is one): given
 # the exporter and a callback counting redacted values by kind, it returns the wrapped exporter.
 SpanRedaction = Callable[[SpanExporter, Callable[[str, int], None]], SpanExporter]
-# The old name of SpanRedaction, kept only while reference/demo.py (being moved) still imports it.
+# The old name of SpanRedaction, kept only while harness/demo.py still imports it.
 RedactionStage = SpanRedaction
 
 
