@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from servescope.instrumentation.metrics import render
-from servescope.instrumentation.setup import RedactionStage
+from servescope.instrumentation.setup import SpanRedaction
 from servescope.instrumentation.slo import SLOSpec
 from servescope.reference.config import EngineConfig
 from servescope.reference.server import LocalServer
@@ -75,7 +75,7 @@ def run_demo(duration_s: float = 30.0, *, concurrency: int = 24, mix: Mix | None
              metrics_file: str | Path = DEFAULT_METRICS_FILE,
              trace_file: str = DEFAULT_TRACE_FILE, max_tokens: int = 128,
              progress: bool = True,
-             redaction: RedactionStage | None = None, on_started: DemoHook | None = None,
+             redaction: SpanRedaction | None = None, on_started: DemoHook | None = None,
              on_finished: DemoHook | None = None) -> DemoResult:
     """Start the server on a free 127.0.0.1 port, drive the mixed load, summarise, stop."""
     server = LocalServer(config, slo=slo, trace_file=trace_file, redaction=redaction).start()

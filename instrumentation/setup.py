@@ -46,8 +46,6 @@ DEFAULT_TRACE_FILE = "servescope-traces.jsonl"
 # What setup_telemetry(redaction=...) takes (servescope.redaction.RedactionStage is one): given
 # the exporter and a callback counting redacted values by kind, it returns the wrapped exporter.
 SpanRedaction = Callable[[SpanExporter, Callable[[str, int], None]], SpanExporter]
-# The old name of SpanRedaction, kept only while harness/demo.py still imports it.
-RedactionStage = SpanRedaction
 
 
 class JsonLinesSpanExporter(SpanExporter):
