@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from recorders import capture_recorders
 from waiting import poll_until
 
 from servescope.instrumentation.recorder import RequestRecorder
@@ -39,16 +40,7 @@ def _server(**overrides: Any) -> tuple[LocalServer, list[RequestRecorder]]:
                              "stream_low_watermark": 2, **overrides})
     server = LocalServer(config, model_name=MODEL, span_exporter=InMemorySpanExporter(),
                          chunk_tokens=1)
-    recorders: list[RequestRecorder] = []
-    make = server.telemetry.request
-
-    def capture(*args: Any, **kwargs: Any) -> RequestRecorder:
-        recorder = make(*args, **kwargs)
-        recorders.append(recorder)
-        return recorder
-
-    server.telemetry.request = capture  # type: ignore[method-assign]
-    return server, recorders
+    return server, capture_recorders(server.telemetry)
 
 
 def _sample(server: LocalServer, name: str, **labels: str) -> float:

@@ -18,11 +18,11 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from otlp_receiver import free_port
+from recorders import capture_recorders
 
 from servescope.instrumentation.recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
@@ -95,16 +95,7 @@ def _server() -> tuple[LocalServer, list[RequestRecorder]]:
                           slow_consumer_timeout_s=30.0)
     server = LocalServer(config, model_name=MODEL, span_exporter=InMemorySpanExporter(),
                          chunk_tokens=1)
-    recorders: list[RequestRecorder] = []
-    make = server.telemetry.request
-
-    def capture(*args: Any, **kwargs: Any) -> RequestRecorder:
-        recorder = make(*args, **kwargs)
-        recorders.append(recorder)
-        return recorder
-
-    server.telemetry.request = capture  # type: ignore[method-assign]
-    return server, recorders
+    return server, capture_recorders(server.telemetry)
 
 
 @pytest.fixture

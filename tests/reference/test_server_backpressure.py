@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from recorders import capture_recorders
 
 from servescope.harness.loadgen import Reading, stream_once
 from servescope.instrumentation.recorder import RequestRecorder
@@ -57,15 +58,7 @@ class Watch:
 
     def __init__(self, server: LocalServer) -> None:
         self.server = server
-        self.recorders: list[RequestRecorder] = []
-        make = server.telemetry.request
-
-        def capture(*args: Any, **kwargs: Any) -> RequestRecorder:
-            recorder = make(*args, **kwargs)
-            self.recorders.append(recorder)
-            return recorder
-
-        server.telemetry.request = capture  # type: ignore[method-assign]
+        self.recorders: list[RequestRecorder] = capture_recorders(server.telemetry)
         self.worst_unsent = 0  # committed - written: still in the engine's send queue
         self.worst_unacked = 0  # committed - delivered: not yet acknowledged by the peer
         self.worst_buffered_gauge = 0.0
