@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from connections import registered
 from waiting import poll_until
 
 from servescope.reference import limits as limits_mod
@@ -62,6 +63,12 @@ def connect(server: LocalServer, data: bytes = b"") -> socket.socket:
     if data:
         s.sendall(data)
     return s
+
+
+def wait_registered(server: LocalServer, socks: list[socket.socket], what: str) -> None:
+    """Until the server has accepted every one of ``socks`` (the cap counts only those)."""
+    poll_until(lambda: all(registered(server.http.host, server.http.port, s) for s in socks),
+               what=f"{what} accepted by the server")
 
 
 def read_all(s: socket.socket, timeout_s: float = 10.0) -> bytes:
@@ -181,7 +188,7 @@ def test_past_the_connection_cap_healthz_still_answers(capped: LocalServer,
     monkeypatch.setattr(limits_mod, "OVERFLOW_GRACE_S", 60.0)
     busy = [connect(capped, b"POST /v1/completions HTTP/1.1\r\nHost: t\r\n"
                             b"Content-Length: 100\r\n\r\n{") for _ in range(6)]
-    time.sleep(0.3)
+    wait_registered(capped, busy, "the six busy connections")
     try:
         health = connect(capped, b"GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close"
                                  b"\r\n\r\n")
@@ -192,7 +199,7 @@ def test_past_the_connection_cap_healthz_still_answers(capped: LocalServer,
         assert reply.startswith(b"HTTP/1.1 503")
         assert b'"too_many_connections"' in reply
         held = [connect(capped) for _ in range(2)]  # fill the reserve
-        time.sleep(0.3)
+        wait_registered(capped, held, "the two reserve connections")
         beyond = read_all(connect(capped), timeout_s=5)
         assert beyond.startswith(b"HTTP/1.1 503")
         # a health check is still let in past the reserve: its first bytes say what it is
@@ -210,7 +217,8 @@ def test_half_open_heads_are_evicted_to_make_room(capped: LocalServer) -> None:
     """Slowloris: connections that never finish their head are the first to go when the cap is
     reached, so a real client still gets served (not merely /healthz)."""
     loris = [connect(capped, b"GET /healthz HTTP/1.1\r\nX-A: ") for _ in range(6)]
-    time.sleep(EVICTION_GRACE_S + 0.3)  # a connection gets a grace second to send its head
+    wait_registered(capped, loris, "the six half-open connections")
+    time.sleep(EVICTION_GRACE_S)  # the grace a new connection gets to send its head (a rule)
     try:
         r = httpx.get(f"{capped.url}/v1/models", timeout=5)
         assert r.status_code == 200
