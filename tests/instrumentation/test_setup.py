@@ -3,6 +3,7 @@ import threading
 import time
 
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from timing import slack_s
 
 from servescope.instrumentation import FinishReason, setup_telemetry
 from servescope.instrumentation.setup import JsonLinesSpanExporter
@@ -80,14 +81,14 @@ def test_full_queue_drops_are_counted_and_shutdown_keeps_its_deadline(registry):
     t0 = time.monotonic()
     for i in range(200):  # the export thread is stuck: the queue fills, requests go on
         finish_one(setup, f"r{i}")
-    assert time.monotonic() - t0 < 5  # recording never waited on the exporter
+    assert time.monotonic() - t0 < slack_s(5)  # recording never waited on the exporter
     dropped = registry.get_sample_value("servescope_telemetry_spans_dropped_total",
                                         {"reason": "queue_full"})
     # at most one batch in the stuck export call and one full queue got through
     assert dropped is not None and dropped >= 200 - 2 * 8
     t0 = time.monotonic()
     setup.shutdown(timeout_s=1.0)
-    assert time.monotonic() - t0 < 3
+    assert time.monotonic() - t0 < 1.0 + slack_s(2)
     exporter.release.set()
 
 

@@ -16,6 +16,7 @@ from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExportResult
 from otlp_receiver import OtlpReceiver, free_port
+from timing import slack_s
 from walk import walk_request
 
 from servescope.instrumentation import catalog as cat
@@ -79,7 +80,7 @@ def test_slow_receiver_bounded_queue_and_every_span_accounted(registry, monkeypa
         assert receiver.wait_for(lambda: receiver.behaviour.calls >= 2)  # an export is stuck
         slowest = max(slowest, _workload(setup, 40, sizes))
         n += 40
-        assert slowest < STALL_S / 3, "a hook waited on the exporter"
+        assert slowest < STALL_S * 0.9, "a hook waited on the exporter"  # it would take STALL_S
         assert max(sizes) <= 64
         dropped = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="queue_full")
         assert dropped > 0
@@ -97,11 +98,11 @@ def test_receiver_down_nothing_blocks_and_failures_are_counted(registry, monkeyp
     sizes: list[int] = []
     n = 100
     slowest = _workload(setup, n, sizes)
-    assert slowest < 0.5, "a hook waited on the exporter"
+    assert slowest < slack_s(0.5), "a hook waited on the exporter"
     assert max(sizes) <= 64
     t0 = time.monotonic()
     setup.shutdown(timeout_s=2.0)
-    assert time.monotonic() - t0 < 2.0 + 1.0
+    assert time.monotonic() - t0 < 2.0 + slack_s(1.0)
     _processor(setup).join(5)  # its last failed export lands before we count
     failed = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="export_failed")
     full = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="queue_full")
@@ -115,7 +116,7 @@ def test_flapping_receiver_loses_nothing_it_accepts(registry, monkeypatch):
         setup = _setup(registry, receiver.endpoint, monkeypatch, queue=2048, timeout_s=5.0)
         n = 60
         slowest = _workload(setup, n)
-        assert slowest < 0.5
+        assert slowest < slack_s(0.5)
         assert setup.force_flush(60)
         assert receiver.rejected > 0
         total = n * SPANS_PER_REQUEST
@@ -133,7 +134,7 @@ def test_shutdown_keeps_its_deadline_with_a_stuck_receiver(registry, monkeypatch
         _workload(setup, 20)
         t0 = time.monotonic()
         setup.shutdown(timeout_s=deadline)
-        assert time.monotonic() - t0 < deadline + 0.5
+        assert time.monotonic() - t0 < deadline + slack_s(0.5)
 
 
 
@@ -207,7 +208,7 @@ def test_spans_left_at_shutdown_are_counted(registry):
         tracer.start_span("s").end()
     t0 = time.monotonic()
     processor.shutdown(timeout_millis=300)  # the exporter is stalled: the deadline holds
-    assert time.monotonic() - t0 < 0.3 + 0.5
+    assert time.monotonic() - t0 < 0.3 + slack_s(0.5)
     left = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="shutdown")
     processor.join(5)  # the stalled export (released by the exporter's shutdown) lands
     assert left > 0

@@ -10,6 +10,7 @@ import pytest
 from openai import OpenAI
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
+from timing import slack_s
 
 from servescope.instrumentation.tracing import ATTR
 from servescope.reference.config import EngineConfig, ModelConfig
@@ -191,9 +192,9 @@ def test_client_disconnect_mid_stream_becomes_a_cancel_at_once(paced: Served) ->
         cut_at = time.monotonic()
     while paced.sample("servescope_requests_finished_total", priority="default",
                        finish_reason="client_cancel") == before:
-        assert time.monotonic() - cut_at < 2.0, "the disconnect was not noticed"
+        assert time.monotonic() - cut_at < slack_s(2.0), "the disconnect was not noticed"
         time.sleep(0.01)
-    assert paced.server.engine.wait_idle(5.0)
+    assert paced.server.engine.wait_idle(30.0)
 
 
 def test_single_token_stop_sequences_end_with_stop_and_are_not_sent(served: Served) -> None:
