@@ -14,7 +14,7 @@ TORCH_VERSION := 2.13.0
 # Strict editable installs link each file: reinstall when a module is added or removed.
 SOURCES := $(shell find servescope instrumentation redaction collector reference harness promql dashboards alerts report -name '*.py' -o -name '*.json' -o -name '*.yaml' 2>/dev/null | sort)
 
-.PHONY: demo test lint typecheck check system-deps prometheus-deps install bench bench-report docs-img clean
+.PHONY: demo test lint typecheck check soak system-deps prometheus-deps install bench bench-report docs-img clean
 
 # The demo's report needs Prometheus: install it like `make test` does; when that fails the
 # demo still runs and says why there is no report.
@@ -32,6 +32,14 @@ typecheck: install
 	$(VENV)/bin/mypy servescope instrumentation redaction collector reference harness promql dashboards alerts report
 
 check: lint typecheck test
+
+# The suite cannot flake: `make test` SOAK_RUNS times in a row with SOAK_HOGS busy-loop
+# processes spinning beside it at the same priority; each run's result and time go to
+# build/soak.log (tests/soak.py says how).
+SOAK_RUNS ?= 3
+SOAK_HOGS ?= 1
+soak: install
+	PYTHONSAFEPATH=1 $(PY) tests/soak.py --runs $(SOAK_RUNS) --hogs $(SOAK_HOGS) --log build/soak.log
 
 # Each benchmark prints a table and one JSON line; the JSON lines go to benchmarks/results.jsonl
 # and benchmarks/report.html draws them.
