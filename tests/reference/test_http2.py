@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ import h2.events
 import httpx
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from recorders import capture_recorders
 
 from servescope.instrumentation.recorder import RequestRecorder
 from servescope.instrumentation.setup import setup_telemetry
@@ -61,15 +62,7 @@ def _start() -> H2Server:
                           stream_capacity=8, stream_low_watermark=2,
                           slow_consumer_timeout_s=60.0)
     engine = Engine(config, setup.telemetry)
-    recorders: list[RequestRecorder] = []
-    make = setup.telemetry.request
-
-    def capture(*args: Any, **kwargs: Any) -> RequestRecorder:
-        recorder = make(*args, **kwargs)
-        recorders.append(recorder)
-        return recorder
-
-    setup.telemetry.request = capture  # type: ignore[method-assign]
+    recorders = capture_recorders(setup.telemetry)
     engine.start()
     app = create_app(engine, setup.telemetry, chunk_tokens=1, http2=True)
     http = Http2ServerThread(app).start()
@@ -90,61 +83,94 @@ class Streams:
     ended: set[int] = field(default_factory=set)
 
 
-def _h2_run(port: int, seconds: float, connection_window: int) -> Streams:
+class H2Client:
     """Three streams on one connection; stream 1 is never consumed."""
-    sock = socket.create_connection(("127.0.0.1", port))
-    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
-    conn.initiate_connection()
-    if connection_window > 65535:
-        conn.increment_flow_control_window(connection_window - 65535)
-    body = json.dumps({"model": MODEL, "prompt": "h2", "max_tokens": TOKENS, "stream": True,
-                       "ignore_eos": True}).encode()
-    for sid in (SLOW, *FAST):
-        conn.send_headers(sid, [(":method", "POST"), (":path", "/v1/completions"),
-                                (":scheme", "http"), (":authority", "x"),
-                                ("content-type", "application/json")])
-        conn.send_data(sid, body, end_stream=True)
-    sock.sendall(conn.data_to_send())
-    streams = Streams()
-    sock.settimeout(0.1)
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and not set(FAST) <= streams.ended:
-        try:
-            data = sock.recv(65536)
-        except TimeoutError:
-            continue
-        if not data:
-            break
-        for event in conn.receive_data(data):
+
+    def __init__(self, port: int, connection_window: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+        self.conn.initiate_connection()
+        if connection_window > 65535:
+            self.conn.increment_flow_control_window(connection_window - 65535)
+        body = json.dumps({"model": MODEL, "prompt": "h2", "max_tokens": TOKENS,
+                           "stream": True, "ignore_eos": True}).encode()
+        for sid in (SLOW, *FAST):
+            self.conn.send_headers(sid, [(":method", "POST"), (":path", "/v1/completions"),
+                                         (":scheme", "http"), (":authority", "x"),
+                                         ("content-type", "application/json")])
+            self.conn.send_data(sid, body, end_stream=True)
+        self.sock.sendall(self.conn.data_to_send())
+        self.sock.settimeout(0.1)
+        self.streams = Streams()
+        self.last_data = time.monotonic()
+
+    def pump_until(self, done: Callable[[], bool], what: str, timeout_s: float = 120.0) -> None:
+        """Read (giving the read streams' bytes back at once) until ``done()``: an event,
+        not a guessed time; the deadline only bounds a failure."""
+        deadline = time.monotonic() + timeout_s
+        while not done():
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            try:
+                data = self.sock.recv(65536)
+            except TimeoutError:
+                continue
+            assert data, "the server closed the connection"
+            self.last_data = time.monotonic()
+            self._receive(data)
+
+    def _receive(self, data: bytes) -> None:
+        for event in self.conn.receive_data(data):
             if isinstance(event, h2.events.DataReceived):
                 sid = event.stream_id
-                streams.received[sid] = streams.received.get(sid, 0) + len(event.data)
-                if sid != SLOW:  # the read streams give their bytes back at once
-                    conn.acknowledge_received_data(event.flow_controlled_length, sid)
+                self.streams.received[sid] = self.streams.received.get(sid, 0) + len(event.data)
+                if sid != SLOW:
+                    self.conn.acknowledge_received_data(event.flow_controlled_length, sid)
             elif isinstance(event, h2.events.StreamEnded):
-                streams.ended.add(event.stream_id)
-        sock.sendall(conn.data_to_send())
-    sock.close()
-    return streams
+                self.streams.ended.add(event.stream_id)
+        self.sock.sendall(self.conn.data_to_send())
+
+    def close(self) -> None:
+        self.sock.close()
 
 
-@pytest.mark.parametrize("window", [2**24 + 65535, 65535], ids=["enlarged", "default"])
-def test_a_stalled_stream_and_the_connection_window(server: H2Server, window: int) -> None:
-    streams = _h2_run(server.http.port, 40.0 if window > 65535 else 8.0, window)
-    slow = streams.received.get(SLOW, 0)
+@pytest.fixture
+def enlarged(server: H2Server) -> Iterator[H2Client]:
+    client = H2Client(server.http.port, 2**24 + 65535)  # as httpx and browsers do
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def default_window(server: H2Server) -> Iterator[H2Client]:
+    client = H2Client(server.http.port, 65535)
+    yield client
+    client.close()
+
+
+def test_a_stalled_stream_pauses_only_its_request(server: H2Server, enlarged: H2Client) -> None:
+    streams = enlarged.streams
+    enlarged.pump_until(lambda: set(FAST) <= streams.ended and server.paused() >= 1,
+                        "the read streams to finish and the stalled one to pause")
     assert SLOW not in streams.ended
-    assert server.paused() >= 1, "the stalled stream's request is paused"
+    assert streams.received.get(SLOW, 0) <= 65535  # its own window closed
     committed = sorted(r.summary().committed_tokens for r in server.recorders)
-    if window > 65535:
-        assert set(FAST) <= streams.ended, "the read streams must finish"
-        assert slow <= 65535  # its own window closed
-        assert committed[0] < TOKENS and committed[1:] == [TOKENS, TOKENS]
-        assert server.paused() == 1  # only the stalled stream's request
-    else:
-        # the stalled stream used the shared connection window: every stream stopped
-        assert slow >= 65535 // 2
-        assert not set(FAST) & streams.ended, "head-of-line blocking through the connection"
-        assert committed[-1] < TOKENS
+    assert committed[0] < TOKENS and committed[1:] == [TOKENS, TOKENS]
+    assert server.paused() == 1  # only the stalled stream's request
+
+
+def test_a_stalled_stream_holds_the_default_connection_window(server: H2Server,
+                                                               default_window: H2Client) -> None:
+    """The stalled stream used the shared connection window: every stream stopped."""
+    streams = default_window.streams
+    default_window.pump_until(
+        lambda: server.paused() >= 1 and streams.received.get(SLOW, 0) >= 65535 // 2,
+        "the stalled stream to take the connection window and pause")
+    quiet_s = 1.0  # then nothing more arrives: the read streams are stuck behind it
+    default_window.pump_until(lambda: time.monotonic() - default_window.last_data > quiet_s,
+                              "the connection to go quiet")
+    assert SLOW not in streams.ended
+    assert not set(FAST) & streams.ended, "head-of-line blocking through the connection"
+    assert max(r.summary().committed_tokens for r in server.recorders) < TOKENS
 
 
 def test_streamed_chat_over_http2_with_httpx(server: H2Server) -> None:
