@@ -11,6 +11,7 @@ from .recorder import RequestRecorder, RequestSummary, StepReport, Telemetry
 from .setup import TelemetrySetup, setup_telemetry
 from .slo import SLOError, SLOSpec, load_slo, parse_slo
 from .status import FinishReason, TokenStage
+from .terminal import TerminalState
 
 __all__ = [
     "CATALOG",
@@ -26,6 +27,7 @@ __all__ = [
     "StepReport",
     "Telemetry",
     "TelemetrySetup",
+    "TerminalState",
     "TokenStage",
     "load_slo",
     "parse_slo",

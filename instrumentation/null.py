@@ -1,9 +1,9 @@
 """Telemetry with the hooks off: the same calls, nothing recorded.
 
 The baseline of the overhead benchmarks and of the engine tests that compare work with and
-without hooks. The recorder keeps only the terminal compare-and-set (the engine relies on
-``finish`` answering who won); every other hook returns at once, so no metric series or span
-is ever made.
+without hooks. The recorder keeps only its terminal state (the engine relies on ``finish``
+answering who won); every other hook returns at once, so no metric series or span is ever
+made.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ __all__ = ["NullTelemetry"]
 
 
 class _NullRecorder(RequestRecorder):
-    """Hooks that do nothing but the terminal compare-and-set."""
+    """Hooks that do nothing but settle the terminal state."""
 
     __slots__ = ()
 
@@ -46,11 +46,7 @@ class _NullRecorder(RequestRecorder):
         pass
 
     def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
-        with self._lock:
-            won = self._reason is None
-            if won:
-                self._reason = reason
-        return won
+        return self._settle(reason)
 
 
 class NullTelemetry(Telemetry):

@@ -11,7 +11,8 @@ Contract (what a server may rely on):
 * nothing runs per token: the scheduler reports each iteration's whole batch in one
   :meth:`Telemetry.step` call, and per-token bookkeeping is integer arithmetic on the recorder;
 * exactly one terminal state: the first :meth:`RequestRecorder.finish` wins and returns True,
-  every later one returns False and is counted as an ignored signal.
+  every later one returns False and is counted as an ignored signal (the compare-and-set is
+  :class:`~.terminal.TerminalState`'s, the one every owner of a terminal state shares).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from . import tracing
 from .metrics import MetricSet
 from .slo import SLOSpec
 from .status import FinishReason, TokenStage
+from .terminal import TerminalState
 from .tracing import ATTR
 
 __all__ = ["RequestRecorder", "RequestSummary", "StepReport", "Telemetry"]
@@ -442,7 +444,7 @@ class _State:
         self.prompt = prompt
 
 
-class RequestRecorder:
+class RequestRecorder(TerminalState):
     """The life of one request, turned into metrics and spans. Made by :meth:`Telemetry.request`.
 
     Lifecycle hooks are called by the request's single owner (the scheduler) except
@@ -450,9 +452,8 @@ class RequestRecorder:
     and timers may call from other threads.
     """
 
-    __slots__ = ("__weakref__", "_ch", "_exemplar", "_final", "_lock", "_reason",
-                 "_reject_reason", "_span", "_state", "_trace_ids", "model",
-                 "priority", "request_id", "telemetry")
+    __slots__ = ("__weakref__", "_ch", "_exemplar", "_final", "_reject_reason", "_span",
+                 "_state", "_trace_ids", "model", "priority", "request_id", "telemetry")
 
     def __init__(self, telemetry: Telemetry, request_id: str, model: str, priority: str,
                  prompt_tokens: int, carrier: Mapping[str, str] | None, arrival: float,
@@ -463,8 +464,10 @@ class RequestRecorder:
         self.priority = priority
         self._ch = telemetry.children(model, priority)
         self._state = _State(arrival, prompt=prompt_tokens)
-        self._lock = telemetry.metrics.lock  # the metric set's: finish fuses its updates
-        self._reason: FinishReason | None = None
+        # the terminal state's two fields, set inline (calling its __init__ costs as much);
+        # its lock is the metric set's, so a finish settles and records in one acquisition
+        self._lock = telemetry.metrics.lock
+        self._reason = None
         self._reject_reason: str | None = None
         # reason, ttft, stream ttft, tpot, e2e, discarded, good: set once, at finish
         self._final: tuple[Any, ...] | None = None
@@ -511,15 +514,7 @@ class RequestRecorder:
         except Exception:
             self.telemetry.hook_failed("arrived")
 
-    # --- properties -----------------------------------------------------------------------
-    @property
-    def finished(self) -> bool:
-        return self._reason is not None
-
-    @property
-    def finish_reason(self) -> FinishReason | None:
-        return self._reason
-
+    # --- properties (finished and finish_reason: the terminal state's) -------------------
     @property
     def trace_context(self) -> dict[str, str] | None:
         """trace_id/span_id of the request span when it is sampled (for logs and responses)."""
@@ -673,14 +668,12 @@ class RequestRecorder:
         counted = plan is None
         error: Exception | None = None
         with self._lock:  # the compare-and-set and every update: one acquisition
-            won = self._reason is None
-            if won:
-                self._reason = reason
-                if plan is not None:
-                    try:
-                        self._apply_finish(reason, plan)
-                    except Exception as exc:  # reported after the lock (counting takes it)
-                        error = exc
+            won = self._settle_held(reason)
+            if won and plan is not None:
+                try:
+                    self._apply_finish(reason, plan)
+                except Exception as exc:  # reported after the lock (counting takes it)
+                    error = exc
         if not won:
             return self._ignored(reason)
         if error is not None:

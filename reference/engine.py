@@ -12,9 +12,10 @@ from __future__ import annotations
 import threading
 import time
 
-from servescope.instrumentation import FinishReason, RequestRecorder, Telemetry
+from servescope.instrumentation import FinishReason, Telemetry
 
 from .config import EngineConfig
+from .handle import Handle
 from .lifecycle import Lifecycle
 from .model import KVCache, Transformer, pick_device
 from .request import GenerationRequest
@@ -27,42 +28,15 @@ from .tokenizer import ByteTokenizer
 __all__ = ["Engine", "EngineStats", "RequestHandle"]
 
 
-class RequestHandle:
-    """The writer's view of one request. Every method is safe from any thread."""
+class RequestHandle(Handle):
+    """The writer's view of one request served by this process's scheduler thread."""
 
     def __init__(self, engine: Engine, request: GenerationRequest, life: Lifecycle,
                  stream: StreamBuffer, seq: SeqRecord | None,
                  reject_reason: str | None = None) -> None:
-        self.request_id = request.request_id
-        self.request = request
-        self.recorder: RequestRecorder = life.recorder
-        self.prompt_tokens = len(request.prompt)
-        self.reject_reason = reject_reason
+        super().__init__(request, life.recorder, life, stream, engine.telemetry, reject_reason)
         self._engine = engine
-        self._life = life
-        self._stream = stream
         self._seq = seq
-
-    # --- reading the stream ---------------------------------------------------------------
-    async def next_chunk(self, max_tokens: int = 64) -> list[int] | None:
-        """Await the next committed tokens (up to ``max_tokens``); None once the request has
-        ended and everything pushed before the end has been popped. Popping returns credits:
-        the scheduler resumes a paused request at the low watermark."""
-        return await self._stream.next(max_tokens)
-
-    def get_chunk(self, timeout_s: float | None = None, max_tokens: int = 64
-                  ) -> list[int] | None:
-        """Blocking variant of :meth:`next_chunk`; ``[]`` when ``timeout_s`` passes first."""
-        return self._stream.get(timeout_s, max_tokens)
-
-    def clock(self) -> float:
-        """The telemetry's clock (stamps a write before it is issued)."""
-        return self._engine.telemetry.clock()
-
-    def written(self, n: int, now: float | None = None) -> None:
-        """``n`` popped tokens were handed to the client's connection; the write began at
-        ``now`` (the first one stamps stream TTFT)."""
-        self.recorder.written(n, now=now)
 
     def delivered(self, n: int) -> None:
         """``n`` tokens reached the client: acknowledged by its TCP, or written where the
@@ -101,9 +75,9 @@ class RequestHandle:
 
         The reader side closes at once: later pops return None, so tokens still buffered are
         discarded, not handed to a writer whose client is gone."""
-        self._stream.abort_reader()
+        self.stream.abort_reader()
         if self._seq is None:
-            self._life.decide(reason)
+            self.life.decide(reason)
         else:
             self._engine._post("cancel", (self._seq, reason))
 
@@ -111,13 +85,6 @@ class RequestHandle:
         """Make the next step that includes this request raise (finishes it with error)."""
         if self._seq is not None:
             self._engine._post("fault", self._seq)
-
-    # --- state ----------------------------------------------------------------------------
-    @property
-    def finish_reason(self) -> FinishReason | None:
-        """The terminal state once decided (stop/length are decided when the last token is
-        committed, while the writer may still be taking the tail)."""
-        return self._life.reason
 
     @property
     def completion_tokens(self) -> int:
@@ -127,25 +94,6 @@ class RequestHandle:
     @property
     def proposed_tokens(self) -> int:
         return 0 if self._seq is None else self._seq.proposed
-
-    @property
-    def buffered(self) -> int:
-        """Tokens committed and not yet popped (never above the stream capacity)."""
-        return self._stream.buffered
-
-    @property
-    def peak_buffered(self) -> int:
-        return self._stream.peak
-
-    @property
-    def lifecycle(self) -> Lifecycle:
-        """The terminal-state record: decision attempts, cleanup count (read-only use)."""
-        return self._life
-
-    def wait(self, timeout_s: float | None = None) -> FinishReason | None:
-        """Block until the terminal state is decided (tests and simple clients)."""
-        self._life.decided.wait(timeout_s)
-        return self._life.reason
 
 
 class Engine:

@@ -45,6 +45,8 @@ from servescope.instrumentation.engine_health import EngineHealth
 from .config import EngineConfig
 from .engine_process import ChildSpec
 from .engine_wire import EV, FromEngine, Submit, ToEngine, decoder_from_engine, encoder
+from .handle import Handle
+from .lifecycle import Decision
 from .request import GenerationRequest
 from .stats import EngineStats
 from .stream import StreamBuffer
@@ -59,26 +61,9 @@ _RECENT = 4096  # finished recorders kept for late signals (bounded: no leak)
 _LAST_WORDS_MS = 200  # how long an exited engine's last message may take to arrive
 
 
-class RemoteLifecycle:
+class RemoteLifecycle(Decision):
     """The API-side terminal state of one request: the engine decides, this mirrors it
     (or decides ``error`` itself when the engine is lost), and the recorder is finished once."""
-
-    def __init__(self) -> None:
-        self.reason: FinishReason | None = None
-        self.attempts: list[FinishReason] = []
-        self.recorded = False
-        self.cleanup_count = 0
-        self.decided = threading.Event()
-        self._lock = threading.Lock()
-
-    def decide(self, reason: FinishReason) -> bool:
-        with self._lock:
-            self.attempts.append(reason)
-            if self.reason is not None:
-                return False
-            self.reason = reason
-        self.decided.set()
-        return True
 
     def mark_recorded(self) -> bool:
         """True the first time (the caller then finishes the recorder)."""
@@ -90,41 +75,22 @@ class RemoteLifecycle:
             return first
 
 
-class RemoteHandle:
+class RemoteHandle(Handle):
     """The writer's view of one request served by the engine process (thread-safe)."""
+
+    life: RemoteLifecycle
 
     def __init__(self, client: EngineClient, request: GenerationRequest,
                  recorder: RequestRecorder, stream: StreamBuffer,
                  reject_reason: str | None = None) -> None:
-        self.request_id = request.request_id
-        self.request = request
-        self.recorder = recorder
-        self.prompt_tokens = len(request.prompt)
-        self.reject_reason = reject_reason
-        self.life = RemoteLifecycle()
-        self.stream = stream
+        super().__init__(request, recorder, RemoteLifecycle(), stream, client.telemetry,
+                         reject_reason)
         self.delivered_total = 0
         self.proposed = 0
         self.writer_attached = False
         self.writer_finished = False
         self.sent = (0, 0, False, False, False)  # progress last reported to the engine
         self._client = client
-
-    async def next_chunk(self, max_tokens: int = 64) -> list[int] | None:
-        return await self.stream.next(max_tokens)
-
-    def get_chunk(self, timeout_s: float | None = None, max_tokens: int = 64
-                  ) -> list[int] | None:
-        return self.stream.get(timeout_s, max_tokens)
-
-    def clock(self) -> float:
-        """The telemetry's clock (stamps a write before it is issued)."""
-        return self._client.telemetry.clock()
-
-    def written(self, n: int, now: float | None = None) -> None:
-        """``n`` popped tokens were handed to the client's connection (see
-        :meth:`RequestHandle.written`)."""
-        self.recorder.written(n, now=now)
 
     def delivered(self, n: int) -> None:
         self.recorder.delivered(n)
@@ -157,32 +123,12 @@ class RemoteHandle:
         self._client.inject_fault(self.request_id)
 
     @property
-    def finish_reason(self) -> FinishReason | None:
-        return self.life.reason
-
-    @property
     def completion_tokens(self) -> int:
         return self.stream.pushed
 
     @property
     def proposed_tokens(self) -> int:
         return self.proposed
-
-    @property
-    def buffered(self) -> int:
-        return self.stream.buffered
-
-    @property
-    def peak_buffered(self) -> int:
-        return self.stream.peak
-
-    @property
-    def lifecycle(self) -> RemoteLifecycle:
-        return self.life
-
-    def wait(self, timeout_s: float | None = None) -> FinishReason | None:
-        self.life.decided.wait(timeout_s)
-        return self.life.reason
 
     def progress(self) -> tuple[int, int, bool, bool, bool]:
         stream = self.stream

@@ -25,7 +25,6 @@ import json
 import logging
 import os
 import sys
-import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,7 +33,13 @@ from typing import Any
 import torch
 import zmq
 
-from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
+from servescope.instrumentation import (
+    FinishReason,
+    RequestRecorder,
+    StepReport,
+    Telemetry,
+    TerminalState,
+)
 
 from .config import EngineConfig
 from .engine_wire import EV, FromEngine, Submit, ToEngine, decoder_to_engine, encoder
@@ -80,11 +85,10 @@ class _EventRecorder(RequestRecorder):
     """Every hook becomes an event; the API process replays it on the real recorder."""
 
     def __init__(self, telemetry: Telemetry, request_id: str, events: list[Event]) -> None:
-        # no metric children, spans or counts: only what the terminal compare-and-set needs
+        # no metric children, spans or counts: only the terminal state
+        TerminalState.__init__(self)
         self.telemetry = telemetry
         self.request_id = request_id
-        self._lock = threading.Lock()
-        self._reason: FinishReason | None = None
         self._events = events
 
     def _start(self, carrier: Mapping[str, str] | None, operation: str) -> None:
@@ -112,10 +116,7 @@ class _EventRecorder(RequestRecorder):
         pass  # the API process records its own buffer's peak
 
     def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
-        with self._lock:
-            won = self._reason is None
-            if won:
-                self._reason = reason
+        won = self._settle(reason)
         self._events.append((EV.FINISH, self.request_id, reason.value, now))
         return won
 

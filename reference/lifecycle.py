@@ -1,6 +1,7 @@
 """One request's terminal state and the resources it holds, released exactly once.
 
-The first terminal decision wins (compare-and-set); every later signal is a counted no-op.
+The first terminal decision wins (the :class:`TerminalState` compare-and-set, shared with the
+recorder); every later signal is a counted no-op.
 Release follows dependency order: KV block references, batch slot, stream buffer, then the
 recorder (which ends the spans).
 """
@@ -9,12 +10,12 @@ from __future__ import annotations
 
 import threading
 
-from servescope.instrumentation import FinishReason, RequestRecorder
+from servescope.instrumentation import FinishReason, RequestRecorder, TerminalState
 
 from .block_pool import BlockPool
 from .stream import StreamBuffer
 
-__all__ = ["Lifecycle", "SlotPool"]
+__all__ = ["Decision", "Lifecycle", "SlotPool"]
 
 
 class SlotPool:
@@ -45,43 +46,65 @@ class SlotPool:
         self._free.append(slot)
 
 
-class Lifecycle:
+class Decision(TerminalState):
+    """A request's terminal decision as its handle reads it: the reason (the terminal state's),
+    every reason attempted, an event set once decided, and whether the recorder was told."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.attempts: list[FinishReason] = []
+        self.cleanup_count = 0
+        self.recorded = False
+        self.decided = threading.Event()
+
+    @property
+    def reason(self) -> FinishReason | None:
+        """The decided terminal reason (None while the request lives)."""
+        return self._reason
+
+    def decide(self, reason: FinishReason) -> bool:
+        """True for the first terminal reason; False for every later one."""
+        with self._lock:
+            self.attempts.append(reason)
+            won = self._settle_held(reason)
+        if won:
+            self.decided.set()
+        return won
+
+
+class Lifecycle(Decision):
     """One request's terminal state and the resources it holds.
 
-    :meth:`decide` is the compare-and-set: the first reason wins. Release is split so that a
-    normal completion can give back its KV blocks and slot at once while its stream's tail is
-    still being written; the recorder is finished when the stream is released. Signals that
-    lose are replayed into :meth:`RequestRecorder.finish` after the winner, so the recorder
-    counts them as ignored.
+    The lifecycle decides, the recorder records: :meth:`decide` settles the terminal state
+    (the first reason wins), then :meth:`record` hands the winner to the recorder. Release is
+    split so that a normal completion can give back its KV blocks and slot at once while its
+    stream's tail is still being written; the recorder is finished when the stream is
+    released. Signals that lose are replayed into :meth:`RequestRecorder.finish` after the
+    winner, so the recorder counts them as ignored.
     """
 
     def __init__(self, recorder: RequestRecorder, pool: BlockPool | None = None,
                  slots: SlotPool | None = None) -> None:
+        super().__init__()
         self.recorder = recorder
         self.pool = pool
         self.slots = slots
         self.blocks: list[int] = []
         self.slot: int | None = None
         self.stream: StreamBuffer | None = None
-        self.reason: FinishReason | None = None
-        self.attempts: list[FinishReason] = []
-        self.cleanup_count = 0
-        self.recorded = False
         self.dropped: list[int] = []
         self._late: list[FinishReason] = []
-        self._lock = threading.Lock()
-        self.decided = threading.Event()
 
     @property
     def kv_blocks(self) -> int:
         return len(self.blocks)
 
     def decide(self, reason: FinishReason) -> bool:
-        """True for the first terminal reason; False (a no-op, counted) for every later one."""
+        """True for the first terminal reason; False (a no-op, counted by the recorder: at once
+        if it was told the winner, else when it is) for every later one."""
         with self._lock:
             self.attempts.append(reason)
-            if self.reason is None:
-                self.reason = reason
+            if self._settle_held(reason):
                 self.decided.set()
                 return True
             recorded = self.recorded
