@@ -23,25 +23,16 @@ import argparse
 import json
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
-from servescope.instrumentation import FinishReason, StepReport, Telemetry
+from servescope.instrumentation import FinishReason, NullSpanExporter, StepReport, Telemetry
 from servescope.instrumentation.export import CountingBatchSpanProcessor, CountingSpanExporter
 from servescope.instrumentation.metrics import MetricSet
 from servescope.instrumentation.slo import SLOSpec
-
-
-class NullExporter(SpanExporter):
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        return SpanExportResult.SUCCESS
-
-    def shutdown(self) -> None:
-        pass
 
 
 def provider(ratio: float) -> TracerProvider:
@@ -49,7 +40,7 @@ def provider(ratio: float) -> TracerProvider:
     p = TracerProvider(sampler=ParentBased(TraceIdRatioBased(ratio)))
     metrics = MetricSet(CollectorRegistry(), SLOSpec.default())
     p.add_span_processor(CountingBatchSpanProcessor(
-        CountingSpanExporter(NullExporter(), metrics), metrics, max_queue_size=1 << 16))
+        CountingSpanExporter(NullSpanExporter(), metrics), metrics, max_queue_size=1 << 16))
     return p
 
 
@@ -57,7 +48,7 @@ def traced(ratio: float) -> Telemetry:
     """Hooks wired as setup_telemetry wires them: spans straight into the batch processor."""
     p = TracerProvider(sampler=ParentBased(TraceIdRatioBased(ratio)))
     metrics = MetricSet(CollectorRegistry(), SLOSpec.default())
-    processor = CountingBatchSpanProcessor(CountingSpanExporter(NullExporter(), metrics),
+    processor = CountingBatchSpanProcessor(CountingSpanExporter(NullSpanExporter(), metrics),
                                            metrics, max_queue_size=1 << 16)
     p.add_span_processor(processor)
     tel = Telemetry(registry=CollectorRegistry(), tracer_provider=p)

@@ -39,14 +39,12 @@ import json
 import statistics
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
-
-from opentelemetry.sdk.trace import ReadableSpan
-from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from servescope.instrumentation import (
     FinishReason,
+    NullSpanExporter,
     NullTelemetry,
     StepReport,
     Telemetry,
@@ -58,14 +56,6 @@ from servescope.reference.model import pick_device
 from servescope.reference.request import GenerationRequest
 
 
-class NullExporter(SpanExporter):
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        return SpanExportResult.SUCCESS
-
-    def shutdown(self) -> None:
-        pass
-
-
 def _off() -> tuple[Any, Callable[[], None]]:
     return NullTelemetry(), lambda: None
 
@@ -75,13 +65,13 @@ def _metrics() -> tuple[Any, Callable[[], None]]:
 
 
 def _all_on() -> tuple[Any, Callable[[], None]]:
-    setup = setup_telemetry(span_exporter=NullExporter(), sample_ratio=1.0,
+    setup = setup_telemetry(span_exporter=NullSpanExporter(), sample_ratio=1.0,
                             max_queue_size=1 << 16)
     return setup.telemetry, lambda: setup.shutdown(10.0)
 
 
 def _spans_10() -> tuple[Any, Callable[[], None]]:
-    setup = setup_telemetry(span_exporter=NullExporter(), sample_ratio=0.1,
+    setup = setup_telemetry(span_exporter=NullSpanExporter(), sample_ratio=0.1,
                             max_queue_size=1 << 16)
     return setup.telemetry, lambda: setup.shutdown(10.0)
 

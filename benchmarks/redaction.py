@@ -46,6 +46,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from servescope.instrumentation import NullSpanExporter
 from servescope.redaction import (
     DETECTORS,
     KINDS,
@@ -72,14 +73,6 @@ def _load(name: str, path: Path) -> ModuleType:
 
 corpus = _load("redaction_corpus", ROOT / "tests" / "redaction" / "redaction_corpus.py")
 PYTHON_PREFILTER = RegexPrefilter(DETECTORS)
-
-
-class NullExporter(SpanExporter):
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        return SpanExportResult.SUCCESS
-
-    def shutdown(self) -> None:
-        pass
 
 
 class CopyExporter(SpanExporter):
@@ -185,12 +178,12 @@ def bench_spans(n: int, repeat: int) -> dict[str, float]:
     for _ in range(repeat):
         for name, exporter, spans in (
                 ("copy: servescope spans", CopyExporter(), ours),
-                ("redact: servescope spans", RedactingSpanExporter(NullExporter(), off), ours),
+                ("redact: servescope spans", RedactingSpanExporter(NullSpanExporter(), off), ours),
                 ("copy: mixed spans", CopyExporter(), with_prompt),
-                ("redact: capture off", RedactingSpanExporter(NullExporter(), off),
+                ("redact: capture off", RedactingSpanExporter(NullSpanExporter(), off),
                  with_prompt),
-                ("redact: capture on", RedactingSpanExporter(NullExporter(), on), with_prompt),
-                ("redact: no prompt", RedactingSpanExporter(NullExporter(), on), plain)):
+                ("redact: capture on", RedactingSpanExporter(NullSpanExporter(), on), with_prompt),
+                ("redact: no prompt", RedactingSpanExporter(NullSpanExporter(), on), plain)):
             rows[name] = max(rows.get(name, 0.0), spans_per_second(exporter, spans, 1))
     return rows
 

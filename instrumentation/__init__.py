@@ -6,7 +6,7 @@ iteration with :meth:`Telemetry.step`.
 """
 
 from .catalog import CATALOG, Buckets, Kind, MetricSpec
-from .null import NullTelemetry
+from .null import NullSpanExporter, NullTelemetry
 from .recorder import RequestRecorder, RequestSummary, StepReport, Telemetry
 from .setup import TelemetrySetup, setup_telemetry
 from .slo import SLOError, SLOSpec, load_slo, parse_slo
@@ -19,6 +19,7 @@ __all__ = [
     "FinishReason",
     "Kind",
     "MetricSpec",
+    "NullSpanExporter",
     "NullTelemetry",
     "RequestRecorder",
     "RequestSummary",

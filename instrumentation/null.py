@@ -1,19 +1,23 @@
-"""Telemetry with the hooks off: the same calls, nothing recorded.
+"""Telemetry with the hooks off, and spans exported nowhere: the same calls, nothing kept.
 
 The baseline of the overhead benchmarks and of the engine tests that compare work with and
 without hooks. The recorder keeps only its terminal state (the engine relies on ``finish``
 answering who won); every other hook returns at once, so no metric series or span is ever
-made.
+made. :class:`NullSpanExporter` is the span exporter that keeps nothing: the benchmarks
+measure the cost of making and batching spans with it, without an exporter's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from .recorder import RequestRecorder, StepReport, Telemetry
 from .status import FinishReason
 
-__all__ = ["NullTelemetry"]
+__all__ = ["NullSpanExporter", "NullTelemetry"]
 
 
 class _NullRecorder(RequestRecorder):
@@ -61,4 +65,18 @@ class NullTelemetry(Telemetry):
                              carrier, 0.0 if arrival is None else arrival, operation)
 
     def step(self, report: StepReport) -> None:
+        pass
+
+
+class NullSpanExporter(SpanExporter):
+    """Accepts every span and keeps none (counts them, so a caller can see spans arrived)."""
+
+    def __init__(self) -> None:
+        self.exported = 0
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        self.exported += len(spans)
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self) -> None:
         pass

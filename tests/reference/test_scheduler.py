@@ -84,7 +84,7 @@ def test_a_paused_request_does_not_block_the_others() -> None:
     assert stuck.finish_reason is FinishReason.LENGTH
     summary = stuck.recorder.summary()
     assert summary.pauses >= 1 and summary.discarded_tokens == 0
-    assert stuck._stream.peak <= 4
+    assert stuck.peak_buffered <= 4
 
 
 def test_slow_consumer_policy_finishes_and_frees_kv() -> None:
@@ -112,7 +112,7 @@ def test_unsent_tokens_stay_within_capacity_with_speculation() -> None:
         for t in threads:
             t.join(20)
         assert engine.wait_idle(5)
-    assert all(h._stream.peak <= 5 for h in handles)
+    assert all(h.peak_buffered <= 5 for h in handles)
     assert all(h.completion_tokens == 50 for h in handles)
     assert engine.stats().proposed_tokens > 0
 

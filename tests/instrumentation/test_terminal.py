@@ -1,0 +1,195 @@
+"""The terminal state's one compare-and-set: raced by threads, shared by every owner, and
+written once in the repository (an AST check that fails on a second copy planted beside it)."""
+
+from __future__ import annotations
+
+import ast
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from servescope.instrumentation import FinishReason, NullTelemetry, Telemetry, TerminalState
+from servescope.instrumentation.recorder import RequestRecorder
+from servescope.reference.engine_client import RemoteLifecycle
+from servescope.reference.engine_process import _EventRecorder
+from servescope.reference.lifecycle import Decision, Lifecycle
+
+ROOT = Path(__file__).resolve().parents[2]
+HOME = "instrumentation/terminal.py"  # the one module allowed to compare-and-set
+SKIP = {".venv", ".git", "node_modules", "build", "dist", "__pycache__"}
+REASONS = list(FinishReason)
+
+
+@pytest.fixture
+def tight_switching() -> Iterator[None]:
+    """Threads switch every microsecond: a check-then-set race gets every chance to show."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(before)
+
+
+def race(settle: list, threads: int = 8) -> list[list[tuple[int, FinishReason]]]:
+    """Each thread settles every state once, all starting together; returns its wins."""
+    barrier = threading.Barrier(threads)
+    wins: list[list[tuple[int, FinishReason]]] = [[] for _ in range(threads)]
+
+    def racer(k: int) -> None:
+        reason = REASONS[k % len(REASONS)]
+        barrier.wait()
+        for i, fn in enumerate(settle):
+            if fn(reason):
+                wins[k].append((i, reason))
+
+    workers = [threading.Thread(target=racer, args=(k,)) for k in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join()
+    return wins
+
+
+def one_winner_each(states: list, wins: list[list[tuple[int, FinishReason]]]) -> None:
+    won = sorted(i for per_thread in wins for i, _ in per_thread)
+    assert won == list(range(len(states)))  # exactly one winner per state
+    for per_thread in wins:
+        for i, reason in per_thread:
+            assert states[i].finish_reason is reason  # and the state holds the winner's reason
+
+
+def test_the_first_reason_wins_and_never_changes():
+    state = TerminalState()
+    assert state.finish_reason is None and not state.finished
+    assert state._settle(FinishReason.DEADLINE) is True
+    assert state._settle(FinishReason.STOP) is False
+    assert state._settle(FinishReason.DEADLINE) is False
+    assert state.finish_reason is FinishReason.DEADLINE and state.finished
+
+
+def test_racing_settles_have_exactly_one_winner_each(tight_switching):
+    states = [TerminalState() for _ in range(2000)]
+    one_winner_each(states, race([s._settle for s in states]))
+
+
+def test_racing_settles_under_a_shared_lock_have_one_winner_each(tight_switching):
+    # the recorder's way: many states share one lock, taken by the caller for its own updates
+    lock = threading.Lock()
+    states = [TerminalState(lock) for _ in range(2000)]
+    assert all(s._lock is lock for s in states)
+
+    def held(state: TerminalState):
+        def settle(reason: FinishReason) -> bool:
+            with lock:
+                return state._settle_held(reason)
+        return settle
+
+    one_winner_each(states, race([held(s) for s in states]))
+
+
+def test_racing_decisions_count_every_attempt(tight_switching):
+    decisions = [Decision() for _ in range(1000)]
+    wins = race([d.decide for d in decisions], threads=6)
+    one_winner_each(decisions, wins)
+    for d in decisions:
+        assert len(d.attempts) == 6 and d.decided.is_set() and d.reason is d.finish_reason
+
+
+def test_racing_hooks_off_finishes_have_one_winner_each(tight_switching):
+    telemetry = NullTelemetry()
+    recorders = [telemetry.request(f"r{i}") for i in range(1000)]
+    one_winner_each(recorders, race([r.finish for r in recorders]))
+
+
+def test_a_third_party_server_finishing_twice_gets_one_state_and_a_counted_signal(registry):
+    telemetry = Telemetry(registry=registry, tracer_provider=None, model="m")
+    recorder = telemetry.request("r1")
+    assert recorder.finish(FinishReason.STOP) is True
+    assert recorder.finish(FinishReason.CLIENT_CANCEL) is False
+    assert recorder.finish_reason is FinishReason.STOP
+    assert registry.get_sample_value("servescope_terminal_signals_ignored_total",
+                                     {"signal": "client_cancel"}) == 1
+
+
+@pytest.mark.parametrize("owner", [RequestRecorder, _EventRecorder, Lifecycle, RemoteLifecycle,
+                                   type(NullTelemetry().request("r"))])
+def test_every_owner_of_a_terminal_state_is_one(owner):
+    assert issubclass(owner, TerminalState)
+
+
+# --- written once -----------------------------------------------------------------------
+def compare_and_sets(tree: ast.AST) -> list[tuple[int, str, str]]:
+    """(line, function, attribute) for each function that both compares an attribute named
+    like a reason with None and assigns that attribute: a compare-and-set of a reason."""
+    found = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        compared, assigned = set(), set()
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Attribute) and any(
+                    isinstance(c, ast.Constant) and c.value is None for c in node.comparators):
+                compared.add(node.left.attr)
+            targets: list[ast.expr] = []
+            if isinstance(node, ast.Assign):
+                targets = list(node.targets)
+            elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+                targets = [node.target]
+            for target in targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Attribute):
+                        assigned.add(sub.attr)
+        for attr in sorted(compared & assigned):
+            if "reason" in attr:
+                found.append((fn.lineno, fn.name, attr))
+    return found
+
+
+def violations(root: Path) -> list[str]:
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if SKIP & set(rel.parts) or rel.as_posix() == HOME:
+            continue
+        for line, name, attr in compare_and_sets(ast.parse(path.read_text(), str(rel))):
+            out.append(f"{rel.as_posix()}:{line}: {name} compares-and-sets .{attr}")
+    return out
+
+
+def test_the_repository_compares_and_sets_the_terminal_reason_once():
+    assert violations(ROOT) == []
+    assert compare_and_sets(ast.parse((ROOT / HOME).read_text())), "the one CAS moved"
+
+
+SECOND_COPY = '''
+class Recorder:
+    def finish(self, reason):
+        with self._lock:
+            won = self._reason is None
+            if won:
+                self._reason = reason
+        return won
+
+class Life:
+    def decide(self, reason):
+        if self.reason is not None:
+            return False
+        self.reason = reason
+        return True
+
+def reads_only(state):
+    return state.reason is None
+'''
+
+
+def test_a_second_compare_and_set_is_named(tmp_path):
+    (tmp_path / "instrumentation").mkdir()
+    (tmp_path / HOME).write_text((ROOT / HOME).read_text())
+    (tmp_path / "reference").mkdir()
+    (tmp_path / "reference" / "copy.py").write_text(SECOND_COPY)
+    assert violations(tmp_path) == [
+        "reference/copy.py:3: finish compares-and-sets ._reason",
+        "reference/copy.py:11: decide compares-and-sets .reason",
+    ]
