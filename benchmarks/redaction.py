@@ -422,12 +422,16 @@ def _serve_receiver(mode: str, port: int) -> int:
     return 0
 
 
-def _spread(xs: list[float]) -> dict[str, float]:
+def _spread(xs: list[float], seed: int = 3) -> dict[str, float]:
+    """Median, quartiles, 5th/95th percentiles, and a 95% bootstrap interval of the median
+    (what the A/A row's interval spans is the smallest effect the run can resolve)."""
     import statistics
 
     q = statistics.quantiles(xs, n=20) if len(xs) >= 2 else [xs[0]] * 19
+    rng = random.Random(seed)
+    boot = sorted(statistics.median(rng.choices(xs, k=len(xs))) for _ in range(1000))
     return {"median": statistics.median(xs), "q1": q[4], "q3": q[14], "p5": q[0],
-            "p95": q[18], "n": len(xs)}
+            "p95": q[18], "ci95": (boot[25], boot[974]), "n": len(xs)}
 
 
 def bench_faults(slices: int, slice_requests: int = 100, rate: float = 1000.0,
@@ -484,17 +488,17 @@ def print_faults(faults: dict[str, dict[str, Any]], slices: int, slice_requests:
                  rate: float) -> None:
     print(f"exporter faults: {slices} paired slices per receiver state ({slice_requests} "
           f"lifecycles each at {rate:,.0f}/s, 5 spans each), healthy beside each state in a "
-          "random order; ratios per pair: median [q1-q3] (p5-p95)")
-    print(f"{'receiver':<15}{'rate x healthy':>34}{'hooks CPU/req x healthy':>36}"
-          f"{'export thread us/req':>22}")
+          "random order; ratios per pair: median [q1-q3] and the median's 95% interval")
+    print(f"{'receiver':<15}{'rate x healthy':>22}{'95% CI':>14}{'hooks CPU/req x healthy':>28}"
+          f"{'95% CI':>14}{'export thread us/req':>22}")
     for pair in PAIRS:
         r = faults[pair]
         rate_s, cpu = r["rate_x_healthy"], r["hooks_cpu_x_healthy"]
         print(f"  {pair:<13}"
               f"{rate_s['median']:>9.3f} [{rate_s['q1']:.3f}-{rate_s['q3']:.3f}]"
-              f" ({rate_s['p5']:.2f}-{rate_s['p95']:.2f})"
-              f"{cpu['median']:>11.3f} [{cpu['q1']:.3f}-{cpu['q3']:.3f}]"
-              f" ({cpu['p5']:.2f}-{cpu['p95']:.2f})"
+              f"{rate_s['ci95'][0]:>8.3f}-{rate_s['ci95'][1]:.3f}"
+              f"{cpu['median']:>15.3f} [{cpu['q1']:.3f}-{cpu['q3']:.3f}]"
+              f"{cpu['ci95'][0]:>8.3f}-{cpu['ci95'][1]:.3f}"
               f"{r['export_thread_cpu_us_per_request']:>22.1f}")
     print(f"{'pipeline':<26}{'spans':>9}{'exported':>10}{'q. full':>9}{'failed':>8}"
           f"{'shutdown':>9}{'uncounted':>10}")
@@ -549,6 +553,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--slice-requests", type=int, default=100,
                     help="request lifecycles per slice")
     ap.add_argument("--faults-only", action="store_true", help="only the exporter fault table")
+    ap.add_argument("--no-export-backoff", action="store_true",
+                    help="fault table with the export thread's backoff off (for comparison)")
     ap.add_argument("--rate", type=float, default=1000.0,
                     help="offered requests/s in the fault rounds (5 spans each)")
     ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
@@ -561,6 +567,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.spans, args.repeat = 200, 1
 
+    if args.no_export_backoff:
+        from servescope.instrumentation import export
+
+        export.BACKOFF_S = (0.0, 0.0)
     if args.faults_only:
         faults = bench_faults(5 if args.quick else args.slices, args.slice_requests,
                               args.rate)
