@@ -9,15 +9,18 @@
              `no_op`) and of detect-secrets (`scan_line`, default plugins) on the same strings
   recall     the tools on the labelled corpus of tests/redaction (per kind), and their rate of
              findings on the negatives (ids, UUIDs, digests, timestamps, blobs, pods, CIDRs...)
-  faults     a recorder-driven workload offered at --rate requests/s (5 spans each) with the
-             OTLP exporter + redaction while the receiver (in its own process, as a
-             Collector is) is healthy (with and without redaction), down, stalled or
-             flapping, in paired rounds: the request rate the
-             hooks sustain (per second spent in them; the export thread competes for the GIL)
-             as a median ratio to healthy, and every span's fate (exported, or dropped by
-             reason, counted by the pipeline itself)
+  faults     five pipelines (redaction + batch processor + OTLP/gRPC exporter) whose receivers
+             (in processes of their own, as a Collector is) are healthy (twice: the A/A
+             control), down, stalled or flapping, all alive for the whole run, fed in paired
+             slices of paced request lifecycles (5 spans each): healthy beside each other
+             state, random order. Per pair, the request rate the hooks sustain (per second of
+             wall time inside them) and the request thread's CPU per request, as ratios to
+             healthy (median, quartiles, 95% bootstrap interval of the median); the export
+             thread's CPU; and every span's fate (exported, or dropped by reason, counted by
+             the pipeline itself)
 
-Run: python benchmarks/redaction.py [--spans 2000] [--repeat 3] [--rounds 5] [--rate 1000] [--quick]
+Run: python benchmarks/redaction.py [--spans 2000] [--repeat 3] [--slices 100] [--rate 1000]
+                                    [--faults-only] [--no-export-backoff] [--quick]
 Presidio and detect-secrets: `pip install -e '.[bench]'`; without them their column says why.
 Prints a table and one JSON line.
 """
