@@ -500,7 +500,6 @@ class _State:
         self.prompt = prompt
 
 
-
 class RequestRecorder:
     """The life of one request, turned into metrics and spans. Made by :meth:`Telemetry.request`.
 
