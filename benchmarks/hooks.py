@@ -6,6 +6,9 @@ the hooks sit on: prometheus_client's labelled ``Histogram.observe``.
                    (metrics only; spans sampled at 100%, 10%, 0% through a batch processor)
   step(B)          one Telemetry.step() reporting a batch of B requests, one token each;
                    per advanced request = step / B
+  step + chunks    the same step after the writer delivered one chunk to each of the B
+                   streams (B delivered() calls + the step that flushes them), per advanced
+                   request: a streaming server's whole per-step hook work
   per-request      lifecycle + its share of TOKENS steps (TOKENS/B batch calls... amortised)
   naive            per token: a counter inc, a histogram observe and a span opened and closed
 
@@ -121,6 +124,21 @@ def step(telemetry: Telemetry, batch: int) -> Callable[[int], None]:
     return run
 
 
+def step_delivered(telemetry: Telemetry, batch: int) -> Callable[[int], None]:
+    """A step after the writer delivered a one-token chunk to every stream of the batch."""
+    recs = [telemetry.request(f"streamed-{i}") for i in range(batch)]
+    report = StepReport(advanced=[(r, 1, 0) for r in recs], kv_blocks_used=100,
+                        running=batch, waiting=0, paused=0, buffered_tokens=batch * 4)
+    telemetry.step(report)
+
+    def run(n: int) -> None:
+        for _ in range(n):
+            for rec in recs:
+                rec.delivered(1)
+            telemetry.step(report)
+    return run
+
+
 def naive(tokens: int, traced: TracerProvider) -> Callable[[int], None]:
     """What we refuse to do: per-token metric calls and a span per token."""
     registry = CollectorRegistry()
@@ -156,6 +174,10 @@ def main() -> int:
     step_us, step_obs = paired(step(full, args.batch), 2000, unit, args.repeat)
     rows[f"step, batch of {args.batch}"] = (step_us, step_obs)
     rows["step, per advanced request"] = (step_us / args.batch, step_obs / args.batch)
+    chunk_us, chunk_obs = paired(step_delivered(traced(1.0), args.batch), 2000, unit,
+                                 args.repeat)
+    rows["step + 1 delivered chunk each, per request"] = (chunk_us / args.batch,
+                                                         chunk_obs / args.batch)
     share = step_us / args.batch * args.tokens
     lifecycle_all = rows["lifecycle, spans 100%"]
     rows["per request, hooks (spans 100%)"] = (lifecycle_all[0] + share,
@@ -167,10 +189,10 @@ def main() -> int:
 
     print(f"servescope hooks cost ({args.tokens} output tokens per request, "
           f"median of {args.repeat} paired runs; 1 observe = {unit_us:.2f} us)")
-    print(f"{'what':<40} {'us per call':>12} {'observes':>10}")
+    print(f"{'what':<44} {'us per call':>12} {'observes':>10}")
     for name, (us, obs) in rows.items():
-        print(f"{name:<40} {us:>12.2f} {obs:>10.2f}")
-    print(f"{'naive / hooks per request':<40} {ratio:>11.1f}x")
+        print(f"{name:<44} {us:>12.2f} {obs:>10.2f}")
+    print(f"{'naive / hooks per request':<44} {ratio:>11.1f}x")
     print(json.dumps({"benchmark": "hooks", "tokens_per_request": args.tokens,
                       "batch": args.batch, "observe_us": round(unit_us, 3),
                       "us": {k: round(v[0], 3) for k, v in rows.items()},

@@ -21,12 +21,15 @@ Hook share of step time (attributed, not guessed): paired throughput ratios cann
 on a shared machine, so the same run also measures the hooks directly. Every hook call the
 engine and the transport make goes through a timing proxy that adds up ``perf_counter_ns``
 around the real call; the proxy's own cost (measured on a no-op call in the same run) is
-calibrated out. With ``--step-delay`` the engine sleeps in each step (the GIL released, as a
-GPU decode step waits on the device), so a step at batch 32 takes 10-30 ms as on real
-hardware. Share = hook time / decode wall time.
+calibrated out. The attribution runs decode with a real model sized so that a step at batch
+32 takes 10-30 ms on the CPU, as a GPU decode step does on real hardware (``--model``: the
+reference decoder at dim 256, 4 layers, feed-forward 768; torch releases the GIL inside its
+kernels as a GPU step does while it waits on the device). ``--step-delay`` adds a sleep to
+each step instead (the old stand-in). Share = hook time / decode wall time.
 
 Run: python benchmarks/overhead.py [--rounds 12] [--requests 64] [--max-tokens 128]
-                                   [--step-delay 0.015] [--attribution-rounds 3]
+                                   [--model 256,4,768] [--step-delay 0]
+                                   [--attribution-rounds 3]
 Prints tables and one JSON line.
 """
 
@@ -50,7 +53,7 @@ from servescope.instrumentation import (
     Telemetry,
     setup_telemetry,
 )
-from servescope.reference.config import EngineConfig
+from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.engine import Engine
 from servescope.reference.model import pick_device
 from servescope.reference.request import GenerationRequest
@@ -276,29 +279,52 @@ def attribute_once(mode: str, config: EngineConfig, requests: int, max_tokens: i
             "calls": timer.total_calls, "steps": steps, "proxy_ns": proxy_ns}
 
 
+def model_config(spec: str) -> ModelConfig:
+    """``dim,layers,hidden`` (heads: dim / 32, half as many KV heads)."""
+    try:
+        dim, layers, hidden = (int(x) for x in spec.split(","))
+    except ValueError:
+        raise SystemExit(f"--model: expected dim,layers,hidden, got {spec!r}") from None
+    heads = max(1, dim // 32)
+    return ModelConfig(dim=dim, n_layers=layers, n_heads=heads,
+                       n_kv_heads=max(1, heads // 2), hidden_dim=hidden)
+
+
 def attribution(args: argparse.Namespace) -> dict[str, Any]:
-    config = EngineConfig(max_batch=args.max_batch, step_delay_s=args.step_delay)
+    model = model_config(args.model)
+    config = EngineConfig(max_batch=args.max_batch, step_delay_s=args.step_delay, model=model)
     proxy_ns = proxy_cost_ns()
-    out: dict[str, Any] = {"step_delay_s": args.step_delay, "proxy_ns_per_call": proxy_ns}
-    for mode in ATTRIBUTED:
-        runs = [attribute_once(mode, config, args.requests, args.max_tokens, f"a{r}-{mode}",
-                               proxy_ns) for r in range(args.attribution_rounds)]
+    out: dict[str, Any] = {"step_delay_s": args.step_delay, "proxy_ns_per_call": proxy_ns,
+                           "model": {"dim": model.dim, "n_layers": model.n_layers,
+                                     "hidden_dim": model.hidden_dim}}
+    modes = list(ATTRIBUTED)
+    by_mode: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
+    for r in range(args.attribution_rounds):  # interleaved, order rotated: drift hits each
+        for mode in modes[r % len(modes):] + modes[:r % len(modes)]:
+            by_mode[mode].append(attribute_once(mode, config, args.requests, args.max_tokens,
+                                                f"a{r}-{mode}", proxy_ns))
+    for mode in modes:
+        runs = by_mode[mode]
         share = statistics.median(r["share"] for r in runs)
         steps = statistics.median(r["steps"] for r in runs)
         wall = statistics.median(r["wall_ms"] for r in runs)
         out[mode] = {"hook_share": share, "hook_ms": statistics.median(r["hook_ms"] for r in runs),
                      "wall_ms": wall, "steps": steps,
                      "step_ms": wall / steps if steps else float("nan"),
-                     "hook_calls": statistics.median(r["calls"] for r in runs)}
+                     "hook_calls": statistics.median(r["calls"] for r in runs),
+                     "share_min": min(r["share"] for r in runs),
+                     "share_max": max(r["share"] for r in runs)}
     print(f"hook share of decode time, attributed ({args.attribution_rounds} runs each, "
-          f"batch {args.max_batch}, step delay {args.step_delay * 1000:.0f} ms; timing proxy "
-          f"{proxy_ns:.0f} ns/call calibrated out)")
+          f"batch {args.max_batch}, model dim {model.dim} x {model.n_layers} layers, "
+          f"step delay {args.step_delay * 1000:.0f} ms; timing proxy {proxy_ns:.0f} ns/call "
+          "calibrated out)")
     print(f"{'hooks':<10}{'step ms':>9}{'hook calls':>12}{'hook ms':>10}{'wall ms':>10}"
-          f"{'share':>9}")
+          f"{'share':>9}{'runs':>18}")
     for mode in ATTRIBUTED:
         r = out[mode]
+        spread = "-".join(f"{x:.3%}" for x in (r["share_min"], r["share_max"]))
         print(f"{mode:<10}{r['step_ms']:>9.1f}{r['hook_calls']:>12.0f}{r['hook_ms']:>10.1f}"
-              f"{r['wall_ms']:>10.0f}{r['hook_share']:>8.3%}")
+              f"{r['wall_ms']:>10.0f}{r['hook_share']:>8.3%}{spread:>18}")
     return out
 
 
@@ -308,8 +334,11 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=64)
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--max-batch", type=int, default=32)
-    parser.add_argument("--step-delay", type=float, default=0.015,
-                        help="seconds each step sleeps in the attribution runs (a GPU step)")
+    parser.add_argument("--model", default="256,4,768",
+                        help="dim,layers,hidden of the attribution runs' model (a step at "
+                             "batch 32 of 10-30 ms on the CPU)")
+    parser.add_argument("--step-delay", type=float, default=0.0,
+                        help="seconds each step also sleeps in the attribution runs")
     parser.add_argument("--attribution-rounds", type=int, default=3)
     parser.add_argument("--attribution-only", action="store_true")
     args = parser.parse_args()

@@ -206,8 +206,9 @@ STREAM_BUFFERED = _g(f"{NAMESPACE}_stream_buffered_tokens", "tokens",
 STREAM_UNACKED_PEAK = _h(
     f"{NAMESPACE}_stream_unacknowledged_peak_tokens", "tokens",
     "Per request written to a connection, the peak of tokens committed but not yet "
-    "acknowledged by the peer (sampled at each step report): the send queue plus what sits in "
-    "socket buffers (a non-streamed reply holds its whole length until it is written).",
+    "acknowledged by the peer (taken before each delivery and at the end): the send queue "
+    "plus what sits in socket buffers (a non-streamed reply holds its whole length until it "
+    "is written).",
     Buckets.TOKENS, _M, "transport")
 DELIVERY_ACKED = _g(
     f"{NAMESPACE}_transport_delivery_acknowledged", "boolean",

@@ -11,6 +11,14 @@ An SDK upgrade cannot silently stop the counting, and no span is dropped uncount
 It honours the SDK's ``OTEL_BSP_*`` variables (schedule delay, batch size, queue size, export
 timeout) with the SDK's defaults. A full queue drops the *newest* span (the one being ended),
 as the Collector's queue does: the spans already queued belong to traces partly exported.
+
+When an export fails (the receiver down, stalled past the exporter's timeout, refusing), the
+export thread backs off before the next batch: 1 s, doubling up to 10 s, reset by the first
+export that succeeds, cut short by a flush or shutdown. Without it the thread would take the
+next batch at once and redact, encode and send it to a receiver known to be failing: about a
+batch a second of work (and of the GIL the request threads need) spent on spans that are lost
+anyway. Meanwhile the request threads do what they always do: an append, or a counted drop
+when the queue is full.
 """
 
 from __future__ import annotations
@@ -33,6 +41,8 @@ __all__ = ["CountingBatchSpanProcessor", "CountingSpanExporter", "bsp_settings"]
 
 _log = logging.getLogger("servescope.instrumentation")
 
+# After a failed export: the first wait before the next batch, and the most it grows to.
+BACKOFF_S = (1.0, 10.0)
 # The SDK's defaults for the same variables.
 _DEFAULTS = {"OTEL_BSP_SCHEDULE_DELAY": 5000, "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": 512,
              "OTEL_BSP_MAX_QUEUE_SIZE": 8192, "OTEL_BSP_EXPORT_TIMEOUT": 30000}
@@ -150,27 +160,48 @@ class CountingBatchSpanProcessor(SpanProcessor):
             return [queue.popleft() for _ in range(self.max_export_batch_size)]
 
     def _run(self) -> None:
+        backoff = 0.0
         while True:
-            self._wake.wait(self.schedule_delay_s)
+            if backoff:
+                self._back_off(backoff)
+            else:
+                self._wake.wait(self.schedule_delay_s)
             self._wake.clear()
             with self._idle:
                 generation = self._flush_generation
-            self._drain()
+            backoff = 0.0 if self._drain() else min(max(2 * backoff, BACKOFF_S[0]),
+                                                    BACKOFF_S[1])
             with self._idle:
                 self._flushed_generation = max(self._flushed_generation, generation)
                 self._idle.notify_all()
             if self._shutdown:
                 return
 
-    def _drain(self) -> None:
+    def _back_off(self, seconds: float) -> None:
+        """Wait ``seconds`` after a failed export, unless a flush or shutdown asks sooner
+        (a queue reaching a batch's size does not: the receiver was failing)."""
+        deadline = time.monotonic() + seconds
+        while not self._shutdown and self._flushed_generation >= self._flush_generation:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            self._wake.wait(left)
+            self._wake.clear()
+
+    def _drain(self) -> bool:
+        """Export what is queued, batch by batch; False at the first batch that fails (the
+        rest waits for the backoff)."""
         while True:
             batch = self._take_batch()
             if not batch:
-                return
+                return True
             try:
-                self.exporter.export(batch)
+                result = self.exporter.export(batch)
             except Exception:  # the counting exporter never raises; another might
                 _log.exception("span export failed")
+                return False
+            if result is not SpanExportResult.SUCCESS:
+                return False
 
     # --- flush and shutdown -----------------------------------------------------------------
     def force_flush(self, timeout_millis: int = 30000) -> bool:

@@ -21,6 +21,7 @@ import dataclasses
 import functools
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -174,11 +175,22 @@ class Telemetry:
             cat.STREAM_BUFFERED))
         self._batch_size = self._pool_children[cat.BATCH_SIZE.name]
         self._children: dict[tuple[str, str], _Children] = {}
+        self._phase_children: dict[tuple[str, str], Any] = {}
+        # The model of every recorder so far, until a second one appears: a step then needs
+        # no per-request model check.
+        self._first_model: str | None = None
+        self._many_models = False
+        self._models_lock = threading.Lock()
 
     def children(self, model: str, priority: str) -> _Children:
         """The shared child bundle of (model, priority)."""
         found = self._children.get((model, priority))
         if found is None:
+            with self._models_lock:  # rare (a new pair): two first models never both pass
+                if self._first_model is None:
+                    self._first_model = model
+                elif model != self._first_model:
+                    self._many_models = True
             found = _Children(self.metrics, model, priority)
             if len(self._children) < 1024:
                 self._children[(model, priority)] = found
@@ -209,105 +221,77 @@ class Telemetry:
 
     def _step(self, report: StepReport) -> None:
         now = self.clock() if report.now is None else report.now
-        # token totals per model (almost always one model: no dict until a second appears)
-        model = ""
-        committed = proposed = 0
-        others: dict[str, list[int]] | None = None
-        moved: list[RequestRecorder] | None = None  # their writer flagged them since a flush
-        for entry in report.advanced:
-            if len(entry) == 4:  # with its own commit stamp
-                rec, n_committed, n_proposed, at = entry
-            else:
-                rec, n_committed, n_proposed = entry
-                at = now
-            # RequestRecorder's commit, inlined: this loop runs for every request every step
-            if rec._reason is not None:
-                continue  # finished (a late report): the terminal summary is final
-            c = rec._state
-            if n_proposed:
-                c.proposed += n_proposed
-            if n_committed > 0:  # a step may reject every draft and commit nothing
-                total = c.committed
-                if total == 0:
-                    rec._first_token(at)
-                c.committed = total = total + n_committed
-                c.last_token = at
-                ahead = total - c.delivered
-                if ahead > c.peak_unacknowledged:
-                    c.peak_unacknowledged = ahead
-            if c.moved:
-                if moved is None:
-                    moved = []
-                moved.append(rec)
-            if rec.model is model or not model:
-                model = rec.model
-                committed += n_committed
-                proposed += n_proposed
-            else:
-                if others is None:
-                    others = {}
-                totals = others.setdefault(rec.model, [0, 0, 0, 0])
-                totals[0] += n_committed
-                totals[1] += n_proposed
-        flows = self._take_flows(moved) if moved else None
-        if model:
-            w, d = flows.pop(model, (0, 0)) if flows else (0, 0)
-            self._count_tokens(model, committed, proposed, w, d)
-        if others:
-            for other, (n_c, n_p, _, _) in others.items():
-                w, d = flows.pop(other, (0, 0)) if flows else (0, 0)
-                self._count_tokens(other, n_c, n_p, w, d)
-        if report.advanced:
-            self._batch_size.observe(len(report.advanced))
+        advanced = report.advanced
+        if advanced:
+            if self._many_models:
+                for model, entries in _by_model(advanced).items():
+                    self._count_step(model, entries, now, 0)
+                self._batch_size.observe(len(advanced))
+            else:  # the usual server: one model, one pass, one lock acquisition
+                self._count_step(self._first_model or advanced[0][0].model, advanced, now,
+                                 len(advanced))
         if report.forward_seconds or report.step_tokens:
             self._report_phases(report)
         self._report_capacity(report)
 
-    def _take_flows(self, moved: list[RequestRecorder]) -> dict[str, tuple[int, int]]:
-        """Written and delivered tokens not yet flushed, per model, read and reset for every
-        advanced recorder whose writer flagged it, in one acquisition of the lock (a finished
-        one was flushed by its finish, under the same lock)."""
-        flows: dict[str, tuple[int, int]] = {}
-        with self.metrics.lock:
-            for rec in moved:
-                if rec._reason is not None:
-                    continue
-                c = rec._state
-                c.moved = False  # before the reads: a write racing this flush flags again
-                written, delivered = c.written, c.delivered
-                n_w, n_d = written - c.written_flushed, delivered - c.delivered_flushed
-                c.written_flushed, c.delivered_flushed = written, delivered
-                w, d = flows.get(rec.model, (0, 0))
-                flows[rec.model] = (w + n_w, d + n_d)
-        return flows
-
-    def _count_tokens(self, model: str, committed: int, proposed: int, written: int,
-                      delivered: int) -> None:
+    def _count_step(self, model: str, entries: Sequence[Any], now: float, batch: int) -> None:
+        """Apply one model's commits, then flush its token counters (and the batch size
+        when ``batch``): the flush of the streams its writers flagged and every counter in
+        one acquisition of the lock."""
+        committed, proposed, moved = _advance(entries, now)
         ch = self.children(model, "")
-        c_child, p_child, w_child, d_child = ch.step_tokens
-        if ((committed > 0 and c_child is None) or (proposed > 0 and p_child is None)
-                or (written > 0 and w_child is None) or (delivered > 0 and d_child is None)):
-            c_child, p_child, w_child, d_child = ch.step_tokens = tuple(
-                ch.get(cat.TOKENS, cat.STAGE, stage) if n > 0 or known is not None else None
-                for stage, n, known in zip(_STEP_STAGES, (committed, proposed, written,
-                                                          delivered), ch.step_tokens,
-                                           strict=True))
-        with self.metrics.lock:  # the step's token counters: one acquisition
+        children = ch.step_tokens
+        if (committed > 0 and children[0] is None) or (proposed > 0 and children[1] is None):
+            children = self._token_children(ch, (committed, proposed, 0, 0))
+        c_child, p_child, w_child, d_child = children
+        written = delivered = 0
+        with self.metrics.lock:
+            if moved is not None:
+                written, delivered = _flush(moved)
+                if written > 0 and w_child is not None:
+                    w_child.value += written
+                    written = 0
+                if delivered > 0 and d_child is not None:
+                    d_child.value += delivered
+                    delivered = 0
             if committed > 0:
                 c_child.value += committed
             if proposed > 0:
                 p_child.value += proposed
-            if written > 0:
-                w_child.value += written
-            if delivered > 0:
-                d_child.value += delivered
+            if batch:
+                self._batch_size.add(batch)
+        if written > 0 or delivered > 0:  # a stage's first write: make its series, then add
+            _, _, w_child, d_child = self._token_children(ch, (0, 0, written, delivered))
+            with self.metrics.lock:
+                if written > 0:
+                    w_child.value += written
+                if delivered > 0:
+                    d_child.value += delivered
+
+    @staticmethod
+    def _token_children(ch: _Children, counts: tuple[int, int, int, int]) -> tuple[Any, ...]:
+        """The token counters of ``ch``'s model, made for each stage with a count (a series
+        appears at its first write, not before). Called outside the lock."""
+        ch.step_tokens = tuple(
+            ch.get(cat.TOKENS, cat.STAGE, stage) if n > 0 or known is not None else None
+            for stage, n, known in zip(_STEP_STAGES, counts, ch.step_tokens, strict=True))
+        return ch.step_tokens
 
     def _report_phases(self, report: StepReport) -> None:
         """Forward time and tokens of each phase that ran: one observation per step."""
+        phases = self._phase_children
         for phase, seconds in report.forward_seconds.items():
-            self.metrics.child(cat.FORWARD_TIME, pool=self.pool, phase=phase).observe(seconds)
+            (phases.get((cat.FORWARD_TIME.name, phase)) or
+             self._phase_child(cat.FORWARD_TIME, phase)).observe(seconds)
         for phase, tokens in report.step_tokens.items():
-            self.metrics.child(cat.STEP_TOKENS, pool=self.pool, phase=phase).observe(tokens)
+            (phases.get((cat.STEP_TOKENS.name, phase)) or
+             self._phase_child(cat.STEP_TOKENS, phase)).observe(tokens)
+
+    def _phase_child(self, spec: cat.MetricSpec, phase: str) -> Any:
+        child = self.metrics.child(spec, pool=self.pool, phase=phase)
+        if len(self._phase_children) < 64:  # phases are a small closed set; bounded anyway
+            self._phase_children[(spec.name, phase)] = child
+        return child
 
     def _capacity_children(self) -> dict[str, Any]:
         specs = (cat.KV_BLOCKS_USED, cat.KV_BLOCKS_TOTAL, cat.RUNNING, cat.WAITING, cat.PAUSED,
@@ -391,6 +375,80 @@ def _exemplar_ratio(argument: float | None) -> float:
     return min(1.0, max(0.0, argument))
 
 
+def _advance(entries: Sequence[Any], now: float) -> tuple[int, int, list[Any] | None]:
+    """Apply a step's commits to each request (the recorder's commit, inlined: this loop runs
+    for every request every step, so it does no more than the integers need): the committed
+    and proposed totals, and the requests whose writers flagged them since their last flush
+    (None when none did)."""
+    committed = proposed = 0
+    moved: list[Any] | None = None
+    for entry in entries:
+        rec = entry[0]
+        if rec._reason is not None:
+            continue  # finished (a late report): the terminal summary is final
+        c = rec._state
+        if c.moved:  # delivered since the last step: the peak was just before it (_peak)
+            ahead = c.committed - c.delivered_flushed
+            if ahead > c.peak_unacknowledged:
+                c.peak_unacknowledged = ahead
+            if moved is None:
+                moved = [rec]
+            else:
+                moved.append(rec)
+        n = entry[1]
+        if n > 0:  # a step may reject every draft and commit nothing
+            at = entry[3] if len(entry) == 4 else now  # its own commit stamp, when given
+            if c.committed:
+                c.committed += n
+            else:
+                c.committed = n
+                rec._first_token(at)
+            c.last_token = at
+            committed += n
+        n = entry[2]
+        if n:
+            c.proposed += n
+            proposed += n
+    return committed, proposed, moved
+
+
+def _peak(c: _State) -> None:
+    """Bring the unacknowledged peak up to now. Tokens committed but not delivered only grow
+    between deliveries, so the peak is just before a delivery or now; commits happen only in
+    steps, and a step flushes whatever was delivered since the last one, so just before those
+    deliveries the count was ``committed`` at the previous step minus ``delivered_flushed``:
+    the step loop takes that for each stream its writer flagged (and nothing for the rest),
+    the finish the last one."""
+    ahead = c.committed - c.delivered_flushed
+    if ahead > c.peak_unacknowledged:
+        c.peak_unacknowledged = ahead
+
+
+def _flush(moved: list[Any]) -> tuple[int, int]:
+    """Written and delivered tokens not yet flushed, read and reset for each flagged recorder
+    (under the metric set's lock: a finished one was flushed by its finish, under the same
+    lock)."""
+    written = delivered = 0
+    for rec in moved:
+        if rec._reason is not None:
+            continue
+        c = rec._state
+        c.moved = False  # before the reads: a write racing this flush flags again
+        w, d = c.written, c.delivered
+        written += w - c.written_flushed
+        delivered += d - c.delivered_flushed
+        c.written_flushed, c.delivered_flushed = w, d
+    return written, delivered
+
+
+def _by_model(entries: Sequence[Any]) -> dict[str, list[Any]]:
+    """A step's entries grouped by their recorder's model (servers with several models)."""
+    groups: dict[str, list[Any]] = {}
+    for entry in entries:
+        groups.setdefault(entry[0].model, []).append(entry)
+    return groups
+
+
 def _hook(name: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R | None]]:
     """Run a recorder hook; an internal error is counted and swallowed, never raised."""
 
@@ -434,7 +492,7 @@ class _State:
     delivered_flushed: int = 0
     moved: bool = False  # set by the writer after each increment; reset by the flush
     last_token: float | None = None
-    peak_unacknowledged: int = 0
+    peak_unacknowledged: int = 0  # brought up to date by _peak (steps, finish)
     pauses: int = 0
     pause_events: int = 0
     ignored: tuple[FinishReason, ...] = ()  # rare: a tuple, not a list made per request
@@ -607,12 +665,13 @@ class RequestRecorder(TerminalState):
             if n <= 0 or self._reason is not None:  # the terminal summary is final
                 return
             c = self._state
-            c.delivered += n
-            if c.written < c.delivered:
-                if c.written and self._span is None:  # only the stream span needs last_byte
-                    c.written = c.delivered
+            c.delivered = total = c.delivered + n
+            written = c.written
+            if written < total:
+                if written and self._span is None:  # only the stream span needs last_byte
+                    c.written = total
                 else:
-                    self._wrote(c.delivered - c.written,
+                    self._wrote(total - written,
                                 self.telemetry.clock() if now is None else now)
             c.moved = True
         except Exception:
@@ -704,6 +763,7 @@ class RequestRecorder(TerminalState):
         :meth:`_apply_finish` to add under the lock."""
         st = self._state
         st.finished = t
+        _peak(st)
         ttft = None if st.first_token is None else st.first_token - st.arrival
         tpot = self._tpot() if st.committed >= 2 else None
         decode = None if st.prefill_done is None else t - st.prefill_done
@@ -842,4 +902,5 @@ class RequestRecorder(TerminalState):
         stream_ttft = None if t.first_byte is None else t.first_byte - t.arrival
         return RequestSummary(self.request_id, None, ttft, stream_ttft, self._tpot(), None,
                               c.prompt, c.proposed, c.committed, c.delivered, 0, c.pauses,
-                              False, ignored, c.written, c.peak_unacknowledged)
+                              False, ignored, c.written,
+                              max(c.peak_unacknowledged, c.committed - c.delivered_flushed))

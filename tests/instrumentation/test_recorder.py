@@ -366,3 +366,47 @@ def test_without_steps_each_finish_flushes_its_stream(registry):
         rec.finish(FinishReason.STOP)
     assert sample(registry, "servescope_tokens_total", model="m", stage="written") == 300.0
     assert sample(registry, "servescope_tokens_total", model="m", stage="delivered") == 200.0
+
+
+def test_a_step_counts_each_models_tokens_under_its_own_model(registry):
+    """One step can hold several models' requests (a second model appearing after the first
+    steps too): each model's counters get its own tokens, the batch size counts them all."""
+    tel, _ = make(registry)
+    a = tel.request("a")
+    tel.step(StepReport(advanced=[(a, 2, 1)]))
+    b = tel.request("b", model="other")
+    a.delivered(2)
+    b.delivered(1)  # written implied: flushed for b's model, not a's
+    tel.step(StepReport(advanced=[(a, 1, 0), (b, 3, 2), (a, 0, 1)]))
+    assert sample(registry, "servescope_tokens_total", model="m", stage="committed") == 3.0
+    assert sample(registry, "servescope_tokens_total", model="m", stage="proposed") == 2.0
+    assert sample(registry, "servescope_tokens_total", model="m", stage="delivered") == 2.0
+    assert sample(registry, "servescope_tokens_total", model="other", stage="committed") == 3.0
+    assert sample(registry, "servescope_tokens_total", model="other", stage="proposed") == 2.0
+    assert sample(registry, "servescope_tokens_total", model="other", stage="delivered") == 1.0
+    assert sample(registry, "servescope_tokens_total", model="other", stage="written") == 1.0
+    assert sample(registry, "servescope_scheduler_batch_size_sum", pool="default") == 4.0
+    assert sample(registry, "servescope_scheduler_batch_size_count", pool="default") == 2.0
+
+
+def test_the_unacknowledged_peak_is_exact_between_steps_and_at_the_end(registry):
+    """The peak of committed-but-undelivered tokens, however the deliveries and commits
+    interleave: just before a delivery, or at the end when the last commits were never
+    delivered."""
+    tel, _ = make(registry)
+    early = tel.request("early")  # the peak comes before a delivery
+    tel.step(StepReport(advanced=[(early, 6, 0)]))
+    tel.step(StepReport(advanced=[(early, 4, 0)]))
+    early.delivered(10)
+    tel.step(StepReport(advanced=[(early, 3, 0)]))
+    early.delivered(3)
+    early.finish(FinishReason.STOP)
+    late = tel.request("late")  # the peak is what was left at the end
+    tel.step(StepReport(advanced=[(late, 2, 0)]))
+    late.delivered(2)
+    tel.step(StepReport(advanced=[(late, 7, 0)]))
+    late.finish(FinishReason.CLIENT_CANCEL)
+    assert early.summary().peak_unacknowledged == 10
+    assert late.summary().peak_unacknowledged == 7
+    assert sample(registry, "servescope_stream_unacknowledged_peak_tokens_sum",
+                  model="m") == 17.0

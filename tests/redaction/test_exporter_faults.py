@@ -241,3 +241,64 @@ def test_bsp_settings_follow_the_otel_variables(monkeypatch):
     assert (s["max_queue_size"], s["max_export_batch_size"], s["schedule_delay_s"]) == (
         100, 100, 5.0)
     assert bsp_settings(max_queue_size=10)["max_queue_size"] == 10
+
+
+class _FailingExporter:
+    """Refuses every batch until told to accept (a receiver that is down, then back)."""
+
+    def __init__(self) -> None:
+        self.accept = False
+        self.calls = 0
+        self.received = 0
+
+    def export(self, spans):
+        self.calls += 1
+        if not self.accept:
+            return SpanExportResult.FAILURE
+        self.received += len(spans)
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+def test_a_failing_receiver_gets_one_batch_per_backoff_not_the_whole_queue(registry,
+                                                                          monkeypatch):
+    """After a failed export the export thread waits before the next batch (no redacting,
+    encoding and sending batch after batch to a receiver known to fail), even while the
+    queue keeps reaching a batch's size; a flush cuts the wait short, and once the receiver
+    is back every queued span gets through and is counted."""
+    from servescope.instrumentation import export
+    from servescope.instrumentation.export import CountingSpanExporter
+    from servescope.instrumentation.metrics import MetricSet
+    from servescope.instrumentation.slo import SLOSpec
+
+    monkeypatch.setattr(export, "BACKOFF_S", (30.0, 30.0))
+    metrics = MetricSet(registry, SLOSpec.default())
+    inner = _FailingExporter()
+    processor = CountingBatchSpanProcessor(CountingSpanExporter(inner, metrics), metrics,
+                                           max_queue_size=256, max_export_batch_size=16)
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    tracer = provider.get_tracer("t")
+    for _ in range(16):  # a full batch wakes the export thread: its export fails
+        tracer.start_span("s").end()
+    deadline = time.monotonic() + 10
+    while inner.calls == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert inner.calls == 1
+    for _ in range(100):  # six more full batches, each waking the thread: it keeps waiting
+        tracer.start_span("s").end()
+    time.sleep(0.5)
+    assert inner.calls == 1
+    inner.accept = True
+    t0 = time.monotonic()
+    assert processor.force_flush(10_000)  # cut short: no 30 s wait
+    assert time.monotonic() - t0 < 10
+    failed = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="export_failed")
+    assert failed == 16 and inner.received == 100
+    assert _sample(registry, f"{cat.SPANS_EXPORTED.name}_total") == 100
+    processor.shutdown(1_000)
