@@ -49,7 +49,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from servescope.instrumentation import NullSpanExporter
+from servescope.instrumentation import FinishReason, NullSpanExporter, StepReport, Telemetry
 from servescope.redaction import (
     DETECTORS,
     KINDS,
@@ -138,22 +138,26 @@ def make_spans(n: int, capture: bool, rng: random.Random) -> list[ReadableSpan]:
 
 def recorder_spans(n: int) -> list[ReadableSpan]:
     """The spans servescope's recorder emits for ``n`` requests (request span + phases)."""
-    from servescope.instrumentation import FinishReason, StepReport, Telemetry
-
     sink = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource.create({"service.name": "llm-inference"}))
     provider.add_span_processor(SimpleSpanProcessor(sink))
     tel = Telemetry(tracer_provider=provider, model="llama-3.1-8b-instruct")
     for i in range(n):
-        rec = tel.request(str(uuid.UUID(int=random.Random(i).getrandbits(128))),
-                          prompt_tokens=100 + i % 900, operation="chat")
-        rec.admitted()
-        rec.scheduled()
-        rec.prefill_done()
-        tel.step(StepReport(advanced=((rec, 8, 0),)))
-        rec.delivered(8)
-        rec.finish(FinishReason.STOP)
+        one_request(tel, str(uuid.UUID(int=random.Random(i).getrandbits(128))),
+                    prompt_tokens=100 + i % 900, operation="chat")
     return list(sink.get_finished_spans())
+
+
+def one_request(tel: Telemetry, request_id: str, **request: Any) -> None:
+    """One short streamed request through the hooks: admitted, scheduled, prefilled, one
+    step of 8 tokens, delivered, finished with ``stop``."""
+    rec = tel.request(request_id, **request)
+    rec.admitted()
+    rec.scheduled()
+    rec.prefill_done()
+    tel.step(StepReport(advanced=((rec, 8, 0),)))
+    rec.delivered(8)
+    rec.finish(FinishReason.STOP)
 
 
 def spans_per_second(exporter: SpanExporter, spans: list[ReadableSpan], repeat: int) -> float:
@@ -337,8 +341,6 @@ class _Pipeline:
     def feed(self, n: int, rate: float | None) -> tuple[float, float]:
         """``n`` lifecycles (paced at ``rate`` requests/s, or as fast as they go): (seconds
         of wall time inside the hooks, CPU seconds of this thread over the slice)."""
-        from servescope.instrumentation import FinishReason, StepReport
-
         tel = self.setup.telemetry
         in_hooks = 0.0
         cpu0 = time.thread_time()
@@ -349,13 +351,7 @@ class _Pipeline:
                 if wait > 0.001:
                     time.sleep(wait)
             t0 = time.perf_counter()
-            rec = tel.request(f"{self.mode}-{self.requests}", prompt_tokens=16)
-            rec.admitted()
-            rec.scheduled()
-            rec.prefill_done()
-            tel.step(StepReport(advanced=((rec, 8, 0),)))
-            rec.delivered(8)
-            rec.finish(FinishReason.STOP)
+            one_request(tel, f"{self.mode}-{self.requests}", prompt_tokens=16)
             in_hooks += time.perf_counter() - t0
             self.requests += 1
         return in_hooks, time.thread_time() - cpu0
