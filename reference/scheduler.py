@@ -48,6 +48,7 @@ from .mailbox import Mailbox
 from .model import BatchInput, KVCache, Transformer
 from .sequence import SeqRecord, SeqState
 from .stats import EngineStats
+from .stream import batched_wakes
 from .tokenizer import EOS_ID, ByteTokenizer
 
 __all__ = ["GroupOutput", "InjectedFault", "Scheduler", "StepPlan"]
@@ -243,12 +244,13 @@ class Scheduler:
                 continue
             # the commit time of this group's tokens: taken right after sampling (by the
             # runner), before any of them is pushed to a writer, so server TTFT never follows
-            # the first byte
-            for row, tokens in zip(out.rows, out.tokens, strict=True):
-                n_commit = self._commit(row, tokens, out.done_at)
-                if n_commit or row.drafts:
-                    advanced.append((row.seq.recorder, n_commit, len(row.drafts),
-                                     out.done_at))
+            # the first byte; each writer's event loop is woken once for the whole group
+            with batched_wakes():
+                for row, tokens in zip(out.rows, out.tokens, strict=True):
+                    n_commit = self._commit(row, tokens, out.done_at)
+                    if n_commit or row.drafts:
+                        advanced.append((row.seq.recorder, n_commit, len(row.drafts),
+                                         out.done_at))
         self._report(advanced)
         return advanced
 

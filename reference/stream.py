@@ -6,7 +6,10 @@ queue full asks for a credit signal; the consumer raises it when a pop brings th
 to the low watermark. The producer never waits on the consumer: it is told, not blocked.
 
 The consumer may be a thread (:meth:`get`) or an asyncio task on any loop (:meth:`next`); the
-producer wakes an asyncio consumer through ``loop.call_soon_threadsafe``.
+producer wakes an asyncio consumer through ``loop.call_soon_threadsafe``. A producer that pushes
+to many streams at once (one engine step's tokens) wraps the pushes in :func:`batched_wakes`:
+each event loop is then woken once for the whole batch instead of once per stream, so the
+producer's thread writes one byte to each loop's self-pipe per step, not one per request.
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ import asyncio
 import contextlib
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-__all__ = ["StreamBuffer", "StreamOverflow"]
+__all__ = ["StreamBuffer", "StreamOverflow", "batched_wakes"]
+
+_Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[None]"]
+_batch = threading.local()  # .waiters: list[_Waiter] while this thread batches its wakes
 
 
 class StreamOverflow(RuntimeError):
@@ -27,6 +33,38 @@ class StreamOverflow(RuntimeError):
 def _wake(fut: asyncio.Future[None]) -> None:
     if not fut.done():
         fut.set_result(None)
+
+
+def _wake_all(futs: list[asyncio.Future[None]]) -> None:
+    for fut in futs:
+        _wake(fut)
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[..., None], arg: object
+               ) -> None:
+    # a closed loop raises RuntimeError: its consumer is gone, nobody to wake
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(callback, arg)
+
+
+@contextlib.contextmanager
+def batched_wakes() -> Iterator[None]:
+    """Within the block, wakes of asyncio consumers on this thread are collected, then each
+    loop is woken once (one ``call_soon_threadsafe``) for all of its streams. Nestable."""
+    if getattr(_batch, "waiters", None) is not None:
+        yield
+        return
+    _batch.waiters = []
+    try:
+        yield
+    finally:
+        waiters: list[_Waiter] = _batch.waiters
+        _batch.waiters = None
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+        for loop, fut in waiters:
+            by_loop.setdefault(loop, []).append(fut)
+        for loop, futs in by_loop.items():
+            _call_soon(loop, _wake_all, futs)
 
 
 class StreamBuffer:
@@ -50,7 +88,7 @@ class StreamBuffer:
         self._end_seen = False
         self._reader_gone = False
         self._wants_credit = False
-        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        self._waiters: list[_Waiter] = []
         self.peak = 0
         self.pushed = 0
         self.popped = 0
@@ -132,10 +170,12 @@ class StreamBuffer:
     def _notify(self) -> None:  # under the lock
         self._ready.notify_all()
         waiters, self._waiters = self._waiters, []
+        batch: list[_Waiter] | None = getattr(_batch, "waiters", None)
+        if batch is not None:  # woken once per loop when the producer's batch ends
+            batch.extend(waiters)
+            return
         for loop, fut in waiters:
-            # a closed loop raises RuntimeError: its consumer is gone, nobody to wake
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(_wake, fut)
+            _call_soon(loop, _wake, fut)
 
     # --- consumer side (the writer) -------------------------------------------------------
     def pop(self, max_tokens: int = 64) -> list[int] | None:

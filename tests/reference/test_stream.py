@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from servescope.reference.stream import StreamBuffer, StreamOverflow
+from servescope.reference.stream import StreamBuffer, StreamOverflow, batched_wakes
 
 
 def test_push_beyond_capacity_is_refused() -> None:
@@ -90,6 +90,48 @@ def test_async_consumer_is_woken_from_another_thread() -> None:
     assert asyncio.run(asyncio.wait_for(consume(), 10)) == list(range(10))
     t.join()
     assert s.peak <= 2
+
+
+def test_batched_wakes_wake_each_loop_once_after_the_batch() -> None:
+    streams = [StreamBuffer(4, 0) for _ in range(6)]
+    loop = asyncio.new_event_loop()
+    calls: list[int] = []
+    real = loop.call_soon_threadsafe
+
+    def counting(callback: object, *args: object) -> object:
+        calls.append(1)
+        return real(callback, *args)  # type: ignore[arg-type]
+
+    loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+    waiting = threading.Event()
+    seen_in_batch: list[int] = []
+
+    def produce() -> None:
+        waiting.wait(10)
+        with batched_wakes():
+            for i, s in enumerate(streams):
+                s.push([i])
+            seen_in_batch.append(len(calls))  # nobody woken yet: the batch is open
+        for s in streams:
+            s.close(drop=False)
+
+    async def consume_all() -> list[list[int]]:
+        tasks = [asyncio.ensure_future(s.next(4)) for s in streams]
+        await asyncio.sleep(0.01)  # every consumer now waits on its future
+        waiting.set()
+        return list(await asyncio.gather(*tasks))  # type: ignore[arg-type]
+
+    t = threading.Thread(target=produce)
+    t.start()
+    try:
+        got = loop.run_until_complete(asyncio.wait_for(consume_all(), 10))
+    finally:
+        t.join()
+        loop.close()
+    assert got == [[i] for i in range(6)]
+    assert seen_in_batch == [0]
+    # six streams, one loop: one wake for the batch (the closes after it wake nobody waiting)
+    assert len(calls) == 1
 
 
 def test_unbounded_stream_grows() -> None:
