@@ -10,12 +10,21 @@ Figures, all measured in this run:
                      ``--clients`` fast streaming clients, interleaved over ``--rounds``
   slow beside fast   fast clients' TPOT p99 with 8 slow clients beside 8 fast ones / without
                      them, in both modes (the goal: <= 1.05 once slow sockets no longer share
-                     the engine's interpreter)
+                     the engine's interpreter): one ratio per round from a paired pair of
+                     servers (without, then with), the median over ``--rounds``; the slow
+                     clients are disconnected when the fast ones' window ends. Beside it, what
+                     explains it: backpressure pauses of the fast clients (the no-slow run) and
+                     of everyone (the slow run), and for the engine in its own process the
+                     messages per engine step each way and the link thread's work per step
   hook time          per engine step with a batch of 32, the telemetry work the engine does
                      on its critical path: in process, ``Telemetry.step`` (metrics); in its
                      own process, the event appends plus encoding the step's message
 
-Run: python benchmarks/engine_faults.py [--kills 20] [--duration 5] [--rounds 2]
+The clients run in their own processes (one per kind, started together), never in the
+server's: a load generator in the server's interpreter would take its GIL from the transport
+and the engine link, and the slow readers' client-side work would be counted as the server's.
+
+Run: python benchmarks/engine_faults.py [--kills 20] [--duration 5] [--rounds 5]
 Prints a table and one JSON line.
 """
 
@@ -26,13 +35,15 @@ import asyncio
 import json
 import signal
 import statistics
+import subprocess
+import sys
 import time
 from typing import Any
 
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from servescope.harness.load_summary import percentile, scrape
-from servescope.harness.loadgen import LoadConfig, LoadResult, Mix, run_load
+from servescope.harness.loadgen import LoadConfig, Mix, run_load
 from servescope.instrumentation import StepReport, Telemetry
 from servescope.reference.config import EngineConfig
 from servescope.reference.engine_client import EngineClient
@@ -82,17 +93,50 @@ def _wait(cond: Any, timeout_s: float) -> None:
 
 
 # --- throughput, TPOT, slow beside fast ---------------------------------------------------
-async def _drive(url: str, args: argparse.Namespace, fast_clients: int, slow_clients: int
-                 ) -> LoadResult:
-    fast = LoadConfig(url, duration_s=args.duration, concurrency=fast_clients,
-                      mix=Mix.parse("fast=1"), max_tokens=args.max_tokens, grace_s=30)
-    runs = [run_load(fast)]
-    if slow_clients:
-        runs.append(run_load(LoadConfig(
-            url, duration_s=args.duration, concurrency=slow_clients, mix=Mix.parse("slow=1"),
-            slow_max_tokens=256, slow_read_bytes=64, slow_interval_s=0.05,
-            slow_deadline_s=20.0, grace_s=30, seed=1)))
-    return (await asyncio.gather(*runs))[0]
+def _load(url: str, kind: str, clients: int, args: argparse.Namespace) -> LoadConfig:
+    if kind == "fast":
+        return LoadConfig(url, duration_s=args.duration, concurrency=clients,
+                          mix=Mix.parse("fast=1"), max_tokens=args.max_tokens, grace_s=30)
+    return LoadConfig(url, duration_s=args.duration + 30, concurrency=clients,
+                      mix=Mix.parse("slow=1"), slow_max_tokens=256, slow_read_bytes=64,
+                      slow_interval_s=0.05, slow_deadline_s=20.0, grace_s=30, seed=1)
+
+
+def _client_main(args: argparse.Namespace) -> None:
+    """One kind of client in its own process: say ready, wait for the go, run, print the
+    fast clients' TPOTs (JSON). The server's process then runs no client work: its
+    interpreter serves, as it would with clients on other hosts."""
+    config = _load(args.url, args.client, args.concurrency, args)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    result = asyncio.run(run_load(config))
+    print(json.dumps(result.stats.values("tpot", "fast")), flush=True)
+
+
+def _drive(url: str, args: argparse.Namespace, fast_clients: int, slow_clients: int
+           ) -> list[float]:
+    """The fast clients' TPOTs, with ``slow_clients`` slow readers beside them for their
+    whole window (killed when it ends: only the fast clients' figures are taken). Each kind
+    runs in its own process, started together."""
+    kinds = [("fast", fast_clients)] + ([("slow", slow_clients)] if slow_clients else [])
+    procs = {kind: subprocess.Popen(
+        [sys.executable, __file__, "--client", kind, "--url", url, "--concurrency", str(n),
+         "--duration", str(args.duration), "--max-tokens", str(args.max_tokens)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for kind, n in kinds}
+    try:
+        for proc in procs.values():
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        for proc in procs.values():
+            assert proc.stdin is not None
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        out, _ = procs["fast"].communicate(timeout=args.duration + 120)
+        return [float(x) for x in json.loads(out.strip().splitlines()[-1])]
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()  # the slow readers: their connections close (client_cancel)
+            proc.wait()
 
 
 def serve_round(process: bool, args: argparse.Namespace, fast_clients: int,
@@ -100,15 +144,27 @@ def serve_round(process: bool, args: argparse.Namespace, fast_clients: int,
     options: dict[str, Any] | bool = process
     with LocalServer(_config(), span_exporter=InMemorySpanExporter(),
                      engine_process=options) as server:
+        engine = server.engine
         before = scrape(server.url)
+        link_before = _link_counters(engine)
         t0 = time.perf_counter()
-        fast = asyncio.run(_drive(server.url, args, fast_clients, slow_clients))
+        tpot = _drive(server.url, args, fast_clients, slow_clients)
         elapsed = time.perf_counter() - t0
-        server.engine.wait_idle(30.0)
+        link = [b - a for a, b in zip(link_before, _link_counters(engine), strict=True)]
+        engine.wait_idle(30.0)
         delta = scrape(server.url).minus(before)
-    return {"tpot": fast.stats.values("tpot", "fast"),
+    return {"tpot": tpot,
             "committed": delta.total("servescope_tokens_total", stage="committed"),
-            "elapsed": elapsed}
+            "pauses": delta.total("servescope_backpressure_pauses_total"),
+            "elapsed": elapsed, "link": link}
+
+
+def _link_counters(engine: Any) -> list[float]:
+    """(engine steps, messages to the engine, from it, link busy seconds); zeros in process."""
+    if not isinstance(engine, EngineClient):
+        return [0.0, 0.0, 0.0, 0.0]
+    return [float(engine.stats().steps), float(engine.messages_sent),
+            float(engine.messages_received), engine.link_busy_s]
 
 
 # --- hook time on the critical path -------------------------------------------------------
@@ -138,15 +194,51 @@ def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float]:
     return before, after
 
 
+def _p(values: list[float], q: float) -> float | None:
+    return percentile(values, q) if values else None
+
+
+def _slow_beside_fast(pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    """The per-round ratios and their median, the pooled figures, and what explains them."""
+    ratios = []
+    for without, with_slow in pairs:
+        a, b = _p(without["tpot"], 0.99), _p(with_slow["tpot"], 0.99)
+        if a and b:
+            ratios.append(b / a)
+    pooled_without = _p([x for w, _ in pairs for x in w["tpot"]], 0.99)
+    pooled_with = _p([x for _, w in pairs for x in w["tpot"]], 0.99)
+    out: dict[str, Any] = {
+        "slow_ratio": round(statistics.median(ratios), 3) if ratios else None,
+        "slow_ratios": [round(r, 3) for r in ratios],
+        "fast_tpot_p99_with_slow_ms": _ms(pooled_with),
+        "fast_tpot_p99_without_slow_ms": _ms(pooled_without),
+        "pauses_without_slow": sum(w["pauses"] for w, _ in pairs),
+        "pauses_with_slow": sum(w["pauses"] for _, w in pairs)}
+    for name, runs in (("without_slow", [w for w, _ in pairs]),
+                       ("with_slow", [w for _, w in pairs])):
+        steps, sent, received, busy = (sum(r["link"][i] for r in runs) for i in range(4))
+        if steps:
+            out[f"link_{name}"] = {"to_engine_per_step": round(sent / steps, 3),
+                                   "from_engine_per_step": round(received / steps, 3),
+                                   "busy_us_per_step": round(busy / steps * 1e6, 1)}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--streams", type=int, default=32)
     parser.add_argument("--duration", type=float, default=5.0)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=128)
+    parser.add_argument("--client", choices=("fast", "slow"), help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--concurrency", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.client:
+        _client_main(args)
+        return
 
     hook_before, hook_after = hook_time()
     samples = kill_recovery(args.kills, args.streams)
@@ -156,31 +248,23 @@ def main() -> None:
     modes = {"in process": False, "own process": True}
     thr: dict[str, dict[str, Any]] = {m: {"tpot": [], "committed": 0.0, "elapsed": 0.0}
                                       for m in modes}
-    slow: dict[str, dict[bool, list[float]]] = {m: {False: [], True: []} for m in modes}
+    pairs: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = {m: [] for m in modes}
     for _ in range(args.rounds):
         for mode, process in modes.items():
             r = serve_round(process, args, args.clients, 0)
             thr[mode]["tpot"] += r["tpot"]
             thr[mode]["committed"] += r["committed"]
             thr[mode]["elapsed"] += r["elapsed"]
-            for with_slow in (False, True):
-                slow[mode][with_slow] += serve_round(process, args, 8,
-                                                     8 if with_slow else 0)["tpot"]
-
-    def p(values: list[float], q: float) -> float | None:
-        return percentile(values, q) if values else None
+            pairs[mode].append((serve_round(process, args, 8, 0),
+                                serve_round(process, args, 8, 8)))
 
     rows = {}
     for mode in modes:
         t = thr[mode]
-        p99_with, p99_without = p(slow[mode][True], 0.99), p(slow[mode][False], 0.99)
         rows[mode] = {
             "tokens_per_s": round(t["committed"] / t["elapsed"], 1) if t["elapsed"] else None,
-            "tpot_p50_ms": _ms(p(t["tpot"], 0.5)), "tpot_p99_ms": _ms(p(t["tpot"], 0.99)),
-            "fast_tpot_p99_with_slow_ms": _ms(p99_with),
-            "fast_tpot_p99_without_slow_ms": _ms(p99_without),
-            "slow_ratio": round(p99_with / p99_without, 3)
-            if p99_with and p99_without else None}
+            "tpot_p50_ms": _ms(_p(t["tpot"], 0.5)), "tpot_p99_ms": _ms(_p(t["tpot"], 0.99)),
+            **_slow_beside_fast(pairs[mode])}
 
     print(f"engine faults: {args.kills} kills x {args.streams} streams; "
           f"{args.rounds} round(s) x {args.duration:g} s per configuration")
@@ -189,10 +273,16 @@ def main() -> None:
     print(f"kill -9 -> ready again:                      median "
           f"{statistics.median(ready):.2f} s, max {max(ready):.2f} s")
     print(f"{'engine':<12}{'tokens/s':>10}{'TPOT p50':>10}{'TPOT p99':>10}"
-          f"{'slow/fast p99 ratio':>21}")
+          f"{'slow/fast p99 ratio (median; per round)':>44}")
     for mode, r in rows.items():
         print(f"{mode:<12}{r['tokens_per_s']!s:>10}{r['tpot_p50_ms']!s:>10}"
-              f"{r['tpot_p99_ms']!s:>10}{r['slow_ratio']!s:>21}")
+              f"{r['tpot_p99_ms']!s:>10}{r['slow_ratio']!s:>10}  {r['slow_ratios']}")
+    for mode, r in rows.items():
+        print(f"{mode}: backpressure pauses without slow clients {r['pauses_without_slow']:g}, "
+              f"with them {r['pauses_with_slow']:g}")
+        for name in ("without_slow", "with_slow"):
+            if f"link_{name}" in r:
+                print(f"{mode}: link {name.replace('_', ' ')}: {r[f'link_{name}']}")
     print(f"hook time on the engine's critical path per step (batch 32): in process "
           f"{hook_before * 1e6:.1f} us (Telemetry.step), own process {hook_after * 1e6:.1f} us "
           f"(events + encoding), ratio {hook_after / hook_before:.2f}")
