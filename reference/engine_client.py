@@ -154,6 +154,11 @@ class _EngineProcess:
     def is_alive(self) -> bool:
         return self._popen.poll() is None
 
+    def killed_by_signal(self) -> bool:
+        """It ended by a signal (``kill -9``, the OOM killer): it wrote no last words."""
+        code = self._popen.poll()
+        return code is not None and code < 0
+
     def join(self, timeout_s: float | None = None) -> None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._popen.wait(timeout_s)
@@ -509,9 +514,12 @@ class EngineClient:
     def _read_last_words(self, inc: _Incarnation) -> None:
         """An engine that failed sends a fatal report and exits at once: its exit can reach
         the poller before the report reaches the socket. Read what arrives within a short
-        grace, so that the restart is counted under its real cause."""
+        grace, so that the restart is counted under its real cause. A process killed by a
+        signal sent nothing more: what already arrived is read, and no grace is waited (its
+        requests are finalized at once)."""
+        grace_ms = 0 if inc.proc.killed_by_signal() else _LAST_WORDS_MS
         with contextlib.suppress(zmq.ZMQError):
-            if inc.from_engine.poll(_LAST_WORDS_MS, zmq.POLLIN):
+            if inc.from_engine.poll(grace_ms, zmq.POLLIN):
                 self._receive(inc)
 
     def _receive(self, inc: _Incarnation) -> None:
