@@ -39,6 +39,7 @@ expose it, so delivered falls back to written on this path and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from typing import Any
@@ -47,10 +48,14 @@ __all__ = ["Http2ServerThread", "serve_http2"]
 
 
 def _flow_controlled_protocol() -> type[Any]:
+    import h2.errors
+    import h2.events
+    import h2.exceptions
     from hypercorn.protocol.h2 import H2Protocol
 
     class FlowControlledH2Protocol(H2Protocol):
-        """Never pop a stream whose window is closed (see the module notes)."""
+        """Never pop a stream whose window is closed (see the module notes); drop body bytes
+        that arrive for a stream already answered instead of failing the connection."""
 
         async def _send_data(self, stream_id: int) -> None:
             buffer = self.stream_buffers.get(stream_id)
@@ -62,6 +67,26 @@ def _flow_controlled_protocol() -> type[Any]:
                 self.priority.block(stream_id)  # a WINDOW_UPDATE unblocks it
                 return
             await super()._send_data(stream_id)
+
+        async def _handle_events(self, events: list[Any]) -> None:
+            for event in events:  # one at a time: an earlier event may open the stream
+                if isinstance(event, h2.events.DataReceived) and \
+                        event.stream_id not in self.streams:
+                    self._drop_late_body(event)
+                else:
+                    await super()._handle_events([event])
+            await self._flush()
+
+        def _drop_late_body(self, event: Any) -> None:
+            """Body bytes for a stream whose response is already complete (a 413 answered
+            from the head): hypercorn would look the stream up and end the whole connection
+            with a KeyError. Give the bytes back to the connection window and ask the client
+            to stop sending without error (RST_STREAM NO_ERROR, as RFC 9113 section 8.1
+            allows a server that answered before the request ended)."""
+            self.connection.acknowledge_received_data(event.flow_controlled_length,
+                                                      event.stream_id)
+            with contextlib.suppress(h2.exceptions.ProtocolError):  # already reset or closed
+                self.connection.reset_stream(event.stream_id, h2.errors.ErrorCodes.NO_ERROR)
 
     return FlowControlledH2Protocol
 

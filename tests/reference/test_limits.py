@@ -10,7 +10,8 @@ import logging
 import re
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -296,3 +297,78 @@ def test_the_http2_mode_applies_the_same_fields() -> None:
         http.stop()
         engine.shutdown()
         setup.shutdown(2)
+
+
+def test_an_http2_body_sent_after_its_413_leaves_the_connection_serving() -> None:
+    """A client that keeps sending a body after the server answered 413 from the head (legal
+    in HTTP/2): the late DATA is dropped and the stream reset with NO_ERROR; the connection
+    and its next stream are served (hypercorn alone ended the connection with a KeyError)."""
+    import h2.config
+    import h2.connection
+    import h2.errors
+    import h2.events
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from servescope.instrumentation.setup import setup_telemetry
+    from servescope.reference.engine import Engine
+    from servescope.reference.http2 import Http2ServerThread
+    from servescope.reference.server import create_app
+
+    setup = setup_telemetry(model="tiny", span_exporter=InMemorySpanExporter())
+    engine = Engine(EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4,
+                                 http=HttpLimits(max_body_bytes=1000)), setup.telemetry)
+    engine.start()
+    http = Http2ServerThread(create_app(engine, setup.telemetry, http2=True)).start()
+    sock = socket.create_connection(("127.0.0.1", http.port), timeout=10)
+    conn = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True))
+    seen: list[h2.events.Event] = []
+
+    def until(done: Callable[[], bool]) -> None:
+        poll_until(lambda: done() or not _h2_read(sock, conn, seen), what="an HTTP/2 event")
+        assert done(), f"the connection ended; events: {seen}"
+
+    def head(sid: int, method: str, path: str, length: int | None) -> None:
+        fields = [(":method", method), (":path", path), (":scheme", "http"),
+                  (":authority", "x")] + ([("content-length", str(length))] if length else [])
+        conn.send_headers(sid, fields, end_stream=length is None)
+        sock.sendall(conn.data_to_send())
+
+    try:
+        conn.initiate_connection()
+        head(1, "POST", "/v1/completions", 5000)
+        until(lambda: any(isinstance(e, h2.events.StreamEnded) and e.stream_id == 1
+                          for e in seen))
+        status = next(dict(e.headers)[b":status"] for e in seen
+                      if isinstance(e, h2.events.ResponseReceived) and e.stream_id == 1)
+        assert status == b"413"
+        conn.send_data(1, b"x" * 1000)  # the body, after its answer
+        sock.sendall(conn.data_to_send())
+        until(lambda: any(isinstance(e, h2.events.StreamReset) and e.stream_id == 1
+                          for e in seen))
+        reset = next(e for e in seen if isinstance(e, h2.events.StreamReset))
+        assert reset.error_code == h2.errors.ErrorCodes.NO_ERROR
+        head(3, "GET", "/v1/models", None)  # the same connection serves the next stream
+        until(lambda: any(isinstance(e, h2.events.StreamEnded) and e.stream_id == 3
+                          for e in seen))
+        status = next(dict(e.headers)[b":status"] for e in seen
+                      if isinstance(e, h2.events.ResponseReceived) and e.stream_id == 3)
+        assert status == b"200"
+    finally:
+        sock.close()
+        http.stop()
+        engine.shutdown()
+        setup.shutdown(2)
+
+
+def _h2_read(sock: socket.socket, conn: Any, seen: list[Any]) -> bool:
+    """One read: the events it carried appended to ``seen``; False when the peer closed."""
+    sock.settimeout(0.2)
+    try:
+        data = sock.recv(65536)
+    except TimeoutError:
+        return True
+    if not data:
+        return False
+    seen.extend(conn.receive_data(data))
+    sock.sendall(conn.data_to_send())
+    return True
