@@ -20,9 +20,10 @@ Figures, all measured in this run:
                      on its critical path: in process, ``Telemetry.step`` (metrics); in its
                      own process, the event appends plus encoding the step's message
 
-The clients run in their own processes (one per kind, started together), never in the
-server's: a load generator in the server's interpreter would take its GIL from the transport
-and the engine link, and the slow readers' client-side work would be counted as the server's.
+The clients run in their own processes (one per kind, started together, by
+``servescope.harness.load_process``), never in the server's: a load generator in the server's
+interpreter would take its GIL from the transport and the engine link, and the slow readers'
+client-side work would be counted as the server's.
 
 Run: python benchmarks/engine_faults.py [--kills 20] [--duration 5] [--rounds 5]
 Prints a table and one JSON line.
@@ -31,19 +32,17 @@ Prints a table and one JSON line.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import signal
 import statistics
-import subprocess
-import sys
 import time
 from typing import Any
 
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from servescope.harness.load_process import run_apart
 from servescope.harness.load_summary import percentile, scrape
-from servescope.harness.loadgen import LoadConfig, Mix, run_load
+from servescope.harness.loadgen import LoadConfig, Mix
 from servescope.instrumentation import StepReport, Telemetry
 from servescope.reference.config import EngineConfig
 from servescope.reference.engine_client import EngineClient
@@ -102,41 +101,16 @@ def _load(url: str, kind: str, clients: int, args: argparse.Namespace) -> LoadCo
                       slow_interval_s=0.05, slow_deadline_s=20.0, grace_s=30, seed=1)
 
 
-def _client_main(args: argparse.Namespace) -> None:
-    """One kind of client in its own process: say ready, wait for the go, run, print the
-    fast clients' TPOTs (JSON). The server's process then runs no client work: its
-    interpreter serves, as it would with clients on other hosts."""
-    config = _load(args.url, args.client, args.concurrency, args)
-    print("ready", flush=True)
-    sys.stdin.readline()
-    result = asyncio.run(run_load(config))
-    print(json.dumps(result.stats.values("tpot", "fast")), flush=True)
-
-
 def _drive(url: str, args: argparse.Namespace, fast_clients: int, slow_clients: int
            ) -> list[float]:
     """The fast clients' TPOTs, with ``slow_clients`` slow readers beside them for their
-    whole window (killed when it ends: only the fast clients' figures are taken). Each kind
-    runs in its own process, started together."""
-    kinds = [("fast", fast_clients)] + ([("slow", slow_clients)] if slow_clients else [])
-    procs = {kind: subprocess.Popen(
-        [sys.executable, __file__, "--client", kind, "--url", url, "--concurrency", str(n),
-         "--duration", str(args.duration), "--max-tokens", str(args.max_tokens)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for kind, n in kinds}
-    try:
-        for proc in procs.values():
-            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        for proc in procs.values():
-            assert proc.stdin is not None
-            proc.stdin.write("go\n")
-            proc.stdin.flush()
-        out, _ = procs["fast"].communicate(timeout=args.duration + 120)
-        return [float(x) for x in json.loads(out.strip().splitlines()[-1])]
-    finally:
-        for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()  # the slow readers: their connections close (client_cancel)
-            proc.wait()
+    whole window (killed when it ends: only the fast clients' figures are taken)."""
+    configs = {"fast": _load(url, "fast", fast_clients, args)}
+    if slow_clients:
+        configs["slow"] = _load(url, "slow", slow_clients, args)
+    fast = run_apart(configs, wait_for="fast", timeout_s=args.duration + 120)["fast"]
+    assert fast is not None, "the fast clients did not finish"
+    return fast.values("tpot", "fast")
 
 
 def serve_round(process: bool, args: argparse.Namespace, fast_clients: int,
@@ -232,13 +206,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--max-tokens", type=int, default=128)
-    parser.add_argument("--client", choices=("fast", "slow"), help=argparse.SUPPRESS)
-    parser.add_argument("--url", help=argparse.SUPPRESS)
-    parser.add_argument("--concurrency", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.client:
-        _client_main(args)
-        return
 
     hook_before, hook_after = hook_time()
     samples = kill_recovery(args.kills, args.streams)
