@@ -32,7 +32,7 @@ Last, the time from a client's disconnect to its request's terminal state (clien
 recorded), for clients that read and for clients that never read (the writer is stalled on
 flow control), with engine steps paced at 5 ms (the cancel is applied at a step boundary).
 
-Run: python benchmarks/backpressure.py [--duration 5] [--rounds 3]
+Run: python benchmarks/backpressure.py [--duration 5] [--rounds 5]
 Prints a table and one JSON line.
 """
 
@@ -221,7 +221,7 @@ def cancel_latency(n: int) -> dict[str, dict[str, float]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=5.0, help="seconds per config")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--fast-clients", type=int, default=8)
     parser.add_argument("--slow-clients", type=int, default=8)
     parser.add_argument("--max-tokens", type=int, default=64)
