@@ -171,7 +171,8 @@ class Engine:
                        tokens=list(request.prompt), n_prompt=len(request.prompt),
                        limit=min(len(request.prompt) + request.max_tokens,
                                  cfg.model.max_context))
-        reason = self._reject_reason(request)
+        reason = request.misfit(max_context=cfg.model.max_context,
+                                vocab_size=cfg.model.vocab_size)
         with self._lock:  # posting under the lock: shutdown cannot miss this submission
             if reason is None and self._closed:
                 reason = "shutting_down"
@@ -186,17 +187,6 @@ class Engine:
             stream.close(drop=True)
             return RequestHandle(self, request, life, stream, None, reason)
         return RequestHandle(self, request, life, stream, seq)
-
-    def _reject_reason(self, request: GenerationRequest) -> str | None:
-        prompt = request.prompt
-        if not prompt:
-            return "empty_prompt"
-        if len(prompt) >= self.config.model.max_context:
-            return "prompt_too_long"
-        vocab = self.config.model.vocab_size
-        if any(t < 0 or t >= vocab for t in prompt):
-            return "invalid_token"
-        return None
 
     def inject_fault(self, request_id: str) -> None:
         """Make the next step including ``request_id`` raise (a worker error for it alone)."""

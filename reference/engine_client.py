@@ -313,7 +313,8 @@ class EngineClient:
                               cfg.stream_low_watermark, on_credit=self._wake,
                               on_drained=self._wake)
         handle = RemoteHandle(self, request, recorder, stream)
-        reason = self._reject_reason(request)
+        reason = request.misfit(max_context=self.config.model.max_context,
+                                vocab_size=self.config.model.vocab_size)
         deadline_s = request.deadline_s if request.deadline_s is not None \
             else cfg.default_deadline_s
         with self._lock:
@@ -339,17 +340,6 @@ class EngineClient:
             return handle
         self._wake()
         return handle
-
-    def _reject_reason(self, request: GenerationRequest) -> str | None:
-        prompt = request.prompt
-        if not prompt:
-            return "empty_prompt"
-        if len(prompt) >= self.config.model.max_context:
-            return "prompt_too_long"
-        vocab = self.config.model.vocab_size
-        if any(t < 0 or t >= vocab for t in prompt):
-            return "invalid_token"
-        return None
 
     def _post_cancel(self, handle: RemoteHandle, reason: FinishReason) -> None:
         with self._lock:

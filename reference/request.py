@@ -1,8 +1,8 @@
 """What a client asks the engine for: one :class:`GenerationRequest`.
 
 Validation here is about shape (types, ranges); limits that depend on the engine (context
-length, vocabulary, queue room) are checked by :meth:`Engine.submit`, which rejects with a
-reason instead of raising.
+length, vocabulary, queue room) are checked when an engine takes the request
+(:meth:`GenerationRequest.misfit`), which rejects with a reason instead of raising.
 """
 
 from __future__ import annotations
@@ -52,3 +52,14 @@ class GenerationRequest:
             raise ValueError(f"ignore_eos: must be a boolean, got {self.ignore_eos!r}")
         if not isinstance(self.operation, str) or not self.operation:
             raise ValueError(f"operation: must be a non-empty string, got {self.operation!r}")
+
+    def misfit(self, *, max_context: int, vocab_size: int) -> str | None:
+        """Why a model with this context and vocabulary cannot take the request (the
+        ``rejected`` reason), or None. Both engines, in process and in its own, ask this."""
+        if not self.prompt:
+            return "empty_prompt"
+        if len(self.prompt) >= max_context:
+            return "prompt_too_long"
+        if any(t < 0 or t >= vocab_size for t in self.prompt):
+            return "invalid_token"
+        return None

@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from recorders import capture_recorders
 from waiting import poll_until
 
 from servescope.harness.loadgen import ClientResult, stream_once
-from servescope.instrumentation import Telemetry
-from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation import FinishReason, Telemetry
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.engine_client import EngineClient
 from servescope.reference.request import GenerationRequest
@@ -42,26 +42,11 @@ def _config(**overrides: Any) -> EngineConfig:
                            "stream_low_watermark": 2, **overrides})
 
 
-class Recorders:
-    """Every recorder the server makes (to check each request's terminal state)."""
-
-    def __init__(self, telemetry: Telemetry) -> None:
-        self.all: list[RequestRecorder] = []
-        make = telemetry.request
-
-        def capture(*args: Any, **kwargs: Any) -> RequestRecorder:
-            recorder = make(*args, **kwargs)
-            self.all.append(recorder)
-            return recorder
-
-        telemetry.request = capture  # type: ignore[method-assign]
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[LocalServer]:
     srv = LocalServer(_config(), model_name=MODEL, span_exporter=InMemorySpanExporter(),
                       engine_process={"lease_s": 3.0, "restart_backoff_s": 0.2})
-    srv.recorders = Recorders(srv.telemetry)  # type: ignore[attr-defined]
+    srv.recorders = capture_recorders(srv.telemetry)  # type: ignore[attr-defined]
     srv.start()
     yield srv
     srv.stop()
@@ -155,7 +140,7 @@ def _check_accounting(server: LocalServer) -> None:
     finished = _total(server, "servescope_requests_finished_total")
     in_flight = _total(server, "servescope_requests_in_flight")
     assert in_flight == 0 and finished == arrived
-    recorders = server.recorders.all  # type: ignore[attr-defined]
+    recorders = server.recorders  # type: ignore[attr-defined]
     assert len(recorders) == arrived
     assert all(r.finished for r in recorders)  # each ended, once (the recorder's CAS)
     stats = client.stats()
@@ -292,6 +277,19 @@ def test_a_fault_in_one_request_ends_it_alone_without_a_restart() -> None:
         assert handles[0].wait(10).value == "error"
         assert [h.wait(10).value for h in handles[1:]] == ["length"] * 3
         assert client.restarts == 0 and client.wait_idle(10)
+
+
+@pytest.mark.parametrize(("prompt", "why"), [
+    ([], "empty_prompt"), ([1] * TINY.max_context, "prompt_too_long"),
+    ([1, TINY.vocab_size], "invalid_token")])
+def test_the_api_process_rejects_what_the_engine_cannot_take(server: LocalServer,
+                                                            prompt: list[int],
+                                                            why: str) -> None:
+    """Refused before it crosses to the engine, with the in-process engine's reasons."""
+    handle = _client(server).submit(GenerationRequest(f"bad-{why}", prompt, 4))
+    assert handle.finish_reason is FinishReason.REJECTED
+    assert handle.reject_reason == why
+    assert handle.get_chunk(1) is None
 
 
 def test_lease_must_exceed_the_heartbeat() -> None:
