@@ -33,6 +33,7 @@ import logging
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,24 +88,20 @@ class _DoubleFrees:
 
     def __init__(self) -> None:
         self.count = 0
-        free, release = block_pool.BlockPool.free, lifecycle.SlotPool.release
+        block_pool.BlockPool.free = self._counting(  # type: ignore[method-assign]
+            block_pool.BlockPool.free)
+        lifecycle.SlotPool.release = self._counting(  # type: ignore[method-assign]
+            lifecycle.SlotPool.release)
 
-        def counted_free(pool: Any, blocks: Any) -> None:
+    def _counting(self, release: Callable[..., None]) -> Callable[..., None]:
+        """``release`` (a pool's free or release), counting each refused double release."""
+        def counted(pool: Any, what: Any) -> None:
             try:
-                free(pool, blocks)
+                release(pool, what)
             except ValueError:
                 self.count += 1
                 raise
-
-        def counted_release(pool: Any, slot: int) -> None:
-            try:
-                release(pool, slot)
-            except ValueError:
-                self.count += 1
-                raise
-
-        block_pool.BlockPool.free = counted_free  # type: ignore[method-assign]
-        lifecycle.SlotPool.release = counted_release  # type: ignore[method-assign]
+        return counted
 
 
 class _ErrorLogs(logging.Handler):
