@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import zmq
 
 from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
@@ -44,7 +45,15 @@ from servescope.instrumentation.engine_health import EngineHealth
 
 from .config import EngineConfig
 from .engine_process import ChildSpec
-from .engine_wire import EV, FromEngine, Submit, ToEngine, decoder_from_engine, encoder
+from .engine_wire import (
+    EV,
+    FromEngine,
+    StepMessage,
+    Submit,
+    ToEngine,
+    decoder_from_engine,
+    encoder,
+)
 from .handle import Handle
 from .lifecycle import Decision
 from .request import GenerationRequest
@@ -615,20 +624,22 @@ class EngineClient:
         while len(self._recent) > _RECENT:
             self._recent.popitem(last=False)
 
-    def _step(self, data: list[Any]) -> None:
-        advanced_ids, now, kv_used, kv_total, running, waiting, paused, pq, ph, pre = data
+    def _step(self, data: Any) -> None:
+        step = msgspec.convert(data, StepMessage)
         live = self._live
         advanced = []
-        for rid, committed, proposed, committed_at in advanced_ids:
+        for rid, committed, proposed, committed_at in step.advanced:
             handle = live.get(rid)
             if handle is not None:
                 handle.proposed += proposed
                 advanced.append((handle.recorder, committed, proposed, committed_at))
         buffered = sum(h.stream.buffered for h in live.values())
         self.telemetry.step(StepReport(
-            advanced=advanced, now=now, kv_blocks_used=kv_used, kv_blocks_total=kv_total,
-            running=running, waiting=waiting, paused=paused, buffered_tokens=buffered,
-            prefix_queries=pq, prefix_hits=ph, preemptions=pre))
+            advanced=advanced, now=step.now, kv_blocks_used=step.kv_blocks_used,
+            kv_blocks_total=step.kv_blocks_total, running=step.running, waiting=step.waiting,
+            paused=step.paused, buffered_tokens=buffered, prefix_queries=step.prefix_queries,
+            prefix_hits=step.prefix_hits, preemptions=step.preemptions,
+            forward_seconds=step.forward_seconds, step_tokens=step.step_tokens))
 
     # --- sending ----------------------------------------------------------------------------
     def _flush(self, inc: _Incarnation) -> None:
