@@ -31,7 +31,7 @@ from prometheus_client.utils import floatToGoString
 from . import catalog as cat
 from .buckets import ladders
 from .catalog import Kind, MetricSpec
-from .labels import LabelGuard, ValueCheck
+from .labels import DeclaredLabels, LabelGuard, ValueCheck
 from .slo import SLOSpec
 
 __all__ = ["Exemplar", "MetricSet", "render"]
@@ -219,13 +219,15 @@ class MetricSet:
     def __init__(self, registry: CollectorRegistry, slo: SLOSpec,
                  label_caps: Mapping[str, int] | None = None,
                  specs: tuple[MetricSpec, ...] = cat.CATALOG,
-                 label_check: ValueCheck | None = None) -> None:
+                 label_check: ValueCheck | None = None,
+                 declared: DeclaredLabels | None = None) -> None:
         self.registry = registry
         self.slo = slo
         # One lock for every child: fused updates take it once (see the module doc).
         self.lock = threading.Lock()
         self._buckets = ladders(slo)
-        self._guard = LabelGuard(label_caps, on_fold=self._count_fold, value_check=label_check)
+        self._guard = LabelGuard(label_caps, on_fold=self._count_fold, value_check=label_check,
+                                 declared=declared)
         self._metrics: dict[str, Family] = {}
         # Resolved children by (family, label items): the hot path pays one dict lookup.
         self._children: dict[tuple[Any, ...], Any] = {}
