@@ -30,6 +30,10 @@ __all__ = ["DEFAULT_CACHE_S", "CachedExposition", "MetricsServer"]
 #: How long one render answers every scrape: well under any scrape interval, so a scrape
 #: never sees values older than this.
 DEFAULT_CACHE_S = 0.5
+#: The most of the time renders may take back to back: after a render of d seconds the next
+#: starts no sooner than d * (1 / share - 1) later (scrapes arriving meanwhile share it), so
+#: a storm of scrapes that each want fresh values leaves the serving threads 80% of the GIL.
+RENDER_SHARE = 0.2
 
 
 class CachedExposition:
@@ -39,12 +43,17 @@ class CachedExposition:
     scrapes that arrive while a render runs still share the next one (single flight)."""
 
     def __init__(self, registry: CollectorRegistry, interval_s: float = DEFAULT_CACHE_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep,
+                 share: float = RENDER_SHARE) -> None:
         if interval_s < 0:
             raise ValueError(f"metrics_cache_s: must be >= 0 seconds, got {interval_s!r}")
         self.registry = registry
         self.interval_s = interval_s
         self.clock = clock
+        self.sleep = sleep
+        self.share = share
+        self._next_render = 0.0  # the earliest start of the next render
         self.renders = 0  # how many times the registry was rendered (tests, benchmarks)
         self._cache: dict[str, tuple[float, bytes, str]] = {}
         self._locks: dict[str, threading.Lock] = {}
@@ -60,9 +69,14 @@ class CachedExposition:
             found = self._cache.get(kind)
             if found is not None and found[0] >= arrived - max_age:
                 return found[1], found[2]
+            wait = self._next_render - self.clock()
+            if wait > 0:  # bound the renders' share of time (scrapes queued here share it)
+                self.sleep(wait)
             started = self.clock()
             data, content_type = render(self.registry, accept)
             self.renders += 1
+            ended = self.clock()
+            self._next_render = ended + (ended - started) * (1 / self.share - 1)
             self._cache[kind] = (started, data, content_type)
             return data, content_type
 

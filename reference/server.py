@@ -39,6 +39,7 @@ import threading
 import time
 import uuid
 from collections.abc import MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
@@ -100,6 +101,9 @@ class _Transport:
         self.ledger = guard.ConnectionLedger()
         #: /metrics, rendered at most once per interval (shared with a metrics port)
         self.exposition = CachedExposition(telemetry.registry, engine.config.metrics_cache_s)
+        # one thread of its own: a scrape storm queues there, never in the shared pool that
+        # parses large bodies
+        self._scrapes = ThreadPoolExecutor(1, thread_name_prefix="servescope-scrape")
 
     # --- generation -------------------------------------------------------------------------
     async def completions(self, request: Request) -> Any:
@@ -251,8 +255,8 @@ class _Transport:
         # rendered in a worker thread: a large registry never stalls the event loop
         # (no cache age here: a scrape sees values no older than itself; the metrics port
         # serves the cached render)
-        data, content_type = await asyncio.to_thread(self.exposition,
-                                                     request.headers.get("accept"), 0.0)
+        data, content_type = await asyncio.get_running_loop().run_in_executor(
+            self._scrapes, self.exposition, request.headers.get("accept"), 0.0)
         return Response(data, media_type=content_type)
 
     def reject_connection(self, reason: str) -> None:
