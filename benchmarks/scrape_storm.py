@@ -9,7 +9,9 @@ The server runs as ``servescope serve --metrics-port`` in its own process. Three
   storm-metrics   the same scrapers on the metrics port (own threads, a render cached for
                   ``metrics_cache_s``)
 
-Each scraper is a process of its own (as sixteen Prometheus servers would be). Figures: the
+Each scraper is a process of its own (as sixteen Prometheus servers would be). On a machine
+with few cores the scrapers' own CPU starves every process, so the server's CPU seconds per
+phase are reported too: what the storm costs the server itself. Figures: the
 streams' inter-token gap p50/p99 (client-side, between SSE events), TTFT p50, completed
 streams, scrapes served per phase, and the ratio of each storm's gap p99 to the quiet one's
 (goal on the metrics port: <= 1.2). In the same run, in this process: the render cost per
@@ -55,6 +57,7 @@ class Phase:
     errors: int = 0
     scrapes: int = 0
     scrape_bytes: int = 0
+    server_cpu_s: float = 0.0  # the server process's CPU time over the phase
 
 
 class Server:
@@ -79,6 +82,11 @@ class Server:
             except httpx.HTTPError:
                 time.sleep(0.2)
         raise RuntimeError("the server did not start")
+
+    def cpu_s(self) -> float:
+        """User + system CPU seconds of the server process so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -138,7 +146,9 @@ def run_phase(server: Server, args: argparse.Namespace, name: str,
     scrapers = [subprocess.Popen([sys.executable, "-P", __file__, "--scrape-url", scrape_url,
                                   "--duration", str(args.duration)], stdout=subprocess.PIPE)
                 for _ in range(args.scrapers)] if scrape_url else []
+    cpu = server.cpu_s()
     asyncio.run(streams(server.url, args, phase))
+    phase.server_cpu_s = server.cpu_s() - cpu
     for proc in scrapers:
         out, _ = proc.communicate(timeout=60)
         count, size = json.loads(out)
@@ -215,13 +225,15 @@ def main() -> None:
                      "gap_p99_ms": _ms(p99), "ttft_p50_ms": _ms(percentile(p.ttft, 0.5)),
                      "completed": p.completed, "errors": p.errors, "scrapes": p.scrapes,
                      "scrape_kb": round(p.scrape_bytes / max(1, p.scrapes) / 1024, 1),
+                     "server_cpu_s": round(p.server_cpu_s, 2),
                      "gap_p99_ratio": round(p99 / quiet99, 2) if p99 and quiet99 else None})
     print(f"{'phase':<14} {'gap p50':>8} {'gap p99':>8} {'ratio':>6} {'TTFT p50':>9} "
-          f"{'done':>5} {'err':>4} {'scrapes':>8} {'KB/scrape':>9}")
+          f"{'done':>5} {'err':>4} {'scrapes':>8} {'KB/scrape':>9} {'server CPU s':>12}")
     for r in rows:
         print(f"{r['phase']:<14} {r['gap_p50_ms']!s:>8} {r['gap_p99_ms']!s:>8} "
               f"{r['gap_p99_ratio']!s:>6} {r['ttft_p50_ms']!s:>9} {r['completed']:>5} "
-              f"{r['errors']:>4} {r['scrapes']:>8} {r['scrape_kb']:>9}")
+              f"{r['errors']:>4} {r['scrapes']:>8} {r['scrape_kb']:>9} "
+              f"{r['server_cpu_s']:>12}")
     print(f"render: {cost['series']} series in {cost['render_ms']} ms = "
           f"{cost['render_us_per_series']} µs/series; one observe: {cost['observe_us']} µs")
     print(json.dumps({"benchmark": "scrape_storm", "duration_s": args.duration,
