@@ -134,3 +134,39 @@ def test_open_connections_match_the_kernel_socket_count(server: LocalServer) -> 
             s.close()
     poll_until(lambda: ledger(server)["open"] == 0 == kernel_held(port),
                what="the idle connections counted closed")
+
+
+def test_on_http2_a_websocket_handshake_is_refused_and_counted() -> None:
+    """hypercorn upgrades WebSocket handshakes itself and hands the app a websocket scope: the
+    limits middleware refuses it with the JSON 400 (ASGI denial response) and counts it."""
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from servescope.instrumentation import setup_telemetry
+    from servescope.reference.engine import Engine
+    from servescope.reference.http2 import Http2ServerThread
+    from servescope.reference.server import create_app
+
+    setup = setup_telemetry(model="tiny", span_exporter=InMemorySpanExporter())
+    engine = Engine(EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4),
+                    setup.telemetry)
+    engine.start()
+    http = Http2ServerThread(create_app(engine, setup.telemetry, http2=True)).start()
+    try:
+        with socket.create_connection((http.host, http.port), timeout=10) as s:
+            s.sendall(WEBSOCKET_GET)
+            data = b""
+            while b"\r\n\r\n" not in data or not data.rstrip().endswith(b"}"):
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        assert head.split()[1] == b"400", data[:300]
+        assert json.loads(body[body.index(b"{"):])["error"]["code"] == "upgrade_refused"
+        assert setup.registry.get_sample_value(
+            "servescope_requests_rejected_total",
+            {"model": "tiny", "reason": "upgrade_refused"}) == 1.0
+    finally:
+        http.stop()
+        engine.shutdown()
+        setup.shutdown(2)
