@@ -125,8 +125,9 @@ async def streams(url: str, args: argparse.Namespace, phase: Phase) -> None:
 
 
 # --- the scrapers (one process each) -------------------------------------------------------------
-def scrape_only(url: str, duration_s: float) -> tuple[int, int]:
-    """Loop ``GET /metrics`` (OpenMetrics, as Prometheus asks) on one keep-alive connection."""
+def scrape_only(url: str, duration_s: float, interval_s: float = 0.0) -> tuple[int, int]:
+    """Loop ``GET /metrics`` (OpenMetrics, as Prometheus asks) on one keep-alive connection,
+    ``interval_s`` apart (0: back to back)."""
     count = size = 0
     stop_at = time.monotonic() + duration_s
     headers = {"accept": "application/openmetrics-text; version=1.0.0"}
@@ -137,6 +138,8 @@ def scrape_only(url: str, duration_s: float) -> tuple[int, int]:
                 count += 1
             except httpx.HTTPError:
                 pass
+            if interval_s:
+                time.sleep(interval_s)
     return count, size
 
 
@@ -144,7 +147,9 @@ def run_phase(server: Server, args: argparse.Namespace, name: str,
               scrape_url: str | None) -> Phase:
     phase = Phase(name)
     scrapers = [subprocess.Popen([sys.executable, "-P", __file__, "--scrape-url", scrape_url,
-                                  "--duration", str(args.duration)], stdout=subprocess.PIPE)
+                                  "--duration", str(args.duration),
+                                  "--scrape-interval", str(args.scrape_interval)],
+                                 stdout=subprocess.PIPE)
                 for _ in range(args.scrapers)] if scrape_url else []
     cpu = server.cpu_s()
     asyncio.run(streams(server.url, args, phase))
@@ -203,10 +208,14 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--cache-s", type=float, default=0.5, help="metrics_cache_s")
     parser.add_argument("--series", type=int, default=1400)
+    parser.add_argument("--scrape-interval", type=float, default=0.0,
+                        help="seconds each scraper waits between scrapes (0: back to back; "
+                             "on a machine with few cores the scrapers' own CPU then starves "
+                             "every process)")
     parser.add_argument("--scrape-url", default=None, help="only scrape (a scraper process)")
     args = parser.parse_args()
     if args.scrape_url is not None:
-        print(json.dumps(scrape_only(args.scrape_url, args.duration)))
+        print(json.dumps(scrape_only(args.scrape_url, args.duration, args.scrape_interval)))
         return
     cost = render_cost(args.series)
     with tempfile.TemporaryDirectory() as tmp:
@@ -237,6 +246,7 @@ def main() -> None:
     print(f"render: {cost['series']} series in {cost['render_ms']} ms = "
           f"{cost['render_us_per_series']} µs/series; one observe: {cost['observe_us']} µs")
     print(json.dumps({"benchmark": "scrape_storm", "duration_s": args.duration,
+                      "scrape_interval_s": args.scrape_interval,
                       "streams": args.streams, "scrapers": args.scrapers,
                       "cache_s": args.cache_s, "phases": rows, "render": cost}))
 
