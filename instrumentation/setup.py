@@ -33,6 +33,7 @@ from prometheus_client import CollectorRegistry
 
 from . import catalog as cat
 from .export import CountingBatchSpanProcessor, CountingSpanExporter
+from .labels import DeclaredLabels
 from .metrics import MetricSet
 from .recorder import Telemetry
 from .slo import SLOSpec
@@ -217,7 +218,8 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                     sample_ratio: float | None = None,
                     trace_file: str | Path = DEFAULT_TRACE_FILE,
                     max_queue_size: int | None = None,
-                    exemplar_ratio: float | None = None) -> TelemetrySetup:
+                    exemplar_ratio: float | None = None,
+                    declared_labels: DeclaredLabels | None = None) -> TelemetrySetup:
     """Wire a tracer provider and a registry and return the :class:`Telemetry` hooks.
 
     ``redaction`` (default: the shipped policy; ``False`` to opt out) wraps the exporter
@@ -225,13 +227,16 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
     span; its counts feed
     ``servescope_redactions_total{kind}``. ``log_redaction`` puts the same policy on the log
     handlers in place. ``sample_ratio`` overrides ``OTEL_TRACES_SAMPLER``.
+    ``declared_labels``: the priority classes and model/adapter names clients may put on a
+    label (anything else folds into ``other`` and is counted).
     """
     registry = registry if registry is not None else CollectorRegistry()
     name = service_name or os.environ.get("OTEL_SERVICE_NAME", "servescope")
     provider = TracerProvider(resource=Resource.create({"service.name": name}),
                               sampler=_sampler(sample_ratio))
     telemetry = Telemetry(registry=registry, tracer_provider=provider, slo=slo, model=model,
-                          pool=pool, exemplar_ratio=exemplar_ratio, label_check=_pii_free)
+                          pool=pool, exemplar_ratio=exemplar_ratio, label_check=_pii_free,
+                          declared_labels=declared_labels)
     redaction = _default_redaction(redaction)
     counter = _redaction_counter(telemetry.metrics)
     log_filter = install_log_redaction(redaction, counter) if log_redaction else None

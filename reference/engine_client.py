@@ -11,6 +11,10 @@ Backpressure crosses the boundary: each request's :class:`StreamBuffer` lives he
 pushes only while its mirror of that buffer has room, and the link returns the reader's
 progress (the credits) in its next message, so a slow reader pauses only its own request.
 
+Readiness: after ``MISSED_HEARTBEATS`` heartbeats without a message (0.5 s by default,
+``unresponsive_s``) the engine reads as unready on ``/readyz`` and new submissions are refused
+with ``engine_unresponsive`` (HTTP 503 with Retry-After); the lease alone decides the restart.
+
 Failure: the engine heartbeats at least every ``heartbeat_s``. The link declares it dead when
 its process exits or its lease (``lease_s`` without a message; 10 s by default: a restart ends
 every request in flight, so a false alarm on a starved machine costs more than a slower
@@ -66,6 +70,14 @@ __all__ = ["EngineClient", "RemoteHandle", "RemoteLifecycle"]
 _log = logging.getLogger("servescope.reference.engine_client")
 #: Reason given to submissions while the engine (re)starts; the transport answers 503.
 RESTARTING = "engine_restarting"
+#: Reason given to submissions while the engine misses heartbeats but its lease still runs
+#: (stopped, or stuck in a step): also 503 with ``Retry-After``, never an accepted request
+#: that waits out the lease and fails.
+UNRESPONSIVE = "engine_unresponsive"
+#: Missed heartbeats after which the engine reads as unready (``/readyz``) and refuses work.
+MISSED_HEARTBEATS = 5
+#: ...but never sooner than this (a busy machine delays a heartbeat now and then).
+MIN_UNRESPONSIVE_S = 0.5
 _RECENT = 4096  # finished recorders kept for late signals (bounded: no leak)
 _LAST_WORDS_MS = 200  # how long an exited engine's last message may take to arrive
 
@@ -203,9 +215,17 @@ class EngineClient:
     def __init__(self, config: EngineConfig, telemetry: Telemetry, *,
                  heartbeat_s: float = 0.1, lease_s: float = 10.0,
                  start_timeout_s: float = 120.0, restart_backoff_s: float = 0.5,
-                 retry_after_s: int = 2, cpu_threads: int | None = None) -> None:
+                 retry_after_s: int = 2, cpu_threads: int | None = None,
+                 unresponsive_s: float | None = None) -> None:
         if not 0 < heartbeat_s < lease_s:
             raise ValueError(f"lease_s: must exceed heartbeat_s={heartbeat_s}, got {lease_s}")
+        if unresponsive_s is None:
+            unresponsive_s = min(max(MISSED_HEARTBEATS * heartbeat_s, MIN_UNRESPONSIVE_S),
+                                 lease_s)
+        if not heartbeat_s < unresponsive_s <= lease_s:
+            raise ValueError(f"unresponsive_s: must be above heartbeat_s={heartbeat_s} and at "
+                             f"most lease_s={lease_s}, got {unresponsive_s}")
+        self.unresponsive_s = unresponsive_s
         self.config = config
         self.telemetry = telemetry
         self.tokenizer = ByteTokenizer()
@@ -331,6 +351,8 @@ class EngineClient:
                 reason = "shutting_down"
             if reason is None and not self._ready.is_set():
                 reason = RESTARTING
+            if reason is None and not self._responsive():
+                reason = UNRESPONSIVE
             if reason is None and self._pending >= cfg.max_waiting:
                 reason = "queue_full"
             if reason is None:
@@ -391,10 +413,13 @@ class EngineClient:
         return len(self._live)
 
     def ready(self) -> bool:
-        """The engine is up, its heartbeat is fresh and it accepts work."""
+        """The engine is up, its heartbeat is fresh (``unresponsive_s``, well inside the
+        lease) and it accepts work."""
+        return not self._closed and self._ready.is_set() and self._responsive()
+
+    def _responsive(self) -> bool:
         inc = self._inc
-        return (not self._closed and self._ready.is_set() and inc is not None
-                and time.monotonic() - inc.last_message < self.lease_s)
+        return inc is not None and time.monotonic() - inc.last_message < self.unresponsive_s
 
     def readiness(self) -> dict[str, Any]:
         return {"ready": self.ready(), "engine": "process", "pid": self.pid,
@@ -686,6 +711,7 @@ class EngineClient:
         now = self.telemetry.clock()
         for handle in handles:
             # decided stop/length keep their reason and their tail; the rest end with error
+            handle.engine_lost_retry_after_s = self.retry_after_s
             self._end(handle, FinishReason.ERROR, now,
                       drop=handle.life.reason not in (FinishReason.STOP, FinishReason.LENGTH))
         cfg = self.config

@@ -34,6 +34,9 @@ class Handle(ABC):
         self.recorder = recorder
         self.prompt_tokens = len(request.prompt)
         self.reject_reason = reject_reason
+        #: Set when the request ended because its engine was lost (not the request's fault):
+        #: a response not yet started answers 503 with this ``Retry-After`` instead of 500.
+        self.engine_lost_retry_after_s: int | None = None
         self.life = life
         self.stream = stream
         self._telemetry = telemetry

@@ -84,6 +84,8 @@ class StreamHandle(Protocol):
     def prompt_tokens(self) -> int: ...
     @property
     def completion_tokens(self) -> int: ...
+    @property
+    def engine_lost_retry_after_s(self) -> int | None: ...
     async def next_chunk(self, max_tokens: int = 64) -> list[int] | None: ...
     def clock(self) -> float: ...
     def written(self, n: int, now: float) -> None: ...
@@ -445,7 +447,15 @@ class WholeResponse(_Exchange):
             parts.append(self.decoder.feed(chunk))
         parts.append(self.decoder.flush())
         reason = handle.finish_reason
-        if reason in _CUT:
+        retry_after = handle.engine_lost_retry_after_s
+        if reason is FinishReason.ERROR and retry_after is not None:
+            # the engine was lost, not this request: unavailable, come back (not a 500)
+            status = 503
+            payload = schema.error_body("the engine stopped responding and is being "
+                                        "restarted; retry shortly", type_="server_error",
+                                        code="engine_unavailable")
+            self.headers["retry-after"] = str(retry_after)
+        elif reason in _CUT:
             message, code, status = _CUT[reason]
             payload = schema.error_body(message, type_="server_error", code=code)
         else:

@@ -53,13 +53,16 @@ def expected_files(flavor: str, slo_path: str | None = None, namespace: str | No
     from servescope.dashboards.render import render_k8s
     from servescope.instrumentation.slo import SLOSpec, load_slo
     from servescope.promql.flavor import get_flavor
+    from servescope.scrape_target import render_k8s_scrape
 
     slo = load_slo(slo_path) if slo_path else SLOSpec.default()
     chosen = get_flavor(flavor)
     options = Options(flavor=chosen)
     return {**render_dashboards(slo, chosen), **render_rules(slo, options),
             **render_k8s_rules(slo, options, namespace=namespace, labels=k8s_labels),
-            **render_k8s(slo, chosen, namespace=namespace, labels=k8s_labels, header=HEADER)}
+            **render_k8s(slo, chosen, namespace=namespace, labels=k8s_labels, header=HEADER),
+            **render_k8s_scrape(chosen.name, namespace=namespace, labels=k8s_labels,
+                                header=HEADER)}
 
 
 def parse_labels(items: list[str]) -> dict[str, str]:

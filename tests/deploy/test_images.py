@@ -85,7 +85,7 @@ def test_the_gpu_profile_validates_against_the_compose_spec() -> None:
 def test_prometheus_scrapes_the_gpu_server_only_while_it_runs() -> None:
     config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
     job = next(j for j in config["scrape_configs"] if j["job_name"] == "servescope")
-    assert job["dns_sd_configs"] == [{"names": ["server-gpu"], "type": "A", "port": 8000}]
+    assert job["dns_sd_configs"] == [{"names": ["server-gpu"], "type": "A", "port": 9464}]
     relabel = job["relabel_configs"][0]
     assert relabel["source_labels"] == ["__meta_dns_name"] and relabel["target_label"] == "instance"
 

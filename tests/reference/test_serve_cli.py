@@ -70,3 +70,17 @@ def test_serve_engine_process_is_ready_serves_and_stops_its_engine(tmp_path):
     except ProcessLookupError:
         alive = False
     assert not alive
+
+
+def test_http2_refuses_to_start_without_the_default_transports_guarantees():
+    result = run("--http2", "--port", "0")
+    assert result.returncode == 2
+    assert "--http2 refuses to start" in result.stderr and "408" in result.stderr
+    assert "--http2-without-guarantees" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_bad_metrics_port_is_a_clear_error(tmp_path):
+    config = tmp_path / "engine.yaml"
+    config.write_text("metrics_port: 70000\n")
+    result = run("--config", str(config), "--port", "0")
+    assert result.returncode == 2 and "metrics_port" in result.stderr
