@@ -13,8 +13,11 @@ import ipaddress
 import json
 
 __all__ = [
+    "b64_text",
+    "base64_credentials",
     "iban_ok",
     "iban_prefix",
+    "international_00_ok",
     "ipv4_ok",
     "ipv6_ok",
     "jwt_ok",
@@ -23,6 +26,7 @@ __all__ = [
     "payment_card_ok",
     "phone_digits_ok",
     "ssn_ok",
+    "tokenish",
 ]
 
 
@@ -160,7 +164,15 @@ def ipv4_ok(candidate: str) -> bool:
     for p in parts:  # a plain loop: this runs for every address-shaped value
         if not p.isdigit() or len(p) > 3 or int(p) > 255 or (p[0] == "0" and p != "0"):
             return False
-    return True
+    # 0.x.x.x names no host ("this network"): a four-part version string (0.10.1.1) then.
+    return candidate not in _NOBODY_V4 and parts[0] not in ("0", "127")
+
+
+# Addresses that name no host and no person: the unspecified address servers bind to
+# ("Uvicorn running on http://0.0.0.0:8000"), loopback, and the broadcast address. Private
+# (RFC 1918) addresses still count: a client address on a corporate network names a machine.
+_NOBODY_V4 = frozenset({"0.0.0.0", "255.255.255.255"})
+_NOBODY_V6 = frozenset({ipaddress.IPv6Address("::"), ipaddress.IPv6Address("::1")})
 
 
 def ipv6_ok(candidate: str) -> bool:
@@ -168,8 +180,10 @@ def ipv6_ok(candidate: str) -> bool:
     if candidate.count(":") < 2:
         return False
     try:
-        ipaddress.IPv6Address(candidate.split("%", 1)[0])
+        address = ipaddress.IPv6Address(candidate.split("%", 1)[0])
     except ValueError:
+        return False
+    if address in _NOBODY_V6:
         return False
     return "::" in candidate or any(ch.isdigit() for ch in candidate)
 
@@ -186,3 +200,36 @@ def jwt_ok(candidate: str) -> bool:
     """A JOSE header (base64url JSON with ``alg``) followed by a payload segment."""
     header = _b64url_json(candidate.split(".", 1)[0])
     return isinstance(header, dict) and "alg" in header
+
+
+def tokenish(candidate: str) -> bool:
+    """A token, not a word: it has a digit, or upper and lower case letters."""
+    return (any(ch.isdigit() for ch in candidate)
+            or (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate)))
+
+
+def international_00_ok(candidate: str) -> bool:
+    """00 then a country code and subscriber number: 8 to 15 digits after the 00."""
+    return 8 <= len(_digits(candidate)) - 2 <= 15
+
+
+def b64_text(candidate: str) -> str | None:
+    """``candidate`` decoded as base64 (standard or URL-safe, padding optional) when the
+    result is printable UTF-8 text, else None."""
+    body = candidate.rstrip("=")
+    if len(body) % 4 == 1:
+        return None
+    padded = body + "=" * (-len(body) % 4)
+    try:
+        raw = (base64.urlsafe_b64decode(padded) if ("-" in body or "_" in body)
+               else base64.b64decode(padded, validate=True))
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+    return text if text and text.isprintable() else None
+
+
+def base64_credentials(candidate: str) -> bool:
+    """Base64 of ``user:password`` (what a docker config.json keeps under ``auth``)."""
+    text = b64_text(candidate)
+    return text is not None and ":" in text and len(text) >= 3
