@@ -21,7 +21,7 @@ _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 # level. Each level costs a pass only where "%" is left.
 _LEVELS = 3
 #: A base64 or base64url token of at least 16 characters in a URL path segment or query value.
-BASE64_IN_URL = re.compile(r"(?<=[=/])[A-Za-z0-9_+-]{16,}={0,2}(?![\w+=-])")
+BASE64_IN_URL = re.compile(r"[=/]([A-Za-z0-9_+-]{16,}={0,2})(?![\w+=-])")
 
 
 @dataclass(frozen=True)
@@ -99,9 +99,12 @@ def map_back(views: list[PercentView], start: int, end: int) -> tuple[int, int]:
 def base64_tokens(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, decoded text) of each base64 token in a URL that decodes to printable
     text."""
-    if "/" not in text and "=" not in text:
+    if "://" not in text and "?" not in text:
         return
     for match in BASE64_IN_URL.finditer(text):
-        decoded = b64_text(match.group())
+        token = match.group(1)
+        if token.isalpha() or token.isdigit() or token.islower():
+            continue  # a word, a number or a lower-case path segment: not base64
+        decoded = b64_text(token)
         if decoded is not None and len(decoded) >= 6:
-            yield match.start(), match.end(), decoded
+            yield match.start(1), match.end(1), decoded

@@ -20,6 +20,8 @@ __all__ = ["CHECKSUMMED_KINDS", "DETECTORS", "KINDS", "Detector", "Finding", "pr
            "resolve", "scan"]
 
 # A number starts where no identifier character precedes it and ends where none follows.
+# Patterns put a one-character look-ahead first: the regex engine then skips positions by that
+# character set instead of running the look-behind at every one.
 _L = r"(?<![\w.+-])"
 _R = r"(?![\w+-]|\.\d)"
 
@@ -104,14 +106,16 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
 # (db_password, x-api-key); a bare "key" must start a word or follow a separator (not monkey).
 # Not counts or names that only mention tokens (max_tokens, prompt_token_ids,
 # time_per_token, tokenizer) nor keys that index data (cache_key, routing_key).
-_NOT_TOKEN_COUNTS = r"(?<!per[_ -])token(?!izer|s|[_ -](?:ids?|count|type|len)\b)"
-_DATA_KEYS = "".join(rf"(?<!{w}[_. -])" for w in (
+# Each alternative starts with its literal and looks behind only once that matched: a
+# look-behind first would run at every position of every line.
+_NOT_TOKEN_COUNTS = r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|len)\b)"
+_DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "primary", "foreign", "idempotency", "dedup",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding"))
 _SECRET_WORDS = (r"api[_-]?key|apikey|secret|" + _NOT_TOKEN_COUNTS + r"|passw(?:or)?d|pwd|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
-                 r"client[_-]?secret|(?<![a-z0-9])" + _DATA_KEYS + r"key"
-                 r"|(?<![a-z0-9])sig(?![a-z0-9])")
+                 r"client[_-]?secret|key(?<![a-z0-9]key)" + _DATA_KEYS +
+                 r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
 # A value ends at a separator or where a JSON object or array closes ("total_tokens": 8370}}).
 # Word characters for addresses in any script: \w plus the combining vowel signs and marks
 # of Indic and South-East Asian scripts (Python's \w leaves them out: "डाटामेल").
@@ -200,7 +204,7 @@ DETECTORS: tuple[Detector, ...] = (
        v.base64_credentials, prefilter=r"(?i)auth\\?[\"']?" + _S + r"*[:=]", group=1,
        needles=("auth", "AUTH", "Auth")),
     _d("secret_assignment",
-       rf"(?i)(?:{_SECRET_WORDS})[\w.-]*\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?"
+       rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])[^{_VALUE_STOP}]{{6,}})",
        prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
                   r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
@@ -214,19 +218,19 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"[A-Za-z0-9_.%+-]@[A-Za-z0-9]", needles=("@",)),
     # International numbers dialled with 00 instead of +. Before the card detector: a card
     # number never starts with 0, and its checksum blocker would hide the phone number.
-    _d("phone", _L + r"00[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})" + _R,
+    _d("phone", r"(?=0)" + _L + r"00[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})" + _R,
        v.international_00_ok, prefilter=r"00[1-9]\d{0,3}[ .-]\d|00[1-9]\d{9}",
        needles=("00",)),
-    _d("iban", r"(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?!\w)",
+    _d("iban", r"(?=[A-Z])(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?!\w)",
        v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,
        prefix=v.iban_prefix, digits=True),
     _d("credit_card",
        # No issuer number starts with 0: such a run is an id or a phone number (0049...).
-       _L + r"(?:[1-9]\d{12,18}|[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
+       r"(?=[1-9])" + _L + r"(?:[1-9]\d{12,18}|[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
        r"|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R, v.payment_card_ok,
        prefilter=r"\d{13}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d|\d{4}[ -]\d{6}[ -]\d{4}",
        checksummed=True, digits=True),
-    _d("us_ssn", _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
+    _d("us_ssn", r"(?=\d)" + _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
        prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True),
     # Nine digits with no dashes only under an SSN key: alone they are any other id.
     _d("us_ssn",
@@ -236,15 +240,16 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY"), digits=True),
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported.
     _d("ipv6",
-       r"(?<![\w:.])(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
+       r"(?=[0-9A-Fa-f:])(?<![\w:.])(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
        r"(?![\w:]|/\d)", v.ipv6_ok, prefilter=r":[0-9A-Fa-f.]{0,43}:", needles=(":",)),
-    _d("ipv4", r"(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/\d)", v.ipv4_ok,
+    _d("ipv4", r"(?=\d)(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/\d)", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True),
     _d("phone", r"(?<![\w+])\+\d[\d .()-]{6,20}\d(?![\w-]|\.\d)", v.phone_digits_ok,
        prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",)),
-    _d("phone", _L + r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}" + _R, v.nanp_ok,
+    _d("phone", r"(?=[\d(])" + _L + r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}" + _R,
+       v.nanp_ok,
        prefilter=r"(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}", digits=True),
-    _d("phone", _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
+    _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
        lambda s: 10 <= sum(c.isdigit() for c in s) <= 11,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}", needles=("0",)),
 )

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import logging
 import os
+import re
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from enum import Enum, StrEnum
 from typing import Any
@@ -74,14 +75,34 @@ _DROPPED = _Dropped()
 _JOINERS = str.maketrans("-_", "  ")
 
 
+# The kinds a joiner can hide: numbers and addresses, whose patterns refuse a neighbouring
+# word character. Tokens (keys, JWTs) carry '-' and '_' themselves: reading those as spaces
+# would only break them, so the second scan leaves them out and costs less.
+_JOINABLE_KINDS = frozenset({"email", "iban", "credit_card", "us_ssn", "ipv4", "ipv6",
+                             "phone"})
+_JOINABLE: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
+
+
+def _joinable(detectors: Sequence[Any]) -> tuple[tuple[Any, ...], Any]:
+    key = tuple(map(id, detectors))
+    found = _JOINABLE.get(key)
+    if found is None:
+        subset = tuple(d for d in detectors if d.kind in _JOINABLE_KINDS)
+        found = _JOINABLE[key] = (subset, prefilter_for(subset) if subset else None)
+    return found
+
+
 def _scan_plain(text: str, detectors: Sequence[Any], prefilter: Any) -> list[Finding]:
     """:func:`scan`, plus what a second scan finds with ``-`` and ``_`` read as spaces (same
     length, so offsets hold) where it overlaps nothing the first found."""
     found = scan(text, detectors, prefilter=prefilter)
     if "-" not in text and "_" not in text:
         return found
+    subset, subset_prefilter = _joinable(detectors)
+    if not subset:
+        return found
     extra = [Finding(f.kind, f.start, f.end, text[f.start:f.end])
-             for f in scan(text.translate(_JOINERS), detectors, prefilter=prefilter)
+             for f in scan(text.translate(_JOINERS), subset, prefilter=subset_prefilter)
              if not any(f.start < g.end and g.start < f.end for g in found)]
     return sorted(found + extra, key=lambda f: f.start) if extra else found
 
@@ -107,18 +128,39 @@ def scan_joined(text: str, detectors: Sequence[Any] = DETECTORS, *,
     span it came from."""
     found = _scan_plain(text, detectors, prefilter)
     extra: list[Finding] = []
-    decoded = percent_view(text) if "%" in text else None
+    if "%" in text:
+        # Only the words that hold an encoded run are decoded and scanned again: an encoded
+        # value never spans a raw space (a space in it is %20).
+        for word in _ENCODED_WORD.finditer(text):
+            extra += _decoded_findings(word.group(), word.start(), detectors, prefilter)
+    for start, end, plain in base64_tokens(text):
+        inside = _scan_plain(plain, detectors, prefilter)
+        if inside:
+            extra.append(Finding(inside[0].kind, start, end, text[start:end]))
+    return _merge(text, found, extra) if extra else found
+
+
+_ENCODED_WORD = re.compile(r"[^\s%]*(?:%[0-9A-Fa-f]{2}[^\s%]*)+")
+
+
+def _decoded_findings(text: str, offset: int, detectors: Sequence[Any], prefilter: Any
+                      ) -> list[Finding]:
+    """Findings in what ``text`` percent-decodes to and in the base64 tokens of its URLs, as
+    spans of ``text`` shifted by ``offset``."""
+    out: list[Finding] = []
+    decoded = percent_view(text)
     inner, views = decoded if decoded is not None else (text, [])
-    if views:
-        for f in _scan_plain(inner, detectors, prefilter):
-            start, end = map_back(views, f.start, f.end)
-            extra.append(Finding(f.kind, start, end, text[start:end]))
+    if not views:
+        return out
+    for f in _scan_plain(inner, detectors, prefilter):
+        start, end = map_back(views, f.start, f.end)
+        out.append(Finding(f.kind, offset + start, offset + end, text[start:end]))
     for start, end, plain in base64_tokens(inner):
         inside = _scan_plain(plain, detectors, prefilter)
         if inside:
             start, end = map_back(views, start, end)
-            extra.append(Finding(inside[0].kind, start, end, text[start:end]))
-    return _merge(text, found, extra) if extra else found
+            out.append(Finding(inside[0].kind, offset + start, offset + end, text[start:end]))
+    return out
 
 
 class Redactor:
