@@ -294,12 +294,12 @@ class Redactor:
             decision = _Key.DROP
         elif key in p.content_keys:
             decision = _Key.CONTENT
-        elif key in p.model_keys:
-            decision = _Key.MODEL
         elif key in p.drop or any(r.search(key) for r in p.drop_patterns):
             decision = _Key.DROP
         elif key in p.hash_keys or any(r.search(key) for r in p.hash_key_patterns):
             decision = _Key.HASH
+        elif key in p.model_keys:
+            decision = _Key.MODEL
         elif key in p.allow or any(r.search(key) for r in p.allow_patterns):
             decision = _Key.ALLOW
         elif key in p.scan or any(r.search(key) for r in p.scan_patterns) or p.unknown == "scan":

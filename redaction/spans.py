@@ -13,6 +13,7 @@ A span whose redaction fails is never exported as it was: it is dropped and logg
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, MutableMapping, Sequence
@@ -105,7 +106,7 @@ class RedactingSpanExporter(SpanExporter):
         counts: dict[str, int] = {}
         name = span.name
         for model, hashed in r.model_names(span.attributes):  # "chat <adapter name>"
-            name = name.replace(model, hashed)
+            name = _replace_name(name, model, hashed)
         name = r.redact_text(name, counts) if scan_names else name
         attributes = r.redact_attributes(span.attributes, counts, Place.SPAN)
         events = [Event(r.redact_text(e.name, counts) if scan_names else e.name,
@@ -142,6 +143,14 @@ class RedactingSpanExporter(SpanExporter):
 
 
 KeyRule = Callable[[str], bool]
+
+
+def _replace_name(name: str, model: str, hashed: str) -> str:
+    """``name`` with ``model`` replaced: as a whole word always, inside a word only when the
+    name is long enough not to match by chance ("x" in "text_completion")."""
+    if len(model) >= 6:
+        return name.replace(model, hashed)
+    return re.sub(rf"(?<!\S){re.escape(model)}(?!\S)", hashed.replace("\\", "\\\\"), name)
 
 
 @overload

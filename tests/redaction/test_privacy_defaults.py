@@ -177,3 +177,14 @@ def test_identity_rules_are_in_the_shipped_policy() -> None:
     assert {"tenant.id", "enduser.id", "user.id", "user"} <= policy.hash_keys
     assert "gen_ai.request.model" not in policy.allow
     assert policy.unknown_models == "hash"
+
+
+def test_a_short_unknown_model_name_is_replaced_only_as_a_word() -> None:
+    def make(tracer) -> None:
+        with tracer.start_as_current_span("text_completion x",
+                                          attributes={"gen_ai.request.model": "x"}):
+            pass
+
+    (span,) = (json.loads(s) for s in _exported(Redactor(hash_key=KEY), make))
+    assert span["name"].startswith("text_completion [model:")
+    assert span["attributes"]["gen_ai.request.model"] in span["name"]
