@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 from prometheus_client import CollectorRegistry
 
 from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.labels import DeclaredLabels
 from servescope.instrumentation.metrics import MetricSet
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
@@ -463,8 +464,10 @@ class _Runner:
         self.host, self.port = check_local_url(config.url)
         self.rng = random.Random(config.seed)
         self.registry = CollectorRegistry()
+        # the model it targets is the one value of the client families' model label
         self.metrics = MetricSet(self.registry, slo,
-                                 specs=(cat.CLIENT_TTFT, cat.CLIENT_TPOT, cat.CLIENT_E2E))
+                                 specs=(cat.CLIENT_TTFT, cat.CLIENT_TPOT, cat.CLIENT_E2E),
+                                 declared=DeclaredLabels(models=(model,)))
         self.slo = slo
         self.stats = ClientStats()
         self.started = 0
