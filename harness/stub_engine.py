@@ -201,9 +201,11 @@ class _Shape:
 
 
 class StubServer:
-    """A :class:`StubEngine` served by uvicorn on a thread (127.0.0.1, a free port)."""
+    """A :class:`StubEngine` (or any ASGI ``app``) served by uvicorn on a thread (127.0.0.1,
+    a free port)."""
 
-    def __init__(self, engine: StubEngine | None = None, port: int = 0) -> None:
+    def __init__(self, engine: StubEngine | None = None, port: int = 0, *,
+                 app: Any = None) -> None:
         import socket
 
         import uvicorn
@@ -214,7 +216,7 @@ class StubServer:
         self._sock.bind(("127.0.0.1", port))
         self._sock.listen(1024)
         self.port = self._sock.getsockname()[1]
-        config = uvicorn.Config(self.engine, loop="asyncio", lifespan="off", log_config=None,
+        config = uvicorn.Config(app or self.engine, loop="asyncio", lifespan="off", log_config=None,
                                 log_level="critical", access_log=False,
                                 timeout_graceful_shutdown=1)
         self._server = uvicorn.Server(config)
