@@ -55,7 +55,7 @@ class GatewayConfig(_FromDict):
     #: cannot mint label values).
     model_name: str = "default"
     #: Seconds to open a connection to the upstream; past it the client gets 502.
-    connect_timeout_s: float = 2.0
+    connect_timeout_s: float = 5.0
     #: Seconds the upstream may stay silent (before its answer's head, or between two reads of
     #: a stream) before the request ends with an error.
     upstream_idle_timeout_s: float = 300.0

@@ -34,6 +34,12 @@ HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"proxy-authenticate",
                         b"transfer-encoding", b"upgrade", b"host", b"content-length"})
 
 
+#: An idle pooled connection is closed after this long: well before the engines' own idle
+#: keep-alive timeout (uvicorn's, vLLM's: 5 s), so the gateway never sends a request on a
+#: connection the engine is closing at that moment (a reset, not a retry, for a POST).
+KEEPALIVE_EXPIRY_S = 2.0
+
+
 class UpstreamUnavailable(Exception):
     """The upstream could not be asked: ``status`` and ``code`` of the gateway's answer."""
 
@@ -86,10 +92,13 @@ class Upstream:
     def client(self) -> httpx.AsyncClient:
         if self._client is None:
             cfg = self.config
-            options = [(socket.SOL_SOCKET, socket.SO_RCVBUF, cfg.upstream_recv_buffer_bytes)]
+            # no Nagle: a request's head and body, written apart, leave at once
+            options = [(socket.SOL_SOCKET, socket.SO_RCVBUF, cfg.upstream_recv_buffer_bytes),
+                       (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
             transport = httpx.AsyncHTTPTransport(
                 limits=httpx.Limits(max_connections=cfg.max_upstream_connections,
-                                    max_keepalive_connections=cfg.max_upstream_connections),
+                                    max_keepalive_connections=cfg.max_upstream_connections,
+                                    keepalive_expiry=KEEPALIVE_EXPIRY_S),
                 socket_options=options, retries=0)
             self._client = httpx.AsyncClient(
                 transport=transport, headers={}, follow_redirects=False,
@@ -108,7 +117,12 @@ class Upstream:
         request = client.build_request(method, self.base + target, headers=headers,
                                        content=body)
         try:
-            return await client.send(request, stream=True)
+            try:
+                return await client.send(request, stream=True)
+            except _STALE:
+                # A pooled connection the engine closed as we sent on it (its idle timeout
+                # raced ours): no answer began, so the request is sent once more on a new one.
+                return await client.send(request, stream=True)
         except httpx.PoolTimeout:
             raise UpstreamUnavailable(503, "upstream_busy", "every connection to the upstream "
                                       "is in use; retry shortly") from None
@@ -134,6 +148,10 @@ class Upstream:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+
+#: Failures of a request on a connection the upstream had already closed.
+_STALE = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
 def _why(exc: BaseException) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -74,7 +75,9 @@ def _gateway(args: argparse.Namespace) -> int:
         print(f"servescope gateway: invalid configuration: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    setup = setup_telemetry(service_name=SERVICE_NAME, model=config.model_name,
+    for name in ("httpx", "httpcore"):  # one line per upstream request otherwise
+        logging.getLogger(name).setLevel(logging.WARNING)
+    setup = setup_telemetry(service_name=os.environ.get("OTEL_SERVICE_NAME") or SERVICE_NAME, model=config.model_name,
                             pool=config.flavor, trace_file=args.trace_file,
                             redaction=False if args.no_redaction else None)
     app = create_gateway_app(config, setup.telemetry, connections=CONNECTIONS)
