@@ -47,6 +47,8 @@ CLIENT_PROCS = 4
 PACED = {"tokens": 48, "delay": 0.04, "per_stream": 2}
 SATURATED = {"tokens": 256, "delay": 0.0, "per_stream": 2}
 ROUNDS = 2
+#: Extra ``servescope gateway`` arguments (``--gateway-arg=--send-buffer-bytes=0``).
+GATEWAY_ARGS: list[str] = []
 PATHS = ("direct", "gateway", "nginx")
 
 _NGINX_CONF = """
@@ -77,8 +79,10 @@ http {{
 async def _read_stream(reader: asyncio.StreamReader, sent: float) -> tuple[float, float, int]:
     """Read one chunked SSE answer: (TTFT, duration, events)."""
     head = await reader.readuntil(b"\r\n\r\n")
-    if not head.startswith(b"HTTP/1.1 200"):
-        raise RuntimeError(head + await reader.read(300))
+    if not head.startswith(b"HTTP/1.1 200"):  # counted as an error (content-length framed)
+        length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+        await reader.readexactly(length)
+        return -1.0, -1.0, 0
     first, events = None, 0
     while True:
         size = int((await reader.readline()).strip(), 16)
@@ -197,7 +201,7 @@ def main() -> None:
         gateway = subprocess.Popen(
             [sys.executable, "-P", "-m", "servescope", "gateway", "--upstream",
              f"http://127.0.0.1:{stub_port}", "--port", str(gw_port),
-             "--trace-file", str(root / "spans.jsonl")],
+             "--trace-file", str(root / "spans.jsonl"), *GATEWAY_ARGS],
             stdout=subprocess.DEVNULL, stderr=(root / "gateway.log").open("w"))
         procs.append(gateway)
         _wait_port(gw_port, gateway, "the gateway")
@@ -218,6 +222,7 @@ def main() -> None:
         paced: dict[str, list[Any]] = {p: [] for p in ports}
         cpu: dict[str, float] = {p: 0.0 for p in cpu_pids}
         saturated: dict[str, list[float]] = {p: [] for p in ports}
+        saturated_errors = {p: 0 for p in ports}
         for _ in range(ROUNDS):
             for path, port in ports.items():
                 before = _cpu_s(cpu_pids[path]) if path in cpu_pids else 0.0
@@ -228,7 +233,8 @@ def main() -> None:
             for path, port in ports.items():
                 results, wall = _run_clients(port, SATURATED)
                 saturated[path].append(sum(r[2] for r in results) / wall)
-        _report(paced, saturated, cpu)
+                saturated_errors[path] += sum(1 for r in results if r[2] == 0)
+        _report(paced, saturated, cpu, saturated_errors)
     finally:
         for proc in reversed(procs):
             proc.terminate()
@@ -238,8 +244,10 @@ def main() -> None:
 
 
 def _report(paced: dict[str, list[Any]], saturated: dict[str, list[float]],
-            cpu: dict[str, float]) -> None:
+            cpu: dict[str, float], saturated_errors: dict[str, int]) -> None:
     rows: dict[str, dict[str, float]] = {}
+    errors = {path: sum(1 for r in results if r[2] == 0) for path, results in paced.items()}
+    paced = {path: [r for r in results if r[2]] for path, results in paced.items()}
     base = paced["direct"]
     base_ttft = [r[0] for r in base]
     base_chunk = statistics.mean(r[1] / r[2] for r in base)
@@ -255,17 +263,19 @@ def _report(paced: dict[str, list[Any]], saturated: dict[str, list[float]],
             "added_per_chunk_ms": (per_chunk - base_chunk) * 1e3,
             "saturated_chunks_per_s": rate, "streams_at_saturation": rate / 25,
             "cpu_s_per_1000_chunks": cpu[path] / chunks * 1000 if path in cpu else 0.0,
-            "requests": len(results),
+            "requests": len(results), "errors": errors[path],
+            "saturated_errors": saturated_errors[path],
         }
     print(f"gateway benchmark: {STREAMS} concurrent streams, {CLIENT_PROCS} client processes, "
           f"{ROUNDS} interleaved rounds")
     print(f"{'path':8} {'TTFT p50':>9} {'p99':>8} {'+TTFT p50':>10} {'+p99':>8} "
-          f"{'+/chunk':>9} {'chunks/s':>9} {'streams':>8} {'CPU/1k':>8}")
+          f"{'+/chunk':>9} {'chunks/s':>9} {'streams':>8} {'CPU/1k':>8} {'errors':>7}")
     for path, r in rows.items():
         print(f"{path:8} {r['ttft_p50_ms']:8.2f}m {r['ttft_p99_ms']:7.2f}m "
               f"{r['added_ttft_p50_ms']:9.2f}m {r['added_ttft_p99_ms']:7.2f}m "
               f"{r['added_per_chunk_ms']:8.3f}m {r['saturated_chunks_per_s']:9.0f} "
-              f"{r['streams_at_saturation']:8.0f} {r['cpu_s_per_1000_chunks']:7.3f}s")
+              f"{r['streams_at_saturation']:8.0f} {r['cpu_s_per_1000_chunks']:7.3f}s "
+              f"{r['errors'] + r['saturated_errors']:7.0f}")
     goals: dict[str, Any] = {}
     if "gateway" in rows:
         g = rows["gateway"]
@@ -288,5 +298,7 @@ if __name__ == "__main__":
     else:
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument("--keep", action="store_true", help="keep the run's files")
-        parser.parse_args()
+        parser.add_argument("--gateway-arg", action="append", default=[],
+                            help="an extra servescope gateway argument (repeatable)")
+        GATEWAY_ARGS.extend(parser.parse_args().gateway_arg)
         main()
