@@ -257,6 +257,8 @@ class _Exchange:
         if self.disconnected:
             return
         facts = self.scanner.facts
+        if facts.prompt_tokens:
+            rec.prompt_tokens(facts.prompt_tokens)
         reason = finish_reason_of(facts, _STOP_REASONS) if self.scan_ok else FinishReason.ERROR
         rec.finish(reason, now=self.ended_at)
 

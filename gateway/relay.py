@@ -105,6 +105,7 @@ class Relay:
         self._completing = False  # the last write is under way: a disconnect is normal
         self._ended_at: float | None = None  # when the upstream's last event arrived
         self._reason = FinishReason.ERROR
+        self._prompt = 0  # the engine's usage.prompt_tokens, when it said
 
     # --- the exchange -------------------------------------------------------------------
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -146,6 +147,8 @@ class Relay:
 
     def _finish(self) -> None:
         rec = self.recorder
+        if self._prompt:
+            rec.prompt_tokens(self._prompt)
         if self.disconnected:
             rec.finish(FinishReason.CLIENT_CANCEL)
         elif self.cut is not None:
@@ -210,6 +213,7 @@ class Relay:
             if tokens:
                 self._wrote(tokens, at)
         facts = scanner.facts
+        self._prompt = facts.prompt_tokens or 0
         if scanner.pending.strip() or not (facts.done or facts.finish or facts.error):
             raise _Ended(scanner)
         self._reason = finish_reason_of(facts, self.settings.stop_reasons)
@@ -228,6 +232,7 @@ class Relay:
         self._ended_at = clock()
         body = b"".join(parts)
         facts = scan_whole(body)
+        self._prompt = facts.prompt_tokens or 0
         self._reason = finish_reason_of(facts, self.settings.stop_reasons)
         if facts.tokens:
             self.recorder.tokens_committed(facts.tokens, now=self._ended_at)
