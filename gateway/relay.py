@@ -122,8 +122,10 @@ class Relay:
             await asyncio.wait({writer})
         except asyncio.CancelledError:  # the server is shutting down under us
             writer.cancel()
-            await self._close_upstream()
+            if probe is not None:
+                probe.close()
             self.recorder.finish(FinishReason.CLIENT_CANCEL)
+            await self._close_upstream()
             raise
         finally:
             watcher.cancel()
