@@ -59,8 +59,10 @@ class _Models:
     """The model ids the upstream serves (``GET /v1/models``): the only request ``model``
     values that become label values (anything else takes the configured name)."""
 
-    def __init__(self, upstream: Upstream, default: str, timeout_s: float) -> None:
+    def __init__(self, upstream: Upstream, telemetry: Telemetry, default: str,
+                 timeout_s: float) -> None:
         self.upstream = upstream
+        self.telemetry = telemetry
         self.default = default
         self.timeout_s = timeout_s
         self.known: frozenset[str] = frozenset()
@@ -88,6 +90,8 @@ class _Models:
             data = response.json().get("data", [])
             self.known = frozenset(m["id"] for m in data
                                    if isinstance(m, dict) and isinstance(m.get("id"), str))
+        # the engine's served names are configuration: labels and spans keep them
+        self.telemetry.declare_models(self.known)
 
 
 class _Gateway:
@@ -96,7 +100,7 @@ class _Gateway:
         self.config = config
         self.telemetry = telemetry
         self.upstream = Upstream(config)
-        self.models = _Models(self.upstream, config.model_name, config.connect_timeout_s)
+        self.models = _Models(self.upstream, telemetry, config.model_name, config.connect_timeout_s)
         self.settings = RelaySettings(
             limits=config.http, slow_consumer_timeout_s=config.slow_consumer_timeout_s,
             max_event_bytes=config.max_event_bytes,

@@ -108,6 +108,9 @@ class DeclaredLabels:
         return DeclaredLabels(self.priorities, self.models + extra, self.discover_models)
 
 
+#: Model names a server may declare in all, configured and learnt from an engine together.
+MAX_DECLARED_MODELS = 64
+
 #: Distinct values allowed per label key before folding into ``other``.
 DEFAULT_CAPS: Mapping[str, int] = {
     MODEL: 16, PRIORITY: 8, POOL: 16, REASON: 32, FINISH_REASON: 16, STAGE: 8, SIGNAL: 16,
@@ -135,6 +138,19 @@ class LabelGuard:
         self.declared = declared or DeclaredLabels()
         self._declared = {PRIORITY: frozenset(self.declared.priorities),
                           MODEL: frozenset(self.declared.models)}
+
+    def declare_models(self, names: Iterable[str]) -> bool:
+        """Declare more model names at run time: those a proxied engine lists as served
+        (configuration read from the engine, not values a client chose). At most
+        ``MAX_DECLARED_MODELS`` in all. True when the declared set changed."""
+        with self._lock:
+            known = self._declared[MODEL]
+            new = [n for n in names if isinstance(n, str) and n and n not in known]
+            room = max(0, MAX_DECLARED_MODELS - len(known))
+            if not new or not room:
+                return False
+            self._declared = {**self._declared, MODEL: known | frozenset(new[:room])}
+            return True
 
     @staticmethod
     def check_definition(spec: MetricSpec) -> None:

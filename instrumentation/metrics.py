@@ -262,6 +262,15 @@ class MetricSet:
             self._children[key] = child
         return child
 
+    def declare_models(self, names: Iterable[str]) -> bool:
+        """More declared model names (see :meth:`LabelGuard.declare_models`); the children
+        decided before are forgotten, so a name folded until now gets its own series."""
+        changed = self._guard.declare_models(names)
+        if changed:
+            with self.lock:
+                self._children.clear()
+        return changed
+
     def label_value(self, key: str, value: str) -> str:
         """The value label ``key`` carries for ``value`` (itself or ``other``): the one
         decision every family shares, for places outside the registry (span attributes)."""

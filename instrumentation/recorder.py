@@ -23,7 +23,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, TypeVar
 
@@ -187,6 +187,22 @@ class Telemetry:
         self._first_model: str | None = None
         self._many_models = False
         self._models_lock = threading.Lock()
+        #: called with model names declared at run time (setup_telemetry adds redaction's)
+        self.model_listeners: list[Callable[[Iterable[str]], None]] = []
+
+    def declare_models(self, names: Iterable[str]) -> None:
+        """Model names the server learnt it serves (a proxied engine's ``/v1/models``): they
+        become label values like configured ones, and each listener (the span redaction's
+        known models) hears of them. Never raises."""
+        try:
+            names = tuple(names)
+            if self.metrics.declare_models(names):
+                with self._models_lock:
+                    self._children = {}  # pairs decided before: decide again
+            for listener in self.model_listeners:
+                listener(names)
+        except Exception:
+            self.hook_failed("declare_models")
 
     def children(self, model: str, priority: str) -> _Children:
         """The shared child bundle of (model, priority)."""

@@ -291,6 +291,7 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
     add_known = getattr(getattr(redaction, "redactor", None), "add_known_models", None)
     if add_known is not None:
         add_known((model, *(declared_labels.models if declared_labels else ())))
+        telemetry.model_listeners.append(add_known)
     counter = _redaction_counter(telemetry.metrics)
     log_filter = install_log_redaction(redaction, counter) if log_redaction else None
     if not log_redaction:

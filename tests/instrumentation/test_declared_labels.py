@@ -101,3 +101,29 @@ def test_discovered_model_names_still_pass_the_detectors(tmp_path) -> None:
     got = values(registry, "servescope_requests_arrived_total", "model")
     assert got == {"other": 3.0, "sql-adapter-v2": 1.0}
     setup.shutdown(2)
+
+
+def test_models_learnt_at_run_time_get_their_series_and_keep_their_span_name() -> None:
+    """A proxy learns the engine's served names from its /v1/models: a name folded before
+    then gets its own series, spans keep it unhashed, and the set stays capped."""
+    from servescope.instrumentation.labels import MAX_DECLARED_MODELS
+
+    registry, exporter = CollectorRegistry(), InMemorySpanExporter()
+    setup = setup_telemetry(model="gateway", registry=registry, span_exporter=exporter)
+    tel = setup.telemetry
+    run(tel, "before", model="engine-model")
+    assert values(registry, "servescope_requests_arrived_total", "model") == {"other": 1.0}
+    tel.declare_models(["engine-model"])
+    run(tel, "after", model="engine-model")
+    assert values(registry, "servescope_requests_arrived_total", "model") == {
+        "other": 1.0, "engine-model": 1.0}
+    setup.force_flush()
+    spans = {s.attributes["servescope.request.id"]: s for s in exporter.get_finished_spans()
+             if "servescope.request.id" in (s.attributes or {})}
+    assert spans["after"].attributes["gen_ai.request.model"] == "engine-model"
+    tel.declare_models(f"m{i}" for i in range(10 * MAX_DECLARED_MODELS))
+    for i in range(10 * MAX_DECLARED_MODELS):
+        run(tel, f"flood-{i}", model=f"m{i}")
+    assert len(values(registry, "servescope_requests_arrived_total", "model")) <= \
+        MAX_DECLARED_MODELS + 1
+    setup.shutdown()
