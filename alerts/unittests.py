@@ -461,11 +461,6 @@ def _burn_expectation(s: Scenario, slo: SLOSpec, obj: slo_rules.Objective,
                 ({"job": JOB, "model": MODEL, "slo": obj.key}, ratio)]
 
 
-def _ttft_burning(s: Scenario, slo: SLOSpec) -> None:
-    """Every request slow: the TTFT burn-rate alerts fire too (error ratio 1)."""
-    _burn_expectation(s, slo, slo_rules.objectives(slo)[0], 1.0)  # names only: any options
-
-
 def _expected(alert: Alert, firing: list[tuple[dict[str, str], float]]) -> list[dict[str, Any]]:
     out = []
     for labels, value in firing:

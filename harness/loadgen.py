@@ -160,7 +160,6 @@ class ClientResult:
     e2e: float = 0.0
     tokens: int = 0  # usage.completion_tokens when reported, else characters read
     chars: int = 0
-    bytes_read: int = 0
     detail: str = ""
 
 
@@ -320,7 +319,6 @@ async def _read(loop: asyncio.AbstractEventLoop, sock: socket.socket, reading: R
             if result.finish == FinishReason.ERROR.value and not result.detail:
                 result.detail = "connection closed before the stream ended"
             break
-        result.bytes_read += len(data)
         for event in response.feed(data):
             if _on_event(event, state, result):
                 return

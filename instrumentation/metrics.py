@@ -83,10 +83,6 @@ class GaugeChild:
         with self._lock:
             self.value += amount
 
-    def dec(self, amount: float = 1) -> None:
-        with self._lock:
-            self.value -= amount
-
     def set(self, value: float) -> None:
         self.value = float(value)  # one store: atomic
 

@@ -193,7 +193,6 @@ class _EngineProcess:
 class _Incarnation:
     """One engine process and the two sockets to it."""
 
-    epoch: int
     proc: _EngineProcess
     to_engine: zmq.Socket[bytes]
     from_engine: zmq.Socket[bytes]
@@ -482,7 +481,7 @@ class EngineClient:
         poller.register(self._wake_r, zmq.POLLIN)
         poller.register(proc.sentinel, zmq.POLLIN)
         now = time.monotonic()
-        self._inc = _Incarnation(self._epoch, proc, to_engine, from_engine, poller, now,
+        self._inc = _Incarnation(proc, to_engine, from_engine, poller, now,
                                  paths=[to_path, from_path])
 
     def _run(self) -> None:

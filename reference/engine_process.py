@@ -361,8 +361,7 @@ def engine_main(spec: ChildSpec) -> None:
     core = EngineCore(spec.config)
 
     def send(kind: str, events: list[Event], detail: str = "") -> None:
-        outbox.send(encoder.encode(FromEngine(kind, time.monotonic(), events, core.stats(),
-                                              detail)))
+        outbox.send(encoder.encode(FromEngine(kind, events, core.stats(), detail)))
 
     send("ready", [], str(core.device))
     try:

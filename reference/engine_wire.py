@@ -70,7 +70,6 @@ class ToEngine(msgspec.Struct, array_like=True):
 
 class FromEngine(msgspec.Struct, array_like=True):
     kind: str  # "ready" | "step" | "beat" | "fatal" | "bye"
-    sent_at: float
     events: list[tuple[str, str, Any, Any]] = []
     stats: list[Any] = []  # EngineStats fields, in order
     detail: str = ""  # "ready": the device; "fatal": the error

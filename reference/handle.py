@@ -110,11 +110,6 @@ class Handle(ABC):
     def peak_buffered(self) -> int:
         return self.stream.peak
 
-    @property
-    def lifecycle(self) -> Decision:
-        """The terminal-state record: decision attempts, cleanup count (read-only use)."""
-        return self.life
-
     def wait(self, timeout_s: float | None = None) -> FinishReason | None:
         """Block until the terminal state is decided (tests and simple clients)."""
         self.life.decided.wait(timeout_s)

@@ -11,6 +11,7 @@ from openai import OpenAI
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 from timing import slack_s
+from waiting import poll_until
 
 from servescope.instrumentation.tracing import ATTR
 from servescope.reference.config import EngineConfig, ModelConfig
@@ -37,14 +38,10 @@ class Served:
     def request_span(self, request_id: str):
         # The span ends when the scheduler records the terminal state, which may be just
         # after the client got its last byte.
-        deadline = time.monotonic() + 5.0
-        while time.monotonic() < deadline:
-            for span in self.spans():
-                if (span.attributes.get(ATTR.REQUEST_ID) == request_id
-                        and span.kind.name == "SERVER"):
-                    return span
-            time.sleep(0.02)
-        raise AssertionError(f"no request span for {request_id}")
+        return poll_until(lambda: next(
+            (span for span in self.spans() if span.attributes.get(ATTR.REQUEST_ID) == request_id
+             and span.kind.name == "SERVER"), None),
+            what=f"the request span of {request_id}", timeout_s=5.0, interval_s=0.02)
 
 
 @pytest.fixture(scope="module")
@@ -190,10 +187,10 @@ def test_client_disconnect_mid_stream_becomes_a_cancel_at_once(paced: Served) ->
         while not next(lines).startswith("data: "):
             pass
         cut_at = time.monotonic()
-    while paced.sample("servescope_requests_finished_total", priority="default",
-                       finish_reason="client_cancel") == before:
-        assert time.monotonic() - cut_at < slack_s(2.0), "the disconnect was not noticed"
-        time.sleep(0.01)
+    poll_until(lambda: paced.sample("servescope_requests_finished_total", priority="default",
+                                    finish_reason="client_cancel") != before,
+               what="the disconnect noticed", timeout_s=slack_s(2.0), interval_s=0.01)
+    assert time.monotonic() - cut_at < slack_s(2.0), "the disconnect was not noticed at once"
     assert paced.server.engine.wait_idle(30.0)
 
 
