@@ -214,8 +214,14 @@ def _transport_alert(slo: SLOSpec, options: Options, available: set[str]) -> lis
     burn, limit = burning_limit(slo)
     alert = CAUSES[("stream_ttft", "transport")]
     who = "{{ $labels.instance }} ({{ $labels.job }})"
+    # A gateway's stream TTFT beside the engine's own server TTFT: the two come from different
+    # targets, so no replica pairs with another; the stream burns while no server does.
+    q = options.query(w)
+    same_source = (q.via_gateway(cat.STREAM_TTFT) is None) == \
+        (q.via_gateway(cat.SERVER_TTFT) is None)
+    on = ON if same_source else "on ()"
     return [Alert(
-        alert, f"{stream} > {limit:.6g}\nunless {ON}\n{server} > {limit:.6g}", "ticket",
+        alert, f"{stream} > {limit:.6g}\nunless {on}\n{server} > {limit:.6g}", "ticket",
         "Stream TTFT burning while server TTFT is not (transport)",
         f"{who}: {{{{ $value | humanizePercentage }}}} of requests wrote their first token to "
         f"the connection more than {slo.ttft.threshold_seconds:g}s after arrival (>{burn:g}x "
