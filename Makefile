@@ -12,7 +12,7 @@ EXTRAS := reference,dashboards,report,test,dev
 TORCH_INDEX_URL ?=
 TORCH_VERSION := 2.13.0
 # Strict editable installs link each file: reinstall when a module is added or removed.
-SOURCES := $(shell find servescope instrumentation redaction collector reference harness promql dashboards alerts report -name '*.py' -o -name '*.json' -o -name '*.yaml' 2>/dev/null | sort)
+SOURCES := $(shell find servescope instrumentation redaction collector reference harness promql dashboards alerts report gateway -name '*.py' -o -name '*.json' -o -name '*.yaml' 2>/dev/null | sort)
 
 .PHONY: demo test lint typecheck check soak system-deps prometheus-deps llamacpp-deps install bench bench-report docs-img clean
 
@@ -29,7 +29,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 
 typecheck: install
-	$(VENV)/bin/mypy servescope instrumentation redaction collector reference harness promql dashboards alerts report
+	$(VENV)/bin/mypy servescope instrumentation redaction collector reference harness promql dashboards alerts report gateway
 
 check: lint typecheck test
 

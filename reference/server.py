@@ -30,15 +30,12 @@ each event on at once, whatever ``proxy_buffering`` says) and ``Cache-Control: n
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import logging
 import socket
-import struct
 import threading
 import time
 import uuid
-from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
@@ -57,6 +54,7 @@ from . import delivery
 from . import limits as guard
 from . import openai_schema as schema
 from .config import EngineConfig, HttpLimits
+from .connections import Connections as _Connections
 from .engine import Engine, RequestHandle
 from .engine_client import RESTARTING, EngineClient, RemoteHandle
 from .request import GenerationRequest
@@ -315,49 +313,6 @@ def create_app(engine: Engine | EngineClient, telemetry: Telemetry, *,
 
 
 # --- running it -----------------------------------------------------------------------------
-class _Connections:
-    """Live connections of every server in this process, by (server address, client
-    address), so that a response can ask whether its client is still there and abort its
-    own connection (a graceful close would wait for bytes a stalled client never takes)."""
-
-    def __init__(self) -> None:
-        self._live: dict[tuple[Any, Any], asyncio.Transport] = {}
-
-    @staticmethod
-    def key(server: Any, client: Any) -> tuple[Any, Any]:
-        return (tuple(server) if server else None, tuple(client) if client else None)
-
-    def add(self, server: Any, client: Any, transport: asyncio.Transport) -> None:
-        self._live[self.key(server, client)] = transport
-
-    def discard(self, server: Any, client: Any) -> None:
-        self._live.pop(self.key(server, client), None)
-
-    def _of(self, scope: MutableMapping[str, Any]) -> asyncio.Transport | None:
-        return self._live.get(self.key(scope.get("server"), scope.get("client")))
-
-    def alive(self, scope: MutableMapping[str, Any]) -> bool:
-        transport = self._of(scope)
-        return transport is not None and not transport.is_closing()
-
-    def probe(self, scope: MutableMapping[str, Any]) -> delivery.TcpProbe | None:
-        """The connection's acknowledgement counters (None where the platform has none)."""
-        transport = self._of(scope)
-        return None if transport is None else delivery.open_probe(transport)
-
-    def abort(self, scope: MutableMapping[str, Any]) -> None:
-        """Reset the connection: SO_LINGER 0 makes the kernel drop the unsent bytes and send
-        RST, where a plain close would keep trying to deliver them in the background."""
-        transport = self._of(scope)
-        if transport is None:
-            return
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        transport.abort()
-
-
 CONNECTIONS = _Connections()
 
 

@@ -56,7 +56,7 @@ def test_cpu_and_cuda_images_have_their_own_tags() -> None:
 
 
 def test_the_gpu_profile_runs_the_worker_on_an_nvidia_device() -> None:
-    gpu = {name for name, s in SERVICES.items() if "profiles" in s}
+    gpu = {name for name, s in SERVICES.items() if s.get("profiles") == ["gpu"]}
     assert gpu == {"server-gpu", "load-gpu"}
     assert all(SERVICES[name]["profiles"] == ["gpu"] for name in gpu)
     devices = SERVICES["server-gpu"]["deploy"]["resources"]["reservations"]["devices"]
