@@ -20,12 +20,13 @@ pipeline dropping spans, targets down or not instrumented.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason, TokenStage
 from servescope.promql.flavor import missing_in, unavailable
+from servescope.promql.query import Query
 
 from . import slo_rules
 from .model import Alert, Group, Options, Record
@@ -209,7 +210,9 @@ def _burn_alerts(slo: SLOSpec, options: Options, available: set[str]) -> list[Al
 def _transport_alert(slo: SLOSpec, options: Options, available: set[str]) -> list[Alert]:
     w = options.timing.diagnostic_window
     stream, server = RECORDS["stream_ttft"] + w, RECORDS["ttft"] + w
-    if stream not in available or server not in available:
+    if server not in available:
+        server = _gateway_server_ttft(slo, options) or ""
+    if stream not in available or not server:
         return []
     burn, limit = burning_limit(slo)
     alert = CAUSES[("stream_ttft", "transport")]
@@ -218,7 +221,7 @@ def _transport_alert(slo: SLOSpec, options: Options, available: set[str]) -> lis
     # targets, so no replica pairs with another; the stream burns while no server does.
     q = options.query(w)
     same_source = (q.via_gateway(cat.STREAM_TTFT) is None) == \
-        (q.via_gateway(cat.SERVER_TTFT) is None)
+        (server == RECORDS["ttft"] + w and q.via_gateway(cat.SERVER_TTFT) is None)
     on = ON if same_source else "on ()"
     return [Alert(
         alert, f"{stream} > {limit:.6g}\nunless {on}\n{server} > {limit:.6g}", "ticket",
@@ -228,6 +231,17 @@ def _transport_alert(slo: SLOSpec, options: Options, available: set[str]) -> lis
         "budget burn) while the server made it in time: the delay is between the scheduler "
         "and the socket (event loop, proxy buffering, a slow network or client).",
         options.runbook(alert), options.timing.diagnostic_for)]
+
+
+def _gateway_server_ttft(slo: SLOSpec, options: Options) -> str | None:
+    """For an engine with no TTFT of its own (TGI, llama.cpp): the TTFT error ratio of the
+    gateway in front of it, from its first upstream chunk (None: no gateway measures it)."""
+    flavor = options.flavor
+    if flavor.metric(cat.SERVER_TTFT) is not None or not flavor.from_gateway(cat.SERVER_TTFT.name):
+        return None
+    q = Query(window=options.timing.diagnostic_window, flavor=replace(
+        flavor, gateway_families=frozenset({cat.SERVER_TTFT.name})))
+    return f"(1 - {q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds, *BY)})"
 
 
 def _other_alerts(options: Options) -> list[Alert]:

@@ -527,7 +527,12 @@ def _in_flavor(flavor: Flavor, firing: list[tuple[dict[str, str], float]], job: 
 
 def _from_gateway(flavor: Flavor, item: _Input) -> dict[str, str] | None:
     """A catalog series the rules read from the gateway in front of the engine (its job)."""
-    if item.spec is None or not flavor.for_rules().from_gateway(item.spec.name):
+    if item.spec is None:
+        return None
+    # the stream TTFT, and the server TTFT of an engine with none (the transport cause)
+    lacks_ttft = item.spec.name == cat.SERVER_TTFT.name and flavor.metric(item.spec) is None
+    if not flavor.for_rules().from_gateway(item.spec.name) and \
+            not (lacks_ttft and flavor.from_gateway(item.spec.name)):
         return None
     labels = {**item.labels, "job": GATEWAY_JOB}
     inner = ", ".join(f'{k}="{v}"' for k, v in labels.items())

@@ -20,7 +20,8 @@ from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind, MetricSpec
 from servescope.instrumentation.status import FinishReason, TokenStage
 
-__all__ = ["FLAVORS", "GATEWAY_FAMILIES", "GATEWAY_JOB", "LLAMACPP", "RULE_GATEWAY_FAMILIES", "SERVESCOPE", "SGLANG", "TGI", "VLLM", "Flavor", "Mapped", "NativeSpec",
+__all__ = ["FLAVORS", "GATEWAY_FAMILIES", "GATEWAY_JOB", "LLAMACPP", "RULE_GATEWAY_FAMILIES",
+           "SERVESCOPE", "SGLANG", "TGI", "VLLM", "Flavor", "Mapped", "NativeSpec",
            "get_flavor", "missing_in", "unavailable"]
 
 _MARK = "UNAVAILABLE"

@@ -197,12 +197,11 @@ class Query:
         if spec.kind is not Kind.GAUGE:
             raise ValueError(f"{spec.name} is a {spec.kind}; aggregate gauges only")
         gateway = None if native else self.via_gateway(spec, **extra)
-        if gateway is not None:
-            return gateway.level(spec, *by, agg=agg, **extra)
-        selector = self._sel(spec, "", dict(extra), native=native)
+        scope = gateway or self
+        selector = scope._sel(spec, "", dict(extra), native=native)
         if missing_in(selector):
             return selector
-        return f"{agg}{self.by(*by)} ({selector})"
+        return f"{agg}{scope.by(*by)} ({selector})"
 
     def kv_usage(self, *by: str) -> str:
         """Used KV blocks as a share of the pool (a flavor may expose the ratio itself)."""

@@ -1,4 +1,5 @@
-"""The vllm, sglang, tgi and llamacpp flavors against each engine's real series (tests/fixtures/engines).
+"""The vllm, sglang, tgi and llamacpp flavors against each engine's real series
+(tests/fixtures/engines).
 
 Every series a flavor's dashboards and rules select must exist in the engine's fixture, with the
 type the query assumes, every label the query matches or groups by, and label values the engine
@@ -24,8 +25,16 @@ from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
-from servescope.promql.flavor import (FLAVORS, GATEWAY_FAMILIES, GATEWAY_JOB, SGLANG, TGI, VLLM,
-                                      Flavor, Mapped)
+from servescope.promql.flavor import (
+    FLAVORS,
+    GATEWAY_FAMILIES,
+    GATEWAY_JOB,
+    SGLANG,
+    TGI,
+    VLLM,
+    Flavor,
+    Mapped,
+)
 from servescope.promql.query import PROMETHEUS_SERIES, Query
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -173,7 +173,8 @@ class Replica:
 
 def substitute(expr: str, job: str = "servescope") -> str:
     return (expr.replace("$__rate_interval", RATE_INTERVAL).replace("$__range", "1m")
-            .replace("$job", job).replace("$instance", ".*").replace("$model", ".*"))
+            .replace("$job", job).replace("$instance", ".*").replace("$model", ".*")
+            .replace("$gateway", "servescope"))  # the replicas export what a gateway does
 
 
 @pytest.fixture(scope="module")
