@@ -220,9 +220,14 @@ def _transport_alert(slo: SLOSpec, options: Options, available: set[str]) -> lis
     # A gateway's stream TTFT beside the engine's own server TTFT: the two come from different
     # targets, so no replica pairs with another; the stream burns while no server does.
     q = options.query(w)
-    same_source = (q.via_gateway(cat.STREAM_TTFT) is None) == \
-        (server == RECORDS["ttft"] + w and q.via_gateway(cat.SERVER_TTFT) is None)
-    on = ON if same_source else "on ()"
+    stream_gateway = q.via_gateway(cat.STREAM_TTFT)
+    engine_server = server == RECORDS["ttft"] + w and q.via_gateway(cat.SERVER_TTFT) is None
+    on = ON if (stream_gateway is None) == engine_server else "on ()"
+    if stream_gateway is not None:  # the records of the gateway's job only (records are
+        # shared by every rules file Prometheus loads; another flavor's may write the same)
+        stream += f"{{job{stream_gateway.matchers['job']}}}"
+        if engine_server:
+            server += f'{{job=~"{options.job}"}}'
     return [Alert(
         alert, f"{stream} > {limit:.6g}\nunless {on}\n{server} > {limit:.6g}", "ticket",
         "Stream TTFT burning while server TTFT is not (transport)",
