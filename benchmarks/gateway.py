@@ -16,6 +16,8 @@ small), started together and released at once.
   40 ms the path could carry).
 * **CPU**: the proxy process's user + system CPU (``/proc/PID/stat``) per 1,000 chunks, in
   the paced run.
+* **light**: the paced load at 16 streams, where a proxy that cannot carry 64 paced streams
+  on the machine at hand is not yet queueing: what it adds when it keeps up.
 
 Paths run in interleaved rounds (direct, gateway, nginx, then again) so drift of a busy
 machine spreads over all three. Goals (issue 19): added TTFT p50 <= 1 ms and <= 0.1 ms per
@@ -47,6 +49,8 @@ CLIENT_PROCS = 4
 PACED = {"tokens": 48, "delay": 0.04, "per_stream": 2}
 SATURATED = {"tokens": 256, "delay": 0.0, "per_stream": 2}
 ROUNDS = 2
+#: The same paced load at a lower concurrency, where the gateway is not saturated here.
+LIGHT_STREAMS = 16
 #: Extra ``servescope gateway`` arguments (``--gateway-arg=--send-buffer-bytes=0``).
 GATEWAY_ARGS: list[str] = []
 PATHS = ("direct", "gateway", "nginx")
@@ -147,9 +151,10 @@ def _wait_port(port: int, proc: subprocess.Popen[Any], what: str) -> None:
             time.sleep(0.05)
 
 
-def _run_clients(port: int, load: dict[str, Any]) -> tuple[list[Any], float]:
+def _run_clients(port: int, load: dict[str, Any],
+                 streams: int = STREAMS) -> tuple[list[Any], float]:
     """All client processes started together and released at once."""
-    per = STREAMS // CLIENT_PROCS
+    per = streams // CLIENT_PROCS
     procs = [subprocess.Popen([sys.executable, "-P", __file__, "--client"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
              for _ in range(CLIENT_PROCS)]
@@ -223,7 +228,10 @@ def main() -> None:
         cpu: dict[str, float] = {p: 0.0 for p in cpu_pids}
         saturated: dict[str, list[float]] = {p: [] for p in ports}
         saturated_errors = {p: 0 for p in ports}
+        light: dict[str, list[Any]] = {p: [] for p in ports}
         for _ in range(ROUNDS):
+            for path, port in ports.items():
+                light[path] += _run_clients(port, PACED, LIGHT_STREAMS)[0]
             for path, port in ports.items():
                 before = _cpu_s(cpu_pids[path]) if path in cpu_pids else 0.0
                 results, _ = _run_clients(port, PACED)
@@ -234,7 +242,7 @@ def main() -> None:
                 results, wall = _run_clients(port, SATURATED)
                 saturated[path].append(sum(r[2] for r in results) / wall)
                 saturated_errors[path] += sum(1 for r in results if r[2] == 0)
-        _report(paced, saturated, cpu, saturated_errors)
+        _report(paced, saturated, cpu, saturated_errors, light)
     finally:
         for proc in reversed(procs):
             proc.terminate()
@@ -243,8 +251,25 @@ def main() -> None:
             shutil.rmtree(root, ignore_errors=True)
 
 
+def _added(runs: dict[str, list[Any]]) -> dict[str, dict[str, float]]:
+    """Each path's TTFT and time per chunk, and what it adds to direct's."""
+    runs = {path: [r for r in results if r[2]] for path, results in runs.items()}
+    base_ttft = [r[0] for r in runs["direct"]]
+    base_chunk = statistics.mean(r[1] / r[2] for r in runs["direct"])
+    out = {}
+    for path, results in runs.items():
+        ttft = [r[0] for r in results]
+        per_chunk = statistics.mean(r[1] / r[2] for r in results)
+        out[path] = {"ttft_p50_ms": _pct(ttft, 0.5) * 1e3, "ttft_p99_ms": _pct(ttft, 0.99) * 1e3,
+                     "added_ttft_p50_ms": (_pct(ttft, 0.5) - _pct(base_ttft, 0.5)) * 1e3,
+                     "added_ttft_p99_ms": (_pct(ttft, 0.99) - _pct(base_ttft, 0.99)) * 1e3,
+                     "added_per_chunk_ms": (per_chunk - base_chunk) * 1e3}
+    return out
+
+
 def _report(paced: dict[str, list[Any]], saturated: dict[str, list[float]],
-            cpu: dict[str, float], saturated_errors: dict[str, int]) -> None:
+            cpu: dict[str, float], saturated_errors: dict[str, int],
+            light: dict[str, list[Any]]) -> None:
     rows: dict[str, dict[str, float]] = {}
     errors = {path: sum(1 for r in results if r[2] == 0) for path, results in paced.items()}
     paced = {path: [r for r in results if r[2]] for path, results in paced.items()}
@@ -288,8 +313,13 @@ def _report(paced: dict[str, list[Any]], saturated: dict[str, list[float]],
             goals["per_chunk_within_2x_nginx"] = g["added_per_chunk_ms"] <= 2 * max(
                 n["added_per_chunk_ms"], 0.0) + 0.005
     print("goals: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in goals.items()))
+    below = _added(light)
+    print(f"at {LIGHT_STREAMS} streams (same pace): " + "; ".join(
+        f"{path} +TTFT p50 {r['added_ttft_p50_ms']:.2f} ms, p99 {r['added_ttft_p99_ms']:.2f} ms,"
+        f" +{r['added_per_chunk_ms']:.3f} ms/chunk" for path, r in below.items()
+        if path != "direct"))
     print(json.dumps({"benchmark": "gateway", "streams": STREAMS, "rows": rows,
-                      "goals": goals}))
+                      "goals": goals, "light_streams": LIGHT_STREAMS, "light": below}))
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from servescope.instrumentation.recorder import RequestRecorder, Telemetry
 from servescope.instrumentation.status import FinishReason
 from servescope.reference import limits as guard
 from servescope.reference import openai_schema as schema
-from servescope.reference.sse import ConnectionControl
+from servescope.reference.connections import Connections
 
 from .config import GatewayConfig
 from .relay import Relay, RelaySettings
@@ -92,7 +92,7 @@ class _Models:
 
 class _Gateway:
     def __init__(self, config: GatewayConfig, telemetry: Telemetry,
-                 connections: ConnectionControl | None) -> None:
+                 connections: Connections | None) -> None:
         self.config = config
         self.telemetry = telemetry
         self.upstream = Upstream(config)
@@ -291,7 +291,7 @@ def _error(status: int, body: dict[str, Any], *, retry_after: int | None = None,
 
 
 def create_gateway_app(config: GatewayConfig, telemetry: Telemetry, *,
-                       connections: ConnectionControl | None = None) -> Starlette:
+                       connections: Connections | None = None) -> Starlette:
     """The gateway's ASGI app. ``connections``: the registry of the server that runs it
     (``serving.py``), for delivery by acknowledgement; None: delivered falls back to
     written (and the delivery gauge says so)."""

@@ -70,15 +70,23 @@ class EventScanner:
         buf = self._tail + data if self._tail else data
         end = 0
         tokens = 0
-        for match in _BOUNDARY.finditer(buf):
-            tokens += self._event(buf[end:match.start()])
-            end = match.end()
+        if b"\r" in buf:  # CRLF or CR line ends: the general split
+            for match in _BOUNDARY.finditer(buf):
+                tokens += self._event(buf[end:match.start()])
+                end = match.end()
+        else:  # what engines send: LF only
+            find = buf.find
+            while (cut := find(b"\n\n", end)) >= 0:
+                tokens += self._event(buf[end:cut])
+                end = cut + 2
         self._tail = buf[end:]
         if len(self._tail) > self.max_event_bytes:
             raise MalformedStream(f"an event longer than {self.max_event_bytes} bytes")
         return buf[:end], tokens
 
     def _event(self, raw: bytes) -> int:
+        if raw.startswith(b"data: ") and b"\n" not in raw and b"\r" not in raw:
+            return self._payload(raw[6:])  # one data line: the usual event
         data: list[bytes] = []
         for line in raw.splitlines():
             if line.startswith(b"data:"):
@@ -86,7 +94,9 @@ class EventScanner:
                 data.append(value[1:] if value.startswith(b" ") else value)
         if not data:
             return 0  # a comment (keep-alive) or an event without data
-        payload = b"\n".join(data)
+        return self._payload(b"\n".join(data))
+
+    def _payload(self, payload: bytes) -> int:
         if payload.strip() == b"[DONE]":
             self.facts.done = True
             return 0

@@ -21,7 +21,8 @@ What a middleware cannot see, and the gateway can:
   falls back to ``written`` here (``servescope_transport_delivery_acknowledged`` is 0).
 * a stalled client ends nothing: the middleware does not own the stream, so it counts the
   pauses but cannot apply the slow-consumer policy or a deadline (the engine's own rules
-  apply); nor can it pass ``traceparent`` on (the engine's spans, if any, are its own).
+  apply). It does hand the engine a ``traceparent`` naming its request span, so spans the
+  engine exports (vLLM's ``--otlp-traces-endpoint``) join the trace under it.
 * a write that the server dropped after a disconnect it had not reported yet.
 """
 
@@ -154,6 +155,11 @@ class _Exchange:
             f"mw-{os.urandom(16).hex()}", model=self.owner.model_label(fields.get("model")),
             priority=str(priority).lower()[:64], carrier=carrier, arrival=arrival,
             operation=operation)
+        trace = self.recorder.trace_context
+        if trace is not None:  # the engine's own spans become children of ours
+            self.scope["headers"] = [
+                *((k, v) for k, v in self.scope["headers"] if k != b"traceparent"),
+                (b"traceparent", f"00-{trace['trace_id']}-{trace['span_id']}-01".encode())]
         try:
             await self.owner.app(self.scope, self.receive, self.send)
         except BaseException:
@@ -257,6 +263,8 @@ class _Exchange:
         if self.disconnected:
             return
         facts = self.scanner.facts
+        if facts.prompt_tokens:
+            rec.prompt_tokens(facts.prompt_tokens)
         reason = finish_reason_of(facts, _STOP_REASONS) if self.scan_ok else FinishReason.ERROR
         rec.finish(reason, now=self.ended_at)
 

@@ -41,8 +41,8 @@ from servescope.instrumentation.recorder import RequestRecorder
 from servescope.instrumentation.status import FinishReason
 from servescope.reference import openai_schema as schema
 from servescope.reference.config import HttpLimits
+from servescope.reference.connections import Connections
 from servescope.reference.delivery import Acks
-from servescope.reference.sse import ConnectionControl
 
 from .events import EventScanner, MalformedStream, finish_reason_of, scan_whole
 
@@ -70,7 +70,7 @@ class RelaySettings:
     slow_consumer_timeout_s: float
     max_event_bytes: int
     stop_reasons: frozenset[str]
-    connections: ConnectionControl | None
+    connections: Connections | None
     clock: Callable[[], float] = time.monotonic
 
 
@@ -100,11 +100,14 @@ class Relay:
         self.cut: _Cut | None = None
         self._scope: Scope = {}
         self._acks: Acks | None = None
+        self._unmarked = 0  # tokens written since the last offset mark
+        self._transport: asyncio.Transport | None = None  # the client's connection
         self._in_send: float | None = None  # when the write in progress began
         self._paused = False
         self._completing = False  # the last write is under way: a disconnect is normal
         self._ended_at: float | None = None  # when the upstream's last event arrived
         self._reason = FinishReason.ERROR
+        self._prompt = 0  # the engine's usage.prompt_tokens, when it said
 
     # --- the exchange -------------------------------------------------------------------
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -112,14 +115,17 @@ class Relay:
         connections = self.settings.connections
         probe = connections.probe(scope) if connections is not None else None
         self._acks = Acks(probe) if probe is not None else None
+        self._transport = connections.transport(scope) if connections is not None else None
         writer = asyncio.create_task(self._write(send))
         watcher = asyncio.create_task(self._watch(receive, writer))
         try:
             await asyncio.wait({writer})
         except asyncio.CancelledError:  # the server is shutting down under us
             writer.cancel()
-            await self._close_upstream()
+            if probe is not None:
+                probe.close()
             self.recorder.finish(FinishReason.CLIENT_CANCEL)
+            await self._close_upstream()
             raise
         finally:
             watcher.cancel()
@@ -146,6 +152,8 @@ class Relay:
 
     def _finish(self) -> None:
         rec = self.recorder
+        if self._prompt:
+            rec.prompt_tokens(self._prompt)
         if self.disconnected:
             rec.finish(FinishReason.CLIENT_CANCEL)
         elif self.cut is not None:
@@ -210,6 +218,7 @@ class Relay:
             if tokens:
                 self._wrote(tokens, at)
         facts = scanner.facts
+        self._prompt = facts.prompt_tokens or 0
         if scanner.pending.strip() or not (facts.done or facts.finish or facts.error):
             raise _Ended(scanner)
         self._reason = finish_reason_of(facts, self.settings.stop_reasons)
@@ -228,6 +237,7 @@ class Relay:
         self._ended_at = clock()
         body = b"".join(parts)
         facts = scan_whole(body)
+        self._prompt = facts.prompt_tokens or 0
         self._reason = finish_reason_of(facts, self.settings.stop_reasons)
         if facts.tokens:
             self.recorder.tokens_committed(facts.tokens, now=self._ended_at)
@@ -269,8 +279,8 @@ class Relay:
         a disconnect without a word, and the watcher may not have run yet)."""
         if self.disconnected:
             return False
-        connections = self.settings.connections
-        if connections is not None and not connections.alive(self._scope):
+        if self.settings.connections is not None and (
+                self._transport is None or self._transport.is_closing()):
             if not self._completing:
                 self.disconnected = True
             return False
@@ -281,15 +291,22 @@ class Relay:
         if self._acks is None:
             self.recorder.delivered(n)  # no acknowledgements here: delivered means written
             return
-        self._acks.wrote(n)
-        # credited at the watcher's next look and at the end, not per write: one socket
-        # read less per chunk (the counts are exact either way)
+        # Marked with the connection's offset at the next look (the watcher's poll, the
+        # end), not per write: two socket reads less per chunk. A mark taken later covers
+        # these bytes and perhaps later ones, so a token is never credited before the peer
+        # acknowledged it; the totals are exact, delivered only lags by up to a poll.
+        self._unmarked += n
 
     def _confirm(self) -> None:
-        if self._acks is not None:
-            n = self._acks.confirmed()
-            if n:
-                self.recorder.delivered(n)
+        acks = self._acks
+        if acks is None:
+            return
+        if self._unmarked:
+            acks.wrote(self._unmarked)
+            self._unmarked = 0
+        n = acks.confirmed()
+        if n:
+            self.recorder.delivered(n)
 
     async def _settle(self) -> None:
         """After the last write: wait for the tail's acknowledgements while they progress

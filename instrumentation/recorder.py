@@ -677,6 +677,18 @@ class RequestRecorder(TerminalState):
         except Exception:
             self.telemetry.hook_failed("delivered")
 
+    @_hook("prompt_tokens")
+    def prompt_tokens(self, n: int) -> None:
+        """The prompt's length, learnt after the arrival (a proxy reads it from the engine's
+        own usage): counted once, and only for a request whose arrival named none."""
+        c = self._state
+        if n <= 0 or c.prompt or self._reason is not None:
+            return
+        c.prompt = n
+        self._ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROMPT).inc(n)
+        if self._span is not None:
+            self._span.set_attribute(ATTR.INPUT_TOKENS, n)
+
     @_hook("paused")
     def paused(self, *, now: float | None = None) -> None:
         """The stream buffer reached its high watermark; the scheduler stops advancing us."""

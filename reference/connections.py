@@ -42,6 +42,11 @@ class Connections:
     def _of(self, scope: MutableMapping[str, Any]) -> asyncio.Transport | None:
         return self._live.get(self.key(scope.get("server"), scope.get("client")))
 
+    def transport(self, scope: MutableMapping[str, Any]) -> asyncio.Transport | None:
+        """The connection carrying ``scope`` (None once it is gone): a response that asks
+        often keeps it and reads ``is_closing()``."""
+        return self._of(scope)
+
     def alive(self, scope: MutableMapping[str, Any]) -> bool:
         transport = self._of(scope)
         return transport is not None and not transport.is_closing()

@@ -48,7 +48,12 @@ async def _chunks(request: Request, body: dict[str, Any], chat: bool) -> AsyncIt
     yield "data: [DONE]\n\n"
 
 
+#: The ``traceparent`` each generation request reached the app with.
+SEEN_TRACEPARENTS: list[str] = []
+
+
 async def _generate(request: Request) -> Response:
+    SEEN_TRACEPARENTS.append(request.headers.get("traceparent", ""))
     body = await request.json()
     if body.get("model") != SERVED:
         return _error(f"The model `{body.get('model')}` does not exist.", 404)

@@ -77,8 +77,9 @@ def _gateway(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     for name in ("httpx", "httpcore"):  # one line per upstream request otherwise
         logging.getLogger(name).setLevel(logging.WARNING)
-    setup = setup_telemetry(service_name=os.environ.get("OTEL_SERVICE_NAME") or SERVICE_NAME, model=config.model_name,
-                            pool=config.flavor, trace_file=args.trace_file,
+    service = os.environ.get("OTEL_SERVICE_NAME") or SERVICE_NAME
+    setup = setup_telemetry(service_name=service, model=config.model_name, pool=config.flavor,
+                            trace_file=args.trace_file,
                             redaction=False if args.no_redaction else None)
     app = create_gateway_app(config, setup.telemetry, connections=CONNECTIONS)
     print(f"servescope gateway: http://{args.host}:{args.port} -> {config.upstream} "

@@ -60,7 +60,8 @@ def test_the_stack_has_every_part() -> None:
     default = {name for name, s in SERVICES.items() if "profiles" not in s}
     assert default == {"server-1", "server-2", "load-1", "load-2", "otel-collector",
                        "otel-gateway", "tempo", "prometheus", "alertmanager", "grafana"}
-    assert set(SERVICES) - default == {"server-gpu", "load-gpu"}  # `--profile gpu`
+    # `--profile gpu`; `--profile vllm` (the gateway in front of a third-party engine)
+    assert set(SERVICES) - default == {"server-gpu", "load-gpu", "vllm", "gateway-vllm"}
 
 
 @pytest.mark.parametrize("service", sorted(SERVICES))

@@ -5,6 +5,8 @@ and the engine saw; forwarded requests and answers are unchanged."""
 from __future__ import annotations
 
 import json
+import re
+import socket
 
 import httpx
 import openai
@@ -19,6 +21,8 @@ from gateways import (
     tokens,
 )
 from waiting import poll_until
+
+from servescope.reference.config import HttpLimits
 
 MODEL = "stub-model"
 
@@ -53,6 +57,7 @@ def test_the_openai_sdk_streams_through_the_gateway_and_counts_agree() -> None:
         assert sample(gw, "servescope_requests_arrived_total", model=MODEL,
                       priority="default") == 2
         assert tokens(gw, "committed") == tokens(gw, "written") == 12
+        assert tokens(gw, "prompt") == 6  # the engine's usage.prompt_tokens, 3 each
         poll_until(lambda: tokens(gw, "delivered") == 12, what="all tokens acknowledged")
         assert sample(gw, "servescope_stream_time_to_first_token_seconds_count", model=MODEL,
                       priority="default") == 2
@@ -67,7 +72,10 @@ def test_requests_and_answers_pass_unchanged_and_the_trace_continues_upstream() 
         via = httpx.post(f"{gw.url}/v1/completions", json=body,
                          headers={"traceparent": parent}).text
         # ids and timestamps differ per answer; everything else is byte for byte the same
-        assert via.replace("stub-2", "stub-1") == direct
+        def same(text: str) -> str:
+            return re.sub(r'"created":\d+', '"created":0', text.replace("stub-2", "stub-1"))
+
+        assert same(via) == same(direct)
         models = httpx.get(f"{gw.url}/v1/models").json()
         assert models["data"][0]["id"] == MODEL
         assert httpx.get(f"{gw.url}/health").json() == {"status": "ok"}
@@ -154,3 +162,22 @@ def test_a_client_that_leaves_mid_stream_closes_the_upstream_request() -> None:
         poll_until(lambda: stub.engine.cancelled == 1, what="the engine saw its client go")
         assert stub.engine.active == 0 and busy_upstream_connections(gw) == 0
         assert tokens(gw, "discarded") >= 0
+
+
+def test_hostile_clients_meet_the_reference_servers_limits() -> None:
+    limits = HttpLimits(max_body_bytes=1024, max_header_bytes=2048, header_timeout_s=0.5)
+    with stub_and_gateway(http=limits) as (stub, gw):
+        big = httpx.post(f"{gw.url}/v1/completions", content=b"x" * 4096,
+                         headers={"content-type": "application/json"})
+        assert big.status_code == 413 and big.json()["error"]["code"] == "body_too_large"
+        head = httpx.post(f"{gw.url}/v1/completions", json={"model": MODEL},
+                          headers={"x-pad": "y" * 4096})
+        assert head.status_code == 431
+        with socket.create_connection(("127.0.0.1", int(gw.url.rsplit(":", 1)[1]))) as sock:
+            sock.sendall(b"POST /v1/completions HTTP/1.1\r\nhost: x\r\n")  # and never more
+            sock.settimeout(30)
+            answer = sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 408")
+        poll_until(lambda: rejected(gw, "header_timeout") == 1, what="the slowloris counted")
+        assert rejected(gw, "body_too_large") == 1 and rejected(gw, "header_too_large") == 1
+        assert stub.engine.requests == 0  # none of it reached the engine

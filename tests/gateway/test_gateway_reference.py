@@ -80,10 +80,13 @@ def test_client_timings_never_precede_the_gateways_and_counts_agree() -> None:
         server.setup.force_flush()
         engine_committed = server.telemetry.registry.get_sample_value(
             "servescope_tokens_total", {"model": MODEL, "stage": "committed"})
+        engine_prompt = server.telemetry.registry.get_sample_value(
+            "servescope_tokens_total", {"model": MODEL, "stage": "prompt"})
         gateway_span_ns = gw.telemetry.span_ns
     total = sum(s.completion_tokens for s in seen)
     assert total == engine_committed == tokens(gw, "committed", MODEL) == \
         tokens(gw, "written", MODEL) == tokens(gw, "delivered", MODEL)
+    assert tokens(gw, "prompt", MODEL) == engine_prompt
     spans = gw.exporter.get_finished_spans()
     requests = {format(s.context.trace_id, "032x"): s for s in spans if s.name.startswith("chat")}
     streams = {s.parent.span_id: s for s in spans if s.name == "stream" and s.parent}

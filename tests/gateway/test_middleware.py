@@ -13,7 +13,7 @@ import httpx
 import openai
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from vllm_shaped import SERVED, create_app
+from vllm_shaped import SEEN_TRACEPARENTS, SERVED, create_app
 from waiting import poll_until
 
 from servescope.gateway.middleware import ServescopeMiddleware
@@ -57,6 +57,8 @@ def test_the_middleware_measures_streams_and_whole_answers(served) -> None:
     setup.force_flush()
     span = next(s for s in exporter.get_finished_spans() if s.name == f"chat {SERVED}")
     assert format(span.context.trace_id, "032x") == parent.split("-")[1]
+    # the engine saw the middleware's span as its parent: its own spans join the trace
+    assert f"-{format(span.context.span_id, '016x')}-" in SEEN_TRACEPARENTS[-2]
     metrics = httpx.get(f"{url}/servescope/metrics").text
     assert 'servescope_requests_arrived_total{model="org/served-model-7b"' in metrics
 
