@@ -194,7 +194,8 @@ def render_engines_markdown(slo: SLOSpec | None = None) -> str:
         "in the serving path, which an engine's exporter does not have; per-step forward time "
         "and batch composition come from the scheduler, which vLLM and SGLang expose only in "
         "other shapes (per-iteration token histograms, throughput gauges) or not at all; TGI "
-        "has no time-to-first-token, no KV-cache and no model label at all.", ""]
+        "has no time-to-first-token, no KV-cache and no model label at all; llama.cpp counts "
+        "tokens and busy slots only (no request counter, no latency histogram).", ""]
     lines += _gateway_intro(slo)
     for flavor in FLAVORS.values():
         lines += _section(slo, flavor)
