@@ -80,7 +80,7 @@ class Options:
         return self.job_regex if self.job_regex is not None else self.flavor.job_regex
 
     def query(self, window: str) -> Query:
-        return Query(window=window, flavor=self.flavor)
+        return Query(window=window, flavor=self.flavor.for_rules())
 
     def runbook(self, alert: str) -> str:
         return f"{self.runbook_base}#{slug(alert)}"

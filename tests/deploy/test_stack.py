@@ -227,7 +227,8 @@ def test_grafana_provisioning_links_exemplars_to_tempo() -> None:
     assert exemplar is not None and dest["name"] in exemplar
     providers = yaml.safe_load((prov / "dashboards/servescope.yaml").read_text())["providers"]
     mounts = dict((t, h) for h, t in bind_mounts("grafana"))
-    assert [p["folder"] for p in providers] == ["servescope", "vllm", "sglang", "tgi"]
+    assert [p["folder"] for p in providers] == ["servescope", "vllm", "sglang", "tgi",
+                                                        "llamacpp"]
     for provider in providers:
         path = provider["options"]["path"]
         assert mounts[path] == ROOT / f"dashboards/generated/{provider['folder']}"
