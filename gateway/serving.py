@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-import threading
-import time
 from typing import Any
 
 from starlette.applications import Starlette
@@ -24,6 +22,7 @@ from servescope.reference import delivery
 from servescope.reference import limits as guard
 from servescope.reference.config import HttpLimits
 from servescope.reference.connections import Connections
+from servescope.reference.serving import UvicornThread, listen
 
 from .app import create_gateway_app
 from .config import GatewayConfig
@@ -36,17 +35,6 @@ CONNECTIONS = Connections()
 DEFAULT_SEND_BUFFER_BYTES = 4096
 DEFAULT_NOTSENT_LOWAT = 16384
 SERVICE_NAME = "servescope-gateway"
-
-
-def _listen(host: str, port: int, send_buffer_bytes: int | None, backlog: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if send_buffer_bytes is not None:  # accepted sockets inherit the listener's buffer size
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer_bytes)
-    sock.bind((host, port))
-    sock.listen(backlog)
-    sock.setblocking(False)
-    return sock
 
 
 def _server(app: Starlette, sock: socket.socket, send_buffer_bytes: int | None,
@@ -76,51 +64,22 @@ def serve_gateway(app: Starlette, host: str, port: int, *,
                   send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
                   log_level: str = "info") -> None:
     """Serve in the foreground until interrupted."""
-    sock = _listen(host, port, send_buffer_bytes, app.state.http_limits.listen_backlog)
+    sock = listen(host, port, send_buffer_bytes, app.state.http_limits.listen_backlog)
     try:
         _server(app, sock, send_buffer_bytes, log_level).run(sockets=[sock])
     finally:
         sock.close()
 
 
-class GatewayThread:
+class GatewayThread(UvicornThread):
     """The gateway app served by uvicorn on a background thread."""
 
     def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = 0, *,
                  send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
                  log_level: str = "warning") -> None:
-        self._sock = _listen(host, port, send_buffer_bytes, app.state.http_limits.listen_backlog)
-        self.host, self.port = self._sock.getsockname()[:2]
-        self._server = _server(app, self._sock, send_buffer_bytes, log_level)
-        self._thread = threading.Thread(target=self._run, name="servescope-gateway",
-                                        daemon=True)
-        self._error: BaseException | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def _run(self) -> None:
-        try:
-            asyncio.run(self._server.serve(sockets=[self._sock]))
-        except BaseException as exc:  # reported by start()
-            self._error = exc
-
-    def start(self, timeout_s: float = 10.0) -> GatewayThread:
-        self._thread.start()
-        deadline = time.monotonic() + timeout_s
-        while not self._server.started:
-            if self._error is not None or not self._thread.is_alive():
-                raise RuntimeError(f"the gateway failed to start: {self._error!r}")
-            if time.monotonic() > deadline:
-                raise TimeoutError("the gateway did not start in time")
-            time.sleep(0.01)
-        return self
-
-    def stop(self, timeout_s: float = 10.0) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout_s)
-        self._sock.close()
+        sock = listen(host, port, send_buffer_bytes, app.state.http_limits.listen_backlog)
+        super().__init__(_server(app, sock, send_buffer_bytes, log_level), sock,
+                         name="servescope-gateway", what="the gateway")
 
 
 class LocalGateway:

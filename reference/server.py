@@ -33,7 +33,6 @@ import asyncio
 import dataclasses
 import logging
 import socket
-import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -60,6 +59,7 @@ from .connections import Connections as _Connections
 from .engine import Engine, RequestHandle
 from .engine_client import RESTARTING, UNRESPONSIVE, EngineClient, RemoteHandle
 from .request import GenerationRequest
+from .serving import UvicornThread, listen
 from .sse import EventStreamResponse, Shape, WholeResponse
 
 if TYPE_CHECKING:  # the transport calls the hooks; only the setup helper's type is named here
@@ -366,17 +366,6 @@ def create_app(engine: Engine | EngineClient, telemetry: Telemetry, *,
 CONNECTIONS = _Connections()
 
 
-def _listen(host: str, port: int, send_buffer_bytes: int | None, backlog: int) -> socket.socket:
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if send_buffer_bytes is not None:  # accepted sockets inherit the listener's buffer size
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer_bytes)
-    sock.bind((host, port))
-    sock.listen(backlog)
-    sock.setblocking(False)
-    return sock
-
-
 def _uvicorn_server(app: Starlette, sock: socket.socket, send_buffer_bytes: int | None,
                     log_level: str) -> Any:
     """uvicorn on ``sock`` with the app's connection limits (``create_app`` put them in
@@ -417,61 +406,22 @@ def _uncounted(reason: str) -> None:
     """An app not made by ``create_app`` has no telemetry to count refusals in."""
 
 
-class ServerThread:
+class ServerThread(UvicornThread):
     """The app served by uvicorn on a background thread (tests, the demo, benchmarks)."""
 
     def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = 0, *,
                  send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
                  log_level: str = "warning") -> None:
-        self._sock = _listen(host, port, send_buffer_bytes, _limits_of(app).listen_backlog)
-        self.host, self.port = self._sock.getsockname()[:2]
-        self._server = _uvicorn_server(app, self._sock, send_buffer_bytes, log_level)
-        self._thread = threading.Thread(target=self._run, name="servescope-http", daemon=True)
-        self._error: BaseException | None = None
-        self.loop: asyncio.AbstractEventLoop | None = None  # the server's, once started
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    def _run(self) -> None:
-        async def main() -> None:
-            self.loop = asyncio.get_running_loop()
-            await self._server.serve(sockets=[self._sock])
-
-        try:
-            asyncio.run(main())
-        except BaseException as exc:  # reported by start()/stop()
-            self._error = exc
-
-    def start(self, timeout_s: float = 10.0) -> ServerThread:
-        self._thread.start()
-        deadline = time.monotonic() + timeout_s
-        while not self._server.started:
-            if self._error is not None or not self._thread.is_alive():
-                raise RuntimeError(f"the HTTP server failed to start: {self._error!r}")
-            if time.monotonic() > deadline:
-                raise TimeoutError("the HTTP server did not start in time")
-            time.sleep(0.01)
-        return self
-
-    def stop(self, timeout_s: float = 10.0) -> None:
-        self._server.should_exit = True
-        self._thread.join(timeout_s)
-        self._sock.close()
-
-    def __enter__(self) -> ServerThread:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        sock = listen(host, port, send_buffer_bytes, _limits_of(app).listen_backlog)
+        super().__init__(_uvicorn_server(app, sock, send_buffer_bytes, log_level), sock,
+                         name="servescope-http", what="the HTTP server")
 
 
 def serve(app: Starlette, host: str = "127.0.0.1", port: int = 8000, *,
           send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
           log_level: str = "info") -> None:
     """Serve in the foreground until interrupted (Ctrl-C / SIGTERM)."""
-    sock = _listen(host, port, send_buffer_bytes, _limits_of(app).listen_backlog)
+    sock = listen(host, port, send_buffer_bytes, _limits_of(app).listen_backlog)
     try:
         _uvicorn_server(app, sock, send_buffer_bytes, log_level).run(sockets=[sock])
     finally:
