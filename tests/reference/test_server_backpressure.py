@@ -210,7 +210,6 @@ def test_disconnect_while_the_writer_is_stalled_cancels_at_once(watched: Watch) 
     # would end it too, but only after abandon_after_s): that is the bound, not a guessed time.
     given_up_after_s = HttpLimits().abandon_after_s
     took = _wait_for(lambda: watched.sample("servescope_requests_finished_total", model=MODEL,
-                                            priority="default",
                                             finish_reason="client_cancel") == 1,
                      given_up_after_s, "the disconnect of a stalled stream went unnoticed")
     assert took < given_up_after_s
@@ -230,7 +229,7 @@ def test_a_client_that_never_reads_is_dropped_after_the_slow_consumer_policy() -
         registry = server.setup.registry
         _wait_for(lambda: registry.get_sample_value(
             "servescope_requests_finished_total",
-            {"model": MODEL, "priority": "default", "finish_reason": "slow_consumer"}) == 1,
+            {"model": MODEL, "finish_reason": "slow_consumer"}) == 1,
             60.0, "the slow-consumer policy never fired")
         assert server.engine.wait_idle(30.0)  # KV, slot and buffer freed at once
         # ...and once the writer has stayed stalled past abandon_after_s, the transport gives
