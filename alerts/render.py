@@ -53,7 +53,7 @@ def _usable(groups: list[Group]) -> list[Group]:
 
 
 def _reads_dropped(expr: str, dropped: set[str], kept_names: set[str]) -> bool:
-    for name, slo in re.findall(r'([A-Za-z_:][A-Za-z0-9_:]*)(?:\{slo="([^"]*)"\})?', expr):
+    for name, slo in re.findall(r'([A-Za-z_:][A-Za-z0-9_:]*)(?:\{slo="([^"]*)"[^}]*\})?', expr):
         if f"{name}{{{slo}}}" in dropped:
             return True
         if f"{name}{{}}" in dropped and name not in kept_names:

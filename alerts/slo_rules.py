@@ -117,7 +117,10 @@ def error_ratio(slo: SLOSpec, key: str, window: str, options: Options) -> str:
     """The fleet's error ratio over ``window``, from the first stage's records only."""
     short = stage_window(slo)
     by = options.query(window).by(*BY)
-    bad, total = (f'{BAD_RECORD}{short}{{slo="{key}"}}', f'{ALL_RECORD}{short}{{slo="{key}"}}')
+    # The job matcher keeps each flavor's SLIs to its own jobs when several rule files share
+    # one Prometheus (the records' names are the same for every flavor).
+    match = f'{{slo="{key}",job=~"{options.job}"}}'
+    bad, total = f"{BAD_RECORD}{short}{match}", f"{ALL_RECORD}{short}{match}"
     if window == short:
         return f"sum{by} ({bad}) / sum{by} ({total})"
     return (f"sum{by} (sum_over_time({bad}[{window}]))\n/\n"
@@ -166,7 +169,7 @@ def burn_alerts(slo: SLOSpec, options: Options) -> Iterator[Alert]:
 def shard_records(options: Options) -> tuple[Record, ...]:
     """What the global tier watches each shard by: a heartbeat and its targets, by job."""
     up = f'up{{job=~"{options.job}"}}'
-    return (Record(HEARTBEAT, "vector(time())"),
+    return (Record(HEARTBEAT, "vector(time())", {"flavor": options.flavor.name}),
             Record(TARGETS, f"count by (job) ({up})"),
             Record(TARGETS_UP, f"sum by (job) ({up})"))
 

@@ -311,7 +311,7 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
                         (f"{rec['prefill_step']}{base}", ji, 0.05),
                         (f"{rec['prefill_share']}{w}", ji, 0.25),
                         (f"{rec['batch']}{w}", ji, 4.0), (f"{rec['batch']}{base}", ji, 4.0),
-                        (slo_rules.HEARTBEAT, {}, _minutes(EVAL) * 60.0),
+                        (slo_rules.HEARTBEAT, {"flavor": fl.name}, _minutes(EVAL) * 60.0),
                         (slo_rules.TARGETS, {"job": JOB}, 1.0),
                         (slo_rules.TARGETS_UP, {"job": JOB}, 1.0)]
     out.append(healthy)

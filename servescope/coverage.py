@@ -57,7 +57,7 @@ def _needs(expr: str, needs: dict[str, set[str]]) -> set[str]:
     missing = {n for _, n in missing_in(expr)}
     for key, names in needs.items():
         record, slo_key = key.split("|")
-        if re.search(re.escape(record) + (rf'\{{slo="{slo_key}"\}}' if slo_key else
+        if re.search(re.escape(record) + (rf'\{{slo="{slo_key}"[^}}]*\}}' if slo_key else
                                           r"(?![A-Za-z0-9_:])"), expr):
             missing |= names
     return missing
