@@ -38,6 +38,7 @@ COPY promql ./promql
 COPY dashboards ./dashboards
 COPY alerts ./alerts
 COPY report ./report
+COPY gateway ./gateway
 RUN pip install '.[reference]'
 
 RUN useradd --create-home --uid 10001 servescope

@@ -12,9 +12,9 @@ EXTRAS := reference,dashboards,report,test,dev
 TORCH_INDEX_URL ?=
 TORCH_VERSION := 2.13.0
 # Strict editable installs link each file: reinstall when a module is added or removed.
-SOURCES := $(shell find servescope instrumentation redaction collector reference harness promql dashboards alerts report -name '*.py' -o -name '*.json' -o -name '*.yaml' 2>/dev/null | sort)
+SOURCES := $(shell find servescope instrumentation redaction collector reference harness promql dashboards alerts report gateway -name '*.py' -o -name '*.json' -o -name '*.yaml' 2>/dev/null | sort)
 
-.PHONY: demo test lint typecheck check soak system-deps prometheus-deps install bench bench-report docs-img clean
+.PHONY: demo test lint typecheck check soak system-deps prometheus-deps llamacpp-deps install bench bench-report docs-img clean
 
 # The demo's report needs Prometheus: install it like `make test` does; when that fails the
 # demo still runs and says why there is no report.
@@ -22,14 +22,14 @@ demo: install
 	@$(MAKE) --no-print-directory prometheus-deps || echo "demo: could not install Prometheus; the demo runs without its report"
 	$(VENV)/bin/servescope demo
 
-test: install system-deps
+test: install system-deps llamacpp-deps
 	PYTHONSAFEPATH=1 $(VENV)/bin/pytest -q
 
 lint: install
 	$(VENV)/bin/ruff check .
 
 typecheck: install
-	$(VENV)/bin/mypy servescope instrumentation redaction collector reference harness promql dashboards alerts report
+	$(VENV)/bin/mypy servescope instrumentation redaction collector reference harness promql dashboards alerts report gateway
 
 check: lint typecheck test
 
@@ -71,6 +71,13 @@ install: $(VENV)/.deps $(VENV)/.editable
 system-deps:
 	@$(call apt_install,$(PROMETHEUS_MISSING) $(ALERTMANAGER_MISSING) $(NGINX_MISSING) $(CHROMIUM_MISSING))
 
+# llama.cpp's llama-server, the live third-party engine the suite scrapes: built once from the
+# llama-cpp-python sdist's vendored source and cached outside the repository by version
+# (deploy/llamacpp/build.sh; about 11 minutes on a fresh 2-core machine, nothing after).
+llamacpp-deps: install
+	@$(call apt_install,$(CMAKE_MISSING) $(CXX_MISSING))
+	deploy/llamacpp/build.sh $(PY)
+
 prometheus-deps:
 	@$(call apt_install,$(PROMETHEUS_MISSING))
 
@@ -78,6 +85,8 @@ PROMETHEUS_MISSING = $$(command -v prometheus >/dev/null && command -v promtool 
 ALERTMANAGER_MISSING = $$(command -v prometheus-alertmanager >/dev/null && command -v amtool >/dev/null || echo prometheus-alertmanager)
 NGINX_MISSING = $$(command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || echo nginx)
 CHROMIUM_MISSING = $$(command -v chromium >/dev/null || echo chromium)
+CMAKE_MISSING = $$(command -v cmake >/dev/null || echo cmake)
+CXX_MISSING = $$(command -v c++ >/dev/null || echo g++)
 define apt_install
 missing="$(strip $(1))"; missing=$$(echo $$missing); \
 if [ -n "$$missing" ]; then \

@@ -20,12 +20,13 @@ pipeline dropping spans, targets down or not instrumented.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason, TokenStage
 from servescope.promql.flavor import missing_in, unavailable
+from servescope.promql.query import Query
 
 from . import slo_rules
 from .model import Alert, Group, Options, Record
@@ -209,19 +210,43 @@ def _burn_alerts(slo: SLOSpec, options: Options, available: set[str]) -> list[Al
 def _transport_alert(slo: SLOSpec, options: Options, available: set[str]) -> list[Alert]:
     w = options.timing.diagnostic_window
     stream, server = RECORDS["stream_ttft"] + w, RECORDS["ttft"] + w
-    if stream not in available or server not in available:
+    if server not in available:
+        server = _gateway_server_ttft(slo, options) or ""
+    if stream not in available or not server:
         return []
     burn, limit = burning_limit(slo)
     alert = CAUSES[("stream_ttft", "transport")]
     who = "{{ $labels.instance }} ({{ $labels.job }})"
+    # A gateway's stream TTFT beside the engine's own server TTFT: the two come from different
+    # targets, so no replica pairs with another; the stream burns while no server does.
+    q = options.query(w)
+    stream_gateway = q.via_gateway(cat.STREAM_TTFT)
+    engine_server = server == RECORDS["ttft"] + w and q.via_gateway(cat.SERVER_TTFT) is None
+    on = ON if (stream_gateway is None) == engine_server else "on ()"
+    if stream_gateway is not None:  # the records of the gateway's job only (records are
+        # shared by every rules file Prometheus loads; another flavor's may write the same)
+        stream += f"{{job{stream_gateway.matchers['job']}}}"
+        if engine_server:
+            server += f'{{job=~"{options.job}"}}'
     return [Alert(
-        alert, f"{stream} > {limit:.6g}\nunless {ON}\n{server} > {limit:.6g}", "ticket",
+        alert, f"{stream} > {limit:.6g}\nunless {on}\n{server} > {limit:.6g}", "ticket",
         "Stream TTFT burning while server TTFT is not (transport)",
         f"{who}: {{{{ $value | humanizePercentage }}}} of requests wrote their first token to "
         f"the connection more than {slo.ttft.threshold_seconds:g}s after arrival (>{burn:g}x "
         "budget burn) while the server made it in time: the delay is between the scheduler "
         "and the socket (event loop, proxy buffering, a slow network or client).",
         options.runbook(alert), options.timing.diagnostic_for)]
+
+
+def _gateway_server_ttft(slo: SLOSpec, options: Options) -> str | None:
+    """For an engine with no TTFT of its own (TGI, llama.cpp): the TTFT error ratio of the
+    gateway in front of it, from its first upstream chunk (None: no gateway measures it)."""
+    flavor = options.flavor
+    if flavor.metric(cat.SERVER_TTFT) is not None or not flavor.from_gateway(cat.SERVER_TTFT.name):
+        return None
+    q = Query(window=options.timing.diagnostic_window, flavor=replace(
+        flavor, gateway_families=frozenset({cat.SERVER_TTFT.name})))
+    return f"(1 - {q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds, *BY)})"
 
 
 def _other_alerts(options: Options) -> list[Alert]:

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from servescope.promql.flavor import SERVESCOPE, Flavor
 from servescope.promql.query import Query
 
-__all__ = ["FLEET", "REPLICA", "SCOPES", "Alert", "Group", "Options", "Record", "RuleTiming",
-           "Thresholds", "slug"]
+__all__ = ["FLEET", "REPLICA", "RUNBOOKS", "RUNBOOK_ENV", "SCOPES", "Alert", "Group", "Options",
+           "Record", "RuleTiming", "Thresholds", "check_runbook_base", "default_runbook_base",
+           "slug"]
+
+#: The runbooks' path in the repository, and the setting that overrides where links point.
+RUNBOOKS = "alerts/runbooks.md"
+RUNBOOK_ENV = "SERVESCOPE_RUNBOOK_BASE"
 
 
 @dataclass(frozen=True)
@@ -69,7 +77,7 @@ class Options:
 
     flavor: Flavor = SERVESCOPE
     job_regex: str | None = None
-    runbook_base: str = "alerts/runbooks.md"
+    runbook_base: str = RUNBOOKS
     timing: RuleTiming = field(default_factory=RuleTiming)
     thresholds: Thresholds = field(default_factory=Thresholds)
 
@@ -78,10 +86,48 @@ class Options:
         return self.job_regex if self.job_regex is not None else self.flavor.job_regex
 
     def query(self, window: str) -> Query:
-        return Query(window=window, flavor=self.flavor)
+        return Query(window=window, flavor=self.flavor.for_rules())
 
     def runbook(self, alert: str) -> str:
         return f"{self.runbook_base}#{slug(alert)}"
+
+
+def default_runbook_base(root: Path | None = None) -> str:
+    """Where alert notifications link (``servescope generate --runbook-base`` overrides):
+
+    1. ``SERVESCOPE_RUNBOOK_BASE``;
+    2. ``[tool.servescope] runbook_base`` in ``root/pyproject.toml``;
+    3. the repository in ``[project.urls]`` (``Repository``, else ``Source`` or
+       ``Homepage``) at the released tag: ``{repository}/blob/v{version}/alerts/runbooks.md``,
+       which resolves once that version is published;
+    4. else the path in the repository (resolves only where the checkout is browsed).
+    """
+    configured = os.environ.get(RUNBOOK_ENV, "").strip()
+    if configured:
+        return check_runbook_base(configured, RUNBOOK_ENV)
+    try:
+        meta = tomllib.loads(((root or Path(".")) / "pyproject.toml").read_text("utf-8"))
+    except (OSError, tomllib.TOMLDecodeError):
+        return RUNBOOKS
+    tool = meta.get("tool", {}).get("servescope", {}).get("runbook_base")
+    if tool:
+        return check_runbook_base(str(tool), "[tool.servescope] runbook_base")
+    project = meta.get("project", {})
+    urls = project.get("urls", {})
+    repository = next((urls[k] for k in ("Repository", "Source", "Homepage") if urls.get(k)),
+                      None)
+    if repository and project.get("version"):
+        return f"{str(repository).rstrip('/')}/blob/v{project['version']}/{RUNBOOKS}"
+    return RUNBOOKS
+
+
+def check_runbook_base(base: str, field_name: str) -> str:
+    """``base`` if links can be made from it (no fragment, no spaces); ValueError naming the
+    setting otherwise."""
+    if not base or "#" in base or any(ch.isspace() for ch in base):
+        raise ValueError(f"{field_name}: a runbook base is a URL or path without '#' or "
+                         f"spaces, got {base!r}")
+    return base
 
 
 def slug(heading: str) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import TokenStage
-from servescope.promql.flavor import Flavor, NativeSpec
+from servescope.promql.flavor import GATEWAY_JOB, Flavor, NativeSpec
 from servescope.promql.query import Query
 
 from . import diagnostics, slo_rules
@@ -135,7 +135,7 @@ def _emit(flavor: Flavor, item: _Input, job: str) -> dict[str, str] | None:
         else:
             mapped = flavor.metric(spec)
         if mapped is None:
-            return None
+            return _from_gateway(flavor, item)
         suffix = item.name.removeprefix(spec.name)
         name = mapped.sample_name if suffix == "_total" else f"{mapped.name}{suffix}"
         allowed = mapped.labels
@@ -490,11 +490,6 @@ def _burn_expectation(s: Scenario, slo: SLOSpec, obj: slo_rules.Objective,
                 ({"job": JOB, "model": MODEL, "slo": obj.key}, ratio)]
 
 
-def _ttft_burning(s: Scenario, slo: SLOSpec) -> None:
-    """Every request slow: the TTFT burn-rate alerts fire too (error ratio 1)."""
-    _burn_expectation(s, slo, slo_rules.objectives(slo)[0], 1.0)  # names only: any options
-
-
 def _expected(alert: Alert, firing: list[tuple[dict[str, str], float]]) -> list[dict[str, Any]]:
     out = []
     for labels, value in firing:
@@ -523,11 +518,12 @@ def tests_document(slo: SLOSpec, options: Options | None = None) -> dict[str, An
             raise AssertionError(f"scenario {scenario.name!r} expects unknown alerts {unknown}")
         alert_tests = [{"eval_time": EVAL, "alertname": name,
                         "exp_alerts": _expected(alerts[name], _in_flavor(
-                            flavor, scenario.firing.get(name, []), options.job))}
+                            flavor, scenario.firing.get(name, []),
+                            _job_of(flavor, name, options.job)))}
                        for name in alerts]
         record_tests = []
         for name, labels, value in scenario.records:
-            translated = _translate_labels(flavor, labels, options.job)
+            translated = _translate_labels(flavor, labels, _job_of(flavor, name, options.job))
             if (name, labels.get("slo")) in recorded and translated is not None:
                 record_tests.append({"expr": _sel(name, translated), "eval_time": EVAL,
                                      "exp_samples": [{"labels": _sel(name, translated),
@@ -551,6 +547,28 @@ def _in_flavor(flavor: Flavor, firing: list[tuple[dict[str, str], float]], job: 
         if translated is not None:
             out.append((translated, value))
     return out
+
+
+def _from_gateway(flavor: Flavor, item: _Input) -> dict[str, str] | None:
+    """A catalog series the rules read from the gateway in front of the engine (its job)."""
+    if item.spec is None:
+        return None
+    # the stream TTFT, and the server TTFT of an engine with none (the transport cause)
+    lacks_ttft = item.spec.name == cat.SERVER_TTFT.name and flavor.metric(item.spec) is None
+    if not flavor.for_rules().from_gateway(item.spec.name) and \
+            not (lacks_ttft and flavor.from_gateway(item.spec.name)):
+        return None
+    labels = {**item.labels, "job": GATEWAY_JOB}
+    inner = ", ".join(f'{k}="{v}"' for k, v in labels.items())
+    return {"series": f"{item.name}{{{inner}}}", "values": item.values}
+
+
+def _job_of(flavor: Flavor, what: str, job: str) -> str:
+    """The job a record or alert of the rules carries: the gateway's for the stream TTFT."""
+    via_gateway = flavor.for_rules().from_gateway(cat.STREAM_TTFT.name)
+    stream = what.startswith(diagnostics.RECORDS["stream_ttft"]) or \
+        what == CAUSES[("stream_ttft", "transport")]
+    return GATEWAY_JOB if via_gateway and stream else job
 
 
 def _sel(name: str, labels: Mapping[str, str]) -> str:

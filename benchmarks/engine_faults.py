@@ -162,7 +162,7 @@ def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float]:
         child.step(StepReport(advanced=[(r, 1, 0) for r in child_recorders], now=float(k),
                               kv_blocks_used=10, kv_blocks_total=100, running=batch,
                               waiting=0, paused=0, buffered_tokens=batch))
-        encoder.encode(FromEngine("step", float(k), list(events), [0] * 19))
+        encoder.encode(FromEngine("step", list(events), [0] * 19))
         events.clear()
     after = (time.perf_counter() - t0) / steps
     return before, after

@@ -167,7 +167,7 @@ def _check(plan: _Plan, tally: Tally) -> None:
         tally.violations.append(f"{where}: no terminal state")
     elif recorder.finish_reason is not reason:
         tally.violations.append(f"{where}: recorder {recorder.finish_reason} vs {reason}")
-    cleanups = h.lifecycle.cleanup_count  # an in-process rejection holds nothing to release
+    cleanups = h.life.cleanup_count  # an in-process rejection holds nothing to release
     expected = 0 if reason is FinishReason.REJECTED and not isinstance(h, RemoteHandle) else 1
     if cleanups != expected:
         tally.violations.append(f"{where}: released {cleanups} times")

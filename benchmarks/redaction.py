@@ -7,6 +7,12 @@
   strings    strings/s and MB/s of servescope's detectors (Hyperscan prefilter, and the pure-
              Python fallback), of Presidio's analyzer (pattern recognizers only, NLP engine
              `no_op`) and of detect-secrets (`scan_line`, default plugins) on the same strings
+  styles     strings/s of the redactor (Redactor.redact_text: detectors, decoded views, key
+             of nothing) on unique realistic lines in three styles (PII-heavy prompts, secret-
+             heavy ops logs, mixed; benchmarks/redaction_styles.py), with the clean-string cache
+             off and on (on: the lines seen once before, as repeated lines would be), beside
+             Presidio's pattern recognizers on the same lines in the same run; the CLI
+             (`servescope redact`) on the same lines, its start-up stated apart
   recall     the tools on the labelled corpus of tests/redaction (per kind), and their rate of
              findings on the negatives (ids, UUIDs, digests, timestamps, blobs, pods, CIDRs...)
   faults     five pipelines (redaction + batch processor + OTLP/gRPC exporter) whose receivers
@@ -21,6 +27,7 @@
 
 Run: python benchmarks/redaction.py [--spans 2000] [--repeat 3] [--slices 100] [--rate 1000]
                                     [--faults-only] [--no-export-backoff] [--quick]
+                                    [--styles-only] [--style-lines 1500]
 Presidio and detect-secrets: `pip install -e '.[bench]'`; without them their column says why.
 Prints a table and one JSON line.
 """
@@ -75,6 +82,8 @@ def _load(name: str, path: Path) -> ModuleType:
 
 
 corpus = _load("redaction_corpus", ROOT / "tests" / "redaction" / "redaction_corpus.py")
+ops_corpus = _load("ops_corpus", ROOT / "tests" / "redaction" / "ops_corpus.py")
+styles = _load("redaction_styles", ROOT / "benchmarks" / "redaction_styles.py")
 PYTHON_PREFILTER = RegexPrefilter(DETECTORS)
 
 
@@ -304,6 +313,74 @@ def recall(fn: Callable[[str], list[tuple[str, int, int]]], samples: list[Any],
         hit[s.kind] += covered
     return {"per_kind": {k: hit[k] / total[k] for k in kinds if total[k]},
             "negatives_flagged": neg / negatives, "negatives_any_entity": neg_any / negatives}
+
+
+# --- corpus styles: unique lines, cache off and on, beside Presidio, and the CLI ---------------
+class _NoCache(dict[str, None]):
+    """A clean-string cache that remembers nothing: every line is scanned."""
+
+    def __setitem__(self, key: str, value: None) -> None:
+        pass
+
+
+def _redact_rate(lines: list[str], repeat: int, cache: bool) -> float:
+    redactor = Redactor(hash_key=b"bench")
+    if not cache:
+        redactor._clean = _NoCache()
+    run = redactor.redact_text
+    if cache:  # every line seen once: what a repeated line costs
+        for line in lines:
+            run(line, {})
+    return throughput(lambda t: run(t, {}), lines, repeat)
+
+
+def _cli_seconds(lines: list[str]) -> float:
+    data = ("\n".join(lines) + "\n").encode() if lines else b""
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "servescope", "redact"], input=data, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def bench_styles(n: int, repeat: int) -> dict[str, Any]:
+    corpora = styles.build(ops_corpus, corpus, n)
+    engine, presidio_info = presidio_analyzer()
+    presidio = _presidio(engine) if engine is not None else None
+    if presidio is not None:
+        presidio("warm up the recognizers")
+    startup = min(_cli_seconds([]) for _ in range(3))
+    rows: dict[str, Any] = {}
+    for style, lines in corpora.items():
+        assert len(set(lines)) == len(lines), f"{style}: lines repeat"
+        row: dict[str, Any] = {
+            "lines": len(lines), "mean_chars": sum(map(len, lines)) / len(lines),
+            "cache_off": _redact_rate(lines, repeat, cache=False),
+            "cache_on": _redact_rate(lines, repeat, cache=True),
+        }
+        if presidio is not None:
+            row["presidio"] = throughput(presidio, lines, 1)
+            row["ratio_cache_off"] = row["cache_off"] / row["presidio"]
+            row["ratio_cache_on"] = row["cache_on"] / row["presidio"]
+        row["cli_s"] = _cli_seconds(lines)
+        work = row["cli_s"] - startup  # None: within the start-up's own spread
+        row["cli"] = len(lines) / work if work > 0.25 * row["cli_s"] else None
+        rows[style] = row
+    return {"styles": rows, "cli_startup_s": startup, "presidio": presidio_info}
+
+
+def print_styles(result: dict[str, Any]) -> None:
+    print(f"\nstrings/s on unique lines ({result['presidio']}; cache off: every line scanned)")
+    print(f"{'style':<14}{'lines':>6}{'chars':>7}{'cache off':>11}{'cache on':>10}"
+          f"{'presidio':>10}{'ratio off':>11}{'ratio on':>10}{'CLI':>9}")
+    for style, r in result["styles"].items():
+        print(f"{style:<14}{r['lines']:>6}{r['mean_chars']:>7.0f}{r['cache_off']:>11,.0f}"
+              f"{r['cache_on']:>10,.0f}{r.get('presidio', float('nan')):>10,.0f}"
+              f"{r.get('ratio_cache_off', float('nan')):>10.0f}x"
+              f"{r.get('ratio_cache_on', float('nan')):>9.0f}x"
+              f"{r['cli'] if r['cli'] is not None else float('nan'):>9,.0f}")
+    print(f"CLI start-up (servescope redact < /dev/null, best of 3): "
+          f"{result['cli_startup_s']:.2f} s, not counted in its strings/s; whole runs: "
+          + ", ".join(f"{k} {r['cli_s']:.2f} s" for k, r in result["styles"].items()))
 
 
 # --- exporter faults ----------------------------------------------------------------------
@@ -551,6 +628,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="offered requests/s in the fault rounds (5 spans each)")
     ap.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     ap.add_argument("--no-faults", action="store_true", help="skip the exporter fault table")
+    ap.add_argument("--styles-only", action="store_true",
+                    help="only the corpus-style throughput table")
+    ap.add_argument("--style-lines", type=int, default=1500,
+                    help="unique lines per corpus style")
     ap.add_argument("--serve-receiver", nargs=2, metavar=("MODE", "PORT"),
                     help=argparse.SUPPRESS)  # the fault rounds' receiver process
     args = ap.parse_args(argv)
@@ -571,7 +652,14 @@ def main(argv: list[str] | None = None) -> int:
                          separators=(",", ":")))
         return 0
     prefilter_for(DETECTORS)  # compile the engine's database before anything is timed
+    style_lines = 200 if args.quick else args.style_lines
+    if args.styles_only:
+        by_style = bench_styles(style_lines, args.repeat)
+        print_styles(by_style)
+        print(json.dumps({"benchmark": "redaction_styles", **by_style}, separators=(",", ":")))
+        return 0
     spans = bench_spans(args.spans, args.repeat)
+    by_style = bench_styles(style_lines, args.repeat)
 
     rng = random.Random(11)
     samples = corpus.build()
@@ -602,13 +690,15 @@ def main(argv: list[str] | None = None) -> int:
     _print_spans(spans)
     _print_strings(rates, infos, strings, megabytes)
     _print_recall(ours_recall, presidio, secrets)
+    print_styles(by_style)
     if faults is not None:
         print_faults(faults, 5 if args.quick else args.slices, args.slice_requests, args.rate)
     print(json.dumps({"benchmark": "redaction", "spans_per_s": spans,
                       "strings": len(strings), "megabytes": megabytes,
                       "strings_per_s": rates, "tools": infos,
                       "servescope_recall": ours_recall, "presidio": presidio,
-                      "detect_secrets": secrets, "faults": faults}, separators=(",", ":")))
+                      "detect_secrets": secrets, "by_style": by_style, "faults": faults},
+                     separators=(",", ":")))
     return 0
 
 

@@ -99,6 +99,10 @@ def redaction_processor(policy: Policy, *, place: str) -> dict[str, Any]:
     """The ``redaction`` processor config that mirrors ``policy``."""
     blocked_keys = [f"^{re.escape(k)}$" for k in sorted(policy.drop)]
     blocked_keys += [p.pattern for p in policy.drop_patterns]
+    # Identity keys are hashed in process; the Collector cannot key a hash, so what reaches it
+    # from elsewhere with a tenant or user id is masked (fails closed).
+    blocked_keys += [f"^{re.escape(k)}$" for k in sorted(policy.hash_keys)]
+    blocked_keys += [p.pattern for p in policy.hash_key_patterns]
     if policy.content_capture is ContentCapture.NO_CONTENT:
         blocked_keys += [f"^{re.escape(k)}$" for k in sorted(policy.content_keys)]
     for i, pattern in enumerate(blocked_keys):

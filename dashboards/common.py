@@ -38,7 +38,8 @@ class Ctx:
     @staticmethod
     def for_dashboards(slo: SLOSpec, flavor: Flavor) -> Ctx:
         matchers = {"job": '=~"$job"', "instance": '=~"$instance"', cat.MODEL: '=~"$model"'}
-        return Ctx(slo, flavor, Query(matchers, "$__rate_interval", flavor))
+        gateway = '=~"$gateway"' if flavor.gateway is not None else None
+        return Ctx(slo, flavor, Query(matchers, "$__rate_interval", flavor, gateway))
 
     def uid(self, key: str) -> str:
         return self.flavor.uid_prefix + UIDS[key]
@@ -47,18 +48,36 @@ class Ctx:
         return f"{self.flavor.title_prefix}{text}"
 
 
-def _query_variable(name: str, label: str, query: str, description: str) -> Any:
+def _query_variable(name: str, label: str, query: str, description: str,
+                    all_value: str = ".*") -> Any:
     return (db.QueryVariable(name).label(label).description(description)
             .datasource(DATASOURCE).query(query)
             .refresh(dm.VariableRefresh.ON_TIME_RANGE_CHANGED)
             .sort(dm.VariableSort.ALPHABETICAL_ASC)
-            .multi(True).include_all(True).all_value(".*"))
+            .multi(True).include_all(True).all_value(all_value))
 
 
 def variables(ctx: Ctx) -> list[Any]:
     """datasource, job, instance and model: the variables of every dashboard."""
     presence = ctx.flavor.presence_series
     model_series, model_label = ctx.flavor.model_series
+    return [*_engine_variables(presence, model_series, model_label),
+            *_gateway_variables(ctx.flavor)]
+
+
+def _gateway_variables(flavor: Flavor) -> list[Any]:
+    """The scrape job(s) of the gateway whose catalog series fill what the engine lacks."""
+    if flavor.gateway is None:
+        return []
+    regex = f"{flavor.gateway}.*"
+    return [_query_variable(
+        "gateway", "gateway",
+        f'label_values({cat.ARRIVED.sample_name}{{job=~"{regex}"}}, job)',
+        "Scrape job(s) of the servescope gateway in front of these servers: its client-side "
+        "series fill the panels the engine has no metric for.", all_value=regex)]
+
+
+def _engine_variables(presence: str, model_series: str, model_label: str) -> list[Any]:
     return [
         db.DatasourceVariable("datasource").label("Data source").type("prometheus")
         .description("The Prometheus that scrapes the inference servers."),

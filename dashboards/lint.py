@@ -62,7 +62,9 @@ def known_series(flavor: Flavor | None = None) -> set[str]:
     if flavor is None or flavor.families is None:
         return {s for spec in cat.CATALOG for s in cat.series_names(spec)}
     declared = {flavor.presence_series, flavor.model_series[0]}  # what the variables read
-    return {s for m in flavor.mapped() for s in m.series()} | declared
+    gateway = {s for spec in cat.CATALOG if flavor.from_gateway(spec.name)
+               for s in cat.series_names(spec)}  # a gateway's own series, on its job
+    return {s for m in flavor.mapped() for s in m.series()} | declared | gateway
 
 
 def series_errors(exprs: Iterable[str], recorded: Iterable[str] = (),

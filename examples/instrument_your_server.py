@@ -24,7 +24,10 @@ from servescope.instrumentation import FinishReason, setup_telemetry  # servesco
 from servescope.instrumentation.metrics import render  # servescope
 
 # Spans leave redacted and log handlers are filtered by default (redaction=False opts out).
-telemetry = setup_telemetry(service_name="my-server", model="echo").telemetry  # servescope
+# With no OTEL_* exporter set, spans go nowhere unless trace_file names a (rotated) local file;
+# install_global routes other instrumentation's spans through the same redaction.
+telemetry = setup_telemetry(service_name="my-server", model="echo",  # servescope
+                            trace_file="servescope-traces.jsonl", install_global=True).telemetry
 _ids = itertools.count()
 
 

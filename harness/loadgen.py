@@ -36,6 +36,7 @@ from urllib.parse import urlsplit
 from prometheus_client import CollectorRegistry
 
 from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.labels import DeclaredLabels
 from servescope.instrumentation.metrics import MetricSet
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
@@ -159,7 +160,6 @@ class ClientResult:
     e2e: float = 0.0
     tokens: int = 0  # usage.completion_tokens when reported, else characters read
     chars: int = 0
-    bytes_read: int = 0
     detail: str = ""
 
 
@@ -319,7 +319,6 @@ async def _read(loop: asyncio.AbstractEventLoop, sock: socket.socket, reading: R
             if result.finish == FinishReason.ERROR.value and not result.detail:
                 result.detail = "connection closed before the stream ended"
             break
-        result.bytes_read += len(data)
         for event in response.feed(data):
             if _on_event(event, state, result):
                 return
@@ -463,8 +462,10 @@ class _Runner:
         self.host, self.port = check_local_url(config.url)
         self.rng = random.Random(config.seed)
         self.registry = CollectorRegistry()
+        # the model it targets is the one value of the client families' model label
         self.metrics = MetricSet(self.registry, slo,
-                                 specs=(cat.CLIENT_TTFT, cat.CLIENT_TPOT, cat.CLIENT_E2E))
+                                 specs=(cat.CLIENT_TTFT, cat.CLIENT_TPOT, cat.CLIENT_E2E),
+                                 declared=DeclaredLabels(models=(model,)))
         self.slo = slo
         self.stats = ClientStats()
         self.started = 0

@@ -6,6 +6,7 @@ iteration with :meth:`Telemetry.step`.
 """
 
 from .catalog import CATALOG, Buckets, Kind, MetricSpec
+from .labels import DeclaredLabels
 from .null import NullSpanExporter, NullTelemetry
 from .recorder import RequestRecorder, RequestSummary, StepReport, Telemetry
 from .setup import TelemetrySetup, setup_telemetry
@@ -16,6 +17,7 @@ from .terminal import TerminalState
 __all__ = [
     "CATALOG",
     "Buckets",
+    "DeclaredLabels",
     "FinishReason",
     "Kind",
     "MetricSpec",

@@ -299,9 +299,10 @@ _validate_catalog()
 #: Span attributes whose values servescope itself sets from numbers, booleans and closed
 #: vocabularies (token counts, durations, finish reasons, the configured model, the priority
 #: class): the redaction stage passes them without a scan (the default policy allows each;
-#: a test keeps the two in step). The request id is not among them: a client may choose it.
+#: a test keeps the two in step). The request id and the model are not among them: a client
+#: may choose either (a LoRA adapter name can carry a person's name or an address).
 KNOWN_SAFE_SPAN_ATTRIBUTES: frozenset[str] = frozenset({
-    "gen_ai.request.model", "gen_ai.operation.name", "gen_ai.response.finish_reasons",
+    "gen_ai.operation.name", "gen_ai.response.finish_reasons",
     "gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "servescope.priority",
     "servescope.finish_reason", "servescope.tokens.proposed", "servescope.tokens.committed",
     "servescope.tokens.written", "servescope.tokens.delivered", "servescope.tokens.discarded",

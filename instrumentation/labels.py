@@ -6,17 +6,23 @@ Values are checked when a series is first used: past a label's cap, new values f
 
 The decision is made once per (label key, value) and shared by every metric family: the
 first ``cap`` distinct values of a key, in the order the process first sees them on any
-family, are kept everywhere, so per-label sums agree across families. Values that come from
-clients (:data:`CLIENT_LABEL_KEYS`) must also pass a shape check and an injected PII check
-(``setup_telemetry`` passes the redaction detectors) before they can be kept; a value that
-fails folds into ``other`` like one past the cap, and is counted.
+family, are kept everywhere, so per-label sums agree across families.
+
+Values that come from clients (:data:`CLIENT_LABEL_KEYS`: ``priority``, ``model``) are
+declared, not discovered (:class:`DeclaredLabels`): the configured priority classes and the
+served model names (with their adapters) are always kept, and anything else folds into
+``other`` and is counted, so junk values can neither become series nor crowd a real class
+out. Only when ``discover_models`` is on may an undeclared model name be kept, and then only
+if it passes a shape check and an injected PII check (``setup_telemetry`` passes the
+redaction detectors), run on the value exactly as received, within the cap.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 from .catalog import (
     ALL_LABEL_KEYS,
@@ -34,12 +40,23 @@ from .catalog import (
     MetricSpec,
 )
 
-__all__ = ["CLIENT_LABEL_KEYS", "DEFAULT_CAPS", "OTHER", "LabelGuard", "UnknownLabelError",
-           "ValueCheck", "label_shape_ok"]
+__all__ = ["CLIENT_LABEL_KEYS", "DEFAULT_CAPS", "DEFAULT_PRIORITY_CLASSES", "OTHER",
+           "DeclaredLabels", "LabelGuard", "UnknownLabelError", "ValueCheck", "label_shape_ok",
+           "model_shape_ok"]
 
 OTHER = "other"
 #: Label keys whose values a client chooses (a header or a body field).
-CLIENT_LABEL_KEYS = frozenset({PRIORITY})
+CLIENT_LABEL_KEYS = frozenset({PRIORITY, MODEL})
+#: Priority classes kept when none are configured: common class names and vLLM's small
+#: integer priorities.
+DEFAULT_PRIORITY_CLASSES = ("default", "interactive", "batch", "high", "low",
+                            "0", "1", "2", "3")
+#: A model or adapter name that may be discovered (``discover_models``): path-like names
+#: (``org/Model-8B-Instruct-v0.1``) with a letter; no ``@`` or spaces, no run of 7 digits and
+#: at most 10 in all (cards, phone and account numbers are digit-heavy).
+_MODEL_SHAPE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}")
+_MODEL_DIGIT_RUN = re.compile(r"[0-9]{7,}")
+_MODEL_MAX_DIGITS = 10
 #: A class name (``interactive``, ``batch-low``) or a small integer (vLLM sends priorities as
 #: integers). More than 4 digits are refused by shape: card, phone and account numbers, ids and
 #: most keys and tokens are digit-heavy.
@@ -54,6 +71,46 @@ def label_shape_ok(value: str) -> bool:
     return (_CLIENT_SHAPE.fullmatch(value) is not None
             and sum(c.isdigit() for c in value) <= _MAX_DIGITS)
 
+def model_shape_ok(value: str) -> bool:
+    """The shape an undeclared model name must have to be discovered."""
+    return (_MODEL_SHAPE.fullmatch(value) is not None and not _MODEL_DIGIT_RUN.search(value)
+            and any(c.isalpha() for c in value)
+            and sum(c.isdigit() for c in value) <= _MODEL_MAX_DIGITS)
+
+
+@dataclass(frozen=True)
+class DeclaredLabels:
+    """The label values clients may choose, as configuration. ``priorities``: the priority
+    classes; ``models``: served model names and adapter names (the telemetry's own model is
+    always added); ``discover_models``: also keep undeclared model names that pass the
+    shape check and the detectors (up to the cap), instead of folding every one of them."""
+
+    priorities: tuple[str, ...] = DEFAULT_PRIORITY_CLASSES
+    models: tuple[str, ...] = ()
+    discover_models: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("priorities", "models"):
+            values = getattr(self, name)
+            if isinstance(values, str) or not all(isinstance(v, str) and v for v in values):
+                raise ValueError(f"{name}: must be a list of non-empty names, got {values!r}")
+            object.__setattr__(self, name, tuple(values))
+        for value in self.priorities:
+            if not label_shape_ok(value):
+                raise ValueError(f"priorities: {value!r} is not a class name (a-z, 0-9, '_', "
+                                 f"'-', at most 32) or a small integer")
+        if not isinstance(self.discover_models, bool):
+            raise ValueError(f"discover_models: must be a boolean, got "
+                             f"{self.discover_models!r}")
+
+    def with_models(self, names: Iterable[str]) -> DeclaredLabels:
+        extra = tuple(n for n in names if n not in self.models)
+        return DeclaredLabels(self.priorities, self.models + extra, self.discover_models)
+
+
+#: Model names a server may declare in all, configured and learnt from an engine together.
+MAX_DECLARED_MODELS = 64
+
 #: Distinct values allowed per label key before folding into ``other``.
 DEFAULT_CAPS: Mapping[str, int] = {
     MODEL: 16, PRIORITY: 8, POOL: 16, REASON: 32, FINISH_REASON: 16, STAGE: 8, SIGNAL: 16,
@@ -66,16 +123,34 @@ class UnknownLabelError(ValueError):
 
 
 class LabelGuard:
-    """Keeps the first values seen per label key (shared by all families), folds the rest."""
+    """Keeps declared client values and the first values seen per other label key (shared by
+    all families), folds the rest."""
 
     def __init__(self, caps: Mapping[str, int] | None = None,
                  on_fold: Callable[[str, str], None] | None = None,
-                 value_check: ValueCheck | None = None) -> None:
+                 value_check: ValueCheck | None = None,
+                 declared: DeclaredLabels | None = None) -> None:
         self._caps = {**DEFAULT_CAPS, **(caps or {})}
         self._kept: dict[str, set[str]] = {}
         self._lock = threading.Lock()
         self._on_fold = on_fold
         self._value_check = value_check
+        self.declared = declared or DeclaredLabels()
+        self._declared = {PRIORITY: frozenset(self.declared.priorities),
+                          MODEL: frozenset(self.declared.models)}
+
+    def declare_models(self, names: Iterable[str]) -> bool:
+        """Declare more model names at run time: those a proxied engine lists as served
+        (configuration read from the engine, not values a client chose). At most
+        ``MAX_DECLARED_MODELS`` in all. True when the declared set changed."""
+        with self._lock:
+            known = self._declared[MODEL]
+            new = [n for n in names if isinstance(n, str) and n and n not in known]
+            room = max(0, MAX_DECLARED_MODELS - len(known))
+            if not new or not room:
+                return False
+            self._declared = {**self._declared, MODEL: known | frozenset(new[:room])}
+            return True
 
     @staticmethod
     def check_definition(spec: MetricSpec) -> None:
@@ -93,11 +168,22 @@ class LabelGuard:
     def decide(self, key: str, value: str) -> str:
         """``value`` if label ``key`` may carry it, else ``other`` (not counted: callers that
         emit a series count the fold through :meth:`values`)."""
-        kept = self._kept.get(key)
-        if value == OTHER or (kept is not None and value in kept):
+        if value == OTHER:
             return value
-        if key in CLIENT_LABEL_KEYS and not self._client_value_ok(value):
-            return OTHER
+        declared = self._declared.get(key)
+        if declared is not None:
+            if value in declared:
+                return value
+            if key == PRIORITY:  # a class is a name: its declared spelling, whatever the case
+                folded = value.lower()
+                return folded if folded in declared else OTHER
+            if not self.declared.discover_models:
+                return OTHER
+            if not self._client_value_ok(value):
+                return OTHER
+        kept = self._kept.get(key)
+        if kept is not None and value in kept:
+            return value
         with self._lock:
             kept = self._kept.setdefault(key, set())
             if value in kept:
@@ -108,7 +194,8 @@ class LabelGuard:
         return OTHER
 
     def _client_value_ok(self, value: str) -> bool:
-        if not label_shape_ok(value):
+        """An undeclared model name, exactly as received: its shape, then the detectors."""
+        if not model_shape_ok(value):
             return False
         try:
             return self._value_check is None or bool(self._value_check(value))
@@ -117,6 +204,6 @@ class LabelGuard:
 
     def _guard(self, metric: str, key: str, value: str) -> str:
         decided = self.decide(key, value)
-        if decided != value and self._on_fold is not None:
+        if decided == OTHER != value and self._on_fold is not None:
             self._on_fold(metric, key)
         return decided

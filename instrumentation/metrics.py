@@ -15,6 +15,7 @@ objects would (without ``_created``, see below).
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -31,7 +32,7 @@ from prometheus_client.utils import floatToGoString
 from . import catalog as cat
 from .buckets import ladders
 from .catalog import Kind, MetricSpec
-from .labels import LabelGuard, ValueCheck
+from .labels import DeclaredLabels, LabelGuard, ValueCheck
 from .slo import SLOSpec
 
 __all__ = ["Exemplar", "MetricSet", "render"]
@@ -83,10 +84,6 @@ class GaugeChild:
     def inc(self, amount: float = 1) -> None:
         with self._lock:
             self.value += amount
-
-    def dec(self, amount: float = 1) -> None:
-        with self._lock:
-            self.value -= amount
 
     def set(self, value: float) -> None:
         self.value = float(value)  # one store: atomic
@@ -221,13 +218,15 @@ class MetricSet:
     def __init__(self, registry: CollectorRegistry, slo: SLOSpec,
                  label_caps: Mapping[str, int] | None = None,
                  specs: tuple[MetricSpec, ...] = cat.CATALOG,
-                 label_check: ValueCheck | None = None) -> None:
+                 label_check: ValueCheck | None = None,
+                 declared: DeclaredLabels | None = None) -> None:
         self.registry = registry
         self.slo = slo
         # One lock for every child: fused updates take it once (see the module doc).
         self.lock = threading.Lock()
         self._buckets = ladders(slo)
-        self._guard = LabelGuard(label_caps, on_fold=self._count_fold, value_check=label_check)
+        self._guard = LabelGuard(label_caps, on_fold=self._count_fold, value_check=label_check,
+                                 declared=declared)
         self._metrics: dict[str, Family] = {}
         # Resolved children by (family, label items): the hot path pays one dict lookup.
         self._children: dict[tuple[Any, ...], Any] = {}
@@ -261,6 +260,15 @@ class MetricSet:
             self._children[key] = child
         return child
 
+    def declare_models(self, names: Iterable[str]) -> bool:
+        """More declared model names (see :meth:`LabelGuard.declare_models`); the children
+        decided before are forgotten, so a name folded until now gets its own series."""
+        changed = self._guard.declare_models(names)
+        if changed:
+            with self.lock:
+                self._children.clear()
+        return changed
+
     def label_value(self, key: str, value: str) -> str:
         """The value label ``key`` carries for ``value`` (itself or ``other``): the one
         decision every family shares, for places outside the registry (span attributes)."""
@@ -281,6 +289,20 @@ def _bounds(ladder: Sequence[float]) -> tuple[float, ...]:
     if not bounds or bounds[-1] != float("inf"):
         bounds.append(float("inf"))
     return tuple(bounds)
+
+
+def _memoize_openmetrics_escape() -> None:
+    """prometheus_client's OpenMetrics writer escapes every name and label value rune by
+    rune in Python (about two thirds of a render). The function is pure and the values are
+    few (every label is guarded), so a bounded cache makes a scrape several times cheaper."""
+    from prometheus_client.openmetrics import exposition as om
+
+    escape = getattr(om, "_escape", None)
+    if callable(escape) and not hasattr(escape, "cache_info"):
+        om._escape = functools.lru_cache(maxsize=8192)(escape)
+
+
+_memoize_openmetrics_escape()
 
 
 def render(registry: CollectorRegistry, accept: str | None = None) -> tuple[bytes, str]:

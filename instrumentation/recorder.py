@@ -23,7 +23,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec, TypeVar
 
@@ -32,6 +32,7 @@ from prometheus_client import CollectorRegistry
 
 from . import catalog as cat
 from . import tracing
+from .labels import DeclaredLabels
 from .metrics import MetricSet
 from .slo import SLOSpec
 from .status import FinishReason, TokenStage
@@ -108,7 +109,7 @@ class _Children:
     write."""
 
     __slots__ = ("_cache", "_metrics", "arrival", "finishes", "lock", "model", "priority",
-                 "span_priority", "step_tokens")
+                 "span_model", "span_priority", "step_tokens")
 
     def __init__(self, metrics: MetricSet, model: str, priority: str) -> None:
         self._metrics = metrics
@@ -124,6 +125,7 @@ class _Children:
         # committed, proposed, written, delivered token counters, each once written
         self.step_tokens: tuple[Any, ...] = (None, None, None, None)
         self.span_priority: str | None = None  # the priority spans carry (folded or not)
+        self.span_model: str | None = None  # the same for the model (client-chosen too)
 
     def get(self, spec: cat.MetricSpec, label: str = "", value: str = "") -> Any:
         key = (spec.name, value) if label else spec.name
@@ -153,10 +155,14 @@ class Telemetry:
                  clock: Callable[[], float] = time.monotonic,
                  label_caps: Mapping[str, int] | None = None,
                  max_pause_events: int = 8, exemplar_ratio: float | None = None,
-                 label_check: Callable[[str], bool] | None = None) -> None:
+                 label_check: Callable[[str], bool] | None = None,
+                 declared_labels: DeclaredLabels | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         self.slo = slo or SLOSpec.default()
-        self.metrics = MetricSet(self.registry, self.slo, label_caps, label_check=label_check)
+        # the served model is always a declared value of the model label
+        declared = (declared_labels or DeclaredLabels()).with_models([model])
+        self.metrics = MetricSet(self.registry, self.slo, label_caps, label_check=label_check,
+                                 declared=declared)
         self.model = model
         self.pool = pool
         self.clock = clock
@@ -181,6 +187,22 @@ class Telemetry:
         self._first_model: str | None = None
         self._many_models = False
         self._models_lock = threading.Lock()
+        #: called with model names declared at run time (setup_telemetry adds redaction's)
+        self.model_listeners: list[Callable[[Iterable[str]], None]] = []
+
+    def declare_models(self, names: Iterable[str]) -> None:
+        """Model names the server learnt it serves (a proxied engine's ``/v1/models``): they
+        become label values like configured ones, and each listener (the span redaction's
+        known models) hears of them. Never raises."""
+        try:
+            names = tuple(names)
+            if self.metrics.declare_models(names):
+                with self._models_lock:
+                    self._children = {}  # pairs decided before: decide again
+            for listener in self.model_listeners:
+                listener(names)
+        except Exception:
+            self.hook_failed("declare_models")
 
     def children(self, model: str, priority: str) -> _Children:
         """The shared child bundle of (model, priority)."""
@@ -553,15 +575,16 @@ class RequestRecorder(TerminalState):
             start_trace = self.telemetry._start_trace
             if start_trace is not None:
                 # the span carries what the labels carry: a folded value stays folded
-                priority = ch.span_priority
-                if priority is None:  # decided once per pair (the guard's decisions stick)
-                    priority = ch.span_priority = self.telemetry.metrics.label_value(
-                        cat.PRIORITY, self.priority)
-                attrs = {ATTR.REQUEST_ID: self.request_id, ATTR.MODEL: self.model,
+                priority, model = ch.span_priority, ch.span_model
+                if priority is None or model is None:  # decided once per pair (sticky)
+                    decide = self.telemetry.metrics.label_value
+                    priority = ch.span_priority = decide(cat.PRIORITY, self.priority)
+                    model = ch.span_model = decide(cat.MODEL, self.model)
+                attrs = {ATTR.REQUEST_ID: self.request_id, ATTR.MODEL: model,
                          ATTR.OPERATION: operation, ATTR.PRIORITY: priority,
                          ATTR.INPUT_TOKENS: self._state.prompt}
                 span = self._span = start_trace(
-                    f"{operation} {self.model}", self.telemetry.span_ns(self._state.arrival),
+                    f"{operation} {model}", self.telemetry.span_ns(self._state.arrival),
                     carrier, attrs)
                 if span is not None:  # sampled (otherwise no further span work at all)
                     self._trace_ids = span.ids
@@ -676,6 +699,18 @@ class RequestRecorder(TerminalState):
             c.moved = True
         except Exception:
             self.telemetry.hook_failed("delivered")
+
+    @_hook("prompt_tokens")
+    def prompt_tokens(self, n: int) -> None:
+        """The prompt's length, learnt after the arrival (a proxy reads it from the engine's
+        own usage): counted once, and only for a request whose arrival named none."""
+        c = self._state
+        if n <= 0 or c.prompt or self._reason is not None:
+            return
+        c.prompt = n
+        self._ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROMPT).inc(n)
+        if self._span is not None:
+            self._span.set_attribute(ATTR.INPUT_TOKENS, n)
 
     @_hook("paused")
     def paused(self, *, now: float | None = None) -> None:

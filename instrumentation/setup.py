@@ -2,8 +2,9 @@
 
 Configuration follows OpenTelemetry's order: explicit argument, then the standard ``OTEL_*``
 environment variables (read by the SDK's own parsing: sampler and argument, batch processor
-settings, exporter, endpoint and protocol), then an embedded default (spans appended as JSON
-lines to a local file, so ``servescope demo`` needs no collector).
+settings, exporter, endpoint and protocol), then the default: spans go nowhere, and a warning
+says so once. Nothing is written to disk unless asked: ``trace_file=`` (the demo and
+``servescope serve --trace-file``) appends JSON lines to a bounded, rotated local file.
 
 Safe by default: spans pass through the redaction stage with the shipped policy, log records
 of the handlers in place pass through the log redaction filter, and client-supplied label
@@ -33,6 +34,7 @@ from prometheus_client import CollectorRegistry
 
 from . import catalog as cat
 from .export import CountingBatchSpanProcessor, CountingSpanExporter
+from .labels import DeclaredLabels
 from .metrics import MetricSet
 from .recorder import Telemetry
 from .slo import SLOSpec
@@ -43,40 +45,76 @@ __all__ = ["CountingSpanExporter", "JsonLinesSpanExporter", "TelemetrySetup",
 _log = logging.getLogger("servescope.setup")
 
 DEFAULT_TRACE_FILE = "servescope-traces.jsonl"
+#: A trace file rotates at this size, keeping this many older files (.1, .2): bounded on disk.
+TRACE_FILE_MAX_BYTES = 64 * 1024 * 1024
+TRACE_FILE_BACKUPS = 2
+NOWHERE = ("nowhere: no OTEL_TRACES_EXPORTER or OTLP endpoint is set (spans are not "
+           "exported; set OTEL_EXPORTER_OTLP_ENDPOINT, or pass trace_file= for a local file)")
+_said_nowhere = threading.Event()
 # What setup_telemetry(redaction=...) takes (servescope.redaction.RedactionStage is one): given
 # the exporter and a callback counting redacted values by kind, it returns the wrapped exporter.
 SpanRedaction = Callable[[SpanExporter, Callable[[str, int], None]], SpanExporter]
 
 
 class JsonLinesSpanExporter(SpanExporter):
-    """Appends each span as one JSON line to a local file: the embedded default."""
+    """Appends each span as one JSON line to a local file, rotated at ``max_bytes`` with
+    ``backups`` older files kept (``path.1`` the newest): at most (backups + 1) × max_bytes
+    on disk, however long the process runs."""
 
-    def __init__(self, path: str | Path = DEFAULT_TRACE_FILE) -> None:
+    def __init__(self, path: str | Path = DEFAULT_TRACE_FILE, *,
+                 max_bytes: int = TRACE_FILE_MAX_BYTES, backups: int = TRACE_FILE_BACKUPS
+                 ) -> None:
         self.path = Path(path)
+        self.max_bytes = max_bytes
+        self.backups = backups
         self._lock = threading.Lock()
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         lines = "".join(json.dumps(json.loads(s.to_json()), separators=(",", ":")) + "\n"
                         for s in spans)
         try:
-            with self._lock, self.path.open("a", encoding="utf-8") as fh:
-                fh.write(lines)
+            with self._lock:
+                self._rotate_for(len(lines.encode("utf-8")))
+                with self.path.open("a", encoding="utf-8") as fh:
+                    fh.write(lines)
         except OSError:
             return SpanExportResult.FAILURE
         return SpanExportResult.SUCCESS
+
+    def _rotate_for(self, incoming: int) -> None:
+        try:
+            size = self.path.stat().st_size
+        except FileNotFoundError:
+            return
+        if size == 0 or size + incoming <= self.max_bytes:
+            return
+        for i in range(self.backups, 0, -1):
+            older = self.path.with_name(f"{self.path.name}.{i}")
+            newer = self.path.with_name(f"{self.path.name}.{i - 1}") if i > 1 else self.path
+            if newer.exists():
+                newer.replace(older)
+        if self.backups == 0:
+            self.path.unlink()
 
     def shutdown(self) -> None:
         pass
 
 
-def _env_exporter(trace_file: str | Path) -> tuple[SpanExporter | None, str]:
+def _nowhere() -> tuple[None, str]:
+    if not _said_nowhere.is_set():
+        _said_nowhere.set()
+        _log.warning("servescope: spans go %s", NOWHERE)
+    return None, NOWHERE
+
+
+def _env_exporter(trace_file: str | Path | None) -> tuple[SpanExporter | None, str]:
     """The exporter the environment asks for, and a description of where spans go.
 
     ``OTEL_TRACES_EXPORTER`` is resolved the way the SDK's auto-configuration does (its
     entry-point names, ``otlp`` picking gRPC or HTTP from ``OTEL_EXPORTER_OTLP_*PROTOCOL``);
     the exporters read their own endpoint, headers and timeout variables. Unset, an OTLP
-    endpoint variable means ``otlp``; nothing at all means the local file. An unknown name is
-    logged and the local file used.
+    endpoint variable means ``otlp``; nothing at all means ``trace_file`` when one is given,
+    else nowhere (said once). An unknown name is logged and treated the same way.
     """
     from opentelemetry.sdk import _configuration as auto  # the SDK's own OTEL_* resolution
 
@@ -86,6 +124,8 @@ def _env_exporter(trace_file: str | Path) -> tuple[SpanExporter | None, str]:
     if configured.lower() == "none":
         return None, "nowhere (OTEL_TRACES_EXPORTER=none)"
     if not configured and not endpoint:
+        if trace_file is None:
+            return _nowhere()
         return JsonLinesSpanExporter(trace_file), f"the file {trace_file}"
     try:
         names = (auto._get_exporter_names("traces") if configured
@@ -93,8 +133,10 @@ def _env_exporter(trace_file: str | Path) -> tuple[SpanExporter | None, str]:
         classes = auto._import_exporters(names, [], [])[0]
         exporters = [cls() for cls in classes.values()]
     except Exception as exc:  # an unknown name or protocol, a missing package
-        _log.warning("servescope: OTEL_TRACES_EXPORTER=%r cannot be used (%s); spans go to "
-                     "the file %s", configured or "otlp", exc, trace_file)
+        _log.warning("servescope: OTEL_TRACES_EXPORTER=%r cannot be used (%s)",
+                     configured or "otlp", exc)
+        if trace_file is None:
+            return _nowhere()
         return JsonLinesSpanExporter(trace_file), f"the file {trace_file}"
     where = ", ".join(_DESCRIBE.get(n, n) for n in names) + (f" at {endpoint}" if endpoint
                                                              else "")
@@ -215,9 +257,11 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                     redaction: SpanRedaction | bool | None = None,
                     log_redaction: bool = True,
                     sample_ratio: float | None = None,
-                    trace_file: str | Path = DEFAULT_TRACE_FILE,
+                    trace_file: str | Path | None = None,
                     max_queue_size: int | None = None,
-                    exemplar_ratio: float | None = None) -> TelemetrySetup:
+                    exemplar_ratio: float | None = None,
+                    declared_labels: DeclaredLabels | None = None,
+                    install_global: bool = False) -> TelemetrySetup:
     """Wire a tracer provider and a registry and return the :class:`Telemetry` hooks.
 
     ``redaction`` (default: the shipped policy; ``False`` to opt out) wraps the exporter
@@ -225,14 +269,29 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
     span; its counts feed
     ``servescope_redactions_total{kind}``. ``log_redaction`` puts the same policy on the log
     handlers in place. ``sample_ratio`` overrides ``OTEL_TRACES_SAMPLER``.
+    ``declared_labels``: the priority classes and model/adapter names clients may put on a
+    label (anything else folds into ``other`` and is counted).
+
+    With no ``OTEL_*`` exporter setting, spans are exported nowhere (a warning says so once)
+    unless ``trace_file`` names a local file (bounded and rotated). ``install_global=True``
+    makes the redacting provider OpenTelemetry's global one, so spans of other
+    instrumentation (httpx, FastAPI, the OpenAI SDK) pass the same redaction stage; without
+    it they go to whatever global provider the application set, unredacted by us.
     """
     registry = registry if registry is not None else CollectorRegistry()
     name = service_name or os.environ.get("OTEL_SERVICE_NAME", "servescope")
     provider = TracerProvider(resource=Resource.create({"service.name": name}),
                               sampler=_sampler(sample_ratio))
     telemetry = Telemetry(registry=registry, tracer_provider=provider, slo=slo, model=model,
-                          pool=pool, exemplar_ratio=exemplar_ratio, label_check=_pii_free)
+                          pool=pool, exemplar_ratio=exemplar_ratio, label_check=_pii_free,
+                          declared_labels=declared_labels)
     redaction = _default_redaction(redaction)
+    # The served model and the declared model/adapter names are known names: spans keep
+    # them (other model names are hashed), as labels do.
+    add_known = getattr(getattr(redaction, "redactor", None), "add_known_models", None)
+    if add_known is not None:
+        add_known((model, *(declared_labels.models if declared_labels else ())))
+        telemetry.model_listeners.append(add_known)
     counter = _redaction_counter(telemetry.metrics)
     log_filter = install_log_redaction(redaction, counter) if log_redaction else None
     if not log_redaction:
@@ -252,4 +311,17 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
         provider.add_span_processor(processor)
         # our spans go to it as finished spans; other instrumentation's through the SDK
         telemetry.send_spans_to(provider, processor)
+    if install_global:
+        _install_global(provider)
     return TelemetrySetup(telemetry, registry, provider, destination, processor, log_filter)
+
+
+def _install_global(provider: TracerProvider) -> None:
+    """Make ``provider`` the global one. OpenTelemetry sets it once per process; when another
+    is already in place, say so instead of pretending."""
+    from opentelemetry import trace
+
+    trace.set_tracer_provider(provider)
+    if trace.get_tracer_provider() is not provider:
+        _log.warning("servescope: a global tracer provider was already set; other "
+                     "instrumentation's spans keep going to it, not through redaction")

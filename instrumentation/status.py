@@ -17,9 +17,6 @@ class FinishReason(StrEnum):
     ERROR = "error"
 
 
-#: Reasons under which the request produced its full answer; everything else was cut short.
-COMPLETED = frozenset({FinishReason.STOP, FinishReason.LENGTH})
-
 #: The OpenAI API's finish_reason for each terminal state (None: the stream was cut).
 OPENAI_FINISH_REASON: dict[FinishReason, str | None] = {
     FinishReason.STOP: "stop",

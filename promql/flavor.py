@@ -13,14 +13,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind, MetricSpec
 from servescope.instrumentation.status import FinishReason, TokenStage
 
-__all__ = ["FLAVORS", "SERVESCOPE", "SGLANG", "TGI", "VLLM", "Flavor", "Mapped", "NativeSpec",
+__all__ = ["FLAVORS", "GATEWAY_FAMILIES", "GATEWAY_JOB", "LLAMACPP", "RULE_GATEWAY_FAMILIES",
+           "SERVESCOPE", "SGLANG", "TGI", "VLLM", "Flavor", "Mapped", "NativeSpec",
            "get_flavor", "missing_in", "unavailable"]
 
 _MARK = "UNAVAILABLE"
@@ -102,6 +103,11 @@ class Flavor:
     versions: str = ""  # the engine versions this mapping is checked against
     #: what the scrape job needs beside its targets (merged into a scrape_configs entry)
     scrape: Mapping[str, Any] = field(default_factory=dict)
+    #: the scrape job (regex) of a ``servescope gateway`` in front of the engine, whose catalog
+    #: series fill what the engine lacks (GATEWAY_FAMILIES); None: the engine's series only
+    gateway: str | None = None
+    #: the families taken from the gateway (where the engine lacks them)
+    gateway_families: frozenset[str] = frozenset()
 
     def metric(self, spec: MetricSpec) -> MetricSpec | None:
         if self.families is None:
@@ -142,11 +148,45 @@ class Flavor:
                *(self.reason_counters or {}).values(), self.kv_usage]
         return [m for m in out if m is not None]
 
+    def for_rules(self) -> Flavor:
+        """The flavor the rules read: the engine's series, and the gateway's only for the
+        stream TTFT (the transport cause), so every other rule keeps to one target's series
+        and its (job, instance) joins."""
+        return replace(self, gateway_families=self.gateway_families & RULE_GATEWAY_FAMILIES)
+
+    def engine_only(self) -> Flavor:
+        """The same flavor without a gateway's series (what the engine alone can show)."""
+        return replace(self, gateway=None)
+
+    def from_gateway(self, family: str) -> bool:
+        """Whether a gateway in front of the engine measures ``family`` (catalog name)."""
+        return self.gateway is not None and family in self.gateway_families
+
     def scrape_job(self, targets: list[str], job: str | None = None) -> dict[str, Any]:
         """A Prometheus scrape_configs entry for this flavor's servers."""
         return {"job_name": job or self.job_regex,
                 "static_configs": [{"targets": list(targets)}], **self.scrape}
 
+
+#: The scrape job of ``servescope gateway``: it exports the catalog's own series for what it
+#: measures in front of an engine, so they are told apart from a servescope worker's by job.
+GATEWAY_JOB = "servescope-gateway"
+
+#: The catalog families a gateway measures from the client's side of an engine (its request
+#: recorder: arrival to finish, the first upstream chunk as server TTFT, bytes written and
+#: acknowledged, its relay buffer, spans and redaction). A flavor with a gateway queries these
+#: on the gateway's job wherever the engine has no metric of its own for them; scheduler, KV and
+#: engine-health families only the engine can give.
+GATEWAY_FAMILIES = frozenset(s.name for s in (
+    cat.ARRIVED, cat.ADMITTED, cat.REJECTED, cat.FINISHED, cat.IN_FLIGHT, cat.GOOD,
+    cat.ATTEMPTED, cat.IGNORED_SIGNALS, cat.TOKENS, cat.SERVER_TTFT, cat.STREAM_TTFT, cat.TPOT,
+    cat.E2E, cat.PAUSED, cat.BP_PAUSES, cat.BP_PAUSED_SECONDS, cat.STREAM_BUFFERED,
+    cat.STREAM_UNACKED_PEAK, cat.DELIVERY_ACKED, cat.STREAM_OCCUPANCY, cat.SPANS_EXPORTED,
+    cat.SPANS_DROPPED, cat.LABELS_FOLDED, cat.HOOK_ERRORS, cat.REDACTIONS,
+    cat.REDACTION_ENABLED))
+
+#: What the rules take from a gateway: its stream TTFT, for the transport cause alert.
+RULE_GATEWAY_FAMILIES = frozenset({cat.STREAM_TTFT.name})
 
 SERVESCOPE = Flavor(
     name="servescope", tag="servescope", uid_prefix="", title_prefix="servescope / ",
@@ -225,7 +265,8 @@ VLLM = Flavor(
     extra_reasons={"repetition": "vLLM stopped a repetitive output: neither completed "
                                  "(stop/length) nor bad for availability; shown as cut short"},
     absent_labels=frozenset({cat.PRIORITY}),
-    job_regex="vllm",
+    job_regex="vllm", gateway=GATEWAY_JOB,
+    gateway_families=GATEWAY_FAMILIES,
     versions="vLLM 0.33.0; supports 0.11 and newer (the per-request TPOT histogram)",
 )
 
@@ -279,7 +320,8 @@ SGLANG = Flavor(
                                              note="every abort (client or server side)"),
     },
     absent_labels=frozenset({cat.PRIORITY, cat.FINISH_REASON}),
-    job_regex="sglang",
+    job_regex="sglang", gateway=GATEWAY_JOB,
+    gateway_families=GATEWAY_FAMILIES,
     versions="SGLang 0.5.23; supports 0.5.x releases that have "
              "sglang:request_time_per_output_token_seconds",
     scrape={"metric_relabel_configs": [{
@@ -343,12 +385,47 @@ TGI = Flavor(
     },
     rename={cat.PHASE: "method"},
     absent_labels=frozenset({cat.MODEL, cat.PRIORITY, cat.FINISH_REASON}),
-    job_regex="tgi",
+    job_regex="tgi", gateway=GATEWAY_JOB,
+    gateway_families=GATEWAY_FAMILIES,
     versions="text-generation-inference 3.3.7 (other 3.x releases likely the same, "
              "not checked)",
 )
 
-FLAVORS: dict[str, Flavor] = {f.name: f for f in (SERVESCOPE, VLLM, SGLANG, TGI)}
+# --- llama.cpp -----------------------------------------------------------------------------
+# Checked against the llama.cpp that the llama-cpp-python 0.3.36 sdist vendors (llama.cpp
+# 0.5.0-dev): tools/server/server-task.cpp (server_task_result_metrics::to_metrics writes every
+# series by hand: "llamacpp:" + name, text format 0.0.4, no labels, no histograms),
+# tools/server/server-common.h (what each counter adds up). llama-server exports /metrics only
+# with --metrics. No request counter and no latency histogram: requests, TTFT, TPOT and finish
+# reasons come from the gateway in front of it. Generated tokens are added when a slot's request
+# ends (cancelled ones included), prompt tokens as they are decoded (cached ones apart).
+LLAMACPP = Flavor(
+    name="llamacpp", tag="servescope-llamacpp", uid_prefix="llamacpp-",
+    title_prefix="llama.cpp / ",
+    presence_series="llamacpp:requests_processing",
+    model_series=("llamacpp:requests_processing", "job"),
+    families={
+        cat.RUNNING.name: _g("llamacpp:requests_processing", (), "busy slots"),
+        cat.WAITING.name: _g("llamacpp:requests_deferred", (),
+                             "requests deferred until a slot frees"),
+        cat.PREFIX_HITS.name: _c("llamacpp:prompt_tokens_cached", (),
+                                 "in tokens, reused from a slot's cache"),
+    },
+    token_stages={
+        TokenStage.PROMPT.value: _c("llamacpp:prompt_tokens", (),
+                                    note="processed, cached tokens excluded"),
+        TokenStage.COMMITTED.value: _c("llamacpp:tokens_predicted", (),
+                                       note="added when a request ends"),
+        TokenStage.PROPOSED.value: _c("llamacpp:spec_decode_num_draft_tokens", ()),
+    },
+    absent_labels=frozenset({cat.MODEL, cat.PRIORITY, cat.FINISH_REASON}),
+    job_regex="llamacpp", gateway=GATEWAY_JOB,
+    gateway_families=GATEWAY_FAMILIES,
+    versions="llama.cpp as vendored by llama-cpp-python 0.3.36 (llama.cpp 0.5.0-dev); run "
+             "live in the suite",
+)
+
+FLAVORS: dict[str, Flavor] = {f.name: f for f in (SERVESCOPE, VLLM, SGLANG, TGI, LLAMACPP)}
 
 
 def get_flavor(name: str) -> Flavor:

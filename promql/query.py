@@ -71,6 +71,19 @@ class Query:
     matchers: Mapping[str, str] = field(default_factory=dict)
     window: str = "$__rate_interval"
     flavor: Flavor | None = None
+    #: the job matcher of the gateway's series (None: the flavor's gateway job)
+    gateway_job: str | None = None
+
+    def via_gateway(self, spec: MetricSpec, **extra: str) -> Query | None:
+        """The query of a ``servescope gateway``'s own (catalog) series, when the flavor has no
+        metric for ``spec`` with these matchers and a gateway in front of the engine measures
+        it; None: the flavor's own metric (or nothing) answers."""
+        flavor = self.flavor
+        if flavor is None or flavor.families is None or not flavor.from_gateway(spec.name):
+            return None
+        if not isinstance(self._resolve(spec, dict(extra)), str):
+            return None
+        return Query({"job": self.gateway_job or f'=~"{flavor.gateway}"'}, self.window)
 
     def label(self, key: str) -> str:
         return self.flavor.label(key) if self.flavor is not None else key
@@ -145,6 +158,9 @@ class Query:
         """``sum by (...) (rate(counter[window]))``: counters are always rated and summed."""
         if spec.kind is Kind.GAUGE:
             raise ValueError(f"{spec.name} is a gauge; rate() applies to counters/histograms")
+        gateway = self.via_gateway(spec, **extra) or self._gateway_for(spec, by)
+        if gateway is not None:
+            return gateway.rate(spec, *by, suffix=suffix, fn=fn, **extra)
         selector = self.sel(spec, suffix, **extra)
         if missing_in(selector):
             return selector
@@ -153,6 +169,13 @@ class Query:
             return unavailable(self.flavor.name if self.flavor else "",
                                f"{spec.sample_name}[by {lacking}]")
         return f"sum{self.by(*by)} ({fn}({selector}[{self.window}]))"
+
+    def _gateway_for(self, spec: MetricSpec, by: tuple[str, ...]) -> Query | None:
+        """The gateway's query when the flavor's metric lacks a label ``by`` groups on."""
+        if self.flavor is None or not self.flavor.from_gateway(spec.name) \
+                or self._lacking(spec, by) is None:
+            return None
+        return Query({"job": self.gateway_job or f'=~"{self.flavor.gateway}"'}, self.window)
 
     def _lacking(self, spec: MetricSpec, by: tuple[str, ...]) -> str | None:
         """A catalog label ``by`` groups on that the flavor's metric for ``spec`` lacks (a
@@ -173,10 +196,12 @@ class Query:
         """A gauge aggregated across series."""
         if spec.kind is not Kind.GAUGE:
             raise ValueError(f"{spec.name} is a {spec.kind}; aggregate gauges only")
-        selector = self._sel(spec, "", dict(extra), native=native)
+        gateway = None if native else self.via_gateway(spec, **extra)
+        scope = gateway or self
+        selector = scope._sel(spec, "", dict(extra), native=native)
         if missing_in(selector):
             return selector
-        return f"{agg}{self.by(*by)} ({selector})"
+        return f"{agg}{scope.by(*by)} ({selector})"
 
     def kv_usage(self, *by: str) -> str:
         """Used KV blocks as a share of the pool (a flavor may expose the ratio itself)."""
@@ -226,7 +251,7 @@ class Query:
                 f"{self.rate(spec, *by, suffix='_count')})")
 
     def with_window(self, window: str) -> Query:
-        return Query(self.matchers, window, self.flavor)
+        return Query(self.matchers, window, self.flavor, self.gateway_job)
 
 
 def _plain(value: str) -> str:

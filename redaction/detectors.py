@@ -20,6 +20,8 @@ __all__ = ["CHECKSUMMED_KINDS", "DETECTORS", "KINDS", "Detector", "Finding", "pr
            "resolve", "scan"]
 
 # A number starts where no identifier character precedes it and ends where none follows.
+# Patterns put a one-character look-ahead first: the regex engine then skips positions by that
+# character set instead of running the look-behind at every one.
 _L = r"(?<![\w.+-])"
 _R = r"(?![\w+-]|\.\d)"
 
@@ -102,10 +104,24 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
 
 # Only the value is redacted, so the match may start at the keyword inside a longer key
 # (db_password, x-api-key); a bare "key" must start a word or follow a separator (not monkey).
-_SECRET_WORDS = (r"api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
-                 r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|"
-                 r"(?<![a-z0-9])key")
-_VALUE_STOP = r"\s\"',;&<>"
+# Not counts or names that only mention tokens (max_tokens, prompt_token_ids,
+# time_per_token, tokenizer) nor keys that index data (cache_key, routing_key).
+# Each alternative starts with its literal and looks behind only once that matched: a
+# look-behind first would run at every position of every line.
+_NOT_TOKEN_COUNTS = r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|len)\b)"
+_DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
+    "cache", "routing", "partition", "sort", "primary", "foreign", "idempotency", "dedup",
+    "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding"))
+_SECRET_WORDS = (r"api[_-]?key|apikey|secret|" + _NOT_TOKEN_COUNTS + r"|passw(?:or)?d|pwd|"
+                 r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
+                 r"client[_-]?secret|key(?<![a-z0-9]key)" + _DATA_KEYS +
+                 r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
+# A value ends at a separator or where a JSON object or array closes ("total_tokens": 8370}}).
+# Word characters for addresses in any script: \w plus the combining vowel signs and marks
+# of Indic and South-East Asian scripts (Python's \w leaves them out: "डाटामेल").
+_MARKS = r"\u0300-\u036f\u0900-\u0dff\u0e00-\u0eff"
+_UW = r"\w" + _MARKS
+_VALUE_STOP = r"\s\"',;&<>}\]"
 # Python's \s also matches the ASCII separators \x1c-\x1f; a prefilter must too.
 _S = r"[\s\x1c-\x1f]"
 # AWS access key id prefixes (IAM user, STS temporary, group, role, ...; A3T: the legacy
@@ -146,44 +162,94 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?<![\w-])(?:(?:sk|rk)[-_](?:live_|test_|proj-|svcacct-|ant-api03-|ant-)?"
        r"[A-Za-z0-9_-]{20,}|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
        r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
+       r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
        r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+)(?![\w-])",
        prefilter=(r"[sr]k[-_][A-Za-z0-9_-]{20}|xox[abposre]-[A-Za-z0-9-]{10}|xapp-\d-"
-                  r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34}|https://hooks\.slack\.com/"),
-       needles=("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "hooks.slack.com")),
-    _d("bearer_token", r"\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)\s+([A-Za-z0-9._~+/-]{16,}=*)",
-       prefilter=r"(?:[Bb]earer|BEARER|[Bb]asic|BASIC)" + _S + r"+[A-Za-z0-9._~+/-]{16}",
+                  r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34}|https://hooks\.slack\.com/"
+                  r"|glpat-[A-Za-z0-9_-]{20}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{16}"),
+       needles=("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "hooks.slack.com",
+                "glpat-", "npm_", "SG.")),
+    # Also in prose: "my bearer is ...", "bearer token: ...". A token has a digit or mixed
+    # case, so "basic configuration-management" stays.
+    _d("bearer_token",
+       r"\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)(?:\s+(?:[Tt]oken|TOKEN|is|was)\b)*\s*[:=]?\s*"
+       r"(?<=[\s:=])([A-Za-z0-9._~+/-]{16,}=*)", v.tokenish,
+       prefilter=r"[Bb]earer|BEARER|[Bb]asic|BASIC",
        group=1, needles=("earer", "EARER", "asic", "ASIC")),
+    # Passwords in URLs, found by URL structure (scheme://user:password@host), before the
+    # email detector can read "password@host" as an address and leave the rest behind.
     _d("secret_assignment",
-       rf"(?i)(?:{_SECRET_WORDS})[\w.-]*[\"']?\s*[:=]\s*[\"']?"
+       r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s/?#@:\"'<>]*:([^\s/\"'<>]+)@(?=[\w\[])",
+       prefilter=r"://[^/@]*@", group=1, needles=("://",)),
+    # Passwords on command lines: --password X, mysql -pX, redis-cli -a X, sshpass -p X,
+    # docker login -p X, htpasswd -b file user X.
+    _d("secret_assignment",
+       r"(?:(?<![\w-])--(?:password|passwd|pass)(?![\w-])(?:=|[ \t]+)"
+       r"|(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p(?=\S)"
+       r"|(?<![\w-])redis-cli\b[^\n|;&]*?[ \t]-a[ \t]+"
+       r"|(?<![\w-])sshpass[ \t]+-p[ \t]*"
+       r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
+       r"|(?<![\w-])htpasswd[ \t]+-\w*b\w*(?:[ \t]+[^\s-]\S*){2}[ \t]+)"
+       r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)",
+       prefilter=r"--pass|mysql|mariadb|redis-cli|sshpass|docker|htpasswd", group=1,
+       needles=("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd")),
+    # A secret key printed without "=" (aws configure list, env dumps).
+    _d("secret_assignment",
+       r"(?i)(?:secret[_-]?access[_-]?key|secret[_-]?key)[\"']?[ \t]+([A-Za-z0-9/+=]{20,})",
+       v.tokenish, prefilter=r"(?i)secret[_-]?(?:access[_-]?)?key[\"']?[ \t]", group=1,
+       needles=("ecret", "ECRET")),
+    # Base64 credentials under an "auth" key (a docker config.json): "user:password" encoded.
+    _d("secret_assignment",
+       r"(?i)(?<![a-z0-9_])auth\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?([A-Za-z0-9+/_-]{8,}={0,2})",
+       v.base64_credentials, prefilter=r"(?i)auth\\?[\"']?" + _S + r"*[:=]", group=1,
+       needles=("auth", "AUTH", "Auth")),
+    _d("secret_assignment",
+       rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])[^{_VALUE_STOP}]{{6,}})",
        prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
-                  r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key)"
-                  r"[\w.-]*[\"']?" + _S + r"*[:=]"),
+                  r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
+                  r"client[_-]?secret|key|sig)[\w.-]*\\?[\"']?" + _S + r"*[:=]"),
        group=1, needles=("=", ":")),
+    # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
+    # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
-       r"(?<![\w.+%-])[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+"
-       r"[A-Za-z]{2,24}(?![\w-])", prefilter=r"[A-Za-z0-9._%+-]@[A-Za-z0-9]", needles=("@",)),
-    _d("iban", r"(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?!\w)",
+       rf"(?<![\w.+%-])[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
+       rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])",
+       prefilter=r"[A-Za-z0-9_.%+-]@[A-Za-z0-9]", needles=("@",)),
+    # International numbers dialled with 00 instead of +. Before the card detector: a card
+    # number never starts with 0, and its checksum blocker would hide the phone number.
+    _d("phone", r"(?=0)" + _L + r"00[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})" + _R,
+       v.international_00_ok, prefilter=r"00[1-9]\d{0,3}[ .-]\d|00[1-9]\d{9}",
+       needles=("00",)),
+    _d("iban", r"(?=[A-Z])(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?!\w)",
        v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,
        prefix=v.iban_prefix, digits=True),
     _d("credit_card",
-       _L + r"(?:\d{13,19}|\d{4}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?|\d{4}([ -])\d{6}\2"
-       r"\d{4,5})" + _R, v.payment_card_ok,
+       # No issuer number starts with 0: such a run is an id or a phone number (0049...).
+       r"(?=[1-9])" + _L + r"(?:[1-9]\d{12,18}|[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
+       r"|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R, v.payment_card_ok,
        prefilter=r"\d{13}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d|\d{4}[ -]\d{6}[ -]\d{4}",
        checksummed=True, digits=True),
-    _d("us_ssn", _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
+    _d("us_ssn", r"(?=\d)" + _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
        prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True),
+    # Nine digits with no dashes only under an SSN key: alone they are any other id.
+    _d("us_ssn",
+       r"(?i)(?<![a-z0-9])(?:ssn|social[_ -]?security(?:[_ -]?(?:number|no))?)\\?[\"']?\s*"
+       r"[:=]?\s*(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
+       prefilter=r"(?i)ssn|social[_ -]?security", group=1,
+       needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY"), digits=True),
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported.
     _d("ipv6",
-       r"(?<![\w:.])(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
+       r"(?=[0-9A-Fa-f:])(?<![\w:.])(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
        r"(?![\w:]|/\d)", v.ipv6_ok, prefilter=r":[0-9A-Fa-f.]{0,43}:", needles=(":",)),
-    _d("ipv4", r"(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/\d)", v.ipv4_ok,
+    _d("ipv4", r"(?=\d)(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/\d)", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True),
     _d("phone", r"(?<![\w+])\+\d[\d .()-]{6,20}\d(?![\w-]|\.\d)", v.phone_digits_ok,
        prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",)),
-    _d("phone", _L + r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}" + _R, v.nanp_ok,
+    _d("phone", r"(?=[\d(])" + _L + r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}" + _R,
+       v.nanp_ok,
        prefilter=r"(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}", digits=True),
-    _d("phone", _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
+    _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
        lambda s: 10 <= sum(c.isdigit() for c in s) <= 11,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}", needles=("0",)),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
@@ -33,6 +34,9 @@ __all__ = [
 
 #: The OpenTelemetry GenAI opt-in for message content (``true``/``false`` or a mode name).
 CONTENT_CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+
+_MODEL_KEYS = ("gen_ai.request.model", "gen_ai.response.model")
 
 
 class PolicyError(ValueError):
@@ -70,6 +74,8 @@ class Policy:
     allow_patterns: tuple[re.Pattern[str], ...]
     drop: frozenset[str]
     drop_patterns: tuple[re.Pattern[str], ...]
+    hash_keys: frozenset[str]
+    hash_key_patterns: tuple[re.Pattern[str], ...]
     scan: frozenset[str]
     scan_patterns: tuple[re.Pattern[str], ...]
     unknown: str  # "scan" | "drop"
@@ -82,6 +88,11 @@ class Policy:
     max_content_chars: int
     max_array_items: int
     scan_span_names: bool
+    # Model and adapter names: known ones are scanned like any value, unknown ones hashed
+    # ("hash") or scanned ("scan").
+    model_keys: frozenset[str] = frozenset()
+    known_models: frozenset[str] = frozenset()
+    unknown_models: str = "hash"
     source: str = "<policy>"
 
     @classmethod
@@ -104,14 +115,50 @@ def _field(path: Any) -> str:
     return "".join(parts).lstrip(".") or "<top level>"
 
 
-def _compile(patterns: list[str], field: str, source: str) -> tuple[re.Pattern[str], ...]:
+def _line_of(text: str, path: Sequence[Any]) -> int | None:
+    """The line (1-based) of the YAML node at ``path`` (keys and indices), or of the deepest
+    node on the way that exists; None when the text does not parse."""
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return None
+    if node is None:
+        return None
+    for part in path:
+        if isinstance(node, yaml.MappingNode):
+            child = next((v for k, v in node.value if k.value == str(part)), None)
+            if child is None:
+                break
+            node = child
+        elif (isinstance(node, yaml.SequenceNode) and isinstance(part, int)
+              and 0 <= part < len(node.value)):
+            node = node.value[part]
+        else:
+            break
+    return int(node.start_mark.line) + 1
+
+
+class _Where:
+    """Names a field and its line in one policy text."""
+
+    def __init__(self, text: str, source: str) -> None:
+        self.text, self.source = text, source
+
+    def error(self, path: Sequence[Any], message: str) -> PolicyError:
+        line = _line_of(self.text, path)
+        at = f" (line {line})" if line is not None else ""
+        return PolicyError(f"{self.source}: {_field(path)}{at}: {message}")
+
+
+def _compile(patterns: list[str], path: tuple[str, str], where: _Where
+             ) -> tuple[re.Pattern[str], ...]:
     compiled = []
     for i, pattern in enumerate(patterns):
         try:
             compiled.append(re.compile(pattern))
         except re.error as exc:
-            raise PolicyError(f"{source}: {field}[{i}]: invalid regular expression "
-                              f"{pattern!r}: {exc}") from exc
+            raise where.error((*path, i), f"invalid regular expression {pattern!r}: {exc}"
+                              ) from exc
     return tuple(compiled)
 
 
@@ -133,39 +180,44 @@ def parse_policy(text: str, *, source: str = "<policy>") -> Policy:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise PolicyError(f"{source}: not valid YAML: {exc}") from exc
+    where = _Where(text, source)
     if not isinstance(doc, dict):
-        raise PolicyError(f"{source}: <top level>: expected a mapping, got {type(doc).__name__}")
+        raise where.error((), f"expected a mapping, got {type(doc).__name__}")
     errors = sorted(jsonschema.Draft202012Validator(_schema()).iter_errors(doc),
                     key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         err = errors[0]
-        raise PolicyError(f"{source}: {_field(err.absolute_path)}: {err.message}")
+        raise where.error(list(err.absolute_path), err.message)
     attrs: dict[str, Any] = doc.get("attributes", {})
     kinds = doc.get("detectors", list(KINDS))
     for i, kind in enumerate(kinds):
         if kind not in KINDS:
-            raise PolicyError(f"{source}: detectors[{i}]: unknown kind {kind!r} "
+            raise where.error(("detectors", i), f"unknown detector {kind!r} "
                               f"(known: {', '.join(KINDS)})")
     actions_doc: dict[str, str] = dict(doc.get("actions", {}))
     default_action = Action(actions_doc.pop("default", "mask"))
     for kind in actions_doc:
         if kind not in KINDS:
-            raise PolicyError(f"{source}: actions.{kind}: unknown kind {kind!r} "
+            raise where.error(("actions", kind), f"unknown detector {kind!r} "
                               f"(known: default, {', '.join(KINDS)})")
     hash_doc = doc.get("hash", {})
+    models: dict[str, Any] = doc.get("models", {})
     limits = doc.get("limits", {})
     return Policy(
         content_capture=_content_capture(doc),
         content_keys=frozenset(doc.get("content_keys", ())),
         allow=frozenset(attrs.get("allow", ())),
-        allow_patterns=_compile(attrs.get("allow_patterns", []), "attributes.allow_patterns",
-                              source),
+        allow_patterns=_compile(attrs.get("allow_patterns", []),
+                              ("attributes", "allow_patterns"), where),
         drop=frozenset(attrs.get("drop", ())),
-        drop_patterns=_compile(attrs.get("drop_patterns", []), "attributes.drop_patterns",
-                              source),
+        drop_patterns=_compile(attrs.get("drop_patterns", []),
+                              ("attributes", "drop_patterns"), where),
+        hash_keys=frozenset(attrs.get("hash", ())),
+        hash_key_patterns=_compile(attrs.get("hash_patterns", []),
+                              ("attributes", "hash_patterns"), where),
         scan=frozenset(attrs.get("scan", ())),
-        scan_patterns=_compile(attrs.get("scan_patterns", []), "attributes.scan_patterns",
-                              source),
+        scan_patterns=_compile(attrs.get("scan_patterns", []),
+                              ("attributes", "scan_patterns"), where),
         unknown=attrs.get("unknown", "scan"),
         kinds=tuple(kinds),
         actions={k: Action(a) for k, a in actions_doc.items()},
@@ -176,6 +228,9 @@ def parse_policy(text: str, *, source: str = "<policy>") -> Policy:
         max_content_chars=limits.get("max_content_chars", 16384),
         max_array_items=limits.get("max_array_items", 128),
         scan_span_names=doc.get("span_names", "scan") == "scan",
+        model_keys=frozenset(models.get("keys", _MODEL_KEYS)),
+        known_models=frozenset(models.get("known", ())),
+        unknown_models=models.get("unknown", "hash"),
         source=source,
     )
 

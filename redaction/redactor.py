@@ -12,17 +12,25 @@ import hashlib
 import hmac
 import logging
 import os
-from collections.abc import Mapping, MutableMapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from enum import Enum, StrEnum
 from typing import Any
 
+from .decoding import base64_tokens, map_back, percent_view
 from .detectors import DETECTORS, Finding, prefilter_for, scan
 from .policy import Action, Policy
 
-__all__ = ["BLOCKED_KEY", "CONTENT", "Place", "Redactor"]
+__all__ = ["BLOCKED_KEY", "CONTENT", "FAILED", "IDENTITY", "MODEL", "Place", "Redactor"]
 
 BLOCKED_KEY = "blocked_key"
 CONTENT = "content"
+#: Values replaced by a keyed hash because of their key (tenant, end-user, customer ids).
+IDENTITY = "identity"
+#: Model or adapter names the deployment does not serve, replaced by a keyed hash.
+MODEL = "model"
+#: Strings a detector failed on: dropped (or blanked in free text), never passed through.
+FAILED = "redaction_failed"
 _log = logging.getLogger("servescope.redaction")
 # Scan a little past a size limit, so a value cut at the limit is never half a secret.
 _SCAN_MARGIN = 256
@@ -48,6 +56,8 @@ class _Key(Enum):
     DROP = 1
     SCAN = 2
     CONTENT = 3
+    HASH = 4
+    MODEL = 5
 
 
 Counts = MutableMapping[str, int]
@@ -65,25 +75,102 @@ _DROPPED = _Dropped()
 _JOINERS = str.maketrans("-_", "  ")
 
 
-def scan_joined(text: str, detectors: Sequence[Any] = DETECTORS, *,
-                prefilter: Any = None) -> list[Finding]:
+# The kinds a joiner can hide: numbers and addresses, whose patterns refuse a neighbouring
+# word character. Tokens (keys, JWTs) carry '-' and '_' themselves: reading those as spaces
+# would only break them, so the second scan leaves them out and costs less.
+_JOINABLE_KINDS = frozenset({"email", "iban", "credit_card", "us_ssn", "ipv4", "ipv6",
+                             "phone"})
+_JOINABLE: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
+
+
+def _joinable(detectors: Sequence[Any]) -> tuple[tuple[Any, ...], Any]:
+    key = tuple(map(id, detectors))
+    found = _JOINABLE.get(key)
+    if found is None:
+        subset = tuple(d for d in detectors if d.kind in _JOINABLE_KINDS)
+        found = _JOINABLE[key] = (subset, prefilter_for(subset) if subset else None)
+    return found
+
+
+def _scan_plain(text: str, detectors: Sequence[Any], prefilter: Any) -> list[Finding]:
     """:func:`scan`, plus what a second scan finds with ``-`` and ``_`` read as spaces (same
     length, so offsets hold) where it overlaps nothing the first found."""
     found = scan(text, detectors, prefilter=prefilter)
     if "-" not in text and "_" not in text:
         return found
+    subset, subset_prefilter = _joinable(detectors)
+    if not subset:
+        return found
     extra = [Finding(f.kind, f.start, f.end, text[f.start:f.end])
-             for f in scan(text.translate(_JOINERS), detectors, prefilter=prefilter)
+             for f in scan(text.translate(_JOINERS), subset, prefilter=subset_prefilter)
              if not any(f.start < g.end and g.start < f.end for g in found)]
     return sorted(found + extra, key=lambda f: f.start) if extra else found
+
+
+def _merge(text: str, found: list[Finding], extra: list[Finding]) -> list[Finding]:
+    """``found`` with ``extra`` added; overlapping findings become one span covering both (the
+    earlier one's kind), so nothing either found is left behind."""
+    merged: list[Finding] = []
+    for f in sorted(found + extra, key=lambda f: (f.start, -f.end)):
+        if merged and f.start < merged[-1].end:
+            last = merged[-1]
+            if f.end > last.end:
+                merged[-1] = Finding(last.kind, last.start, f.end, text[last.start:f.end])
+            continue
+        merged.append(f)
+    return merged
+
+
+def scan_joined(text: str, detectors: Sequence[Any] = DETECTORS, *,
+                prefilter: Any = None) -> list[Finding]:
+    """Findings in ``text`` and in what it decodes to: percent-encoding (one or two levels)
+    and base64 tokens in URLs. A value found in a decoded view is reported as the encoded
+    span it came from."""
+    found = _scan_plain(text, detectors, prefilter)
+    extra: list[Finding] = []
+    if "%" in text:
+        # Only the words that hold an encoded run are decoded and scanned again: an encoded
+        # value never spans a raw space (a space in it is %20).
+        for word in _ENCODED_WORD.finditer(text):
+            extra += _decoded_findings(word.group(), word.start(), detectors, prefilter)
+    for start, end, plain in base64_tokens(text):
+        inside = _scan_plain(plain, detectors, prefilter)
+        if inside:
+            extra.append(Finding(inside[0].kind, start, end, text[start:end]))
+    return _merge(text, found, extra) if extra else found
+
+
+_ENCODED_WORD = re.compile(r"[^\s%]*(?:%[0-9A-Fa-f]{2}[^\s%]*)+")
+
+
+def _decoded_findings(text: str, offset: int, detectors: Sequence[Any], prefilter: Any
+                      ) -> list[Finding]:
+    """Findings in what ``text`` percent-decodes to and in the base64 tokens of its URLs, as
+    spans of ``text`` shifted by ``offset``."""
+    out: list[Finding] = []
+    decoded = percent_view(text)
+    inner, views = decoded if decoded is not None else (text, [])
+    if not views:
+        return out
+    for f in _scan_plain(inner, detectors, prefilter):
+        start, end = map_back(views, f.start, f.end)
+        out.append(Finding(f.kind, offset + start, offset + end, text[start:end]))
+    for start, end, plain in base64_tokens(inner):
+        inside = _scan_plain(plain, detectors, prefilter)
+        if inside:
+            start, end = map_back(views, start, end)
+            out.append(Finding(inside[0].kind, offset + start, offset + end, text[start:end]))
+    return out
 
 
 class Redactor:
     """Applies a :class:`Policy`. Thread-safe: the only shared state is a key cache whose
     entries are idempotent."""
 
-    def __init__(self, policy: Policy | None = None, *, hash_key: bytes | None = None) -> None:
+    def __init__(self, policy: Policy | None = None, *, hash_key: bytes | None = None,
+                 known_models: Iterable[str] = ()) -> None:
         self.policy = policy or Policy.default()
+        self.known_models = self.policy.known_models | frozenset(known_models)
         self._detectors = tuple(d for d in DETECTORS if d.kind in self.policy.kinds)
         self._prefilter = prefilter_for(self._detectors)
         self._hash_key = hash_key if hash_key is not None else self._key_from_env()
@@ -119,7 +206,13 @@ class Redactor:
         truncated = len(text) > cap
         if truncated:
             text = text[:cap + _SCAN_MARGIN]
-        found = self.findings(text)
+        try:
+            found = self.findings(text)
+        except Exception:  # a detector that throws: the string never leaves as it was
+            counts[FAILED] = counts.get(FAILED, 0) + 1
+            _log.exception("a detector failed on a %d-character string; it is dropped",
+                           len(text))
+            return f"[REDACTED:{FAILED}]" if in_text else _DROPPED
         if not found and len(text) <= _CLEAN_MAX_CHARS and len(text) <= cap:
             if len(self._clean) >= _CACHE_MAX:
                 self._clean.clear()
@@ -145,9 +238,20 @@ class Redactor:
 
     def _replacement(self, f: Finding, action: Action) -> str:
         if action is Action.HASH:
-            digest = hmac.new(self._hash_key, f.value.encode("utf-8"), hashlib.sha256)
-            return f"[{f.kind}:{digest.hexdigest()[:self.policy.hash_hex_chars]}]"
+            return self._keyed_hash(f.kind, f.value)
         return f"[REDACTED:{f.kind}]"
+
+    def _keyed_hash(self, kind: str, value: str) -> str:
+        digest = hmac.new(self._hash_key, value.encode("utf-8"), hashlib.sha256)
+        return f"[{kind}:{digest.hexdigest()[:self.policy.hash_hex_chars]}]"
+
+    def _identity(self, value: Any, counts: Counts) -> Any:
+        """A tenant, user or customer id: the same id always gives the same hash (a
+        deployment's key), so per-tenant debugging still works; numbers and bools too."""
+        counts[IDENTITY] = counts.get(IDENTITY, 0) + 1
+        if isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
+            return tuple(self._keyed_hash(IDENTITY, str(v)) for v in value)
+        return self._keyed_hash(IDENTITY, str(value))
 
     # --- attribute values -----------------------------------------------------------------
     def _value(self, value: Any, counts: Counts, limit: int) -> Any:
@@ -192,6 +296,10 @@ class Redactor:
             decision = _Key.CONTENT
         elif key in p.drop or any(r.search(key) for r in p.drop_patterns):
             decision = _Key.DROP
+        elif key in p.hash_keys or any(r.search(key) for r in p.hash_key_patterns):
+            decision = _Key.HASH
+        elif key in p.model_keys:
+            decision = _Key.MODEL
         elif key in p.allow or any(r.search(key) for r in p.allow_patterns):
             decision = _Key.ALLOW
         elif key in p.scan or any(r.search(key) for r in p.scan_patterns) or p.unknown == "scan":
@@ -203,6 +311,30 @@ class Redactor:
             if decision is _Key.ALLOW:
                 self._allowed.add(key)
         return decision
+
+    def withholds(self, key: str) -> bool:
+        """True when the policy drops or hashes values under ``key`` (its own value is then
+        never exported as it was)."""
+        decision = self._keys.get(key) or self._classify(key)
+        return decision in (_Key.DROP, _Key.HASH)
+
+    def add_known_models(self, names: Iterable[str]) -> None:
+        """Serve these names too (setup_telemetry adds the model it was given)."""
+        self.known_models = self.known_models | frozenset(names)
+
+    def unknown_model(self, value: Any) -> bool:
+        """True when ``value`` names a model this deployment does not serve and the policy
+        hashes such names."""
+        return self.policy.unknown_models == "hash" and value not in self.known_models
+
+    def model_names(self, attributes: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+        """(name, its hash) for each unknown model name in ``attributes``: what a span name
+        built from it ("chat lora-jane-doe") must not show either."""
+        if not attributes:
+            return []
+        return [(value, self._keyed_hash(MODEL, value)) for key in self.policy.model_keys
+                if isinstance(value := attributes.get(key), str) and value
+                and self.unknown_model(value)]
 
     def _content_allowed(self, place: Place) -> bool:
         mode = self.policy.content_capture
@@ -229,6 +361,13 @@ class Redactor:
             if decision is _Key.DROP:
                 counts[BLOCKED_KEY] = counts.get(BLOCKED_KEY, 0) + 1
                 del out[key]
+                continue
+            if decision is _Key.HASH:
+                out[key] = self._identity(out[key], counts)
+                continue
+            if decision is _Key.MODEL and self.unknown_model(out[key]):
+                counts[MODEL] = counts.get(MODEL, 0) + 1
+                out[key] = self._keyed_hash(MODEL, str(out[key]))
                 continue
             limit = self.policy.max_value_chars
             if decision is _Key.CONTENT:

@@ -13,9 +13,10 @@ A span whose redaction fails is never exported as it was: it is dropped and logg
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections import Counter
-from collections.abc import Callable, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from typing import overload
 
 from opentelemetry.sdk.resources import Resource
@@ -24,7 +25,7 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.trace import Link, SpanContext, Status, TraceState
 
 from .policy import Policy
-from .redactor import Place, Redactor, scan_joined
+from .redactor import BLOCKED_KEY, Place, Redactor, scan_joined
 
 __all__ = [
     "SUMMARY_COUNT",
@@ -103,16 +104,20 @@ class RedactingSpanExporter(SpanExporter):
         r = self.redactor
         scan_names = r.policy.scan_span_names
         counts: dict[str, int] = {}
-        name = r.redact_text(span.name, counts) if scan_names else span.name
+        name = span.name
+        for model, hashed in r.model_names(span.attributes):  # "chat <adapter name>"
+            name = _replace_name(name, model, hashed)
+        name = r.redact_text(name, counts) if scan_names else name
         attributes = r.redact_attributes(span.attributes, counts, Place.SPAN)
         events = [Event(r.redact_text(e.name, counts) if scan_names else e.name,
                         r.redact_attributes(e.attributes, counts, Place.EVENT), e.timestamp)
                   for e in span.events] if span.events else ()
-        links = [Link(clean_context(link.context, counts),
+        withheld = r.withholds
+        links = [Link(clean_context(link.context, counts, withheld),
                       r.redact_attributes(link.attributes, counts, Place.LINK))
                  for link in span.links] if span.links else ()
-        context = clean_context(span.context, counts)
-        parent = clean_context(span.parent, counts)
+        context = clean_context(span.context, counts, withheld)
+        parent = clean_context(span.parent, counts, withheld)
         status = span.status
         if status.description:
             status = Status(status.status_code, r.redact_text(status.description, counts))
@@ -137,14 +142,28 @@ class RedactingSpanExporter(SpanExporter):
         return self.inner.force_flush(timeout_millis)
 
 
+KeyRule = Callable[[str], bool]
+
+
+def _replace_name(name: str, model: str, hashed: str) -> str:
+    """``name`` with ``model`` replaced: as a whole word always, inside a word only when the
+    name is long enough not to match by chance ("x" in "text_completion")."""
+    if len(model) >= 6:
+        return name.replace(model, hashed)
+    return re.sub(rf"(?<!\S){re.escape(model)}(?!\S)", hashed.replace("\\", "\\\\"), name)
+
+
 @overload
-def clean_context(context: SpanContext, counts: MutableMapping[str, int]) -> SpanContext: ...
+def clean_context(context: SpanContext, counts: MutableMapping[str, int],
+                  withheld: KeyRule | None = None) -> SpanContext: ...
 @overload
-def clean_context(context: None, counts: MutableMapping[str, int]) -> None: ...
-def clean_context(context: SpanContext | None, counts: MutableMapping[str, int]
-                  ) -> SpanContext | None:
-    """``context`` without the ``tracestate`` members that hold PII (each counted by kind).
-    The state came from a caller's header: anything may be in it."""
+def clean_context(context: None, counts: MutableMapping[str, int],
+                  withheld: KeyRule | None = None) -> None: ...
+def clean_context(context: SpanContext | None, counts: MutableMapping[str, int],
+                  withheld: KeyRule | None = None) -> SpanContext | None:
+    """``context`` without the ``tracestate`` members that hold PII (each counted by kind),
+    nor those whose key the policy withholds (``withheld``: a tenant or user id; a hash is no
+    valid member value). The state came from a caller's header: anything may be in it."""
     if context is None or not context.trace_state:
         return context
     kept: list[tuple[str, str]] = []
@@ -153,6 +172,8 @@ def clean_context(context: SpanContext | None, counts: MutableMapping[str, int]
         if findings:
             for f in findings:
                 counts[f.kind] = counts.get(f.kind, 0) + 1
+        elif withheld is not None and withheld(key):
+            counts[BLOCKED_KEY] = counts.get(BLOCKED_KEY, 0) + 1
         else:
             kept.append((key, value))
     if len(kept) == len(context.trace_state):
@@ -166,8 +187,8 @@ class RedactionStage:
     callback, it returns the redacting wrapper (outermost, so nothing downstream sees PII)."""
 
     def __init__(self, policy: Policy | None = None, *, hash_key: bytes | None = None,
-                 summary: bool = True) -> None:
-        self.redactor = Redactor(policy, hash_key=hash_key)
+                 summary: bool = True, known_models: Iterable[str] = ()) -> None:
+        self.redactor = Redactor(policy, hash_key=hash_key, known_models=known_models)
         self.summary = summary
 
     def __call__(self, exporter: SpanExporter, on_redacted: OnRedacted | None = None

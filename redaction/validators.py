@@ -13,8 +13,11 @@ import ipaddress
 import json
 
 __all__ = [
+    "b64_text",
+    "base64_credentials",
     "iban_ok",
     "iban_prefix",
+    "international_00_ok",
     "ipv4_ok",
     "ipv6_ok",
     "jwt_ok",
@@ -23,6 +26,7 @@ __all__ = [
     "payment_card_ok",
     "phone_digits_ok",
     "ssn_ok",
+    "tokenish",
 ]
 
 
@@ -103,11 +107,11 @@ def iban_ok(candidate: str) -> bool:
     if _IBAN_LENGTHS.get(iban[:2]) != len(iban) or not iban.isalnum():
         return False
     rearranged = iban[4:] + iban[:4]
-    remainder = 0
-    for ch in rearranged:
-        value = str(int(ch, 36))  # A=10 ... Z=35
-        remainder = int(str(remainder) + value) % 97
-    return remainder == 1
+    # A=10 ... Z=35 (one C-level translate), then one big integer
+    return int(rearranged.translate(_IBAN_LETTERS)) % 97 == 1
+
+
+_IBAN_LETTERS = {ord(c): str(i) for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ", 10)}
 
 
 def iban_prefix(candidate: str) -> int | None:
@@ -160,7 +164,15 @@ def ipv4_ok(candidate: str) -> bool:
     for p in parts:  # a plain loop: this runs for every address-shaped value
         if not p.isdigit() or len(p) > 3 or int(p) > 255 or (p[0] == "0" and p != "0"):
             return False
-    return True
+    # 0.x.x.x names no host ("this network"): a four-part version string (0.10.1.1) then.
+    return candidate not in _NOBODY_V4 and parts[0] not in ("0", "127")
+
+
+# Addresses that name no host and no person: the unspecified address servers bind to
+# ("Uvicorn running on http://0.0.0.0:8000"), loopback, and the broadcast address. Private
+# (RFC 1918) addresses still count: a client address on a corporate network names a machine.
+_NOBODY_V4 = frozenset({"0.0.0.0", "255.255.255.255"})
+_NOBODY_V6 = frozenset({ipaddress.IPv6Address("::"), ipaddress.IPv6Address("::1")})
 
 
 def ipv6_ok(candidate: str) -> bool:
@@ -168,8 +180,10 @@ def ipv6_ok(candidate: str) -> bool:
     if candidate.count(":") < 2:
         return False
     try:
-        ipaddress.IPv6Address(candidate.split("%", 1)[0])
+        address = ipaddress.IPv6Address(candidate.split("%", 1)[0])
     except ValueError:
+        return False
+    if address in _NOBODY_V6:
         return False
     return "::" in candidate or any(ch.isdigit() for ch in candidate)
 
@@ -186,3 +200,36 @@ def jwt_ok(candidate: str) -> bool:
     """A JOSE header (base64url JSON with ``alg``) followed by a payload segment."""
     header = _b64url_json(candidate.split(".", 1)[0])
     return isinstance(header, dict) and "alg" in header
+
+
+def tokenish(candidate: str) -> bool:
+    """A token, not a word: it has a digit, or upper and lower case letters."""
+    return (any(ch.isdigit() for ch in candidate)
+            or (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate)))
+
+
+def international_00_ok(candidate: str) -> bool:
+    """00 then a country code and subscriber number: 8 to 15 digits after the 00."""
+    return 8 <= len(_digits(candidate)) - 2 <= 15
+
+
+def b64_text(candidate: str) -> str | None:
+    """``candidate`` decoded as base64 (standard or URL-safe, padding optional) when the
+    result is printable UTF-8 text, else None."""
+    body = candidate.rstrip("=")
+    if len(body) % 4 == 1:
+        return None
+    padded = body + "=" * (-len(body) % 4)
+    try:
+        raw = (base64.urlsafe_b64decode(padded) if ("-" in body or "_" in body)
+               else base64.b64decode(padded, validate=True))
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        return None
+    return text if text and text.isprintable() else None
+
+
+def base64_credentials(candidate: str) -> bool:
+    """Base64 of ``user:password`` (what a docker config.json keeps under ``auth``)."""
+    text = b64_text(candidate)
+    return text is not None and ":" in text and len(text) >= 3

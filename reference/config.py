@@ -14,6 +14,12 @@ from typing import Any, Self
 
 __all__ = ["EngineConfig", "HttpLimits", "ModelConfig"]
 
+#: Priority classes a request may name when none are configured (the ``priority`` label's
+#: declared values; the same list as the hooks' default).
+DEFAULT_PRIORITY_CLASSES = ("default", "interactive", "batch", "high", "low",
+                            "0", "1", "2", "3")
+UNKNOWN_PRIORITY_POLICIES = ("fold", "reject")
+
 #: 256 byte values plus BOS, EOS, PAD and one spare id (see ``tokenizer.py``).
 DEFAULT_VOCAB = 260
 
@@ -183,6 +189,17 @@ class EngineConfig(_FromDict):
     # running requests can grow into it without preempting one another at every block boundary.
     kv_admission_reserve: float = 0.01
     http: HttpLimits = field(default_factory=HttpLimits)  # what a client connection may cost
+    # Label values are declared, not discovered: the priority classes a request may name and
+    # adapter names the served model also answers to (for the ``model`` label). A request
+    # naming another class is counted under ``other`` ("fold") or refused with 400 ("reject").
+    priority_classes: tuple[str, ...] = DEFAULT_PRIORITY_CLASSES
+    adapters: tuple[str, ...] = ()
+    unknown_priority: str = "fold"
+    # /metrics on a port of its own (None: only on the serving port; 0: any free port), and
+    # how long one render answers every scrape (on both ports), so a scrape storm costs one
+    # render per interval.
+    metrics_port: int | None = None
+    metrics_cache_s: float = 0.5
 
     def __post_init__(self) -> None:
         if not isinstance(self.model, ModelConfig):
@@ -217,6 +234,22 @@ class EngineConfig(_FromDict):
         if not isinstance(self.fault_request_ids, frozenset) or not all(
                 isinstance(r, str) for r in self.fault_request_ids):
             raise ValueError("fault_request_ids: must be a frozenset of request id strings")
+        for name in ("priority_classes", "adapters"):
+            values = getattr(self, name)
+            if isinstance(values, str) or not isinstance(values, tuple) or not all(
+                    isinstance(v, str) and v for v in values):
+                raise ValueError(f"{name}: must be a list of non-empty names, got {values!r}")
+        if not self.priority_classes:
+            raise ValueError("priority_classes: must name at least one class")
+        port = self.metrics_port
+        if port is not None and (isinstance(port, bool) or not isinstance(port, int)
+                                 or not 0 <= port <= 65535):
+            raise ValueError(f"metrics_port: must be a port number (0-65535) or null, "
+                             f"got {port!r}")
+        _seconds("metrics_cache_s", self.metrics_cache_s, allow_zero=True)
+        if self.unknown_priority not in UNKNOWN_PRIORITY_POLICIES:
+            raise ValueError(f"unknown_priority: must be one of {UNKNOWN_PRIORITY_POLICIES}, "
+                             f"got {self.unknown_priority!r}")
         if self.block_size * self.num_blocks < self.model.max_context:
             raise ValueError(f"num_blocks: {self.num_blocks} blocks of {self.block_size} "
                              f"tokens cannot hold one request of max_context="
@@ -230,6 +263,9 @@ class EngineConfig(_FromDict):
         http = data.get("http")
         if isinstance(http, Mapping):
             data["http"] = HttpLimits.from_dict(http)
+        for name in ("priority_classes", "adapters"):
+            if isinstance(data.get(name), list):
+                data[name] = tuple(data[name])
         ids = data.get("fault_request_ids")
         if isinstance(ids, list | tuple | set):
             data["fault_request_ids"] = frozenset(ids)
@@ -238,4 +274,6 @@ class EngineConfig(_FromDict):
     def to_dict(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["fault_request_ids"] = sorted(self.fault_request_ids)
+        out["priority_classes"] = list(self.priority_classes)
+        out["adapters"] = list(self.adapters)
         return out

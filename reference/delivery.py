@@ -30,9 +30,11 @@ import fcntl
 import socket
 import struct
 import sys
-from typing import Any
+from collections import deque
+from typing import Any, Protocol
 
-__all__ = ["TcpProbe", "acknowledgements_supported", "open_probe", "set_notsent_lowat"]
+__all__ = ["Acks", "Probe", "TcpProbe", "acknowledgements_supported", "open_probe",
+           "set_notsent_lowat"]
 
 #: Linux ``struct tcp_info``: ``tcpi_bytes_acked`` (u64) and ``tcpi_notsent_bytes`` (u32).
 _BYTES_ACKED_AT = 120
@@ -128,3 +130,41 @@ def set_notsent_lowat(sock: Any, limit: int) -> None:
     absorbing it in an autotuned send buffer."""
     with contextlib.suppress(OSError, AttributeError):
         sock.setsockopt(socket.IPPROTO_TCP, _TCP_NOTSENT_LOWAT, limit)
+
+
+class Probe(Protocol):
+    """A connection's acknowledgement counters (:class:`TcpProbe`, or a test's)."""
+
+    def offset(self) -> int | None: ...
+    def acked(self) -> int | None: ...
+    def live(self) -> bool: ...
+
+
+class Acks:
+    """Tokens written and not yet acknowledged, each chunk by the connection offset that
+    covers it. A chunk whose offset is unknown (the connection is gone) is never confirmed.
+    Shared by the reference server's writer and the gateway's relay, so both count delivered
+    the same way."""
+
+    def __init__(self, probe: Probe) -> None:
+        self.probe = probe
+        self.pending = 0
+        self._marks: deque[tuple[float, int]] = deque()
+
+    def wrote(self, n: int) -> None:
+        offset = self.probe.offset()
+        self._marks.append((float("inf") if offset is None else offset, n))
+        self.pending += n
+
+    def confirmed(self) -> int:
+        """Tokens newly acknowledged (one TCP_INFO read when any is pending)."""
+        if not self._marks:
+            return 0
+        acked = self.probe.acked()
+        if acked is None:
+            return 0
+        n = 0
+        while self._marks and self._marks[0][0] <= acked:
+            n += self._marks.popleft()[1]
+        self.pending -= n
+        return n

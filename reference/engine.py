@@ -13,6 +13,7 @@ import threading
 import time
 
 from servescope.instrumentation import FinishReason, Telemetry
+from servescope.instrumentation.engine_health import EngineHealth
 
 from .config import EngineConfig
 from .handle import Handle
@@ -111,8 +112,12 @@ class Engine:
         self._closed = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._dead_since: float | None = None
         self._scheduler = Scheduler(config, telemetry, self.model, self.cache, self.device,
                                     self.tokenizer, self._left_waiting, self._requeued)
+        # the same engine health families as the engine-process mode: an in-process engine
+        # never restarts (its counters stay at 0) and its heartbeat is the scheduler thread
+        EngineHealth(telemetry).watch(self._heartbeat_age, self._last_step_age)
 
     @property
     def model_name(self) -> str:
@@ -219,6 +224,18 @@ class Engine:
     # --- internals ------------------------------------------------------------------------
     def _post(self, kind: str, payload: object = None) -> None:
         self._scheduler.mailbox.post(kind, payload)
+
+    def _heartbeat_age(self) -> float:
+        """0 while the scheduler thread lives; afterwards, the time since it was seen dead."""
+        if self._thread is None or self._thread.is_alive():
+            self._dead_since = None
+            return 0.0
+        if self._dead_since is None:
+            self._dead_since = time.monotonic()
+        return time.monotonic() - self._dead_since
+
+    def _last_step_age(self) -> float:
+        return max(0.0, time.monotonic() - self._scheduler.last_step_at)
 
     def _left_waiting(self) -> None:
         with self._lock:

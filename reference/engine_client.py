@@ -11,6 +11,10 @@ Backpressure crosses the boundary: each request's :class:`StreamBuffer` lives he
 pushes only while its mirror of that buffer has room, and the link returns the reader's
 progress (the credits) in its next message, so a slow reader pauses only its own request.
 
+Readiness: after ``MISSED_HEARTBEATS`` heartbeats without a message (0.5 s by default,
+``unresponsive_s``) the engine reads as unready on ``/readyz`` and new submissions are refused
+with ``engine_unresponsive`` (HTTP 503 with Retry-After); the lease alone decides the restart.
+
 Failure: the engine heartbeats at least every ``heartbeat_s``. The link declares it dead when
 its process exits or its lease (``lease_s`` without a message; 10 s by default: a restart ends
 every request in flight, so a false alarm on a starved machine costs more than a slower
@@ -37,6 +41,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import zmq
 
 from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
@@ -44,7 +49,15 @@ from servescope.instrumentation.engine_health import EngineHealth
 
 from .config import EngineConfig
 from .engine_process import ChildSpec
-from .engine_wire import EV, FromEngine, Submit, ToEngine, decoder_from_engine, encoder
+from .engine_wire import (
+    EV,
+    FromEngine,
+    StepMessage,
+    Submit,
+    ToEngine,
+    decoder_from_engine,
+    encoder,
+)
 from .handle import Handle
 from .lifecycle import Decision
 from .request import GenerationRequest
@@ -57,6 +70,14 @@ __all__ = ["EngineClient", "RemoteHandle", "RemoteLifecycle"]
 _log = logging.getLogger("servescope.reference.engine_client")
 #: Reason given to submissions while the engine (re)starts; the transport answers 503.
 RESTARTING = "engine_restarting"
+#: Reason given to submissions while the engine misses heartbeats but its lease still runs
+#: (stopped, or stuck in a step): also 503 with ``Retry-After``, never an accepted request
+#: that waits out the lease and fails.
+UNRESPONSIVE = "engine_unresponsive"
+#: Missed heartbeats after which the engine reads as unready (``/readyz``) and refuses work.
+MISSED_HEARTBEATS = 5
+#: ...but never sooner than this (a busy machine delays a heartbeat now and then).
+MIN_UNRESPONSIVE_S = 0.5
 _RECENT = 4096  # finished recorders kept for late signals (bounded: no leak)
 _LAST_WORDS_MS = 200  # how long an exited engine's last message may take to arrive
 
@@ -172,7 +193,6 @@ class _EngineProcess:
 class _Incarnation:
     """One engine process and the two sockets to it."""
 
-    epoch: int
     proc: _EngineProcess
     to_engine: zmq.Socket[bytes]
     from_engine: zmq.Socket[bytes]
@@ -194,9 +214,17 @@ class EngineClient:
     def __init__(self, config: EngineConfig, telemetry: Telemetry, *,
                  heartbeat_s: float = 0.1, lease_s: float = 10.0,
                  start_timeout_s: float = 120.0, restart_backoff_s: float = 0.5,
-                 retry_after_s: int = 2, cpu_threads: int | None = None) -> None:
+                 retry_after_s: int = 2, cpu_threads: int | None = None,
+                 unresponsive_s: float | None = None) -> None:
         if not 0 < heartbeat_s < lease_s:
             raise ValueError(f"lease_s: must exceed heartbeat_s={heartbeat_s}, got {lease_s}")
+        if unresponsive_s is None:
+            unresponsive_s = min(max(MISSED_HEARTBEATS * heartbeat_s, MIN_UNRESPONSIVE_S),
+                                 lease_s)
+        if not heartbeat_s < unresponsive_s <= lease_s:
+            raise ValueError(f"unresponsive_s: must be above heartbeat_s={heartbeat_s} and at "
+                             f"most lease_s={lease_s}, got {unresponsive_s}")
+        self.unresponsive_s = unresponsive_s
         self.config = config
         self.telemetry = telemetry
         self.tokenizer = ByteTokenizer()
@@ -322,6 +350,8 @@ class EngineClient:
                 reason = "shutting_down"
             if reason is None and not self._ready.is_set():
                 reason = RESTARTING
+            if reason is None and not self._responsive():
+                reason = UNRESPONSIVE
             if reason is None and self._pending >= cfg.max_waiting:
                 reason = "queue_full"
             if reason is None:
@@ -382,10 +412,13 @@ class EngineClient:
         return len(self._live)
 
     def ready(self) -> bool:
-        """The engine is up, its heartbeat is fresh and it accepts work."""
+        """The engine is up, its heartbeat is fresh (``unresponsive_s``, well inside the
+        lease) and it accepts work."""
+        return not self._closed and self._ready.is_set() and self._responsive()
+
+    def _responsive(self) -> bool:
         inc = self._inc
-        return (not self._closed and self._ready.is_set() and inc is not None
-                and time.monotonic() - inc.last_message < self.lease_s)
+        return inc is not None and time.monotonic() - inc.last_message < self.unresponsive_s
 
     def readiness(self) -> dict[str, Any]:
         return {"ready": self.ready(), "engine": "process", "pid": self.pid,
@@ -448,7 +481,7 @@ class EngineClient:
         poller.register(self._wake_r, zmq.POLLIN)
         poller.register(proc.sentinel, zmq.POLLIN)
         now = time.monotonic()
-        self._inc = _Incarnation(self._epoch, proc, to_engine, from_engine, poller, now,
+        self._inc = _Incarnation(proc, to_engine, from_engine, poller, now,
                                  paths=[to_path, from_path])
 
     def _run(self) -> None:
@@ -615,20 +648,22 @@ class EngineClient:
         while len(self._recent) > _RECENT:
             self._recent.popitem(last=False)
 
-    def _step(self, data: list[Any]) -> None:
-        advanced_ids, now, kv_used, kv_total, running, waiting, paused, pq, ph, pre = data
+    def _step(self, data: Any) -> None:
+        step = msgspec.convert(data, StepMessage)
         live = self._live
         advanced = []
-        for rid, committed, proposed, committed_at in advanced_ids:
+        for rid, committed, proposed, committed_at in step.advanced:
             handle = live.get(rid)
             if handle is not None:
                 handle.proposed += proposed
                 advanced.append((handle.recorder, committed, proposed, committed_at))
         buffered = sum(h.stream.buffered for h in live.values())
         self.telemetry.step(StepReport(
-            advanced=advanced, now=now, kv_blocks_used=kv_used, kv_blocks_total=kv_total,
-            running=running, waiting=waiting, paused=paused, buffered_tokens=buffered,
-            prefix_queries=pq, prefix_hits=ph, preemptions=pre))
+            advanced=advanced, now=step.now, kv_blocks_used=step.kv_blocks_used,
+            kv_blocks_total=step.kv_blocks_total, running=step.running, waiting=step.waiting,
+            paused=step.paused, buffered_tokens=buffered, prefix_queries=step.prefix_queries,
+            prefix_hits=step.prefix_hits, preemptions=step.preemptions,
+            forward_seconds=step.forward_seconds, step_tokens=step.step_tokens))
 
     # --- sending ----------------------------------------------------------------------------
     def _flush(self, inc: _Incarnation) -> None:
@@ -675,6 +710,7 @@ class EngineClient:
         now = self.telemetry.clock()
         for handle in handles:
             # decided stop/length keep their reason and their tail; the rest end with error
+            handle.engine_lost_retry_after_s = self.retry_after_s
             self._end(handle, FinishReason.ERROR, now,
                       drop=handle.life.reason not in (FinishReason.STOP, FinishReason.LENGTH))
         cfg = self.config

@@ -42,7 +42,15 @@ from servescope.instrumentation import (
 )
 
 from .config import EngineConfig
-from .engine_wire import EV, FromEngine, Submit, ToEngine, decoder_to_engine, encoder
+from .engine_wire import (
+    EV,
+    FromEngine,
+    StepMessage,
+    Submit,
+    ToEngine,
+    decoder_to_engine,
+    encoder,
+)
 from .lifecycle import Lifecycle
 from .model import BatchInput, KVCache, Transformer, pick_device
 from .request import GenerationRequest
@@ -129,14 +137,18 @@ class _EventTelemetry(Telemetry):
         self._events = events
 
     def step(self, report: StepReport) -> None:
-        now = report.now
+        now = self.clock() if report.now is None else report.now
         # (rid, committed, proposed, commit time): the time defaults to the report's
         advanced = [(item[0].request_id, item[1], item[2],
                      item[3] if len(item) > 3 else now)
                     for item in report.advanced]
-        data = (advanced, report.now, report.kv_blocks_used, report.kv_blocks_total,
-                report.running, report.waiting, report.paused, report.prefix_queries,
-                report.prefix_hits, report.preemptions)
+        data = StepMessage(
+            advanced=advanced, now=now, kv_blocks_used=report.kv_blocks_used,
+            kv_blocks_total=report.kv_blocks_total, running=report.running,
+            waiting=report.waiting, paused=report.paused,
+            prefix_queries=report.prefix_queries, prefix_hits=report.prefix_hits,
+            preemptions=report.preemptions, forward_seconds=dict(report.forward_seconds),
+            step_tokens=dict(report.step_tokens))
         self._events.append((EV.STEP, "", data, None))
 
 
@@ -349,8 +361,7 @@ def engine_main(spec: ChildSpec) -> None:
     core = EngineCore(spec.config)
 
     def send(kind: str, events: list[Event], detail: str = "") -> None:
-        outbox.send(encoder.encode(FromEngine(kind, time.monotonic(), events, core.stats(),
-                                              detail)))
+        outbox.send(encoder.encode(FromEngine(kind, events, core.stats(), detail)))
 
     send("ready", [], str(core.device))
     try:

@@ -43,7 +43,7 @@ class EV:
     RESUMED = "r"  # (rid, now)
     LEFT_WAITING = "L"  # ("",): a request left the waiting queue (admitted or ended)
     REQUEUED = "Q"  # ("",): a preempted request waits again
-    STEP = "S"  # ("", report): one Telemetry.step (see ``StepData``)
+    STEP = "S"  # ("", StepMessage): one Telemetry.step
 
 
 class Submit(msgspec.Struct, array_like=True):
@@ -70,15 +70,29 @@ class ToEngine(msgspec.Struct, array_like=True):
 
 class FromEngine(msgspec.Struct, array_like=True):
     kind: str  # "ready" | "step" | "beat" | "fatal" | "bye"
-    sent_at: float
     events: list[tuple[str, str, Any, Any]] = []
     stats: list[Any] = []  # EngineStats fields, in order
     detail: str = ""  # "ready": the device; "fatal": the error
 
 
-#: (advanced [(rid, committed, proposed, commit time)], now, kv_used, kv_total, running,
-#: waiting, paused, prefix_queries, prefix_hits, preemptions)
-StepData = tuple[list[tuple[str, int, int, float]], float, int, int, int, int, int, int, int, int]
+class StepMessage(msgspec.Struct, array_like=True):
+    """One ``Telemetry.step`` across the boundary: every field of ``StepReport`` but the
+    recorders (request ids instead) and the buffered tokens (the API side counts its own
+    buffers). A field added to ``StepReport`` belongs here too: a test compares the two."""
+
+    advanced: list[tuple[str, int, int, float]]  # (rid, committed, proposed, commit time)
+    now: float
+    kv_blocks_used: int | None = None
+    kv_blocks_total: int | None = None
+    running: int | None = None
+    waiting: int | None = None
+    paused: int | None = None
+    prefix_queries: int = 0
+    prefix_hits: int = 0
+    preemptions: int = 0
+    forward_seconds: dict[str, float] = {}
+    step_tokens: dict[str, int] = {}
+
 
 encoder = msgspec.msgpack.Encoder()
 decoder_to_engine = msgspec.msgpack.Decoder(ToEngine)

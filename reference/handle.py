@@ -34,6 +34,9 @@ class Handle(ABC):
         self.recorder = recorder
         self.prompt_tokens = len(request.prompt)
         self.reject_reason = reject_reason
+        #: Set when the request ended because its engine was lost (not the request's fault):
+        #: a response not yet started answers 503 with this ``Retry-After`` instead of 500.
+        self.engine_lost_retry_after_s: int | None = None
         self.life = life
         self.stream = stream
         self._telemetry = telemetry
@@ -106,11 +109,6 @@ class Handle(ABC):
     @property
     def peak_buffered(self) -> int:
         return self.stream.peak
-
-    @property
-    def lifecycle(self) -> Decision:
-        """The terminal-state record: decision attempts, cleanup count (read-only use)."""
-        return self.life
 
     def wait(self, timeout_s: float | None = None) -> FinishReason | None:
         """Block until the terminal state is decided (tests and simple clients)."""

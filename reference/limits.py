@@ -14,6 +14,7 @@ import asyncio
 import http
 import json
 import logging
+import re
 import socket
 import threading
 import time
@@ -25,6 +26,7 @@ from .config import HttpLimits
 
 __all__ = [
     "ABORT_KEY",
+    "ConnectionLedger",
     "RateLimitedLog",
     "RequestLimits",
     "install_error_log_limits",
@@ -56,9 +58,34 @@ EVICTION_GRACE_S = 0.1
 #: The same for a health-check connection past the cap: none, since a connection whose head
 #: already waits in the kernel is never taken for idle.
 OVERFLOW_GRACE_S = 0.0
+#: What a request that asks to switch protocols (``Connection: upgrade``) is answered: this
+#: server speaks plain HTTP only, and a switched connection would leave the guard's count.
+UPGRADE_REFUSED = "upgrade_refused"
+UPGRADE_MESSAGE = "this server does not switch protocols (Upgrade is refused); send the " \
+                  "request again without 'Connection: upgrade'"
 #: Loggers whose repeated records are rate-limited (one per kind per interval).
 NOISY_LOGGERS = ("uvicorn.error", "asyncio", "servescope.reference.server",
                  "servescope.reference.limits")
+
+
+class ConnectionLedger:
+    """Every connection a guarded server accepted is either open or counted closed: the
+    protocol object counts both ends itself (``connection_made``/``connection_lost``), and
+    never hands its socket to another protocol, so no protocol switch can take a connection
+    out of the count (``accepted == closed + open`` always holds)."""
+
+    def __init__(self) -> None:
+        self.accepted = 0
+        self.closed = 0
+        self.upgrades_refused = 0
+
+    @property
+    def open(self) -> int:
+        return self.accepted - self.closed
+
+    def snapshot(self) -> dict[str, int]:
+        return {"accepted": self.accepted, "closed": self.closed, "open": self.open,
+                "upgrades_refused": self.upgrades_refused}
 
 
 class Registry(Protocol):
@@ -135,7 +162,12 @@ class RequestLimits:
         self.on_reject = on_reject
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":  # a front end that upgraded on its own (hypercorn)
+            self.on_reject(UPGRADE_REFUSED)
+            await _deny_websocket(scope, send)
+            return
         if scope["type"] == "http":
+            _origin_form(scope)
             refusal = self._refusal(scope)
             if refusal is not None:
                 status, message, code = refusal
@@ -155,6 +187,34 @@ class RequestLimits:
         if declared is not None and declared > self.limits.max_body_bytes:
             return 413, too_large_message(self.limits.max_body_bytes), "body_too_large"
         return None
+
+
+async def _deny_websocket(scope: Scope, send: Send) -> None:
+    """Refuse a WebSocket handshake with the JSON 400 where the server offers the ASGI denial
+    response extension, else with a plain close (the server answers 403)."""
+    if "websocket.http.response" in scope.get("extensions", {}):
+        body = _json_bytes(400, UPGRADE_MESSAGE, UPGRADE_REFUSED)
+        await send({"type": "websocket.http.response.start", "status": 400, "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode())]})
+        await send({"type": "websocket.http.response.body", "body": body})
+    else:
+        await send({"type": "websocket.close", "code": 1008})
+
+
+def _origin_form(scope: Scope) -> None:
+    """An absolute-form target (``POST http://host/v1/completions``, as a forward proxy
+    sends it) routed like its origin form: RFC 9112 section 3.2.2 requires servers to accept
+    it. uvicorn and hypercorn leave the whole URL in ``path``."""
+    path: str = scope.get("path", "")
+    if not path.startswith(("http://", "https://")):
+        return
+    rest = path.split("://", 1)[1]
+    origin = "/" + rest.split("/", 1)[1] if "/" in rest else "/"
+    scope["path"] = origin
+    raw: bytes = scope.get("raw_path") or b""
+    raw_rest = raw.split(b"://", 1)[-1]
+    scope["raw_path"] = b"/" + raw_rest.split(b"/", 1)[1] if b"/" in raw_rest else b"/"
 
 
 def _content_length(scope: Scope) -> int | None:
@@ -203,16 +263,20 @@ def _health_only(app: App, on_reject: OnReject) -> App:
 
 def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
                    on_reject: OnReject, registry: Registry,
-                   on_connection: OnConnection | None = None) -> type[asyncio.Protocol]:
+                   on_connection: OnConnection | None = None,
+                   ledger: ConnectionLedger | None = None) -> type[asyncio.Protocol]:
     """uvicorn's h11 protocol with the connection limits of ``limits``: a bounded write
     high-water mark, head and body deadlines, a connection cap (evicting the oldest connection
-    still waiting for a request head first) and JSON errors for protocol violations."""
+    still waiting for a request head first), JSON errors for protocol violations, and no
+    protocol switch (an upgrade request gets a counted JSON 400 and the connection closes;
+    ``ledger`` counts every connection accepted and closed)."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     live: dict[Any, None] = {}  # connections served normally, oldest first
     overflow: dict[Any, None] = {}  # past the cap: health checks only
     high = send_buffer_bytes
+    book = ledger if ledger is not None else ConnectionLedger()
 
     class GuardedH11Protocol(H11Protocol):
         _deadline: asyncio.TimerHandle | None = None
@@ -223,6 +287,7 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            book.accepted += 1
             if high is not None:
                 transport.set_write_buffer_limits(high=high, low=high // 4)
             if on_connection is not None:
@@ -261,6 +326,7 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
                          "too_many_connections")
 
         def connection_lost(self, exc: Exception | None) -> None:
+            book.closed += 1
             live.pop(self, None)
             overflow.pop(self, None)
             self._disarm()
@@ -320,16 +386,53 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             else:  # opened and never used: close quietly, as for an idle keep-alive
                 self.transport.close()
 
+        # --- refused before a request cycle starts --------------------------------------
+        # uvicorn asks ``_should_upgrade`` once per request head, before it starts the
+        # request's cycle, and hands a "yes" to ``handle_websocket_upgrade``: the one place
+        # where a head can be refused without the app or another protocol seeing it.
+        _refusal: tuple[str, str] | None = None
+        _raw_head = b""
+
+        def _should_upgrade(self) -> bool:
+            """Refuse any upgrade request (WebSocket, h2c, anything) and any ambiguous body
+            framing (a smuggling shape), below."""
+            framing = _framing_error(self.headers, self._raw_head)
+            if framing is not None:
+                self._refusal = ("protocol_error", framing)
+            elif self._get_upgrade() is not None:
+                self._refusal = (UPGRADE_REFUSED, UPGRADE_MESSAGE)
+            return self._refusal is not None
+
+        def handle_websocket_upgrade(self, event: h11.Request) -> None:
+            """Answer the refusal and close, never handing the socket to another protocol
+            object (whose ``connection_lost`` the guard would never see) and never reading
+            what follows on the connection (a smuggled request)."""
+            assert self._refusal is not None
+            code, message = self._refusal
+            if code == UPGRADE_REFUSED:
+                book.upgrades_refused += 1
+            self._disarm()
+            on_reject(code)
+            _log.warning("request refused (%s); connection closed", code)
+            self._answer(400, message, code)
+
         # --- protocol errors ----------------------------------------------------------
         def _watch_protocol_errors(self) -> None:
             inner = self.conn.next_event
 
             def next_event() -> Any:
+                # h11 merges repeated equal Content-Length headers: keep the raw head so
+                # the framing check can still see them
+                waiting = self.conn.their_state is h11.IDLE
+                raw = self.conn.trailing_data[0] if waiting else b""
                 try:
-                    return inner()
+                    event = inner()
                 except h11.RemoteProtocolError as exc:
                     self._protocol_error = exc
                     raise
+                if waiting and isinstance(event, h11.Request):
+                    self._raw_head = raw[:raw.find(b"\r\n\r\n")]
+                return event
 
             self.conn.next_event = next_event  # type: ignore[method-assign]
 
@@ -395,6 +498,28 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
     return GuardedH11Protocol
 
 
+_CONTENT_LENGTH_LINE = re.compile(rb"(?im)^content-length[ \t]*:")
+
+
+def _framing_error(headers: list[tuple[bytes, bytes]], raw_head: bytes = b"") -> str | None:
+    """Why a request head's body framing is ambiguous (RFC 9112 section 6.3: the server must
+    answer 400 and close), or None. ``Content-Length`` beside ``Transfer-Encoding``, more
+    than one ``Content-Length`` header (even equal ones), or a transfer coding other than a
+    single ``chunked``: a front proxy may frame the body differently, so the bytes after it
+    could be read as a second, smuggled request."""
+    lengths = [v for k, v in headers if k == b"content-length"]
+    codings = [v for k, v in headers if k == b"transfer-encoding"]
+    if lengths and codings:
+        return "malformed HTTP request: both Content-Length and Transfer-Encoding are set"
+    if len(lengths) > 1 or len(_CONTENT_LENGTH_LINE.findall(raw_head)) > 1:
+        return "malformed HTTP request: more than one Content-Length header"
+    if codings and (len(codings) > 1 or codings[0].strip().lower() != b"chunked"):
+        shown = b", ".join(codings).decode("latin-1")[:60]
+        return f"malformed HTTP request: unsupported Transfer-Encoding {shown!r} " \
+               f"(only a single 'chunked' is accepted)"
+    return None
+
+
 def _peek(transport: asyncio.Transport, n: int = 16) -> bytes:
     """Up to ``n`` bytes waiting in the kernel for this connection, left there. Peeks through
     a duplicate descriptor, so the transport's own socket is left alone."""
@@ -427,14 +552,17 @@ def hypercorn_settings(limits: HttpLimits) -> dict[str, Any]:
 
 def uvicorn_settings(limits: HttpLimits, *, send_buffer_bytes: int | None,
                      on_reject: OnReject, registry: Registry,
-                     on_connection: OnConnection | None = None) -> dict[str, Any]:
+                     on_connection: OnConnection | None = None,
+                     ledger: ConnectionLedger | None = None) -> dict[str, Any]:
     """The ``uvicorn.Config`` keyword arguments that apply ``limits`` (and rate-limit the
     loggers that would otherwise log once per bad connection)."""
     install_error_log_limits(limits.error_log_interval_s)
     return {
         "http": protocol_class(limits, send_buffer_bytes=send_buffer_bytes,
                                on_reject=on_reject, registry=registry,
-                               on_connection=on_connection),
+                               on_connection=on_connection, ledger=ledger),
+        # no WebSocket protocol at all: the guarded protocol refuses upgrades itself
+        "ws": "none",
         "h11_max_incomplete_event_size": limits.max_header_bytes,
         "timeout_keep_alive": limits.keep_alive_timeout_s,
     }

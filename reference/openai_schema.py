@@ -13,7 +13,7 @@ Extensions (all optional):
 * ``ignore_eos`` (body, bool): keep generating past the end-of-sequence token.
 * ``priority`` (body, a class name like ``interactive`` or an integer as vLLM sends it) or the
   ``x-servescope-priority`` header: the request's priority class, the ``priority`` label of the
-  latency and request metrics (values past the label's cap fold into ``other``).
+  latency and request metrics (a class not declared in the configuration folds into ``other``).
 * every final chunk and non-streamed response carries ``servescope_finish_reason``, the
   server's own terminal state (OpenAI's field cannot tell a deadline from a length stop).
 """
@@ -48,7 +48,9 @@ __all__ = [
 
 DEADLINE_HEADER = "x-servescope-deadline-s"
 PRIORITY_HEADER = "x-servescope-priority"
-_PRIORITY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
+#: The deadline header's form: plain decimal digits, at most one point.
+_DECIMAL_SECONDS = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?|\.[0-9]{1,9}")
+_PRIORITY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 # Which OpenAI endpoint a request came in on (/v1/completions or /v1/chat/completions).
 Endpoint = Literal["completion", "chat"]
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
@@ -307,10 +309,12 @@ def _deadline(body: Mapping[str, Any], headers: Mapping[str, str]) -> float | No
     field = "deadline_s"
     if value is None and DEADLINE_HEADER in headers:
         field = DEADLINE_HEADER
-        try:
-            value = float(headers[DEADLINE_HEADER])
-        except ValueError:
-            raise _type_error(field, "a number of seconds", headers[DEADLINE_HEADER]) from None
+        text = headers[DEADLINE_HEADER].strip()
+        # strict: float() would also take "1_0" (10), "nan", "inf" and "1e3"
+        if _DECIMAL_SECONDS.fullmatch(text) is None:
+            raise _type_error(field, "a decimal number of seconds (like 2 or 0.5)",
+                              headers[DEADLINE_HEADER])
+        value = float(text)
     if value is None:
         return None
     if not _is_number(value):
@@ -324,7 +328,7 @@ def _deadline(body: Mapping[str, Any], headers: Mapping[str, str]) -> float | No
 
 
 def _priority(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
-    """The priority class: a short lower-case name (an integer is taken as its digits)."""
+    """The priority class: a short name (an integer is taken as its digits)."""
     value: object = body.get("priority")
     field = "priority"
     if value is None and PRIORITY_HEADER in headers:
@@ -335,11 +339,12 @@ def _priority(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
         value = str(value)
     if not isinstance(value, str):
         raise _type_error(field, "a class name or an integer", value)
-    name = value.strip().lower()
-    if not name or len(name) > 32 or not set(name) <= _PRIORITY_CHARS:
-        raise _value_error(field, f"must be 1-32 characters of a-z, 0-9, '_' or '-', "
+    # exactly as received (never lowercased: the label guard's detectors must see
+    # 'AKIA...' as sent); the guard keeps only declared classes on labels and spans
+    if not value or len(value) > 32 or not set(value) <= _PRIORITY_CHARS:
+        raise _value_error(field, f"must be 1-32 characters of letters, digits, '_' or '-', "
                                   f"got {value[:40]!r}")
-    return name
+    return value
 
 
 def _ignore_eos(body: Mapping[str, Any]) -> bool:

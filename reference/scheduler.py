@@ -169,6 +169,7 @@ class Scheduler:
         allowed[tokenizer.generatable_ids()] = 0.0
         self._allowed = allowed
         self.stats = self._snapshot()
+        self.last_step_at = time.monotonic()  # when the last forward step ended (or birth)
 
     # --- the loop -------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -192,6 +193,7 @@ class Scheduler:
         plan = self.schedule()
         if plan.groups:
             self.update(plan, self.execute(plan))
+            self.last_step_at = time.monotonic()
         else:
             self._report([])  # capacity levels still change (admission, ends, idle refresh)
         if plan.groups and self.config.step_delay_s:

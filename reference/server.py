@@ -30,15 +30,13 @@ each event on at once, whatever ``proxy_buffering`` says) and ``Cache-Control: n
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import logging
 import socket
-import struct
 import threading
 import time
 import uuid
-from collections.abc import MutableMapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
@@ -47,8 +45,9 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from servescope.instrumentation.metrics import render
+from servescope.instrumentation.labels import DeclaredLabels
 from servescope.instrumentation.recorder import Telemetry
+from servescope.instrumentation.scrape import CachedExposition, MetricsServer
 from servescope.instrumentation.setup import SpanRedaction, TelemetrySetup, setup_telemetry
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
@@ -57,8 +56,9 @@ from . import delivery
 from . import limits as guard
 from . import openai_schema as schema
 from .config import EngineConfig, HttpLimits
+from .connections import Connections as _Connections
 from .engine import Engine, RequestHandle
-from .engine_client import RESTARTING, EngineClient, RemoteHandle
+from .engine_client import RESTARTING, UNRESPONSIVE, EngineClient, RemoteHandle
 from .request import GenerationRequest
 from .sse import EventStreamResponse, Shape, WholeResponse
 
@@ -66,7 +66,7 @@ if TYPE_CHECKING:  # the transport calls the hooks; only the setup helper's type
     from opentelemetry.sdk.trace.export import SpanExporter
 
 __all__ = ["DEFAULT_SEND_BUFFER_BYTES", "LocalServer", "ServerThread", "create_app",
-           "serve"]
+           "declared_labels", "serve"]
 
 _log = logging.getLogger("servescope.reference.server")
 
@@ -94,6 +94,14 @@ class _Transport:
         self.chunk_tokens = chunk_tokens
         self.max_context: int = engine.config.model.max_context
         self.created = int(time.time())
+        #: accepted = closed + open for the connections of this app's server (uvicorn's
+        #: guarded protocol counts them; /healthz reports them)
+        self.ledger = guard.ConnectionLedger()
+        #: /metrics, rendered at most once per interval (shared with a metrics port)
+        self.exposition = CachedExposition(telemetry.registry, engine.config.metrics_cache_s)
+        # one thread of its own: a scrape storm queues there, never in the shared pool that
+        # parses large bodies
+        self._scrapes = ThreadPoolExecutor(1, thread_name_prefix="servescope-scrape")
 
     # --- generation -------------------------------------------------------------------------
     async def completions(self, request: Request) -> Any:
@@ -113,7 +121,8 @@ class _Transport:
         except schema.RequestError as err:
             recorder = self.telemetry.request(rid, carrier=carrier, operation=operation)
             recorder.rejected(err.code if err.status == 413 else "invalid_request")
-            return _error(err.status, err.body(), rid, close=err.status == 413)
+            # 413/415 are answered before the body is read: the connection cannot be reused
+            return _error(err.status, err.body(), rid, close=err.status in (413, 415))
         except ClientDisconnect:  # the body never arrived whole: nobody is left to answer
             recorder = self.telemetry.request(rid, carrier=carrier, operation=operation)
             recorder.rejected(request.scope.get(guard.ABORT_KEY, "client_disconnected"))
@@ -133,6 +142,7 @@ class _Transport:
     async def _params(self, request: Request, kind: schema.Endpoint,
                       headers: dict[str, str]) -> schema.CompletionParams:
         """Read (bounded), decode and validate the body; every failure is a RequestError."""
+        _require_json(headers)
         raw = await guard.read_body(request.stream(),
                                     request.scope.get("servescope.max_body_bytes"))
         parse = schema.parse_chat if kind == "chat" else schema.parse_completion
@@ -151,10 +161,16 @@ class _Transport:
     def _generation(self, rid: str, params: schema.CompletionParams, carrier: dict[str, str],
                     operation: str) -> GenerationRequest:
         """The engine request, after the checks that need the model (name, context, vocab)."""
-        if params.model != self.model_name:
+        config = self.engine.config
+        if params.model != self.model_name and params.model not in config.adapters:
             raise schema.RequestError(
                 f"The model '{params.model}' does not exist; this server serves "
                 f"'{self.model_name}'", param="model", code="model_not_found", status=404)
+        if config.unknown_priority == "reject" and params.priority.lower() not in \
+                config.priority_classes:
+            raise schema.RequestError(
+                f"'priority' must be one of the configured classes "
+                f"{list(config.priority_classes)}", param="priority", code="invalid_value")
         tokenizer = self.engine.tokenizer
         prompt_field = "messages" if params.kind == "chat" else "prompt"
         if params.prompt_ids is not None:
@@ -202,6 +218,9 @@ class _Transport:
         reason = handle.reject_reason or "rejected"
         if reason == RESTARTING:  # the engine process is being replaced: come back shortly
             return _unavailable(self.engine, "the engine is restarting; retry shortly", rid)
+        if reason == UNRESPONSIVE:  # missed heartbeats: not ready, its lease still runs
+            return _unavailable(self.engine, "the engine is not responding; retry shortly",
+                                rid)
         if reason == "queue_full":
             status, type_, code = 429, "rate_limit_error", reason
         elif reason == "shutting_down":
@@ -219,7 +238,8 @@ class _Transport:
 
     async def healthz(self, request: Request) -> Response:
         stats = dataclasses.asdict(self.engine.stats())
-        return JSONResponse({"status": "ok", "model": self.model_name, **stats})
+        return JSONResponse({"status": "ok", "model": self.model_name, **stats,
+                             "connections": self.ledger.snapshot()})
 
     async def readyz(self, request: Request) -> Response:
         """Ready: the engine's heartbeat is fresh and it accepts work (load balancers route
@@ -230,7 +250,11 @@ class _Transport:
         return _unavailable(self.engine, "the engine is not ready", None, state)
 
     async def metrics(self, request: Request) -> Response:
-        data, content_type = render(self.telemetry.registry, request.headers.get("accept"))
+        # rendered in a worker thread: a large registry never stalls the event loop
+        # (no cache age here: a scrape sees values no older than itself; the metrics port
+        # serves the cached render)
+        data, content_type = await asyncio.get_running_loop().run_in_executor(
+            self._scrapes, self.exposition, request.headers.get("accept"), 0.0)
         return Response(data, media_type=content_type)
 
     def reject_connection(self, reason: str) -> None:
@@ -238,6 +262,28 @@ class _Transport:
         body that never arrived, the connection cap): an arrival that ends rejected."""
         rid = f"conn-{uuid.uuid4().hex}"
         self.telemetry.request(rid, operation="http").rejected(reason)
+
+
+def _require_json(headers: dict[str, str]) -> None:
+    """415 for a body declared as anything but JSON: a browser's cross-origin "simple" POST
+    (``text/plain``, a form) must not start a generation. No ``Content-Type`` at all is taken
+    as JSON (command-line clients often send none)."""
+    declared = headers.get("content-type")
+    if declared is None:
+        return
+    media = declared.split(";", 1)[0].strip().lower()
+    if media != "application/json" and not (media.startswith("application/")
+                                             and media.endswith("+json")):
+        raise schema.RequestError(
+            f"Content-Type must be application/json, got {declared[:60]!r}",
+            code="unsupported_media_type", status=415)
+
+
+def declared_labels(config: EngineConfig, model_name: str) -> DeclaredLabels:
+    """The label values a client may choose, from the engine's configuration: its priority
+    classes, and the served model name with its adapters."""
+    return DeclaredLabels(priorities=config.priority_classes,
+                          models=(model_name, *config.adapters))
 
 
 def _error(status: int, body: dict[str, Any], rid: str | None = None, *,
@@ -311,53 +357,12 @@ def create_app(engine: Engine | EngineClient, telemetry: Telemetry, *,
                        on_reject=t.reject_connection)
     app.state.http_limits = limits
     app.state.reject_connection = t.reject_connection
+    app.state.connection_ledger = t.ledger
+    app.state.exposition = t.exposition
     return app
 
 
 # --- running it -----------------------------------------------------------------------------
-class _Connections:
-    """Live connections of every server in this process, by (server address, client
-    address), so that a response can ask whether its client is still there and abort its
-    own connection (a graceful close would wait for bytes a stalled client never takes)."""
-
-    def __init__(self) -> None:
-        self._live: dict[tuple[Any, Any], asyncio.Transport] = {}
-
-    @staticmethod
-    def key(server: Any, client: Any) -> tuple[Any, Any]:
-        return (tuple(server) if server else None, tuple(client) if client else None)
-
-    def add(self, server: Any, client: Any, transport: asyncio.Transport) -> None:
-        self._live[self.key(server, client)] = transport
-
-    def discard(self, server: Any, client: Any) -> None:
-        self._live.pop(self.key(server, client), None)
-
-    def _of(self, scope: MutableMapping[str, Any]) -> asyncio.Transport | None:
-        return self._live.get(self.key(scope.get("server"), scope.get("client")))
-
-    def alive(self, scope: MutableMapping[str, Any]) -> bool:
-        transport = self._of(scope)
-        return transport is not None and not transport.is_closing()
-
-    def probe(self, scope: MutableMapping[str, Any]) -> delivery.TcpProbe | None:
-        """The connection's acknowledgement counters (None where the platform has none)."""
-        transport = self._of(scope)
-        return None if transport is None else delivery.open_probe(transport)
-
-    def abort(self, scope: MutableMapping[str, Any]) -> None:
-        """Reset the connection: SO_LINGER 0 makes the kernel drop the unsent bytes and send
-        RST, where a plain close would keep trying to deliver them in the background."""
-        transport = self._of(scope)
-        if transport is None:
-            return
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        transport.abort()
-
-
 CONNECTIONS = _Connections()
 
 
@@ -384,7 +389,8 @@ def _uvicorn_server(app: Starlette, sock: socket.socket, send_buffer_bytes: int 
     on_reject = getattr(app.state, "reject_connection", None) or _uncounted
     settings = guard.uvicorn_settings(limits, send_buffer_bytes=send_buffer_bytes,
                                       on_reject=on_reject, registry=CONNECTIONS,
-                                      on_connection=_bound_unsent(send_buffer_bytes))
+                                      on_connection=_bound_unsent(send_buffer_bytes),
+                                      ledger=getattr(app.state, "connection_ledger", None))
     logging.getLogger("uvicorn").setLevel(log_level.upper())
     config = uvicorn.Config(app, host=host, port=port, loop="asyncio", lifespan="off",
                             log_config=None, log_level=log_level, access_log=False,
@@ -490,7 +496,8 @@ class LocalServer:
         kwargs: dict[str, Any] = {"trace_file": trace_file} if trace_file else {}
         self.setup = telemetry_setup or setup_telemetry(
             model=model_name, slo=slo, span_exporter=span_exporter, redaction=redaction,
-            log_redaction=log_redaction, **kwargs)
+            log_redaction=log_redaction,
+            declared_labels=declared_labels(config or EngineConfig(), model_name), **kwargs)
         self.telemetry = self.setup.telemetry
         # engine_process: the engine core in its own process (a dict: EngineClient options)
         self.engine: Engine | EngineClient = (
@@ -500,10 +507,18 @@ class LocalServer:
         self.app = create_app(self.engine, self.telemetry, model_name=self.telemetry.model,
                               chunk_tokens=chunk_tokens)
         self.http = ServerThread(self.app, port=port, send_buffer_bytes=send_buffer_bytes)
+        metrics_port = self.engine.config.metrics_port
+        self.metrics: MetricsServer | None = None if metrics_port is None else MetricsServer(
+            self.app.state.exposition, self.http.host, metrics_port)
 
     @property
     def url(self) -> str:
         return self.http.url
+
+    @property
+    def metrics_url(self) -> str:
+        """Where /metrics is scraped: the metrics port when there is one."""
+        return self.metrics.url if self.metrics is not None else self.http.url
 
     def start(self) -> LocalServer:
         self.engine.start()
@@ -512,9 +527,13 @@ class LocalServer:
         except BaseException:
             self.engine.shutdown()
             raise
+        if self.metrics is not None:
+            self.metrics.start()
         return self
 
     def stop(self, timeout_s: float = 10.0) -> None:
+        if self.metrics is not None:
+            self.metrics.stop()
         self.http.stop(timeout_s)
         self.engine.shutdown(timeout_s)
         self.setup.shutdown(timeout_s)

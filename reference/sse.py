@@ -31,7 +31,6 @@ import asyncio
 import json
 import logging
 import time
-from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -40,6 +39,7 @@ from servescope.instrumentation.status import OPENAI_FINISH_REASON, FinishReason
 
 from . import openai_schema as schema
 from .config import HttpLimits
+from .delivery import Acks as _Acks
 
 __all__ = [
     "ConnectionControl",
@@ -84,6 +84,8 @@ class StreamHandle(Protocol):
     def prompt_tokens(self) -> int: ...
     @property
     def completion_tokens(self) -> int: ...
+    @property
+    def engine_lost_retry_after_s(self) -> int | None: ...
     async def next_chunk(self, max_tokens: int = 64) -> list[int] | None: ...
     def clock(self) -> float: ...
     def written(self, n: int, now: float) -> None: ...
@@ -108,34 +110,6 @@ class ConnectionControl(Protocol):
     def alive(self, scope: Scope) -> bool: ...
     def abort(self, scope: Scope) -> None: ...
     def probe(self, scope: Scope) -> DeliveryProbe | None: ...
-
-
-class _Acks:
-    """Tokens written and not yet acknowledged, each chunk by the connection offset that
-    covers it. A chunk whose offset is unknown (the connection is gone) is never confirmed."""
-
-    def __init__(self, probe: DeliveryProbe) -> None:
-        self.probe = probe
-        self.pending = 0
-        self._marks: deque[tuple[float, int]] = deque()
-
-    def wrote(self, n: int) -> None:
-        offset = self.probe.offset()
-        self._marks.append((float("inf") if offset is None else offset, n))
-        self.pending += n
-
-    def confirmed(self) -> int:
-        """Tokens newly acknowledged (one TCP_INFO read when any is pending)."""
-        if not self._marks:
-            return 0
-        acked = self.probe.acked()
-        if acked is None:
-            return 0
-        n = 0
-        while self._marks and self._marks[0][0] <= acked:
-            n += self._marks.popleft()[1]
-        self.pending -= n
-        return n
 
 
 class TextDecoder(Protocol):
@@ -445,7 +419,15 @@ class WholeResponse(_Exchange):
             parts.append(self.decoder.feed(chunk))
         parts.append(self.decoder.flush())
         reason = handle.finish_reason
-        if reason in _CUT:
+        retry_after = handle.engine_lost_retry_after_s
+        if reason is FinishReason.ERROR and retry_after is not None:
+            # the engine was lost, not this request: unavailable, come back (not a 500)
+            status = 503
+            payload = schema.error_body("the engine stopped responding and is being "
+                                        "restarted; retry shortly", type_="server_error",
+                                        code="engine_unavailable")
+            self.headers["retry-after"] = str(retry_after)
+        elif reason in _CUT:
             message, code, status = _CUT[reason]
             payload = schema.error_body(message, type_="server_error", code=code)
         else:

@@ -33,9 +33,6 @@ class StreamDecoder:
 class ByteTokenizer:
     """UTF-8 bytes as tokens. Special ids (>= 256) never decode to text."""
 
-    bos_id = BOS_ID
-    eos_id = EOS_ID
-    pad_id = PAD_ID
     vocab_size = 256 + _N_SPECIAL
 
     def encode(self, text: str, *, add_bos: bool = False) -> list[int]:

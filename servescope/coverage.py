@@ -21,16 +21,16 @@ from servescope.dashboards.panels import NO_METRIC
 from servescope.dashboards.render import dashboards
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
-from servescope.promql.flavor import FLAVORS, Flavor, missing_in
+from servescope.promql.flavor import FLAVORS, GATEWAY_JOB, Flavor, missing_in
 from servescope.promql.query import Query
 
-__all__ = ["render_engines_markdown"]
+__all__ = ["coverage", "render_engines_markdown"]
 
 #: The note a panel builder appends when the flavor lacks metrics (always last).
 _NOTE = re.compile(re.escape(NO_METRIC) + r" (this panel|some of its series): (.*)\.\]\s*$",
                    re.S)
 _NAMES = {"servescope": "servescope (reference worker)", "vllm": "vLLM", "sglang": "SGLang",
-          "tgi": "TGI"}
+          "tgi": "TGI", "llamacpp": "llama.cpp"}
 
 
 def _cell(text: str) -> str:
@@ -38,8 +38,9 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _panel_rows(slo: SLOSpec, flavor: Flavor) -> list[str]:
-    rows = []
+def _panel_status(slo: SLOSpec, flavor: Flavor) -> list[tuple[str, str, str]]:
+    """(dashboard, panel title, filled) for every panel the flavor's dashboards hold."""
+    out = []
     for key, board in dashboards(slo, flavor).items():
         for panel in panels(board):
             note = _NOTE.search(panel.get("description", ""))
@@ -48,8 +49,28 @@ def _panel_rows(slo: SLOSpec, flavor: Flavor) -> list[str]:
             else:
                 what = "no" if note.group(1) == "this panel" else "partly"
                 status = f"{what}: needs {note.group(2)}"
-            rows.append(f"| {key} | {_cell(panel['title'])} | {_cell(status)} |")
-    return rows
+            out.append((key, panel["title"], status))
+    return out
+
+
+def coverage(slo: SLOSpec, flavor: Flavor) -> tuple[int, int, int]:
+    """(panels filled by the engine alone, filled with the gateway in front, all panels)."""
+    alone = _panel_status(slo, flavor.engine_only())
+    joined = _panel_status(slo, flavor)
+    return (sum(s == "yes" for *_, s in alone), sum(s == "yes" for *_, s in joined),
+            len(joined))
+
+
+def _panel_rows(slo: SLOSpec, flavor: Flavor) -> list[str]:
+    if flavor.gateway is None:
+        return ["| dashboard | panel | filled |", "|---|---|---|",
+                *(f"| {key} | {_cell(title)} | {_cell(status)} |"
+                  for key, title, status in _panel_status(slo, flavor))]
+    alone = _panel_status(slo, flavor.engine_only())
+    joined = _panel_status(slo, flavor)
+    return ["| dashboard | panel | engine only | with the gateway |", "|---|---|---|---|",
+            *(f"| {key} | {_cell(title)} | {_cell(a)} | {_cell(j)} |"
+              for (key, title, a), (_, _, j) in zip(alone, joined, strict=True))]
 
 
 def _needs(expr: str, needs: dict[str, set[str]]) -> set[str]:
@@ -139,9 +160,28 @@ def _section(slo: SLOSpec, flavor: Flavor) -> list[str]:
                    "(left out of groupings and alert texts).")
     if flavor.families is not None:
         out += ["", "| catalog family | native series |", "|---|---|", *_mapping_rows(flavor)]
-    out += ["", "| dashboard | panel | filled |", "|---|---|---|", *_panel_rows(slo, flavor),
+    out += ["", *_panel_rows(slo, flavor),
             "", "| alert | shipped |", "|---|---|", *_alert_rows(slo, flavor), ""]
     return out
+
+
+def _gateway_intro(slo: SLOSpec) -> list[str]:
+    rows = []
+    for flavor in FLAVORS.values():
+        alone, joined, total = coverage(slo, flavor)
+        with_gateway = f"{joined} of {total}" if flavor.gateway is not None else "-"
+        rows.append(f"| {_NAMES.get(flavor.name, flavor.name)} | {alone} of {total} | "
+                    f"{with_gateway} |")
+    return [
+        "## Coverage: the engine alone and with the gateway", "",
+        "`servescope gateway --upstream URL` in front of an engine measures what no engine "
+        "exports (stream TTFT at the first byte written, written vs TCP-acknowledged tokens, "
+        "client cancels, slow consumers, finish reasons, spans) and exports it as the "
+        f"catalog's own series. Scraped under a job matching `{GATEWAY_JOB}` (the dashboards' "
+        "`gateway` variable; the rules read that job), those series fill every panel and "
+        "rule the engine has no metric for; the engine's own metrics keep every panel they "
+        "can fill. Panels filled:", "",
+        "| flavor | engine only | with the gateway |", "|---|---|---|", *rows, ""]
 
 
 def render_engines_markdown(slo: SLOSpec | None = None) -> str:
@@ -159,7 +199,9 @@ def render_engines_markdown(slo: SLOSpec | None = None) -> str:
         "in the serving path, which an engine's exporter does not have; per-step forward time "
         "and batch composition come from the scheduler, which vLLM and SGLang expose only in "
         "other shapes (per-iteration token histograms, throughput gauges) or not at all; TGI "
-        "has no time-to-first-token, no KV-cache and no model label at all.", ""]
+        "has no time-to-first-token, no KV-cache and no model label at all; llama.cpp counts "
+        "tokens and busy slots only (no request counter, no latency histogram).", ""]
+    lines += _gateway_intro(slo)
     for flavor in FLAVORS.values():
         lines += _section(slo, flavor)
     return "\n".join(lines).rstrip() + "\n"

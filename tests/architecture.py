@@ -36,12 +36,15 @@ ALLOWED: dict[str, frozenset[str]] = {
     # the harness drives the worker from outside (load generator, demo, seed experiment); the
     # worker never imports it
     "harness": frozenset({"instrumentation", "reference"}),
+    # the gateway wraps any engine's HTTP API with the hooks, reusing the reference transport's
+    # torch-free pieces (limits, delivery, connections, the OpenAI shapes)
+    "gateway": frozenset({"instrumentation", "reference"}),
     # the report evaluates the generated dashboards (files) and loads the generated rules into
     # its loopback Prometheus
     "report": frozenset({FRONT_DOOR, "instrumentation", "alerts"}),
     FRONT_DOOR: frozenset({"instrumentation"}),
     CLI: frozenset({FRONT_DOOR, "instrumentation", "redaction", "promql", "dashboards", "alerts",
-                    "collector", "reference", "harness", "report"}),
+                    "collector", "reference", "harness", "report", "gateway"}),
 }
 
 #: Arrows one module may draw that its room may not, each with the reason and how.
@@ -58,6 +61,8 @@ LAZY_ONLY = frozenset(MODULE_ARROWS)
 FORBIDDEN_PACKAGES: dict[str, frozenset[str]] = {
     # the worker calls the hooks; the hooks own the exporters
     "reference": frozenset({"prometheus_client", "opentelemetry"}),
+    # the gateway runs beside an engine, in its pod: it never loads torch
+    "gateway": frozenset({"torch"}),
 }
 
 ROOMS = frozenset(ALLOWED) - {FRONT_DOOR, CLI} | {"servescope"}

@@ -25,7 +25,7 @@ from prometheus_client.exposition import MetricsHandler
 __all__ = ["ENGINES", "EngineExporter", "Fixture", "Series", "load"]
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
-ENGINES = ("vllm", "sglang", "tgi")
+ENGINES = ("vllm", "sglang", "tgi", "llamacpp")
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,8 @@ class EngineExporter:
     def __init__(self, engine: str, seed: int = 5) -> None:
         self.fixture = load(engine)
         self.rng = random.Random(seed)
-        self.rust = _RustStyle(self.fixture) if engine == "tgi" else None
+        # TGI (metrics-rs) and llama.cpp (hand-written) print names as they stand: no _total added
+        self.rust = _RustStyle(self.fixture) if engine in ("tgi", "llamacpp") else None
         self.registry = CollectorRegistry()
         self.metrics: dict[str, Any] = {}
         if self.rust is None:

@@ -1,5 +1,5 @@
 """``servescope generate [--check] [--flavor NAME] [--out DIR] [--slo FILE] [--namespace NS]
-[--k8s-label KEY=VALUE]``.
+[--k8s-label KEY=VALUE] [--runbook-base URL]``.
 
 Writes the generated dashboards, Prometheus rules and their promtool unit tests (per flavor),
 the same rules as a prometheus-operator PrometheusRule and the dashboards as Grafana-sidecar
@@ -40,26 +40,36 @@ def register(sub: Any) -> None:
     gen.add_argument("--k8s-label", action="append", default=[], metavar="KEY=VALUE",
                      help="a label added to the PrometheusRule and ConfigMaps, e.g. "
                      "release=kube-prometheus-stack for the operator's ruleSelector (repeatable)")
+    gen.add_argument("--runbook-base", default=None, metavar="URL",
+                     help="where alerts' runbook_url links point, e.g. https://git.example.com"
+                     "/org/servescope/blob/v0.1.0/alerts/runbooks.md (default: "
+                     "SERVESCOPE_RUNBOOK_BASE, else [tool.servescope] runbook_base or the "
+                     "[project.urls] repository at the released tag in pyproject.toml, else "
+                     "alerts/runbooks.md)")
     gen.set_defaults(handler=_handler)
 
 
 def expected_files(flavor: str, slo_path: str | None = None, namespace: str | None = None,
-                   k8s_labels: dict[str, str] | None = None) -> dict[str, str]:
+                   k8s_labels: dict[str, str] | None = None, runbook_base: str | None = None
+                   ) -> dict[str, str]:
     """Repository-relative path -> content of every file the generator makes for ``flavor``."""
-    from servescope.alerts.model import Options
+    from servescope.alerts.model import RUNBOOKS, Options
     from servescope.alerts.render import HEADER, render_k8s_rules
     from servescope.alerts.render import render as render_rules
     from servescope.dashboards.render import render as render_dashboards
     from servescope.dashboards.render import render_k8s
     from servescope.instrumentation.slo import SLOSpec, load_slo
     from servescope.promql.flavor import get_flavor
+    from servescope.scrape_target import render_k8s_scrape
 
     slo = load_slo(slo_path) if slo_path else SLOSpec.default()
     chosen = get_flavor(flavor)
-    options = Options(flavor=chosen)
+    options = Options(flavor=chosen, runbook_base=runbook_base or RUNBOOKS)
     return {**render_dashboards(slo, chosen), **render_rules(slo, options),
             **render_k8s_rules(slo, options, namespace=namespace, labels=k8s_labels),
-            **render_k8s(slo, chosen, namespace=namespace, labels=k8s_labels, header=HEADER)}
+            **render_k8s(slo, chosen, namespace=namespace, labels=k8s_labels, header=HEADER),
+            **render_k8s_scrape(chosen.name, namespace=namespace, labels=k8s_labels,
+                                header=HEADER)}
 
 
 def parse_labels(items: list[str]) -> dict[str, str]:
@@ -121,13 +131,17 @@ def _flavors(name: str) -> list[str]:
 
 
 def _handler(args: argparse.Namespace) -> int:
+    from servescope.alerts.model import check_runbook_base, default_runbook_base
     from servescope.instrumentation.slo import SLOError
 
     root = Path(args.out)
     try:
         flavors = _flavors(args.flavor)
         labels = parse_labels(args.k8s_label)
-        generated = {f: expected_files(f, args.slo, args.namespace, labels) for f in flavors}
+        base = (check_runbook_base(args.runbook_base, "--runbook-base")
+                if args.runbook_base is not None else default_runbook_base(root))
+        generated = {f: expected_files(f, args.slo, args.namespace, labels, base)
+                     for f in flavors}
         common = {**collector_files(args.slo), **docs_files()}
     except (SLOError, ValueError) as exc:
         print(f"servescope generate: {exc}", file=sys.stderr)

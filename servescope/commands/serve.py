@@ -23,9 +23,17 @@ def register(sub: Any) -> None:
     p.add_argument("--http2", action="store_true",
                    help="serve HTTP/2 (cleartext, prior knowledge) and HTTP/1.1 on one port "
                         "through hypercorn; delivered then falls back to written")
+    p.add_argument("--http2-without-guarantees", action="store_true",
+                   help="start --http2 although it lacks guarantees of the default transport "
+                        "(see HTTP2_GAPS); without this switch --http2 refuses to start")
     p.add_argument("--send-buffer-bytes", type=int, default=4096,
                    help="per-connection bytes the server buffers before the writer waits "
                         "(0: OS and uvicorn defaults)")
+    p.add_argument("--metrics-port", type=int, default=None,
+                   help="serve /metrics from this port too, in threads of its own, from a "
+                        "render cached for metrics_cache_s (config; 0.5 s by default), so "
+                        "scrapes never touch the serving event loop (default: the config's "
+                        "metrics_port; /metrics stays on the serving port either way)")
     p.add_argument("--trace-file", default="servescope-traces.jsonl",
                    help="where spans go when no OTEL_* exporter is configured")
     p.add_argument("--redaction-policy", default=None,
@@ -45,6 +53,18 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_serve)
 
 
+#: Why ``--http2`` refuses to start unless ``--http2-without-guarantees`` is given: what the
+#: default transport guarantees and hypercorn's path does not (yet).
+HTTP2_GAPS = (
+    "malformed framing (unknown or repeated Transfer-Encoding) gets hypercorn's empty 501, "
+    "not a counted JSON 4xx",
+    "protocol errors and refused connections are answered without JSON and are not counted "
+    "in servescope_requests_rejected_total",
+    "slowloris heads are closed silently, with no 408 and no count",
+    "no connection cap with a /healthz reserve, and no accepted/closed connection ledger",
+)
+
+
 def _engine_config(path: str | None) -> Any:
     from servescope.reference.config import EngineConfig
 
@@ -61,13 +81,20 @@ def _engine_config(path: str | None) -> Any:
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from servescope.instrumentation.scrape import MetricsServer
     from servescope.instrumentation.setup import setup_telemetry
     from servescope.instrumentation.slo import SLOError, load_slo
     from servescope.redaction import PolicyError, RedactionStage, load_policy
     from servescope.reference.engine import Engine
     from servescope.reference.engine_client import EngineClient
-    from servescope.reference.server import create_app, serve
+    from servescope.reference.server import create_app, declared_labels, serve
 
+    if args.http2 and not args.http2_without_guarantees:
+        gaps = "".join(f"\n  - {gap}" for gap in HTTP2_GAPS)
+        print(f"servescope serve: --http2 refuses to start: hypercorn's transport lacks these "
+              f"guarantees of the default one:{gaps}\nServe HTTP/1.1 (the default), or pass "
+              f"--http2-without-guarantees to accept them.", file=sys.stderr)
+        return 2
     try:
         config = _engine_config(args.config)
         slo = load_slo(args.slo) if args.slo else None
@@ -80,7 +107,8 @@ def _serve(args: argparse.Namespace) -> int:
     # filter lands on it and every record (uvicorn's, the SDK's, ours) passes through it.
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     setup = setup_telemetry(model=args.model_name, slo=slo, trace_file=args.trace_file,
-                            redaction=redaction, log_redaction=not args.no_log_redaction)
+                            redaction=redaction, log_redaction=not args.no_log_redaction,
+                            declared_labels=declared_labels(config, args.model_name))
     engine: Engine | EngineClient
     if args.engine_process:
         try:
@@ -97,18 +125,27 @@ def _serve(args: argparse.Namespace) -> int:
     # uvicorn shuts down gracefully on SIGINT/SIGTERM, then re-raises the signal: make
     # SIGTERM (docker stop) take the same path as Ctrl-C so the spans are flushed below.
     previous = signal.signal(signal.SIGTERM, _interrupt)
+    app = create_app(engine, setup.telemetry, http2=args.http2)
+    metrics_port = args.metrics_port if args.metrics_port is not None else config.metrics_port
+    metrics = None
     try:
+        if metrics_port is not None:
+            metrics = MetricsServer(app.state.exposition, args.host, metrics_port).start()
+            print(f"servescope: /metrics also on {metrics.url}", file=sys.stderr)
         if args.http2:
             from servescope.reference.http2 import serve_http2
 
-            serve_http2(create_app(engine, setup.telemetry, http2=True), args.host, args.port)
+            logging.getLogger("servescope.serve").warning(
+                "--http2-without-guarantees: serving HTTP/2 without: %s", "; ".join(HTTP2_GAPS))
+            serve_http2(app, args.host, args.port)
         else:
-            serve(create_app(engine, setup.telemetry), args.host, args.port,
-                  send_buffer_bytes=args.send_buffer_bytes or None)
+            serve(app, args.host, args.port, send_buffer_bytes=args.send_buffer_bytes or None)
     except KeyboardInterrupt:
         pass  # a requested stop
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if metrics is not None:
+            metrics.stop()
         engine.shutdown()
         setup.shutdown()
     return 0

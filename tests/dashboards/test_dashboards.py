@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from vendored import schemas_dir
 from servescope.cli import main
 from servescope.dashboards import lint
 from servescope.dashboards.common import UIDS
+from servescope.dashboards.panels import NO_METRIC
 from servescope.dashboards.render import dashboards
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec, parse_slo
@@ -175,8 +177,10 @@ def test_vllm_dashboards_name_only_vllm_series() -> None:
     exprs += [v["query"] for board in boards.values()
               for v in board["templating"]["list"] if v["type"] == "query"]
     assert lint.series_errors(exprs, flavor=VLLM) == []
-    names = set().union(*(lint.SELECTOR.findall(e) for e in exprs)) - lint.PROMETHEUS_SERIES
-    assert names and all(n.startswith("vllm:") for n in names), names
+    engine = [re.sub(r'[A-Za-z_:]+\{job=~"(\$gateway|servescope-gateway\.\*)"[^}]*\}', "", e)
+              for e in exprs]
+    names = set().union(*(lint.SELECTOR.findall(e) for e in engine)) - lint.PROMETHEUS_SERIES
+    assert names and all(n.startswith("vllm:") for n in names), names  # or the gateway's
     text = "\n".join(exprs)
     for wanted in ("vllm:time_to_first_token_seconds_bucket", "vllm:kv_cache_usage_perc",
                    "vllm:request_success_total", "model_name=~\"$model\"",
@@ -187,16 +191,24 @@ def test_vllm_dashboards_name_only_vllm_series() -> None:
 def test_vllm_panels_without_a_metric_say_so() -> None:
     boards = committed("vllm")
     by_title = {p["title"]: p for b in boards.values() for p in lint.panels(b)}
-    for title in ("Goodput share", "In flight", "Paused requests", "Discarded / committed",
-                  "Spans dropped", "Batch size"):
+    for title in ("Batch size", "KV blocks", "Engine restarts"):  # only a scheduler knows
         panel = by_title[title]
         assert not panel.get("targets") and "vLLM exposes no metric for this panel" in \
             panel["description"]
+    for title in ("Goodput share", "In flight", "Paused requests", "Discarded / committed",
+                  "Spans dropped"):  # client-side truth: the gateway's series, on its job
+        exprs = [t["expr"] for t in by_title[title]["targets"]]
+        assert exprs and all('job=~"$gateway"' in e for e in exprs), title
     flow = by_title["Request flow"]
     # vLLM counts admission rejections (vllm:admission_rejections): the flow shows them
-    assert [t["legendFormat"] for t in flow["targets"]] == ["rejected", "cancelled", "errored"]
-    assert "vllm:admission_rejections_total" in flow["targets"][0]["expr"]
-    assert "vLLM exposes no metric for some of its series" in flow["description"]
+    # beside the gateway's arrivals, admissions and deadlines
+    flow_by = {t["legendFormat"]: t["expr"] for t in flow["targets"]}
+    assert list(flow_by) == ["arrived", "admitted", "rejected", "cancelled", "errored",
+                             "deadline"]
+    assert "vllm:admission_rejections_total" in flow_by["rejected"]
+    assert 'finished_reason="abort"' in flow_by["cancelled"]
+    assert all('job=~"$gateway"' in flow_by[k] for k in ("arrived", "admitted", "deadline"))
+    assert NO_METRIC not in flow["description"]
     # the 2 s TTFT threshold is no vLLM bucket boundary: the SLI counts at 1 s and says so
     attainment = by_title["TTFT SLO attainment"]
     assert 'le=~"1(\\\\.0)?"' in attainment["targets"][0]["expr"]

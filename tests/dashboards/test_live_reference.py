@@ -55,9 +55,6 @@ NOT_PRODUCED = {
     cat.REDACTIONS.name: "serve runs without a redaction stage: nothing is redacted",
     cat.LABELS_FOLDED.name: "one model, one priority, one pool: no label reaches its cap",
     cat.HOOK_ERRORS.name: "no hook fails",
-    cat.ENGINE_RESTARTS.name: "the engine runs in the server's process (no --engine-process)",
-    cat.ENGINE_HEARTBEAT_AGE.name: "the engine runs in the server's process",
-    cat.ENGINE_LAST_STEP_AGE.name: "the engine runs in the server's process",
 }
 #: Queries that depend on a race or on timing in a short run: data or none are both fine.
 MAY_BE_EMPTY = {

@@ -56,7 +56,7 @@ def test_cpu_and_cuda_images_have_their_own_tags() -> None:
 
 
 def test_the_gpu_profile_runs_the_worker_on_an_nvidia_device() -> None:
-    gpu = {name for name, s in SERVICES.items() if "profiles" in s}
+    gpu = {name for name, s in SERVICES.items() if s.get("profiles") == ["gpu"]}
     assert gpu == {"server-gpu", "load-gpu"}
     assert all(SERVICES[name]["profiles"] == ["gpu"] for name in gpu)
     devices = SERVICES["server-gpu"]["deploy"]["resources"]["reservations"]["devices"]
@@ -85,7 +85,7 @@ def test_the_gpu_profile_validates_against_the_compose_spec() -> None:
 def test_prometheus_scrapes_the_gpu_server_only_while_it_runs() -> None:
     config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
     job = next(j for j in config["scrape_configs"] if j["job_name"] == "servescope")
-    assert job["dns_sd_configs"] == [{"names": ["server-gpu"], "type": "A", "port": 8000}]
+    assert job["dns_sd_configs"] == [{"names": ["server-gpu"], "type": "A", "port": 9464}]
     relabel = job["relabel_configs"][0]
     assert relabel["source_labels"] == ["__meta_dns_name"] and relabel["target_label"] == "instance"
 

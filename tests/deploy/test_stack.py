@@ -60,7 +60,8 @@ def test_the_stack_has_every_part() -> None:
     default = {name for name, s in SERVICES.items() if "profiles" not in s}
     assert default == {"server-1", "server-2", "load-1", "load-2", "otel-collector",
                        "otel-gateway", "tempo", "prometheus", "alertmanager", "grafana"}
-    assert set(SERVICES) - default == {"server-gpu", "load-gpu"}  # `--profile gpu`
+    # `--profile gpu`; `--profile vllm` (the gateway in front of a third-party engine)
+    assert set(SERVICES) - default == {"server-gpu", "load-gpu", "vllm", "gateway-vllm"}
 
 
 @pytest.mark.parametrize("service", sorted(SERVICES))
@@ -118,12 +119,16 @@ def test_grafana_credentials_come_from_an_uncommitted_env_file() -> None:
     assert ignored.returncode == 0
 
 
+METRICS_PORT = 9464
+
+
 def test_servers_run_the_cli_and_load_targets_loopback() -> None:
     parser = build_parser()
     for name in ("server-1", "server-2", "server-gpu"):
         command = SERVICES[name]["command"]
         args = parser.parse_args(command[1:])
         assert command[0] == "servescope" and args.host == "0.0.0.0" and args.port == 8000
+        assert args.metrics_port == METRICS_PORT  # Prometheus scrapes the metrics port
         assert SERVICES[name]["environment"]["OTEL_EXPORTER_OTLP_ENDPOINT"] == \
             "http://otel-collector:4317"
     for name, server in (("load-1", "server-1"), ("load-2", "server-2"),
@@ -139,7 +144,7 @@ def test_prometheus_scrapes_the_servers_under_the_rules_job() -> None:
     job = Options().job
     assert re.fullmatch(job, "servescope")
     targets = jobs["servescope"]["static_configs"][0]["targets"]
-    assert targets == ["server-1:8000", "server-2:8000"]
+    assert targets == [f"server-1:{METRICS_PORT}", f"server-2:{METRICS_PORT}"]
     assert "--enable-feature=exemplar-storage" in SERVICES["prometheus"]["command"]
     assert config["alerting"]["alertmanagers"][0]["static_configs"][0]["targets"] == \
         ["alertmanager:9093"]
@@ -222,7 +227,8 @@ def test_grafana_provisioning_links_exemplars_to_tempo() -> None:
     assert exemplar is not None and dest["name"] in exemplar
     providers = yaml.safe_load((prov / "dashboards/servescope.yaml").read_text())["providers"]
     mounts = dict((t, h) for h, t in bind_mounts("grafana"))
-    assert [p["folder"] for p in providers] == ["servescope", "vllm", "sglang", "tgi"]
+    assert [p["folder"] for p in providers] == ["servescope", "vllm", "sglang", "tgi",
+                                                        "llamacpp"]
     for provider in providers:
         path = provider["options"]["path"]
         assert mounts[path] == ROOT / f"dashboards/generated/{provider['folder']}"

@@ -1,6 +1,7 @@
-"""The label guard decides once per (label key, value) for every family, and client-supplied
-values that look like PII fold into ``other`` (counted) before they become a label or a span
-attribute."""
+"""The label guard decides once per (label key, value) for every family; client-chosen values
+(priority, model) are declared, not discovered: anything undeclared folds into ``other``
+(counted), and discovered model names must also pass the shape check and the detectors, on the
+value exactly as received, before they become a label or a span attribute."""
 
 from __future__ import annotations
 
@@ -14,11 +15,18 @@ from prometheus_client import CollectorRegistry
 
 from servescope.instrumentation import FinishReason, Telemetry, setup_telemetry
 from servescope.instrumentation import catalog as cat
-from servescope.instrumentation.labels import OTHER, LabelGuard, label_shape_ok
+from servescope.instrumentation.labels import (
+    OTHER,
+    DeclaredLabels,
+    LabelGuard,
+    model_shape_ok,
+)
 from servescope.instrumentation.tracing import ATTR
 from servescope.redaction import scan
 
-PRIORITIES = [f"class-{c}" for c in "abcdefghijkl"]  # 12 values, cap 8
+PRIORITIES = [f"class-{c}" for c in "abcdefghijkl"]  # 12 values, 8 declared
+DECLARED = DeclaredLabels(priorities=tuple(PRIORITIES[:8]))
+DISCOVER = DeclaredLabels(discover_models=True)
 
 
 def per_label(registry: CollectorRegistry, family: str) -> dict[str, float]:
@@ -36,7 +44,7 @@ def test_per_label_sums_agree_across_families_whatever_the_order(seed: int) -> N
     ``finished`` rather than ``arrived``); each family still keeps and folds the same ones."""
     rng = random.Random(seed)
     registry = CollectorRegistry()
-    tel = Telemetry(registry=registry, model="m")
+    tel = Telemetry(registry=registry, model="m", declared_labels=DECLARED)
     arrivals = [rng.choice(PRIORITIES) for _ in range(200)]
     # time to first token and arrivals in a shuffled order, interleaved with other values
     # (the two families that carry priority)
@@ -49,49 +57,82 @@ def test_per_label_sums_agree_across_families_whatever_the_order(seed: int) -> N
     arrived = per_label(registry, "servescope_requests_arrived_total")
     first_tokens = per_label(registry, "gen_ai_server_time_to_first_token_seconds_count")
     assert arrived == first_tokens
-    assert len(arrived) == 9 and OTHER in arrived  # 8 kept values and other
+    assert len(arrived) == 9 and OTHER in arrived  # 8 declared values and other
 
 
 def test_guard_decides_once_per_key_and_value() -> None:
-    guard = LabelGuard({"priority": 2})
-    assert [guard.decide("priority", v) for v in ("a", "b", "c", "a", "c")] == \
+    guard = LabelGuard({"pool": 2})
+    assert [guard.decide("pool", v) for v in ("a", "b", "c", "a", "c")] == \
         ["a", "b", OTHER, "a", OTHER]
 
 
-@pytest.mark.parametrize("value", [
+PII_VALUES = [
     "4111111111111111", "5555555555554444", "15551234567", "447911123456", "123456",
-    "alice@example.com", "sk-abcdefghijklmnopqrstuvwxyz123456", "akia1234567890abcdef",
-    "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "a" * 33, "with space", "UPPER", "",
+    "alice@example.com", "sk-abcdefghijklmnopqrstuvwxyz123456", "AKIAIOSFODNN7EXAMPLE",
+    "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "with space", "",
     "x-4111-1111-1111-1111", "de89370400440532013000",
-])
-def test_client_values_that_look_like_pii_are_refused_by_shape_or_detectors(value: str) -> None:
-    refused = not label_shape_ok(value) or bool(scan(value))
-    assert refused
-    assert LabelGuard(value_check=lambda v: not scan(v)).decide("priority", value) == OTHER
+]
 
 
-@pytest.mark.parametrize("value", ["interactive", "batch", "batch-low", "p_1", "0", "7",
-                                   "-1", "1000"])
-def test_ordinary_priority_classes_are_kept(value: str) -> None:
-    assert LabelGuard(value_check=lambda v: not scan(v)).decide("priority", value) == value
+@pytest.mark.parametrize("value", PII_VALUES)
+def test_client_values_that_look_like_pii_never_become_labels(value: str) -> None:
+    check = LabelGuard(value_check=lambda v: not scan(v), declared=DISCOVER)
+    assert check.decide("priority", value) == OTHER  # undeclared
+    assert check.decide("model", value) == OTHER  # refused by shape or detectors
 
 
-def test_detectors_catch_what_the_shape_lets_through() -> None:
+@pytest.mark.parametrize("value", ["AKIAIOSFODNN7EXAMPLE",
+                                   "ghp_abcdefghijklmnopqrstuvwxyzABCDEFGHIJ12"])
+def test_the_detectors_see_the_value_exactly_as_received(value: str) -> None:
+    """Lowercasing first would hide an AWS key id from its detector (``akia...``)."""
+    assert model_shape_ok(value) and scan(value)
+    assert LabelGuard(value_check=lambda v: not scan(v), declared=DISCOVER).decide(
+        "model", value) == OTHER
+
+
+@pytest.mark.parametrize("value", ["interactive", "batch-low", "p_1", "0", "7", "-1", "1000"])
+def test_declared_priority_classes_are_kept_and_nothing_else(value: str) -> None:
+    guard = LabelGuard(declared=DeclaredLabels(priorities=(value,)))
+    assert guard.decide("priority", value) == value
+    assert guard.decide("priority", value + "x") == OTHER
+
+
+def test_junk_values_cannot_push_a_declared_class_out() -> None:
+    guard = LabelGuard(declared=DeclaredLabels(priorities=("interactive", "batch")))
+    assert [guard.decide("priority", f"p{i}x1") for i in range(1, 8)] == [OTHER] * 7
+    assert guard.decide("priority", "interactive") == "interactive"
+
+
+def test_undeclared_names_fold_unless_discovery_is_on() -> None:
     key = "sk-abcdefghijklmnopqrstuvwxyz"
-    assert label_shape_ok(key)
-    assert LabelGuard().decide("priority", key) == key  # no detectors injected
-    assert LabelGuard(value_check=lambda v: not scan(v)).decide("priority", key) == OTHER
+    assert LabelGuard().decide("model", "Llama-3.1-8B-Instruct") == OTHER  # not declared
+    discover = LabelGuard(declared=DISCOVER)
+    assert discover.decide("model", "Llama-3.1-8B-Instruct") == "Llama-3.1-8B-Instruct"
+    assert discover.decide("model", key) == key  # no detectors injected
+    assert LabelGuard(value_check=lambda v: not scan(v), declared=DISCOVER).decide(
+        "model", key) == OTHER
 
 
 def test_a_failing_check_folds_rather_than_lets_through() -> None:
     def broken(value: str) -> bool:
         raise RuntimeError("detector down")
 
-    assert LabelGuard(value_check=broken).decide("priority", "interactive") == OTHER
+    assert LabelGuard(value_check=broken, declared=DISCOVER).decide("model", "llama") == OTHER
 
 
-def test_server_chosen_labels_are_not_shape_checked() -> None:
-    assert LabelGuard().decide("model", "Llama-3.1-8B-Instruct") == "Llama-3.1-8B-Instruct"
+def test_declared_models_are_kept_unchecked() -> None:
+    def refuse(value: str) -> bool:
+        return False
+
+    guard = LabelGuard(value_check=refuse, declared=DeclaredLabels(models=("org/My-Model",)))
+    assert guard.decide("model", "org/My-Model") == "org/My-Model"
+
+
+def test_a_bad_declaration_names_the_field() -> None:
+    with pytest.raises(ValueError, match="priorities"):
+        DeclaredLabels(priorities=("Alice Smith",))
+    with pytest.raises(ValueError, match="models"):
+        DeclaredLabels(models=("",))
 
 
 def test_pii_priority_folds_on_every_label_and_span_and_is_counted(tmp_path) -> None:

@@ -12,7 +12,7 @@ from prometheus_client.openmetrics.exposition import generate_latest
 from servescope.instrumentation import FinishReason, StepReport, Telemetry
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind, MetricSpec
-from servescope.instrumentation.labels import LabelGuard, UnknownLabelError
+from servescope.instrumentation.labels import DeclaredLabels, LabelGuard, UnknownLabelError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -146,8 +146,8 @@ def test_hooks_never_raise_and_count_internal_errors(registry, monkeypatch):
     assert sample(registry, "servescope_telemetry_hook_errors_total", hook="step") == 1.0
 
 
-def test_label_values_past_the_cap_fold_into_other(registry):
-    tel, _ = make(registry, label_caps={"priority": 2})
+def test_undeclared_label_values_fold_into_other(registry):
+    tel, _ = make(registry, declared_labels=DeclaredLabels(priorities=("gold", "silver")))
     for prio in ("gold", "silver", "bronze", "tin"):
         tel.request(f"r-{prio}", priority=prio).finish(FinishReason.STOP)
     assert sample(registry, "servescope_requests_arrived_total", model="m",

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from servescope.instrumentation import catalog as cat
-from servescope.promql.flavor import SERVESCOPE, SGLANG, TGI, VLLM, missing_in
+from servescope.promql.flavor import LLAMACPP, SERVESCOPE, SGLANG, TGI, VLLM, missing_in
 from servescope.promql.query import Query, le_matcher, le_regex, series_in
 
 
@@ -54,7 +54,7 @@ def test_vllm_translation() -> None:
 
 
 def test_missing_metrics_become_markers_that_survive_composition() -> None:
-    q = Query(window="5m", flavor=VLLM)
+    q = Query(window="5m", flavor=VLLM.engine_only())
     expr = f"({q.rate(cat.GOOD)} / {q.rate(cat.ATTEMPTED)})"
     assert [name for _, name in missing_in(expr)] == [cat.GOOD.sample_name,
                                                        cat.ATTEMPTED.sample_name]
@@ -65,21 +65,21 @@ def test_missing_metrics_become_markers_that_survive_composition() -> None:
 
 
 def test_engines_without_a_reason_label_count_reasons_in_counters_of_their_own() -> None:
-    q = Query({"job": '=~"$job"', "model": '=~"$model"'}, "5m", SGLANG)
+    q = Query({"job": '=~"$job"', "model": '=~"$model"'}, "5m", SGLANG.engine_only())
     assert q.rate(cat.FINISHED, "instance", finish_reason="client_cancel") == (
         'sum by (instance) (rate(sglang:num_aborted_requests_total'
         '{job=~"$job",model_name=~"$model"}[5m]))')
     assert missing_in(q.rate(cat.FINISHED, finish_reason="error"))  # SGLang counts no errors
     assert missing_in(q.rate(cat.FINISHED, finish_reason='!~"stop|length"'))
     assert missing_in(q.rate(cat.FINISHED, cat.FINISH_REASON))  # no breakdown to give
-    tgi = Query({"job": '=~"$job"', "model": '=~"$model"'}, "5m", TGI)
+    tgi = Query({"job": '=~"$job"', "model": '=~"$model"'}, "5m", TGI.engine_only())
     # both reasons of the regex that TGI counts live in one counter: a fixed matcher on err
     assert tgi.rate(cat.FINISHED, finish_reason='=~"deadline|error"') == (
         'sum (rate(tgi_request_failure{job=~"$job",err=~"generation|dropped|incomplete"}[5m]))')
 
 
 def test_tgi_has_no_model_label_and_no_total_suffix() -> None:
-    q = Query({"job": '=~"$job"', "model": '=~"$model"'}, "5m", TGI)
+    q = Query({"job": '=~"$job"', "model": '=~"$model"'}, "5m", TGI.engine_only())
     assert q.rate(cat.REJECTED, "job", "model") == (
         'sum by (job) (rate(tgi_request_failure{job=~"$job",err="overloaded"}[5m]))')
     assert q.rate(cat.TOKENS, stage="committed") == (
@@ -90,7 +90,36 @@ def test_tgi_has_no_model_label_and_no_total_suffix() -> None:
 
 
 def test_a_breakdown_by_a_label_the_engine_lacks_is_unavailable() -> None:
-    q = Query(window="5m", flavor=VLLM)
+    q = Query(window="5m", flavor=VLLM.engine_only())
     assert missing_in(q.quantile(0.95, cat.E2E, cat.FINISH_REASON)) == [
         ("vllm", "gen_ai_server_request_duration_seconds[by finish_reason]")]
     assert not missing_in(q.rate(cat.FINISHED, cat.FINISH_REASON))
+
+
+def test_the_gateway_fills_what_the_engine_lacks_and_nothing_else() -> None:
+    scope = {"job": '=~"$job"', "instance": '=~"$instance"', "model": '=~"$model"'}
+    q = Query(scope, "5m", VLLM, '=~"$gateway"')
+    # the engine's own metric keeps what it has, in its own names and scope
+    assert q.rate(cat.FINISHED, finish_reason="stop").startswith(
+        'sum (rate(vllm:request_success_total{job=~"$job",instance=~"$instance",')
+    assert q.rate(cat.TOKENS, stage="committed").startswith("sum (rate(vllm:generation_tokens")
+    # what it lacks comes from the gateway's catalog series, on the gateway's job only, in
+    # catalog label names (vLLM renames finish_reason; the gateway does not)
+    assert q.rate(cat.FINISHED, "instance", finish_reason="slow_consumer") == (
+        'sum by (instance) (rate(servescope_requests_finished_total'
+        '{job=~"$gateway",finish_reason="slow_consumer"}[5m]))')
+    assert q.rate(cat.TOKENS, stage="delivered") == (
+        'sum (rate(servescope_tokens_total{job=~"$gateway",stage="delivered"}[5m]))')
+    assert q.quantile(0.95, cat.E2E, cat.FINISH_REASON).startswith(
+        "histogram_quantile(0.95, sum by (finish_reason, le) "
+        '(rate(gen_ai_server_request_duration_seconds_bucket{job=~"$gateway"}[5m])))')
+    assert q.level(cat.DELIVERY_ACKED) == (
+        'sum (servescope_transport_delivery_acknowledged{job=~"$gateway"})')
+    # the scheduler's own series no gateway can see stay unavailable
+    assert missing_in(q.quantile(0.9, cat.BATCH_SIZE))
+    assert missing_in(q.level(cat.KV_BLOCKS_USED))
+    # rules (no dashboard variable) read the gateway's default job
+    rules = Query(window="5m", flavor=LLAMACPP)
+    assert 'job=~"servescope-gateway"' in rules.rate(cat.STREAM_TTFT, suffix="_count")
+    assert rules.rate(cat.TOKENS, stage="committed") == (
+        "sum (rate(llamacpp:tokens_predicted_total{}[5m]))")

@@ -159,7 +159,8 @@ def ipv6(rng: random.Random) -> str:
     groups = [format(rng.randint(0, 0xFFFF), "x") for _ in range(8)]
     return rng.choice([
         ":".join(groups), f"2001:db8::{groups[0]}:{groups[1]}", f"fe80::{groups[2]}:{groups[3]}",
-        "::1", f"2a00:1450:4001:{groups[4]}::200e", ":".join(g.upper() for g in groups),
+        f"2a00:1450:4001:{groups[6]}::1", f"2a00:1450:4001:{groups[4]}::200e",
+        ":".join(g.upper() for g in groups),
         f"fe80::{groups[5]}%eth0", f"::ffff:{ipv4(rng)}",
     ])
 
@@ -470,7 +471,7 @@ HANDWRITTEN_POSITIVES: tuple[tuple[str, str, str | None], ...] = (
     ("ipv4", "connect to 8.8.8.8:53 failed", "8.8.8.8"),
     ("ipv6", "peer [2001:db8:85a3::8a2e:370:7334]:443", "2001:db8:85a3::8a2e:370:7334"),
     ("ipv6", "src=fe80::1ff:fe23:4567:890a%eth0", "fe80::1ff:fe23:4567:890a%eth0"),
-    ("ipv6", "listening on ::1", "::1"),
+    ("ipv6", "peer [2a00:1450:4001:82b::200e]:443", "2a00:1450:4001:82b::200e"),
     ("jwt", "Authorization: Bearer " + _JWT_IO, _JWT_IO),
     ("bearer_token", "curl -H 'Authorization: Bearer ya29.a0AfH6SMBx3kLq9_zX-7y'",
      "ya29.a0AfH6SMBx3kLq9_zX-7y"),
@@ -555,6 +556,9 @@ HANDWRITTEN_NEGATIVES: tuple[tuple[str, str], ...] = (
     ("telemetry", "p50=12.5ms p99=250.0ms max=1.234s"),
     ("telemetry", "shape torch.Size([8, 128, 4096]) dtype=torch.float16"),
     ("telemetry", "listening on http://localhost:8000"),
+    # addresses that name no host: what servers bind to, loopback
+    ("telemetry", "Uvicorn running on http://0.0.0.0:8000 (Press CTRL+C to quit)"),
+    ("telemetry", "listening on [::]:8000 and ::1 port 9090, 127.0.0.1:8081"),
     ("telemetry", "model: meta-llama/Llama-3.1-8B-Instruct revision: main"),
     ("telemetry", "gen_ai.usage.output_tokens: 256"),
     ("telemetry", "queue_time_seconds_bucket{le=\"0.005\"} 10"),

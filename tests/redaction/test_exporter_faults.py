@@ -17,6 +17,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExportResult
 from otlp_receiver import OtlpReceiver, free_port
 from timing import slack_s
+from waiting import poll_until
 from walk import walk_request
 
 from servescope.instrumentation import catalog as cat
@@ -286,13 +287,12 @@ def test_a_failing_receiver_gets_one_batch_per_backoff_not_the_whole_queue(regis
     tracer = provider.get_tracer("t")
     for _ in range(16):  # a full batch wakes the export thread: its export fails
         tracer.start_span("s").end()
-    deadline = time.monotonic() + 10
-    while inner.calls == 0 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    poll_until(lambda: inner.calls, what="the first export", timeout_s=10, interval_s=0.01)
     assert inner.calls == 1
     for _ in range(100):  # six more full batches, each waking the thread: it keeps waiting
         tracer.start_span("s").end()
-    time.sleep(0.5)
+    # the thread has seen the wake-ups once it cleared the event; it went back to its backoff
+    poll_until(lambda: not processor._wake.is_set(), what="the export thread woke")
     assert inner.calls == 1
     inner.accept = True
     t0 = time.monotonic()

@@ -1,5 +1,6 @@
 """Values servescope itself sets are known-safe by the catalog: the default policy passes them
-without a scan, and every other attribute of a servescope span is scanned."""
+without a scan, and every other attribute of a servescope span (the request id and the
+client-chosen model name) is scanned."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def _recorded_spans():
 def test_catalog_names_attributes_the_instrumentation_sets() -> None:
     names = {v for k, v in vars(ATTR).items() if k.isupper()}
     assert names >= cat.KNOWN_SAFE_SPAN_ATTRIBUTES
-    assert names - cat.KNOWN_SAFE_SPAN_ATTRIBUTES == {ATTR.REQUEST_ID}
+    assert names - cat.KNOWN_SAFE_SPAN_ATTRIBUTES == {ATTR.REQUEST_ID, ATTR.MODEL}
 
 
 def test_default_policy_passes_every_known_safe_key_unscanned(monkeypatch) -> None:
@@ -47,7 +48,7 @@ def test_default_policy_passes_every_known_safe_key_unscanned(monkeypatch) -> No
 def test_a_servescope_span_scans_only_its_request_id(monkeypatch) -> None:
     spans = _recorded_spans()
     assert len(spans) >= 4
-    redactor = Redactor(hash_key=b"k")
+    redactor = Redactor(hash_key=b"k", known_models=["default"])  # the model it serves
     stage = RedactingSpanExporter(InMemorySpanExporter(), redactor)
     for span in spans:  # first pass: keys are classified (and checked) once
         stage.redact_span(span)
@@ -59,4 +60,6 @@ def test_a_servescope_span_scans_only_its_request_id(monkeypatch) -> None:
         clean = stage.redact_span(span)
         assert dict(clean.attributes) == dict(span.attributes)  # nothing in them to redact
     names = {s.name for s in spans}
-    assert set(scanned) <= {"req-1"} | names | {e.name for s in spans for e in s.events}
+    models = {s.attributes.get(ATTR.MODEL) for s in spans} - {None}
+    assert set(scanned) <= ({"req-1"} | names | {e.name for s in spans for e in s.events}
+                            | models)

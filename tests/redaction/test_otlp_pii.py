@@ -74,7 +74,7 @@ def _run_request(telemetry, tracer) -> str:
             "gen_ai.input.messages": '[{"role": "user", "content": "my card is '
                                      '4111 1111 1111 1111 and my IBAN DE89 3704 0044 0532 '
                                      '0130 00"}]',
-            "tenant.contact": "call +1 415 555 2671",
+            "app.contact": "call +1 415 555 2671",
             "app.config": "api_key=Zx9fQ2mLp0Rt",
         })
         http.add_event("gen_ai.user.message", {"note": "SSN 123-45-6789"})

@@ -99,3 +99,25 @@ def test_redact_command_exits_2_on_a_bad_policy(monkeypatch, capsys, tmp_path):
     code, out, err = _cli(monkeypatch, capsys, ["--policy", str(bad)], "a@b.io\n")
     assert code == 2 and out == ""
     assert "invalid redaction policy" in err and "actions.email" in err
+
+
+@pytest.mark.parametrize(("text", "field", "line", "what"), [
+    ("version: 1\nattributes:\n  drop_patterns:\n    - ok\n    - '(x'\n",
+     "attributes.drop_patterns[1]", 5, "invalid regular expression"),
+    ("version: 1\nattributes:\n  hash_patterns: ['[a-']\n", "attributes.hash_patterns[0]", 3,
+     "invalid regular expression"),
+    ("version: 1\ndetectors:\n  - email\n  - passport\n", "detectors[1]", 4,
+     "unknown detector 'passport'"),
+    ("version: 1\nactions:\n  email: hash\n  emial: mask\n", "actions.emial", 4,
+     "unknown detector 'emial'"),
+    ("version: 1\nlimits:\n  max_value_chars: many\n", "limits.max_value_chars", 3,
+     "is not of type 'integer'"),
+    ("version: 1\nattributes:\n  allow:\n    - service.name\n    - 7\n", "attributes.allow[1]",
+     5, "is not of type 'string'"),
+    ("version: 1\nmodels:\n  unknown: forget\n", "models.unknown", 3, "is not one of"),
+])
+def test_bad_policy_names_the_field_and_the_line(text, field, line, what):
+    with pytest.raises(PolicyError) as info:
+        parse_policy(text, source="p.yaml")
+    assert str(info.value).startswith(f"p.yaml: {field} (line {line}): "), str(info.value)
+    assert what in str(info.value)

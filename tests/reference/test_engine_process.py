@@ -339,7 +339,7 @@ def test_racing_terminal_signals_across_the_boundary_leave_one_reason_and_no_lea
         for h in handles:
             assert h.finish_reason is not None
             assert h.recorder.finished and h.recorder.finish_reason is h.finish_reason
-            assert h.lifecycle.cleanup_count == 1
+            assert h.life.cleanup_count == 1
             assert h.peak_buffered <= 4
             s = h.recorder.summary()
             assert s.committed_tokens == s.delivered_tokens + s.discarded_tokens

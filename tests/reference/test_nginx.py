@@ -15,7 +15,6 @@ import os
 import shutil
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from otlp_receiver import free_port
 from recorders import capture_recorders
+from waiting import poll_until
 
 from servescope.instrumentation.recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
@@ -73,28 +73,25 @@ class Nginx:
         self.proc = subprocess.Popen(
             [str(NGINX), "-p", str(root), "-e", str(root / "error.log"), "-c", str(conf),
              "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    err = self.proc.stderr.read().decode() if self.proc.stderr else ""
-                    raise RuntimeError(f"nginx did not start: {err}") from None
-                time.sleep(0.05)
+        poll_until(lambda: socket.create_connection(("127.0.0.1", self.port), timeout=0.2),
+                   what="nginx to listen", timeout_s=10, transient=(OSError,),
+                   alive=self.proc).close()
 
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(10)
 
 
+CAPACITY = 8  # the stream buffer's tokens
+CHUNK = 1  # tokens the writer takes from the buffer at a time
+
+
 def _server() -> tuple[LocalServer, list[RequestRecorder]]:
     config = EngineConfig(model=LONG, block_size=16, num_blocks=512, max_batch=8,
-                          stream_capacity=8, stream_low_watermark=2,
+                          stream_capacity=CAPACITY, stream_low_watermark=2,
                           slow_consumer_timeout_s=30.0)
     server = LocalServer(config, model_name=MODEL, span_exporter=InMemorySpanExporter(),
-                         chunk_tokens=1)
+                         chunk_tokens=CHUNK)
     return server, capture_recorders(server.telemetry)
 
 
@@ -117,13 +114,13 @@ def _never_reading(port: int) -> socket.socket:
 
 
 def _arrived(recorders: list[RequestRecorder], tmp_path: Path) -> RequestRecorder:
-    deadline = time.monotonic() + 10
-    while not recorders:
-        log = tmp_path / "error.log"
-        assert time.monotonic() < deadline, (
-            f"no request reached the server: {log.read_text() if log.exists() else ''}")
-        time.sleep(0.02)
-    return recorders[0]
+    log = tmp_path / "error.log"
+    try:
+        return poll_until(lambda: recorders and recorders[0], what="a request at the server",
+                          timeout_s=10, interval_s=0.02)
+    except TimeoutError:
+        raise AssertionError("no request reached the server: "
+                             f"{log.read_text() if log.exists() else ''}") from None
 
 
 def _sample(server: LocalServer, name: str, **labels: str) -> float:
@@ -137,14 +134,19 @@ def test_backpressure_reaches_the_engine_through_nginx(
     try:
         sock = _never_reading(proxy.port)
         _arrived(recorders, tmp_path)
-        deadline = time.monotonic() + 20
-        while _sample(server, "servescope_requests_paused", pool="default") < 1:
-            assert time.monotonic() < deadline, "backpressure never reached the engine"
+
+        def paused() -> bool:
+            if _sample(server, "servescope_requests_paused", pool="default") >= 1:
+                return True
             assert recorders[0].summary().finish_reason is None, "nginx absorbed the stream"
-            time.sleep(0.02)
+            return False
+
+        poll_until(paused, what="backpressure at the engine", timeout_s=20, interval_s=0.02)
         live = recorders[0].summary()
         assert live.committed_tokens < TOKENS  # paused well before the end
-        assert live.committed_tokens - live.written_tokens <= 8  # the stream capacity
+        # unsent = the buffer (at most its capacity) + the chunk the writer has taken from it
+        # and not yet counted as written (the buffer has room again once it is taken)
+        assert live.committed_tokens - live.written_tokens <= CAPACITY + CHUNK
         sock.close()
         assert server.engine.wait_idle(15.0)
     finally:
@@ -160,10 +162,8 @@ def test_forced_buffering_makes_nginx_the_peer_that_acknowledges(
     try:
         sock = _never_reading(proxy.port)
         _arrived(recorders, tmp_path)
-        deadline = time.monotonic() + 30
-        while recorders[0].summary().finish_reason is None:
-            assert time.monotonic() < deadline, "the buffered stream never finished"
-            time.sleep(0.05)
+        poll_until(lambda: recorders[0].summary().finish_reason is not None,
+                   what="the buffered stream's end", timeout_s=30)
         s = recorders[0].summary()
         held = sock.recv(1 << 20, socket.MSG_PEEK)  # all the client's kernel holds
         client_tokens = sum(len(json.loads(line[6:])["choices"][0]["text"].encode())

@@ -119,7 +119,7 @@ def test_racing_terminal_signals_leave_one_reason_and_no_leaks(seed: int) -> Non
     assert len(handles) == N_REQUESTS
     reasons = set()
     for h in handles:
-        life = h.lifecycle
+        life = h.life
         assert h.finish_reason is not None
         assert h.recorder.finished and h.recorder.finish_reason is h.finish_reason
         assert life.attempts[0] is h.finish_reason  # the first decision is the outcome
@@ -140,6 +140,6 @@ def test_racing_terminal_signals_leave_one_reason_and_no_leaks(seed: int) -> Non
     in_flight = total(registry, "servescope_requests_in_flight")
     assert arrived == N_REQUESTS and finished + in_flight == arrived and in_flight == 0
     ignored = total(registry, "servescope_terminal_signals_ignored_total")
-    assert ignored == sum(len(h.lifecycle.attempts) - 1 for h in handles)
+    assert ignored == sum(len(h.life.attempts) - 1 for h in handles)
     # the mix really raced: several different outcomes
     assert len(reasons) >= 3, reasons

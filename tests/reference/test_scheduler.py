@@ -8,6 +8,7 @@ import time
 
 import pytest
 from prometheus_client import CollectorRegistry
+from waiting import poll_until
 
 from servescope.instrumentation import FinishReason, StepReport, Telemetry
 from servescope.reference.config import EngineConfig, ModelConfig
@@ -56,20 +57,12 @@ def read_all(handle: RequestHandle, per_pop: int = 64, pause_s: float = 0.0) -> 
     return out
 
 
-def wait_for(predicate: object, timeout_s: float = 5.0) -> bool:
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        if predicate():  # type: ignore[operator]
-            return True
-        time.sleep(0.002)
-    return False
-
-
 def test_a_paused_request_does_not_block_the_others() -> None:
     engine, _ = make(slow_consumer_timeout_s=60.0)
     with engine:
         stuck = engine.submit(req("stuck", 60))
-        assert wait_for(lambda: engine.stats().paused == 1)
+        poll_until(lambda: engine.stats().paused == 1, what="the pause", timeout_s=5.0,
+                   interval_s=0.002)
         assert stuck.buffered == 4  # at the high watermark, and no further
         others = [engine.submit(req(f"o{i}", 30)) for i in range(5)]
         for h in others:
@@ -220,7 +213,8 @@ def test_normal_finish_waits_for_late_delivery_reports() -> None:
         assert handle.finish_reason is FinishReason.LENGTH
         assert not handle.recorder.finished  # the tail's delivery is still owed
         handle.delivered(popped)
-        assert wait_for(lambda: handle.recorder.finished)
+        poll_until(lambda: handle.recorder.finished, what="the finish", timeout_s=5.0,
+                   interval_s=0.002)
         assert engine.wait_idle(5)
     summary = handle.recorder.summary()
     assert summary.delivered_tokens == 12 and summary.discarded_tokens == 0
@@ -231,7 +225,9 @@ def test_a_stalled_tail_is_dropped_after_the_drain_timeout() -> None:
     with engine:
         handle = engine.submit(req("tail", 12))
         assert handle.wait(5) is FinishReason.LENGTH
-        assert wait_for(lambda: handle.recorder.finished)  # nobody read: dropped
+        # nobody read: dropped
+        poll_until(lambda: handle.recorder.finished, what="the finish", timeout_s=5.0,
+                   interval_s=0.002)
         assert engine.wait_idle(5)
     summary = handle.recorder.summary()
     assert summary.finish_reason is FinishReason.LENGTH and summary.discarded_tokens == 12

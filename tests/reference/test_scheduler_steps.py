@@ -63,7 +63,7 @@ def test_the_seed_trace_through_the_real_scheduler() -> None:
             names[i] = SEED_TOKENS[i]
         if handle.recorder.summary().pauses > was_paused:
             paused_ticks.append(tick)
-    life = handle.lifecycle
+    life = handle.life
     generated = "".join(names[i] for i in sorted(names))
     assert (sent, generated) == ("AB", "ABCDE")
     assert len(life.dropped) == 3  # CDE: committed, never sent
@@ -215,7 +215,7 @@ def test_a_paused_request_is_preempted_first_and_still_times_out() -> None:
     for _ in range(5):
         scheduler.iterate()
     assert stalled.finish_reason is FinishReason.SLOW_CONSUMER
-    assert stalled.lifecycle.attempts == [FinishReason.SLOW_CONSUMER]
+    assert stalled.life.attempts == [FinishReason.SLOW_CONSUMER]
     assert stalled.completion_tokens == 4  # never advanced past the high watermark
     stats = scheduler.stats
     assert stats.preemptions >= 1 and stats.free_blocks == 16

@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+from waiting import poll_until
+
 
 def run(*args, timeout=60):
     return subprocess.run([sys.executable, "-P", "-m", "servescope", "serve", *args],
@@ -28,7 +30,6 @@ def test_serve_engine_process_is_ready_serves_and_stops_its_engine(tmp_path):
     import os
     import signal
     import socket
-    import time
     import urllib.request
 
     with socket.socket() as probe:  # a free port
@@ -43,16 +44,12 @@ def test_serve_engine_process_is_ready_serves_and_stops_its_engine(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            assert proc.poll() is None, proc.stderr.read()
-            try:
-                with urllib.request.urlopen(url + "/readyz", timeout=5) as resp:
-                    ready = json.loads(resp.read())
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "serve never became ready"
-                time.sleep(0.2)
+        def readyz() -> dict:
+            with urllib.request.urlopen(url + "/readyz", timeout=5) as resp:
+                return json.loads(resp.read())
+
+        ready = poll_until(readyz, what="serve ready", timeout_s=120, interval_s=0.2,
+                           transient=(OSError,), alive=proc)
         assert ready["ready"] is True and ready["engine"] == "process"
         engine_pid = ready["pid"]
         body = json.dumps({"model": "servescope-ref", "prompt": "hi", "max_tokens": 5,
@@ -70,3 +67,17 @@ def test_serve_engine_process_is_ready_serves_and_stops_its_engine(tmp_path):
     except ProcessLookupError:
         alive = False
     assert not alive
+
+
+def test_http2_refuses_to_start_without_the_default_transports_guarantees():
+    result = run("--http2", "--port", "0")
+    assert result.returncode == 2
+    assert "--http2 refuses to start" in result.stderr and "408" in result.stderr
+    assert "--http2-without-guarantees" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_bad_metrics_port_is_a_clear_error(tmp_path):
+    config = tmp_path / "engine.yaml"
+    config.write_text("metrics_port: 70000\n")
+    result = run("--config", str(config), "--port", "0")
+    assert result.returncode == 2 and "metrics_port" in result.stderr

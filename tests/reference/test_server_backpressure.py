@@ -193,26 +193,20 @@ def _never_reading_client(host: str, port: int, max_tokens: int) -> socket.socke
     return sock
 
 
-def _wait_for(predicate: Any, timeout_s: float, what: str) -> float:
-    start = time.monotonic()
-    while not predicate():
-        assert time.monotonic() - start < timeout_s, what
-        time.sleep(0.01)
-    return time.monotonic() - start
-
-
 def test_disconnect_while_the_writer_is_stalled_cancels_at_once(watched: Watch) -> None:
     sock = _never_reading_client(watched.server.http.host, watched.server.http.port, 240)
-    _wait_for(lambda: watched.sample("servescope_requests_paused", pool="default") == 1, 60.0,
-              "the request was never paused")
+    poll_until(lambda: watched.sample("servescope_requests_paused", pool="default") == 1,
+               what="the request paused", timeout_s=60.0, interval_s=0.01)
     sock.close()
     # Noticed by the disconnect watcher, not by the writer giving the stalled stream up (which
     # would end it too, but only after abandon_after_s): that is the bound, not a guessed time.
     given_up_after_s = HttpLimits().abandon_after_s
-    took = _wait_for(lambda: watched.sample("servescope_requests_finished_total", model=MODEL,
-                                            finish_reason="client_cancel") == 1,
-                     given_up_after_s, "the disconnect of a stalled stream went unnoticed")
-    assert took < given_up_after_s
+    closed_at = time.monotonic()
+    poll_until(lambda: watched.sample("servescope_requests_finished_total", model=MODEL,
+                                      finish_reason="client_cancel") == 1,
+               what="the disconnect of a stalled stream noticed", timeout_s=given_up_after_s,
+               interval_s=0.01)
+    assert time.monotonic() - closed_at < given_up_after_s
     assert watched.server.engine.wait_idle(30.0)
     s = watched.recorders[0].summary()
     assert 0 < s.committed_tokens - s.written_tokens <= CAP  # generated, never sent
@@ -227,10 +221,10 @@ def test_a_client_that_never_reads_is_dropped_after_the_slow_consumer_policy() -
     try:
         sock = _never_reading_client(server.http.host, server.http.port, 240)
         registry = server.setup.registry
-        _wait_for(lambda: registry.get_sample_value(
+        poll_until(lambda: registry.get_sample_value(
             "servescope_requests_finished_total",
             {"model": MODEL, "finish_reason": "slow_consumer"}) == 1,
-            60.0, "the slow-consumer policy never fired")
+            what="the slow-consumer policy", timeout_s=60.0, interval_s=0.01)
         assert server.engine.wait_idle(30.0)  # KV, slot and buffer freed at once
         # ...and once the writer has stayed stalled past abandon_after_s, the transport gives
         # the connection up (a reset) instead of waiting on it forever. The client must not

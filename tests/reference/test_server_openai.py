@@ -11,6 +11,7 @@ from openai import OpenAI
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 from timing import slack_s
+from waiting import poll_until
 
 from servescope.instrumentation.tracing import ATTR
 from servescope.reference.config import EngineConfig, ModelConfig
@@ -37,14 +38,10 @@ class Served:
     def request_span(self, request_id: str):
         # The span ends when the scheduler records the terminal state, which may be just
         # after the client got its last byte.
-        deadline = time.monotonic() + 5.0
-        while time.monotonic() < deadline:
-            for span in self.spans():
-                if (span.attributes.get(ATTR.REQUEST_ID) == request_id
-                        and span.kind.name == "SERVER"):
-                    return span
-            time.sleep(0.02)
-        raise AssertionError(f"no request span for {request_id}")
+        return poll_until(lambda: next(
+            (span for span in self.spans() if span.attributes.get(ATTR.REQUEST_ID) == request_id
+             and span.kind.name == "SERVER"), None),
+            what=f"the request span of {request_id}", timeout_s=5.0, interval_s=0.02)
 
 
 @pytest.fixture(scope="module")
@@ -190,10 +187,10 @@ def test_client_disconnect_mid_stream_becomes_a_cancel_at_once(paced: Served) ->
         while not next(lines).startswith("data: "):
             pass
         cut_at = time.monotonic()
-    while paced.sample("servescope_requests_finished_total",
-                       finish_reason="client_cancel") == before:
-        assert time.monotonic() - cut_at < slack_s(2.0), "the disconnect was not noticed"
-        time.sleep(0.01)
+    poll_until(lambda: paced.sample("servescope_requests_finished_total",
+                                    finish_reason="client_cancel") != before,
+               what="the disconnect noticed", timeout_s=slack_s(2.0), interval_s=0.01)
+    assert time.monotonic() - cut_at < slack_s(2.0), "the disconnect was not noticed at once"
     assert paced.server.engine.wait_idle(30.0)
 
 
@@ -220,3 +217,34 @@ def test_priority_class_from_header_or_body_labels_the_metrics(served: Served) -
         assert served.sample("servescope_requests_arrived_total", priority=prio) == 1.0
     bad = httpx.post(url, json={**body, "priority": "gold; drop table"}, timeout=10)
     assert bad.status_code == 400 and bad.json()["error"]["param"] == "priority"
+
+
+def test_undeclared_priority_classes_fold_and_are_counted(served: Served) -> None:
+    """Declared, not discovered: 7 junk classes cannot push a configured one out."""
+    url = f"{served.server.url}/v1/completions"
+    body = {"model": MODEL, "prompt": "hi", "max_tokens": 2}
+    before = served.sample("servescope_requests_arrived_total", priority="other") or 0.0
+    for i in range(1, 8):
+        assert httpx.post(url, json={**body, "priority": f"p{i}x1"}, timeout=10).is_success
+    assert httpx.post(url, json={**body, "priority": "AKIAIOSFODNN7EXAMPLE"},
+                      timeout=10).is_success
+    assert httpx.post(url, json={**body, "priority": "batch"}, timeout=10).is_success
+    assert served.sample("servescope_requests_arrived_total", priority="other") == before + 8
+    assert served.sample("servescope_requests_arrived_total", priority="batch") == 1.0
+    text = httpx.get(f"{served.server.url}/metrics", timeout=10).text
+    assert "p1x1" not in text and "AKIA" not in text and "akia" not in text
+
+
+def test_undeclared_priority_classes_can_be_refused_by_configuration() -> None:
+    config = EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4,
+                          priority_classes=("gold", "silver"), unknown_priority="reject")
+    with LocalServer(config, model_name=MODEL, span_exporter=InMemorySpanExporter()) as srv:
+        body = {"model": MODEL, "prompt": "hi", "max_tokens": 2}
+        url = f"{srv.url}/v1/completions"
+        refused = httpx.post(url, json={**body, "priority": "interactive"}, timeout=10)
+        assert refused.status_code == 400 and refused.json()["error"]["param"] == "priority"
+        assert httpx.post(url, json={**body, "priority": "Gold"}, timeout=10).is_success
+    with pytest.raises(ValueError, match="unknown_priority"):
+        EngineConfig(unknown_priority="drop")
+    with pytest.raises(ValueError, match="priority_classes"):
+        EngineConfig.from_dict({"priority_classes": "gold"})

@@ -117,7 +117,8 @@ def test_batched_wakes_wake_each_loop_once_after_the_batch() -> None:
 
     async def consume_all() -> list[list[int]]:
         tasks = [asyncio.ensure_future(s.next(4)) for s in streams]
-        await asyncio.sleep(0.01)  # every consumer now waits on its future
+        while not all(s._waiters for s in streams):  # until every consumer waits on its
+            await asyncio.sleep(0)  # future (each task runs up to its await)
         waiting.set()
         return list(await asyncio.gather(*tasks))  # type: ignore[arg-type]
 

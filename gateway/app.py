@@ -1,0 +1,328 @@
+"""The gateway's routes: measured generation, its own health and metrics, the rest passed on.
+
+``POST /v1/completions`` and ``POST /v1/chat/completions`` are measured: the arrival is
+counted when the request head arrives (a W3C ``traceparent`` makes the request span a child of
+the caller's trace), the body is read within the reference server's limits and forwarded
+unchanged, and the upstream's answer is relayed by :class:`~.relay.Relay`. An answer that is
+not 2xx is passed on unchanged and counted as a rejection (reason ``http_<status>``); an
+upstream that cannot be asked gets the gateway's own OpenAI-shaped 502/503/504 with
+``Retry-After`` (reason ``upstream_unavailable``, ``upstream_busy``, ``upstream_timeout``,
+``upstream_error``). A client that leaves while the upstream is still preparing its answer
+cancels the upstream request.
+
+``GET /healthz``: the gateway is up. ``GET /readyz``: the upstream's own health check
+(the flavor's path) answers 2xx, else 503 with ``Retry-After``. ``GET /metrics``: the
+gateway's series (OpenMetrics with exemplars when asked). Every other path (``/v1/models``,
+``/health``, ...) is passed to the upstream and back unchanged, unmeasured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from servescope.instrumentation.metrics import render
+from servescope.instrumentation.recorder import RequestRecorder, Telemetry
+from servescope.instrumentation.status import FinishReason
+from servescope.reference import limits as guard
+from servescope.reference import openai_schema as schema
+from servescope.reference.connections import Connections
+
+from .config import GatewayConfig
+from .relay import Relay, RelaySettings
+from .upstream import Upstream, UpstreamUnavailable, forward_headers, response_headers
+
+__all__ = ["create_gateway_app"]
+
+_log = logging.getLogger("servescope.gateway")
+TRACE_HEADERS = ("traceparent", "tracestate")
+#: How often the upstream's model list may be asked again when a request names a model it
+#: did not list.
+MODELS_REFRESH_S = 30.0
+_ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+
+
+class _Models:
+    """The model ids the upstream serves (``GET /v1/models``): the only request ``model``
+    values that become label values (anything else takes the configured name)."""
+
+    def __init__(self, upstream: Upstream, telemetry: Telemetry, default: str,
+                 timeout_s: float) -> None:
+        self.upstream = upstream
+        self.telemetry = telemetry
+        self.default = default
+        self.timeout_s = timeout_s
+        self.known: frozenset[str] = frozenset()
+        self._asked_at = -MODELS_REFRESH_S
+        self._task: asyncio.Task[None] | None = None
+
+    def label(self, model: object) -> str:
+        if isinstance(model, str) and model in self.known:
+            return model
+        if isinstance(model, str) and time.monotonic() - self._asked_at > MODELS_REFRESH_S:
+            self.refresh_soon()
+        return self.default
+
+    def refresh_soon(self) -> None:
+        if self._task is None or self._task.done():
+            self._asked_at = time.monotonic()
+            self._task = asyncio.get_running_loop().create_task(self.refresh())
+
+    async def refresh(self) -> None:
+        self._asked_at = time.monotonic()
+        response = await self.upstream.get("/v1/models", self.timeout_s)
+        if response is None or response.status_code != 200:
+            return
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            data = response.json().get("data", [])
+            self.known = frozenset(m["id"] for m in data
+                                   if isinstance(m, dict) and isinstance(m.get("id"), str))
+        # the engine's served names are configuration: labels and spans keep them
+        self.telemetry.declare_models(self.known)
+
+
+class _Gateway:
+    def __init__(self, config: GatewayConfig, telemetry: Telemetry,
+                 connections: Connections | None) -> None:
+        self.config = config
+        self.telemetry = telemetry
+        self.upstream = Upstream(config)
+        self.models = _Models(self.upstream, telemetry, config.model_name, config.connect_timeout_s)
+        self.settings = RelaySettings(
+            limits=config.http, slow_consumer_timeout_s=config.slow_consumer_timeout_s,
+            max_event_bytes=config.max_event_bytes,
+            stop_reasons=config.upstream_flavor.stop_reasons, connections=connections,
+            clock=telemetry.clock)
+
+    # --- measured generation ------------------------------------------------------------
+    async def completions(self, request: Request) -> Response | Relay:
+        return await self._generate(request, "text_completion")
+
+    async def chat(self, request: Request) -> Response | Relay:
+        return await self._generate(request, "chat")
+
+    async def _generate(self, request: Request, operation: str) -> Response | Relay:
+        arrival = self.telemetry.clock()
+        rid = f"gw-{uuid.uuid4().hex}"
+        headers = request.headers
+        carrier = {k: headers[k] for k in TRACE_HEADERS if k in headers}
+        try:
+            body = await guard.read_body(request.stream(),
+                                         request.scope.get("servescope.max_body_bytes"))
+        except schema.RequestError as err:
+            self._arrived(rid, carrier, operation, arrival).rejected(err.code)
+            return _error(err.status, err.body(), close=True)
+        except ClientDisconnect:  # the body never arrived whole: nobody is left to answer
+            reason = request.scope.get(guard.ABORT_KEY, "client_disconnected")
+            self._arrived(rid, carrier, operation, arrival).rejected(reason)
+            return Response(status_code=400)
+        fields = _fields(body)
+        recorder = self._arrived(rid, carrier, operation, arrival,
+                                 self.models.label(fields.get("model")), _priority(fields,
+                                                                                  headers))
+        deadline_s = _deadline(fields, headers, self.config.default_deadline_s)
+        deadline_at = None if deadline_s is None else arrival + deadline_s
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        upstream_headers = forward_headers(request.scope["headers"], recorder.trace_context)
+        opening = asyncio.ensure_future(self.upstream.open(request.method, target,
+                                                           upstream_headers, body))
+        outcome = await self._answer_head(opening, request, deadline_at)
+        if isinstance(outcome, httpx.Response):
+            return self._relay(recorder, outcome, deadline_at)
+        return self._refused(recorder, outcome)
+
+    def _arrived(self, rid: str, carrier: Mapping[str, str], operation: str, arrival: float,
+                 model: str | None = None, priority: str = "default") -> RequestRecorder:
+        return self.telemetry.request(rid, model=model, priority=priority, carrier=carrier,
+                                      arrival=arrival, operation=operation)
+
+    async def _answer_head(self, opening: asyncio.Future[httpx.Response], request: Request,
+                           deadline_at: float | None) -> httpx.Response | BaseException | str:
+        """The upstream's answer head; the reason it never came (an exception), or
+        ``"client_cancel"`` / ``"deadline"`` when the client left or the deadline passed
+        first (the upstream request is then cancelled: its connection closes)."""
+        gone: asyncio.Future[None] = asyncio.ensure_future(_disconnected(request))
+        timeout = None if deadline_at is None else max(0.0, deadline_at -
+                                                         self.telemetry.clock())
+        try:
+            done, _ = await asyncio.wait((opening, gone), timeout=timeout,
+                                         return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+        if opening in done:
+            exc = opening.exception()
+            return exc if exc is not None else opening.result()
+        opening.cancel()
+        with contextlib.suppress(BaseException):
+            await opening
+        return "client_cancel" if gone in done else "deadline"
+
+    def _relay(self, recorder: RequestRecorder, response: httpx.Response,
+               deadline_at: float | None) -> Response | Relay:
+        status = response.status_code
+        if not 200 <= status < 300:  # the upstream refused: its answer, unchanged
+            recorder.rejected(f"http_{status}")
+            return _passthrough(response)
+        recorder.admitted()
+        return Relay(recorder, response, self.settings, deadline_at=deadline_at)
+
+    def _refused(self, recorder: RequestRecorder, outcome: BaseException | str) -> Response:
+        if outcome == "client_cancel":
+            recorder.finish(FinishReason.CLIENT_CANCEL)
+            return Response(status_code=499)
+        if outcome == "deadline":
+            recorder.finish(FinishReason.DEADLINE)
+            return _error(504, schema.error_body(
+                "the request's deadline passed before the upstream answered",
+                type_="server_error", code="deadline_exceeded"))
+        if isinstance(outcome, str):
+            raise AssertionError(outcome)
+        if not isinstance(outcome, UpstreamUnavailable):
+            _log.error("upstream request failed", exc_info=outcome)
+            outcome = UpstreamUnavailable(502, "upstream_error", "the upstream request failed")
+        recorder.rejected(outcome.code)
+        return _error(outcome.status, outcome.body(),
+                      retry_after=self.config.retry_after_s)
+
+    # --- the rest -----------------------------------------------------------------------
+    async def passthrough(self, request: Request) -> Response:
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        body = await request.body()
+        try:
+            response = await self.upstream.open(request.method, target,
+                                                forward_headers(request.scope["headers"], None),
+                                                body)
+        except UpstreamUnavailable as exc:
+            return _error(exc.status, exc.body(), retry_after=self.config.retry_after_s)
+        return _passthrough(response)
+
+    async def healthz(self, request: Request) -> Response:
+        return JSONResponse({"status": "ok", "upstream": self.config.upstream,
+                             "flavor": self.config.flavor})
+
+    async def readyz(self, request: Request) -> Response:
+        path = self.config.upstream_flavor.health_path
+        response = await self.upstream.get(path, self.config.connect_timeout_s)
+        if response is not None and 200 <= response.status_code < 300:
+            return JSONResponse({"status": "ready", "upstream": self.config.upstream})
+        status = "unreachable" if response is None else f"answered {response.status_code}"
+        return _error(503, schema.error_body(f"the upstream is not ready ({status})",
+                                             type_="server_error", code="upstream_unavailable"),
+                      retry_after=self.config.retry_after_s)
+
+    async def metrics(self, request: Request) -> Response:
+        data, content_type = render(self.telemetry.registry, request.headers.get("accept"))
+        return Response(data, media_type=content_type)
+
+    def reject_connection(self, reason: str) -> None:
+        """A request refused before it reached a handler (the connection guard's)."""
+        self.telemetry.request(f"conn-{uuid.uuid4().hex}", operation="http").rejected(reason)
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns when the client disconnects (the body has been read)."""
+    while True:
+        message = await request.receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+def _passthrough(response: httpx.Response) -> Response:
+    """The upstream's answer, streamed back unchanged; its connection closes with it."""
+
+    async def body() -> AsyncIterator[bytes]:
+        async for chunk in response.aiter_raw():
+            yield chunk
+
+    return StreamingResponse(body(), status_code=response.status_code,
+                             headers=_header_map(response), background=BackgroundTask(
+                                 response.aclose))
+
+
+def _header_map(response: httpx.Response) -> dict[str, str]:
+    kept = response_headers((k.lower(), v) for k, v in response.headers.raw)
+    return {k.decode("latin-1"): v.decode("latin-1") for k, v in kept}
+
+
+def _fields(body: bytes) -> dict[str, Any]:
+    """The body's top-level fields when it is a JSON object (else none: the upstream judges
+    the body, the gateway only reads what it labels and times by)."""
+    try:
+        obj = json.loads(body)
+    except (ValueError, RecursionError):
+        return {}
+    return obj if isinstance(obj, dict) else {}
+
+
+def _priority(fields: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+    value = headers.get(schema.PRIORITY_HEADER, fields.get("priority"))
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return "default"
+    return str(value).lower()[:64]  # the label guard checks shape and PII, and folds
+
+
+def _deadline(fields: Mapping[str, Any], headers: Mapping[str, str],
+              default: float | None) -> float | None:
+    value: object = headers.get(schema.DEADLINE_HEADER, fields.get("deadline_s"))
+    with contextlib.suppress(TypeError, ValueError):
+        seconds = float(value)  # type: ignore[arg-type]
+        if 0 < seconds < float("inf"):
+            return seconds
+    return default
+
+
+def _error(status: int, body: dict[str, Any], *, retry_after: int | None = None,
+           close: bool = False) -> JSONResponse:
+    headers = {}
+    if retry_after is not None:
+        headers["retry-after"] = str(retry_after)
+    if close:
+        headers["connection"] = "close"
+    return JSONResponse(body, status_code=status, headers=headers or None)
+
+
+def create_gateway_app(config: GatewayConfig, telemetry: Telemetry, *,
+                       connections: Connections | None = None) -> Starlette:
+    """The gateway's ASGI app. ``connections``: the registry of the server that runs it
+    (``serving.py``), for delivery by acknowledgement; None: delivered falls back to
+    written (and the delivery gauge says so)."""
+    from servescope.reference import delivery
+
+    g = _Gateway(config, telemetry, connections)
+    telemetry.delivery_confirmation(connections is not None
+                                    and delivery.acknowledgements_supported())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        with contextlib.suppress(Exception):
+            await g.models.refresh()
+        yield
+        await g.upstream.aclose()
+
+    routes = [
+        Route("/v1/completions", g.completions, methods=["POST"]),
+        Route("/v1/chat/completions", g.chat, methods=["POST"]),
+        Route("/healthz", g.healthz, methods=["GET"]),
+        Route("/readyz", g.readyz, methods=["GET"]),
+        Route("/metrics", g.metrics, methods=["GET"]),
+        Route("/{path:path}", g.passthrough, methods=_ALL_METHODS),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.add_middleware(guard.RequestLimits, limits=config.http, on_reject=g.reject_connection)
+    app.state.http_limits = config.http
+    app.state.reject_connection = g.reject_connection
+    app.state.gateway = g
+    return app

@@ -1,0 +1,396 @@
+"""One upstream answer relayed to one client, measured with the reference server's hooks.
+
+A raw ASGI callable running two tasks, as the reference writer does (``reference/sse.py``):
+
+* the **writer** reads the upstream answer one read at a time, scans it (``events.py``) and
+  writes the complete events of that read, unchanged, before it reads again. The relay thus
+  holds at most one read per stream: while the client's connection does not take bytes
+  (uvicorn's ``send`` waits on flow control), the writer does not read the upstream, the
+  upstream connection's bounded receive buffer fills and TCP stops the engine's writes. Tokens
+  count as committed when their event arrives from the upstream, ``written`` when ``send``
+  returned (the write's start, taken just before it, stamps stream TTFT) and ``delivered``
+  once the peer acknowledged the connection offset that covers them (``delivery.Acks``, as
+  the reference server counts them). After the last write the writer waits a bounded time for
+  the tail's acknowledgements, then the request finishes with the upstream's finish reason
+  (``stop``/``length``), at the time its last event arrived.
+* the **watcher** waits on ``receive``: an ``http.disconnect`` stops the writer at once (the
+  request finishes ``client_cancel`` and its upstream request is closed, so the engine frees
+  its slot). Every ``stall_poll_s`` it also looks at the writer: a write that has waited longer
+  than a poll is a backpressure pause (``servescope_backpressure_pauses_total``), and one
+  that has waited ``slow_consumer_timeout_s`` ends the stream ``slow_consumer``.
+
+A stream the gateway ends itself (slow consumer, deadline, an upstream that resets, sends
+malformed events or falls silent) gets an OpenAI-shaped error event and ``[DONE]``; a client
+that still reads nothing ``abandon_after_s`` later has its connection reset instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation.status import FinishReason
+from servescope.reference import openai_schema as schema
+from servescope.reference.config import HttpLimits
+from servescope.reference.connections import Connections
+from servescope.reference.delivery import Acks
+
+from .events import EventScanner, MalformedStream, finish_reason_of, scan_whole
+
+__all__ = ["Relay", "RelaySettings"]
+
+_log = logging.getLogger("servescope.gateway.relay")
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+_DONE = b"data: [DONE]\n\n"
+_ACK_POLL_FIRST_S = 0.0005
+_ACK_POLL_MAX_S = 0.05
+#: A write that waited longer than this for the client counts as a backpressure pause even
+#: when the watcher did not see it (a write that does not wait returns in microseconds).
+PAUSE_MIN_S = 0.005
+
+
+@dataclass(frozen=True)
+class RelaySettings:
+    """What every relay of one gateway shares."""
+
+    limits: HttpLimits
+    slow_consumer_timeout_s: float
+    max_event_bytes: int
+    stop_reasons: frozenset[str]
+    connections: Connections | None
+    clock: Callable[[], float] = time.monotonic
+
+
+class _Cut(Exception):
+    """The gateway ends the stream: the finish reason and the client's error event."""
+
+    def __init__(self, reason: FinishReason, code: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.code = code
+        self.message = message
+
+
+class Relay:
+    """The upstream's answer (head already received) to the client."""
+
+    def __init__(self, recorder: RequestRecorder, response: httpx.Response,
+                 settings: RelaySettings, *, deadline_at: float | None) -> None:
+        self.recorder = recorder
+        self.response = response
+        self.settings = settings
+        self.deadline_at = deadline_at
+        self.streamed = response.headers.get("content-type", "").startswith(
+            "text/event-stream")
+        self.disconnected = False
+        self.abandoned = False
+        self.cut: _Cut | None = None
+        self._scope: Scope = {}
+        self._acks: Acks | None = None
+        self._unmarked = 0  # tokens written since the last offset mark
+        self._transport: asyncio.Transport | None = None  # the client's connection
+        self._in_send: float | None = None  # when the write in progress began
+        self._paused = False
+        self._completing = False  # the last write is under way: a disconnect is normal
+        self._ended_at: float | None = None  # when the upstream's last event arrived
+        self._reason = FinishReason.ERROR
+        self._prompt = 0  # the engine's usage.prompt_tokens, when it said
+
+    # --- the exchange -------------------------------------------------------------------
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self._scope = scope
+        connections = self.settings.connections
+        probe = connections.probe(scope) if connections is not None else None
+        self._acks = Acks(probe) if probe is not None else None
+        self._transport = connections.transport(scope) if connections is not None else None
+        writer = asyncio.create_task(self._write(send))
+        watcher = asyncio.create_task(self._watch(receive, writer))
+        try:
+            await asyncio.wait({writer})
+        except asyncio.CancelledError:  # the server is shutting down under us
+            writer.cancel()
+            if probe is not None:
+                probe.close()
+            self.recorder.finish(FinishReason.CLIENT_CANCEL)
+            await self._close_upstream()
+            raise
+        finally:
+            watcher.cancel()
+        try:
+            if not writer.cancelled() and writer.exception() is not None:
+                self.cut = _Cut(FinishReason.ERROR, "gateway_error", "the gateway failed")
+                _log.error("relay failed", exc_info=writer.exception())
+            await self._close_upstream()
+            if self.cut is not None and not self.disconnected:
+                await self._send_cut(send, self.cut)
+            else:
+                await self._settle()
+        finally:
+            if probe is not None:  # before any abort: an open duplicate would delay the reset
+                self._confirm()
+                probe.close()
+            self._finish()
+        if self.abandoned and connections is not None:
+            _log.info("stream ended (%s) while its client read nothing: connection reset",
+                      self.cut.reason if self.cut else None)
+            connections.abort(scope)
+            for _ in range(2):  # let the transport report the loss before we return
+                await asyncio.sleep(0)
+
+    def _finish(self) -> None:
+        rec = self.recorder
+        if self._prompt:
+            rec.prompt_tokens(self._prompt)
+        if self.disconnected:
+            rec.finish(FinishReason.CLIENT_CANCEL)
+        elif self.cut is not None:
+            rec.finish(self.cut.reason)
+        else:
+            rec.finish(self._reason, now=self._ended_at)
+
+    async def _close_upstream(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.response.aclose()
+
+    # --- the writer ---------------------------------------------------------------------
+    async def _write(self, send: Send) -> None:
+        headers = [(k.lower(), v) for k, v in self.response.headers.raw
+                   if k.lower() not in _DROP]
+        try:
+            async with asyncio.timeout(self._remaining()):
+                if self.streamed:
+                    await send({"type": "http.response.start",
+                                "status": self.response.status_code, "headers": headers})
+                    await self._relay_stream(send)
+                else:
+                    await self._relay_whole(send, headers)
+        except TimeoutError:
+            self.cut = _Cut(FinishReason.DEADLINE, "deadline_exceeded",
+                            "the request's deadline passed before the upstream finished")
+        except _Ended as exc:
+            _log.warning("upstream stream %s", exc)
+            self.cut = _Cut(FinishReason.ERROR, "upstream_incomplete",
+                            f"the upstream's stream {exc}")
+        except MalformedStream as exc:
+            _log.warning("upstream sent a malformed stream: %s", exc)
+            self.cut = _Cut(FinishReason.ERROR, "upstream_malformed",
+                            f"the upstream sent a malformed event stream ({exc})")
+        except httpx.ReadTimeout:
+            self.cut = _Cut(FinishReason.ERROR, "upstream_timeout",
+                            "the upstream sent nothing for too long")
+        except httpx.HTTPError as exc:
+            _log.warning("upstream failed mid-answer: %s", type(exc).__name__)
+            self.cut = _Cut(FinishReason.ERROR, "upstream_error",
+                            f"the upstream failed mid-stream ({type(exc).__name__})")
+
+    def _remaining(self) -> float | None:
+        if self.deadline_at is None:
+            return None
+        return max(0.0, self.deadline_at - self.settings.clock())
+
+    async def _relay_stream(self, send: Send) -> None:
+        clock, rec = self.settings.clock, self.recorder
+        scanner = EventScanner(self.settings.max_event_bytes)
+        async for data in self.response.aiter_raw():
+            arrived = clock()
+            out, tokens = scanner.feed(data)
+            if tokens:
+                rec.tokens_committed(tokens, now=arrived)
+            if not out:
+                continue
+            self._ended_at = arrived
+            at = await self._send(send, out)
+            if at is None:
+                return  # the client is gone: nothing more is written
+            if tokens:
+                self._wrote(tokens, at)
+        facts = scanner.facts
+        self._prompt = facts.prompt_tokens or 0
+        if scanner.pending.strip() or not (facts.done or facts.finish or facts.error):
+            raise _Ended(scanner)
+        self._reason = finish_reason_of(facts, self.settings.stop_reasons)
+        await self._last(send, b"")
+
+    async def _relay_whole(self, send: Send, headers: list[tuple[bytes, bytes]]) -> None:
+        """A non-streamed answer: read whole (bounded), then written in one piece."""
+        clock, cap = self.settings.clock, self.settings.max_event_bytes
+        parts: list[bytes] = []
+        size = 0
+        async for data in self.response.aiter_raw():
+            size += len(data)
+            if size > cap:
+                raise MalformedStream(f"an answer longer than {cap} bytes")
+            parts.append(data)
+        self._ended_at = clock()
+        body = b"".join(parts)
+        facts = scan_whole(body)
+        self._prompt = facts.prompt_tokens or 0
+        self._reason = finish_reason_of(facts, self.settings.stop_reasons)
+        if facts.tokens:
+            self.recorder.tokens_committed(facts.tokens, now=self._ended_at)
+        headers = [*headers, (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": self.response.status_code,
+                    "headers": headers})
+        at = await self._last(send, body)
+        if at is not None and facts.tokens:
+            self._wrote(facts.tokens, at)
+
+    async def _send(self, send: Send, body: bytes) -> float | None:
+        """Write ``body`` (more to come); the write's start, or None if the client is gone."""
+        if not self._alive():
+            return None
+        clock = self.settings.clock
+        at = self._in_send = clock()
+        await send({"type": "http.response.body", "body": body, "more_body": True})
+        self._in_send = None
+        if self._paused or clock() - at > PAUSE_MIN_S:
+            self._pause(at)
+            self._paused = False
+            self.recorder.resumed()
+        return at if self._alive() else None
+
+    async def _last(self, send: Send, body: bytes) -> float | None:
+        if not self._alive():
+            return None
+        self._completing = True
+        at = self.settings.clock()
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+        return at
+
+    def _pause(self, since: float) -> None:
+        self.recorder.paused(now=since)  # a no-op while already paused
+
+    # --- delivery (as reference/sse.py counts it) ---------------------------------------
+    def _alive(self) -> bool:
+        """Whether bytes written now reach the client (uvicorn's ``send`` drops bytes after
+        a disconnect without a word, and the watcher may not have run yet)."""
+        if self.disconnected:
+            return False
+        if self.settings.connections is not None and (
+                self._transport is None or self._transport.is_closing()):
+            if not self._completing:
+                self.disconnected = True
+            return False
+        return True
+
+    def _wrote(self, n: int, at: float) -> None:
+        self.recorder.written(n, now=at)
+        if self._acks is None:
+            self.recorder.delivered(n)  # no acknowledgements here: delivered means written
+            return
+        # Marked with the connection's offset at the next look (the watcher's poll, the
+        # end), not per write: two socket reads less per chunk. A mark taken later covers
+        # these bytes and perhaps later ones, so a token is never credited before the peer
+        # acknowledged it; the totals are exact, delivered only lags by up to a poll.
+        self._unmarked += n
+
+    def _confirm(self) -> None:
+        acks = self._acks
+        if acks is None:
+            return
+        if self._unmarked:
+            acks.wrote(self._unmarked)
+            self._unmarked = 0
+        n = acks.confirmed()
+        if n:
+            self.recorder.delivered(n)
+
+    async def _settle(self) -> None:
+        """After the last write: wait for the tail's acknowledgements while they progress
+        (at most ``ack_wait_s`` without any)."""
+        acks = self._acks
+        if acks is None or self.disconnected:
+            return
+        delay, last, idle_since = _ACK_POLL_FIRST_S, acks.pending, time.monotonic()
+        while True:
+            self._confirm()
+            if not acks.pending or not acks.probe.live():
+                return
+            now = time.monotonic()
+            if acks.pending != last:
+                last, idle_since = acks.pending, now
+            elif now - idle_since > self.settings.limits.ack_wait_s:
+                return
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, _ACK_POLL_MAX_S)
+
+    # --- the end the gateway writes -----------------------------------------------------
+    async def _send_cut(self, send: Send, cut: _Cut) -> None:
+        """The error event and [DONE]; a client that reads nothing for ``abandon_after_s``
+        has its connection reset instead."""
+        if not self._alive():
+            return
+        error = schema.error_body(cut.message, type_="server_error", code=cut.code)
+        body = b"data: " + json.dumps(error, separators=(",", ":")).encode() + b"\n\n" + _DONE
+        try:
+            async with asyncio.timeout(self.settings.limits.abandon_after_s):
+                if not self._started:
+                    await send({"type": "http.response.start", "status": _CUT_STATUS.get(
+                        cut.code, 502), "headers": [(b"content-type", b"application/json")]})
+                    body = json.dumps(error).encode()
+                await self._last(send, body)
+        except TimeoutError:
+            self.abandoned = True
+
+    # --- the watcher --------------------------------------------------------------------
+    async def _watch(self, receive: Receive, writer: asyncio.Task[None]) -> None:
+        poll_s = self.settings.limits.stall_poll_s
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), poll_s)
+            except TimeoutError:
+                self._confirm()
+                if self._stalled_too_long():
+                    writer.cancel()
+                    return
+                continue
+            if message["type"] != "http.disconnect":
+                continue  # the body was read already
+            if not self._completing:
+                self.disconnected = True
+                writer.cancel()
+            return
+
+    def _stalled_too_long(self) -> bool:
+        since = self._in_send
+        if since is None:
+            return False
+        if not self._paused:
+            self._paused = True
+            self._pause(since)
+        if self.settings.clock() - since < self.settings.slow_consumer_timeout_s:
+            return False
+        self.cut = _Cut(FinishReason.SLOW_CONSUMER, "slow_consumer",
+                        "the client read too slowly; the stream was closed")
+        return True
+
+    @property
+    def _started(self) -> bool:
+        return self.streamed or self._completing
+
+
+class _Ended(Exception):
+    """The upstream's stream ended before its last event, or without one."""
+
+    def __init__(self, scanner: EventScanner) -> None:
+        super().__init__("ended before the answer was complete"
+                         if not scanner.pending.strip() else "ended inside an event")
+
+
+#: Response headers the relay sets itself (framing).
+_DROP = frozenset({b"connection", b"keep-alive", b"transfer-encoding", b"content-length",
+                   b"proxy-connection", b"trailer", b"upgrade"})
+_CUT_STATUS = {"deadline_exceeded": 504, "upstream_timeout": 504}

@@ -1,0 +1,157 @@
+"""Running the gateway: uvicorn with the reference server's connection guard, in the
+foreground (``servescope gateway``) or on a thread (:class:`LocalGateway`: tests, benchmarks).
+
+The client side gets what the reference server's clients get (``reference/limits.py``): head
+and body deadlines, the connection cap with its health reserve, JSON errors for protocol
+violations, a bounded write buffer per connection (``send_buffer_bytes`` and
+``TCP_NOTSENT_LOWAT``), so a client that stops reading stalls its relay after a few KiB; and
+every connection in :data:`CONNECTIONS`, so delivered means acknowledged by the client's TCP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import threading
+import time
+from typing import Any
+
+from starlette.applications import Starlette
+
+from servescope.instrumentation.setup import SpanRedaction, TelemetrySetup, setup_telemetry
+from servescope.reference import delivery
+from servescope.reference import limits as guard
+from servescope.reference.config import HttpLimits
+from servescope.reference.connections import Connections
+
+from .app import create_gateway_app
+from .config import GatewayConfig
+
+__all__ = ["CONNECTIONS", "DEFAULT_SEND_BUFFER_BYTES", "GatewayThread", "LocalGateway",
+           "serve_gateway"]
+
+#: The gateway's client connections (this process's gateways share it).
+CONNECTIONS = Connections()
+DEFAULT_SEND_BUFFER_BYTES = 4096
+DEFAULT_NOTSENT_LOWAT = 16384
+SERVICE_NAME = "servescope-gateway"
+
+
+def _listen(host: str, port: int, send_buffer_bytes: int | None, backlog: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if send_buffer_bytes is not None:  # accepted sockets inherit the listener's buffer size
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer_bytes)
+    sock.bind((host, port))
+    sock.listen(backlog)
+    sock.setblocking(False)
+    return sock
+
+
+def _server(app: Starlette, sock: socket.socket, send_buffer_bytes: int | None,
+            log_level: str) -> Any:
+    import uvicorn
+
+    limits: HttpLimits = app.state.http_limits
+    unsent = send_buffer_bytes or DEFAULT_NOTSENT_LOWAT
+
+    def bound(transport: asyncio.Transport) -> None:
+        raw = transport.get_extra_info("socket")
+        if raw is not None:
+            delivery.set_notsent_lowat(raw, unsent)
+
+    settings = guard.uvicorn_settings(limits, send_buffer_bytes=send_buffer_bytes,
+                                      on_reject=app.state.reject_connection,
+                                      registry=CONNECTIONS, on_connection=bound)
+    host, port = sock.getsockname()[:2]
+    logging.getLogger("uvicorn").setLevel(log_level.upper())
+    config = uvicorn.Config(app, host=host, port=port, loop="asyncio", lifespan="on",
+                            log_config=None, log_level=log_level, access_log=False,
+                            timeout_graceful_shutdown=5, **settings)
+    return uvicorn.Server(config)
+
+
+def serve_gateway(app: Starlette, host: str, port: int, *,
+                  send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
+                  log_level: str = "info") -> None:
+    """Serve in the foreground until interrupted."""
+    sock = _listen(host, port, send_buffer_bytes, app.state.http_limits.listen_backlog)
+    try:
+        _server(app, sock, send_buffer_bytes, log_level).run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+class GatewayThread:
+    """The gateway app served by uvicorn on a background thread."""
+
+    def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = 0, *,
+                 send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
+                 log_level: str = "warning") -> None:
+        self._sock = _listen(host, port, send_buffer_bytes, app.state.http_limits.listen_backlog)
+        self.host, self.port = self._sock.getsockname()[:2]
+        self._server = _server(app, self._sock, send_buffer_bytes, log_level)
+        self._thread = threading.Thread(target=self._run, name="servescope-gateway",
+                                        daemon=True)
+        self._error: BaseException | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._server.serve(sockets=[self._sock]))
+        except BaseException as exc:  # reported by start()
+            self._error = exc
+
+    def start(self, timeout_s: float = 10.0) -> GatewayThread:
+        self._thread.start()
+        deadline = time.monotonic() + timeout_s
+        while not self._server.started:
+            if self._error is not None or not self._thread.is_alive():
+                raise RuntimeError(f"the gateway failed to start: {self._error!r}")
+            if time.monotonic() > deadline:
+                raise TimeoutError("the gateway did not start in time")
+            time.sleep(0.01)
+        return self
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        self._server.should_exit = True
+        self._thread.join(timeout_s)
+        self._sock.close()
+
+
+class LocalGateway:
+    """Telemetry + gateway app + server on a free 127.0.0.1 port, started and stopped
+    together. Safe by default, like ``setup_telemetry``: spans redacted, logs filtered."""
+
+    def __init__(self, config: GatewayConfig, *, telemetry_setup: TelemetrySetup | None = None,
+                 span_exporter: Any = None, redaction: SpanRedaction | bool | None = None,
+                 port: int = 0, send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
+                 ) -> None:
+        self.setup = telemetry_setup or setup_telemetry(
+            service_name=SERVICE_NAME, model=config.model_name, pool=config.flavor,
+            span_exporter=span_exporter, redaction=redaction)
+        self.telemetry = self.setup.telemetry
+        self.app = create_gateway_app(config, self.telemetry, connections=CONNECTIONS)
+        self.http = GatewayThread(self.app, port=port, send_buffer_bytes=send_buffer_bytes)
+
+    @property
+    def url(self) -> str:
+        return self.http.url
+
+    def start(self) -> LocalGateway:
+        self.http.start()
+        return self
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        self.http.stop(timeout_s)
+        self.setup.shutdown(timeout_s)
+
+    def __enter__(self) -> LocalGateway:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

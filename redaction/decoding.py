@@ -1,0 +1,110 @@
+"""Encoded views of a text, for the detectors: values that travel percent-encoded (paths,
+query strings, ``baggage``) or base64-wrapped in a URL are scanned as what they decode to.
+
+Each view carries a map back to the original text, so a finding in the decoded view redacts
+the encoded span it came from (an encoded run is redacted whole: never half of ``%40``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .validators import b64_text
+
+__all__ = ["BASE64_IN_URL", "PercentView", "base64_tokens", "map_back", "percent_view"]
+
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+# %2540 is "%40" once decoded, "@" twice; a URL carried inside another URL's query adds a
+# level. Each level costs a pass only where "%" is left.
+_LEVELS = 3
+#: A base64 or base64url token of at least 16 characters in a URL path segment or query value.
+BASE64_IN_URL = re.compile(r"[=/]([A-Za-z0-9_+-]{16,}={0,2})(?![\w+=-])")
+
+
+@dataclass(frozen=True)
+class PercentView:
+    """A decoded text and, for its positions, where they came from in the original."""
+
+    text: str
+    # Segments in decoded order: (decoded start, original start, original end, literal).
+    # A literal segment maps position by position; an encoded run maps as a whole.
+    _starts: tuple[int, ...]
+    _segments: tuple[tuple[int, int, int, bool], ...]
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The original span that covers decoded ``[start, end)``."""
+        return self._position(start, False), self._position(end - 1, True)
+
+    def _position(self, pos: int, end: bool) -> int:
+        i = bisect.bisect_right(self._starts, pos) - 1
+        dec_start, orig_start, orig_end, literal = self._segments[i]
+        if literal:
+            return orig_start + (pos - dec_start) + (1 if end else 0)
+        return orig_end if end else orig_start
+
+
+def _decode_once(text: str) -> PercentView | None:
+    if "%" not in text:
+        return None
+    starts: list[int] = []
+    segments: list[tuple[int, int, int, bool]] = []
+    parts: list[str] = []
+    pos = decoded = 0
+    for match in _PERCENT_RUN.finditer(text):
+        start, end = match.span()
+        if start > pos:
+            starts.append(decoded)
+            segments.append((decoded, pos, start, True))
+            parts.append(text[pos:start])
+            decoded += start - pos
+        run = bytes.fromhex(match.group().replace("%", "")).decode("utf-8", "replace")
+        starts.append(decoded)
+        segments.append((decoded, start, end, False))
+        parts.append(run)
+        decoded += len(run)
+        pos = end
+    if not segments:
+        return None
+    if pos < len(text):
+        starts.append(decoded)
+        segments.append((decoded, pos, len(text), True))
+        parts.append(text[pos:])
+    return PercentView("".join(parts), tuple(starts), tuple(segments))
+
+
+def percent_view(text: str) -> tuple[str, list[PercentView]] | None:
+    """The text percent-decoded (up to two levels) and the views to map back through, outermost
+    first; None when nothing is encoded."""
+    views: list[PercentView] = []
+    current = text
+    for _ in range(_LEVELS):
+        view = _decode_once(current)
+        if view is None:
+            break
+        views.append(view)
+        current = view.text
+    return (current, views) if views else None
+
+
+def map_back(views: list[PercentView], start: int, end: int) -> tuple[int, int]:
+    """A span of the innermost decoded text, as a span of the original."""
+    for view in reversed(views):
+        start, end = view.span(start, end)
+    return start, end
+
+
+def base64_tokens(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, decoded text) of each base64 token in a URL that decodes to printable
+    text."""
+    if "://" not in text and "?" not in text:
+        return
+    for match in BASE64_IN_URL.finditer(text):
+        token = match.group(1)
+        if token.isalpha() or token.isdigit() or token.islower():
+            continue  # a word, a number or a lower-case path segment: not base64
+        decoded = b64_text(token)
+        if decoded is not None and len(decoded) >= 6:
+            yield match.start(1), match.end(1), decoded

@@ -1,0 +1,183 @@
+"""``servescope gateway`` over real sockets: a stub engine (harness/stub_engine.py) behind it,
+real clients in front (httpx, the openai SDK). What the gateway counts equals what the client
+and the engine saw; forwarded requests and answers are unchanged."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+
+import httpx
+import openai
+import pytest
+from gateways import (
+    busy_upstream_connections,
+    finished,
+    gateway_for,
+    rejected,
+    sample,
+    stub_and_gateway,
+    tokens,
+)
+from waiting import poll_until
+
+from servescope.reference.config import HttpLimits
+
+MODEL = "stub-model"
+
+
+def _stream(url: str, body: dict, headers: dict | None = None) -> tuple[int, list[dict], bool]:
+    """Status, the JSON events and whether [DONE] came, of one streamed request."""
+    events, done = [], False
+    with httpx.stream("POST", f"{url}/v1/completions", json=body, headers=headers,
+                      timeout=30) as response:
+        for line in response.iter_lines():
+            if line == "data: [DONE]":
+                done = True
+            elif line.startswith("data: "):
+                events.append(json.loads(line[6:]))
+        return response.status_code, events, done
+
+
+def test_the_openai_sdk_streams_through_the_gateway_and_counts_agree() -> None:
+    with stub_and_gateway() as (stub, gw):
+        client = openai.OpenAI(base_url=f"{gw.url}/v1", api_key="unused", max_retries=0)
+        stream = client.chat.completions.create(
+            model=MODEL, messages=[{"role": "user", "content": "hi"}], max_tokens=7,
+            stream=True, stream_options={"include_usage": True})
+        chunks = list(stream)
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+        usage = chunks[-1].usage
+        assert text == "tok " * 7 and usage is not None and usage.completion_tokens == 7
+        assert chunks[-2].choices[0].finish_reason == "length"
+        whole = client.completions.create(model=MODEL, prompt="hi", max_tokens=5)
+        assert whole.choices[0].text == "tok " * 5
+        poll_until(lambda: finished(gw, "length") == 2, what="both requests finished")
+        assert sample(gw, "servescope_requests_arrived_total", model=MODEL,
+                      priority="default") == 2
+        assert tokens(gw, "committed") == tokens(gw, "written") == 12
+        assert tokens(gw, "prompt") == 6  # the engine's usage.prompt_tokens, 3 each
+        poll_until(lambda: tokens(gw, "delivered") == 12, what="all tokens acknowledged")
+        assert sample(gw, "servescope_stream_time_to_first_token_seconds_count", model=MODEL,
+                      priority="default") == 2
+        assert stub.engine.completed == 2 and busy_upstream_connections(gw) == 0
+
+
+def test_requests_and_answers_pass_unchanged_and_the_trace_continues_upstream() -> None:
+    with stub_and_gateway() as (stub, gw):
+        parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+        body = {"model": MODEL, "prompt": "x", "max_tokens": 3, "stream": True}
+        direct = httpx.post(f"{stub.url}/v1/completions", json=body).text
+        via = httpx.post(f"{gw.url}/v1/completions", json=body,
+                         headers={"traceparent": parent}).text
+        # ids and timestamps differ per answer; everything else is byte for byte the same
+        def same(text: str) -> str:
+            return re.sub(r'"created":\d+', '"created":0', text.replace("stub-2", "stub-1"))
+
+        assert same(via) == same(direct)
+        models = httpx.get(f"{gw.url}/v1/models").json()
+        assert models["data"][0]["id"] == MODEL
+        assert httpx.get(f"{gw.url}/health").json() == {"status": "ok"}
+        assert httpx.get(f"{gw.url}/readyz").status_code == 200
+        poll_until(lambda: finished(gw, "length") == 1, what="the request finished")
+        gw.setup.force_flush()
+        spans = [s for s in gw.exporter.get_finished_spans() if s.name.startswith("text_")]
+        assert len(spans) == 1
+        span = spans[0]
+        assert format(span.context.trace_id, "032x") == parent.split("-")[1]
+        assert span.parent is not None and format(span.parent.span_id, "016x") == \
+            parent.split("-")[2]
+        sent = stub.engine.traceparents[-1].split("-")
+        assert sent[1] == parent.split("-")[1]  # the engine joins the client's trace...
+        assert sent[2] == format(span.context.span_id, "016x")  # ...under the gateway's span
+        assert span.attributes["servescope.tokens.delivered"] == 3
+
+
+def test_an_upstream_that_is_down_gets_a_counted_502_with_retry_after() -> None:
+    with gateway_for("http://127.0.0.1:9") as gw:  # nothing listens on the discard port
+        response = httpx.post(f"{gw.url}/v1/completions",
+                              json={"model": MODEL, "prompt": "x", "stream": True})
+        assert response.status_code == 502
+        assert response.headers["retry-after"] == "1"
+        assert response.json()["error"]["code"] == "upstream_unavailable"
+        assert rejected(gw, "upstream_unavailable") == 1
+        assert httpx.get(f"{gw.url}/readyz").status_code == 503
+        assert httpx.get(f"{gw.url}/healthz").status_code == 200
+
+
+def test_an_upstream_refusal_is_passed_on_unchanged_and_counted() -> None:
+    with stub_and_gateway() as (_, gw):
+        response = httpx.post(f"{gw.url}/v1/completions", content=b"{not json",
+                              headers={"content-type": "application/json"})
+        assert response.status_code == 400
+        assert response.json()["error"]["message"] == "body is not JSON"
+        assert rejected(gw, "http_400") == 1
+
+
+@pytest.mark.parametrize(("fault", "code"), [
+    ("reset", "upstream_error"), ("malformed", "upstream_malformed"),
+    ("no_finish", "upstream_incomplete")])
+def test_an_upstream_that_fails_mid_stream_ends_it_with_an_error_event(fault: str,
+                                                                       code: str) -> None:
+    with stub_and_gateway() as (stub, gw):
+        status, events, done = _stream(gw.url, {
+            "model": MODEL, "prompt": "x", "max_tokens": 50, "stream": True,
+            "stub": {"fault": fault, "fault_after": 3}})
+        assert status == 200 and done
+        assert [e["choices"][0]["text"] for e in events[:3]] == ["tok "] * 3
+        assert events[-1]["error"]["code"] == code
+        poll_until(lambda: finished(gw, "error") == 1, what="the request finished as error")
+        assert tokens(gw, "written") == 3
+        poll_until(lambda: stub.engine.active == 0, what="the upstream request closed")
+        assert busy_upstream_connections(gw) == 0
+
+
+def test_a_deadline_ends_the_upstream_request() -> None:
+    with stub_and_gateway() as (stub, gw):
+        status, events, done = _stream(
+            gw.url, {"model": MODEL, "prompt": "x", "max_tokens": 50, "stream": True,
+                     "stub": {"fault": "stall", "fault_after": 2}},
+            headers={"x-servescope-deadline-s": "0.5"})
+        assert status == 200 and done and events[-1]["error"]["code"] == "deadline_exceeded"
+        poll_until(lambda: finished(gw, "deadline") == 1, what="a deadline finish")
+        poll_until(lambda: stub.engine.cancelled == 1, what="the engine saw its client go")
+        assert busy_upstream_connections(gw) == 0
+        slow_head = httpx.post(f"{gw.url}/v1/completions", json={
+            "model": MODEL, "prompt": "x", "stream": True, "deadline_s": 0.3,
+            "stub": {"head_delay_s": 2}})
+        assert slow_head.status_code == 504
+        assert slow_head.json()["error"]["code"] == "deadline_exceeded"
+        assert finished(gw, "deadline") == 2
+
+
+def test_a_client_that_leaves_mid_stream_closes_the_upstream_request() -> None:
+    with stub_and_gateway() as (stub, gw):
+        body = {"model": MODEL, "prompt": "x", "max_tokens": 10000, "stream": True,
+                "stub": {"token_delay_s": 0.01}}
+        with httpx.stream("POST", f"{gw.url}/v1/completions", json=body) as response:
+            lines = response.iter_lines()
+            assert next(lines).startswith("data: ")
+        poll_until(lambda: finished(gw, "client_cancel") == 1, what="a client_cancel finish")
+        poll_until(lambda: stub.engine.cancelled == 1, what="the engine saw its client go")
+        assert stub.engine.active == 0 and busy_upstream_connections(gw) == 0
+        assert tokens(gw, "discarded") >= 0
+
+
+def test_hostile_clients_meet_the_reference_servers_limits() -> None:
+    limits = HttpLimits(max_body_bytes=1024, max_header_bytes=2048, header_timeout_s=0.5)
+    with stub_and_gateway(http=limits) as (stub, gw):
+        big = httpx.post(f"{gw.url}/v1/completions", content=b"x" * 4096,
+                         headers={"content-type": "application/json"})
+        assert big.status_code == 413 and big.json()["error"]["code"] == "body_too_large"
+        head = httpx.post(f"{gw.url}/v1/completions", json={"model": MODEL},
+                          headers={"x-pad": "y" * 4096})
+        assert head.status_code == 431
+        with socket.create_connection(("127.0.0.1", int(gw.url.rsplit(":", 1)[1]))) as sock:
+            sock.sendall(b"POST /v1/completions HTTP/1.1\r\nhost: x\r\n")  # and never more
+            sock.settimeout(30)
+            answer = sock.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 408")
+        poll_until(lambda: rejected(gw, "header_timeout") == 1, what="the slowloris counted")
+        assert rejected(gw, "body_too_large") == 1 and rejected(gw, "header_too_large") == 1
+        assert stub.engine.requests == 0  # none of it reached the engine

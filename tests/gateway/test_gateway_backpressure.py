@@ -1,0 +1,55 @@
+"""Backpressure and the slow-consumer policy across the gateway, with a real client socket
+that stops reading and a stub engine that would otherwise stream gigabytes."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+from gateways import busy_upstream_connections, finished, sample, stub_and_gateway
+from waiting import poll_until
+
+from servescope.reference.config import HttpLimits
+
+MODEL = "stub-model"
+CHUNK = 16 << 10
+TOKENS = 100_000  # 1.6 GB if nothing pushed back
+
+
+def _stalled_client(url: str) -> socket.socket:
+    """A client that sends a streaming request, reads the head and stops reading."""
+    host, port = url.removeprefix("http://").split(":")
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((host, int(port)))
+    body = json.dumps({"model": MODEL, "prompt": "x", "max_tokens": TOKENS, "stream": True,
+                       "stub": {"chunk_bytes": CHUNK}}).encode()
+    sock.sendall(b"POST /v1/completions HTTP/1.1\r\nhost: gw\r\ncontent-type: application/json"
+                 b"\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    assert sock.recv(12).startswith(b"HTTP/1.1 200")
+    return sock
+
+
+def test_a_client_that_stops_reading_stops_the_engine_and_is_cut_as_slow() -> None:
+    limits = HttpLimits(stall_poll_s=0.1, abandon_after_s=1.0)
+    with stub_and_gateway(slow_consumer_timeout_s=1.5, http=limits,
+                          upstream_recv_buffer_bytes=65536) as (stub, gw):
+        sock = _stalled_client(gw.url)
+        try:
+            poll_until(lambda: finished(gw, "slow_consumer") == 1, what="a slow_consumer finish")
+            # TCP pushed back on the engine: it handed its connection a bounded few MiB
+            sent = stub.engine.bytes_sent[1]
+            assert sent < 8 << 20, f"the engine sent {sent} bytes to a client reading nothing"
+            assert sample(gw, "servescope_backpressure_pauses_total", model=MODEL) >= 1
+            assert sample(gw, "servescope_backpressure_paused_seconds_total", model=MODEL) >= 1.0
+            poll_until(lambda: stub.engine.cancelled == 1, what="the upstream request closed")
+            assert busy_upstream_connections(gw) == 0
+            # still reading nothing: the connection is reset, not held
+            sock.settimeout(60)
+            try:
+                while sock.recv(1 << 20):
+                    pass
+            except ConnectionResetError:
+                pass
+        finally:
+            sock.close()

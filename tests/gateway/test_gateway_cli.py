@@ -1,0 +1,52 @@
+"""``servescope gateway`` as a user runs it: its own process, a real engine behind it."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+
+import httpx
+from waiting import poll_until
+
+from servescope.harness.stub_engine import StubServer
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_the_command_proxies_streams_and_serves_its_metrics(tmp_path) -> None:
+    port = _free_port()
+    with StubServer() as stub:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "servescope", "gateway", "--upstream", stub.url,
+             "--flavor", "vllm", "--port", str(port),
+             "--trace-file", str(tmp_path / "spans.jsonl")],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            poll_until(lambda: httpx.get(f"{url}/readyz").status_code == 200,
+                       what="the gateway ready", transient=(httpx.HTTPError,), alive=proc)
+            body = {"model": "stub-model", "prompt": "x", "max_tokens": 4, "stream": True}
+            text = httpx.post(f"{url}/v1/completions", json=body).text
+            assert text.count("tok ") == 4 and text.endswith("data: [DONE]\n\n")
+            metrics = poll_until(lambda: (m := httpx.get(f"{url}/metrics").text) and
+                                 'finish_reason="length"' in m and m, what="the finish counted")
+            assert 'servescope_tokens_total{model="stub-model",stage="delivered"} 4.0' in metrics
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            out, _ = proc.communicate(timeout=30)
+        assert proc.returncode == 0, out.decode()
+    assert (tmp_path / "spans.jsonl").read_text().count('"servescope.finish_reason"') >= 1
+
+
+def test_a_bad_configuration_names_the_field() -> None:
+    result = subprocess.run([sys.executable, "-m", "servescope", "gateway", "--upstream",
+                             "ftp://engine", "--port", "1"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 2
+    assert "upstream: must be an http(s)://host[:port] URL" in result.stderr

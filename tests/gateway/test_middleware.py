@@ -1,0 +1,106 @@
+"""The middleware inside a vLLM-shaped Starlette app, over real sockets, with real clients."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from vllm_shaped import SEEN_TRACEPARENTS, SERVED, create_app
+from waiting import poll_until
+
+from servescope.gateway.middleware import ServescopeMiddleware
+from servescope.harness.stub_engine import StubServer
+from servescope.instrumentation.setup import TelemetrySetup, setup_telemetry
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[str, TelemetrySetup, InMemorySpanExporter]]:
+    exporter = InMemorySpanExporter()
+    setup = setup_telemetry(model="default", span_exporter=exporter, redaction=False)
+    app = create_app()
+    app.add_middleware(ServescopeMiddleware, telemetry=setup.telemetry, model_names=[SERVED])
+    with StubServer(app=app) as server:
+        yield server.url, setup, exporter
+    setup.shutdown()
+
+
+def _value(setup: TelemetrySetup, name: str, **labels: str) -> float:
+    return setup.telemetry.registry.get_sample_value(name, labels) or 0.0
+
+
+def test_the_middleware_measures_streams_and_whole_answers(served) -> None:
+    url, setup, exporter = served
+    client = openai.OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0)
+    parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    chunks = list(client.chat.completions.create(
+        model=SERVED, messages=[{"role": "user", "content": "hi"}], max_tokens=6, stream=True,
+        stream_options={"include_usage": True}, extra_headers={"traceparent": parent}))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == \
+        "t0 t1 t2 t3 t4 t5 "
+    whole = client.completions.create(model=SERVED, prompt="x", max_tokens=3)
+    assert whole.usage is not None and whole.usage.completion_tokens == 3
+    labels = {"model": SERVED, "priority": "default"}
+    poll_until(lambda: _value(setup, "servescope_requests_finished_total",
+                              finish_reason="length", **labels) == 2, what="both finished")
+    for stage in ("committed", "written", "delivered"):
+        assert _value(setup, "servescope_tokens_total", model=SERVED, stage=stage) == 9
+    assert _value(setup, "servescope_stream_time_to_first_token_seconds_count", **labels) == 2
+    assert _value(setup, "servescope_transport_delivery_acknowledged") == 0
+    setup.force_flush()
+    span = next(s for s in exporter.get_finished_spans() if s.name == f"chat {SERVED}")
+    assert format(span.context.trace_id, "032x") == parent.split("-")[1]
+    # the engine saw the middleware's span as its parent: its own spans join the trace
+    assert f"-{format(span.context.span_id, '016x')}-" in SEEN_TRACEPARENTS[-2]
+    metrics = httpx.get(f"{url}/servescope/metrics").text
+    assert 'servescope_requests_arrived_total{model="org/served-model-7b"' in metrics
+
+
+def test_refusals_pass_unchanged_and_count(served) -> None:
+    url, setup, _ = served
+    response = httpx.post(f"{url}/v1/completions", json={"model": "jane@example.com",
+                                                          "prompt": "x"})
+    assert response.status_code == 404 and "does not exist" in response.json()["message"]
+    # a model the engine does not serve never becomes a label value
+    assert _value(setup, "servescope_requests_rejected_total", model="default",
+                  reason="http_404") == 1
+
+
+def test_a_client_that_leaves_is_counted_as_a_cancel(served) -> None:
+    url, setup, _ = served
+    body = {"model": SERVED, "prompt": "x", "max_tokens": 100000, "stream": True,
+            "vllm_xargs": {"token_delay_s": 0.01}}
+    with httpx.stream("POST", f"{url}/v1/completions", json=body) as response:
+        assert next(response.iter_lines()).startswith("data: ")
+    poll_until(lambda: _value(setup, "servescope_requests_finished_total", model=SERVED,
+                              priority="default", finish_reason="client_cancel") == 1,
+               what="a client_cancel finish")
+
+
+def test_vllm_style_loading_puts_the_series_on_the_engines_own_metrics(tmp_path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "SERVESCOPE_MODEL_NAMES": SERVED}
+    script = Path(__file__).parent.parent / "vllm_shaped.py"
+    proc = subprocess.Popen([sys.executable, str(script), str(port)], env=env,
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        poll_until(lambda: httpx.get(f"{url}/health").status_code == 200,
+                   what="the vLLM-shaped server up", transient=(httpx.HTTPError,), alive=proc)
+        httpx.post(f"{url}/v1/completions", json={"model": SERVED, "prompt": "x",
+                                                  "max_tokens": 2, "stream": True})
+        metrics = httpx.get(f"{url}/metrics/").text
+        assert ('servescope_requests_finished_total{finish_reason="length",'
+                'model="org/served-model-7b",priority="default"} 1.0') in metrics
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)

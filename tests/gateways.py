@@ -1,0 +1,63 @@
+"""Shared pieces of the gateway tests: a gateway in front of a stub engine, metric reads."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from servescope.gateway.config import GatewayConfig
+from servescope.gateway.serving import LocalGateway
+from servescope.harness.stub_engine import StubServer
+from servescope.instrumentation.setup import setup_telemetry
+
+MODEL = "stub-model"
+
+
+@contextlib.contextmanager
+def gateway_for(upstream: str, **config: Any) -> Iterator[LocalGateway]:
+    """A gateway (spans to memory, unredacted so tests read them) in front of ``upstream``."""
+    exporter = InMemorySpanExporter()
+    setup = setup_telemetry(service_name="servescope-gateway",
+                            model=config.get("model_name", "default"),
+                            span_exporter=exporter, redaction=False)
+    gw = LocalGateway(GatewayConfig(upstream=upstream, **config), telemetry_setup=setup)
+    gw.exporter = exporter  # type: ignore[attr-defined]
+    with gw:
+        yield gw
+
+
+@contextlib.contextmanager
+def stub_and_gateway(**config: Any) -> Iterator[tuple[StubServer, LocalGateway]]:
+    with StubServer() as stub, gateway_for(stub.url, **config) as gw:
+        yield stub, gw
+
+
+def sample(gw: LocalGateway, name: str, **labels: str) -> float:
+    value = gw.telemetry.registry.get_sample_value(name, labels)
+    return 0.0 if value is None else value
+
+
+def finished(gw: LocalGateway, reason: str, model: str = MODEL) -> float:
+    return sample(gw, "servescope_requests_finished_total", model=model, priority="default",
+                  finish_reason=reason)
+
+
+def rejected(gw: LocalGateway, reason: str, model: str = "default") -> float:
+    return sample(gw, "servescope_requests_rejected_total", model=model, reason=reason)
+
+
+def tokens(gw: LocalGateway, stage: str, model: str = MODEL) -> float:
+    return sample(gw, "servescope_tokens_total", model=model, stage=stage)
+
+
+def busy_upstream_connections(gw: LocalGateway) -> int:
+    """Upstream connections of the gateway's pool that are carrying a request (a leak when a
+    request has ended)."""
+    client = gw.app.state.gateway.upstream._client
+    if client is None:
+        return 0
+    pool = client._transport._pool
+    return sum(1 for conn in pool.connections if not conn.is_idle() and not conn.is_closed())

@@ -1,0 +1,190 @@
+"""Defaults a security review signs: client-chosen model names, tenant and user identities,
+encoded values in log lines, and a detector that fails on a string."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Link, SpanContext, TraceFlags, TraceState
+
+from servescope.redaction import (
+    Place,
+    Policy,
+    RedactingFilter,
+    RedactingSpanExporter,
+    Redactor,
+    parse_policy,
+    validators,
+)
+
+KEY = b"test-key"
+SERVED = "llama-3.1-8b-instruct"
+ADAPTERS = {  # adapter name: what must not leave the process
+    "lora-alice.smith@example.com": "alice.smith@example.com",
+    "ft-4111111111111111-v2": "4111111111111111",
+    "lora-jane-doe": "jane-doe",
+}
+
+
+def _exported(redactor: Redactor, make) -> list[str]:
+    sink = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(RedactingSpanExporter(sink, redactor)))
+    make(provider.get_tracer("a-third-party-instrumentation"))
+    provider.shutdown()
+    return [span.to_json() for span in sink.get_finished_spans()]
+
+
+def test_adapter_names_never_leave_in_spans() -> None:
+    redactor = Redactor(hash_key=KEY, known_models=[SERVED])
+
+    def make(tracer) -> None:
+        for adapter in [SERVED, *ADAPTERS]:
+            with tracer.start_as_current_span(f"chat {adapter}") as span:
+                span.set_attribute("gen_ai.request.model", adapter)
+                span.set_attribute("gen_ai.response.model", adapter)
+
+    spans = _exported(redactor, make)
+    served, *others = (json.loads(s) for s in spans)
+    assert served["name"] == f"chat {SERVED}"
+    assert served["attributes"]["gen_ai.request.model"] == SERVED
+    text = "\n".join(spans)
+    for secret in ADAPTERS.values():
+        assert secret not in text
+    for span in others:
+        assert span["attributes"]["gen_ai.request.model"].startswith("[model:")
+        assert span["name"].startswith("chat [model:")
+    # the same adapter hashes the same way: spans of one adapter still group together
+    assert len({s["attributes"]["gen_ai.request.model"] for s in others}) == len(ADAPTERS)
+
+
+def test_a_known_model_name_is_still_scanned() -> None:
+    """Known is not allowed: a configured name that carries an address is masked too."""
+    redactor = Redactor(hash_key=KEY, known_models=["lora-bob@example.com"])
+    out = redactor.redact_attributes({"gen_ai.request.model": "lora-bob@example.com"}, {})
+    assert "bob@example.com" not in out["gen_ai.request.model"]
+    scanning = Redactor(parse_policy("version: 1\nmodels: {unknown: scan}"), hash_key=KEY)
+    assert scanning.redact_attributes({"gen_ai.request.model": "lora-jane-doe"}, {}) == {
+        "gen_ai.request.model": "lora-jane-doe"}  # the opt-out: scanned only
+
+
+IDENTITIES = {
+    "tenant.id": "acme-bank-emea",
+    "enduser.id": "u-829301",
+    "user.id": "42",
+    "user": "acme-bank-emea-user-7",  # the OpenAI request's user field
+    "app.customer_name": "Globex Corporation",
+    "customer": "initech",
+    "billing.tenant": "umbrella-eu",
+}
+
+
+def test_identity_keys_are_hashed_wherever_they_are_set() -> None:
+    redactor = Redactor(hash_key=KEY)
+    remote = SpanContext(0xABC, 0xDEF, is_remote=True, trace_flags=TraceFlags(1),
+                         trace_state=TraceState([("tenant", "acme-bank-emea"),
+                                                 ("vendor", "ok")]))
+
+    def make(tracer) -> None:
+        with tracer.start_as_current_span("request", attributes=IDENTITIES,
+                                          links=[Link(remote, IDENTITIES)]) as span:
+            span.add_event("routed", IDENTITIES)
+
+    (span,) = (json.loads(s) for s in _exported(redactor, make))
+    text = json.dumps(span)
+    for value in IDENTITIES.values():
+        assert f'"{value}"' not in text, value
+    for where in (span["attributes"], span["events"][0]["attributes"],
+                  span["links"][0]["attributes"]):
+        for key in IDENTITIES:
+            assert where[key].startswith("[identity:"), (key, where[key])
+    assert "acme-bank-emea" not in span["links"][0]["context"]["trace_state"]
+    assert "vendor" in span["links"][0]["context"]["trace_state"]
+    # keyed: one tenant always hashes the same, another key gives another hash
+    again = Redactor(hash_key=KEY).redact_attributes({"tenant.id": "acme-bank-emea"}, {})
+    assert again["tenant.id"] == span["attributes"]["tenant.id"]
+    other = Redactor(hash_key=b"other").redact_attributes({"tenant.id": "acme-bank-emea"}, {})
+    assert other["tenant.id"] != again["tenant.id"]
+
+
+def test_identity_keys_on_resources_and_log_records() -> None:
+    redactor = Redactor(hash_key=KEY)
+    counts: dict[str, int] = {}
+    resource = redactor.redact_attributes({"service.name": "api", **IDENTITIES}, counts,
+                                          Place.RESOURCE)
+    assert resource["service.name"] == "api" and counts["identity"] == len(IDENTITIES)
+    assert not set(IDENTITIES.values()) & set(map(str, resource.values()))
+    record = logging.LogRecord("app", logging.INFO, __file__, 1, "routed", None, None)
+    for key, value in IDENTITIES.items():
+        setattr(record, key, value)
+    RedactingFilter(redactor).filter(record)
+    assert all(str(getattr(record, key)).startswith("[identity:") for key in IDENTITIES)
+
+
+@pytest.mark.parametrize("path", [
+    "/v1/users/alice%40example.com/sessions",
+    "/v1/users/alice%2540example.com/sessions",
+    "/v1/invite?to=alice%2Esmith%40example%2Ecom&card=4111%201111%201111%201111",
+])
+def test_the_log_line_that_echoes_a_path_is_scanned_decoded(path: str) -> None:
+    log = logging.getLogger("servescope.test.pathlog")
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    handler.addFilter(RedactingFilter(Redactor(hash_key=KEY)))
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        log.warning("404 for %s", path)
+    finally:
+        log.removeHandler(handler)
+    message = records[0].getMessage()
+    assert message.startswith("404 for /v1/")
+    for fragment in ("alice", "example", "4111", "1111%20"):
+        assert fragment not in message, message
+
+
+def test_a_detector_that_throws_drops_the_string_and_counts_it(monkeypatch) -> None:
+    def broken(_digits: str) -> bool:
+        raise RuntimeError("validator bug")
+
+    monkeypatch.setattr(validators, "luhn_ok", broken)
+    redactor = Redactor(hash_key=KEY)
+    counts: dict[str, int] = {}
+    out = redactor.redact_attributes({"note": "card 4111 1111 1111 1111", "ok": "fine"}, counts)
+    assert out == {"ok": "fine"} and counts["redaction_failed"] == 1
+    assert redactor.redact_text("card 4111 1111 1111 1111", counts) == (
+        "[REDACTED:redaction_failed]")
+    assert counts["redaction_failed"] == 2
+
+    def make(tracer) -> None:
+        with tracer.start_as_current_span("s", attributes={"note": "card 4111 1111 1111 1111",
+                                                            "n": 3}):
+            pass
+
+    (span,) = (json.loads(s) for s in _exported(redactor, make))
+    assert "4111" not in json.dumps(span) and span["attributes"]["n"] == 3
+    assert span["attributes"]["servescope.redaction.count.redaction_failed"] == 1
+
+
+def test_identity_rules_are_in_the_shipped_policy() -> None:
+    policy = Policy.default()
+    assert {"tenant.id", "enduser.id", "user.id", "user"} <= policy.hash_keys
+    assert "gen_ai.request.model" not in policy.allow
+    assert policy.unknown_models == "hash"
+
+
+def test_a_short_unknown_model_name_is_replaced_only_as_a_word() -> None:
+    def make(tracer) -> None:
+        with tracer.start_as_current_span("text_completion x",
+                                          attributes={"gen_ai.request.model": "x"}):
+            pass
+
+    (span,) = (json.loads(s) for s in _exported(Redactor(hash_key=KEY), make))
+    assert span["name"].startswith("text_completion [model:")
+    assert span["attributes"]["gen_ai.request.model"] in span["name"]
