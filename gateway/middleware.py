@@ -93,6 +93,8 @@ class ServescopeMiddleware:
             n.strip() for n in os.environ.get("SERVESCOPE_MODEL_NAMES", "").split(",")
             if n.strip()]
         self.known_models = frozenset(names)
+        # configured names are declared label values (labels and span redaction keep them)
+        self.telemetry.declare_models(self.known_models)
         self.metrics_path = metrics_path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
