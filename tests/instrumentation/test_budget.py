@@ -8,6 +8,7 @@ import sys
 from prometheus_client import CollectorRegistry
 from prometheus_client.parser import text_string_to_metric_families
 
+from servescope.instrumentation import DeclaredLabels
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.budget import (
     REFERENCE_BUDGET,
@@ -59,7 +60,11 @@ def _touch_every_child(metrics: MetricSet, mix: Mix) -> None:
 
 def test_the_count_matches_a_real_exposition() -> None:
     registry = CollectorRegistry()
-    metrics = MetricSet(registry, SLOSpec.default(), label_caps={cat.KIND: 64})
+    mix = REFERENCE_MIX  # its models and priority classes are declared, as a deployment would
+    declared = DeclaredLabels(priorities=tuple(f"p{i}" for i in range(mix.priorities)),
+                              models=tuple(f"m{i}" for i in range(mix.models)))
+    metrics = MetricSet(registry, SLOSpec.default(), label_caps={cat.KIND: 64},
+                        declared=declared)
     _touch_every_child(metrics, REFERENCE_MIX)
     text = render(registry)[0].decode()
     samples = [s for f in text_string_to_metric_families(text) for s in f.samples]
