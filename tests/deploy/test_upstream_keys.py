@@ -136,6 +136,7 @@ CHECKED_MOUNTS = {
     "dashboards/generated/vllm": "the same as the servescope dashboards",
     "dashboards/generated/sglang": "the same as the servescope dashboards",
     "dashboards/generated/tgi": "the same as the servescope dashboards",
+    "dashboards/generated/llamacpp": "the same as the servescope dashboards",
     "deploy/reference/engine-gpu.yaml": "test_images.py: EngineConfig.from_dict",
 }
 
