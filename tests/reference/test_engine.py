@@ -12,6 +12,7 @@ from servescope.instrumentation import FinishReason, Telemetry
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.engine import Engine, RequestHandle
 from servescope.reference.request import GenerationRequest
+from servescope.reference.tokenizer import EOS_ID
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=128)
 
@@ -247,6 +248,6 @@ def test_stream_decoder_holds_partial_utf8_characters() -> None:
     assert "\ufffd" not in "".join(pieces)
     assert pieces[ids.index(0xF0)] == ""  # the first byte of the emoji alone is held back
     assert tok.decode(ids) == text
-    assert tok.decode([*ids, tok.eos_id]) == text  # specials never decode to text
+    assert tok.decode([*ids, EOS_ID]) == text  # specials never decode to text
     half = tok.stream_decoder()
     assert half.feed(ids[-4:-2]) == "" and half.flush() == "\ufffd"
