@@ -11,8 +11,9 @@ from typing import Any
 from servescope.promql.flavor import SERVESCOPE, Flavor
 from servescope.promql.query import Query
 
-__all__ = ["RUNBOOKS", "RUNBOOK_ENV", "Alert", "Group", "Options", "Record", "RuleTiming",
-           "Thresholds", "check_runbook_base", "default_runbook_base", "slug"]
+__all__ = ["FLEET", "REPLICA", "RUNBOOKS", "RUNBOOK_ENV", "SCOPES", "Alert", "Group", "Options",
+           "Record", "RuleTiming", "Thresholds", "check_runbook_base", "default_runbook_base",
+           "slug"]
 
 #: The runbooks' path in the repository, and the setting that overrides where links point.
 RUNBOOKS = "alerts/runbooks.md"
@@ -32,6 +33,10 @@ class RuleTiming:
     target_for: str = "2m"
     diagnostic_window: str = "5m"
     baseline_window: str = "1h"  # what "rose" and "dropped" compare the diagnostic window to
+    #: Seconds without a shard's heartbeat before the global tier pages (a few of the shard's
+    #: evaluation intervals plus remote_write's delay), and how far back it looks for one.
+    shard_silent_s: float = 60.0
+    shard_lookback: str = "1h"
 
     @staticmethod
     def default() -> RuleTiming:
@@ -40,7 +45,8 @@ class RuleTiming:
     @staticmethod
     def fast() -> RuleTiming:
         return RuleTiming(burn_for="0s", diagnostic_for="0s", target_for="0s",
-                          diagnostic_window="30s", baseline_window="5m")
+                          diagnostic_window="30s", baseline_window="5m", shard_silent_s=15.0,
+                          shard_lookback="10m")
 
 
 @dataclass(frozen=True)
@@ -163,10 +169,19 @@ class Alert:
         return out
 
 
+#: Where a rule group runs. ``replica``: beside the replicas' own series (each shard, or the one
+#: Prometheus): diagnostics, cause alerts, anything by instance, and the first stage of the SLO
+#: and dashboard aggregates (per job and model, so shards can add them up). ``fleet``: on the
+#: global tier (a global Prometheus, Thanos Ruler, Mimir ruler), reading recorded series only.
+REPLICA, FLEET = "replica", "fleet"
+SCOPES = (REPLICA, FLEET)
+
+
 @dataclass(frozen=True)
 class Group:
     name: str
     rules: tuple[Record | Alert, ...]
+    scope: str = REPLICA
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "rules": [r.to_dict() for r in self.rules]}

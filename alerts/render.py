@@ -11,17 +11,23 @@ from servescope.instrumentation.slo import SLOSpec
 from servescope.promql.flavor import missing_in
 
 from . import diagnostics, slo_rules
-from .model import Alert, Group, Options, Record
+from .model import SCOPES, Alert, Group, Options, Record
 
 __all__ = ["RULES_PATH", "TESTS_PATH", "dump", "render", "rule_groups", "rules_document"]
 
 RULES_PATH = "alerts/generated/{flavor}/rules.yaml"
 TESTS_PATH = "alerts/generated/{flavor}/rules_test.yaml"
+#: The same rules split by where they run (``rules.yaml`` holds both, for one Prometheus).
+SCOPED_PATH = "alerts/generated/{flavor}/{scope}-rules.yaml"
+SCOPE_LABEL = "servescope/rule-scope"
 
 
-def rule_groups(slo: SLOSpec, options: Options | None = None) -> list[Group]:
+def rule_groups(slo: SLOSpec, options: Options | None = None,
+                scope: str | None = None) -> list[Group]:
+    """Every usable group, or those of one scope (``replica`` or ``fleet``)."""
     options = options or Options()
-    return _usable(slo_rules.groups(slo, options) + diagnostics.groups(slo, options))
+    groups = _usable(slo_rules.groups(slo, options) + diagnostics.groups(slo, options))
+    return [g for g in groups if scope is None or g.scope == scope]
 
 
 def _usable(groups: list[Group]) -> list[Group]:
@@ -42,12 +48,12 @@ def _usable(groups: list[Group]) -> list[Group]:
                 kept_names.add(rule.record)
             kept.append(rule)
         if kept:
-            out.append(Group(group.name, tuple(kept)))
+            out.append(Group(group.name, tuple(kept), group.scope))
     return out
 
 
 def _reads_dropped(expr: str, dropped: set[str], kept_names: set[str]) -> bool:
-    for name, slo in re.findall(r'([A-Za-z_:][A-Za-z0-9_:]*)(?:\{slo="([^"]*)"\})?', expr):
+    for name, slo in re.findall(r'([A-Za-z_:][A-Za-z0-9_:]*)(?:\{slo="([^"]*)"[^}]*\})?', expr):
         if f"{name}{{{slo}}}" in dropped:
             return True
         if f"{name}{{}}" in dropped and name not in kept_names:
@@ -57,8 +63,9 @@ def _reads_dropped(expr: str, dropped: set[str], kept_names: set[str]) -> bool:
     return False
 
 
-def rules_document(slo: SLOSpec, options: Options | None = None) -> dict[str, Any]:
-    return {"groups": [g.to_dict() for g in rule_groups(slo, options)]}
+def rules_document(slo: SLOSpec, options: Options | None = None,
+                   scope: str | None = None) -> dict[str, Any]:
+    return {"groups": [g.to_dict() for g in rule_groups(slo, options, scope)]}
 
 
 class _Dumper(yaml.SafeDumper):
@@ -90,10 +97,22 @@ def render(slo: SLOSpec, options: Options | None = None) -> dict[str, str]:
 
     options = options or Options()
     flavor = options.flavor.name
+    scoped = {SCOPED_PATH.format(flavor=flavor, scope=scope):
+              dump(rules_document(slo, options, scope), HEADER + SCOPE_HEADER[scope])
+              for scope in SCOPES}
     return {
         RULES_PATH.format(flavor=flavor): dump(rules_document(slo, options), HEADER),
+        **scoped,
         TESTS_PATH.format(flavor=flavor): dump(tests_document(slo, options), HEADER),
     }
+
+
+SCOPE_HEADER = {
+    "replica": "# Scope: replica. Load on every Prometheus that scrapes the replicas (each shard,\n"
+               "# or the one Prometheus): they read raw series.\n",
+    "fleet": "# Scope: fleet. Load on the global tier (a global Prometheus, Thanos Ruler, Mimir\n"
+             "# ruler): they read only the replica rules' records, remote-written by the shards.\n",
+}
 
 
 def all_rules(slo: SLOSpec, options: Options | None = None) -> list[Record | Alert]:
@@ -107,25 +126,36 @@ K8S_LABELS = {"app.kubernetes.io/name": "servescope", "app.kubernetes.io/part-of
 
 def prometheus_rule(slo: SLOSpec, options: Options | None = None, *,
                     namespace: str | None = None,
-                    labels: dict[str, str] | None = None) -> dict[str, Any]:
+                    labels: dict[str, str] | None = None,
+                    scope: str | None = None) -> dict[str, Any]:
     """The rules as a prometheus-operator ``PrometheusRule`` (monitoring.coreos.com/v1).
     ``labels`` are added to the resource's own, e.g. what the Prometheus ``ruleSelector``
-    matches (kube-prometheus-stack: ``release: <its release name>``)."""
+    matches (kube-prometheus-stack: ``release: <its release name>``). ``scope``: one rule set
+    only, labelled ``servescope/rule-scope`` (``all`` when None) so that a shard's and the
+    global tier's ruleSelector each pick their own."""
     options = options or Options()
     flavor = options.flavor.name
-    metadata: dict[str, Any] = {"name": f"servescope-{flavor}-rules",
+    suffix = f"-{scope}" if scope else ""
+    metadata: dict[str, Any] = {"name": f"servescope-{flavor}{suffix}-rules",
                                 "labels": {**K8S_LABELS, "app.kubernetes.io/component": "rules",
-                                           "servescope/flavor": flavor, **(labels or {})}}
+                                           "servescope/flavor": flavor,
+                                           SCOPE_LABEL: scope or "all", **(labels or {})}}
     if namespace:
         metadata["namespace"] = namespace
     return {"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
-            "metadata": metadata, "spec": rules_document(slo, options)}
+            "metadata": metadata, "spec": rules_document(slo, options, scope)}
 
 
 def render_k8s_rules(slo: SLOSpec, options: Options | None = None, *,
                      namespace: str | None = None,
                      labels: dict[str, str] | None = None) -> dict[str, str]:
     options = options or Options()
-    path = f"{K8S_DIR.format(flavor=options.flavor.name)}/prometheusrule.yaml"
-    return {path: dump(prometheus_rule(slo, options, namespace=namespace, labels=labels),
-                       HEADER)}
+    folder = K8S_DIR.format(flavor=options.flavor.name)
+    out = {f"{folder}/prometheusrule.yaml": dump(
+        prometheus_rule(slo, options, namespace=namespace, labels=labels), HEADER)}
+    # One folder down: `kubectl apply -f <folder>/` (one Prometheus) must not load them twice.
+    for scope in SCOPES:
+        out[f"{folder}/sharded/prometheusrule-{scope}.yaml"] = dump(
+            prometheus_rule(slo, options, namespace=namespace, labels=labels, scope=scope),
+            HEADER + SCOPE_HEADER[scope])
+    return out

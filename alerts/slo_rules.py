@@ -1,9 +1,23 @@
 """SLI recording rules and multiwindow, multi-burn-rate alerts, generated from the SLO spec.
 
-For each SLO (TTFT, TPOT, availability) and each window the spec's alert windows use, one
-recording rule keeps the error ratio by (job, model). Each severity gets one alert that fires
-when any of its (long, short) window pairs both burn faster than the pair's burn rate: the long
-window proves the burn is significant, the short one that it is still happening.
+The SLIs are built in two stages, so that their cost stops growing with the replica count and
+shards can add them up:
+
+* per replica scope (each shard, where the raw series are): for each SLO, the rate of bad and of
+  all events over the shortest alert window, summed by (job, model):
+  ``servescope_job:slo_bad:rate<short>{slo}`` and ``servescope_job:slo_all:rate<short>{slo}``;
+* fleet scope (the global tier, reading only those records): the error ratio of every window
+  the alerts read, ``servescope:slo_errors:ratio_rate<window>{slo}``, by (job, model). The
+  shortest window is the ratio of the summed rates; a longer window W is
+  ``sum_over_time(bad[W]) / sum_over_time(all[W])``, the traffic-weighted ratio of the short
+  windows it covers, whose cost is one sample per evaluation per (job, model) whatever the
+  number of replicas. Summing ``by (job, model)`` drops the shards' external labels, so the
+  shards' partial sums add up to the fleet's.
+
+Each severity gets one alert that fires when any of its (long, short) window pairs both burn
+faster than the pair's burn rate: the long window proves the burn is significant, the short one
+that it is still happening. Beside them the shards record a heartbeat and their targets, and
+the global tier alerts when a shard or a shard's targets disappear.
 """
 
 from __future__ import annotations
@@ -14,12 +28,20 @@ from dataclasses import dataclass
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec, window_seconds
 
-from .model import Alert, Group, Options, Record
+from .model import FLEET, REPLICA, Alert, Group, Options, Record
 
-__all__ = ["SLI_RECORD", "SLOS", "Objective", "burn_alerts", "objectives", "sli_records"]
+__all__ = ["ALL_RECORD", "BAD_RECORD", "HEARTBEAT", "SLI_RECORD", "SLOS", "TARGETS",
+           "TARGETS_UP", "Objective", "burn_alerts", "objectives", "sli_records", "stage_window"]
 
 #: The recorded error ratio of every SLO: ``servescope:slo_errors:ratio_rate<window>{slo}``.
 SLI_RECORD = "servescope:slo_errors:ratio_rate"
+#: The first stage, per (job, model) on each shard: bad and all events per second.
+BAD_RECORD = "servescope_job:slo_bad:rate"
+ALL_RECORD = "servescope_job:slo_all:rate"
+#: Each shard's heartbeat (its evaluation time) and its targets, by job.
+HEARTBEAT = "servescope_shard:heartbeat:time"
+TARGETS = "servescope_shard:targets:count"
+TARGETS_UP = "servescope_shard:targets_up:sum"
 BY = ("job", cat.MODEL)
 SLOS = ("ttft", "tpot", "availability")
 
@@ -64,16 +86,45 @@ def windows(slo: SLOSpec) -> list[str]:
     return sorted(names, key=window_seconds)
 
 
-def error_ratio(slo: SLOSpec, key: str, window: str, options: Options) -> str:
-    q = options.query(window)
-    if key == "ttft":
-        return f"1 - {q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds, *BY)}"
-    if key == "tpot":
-        return f"1 - {q.within(cat.TPOT, slo.tpot.threshold_seconds, *BY)}"
+def stage_window(slo: SLOSpec) -> str:
+    """The window of the first stage: the shortest window an alert reads."""
+    return windows(slo)[0]
+
+
+def _events(slo: SLOSpec, key: str, options: Options) -> tuple[str, str]:
+    """(bad, all) events per second of one SLO over the stage window, by (job, model)."""
+    q = options.query(stage_window(slo))
+    if key in ("ttft", "tpot"):
+        spec, threshold = (cat.SERVER_TTFT, slo.ttft.threshold_seconds) if key == "ttft" \
+            else (cat.TPOT, slo.tpot.threshold_seconds)
+        total = q.count(spec, *BY)
+        return f"{total} - {q.under(spec, threshold, *BY)}", total
     bad = '=~"' + "|".join(sorted(r.value for r in slo.bad_finish_reasons)) + '"'
     total = q.rate(cat.FINISHED, *BY)
     # "or 0 * total": a window with requests but no bad finish records 0, not nothing.
-    return f"({q.rate(cat.FINISHED, *BY, finish_reason=bad)} or 0 * {total}) / {total}"
+    return f"({q.rate(cat.FINISHED, *BY, finish_reason=bad)} or 0 * {total})", total
+
+
+def stage_records(slo: SLOSpec, options: Options) -> Iterator[Record]:
+    short = stage_window(slo)
+    for key in SLOS:
+        bad, total = _events(slo, key, options)
+        yield Record(f"{BAD_RECORD}{short}", bad, {"slo": key})
+        yield Record(f"{ALL_RECORD}{short}", total, {"slo": key})
+
+
+def error_ratio(slo: SLOSpec, key: str, window: str, options: Options) -> str:
+    """The fleet's error ratio over ``window``, from the first stage's records only."""
+    short = stage_window(slo)
+    by = options.query(window).by(*BY)
+    # The job matcher keeps each flavor's SLIs to its own jobs when several rule files share
+    # one Prometheus (the records' names are the same for every flavor).
+    match = f'{{slo="{key}",job=~"{options.job}"}}'
+    bad, total = f"{BAD_RECORD}{short}{match}", f"{ALL_RECORD}{short}{match}"
+    if window == short:
+        return f"sum{by} ({bad}) / sum{by} ({total})"
+    return (f"sum{by} (sum_over_time({bad}[{window}]))\n/\n"
+            f"sum{by} (sum_over_time({total}[{window}]))")
 
 
 def sli_records(slo: SLOSpec, options: Options) -> Iterator[Record]:
@@ -115,6 +166,47 @@ def burn_alerts(slo: SLOSpec, options: Options) -> Iterator[Alert]:
                 labels={"slo": obj.key})
 
 
+def shard_records(options: Options) -> tuple[Record, ...]:
+    """What the global tier watches each shard by: a heartbeat and its targets, by job."""
+    up = f'up{{job=~"{options.job}"}}'
+    return (Record(HEARTBEAT, "vector(time())", {"flavor": options.flavor.name}),
+            Record(TARGETS, f"count by (job) ({up})"),
+            Record(TARGETS_UP, f"sum by (job) ({up})"))
+
+
+def shard_alerts(options: Options) -> list[Alert]:
+    """Global-tier alerts on the shards themselves. A shard that dies leaves its last samples
+    for 5 minutes and then nothing: its fleet SLIs then cover the live shards only, so the
+    silence itself must page."""
+    silent_s = options.timing.shard_silent_s
+    lookback = options.timing.shard_lookback
+    specs = [
+        ("ServescopeShardSilent", f"time() - max_over_time({HEARTBEAT}[{lookback}]) > "
+         f"{silent_s:g}", "page", "A Prometheus shard stopped sending its series",
+         f"A shard (its external labels are this alert's) last sent a heartbeat "
+         f"{{{{ $value | humanize }}}}s ago (threshold {silent_s:g}s): it is down or its "
+         "remote_write is failing. "
+         "Its replicas are out of every fleet SLI and dashboard until it is back."),
+        ("ServescopeShardTargetsDown", f"{TARGETS_UP} < {TARGETS}", "ticket",
+         "Scrape targets down behind a shard",
+         "{{ $labels.job }}: only {{ $value | humanize }} of the shard's targets answer scrapes: "
+         "their requests are missing from the fleet SLIs (the shard's own "
+         "ServescopeTargetDown names them)."),
+        ("ServescopeShardTargetsMissing",
+         f"max_over_time({TARGETS}[{lookback}]) > 0\nunless\n{TARGETS}", "page",
+         "A shard lost every target of a job",
+         "{{ $labels.job }}: the shard scraped targets of this job in the last "
+         f"{lookback} and now has none (service discovery or the scrape config lost them, or "
+         "the shard is gone)."),
+    ]
+    return [Alert(name, expr, severity, summary, desc, options.runbook(name),
+                  options.timing.target_for)
+            for name, expr, severity, summary, desc in specs]
+
+
 def groups(slo: SLOSpec, options: Options) -> list[Group]:
-    return [Group("servescope-slo-sli", tuple(sli_records(slo, options))),
-            Group("servescope-slo-burn", tuple(burn_alerts(slo, options)))]
+    return [Group("servescope-slo-events", tuple(stage_records(slo, options)), REPLICA),
+            Group("servescope-shard", shard_records(options), REPLICA),
+            Group("servescope-slo-sli", tuple(sli_records(slo, options)), FLEET),
+            Group("servescope-slo-burn", tuple(burn_alerts(slo, options)), FLEET),
+            Group("servescope-shards", tuple(shard_alerts(options)), FLEET)]

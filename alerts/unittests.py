@@ -35,6 +35,10 @@ JOB, INSTANCE, MODEL = "servescope", "replica-0:8000", "m"
 _TEMPLATE = re.compile(r"\{\{\s*([^}]*?)\s*\}\}")
 
 
+def _minutes(duration: str) -> int:
+    return int(duration.removesuffix("m"))
+
+
 def _fmt(value: float) -> str:
     return f"{value:.4g}"  # Go's humanize for 1 <= |v| < 1000, and humanizePercentage's body
 
@@ -306,7 +310,10 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
                         (f"{rec['prefill_step']}{w}", ji, 0.05),
                         (f"{rec['prefill_step']}{base}", ji, 0.05),
                         (f"{rec['prefill_share']}{w}", ji, 0.25),
-                        (f"{rec['batch']}{w}", ji, 4.0), (f"{rec['batch']}{base}", ji, 4.0)]
+                        (f"{rec['batch']}{w}", ji, 4.0), (f"{rec['batch']}{base}", ji, 4.0),
+                        (slo_rules.HEARTBEAT, {"flavor": fl.name}, _minutes(EVAL) * 60.0),
+                        (slo_rules.TARGETS, {"job": JOB}, 1.0),
+                        (slo_rules.TARGETS_UP, {"job": JOB}, 1.0)]
     out.append(healthy)
 
     burn = _replica("all three SLOs burning: half the requests slow and failing", slo, fl,
@@ -321,6 +328,10 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
         if diagnostics.burning_limit(slo, target)[1] < 0.5:
             burn.firing[CAUSES[(key, "unknown")]] = [(ji, 0.5)]
     burn.records.append((f"{rec['ttft']}{w}", ji, 0.5))
+    short = slo_rules.stage_window(slo)
+    for key in slo_rules.SLOS:  # the first stage: one request a second, half of them bad
+        burn.records += [(f"{slo_rules.BAD_RECORD}{short}", {**jm, "slo": key}, 0.5),
+                         (f"{slo_rules.ALL_RECORD}{short}", {**jm, "slo": key}, 1.0)]
     out.append(burn)
 
     slow_burn = _slow_burn(slo, options)
@@ -340,6 +351,7 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     down = Scenario("target down")
     _target(down, fl, up=0, instrumented=False)
     down.firing["ServescopeTargetDown"] = [(ji, 0.0)]
+    down.firing["ServescopeShardTargetsDown"] = [({"job": JOB}, 0.0)]
     out.append(down)
 
     bare = Scenario("target up without the inference server's metrics")
@@ -353,7 +365,24 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     missing.add_raw("unrelated_series", {"job": "other"}, _gauge(1))
     missing.firing["ServescopeTargetsMissing"] = [({}, 1.0)]
     out.append(missing)
+    out += _shard_scenarios(fl)
     return out
+
+
+def _shard_scenarios(fl: Flavor) -> list[Scenario]:
+    """The global tier's view of a remote shard (its records carry a ``shard`` external label):
+    one whose heartbeat stopped 5 minutes before the evaluation, one whose target count
+    vanished (the scenario has no local target, so the local absent() alert fires too)."""
+    shard = {"shard": "b"}
+    silent = Scenario("a shard stopped sending its series")
+    silent.add_raw(slo_rules.HEARTBEAT, shard, f"0+60x{CHANGE + 10}")
+    _target(silent, fl)
+    silent.firing["ServescopeShardSilent"] = [(shard, 300.0)]
+    lost = Scenario("a shard lost every target of its job")
+    lost.add_raw(slo_rules.TARGETS, {"job": JOB, **shard}, f"3x{CHANGE} _x20")
+    lost.firing["ServescopeShardTargetsMissing"] = [({"job": JOB, **shard}, 3.0)]
+    lost.firing["ServescopeTargetsMissing"] = [({}, 1.0)]
+    return [silent, lost]
 
 
 def _cause(name: str, slo: SLOSpec, options: Options, slo_key: str, cause: str, *,

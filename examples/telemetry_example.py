@@ -86,7 +86,7 @@ def run() -> dict[str, Any]:
         "finish_total_from_metrics": {
             reason.value: registry.get_sample_value(
                 f"{cat.FINISHED.name}_total",
-                {"model": "seed-model", "priority": "default", "finish_reason": reason.value})
+                {"model": "seed-model", "finish_reason": reason.value})
             for reason in (FinishReason.STOP, FinishReason.CLIENT_CANCEL)},
         "ttft_samples": [s.ttft for s in summaries if s.ttft is not None],
         "tpot_samples": [s.tpot for s in summaries if s.tpot is not None],

@@ -102,26 +102,26 @@ SERVER_TTFT = _h(
 STREAM_TTFT = _h(
     f"{NAMESPACE}_stream_time_to_first_token_seconds", "seconds",
     "Stream time to first token: request arrival to the first output token's bytes handed to "
-    "the client connection (stamped just before the write).", Buckets.TTFT, _ML, "latency")
+    "the client connection (stamped just before the write).", Buckets.TTFT, _M, "latency")
 TPOT = _h(
     "gen_ai_server_time_per_output_token_seconds", "seconds",
     "Time per output token after the first: per request, (last - first token time) / "
     "(committed tokens - 1). Requests with fewer than two tokens are not observed.",
-    Buckets.TPOT, _ML, "latency", "gen_ai.server.time_per_output_token")
+    Buckets.TPOT, _M, "latency", "gen_ai.server.time_per_output_token")
 E2E = _h(
     "gen_ai_server_request_duration_seconds", "seconds",
-    "End-to-end request duration: arrival to the terminal decision, by finish reason (for "
+    "End-to-end request duration: arrival to the terminal decision, every finish reason (for "
     "stop/length, the commit of the last token; the stream's tail may still be in flight).",
-    Buckets.E2E, (MODEL, PRIORITY, FINISH_REASON), "latency", "gen_ai.server.request.duration")
+    Buckets.E2E, _M, "latency", "gen_ai.server.request.duration")
 QUEUE_TIME = _h(
     f"{NAMESPACE}_request_queue_time_seconds", "seconds",
-    "Time from arrival to first scheduled (admission wait).", Buckets.QUEUE, _ML, "latency")
+    "Time from arrival to first scheduled (admission wait).", Buckets.QUEUE, _M, "latency")
 PREFILL_TIME = _h(
     f"{NAMESPACE}_request_prefill_time_seconds", "seconds",
-    "Time from first scheduled to prefill done.", Buckets.TTFT, _ML, "latency")
+    "Time from first scheduled to prefill done.", Buckets.TTFT, _M, "latency")
 DECODE_TIME = _h(
     f"{NAMESPACE}_request_decode_time_seconds", "seconds",
-    "Time from prefill done to the terminal state.", Buckets.E2E, _ML, "latency")
+    "Time from prefill done to the terminal state.", Buckets.E2E, _M, "latency")
 CLIENT_TTFT = _h(
     f"{NAMESPACE}_client_time_to_first_token_seconds", "seconds",
     "Client-perceived time to first token: request sent to first token read by the client "
@@ -139,12 +139,12 @@ CLIENT_E2E = _h(
 ARRIVED = _c(f"{NAMESPACE}_requests_arrived", "requests",
              "Requests that arrived (every attempt, before admission).", _ML, "requests")
 ADMITTED = _c(f"{NAMESPACE}_requests_admitted", "requests",
-              "Requests admitted to the scheduler.", _ML, "requests")
+              "Requests admitted to the scheduler.", _M, "requests")
 REJECTED = _c(f"{NAMESPACE}_requests_rejected", "requests",
               "Requests rejected before admission, by reason.", (MODEL, REASON), "requests")
 FINISHED = _c(f"{NAMESPACE}_requests_finished", "requests",
               "Requests that reached their terminal state, by finish reason.",
-              (MODEL, PRIORITY, FINISH_REASON), "requests")
+              (MODEL, FINISH_REASON), "requests")
 IN_FLIGHT = _g(f"{NAMESPACE}_requests_in_flight", "requests",
                "Requests arrived and not yet in a terminal state.", _M, "requests")
 GOOD = _c(f"{NAMESPACE}_goodput_requests", "requests",
@@ -209,7 +209,7 @@ STREAM_UNACKED_PEAK = _h(
     "acknowledged by the peer (taken before each delivery and at the end): the send queue "
     "plus what sits in socket buffers (a non-streamed reply holds its whole length until it "
     "is written).",
-    Buckets.TOKENS, _M, "transport")
+    Buckets.TOKENS, (), "transport")
 DELIVERY_ACKED = _g(
     f"{NAMESPACE}_transport_delivery_acknowledged", "boolean",
     "1 when delivered tokens are confirmed by the peer's TCP acknowledgements (Linux "
@@ -217,7 +217,7 @@ DELIVERY_ACKED = _g(
     (), "transport")
 STREAM_OCCUPANCY = _h(f"{NAMESPACE}_stream_queue_peak_occupancy_ratio", "ratio",
                       "Per request, the peak send-queue occupancy as a fraction of its capacity.",
-                      Buckets.RATIO, _M, "transport")
+                      Buckets.RATIO, (), "transport")
 
 # --- the engine process (an engine core outside the API process) ---------------------------
 ENGINE_RESTARTS = _c(f"{NAMESPACE}_engine_restarts", "restarts",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .buckets import ladders
+from .budget import budget_markdown
 from .catalog import CATALOG, Kind
 from .slo import SLOSpec
 
@@ -46,6 +47,14 @@ def render_metrics_markdown(spec: SLOSpec | None = None) -> str:
     out += ["", "## Bucket ladders", "", "| family | boundaries |", "|---|---|"]
     for family, bounds in buckets.items():
         out.append(f"| {family} | {', '.join(repr(float(b)) for b in bounds)} |")
+    out += ["", "## Series budget", "", *budget_markdown(slo=spec), "",
+            "Cut to get there (2,868 series before): `_created` series (off; "
+            "`SERVESCOPE_CREATED_SERIES=1` brings them back), `finish_reason` and `priority` on "
+            "the end-to-end histogram (the finished counter keeps the reason), `priority` on "
+            "every latency histogram but server TTFT and on every counter but arrivals, "
+            "`model` on the two per-request transport histograms, and latency ladders of 11 "
+            "boundaries instead of up to 20 (the points around each threshold kept, scale "
+            "points dropped). No dashboard or rule read what was cut."]
     counters = [m for m in CATALOG if m.kind is Kind.COUNTER]
     out += ["", f"{len(CATALOG)} families, {len(counters)} of them counters.", ""]
     return "\n".join(out)

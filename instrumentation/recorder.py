@@ -131,7 +131,7 @@ class _Children:
         key = (spec.name, value) if label else spec.name
         child = self._cache.get(key)
         if child is None:
-            labels = {cat.MODEL: self.model}
+            labels = {cat.MODEL: self.model} if cat.MODEL in spec.labels else {}
             if cat.PRIORITY in spec.labels:
                 labels[cat.PRIORITY] = self.priority
             if label:
@@ -850,7 +850,7 @@ class RequestRecorder(TerminalState):
         reason, tpot, decode, written, delivered, discarded, good = shape
         ch = self._ch
         attempted = self.telemetry.slo.counts_as_attempted(reason)
-        series = (ch.get(cat.E2E, cat.FINISH_REASON, reason),
+        series = (ch.get(cat.E2E),
                   ch.get(cat.TPOT) if tpot else None,
                   ch.get(cat.DECODE_TIME) if decode else None,
                   ch.get(cat.STREAM_UNACKED_PEAK) if written else None,

@@ -73,16 +73,27 @@ def _panel_rows(slo: SLOSpec, flavor: Flavor) -> list[str]:
               for (key, title, a), (_, _, j) in zip(alone, joined, strict=True))]
 
 
+def _needs(expr: str, needs: dict[str, set[str]]) -> set[str]:
+    """The metrics ``expr`` lacks, itself or through the records it reads."""
+    missing = {n for _, n in missing_in(expr)}
+    for key, names in needs.items():
+        record, slo_key = key.split("|")
+        if re.search(re.escape(record) + (rf'\{{slo="{slo_key}"[^}}]*\}}' if slo_key else
+                                          r"(?![A-Za-z0-9_:])"), expr):
+            missing |= names
+    return missing
+
+
 def _alert_rows(slo: SLOSpec, flavor: Flavor) -> list[str]:
     options = Options(flavor=flavor)
     raw = [r for g in slo_rules.groups(slo, options) + diagnostics.groups(slo, options)
            for r in g.rules]
     kept = {r.alert for r in all_rules(slo, options) if isinstance(r, Alert)}
     needs: dict[str, set[str]] = {}
-    for rule in raw:
+    for rule in raw:  # records read records (the SLIs' two stages): needs follow them
         if isinstance(rule, Record):
             key = f"{rule.record}|{rule.labels.get('slo', '')}"
-            needs[key] = needs.get(key, set()) | {n for _, n in missing_in(rule.expr)}
+            needs[key] = needs.get(key, set()) | _needs(rule.expr, needs)
     rows = []
     for rule in raw:
         if not isinstance(rule, Alert):
@@ -90,13 +101,7 @@ def _alert_rows(slo: SLOSpec, flavor: Flavor) -> list[str]:
         if rule.alert in kept:
             rows.append(f"| {rule.alert} | yes |")
             continue
-        missing = {n for _, n in missing_in(rule.expr)}
-        for key, names in needs.items():
-            record, slo_key = key.split("|")
-            if re.search(re.escape(record) + (rf'\{{slo="{slo_key}"\}}' if slo_key else
-                                              r"(?![A-Za-z0-9_:])"), rule.expr):
-                missing |= names
-        needed = _cell(", ".join(sorted(missing)) or "?")
+        needed = _cell(", ".join(sorted(_needs(rule.expr, needs))) or "?")
         rows.append(f"| {rule.alert} | no: needs {needed} |")
     return rows
 

@@ -41,7 +41,7 @@ def sample(gw: LocalGateway, name: str, **labels: str) -> float:
 
 
 def finished(gw: LocalGateway, reason: str, model: str = MODEL) -> float:
-    return sample(gw, "servescope_requests_finished_total", model=model, priority="default",
+    return sample(gw, "servescope_requests_finished_total", model=model,
                   finish_reason=reason)
 
 

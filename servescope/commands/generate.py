@@ -117,7 +117,7 @@ def stale_files(root: Path, files: dict[str, str], folders: tuple[str, ...] = ()
     for name in folders:
         folder = root / name
         if folder.is_dir():
-            for path in sorted(folder.iterdir()):
+            for path in sorted(p for p in folder.rglob("*") if p.is_file()):
                 rel = path.relative_to(root).as_posix()
                 if rel not in files:
                     stale.append(f"{rel}: no longer generated")

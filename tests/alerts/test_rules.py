@@ -46,7 +46,7 @@ def test_promtool_check_rules() -> None:
     result = promtool("check", "rules", RULES.name, cwd=GENERATED)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"SUCCESS: {len(all_rules(SLOSpec.default()))} rules found" in result.stdout
-    assert len(all_rules(SLOSpec.default())) == 62
+    assert len(all_rules(SLOSpec.default())) == 74
 
 
 @needs_promtool
@@ -63,7 +63,7 @@ def test_unit_tests_cover_every_alert_firing_and_silent() -> None:
         for case in test["alert_rule_test"]:
             (fired if case["exp_alerts"] else silent).add(case["alertname"])
     names = {a["alert"] for a in alerts()}
-    assert len(names) == 26
+    assert len(names) == 29
     assert fired == names and silent == names
 
 

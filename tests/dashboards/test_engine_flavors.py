@@ -92,6 +92,9 @@ def fixture_errors(flavor: Flavor, fixture: engines.Fixture) -> list[str]:
                     wanted = value.split("|") if op == "=~" else [value]
                     errors += [f"{where}: {name}{{{key}}} is never {v!r}" for v in wanted
                                if v not in known and v not in (".*", ".+")]
+        raw = [n for n, _ in SELECTOR.findall(expr) if n not in recorded]
+        if not raw:  # reads records only (the fleet SLIs): their own expressions are checked
+            continue
         for group in BY.findall(expr):
             for key in (k.strip() for k in group.split(",") if k.strip()):
                 if key not in labels_here and key != "le":

@@ -163,7 +163,7 @@ def test_counts_and_timings_agree_across_client_gateway_and_llamacpp(live) -> No
     before = _engine_metrics(server.url)
     seen = asyncio.run(_clients(gw.url))
     poll_until(lambda: sample(gw, "servescope_requests_finished_total", model=MODEL,
-                              priority="default", finish_reason="length") == REQUESTS,
+                              finish_reason="length") == REQUESTS,
                what="every request finished at the gateway")
     after = _engine_metrics(server.url)
     predicted = after["llamacpp:tokens_predicted_total"] - \
@@ -204,7 +204,7 @@ def test_counts_and_timings_agree_across_client_gateway_and_llamacpp(live) -> No
 def test_a_client_disconnect_frees_the_llamacpp_slot(live) -> None:
     server, gw, prom = live
     cancels = sample(gw, "servescope_requests_finished_total", model=MODEL,
-                     priority="default", finish_reason="client_cancel")
+                     finish_reason="client_cancel")
     before = _engine_metrics(server.url)["llamacpp:tokens_predicted_total"]
     busy = asyncio.run(_abandon(gw.url, server.url))
     assert busy == 1  # the slot was generating when the client left
@@ -213,7 +213,7 @@ def test_a_client_disconnect_frees_the_llamacpp_slot(live) -> None:
     generated = _engine_metrics(server.url)["llamacpp:tokens_predicted_total"] - before
     assert 0 < generated < LONG  # stopped by the disconnect, not by finishing
     poll_until(lambda: sample(gw, "servescope_requests_finished_total", model=MODEL,
-                              priority="default", finish_reason="client_cancel")
+                              finish_reason="client_cancel")
                == cancels + 1, what="the gateway counted the client cancel")
     prom.wait_for(lambda: prom.value('max(llamacpp:requests_processing{job="llamacpp"})')
                   == 0 or None, timeout=30, what="Prometheus saw the slot free")
@@ -227,8 +227,8 @@ def _substitute(expr: str) -> str:
 
 def test_every_llamacpp_panel_returns_data_or_says_why_not(live) -> None:
     server, gw, prom = live
-    done = {r: sample(gw, "servescope_requests_finished_total", model=MODEL,
-                      priority="default", finish_reason=r) for r in ("length", "client_cancel")}
+    done = {r: sample(gw, "servescope_requests_finished_total", model=MODEL, finish_reason=r)
+            for r in ("length", "client_cancel")}
     if not done["length"]:  # this test alone: traffic of its own
         asyncio.run(_clients(gw.url))
     if not done["client_cancel"]:

@@ -38,7 +38,7 @@ def test_streams_and_exposes_metrics_with_exemplars(server):
     assert len(events) == 5
     text = httpx.get(f"{server}/metrics",
                      headers={"accept": "application/openmetrics-text"}).text
-    assert 'servescope_requests_finished_total{finish_reason="length",model="echo",' \
-           'priority="default"} 1.0' in text
+    assert 'servescope_requests_finished_total{finish_reason="length",model="echo"} 1.0' \
+        in text
     assert 'servescope_tokens_total{model="echo",stage="delivered"} 5.0' in text
     assert "trace_id=" in text  # exemplars, OpenMetrics only

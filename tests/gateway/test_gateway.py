@@ -59,8 +59,7 @@ def test_the_openai_sdk_streams_through_the_gateway_and_counts_agree() -> None:
         assert tokens(gw, "committed") == tokens(gw, "written") == 12
         assert tokens(gw, "prompt") == 6  # the engine's usage.prompt_tokens, 3 each
         poll_until(lambda: tokens(gw, "delivered") == 12, what="all tokens acknowledged")
-        assert sample(gw, "servescope_stream_time_to_first_token_seconds_count", model=MODEL,
-                      priority="default") == 2
+        assert sample(gw, "servescope_stream_time_to_first_token_seconds_count", model=MODEL) == 2
         assert stub.engine.completed == 2 and busy_upstream_connections(gw) == 0
 
 

@@ -74,7 +74,7 @@ def test_client_timings_never_precede_the_gateways_and_counts_agree() -> None:
             gateway_for(server.url, flavor="servescope") as gw:
         seen = asyncio.run(_clients(gw.url))
         poll_until(lambda: sample(gw, "servescope_requests_finished_total", model=MODEL,
-                                  priority="default", finish_reason="length") == REQUESTS,
+                                  finish_reason="length") == REQUESTS,
                    what="every request finished at the gateway")
         gw.setup.force_flush()
         server.setup.force_flush()

@@ -47,7 +47,7 @@ def test_the_middleware_measures_streams_and_whole_answers(served) -> None:
         "t0 t1 t2 t3 t4 t5 "
     whole = client.completions.create(model=SERVED, prompt="x", max_tokens=3)
     assert whole.usage is not None and whole.usage.completion_tokens == 3
-    labels = {"model": SERVED, "priority": "default"}
+    labels = {"model": SERVED}
     poll_until(lambda: _value(setup, "servescope_requests_finished_total",
                               finish_reason="length", **labels) == 2, what="both finished")
     for stage in ("committed", "written", "delivered"):
@@ -80,7 +80,7 @@ def test_a_client_that_leaves_is_counted_as_a_cancel(served) -> None:
     with httpx.stream("POST", f"{url}/v1/completions", json=body) as response:
         assert next(response.iter_lines()).startswith("data: ")
     poll_until(lambda: _value(setup, "servescope_requests_finished_total", model=SERVED,
-                              priority="default", finish_reason="client_cancel") == 1,
+                              finish_reason="client_cancel") == 1,
                what="a client_cancel finish")
 
 
@@ -100,7 +100,7 @@ def test_vllm_style_loading_puts_the_series_on_the_engines_own_metrics(tmp_path)
                                                   "max_tokens": 2, "stream": True})
         metrics = httpx.get(f"{url}/metrics/").text
         assert ('servescope_requests_finished_total{finish_reason="length",'
-                'model="org/served-model-7b",priority="default"} 1.0') in metrics
+                'model="org/served-model-7b"} 1.0') in metrics
     finally:
         proc.terminate()
         proc.communicate(timeout=30)

@@ -46,21 +46,17 @@ def test_per_label_sums_agree_across_families_whatever_the_order(seed: int) -> N
     registry = CollectorRegistry()
     tel = Telemetry(registry=registry, model="m", declared_labels=DECLARED)
     arrivals = [rng.choice(PRIORITIES) for _ in range(200)]
-    # admit and finish in a shuffled order, interleaved with arrivals of other values
+    # time to first token and arrivals in a shuffled order, interleaved with other values
+    # (the two families that carry priority)
     for prio in arrivals[:50]:
-        tel.metrics.child(cat.FINISHED, model="m", priority=prio, finish_reason="stop").inc()
-    for prio in reversed(arrivals[50:]):
-        tel.metrics.child(cat.ADMITTED, model="m", priority=prio).inc()
+        tel.metrics.child(cat.SERVER_TTFT, model="m", priority=prio).observe(0.1)
     for prio in arrivals:
         tel.metrics.child(cat.ARRIVED, model="m", priority=prio).inc()
     for prio in arrivals[50:]:
-        tel.metrics.child(cat.FINISHED, model="m", priority=prio, finish_reason="stop").inc()
-    for prio in arrivals[:50]:
-        tel.metrics.child(cat.ADMITTED, model="m", priority=prio).inc()
+        tel.metrics.child(cat.SERVER_TTFT, model="m", priority=prio).observe(0.1)
     arrived = per_label(registry, "servescope_requests_arrived_total")
-    admitted = per_label(registry, "servescope_requests_admitted_total")
-    finished = per_label(registry, "servescope_requests_finished_total")
-    assert arrived == admitted == finished
+    first_tokens = per_label(registry, "gen_ai_server_time_to_first_token_seconds_count")
+    assert arrived == first_tokens
     assert len(arrived) == 9 and OTHER in arrived  # 8 declared values and other
 
 
@@ -153,9 +149,8 @@ def test_pii_priority_folds_on_every_label_and_span_and_is_counted(tmp_path) -> 
         rec.admitted()
         rec.finish(FinishReason.STOP)
     setup.force_flush()
-    families = [per_label(registry, f"servescope_requests_{f}_total")
-                for f in ("arrived", "admitted", "finished")]
-    assert all(f == {"other": 2.0, "interactive": 1.0} for f in families), families
+    arrived = per_label(registry, "servescope_requests_arrived_total")
+    assert arrived == {"other": 2.0, "interactive": 1.0}, arrived
     priorities = {s.attributes.get(ATTR.PRIORITY) for s in exporter.get_finished_spans()
                   if ATTR.PRIORITY in (s.attributes or {})}
     assert priorities == {"other", "interactive"}

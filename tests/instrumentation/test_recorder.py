@@ -67,8 +67,8 @@ def test_exact_exposition_of_one_request(registry):
     text = generate_latest(registry).decode()
     expected = [
         'servescope_requests_arrived_total{model="m",priority="default"} 1.0',
-        'servescope_requests_admitted_total{model="m",priority="default"} 1.0',
-        'servescope_requests_finished_total{finish_reason="length",model="m",priority="default"}'
+        'servescope_requests_admitted_total{model="m"} 1.0',
+        'servescope_requests_finished_total{finish_reason="length",model="m"}'
         ' 1.0',
         'servescope_requests_in_flight{model="m"} 0.0',
         'servescope_tokens_total{model="m",stage="prompt"} 7.0',
@@ -79,12 +79,11 @@ def test_exact_exposition_of_one_request(registry):
         'servescope_goodput_attempted_requests_total{model="m"} 1.0',
         'servescope_goodput_requests_total{model="m"} 1.0',
         'gen_ai_server_time_to_first_token_seconds_sum{model="m",priority="default"} 1.0',
-        'gen_ai_server_time_per_output_token_seconds_sum{model="m",priority="default"} 0.0625',
-        'servescope_request_queue_time_seconds_sum{model="m",priority="default"} 0.5',
-        'servescope_request_prefill_time_seconds_sum{model="m",priority="default"} 0.5',
-        'servescope_request_decode_time_seconds_sum{model="m",priority="default"} 0.125',
-        'gen_ai_server_request_duration_seconds_count{finish_reason="length",model="m",'
-        'priority="default"} 1.0',
+        'gen_ai_server_time_per_output_token_seconds_sum{model="m"} 0.0625',
+        'servescope_request_queue_time_seconds_sum{model="m"} 0.5',
+        'servescope_request_prefill_time_seconds_sum{model="m"} 0.5',
+        'servescope_request_decode_time_seconds_sum{model="m"} 0.125',
+        'gen_ai_server_request_duration_seconds_count{model="m"} 1.0',
         'servescope_scheduler_batch_size_count{pool="default"} 2.0',
     ]
     lines = set(text.splitlines())
@@ -100,9 +99,9 @@ def test_first_finish_wins_and_later_signals_are_counted_noops(registry):
     assert rec.finish(FinishReason.ERROR) is False
     assert rec.finish_reason is FinishReason.DEADLINE
     assert sample(registry, "servescope_requests_finished_total", model="m",
-                  priority="default", finish_reason="deadline") == 1.0
+                  finish_reason="deadline") == 1.0
     assert sample(registry, "servescope_requests_finished_total", model="m",
-                  priority="default", finish_reason="client_cancel") is None
+                  finish_reason="client_cancel") is None
     assert sample(registry, "servescope_terminal_signals_ignored_total",
                   signal="client_cancel") == 1.0
     assert rec.summary().ignored_signals == (FinishReason.CLIENT_CANCEL, FinishReason.ERROR)
@@ -408,5 +407,4 @@ def test_the_unacknowledged_peak_is_exact_between_steps_and_at_the_end(registry)
     late.finish(FinishReason.CLIENT_CANCEL)
     assert early.summary().peak_unacknowledged == 10
     assert late.summary().peak_unacknowledged == 7
-    assert sample(registry, "servescope_stream_unacknowledged_peak_tokens_sum",
-                  model="m") == 17.0
+    assert sample(registry, "servescope_stream_unacknowledged_peak_tokens_sum") == 17.0

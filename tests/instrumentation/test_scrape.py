@@ -73,8 +73,7 @@ def test_the_metrics_port_serves_the_same_series_off_the_serving_port() -> None:
                         headers={"accept": "application/openmetrics-text; version=1.0.0"})
         assert own.status_code == 200 and own.headers["content-type"].startswith(
             "application/openmetrics-text")
-        line = 'servescope_requests_finished_total{finish_reason="length",model="tiny",' \
-               'priority="default"} 1.0'
+        line = 'servescope_requests_finished_total{finish_reason="length",model="tiny"} 1.0'
         assert line in serving.text and line in own.text
         assert httpx.get(f"{srv.metrics_url}/v1/models", timeout=10).status_code == 404
         renders = srv.metrics.exposition.renders

@@ -203,7 +203,7 @@ def test_disconnect_while_the_writer_is_stalled_cancels_at_once(watched: Watch) 
     given_up_after_s = HttpLimits().abandon_after_s
     closed_at = time.monotonic()
     poll_until(lambda: watched.sample("servescope_requests_finished_total", model=MODEL,
-                                      priority="default", finish_reason="client_cancel") == 1,
+                                      finish_reason="client_cancel") == 1,
                what="the disconnect of a stalled stream noticed", timeout_s=given_up_after_s,
                interval_s=0.01)
     assert time.monotonic() - closed_at < given_up_after_s
@@ -223,7 +223,7 @@ def test_a_client_that_never_reads_is_dropped_after_the_slow_consumer_policy() -
         registry = server.setup.registry
         poll_until(lambda: registry.get_sample_value(
             "servescope_requests_finished_total",
-            {"model": MODEL, "priority": "default", "finish_reason": "slow_consumer"}) == 1,
+            {"model": MODEL, "finish_reason": "slow_consumer"}) == 1,
             what="the slow-consumer policy", timeout_s=60.0, interval_s=0.01)
         assert server.engine.wait_idle(30.0)  # KV, slot and buffer freed at once
         # ...and once the writer has stayed stalled past abandon_after_s, the transport gives

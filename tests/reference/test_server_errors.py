@@ -130,7 +130,7 @@ def test_after_all_that_the_server_still_serves_and_accounts_exactly(
                                         {"model": MODEL, "priority": "default"})
     finished = sum(registry.get_sample_value(
         "servescope_requests_finished_total",
-        {"model": MODEL, "priority": "default", "finish_reason": r}) or 0.0
+        {"model": MODEL, "finish_reason": r}) or 0.0
         for r in ("stop", "length", "rejected", "client_cancel", "deadline", "error"))
     in_flight = registry.get_sample_value("servescope_requests_in_flight", {"model": MODEL})
     assert arrived == finished and in_flight == 0

@@ -111,7 +111,7 @@ def test_metrics_count_the_request_and_exemplar_points_to_an_exported_trace(
         served: Served) -> None:
     assert served.server.engine.wait_idle(5.0)  # earlier tests' requests are recorded
     before_length = served.sample("servescope_requests_finished_total",
-                                  priority="default", finish_reason="length")
+                                  finish_reason="length")
     before_delivered = served.sample("servescope_tokens_total", stage="delivered")
     chunks = list(served.client.completions.create(
         model=MODEL, prompt="trace me", max_tokens=12, stream=True,
@@ -120,7 +120,7 @@ def test_metrics_count_the_request_and_exemplar_points_to_an_exported_trace(
     assert served.server.engine.wait_idle(5.0)  # the scheduler has recorded the finish
     exposition = httpx.get(f"{served.server.url}/metrics",
                            headers={"Accept": "application/openmetrics-text"}).text
-    assert served.sample("servescope_requests_finished_total", priority="default",
+    assert served.sample("servescope_requests_finished_total",
                          finish_reason="length") == before_length + 1
     assert served.sample("servescope_tokens_total", stage="delivered") == before_delivered + 12
     # The end-to-end histogram's exemplar for this latency is this request's trace.
@@ -165,7 +165,7 @@ def test_deadline_header_ends_the_stream_with_deadline(paced: Served) -> None:
     assert 0 < sum(len(c.choices[0].text) for c in chunks if c.choices) < 200
     # recorded once the writer has confirmed what the client got (just after [DONE])
     assert paced.server.engine.wait_idle(5.0)
-    assert paced.sample("servescope_requests_finished_total", priority="default",
+    assert paced.sample("servescope_requests_finished_total",
                         finish_reason="deadline") >= 1
 
 
@@ -178,7 +178,7 @@ def test_deadline_body_field_is_honoured_too(paced: Served) -> None:
 
 
 def test_client_disconnect_mid_stream_becomes_a_cancel_at_once(paced: Served) -> None:
-    before = paced.sample("servescope_requests_finished_total", priority="default",
+    before = paced.sample("servescope_requests_finished_total",
                           finish_reason="client_cancel")
     body = {"model": MODEL, "prompt": "go", "max_tokens": 200, "stream": True,
             "ignore_eos": True}
@@ -187,7 +187,7 @@ def test_client_disconnect_mid_stream_becomes_a_cancel_at_once(paced: Served) ->
         while not next(lines).startswith("data: "):
             pass
         cut_at = time.monotonic()
-    poll_until(lambda: paced.sample("servescope_requests_finished_total", priority="default",
+    poll_until(lambda: paced.sample("servescope_requests_finished_total",
                                     finish_reason="client_cancel") != before,
                what="the disconnect noticed", timeout_s=slack_s(2.0), interval_s=0.01)
     assert time.monotonic() - cut_at < slack_s(2.0), "the disconnect was not noticed at once"

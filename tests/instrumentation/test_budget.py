@@ -1,0 +1,96 @@
+"""The series budget: counted from the catalog, checked against a real exposition, pinned."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from prometheus_client import CollectorRegistry
+from prometheus_client.parser import text_string_to_metric_families
+
+from servescope.instrumentation import DeclaredLabels
+from servescope.instrumentation import catalog as cat
+from servescope.instrumentation.budget import (
+    REFERENCE_BUDGET,
+    REFERENCE_MIX,
+    REJECTION_REASONS,
+    Mix,
+    series_by_family,
+    series_per_replica,
+)
+from servescope.instrumentation.metrics import MetricSet, render
+from servescope.instrumentation.slo import SLOSpec
+from servescope.instrumentation.status import FinishReason, TokenStage
+
+
+def test_the_reference_mix_stays_within_its_pinned_budget() -> None:
+    # Raising the budget is a decision: update REFERENCE_BUDGET (and regenerate docs/metrics.md).
+    assert series_per_replica(REFERENCE_MIX) <= REFERENCE_BUDGET <= 600
+    assert series_per_replica(REFERENCE_MIX) == REFERENCE_BUDGET  # a cut is pinned too
+
+
+def _touch_every_child(metrics: MetricSet, mix: Mix) -> None:
+    """Write every series the mix declares, through the guarded path the hooks use."""
+    values = {
+        cat.MODEL: [f"m{i}" for i in range(mix.models)],
+        cat.PRIORITY: [f"p{i}" for i in range(mix.priorities)],
+        cat.FINISH_REASON: [r.value for r in FinishReason],
+        cat.STAGE: [s.value for s in TokenStage], cat.POOL: ["default"],
+        cat.PHASE: ["prefill", "decode"], cat.SIGNAL: [r.value for r in FinishReason],
+    }
+    reasons = {cat.REJECTED.name: list(REJECTION_REASONS),
+               cat.ENGINE_RESTARTS.name: ["exited", "lease_expired", "fatal", "startup_timeout"],
+               cat.SPANS_DROPPED.name: ["queue_full", "export_failed", "shutdown"]}
+    for spec in cat.CATALOG:
+        if spec.group == "client" or spec in (cat.HOOK_ERRORS, cat.LABELS_FOLDED):
+            continue
+        combos: list[dict[str, str]] = [{}]
+        for key in spec.labels:
+            if key == cat.REASON:
+                domain = reasons[spec.name]
+            elif key == cat.KIND:
+                domain = ["spans", "logs"] if spec is cat.REDACTION_ENABLED else \
+                    [f"k{i}" for i in range(mix.redaction_kinds)]
+            else:
+                domain = values[key]
+            combos = [{**c, key: v} for c in combos for v in domain]
+        for labels in combos:
+            metrics.child(spec, **labels)
+
+
+def test_the_count_matches_a_real_exposition() -> None:
+    registry = CollectorRegistry()
+    mix = REFERENCE_MIX  # its models and priority classes are declared, as a deployment would
+    declared = DeclaredLabels(priorities=tuple(f"p{i}" for i in range(mix.priorities)),
+                              models=tuple(f"m{i}" for i in range(mix.models)))
+    metrics = MetricSet(registry, SLOSpec.default(), label_caps={cat.KIND: 64},
+                        declared=declared)
+    _touch_every_child(metrics, REFERENCE_MIX)
+    text = render(registry)[0].decode()
+    samples = [s for f in text_string_to_metric_families(text) for s in f.samples]
+    assert not any(s.name.endswith("_created") for s in samples)
+    by_family: dict[str, int] = {}
+    for spec in cat.CATALOG:
+        names = set(cat.series_names(spec))
+        n = sum(1 for s in samples if s.name in names)
+        if n:
+            by_family[spec.name] = n
+    assert by_family == series_by_family(REFERENCE_MIX)
+
+
+def test_the_budget_grows_with_the_mix_and_created_series() -> None:
+    base = series_per_replica(Mix())
+    assert series_per_replica(Mix(models=2)) > base
+    assert series_per_replica(Mix(adapters=1)) == series_per_replica(Mix(models=2))
+    assert series_per_replica(Mix(priorities=2)) > base
+    assert series_per_replica(Mix(created=True)) > base
+
+
+def test_the_cli_prints_the_table() -> None:
+    out = subprocess.run([sys.executable, "-m", "servescope", "budget"], capture_output=True,
+                         text=True, check=True).stdout
+    assert f"**{REFERENCE_BUDGET} series**" in out
+    assert "| `gen_ai_server_time_to_first_token_seconds` |" in out
+    bad = subprocess.run([sys.executable, "-m", "servescope", "budget", "--models", "0"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "--models" in bad.stderr
