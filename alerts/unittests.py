@@ -21,7 +21,7 @@ from servescope.promql.query import Query
 from . import diagnostics, slo_rules
 from .diagnostics import CAUSES
 from .model import Alert, Options, Record
-from .render import RULES_PATH, all_rules
+from .rules import RULES_PATH, all_rules
 
 __all__ = ["EVAL", "render_annotation", "tests_document"]
 

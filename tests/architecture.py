@@ -158,3 +158,80 @@ def _check_file(path: Path, rel: Path) -> list[str]:
         elif rel.as_posix() in LAZY_ONLY and not imp.lazy:
             out.append(f"{where}: {room} -> {target} (allowed only inside a function)")
     return out
+
+
+def cycles(root: Path) -> list[list[str]]:
+    """Import cycles between modules of one room under ``root`` (each as a sorted list of
+    dotted names); empty when there are none. Imports inside functions count (a lazy import
+    hides a cycle, it does not remove it); imports under ``TYPE_CHECKING`` do not."""
+    modules = {module_name(path.relative_to(root)): path
+               for room_dir in sorted(ROOMS) for path in sorted((root / room_dir).rglob("*.py"))}
+    graph = {name: sorted(_edges(name, path, modules)) for name, path in modules.items()}
+    return [sorted(component) for component in _strongly_connected(graph)
+            if len(component) > 1]
+
+
+def _edges(here: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The modules of ``here``'s own room that ``here`` imports at run time (``from . import
+    x`` names the submodule ``x`` when there is one)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    is_package = path.name == "__init__.py"
+    room = room_of(here)
+    out: set[str] = set()
+
+    def visit(node: ast.AST, type_only: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            child_type_only = type_only or (
+                isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test))
+            if isinstance(child, ast.Import) and not type_only:
+                out.update(alias.name for alias in child.names)
+            elif isinstance(child, ast.ImportFrom) and not type_only:
+                base = _absolute(child, here, is_package)
+                for alias in child.names:
+                    sub = f"{base}.{alias.name}"
+                    out.add(sub if sub in modules else base)
+            visit(child, child_type_only)
+
+    visit(tree, False)
+    return {m for m in out if m in modules and m != here and room_of(m) == room}
+
+
+def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components, iteratively (no recursion limit)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(graph[start]))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(graph[child])))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                components.append(component)
+    return components

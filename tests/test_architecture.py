@@ -95,3 +95,18 @@ def test_relative_imports_resolve_from_the_module(tmp_path):
         "redaction/spans.py:1: redaction -> instrumentation (not an allowed arrow)",
         "redaction/sub/__init__.py:1: redaction -> report (not an allowed arrow)",
     ]
+
+
+def test_no_room_has_an_import_cycle():
+    assert arch.cycles(ROOT) == []
+
+
+def test_a_planted_cycle_is_named_even_behind_a_lazy_import(tmp_path):
+    _plant(tmp_path, {
+        **GOOD,
+        "alerts/render.py": "def render():\n    from .unittests import tests\n",
+        "alerts/unittests.py": "from .render import RULES\n",
+        "alerts/model.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                           "    from .render import RULES\n",
+    })
+    assert arch.cycles(tmp_path) == [["servescope.alerts.render", "servescope.alerts.unittests"]]
