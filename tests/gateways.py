@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
 
+import openai
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from servescope.gateway.config import GatewayConfig
@@ -61,3 +63,22 @@ def busy_upstream_connections(gw: LocalGateway) -> int:
         return 0
     pool = client._transport._pool
     return sum(1 for conn in pool.connections if not conn.is_idle() and not conn.is_closed())
+
+
+T = TypeVar("T")
+
+
+async def concurrent_clients(url: str, one: Callable[[openai.AsyncOpenAI, int], Awaitable[T]],
+                             requests: int, concurrency: int) -> list[T]:
+    """``requests`` calls of ``one`` through one openai SDK client, ``concurrency`` at a time."""
+    client = openai.AsyncOpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def bounded(i: int) -> T:
+        async with gate:
+            return await one(client, i)
+
+    try:
+        return list(await asyncio.gather(*(bounded(i) for i in range(requests))))
+    finally:
+        await client.close()

@@ -27,7 +27,7 @@ from pathlib import Path
 import openai
 import promharness as ph
 import pytest
-from gateways import gateway_for, sample, tokens
+from gateways import concurrent_clients, gateway_for, sample, tokens
 from llamacpp import engine_files, start_llama_server, write_tiny_model
 from waiting import poll_until
 
@@ -124,17 +124,7 @@ async def _one(client: openai.AsyncOpenAI, i: int) -> Seen:
 
 
 async def _clients(url: str) -> list[Seen]:
-    client = openai.AsyncOpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0)
-    gate = asyncio.Semaphore(CONCURRENCY)
-
-    async def bounded(i: int) -> Seen:
-        async with gate:
-            return await _one(client, i)
-
-    try:
-        return list(await asyncio.gather(*(bounded(i) for i in range(REQUESTS))))
-    finally:
-        await client.close()
+    return await concurrent_clients(url, _one, REQUESTS, CONCURRENCY)
 
 
 async def _abandon(url: str, engine_url: str) -> float:

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 import openai
-from gateways import gateway_for, sample, tokens
+from gateways import concurrent_clients, gateway_for, sample, tokens
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from waiting import poll_until
 
@@ -53,17 +53,7 @@ async def _one(client: openai.AsyncOpenAI, i: int) -> Seen:
 
 
 async def _clients(url: str) -> list[Seen]:
-    client = openai.AsyncOpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0)
-    gate = asyncio.Semaphore(CONCURRENCY)
-
-    async def bounded(i: int) -> Seen:
-        async with gate:
-            return await _one(client, i)
-
-    try:
-        return list(await asyncio.gather(*(bounded(i) for i in range(REQUESTS))))
-    finally:
-        await client.close()
+    return await concurrent_clients(url, _one, REQUESTS, CONCURRENCY)
 
 
 def test_client_timings_never_precede_the_gateways_and_counts_agree() -> None:
