@@ -42,7 +42,7 @@ from servescope.instrumentation.status import FinishReason
 from servescope.reference import openai_schema as schema
 from servescope.reference.config import HttpLimits
 from servescope.reference.connections import Connections
-from servescope.reference.delivery import Acks
+from servescope.reference.delivery import Acks, settle
 
 from .events import EventScanner, MalformedStream, finish_reason_of, scan_whole
 
@@ -55,8 +55,6 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 _DONE = b"data: [DONE]\n\n"
-_ACK_POLL_FIRST_S = 0.0005
-_ACK_POLL_MAX_S = 0.05
 #: A write that waited longer than this for the client counts as a backpressure pause even
 #: when the watcher did not see it (a write that does not wait returns in microseconds).
 PAUSE_MIN_S = 0.005
@@ -311,21 +309,8 @@ class Relay:
     async def _settle(self) -> None:
         """After the last write: wait for the tail's acknowledgements while they progress
         (at most ``ack_wait_s`` without any)."""
-        acks = self._acks
-        if acks is None or self.disconnected:
-            return
-        delay, last, idle_since = _ACK_POLL_FIRST_S, acks.pending, time.monotonic()
-        while True:
-            self._confirm()
-            if not acks.pending or not acks.probe.live():
-                return
-            now = time.monotonic()
-            if acks.pending != last:
-                last, idle_since = acks.pending, now
-            elif now - idle_since > self.settings.limits.ack_wait_s:
-                return
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, _ACK_POLL_MAX_S)
+        if self._acks is not None and not self.disconnected:
+            await settle(self._acks, self._confirm, self.settings.limits.ack_wait_s)
 
     # --- the end the gateway writes -----------------------------------------------------
     async def _send_cut(self, send: Send, cut: _Cut) -> None:

@@ -25,16 +25,25 @@ and delivered falls back to written; ``servescope_transport_delivery_acknowledge
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import socket
 import struct
 import sys
+import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any, Protocol
 
 __all__ = ["Acks", "Probe", "TcpProbe", "acknowledgements_supported", "open_probe",
-           "set_notsent_lowat"]
+           "set_notsent_lowat", "settle"]
+
+# Polling for the tail's acknowledgements: the first look comes soon (on a near peer they
+# arrive within a round trip, well under a millisecond), then the interval doubles up to a cap
+# that keeps a slow peer's wait cheap.
+_ACK_POLL_FIRST_S = 0.0005
+_ACK_POLL_MAX_S = 0.05
 
 #: Linux ``struct tcp_info``: ``tcpi_bytes_acked`` (u64) and ``tcpi_notsent_bytes`` (u32).
 _BYTES_ACKED_AT = 120
@@ -168,3 +177,21 @@ class Acks:
             n += self._marks.popleft()[1]
         self.pending -= n
         return n
+
+
+async def settle(acks: Acks, confirm: Callable[[], None], ack_wait_s: float) -> None:
+    """After the last write: ``confirm`` (credit what the peer acknowledged) while the tail's
+    acknowledgements progress, at most ``ack_wait_s`` without any, polling with a growing
+    interval. The reference server's writer and the gateway's relay both end this way."""
+    delay, last, idle_since = _ACK_POLL_FIRST_S, acks.pending, time.monotonic()
+    while True:
+        confirm()
+        if not acks.pending or not acks.probe.live():
+            return
+        now = time.monotonic()
+        if acks.pending != last:
+            last, idle_since = acks.pending, now
+        elif now - idle_since > ack_wait_s:
+            return
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, _ACK_POLL_MAX_S)

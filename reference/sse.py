@@ -40,6 +40,7 @@ from servescope.instrumentation.status import OPENAI_FINISH_REASON, FinishReason
 from . import openai_schema as schema
 from .config import HttpLimits
 from .delivery import Acks as _Acks
+from .delivery import settle as _settle_acks
 
 __all__ = [
     "ConnectionControl",
@@ -66,11 +67,6 @@ _CUT: dict[FinishReason, tuple[str, str, int]] = {
 #: Terminal states after which a writer stalled on an unread socket gives the connection up.
 _CUT_WHILE_STALLED = frozenset({FinishReason.SLOW_CONSUMER, FinishReason.DEADLINE,
                                 FinishReason.ERROR})
-# Polling for the tail's acknowledgements: the first look comes soon (on a near peer they
-# arrive within a round trip, well under a millisecond), then the interval doubles up to a cap
-# that keeps a slow peer's wait cheap.
-_ACK_POLL_FIRST_S = 0.0005
-_ACK_POLL_MAX_S = 0.05
 
 
 class StreamHandle(Protocol):
@@ -296,21 +292,8 @@ class _Exchange:
     async def _settle(self) -> None:
         """After the last write: wait for the tail's acknowledgements while they progress
         (at most ``ack_wait_s`` without any), polling with a growing interval."""
-        acks = self._acks
-        if acks is None:
-            return
-        delay, last, idle_since = _ACK_POLL_FIRST_S, acks.pending, time.monotonic()
-        while True:
-            self._confirm()
-            if not acks.pending or not acks.probe.live():
-                return
-            now = time.monotonic()
-            if acks.pending != last:
-                last, idle_since = acks.pending, now
-            elif now - idle_since > self.ack_wait_s:
-                return
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, _ACK_POLL_MAX_S)
+        if self._acks is not None:
+            await _settle_acks(self._acks, self._confirm, self.ack_wait_s)
 
     def _should_abandon(self) -> bool:
         """The engine ended the request (slow consumer, deadline, error) and the writer has
