@@ -263,6 +263,10 @@ class Relay:
     async def _last(self, send: Send, body: bytes) -> float | None:
         if not self._alive():
             return None
+        # Mark what was written before this write goes out: a client may close once it has
+        # read [DONE] without reading the stream's terminator, whose bytes are then never
+        # acknowledged, and a mark covering them would never be confirmed.
+        self._mark()
         self._completing = True
         at = self.settings.clock()
         await send({"type": "http.response.body", "body": body, "more_body": False})
@@ -295,13 +299,16 @@ class Relay:
         # acknowledged it; the totals are exact, delivered only lags by up to a poll.
         self._unmarked += n
 
+    def _mark(self) -> None:
+        if self._acks is not None and self._unmarked:
+            self._acks.wrote(self._unmarked)
+            self._unmarked = 0
+
     def _confirm(self) -> None:
         acks = self._acks
         if acks is None:
             return
-        if self._unmarked:
-            acks.wrote(self._unmarked)
-            self._unmarked = 0
+        self._mark()
         n = acks.confirmed()
         if n:
             self.recorder.delivered(n)

@@ -1,0 +1,117 @@
+"""The relay's delivered count at a stream's end, on a scripted connection: a client may close
+once it has read ``[DONE]``, before the chunked terminator arrives, so the terminator's bytes
+are never acknowledged. Every token the client did receive must still count as delivered (the
+openai SDK closes its stream this way)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+from prometheus_client import CollectorRegistry
+
+from servescope.gateway.config import GatewayConfig
+from servescope.gateway.relay import Relay, RelaySettings
+from servescope.instrumentation import Telemetry
+from servescope.reference.config import HttpLimits
+
+EVENTS = [
+    b'data: {"choices":[{"index":0,"text":"a","finish_reason":null}]}\n\n',
+    b'data: {"choices":[{"index":0,"text":"b","finish_reason":null}]}\n\n',
+    b'data: {"choices":[{"index":0,"text":"c","finish_reason":"length"}]}\n\n',
+    b"data: [DONE]\n\n",
+]
+
+
+class _Peer:
+    """One connection: bytes the server wrote, and what the peer acknowledged of them. The
+    peer acknowledges every write except those the test holds back."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.acked_bytes = 0
+        self.hold_back_empty_writes = True  # the terminator: the client has closed by then
+
+    def wrote(self, body: bytes) -> None:
+        self.sent += len(body) + 8  # chunk framing: the exact amount does not matter
+        if body or not self.hold_back_empty_writes:
+            self.acked_bytes = self.sent
+
+    # delivery.Probe
+    def offset(self) -> int | None:
+        return self.sent
+
+    def acked(self) -> int | None:
+        return self.acked_bytes
+
+    def live(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+class _Transport:
+    def is_closing(self) -> bool:
+        return False
+
+
+class _Connections:
+    def __init__(self, peer: _Peer) -> None:
+        self.peer = peer
+
+    def probe(self, scope: Any) -> _Peer:
+        return self.peer
+
+    def transport(self, scope: Any) -> _Transport:
+        return _Transport()
+
+
+class _Upstream(httpx.AsyncByteStream):
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for event in EVENTS:
+            yield event
+
+
+def _relay_one_stream(peer: _Peer) -> CollectorRegistry:
+    registry = CollectorRegistry()
+    telemetry = Telemetry(registry=registry, model="m")
+    settings = RelaySettings(
+        limits=HttpLimits(ack_wait_s=0.2), slow_consumer_timeout_s=5.0,
+        max_event_bytes=1 << 16, stop_reasons=GatewayConfig(upstream="http://x").
+        upstream_flavor.stop_reasons, connections=_Connections(peer),  # type: ignore[arg-type]
+        clock=telemetry.clock)
+    response = httpx.Response(200, headers={"content-type": "text/event-stream"},
+                              stream=_Upstream())
+    relay = Relay(telemetry.request("r1"), response, settings, deadline_at=None)
+
+    async def receive() -> dict[str, Any]:
+        await asyncio.sleep(3600)
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body":
+            peer.wrote(message.get("body", b""))
+
+    asyncio.run(relay({"type": "http"}, receive, send))  # type: ignore[arg-type]
+    return registry
+
+
+def _tokens(registry: CollectorRegistry, stage: str) -> float | None:
+    return registry.get_sample_value("servescope_tokens_total", {"model": "m", "stage": stage})
+
+
+def test_tokens_the_client_read_count_as_delivered_though_the_terminator_never_is() -> None:
+    registry = _relay_one_stream(_Peer())
+    assert _tokens(registry, "written") == 3
+    assert _tokens(registry, "delivered") == 3
+
+
+def test_tokens_whose_bytes_were_never_acknowledged_are_not_delivered() -> None:
+    peer = _Peer()
+    peer.wrote = lambda body: setattr(peer, "sent", peer.sent + len(body))  # type: ignore[method-assign]
+    registry = _relay_one_stream(peer)
+    assert _tokens(registry, "written") == 3
+    assert not _tokens(registry, "delivered")
