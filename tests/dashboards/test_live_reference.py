@@ -117,6 +117,14 @@ def live(tmp_path_factory):
         prom.wait_for(lambda: (prom.value(
             f'sum({cat.FINISHED.sample_name}{{finish_reason="deadline"}})') or 0) >= 3 or None,
             timeout=40, what="deadline finishes scraped")
+        # rare events: a series appears with its first event, and a rate sees only a later
+        # one, so wait until each has grown after it was first scraped
+        for grown, what in ((f'{cat.FINISHED.sample_name}{{finish_reason="slow_consumer"}}',
+                             "slow-consumer finishes"),
+                            (cat.BP_PAUSED_SECONDS.sample_name, "pause time")):
+            prom.wait_for(lambda grown=grown: (prom.value(
+                f"sum(increase({grown}[1m]))") or 0) > 0 or None, timeout=60,
+                what=f"{what} growing between scrapes")
         # every 15s rate window holds a dozen scrapes of the load
         prom.wait_for(lambda: (prom.value("min(count_over_time(up[15s]))") or 0) >= 12 or None,
                       timeout=60, what="a dozen scrapes in every 15s window")

@@ -4,6 +4,8 @@ The document's "One request, hook by hook" section is a numbered list whose item
 hook's name. A real streamed chat completion goes through the reference server (in process, a
 real socket, httpx); every call of those hooks is recorded (the real hook still runs), and the
 first call of each must come in the document's order, with ``finish`` after every other call.
+The per-step report (``Telemetry.step``) is not in that list: the document says it comes after
+``prefill_done`` and before ``finish``, in no fixed order with the writer's hooks.
 """
 
 from __future__ import annotations
@@ -63,12 +65,13 @@ def test_the_document_lists_its_steps() -> None:
     steps = documented_steps()
     assert len(steps) >= 5 and len(set(steps)) == len(steps), steps
     assert steps[0] == "request" and steps[-1] == "finish"
+    assert "step" not in steps  # reported per iteration, in no fixed order with the writer
 
 
 def test_a_real_request_calls_the_documented_hooks_in_order(
         monkeypatch: pytest.MonkeyPatch) -> None:
     steps = documented_steps()
-    calls = _record(monkeypatch, steps)
+    calls = _record(monkeypatch, [*steps, "step"])
     config = EngineConfig(model=TINY)
     body = {"model": MODEL, "stream": True, "max_tokens": 8, "ignore_eos": True,
             "messages": [{"role": "user", "content": "walk me through it"}]}
@@ -84,4 +87,6 @@ def test_a_real_request_calls_the_documented_hooks_in_order(
     assert not missing, f"documented hooks never called: {missing} (calls: {seen})"
     firsts = sorted(steps, key=seen.index)
     assert firsts == steps, f"first calls came in the order {firsts}, the document says {steps}"
-    assert seen.count("finish") == 1 and seen[-1] == "finish", seen
+    own = [c for c in seen if c != "step"]  # the request's own hooks
+    assert own.count("finish") == 1 and own[-1] == "finish", seen
+    assert "step" in seen and seen.index("step") > seen.index("prefill_done"), seen
