@@ -58,6 +58,8 @@ class EventScanner:
         self.max_event_bytes = max_event_bytes
         self.facts = StreamFacts()
         self._tail = b""
+        #: Why the stream cannot be read further (set by :meth:`feed`), None while it can.
+        self.failure: MalformedStream | None = None
 
     @property
     def pending(self) -> bytes:
@@ -66,22 +68,28 @@ class EventScanner:
 
     def feed(self, data: bytes) -> tuple[bytes, int]:
         """The complete events ending in ``data`` (bytes to write, unchanged) and the output
-        tokens they carry."""
+        tokens they carry. Events after a malformed one are not returned: the relay writes
+        the good ones before it, then finds the fault in :attr:`failure`."""
         buf = self._tail + data if self._tail else data
         end = 0
         tokens = 0
-        if b"\r" in buf:  # CRLF or CR line ends: the general split
-            for match in _BOUNDARY.finditer(buf):
-                tokens += self._event(buf[end:match.start()])
-                end = match.end()
-        else:  # what engines send: LF only
-            find = buf.find
-            while (cut := find(b"\n\n", end)) >= 0:
-                tokens += self._event(buf[end:cut])
-                end = cut + 2
+        try:
+            if b"\r" in buf:  # CRLF or CR line ends: the general split
+                for match in _BOUNDARY.finditer(buf):
+                    tokens += self._event(buf[end:match.start()])
+                    end = match.end()
+            else:  # what engines send: LF only
+                find = buf.find
+                while (cut := find(b"\n\n", end)) >= 0:
+                    tokens += self._event(buf[end:cut])
+                    end = cut + 2
+        except MalformedStream as exc:
+            self.failure = exc
+            self._tail = b""
+            return buf[:end], tokens
         self._tail = buf[end:]
         if len(self._tail) > self.max_event_bytes:
-            raise MalformedStream(f"an event longer than {self.max_event_bytes} bytes")
+            self.failure = MalformedStream(f"an event longer than {self.max_event_bytes} bytes")
         return buf[:end], tokens
 
     def _event(self, raw: bytes) -> int:
