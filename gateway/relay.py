@@ -154,6 +154,7 @@ class Relay:
         if self.disconnected:
             rec.finish(FinishReason.CLIENT_CANCEL)
         elif self.cut is not None:
+            rec.error_type(self.cut.code)  # reset, malformed, incomplete: all finish "error"
             rec.finish(self.cut.reason)
         else:
             rec.finish(self._reason, now=self._ended_at)
