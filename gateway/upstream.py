@@ -252,6 +252,7 @@ class Upstream:
     def _release(self, conn: Connection, *, reusable: bool) -> None:
         self.busy.discard(conn)
         if reusable and conn.usable:
+            conn.rest()
             conn.idle_since = time.monotonic()
             self._idle.append(conn)
             idle = self._idle

@@ -260,6 +260,12 @@ class Connection(asyncio.Protocol):
         reads.clear()
         return data
 
+    def rest(self) -> None:
+        """Idle in the pool: read again, so an upstream that closes it is seen at once."""
+        if self._paused and self.transport is not None:
+            self._paused = False
+            self.transport.resume_reading()
+
     def close(self) -> None:
         """Drop the connection at once (an unfinished answer: the engine sees it go)."""
         if self.transport is not None:
