@@ -171,11 +171,6 @@ class BodyReader:
         return out[0] if len(out) == 1 else b"".join(out)
 
 
-def _expire(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_exception(UpstreamTimeout())
-
-
 class Connection(asyncio.Protocol):
     """One upstream connection. Its reader (one task at a time) calls :meth:`read`."""
 
@@ -187,6 +182,11 @@ class Connection(asyncio.Protocol):
         self.eof = False
         self.error: BaseException | None = None
         self.idle_since = 0.0  # when it last went back to the pool
+        # The read timeout: one timer per connection, re-armed when it fires (not one timer
+        # per read: a relayed stream waits once per chunk).
+        self._timer: asyncio.TimerHandle | None = None
+        self._wait_since = 0.0
+        self._timeout_s = 0.0
 
     # --- the protocol ---------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -215,6 +215,7 @@ class Connection(asyncio.Protocol):
         if exc is not None:
             self.error = exc
         self._wake()
+        self._disarm()
 
     def _wake(self) -> None:
         waiter, self._waiter = self._waiter, None
@@ -245,11 +246,16 @@ class Connection(asyncio.Protocol):
             if not self.eof:
                 loop = asyncio.get_running_loop()
                 waiter = self._waiter = loop.create_future()
-                timer = loop.call_later(timeout_s, _expire, waiter)
+                self._wait_since = now = loop.time()
+                self._timeout_s = timeout_s
+                timer = self._timer
+                if timer is None or timer.when() > now + timeout_s:
+                    if timer is not None:
+                        timer.cancel()
+                    self._timer = loop.call_at(now + timeout_s, self._check_silence)
                 try:
                     await waiter
                 finally:
-                    timer.cancel()
                     self._waiter = None
             if not reads:
                 if self.error is not None:
@@ -259,6 +265,24 @@ class Connection(asyncio.Protocol):
         data = reads[0] if len(reads) == 1 else b"".join(reads)
         reads.clear()
         return data
+
+    def _check_silence(self) -> None:
+        """The timer: a read waiting ``timeout_s`` fails; one waiting less re-arms it."""
+        self._timer = None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return  # no read waits: the next one arms the timer again
+        due = self._wait_since + self._timeout_s
+        loop = asyncio.get_running_loop()
+        if loop.time() >= due:
+            waiter.set_exception(UpstreamTimeout())
+        else:
+            self._timer = loop.call_at(due, self._check_silence)
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def rest(self) -> None:
         """Idle in the pool: read again, so an upstream that closes it is seen at once."""
@@ -271,3 +295,4 @@ class Connection(asyncio.Protocol):
         if self.transport is not None:
             self.transport.abort()
         self.eof = True
+        self._disarm()

@@ -143,3 +143,25 @@ def test_a_silent_upstream_times_out_and_a_closed_one_reads_empty() -> None:
         conn.close()
 
     asyncio.run(scenario())
+
+
+def test_the_timeout_counts_from_each_reads_own_wait() -> None:
+    """One timer per connection: a read that starts waiting late is given its whole timeout,
+    not the remainder of an earlier read's."""
+
+    async def scenario() -> float:
+        loop = asyncio.get_running_loop()
+        ours, theirs = socket.socketpair()
+        _, conn = await loop.create_connection(Connection, sock=ours)
+        theirs.send(b"first")
+        assert await conn.read(0.3) == b"first"  # arms the timer for about now + 0.3
+        await asyncio.sleep(0.2)
+        started = loop.time()
+        with pytest.raises(UpstreamTimeout):
+            await conn.read(0.3)
+        waited = loop.time() - started
+        conn.close()
+        theirs.close()
+        return waited
+
+    assert asyncio.run(scenario()) >= 0.29
