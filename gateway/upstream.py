@@ -297,7 +297,10 @@ class Upstream:
                         method: str) -> UpstreamResponse:
         """Write the request and read the answer's head (1xx interim answers skipped)."""
         timeout = self.config.upstream_idle_timeout_s
-        conn.write(request)
+        try:
+            conn.write(request)
+        except UpstreamBroken as exc:  # closed under us: nothing was sent
+            raise _Stale(str(exc)) from None
         buf = b""
         received = False
         while True:
