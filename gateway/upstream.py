@@ -267,7 +267,11 @@ class Upstream:
         cfg = self.config
         loop = asyncio.get_running_loop()
         async with asyncio.timeout(cfg.connect_timeout_s):
-            infos = await loop.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM)
+            try:  # an address needs no resolver (whose call runs on a thread)
+                infos = socket.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM,
+                                           flags=socket.AI_NUMERICHOST)
+            except socket.gaierror:
+                infos = await loop.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM)
             failure: OSError = ConnectionRefusedError()
             for family, kind, proto, _, address in infos:
                 sock = socket.socket(family, kind, proto)
