@@ -24,6 +24,9 @@ machine spreads over all three. Goals (issue 19): added TTFT p50 <= 1 ms and <= 
 chunk at 64 streams; at most 2x nginx's added latency.
 
 Run: ``python -P benchmarks/gateway.py`` (needs nginx). Prints a table and one JSON line.
+``--baseline DIR`` adds a fourth path, **before**: ``servescope gateway`` imported from
+``DIR`` (a directory holding another version's ``servescope`` package), so a change to the
+gateway is measured against the code it replaces in the same run.
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ ROUNDS = 2
 LIGHT_STREAMS = 16
 #: Extra ``servescope gateway`` arguments (``--gateway-arg=--send-buffer-bytes=0``).
 GATEWAY_ARGS: list[str] = []
+#: Import root of a second gateway to run beside this one (``--baseline``); None: none.
+BASELINE: list[str] = []
 PATHS = ("direct", "gateway", "nginx")
 
 _NGINX_CONF = """
@@ -212,6 +217,19 @@ def main() -> None:
         _wait_port(gw_port, gateway, "the gateway")
         ports: dict[str, int] = {"direct": stub_port, "gateway": gw_port}
         cpu_pids: dict[str, list[int]] = {"gateway": [gateway.pid]}
+        if BASELINE:
+            before_port = _free_port()
+            before = subprocess.Popen(
+                [sys.executable, "-P", "-m", "servescope", "gateway", "--upstream",
+                 f"http://127.0.0.1:{stub_port}", "--port", str(before_port),
+                 "--trace-file", str(root / "spans-before.jsonl"), *GATEWAY_ARGS],
+                env={**os.environ, "PYTHONPATH": BASELINE[0]}, stdout=subprocess.DEVNULL,
+                stderr=(root / "before.log").open("w"))
+            procs.append(before)
+            _wait_port(before_port, before, "the baseline gateway")
+            ports["before"] = before_port
+            cpu_pids["before"] = [before.pid]
+            _run_clients(before_port, {"tokens": 4, "delay": 0.0, "per_stream": 1})
         if NGINX is not None:
             user = "user root;" if os.geteuid() == 0 else ""
             (root / "nginx.conf").write_text(_NGINX_CONF.format(
@@ -330,5 +348,10 @@ if __name__ == "__main__":
         parser.add_argument("--keep", action="store_true", help="keep the run's files")
         parser.add_argument("--gateway-arg", action="append", default=[],
                             help="an extra servescope gateway argument (repeatable)")
-        GATEWAY_ARGS.extend(parser.parse_args().gateway_arg)
+        parser.add_argument("--baseline", metavar="DIR",
+                            help="also run the gateway of the servescope package in DIR")
+        args = parser.parse_args()
+        GATEWAY_ARGS.extend(args.gateway_arg)
+        if args.baseline:
+            BASELINE.append(args.baseline)
         main()

@@ -24,10 +24,9 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
-import httpx
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.requests import ClientDisconnect, Request
@@ -43,9 +42,20 @@ from servescope.reference.connections import Connections
 
 from .config import GatewayConfig
 from .relay import Relay, RelaySettings
-from .upstream import Upstream, UpstreamUnavailable, forward_headers, response_headers
+from .upstream import (
+    Upstream,
+    UpstreamResponse,
+    UpstreamUnavailable,
+    forward_headers,
+    response_headers,
+)
 
-__all__ = ["create_gateway_app"]
+__all__ = ["GatewayApp", "create_gateway_app"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
 
 _log = logging.getLogger("servescope.gateway")
 TRACE_HEADERS = ("traceparent", "tracestate")
@@ -53,6 +63,10 @@ TRACE_HEADERS = ("traceparent", "tracestate")
 #: did not list.
 MODELS_REFRESH_S = 30.0
 _ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
+#: The measured routes and their operation (the span's and the arrival's).
+MEASURED = {"/v1/completions": "text_completion", "/v1/chat/completions": "chat"}
+_READ_HEADERS = frozenset(name.encode() for name in (
+    *TRACE_HEADERS, schema.PRIORITY_HEADER, schema.DEADLINE_HEADER))
 
 
 class _Models:
@@ -108,53 +122,51 @@ class _Gateway:
             clock=telemetry.clock)
 
     # --- measured generation ------------------------------------------------------------
-    async def completions(self, request: Request) -> Response | Relay:
-        return await self._generate(request, "text_completion")
-
-    async def chat(self, request: Request) -> Response | Relay:
-        return await self._generate(request, "chat")
-
-    async def _generate(self, request: Request, operation: str) -> Response | Relay:
+    async def generate(self, scope: Scope, receive: Receive, send: Send,
+                       operation: str) -> None:
+        """A measured request, as a raw ASGI exchange (no routing or middleware per chunk)."""
         arrival = self.telemetry.clock()
         rid = f"gw-{uuid.uuid4().hex}"
-        headers = request.headers
+        headers = _wanted_headers(scope["headers"])
         carrier = {k: headers[k] for k in TRACE_HEADERS if k in headers}
         try:
-            body = await guard.read_body(request.stream(),
-                                         request.scope.get("servescope.max_body_bytes"))
+            body = await guard.read_body(_body(receive), scope.get("servescope.max_body_bytes"))
         except schema.RequestError as err:
             self._arrived(rid, carrier, operation, arrival).rejected(err.code)
-            return _error(err.status, err.body(), close=True)
+            await _error(err.status, err.body(), close=True)(scope, receive, send)
+            return
         except ClientDisconnect:  # the body never arrived whole: nobody is left to answer
-            reason = request.scope.get(guard.ABORT_KEY, "client_disconnected")
+            reason = scope.get(guard.ABORT_KEY, "client_disconnected")
             self._arrived(rid, carrier, operation, arrival).rejected(reason)
-            return Response(status_code=400)
+            await Response(status_code=400)(scope, receive, send)
+            return
         fields = _fields(body)
         recorder = self._arrived(rid, carrier, operation, arrival,
                                  self.models.label(fields.get("model")), _priority(fields,
                                                                                   headers))
         deadline_s = _deadline(fields, headers, self.config.default_deadline_s)
         deadline_at = None if deadline_s is None else arrival + deadline_s
-        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        upstream_headers = forward_headers(request.scope["headers"], recorder.trace_context)
-        opening = asyncio.ensure_future(self.upstream.open(request.method, target,
+        upstream_headers = forward_headers(scope["headers"], recorder.trace_context)
+        opening = asyncio.ensure_future(self.upstream.open(scope["method"], _target(scope),
                                                            upstream_headers, body))
-        outcome = await self._answer_head(opening, request, deadline_at)
-        if isinstance(outcome, httpx.Response):
-            return self._relay(recorder, outcome, deadline_at)
-        return self._refused(recorder, outcome)
+        outcome = await self._answer_head(opening, receive, deadline_at)
+        if isinstance(outcome, UpstreamResponse):
+            answer = self._relay(recorder, outcome, deadline_at)
+        else:
+            answer = self._refused(recorder, outcome)
+        await answer(scope, receive, send)
 
     def _arrived(self, rid: str, carrier: Mapping[str, str], operation: str, arrival: float,
                  model: str | None = None, priority: str = "default") -> RequestRecorder:
         return self.telemetry.request(rid, model=model, priority=priority, carrier=carrier,
                                       arrival=arrival, operation=operation)
 
-    async def _answer_head(self, opening: asyncio.Future[httpx.Response], request: Request,
-                           deadline_at: float | None) -> httpx.Response | BaseException | str:
+    async def _answer_head(self, opening: asyncio.Future[UpstreamResponse], receive: Receive,
+                           deadline_at: float | None) -> UpstreamResponse | BaseException | str:
         """The upstream's answer head; the reason it never came (an exception), or
         ``"client_cancel"`` / ``"deadline"`` when the client left or the deadline passed
         first (the upstream request is then cancelled: its connection closes)."""
-        gone: asyncio.Future[None] = asyncio.ensure_future(_disconnected(request))
+        gone: asyncio.Future[None] = asyncio.ensure_future(_disconnected(receive))
         timeout = None if deadline_at is None else max(0.0, deadline_at -
                                                          self.telemetry.clock())
         try:
@@ -170,7 +182,7 @@ class _Gateway:
             await opening
         return "client_cancel" if gone in done else "deadline"
 
-    def _relay(self, recorder: RequestRecorder, response: httpx.Response,
+    def _relay(self, recorder: RequestRecorder, response: UpstreamResponse,
                deadline_at: float | None) -> Response | Relay:
         status = response.status_code
         if not 200 <= status < 300:  # the upstream refused: its answer, unchanged
@@ -199,7 +211,7 @@ class _Gateway:
 
     # --- the rest -----------------------------------------------------------------------
     async def passthrough(self, request: Request) -> Response:
-        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        target = _target(request.scope)
         body = await request.body()
         try:
             response = await self.upstream.open(request.method, target,
@@ -232,28 +244,58 @@ class _Gateway:
         self.telemetry.request(f"conn-{uuid.uuid4().hex}", operation="http").rejected(reason)
 
 
-async def _disconnected(request: Request) -> None:
+async def _disconnected(receive: Receive) -> None:
     """Returns when the client disconnects (the body has been read)."""
     while True:
-        message = await request.receive()
+        message = await receive()
         if message["type"] == "http.disconnect":
             return
 
 
-def _passthrough(response: httpx.Response) -> Response:
+async def _body(receive: Receive) -> AsyncIterator[bytes]:
+    """The request body's pieces; :class:`ClientDisconnect` if the client leaves first."""
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        yield message.get("body", b"")
+        if not message.get("more_body", False):
+            return
+
+
+def _target(scope: Scope) -> bytes:
+    """The request target as the client sent it (path and query, undecoded)."""
+    path: bytes = scope.get("raw_path") or scope["path"].encode()
+    query: bytes = scope.get("query_string", b"")
+    return path + b"?" + query if query else path
+
+
+def _wanted_headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    """The few request headers the gateway reads itself."""
+    wanted: dict[str, str] = {}
+    for name, value in raw:
+        if name in _READ_HEADERS:
+            wanted.setdefault(name.decode("latin-1"), value.decode("latin-1"))
+    return wanted
+
+
+def _passthrough(response: UpstreamResponse) -> Response:
     """The upstream's answer, streamed back unchanged; its connection closes with it."""
 
     async def body() -> AsyncIterator[bytes]:
-        async for chunk in response.aiter_raw():
-            yield chunk
+        try:
+            async for chunk in response.aiter_raw():
+                yield chunk
+        finally:
+            await response.aclose()
 
     return StreamingResponse(body(), status_code=response.status_code,
                              headers=_header_map(response), background=BackgroundTask(
                                  response.aclose))
 
 
-def _header_map(response: httpx.Response) -> dict[str, str]:
-    kept = response_headers((k.lower(), v) for k, v in response.headers.raw)
+def _header_map(response: UpstreamResponse) -> dict[str, str]:
+    kept = response_headers(response.headers)
     return {k.decode("latin-1"): v.decode("latin-1") for k, v in kept}
 
 
@@ -294,8 +336,36 @@ def _error(status: int, body: dict[str, Any], *, retry_after: int | None = None,
     return JSONResponse(body, status_code=status, headers=headers or None)
 
 
+class GatewayApp:
+    """The gateway's ASGI app: the connection guard (``reference/limits.py``) in front of
+    everything; behind it, the measured routes straight to their handler and the rest to a
+    Starlette app (health, metrics, passthrough, the lifespan). A chunk then passes no
+    routing or middleware ``send`` wrappers: the relay writes to the server's ``send``."""
+
+    def __init__(self, gateway: _Gateway, rest: Starlette) -> None:
+        self.gateway = gateway
+        self.rest = rest
+        self.state = rest.state
+        self._guarded = guard.RequestLimits(self._dispatch, limits=gateway.config.http,
+                                            on_reject=gateway.reject_connection)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.rest(scope, receive, send)
+        else:
+            await self._guarded(scope, receive, send)
+
+    async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            operation = MEASURED.get(scope["path"])
+            if operation is not None:
+                await self.gateway.generate(scope, receive, send, operation)
+                return
+        await self.rest(scope, receive, send)
+
+
 def create_gateway_app(config: GatewayConfig, telemetry: Telemetry, *,
-                       connections: Connections | None = None) -> Starlette:
+                       connections: Connections | None = None) -> GatewayApp:
     """The gateway's ASGI app. ``connections``: the registry of the server that runs it
     (``serving.py``), for delivery by acknowledgement; None: delivered falls back to
     written (and the delivery gauge says so)."""
@@ -313,16 +383,13 @@ def create_gateway_app(config: GatewayConfig, telemetry: Telemetry, *,
         await g.upstream.aclose()
 
     routes = [
-        Route("/v1/completions", g.completions, methods=["POST"]),
-        Route("/v1/chat/completions", g.chat, methods=["POST"]),
         Route("/healthz", g.healthz, methods=["GET"]),
         Route("/readyz", g.readyz, methods=["GET"]),
         Route("/metrics", g.metrics, methods=["GET"]),
         Route("/{path:path}", g.passthrough, methods=_ALL_METHODS),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
-    app.add_middleware(guard.RequestLimits, limits=config.http, on_reject=g.reject_connection)
-    app.state.http_limits = config.http
-    app.state.reject_connection = g.reject_connection
-    app.state.gateway = g
-    return app
+    rest = Starlette(routes=routes, lifespan=lifespan)
+    rest.state.http_limits = config.http
+    rest.state.reject_connection = g.reject_connection
+    rest.state.gateway = g
+    return GatewayApp(g, rest)

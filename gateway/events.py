@@ -19,10 +19,11 @@ nor ``[DONE]``, or an event longer than ``max_event_bytes`` (the relay's buffer 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from servescope.instrumentation.status import FinishReason
 
@@ -31,6 +32,7 @@ __all__ = ["EventScanner", "MalformedStream", "StreamFacts", "finish_reason_of",
 
 _BOUNDARY = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 _OUTPUT_KEYS = ("content", "reasoning_content", "tool_calls", "reasoning")
+_decode = msgspec.json.decode
 
 
 class MalformedStream(ValueError):
@@ -58,6 +60,8 @@ class EventScanner:
         self.max_event_bytes = max_event_bytes
         self.facts = StreamFacts()
         self._tail = b""
+        #: Why the stream cannot be read further (set by :meth:`feed`), None while it can.
+        self.failure: MalformedStream | None = None
 
     @property
     def pending(self) -> bytes:
@@ -66,22 +70,28 @@ class EventScanner:
 
     def feed(self, data: bytes) -> tuple[bytes, int]:
         """The complete events ending in ``data`` (bytes to write, unchanged) and the output
-        tokens they carry."""
+        tokens they carry. Events after a malformed one are not returned: the relay writes
+        the good ones before it, then finds the fault in :attr:`failure`."""
         buf = self._tail + data if self._tail else data
         end = 0
         tokens = 0
-        if b"\r" in buf:  # CRLF or CR line ends: the general split
-            for match in _BOUNDARY.finditer(buf):
-                tokens += self._event(buf[end:match.start()])
-                end = match.end()
-        else:  # what engines send: LF only
-            find = buf.find
-            while (cut := find(b"\n\n", end)) >= 0:
-                tokens += self._event(buf[end:cut])
-                end = cut + 2
+        try:
+            if b"\r" in buf:  # CRLF or CR line ends: the general split
+                for match in _BOUNDARY.finditer(buf):
+                    tokens += self._event(buf[end:match.start()])
+                    end = match.end()
+            else:  # what engines send: LF only
+                find = buf.find
+                while (cut := find(b"\n\n", end)) >= 0:
+                    tokens += self._event(buf[end:cut])
+                    end = cut + 2
+        except MalformedStream as exc:
+            self.failure = exc
+            self._tail = b""
+            return buf[:end], tokens
         self._tail = buf[end:]
         if len(self._tail) > self.max_event_bytes:
-            raise MalformedStream(f"an event longer than {self.max_event_bytes} bytes")
+            self.failure = MalformedStream(f"an event longer than {self.max_event_bytes} bytes")
         return buf[:end], tokens
 
     def _event(self, raw: bytes) -> int:
@@ -101,8 +111,8 @@ class EventScanner:
             self.facts.done = True
             return 0
         try:
-            obj = json.loads(payload)
-        except ValueError:
+            obj = _decode(payload)  # msgspec: a fifth of json.loads's time, per chunk
+        except msgspec.DecodeError:
             raise MalformedStream("a data field that is not JSON") from None
         if not isinstance(obj, dict):
             raise MalformedStream("a data field that is not a JSON object")
@@ -164,8 +174,8 @@ def scan_whole(body: bytes) -> StreamFacts:
     """The facts of a non-streamed answer (one JSON object); empty facts when it is not one."""
     facts = StreamFacts()
     try:
-        obj = json.loads(body)
-    except ValueError:
+        obj = _decode(body)
+    except msgspec.DecodeError:
         return facts
     if not isinstance(obj, dict):
         return facts

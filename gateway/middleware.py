@@ -39,7 +39,7 @@ from servescope.instrumentation.recorder import RequestRecorder, Telemetry
 from servescope.instrumentation.status import FinishReason
 
 from .config import FLAVORS
-from .events import EventScanner, MalformedStream, finish_reason_of, scan_whole
+from .events import EventScanner, finish_reason_of, scan_whole
 
 __all__ = ["MEASURED_PATHS", "METRICS_PATH", "ServescopeMiddleware"]
 
@@ -243,9 +243,8 @@ class _Exchange:
         if self.streamed:
             if not self.scan_ok or not data:
                 return 0
-            try:
-                _, tokens = self.scanner.feed(data)
-            except MalformedStream:
+            _, tokens = self.scanner.feed(data)
+            if self.scanner.failure is not None:
                 self.scan_ok = False
                 return 0
             if tokens:

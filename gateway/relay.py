@@ -35,8 +35,6 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from servescope.instrumentation.recorder import RequestRecorder
 from servescope.instrumentation.status import FinishReason
 from servescope.reference import openai_schema as schema
@@ -45,6 +43,8 @@ from servescope.reference.connections import Connections
 from servescope.reference.delivery import Acks, settle
 
 from .events import EventScanner, MalformedStream, finish_reason_of, scan_whole
+from .upstream import UpstreamResponse
+from .wire import UpstreamBroken, UpstreamTimeout
 
 __all__ = ["Relay", "RelaySettings"]
 
@@ -85,14 +85,13 @@ class _Cut(Exception):
 class Relay:
     """The upstream's answer (head already received) to the client."""
 
-    def __init__(self, recorder: RequestRecorder, response: httpx.Response,
+    def __init__(self, recorder: RequestRecorder, response: UpstreamResponse,
                  settings: RelaySettings, *, deadline_at: float | None) -> None:
         self.recorder = recorder
         self.response = response
         self.settings = settings
         self.deadline_at = deadline_at
-        self.streamed = response.headers.get("content-type", "").startswith(
-            "text/event-stream")
+        self.streamed = response.header(b"content-type").startswith("text/event-stream")
         self.disconnected = False
         self.abandoned = False
         self.cut: _Cut | None = None
@@ -155,6 +154,7 @@ class Relay:
         if self.disconnected:
             rec.finish(FinishReason.CLIENT_CANCEL)
         elif self.cut is not None:
+            rec.error_type(self.cut.code)  # reset, malformed, incomplete: all finish "error"
             rec.finish(self.cut.reason)
         else:
             rec.finish(self._reason, now=self._ended_at)
@@ -165,8 +165,7 @@ class Relay:
 
     # --- the writer ---------------------------------------------------------------------
     async def _write(self, send: Send) -> None:
-        headers = [(k.lower(), v) for k, v in self.response.headers.raw
-                   if k.lower() not in _DROP]
+        headers = [(k, v) for k, v in self.response.headers if k not in _DROP]
         try:
             async with asyncio.timeout(self._remaining()):
                 if self.streamed:
@@ -186,13 +185,13 @@ class Relay:
             _log.warning("upstream sent a malformed stream: %s", exc)
             self.cut = _Cut(FinishReason.ERROR, "upstream_malformed",
                             f"the upstream sent a malformed event stream ({exc})")
-        except httpx.ReadTimeout:
+        except UpstreamTimeout:
             self.cut = _Cut(FinishReason.ERROR, "upstream_timeout",
                             "the upstream sent nothing for too long")
-        except httpx.HTTPError as exc:
-            _log.warning("upstream failed mid-answer: %s", type(exc).__name__)
+        except UpstreamBroken as exc:
+            _log.warning("upstream failed mid-answer: %s", exc)
             self.cut = _Cut(FinishReason.ERROR, "upstream_error",
-                            f"the upstream failed mid-stream ({type(exc).__name__})")
+                            f"the upstream failed mid-stream ({exc})")
 
     def _remaining(self) -> float | None:
         if self.deadline_at is None:
@@ -207,14 +206,15 @@ class Relay:
             out, tokens = scanner.feed(data)
             if tokens:
                 rec.tokens_committed(tokens, now=arrived)
-            if not out:
-                continue
-            self._ended_at = arrived
-            at = await self._send(send, out)
-            if at is None:
-                return  # the client is gone: nothing more is written
-            if tokens:
-                self._wrote(tokens, at)
+            if out:
+                self._ended_at = arrived
+                at = await self._send(send, out)
+                if at is None:
+                    return  # the client is gone: nothing more is written
+                if tokens:
+                    self._wrote(tokens, at)
+            if scanner.failure is not None:  # after the good events before it
+                raise scanner.failure
         facts = scanner.facts
         self._prompt = facts.prompt_tokens or 0
         if scanner.pending.strip() or not (facts.done or facts.finish or facts.error):

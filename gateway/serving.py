@@ -15,8 +15,6 @@ import logging
 import socket
 from typing import Any
 
-from starlette.applications import Starlette
-
 from servescope.instrumentation.setup import SpanRedaction, TelemetrySetup, setup_telemetry
 from servescope.reference import delivery
 from servescope.reference import limits as guard
@@ -24,7 +22,7 @@ from servescope.reference.config import HttpLimits
 from servescope.reference.connections import Connections
 from servescope.reference.serving import UvicornThread, listen
 
-from .app import create_gateway_app
+from .app import GatewayApp, create_gateway_app
 from .config import GatewayConfig
 
 __all__ = ["CONNECTIONS", "DEFAULT_SEND_BUFFER_BYTES", "GatewayThread", "LocalGateway",
@@ -37,7 +35,7 @@ DEFAULT_NOTSENT_LOWAT = 16384
 SERVICE_NAME = "servescope-gateway"
 
 
-def _server(app: Starlette, sock: socket.socket, send_buffer_bytes: int | None,
+def _server(app: GatewayApp, sock: socket.socket, send_buffer_bytes: int | None,
             log_level: str) -> Any:
     import uvicorn
 
@@ -60,7 +58,7 @@ def _server(app: Starlette, sock: socket.socket, send_buffer_bytes: int | None,
     return uvicorn.Server(config)
 
 
-def serve_gateway(app: Starlette, host: str, port: int, *,
+def serve_gateway(app: GatewayApp, host: str, port: int, *,
                   send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
                   log_level: str = "info") -> None:
     """Serve in the foreground until interrupted."""
@@ -74,7 +72,7 @@ def serve_gateway(app: Starlette, host: str, port: int, *,
 class GatewayThread(UvicornThread):
     """The gateway app served by uvicorn on a background thread."""
 
-    def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = 0, *,
+    def __init__(self, app: GatewayApp, host: str = "127.0.0.1", port: int = 0, *,
                  send_buffer_bytes: int | None = DEFAULT_SEND_BUFFER_BYTES,
                  log_level: str = "warning") -> None:
         sock = listen(host, port, send_buffer_bytes, app.state.http_limits.listen_backlog)

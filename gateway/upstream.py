@@ -1,4 +1,4 @@
-"""The upstream engine, reached through one pooled keep-alive ``httpx.AsyncClient``.
+"""The upstream engine, reached through a pool of keep-alive HTTP/1.1 connections.
 
 Requests go out as the client sent them: same method, path, query, body and headers, less the
 hop-by-hop ones (RFC 9110 7.6.1) and with two changes a proxy must make: ``traceparent`` names
@@ -11,22 +11,39 @@ Each upstream connection's kernel receive buffer is bounded
 client stopped reading, the engine's writes stall after that much instead of after an
 autotuned window of megabytes. A request the relay abandons is closed with its response
 (``aclose``): an unread HTTP/1.1 body closes the connection, so the engine sees the client go.
+
+The connections are :mod:`.wire`'s (a plain asyncio protocol and a framing reader, not a
+general HTTP client: the relay's per-chunk read is the gateway's hot path). At most
+``max_upstream_connections`` carry requests at once; a request that waits
+``connect_timeout_s`` for one gets 503 ``upstream_busy``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import socket
-from collections.abc import Iterable, Mapping
+import ssl
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
-
-import httpx
+from urllib.parse import urlsplit
 
 from servescope.reference import openai_schema as schema
 
 from .config import GatewayConfig
+from .wire import (
+    MAX_HEAD_BYTES,
+    BodyReader,
+    Connection,
+    ResponseHead,
+    UpstreamBroken,
+    UpstreamTimeout,
+    parse_head,
+)
 
-__all__ = ["HOP_BY_HOP", "Upstream", "UpstreamUnavailable", "forward_headers",
-           "response_headers"]
+__all__ = ["HOP_BY_HOP", "Answer", "Upstream", "UpstreamBroken", "UpstreamResponse",
+           "UpstreamTimeout", "UpstreamUnavailable", "forward_headers", "response_headers"]
 
 #: Headers that describe one connection, never forwarded (plus those named in Connection).
 HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"proxy-authenticate",
@@ -80,80 +97,278 @@ def _connection_named(headers: list[tuple[bytes, bytes]]) -> frozenset[bytes]:
                      for token in v.split(b","))
 
 
+class Answer:
+    """A small answer read whole (health, models)."""
+
+    def __init__(self, status_code: int, body: bytes) -> None:
+        self.status_code = status_code
+        self.body = body
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+class UpstreamResponse:
+    """An upstream answer whose head has arrived; its body is read with :meth:`aiter_raw`
+    (framing removed, bytes otherwise as sent). :meth:`aclose` must follow: the connection
+    goes back to the pool when the body was read to its end, else it is dropped (an
+    unfinished answer: the engine sees its client go)."""
+
+    def __init__(self, upstream: Upstream, conn: Connection, head: ResponseHead,
+                 body: BodyReader, first: bytes) -> None:
+        self._upstream = upstream
+        self._conn: Connection | None = conn
+        self.head = head
+        self.status_code = head.status
+        self.headers = head.headers
+        self._body = body
+        self._first = first  # body bytes that arrived with the head
+
+    def header(self, name: bytes) -> str:
+        value = self.head.get(name)
+        return "" if value is None else value.decode("latin-1")
+
+    async def aiter_raw(self) -> AsyncIterator[bytes]:
+        """Each read's body bytes (a read that completes no body bytes yields nothing)."""
+        conn, body = self._conn, self._body
+        if conn is None:
+            return
+        timeout = self._upstream.config.upstream_idle_timeout_s
+        data = body.feed(self._first) if self._first else b""
+        self._first = b""
+        while True:
+            if data:
+                yield data
+            if body.done:
+                return
+            raw = await conn.read(timeout)
+            if not raw:
+                body.eof()
+                return
+            data = body.feed(raw)
+
+    async def aclose(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            self._upstream._release(conn, reusable=self.head.keep_alive and self._body.reusable)
+
+
 class Upstream:
-    """The pooled client (made on first use, on the serving event loop)."""
+    """The upstream engine and the pool of keep-alive connections to it (made on first use,
+    on the serving event loop)."""
 
     def __init__(self, config: GatewayConfig) -> None:
         self.config = config
-        self.base = config.upstream.rstrip("/")
-        self._client: httpx.AsyncClient | None = None
+        parts = urlsplit(config.upstream)
+        self.host = parts.hostname or ""
+        self.port = parts.port or (443 if parts.scheme == "https" else 80)
+        self.authority = parts.netloc.rsplit("@", 1)[-1].encode("idna")
+        self.prefix = parts.path.rstrip("/").encode()
+        self._tls = parts.scheme == "https"
+        self._idle: list[Connection] = []
+        self._slots: asyncio.Semaphore | None = None
+        #: Connections carrying a request now (a leak when a request has ended).
+        self.busy: set[Connection] = set()
 
-    @property
-    def client(self) -> httpx.AsyncClient:
-        if self._client is None:
-            cfg = self.config
-            # no Nagle: a request's head and body, written apart, leave at once
-            options = [(socket.SOL_SOCKET, socket.SO_RCVBUF, cfg.upstream_recv_buffer_bytes),
-                       (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-            transport = httpx.AsyncHTTPTransport(
-                limits=httpx.Limits(max_connections=cfg.max_upstream_connections,
-                                    max_keepalive_connections=cfg.max_upstream_connections,
-                                    keepalive_expiry=KEEPALIVE_EXPIRY_S),
-                socket_options=options, retries=0)
-            self._client = httpx.AsyncClient(
-                transport=transport, headers={}, follow_redirects=False,
-                timeout=httpx.Timeout(connect=cfg.connect_timeout_s,
-                                      read=cfg.upstream_idle_timeout_s,
-                                      write=cfg.upstream_idle_timeout_s,
-                                      pool=cfg.connect_timeout_s))
-        return self._client
-
-    async def open(self, method: str, target: str, headers: list[tuple[bytes, bytes]],
-                   body: bytes) -> httpx.Response:
+    async def open(self, method: str, target: bytes, headers: list[tuple[bytes, bytes]],
+                   body: bytes) -> UpstreamResponse:
         """Send the request and return once the upstream's answer head arrived (its body is
         read by the caller, who must ``aclose`` it); :class:`UpstreamUnavailable` when the
         upstream cannot be reached or said nothing in time."""
-        client = self.client
-        request = client.build_request(method, self.base + target, headers=headers,
-                                       content=body)
-        try:
+        cfg = self.config
+        request = _request_bytes(method, self.prefix + target, self.authority, headers, body)
+        slots = self._slots
+        if slots is None:
+            slots = self._slots = asyncio.Semaphore(cfg.max_upstream_connections)
+        if slots.locked():
             try:
-                return await client.send(request, stream=True)
-            except _STALE:
-                # A pooled connection the engine closed as we sent on it (its idle timeout
-                # raced ours): no answer began, so the request is sent once more on a new one.
-                return await client.send(request, stream=True)
-        except httpx.PoolTimeout:
-            raise UpstreamUnavailable(503, "upstream_busy", "every connection to the upstream "
-                                      "is in use; retry shortly") from None
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise UpstreamUnavailable(502, "upstream_unavailable",
-                                      f"the upstream cannot be reached ({_why(exc)}); "
-                                      f"retry shortly") from None
-        except httpx.ReadTimeout:
-            raise UpstreamUnavailable(504, "upstream_timeout", "the upstream did not answer "
-                                      "in time") from None
-        except httpx.HTTPError as exc:  # reset before the head, a protocol error
-            raise UpstreamUnavailable(502, "upstream_error", f"the upstream failed before "
-                                      f"answering ({_why(exc)})") from None
-
-    async def get(self, path: str, timeout_s: float) -> httpx.Response | None:
-        """A small GET (health, models); None when it fails."""
+                async with asyncio.timeout(cfg.connect_timeout_s):
+                    await slots.acquire()
+            except TimeoutError:
+                raise UpstreamUnavailable(503, "upstream_busy", "every connection to the "
+                                          "upstream is in use; retry shortly") from None
+        else:
+            await slots.acquire()
+        conn: Connection | None = None
         try:
-            return await self.client.get(self.base + path, timeout=timeout_s)
-        except httpx.HTTPError:
+            conn = self._pooled()
+            if conn is not None:
+                try:
+                    return await self._exchange(conn, request, method)
+                except _Stale:
+                    # A pooled connection the engine closed as we sent on it (its idle
+                    # timeout raced ours): no answer began, so the request goes once more.
+                    conn.close()
+                    self.busy.discard(conn)
+            conn = await self._connect()
+            try:
+                return await self._exchange(conn, request, method)
+            except _Stale as exc:
+                raise UpstreamBroken(str(exc)) from None
+        except BaseException as exc:
+            if conn is not None:
+                conn.close()
+                self.busy.discard(conn)
+            slots.release()
+            raise _unavailable(exc) from None
+
+    async def get(self, path: str, timeout_s: float) -> Answer | None:
+        """A small GET (health, models), read whole; None when it fails."""
+        try:
+            async with asyncio.timeout(timeout_s):
+                response = await self.open("GET", path.encode(), [(b"accept", b"*/*")], b"")
+                try:
+                    parts = []
+                    size = 0
+                    async for data in response.aiter_raw():
+                        size += len(data)
+                        if size > self.config.max_event_bytes:
+                            return None
+                        parts.append(data)
+                finally:
+                    await response.aclose()
+        except (UpstreamUnavailable, UpstreamBroken, UpstreamTimeout, TimeoutError):
             return None
+        return Answer(response.status_code, b"".join(parts))
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        for conn in [*self._idle, *self.busy]:
+            conn.close()
+        self._idle.clear()
+        self.busy.clear()
+
+    # --- the pool ---------------------------------------------------------------------------
+    def _pooled(self) -> Connection | None:
+        """The most recently used idle connection that is still good."""
+        idle, now = self._idle, time.monotonic()
+        while idle:
+            conn = idle.pop()
+            if conn.usable and now - conn.idle_since < KEEPALIVE_EXPIRY_S:
+                self.busy.add(conn)
+                return conn
+            conn.close()
+        return None
+
+    def _release(self, conn: Connection, *, reusable: bool) -> None:
+        self.busy.discard(conn)
+        if reusable and conn.usable:
+            conn.rest()
+            conn.idle_since = time.monotonic()
+            self._idle.append(conn)
+            idle = self._idle
+            while idle and conn.idle_since - idle[0].idle_since >= KEEPALIVE_EXPIRY_S:
+                idle.pop(0).close()  # the oldest, unused for too long
+        else:
+            conn.close()
+        if self._slots is not None:
+            self._slots.release()
+
+    async def _connect(self) -> Connection:
+        cfg = self.config
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(cfg.connect_timeout_s):
+            try:  # an address needs no resolver (whose call runs on a thread)
+                infos = socket.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM,
+                                           flags=socket.AI_NUMERICHOST)
+            except socket.gaierror:
+                infos = await loop.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM)
+            failure: OSError = ConnectionRefusedError()
+            for family, kind, proto, _, address in infos:
+                sock = socket.socket(family, kind, proto)
+                try:
+                    # bounded before the connection opens (the window scale is agreed then);
+                    # no Nagle: a request's head and body leave at once
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF,
+                                    cfg.upstream_recv_buffer_bytes)
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                    sock.setblocking(False)
+                    await loop.sock_connect(sock, address)
+                except OSError as exc:
+                    sock.close()
+                    failure = exc
+                    continue
+                except BaseException:
+                    sock.close()
+                    raise
+                _, conn = await loop.create_connection(
+                    Connection, sock=sock, ssl=_tls_context() if self._tls else None,
+                    server_hostname=self.host if self._tls else None)
+                self.busy.add(conn)
+                return conn
+            raise failure
+
+    async def _exchange(self, conn: Connection, request: bytes,
+                        method: str) -> UpstreamResponse:
+        """Write the request and read the answer's head (1xx interim answers skipped)."""
+        timeout = self.config.upstream_idle_timeout_s
+        try:
+            conn.write(request)
+        except UpstreamBroken as exc:  # closed under us: nothing was sent
+            raise _Stale(str(exc)) from None
+        buf = b""
+        received = False
+        while True:
+            try:
+                data = await conn.read(timeout)
+            except UpstreamBroken as exc:
+                raise (_Stale(str(exc)) if not received else exc) from None
+            if not data:
+                if not received:
+                    raise _Stale("the connection closed before an answer")
+                raise UpstreamBroken("the connection closed inside the answer's head")
+            received = True
+            buf += data
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                if len(buf) > MAX_HEAD_BYTES:
+                    raise UpstreamBroken("an answer head longer than the gateway reads")
+                continue
+            head = parse_head(buf[:end])
+            buf = buf[end + 4:]
+            if 100 <= head.status < 200 and head.status != 101:
+                continue  # an interim answer (100 Continue): the final one follows
+            if head.status == 101:
+                raise UpstreamBroken("the upstream switched protocols")
+            return UpstreamResponse(self, conn, head, BodyReader(head, method), buf)
 
 
-#: Failures of a request on a connection the upstream had already closed.
-_STALE = (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+class _Stale(Exception):
+    """A reused connection failed before any byte of the answer arrived."""
 
 
-def _why(exc: BaseException) -> str:
-    """A short cause (the exception class: messages may carry addresses)."""
-    return type(exc).__name__
+def _request_bytes(method: str, target: bytes, authority: bytes,
+                   headers: list[tuple[bytes, bytes]], body: bytes) -> bytes:
+    lines = [method.encode("ascii"), b" ", target, b" HTTP/1.1\r\nhost: ", authority, b"\r\n"]
+    for name, value in headers:
+        lines += (name, b": ", value, b"\r\n")
+    if body or method not in ("GET", "HEAD", "DELETE", "OPTIONS"):
+        lines += (b"content-length: ", str(len(body)).encode(), b"\r\n")
+    lines += (b"\r\n", body)
+    return b"".join(lines)
+
+
+def _unavailable(exc: BaseException) -> BaseException:
+    """What an upstream that could not be asked means for the client."""
+    if isinstance(exc, UpstreamUnavailable | asyncio.CancelledError) or not isinstance(
+            exc, Exception):
+        return exc
+    if isinstance(exc, UpstreamTimeout):
+        return UpstreamUnavailable(504, "upstream_timeout",
+                                   "the upstream did not answer in time")
+    if isinstance(exc, UpstreamBroken):
+        return UpstreamUnavailable(502, "upstream_error",
+                                   f"the upstream failed before answering ({exc})")
+    if isinstance(exc, TimeoutError | OSError):
+        why = "ConnectTimeout" if isinstance(exc, TimeoutError) else type(exc).__name__
+        return UpstreamUnavailable(502, "upstream_unavailable",
+                                   f"the upstream cannot be reached ({why}); retry shortly")
+    return exc
+
+
+_TLS: list[ssl.SSLContext] = []
+
+
+def _tls_context() -> ssl.SSLContext:
+    if not _TLS:
+        _TLS.append(ssl.create_default_context())
+    return _TLS[0]

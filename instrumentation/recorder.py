@@ -712,6 +712,14 @@ class RequestRecorder(TerminalState):
         if self._span is not None:
             self._span.set_attribute(ATTR.INPUT_TOKENS, n)
 
+    @_hook("error_type")
+    def error_type(self, kind: str) -> None:
+        """Why the request is about to end as it does, as a short fixed name the caller
+        chooses (``upstream_malformed``, ``deadline_exceeded``): ``error.type`` on the request
+        span. Finish reasons keep their catalog values; this tells causes apart in a trace."""
+        if self._span is not None and self._reason is None:
+            self._span.set_attribute(ATTR.ERROR_TYPE, kind)
+
     @_hook("paused")
     def paused(self, *, now: float | None = None) -> None:
         """The stream buffer reached its high watermark; the scheduler stops advancing us."""

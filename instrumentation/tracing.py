@@ -63,6 +63,8 @@ class ATTR:
     GOOD = "servescope.goodput.good"
     PAUSES = "servescope.backpressure.pauses"
     PAUSE_EVENTS_DROPPED = "servescope.backpressure.pause_events_dropped"
+    # OTel's low-cardinality class of the error a request ended with (a proxy's cause).
+    ERROR_TYPE = "error.type"
     # Marks a trace that a metric exemplar points to, so tail sampling keeps it.
     EXEMPLAR = "servescope.exemplar"
 

@@ -58,11 +58,7 @@ def tokens(gw: LocalGateway, stage: str, model: str = MODEL) -> float:
 def busy_upstream_connections(gw: LocalGateway) -> int:
     """Upstream connections of the gateway's pool that are carrying a request (a leak when a
     request has ended)."""
-    client = gw.app.state.gateway.upstream._client
-    if client is None:
-        return 0
-    pool = client._transport._pool
-    return sum(1 for conn in pool.connections if not conn.is_idle() and not conn.is_closed())
+    return len(gw.app.state.gateway.upstream.busy)
 
 
 T = TypeVar("T")

@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from servescope.cli import build_parser
+from servescope.promql.flavor import FLAVORS
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
@@ -27,6 +28,17 @@ def test_the_compose_profile_puts_the_gateway_in_front_of_the_engine() -> None:
     assert services["vllm"]["profiles"] == gateway["profiles"] == ["vllm"]
     assert gateway["ports"] == [f"127.0.0.1:{args.port}:{args.port}"]
     assert "ports" not in services["vllm"]  # clients reach the engine through the gateway only
+
+
+def test_the_stacks_prometheus_scrapes_the_profiles_gateway_under_the_flavors_job() -> None:
+    services = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]
+    port = build_parser().parse_args(services["gateway-vllm"]["command"][1:]).port
+    config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
+    jobs = {j["job_name"]: j for j in config["scrape_configs"]}
+    gateway_job = FLAVORS["vllm"].gateway
+    assert gateway_job is not None and gateway_job in jobs
+    (sd,) = jobs[gateway_job]["dns_sd_configs"]
+    assert sd["names"] == ["gateway-vllm"] and sd["port"] == port  # /metrics on its own port
 
 
 def test_the_kubernetes_sidecar_runs_the_gateway_beside_the_engine() -> None:

@@ -128,6 +128,10 @@ def test_an_upstream_that_fails_mid_stream_ends_it_with_an_error_event(fault: st
         assert events[-1]["error"]["code"] == code
         poll_until(lambda: finished(gw, "error") == 1, what="the request finished as error")
         assert tokens(gw, "written") == 3
+        gw.setup.force_flush()
+        (span,) = [s for s in gw.exporter.get_finished_spans() if s.name.startswith("text_")]
+        assert span.attributes["servescope.finish_reason"] == "error"
+        assert span.attributes["error.type"] == code  # the cause, told apart
         poll_until(lambda: stub.engine.active == 0, what="the upstream request closed")
         assert busy_upstream_connections(gw) == 0
 

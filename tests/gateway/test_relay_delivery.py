@@ -9,7 +9,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 from prometheus_client import CollectorRegistry
 
 from servescope.gateway.config import GatewayConfig
@@ -69,10 +68,21 @@ class _Connections:
         return _Transport()
 
 
-class _Upstream(httpx.AsyncByteStream):
-    async def __aiter__(self) -> AsyncIterator[bytes]:
+class _Upstream:
+    """An upstream answer's interface (``upstream.UpstreamResponse``), scripted."""
+
+    status_code = 200
+    headers = ((b"content-type", b"text/event-stream"),)
+
+    def header(self, name: bytes) -> str:
+        return dict(self.headers).get(name, b"").decode()
+
+    async def aiter_raw(self) -> AsyncIterator[bytes]:
         for event in EVENTS:
             yield event
+
+    async def aclose(self) -> None:
+        pass
 
 
 def _relay_one_stream(peer: _Peer) -> CollectorRegistry:
@@ -83,9 +93,8 @@ def _relay_one_stream(peer: _Peer) -> CollectorRegistry:
         max_event_bytes=1 << 16, stop_reasons=GatewayConfig(upstream="http://x").
         upstream_flavor.stop_reasons, connections=_Connections(peer),  # type: ignore[arg-type]
         clock=telemetry.clock)
-    response = httpx.Response(200, headers={"content-type": "text/event-stream"},
-                              stream=_Upstream())
-    relay = Relay(telemetry.request("r1"), response, settings, deadline_at=None)
+    relay = Relay(telemetry.request("r1"), _Upstream(), settings,  # type: ignore[arg-type]
+                  deadline_at=None)
 
     async def receive() -> dict[str, Any]:
         await asyncio.sleep(3600)

@@ -1,0 +1,103 @@
+"""The gateway's keep-alive pool against a scripted HTTP/1.1 upstream on a real socket: one
+connection carries request after request, and an upstream that closes a connection after its
+answer (without saying ``Connection: close``) costs the next request nothing."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+
+import httpx
+from gateways import busy_upstream_connections, finished, gateway_for
+from waiting import poll_until
+
+EVENT = b'data: {"choices":[{"index":0,"text":"a","finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+ANSWER = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked"
+          b"\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(EVENT), EVENT))
+
+
+class ScriptedUpstream:
+    """Answers every request on a connection with ANSWER; ``close_after_each`` closes the
+    connection after each answer (silently, as an idle timeout would)."""
+
+    def __init__(self, close_after_each: bool) -> None:
+        self.close_after_each = close_after_each
+        self.accepted = 0
+        self.answered = 0
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
+
+    def _connection(self, conn: socket.socket) -> None:
+        with conn:
+            buf = b""
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    data = conn.recv(65536)
+                    if not data:
+                        return
+                    buf += data
+                head, _, buf = buf.partition(b"\r\n\r\n")
+                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                while len(buf) < length:
+                    buf += conn.recv(65536)
+                buf = buf[length:]
+                if head.startswith(b"GET /v1/models"):
+                    body = b'{"data":[{"id":"m"}]}'
+                    conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s"
+                                 % (len(body), body))
+                else:
+                    conn.sendall(ANSWER)
+                    self.answered += 1
+                if self.close_after_each:
+                    return
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@contextlib.contextmanager
+def _upstream(close_after_each: bool) -> Iterator[ScriptedUpstream]:
+    upstream = ScriptedUpstream(close_after_each)
+    try:
+        yield upstream
+    finally:
+        upstream.close()
+
+
+def _ask(url: str, n: int) -> list[str]:
+    with httpx.Client(timeout=30) as client:
+        return [client.post(f"{url}/v1/completions",
+                            json={"model": "m", "prompt": "x", "stream": True}).text
+                for _ in range(n)]
+
+
+def test_one_upstream_connection_carries_request_after_request() -> None:
+    with _upstream(close_after_each=False) as upstream, gateway_for(upstream.url) as gw:
+        answers = _ask(gw.url, 5)
+        assert all(a == EVENT.decode() for a in answers)
+        poll_until(lambda: finished(gw, "stop", model="m") == 5, what="five finishes")
+        assert upstream.answered == 5
+        assert upstream.accepted == 1  # the model list's GET and five streams, one connection
+        assert busy_upstream_connections(gw) == 0
+
+
+def test_an_upstream_that_closes_after_each_answer_costs_nothing() -> None:
+    with _upstream(close_after_each=True) as upstream, gateway_for(upstream.url) as gw:
+        answers = _ask(gw.url, 5)
+        assert all(a == EVENT.decode() for a in answers)
+        poll_until(lambda: finished(gw, "stop", model="m") == 5, what="five finishes")
+        assert finished(gw, "error", model="m") == 0
+        assert upstream.answered == 5 and busy_upstream_connections(gw) == 0
