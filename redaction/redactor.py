@@ -39,6 +39,9 @@ _CACHE_MAX = 4096
 # Values that repeat across spans (span names, paths, user agents) are scanned once: short
 # strings found clean are remembered (only clean ones, so no secret is kept in memory).
 _CLEAN_MAX_CHARS = 256
+# Model names repeat on every span: each distinct one is hashed once. Bounded like the other
+# caches; what it holds (names and their hashes) is what every span of the batch carries anyway.
+_MODELS_MAX = 256
 
 
 class Place(StrEnum):
@@ -140,7 +143,10 @@ def scan_joined(text: str, detectors: Sequence[Any] = DETECTORS, *,
     return _merge(text, found, extra) if extra else found
 
 
-_ENCODED_WORD = re.compile(r"[^\s%]*(?:%[0-9A-Fa-f]{2}[^\s%]*)+")
+# An encoded word starts at a word start or right after a '%' (where a failed try at the word
+# start resumes): the look-behind keeps the engine from retrying at every character of a long
+# word, which made this search quadratic in the word's length.
+_ENCODED_WORD = re.compile(r"(?<![^\s%])[^\s%]*(?:%[0-9A-Fa-f]{2}[^\s%]*)+")
 
 
 def _decoded_findings(text: str, offset: int, detectors: Sequence[Any], prefilter: Any
@@ -177,6 +183,7 @@ class Redactor:
         self._keys: dict[str, _Key] = {}
         self._allowed: set[str] = set()  # the keys classified ALLOW, for a set difference
         self._clean: dict[str, None] = {}
+        self._model_hashes: dict[str, str] = {}
 
     def _key_from_env(self) -> bytes:
         value = os.environ.get(self.policy.hash_key_env)
@@ -332,9 +339,17 @@ class Redactor:
         built from it ("chat lora-jane-doe") must not show either."""
         if not attributes:
             return []
-        return [(value, self._keyed_hash(MODEL, value)) for key in self.policy.model_keys
+        return [(value, self._model_hash(value)) for key in self.policy.model_keys
                 if isinstance(value := attributes.get(key), str) and value
                 and self.unknown_model(value)]
+
+    def _model_hash(self, value: str) -> str:
+        hashed = self._model_hashes.get(value)
+        if hashed is None:
+            if len(self._model_hashes) >= _MODELS_MAX:
+                self._model_hashes.clear()
+            hashed = self._model_hashes[value] = self._keyed_hash(MODEL, value)
+        return hashed
 
     def _content_allowed(self, place: Place) -> bool:
         mode = self.policy.content_capture
@@ -367,7 +382,7 @@ class Redactor:
                 continue
             if decision is _Key.MODEL and self.unknown_model(out[key]):
                 counts[MODEL] = counts.get(MODEL, 0) + 1
-                out[key] = self._keyed_hash(MODEL, str(out[key]))
+                out[key] = self._model_hash(str(out[key]))
                 continue
             limit = self.policy.max_value_chars
             if decision is _Key.CONTENT:

@@ -1,7 +1,8 @@
-"""The multi-pattern prefilter changes speed, never findings.
+"""The multi-pattern prefilter and the start bounds change speed, never findings.
 
-Three ways to scan must agree on every text: every detector run on the whole text (the
-reference), the pure-Python gates, and the Hyperscan database. The corpus and a property test
+Three ways to scan must agree on every text: every detector run on the whole text from
+position 0 (the reference), the pure-Python gates, and the Hyperscan database, the last two
+with each pattern started at its start bound. The corpus and a property test
 over texts stitched from secrets, PII, near-misses, separators and non-ASCII lookalikes check
 it; a prefilter that is not a necessary condition of its detector makes them disagree.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
+import ops_corpus
 import pytest
 import redaction_corpus as rc
 from hypothesis import given, settings
@@ -30,7 +32,8 @@ PYTHON = RegexPrefilter(DETECTORS)
 
 
 def reference(text: str) -> list[tuple[str, int, int]]:
-    found = resolve([f for d in DETECTORS for f in d._find(text)])
+    """Every detector's pattern over the whole text: no prefilter, no start bound."""
+    found = resolve([f for d in DETECTORS for f in d._find(text, whole=True)])
     return [(f.kind, f.start, f.end) for f in found]
 
 
@@ -41,6 +44,9 @@ def with_(prefilter, text: str) -> list[tuple[str, int, int]]:
 def _corpus_texts() -> list[str]:
     rng = random.Random(5)
     texts = [s.text for s in rc.build()]
+    # operations text: planted secrets in their surroundings, and the negatives
+    texts += [p.text for p in ops_corpus.positives()]
+    texts += [line for _, line in ops_corpus.negatives()]
     # long prose with a value planted in the middle, as captured prompts carry them
     for make in rc.POSITIVES.values():
         texts.append("the user asked about quarterly totals " * 20 + make(rng) + " thanks" * 30)
@@ -76,6 +82,8 @@ _FRAGMENTS = st.sampled_from([
     "PuTTY-User-Key-File-2: ", "Private-MAC: ab12", "\n", " ", "\t", "\x1c", "\x1f",
     "٣٣٣-٢٢-٤٤٤٤", "paſſword=", "K", "ı", "é", "０", "\u00a0", "0", "07700 900123",
     "12345678901234567890", "ABCDEFGHIJKLMNOP", "abcdefghijklmnopqrstuvwxyz0123456789",
+    "12:30:45", "deadbeef", "1:2:3:4:5:6:", "7:8", "%25", "://", "postgres://u:", "mysql -p",
+    "--password ", "ssn=", "auth=", "SecretKey ", "00", "0049 ", "A3T", "(415) ",
 ])
 _TEXTS = st.lists(st.one_of(_FRAGMENTS, st.text(max_size=12)), max_size=14).map("".join)
 
