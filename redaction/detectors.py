@@ -12,6 +12,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from . import validators as v
 from .prefilter import Prefilter, make_prefilter
@@ -47,8 +48,9 @@ class Detector:
     # Where a match can first start in a text (a lower bound; -1: nowhere), found with
     # C-level searches for a literal or one character class every match holds within a
     # fixed distance of its start. The pattern then scans from there, not from 0: on a long
-    # prompt with one value near its end, most of the line is skipped. None: from 0.
-    start: Callable[[str], int] | None = None
+    # prompt with one value near its end, most of the line is skipped. None: from 0. Its
+    # second argument is a memo shared by the detectors scanning one text (see scan()).
+    start: Start | None = None
 
     def applies(self, text: str) -> bool:
         """False means the pattern cannot match ``text``."""
@@ -65,12 +67,13 @@ class Detector:
             return
         yield from self._find(text)
 
-    def _find(self, text: str, *, whole: bool = False) -> Iterable[Finding]:
+    def _find(self, text: str, *, whole: bool = False, memo: dict[str, Any] | None = None
+              ) -> Iterable[Finding]:
         """``whole``: scan from position 0 (the reference the start bound is checked against).
         Look-behinds and ``\\b`` still see the text before the start position."""
         pos = 0
         if self.start is not None and not whole:
-            pos = self.start(text)
+            pos = self.start(text, {} if memo is None else memo)
             if pos < 0:
                 return
         for match in self.pattern.finditer(text, pos):
@@ -101,17 +104,22 @@ class Finding:
 _DIGIT = re.compile(r"\d")
 
 
-def _at_literal(needles: tuple[str, ...], back: int = 0, *, fold: bool = False
-                ) -> Callable[[str], int]:
+Start = Callable[[str, dict[str, Any]], int]
+
+
+def _at_literal(needles: tuple[str, ...], back: int = 0, *, fold: bool = False) -> Start:
     """The start bound of a pattern whose every match holds one of ``needles`` at most
     ``back`` characters after its start. ``fold``: the pattern is case-insensitive; on ASCII
     text lower() is exact, elsewhere (Python folds "ſ" to "s", "K" to "k") scan from 0."""
 
-    def start(text: str) -> int:
+    def start(text: str, memo: dict[str, Any]) -> int:
         if fold:
             if not text.isascii():
                 return 0
-            text = text.lower()
+            lower = memo.get("lower")
+            if lower is None:
+                lower = memo["lower"] = text.lower()
+            text = lower
         first = -1
         for needle in needles:  # str.find: memchr-speed, no regex
             at = text.find(needle)
@@ -122,15 +130,17 @@ def _at_literal(needles: tuple[str, ...], back: int = 0, *, fold: bool = False
     return start
 
 
-def _at_class(chars: str, back: int = 0) -> Callable[[str], int]:
-    """As :func:`_at_literal`, for a one-character class (``\\d``, ``[1-9]``)."""
+def _at_class(chars: str, back: int = 0) -> Start:
+    """As :func:`_at_literal`, for a one-character class (``\\d``, ``[1-9]``); the first
+    position is found once per text for every detector that asks for the same class."""
     search = re.compile(chars).search
 
-    def start(text: str) -> int:
-        found = search(text)
-        if found is None:
-            return -1
-        return max(0, found.start() - back)
+    def start(text: str, memo: dict[str, Any]) -> int:
+        first = memo.get(chars)
+        if first is None:
+            found = search(text)
+            first = memo[chars] = -1 if found is None else found.start()
+        return first if first <= 0 else max(0, first - back)
 
     return start
 
@@ -138,7 +148,7 @@ def _at_class(chars: str, back: int = 0) -> Callable[[str], int]:
 def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
        prefilter: str, group: int = 0, needles: tuple[str, ...] = (),
        checksummed: bool = False, prefix: Callable[[str], int | None] | None = None,
-       digits: bool = False, start: Callable[[str], int] | None = None) -> Detector:
+       digits: bool = False, start: Start | None = None) -> Detector:
     gates: tuple[re.Pattern[str], ...] = ()
     if needles:
         gates = (re.compile("|".join(re.escape(n) for n in needles)),)
@@ -349,8 +359,9 @@ def scan(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     detectors = tuple(detectors)
     pf = prefilter if prefilter is not None else prefilter_for(detectors)
     found: list[Finding] = []
+    memo: dict[str, Any] = {}  # what the start bounds found in this text, shared
     for i in pf.candidates(text):
-        found.extend(detectors[i]._find(text))
+        found.extend(detectors[i]._find(text, memo=memo))
     return resolve(found)
 
 
