@@ -356,7 +356,8 @@ def scan(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     """Non-overlapping findings in ``text``, in text order (earlier detectors win overlaps).
 
     ``prefilter`` must have been made for ``detectors`` (default: the cached one)."""
-    detectors = tuple(detectors)
+    if not isinstance(detectors, tuple):
+        detectors = tuple(detectors)
     pf = prefilter if prefilter is not None else prefilter_for(detectors)
     found: list[Finding] = []
     memo: dict[str, Any] = {}  # what the start bounds found in this text, shared
@@ -367,8 +368,10 @@ def scan(text: str, detectors: Sequence[Detector] = DETECTORS, *,
 
 def resolve(found: list[Finding]) -> list[Finding]:
     """Overlaps go to the earlier detector; blockers (``!kind``) are removed last."""
-    if len(found) < 2:
-        return [f for f in found if not f.kind.startswith("!")]
+    if not found:
+        return found
+    if len(found) == 1:
+        return [] if found[0].kind[0] == "!" else found
     found.sort(key=lambda f: (_PRIORITY[f.kind], f.start - f.end))
     kept: list[Finding] = []
     for f in found:
