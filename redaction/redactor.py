@@ -75,7 +75,10 @@ _DROPPED = _Dropped()
 
 # Ids glue values together with '-' and '_' ("req-alice@example.com-4111111111111111"); the
 # detectors' word boundaries treat those as part of a word, so a second pass reads them as spaces.
-_JOINERS = str.maketrans("-_", "  ")
+def _spaced(text: str) -> str:
+    """``text`` with ``-`` and ``_`` read as spaces, in two C-level replaces (translate() with
+    a table ran about 30 times slower on a 250-character line)."""
+    return text.replace("-", " ").replace("_", " ")
 
 
 # The kinds a joiner can hide: numbers and addresses, whose patterns refuse a neighbouring
@@ -105,7 +108,7 @@ def _scan_plain(text: str, detectors: Sequence[Any], prefilter: Any) -> list[Fin
     if not subset:
         return found
     extra = [Finding(f.kind, f.start, f.end, text[f.start:f.end])
-             for f in scan(text.translate(_JOINERS), subset, prefilter=subset_prefilter)
+             for f in scan(_spaced(text), subset, prefilter=subset_prefilter)
              if not any(f.start < g.end and g.start < f.end for g in found)]
     return sorted(found + extra, key=lambda f: f.start) if extra else found
 
