@@ -8,7 +8,7 @@ pass-through copy of the same spans. Every run takes each small chunk in turn an
 this process's CPU seconds, so the load of other jobs on a shared machine hits them alike;
 ratios from one run are what such a machine can compare.
 
-Run: python benchmarks/redaction_ab.py --baseline <rev> [--style-lines 1500] [--repeat 3]
+Run: python benchmarks/redaction_ab.py [--baseline REV] [--style-lines 1500] [--repeat 3]
                                        [--spans 2000]
 Prints tables and one JSON line.
 """
@@ -152,7 +152,9 @@ def span_stage(packages: dict[str, ModuleType], n: int, repeat: int) -> dict[str
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--baseline", required=True, help="git revision to compare against")
+    ap.add_argument("--baseline", default="HEAD",
+                    help="git revision to compare against (default HEAD: the uncommitted change;"
+                         " with nothing uncommitted, an A/A control)")
     ap.add_argument("--style-lines", type=int, default=1500)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--spans", type=int, default=2000)
