@@ -19,6 +19,7 @@ import argparse
 import dataclasses
 import gc
 import importlib
+import importlib.util
 import io
 import json
 import subprocess
@@ -31,11 +32,25 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from servescope import redaction as current
+from servescope.instrumentation import NullSpanExporter
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import redaction as bench  # noqa: E402  (benchmarks/redaction.py: corpora, Presidio, spans)
-from servescope import redaction as current  # noqa: E402
-from servescope.instrumentation import NullSpanExporter  # noqa: E402
+
+
+def _load_bench() -> Any:
+    """benchmarks/redaction.py (corpora, Presidio, span helpers), by path: a plain import
+    of "redaction" could find the repository's own redaction/ folder."""
+    spec = importlib.util.spec_from_file_location("redaction_bench",
+                                                  ROOT / "benchmarks" / "redaction.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["redaction_bench"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = _load_bench()
 
 BASELINE_PACKAGE = "servescope_redaction_baseline"
 MODEL = "llama-3.1-8b-instruct"  # the model benchmarks/redaction.py's recorder spans name
@@ -86,8 +101,11 @@ def _chunks(runs: dict[str, Callable[[Any], object]], items: list[Any], repeat: 
     for i in range(0, len(items), chunk):
         part = items[i:i + chunk]
         best = dict.fromkeys(runs, float("inf"))
+        order = list(runs.items())
         for round_ in range(repeat):
-            for name, run in runs.items():
+            # the order turns every round and chunk: no run always follows another
+            turn = (i // chunk + round_) % len(order)
+            for name, run in order[turn:] + order[:turn]:
                 if round_ and name in once:
                     continue
                 t0 = time.process_time()
