@@ -182,6 +182,7 @@ class Redactor:
         self.known_models = self.policy.known_models | frozenset(known_models)
         self._detectors = tuple(d for d in DETECTORS if d.kind in self.policy.kinds)
         self._prefilter = prefilter_for(self._detectors)
+        _joinable(self._detectors)  # the joined pass's engine too: not on the first span's time
         self._hash_key = hash_key if hash_key is not None else self._key_from_env()
         self._keys: dict[str, _Key] = {}
         self._allowed: set[str] = set()  # the keys classified ALLOW, for a set difference
