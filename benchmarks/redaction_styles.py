@@ -79,3 +79,38 @@ def build(ops: ModuleType, legacy: ModuleType, n: int, seed: int = 5
 def _ts(rng: random.Random) -> str:
     return (f"2026-11-{rng.randint(10, 30)}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:"
             f"{rng.randint(0, 59):02d}.{rng.randint(0, 999):03d}Z")
+
+
+def main() -> int:
+    """The corpora's shape (what the throughput rows of redaction.py and redaction_ab.py run
+    on), printed as a table and one JSON line, so `make bench` can run every file here."""
+    import importlib.util
+    import json
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "tests" / "redaction"
+    modules = []
+    for name in ("ops_corpus", "redaction_corpus"):
+        spec = importlib.util.spec_from_file_location(name, root / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # its dataclasses look their module up
+        spec.loader.exec_module(module)
+        modules.append(module)
+    corpora = build(modules[0], modules[1], 1500)
+    shape = {style: {"lines": len(lines), "unique": len(set(lines)),
+                     "mean_chars": sum(map(len, lines)) / len(lines),
+                     "non_ascii": sum(not line.isascii() for line in lines)}
+             for style, lines in corpora.items()}
+    print(f"{'style':<14}{'lines':>7}{'unique':>8}{'mean chars':>12}{'non-ASCII':>11}")
+    for style, r in shape.items():
+        print(f"{style:<14}{r['lines']:>7}{r['unique']:>8}{r['mean_chars']:>12.0f}"
+              f"{r['non_ascii']:>11}")
+    print(json.dumps({"benchmark": "redaction_styles", "corpora": shape},
+                     separators=(",", ":")))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -12,6 +12,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from . import validators as v
 from .prefilter import Prefilter, make_prefilter
@@ -44,6 +45,12 @@ class Detector:
     # back-references), tighter than ``gates``: on ASCII text, wherever ``pattern`` can match,
     # this matches too. redaction.prefilter compiles all of them into one database.
     prefilter: str = ""
+    # Where a match can first start in a text (a lower bound; -1: nowhere), found with
+    # C-level searches for a literal or one character class every match holds within a
+    # fixed distance of its start. The pattern then scans from there, not from 0: on a long
+    # prompt with one value near its end, most of the line is skipped. None: from 0. Its
+    # second argument is a memo shared by the detectors scanning one text (see scan()).
+    start: Start | None = None
 
     def applies(self, text: str) -> bool:
         """False means the pattern cannot match ``text``."""
@@ -60,8 +67,16 @@ class Detector:
             return
         yield from self._find(text)
 
-    def _find(self, text: str) -> Iterable[Finding]:
-        for match in self.pattern.finditer(text):
+    def _find(self, text: str, *, whole: bool = False, memo: dict[str, Any] | None = None
+              ) -> Iterable[Finding]:
+        """``whole``: scan from position 0 (the reference the start bound is checked against).
+        Look-behinds and ``\\b`` still see the text before the start position."""
+        pos = 0
+        if self.start is not None and not whole:
+            pos = self.start(text, {} if memo is None else memo)
+            if pos < 0:
+                return
+        for match in self.pattern.finditer(text, pos):
             start, end = match.span(self.group)
             if start < 0:
                 continue
@@ -89,17 +104,58 @@ class Finding:
 _DIGIT = re.compile(r"\d")
 
 
+Start = Callable[[str, dict[str, Any]], int]
+
+
+def _at_literal(needles: tuple[str, ...], back: int = 0, *, fold: bool = False) -> Start:
+    """The start bound of a pattern whose every match holds one of ``needles`` at most
+    ``back`` characters after its start. ``fold``: the pattern is case-insensitive; on ASCII
+    text lower() is exact, elsewhere (Python folds "ſ" to "s", "K" to "k") scan from 0."""
+
+    def start(text: str, memo: dict[str, Any]) -> int:
+        if fold:
+            if not text.isascii():
+                return 0
+            lower = memo.get("lower")
+            if lower is None:
+                lower = memo["lower"] = text.lower()
+            text = lower
+        first = -1
+        for needle in needles:  # str.find: memchr-speed, no regex
+            at = text.find(needle)
+            if at >= 0 and (first < 0 or at < first):
+                first = at
+        return first if first <= 0 else max(0, first - back)
+
+    return start
+
+
+def _at_class(chars: str, back: int = 0) -> Start:
+    """As :func:`_at_literal`, for a one-character class (``\\d``, ``[1-9]``); the first
+    position is found once per text for every detector that asks for the same class."""
+    search = re.compile(chars).search
+
+    def start(text: str, memo: dict[str, Any]) -> int:
+        first = memo.get(chars)
+        if first is None:
+            found = search(text)
+            first = memo[chars] = -1 if found is None else found.start()
+        return first if first <= 0 else max(0, first - back)
+
+    return start
+
+
 def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
        prefilter: str, group: int = 0, needles: tuple[str, ...] = (),
        checksummed: bool = False, prefix: Callable[[str], int | None] | None = None,
-       digits: bool = False) -> Detector:
+       digits: bool = False, start: Start | None = None) -> Detector:
     gates: tuple[re.Pattern[str], ...] = ()
     if needles:
         gates = (re.compile("|".join(re.escape(n) for n in needles)),)
     if digits:
         gates += (_DIGIT,)
     return Detector(kind, re.compile(pattern), validator, group, gates, checksummed, prefix,
-                    prefilter)
+                    prefilter, start)
 
 
 # Only the value is redacted, so the match may start at the keyword inside a longer key
@@ -116,6 +172,9 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|secret|" + _NOT_TOKEN_COUNTS + r"|passw(?:
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                  r"client[_-]?secret|key(?<![a-z0-9]key)" + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
+# What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
+_SECRET_STARTS = ("api", "secret", "token", "passw", "pwd", "credential", "auth", "access",
+                  "account", "private", "client", "key", "sig")
 # A value ends at a separator or where a JSON object or array closes ("total_tokens": 8370}}).
 # Word characters for addresses in any script: \w plus the combining vowel signs and marks
 # of Indic and South-East Asian scripts (Python's \w leaves them out: "डाटामेल").
@@ -138,24 +197,26 @@ DETECTORS: tuple[Detector, ...] = (
        (_PEM % "BEGIN") + r"[\s\S]*?(?:" + (_PEM % "END") + r"|\Z)"
        r"|PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-(?:MAC|Hash): *[0-9A-Fa-f]+|\Z)",
        prefilter=r"PRIVATE KEY|PuTTY-User-Key-File-",
-       needles=("PRIVATE KEY", "PuTTY-User-Key-File-")),
+       needles=("PRIVATE KEY", "PuTTY-User-Key-File-"),
+       start=_at_literal(("----", "PuTTY-User-Key-File-"))),
     # Any token whose first segment is a JOSE header: JWS (the payload need not be JSON) and
     # JWE (five segments).
     _d("jwt",
        r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}={0,2}\.[A-Za-z0-9_-]+={0,2}"
        r"(?:\.[A-Za-z0-9_-]*={0,2}){0,3}",
-       v.jwt_ok, prefilter=r"eyJ[A-Za-z0-9_-]{5}", needles=("eyJ",)),
+       v.jwt_ok, prefilter=r"eyJ[A-Za-z0-9_-]{5}", needles=("eyJ",),
+       start=_at_literal(("eyJ",))),
     _d("aws_access_key",
        r"(?<![A-Za-z0-9])(?:" + "|".join(_AWS_PREFIXES) + r"|A3T[A-Z0-9])[A-Z0-9]{16}"
        r"(?![A-Za-z0-9])",
        prefilter=r"(?:" + "|".join(_AWS_PREFIXES) + r"|A3T)[A-Z0-9]{16}",
-       needles=(*_AWS_PREFIXES, "A3T")),
+       needles=(*_AWS_PREFIXES, "A3T"), start=_at_literal((*_AWS_PREFIXES, "A3T"))),
     # Classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained (github_pat_) tokens.
     _d("github_token",
        r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9_]{36,251}|github_pat_[A-Za-z0-9_]{22,255})"
        r"(?![A-Za-z0-9_])",
        prefilter=r"gh[pousr]_[A-Za-z0-9_]{36}|github_pat_[A-Za-z0-9_]{22}",
-       needles=("gh", "github_pat_")),
+       needles=("gh", "github_pat_"), start=_at_literal(("gh", "github_pat_"))),
     # OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), Stripe (sk_/rk_ live/test),
     # Slack (xox?- tokens, xapp- app tokens, webhooks), Google API keys, Hugging Face (hf_).
     _d("api_key",
@@ -168,19 +229,23 @@ DETECTORS: tuple[Detector, ...] = (
                   r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34}|https://hooks\.slack\.com/"
                   r"|glpat-[A-Za-z0-9_-]{20}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{16}"),
        needles=("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "hooks.slack.com",
-                "glpat-", "npm_", "SG.")),
+                "glpat-", "npm_", "SG."),
+       start=_at_literal(("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "glpat-",
+                          "npm_", "SG.", "https://hooks.slack.com/"))),
     # Also in prose: "my bearer is ...", "bearer token: ...". A token has a digit or mixed
     # case, so "basic configuration-management" stays.
     _d("bearer_token",
        r"\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)(?:\s+(?:[Tt]oken|TOKEN|is|was)\b)*\s*[:=]?\s*"
        r"(?<=[\s:=])([A-Za-z0-9._~+/-]{16,}=*)", v.tokenish,
        prefilter=r"[Bb]earer|BEARER|[Bb]asic|BASIC",
-       group=1, needles=("earer", "EARER", "asic", "ASIC")),
+       group=1, needles=("earer", "EARER", "asic", "ASIC"),
+       start=_at_literal(("earer", "EARER", "asic", "ASIC"), 1)),
     # Passwords in URLs, found by URL structure (scheme://user:password@host), before the
     # email detector can read "password@host" as an address and leave the rest behind.
     _d("secret_assignment",
        r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s/?#@:\"'<>]*:([^\s/\"'<>]+)@(?=[\w\[])",
-       prefilter=r"://[^/@]*@", group=1, needles=("://",)),
+       prefilter=r"://[^/@]*@", group=1, needles=("://",),
+       start=_at_literal(("://",), 31)),  # the scheme: at most 31 characters
     # Passwords on command lines: --password X, mysql -pX, redis-cli -a X, sshpass -p X,
     # docker login -p X, htpasswd -b file user X.
     _d("secret_assignment",
@@ -192,66 +257,76 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])htpasswd[ \t]+-\w*b\w*(?:[ \t]+[^\s-]\S*){2}[ \t]+)"
        r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)",
        prefilter=r"--pass|mysql|mariadb|redis-cli|sshpass|docker|htpasswd", group=1,
-       needles=("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd")),
+       needles=("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd"),
+       start=_at_literal(("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
+                          "htpasswd"))),
     # A secret key printed without "=" (aws configure list, env dumps).
     _d("secret_assignment",
        r"(?i)(?:secret[_-]?access[_-]?key|secret[_-]?key)[\"']?[ \t]+([A-Za-z0-9/+=]{20,})",
        v.tokenish, prefilter=r"(?i)secret[_-]?(?:access[_-]?)?key[\"']?[ \t]", group=1,
-       needles=("ecret", "ECRET")),
+       needles=("ecret", "ECRET"), start=_at_literal(("secret",), fold=True)),
     # Base64 credentials under an "auth" key (a docker config.json): "user:password" encoded.
     _d("secret_assignment",
        r"(?i)(?<![a-z0-9_])auth\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?([A-Za-z0-9+/_-]{8,}={0,2})",
        v.base64_credentials, prefilter=r"(?i)auth\\?[\"']?" + _S + r"*[:=]", group=1,
-       needles=("auth", "AUTH", "Auth")),
+       needles=("auth", "AUTH", "Auth"), start=_at_literal(("auth",), fold=True)),
     _d("secret_assignment",
        rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])[^{_VALUE_STOP}]{{6,}})",
        prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
                   r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                   r"client[_-]?secret|key|sig)[\w.-]*\\?[\"']?" + _S + r"*[:=]"),
-       group=1, needles=("=", ":")),
+       group=1, needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True)),
     # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
        rf"(?<![\w.+%-])[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])",
-       prefilter=r"[A-Za-z0-9_.%+-]@[A-Za-z0-9]", needles=("@",)),
+       prefilter=r"[A-Za-z0-9_.%+-]@[A-Za-z0-9]", needles=("@",),
+       start=_at_literal(("@",), 64)),  # the local part: at most 64 characters
     # International numbers dialled with 00 instead of +. Before the card detector: a card
     # number never starts with 0, and its checksum blocker would hide the phone number.
     _d("phone", r"(?=0)" + _L + r"00[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})" + _R,
        v.international_00_ok, prefilter=r"00[1-9]\d{0,3}[ .-]\d|00[1-9]\d{9}",
-       needles=("00",)),
+       needles=("00",), start=_at_literal(("00",))),
     _d("iban", r"(?=[A-Z])(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?!\w)",
        v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,
-       prefix=v.iban_prefix, digits=True),
+       prefix=v.iban_prefix, digits=True, start=_at_class(r"\d", 2)),
     _d("credit_card",
        # No issuer number starts with 0: such a run is an id or a phone number (0049...).
        r"(?=[1-9])" + _L + r"(?:[1-9]\d{12,18}|[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
        r"|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R, v.payment_card_ok,
        prefilter=r"\d{13}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d|\d{4}[ -]\d{6}[ -]\d{4}",
-       checksummed=True, digits=True),
+       checksummed=True, digits=True, start=_at_class("[1-9]")),
     _d("us_ssn", r"(?=\d)" + _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
-       prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True),
+       prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True, start=_at_class(r"\d")),
     # Nine digits with no dashes only under an SSN key: alone they are any other id.
     _d("us_ssn",
        r"(?i)(?<![a-z0-9])(?:ssn|social[_ -]?security(?:[_ -]?(?:number|no))?)\\?[\"']?\s*"
        r"[:=]?\s*(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
        prefilter=r"(?i)ssn|social[_ -]?security", group=1,
-       needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY"), digits=True),
+       needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY"), digits=True,
+       start=_at_literal(("ssn", "social"), fold=True)),
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported.
     _d("ipv6",
        r"(?=[0-9A-Fa-f:])(?<![\w:.])(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
-       r"(?![\w:]|/\d)", v.ipv6_ok, prefilter=r":[0-9A-Fa-f.]{0,43}:", needles=(":",)),
+       r"(?![\w:]|/\d)", v.ipv6_ok,
+       # A valid address holds "::" or six groups in a row; a time of day (12:30:45) neither.
+       prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:", needles=(":",),
+       start=_at_literal((":",), 4)),
     _d("ipv4", r"(?=\d)(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/\d)", v.ipv4_ok,
-       prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True),
+       prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True,
+       start=_at_class(r"\d")),
     _d("phone", r"(?<![\w+])\+\d[\d .()-]{6,20}\d(?![\w-]|\.\d)", v.phone_digits_ok,
-       prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",)),
+       prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",))),
     _d("phone", r"(?=[\d(])" + _L + r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}" + _R,
        v.nanp_ok,
-       prefilter=r"(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}", digits=True),
+       prefilter=r"(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}", digits=True,
+       start=_at_class(r"\d", 1)),
     _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
-       lambda s: 10 <= sum(c.isdigit() for c in s) <= 11,
-       prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}", needles=("0",)),
+       lambda s: 10 <= len(v.digits(s)) <= 11,
+       prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}", needles=("0",),
+       start=_at_literal(("0",))),
 )
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
@@ -281,18 +356,22 @@ def scan(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     """Non-overlapping findings in ``text``, in text order (earlier detectors win overlaps).
 
     ``prefilter`` must have been made for ``detectors`` (default: the cached one)."""
-    detectors = tuple(detectors)
+    if not isinstance(detectors, tuple):
+        detectors = tuple(detectors)
     pf = prefilter if prefilter is not None else prefilter_for(detectors)
     found: list[Finding] = []
+    memo: dict[str, Any] = {}  # what the start bounds found in this text, shared
     for i in pf.candidates(text):
-        found.extend(detectors[i]._find(text))
+        found.extend(detectors[i]._find(text, memo=memo))
     return resolve(found)
 
 
 def resolve(found: list[Finding]) -> list[Finding]:
     """Overlaps go to the earlier detector; blockers (``!kind``) are removed last."""
-    if len(found) < 2:
-        return [f for f in found if not f.kind.startswith("!")]
+    if not found:
+        return found
+    if len(found) == 1:
+        return [] if found[0].kind[0] == "!" else found
     found.sort(key=lambda f: (_PRIORITY[f.kind], f.start - f.end))
     kept: list[Finding] = []
     for f in found:

@@ -7,9 +7,11 @@ of them into one Hyperscan (Vectorscan on ARM) database and scans a text once, i
 memory speed; only the detectors it reports run their Python pattern and validator. Findings
 are therefore exactly those of running every detector: a prefilter only ever skips a
 detector that could not have matched. :class:`RegexPrefilter` is the pure-Python fallback
-(literal gates per detector), used when the engine is not installed, and for non-ASCII text,
-where Python's Unicode classes (``\\d`` matching Arabic-Indic digits, case folding of the
-Kelvin sign) differ from the engine's byte-level ones.
+(literal gates per detector), used when the engine is not installed. Non-ASCII text reaches
+the engine as ASCII stand-ins of the same length (see ``_stand_in_for``): Python's Unicode
+classes (``\\d`` matching Arabic-Indic digits, case folding of the Kelvin sign) differ from the
+engine's byte-level ones, and each stand-in is what the prefilters read as the pattern reads
+the original.
 
 Why Hyperscan rather than RE2's ``Set``: it is built for exactly this (thousands of patterns,
 literal-heavy, reported by id with ``SINGLEMATCH``), handles the bounded repeats our shapes
@@ -22,6 +24,7 @@ binding ships wheels for Linux (x86-64, ARM64), macOS and Windows.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import threading
@@ -89,17 +92,16 @@ def hyperscan_available() -> bool:
 
 
 class HyperscanPrefilter:
-    """All detectors' prefilters in one Hyperscan block-mode database; ASCII text only (the
-    rest goes to ``fallback``). Thread-safe: each thread scans with its own scratch space."""
+    """All detectors' prefilters in one Hyperscan block-mode database (non-ASCII characters
+    read as ASCII stand-ins). Thread-safe: each thread scans with its own scratch space."""
 
     name = "hyperscan"
 
-    def __init__(self, detectors: Sequence[Gated], fallback: Prefilter | None = None) -> None:
+    def __init__(self, detectors: Sequence[Gated]) -> None:
         hs = _hyperscan()
         if hs is None:
             raise RuntimeError("the hyperscan package is not installed")
         self._detectors = tuple(detectors)
-        self.fallback = fallback or RegexPrefilter(self._detectors)
         for i, d in enumerate(self._detectors):
             if not d.prefilter:
                 raise ValueError(f"detector {i} ({d!r}) has no prefilter expression")
@@ -118,14 +120,54 @@ class HyperscanPrefilter:
         return scratch
 
     def candidates(self, text: str) -> list[int]:
-        if not text.isascii():
-            return self.fallback.candidates(text)
         hits: list[int] = []
-        self._db.scan(text.encode("ascii"), match_event_handler=_collect, context=hits,
-                      scratch=self._scratch())
+        # Other scripts' characters are read as the ASCII character the patterns treat alike.
+        self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=_collect,
+                      context=hits, scratch=self._scratch())
         if len(hits) > 1:
             hits.sort()
         return hits
+
+
+# Non-ASCII text goes to the engine as ASCII of the same length, each character replaced by one
+# the prefilters treat as the Python patterns treat the original: a decimal digit (\d) by "0",
+# a space (\s) by " ", a letter or other alphanumeric (\w) and the combining marks the e-mail
+# pattern allows by "a", the four characters Python's case-insensitive matching folds to ASCII
+# letters (checked over every code point) by those letters, anything else by "~" (matched only
+# by negated classes, which the one prefilter that has one, [^/@], also matches). Every
+# prefilter then still matches wherever its pattern can; the property tests check it against
+# whole-text scans with such characters.
+_STAND_IN = "servescope.redaction.ascii_stand_in"
+_FOLDS = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
+_MARKS = re.compile(r"[\u0300-\u036f\u0900-\u0dff\u0e00-\u0eff]")
+_STAND_INS: dict[str, str] = {}
+
+
+def _stand_in_for(ch: str) -> str:
+    found = _STAND_INS.get(ch)
+    if found is None:
+        if ch in _FOLDS:
+            found = _FOLDS[ch]
+        elif ch.isdecimal():
+            found = "0"
+        elif ch.isspace():
+            found = " "
+        elif ch.isalnum() or _MARKS.match(ch):
+            found = "a"
+        else:
+            found = "~"
+        if len(_STAND_INS) < 65536:
+            _STAND_INS[ch] = found
+    return found
+
+
+def _stand_in(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeEncodeError)
+    chars = error.object[error.start:error.end]
+    return "".join(map(_stand_in_for, chars)), error.end
+
+
+codecs.register_error(_STAND_IN, _stand_in)
 
 
 def _collect(pattern_id: int, _start: int, _end: int, _flags: int, hits: list[int]) -> None:
@@ -148,5 +190,5 @@ def make_prefilter(detectors: Sequence[Gated], engine: str | None = None) -> Pre
         return regex
     if not hyperscan_available():
         raise ValueError(f"{ENGINE_ENV}=hyperscan but the hyperscan package is not installed")
-    return HyperscanPrefilter(detectors, regex)
+    return HyperscanPrefilter(detectors)
 

@@ -15,6 +15,7 @@ import json
 __all__ = [
     "b64_text",
     "base64_credentials",
+    "digits",
     "iban_ok",
     "iban_prefix",
     "international_00_ok",
@@ -30,17 +31,28 @@ __all__ = [
 ]
 
 
-def _digits(text: str) -> str:
-    return "".join(ch for ch in text if ch.isdigit())
+def digits(text: str) -> str:
+    """The digits of ``text`` (separators dropped)."""
+    if text.isdigit():  # most candidates: no separators, nothing to drop
+        return text
+    return "".join(filter(str.isdigit, text))
+
+
+# Luhn's doubled digits (d * 2, less 9 above 9), by character.
+_DOUBLED = {str(d): (2 * d - 9 if d > 4 else 2 * d) for d in range(10)}
 
 
 def luhn_ok(number: str) -> bool:
     """The Luhn (mod 10) checksum of a digit string (separators are ignored)."""
-    digits = _digits(number)
-    if not digits:
+    numerals = digits(number)
+    if not numerals:
         return False
+    if numerals.isascii():  # C-level sums; the loop below for other scripts' digits
+        backwards = numerals[::-1]
+        return (sum(map(int, backwards[0::2]))
+                + sum(map(_DOUBLED.__getitem__, backwards[1::2]))) % 10 == 0
     total = 0
-    for i, ch in enumerate(reversed(digits)):
+    for i, ch in enumerate(reversed(numerals)):
         d = ord(ch) - 48
         if i % 2:
             d *= 2
@@ -78,11 +90,11 @@ _CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
 
 def payment_card_ok(candidate: str) -> bool:
     """A known issuer prefix, a length that issuer uses, and a valid Luhn checksum."""
-    digits = _digits(candidate)
-    n = len(digits)
+    numerals = digits(candidate)
+    n = len(numerals)
     for (low, high), width, lengths in _CARD_BRANDS:
-        if n in lengths and low <= int(digits[:width]) <= high:
-            return luhn_ok(digits)
+        if n in lengths and low <= int(numerals[:width]) <= high:
+            return luhn_ok(numerals)
     return False
 
 
@@ -120,6 +132,13 @@ def iban_prefix(candidate: str) -> int | None:
     want = _IBAN_LENGTHS.get(candidate[:2].upper())
     if want is None:
         return None
+    if candidate.replace(" ", "").isalnum():  # what the pattern matches: C-level counts
+        end = want  # the least end holding ``want`` characters besides spaces
+        while (longer := want + candidate.count(" ", 0, end)) != end:
+            end = longer
+        if end > len(candidate) or (end < len(candidate) and candidate[end].isalnum()):
+            return None
+        return end if iban_ok(candidate[:end]) else None
     seen = 0
     for i, ch in enumerate(candidate):
         if ch.isalnum():
@@ -134,26 +153,26 @@ def iban_prefix(candidate: str) -> int | None:
 
 def ssn_ok(candidate: str) -> bool:
     """US SSN issuance rules: no 000/666/9xx area, no 00 group, no 0000 serial."""
-    digits = _digits(candidate)
-    if len(digits) != 9:
+    numerals = digits(candidate)
+    if len(numerals) != 9:
         return False
-    area, group, serial = digits[:3], digits[3:5], digits[5:]
+    area, group, serial = numerals[:3], numerals[3:5], numerals[5:]
     return (area not in ("000", "666") and not area.startswith("9") and group != "00"
             and serial != "0000")
 
 
 def phone_digits_ok(candidate: str) -> bool:
     """E.164 numbers carry 8 to 15 digits after the +, country code first (never 0)."""
-    digits = _digits(candidate)
-    return 8 <= len(digits) <= 15 and digits[0] != "0"
+    numerals = digits(candidate)
+    return 8 <= len(numerals) <= 15 and numerals[0] != "0"
 
 
 def nanp_ok(candidate: str) -> bool:
     """North American numbering: area and exchange codes start with 2-9."""
-    digits = _digits(candidate)
-    if len(digits) == 11 and digits[0] == "1":
-        digits = digits[1:]
-    return len(digits) == 10 and digits[0] >= "2" and digits[3] >= "2"
+    numerals = digits(candidate)
+    if len(numerals) == 11 and numerals[0] == "1":
+        numerals = numerals[1:]
+    return len(numerals) == 10 and numerals[0] >= "2" and numerals[3] >= "2"
 
 
 def ipv4_ok(candidate: str) -> bool:
@@ -210,7 +229,7 @@ def tokenish(candidate: str) -> bool:
 
 def international_00_ok(candidate: str) -> bool:
     """00 then a country code and subscriber number: 8 to 15 digits after the 00."""
-    return 8 <= len(_digits(candidate)) - 2 <= 15
+    return 8 <= len(digits(candidate)) - 2 <= 15
 
 
 def b64_text(candidate: str) -> str | None:

@@ -1,7 +1,8 @@
-"""The multi-pattern prefilter changes speed, never findings.
+"""The multi-pattern prefilter and the start bounds change speed, never findings.
 
-Three ways to scan must agree on every text: every detector run on the whole text (the
-reference), the pure-Python gates, and the Hyperscan database. The corpus and a property test
+Three ways to scan must agree on every text: every detector run on the whole text from
+position 0 (the reference), the pure-Python gates, and the Hyperscan database, the last two
+with each pattern started at its start bound. The corpus and a property test
 over texts stitched from secrets, PII, near-misses, separators and non-ASCII lookalikes check
 it; a prefilter that is not a necessary condition of its detector makes them disagree.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
+import ops_corpus
 import pytest
 import redaction_corpus as rc
 from hypothesis import given, settings
@@ -30,7 +32,8 @@ PYTHON = RegexPrefilter(DETECTORS)
 
 
 def reference(text: str) -> list[tuple[str, int, int]]:
-    found = resolve([f for d in DETECTORS for f in d._find(text)])
+    """Every detector's pattern over the whole text: no prefilter, no start bound."""
+    found = resolve([f for d in DETECTORS for f in d._find(text, whole=True)])
     return [(f.kind, f.start, f.end) for f in found]
 
 
@@ -41,6 +44,9 @@ def with_(prefilter, text: str) -> list[tuple[str, int, int]]:
 def _corpus_texts() -> list[str]:
     rng = random.Random(5)
     texts = [s.text for s in rc.build()]
+    # operations text: planted secrets in their surroundings, and the negatives
+    texts += [p.text for p in ops_corpus.positives()]
+    texts += [line for _, line in ops_corpus.negatives()]
     # long prose with a value planted in the middle, as captured prompts carry them
     for make in rc.POSITIVES.values():
         texts.append("the user asked about quarterly totals " * 20 + make(rng) + " thanks" * 30)
@@ -75,7 +81,10 @@ _FRAGMENTS = st.sampled_from([
     "2001:db8::", "%eth0", "/32", "-----BEGIN RSA PRIVATE KEY-----", "-----END ", "PRIVATE KEY",
     "PuTTY-User-Key-File-2: ", "Private-MAC: ab12", "\n", " ", "\t", "\x1c", "\x1f",
     "٣٣٣-٢٢-٤٤٤٤", "paſſword=", "K", "ı", "é", "０", "\u00a0", "0", "07700 900123",
+    "İ", "\u3000", "€", "डाटा",
     "12345678901234567890", "ABCDEFGHIJKLMNOP", "abcdefghijklmnopqrstuvwxyz0123456789",
+    "12:30:45", "deadbeef", "1:2:3:4:5:6:", "7:8", "%25", "://", "postgres://u:", "mysql -p",
+    "--password ", "ssn=", "auth=", "SecretKey ", "00", "0049 ", "A3T", "(415) ",
 ])
 _TEXTS = st.lists(st.one_of(_FRAGMENTS, st.text(max_size=12)), max_size=14).map("".join)
 
@@ -92,10 +101,9 @@ def test_property_findings_are_identical_with_every_prefilter(text: str) -> None
 @given(_TEXTS)
 def test_property_each_prefilter_admits_what_its_detector_matches(text: str) -> None:
     """Stronger than equal findings: a detector that reports anything (a finding, or for a
-    checksummed kind a blocker) is always a candidate, on ASCII text where the engine
-    decides, even where another detector's finding would win the overlap."""
-    if not text.isascii():
-        return
+    checksummed kind a blocker) is always a candidate, on any text (non-ASCII characters
+    reach the engine as stand-ins), even where another detector's finding would win the
+    overlap."""
     admitted = set(HYPERSCAN.candidates(text))
     for i, d in enumerate(DETECTORS):
         if any(True for _ in d._find(text)):
@@ -112,11 +120,16 @@ def test_a_prefilter_that_is_not_a_necessary_condition_is_caught() -> None:
     assert [f.kind for f in scan(text, broken, prefilter=RegexPrefilter(broken))] == ["email"]
 
 
-def test_non_ascii_text_uses_the_python_gates() -> None:
-    # Python's case folding: "ſ" matches "s" under (?i); the byte-level engine never sees it
-    text = "paſſword=Hunter2Hunter2"
-    assert [k for k, *_ in with_(HYPERSCAN, text)] == ["secret_assignment"] == [
-        k for k, *_ in reference(text)]
+def test_non_ascii_text_reaches_the_engine_as_stand_ins() -> None:
+    # Python's case folding: "ſ" matches "s" under (?i), "K" (Kelvin) "k"; Arabic-Indic digits
+    # are \d; a no-break space is \s; a Devanagari vowel sign ends an e-mail's local part
+    for text, kind in (("paſſword=Hunter2Hunter2", "secret_assignment"),
+                       ("api_\u212aey=Hunter2Hunter2", "secret_assignment"),
+                       ("ssn \u0663\u0663\u0663-\u0662\u0662-\u0664\u0664\u0664\u0664", "us_ssn"),
+                       ("mail \u0921\u093e\u091f\u093e@example.com", "email")):
+        assert [k for k, *_ in with_(HYPERSCAN, text)] == [kind] == [
+            k for k, *_ in reference(text)], text
+        assert HYPERSCAN.candidates(text), text
 
 
 def test_a_policy_subset_gets_its_own_prefilter() -> None:
