@@ -11,6 +11,7 @@ replicas are scraped (each shard; the global tier's panels add the shards' parti
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import MetricSpec
@@ -20,9 +21,13 @@ from servescope.promql.recorded import FLEET_RATES, WINDOW, record_name
 
 from .model import REPLICA, Group, Options, Record
 
-__all__ = ["GROUP", "groups", "natives"]
+__all__ = ["GROUPS", "Source", "groups", "natives", "sources"]
 
-GROUP = "servescope-dashboard-rates"
+#: One group per kind of series, so that each evaluates on its own schedule (rules in a group
+#: run one after another; groups run side by side): counters, histogram buckets, and the
+#: sums and counts of means.
+GROUPS = {"": "servescope-dashboard-counters", "_bucket": "servescope-dashboard-buckets",
+          "_sum": "servescope-dashboard-means", "_count": "servescope-dashboard-means"}
 
 
 def natives(flavor: Flavor, spec: MetricSpec) -> list[MetricSpec]:
@@ -38,28 +43,44 @@ def natives(flavor: Flavor, spec: MetricSpec) -> list[MetricSpec]:
     return [m for m in found if m is not None]
 
 
-def _record(native: MetricSpec, suffix: str, options: Options) -> Record:
-    flavor = options.flavor
+@dataclass(frozen=True)
+class Source:
+    """One recording: its name, the series it rates and the labels it keeps (beside job)."""
+
+    record: str
+    series: str
+    keys: tuple[str, ...]
+    suffix: str
+
+
+def _source(native: MetricSpec, suffix: str, flavor: Flavor) -> Source:
     series = f"{native.name}{suffix}" if suffix else native.sample_name
     keys = [flavor.label(k) for k in native.labels if flavor.has_label(k)]
     if isinstance(native, NativeSpec):
         keys += [label for label, _ in native.fixed]
     if suffix == "_bucket":
         keys.append("le")
-    by = ", ".join(dict.fromkeys(["job", *keys]))
-    return Record(record_name(native, suffix),
-                  f'sum by ({by}) (rate({series}{{job=~"{options.job}"}}[{WINDOW}]))')
+    return Source(record_name(native, suffix), series, tuple(dict.fromkeys(keys)), suffix)
 
 
-def records(options: Options) -> Iterator[Record]:
-    seen: set[str] = set()
+def sources(options: Options) -> list[Source]:
+    """Every recording of the flavor, once (a metric several families share is rated once)."""
+    out: dict[str, Source] = {}
     for spec, suffix in FLEET_RATES:
         for native in natives(options.flavor, spec):
-            record = _record(native, suffix, options)
-            if record.record not in seen:
-                seen.add(record.record)
-                yield record
+            source = _source(native, suffix, options.flavor)
+            out.setdefault(source.record, source)
+    return list(out.values())
+
+
+def records(options: Options, group: str) -> Iterator[Record]:
+    for source in sources(options):
+        if GROUPS[source.suffix] == group:
+            by = ", ".join(["job", *source.keys])
+            yield Record(source.record, f'sum by ({by}) (rate({source.series}'
+                                        f'{{job=~"{options.job}"}}[{WINDOW}]))')
 
 
 def groups(options: Options) -> list[Group]:
-    return [Group(GROUP, tuple(records(options)), REPLICA)]
+    return [Group(name, tuple(records(options, name)), REPLICA)
+            for name in dict.fromkeys(GROUPS.values())]

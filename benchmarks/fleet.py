@@ -11,8 +11,8 @@ every scrape its counters and every series of a histogram are the captured value
 generated servescope rules every 15 s for ``--duration`` seconds. Then, per N:
 
 * head series and the Prometheus process's RSS (resident now, and its peak);
-* each rule group's evaluation time (the largest Prometheus reported over the run, from
-  ``/api/v1/rules``) and its evaluation failures;
+* each rule group's evaluation time (median and largest of what ``/api/v1/rules`` reported
+  at every interval of the run) and the rules failing;
 * every dashboard query (variables set to All) over a 1 h range at a 15 s step, twice in the
   same run: as generated (fleet panels read recorded series) and with every query on raw
   series (the dashboards before they read recordings): p50/p99/max and the slowest five.
@@ -260,10 +260,16 @@ class Run:
     head_series: int = 0
     rss_mb: float = 0.0
     peak_rss_mb: float = 0.0
-    rule_groups: dict[str, float] = field(default_factory=dict)  # name -> max evaluation s
+    rule_evals: dict[str, list[float]] = field(default_factory=dict)  # name -> evaluation s
     rule_failures: int = 0
     queries: dict[str, dict[str, float]] = field(default_factory=dict)  # mode -> panel -> s
     failed_queries: dict[str, list[str]] = field(default_factory=dict)
+    empty_queries: dict[str, int] = field(default_factory=dict)  # mode -> queries with no data
+
+    @property
+    def rule_groups(self) -> dict[str, tuple[float, float]]:
+        """name -> (median, largest) evaluation seconds over the run."""
+        return {k: (percentile(v, 0.5) or 0.0, max(v)) for k, v in self.rule_evals.items()}
 
 
 def substitute(expr: str) -> str:
@@ -281,7 +287,7 @@ def panel_queries(recorded: bool) -> Iterator[tuple[str, str]]:
 
 
 def watch_rules(prom: Prometheus, run: Run, seconds: float) -> None:
-    """Sample /api/v1/rules every interval: each group's largest evaluation time."""
+    """Sample /api/v1/rules every interval: each group's last evaluation time."""
     deadline = time.time() + seconds
     while time.time() < deadline:
         time.sleep(min(INTERVAL_S, max(0.0, deadline - time.time())))
@@ -289,9 +295,7 @@ def watch_rules(prom: Prometheus, run: Run, seconds: float) -> None:
         for group in data["groups"]:
             if group.get("lastEvaluation", "").startswith("0001"):
                 continue  # not evaluated yet
-            name = group["name"]
-            run.rule_groups[name] = max(run.rule_groups.get(name, 0.0),
-                                        float(group["evaluationTime"]))
+            run.rule_evals.setdefault(group["name"], []).append(float(group["evaluationTime"]))
     data, _ = prom.get("/api/v1/rules")
     run.rule_failures = sum(1 for g in data["groups"] for r in g["rules"]
                             if r.get("health") == "err")
@@ -301,15 +305,18 @@ def time_queries(prom: Prometheus, run: Run) -> None:
     end = time.time()
     params = {"start": f"{end - RANGE_S:.0f}", "end": f"{end:.0f}", "step": str(STEP_S)}
     for mode, recorded in (("recorded", True), ("raw", False)):
-        timings, failed = {}, []
+        timings, failed, empty = {}, [], 0
         for name, expr in panel_queries(recorded):
             try:
-                _, seconds = prom.get("/api/v1/query_range", query=substitute(expr), **params)
+                data, seconds = prom.get("/api/v1/query_range", query=substitute(expr),
+                                         **params)
             except OSError as exc:
                 failed.append(f"{name}: {exc}")
                 continue
             timings[name] = seconds
+            empty += not data["result"]
         run.queries[mode], run.failed_queries[mode] = timings, failed
+        run.empty_queries[mode] = empty
 
 
 def measure(replicas: int, duration: float, text: str) -> Run:
@@ -338,8 +345,8 @@ def measure(replicas: int, duration: float, text: str) -> Run:
 def summary(timings: dict[str, float]) -> dict[str, Any]:
     values = sorted(timings.values())
     slowest = sorted(timings.items(), key=lambda kv: -kv[1])[:5]
-    return {"queries": len(values), "p50_s": round(percentile(values, 50) or 0.0, 4),
-            "p99_s": round(percentile(values, 99) or 0.0, 4), "max_s": round(values[-1], 4),
+    return {"queries": len(values), "p50_s": round(percentile(values, 0.5) or 0.0, 4),
+            "p99_s": round(percentile(values, 0.99) or 0.0, 4), "max_s": round(values[-1], 4),
             "total_s": round(sum(values), 2),
             "slowest": [{"panel": k, "s": round(v, 4)} for k, v in slowest]}
 
@@ -353,7 +360,8 @@ def report(runs: list[Run], duration: float, exposition: str) -> None:
     out = []
     for run in runs:
         rec, raw = summary(run.queries["recorded"]), summary(run.queries["raw"])
-        group, worst = max(run.rule_groups.items(), key=lambda kv: kv[1], default=("-", 0.0))
+        group, (_, worst) = max(run.rule_groups.items(), key=lambda kv: kv[1][1],
+                                default=("-", (0.0, 0.0)))
         print(f"{run.replicas:>8} {run.head_series:>11} {run.rss_mb:>7.0f} "
               f"{run.peak_rss_mb:>8.0f} {f'{group} {worst:.3f}s':>28} {run.rule_failures:>10}  "
               f"{rec['p50_s']:.3f} / {rec['p99_s']:.3f} / {rec['max_s']:.3f}".ljust(0)
@@ -362,12 +370,17 @@ def report(runs: list[Run], duration: float, exposition: str) -> None:
             print(f"  slowest five, {mode} (total {s['total_s']} s):")
             for item in s["slowest"]:
                 print(f"    {item['s']:8.3f} s  {item['panel']}")
-        print("  rule groups, largest evaluation time: " + ", ".join(
-            f"{k} {v * 1000:.1f} ms" for k, v in sorted(run.rule_groups.items(),
-                                                         key=lambda kv: -kv[1])))
+        print("  rule groups, evaluation time median / largest: " + ", ".join(
+            f"{k} {med * 1000:.1f} / {top * 1000:.1f} ms" for k, (med, top) in
+            sorted(run.rule_groups.items(), key=lambda kv: -kv[1][1])))
+        print(f"  queries with no data: recorded {run.empty_queries['recorded']}, raw "
+              f"{run.empty_queries['raw']}; failed: recorded "
+              f"{len(run.failed_queries['recorded'])}, raw {len(run.failed_queries['raw'])}")
         out.append({"replicas": run.replicas, "head_series": run.head_series,
                     "rss_mb": round(run.rss_mb), "peak_rss_mb": round(run.peak_rss_mb),
-                    "rule_groups_max_s": {k: round(v, 4) for k, v in run.rule_groups.items()},
+                    "rule_groups_s": {k: {"median": round(m, 4), "max": round(t, 4)}
+                                      for k, (m, t) in run.rule_groups.items()},
+                    "empty_queries": run.empty_queries,
                     "rule_failures": run.rule_failures, "recorded": rec, "raw": raw,
                     "failed_queries": run.failed_queries})
     print(json.dumps({"benchmark": "fleet", "duration_s": duration, "interval_s": INTERVAL_S,

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 from vendored import schemas_dir
 
-from servescope.alerts.dashboard_rules import GROUP
+from servescope.alerts.dashboard_rules import GROUPS
 from servescope.alerts.model import Options, Record
 from servescope.alerts.rules import rule_groups
 from servescope.cli import main
@@ -137,8 +137,8 @@ def test_every_recording_a_panel_reads_is_recorded(flavor: str) -> None:
 
 def test_every_dashboard_recording_is_read_by_a_panel() -> None:
     """No recording is evaluated for nothing: each one a servescope panel reads."""
-    group = next(g for g in rule_groups(SLOSpec.default(), Options()) if g.name == GROUP)
-    recorded = {r.record for r in group.rules if isinstance(r, Record)}
+    recorded = {r.record for g in rule_groups(SLOSpec.default(), Options())
+                if g.name in GROUPS.values() for r in g.rules if isinstance(r, Record)}
     assert recorded and all(n.startswith(RECORD_PREFIX) and n.endswith(f":rate{WINDOW}")
                             for n in recorded)
     text = "\n".join(e for board in committed().values() for _, e in lint.targets(board))
