@@ -1,6 +1,7 @@
 """Checks every generated dashboard must pass (used by the tests; usable on any dashboard).
 
-* every series a query names is in the catalog, written by Prometheus, or a recording rule;
+* every series a query names is in the catalog, written by Prometheus, or a recording rule
+  (given the rules' expressions, a record is checked through the series its rules read);
 * counters and histogram series only appear under rate/irate/increase, inside an aggregation;
 * every rate uses ``$__rate_interval`` (``increase`` may also span ``$__range``);
 * every panel has a title, a description, a unit and the ``$datasource`` datasource;
