@@ -9,7 +9,7 @@ from typing import Any
 from servescope.instrumentation.slo import SLOSpec
 from servescope.promql.flavor import missing_in
 
-from . import diagnostics, slo_rules
+from . import dashboard_rules, diagnostics, slo_rules
 from .model import Alert, Group, Options, Record
 
 __all__ = ["RULES_PATH", "SCOPED_PATH", "SCOPE_LABEL", "TESTS_PATH", "all_rules", "rule_groups",
@@ -26,7 +26,8 @@ def rule_groups(slo: SLOSpec, options: Options | None = None,
                 scope: str | None = None) -> list[Group]:
     """Every usable group, or those of one scope (``replica`` or ``fleet``)."""
     options = options or Options()
-    groups = _usable(slo_rules.groups(slo, options) + diagnostics.groups(slo, options))
+    groups = _usable(slo_rules.groups(slo, options) + dashboard_rules.groups(options)
+                     + diagnostics.groups(slo, options))
     return [g for g in groups if scope is None or g.scope == scope]
 
 

@@ -26,7 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from servescope.instrumentation import catalog as cat
-from servescope.instrumentation.slo import SLOSpec, window_seconds
+from servescope.instrumentation.slo import SLOSpec
+from servescope.promql.recorded import ALL_RECORD, BAD_RECORD, slo_windows, stage_window
 
 from .model import FLEET, REPLICA, Alert, Group, Options, Record
 
@@ -35,9 +36,6 @@ __all__ = ["ALL_RECORD", "BAD_RECORD", "HEARTBEAT", "SLI_RECORD", "SLOS", "TARGE
 
 #: The recorded error ratio of every SLO: ``servescope:slo_errors:ratio_rate<window>{slo}``.
 SLI_RECORD = "servescope:slo_errors:ratio_rate"
-#: The first stage, per (job, model) on each shard: bad and all events per second.
-BAD_RECORD = "servescope_job:slo_bad:rate"
-ALL_RECORD = "servescope_job:slo_all:rate"
 #: Each shard's heartbeat (its evaluation time) and its targets, by job.
 HEARTBEAT = "servescope_shard:heartbeat:time"
 TARGETS = "servescope_shard:targets:count"
@@ -80,15 +78,9 @@ def objectives(slo: SLOSpec, options: Options | None = None) -> tuple[Objective,
     )
 
 
-def windows(slo: SLOSpec) -> list[str]:
-    """Every window a burn-rate alert reads, shortest first."""
-    names = {w for aw in slo.alert_windows for w in (aw.long, aw.short)}
-    return sorted(names, key=window_seconds)
-
-
-def stage_window(slo: SLOSpec) -> str:
-    """The window of the first stage: the shortest window an alert reads."""
-    return windows(slo)[0]
+#: Every window a burn-rate alert reads, shortest first (the first stage's window: the
+#: shortest, ``stage_window``); the dashboards read the first stage too.
+windows = slo_windows
 
 
 def _events(slo: SLOSpec, key: str, options: Options) -> tuple[str, str]:

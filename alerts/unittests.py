@@ -18,7 +18,7 @@ from servescope.instrumentation.status import TokenStage
 from servescope.promql.flavor import GATEWAY_JOB, Flavor, NativeSpec
 from servescope.promql.query import Query
 
-from . import diagnostics, slo_rules
+from . import dashboard_rules, diagnostics, slo_rules
 from .diagnostics import CAUSES
 from .model import Alert, Options, Record
 from .rules import RULES_PATH, all_rules
@@ -87,6 +87,7 @@ class Scenario:
     records: list[tuple[str, dict[str, str], float]] = field(default_factory=list)
     #: alert -> the alert expected instead where the flavor has no such alert
     fallback: dict[str, str] = field(default_factory=dict)
+    interval: str = "1m"  # between input samples
 
     def add(self, spec: cat.MetricSpec, suffix: str, labels: Mapping[str, str],
             values: str) -> Scenario:
@@ -366,7 +367,36 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     missing.firing["ServescopeTargetsMissing"] = [({}, 1.0)]
     out.append(missing)
     out += _shard_scenarios(fl)
+    out.append(_dashboard_rates(options))
     return out
+
+
+def _dashboard_rates(options: Options) -> Scenario:
+    """Two replicas scraped every 15 s, one at 1/s and one at 2/s on every series a dashboard
+    recording reads: each recording is 3/s, by job and the labels it keeps. The label values
+    are ones no alert matches (``x``, ``+Inf``); only dropped spans page, whatever the reason."""
+    steps = _minutes(EVAL) * 4 + 20
+    s = Scenario("two replicas: each dashboard recording sums their rates", interval="15s")
+    replicas = ((INSTANCE, 15), ("replica-1:8000", 30))  # per 15 s step: 1/s and 2/s
+    for instance, _ in replicas:
+        s.add_raw("up", {"job": JOB, "instance": instance}, f"1+0x{steps}")
+        s.add_raw(options.flavor.presence_series, {"job": JOB, "instance": instance},
+                  f"1+0x{steps}")
+    # a counter of one finish reason (SGLang's aborts) at 1/16 of the others: no cause alert
+    reasons = {m.spec().sample_name for m in (options.flavor.reason_counters or {}).values()
+               if m is not None}
+    for source in dashboard_rules.sources(options):
+        labels = {k: "+Inf" if k == "le" else "x" for k in source.keys}
+        scale = 0.0625 if source.series in reasons else 1.0
+        for instance, per_step in replicas:
+            s.add_raw(source.series, {"job": JOB, "instance": instance, **labels},
+                      f"0+{per_step * scale:g}x{steps}")
+        s.records.append((source.record, {"job": JOB, **labels}, 3.0 * scale))
+        if source.series == cat.SPANS_DROPPED.sample_name:
+            s.firing["ServescopeTelemetryDroppingSpans"] = [
+                ({"job": JOB, "instance": instance, **labels}, per_step / 15)
+                for instance, per_step in replicas]
+    return s
 
 
 def _shard_scenarios(fl: Flavor) -> list[Scenario]:
@@ -530,7 +560,7 @@ def tests_document(slo: SLOSpec, options: Options | None = None) -> dict[str, An
                                                       "value": value}]})
         series = [e for e in (_emit(flavor, i, options.job) for i in scenario.inputs)
                   if e is not None]
-        test: dict[str, Any] = {"name": scenario.name, "interval": "1m",
+        test: dict[str, Any] = {"name": scenario.name, "interval": scenario.interval,
                                 "input_series": series, "alert_rule_test": alert_tests}
         if record_tests:
             test["promql_expr_test"] = record_tests

@@ -36,10 +36,13 @@ class Ctx:
     q: Query = field(default_factory=Query)
 
     @staticmethod
-    def for_dashboards(slo: SLOSpec, flavor: Flavor) -> Ctx:
+    def for_dashboards(slo: SLOSpec, flavor: Flavor, *, recorded: bool = True) -> Ctx:
+        """Fleet rates read the replica rules' recordings (``recorded``), per-instance ones
+        the raw series."""
         matchers = {"job": '=~"$job"', "instance": '=~"$instance"', cat.MODEL: '=~"$model"'}
         gateway = '=~"$gateway"' if flavor.gateway is not None else None
-        return Ctx(slo, flavor, Query(matchers, "$__rate_interval", flavor, gateway))
+        return Ctx(slo, flavor, Query(matchers, "$__rate_interval", flavor, gateway,
+                                      recorded=recorded))
 
     def uid(self, key: str) -> str:
         return self.flavor.uid_prefix + UIDS[key]

@@ -1,6 +1,7 @@
 """Checks every generated dashboard must pass (used by the tests; usable on any dashboard).
 
-* every series a query names is in the catalog, written by Prometheus, or a recording rule;
+* every series a query names is in the catalog, written by Prometheus, or a recording rule
+  (given the rules' expressions, a record is checked through the series its rules read);
 * counters and histogram series only appear under rate/irate/increase, inside an aggregation;
 * every rate uses ``$__rate_interval`` (``increase`` may also span ``$__range``);
 * every panel has a title, a description, a unit and the ``$datasource`` datasource;
@@ -10,7 +11,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from servescope.instrumentation import catalog as cat
@@ -20,8 +21,8 @@ from servescope.promql.query import PROMETHEUS_SERIES, SELECTOR
 
 from .panels import NO_METRIC
 
-__all__ = ["REQUIRED_VARIABLES", "convention_errors", "known_series", "panels", "series_errors",
-           "targets"]
+__all__ = ["REQUIRED_VARIABLES", "convention_errors", "known_series", "panels", "rated_series",
+           "reads",            "series_errors", "targets"]
 
 REQUIRED_VARIABLES = ("datasource", "job", "instance", "model")
 _RANGE = re.compile(r"\[([^\]]+)\]")
@@ -43,7 +44,7 @@ def targets(dashboard: dict[str, Any]) -> Iterator[tuple[dict[str, Any], str]]:
             yield panel, target.get("expr", "")
 
 
-def _rated_series() -> set[str]:
+def rated_series() -> set[str]:
     """Counter and histogram series of the catalog and of every flavor: rate them only."""
     specs = list(cat.CATALOG)
     for flavor in FLAVORS.values():
@@ -67,20 +68,37 @@ def known_series(flavor: Flavor | None = None) -> set[str]:
     return {s for m in flavor.mapped() for s in m.series()} | declared | gateway
 
 
-def series_errors(exprs: Iterable[str], recorded: Iterable[str] = (),
+def series_errors(exprs: Iterable[str],
+                  recorded: Mapping[str, Sequence[str]] | Iterable[str] = (),
                   flavor: Flavor | None = None) -> list[str]:
-    """Series named by ``exprs`` that nothing produces."""
-    known = known_series(flavor) | PROMETHEUS_SERIES | set(recorded)
+    """Series named by ``exprs`` that nothing produces. ``recorded``: record names, or record
+    name -> the expressions of the rules recording it, through which a query reading a record
+    is checked against the series those rules read."""
+    rules = dict(recorded) if isinstance(recorded, Mapping) else {n: () for n in recorded}
+    known = known_series(flavor) | PROMETHEUS_SERIES
     errors = []
     for expr in exprs:
-        for name in sorted(set(SELECTOR.findall(expr)) - known):
+        for name in sorted(reads(expr, rules) - known):
             errors.append(f"{name}: no such series (query: {expr[:120]})")
     return errors
 
 
+def reads(expr: str, rules: Mapping[str, Sequence[str]],
+          seen: frozenset[str] = frozenset()) -> set[str]:
+    """The series ``expr`` reads, a recorded one replaced by what its rules read."""
+    out: set[str] = set()
+    for name in SELECTOR.findall(expr):
+        if name in rules and name not in seen:
+            for rule in rules[name]:
+                out |= reads(rule, rules, seen | {name})
+        elif name not in rules:
+            out.add(name)
+    return out
+
+
 def _selector_errors(expr: str) -> list[str]:
     errors = []
-    rated = _rated_series()
+    rated = rated_series()
     for match in SELECTOR.finditer(expr):
         name = match.group(1)
         if name not in rated:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.status import FinishReason
+from servescope.promql.flavor import missing_in
+from servescope.promql.query import Query
+from servescope.promql.recorded import ALL_RECORD, BAD_RECORD, stage_window
 
 from .common import Ctx, dashboard_links, variables
 from .panels import Board, Target, single, trend
@@ -25,6 +28,37 @@ def availability(ctx: Ctx, fn: str = "rate") -> str:
     return f"(1 - ({bad} or vector(0)) / {q.rate(cat.FINISHED, fn=fn)})"
 
 
+def slo_errors(ctx: Ctx, key: str, good: str, over: str | None = None) -> str:
+    """The error ratio of one SLO (``ttft``, ``tpot``, ``availability``) from the SLO rules'
+    first stage, what the burn-rate alerts read: bad over all events per second now, or over
+    ``over`` (the events of that range, as sums of the recorded rates). ``good``: the share of
+    good events from raw series, used as ``1 - good`` on raw dashboards, and whose unavailable
+    marker stands in when the flavor lacks the metric (its rules record nothing then)."""
+    if missing_in(good):
+        return good
+    if not ctx.q.recorded or not _recorded_sli(ctx, key):
+        return f"(1 - {good})"
+    short = stage_window(ctx.slo)
+    q = ctx.q
+    matchers = [f'slo="{key}"'] + [f"{q.label(k)}{q.matchers[k]}" for k in ("job", cat.MODEL)
+                                  if k in q.matchers and ctx.flavor.has_label(k)]
+    bad, total = (f"{name}{short}{{{','.join(matchers)}}}" for name in (BAD_RECORD, ALL_RECORD))
+    if over is not None:
+        bad, total = f"sum_over_time({bad}[{over}])", f"sum_over_time({total}[{over}])"
+    return f"(sum({bad}) / sum({total}))"
+
+
+def _recorded_sli(ctx: Ctx, key: str) -> bool:
+    """Whether the flavor's rules record the SLO's events (from the engine's own series: a
+    gateway's fill dashboards, not rules)."""
+    q, slo = Query(flavor=ctx.flavor.for_rules()), ctx.slo
+    needs = {"ttft": [q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds)],
+             "tpot": [q.within(cat.TPOT, slo.tpot.threshold_seconds)],
+             "availability": [q.rate(cat.FINISHED),
+                              q.rate(cat.FINISHED, finish_reason=_bad_reasons(ctx))]}[key]
+    return not any(missing_in(expr) for expr in needs)
+
+
 def counted_at(ctx: Ctx, spec: cat.MetricSpec, threshold: float) -> str:
     """A note when the flavor's buckets put the SLI at another boundary than the threshold."""
     at = ctx.q.threshold(spec, threshold)
@@ -32,6 +66,10 @@ def counted_at(ctx: Ctx, spec: cat.MetricSpec, threshold: float) -> str:
         return ""
     return (f" The exporter's buckets have no {threshold:g} s boundary: requests up to {at:g} s "
             "count as good (a conservative bound).")
+
+
+_FROM_RECORDS = (" Read from the SLO rules' recorded events per job and model (what the "
+                 "burn-rate alerts read), so $instance does not narrow it.")
 
 
 def _slo_stats(ctx: Ctx) -> list[object]:
@@ -42,20 +80,23 @@ def _slo_stats(ctx: Ctx) -> list[object]:
         single("TTFT SLO attainment", f"Share of requests whose server-side time to first token "
                f"was at most {ttft.threshold_seconds:g} s over the selected range (target "
                f"{ttft.target:.2%}). Counted from the TTFT histogram's bucket at the threshold."
+               + _FROM_RECORDS
                + counted_at(ctx, cat.SERVER_TTFT, ttft.threshold_seconds),
-               "percentunit", Target(ranged.within(cat.SERVER_TTFT, ttft.threshold_seconds,
-                                                   fn="increase")),
+               "percentunit", Target(_attained(ctx, "ttft", ranged.within(
+                   cat.SERVER_TTFT, ttft.threshold_seconds, fn="increase"))),
                good_above=ttft.target, decimals=2),
         single("TPOT SLO attainment", f"Share of requests whose time per output token was at "
                f"most {tpot.threshold_seconds:g} s over the selected range (target "
-               f"{tpot.target:.2%})." + counted_at(ctx, cat.TPOT, tpot.threshold_seconds),
+               f"{tpot.target:.2%})." + _FROM_RECORDS
+               + counted_at(ctx, cat.TPOT, tpot.threshold_seconds),
                "percentunit",
-               Target(ranged.within(cat.TPOT, tpot.threshold_seconds, fn="increase")),
+               Target(_attained(ctx, "tpot", ranged.within(cat.TPOT, tpot.threshold_seconds,
+                                                           fn="increase"))),
                good_above=tpot.target, decimals=2),
         single("Availability", f"Share of terminal requests not ending in "
                f"{', '.join(sorted(r.value for r in slo.bad_finish_reasons))} over the selected "
-               f"range (target {slo.availability_target:.2%}).", "percentunit",
-               Target(availability(rctx, fn="increase")),
+               f"range (target {slo.availability_target:.2%})." + _FROM_RECORDS, "percentunit",
+               Target(_attained(ctx, "availability", availability(rctx, fn="increase"))),
                good_above=slo.availability_target, decimals=3),
         single("Goodput share", "Good requests (finished stop/length within the TTFT and TPOT "
                "SLOs) as a share of attempted load (cancellations and rejections counted) over "
@@ -65,19 +106,29 @@ def _slo_stats(ctx: Ctx) -> list[object]:
     ]
 
 
+def _attained(ctx: Ctx, key: str, raw: str) -> str:
+    """The share of good events over the dashboard's range, from the SLO records."""
+    ratio = slo_errors(ctx, key, raw, over="$__range")
+    return ratio if missing_in(ratio) else f"(1 - {ratio})"
+
+
 def _burn(ctx: Ctx) -> object:
     q, slo = ctx.q, ctx.slo
     fast = max(w.burn_rate for w in slo.alert_windows)
     slow = min(w.burn_rate for w in slo.alert_windows if w.severity == "page") \
         if any(w.severity == "page" for w in slo.alert_windows) else fast
-    ttft = f"(1 - {q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds)}) / " \
-           f"{1 - slo.ttft.target:.6g}"
-    tpot = f"(1 - {q.within(cat.TPOT, slo.tpot.threshold_seconds)}) / {1 - slo.tpot.target:.6g}"
-    avail = f"(1 - {availability(ctx)}) / {1 - slo.availability_target:.6g}"
+    ttft = (f"{slo_errors(ctx, 'ttft', q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds))}"
+            f" / {1 - slo.ttft.target:.6g}")
+    tpot = f"{slo_errors(ctx, 'tpot', q.within(cat.TPOT, slo.tpot.threshold_seconds))} / " \
+           f"{1 - slo.tpot.target:.6g}"
+    avail = f"{slo_errors(ctx, 'availability', availability(ctx))} / " \
+            f"{1 - slo.availability_target:.6g}"
     return trend(
         "Error-budget burn rate", "How fast each SLO spends its error budget: 1 spends it "
         f"exactly over the {slo.period} period; the dashed lines are the page thresholds "
-        f"({slow:g}x and {fast:g}x, see the burn-rate alerts).", "suffix:x",
+        f"({slow:g}x and {fast:g}x, see the burn-rate alerts): the same "
+        f"{stage_window(slo)} events the alerts read (recorded per job and model; $instance "
+        "does not narrow it).", "suffix:x",
         [Target(ttft, "TTFT"), Target(tpot, "TPOT"), Target(avail, "availability")],
         thresholds=(slow, fast), min_value=0, axis_label="burn rate")
 

@@ -26,9 +26,11 @@ BUILDERS: dict[str, Callable[[Ctx], Board]] = {
 }
 
 
-def dashboards(slo: SLOSpec, flavor: Flavor) -> dict[str, dict[str, Any]]:
-    """Dashboard JSON documents by key (overview, latency, ...)."""
-    ctx = Ctx.for_dashboards(slo, flavor)
+def dashboards(slo: SLOSpec, flavor: Flavor, *,
+               recorded: bool = True) -> dict[str, dict[str, Any]]:
+    """Dashboard JSON documents by key (overview, latency, ...). ``recorded=False``: every
+    query on raw series (what the fleet benchmark compares the generated ones with)."""
+    ctx = Ctx.for_dashboards(slo, flavor, recorded=recorded)
     return {key: build(ctx).to_json() for key, build in BUILDERS.items()}
 
 

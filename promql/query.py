@@ -15,6 +15,7 @@ from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import Kind, MetricSpec
 
 from .flavor import Flavor, NativeSpec, missing_in, unavailable
+from .recorded import is_recorded, record_name
 
 __all__ = [
     "PROMETHEUS_SERIES",
@@ -73,6 +74,9 @@ class Query:
     flavor: Flavor | None = None
     #: the job matcher of the gateway's series (None: the flavor's gateway job)
     gateway_job: str | None = None
+    #: True: rates summed across instances read the replica rules' recordings
+    #: (:mod:`~servescope.promql.recorded`) where one exists, not the raw series
+    recorded: bool = False
 
     def via_gateway(self, spec: MetricSpec, **extra: str) -> Query | None:
         """The query of a ``servescope gateway``'s own (catalog) series, when the flavor has no
@@ -161,6 +165,8 @@ class Query:
         gateway = self.via_gateway(spec, **extra) or self._gateway_for(spec, by)
         if gateway is not None:
             return gateway.rate(spec, *by, suffix=suffix, fn=fn, **extra)
+        if self._reads_record(spec, suffix, fn, by):
+            return self._recorded_rate(spec, by, suffix, fn, dict(extra))
         selector = self.sel(spec, suffix, **extra)
         if missing_in(selector):
             return selector
@@ -169,6 +175,37 @@ class Query:
             return unavailable(self.flavor.name if self.flavor else "",
                                f"{spec.sample_name}[by {lacking}]")
         return f"sum{self.by(*by)} ({fn}({selector}[{self.window}]))"
+
+    def _reads_record(self, spec: MetricSpec, suffix: str, fn: str,
+                      by: tuple[str, ...]) -> bool:
+        """A fleet rate (not by instance) over the dashboard's own window, of a recorded
+        family."""
+        if not self.recorded or "instance" in by or not is_recorded(spec, suffix):
+            return False
+        return (fn, self.window) in (("rate", "$__rate_interval"), ("increase", "$__range"))
+
+    def _recorded_rate(self, spec: MetricSpec, by: tuple[str, ...], suffix: str, fn: str,
+                       extra: dict[str, str]) -> str:
+        """The recording's per-job rates summed ``by``. ``increase`` over ``$__range`` becomes
+        the sum of the recorded rates over the range: proportional to the increase, so only
+        ever a ratio's numerator or denominator (the SLO shares)."""
+        resolved = self._resolve(spec, extra)
+        if isinstance(resolved, str):
+            return resolved
+        lacking = self._lacking(spec, by)
+        if lacking:
+            return unavailable(self.flavor.name if self.flavor else "",
+                               f"{spec.sample_name}[by {lacking}]")
+        parts = [f"{self.label(k)}{m}" for k, m in self.matchers.items()
+                 if k != "instance" and self._applies(resolved, k)]
+        if isinstance(resolved, NativeSpec):
+            parts += [f"{label}{matcher}" for label, matcher in resolved.fixed]
+        for key, value in extra.items():
+            parts.append(value if key == "le" else f'{self.label(key)}{_matcher(value)}')
+        selector = f"{record_name(resolved, suffix)}{{{','.join(parts)}}}"
+        if fn == "increase":
+            selector = f"sum_over_time({selector}[{self.window}])"
+        return f"sum{self.by(*by)} ({selector})"
 
     def _gateway_for(self, spec: MetricSpec, by: tuple[str, ...]) -> Query | None:
         """The gateway's query when the flavor's metric lacks a label ``by`` groups on."""
@@ -227,9 +264,10 @@ class Query:
         return inner if missing_in(inner) else f"histogram_quantile({q}, {inner})"
 
     def buckets(self, spec: MetricSpec, **extra: str) -> str:
-        """Bucket rates summed by ``le``: the heatmap query."""
+        """Bucket rates summed by ``le``: the heatmap query. Always the raw buckets: the
+        heatmap's exemplars (links to traces) live on them, and a recording has none."""
         _require_histogram(spec)
-        return self.rate(spec, "le", suffix="_bucket", **extra)
+        return self.raw_rates().rate(spec, "le", suffix="_bucket", **extra)
 
     def under(self, spec: MetricSpec, threshold: float, *by: str, fn: str = "rate") -> str:
         """Rate of observations at or under ``threshold`` (a bucket boundary)."""
@@ -251,7 +289,11 @@ class Query:
                 f"{self.rate(spec, *by, suffix='_count')})")
 
     def with_window(self, window: str) -> Query:
-        return Query(self.matchers, window, self.flavor, self.gateway_job)
+        return Query(self.matchers, window, self.flavor, self.gateway_job, self.recorded)
+
+    def raw_rates(self) -> Query:
+        """The same scope reading raw series only."""
+        return Query(self.matchers, self.window, self.flavor, self.gateway_job)
 
 
 def _plain(value: str) -> str:

@@ -11,6 +11,9 @@ import jsonschema
 import pytest
 from vendored import schemas_dir
 
+from servescope.alerts.dashboard_rules import GROUPS
+from servescope.alerts.model import Options, Record
+from servescope.alerts.rules import rule_groups
 from servescope.cli import main
 from servescope.dashboards import lint
 from servescope.dashboards.common import UIDS
@@ -18,7 +21,8 @@ from servescope.dashboards.panels import NO_METRIC
 from servescope.dashboards.render import dashboards
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec, parse_slo
-from servescope.promql.flavor import FLAVORS, SERVESCOPE, VLLM
+from servescope.promql.flavor import FLAVORS, SERVESCOPE, VLLM, Flavor
+from servescope.promql.recorded import RECORD_PREFIX, WINDOW
 
 ROOT = Path(__file__).resolve().parents[2]
 GENERATED = ROOT / "dashboards" / "generated"
@@ -28,6 +32,16 @@ SCHEMA = json.loads((schemas_dir() / "grafana-dashboard.jsonschema.json").read_t
 def committed(flavor: str = "servescope") -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text())
             for p in sorted((GENERATED / flavor).glob("*.json"))}
+
+
+def recordings(flavor: Flavor = SERVESCOPE) -> dict[str, list[str]]:
+    """Record name -> the expressions of the flavor's rules that record it."""
+    out: dict[str, list[str]] = {}
+    for group in rule_groups(SLOSpec.default(), Options(flavor=flavor)):
+        for rule in group.rules:
+            if isinstance(rule, Record):
+                out.setdefault(rule.record, []).append(rule.expr)
+    return out
 
 
 @pytest.mark.parametrize("flavor", sorted(FLAVORS))
@@ -85,8 +99,57 @@ def test_every_series_is_in_the_catalog() -> None:
     exprs = [e for board in committed().values() for _, e in lint.targets(board)]
     exprs += [v["query"] for board in committed().values()
               for v in board["templating"]["list"] if v["type"] == "query"]
-    assert lint.series_errors(exprs) == []
+    assert lint.series_errors(exprs, recordings()) == []
     assert lint.series_errors(["sum(rate(servescope_not_a_metric_total{}[5m]))"])
+    # a record is checked through its rule: one reading a series nothing writes fails
+    assert lint.series_errors(["sum(servescope_job:x:rate1m{})"],
+                              {"servescope_job:x:rate1m": ["sum(rate(nope_total{}[1m]))"]})
+    assert lint.series_errors(["sum(servescope_job:unrecorded:rate1m{})"], recordings())
+
+
+def _raw_rated(expr: str) -> set[str]:
+    """Counter and histogram series an expression reads raw (a gateway's own excepted)."""
+    engine = re.sub(r'[A-Za-z_:]+\{job=~"\$gateway"[^}]*\}', "", expr)
+    return set(lint.SELECTOR.findall(engine)) & lint.rated_series()
+
+
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+def test_fleet_panels_read_recorded_series(flavor: str) -> None:
+    """Raw counters and histograms remain only on panels by instance (drill-down) and on
+    heatmaps (their exemplars live on the raw buckets); every other panel sums recordings."""
+    raw = []
+    for key, board in committed(flavor).items():
+        for panel, expr in lint.targets(board):
+            if panel["type"] == "heatmap" or "by (instance" in expr:
+                continue
+            if _raw_rated(expr):
+                raw.append(f"{key} › {panel['title']}: {sorted(_raw_rated(expr))}")
+    assert raw == []
+
+
+@pytest.mark.parametrize("flavor", sorted(FLAVORS))
+def test_every_recording_a_panel_reads_is_recorded(flavor: str) -> None:
+    records = recordings(FLAVORS[flavor])
+    read = {n for board in committed(flavor).values() for _, e in lint.targets(board)
+            for n in lint.SELECTOR.findall(e) if n.startswith(("servescope_job:", "servescope:"))}
+    assert read and read <= set(records), read - set(records)
+
+
+def test_every_dashboard_recording_is_read_by_a_panel() -> None:
+    """No recording is evaluated for nothing: each one a servescope panel reads."""
+    recorded = {r.record for g in rule_groups(SLOSpec.default(), Options())
+                if g.name in GROUPS.values() for r in g.rules if isinstance(r, Record)}
+    assert recorded and all(n.startswith(RECORD_PREFIX) and n.endswith(f":rate{WINDOW}")
+                            for n in recorded)
+    text = "\n".join(e for board in committed().values() for _, e in lint.targets(board))
+    assert sorted(n for n in recorded if f"{n}{{" not in text) == []
+
+
+def test_raw_dashboards_read_no_recording() -> None:
+    """The benchmark's baseline: ``recorded=False`` puts every query back on raw series."""
+    for board in dashboards(SLOSpec.default(), SERVESCOPE, recorded=False).values():
+        for _, expr in lint.targets(board):
+            assert not [n for n in lint.SELECTOR.findall(expr) if ":" in n], expr
 
 
 def test_every_catalog_family_is_on_a_dashboard() -> None:
@@ -130,9 +193,13 @@ def test_slo_thresholds_come_from_the_spec() -> None:
     spec = parse_slo("version: 1\nttft: {threshold_seconds: 1.5, target: 0.95}\n"
                      "tpot: {threshold_seconds: 0.05, target: 0.9}\n")
     overview = dashboards(spec, SERVESCOPE)["overview"]
-    exprs = "\n".join(e for _, e in lint.targets(overview))
-    assert 'le=~"1\\\\.5"' in exprs and 'le=~"0\\\\.05"' in exprs
-    assert 'le=~"2(' not in exprs
+    # the SLO panels read the SLO rules' events: the thresholds are in the rules' buckets
+    assert "servescope_job:slo_bad:rate5m{" in json.dumps(overview)
+    rules = "\n".join(r.expr for g in rule_groups(spec) for r in g.rules)
+    raw = dashboards(spec, SERVESCOPE, recorded=False)["overview"]
+    for exprs in (rules, "\n".join(e for _, e in lint.targets(raw))):
+        assert 'le=~"1\\\\.5"' in exprs and 'le=~"0\\\\.05"' in exprs
+        assert 'le=~"2(' not in exprs
     assert "(target 95.00%)" in json.dumps(overview)
 
 
@@ -176,12 +243,15 @@ def test_vllm_dashboards_name_only_vllm_series() -> None:
     exprs = [e for board in boards.values() for _, e in lint.targets(board)]
     exprs += [v["query"] for board in boards.values()
               for v in board["templating"]["list"] if v["type"] == "query"]
-    assert lint.series_errors(exprs, flavor=VLLM) == []
+    records = recordings(VLLM)
+    assert lint.series_errors(exprs, records, flavor=VLLM) == []
     engine = [re.sub(r'[A-Za-z_:]+\{job=~"(\$gateway|servescope-gateway\.\*)"[^}]*\}', "", e)
               for e in exprs]
-    names = set().union(*(lint.SELECTOR.findall(e) for e in engine)) - lint.PROMETHEUS_SERIES
+    names = set().union(*(lint.reads(e, records) for e in engine)) - lint.PROMETHEUS_SERIES
     assert names and all(n.startswith("vllm:") for n in names), names  # or the gateway's
-    text = "\n".join(exprs)
+    # what the panels read, and through the recordings they read, what their rules read
+    text = "\n".join(exprs + [rule for e in exprs for n in lint.SELECTOR.findall(e)
+                               for rule in records.get(n, ())])
     for wanted in ("vllm:time_to_first_token_seconds_bucket", "vllm:kv_cache_usage_perc",
                    "vllm:request_success_total", "model_name=~\"$model\"",
                    "by (finished_reason)"):
@@ -205,12 +275,13 @@ def test_vllm_panels_without_a_metric_say_so() -> None:
     flow_by = {t["legendFormat"]: t["expr"] for t in flow["targets"]}
     assert list(flow_by) == ["arrived", "admitted", "rejected", "cancelled", "errored",
                              "deadline"]
-    assert "vllm:admission_rejections_total" in flow_by["rejected"]
+    assert "servescope_job:vllm_admission_rejections:rate1m" in flow_by["rejected"]
     assert 'finished_reason="abort"' in flow_by["cancelled"]
     assert all('job=~"$gateway"' in flow_by[k] for k in ("arrived", "admitted", "deadline"))
     assert NO_METRIC not in flow["description"]
     # the 2 s TTFT threshold is no vLLM bucket boundary: the SLI counts at 1 s and says so
     attainment = by_title["TTFT SLO attainment"]
-    assert 'le=~"1(\\\\.0)?"' in attainment["targets"][0]["expr"]
+    assert "servescope_job:slo_bad:rate5m{" in attainment["targets"][0]["expr"]
+    assert any('le=~"1(\\\\.0)?"' in e for e in recordings(VLLM)["servescope_job:slo_bad:rate5m"])
     assert "no 2 s boundary: requests up to 1 s count as good" in attainment["description"]
     assert by_title["Finish reasons"]["targets"][0]["legendFormat"] == "{{finished_reason}}"

@@ -17,7 +17,7 @@ import engines
 import pytest
 import yaml
 
-from servescope.alerts.model import Options
+from servescope.alerts.model import Options, Record
 from servescope.alerts.render import all_rules
 from servescope.dashboards import lint
 from servescope.dashboards.render import dashboards
@@ -59,16 +59,67 @@ def _exprs(flavor: Flavor) -> list[tuple[str, str]]:
     return out
 
 
+class Records:
+    """The flavor's recording rules by record name: what a query reading a record reads."""
+
+    def __init__(self, flavor: Flavor) -> None:
+        self.rules: dict[str, list[Record]] = {}
+        for rule in all_rules(SLOSpec.default(), Options(flavor=flavor)):
+            if isinstance(rule, Record):
+                self.rules.setdefault(rule.record, []).append(rule)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.rules
+
+    def raw_series(self, expr: str, seen: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+        """(selector name, matchers) of every raw series ``expr`` reads, through records."""
+        out = []
+        for name, inner in SELECTOR.findall(expr):
+            if name in self.rules and name not in seen:
+                for rule in self.rules[name]:
+                    out += self.raw_series(rule.expr, seen | {name})
+            elif name not in self.rules:
+                out.append((name, inner))
+        return out
+
+    def labels(self, name: str, fixture: engines.Fixture) -> set[str]:
+        """The labels a record's series carry: its rules' outer ``by`` and static labels, or,
+        for a rule that does not aggregate, the labels of what it reads."""
+        out: set[str] = set()
+        for rule in self.rules[name]:
+            out |= set(rule.labels)
+            groups = BY.findall(rule.expr)
+            if groups:
+                out |= {k.strip() for k in groups[0].split(",") if k.strip()}
+                continue
+            stored = fixture.by_stored_name()
+            for raw, _ in self.raw_series(rule.expr):
+                out |= set(stored[raw].labels) if raw in stored else set()
+        return out
+
+
 def fixture_errors(flavor: Flavor, fixture: engines.Fixture) -> list[str]:
-    """What a flavor's queries assume that the engine's real series contradict."""
+    """What a flavor's queries assume that the engine's real series contradict. A query that
+    reads a recorded series is checked against the raw series the recording rule reads, and
+    its matchers and groupings against the labels the record keeps."""
     stored = fixture.by_stored_name()
-    recorded = {getattr(r, "record", "") for r in all_rules(SLOSpec.default(),
-                                                             Options(flavor=flavor))}
+    records = Records(flavor)
     errors = []
     for where, expr in _exprs(flavor):
         labels_here: set[str] = set(ALWAYS)
         for name, inner in SELECTOR.findall(expr):
-            if name in recorded or name in PROMETHEUS_SERIES:
+            if name in PROMETHEUS_SERIES:
+                continue
+            if name in records:
+                kept = records.labels(name, fixture)
+                labels_here |= kept
+                errors += _matcher_errors(where, name, inner, kept | ALWAYS, fixture)
+                errors += [f"{where}: via {name}: {e}" for e in
+                           _raw_errors(records.raw_series(f"{name}{{}}"), stored, fixture)]
+                continue
+            if name.startswith(("servescope_job:", "servescope:", "servescope_instance:",
+                                "servescope_shard:")):
+                errors.append(f"{where}: {name} is recorded by no rule of the flavor")
                 continue
             if _GATEWAY_JOB.search(inner):  # a gateway's own series: the catalog's names
                 spec = _CATALOG.get(name)
@@ -83,22 +134,35 @@ def fixture_errors(flavor: Flavor, fixture: engines.Fixture) -> list[str]:
                 continue
             labels_here |= set(series.labels)
             allowed = set(series.labels) | ALWAYS | ({"le"} if name.endswith("_bucket") else set())
-            for key, op, value in MATCHER.findall(inner):
-                if key not in allowed:
-                    errors.append(f"{where}: {name} has no label {key}")
-                    continue
-                known = fixture.label_values.get(key)
-                if known and not value.startswith("$") and op in ("=", "=~"):
-                    wanted = value.split("|") if op == "=~" else [value]
-                    errors += [f"{where}: {name}{{{key}}} is never {v!r}" for v in wanted
-                               if v not in known and v not in (".*", ".+")]
-        raw = [n for n, _ in SELECTOR.findall(expr) if n not in recorded]
-        if not raw:  # reads records only (the fleet SLIs): their own expressions are checked
-            continue
+            errors += _matcher_errors(where, name, inner, allowed, fixture)
         for group in BY.findall(expr):
             for key in (k.strip() for k in group.split(",") if k.strip()):
                 if key not in labels_here and key != "le":
                     errors.append(f"{where}: groups by {key}, which its series do not carry")
+    return errors
+
+
+def _raw_errors(raw: list[tuple[str, str]], stored: dict[str, engines.Series],
+                fixture: engines.Fixture) -> list[str]:
+    """The raw series a record reads that the engine does not write (the gateway's and
+    Prometheus's own excepted)."""
+    return [f"{name} is not a series {fixture.engine} writes" for name, inner in raw
+            if name not in stored and name not in PROMETHEUS_SERIES
+            and not _GATEWAY_JOB.search(inner)]
+
+
+def _matcher_errors(where: str, name: str, inner: str, allowed: set[str],
+                    fixture: engines.Fixture) -> list[str]:
+    errors = []
+    for key, op, value in MATCHER.findall(inner):
+        if key not in allowed:
+            errors.append(f"{where}: {name} has no label {key}")
+            continue
+        known = fixture.label_values.get(key)
+        if known and not value.startswith("$") and op in ("=", "=~"):
+            wanted = value.split("|") if op == "=~" else [value]
+            errors += [f"{where}: {name}{{{key}}} is never {v!r}" for v in wanted
+                       if v not in known and v not in (".*", ".+")]
     return errors
 
 
@@ -123,6 +187,28 @@ def test_the_check_catches_a_wrong_name_label_or_value() -> None:
         **VLLM.finish_reasons, FinishReason.CLIENT_CANCEL.value: "cancelled"})
     assert any("is never 'cancelled'" in e for e in fixture_errors(cancelled, fixture))
     assert any("is not a series vllm writes" in e for e in fixture_errors(SGLANG, fixture))
+
+
+def test_the_check_sees_through_recordings() -> None:
+    """A panel reading a recorded series is checked against what the recording rule reads:
+    a renamed engine histogram fails at the fleet panel that reads its recording, not only at
+    the rule; and a record is matched only on labels its rule keeps."""
+    fixture = engines.load("vllm")
+    renamed = dataclasses.replace(VLLM, families={
+        **VLLM.families, cat.E2E.name: Mapped("vllm:e2e_latency_seconds", Kind.HISTOGRAM,
+                                              (cat.MODEL,), (1.0,))})
+    errors = fixture_errors(renamed, fixture)
+    assert any(e.startswith("latency › End-to-end p95 by model: via servescope_job:")
+               and "vllm:e2e_latency_seconds_bucket is not a series vllm writes" in e
+               for e in errors), errors
+    records = Records(VLLM)
+    kept = records.labels("servescope_job:vllm_time_to_first_token_seconds_bucket:rate1m",
+                          fixture)
+    assert kept == {"job", "model_name", "le"}
+    assert records.labels("servescope_job:slo_bad:rate5m", fixture) == \
+        {"job", "model_name", "slo"}
+    assert _matcher_errors("p", "r", 'finished_reason="stop"', kept, fixture) == \
+        ["p: r has no label finished_reason"]
 
 
 @pytest.mark.parametrize("engine", engines.ENGINES)
@@ -172,7 +258,10 @@ def test_vllm_rejections_and_repetition_are_visible() -> None:
     assert q.rate(cat.REJECTED, cat.REASON) == \
         "sum by (reason) (rate(vllm:admission_rejections_total{}[$__rate_interval]))"
     overview = (ROOT / "dashboards/generated/vllm/overview.json").read_text()
-    assert "vllm:admission_rejections_total" in overview
+    # the fleet panel reads the recording of it, per job and model, from the replica rules
+    assert "servescope_job:vllm_admission_rejections:rate1m" in overview
+    assert "rate(vllm:admission_rejections_total" in \
+        (ROOT / "alerts/generated/vllm/replica-rules.yaml").read_text()
     assert "exposes no metric for this panel: servescope_requests_rejected" not in overview
     # cut short = not stop/length: vLLM's repetition finishes show under their own name
     cut = q.rate(cat.FINISHED, cat.FINISH_REASON, finish_reason='!~"stop|length"')

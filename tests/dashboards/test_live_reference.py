@@ -27,6 +27,7 @@ from servescope.alerts.render import all_rules, dump, rules_document
 from servescope.dashboards import lint
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
+from servescope.promql.recorded import record_name
 
 pytestmark = [
     pytest.mark.integration,
@@ -125,6 +126,12 @@ def live(tmp_path_factory):
             prom.wait_for(lambda grown=grown: (prom.value(
                 f"sum(increase({grown}[1m]))") or 0) > 0 or None, timeout=60,
                 what=f"{what} growing between scrapes")
+        # the fleet panels read the rules' recordings: wait until they hold the rarer finishes
+        # (a slow consumer is cut off only after its timeout) as well as the raw series do
+        for reason in ("deadline", "slow_consumer"):
+            prom.wait_for(lambda r=reason: prom.query(
+                f'{record_name(cat.FINISHED, "")}{{finish_reason="{r}"}}') or None,
+                timeout=60, what=f"{reason} finishes recorded")
         # every 15s rate window holds a dozen scrapes of the load
         prom.wait_for(lambda: (prom.value("min(count_over_time(up[15s]))") or 0) >= 12 or None,
                       timeout=60, what="a dozen scrapes in every 15s window")

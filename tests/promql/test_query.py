@@ -123,3 +123,42 @@ def test_the_gateway_fills_what_the_engine_lacks_and_nothing_else() -> None:
     assert 'job=~"servescope-gateway"' in rules.rate(cat.STREAM_TTFT, suffix="_count")
     assert rules.rate(cat.TOKENS, stage="committed") == (
         "sum (rate(llamacpp:tokens_predicted_total{}[5m]))")
+
+
+FLEET = {"job": '=~"$job"', "instance": '=~"$instance"', cat.MODEL: '=~"$model"'}
+
+
+def test_fleet_rates_read_the_recording_and_instance_rates_the_raw_series() -> None:
+    q = Query(FLEET, flavor=SERVESCOPE, recorded=True)
+    assert q.quantile(0.95, cat.SERVER_TTFT) == (
+        "histogram_quantile(0.95, sum by (le) (servescope_job:"
+        'gen_ai_server_time_to_first_token_seconds_bucket:rate1m{job=~"$job",model=~"$model"}))')
+    assert "rate(gen_ai_server_time_to_first_token_seconds_bucket{job=~\"$job\",instance=~" in \
+        q.quantile(0.95, cat.SERVER_TTFT, "instance")
+    # the heatmap keeps the raw buckets (exemplars); a family no panel sums is not recorded
+    assert "rate(gen_ai_server_time_to_first_token_seconds_bucket{" in q.buckets(cat.SERVER_TTFT)
+    assert "rate(servescope_preemptions_total{" in q.rate(cat.PREEMPTIONS)
+    # an increase over the range: the recorded rates summed over it (a ratio's term only)
+    ranged = q.with_window("$__range")
+    assert ranged.rate(cat.GOOD, fn="increase") == (
+        'sum (sum_over_time(servescope_job:servescope_goodput_requests:rate1m{job=~"$job",'
+        'model=~"$model"}[$__range]))')
+    # other windows (the rules') never read recordings
+    assert "rate(servescope_goodput_requests_total{" in \
+        Query(FLEET, "5m", SERVESCOPE, recorded=True).rate(cat.GOOD)
+
+
+def test_recorded_reads_translate_like_raw_ones() -> None:
+    q = Query(FLEET, flavor=TGI, recorded=True)
+    # TGI counts errors in a counter of its own, told apart by a fixed matcher
+    assert q.rate(cat.FINISHED, finish_reason="error") == \
+        'sum (servescope_job:tgi_request_failure:rate1m{job=~"$job",' \
+        'err=~"generation|dropped|incomplete"})'
+    v = Query(FLEET, flavor=VLLM, recorded=True)
+    assert 'finished_reason="abort"' in v.rate(cat.FINISHED, finish_reason="client_cancel")
+    # llama.cpp has no TPOT: unavailable alone, the gateway's own (raw, unrecorded) behind one
+    alone = Query(FLEET, flavor=LLAMACPP.engine_only(), recorded=True)
+    assert missing_in(alone.quantile(0.5, cat.TPOT))
+    gateway = Query(FLEET, flavor=LLAMACPP, recorded=True).quantile(0.5, cat.TPOT)
+    assert 'gen_ai_server_time_per_output_token_seconds_bucket{job=~"servescope-gateway"}' in \
+        gateway
