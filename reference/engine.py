@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import TYPE_CHECKING
 
-from servescope.instrumentation import FinishReason, Telemetry
+from servescope.instrumentation import FinishReason
 from servescope.instrumentation.engine_health import EngineHealth
 
 from .config import EngineConfig
@@ -25,6 +26,9 @@ from .sequence import SeqRecord
 from .stats import EngineStats
 from .stream import StreamBuffer
 from .tokenizer import ByteTokenizer
+
+if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
+    from servescope.instrumentation import Telemetry
 
 __all__ = ["Engine", "EngineStats", "RequestHandle"]
 

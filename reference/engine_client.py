@@ -39,12 +39,12 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import zmq
 
-from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
+from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
 from servescope.instrumentation.engine_health import EngineHealth
 
 from .config import EngineConfig
@@ -66,6 +66,9 @@ from .stream import StreamBuffer, batched_wakes
 from .tokenizer import ByteTokenizer
 
 __all__ = ["EngineClient", "RemoteHandle", "RemoteLifecycle"]
+if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
+    from servescope.instrumentation import Telemetry
+
 
 _log = logging.getLogger("servescope.reference.engine_client")
 #: Reason given to submissions while the engine (re)starts; the transport answers 503.

@@ -33,13 +33,8 @@ from typing import Any
 import torch
 import zmq
 
-from servescope.instrumentation import (
-    FinishReason,
-    RequestRecorder,
-    StepReport,
-    Telemetry,
-    TerminalState,
-)
+from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, TerminalState
+from servescope.instrumentation.step import StepSink
 
 from .config import EngineConfig
 from .engine_wire import (
@@ -92,10 +87,9 @@ class ChildSpec:
 class _EventRecorder(RequestRecorder):
     """Every hook becomes an event; the API process replays it on the real recorder."""
 
-    def __init__(self, telemetry: Telemetry, request_id: str, events: list[Event]) -> None:
-        # no metric children, spans or counts: only the terminal state
+    def __init__(self, request_id: str, events: list[Event]) -> None:
+        # no telemetry, metric children, spans or counts: only the terminal state
         TerminalState.__init__(self)
-        self.telemetry = telemetry
         self.request_id = request_id
         self._events = events
 
@@ -129,7 +123,7 @@ class _EventRecorder(RequestRecorder):
         return won
 
 
-class _EventTelemetry(Telemetry):
+class _EventTelemetry(StepSink):
     """The scheduler's telemetry in the engine process: a clock and step events."""
 
     def __init__(self, events: list[Event]) -> None:  # no registry, no tracer: no exporters
@@ -315,7 +309,7 @@ class EngineCore:
             sub.request_id, list(sub.prompt), sub.max_tokens, priority=sub.priority,
             stop_token_ids=tuple(sub.stop_token_ids), ignore_eos=sub.ignore_eos,
             operation=sub.operation)
-        recorder = _EventRecorder(self.telemetry, sub.request_id, self.events)
+        recorder = _EventRecorder(sub.request_id, self.events)
         life = _DecidingLifecycle(recorder, self.events, self, pool=self.scheduler.pool,
                                   slots=self.scheduler.slots)
         stream = _MirrorStream(sub.request_id,

@@ -38,7 +38,8 @@ from typing import Any
 
 import torch
 
-from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
+from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
+from servescope.instrumentation.step import StepSink
 
 from . import speculation
 from .block_pool import BlockPool, block_hashes, chain_hash
@@ -131,7 +132,7 @@ class _StepTimer:
 class Scheduler:
     """Owns waiting/running/draining requests, the block pool, the slots and the model."""
 
-    def __init__(self, config: EngineConfig, telemetry: Telemetry, model: Transformer,
+    def __init__(self, config: EngineConfig, telemetry: StepSink, model: Transformer,
                  cache: KVCache, device: torch.device, tokenizer: ByteTokenizer,
                  on_left_waiting: Callable[[], None],
                  on_requeued: Callable[[], None] = lambda: None) -> None:

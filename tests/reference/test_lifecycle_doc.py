@@ -82,6 +82,10 @@ def test_a_real_request_calls_the_documented_hooks_in_order(
     seen = list(calls)
     missing = [s for s in steps if s not in seen]
     assert not missing, f"documented hooks never called: {missing} (calls: {seen})"
-    firsts = sorted(steps, key=seen.index)
-    assert firsts == steps, f"first calls came in the order {firsts}, the document says {steps}"
+    # the step report ends the iteration that pushed the tokens, so the writer may send them
+    # before it (the document says so): ``step`` is placed between the prefill and the finish
+    ordered = [s for s in steps if s != "step"]
+    firsts = sorted(ordered, key=seen.index)
+    assert firsts == ordered, f"first calls came in the order {firsts}, the document says {steps}"
+    assert seen.index("prefill_done") < seen.index("step") < seen.index("finish"), seen
     assert seen.count("finish") == 1 and seen[-1] == "finish", seen
