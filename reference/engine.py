@@ -69,8 +69,7 @@ class RequestHandle(Handle):
         """The writer will report no more deliveries: popped tokens it did not report
         delivered are discarded, and the request's record need not wait for them."""
         seq = self._seq
-        if seq is not None and not seq.writer_done:
-            seq.writer_done = True
+        if seq is not None and seq.writer_done.claim():
             self._engine._post("drained", seq)
 
     # --- control --------------------------------------------------------------------------

@@ -35,6 +35,7 @@ import zmq
 
 from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, TerminalState
 from servescope.instrumentation.step import StepSink
+from servescope.instrumentation.terminal import Once
 
 from .config import EngineConfig
 from .engine_wire import (
@@ -161,7 +162,7 @@ class _MirrorStream:
         self.pushed = 0
         self.popped = 0
         self.peak = 0
-        self._closed = False
+        self._closed = Once()
         self._end_seen = False
 
     @property
@@ -170,11 +171,11 @@ class _MirrorStream:
 
     @property
     def closed(self) -> bool:
-        return self._closed
+        return self._closed.is_set
 
     @property
     def drained(self) -> bool:
-        return self._closed and self._end_seen and self.buffered == 0
+        return self._closed.is_set and self._end_seen and self.buffered == 0
 
     def credits(self) -> int:
         if self.capacity is None:
@@ -198,9 +199,8 @@ class _MirrorStream:
         self._events.append((EV.PUSH, self.request_id, tokens, None))
 
     def close(self, *, drop: bool) -> list[int]:
-        if self._closed:
+        if not self._closed.claim():
             return []
-        self._closed = True
         if drop:
             self.popped = self.pushed
             self._end_seen = True
@@ -297,10 +297,7 @@ class EngineCore:
         stream.update(popped, end_seen)
         seq.delivered = max(seq.delivered, delivered)
         seq.writer_attached = seq.writer_attached or attached
-        if done and not seq.writer_done:
-            seq.writer_done = True
-            self.scheduler.mailbox.post("drained", seq)
-        elif seq.state is SeqState.DRAINING:
+        if (done and seq.writer_done.claim()) or seq.state is SeqState.DRAINING:
             self.scheduler.mailbox.post("drained", seq)
 
     def _sequence(self, sub: Submit) -> SeqRecord:

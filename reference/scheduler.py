@@ -286,7 +286,7 @@ class Scheduler:
             elif (kind == "drained" and payload.state is SeqState.DRAINING
                   and payload.fully_delivered):
                 self._end_drain(payload, drop=False)
-            elif kind == "drained" and payload.writer_done and payload in self.finishing:
+            elif kind == "drained" and payload.writer_done.is_set and payload in self.finishing:
                 self._record_finished(payload)
             # "credit" and "shutdown" only wake the loop
 
@@ -340,7 +340,7 @@ class Scheduler:
         self.by_id.pop(seq.request.request_id, None)
         if seq.life.reason is FinishReason.ERROR:
             self.errors += 1
-        if seq.writer_attached and not seq.writer_done and drop:
+        if seq.writer_attached and not seq.writer_done.is_set and drop:
             seq.drain_since = self.telemetry.clock()  # the writer may still be confirming
             seq.drain_progress = (seq.stream.popped, seq.delivered)
             self.finishing.append(seq)
