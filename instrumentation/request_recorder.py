@@ -275,7 +275,7 @@ class RequestRecorder(TerminalState):
     def admitted(self) -> None:
         try:
             ch = self._ch
-            (ch._cache.get(cat.ADMITTED.name) or ch.get(cat.ADMITTED)).inc()
+            (ch.cache.get(cat.ADMITTED.name) or ch.get(cat.ADMITTED)).inc()
         except Exception:
             self.telemetry.hook_failed("admitted")
 
@@ -578,7 +578,7 @@ class RequestRecorder(TerminalState):
     def _observe(self, spec: cat.MetricSpec, value: float, label: str = "",
                  label_value: str = "") -> None:
         ch = self._ch  # the cache read inline: a call less on every hot observation
-        child = ch._cache.get((spec.name, label_value) if label else spec.name) or \
+        child = ch.cache.get((spec.name, label_value) if label else spec.name) or \
             ch.get(spec, label, label_value)
         if self._exemplar is not None:
             child.observe(value, exemplar=self._exemplar)

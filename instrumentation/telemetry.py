@@ -25,6 +25,7 @@ from . import tracing
 from .labels import DeclaredLabels
 from .metrics import MetricSet
 from .request_recorder import RequestRecorder, advance, flush
+from .series import SeriesBundle
 from .slo import SLOSpec
 from .status import TokenStage
 from .step import StepReport
@@ -34,47 +35,6 @@ __all__ = ["Telemetry"]
 _log = logging.getLogger("servescope.instrumentation")
 _STEP_STAGES = (TokenStage.COMMITTED, TokenStage.PROPOSED, TokenStage.WRITTEN,
                 TokenStage.DELIVERED)
-
-
-class _Children:
-    """The label children one (model, priority) pair writes, resolved on first use and then
-    read from a small dict: a hook pays one lookup, not a label-guard pass. Shared by every
-    request of the pair; children are created lazily, so no series appears before its first
-    write."""
-
-    __slots__ = ("_cache", "_metrics", "arrival", "finishes", "lock", "model", "priority",
-                 "span_model", "span_priority", "step_tokens")
-
-    def __init__(self, metrics: MetricSet, model: str, priority: str) -> None:
-        self._metrics = metrics
-        self.model = model
-        self.priority = priority
-        self.lock = metrics.lock
-        self._cache: dict[Any, Any] = {}
-        # arrived, in flight, prompt tokens (None until a request has a prompt): once written
-        self.arrival: tuple[Any, Any, Any] | None = None
-        # the series of a finish by its shape (see RequestRecorder._finish_series): a shape
-        # seen once has written all of its series, so caching them creates none early
-        self.finishes: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        # committed, proposed, written, delivered token counters, each once written
-        self.step_tokens: tuple[Any, ...] = (None, None, None, None)
-        self.span_priority: str | None = None  # the priority spans carry (folded or not)
-        self.span_model: str | None = None  # the same for the model (client-chosen too)
-
-    def get(self, spec: cat.MetricSpec, label: str = "", value: str = "") -> Any:
-        key = (spec.name, value) if label else spec.name
-        child = self._cache.get(key)
-        if child is None:
-            labels = {cat.MODEL: self.model} if cat.MODEL in spec.labels else {}
-            if cat.PRIORITY in spec.labels:
-                labels[cat.PRIORITY] = self.priority
-            if label:
-                labels[label] = value
-            child = self._metrics.child(spec, **labels)
-            if len(self._cache) < 256:  # bounded: label values are guarded, but still
-                self._cache[key] = child
-        return child
-
 
 
 class Telemetry:
@@ -116,7 +76,7 @@ class Telemetry:
             cat.KV_BLOCKS_USED, cat.KV_BLOCKS_TOTAL, cat.RUNNING, cat.WAITING, cat.PAUSED,
             cat.STREAM_BUFFERED))
         self._batch_size = self._pool_children[cat.BATCH_SIZE.name]
-        self._children: dict[tuple[str, str], _Children] = {}
+        self._children: dict[tuple[str, str], SeriesBundle] = {}
         self._phase_children: dict[tuple[str, str], Any] = {}
         # The model of every recorder so far, until a second one appears: a step then needs
         # no per-request model check.
@@ -140,7 +100,7 @@ class Telemetry:
         except Exception:
             self.hook_failed("declare_models")
 
-    def children(self, model: str, priority: str) -> _Children:
+    def children(self, model: str, priority: str) -> SeriesBundle:
         """The shared child bundle of (model, priority)."""
         found = self._children.get((model, priority))
         if found is None:
@@ -149,7 +109,7 @@ class Telemetry:
                     self._first_model = model
                 elif model != self._first_model:
                     self._many_models = True
-            found = _Children(self.metrics, model, priority)
+            found = SeriesBundle(self.metrics, model, priority)
             if len(self._children) < 1024:
                 self._children[(model, priority)] = found
         return found
@@ -227,7 +187,7 @@ class Telemetry:
                     d_child.value += delivered
 
     @staticmethod
-    def _token_children(ch: _Children, counts: tuple[int, int, int, int]) -> tuple[Any, ...]:
+    def _token_children(ch: SeriesBundle, counts: tuple[int, int, int, int]) -> tuple[Any, ...]:
         """The token counters of ``ch``'s model, made for each stage with a count (a series
         appears at its first write, not before). Called outside the lock."""
         ch.step_tokens = tuple(
