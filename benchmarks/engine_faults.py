@@ -154,7 +154,7 @@ def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float]:
     before = (time.perf_counter() - t0) / steps
     events: list[Any] = []
     child = _EventTelemetry(events)
-    child_recorders = [_EventRecorder(child, f"h{i}", events) for i in range(batch)]
+    child_recorders = [_EventRecorder(f"h{i}", events) for i in range(batch)]
     t0 = time.perf_counter()
     for k in range(steps):
         for rec in child_recorders:  # the push the commit makes, as the mirror stream does

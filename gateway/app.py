@@ -34,8 +34,9 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from servescope.instrumentation.metrics import render
-from servescope.instrumentation.recorder import RequestRecorder, Telemetry
+from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.status import FinishReason
+from servescope.instrumentation.telemetry import Telemetry
 from servescope.reference import limits as guard
 from servescope.reference import openai_schema as schema
 from servescope.reference.connections import Connections

@@ -35,8 +35,9 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
 from servescope.instrumentation.metrics import render
-from servescope.instrumentation.recorder import RequestRecorder, Telemetry
+from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.status import FinishReason
+from servescope.instrumentation.telemetry import Telemetry
 
 from .config import FLAVORS
 from .events import EventScanner, finish_reason_of, scan_whole

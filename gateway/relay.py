@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.status import FinishReason
 from servescope.reference import openai_schema as schema
 from servescope.reference.config import HttpLimits

@@ -8,10 +8,12 @@ and a hung monitor still exposes a growing heartbeat age.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import catalog as cat
-from .recorder import Telemetry
+
+if TYPE_CHECKING:
+    from .telemetry import Telemetry
 
 __all__ = ["RESTART_REASONS", "EngineHealth"]
 

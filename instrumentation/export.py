@@ -36,6 +36,7 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from . import catalog as cat
 from .metrics import MetricSet
+from .terminal import Once
 
 __all__ = ["CountingBatchSpanProcessor", "CountingSpanExporter", "bsp_settings"]
 
@@ -121,7 +122,7 @@ class CountingBatchSpanProcessor(SpanProcessor):
         self._idle = threading.Condition()
         self._flush_generation = 0  # flush requests asked / served: a flush waits for its own
         self._flushed_generation = 0
-        self._shutdown = False
+        self._shutdown = Once(self._lock)
         self._worker = threading.Thread(target=self._run, name="servescope-span-export",
                                         daemon=True)
         self._worker.start()
@@ -136,7 +137,7 @@ class CountingBatchSpanProcessor(SpanProcessor):
         if span.context is None or not span.context.trace_flags.sampled:
             return
         with self._lock:
-            if self._shutdown or len(self._queue) >= self.max_queue_size:
+            if self._shutdown.is_set or len(self._queue) >= self.max_queue_size:
                 dropped = True
             else:
                 dropped = False
@@ -174,14 +175,14 @@ class CountingBatchSpanProcessor(SpanProcessor):
             with self._idle:
                 self._flushed_generation = max(self._flushed_generation, generation)
                 self._idle.notify_all()
-            if self._shutdown:
+            if self._shutdown.is_set:
                 return
 
     def _back_off(self, seconds: float) -> None:
         """Wait ``seconds`` after a failed export, unless a flush or shutdown asks sooner
         (a queue reaching a batch's size does not: the receiver was failing)."""
         deadline = time.monotonic() + seconds
-        while not self._shutdown and self._flushed_generation >= self._flush_generation:
+        while not self._shutdown.is_set and self._flushed_generation >= self._flush_generation:
             left = deadline - time.monotonic()
             if left <= 0:
                 return
@@ -223,9 +224,8 @@ class CountingBatchSpanProcessor(SpanProcessor):
         (``reason="shutdown"``) and let go. Then shut the exporter down. Spans ended after
         shutdown count as ``queue_full``."""
         with self._lock:
-            if self._shutdown:
+            if not self._shutdown.claim_held():
                 return
-            self._shutdown = True
         self._wake.set()
         self._worker.join(timeout_millis / 1000)
         with self._lock:

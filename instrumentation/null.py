@@ -14,8 +14,10 @@ from collections.abc import Mapping, Sequence
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from .recorder import RequestRecorder, StepReport, Telemetry
+from .request_recorder import RequestRecorder
 from .status import FinishReason
+from .step import StepReport
+from .telemetry import Telemetry
 
 __all__ = ["NullSpanExporter", "NullTelemetry"]
 

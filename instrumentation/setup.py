@@ -36,8 +36,8 @@ from . import catalog as cat
 from .export import CountingBatchSpanProcessor, CountingSpanExporter
 from .labels import DeclaredLabels
 from .metrics import MetricSet
-from .recorder import Telemetry
 from .slo import SLOSpec
+from .telemetry import Telemetry
 
 __all__ = ["CountingSpanExporter", "JsonLinesSpanExporter", "TelemetrySetup",
            "install_log_redaction", "setup_telemetry"]

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import TYPE_CHECKING
 
-from servescope.instrumentation import FinishReason, Telemetry
+from servescope.instrumentation import FinishReason
 from servescope.instrumentation.engine_health import EngineHealth
 
 from .config import EngineConfig
@@ -25,6 +26,9 @@ from .sequence import SeqRecord
 from .stats import EngineStats
 from .stream import StreamBuffer
 from .tokenizer import ByteTokenizer
+
+if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
+    from servescope.instrumentation import Telemetry
 
 __all__ = ["Engine", "EngineStats", "RequestHandle"]
 
@@ -65,8 +69,7 @@ class RequestHandle(Handle):
         """The writer will report no more deliveries: popped tokens it did not report
         delivered are discarded, and the request's record need not wait for them."""
         seq = self._seq
-        if seq is not None and not seq.writer_done:
-            seq.writer_done = True
+        if seq is not None and seq.writer_done.claim():
             self._engine._post("drained", seq)
 
     # --- control --------------------------------------------------------------------------

@@ -39,13 +39,14 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 import zmq
 
-from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
+from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
 from servescope.instrumentation.engine_health import EngineHealth
+from servescope.instrumentation.terminal import Once
 
 from .config import EngineConfig
 from .engine_process import ChildSpec
@@ -64,6 +65,9 @@ from .request import GenerationRequest
 from .stats import EngineStats
 from .stream import StreamBuffer, batched_wakes
 from .tokenizer import ByteTokenizer
+
+if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
+    from servescope.instrumentation import Telemetry
 
 __all__ = ["EngineClient", "RemoteHandle", "RemoteLifecycle"]
 
@@ -88,12 +92,10 @@ class RemoteLifecycle(Decision):
 
     def mark_recorded(self) -> bool:
         """True the first time (the caller then finishes the recorder)."""
-        with self._lock:
-            first = not self.recorded
-            self.recorded = True
-            if first:
-                self.cleanup_count += 1
-            return first
+        first = self.recorded.claim()
+        if first:
+            self.released.claim()  # the engine released them; nothing more is held here
+        return first
 
 
 class RemoteHandle(Handle):
@@ -109,7 +111,7 @@ class RemoteHandle(Handle):
         self.delivered_total = 0
         self.proposed = 0
         self.writer_attached = False
-        self.writer_finished = False
+        self.writer_finished = Once()
         self.sent = (0, 0, False, False, False)  # progress last reported to the engine
         self._client = client
 
@@ -128,13 +130,12 @@ class RemoteHandle(Handle):
 
     def writer_done(self) -> None:
         """The writer reports no more deliveries (see :meth:`RequestHandle.writer_done`)."""
-        if not self.writer_finished:
-            self.writer_finished = True
+        if self.writer_finished.claim():
             self._client._wake()
 
     def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:
         self.stream.abort_reader()
-        if self.life.recorded:
+        if self.life.recorded.is_set:
             self.life.attempts.append(reason)
             self.recorder.finish(reason)  # a late signal: counted as ignored
             return
@@ -154,7 +155,7 @@ class RemoteHandle(Handle):
     def progress(self) -> tuple[int, int, bool, bool, bool]:
         stream = self.stream
         return (stream.popped, self.delivered_total, stream.drained, self.writer_attached,
-                self.writer_finished)
+                self.writer_finished.is_set)
 
 
 class _EngineProcess:
@@ -203,7 +204,7 @@ class _Incarnation:
     last_message: float = 0.0
     last_step: float = 0.0
     steps: int = 0
-    dead: bool = False
+    dead: Once = field(default_factory=Once)
     paths: list[str] = field(default_factory=list)
 
 
@@ -248,7 +249,7 @@ class EngineClient:
             collections.OrderedDict()
         self._out = ToEngine()
         self._pending = 0
-        self._closed = False
+        self._closed = Once(self._lock)
         self._stop = threading.Event()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
@@ -280,7 +281,7 @@ class EngineClient:
     def start(self, timeout_s: float | None = None) -> None:
         """Start the engine process and the link; wait until the engine is ready."""
         with self._lock:
-            if self._thread is not None or self._closed:
+            if self._thread is not None or self._closed.is_set:
                 return
             self._spawn()
             self._thread = threading.Thread(target=self._run, name="servescope-engine-link",
@@ -296,16 +297,15 @@ class EngineClient:
     def shutdown(self, timeout_s: float = 5.0) -> None:
         """Refuse new requests, let the engine finish live ones with ``error``, stop it."""
         with self._lock:
-            if self._closed:
+            if not self._closed.claim_held():
                 return
-            self._closed = True
             self._out.shutdown = True
         self._wake()
         inc = self._inc
         if inc is not None:  # the engine ends its requests, says bye and exits; the link
             inc.proc.join(timeout_s)  # replays the bye and buries it (no restart: closed)
             end = time.monotonic() + timeout_s
-            while not inc.dead and time.monotonic() < end and self._thread is not None \
+            while not inc.dead.is_set and time.monotonic() < end and self._thread is not None \
                     and self._thread.is_alive():
                 time.sleep(0.01)
         self._stop.set()
@@ -346,7 +346,7 @@ class EngineClient:
         deadline_s = request.deadline_s if request.deadline_s is not None \
             else cfg.default_deadline_s
         with self._lock:
-            if reason is None and self._closed:
+            if reason is None and self._closed.is_set:
                 reason = "shutting_down"
             if reason is None and not self._ready.is_set():
                 reason = RESTARTING
@@ -414,7 +414,7 @@ class EngineClient:
     def ready(self) -> bool:
         """The engine is up, its heartbeat is fresh (``unresponsive_s``, well inside the
         lease) and it accepts work."""
-        return not self._closed and self._ready.is_set() and self._responsive()
+        return not self._closed.is_set and self._ready.is_set() and self._responsive()
 
     def _responsive(self) -> bool:
         inc = self._inc
@@ -487,7 +487,7 @@ class EngineClient:
     def _run(self) -> None:
         while not self._stop.is_set():
             inc = self._inc
-            if inc is None or inc.dead:
+            if inc is None or inc.dead.is_set:
                 self._respawn()
                 continue
             try:
@@ -516,11 +516,11 @@ class EngineClient:
                 os.read(self._wake_r, 4096)
         if inc.from_engine in ready:
             self._receive(inc)
-        if inc.dead:
+        if inc.dead.is_set:
             return
         if inc.proc.sentinel in ready or not inc.proc.is_alive():
             self._read_last_words(inc)
-            if not inc.dead:
+            if not inc.dead.is_set:
                 self._bury(inc, "exited")
             return
         now = time.monotonic()
@@ -689,9 +689,8 @@ class EngineClient:
     def _bury(self, inc: _Incarnation, why: str, *, restart: bool = True) -> None:
         """The engine is gone or declared dead: kill it, end every request in flight with
         ``error`` exactly once, and (unless shutting down) count a restart."""
-        if inc.dead:
+        if not inc.dead.claim():
             return
-        inc.dead = True
         self._ready.clear()
         if inc.proc.is_alive():
             with contextlib.suppress(ProcessLookupError):
@@ -718,14 +717,14 @@ class EngineClient:
         self.telemetry.step(StepReport(now=now, kv_blocks_used=0, running=0, waiting=0,
                                        paused=0, buffered_tokens=0))
         self._last_death = time.monotonic()
-        if restart and not self._closed and why != "shutdown":
+        if restart and not self._closed.is_set and why != "shutdown":
             self.restarts += 1
             self.health.restarted(why)
             _log.warning("engine process %s lost (%s); %d request(s) ended with error; "
                          "restarting", inc.proc.pid, why, len(handles))
 
     def _respawn(self) -> None:
-        if self._closed:
+        if self._closed.is_set:
             self._stop.wait(0.05)
             return
         wait = self.restart_backoff_s - (time.monotonic() - self._last_death)

@@ -33,13 +33,9 @@ from typing import Any
 import torch
 import zmq
 
-from servescope.instrumentation import (
-    FinishReason,
-    RequestRecorder,
-    StepReport,
-    Telemetry,
-    TerminalState,
-)
+from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, TerminalState
+from servescope.instrumentation.step import StepSink
+from servescope.instrumentation.terminal import Once
 
 from .config import EngineConfig
 from .engine_wire import (
@@ -92,10 +88,9 @@ class ChildSpec:
 class _EventRecorder(RequestRecorder):
     """Every hook becomes an event; the API process replays it on the real recorder."""
 
-    def __init__(self, telemetry: Telemetry, request_id: str, events: list[Event]) -> None:
-        # no metric children, spans or counts: only the terminal state
+    def __init__(self, request_id: str, events: list[Event]) -> None:
+        # no telemetry, metric children, spans or counts: only the terminal state
         TerminalState.__init__(self)
-        self.telemetry = telemetry
         self.request_id = request_id
         self._events = events
 
@@ -129,7 +124,7 @@ class _EventRecorder(RequestRecorder):
         return won
 
 
-class _EventTelemetry(Telemetry):
+class _EventTelemetry(StepSink):
     """The scheduler's telemetry in the engine process: a clock and step events."""
 
     def __init__(self, events: list[Event]) -> None:  # no registry, no tracer: no exporters
@@ -167,7 +162,7 @@ class _MirrorStream:
         self.pushed = 0
         self.popped = 0
         self.peak = 0
-        self._closed = False
+        self._closed = Once()
         self._end_seen = False
 
     @property
@@ -176,11 +171,11 @@ class _MirrorStream:
 
     @property
     def closed(self) -> bool:
-        return self._closed
+        return self._closed.is_set
 
     @property
     def drained(self) -> bool:
-        return self._closed and self._end_seen and self.buffered == 0
+        return self._closed.is_set and self._end_seen and self.buffered == 0
 
     def credits(self) -> int:
         if self.capacity is None:
@@ -204,9 +199,8 @@ class _MirrorStream:
         self._events.append((EV.PUSH, self.request_id, tokens, None))
 
     def close(self, *, drop: bool) -> list[int]:
-        if self._closed:
+        if not self._closed.claim():
             return []
-        self._closed = True
         if drop:
             self.popped = self.pushed
             self._end_seen = True
@@ -303,10 +297,7 @@ class EngineCore:
         stream.update(popped, end_seen)
         seq.delivered = max(seq.delivered, delivered)
         seq.writer_attached = seq.writer_attached or attached
-        if done and not seq.writer_done:
-            seq.writer_done = True
-            self.scheduler.mailbox.post("drained", seq)
-        elif seq.state is SeqState.DRAINING:
+        if (done and seq.writer_done.claim()) or seq.state is SeqState.DRAINING:
             self.scheduler.mailbox.post("drained", seq)
 
     def _sequence(self, sub: Submit) -> SeqRecord:
@@ -315,7 +306,7 @@ class EngineCore:
             sub.request_id, list(sub.prompt), sub.max_tokens, priority=sub.priority,
             stop_token_ids=tuple(sub.stop_token_ids), ignore_eos=sub.ignore_eos,
             operation=sub.operation)
-        recorder = _EventRecorder(self.telemetry, sub.request_id, self.events)
+        recorder = _EventRecorder(sub.request_id, self.events)
         life = _DecidingLifecycle(recorder, self.events, self, pool=self.scheduler.pool,
                                   slots=self.scheduler.slots)
         stream = _MirrorStream(sub.request_id,

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from servescope.instrumentation import FinishReason, RequestRecorder, Telemetry
+from servescope.instrumentation import FinishReason, RequestRecorder
+from servescope.instrumentation.step import StepSink
 
 from .lifecycle import Decision
 from .request import GenerationRequest
@@ -27,7 +28,7 @@ class Handle(ABC):
     """
 
     def __init__(self, request: GenerationRequest, recorder: RequestRecorder, life: Decision,
-                 stream: StreamBuffer, telemetry: Telemetry,
+                 stream: StreamBuffer, telemetry: StepSink,
                  reject_reason: str | None = None) -> None:
         self.request_id = request.request_id
         self.request = request

@@ -40,9 +40,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
-import time
+import socket
 from typing import Any
+
+from .serving import ServingThread
 
 __all__ = ["Http2ServerThread", "serve_http2"]
 
@@ -119,67 +120,40 @@ def _config(host: str, port: int, log_level: str, app: Any) -> Any:
     return config
 
 
-class Http2ServerThread:
+class Http2ServerThread(ServingThread):
     """The app on hypercorn on a background thread (tests, benchmarks), h2c + HTTP/1.1."""
 
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, *,
                  log_level: str = "warning") -> None:
-        import socket
-
         if port == 0:  # hypercorn binds itself: pick a free port first
             with socket.socket() as s:
                 s.bind((host, 0))
                 port = s.getsockname()[1]
-        self.host, self.port = host, port
+        super().__init__(host, port, name="servescope-http2", what="the HTTP/2 server")
         self._app = app
         self._config = _config(host, port, log_level, app)
         self._shutdown: asyncio.Event | None = None
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self._started = threading.Event()
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="servescope-http2", daemon=True)
 
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+    def _prepare(self) -> None:
+        _install()
 
-    def _run(self) -> None:
+    async def _serve(self) -> None:
         from hypercorn.asyncio import serve
 
-        async def main() -> None:
-            self.loop = asyncio.get_running_loop()
-            self._shutdown = asyncio.Event()
-            self._started.set()
-            await serve(self._app, self._config, shutdown_trigger=self._shutdown.wait)
+        self._shutdown = asyncio.Event()
+        await serve(self._app, self._config, shutdown_trigger=self._shutdown.wait)
 
+    def _serving(self) -> bool:
+        """Accepting connections (hypercorn binds inside serve())."""
         try:
-            _install()
-            asyncio.run(main())
-        except BaseException as exc:
-            self._error = exc
-            self._started.set()
+            socket.create_connection((self.host, self.port), timeout=0.2).close()
+            return True
+        except OSError:
+            return False
 
-    def start(self, timeout_s: float = 10.0) -> Http2ServerThread:
-        import socket
-
-        self._thread.start()
-        self._started.wait(timeout_s)
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if self._error is not None:
-                raise RuntimeError(f"the HTTP/2 server failed to start: {self._error!r}")
-            try:
-                socket.create_connection((self.host, self.port), timeout=0.2).close()
-                return self
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError("the HTTP/2 server did not start in time") from None
-                time.sleep(0.02)
-
-    def stop(self, timeout_s: float = 10.0) -> None:
+    def _ask_to_stop(self) -> None:
         if self.loop is not None and self._shutdown is not None:
             self.loop.call_soon_threadsafe(self._shutdown.set)
-        self._thread.join(timeout_s)
 
 
 def serve_http2(app: Any, host: str = "127.0.0.1", port: int = 8000, *,

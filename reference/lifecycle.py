@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 
 from servescope.instrumentation import FinishReason, RequestRecorder, TerminalState
+from servescope.instrumentation.terminal import Once
 
 from .block_pool import BlockPool
 from .stream import StreamBuffer
@@ -48,14 +49,21 @@ class SlotPool:
 
 class Decision(TerminalState):
     """A request's terminal decision as its handle reads it: the reason (the terminal state's),
-    every reason attempted, an event set once decided, and whether the recorder was told."""
+    every reason attempted, an event set once decided, and two once-only flags: whether the
+    recorder was told (``recorded``, under the decision's lock) and whether the resources were
+    released (``released``)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.attempts: list[FinishReason] = []
-        self.cleanup_count = 0
-        self.recorded = False
+        self.released = Once()
+        self.recorded = Once(self._lock)
         self.decided = threading.Event()
+
+    @property
+    def cleanup_count(self) -> int:
+        """How many times the resources were released: 0 or 1."""
+        return 1 if self.released.is_set else 0
 
     @property
     def reason(self) -> FinishReason | None:
@@ -107,7 +115,7 @@ class Lifecycle(Decision):
             if self._settle_held(reason):
                 self.decided.set()
                 return True
-            recorded = self.recorded
+            recorded = self.recorded.is_set
             if not recorded:
                 self._late.append(reason)
         if recorded:
@@ -116,9 +124,8 @@ class Lifecycle(Decision):
 
     def release_compute(self) -> None:
         """KV block references, then the batch slot. Exactly once."""
-        if self.cleanup_count:
+        if not self.released.claim():
             return
-        self.cleanup_count += 1
         blocks, self.blocks = self.blocks, []
         if blocks and self.pool is not None:
             self.pool.free(blocks)
@@ -139,9 +146,8 @@ class Lifecycle(Decision):
         """Finish the recorder with the winning reason (ends spans), then the late signals."""
         assert self.reason is not None
         with self._lock:
-            if self.recorded:
+            if not self.recorded.claim_held():
                 return
-            self.recorded = True
             late, self._late = self._late, []
         self.recorder.finish(self.reason, now=now)
         for reason in late:
@@ -150,8 +156,7 @@ class Lifecycle(Decision):
     def reject(self, why: str, *, now: float | None = None) -> None:
         """Refused before admission: terminal ``rejected`` with a reason; holds nothing."""
         if self.decide(FinishReason.REJECTED):
-            with self._lock:
-                self.recorded = True
+            self.recorded.claim()
             self.recorder.rejected(why, now=now)
 
     def terminate(self, reason: FinishReason, *, now: float | None = None) -> bool:

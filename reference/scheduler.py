@@ -38,7 +38,8 @@ from typing import Any
 
 import torch
 
-from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
+from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
+from servescope.instrumentation.step import StepSink
 
 from . import speculation
 from .block_pool import BlockPool, block_hashes, chain_hash
@@ -131,7 +132,7 @@ class _StepTimer:
 class Scheduler:
     """Owns waiting/running/draining requests, the block pool, the slots and the model."""
 
-    def __init__(self, config: EngineConfig, telemetry: Telemetry, model: Transformer,
+    def __init__(self, config: EngineConfig, telemetry: StepSink, model: Transformer,
                  cache: KVCache, device: torch.device, tokenizer: ByteTokenizer,
                  on_left_waiting: Callable[[], None],
                  on_requeued: Callable[[], None] = lambda: None) -> None:
@@ -285,7 +286,7 @@ class Scheduler:
             elif (kind == "drained" and payload.state is SeqState.DRAINING
                   and payload.fully_delivered):
                 self._end_drain(payload, drop=False)
-            elif kind == "drained" and payload.writer_done and payload in self.finishing:
+            elif kind == "drained" and payload.writer_done.is_set and payload in self.finishing:
                 self._record_finished(payload)
             # "credit" and "shutdown" only wake the loop
 
@@ -339,7 +340,7 @@ class Scheduler:
         self.by_id.pop(seq.request.request_id, None)
         if seq.life.reason is FinishReason.ERROR:
             self.errors += 1
-        if seq.writer_attached and not seq.writer_done and drop:
+        if seq.writer_attached and not seq.writer_done.is_set and drop:
             seq.drain_since = self.telemetry.clock()  # the writer may still be confirming
             seq.drain_progress = (seq.stream.popped, seq.delivered)
             self.finishing.append(seq)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from servescope.instrumentation import RequestRecorder
+from servescope.instrumentation.terminal import Once
 
 from .lifecycle import Lifecycle
 from .request import GenerationRequest
@@ -51,13 +52,15 @@ class SeqRecord:
     proposed: int = 0
     delivered: int = 0  # reported by the writer's thread (the only writer of this field)
     writer_attached: bool = False  # an HTTP writer reports deliveries (set by its thread)
-    writer_done: bool = False  # the writer reports no more deliveries (set by its thread)
+    # the writer reports no more deliveries (claimed by its thread, once)
+    writer_done: Once = field(default_factory=Once)
 
     @property
     def fully_delivered(self) -> bool:
         """The writer saw the end and reported every popped token as delivered, or it is done
         (what it did not report is discarded)."""
-        return self.writer_done or (self.stream.drained and self.delivered >= self.stream.popped)
+        return self.writer_done.is_set or (self.stream.drained and
+                                           self.delivered >= self.stream.popped)
 
     @property
     def recorder(self) -> RequestRecorder:

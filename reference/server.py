@@ -45,11 +45,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from servescope.instrumentation.labels import DeclaredLabels
-from servescope.instrumentation.recorder import Telemetry
 from servescope.instrumentation.scrape import CachedExposition, MetricsServer
 from servescope.instrumentation.setup import SpanRedaction, TelemetrySetup, setup_telemetry
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
+from servescope.instrumentation.telemetry import Telemetry
 
 from . import delivery
 from . import limits as guard

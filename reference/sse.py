@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from servescope.instrumentation.status import OPENAI_FINISH_REASON, FinishReason
+from servescope.instrumentation.terminal import Once
 
 from . import openai_schema as schema
 from .config import HttpLimits
@@ -194,7 +195,7 @@ class _Exchange:
         self.decoder = decoder
         self.chunk_tokens = chunk_tokens
         self.headers = headers
-        self.disconnected = False
+        self.disconnected = Once()
         self.abandoned = False
         self._stalled = False  # the writer waits for the socket to accept more bytes
         self._writes = 0  # completed waits for writability (progress of the client)
@@ -255,15 +256,14 @@ class _Exchange:
     def _gone(self) -> None:
         """The client disconnected: post the cancel once (the watcher or the writer may be
         first to notice)."""
-        if not self.disconnected:
-            self.disconnected = True
+        if self.disconnected.claim():
             self.handle.cancel(FinishReason.CLIENT_CANCEL)
 
     def _alive(self) -> bool:
         """Whether bytes written now reach the client. uvicorn's ``send`` silently drops what
         is sent after a disconnect, so the writer asks the connection itself before counting
         a delivery (the watcher's disconnect message may not have been processed yet)."""
-        if self.disconnected:
+        if self.disconnected.is_set:
             return False
         if self.connections is not None and not self.connections.alive(self._scope):
             if not self._completing:  # a close after the last write is the server's own
@@ -381,7 +381,7 @@ class EventStreamResponse(_Exchange):
         self._completing = True
         at = handle.clock()
         await send({"type": "http.response.body", "body": b"".join(events), "more_body": False})
-        if pending and not self.disconnected:
+        if pending and not self.disconnected.is_set:
             self._wrote(pending, at)
         await self._settle()
 
@@ -422,7 +422,7 @@ class WholeResponse(_Exchange):
         await send(self._start(status, b"application/json"))
         self._completing = True  # the server may close the connection after this (keep-alive off)
         await send({"type": "http.response.body", "body": body, "more_body": False})
-        if popped and status == 200 and not self.disconnected:
+        if popped and status == 200 and not self.disconnected.is_set:
             self._wrote(popped, at)
             await self._settle()
 

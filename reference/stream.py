@@ -20,6 +20,8 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 
+from servescope.instrumentation.terminal import Once
+
 __all__ = ["StreamBuffer", "StreamOverflow", "batched_wakes"]
 
 _Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[None]"]
@@ -84,7 +86,7 @@ class StreamBuffer:
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)
         self._queue: deque[int] = deque()
-        self._closed = False
+        self._closed = Once(self._lock)  # claimed under the buffer's lock
         self._end_seen = False
         self._reader_gone = False
         self._wants_credit = False
@@ -100,12 +102,12 @@ class StreamBuffer:
 
     @property
     def closed(self) -> bool:
-        return self._closed
+        return self._closed.is_set
 
     @property
     def drained(self) -> bool:
         """Closed, and the consumer has popped everything and seen the end."""
-        return self._closed and self._end_seen and not self._queue
+        return self._closed.is_set and self._end_seen and not self._queue
 
     def credits(self) -> int:
         """How many tokens may be pushed now (a large number when unbounded)."""
@@ -133,7 +135,7 @@ class StreamBuffer:
         if not tokens:
             return
         with self._lock:
-            if self._closed:
+            if self._closed.is_set:
                 raise StreamOverflow("push after close")
             if self.capacity is not None and len(self._queue) + len(tokens) > self.capacity:
                 raise StreamOverflow(f"push of {len(tokens)} with {len(self._queue)} buffered "
@@ -147,9 +149,8 @@ class StreamBuffer:
         """No more tokens. ``drop``: discard what is buffered (returned) so the consumer sees
         the end at once; otherwise the consumer may still pop the tail. Idempotent."""
         with self._lock:
-            if self._closed:
+            if not self._closed.claim_held():
                 return []
-            self._closed = True
             dropped = list(self._queue) if drop else []
             if drop:
                 self._queue.clear()
@@ -192,7 +193,7 @@ class StreamBuffer:
                     self._wants_credit = False
                     credit = True
                 result: list[int] | None = out
-            elif self._closed:
+            elif self._closed.is_set:
                 drained = not self._end_seen
                 self._end_seen = True
                 result = None
@@ -207,9 +208,10 @@ class StreamBuffer:
     def get(self, timeout_s: float | None = None, max_tokens: int = 64) -> list[int] | None:
         """Blocking pop: waits up to ``timeout_s`` (None: forever); ``[]`` on timeout."""
         with self._lock:
-            if not self._queue and not self._closed and not self._reader_gone:
+            if not self._queue and not self._closed.is_set and not self._reader_gone:
                 self._ready.wait_for(
-                    lambda: bool(self._queue) or self._closed or self._reader_gone, timeout_s)
+                    lambda: bool(self._queue) or self._closed.is_set or self._reader_gone,
+                    timeout_s)
         return self.pop(max_tokens)
 
     async def next(self, max_tokens: int = 64) -> list[int] | None:
@@ -219,7 +221,7 @@ class StreamBuffer:
         loop = asyncio.get_running_loop()
         while True:
             with self._lock:
-                ready = bool(self._queue) or self._closed or self._reader_gone
+                ready = bool(self._queue) or self._closed.is_set or self._reader_gone
                 if not ready:
                     fut: asyncio.Future[None] = loop.create_future()
                     self._waiters.append((loop, fut))

@@ -4,6 +4,7 @@ The front door re-exports the hooks a server needs; each room is importable on i
 (``servescope.instrumentation``, ``servescope.redaction``, ``servescope.reference``, ...).
 """
 
+import importlib
 import importlib.abc
 import importlib.util
 import sys
@@ -13,6 +14,7 @@ from importlib.machinery import ModuleSpec
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 
 class _SourceTreeRooms(importlib.abc.MetaPathFinder):
@@ -48,19 +50,22 @@ def _map_source_tree_rooms() -> None:
 
 _map_source_tree_rooms()
 
-from servescope.instrumentation import (  # noqa: E402 (the rooms are found only after the line above)
-    FinishReason,
-    RequestRecorder,
-    RequestSummary,
-    SLOError,
-    SLOSpec,
-    StepReport,
-    Telemetry,
-    TelemetrySetup,
-    TokenStage,
-    load_slo,
-    setup_telemetry,
-)
+# The hooks are re-exported lazily (PEP 562), like the room's own front door: importing any
+# servescope module (the engine core's included) loads no exporter until Telemetry is used.
+if TYPE_CHECKING:
+    from servescope.instrumentation import (
+        FinishReason,
+        RequestRecorder,
+        RequestSummary,
+        SLOError,
+        SLOSpec,
+        StepReport,
+        Telemetry,
+        TelemetrySetup,
+        TokenStage,
+        load_slo,
+        setup_telemetry,
+    )
 
 try:
     __version__ = version("servescope")
@@ -81,3 +86,9 @@ __all__ = [
     "load_slo",
     "setup_telemetry",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module("servescope.instrumentation"), name)

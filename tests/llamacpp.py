@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from servescope.report.launcher import stop_process
+
 __all__ = ["LLAMA_CPP_PYTHON_VERSION", "LlamaServer", "engine_files", "start_llama_server",
            "write_tiny_model"]
 
@@ -114,13 +116,7 @@ class LlamaServer:
         return f"127.0.0.1:{self.port}"
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        stop_process(self.process)
 
 
 def start_llama_server(binary: Path, model: Path, port: int, log: Path, *,

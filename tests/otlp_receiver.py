@@ -29,6 +29,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+from waiting import poll_until
 
 __all__ = ["OtlpReceiver", "attr_value", "attrs", "free_port"]
 
@@ -212,10 +213,7 @@ class OtlpReceiver:
             return b"".join(self.trace_bytes) + b"".join(self.log_bytes)
 
     def wait_for(self, predicate: Any, timeout: float = 10.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if predicate():
-                return True
-            time.sleep(0.05)
-        return bool(predicate())
+        """Until ``predicate()`` holds (True); raises TimeoutError past ``timeout``."""
+        poll_until(predicate, what="the receiver's condition", timeout_s=timeout)
+        return True
 

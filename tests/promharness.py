@@ -1,8 +1,9 @@
 """Start real Prometheus and Alertmanager processes for integration tests.
 
 Every process listens on 127.0.0.1 on a free port, keeps its data in a temp dir the caller owns,
-and is stopped by ``.stop()`` (or the context manager). Only the standard library is used, so any
-test can import this module::
+and is stopped by ``.stop()`` (or the context manager). Prometheus is started by the library's
+launcher (``servescope.report.launcher``, what the demo uses); this module adds the HTTP API
+helpers the tests query with, Alertmanager and a webhook receiver::
 
     prom = start_prometheus(tmp_path, ["127.0.0.1:8000"], rule_files=[rules])
     try:
@@ -19,10 +20,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -33,6 +32,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
+from waiting import poll_until
+
+from servescope.report import launcher
+from servescope.report.launcher import free_port, prometheus_binary
 
 __all__ = [
     "AlertmanagerHandle",
@@ -54,18 +57,6 @@ class PromQueryError(RuntimeError):
     """Prometheus answered a query with status "error" (bad PromQL, bad matcher, ...)."""
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def prometheus_binary() -> str | None:
-    return os.environ.get("PROMETHEUS_BIN") or shutil.which("prometheus")
-
-
 def alertmanager_binary() -> str | None:
     return (os.environ.get("ALERTMANAGER_BIN") or shutil.which("prometheus-alertmanager")
             or shutil.which("alertmanager"))
@@ -73,20 +64,17 @@ def alertmanager_binary() -> str | None:
 
 def wait_for(predicate: Callable[[], T | None], timeout: float = 30.0, interval: float = 0.25,
              what: str = "condition") -> T:
-    """Poll ``predicate`` until it returns something other than None/False; return that."""
-    deadline = time.monotonic() + timeout
-    last_error: Exception | None = None
-    while True:
-        try:
-            value = predicate()
-            if value is not None and value is not False:
-                return value
-        except (OSError, PromQueryError, ValueError) as exc:  # not up yet, or transient
-            last_error = exc
-        if time.monotonic() >= deadline:
-            detail = f" (last error: {last_error})" if last_error else ""
-            raise TimeoutError(f"timed out after {timeout}s waiting for {what}{detail}")
-        time.sleep(interval)
+    """Poll ``predicate`` until it returns something other than None/False (0 and empty
+    answers count: a query's value may be 0); return that. Errors of a server not up yet, or
+    of a transient query, count as "not yet"."""
+    def answered() -> tuple[T] | None:
+        value = predicate()
+        return None if value is None or value is False else (value,)
+
+    found = poll_until(answered, what=what, timeout_s=timeout, interval_s=interval,
+                       transient=(OSError, PromQueryError, ValueError))
+    assert found is not None  # poll_until returns only a truthy answer
+    return found[0]
 
 
 def _get_json(url: str, timeout: float = 10.0) -> Any:
@@ -113,13 +101,7 @@ class _Process:
             return ""
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
+        launcher.stop_process(self.proc)
 
 
 def _spawn(argv: Sequence[str], log_path: Path) -> _Process:
@@ -241,31 +223,6 @@ class PrometheusHandle:
         self.stop()
 
 
-def prometheus_config(scrape_targets: Iterable[str], rule_files: Iterable[str | Path] = (),
-                      alertmanager_url: str | None = None, job: str = "servescope",
-                      scrape_interval: str = "1s", evaluation_interval: str = "1s",
-                      extra_jobs: Mapping[str, Sequence[str]] | None = None,
-                      scrape_configs: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
-    """The config document :func:`start_prometheus` writes (exposed for reuse);
-    ``scrape_configs`` are whole scrape_configs entries appended as given."""
-    jobs = {job: list(scrape_targets), **{k: list(v) for k, v in (extra_jobs or {}).items()}}
-    config: dict[str, Any] = {
-        "global": {"scrape_interval": scrape_interval, "scrape_timeout": scrape_interval,
-                   "evaluation_interval": evaluation_interval},
-        "scrape_configs": [{"job_name": name, "static_configs": [{"targets": targets}]}
-                           for name, targets in jobs.items()] + [dict(c) for c in scrape_configs],
-    }
-    rules = [str(Path(r).resolve()) for r in rule_files]
-    if rules:
-        config["rule_files"] = rules
-    if alertmanager_url:
-        parsed = urllib.parse.urlparse(alertmanager_url)
-        config["alerting"] = {"alertmanagers": [{
-            "scheme": parsed.scheme or "http",
-            "static_configs": [{"targets": [parsed.netloc]}]}]}
-    return config
-
-
 def start_prometheus(tmpdir: str | Path, scrape_targets: Sequence[str],
                      rule_files: Iterable[str | Path] = (),
                      alertmanager_url: str | None = None,
@@ -274,30 +231,17 @@ def start_prometheus(tmpdir: str | Path, scrape_targets: Sequence[str],
                      port: int | None = None, ready_timeout: float = 30.0,
                      extra_jobs: Mapping[str, Sequence[str]] | None = None,
                      scrape_configs: Sequence[Mapping[str, Any]] = ()) -> PrometheusHandle:
-    """Start Prometheus (exemplar storage on) scraping ``scrape_targets`` every second.
-
-    ``rule_files`` are loaded as given (absolute paths); ``alertmanager_url`` like
-    ``http://127.0.0.1:9093``; ``extra_jobs`` maps more job names to their targets. Raises
-    RuntimeError when the binary is missing or exits.
-    """
-    binary = prometheus_binary()
-    if binary is None:
-        raise RuntimeError("prometheus binary not found (Debian package 'prometheus')")
-    root = Path(tmpdir) / f"prometheus-{free_port()}"
-    data = root / "data"
-    data.mkdir(parents=True)
-    config_path = root / "prometheus.yml"
-    config = prometheus_config(scrape_targets, rule_files, alertmanager_url, job,
-                               scrape_interval, evaluation_interval, extra_jobs, scrape_configs)
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
-    port = port or free_port()
-    argv = [binary, f"--config.file={config_path}", f"--storage.tsdb.path={data}",
-            f"--web.listen-address=127.0.0.1:{port}", "--enable-feature=exemplar-storage",
-            "--web.enable-lifecycle", "--log.level=warn", *extra_flags]
-    process = _spawn(argv, root / "prometheus.log")
-    url = f"http://127.0.0.1:{port}"
-    _wait_ready(process, f"{url}/-/ready", ready_timeout, "prometheus")
-    return PrometheusHandle(url, config_path, data, process)
+    """Start Prometheus with the library's launcher (a fresh folder under ``tmpdir``) and
+    wrap it in the query helpers. Raises RuntimeError (``LaunchError``) when the binary is
+    missing, exits or is not ready within ``ready_timeout``."""
+    local = launcher.start_prometheus(
+        Path(tmpdir) / f"prometheus-{free_port()}", scrape_targets, list(rule_files), job=job,
+        scrape_interval=scrape_interval, evaluation_interval=evaluation_interval,
+        alertmanager_url=alertmanager_url, extra_jobs=extra_jobs,
+        scrape_configs=scrape_configs, extra_flags=extra_flags, port=port,
+        ready_timeout_s=ready_timeout)
+    return PrometheusHandle(local.url, local.config_path, local.data_dir,
+                            _Process(local.process, local.log_path))
 
 
 # --- Alertmanager and a webhook receiver -------------------------------------------------

@@ -1,5 +1,6 @@
-"""The terminal state's one compare-and-set: raced by threads, shared by every owner, and
-written once in the repository (an AST check that fails on a second copy planted beside it)."""
+"""The terminal state's one compare-and-set and the once-only flag beside it: raced by threads,
+shared by every owner, and written once in the repository (an AST check that fails on a second
+copy, of a reason or of a flag, planted beside it)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,16 @@ import pytest
 
 from servescope.instrumentation import FinishReason, NullTelemetry, Telemetry, TerminalState
 from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation.terminal import Once
 from servescope.reference.engine_client import RemoteLifecycle
 from servescope.reference.engine_process import _EventRecorder
 from servescope.reference.lifecycle import Decision, Lifecycle
 
 ROOT = Path(__file__).resolve().parents[2]
 HOME = "instrumentation/terminal.py"  # the one module allowed to compare-and-set
+# Hand-written once-only flags not yet on Once, each with why. The gateway is being changed
+# under another issue; its relay's disconnect flag moves to Once when that lands.
+PENDING = {("gateway/relay.py", "disconnected")}
 SKIP = {".venv", ".git", "node_modules", "build", "dist", "__pycache__"}
 REASONS = list(FinishReason)
 
@@ -113,6 +118,22 @@ def test_a_third_party_server_finishing_twice_gets_one_state_and_a_counted_signa
                                      {"signal": "client_cancel"}) == 1
 
 
+def test_racing_claims_of_a_flag_have_exactly_one_winner_each(tight_switching):
+    flags = [Once() for _ in range(2000)]
+    wins = race([lambda _reason, f=f: f.claim() for f in flags])
+    assert sorted(i for per_thread in wins for i, _ in per_thread) == list(range(len(flags)))
+    assert all(f.is_set for f in flags)
+    assert not Once().is_set
+
+
+def test_racing_records_tell_the_recorder_once(tight_switching):
+    # RemoteLifecycle.mark_recorded: the engine's end and a lost engine race to record
+    lives = [RemoteLifecycle() for _ in range(1000)]
+    wins = race([lambda _reason, life=life: life.mark_recorded() for life in lives], threads=6)
+    assert sorted(i for per_thread in wins for i, _ in per_thread) == list(range(len(lives)))
+    assert all(life.recorded.is_set and life.cleanup_count == 1 for life in lives)
+
+
 @pytest.mark.parametrize("owner", [RequestRecorder, _EventRecorder, Lifecycle, RemoteLifecycle,
                                    type(NullTelemetry().request("r"))])
 def test_every_owner_of_a_terminal_state_is_one(owner):
@@ -147,20 +168,62 @@ def compare_and_sets(tree: ast.AST) -> list[tuple[int, str, str]]:
     return found
 
 
+def _tested(node: ast.AST) -> str | None:
+    """The attribute a condition reads as a truth value (``x.a``, ``not x.a``), if any."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        node = node.operand
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def once_flags(tree: ast.AST) -> list[tuple[int, str, str]]:
+    """(line, function, attribute) for each function that tests an attribute and sets it to
+    True: a hand-written once-only flag (a flag set back to False outside ``__init__`` in the
+    same file is a toggle, not a once-only flag)."""
+    toggles = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef) and fn.name != "__init__":
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and \
+                        node.value.value is False:
+                    toggles |= {t.attr for t in node.targets if isinstance(t, ast.Attribute)}
+    found = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        tested, set_true = set(), set()
+        for node in ast.walk(fn):
+            if isinstance(node, ast.If | ast.While | ast.IfExp):
+                tested.add(_tested(node.test))
+            elif isinstance(node, ast.BoolOp):
+                tested.update(_tested(value) for value in node.values)
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and \
+                    node.value.value is True:
+                set_true |= {t.attr for t in node.targets if isinstance(t, ast.Attribute)}
+        found += [(fn.lineno, fn.name, attr) for attr in sorted(set_true & tested - toggles)]
+    return found
+
+
 def violations(root: Path) -> list[str]:
     out = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root)
         if SKIP & set(rel.parts) or rel.as_posix() == HOME:
             continue
-        for line, name, attr in compare_and_sets(ast.parse(path.read_text(), str(rel))):
+        tree = ast.parse(path.read_text(), str(rel))
+        for line, name, attr in compare_and_sets(tree):
             out.append(f"{rel.as_posix()}:{line}: {name} compares-and-sets .{attr}")
+        for line, name, attr in once_flags(tree):
+            if (rel.as_posix(), attr) not in PENDING:
+                out.append(f"{rel.as_posix()}:{line}: {name} sets the once-only flag .{attr}")
     return out
 
 
 def test_the_repository_compares_and_sets_the_terminal_reason_once():
     assert violations(ROOT) == []
-    assert compare_and_sets(ast.parse((ROOT / HOME).read_text())), "the one CAS moved"
+    home = ast.parse((ROOT / HOME).read_text())
+    assert compare_and_sets(home) and once_flags(home), "the one CAS moved"
+    for rel, attr in PENDING:  # an entry outlives its flag: drop it
+        assert attr in {a for _, _, a in once_flags(ast.parse((ROOT / rel).read_text()))}
 
 
 SECOND_COPY = '''
@@ -181,6 +244,24 @@ class Life:
 
 def reads_only(state):
     return state.reason is None
+
+class Stream:
+    def close(self):
+        if self._closed:
+            return
+        self._closed = True
+
+    def mark(self):
+        if not self.recorded:
+            self.recorded = True
+
+class Toggle:
+    def pause(self):
+        if not self.paused:
+            self.paused = True
+
+    def resume(self):
+        self.paused = False
 '''
 
 
@@ -192,4 +273,6 @@ def test_a_second_compare_and_set_is_named(tmp_path):
     assert violations(tmp_path) == [
         "reference/copy.py:3: finish compares-and-sets ._reason",
         "reference/copy.py:11: decide compares-and-sets .reason",
+        "reference/copy.py:21: close sets the once-only flag ._closed",
+        "reference/copy.py:26: mark sets the once-only flag .recorded",
     ]

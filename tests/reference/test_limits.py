@@ -166,7 +166,7 @@ def test_a_client_leaving_mid_body_is_counted_not_logged(server: LocalServer,
     for _ in range(5):
         s = connect(server, b"POST /v1/completions HTTP/1.1\r\nHost: t\r\n"
                             b"Content-Length: 500\r\n\r\n{\"model\":")
-        time.sleep(0.05)
+        wait_registered(server, [s], "a half-sent body's connection")
         s.close()
     poll_until(lambda: rejected(server, "client_disconnected") >= before + 5,
                what="five disconnects counted")

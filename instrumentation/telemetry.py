@@ -1,0 +1,306 @@
+"""The process-wide hooks: :class:`Telemetry` owns the metric set, the tracer, the SLO spec
+and the clock, makes one :class:`~.request_recorder.RequestRecorder` per request and takes
+each scheduler iteration in one :meth:`Telemetry.step` call (the contract is in
+``request_recorder.py``'s docstring).
+
+This module is the one that loads the exporters (prometheus_client through the metric set,
+OpenTelemetry through ``tracing``); the recorder and the step report load neither.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from opentelemetry.trace import TracerProvider
+from prometheus_client import CollectorRegistry
+
+from . import catalog as cat
+from . import tracing
+from .labels import DeclaredLabels
+from .metrics import MetricSet
+from .request_recorder import RequestRecorder, advance, flush
+from .series import SeriesBundle
+from .slo import SLOSpec
+from .status import TokenStage
+from .step import StepReport
+
+__all__ = ["Telemetry"]
+
+_log = logging.getLogger("servescope.instrumentation")
+_STEP_STAGES = (TokenStage.COMMITTED, TokenStage.PROPOSED, TokenStage.WRITTEN,
+                TokenStage.DELIVERED)
+
+
+class Telemetry:
+    """Process-wide hooks: metric objects, tracer, SLO spec and clock; makes recorders.
+
+    Every argument has a default, so ``Telemetry()`` works; tests pass a fresh registry and an
+    in-memory tracer provider. ``tracer_provider=None`` disables spans (metrics only).
+    """
+
+    def __init__(self, *, registry: CollectorRegistry | None = None,
+                 tracer_provider: TracerProvider | None = None, slo: SLOSpec | None = None,
+                 model: str = "default", pool: str = "default",
+                 clock: Callable[[], float] = time.monotonic,
+                 label_caps: Mapping[str, int] | None = None,
+                 max_pause_events: int = 8, exemplar_ratio: float | None = None,
+                 label_check: Callable[[str], bool] | None = None,
+                 declared_labels: DeclaredLabels | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self.slo = slo or SLOSpec.default()
+        # the served model is always a declared value of the model label
+        declared = (declared_labels or DeclaredLabels()).with_models([model])
+        self.metrics = MetricSet(self.registry, self.slo, label_caps, label_check=label_check,
+                                 declared=declared)
+        self.model = model
+        self.pool = pool
+        self.clock = clock
+        self.max_pause_events = max_pause_events
+        self.exemplar_ratio = _exemplar_ratio(exemplar_ratio)
+        self._tracer = tracing.tracer_for(tracer_provider)
+        #: how a recorder starts its trace (None: no spans); see :func:`_trace_starter`
+        self.start_trace = _trace_starter(self._tracer, tracer_provider, None)
+        self._span_clock = tracing.SpanClock(clock)
+        self._logged_hooks: set[str] = set()
+        # Hook names are a closed set of ours: this path skips the guard so that it still
+        # works when the guarded path is what failed.
+        self._hook_errors = self.metrics.family(cat.HOOK_ERRORS)
+        self._pool_children = self._capacity_children()
+        self._levels = tuple(self._pool_children[s.name] for s in (
+            cat.KV_BLOCKS_USED, cat.KV_BLOCKS_TOTAL, cat.RUNNING, cat.WAITING, cat.PAUSED,
+            cat.STREAM_BUFFERED))
+        self._batch_size = self._pool_children[cat.BATCH_SIZE.name]
+        self._children: dict[tuple[str, str], SeriesBundle] = {}
+        self._phase_children: dict[tuple[str, str], Any] = {}
+        # The model of every recorder so far, until a second one appears: a step then needs
+        # no per-request model check.
+        self._first_model: str | None = None
+        self._many_models = False
+        self._models_lock = threading.Lock()
+        #: called with model names declared at run time (setup_telemetry adds redaction's)
+        self.model_listeners: list[Callable[[Iterable[str]], None]] = []
+
+    def declare_models(self, names: Iterable[str]) -> None:
+        """Model names the server learnt it serves (a proxied engine's ``/v1/models``): they
+        become label values like configured ones, and each listener (the span redaction's
+        known models) hears of them. Never raises."""
+        try:
+            names = tuple(names)
+            if self.metrics.declare_models(names):
+                with self._models_lock:
+                    self._children = {}  # pairs decided before: decide again
+            for listener in self.model_listeners:
+                listener(names)
+        except Exception:
+            self.hook_failed("declare_models")
+
+    def children(self, model: str, priority: str) -> SeriesBundle:
+        """The shared child bundle of (model, priority)."""
+        found = self._children.get((model, priority))
+        if found is None:
+            with self._models_lock:  # rare (a new pair): two first models never both pass
+                if self._first_model is None:
+                    self._first_model = model
+                elif model != self._first_model:
+                    self._many_models = True
+            found = SeriesBundle(self.metrics, model, priority)
+            if len(self._children) < 1024:
+                self._children[(model, priority)] = found
+        return found
+
+    def send_spans_to(self, provider: TracerProvider, processor: Any) -> None:
+        """Build our spans as finished spans and hand them to ``processor`` directly (what
+        ``setup_telemetry`` does with its batch processor), skipping the SDK's live-span
+        machinery; sampling stays the provider's sampler's."""
+        self.start_trace = _trace_starter(self._tracer, provider, processor)
+
+    # --- making recorders -----------------------------------------------------------------
+    def request(self, request_id: str, *, model: str | None = None, priority: str = "default",
+                prompt_tokens: int = 0, carrier: Mapping[str, str] | None = None,
+                arrival: float | None = None, operation: str = "text_completion",
+                ) -> RequestRecorder:
+        """A recorder for a request that has just arrived (counts the arrival)."""
+        return RequestRecorder(self, request_id, model or self.model, priority, prompt_tokens,
+                               carrier, self.clock() if arrival is None else arrival, operation)
+
+    # --- the per-iteration call -----------------------------------------------------------
+    def step(self, report: StepReport) -> None:
+        """Report one scheduler iteration: one call for the whole batch."""
+        try:
+            self._step(report)
+        except Exception:
+            self.hook_failed("step")
+
+    def _step(self, report: StepReport) -> None:
+        now = self.clock() if report.now is None else report.now
+        advanced = report.advanced
+        if advanced:
+            if self._many_models:
+                for model, entries in _by_model(advanced).items():
+                    self._count_step(model, entries, now, 0)
+                self._batch_size.observe(len(advanced))
+            else:  # the usual server: one model, one pass, one lock acquisition
+                self._count_step(self._first_model or advanced[0][0].model, advanced, now,
+                                 len(advanced))
+        if report.forward_seconds or report.step_tokens:
+            self._report_phases(report)
+        self._report_capacity(report)
+
+    def _count_step(self, model: str, entries: Sequence[Any], now: float, batch: int) -> None:
+        """Apply one model's commits, then flush its token counters (and the batch size
+        when ``batch``): the flush of the streams its writers flagged and every counter in
+        one acquisition of the lock."""
+        committed, proposed, moved = advance(entries, now)
+        ch = self.children(model, "")
+        children = ch.step_tokens
+        if (committed > 0 and children[0] is None) or (proposed > 0 and children[1] is None):
+            children = self._token_children(ch, (committed, proposed, 0, 0))
+        c_child, p_child, w_child, d_child = children
+        written = delivered = 0
+        with self.metrics.lock:
+            if moved is not None:
+                written, delivered = flush(moved)
+                if written > 0 and w_child is not None:
+                    w_child.value += written
+                    written = 0
+                if delivered > 0 and d_child is not None:
+                    d_child.value += delivered
+                    delivered = 0
+            if committed > 0:
+                c_child.value += committed
+            if proposed > 0:
+                p_child.value += proposed
+            if batch:
+                self._batch_size.add(batch)
+        if written > 0 or delivered > 0:  # a stage's first write: make its series, then add
+            _, _, w_child, d_child = self._token_children(ch, (0, 0, written, delivered))
+            with self.metrics.lock:
+                if written > 0:
+                    w_child.value += written
+                if delivered > 0:
+                    d_child.value += delivered
+
+    @staticmethod
+    def _token_children(ch: SeriesBundle, counts: tuple[int, int, int, int]) -> tuple[Any, ...]:
+        """The token counters of ``ch``'s model, made for each stage with a count (a series
+        appears at its first write, not before). Called outside the lock."""
+        ch.step_tokens = tuple(
+            ch.get(cat.TOKENS, cat.STAGE, stage) if n > 0 or known is not None else None
+            for stage, n, known in zip(_STEP_STAGES, counts, ch.step_tokens, strict=True))
+        return ch.step_tokens
+
+    def _report_phases(self, report: StepReport) -> None:
+        """Forward time and tokens of each phase that ran: one observation per step."""
+        phases = self._phase_children
+        for phase, seconds in report.forward_seconds.items():
+            (phases.get((cat.FORWARD_TIME.name, phase)) or
+             self._phase_child(cat.FORWARD_TIME, phase)).observe(seconds)
+        for phase, tokens in report.step_tokens.items():
+            (phases.get((cat.STEP_TOKENS.name, phase)) or
+             self._phase_child(cat.STEP_TOKENS, phase)).observe(tokens)
+
+    def _phase_child(self, spec: cat.MetricSpec, phase: str) -> Any:
+        child = self.metrics.child(spec, pool=self.pool, phase=phase)
+        if len(self._phase_children) < 64:  # phases are a small closed set; bounded anyway
+            self._phase_children[(spec.name, phase)] = child
+        return child
+
+    def _capacity_children(self) -> dict[str, Any]:
+        specs = (cat.KV_BLOCKS_USED, cat.KV_BLOCKS_TOTAL, cat.RUNNING, cat.WAITING, cat.PAUSED,
+                 cat.STREAM_BUFFERED, cat.PREFIX_QUERIES, cat.PREFIX_HITS, cat.PREEMPTIONS,
+                 cat.BATCH_SIZE)
+        return {s.name: self.metrics.child(s, pool=self.pool) for s in specs}
+
+    def _report_capacity(self, report: StepReport) -> None:
+        # Unrolled, plain stores (a gauge's set is one store; no per-step tuples): every step.
+        kv_used, kv_total, running, waiting, paused, buffered = self._levels
+        if report.kv_blocks_used is not None:
+            kv_used.value = float(report.kv_blocks_used)
+        if report.kv_blocks_total is not None:
+            kv_total.value = float(report.kv_blocks_total)
+        if report.running is not None:
+            running.value = float(report.running)
+        if report.waiting is not None:
+            waiting.value = float(report.waiting)
+        if report.paused is not None:
+            paused.value = float(report.paused)
+        if report.buffered_tokens is not None:
+            buffered.value = float(report.buffered_tokens)
+        if report.prefix_queries or report.prefix_hits or report.preemptions:
+            ch = self._pool_children
+            if report.prefix_queries:
+                ch[cat.PREFIX_QUERIES.name].inc(report.prefix_queries)
+            if report.prefix_hits:
+                ch[cat.PREFIX_HITS.name].inc(report.prefix_hits)
+            if report.preemptions:
+                ch[cat.PREEMPTIONS.name].inc(report.preemptions)
+
+    def delivery_confirmation(self, acknowledged: bool) -> None:
+        """Say how ``delivered`` is measured: True, acknowledged by the peer (TCP_INFO);
+        False, the platform cannot tell and delivered falls back to written."""
+        try:
+            self.metrics.child(cat.DELIVERY_ACKED).set(1 if acknowledged else 0)
+        except Exception:
+            self.hook_failed("delivery_confirmation")
+
+    # --- pipeline bookkeeping -------------------------------------------------------------
+    def hook_failed(self, hook: str) -> None:
+        """Count (and log once per hook) an internal error; never raises."""
+        try:
+            self._hook_errors.labels(hook=hook).inc()
+            if hook not in self._logged_hooks:
+                self._logged_hooks.add(hook)
+                _log.exception("servescope hook %r failed; counting further failures silently",
+                               hook)
+        except Exception:  # the last line of defence: telemetry never breaks the server
+            pass
+
+    @property
+    def tracer(self) -> Any:
+        return self._tracer
+
+    def span_ns(self, t: float) -> int:
+        return self._span_clock.ns(t)
+
+    def exemplar_chosen(self, ids: Mapping[str, str]) -> bool:
+        """Whether metric exemplars may point at the sampled trace ``ids``."""
+        return tracing.selected(ids, self.exemplar_ratio)
+
+
+
+def _trace_starter(tracer: Any, provider: Any, processor: Any) -> Any:
+    """How a recorder starts its request trace: None (no spans), directly into
+    ``processor`` (with an SDK provider's sampler, id generator and resource), or through
+    the SDK tracer."""
+    if tracer is None:
+        return None
+    if processor is not None and all(hasattr(provider, a) for a in
+                                     ("sampler", "id_generator", "resource")):
+        return tracing.DirectSpans(provider, processor).start
+    return functools.partial(tracing.sdk_request_trace, tracer)
+
+
+def _exemplar_ratio(argument: float | None) -> float:
+    """Share of sampled traces that metric exemplars may point at: argument, then
+    ``SERVESCOPE_EXEMPLAR_RATIO``, then 1.0. Below 1.0, tail sampling that keeps every
+    ``servescope.exemplar`` trace still keeps only a fraction of the traffic."""
+    if argument is None:
+        try:
+            argument = float(os.environ.get("SERVESCOPE_EXEMPLAR_RATIO", "1.0"))
+        except ValueError:
+            argument = 1.0
+    return min(1.0, max(0.0, argument))
+
+
+def _by_model(entries: Sequence[Any]) -> dict[str, list[Any]]:
+    """A step's entries grouped by their recorder's model (servers with several models)."""
+    groups: dict[str, list[Any]] = {}
+    for entry in entries:
+        groups.setdefault(entry[0].model, []).append(entry)
+    return groups
