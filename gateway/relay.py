@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from servescope.instrumentation.request_recorder import RequestRecorder
+from servescope.instrumentation.terminal import Once
 from servescope.instrumentation.status import FinishReason
 from servescope.reference import openai_schema as schema
 from servescope.reference.config import HttpLimits
@@ -92,7 +93,7 @@ class Relay:
         self.settings = settings
         self.deadline_at = deadline_at
         self.streamed = response.header(b"content-type").startswith("text/event-stream")
-        self.disconnected = False
+        self._gone = Once()  # the client disconnected (set once, by the watcher or a write)
         self.abandoned = False
         self.cut: _Cut | None = None
         self._scope: Scope = {}
@@ -284,7 +285,7 @@ class Relay:
         if self.settings.connections is not None and (
                 self._transport is None or self._transport.is_closing()):
             if not self._completing:
-                self.disconnected = True
+                self._gone.claim()
             return False
         return True
 
@@ -352,7 +353,7 @@ class Relay:
             if message["type"] != "http.disconnect":
                 continue  # the body was read already
             if not self._completing:
-                self.disconnected = True
+                self._gone.claim()
                 writer.cancel()
             return
 
@@ -368,6 +369,10 @@ class Relay:
         self.cut = _Cut(FinishReason.SLOW_CONSUMER, "slow_consumer",
                         "the client read too slowly; the stream was closed")
         return True
+
+    @property
+    def disconnected(self) -> bool:
+        return self._gone.is_set
 
     @property
     def _started(self) -> bool:

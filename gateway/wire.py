@@ -123,10 +123,10 @@ class BodyReader:
 
     def eof(self) -> None:
         """The connection ended: complete for a body that runs to its end, else broken."""
-        if self.framing == "close":
-            self.done = True
-        elif not self.done:
+        complete = self.done or self.framing == "close"
+        if not complete:
             raise UpstreamBroken("the connection closed before the answer was complete")
+        self.done = complete  # parse state of one reader on one task, not a shared flag
 
     def _chunked(self, data: bytes) -> bytes:
         buf = self._buf + data if self._buf else data
