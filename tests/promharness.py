@@ -44,6 +44,7 @@ __all__ = [
     "prometheus_binary",
     "start_alertmanager",
     "start_prometheus",
+    "start_prometheus_config",
     "wait_for",
 ]
 
@@ -280,6 +281,18 @@ def start_prometheus(tmpdir: str | Path, scrape_targets: Sequence[str],
     ``http://127.0.0.1:9093``; ``extra_jobs`` maps more job names to their targets. Raises
     RuntimeError when the binary is missing or exits.
     """
+    config = prometheus_config(scrape_targets, rule_files, alertmanager_url, job,
+                               scrape_interval, evaluation_interval, extra_jobs, scrape_configs)
+    return start_prometheus_config(tmpdir, config, extra_flags, port=port,
+                                   ready_timeout=ready_timeout)
+
+
+def start_prometheus_config(tmpdir: str | Path, config: Mapping[str, Any],
+                            extra_flags: Sequence[str] = (), *, port: int | None = None,
+                            ready_timeout: float = 30.0) -> PrometheusHandle:
+    """Start Prometheus with a whole config document (external labels, remote_write, relabel
+    rules: a shard or a global tier); ``extra_flags`` such as
+    ``--web.enable-remote-write-receiver``."""
     binary = prometheus_binary()
     if binary is None:
         raise RuntimeError("prometheus binary not found (Debian package 'prometheus')")
@@ -287,9 +300,7 @@ def start_prometheus(tmpdir: str | Path, scrape_targets: Sequence[str],
     data = root / "data"
     data.mkdir(parents=True)
     config_path = root / "prometheus.yml"
-    config = prometheus_config(scrape_targets, rule_files, alertmanager_url, job,
-                               scrape_interval, evaluation_interval, extra_jobs, scrape_configs)
-    config_path.write_text(yaml.safe_dump(config, sort_keys=False), "utf-8")
+    config_path.write_text(yaml.safe_dump(dict(config), sort_keys=False), "utf-8")
     port = port or free_port()
     argv = [binary, f"--config.file={config_path}", f"--storage.tsdb.path={data}",
             f"--web.listen-address=127.0.0.1:{port}", "--enable-feature=exemplar-storage",
