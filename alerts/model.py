@@ -34,8 +34,12 @@ class RuleTiming:
     diagnostic_window: str = "5m"
     baseline_window: str = "1h"  # what "rose" and "dropped" compare the diagnostic window to
     #: Seconds without a shard's heartbeat before the global tier pages (a few of the shard's
-    #: evaluation intervals plus remote_write's delay), and how far back it looks for one.
+    #: evaluation intervals plus remote_write's delay), how long that must hold, and how far
+    #: back it looks for one. 60 s (one evaluation of promtool's unit tests: their heartbeat is
+    #: a minute old between evaluations) + 30 s, at a 15 s evaluation interval on the global
+    #: tier: the page fires within 2 minutes of the shard's last sample.
     shard_silent_s: float = 60.0
+    shard_silent_for: str = "30s"
     shard_lookback: str = "1h"
 
     @staticmethod
@@ -46,7 +50,7 @@ class RuleTiming:
     def fast() -> RuleTiming:
         return RuleTiming(burn_for="0s", diagnostic_for="0s", target_for="0s",
                           diagnostic_window="30s", baseline_window="5m", shard_silent_s=15.0,
-                          shard_lookback="10m")
+                          shard_silent_for="0s", shard_lookback="10m")
 
 
 @dataclass(frozen=True)

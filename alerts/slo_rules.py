@@ -192,7 +192,8 @@ def shard_alerts(options: Options) -> list[Alert]:
          "the shard is gone)."),
     ]
     return [Alert(name, expr, severity, summary, desc, options.runbook(name),
-                  options.timing.target_for)
+                  options.timing.shard_silent_for if name == "ServescopeShardSilent"
+                  else options.timing.target_for)
             for name, expr, severity, summary, desc in specs]
 
 

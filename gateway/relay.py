@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from servescope.instrumentation.request_recorder import RequestRecorder
-from servescope.instrumentation.terminal import Once
 from servescope.instrumentation.status import FinishReason
+from servescope.instrumentation.terminal import Once
 from servescope.reference import openai_schema as schema
 from servescope.reference.config import HttpLimits
 from servescope.reference.connections import Connections

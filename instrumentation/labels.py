@@ -15,6 +15,10 @@ served model names (with their adapters) are always kept, and anything else fold
 out. Only when ``discover_models`` is on may an undeclared model name be kept, and then only
 if it passes a shape check and an injected PII check (``setup_telemetry`` passes the
 redaction detectors), run on the value exactly as received, within the cap.
+
+A model value whose series retired (:mod:`.retirement`: idle for a while) gives its place
+back: a discovered name its slot under the cap at once, a name learnt at run time its place
+among the :data:`MAX_DECLARED_MODELS` when a new name needs one (configured names stay).
 """
 
 from __future__ import annotations
@@ -138,19 +142,42 @@ class LabelGuard:
         self.declared = declared or DeclaredLabels()
         self._declared = {PRIORITY: frozenset(self.declared.priorities),
                           MODEL: frozenset(self.declared.models)}
+        # names declared at run time, and those of them whose series retired (their place
+        # may go to a new name), oldest retirement first
+        self._learnt: set[str] = set()
+        self._retired: dict[str, None] = {}
 
     def declare_models(self, names: Iterable[str]) -> bool:
         """Declare more model names at run time: those a proxied engine lists as served
         (configuration read from the engine, not values a client chose). At most
-        ``MAX_DECLARED_MODELS`` in all. True when the declared set changed."""
+        ``MAX_DECLARED_MODELS`` in all; a learnt name whose series retired gives its place
+        to a new one. True when the declared set changed."""
         with self._lock:
             known = self._declared[MODEL]
-            new = [n for n in names if isinstance(n, str) and n and n not in known]
+            new = list(dict.fromkeys(n for n in names
+                                     if isinstance(n, str) and n and n not in known))
+            freed = [n for n in self._retired if n in known][:max(
+                0, len(new) - (MAX_DECLARED_MODELS - len(known)))]
+            for name in freed:
+                del self._retired[name]
+                self._learnt.discard(name)
+            known = known - frozenset(freed)
             room = max(0, MAX_DECLARED_MODELS - len(known))
             if not new or not room:
                 return False
+            self._learnt.update(new[:room])
             self._declared = {**self._declared, MODEL: known | frozenset(new[:room])}
             return True
+
+    def release(self, key: str, value: str) -> None:
+        """``value`` of label ``key`` no longer has series (they retired): a discovered value
+        frees its slot under the cap, a learnt model name may give its place to a new one."""
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None:
+                kept.discard(value)
+            if key == MODEL and value in self._learnt:
+                self._retired[value] = None
 
     @staticmethod
     def check_definition(spec: MetricSpec) -> None:
@@ -173,6 +200,9 @@ class LabelGuard:
         declared = self._declared.get(key)
         if declared is not None:
             if value in declared:
+                if value in self._retired:  # back in use: keeps its place
+                    with self._lock:
+                        self._retired.pop(value, None)
                 return value
             if key == PRIORITY:  # a class is a name: its declared spelling, whatever the case
                 folded = value.lower()

@@ -10,7 +10,8 @@ the unlocked ``add``/``value +=``), and a scrape still copies each child's value
 consistent step (``_count`` always equals the ``+Inf`` bucket and matches ``_sum``), from any
 thread. Nothing that may take the lock (making a child, folding a label) runs while it is held.
 The collector yields the same families, samples and exemplars prometheus_client's own metric
-objects would (without ``_created``, see below).
+objects would (without ``_created``, see below). A scrape also retires the children of a model
+idle for a while (:mod:`.retirement`), off the hooks' path.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import os
 import threading
 import time
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from prometheus_client import CollectorRegistry
@@ -33,6 +34,7 @@ from . import catalog as cat
 from .buckets import ladders
 from .catalog import Kind, MetricSpec
 from .labels import DeclaredLabels, LabelGuard, ValueCheck
+from .retirement import IdleModels
 from .slo import SLOSpec
 
 __all__ = ["Exemplar", "MetricSet", "render"]
@@ -44,6 +46,8 @@ _MAX_CACHED_CHILDREN = 8192
 # per counter and histogram child, about a fifth of a replica's budget) and no dashboard or rule
 # reads them. SERVESCOPE_CREATED_SERIES=1 turns them back on.
 _CREATED = os.environ.get("SERVESCOPE_CREATED_SERIES", "") == "1"
+# Scrapes closer together than this share one idle sweep (a scrape storm walks once a second).
+_SWEEP_EVERY_S = 1.0
 
 
 class CounterChild:
@@ -131,6 +135,14 @@ class HistogramChild:
 Child = CounterChild | GaugeChild | HistogramChild
 
 
+def _fingerprint(child: Child) -> float:
+    """A number every write to ``child`` changes (read without the lock: a torn read only
+    makes a sweep see a change one scrape early or late)."""
+    if isinstance(child, HistogramChild):
+        return float(sum(child.counts))
+    return child.value
+
+
 class Family:
     """One catalog metric: its children by label values, and how to expose them."""
 
@@ -143,6 +155,9 @@ class Family:
         self._bounds = bounds
         self._le = tuple(_go_float(b) for b in bounds) if bounds else ()
         self._children: dict[tuple[str, ...], Child] = {}
+        # retired children (key -> child, its fingerprint and when parked): a write through an
+        # old reference, or asking for the child again, brings it back (see retirement.py)
+        self._parked: dict[tuple[str, ...], tuple[Child, float, float]] = {}
         self._lock = threading.Lock()
         if not spec.labels:
             self._children[()] = self._new_child()
@@ -169,8 +184,50 @@ class Family:
         child = self._children.get(key)
         if child is None:
             with self._lock:
-                child = self._children.setdefault(key, self._new_child())
+                child = self._children.get(key)
+                if child is None:
+                    parked = self._parked.pop(key, None)
+                    child = self._children[key] = \
+                        self._new_child() if parked is None else parked[0]
         return child
+
+    # --- retirement (a scrape's sweep; never the hooks) -----------------------------------
+    def activity(self, index: int) -> Iterator[tuple[str, float, bool]]:
+        """Per child: the value of label ``index``, its fingerprint (0 for a gauge: a level
+        goes both ways) and whether it is busy (a gauge off zero: requests in flight)."""
+        with self._lock:
+            children = list(self._children.items())
+        for key, child in children:
+            if isinstance(child, GaugeChild):
+                yield key[index], 0.0, child.value != 0
+            else:
+                yield key[index], _fingerprint(child), False
+
+    def park(self, index: int, values: frozenset[str], now: float) -> None:
+        """Stop exporting the children whose label ``index`` is one of ``values``."""
+        with self._lock:
+            for key in [k for k in self._children if k[index] in values]:
+                child = self._children.pop(key)
+                self._parked[key] = (child, _fingerprint(child), now)
+
+    def written_parked(self, index: int) -> set[str]:
+        """The label ``index`` values of parked children written since they were parked."""
+        with self._lock:
+            return {key[index] for key, (child, fingerprint, _) in self._parked.items()
+                    if _fingerprint(child) != fingerprint}
+
+    def unpark(self, index: int, values: set[str], now: float, keep_s: float) -> None:
+        """Parked children whose label ``index`` is one of ``values`` come back, totals
+        intact; those parked for ``keep_s`` are dropped."""
+        if not self._parked:
+            return
+        with self._lock:
+            for key, (child, _, since) in list(self._parked.items()):
+                if key[index] in values:
+                    del self._parked[key]
+                    self._children.setdefault(key, child)
+                elif now - since >= keep_s:
+                    del self._parked[key]
 
     def _metric(self) -> Metric:
         kind = {Kind.COUNTER: "counter", Kind.GAUGE: "gauge", Kind.HISTOGRAM: "histogram"}
@@ -219,7 +276,9 @@ class MetricSet:
                  label_caps: Mapping[str, int] | None = None,
                  specs: tuple[MetricSpec, ...] = cat.CATALOG,
                  label_check: ValueCheck | None = None,
-                 declared: DeclaredLabels | None = None) -> None:
+                 declared: DeclaredLabels | None = None,
+                 idle: IdleModels | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.registry = registry
         self.slo = slo
         # One lock for every child: fused updates take it once (see the module doc).
@@ -237,6 +296,15 @@ class MetricSet:
                 assert spec.buckets is not None
                 bounds = _bounds(self._buckets[spec.buckets])
             self._metrics[spec.name] = Family(spec, bounds, self.lock)
+        # retiring idle models' children (None: never)
+        self.idle = idle
+        self._clock = clock
+        self._sweep_lock = threading.Lock()
+        self._swept_at = -float("inf")
+        self._model_families = [(f, f.labelnames.index(cat.MODEL))
+                                for f in self._metrics.values() if cat.MODEL in f.labelnames]
+        #: called with the model values just retired (the hooks drop their cached children)
+        self.retire_listeners: list[Callable[[list[str]], None]] = []
         registry.register(self)
 
     # --- prometheus_client's collector protocol -------------------------------------------
@@ -244,7 +312,52 @@ class MetricSet:
         return [f.describe() for f in self._metrics.values()]
 
     def collect(self) -> Iterable[Metric]:
+        if self.idle is not None:
+            self.retire_idle()
         return [f.collect() for f in self._metrics.values()]
+
+    def retire_idle(self, now: float | None = None) -> list[str]:
+        """Retire the children of every model idle for the idle time (see
+        :mod:`.retirement`): they leave the exposition, the model's slot under the label cap
+        is freed, and the hooks forget their cached children. Runs on a scrape (at most once
+        a second; a scrape that finds another sweeping skips it); returns the models retired.
+        """
+        idle_models = self.idle
+        if idle_models is None or not self._sweep_lock.acquire(blocking=False):
+            return []
+        try:
+            now = self._clock() if now is None else now
+            if now - self._swept_at < _SWEEP_EVERY_S:
+                return []
+            self._swept_at = now
+            activity: dict[str, tuple[float, bool]] = {}
+            for family, index in self._model_families:
+                for model, fingerprint, busy in family.activity(index):
+                    total, any_busy = activity.get(model, (0.0, False))
+                    activity[model] = (total + fingerprint, any_busy or busy)
+            idle = idle_models.observe(activity, now)
+            if idle:
+                self._retire(idle, now)
+            # a write to any parked child of a model (a hook that raced the retirement) brings
+            # all of that model's children back: its request may write any of them next
+            written: set[str] = set()
+            for family, index in self._model_families:
+                written |= family.written_parked(index)
+            for family, index in self._model_families:
+                family.unpark(index, written, now, idle_models.keep_s)
+            return idle
+        finally:
+            self._sweep_lock.release()
+
+    def _retire(self, models: list[str], now: float) -> None:
+        values = frozenset(models)
+        for family, index in self._model_families:
+            family.park(index, values, now)
+        self._children.clear()  # cached references: the next hook asks the family again
+        for model in models:
+            self._guard.release(cat.MODEL, model)
+        for listener in self.retire_listeners:
+            listener(models)
 
     # --- the hooks' side -----------------------------------------------------------------
     def child(self, spec: MetricSpec, **labels: str) -> Any:

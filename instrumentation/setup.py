@@ -261,6 +261,7 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                     max_queue_size: int | None = None,
                     exemplar_ratio: float | None = None,
                     declared_labels: DeclaredLabels | None = None,
+                    label_idle_s: float | None = None,
                     install_global: bool = False) -> TelemetrySetup:
     """Wire a tracer provider and a registry and return the :class:`Telemetry` hooks.
 
@@ -270,7 +271,9 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
     ``servescope_redactions_total{kind}``. ``log_redaction`` puts the same policy on the log
     handlers in place. ``sample_ratio`` overrides ``OTEL_TRACES_SAMPLER``.
     ``declared_labels``: the priority classes and model/adapter names clients may put on a
-    label (anything else folds into ``other`` and is counted).
+    label (anything else folds into ``other`` and is counted). ``label_idle_s``: a model or
+    adapter without a request for that long stops exporting its series and frees its slot
+    (argument, then ``SERVESCOPE_LABEL_IDLE_S``, then an hour; 0: never).
 
     With no ``OTEL_*`` exporter setting, spans are exported nowhere (a warning says so once)
     unless ``trace_file`` names a local file (bounded and rotated). ``install_global=True``
@@ -284,7 +287,7 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                               sampler=_sampler(sample_ratio))
     telemetry = Telemetry(registry=registry, tracer_provider=provider, slo=slo, model=model,
                           pool=pool, exemplar_ratio=exemplar_ratio, label_check=_pii_free,
-                          declared_labels=declared_labels)
+                          declared_labels=declared_labels, label_idle_s=label_idle_s)
     redaction = _default_redaction(redaction)
     # The served model and the declared model/adapter names are known names: spans keep
     # them (other model names are hashed), as labels do.

@@ -25,6 +25,7 @@ from . import tracing
 from .labels import DeclaredLabels
 from .metrics import MetricSet
 from .request_recorder import RequestRecorder, advance, flush
+from .retirement import IdleModels, idle_seconds
 from .series import SeriesBundle
 from .slo import SLOSpec
 from .status import TokenStage
@@ -42,6 +43,8 @@ class Telemetry:
 
     Every argument has a default, so ``Telemetry()`` works; tests pass a fresh registry and an
     in-memory tracer provider. ``tracer_provider=None`` disables spans (metrics only).
+    ``label_idle_s``: how long a model (other than ``model``) may go without a request before
+    its series retire (argument, then ``SERVESCOPE_LABEL_IDLE_S``, then an hour; 0: never).
     """
 
     def __init__(self, *, registry: CollectorRegistry | None = None,
@@ -51,13 +54,16 @@ class Telemetry:
                  label_caps: Mapping[str, int] | None = None,
                  max_pause_events: int = 8, exemplar_ratio: float | None = None,
                  label_check: Callable[[str], bool] | None = None,
-                 declared_labels: DeclaredLabels | None = None) -> None:
+                 declared_labels: DeclaredLabels | None = None,
+                 label_idle_s: float | None = None) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         self.slo = slo or SLOSpec.default()
-        # the served model is always a declared value of the model label
+        # the served model is always a declared value of the model label, and never retires
         declared = (declared_labels or DeclaredLabels()).with_models([model])
+        idle_s = idle_seconds(label_idle_s)
         self.metrics = MetricSet(self.registry, self.slo, label_caps, label_check=label_check,
-                                 declared=declared)
+                                 declared=declared, clock=clock,
+                                 idle=None if idle_s is None else IdleModels(idle_s, [model]))
         self.model = model
         self.pool = pool
         self.clock = clock
@@ -85,6 +91,14 @@ class Telemetry:
         self._models_lock = threading.Lock()
         #: called with model names declared at run time (setup_telemetry adds redaction's)
         self.model_listeners: list[Callable[[Iterable[str]], None]] = []
+        self.metrics.retire_listeners.append(self._forget_children)
+
+    def _forget_children(self, _models: list[str]) -> None:
+        """Some models' series retired: every cached bundle is dropped (a bundle is keyed by
+        the value a client sent, which may have folded into a retired one); the next request
+        of a pair resolves its children again, bringing a parked one back."""
+        with self._models_lock:
+            self._children = {}
 
     def declare_models(self, names: Iterable[str]) -> None:
         """Model names the server learnt it serves (a proxied engine's ``/v1/models``): they

@@ -2,6 +2,14 @@
 
 The worker never imports OpenTelemetry; the recorder calls these helpers. Span times come from
 the recorder's clock, mapped onto wall-clock nanoseconds once per process.
+
+A request's spans leave together, when the request ends: a phase that ends early (queue,
+prefill) is held with its own start and end times and handed to the processors with the request
+span. The gateway's tail sampling decides ``decision_wait`` after a trace's first span arrives;
+had the phase spans left early, a request longer than that would be judged without its request
+span (error status, finish reason, TTFT, the exemplar flag) and only the baseline could keep
+it. Held this way, the spread of a trace's arrivals is the export delay, whatever the request's
+length (``tests/collector/test_tail_sampling.py`` simulates the arrivals).
 """
 
 from __future__ import annotations
@@ -105,6 +113,7 @@ class RequestTrace:
         self.ids = {"trace_id": format(ctx.trace_id, "032x"),
                     "span_id": format(ctx.span_id, "016x")}
         self._parent_ctx = trace.set_span_in_context(span)  # made once, for every phase
+        self._phases: list[tuple[str, int, int, dict[str, Any]]] = []  # held until the end
 
     def set_attribute(self, key: str, value: Any) -> None:
         self._span.set_attribute(key, value)
@@ -113,19 +122,24 @@ class RequestTrace:
         self._span.add_event(name, timestamp=timestamp_ns)
 
     def phase(self, name: str, start_ns: int, end_ns: int, attributes: dict[str, Any]) -> None:
-        span = self._tracer.start_span(name, context=self._parent_ctx, kind=SpanKind.INTERNAL,
-                                       attributes=attributes, start_time=start_ns)
-        span.end(end_time=max(start_ns, end_ns))
+        """A phase span, held until the request ends (see the module doc)."""
+        self._phases.append((name, start_ns, max(start_ns, end_ns), attributes))
 
     def end(self, end_ns: int, attributes: dict[str, Any], error: bool) -> None:
+        for name, start_ns, phase_end_ns, phase_attributes in self._phases:
+            span = self._tracer.start_span(name, context=self._parent_ctx,
+                                           kind=SpanKind.INTERNAL, attributes=phase_attributes,
+                                           start_time=start_ns)
+            span.end(end_time=phase_end_ns)
+        self._phases.clear()
         end_request_span(self._span, end_ns, attributes, error)
 
 
 class _DirectTrace(RequestTrace):
     """A sampled request whose spans are built as finished ``ReadableSpan`` objects and handed
-    straight to the span processor when each ends: no live SDK span, no context objects, no
-    per-span processor fan-out. Same names, ids, parents, kinds, attributes, events, times
-    and resource as the SDK path."""
+    straight to the span processor, all of them when the request ends: no live SDK span, no
+    context objects, no per-span processor fan-out. Same names, ids, parents, kinds,
+    attributes, events, times and resource as the SDK path."""
 
     def __init__(self, spans: DirectSpans, context: SpanContext, parent: SpanContext | None,
                  name: str, start_ns: int, attributes: dict[str, Any]) -> None:
@@ -136,6 +150,7 @@ class _DirectTrace(RequestTrace):
         self._start_ns = start_ns
         self._attributes = attributes
         self._events: list[Event] = []
+        self._held: list[tuple[str, SpanContext, dict[str, Any], int, int]] = []
         self.ids = {"trace_id": format(context.trace_id, "032x"),
                     "span_id": format(context.span_id, "016x")}
 
@@ -149,11 +164,14 @@ class _DirectTrace(RequestTrace):
         s = self._spans
         ctx = SpanContext(self._context.trace_id, s.ids.generate_span_id(), False,
                           self._context.trace_flags, self._context.trace_state)
-        s.emit(name, ctx, self._context, SpanKind.INTERNAL, attributes, start_ns,
-               max(start_ns, end_ns), (), _UNSET)
+        self._held.append((name, ctx, attributes, start_ns, max(start_ns, end_ns)))
 
     def end(self, end_ns: int, attributes: dict[str, Any], error: bool) -> None:
         self._attributes.update(attributes)
+        for name, ctx, phase_attributes, start_ns, phase_end_ns in self._held:
+            self._spans.emit(name, ctx, self._context, SpanKind.INTERNAL, phase_attributes,
+                             start_ns, phase_end_ns, (), _UNSET)
+        self._held.clear()
         self._spans.emit(self._name, self._context, self._parent, SpanKind.SERVER,
                          self._attributes, self._start_ns, end_ns, tuple(self._events),
                          Status(StatusCode.ERROR) if error else _UNSET)

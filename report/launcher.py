@@ -122,6 +122,20 @@ def start_prometheus(root: str | Path, targets: Sequence[str],
                      ready_timeout_s: float = 30.0) -> LocalPrometheus:
     """Start Prometheus (exemplar storage on) in ``root`` and wait until it is ready (see
     :func:`config_document` for what it scrapes and where it sends alerts)."""
+    document = config_document(targets, rule_files, job, scrape_interval,
+                               evaluation_interval=evaluation_interval,
+                               alertmanager_url=alertmanager_url, extra_jobs=extra_jobs,
+                               scrape_configs=scrape_configs)
+    return start_prometheus_config(root, document, extra_flags, port=port,
+                                   ready_timeout_s=ready_timeout_s)
+
+
+def start_prometheus_config(root: str | Path, document: Mapping[str, Any],
+                            extra_flags: Sequence[str] = (), *, port: int | None = None,
+                            ready_timeout_s: float = 30.0) -> LocalPrometheus:
+    """Start Prometheus with a whole config document (external labels, remote_write, relabel
+    rules: a shard or a global tier) and flags such as ``--web.enable-remote-write-receiver``;
+    wait until it is ready."""
     binary = prometheus_binary()
     if binary is None:
         raise LaunchError("Prometheus is not installed (Debian package 'prometheus', or set "
@@ -129,11 +143,7 @@ def start_prometheus(root: str | Path, targets: Sequence[str],
     root = Path(root)
     (root / "data").mkdir(parents=True, exist_ok=True)
     config = root / "prometheus.yml"
-    document = config_document(targets, rule_files, job, scrape_interval,
-                               evaluation_interval=evaluation_interval,
-                               alertmanager_url=alertmanager_url, extra_jobs=extra_jobs,
-                               scrape_configs=scrape_configs)
-    config.write_text(yaml.safe_dump(document, sort_keys=False), "utf-8")
+    config.write_text(yaml.safe_dump(dict(document), sort_keys=False), "utf-8")
     port = port or free_port()
     argv = [binary, f"--config.file={config}", f"--storage.tsdb.path={root / 'data'}",
             f"--web.listen-address=127.0.0.1:{port}", "--enable-feature=exemplar-storage",

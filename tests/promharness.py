@@ -47,6 +47,7 @@ __all__ = [
     "prometheus_binary",
     "start_alertmanager",
     "start_prometheus",
+    "start_prometheus_config",
     "wait_for",
 ]
 
@@ -239,6 +240,19 @@ def start_prometheus(tmpdir: str | Path, scrape_targets: Sequence[str],
         scrape_interval=scrape_interval, evaluation_interval=evaluation_interval,
         alertmanager_url=alertmanager_url, extra_jobs=extra_jobs,
         scrape_configs=scrape_configs, extra_flags=extra_flags, port=port,
+        ready_timeout_s=ready_timeout)
+    return PrometheusHandle(local.url, local.config_path, local.data_dir,
+                            _Process(local.process, local.log_path))
+
+
+def start_prometheus_config(tmpdir: str | Path, config: Mapping[str, Any],
+                            extra_flags: Sequence[str] = (), *, port: int | None = None,
+                            ready_timeout: float = 30.0) -> PrometheusHandle:
+    """Start Prometheus with a whole config document (external labels, remote_write, relabel
+    rules: a shard or a global tier); ``extra_flags`` such as
+    ``--web.enable-remote-write-receiver``."""
+    local = launcher.start_prometheus_config(
+        Path(tmpdir) / f"prometheus-{free_port()}", config, extra_flags, port=port,
         ready_timeout_s=ready_timeout)
     return PrometheusHandle(local.url, local.config_path, local.data_dir,
                             _Process(local.process, local.log_path))

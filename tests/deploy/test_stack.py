@@ -138,6 +138,23 @@ def test_servers_run_the_cli_and_load_targets_loopback() -> None:
         assert args.url == "http://127.0.0.1:8000"
 
 
+def test_prometheus_finds_every_collector_gateway_by_dns() -> None:
+    """Several gateways: Prometheus scrapes each replica (dns_sd_configs on the service name
+    the agent load-balances over), not one fixed address that DNS answers with one of them;
+    the gateway service can scale (replicas, no fixed name or host port)."""
+    config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
+    job = {j["job_name"]: j for j in config["scrape_configs"]}["otel-collector"]
+    assert job["static_configs"] == [{"targets": ["otel-collector:8888"]}]
+    gateway = yaml.safe_load((ROOT / "collector/gateway.yaml").read_text())
+    port = gateway["service"]["telemetry"]["metrics"]["readers"][0]["pull"]["exporter"][
+        "prometheus"]["port"]
+    assert job["dns_sd_configs"] == [{"names": [SERVICES["otel-collector"]["environment"][
+        "GATEWAY_HOSTNAME"]], "type": "A", "port": port, "refresh_interval": "30s"}]
+    service = SERVICES["otel-gateway"]
+    assert service["deploy"]["replicas"] >= 2
+    assert "container_name" not in service and "ports" not in service
+
+
 def test_prometheus_scrapes_the_servers_under_the_rules_job() -> None:
     config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
     jobs = {j["job_name"]: j for j in config["scrape_configs"]}
