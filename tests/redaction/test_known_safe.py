@@ -1,6 +1,6 @@
 """Values servescope itself sets are known-safe by the catalog: the default policy passes them
 without a scan, and every other attribute of a servescope span (the request id and the
-client-chosen model name) is scanned."""
+client-chosen model name, and ``error.type``, a string the hook's caller chooses) is scanned."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def _recorded_spans():
 def test_catalog_names_attributes_the_instrumentation_sets() -> None:
     names = {v for k, v in vars(ATTR).items() if k.isupper()}
     assert names >= cat.KNOWN_SAFE_SPAN_ATTRIBUTES
-    assert names - cat.KNOWN_SAFE_SPAN_ATTRIBUTES == {ATTR.REQUEST_ID, ATTR.MODEL}
+    assert names - cat.KNOWN_SAFE_SPAN_ATTRIBUTES == {ATTR.REQUEST_ID, ATTR.MODEL,
+                                                      ATTR.ERROR_TYPE}
 
 
 def test_default_policy_passes_every_known_safe_key_unscanned(monkeypatch) -> None:
