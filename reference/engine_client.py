@@ -147,7 +147,7 @@ class RemoteHandle(Handle):
     def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:
         self.stream.abort_reader()
         if self.life.recorded.is_set:
-            self.life.attempts.append(reason)
+            self.life.attempted(reason)
             self.recorder.finish(reason)  # a late signal: counted as ignored
             return
         self._client._post_cancel(self, reason)
@@ -392,7 +392,7 @@ class EngineClient:
         if posted:
             self._wake()
         else:  # ended already (or being reconciled): the engine has nothing to stop
-            handle.life.attempts.append(reason)
+            handle.life.attempted(reason)
             handle.recorder.finish(reason)
 
     def inject_fault(self, request_id: str) -> None:
