@@ -18,7 +18,9 @@ Figures, all measured in this run:
                      messages per engine step each way and the link thread's work per step
   hook time          per engine step with a batch of 32, the telemetry work the engine does
                      on its critical path: in process, ``Telemetry.step`` (metrics); in its
-                     own process, the event appends plus encoding the step's message
+                     own process, the event appends plus encoding the step's message; beside
+                     it, the API process's typed decoding of that message (off the engine's
+                     critical path: the link thread does it)
 
 The clients run in their own processes (one per kind, started together, by
 ``servescope.harness.load_process``), never in the server's: a load generator in the server's
@@ -47,7 +49,7 @@ from servescope.instrumentation import StepReport, Telemetry
 from servescope.reference.config import EngineConfig
 from servescope.reference.engine_client import EngineClient
 from servescope.reference.engine_process import _EventRecorder, _EventTelemetry
-from servescope.reference.engine_wire import EV, FromEngine, encoder
+from servescope.reference.engine_wire import FromEngine, Push, decoder_from_engine, encoder
 from servescope.reference.request import GenerationRequest
 from servescope.reference.server import LocalServer
 
@@ -142,8 +144,9 @@ def _link_counters(engine: Any) -> list[float]:
 
 
 # --- hook time on the critical path -------------------------------------------------------
-def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float]:
-    """Seconds per step: (in process: Telemetry.step; own process: events + encoding)."""
+def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float, float]:
+    """Seconds per step: (in process: Telemetry.step; own process: events + encoding; the
+    API process's typed decoding of that message)."""
     telemetry = Telemetry()
     recorders = [telemetry.request(f"h{i}", prompt_tokens=8) for i in range(batch)]
     t0 = time.perf_counter()
@@ -158,14 +161,18 @@ def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float]:
     t0 = time.perf_counter()
     for k in range(steps):
         for rec in child_recorders:  # the push the commit makes, as the mirror stream does
-            events.append((EV.PUSH, rec.request_id, [k], None))
+            events.append(Push(rec.request_id, [k]))
         child.step(StepReport(advanced=[(r, 1, 0) for r in child_recorders], now=float(k),
                               kv_blocks_used=10, kv_blocks_total=100, running=batch,
                               waiting=0, paused=0, buffered_tokens=batch))
-        encoder.encode(FromEngine("step", list(events), [0] * 19))
+        frame = encoder.encode(FromEngine("step", list(events), [0] * 19))
         events.clear()
     after = (time.perf_counter() - t0) / steps
-    return before, after
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        decoder_from_engine.decode(frame)
+    decode = (time.perf_counter() - t0) / steps
+    return before, after, decode
 
 
 def _p(values: list[float], q: float) -> float | None:
@@ -208,7 +215,7 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=128)
     args = parser.parse_args()
 
-    hook_before, hook_after = hook_time()
+    hook_before, hook_after, hook_decode = hook_time()
     samples = kill_recovery(args.kills, args.streams)
     finalized = [s[0] for s in samples]
     ready = [s[1] for s in samples]
@@ -253,13 +260,15 @@ def main() -> None:
                 print(f"{mode}: link {name.replace('_', ' ')}: {r[f'link_{name}']}")
     print(f"hook time on the engine's critical path per step (batch 32): in process "
           f"{hook_before * 1e6:.1f} us (Telemetry.step), own process {hook_after * 1e6:.1f} us "
-          f"(events + encoding), ratio {hook_after / hook_before:.2f}")
+          f"(events + encoding), ratio {hook_after / hook_before:.2f}; the API process "
+          f"decodes that message in {hook_decode * 1e6:.1f} us")
     print(json.dumps({
         "benchmark": "engine_faults", "kills": args.kills, "streams": args.streams,
         "finalized_ms": {"median": _ms(statistics.median(finalized)), "max": _ms(max(finalized))},
         "ready_s": {"median": round(statistics.median(ready), 3), "max": round(max(ready), 3)},
         "modes": rows, "hook_us_per_step": {"in_process": round(hook_before * 1e6, 2),
-                                            "own_process": round(hook_after * 1e6, 2)}}))
+                                            "own_process": round(hook_after * 1e6, 2),
+                                            "decode": round(hook_decode * 1e6, 2)}}))
 
 
 if __name__ == "__main__":

@@ -51,11 +51,22 @@ from servescope.instrumentation.terminal import Once
 from .config import EngineConfig
 from .engine_process import ChildSpec
 from .engine_wire import (
-    EV,
+    Admitted,
+    Close,
+    Decided,
+    Finish,
     FromEngine,
+    LeftWaiting,
+    Paused,
+    PrefillDone,
+    Push,
+    Requeued,
+    Resumed,
+    Scheduled,
     StepMessage,
     Submit,
     ToEngine,
+    WantCredit,
     decoder_from_engine,
     encoder,
 )
@@ -136,7 +147,7 @@ class RemoteHandle(Handle):
     def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:
         self.stream.abort_reader()
         if self.life.recorded.is_set:
-            self.life.attempts.append(reason)
+            self.life.attempted(reason)
             self.recorder.finish(reason)  # a late signal: counted as ignored
             return
         self._client._post_cancel(self, reason)
@@ -374,14 +385,14 @@ class EngineClient:
     def _post_cancel(self, handle: RemoteHandle, reason: FinishReason) -> None:
         with self._lock:
             if handle.request_id in self._live:
-                self._out.cancels.append((handle.request_id, reason.value))
+                self._out.cancels.append((handle.request_id, reason))
                 posted = True
             else:
                 posted = False
         if posted:
             self._wake()
         else:  # ended already (or being reconciled): the engine has nothing to stop
-            handle.life.attempts.append(reason)
+            handle.life.attempted(reason)
             handle.recorder.finish(reason)
 
     def inject_fault(self, request_id: str) -> None:
@@ -552,7 +563,13 @@ class EngineClient:
                 frame = inc.from_engine.recv(zmq.NOBLOCK)
             except zmq.Again:
                 return
-            msg = decoder_from_engine.decode(frame)
+            try:
+                msg = decoder_from_engine.decode(frame)
+            except msgspec.DecodeError as exc:  # ValidationError too: it names the field
+                _log.error("engine process %s sent a malformed message (%s); replacing it",
+                           inc.proc.pid, exc)
+                self._bury(inc, "fatal")
+                return
             self.messages_received += 1
             inc.last_message = time.monotonic()
             if msg.stats:
@@ -575,46 +592,41 @@ class EngineClient:
 
     # --- replaying the engine's events ------------------------------------------------------
     def _replay(self, msg: FromEngine) -> None:
+        """Apply each event in the order the engine made it (the most frequent kinds first)."""
         live = self._live
-        for code, rid, a, b in msg.events:
-            handle = live.get(rid)
-            if code == EV.PUSH:
-                if handle is not None and not handle.stream.closed:
-                    handle.stream.push(a)
-            elif code == EV.STEP:
-                self._step(a)
-            elif code == EV.FINISH:
-                self._finish(rid, handle, FinishReason(a), b)
-            elif code == EV.DECIDED:
-                if handle is not None:
-                    handle.life.decide(FinishReason(a))
-            elif code == EV.CLOSE:
-                if handle is not None:
-                    handle.stream.close(drop=bool(a))
-            elif code == EV.WANT_CREDIT:
-                if handle is not None:
-                    handle.stream.request_credit()
-            elif code == EV.LEFT_WAITING:
-                with self._lock:
-                    self._pending -= 1
-            elif code == EV.REQUEUED:
-                with self._lock:
-                    self._pending += 1
-            elif handle is not None:
-                self._hook(handle.recorder, code, a)
-
-    @staticmethod
-    def _hook(recorder: RequestRecorder, code: str, now: float | None) -> None:
-        if code == EV.ADMITTED:
-            recorder.admitted()
-        elif code == EV.SCHEDULED:
-            recorder.scheduled(now=now)
-        elif code == EV.PREFILL_DONE:
-            recorder.prefill_done(now=now)
-        elif code == EV.PAUSED:
-            recorder.paused(now=now)
-        elif code == EV.RESUMED:
-            recorder.resumed(now=now)
+        for event in msg.events:
+            match event:
+                case Push(rid, tokens):
+                    handle = live.get(rid)
+                    if handle is not None and not handle.stream.closed:
+                        handle.stream.push(tokens)
+                case StepMessage():
+                    self._step(event)
+                case (Scheduled(rid) | PrefillDone(rid) | Paused(rid) | Resumed(rid)
+                      | Admitted(rid)):
+                    handle = live.get(rid)
+                    if handle is not None:
+                        _hook(handle.recorder, event)
+                case Finish(rid, reason, now):
+                    self._finish(rid, live.get(rid), reason, now)
+                case Decided(rid, reason):
+                    handle = live.get(rid)
+                    if handle is not None:
+                        handle.life.decide(reason)
+                case Close(rid, drop):
+                    handle = live.get(rid)
+                    if handle is not None:
+                        handle.stream.close(drop=drop)
+                case WantCredit(rid):
+                    handle = live.get(rid)
+                    if handle is not None:
+                        handle.stream.request_credit()
+                case LeftWaiting():
+                    with self._lock:
+                        self._pending -= 1
+                case Requeued():
+                    with self._lock:
+                        self._pending += 1
 
     def _finish(self, rid: str, handle: RemoteHandle | None, reason: FinishReason,
                 now: float | None) -> None:
@@ -648,8 +660,7 @@ class EngineClient:
         while len(self._recent) > _RECENT:
             self._recent.popitem(last=False)
 
-    def _step(self, data: Any) -> None:
-        step = msgspec.convert(data, StepMessage)
+    def _step(self, step: StepMessage) -> None:
         live = self._live
         advanced = []
         for rid, committed, proposed, committed_at in step.advanced:
@@ -731,3 +742,19 @@ class EngineClient:
         if wait > 0 and self._stop.wait(wait):
             return
         self._spawn()
+
+
+def _hook(recorder: RequestRecorder,
+          event: Admitted | Scheduled | PrefillDone | Paused | Resumed) -> None:
+    """One engine-side recorder hook, replayed on the real recorder."""
+    match event:
+        case Admitted():
+            recorder.admitted()
+        case Scheduled(now=now):
+            recorder.scheduled(now=now)
+        case PrefillDone(now=now):
+            recorder.prefill_done(now=now)
+        case Paused(now=now):
+            recorder.paused(now=now)
+        case Resumed(now=now):
+            recorder.resumed(now=now)

@@ -39,11 +39,23 @@ from servescope.instrumentation.terminal import Once
 
 from .config import EngineConfig
 from .engine_wire import (
-    EV,
+    Admitted,
+    Close,
+    Decided,
+    Event,
+    Finish,
     FromEngine,
+    LeftWaiting,
+    Paused,
+    PrefillDone,
+    Push,
+    Requeued,
+    Resumed,
+    Scheduled,
     StepMessage,
     Submit,
     ToEngine,
+    WantCredit,
     decoder_to_engine,
     encoder,
 )
@@ -57,7 +69,6 @@ from .tokenizer import ByteTokenizer
 __all__ = ["ChildSpec", "EngineCore", "engine_main"]
 
 _log = logging.getLogger("servescope.reference.engine_process")
-Event = tuple[str, str, Any, Any]
 
 
 @dataclass(frozen=True)
@@ -98,19 +109,19 @@ class _EventRecorder(RequestRecorder):
         pass
 
     def admitted(self) -> None:
-        self._events.append((EV.ADMITTED, self.request_id, None, None))
+        self._events.append(Admitted(self.request_id))
 
     def scheduled(self, *, now: float | None = None) -> None:
-        self._events.append((EV.SCHEDULED, self.request_id, now, None))
+        self._events.append(Scheduled(self.request_id, now))
 
     def prefill_done(self, *, now: float | None = None) -> None:
-        self._events.append((EV.PREFILL_DONE, self.request_id, now, None))
+        self._events.append(PrefillDone(self.request_id, now))
 
     def paused(self, *, now: float | None = None) -> None:
-        self._events.append((EV.PAUSED, self.request_id, now, None))
+        self._events.append(Paused(self.request_id, now))
 
     def resumed(self, *, now: float | None = None) -> None:
-        self._events.append((EV.RESUMED, self.request_id, now, None))
+        self._events.append(Resumed(self.request_id, now))
 
     def delivered(self, n: int = 1, *, now: float | None = None) -> None:
         pass  # deliveries happen in the API process
@@ -120,7 +131,7 @@ class _EventRecorder(RequestRecorder):
 
     def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
         won = self._settle(reason)
-        self._events.append((EV.FINISH, self.request_id, reason.value, now))
+        self._events.append(Finish(self.request_id, reason, now))
         return won
 
 
@@ -144,7 +155,7 @@ class _EventTelemetry(StepSink):
             prefix_queries=report.prefix_queries, prefix_hits=report.prefix_hits,
             preemptions=report.preemptions, forward_seconds=dict(report.forward_seconds),
             step_tokens=dict(report.step_tokens))
-        self._events.append((EV.STEP, "", data, None))
+        self._events.append(data)
 
 
 class _MirrorStream:
@@ -189,14 +200,14 @@ class _MirrorStream:
         return self.buffered <= self.low_watermark
 
     def request_credit(self) -> None:
-        self._events.append((EV.WANT_CREDIT, self.request_id, None, None))
+        self._events.append(WantCredit(self.request_id))
 
     def push(self, tokens: list[int]) -> None:
         if not tokens:
             return
         self.pushed += len(tokens)
         self.peak = max(self.peak, self.buffered)
-        self._events.append((EV.PUSH, self.request_id, tokens, None))
+        self._events.append(Push(self.request_id, tokens))
 
     def close(self, *, drop: bool) -> list[int]:
         if not self._closed.claim():
@@ -204,7 +215,7 @@ class _MirrorStream:
         if drop:
             self.popped = self.pushed
             self._end_seen = True
-        self._events.append((EV.CLOSE, self.request_id, drop, None))
+        self._events.append(Close(self.request_id, drop))
         return []
 
     def update(self, popped: int, end_seen: bool) -> None:
@@ -225,7 +236,7 @@ class _DecidingLifecycle(Lifecycle):
     def decide(self, reason: FinishReason) -> bool:
         won = super().decide(reason)
         if won:
-            self._events.append((EV.DECIDED, self.recorder.request_id, reason.value, None))
+            self._events.append(Decided(self.recorder.request_id, reason))
         return won
 
     def record(self, *, now: float | None = None) -> None:
@@ -257,8 +268,8 @@ class EngineCore:
         _warm_up(model, cache, self.device)
         self.scheduler = _CoreScheduler(
             config, self.telemetry, model, cache, self.device, ByteTokenizer(),
-            lambda: self.events.append((EV.LEFT_WAITING, "", None, None)),
-            lambda: self.events.append((EV.REQUEUED, "", None, None)))
+            lambda: self.events.append(LeftWaiting()),
+            lambda: self.events.append(Requeued()))
         self.live: dict[str, SeqRecord] = {}
 
     def apply(self, msg: ToEngine) -> None:
@@ -278,12 +289,12 @@ class EngineCore:
         if msg.crash:
             self.scheduler.crash_next_step = True
 
-    def _cancel(self, rid: str, reason: str) -> None:
+    def _cancel(self, rid: str, reason: FinishReason) -> None:
         seq = self.live.get(rid)
         if seq is None:  # already recorded here: a late signal, counted as ignored there
-            self.events.append((EV.FINISH, rid, reason, None))
+            self.events.append(Finish(rid, reason))
         else:
-            self.scheduler.mailbox.post("cancel", (seq, FinishReason(reason)))
+            self.scheduler.mailbox.post("cancel", (seq, reason))
 
     def _progress(self, rid: str, popped: int, delivered: int, end_seen: bool,
                   attached: bool, done: bool) -> None:

@@ -3,11 +3,13 @@
 One message per engine iteration each way, never one per token. The engine sends a
 :class:`FromEngine` after every iteration that did something (and a heartbeat at least every
 ``heartbeat_s`` when idle); its ``events`` are that iteration's recorder hooks, stream pushes
-and terminal decisions, in the order the scheduler made them, as plain tuples
-``(code, request_id, a, b)``. The API process answers with one :class:`ToEngine` carrying
-everything it has to say since the last one: submissions, cancels, injected faults, and the
-stream progress (popped, delivered, end seen) of every request whose reader moved: the credits
-that let the engine push more.
+and terminal decisions, in the order the scheduler made them: one struct per kind
+(:data:`Event`, a union tagged by each struct's first array element), so the typed decoder
+refuses a malformed event with a ``msgspec.ValidationError`` that names the field, before the
+API process acts on any of the message. The API process answers with one :class:`ToEngine`
+carrying everything it has to say since the last one: submissions, cancels, injected faults,
+and the stream progress (popped, delivered, end seen) of every request whose reader moved:
+the credits that let the engine push more.
 
 Why msgspec over msgpack on pyzmq (as vLLM's engine core does): zmq gives message framing,
 non-blocking sends, a poller that also watches a process sentinel and a wake-up fd, and a
@@ -24,26 +26,12 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["EV", "FromEngine", "Submit", "ToEngine", "decoder_from_engine",
-           "decoder_to_engine", "encoder"]
+from servescope.instrumentation.status import FinishReason
 
-
-class EV:
-    """Event codes (first element of each event tuple)."""
-
-    DECIDED = "D"  # (rid, reason): the terminal decision (first wins)
-    PUSH = "P"  # (rid, tokens): committed tokens forwarded to the request's stream
-    CLOSE = "C"  # (rid, drop): no more tokens; drop: discard what is buffered
-    WANT_CREDIT = "W"  # (rid,): paused at the high watermark; tell me at the low one
-    FINISH = "F"  # (rid, reason, now): RequestRecorder.finish (winner, then late losers)
-    ADMITTED = "A"  # (rid,)
-    SCHEDULED = "s"  # (rid, now)
-    PREFILL_DONE = "f"  # (rid, now)
-    PAUSED = "p"  # (rid, now)
-    RESUMED = "r"  # (rid, now)
-    LEFT_WAITING = "L"  # ("",): a request left the waiting queue (admitted or ended)
-    REQUEUED = "Q"  # ("",): a preempted request waits again
-    STEP = "S"  # ("", StepMessage): one Telemetry.step
+__all__ = ["Admitted", "Close", "Decided", "Event", "Finish", "FromEngine", "LeftWaiting",
+           "Paused", "PrefillDone", "Push", "Requeued", "Resumed", "Scheduled", "StepMessage",
+           "Submit", "ToEngine", "WantCredit", "decoder_from_engine", "decoder_to_engine",
+           "encoder"]
 
 
 class Submit(msgspec.Struct, array_like=True):
@@ -60,7 +48,7 @@ class Submit(msgspec.Struct, array_like=True):
 
 class ToEngine(msgspec.Struct, array_like=True):
     submits: list[Submit] = []
-    cancels: list[tuple[str, str]] = []  # (rid, finish reason)
+    cancels: list[tuple[str, FinishReason]] = []  # (rid, finish reason)
     #: (rid, popped, delivered, end seen, writer attached, writer done) per reader that moved
     progress: list[tuple[str, int, int, bool, bool, bool]] = []
     faults: list[str] = []  # request ids whose next step raises (an error for them alone)
@@ -68,14 +56,82 @@ class ToEngine(msgspec.Struct, array_like=True):
     shutdown: bool = False
 
 
-class FromEngine(msgspec.Struct, array_like=True):
-    kind: str  # "ready" | "step" | "beat" | "fatal" | "bye"
-    events: list[tuple[str, str, Any, Any]] = []
-    stats: list[Any] = []  # EngineStats fields, in order
-    detail: str = ""  # "ready": the device; "fatal": the error
+# --- the engine's events: one struct per kind, encoded as [tag, fields...] -----------------
+class _Event(msgspec.Struct, array_like=True, gc=False, forbid_unknown_fields=True):
+    """Base of every event: not sent itself (it has no tag). ``gc=False``: an event holds
+    strings, numbers and lists of them, never a cycle, so the collector need not track the
+    thousands a busy second makes. Extra trailing fields are refused, not ignored: both ends
+    run the same code, so a longer event is a malformed one."""
 
 
-class StepMessage(msgspec.Struct, array_like=True):
+class Decided(_Event, tag="D"):
+    """The terminal decision (the first reason wins)."""
+
+    request_id: str
+    reason: FinishReason
+
+
+class Push(_Event, tag="P"):
+    """Committed tokens forwarded to the request's stream."""
+
+    request_id: str
+    tokens: list[int]
+
+
+class Close(_Event, tag="C"):
+    """No more tokens; ``drop``: discard what is buffered."""
+
+    request_id: str
+    drop: bool
+
+
+class WantCredit(_Event, tag="W"):
+    """Paused at the high watermark: tell the engine at the low one."""
+
+    request_id: str
+
+
+class Finish(_Event, tag="F"):
+    """``RequestRecorder.finish`` (the winner, then late losers)."""
+
+    request_id: str
+    reason: FinishReason
+    now: float | None = None
+
+
+class Admitted(_Event, tag="A"):
+    request_id: str
+
+
+class Scheduled(_Event, tag="s"):
+    request_id: str
+    now: float | None = None
+
+
+class PrefillDone(_Event, tag="f"):
+    request_id: str
+    now: float | None = None
+
+
+class Paused(_Event, tag="p"):
+    request_id: str
+    now: float | None = None
+
+
+class Resumed(_Event, tag="r"):
+    request_id: str
+    now: float | None = None
+
+
+class LeftWaiting(_Event, tag="L"):
+    """A request left the waiting queue (admitted or ended)."""
+
+
+class Requeued(_Event, tag="Q"):
+    """A preempted request waits again."""
+
+
+class StepMessage(_Event, tag="S"):
     """One ``Telemetry.step`` across the boundary: every field of ``StepReport`` but the
     recorders (request ids instead) and the buffered tokens (the API side counts its own
     buffers). A field added to ``StepReport`` belongs here too: a test compares the two."""
@@ -92,6 +148,18 @@ class StepMessage(msgspec.Struct, array_like=True):
     preemptions: int = 0
     forward_seconds: dict[str, float] = {}
     step_tokens: dict[str, int] = {}
+
+
+#: Every event the engine sends; the API process replays them in order.
+Event = (Decided | Push | Close | WantCredit | Finish | Admitted | Scheduled | PrefillDone
+         | Paused | Resumed | LeftWaiting | Requeued | StepMessage)
+
+
+class FromEngine(msgspec.Struct, array_like=True):
+    kind: str  # "ready" | "step" | "beat" | "fatal" | "bye"
+    events: list[Event] = []
+    stats: list[Any] = []  # EngineStats fields, in order
+    detail: str = ""  # "ready": the device; "fatal": the error
 
 
 encoder = msgspec.msgpack.Encoder()

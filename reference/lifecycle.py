@@ -79,6 +79,12 @@ class Decision(TerminalState):
             self.decided.set()
         return won
 
+    def attempted(self, reason: FinishReason) -> None:
+        """Note a signal that arrived after the request ended (it never decides): among the
+        attempts, under the decision's lock like every other append."""
+        with self._lock:
+            self.attempts.append(reason)
+
 
 class Lifecycle(Decision):
     """One request's terminal state and the resources it holds.

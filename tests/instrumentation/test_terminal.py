@@ -101,6 +101,47 @@ def test_racing_decisions_count_every_attempt(tight_switching):
         assert len(d.attempts) == 6 and d.decided.is_set() and d.reason is d.finish_reason
 
 
+class _AppendedUnderLock(list[FinishReason]):
+    """An attempts list that fails an append made without its decision's lock."""
+
+    def __init__(self, lock: threading.Lock) -> None:
+        super().__init__()
+        self._held = lock
+
+    def append(self, reason: FinishReason) -> None:
+        assert self._held.locked(), f"{reason} appended without the decision's lock"
+        super().append(reason)
+
+
+@pytest.mark.parametrize("kind", [Decision, RemoteLifecycle])
+def test_a_late_signal_is_noted_under_the_decisions_lock_and_decides_nothing(kind):
+    life = kind()
+    life.attempts = _AppendedUnderLock(life._lock)
+    assert life.decide(FinishReason.STOP)
+    life.attempted(FinishReason.CLIENT_CANCEL)  # after the end: noted, never the outcome
+    assert not life.decide(FinishReason.DEADLINE)
+    assert life.attempts == [FinishReason.STOP, FinishReason.CLIENT_CANCEL,
+                             FinishReason.DEADLINE]
+    assert life.reason is FinishReason.STOP
+
+
+def test_only_the_decision_appends_to_its_attempts():
+    """A caller that appended to ``attempts`` itself skipped the decision's lock (the engine
+    client's late cancels once did): the decision's own methods are the only writers."""
+    home = "reference/lifecycle.py"
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if SKIP & set(path.relative_to(ROOT).parts) or rel == home:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), rel)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Attribute) and \
+                    node.func.value.attr == "attempts":
+                found.append(f"{rel}:{node.lineno}: .attempts.{node.func.attr}(...)")
+    assert found == []
+
+
 def test_racing_hooks_off_finishes_have_one_winner_each(tight_switching):
     telemetry = NullTelemetry()
     recorders = [telemetry.request(f"r{i}") for i in range(1000)]

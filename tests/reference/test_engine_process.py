@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+import zmq
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from recorders import capture_recorders
 from waiting import poll_until
@@ -27,6 +28,7 @@ from servescope.harness.loadgen import ClientResult, stream_once
 from servescope.instrumentation import FinishReason, Telemetry
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.engine_client import EngineClient
+from servescope.reference.engine_wire import encoder
 from servescope.reference.request import GenerationRequest
 from servescope.reference.server import LocalServer
 
@@ -277,6 +279,37 @@ def test_a_fault_in_one_request_ends_it_alone_without_a_restart() -> None:
         assert handles[0].wait(10).value == "error"
         assert [h.wait(10).value for h in handles[1:]] == ["length"] * 3
         assert client.restarts == 0 and client.wait_idle(10)
+
+
+def test_a_malformed_message_from_the_engine_replaces_it_with_the_field_named(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The typed decoder refuses the old untyped tuple before any of it is applied: the request
+    in flight ends once with error, the log names the event's position, a new engine starts."""
+    telemetry = Telemetry()
+    with EngineClient(_config(step_delay_s=0.01), telemetry, restart_backoff_s=0.2) as client:
+        assert client.wait_ready(60)
+        handle = client.submit(GenerationRequest("r0", [5, 6, 7], 400, ignore_eos=True))
+        poll_until(lambda: client.stats().running == 1, timeout_s=30, what="admission")
+        old_pid = client.pid
+        inc = client._inc
+        assert inc is not None
+        # a second sender on the link's socket (a zmq PULL takes any peer): a push as the
+        # wire once carried it, (code, request id, tokens, None)
+        sender = zmq.Context.instance().socket(zmq.PUSH)
+        sender.setsockopt(zmq.LINGER, 0)
+        sender.connect(f"ipc://{inc.paths[1]}")
+        try:
+            sender.send(encoder.encode(["step", [["P", "r0", [7], None]], [], ""]))
+            assert handle.wait(30) is FinishReason.ERROR
+            poll_until(lambda: client.restarts == 1 and client.ready(), timeout_s=60,
+                       what="a new engine")
+        finally:
+            sender.close()
+        assert client.pid != old_pid
+        assert "malformed message" in caplog.text and "at `$[1][0]`" in caplog.text
+        assert telemetry.registry.get_sample_value(
+            "servescope_engine_restarts_total", {"pool": "default", "reason": "fatal"}) == 1
+        assert client.wait_idle(10)
 
 
 @pytest.mark.parametrize(("prompt", "why"), [

@@ -1,0 +1,85 @@
+"""The engine's events cross the process boundary as typed structs.
+
+Each kind round-trips through the wire encoder and the API process's typed decoder; a
+malformed message (the old untyped tuple, an unknown kind, a reason no dashboard knows) is
+refused at decoding with an error that names what is wrong, before any of it is applied.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import msgspec
+import pytest
+
+from servescope.instrumentation import FinishReason, StepReport
+from servescope.reference.engine_wire import (
+    Admitted,
+    Close,
+    Decided,
+    Event,
+    Finish,
+    FromEngine,
+    LeftWaiting,
+    Paused,
+    PrefillDone,
+    Push,
+    Requeued,
+    Resumed,
+    Scheduled,
+    StepMessage,
+    WantCredit,
+    decoder_from_engine,
+    decoder_to_engine,
+    encoder,
+)
+
+EVERY_KIND: list[Event] = [
+    Admitted("r1"), Scheduled("r1", 1.5), PrefillDone("r1", 2.0), Paused("r1", None),
+    Resumed("r1", 3.0), Push("r1", [1, 2, 3]), WantCredit("r1"), Close("r1", True),
+    Decided("r1", FinishReason.DEADLINE), Finish("r1", FinishReason.DEADLINE, 4.0),
+    Finish("r2", FinishReason.CLIENT_CANCEL), LeftWaiting(), Requeued(),
+    StepMessage(advanced=[("r1", 1, 0, 2.5)], now=2.5, kv_blocks_used=3, running=1,
+                forward_seconds={"decode": 0.01}, step_tokens={"decode": 1})]
+
+
+def _frame(events: list[object]) -> bytes:
+    return encoder.encode(["step", events, [], ""])
+
+
+def test_every_event_kind_round_trips_in_order() -> None:
+    msg = decoder_from_engine.decode(encoder.encode(FromEngine("step", EVERY_KIND)))
+    assert msg.events == EVERY_KIND
+    assert len({type(e) for e in msg.events}) == len(Event.__args__)  # every kind once
+
+
+def test_the_old_untyped_tuple_is_refused_with_the_field_named() -> None:
+    with pytest.raises(msgspec.ValidationError, match=r"at most length .* at `\$\[1\]\[0\]`"):
+        decoder_from_engine.decode(_frame([["P", "r1", [7], None]]))
+
+
+def test_an_unknown_event_kind_is_refused() -> None:
+    with pytest.raises(msgspec.ValidationError, match="Invalid value 'X'"):
+        decoder_from_engine.decode(_frame([["X", "r1"]]))
+
+
+def test_a_field_of_the_wrong_type_is_refused() -> None:
+    with pytest.raises(msgspec.ValidationError, match="Expected `array`"):
+        decoder_from_engine.decode(_frame([["P", "r1", "not tokens"]]))
+
+
+def test_a_finish_reason_outside_the_closed_set_is_refused_both_ways() -> None:
+    with pytest.raises(msgspec.ValidationError, match="Invalid enum value 'exploded'"):
+        decoder_from_engine.decode(_frame([["F", "r1", "exploded", None]]))
+    with pytest.raises(msgspec.ValidationError, match="Invalid enum value 'exploded'"):
+        decoder_to_engine.decode(encoder.encode([[], [["r1", "exploded"]], [], [], False,
+                                                 False]))
+
+
+def test_the_step_message_carries_every_step_report_field() -> None:
+    """A field added to StepReport must cross the boundary too (it once lost two)."""
+    report = {f.name for f in dataclasses.fields(StepReport)}
+    message = set(StepMessage.__struct_fields__)
+    # the recorders travel as request ids inside ``advanced``; the API side counts its buffers
+    assert report - message == {"buffered_tokens"}
+    assert message - report == set()
