@@ -67,6 +67,32 @@ class Mix:
                   cat.HOOK: 4, cat.METRIC: 4, cat.LABEL: 2}
         return closed[key]
 
+    def label_sets(self, spec: MetricSpec) -> list[dict[str, str]]:
+        """Every label set ``spec`` takes in this mix, with stand-in values for the open
+        labels (models ``m0``…, priority classes ``p0``…, redaction kinds ``k0``…): what a
+        replica of the mix exports, for tests and the fleet benchmark to write."""
+        sets: list[dict[str, str]] = [{}]
+        for key in spec.labels:
+            sets = [{**labels, key: value} for labels in sets
+                    for value in self._sample_values(spec, key)]
+        return sets
+
+    def _sample_values(self, spec: MetricSpec, key: str) -> list[str]:
+        if key == cat.REASON:
+            return list({cat.REJECTED.name: REJECTION_REASONS[:self.rejection_reasons],
+                         cat.ENGINE_RESTARTS.name: _RESTART_REASONS,
+                         cat.SPANS_DROPPED.name: _DROP_REASONS}[spec.name])
+        if key == cat.KIND:
+            return list(_REDACTION_SIGNALS) if spec is cat.REDACTION_ENABLED else \
+                [f"k{i}" for i in range(self.redaction_kinds)]
+        return {cat.MODEL: [f"m{i}" for i in range(self.models + self.adapters)],
+                cat.PRIORITY: [f"p{i}" for i in range(self.priorities)],
+                cat.FINISH_REASON: [r.value for r in FinishReason][:self.finish_reasons],
+                cat.STAGE: [s.value for s in TokenStage],
+                cat.POOL: [f"pool{i}" if i else "default" for i in range(self.pools)],
+                cat.PHASE: ["prefill", "decode"],
+                cat.SIGNAL: [r.value for r in FinishReason]}[key]
+
 
 REFERENCE_MIX = Mix(models=3, priorities=3)
 #: The budget of ``REFERENCE_MIX`` under the default SLO spec. A change that raises it fails

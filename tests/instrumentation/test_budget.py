@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
@@ -13,14 +14,12 @@ from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.budget import (
     REFERENCE_BUDGET,
     REFERENCE_MIX,
-    REJECTION_REASONS,
     Mix,
     series_by_family,
     series_per_replica,
 )
 from servescope.instrumentation.metrics import MetricSet, render
 from servescope.instrumentation.slo import SLOSpec
-from servescope.instrumentation.status import FinishReason, TokenStage
 
 
 def test_the_reference_mix_stays_within_its_pinned_budget() -> None:
@@ -31,30 +30,10 @@ def test_the_reference_mix_stays_within_its_pinned_budget() -> None:
 
 def _touch_every_child(metrics: MetricSet, mix: Mix) -> None:
     """Write every series the mix declares, through the guarded path the hooks use."""
-    values = {
-        cat.MODEL: [f"m{i}" for i in range(mix.models)],
-        cat.PRIORITY: [f"p{i}" for i in range(mix.priorities)],
-        cat.FINISH_REASON: [r.value for r in FinishReason],
-        cat.STAGE: [s.value for s in TokenStage], cat.POOL: ["default"],
-        cat.PHASE: ["prefill", "decode"], cat.SIGNAL: [r.value for r in FinishReason],
-    }
-    reasons = {cat.REJECTED.name: list(REJECTION_REASONS),
-               cat.ENGINE_RESTARTS.name: ["exited", "lease_expired", "fatal", "startup_timeout"],
-               cat.SPANS_DROPPED.name: ["queue_full", "export_failed", "shutdown"]}
     for spec in cat.CATALOG:
         if spec.group == "client" or spec in (cat.HOOK_ERRORS, cat.LABELS_FOLDED):
             continue
-        combos: list[dict[str, str]] = [{}]
-        for key in spec.labels:
-            if key == cat.REASON:
-                domain = reasons[spec.name]
-            elif key == cat.KIND:
-                domain = ["spans", "logs"] if spec is cat.REDACTION_ENABLED else \
-                    [f"k{i}" for i in range(mix.redaction_kinds)]
-            else:
-                domain = values[key]
-            combos = [{**c, key: v} for c in combos for v in domain]
-        for labels in combos:
+        for labels in mix.label_sets(spec):
             metrics.child(spec, **labels)
 
 
@@ -94,3 +73,13 @@ def test_the_cli_prints_the_table() -> None:
     bad = subprocess.run([sys.executable, "-m", "servescope", "budget", "--models", "0"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "--models" in bad.stderr
+
+
+def test_the_label_sets_a_mix_lists_are_the_ones_it_counts() -> None:
+    mix = Mix(models=2, adapters=1, priorities=3, pools=2, redaction_kinds=5)
+    for spec in cat.CATALOG:
+        if spec.group == "client" or spec in (cat.HOOK_ERRORS, cat.LABELS_FOLDED):
+            continue
+        sets = mix.label_sets(spec)
+        assert len({tuple(sorted(s.items())) for s in sets}) == len(sets), spec.name
+        assert len(sets) == math.prod(mix.values(spec, key) for key in spec.labels), spec.name
