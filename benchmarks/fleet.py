@@ -17,10 +17,19 @@ generated servescope rules every 15 s for ``--duration`` seconds. Then, per N:
   same run: as generated (fleet panels read recorded series) and with every query on raw
   series (the dashboards before they read recordings): p50/p99/max and the slowest five.
 
-Only ``--duration`` of history exists, so a 1 h query reads that much data; the 1 d and 3 d SLO
-windows are not backfilled.
+With ``--backfill HOURS`` (e.g. 72) the Prometheus data dir starts with that much history,
+written as OpenMetrics text and loaded with ``promtool tsdb create-blocks-from openmetrics``
+before Prometheus starts: every replica's counters and histograms at a coarse step
+(``--backfill-step``, default 900 s), advancing on the same clock the live replay then continues
+(no reset), and the SLO rules' first stage (the recordings the 30 m to 3 d windows sum over) at
+the evaluation interval, as a Prometheus that ran that long would hold them. Their values are
+what the rules compute: a throwaway Prometheus evaluates each first-stage expression on a short
+history of one replica (rates are exact on linear counters), scaled by the fleet's summed pace.
+So the 1 d and 3 d windows are full and the SLO groups' evaluation time is that of a long-running
+Prometheus. Without it only ``--duration`` of history exists, and a 1 h dashboard query reads
+that much data either way (the raw history is too coarse for a 1 m rate).
 
-Run: python benchmarks/fleet.py [--replicas 10,100] [--duration 240]
+Run: python benchmarks/fleet.py [--replicas 10,100] [--duration 240] [--backfill 72]
 Prints a table per N and one JSON line.
 """
 
@@ -161,11 +170,27 @@ def parse(text: str) -> tuple[list[str], list[Sample]]:
     return comments, samples
 
 
-def serve(text: str, replicas: int, port: int, started: float) -> None:
-    """One process serving every replica's exposition, advanced to the time of the scrape."""
+def paces(replicas: int) -> list[float]:
+    """Each replica's pace: its counters grow by that share of the captured values a minute."""
+    return [random.Random(i).uniform(0.5, 1.5) for i in range(replicas)]
+
+
+def growth(pace: float, seconds: float) -> float:
+    """The factor on a replica's captured counter values ``seconds`` after the clock's origin:
+    linear, so every rate is constant and the live replay continues its backfilled history."""
+    return 1.0 + pace * seconds / 60.0
+
+
+def instance(i: int) -> str:
+    return f"replica-{i:04d}"
+
+
+def serve(text: str, replicas: int, port: int, origin: float) -> None:
+    """One process serving every replica's exposition, advanced to the time of the scrape
+    (counted from ``origin``, the start of the backfilled history if there is one)."""
     comments, samples = parse(text)
     header = "\n".join(comments) + "\n"
-    pace = [random.Random(i).uniform(0.5, 1.5) for i in range(replicas)]
+    pace = paces(replicas)
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
@@ -173,7 +198,7 @@ def serve(text: str, replicas: int, port: int, started: float) -> None:
             if match is None or int(match.group(1)) >= replicas:
                 self.send_error(404)
                 return
-            grow = 1.0 + pace[int(match.group(1))] * (time.time() - started) / 60.0
+            grow = growth(pace[int(match.group(1))], time.time() - origin)
             body = (header + "".join(
                 f"{s.prefix}{s.value * grow if s.grows else s.value!r}\n" for s in samples)
             ).encode()
@@ -220,20 +245,25 @@ class Prometheus:
             self.process.kill()
 
 
-def start_prometheus(root: Path, replicas: int, port: int) -> Prometheus:
-    binary = shutil.which("prometheus")
-    if binary is None:
-        raise SystemExit("fleet: needs the prometheus binary (Debian package 'prometheus')")
+def fleet_config(root: Path, replicas: int, port: int) -> dict[str, Any]:
+    """Scrape every replica, evaluate the generated rules, both every interval."""
     rules = root / "rules.yaml"
     rules.write_text(dump(rules_document(SLOSpec.default(), Options())))
     targets = [{"targets": [f"127.0.0.1:{port}"],
-                "labels": {"instance": f"replica-{i:04d}",
+                "labels": {"instance": instance(i),
                            "__metrics_path__": f"/replica/{i}/metrics"}}
                for i in range(replicas)]
-    config = {"global": {"scrape_interval": f"{INTERVAL_S}s", "scrape_timeout": "10s",
-                         "evaluation_interval": f"{INTERVAL_S}s"},
-              "rule_files": [str(rules)],
-              "scrape_configs": [{"job_name": JOB, "static_configs": targets}]}
+    return {"global": {"scrape_interval": f"{INTERVAL_S}s", "scrape_timeout": "10s",
+                       "evaluation_interval": f"{INTERVAL_S}s"},
+            "rule_files": [str(rules)],
+            "scrape_configs": [{"job_name": JOB, "static_configs": targets}]}
+
+
+def start_prometheus(root: Path, config: dict[str, Any]) -> Prometheus:
+    """Prometheus on ``root/data`` (which may hold backfilled blocks already)."""
+    binary = shutil.which("prometheus")
+    if binary is None:
+        raise SystemExit("fleet: needs the prometheus binary (Debian package 'prometheus')")
     (root / "prometheus.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     web = free_port()
     process = subprocess.Popen(
@@ -252,11 +282,148 @@ def start_prometheus(root: Path, replicas: int, port: int) -> Prometheus:
     raise SystemExit(f"fleet: prometheus did not start: {(root / 'prometheus.log').read_text()}")
 
 
+# --- backfilled history -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Backfill:
+    hours: float  # history before the live replay starts
+    step_s: int  # the replicas' raw samples, this far apart
+    samples: int = 0  # written in all (raw and recorded)
+    seconds: float = 0.0  # writing the text and promtool making the blocks
+    checks: dict[str, float] = field(default_factory=dict)  # what the history reads back as
+
+
+def labelled(prefix: str, labels: str) -> str:
+    """A sample's ``name{...} `` with ``labels`` (``job="x",instance="y"``) put first."""
+    name, brace, rest = prefix.partition("{")
+    if not brace:
+        return f"{name.rstrip()}{{{labels}}} "
+    return f"{name}{{{labels}{'' if rest.startswith('}') else ','}{rest}"
+
+
+def replica_history(samples: list[Sample], pace: list[float], origin: float,
+                    times: range) -> Iterator[str]:
+    """OpenMetrics lines of every replica's samples at ``times`` (Unix seconds), counters and
+    histograms advanced as the live replay advances them, gauges at their level."""
+    prefixes = [[labelled(s.prefix, f'job="{JOB}",instance="{instance(i)}"') for s in samples]
+                for i in range(len(pace))]
+    for t in times:
+        for named, p in zip(prefixes, pace, strict=True):
+            grow = growth(p, t - origin)
+            yield "".join(f"{head}{s.value * grow if s.grows else s.value!r} {t}\n"
+                          for head, s in zip(named, samples, strict=True))
+
+
+def windowed_records(document: dict[str, Any]) -> list[dict[str, Any]]:
+    """The recording rules that other rules sum over long windows (the SLO rules' first
+    stage: rates by job and model): what a 1 d or 3 d window reads."""
+    rules = [rule for group in document["groups"] for rule in group["rules"]]
+    exprs = " ".join(str(rule["expr"]) for rule in rules)
+    read = set(re.findall(r"sum_over_time\(([A-Za-z_:][A-Za-z0-9_:]*)", exprs))
+    return [rule for rule in rules if rule.get("record") in read and "rate(" in rule["expr"]]
+
+
+def promtool_blocks(text: Path, data: Path) -> None:
+    binary = shutil.which("promtool")
+    if binary is None:
+        raise SystemExit("fleet: --backfill needs promtool (Debian package 'prometheus')")
+    # 54 h blocks: fewer passes over the text than 2 h ones, and too large to be compacted
+    # again while the benchmark measures
+    done = subprocess.run([binary, "tsdb", "create-blocks-from", "openmetrics",
+                           "--max-block-duration=72h", str(text), str(data)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"fleet: promtool could not load the history: {done.stderr[-2000:]}")
+
+
+def unit_rates(samples: list[Sample], records: list[dict[str, Any]],
+               work: Path) -> list[tuple[dict[str, str], float]]:
+    """Each windowed record's series and value for one replica at pace 1, as a real
+    Prometheus evaluates the rule's expression on two hours of that replica's history."""
+    now = int(time.time())
+    times = range(now - 2 * 3600, now + 1, 900)
+    history = work / "unit.om"
+    with history.open("w") as out:
+        out.writelines(replica_history(samples, [1.0], times.start, times))
+        out.write("# EOF\n")
+    promtool_blocks(history, work / "data")
+    prom = start_prometheus(work, {"global": {"evaluation_interval": f"{INTERVAL_S}s"}})
+    found = []
+    try:
+        for rule in records:
+            # a window over two samples or more, between samples: the rate is the slope
+            expr = re.sub(r"\[[0-9a-z]+\]", "[30m]", rule["expr"])
+            data, _ = prom.get("/api/v1/query", query=expr, time=str(now - 450))
+            for item in data["result"]:
+                labels = {**item["metric"], **rule.get("labels", {}), "__name__": rule["record"]}
+                found.append((labels, float(item["value"][1])))
+    finally:
+        prom.stop()
+    return found
+
+
+def record_history(series: list[tuple[dict[str, str], float]], scale: float,
+                   times: range) -> Iterator[str]:
+    """OpenMetrics lines of recorded series, each at its value times ``scale``."""
+    for labels, value in series:
+        name = labels["__name__"]
+        pairs = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()) if k != "__name__")
+        yield "".join(f"{name}{{{pairs}}} {value * scale!r} {t}\n" for t in times)
+
+
+def check_backfill(prom: Prometheus) -> dict[str, float]:
+    """That the history is there and continues into the live replay: the fewest samples a 3 d
+    window of the first stage holds, the fleet's finished requests per second over the last two
+    live scrapes divided by the backfilled first stage's 1 h ago (1: the history holds the
+    rate the rules compute live), and the counter resets across history and live scrapes (0)."""
+    checks = {
+        "first_stage_samples_3d": "min(count_over_time(servescope_job:slo_all:rate5m[3d]))",
+        "live_over_backfilled_rate": "sum(irate(servescope_requests_finished_total[1m])) / sum("
+        "servescope_job:slo_all:rate5m{slo=\"availability\"} offset 1h)",
+        "counter_resets_3d": "sum(resets(servescope_requests_finished_total[3d]))",
+    }
+    found = {}
+    for name, query in checks.items():
+        data, _ = prom.get("/api/v1/query", query=query)
+        found[name] = round(float(data["result"][0]["value"][1]), 4) if data["result"] else -1.0
+    return found
+
+
+def backfill(text: str, replicas: int, root: Path, origin: int, start: int,
+             step_s: int) -> Backfill:
+    """Write [origin, start) of history into ``root/data``: the replicas' raw series every
+    ``step_s`` and the SLO first stage every evaluation interval. The fleet's first-stage
+    values are one replica's at pace 1 times the summed paces: every replica replays the same
+    exposition at its own pace, and those rules add and subtract rates, which scale with it."""
+    t0 = time.perf_counter()
+    _, samples = parse(text)
+    pace = paces(replicas)
+    unit = root / "unit"
+    unit.mkdir()
+    series = unit_rates(samples, windowed_records(
+        rules_document(SLOSpec.default(), Options())), unit)
+    shutil.rmtree(unit)
+    raw = range(origin, start - step_s // 2, step_s)
+    # the first stage exists once its 5 m window holds two scrapes
+    recorded = range(origin + 300, start - INTERVAL_S // 2, INTERVAL_S)
+    history = root / "history.om"
+    with history.open("w") as out:
+        out.writelines(replica_history(samples, pace, origin, raw))
+        out.writelines(record_history(series, sum(pace), recorded))
+        out.write("# EOF\n")
+    promtool_blocks(history, root / "data")
+    history.unlink()
+    return Backfill((start - origin) / 3600, step_s,
+                    len(raw) * replicas * len(samples) + len(recorded) * len(series),
+                    time.perf_counter() - t0)
+
+
 # --- measuring -----------------------------------------------------------------------------
 
 @dataclass
 class Run:
     replicas: int
+    backfill: Backfill | None = None
     head_series: int = 0
     rss_mb: float = 0.0
     peak_rss_mb: float = 0.0
@@ -319,16 +486,27 @@ def time_queries(prom: Prometheus, run: Run) -> None:
         run.empty_queries[mode] = empty
 
 
-def measure(replicas: int, duration: float, text: str) -> Run:
+def measure(replicas: int, duration: float, text: str, history_h: float,
+            step_s: int) -> Run:
     run = Run(replicas)
     port = free_port()
-    server = multiprocessing.Process(target=serve, args=(text, replicas, port, time.time()),
-                                     daemon=True)
-    server.start()
     with tempfile.TemporaryDirectory(prefix="fleet-") as tmp:
-        prom = start_prometheus(Path(tmp), replicas, port)
+        root = Path(tmp)
+        start = int(time.time())
+        origin = start - int(history_h * 3600)
+        if history_h > 0:
+            run.backfill = backfill(text, replicas, root, origin, start, step_s)
+            print(f"fleet: {replicas} replicas, {run.backfill.hours:.0f} h backfilled "
+                  f"({run.backfill.samples:,} samples) in {run.backfill.seconds:.0f} s",
+                  flush=True)
+        server = multiprocessing.Process(target=serve, args=(text, replicas, port, origin),
+                                         daemon=True)
+        server.start()
+        prom = start_prometheus(root, fleet_config(root, replicas, port))
         try:
             watch_rules(prom, run, duration)
+            if run.backfill is not None:
+                run.backfill.checks.update(check_backfill(prom))
             status, _ = prom.get("/api/v1/status/tsdb")
             run.head_series = int(status["headStats"]["numSeries"])
             run.rss_mb, _ = prom.rss()
@@ -370,6 +548,15 @@ def report(runs: list[Run], duration: float, exposition: str) -> None:
             print(f"  slowest five, {mode} (total {s['total_s']} s):")
             for item in s["slowest"]:
                 print(f"    {item['s']:8.3f} s  {item['panel']}")
+        if run.backfill is not None:
+            b = run.backfill
+            slo = ", ".join(f"{k} {med * 1000:.1f} / {top * 1000:.1f} ms"
+                            for k, (med, top) in sorted(run.rule_groups.items())
+                            if "slo" in k)
+            print(f"  SLO groups with {b.hours:.0f} h backfilled (raw every {b.step_s} s, "
+                  f"{b.samples:,} samples, {b.seconds:.0f} s to write and load), median / "
+                  f"largest: {slo}")
+            print(f"  backfill reads back as: {b.checks}")
         print("  rule groups, evaluation time median / largest: " + ", ".join(
             f"{k} {med * 1000:.1f} / {top * 1000:.1f} ms" for k, (med, top) in
             sorted(run.rule_groups.items(), key=lambda kv: -kv[1][1])))
@@ -382,6 +569,11 @@ def report(runs: list[Run], duration: float, exposition: str) -> None:
                                       for k, (m, t) in run.rule_groups.items()},
                     "empty_queries": run.empty_queries,
                     "rule_failures": run.rule_failures, "recorded": rec, "raw": raw,
+                    "backfill": None if run.backfill is None else {
+                        "hours": run.backfill.hours, "raw_step_s": run.backfill.step_s,
+                        "samples": run.backfill.samples,
+                        "seconds": round(run.backfill.seconds, 1),
+                        "checks": run.backfill.checks},
                     "failed_queries": run.failed_queries})
     print(json.dumps({"benchmark": "fleet", "duration_s": duration, "interval_s": INTERVAL_S,
                       "range_s": RANGE_S, "step_s": STEP_S, "exposition": exposition,
@@ -393,6 +585,12 @@ def main() -> None:
     parser.add_argument("--replicas", default="10,100", help="comma-separated fleet sizes")
     parser.add_argument("--duration", type=float, default=240.0,
                         help="seconds of scraping before the queries run")
+    parser.add_argument("--backfill", type=float, default=0.0, metavar="HOURS",
+                        help="hours of history loaded with promtool before Prometheus starts "
+                        "(72 fills the 1 d and 3 d SLO windows; default none)")
+    parser.add_argument("--backfill-step", type=int, default=900, metavar="SECONDS",
+                        help="step of the replicas' raw history (the SLO first stage is "
+                        f"written every {INTERVAL_S} s)")
     parser.add_argument("--exposition", type=Path, default=None,
                         help="a captured /metrics text to replay (default: the production mix)")
     args = parser.parse_args()
@@ -400,7 +598,8 @@ def main() -> None:
     where = str(args.exposition.name) if args.exposition else "production mix"
     series = len(parse(text)[1])
     print(f"fleet: one replica exports {series} series ({where})")
-    runs = [measure(int(n), args.duration, text) for n in args.replicas.split(",")]
+    runs = [measure(int(n), args.duration, text, args.backfill, args.backfill_step)
+            for n in args.replicas.split(",")]
     report(runs, args.duration, f"{where}, {series} series per replica")
 
 
