@@ -63,10 +63,9 @@ from servescope.harness.load_summary import percentile
 from servescope.instrumentation import DeclaredLabels
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.buckets import ladders
-from servescope.instrumentation.budget import REFERENCE_MIX, REJECTION_REASONS
+from servescope.instrumentation.budget import REFERENCE_MIX
 from servescope.instrumentation.metrics import MetricSet, render
 from servescope.instrumentation.slo import SLOSpec
-from servescope.instrumentation.status import FinishReason, TokenStage
 from servescope.promql.flavor import SERVESCOPE
 
 INTERVAL_S = 15
@@ -82,31 +81,6 @@ def free_port() -> int:
 
 
 # --- the exposition ------------------------------------------------------------------------
-
-def _domains(spec: cat.MetricSpec) -> list[dict[str, str]]:
-    mix = REFERENCE_MIX
-    values = {
-        cat.MODEL: [f"m{i}" for i in range(mix.models)],
-        cat.PRIORITY: [f"p{i}" for i in range(mix.priorities)],
-        cat.FINISH_REASON: [r.value for r in FinishReason],
-        cat.STAGE: [s.value for s in TokenStage], cat.POOL: ["default"],
-        cat.PHASE: ["prefill", "decode"], cat.SIGNAL: [r.value for r in FinishReason],
-    }
-    reasons = {cat.REJECTED.name: list(REJECTION_REASONS),
-               cat.ENGINE_RESTARTS.name: ["exited", "lease_expired", "fatal", "startup_timeout"],
-               cat.SPANS_DROPPED.name: ["queue_full", "export_failed", "shutdown"]}
-    combos: list[dict[str, str]] = [{}]
-    for key in spec.labels:
-        if key == cat.REASON:
-            domain = reasons[spec.name]
-        elif key == cat.KIND:
-            domain = ["spans", "logs"] if spec is cat.REDACTION_ENABLED else \
-                [f"k{i}" for i in range(mix.redaction_kinds)]
-        else:
-            domain = values[key]
-        combos = [{**c, key: v} for c in combos for v in domain]
-    return combos
-
 
 def production_mix() -> str:
     """The exposition of one replica of the production mix (the series budget's reference
@@ -126,7 +100,7 @@ def production_mix() -> str:
     served = [spec for spec in cat.CATALOG if spec.group != "client"
               and spec not in (cat.HOOK_ERRORS, cat.LABELS_FOLDED)]
     for spec in served:
-        for labels in _domains(spec):
+        for labels in REFERENCE_MIX.label_sets(spec):
             child = metrics.child(spec, **labels)
             if spec.buckets is not None:
                 ladder = list(bounds[spec.buckets])
