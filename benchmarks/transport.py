@@ -32,7 +32,7 @@ from typing import Any
 import httpx
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.server import LocalServer
 

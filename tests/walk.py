@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from servescope.instrumentation import FinishReason, StepReport, Telemetry
-from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation.request_recorder import RequestRecorder
 
 PAUSE = "pause"  # in ``deliveries``: the stream pauses, the clock moves by durations["pause"]
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from servescope.instrumentation import FinishReason, NullTelemetry, Telemetry, TerminalState
-from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.terminal import Once
 from servescope.reference.engine_client import RemoteLifecycle
 from servescope.reference.engine_process import _EventRecorder

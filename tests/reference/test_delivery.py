@@ -22,7 +22,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from recorders import capture_recorders
 from waiting import poll_until
 
-from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.reference import delivery
 from servescope.reference import server as server_module
 from servescope.reference.config import EngineConfig, ModelConfig

@@ -30,7 +30,7 @@ import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from recorders import capture_recorders
 
-from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.setup import setup_telemetry
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.engine import Engine

@@ -19,7 +19,7 @@ import pytest
 from waiting import poll_until
 
 from servescope.instrumentation import Telemetry
-from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.server import LocalServer
 

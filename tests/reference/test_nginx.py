@@ -24,7 +24,7 @@ from otlp_receiver import free_port
 from recorders import capture_recorders
 from waiting import poll_until
 
-from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.server import LocalServer
 

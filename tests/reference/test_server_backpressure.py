@@ -25,7 +25,7 @@ from recorders import capture_recorders
 from waiting import poll_until
 
 from servescope.harness.loadgen import Reading, stream_once
-from servescope.instrumentation.recorder import RequestRecorder
+from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, HttpLimits, ModelConfig
 from servescope.reference.server import DEFAULT_SEND_BUFFER_BYTES, LocalServer
 from servescope.reference.sse import Shape, _event
