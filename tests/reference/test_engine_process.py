@@ -39,7 +39,9 @@ STREAMS = 64
 
 
 def _config(**overrides: Any) -> EngineConfig:
-    return EngineConfig(**{"model": TINY, "block_size": 8, "num_blocks": 2048,
+    # KV for every stream's whole answer (64 x 51 blocks): no preemption, so "all 64 running"
+    # holds for the whole stream, not only until the pool runs out
+    return EngineConfig(**{"model": TINY, "block_size": 8, "num_blocks": 4096,
                            "max_batch": STREAMS, "max_waiting": 256, "stream_capacity": CAP,
                            "stream_low_watermark": 2, **overrides})
 
