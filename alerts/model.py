@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from servescope.promql.query import Query
 
 __all__ = ["FLEET", "REPLICA", "RUNBOOKS", "RUNBOOK_ENV", "SCOPES", "Alert", "Group", "Options",
            "Record", "RuleTiming", "Thresholds", "check_runbook_base", "default_runbook_base",
-           "slug"]
+           "published_runbooks", "slug"]
 
 #: The runbooks' path in the repository, and the setting that overrides where links point.
 RUNBOOKS = "alerts/runbooks.md"
@@ -81,7 +82,9 @@ class Options:
 
     flavor: Flavor = SERVESCOPE
     job_regex: str | None = None
-    runbook_base: str = RUNBOOKS
+    # the published runbooks, as the CLI's default (a late-bound call: published_runbooks is
+    # defined below and reads the installed distribution's metadata)
+    runbook_base: str = field(default_factory=lambda: published_runbooks() or RUNBOOKS)
     timing: RuleTiming = field(default_factory=RuleTiming)
     thresholds: Thresholds = field(default_factory=Thresholds)
 
@@ -100,10 +103,12 @@ def default_runbook_base(root: Path | None = None) -> str:
     """Where alert notifications link (``servescope generate --runbook-base`` overrides):
 
     1. ``SERVESCOPE_RUNBOOK_BASE``;
-    2. ``[tool.servescope] runbook_base`` in ``root/pyproject.toml``;
-    3. the repository in ``[project.urls]`` (``Repository``, else ``Source`` or
-       ``Homepage``) at the released tag: ``{repository}/blob/v{version}/alerts/runbooks.md``,
-       which resolves once that version is published;
+    2. ``[tool.servescope] runbook_base`` in ``root/pyproject.toml`` (the user's own project);
+    3. the repository servescope is published from (the installed distribution's
+       ``Project-URL: Repository``) at the installed version's tag,
+       ``{repository}/blob/v{version}/alerts/runbooks.md``, which resolves once that version
+       is published; a user's own ``[project.urls]`` is not read: it names their project,
+       which does not hold these runbooks;
     4. else the path in the repository (resolves only where the checkout is browsed).
     """
     configured = os.environ.get(RUNBOOK_ENV, "").strip()
@@ -112,17 +117,31 @@ def default_runbook_base(root: Path | None = None) -> str:
     try:
         meta = tomllib.loads(((root or Path(".")) / "pyproject.toml").read_text("utf-8"))
     except (OSError, tomllib.TOMLDecodeError):
-        return RUNBOOKS
+        meta = {}
     tool = meta.get("tool", {}).get("servescope", {}).get("runbook_base")
     if tool:
         return check_runbook_base(str(tool), "[tool.servescope] runbook_base")
-    project = meta.get("project", {})
-    urls = project.get("urls", {})
+    return published_runbooks() or RUNBOOKS
+
+
+def published_runbooks(distribution: str = "servescope") -> str | None:
+    """The runbooks at the installed version's tag in the repository the distribution names
+    (``Project-URL: Repository``, else ``Source`` or ``Homepage``), or None."""
+    try:
+        meta = metadata.metadata(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+    urls = dict(_project_url(entry) for entry in meta.get_all("Project-URL") or [])
     repository = next((urls[k] for k in ("Repository", "Source", "Homepage") if urls.get(k)),
                       None)
-    if repository and project.get("version"):
-        return f"{str(repository).rstrip('/')}/blob/v{project['version']}/{RUNBOOKS}"
-    return RUNBOOKS
+    if not repository or not meta["Version"]:
+        return None
+    return f"{repository.rstrip('/')}/blob/v{meta['Version']}/{RUNBOOKS}"
+
+
+def _project_url(entry: str) -> tuple[str, str]:
+    label, _, url = entry.partition(",")
+    return label.strip(), url.strip()
 
 
 def check_runbook_base(base: str, field_name: str) -> str:

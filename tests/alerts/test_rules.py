@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from servescope.alerts import diagnostics, slo_rules
-from servescope.alerts.model import Alert, Options, Record, slug
+from servescope.alerts.model import Alert, Options, Record, default_runbook_base, slug
 from servescope.alerts.render import all_rules, render
 from servescope.dashboards import lint
 from servescope.instrumentation import catalog as cat
@@ -110,7 +110,9 @@ def test_every_alert_is_documented() -> None:
         assert (notes["summary"] and "{{ $" in notes["description"]) or \
             alert["alert"] == "ServescopeTargetsMissing"
         url = notes["runbook_url"]
-        assert url.startswith("alerts/runbooks.md#")
+        # the shipped rules link to the published repository at the released tag
+        assert url.startswith(default_runbook_base(ROOT) + "#"), url
+        assert url.startswith("https://"), url
         assert url.split("#", 1)[1] in anchors, url
 
 

@@ -5,18 +5,27 @@ alerts/runbooks.md, for every flavor's rules and the Kubernetes copies."""
 from __future__ import annotations
 
 import re
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 import yaml
 
-from servescope.alerts.model import RUNBOOK_ENV, RUNBOOKS, default_runbook_base, slug
+from servescope.alerts.model import (
+    RUNBOOK_ENV,
+    RUNBOOKS,
+    default_runbook_base,
+    published_runbooks,
+    slug,
+)
 from servescope.cli import main
 from servescope.commands.generate import expected_files
 from servescope.promql.flavor import FLAVORS
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "https://git.example.com/org/servescope/blob/v0.1.0/alerts/runbooks.md"
+#: where servescope is published (pyproject.toml [project.urls])
+PUBLISHED_REPOSITORY = "https://github.com/servescope/servescope"
 
 
 def _headings() -> set[str]:
@@ -49,19 +58,34 @@ def test_every_alert_links_to_a_heading_that_exists(flavor: str) -> None:
             assert anchor in headings, f"{url}: no such heading in {RUNBOOKS}"
 
 
-def test_the_base_comes_from_the_setting_then_pyproject(tmp_path, monkeypatch) -> None:
+def test_the_base_comes_from_the_setting_then_the_published_repository(tmp_path,
+                                                                       monkeypatch) -> None:
     monkeypatch.delenv(RUNBOOK_ENV, raising=False)
-    assert default_runbook_base(tmp_path) == RUNBOOKS  # no pyproject: the repository path
+    meta = metadata.metadata("servescope")
+    published = (f"{PUBLISHED_REPOSITORY}/blob/v{meta['Version']}/alerts/runbooks.md")
+    # nothing configured: servescope's own repository at the installed version's tag
+    assert default_runbook_base(tmp_path) == published
+    # a user's own [project.urls] names their project, which does not hold these runbooks
     (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "servescope"\nversion = "1.2.0"\n'
-        '[project.urls]\nRepository = "https://git.example.com/org/servescope/"\n')
-    assert default_runbook_base(tmp_path) == (
-        "https://git.example.com/org/servescope/blob/v1.2.0/alerts/runbooks.md")
+        '[project]\nname = "acme-serving"\nversion = "1.2.0"\n'
+        '[project.urls]\nRepository = "https://git.example.com/acme/serving/"\n')
+    assert default_runbook_base(tmp_path) == published
     with (tmp_path / "pyproject.toml").open("a") as fh:
         fh.write('[tool.servescope]\nrunbook_base = "https://wiki.example.com/runbooks"\n')
     assert default_runbook_base(tmp_path) == "https://wiki.example.com/runbooks"
     monkeypatch.setenv(RUNBOOK_ENV, BASE)
     assert default_runbook_base(tmp_path) == BASE
+
+
+def test_an_unpublished_distribution_links_to_the_repository_path() -> None:
+    assert published_runbooks("servescope-no-such-distribution") is None
+
+
+def test_the_shipped_rules_link_to_the_published_runbooks() -> None:
+    rules = yaml.safe_load((ROOT / "alerts/generated/servescope/rules.yaml").read_text())
+    urls = [r["annotations"]["runbook_url"] for g in rules["groups"] for r in g["rules"]
+            if "alert" in r]
+    assert urls and all(u.startswith(PUBLISHED_REPOSITORY + "/blob/v") for u in urls)
 
 
 def test_generate_takes_the_base_from_the_command_line(tmp_path, monkeypatch, capsys) -> None:
