@@ -43,9 +43,9 @@ def register(sub: Any) -> None:
     gen.add_argument("--runbook-base", default=None, metavar="URL",
                      help="where alerts' runbook_url links point, e.g. https://git.example.com"
                      "/org/servescope/blob/v0.1.0/alerts/runbooks.md (default: "
-                     "SERVESCOPE_RUNBOOK_BASE, else [tool.servescope] runbook_base or the "
-                     "[project.urls] repository at the released tag in pyproject.toml, else "
-                     "alerts/runbooks.md)")
+                     "SERVESCOPE_RUNBOOK_BASE, else [tool.servescope] runbook_base in "
+                     "pyproject.toml, else servescope's published repository at the installed "
+                     "version's tag)")
     gen.set_defaults(handler=_handler)
 
 
@@ -53,7 +53,7 @@ def expected_files(flavor: str, slo_path: str | None = None, namespace: str | No
                    k8s_labels: dict[str, str] | None = None, runbook_base: str | None = None
                    ) -> dict[str, str]:
     """Repository-relative path -> content of every file the generator makes for ``flavor``."""
-    from servescope.alerts.model import RUNBOOKS, Options
+    from servescope.alerts.model import Options
     from servescope.alerts.render import HEADER, render_k8s_rules
     from servescope.alerts.render import render as render_rules
     from servescope.dashboards.render import render as render_dashboards
@@ -64,7 +64,8 @@ def expected_files(flavor: str, slo_path: str | None = None, namespace: str | No
 
     slo = load_slo(slo_path) if slo_path else SLOSpec.default()
     chosen = get_flavor(flavor)
-    options = Options(flavor=chosen, runbook_base=runbook_base or RUNBOOKS)
+    options = (Options(flavor=chosen, runbook_base=runbook_base) if runbook_base
+               else Options(flavor=chosen))
     return {**render_dashboards(slo, chosen), **render_rules(slo, options),
             **render_k8s_rules(slo, options, namespace=namespace, labels=k8s_labels),
             **render_k8s(slo, chosen, namespace=namespace, labels=k8s_labels, header=HEADER),
