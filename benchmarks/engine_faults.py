@@ -46,12 +46,12 @@ from servescope.harness.load_process import run_apart
 from servescope.harness.load_summary import percentile, scrape
 from servescope.harness.loadgen import LoadConfig, Mix
 from servescope.instrumentation import StepReport, Telemetry
+from servescope.reference.client.engine_client import EngineClient
+from servescope.reference.client.engine_process import _EventRecorder, _EventTelemetry
+from servescope.reference.client.engine_wire import FromEngine, Push, decoder_from_engine, encoder
 from servescope.reference.config import EngineConfig
-from servescope.reference.engine_client import EngineClient
-from servescope.reference.engine_process import _EventRecorder, _EventTelemetry
-from servescope.reference.engine_wire import FromEngine, Push, decoder_from_engine, encoder
-from servescope.reference.request import GenerationRequest
-from servescope.reference.server import LocalServer
+from servescope.reference.core.request import GenerationRequest
+from servescope.reference.transport.server import LocalServer
 
 
 def _config() -> EngineConfig:

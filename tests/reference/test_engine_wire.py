@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 from servescope.instrumentation import FinishReason, StepReport
-from servescope.reference.engine_wire import (
+from servescope.reference.client.engine_wire import (
     Admitted,
     Close,
     Decided,

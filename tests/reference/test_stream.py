@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from servescope.reference.stream import StreamBuffer, StreamOverflow, batched_wakes
+from servescope.reference.core.stream import StreamBuffer, StreamOverflow, batched_wakes
 
 
 def test_push_beyond_capacity_is_refused() -> None:

@@ -48,7 +48,12 @@ from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
 from servescope.instrumentation.engine_health import EngineHealth
 from servescope.instrumentation.terminal import Once
 
-from .config import EngineConfig
+from ..config import EngineConfig
+from ..core.lifecycle import Decision
+from ..core.request import GenerationRequest
+from ..core.stats import EngineStats
+from ..core.stream import StreamBuffer, batched_wakes
+from ..core.tokenizer import ByteTokenizer
 from .engine_process import ChildSpec
 from .engine_wire import (
     Admitted,
@@ -71,18 +76,13 @@ from .engine_wire import (
     encoder,
 )
 from .handle import Handle
-from .lifecycle import Decision
-from .request import GenerationRequest
-from .stats import EngineStats
-from .stream import StreamBuffer, batched_wakes
-from .tokenizer import ByteTokenizer
 
 if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
     from servescope.instrumentation import Telemetry
 
 __all__ = ["EngineClient", "RemoteHandle", "RemoteLifecycle"]
 
-_log = logging.getLogger("servescope.reference.engine_client")
+_log = logging.getLogger("servescope.reference.client.engine_client")
 #: Reason given to submissions while the engine (re)starts; the transport answers 503.
 RESTARTING = "engine_restarting"
 #: Reason given to submissions while the engine misses heartbeats but its lease still runs
@@ -176,7 +176,7 @@ class _EngineProcess:
 
     def __init__(self, spec: ChildSpec) -> None:
         self._popen = subprocess.Popen(
-            [sys.executable, "-P", "-m", "servescope.reference.engine_process"],
+            [sys.executable, "-P", "-m", "servescope.reference.client.engine_process"],
             stdin=subprocess.PIPE, close_fds=True)
         assert self._popen.stdin is not None
         self._popen.stdin.write(spec.to_json())

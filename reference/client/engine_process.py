@@ -37,7 +37,13 @@ from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
 from servescope.instrumentation.step import StepSink
 from servescope.instrumentation.terminal import Once
 
-from .config import EngineConfig
+from ..config import EngineConfig
+from ..core.lifecycle import Lifecycle
+from ..core.model import BatchInput, KVCache, Transformer, pick_device
+from ..core.request import GenerationRequest
+from ..core.scheduler import GroupOutput, Scheduler, StepPlan
+from ..core.sequence import SeqRecord, SeqState
+from ..core.tokenizer import ByteTokenizer
 from .engine_wire import (
     Admitted,
     Close,
@@ -59,16 +65,10 @@ from .engine_wire import (
     decoder_to_engine,
     encoder,
 )
-from .lifecycle import Lifecycle
-from .model import BatchInput, KVCache, Transformer, pick_device
-from .request import GenerationRequest
-from .scheduler import GroupOutput, Scheduler, StepPlan
-from .sequence import SeqRecord, SeqState
-from .tokenizer import ByteTokenizer
 
 __all__ = ["ChildSpec", "EngineCore", "engine_main"]
 
-_log = logging.getLogger("servescope.reference.engine_process")
+_log = logging.getLogger("servescope.reference.client.engine_process")
 
 
 @dataclass(frozen=True)

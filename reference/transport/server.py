@@ -51,14 +51,14 @@ from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
 from servescope.instrumentation.telemetry import Telemetry
 
+from ..client.engine import Engine, RequestHandle
+from ..client.engine_client import RESTARTING, UNRESPONSIVE, EngineClient, RemoteHandle
+from ..config import EngineConfig, HttpLimits
+from ..core.request import GenerationRequest
 from . import delivery
 from . import limits as guard
 from . import openai_schema as schema
-from .config import EngineConfig, HttpLimits
 from .connections import Connections as _Connections
-from .engine import Engine, RequestHandle
-from .engine_client import RESTARTING, UNRESPONSIVE, EngineClient, RemoteHandle
-from .request import GenerationRequest
 from .serving import UvicornThread, listen
 from .sse import EventStreamResponse, Shape, WholeResponse
 
@@ -68,7 +68,7 @@ if TYPE_CHECKING:  # the transport calls the hooks; only the setup helper's type
 __all__ = ["DEFAULT_SEND_BUFFER_BYTES", "LocalServer", "ServerThread", "create_app",
            "declared_labels", "serve"]
 
-_log = logging.getLogger("servescope.reference.server")
+_log = logging.getLogger("servescope.reference.transport.server")
 
 DEFAULT_SEND_BUFFER_BYTES = 4096
 #: Unsent bytes the kernel may hold when the send buffer is left to autotune.

@@ -41,9 +41,9 @@ import torch
 from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
 from servescope.instrumentation.step import StepSink
 
+from ..config import EngineConfig
 from . import speculation
 from .block_pool import BlockPool, block_hashes, chain_hash
-from .config import EngineConfig
 from .lifecycle import SlotPool
 from .mailbox import Mailbox
 from .model import BatchInput, KVCache, Transformer

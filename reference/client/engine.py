@@ -16,16 +16,16 @@ from typing import TYPE_CHECKING
 from servescope.instrumentation import FinishReason
 from servescope.instrumentation.engine_health import EngineHealth
 
-from .config import EngineConfig
+from ..config import EngineConfig
+from ..core.lifecycle import Lifecycle
+from ..core.model import KVCache, Transformer, pick_device
+from ..core.request import GenerationRequest
+from ..core.scheduler import Scheduler
+from ..core.sequence import SeqRecord
+from ..core.stats import EngineStats
+from ..core.stream import StreamBuffer
+from ..core.tokenizer import ByteTokenizer
 from .handle import Handle
-from .lifecycle import Lifecycle
-from .model import KVCache, Transformer, pick_device
-from .request import GenerationRequest
-from .scheduler import Scheduler
-from .sequence import SeqRecord
-from .stats import EngineStats
-from .stream import StreamBuffer
-from .tokenizer import ByteTokenizer
 
 if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
     from servescope.instrumentation import Telemetry
