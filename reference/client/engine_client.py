@@ -572,8 +572,8 @@ class EngineClient:
                 return
             self.messages_received += 1
             inc.last_message = time.monotonic()
-            if msg.stats:
-                self._stats = EngineStats(*msg.stats)
+            if msg.stats is not None:
+                self._stats = msg.stats
                 if self._stats.steps != inc.steps:
                     inc.steps = self._stats.steps
                     inc.last_step = inc.last_message

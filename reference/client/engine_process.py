@@ -20,7 +20,6 @@ pool. The process also exits when its parent is gone.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
@@ -43,6 +42,7 @@ from ..core.model import BatchInput, KVCache, Transformer, pick_device
 from ..core.request import GenerationRequest
 from ..core.scheduler import GroupOutput, Scheduler, StepPlan
 from ..core.sequence import SeqRecord, SeqState
+from ..core.stats import EngineStats
 from ..core.tokenizer import ByteTokenizer
 from .engine_wire import (
     Admitted,
@@ -333,8 +333,8 @@ class EngineCore:
         self.events.clear()
         return out
 
-    def stats(self) -> list[Any]:
-        return list(dataclasses.astuple(self.scheduler.stats))
+    def stats(self) -> EngineStats:
+        return self.scheduler.stats
 
 
 def _warm_up(model: Transformer, cache: KVCache, device: torch.device) -> None:

@@ -30,7 +30,6 @@ each event on at once, whatever ``proxy_buffering`` says) and ``Cache-Control: n
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import socket
 import time
@@ -38,6 +37,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
@@ -237,7 +237,7 @@ class _Transport:
              "owned_by": "servescope", "max_model_len": self.max_context}]})
 
     async def healthz(self, request: Request) -> Response:
-        stats = dataclasses.asdict(self.engine.stats())
+        stats = msgspec.structs.asdict(self.engine.stats())
         return JSONResponse({"status": "ok", "model": self.model_name, **stats,
                              "connections": self.ledger.snapshot()})
 
