@@ -43,6 +43,7 @@ from ..core.request import GenerationRequest
 from ..core.scheduler import GroupOutput, Scheduler, StepPlan
 from ..core.sequence import SeqRecord, SeqState
 from ..core.stats import EngineStats
+from ..core.stream import Watermarks
 from ..core.tokenizer import ByteTokenizer
 from .engine_wire import (
     Admitted,
@@ -162,13 +163,14 @@ class _MirrorStream:
     """The engine's view of one request's API-side stream buffer.
 
     ``buffered`` is pushed minus popped-as-last-reported: never below the real occupancy, so
-    a push the credits allow always fits the API-side buffer."""
+    a push the credits allow always fits the API-side buffer. The credits themselves are the
+    buffer's own arithmetic (:class:`Watermarks`) applied to that count."""
 
     def __init__(self, request_id: str, capacity: int | None, low_watermark: int,
                  events: list[Event]) -> None:
         self.request_id = request_id
+        self.marks = Watermarks(capacity, low_watermark)
         self.capacity = capacity
-        self.low_watermark = low_watermark
         self._events = events
         self.pushed = 0
         self.popped = 0
@@ -189,15 +191,13 @@ class _MirrorStream:
         return self._closed.is_set and self._end_seen and self.buffered == 0
 
     def credits(self) -> int:
-        if self.capacity is None:
-            return 1 << 30
-        return max(0, self.capacity - self.buffered)
+        return self.marks.credits(self.buffered)
 
     def at_high_watermark(self) -> bool:
-        return self.capacity is not None and self.buffered >= self.capacity
+        return self.marks.at_high(self.buffered)
 
     def at_low_watermark(self) -> bool:
-        return self.buffered <= self.low_watermark
+        return self.marks.at_low(self.buffered)
 
     def request_credit(self) -> None:
         self._events.append(WantCredit(self.request_id))
