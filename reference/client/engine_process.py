@@ -224,26 +224,6 @@ class _MirrorStream:
         self._end_seen = self._end_seen or end_seen
 
 
-class _DecidingLifecycle(Lifecycle):
-    """Announces the winning terminal decision at once (the API-side handle's reason)."""
-
-    def __init__(self, recorder: RequestRecorder, events: list[Event], core: EngineCore,
-                 **kwargs: Any) -> None:
-        super().__init__(recorder, **kwargs)
-        self._events = events
-        self._core = core
-
-    def decide(self, reason: FinishReason) -> bool:
-        won = super().decide(reason)
-        if won:
-            self._events.append(Decided(self.recorder.request_id, reason))
-        return won
-
-    def record(self, *, now: float | None = None) -> None:
-        super().record(now=now)
-        self._core.live.pop(self.recorder.request_id, None)
-
-
 class _CoreScheduler(Scheduler):
     """The scheduler with one fault knob: raise inside the next step, past its handling."""
 
@@ -317,9 +297,13 @@ class EngineCore:
             sub.request_id, list(sub.prompt), sub.max_tokens, priority=sub.priority,
             stop_token_ids=tuple(sub.stop_token_ids), ignore_eos=sub.ignore_eos,
             operation=sub.operation)
-        recorder = _EventRecorder(sub.request_id, self.events)
-        life = _DecidingLifecycle(recorder, self.events, self, pool=self.scheduler.pool,
-                                  slots=self.scheduler.slots)
+        rid = sub.request_id
+        recorder = _EventRecorder(rid, self.events)
+        # the winning decision reaches the API-side handle at once; a recorded request is
+        # forgotten here (a later signal for it is answered as ignored)
+        life = Lifecycle(recorder, pool=self.scheduler.pool, slots=self.scheduler.slots,
+                         on_decided=lambda reason: self.events.append(Decided(rid, reason)),
+                         on_recorded=lambda: self.live.pop(rid, None))
         stream = _MirrorStream(sub.request_id,
                                None if cfg.unbounded_streams else cfg.stream_capacity,
                                cfg.stream_low_watermark, self.events)
