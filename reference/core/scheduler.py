@@ -11,12 +11,13 @@ update()``: :meth:`Scheduler.schedule` returns a :class:`StepPlan`, :meth:`Sched
 hands it to the :class:`ModelRunner` (``model_runner``: the forwards and their timing), and
 :meth:`Scheduler.update` applies their outputs.
 
-KV blocks are allocated on demand: admission needs the blocks of the tokens known so far
-(minus shared prefix blocks) plus a small reserve; a decode step that crosses a block boundary
-takes one more block, and when none is free it preempts a paused request first (its reader
-is behind anyway), else the youngest request. A preempted request gives back its blocks and
-slot, keeps its tokens and stream, waits at the queue's head and recomputes its KV when
-readmitted (greedy decoding makes the recomputation exact).
+KV blocks are allocated on demand (the block arithmetic and the prefix index are the
+:class:`KVManager`'s, ``kv_manager``; whom to preempt is decided here): admission needs the
+blocks of the tokens known so far (minus shared prefix blocks) plus a small reserve; a decode
+step that crosses a block boundary takes one more block, and when none is free it preempts a
+paused request first (its reader is behind anyway), else the youngest request. A preempted
+request gives back its blocks and slot, keeps its tokens and stream, waits at the queue's head
+and recomputes its KV when readmitted (greedy decoding makes the recomputation exact).
 
 Terminal states go through :class:`Lifecycle`: the first decision wins, every later signal is
 a counted no-op, and a finished request's resources are released exactly once, in dependency
@@ -41,7 +42,7 @@ from servescope.instrumentation.step import StepSink
 
 from ..config import EngineConfig
 from . import speculation
-from .block_pool import BlockPool, block_hashes, chain_hash
+from .kv_manager import KVManager
 from .lifecycle import SlotPool
 from .mailbox import Mailbox
 from .model_runner import ModelRunner
@@ -75,7 +76,8 @@ class Scheduler:
         self.telemetry = telemetry
         self.runner = ModelRunner(config, model, cache, device, tokenizer,
                                   clock=lambda: self.telemetry.clock())
-        self.pool = BlockPool(config.num_blocks, config.block_size)
+        self.kv = KVManager(config)
+        self.pool = self.kv.pool
         self.slots = SlotPool(config.max_batch)
         self.mailbox = Mailbox()
         self.waiting: deque[SeqRecord] = deque()
@@ -88,9 +90,6 @@ class Scheduler:
         self.errors = 0
         self.committed_total = 0
         self.proposed_total = 0
-        self.prefix_queries = 0
-        self.prefix_hits = 0
-        self._prefix_delta = [0, 0]
         self.preemptions = 0
         self._preempt_delta = 0
         self._on_left_waiting = on_left_waiting
@@ -338,7 +337,6 @@ class Scheduler:
         """FIFO: admit the head while a slot is free and the KV blocks for its known tokens
         fit with a small reserve left for the running requests to grow into. A preempted
         request whose reader is still behind is passed over (it cannot advance anyway)."""
-        bs = self.config.block_size
         for seq in list(self.waiting):
             if not self.slots.free:
                 return
@@ -347,51 +345,31 @@ class Scheduler:
                     continue
                 seq.paused_at = None
                 seq.recorder.resumed(now=now)
-            target = seq.prefill_target
-            # the last prompt token is always computed (its logits give the first token)
-            hashes = block_hashes(seq.tokens[:min(target, seq.n_prompt - 1)
-                                             if seq.committed == 0 else target], bs)
-            hits, free_hits = self.pool.count_cached(hashes)
-            need = -(-len(seq.tokens) // bs) - hits
-            if self.pool.num_free - need - free_hits < self._reserve():
+            fit = self.kv.admission(seq, self.kv.reserve(len(self.running)))
+            if fit is None:
                 return
             self.waiting.remove(seq)
             self._left_waiting(seq)
-            match = self.pool.match_prefix(hashes)
-            seq.life.blocks = match.blocks + self.pool.allocate(need)
+            self.kv.admit(seq, *fit)
             seq.life.slot = self.slots.acquire()
-            seq.n_registered = match.hits
-            seq.n_computed = match.hits * bs
-            seq.parent_hash = hashes[match.hits - 1] if match.hits else b""
-            seq.prefilled = seq.committed > 0 and seq.n_computed >= target
-            self.prefix_queries += match.queried
-            self.prefix_hits += match.hits
-            self._prefix_delta[0] += match.queried
-            self._prefix_delta[1] += match.hits
+            seq.prefilled = seq.committed > 0 and seq.n_computed >= seq.prefill_target
             seq.state = SeqState.RUNNING
             self.running.append(seq)
             if seq.preemptions == 0:
                 seq.recorder.admitted()
             seq.recorder.scheduled(now=now)
 
-    def _reserve(self) -> int:
-        """Blocks kept free at admission so running requests can grow (config share)."""
-        if not self.running:
-            return 0
-        return max(1, int(self.pool.num_blocks * self.config.kv_admission_reserve))
-
     # --- KV growth and preemption ---------------------------------------------------------
     def _grow(self, seq: SeqRecord, positions: int, *, preempt: bool) -> bool:
         """Give ``seq`` blocks for ``positions`` token positions, preempting younger (or
         paused) requests if ``preempt``; False when it cannot get them."""
-        need = -(-positions // self.config.block_size) - len(seq.life.blocks)
+        need = self.kv.missing(seq, positions)
         while need > self.pool.num_free:
             victim = self._victim(seq) if preempt else None
             if victim is None:
                 return False
             self._preempt(victim)
-        if need > 0:
-            seq.life.blocks += self.pool.allocate(need)
+        self.kv.allocate(seq, need)
         return True
 
     def _victim(self, seq: SeqRecord) -> SeqRecord | None:
@@ -408,14 +386,11 @@ class Scheduler:
         """Give back a running request's KV blocks and slot; it waits at the queue's head and
         recomputes its KV when readmitted. Its stream and tokens are kept."""
         self.running.remove(seq)
-        blocks, seq.life.blocks = seq.life.blocks, []
-        self.pool.free(blocks)
+        self.kv.free(seq)
         if seq.life.slot is not None:
             self.slots.release(seq.life.slot)
             seq.life.slot = None
         # a paused request stays paused (its slow-consumer clock keeps running while it waits)
-        seq.n_computed = seq.n_registered = 0
-        seq.parent_hash = b""
         seq.prefilled = False
         seq.preemptions += 1
         seq.state = SeqState.WAITING
@@ -456,7 +431,7 @@ class Scheduler:
         seq = row.seq
         if row.prefill:
             seq.n_computed += len(row.inputs)
-            self._register_blocks(seq)
+            self.kv.register(seq)
             if seq.n_computed < seq.prefill_target:
                 return 0
             seq.prefilled = True
@@ -474,7 +449,7 @@ class Scheduler:
         seq.tokens.extend(new)
         if not row.prefill:  # the input token and the accepted drafts now have their KV
             seq.n_computed = len(seq.tokens) - 1
-            self._register_blocks(seq)
+            self.kv.register(seq)
         seq.committed += len(new)
         seq.proposed += len(row.drafts)
         self.committed_total += len(new)
@@ -496,16 +471,6 @@ class Scheduler:
                 return i
         return None
 
-    def _register_blocks(self, seq: SeqRecord) -> None:
-        """Index each newly completed full block by content so later prompts can share it."""
-        bs = self.config.block_size
-        full = seq.n_computed // bs
-        while seq.n_registered < full:
-            i = seq.n_registered
-            seq.parent_hash = chain_hash(seq.parent_hash, seq.tokens[i * bs:(i + 1) * bs])
-            self.pool.register(seq.life.blocks[i], seq.parent_hash)
-            seq.n_registered += 1
-
     # --- reporting ------------------------------------------------------------------------
     def _report(self, advanced: list[tuple[RequestRecorder, int, int, float]]) -> None:
         """One telemetry call per iteration that did something (or per idle interval)."""
@@ -516,8 +481,7 @@ class Scheduler:
         if not advanced and not changed and now - self._last_report < self.config.idle_report_s:
             return
         self._last_report = now
-        queries, hits = self._prefix_delta
-        self._prefix_delta = [0, 0]
+        queries, hits = self.kv.take_prefix_delta()
         preemptions, self._preempt_delta = self._preempt_delta, 0
         buffered = sum(s.stream.buffered for s in (*self.waiting, *self.running, *self.draining))
         seconds, tokens = self.runner.take_phases()
@@ -539,6 +503,6 @@ class Scheduler:
             draining=len(self.draining) + len(self.finishing), steps=self.steps,
             forward_seconds=prefill + decode, prefill_seconds=prefill, decode_seconds=decode,
             committed_tokens=self.committed_total, proposed_tokens=self.proposed_total,
-            prefix_queries=self.prefix_queries, prefix_hits=self.prefix_hits,
+            prefix_queries=self.kv.prefix_queries, prefix_hits=self.kv.prefix_hits,
             errors=self.errors, preemptions=self.preemptions)
 
