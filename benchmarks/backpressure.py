@@ -53,7 +53,7 @@ from servescope.harness.load_process import run_apart
 from servescope.harness.load_summary import percentile, scrape
 from servescope.harness.loadgen import LoadConfig, Mix
 from servescope.reference.config import EngineConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 CAPACITY = 16
 

@@ -46,12 +46,16 @@ from servescope.harness.load_process import run_apart
 from servescope.harness.load_summary import percentile, scrape
 from servescope.harness.loadgen import LoadConfig, Mix
 from servescope.instrumentation import StepReport, Telemetry
+from servescope.reference.client.engine_client import EngineClient
+from servescope.reference.client.engine_process import _EventRecorder, _EventTelemetry
+from servescope.reference.client.engine_wire import FromEngine, Push, decoder_from_engine, encoder
 from servescope.reference.config import EngineConfig
-from servescope.reference.engine_client import EngineClient
-from servescope.reference.engine_process import _EventRecorder, _EventTelemetry
-from servescope.reference.engine_wire import FromEngine, Push, decoder_from_engine, encoder
-from servescope.reference.request import GenerationRequest
-from servescope.reference.server import LocalServer
+from servescope.reference.core.request import GenerationRequest
+from servescope.reference.core.stats import EngineStats
+from servescope.reference.transport.server import LocalServer
+
+#: A snapshot as the engine sends one with every message.
+STATS = EngineStats(100, 90, 32, 32, 32, 0, 32, 0, steps=1000, forward_seconds=1.0)
 
 
 def _config() -> EngineConfig:
@@ -165,7 +169,7 @@ def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float, float]:
         child.step(StepReport(advanced=[(r, 1, 0) for r in child_recorders], now=float(k),
                               kv_blocks_used=10, kv_blocks_total=100, running=batch,
                               waiting=0, paused=0, buffered_tokens=batch))
-        frame = encoder.encode(FromEngine("step", list(events), [0] * 19))
+        frame = encoder.encode(FromEngine("step", list(events), STATS))
         events.clear()
     after = (time.perf_counter() - t0) / steps
     t0 = time.perf_counter()

@@ -41,12 +41,12 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from servescope.harness.loadgen import Reading, stream_once
 from servescope.instrumentation import FinishReason, Telemetry
-from servescope.reference import block_pool, lifecycle
+from servescope.reference.client.engine import Engine
+from servescope.reference.client.engine_client import EngineClient, RemoteHandle
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.engine import Engine
-from servescope.reference.engine_client import EngineClient, RemoteHandle
-from servescope.reference.request import GenerationRequest
-from servescope.reference.server import LocalServer
+from servescope.reference.core import block_pool, lifecycle
+from servescope.reference.core.request import GenerationRequest
+from servescope.reference.transport.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=128)
 SIGNALS = ("cancel", "disconnect", "deadline", "error")

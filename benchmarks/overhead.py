@@ -53,10 +53,10 @@ from servescope.instrumentation import (
     Telemetry,
     setup_telemetry,
 )
+from servescope.reference.client.engine import Engine
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.engine import Engine
-from servescope.reference.model import pick_device
-from servescope.reference.request import GenerationRequest
+from servescope.reference.core.model import pick_device
+from servescope.reference.core.request import GenerationRequest
 
 
 def _off() -> tuple[Any, Callable[[], None]]:

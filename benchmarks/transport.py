@@ -34,7 +34,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 MODEL = "bench-ref"
 CFG = ModelConfig(dim=64, n_layers=2, n_heads=4, n_kv_heads=2, hidden_dim=128,
@@ -50,8 +50,8 @@ def _server(spans: InMemorySpanExporter | None = None, *,
     server = LocalServer(config, model_name=MODEL, span_exporter=spans or InMemorySpanExporter(),
                          chunk_tokens=1)
     if http2:  # the same engine and telemetry, the app served by hypercorn instead
-        from servescope.reference.http2 import Http2ServerThread
-        from servescope.reference.server import create_app
+        from servescope.reference.transport.http2 import Http2ServerThread
+        from servescope.reference.transport.server import create_app
 
         server.app = create_app(server.engine, server.telemetry, model_name=MODEL,
                                 chunk_tokens=1, http2=True)

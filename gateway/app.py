@@ -37,9 +37,9 @@ from servescope.instrumentation.metrics import render
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.status import FinishReason
 from servescope.instrumentation.telemetry import Telemetry
-from servescope.reference import limits as guard
-from servescope.reference import openai_schema as schema
-from servescope.reference.connections import Connections
+from servescope.reference.transport import limits as guard
+from servescope.reference.transport import openai_schema as schema
+from servescope.reference.transport.connections import Connections
 
 from .config import GatewayConfig
 from .relay import Relay, RelaySettings
@@ -338,7 +338,7 @@ def _error(status: int, body: dict[str, Any], *, retry_after: int | None = None,
 
 
 class GatewayApp:
-    """The gateway's ASGI app: the connection guard (``reference/limits.py``) in front of
+    """The gateway's ASGI app: the connection guard (``reference/transport/limits.py``) in front of
     everything; behind it, the measured routes straight to their handler and the rest to a
     Starlette app (health, metrics, passthrough, the lifespan). A chunk then passes no
     routing or middleware ``send`` wrappers: the relay writes to the server's ``send``."""
@@ -370,7 +370,7 @@ def create_gateway_app(config: GatewayConfig, telemetry: Telemetry, *,
     """The gateway's ASGI app. ``connections``: the registry of the server that runs it
     (``serving.py``), for delivery by acknowledgement; None: delivered falls back to
     written (and the delivery gauge says so)."""
-    from servescope.reference import delivery
+    from servescope.reference.transport import delivery
 
     g = _Gateway(config, telemetry, connections)
     telemetry.delivery_confirmation(connections is not None

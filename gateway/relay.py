@@ -1,6 +1,7 @@
 """One upstream answer relayed to one client, measured with the reference server's hooks.
 
-A raw ASGI callable running two tasks, as the reference writer does (``reference/sse.py``):
+A raw ASGI callable running two tasks, as the reference writer does
+(``reference/transport/sse.py``):
 
 * the **writer** reads the upstream answer one read at a time, scans it (``events.py``) and
   writes the complete events of that read, unchanged, before it reads again. The relay thus
@@ -38,10 +39,10 @@ from typing import Any
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.status import FinishReason
 from servescope.instrumentation.terminal import Once
-from servescope.reference import openai_schema as schema
 from servescope.reference.config import HttpLimits
-from servescope.reference.connections import Connections
-from servescope.reference.delivery import Acks, settle
+from servescope.reference.transport import openai_schema as schema
+from servescope.reference.transport.connections import Connections
+from servescope.reference.transport.delivery import Acks, settle
 
 from .events import EventScanner, MalformedStream, finish_reason_of, scan_whole
 from .upstream import UpstreamResponse
@@ -276,7 +277,7 @@ class Relay:
     def _pause(self, since: float) -> None:
         self.recorder.paused(now=since)  # a no-op while already paused
 
-    # --- delivery (as reference/sse.py counts it) ---------------------------------------
+    # --- delivery (as reference/transport/sse.py counts it) ---------------------------------------
     def _alive(self) -> bool:
         """Whether bytes written now reach the client (uvicorn's ``send`` drops bytes after
         a disconnect without a word, and the watcher may not have run yet)."""

@@ -1,11 +1,12 @@
 """Running the gateway: uvicorn with the reference server's connection guard, in the
 foreground (``servescope gateway``) or on a thread (:class:`LocalGateway`: tests, benchmarks).
 
-The client side gets what the reference server's clients get (``reference/limits.py``): head
-and body deadlines, the connection cap with its health reserve, JSON errors for protocol
-violations, a bounded write buffer per connection (``send_buffer_bytes`` and
-``TCP_NOTSENT_LOWAT``), so a client that stops reading stalls its relay after a few KiB; and
-every connection in :data:`CONNECTIONS`, so delivered means acknowledged by the client's TCP.
+The client side gets what the reference server's clients get
+(``reference/transport/limits.py``): head and body deadlines, the connection cap with its
+health reserve, JSON errors for protocol violations, a bounded write buffer per connection
+(``send_buffer_bytes`` and ``TCP_NOTSENT_LOWAT``), so a client that stops reading stalls its
+relay after a few KiB; and every connection in :data:`CONNECTIONS`, so delivered means
+acknowledged by the client's TCP.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import socket
 from typing import Any
 
 from servescope.instrumentation.setup import SpanRedaction, TelemetrySetup, setup_telemetry
-from servescope.reference import delivery
-from servescope.reference import limits as guard
 from servescope.reference.config import HttpLimits
-from servescope.reference.connections import Connections
-from servescope.reference.serving import UvicornThread, listen
+from servescope.reference.transport import delivery
+from servescope.reference.transport import limits as guard
+from servescope.reference.transport.connections import Connections
+from servescope.reference.transport.serving import UvicornThread, listen
 
 from .app import GatewayApp, create_gateway_app
 from .config import GatewayConfig

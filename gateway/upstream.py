@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from servescope.reference import openai_schema as schema
+from servescope.reference.transport import openai_schema as schema
 
 from .config import GatewayConfig
 from .wire import (

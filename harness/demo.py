@@ -18,7 +18,7 @@ from servescope.instrumentation.metrics import render
 from servescope.instrumentation.setup import SpanRedaction
 from servescope.instrumentation.slo import SLOSpec
 from servescope.reference.config import EngineConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 from .load_summary import Summary, format_summary, scrape, summarize
 from .loadgen import LoadConfig, Mix, Progress, run_load

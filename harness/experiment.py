@@ -20,9 +20,9 @@ from typing import Any
 
 from servescope.instrumentation import FinishReason, SLOSpec, StepReport, Telemetry
 from servescope.instrumentation.slo import LatencySLO
-from servescope.reference.block_pool import BlockPool
-from servescope.reference.lifecycle import Lifecycle, SlotPool
-from servescope.reference.stream import StreamBuffer
+from servescope.reference.core.block_pool import BlockPool
+from servescope.reference.core.lifecycle import Lifecycle, SlotPool
+from servescope.reference.core.stream import StreamBuffer
 
 __all__ = ["SEED_DRAIN", "SEED_TOKENS", "StreamRun", "run_experiment", "seed_goodput",
            "simulate_stream"]

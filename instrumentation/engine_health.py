@@ -1,6 +1,6 @@
 """Health of an engine that runs in its own process, as seen from the API process.
 
-The API process's monitor (``reference/engine_client.py``) counts restarts here and lends two
+The API process's monitor (``reference/client/engine_client.py``) counts restarts here and lends two
 clocks that are read at scrape time (``Gauge.set_function``): nothing updates them per step,
 and a hung monitor still exposes a growing heartbeat age.
 """

@@ -1,10 +1,14 @@
 """servescope.reference: a small inference server that every servescope hook is wired into.
 
-The engine half: a Llama-style decoder over a paged KV cache (``model``, ``block_pool``), a
-continuous-batching scheduler that owns request state (``scheduler``; the request state in
-``sequence`` and ``lifecycle``, control signals in ``mailbox``, stats in ``stats``), bounded
-per-request stream buffers (``stream``), and the :class:`Engine` facade with its request
-handles (``engine``).
+Three rooms, with one-way arrows between them (tests/architecture.py checks them):
+
+- ``core``: the engine core: a continuous-batching scheduler over a Llama-style decoder and a
+  paged KV block pool, the request state, the stream buffers;
+- ``client``: the engine client, in process (``client.engine``) or with the core in a child
+  process (``client.engine_client``, ``client.engine_process``, ``client.engine_wire``);
+- ``transport``: the OpenAI-compatible HTTP server in front of a client.
+
+``config`` (the settings of all three) sits at the top, and imports none of them.
 
 Names are imported lazily so that ``import servescope.reference.config`` does not load torch.
 """
@@ -17,8 +21,8 @@ from typing import Any
 __all__ = ["Engine", "EngineConfig", "EngineStats", "GenerationRequest", "ModelConfig",
            "RequestHandle"]
 
-_HOME = {"Engine": "engine", "EngineStats": "stats", "RequestHandle": "engine",
-         "EngineConfig": "config", "ModelConfig": "config", "GenerationRequest": "request"}
+_HOME = {"Engine": "client.engine", "EngineStats": "core.stats", "RequestHandle": "client.engine",
+         "EngineConfig": "config", "ModelConfig": "config", "GenerationRequest": "core.request"}
 
 
 def __getattr__(name: str) -> Any:

@@ -114,8 +114,9 @@ class ModelConfig(_FromDict):
 class HttpLimits(_FromDict):
     """What one client connection may cost the server; every field has a safe default.
 
-    Applied where the ASGI server is configured (``reference.limits.apply_limits``), so any
-    HTTP front end of the worker honours the same fields.
+    Applied where the ASGI server is configured
+    (``reference.transport.limits.apply_limits``), so any HTTP front end of the worker honours
+    the same fields.
     """
 
     #: Largest request body accepted; a larger ``Content-Length`` is answered 413 before a byte

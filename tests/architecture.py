@@ -7,6 +7,11 @@ A room is a top-level folder mapped to ``servescope.<room>`` in pyproject.toml. 
 ``servescope/`` holds two rooms: the *front door* (the package ``servescope`` itself: version and
 the hook re-exports) and the *cli* (``servescope.cli``, ``servescope.commands``,
 ``servescope.coverage``), which joins every other room and which nothing imports.
+
+A room may be split into sub-rooms (``reference/core/`` is ``reference.core``): each sub-room
+has its own row, and the modules at the room's top (``reference/config.py``, the package
+itself) form the sub-room ``<room>.root``. Another room that names the room whole may import
+every sub-room of it; one that names sub-rooms may import those only.
 """
 
 from __future__ import annotations
@@ -31,14 +36,22 @@ ALLOWED: dict[str, frozenset[str]] = {
     "dashboards": frozenset({"instrumentation", "promql"}),
     "alerts": frozenset({"instrumentation", "promql"}),
     "collector": frozenset({"instrumentation", "redaction"}),
-    # the worker calls the hooks; it never reads the generators or the report
-    "reference": frozenset({"instrumentation"}),
+    # the worker calls the hooks; it never reads the generators or the report. Its top holds
+    # the settings of all three sub-rooms (config.py) and imports none of them.
+    "reference.root": frozenset({"instrumentation"}),
+    # the engine core knows nothing of processes, sockets or HTTP
+    "reference.core": frozenset({"instrumentation", "reference.root"}),
+    # the engine client runs the core in process or in a child process; never the transport
+    "reference.client": frozenset({"instrumentation", "reference.root", "reference.core"}),
+    # the HTTP transport serves an engine client
+    "reference.transport": frozenset({"instrumentation", "reference.root", "reference.core",
+                                      "reference.client"}),
     # the harness drives the worker from outside (load generator, demo, seed experiment); the
     # worker never imports it
     "harness": frozenset({"instrumentation", "reference"}),
     # the gateway wraps any engine's HTTP API with the hooks, reusing the reference transport's
-    # torch-free pieces (limits, delivery, connections, the OpenAI shapes)
-    "gateway": frozenset({"instrumentation", "reference"}),
+    # torch-free pieces (limits, delivery, connections, the OpenAI shapes): never the engine
+    "gateway": frozenset({"instrumentation", "reference.root", "reference.transport"}),
     # the report evaluates the generated dashboards (files) and loads the generated rules into
     # its loopback Prometheus
     "report": frozenset({FRONT_DOOR, "instrumentation", "alerts"}),
@@ -65,7 +78,12 @@ FORBIDDEN_PACKAGES: dict[str, frozenset[str]] = {
     "gateway": frozenset({"torch"}),
 }
 
-ROOMS = frozenset(ALLOWED) - {FRONT_DOOR, CLI} | {"servescope"}
+#: Rooms split into sub-rooms, each sub-room a folder of the room's.
+SUBROOMS: dict[str, frozenset[str]] = {
+    "reference": frozenset({"core", "client", "transport"}),
+}
+
+ROOMS = frozenset(r.split(".")[0] for r in ALLOWED) - {FRONT_DOOR, CLI} | {"servescope"}
 
 
 @dataclass(frozen=True)
@@ -92,7 +110,23 @@ def room_of(module: str) -> str | None:
         return None
     if len(parts) == 1:
         return FRONT_DOOR
-    return parts[1] if parts[1] in ROOMS - {"servescope"} else CLI
+    if parts[1] not in ROOMS - {"servescope"}:
+        return CLI
+    if parts[1] not in SUBROOMS:
+        return parts[1]
+    if len(parts) > 2 and parts[2] in SUBROOMS[parts[1]]:
+        return f"{parts[1]}.{parts[2]}"
+    return f"{parts[1]}.root"
+
+
+def may_import(room: str, target: str) -> bool:
+    """Whether ``room`` may import ``target`` (rooms or sub-rooms, as :func:`room_of` names
+    them)."""
+    if target == room or target in ALLOWED[room]:
+        return True
+    whole = target.split(".")[0]
+    # naming a split room whole opens every sub-room of it, from outside that room only
+    return whole != room.split(".")[0] and whole in ALLOWED[room]
 
 
 def _imports(tree: ast.AST, here: str, is_package: bool) -> Iterator[Import]:
@@ -151,7 +185,7 @@ def _check_file(path: Path, rel: Path) -> list[str]:
         if top in forbidden and not imp.type_only:
             out.append(f"{where}: {room} -> {imp.module} (the worker never imports {top})")
         target = room_of(imp.module)
-        if target is None or target == room or target in ALLOWED[room]:
+        if target is None or may_import(room, target):
             continue
         if target not in extra:
             out.append(f"{where}: {room} -> {target} (not an allowed arrow)")
@@ -176,7 +210,7 @@ def _edges(here: str, path: Path, modules: dict[str, Path]) -> set[str]:
     x`` names the submodule ``x`` when there is one)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     is_package = path.name == "__init__.py"
-    room = room_of(here)
+    room = _whole(room_of(here))
     out: set[str] = set()
 
     def visit(node: ast.AST, type_only: bool) -> None:
@@ -193,7 +227,12 @@ def _edges(here: str, path: Path, modules: dict[str, Path]) -> set[str]:
             visit(child, child_type_only)
 
     visit(tree, False)
-    return {m for m in out if m in modules and m != here and room_of(m) == room}
+    return {m for m in out if m in modules and m != here and _whole(room_of(m)) == room}
+
+
+def _whole(room: str | None) -> str | None:
+    """The room a sub-room belongs to (a cycle across sub-rooms is a cycle in the room)."""
+    return None if room is None else room.split(".")[0]
 
 
 def _strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import socket
 
-from servescope.reference.server import CONNECTIONS
+from servescope.reference.transport.server import CONNECTIONS
 
 
 def registered(host: str, port: int, client: socket.socket) -> bool:

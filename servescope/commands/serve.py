@@ -85,9 +85,9 @@ def _serve(args: argparse.Namespace) -> int:
     from servescope.instrumentation.setup import setup_telemetry
     from servescope.instrumentation.slo import SLOError, load_slo
     from servescope.redaction import PolicyError, RedactionStage, load_policy
-    from servescope.reference.engine import Engine
-    from servescope.reference.engine_client import EngineClient
-    from servescope.reference.server import create_app, declared_labels, serve
+    from servescope.reference.client.engine import Engine
+    from servescope.reference.client.engine_client import EngineClient
+    from servescope.reference.transport.server import create_app, declared_labels, serve
 
     if args.http2 and not args.http2_without_guarantees:
         gaps = "".join(f"\n  - {gap}" for gap in HTTP2_GAPS)
@@ -133,7 +133,7 @@ def _serve(args: argparse.Namespace) -> int:
             metrics = MetricsServer(app.state.exposition, args.host, metrics_port).start()
             print(f"servescope: /metrics also on {metrics.url}", file=sys.stderr)
         if args.http2:
-            from servescope.reference.http2 import serve_http2
+            from servescope.reference.transport.http2 import serve_http2
 
             logging.getLogger("servescope.serve").warning(
                 "--http2-without-guarantees: serving HTTP/2 without: %s", "; ".join(HTTP2_GAPS))

@@ -11,7 +11,7 @@ from servescope.harness.load_process import ClientReport, run_apart
 from servescope.harness.load_summary import scrape
 from servescope.harness.loadgen import LoadConfig, Mix
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=256)
 

@@ -15,7 +15,7 @@ from servescope.instrumentation import Telemetry
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.scrape import CachedExposition, MetricsServer
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=64)
 

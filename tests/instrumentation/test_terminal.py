@@ -15,9 +15,9 @@ import pytest
 from servescope.instrumentation import FinishReason, NullTelemetry, Telemetry, TerminalState
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.terminal import Once
-from servescope.reference.engine_client import RemoteLifecycle
-from servescope.reference.engine_process import _EventRecorder
-from servescope.reference.lifecycle import Decision, Lifecycle
+from servescope.reference.client.engine_client import RemoteLifecycle
+from servescope.reference.client.engine_process import _EventRecorder
+from servescope.reference.core.lifecycle import Decision, Lifecycle
 
 ROOT = Path(__file__).resolve().parents[2]
 HOME = "instrumentation/terminal.py"  # the one module allowed to compare-and-set
@@ -128,7 +128,7 @@ def test_a_late_signal_is_noted_under_the_decisions_lock_and_decides_nothing(kin
 def test_only_the_decision_appends_to_its_attempts():
     """A caller that appended to ``attempts`` itself skipped the decision's lock (the engine
     client's late cancels once did): the decision's own methods are the only writers."""
-    home = "reference/lifecycle.py"
+    home = "reference/core/lifecycle.py"
     found = []
     for path in sorted(ROOT.rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()

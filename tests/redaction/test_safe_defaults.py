@@ -26,7 +26,7 @@ from waiting import poll_until
 from servescope.instrumentation import FinishReason, setup_telemetry
 from servescope.instrumentation.metrics import render
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 ROOT = Path(__file__).resolve().parents[2]
 EMAIL = "alice.plant@example.com"
@@ -89,7 +89,8 @@ def plant_span_pii(provider) -> None:
 
 
 def plant_logs() -> None:
-    logging.getLogger("servescope.reference.server").warning("user %s card %s", EMAIL, CARD)
+    logging.getLogger("servescope.reference.transport.server").warning(
+        "user %s card %s", EMAIL, CARD)
     try:
         raise ValueError(f"bad key {KEY}")
     except ValueError:

@@ -13,7 +13,7 @@ from otlp_receiver import OtlpReceiver, attrs
 from servescope.instrumentation import setup_telemetry
 from servescope.redaction import RedactionStage
 from servescope.reference import config as config_mod
-from servescope.reference import server as server_mod
+from servescope.reference.transport import server as server_mod
 
 API_KEY = "sk-proj-Plant3dKeyAbcdefghijklmnop0123"
 PLANTED = [API_KEY, "alice.plant@example.com", "4111 1111 1111 1111", "203.0.113.99",

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from servescope.reference.block_pool import BlockPool, PoolExhausted, block_hashes
+from servescope.reference.core.block_pool import BlockPool, PoolExhausted, block_hashes
 
 
 def test_allocate_and_free_return_blocks_to_the_initial_state() -> None:

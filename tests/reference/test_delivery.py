@@ -23,10 +23,10 @@ from recorders import capture_recorders
 from waiting import poll_until
 
 from servescope.instrumentation.request_recorder import RequestRecorder
-from servescope.reference import delivery
-from servescope.reference import server as server_module
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport import delivery
+from servescope.reference.transport import server as server_module
+from servescope.reference.transport.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=256)
 MODEL = "tiny-ref"

@@ -10,10 +10,10 @@ from prometheus_client import CollectorRegistry
 from waiting import poll_until
 
 from servescope.instrumentation import FinishReason, Telemetry
+from servescope.reference.client.engine import Engine, RequestHandle
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.engine import Engine, RequestHandle
-from servescope.reference.request import GenerationRequest
-from servescope.reference.tokenizer import EOS_ID
+from servescope.reference.core.request import GenerationRequest
+from servescope.reference.core.tokenizer import EOS_ID
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=128)
 
@@ -239,7 +239,7 @@ def test_generation_stops_at_the_context_end() -> None:
 
 
 def test_stream_decoder_holds_partial_utf8_characters() -> None:
-    from servescope.reference.tokenizer import ByteTokenizer
+    from servescope.reference.core.tokenizer import ByteTokenizer
 
     tok = ByteTokenizer()
     text = "naïve café € 😀"

@@ -26,11 +26,11 @@ from waiting import poll_until
 
 from servescope.harness.loadgen import ClientResult, stream_once
 from servescope.instrumentation import FinishReason, Telemetry
+from servescope.reference.client.engine_client import EngineClient
+from servescope.reference.client.engine_wire import encoder
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.engine_client import EngineClient
-from servescope.reference.engine_wire import encoder
-from servescope.reference.request import GenerationRequest
-from servescope.reference.server import LocalServer
+from servescope.reference.core.request import GenerationRequest
+from servescope.reference.transport.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=512)
 MODEL = "tiny-ref"

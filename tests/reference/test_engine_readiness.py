@@ -18,9 +18,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from waiting import poll_until
 
 from servescope.instrumentation import Telemetry
+from servescope.reference.client.engine_client import EngineClient
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.engine_client import EngineClient
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=512)
 MODEL = "tiny-ref"

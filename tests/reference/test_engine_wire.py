@@ -13,7 +13,7 @@ import msgspec
 import pytest
 
 from servescope.instrumentation import FinishReason, StepReport
-from servescope.reference.engine_wire import (
+from servescope.reference.client.engine_wire import (
     Admitted,
     Close,
     Decided,
@@ -33,6 +33,7 @@ from servescope.reference.engine_wire import (
     decoder_to_engine,
     encoder,
 )
+from servescope.reference.core.stats import EngineStats
 
 EVERY_KIND: list[Event] = [
     Admitted("r1"), Scheduled("r1", 1.5), PrefillDone("r1", 2.0), Paused("r1", None),
@@ -44,7 +45,7 @@ EVERY_KIND: list[Event] = [
 
 
 def _frame(events: list[object]) -> bytes:
-    return encoder.encode(["step", events, [], ""])
+    return encoder.encode(["step", events, None, ""])
 
 
 def test_every_event_kind_round_trips_in_order() -> None:
@@ -83,3 +84,13 @@ def test_the_step_message_carries_every_step_report_field() -> None:
     # the recorders travel as request ids inside ``advanced``; the API side counts its buffers
     assert report - message == {"buffered_tokens"}
     assert message - report == set()
+
+
+def test_the_stats_snapshot_is_typed_on_the_wire() -> None:
+    # the scheduler's own EngineStats crosses the boundary, not a list of its fields in order
+    stats = EngineStats(10, 10, 0, 4, 0, 0, 0, 0, steps=3, forward_seconds=0.5)
+    msg = decoder_from_engine.decode(encoder.encode(FromEngine("beat", [], stats)))
+    assert msg.stats == stats and msg.stats.idle
+    steps_as_text = [10, 10, 0, 4, 0, 0, 0, 0, 0, "3"]
+    with pytest.raises(msgspec.ValidationError, match=r"`int`, got `str` - at `\$\[2\]\[9\]`"):
+        decoder_from_engine.decode(encoder.encode(["beat", [], steps_as_text, ""]))

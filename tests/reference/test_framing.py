@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from servescope.reference.config import EngineConfig, HttpLimits, ModelConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=64)
 BODY = b'{"model":"tiny","prompt":"hi","max_tokens":2}'

@@ -32,10 +32,10 @@ from recorders import capture_recorders
 
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.setup import setup_telemetry
+from servescope.reference.client.engine import Engine
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.engine import Engine
-from servescope.reference.http2 import Http2ServerThread
-from servescope.reference.server import create_app
+from servescope.reference.transport.http2 import Http2ServerThread
+from servescope.reference.transport.server import create_app
 
 MODEL = "tiny-ref"
 LONG = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64,

@@ -21,7 +21,7 @@ from waiting import poll_until
 from servescope.instrumentation import Telemetry
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "request-lifecycle.md"
 SECTION = "## One request, hook by hook"

@@ -19,10 +19,10 @@ from connections import registered
 from timing import slack_s
 from waiting import poll_until
 
-from servescope.reference import limits as limits_mod
 from servescope.reference.config import EngineConfig, HttpLimits, ModelConfig
-from servescope.reference.limits import EVICTION_GRACE_S, RateLimitedLog
-from servescope.reference.server import LocalServer
+from servescope.reference.transport import limits as limits_mod
+from servescope.reference.transport.limits import EVICTION_GRACE_S, RateLimitedLog
+from servescope.reference.transport.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=64)
 LIMITS = HttpLimits(max_body_bytes=64 << 10, header_timeout_s=1.0, body_timeout_s=1.0,
@@ -274,9 +274,9 @@ def test_the_http2_mode_applies_the_same_fields() -> None:
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     from servescope.instrumentation.setup import setup_telemetry
-    from servescope.reference.engine import Engine
-    from servescope.reference.http2 import Http2ServerThread
-    from servescope.reference.server import create_app
+    from servescope.reference.client.engine import Engine
+    from servescope.reference.transport.http2 import Http2ServerThread
+    from servescope.reference.transport.server import create_app
 
     setup = setup_telemetry(model="tiny", span_exporter=InMemorySpanExporter())
     limits = HttpLimits(max_body_bytes=1000, max_header_bytes=4096, keep_alive_timeout_s=2.5)
@@ -310,9 +310,9 @@ def test_an_http2_body_sent_after_its_413_leaves_the_connection_serving() -> Non
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     from servescope.instrumentation.setup import setup_telemetry
-    from servescope.reference.engine import Engine
-    from servescope.reference.http2 import Http2ServerThread
-    from servescope.reference.server import create_app
+    from servescope.reference.client.engine import Engine
+    from servescope.reference.transport.http2 import Http2ServerThread
+    from servescope.reference.transport.server import create_app
 
     setup = setup_telemetry(model="tiny", span_exporter=InMemorySpanExporter())
     engine = Engine(EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4,

@@ -10,10 +10,10 @@ import torch.nn.functional as F
 from prometheus_client import CollectorRegistry
 
 from servescope.instrumentation import FinishReason, Telemetry
+from servescope.reference.client.engine import Engine, RequestHandle
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.engine import Engine, RequestHandle
-from servescope.reference.model import BatchInput, KVCache, Transformer
-from servescope.reference.request import GenerationRequest
+from servescope.reference.core.model import BatchInput, KVCache, Transformer
+from servescope.reference.core.request import GenerationRequest
 
 TINY = ModelConfig(dim=32, n_layers=2, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=128)
 PROMPTS = ["The quick brown fox", "hello hello hello hello", "a", "0123456789" * 4,

@@ -26,7 +26,7 @@ from waiting import poll_until
 
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx")
                                   else None)

@@ -11,9 +11,9 @@ from prometheus_client import CollectorRegistry
 from waiting import poll_until
 
 from servescope.instrumentation import FinishReason, StepReport, Telemetry
+from servescope.reference.client.engine import Engine, RequestHandle
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.engine import Engine, RequestHandle
-from servescope.reference.request import GenerationRequest
+from servescope.reference.core.request import GenerationRequest
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=128)
 

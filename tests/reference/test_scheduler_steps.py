@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from servescope.harness.experiment import SEED_DEADLINE_TICK, SEED_DRAIN, SEED_TOKENS
 from servescope.instrumentation import FinishReason, Telemetry
+from servescope.reference.client.engine import Engine
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.engine import Engine
-from servescope.reference.request import GenerationRequest
+from servescope.reference.core.request import GenerationRequest
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=64)
 
@@ -152,7 +152,7 @@ def test_schedule_execute_update_a_launched_step_is_never_interrupted() -> None:
 
 def test_a_scripted_runner_drives_the_scheduler_without_the_model() -> None:
     """update() takes any runner's outputs: scripted tokens (a stop token on the third)."""
-    from servescope.reference.scheduler import GroupOutput
+    from servescope.reference.core.scheduler import GroupOutput
 
     clock = Ticks()
     config = EngineConfig(model=TINY, block_size=16, num_blocks=8, max_batch=1,

@@ -27,8 +27,8 @@ from waiting import poll_until
 from servescope.harness.loadgen import Reading, stream_once
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, HttpLimits, ModelConfig
-from servescope.reference.server import DEFAULT_SEND_BUFFER_BYTES, LocalServer
-from servescope.reference.sse import Shape, _event
+from servescope.reference.transport.server import DEFAULT_SEND_BUFFER_BYTES, LocalServer
+from servescope.reference.transport.sse import Shape, _event
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=256)
 MODEL = "tiny-ref"

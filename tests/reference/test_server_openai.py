@@ -15,7 +15,7 @@ from waiting import poll_until
 
 from servescope.instrumentation.tracing import ATTR
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=256)
 MODEL = "tiny-ref"

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from servescope.reference.stream import StreamBuffer, StreamOverflow, batched_wakes
+from servescope.reference.core.stream import StreamBuffer, StreamOverflow, batched_wakes
 
 
 def test_push_beyond_capacity_is_refused() -> None:
@@ -193,3 +193,28 @@ def test_abort_reader_ends_the_stream_for_the_writer_at_once() -> None:
     assert s.pop() is None and s.get(0.01) is None
     assert asyncio.run(s.next()) is None
     assert s.close(drop=True) == [1, 2, 3]  # still counted as dropped by the producer
+
+
+@settings(max_examples=60, deadline=None)
+@given(capacity=st.integers(1, 12), low=st.integers(0, 11),
+       ops=st.lists(st.tuples(st.booleans(), st.integers(1, 6)), max_size=40))
+def test_the_engine_process_mirror_counts_credits_as_the_buffer_does(
+        capacity: int, low: int, ops: list[tuple[bool, int]]) -> None:
+    # the engine process's view of a buffer (pushed minus popped as reported) and the buffer
+    # itself answer every credit question alike once the reader's progress has been reported
+    from servescope.reference.client.engine_process import _MirrorStream
+
+    low = low % capacity
+    buffer = StreamBuffer(capacity, low)
+    mirror = _MirrorStream("r", capacity, low, [])
+    for push, n in ops:
+        if push:
+            tokens = list(range(min(n, buffer.credits())))
+            assert buffer.marks.fits(buffer.buffered, len(tokens))
+            buffer.push(tokens)
+            mirror.push(tokens)
+        else:
+            buffer.pop(n)
+            mirror.update(buffer.popped, end_seen=False)
+        assert (mirror.credits(), mirror.at_high_watermark(), mirror.at_low_watermark()) == (
+            buffer.credits(), buffer.at_high_watermark(), buffer.at_low_watermark())

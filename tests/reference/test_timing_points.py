@@ -26,7 +26,7 @@ from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExport
 from otlp_receiver import OtlpReceiver, attrs
 
 from servescope.reference.config import EngineConfig, ModelConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=256)
 MODEL = "tiny-ref"

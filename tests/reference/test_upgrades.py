@@ -17,7 +17,7 @@ import pytest
 from waiting import poll_until
 
 from servescope.reference.config import EngineConfig, HttpLimits, ModelConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=64)
 #: A small connection cap: one leaked slot per upgrade would lock the server out after six.
@@ -142,9 +142,9 @@ def test_on_http2_a_websocket_handshake_is_refused_and_counted() -> None:
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     from servescope.instrumentation import setup_telemetry
-    from servescope.reference.engine import Engine
-    from servescope.reference.http2 import Http2ServerThread
-    from servescope.reference.server import create_app
+    from servescope.reference.client.engine import Engine
+    from servescope.reference.transport.http2 import Http2ServerThread
+    from servescope.reference.transport.server import create_app
 
     setup = setup_telemetry(model="tiny", span_exporter=InMemorySpanExporter())
     engine = Engine(EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4),

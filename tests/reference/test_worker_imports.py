@@ -4,7 +4,7 @@ engine process and client, the torch-free transport pieces) loads no ``opentelem
 import lines; this runs the imports in a fresh interpreter and reads ``sys.modules``, so an
 arrow drawn through another room (a package ``__init__`` that imports eagerly) is seen too.
 
-``reference/server.py`` is the one exception: it is the composition root, which calls
+``reference/transport/server.py`` is the one exception: it is the composition root, which calls
 ``setup_telemetry`` and so loads the exporters on purpose.
 """
 
@@ -18,9 +18,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = ("opentelemetry", "prometheus_client")
-COMPOSITION_ROOT = {"server"}
-WORKER = sorted(p.stem for p in (ROOT / "reference").glob("*.py")
-                if p.stem != "__init__" and p.stem not in COMPOSITION_ROOT)
+COMPOSITION_ROOT = {"transport.server"}
+WORKER = sorted(".".join(p.relative_to(ROOT / "reference").with_suffix("").parts)
+                for p in (ROOT / "reference").rglob("*.py") if p.stem != "__init__")
+WORKER = [m for m in WORKER if m not in COMPOSITION_ROOT]
 
 # Runs in a fresh interpreter: imports each module named in argv and prints, for each
 # forbidden package that got loaded, the servescope modules on the stack when it was first
@@ -55,7 +56,8 @@ def probe(modules: list[str]) -> dict[str, object]:
 
 
 def test_the_worker_modules_load_no_exporter():
-    assert {"scheduler", "lifecycle", "engine_process", "engine_client", "model"} <= set(WORKER)
+    assert {"core.scheduler", "core.lifecycle", "client.engine_process", "client.engine_client",
+            "core.model", "transport.limits"} <= set(WORKER)
     found = probe([f"servescope.reference.{m}" for m in WORKER])
     assert found["loaded"] == [], f"the worker loaded exporters, through: {found['pulled']}"
 
@@ -71,8 +73,8 @@ def test_the_hook_types_the_worker_names_load_no_exporter():
 
 def test_the_probe_sees_an_exporter_loaded_through_another_module():
     # the control: Telemetry does load both, and the probe names the chain
-    found = probe(["servescope.reference.server"])
+    found = probe(["servescope.reference.transport.server"])
     assert found["loaded"] == sorted(FORBIDDEN)
     pulled = found["pulled"]
     assert isinstance(pulled, dict)
-    assert any("reference/server.py" in frame for frame in pulled["prometheus_client"])
+    assert any("reference/transport/server.py" in frame for frame in pulled["prometheus_client"])

@@ -22,7 +22,7 @@ from servescope.cli import main
 from servescope.harness.loadgen import LoadConfig, Mix, run_load
 from servescope.instrumentation.slo import SLOSpec
 from servescope.reference.config import EngineConfig
-from servescope.reference.server import LocalServer
+from servescope.reference.transport.server import LocalServer
 
 ALERT = "ServescopeCancelRatioHigh"
 

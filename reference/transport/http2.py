@@ -106,7 +106,7 @@ def _config(host: str, port: int, log_level: str, app: Any) -> Any:
     """hypercorn's config, with the connection limits ``create_app`` left in ``app.state``."""
     from hypercorn.config import Config
 
-    from .config import HttpLimits
+    from ..config import HttpLimits
     from .limits import hypercorn_settings
 
     config = Config()

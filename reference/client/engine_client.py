@@ -48,7 +48,12 @@ from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
 from servescope.instrumentation.engine_health import EngineHealth
 from servescope.instrumentation.terminal import Once
 
-from .config import EngineConfig
+from ..config import EngineConfig
+from ..core.lifecycle import Decision
+from ..core.request import GenerationRequest
+from ..core.stats import EngineStats
+from ..core.stream import StreamBuffer, batched_wakes
+from .base import EngineCoreClient
 from .engine_process import ChildSpec
 from .engine_wire import (
     Admitted,
@@ -71,18 +76,13 @@ from .engine_wire import (
     encoder,
 )
 from .handle import Handle
-from .lifecycle import Decision
-from .request import GenerationRequest
-from .stats import EngineStats
-from .stream import StreamBuffer, batched_wakes
-from .tokenizer import ByteTokenizer
 
 if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
     from servescope.instrumentation import Telemetry
 
 __all__ = ["EngineClient", "RemoteHandle", "RemoteLifecycle"]
 
-_log = logging.getLogger("servescope.reference.engine_client")
+_log = logging.getLogger("servescope.reference.client.engine_client")
 #: Reason given to submissions while the engine (re)starts; the transport answers 503.
 RESTARTING = "engine_restarting"
 #: Reason given to submissions while the engine misses heartbeats but its lease still runs
@@ -176,7 +176,7 @@ class _EngineProcess:
 
     def __init__(self, spec: ChildSpec) -> None:
         self._popen = subprocess.Popen(
-            [sys.executable, "-P", "-m", "servescope.reference.engine_process"],
+            [sys.executable, "-P", "-m", "servescope.reference.client.engine_process"],
             stdin=subprocess.PIPE, close_fds=True)
         assert self._popen.stdin is not None
         self._popen.stdin.write(spec.to_json())
@@ -219,9 +219,9 @@ class _Incarnation:
     paths: list[str] = field(default_factory=list)
 
 
-class EngineClient:
-    """An engine in a child process, behind the same submit/handle interface as
-    :class:`Engine`. ``start()`` waits until the first engine is ready."""
+class EngineClient(EngineCoreClient[RemoteHandle]):
+    """An engine in a child process, behind the same interface as :class:`Engine`
+    (:class:`EngineCoreClient`). ``start()`` waits until the first engine is ready."""
 
     def __init__(self, config: EngineConfig, telemetry: Telemetry, *,
                  heartbeat_s: float = 0.1, lease_s: float = 10.0,
@@ -236,10 +236,8 @@ class EngineClient:
         if not heartbeat_s < unresponsive_s <= lease_s:
             raise ValueError(f"unresponsive_s: must be above heartbeat_s={heartbeat_s} and at "
                              f"most lease_s={lease_s}, got {unresponsive_s}")
+        super().__init__(config, telemetry)
         self.unresponsive_s = unresponsive_s
-        self.config = config
-        self.telemetry = telemetry
-        self.tokenizer = ByteTokenizer()
         self.heartbeat_s = heartbeat_s
         self.lease_s = lease_s
         self.start_timeout_s = start_timeout_s
@@ -254,12 +252,10 @@ class EngineClient:
         self.health = EngineHealth(telemetry)
         self._zmq = zmq.Context()
         self._dir = tempfile.mkdtemp(prefix="servescope-engine-")
-        self._lock = threading.Lock()
         self._live: dict[str, RemoteHandle] = {}
         self._recent: collections.OrderedDict[str, RequestRecorder] = \
             collections.OrderedDict()
         self._out = ToEngine()
-        self._pending = 0
         self._closed = Once(self._lock)
         self._stop = threading.Event()
         self._wake_r, self._wake_w = os.pipe()
@@ -273,10 +269,6 @@ class EngineClient:
         self._ready = threading.Event()
         self._last_death = 0.0
         self.health.watch(self._heartbeat_age, self._last_step_age)
-
-    @property
-    def model_name(self) -> str:
-        return self.telemetry.model
 
     @property
     def device(self) -> str:
@@ -331,56 +323,41 @@ class EngineClient:
         self._zmq.term()
         shutil.rmtree(self._dir, ignore_errors=True)
 
-    def __enter__(self) -> EngineClient:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.shutdown()
-
-    # --- requests -------------------------------------------------------------------------
-    def submit(self, request: GenerationRequest) -> RemoteHandle:
-        """Accept or reject ``request``; never blocks (see :meth:`Engine.submit`). While the
-        engine restarts the reason is ``engine_restarting``."""
-        now = self.telemetry.clock()
-        recorder = self.telemetry.request(
-            request.request_id, priority=request.priority, prompt_tokens=len(request.prompt),
-            carrier=request.carrier, arrival=now, operation=request.operation)
+    # --- requests (EngineCoreClient.submit) -----------------------------------------------
+    def _open(self, request: GenerationRequest, recorder: RequestRecorder, now: float,
+              deadline_at: float | None) -> RemoteHandle:
         cfg = self.config
-        handle: RemoteHandle
         stream = StreamBuffer(None if cfg.unbounded_streams else cfg.stream_capacity,
                               cfg.stream_low_watermark, on_credit=self._wake,
                               on_drained=self._wake)
-        handle = RemoteHandle(self, request, recorder, stream)
-        reason = request.misfit(max_context=self.config.model.max_context,
-                                vocab_size=self.config.model.vocab_size)
-        deadline_s = request.deadline_s if request.deadline_s is not None \
-            else cfg.default_deadline_s
-        with self._lock:
-            if reason is None and self._closed.is_set:
-                reason = "shutting_down"
-            if reason is None and not self._ready.is_set():
-                reason = RESTARTING
-            if reason is None and not self._responsive():
-                reason = UNRESPONSIVE
-            if reason is None and self._pending >= cfg.max_waiting:
-                reason = "queue_full"
-            if reason is None:
-                self._pending += 1
-                self._live[request.request_id] = handle
-                self._out.submits.append(Submit(
-                    request.request_id, request.prompt, request.max_tokens, now,
-                    None if deadline_s is None else now + deadline_s, request.priority,
-                    list(request.stop_token_ids), request.ignore_eos, request.operation))
-        if reason is not None:
-            handle.reject_reason = reason
-            handle.life.decide(FinishReason.REJECTED)
-            handle.life.mark_recorded()
-            recorder.rejected(reason, now=now)
-            stream.close(drop=True)
-            return handle
+        return RemoteHandle(self, request, recorder, stream)
+
+    def _refusal(self) -> str | None:
+        if self._closed.is_set:
+            return "shutting_down"
+        if not self._ready.is_set():  # the engine (re)starts
+            return RESTARTING
+        if not self._responsive():
+            return UNRESPONSIVE
+        return None
+
+    def _enqueue(self, handle: RemoteHandle, now: float, deadline_at: float | None) -> None:
+        request = handle.request
+        self._live[request.request_id] = handle
+        self._out.submits.append(Submit(
+            request.request_id, request.prompt, request.max_tokens, now, deadline_at,
+            request.priority, list(request.stop_token_ids), request.ignore_eos,
+            request.operation))
+
+    def _accepted(self, handle: RemoteHandle) -> None:
         self._wake()
-        return handle
+
+    def _reject(self, handle: RemoteHandle, reason: str, now: float) -> None:
+        handle.reject_reason = reason
+        handle.life.decide(FinishReason.REJECTED)
+        handle.life.mark_recorded()
+        handle.recorder.rejected(reason, now=now)
+        handle.stream.close(drop=True)
 
     def _post_cancel(self, handle: RemoteHandle, reason: FinishReason) -> None:
         with self._lock:
@@ -572,8 +549,8 @@ class EngineClient:
                 return
             self.messages_received += 1
             inc.last_message = time.monotonic()
-            if msg.stats:
-                self._stats = EngineStats(*msg.stats)
+            if msg.stats is not None:
+                self._stats = msg.stats
                 if self._stats.steps != inc.steps:
                     inc.steps = self._stats.steps
                     inc.last_step = inc.last_message

@@ -6,16 +6,18 @@ slow-consumer policy), then stream credits (pause at the high watermark, resume 
 one), admits waiting requests while KV blocks and batch slots allow, and finally runs one
 batched forward over every eligible request. A launched step is never interrupted: a signal
 that arrives during a step waits for the next boundary. The three parts can be stepped apart
-(tests do, with an injected clock and no thread): :meth:`Scheduler.schedule` returns a
-:class:`StepPlan`, :meth:`Scheduler.execute` (the runner) runs its forwards, and
+(tests do, with an injected clock and no thread), as vLLM's ``schedule() -> execute() ->
+update()``: :meth:`Scheduler.schedule` returns a :class:`StepPlan`, :meth:`Scheduler.execute`
+hands it to the :class:`ModelRunner` (``model_runner``: the forwards and their timing), and
 :meth:`Scheduler.update` applies their outputs.
 
-KV blocks are allocated on demand: admission needs the blocks of the tokens known so far
-(minus shared prefix blocks) plus a small reserve; a decode step that crosses a block boundary
-takes one more block, and when none is free it preempts a paused request first (its reader
-is behind anyway), else the youngest request. A preempted request gives back its blocks and
-slot, keeps its tokens and stream, waits at the queue's head and recomputes its KV when
-readmitted (greedy decoding makes the recomputation exact).
+KV blocks are allocated on demand (the block arithmetic and the prefix index are the
+:class:`KVManager`'s, ``kv_manager``; whom to preempt is decided here): admission needs the
+blocks of the tokens known so far (minus shared prefix blocks) plus a small reserve; a decode
+step that crosses a block boundary takes one more block, and when none is free it preempts a
+paused request first (its reader is behind anyway), else the youngest request. A preempted
+request gives back its blocks and slot, keeps its tokens and stream, waits at the queue's head
+and recomputes its KV when readmitted (greedy decoding makes the recomputation exact).
 
 Terminal states go through :class:`Lifecycle`: the first decision wins, every later signal is
 a counted no-op, and a finished request's resources are released exactly once, in dependency
@@ -33,100 +35,34 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING
 
 from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
 from servescope.instrumentation.step import StepSink
 
+from ..config import EngineConfig
 from . import speculation
-from .block_pool import BlockPool, block_hashes, chain_hash
-from .config import EngineConfig
+from .kv_manager import KVManager
 from .lifecycle import SlotPool
 from .mailbox import Mailbox
-from .model import BatchInput, KVCache, Transformer
+from .model_runner import ModelRunner
+from .plan import GroupOutput, InjectedFault, Row, StepPlan
 from .sequence import SeqRecord, SeqState
 from .stats import EngineStats
 from .stream import batched_wakes
 from .tokenizer import EOS_ID, ByteTokenizer
 
-__all__ = ["GroupOutput", "InjectedFault", "Scheduler", "StepPlan"]
+if TYPE_CHECKING:
+    import torch
+
+    from .model import KVCache, Transformer
+
+__all__ = ["GroupOutput", "InjectedFault", "Scheduler", "StepPlan"]  # the plan types: plan.py
 
 _log = logging.getLogger("servescope.reference")
 # The shortest idle wait: a timer already due (or due within it) is handled on the next
 # iteration instead of spinning the loop on a zero timeout.
 _MIN_SLEEP_S = 0.0005
-
-
-class InjectedFault(RuntimeError):
-    """A worker error raised on purpose (config knobs or :meth:`Engine.inject_fault`)."""
-
-    def __init__(self, seqs: list[SeqRecord]) -> None:
-        super().__init__(f"injected worker fault for {len(seqs)} request(s)")
-        self.seqs = seqs
-
-
-@dataclass
-class _Row:
-    seq: SeqRecord
-    inputs: list[int]
-    drafts: list[int]
-    prefill: bool
-
-
-@dataclass
-class StepPlan:
-    """What one step runs: the rows of each forward (prefill, then decode), decided at
-    ``now`` by :meth:`Scheduler.schedule`."""
-
-    groups: list[list[_Row]]
-    now: float
-
-
-@dataclass
-class GroupOutput:
-    """One forward's result: greedy tokens per input position of each row (None when the
-    forward failed), the requests to end with ``error``, and when the tokens were ready (the
-    clock right after sampling: their commit time)."""
-
-    rows: list[_Row]
-    tokens: list[list[int]] | None
-    failed: list[SeqRecord]
-    done_at: float
-
-
-class _StepTimer:
-    """Forward-pass time: CUDA events on a GPU (read after the step's own sync), else wall."""
-
-    def __init__(self, device: torch.device) -> None:
-        self.cuda = device.type == "cuda"
-        self.total = 0.0
-        self._events: tuple[Any, Any] | None = None
-        self._t0 = 0.0
-
-    def start(self) -> None:
-        if self.cuda:
-            start = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
-            end = torch.cuda.Event(enable_timing=True)  # type: ignore[no-untyped-call]
-            start.record()
-            self._events = (start, end)
-        else:
-            self._t0 = time.perf_counter()
-
-    def stop(self) -> None:
-        if self._events is not None:
-            self._events[1].record()
-        else:
-            self.total += time.perf_counter() - self._t0
-
-    def collect(self) -> None:
-        """After the host has the step's tokens (already synchronised): no extra sync."""
-        if self._events is not None:
-            start, end = self._events
-            self.total += start.elapsed_time(end) / 1000.0
-            self._events = None
 
 
 class Scheduler:
@@ -138,10 +74,10 @@ class Scheduler:
                  on_requeued: Callable[[], None] = lambda: None) -> None:
         self.config = config
         self.telemetry = telemetry
-        self.model = model
-        self.cache = cache
-        self.device = device
-        self.pool = BlockPool(config.num_blocks, config.block_size)
+        self.runner = ModelRunner(config, model, cache, device, tokenizer,
+                                  clock=lambda: self.telemetry.clock())
+        self.kv = KVManager(config)
+        self.pool = self.kv.pool
         self.slots = SlotPool(config.max_batch)
         self.mailbox = Mailbox()
         self.waiting: deque[SeqRecord] = deque()
@@ -154,21 +90,11 @@ class Scheduler:
         self.errors = 0
         self.committed_total = 0
         self.proposed_total = 0
-        self.prefix_queries = 0
-        self.prefix_hits = 0
-        self._prefix_delta = [0, 0]
         self.preemptions = 0
         self._preempt_delta = 0
         self._on_left_waiting = on_left_waiting
         self._on_requeued = on_requeued
-        self._timers = {True: _StepTimer(device), False: _StepTimer(device)}  # by prefill
-        # this step's forward time and input tokens per phase, for the next StepReport
-        self._phase_seconds: dict[str, float] = {}
-        self._phase_tokens: dict[str, int] = {}
         self._last_report = 0.0
-        allowed = torch.full((config.model.vocab_size,), float("-inf"), device=device)
-        allowed[tokenizer.generatable_ids()] = 0.0
-        self._allowed = allowed
         self.stats = self._snapshot()
         self.last_step_at = time.monotonic()  # when the last forward step ended (or birth)
 
@@ -214,24 +140,13 @@ class Scheduler:
         rows = self._build_rows()
         groups = [g for g in ([r for r in rows if r.prefill], [r for r in rows if not r.prefill])
                   if g]
-        return StepPlan(groups, now)
+        return StepPlan(groups, now, self.steps)
 
     def execute(self, plan: StepPlan) -> list[GroupOutput]:
-        """The runner: one batched forward per group. Changes no request state, so a test
-        may run its own (scripted tokens, no model) and a signal posted meanwhile waits for
-        the next :meth:`schedule`."""
-        outputs = []
-        for group in plan.groups:
-            try:
-                tokens: list[list[int]] | None = self._forward(group)
-                failed: list[SeqRecord] = []
-            except InjectedFault as fault:  # those requests alone; the rest runs next time
-                tokens, failed = None, fault.seqs
-            except Exception:
-                _log.exception("forward step failed; finishing its batch with error")
-                tokens, failed = None, [r.seq for r in group]
-            outputs.append(GroupOutput(group, tokens, failed, self.telemetry.clock()))
-        return outputs
+        """The runner's part: one batched forward per group. Changes no request state, so a
+        test may run its own (scripted tokens, no model) and a signal posted meanwhile waits
+        for the next :meth:`schedule`."""
+        return self.runner.execute(plan)
 
     def update(self, plan: StepPlan, outputs: list[GroupOutput]
                ) -> list[tuple[RequestRecorder, int, int, float]]:
@@ -422,7 +337,6 @@ class Scheduler:
         """FIFO: admit the head while a slot is free and the KV blocks for its known tokens
         fit with a small reserve left for the running requests to grow into. A preempted
         request whose reader is still behind is passed over (it cannot advance anyway)."""
-        bs = self.config.block_size
         for seq in list(self.waiting):
             if not self.slots.free:
                 return
@@ -431,51 +345,31 @@ class Scheduler:
                     continue
                 seq.paused_at = None
                 seq.recorder.resumed(now=now)
-            target = seq.prefill_target
-            # the last prompt token is always computed (its logits give the first token)
-            hashes = block_hashes(seq.tokens[:min(target, seq.n_prompt - 1)
-                                             if seq.committed == 0 else target], bs)
-            hits, free_hits = self.pool.count_cached(hashes)
-            need = -(-len(seq.tokens) // bs) - hits
-            if self.pool.num_free - need - free_hits < self._reserve():
+            fit = self.kv.admission(seq, self.kv.reserve(len(self.running)))
+            if fit is None:
                 return
             self.waiting.remove(seq)
             self._left_waiting(seq)
-            match = self.pool.match_prefix(hashes)
-            seq.life.blocks = match.blocks + self.pool.allocate(need)
+            self.kv.admit(seq, *fit)
             seq.life.slot = self.slots.acquire()
-            seq.n_registered = match.hits
-            seq.n_computed = match.hits * bs
-            seq.parent_hash = hashes[match.hits - 1] if match.hits else b""
-            seq.prefilled = seq.committed > 0 and seq.n_computed >= target
-            self.prefix_queries += match.queried
-            self.prefix_hits += match.hits
-            self._prefix_delta[0] += match.queried
-            self._prefix_delta[1] += match.hits
+            seq.prefilled = seq.committed > 0 and seq.n_computed >= seq.prefill_target
             seq.state = SeqState.RUNNING
             self.running.append(seq)
             if seq.preemptions == 0:
                 seq.recorder.admitted()
             seq.recorder.scheduled(now=now)
 
-    def _reserve(self) -> int:
-        """Blocks kept free at admission so running requests can grow (config share)."""
-        if not self.running:
-            return 0
-        return max(1, int(self.pool.num_blocks * self.config.kv_admission_reserve))
-
     # --- KV growth and preemption ---------------------------------------------------------
     def _grow(self, seq: SeqRecord, positions: int, *, preempt: bool) -> bool:
         """Give ``seq`` blocks for ``positions`` token positions, preempting younger (or
         paused) requests if ``preempt``; False when it cannot get them."""
-        need = -(-positions // self.config.block_size) - len(seq.life.blocks)
+        need = self.kv.missing(seq, positions)
         while need > self.pool.num_free:
             victim = self._victim(seq) if preempt else None
             if victim is None:
                 return False
             self._preempt(victim)
-        if need > 0:
-            seq.life.blocks += self.pool.allocate(need)
+        self.kv.allocate(seq, need)
         return True
 
     def _victim(self, seq: SeqRecord) -> SeqRecord | None:
@@ -492,14 +386,11 @@ class Scheduler:
         """Give back a running request's KV blocks and slot; it waits at the queue's head and
         recomputes its KV when readmitted. Its stream and tokens are kept."""
         self.running.remove(seq)
-        blocks, seq.life.blocks = seq.life.blocks, []
-        self.pool.free(blocks)
+        self.kv.free(seq)
         if seq.life.slot is not None:
             self.slots.release(seq.life.slot)
             seq.life.slot = None
         # a paused request stays paused (its slow-consumer clock keeps running while it waits)
-        seq.n_computed = seq.n_registered = 0
-        seq.parent_hash = b""
         seq.prefilled = False
         seq.preemptions += 1
         seq.state = SeqState.WAITING
@@ -509,7 +400,7 @@ class Scheduler:
         self._preempt_delta += 1
 
     # --- the step -------------------------------------------------------------------------
-    def _build_rows(self) -> list[_Row]:
+    def _build_rows(self) -> list[Row]:
         """Oldest first, so that growing KV preempts the youngest requests, never older ones."""
         cfg = self.config
         rows = []
@@ -521,7 +412,7 @@ class Scheduler:
                 continue
             if not seq.prefilled:  # admission allocated the blocks for the whole prefill
                 end = min(seq.prefill_target, seq.n_computed + cfg.prefill_chunk)
-                rows.append(_Row(seq, seq.tokens[seq.n_computed:end], [], True))
+                rows.append(Row(seq, seq.tokens[seq.n_computed:end], [], True))
                 continue
             room = min(credits, seq.limit - len(seq.tokens)) - 1
             drafts = (speculation.propose(seq.tokens, cfg.speculation_ngram,
@@ -533,42 +424,14 @@ class Scheduler:
             if not drafts and not self._grow(seq, len(seq.tokens), preempt=True):
                 self._preempt(seq)  # nobody younger to take from: it waits for blocks
                 continue
-            rows.append(_Row(seq, [seq.tokens[-1], *drafts], drafts, False))
+            rows.append(Row(seq, [seq.tokens[-1], *drafts], drafts, False))
         return rows
 
-    def _faulty(self, rows: list[_Row]) -> list[SeqRecord]:
-        cfg = self.config
-        if cfg.fault_every_n_steps and self.steps % cfg.fault_every_n_steps == 0:
-            return [r.seq for r in rows]
-        return [r.seq for r in rows
-                if r.seq.fault or r.seq.request.request_id in cfg.fault_request_ids]
-
-    def _forward(self, rows: list[_Row]) -> list[list[int]]:
-        """One batched forward; greedy tokens for every input position of every row."""
-        bad = self._faulty(rows)
-        if bad:
-            raise InjectedFault(bad)
-        batch = BatchInput.build(
-            [(r.inputs, r.seq.n_computed, r.seq.life.blocks) for r in rows],
-            self.cache, self.device)
-        timer = self._timers[rows[0].prefill]
-        before = timer.total
-        timer.start()
-        logits = self.model(batch, self.cache)
-        greedy = (logits + self._allowed).argmax(dim=-1)
-        timer.stop()
-        out: list[list[int]] = greedy.tolist()  # the step's one host sync
-        timer.collect()
-        phase = "prefill" if rows[0].prefill else "decode"
-        self._phase_seconds[phase] = timer.total - before
-        self._phase_tokens[phase] = sum(len(r.inputs) for r in rows)
-        return out
-
-    def _commit(self, row: _Row, greedy: list[int], now: float) -> int:
+    def _commit(self, row: Row, greedy: list[int], now: float) -> int:
         seq = row.seq
         if row.prefill:
             seq.n_computed += len(row.inputs)
-            self._register_blocks(seq)
+            self.kv.register(seq)
             if seq.n_computed < seq.prefill_target:
                 return 0
             seq.prefilled = True
@@ -586,7 +449,7 @@ class Scheduler:
         seq.tokens.extend(new)
         if not row.prefill:  # the input token and the accepted drafts now have their KV
             seq.n_computed = len(seq.tokens) - 1
-            self._register_blocks(seq)
+            self.kv.register(seq)
         seq.committed += len(new)
         seq.proposed += len(row.drafts)
         self.committed_total += len(new)
@@ -608,16 +471,6 @@ class Scheduler:
                 return i
         return None
 
-    def _register_blocks(self, seq: SeqRecord) -> None:
-        """Index each newly completed full block by content so later prompts can share it."""
-        bs = self.config.block_size
-        full = seq.n_computed // bs
-        while seq.n_registered < full:
-            i = seq.n_registered
-            seq.parent_hash = chain_hash(seq.parent_hash, seq.tokens[i * bs:(i + 1) * bs])
-            self.pool.register(seq.life.blocks[i], seq.parent_hash)
-            seq.n_registered += 1
-
     # --- reporting ------------------------------------------------------------------------
     def _report(self, advanced: list[tuple[RequestRecorder, int, int, float]]) -> None:
         """One telemetry call per iteration that did something (or per idle interval)."""
@@ -628,20 +481,19 @@ class Scheduler:
         if not advanced and not changed and now - self._last_report < self.config.idle_report_s:
             return
         self._last_report = now
-        queries, hits = self._prefix_delta
-        self._prefix_delta = [0, 0]
+        queries, hits = self.kv.take_prefix_delta()
         preemptions, self._preempt_delta = self._preempt_delta, 0
         buffered = sum(s.stream.buffered for s in (*self.waiting, *self.running, *self.draining))
+        seconds, tokens = self.runner.take_phases()
         self.telemetry.step(StepReport(
             advanced=advanced, now=now, kv_blocks_used=self.pool.num_used,
             kv_blocks_total=self.pool.num_blocks, running=len(self.running),
             waiting=len(self.waiting), paused=stats.paused, buffered_tokens=buffered,
             prefix_queries=queries, prefix_hits=hits, preemptions=preemptions,
-            forward_seconds=self._phase_seconds, step_tokens=self._phase_tokens))
-        self._phase_seconds, self._phase_tokens = {}, {}
+            forward_seconds=seconds, step_tokens=tokens))
 
     def _snapshot(self) -> EngineStats:
-        prefill, decode = self._timers[True], self._timers[False]
+        prefill, decode = self.runner.prefill_seconds, self.runner.decode_seconds
         return EngineStats(
             free_blocks=self.pool.num_free, total_blocks=self.pool.num_blocks,
             used_slots=self.slots.used, total_slots=self.slots.total,
@@ -649,9 +501,8 @@ class Scheduler:
             running=len(self.running),
             paused=sum(1 for s in (*self.running, *self.waiting) if s.paused_at is not None),
             draining=len(self.draining) + len(self.finishing), steps=self.steps,
-            forward_seconds=prefill.total + decode.total,
-            prefill_seconds=prefill.total, decode_seconds=decode.total,
+            forward_seconds=prefill + decode, prefill_seconds=prefill, decode_seconds=decode,
             committed_tokens=self.committed_total, proposed_tokens=self.proposed_total,
-            prefix_queries=self.prefix_queries, prefix_hits=self.prefix_hits,
+            prefix_queries=self.kv.prefix_queries, prefix_hits=self.kv.prefix_hits,
             errors=self.errors, preemptions=self.preemptions)
 

@@ -17,16 +17,17 @@ socket that survives the peer's death without corrupting the other side; msgspec
 typed struct of lists in microseconds. ``multiprocessing`` pipes would pickle (slower, and
 unpickling runs arbitrary code from a crashed peer's half-written frame).
 
-This module has no torch import: the API process loads it without the model.
+This module has no torch import: the API process loads it without the model (the one core
+type it names, :class:`EngineStats`, is torch-free too).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
 from servescope.instrumentation.status import FinishReason
+
+from ..core.stats import EngineStats
 
 __all__ = ["Admitted", "Close", "Decided", "Event", "Finish", "FromEngine", "LeftWaiting",
            "Paused", "PrefillDone", "Push", "Requeued", "Resumed", "Scheduled", "StepMessage",
@@ -158,7 +159,7 @@ Event = (Decided | Push | Close | WantCredit | Finish | Admitted | Scheduled | P
 class FromEngine(msgspec.Struct, array_like=True):
     kind: str  # "ready" | "step" | "beat" | "fatal" | "bye"
     events: list[Event] = []
-    stats: list[Any] = []  # EngineStats fields, in order
+    stats: EngineStats | None = None  # the scheduler's snapshot after this iteration
     detail: str = ""  # "ready": the device; "fatal": the error
 
 

@@ -13,9 +13,9 @@ from abc import ABC, abstractmethod
 from servescope.instrumentation import FinishReason, RequestRecorder
 from servescope.instrumentation.step import StepSink
 
-from .lifecycle import Decision
-from .request import GenerationRequest
-from .stream import StreamBuffer
+from ..core.lifecycle import Decision
+from ..core.request import GenerationRequest
+from ..core.stream import StreamBuffer
 
 __all__ = ["Handle"]
 

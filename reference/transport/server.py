@@ -30,7 +30,6 @@ each event on at once, whatever ``proxy_buffering`` says) and ``Cache-Control: n
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import socket
 import time
@@ -38,6 +37,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
@@ -51,14 +51,16 @@ from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason
 from servescope.instrumentation.telemetry import Telemetry
 
+from ..client.base import EngineCoreClient
+from ..client.engine import Engine
+from ..client.engine_client import RESTARTING, UNRESPONSIVE, EngineClient
+from ..client.handle import Handle
+from ..config import EngineConfig, HttpLimits
+from ..core.request import GenerationRequest
 from . import delivery
 from . import limits as guard
 from . import openai_schema as schema
-from .config import EngineConfig, HttpLimits
 from .connections import Connections as _Connections
-from .engine import Engine, RequestHandle
-from .engine_client import RESTARTING, UNRESPONSIVE, EngineClient, RemoteHandle
-from .request import GenerationRequest
 from .serving import UvicornThread, listen
 from .sse import EventStreamResponse, Shape, WholeResponse
 
@@ -68,7 +70,7 @@ if TYPE_CHECKING:  # the transport calls the hooks; only the setup helper's type
 __all__ = ["DEFAULT_SEND_BUFFER_BYTES", "LocalServer", "ServerThread", "create_app",
            "declared_labels", "serve"]
 
-_log = logging.getLogger("servescope.reference.server")
+_log = logging.getLogger("servescope.reference.transport.server")
 
 DEFAULT_SEND_BUFFER_BYTES = 4096
 #: Unsent bytes the kernel may hold when the send buffer is left to autotune.
@@ -85,7 +87,7 @@ PARSE_OFF_LOOP_BYTES = 64 << 10
 class _Transport:
     """The route handlers, bound to one engine and one telemetry."""
 
-    def __init__(self, engine: Engine | EngineClient, telemetry: Telemetry, model_name: str,
+    def __init__(self, engine: EngineCoreClient[Any], telemetry: Telemetry, model_name: str,
                  chunk_tokens: int, connections: _Connections | None) -> None:
         self.engine = engine
         self.connections = connections
@@ -213,7 +215,7 @@ class _Transport:
             ids.append(encoded[0])
         return tuple(ids)
 
-    def _refused(self, handle: RequestHandle | RemoteHandle, rid: str) -> Response:
+    def _refused(self, handle: Handle, rid: str) -> Response:
         """The engine refused at admission (its recorder already counted the rejection)."""
         reason = handle.reject_reason or "rejected"
         if reason == RESTARTING:  # the engine process is being replaced: come back shortly
@@ -237,7 +239,7 @@ class _Transport:
              "owned_by": "servescope", "max_model_len": self.max_context}]})
 
     async def healthz(self, request: Request) -> Response:
-        stats = dataclasses.asdict(self.engine.stats())
+        stats = msgspec.structs.asdict(self.engine.stats())
         return JSONResponse({"status": "ok", "model": self.model_name, **stats,
                              "connections": self.ledger.snapshot()})
 
@@ -297,7 +299,7 @@ def _error(status: int, body: dict[str, Any], rid: str | None = None, *,
 _HTTP_REASONS = {404: "not_found", 405: "method_not_allowed"}
 
 
-def _unavailable(engine: Engine | EngineClient, message: str, rid: str | None,
+def _unavailable(engine: EngineCoreClient[Any], message: str, rid: str | None,
                  extra: dict[str, Any] | None = None) -> JSONResponse:
     """503 in the error shape with ``Retry-After`` (seconds)."""
     body = schema.error_body(message, type_="server_error", code="engine_unavailable")
@@ -323,7 +325,7 @@ async def _server_error(request: Request, exc: Exception) -> Response:
                                          code="internal_error"))
 
 
-def create_app(engine: Engine | EngineClient, telemetry: Telemetry, *,
+def create_app(engine: EngineCoreClient[Any], telemetry: Telemetry, *,
                model_name: str | None = None, chunk_tokens: int = 64,
                http2: bool = False) -> Starlette:
     """The ASGI app over a started engine; the caller owns the engine's lifecycle. The model
@@ -450,7 +452,7 @@ class LocalServer:
             declared_labels=declared_labels(config or EngineConfig(), model_name), **kwargs)
         self.telemetry = self.setup.telemetry
         # engine_process: the engine core in its own process (a dict: EngineClient options)
-        self.engine: Engine | EngineClient = (
+        self.engine: EngineCoreClient[Any] = (
             EngineClient(config or EngineConfig(), self.telemetry,
                          **(engine_process if isinstance(engine_process, dict) else {}))
             if engine_process else Engine(config or EngineConfig(), self.telemetry))

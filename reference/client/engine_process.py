@@ -20,7 +20,6 @@ pool. The process also exits when its parent is gone.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
@@ -37,7 +36,15 @@ from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
 from servescope.instrumentation.step import StepSink
 from servescope.instrumentation.terminal import Once
 
-from .config import EngineConfig
+from ..config import EngineConfig
+from ..core.lifecycle import Lifecycle
+from ..core.model import BatchInput, KVCache, Transformer, pick_device
+from ..core.request import GenerationRequest
+from ..core.scheduler import GroupOutput, Scheduler, StepPlan
+from ..core.sequence import SeqRecord, SeqState
+from ..core.stats import EngineStats
+from ..core.stream import Watermarks
+from ..core.tokenizer import ByteTokenizer
 from .engine_wire import (
     Admitted,
     Close,
@@ -59,16 +66,10 @@ from .engine_wire import (
     decoder_to_engine,
     encoder,
 )
-from .lifecycle import Lifecycle
-from .model import BatchInput, KVCache, Transformer, pick_device
-from .request import GenerationRequest
-from .scheduler import GroupOutput, Scheduler, StepPlan
-from .sequence import SeqRecord, SeqState
-from .tokenizer import ByteTokenizer
 
 __all__ = ["ChildSpec", "EngineCore", "engine_main"]
 
-_log = logging.getLogger("servescope.reference.engine_process")
+_log = logging.getLogger("servescope.reference.client.engine_process")
 
 
 @dataclass(frozen=True)
@@ -162,13 +163,14 @@ class _MirrorStream:
     """The engine's view of one request's API-side stream buffer.
 
     ``buffered`` is pushed minus popped-as-last-reported: never below the real occupancy, so
-    a push the credits allow always fits the API-side buffer."""
+    a push the credits allow always fits the API-side buffer. The credits themselves are the
+    buffer's own arithmetic (:class:`Watermarks`) applied to that count."""
 
     def __init__(self, request_id: str, capacity: int | None, low_watermark: int,
                  events: list[Event]) -> None:
         self.request_id = request_id
+        self.marks = Watermarks(capacity, low_watermark)
         self.capacity = capacity
-        self.low_watermark = low_watermark
         self._events = events
         self.pushed = 0
         self.popped = 0
@@ -189,15 +191,13 @@ class _MirrorStream:
         return self._closed.is_set and self._end_seen and self.buffered == 0
 
     def credits(self) -> int:
-        if self.capacity is None:
-            return 1 << 30
-        return max(0, self.capacity - self.buffered)
+        return self.marks.credits(self.buffered)
 
     def at_high_watermark(self) -> bool:
-        return self.capacity is not None and self.buffered >= self.capacity
+        return self.marks.at_high(self.buffered)
 
     def at_low_watermark(self) -> bool:
-        return self.buffered <= self.low_watermark
+        return self.marks.at_low(self.buffered)
 
     def request_credit(self) -> None:
         self._events.append(WantCredit(self.request_id))
@@ -222,26 +222,6 @@ class _MirrorStream:
         """The reader's progress as the API process reports it (monotone)."""
         self.popped = max(self.popped, min(popped, self.pushed))
         self._end_seen = self._end_seen or end_seen
-
-
-class _DecidingLifecycle(Lifecycle):
-    """Announces the winning terminal decision at once (the API-side handle's reason)."""
-
-    def __init__(self, recorder: RequestRecorder, events: list[Event], core: EngineCore,
-                 **kwargs: Any) -> None:
-        super().__init__(recorder, **kwargs)
-        self._events = events
-        self._core = core
-
-    def decide(self, reason: FinishReason) -> bool:
-        won = super().decide(reason)
-        if won:
-            self._events.append(Decided(self.recorder.request_id, reason))
-        return won
-
-    def record(self, *, now: float | None = None) -> None:
-        super().record(now=now)
-        self._core.live.pop(self.recorder.request_id, None)
 
 
 class _CoreScheduler(Scheduler):
@@ -317,9 +297,13 @@ class EngineCore:
             sub.request_id, list(sub.prompt), sub.max_tokens, priority=sub.priority,
             stop_token_ids=tuple(sub.stop_token_ids), ignore_eos=sub.ignore_eos,
             operation=sub.operation)
-        recorder = _EventRecorder(sub.request_id, self.events)
-        life = _DecidingLifecycle(recorder, self.events, self, pool=self.scheduler.pool,
-                                  slots=self.scheduler.slots)
+        rid = sub.request_id
+        recorder = _EventRecorder(rid, self.events)
+        # the winning decision reaches the API-side handle at once; a recorded request is
+        # forgotten here (a later signal for it is answered as ignored)
+        life = Lifecycle(recorder, pool=self.scheduler.pool, slots=self.scheduler.slots,
+                         on_decided=lambda reason: self.events.append(Decided(rid, reason)),
+                         on_recorded=lambda: self.live.pop(rid, None))
         stream = _MirrorStream(sub.request_id,
                                None if cfg.unbounded_streams else cfg.stream_capacity,
                                cfg.stream_low_watermark, self.events)
@@ -333,8 +317,8 @@ class EngineCore:
         self.events.clear()
         return out
 
-    def stats(self) -> list[Any]:
-        return list(dataclasses.astuple(self.scheduler.stats))
+    def stats(self) -> EngineStats:
+        return self.scheduler.stats
 
 
 def _warm_up(model: Transformer, cache: KVCache, device: torch.device) -> None:

@@ -1,8 +1,9 @@
-"""The engine: a model, a scheduler thread, and one :class:`RequestHandle` per request.
+"""The engine in process: a model, a scheduler thread, and one :class:`RequestHandle` per request.
 
-``Engine.submit`` is the only way in; it never blocks. It makes the request's recorder (the
-arrival), rejects with a reason what cannot run (queue full, prompt over the context, bad token
-ids), and posts the rest to the scheduler's mailbox. The handle is the writer's side: it pops
+``Engine.submit`` (the one submit path, :class:`~.base.EngineCoreClient`) is the only way in;
+it never blocks. It makes the request's recorder (the arrival), rejects with a reason what
+cannot run (queue full, prompt over the context, bad token ids), and posts the rest to the
+scheduler's mailbox. The handle is the writer's side: it pops
 committed tokens (an asyncio task on any loop, or a thread), reports deliveries, and posts
 cancels. Everything else about the request belongs to the scheduler thread.
 """
@@ -16,25 +17,27 @@ from typing import TYPE_CHECKING
 from servescope.instrumentation import FinishReason
 from servescope.instrumentation.engine_health import EngineHealth
 
-from .config import EngineConfig
+from ..config import EngineConfig
+from ..core.lifecycle import Lifecycle
+from ..core.model import KVCache, Transformer, pick_device
+from ..core.request import GenerationRequest
+from ..core.scheduler import Scheduler
+from ..core.sequence import SeqRecord
+from ..core.stats import EngineStats
+from ..core.stream import StreamBuffer
+from .base import EngineCoreClient
 from .handle import Handle
-from .lifecycle import Lifecycle
-from .model import KVCache, Transformer, pick_device
-from .request import GenerationRequest
-from .scheduler import Scheduler
-from .sequence import SeqRecord
-from .stats import EngineStats
-from .stream import StreamBuffer
-from .tokenizer import ByteTokenizer
 
 if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
-    from servescope.instrumentation import Telemetry
+    from servescope.instrumentation import RequestRecorder, Telemetry
 
 __all__ = ["Engine", "EngineStats", "RequestHandle"]
 
 
 class RequestHandle(Handle):
     """The writer's view of one request served by this process's scheduler thread."""
+
+    life: Lifecycle
 
     def __init__(self, engine: Engine, request: GenerationRequest, life: Lifecycle,
                  stream: StreamBuffer, seq: SeqRecord | None,
@@ -100,18 +103,14 @@ class RequestHandle(Handle):
         return 0 if self._seq is None else self._seq.proposed
 
 
-class Engine:
+class Engine(EngineCoreClient[RequestHandle]):
     """A reference decode worker: submit requests, read their tokens through handles."""
 
     def __init__(self, config: EngineConfig, telemetry: Telemetry) -> None:
-        self.config = config
-        self.telemetry = telemetry
-        self.tokenizer = ByteTokenizer()
+        super().__init__(config, telemetry)
         self.device = pick_device(config.device)
         self.model = Transformer.from_config(config.model, self.device)
         self.cache = KVCache(config.model, config.num_blocks, config.block_size, self.device)
-        self._lock = threading.Lock()
-        self._pending = 0  # waiting requests, including those still in the mailbox
         self._closed = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -121,10 +120,6 @@ class Engine:
         # the same engine health families as the engine-process mode: an in-process engine
         # never restarts (its counters stay at 0) and its heartbeat is the scheduler thread
         EngineHealth(telemetry).watch(self._heartbeat_age, self._last_step_age)
-
-    @property
-    def model_name(self) -> str:
-        return self.telemetry.model
 
     # --- lifecycle ------------------------------------------------------------------------
     def start(self) -> None:
@@ -150,58 +145,37 @@ class Engine:
             # owner; finish whatever is still in the mailbox or queued
             self._scheduler.run(self._stop)
 
-    def __enter__(self) -> Engine:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.shutdown()
-
-    # --- requests -------------------------------------------------------------------------
-    def submit(self, request: GenerationRequest) -> RequestHandle:
-        """Accept or reject ``request``; never blocks. A rejected request's handle is
-        already finished (reason ``rejected``; ``reject_reason`` is one of ``empty_prompt``,
-        ``prompt_too_long``, ``invalid_token``, ``queue_full``, ``shutting_down``)."""
-        now = self.telemetry.clock()
-        recorder = self.telemetry.request(
-            request.request_id, priority=request.priority, prompt_tokens=len(request.prompt),
-            carrier=request.carrier, arrival=now, operation=request.operation)
+    # --- requests (EngineCoreClient.submit) -----------------------------------------------
+    def _open(self, request: GenerationRequest, recorder: RequestRecorder, now: float,
+              deadline_at: float | None) -> RequestHandle:
         life = Lifecycle(recorder, self._scheduler.pool, self._scheduler.slots)
         cfg = self.config
         stream = StreamBuffer(None if cfg.unbounded_streams else cfg.stream_capacity,
                               cfg.stream_low_watermark,
                               on_credit=lambda: self._post("credit"),
                               on_drained=lambda: self._post("drained", seq))
-        deadline_s = request.deadline_s if request.deadline_s is not None \
-            else cfg.default_deadline_s
-        seq = SeqRecord(request, life, stream, now,
-                       None if deadline_s is None else now + deadline_s,
-                       tokens=list(request.prompt), n_prompt=len(request.prompt),
-                       limit=min(len(request.prompt) + request.max_tokens,
-                                 cfg.model.max_context))
-        reason = request.misfit(max_context=cfg.model.max_context,
-                                vocab_size=cfg.model.vocab_size)
-        with self._lock:  # posting under the lock: shutdown cannot miss this submission
-            if reason is None and self._closed:
-                reason = "shutting_down"
-            if reason is None and self._pending >= cfg.max_waiting:
-                reason = "queue_full"
-            if reason is None:
-                self._pending += 1
-                life.stream = stream
-                self._post("submit", seq)
-        if reason is not None:
-            life.reject(reason, now=now)
-            stream.close(drop=True)
-            return RequestHandle(self, request, life, stream, None, reason)
+        seq = SeqRecord(request, life, stream, now, deadline_at,
+                        tokens=list(request.prompt), n_prompt=len(request.prompt),
+                        limit=min(len(request.prompt) + request.max_tokens,
+                                  cfg.model.max_context))
         return RequestHandle(self, request, life, stream, seq)
+
+    def _refusal(self) -> str | None:
+        return "shutting_down" if self._closed else None
+
+    def _enqueue(self, handle: RequestHandle, now: float, deadline_at: float | None) -> None:
+        handle.life.stream = handle.stream
+        self._post("submit", handle._seq)
+
+    def _reject(self, handle: RequestHandle, reason: str, now: float) -> None:
+        handle.reject_reason = reason
+        handle._seq = None  # the scheduler never saw it: nothing to post about it
+        handle.life.reject(reason, now=now)
+        handle.stream.close(drop=True)
 
     def inject_fault(self, request_id: str) -> None:
         """Make the next step including ``request_id`` raise (a worker error for it alone)."""
         self._post("fault", request_id)
-
-    #: Retry-After (seconds) of a 503 while not ready.
-    retry_after_s = 1
 
     def ready(self) -> bool:
         """The scheduler thread runs and submissions are accepted."""

@@ -1,14 +1,19 @@
-"""What the scheduler publishes after each iteration: a stats object, apart from exporters."""
+"""What the scheduler publishes after each iteration: a stats object, apart from exporters.
+
+A msgspec struct, so that the engine process sends the very object the scheduler published
+(typed on the wire: the API process's decoder refuses a malformed one) instead of a list of
+its fields in order.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 __all__ = ["EngineStats"]
 
 
-@dataclass(frozen=True)
-class EngineStats:
+class EngineStats(msgspec.Struct, frozen=True, array_like=True, gc=False,
+                  forbid_unknown_fields=True):
     """A snapshot published by the scheduler after each iteration (for tests and /healthz)."""
 
     free_blocks: int

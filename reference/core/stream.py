@@ -19,10 +19,11 @@ import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from servescope.instrumentation.terminal import Once
 
-__all__ = ["StreamBuffer", "StreamOverflow", "batched_wakes"]
+__all__ = ["StreamBuffer", "StreamOverflow", "Watermarks", "batched_wakes"]
 
 _Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[None]"]
 _batch = threading.local()  # .waiters: list[_Waiter] while this thread batches its wakes
@@ -69,16 +70,45 @@ def batched_wakes() -> Iterator[None]:
             _call_soon(loop, _wake_all, futs)
 
 
+@dataclass(frozen=True)
+class Watermarks:
+    """The credit arithmetic of one bounded stream, apart from where its tokens are kept:
+    ``capacity`` is the high watermark (None: unbounded), and a producer paused there resumes
+    at ``low``. The buffer and the engine process's mirror of it both ask this one object, so
+    they cannot disagree about whether a push fits."""
+
+    capacity: int | None
+    low: int = 0
+
+    def __post_init__(self) -> None:
+        if self.capacity is not None and self.capacity < 1:
+            raise ValueError(f"capacity: must be >= 1 or None, got {self.capacity!r}")
+        if self.capacity is not None and not 0 <= self.low < self.capacity:
+            raise ValueError(f"low_watermark: must be in [0, capacity), got {self.low!r}")
+
+    def credits(self, buffered: int) -> int:
+        """How many tokens may be pushed with ``buffered`` waiting (large when unbounded)."""
+        if self.capacity is None:
+            return 1 << 30
+        return max(0, self.capacity - buffered)
+
+    def fits(self, buffered: int, n: int) -> bool:
+        return self.capacity is None or buffered + n <= self.capacity
+
+    def at_high(self, buffered: int) -> bool:
+        return self.capacity is not None and buffered >= self.capacity
+
+    def at_low(self, buffered: int) -> bool:
+        return buffered <= self.low
+
+
 class StreamBuffer:
     """A bounded token queue with high/low watermarks. ``capacity=None``: unbounded."""
 
     def __init__(self, capacity: int | None, low_watermark: int = 0, *,
                  on_credit: Callable[[], None] | None = None,
                  on_drained: Callable[[], None] | None = None) -> None:
-        if capacity is not None and capacity < 1:
-            raise ValueError(f"capacity: must be >= 1 or None, got {capacity!r}")
-        if capacity is not None and not 0 <= low_watermark < capacity:
-            raise ValueError(f"low_watermark: must be in [0, capacity), got {low_watermark!r}")
+        self.marks = Watermarks(capacity, low_watermark)
         self.capacity = capacity
         self.low_watermark = low_watermark
         self._on_credit = on_credit
@@ -111,21 +141,19 @@ class StreamBuffer:
 
     def credits(self) -> int:
         """How many tokens may be pushed now (a large number when unbounded)."""
-        if self.capacity is None:
-            return 1 << 30
-        return max(0, self.capacity - len(self._queue))
+        return self.marks.credits(len(self._queue))
 
     def at_high_watermark(self) -> bool:
-        return self.capacity is not None and len(self._queue) >= self.capacity
+        return self.marks.at_high(len(self._queue))
 
     def at_low_watermark(self) -> bool:
-        return len(self._queue) <= self.low_watermark
+        return self.marks.at_low(len(self._queue))
 
     def request_credit(self) -> None:
         """The producer paused: call ``on_credit`` once the queue drains to the low watermark."""
         with self._lock:
             self._wants_credit = True
-            fire = len(self._queue) <= self.low_watermark
+            fire = self.marks.at_low(len(self._queue))
             if fire:
                 self._wants_credit = False
         if fire and self._on_credit is not None:
@@ -137,7 +165,7 @@ class StreamBuffer:
         with self._lock:
             if self._closed.is_set:
                 raise StreamOverflow("push after close")
-            if self.capacity is not None and len(self._queue) + len(tokens) > self.capacity:
+            if not self.marks.fits(len(self._queue), len(tokens)):
                 raise StreamOverflow(f"push of {len(tokens)} with {len(self._queue)} buffered "
                                      f"exceeds capacity {self.capacity}")
             self._queue.extend(tokens)
@@ -189,7 +217,7 @@ class StreamBuffer:
                 n = min(max_tokens, len(self._queue))
                 out = [self._queue.popleft() for _ in range(n)]
                 self.popped += n
-                if self._wants_credit and len(self._queue) <= self.low_watermark:
+                if self._wants_credit and self.marks.at_low(len(self._queue)):
                     self._wants_credit = False
                     credit = True
                 result: list[int] | None = out

@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .config import ModelConfig
+from ..config import ModelConfig
 
 __all__ = ["BatchInput", "KVCache", "Transformer", "pick_device"]
 

@@ -9,6 +9,7 @@ recorder (which ends the spans).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from servescope.instrumentation import FinishReason, RequestRecorder, TerminalState
 from servescope.instrumentation.terminal import Once
@@ -95,12 +96,20 @@ class Lifecycle(Decision):
     stream's tail is still being written; the recorder is finished when the stream is
     released. Signals that lose are replayed into :meth:`RequestRecorder.finish` after the
     winner, so the recorder counts them as ignored.
+
+    ``on_decided`` hears the winning reason once, as soon as it wins, and ``on_recorded`` that
+    the recorder was told: the engine process announces the decision to the API-side handle
+    with the first and forgets the request with the second.
     """
 
     def __init__(self, recorder: RequestRecorder, pool: BlockPool | None = None,
-                 slots: SlotPool | None = None) -> None:
+                 slots: SlotPool | None = None, *,
+                 on_decided: Callable[[FinishReason], object] | None = None,
+                 on_recorded: Callable[[], object] | None = None) -> None:
         super().__init__()
         self.recorder = recorder
+        self._on_decided = on_decided
+        self._on_recorded = on_recorded
         self.pool = pool
         self.slots = slots
         self.blocks: list[int] = []
@@ -118,12 +127,16 @@ class Lifecycle(Decision):
         if it was told the winner, else when it is) for every later one."""
         with self._lock:
             self.attempts.append(reason)
-            if self._settle_held(reason):
+            won = self._settle_held(reason)
+            if won:
                 self.decided.set()
-                return True
             recorded = self.recorded.is_set
-            if not recorded:
+            if not won and not recorded:
                 self._late.append(reason)
+        if won:
+            if self._on_decided is not None:
+                self._on_decided(reason)
+            return True
         if recorded:
             self.recorder.finish(reason)  # returns False: counted as an ignored signal
         return False
@@ -158,6 +171,8 @@ class Lifecycle(Decision):
         self.recorder.finish(self.reason, now=now)
         for reason in late:
             self.recorder.finish(reason, now=now)
+        if self._on_recorded is not None:
+            self._on_recorded()
 
     def reject(self, why: str, *, now: float | None = None) -> None:
         """Refused before admission: terminal ``rejected`` with a reason; holds nothing."""

@@ -38,8 +38,8 @@ from typing import Any, Protocol
 from servescope.instrumentation.status import OPENAI_FINISH_REASON, FinishReason
 from servescope.instrumentation.terminal import Once
 
+from ..config import HttpLimits
 from . import openai_schema as schema
-from .config import HttpLimits
 from .delivery import Acks as _Acks
 from .delivery import settle as _settle_acks
 
@@ -52,7 +52,7 @@ __all__ = [
     "WholeResponse",
 ]
 
-_log = logging.getLogger("servescope.reference.sse")
+_log = logging.getLogger("servescope.reference.transport.sse")
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]

@@ -21,8 +21,8 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any, Protocol
 
+from ..config import HttpLimits
 from . import openai_schema as schema
-from .config import HttpLimits
 
 __all__ = [
     "ABORT_KEY",
@@ -35,7 +35,7 @@ __all__ = [
     "uvicorn_settings",
 ]
 
-_log = logging.getLogger("servescope.reference.limits")
+_log = logging.getLogger("servescope.reference.transport.limits")
 
 OnReject = Callable[[str], None]
 #: Called with each accepted connection's transport (socket options of the caller's own).
@@ -64,8 +64,8 @@ UPGRADE_REFUSED = "upgrade_refused"
 UPGRADE_MESSAGE = "this server does not switch protocols (Upgrade is refused); send the " \
                   "request again without 'Connection: upgrade'"
 #: Loggers whose repeated records are rate-limited (one per kind per interval).
-NOISY_LOGGERS = ("uvicorn.error", "asyncio", "servescope.reference.server",
-                 "servescope.reference.limits")
+NOISY_LOGGERS = ("uvicorn.error", "asyncio", "servescope.reference.transport.server",
+                 "servescope.reference.transport.limits")
 
 
 class ConnectionLedger:
