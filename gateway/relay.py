@@ -222,6 +222,9 @@ class Relay:
         if scanner.pending.strip() or not (facts.done or facts.finish or facts.error):
             raise _Ended(scanner)
         self._reason = finish_reason_of(facts, self.settings.stop_reasons)
+        # the answer was read whole: its connection goes back to the pool before the last
+        # write, so the client's next request (sent once it has read that write) finds it
+        await self._close_upstream()
         await self._last(send, b"")
 
     async def _relay_whole(self, send: Send, headers: list[tuple[bytes, bytes]]) -> None:
@@ -235,6 +238,7 @@ class Relay:
                 raise MalformedStream(f"an answer longer than {cap} bytes")
             parts.append(data)
         self._ended_at = clock()
+        await self._close_upstream()  # read whole: back to the pool before the write
         body = b"".join(parts)
         facts = scan_whole(body)
         self._prompt = facts.prompt_tokens or 0

@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from servescope.instrumentation.setup import SpanRedaction, TelemetrySetup, setup_telemetry
 from servescope.reference.config import HttpLimits
@@ -36,6 +37,24 @@ DEFAULT_NOTSENT_LOWAT = 16384
 SERVICE_NAME = "servescope-gateway"
 
 
+def event_loop() -> str:
+    """``uvloop`` (libuv's loop, compiled: less of the gateway's time per chunk in the
+    event loop and its transports) where it is installed, else ``asyncio``."""
+    try:
+        import uvloop  # noqa: F401
+    except ImportError:
+        return "asyncio"
+    return "uvloop"
+
+
+def _loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    if event_loop() == "uvloop":
+        import uvloop
+
+        return cast(Callable[[], asyncio.AbstractEventLoop], uvloop.new_event_loop)
+    return None
+
+
 def _server(app: GatewayApp, sock: socket.socket, send_buffer_bytes: int | None,
             log_level: str) -> Any:
     import uvicorn
@@ -53,7 +72,7 @@ def _server(app: GatewayApp, sock: socket.socket, send_buffer_bytes: int | None,
                                       registry=CONNECTIONS, on_connection=bound)
     host, port = sock.getsockname()[:2]
     logging.getLogger("uvicorn").setLevel(log_level.upper())
-    config = uvicorn.Config(app, host=host, port=port, loop="asyncio", lifespan="on",
+    config = uvicorn.Config(app, host=host, port=port, loop=event_loop(), lifespan="on",
                             log_config=None, log_level=log_level, access_log=False,
                             timeout_graceful_shutdown=5, **settings)
     return uvicorn.Server(config)
@@ -79,6 +98,9 @@ class GatewayThread(UvicornThread):
         sock = listen(host, port, send_buffer_bytes, app.state.http_limits.listen_backlog)
         super().__init__(_server(app, sock, send_buffer_bytes, log_level), sock,
                          name="servescope-gateway", what="the gateway")
+
+    def _loop_factory(self) -> Callable[[], asyncio.AbstractEventLoop] | None:
+        return _loop_factory()
 
 
 class LocalGateway:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass
+from typing import cast
 
 __all__ = ["BodyReader", "Connection", "ResponseHead", "UpstreamBroken", "UpstreamTimeout",
            "parse_head"]
@@ -129,6 +130,10 @@ class BodyReader:
         self.done = complete  # parse state of one reader on one task, not a shared flag
 
     def _chunked(self, data: bytes) -> bytes:
+        if not self._buf and self._state == "size":
+            whole = _whole_chunk(data)
+            if whole is not None:  # the usual read: one chunk, exactly
+                return whole
         buf = self._buf + data if self._buf else data
         pos, end, out = 0, len(buf), []
         while pos < end and not self.done:
@@ -171,6 +176,22 @@ class BodyReader:
         return out[0] if len(out) == 1 else b"".join(out)
 
 
+def _whole_chunk(data: bytes) -> bytes | None:
+    """The data of ``data`` when it is exactly one complete chunk of a size line without
+    extensions (what engines write per event), else None (the general reader decides)."""
+    cut = data.find(b"\r\n", 0, 18)
+    if cut <= 0:
+        return None
+    size = data[:cut]
+    if _HEX.fullmatch(size) is None:
+        return None
+    n = int(size, 16)
+    end = cut + 2 + n
+    if n == 0 or len(data) != end + 2 or data[end:] != b"\r\n":
+        return None
+    return data[cut + 2:end]
+
+
 class Connection(asyncio.Protocol):
     """One upstream connection. Its reader (one task at a time) calls :meth:`read`."""
 
@@ -190,8 +211,8 @@ class Connection(asyncio.Protocol):
 
     # --- the protocol ---------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # a stream transport (uvloop's is not an asyncio.Transport subclass)
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         self._reads.append(data)

@@ -30,6 +30,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import ParentBased, Sampler, TraceIdRatioBased
+from opentelemetry.sdk.util import ns_to_iso_str
 from prometheus_client import CollectorRegistry
 
 from . import catalog as cat
@@ -68,10 +69,10 @@ class JsonLinesSpanExporter(SpanExporter):
         self.max_bytes = max_bytes
         self.backups = backups
         self._lock = threading.Lock()
+        self._resources: dict[int, tuple[Resource, object]] = {}
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        lines = "".join(json.dumps(json.loads(s.to_json()), separators=(",", ":")) + "\n"
-                        for s in spans)
+        lines = "".join(_span_line(s, self._resources) for s in spans)
         try:
             with self._lock:
                 self._rotate_for(len(lines.encode("utf-8")))
@@ -98,6 +99,38 @@ class JsonLinesSpanExporter(SpanExporter):
 
     def shutdown(self) -> None:
         pass
+
+
+def _span_line(span: ReadableSpan, resources: dict[int, tuple[Resource, object]]) -> str:
+    """``span.to_json()`` as one compact line, built without the SDK's indented encoding
+    and the decode-and-encode that compacting it took (a third of a busy gateway's span
+    work): the same fields, in the same order. The resource, the same object for every
+    span of a provider, is formatted once."""
+    cached = resources.get(id(span.resource))
+    if cached is None or cached[0] is not span.resource:
+        if len(resources) > 16:
+            resources.clear()
+        cached = resources[id(span.resource)] = (span.resource,
+                                                 json.loads(span.resource.to_json(None)))
+    fmt = ReadableSpan
+    status: dict[str, str] = {"status_code": str(span.status.status_code.name)}
+    if span.status.description:
+        status["description"] = span.status.description
+    parent = span.parent
+    fields = {
+        "name": span.name,
+        "context": fmt._format_context(span.context) if span.context else None,
+        "kind": str(span.kind),
+        "parent_id": None if parent is None else f"0x{parent.span_id:016x}",
+        "start_time": ns_to_iso_str(span.start_time) if span.start_time else None,
+        "end_time": ns_to_iso_str(span.end_time) if span.end_time else None,
+        "status": status,
+        "attributes": fmt._format_attributes(span.attributes),
+        "events": fmt._format_events(span.events),
+        "links": fmt._format_links(span.links),
+        "resource": cached[1],
+    }
+    return json.dumps(fields, separators=(",", ":")) + "\n"
 
 
 def _nowhere() -> tuple[None, str]:

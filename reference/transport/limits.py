@@ -26,9 +26,11 @@ from . import openai_schema as schema
 
 __all__ = [
     "ABORT_KEY",
+    "PARSERS",
     "ConnectionLedger",
     "RateLimitedLog",
     "RequestLimits",
+    "default_parser",
     "install_error_log_limits",
     "protocol_class",
     "read_body",
@@ -64,6 +66,8 @@ UPGRADE_REFUSED = "upgrade_refused"
 UPGRADE_MESSAGE = "this server does not switch protocols (Upgrade is refused); send the " \
                   "request again without 'Connection: upgrade'"
 #: Loggers whose repeated records are rate-limited (one per kind per interval).
+#: The HTTP/1.1 parsers the guarded protocol runs on (uvicorn's two).
+PARSERS = ("httptools", "h11")
 NOISY_LOGGERS = ("uvicorn.error", "asyncio", "servescope.reference.transport.server",
                  "servescope.reference.transport.limits")
 
@@ -261,39 +265,66 @@ def _health_only(app: App, on_reject: OnReject) -> App:
     return guarded
 
 
+def default_parser() -> str:
+    """``httptools`` (llhttp, compiled: a fraction of h11's Python work per request and per
+    written chunk) where it is installed, else ``h11``."""
+    try:
+        import httptools  # noqa: F401
+    except ImportError:
+        return "h11"
+    return "httptools"
+
+
 def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
                    on_reject: OnReject, registry: Registry,
                    on_connection: OnConnection | None = None,
-                   ledger: ConnectionLedger | None = None) -> type[asyncio.Protocol]:
-    """uvicorn's h11 protocol with the connection limits of ``limits``: a bounded write
-    high-water mark, head and body deadlines, a connection cap (evicting the oldest connection
-    still waiting for a request head first), JSON errors for protocol violations, and no
-    protocol switch (an upgrade request gets a counted JSON 400 and the connection closes;
-    ``ledger`` counts every connection accepted and closed)."""
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
-
+                   ledger: ConnectionLedger | None = None,
+                   parser: str | None = None) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP/1.1 protocol (``parser``: ``httptools`` or ``h11``; None: the
+    :func:`default_parser`) with the connection limits of ``limits``: a bounded write
+    high-water mark, head and body deadlines, a bounded request head, a connection cap
+    (evicting the oldest connection still waiting for a request head first), JSON errors for
+    protocol violations, and no protocol switch (an upgrade request gets a counted JSON 400
+    and the connection closes; ``ledger`` counts every connection accepted and closed)."""
+    parser = parser or default_parser()
+    if parser not in PARSERS:
+        raise ValueError(f"parser: {parser!r} is not one of {', '.join(PARSERS)}")
     live: dict[Any, None] = {}  # connections served normally, oldest first
     overflow: dict[Any, None] = {}  # past the cap: health checks only
     high = send_buffer_bytes
     book = ledger if ledger is not None else ConnectionLedger()
 
-    class GuardedH11Protocol(H11Protocol):
+    class Guard:
+        """What both parsers' protocols share; each says which phase its client is in
+        (:meth:`_client_phase`) and how it refuses a head (the parser-specific part)."""
+
+        # uvicorn's protocol attributes, set by its own connection_made
+        transport: asyncio.Transport
+        loop: asyncio.AbstractEventLoop
+        app: Any
+        cycle: Any
+        scope: Any
+        server: Any
+        client: Any
         _deadline: asyncio.TimerHandle | None = None
         _phase = "head"  # head (awaiting a request head), body, or done
-        _protocol_error: Exception | None = None
         _opened_at = 0.0
         _served = 0
+        _refusal: tuple[str, str] | None = None
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
+        def _client_phase(self) -> str:
+            """``idle`` (no request, or between requests), ``head`` (a head has started),
+            ``body`` (the head is in, the body is not) or ``done`` (the request is in)."""
+            raise NotImplementedError
+
+        def connection_made(self, transport: asyncio.Transport) -> None:
+            super().connection_made(transport)  # type: ignore[misc]
             book.accepted += 1
             if high is not None:
                 transport.set_write_buffer_limits(high=high, low=high // 4)
             if on_connection is not None:
                 on_connection(transport)
             registry.add(self.server, self.client, transport)
-            self._watch_protocol_errors()
             self._opened_at = self.loop.time()
             if len(live) < limits.max_connections or _evict_one(live, EVICTION_GRACE_S):
                 live[self] = None
@@ -331,31 +362,27 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             overflow.pop(self, None)
             self._disarm()
             registry.discard(self.server, self.client)
-            super().connection_lost(exc)
-
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            self._track()
+            super().connection_lost(exc)  # type: ignore[misc]
 
         def on_response_complete(self) -> None:
             self._served += 1
-            super().on_response_complete()
+            super().on_response_complete()  # type: ignore[misc]
             self._track()
 
         # --- deadlines ----------------------------------------------------------------
         def _track(self) -> None:
-            """Re-arm the read deadline for the phase h11 says the client is in."""
+            """Re-arm the read deadline for the phase the client is in."""
             if self.transport.is_closing():
                 self._disarm()
                 return
-            state = self.conn.their_state
-            if state is h11.SEND_BODY:
+            state = self._client_phase()
+            if state == "body":
                 if self._phase != "body":
                     self._arm("body", limits.body_timeout_s)
-            elif state is h11.IDLE:
-                if self.conn.trailing_data[0] and self._phase != "head":
+            elif state == "head":
+                if self._phase != "head":
                     self._arm("head", limits.header_timeout_s)
-            elif self._phase != "done":
+            elif state == "done" and self._phase != "done":
                 self._disarm()
                 self._phase = "done"
 
@@ -377,7 +404,7 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
                 self._cut_off("body_timeout", 408,
                               f"the request body did not arrive within "
                               f"{limits.body_timeout_s:g} s")
-            elif self.conn.trailing_data[0]:  # a head was started and never finished
+            elif self._client_phase() == "head":  # a head was started and never finished
                 on_reject("header_timeout")
                 _log.warning("request head incomplete after %g s; connection closed",
                              limits.header_timeout_s)
@@ -387,28 +414,22 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
                 self.transport.close()
 
         # --- refused before a request cycle starts --------------------------------------
-        # uvicorn asks ``_should_upgrade`` once per request head, before it starts the
-        # request's cycle, and hands a "yes" to ``handle_websocket_upgrade``: the one place
-        # where a head can be refused without the app or another protocol seeing it.
-        _refusal: tuple[str, str] | None = None
-        _raw_head = b""
-
-        def _should_upgrade(self) -> bool:
-            """Refuse any upgrade request (WebSocket, h2c, anything) and any ambiguous body
-            framing (a smuggling shape), below."""
-            framing = _framing_error(self.headers, self._raw_head)
+        def _head_refusal(self, headers: list[tuple[bytes, bytes]], raw_head: bytes,
+                          upgrade: bool) -> tuple[str, str] | None:
+            """Any upgrade request (WebSocket, h2c, anything) and any ambiguous body framing
+            (a smuggling shape) is refused before the app or another protocol sees it."""
+            framing = _framing_error(headers, raw_head)
             if framing is not None:
-                self._refusal = ("protocol_error", framing)
-            elif self._get_upgrade() is not None:
-                self._refusal = (UPGRADE_REFUSED, UPGRADE_MESSAGE)
-            return self._refusal is not None
+                return "protocol_error", framing
+            if upgrade:
+                return UPGRADE_REFUSED, UPGRADE_MESSAGE
+            return None
 
-        def handle_websocket_upgrade(self, event: h11.Request) -> None:
+        def _refuse(self, refusal: tuple[str, str]) -> None:
             """Answer the refusal and close, never handing the socket to another protocol
             object (whose ``connection_lost`` the guard would never see) and never reading
             what follows on the connection (a smuggled request)."""
-            assert self._refusal is not None
-            code, message = self._refusal
+            code, message = refusal
             if code == UPGRADE_REFUSED:
                 book.upgrades_refused += 1
             self._disarm()
@@ -416,7 +437,104 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             _log.warning("request refused (%s); connection closed", code)
             self._answer(400, message, code)
 
-        # --- protocol errors ----------------------------------------------------------
+        # --- answering ----------------------------------------------------------------
+        def _cut_off(self, code: str, status: int, message: str) -> None:
+            """End the request in progress: its handler (if running) sees a disconnect and
+            counts ``code``; otherwise it is counted here. Then answer and close."""
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete:
+                self.scope[ABORT_KEY] = code
+                cycle.disconnected = True
+                cycle.message_event.set()
+                if cycle.response_started:
+                    self.transport.close()
+                    return
+            else:
+                on_reject(code)
+            self._answer(status, message, code)
+
+        def _answer(self, status: int, message: str, code: str) -> None:
+            """The JSON error, written straight to the socket (no response of this
+            connection's may follow it: it closes)."""
+            body = _json_bytes(status, message, code)
+            if not self._may_answer():
+                self.transport.close()  # a response was already under way
+                return
+            reason = http.HTTPStatus(status).phrase
+            self.transport.write(
+                f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+                f"connection: close\r\ncontent-length: {len(body)}\r\n\r\n".encode() + body)
+            self.transport.close()
+
+        def _may_answer(self) -> bool:
+            cycle = self.cycle
+            return cycle is None or not cycle.response_started or cycle.response_complete
+
+    def _evict_one(pool: dict[Any, None], grace_s: float) -> bool:
+        """Close the oldest connection of ``pool`` that is waiting for a request head (idle
+        keep-alive, or a head still trickling in after ``grace_s``: a client that just
+        connected gets that long to send its head); True when one was closed."""
+        now = asyncio.get_running_loop().time()
+        for proto in pool:
+            cycle = proto.cycle
+            if proto._client_phase() in ("idle", "head") \
+                    and (cycle is None or cycle.response_complete) \
+                    and (proto._served or now - proto._opened_at >= grace_s) \
+                    and not _has_unread(proto.transport):
+                pool.pop(proto, None)
+                proto._disarm()
+                if proto._client_phase() == "head":
+                    on_reject("header_timeout")
+                proto.transport.close()
+                _log.warning("connection limit reached: closed the oldest connection waiting "
+                             "for a request head")
+                return True
+        return False
+
+    if parser == "h11":
+        return _h11_protocol(Guard, limits)
+    return _httptools_protocol(Guard, limits)
+
+
+def _h11_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Protocol]:
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(guard, H11Protocol):  # type: ignore[misc]
+        _protocol_error: Exception | None = None
+        _raw_head = b""
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._watch_protocol_errors()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self._track()
+
+        def _client_phase(self) -> str:
+            state = self.conn.their_state
+            if state is h11.SEND_BODY:
+                return "body"
+            if state is h11.IDLE:
+                cycle = self.cycle
+                if self.conn.trailing_data[0]:
+                    return "head"
+                return "idle" if cycle is None or cycle.response_complete else "done"
+            return "done"
+
+        # uvicorn asks ``_should_upgrade`` once per request head, before it starts the
+        # request's cycle, and hands a "yes" to ``handle_websocket_upgrade``: the one place
+        # where a head can be refused without the app or another protocol seeing it.
+        def _should_upgrade(self) -> bool:
+            self._refusal = self._head_refusal(self.headers, self._raw_head,
+                                               self._get_upgrade() is not None)
+            return self._refusal is not None
+
+        def handle_websocket_upgrade(self, event: h11.Request) -> None:
+            assert self._refusal is not None
+            self._refuse(self._refusal)
+
         def _watch_protocol_errors(self) -> None:
             inner = self.conn.next_event
 
@@ -446,56 +564,99 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             detail = str(exc)[:120] if exc is not None else msg
             self._cut_off(code, status, f"malformed HTTP request: {detail}")
 
-        # --- answering ----------------------------------------------------------------
-        def _cut_off(self, code: str, status: int, message: str) -> None:
-            """End the request in progress: its handler (if running) sees a disconnect and
-            counts ``code``; otherwise it is counted here. Then answer and close."""
-            cycle = self.cycle
-            if cycle is not None and not cycle.response_complete:
-                self.scope[ABORT_KEY] = code  # type: ignore[literal-required]
-                cycle.disconnected = True
-                cycle.message_event.set()
-                if cycle.response_started:
-                    self.transport.close()
-                    return
-            else:
-                on_reject(code)
-            self._answer(status, message, code)
-
-        def _answer(self, status: int, message: str, code: str) -> None:
-            body = _json_bytes(status, message, code)
-            headers = [(b"content-type", b"application/json"), (b"connection", b"close"),
-                       (b"content-length", str(len(body)).encode())]
-            try:
-                reason = http.HTTPStatus(status).phrase.encode()
-                for event in (h11.Response(status_code=status, headers=headers, reason=reason),
-                              h11.Data(data=body), h11.EndOfMessage()):
-                    self.transport.write(self.conn.send(event) or b"")
-            except h11.LocalProtocolError:
-                pass  # a response was already under way: closing is all that is left
-            self.transport.close()
-
-    def _evict_one(pool: dict[Any, None], grace_s: float) -> bool:
-        """Close the oldest connection of ``pool`` that is waiting for a request head (idle
-        keep-alive, or a head still trickling in after ``grace_s``: a client that just
-        connected gets that long to send its head); True when one was closed."""
-        now = asyncio.get_running_loop().time()
-        for proto in pool:
-            cycle = proto.cycle
-            if proto.conn.their_state is h11.IDLE and (cycle is None or cycle.response_complete) \
-                    and (proto._served or now - proto._opened_at >= grace_s) \
-                    and not _has_unread(proto.transport):
-                pool.pop(proto, None)
-                proto._disarm()
-                if proto.conn.trailing_data[0]:
-                    on_reject("header_timeout")
-                proto.transport.close()
-                _log.warning("connection limit reached: closed the oldest connection waiting "
-                             "for a request head")
-                return True
-        return False
-
     return GuardedH11Protocol
+
+
+class _Refused(Exception):
+    """Raised from a parser callback: the head is refused, parse nothing more."""
+
+
+def _httptools_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Protocol]:
+    import httptools
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class GuardedHttpToolsProtocol(guard, HttpToolsProtocol):  # type: ignore[misc]
+        """llhttp parses; the guard follows its callbacks for the client's phase and bounds
+        the head itself (llhttp has no head limit: bytes that arrive outside a body count
+        against ``max_header_bytes`` until the head is complete)."""
+
+        _message = "idle"  # the parser's latest request: idle, head, body or done
+        _head_bytes = 0
+
+        def _client_phase(self) -> str:
+            message = self._message
+            if message == "done":
+                cycle = self.cycle
+                return "idle" if cycle is None or cycle.response_complete else "done"
+            return message
+
+        def data_received(self, data: bytes) -> None:
+            self._unset_keepalive_if_required()
+            if self._message != "body":
+                self._head_bytes += len(data)
+                if self._message != "head" and data.startswith(_H2_PREFACE):
+                    # llhttp would wait for the rest of HTTP/2's preface (h11 refuses it)
+                    self._cut_off("protocol_error", 400, "malformed HTTP request: HTTP/2 "
+                                  "prior knowledge on an HTTP/1.1 connection")
+                    return
+            try:
+                self.parser.feed_data(data)
+            except httptools.HttpParserUpgrade:  # refused in on_headers_complete: not reached
+                self._refuse((UPGRADE_REFUSED, UPGRADE_MESSAGE))
+                return
+            except httptools.HttpParserError as exc:
+                if self._refusal is not None:
+                    self._refuse(self._refusal)
+                elif self._head_bytes > limits.max_header_bytes:
+                    self._cut_off("header_too_large", 431, _head_too_large(limits))
+                else:
+                    detail = str(exc)[:120] or type(exc).__name__
+                    self._cut_off("protocol_error", 400, f"malformed HTTP request: {detail}")
+                return
+            if self._message == "head" and self._head_bytes > limits.max_header_bytes:
+                self._cut_off("header_too_large", 431, _head_too_large(limits))
+                return
+            self._track()
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._message = "head"
+
+        def on_headers_complete(self) -> None:
+            self._message = "body"
+            self._head_bytes = 0
+            self._refusal = _host_error(self.headers, self.parser.get_http_version()) or \
+                self._head_refusal(self.headers, b"", self.parser.should_upgrade() or
+                                   self._get_upgrade() is not None)
+            if self._refusal is not None:
+                raise _Refused()  # llhttp stops; data_received answers
+            super().on_headers_complete()
+
+        def on_message_complete(self) -> None:
+            self._message = "done"
+            super().on_message_complete()
+
+        def send_400_response(self, msg: str) -> None:
+            self._cut_off("protocol_error", 400, f"malformed HTTP request: {msg}")
+
+    return GuardedHttpToolsProtocol
+
+
+_H2_PREFACE = b"PRI * HTTP/2.0"
+
+
+def _host_error(headers: list[tuple[bytes, bytes]], version: str) -> tuple[str, str] | None:
+    """An HTTP/1.1 request needs exactly one Host header (RFC 9112 section 3.2: else 400;
+    h11 checks it itself, llhttp does not)."""
+    hosts = sum(1 for k, _ in headers if k == b"host")
+    if hosts > 1 or (hosts == 0 and version == "1.1"):
+        return "protocol_error", "malformed HTTP request: a request needs exactly one Host " \
+                                 "header"
+    return None
+
+
+def _head_too_large(limits: HttpLimits) -> str:
+    return f"request head is larger than this server accepts ({limits.max_header_bytes} bytes)"
 
 
 _CONTENT_LENGTH_LINE = re.compile(rb"(?im)^content-length[ \t]*:")
@@ -553,14 +714,15 @@ def hypercorn_settings(limits: HttpLimits) -> dict[str, Any]:
 def uvicorn_settings(limits: HttpLimits, *, send_buffer_bytes: int | None,
                      on_reject: OnReject, registry: Registry,
                      on_connection: OnConnection | None = None,
-                     ledger: ConnectionLedger | None = None) -> dict[str, Any]:
+                     ledger: ConnectionLedger | None = None,
+                     parser: str | None = None) -> dict[str, Any]:
     """The ``uvicorn.Config`` keyword arguments that apply ``limits`` (and rate-limit the
     loggers that would otherwise log once per bad connection)."""
     install_error_log_limits(limits.error_log_interval_s)
     return {
         "http": protocol_class(limits, send_buffer_bytes=send_buffer_bytes,
                                on_reject=on_reject, registry=registry,
-                               on_connection=on_connection, ledger=ledger),
+                               on_connection=on_connection, ledger=ledger, parser=parser),
         # no WebSocket protocol at all: the guarded protocol refuses upgrades itself
         "ws": "none",
         "h11_max_incomplete_event_size": limits.max_header_bytes,

@@ -14,6 +14,7 @@ import asyncio
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Self
 
 __all__ = ["ServingThread", "UvicornThread", "listen"]
@@ -63,6 +64,10 @@ class ServingThread:
     def _stopped(self) -> None:
         """After the server's thread ended (or the stop's timeout passed)."""
 
+    def _loop_factory(self) -> Callable[[], asyncio.AbstractEventLoop] | None:
+        """The event loop to serve on (None: asyncio's own)."""
+        return None
+
     def _run(self) -> None:
         async def main() -> None:
             self.loop = asyncio.get_running_loop()
@@ -70,7 +75,8 @@ class ServingThread:
 
         try:
             self._prepare()
-            asyncio.run(main())
+            with asyncio.Runner(loop_factory=self._loop_factory()) as runner:
+                runner.run(main())
         except BaseException as exc:  # reported by start()
             self._error = exc
 

@@ -112,3 +112,28 @@ def test_install_global_redacts_third_party_spans(tmp_path) -> None:
     assert span["attributes"]["servescope.redaction.count"] >= 3
     # without it, the global provider is OpenTelemetry's no-op one: nothing reaches our file
     assert _run_third_party(tmp_path, install_global=False) == ""
+
+
+def test_a_file_line_is_the_sdks_own_json_of_the_span(tmp_path) -> None:
+    """The file's compact lines hold exactly what ``ReadableSpan.to_json`` says, for spans
+    with a parent, attributes, events, links, a status description and a resource."""
+    from opentelemetry import trace as trace_api
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    path = tmp_path / "spans.jsonl"
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "svc", "n": 3}))
+    provider.add_span_processor(SimpleSpanProcessor(setup_mod.JsonLinesSpanExporter(path)))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider.get_tracer("t")
+    with tracer.start_as_current_span("parent") as parent:
+        link = trace_api.Link(parent.get_span_context(), {"why": "follows"})
+        with tracer.start_as_current_span("child", links=[link],
+                                          attributes={"a": 1, "b": [1.5, 2.5]}) as child:
+            child.add_event("first_token", {"tokens": 1})
+            child.set_status(trace_api.Status(trace_api.StatusCode.ERROR, "the upstream reset"))
+    provider.shutdown()
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert lines == [json.loads(s.to_json()) for s in memory.get_finished_spans()]
+    assert lines[0]["parent_id"] and lines[0]["events"] and lines[0]["links"]

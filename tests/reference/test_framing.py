@@ -22,7 +22,7 @@ SMUGGLED = (b"POST /v1/completions HTTP/1.1\r\nHost: t\r\nContent-Type: applicat
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[LocalServer]:
+def server(http_parser) -> Iterator[LocalServer]:
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     config = EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4,

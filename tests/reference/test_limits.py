@@ -41,7 +41,7 @@ def log_output() -> Iterator[io.StringIO]:
 
 
 @pytest.fixture
-def server(log_output) -> Iterator[LocalServer]:
+def server(log_output, http_parser) -> Iterator[LocalServer]:
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     config = EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4, http=LIMITS)
@@ -50,7 +50,7 @@ def server(log_output) -> Iterator[LocalServer]:
 
 
 @pytest.fixture
-def capped(log_output) -> Iterator[LocalServer]:
+def capped(log_output, http_parser) -> Iterator[LocalServer]:
     """Long read deadlines, so only the connection cap decides who is served."""
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 

@@ -38,7 +38,7 @@ _HELD = {"01", "08"}  # ESTABLISHED, CLOSE_WAIT
 
 
 @pytest.fixture
-def server() -> Iterator[LocalServer]:
+def server(http_parser) -> Iterator[LocalServer]:
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     config = EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4, http=LIMITS)
