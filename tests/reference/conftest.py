@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from servescope.reference import limits as guard
+from servescope.reference.transport import limits as guard
 
 
 @pytest.fixture(scope="module", params=guard.PARSERS)
