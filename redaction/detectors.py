@@ -18,7 +18,7 @@ from . import validators as v
 from .prefilter import Prefilter, make_prefilter
 
 __all__ = ["CHECKSUMMED_KINDS", "DETECTORS", "KINDS", "Detector", "Finding", "prefilter_for",
-           "raw_findings", "resolve", "scan"]
+           "resolve", "scan"]
 
 # A number starts where no identifier character precedes it and ends where none follows.
 # Patterns put a one-character look-ahead first: the regex engine then skips positions by that
@@ -529,19 +529,6 @@ def scan(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     for i in pf.candidates(text):
         found.extend(detectors[i]._find(text, memo=memo))
     return resolve(found)
-
-
-def raw_findings(text: str, detectors: tuple[Detector, ...], candidates: list[int]
-                 ) -> dict[int, list[Finding]]:
-    """What each of the ``candidates`` (indices in ``detectors``) reports in ``text``
-    (findings and blockers, before overlaps are resolved); only those that report something."""
-    raw: dict[int, list[Finding]] = {}
-    memo: dict[str, Any] = {}
-    for i in candidates:
-        found = detectors[i]._find(text, memo=memo)
-        if found:
-            raw[i] = found
-    return raw
 
 
 def resolve(found: list[Finding]) -> list[Finding]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .detectors import Detector, Finding, raw_findings, resolve
+from .detectors import Detector, Finding, resolve
 from .prefilter import Prefilter
 
 __all__ = ["scan_plain", "spaced"]
@@ -35,12 +35,21 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
     """Findings in ``text`` (as :func:`~.detectors.scan`), plus what the joined reading finds
     where it overlaps nothing those found."""
     candidates, joined_candidates = prefilter.candidates_joined(text)
-    raw = raw_findings(text, detectors, candidates)
-    found = resolve([f for fs in raw.values() for f in fs])
-    if "-" not in text and "_" not in text:
+    has_joiner = "-" in text or "_" in text
+    raw: dict[int, list[Finding]] = {}  # by detector, kept for the joined pass
+    every: list[Finding] = []
+    memo: dict[str, Any] = {}  # what the start bounds found in this text, shared
+    for i in candidates:
+        reported = detectors[i]._find(text, memo=memo)
+        if reported:
+            every += reported
+            if has_joiner:
+                raw[i] = reported
+    found = resolve(every)
+    if not has_joiner:
         return found
     text_spaced = ""
-    memo: dict[str, Any] = {}
+    memo = {}
     joined: list[Finding] = []
     # A detector whose joined prefilter did not match reports nothing in the joined reading.
     for i in joined_candidates:

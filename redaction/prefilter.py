@@ -127,8 +127,8 @@ class HyperscanPrefilter:
         self._count = n = len(self._detectors)
         joinable = [i for i, d in enumerate(self._detectors)
                     if d.joined_prefilter and d.joined_prefilter != d.prefilter]
-        self._same = [i for i, d in enumerate(self._detectors)
-                      if d.joined_prefilter and d.joined_prefilter == d.prefilter]
+        self._same = frozenset(i for i, d in enumerate(self._detectors)
+                               if d.joined_prefilter and d.joined_prefilter == d.prefilter)
         expressions = [d.prefilter for d in self._detectors] + [
             self._detectors[i].joined_prefilter for i in joinable]
         self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
@@ -155,14 +155,14 @@ class HyperscanPrefilter:
                       context=hits, scratch=self._scratch())
         if not hits:
             return hits, hits
-        hits.sort()
-        n = self._count
+        if len(hits) > 1:
+            hits.sort()
+        n, same = self._count, self._same
+        if hits[-1] < n:  # no joined prefilter of its own matched
+            return hits, [i for i in hits if i in same]
         split = bisect.bisect_left(hits, n)
-        plain = hits[:split] if split < len(hits) else hits
-        joined = [i - n for i in hits[split:]]
-        if self._same:
-            joined = sorted(joined + [i for i in self._same if i in plain])
-        return plain, joined
+        plain = hits[:split]
+        return plain, sorted([i - n for i in hits[split:]] + [i for i in plain if i in same])
 
 
 # Non-ASCII text goes to the engine as ASCII of the same length, each character replaced by one

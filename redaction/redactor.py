@@ -99,10 +99,11 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         prefilter = prefilter_for(detectors)
     found = scan_plain(text, detectors, prefilter)
     extra: list[Finding] = []
-    # Only the words that hold an encoded run are decoded and scanned again: an encoded
-    # value never spans a raw space (a space in it is %20).
-    for word in _encoded_words(text):
-        extra += _decoded_findings(word.group(), word.start(), detectors, prefilter)
+    if "%" in text:
+        # Only the words that hold an encoded run are decoded and scanned again: an encoded
+        # value never spans a raw space (a space in it is %20).
+        for word in _encoded_words(text):
+            extra += _decoded_findings(word.group(), word.start(), detectors, prefilter)
     for start, end, plain in base64_tokens(text):
         inside = scan_plain(plain, detectors, prefilter)
         if inside:
