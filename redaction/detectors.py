@@ -154,15 +154,18 @@ def _at_literal(needles: tuple[str, ...], back: int = 0, *, fold: bool = False) 
     return start
 
 
-def _at_class(chars: str, back: int = 0) -> Start:
+def _at_class(chars: str, back: int = 0, within: str = "") -> Start:
     """As :func:`_at_literal`, for a one-character class (``\\d``, ``[1-9]``); the first
-    position is found once per text for every detector that asks for the same class."""
+    position is found once per text for every detector that asks for the same class.
+    ``within``: a wider class whose first position, when already found, is where to look
+    from (the first [1-9] is at or after the first digit)."""
     search = re.compile(chars).search
 
     def start(text: str, memo: dict[str, Any]) -> int:
         first = memo.get(chars)
         if first is None:
-            found = search(text)
+            wider = memo.get(within, 0) if within else 0
+            found = search(text, wider) if wider >= 0 else None
             first = memo[chars] = -1 if found is None else found.start()
         return first if first <= 0 else max(0, first - back)
 
@@ -454,7 +457,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?=[1-9])" + _L + r"(?:[1-9]\d{12,18}|[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
        r"|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R, v.payment_card_ok,
        prefilter=r"\d{13}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d|\d{4}[ -]\d{6}[ -]\d{4}",
-       checksummed=True, digits=True, start=_at_class("[1-9]"), joined=_joined_digits(13),
+       checksummed=True, digits=True, start=_at_class("[1-9]", within=r"\d"),
+       joined=_joined_digits(13),
        joined_prefilter=r"\d{13}|\d{4}[ _-]\d{4}[ _-]\d{4}[ _-]\d|\d{4}[ _-]\d{6}[ _-]\d{4}"),
     _d("us_ssn", r"(?=\d)" + _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
        prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True, start=_at_class(r"\d"),
