@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from servescope.redaction import DETECTORS, Finding, scan
 from servescope.redaction.detectors import prefilter_for
 from servescope.redaction.joined import scan_plain, spaced
+from servescope.redaction.prefilter import RegexPrefilter
 
 # The kinds the joined pass covered before it was gated: the gate must not change the set.
 JOINABLE_KINDS = frozenset({"email", "iban", "credit_card", "us_ssn", "ipv4", "ipv6", "phone"})
@@ -74,6 +75,14 @@ def test_corpus_and_glued_values_find_what_a_full_rescan_finds() -> None:
         assert gated(text) == expected, text
         changed += expected != [(f.kind, f.start, f.end, f.value) for f in scan(text)]
     assert changed > 100  # the joined reading does find values here: the check has teeth
+
+
+def test_the_pure_python_engine_gates_the_same_way() -> None:
+    """Without Hyperscan, the literal gates on the joined text say which detectors it needs."""
+    python = RegexPrefilter(DETECTORS)
+    for text in _corpus_texts()[::3]:
+        assert [(f.kind, f.start, f.end, f.value)
+                for f in scan_plain(text, DETECTORS, python)] == rescan_all(text), text
 
 
 def test_the_gate_skips_joiners_that_cannot_hide_a_value() -> None:
