@@ -10,7 +10,6 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from .validators import b64_text
 
@@ -24,15 +23,18 @@ _LEVELS = 3
 BASE64_IN_URL = re.compile(r"[=/]([A-Za-z0-9_+-]{16,}={0,2})(?![\w+=-])")
 
 
-@dataclass(frozen=True)
 class PercentView:
     """A decoded text and, for its positions, where they came from in the original."""
 
-    text: str
-    # Segments in decoded order: (decoded start, original start, original end, literal).
-    # A literal segment maps position by position; an encoded run maps as a whole.
-    _starts: tuple[int, ...]
-    _segments: tuple[tuple[int, int, int, bool], ...]
+    __slots__ = ("_segments", "_starts", "text")
+
+    def __init__(self, text: str, starts: list[int],
+                 segments: list[tuple[int, int, int, bool]]) -> None:
+        self.text = text
+        # Segments in decoded order: (decoded start, original start, original end, literal).
+        # A literal segment maps position by position; an encoded run maps as a whole.
+        self._starts = starts
+        self._segments = segments
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The original span that covers decoded ``[start, end)``."""
@@ -60,7 +62,7 @@ def _decode_once(text: str) -> PercentView | None:
             segments.append((decoded, pos, start, True))
             parts.append(text[pos:start])
             decoded += start - pos
-        run = bytes.fromhex(match.group().replace("%", "")).decode("utf-8", "replace")
+        run = _decode_run(text[start:end])
         starts.append(decoded)
         segments.append((decoded, start, end, False))
         parts.append(run)
@@ -72,7 +74,16 @@ def _decode_once(text: str) -> PercentView | None:
         starts.append(decoded)
         segments.append((decoded, pos, len(text), True))
         parts.append(text[pos:])
-    return PercentView("".join(parts), tuple(starts), tuple(segments))
+    return PercentView("".join(parts), starts, segments)
+
+
+def _decode_run(run: str) -> str:
+    """A run of %XX escapes as the text its bytes hold (undecodable bytes as U+FFFD)."""
+    if len(run) == 3:  # one escape: most often an ASCII character (%20, %2F, %40)
+        code = int(run[1:], 16)
+        if code < 0x80:
+            return chr(code)
+    return bytes.fromhex(run.replace("%", "")).decode("utf-8", "replace")
 
 
 def percent_view(text: str) -> tuple[str, list[PercentView]] | None:

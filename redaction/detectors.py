@@ -12,7 +12,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import validators as v
 from .prefilter import Prefilter, make_prefilter
@@ -51,6 +51,15 @@ class Detector:
     # prompt with one value near its end, most of the line is skipped. None: from 0. Its
     # second argument is a memo shared by the detectors scanning one text (see scan()).
     start: Start | None = None
+    # For the kinds a joiner can hide (redaction.joined): False means reading every "-" and
+    # "_" of the text as a space cannot change this detector's matches, so the joined pass
+    # reuses the plain scan's. None: the detector is not in the joined pass.
+    joined: Joined | None = None
+    # ``prefilter`` for the joined reading, written for the text as it is: it matches a text
+    # wherever ``prefilter`` matches the text with "-" and "_" read as spaces (a class that
+    # holds a space takes the joiners too; one without a space loses them). Scanned in the
+    # same engine pass as the prefilters, it tells which detectors the joined pass needs.
+    joined_prefilter: str = ""
 
     def applies(self, text: str) -> bool:
         """False means the pattern cannot match ``text``."""
@@ -59,42 +68,56 @@ class Detector:
                 return False
         return True
 
-    def find(self, text: str) -> Iterable[Finding]:
+    def find(self, text: str) -> list[Finding]:
         """Findings, and for a checksummed kind also *blockers* (kind ``!kind``): candidates
         that have the shape but fail the checksum, so no lower-priority detector reports a
         fragment of them (a phone number inside an invalid IBAN)."""
         if not self.applies(text):
-            return
-        yield from self._find(text)
+            return []
+        return self._find(text)
 
     def _find(self, text: str, *, whole: bool = False, memo: dict[str, Any] | None = None
-              ) -> Iterable[Finding]:
+              ) -> list[Finding]:
         """``whole``: scan from position 0 (the reference the start bound is checked against).
         Look-behinds and ``\\b`` still see the text before the start position."""
         pos = 0
         if self.start is not None and not whole:
             pos = self.start(text, {} if memo is None else memo)
             if pos < 0:
-                return
-        for match in self.pattern.finditer(text, pos):
-            start, end = match.span(self.group)
+                return []
+        return self._report(text, self.pattern.finditer(text, pos))
+
+    def find_between(self, text: str, start: int, end: int) -> list[Finding]:
+        """As :meth:`_find`, for matches that start at or after ``start`` and end at or before
+        ``end``: the pattern reads ``text`` up to two characters past ``end`` (its look-aheads),
+        and before ``start`` (its look-behinds)."""
+        return self._report(text, self.pattern.finditer(text, start, end + 2))
+
+    def _report(self, text: str, matches: Iterable[re.Match[str]]) -> list[Finding]:
+        found: list[Finding] = []
+        group, kind, prefix, validator = self.group, self.kind, self.prefix, self.validator
+        for match in matches:
+            start, end = match.span(group)
             if start < 0:
                 continue
             value = text[start:end]
-            if self.prefix is not None:
-                length = self.prefix(value)
+            if prefix is not None:
+                length = prefix(value)
                 if length is not None:
-                    yield Finding(self.kind, start, start + length, value[:length])
+                    found.append(Finding(kind, start, start + length, value[:length]))
                     continue
-            elif self.validator is None or self.validator(value):
-                yield Finding(self.kind, start, end, value)
+            elif validator is None or validator(value):
+                found.append(Finding(kind, start, end, value))
                 continue
             if self.checksummed:
-                yield Finding("!" + self.kind, start, end, value)
+                found.append(Finding("!" + kind, start, end, value))
+        return found
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
+    """One value found: its kind, its span in the text and the text there. (A named tuple:
+    made for every match, it costs a quarter of what a frozen dataclass does.)"""
+
     kind: str
     start: int
     end: int
@@ -105,6 +128,7 @@ _DIGIT = re.compile(r"\d")
 
 
 Start = Callable[[str, dict[str, Any]], int]
+Joined = Callable[[str, dict[str, Any]], list[tuple[int, int]]]
 
 
 def _at_literal(needles: tuple[str, ...], back: int = 0, *, fold: bool = False) -> Start:
@@ -130,32 +154,165 @@ def _at_literal(needles: tuple[str, ...], back: int = 0, *, fold: bool = False) 
     return start
 
 
-def _at_class(chars: str, back: int = 0) -> Start:
+def _at_class(chars: str, back: int = 0, within: str = "") -> Start:
     """As :func:`_at_literal`, for a one-character class (``\\d``, ``[1-9]``); the first
-    position is found once per text for every detector that asks for the same class."""
+    position is found once per text for every detector that asks for the same class.
+    ``within``: a wider class whose first position, when already found, is where to look
+    from (the first [1-9] is at or after the first digit)."""
     search = re.compile(chars).search
 
     def start(text: str, memo: dict[str, Any]) -> int:
         first = memo.get(chars)
         if first is None:
-            found = search(text)
+            wider = memo.get(within, 0) if within else 0
+            found = search(text, wider) if wider >= 0 else None
             first = memo[chars] = -1 if found is None else found.start()
         return first if first <= 0 else max(0, first - back)
 
     return start
 
 
+# --- joiner sensitivity (redaction.joined) ---------------------------------------------------
+# The joined pass scans a text again with "-" and "_" read as spaces, for the kinds a joiner can
+# hide. Every match of such a detector, and every character its look-arounds read that could be
+# a joiner, lies inside one *run* of the characters its pattern consumes (joiners included: they
+# are spaces in the joined text); a character outside the run is neither consumed nor a joiner,
+# so it reads the same in both texts. A run without a joiner is the same in both texts, so the
+# detector's matches there are those of the plain scan; and a run without room for what the
+# detector reports (too few digits, no "@") has nothing to report in either. So the joined pass
+# rescans a detector only inside its runs that hold a joiner and that room (``Detector.joined``
+# names them) and keeps the plain scan's matches elsewhere. The room tests are loose: a run
+# named needlessly only costs a rescan of it, never a finding. tests/redaction/test_joined.py
+# checks the gated pass against a full rescan.
+
+Span = tuple[int, int]
+
+
+class _Runs:
+    """Maximal runs of one character class around given characters. Python's regex engine
+    pays for every position it tries, so runs are not searched for: a character each one must
+    hold (a joiner, an "@", a colon) is found with ``str.find``, and the run grown from it."""
+
+    def __init__(self, chars: str) -> None:
+        self._chars = chars
+        self._match = re.compile(f"[{chars}]*").match
+
+    def around(self, text: str, at: int, memo: dict[str, Any]) -> Span:
+        """The run holding position ``at`` (whose character is in the class)."""
+        backwards = memo.get("reversed")
+        if backwards is None:
+            backwards = memo["reversed"] = text[::-1]
+        back = len(text) - at  # where the character before ``at`` is in the reversed text
+        before = self._match(backwards, back)
+        after = self._match(text, at)
+        assert before is not None and after is not None  # a starred class always matches
+        return at - (before.end() - back), after.end()
+
+    def holding(self, text: str, anchors: str, memo: dict[str, Any]) -> list[Span]:
+        """The runs that hold one of ``anchors`` and a joiner, found once per text."""
+        key = self._chars + "\0" + anchors
+        found: list[Span] | None = memo.get(key)
+        if found is None:
+            found = memo[key] = []
+            end = -1
+            for at in sorted(_positions(text, anchors)):
+                if at < end:
+                    continue  # in the run found last
+                start, end = self.around(text, at, memo)
+                if anchors == "-_" or "-" in text[start:end] or "_" in text[start:end]:
+                    found.append((start, end))
+        return found
+
+
+def _positions(text: str, chars: str) -> list[int]:
+    found: list[int] = []
+    for ch in chars:
+        at = text.find(ch)
+        while at >= 0:
+            found.append(at)
+            at = text.find(ch, at + 1)
+    return found
+
+
+# What the number-shaped patterns (cards, SSNs, phones, IPv4) consume: digits, the separators
+# " .-()" and "+" (a joiner read as a space is a separator there too).
+_DIGIT_RUNS = _Runs(r"\d .()+_-")
+_DECIMAL = re.compile(r"\d")
+
+
+def _joined_digits(least: int, needle: str = "") -> Joined:
+    """Runs of number characters with a joiner, at least ``least`` digits (the fewest a match
+    the detector reports holds) and ``needle``."""
+
+    def spans(text: str, memo: dict[str, Any]) -> list[Span]:
+        return [(start, end) for start, end in _DIGIT_RUNS.holding(text, "-_", memo)
+                if end - start > least and needle in text[start:end]
+                and len(_DECIMAL.findall(text, start, end)) >= least]
+
+    return spans
+
+
+# An address: the characters of its local part and domain, and the "@".
+_EMAIL_RUNS = _Runs(r"\w\u0300-\u036f\u0900-\u0dff\u0e00-\u0eff.%+@-")
+
+
+def _joined_email(text: str, memo: dict[str, Any]) -> list[Span]:
+    return _EMAIL_RUNS.holding(text, "@", memo)
+
+
+_IPV6_RUNS = _Runs(r"\w:.%-")
+
+
+def _joined_ipv6(text: str, memo: dict[str, Any]) -> list[Span]:
+    """A valid IPv6 address holds "::" or at least six colons (with a dotted IPv4 tail)."""
+    return [(start, end) for start, end in _IPV6_RUNS.holding(text, ":", memo)
+            if "::" in text[start:end] or text.count(":", start, end) >= 6]
+
+
+# An IBAN starts with two capitals and two digits.
+_IBAN_RUNS = _Runs(r"A-Z\d _-")
+_IBAN_HEAD = re.compile(r"[A-Z]{2}\d{2}")
+
+
+def _joined_iban(text: str, memo: dict[str, Any]) -> list[Span]:
+    return [(start, end) for start, end in _IBAN_RUNS.holding(text, "-_", memo)
+            if _IBAN_HEAD.search(text, start, end)]
+
+
+# The SSN-key pattern consumes words, so it is not rescanned by runs: it tells a joiner from a
+# space only between the key and the digits (its \s*); inside the key ("social_security_number")
+# both are the separator [_ -]. Where a joiner sits there, the whole text is rescanned. The key
+# ends in "ssn" or "security" (then perhaps "number" or "no").
+_AFTER_SSN_KEY = re.compile(r"(?i)(?:[_ -]?(?:number|no))?[\\\"':=\s_-]*[-_][\\\"':=\s_-]*\d")
+_SSN_KEY_JOINED = re.compile(r"(?i)(?:ssn|security)" + _AFTER_SSN_KEY.pattern[4:])
+
+
+def _joined_ssn_key(text: str, memo: dict[str, Any]) -> list[Span]:
+    whole = [(0, len(text))]
+    if not text.isascii():  # Python folds "ſ" to "s", "K" to "k": the engine, not find()
+        return whole if _SSN_KEY_JOINED.search(text) else []
+    lower = text.lower()
+    for key in ("ssn", "security"):
+        at = lower.find(key)
+        while at >= 0:
+            if _AFTER_SSN_KEY.match(text, at + len(key)):
+                return whole
+            at = lower.find(key, at + 1)
+    return []
+
+
 def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
        prefilter: str, group: int = 0, needles: tuple[str, ...] = (),
        checksummed: bool = False, prefix: Callable[[str], int | None] | None = None,
-       digits: bool = False, start: Start | None = None) -> Detector:
+       digits: bool = False, start: Start | None = None,
+       joined: Joined | None = None, joined_prefilter: str = "") -> Detector:
     gates: tuple[re.Pattern[str], ...] = ()
     if needles:
         gates = (re.compile("|".join(re.escape(n) for n in needles)),)
     if digits:
         gates += (_DIGIT,)
     return Detector(kind, re.compile(pattern), validator, group, gates, checksummed, prefix,
-                    prefilter, start)
+                    prefilter, start, joined, joined_prefilter)
 
 
 # Only the value is redacted, so the match may start at the keyword inside a longer key
@@ -283,50 +440,62 @@ DETECTORS: tuple[Detector, ...] = (
        rf"(?<![\w.+%-])[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])",
        prefilter=r"[A-Za-z0-9_.%+-]@[A-Za-z0-9]", needles=("@",),
-       start=_at_literal(("@",), 64)),  # the local part: at most 64 characters
+       start=_at_literal(("@",), 64),  # the local part: at most 64 characters
+       joined=_joined_email, joined_prefilter=r"[A-Za-z0-9.%+]@[A-Za-z0-9]"),
     # International numbers dialled with 00 instead of +. Before the card detector: a card
     # number never starts with 0, and its checksum blocker would hide the phone number.
     _d("phone", r"(?=0)" + _L + r"00[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})" + _R,
        v.international_00_ok, prefilter=r"00[1-9]\d{0,3}[ .-]\d|00[1-9]\d{9}",
-       needles=("00",), start=_at_literal(("00",))),
+       needles=("00",), start=_at_literal(("00",)), joined=_joined_digits(10, "00"),
+       joined_prefilter=r"00[1-9]\d{0,3}[ ._-]\d|00[1-9]\d{9}"),
     _d("iban", r"(?=[A-Z])(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?!\w)",
        v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,
-       prefix=v.iban_prefix, digits=True, start=_at_class(r"\d", 2)),
+       prefix=v.iban_prefix, digits=True, start=_at_class(r"\d", 2), joined=_joined_iban,
+       joined_prefilter=r"[A-Z]{2}\d{2}[ _-]?[A-Z0-9]{4}[ _-]?[A-Z0-9]{4}"),
     _d("credit_card",
        # No issuer number starts with 0: such a run is an id or a phone number (0049...).
        r"(?=[1-9])" + _L + r"(?:[1-9]\d{12,18}|[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
        r"|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R, v.payment_card_ok,
        prefilter=r"\d{13}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d|\d{4}[ -]\d{6}[ -]\d{4}",
-       checksummed=True, digits=True, start=_at_class("[1-9]")),
+       checksummed=True, digits=True, start=_at_class("[1-9]", within=r"\d"),
+       joined=_joined_digits(13),
+       joined_prefilter=r"\d{13}|\d{4}[ _-]\d{4}[ _-]\d{4}[ _-]\d|\d{4}[ _-]\d{6}[ _-]\d{4}"),
     _d("us_ssn", r"(?=\d)" + _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
-       prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True, start=_at_class(r"\d")),
+       prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True, start=_at_class(r"\d"),
+       joined=_joined_digits(9), joined_prefilter=r"\d{3}[ _-]\d{2}[ _-]\d{4}"),
     # Nine digits with no dashes only under an SSN key: alone they are any other id.
     _d("us_ssn",
        r"(?i)(?<![a-z0-9])(?:ssn|social[_ -]?security(?:[_ -]?(?:number|no))?)\\?[\"']?\s*"
        r"[:=]?\s*(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
        prefilter=r"(?i)ssn|social[_ -]?security", group=1,
        needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY"), digits=True,
-       start=_at_literal(("ssn", "social"), fold=True)),
+       start=_at_literal(("ssn", "social"), fold=True), joined=_joined_ssn_key,
+       joined_prefilter=r"(?i)ssn|social[_ -]?security"),
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported.
     _d("ipv6",
        r"(?=[0-9A-Fa-f:])(?<![\w:.])(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
        r"(?![\w:]|/\d)", v.ipv6_ok,
        # A valid address holds "::" or six groups in a row; a time of day (12:30:45) neither.
        prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:", needles=(":",),
-       start=_at_literal((":",), 4)),
+       start=_at_literal((":",), 4), joined=_joined_ipv6,
+       joined_prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:"),
     _d("ipv4", r"(?=\d)(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/\d)", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True,
-       start=_at_class(r"\d")),
+       start=_at_class(r"\d"), joined=_joined_digits(4, "."),
+       joined_prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d"),
     _d("phone", r"(?<![\w+])\+\d[\d .()-]{6,20}\d(?![\w-]|\.\d)", v.phone_digits_ok,
-       prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",))),
+       prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
+       joined=_joined_digits(8, "+"), joined_prefilter=r"\+\d[\d ._()-]{6,20}\d"),
     _d("phone", r"(?=[\d(])" + _L + r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}" + _R,
        v.nanp_ok,
        prefilter=r"(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}", digits=True,
-       start=_at_class(r"\d", 1)),
+       start=_at_class(r"\d", 1), joined=_joined_digits(10),
+       joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
        lambda s: 10 <= len(v.digits(s)) <= 11,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}", needles=("0",),
-       start=_at_literal(("0",))),
+       start=_at_literal(("0",)), joined=_joined_digits(10, "0"),
+       joined_prefilter=r"0\d{1,4}[ _-]\d{3,4}[ _-]?\d{3,4}|0[1-9](?:[ ._-]\d{2}){4}"),
 )
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
@@ -372,9 +541,24 @@ def resolve(found: list[Finding]) -> list[Finding]:
         return found
     if len(found) == 1:
         return [] if found[0].kind[0] == "!" else found
-    found.sort(key=lambda f: (_PRIORITY[f.kind], f.start - f.end))
+    found.sort(key=_by_priority)
     kept: list[Finding] = []
     for f in found:
-        if all(f.end <= k.start or f.start >= k.end for k in kept):
+        start, end = f.start, f.end
+        for k in kept:
+            if start < k.end and k.start < end:
+                break
+        else:
             kept.append(f)
-    return sorted((f for f in kept if not f.kind.startswith("!")), key=lambda f: f.start)
+    kept = [f for f in kept if f.kind[0] != "!"]
+    if len(kept) > 1:
+        kept.sort(key=_by_start)
+    return kept
+
+
+def _by_priority(f: Finding) -> tuple[int, int]:
+    return _PRIORITY[f.kind], f.start - f.end
+
+
+def _by_start(f: Finding) -> int:
+    return f.start

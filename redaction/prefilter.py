@@ -24,6 +24,7 @@ binding ships wheels for Linux (x86-64, ARM64), macOS and Windows.
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import os
 import re
@@ -47,6 +48,9 @@ class Gated(Protocol):
     @property
     def gates(self) -> tuple[re.Pattern[str], ...]: ...
 
+    @property
+    def joined_prefilter(self) -> str: ...
+
     def applies(self, text: str) -> bool: ...
 
 
@@ -55,6 +59,11 @@ class Prefilter(Protocol):
 
     def candidates(self, text: str) -> list[int]:
         """Indices (ascending) of the detectors whose pattern may match ``text``."""
+        ...
+
+    def candidates_joined(self, text: str) -> tuple[list[int], list[int]]:
+        """:meth:`candidates`, and the indices (ascending) of the detectors with a joined
+        prefilter whose pattern may match ``text`` with "-" and "_" read as spaces."""
         ...
 
 
@@ -77,6 +86,14 @@ class RegexPrefilter:
         if self._trigger is None or self._trigger.search(text) is None:
             return []
         return [i for i, d in enumerate(self._detectors) if d.applies(text)]
+
+    def candidates_joined(self, text: str) -> tuple[list[int], list[int]]:
+        if "-" not in text and "_" not in text:
+            joined = text
+        else:
+            joined = text.replace("-", " ").replace("_", " ")
+        return self.candidates(text), [i for i, d in enumerate(self._detectors)
+                                       if d.joined_prefilter and d.applies(joined)]
 
 
 def _hyperscan() -> Any:
@@ -105,10 +122,19 @@ class HyperscanPrefilter:
         for i, d in enumerate(self._detectors):
             if not d.prefilter:
                 raise ValueError(f"detector {i} ({d!r}) has no prefilter expression")
+        # The joined prefilters go in the same database, as ids past the detectors' own; one
+        # that is its detector's prefilter (no space or joiner in it) is not compiled twice.
+        self._count = n = len(self._detectors)
+        joinable = [i for i, d in enumerate(self._detectors)
+                    if d.joined_prefilter and d.joined_prefilter != d.prefilter]
+        self._same = frozenset(i for i, d in enumerate(self._detectors)
+                               if d.joined_prefilter and d.joined_prefilter == d.prefilter)
+        expressions = [d.prefilter for d in self._detectors] + [
+            self._detectors[i].joined_prefilter for i in joinable]
         self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
-        self._db.compile(expressions=[d.prefilter.encode("ascii") for d in self._detectors],
-                         ids=list(range(len(self._detectors))),
-                         elements=len(self._detectors),
+        self._db.compile(expressions=[e.encode("ascii") for e in expressions],
+                         ids=list(range(n)) + [n + i for i in joinable],
+                         elements=len(expressions),
                          flags=hs.HS_FLAG_SINGLEMATCH | hs.HS_FLAG_ALLOWEMPTY)
         self._scratch_prototype = hs.Scratch(self._db)
         self._local = threading.local()
@@ -120,13 +146,23 @@ class HyperscanPrefilter:
         return scratch
 
     def candidates(self, text: str) -> list[int]:
+        return self.candidates_joined(text)[0]
+
+    def candidates_joined(self, text: str) -> tuple[list[int], list[int]]:
         hits: list[int] = []
         # Other scripts' characters are read as the ASCII character the patterns treat alike.
         self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=_collect,
                       context=hits, scratch=self._scratch())
+        if not hits:
+            return hits, hits
         if len(hits) > 1:
             hits.sort()
-        return hits
+        n, same = self._count, self._same
+        if hits[-1] < n:  # no joined prefilter of its own matched
+            return hits, [i for i in hits if i in same]
+        split = bisect.bisect_left(hits, n)
+        plain = hits[:split]
+        return plain, sorted([i - n for i in hits[split:]] + [i for i in plain if i in same])
 
 
 # Non-ASCII text goes to the engine as ASCII of the same length, each character replaced by one

@@ -8,18 +8,19 @@ detected value) and ``content`` (GenAI content while capture is off).
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import logging
 import os
 import re
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from enum import Enum, StrEnum
 from typing import Any
 
 from .decoding import base64_tokens, map_back, percent_view
-from .detectors import DETECTORS, Finding, prefilter_for, scan
+from .detectors import DETECTORS, Detector, Finding, prefilter_for
+from .joined import scan_plain
 from .policy import Action, Policy
+from .prefilter import Prefilter
 
 __all__ = ["BLOCKED_KEY", "CONTENT", "FAILED", "IDENTITY", "MODEL", "Place", "Redactor"]
 
@@ -73,46 +74,6 @@ class _Dropped:
 _DROPPED = _Dropped()
 
 
-# Ids glue values together with '-' and '_' ("req-alice@example.com-4111111111111111"); the
-# detectors' word boundaries treat those as part of a word, so a second pass reads them as spaces.
-def _spaced(text: str) -> str:
-    """``text`` with ``-`` and ``_`` read as spaces, in two C-level replaces (translate() with
-    a table ran about 30 times slower on a 250-character line)."""
-    return text.replace("-", " ").replace("_", " ")
-
-
-# The kinds a joiner can hide: numbers and addresses, whose patterns refuse a neighbouring
-# word character. Tokens (keys, JWTs) carry '-' and '_' themselves: reading those as spaces
-# would only break them, so the second scan leaves them out and costs less.
-_JOINABLE_KINDS = frozenset({"email", "iban", "credit_card", "us_ssn", "ipv4", "ipv6",
-                             "phone"})
-_JOINABLE: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
-
-
-def _joinable(detectors: Sequence[Any]) -> tuple[tuple[Any, ...], Any]:
-    key = tuple(map(id, detectors))
-    found = _JOINABLE.get(key)
-    if found is None:
-        subset = tuple(d for d in detectors if d.kind in _JOINABLE_KINDS)
-        found = _JOINABLE[key] = (subset, prefilter_for(subset) if subset else None)
-    return found
-
-
-def _scan_plain(text: str, detectors: Sequence[Any], prefilter: Any) -> list[Finding]:
-    """:func:`scan`, plus what a second scan finds with ``-`` and ``_`` read as spaces (same
-    length, so offsets hold) where it overlaps nothing the first found."""
-    found = scan(text, detectors, prefilter=prefilter)
-    if "-" not in text and "_" not in text:
-        return found
-    subset, subset_prefilter = _joinable(detectors)
-    if not subset:
-        return found
-    extra = [Finding(f.kind, f.start, f.end, text[f.start:f.end])
-             for f in scan(_spaced(text), subset, prefilter=subset_prefilter)
-             if not any(f.start < g.end and g.start < f.end for g in found)]
-    return sorted(found + extra, key=lambda f: f.start) if extra else found
-
-
 def _merge(text: str, found: list[Finding], extra: list[Finding]) -> list[Finding]:
     """``found`` with ``extra`` added; overlapping findings become one span covering both (the
     earlier one's kind), so nothing either found is left behind."""
@@ -127,20 +88,24 @@ def _merge(text: str, found: list[Finding], extra: list[Finding]) -> list[Findin
     return merged
 
 
-def scan_joined(text: str, detectors: Sequence[Any] = DETECTORS, *,
-                prefilter: Any = None) -> list[Finding]:
+def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
+                prefilter: Prefilter | None = None) -> list[Finding]:
     """Findings in ``text`` and in what it decodes to: percent-encoding (one or two levels)
     and base64 tokens in URLs. A value found in a decoded view is reported as the encoded
     span it came from."""
-    found = _scan_plain(text, detectors, prefilter)
+    if not isinstance(detectors, tuple):
+        detectors = tuple(detectors)
+    if prefilter is None:
+        prefilter = prefilter_for(detectors)
+    found = scan_plain(text, detectors, prefilter)
     extra: list[Finding] = []
     if "%" in text:
         # Only the words that hold an encoded run are decoded and scanned again: an encoded
         # value never spans a raw space (a space in it is %20).
-        for word in _ENCODED_WORD.finditer(text):
+        for word in _encoded_words(text):
             extra += _decoded_findings(word.group(), word.start(), detectors, prefilter)
     for start, end, plain in base64_tokens(text):
-        inside = _scan_plain(plain, detectors, prefilter)
+        inside = scan_plain(plain, detectors, prefilter)
         if inside:
             extra.append(Finding(inside[0].kind, start, end, text[start:end]))
     return _merge(text, found, extra) if extra else found
@@ -152,8 +117,25 @@ def scan_joined(text: str, detectors: Sequence[Any] = DETECTORS, *,
 _ENCODED_WORD = re.compile(r"(?<![^\s%])[^\s%]*(?:%[0-9A-Fa-f]{2}[^\s%]*)+")
 
 
-def _decoded_findings(text: str, offset: int, detectors: Sequence[Any], prefilter: Any
-                      ) -> list[Finding]:
+def _encoded_words(text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``_ENCODED_WORD``. Each holds a "%" and no space, so the search starts
+    at the word that holds the next "%" (found with ``str.find``): the engine, which pays for
+    every position it tries, skips the prose between."""
+    floor = 0  # where the last word ended: the next one starts at or after it
+    pct = text.find("%")
+    while pct >= 0:
+        head = text[floor:pct]
+        start = pct if not head or head[-1].isspace() else pct - len(head.rsplit(None, 1)[-1])
+        word = _ENCODED_WORD.search(text, start)
+        if word is None:
+            return
+        yield word
+        floor = word.end()
+        pct = text.find("%", floor)
+
+
+def _decoded_findings(text: str, offset: int, detectors: tuple[Detector, ...],
+                      prefilter: Prefilter) -> list[Finding]:
     """Findings in what ``text`` percent-decodes to and in the base64 tokens of its URLs, as
     spans of ``text`` shifted by ``offset``."""
     out: list[Finding] = []
@@ -161,11 +143,11 @@ def _decoded_findings(text: str, offset: int, detectors: Sequence[Any], prefilte
     inner, views = decoded if decoded is not None else (text, [])
     if not views:
         return out
-    for f in _scan_plain(inner, detectors, prefilter):
+    for f in scan_plain(inner, detectors, prefilter):
         start, end = map_back(views, f.start, f.end)
         out.append(Finding(f.kind, offset + start, offset + end, text[start:end]))
     for start, end, plain in base64_tokens(inner):
-        inside = _scan_plain(plain, detectors, prefilter)
+        inside = scan_plain(plain, detectors, prefilter)
         if inside:
             start, end = map_back(views, start, end)
             out.append(Finding(inside[0].kind, offset + start, offset + end, text[start:end]))
@@ -182,8 +164,9 @@ class Redactor:
         self.known_models = self.policy.known_models | frozenset(known_models)
         self._detectors = tuple(d for d in DETECTORS if d.kind in self.policy.kinds)
         self._prefilter = prefilter_for(self._detectors)
-        _joinable(self._detectors)  # the joined pass's engine too: not on the first span's time
         self._hash_key = hash_key if hash_key is not None else self._key_from_env()
+        # The key's HMAC state, copied for each value (cheaper than keying a new one each time).
+        self._hmac = hmac.new(self._hash_key, digestmod="sha256")
         self._keys: dict[str, _Key] = {}
         self._allowed: set[str] = set()  # the keys classified ALLOW, for a set difference
         self._clean: dict[str, None] = {}
@@ -253,7 +236,8 @@ class Redactor:
         return f"[REDACTED:{f.kind}]"
 
     def _keyed_hash(self, kind: str, value: str) -> str:
-        digest = hmac.new(self._hash_key, value.encode("utf-8"), hashlib.sha256)
+        digest = self._hmac.copy()
+        digest.update(value.encode("utf-8"))
         return f"[{kind}:{digest.hexdigest()[:self.policy.hash_hex_chars]}]"
 
     def _identity(self, value: Any, counts: Counts) -> Any:

@@ -6,6 +6,8 @@ import dataclasses
 import logging
 from collections import Counter
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -168,3 +170,14 @@ def test_log_filter(caplog):
     assert "Traceback" in second.getMessage()
     assert counts["email"] == 1 and counts["identity"] == 1 and counts["blocked_key"] == 1
     assert counts["credit_card"] == 2
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.lists(st.sampled_from(["%", "%4", "%41", "%2540", "%zz", "a", "b=", " ", "\u00a0",
+                                 "\t", "/", "%%", "é"]), max_size=20).map("".join))
+def test_property_encoded_words_are_the_patterns_matches(text: str) -> None:
+    """The encoded-word search jumps between "%" signs; it finds what the plain search does."""
+    from servescope.redaction.redactor import _ENCODED_WORD, _encoded_words
+
+    assert [m.span() for m in _encoded_words(text)] == [
+        m.span() for m in _ENCODED_WORD.finditer(text)]
