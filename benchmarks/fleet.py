@@ -242,6 +242,12 @@ class Prometheus:
               if k in ("VmRSS", "VmHWM")}
         return kb["VmRSS"] / 1024, kb["VmHWM"] / 1024
 
+    def cpu_s(self) -> float:
+        """CPU seconds (user and system) the process has used."""
+        fields = Path(f"/proc/{self.server.process.pid}/stat").read_text().rsplit(")", 1)[1]
+        utime, stime = fields.split()[11:13]
+        return (int(utime) + int(stime)) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.server.stop()
 
@@ -492,6 +498,8 @@ class Run:
     rule_evals: dict[str, list[float]] = field(default_factory=dict)  # name -> evaluation s
     rule_tier: dict[str, str] = field(default_factory=dict)  # group name -> where it ran
     rule_failures: int = 0
+    firing_alerts: int = 0  # at the end of the watch, on every server
+    cpu_cores: dict[str, float] = field(default_factory=dict)  # server -> cores busy, watching
     load: list[float] = field(default_factory=list)  # 1-minute load average, each interval
     queries: dict[str, dict[str, float]] = field(default_factory=dict)  # mode -> panel -> s
     failed_queries: dict[str, list[str]] = field(default_factory=dict)
@@ -531,7 +539,8 @@ def mode_queries(mode: str) -> Iterator[tuple[str, str]]:
 def watch_rules(proms: list[Prometheus], run: Run, seconds: float) -> None:
     """Sample /api/v1/rules of every server every interval: each group's last evaluation
     time (a replica group's on every shard), and the load average."""
-    deadline = time.time() + seconds
+    began, cpu = time.time(), {prom.name: prom.cpu_s() for prom in proms}
+    deadline = began + seconds
     while time.time() < deadline:
         time.sleep(min(INTERVAL_S, max(0.0, deadline - time.time())))
         run.load.append(os.getloadavg()[0])
@@ -543,6 +552,8 @@ def watch_rules(proms: list[Prometheus], run: Run, seconds: float) -> None:
                 run.rule_tier[group["name"]] = prom.name.split("-")[0]
                 run.rule_evals.setdefault(group["name"], []).append(
                     float(group["evaluationTime"]))
+    run.cpu_cores = {prom.name: (prom.cpu_s() - cpu[prom.name]) / (time.time() - began)
+                     for prom in proms}
     run.rule_failures = 0
     for prom in proms:
         data, _ = prom.get("/api/v1/rules")
@@ -640,6 +651,8 @@ def observe(fleet: Fleet, run: Run, duration: float, modes: tuple[str, ...]) -> 
         run.backfill.checks.update(check_backfill(fleet.queried))
     resident = {}
     for prom in fleet.servers:
+        data, _ = prom.get("/api/v1/query", query='count(ALERTS{alertstate="firing"})')
+        run.firing_alerts += int(float(data["result"][0]["value"][1])) if data["result"] else 0
         status, _ = prom.get("/api/v1/status/tsdb")
         run.head_series[prom.name] = int(status["headStats"]["numSeries"])
         resident[prom.name] = prom.rss()[0]
@@ -665,11 +678,13 @@ def sizes(run: Run) -> dict[str, Any]:
     top = "global" if run.shards else "prometheus"
     out: dict[str, Any] = {"head_series": run.head_series[top],
                            "rss_mb": round(run.rss_mb[top][0]),
-                           "peak_rss_mb": round(run.rss_mb[top][1])}
+                           "peak_rss_mb": round(run.rss_mb[top][1]),
+                           "cpu_cores": round(run.cpu_cores.get(top, 0.0), 3)}
     if shards:
         out["shards"] = {"head_series": [run.head_series[k] for k in shards],
                          "rss_mb": [round(run.rss_mb[k][0]) for k in shards],
-                         "peak_rss_mb": [round(run.rss_mb[k][1]) for k in shards]}
+                         "peak_rss_mb": [round(run.rss_mb[k][1]) for k in shards],
+                         "cpu_cores": [round(run.cpu_cores.get(k, 0.0), 3) for k in shards]}
     return out
 
 
@@ -677,12 +692,14 @@ def describe(run: Run) -> str:
     where = f"{run.shards} shards + global" if run.shards else "one Prometheus"
     size = sizes(run)
     line = (f"{run.replicas} replicas, {where}: head series {size['head_series']:,}, RSS "
-            f"{size['rss_mb']} MB (peak {size['peak_rss_mb']} MB)")
+            f"{size['rss_mb']} MB (peak {size['peak_rss_mb']} MB), {size['cpu_cores']:.2f} "
+            "cores busy while scraping and evaluating")
     if "shards" in size:
         sh = size["shards"]
         line += (f"; shards {min(sh['head_series']):,}-{max(sh['head_series']):,} series, "
                  f"{sum(sh['rss_mb'])} MB together (largest {max(sh['rss_mb'])} MB, peak "
-                 f"{max(sh['peak_rss_mb'])} MB)")
+                 f"{max(sh['peak_rss_mb'])} MB), {sum(sh['cpu_cores']):.2f} cores together "
+                 f"(largest {max(sh['cpu_cores']):.2f})")
     return line
 
 
@@ -707,7 +724,8 @@ def report(runs: list[Run], duration: float, exposition: str) -> None:
             f"{k} ({run.rule_tier.get(k, '?')}) {med * 1000:.0f} / {top * 1000:.0f} ms"
             for k, (med, top) in sorted(run.rule_groups.items(), key=lambda kv: -kv[1][0])))
         load = sorted(run.load)
-        print(f"  rule failures {run.rule_failures}; load average (1 min) median "
+        print(f"  rule failures {run.rule_failures}, alerts firing {run.firing_alerts}; load "
+              f"average (1 min) median "
               f"{percentile(load, 0.5) or 0.0:.1f}, max {max(load, default=0.0):.1f} on "
               f"{os.cpu_count()} cores; queries with no data: {run.empty_queries}; failed: "
               f"{ {m: len(f) for m, f in run.failed_queries.items()} }")
@@ -715,7 +733,7 @@ def report(runs: list[Run], duration: float, exposition: str) -> None:
                     "rule_groups_s": {k: {"median": round(m, 4), "max": round(t, 4),
                                           "tier": run.rule_tier.get(k)}
                                       for k, (m, t) in run.rule_groups.items()},
-                    "rule_failures": run.rule_failures,
+                    "rule_failures": run.rule_failures, "firing_alerts": run.firing_alerts,
                     "load_avg_1m": {"median": round(percentile(load, 0.5) or 0.0, 2),
                                     "max": round(max(load, default=0.0), 2),
                                     "cores": os.cpu_count()},
