@@ -119,11 +119,11 @@ def error_ratio(slo: SLOSpec, key: str, window: str, options: Options) -> str:
             f"sum{by} (sum_over_time({total}[{window}]))")
 
 
-def sli_records(slo: SLOSpec, options: Options) -> Iterator[Record]:
+def sli_records(slo: SLOSpec, options: Options, key: str) -> Iterator[Record]:
+    """One SLO's error ratio over every window."""
     for window in windows(slo):
-        for key in SLOS:
-            yield Record(f"{SLI_RECORD}{window}", error_ratio(slo, key, window, options),
-                         {"slo": key})
+        yield Record(f"{SLI_RECORD}{window}", error_ratio(slo, key, window, options),
+                     {"slo": key})
 
 
 def _pair(key: str, long: str, short: str, burn: float, budget: float) -> str:
@@ -200,6 +200,9 @@ def shard_alerts(options: Options) -> list[Alert]:
 def groups(slo: SLOSpec, options: Options) -> list[Group]:
     return [Group("servescope-slo-events", tuple(stage_records(slo, options)), REPLICA),
             Group("servescope-shard", shard_records(options), REPLICA),
-            Group("servescope-slo-sli", tuple(sli_records(slo, options)), FLEET),
+            # one group per SLO: the 1 d and 3 d windows read every shard's first stage, and
+            # groups evaluate side by side (a group's rules one after another)
+            *(Group(f"servescope-slo-sli-{key}", tuple(sli_records(slo, options, key)), FLEET)
+              for key in SLOS),
             Group("servescope-slo-burn", tuple(burn_alerts(slo, options)), FLEET),
             Group("servescope-shards", tuple(shard_alerts(options)), FLEET)]

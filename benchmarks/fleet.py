@@ -36,12 +36,16 @@ Prints a table per N and one JSON line.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import copy
+import functools
+import hashlib
 import json
 import multiprocessing
+import os
 import random
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -49,7 +53,6 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -67,17 +70,13 @@ from servescope.instrumentation.budget import REFERENCE_MIX
 from servescope.instrumentation.metrics import MetricSet, render
 from servescope.instrumentation.slo import SLOSpec
 from servescope.promql.flavor import SERVESCOPE
+from servescope.report.launcher import LaunchError, LocalPrometheus, start_prometheus_config
 
 INTERVAL_S = 15
 RANGE_S = 3600
 STEP_S = 15
 JOB = "servescope"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+SHARDED = Path(__file__).resolve().parents[1] / "deploy" / "prometheus" / "sharded"
 
 
 # --- the exposition ------------------------------------------------------------------------
@@ -159,42 +158,74 @@ def instance(i: int) -> str:
     return f"replica-{i:04d}"
 
 
-def serve(text: str, replicas: int, port: int, origin: float) -> None:
-    """One process serving every replica's exposition, advanced to the time of the scrape
-    (counted from ``origin``, the start of the backfilled history if there is one)."""
+def serve(text: str, replicas: int, origin: float, ports: Any) -> None:
+    """One process serving every replica's exposition on its own loopback port (so the
+    shipped hashmod on ``__address__`` shares them out), advanced to the time of the scrape
+    (counted from ``origin``, the start of the backfilled history if there is one). The
+    ports go back through the ``ports`` pipe once every one listens."""
     comments, samples = parse(text)
     header = "\n".join(comments) + "\n"
     pace = paces(replicas)
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            match = re.fullmatch(r"/replica/(\d+)/metrics", self.path)
-            if match is None or int(match.group(1)) >= replicas:
-                self.send_error(404)
-                return
-            grow = growth(pace[int(match.group(1))], time.time() - origin)
-            body = (header + "".join(
-                f"{s.prefix}{s.value * grow if s.grows else s.value!r}\n" for s in samples)
-            ).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/plain; version=0.0.4")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def body(i: int) -> bytes:
+        grow = growth(pace[i], time.time() - origin)
+        return (header + "".join(f"{s.prefix}{s.value * grow if s.grows else s.value!r}\n"
+                                 for s in samples)).encode()
 
-        def log_message(self, *args: Any) -> None:
+    async def answer(i: int, reader: asyncio.StreamReader,
+                     writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:  # keep-alive: Prometheus reuses its connection to a target
+                request = await reader.readuntil(b"\r\n\r\n")
+                if not request.startswith(b"GET /metrics"):
+                    writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+                    continue
+                data = body(i)
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4"
+                             b"\r\nContent-Length: %d\r\n\r\n%s" % (len(data), data))
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
             pass
+        finally:
+            writer.close()
 
-    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+    async def main() -> None:
+        servers = [await asyncio.start_server(functools.partial(answer, i), "127.0.0.1", 0)
+                   for i in range(replicas)]
+        ports.send([srv.sockets[0].getsockname()[1] for srv in servers])
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
+
+
+def start_replicas(text: str, replicas: int, origin: float
+                   ) -> tuple[multiprocessing.Process, list[str]]:
+    """The replay process and each replica's address (``127.0.0.1:<port>``)."""
+    receive, send = multiprocessing.Pipe(duplex=False)
+    server = multiprocessing.Process(target=serve, args=(text, replicas, origin, send),
+                                     daemon=True)
+    server.start()
+    if not receive.poll(120):
+        server.terminate()
+        raise SystemExit("fleet: the replicas did not start listening")
+    return server, [f"127.0.0.1:{port}" for port in receive.recv()]
+
+
+def hashmod(address: str, modulus: int) -> int:
+    """Prometheus's hashmod relabel action: the low 8 bytes of the MD5, big-endian."""
+    return int.from_bytes(hashlib.md5(address.encode()).digest()[8:], "big") % modulus
 
 
 # --- Prometheus ----------------------------------------------------------------------------
 
 @dataclass
 class Prometheus:
-    url: str
-    process: subprocess.Popen[bytes]
-    root: Path
+    server: LocalPrometheus
+    name: str = "prometheus"  # "shard-<k>" or "global" in a sharded fleet
+
+    @property
+    def url(self) -> str:
+        return self.server.url
 
     def get(self, path: str, **params: str) -> tuple[Any, float]:
         query = urllib.parse.urlencode(params)
@@ -205,55 +236,83 @@ class Prometheus:
 
     def rss(self) -> tuple[float, float]:
         """(resident, peak resident) MB of the process."""
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        status = Path(f"/proc/{self.server.process.pid}/status").read_text()
         kb = {k: float(v.split()[0]) for k, v in
               (line.split(":", 1) for line in status.splitlines() if ":" in line)
               if k in ("VmRSS", "VmHWM")}
         return kb["VmRSS"] / 1024, kb["VmHWM"] / 1024
 
+    def cpu_s(self) -> float:
+        """CPU seconds (user and system) the process has used."""
+        fields = Path(f"/proc/{self.server.process.pid}/stat").read_text().rsplit(")", 1)[1]
+        utime, stime = fields.split()[11:13]
+        return (int(utime) + int(stime)) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        self.server.stop()
 
 
-def fleet_config(root: Path, replicas: int, port: int) -> dict[str, Any]:
-    """Scrape every replica, evaluate the generated rules, both every interval."""
-    rules = root / "rules.yaml"
-    rules.write_text(dump(rules_document(SLOSpec.default(), Options())))
-    targets = [{"targets": [f"127.0.0.1:{port}"],
-                "labels": {"instance": instance(i),
-                           "__metrics_path__": f"/replica/{i}/metrics"}}
-               for i in range(replicas)]
+def scrape_job(addresses: list[str]) -> dict[str, Any]:
+    """The replicas' scrape job: each address its own target, named ``replica-<i>``."""
+    return {"job_name": JOB, "static_configs": [
+        {"targets": [address], "labels": {"instance": instance(i)}}
+        for i, address in enumerate(addresses)]}
+
+
+def write_rules(root: Path, scope: str | None) -> Path:
+    """The generated rules: all of them (one Prometheus), or one scope's set."""
+    path = root / f"{scope or 'all'}-rules.yaml"
+    path.write_text(dump(rules_document(SLOSpec.default(), Options(), scope)))
+    return path
+
+
+def fleet_config(root: Path, addresses: list[str]) -> dict[str, Any]:
+    """One Prometheus: scrape every replica, evaluate every generated rule, both every
+    interval."""
     return {"global": {"scrape_interval": f"{INTERVAL_S}s", "scrape_timeout": "10s",
                        "evaluation_interval": f"{INTERVAL_S}s"},
-            "rule_files": [str(rules)],
-            "scrape_configs": [{"job_name": JOB, "static_configs": targets}]}
+            "rule_files": [str(write_rules(root, None))],
+            "scrape_configs": [scrape_job(addresses)]}
 
 
-def start_prometheus(root: Path, config: dict[str, Any]) -> Prometheus:
-    """Prometheus on ``root/data`` (which may hold backfilled blocks already)."""
-    binary = shutil.which("prometheus")
-    if binary is None:
-        raise SystemExit("fleet: needs the prometheus binary (Debian package 'prometheus')")
-    (root / "prometheus.yml").write_text(yaml.safe_dump(config, sort_keys=False))
-    web = free_port()
-    process = subprocess.Popen(
-        [binary, f"--config.file={root / 'prometheus.yml'}", f"--storage.tsdb.path={root}/data",
-         f"--web.listen-address=127.0.0.1:{web}", "--log.level=warn"],
-        stdout=subprocess.DEVNULL, stderr=(root / "prometheus.log").open("wb"))
-    prom = Prometheus(f"http://127.0.0.1:{web}", process, root)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            urllib.request.urlopen(f"{prom.url}/-/ready", timeout=2)
-            return prom
-        except OSError:
-            time.sleep(0.5)
-    prom.stop()
-    raise SystemExit(f"fleet: prometheus did not start: {(root / 'prometheus.log').read_text()}")
+def shard_config(k: int, shards: int, addresses: list[str], rules: Path,
+                 global_url: str) -> dict[str, Any]:
+    """deploy/prometheus/sharded/shard.yml as shipped, but for its targets (every replica
+    listed: the shipped hashmod keeps this shard's share), its number, modulus, rules and
+    receiver; no Alertmanager."""
+    config: dict[str, Any] = copy.deepcopy(yaml.safe_load((SHARDED / "shard.yml").read_text()))
+    config["global"]["scrape_timeout"] = "10s"
+    config["global"]["external_labels"]["shard"] = str(k)
+    config["rule_files"] = [str(rules)]
+    del config["alerting"]
+    job = config["scrape_configs"][0]
+    del job["dns_sd_configs"]
+    job["static_configs"] = scrape_job(addresses)["static_configs"]
+    job["relabel_configs"][0]["modulus"] = shards
+    job["relabel_configs"][1]["regex"] = str(k)
+    config["remote_write"][0]["url"] = f"{global_url}/api/v1/write"
+    return config
+
+
+def global_config(rules: Path) -> dict[str, Any]:
+    """deploy/prometheus/sharded/global.yml as shipped, with its rules and no Alertmanager or
+    self-scrape."""
+    config: dict[str, Any] = copy.deepcopy(yaml.safe_load((SHARDED / "global.yml").read_text()))
+    config["rule_files"] = [str(rules)]
+    del config["alerting"]
+    config["scrape_configs"] = []
+    return config
+
+
+def start_prometheus(root: Path, config: dict[str, Any], flags: tuple[str, ...] = (),
+                     name: str = "prometheus") -> Prometheus:
+    """Prometheus on ``root/data`` (which may hold backfilled blocks already), started by the
+    project's launcher."""
+    try:
+        return Prometheus(start_prometheus_config(root, config, flags, ready_timeout_s=300),
+                          name)
+    except LaunchError as exc:
+        raise SystemExit(f"fleet: {exc}") from None
 
 
 # --- backfilled history -------------------------------------------------------------------
@@ -275,14 +334,15 @@ def labelled(prefix: str, labels: str) -> str:
     return f"{name}{{{labels}{'' if rest.startswith('}') else ','}{rest}"
 
 
-def replica_history(samples: list[Sample], pace: list[float], origin: float,
+def replica_history(samples: list[Sample], replicas: dict[int, float], origin: float,
                     times: range) -> Iterator[str]:
-    """OpenMetrics lines of every replica's samples at ``times`` (Unix seconds), counters and
-    histograms advanced as the live replay advances them, gauges at their level."""
+    """OpenMetrics lines of the samples of ``replicas`` (index -> pace) at ``times`` (Unix
+    seconds), counters and histograms advanced as the live replay advances them, gauges at
+    their level."""
     prefixes = [[labelled(s.prefix, f'job="{JOB}",instance="{instance(i)}"') for s in samples]
-                for i in range(len(pace))]
+                for i in replicas]
     for t in times:
-        for named, p in zip(prefixes, pace, strict=True):
+        for named, p in zip(prefixes, replicas.values(), strict=True):
             grow = growth(p, t - origin)
             yield "".join(f"{head}{s.value * grow if s.grows else s.value!r} {t}\n"
                           for head, s in zip(named, samples, strict=True))
@@ -318,7 +378,7 @@ def unit_rates(samples: list[Sample], records: list[dict[str, Any]],
     times = range(now - 2 * 3600, now + 1, 900)
     history = work / "unit.om"
     with history.open("w") as out:
-        out.writelines(replica_history(samples, [1.0], times.start, times))
+        out.writelines(replica_history(samples, {0: 1.0}, times.start, times))
         out.write("# EOF\n")
     promtool_blocks(history, work / "data")
     prom = start_prometheus(work, {"global": {"evaluation_interval": f"{INTERVAL_S}s"}})
@@ -337,11 +397,13 @@ def unit_rates(samples: list[Sample], records: list[dict[str, Any]],
 
 
 def record_history(series: list[tuple[dict[str, str], float]], scale: float,
-                   times: range) -> Iterator[str]:
-    """OpenMetrics lines of recorded series, each at its value times ``scale``."""
+                   times: range, extra: dict[str, str] | None = None) -> Iterator[str]:
+    """OpenMetrics lines of recorded series, each at its value times ``scale``, with the
+    ``extra`` labels (a shard's external label, as remote_write attaches it)."""
     for labels, value in series:
         name = labels["__name__"]
-        pairs = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()) if k != "__name__")
+        pairs = ",".join(f'{k}="{v}"' for k, v in sorted({**labels, **(extra or {})}.items())
+                         if k != "__name__")
         yield "".join(f"{name}{{{pairs}}} {value * scale!r} {t}\n" for t in times)
 
 
@@ -358,20 +420,28 @@ def check_backfill(prom: Prometheus) -> dict[str, float]:
     }
     found = {}
     for name, query in checks.items():
-        data, _ = prom.get("/api/v1/query", query=query)
+        try:
+            data, _ = prom.get("/api/v1/query", query=query)
+        except OSError as exc:  # an overloaded server answers 503: say so, keep measuring
+            print(f"fleet: check {name} failed: {exc}", flush=True)
+            data = {"result": []}
         found[name] = round(float(data["result"][0]["value"][1]), 4) if data["result"] else -1.0
     return found
 
 
 def backfill(text: str, replicas: int, root: Path, origin: int, start: int,
-             step_s: int) -> Backfill:
-    """Write [origin, start) of history into ``root/data``: the replicas' raw series every
-    ``step_s`` and the SLO first stage every evaluation interval. The fleet's first-stage
-    values are one replica's at pace 1 times the summed paces: every replica replays the same
-    exposition at its own pace, and those rules add and subtract rates, which scale with it."""
+             step_s: int, shards: dict[int, int] | None = None) -> Backfill:
+    """Write [origin, start) of history: the replicas' raw series every ``step_s`` and the SLO
+    first stage every evaluation interval. One Prometheus (``shards`` None) gets both in
+    ``root/data``. A sharded fleet (``shards``: replica -> shard): each shard
+    (``root/shard-<k>/data``) its replicas' raw series; the global tier (``root/global/data``)
+    each shard's first stage with its ``shard`` label, as remote_write brings it. A first-stage
+    value is one replica's at pace 1 times the summed paces of the replicas it covers: every replica
+    replays the same exposition at its own pace, and those rules add and subtract rates,
+    which scale with it."""
     t0 = time.perf_counter()
     _, samples = parse(text)
-    pace = paces(replicas)
+    pace = dict(enumerate(paces(replicas)))
     unit = root / "unit"
     unit.mkdir()
     series = unit_rates(samples, windowed_records(
@@ -380,42 +450,76 @@ def backfill(text: str, replicas: int, root: Path, origin: int, start: int,
     raw = range(origin, start - step_s // 2, step_s)
     # the first stage exists once its 5 m window holds two scrapes
     recorded = range(origin + 300, start - INTERVAL_S // 2, INTERVAL_S)
+    if shards is None:
+        load_history(root, replica_history(samples, pace, origin, raw),
+                     record_history(series, sum(pace.values()), recorded))
+        written = len(recorded) * len(series)
+    else:
+        share = {k: {i: p for i, p in pace.items() if shards[i] == k}
+                 for k in sorted(set(shards.values()))}
+        for k, mine in share.items():
+            load_history(root / f"shard-{k}", replica_history(samples, mine, origin, raw))
+        # the global's raw history (what remote_write brought it) is left out to save the
+        # time of loading it twice: the 1 h panels read the head, the 3 d windows the stage
+        load_history(root / "global", *(
+            record_history(series, sum(mine.values()), recorded, {"shard": str(k)})
+            for k, mine in share.items()))
+        written = len(recorded) * len(series) * len(share)
+    return Backfill((start - origin) / 3600, step_s,
+                    len(raw) * replicas * len(samples) + written,
+                    time.perf_counter() - t0)
+
+
+def load_history(root: Path, *parts: Iterator[str]) -> None:
+    """Write ``parts`` as one OpenMetrics file and load it into ``root/data`` with promtool."""
+    root.mkdir(parents=True, exist_ok=True)
     history = root / "history.om"
     with history.open("w") as out:
-        out.writelines(replica_history(samples, pace, origin, raw))
-        out.writelines(record_history(series, sum(pace), recorded))
+        for part in parts:
+            out.writelines(part)
         out.write("# EOF\n")
     promtool_blocks(history, root / "data")
     history.unlink()
-    return Backfill((start - origin) / 3600, step_s,
-                    len(raw) * replicas * len(samples) + len(recorded) * len(series),
-                    time.perf_counter() - t0)
 
 
 # --- measuring -----------------------------------------------------------------------------
 
+#: The replica the drill-downs are measured on: the instance variable's first value, what
+#: Grafana selects until the user picks others (the variable has no All option).
+DRILL_DOWN = instance(0)
+#: Query modes: as generated with drill-downs on one replica; the same drill-downs over every
+#: replica (what All would cost); every query on raw series over every replica (the
+#: dashboards before they read recordings).
+MODES = ("recorded", "drill-downs on all", "raw")
+
+
 @dataclass
 class Run:
     replicas: int
+    shards: int = 0  # 0: one Prometheus
     backfill: Backfill | None = None
-    head_series: int = 0
-    rss_mb: float = 0.0
-    peak_rss_mb: float = 0.0
+    head_series: dict[str, int] = field(default_factory=dict)  # server -> head series
+    rss_mb: dict[str, tuple[float, float]] = field(default_factory=dict)  # -> (now, peak)
     rule_evals: dict[str, list[float]] = field(default_factory=dict)  # name -> evaluation s
+    rule_tier: dict[str, str] = field(default_factory=dict)  # group name -> where it ran
     rule_failures: int = 0
+    firing_alerts: int = 0  # at the end of the watch, on every server
+    cpu_cores: dict[str, float] = field(default_factory=dict)  # server -> cores busy, watching
+    load: list[float] = field(default_factory=list)  # 1-minute load average, each interval
     queries: dict[str, dict[str, float]] = field(default_factory=dict)  # mode -> panel -> s
     failed_queries: dict[str, list[str]] = field(default_factory=dict)
     empty_queries: dict[str, int] = field(default_factory=dict)  # mode -> queries with no data
 
     @property
     def rule_groups(self) -> dict[str, tuple[float, float]]:
-        """name -> (median, largest) evaluation seconds over the run."""
+        """name -> (median, largest) evaluation seconds over the run (over every shard's
+        evaluations of a replica group)."""
         return {k: (percentile(v, 0.5) or 0.0, max(v)) for k, v in self.rule_evals.items()}
 
 
-def substitute(expr: str) -> str:
+def substitute(expr: str, instances: str = ".*") -> str:
     return (expr.replace("$__rate_interval", "1m").replace("$__range", "1h")
-            .replace("$job", JOB).replace("$instance", ".*").replace("$model", ".*")
+            .replace("$job", JOB).replace("$instance", instances).replace("$model", ".*")
             .replace("$gateway", "servescope-gateway.*"))
 
 
@@ -427,69 +531,139 @@ def panel_queries(recorded: bool) -> Iterator[tuple[str, str]]:
                 yield f"{key} › {panel['title']} [{target['refId']}]", target["expr"]
 
 
-def watch_rules(prom: Prometheus, run: Run, seconds: float) -> None:
-    """Sample /api/v1/rules every interval: each group's last evaluation time."""
-    deadline = time.time() + seconds
+def mode_queries(mode: str) -> Iterator[tuple[str, str]]:
+    """(panel, PromQL) of a query mode (see :data:`MODES`)."""
+    if mode == "recorded":
+        yield from ((n, substitute(e, DRILL_DOWN)) for n, e in panel_queries(True))
+    elif mode == "drill-downs on all":
+        yield from ((n, substitute(e)) for n, e in panel_queries(True) if "$instance" in e)
+    else:
+        yield from ((n, substitute(e)) for n, e in panel_queries(False))
+
+
+def watch_rules(proms: list[Prometheus], run: Run, seconds: float) -> None:
+    """Sample /api/v1/rules of every server every interval: each group's last evaluation
+    time (a replica group's on every shard), and the load average."""
+    began, cpu = time.time(), {prom.name: prom.cpu_s() for prom in proms}
+    deadline = began + seconds
     while time.time() < deadline:
         time.sleep(min(INTERVAL_S, max(0.0, deadline - time.time())))
+        run.load.append(os.getloadavg()[0])
+        for prom in proms:
+            data, _ = prom.get("/api/v1/rules")
+            for group in data["groups"]:
+                if group.get("lastEvaluation", "").startswith("0001"):
+                    continue  # not evaluated yet
+                run.rule_tier[group["name"]] = prom.name.split("-")[0]
+                run.rule_evals.setdefault(group["name"], []).append(
+                    float(group["evaluationTime"]))
+    run.cpu_cores = {prom.name: (prom.cpu_s() - cpu[prom.name]) / (time.time() - began)
+                     for prom in proms}
+    run.rule_failures = 0
+    for prom in proms:
         data, _ = prom.get("/api/v1/rules")
-        for group in data["groups"]:
-            if group.get("lastEvaluation", "").startswith("0001"):
-                continue  # not evaluated yet
-            run.rule_evals.setdefault(group["name"], []).append(float(group["evaluationTime"]))
-    data, _ = prom.get("/api/v1/rules")
-    run.rule_failures = sum(1 for g in data["groups"] for r in g["rules"]
-                            if r.get("health") == "err")
+        run.rule_failures += sum(1 for g in data["groups"] for r in g["rules"]
+                                 if r.get("health") == "err")
 
 
-def time_queries(prom: Prometheus, run: Run) -> None:
+def time_queries(prom: Prometheus, run: Run, modes: tuple[str, ...]) -> None:
     end = time.time()
     params = {"start": f"{end - RANGE_S:.0f}", "end": f"{end:.0f}", "step": str(STEP_S)}
-    for mode, recorded in (("recorded", True), ("raw", False)):
+    for mode in modes:
         timings, failed, empty = {}, [], 0
-        for name, expr in panel_queries(recorded):
+        for name, expr in mode_queries(mode):
             try:
-                data, seconds = prom.get("/api/v1/query_range", query=substitute(expr),
-                                         **params)
+                data, seconds = prom.get("/api/v1/query_range", query=expr, **params)
             except OSError as exc:
                 failed.append(f"{name}: {exc}")
                 continue
             timings[name] = seconds
             empty += not data["result"]
+        run.load.append(os.getloadavg()[0])
         run.queries[mode], run.failed_queries[mode] = timings, failed
         run.empty_queries[mode] = empty
 
 
-def measure(replicas: int, duration: float, text: str, history_h: float,
-            step_s: int) -> Run:
-    run = Run(replicas)
-    port = free_port()
+@dataclass
+class Fleet:
+    """The Prometheus servers of a run: those that scrape (one, or every shard) and the one
+    the dashboards read (the same one, or the global tier)."""
+
+    scraping: list[Prometheus]
+    queried: Prometheus
+
+    @property
+    def servers(self) -> list[Prometheus]:
+        return [*self.scraping] + ([] if self.queried in self.scraping else [self.queried])
+
+    def stop(self) -> None:
+        for prom in self.servers:
+            prom.stop()
+
+
+def start_fleet(root: Path, addresses: list[str], shards: int) -> Fleet:
+    """One Prometheus (``shards`` 0) or the shipped sharded shape: ``shards`` hashmod shards
+    (replica rules, remote_write with the keep-list) and a global Prometheus (remote-write
+    receiver, fleet rules) that the dashboards read."""
+    if not shards:
+        prom = start_prometheus(root, fleet_config(root, addresses))
+        return Fleet([prom], prom)
+    glob = start_prometheus(root / "global", global_config(write_rules(root, "fleet")),
+                            ("--web.enable-remote-write-receiver",), name="global")
+    fleet = Fleet([], glob)
+    try:
+        rules = write_rules(root, "replica")
+        for k in range(shards):
+            fleet.scraping.append(start_prometheus(
+                root / f"shard-{k}", shard_config(k, shards, addresses, rules, glob.url),
+                name=f"shard-{k}"))
+    except BaseException:
+        fleet.stop()
+        raise
+    return fleet
+
+
+def measure(replicas: int, duration: float, text: str, history_h: float, step_s: int,
+            shards: int = 0, modes: tuple[str, ...] = MODES) -> Run:
+    run = Run(replicas, shards)
     with tempfile.TemporaryDirectory(prefix="fleet-") as tmp:
         root = Path(tmp)
         start = int(time.time())
         origin = start - int(history_h * 3600)
-        if history_h > 0:
-            run.backfill = backfill(text, replicas, root, origin, start, step_s)
-            print(f"fleet: {replicas} replicas, {run.backfill.hours:.0f} h backfilled "
-                  f"({run.backfill.samples:,} samples) in {run.backfill.seconds:.0f} s",
-                  flush=True)
-        server = multiprocessing.Process(target=serve, args=(text, replicas, port, origin),
-                                         daemon=True)
-        server.start()
-        prom = start_prometheus(root, fleet_config(root, replicas, port))
+        server, addresses = start_replicas(text, replicas, origin)
         try:
-            watch_rules(prom, run, duration)
-            if run.backfill is not None:
-                run.backfill.checks.update(check_backfill(prom))
-            status, _ = prom.get("/api/v1/status/tsdb")
-            run.head_series = int(status["headStats"]["numSeries"])
-            run.rss_mb, _ = prom.rss()
-            time_queries(prom, run)
-            _, run.peak_rss_mb = prom.rss()
+            if history_h > 0:
+                share = ({i: hashmod(a, shards) for i, a in enumerate(addresses)}
+                         if shards else None)
+                run.backfill = backfill(text, replicas, root, origin, start, step_s, share)
+                print(f"fleet: {replicas} replicas, {run.backfill.hours:.0f} h backfilled "
+                      f"({run.backfill.samples:,} samples) in {run.backfill.seconds:.0f} s",
+                      flush=True)
+            fleet = start_fleet(root, addresses, shards)
+            try:
+                observe(fleet, run, duration, modes)
+            finally:
+                fleet.stop()
         finally:
-            prom.stop()
             server.terminate()
     return run
+
+
+def observe(fleet: Fleet, run: Run, duration: float, modes: tuple[str, ...]) -> None:
+    """Rule evaluations for ``duration``, then sizes, then the panel queries."""
+    watch_rules(fleet.servers, run, duration)
+    if run.backfill is not None:
+        run.backfill.checks.update(check_backfill(fleet.queried))
+    resident = {}
+    for prom in fleet.servers:
+        data, _ = prom.get("/api/v1/query", query='count(ALERTS{alertstate="firing"})')
+        run.firing_alerts += int(float(data["result"][0]["value"][1])) if data["result"] else 0
+        status, _ = prom.get("/api/v1/status/tsdb")
+        run.head_series[prom.name] = int(status["headStats"]["numSeries"])
+        resident[prom.name] = prom.rss()[0]
+    time_queries(fleet.queried, run, modes)
+    for prom in fleet.servers:
+        run.rss_mb[prom.name] = (resident[prom.name], prom.rss()[1])
 
 
 # --- report --------------------------------------------------------------------------------
@@ -503,46 +677,72 @@ def summary(timings: dict[str, float]) -> dict[str, Any]:
             "slowest": [{"panel": k, "s": round(v, 4)} for k, v in slowest]}
 
 
+def sizes(run: Run) -> dict[str, Any]:
+    """Head series and RSS: of the one Prometheus, or of the global tier and the shards."""
+    shards = [k for k in run.head_series if k.startswith("shard")]
+    top = "global" if run.shards else "prometheus"
+    out: dict[str, Any] = {"head_series": run.head_series[top],
+                           "rss_mb": round(run.rss_mb[top][0]),
+                           "peak_rss_mb": round(run.rss_mb[top][1]),
+                           "cpu_cores": round(run.cpu_cores.get(top, 0.0), 3)}
+    if shards:
+        out["shards"] = {"head_series": [run.head_series[k] for k in shards],
+                         "rss_mb": [round(run.rss_mb[k][0]) for k in shards],
+                         "peak_rss_mb": [round(run.rss_mb[k][1]) for k in shards],
+                         "cpu_cores": [round(run.cpu_cores.get(k, 0.0), 3) for k in shards]}
+    return out
+
+
+def describe(run: Run) -> str:
+    where = f"{run.shards} shards + global" if run.shards else "one Prometheus"
+    size = sizes(run)
+    line = (f"{run.replicas} replicas, {where}: head series {size['head_series']:,}, RSS "
+            f"{size['rss_mb']} MB (peak {size['peak_rss_mb']} MB), {size['cpu_cores']:.2f} "
+            "cores busy while scraping and evaluating")
+    if "shards" in size:
+        sh = size["shards"]
+        line += (f"; shards {min(sh['head_series']):,}-{max(sh['head_series']):,} series, "
+                 f"{sum(sh['rss_mb'])} MB together (largest {max(sh['rss_mb'])} MB, peak "
+                 f"{max(sh['peak_rss_mb'])} MB), {sum(sh['cpu_cores']):.2f} cores together "
+                 f"(largest {max(sh['cpu_cores']):.2f})")
+    return line
+
+
 def report(runs: list[Run], duration: float, exposition: str) -> None:
     print(f"\nfleet: {duration:.0f} s of scrapes every {INTERVAL_S} s, queries over "
-          f"{RANGE_S // 60} min at a {STEP_S} s step ({exposition})")
-    print(f"{'replicas':>8} {'head series':>11} {'RSS MB':>7} {'peak MB':>8} "
-          f"{'slowest group':>28} {'rule fails':>10}  {'recorded p50/p99/max s':>24}  "
-          f"{'raw p50/p99/max s':>22}")
+          f"{RANGE_S // 60} min at a {STEP_S} s step ({exposition}); drill-downs on "
+          f"{DRILL_DOWN} unless said")
     out = []
     for run in runs:
-        rec, raw = summary(run.queries["recorded"]), summary(run.queries["raw"])
-        group, (_, worst) = max(run.rule_groups.items(), key=lambda kv: kv[1][1],
-                                default=("-", (0.0, 0.0)))
-        print(f"{run.replicas:>8} {run.head_series:>11} {run.rss_mb:>7.0f} "
-              f"{run.peak_rss_mb:>8.0f} {f'{group} {worst:.3f}s':>28} {run.rule_failures:>10}  "
-              f"{rec['p50_s']:.3f} / {rec['p99_s']:.3f} / {rec['max_s']:.3f}".ljust(0)
-              + f"{'':>4}{raw['p50_s']:.3f} / {raw['p99_s']:.3f} / {raw['max_s']:.3f}")
-        for mode, s in (("recorded", rec), ("raw", raw)):
-            print(f"  slowest five, {mode} (total {s['total_s']} s):")
+        print(describe(run))
+        summaries = {mode: summary(t) for mode, t in run.queries.items() if t}
+        for mode, s in summaries.items():
+            print(f"  {mode:>18}: {s['queries']} queries, p50 / p99 / max {s['p50_s']:.3f} / "
+                  f"{s['p99_s']:.3f} / {s['max_s']:.3f} s, total {s['total_s']} s; slowest:")
             for item in s["slowest"]:
                 print(f"    {item['s']:8.3f} s  {item['panel']}")
         if run.backfill is not None:
             b = run.backfill
-            slo = ", ".join(f"{k} {med * 1000:.1f} / {top * 1000:.1f} ms"
-                            for k, (med, top) in sorted(run.rule_groups.items())
-                            if "slo" in k)
-            print(f"  SLO groups with {b.hours:.0f} h backfilled (raw every {b.step_s} s, "
-                  f"{b.samples:,} samples, {b.seconds:.0f} s to write and load), median / "
-                  f"largest: {slo}")
-            print(f"  backfill reads back as: {b.checks}")
-        print("  rule groups, evaluation time median / largest: " + ", ".join(
-            f"{k} {med * 1000:.1f} / {top * 1000:.1f} ms" for k, (med, top) in
-            sorted(run.rule_groups.items(), key=lambda kv: -kv[1][1])))
-        print(f"  queries with no data: recorded {run.empty_queries['recorded']}, raw "
-              f"{run.empty_queries['raw']}; failed: recorded "
-              f"{len(run.failed_queries['recorded'])}, raw {len(run.failed_queries['raw'])}")
-        out.append({"replicas": run.replicas, "head_series": run.head_series,
-                    "rss_mb": round(run.rss_mb), "peak_rss_mb": round(run.peak_rss_mb),
-                    "rule_groups_s": {k: {"median": round(m, 4), "max": round(t, 4)}
+            print(f"  {b.hours:.0f} h backfilled (raw every {b.step_s} s, {b.samples:,} samples, "
+                  f"{b.seconds:.0f} s to write and load), reads back as: {b.checks}")
+        print("  rule groups (where), evaluation time median / largest: " + ", ".join(
+            f"{k} ({run.rule_tier.get(k, '?')}) {med * 1000:.0f} / {top * 1000:.0f} ms"
+            for k, (med, top) in sorted(run.rule_groups.items(), key=lambda kv: -kv[1][0])))
+        load = sorted(run.load)
+        print(f"  rule failures {run.rule_failures}, alerts firing {run.firing_alerts}; load "
+              f"average (1 min) median "
+              f"{percentile(load, 0.5) or 0.0:.1f}, max {max(load, default=0.0):.1f} on "
+              f"{os.cpu_count()} cores; queries with no data: {run.empty_queries}; failed: "
+              f"{ {m: len(f) for m, f in run.failed_queries.items()} }")
+        out.append({"replicas": run.replicas, "shards": run.shards, **sizes(run),
+                    "rule_groups_s": {k: {"median": round(m, 4), "max": round(t, 4),
+                                          "tier": run.rule_tier.get(k)}
                                       for k, (m, t) in run.rule_groups.items()},
-                    "empty_queries": run.empty_queries,
-                    "rule_failures": run.rule_failures, "recorded": rec, "raw": raw,
+                    "rule_failures": run.rule_failures, "firing_alerts": run.firing_alerts,
+                    "load_avg_1m": {"median": round(percentile(load, 0.5) or 0.0, 2),
+                                    "max": round(max(load, default=0.0), 2),
+                                    "cores": os.cpu_count()},
+                    "queries": summaries, "empty_queries": run.empty_queries,
                     "backfill": None if run.backfill is None else {
                         "hours": run.backfill.hours, "raw_step_s": run.backfill.step_s,
                         "samples": run.backfill.samples,
@@ -551,7 +751,7 @@ def report(runs: list[Run], duration: float, exposition: str) -> None:
                     "failed_queries": run.failed_queries})
     print(json.dumps({"benchmark": "fleet", "duration_s": duration, "interval_s": INTERVAL_S,
                       "range_s": RANGE_S, "step_s": STEP_S, "exposition": exposition,
-                      "runs": out}))
+                      "drill_down": DRILL_DOWN, "runs": out}))
 
 
 def main() -> None:
@@ -565,6 +765,12 @@ def main() -> None:
     parser.add_argument("--backfill-step", type=int, default=900, metavar="SECONDS",
                         help="step of the replicas' raw history (the SLO first stage is "
                         f"written every {INTERVAL_S} s)")
+    parser.add_argument("--shards", type=int, default=0, metavar="K",
+                        help="K hashmod shards (replica rules) remote-writing to a global "
+                        "Prometheus (fleet rules, the dashboards' queries), as the shipped "
+                        "deploy/prometheus/sharded/ configs; default one Prometheus")
+    parser.add_argument("--modes", default=",".join(MODES),
+                        help=f"query modes to time, of {', '.join(MODES)}")
     parser.add_argument("--exposition", type=Path, default=None,
                         help="a captured /metrics text to replay (default: the production mix)")
     args = parser.parse_args()
@@ -572,8 +778,11 @@ def main() -> None:
     where = str(args.exposition.name) if args.exposition else "production mix"
     series = len(parse(text)[1])
     print(f"fleet: one replica exports {series} series ({where})")
-    runs = [measure(int(n), args.duration, text, args.backfill, args.backfill_step)
-            for n in args.replicas.split(",")]
+    modes = tuple(m for m in args.modes.split(",") if m)
+    if set(modes) - set(MODES):
+        parser.error(f"--modes: unknown {sorted(set(modes) - set(MODES))}; known: {MODES}")
+    runs = [measure(int(n), args.duration, text, args.backfill, args.backfill_step,
+                    args.shards, modes) for n in args.replicas.split(",")]
     report(runs, args.duration, f"{where}, {series} series per replica")
 
 

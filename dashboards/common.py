@@ -52,12 +52,16 @@ class Ctx:
 
 
 def _query_variable(name: str, label: str, query: str, description: str,
-                    all_value: str = ".*") -> Any:
-    return (db.QueryVariable(name).label(label).description(description)
-            .datasource(DATASOURCE).query(query)
-            .refresh(dm.VariableRefresh.ON_TIME_RANGE_CHANGED)
-            .sort(dm.VariableSort.ALPHABETICAL_ASC)
-            .multi(True).include_all(True).all_value(all_value))
+                    all_value: str | None = ".*") -> Any:
+    """A multi-value variable; ``all_value`` None: no All option, so Grafana selects the
+    first value until the user picks others."""
+    variable = (db.QueryVariable(name).label(label).description(description)
+                .datasource(DATASOURCE).query(query)
+                .refresh(dm.VariableRefresh.ON_TIME_RANGE_CHANGED)
+                .sort(dm.VariableSort.ALPHABETICAL_ASC).multi(True))
+    if all_value is None:
+        return variable.include_all(False)
+    return variable.include_all(True).all_value(all_value)
 
 
 def variables(ctx: Ctx) -> list[Any]:
@@ -86,9 +90,14 @@ def _engine_variables(presence: str, model_series: str, model_label: str) -> lis
         .description("The Prometheus that scrapes the inference servers."),
         _query_variable("job", "job", f"label_values({presence}, job)",
                         "Scrape job(s) of the inference servers."),
+        # No All: every fleet panel adds up the replicas whatever is selected, and only the
+        # per-replica drill-downs read $instance, over the raw series; at fleet scale All
+        # would make each of them read every replica's (the picker can still select all).
         _query_variable("instance", "instance",
                         f'label_values({presence}{{job=~"$job"}}, instance)',
-                        "Server replica(s); All shows the fleet."),
+                        "Replica(s) the per-replica panels drill into (the first one until "
+                        "others are picked); fleet panels add up every replica regardless.",
+                        all_value=None),
         _query_variable("model", "model",
                         f'label_values({model_series}{{job=~"$job"}}, {model_label})',
                         "Model(s) served."),

@@ -1,5 +1,5 @@
-"""Latency by phase: queue, prefill, decode, stream; server vs stream vs client TTFT; heatmaps
-whose exemplars open the request's trace in Tempo."""
+"""Latency by phase: queue, prefill, decode, stream; server vs stream vs client TTFT; fleet
+heatmaps, and per-replica ones whose exemplars open the request's trace in Tempo."""
 
 from __future__ import annotations
 
@@ -50,9 +50,10 @@ def _ttft_views(ctx: Ctx) -> list[object]:
 
 
 def _heatmaps(ctx: Ctx) -> list[object]:
+    """Fleet heatmaps, from the recorded bucket rates (every replica; $instance does not
+    narrow them, and a recording carries no exemplars: the drill-down row has those)."""
     q = ctx.q
-    note = (" Exemplar points carry the trace id of a request in that cell; clicking one "
-            "opens the trace in Tempo.")
+    note = " Every replica; the per-replica heatmaps below link cells to traces."
     return [
         heat("TTFT heatmap", "Server-side TTFT distribution over time (bucket rates)." + note,
              "s", q.buckets(cat.SERVER_TTFT)),
@@ -62,6 +63,22 @@ def _heatmaps(ctx: Ctx) -> list[object]:
              q.buckets(cat.QUEUE_TIME)),
         heat("End-to-end heatmap", "Request duration distribution over time (all finish "
              "reasons)." + note, "s", q.buckets(cat.E2E)),
+    ]
+
+
+def _replica_heatmaps(ctx: Ctx) -> list[object]:
+    """Drill-down heatmaps of the selected replicas, on the raw buckets, whose exemplars
+    open a request's trace."""
+    q = ctx.q
+    note = (" The replicas $instance selects. Exemplar points carry the trace id of a request "
+            "in that cell; clicking one opens the trace in Tempo.")
+    return [
+        heat("TTFT heatmap, per replica", "Server-side TTFT distribution over time." + note,
+             "s", q.replica_buckets(cat.SERVER_TTFT), width=8, exemplars=True),
+        heat("TPOT heatmap, per replica", "Time per output token distribution over time."
+             + note, "s", q.replica_buckets(cat.TPOT), width=8, exemplars=True),
+        heat("End-to-end heatmap, per replica", "Request duration distribution over time."
+             + note, "s", q.replica_buckets(cat.E2E), width=8, exemplars=True),
     ]
 
 
@@ -83,11 +100,13 @@ def _client(ctx: Ctx) -> list[object]:
 def build(ctx: Ctx) -> Board:
     board = Board(ctx.uid("latency"), ctx.title("Latency by phase"),
                   "Where request time goes: queue, prefill, decode and stream; server vs "
-                  "stream vs client TTFT; heatmaps with exemplars linking to traces.",
+                  "stream vs client TTFT; fleet heatmaps, and per-replica heatmaps with "
+                  "exemplars linking to traces.",
                   (ctx.flavor.tag, "latency"), variables(ctx), dashboard_links(ctx),
                   rename=ctx.flavor.rename)
     board.row("Phases", *_phases(ctx))
     board.row("Time to first token", *_ttft_views(ctx))
-    board.row("Distributions (exemplars link to Tempo)", *_heatmaps(ctx))
+    board.row("Distributions", *_heatmaps(ctx))
+    board.row("One replica (exemplars link to Tempo)", *_replica_heatmaps(ctx))
     board.row("Client side and by outcome", *_client(ctx))
     return board

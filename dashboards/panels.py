@@ -116,8 +116,9 @@ def single(title: str, description: str, unit: str, target: Target, *, width: in
 
 
 def heat(title: str, description: str, unit: str, expr: str, *, width: int = 12,
-         height: int = 8) -> heatmap.Panel:
-    """A heatmap of bucket rates; exemplars are queried so each cell links to its traces."""
+         height: int = 8, exemplars: bool = False) -> heatmap.Panel:
+    """A heatmap of bucket rates; with ``exemplars`` (raw buckets only: a recording has
+    none) they are queried too, so each cell links to its traces."""
     description, targets = _available(description, [Target(expr, "{{le}}")])
     panel = (heatmap.Panel().title(title).description(description).unit(unit)
              .datasource(DATASOURCE).span(width).height(height)
@@ -126,7 +127,7 @@ def heat(title: str, description: str, unit: str, expr: str, *, width: int = 12,
              .cell_values(heatmap.CellValues().unit("reqps"))
              .exemplars_color("rgba(255,0,255,0.7)"))
     for one in targets:
-        panel = panel.with_target(_query(one, "A", heatmap_format=True, exemplar=True))
+        panel = panel.with_target(_query(one, "A", heatmap_format=True, exemplar=exemplars))
     return panel
 
 

@@ -264,8 +264,14 @@ class Query:
         return inner if missing_in(inner) else f"histogram_quantile({q}, {inner})"
 
     def buckets(self, spec: MetricSpec, **extra: str) -> str:
-        """Bucket rates summed by ``le``: the heatmap query. Always the raw buckets: the
-        heatmap's exemplars (links to traces) live on them, and a recording has none."""
+        """Bucket rates summed by ``le``: a fleet heatmap's query, from the recording where
+        the scope reads recordings (which carry no exemplars: see :meth:`replica_buckets`)."""
+        _require_histogram(spec)
+        return self.rate(spec, "le", suffix="_bucket", **extra)
+
+    def replica_buckets(self, spec: MetricSpec, **extra: str) -> str:
+        """The selected replicas' bucket rates summed by ``le``: a drill-down heatmap's query,
+        always on the raw buckets, where the exemplars (links to traces) live."""
         _require_histogram(spec)
         return self.raw_rates().rate(spec, "le", suffix="_bucket", **extra)
 

@@ -115,12 +115,14 @@ def _raw_rated(expr: str) -> set[str]:
 
 @pytest.mark.parametrize("flavor", sorted(FLAVORS))
 def test_fleet_panels_read_recorded_series(flavor: str) -> None:
-    """Raw counters and histograms remain only on panels by instance (drill-down) and on
-    heatmaps (their exemplars live on the raw buckets); every other panel sums recordings."""
+    """Raw counters and histograms remain only on per-replica drill-downs: panels by
+    instance, and the heatmaps of the selected replicas (their exemplars live on the raw
+    buckets); every other panel, fleet heatmaps included, sums recordings."""
     raw = []
     for key, board in committed(flavor).items():
         for panel, expr in lint.targets(board):
-            if panel["type"] == "heatmap" or "by (instance" in expr:
+            if "by (instance" in expr or (panel["title"].endswith(", per replica")
+                                          and 'instance=~"$instance"' in expr):
                 continue
             if _raw_rated(expr):
                 raw.append(f"{key} › {panel['title']}: {sorted(_raw_rated(expr))}")
@@ -179,14 +181,29 @@ def test_panels_that_explain_each_other_sit_side_by_side() -> None:
         _row_of(overview, "Paused by backpressure")
 
 
-def test_heatmaps_query_exemplars() -> None:
+def test_heatmaps_query_exemplars_where_the_raw_buckets_are() -> None:
+    """Fleet heatmaps read recordings (no exemplars there); the per-replica ones read the
+    raw buckets of the replicas $instance selects and query their exemplars."""
     heatmaps = [p for b in committed().values() for p in lint.panels(b)
                 if p["type"] == "heatmap"]
-    assert len(heatmaps) >= 4
+    replica = [p for p in heatmaps if p["title"].endswith(", per replica")]
+    assert len(heatmaps) - len(replica) >= 4 and len(replica) >= 2
     for panel in heatmaps:
         target = panel["targets"][0]
-        assert target["exemplar"] is True and target["format"] == "heatmap"
-        assert "by (le)" in target["expr"]
+        assert target["format"] == "heatmap" and "by (le)" in target["expr"]
+        drill_down = panel in replica
+        assert target.get("exemplar", False) is drill_down, panel["title"]
+        assert ("servescope_job:" not in target["expr"]) is drill_down, panel["title"]
+        assert ('instance=~"$instance"' in target["expr"]) is drill_down, panel["title"]
+
+
+def test_the_instance_variable_has_no_all_option() -> None:
+    """At fleet scale All would make every drill-down read every replica's raw series."""
+    for board in committed().values():
+        variables = {v["name"]: v for v in board["templating"]["list"]}
+        assert variables["instance"]["includeAll"] is False
+        assert variables["instance"]["multi"] is True
+        assert variables["job"]["includeAll"] is True
 
 
 def test_slo_thresholds_come_from_the_spec() -> None:

@@ -284,7 +284,7 @@ def test_heatmap_exemplars_resolve_to_exported_traces(stack) -> None:
     prom, _, _, replicas = stack
     replica = replicas[0]
     heatmap = next(p for p in lint.panels(_dashboards()["latency"])
-                   if p["title"] == "TTFT heatmap")
+                   if p["title"] == "TTFT heatmap, per replica")
     expr = substitute(heatmap["targets"][0]["expr"]).replace(
         'instance=~".*"', f'instance="{replica.target}"')
     now = time.time()

@@ -229,7 +229,7 @@ def test_heatmap_exemplars_are_traces_the_otlp_receiver_got(live) -> None:
     prom, _, _, receiver, _ = live
     heatmap = next(p for path in GENERATED.glob("latency.json")
                    for p in lint.panels(json.loads(path.read_text()))
-                   if p["title"] == "TTFT heatmap")
+                   if p["title"] == "TTFT heatmap, per replica")
     expr = substitute(heatmap["targets"][0]["expr"])
     groups = prom.wait_for(lambda: prom.exemplars(expr, time.time() - 120, time.time()) or None,
                            timeout=15, what="TTFT exemplars")

@@ -135,8 +135,14 @@ def test_fleet_rates_read_the_recording_and_instance_rates_the_raw_series() -> N
         'gen_ai_server_time_to_first_token_seconds_bucket:rate1m{job=~"$job",model=~"$model"}))')
     assert "rate(gen_ai_server_time_to_first_token_seconds_bucket{job=~\"$job\",instance=~" in \
         q.quantile(0.95, cat.SERVER_TTFT, "instance")
-    # the heatmap keeps the raw buckets (exemplars); a family no panel sums is not recorded
-    assert "rate(gen_ai_server_time_to_first_token_seconds_bucket{" in q.buckets(cat.SERVER_TTFT)
+    # the fleet heatmap reads the recording; the per-replica one the raw buckets (exemplars)
+    assert q.buckets(cat.SERVER_TTFT) == (
+        "sum by (le) (servescope_job:gen_ai_server_time_to_first_token_seconds_bucket:rate1m"
+        '{job=~"$job",model=~"$model"})')
+    assert q.replica_buckets(cat.SERVER_TTFT) == (
+        "sum by (le) (rate(gen_ai_server_time_to_first_token_seconds_bucket{job=~\"$job\","
+        'instance=~"$instance",model=~"$model"}[$__rate_interval]))')
+    # a family no panel sums is not recorded
     assert "rate(servescope_preemptions_total{" in q.rate(cat.PREEMPTIONS)
     # an increase over the range: the recorded rates summed over it (a ratio's term only)
     ranged = q.with_window("$__range")

@@ -63,10 +63,11 @@ def test_units_thresholds_and_slo_lines_are_drawn(live_report: LiveReport) -> No
 
 def test_heatmap_exemplars_show_trace_ids_prometheus_holds(live_report: LiveReport) -> None:
     latency = dict(_figures(_sections(live_report.path.read_text())[1]))
-    heatmap = latency["TTFT heatmap"]
+    heatmap = latency["TTFT heatmap, per replica"]
     shown = set(re.findall(r"<title>exemplar: trace_id ([0-9a-f]{32})", heatmap))
     assert shown, "no exemplar markers with a trace id"
-    expr = next(p for p in lint.panels(_board("latency")) if p["title"] == "TTFT heatmap")
+    expr = next(p for p in lint.panels(_board("latency"))
+                if p["title"] == "TTFT heatmap, per replica")
     query = (expr["targets"][0]["expr"].replace("$__rate_interval", "4s")
              .replace("$job", ".*").replace("$instance", ".*").replace("$model", ".*"))
     groups = live_report.prom.exemplars(query, live_report.start, live_report.end)
