@@ -47,8 +47,8 @@ from servescope.harness.load_summary import percentile, scrape
 from servescope.harness.loadgen import LoadConfig, Mix
 from servescope.instrumentation import StepReport, Telemetry
 from servescope.reference.client.engine_client import EngineClient
-from servescope.reference.client.engine_process import _EventRecorder, _EventTelemetry
 from servescope.reference.client.engine_wire import FromEngine, Push, decoder_from_engine, encoder
+from servescope.reference.client.wire_events import RequestEncoder, StepEncoder
 from servescope.reference.config import EngineConfig
 from servescope.reference.core.request import GenerationRequest
 from servescope.reference.core.stats import EngineStats
@@ -160,8 +160,8 @@ def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float, float]:
                                   waiting=0, paused=0, buffered_tokens=batch))
     before = (time.perf_counter() - t0) / steps
     events: list[Any] = []
-    child = _EventTelemetry(events)
-    child_recorders = [_EventRecorder(f"h{i}", events) for i in range(batch)]
+    child = StepEncoder(events)
+    child_recorders = [RequestEncoder(f"h{i}", events) for i in range(batch)]
     t0 = time.perf_counter()
     for k in range(steps):
         for rec in child_recorders:  # the push the commit makes, as the mirror stream does

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .setup import TelemetrySetup, setup_telemetry
     from .slo import SLOError, SLOSpec, load_slo, parse_slo
     from .status import FinishReason, TokenStage
-    from .step import StepReport
+    from .step import RequestEvents, StepReport
     from .telemetry import Telemetry
     from .terminal import TerminalState
 
@@ -34,7 +34,7 @@ _HOME = {
     "RequestRecorder": "request_recorder", "RequestSummary": "request_recorder",
     "SLOError": "slo", "SLOSpec": "slo", "load_slo": "slo", "parse_slo": "slo",
     "FinishReason": "status", "TokenStage": "status",
-    "StepReport": "step",
+    "RequestEvents": "step", "StepReport": "step",
     "Telemetry": "telemetry",
     "TelemetrySetup": "setup", "setup_telemetry": "setup",
     "TerminalState": "terminal",
@@ -49,6 +49,7 @@ __all__ = [
     "MetricSpec",
     "NullSpanExporter",
     "NullTelemetry",
+    "RequestEvents",
     "RequestRecorder",
     "RequestSummary",
     "SLOError",

@@ -1,27 +1,57 @@
-"""One scheduler iteration as the hooks hear it, and what an engine reports it to.
+"""What an engine core reports, and to what: one request's progress events and one scheduler
+iteration.
 
-Neither imports an exporter: the engine core builds :class:`StepReport` and hands it to a
-:class:`StepSink` (the process's :class:`~.telemetry.Telemetry` in process; the engine
-process's event writer in its own process) without loading prometheus_client or OpenTelemetry.
+None of it imports an exporter. The engine core tells each request's :class:`RequestEvents`
+(admitted, scheduled, prefill done, paused/resumed, stream closed, finished) and builds one
+:class:`StepReport` per iteration (the tokens each request committed, the capacity levels) for
+a :class:`StepSink`. In process, those are the real :class:`~.request_recorder.RequestRecorder`
+and :class:`~.telemetry.Telemetry`; in the engine process, an encoder that turns each call into
+a typed wire event. Neither side needs the other's classes, and prometheus_client and
+OpenTelemetry stay out of the engine core.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .request_recorder import RequestRecorder
+from .status import FinishReason
 
-__all__ = ["StepReport", "StepSink"]
+__all__ = ["RequestEvents", "StepReport", "StepSink"]
+
+
+class RequestEvents(Protocol):
+    """What the engine core says about one request's progress, as it happens (a handful of
+    calls per request; the tokens it commits go in the step's :class:`StepReport` instead,
+    never one call per token). ``finish`` is called for the winning reason first, then once
+    for each signal that lost to it."""
+
+    request_id: str
+
+    def admitted(self) -> None: ...
+
+    def scheduled(self, *, now: float | None = None) -> None: ...
+
+    def prefill_done(self, *, now: float | None = None) -> None: ...
+
+    def paused(self, *, now: float | None = None) -> None: ...
+
+    def resumed(self, *, now: float | None = None) -> None: ...
+
+    def stream_closed(self, peak_buffered: int, capacity: int) -> None: ...
+
+    def finish(self, reason: FinishReason, *, now: float | None = None) -> object: ...
+
+    def rejected(self, reason: str, *, now: float | None = None) -> object: ...
 
 
 @dataclass(slots=True)
 class StepReport:
     """One scheduler iteration, reported in one call.
 
-    ``advanced`` holds (recorder, committed, proposed) for each request the step advanced,
+    ``advanced`` holds (events, committed, proposed) for each request the step advanced (its
+    :class:`RequestEvents`: in process the recorder :class:`~.telemetry.Telemetry` made),
     optionally with a fourth item: when its tokens were committed (the clock right after its
     sampling; default ``now``), so that TTFT and TPOT never include the rest of the iteration;
     capacity fields are levels after the step (None: unchanged); ``prefix_*`` and
@@ -30,8 +60,8 @@ class StepReport:
     that phase's forward in this step (absent: the phase did not run).
     """
 
-    advanced: Sequence[tuple[RequestRecorder, int, int] |
-                       tuple[RequestRecorder, int, int, float]] = ()
+    advanced: Sequence[tuple[RequestEvents, int, int] |
+                       tuple[RequestEvents, int, int, float]] = ()
     now: float | None = None
     kv_blocks_used: int | None = None
     kv_blocks_total: int | None = None

@@ -15,7 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from opentelemetry.trace import TracerProvider
 from prometheus_client import CollectorRegistry
@@ -145,7 +145,9 @@ class Telemetry:
 
     # --- the per-iteration call -----------------------------------------------------------
     def step(self, report: StepReport) -> None:
-        """Report one scheduler iteration: one call for the whole batch."""
+        """Report one scheduler iteration: one call for the whole batch. The entries of
+        ``report.advanced`` are recorders this telemetry made (:meth:`request`): the step
+        applies their commits inline."""
         try:
             self._step(report)
         except Exception:
@@ -160,8 +162,8 @@ class Telemetry:
                     self._count_step(model, entries, now, 0)
                 self._batch_size.observe(len(advanced))
             else:  # the usual server: one model, one pass, one lock acquisition
-                self._count_step(self._first_model or advanced[0][0].model, advanced, now,
-                                 len(advanced))
+                model = self._first_model or cast(RequestRecorder, advanced[0][0]).model
+                self._count_step(model, advanced, now, len(advanced))
         if report.forward_seconds or report.step_tokens:
             self._report_phases(report)
         self._report_capacity(report)

@@ -40,9 +40,9 @@ class RequestHandle(Handle):
     life: Lifecycle
 
     def __init__(self, engine: Engine, request: GenerationRequest, life: Lifecycle,
-                 stream: StreamBuffer, seq: SeqRecord | None,
+                 stream: StreamBuffer, seq: SeqRecord | None, recorder: RequestRecorder,
                  reject_reason: str | None = None) -> None:
-        super().__init__(request, life.recorder, life, stream, engine.telemetry, reject_reason)
+        super().__init__(request, recorder, life, stream, engine.telemetry, reject_reason)
         self._engine = engine
         self._seq = seq
 
@@ -158,7 +158,7 @@ class Engine(EngineCoreClient[RequestHandle]):
                         tokens=list(request.prompt), n_prompt=len(request.prompt),
                         limit=min(len(request.prompt) + request.max_tokens,
                                   cfg.model.max_context))
-        return RequestHandle(self, request, life, stream, seq)
+        return RequestHandle(self, request, life, stream, seq, recorder)
 
     def _refusal(self) -> str | None:
         return "shutting_down" if self._closed else None

@@ -4,12 +4,12 @@
 ``spawn`` method). It owns a real :class:`Scheduler`; what the scheduler would do to the API
 process's objects is turned into plain events instead:
 
-* the request recorders are :class:`_EventRecorder`: each hook appends an event;
+* each request's events go to a :class:`RequestEncoder` and each step's report to the
+  :class:`StepEncoder` (``wire_events``): every call appends one typed event;
 * each request's stream is a :class:`_MirrorStream`: the engine's view of the API-side buffer
   (tokens pushed minus tokens the reader popped, as last reported). The scheduler's credit
   checks run against it, so it never pushes more than the API-side buffer has room for, and a
   slow reader pauses only its own request, exactly as in process;
-* ``Telemetry.step`` becomes one event per iteration.
 
 The loop: take every message from the API process, run one scheduler iteration, send that
 iteration's events in one message (or a heartbeat when idle for ``heartbeat_s``). An exception
@@ -25,15 +25,13 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 import zmq
 
-from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, TerminalState
-from servescope.instrumentation.step import StepSink
+from servescope.instrumentation import FinishReason
 from servescope.instrumentation.terminal import Once
 
 from ..config import EngineConfig
@@ -46,26 +44,21 @@ from ..core.stats import EngineStats
 from ..core.stream import Watermarks
 from ..core.tokenizer import ByteTokenizer
 from .engine_wire import (
-    Admitted,
     Close,
     Decided,
     Event,
     Finish,
     FromEngine,
     LeftWaiting,
-    Paused,
-    PrefillDone,
     Push,
     Requeued,
-    Resumed,
-    Scheduled,
-    StepMessage,
     Submit,
     ToEngine,
     WantCredit,
     decoder_to_engine,
     encoder,
 )
+from .wire_events import RequestEncoder, StepEncoder
 
 __all__ = ["ChildSpec", "EngineCore", "engine_main"]
 
@@ -95,68 +88,6 @@ class ChildSpec:
         return cls(EngineConfig.from_dict(raw["config"]), raw["to_engine"],
                    raw["from_engine"], float(raw["heartbeat_s"]), int(raw["parent_pid"]),
                    int(raw["cpu_threads"]))
-
-
-class _EventRecorder(RequestRecorder):
-    """Every hook becomes an event; the API process replays it on the real recorder."""
-
-    def __init__(self, request_id: str, events: list[Event]) -> None:
-        # no telemetry, metric children, spans or counts: only the terminal state
-        TerminalState.__init__(self)
-        self.request_id = request_id
-        self._events = events
-
-    def _start(self, carrier: Mapping[str, str] | None, operation: str) -> None:
-        pass
-
-    def admitted(self) -> None:
-        self._events.append(Admitted(self.request_id))
-
-    def scheduled(self, *, now: float | None = None) -> None:
-        self._events.append(Scheduled(self.request_id, now))
-
-    def prefill_done(self, *, now: float | None = None) -> None:
-        self._events.append(PrefillDone(self.request_id, now))
-
-    def paused(self, *, now: float | None = None) -> None:
-        self._events.append(Paused(self.request_id, now))
-
-    def resumed(self, *, now: float | None = None) -> None:
-        self._events.append(Resumed(self.request_id, now))
-
-    def delivered(self, n: int = 1, *, now: float | None = None) -> None:
-        pass  # deliveries happen in the API process
-
-    def stream_closed(self, peak_buffered: int, capacity: int) -> None:
-        pass  # the API process records its own buffer's peak
-
-    def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
-        won = self._settle(reason)
-        self._events.append(Finish(self.request_id, reason, now))
-        return won
-
-
-class _EventTelemetry(StepSink):
-    """The scheduler's telemetry in the engine process: a clock and step events."""
-
-    def __init__(self, events: list[Event]) -> None:  # no registry, no tracer: no exporters
-        self.clock = time.monotonic
-        self._events = events
-
-    def step(self, report: StepReport) -> None:
-        now = self.clock() if report.now is None else report.now
-        # (rid, committed, proposed, commit time): the time defaults to the report's
-        advanced = [(item[0].request_id, item[1], item[2],
-                     item[3] if len(item) > 3 else now)
-                    for item in report.advanced]
-        data = StepMessage(
-            advanced=advanced, now=now, kv_blocks_used=report.kv_blocks_used,
-            kv_blocks_total=report.kv_blocks_total, running=report.running,
-            waiting=report.waiting, paused=report.paused,
-            prefix_queries=report.prefix_queries, prefix_hits=report.prefix_hits,
-            preemptions=report.preemptions, forward_seconds=dict(report.forward_seconds),
-            step_tokens=dict(report.step_tokens))
-        self._events.append(data)
 
 
 class _MirrorStream:
@@ -241,7 +172,7 @@ class EngineCore:
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
         self.events: list[Event] = []
-        self.telemetry = _EventTelemetry(self.events)
+        self.telemetry = StepEncoder(self.events)
         self.device = pick_device(config.device)
         model = Transformer.from_config(config.model, self.device)
         cache = KVCache(config.model, config.num_blocks, config.block_size, self.device)
@@ -298,7 +229,7 @@ class EngineCore:
             stop_token_ids=tuple(sub.stop_token_ids), ignore_eos=sub.ignore_eos,
             operation=sub.operation)
         rid = sub.request_id
-        recorder = _EventRecorder(rid, self.events)
+        recorder = RequestEncoder(rid, self.events)
         # the winning decision reaches the API-side handle at once; a recorded request is
         # forgotten here (a later signal for it is answered as ignored)
         life = Lifecycle(recorder, pool=self.scheduler.pool, slots=self.scheduler.slots,

@@ -11,7 +11,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from servescope.instrumentation import FinishReason, RequestRecorder, TerminalState
+from servescope.instrumentation import FinishReason, TerminalState
+from servescope.instrumentation.step import RequestEvents
 from servescope.instrumentation.terminal import Once
 
 from .block_pool import BlockPool
@@ -94,7 +95,7 @@ class Lifecycle(Decision):
     (the first reason wins), then :meth:`record` hands the winner to the recorder. Release is
     split so that a normal completion can give back its KV blocks and slot at once while its
     stream's tail is still being written; the recorder is finished when the stream is
-    released. Signals that lose are replayed into :meth:`RequestRecorder.finish` after the
+    released. Signals that lose are replayed into the recorder's ``finish`` after the
     winner, so the recorder counts them as ignored.
 
     ``on_decided`` hears the winning reason once, as soon as it wins, and ``on_recorded`` that
@@ -102,7 +103,7 @@ class Lifecycle(Decision):
     with the first and forgets the request with the second.
     """
 
-    def __init__(self, recorder: RequestRecorder, pool: BlockPool | None = None,
+    def __init__(self, recorder: RequestEvents, pool: BlockPool | None = None,
                  slots: SlotPool | None = None, *,
                  on_decided: Callable[[FinishReason], object] | None = None,
                  on_recorded: Callable[[], object] | None = None) -> None:

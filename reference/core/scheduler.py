@@ -37,8 +37,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
-from servescope.instrumentation.step import StepSink
+from servescope.instrumentation import FinishReason, StepReport
+from servescope.instrumentation.step import RequestEvents, StepSink
 
 from ..config import EngineConfig
 from . import speculation
@@ -149,7 +149,7 @@ class Scheduler:
         return self.runner.execute(plan)
 
     def update(self, plan: StepPlan, outputs: list[GroupOutput]
-               ) -> list[tuple[RequestRecorder, int, int, float]]:
+               ) -> list[tuple[RequestEvents, int, int, float]]:
         """Apply a step's outputs: commit each row's accepted tokens (which may pause or
         finish it), end the requests whose forward failed with ``error``, and report the
         step in one ``Telemetry.step``. Returns what the step advanced."""
@@ -472,7 +472,7 @@ class Scheduler:
         return None
 
     # --- reporting ------------------------------------------------------------------------
-    def _report(self, advanced: list[tuple[RequestRecorder, int, int, float]]) -> None:
+    def _report(self, advanced: list[tuple[RequestEvents, int, int, float]]) -> None:
         """One telemetry call per iteration that did something (or per idle interval)."""
         now = self.telemetry.clock()
         stats = self._snapshot()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from servescope.instrumentation import RequestRecorder
+from servescope.instrumentation.step import RequestEvents
 from servescope.instrumentation.terminal import Once
 
 from .lifecycle import Lifecycle
@@ -63,7 +63,7 @@ class SeqRecord:
                                            self.delivered >= self.stream.popped)
 
     @property
-    def recorder(self) -> RequestRecorder:
+    def recorder(self) -> RequestEvents:
         return self.life.recorder
 
     @property

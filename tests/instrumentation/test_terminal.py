@@ -16,7 +16,6 @@ from servescope.instrumentation import FinishReason, NullTelemetry, Telemetry, T
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.terminal import Once
 from servescope.reference.client.engine_client import RemoteLifecycle
-from servescope.reference.client.engine_process import _EventRecorder
 from servescope.reference.core.lifecycle import Decision, Lifecycle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,7 +173,7 @@ def test_racing_records_tell_the_recorder_once(tight_switching):
     assert all(life.recorded.is_set and life.cleanup_count == 1 for life in lives)
 
 
-@pytest.mark.parametrize("owner", [RequestRecorder, _EventRecorder, Lifecycle, RemoteLifecycle,
+@pytest.mark.parametrize("owner", [RequestRecorder, Lifecycle, RemoteLifecycle,
                                    type(NullTelemetry().request("r"))])
 def test_every_owner_of_a_terminal_state_is_one(owner):
     assert issubclass(owner, TerminalState)

@@ -12,7 +12,7 @@ import dataclasses
 import msgspec
 import pytest
 
-from servescope.instrumentation import FinishReason, StepReport
+from servescope.instrumentation import FinishReason, RequestEvents, StepReport, TerminalState
 from servescope.reference.client.engine_wire import (
     Admitted,
     Close,
@@ -33,6 +33,7 @@ from servescope.reference.client.engine_wire import (
     decoder_to_engine,
     encoder,
 )
+from servescope.reference.client.wire_events import RequestEncoder, StepEncoder
 from servescope.reference.core.stats import EngineStats
 
 EVERY_KIND: list[Event] = [
@@ -94,3 +95,28 @@ def test_the_stats_snapshot_is_typed_on_the_wire() -> None:
     steps_as_text = [10, 10, 0, 4, 0, 0, 0, 0, 0, "3"]
     with pytest.raises(msgspec.ValidationError, match=r"`int`, got `str` - at `\$\[2\]\[9\]`"):
         decoder_from_engine.decode(encoder.encode(["beat", [], steps_as_text, ""]))
+
+
+def test_the_engine_side_event_sink_encodes_each_report_as_its_typed_event() -> None:
+    """The scheduler's reports in the engine process: each RequestEvents call and each step
+    becomes its wire event, in order; the encoder keeps no terminal state of its own."""
+    events: list[Event] = []
+    rec: RequestEvents = RequestEncoder("r1", events)
+    steps = StepEncoder(events)
+    rec.admitted()
+    rec.scheduled(now=1.5)
+    rec.prefill_done(now=2.0)
+    steps.step(StepReport(advanced=[(rec, 1, 0, 2.0), (rec, 2, 3)], now=2.5, running=1,
+                          forward_seconds={"prefill": 0.01}, step_tokens={"prefill": 4}))
+    rec.paused(now=3.0)
+    rec.resumed(now=3.5)
+    rec.stream_closed(4, 8)  # the API side records its own buffer's peak: no event
+    rec.finish(FinishReason.STOP, now=4.0)
+    rec.finish(FinishReason.DEADLINE, now=4.0)  # a late loser is replayed too
+    assert decoder_from_engine.decode(encoder.encode(FromEngine("step", events))).events == [
+        Admitted("r1"), Scheduled("r1", 1.5), PrefillDone("r1", 2.0),
+        StepMessage(advanced=[("r1", 1, 0, 2.0), ("r1", 2, 3, 2.5)], now=2.5, running=1,
+                    forward_seconds={"prefill": 0.01}, step_tokens={"prefill": 4}),
+        Paused("r1", 3.0), Resumed("r1", 3.5), Finish("r1", FinishReason.STOP, 4.0),
+        Finish("r1", FinishReason.DEADLINE, 4.0)]
+    assert not isinstance(rec, TerminalState)

@@ -1,0 +1,88 @@
+"""The engine process's event sink: what the scheduler reports, encoded as wire events.
+
+The scheduler reports to :class:`~servescope.instrumentation.step.RequestEvents` (one per
+request) and a :class:`~servescope.instrumentation.step.StepSink` (one per engine). In process
+those are the real recorder and telemetry; here they are :class:`RequestEncoder` and
+:class:`StepEncoder`, which append the typed :mod:`.engine_wire` event for each call to the
+iteration's list (sent as one message per iteration, never one per token). Neither holds a
+terminal state, metric or span: the API process replays the events on the real recorder.
+"""
+
+from __future__ import annotations
+
+import time
+
+from servescope.instrumentation.status import FinishReason
+from servescope.instrumentation.step import StepReport
+
+from .engine_wire import (
+    Admitted,
+    Event,
+    Finish,
+    Paused,
+    PrefillDone,
+    Resumed,
+    Scheduled,
+    StepMessage,
+)
+
+__all__ = ["RequestEncoder", "StepEncoder"]
+
+
+class RequestEncoder:
+    """One request's progress events, appended to the iteration's list."""
+
+    __slots__ = ("_events", "request_id")
+
+    def __init__(self, request_id: str, events: list[Event]) -> None:
+        self.request_id = request_id
+        self._events = events
+
+    def admitted(self) -> None:
+        self._events.append(Admitted(self.request_id))
+
+    def scheduled(self, *, now: float | None = None) -> None:
+        self._events.append(Scheduled(self.request_id, now))
+
+    def prefill_done(self, *, now: float | None = None) -> None:
+        self._events.append(PrefillDone(self.request_id, now))
+
+    def paused(self, *, now: float | None = None) -> None:
+        self._events.append(Paused(self.request_id, now))
+
+    def resumed(self, *, now: float | None = None) -> None:
+        self._events.append(Resumed(self.request_id, now))
+
+    def stream_closed(self, peak_buffered: int, capacity: int) -> None:
+        pass  # the API process records its own buffer's peak
+
+    def finish(self, reason: FinishReason, *, now: float | None = None) -> None:
+        """The winner, then each late loser: the API side's recorder tells them apart."""
+        self._events.append(Finish(self.request_id, reason, now))
+
+    def rejected(self, reason: str, *, now: float | None = None) -> None:
+        # refusals are the API process's submit path's, before the engine hears of the
+        # request; should the core ever refuse one, the API side hears a rejected finish
+        self._events.append(Finish(self.request_id, FinishReason.REJECTED, now))
+
+
+class StepEncoder:
+    """The scheduler's step sink in the engine process: a clock and one event per step."""
+
+    def __init__(self, events: list[Event]) -> None:  # no registry, no tracer: no exporters
+        self.clock = time.monotonic
+        self._events = events
+
+    def step(self, report: StepReport) -> None:
+        now = self.clock() if report.now is None else report.now
+        # (rid, committed, proposed, commit time): the time defaults to the report's
+        advanced = [(item[0].request_id, item[1], item[2],
+                     item[3] if len(item) > 3 else now)
+                    for item in report.advanced]
+        self._events.append(StepMessage(
+            advanced=advanced, now=now, kv_blocks_used=report.kv_blocks_used,
+            kv_blocks_total=report.kv_blocks_total, running=report.running,
+            waiting=report.waiting, paused=report.paused,
+            prefix_queries=report.prefix_queries, prefix_hits=report.prefix_hits,
+            preemptions=report.preemptions, forward_seconds=dict(report.forward_seconds),
+            step_tokens=dict(report.step_tokens)))
