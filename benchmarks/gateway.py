@@ -136,12 +136,19 @@ async def _worker(port: int, load: dict[str, Any], out: list[Stream], t0: float)
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     request = _request(load)
     for _ in range(load["per_stream"]):
-        sent = time.monotonic()
-        writer.write(request)
-        stream = await _read_stream(reader, sent)
-        stream[0] = sent - t0
-        out.append(stream)
+        out.append(await _one_stream(reader, writer, request, t0))
     writer.close()
+
+
+async def _one_stream(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      request: bytes, t0: float) -> Stream:
+    """One request on a kept-alive connection, its answer read to the end; the stream's
+    first field is when it was sent, on the run's clock."""
+    sent = time.monotonic()
+    writer.write(request)
+    stream = await _read_stream(reader, sent)
+    stream[0] = sent - t0
+    return stream
 
 
 async def _looping_worker(port: int, load: dict[str, Any], start_s: float,
@@ -153,11 +160,7 @@ async def _looping_worker(port: int, load: dict[str, Any], start_s: float,
     request = _request(load)
     stop_at = t0 + load["warmup_s"] + load["measure_s"] + load["cooldown_s"]
     while time.monotonic() < stop_at:
-        sent = time.monotonic()
-        writer.write(request)
-        stream = await _read_stream(reader, sent)
-        stream[0] = sent - t0
-        out.append(stream)
+        out.append(await _one_stream(reader, writer, request, t0))
     writer.close()
 
 

@@ -4,14 +4,13 @@ history (real promtool, real Prometheus)."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from benchmark_scripts import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,12 +20,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _fleet() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fleet_bench", ROOT / "benchmarks" / "fleet.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("fleet")
 
 
 def test_labels_go_first_whatever_the_sample_carries() -> None:

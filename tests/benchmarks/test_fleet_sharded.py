@@ -5,9 +5,7 @@ real replay server)."""
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -16,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from benchmark_scripts import load_benchmark
 from waiting import poll_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,12 +22,7 @@ SHARDED = ROOT / "deploy" / "prometheus" / "sharded"
 
 
 def _fleet() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fleet_bench", ROOT / "benchmarks" / "fleet.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("fleet")
 
 
 def differences(a: Any, b: Any, path: str = "") -> set[str]:
