@@ -167,7 +167,9 @@ class Replayer(Generic[H]):
             if handle is not None:
                 handle.proposed += proposed
                 advanced.append((handle.recorder, committed, proposed, committed_at))
-        buffered = sum(h.stream.buffered for h in live.values())
+        # a copy first (one C call: atomic under the GIL): a submission may add a handle
+        # while this runs, and iterating the live dict itself would then raise
+        buffered = sum(h.stream.buffered for h in list(live.values()))
         self.telemetry.step(StepReport(
             advanced=advanced, now=step.now, kv_blocks_used=step.kv_blocks_used,
             kv_blocks_total=step.kv_blocks_total, running=step.running, waiting=step.waiting,
