@@ -80,6 +80,16 @@ class EngineCoreClient(ABC, Generic[H]):
             self._accepted(handle)
         return handle
 
+    def _left_waiting(self) -> None:
+        """The scheduler took a waiting request (admitted it, or ended it while waiting)."""
+        with self._lock:
+            self._pending -= 1
+
+    def _requeued(self) -> None:
+        """A preempted request waits again."""
+        with self._lock:
+            self._pending += 1
+
     @abstractmethod
     def _open(self, request: GenerationRequest, recorder: RequestRecorder, now: float,
               deadline_at: float | None) -> H:

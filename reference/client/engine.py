@@ -213,11 +213,3 @@ class Engine(EngineCoreClient[RequestHandle]):
 
     def _last_step_age(self) -> float:
         return max(0.0, time.monotonic() - self._scheduler.last_step_at)
-
-    def _left_waiting(self) -> None:
-        with self._lock:
-            self._pending -= 1
-
-    def _requeued(self) -> None:  # a preempted request waits again
-        with self._lock:
-            self._pending += 1

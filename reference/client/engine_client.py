@@ -27,7 +27,6 @@ with Retry-After).
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import logging
 import os
@@ -49,33 +48,14 @@ from servescope.instrumentation.engine_health import EngineHealth
 from servescope.instrumentation.terminal import Once
 
 from ..config import EngineConfig
-from ..core.lifecycle import Decision
 from ..core.request import GenerationRequest
 from ..core.stats import EngineStats
 from ..core.stream import StreamBuffer, batched_wakes
 from .base import EngineCoreClient
 from .engine_process import ChildSpec
-from .engine_wire import (
-    Admitted,
-    Close,
-    Decided,
-    Finish,
-    FromEngine,
-    LeftWaiting,
-    Paused,
-    PrefillDone,
-    Push,
-    Requeued,
-    Resumed,
-    Scheduled,
-    StepMessage,
-    Submit,
-    ToEngine,
-    WantCredit,
-    decoder_from_engine,
-    encoder,
-)
+from .engine_wire import Submit, ToEngine, decoder_from_engine, encoder
 from .handle import Handle
+from .replayer import RemoteLifecycle, Replayer
 
 if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
     from servescope.instrumentation import Telemetry
@@ -93,20 +73,7 @@ UNRESPONSIVE = "engine_unresponsive"
 MISSED_HEARTBEATS = 5
 #: ...but never sooner than this (a busy machine delays a heartbeat now and then).
 MIN_UNRESPONSIVE_S = 0.5
-_RECENT = 4096  # finished recorders kept for late signals (bounded: no leak)
 _LAST_WORDS_MS = 200  # how long an exited engine's last message may take to arrive
-
-
-class RemoteLifecycle(Decision):
-    """The API-side terminal state of one request: the engine decides, this mirrors it
-    (or decides ``error`` itself when the engine is lost), and the recorder is finished once."""
-
-    def mark_recorded(self) -> bool:
-        """True the first time (the caller then finishes the recorder)."""
-        first = self.recorded.claim()
-        if first:
-            self.released.claim()  # the engine released them; nothing more is held here
-        return first
 
 
 class RemoteHandle(Handle):
@@ -253,8 +220,8 @@ class EngineClient(EngineCoreClient[RemoteHandle]):
         self._zmq = zmq.Context()
         self._dir = tempfile.mkdtemp(prefix="servescope-engine-")
         self._live: dict[str, RemoteHandle] = {}
-        self._recent: collections.OrderedDict[str, RequestRecorder] = \
-            collections.OrderedDict()
+        self._replayer = Replayer(telemetry, self._live, self._lock, self._left_waiting,
+                                  self._requeued)
         self._out = ToEngine()
         self._closed = Once(self._lock)
         self._stop = threading.Event()
@@ -561,97 +528,11 @@ class EngineClient(EngineCoreClient[RemoteHandle]):
                 self._ready.set()
             if msg.events:
                 with batched_wakes():  # one wake-up per event loop per step, not per stream
-                    self._replay(msg)
+                    self._replayer.replay(msg.events)
             if msg.kind == "fatal":
                 _log.error("engine process %s failed: %s", inc.proc.pid, msg.detail)
                 self._bury(inc, "fatal")
                 return
-
-    # --- replaying the engine's events ------------------------------------------------------
-    def _replay(self, msg: FromEngine) -> None:
-        """Apply each event in the order the engine made it (the most frequent kinds first)."""
-        live = self._live
-        for event in msg.events:
-            match event:
-                case Push(rid, tokens):
-                    handle = live.get(rid)
-                    if handle is not None and not handle.stream.closed:
-                        handle.stream.push(tokens)
-                case StepMessage():
-                    self._step(event)
-                case (Scheduled(rid) | PrefillDone(rid) | Paused(rid) | Resumed(rid)
-                      | Admitted(rid)):
-                    handle = live.get(rid)
-                    if handle is not None:
-                        _hook(handle.recorder, event)
-                case Finish(rid, reason, now):
-                    self._finish(rid, live.get(rid), reason, now)
-                case Decided(rid, reason):
-                    handle = live.get(rid)
-                    if handle is not None:
-                        handle.life.decide(reason)
-                case Close(rid, drop):
-                    handle = live.get(rid)
-                    if handle is not None:
-                        handle.stream.close(drop=drop)
-                case WantCredit(rid):
-                    handle = live.get(rid)
-                    if handle is not None:
-                        handle.stream.request_credit()
-                case LeftWaiting():
-                    with self._lock:
-                        self._pending -= 1
-                case Requeued():
-                    with self._lock:
-                        self._pending += 1
-
-    def _finish(self, rid: str, handle: RemoteHandle | None, reason: FinishReason,
-                now: float | None) -> None:
-        if handle is None:  # a late signal for a request that ended: counted as ignored
-            recorder = self._recent.get(rid)
-            if recorder is not None:
-                recorder.finish(reason, now=now)
-            return
-        self._end(handle, reason, now, drop=True)
-
-    def _end(self, handle: RemoteHandle, reason: FinishReason, now: float | None, *,
-             drop: bool) -> None:
-        """Finish one request here, exactly once: stream, then the recorder."""
-        handle.life.decide(reason)  # a no-op when the engine's decision arrived first
-        if not handle.life.mark_recorded():
-            handle.recorder.finish(reason, now=now)
-            return
-        with self._lock:
-            self._live.pop(handle.request_id, None)
-        stream = handle.stream
-        if not stream.closed:
-            stream.close(drop=drop)
-        if stream.capacity is not None:
-            handle.recorder.stream_closed(stream.peak, stream.capacity)
-        final = handle.life.reason
-        assert final is not None
-        handle.recorder.finish(final, now=now)
-        if final is not reason:  # the loser that ended it here is a counted late signal
-            handle.recorder.finish(reason, now=now)
-        self._recent[handle.request_id] = handle.recorder
-        while len(self._recent) > _RECENT:
-            self._recent.popitem(last=False)
-
-    def _step(self, step: StepMessage) -> None:
-        live = self._live
-        advanced = []
-        for rid, committed, proposed, committed_at in step.advanced:
-            handle = live.get(rid)
-            if handle is not None:
-                handle.proposed += proposed
-                advanced.append((handle.recorder, committed, proposed, committed_at))
-        buffered = sum(h.stream.buffered for h in live.values())
-        self.telemetry.step(StepReport(
-            advanced=advanced, now=step.now, kv_blocks_used=step.kv_blocks_used,
-            kv_blocks_total=step.kv_blocks_total, running=step.running, waiting=step.waiting,
-            paused=step.paused, buffered_tokens=buffered, prefix_queries=step.prefix_queries,
-            prefix_hits=step.prefix_hits, preemptions=step.preemptions,
-            forward_seconds=step.forward_seconds, step_tokens=step.step_tokens))
 
     # --- sending ----------------------------------------------------------------------------
     def _flush(self, inc: _Incarnation) -> None:
@@ -698,7 +579,7 @@ class EngineClient(EngineCoreClient[RemoteHandle]):
         for handle in handles:
             # decided stop/length keep their reason and their tail; the rest end with error
             handle.engine_lost_retry_after_s = self.retry_after_s
-            self._end(handle, FinishReason.ERROR, now,
+            self._replayer.end(handle, FinishReason.ERROR, now,
                       drop=handle.life.reason not in (FinishReason.STOP, FinishReason.LENGTH))
         cfg = self.config
         self._stats = EngineStats(cfg.num_blocks, cfg.num_blocks, 0, cfg.max_batch, 0, 0, 0, 0)
@@ -720,18 +601,3 @@ class EngineClient(EngineCoreClient[RemoteHandle]):
             return
         self._spawn()
 
-
-def _hook(recorder: RequestRecorder,
-          event: Admitted | Scheduled | PrefillDone | Paused | Resumed) -> None:
-    """One engine-side recorder hook, replayed on the real recorder."""
-    match event:
-        case Admitted():
-            recorder.admitted()
-        case Scheduled(now=now):
-            recorder.scheduled(now=now)
-        case PrefillDone(now=now):
-            recorder.prefill_done(now=now)
-        case Paused(now=now):
-            recorder.paused(now=now)
-        case Resumed(now=now):
-            recorder.resumed(now=now)

@@ -15,7 +15,7 @@ import pytest
 from servescope.instrumentation import FinishReason, NullTelemetry, Telemetry, TerminalState
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.terminal import Once
-from servescope.reference.client.engine_client import RemoteLifecycle
+from servescope.reference.client.replayer import RemoteLifecycle
 from servescope.reference.core.lifecycle import Decision, Lifecycle
 
 ROOT = Path(__file__).resolve().parents[2]

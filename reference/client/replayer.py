@@ -1,0 +1,194 @@
+"""The API side's replay of the engine core's typed events on the real request state.
+
+The engine core reports through encoders (``wire_events``) that turn every recorder hook,
+stream push and step report into one typed :mod:`.engine_wire` event. :class:`Replayer`
+applies a batch of them, in the order the core made them, to the API side's objects: each
+live request's stream buffer, terminal decision (:class:`RemoteLifecycle`) and recorder, and
+the process's telemetry (one ``step`` per engine step). It is also where a request is ended
+on the API side exactly once (:meth:`Replayer.end`): the engine's finish, or a lost engine.
+
+It works on any handle that has those parts (:class:`Replayable`); it knows no socket.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+from collections.abc import Callable, Iterable, MutableMapping
+from typing import Generic, Protocol, TypeVar
+
+from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
+from servescope.instrumentation.step import StepSink
+
+from ..core.lifecycle import Decision
+from ..core.stream import StreamBuffer
+from .engine_wire import (
+    Admitted,
+    Close,
+    Decided,
+    Event,
+    Finish,
+    LeftWaiting,
+    Paused,
+    PrefillDone,
+    Push,
+    Requeued,
+    Resumed,
+    Scheduled,
+    StepMessage,
+    WantCredit,
+)
+
+__all__ = ["RECENT", "RemoteLifecycle", "Replayable", "Replayer"]
+
+RECENT = 4096  # finished recorders kept for late signals (bounded: no leak)
+
+
+class RemoteLifecycle(Decision):
+    """The API-side terminal state of one request: the engine decides, this mirrors it
+    (or decides ``error`` itself when the engine is lost), and the recorder is finished once."""
+
+    def mark_recorded(self) -> bool:
+        """True the first time (the caller then finishes the recorder)."""
+        first = self.recorded.claim()
+        if first:
+            self.released.claim()  # the engine released them; nothing more is held here
+        return first
+
+
+class Replayable(Protocol):
+    """What the replayer reads and writes of one API-side request."""
+
+    @property
+    def request_id(self) -> str: ...
+
+    @property
+    def recorder(self) -> RequestRecorder: ...
+
+    @property
+    def stream(self) -> StreamBuffer: ...
+
+    @property
+    def life(self) -> RemoteLifecycle: ...
+
+    proposed: int
+
+
+H = TypeVar("H", bound=Replayable)
+
+
+class Replayer(Generic[H]):
+    """Applies the engine core's events to the live requests (``live``, shared with the
+    client and changed under ``lock``) and to ``telemetry``. ``left_waiting``/``requeued``
+    keep the client's count of waiting requests."""
+
+    def __init__(self, telemetry: StepSink, live: MutableMapping[str, H],
+                 lock: threading.Lock, left_waiting: Callable[[], None],
+                 requeued: Callable[[], None]) -> None:
+        self.telemetry = telemetry
+        self.live = live
+        self._lock = lock
+        self._left_waiting = left_waiting
+        self._requeued = requeued
+        self._recent: collections.OrderedDict[str, RequestRecorder] = \
+            collections.OrderedDict()
+
+    def replay(self, events: Iterable[Event]) -> None:
+        """Apply each event in the order the engine made it (the most frequent kinds first)."""
+        live = self.live
+        for event in events:
+            match event:
+                case Push(rid, tokens):
+                    handle = live.get(rid)
+                    if handle is not None and not handle.stream.closed:
+                        handle.stream.push(tokens)
+                case StepMessage():
+                    self._step(event)
+                case (Scheduled(rid) | PrefillDone(rid) | Paused(rid) | Resumed(rid)
+                      | Admitted(rid)):
+                    handle = live.get(rid)
+                    if handle is not None:
+                        _hook(handle.recorder, event)
+                case Finish(rid, reason, now):
+                    self._finish(rid, live.get(rid), reason, now)
+                case Decided(rid, reason):
+                    handle = live.get(rid)
+                    if handle is not None:
+                        handle.life.decide(reason)
+                case Close(rid, drop):
+                    handle = live.get(rid)
+                    if handle is not None:
+                        handle.stream.close(drop=drop)
+                case WantCredit(rid):
+                    handle = live.get(rid)
+                    if handle is not None:
+                        handle.stream.request_credit()
+                case LeftWaiting():
+                    self._left_waiting()
+                case Requeued():
+                    self._requeued()
+
+    def end(self, handle: H, reason: FinishReason, now: float | None, *, drop: bool) -> None:
+        """Finish one request here, exactly once: stream, then the recorder."""
+        handle.life.decide(reason)  # a no-op when the engine's decision arrived first
+        if not handle.life.mark_recorded():
+            handle.recorder.finish(reason, now=now)
+            return
+        with self._lock:
+            self.live.pop(handle.request_id, None)
+        stream = handle.stream
+        if not stream.closed:
+            stream.close(drop=drop)
+        if stream.capacity is not None:
+            handle.recorder.stream_closed(stream.peak, stream.capacity)
+        final = handle.life.reason
+        assert final is not None
+        handle.recorder.finish(final, now=now)
+        if final is not reason:  # the loser that ended it here is a counted late signal
+            handle.recorder.finish(reason, now=now)
+        self._recent[handle.request_id] = handle.recorder
+        while len(self._recent) > RECENT:
+            self._recent.popitem(last=False)
+
+    def _finish(self, rid: str, handle: H | None, reason: FinishReason,
+                now: float | None) -> None:
+        if handle is None:  # a late signal for a request that ended: counted as ignored
+            recorder = self._recent.get(rid)
+            if recorder is not None:
+                recorder.finish(reason, now=now)
+            return
+        self.end(handle, reason, now, drop=True)
+
+    def _step(self, step: StepMessage) -> None:
+        live = self.live
+        advanced = []
+        for rid, committed, proposed, committed_at in step.advanced:
+            handle = live.get(rid)
+            if handle is not None:
+                handle.proposed += proposed
+                advanced.append((handle.recorder, committed, proposed, committed_at))
+        # a copy first (one C call: atomic under the GIL): a submission may add a handle
+        # while this runs, and iterating the live dict itself would then raise
+        buffered = sum(h.stream.buffered for h in list(live.values()))
+        self.telemetry.step(StepReport(
+            advanced=advanced, now=step.now, kv_blocks_used=step.kv_blocks_used,
+            kv_blocks_total=step.kv_blocks_total, running=step.running, waiting=step.waiting,
+            paused=step.paused, buffered_tokens=buffered, prefix_queries=step.prefix_queries,
+            prefix_hits=step.prefix_hits, preemptions=step.preemptions,
+            forward_seconds=step.forward_seconds, step_tokens=step.step_tokens))
+
+
+def _hook(recorder: RequestRecorder,
+          event: Admitted | Scheduled | PrefillDone | Paused | Resumed) -> None:
+    """One engine-side recorder hook, replayed on the real recorder."""
+    match event:
+        case Admitted():
+            recorder.admitted()
+        case Scheduled(now=now):
+            recorder.scheduled(now=now)
+        case PrefillDone(now=now):
+            recorder.prefill_done(now=now)
+        case Paused(now=now):
+            recorder.paused(now=now)
+        case Resumed(now=now):
+            recorder.resumed(now=now)
