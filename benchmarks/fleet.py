@@ -501,6 +501,7 @@ class Run:
     head_series: dict[str, int] = field(default_factory=dict)  # server -> head series
     rss_mb: dict[str, tuple[float, float]] = field(default_factory=dict)  # -> (now, peak)
     rule_evals: dict[str, list[float]] = field(default_factory=dict)  # name -> evaluation s
+    rule_costs: dict[str, list[float]] = field(default_factory=dict)  # group › rule -> s
     rule_tier: dict[str, str] = field(default_factory=dict)  # group name -> where it ran
     rule_failures: int = 0
     firing_alerts: int = 0  # at the end of the watch, on every server
@@ -557,6 +558,9 @@ def watch_rules(proms: list[Prometheus], run: Run, seconds: float) -> None:
                 run.rule_tier[group["name"]] = prom.name.split("-")[0]
                 run.rule_evals.setdefault(group["name"], []).append(
                     float(group["evaluationTime"]))
+                for rule in group["rules"]:
+                    run.rule_costs.setdefault(rule_name(group, rule), []).append(
+                        float(rule.get("evaluationTime", 0.0)))
     run.cpu_cores = {prom.name: (prom.cpu_s() - cpu[prom.name]) / (time.time() - began)
                      for prom in proms}
     run.rule_failures = 0
@@ -564,6 +568,21 @@ def watch_rules(proms: list[Prometheus], run: Run, seconds: float) -> None:
         data, _ = prom.get("/api/v1/rules")
         run.rule_failures += sum(1 for g in data["groups"] for r in g["rules"]
                                  if r.get("health") == "err")
+
+
+def rule_name(group: dict[str, Any], rule: dict[str, Any]) -> str:
+    """``group › record`` or ``group › alert``; a record name several rules share (one per
+    SLO) takes its ``slo`` label."""
+    label = rule.get("labels", {}).get("slo")
+    return f"{group['name']} › {rule['name']}" + (f" {{slo={label}}}" if label else "")
+
+
+def slowest_rules(run: Run, n: int = 5) -> list[dict[str, Any]]:
+    """The ``n`` rules with the largest median evaluation time."""
+    medians = {k: percentile(v, 0.5) or 0.0 for k, v in run.rule_costs.items()}
+    top = sorted(medians.items(), key=lambda kv: -kv[1])[:n]
+    return [{"rule": k, "median_s": round(m, 4), "max_s": round(max(run.rule_costs[k]), 4)}
+            for k, m in top]
 
 
 def time_queries(prom: Prometheus, run: Run, modes: tuple[str, ...]) -> None:
@@ -728,6 +747,9 @@ def report(runs: list[Run], duration: float, exposition: str) -> None:
         print("  rule groups (where), evaluation time median / largest: " + ", ".join(
             f"{k} ({run.rule_tier.get(k, '?')}) {med * 1000:.0f} / {top * 1000:.0f} ms"
             for k, (med, top) in sorted(run.rule_groups.items(), key=lambda kv: -kv[1][0])))
+        print("  slowest rules, median / largest: " + ", ".join(
+            f"{r['rule']} {r['median_s'] * 1000:.0f} / {r['max_s'] * 1000:.0f} ms"
+            for r in slowest_rules(run)))
         load = sorted(run.load)
         print(f"  rule failures {run.rule_failures}, alerts firing {run.firing_alerts}; load "
               f"average (1 min) median "
@@ -738,6 +760,7 @@ def report(runs: list[Run], duration: float, exposition: str) -> None:
                     "rule_groups_s": {k: {"median": round(m, 4), "max": round(t, 4),
                                           "tier": run.rule_tier.get(k)}
                                       for k, (m, t) in run.rule_groups.items()},
+                    "slowest_rules": slowest_rules(run),
                     "rule_failures": run.rule_failures, "firing_alerts": run.firing_alerts,
                     "load_avg_1m": {"median": round(percentile(load, 0.5) or 0.0, 2),
                                     "max": round(max(load, default=0.0), 2),
