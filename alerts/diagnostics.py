@@ -26,15 +26,20 @@ from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason, TokenStage
 from servescope.promql.flavor import missing_in, unavailable
-from servescope.promql.query import Query
+from servescope.promql.query import TARGET_LABELS, Query
 
 from . import slo_rules
 from .model import Alert, Group, Options, Record
 
 __all__ = ["CAUSES", "RECORDS", "burning_limit", "groups"]
 
-BY = ("job", "instance")
+#: Per-replica signals keep every target label, so that the transport cause can pair a
+#: gateway with the engine in its pod.
+BY = TARGET_LABELS
 ON = "on (job, instance)"
+#: A gateway and its engine are two targets: they share only their pod (Kubernetes, the
+#: gateway a sidecar). Without a pod label on either, every gateway pairs with every engine.
+ON_POD = "on (pod)"
 PREFILL = "prefill"
 
 #: Recorded per-replica signals (window suffix appended where the record is a rate).
@@ -218,11 +223,11 @@ def _transport_alert(slo: SLOSpec, options: Options, available: set[str]) -> lis
     alert = CAUSES[("stream_ttft", "transport")]
     who = "{{ $labels.instance }} ({{ $labels.job }})"
     # A gateway's stream TTFT beside the engine's own server TTFT: the two come from different
-    # targets, so no replica pairs with another; the stream burns while no server does.
+    # targets, paired by their pod; the stream burns while the server beside it does not.
     q = options.query(w)
     stream_gateway = q.via_gateway(cat.STREAM_TTFT)
     engine_server = server == RECORDS["ttft"] + w and q.via_gateway(cat.SERVER_TTFT) is None
-    on = ON if (stream_gateway is None) == engine_server else "on ()"
+    on = ON if (stream_gateway is None) == engine_server else ON_POD
     if stream_gateway is not None:  # the records of the gateway's job only (records are
         # shared by every rules file Prometheus loads; another flavor's may write the same)
         stream += f"{{job{stream_gateway.matchers['job']}}}"

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import TokenStage
 from servescope.promql.flavor import GATEWAY_JOB, Flavor, NativeSpec
-from servescope.promql.query import Query
+from servescope.promql.query import TARGET_LABELS, Query
 
 from . import dashboard_rules, diagnostics, slo_rules
 from .diagnostics import CAUSES
@@ -108,7 +108,7 @@ def _translate_labels(flavor: Flavor, labels: Mapping[str, str], job: str,
     for key, value in labels.items():
         if key == "job" and value == JOB:
             value = job
-        if allowed is not None and key not in ("job", "instance", "le", "slo") \
+        if allowed is not None and key not in (*TARGET_LABELS, "le", "slo") \
                 and key not in allowed:
             continue  # a label the flavor's metric does not carry
         if not flavor.has_label(key):
@@ -340,6 +340,7 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
         out.append(slow_burn)
 
     out += _cause_matrix(slo, options)
+    out.append(_paired_transport(slo, options))
     out += [_one_signal(row, slo, options) for row in _ONE_SIGNAL]
 
     go_style = Scenario("le written as a Go client does (le=\"2\"): the SLI still matches")
@@ -428,6 +429,30 @@ def _cause(name: str, slo: SLOSpec, options: Options, slo_key: str, cause: str, 
     s.firing[CAUSES[(slo_key, cause)]] = [({"job": JOB, "instance": INSTANCE}, 1.0)]
     if cause != "unknown" and slo_key != "stream_ttft":
         s.fallback[CAUSES[(slo_key, cause)]] = CAUSES[(slo_key, "unknown")]
+    return s
+
+
+def _in_pod(s: Scenario, pod: str, instance: str = INSTANCE) -> Scenario:
+    """The scenario's replica moved to ``instance``, its targets labelled with ``pod``."""
+    def move(labels: dict[str, str]) -> dict[str, str]:
+        return {**labels, "instance": instance, "pod": pod} if "instance" in labels else labels
+    s.inputs = [replace(i, labels=move(i.labels)) for i in s.inputs]
+    s.firing = {k: [(move(labels), v) for labels, v in f] for k, f in s.firing.items()}
+    return s
+
+
+def _paired_transport(slo: SLOSpec, options: Options) -> Scenario:
+    """Two pods, a gateway beside each engine: pod a's gateway writes first tokens late while
+    its engine is in time; pod b's engine burns its TTFT. The transport cause fires for pod a
+    only: b's engine does not hide it (it would if every gateway paired with every engine)."""
+    a = _in_pod(_cause("", slo, options, "stream_ttft", "transport"), "a")
+    b = _in_pod(_replica("", slo, options.flavor, ttft_good=0.0), "b", "replica-1:8000")
+    s = Scenario("pod a: first tokens late past its gateway while pod b's engine burns",
+                 a.inputs + b.inputs, dict(a.firing))
+    if diagnostics.burning_limit(slo, slo.ttft.target)[1] < 1.0:
+        s.firing[CAUSES[("ttft", "unknown")]] = [
+            ({"job": JOB, "instance": "replica-1:8000", "pod": "b"}, 1.0)]
+    _burn_expectation(s, slo, slo_rules.objectives(slo, options)[0], 0.5)
     return s
 
 

@@ -20,6 +20,7 @@ from .recorded import is_recorded, record_name
 __all__ = [
     "PROMETHEUS_SERIES",
     "SELECTOR",
+    "TARGET_LABELS",
     "Query",
     "catalog_series",
     "le_matcher",
@@ -30,6 +31,11 @@ __all__ = [
 #: Series Prometheus itself writes for every scrape target (allowed beside the catalog).
 PROMETHEUS_SERIES = frozenset({"up", "scrape_duration_seconds", "scrape_samples_scraped",
                                "scrape_samples_post_metric_relabeling", "scrape_series_added"})
+
+#: Labels a scrape target gives every series it exports, whatever the metric: ``job`` and
+#: ``instance``, and ``pod`` where Kubernetes discovery (a PodMonitor) finds the target. A
+#: sidecar gateway and the engine beside it share their pod's name.
+TARGET_LABELS = ("job", "instance", "pod")
 
 #: A series name followed by its matchers: how every generated query names a series.
 SELECTOR = re.compile(r"(?<![A-Za-z0-9_:])([A-Za-z_:][A-Za-z0-9_:]*)\{")
@@ -222,7 +228,7 @@ class Query:
             return None
         mapped = flavor.metric(spec)
         for key in by:
-            if key in ("job", "instance", "le", cat.MODEL) or mapped is None:
+            if key in (*TARGET_LABELS, "le", cat.MODEL) or mapped is None:
                 continue
             if key not in mapped.labels:
                 return key

@@ -279,3 +279,16 @@ def test_cause_rules_fail_their_tests_when_a_cause_condition_breaks(tmp_path) ->
     result = promtool("test", "rules", TESTS.name, cwd=tmp_path)
     assert result.returncode != 0
     assert "ServescopeTTFTBurnPrefixMiss" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("flavor", ["vllm", "sglang"])
+def test_the_transport_cause_pairs_a_gateway_with_the_engine_in_its_pod(flavor: str) -> None:
+    """Pod b's engine burning does not hide pod a's late first tokens (promtool runs it)."""
+    tests = yaml.safe_load(
+        (ROOT / "alerts" / "generated" / flavor / "rules_test.yaml").read_text())["tests"]
+    [paired] = [t for t in tests if t["name"].startswith("pod a:")]
+    transport = diagnostics.CAUSES[("stream_ttft", "transport")]
+    [check] = [c for c in paired["alert_rule_test"] if c["alertname"] == transport]
+    assert [a["exp_labels"]["pod"] for a in check["exp_alerts"]] == ["a"]
+    rules = (ROOT / "alerts" / "generated" / flavor / "replica-rules.yaml").read_text()
+    assert "unless on (pod)" in rules
