@@ -34,13 +34,17 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
                ) -> list[Finding]:
     """Findings in ``text`` (as :func:`~.detectors.scan`), plus what the joined reading finds
     where it overlaps nothing those found."""
-    candidates, joined_candidates = prefilter.candidates_joined(text)
+    candidates, joined_candidates, starts = prefilter.plan(text)
     has_joiner = "-" in text or "_" in text
     raw: dict[int, list[Finding]] = {}  # by detector, kept for the joined pass
     every: list[Finding] = []
     memo: dict[str, Any] = {}  # what the start bounds found in this text, shared
     for i in candidates:
-        reported = detectors[i]._find(text, memo=memo)
+        positions = starts.get(i) if starts is not None else None
+        if positions is not None:
+            reported = detectors[i].find_at(text, positions)
+        else:
+            reported = detectors[i]._find(text, memo=memo)
         if reported:
             every += reported
             if has_joiner:

@@ -51,6 +51,9 @@ class Gated(Protocol):
     @property
     def joined_prefilter(self) -> str: ...
 
+    @property
+    def starts(self) -> tuple[tuple[str, int], ...]: ...
+
     def applies(self, text: str) -> bool: ...
 
 
@@ -65,6 +68,16 @@ class Prefilter(Protocol):
         """:meth:`candidates`, and the indices (ascending) of the detectors with a joined
         prefilter whose pattern may match ``text`` with "-" and "_" read as spaces."""
         ...
+
+    def plan(self, text: str) -> Plan:
+        """:meth:`candidates_joined`, and where the engine found matches can start: for each
+        candidate detector with ``starts``, the positions (ascending, each once; none: it
+        cannot match), or None when this engine does not say (scan as the start bound says)."""
+        ...
+
+
+#: Candidates, joined candidates, and the start positions by detector (None: not known).
+Plan = tuple[list[int], list[int], dict[int, list[int]] | None]
 
 
 class RegexPrefilter:
@@ -94,6 +107,9 @@ class RegexPrefilter:
             joined = text.replace("-", " ").replace("_", " ")
         return self.candidates(text), [i for i, d in enumerate(self._detectors)
                                        if d.joined_prefilter and d.applies(joined)]
+
+    def plan(self, text: str) -> Plan:
+        return (*self.candidates_joined(text), None)
 
 
 def _hyperscan() -> Any:
@@ -131,11 +147,23 @@ class HyperscanPrefilter:
                                if d.joined_prefilter and d.joined_prefilter == d.prefilter)
         expressions = [d.prefilter for d in self._detectors] + [
             self._detectors[i].joined_prefilter for i in joinable]
+        ids = list(range(n)) + [n + i for i in joinable]
+        flags = [hs.HS_FLAG_SINGLEMATCH | hs.HS_FLAG_ALLOWEMPTY] * len(expressions)
+        # Then the start expressions, ids from 2n: every match is reported (its end), and
+        # the position it starts at is the end less the expression's one length.
+        self._starts_of: list[int] = []  # by start id less 2n: the detector
+        self._lengths: list[int] = []  # and the length
+        for i, d in enumerate(self._detectors):
+            for expression, length in d.starts:
+                ids.append(2 * n + len(self._starts_of))
+                self._starts_of.append(i)
+                self._lengths.append(length)
+                expressions.append(expression)
+                flags.append(0)
+        self._with_starts = frozenset(self._starts_of)
         self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
         self._db.compile(expressions=[e.encode("ascii") for e in expressions],
-                         ids=list(range(n)) + [n + i for i in joinable],
-                         elements=len(expressions),
-                         flags=hs.HS_FLAG_SINGLEMATCH | hs.HS_FLAG_ALLOWEMPTY)
+                         ids=ids, elements=len(expressions), flags=flags)
         self._scratch_prototype = hs.Scratch(self._db)
         self._local = threading.local()
 
@@ -149,10 +177,44 @@ class HyperscanPrefilter:
         return self.candidates_joined(text)[0]
 
     def candidates_joined(self, text: str) -> tuple[list[int], list[int]]:
+        """As the prefilters alone tell (:meth:`plan` also drops a detector whose starts
+        matched nowhere)."""
         hits: list[int] = []
-        # Other scripts' characters are read as the ASCII character the patterns treat alike.
         self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=_collect,
                       context=hits, scratch=self._scratch())
+        return self._split([k for k in hits[::2] if k < 2 * self._count])
+
+    def plan(self, text: str) -> Plan:
+        reported: list[int] = []  # id, end, id, end, ...
+        # Other scripts' characters are read as the ASCII character the patterns treat alike.
+        self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=_collect,
+                      context=reported, scratch=self._scratch())
+        if not reported:
+            return reported, reported, {}
+        first = 2 * self._count  # the first start id
+        owners, lengths = self._starts_of, self._lengths
+        hits: list[int] = []
+        starts: dict[int, list[int]] = {}
+        for k, end in zip(reported[::2], reported[1::2]):  # noqa: B905  (pairs)
+            if k < first:
+                hits.append(k)
+                continue
+            k -= first
+            i = owners[k]
+            found = starts.get(i)
+            if found is None:
+                starts[i] = [end - lengths[k]]
+            else:
+                found.append(end - lengths[k])
+        for i, found in starts.items():
+            if len(found) > 1:
+                starts[i] = sorted(set(found))
+        # A detector whose starts matched nowhere cannot match, whatever its prefilter says.
+        plain, joined = self._split(hits)
+        with_starts = self._with_starts
+        return [i for i in plain if i in starts or i not in with_starts], joined, starts
+
+    def _split(self, hits: list[int]) -> tuple[list[int], list[int]]:
         if not hits:
             return hits, hits
         if len(hits) > 1:
@@ -206,8 +268,8 @@ def _stand_in(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_STAND_IN, _stand_in)
 
 
-def _collect(pattern_id: int, _start: int, _end: int, _flags: int, hits: list[int]) -> None:
-    hits.append(pattern_id)
+def _collect(pattern_id: int, _start: int, end: int, _flags: int, reported: list[int]) -> None:
+    reported += pattern_id, end
 
 
 def _engine_choice(engine: str | None) -> str:
