@@ -70,6 +70,7 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
             joined.extend(d.find_between(text_spaced, a, b))
     if not joined:
         return found
-    extra = [Finding(f.kind, f.start, f.end, text[f.start:f.end]) for f in resolve(joined)
+    new = tuple.__new__  # Finding's own __new__ is a Python function
+    extra = [new(Finding, (f.kind, f.start, f.end, text[f.start:f.end])) for f in resolve(joined)
              if not any(f.start < g.end and g.start < f.end for g in found)]
     return sorted(found + extra, key=lambda f: f.start) if extra else found

@@ -29,7 +29,7 @@ import codecs
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 __all__ = ["ENGINE_ENV", "Gated", "HyperscanPrefilter", "Prefilter", "RegexPrefilter",
@@ -161,6 +161,10 @@ class HyperscanPrefilter:
                 expressions.append(expression)
                 flags.append(0)
         self._with_starts = frozenset(self._starts_of)
+        # Detectors with several start expressions: their positions come in the order of the
+        # ends, so they are sorted (and each kept once). One expression's come ascending.
+        self._resort = frozenset(i for i in self._with_starts if len(self._detectors[i].starts) > 1)
+        self._collect = _collector(2 * n, self._starts_of, self._lengths)
         self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
         self._db.compile(expressions=[e.encode("ascii") for e in expressions],
                          ids=ids, elements=len(expressions), flags=flags)
@@ -180,35 +184,20 @@ class HyperscanPrefilter:
         """As the prefilters alone tell (:meth:`plan` also drops a detector whose starts
         matched nowhere)."""
         hits: list[int] = []
-        self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=_collect,
-                      context=hits, scratch=self._scratch())
-        return self._split([k for k in hits[::2] if k < 2 * self._count])
+        self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=self._collect,
+                      context=(hits, {}), scratch=self._scratch())
+        return self._split(hits)
 
     def plan(self, text: str) -> Plan:
-        reported: list[int] = []  # id, end, id, end, ...
-        # Other scripts' characters are read as the ASCII character the patterns treat alike.
-        self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=_collect,
-                      context=reported, scratch=self._scratch())
-        if not reported:
-            return reported, reported, {}
-        first = 2 * self._count  # the first start id
-        owners, lengths = self._starts_of, self._lengths
         hits: list[int] = []
         starts: dict[int, list[int]] = {}
-        for k, end in zip(reported[::2], reported[1::2]):  # noqa: B905  (pairs)
-            if k < first:
-                hits.append(k)
-                continue
-            k -= first
-            i = owners[k]
-            found = starts.get(i)
-            if found is None:
-                starts[i] = [end - lengths[k]]
-            else:
-                found.append(end - lengths[k])
-        for i, found in starts.items():
-            if len(found) > 1:
-                starts[i] = sorted(set(found))
+        # Other scripts' characters are read as the ASCII character the patterns treat alike.
+        self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=self._collect,
+                      context=(hits, starts), scratch=self._scratch())
+        if not hits:
+            return hits, hits, starts
+        for i in self._resort.intersection(starts):  # several start expressions: merged
+            starts[i] = sorted(set(starts[i]))
         # A detector whose starts matched nowhere cannot match, whatever its prefilter says.
         plain, joined = self._split(hits)
         with_starts = self._with_starts
@@ -268,8 +257,28 @@ def _stand_in(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_STAND_IN, _stand_in)
 
 
-def _collect(pattern_id: int, _start: int, end: int, _flags: int, reported: list[int]) -> None:
-    reported += pattern_id, end
+Collector = Callable[[int, int, int, int, tuple[list[int], dict[int, list[int]]]], None]
+
+
+def _collector(first: int, owners: list[int], lengths: list[int]) -> Collector:
+    """The match handler of a database whose start expressions have ids from ``first``: a
+    prefilter's id goes to the hits (the engine reports it once: SINGLEMATCH), a start's
+    position (the end less the expression's length) to its detector's list, in the order
+    the engine reports (by end)."""
+
+    def collect(pattern_id: int, _start: int, end: int, _flags: int,
+                context: tuple[list[int], dict[int, list[int]]]) -> None:
+        if pattern_id < first:
+            context[0].append(pattern_id)
+            return
+        k = pattern_id - first
+        found = context[1].get(owners[k])
+        if found is None:
+            context[1][owners[k]] = [end - lengths[k]]
+        else:
+            found.append(end - lengths[k])
+
+    return collect
 
 
 def _engine_choice(engine: str | None) -> str:
