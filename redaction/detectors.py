@@ -67,6 +67,10 @@ class Detector:
     # then reports every position a match can start at, and the pattern is tried only there
     # (:meth:`find_at`), not at every character of a long line. Empty: scan as ``start`` says.
     starts: tuple[tuple[str, int], ...] = ()
+    # ``starts`` for the joined reading, written for the text as it is (as ``joined_prefilter``
+    # is): the joined pass then tries the pattern only there. None: the same as ``starts``
+    # (they hold no space, which a joiner reads as).
+    joined_starts: tuple[tuple[str, int], ...] | None = None
 
     def applies(self, text: str) -> bool:
         """False means the pattern cannot match ``text``."""
@@ -94,17 +98,21 @@ class Detector:
                 return []
         return self._report(text, self.pattern.finditer(text, pos))
 
-    def find_at(self, text: str, positions: list[int]) -> list[Finding]:
+    def find_at(self, text: str, positions: list[int], endpos: int | None = None
+                ) -> list[Finding]:
         """What :meth:`_find` reports, with the pattern tried only at ``positions`` (ascending;
         every position where a match can start, as ``starts`` promises): the leftmost match
-        at or after the previous one's end, as ``finditer`` finds it."""
+        at or after the previous one's end, as ``finditer`` finds it. ``endpos``: the text
+        ends there for the pattern (as in :meth:`find_between`)."""
         match = self.pattern.match
+        if endpos is None:
+            endpos = len(text)
         matches: list[re.Match[str]] = []
         end = 0
         for pos in positions:
             if pos < end:
                 continue  # inside the last match (or a repeated position)
-            m = match(text, pos)
+            m = match(text, pos, endpos)
             if m is not None:
                 matches.append(m)
                 end = m.end()
@@ -334,14 +342,15 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
        checksummed: bool = False, prefix: Callable[[str], int | None] | None = None,
        digits: bool = False, start: Start | None = None,
        joined: Joined | None = None, joined_prefilter: str = "",
-       starts: tuple[tuple[str, int], ...] = ()) -> Detector:
+       starts: tuple[tuple[str, int], ...] = (),
+       joined_starts: tuple[tuple[str, int], ...] | None = None) -> Detector:
     gates: tuple[re.Pattern[str], ...] = ()
     if needles:
         gates = (re.compile("|".join(re.escape(n) for n in needles)),)
     if digits:
         gates += (_DIGIT,)
     return Detector(kind, re.compile(pattern), validator, group, gates, checksummed, prefix,
-                    prefilter, start, joined, joined_prefilter, starts)
+                    prefilter, start, joined, joined_prefilter, starts, joined_starts)
 
 
 # Only the value is redacted, so the match may start at the keyword inside a longer key
@@ -382,15 +391,42 @@ _PEM = r"-{4,5} ?%s (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
 _ND = "(?:^|[^0-9])"
 # A North American number: an optional "1" and separator, an area code in parentheses (a space
 # may follow) or followed by a separator, then ddd-dddd. Its starts, by length.
-_NANP_TAIL = r"\d{3}[ .-]\d{4}"
-_NANP_STARTS = tuple((_ND + "(?:" + "|".join(forms) + ")", length) for length, forms in (
-    (12, [r"\d{3}[ .-]" + _NANP_TAIL]),
-    (13, [r"\(\d{3}\)" + _NANP_TAIL, r"1\d{3}[ .-]" + _NANP_TAIL]),
-    (14, [r"\(\d{3}\) " + _NANP_TAIL, r"1\(\d{3}\)" + _NANP_TAIL,
-          r"1[ .-]\d{3}[ .-]" + _NANP_TAIL]),
-    (15, [r"1\(\d{3}\) " + _NANP_TAIL, r"1[ .-]\(\d{3}\)" + _NANP_TAIL]),
-    (16, [r"1[ .-]\(\d{3}\) " + _NANP_TAIL]),
-))
+
+
+def _nanp_starts(space: str, separator: str) -> tuple[tuple[str, int], ...]:
+    """The starts, by length; ``space`` and ``separator`` as the text reads them (the joined
+    reading takes a joiner for either)."""
+    tail = rf"\d{{3}}{separator}\d{{4}}"
+    return tuple((_ND + "(?:" + "|".join(forms) + ")", length) for length, forms in (
+        (12, [rf"\d{{3}}{separator}" + tail]),
+        (13, [r"\(\d{3}\)" + tail, rf"1\d{{3}}{separator}" + tail]),
+        (14, [rf"\(\d{{3}}\){space}" + tail, r"1\(\d{3}\)" + tail,
+              rf"1{separator}\d{{3}}{separator}" + tail]),
+        (15, [rf"1\(\d{{3}}\){space}" + tail, rf"1{separator}\(\d{{3}}\)" + tail]),
+        (16, [rf"1{separator}\(\d{{3}}\){space}" + tail]),
+    ))
+
+
+def _ipv4_starts() -> tuple[tuple[str, int], ...]:
+    """An address's first two octets and the dot after each (a version such as 0.25 has one),
+    by length."""
+    by_length: dict[int, list[str]] = {}
+    for a in range(1, 4):
+        for b in range(1, 4):
+            by_length.setdefault(a + b + 2, []).append(rf"\d{{{a}}}\.\d{{{b}}}\.")
+    return tuple((_ND + "(?:" + "|".join(forms) + ")", length)
+                 for length, forms in sorted(by_length.items()))
+
+
+def _zero_starts(separator: str, pair_separator: str) -> tuple[tuple[str, int], ...]:
+    """A national number with a leading 0: its prefix, a separator and three digits, or two
+    digit pairs (01 81 03 37 07), by length; separators as the text reads them."""
+    by_length: dict[int, list[str]] = {6: [rf"0[1-9]{pair_separator}\d{{2}}{pair_separator}"]}
+    for prefix in range(1, 5):
+        by_length.setdefault(prefix + 5, []).append(rf"0\d{{{prefix}}}{separator}\d{{3}}")
+    return tuple((_ND + "(?:" + "|".join(forms) + ")", length)
+                 for length, forms in sorted(by_length.items()))
+
 
 #: In priority order: when two findings overlap, the one listed first wins.
 DETECTORS: tuple[Detector, ...] = (
@@ -487,7 +523,10 @@ DETECTORS: tuple[Detector, ...] = (
                   r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                   r"client[_-]?secret|key|sig)[\w.-]*\\?[\"']?" + _S + r"*[:=]"),
        group=1, needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True),
-       starts=(("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS})), 3),)),
+       starts=(("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok"})), 3),
+               # "token" as a key, not "tokens" (which the pattern refuses): a character
+               # must follow, for the separator
+               (r"(?i)token[^s]", 6))),
     # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
@@ -516,11 +555,14 @@ DETECTORS: tuple[Detector, ...] = (
        checksummed=True, digits=True, start=_at_class("[1-9]", within=r"\d"),
        starts=((_ND + r"[1-9]\d{12}", 13),
                (_ND + r"[1-9]\d{3}[ -](?:\d{4}[ -]\d{4}[ -]\d|\d{6}[ -]\d{4})", 16)),
+       joined_starts=((_ND + r"[1-9]\d{12}", 13),
+                      (_ND + r"[1-9]\d{3}[ _-](?:\d{4}[ _-]\d{4}[ _-]\d|\d{6}[ _-]\d{4})", 16)),
        joined=_joined_digits(13),
        joined_prefilter=r"\d{13}|\d{4}[ _-]\d{4}[ _-]\d{4}[ _-]\d|\d{4}[ _-]\d{6}[ _-]\d{4}"),
     _d("us_ssn", r"(?=\d)" + _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
        prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True, start=_at_class(r"\d"),
        starts=((_ND + r"\d{3}[- ]\d{2}[- ]\d{4}", 11),),
+       joined_starts=((_ND + r"\d{3}[ _-]\d{2}[ _-]\d{4}", 11),),
        joined=_joined_digits(9), joined_prefilter=r"\d{3}[ _-]\d{2}[ _-]\d{4}"),
     # Nine digits with no dashes only under an SSN key: alone they are any other id.
     _d("us_ssn",
@@ -542,7 +584,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("ipv4", r"(?=\d)(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/\d)", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(4, "."),
-       starts=((_ND + r"\d\.\d", 3), (_ND + r"\d\d\.\d", 4), (_ND + r"\d{3}\.\d", 5)),
+       starts=_ipv4_starts(),
        joined_prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d"),
     _d("phone", r"(?<![\w+])\+\d[\d .()-]{6,20}\d(?![\w-]|\.\d)", v.phone_digits_ok,
        prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
@@ -552,14 +594,13 @@ DETECTORS: tuple[Detector, ...] = (
        v.nanp_ok,
        prefilter=r"(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}", digits=True,
        start=_at_class(r"\d", 1), joined=_joined_digits(10),
-       starts=_NANP_STARTS,
+       starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
        lambda s: 10 <= len(v.digits(s)) <= 11,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}", needles=("0",),
        start=_at_literal(("0",)), joined=_joined_digits(10, "0"),
-       starts=((_ND + r"0(?:\d[ -]|[1-9][ .])", 3), (_ND + r"0\d{2}[ -]", 4),
-               (_ND + r"0\d{3}[ -]", 5), (_ND + r"0\d{4}[ -]", 6)),
+       starts=_zero_starts("[ -]", "[ .]"), joined_starts=_zero_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"0\d{1,4}[ _-]\d{3,4}[ _-]?\d{3,4}|0[1-9](?:[ ._-]\d{2}){4}"),
 )
 
@@ -595,7 +636,7 @@ def scan(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     pf = prefilter if prefilter is not None else prefilter_for(detectors)
     found: list[Finding] = []
     memo: dict[str, Any] = {}  # what the start bounds found in this text, shared
-    candidates, _, starts = pf.plan(text)
+    candidates, _, starts, _ = pf.plan(text)
     for i in candidates:
         positions = starts.get(i) if starts is not None else None
         if positions is not None:

@@ -34,7 +34,7 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
                ) -> list[Finding]:
     """Findings in ``text`` (as :func:`~.detectors.scan`), plus what the joined reading finds
     where it overlaps nothing those found."""
-    candidates, joined_candidates, starts = prefilter.plan(text)
+    candidates, joined_candidates, starts, joined_starts = prefilter.plan(text)
     has_joiner = "-" in text or "_" in text
     raw: dict[int, list[Finding]] = {}  # by detector, kept for the joined pass
     every: list[Finding] = []
@@ -66,6 +66,14 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
         # outside the runs rescanned, the plain scan's matches hold (a match lies in one run)
         joined.extend(f for f in plain if not any(a <= f.start < b for a, b in spans))
         text_spaced = text_spaced or spaced(text)
+        if joined_starts is not None and d.starts:
+            # the pattern tried only where the engine says a match can start in the run
+            positions = joined_starts.get(i, [])
+            for a, b in spans:
+                at = [p for p in positions if a <= p < b + 2]
+                if at:
+                    joined.extend(d.find_at(text_spaced, at, b + 2))
+            continue
         for a, b in spans:
             joined.extend(d.find_between(text_spaced, a, b))
     if not joined:

@@ -54,6 +54,9 @@ class Gated(Protocol):
     @property
     def starts(self) -> tuple[tuple[str, int], ...]: ...
 
+    @property
+    def joined_starts(self) -> tuple[tuple[str, int], ...] | None: ...
+
     def applies(self, text: str) -> bool: ...
 
 
@@ -72,12 +75,14 @@ class Prefilter(Protocol):
     def plan(self, text: str) -> Plan:
         """:meth:`candidates_joined`, and where the engine found matches can start: for each
         candidate detector with ``starts``, the positions (ascending, each once; none: it
-        cannot match), or None when this engine does not say (scan as the start bound says)."""
+        cannot match), or None when this engine does not say (scan as the start bound says);
+        then the same for the joined reading (``joined_starts``)."""
         ...
 
 
-#: Candidates, joined candidates, and the start positions by detector (None: not known).
-Plan = tuple[list[int], list[int], dict[int, list[int]] | None]
+#: Candidates, joined candidates, and the start positions by detector (None: not known), in
+#: the text and in its joined reading.
+Plan = tuple[list[int], list[int], dict[int, list[int]] | None, dict[int, list[int]] | None]
 
 
 class RegexPrefilter:
@@ -109,7 +114,7 @@ class RegexPrefilter:
                                        if d.joined_prefilter and d.applies(joined)]
 
     def plan(self, text: str) -> Plan:
-        return (*self.candidates_joined(text), None)
+        return (*self.candidates_joined(text), None, None)
 
 
 def _hyperscan() -> Any:
@@ -151,20 +156,29 @@ class HyperscanPrefilter:
         flags = [hs.HS_FLAG_SINGLEMATCH | hs.HS_FLAG_ALLOWEMPTY] * len(expressions)
         # Then the start expressions, ids from 2n: every match is reported (its end), and
         # the position it starts at is the end less the expression's one length.
+        # The joined reading's own starts (where they differ) go in the same way, to a map of
+        # their own (``joined``).
         self._starts_of: list[int] = []  # by start id less 2n: the detector
         self._lengths: list[int] = []  # and the length
+        joined: list[bool] = []
         for i, d in enumerate(self._detectors):
-            for expression, length in d.starts:
+            own = d.joined_starts if d.joined_starts not in (None, d.starts) else ()
+            for expression, length, in_joined in [(*e, False) for e in d.starts] + [
+                    (*e, True) for e in own or ()]:
                 ids.append(2 * n + len(self._starts_of))
                 self._starts_of.append(i)
                 self._lengths.append(length)
+                joined.append(in_joined)
                 expressions.append(expression)
                 flags.append(0)
         self._with_starts = frozenset(self._starts_of)
+        self._joined_own = frozenset(i for i, j in zip(self._starts_of, joined, strict=True) if j)
         # Detectors with several start expressions: their positions come in the order of the
         # ends, so they are sorted (and each kept once). One expression's come ascending.
         self._resort = frozenset(i for i in self._with_starts if len(self._detectors[i].starts) > 1)
-        self._collect = _collector(2 * n, self._starts_of, self._lengths)
+        self._resort_joined = frozenset(
+            i for i in self._joined_own if len(self._detectors[i].joined_starts or ()) > 1)
+        self._collect = _collector(2 * n, self._starts_of, self._lengths, joined)
         self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
         self._db.compile(expressions=[e.encode("ascii") for e in expressions],
                          ids=ids, elements=len(expressions), flags=flags)
@@ -185,23 +199,33 @@ class HyperscanPrefilter:
         matched nowhere)."""
         hits: list[int] = []
         self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=self._collect,
-                      context=(hits, {}), scratch=self._scratch())
+                      context=(hits, {}, {}), scratch=self._scratch())
         return self._split(hits)
 
     def plan(self, text: str) -> Plan:
         hits: list[int] = []
         starts: dict[int, list[int]] = {}
+        joined_starts: dict[int, list[int]] = {}
         # Other scripts' characters are read as the ASCII character the patterns treat alike.
         self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=self._collect,
-                      context=(hits, starts), scratch=self._scratch())
+                      context=(hits, starts, joined_starts), scratch=self._scratch())
         if not hits:
-            return hits, hits, starts
+            return hits, hits, starts, starts
         for i in self._resort.intersection(starts):  # several start expressions: merged
             starts[i] = sorted(set(starts[i]))
-        # A detector whose starts matched nowhere cannot match, whatever its prefilter says.
         plain, joined = self._split(hits)
+        if joined_starts:
+            for i in self._resort_joined.intersection(joined_starts):
+                joined_starts[i] = sorted(set(joined_starts[i]))
+            # The others' joined starts are their starts. (A detector with joined starts of its
+            # own has them wherever it has starts: they match wherever those do.)
+            joined_starts = {**starts, **joined_starts}
+        else:
+            joined_starts = starts
+        # A detector whose starts matched nowhere cannot match, whatever its prefilter says.
         with_starts = self._with_starts
-        return [i for i in plain if i in starts or i not in with_starts], joined, starts
+        return ([i for i in plain if i in starts or i not in with_starts], joined, starts,
+                joined_starts)
 
     def _split(self, hits: list[int]) -> tuple[list[int], list[int]]:
         if not hits:
@@ -257,24 +281,26 @@ def _stand_in(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_STAND_IN, _stand_in)
 
 
-Collector = Callable[[int, int, int, int, tuple[list[int], dict[int, list[int]]]], None]
+Context = tuple[list[int], dict[int, list[int]], dict[int, list[int]]]
+Collector = Callable[[int, int, int, int, Context], None]
 
 
-def _collector(first: int, owners: list[int], lengths: list[int]) -> Collector:
+def _collector(first: int, owners: list[int], lengths: list[int], joined: list[bool]
+               ) -> Collector:
     """The match handler of a database whose start expressions have ids from ``first``: a
     prefilter's id goes to the hits (the engine reports it once: SINGLEMATCH), a start's
-    position (the end less the expression's length) to its detector's list, in the order
-    the engine reports (by end)."""
+    position (the end less the expression's length) to its detector's list (the joined
+    reading's own starts to the third map), in the order the engine reports (by end)."""
 
-    def collect(pattern_id: int, _start: int, end: int, _flags: int,
-                context: tuple[list[int], dict[int, list[int]]]) -> None:
+    def collect(pattern_id: int, _start: int, end: int, _flags: int, context: Context) -> None:
         if pattern_id < first:
             context[0].append(pattern_id)
             return
         k = pattern_id - first
-        found = context[1].get(owners[k])
+        into = context[2] if joined[k] else context[1]
+        found = into.get(owners[k])
         if found is None:
-            context[1][owners[k]] = [end - lengths[k]]
+            into[owners[k]] = [end - lengths[k]]
         else:
             found.append(end - lengths[k])
 

@@ -170,14 +170,15 @@ def test_every_start_expression_has_the_one_length_it_states() -> None:
 
     assert sum(len(d.starts) for d in DETECTORS) > 10
     for d in DETECTORS:
-        for expression, length in d.starts:
+        for expression, length in d.starts + (d.joined_starts or ()):
             body = expression.removeprefix("(?:^|[^0-9])")
             assert _parser.parse(body).getwidth() == (length, length), (d.kind, expression)
 
 
 def _starts_admit_every_match(text: str) -> None:
-    candidates, _, starts = HYPERSCAN.plan(text)
-    assert starts is not None
+    candidates, _, starts, joined_starts = HYPERSCAN.plan(text)
+    assert starts is not None and joined_starts is not None
+    joined_text = text.replace("-", " ").replace("_", " ")
     for i, d in enumerate(DETECTORS):
         if not d.starts:
             continue
@@ -185,6 +186,12 @@ def _starts_admit_every_match(text: str) -> None:
         if matched:
             assert i in candidates, (d.kind, text)
             assert set(matched) <= set(starts[i]), (d.kind, matched, starts[i], text)
+        # and in the joined reading, where the joined pass tries the pattern (anywhere it
+        # may start: the pass tries it between any two positions)
+        if d.joined is not None:
+            anywhere = {m.start() for p in range(len(joined_text))
+                        if (m := d.pattern.match(joined_text, p)) is not None}
+            assert anywhere <= set(joined_starts.get(i, ())), (d.kind, anywhere, text)
 
 
 def test_the_starts_admit_every_match_on_the_corpus() -> None:
