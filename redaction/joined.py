@@ -58,6 +58,14 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
     # A detector whose joined prefilter did not match reports nothing in the joined reading.
     for i in joined_candidates:
         d = detectors[i]
+        if joined_starts is not None and d.starts:
+            # The engine named every position where a match can start in the joined reading:
+            # trying the pattern there is the whole rescan, cheaper than finding the runs.
+            positions = joined_starts.get(i)
+            if positions:
+                text_spaced = text_spaced or spaced(text)
+                joined.extend(d.find_at(text_spaced, positions))
+            continue
         spans = d.joined(text, memo)  # type: ignore[misc]
         plain = raw.get(i, ())
         if not spans:  # the same matches as in the text itself
@@ -66,14 +74,6 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
         # outside the runs rescanned, the plain scan's matches hold (a match lies in one run)
         joined.extend(f for f in plain if not any(a <= f.start < b for a, b in spans))
         text_spaced = text_spaced or spaced(text)
-        if joined_starts is not None and d.starts:
-            # the pattern tried only where the engine says a match can start in the run
-            positions = joined_starts.get(i, [])
-            for a, b in spans:
-                at = [p for p in positions if a <= p < b + 2]
-                if at:
-                    joined.extend(d.find_at(text_spaced, at, b + 2))
-            continue
         for a, b in spans:
             joined.extend(d.find_between(text_spaced, a, b))
     if not joined:
