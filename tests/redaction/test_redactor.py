@@ -226,3 +226,27 @@ def test_property_percent_decoding_is_the_regex_runs_decoded(text: str) -> None:
     assert view is not None
     assert (view.text, view._segments) == expected
     assert view._starts == [s[0] for s in expected[1]]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(st.text(alphabet="0123456789", min_size=12, max_size=19),
+                 st.text(alphabet="0123456789 -\u0663\u0967", max_size=24)))
+def test_property_card_issuers_are_looked_up_as_the_brand_table_says(candidate: str) -> None:
+    """The issuer check looks prefixes up in a set made from the brand table; it decides as
+    walking the table does (any brand whose prefix range and lengths admit the number)."""
+    from servescope.redaction.validators import _CARD_BRANDS, digits, luhn_ok, payment_card_ok
+
+    numerals = digits(candidate)
+    walked = any(len(numerals) in lengths and numerals[:width].isdigit()
+                 and low <= int(numerals[:width]) <= high
+                 for (low, high), width, lengths in _CARD_BRANDS)
+    assert payment_card_ok(candidate) == (walked and luhn_ok(numerals))
+
+
+def test_known_cards_pass_and_a_wrong_issuer_fails() -> None:
+    from servescope.redaction.validators import payment_card_ok
+
+    for card in ("4111 1111 1111 1111", "5500005555555559", "371449635398431",
+                 "6011111111111117", "3530111333300000", "2221000000000009"):
+        assert payment_card_ok(card), card
+    assert not payment_card_ok("1234567890123452")  # passes Luhn, no issuer starts with 1
