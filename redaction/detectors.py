@@ -407,14 +407,14 @@ def _nanp_starts(space: str, separator: str) -> tuple[tuple[str, int], ...]:
     ))
 
 
-def _ipv4_starts() -> tuple[tuple[str, int], ...]:
+def _ipv4_starts(before: str) -> tuple[tuple[str, int], ...]:
     """An address's first two octets and the dot after each (a version such as 0.25 has one),
-    by length."""
+    by length, after ``before`` (or the text's start)."""
     by_length: dict[int, list[str]] = {}
     for a in range(1, 4):
         for b in range(1, 4):
             by_length.setdefault(a + b + 2, []).append(rf"\d{{{a}}}\.\d{{{b}}}\.")
-    return tuple((_ND + "(?:" + "|".join(forms) + ")", length)
+    return tuple((f"(?:^|{before})(?:" + "|".join(forms) + ")", length)
                  for length, forms in sorted(by_length.items()))
 
 
@@ -584,7 +584,9 @@ DETECTORS: tuple[Detector, ...] = (
     _d("ipv4", r"(?=\d)(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/\d)", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(4, "."),
-       starts=_ipv4_starts(),
+       # Not after a dot (the pattern looks behind for one): "10.1.2.3" starts once, not
+       # again at "1.2." (not a joiner either: the joined reading takes it for a space).
+       starts=_ipv4_starts("[^0-9.]"),
        joined_prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d"),
     _d("phone", r"(?<![\w+])\+\d[\d .()-]{6,20}\d(?![\w-]|\.\d)", v.phone_digits_ok,
        prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),

@@ -211,12 +211,16 @@ class HyperscanPrefilter:
                       context=(hits, starts, joined_starts), scratch=self._scratch())
         if not hits:
             return hits, hits, starts, starts
-        for i in self._resort.intersection(starts):  # several start expressions: merged
-            starts[i] = sorted(set(starts[i]))
+        resort = self._resort  # several start expressions: their positions merged
+        for i, found in starts.items():
+            if len(found) > 1 and i in resort:
+                starts[i] = sorted(set(found))
         plain, joined = self._split(hits)
         if joined_starts:
-            for i in self._resort_joined.intersection(joined_starts):
-                joined_starts[i] = sorted(set(joined_starts[i]))
+            resort = self._resort_joined
+            for i, found in joined_starts.items():
+                if len(found) > 1 and i in resort:
+                    joined_starts[i] = sorted(set(found))
             # The others' joined starts are their starts. (A detector with joined starts of its
             # own has them wherever it has starts: they match wherever those do.)
             joined_starts = {**starts, **joined_starts}
