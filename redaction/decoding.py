@@ -15,7 +15,6 @@ from .validators import b64_text
 
 __all__ = ["BASE64_IN_URL", "PercentView", "base64_tokens", "map_back", "percent_view"]
 
-_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 # %2540 is "%40" once decoded, "@" twice; a URL carried inside another URL's query adds a
 # level. Each level costs a pass only where "%" is left.
 _LEVELS = 3
@@ -49,41 +48,71 @@ class PercentView:
 
 
 def _decode_once(text: str) -> PercentView | None:
+    """One level of percent-decoding. The text is split at its "%" characters in C (a regex
+    over the escapes cost a match object each: a long encoded URL holds dozens); a piece
+    that starts with two hex digits is an escape, and escapes in a row form one run."""
     if "%" not in text:
         return None
+    pieces = text.split("%")
     starts: list[int] = []
     segments: list[tuple[int, int, int, bool]] = []
     parts: list[str] = []
-    pos = decoded = 0
-    for match in _PERCENT_RUN.finditer(text):
-        start, end = match.span()
-        if start > pos:
-            starts.append(decoded)
-            segments.append((decoded, pos, start, True))
-            parts.append(text[pos:start])
-            decoded += start - pos
-        run = _decode_run(text[start:end])
-        starts.append(decoded)
-        segments.append((decoded, start, end, False))
-        parts.append(run)
-        decoded += len(run)
-        pos = end
+    decoded = 0
+    literal_from = 0  # where the pending literal text starts in the original
+    run: list[str] = []  # the hex pairs of the pending run of escapes
+    run_from = 0
+    pos = len(pieces[0])  # where the "%" before the next piece is
+    for piece in pieces[1:]:
+        if len(piece) > 1 and piece[0] in _HEX and piece[1] in _HEX:
+            if not run:  # a run starts here: the literal before it ends
+                if pos > literal_from:
+                    starts.append(decoded)
+                    segments.append((decoded, literal_from, pos, True))
+                    parts.append(text[literal_from:pos])
+                    decoded += pos - literal_from
+                run_from = pos
+            run.append(piece[:2])
+            literal_from = pos + 3
+            if len(piece) > 2:  # text follows the escape: the run ends
+                decoded = _end_run(run, run_from, literal_from, decoded, starts, segments, parts)
+                run = []
+        elif run:  # a "%" that starts no escape ends the run
+            decoded = _end_run(run, run_from, pos, decoded, starts, segments, parts)
+            run = []
+        pos += 1 + len(piece)
+    if run:
+        decoded = _end_run(run, run_from, pos, decoded, starts, segments, parts)
     if not segments:
         return None
-    if pos < len(text):
+    if literal_from < len(text):
         starts.append(decoded)
-        segments.append((decoded, pos, len(text), True))
-        parts.append(text[pos:])
+        segments.append((decoded, literal_from, len(text), True))
+        parts.append(text[literal_from:])
     return PercentView("".join(parts), starts, segments)
 
 
-def _decode_run(run: str) -> str:
-    """A run of %XX escapes as the text its bytes hold (undecodable bytes as U+FFFD)."""
-    if len(run) == 3:  # one escape: most often an ASCII character (%20, %2F, %40)
-        code = int(run[1:], 16)
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _end_run(run: list[str], start: int, end: int, decoded: int, starts: list[int],
+             segments: list[tuple[int, int, int, bool]], parts: list[str]) -> int:
+    """Appends the run of escapes ``run`` (hex pairs) spanning ``[start, end)`` of the
+    original; returns the decoded length so far."""
+    text = _decode_run(run)
+    starts.append(decoded)
+    segments.append((decoded, start, end, False))
+    parts.append(text)
+    return decoded + len(text)
+
+
+def _decode_run(run: list[str]) -> str:
+    """A run of escapes (their hex pairs) as the text its bytes hold (undecodable bytes as
+    U+FFFD)."""
+    if len(run) == 1:  # one escape: most often an ASCII character (%20, %2F, %40)
+        code = int(run[0], 16)
         if code < 0x80:
             return chr(code)
-    return bytes.fromhex(run.replace("%", "")).decode("utf-8", "replace")
+    return bytes.fromhex("".join(run)).decode("utf-8", "replace")
 
 
 def percent_view(text: str) -> tuple[str, list[PercentView]] | None:

@@ -60,6 +60,17 @@ class Detector:
     # holds a space takes the joiners too; one without a space loses them). Scanned in the
     # same engine pass as the prefilters, it tells which detectors the joined pass needs.
     joined_prefilter: str = ""
+    # Where a match can start, for a multi-pattern engine that reports match ends: pairs of an
+    # expression (prefilter syntax) and its one fixed length. Wherever ``pattern`` matches at
+    # p (any match, validated or not: a rejected one still consumes text), one of these matches
+    # the text's characters p to p + length (ASCII stand-ins as for ``prefilter``). The engine
+    # then reports every position a match can start at, and the pattern is tried only there
+    # (:meth:`find_at`), not at every character of a long line. Empty: scan as ``start`` says.
+    starts: tuple[tuple[str, int], ...] = ()
+    # ``starts`` for the joined reading, written for the text as it is (as ``joined_prefilter``
+    # is): the joined pass then tries the pattern only there. None: the same as ``starts``
+    # (they hold no space, which a joiner reads as).
+    joined_starts: tuple[tuple[str, int], ...] | None = None
 
     def applies(self, text: str) -> bool:
         """False means the pattern cannot match ``text``."""
@@ -87,6 +98,26 @@ class Detector:
                 return []
         return self._report(text, self.pattern.finditer(text, pos))
 
+    def find_at(self, text: str, positions: list[int], endpos: int | None = None
+                ) -> list[Finding]:
+        """What :meth:`_find` reports, with the pattern tried only at ``positions`` (ascending;
+        every position where a match can start, as ``starts`` promises): the leftmost match
+        at or after the previous one's end, as ``finditer`` finds it. ``endpos``: the text
+        ends there for the pattern (as in :meth:`find_between`)."""
+        match = self.pattern.match
+        if endpos is None:
+            endpos = len(text)
+        matches: list[re.Match[str]] = []
+        end = 0
+        for pos in positions:
+            if pos < end:
+                continue  # inside the last match (or a repeated position)
+            m = match(text, pos, endpos)
+            if m is not None:
+                matches.append(m)
+                end = m.end()
+        return self._report(text, matches)
+
     def find_between(self, text: str, start: int, end: int) -> list[Finding]:
         """As :meth:`_find`, for matches that start at or after ``start`` and end at or before
         ``end``: the pattern reads ``text`` up to two characters past ``end`` (its look-aheads),
@@ -96,6 +127,7 @@ class Detector:
     def _report(self, text: str, matches: Iterable[re.Match[str]]) -> list[Finding]:
         found: list[Finding] = []
         group, kind, prefix, validator = self.group, self.kind, self.prefix, self.validator
+        new = _new
         for match in matches:
             start, end = match.span(group)
             if start < 0:
@@ -104,13 +136,13 @@ class Detector:
             if prefix is not None:
                 length = prefix(value)
                 if length is not None:
-                    found.append(Finding(kind, start, start + length, value[:length]))
+                    found.append(new(Finding, (kind, start, start + length, value[:length])))
                     continue
             elif validator is None or validator(value):
-                found.append(Finding(kind, start, end, value))
+                found.append(new(Finding, (kind, start, end, value)))
                 continue
             if self.checksummed:
-                found.append(Finding("!" + kind, start, end, value))
+                found.append(new(Finding, ("!" + kind, start, end, value)))
         return found
 
 
@@ -123,6 +155,10 @@ class Finding(NamedTuple):
     end: int
     value: str
 
+
+# Findings are made by tuple's own constructor: a named tuple's __new__ is a Python function
+# (three times the cost), and a busy line makes a dozen of them.
+_new = tuple.__new__
 
 _DIGIT = re.compile(r"\d")
 
@@ -305,14 +341,16 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
        prefilter: str, group: int = 0, needles: tuple[str, ...] = (),
        checksummed: bool = False, prefix: Callable[[str], int | None] | None = None,
        digits: bool = False, start: Start | None = None,
-       joined: Joined | None = None, joined_prefilter: str = "") -> Detector:
+       joined: Joined | None = None, joined_prefilter: str = "",
+       starts: tuple[tuple[str, int], ...] = (),
+       joined_starts: tuple[tuple[str, int], ...] | None = None) -> Detector:
     gates: tuple[re.Pattern[str], ...] = ()
     if needles:
         gates = (re.compile("|".join(re.escape(n) for n in needles)),)
     if digits:
         gates += (_DIGIT,)
     return Detector(kind, re.compile(pattern), validator, group, gates, checksummed, prefix,
-                    prefilter, start, joined, joined_prefilter)
+                    prefilter, start, joined, joined_prefilter, starts, joined_starts)
 
 
 # Only the value is redacted, so the match may start at the keyword inside a longer key
@@ -347,6 +385,49 @@ _AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA",
                  "ANVA", "APKA")
 _PEM = r"-{4,5} ?%s (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
 
+# Before a start, for the patterns whose look-behind refuses a digit there: the engine then
+# reports a run of digits once, not at each of its positions. Not a letter: a combining mark
+# reaches the engine as "a", though Python's \w refuses it.
+_ND = "(?:^|[^0-9])"
+# A North American number: an optional "1" and separator, an area code in parentheses (a space
+# may follow) or followed by a separator, then ddd-dddd. Its starts, by length.
+
+
+def _nanp_starts(space: str, separator: str) -> tuple[tuple[str, int], ...]:
+    """The starts, by length; ``space`` and ``separator`` as the text reads them (the joined
+    reading takes a joiner for either)."""
+    tail = rf"\d{{3}}{separator}\d{{4}}"
+    return tuple((_ND + "(?:" + "|".join(forms) + ")", length) for length, forms in (
+        (12, [rf"\d{{3}}{separator}" + tail]),
+        (13, [r"\(\d{3}\)" + tail, rf"1\d{{3}}{separator}" + tail]),
+        (14, [rf"\(\d{{3}}\){space}" + tail, r"1\(\d{3}\)" + tail,
+              rf"1{separator}\d{{3}}{separator}" + tail]),
+        (15, [rf"1\(\d{{3}}\){space}" + tail, rf"1{separator}\(\d{{3}}\)" + tail]),
+        (16, [rf"1{separator}\(\d{{3}}\){space}" + tail]),
+    ))
+
+
+def _ipv4_starts(before: str) -> tuple[tuple[str, int], ...]:
+    """An address's first two octets and the dot after each (a version such as 0.25 has one),
+    by length, after ``before`` (or the text's start)."""
+    by_length: dict[int, list[str]] = {}
+    for a in range(1, 4):
+        for b in range(1, 4):
+            by_length.setdefault(a + b + 2, []).append(rf"\d{{{a}}}\.\d{{{b}}}\.")
+    return tuple((f"(?:^|{before})(?:" + "|".join(forms) + ")", length)
+                 for length, forms in sorted(by_length.items()))
+
+
+def _zero_starts(separator: str, pair_separator: str) -> tuple[tuple[str, int], ...]:
+    """A national number with a leading 0: its prefix, a separator and three digits, or two
+    digit pairs (01 81 03 37 07), by length; separators as the text reads them."""
+    by_length: dict[int, list[str]] = {6: [rf"0[1-9]{pair_separator}\d{{2}}{pair_separator}"]}
+    for prefix in range(1, 5):
+        by_length.setdefault(prefix + 5, []).append(rf"0\d{{{prefix}}}{separator}\d{{3}}")
+    return tuple((_ND + "(?:" + "|".join(forms) + ")", length)
+                 for length, forms in sorted(by_length.items()))
+
+
 #: In priority order: when two findings overlap, the one listed first wins.
 DETECTORS: tuple[Detector, ...] = (
     # PEM/OpenSSH/PGP/SSH2 private key blocks (a dump cut short still counts), PuTTY key files.
@@ -362,18 +443,20 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?<![\w-])eyJ[A-Za-z0-9_-]{5,}={0,2}\.[A-Za-z0-9_-]+={0,2}"
        r"(?:\.[A-Za-z0-9_-]*={0,2}){0,3}",
        v.jwt_ok, prefilter=r"eyJ[A-Za-z0-9_-]{5}", needles=("eyJ",),
-       start=_at_literal(("eyJ",))),
+       start=_at_literal(("eyJ",)), starts=((r"eyJ", 3),)),
     _d("aws_access_key",
        r"(?<![A-Za-z0-9])(?:" + "|".join(_AWS_PREFIXES) + r"|A3T[A-Z0-9])[A-Z0-9]{16}"
        r"(?![A-Za-z0-9])",
        prefilter=r"(?:" + "|".join(_AWS_PREFIXES) + r"|A3T)[A-Z0-9]{16}",
-       needles=(*_AWS_PREFIXES, "A3T"), start=_at_literal((*_AWS_PREFIXES, "A3T"))),
+       needles=(*_AWS_PREFIXES, "A3T"), start=_at_literal((*_AWS_PREFIXES, "A3T")),
+       starts=(("|".join(_AWS_PREFIXES) + r"|A3T[A-Z0-9]", 4),)),
     # Classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained (github_pat_) tokens.
     _d("github_token",
        r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9_]{36,251}|github_pat_[A-Za-z0-9_]{22,255})"
        r"(?![A-Za-z0-9_])",
        prefilter=r"gh[pousr]_[A-Za-z0-9_]{36}|github_pat_[A-Za-z0-9_]{22}",
-       needles=("gh", "github_pat_"), start=_at_literal(("gh", "github_pat_"))),
+       needles=("gh", "github_pat_"), start=_at_literal(("gh", "github_pat_")),
+       starts=((r"gh[pousr]_|gith", 4),)),
     # OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), Stripe (sk_/rk_ live/test),
     # Slack (xox?- tokens, xapp- app tokens, webhooks), Google API keys, Hugging Face (hf_).
     _d("api_key",
@@ -388,7 +471,9 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "hooks.slack.com",
                 "glpat-", "npm_", "SG."),
        start=_at_literal(("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "glpat-",
-                          "npm_", "SG.", "https://hooks.slack.com/"))),
+                          "npm_", "SG.", "https://hooks.slack.com/")),
+       starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.", 3),
+               (r"https://hooks\.slack\.com/", 24))),
     # Also in prose: "my bearer is ...", "bearer token: ...". A token has a digit or mixed
     # case, so "basic configuration-management" stays.
     _d("bearer_token",
@@ -396,7 +481,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?<=[\s:=])([A-Za-z0-9._~+/-]{16,}=*)", v.tokenish,
        prefilter=r"[Bb]earer|BEARER|[Bb]asic|BASIC",
        group=1, needles=("earer", "EARER", "asic", "ASIC"),
-       start=_at_literal(("earer", "EARER", "asic", "ASIC"), 1)),
+       start=_at_literal(("earer", "EARER", "asic", "ASIC"), 1),
+       starts=((r"[Bb]eare|BEARE|[Bb]asic|BASIC", 5),)),
     # Passwords in URLs, found by URL structure (scheme://user:password@host), before the
     # email detector can read "password@host" as an address and leave the rest behind.
     _d("secret_assignment",
@@ -416,24 +502,31 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"--pass|mysql|mariadb|redis-cli|sshpass|docker|htpasswd", group=1,
        needles=("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd"),
        start=_at_literal(("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
-                          "htpasswd"))),
+                          "htpasswd")),
+       starts=((r"--pas|mysql|maria|redis|sshpa|docke|htpas", 5),)),
     # A secret key printed without "=" (aws configure list, env dumps).
     _d("secret_assignment",
        r"(?i)(?:secret[_-]?access[_-]?key|secret[_-]?key)[\"']?[ \t]+([A-Za-z0-9/+=]{20,})",
        v.tokenish, prefilter=r"(?i)secret[_-]?(?:access[_-]?)?key[\"']?[ \t]", group=1,
-       needles=("ecret", "ECRET"), start=_at_literal(("secret",), fold=True)),
+       needles=("ecret", "ECRET"), start=_at_literal(("secret",), fold=True),
+       starts=((r"(?i)secret", 6),)),
     # Base64 credentials under an "auth" key (a docker config.json): "user:password" encoded.
     _d("secret_assignment",
        r"(?i)(?<![a-z0-9_])auth\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?([A-Za-z0-9+/_-]{8,}={0,2})",
        v.base64_credentials, prefilter=r"(?i)auth\\?[\"']?" + _S + r"*[:=]", group=1,
-       needles=("auth", "AUTH", "Auth"), start=_at_literal(("auth",), fold=True)),
+       needles=("auth", "AUTH", "Auth"), start=_at_literal(("auth",), fold=True),
+       starts=((r"(?i)auth", 4),)),
     _d("secret_assignment",
        rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])[^{_VALUE_STOP}]{{6,}})",
        prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
                   r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                   r"client[_-]?secret|key|sig)[\w.-]*\\?[\"']?" + _S + r"*[:=]"),
-       group=1, needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True)),
+       group=1, needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True),
+       starts=(("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok"})), 3),
+               # "token" as a key, not "tokens" (which the pattern refuses): a character
+               # must follow, for the separator
+               (r"(?i)token[^s]", 6))),
     # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
@@ -447,10 +540,12 @@ DETECTORS: tuple[Detector, ...] = (
     _d("phone", r"(?=0)" + _L + r"00[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})" + _R,
        v.international_00_ok, prefilter=r"00[1-9]\d{0,3}[ .-]\d|00[1-9]\d{9}",
        needles=("00",), start=_at_literal(("00",)), joined=_joined_digits(10, "00"),
+       starts=((_ND + r"00[1-9]", 3),),
        joined_prefilter=r"00[1-9]\d{0,3}[ ._-]\d|00[1-9]\d{9}"),
     _d("iban", r"(?=[A-Z])(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?!\w)",
        v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,
        prefix=v.iban_prefix, digits=True, start=_at_class(r"\d", 2), joined=_joined_iban,
+       starts=((_ND + r"[A-Z]{2}\d{2}", 4),),
        joined_prefilter=r"[A-Z]{2}\d{2}[ _-]?[A-Z0-9]{4}[ _-]?[A-Z0-9]{4}"),
     _d("credit_card",
        # No issuer number starts with 0: such a run is an id or a phone number (0049...).
@@ -458,10 +553,16 @@ DETECTORS: tuple[Detector, ...] = (
        r"|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R, v.payment_card_ok,
        prefilter=r"\d{13}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d|\d{4}[ -]\d{6}[ -]\d{4}",
        checksummed=True, digits=True, start=_at_class("[1-9]", within=r"\d"),
+       starts=((_ND + r"[1-9]\d{12}", 13),
+               (_ND + r"[1-9]\d{3}[ -](?:\d{4}[ -]\d{4}[ -]\d|\d{6}[ -]\d{4})", 16)),
+       joined_starts=((_ND + r"[1-9]\d{12}", 13),
+                      (_ND + r"[1-9]\d{3}[ _-](?:\d{4}[ _-]\d{4}[ _-]\d|\d{6}[ _-]\d{4})", 16)),
        joined=_joined_digits(13),
        joined_prefilter=r"\d{13}|\d{4}[ _-]\d{4}[ _-]\d{4}[ _-]\d|\d{4}[ _-]\d{6}[ _-]\d{4}"),
     _d("us_ssn", r"(?=\d)" + _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
        prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True, start=_at_class(r"\d"),
+       starts=((_ND + r"\d{3}[- ]\d{2}[- ]\d{4}", 11),),
+       joined_starts=((_ND + r"\d{3}[ _-]\d{2}[ _-]\d{4}", 11),),
        joined=_joined_digits(9), joined_prefilter=r"\d{3}[ _-]\d{2}[ _-]\d{4}"),
     # Nine digits with no dashes only under an SSN key: alone they are any other id.
     _d("us_ssn",
@@ -470,6 +571,7 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?i)ssn|social[_ -]?security", group=1,
        needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY"), digits=True,
        start=_at_literal(("ssn", "social"), fold=True), joined=_joined_ssn_key,
+       starts=((r"(?i)ssn|soc", 3),),
        joined_prefilter=r"(?i)ssn|social[_ -]?security"),
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported.
     _d("ipv6",
@@ -482,19 +584,25 @@ DETECTORS: tuple[Detector, ...] = (
     _d("ipv4", r"(?=\d)(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/\d)", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(4, "."),
+       # Not after a dot (the pattern looks behind for one): "10.1.2.3" starts once, not
+       # again at "1.2." (not a joiner either: the joined reading takes it for a space).
+       starts=_ipv4_starts("[^0-9.]"),
        joined_prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d"),
     _d("phone", r"(?<![\w+])\+\d[\d .()-]{6,20}\d(?![\w-]|\.\d)", v.phone_digits_ok,
        prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
+       starts=((r"\+\d", 2),),
        joined=_joined_digits(8, "+"), joined_prefilter=r"\+\d[\d ._()-]{6,20}\d"),
     _d("phone", r"(?=[\d(])" + _L + r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}" + _R,
        v.nanp_ok,
        prefilter=r"(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}", digits=True,
        start=_at_class(r"\d", 1), joined=_joined_digits(10),
+       starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
        lambda s: 10 <= len(v.digits(s)) <= 11,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}", needles=("0",),
        start=_at_literal(("0",)), joined=_joined_digits(10, "0"),
+       starts=_zero_starts("[ -]", "[ .]"), joined_starts=_zero_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"0\d{1,4}[ _-]\d{3,4}[ _-]?\d{3,4}|0[1-9](?:[ ._-]\d{2}){4}"),
 )
 
@@ -530,8 +638,13 @@ def scan(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     pf = prefilter if prefilter is not None else prefilter_for(detectors)
     found: list[Finding] = []
     memo: dict[str, Any] = {}  # what the start bounds found in this text, shared
-    for i in pf.candidates(text):
-        found.extend(detectors[i]._find(text, memo=memo))
+    candidates, _, starts, _ = pf.plan(text)
+    for i in candidates:
+        positions = starts.get(i) if starts is not None else None
+        if positions is not None:
+            found.extend(detectors[i].find_at(text, positions))
+        else:
+            found.extend(detectors[i]._find(text, memo=memo))
     return resolve(found)
 
 

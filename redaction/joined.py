@@ -34,13 +34,17 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
                ) -> list[Finding]:
     """Findings in ``text`` (as :func:`~.detectors.scan`), plus what the joined reading finds
     where it overlaps nothing those found."""
-    candidates, joined_candidates = prefilter.candidates_joined(text)
+    candidates, joined_candidates, starts, joined_starts = prefilter.plan(text)
     has_joiner = "-" in text or "_" in text
     raw: dict[int, list[Finding]] = {}  # by detector, kept for the joined pass
     every: list[Finding] = []
     memo: dict[str, Any] = {}  # what the start bounds found in this text, shared
     for i in candidates:
-        reported = detectors[i]._find(text, memo=memo)
+        positions = starts.get(i) if starts is not None else None
+        if positions is not None:
+            reported = detectors[i].find_at(text, positions)
+        else:
+            reported = detectors[i]._find(text, memo=memo)
         if reported:
             every += reported
             if has_joiner:
@@ -54,6 +58,14 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
     # A detector whose joined prefilter did not match reports nothing in the joined reading.
     for i in joined_candidates:
         d = detectors[i]
+        if joined_starts is not None and d.starts:
+            # The engine named every position where a match can start in the joined reading:
+            # trying the pattern there is the whole rescan, cheaper than finding the runs.
+            positions = joined_starts.get(i)
+            if positions:
+                text_spaced = text_spaced or spaced(text)
+                joined.extend(d.find_at(text_spaced, positions))
+            continue
         spans = d.joined(text, memo)  # type: ignore[misc]
         plain = raw.get(i, ())
         if not spans:  # the same matches as in the text itself
@@ -66,6 +78,7 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
             joined.extend(d.find_between(text_spaced, a, b))
     if not joined:
         return found
-    extra = [Finding(f.kind, f.start, f.end, text[f.start:f.end]) for f in resolve(joined)
+    new = tuple.__new__  # Finding's own __new__ is a Python function
+    extra = [new(Finding, (f.kind, f.start, f.end, text[f.start:f.end])) for f in resolve(joined)
              if not any(f.start < g.end and g.start < f.end for g in found)]
     return sorted(found + extra, key=lambda f: f.start) if extra else found

@@ -29,7 +29,7 @@ import codecs
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 __all__ = ["ENGINE_ENV", "Gated", "HyperscanPrefilter", "Prefilter", "RegexPrefilter",
@@ -51,6 +51,12 @@ class Gated(Protocol):
     @property
     def joined_prefilter(self) -> str: ...
 
+    @property
+    def starts(self) -> tuple[tuple[str, int], ...]: ...
+
+    @property
+    def joined_starts(self) -> tuple[tuple[str, int], ...] | None: ...
+
     def applies(self, text: str) -> bool: ...
 
 
@@ -65,6 +71,18 @@ class Prefilter(Protocol):
         """:meth:`candidates`, and the indices (ascending) of the detectors with a joined
         prefilter whose pattern may match ``text`` with "-" and "_" read as spaces."""
         ...
+
+    def plan(self, text: str) -> Plan:
+        """:meth:`candidates_joined`, and where the engine found matches can start: for each
+        candidate detector with ``starts``, the positions (ascending, each once; none: it
+        cannot match), or None when this engine does not say (scan as the start bound says);
+        then the same for the joined reading (``joined_starts``)."""
+        ...
+
+
+#: Candidates, joined candidates, and the start positions by detector (None: not known), in
+#: the text and in its joined reading.
+Plan = tuple[list[int], list[int], dict[int, list[int]] | None, dict[int, list[int]] | None]
 
 
 class RegexPrefilter:
@@ -94,6 +112,9 @@ class RegexPrefilter:
             joined = text.replace("-", " ").replace("_", " ")
         return self.candidates(text), [i for i, d in enumerate(self._detectors)
                                        if d.joined_prefilter and d.applies(joined)]
+
+    def plan(self, text: str) -> Plan:
+        return (*self.candidates_joined(text), None, None)
 
 
 def _hyperscan() -> Any:
@@ -131,11 +152,36 @@ class HyperscanPrefilter:
                                if d.joined_prefilter and d.joined_prefilter == d.prefilter)
         expressions = [d.prefilter for d in self._detectors] + [
             self._detectors[i].joined_prefilter for i in joinable]
+        ids = list(range(n)) + [n + i for i in joinable]
+        flags = [hs.HS_FLAG_SINGLEMATCH | hs.HS_FLAG_ALLOWEMPTY] * len(expressions)
+        # Then the start expressions, ids from 2n: every match is reported (its end), and
+        # the position it starts at is the end less the expression's one length.
+        # The joined reading's own starts (where they differ) go in the same way, to a map of
+        # their own (``joined``).
+        self._starts_of: list[int] = []  # by start id less 2n: the detector
+        self._lengths: list[int] = []  # and the length
+        joined: list[bool] = []
+        for i, d in enumerate(self._detectors):
+            own = d.joined_starts if d.joined_starts not in (None, d.starts) else ()
+            for expression, length, in_joined in [(*e, False) for e in d.starts] + [
+                    (*e, True) for e in own or ()]:
+                ids.append(2 * n + len(self._starts_of))
+                self._starts_of.append(i)
+                self._lengths.append(length)
+                joined.append(in_joined)
+                expressions.append(expression)
+                flags.append(0)
+        self._with_starts = frozenset(self._starts_of)
+        self._joined_own = frozenset(i for i, j in zip(self._starts_of, joined, strict=True) if j)
+        # Detectors with several start expressions: their positions come in the order of the
+        # ends, so they are sorted (and each kept once). One expression's come ascending.
+        self._resort = frozenset(i for i in self._with_starts if len(self._detectors[i].starts) > 1)
+        self._resort_joined = frozenset(
+            i for i in self._joined_own if len(self._detectors[i].joined_starts or ()) > 1)
+        self._collect = _collector(2 * n, self._starts_of, self._lengths, joined)
         self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
         self._db.compile(expressions=[e.encode("ascii") for e in expressions],
-                         ids=list(range(n)) + [n + i for i in joinable],
-                         elements=len(expressions),
-                         flags=hs.HS_FLAG_SINGLEMATCH | hs.HS_FLAG_ALLOWEMPTY)
+                         ids=ids, elements=len(expressions), flags=flags)
         self._scratch_prototype = hs.Scratch(self._db)
         self._local = threading.local()
 
@@ -149,10 +195,43 @@ class HyperscanPrefilter:
         return self.candidates_joined(text)[0]
 
     def candidates_joined(self, text: str) -> tuple[list[int], list[int]]:
+        """As the prefilters alone tell (:meth:`plan` also drops a detector whose starts
+        matched nowhere)."""
         hits: list[int] = []
+        self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=self._collect,
+                      context=(hits, {}, {}), scratch=self._scratch())
+        return self._split(hits)
+
+    def plan(self, text: str) -> Plan:
+        hits: list[int] = []
+        starts: dict[int, list[int]] = {}
+        joined_starts: dict[int, list[int]] = {}
         # Other scripts' characters are read as the ASCII character the patterns treat alike.
-        self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=_collect,
-                      context=hits, scratch=self._scratch())
+        self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=self._collect,
+                      context=(hits, starts, joined_starts), scratch=self._scratch())
+        if not hits:
+            return hits, hits, starts, starts
+        resort = self._resort  # several start expressions: their positions merged
+        for i, found in starts.items():
+            if len(found) > 1 and i in resort:
+                starts[i] = sorted(set(found))
+        plain, joined = self._split(hits)
+        if joined_starts:
+            resort = self._resort_joined
+            for i, found in joined_starts.items():
+                if len(found) > 1 and i in resort:
+                    joined_starts[i] = sorted(set(found))
+            # The others' joined starts are their starts. (A detector with joined starts of its
+            # own has them wherever it has starts: they match wherever those do.)
+            joined_starts = {**starts, **joined_starts}
+        else:
+            joined_starts = starts
+        # A detector whose starts matched nowhere cannot match, whatever its prefilter says.
+        with_starts = self._with_starts
+        return ([i for i in plain if i in starts or i not in with_starts], joined, starts,
+                joined_starts)
+
+    def _split(self, hits: list[int]) -> tuple[list[int], list[int]]:
         if not hits:
             return hits, hits
         if len(hits) > 1:
@@ -206,8 +285,30 @@ def _stand_in(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_STAND_IN, _stand_in)
 
 
-def _collect(pattern_id: int, _start: int, _end: int, _flags: int, hits: list[int]) -> None:
-    hits.append(pattern_id)
+Context = tuple[list[int], dict[int, list[int]], dict[int, list[int]]]
+Collector = Callable[[int, int, int, int, Context], None]
+
+
+def _collector(first: int, owners: list[int], lengths: list[int], joined: list[bool]
+               ) -> Collector:
+    """The match handler of a database whose start expressions have ids from ``first``: a
+    prefilter's id goes to the hits (the engine reports it once: SINGLEMATCH), a start's
+    position (the end less the expression's length) to its detector's list (the joined
+    reading's own starts to the third map), in the order the engine reports (by end)."""
+
+    def collect(pattern_id: int, _start: int, end: int, _flags: int, context: Context) -> None:
+        if pattern_id < first:
+            context[0].append(pattern_id)
+            return
+        k = pattern_id - first
+        into = context[2] if joined[k] else context[1]
+        found = into.get(owners[k])
+        if found is None:
+            into[owners[k]] = [end - lengths[k]]
+        else:
+            found.append(end - lengths[k])
+
+    return collect
 
 
 def _engine_choice(engine: str | None) -> str:

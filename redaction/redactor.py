@@ -45,6 +45,16 @@ _CLEAN_MAX_CHARS = 256
 _MODELS_MAX = 256
 
 
+# "[REDACTED:kind]" by kind, made once.
+_MASKS: dict[str, str] = {}
+
+
+def _mask(kind: str) -> str:
+    if len(_MASKS) < 1024:  # kinds are few; a bound all the same
+        _MASKS[kind] = f"[REDACTED:{kind}]"
+    return f"[REDACTED:{kind}]"
+
+
 class Place(StrEnum):
     """Where attributes live; GenAI content capture modes depend on it."""
 
@@ -82,7 +92,7 @@ def _merge(text: str, found: list[Finding], extra: list[Finding]) -> list[Findin
         if merged and f.start < merged[-1].end:
             last = merged[-1]
             if f.end > last.end:
-                merged[-1] = Finding(last.kind, last.start, f.end, text[last.start:f.end])
+                merged[-1] = Finding._make((last.kind, last.start, f.end, text[last.start:f.end]))
             continue
         merged.append(f)
     return merged
@@ -212,17 +222,23 @@ class Redactor:
                 self._clean.clear()
             self._clean[text] = None
         if found:
+            actions, default = self.policy.actions, self.policy.default_action
             parts: list[str] = []
             pos = 0
-            for f in found:
-                counts[f.kind] = counts.get(f.kind, 0) + 1
-                action = self.policy.action(f.kind)
-                if action is Action.DROP and not in_text:
-                    for g in found[found.index(f) + 1:]:
+            for n, f in enumerate(found):
+                kind = f.kind
+                counts[kind] = counts.get(kind, 0) + 1
+                action = actions.get(kind, default)
+                if action is Action.HASH:
+                    replacement = self._keyed_hash(kind, f.value)
+                elif action is Action.DROP and not in_text:
+                    for g in found[n + 1:]:
                         counts[g.kind] = counts.get(g.kind, 0) + 1
                     return _DROPPED
+                else:
+                    replacement = _MASKS.get(kind) or _mask(kind)
                 parts.append(text[pos:f.start])
-                parts.append(self._replacement(f, action))
+                parts.append(replacement)
                 pos = f.end
             parts.append(text[pos:])
             text = "".join(parts)
@@ -230,10 +246,6 @@ class Redactor:
             text = text[:cap] + _TRUNCATED
         return text
 
-    def _replacement(self, f: Finding, action: Action) -> str:
-        if action is Action.HASH:
-            return self._keyed_hash(f.kind, f.value)
-        return f"[REDACTED:{f.kind}]"
 
     def _keyed_hash(self, kind: str, value: str) -> str:
         digest = self._hmac.copy()

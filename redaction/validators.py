@@ -88,13 +88,23 @@ _CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
 )
 
 
+# (issuer prefix, length) pairs some brand issues: four set look-ups instead of a walk over
+# the brands with an int() each.
+_CARD_PREFIXES: frozenset[tuple[str, int]] = frozenset(
+    (str(prefix), length) for (low, high), _width, lengths in _CARD_BRANDS
+    for prefix in range(low, high + 1) for length in lengths)
+
+
 def payment_card_ok(candidate: str) -> bool:
     """A known issuer prefix, a length that issuer uses, and a valid Luhn checksum."""
     numerals = digits(candidate)
     n = len(numerals)
-    for (low, high), width, lengths in _CARD_BRANDS:
-        if n in lengths and low <= int(numerals[:width]) <= high:
-            return luhn_ok(numerals)
+    # other scripts' digits are read by their value, as int() reads them
+    head = numerals[:4] if numerals.isascii() else "".join(str(int(d)) for d in numerals[:4])
+    prefixes = _CARD_PREFIXES
+    if ((head[:1], n) in prefixes or (head[:2], n) in prefixes
+            or (head[:3], n) in prefixes or (head, n) in prefixes):
+        return luhn_ok(numerals)
     return False
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 
 import ops_corpus
 import pytest
@@ -159,3 +160,59 @@ def test_scans_from_many_threads_agree() -> None:
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda t: with_(HYPERSCAN, t), texts))
     assert got == expected
+
+
+# --- start positions ------------------------------------------------------------------------
+def test_every_start_expression_has_the_one_length_it_states() -> None:
+    """The engine reports match ends; a start is the end less the length, so an expression
+    of another length (or of two) would name the wrong position. One context character may
+    come first (not a digit, or the text's start)."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    assert sum(len(d.starts) for d in DETECTORS) > 10
+    for d in DETECTORS:
+        for expression, length in d.starts + (d.joined_starts or ()):
+            body = re.sub(r"^\(\?:\^\|\[\^[0-9.-]+\]\)", "", expression)
+            assert _parser.parse(body).getwidth() == (length, length), (d.kind, expression)
+
+
+def _starts_admit_every_match(text: str) -> None:
+    candidates, _, starts, joined_starts = HYPERSCAN.plan(text)
+    assert starts is not None and joined_starts is not None
+    joined_text = text.replace("-", " ").replace("_", " ")
+    for i, d in enumerate(DETECTORS):
+        if not d.starts:
+            continue
+        matched = [m.start() for m in d.pattern.finditer(text)]
+        if matched:
+            assert i in candidates, (d.kind, text)
+            assert set(matched) <= set(starts[i]), (d.kind, matched, starts[i], text)
+        # and in the joined reading, where the joined pass tries the pattern (anywhere it
+        # may start: the pass tries it between any two positions)
+        if d.joined is not None:
+            anywhere = {m.start() for p in range(len(joined_text))
+                        if (m := d.pattern.match(joined_text, p)) is not None}
+            assert anywhere <= set(joined_starts.get(i, ())), (d.kind, anywhere, text)
+
+
+def test_the_starts_admit_every_match_on_the_corpus() -> None:
+    """Every match (validated or not: a rejected one consumes text too) starts where the
+    engine says one can."""
+    for text in _corpus_texts():
+        _starts_admit_every_match(text)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_TEXTS)
+def test_property_the_starts_admit_every_match(text: str) -> None:
+    _starts_admit_every_match(text)
+
+
+def test_starts_that_miss_a_start_are_caught() -> None:
+    """The equality checks bite: card starts that want a space after four digits miss the
+    unbroken form."""
+    broken = tuple(dataclasses.replace(d, starts=((r"[1-9]\d{3} ", 5),))
+                   if d.kind == "credit_card" else d for d in DETECTORS)
+    text = "card 4111111111111111 ok"
+    assert [f.kind for f in scan(text, broken, prefilter=HyperscanPrefilter(broken))] == []
+    assert [f.kind for f in scan(text, DETECTORS, prefilter=HYPERSCAN)] == ["credit_card"]

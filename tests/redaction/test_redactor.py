@@ -181,3 +181,72 @@ def test_property_encoded_words_are_the_patterns_matches(text: str) -> None:
 
     assert [m.span() for m in _encoded_words(text)] == [
         m.span() for m in _ENCODED_WORD.finditer(text)]
+
+
+def _decoded_by_regex(text: str) -> tuple[str, list[tuple[int, int, int, bool]]] | None:
+    """One level of percent-decoding the plain way: each run the regex finds, decoded."""
+    import re
+
+    segments: list[tuple[int, int, int, bool]] = []
+    parts: list[str] = []
+    pos = decoded = 0
+    for match in re.finditer(r"(?:%[0-9A-Fa-f]{2})+", text):
+        start, end = match.span()
+        if start > pos:
+            segments.append((decoded, pos, start, True))
+            parts.append(text[pos:start])
+            decoded += start - pos
+        run = bytes.fromhex(match.group().replace("%", "")).decode("utf-8", "replace")
+        segments.append((decoded, start, end, False))
+        parts.append(run)
+        decoded += len(run)
+        pos = end
+    if not segments:
+        return None
+    if pos < len(text):
+        segments.append((decoded, pos, len(text), True))
+        parts.append(text[pos:])
+    return "".join(parts), segments
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(
+    ["%", "%4", "%41", "%2F", "%e2%82%ac", "%E2%82", "%C3%A9", "%zz", "%%", "%25", "%2540",
+     "%40", "41", "a", "é", "x y", "%0A"]), st.text(max_size=4)), max_size=12).map("".join))
+def test_property_percent_decoding_is_the_regex_runs_decoded(text: str) -> None:
+    """The decoder splits at "%" instead of searching for runs of escapes; its text and its
+    map back are those of the plain regex way."""
+    from servescope.redaction.decoding import _decode_once
+
+    view = _decode_once(text)
+    expected = _decoded_by_regex(text)
+    if expected is None:
+        assert view is None
+        return
+    assert view is not None
+    assert (view.text, view._segments) == expected
+    assert view._starts == [s[0] for s in expected[1]]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(st.text(alphabet="0123456789", min_size=12, max_size=19),
+                 st.text(alphabet="0123456789 -\u0663\u0967", max_size=24)))
+def test_property_card_issuers_are_looked_up_as_the_brand_table_says(candidate: str) -> None:
+    """The issuer check looks prefixes up in a set made from the brand table; it decides as
+    walking the table does (any brand whose prefix range and lengths admit the number)."""
+    from servescope.redaction.validators import _CARD_BRANDS, digits, luhn_ok, payment_card_ok
+
+    numerals = digits(candidate)
+    walked = any(len(numerals) in lengths and numerals[:width].isdigit()
+                 and low <= int(numerals[:width]) <= high
+                 for (low, high), width, lengths in _CARD_BRANDS)
+    assert payment_card_ok(candidate) == (walked and luhn_ok(numerals))
+
+
+def test_known_cards_pass_and_a_wrong_issuer_fails() -> None:
+    from servescope.redaction.validators import payment_card_ok
+
+    for card in ("4111 1111 1111 1111", "5500005555555559", "371449635398431",
+                 "6011111111111117", "3530111333300000", "2221000000000009"):
+        assert payment_card_ok(card), card
+    assert not payment_card_ok("1234567890123452")  # passes Luhn, no issuer starts with 1
