@@ -44,6 +44,8 @@ from servescope.reference.transport import openai_schema as schema
 from servescope.reference.transport.connections import Connections
 from servescope.reference.transport.delivery import Acks, settle
 
+from .commits import Commits
+from .direct import Direct
 from .events import EventScanner, MalformedStream, finish_reason_of, scan_whole
 from .upstream import UpstreamResponse
 from .wire import UpstreamBroken, UpstreamTimeout
@@ -72,6 +74,8 @@ class RelaySettings:
     stop_reasons: frozenset[str]
     connections: Connections | None
     clock: Callable[[], float] = time.monotonic
+    #: Where token commits go, once per event-loop turn (None: one telemetry step each).
+    commits: Commits | None = None
 
 
 class _Cut(Exception):
@@ -101,6 +105,7 @@ class Relay:
         self._acks: Acks | None = None
         self._unmarked = 0  # tokens written since the last offset mark
         self._transport: asyncio.Transport | None = None  # the client's connection
+        self._direct: Direct | None = None  # chunked writes straight to that connection
         self._in_send: float | None = None  # when the write in progress began
         self._paused = False
         self._completing = False  # the last write is under way: a disconnect is normal
@@ -123,6 +128,7 @@ class Relay:
             writer.cancel()
             if probe is not None:
                 probe.close()
+            self._flush_commits()
             self.recorder.finish(FinishReason.CLIENT_CANCEL)
             await self._close_upstream()
             raise
@@ -150,6 +156,7 @@ class Relay:
                 await asyncio.sleep(0)
 
     def _finish(self) -> None:
+        self._flush_commits()
         rec = self.recorder
         if self._prompt:
             rec.prompt_tokens(self._prompt)
@@ -160,6 +167,17 @@ class Relay:
             rec.finish(self.cut.reason)
         else:
             rec.finish(self._reason, now=self._ended_at)
+
+    def _commit(self, tokens: int, at: float) -> None:
+        commits = self.settings.commits
+        if commits is not None:
+            commits.add(self.recorder, tokens, at)
+        else:
+            self.recorder.tokens_committed(tokens, now=at)
+
+    def _flush_commits(self) -> None:
+        if self.settings.commits is not None:
+            self.settings.commits.flush()
 
     async def _close_upstream(self) -> None:
         with contextlib.suppress(Exception):
@@ -173,6 +191,7 @@ class Relay:
                 if self.streamed:
                     await send({"type": "http.response.start",
                                 "status": self.response.status_code, "headers": headers})
+                    self._direct = Direct.of(self._transport)
                     await self._relay_stream(send)
                 else:
                     await self._relay_whole(send, headers)
@@ -201,13 +220,13 @@ class Relay:
         return max(0.0, self.deadline_at - self.settings.clock())
 
     async def _relay_stream(self, send: Send) -> None:
-        clock, rec = self.settings.clock, self.recorder
+        clock = self.settings.clock
         scanner = EventScanner(self.settings.max_event_bytes)
         async for data in self.response.aiter_raw():
             arrived = clock()
             out, tokens = scanner.feed(data)
             if tokens:
-                rec.tokens_committed(tokens, now=arrived)
+                self._commit(tokens, arrived)
             if out:
                 self._ended_at = arrived
                 at = await self._send(send, out)
@@ -244,7 +263,7 @@ class Relay:
         self._prompt = facts.prompt_tokens or 0
         self._reason = finish_reason_of(facts, self.settings.stop_reasons)
         if facts.tokens:
-            self.recorder.tokens_committed(facts.tokens, now=self._ended_at)
+            self._commit(facts.tokens, self._ended_at)
         headers = [*headers, (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": self.response.status_code,
                     "headers": headers})
@@ -258,6 +277,12 @@ class Relay:
             return None
         clock = self.settings.clock
         at = self._in_send = clock()
+        direct = self._direct
+        if direct is not None and direct.write(body):
+            # taken below the connection's high watermark: nothing waited (no pause began,
+            # the watcher did not run)
+            self._in_send = None
+            return at if self._alive() else None
         await send({"type": "http.response.body", "body": body, "more_body": True})
         self._in_send = None
         if self._paused or clock() - at > PAUSE_MIN_S:
