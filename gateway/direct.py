@@ -49,11 +49,16 @@ class Direct:
             return None
         return cls(transport, flow, cycle)
 
+    @property
+    def writable(self) -> bool:
+        """Below the high watermark, the response in progress and its client there."""
+        cycle = self.cycle
+        return not (self.flow.write_paused or cycle.disconnected or cycle.response_complete)
+
     def write(self, body: bytes) -> bool:
         """Write ``body`` as one chunk; False when it must go through ``send`` instead (the
         connection is above its high watermark, or the response is no longer writable)."""
-        cycle = self.cycle
-        if self.flow.write_paused or cycle.disconnected or cycle.response_complete:
+        if not self.writable:
             return False
         if body:  # an empty chunk would end the body
             self.transport.write(b"%x\r\n%b\r\n" % (len(body), body))

@@ -106,6 +106,7 @@ class Relay:
         self._unmarked = 0  # tokens written since the last offset mark
         self._transport: asyncio.Transport | None = None  # the client's connection
         self._direct: Direct | None = None  # chunked writes straight to that connection
+        self._scanner: EventScanner | None = None  # the streamed answer's events
         self._in_send: float | None = None  # when the write in progress began
         self._paused = False
         self._completing = False  # the last write is under way: a disconnect is normal
@@ -220,8 +221,26 @@ class Relay:
         return max(0.0, self.deadline_at - self.settings.clock())
 
     async def _relay_stream(self, send: Send) -> None:
+        scanner = self._scanner = EventScanner(self.settings.max_event_bytes)
+        if self._direct is not None:
+            self.response.divert(self._take)
+        try:
+            await self._relay_reads(send, scanner)
+        finally:
+            self.response.divert(None)
+        facts = scanner.facts
+        self._prompt = facts.prompt_tokens or 0
+        if scanner.pending.strip() or not (facts.done or facts.finish or facts.error):
+            raise _Ended(scanner)
+        self._reason = finish_reason_of(facts, self.settings.stop_reasons)
+        # the answer was read whole: its connection goes back to the pool before the last
+        # write, so the client's next request (sent once it has read that write) finds it
+        await self._close_upstream()
+        await self._last(send, b"")
+
+    async def _relay_reads(self, send: Send, scanner: EventScanner) -> None:
+        """The reads the writer wakes for (see :meth:`_take` for the others)."""
         clock = self.settings.clock
-        scanner = EventScanner(self.settings.max_event_bytes)
         async for data in self.response.aiter_raw():
             arrived = clock()
             out, tokens = scanner.feed(data)
@@ -236,15 +255,32 @@ class Relay:
                     self._wrote(tokens, at)
             if scanner.failure is not None:  # after the good events before it
                 raise scanner.failure
-        facts = scanner.facts
-        self._prompt = facts.prompt_tokens or 0
-        if scanner.pending.strip() or not (facts.done or facts.finish or facts.error):
-            raise _Ended(scanner)
-        self._reason = finish_reason_of(facts, self.settings.stop_reasons)
-        # the answer was read whole: its connection goes back to the pool before the last
-        # write, so the client's next request (sent once it has read that write) finds it
-        await self._close_upstream()
-        await self._last(send, b"")
+
+    def _take(self, data: bytes) -> bool:
+        """One whole upstream chunk, relayed in the upstream connection's callback while the
+        writer waits on its read (``UpstreamResponse.divert``): what the writer's loop does
+        with a read, for a write that needs no wait, without waking the writer (a task step,
+        a future and the read's generator per chunk). False leaves it to the writer: the
+        client's connection is above its high watermark or gone, so the writer's ``send``
+        waits (backpressure) or finds it gone. A malformed event is raised to the writer
+        after the good events before it are written."""
+        direct, scanner = self._direct, self._scanner
+        if direct is None or scanner is None or not direct.writable or not self._alive():
+            return False
+        clock = self.settings.clock
+        arrived = clock()
+        out, tokens = scanner.feed(data)
+        if tokens:
+            self._commit(tokens, arrived)
+        if out:
+            self._ended_at = arrived
+            at = clock()
+            direct.write(out)
+            if tokens and self._alive():
+                self._wrote(tokens, at)
+        if scanner.failure is not None:
+            raise scanner.failure
+        return True
 
     async def _relay_whole(self, send: Send, headers: list[tuple[bytes, bytes]]) -> None:
         """A non-streamed answer: read whole (bounded), then written in one piece."""

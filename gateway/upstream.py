@@ -25,7 +25,7 @@ import json
 import socket
 import ssl
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,6 +40,7 @@ from .wire import (
     UpstreamBroken,
     UpstreamTimeout,
     parse_head,
+    whole_chunk,
 )
 
 __all__ = ["HOP_BY_HOP", "Answer", "Upstream", "UpstreamBroken", "UpstreamResponse",
@@ -147,9 +148,33 @@ class UpstreamResponse:
                 return
             data = body.feed(raw)
 
+    def divert(self, take: Callable[[bytes], bool] | None) -> None:
+        """While :meth:`aiter_raw` waits for the next read, a read that is exactly one whole
+        chunk of the body (what engines write per event) goes to ``take`` (its data, framing
+        removed) in the connection's callback, without waking the reader; ``take`` returns
+        False to leave it to the reader, or raises for the reader to raise. Anything else
+        (a partial or several chunks, the body's end, a close) reaches the reader as before.
+        None: every read to the reader."""
+        conn = self._conn
+        if conn is None:
+            return
+        if take is None:
+            conn.sink = None
+            return
+        body = self._body
+
+        def sink(raw: bytes) -> bool:
+            if not body.at_chunk_start:
+                return False
+            data = whole_chunk(raw)
+            return data is not None and take(data)
+
+        conn.sink = sink
+
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
+            conn.sink = None
             self._upstream._release(conn, reusable=self.head.keep_alive and self._body.reusable)
 
 
