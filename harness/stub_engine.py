@@ -125,11 +125,11 @@ class StubEngine:
         for i in range(n):
             if gone.is_set():
                 return
+            if delay:  # a fault comes when the next chunk would have (paced like one)
+                await asyncio.sleep(delay)
             if fault and i == after:
                 await self._fault(send, fault, gone)
                 return
-            if delay:
-                await asyncio.sleep(delay)
             data = shape.event(i, "length" if i == n - 1 else None, usage)
             await send({"type": "http.response.body", "body": data, "more_body": True})
             sent[number] += len(data)
