@@ -149,8 +149,8 @@ class _Gateway:
         deadline_s = _deadline(fields, headers, self.config.default_deadline_s)
         deadline_at = None if deadline_s is None else arrival + deadline_s
         upstream_headers = forward_headers(scope["headers"], recorder.trace_context)
-        opening = asyncio.ensure_future(self.upstream.open(scope["method"], _target(scope),
-                                                           upstream_headers, body))
+        opening = await self.upstream.begin(scope["method"], _target(scope), upstream_headers,
+                                            body)
         outcome = await self._answer_head(opening, receive, deadline_at)
         if isinstance(outcome, UpstreamResponse):
             answer = self._relay(recorder, outcome, deadline_at)
