@@ -13,7 +13,11 @@ A raw ASGI callable running two tasks, as the reference writer does
   once the peer acknowledged the connection offset that covers them (``delivery.Acks``, as
   the reference server counts them). After the last write the writer waits a bounded time for
   the tail's acknowledgements, then the request finishes with the upstream's finish reason
-  (``stop``/``length``), at the time its last event arrived.
+  (``stop``/``length``), at the time its last event arrived. While the writer waits on its
+  read, a read that is exactly one whole chunk is relayed the same way in the upstream
+  connection's callback (:meth:`Relay._take`), when the client's connection takes it without
+  a wait; any other read, or a client connection above its high watermark, wakes the writer,
+  whose ``send`` waits as above (the upstream connection then stops reading after one read).
 * the **watcher** waits on ``receive``: an ``http.disconnect`` stops the writer at once (the
   request finishes ``client_cancel`` and its upstream request is closed, so the engine frees
   its slot). Every ``stall_poll_s`` it also looks at the writer: a write that has waited longer
