@@ -33,7 +33,9 @@ chunk at 64 streams; at most 2x nginx's added latency.
 Run: ``python -P benchmarks/gateway.py`` (needs nginx). Prints a table and one JSON line.
 ``--baseline DIR`` adds a fourth path, **before**: ``servescope gateway`` imported from
 ``DIR`` (a directory holding another version's ``servescope`` package), so a change to the
-gateway is measured against the code it replaces in the same run.
+gateway is measured against the code it replaces in the same run. ``--floor`` adds **bare**:
+``bare_relay.py``, a uvloop byte relay that reads and measures nothing (one upstream
+connection per client connection), the least any Python asyncio proxy adds on this machine.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ ROUNDS = 2
 GATEWAY_ARGS: list[str] = []
 #: Import root of a second gateway to run beside this one (``--baseline``); None: none.
 BASELINE: list[str] = []
+#: Also run the floor of a Python proxy (``--floor``: ``bare_relay.py``).
+FLOOR: list[bool] = []
 PATHS = ("direct", "gateway", "nginx")
 
 _NGINX_CONF = """
@@ -282,6 +286,16 @@ def main() -> None:
             ports["before"] = before_port
             cpu_pids["before"] = [before.pid]
             _run_clients(before_port, {"tokens": 4, "delay": 0.0, "per_stream": 1})
+        if FLOOR:
+            bare_port = _free_port()
+            bare = subprocess.Popen(
+                [sys.executable, "-P", str(Path(__file__).with_name("bare_relay.py")),
+                 "--port", str(bare_port), "--upstream-port", str(stub_port)],
+                stdout=subprocess.DEVNULL, stderr=(root / "bare.log").open("w"))
+            procs.append(bare)
+            _wait_port(bare_port, bare, "the bare relay")
+            ports["bare"] = bare_port
+            cpu_pids["bare"] = [bare.pid]
         if NGINX is not None:
             user = "user root;" if os.geteuid() == 0 else ""
             (root / "nginx.conf").write_text(_NGINX_CONF.format(
@@ -419,6 +433,9 @@ if __name__ == "__main__":
                             help="an extra servescope gateway argument (repeatable)")
         parser.add_argument("--baseline", metavar="DIR",
                             help="also run the gateway of the servescope package in DIR")
+        parser.add_argument("--floor", action="store_true",
+                            help="also run a bare uvloop byte relay (the floor of a Python "
+                                 "proxy: benchmarks/bare_relay.py)")
         parser.add_argument("--rounds", type=int, default=ROUNDS, help="interleaved rounds")
         parser.add_argument("--measure-s", type=float, default=STEADY["measure_s"],
                             help="the closed loop's measured window per round")
@@ -428,4 +445,6 @@ if __name__ == "__main__":
         GATEWAY_ARGS.extend(args.gateway_arg)
         if args.baseline:
             BASELINE.append(args.baseline)
+        if args.floor:
+            FLOOR.append(True)
         main()

@@ -41,6 +41,7 @@ from servescope.reference.transport import limits as guard
 from servescope.reference.transport import openai_schema as schema
 from servescope.reference.transport.connections import Connections
 
+from .commits import Commits
 from .config import GatewayConfig
 from .relay import Relay, RelaySettings
 from .upstream import (
@@ -120,7 +121,7 @@ class _Gateway:
             limits=config.http, slow_consumer_timeout_s=config.slow_consumer_timeout_s,
             max_event_bytes=config.max_event_bytes,
             stop_reasons=config.upstream_flavor.stop_reasons, connections=connections,
-            clock=telemetry.clock)
+            clock=telemetry.clock, commits=Commits(telemetry))
 
     # --- measured generation ------------------------------------------------------------
     async def generate(self, scope: Scope, receive: Receive, send: Send,
@@ -148,8 +149,8 @@ class _Gateway:
         deadline_s = _deadline(fields, headers, self.config.default_deadline_s)
         deadline_at = None if deadline_s is None else arrival + deadline_s
         upstream_headers = forward_headers(scope["headers"], recorder.trace_context)
-        opening = asyncio.ensure_future(self.upstream.open(scope["method"], _target(scope),
-                                                           upstream_headers, body))
+        opening = await self.upstream.begin(scope["method"], _target(scope), upstream_headers,
+                                            body)
         outcome = await self._answer_head(opening, receive, deadline_at)
         if isinstance(outcome, UpstreamResponse):
             answer = self._relay(recorder, outcome, deadline_at)

@@ -13,7 +13,11 @@ A raw ASGI callable running two tasks, as the reference writer does
   once the peer acknowledged the connection offset that covers them (``delivery.Acks``, as
   the reference server counts them). After the last write the writer waits a bounded time for
   the tail's acknowledgements, then the request finishes with the upstream's finish reason
-  (``stop``/``length``), at the time its last event arrived.
+  (``stop``/``length``), at the time its last event arrived. While the writer waits on its
+  read, a read that is exactly one whole chunk is relayed the same way in the upstream
+  connection's callback (:meth:`Relay._take`), when the client's connection takes it without
+  a wait; any other read, or a client connection above its high watermark, wakes the writer,
+  whose ``send`` waits as above (the upstream connection then stops reading after one read).
 * the **watcher** waits on ``receive``: an ``http.disconnect`` stops the writer at once (the
   request finishes ``client_cancel`` and its upstream request is closed, so the engine frees
   its slot). Every ``stall_poll_s`` it also looks at the writer: a write that has waited longer
@@ -44,6 +48,8 @@ from servescope.reference.transport import openai_schema as schema
 from servescope.reference.transport.connections import Connections
 from servescope.reference.transport.delivery import Acks, settle
 
+from .commits import Commits
+from .direct import Direct
 from .events import EventScanner, MalformedStream, finish_reason_of, scan_whole
 from .upstream import UpstreamResponse
 from .wire import UpstreamBroken, UpstreamTimeout
@@ -72,6 +78,8 @@ class RelaySettings:
     stop_reasons: frozenset[str]
     connections: Connections | None
     clock: Callable[[], float] = time.monotonic
+    #: Where token commits go, once per event-loop turn (None: one telemetry step each).
+    commits: Commits | None = None
 
 
 class _Cut(Exception):
@@ -101,6 +109,8 @@ class Relay:
         self._acks: Acks | None = None
         self._unmarked = 0  # tokens written since the last offset mark
         self._transport: asyncio.Transport | None = None  # the client's connection
+        self._direct: Direct | None = None  # chunked writes straight to that connection
+        self._scanner: EventScanner | None = None  # the streamed answer's events
         self._in_send: float | None = None  # when the write in progress began
         self._paused = False
         self._completing = False  # the last write is under way: a disconnect is normal
@@ -123,6 +133,7 @@ class Relay:
             writer.cancel()
             if probe is not None:
                 probe.close()
+            self._flush_commits()
             self.recorder.finish(FinishReason.CLIENT_CANCEL)
             await self._close_upstream()
             raise
@@ -150,6 +161,7 @@ class Relay:
                 await asyncio.sleep(0)
 
     def _finish(self) -> None:
+        self._flush_commits()
         rec = self.recorder
         if self._prompt:
             rec.prompt_tokens(self._prompt)
@@ -160,6 +172,17 @@ class Relay:
             rec.finish(self.cut.reason)
         else:
             rec.finish(self._reason, now=self._ended_at)
+
+    def _commit(self, tokens: int, at: float) -> None:
+        commits = self.settings.commits
+        if commits is not None:
+            commits.add(self.recorder, tokens, at)
+        else:
+            self.recorder.tokens_committed(tokens, now=at)
+
+    def _flush_commits(self) -> None:
+        if self.settings.commits is not None:
+            self.settings.commits.flush()
 
     async def _close_upstream(self) -> None:
         with contextlib.suppress(Exception):
@@ -173,6 +196,7 @@ class Relay:
                 if self.streamed:
                     await send({"type": "http.response.start",
                                 "status": self.response.status_code, "headers": headers})
+                    self._direct = Direct.of(self._transport)
                     await self._relay_stream(send)
                 else:
                     await self._relay_whole(send, headers)
@@ -201,22 +225,13 @@ class Relay:
         return max(0.0, self.deadline_at - self.settings.clock())
 
     async def _relay_stream(self, send: Send) -> None:
-        clock, rec = self.settings.clock, self.recorder
-        scanner = EventScanner(self.settings.max_event_bytes)
-        async for data in self.response.aiter_raw():
-            arrived = clock()
-            out, tokens = scanner.feed(data)
-            if tokens:
-                rec.tokens_committed(tokens, now=arrived)
-            if out:
-                self._ended_at = arrived
-                at = await self._send(send, out)
-                if at is None:
-                    return  # the client is gone: nothing more is written
-                if tokens:
-                    self._wrote(tokens, at)
-            if scanner.failure is not None:  # after the good events before it
-                raise scanner.failure
+        scanner = self._scanner = EventScanner(self.settings.max_event_bytes)
+        if self._direct is not None:
+            self.response.divert(self._take)
+        try:
+            await self._relay_reads(send, scanner)
+        finally:
+            self.response.divert(None)
         facts = scanner.facts
         self._prompt = facts.prompt_tokens or 0
         if scanner.pending.strip() or not (facts.done or facts.finish or facts.error):
@@ -226,6 +241,50 @@ class Relay:
         # write, so the client's next request (sent once it has read that write) finds it
         await self._close_upstream()
         await self._last(send, b"")
+
+    async def _relay_reads(self, send: Send, scanner: EventScanner) -> None:
+        """The reads the writer wakes for (see :meth:`_take` for the others)."""
+        clock = self.settings.clock
+        async for data in self.response.aiter_raw():
+            arrived = clock()
+            out, tokens = scanner.feed(data)
+            if tokens:
+                self._commit(tokens, arrived)
+            if out:
+                self._ended_at = arrived
+                at = await self._send(send, out)
+                if at is None:
+                    return  # the client is gone: nothing more is written
+                if tokens:
+                    self._wrote(tokens, at)
+            if scanner.failure is not None:  # after the good events before it
+                raise scanner.failure
+
+    def _take(self, data: bytes) -> bool:
+        """One whole upstream chunk, relayed in the upstream connection's callback while the
+        writer waits on its read (``UpstreamResponse.divert``): what the writer's loop does
+        with a read, for a write that needs no wait, without waking the writer (a task step,
+        a future and the read's generator per chunk). False leaves it to the writer: the
+        client's connection is above its high watermark or gone, so the writer's ``send``
+        waits (backpressure) or finds it gone. A malformed event is raised to the writer
+        after the good events before it are written."""
+        direct, scanner = self._direct, self._scanner
+        if direct is None or scanner is None or not direct.writable or not self._alive():
+            return False
+        clock = self.settings.clock
+        arrived = clock()
+        out, tokens = scanner.feed(data)
+        if tokens:
+            self._commit(tokens, arrived)
+        if out:
+            self._ended_at = arrived
+            at = clock()
+            direct.write(out)
+            if tokens and self._alive():
+                self._wrote(tokens, at)
+        if scanner.failure is not None:
+            raise scanner.failure
+        return True
 
     async def _relay_whole(self, send: Send, headers: list[tuple[bytes, bytes]]) -> None:
         """A non-streamed answer: read whole (bounded), then written in one piece."""
@@ -244,7 +303,7 @@ class Relay:
         self._prompt = facts.prompt_tokens or 0
         self._reason = finish_reason_of(facts, self.settings.stop_reasons)
         if facts.tokens:
-            self.recorder.tokens_committed(facts.tokens, now=self._ended_at)
+            self._commit(facts.tokens, self._ended_at)
         headers = [*headers, (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": self.response.status_code,
                     "headers": headers})
@@ -258,6 +317,12 @@ class Relay:
             return None
         clock = self.settings.clock
         at = self._in_send = clock()
+        direct = self._direct
+        if direct is not None and direct.write(body):
+            # taken below the connection's high watermark: nothing waited (no pause began,
+            # the watcher did not run)
+            self._in_send = None
+            return at if self._alive() else None
         await send({"type": "http.response.body", "body": body, "more_body": True})
         self._in_send = None
         if self._paused or clock() - at > PAUSE_MIN_S:

@@ -25,7 +25,7 @@ import json
 import socket
 import ssl
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,6 +40,7 @@ from .wire import (
     UpstreamBroken,
     UpstreamTimeout,
     parse_head,
+    whole_chunk,
 )
 
 __all__ = ["HOP_BY_HOP", "Answer", "Upstream", "UpstreamBroken", "UpstreamResponse",
@@ -147,9 +148,33 @@ class UpstreamResponse:
                 return
             data = body.feed(raw)
 
+    def divert(self, take: Callable[[bytes], bool] | None) -> None:
+        """While :meth:`aiter_raw` waits for the next read, a read that is exactly one whole
+        chunk of the body (what engines write per event) goes to ``take`` (its data, framing
+        removed) in the connection's callback, without waking the reader; ``take`` returns
+        False to leave it to the reader, or raises for the reader to raise. Anything else
+        (a partial or several chunks, the body's end, a close) reaches the reader as before.
+        None: every read to the reader."""
+        conn = self._conn
+        if conn is None:
+            return
+        if take is None:
+            conn.sink = None
+            return
+        body = self._body
+
+        def sink(raw: bytes) -> bool:
+            if not body.at_chunk_start:
+                return False
+            data = whole_chunk(raw)
+            return data is not None and take(data)
+
+        conn.sink = sink
+
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
+            conn.sink = None
             self._upstream._release(conn, reusable=self.head.keep_alive and self._body.reusable)
 
 
@@ -177,9 +202,7 @@ class Upstream:
         upstream cannot be reached or said nothing in time."""
         cfg = self.config
         request = _request_bytes(method, self.prefix + target, self.authority, headers, body)
-        slots = self._slots
-        if slots is None:
-            slots = self._slots = asyncio.Semaphore(cfg.max_upstream_connections)
+        slots = self._semaphore()
         if slots.locked():
             try:
                 async with asyncio.timeout(cfg.connect_timeout_s):
@@ -189,12 +212,68 @@ class Upstream:
                                           "upstream is in use; retry shortly") from None
         else:
             await slots.acquire()
-        conn: Connection | None = None
+        return await self._answer(request, method, slots, self._sent_pooled(request))
+
+    async def begin(self, method: str, target: bytes, headers: list[tuple[bytes, bytes]],
+                    body: bytes) -> asyncio.Future[UpstreamResponse]:
+        """:meth:`open` as a future. When a connection slot and a pooled connection are free,
+        the request is written before this returns, without a task step: the engine starts
+        on it while the caller goes on (a new task's first step waits behind every callback
+        the loop has ready, at 64 streams most of them chunks). Otherwise all of
+        :meth:`open` runs in the future."""
+        slots = self._semaphore()
+        if slots.locked():
+            return asyncio.ensure_future(self.open(method, target, headers, body))
+        request = _request_bytes(method, self.prefix + target, self.authority, headers, body)
+        await slots.acquire()  # a free slot: taken without waiting
+        conn = self._sent_pooled(request)
+        started = False
+
+        async def answer() -> UpstreamResponse:
+            nonlocal started
+            started = True
+            return await self._answer(request, method, slots, conn)
+
+        def unstarted(task: asyncio.Future[UpstreamResponse]) -> None:
+            if not started:  # cancelled before its first step: nothing released what we took
+                if conn is not None:
+                    conn.close()
+                    self.busy.discard(conn)
+                slots.release()
+
+        future = asyncio.ensure_future(answer())
+        future.add_done_callback(unstarted)
+        return future
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        slots = self._slots
+        if slots is None:
+            slots = self._slots = asyncio.Semaphore(self.config.max_upstream_connections)
+        return slots
+
+    def _sent_pooled(self, request: bytes) -> Connection | None:
+        """A pooled connection with ``request`` written on it; None when none is idle or the
+        one taken was closed under us (nothing was sent: a fresh connection carries it)."""
+        conn = self._pooled()
+        if conn is None:
+            return None
         try:
-            conn = self._pooled()
+            conn.write(request)
+        except UpstreamBroken:
+            conn.close()
+            self.busy.discard(conn)
+            return None
+        return conn
+
+    async def _answer(self, request: bytes, method: str, slots: asyncio.Semaphore,
+                      sent: Connection | None) -> UpstreamResponse:
+        """The answer head of ``request``, already written on ``sent`` (a pooled connection)
+        or, when None, sent on a new connection. The slot is released on failure."""
+        conn = sent
+        try:
             if conn is not None:
                 try:
-                    return await self._exchange(conn, request, method)
+                    return await self._head(conn, method)
                 except _Stale:
                     # A pooled connection the engine closed as we sent on it (its idle
                     # timeout raced ours): no answer began, so the request goes once more.
@@ -299,12 +378,17 @@ class Upstream:
 
     async def _exchange(self, conn: Connection, request: bytes,
                         method: str) -> UpstreamResponse:
-        """Write the request and read the answer's head (1xx interim answers skipped)."""
-        timeout = self.config.upstream_idle_timeout_s
+        """Write the request and read the answer's head."""
         try:
             conn.write(request)
         except UpstreamBroken as exc:  # closed under us: nothing was sent
             raise _Stale(str(exc)) from None
+        return await self._head(conn, method)
+
+    async def _head(self, conn: Connection, method: str) -> UpstreamResponse:
+        """The answer's head, read once the request was written (1xx interim answers
+        skipped)."""
+        timeout = self.config.upstream_idle_timeout_s
         buf = b""
         received = False
         while True:

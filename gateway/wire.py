@@ -21,11 +21,19 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
-__all__ = ["BodyReader", "Connection", "ResponseHead", "UpstreamBroken", "UpstreamTimeout",
-           "parse_head"]
+__all__ = [
+    "BodyReader",
+    "Connection",
+    "ResponseHead",
+    "UpstreamBroken",
+    "UpstreamTimeout",
+    "parse_head",
+    "whole_chunk",
+]
 
 #: The longest response head (status line and fields) and chunk-size or trailer line read.
 MAX_HEAD_BYTES = 64 << 10
@@ -122,6 +130,13 @@ class BodyReader:
             self._need -= len(data)
         return data
 
+    @property
+    def at_chunk_start(self) -> bool:
+        """Chunked, not done, and nothing buffered before the next chunk's size line (a
+        whole chunk read now is all of the body it adds)."""
+        return self.framing == "chunked" and not self.done and not self._buf and \
+            self._state == "size"
+
     def eof(self) -> None:
         """The connection ended: complete for a body that runs to its end, else broken."""
         complete = self.done or self.framing == "close"
@@ -131,7 +146,7 @@ class BodyReader:
 
     def _chunked(self, data: bytes) -> bytes:
         if not self._buf and self._state == "size":
-            whole = _whole_chunk(data)
+            whole = whole_chunk(data)
             if whole is not None:  # the usual read: one chunk, exactly
                 return whole
         buf = self._buf + data if self._buf else data
@@ -176,7 +191,7 @@ class BodyReader:
         return out[0] if len(out) == 1 else b"".join(out)
 
 
-def _whole_chunk(data: bytes) -> bytes | None:
+def whole_chunk(data: bytes) -> bytes | None:
     """The data of ``data`` when it is exactly one complete chunk of a size line without
     extensions (what engines write per event), else None (the general reader decides)."""
     cut = data.find(b"\r\n", 0, 18)
@@ -208,6 +223,9 @@ class Connection(asyncio.Protocol):
         self._timer: asyncio.TimerHandle | None = None
         self._wait_since = 0.0
         self._timeout_s = 0.0
+        #: While the reader waits with nothing unread: offered each read first (True: it
+        #: took the bytes, the reader goes on waiting; an exception: the reader gets it).
+        self.sink: Callable[[bytes], bool] | None = None
 
     # --- the protocol ---------------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -215,8 +233,19 @@ class Connection(asyncio.Protocol):
         self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
-        self._reads.append(data)
         waiter = self._waiter
+        sink = self.sink
+        if sink is not None and waiter is not None and not self._reads and not waiter.done():
+            try:
+                taken = sink(data)
+            except Exception as exc:  # the reader's to handle, in its own task
+                self._waiter = None
+                waiter.set_exception(exc)
+                return
+            if taken:  # the silence the read timeout measures starts again
+                self._wait_since = asyncio.get_running_loop().time()
+                return
+        self._reads.append(data)
         if waiter is not None:
             self._waiter = None
             if not waiter.done():
@@ -307,6 +336,7 @@ class Connection(asyncio.Protocol):
 
     def rest(self) -> None:
         """Idle in the pool: read again, so an upstream that closes it is seen at once."""
+        self.sink = None
         if self._paused and self.transport is not None:
             self._paused = False
             self.transport.resume_reading()

@@ -125,11 +125,11 @@ class StubEngine:
         for i in range(n):
             if gone.is_set():
                 return
+            if delay:  # a fault comes when the next chunk would have (paced like one)
+                await asyncio.sleep(delay)
             if fault and i == after:
                 await self._fault(send, fault, gone)
                 return
-            if delay:
-                await asyncio.sleep(delay)
             data = shape.event(i, "length" if i == n - 1 else None, usage)
             await send({"type": "http.response.body", "body": data, "more_body": True})
             sent[number] += len(data)
@@ -211,7 +211,11 @@ class StubServer:
         import uvicorn
 
         self.engine = engine or StubEngine()
-        self._sock = socket.socket()
+        # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets whose proto says TCP
+        # (accepted ones inherit it). Without it the first chunk after the head waits for the
+        # client's delayed ACK (Nagle): 40 ms in every stream's TTFT, which engines on
+        # uvicorn (uvloop sets it) do not have.
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", port))
         self._sock.listen(1024)

@@ -153,6 +153,24 @@ class Telemetry:
         except Exception:
             self.hook_failed("step")
 
+    def commits(self, entries: Sequence[tuple[RequestRecorder, int, int, float]]) -> None:
+        """Commits of several requests in one call, for a server without a scheduler (a
+        proxy applies what its streams received in one event-loop turn): each entry is
+        (recorder, committed, proposed, when committed). Tokens, first tokens and the
+        written/delivered flush as a step applies them; no batch size, no capacity levels
+        (there was no batch). Never raises."""
+        try:
+            if not entries:
+                return
+            now = entries[-1][3]
+            if self._many_models:
+                for model, group in _by_model(entries).items():
+                    self._count_step(model, group, now, 0)
+            else:
+                self._count_step(self._first_model or entries[0][0].model, entries, now, 0)
+        except Exception:
+            self.hook_failed("commits")
+
     def _step(self, report: StepReport) -> None:
         now = self.clock() if report.now is None else report.now
         advanced = report.advanced

@@ -22,7 +22,10 @@ __all__ = ["ServingThread", "UvicornThread", "listen"]
 
 def listen(host: str, port: int, send_buffer_bytes: int | None, backlog: int) -> socket.socket:
     """A bound, listening, non-blocking TCP socket."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP named: asyncio's loop sets TCP_NODELAY only on accepted sockets whose proto
+    # says TCP (uvloop sets it on any); without it a chunk after the head waits on Nagle
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM,
+                         socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if send_buffer_bytes is not None:  # accepted sockets inherit the listener's buffer size
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer_bytes)

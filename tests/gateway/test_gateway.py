@@ -114,15 +114,18 @@ def test_an_upstream_refusal_is_passed_on_unchanged_and_counted() -> None:
         assert rejected(gw, "http_400") == 1
 
 
+# paced: each chunk arrives alone, relayed in the upstream connection's callback (the fault
+# too); unpaced: the writer task reads them, often several at once
+@pytest.mark.parametrize("delay_s", [0.0, 0.02], ids=["unpaced", "paced"])
 @pytest.mark.parametrize(("fault", "code"), [
     ("reset", "upstream_error"), ("malformed", "upstream_malformed"),
     ("no_finish", "upstream_incomplete")])
-def test_an_upstream_that_fails_mid_stream_ends_it_with_an_error_event(fault: str,
-                                                                       code: str) -> None:
+def test_an_upstream_that_fails_mid_stream_ends_it_with_an_error_event(
+        fault: str, code: str, delay_s: float) -> None:
     with stub_and_gateway() as (stub, gw):
         status, events, done = _stream(gw.url, {
             "model": MODEL, "prompt": "x", "max_tokens": 50, "stream": True,
-            "stub": {"fault": fault, "fault_after": 3}})
+            "stub": {"fault": fault, "fault_after": 3, "token_delay_s": delay_s}})
         assert status == 200 and done
         assert [e["choices"][0]["text"] for e in events[:3]] == ["tok "] * 3
         assert events[-1]["error"]["code"] == code
@@ -134,6 +137,31 @@ def test_an_upstream_that_fails_mid_stream_ends_it_with_an_error_event(fault: st
         assert span.attributes["error.type"] == code  # the cause, told apart
         poll_until(lambda: stub.engine.active == 0, what="the upstream request closed")
         assert busy_upstream_connections(gw) == 0
+
+
+def test_a_paced_stream_is_relayed_in_the_upstream_callback_with_exact_counts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from servescope.gateway.relay import Relay
+
+    taken: list[bool] = []
+    take = Relay._take
+
+    def counted(self: Relay, data: bytes) -> bool:
+        taken.append(took := take(self, data))
+        return took
+
+    monkeypatch.setattr(Relay, "_take", counted)
+    with stub_and_gateway() as (_, gw):
+        status, events, done = _stream(gw.url, {
+            "model": MODEL, "prompt": "x", "max_tokens": 20, "stream": True,
+            "stub": {"token_delay_s": 0.01}})
+        assert status == 200 and done and len(events) == 20
+        assert events[-1]["choices"][0]["finish_reason"] == "length"
+        poll_until(lambda: finished(gw, "length") == 1, what="the request finished")
+        assert tokens(gw, "committed") == tokens(gw, "written") == 20
+        poll_until(lambda: tokens(gw, "delivered") == 20, what="every token acknowledged")
+    # most chunks never woke the writer (the first may arrive with the head, or early)
+    assert taken.count(True) >= 15
 
 
 def test_a_deadline_ends_the_upstream_request() -> None:

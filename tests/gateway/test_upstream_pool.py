@@ -20,10 +20,13 @@ ANSWER = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encod
 
 class ScriptedUpstream:
     """Answers every request on a connection with ANSWER; ``close_after_each`` closes the
-    connection after each answer (silently, as an idle timeout would)."""
+    connection after each answer (silently, as an idle timeout would); ``drop_on_reuse``
+    closes it, unanswered, when a second stream request arrives on it (an idle timeout that
+    fired just as the request came)."""
 
-    def __init__(self, close_after_each: bool) -> None:
+    def __init__(self, close_after_each: bool, drop_on_reuse: bool = False) -> None:
         self.close_after_each = close_after_each
+        self.drop_on_reuse = drop_on_reuse
         self.accepted = 0
         self.answered = 0
         self.sock = socket.create_server(("127.0.0.1", 0))
@@ -42,6 +45,7 @@ class ScriptedUpstream:
     def _connection(self, conn: socket.socket) -> None:
         with conn:
             buf = b""
+            streams = 0
             while True:
                 while b"\r\n\r\n" not in buf:
                     data = conn.recv(65536)
@@ -58,9 +62,12 @@ class ScriptedUpstream:
                     body = b'{"data":[{"id":"m"}]}'
                     conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s"
                                  % (len(body), body))
+                elif self.drop_on_reuse and streams:
+                    return
                 else:
                     conn.sendall(ANSWER)
                     self.answered += 1
+                    streams += 1
                 if self.close_after_each:
                     return
 
@@ -69,8 +76,9 @@ class ScriptedUpstream:
 
 
 @contextlib.contextmanager
-def _upstream(close_after_each: bool) -> Iterator[ScriptedUpstream]:
-    upstream = ScriptedUpstream(close_after_each)
+def _upstream(close_after_each: bool, drop_on_reuse: bool = False
+              ) -> Iterator[ScriptedUpstream]:
+    upstream = ScriptedUpstream(close_after_each, drop_on_reuse)
     try:
         yield upstream
     finally:
@@ -101,3 +109,17 @@ def test_an_upstream_that_closes_after_each_answer_costs_nothing() -> None:
         poll_until(lambda: finished(gw, "stop", model="m") == 5, what="five finishes")
         assert finished(gw, "error", model="m") == 0
         assert upstream.answered == 5 and busy_upstream_connections(gw) == 0
+
+
+def test_a_request_sent_on_a_pooled_connection_the_upstream_drops_goes_again_on_a_new_one(
+        ) -> None:
+    # the request is written on the pooled connection before the gateway's task reads the
+    # answer: the close is seen there, before any answer byte, and the request goes again
+    with _upstream(close_after_each=False, drop_on_reuse=True) as upstream, \
+            gateway_for(upstream.url) as gw:
+        answers = _ask(gw.url, 3)
+        assert all(a == EVENT.decode() for a in answers)
+        poll_until(lambda: finished(gw, "stop", model="m") == 3, what="three finishes")
+        assert finished(gw, "error", model="m") == 0
+        assert upstream.answered == 3 and upstream.accepted == 3
+        assert busy_upstream_connections(gw) == 0
