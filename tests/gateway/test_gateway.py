@@ -60,7 +60,10 @@ def test_the_openai_sdk_streams_through_the_gateway_and_counts_agree() -> None:
         assert tokens(gw, "prompt") == 6  # the engine's usage.prompt_tokens, 3 each
         poll_until(lambda: tokens(gw, "delivered") == 12, what="all tokens acknowledged")
         assert sample(gw, "servescope_stream_time_to_first_token_seconds_count", model=MODEL) == 2
-        assert stub.engine.completed == 2 and busy_upstream_connections(gw) == 0
+        # the stub counts a stream completed after its last write returns, in its own thread:
+        # the client can have read everything by then
+        poll_until(lambda: stub.engine.completed == 2, what="the engine completed both")
+        assert busy_upstream_connections(gw) == 0
 
 
 def test_requests_and_answers_pass_unchanged_and_the_trace_continues_upstream() -> None:
