@@ -1,4 +1,5 @@
-"""Output tokens the relays credit, applied to the telemetry once per event-loop turn.
+"""Output tokens the relays (and the middleware's exchanges) credit, applied to the telemetry
+once per event-loop turn.
 
 A relay learns of tokens when their upstream chunk arrives: one commit per chunk per stream.
 Reported one by one, each is a telemetry step of its own (a report, the token counters' lock,

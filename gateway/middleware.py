@@ -39,6 +39,7 @@ from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.status import FinishReason
 from servescope.instrumentation.telemetry import Telemetry
 
+from .commits import Commits
 from .config import FLAVORS
 from .events import EventScanner, finish_reason_of, scan_whole
 
@@ -97,6 +98,8 @@ class ServescopeMiddleware:
         # configured names are declared label values (labels and span redaction keep them)
         self.telemetry.declare_models(self.known_models)
         self.metrics_path = metrics_path
+        # token commits reach the telemetry once per event-loop turn, not once per chunk
+        self.commits = Commits(self.telemetry)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -222,7 +225,7 @@ class _Exchange:
         at = self.clock()
         tokens = self._scan(data, last, at)
         if tokens:
-            rec.tokens_committed(tokens, now=at)
+            self.owner.commits.add(rec, tokens, at)
         if last:
             self.completed = True
         try:
@@ -262,6 +265,7 @@ class _Exchange:
         return facts.tokens
 
     def _finish(self, rec: RequestRecorder) -> None:
+        self.owner.commits.flush()  # a finished recorder takes no more commits
         if self.disconnected:
             return
         facts = self.scanner.facts
@@ -271,6 +275,7 @@ class _Exchange:
         rec.finish(reason, now=self.ended_at)
 
     def _end(self, reason: FinishReason) -> None:
+        self.owner.commits.flush()
         if self.recorder is not None:
             self.recorder.finish(reason)
 
