@@ -17,7 +17,8 @@ Figures, all measured in this run:
                      of everyone (the slow run), and for the engine in its own process the
                      messages per engine step each way and the link thread's work per step
   hook time          per engine step with a batch of 32, the telemetry work the engine does
-                     on its critical path: in process, ``Telemetry.step`` (metrics); in its
+                     on its critical path: in process, the step's events and their replay on
+                     the API-side state (``Telemetry.step`` included; alone beside it); in its
                      own process, the event appends plus encoding the step's message; beside
                      it, the API process's typed decoding of that message (off the engine's
                      critical path: the link thread does it)
@@ -37,6 +38,7 @@ import argparse
 import json
 import signal
 import statistics
+import threading
 import time
 from typing import Any
 
@@ -45,13 +47,15 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from servescope.harness.load_process import run_apart
 from servescope.harness.load_summary import percentile, scrape
 from servescope.harness.loadgen import LoadConfig, Mix
-from servescope.instrumentation import StepReport, Telemetry
+from servescope.instrumentation import RequestRecorder, StepReport, Telemetry
 from servescope.reference.client.engine_client import EngineClient
 from servescope.reference.client.engine_wire import FromEngine, Push, decoder_from_engine, encoder
+from servescope.reference.client.replayer import RemoteLifecycle, Replayer
 from servescope.reference.client.wire_events import RequestEncoder, StepEncoder
 from servescope.reference.config import EngineConfig
 from servescope.reference.core.request import GenerationRequest
 from servescope.reference.core.stats import EngineStats
+from servescope.reference.core.stream import StreamBuffer
 from servescope.reference.transport.server import LocalServer
 
 #: A snapshot as the engine sends one with every message.
@@ -148,35 +152,60 @@ def _link_counters(engine: Any) -> list[float]:
 
 
 # --- hook time on the critical path -------------------------------------------------------
-def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float, float]:
-    """Seconds per step: (in process: Telemetry.step; own process: events + encoding; the
-    API process's typed decoding of that message)."""
+def hook_time(batch: int = 32, steps: int = 3000) -> dict[str, float]:
+    """Seconds per step of the telemetry work on the engine's critical path. In process: the
+    step's events and their replay on the API-side state (``Telemetry.step`` included; the
+    scheduler thread does both); ``Telemetry.step`` alone beside it (what the in-process
+    engine did before it replayed events). In its own process: events + encoding; beside it,
+    the API process's typed decoding of that message (the link thread's, off that path)."""
     telemetry = Telemetry()
     recorders = [telemetry.request(f"h{i}", prompt_tokens=8) for i in range(batch)]
+
+    def report(items: list[Any], k: int) -> StepReport:
+        return StepReport(advanced=[(r, 1, 0) for r in items], now=float(k),
+                          kv_blocks_used=10, kv_blocks_total=100, running=batch, waiting=0,
+                          paused=0, buffered_tokens=batch)
+
     t0 = time.perf_counter()
     for k in range(steps):
-        telemetry.step(StepReport(advanced=[(r, 1, 0) for r in recorders], now=float(k),
-                                  kv_blocks_used=10, kv_blocks_total=100, running=batch,
-                                  waiting=0, paused=0, buffered_tokens=batch))
-    before = (time.perf_counter() - t0) / steps
+        telemetry.step(report(recorders, k))
+    alone = (time.perf_counter() - t0) / steps
     events: list[Any] = []
     child = StepEncoder(events)
     child_recorders = [RequestEncoder(f"h{i}", events) for i in range(batch)]
+    handles = {f"h{i}": _Replayed(f"h{i}", r) for i, r in enumerate(recorders)}
+    replayer = Replayer(telemetry, handles, threading.Lock(), lambda: None, lambda: None)
+    direct = StepEncoder(replayer)  # in process the replayer is the sink; pushes are direct
+    direct_recorders = [RequestEncoder(f"h{i}", replayer) for i in range(batch)]
+    t0 = time.perf_counter()
+    for k in range(steps):
+        direct.step(report(direct_recorders, k))
+    in_process = (time.perf_counter() - t0) / steps
     t0 = time.perf_counter()
     for k in range(steps):
         for rec in child_recorders:  # the push the commit makes, as the mirror stream does
             events.append(Push(rec.request_id, [k]))
-        child.step(StepReport(advanced=[(r, 1, 0) for r in child_recorders], now=float(k),
-                              kv_blocks_used=10, kv_blocks_total=100, running=batch,
-                              waiting=0, paused=0, buffered_tokens=batch))
+        child.step(report(child_recorders, k))
         frame = encoder.encode(FromEngine("step", list(events), STATS))
         events.clear()
-    after = (time.perf_counter() - t0) / steps
+    own_process = (time.perf_counter() - t0) / steps
     t0 = time.perf_counter()
     for _ in range(steps):
         decoder_from_engine.decode(frame)
     decode = (time.perf_counter() - t0) / steps
-    return before, after, decode
+    return {"in_process": in_process, "telemetry_step": alone, "own_process": own_process,
+            "decode": decode}
+
+
+class _Replayed:
+    """An API-side request as the replayer sees it (recorder, stream, terminal state)."""
+
+    def __init__(self, request_id: str, recorder: RequestRecorder) -> None:
+        self.request_id = request_id
+        self.recorder = recorder
+        self.stream = StreamBuffer(None, 0)
+        self.life = RemoteLifecycle()
+        self.proposed = 0
 
 
 def _p(values: list[float], q: float) -> float | None:
@@ -219,7 +248,7 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=128)
     args = parser.parse_args()
 
-    hook_before, hook_after, hook_decode = hook_time()
+    hooks = hook_time()
     samples = kill_recovery(args.kills, args.streams)
     finalized = [s[0] for s in samples]
     ready = [s[1] for s in samples]
@@ -263,16 +292,17 @@ def main() -> None:
             if f"link_{name}" in r:
                 print(f"{mode}: link {name.replace('_', ' ')}: {r[f'link_{name}']}")
     print(f"hook time on the engine's critical path per step (batch 32): in process "
-          f"{hook_before * 1e6:.1f} us (Telemetry.step), own process {hook_after * 1e6:.1f} us "
-          f"(events + encoding), ratio {hook_after / hook_before:.2f}; the API process "
-          f"decodes that message in {hook_decode * 1e6:.1f} us")
+          f"{hooks['in_process'] * 1e6:.1f} us (events + replay; Telemetry.step alone "
+          f"{hooks['telemetry_step'] * 1e6:.1f} us), own process "
+          f"{hooks['own_process'] * 1e6:.1f} us (events + encoding), ratio "
+          f"{hooks['own_process'] / hooks['in_process']:.2f}; the API process decodes that "
+          f"message in {hooks['decode'] * 1e6:.1f} us")
     print(json.dumps({
         "benchmark": "engine_faults", "kills": args.kills, "streams": args.streams,
         "finalized_ms": {"median": _ms(statistics.median(finalized)), "max": _ms(max(finalized))},
         "ready_s": {"median": round(statistics.median(ready), 3), "max": round(max(ready), 3)},
-        "modes": rows, "hook_us_per_step": {"in_process": round(hook_before * 1e6, 2),
-                                            "own_process": round(hook_after * 1e6, 2),
-                                            "decode": round(hook_decode * 1e6, 2)}}))
+        "modes": rows,
+        "hook_us_per_step": {k: round(v * 1e6, 2) for k, v in hooks.items()}}))
 
 
 if __name__ == "__main__":

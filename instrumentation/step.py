@@ -4,10 +4,11 @@ iteration.
 None of it imports an exporter. The engine core tells each request's :class:`RequestEvents`
 (admitted, scheduled, prefill done, paused/resumed, stream closed, finished) and builds one
 :class:`StepReport` per iteration (the tokens each request committed, the capacity levels) for
-a :class:`StepSink`. In process, those are the real :class:`~.request_recorder.RequestRecorder`
-and :class:`~.telemetry.Telemetry`; in the engine process, an encoder that turns each call into
-a typed wire event. Neither side needs the other's classes, and prometheus_client and
-OpenTelemetry stay out of the engine core.
+a :class:`StepSink`. The reference engine gives it encoders that turn each call into a typed
+event, replayed on the real :class:`~.request_recorder.RequestRecorder` and
+:class:`~.telemetry.Telemetry` (in process and across a process boundary alike); a scheduler
+may also be handed those directly (tests do). Neither side needs the other's classes, and
+prometheus_client and OpenTelemetry stay out of the engine core.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import threading
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
-from servescope.instrumentation import RequestRecorder
+from servescope.instrumentation import FinishReason, RequestRecorder
 
 from ..config import EngineConfig
 from ..core.request import GenerationRequest
@@ -106,9 +106,14 @@ class EngineCoreClient(ABC, Generic[H]):
     def _accepted(self, handle: H) -> None:
         """After the lock: wake whoever carries the request to the engine."""
 
-    @abstractmethod
     def _reject(self, handle: H, reason: str, now: float) -> None:
-        """End a refused request: terminal ``rejected`` with ``reason``, nothing held."""
+        """End a refused request: terminal ``rejected`` with ``reason``, nothing held (so
+        nothing released: ``released`` stays unclaimed)."""
+        handle.reject_reason = reason
+        handle.life.decide(FinishReason.REJECTED)
+        handle.life.recorded.claim()
+        handle.recorder.rejected(reason, now=now)
+        handle.stream.close(drop=True)
 
     @abstractmethod
     def inject_fault(self, request_id: str) -> None:

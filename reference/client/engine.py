@@ -5,7 +5,10 @@ it never blocks. It makes the request's recorder (the arrival), rejects with a r
 cannot run (queue full, prompt over the context, bad token ids), and posts the rest to the
 scheduler's mailbox. The handle is the writer's side: it pops
 committed tokens (an asyncio task on any loop, or a thread), reports deliveries, and posts
-cancels. Everything else about the request belongs to the scheduler thread.
+cancels. Everything else about the request belongs to the scheduler thread, which reports
+through the same event encoders as the engine process; the same :class:`~.replayer.Replayer`
+applies each event to the handle's state, recorder and telemetry as it is made (the stream
+buffer, shared here, is pushed and closed directly).
 """
 
 from __future__ import annotations
@@ -26,7 +29,10 @@ from ..core.sequence import SeqRecord
 from ..core.stats import EngineStats
 from ..core.stream import StreamBuffer
 from .base import EngineCoreClient
+from .engine_wire import Decided, LeftWaiting, Requeued
 from .handle import Handle
+from .replayer import Replayer
+from .wire_events import RequestEncoder, StepEncoder
 
 if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
     from servescope.instrumentation import RequestRecorder, Telemetry
@@ -37,12 +43,10 @@ __all__ = ["Engine", "EngineStats", "RequestHandle"]
 class RequestHandle(Handle):
     """The writer's view of one request served by this process's scheduler thread."""
 
-    life: Lifecycle
-
-    def __init__(self, engine: Engine, request: GenerationRequest, life: Lifecycle,
-                 stream: StreamBuffer, seq: SeqRecord | None, recorder: RequestRecorder,
+    def __init__(self, engine: Engine, request: GenerationRequest, stream: StreamBuffer,
+                 seq: SeqRecord | None, recorder: RequestRecorder,
                  reject_reason: str | None = None) -> None:
-        super().__init__(request, recorder, life, stream, engine.telemetry, reject_reason)
+        super().__init__(request, recorder, stream, engine.telemetry, reject_reason)
         self._engine = engine
         self._seq = seq
 
@@ -83,8 +87,9 @@ class RequestHandle(Handle):
         The reader side closes at once: later pops return None, so tokens still buffered are
         discarded, not handed to a writer whose client is gone."""
         self.stream.abort_reader()
-        if self._seq is None:
-            self.life.decide(reason)
+        if self._seq is None:  # refused: recorded already, a counted late signal
+            self.life.attempted(reason)
+            self.recorder.finish(reason)
         else:
             self._engine._post("cancel", (self._seq, reason))
 
@@ -97,10 +102,6 @@ class RequestHandle(Handle):
     def completion_tokens(self) -> int:
         """Tokens committed so far (final once ``finish_reason`` is set)."""
         return 0 if self._seq is None else self._seq.committed
-
-    @property
-    def proposed_tokens(self) -> int:
-        return 0 if self._seq is None else self._seq.proposed
 
 
 class Engine(EngineCoreClient[RequestHandle]):
@@ -115,8 +116,16 @@ class Engine(EngineCoreClient[RequestHandle]):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._dead_since: float | None = None
-        self._scheduler = Scheduler(config, telemetry, self.model, self.cache, self.device,
-                                    self.tokenizer, self._left_waiting, self._requeued)
+        # the scheduler reports through the same encoders as in the engine process, and the
+        # replayer is their sink: each event is applied to the API-side state as it is made
+        # (no list, no encoding), so the hooks keep the order of the scheduler's calls
+        self._live: dict[str, RequestHandle] = {}
+        self._replayer = replayer = Replayer(telemetry, self._live, self._lock,
+                                             self._left_waiting, self._requeued)
+        self._scheduler = Scheduler(config, StepEncoder(replayer, telemetry.clock),
+                                    self.model, self.cache, self.device, self.tokenizer,
+                                    lambda: replayer.append(LeftWaiting()),
+                                    lambda: replayer.append(Requeued()))
         # the same engine health families as the engine-process mode: an in-process engine
         # never restarts (its counters stay at 0) and its heartbeat is the scheduler thread
         EngineHealth(telemetry).watch(self._heartbeat_age, self._last_step_age)
@@ -148,7 +157,11 @@ class Engine(EngineCoreClient[RequestHandle]):
     # --- requests (EngineCoreClient.submit) -----------------------------------------------
     def _open(self, request: GenerationRequest, recorder: RequestRecorder, now: float,
               deadline_at: float | None) -> RequestHandle:
-        life = Lifecycle(recorder, self._scheduler.pool, self._scheduler.slots)
+        rid = request.request_id
+        replayer = self._replayer
+        life = Lifecycle(RequestEncoder(rid, replayer), self._scheduler.pool,
+                         self._scheduler.slots,
+                         on_decided=lambda reason: replayer.append(Decided(rid, reason)))
         cfg = self.config
         stream = StreamBuffer(None if cfg.unbounded_streams else cfg.stream_capacity,
                               cfg.stream_low_watermark,
@@ -158,20 +171,21 @@ class Engine(EngineCoreClient[RequestHandle]):
                         tokens=list(request.prompt), n_prompt=len(request.prompt),
                         limit=min(len(request.prompt) + request.max_tokens,
                                   cfg.model.max_context))
-        return RequestHandle(self, request, life, stream, seq, recorder)
+        return RequestHandle(self, request, stream, seq, recorder)
 
     def _refusal(self) -> str | None:
         return "shutting_down" if self._closed else None
 
     def _enqueue(self, handle: RequestHandle, now: float, deadline_at: float | None) -> None:
-        handle.life.stream = handle.stream
-        self._post("submit", handle._seq)
+        seq = handle._seq
+        assert seq is not None
+        seq.life.stream = handle.stream
+        self._live[handle.request_id] = handle
+        self._post("submit", seq)
 
     def _reject(self, handle: RequestHandle, reason: str, now: float) -> None:
-        handle.reject_reason = reason
         handle._seq = None  # the scheduler never saw it: nothing to post about it
-        handle.life.reject(reason, now=now)
-        handle.stream.close(drop=True)
+        super()._reject(handle, reason, now)
 
     def inject_fault(self, request_id: str) -> None:
         """Make the next step including ``request_id`` raise (a worker error for it alone)."""
@@ -193,7 +207,7 @@ class Engine(EngineCoreClient[RequestHandle]):
         """Wait until every resource is back (no live request); True if it got there."""
         end = time.monotonic() + timeout_s
         while time.monotonic() < end:
-            if self._scheduler.stats.idle and self._pending == 0:
+            if self._scheduler.stats.idle and self._pending == 0 and not self._live:
                 return True
             time.sleep(0.005)
         return False

@@ -79,15 +79,11 @@ _LAST_WORDS_MS = 200  # how long an exited engine's last message may take to arr
 class RemoteHandle(Handle):
     """The writer's view of one request served by the engine process (thread-safe)."""
 
-    life: RemoteLifecycle
-
     def __init__(self, client: EngineClient, request: GenerationRequest,
                  recorder: RequestRecorder, stream: StreamBuffer,
                  reject_reason: str | None = None) -> None:
-        super().__init__(request, recorder, RemoteLifecycle(), stream, client.telemetry,
-                         reject_reason)
+        super().__init__(request, recorder, stream, client.telemetry, reject_reason)
         self.delivered_total = 0
-        self.proposed = 0
         self.writer_attached = False
         self.writer_finished = Once()
         self.sent = (0, 0, False, False, False)  # progress last reported to the engine
@@ -125,10 +121,6 @@ class RemoteHandle(Handle):
     @property
     def completion_tokens(self) -> int:
         return self.stream.pushed
-
-    @property
-    def proposed_tokens(self) -> int:
-        return self.proposed
 
     def progress(self) -> tuple[int, int, bool, bool, bool]:
         stream = self.stream
@@ -318,13 +310,6 @@ class EngineClient(EngineCoreClient[RemoteHandle]):
 
     def _accepted(self, handle: RemoteHandle) -> None:
         self._wake()
-
-    def _reject(self, handle: RemoteHandle, reason: str, now: float) -> None:
-        handle.reject_reason = reason
-        handle.life.decide(FinishReason.REJECTED)
-        handle.life.mark_recorded()
-        handle.recorder.rejected(reason, now=now)
-        handle.stream.close(drop=True)
 
     def _post_cancel(self, handle: RemoteHandle, reason: FinishReason) -> None:
         with self._lock:

@@ -13,9 +13,9 @@ from abc import ABC, abstractmethod
 from servescope.instrumentation import FinishReason, RequestRecorder
 from servescope.instrumentation.step import StepSink
 
-from ..core.lifecycle import Decision
 from ..core.request import GenerationRequest
 from ..core.stream import StreamBuffer
+from .replayer import RemoteLifecycle
 
 __all__ = ["Handle"]
 
@@ -27,7 +27,7 @@ class Handle(ABC):
     ``stream`` is the buffer between the engine and the writer.
     """
 
-    def __init__(self, request: GenerationRequest, recorder: RequestRecorder, life: Decision,
+    def __init__(self, request: GenerationRequest, recorder: RequestRecorder,
                  stream: StreamBuffer, telemetry: StepSink,
                  reject_reason: str | None = None) -> None:
         self.request_id = request.request_id
@@ -38,8 +38,10 @@ class Handle(ABC):
         #: Set when the request ended because its engine was lost (not the request's fault):
         #: a response not yet started answers 503 with this ``Retry-After`` instead of 500.
         self.engine_lost_retry_after_s: int | None = None
-        self.life = life
+        #: The API side's terminal state: the engine core's decision as replayed here.
+        self.life = RemoteLifecycle()
         self.stream = stream
+        self.proposed = 0  # draft tokens, summed from the replayed steps
         self._telemetry = telemetry
 
     # --- reading the stream ---------------------------------------------------------------
@@ -91,9 +93,9 @@ class Handle(ABC):
         """Tokens committed so far (final once ``finish_reason`` is set)."""
 
     @property
-    @abstractmethod
     def proposed_tokens(self) -> int:
         """Draft tokens proposed so far (speculative decoding)."""
+        return self.proposed
 
     # --- state ----------------------------------------------------------------------------
     @property

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, MutableMapping
 from typing import Generic, Protocol, TypeVar
 
 from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
-from servescope.instrumentation.step import StepSink
+from servescope.instrumentation.step import RequestEvents, StepSink
 
 from ..core.lifecycle import Decision
 from ..core.stream import StreamBuffer
@@ -90,8 +90,15 @@ class Replayer(Generic[H]):
         self._lock = lock
         self._left_waiting = left_waiting
         self._requeued = requeued
-        self._recent: collections.OrderedDict[str, RequestRecorder] = \
+        # an ended request's decision and recorder, for late signals (not the handle: its
+        # stream and the engine's record of the request may go)
+        self._recent: collections.OrderedDict[str, tuple[RemoteLifecycle, RequestRecorder]] = \
             collections.OrderedDict()
+
+    def append(self, event: Event) -> None:
+        """Apply one event now: the replayer as the encoders' sink (the in-process engine,
+        where events need not wait for a message)."""
+        self.replay((event,))
 
     def replay(self, events: Iterable[Event]) -> None:
         """Apply each event in the order the engine made it (the most frequent kinds first)."""
@@ -130,7 +137,8 @@ class Replayer(Generic[H]):
 
     def end(self, handle: H, reason: FinishReason, now: float | None, *, drop: bool) -> None:
         """Finish one request here, exactly once: stream, then the recorder."""
-        handle.life.decide(reason)  # a no-op when the engine's decision arrived first
+        if handle.life.reason is not reason:  # the engine's decision arrived first: once
+            handle.life.decide(reason)  # wins, or a loser among the attempts
         if not handle.life.mark_recorded():
             handle.recorder.finish(reason, now=now)
             return
@@ -146,30 +154,36 @@ class Replayer(Generic[H]):
         handle.recorder.finish(final, now=now)
         if final is not reason:  # the loser that ended it here is a counted late signal
             handle.recorder.finish(reason, now=now)
-        self._recent[handle.request_id] = handle.recorder
+        self._recent[handle.request_id] = (handle.life, handle.recorder)
         while len(self._recent) > RECENT:
             self._recent.popitem(last=False)
 
     def _finish(self, rid: str, handle: H | None, reason: FinishReason,
                 now: float | None) -> None:
         if handle is None:  # a late signal for a request that ended: counted as ignored
-            recorder = self._recent.get(rid)
-            if recorder is not None:
+            ended = self._recent.get(rid)
+            if ended is not None:
+                life, recorder = ended
+                life.attempted(reason)
                 recorder.finish(reason, now=now)
             return
         self.end(handle, reason, now, drop=True)
 
     def _step(self, step: StepMessage) -> None:
         live = self.live
-        advanced = []
+        advanced: list[tuple[RequestEvents, int, int, float]] = []
+        append = advanced.append  # once per request per step: kept tight
         for rid, committed, proposed, committed_at in step.advanced:
             handle = live.get(rid)
             if handle is not None:
-                handle.proposed += proposed
-                advanced.append((handle.recorder, committed, proposed, committed_at))
+                if proposed:
+                    handle.proposed += proposed
+                append((handle.recorder, committed, proposed, committed_at))
         # a copy first (one C call: atomic under the GIL): a submission may add a handle
         # while this runs, and iterating the live dict itself would then raise
-        buffered = sum(h.stream.buffered for h in list(live.values()))
+        buffered = 0
+        for handle in list(live.values()):
+            buffered += handle.stream.buffered
         self.telemetry.step(StepReport(
             advanced=advanced, now=step.now, kv_blocks_used=step.kv_blocks_used,
             kv_blocks_total=step.kv_blocks_total, running=step.running, waiting=step.waiting,

@@ -64,14 +64,18 @@ def test_the_seed_trace_through_the_real_scheduler() -> None:
         if handle.recorder.summary().pauses > was_paused:
             paused_ticks.append(tick)
     life = handle.life
+    core = handle._seq.life if handle._seq is not None else None  # the engine core's state
+    assert core is not None
     generated = "".join(names[i] for i in sorted(names))
     assert (sent, generated) == ("AB", "ABCDE")
-    assert len(life.dropped) == 3  # CDE: committed, never sent
+    assert len(core.dropped) == 3  # CDE: committed, never sent
     assert paused_ticks == [3, 5, 7]
     assert handle.finish_reason is FinishReason.DEADLINE  # the deadline wins
     assert life.attempts == [FinishReason.DEADLINE, FinishReason.CLIENT_CANCEL]
     assert handle.recorder.summary().ignored_signals == (FinishReason.CLIENT_CANCEL,)
-    assert life.cleanup_count == 1 and life.kv_blocks == 0 and life.slot is None
+    assert life.cleanup_count == 1 and core.cleanup_count == 1
+    assert core.kv_blocks == 0 and core.slot is None
+    assert core.attempts == life.attempts  # the API side replayed the core's decisions
     stats = scheduler.stats
     assert stats.idle and stats.free_blocks == stats.total_blocks
     summary = handle.recorder.summary()
