@@ -17,8 +17,8 @@ Figures, all measured in this run:
                      of everyone (the slow run), and for the engine in its own process the
                      messages per engine step each way and the link thread's work per step
   hook time          per engine step with a batch of 32, the telemetry work the engine does
-                     on its critical path: in process, the step's events and their replay on
-                     the API-side state (``Telemetry.step`` included; alone beside it); in its
+                     on its critical path: in process, the step report handed to the
+                     replayer (``Telemetry.step`` included; alone beside it); in its
                      own process, the event appends plus encoding the step's message; beside
                      it, the API process's typed decoding of that message (off the engine's
                      critical path: the link thread does it)
@@ -154,10 +154,11 @@ def _link_counters(engine: Any) -> list[float]:
 # --- hook time on the critical path -------------------------------------------------------
 def hook_time(batch: int = 32, steps: int = 3000) -> dict[str, float]:
     """Seconds per step of the telemetry work on the engine's critical path. In process: the
-    step's events and their replay on the API-side state (``Telemetry.step`` included; the
+    step report handed to the replayer, its step sink (``Telemetry.step`` included; the
     scheduler thread does both); ``Telemetry.step`` alone beside it (what the in-process
-    engine did before it replayed events). In its own process: events + encoding; beside it,
-    the API process's typed decoding of that message (the link thread's, off that path)."""
+    engine called before the replayer was its sink). In its own process: events + encoding;
+    beside it, the API process's typed decoding of that message (the link thread's, off that
+    path)."""
     telemetry = Telemetry()
     recorders = [telemetry.request(f"h{i}", prompt_tokens=8) for i in range(batch)]
 
@@ -170,17 +171,15 @@ def hook_time(batch: int = 32, steps: int = 3000) -> dict[str, float]:
     for k in range(steps):
         telemetry.step(report(recorders, k))
     alone = (time.perf_counter() - t0) / steps
+    handles = {f"h{i}": _Replayed(f"h{i}", r) for i, r in enumerate(recorders)}
+    replayer = Replayer(telemetry, handles, threading.Lock(), lambda: None, lambda: None)
+    t0 = time.perf_counter()
+    for k in range(steps):  # in process the step names the recorders (SeqRecord.report_as)
+        replayer.step(report(recorders, k))
+    in_process = (time.perf_counter() - t0) / steps
     events: list[Any] = []
     child = StepEncoder(events)
     child_recorders = [RequestEncoder(f"h{i}", events) for i in range(batch)]
-    handles = {f"h{i}": _Replayed(f"h{i}", r) for i, r in enumerate(recorders)}
-    replayer = Replayer(telemetry, handles, threading.Lock(), lambda: None, lambda: None)
-    direct = StepEncoder(replayer)  # in process the replayer is the sink; pushes are direct
-    direct_recorders = [RequestEncoder(f"h{i}", replayer) for i in range(batch)]
-    t0 = time.perf_counter()
-    for k in range(steps):
-        direct.step(report(direct_recorders, k))
-    in_process = (time.perf_counter() - t0) / steps
     t0 = time.perf_counter()
     for k in range(steps):
         for rec in child_recorders:  # the push the commit makes, as the mirror stream does
@@ -205,7 +204,6 @@ class _Replayed:
         self.recorder = recorder
         self.stream = StreamBuffer(None, 0)
         self.life = RemoteLifecycle()
-        self.proposed = 0
 
 
 def _p(values: list[float], q: float) -> float | None:
@@ -292,7 +290,7 @@ def main() -> None:
             if f"link_{name}" in r:
                 print(f"{mode}: link {name.replace('_', ' ')}: {r[f'link_{name}']}")
     print(f"hook time on the engine's critical path per step (batch 32): in process "
-          f"{hooks['in_process'] * 1e6:.1f} us (events + replay; Telemetry.step alone "
+          f"{hooks['in_process'] * 1e6:.1f} us (the replayer's step; Telemetry.step alone "
           f"{hooks['telemetry_step'] * 1e6:.1f} us), own process "
           f"{hooks['own_process'] * 1e6:.1f} us (events + encoding), ratio "
           f"{hooks['own_process'] / hooks['in_process']:.2f}; the API process decodes that "

@@ -32,7 +32,7 @@ from .base import EngineCoreClient
 from .engine_wire import Decided, LeftWaiting, Requeued
 from .handle import Handle
 from .replayer import Replayer
-from .wire_events import RequestEncoder, StepEncoder
+from .wire_events import RequestEncoder
 
 if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
     from servescope.instrumentation import RequestRecorder, Telemetry
@@ -116,15 +116,15 @@ class Engine(EngineCoreClient[RequestHandle]):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._dead_since: float | None = None
-        # the scheduler reports through the same encoders as in the engine process, and the
-        # replayer is their sink: each event is applied to the API-side state as it is made
-        # (no list, no encoding), so the hooks keep the order of the scheduler's calls
+        # each request reports through the same encoder as in the engine process, and the
+        # replayer is its sink: each event is applied to the API-side state as it is made
+        # (no list, no encoding), so the hooks keep the order of the scheduler's calls. The
+        # replayer is also the step sink: the typed step report is handed through as built
         self._live: dict[str, RequestHandle] = {}
         self._replayer = replayer = Replayer(telemetry, self._live, self._lock,
                                              self._left_waiting, self._requeued)
-        self._scheduler = Scheduler(config, StepEncoder(replayer, telemetry.clock),
-                                    self.model, self.cache, self.device, self.tokenizer,
-                                    lambda: replayer.append(LeftWaiting()),
+        self._scheduler = Scheduler(config, replayer, self.model, self.cache, self.device,
+                                    self.tokenizer, lambda: replayer.append(LeftWaiting()),
                                     lambda: replayer.append(Requeued()))
         # the same engine health families as the engine-process mode: an in-process engine
         # never restarts (its counters stay at 0) and its heartbeat is the scheduler thread
@@ -170,7 +170,7 @@ class Engine(EngineCoreClient[RequestHandle]):
         seq = SeqRecord(request, life, stream, now, deadline_at,
                         tokens=list(request.prompt), n_prompt=len(request.prompt),
                         limit=min(len(request.prompt) + request.max_tokens,
-                                  cfg.model.max_context))
+                                  cfg.model.max_context), report_as=recorder)
         return RequestHandle(self, request, stream, seq, recorder)
 
     def _refusal(self) -> str | None:

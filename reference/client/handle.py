@@ -41,7 +41,6 @@ class Handle(ABC):
         #: The API side's terminal state: the engine core's decision as replayed here.
         self.life = RemoteLifecycle()
         self.stream = stream
-        self.proposed = 0  # draft tokens, summed from the replayed steps
         self._telemetry = telemetry
 
     # --- reading the stream ---------------------------------------------------------------
@@ -91,11 +90,6 @@ class Handle(ABC):
     @abstractmethod
     def completion_tokens(self) -> int:
         """Tokens committed so far (final once ``finish_reason`` is set)."""
-
-    @property
-    def proposed_tokens(self) -> int:
-        """Draft tokens proposed so far (speculative decoding)."""
-        return self.proposed
 
     # --- state ----------------------------------------------------------------------------
     @property

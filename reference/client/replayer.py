@@ -71,8 +71,6 @@ class Replayable(Protocol):
     @property
     def life(self) -> RemoteLifecycle: ...
 
-    proposed: int
-
 
 H = TypeVar("H", bound=Replayable)
 
@@ -86,6 +84,7 @@ class Replayer(Generic[H]):
                  lock: threading.Lock, left_waiting: Callable[[], None],
                  requeued: Callable[[], None]) -> None:
         self.telemetry = telemetry
+        self.clock = telemetry.clock  # the scheduler's clock when this is its step sink
         self.live = live
         self._lock = lock
         self._left_waiting = left_waiting
@@ -99,6 +98,14 @@ class Replayer(Generic[H]):
         """Apply one event now: the replayer as the encoders' sink (the in-process engine,
         where events need not wait for a message)."""
         self.replay((event,))
+
+    def step(self, report: StepReport) -> None:
+        """The in-process engine's step, handed through as the scheduler built it: no wire
+        message, no copy, nothing per request. Its entries already name the API side's
+        recorders (resolved once per request at submission, ``SeqRecord.report_as``), and
+        its buffered count is the API side's own (the scheduler pushes into these buffers).
+        The engine process's step arrives as a :class:`StepMessage` instead (``replay``)."""
+        self.telemetry.step(report)
 
     def replay(self, events: Iterable[Event]) -> None:
         """Apply each event in the order the engine made it (the most frequent kinds first)."""
@@ -176,8 +183,6 @@ class Replayer(Generic[H]):
         for rid, committed, proposed, committed_at in step.advanced:
             handle = live.get(rid)
             if handle is not None:
-                if proposed:
-                    handle.proposed += proposed
                 append((handle.recorder, committed, proposed, committed_at))
         # a copy first (one C call: atomic under the GIL): a submission may add a handle
         # while this runs, and iterating the live dict itself would then raise

@@ -167,7 +167,7 @@ class Scheduler:
                 for row, tokens in zip(out.rows, out.tokens, strict=True):
                     n_commit = self._commit(row, tokens, out.done_at)
                     if n_commit or row.drafts:
-                        advanced.append((row.seq.recorder, n_commit, len(row.drafts),
+                        advanced.append((row.seq.step_key, n_commit, len(row.drafts),
                                          out.done_at))
         self._report(advanced)
         return advanced

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from enum import Enum
 
 from servescope.instrumentation.step import RequestEvents
@@ -54,6 +54,14 @@ class SeqRecord:
     writer_attached: bool = False  # an HTTP writer reports deliveries (set by its thread)
     # the writer reports no more deliveries (claimed by its thread, once)
     writer_done: Once = field(default_factory=Once)
+    #: what the step report names this request by (default: its events). The in-process
+    #: engine gives the API side's recorder, resolved once here rather than once per step,
+    #: so each step's report reaches the telemetry as the scheduler built it
+    report_as: InitVar[RequestEvents | None] = None
+    step_key: RequestEvents = field(init=False)
+
+    def __post_init__(self, report_as: RequestEvents | None) -> None:
+        self.step_key = self.life.recorder if report_as is None else report_as
 
     @property
     def fully_delivered(self) -> bool:
