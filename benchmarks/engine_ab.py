@@ -1,0 +1,183 @@
+"""The engine's critical path and kill -9 recovery before and after a change, interleaved.
+
+The package at a git revision (``--baseline``, e.g. the commit a branch started from) is
+unpacked into a temporary folder; each round runs one child process on it and one on the
+working tree, alternately (the order flips every round), so the load of other jobs on a
+shared machine hits both alike. Each child measures, on its own tree's code:
+
+  scheduler        the real in-process scheduler stepped by hand (no thread), ``--batch``
+                   requests of ``--tokens`` tokens each, a reader popping and reporting every
+                   token delivered after each step: the scheduler thread's CPU time per step
+                   outside the model forward (``schedule`` + ``update``: admission, commits,
+                   the request events and the step report), so the whole request's hooks are
+                   in it, not only the step's
+  hook time        ``engine_faults.hook_time()`` of that tree (in process, Telemetry.step
+                   alone, own process, decode), per step at batch 32
+  kill -9          ``engine_faults.kill_recovery(--kills, --streams)`` of that tree: time to
+                   every in-flight request finalized, and to the replacement engine ready
+
+Medians over the rounds; the load average is recorded before and after.
+
+Run: python benchmarks/engine_ab.py [--baseline REV] [--rounds 3] [--kills 5]
+Prints a table and one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The package's folders (pyproject's package-dir): linked under one ``servescope`` folder.
+ROOMS = ("instrumentation", "redaction", "collector", "reference", "harness", "promql",
+         "dashboards", "alerts", "report", "gateway")
+
+
+def unpack(rev: str, into: Path) -> Path:
+    """The tree at ``rev`` under ``into/src``, and an importable ``servescope`` beside it;
+    returns the folder to put first on the children's path."""
+    src = into / "src"
+    src.mkdir()
+    archive = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(src, filter="data")
+    package = into / "pkg" / "servescope"
+    package.mkdir(parents=True)
+    for entry in (src / "servescope").iterdir():
+        (package / entry.name).symlink_to(entry)
+    for room in ROOMS:
+        (package / room).symlink_to(src / room)
+    return into / "pkg"
+
+
+def run_child(tree: Path, path: Path | None, args: argparse.Namespace) -> dict[str, Any]:
+    env = dict(os.environ, PYTHONSAFEPATH="1")
+    env.pop("PYTHONPATH", None)
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", str(tree), "--batch", str(args.batch),
+         "--tokens", str(args.tokens), "--kills", str(args.kills),
+         "--streams", str(args.streams)],
+        env=env, check=True, capture_output=True, text=True, timeout=900).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+# --- in a child: one tree's figures -------------------------------------------------------
+def scheduler_step(batch: int, tokens: int) -> float:
+    """Thread CPU seconds per step of ``schedule`` + ``update`` (the forward left out)."""
+    import time
+
+    from servescope.instrumentation import Telemetry
+    from servescope.reference.client.engine import Engine
+    from servescope.reference.config import EngineConfig, ModelConfig
+    from servescope.reference.core.request import GenerationRequest
+
+    tiny = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64,
+                       max_context=tokens + 16)
+    config = EngineConfig(model=tiny, block_size=16, max_batch=batch, max_waiting=batch,
+                          num_blocks=batch * ((tokens + 16) // 16 + 1), device="cpu",
+                          unbounded_streams=True, idle_report_s=100.0)
+    engine = Engine(config, Telemetry())  # never started: this thread is the scheduler
+    scheduler = engine._scheduler
+    spent, steps = 0.0, 0
+    for wave in range(3):
+        handles = [engine.submit(GenerationRequest(f"w{wave}-{i}", [1 + i % 7, 2, 3, 4],
+                                                   tokens, ignore_eos=True))
+                   for i in range(batch)]
+        while any(h.finish_reason is None for h in handles):
+            t0 = time.thread_time()
+            plan = scheduler.schedule()
+            spent += time.thread_time() - t0
+            if not plan.groups:
+                scheduler._report([])
+                continue
+            outputs = scheduler.execute(plan)
+            t0 = time.thread_time()
+            scheduler.update(plan, outputs)
+            spent += time.thread_time() - t0
+            steps += 1
+            for h in handles:
+                chunk = h.get_chunk(0.0, max_tokens=tokens)
+                if chunk:
+                    h.delivered(len(chunk))
+            for h in handles:  # the writer saw the end: the request may be recorded
+                if h.stream.closed and h.get_chunk(0.0) is None:
+                    h.writer_done()
+    return spent / steps
+
+
+def child(tree: Path, args: argparse.Namespace) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("engine_faults_under_test",
+                                                  tree / "benchmarks" / "engine_faults.py")
+    assert spec is not None and spec.loader is not None
+    faults = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(faults)
+    out: dict[str, Any] = {"scheduler_us": scheduler_step(args.batch, args.tokens) * 1e6}
+    hooks = faults.hook_time()
+    if isinstance(hooks, tuple):  # an older hook_time: (in process, own process, decode)
+        hooks = {"in_process": hooks[0], "telemetry_step": hooks[0],
+                 "own_process": hooks[1], "decode": hooks[2]}
+    out.update({f"hook_{k}_us": v * 1e6 for k, v in hooks.items()})
+    samples = faults.kill_recovery(args.kills, args.streams)
+    out["finalized_ms"] = statistics.median(s[0] for s in samples) * 1e3
+    out["ready_s"] = statistics.median(s[1] for s in samples)
+    print(json.dumps(out))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--baseline", default="main")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--tokens", type=int, default=64)
+    ap.add_argument("--kills", type=int, default=5)
+    ap.add_argument("--streams", type=int, default=32)
+    ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child is not None:
+        child(args.child, args)
+        return
+    load_before = os.getloadavg()
+    runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        path = unpack(args.baseline, Path(tmp))
+        trees = {"before": (Path(tmp) / "src", path), "after": (ROOT, None)}
+        for r in range(args.rounds):
+            order = ("before", "after") if r % 2 == 0 else ("after", "before")
+            for name in order:
+                runs[name].append(run_child(*trees[name], args))
+    load_after = os.getloadavg()
+    keys = list(runs["after"][0])
+    medians = {name: {k: statistics.median(run[k] for run in rs) for k in keys
+                      if all(k in run for run in rs)} for name, rs in runs.items()}
+    print(f"engine before ({args.baseline}) and after, {args.rounds} interleaved rounds; "
+          f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
+    print(f"{'figure (median)':<28}{'before':>12}{'after':>12}{'after/before':>14}")
+    for k in keys:
+        b, a = medians["before"].get(k), medians["after"].get(k)
+        if a is None or b is None:
+            continue
+        print(f"{k:<28}{b:>12.2f}{a:>12.2f}{a / b if b else float('nan'):>14.3f}")
+    print(json.dumps({"benchmark": "engine_ab", "baseline": args.baseline,
+                      "rounds": args.rounds, "load": [round(load_before[0], 2),
+                                                      round(load_after[0], 2)],
+                      "median": {n: {k: round(v, 3) for k, v in m.items()}
+                                 for n, m in medians.items()},
+                      "runs": runs}))
+
+
+if __name__ == "__main__":
+    main()
