@@ -30,7 +30,7 @@ from ..core.stats import EngineStats
 from ..core.stream import StreamBuffer
 from .base import EngineCoreClient
 from .engine_wire import Decided, LeftWaiting, Requeued
-from .handle import Handle
+from .handle import RequestHandle
 from .replayer import Replayer
 from .wire_events import RequestEncoder
 
@@ -40,71 +40,28 @@ if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never i
 __all__ = ["Engine", "EngineStats", "RequestHandle"]
 
 
-class RequestHandle(Handle):
-    """The writer's view of one request served by this process's scheduler thread."""
+class _SchedulerSide:
+    """In process, one request's writer news, cancels and faults go to the scheduler's
+    mailbox (applied at its next safe point)."""
 
-    def __init__(self, engine: Engine, request: GenerationRequest, stream: StreamBuffer,
-                 seq: SeqRecord | None, recorder: RequestRecorder,
-                 reject_reason: str | None = None) -> None:
-        super().__init__(request, recorder, stream, engine.telemetry, reject_reason)
-        self._engine = engine
-        self._seq = seq
+    __slots__ = ("_post", "seq")
 
-    def delivered(self, n: int) -> None:
-        """``n`` tokens reached the client: acknowledged by its TCP, or written where the
-        transport cannot tell.
+    def __init__(self, engine: Engine, seq: SeqRecord) -> None:
+        self._post = engine._post
+        self.seq = seq
 
-        Call it for every popped token that reached the client, also after the end was
-        popped: a stop/length request's recorder is finished once the end was popped and all
-        popped tokens were reported delivered, or the writer said it is done
-        (:meth:`writer_done`), or it stalled ``drain_timeout_s``."""
-        self.recorder.delivered(n)
-        seq = self._seq
-        if seq is not None and n > 0:
-            seq.delivered += n
-            if seq.stream.drained:
-                self._engine._post("drained", seq)
+    def writer_moved(self) -> None:
+        self._post("drained", self.seq)
 
-    def attach_writer(self) -> None:
-        """A writer will report this request's deliveries and say when it is done: an
-        abnormal end then records the request once the writer is done (or stalled
-        ``drain_timeout_s``), so bytes it wrote around the decision still count."""
-        if self._seq is not None:
-            self._seq.writer_attached = True
-
-    def writer_done(self) -> None:
-        """The writer will report no more deliveries: popped tokens it did not report
-        delivered are discarded, and the request's record need not wait for them."""
-        seq = self._seq
-        if seq is not None and seq.writer_done.claim():
-            self._engine._post("drained", seq)
-
-    # --- control --------------------------------------------------------------------------
-    def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:
-        """Post a terminal signal (client disconnect/cancel, or any reason) to the scheduler.
-        Applied at the next iteration boundary; a no-op (counted) if the request ended.
-
-        The reader side closes at once: later pops return None, so tokens still buffered are
-        discarded, not handed to a writer whose client is gone."""
-        self.stream.abort_reader()
-        if self._seq is None:  # refused: recorded already, a counted late signal
-            self.life.attempted(reason)
-            self.recorder.finish(reason)
-        else:
-            self._engine._post("cancel", (self._seq, reason))
+    def cancel(self, reason: FinishReason) -> bool:
+        self._post("cancel", (self.seq, reason))  # after the end: a counted no-op there
+        return True
 
     def inject_fault(self) -> None:
-        """Make the next step that includes this request raise (finishes it with error)."""
-        if self._seq is not None:
-            self._engine._post("fault", self._seq)
-
-    @property
-    def completion_tokens(self) -> int:
-        """Tokens committed so far (final once ``finish_reason`` is set)."""
-        return 0 if self._seq is None else self._seq.committed
+        self._post("fault", self.seq)
 
 
-class Engine(EngineCoreClient[RequestHandle]):
+class Engine(EngineCoreClient):
     """A reference decode worker: submit requests, read their tokens through handles."""
 
     def __init__(self, config: EngineConfig, telemetry: Telemetry) -> None:
@@ -167,25 +124,26 @@ class Engine(EngineCoreClient[RequestHandle]):
                               cfg.stream_low_watermark,
                               on_credit=lambda: self._post("credit"),
                               on_drained=lambda: self._post("drained", seq))
+        handle = RequestHandle(request, recorder, stream, self.telemetry)
+        # the scheduler reads the handle's own writer progress: no copy, no message
         seq = SeqRecord(request, life, stream, now, deadline_at,
                         tokens=list(request.prompt), n_prompt=len(request.prompt),
                         limit=min(len(request.prompt) + request.max_tokens,
-                                  cfg.model.max_context), report_as=recorder)
-        return RequestHandle(self, request, stream, seq, recorder)
+                                  cfg.model.max_context), writer=handle.writer,
+                        report_as=recorder)
+        handle.engine = _SchedulerSide(self, seq)
+        return handle
 
     def _refusal(self) -> str | None:
         return "shutting_down" if self._closed else None
 
     def _enqueue(self, handle: RequestHandle, now: float, deadline_at: float | None) -> None:
-        seq = handle._seq
-        assert seq is not None
+        side = handle.engine
+        assert isinstance(side, _SchedulerSide)
+        seq = side.seq
         seq.life.stream = handle.stream
         self._live[handle.request_id] = handle
         self._post("submit", seq)
-
-    def _reject(self, handle: RequestHandle, reason: str, now: float) -> None:
-        handle._seq = None  # the scheduler never saw it: nothing to post about it
-        super()._reject(handle, reason, now)
 
     def inject_fault(self, request_id: str) -> None:
         """Make the next step including ``request_id`` raise (a worker error for it alone)."""
