@@ -1,12 +1,14 @@
 """The engine core's event sink in both modes: what the scheduler reports, as typed events.
 
 The scheduler reports to :class:`~servescope.instrumentation.step.RequestEvents` (one per
-request) and a :class:`~servescope.instrumentation.step.StepSink` (one per engine): here
-:class:`RequestEncoder` and :class:`StepEncoder`, which append the typed :mod:`.engine_wire`
-event for each call to an :class:`EventSink`. The engine process's sink is the iteration's
-list, sent as one message per iteration (never one per token); the in-process engine's is the
-replayer, which applies each event as it is made. Neither encoder holds a terminal state,
-metric or span: the :class:`~.replayer.Replayer` applies the events to the real recorder and
+request) and a :class:`~servescope.instrumentation.step.StepSink` (one per engine). Each
+request's is a :class:`RequestEncoder` in both modes, which appends the typed
+:mod:`.engine_wire` event for each call to an :class:`EventSink`: the engine process's is the
+iteration's list, sent as one message per iteration (never one per token); the in-process
+engine's is the replayer, which applies each event as it is made. The engine process's step
+sink is :class:`StepEncoder` (one :class:`~.engine_wire.StepMessage` per step); in process the
+replayer takes the typed ``StepReport`` itself. Neither encoder holds a terminal state, metric
+or span: the :class:`~.replayer.Replayer` applies the events to the real recorder and
 telemetry.
 """
 
