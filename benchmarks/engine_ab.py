@@ -11,8 +11,12 @@ shared machine hits both alike. Each child measures, on its own tree's code:
                    outside the model forward (``schedule`` + ``update``: admission, commits,
                    the request events and the step report), so the whole request's hooks are
                    in it, not only the step's
-  hook time        ``engine_faults.hook_time()`` of that tree (in process, Telemetry.step
-                   alone, own process, decode), per step at batch 32
+  step sink        the in-process scheduler's own step sink (whatever that tree gives it)
+                   taking one step report of ``--batch`` requests, one token each, named as
+                   that tree's scheduler names them (the recorders): thread CPU time per
+                   step, the median of 7 runs of 2000 steps
+  hook time        ``engine_faults.hook_time()`` of that tree, wall time (in process,
+                   Telemetry.step alone, own process, decode), per step at batch 32
   kill -9          ``engine_faults.kill_recovery(--kills, --streams)`` of that tree: time to
                    every in-flight request finalized, and to the replacement engine ready
 
@@ -117,6 +121,30 @@ def scheduler_step(batch: int, tokens: int) -> float:
     return spent / steps
 
 
+def step_sink(batch: int, steps: int = 2000, repeat: int = 7) -> float:
+    """Thread CPU seconds per step of the in-process scheduler's step sink."""
+    import time
+
+    from servescope.instrumentation import StepReport, Telemetry
+    from servescope.reference.client.engine import Engine
+    from servescope.reference.config import EngineConfig, ModelConfig
+
+    tiny = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64)
+    telemetry = Telemetry()
+    engine = Engine(EngineConfig(model=tiny, device="cpu"), telemetry)  # never started
+    sink = engine._scheduler.telemetry
+    recorders = [telemetry.request(f"s{i}", prompt_tokens=8) for i in range(batch)]
+    runs = []
+    for _ in range(repeat):
+        t0 = time.thread_time()
+        for k in range(steps):
+            sink.step(StepReport(advanced=[(r, 1, 0, float(k)) for r in recorders],
+                                 now=float(k), kv_blocks_used=10, kv_blocks_total=100,
+                                 running=batch, waiting=0, paused=0, buffered_tokens=batch))
+        runs.append((time.thread_time() - t0) / steps)
+    return statistics.median(runs)
+
+
 def child(tree: Path, args: argparse.Namespace) -> None:
     import importlib.util
 
@@ -125,7 +153,8 @@ def child(tree: Path, args: argparse.Namespace) -> None:
     assert spec is not None and spec.loader is not None
     faults = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(faults)
-    out: dict[str, Any] = {"scheduler_us": scheduler_step(args.batch, args.tokens) * 1e6}
+    out: dict[str, Any] = {"scheduler_us": scheduler_step(args.batch, args.tokens) * 1e6,
+                           "step_sink_us": step_sink(args.batch) * 1e6}
     hooks = faults.hook_time()
     if isinstance(hooks, tuple):  # an older hook_time: (in process, own process, decode)
         hooks = {"in_process": hooks[0], "telemetry_step": hooks[0],
