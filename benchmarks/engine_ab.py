@@ -1,9 +1,9 @@
 """The engine's critical path and kill -9 recovery before and after a change, interleaved.
 
-The package at a git revision (``--baseline``, e.g. the commit a branch started from) is
-unpacked into a temporary folder; each round runs one child process on it and one on the
-working tree, alternately (the order flips every round), so the load of other jobs on a
-shared machine hits both alike. Each child measures, on its own tree's code:
+The package at each git revision (``--baseline``, repeatable, e.g. the commit a branch started
+from) is unpacked into a temporary folder; each round runs one child process on each and one
+on the working tree, one after the other (the order turns every round), so the load of other
+jobs on a shared machine hits them alike. Each child measures, on its own tree's code:
 
   scheduler        the real in-process scheduler stepped by hand (no thread), ``--batch``
                    requests of ``--tokens`` tokens each, a reader popping and reporting every
@@ -14,15 +14,17 @@ shared machine hits both alike. Each child measures, on its own tree's code:
   step sink        the in-process scheduler's own step sink (whatever that tree gives it)
                    taking one step report of ``--batch`` requests, one token each, named as
                    that tree's scheduler names them (the recorders): thread CPU time per
-                   step, the median of 7 runs of 2000 steps
+                   step, the median of 7 runs of 2000 steps, and its ratio to
+                   ``Telemetry.step`` alone, timed alternately in the same process
   hook time        ``engine_faults.hook_time()`` of that tree, wall time (in process,
                    Telemetry.step alone, own process, decode), per step at batch 32
   kill -9          ``engine_faults.kill_recovery(--kills, --streams)`` of that tree: time to
                    every in-flight request finalized, and to the replacement engine ready
 
-Medians over the rounds; the load average is recorded before and after.
+Medians over the rounds; the load average is recorded before and after. ``--kills 0``: the
+CPU figures alone (scheduler, step sink), a quicker run.
 
-Run: python benchmarks/engine_ab.py [--baseline REV] [--rounds 3] [--kills 5]
+Run: python benchmarks/engine_ab.py [--baseline REV ...] [--rounds 3] [--kills 5]
 Prints a table and one JSON line.
 """
 
@@ -94,8 +96,9 @@ def scheduler_step(batch: int, tokens: int) -> float:
                           unbounded_streams=True, idle_report_s=100.0)
     engine = Engine(config, Telemetry())  # never started: this thread is the scheduler
     scheduler = engine._scheduler
-    spent, steps = 0.0, 0
-    for wave in range(3):
+    per_wave = []
+    for wave in range(5):
+        spent, steps = 0.0, 0
         handles = [engine.submit(GenerationRequest(f"w{wave}-{i}", [1 + i % 7, 2, 3, 4],
                                                    tokens, ignore_eos=True))
                    for i in range(batch)]
@@ -118,11 +121,14 @@ def scheduler_step(batch: int, tokens: int) -> float:
             for h in handles:  # the writer saw the end: the request may be recorded
                 if h.stream.closed and h.get_chunk(0.0) is None:
                     h.writer_done()
-    return spent / steps
+        per_wave.append(spent / steps)
+    return statistics.median(per_wave)
 
 
-def step_sink(batch: int, steps: int = 2000, repeat: int = 7) -> float:
-    """Thread CPU seconds per step of the in-process scheduler's step sink."""
+def step_sink(batch: int, steps: int = 2000, repeat: int = 7) -> tuple[float, float]:
+    """Thread CPU seconds per step of the in-process scheduler's step sink, and the median
+    ratio to ``Telemetry.step`` alone on the same reports, timed alternately in this process
+    (the load of the moment hits both alike)."""
     import time
 
     from servescope.instrumentation import StepReport, Telemetry
@@ -134,15 +140,18 @@ def step_sink(batch: int, steps: int = 2000, repeat: int = 7) -> float:
     engine = Engine(EngineConfig(model=tiny, device="cpu"), telemetry)  # never started
     sink = engine._scheduler.telemetry
     recorders = [telemetry.request(f"s{i}", prompt_tokens=8) for i in range(batch)]
-    runs = []
-    for _ in range(repeat):
+
+    def run(target: Any) -> float:
         t0 = time.thread_time()
         for k in range(steps):
-            sink.step(StepReport(advanced=[(r, 1, 0, float(k)) for r in recorders],
-                                 now=float(k), kv_blocks_used=10, kv_blocks_total=100,
-                                 running=batch, waiting=0, paused=0, buffered_tokens=batch))
-        runs.append((time.thread_time() - t0) / steps)
-    return statistics.median(runs)
+            target.step(StepReport(advanced=[(r, 1, 0, float(k)) for r in recorders],
+                                   now=float(k), kv_blocks_used=10, kv_blocks_total=100,
+                                   running=batch, waiting=0, paused=0, buffered_tokens=batch))
+        return (time.thread_time() - t0) / steps
+
+    pairs = [(run(sink), run(telemetry)) for _ in range(repeat)]
+    return (statistics.median(p[0] for p in pairs),
+            statistics.median(p[0] / p[1] for p in pairs))
 
 
 def child(tree: Path, args: argparse.Namespace) -> None:
@@ -153,8 +162,12 @@ def child(tree: Path, args: argparse.Namespace) -> None:
     assert spec is not None and spec.loader is not None
     faults = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(faults)
+    sink, ratio = step_sink(args.batch)
     out: dict[str, Any] = {"scheduler_us": scheduler_step(args.batch, args.tokens) * 1e6,
-                           "step_sink_us": step_sink(args.batch) * 1e6}
+                           "step_sink_us": sink * 1e6, "sink_over_telemetry_step": ratio}
+    if args.kills == 0:  # the CPU figures alone
+        print(json.dumps(out))
+        return
     hooks = faults.hook_time()
     if isinstance(hooks, tuple):  # an older hook_time: (in process, own process, decode)
         hooks = {"in_process": hooks[0], "telemetry_step": hooks[0],
@@ -168,7 +181,8 @@ def child(tree: Path, args: argparse.Namespace) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--baseline", default="main")
+    ap.add_argument("--baseline", action="append",
+                    help="a revision to compare (repeatable; default: main)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--tokens", type=int, default=64)
@@ -179,28 +193,37 @@ def main() -> None:
     if args.child is not None:
         child(args.child, args)
         return
+    baselines = args.baseline or ["main"]
     load_before = os.getloadavg()
-    runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
+    names = [*baselines, "after"]
+    runs: dict[str, list[dict[str, Any]]] = {n: [] for n in names}
     with tempfile.TemporaryDirectory() as tmp:
-        path = unpack(args.baseline, Path(tmp))
-        trees = {"before": (Path(tmp) / "src", path), "after": (ROOT, None)}
-        for r in range(args.rounds):
-            order = ("before", "after") if r % 2 == 0 else ("after", "before")
-            for name in order:
+        trees: dict[str, tuple[Path, Path | None]] = {"after": (ROOT, None)}
+        for i, rev in enumerate(baselines):
+            into = Path(tmp) / str(i)
+            into.mkdir()
+            trees[rev] = (into / "src", unpack(rev, into))
+        for r in range(args.rounds):  # each round in another order: none always first
+            k = r % len(names)
+            for name in names[k:] + names[:k]:
                 runs[name].append(run_child(*trees[name], args))
     load_after = os.getloadavg()
     keys = list(runs["after"][0])
     medians = {name: {k: statistics.median(run[k] for run in rs) for k in keys
                       if all(k in run for run in rs)} for name, rs in runs.items()}
-    print(f"engine before ({args.baseline}) and after, {args.rounds} interleaved rounds; "
-          f"load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
-    print(f"{'figure (median)':<28}{'before':>12}{'after':>12}{'after/before':>14}")
+    print(f"engine at {', '.join(baselines)} and after (the working tree), {args.rounds} "
+          f"interleaved rounds; load average {load_before[0]:.2f} before, "
+          f"{load_after[0]:.2f} after")
+    print(f"{'figure (median)':<26}" + "".join(f"{n[:12]:>14}" for n in names)
+          + f"{'after/' + baselines[0][:8]:>16}")
     for k in keys:
-        b, a = medians["before"].get(k), medians["after"].get(k)
-        if a is None or b is None:
+        if not all(k in medians[n] for n in names):
             continue
-        print(f"{k:<28}{b:>12.2f}{a:>12.2f}{a / b if b else float('nan'):>14.3f}")
-    print(json.dumps({"benchmark": "engine_ab", "baseline": args.baseline,
+        values = [medians[n][k] for n in names]
+        first, last = values[0], values[-1]
+        ratio = last / first if first else float("nan")
+        print(f"{k:<26}" + "".join(f"{v:>14.2f}" for v in values) + f"{ratio:>16.3f}")
+    print(json.dumps({"benchmark": "engine_ab", "baselines": baselines,
                       "rounds": args.rounds, "load": [round(load_before[0], 2),
                                                       round(load_after[0], 2)],
                       "median": {n: {k: round(v, 3) for k, v in m.items()}
