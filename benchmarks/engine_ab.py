@@ -127,29 +127,35 @@ def scheduler_step(batch: int, tokens: int) -> float:
 
 def step_sink(batch: int, steps: int = 2000, repeat: int = 7) -> tuple[float, float]:
     """Thread CPU seconds per step of the in-process scheduler's step sink, and the median
-    ratio to ``Telemetry.step`` alone on the same reports, timed alternately in this process
-    (the load of the moment hits both alike)."""
+    ratio to ``Telemetry.step`` alone on the same requests, timed alternately in this
+    process (the load of the moment hits both alike). The requests are submitted (live on
+    the API side) and named in the report as that tree's scheduler names them."""
     import time
 
     from servescope.instrumentation import StepReport, Telemetry
     from servescope.reference.client.engine import Engine
     from servescope.reference.config import EngineConfig, ModelConfig
+    from servescope.reference.core.request import GenerationRequest
 
     tiny = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64)
     telemetry = Telemetry()
-    engine = Engine(EngineConfig(model=tiny, device="cpu"), telemetry)  # never started
-    sink = engine._scheduler.telemetry
-    recorders = [telemetry.request(f"s{i}", prompt_tokens=8) for i in range(batch)]
+    engine = Engine(EngineConfig(model=tiny, device="cpu", max_waiting=batch), telemetry)
+    sink = engine._scheduler.telemetry  # never started: the submissions stay live
+    handles: list[Any] = [engine.submit(GenerationRequest(f"s{i}", [1, 2, 3], 8))
+                          for i in range(batch)]
+    seqs = [getattr(h, "_seq", None) or h.engine.seq for h in handles]
+    keys = [getattr(seq, "step_key", seq.recorder) for seq in seqs]
+    recorders = [h.recorder for h in handles]
 
-    def run(target: Any) -> float:
+    def run(target: Any, names: list[Any]) -> float:
         t0 = time.thread_time()
         for k in range(steps):
-            target.step(StepReport(advanced=[(r, 1, 0, float(k)) for r in recorders],
+            target.step(StepReport(advanced=[(r, 1, 0, float(k)) for r in names],
                                    now=float(k), kv_blocks_used=10, kv_blocks_total=100,
                                    running=batch, waiting=0, paused=0, buffered_tokens=batch))
         return (time.thread_time() - t0) / steps
 
-    pairs = [(run(sink), run(telemetry)) for _ in range(repeat)]
+    pairs = [(run(sink, keys), run(telemetry, recorders)) for _ in range(repeat)]
     return (statistics.median(p[0] for p in pairs),
             statistics.median(p[0] / p[1] for p in pairs))
 
@@ -204,8 +210,8 @@ def main() -> None:
             into.mkdir()
             trees[rev] = (into / "src", unpack(rev, into))
         for r in range(args.rounds):  # each round in another order: none always first
-            k = r % len(names)
-            for name in names[k:] + names[:k]:
+            turn = r % len(names)
+            for name in names[turn:] + names[:turn]:
                 runs[name].append(run_child(*trees[name], args))
     load_after = os.getloadavg()
     keys = list(runs["after"][0])
