@@ -21,7 +21,9 @@ Figures, all measured in this run:
                      replayer (``Telemetry.step`` included; alone beside it); in its
                      own process, the event appends plus encoding the step's message; beside
                      it, the API process's typed decoding of that message (off the engine's
-                     critical path: the link thread does it)
+                     critical path: the link thread does it); and per request, its own
+                     hooks in process as events through the replayer, beside the same hooks
+                     called on the recorder directly
 
 The clients run in their own processes (one per kind, started together, by
 ``servescope.harness.load_process``), never in the server's: a load generator in the server's
@@ -47,9 +49,16 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from servescope.harness.load_process import run_apart
 from servescope.harness.load_summary import percentile, scrape
 from servescope.harness.loadgen import LoadConfig, Mix
-from servescope.instrumentation import RequestRecorder, StepReport, Telemetry
+from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
 from servescope.reference.client.engine_client import EngineClient
-from servescope.reference.client.engine_wire import FromEngine, Push, decoder_from_engine, encoder
+from servescope.reference.client.engine_wire import (
+    Decided,
+    FromEngine,
+    LeftWaiting,
+    Push,
+    decoder_from_engine,
+    encoder,
+)
 from servescope.reference.client.replayer import RemoteLifecycle, Replayer
 from servescope.reference.client.wire_events import RequestEncoder, StepEncoder
 from servescope.reference.config import EngineConfig
@@ -196,6 +205,48 @@ def hook_time(batch: int = 32, steps: int = 3000) -> dict[str, float]:
             "decode": decode}
 
 
+def request_events_time(n: int = 3000, repeat: int = 5) -> dict[str, float]:
+    """Thread CPU seconds per request of its own hooks (admitted, scheduled, prefill done,
+    finish): called on the recorder directly (what the in-process engine did before it
+    reported through events), and as the in-process engine makes them now (each through a
+    RequestEncoder into the replayer, with the LeftWaiting and Decided events beside them;
+    the stream already closed by the engine core). Medians of ``repeat`` alternate runs."""
+    def direct() -> float:
+        telemetry, spent = Telemetry(), 0.0
+        for i in range(n):
+            rec = telemetry.request(f"d{i}", prompt_tokens=4)
+            t0 = time.thread_time()
+            rec.admitted()
+            rec.scheduled(now=1.0)
+            rec.prefill_done(now=2.0)
+            rec.finish(FinishReason.LENGTH, now=3.0)
+            spent += time.thread_time() - t0
+        return spent / n
+
+    def replayed() -> float:
+        telemetry, spent = Telemetry(), 0.0
+        live: dict[str, _Replayed] = {}
+        replayer = Replayer(telemetry, live, threading.Lock(), lambda: None, lambda: None)
+        for i in range(n):
+            rid = f"r{i}"
+            live[rid] = handle = _Replayed(rid, telemetry.request(rid, prompt_tokens=4))
+            handle.stream.close(drop=False)
+            events = RequestEncoder(rid, replayer)
+            t0 = time.thread_time()
+            replayer.append(LeftWaiting())
+            events.admitted()
+            events.scheduled(now=1.0)
+            events.prefill_done(now=2.0)
+            replayer.append(Decided(rid, FinishReason.LENGTH))
+            events.finish(FinishReason.LENGTH, now=3.0)
+            spent += time.thread_time() - t0
+        return spent / n
+
+    pairs = [(direct(), replayed()) for _ in range(repeat)]
+    return {"direct": statistics.median(p[0] for p in pairs),
+            "in_process_events": statistics.median(p[1] for p in pairs)}
+
+
 class _Replayed:
     """An API-side request as the replayer sees it (recorder, stream, terminal state)."""
 
@@ -247,6 +298,7 @@ def main() -> None:
     args = parser.parse_args()
 
     hooks = hook_time()
+    per_request = request_events_time()
     samples = kill_recovery(args.kills, args.streams)
     finalized = [s[0] for s in samples]
     ready = [s[1] for s in samples]
@@ -295,12 +347,16 @@ def main() -> None:
           f"{hooks['own_process'] * 1e6:.1f} us (events + encoding), ratio "
           f"{hooks['own_process'] / hooks['in_process']:.2f}; the API process decodes that "
           f"message in {hooks['decode'] * 1e6:.1f} us")
+    print(f"a request's own hooks in process (thread CPU): "
+          f"{per_request['in_process_events'] * 1e6:.1f} us as events through the replayer, "
+          f"{per_request['direct'] * 1e6:.1f} us called on the recorder directly")
     print(json.dumps({
         "benchmark": "engine_faults", "kills": args.kills, "streams": args.streams,
         "finalized_ms": {"median": _ms(statistics.median(finalized)), "max": _ms(max(finalized))},
         "ready_s": {"median": round(statistics.median(ready), 3), "max": round(max(ready), 3)},
         "modes": rows,
-        "hook_us_per_step": {k: round(v * 1e6, 2) for k, v in hooks.items()}}))
+        "hook_us_per_step": {k: round(v * 1e6, 2) for k, v in hooks.items()},
+        "request_hooks_us": {k: round(v * 1e6, 2) for k, v in per_request.items()}}))
 
 
 if __name__ == "__main__":
