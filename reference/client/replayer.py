@@ -116,61 +116,30 @@ class Replayer(Generic[H]):
 
     # --- one handler per kind (a table lookup: cheaper than matching each kind in turn) ---
     def _handlers(self) -> dict[type, Callable[[Any], None]]:
-        return {Push: self._push, StepMessage: self._step, Admitted: self._admitted,
-                Scheduled: self._scheduled, PrefillDone: self._prefill_done,
-                Paused: self._paused, Resumed: self._resumed, Finish: self._finished,
-                Decided: self._decided, Close: self._close, WantCredit: self._want_credit,
-                LeftWaiting: lambda _: self._left_waiting(),
-                Requeued: lambda _: self._requeued()}
+        live = self.live
 
-    def _push(self, event: Push) -> None:
-        handle = self.live.get(event.request_id)
-        if handle is not None and not handle.stream.closed:
-            handle.stream.push(event.tokens)
+        def on_live(apply: Callable[[H, Any], object]) -> Callable[[Any], None]:
+            """The handler of a kind about one request: applied while it is live here."""
+            def handler(event: Any) -> None:
+                handle = live.get(event.request_id)
+                if handle is not None:
+                    apply(handle, event)
+            return handler
 
-    def _admitted(self, event: Admitted) -> None:
-        handle = self.live.get(event.request_id)
-        if handle is not None:
-            handle.recorder.admitted()
-
-    def _scheduled(self, event: Scheduled) -> None:
-        handle = self.live.get(event.request_id)
-        if handle is not None:
-            handle.recorder.scheduled(now=event.now)
-
-    def _prefill_done(self, event: PrefillDone) -> None:
-        handle = self.live.get(event.request_id)
-        if handle is not None:
-            handle.recorder.prefill_done(now=event.now)
-
-    def _paused(self, event: Paused) -> None:
-        handle = self.live.get(event.request_id)
-        if handle is not None:
-            handle.recorder.paused(now=event.now)
-
-    def _resumed(self, event: Resumed) -> None:
-        handle = self.live.get(event.request_id)
-        if handle is not None:
-            handle.recorder.resumed(now=event.now)
-
-    def _decided(self, event: Decided) -> None:
-        handle = self.live.get(event.request_id)
-        if handle is not None:
-            handle.life.decide(event.reason)
-
-    def _close(self, event: Close) -> None:
-        handle = self.live.get(event.request_id)
-        if handle is not None:
-            handle.stream.close(drop=event.drop)
-
-    def _want_credit(self, event: WantCredit) -> None:
-        handle = self.live.get(event.request_id)
-        if handle is not None:
-            handle.stream.request_credit()
-
-    def _finished(self, event: Finish) -> None:
-        self._finish(event.request_id, self.live.get(event.request_id), event.reason,
-                     event.now)
+        return {
+            Push: on_live(_push), StepMessage: self._step,
+            Admitted: on_live(lambda h, e: h.recorder.admitted()),
+            Scheduled: on_live(lambda h, e: h.recorder.scheduled(now=e.now)),
+            PrefillDone: on_live(lambda h, e: h.recorder.prefill_done(now=e.now)),
+            Paused: on_live(lambda h, e: h.recorder.paused(now=e.now)),
+            Resumed: on_live(lambda h, e: h.recorder.resumed(now=e.now)),
+            Decided: on_live(lambda h, e: h.life.decide(e.reason)),
+            Close: on_live(lambda h, e: h.stream.close(drop=e.drop)),
+            WantCredit: on_live(lambda h, e: h.stream.request_credit()),
+            Finish: lambda e: self._finish(e.request_id, live.get(e.request_id), e.reason,
+                                           e.now),
+            LeftWaiting: lambda _: self._left_waiting(),
+            Requeued: lambda _: self._requeued()}
 
     def end(self, handle: H, reason: FinishReason, now: float | None, *, drop: bool) -> None:
         """Finish one request here, exactly once: stream, then the recorder."""
@@ -225,3 +194,8 @@ class Replayer(Generic[H]):
             paused=step.paused, buffered_tokens=buffered, prefix_queries=step.prefix_queries,
             prefix_hits=step.prefix_hits, preemptions=step.preemptions,
             forward_seconds=step.forward_seconds, step_tokens=step.step_tokens))
+
+
+def _push(handle: Replayable, event: Push) -> None:
+    if not handle.stream.closed:
+        handle.stream.push(event.tokens)
