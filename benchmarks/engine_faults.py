@@ -17,10 +17,13 @@ Figures, all measured in this run:
                      of everyone (the slow run), and for the engine in its own process the
                      messages per engine step each way and the link thread's work per step
   hook time          per engine step with a batch of 32, the telemetry work the engine does
-                     on its critical path: in process, ``Telemetry.step`` (metrics); in its
+                     on its critical path: in process, the step report handed to the
+                     replayer (``Telemetry.step`` included; alone beside it); in its
                      own process, the event appends plus encoding the step's message; beside
                      it, the API process's typed decoding of that message (off the engine's
-                     critical path: the link thread does it)
+                     critical path: the link thread does it); and per request, its own
+                     hooks in process as events through the replayer, beside the same hooks
+                     called on the recorder directly
 
 The clients run in their own processes (one per kind, started together, by
 ``servescope.harness.load_process``), never in the server's: a load generator in the server's
@@ -37,6 +40,7 @@ import argparse
 import json
 import signal
 import statistics
+import threading
 import time
 from typing import Any
 
@@ -45,13 +49,22 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from servescope.harness.load_process import run_apart
 from servescope.harness.load_summary import percentile, scrape
 from servescope.harness.loadgen import LoadConfig, Mix
-from servescope.instrumentation import StepReport, Telemetry
+from servescope.instrumentation import FinishReason, RequestRecorder, StepReport, Telemetry
 from servescope.reference.client.engine_client import EngineClient
-from servescope.reference.client.engine_wire import FromEngine, Push, decoder_from_engine, encoder
+from servescope.reference.client.engine_wire import (
+    Decided,
+    FromEngine,
+    LeftWaiting,
+    Push,
+    decoder_from_engine,
+    encoder,
+)
+from servescope.reference.client.replayer import RemoteLifecycle, Replayer
 from servescope.reference.client.wire_events import RequestEncoder, StepEncoder
 from servescope.reference.config import EngineConfig
 from servescope.reference.core.request import GenerationRequest
 from servescope.reference.core.stats import EngineStats
+from servescope.reference.core.stream import StreamBuffer
 from servescope.reference.transport.server import LocalServer
 
 #: A snapshot as the engine sends one with every message.
@@ -148,17 +161,31 @@ def _link_counters(engine: Any) -> list[float]:
 
 
 # --- hook time on the critical path -------------------------------------------------------
-def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float, float]:
-    """Seconds per step: (in process: Telemetry.step; own process: events + encoding; the
-    API process's typed decoding of that message)."""
+def hook_time(batch: int = 32, steps: int = 3000) -> dict[str, float]:
+    """Seconds per step of the telemetry work on the engine's critical path. In process: the
+    step report handed to the replayer, its step sink (``Telemetry.step`` included; the
+    scheduler thread does both); ``Telemetry.step`` alone beside it (what the in-process
+    engine called before the replayer was its sink). In its own process: events + encoding;
+    beside it, the API process's typed decoding of that message (the link thread's, off that
+    path)."""
     telemetry = Telemetry()
     recorders = [telemetry.request(f"h{i}", prompt_tokens=8) for i in range(batch)]
+
+    def report(items: list[Any], k: int) -> StepReport:
+        return StepReport(advanced=[(r, 1, 0) for r in items], now=float(k),
+                          kv_blocks_used=10, kv_blocks_total=100, running=batch, waiting=0,
+                          paused=0, buffered_tokens=batch)
+
     t0 = time.perf_counter()
     for k in range(steps):
-        telemetry.step(StepReport(advanced=[(r, 1, 0) for r in recorders], now=float(k),
-                                  kv_blocks_used=10, kv_blocks_total=100, running=batch,
-                                  waiting=0, paused=0, buffered_tokens=batch))
-    before = (time.perf_counter() - t0) / steps
+        telemetry.step(report(recorders, k))
+    alone = (time.perf_counter() - t0) / steps
+    handles = {f"h{i}": _Replayed(f"h{i}", r) for i, r in enumerate(recorders)}
+    replayer = Replayer(telemetry, handles, threading.Lock(), lambda: None, lambda: None)
+    t0 = time.perf_counter()
+    for k in range(steps):  # in process the step names the recorders (SeqRecord.report_as)
+        replayer.step(report(recorders, k))
+    in_process = (time.perf_counter() - t0) / steps
     events: list[Any] = []
     child = StepEncoder(events)
     child_recorders = [RequestEncoder(f"h{i}", events) for i in range(batch)]
@@ -166,17 +193,68 @@ def hook_time(batch: int = 32, steps: int = 3000) -> tuple[float, float, float]:
     for k in range(steps):
         for rec in child_recorders:  # the push the commit makes, as the mirror stream does
             events.append(Push(rec.request_id, [k]))
-        child.step(StepReport(advanced=[(r, 1, 0) for r in child_recorders], now=float(k),
-                              kv_blocks_used=10, kv_blocks_total=100, running=batch,
-                              waiting=0, paused=0, buffered_tokens=batch))
+        child.step(report(child_recorders, k))
         frame = encoder.encode(FromEngine("step", list(events), STATS))
         events.clear()
-    after = (time.perf_counter() - t0) / steps
+    own_process = (time.perf_counter() - t0) / steps
     t0 = time.perf_counter()
     for _ in range(steps):
         decoder_from_engine.decode(frame)
     decode = (time.perf_counter() - t0) / steps
-    return before, after, decode
+    return {"in_process": in_process, "telemetry_step": alone, "own_process": own_process,
+            "decode": decode}
+
+
+def request_events_time(n: int = 3000, repeat: int = 5) -> dict[str, float]:
+    """Thread CPU seconds per request of its own hooks (admitted, scheduled, prefill done,
+    finish): called on the recorder directly (what the in-process engine did before it
+    reported through events), and as the in-process engine makes them now (each through a
+    RequestEncoder into the replayer, with the LeftWaiting and Decided events beside them;
+    the stream already closed by the engine core). Medians of ``repeat`` alternate runs."""
+    def direct() -> float:
+        telemetry, spent = Telemetry(), 0.0
+        for i in range(n):
+            rec = telemetry.request(f"d{i}", prompt_tokens=4)
+            t0 = time.thread_time()
+            rec.admitted()
+            rec.scheduled(now=1.0)
+            rec.prefill_done(now=2.0)
+            rec.finish(FinishReason.LENGTH, now=3.0)
+            spent += time.thread_time() - t0
+        return spent / n
+
+    def replayed() -> float:
+        telemetry, spent = Telemetry(), 0.0
+        live: dict[str, _Replayed] = {}
+        replayer = Replayer(telemetry, live, threading.Lock(), lambda: None, lambda: None)
+        for i in range(n):
+            rid = f"r{i}"
+            live[rid] = handle = _Replayed(rid, telemetry.request(rid, prompt_tokens=4))
+            handle.stream.close(drop=False)
+            events = RequestEncoder(rid, replayer)
+            t0 = time.thread_time()
+            replayer.append(LeftWaiting())
+            events.admitted()
+            events.scheduled(now=1.0)
+            events.prefill_done(now=2.0)
+            replayer.append(Decided(rid, FinishReason.LENGTH))
+            events.finish(FinishReason.LENGTH, now=3.0)
+            spent += time.thread_time() - t0
+        return spent / n
+
+    pairs = [(direct(), replayed()) for _ in range(repeat)]
+    return {"direct": statistics.median(p[0] for p in pairs),
+            "in_process_events": statistics.median(p[1] for p in pairs)}
+
+
+class _Replayed:
+    """An API-side request as the replayer sees it (recorder, stream, terminal state)."""
+
+    def __init__(self, request_id: str, recorder: RequestRecorder) -> None:
+        self.request_id = request_id
+        self.recorder = recorder
+        self.stream = StreamBuffer(None, 0)
+        self.life = RemoteLifecycle()
 
 
 def _p(values: list[float], q: float) -> float | None:
@@ -219,7 +297,8 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=128)
     args = parser.parse_args()
 
-    hook_before, hook_after, hook_decode = hook_time()
+    hooks = hook_time()
+    per_request = request_events_time()
     samples = kill_recovery(args.kills, args.streams)
     finalized = [s[0] for s in samples]
     ready = [s[1] for s in samples]
@@ -263,16 +342,21 @@ def main() -> None:
             if f"link_{name}" in r:
                 print(f"{mode}: link {name.replace('_', ' ')}: {r[f'link_{name}']}")
     print(f"hook time on the engine's critical path per step (batch 32): in process "
-          f"{hook_before * 1e6:.1f} us (Telemetry.step), own process {hook_after * 1e6:.1f} us "
-          f"(events + encoding), ratio {hook_after / hook_before:.2f}; the API process "
-          f"decodes that message in {hook_decode * 1e6:.1f} us")
+          f"{hooks['in_process'] * 1e6:.1f} us (the replayer's step; Telemetry.step alone "
+          f"{hooks['telemetry_step'] * 1e6:.1f} us), own process "
+          f"{hooks['own_process'] * 1e6:.1f} us (events + encoding), ratio "
+          f"{hooks['own_process'] / hooks['in_process']:.2f}; the API process decodes that "
+          f"message in {hooks['decode'] * 1e6:.1f} us")
+    print(f"a request's own hooks in process (thread CPU): "
+          f"{per_request['in_process_events'] * 1e6:.1f} us as events through the replayer, "
+          f"{per_request['direct'] * 1e6:.1f} us called on the recorder directly")
     print(json.dumps({
         "benchmark": "engine_faults", "kills": args.kills, "streams": args.streams,
         "finalized_ms": {"median": _ms(statistics.median(finalized)), "max": _ms(max(finalized))},
         "ready_s": {"median": round(statistics.median(ready), 3), "max": round(max(ready), 3)},
-        "modes": rows, "hook_us_per_step": {"in_process": round(hook_before * 1e6, 2),
-                                            "own_process": round(hook_after * 1e6, 2),
-                                            "decode": round(hook_decode * 1e6, 2)}}))
+        "modes": rows,
+        "hook_us_per_step": {k: round(v * 1e6, 2) for k, v in hooks.items()},
+        "request_hooks_us": {k: round(v * 1e6, 2) for k, v in per_request.items()}}))
 
 
 if __name__ == "__main__":

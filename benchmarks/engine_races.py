@@ -42,7 +42,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from servescope.harness.loadgen import Reading, stream_once
 from servescope.instrumentation import FinishReason, Telemetry
 from servescope.reference.client.engine import Engine
-from servescope.reference.client.engine_client import EngineClient, RemoteHandle
+from servescope.reference.client.engine_client import EngineClient
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.core import block_pool, lifecycle
 from servescope.reference.core.request import GenerationRequest
@@ -167,8 +167,8 @@ def _check(plan: _Plan, tally: Tally) -> None:
         tally.violations.append(f"{where}: no terminal state")
     elif recorder.finish_reason is not reason:
         tally.violations.append(f"{where}: recorder {recorder.finish_reason} vs {reason}")
-    cleanups = h.life.cleanup_count  # an in-process rejection holds nothing to release
-    expected = 0 if reason is FinishReason.REJECTED and not isinstance(h, RemoteHandle) else 1
+    cleanups = h.life.cleanup_count  # a rejection holds nothing to release (either mode)
+    expected = 0 if reason is FinishReason.REJECTED else 1
     if cleanups != expected:
         tally.violations.append(f"{where}: released {cleanups} times")
     if s.delivered_tokens > s.committed_tokens or s.committed_tokens > plan.max_tokens:

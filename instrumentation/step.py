@@ -4,10 +4,12 @@ iteration.
 None of it imports an exporter. The engine core tells each request's :class:`RequestEvents`
 (admitted, scheduled, prefill done, paused/resumed, stream closed, finished) and builds one
 :class:`StepReport` per iteration (the tokens each request committed, the capacity levels) for
-a :class:`StepSink`. In process, those are the real :class:`~.request_recorder.RequestRecorder`
-and :class:`~.telemetry.Telemetry`; in the engine process, an encoder that turns each call into
-a typed wire event. Neither side needs the other's classes, and prometheus_client and
-OpenTelemetry stay out of the engine core.
+a :class:`StepSink`. The reference engine gives each request an encoder that turns each call
+into a typed event, replayed on the real :class:`~.request_recorder.RequestRecorder` (in
+process and across a process boundary alike); the step report reaches the real
+:class:`~.telemetry.Telemetry` as it is in process, and as a typed message across the boundary.
+A scheduler may also be handed the recorder and telemetry directly (tests do). Neither side
+needs the other's classes, and prometheus_client and OpenTelemetry stay out of the engine core.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from typing import Any
 __all__ = ["Engine", "EngineConfig", "EngineStats", "GenerationRequest", "ModelConfig",
            "RequestHandle"]
 
-_HOME = {"Engine": "client.engine", "EngineStats": "core.stats", "RequestHandle": "client.engine",
+_HOME = {"Engine": "client.engine", "EngineStats": "core.stats", "RequestHandle": "client.handle",
          "EngineConfig": "config", "ModelConfig": "config", "GenerationRequest": "core.request"}
 
 

@@ -5,32 +5,29 @@ As vLLM has one ``EngineCoreClient`` with an in-process and a multiprocess imple
 process) and :class:`~.engine_client.EngineClient` (the engine core runs in a child process).
 Both take requests through the one :meth:`EngineCoreClient.submit` here, which makes the
 request's recorder (the arrival), refuses what cannot run with a reason, and hands the rest
-to the implementation; both answer with a :class:`~.handle.Handle`.
+to the implementation; both answer with the one :class:`~.handle.RequestHandle`.
 """
 
 from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self
 
-from servescope.instrumentation import RequestRecorder
+from servescope.instrumentation import FinishReason, RequestRecorder
 
 from ..config import EngineConfig
 from ..core.request import GenerationRequest
 from ..core.stats import EngineStats
 from ..core.tokenizer import ByteTokenizer
-from .handle import Handle
+from .handle import RequestHandle
 
 if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
     from servescope.instrumentation import Telemetry
 
 __all__ = ["EngineCoreClient"]
 
-H = TypeVar("H", bound=Handle)
-
-
-class EngineCoreClient(ABC, Generic[H]):
+class EngineCoreClient(ABC):
     """Submit requests, read their tokens through handles; ``start``/``shutdown`` the engine.
 
     ``_pending`` counts waiting requests (including those not yet seen by the scheduler),
@@ -50,7 +47,7 @@ class EngineCoreClient(ABC, Generic[H]):
         return self.telemetry.model
 
     # --- requests -------------------------------------------------------------------------
-    def submit(self, request: GenerationRequest) -> H:
+    def submit(self, request: GenerationRequest) -> RequestHandle:
         """Accept or reject ``request``; never blocks. A rejected request's handle is
         already finished (reason ``rejected``; ``reject_reason`` is one of ``empty_prompt``,
         ``prompt_too_long``, ``invalid_token``, ``queue_full``, ``shutting_down``, or what
@@ -92,7 +89,7 @@ class EngineCoreClient(ABC, Generic[H]):
 
     @abstractmethod
     def _open(self, request: GenerationRequest, recorder: RequestRecorder, now: float,
-              deadline_at: float | None) -> H:
+              deadline_at: float | None) -> RequestHandle:
         """The request's handle (its stream buffer and terminal state), not yet handed over."""
 
     @abstractmethod
@@ -100,15 +97,21 @@ class EngineCoreClient(ABC, Generic[H]):
         """Why no request can be taken now (under ``_lock``), or None."""
 
     @abstractmethod
-    def _enqueue(self, handle: H, now: float, deadline_at: float | None) -> None:
+    def _enqueue(self, handle: RequestHandle, now: float, deadline_at: float | None) -> None:
         """Hand an accepted request to the engine (under ``_lock``)."""
 
-    def _accepted(self, handle: H) -> None:
+    def _accepted(self, handle: RequestHandle) -> None:  # noqa: B027 (an optional hook)
         """After the lock: wake whoever carries the request to the engine."""
 
-    @abstractmethod
-    def _reject(self, handle: H, reason: str, now: float) -> None:
-        """End a refused request: terminal ``rejected`` with ``reason``, nothing held."""
+    def _reject(self, handle: RequestHandle, reason: str, now: float) -> None:
+        """End a refused request: terminal ``rejected`` with ``reason``, nothing held (so
+        nothing released: ``released`` stays unclaimed)."""
+        handle.reject_reason = reason
+        handle.engine = None  # the engine never saw it: nothing to tell it about it
+        handle.life.decide(FinishReason.REJECTED)
+        handle.life.recorded.claim()
+        handle.recorder.rejected(reason, now=now)
+        handle.stream.close(drop=True)
 
     @abstractmethod
     def inject_fault(self, request_id: str) -> None:

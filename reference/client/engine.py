@@ -5,7 +5,10 @@ it never blocks. It makes the request's recorder (the arrival), rejects with a r
 cannot run (queue full, prompt over the context, bad token ids), and posts the rest to the
 scheduler's mailbox. The handle is the writer's side: it pops
 committed tokens (an asyncio task on any loop, or a thread), reports deliveries, and posts
-cancels. Everything else about the request belongs to the scheduler thread.
+cancels. Everything else about the request belongs to the scheduler thread, which reports
+through the same event encoders as the engine process; the same :class:`~.replayer.Replayer`
+applies each event to the handle's state, recorder and telemetry as it is made (the stream
+buffer, shared here, is pushed and closed directly).
 """
 
 from __future__ import annotations
@@ -26,7 +29,10 @@ from ..core.sequence import SeqRecord
 from ..core.stats import EngineStats
 from ..core.stream import StreamBuffer
 from .base import EngineCoreClient
-from .handle import Handle
+from .engine_wire import Decided, LeftWaiting, Requeued
+from .handle import RequestHandle
+from .replayer import Replayer
+from .wire_events import RequestEncoder
 
 if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
     from servescope.instrumentation import RequestRecorder, Telemetry
@@ -34,76 +40,28 @@ if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never i
 __all__ = ["Engine", "EngineStats", "RequestHandle"]
 
 
-class RequestHandle(Handle):
-    """The writer's view of one request served by this process's scheduler thread."""
+class _SchedulerSide:
+    """In process, one request's writer news, cancels and faults go to the scheduler's
+    mailbox (applied at its next safe point)."""
 
-    life: Lifecycle
+    __slots__ = ("_post", "seq")
 
-    def __init__(self, engine: Engine, request: GenerationRequest, life: Lifecycle,
-                 stream: StreamBuffer, seq: SeqRecord | None, recorder: RequestRecorder,
-                 reject_reason: str | None = None) -> None:
-        super().__init__(request, recorder, life, stream, engine.telemetry, reject_reason)
-        self._engine = engine
-        self._seq = seq
+    def __init__(self, engine: Engine, seq: SeqRecord) -> None:
+        self._post = engine._post
+        self.seq = seq
 
-    def delivered(self, n: int) -> None:
-        """``n`` tokens reached the client: acknowledged by its TCP, or written where the
-        transport cannot tell.
+    def writer_moved(self) -> None:
+        self._post("drained", self.seq)
 
-        Call it for every popped token that reached the client, also after the end was
-        popped: a stop/length request's recorder is finished once the end was popped and all
-        popped tokens were reported delivered, or the writer said it is done
-        (:meth:`writer_done`), or it stalled ``drain_timeout_s``."""
-        self.recorder.delivered(n)
-        seq = self._seq
-        if seq is not None and n > 0:
-            seq.delivered += n
-            if seq.stream.drained:
-                self._engine._post("drained", seq)
-
-    def attach_writer(self) -> None:
-        """A writer will report this request's deliveries and say when it is done: an
-        abnormal end then records the request once the writer is done (or stalled
-        ``drain_timeout_s``), so bytes it wrote around the decision still count."""
-        if self._seq is not None:
-            self._seq.writer_attached = True
-
-    def writer_done(self) -> None:
-        """The writer will report no more deliveries: popped tokens it did not report
-        delivered are discarded, and the request's record need not wait for them."""
-        seq = self._seq
-        if seq is not None and seq.writer_done.claim():
-            self._engine._post("drained", seq)
-
-    # --- control --------------------------------------------------------------------------
-    def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:
-        """Post a terminal signal (client disconnect/cancel, or any reason) to the scheduler.
-        Applied at the next iteration boundary; a no-op (counted) if the request ended.
-
-        The reader side closes at once: later pops return None, so tokens still buffered are
-        discarded, not handed to a writer whose client is gone."""
-        self.stream.abort_reader()
-        if self._seq is None:
-            self.life.decide(reason)
-        else:
-            self._engine._post("cancel", (self._seq, reason))
+    def cancel(self, reason: FinishReason) -> bool:
+        self._post("cancel", (self.seq, reason))  # after the end: a counted no-op there
+        return True
 
     def inject_fault(self) -> None:
-        """Make the next step that includes this request raise (finishes it with error)."""
-        if self._seq is not None:
-            self._engine._post("fault", self._seq)
-
-    @property
-    def completion_tokens(self) -> int:
-        """Tokens committed so far (final once ``finish_reason`` is set)."""
-        return 0 if self._seq is None else self._seq.committed
-
-    @property
-    def proposed_tokens(self) -> int:
-        return 0 if self._seq is None else self._seq.proposed
+        self._post("fault", self.seq)
 
 
-class Engine(EngineCoreClient[RequestHandle]):
+class Engine(EngineCoreClient):
     """A reference decode worker: submit requests, read their tokens through handles."""
 
     def __init__(self, config: EngineConfig, telemetry: Telemetry) -> None:
@@ -115,8 +73,16 @@ class Engine(EngineCoreClient[RequestHandle]):
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._dead_since: float | None = None
-        self._scheduler = Scheduler(config, telemetry, self.model, self.cache, self.device,
-                                    self.tokenizer, self._left_waiting, self._requeued)
+        # each request reports through the same encoder as in the engine process, and the
+        # replayer is its sink: each event is applied to the API-side state as it is made
+        # (no list, no encoding), so the hooks keep the order of the scheduler's calls. The
+        # replayer is also the step sink: the typed step report is handed through as built
+        self._live: dict[str, RequestHandle] = {}
+        self._replayer = replayer = Replayer(telemetry, self._live, self._lock,
+                                             self._left_waiting, self._requeued)
+        self._scheduler = Scheduler(config, replayer, self.model, self.cache, self.device,
+                                    self.tokenizer, lambda: replayer.append(LeftWaiting()),
+                                    lambda: replayer.append(Requeued()))
         # the same engine health families as the engine-process mode: an in-process engine
         # never restarts (its counters stay at 0) and its heartbeat is the scheduler thread
         EngineHealth(telemetry).watch(self._heartbeat_age, self._last_step_age)
@@ -148,30 +114,36 @@ class Engine(EngineCoreClient[RequestHandle]):
     # --- requests (EngineCoreClient.submit) -----------------------------------------------
     def _open(self, request: GenerationRequest, recorder: RequestRecorder, now: float,
               deadline_at: float | None) -> RequestHandle:
-        life = Lifecycle(recorder, self._scheduler.pool, self._scheduler.slots)
+        rid = request.request_id
+        replayer = self._replayer
+        life = Lifecycle(RequestEncoder(rid, replayer), self._scheduler.pool,
+                         self._scheduler.slots,
+                         on_decided=lambda reason: replayer.append(Decided(rid, reason)))
         cfg = self.config
         stream = StreamBuffer(None if cfg.unbounded_streams else cfg.stream_capacity,
                               cfg.stream_low_watermark,
                               on_credit=lambda: self._post("credit"),
                               on_drained=lambda: self._post("drained", seq))
+        handle = RequestHandle(request, recorder, stream, self.telemetry)
+        # the scheduler reads the handle's own writer progress: no copy, no message
         seq = SeqRecord(request, life, stream, now, deadline_at,
                         tokens=list(request.prompt), n_prompt=len(request.prompt),
                         limit=min(len(request.prompt) + request.max_tokens,
-                                  cfg.model.max_context))
-        return RequestHandle(self, request, life, stream, seq, recorder)
+                                  cfg.model.max_context), writer=handle.writer,
+                        report_as=recorder)
+        handle.engine = _SchedulerSide(self, seq)
+        return handle
 
     def _refusal(self) -> str | None:
         return "shutting_down" if self._closed else None
 
     def _enqueue(self, handle: RequestHandle, now: float, deadline_at: float | None) -> None:
-        handle.life.stream = handle.stream
-        self._post("submit", handle._seq)
-
-    def _reject(self, handle: RequestHandle, reason: str, now: float) -> None:
-        handle.reject_reason = reason
-        handle._seq = None  # the scheduler never saw it: nothing to post about it
-        handle.life.reject(reason, now=now)
-        handle.stream.close(drop=True)
+        side = handle.engine
+        assert isinstance(side, _SchedulerSide)
+        seq = side.seq
+        seq.life.stream = handle.stream
+        self._live[handle.request_id] = handle
+        self._post("submit", seq)
 
     def inject_fault(self, request_id: str) -> None:
         """Make the next step including ``request_id`` raise (a worker error for it alone)."""
@@ -193,7 +165,7 @@ class Engine(EngineCoreClient[RequestHandle]):
         """Wait until every resource is back (no live request); True if it got there."""
         end = time.monotonic() + timeout_s
         while time.monotonic() < end:
-            if self._scheduler.stats.idle and self._pending == 0:
+            if self._scheduler.stats.idle and self._pending == 0 and not self._live:
                 return True
             time.sleep(0.005)
         return False

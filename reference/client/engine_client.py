@@ -54,13 +54,13 @@ from ..core.stream import StreamBuffer, batched_wakes
 from .base import EngineCoreClient
 from .engine_process import ChildSpec
 from .engine_wire import Submit, ToEngine, decoder_from_engine, encoder
-from .handle import Handle
+from .handle import RequestHandle
 from .replayer import RemoteLifecycle, Replayer
 
 if TYPE_CHECKING:  # the process's telemetry loads the exporters: named, never imported
     from servescope.instrumentation import Telemetry
 
-__all__ = ["EngineClient", "RemoteHandle", "RemoteLifecycle"]
+__all__ = ["EngineClient", "RemoteLifecycle"]
 
 _log = logging.getLogger("servescope.reference.client.engine_client")
 #: Reason given to submissions while the engine (re)starts; the transport answers 503.
@@ -76,64 +76,24 @@ MIN_UNRESPONSIVE_S = 0.5
 _LAST_WORDS_MS = 200  # how long an exited engine's last message may take to arrive
 
 
-class RemoteHandle(Handle):
-    """The writer's view of one request served by the engine process (thread-safe)."""
+class _LinkSide:
+    """Across the process boundary, one request's writer news wakes the link (which sends
+    the writer's progress with its next message); cancels and faults go in that message."""
 
-    life: RemoteLifecycle
+    __slots__ = ("_client", "_rid")
 
-    def __init__(self, client: EngineClient, request: GenerationRequest,
-                 recorder: RequestRecorder, stream: StreamBuffer,
-                 reject_reason: str | None = None) -> None:
-        super().__init__(request, recorder, RemoteLifecycle(), stream, client.telemetry,
-                         reject_reason)
-        self.delivered_total = 0
-        self.proposed = 0
-        self.writer_attached = False
-        self.writer_finished = Once()
-        self.sent = (0, 0, False, False, False)  # progress last reported to the engine
+    def __init__(self, client: EngineClient, request_id: str) -> None:
         self._client = client
+        self._rid = request_id
 
-    def delivered(self, n: int) -> None:
-        self.recorder.delivered(n)
-        if n > 0:
-            self.delivered_total += n
-            if self.stream.drained:
-                self._client._wake()
-
-    def attach_writer(self) -> None:
-        """A writer reports deliveries and says when it is done (told to the engine with
-        the next progress): an abnormal end is recorded once the writer is done."""
-        self.writer_attached = True
+    def writer_moved(self) -> None:
         self._client._wake()
 
-    def writer_done(self) -> None:
-        """The writer reports no more deliveries (see :meth:`RequestHandle.writer_done`)."""
-        if self.writer_finished.claim():
-            self._client._wake()
-
-    def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:
-        self.stream.abort_reader()
-        if self.life.recorded.is_set:
-            self.life.attempted(reason)
-            self.recorder.finish(reason)  # a late signal: counted as ignored
-            return
-        self._client._post_cancel(self, reason)
+    def cancel(self, reason: FinishReason) -> bool:
+        return self._client._post_cancel(self._rid, reason)
 
     def inject_fault(self) -> None:
-        self._client.inject_fault(self.request_id)
-
-    @property
-    def completion_tokens(self) -> int:
-        return self.stream.pushed
-
-    @property
-    def proposed_tokens(self) -> int:
-        return self.proposed
-
-    def progress(self) -> tuple[int, int, bool, bool, bool]:
-        stream = self.stream
-        return (stream.popped, self.delivered_total, stream.drained, self.writer_attached,
-                self.writer_finished.is_set)
+        self._client.inject_fault(self._rid)
 
 
 class _EngineProcess:
@@ -186,7 +146,7 @@ class _Incarnation:
     paths: list[str] = field(default_factory=list)
 
 
-class EngineClient(EngineCoreClient[RemoteHandle]):
+class EngineClient(EngineCoreClient):
     """An engine in a child process, behind the same interface as :class:`Engine`
     (:class:`EngineCoreClient`). ``start()`` waits until the first engine is ready."""
 
@@ -219,7 +179,7 @@ class EngineClient(EngineCoreClient[RemoteHandle]):
         self.health = EngineHealth(telemetry)
         self._zmq = zmq.Context()
         self._dir = tempfile.mkdtemp(prefix="servescope-engine-")
-        self._live: dict[str, RemoteHandle] = {}
+        self._live: dict[str, RequestHandle] = {}
         self._replayer = Replayer(telemetry, self._live, self._lock, self._left_waiting,
                                   self._requeued)
         self._out = ToEngine()
@@ -292,12 +252,14 @@ class EngineClient(EngineCoreClient[RemoteHandle]):
 
     # --- requests (EngineCoreClient.submit) -----------------------------------------------
     def _open(self, request: GenerationRequest, recorder: RequestRecorder, now: float,
-              deadline_at: float | None) -> RemoteHandle:
+              deadline_at: float | None) -> RequestHandle:
         cfg = self.config
         stream = StreamBuffer(None if cfg.unbounded_streams else cfg.stream_capacity,
                               cfg.stream_low_watermark, on_credit=self._wake,
                               on_drained=self._wake)
-        return RemoteHandle(self, request, recorder, stream)
+        handle = RequestHandle(request, recorder, stream, self.telemetry)
+        handle.engine = _LinkSide(self, request.request_id)
+        return handle
 
     def _refusal(self) -> str | None:
         if self._closed.is_set:
@@ -308,7 +270,7 @@ class EngineClient(EngineCoreClient[RemoteHandle]):
             return UNRESPONSIVE
         return None
 
-    def _enqueue(self, handle: RemoteHandle, now: float, deadline_at: float | None) -> None:
+    def _enqueue(self, handle: RequestHandle, now: float, deadline_at: float | None) -> None:
         request = handle.request
         self._live[request.request_id] = handle
         self._out.submits.append(Submit(
@@ -316,28 +278,19 @@ class EngineClient(EngineCoreClient[RemoteHandle]):
             request.priority, list(request.stop_token_ids), request.ignore_eos,
             request.operation))
 
-    def _accepted(self, handle: RemoteHandle) -> None:
+    def _accepted(self, handle: RequestHandle) -> None:
         self._wake()
 
-    def _reject(self, handle: RemoteHandle, reason: str, now: float) -> None:
-        handle.reject_reason = reason
-        handle.life.decide(FinishReason.REJECTED)
-        handle.life.mark_recorded()
-        handle.recorder.rejected(reason, now=now)
-        handle.stream.close(drop=True)
-
-    def _post_cancel(self, handle: RemoteHandle, reason: FinishReason) -> None:
+    def _post_cancel(self, request_id: str, reason: FinishReason) -> bool:
+        """Queue a cancel for the engine; False when the request ended here already (or is
+        being reconciled): the engine has nothing to stop."""
         with self._lock:
-            if handle.request_id in self._live:
-                self._out.cancels.append((handle.request_id, reason))
-                posted = True
-            else:
-                posted = False
+            posted = request_id in self._live
+            if posted:
+                self._out.cancels.append((request_id, reason))
         if posted:
             self._wake()
-        else:  # ended already (or being reconciled): the engine has nothing to stop
-            handle.life.attempted(reason)
-            handle.recorder.finish(reason)
+        return posted
 
     def inject_fault(self, request_id: str) -> None:
         """Make the engine's next step including ``request_id`` raise (an error for it)."""
@@ -543,8 +496,8 @@ class EngineClient(EngineCoreClient[RemoteHandle]):
             handles = list(self._live.values())
         for handle in handles:
             now = handle.progress()
-            if now != handle.sent:
-                handle.sent = now
+            if now != handle.reported:
+                handle.reported = now
                 out.progress.append((handle.request_id, *now))
         if not (out.submits or out.cancels or out.progress or out.faults or out.crash
                 or out.shutdown):

@@ -38,7 +38,7 @@ from ..config import EngineConfig
 from ..core.lifecycle import Lifecycle
 from ..core.model import BatchInput, KVCache, Transformer, pick_device
 from ..core.request import GenerationRequest
-from ..core.scheduler import GroupOutput, Scheduler, StepPlan
+from ..core.scheduler import Scheduler
 from ..core.sequence import SeqRecord, SeqState
 from ..core.stats import EngineStats
 from ..core.stream import Watermarks
@@ -155,17 +155,6 @@ class _MirrorStream:
         self._end_seen = self._end_seen or end_seen
 
 
-class _CoreScheduler(Scheduler):
-    """The scheduler with one fault knob: raise inside the next step, past its handling."""
-
-    crash_next_step = False
-
-    def execute(self, plan: StepPlan) -> list[GroupOutput]:
-        if self.crash_next_step:
-            raise RuntimeError("injected engine crash inside a step")
-        return super().execute(plan)
-
-
 class EngineCore:
     """The engine process's state: the scheduler and the requests it knows by id."""
 
@@ -177,7 +166,7 @@ class EngineCore:
         model = Transformer.from_config(config.model, self.device)
         cache = KVCache(config.model, config.num_blocks, config.block_size, self.device)
         _warm_up(model, cache, self.device)
-        self.scheduler = _CoreScheduler(
+        self.scheduler = Scheduler(
             config, self.telemetry, model, cache, self.device, ByteTokenizer(),
             lambda: self.events.append(LeftWaiting()),
             lambda: self.events.append(Requeued()))
@@ -197,8 +186,8 @@ class EngineCore:
             self._progress(rid, popped, delivered, end_seen, attached, done)
         for rid in msg.faults:
             post("fault", rid)
-        if msg.crash:
-            self.scheduler.crash_next_step = True
+        if msg.crash:  # the scheduler raises inside its next step, past its own handling
+            post("crash")
 
     def _cancel(self, rid: str, reason: FinishReason) -> None:
         seq = self.live.get(rid)
@@ -217,9 +206,10 @@ class EngineCore:
         stream = seq.stream
         assert isinstance(stream, _MirrorStream)
         stream.update(popped, end_seen)
-        seq.delivered = max(seq.delivered, delivered)
-        seq.writer_attached = seq.writer_attached or attached
-        if (done and seq.writer_done.claim()) or seq.state is SeqState.DRAINING:
+        writer = seq.writer
+        writer.delivered = max(writer.delivered, delivered)
+        writer.attached = writer.attached or attached
+        if (done and writer.done.claim()) or seq.state is SeqState.DRAINING:
             self.scheduler.mailbox.post("drained", seq)
 
     def _sequence(self, sub: Submit) -> SeqRecord:

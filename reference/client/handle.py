@@ -1,33 +1,54 @@
-"""What every request handle reads the same way, whichever side of a process boundary the
-engine runs on: the stream buffer the writer pops, and the request's one terminal decision.
+"""The one request handle, whichever side of a process boundary the engine runs on.
 
-:class:`~.engine.RequestHandle` (the scheduler is a thread of this process) and
-:class:`~.engine_client.RemoteHandle` (the engine is a child process) add how deliveries,
-cancels and token counts reach their engine.
+A :class:`RequestHandle` is the writer's side of one request: the stream buffer it pops, the
+request's one terminal decision (as the API side replays it), what its writer reports
+(:class:`~..core.sequence.WriterProgress`: deliveries, attached, done), and its recorder. What
+differs between the two engine clients is how that news reaches the engine: an
+:class:`EngineSide`, one per request, that each client makes (in process it posts to the
+scheduler's mailbox; across the process boundary it wakes the link, which sends the writer's
+progress with its next message).
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from typing import Protocol
 
 from servescope.instrumentation import FinishReason, RequestRecorder
 from servescope.instrumentation.step import StepSink
 
-from ..core.lifecycle import Decision
 from ..core.request import GenerationRequest
+from ..core.sequence import WriterProgress
 from ..core.stream import StreamBuffer
+from .replayer import RemoteLifecycle
 
-__all__ = ["Handle"]
+__all__ = ["EngineSide", "RequestHandle"]
 
 
-class Handle(ABC):
+class EngineSide(Protocol):
+    """How one request's writer-side news reaches its engine (each engine client makes one
+    per accepted request; a refused request has none)."""
+
+    def writer_moved(self) -> None:
+        """The writer's progress changed in a way that may end or record the request:
+        deliveries that reach a drained stream's end, a writer attached, or done."""
+
+    def cancel(self, reason: FinishReason) -> bool:
+        """Hand a terminal signal to the engine; False when it cannot take it any more (the
+        request ended there): the handle then counts it as a late signal itself."""
+
+    def inject_fault(self) -> None:
+        """Make the next engine step that includes the request raise (an error for it)."""
+
+
+class RequestHandle:
     """The writer's view of one request. Every method is safe from any thread.
 
     ``life`` holds the request's terminal state (read-only use here: the engine decides it);
-    ``stream`` is the buffer between the engine and the writer.
+    ``stream`` is the buffer between the engine and the writer; ``writer`` what the writer
+    reported; ``engine`` how that reaches the engine (None: refused, never handed over).
     """
 
-    def __init__(self, request: GenerationRequest, recorder: RequestRecorder, life: Decision,
+    def __init__(self, request: GenerationRequest, recorder: RequestRecorder,
                  stream: StreamBuffer, telemetry: StepSink,
                  reject_reason: str | None = None) -> None:
         self.request_id = request.request_id
@@ -38,8 +59,13 @@ class Handle(ABC):
         #: Set when the request ended because its engine was lost (not the request's fault):
         #: a response not yet started answers 503 with this ``Retry-After`` instead of 500.
         self.engine_lost_retry_after_s: int | None = None
-        self.life = life
+        #: The API side's terminal state: the engine core's decision as replayed here.
+        self.life = RemoteLifecycle()
         self.stream = stream
+        self.writer = WriterProgress()
+        self.engine: EngineSide | None = None  # set by the client when it takes the request
+        #: the writer's progress as last told to an engine across the process boundary
+        self.reported: tuple[int, int, bool, bool, bool] = (0, 0, False, False, False)
         self._telemetry = telemetry
 
     # --- reading the stream ---------------------------------------------------------------
@@ -64,36 +90,64 @@ class Handle(ABC):
         self.recorder.written(n, now=now)
 
     # --- what reaches the engine ----------------------------------------------------------
-    @abstractmethod
     def delivered(self, n: int) -> None:
         """``n`` tokens reached the client: acknowledged by its TCP, or written where the
-        transport cannot tell."""
+        transport cannot tell.
 
-    @abstractmethod
+        Call it for every popped token that reached the client, also after the end was
+        popped: a stop/length request's recorder is finished once the end was popped and all
+        popped tokens were reported delivered, or the writer said it is done
+        (:meth:`writer_done`), or it stalled ``drain_timeout_s``."""
+        self.recorder.delivered(n)
+        if n > 0:
+            self.writer.delivered += n
+            engine = self.engine
+            if engine is not None and self.stream.drained:
+                engine.writer_moved()
+
     def attach_writer(self) -> None:
-        """A writer will report this request's deliveries and say when it is done."""
+        """A writer will report this request's deliveries and say when it is done: an
+        abnormal end then records the request once the writer is done (or stalled
+        ``drain_timeout_s``), so bytes it wrote around the decision still count."""
+        self.writer.attached = True
+        if self.engine is not None:
+            self.engine.writer_moved()
 
-    @abstractmethod
     def writer_done(self) -> None:
-        """The writer will report no more deliveries."""
+        """The writer will report no more deliveries: popped tokens it did not report
+        delivered are discarded, and the request's record need not wait for them."""
+        if self.writer.done.claim() and self.engine is not None:
+            self.engine.writer_moved()
 
-    @abstractmethod
     def cancel(self, reason: FinishReason = FinishReason.CLIENT_CANCEL) -> None:
-        """Post a terminal signal; a no-op (counted) if the request ended."""
+        """Post a terminal signal (client disconnect/cancel, or any reason) to the engine.
+        Applied at its next iteration boundary; a no-op (counted) if the request ended.
 
-    @abstractmethod
+        The reader side closes at once: later pops return None, so tokens still buffered are
+        discarded, not handed to a writer whose client is gone."""
+        self.stream.abort_reader()
+        engine = self.engine
+        if self.life.recorded.is_set or engine is None or not engine.cancel(reason):
+            self.life.attempted(reason)
+            self.recorder.finish(reason)  # a late signal: counted as ignored
+
     def inject_fault(self) -> None:
-        """Make the next engine step that includes this request raise (an error for it)."""
+        """Make the next step that includes this request raise (finishes it with error)."""
+        if self.engine is not None:
+            self.engine.inject_fault()
 
     @property
-    @abstractmethod
     def completion_tokens(self) -> int:
-        """Tokens committed so far (final once ``finish_reason`` is set)."""
+        """Tokens committed so far (final once ``finish_reason`` is set): every committed
+        token is pushed to the stream once."""
+        return self.stream.pushed
 
-    @property
-    @abstractmethod
-    def proposed_tokens(self) -> int:
-        """Draft tokens proposed so far (speculative decoding)."""
+    def progress(self) -> tuple[int, int, bool, bool, bool]:
+        """The reader's and the writer's progress: popped, delivered, end seen, a writer
+        attached, the writer done."""
+        stream, writer = self.stream, self.writer
+        return (stream.popped, writer.delivered, stream.drained, writer.attached,
+                writer.done.is_set)
 
     # --- state ----------------------------------------------------------------------------
     @property

@@ -15,10 +15,10 @@ from __future__ import annotations
 import collections
 import threading
 from collections.abc import Callable, Iterable, MutableMapping
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from servescope.instrumentation import FinishReason, RequestRecorder, StepReport
-from servescope.instrumentation.step import StepSink
+from servescope.instrumentation.step import RequestEvents, StepSink
 
 from ..core.lifecycle import Decision
 from ..core.stream import StreamBuffer
@@ -71,8 +71,6 @@ class Replayable(Protocol):
     @property
     def life(self) -> RemoteLifecycle: ...
 
-    proposed: int
-
 
 H = TypeVar("H", bound=Replayable)
 
@@ -86,51 +84,67 @@ class Replayer(Generic[H]):
                  lock: threading.Lock, left_waiting: Callable[[], None],
                  requeued: Callable[[], None]) -> None:
         self.telemetry = telemetry
+        self.clock = telemetry.clock  # the scheduler's clock when this is its step sink
         self.live = live
         self._lock = lock
         self._left_waiting = left_waiting
         self._requeued = requeued
-        self._recent: collections.OrderedDict[str, RequestRecorder] = \
+        # an ended request's decision and recorder, for late signals (not the handle: its
+        # stream and the engine's record of the request may go)
+        self._recent: collections.OrderedDict[str, tuple[RemoteLifecycle, RequestRecorder]] = \
             collections.OrderedDict()
+        self._apply = self._handlers()
+
+    def append(self, event: Event) -> None:
+        """Apply one event now: the replayer as the encoders' sink (the in-process engine,
+        where events need not wait for a message)."""
+        self._apply[type(event)](event)
+
+    def step(self, report: StepReport) -> None:
+        """The in-process engine's step, handed through as the scheduler built it: no wire
+        message, no copy, nothing per request. Its entries already name the API side's
+        recorders (resolved once per request at submission, ``SeqRecord.report_as``), and
+        its buffered count is the API side's own (the scheduler pushes into these buffers).
+        The engine process's step arrives as a :class:`StepMessage` instead (``replay``)."""
+        self.telemetry.step(report)
 
     def replay(self, events: Iterable[Event]) -> None:
-        """Apply each event in the order the engine made it (the most frequent kinds first)."""
-        live = self.live
+        """Apply each event in the order the engine made it."""
+        apply = self._apply
         for event in events:
-            match event:
-                case Push(rid, tokens):
-                    handle = live.get(rid)
-                    if handle is not None and not handle.stream.closed:
-                        handle.stream.push(tokens)
-                case StepMessage():
-                    self._step(event)
-                case (Scheduled(rid) | PrefillDone(rid) | Paused(rid) | Resumed(rid)
-                      | Admitted(rid)):
-                    handle = live.get(rid)
-                    if handle is not None:
-                        _hook(handle.recorder, event)
-                case Finish(rid, reason, now):
-                    self._finish(rid, live.get(rid), reason, now)
-                case Decided(rid, reason):
-                    handle = live.get(rid)
-                    if handle is not None:
-                        handle.life.decide(reason)
-                case Close(rid, drop):
-                    handle = live.get(rid)
-                    if handle is not None:
-                        handle.stream.close(drop=drop)
-                case WantCredit(rid):
-                    handle = live.get(rid)
-                    if handle is not None:
-                        handle.stream.request_credit()
-                case LeftWaiting():
-                    self._left_waiting()
-                case Requeued():
-                    self._requeued()
+            apply[type(event)](event)
+
+    # --- one handler per kind (a table lookup: cheaper than matching each kind in turn) ---
+    def _handlers(self) -> dict[type, Callable[[Any], None]]:
+        live = self.live
+
+        def on_live(apply: Callable[[H, Any], object]) -> Callable[[Any], None]:
+            """The handler of a kind about one request: applied while it is live here."""
+            def handler(event: Any) -> None:
+                handle = live.get(event.request_id)
+                if handle is not None:
+                    apply(handle, event)
+            return handler
+
+        return {
+            Push: on_live(_push), StepMessage: self._step,
+            Admitted: on_live(lambda h, e: h.recorder.admitted()),
+            Scheduled: on_live(lambda h, e: h.recorder.scheduled(now=e.now)),
+            PrefillDone: on_live(lambda h, e: h.recorder.prefill_done(now=e.now)),
+            Paused: on_live(lambda h, e: h.recorder.paused(now=e.now)),
+            Resumed: on_live(lambda h, e: h.recorder.resumed(now=e.now)),
+            Decided: on_live(lambda h, e: h.life.decide(e.reason)),
+            Close: on_live(lambda h, e: h.stream.close(drop=e.drop)),
+            WantCredit: on_live(lambda h, e: h.stream.request_credit()),
+            Finish: lambda e: self._finish(e.request_id, live.get(e.request_id), e.reason,
+                                           e.now),
+            LeftWaiting: lambda _: self._left_waiting(),
+            Requeued: lambda _: self._requeued()}
 
     def end(self, handle: H, reason: FinishReason, now: float | None, *, drop: bool) -> None:
         """Finish one request here, exactly once: stream, then the recorder."""
-        handle.life.decide(reason)  # a no-op when the engine's decision arrived first
+        if handle.life.reason is not reason:  # the engine's decision arrived first: once
+            handle.life.decide(reason)  # wins, or a loser among the attempts
         if not handle.life.mark_recorded():
             handle.recorder.finish(reason, now=now)
             return
@@ -146,30 +160,34 @@ class Replayer(Generic[H]):
         handle.recorder.finish(final, now=now)
         if final is not reason:  # the loser that ended it here is a counted late signal
             handle.recorder.finish(reason, now=now)
-        self._recent[handle.request_id] = handle.recorder
+        self._recent[handle.request_id] = (handle.life, handle.recorder)
         while len(self._recent) > RECENT:
             self._recent.popitem(last=False)
 
     def _finish(self, rid: str, handle: H | None, reason: FinishReason,
                 now: float | None) -> None:
         if handle is None:  # a late signal for a request that ended: counted as ignored
-            recorder = self._recent.get(rid)
-            if recorder is not None:
+            ended = self._recent.get(rid)
+            if ended is not None:
+                life, recorder = ended
+                life.attempted(reason)
                 recorder.finish(reason, now=now)
             return
         self.end(handle, reason, now, drop=True)
 
     def _step(self, step: StepMessage) -> None:
         live = self.live
-        advanced = []
+        advanced: list[tuple[RequestEvents, int, int, float]] = []
+        append = advanced.append  # once per request per step: kept tight
         for rid, committed, proposed, committed_at in step.advanced:
             handle = live.get(rid)
             if handle is not None:
-                handle.proposed += proposed
-                advanced.append((handle.recorder, committed, proposed, committed_at))
+                append((handle.recorder, committed, proposed, committed_at))
         # a copy first (one C call: atomic under the GIL): a submission may add a handle
         # while this runs, and iterating the live dict itself would then raise
-        buffered = sum(h.stream.buffered for h in list(live.values()))
+        buffered = 0
+        for handle in list(live.values()):
+            buffered += handle.stream.buffered
         self.telemetry.step(StepReport(
             advanced=advanced, now=step.now, kv_blocks_used=step.kv_blocks_used,
             kv_blocks_total=step.kv_blocks_total, running=step.running, waiting=step.waiting,
@@ -178,17 +196,6 @@ class Replayer(Generic[H]):
             forward_seconds=step.forward_seconds, step_tokens=step.step_tokens))
 
 
-def _hook(recorder: RequestRecorder,
-          event: Admitted | Scheduled | PrefillDone | Paused | Resumed) -> None:
-    """One engine-side recorder hook, replayed on the real recorder."""
-    match event:
-        case Admitted():
-            recorder.admitted()
-        case Scheduled(now=now):
-            recorder.scheduled(now=now)
-        case PrefillDone(now=now):
-            recorder.prefill_done(now=now)
-        case Paused(now=now):
-            recorder.paused(now=now)
-        case Resumed(now=now):
-            recorder.resumed(now=now)
+def _push(handle: Replayable, event: Push) -> None:
+    if not handle.stream.closed:
+        handle.stream.push(event.tokens)

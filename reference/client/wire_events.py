@@ -1,16 +1,22 @@
-"""The engine process's event sink: what the scheduler reports, encoded as wire events.
+"""The engine core's event sink in both modes: what the scheduler reports, as typed events.
 
 The scheduler reports to :class:`~servescope.instrumentation.step.RequestEvents` (one per
-request) and a :class:`~servescope.instrumentation.step.StepSink` (one per engine). In process
-those are the real recorder and telemetry; here they are :class:`RequestEncoder` and
-:class:`StepEncoder`, which append the typed :mod:`.engine_wire` event for each call to the
-iteration's list (sent as one message per iteration, never one per token). Neither holds a
-terminal state, metric or span: the API process replays the events on the real recorder.
+request) and a :class:`~servescope.instrumentation.step.StepSink` (one per engine). Each
+request's is a :class:`RequestEncoder` in both modes, which appends the typed
+:mod:`.engine_wire` event for each call to an :class:`EventSink`: the engine process's is the
+iteration's list, sent as one message per iteration (never one per token); the in-process
+engine's is the replayer, which applies each event as it is made. The engine process's step
+sink is :class:`StepEncoder` (one :class:`~.engine_wire.StepMessage` per step); in process the
+replayer takes the typed ``StepReport`` itself. Neither encoder holds a terminal state, metric
+or span: the :class:`~.replayer.Replayer` applies the events to the real recorder and
+telemetry.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Protocol
 
 from servescope.instrumentation.status import FinishReason
 from servescope.instrumentation.step import StepReport
@@ -26,7 +32,14 @@ from .engine_wire import (
     StepMessage,
 )
 
-__all__ = ["RequestEncoder", "StepEncoder"]
+__all__ = ["EventSink", "RequestEncoder", "StepEncoder"]
+
+
+class EventSink(Protocol):
+    """Where the encoders put each event: the iteration's list (engine process), or the
+    replayer itself (in process)."""
+
+    def append(self, event: Event, /) -> None: ...
 
 
 class RequestEncoder:
@@ -34,7 +47,7 @@ class RequestEncoder:
 
     __slots__ = ("_events", "request_id")
 
-    def __init__(self, request_id: str, events: list[Event]) -> None:
+    def __init__(self, request_id: str, events: EventSink) -> None:
         self.request_id = request_id
         self._events = events
 
@@ -69,8 +82,9 @@ class RequestEncoder:
 class StepEncoder:
     """The scheduler's step sink in the engine process: a clock and one event per step."""
 
-    def __init__(self, events: list[Event]) -> None:  # no registry, no tracer: no exporters
-        self.clock = time.monotonic
+    def __init__(self, events: EventSink, clock: Callable[[], float] = time.monotonic
+                 ) -> None:  # no registry, no tracer: no exporters
+        self.clock = clock
         self._events = events
 
     def step(self, report: StepReport) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .sequence import SeqRecord
 
-__all__ = ["GroupOutput", "InjectedFault", "Row", "StepPlan"]
+__all__ = ["GroupOutput", "InjectedCrash", "InjectedFault", "Row", "StepPlan"]
 
 
 class InjectedFault(RuntimeError):
@@ -22,6 +22,11 @@ class InjectedFault(RuntimeError):
     def __init__(self, seqs: list[SeqRecord]) -> None:
         super().__init__(f"injected worker fault for {len(seqs)} request(s)")
         self.seqs = seqs
+
+
+class InjectedCrash(RuntimeError):
+    """An engine failure raised on purpose inside a step, past the step's own handling (the
+    ``crash`` signal: a fault test's way to make the engine process exit)."""
 
 
 @dataclass

@@ -1,15 +1,16 @@
 """The scheduler: the single owner of request state, one thread, one loop.
 
 Each iteration is a safe point. It first applies everything in the mailbox (submissions,
-cancels and disconnects, injected faults, drained streams), then the timers (deadlines, the
-slow-consumer policy), then stream credits (pause at the high watermark, resume at the low
-one), admits waiting requests while KV blocks and batch slots allow, and finally runs one
-batched forward over every eligible request. A launched step is never interrupted: a signal
-that arrives during a step waits for the next boundary. The three parts can be stepped apart
-(tests do, with an injected clock and no thread), as vLLM's ``schedule() -> execute() ->
-update()``: :meth:`Scheduler.schedule` returns a :class:`StepPlan`, :meth:`Scheduler.execute`
-hands it to the :class:`ModelRunner` (``model_runner``: the forwards and their timing), and
-:meth:`Scheduler.update` applies their outputs.
+cancels and disconnects, injected faults and crashes, drained streams), then the timers
+(deadlines, the slow-consumer policy), then stream credits (pause at the high watermark,
+resume at the low one), admits waiting requests while KV blocks and batch slots allow, and
+finally runs one batched forward over every eligible request. A launched step is never
+interrupted: a signal that arrives during a step waits for the next boundary. The three parts
+can be stepped apart (tests do, with an injected clock and no thread), as vLLM's
+``schedule() -> execute() -> update()``: :meth:`Scheduler.schedule` returns a
+:class:`StepPlan`, :meth:`Scheduler.execute` hands it to the :class:`ModelRunner`
+(``model_runner``: the forwards and their timing), and :meth:`Scheduler.update` applies their
+outputs.
 
 KV blocks are allocated on demand (the block arithmetic and the prefix index are the
 :class:`KVManager`'s, ``kv_manager``; whom to preempt is decided here): admission needs the
@@ -46,7 +47,7 @@ from .kv_manager import KVManager
 from .lifecycle import SlotPool
 from .mailbox import Mailbox
 from .model_runner import ModelRunner
-from .plan import GroupOutput, InjectedFault, Row, StepPlan
+from .plan import GroupOutput, InjectedCrash, InjectedFault, Row, StepPlan
 from .sequence import SeqRecord, SeqState
 from .stats import EngineStats
 from .stream import batched_wakes
@@ -95,6 +96,7 @@ class Scheduler:
         self._on_left_waiting = on_left_waiting
         self._on_requeued = on_requeued
         self._last_report = 0.0
+        self._crash_next_step = False  # the "crash" signal: a fault test's seam
         self.stats = self._snapshot()
         self.last_step_at = time.monotonic()  # when the last forward step ended (or birth)
 
@@ -146,6 +148,8 @@ class Scheduler:
         """The runner's part: one batched forward per group. Changes no request state, so a
         test may run its own (scripted tokens, no model) and a signal posted meanwhile waits
         for the next :meth:`schedule`."""
+        if self._crash_next_step:  # past every handling: the engine's state is suspect
+            raise InjectedCrash("injected engine crash inside a step")
         return self.runner.execute(plan)
 
     def update(self, plan: StepPlan, outputs: list[GroupOutput]
@@ -167,7 +171,7 @@ class Scheduler:
                 for row, tokens in zip(out.rows, out.tokens, strict=True):
                     n_commit = self._commit(row, tokens, out.done_at)
                     if n_commit or row.drafts:
-                        advanced.append((row.seq.recorder, n_commit, len(row.drafts),
+                        advanced.append((row.seq.step_key, n_commit, len(row.drafts),
                                          out.done_at))
         self._report(advanced)
         return advanced
@@ -198,10 +202,12 @@ class Scheduler:
                 seq = payload if isinstance(payload, SeqRecord) else self.by_id.get(payload)
                 if seq is not None:
                     seq.fault = True
+            elif kind == "crash":
+                self._crash_next_step = True
             elif (kind == "drained" and payload.state is SeqState.DRAINING
                   and payload.fully_delivered):
                 self._end_drain(payload, drop=False)
-            elif kind == "drained" and payload.writer_done.is_set and payload in self.finishing:
+            elif kind == "drained" and payload.writer.done.is_set and payload in self.finishing:
                 self._record_finished(payload)
             # "credit" and "shutdown" only wake the loop
 
@@ -255,9 +261,9 @@ class Scheduler:
         self.by_id.pop(seq.request.request_id, None)
         if seq.life.reason is FinishReason.ERROR:
             self.errors += 1
-        if seq.writer_attached and not seq.writer_done.is_set and drop:
+        if seq.writer.attached and not seq.writer.done.is_set and drop:
             seq.drain_since = self.telemetry.clock()  # the writer may still be confirming
-            seq.drain_progress = (seq.stream.popped, seq.delivered)
+            seq.drain_progress = (seq.stream.popped, seq.writer.delivered)
             self.finishing.append(seq)
             return
         seq.life.record(now=seq.decided_at)
@@ -278,7 +284,7 @@ class Scheduler:
         seq.life.release_compute()
         seq.state = SeqState.DRAINING
         seq.drain_since = now
-        seq.drain_progress = (seq.stream.popped, seq.delivered)
+        seq.drain_progress = (seq.stream.popped, seq.writer.delivered)
         seq.stream.close(drop=False)
         self.draining.append(seq)
 
@@ -304,14 +310,14 @@ class Scheduler:
                   and now - seq.paused_at > self.config.slow_consumer_timeout_s):
                 self.terminate(seq, FinishReason.SLOW_CONSUMER)
         for seq in list(self.draining):
-            progress = (seq.stream.popped, seq.delivered)
+            progress = (seq.stream.popped, seq.writer.delivered)
             if progress != seq.drain_progress:  # the writer is still moving: not stuck
                 seq.drain_progress, seq.drain_since = progress, now
             elif (seq.drain_since is not None
                   and now - seq.drain_since > self.config.drain_timeout_s):
                 self._end_drain(seq, drop=True)
         for seq in list(self.finishing):
-            progress = (seq.stream.popped, seq.delivered)
+            progress = (seq.stream.popped, seq.writer.delivered)
             if progress != seq.drain_progress:
                 seq.drain_progress, seq.drain_since = progress, now
             elif (seq.drain_since is not None

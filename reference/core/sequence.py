@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from enum import Enum
 
 from servescope.instrumentation.step import RequestEvents
@@ -12,7 +12,7 @@ from .lifecycle import Lifecycle
 from .request import GenerationRequest
 from .stream import StreamBuffer
 
-__all__ = ["SeqRecord", "SeqState"]
+__all__ = ["SeqRecord", "SeqState", "WriterProgress"]
 
 
 class SeqState(Enum):
@@ -23,6 +23,18 @@ class SeqState(Enum):
     # delivered, so late deliveries are not miscounted as discarded.
     DRAINING = "draining"
     DONE = "done"
+
+
+@dataclass(eq=False)
+class WriterProgress:
+    """What one request's writer reports: tokens delivered, whether a writer that reports
+    them is attached, and that it is done (it reports no more). Only the writer's thread
+    writes it. In process the scheduler reads the handle's own; the engine process reads a
+    copy kept up to date by the progress messages."""
+
+    delivered: int = 0
+    attached: bool = False
+    done: Once = field(default_factory=Once)  # claimed once
 
 
 @dataclass(eq=False)
@@ -50,17 +62,23 @@ class SeqRecord:
     fault: bool = False
     committed: int = 0
     proposed: int = 0
-    delivered: int = 0  # reported by the writer's thread (the only writer of this field)
-    writer_attached: bool = False  # an HTTP writer reports deliveries (set by its thread)
-    # the writer reports no more deliveries (claimed by its thread, once)
-    writer_done: Once = field(default_factory=Once)
+    writer: WriterProgress = field(default_factory=WriterProgress)
+    #: what the step report names this request by (default: its events). The in-process
+    #: engine gives the API side's recorder, resolved once here rather than once per step,
+    #: so each step's report reaches the telemetry as the scheduler built it
+    report_as: InitVar[RequestEvents | None] = None
+    step_key: RequestEvents = field(init=False)
+
+    def __post_init__(self, report_as: RequestEvents | None) -> None:
+        self.step_key = self.life.recorder if report_as is None else report_as
 
     @property
     def fully_delivered(self) -> bool:
         """The writer saw the end and reported every popped token as delivered, or it is done
         (what it did not report is discarded)."""
-        return self.writer_done.is_set or (self.stream.drained and
-                                           self.delivered >= self.stream.popped)
+        writer = self.writer
+        return writer.done.is_set or (self.stream.drained and
+                                      writer.delivered >= self.stream.popped)
 
     @property
     def recorder(self) -> RequestEvents:

@@ -54,7 +54,7 @@ from servescope.instrumentation.telemetry import Telemetry
 from ..client.base import EngineCoreClient
 from ..client.engine import Engine
 from ..client.engine_client import RESTARTING, UNRESPONSIVE, EngineClient
-from ..client.handle import Handle
+from ..client.handle import RequestHandle
 from ..config import EngineConfig, HttpLimits
 from ..core.request import GenerationRequest
 from . import delivery
@@ -87,7 +87,7 @@ PARSE_OFF_LOOP_BYTES = 64 << 10
 class _Transport:
     """The route handlers, bound to one engine and one telemetry."""
 
-    def __init__(self, engine: EngineCoreClient[Any], telemetry: Telemetry, model_name: str,
+    def __init__(self, engine: EngineCoreClient, telemetry: Telemetry, model_name: str,
                  chunk_tokens: int, connections: _Connections | None) -> None:
         self.engine = engine
         self.connections = connections
@@ -215,7 +215,7 @@ class _Transport:
             ids.append(encoded[0])
         return tuple(ids)
 
-    def _refused(self, handle: Handle, rid: str) -> Response:
+    def _refused(self, handle: RequestHandle, rid: str) -> Response:
         """The engine refused at admission (its recorder already counted the rejection)."""
         reason = handle.reject_reason or "rejected"
         if reason == RESTARTING:  # the engine process is being replaced: come back shortly
@@ -299,7 +299,7 @@ def _error(status: int, body: dict[str, Any], rid: str | None = None, *,
 _HTTP_REASONS = {404: "not_found", 405: "method_not_allowed"}
 
 
-def _unavailable(engine: EngineCoreClient[Any], message: str, rid: str | None,
+def _unavailable(engine: EngineCoreClient, message: str, rid: str | None,
                  extra: dict[str, Any] | None = None) -> JSONResponse:
     """503 in the error shape with ``Retry-After`` (seconds)."""
     body = schema.error_body(message, type_="server_error", code="engine_unavailable")
@@ -325,7 +325,7 @@ async def _server_error(request: Request, exc: Exception) -> Response:
                                          code="internal_error"))
 
 
-def create_app(engine: EngineCoreClient[Any], telemetry: Telemetry, *,
+def create_app(engine: EngineCoreClient, telemetry: Telemetry, *,
                model_name: str | None = None, chunk_tokens: int = 64,
                http2: bool = False) -> Starlette:
     """The ASGI app over a started engine; the caller owns the engine's lifecycle. The model
@@ -452,7 +452,7 @@ class LocalServer:
             declared_labels=declared_labels(config or EngineConfig(), model_name), **kwargs)
         self.telemetry = self.setup.telemetry
         # engine_process: the engine core in its own process (a dict: EngineClient options)
-        self.engine: EngineCoreClient[Any] = (
+        self.engine: EngineCoreClient = (
             EngineClient(config or EngineConfig(), self.telemetry,
                          **(engine_process if isinstance(engine_process, dict) else {}))
             if engine_process else Engine(config or EngineConfig(), self.telemetry))

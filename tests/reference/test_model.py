@@ -134,8 +134,8 @@ def test_speculation_commits_exactly_the_greedy_tokens() -> None:
     assert stats.proposed_tokens > 0
     assert stats.proposed_tokens != stats.committed_tokens
     assert stats.steps < generate(PROMPTS, max_tokens=40)[2].stats().steps
-    summary = handles[1].recorder.summary()
-    assert summary.proposed_tokens == handles[1].proposed_tokens
+    # each request's recorder counted its own drafts from the step reports: they add up
+    assert sum(h.recorder.summary().proposed_tokens for h in handles) == stats.proposed_tokens
 
 
 def test_shared_prefix_blocks_give_the_same_tokens() -> None:

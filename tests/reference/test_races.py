@@ -18,7 +18,7 @@ import pytest
 from prometheus_client import CollectorRegistry
 
 from servescope.instrumentation import FinishReason, Telemetry
-from servescope.reference.client.engine import Engine, RequestHandle
+from servescope.reference.client.engine import Engine, RequestHandle, _SchedulerSide
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.core.request import GenerationRequest
 
@@ -126,7 +126,11 @@ def test_racing_terminal_signals_leave_one_reason_and_no_leaks(seed: int) -> Non
         summary = h.recorder.summary()
         assert summary.ignored_signals == tuple(life.attempts[1:])  # later ones: no-ops
         assert life.cleanup_count == (0 if h.finish_reason is FinishReason.REJECTED else 1)
-        assert life.kv_blocks == 0 and life.slot is None and life.stream is None
+        side = h.engine  # in process: the scheduler's record of the request (None: refused)
+        core = side.seq.life if isinstance(side, _SchedulerSide) else None
+        if core is not None:  # it decided what the handle replayed, and holds nothing
+            assert core.reason is h.finish_reason and core.cleanup_count == 1
+            assert core.kv_blocks == 0 and core.slot is None and core.stream is None
         assert h.peak_buffered <= CAPACITY
         assert summary.committed_tokens == summary.delivered_tokens + summary.discarded_tokens
         reasons.add(h.finish_reason)

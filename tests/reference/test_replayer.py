@@ -34,7 +34,6 @@ class _Handle:
     recorder: RequestRecorder
     stream: StreamBuffer = field(default_factory=lambda: StreamBuffer(16, 4))
     life: RemoteLifecycle = field(default_factory=RemoteLifecycle)
-    proposed: int = 0
 
 
 class _Side:
@@ -77,7 +76,8 @@ def test_a_request_replays_to_its_recorder_stream_and_terminal_state_once() -> N
     side.waiting = 1
     side.replayer.replay(events)
     assert handle.life.reason is FinishReason.STOP and handle.life.recorded.is_set
-    assert handle.stream.closed and handle.stream.pushed == 2 and handle.proposed == 1
+    assert handle.stream.closed and handle.stream.pushed == 2
+    assert handle.recorder.summary().proposed_tokens == 1
     assert "r1" not in side.live and side.waiting == 0
     assert side.total("servescope_step_tokens_count", phase="decode") >= 1
 

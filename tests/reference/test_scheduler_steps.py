@@ -9,10 +9,13 @@ timers, the cancel from its mailbox.
 
 from __future__ import annotations
 
+import pytest
+
 from servescope.harness.experiment import SEED_DEADLINE_TICK, SEED_DRAIN, SEED_TOKENS
 from servescope.instrumentation import FinishReason, Telemetry
-from servescope.reference.client.engine import Engine
+from servescope.reference.client.engine import Engine, _SchedulerSide
 from servescope.reference.config import EngineConfig, ModelConfig
+from servescope.reference.core.plan import InjectedCrash
 from servescope.reference.core.request import GenerationRequest
 
 TINY = ModelConfig(dim=32, n_layers=1, n_heads=4, n_kv_heads=2, hidden_dim=64, max_context=64)
@@ -64,14 +67,21 @@ def test_the_seed_trace_through_the_real_scheduler() -> None:
         if handle.recorder.summary().pauses > was_paused:
             paused_ticks.append(tick)
     life = handle.life
+    side = handle.engine  # in process: the scheduler's own record of the request
+    assert isinstance(side, _SchedulerSide)
+    core = side.seq.life
     generated = "".join(names[i] for i in sorted(names))
     assert (sent, generated) == ("AB", "ABCDE")
-    assert len(life.dropped) == 3  # CDE: committed, never sent
+    assert len(core.dropped) == 3  # CDE: committed, never sent
     assert paused_ticks == [3, 5, 7]
     assert handle.finish_reason is FinishReason.DEADLINE  # the deadline wins
     assert life.attempts == [FinishReason.DEADLINE, FinishReason.CLIENT_CANCEL]
     assert handle.recorder.summary().ignored_signals == (FinishReason.CLIENT_CANCEL,)
-    assert life.cleanup_count == 1 and life.kv_blocks == 0 and life.slot is None
+    assert life.cleanup_count == 1 and core.cleanup_count == 1
+    assert core.kv_blocks == 0 and core.slot is None
+    # the core decided the deadline; the cancel came after the request was recorded, so the
+    # handle counted it as late without telling the engine (as across the process boundary)
+    assert core.attempts == [FinishReason.DEADLINE]
     stats = scheduler.stats
     assert stats.idle and stats.free_blocks == stats.total_blocks
     summary = handle.recorder.summary()
@@ -210,7 +220,8 @@ def test_a_paused_request_is_preempted_first_and_still_times_out() -> None:
             break
     assert got == [39] * 3 and all(h.finish_reason is FinishReason.LENGTH for h in others)
     assert stalled.finish_reason is None
-    assert stalled._seq is not None and stalled._seq.preemptions >= 1  # the paused one went
+    side = stalled.engine
+    assert isinstance(side, _SchedulerSide) and side.seq.preemptions >= 1  # the paused one went
     clock.now += 3.0  # past the slow-consumer timeout
     for _ in range(5):
         scheduler.iterate()
@@ -219,3 +230,13 @@ def test_a_paused_request_is_preempted_first_and_still_times_out() -> None:
     assert stalled.completion_tokens == 4  # never advanced past the high watermark
     stats = scheduler.stats
     assert stats.preemptions >= 1 and stats.free_blocks == 16
+
+
+def test_the_crash_signal_raises_inside_the_next_step_past_its_handling() -> None:
+    engine, _ = _seed_engine(capacity=3)
+    scheduler = engine._scheduler
+    handle = engine.submit(GenerationRequest("c1", [1, 2, 3], 4, ignore_eos=True))
+    scheduler.mailbox.post("crash")  # what the engine process posts for ToEngine.crash
+    with pytest.raises(InjectedCrash):
+        scheduler.iterate()
+    assert handle.finish_reason is None  # no handling ended it: the engine's owner must
