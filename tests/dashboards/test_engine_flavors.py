@@ -35,13 +35,13 @@ from servescope.promql.flavor import (
     Flavor,
     Mapped,
 )
-from servescope.promql.query import PROMETHEUS_SERIES, Query
+from servescope.promql.query import PROMETHEUS_SERIES, TARGET_LABELS, Query
 
 ROOT = Path(__file__).resolve().parents[2]
 SELECTOR = re.compile(r"(?<![A-Za-z0-9_:])([A-Za-z_:][A-Za-z0-9_:]*)\{([^}]*)\}")
 MATCHER = re.compile(r'([A-Za-z_][A-Za-z0-9_]*)\s*(=~|!~|!=|=)\s*"((?:[^"\\]|\\.)*)"')
 BY = re.compile(r"\b(?:by|ignoring|on)\s*\(([^)]*)\)")
-ALWAYS = {"job", "instance"}
+ALWAYS = set(TARGET_LABELS)  # what Prometheus gives every series of a target
 _GATEWAY_JOB = re.compile(r'job=~"(\$gateway|' + re.escape(GATEWAY_JOB) + ')"')
 _CATALOG = {n: spec for spec in cat.CATALOG for n in cat.series_names(spec)}
 
