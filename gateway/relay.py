@@ -244,14 +244,9 @@ class Relay:
 
     async def _relay_reads(self, send: Send, scanner: EventScanner) -> None:
         """The reads the writer wakes for (see :meth:`_take` for the others)."""
-        clock = self.settings.clock
         async for data in self.response.aiter_raw():
-            arrived = clock()
-            out, tokens = scanner.feed(data)
-            if tokens:
-                self._commit(tokens, arrived)
+            out, tokens = self._feed(scanner, data)
             if out:
-                self._ended_at = arrived
                 at = await self._send(send, out)
                 if at is None:
                     return  # the client is gone: nothing more is written
@@ -259,6 +254,16 @@ class Relay:
                     self._wrote(tokens, at)
             if scanner.failure is not None:  # after the good events before it
                 raise scanner.failure
+
+    def _feed(self, scanner: EventScanner, data: bytes) -> tuple[bytes, int]:
+        """A read's whole events and their tokens, the tokens committed as they arrived."""
+        arrived = self.settings.clock()
+        out, tokens = scanner.feed(data)
+        if tokens:
+            self._commit(tokens, arrived)
+        if out:
+            self._ended_at = arrived
+        return out, tokens
 
     def _take(self, data: bytes) -> bool:
         """One whole upstream chunk, relayed in the upstream connection's callback while the
@@ -271,14 +276,9 @@ class Relay:
         direct, scanner = self._direct, self._scanner
         if direct is None or scanner is None or not direct.writable or not self._alive():
             return False
-        clock = self.settings.clock
-        arrived = clock()
-        out, tokens = scanner.feed(data)
-        if tokens:
-            self._commit(tokens, arrived)
+        out, tokens = self._feed(scanner, data)
         if out:
-            self._ended_at = arrived
-            at = clock()
+            at = self.settings.clock()
             direct.write(out)
             if tokens and self._alive():
                 self._wrote(tokens, at)
