@@ -54,6 +54,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from servescope.report.launcher import free_port
+
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx")
                                   else None)
 STREAMS = 64
@@ -193,12 +195,6 @@ def _client_main() -> None:
 
 
 # --- the parent -----------------------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _wait_port(port: int, proc: subprocess.Popen[Any], what: str) -> None:
     deadline = time.monotonic() + 60
     while True:
@@ -257,7 +253,7 @@ def _pct(values: list[float], q: float) -> float:
 
 def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="servescope-bench-gw-"))
-    stub_port, gw_port, nginx_port = _free_port(), _free_port(), _free_port()
+    stub_port, gw_port, nginx_port = free_port(), free_port(), free_port()
     procs: list[subprocess.Popen[Any]] = []
     try:
         stub = subprocess.Popen([sys.executable, "-P", "-m", "servescope.harness.stub_engine",
@@ -274,7 +270,7 @@ def main() -> None:
         ports: dict[str, int] = {"direct": stub_port, "gateway": gw_port}
         cpu_pids: dict[str, list[int]] = {"gateway": [gateway.pid]}
         if BASELINE:
-            before_port = _free_port()
+            before_port = free_port()
             before = subprocess.Popen(
                 [sys.executable, "-P", "-m", "servescope", "gateway", "--upstream",
                  f"http://127.0.0.1:{stub_port}", "--port", str(before_port),
@@ -287,7 +283,7 @@ def main() -> None:
             cpu_pids["before"] = [before.pid]
             _run_clients(before_port, {"tokens": 4, "delay": 0.0, "per_stream": 1})
         if FLOOR:
-            bare_port = _free_port()
+            bare_port = free_port()
             bare = subprocess.Popen(
                 [sys.executable, "-P", str(Path(__file__).with_name("bare_relay.py")),
                  "--port", str(bare_port), "--upstream-port", str(stub_port)],

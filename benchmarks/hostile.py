@@ -48,7 +48,6 @@ import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -62,14 +61,9 @@ import httpx
 
 from servescope.harness.load_summary import percentile
 from servescope.harness.loadgen import LoadConfig, Mix, run_load
+from servescope.report.launcher import free_port
 
 BODY_40MB = 40 << 20
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass

@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,14 +37,9 @@ from pathlib import Path
 import httpx
 
 from servescope.harness.load_summary import percentile
+from servescope.report.launcher import free_port
 
 MODEL = "servescope-ref"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass

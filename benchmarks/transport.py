@@ -35,6 +35,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.reference.config import EngineConfig, ModelConfig
 from servescope.reference.transport.server import LocalServer
+from servescope.report.launcher import free_port
 
 MODEL = "bench-ref"
 CFG = ModelConfig(dim=64, n_layers=2, n_heads=4, n_kv_heads=2, hidden_dim=128,
@@ -142,15 +143,9 @@ http {{ access_log off; client_body_temp_path {d}/b; proxy_temp_path {d}/p;
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _nginx(upstream: int, extra: str, root: Path) -> tuple[subprocess.Popen[bytes], int]:
     binary = shutil.which("nginx") or "/usr/sbin/nginx"
-    port = _free_port()
+    port = free_port()
     user = "user root;" if os.geteuid() == 0 else ""
     (root / "nginx.conf").write_text(_NGINX_CONF.format(d=root, port=port, upstream=upstream,
                                                         extra=extra, user=user))

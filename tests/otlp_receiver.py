@@ -10,7 +10,6 @@ down (the port then refuses connections).
 from __future__ import annotations
 
 import gzip
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -31,16 +30,12 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from waiting import poll_until
 
+from servescope.report.launcher import free_port
+
 __all__ = ["OtlpReceiver", "attr_value", "attrs", "free_port"]
 
 _TRACE_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
 _LOGS_SERVICE = "opentelemetry.proto.collector.logs.v1.LogsService"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def attr_value(v: AnyValue) -> Any:

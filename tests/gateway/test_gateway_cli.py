@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import sys
 
@@ -11,16 +10,11 @@ import httpx
 from waiting import poll_until
 
 from servescope.harness.stub_engine import StubServer
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from servescope.report.launcher import free_port
 
 
 def test_the_command_proxies_streams_and_serves_its_metrics(tmp_path) -> None:
-    port = _free_port()
+    port = free_port()
     with StubServer() as stub:
         proc = subprocess.Popen(
             [sys.executable, "-m", "servescope", "gateway", "--upstream", stub.url,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -16,12 +15,7 @@ import pytest
 from waiting import poll_until
 
 from servescope.cli import main
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from servescope.report.launcher import free_port
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -29,7 +23,7 @@ def test_serve_runs_as_a_process_and_stops_cleanly(tmp_path: Path, stop: int) ->
     exe = shutil.which("servescope", path=os.path.dirname(sys.executable))
     if exe is None:
         pytest.fail("the servescope console script is not installed next to the interpreter")
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "OTEL_TRACES_EXPORTER": "none", "PYTHONSAFEPATH": "1"}
     proc = subprocess.Popen([exe, "serve", "--port", str(port), "--model-name", "proc-ref"],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE,
