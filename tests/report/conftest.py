@@ -53,7 +53,7 @@ def live_report(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveReport
             prom.wait_for_targets_up(timeout=20)
             start = time.time()
             load = LoadConfig(server.url, duration_s=15, concurrency=12, max_tokens=32,
-                              mix=Mix.parse("fast=0.5,slow=0.1,cancel=0.25,deadline=0.15"),
+                              mix=Mix.parse("fast=0.4,slow=0.1,cancel=0.35,deadline=0.15"),
                               grace_s=5)
             asyncio.run(run_load(load))
             prom.wait_for(lambda: prom.query(f'ALERTS{{alertname="{ALERT}",'
