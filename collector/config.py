@@ -59,6 +59,30 @@ def contrib_schema() -> dict[str, Any]:
     return schema
 
 
+_OCTET = r"(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+# A routed IPv4 address (the ipv4 detector's; ipv4_private takes the rest) without lookaround:
+# the first octets that are never private, then 100, 169, 172 and 192 with the second octets
+# outside 100.64/10, 169.254/16, 172.16/12 and 192.168/16. 0/8, 127/8 and 224-255 never match.
+_PUBLIC_V4 = (
+    r"\b((1[1-9]|[2-9][0-9]|[1-9]|10[1-9]|11[0-9]|12[0-689]|1[3-5][0-9]|16[0-8]|17[013-9]"
+    r"|18[0-9]|19[013-9]|2[01][0-9]|22[0-3])\." + _OCTET +
+    r"|100\.([0-9]|[1-5][0-9]|6[0-3]|12[89]|1[3-9][0-9]|2[0-4][0-9]|25[0-5])"
+    r"|169\.([0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-35])"
+    r"|172\.([0-9]|1[0-5]|3[2-9]|[4-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])"
+    r"|192\.([0-9]|[1-9][0-9]|1[0-5][0-9]|16[0-79]|1[7-9][0-9]|2[0-4][0-9]|25[0-5]))"
+    r"(\." + _OCTET + r"){2}\b")
+# A first group that cannot start fc00::/7, fe80::/10 or ff00::/8 (those need four hex digits
+# and an "f" then "c" to "f"). What follows "::" still matches wherever it is (fails closed:
+# "fd00::1" loses its "::1", "::1" is masked whole).
+_V6_ROUTED_HEAD = "[0-9a-eA-E][0-9A-Fa-f]{0,3}|[fF][0-9A-Fa-f]{0,2}|[fF][0-9a-bA-B][0-9A-Fa-f]{2}"
+_V6_TAIL = r"::([0-9A-Fa-f]{1,4}(:[0-9A-Fa-f]{1,4})*)?(\.[0-9]{1,3}){0,3}(%[A-Za-z0-9.]+)?"
+
+
+def _v6(head: str) -> str:
+    return (rf"\b({head})(:[0-9A-Fa-f]{{1,4}}){{7}}\b|\b({head})(:[0-9A-Fa-f]{{1,4}})*{_V6_TAIL}"
+            rf"|{_V6_TAIL}")
+
+
 # RE2 (Go regexp) approximations of the detectors: no lookaround, no backreferences.
 RE2_PATTERNS: dict[str, str] = {
     "private_key": r"(-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5}[^-]*(-{4,5} ?END "
@@ -74,16 +98,22 @@ RE2_PATTERNS: dict[str, str] = {
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)\s+[A-Za-z0-9._~+/-]{16,}=*",
     "secret_assignment": r"(?i)(api[_-]?key|apikey|secret|token|passw(or)?d|pwd|credentials?|"
                          r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key)"
-                         r"[\"']?\s*[:=]\s*[\"']?[^\s\"',;&<>]{6,}",
+                         r"[\"']?\s*[:=]\s*[\"']?[^\s\"',;&<>]{6,}"
+                         r"|(password|identified\s+by)\s+['\"][^'\"\n]+['\"]"
+                         r"|(password|passwd|passcode|pwd|api[ _-]?key|secret|token)\s+(is|was)"
+                         r"\s*:?\s+[^\s\"',;<>]{6,}"
+                         r"|(AKIA|ASIA)[A-Z0-9]{16}[\s:/,|;\"']{1,5}[A-Za-z0-9/+]{40}",
     "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}",
     "iban": r"\b[A-Z]{2}[0-9]{2}( ?[A-Z0-9]{4}){2,7}( ?[A-Z0-9]{1,3})?\b",
     "credit_card": r"\b(4[0-9]{3}|5[1-5][0-9]{2}|2[2-7][0-9]{2}|6011|6[245][0-9]{2}|3[0-9]{3}|"
                    r"50[0-9]{2}|67[0-9]{2})([ -]?[0-9]{4}){2,3}[ -]?[0-9]{1,7}\b|"
                    r"\b3[0-9]{3}[ -]?[0-9]{6}[ -]?[0-9]{4,5}\b",
     "us_ssn": r"\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\b",
-    "ipv6": r"\b([0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}\b|([0-9A-Fa-f]{1,4})?(:[0-9A-Fa-f]{1,4})*"
-            r"::([0-9A-Fa-f]{1,4}(:[0-9A-Fa-f]{1,4})*)?(\.[0-9]{1,3}){0,3}(%[A-Za-z0-9.]+)?",
-    "ipv4": r"\b((25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])\b",
+    "ipv6": _v6(_V6_ROUTED_HEAD),
+    "ipv4": _PUBLIC_V4,
+    # Broader than their detectors, as the rest: every address of that family.
+    "ipv6_private": _v6("[0-9A-Fa-f]{1,4}"),
+    "ipv4_private": rf"\b({_OCTET}\.){{3}}{_OCTET}\b",
     "phone": r"\+[1-9][0-9 .()-]{6,20}[0-9]|"
              r"(\b1[ .-])?\(?\b[0-9]{3}\)?[ .-][0-9]{3}[ .-][0-9]{4}\b|"
              r"\b0[0-9]{1,4}[ -][0-9]{3,4}[ -]?[0-9]{3,4}\b|\b0[1-9]([ .][0-9]{2}){4}\b",

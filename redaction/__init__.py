@@ -6,7 +6,16 @@ RedactionStage(policy))`` puts the span stage inside the batch processor, off th
 thread, and wires its counts to ``servescope_redactions_total{kind}``.
 """
 
-from .detectors import CHECKSUMMED_KINDS, DETECTORS, KINDS, Detector, Finding, scan
+from .detectors import (
+    CHECKSUMMED_KINDS,
+    DEFAULT_KINDS,
+    DETECTORS,
+    KINDS,
+    OPT_IN_KINDS,
+    Detector,
+    Finding,
+    scan,
+)
 from .logs import RedactingFilter, RedactingLogExporter, install_log_redaction
 from .policy import (
     CONTENT_CAPTURE_ENV,
@@ -25,8 +34,10 @@ __all__ = [
     "CHECKSUMMED_KINDS",
     "CONTENT",
     "CONTENT_CAPTURE_ENV",
+    "DEFAULT_KINDS",
     "DETECTORS",
     "KINDS",
+    "OPT_IN_KINDS",
     "Action",
     "ContentCapture",
     "Detector",

@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from . import validators as v
 from .prefilter import Prefilter, make_prefilter
 
-__all__ = ["CHECKSUMMED_KINDS", "DETECTORS", "KINDS", "Detector", "Finding", "prefilter_for",
-           "resolve", "scan"]
+__all__ = ["CHECKSUMMED_KINDS", "DEFAULT_KINDS", "DETECTORS", "KINDS", "OPT_IN_KINDS", "Detector",
+           "Finding", "prefilter_for", "resolve", "scan"]
 
 # A number starts where no identifier character precedes it and ends where none follows.
 # Patterns put a one-character look-ahead first: the regex engine then skips positions by that
@@ -367,6 +367,13 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|secret|" + _NOT_TOKEN_COUNTS + r"|passw(?:
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                  r"client[_-]?secret|key(?<![a-z0-9]key)" + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
+# Keys that name where a secret lives or how it is handled, not the secret itself
+# (secretName, SECRET_KEY_FILE, passwordSecretRef, tokenPath, API_KEY_HEADER, TOKEN_URL): the
+# key's last word, looked behind for once the key has been read whole.
+_NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
+    "name", "names", "header", "file", "path", "dir", "ref", "env", "url", "uri", "endpoint",
+    "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
+    "expiry", "expires", "timeout", "provider", "store", "backend", "enabled"))
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
 _SECRET_STARTS = ("api", "secret", "token", "passw", "pwd", "credential", "auth", "access",
                   "account", "private", "client", "key", "sig")
@@ -429,6 +436,13 @@ def _zero_starts(separator: str, pair_separator: str) -> tuple[tuple[str, int], 
 
 
 #: In priority order: when two findings overlap, the one listed first wins.
+def _with_private_twin(public: Detector, private_ok: Callable[[str], bool]
+                       ) -> tuple[Detector, Detector]:
+    """An address detector and its twin for private networks: the same shape, the other
+    validator, so an address is one kind or the other."""
+    return public, replace(public, kind=f"{public.kind}_private", validator=private_ok)
+
+
 DETECTORS: tuple[Detector, ...] = (
     # PEM/OpenSSH/PGP/SSH2 private key blocks (a dump cut short still counts), PuTTY key files.
     _d("private_key",
@@ -510,6 +524,30 @@ DETECTORS: tuple[Detector, ...] = (
        v.tokenish, prefilter=r"(?i)secret[_-]?(?:access[_-]?)?key[\"']?[ \t]", group=1,
        needles=("ecret", "ECRET"), start=_at_literal(("secret",), fold=True),
        starts=((r"(?i)secret", 6),)),
+    # The secret key printed beside its access key id ("AKIA... / secret", "AKIA...:secret").
+    _d("secret_assignment",
+       r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}[\s:/,|;\"']{1,5}([A-Za-z0-9/+]{40})"
+       r"(?![A-Za-z0-9/+=])", v.tokenish,
+       prefilter=r"(?:AKIA|ASIA)[A-Z0-9]{16}[ \t\r\n:/,|;\"']{1,5}[A-Za-z0-9/+]{40}", group=1,
+       needles=("AKIA", "ASIA"), start=_at_literal(("AKIA", "ASIA"))),
+    # Passwords in SQL (Postgres: WITH PASSWORD '...', MySQL: IDENTIFIED BY '...'), as
+    # statement logs print them.
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:password|identified\s+by)\s+(['\"])([^'\"\n]+)\1",
+       prefilter=r"(?i)(?:password|identified[ \t\r\n]+by)[ \t\r\n]+['\"]", group=2,
+       needles=("assword", "ASSWORD", "dentified", "DENTIFIED"),
+       start=_at_literal(("password", "identified"), fold=True)),
+    # Told in prose: "the admin password is hunter2X!", "my api key was 9f8e...". Only a
+    # token-shaped value (a digit, or mixed case): "the password is wrong" stays.
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:password|passwd|passcode|pwd|api[ _-]?key|secret|token)\s+"
+       r"(?:is|was)\s*:?\s+([^\s\"',;<>]{6,})", v.tokenish,
+       prefilter=(r"(?i)(?:password|passwd|passcode|pwd|api[ _-]?key|secret|token)"
+                  r"[ \t\r\n]+(?:is|was)[ \t\r\n:]"), group=1,
+       needles=("assw", "ASSW", "asscode", "ASSCODE", "pwd", "PWD", "pi", "PI", "ecret",
+                "ECRET", "oken", "OKEN"),
+       start=_at_literal(("password", "passwd", "passcode", "pwd", "api", "secret", "token"),
+                         fold=True)),
     # Base64 credentials under an "auth" key (a docker config.json): "user:password" encoded.
     _d("secret_assignment",
        r"(?i)(?<![a-z0-9_])auth\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?([A-Za-z0-9+/_-]{8,}={0,2})",
@@ -517,8 +555,9 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("auth", "AUTH", "Auth"), start=_at_literal(("auth",), fold=True),
        starts=((r"(?i)auth", 4),)),
     _d("secret_assignment",
-       rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?"
-       rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])[^{_VALUE_STOP}]{{6,}})",
+       rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\?[\"']?\s*[:=]\s*"
+       rf"(?:\\?[\"'])?"
+       rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])[^{_VALUE_STOP}]{{6,}})", v.secret_value_ok,
        prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
                   r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                   r"client[_-]?secret|key|sig)[\w.-]*\\?[\"']?" + _S + r"*[:=]"),
@@ -573,21 +612,24 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(("ssn", "social"), fold=True), joined=_joined_ssn_key,
        starts=((r"(?i)ssn|soc", 3),),
        joined_prefilter=r"(?i)ssn|social[_ -]?security"),
-    # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported.
-    _d("ipv6",
+    # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported,
+    # unless it holds exactly one host (/32, /128: an allow-list entry for one client).
+    # Addresses of private networks are a twin kind a policy opts into (validators.py).
+    *_with_private_twin(_d("ipv6",
        r"(?=[0-9A-Fa-f:])(?<![\w:.])(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
-       r"(?![\w:]|/\d)", v.ipv6_ok,
+       r"(?![\w:]|/(?!128(?!\d))\d)", v.ipv6_ok,
        # A valid address holds "::" or six groups in a row; a time of day (12:30:45) neither.
        prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:", needles=(":",),
        start=_at_literal((":",), 4), joined=_joined_ipv6,
-       joined_prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:"),
-    _d("ipv4", r"(?=\d)(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/\d)", v.ipv4_ok,
+       joined_prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:"), v.ipv6_private_ok),
+    *_with_private_twin(_d(
+       "ipv4", r"(?=\d)(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/(?!32(?!\d))\d)", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(4, "."),
        # Not after a dot (the pattern looks behind for one): "10.1.2.3" starts once, not
        # again at "1.2." (not a joiner either: the joined reading takes it for a space).
        starts=_ipv4_starts("[^0-9.]"),
-       joined_prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d"),
+       joined_prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d"), v.ipv4_private_ok),
     _d("phone", r"(?<![\w+])\+\d[\d .()-]{6,20}\d(?![\w-]|\.\d)", v.phone_digits_ok,
        prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
        starts=((r"\+\d", 2),),
@@ -607,6 +649,11 @@ DETECTORS: tuple[Detector, ...] = (
 )
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
+#: Kinds a policy must name to run: addresses of private networks fill operations text (pods,
+#: services, nodes) and name no one outside the network.
+OPT_IN_KINDS: frozenset[str] = frozenset({"ipv4_private", "ipv6_private"})
+#: What runs when a policy names no ``detectors``.
+DEFAULT_KINDS: tuple[str, ...] = tuple(k for k in KINDS if k not in OPT_IN_KINDS)
 CHECKSUMMED_KINDS: frozenset[str] = frozenset(d.kind for d in DETECTORS if d.checksummed)
 _PRIORITY = {d.kind: i for i, d in enumerate(DETECTORS)}
 _PRIORITY.update({"!" + kind: i for kind, i in _PRIORITY.items()})

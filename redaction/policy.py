@@ -20,7 +20,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from .detectors import KINDS
+from .detectors import DEFAULT_KINDS, KINDS
 
 __all__ = [
     "CONTENT_CAPTURE_ENV",
@@ -189,7 +189,7 @@ def parse_policy(text: str, *, source: str = "<policy>") -> Policy:
         err = errors[0]
         raise where.error(list(err.absolute_path), err.message)
     attrs: dict[str, Any] = doc.get("attributes", {})
-    kinds = doc.get("detectors", list(KINDS))
+    kinds = doc.get("detectors", list(DEFAULT_KINDS))
     for i, kind in enumerate(kinds):
         if kind not in KINDS:
             raise where.error(("detectors", i), f"unknown detector {kind!r} "

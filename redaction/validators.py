@@ -11,6 +11,7 @@ import base64
 import binascii
 import ipaddress
 import json
+import re
 
 __all__ = [
     "b64_text",
@@ -20,12 +21,15 @@ __all__ = [
     "iban_prefix",
     "international_00_ok",
     "ipv4_ok",
+    "ipv4_private_ok",
     "ipv6_ok",
+    "ipv6_private_ok",
     "jwt_ok",
     "luhn_ok",
     "nanp_ok",
     "payment_card_ok",
     "phone_digits_ok",
+    "secret_value_ok",
     "ssn_ok",
     "tokenish",
 ]
@@ -185,36 +189,92 @@ def nanp_ok(candidate: str) -> bool:
     return len(numerals) == 10 and numerals[0] >= "2" and numerals[3] >= "2"
 
 
-def ipv4_ok(candidate: str) -> bool:
-    """Four decimal octets, each at most 255, none with a leading zero."""
+def _ipv4_octets(candidate: str) -> tuple[int, int] | None:
+    """The first two octets of a dotted quad (each at most 255, none with a leading zero)."""
     parts = candidate.split(".")
     if len(parts) != 4:
-        return False
+        return None
     for p in parts:  # a plain loop: this runs for every address-shaped value
         if not p.isdigit() or len(p) > 3 or int(p) > 255 or (p[0] == "0" and p != "0"):
-            return False
-    # 0.x.x.x names no host ("this network"): a four-part version string (0.10.1.1) then.
-    return candidate not in _NOBODY_V4 and parts[0] not in ("0", "127")
+            return None
+    return int(parts[0]), int(parts[1])
 
 
-# Addresses that name no host and no person: the unspecified address servers bind to
-# ("Uvicorn running on http://0.0.0.0:8000"), loopback, and the broadcast address. Private
-# (RFC 1918) addresses still count: a client address on a corporate network names a machine.
-_NOBODY_V4 = frozenset({"0.0.0.0", "255.255.255.255"})
-_NOBODY_V6 = frozenset({ipaddress.IPv6Address("::"), ipaddress.IPv6Address("::1")})
+def _ipv4_scope(candidate: str) -> str | None:
+    """``"public"``, ``"private"`` or ``"nobody"``; None: not an address."""
+    octets = _ipv4_octets(candidate)
+    if octets is None:
+        return None
+    a, b = octets
+    # 0.x.x.x names no host ("this network": a four-part version string such as 0.10.1.1),
+    # 127/8 is loopback, 224/4 multicast groups and 240/4 reserved (255.255.255.255 too).
+    if a in (0, 127) or a >= 224:
+        return "nobody"
+    # RFC 1918, carrier-grade NAT (RFC 6598, pod networks use it) and link-local: addresses
+    # the Internet does not route, i.e. a cluster's pods, services and nodes.
+    if (a == 10 or (a == 172 and 16 <= b <= 31) or (a == 192 and b == 168)
+            or (a == 100 and 64 <= b <= 127) or (a == 169 and b == 254)):
+        return "private"
+    # The documentation ranges (192.0.2/24, 198.51.100/24, 203.0.113/24) stay public: examples
+    # use them for real clients' addresses.
+    return "public"
 
 
-def ipv6_ok(candidate: str) -> bool:
-    """A parseable IPv6 address with a digit or a '::' (keeps ``abc:def`` prose quiet)."""
+def ipv4_ok(candidate: str) -> bool:
+    """An address the Internet routes: one that can name a person's connection."""
+    return _ipv4_scope(candidate) == "public"
+
+
+def ipv4_private_ok(candidate: str) -> bool:
+    """An address inside a private network (RFC 1918, shared, link-local): redacted only when
+    a policy opts in (``ipv4_private``), as ops text is full of pod and node addresses."""
+    return _ipv4_scope(candidate) == "private"
+
+
+_ULA = ipaddress.IPv6Network("fc00::/7")
+_LINK_LOCAL = ipaddress.IPv6Network("fe80::/10")
+
+
+def _ipv6_scope(candidate: str) -> str | None:
+    """As :func:`_ipv4_scope`. A parseable IPv6 address with a digit or a '::' (keeps
+    ``abc:def`` prose quiet); an IPv4-mapped one is judged by its IPv4 address."""
     if candidate.count(":") < 2:
-        return False
+        return None
     try:
         address = ipaddress.IPv6Address(candidate.split("%", 1)[0])
     except ValueError:
-        return False
-    if address in _NOBODY_V6:
-        return False
-    return "::" in candidate or any(ch.isdigit() for ch in candidate)
+        return None
+    if "::" not in candidate and not any(ch.isdigit() for ch in candidate):
+        return None
+    if address.ipv4_mapped is not None:
+        return _ipv4_scope(str(address.ipv4_mapped))
+    if address.is_unspecified or address.is_loopback or address.is_multicast:
+        return "nobody"
+    if address in _ULA or address in _LINK_LOCAL:
+        return "private"
+    return "public"  # 2001:db8::/32 (documentation) too, as for IPv4
+
+
+def ipv6_ok(candidate: str) -> bool:
+    """A routed IPv6 address (see :func:`ipv4_ok`)."""
+    return _ipv6_scope(candidate) == "public"
+
+
+def ipv6_private_ok(candidate: str) -> bool:
+    """A unique-local or link-local IPv6 address (see :func:`ipv4_private_ok`)."""
+    return _ipv6_scope(candidate) == "private"
+
+
+# A value that names a secret instead of holding one: Kubernetes' "key: api-key" in a
+# secretKeyRef, "auth: token", "credentials: db-password".
+_NAMES_A_SECRET = re.compile(
+    r"(?i)(?:[a-z0-9]+[-_.])*(?:api[-_]?key|apikey|passw(?:or)?d|token|secret|credentials?|"
+    r"(?:access|secret|private|auth)[-_]?key|client[-_]?secret)s?")
+
+
+def secret_value_ok(candidate: str) -> bool:
+    """A value under a secret's key that is not just the name of one."""
+    return _NAMES_A_SECRET.fullmatch(candidate) is None
 
 
 def _b64url_json(segment: str) -> object:

@@ -491,7 +491,27 @@ def _negative_lines(rng: random.Random) -> list[tuple[str, str]]:
                 f"{rng.randint(1, 99)}::/64"),
         ("k8s", f"service/vllm-svc created; clusterIP: None; ports: {port}/TCP -> "
                 f"{port}/TCP"),
+        # private networks' addresses: pods, services, nodes, the Ray and Envoy peers
+        ("k8s", f"service/vllm-router   ClusterIP   10.{rng.randint(96, 111)}."
+                f"{rng.randint(0, 255)}.{rng.randint(1, 254)}   <none>   {port}/TCP   "
+                f"{rng.randint(1, 90)}d"),
+        ("k8s", f"(RayWorkerWrapper pid={rng.randint(100, 99999)}, ip=192.168."
+                f"{rng.randint(0, 255)}.{rng.randint(1, 254)}) INFO custom_all_reduce_utils.py"
+                ":204] generating GPU P2P access cache"),
+        ("k8s", f"INFO:     172.{rng.randint(16, 31)}.{rng.randint(0, 255)}."
+                f"{rng.randint(1, 254)}:{rng.randint(1024, 65535)} - \"POST /v1/chat/completions "
+                "HTTP/1.1\" 200 OK"),
+        ("k8s", f"dial tcp 100.{rng.randint(64, 127)}.{rng.randint(0, 255)}."
+                f"{rng.randint(1, 254)}:15012: i/o timeout; peer [fd00:10:244:"
+                f"{rng.randint(1, 99)}::{rng.randint(1, 999)}]:{port}, fe80::1%eth0"),
         ("k8s", f"Created container vllm (uid {_uuid(rng)}), restartCount={rng.randint(0, 9)}"),
+        # keys that name where a secret lives, not the secret
+        ("k8s", f"env: - name: OPENAI_API_KEY valueFrom: secretKeyRef: {{name: vllm-api-keys-"
+                f"{rng.randint(1, 9)}, key: api-key}}; secretName: hf-token-{rng.randint(1, 9)}"),
+        ("k8s", f"SECRET_NAME=vllm-api-keys\nAPI_KEY_HEADER=Authorization\nTOKEN_TTL_SECONDS="
+                f"{rng.randint(60, 86400)}\nPASSWORD_MIN_LENGTH={rng.randint(8, 16)}"),
+        ("k8s", f"password_file=/run/secrets/db-{rng.randint(1, 9)} tokenPath: /var/run/secrets/"
+                "kubernetes.io/serviceaccount/token TOKEN_URL=https://auth.example.com/oauth/token"),
         ("k8s", f"resourceVersion: \"{rng.randint(10**6, 10**9)}\", uid: {_uuid(rng)}"),
         ("k8s", f"limits: {{cpu: \"{rng.randint(1, 64)}\", memory: {rng.randint(8, 512)}Gi, "
                 f"nvidia.com/gpu: \"{rng.randint(1, 8)}\"}}"),

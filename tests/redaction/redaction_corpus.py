@@ -149,19 +149,44 @@ def phone(rng: random.Random) -> str:
     ])
 
 
+def _quad(first: int, second: int, rng: random.Random) -> str:
+    return f"{first}.{second}.{rng.randint(0, 255)}.{rng.randint(1, 254)}"
+
+
 def ipv4(rng: random.Random) -> str:
-    first = rng.choice([10, 172, 192, 8, 34, 52, 81, 100, 203, rng.randint(1, 223)])
-    return ".".join(str(x) for x in (first, rng.randint(0, 255), rng.randint(0, 255),
-                                     rng.randint(1, 254)))
+    """A routed address (documentation ranges included: examples stand them for clients)."""
+    first = rng.choice([8, 34, 52, 81, 203, 198, 1, 223, rng.randint(11, 99),
+                        rng.randint(128, 168), rng.randint(193, 223)])
+    return _quad(first, rng.randint(0, 255), rng)
+
+
+def ipv4_private(rng: random.Random) -> str:
+    first, second = rng.choice([(10, rng.randint(0, 255)), (172, rng.randint(16, 31)),
+                                (192, 168), (100, rng.randint(64, 127)), (169, 254)])
+    return _quad(first, second, rng)
+
+
+def _groups(rng: random.Random) -> list[str]:
+    return [format(rng.randint(0, 0xFFFF), "x") for _ in range(8)]
 
 
 def ipv6(rng: random.Random) -> str:
-    groups = [format(rng.randint(0, 0xFFFF), "x") for _ in range(8)]
+    groups = _groups(rng)
+    routed = [format(rng.randint(0x2000, 0x3FFF), "x"), *groups[1:]]
     return rng.choice([
-        ":".join(groups), f"2001:db8::{groups[0]}:{groups[1]}", f"fe80::{groups[2]}:{groups[3]}",
+        ":".join(routed), f"2001:db8::{groups[0]}:{groups[1]}",
         f"2a00:1450:4001:{groups[6]}::1", f"2a00:1450:4001:{groups[4]}::200e",
-        ":".join(g.upper() for g in groups),
-        f"fe80::{groups[5]}%eth0", f"::ffff:{ipv4(rng)}",
+        ":".join(g.upper() for g in routed), f"::ffff:{ipv4(rng)}",
+    ])
+
+
+def ipv6_private(rng: random.Random) -> str:
+    """Unique-local and link-local addresses."""
+    groups = _groups(rng)
+    return rng.choice([
+        f"fe80::{groups[2]}:{groups[3]}", f"fe80::{groups[5]}%eth0",
+        f"fd00:10:244:{groups[1]}::{groups[2]}", ":".join(["fc00", *groups[1:]]),
+        f"::ffff:{ipv4_private(rng)}",
     ])
 
 
@@ -267,7 +292,8 @@ def email(rng: random.Random) -> str:
 
 POSITIVES: dict[str, Callable[[random.Random], str]] = {
     "email": email, "credit_card": card, "iban": iban, "us_ssn": ssn, "phone": phone,
-    "ipv4": ipv4, "ipv6": ipv6, "jwt": jwt, "bearer_token": bearer,
+    "ipv4": ipv4, "ipv6": ipv6, "ipv4_private": ipv4_private, "ipv6_private": ipv6_private,
+    "jwt": jwt, "bearer_token": bearer,
     "aws_access_key": aws_key, "github_token": github_token, "api_key": api_key,
     "secret_assignment": secret_assignment, "private_key": private_key,
 }
@@ -466,11 +492,14 @@ HANDWRITTEN_POSITIVES: tuple[tuple[str, str, str | None], ...] = (
     ("phone", "+33 6 12 34 56 78", "+33 6 12 34 56 78"),
     ("phone", "mobile: 07911 123456", "07911 123456"),
     ("phone", "support line 1-800-555-0199", "1-800-555-0199"),
-    ("ipv4", "client.address=192.168.1.23", "192.168.1.23"),
+    ("ipv4_private", "client.address=192.168.1.23", "192.168.1.23"),
+    ("ipv4", "client.address=198.51.100.23", "198.51.100.23"),
+    ("ipv4", "allowlist:\n  - 198.51.100.237/32", "198.51.100.237"),
     ("ipv4", "X-Forwarded-For: 203.0.113.195", "203.0.113.195"),
     ("ipv4", "connect to 8.8.8.8:53 failed", "8.8.8.8"),
     ("ipv6", "peer [2001:db8:85a3::8a2e:370:7334]:443", "2001:db8:85a3::8a2e:370:7334"),
-    ("ipv6", "src=fe80::1ff:fe23:4567:890a%eth0", "fe80::1ff:fe23:4567:890a%eth0"),
+    ("ipv6_private", "src=fe80::1ff:fe23:4567:890a%eth0", "fe80::1ff:fe23:4567:890a%eth0"),
+    ("ipv6", "whitelist-source-range: \"2001:db8:d686:bf7::6aa8/128\"", "2001:db8:d686:bf7::6aa8"),
     ("ipv6", "peer [2a00:1450:4001:82b::200e]:443", "2a00:1450:4001:82b::200e"),
     ("jwt", "Authorization: Bearer " + _JWT_IO, _JWT_IO),
     ("bearer_token", "curl -H 'Authorization: Bearer ya29.a0AfH6SMBx3kLq9_zX-7y'",
@@ -517,6 +546,14 @@ HANDWRITTEN_POSITIVES: tuple[tuple[str, str, str | None], ...] = (
     ("private_key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF8Lx2sBCAC7\n"
                     "-----END PGP PRIVATE KEY BLOCK-----", None),
     ("secret_assignment", "secret: s3cr3t-Valu3-42", "s3cr3t-Valu3-42"),
+    ("secret_assignment", "LOG:  statement: ALTER USER llm WITH PASSWORD 'kg500cctVz4IJDSd'",
+     "kg500cctVz4IJDSd"),
+    ("secret_assignment", "CREATE USER 'app'@'%' IDENTIFIED BY \"S3cr3t-pass\";", "S3cr3t-pass"),
+    ("secret_assignment", "user: the grafana admin password is hunter921801Xy!, can you log in?",
+     "hunter921801Xy!"),
+    ("secret_assignment", "here are my creds AKIAIOSFODNN7EXAMPLE / "
+     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY can you check",
+     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
 )
 
 HANDWRITTEN_NEGATIVES: tuple[tuple[str, str], ...] = (

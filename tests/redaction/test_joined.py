@@ -22,7 +22,8 @@ from servescope.redaction.joined import scan_plain, spaced
 from servescope.redaction.prefilter import RegexPrefilter
 
 # The kinds the joined pass covered before it was gated: the gate must not change the set.
-JOINABLE_KINDS = frozenset({"email", "iban", "credit_card", "us_ssn", "ipv4", "ipv6", "phone"})
+JOINABLE_KINDS = frozenset({"email", "iban", "credit_card", "us_ssn", "ipv4", "ipv6", "phone",
+                            "ipv4_private", "ipv6_private"})
 SUBSET = tuple(d for d in DETECTORS if d.kind in JOINABLE_KINDS)
 PREFILTER = prefilter_for(DETECTORS)
 
@@ -97,8 +98,8 @@ def test_the_gate_skips_joiners_that_cannot_hide_a_value() -> None:
             assert quiet[start:end] == " 202-16-4032 ", (d, quiet[start:end])
     for text, kind in (("req-alice@example.com-4111111111111111", "email"),
                        ("req-alice@example.com-4111111111111111", "credit_card"),
-                       ("ssn-078051120", "us_ssn"), ("host_10.1.2.3", "ipv4"),
-                       ("iban_DE89370400440532013000", "iban"), ("zone fe80::1_x", "ipv6")):
+                       ("ssn-078051120", "us_ssn"), ("host_198.51.100.3", "ipv4"),
+                       ("iban_DE89370400440532013000", "iban"), ("zone 2001:db8::1_x", "ipv6")):
         rescanned = {d.kind for d in SUBSET if d.joined(text, {})}  # type: ignore[misc]
         assert kind in rescanned, (text, kind)
 

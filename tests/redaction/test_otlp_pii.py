@@ -37,7 +37,7 @@ GITHUB = "ghp_" + "Q7kd93LmZx0pW2vR8sT4uY6aB1cD3eF5gH7j"
 PLANTED = {
     # value: (kind, where)
     "owner.person@example.org": ("email", "resource"),
-    "10.20.30.40": ("ipv4", "resource"),
+    "203.0.113.40": ("ipv4", "resource"),
     "user:carol@example.net": ("email", "request id (request span and 4 phase spans)"),
     "Bearer Zk29fjs0Qm3LxP7vTb5Nw8Yc": ("blocked_key", "authorization header"),
     "eve@example.com": ("blocked_key", "user.email attribute"),
@@ -114,7 +114,7 @@ def _logging_pipeline(receiver, on_redacted):
 
 def test_no_planted_value_reaches_the_receiver(receiver, registry, monkeypatch):
     monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES",
-                       "deployment.owner=owner.person@example.org,host.ip=10.20.30.40")
+                       "deployment.owner=owner.person@example.org,host.ip=203.0.113.40")
     policy = dataclasses.replace(Policy.default(), content_capture=ContentCapture.SPAN_AND_EVENT)
     setup = setup_telemetry(
         registry=registry, service_name="pii-test",

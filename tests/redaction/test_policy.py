@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections import Counter
 
 import pytest
 
@@ -12,10 +13,12 @@ from servescope.cli import main
 from servescope.redaction import (
     CONTENT_CAPTURE_ENV,
     KINDS,
+    OPT_IN_KINDS,
     Action,
     ContentCapture,
     Policy,
     PolicyError,
+    Redactor,
     load_policy,
     parse_policy,
 )
@@ -23,9 +26,29 @@ from servescope.redaction import (
 
 def test_default_policy_loads_and_covers_every_kind():
     p = Policy.default()
-    assert set(p.kinds) == set(KINDS)
+    assert set(p.kinds) == set(KINDS) - OPT_IN_KINDS
+    assert {"ipv4_private", "ipv6_private"} == OPT_IN_KINDS
     assert p.action("email") is Action.HASH and p.action("ipv4") is Action.MASK
     assert "http.request.header.authorization" in p.drop
+
+
+def test_private_network_addresses_stay_unless_a_policy_opts_in():
+    """Pods, services and nodes fill operations text with private addresses, and the
+    Internet routes none of them: kept by default; a policy that names the twin kinds
+    redacts them too."""
+    text = ("INFO: 10.96.0.26:15012 - fd00:10:244::5 - 192.168.1.23 - 100.64.3.4 - "
+            "fe80::1%eth0 - client 203.0.113.57 [2001:db8::7] allow 198.51.100.237/32 "
+            "net 10.0.0.0/8 bind 0.0.0.0:8000 127.0.0.1 ::1")
+    default = Redactor().redact_text(text, {})
+    assert default == text.replace("203.0.113.57", "[REDACTED:ipv4]").replace(
+        "2001:db8::7", "[REDACTED:ipv6]").replace("198.51.100.237", "[REDACTED:ipv4]")
+    every = parse_policy("version: 1\ndetectors: [ipv4, ipv6, ipv4_private, ipv6_private]\n")
+    counts: Counter[str] = Counter()
+    out = Redactor(every).redact_text(text, counts)
+    for private in ("10.96.0.26", "fd00:10:244::5", "192.168.1.23", "100.64.3.4", "fe80::1"):
+        assert private not in out
+    assert counts == {"ipv4_private": 3, "ipv6_private": 2, "ipv4": 2, "ipv6": 1}
+    assert "10.0.0.0/8" in out and "0.0.0.0:8000" in out and "127.0.0.1 ::1" in out
 
 
 @pytest.mark.parametrize(("text", "field"), [
@@ -81,7 +104,7 @@ def _cli(monkeypatch, capsys, args, stdin):
 def test_redact_command_plain_and_jsonl(monkeypatch, capsys):
     monkeypatch.setenv("SERVESCOPE_REDACTION_HASH_KEY", "k")
     code, out, _ = _cli(monkeypatch, capsys, [],
-                        "card 4111-1111-1111-1111 at 10.0.0.1\nversion 1.45.2\n")
+                        "card 4111-1111-1111-1111 at 198.51.100.1\nversion 1.45.2\n")
     assert code == 0
     assert out == "card [REDACTED:credit_card] at [REDACTED:ipv4]\nversion 1.45.2\n"
     code, out, err = _cli(monkeypatch, capsys, ["--jsonl", "--summary"],

@@ -35,14 +35,14 @@ def test_actions_mask_hash_drop():
     r = _redactor(actions={"email": Action.HASH, "ipv4": Action.DROP},
                   default_action=Action.MASK)
     counts: Counter[str] = Counter()
-    out = r.redact_attributes({"a": "mail x@y.io", "b": "mail x@y.io", "c": "from 10.1.2.3",
+    out = r.redact_attributes({"a": "mail x@y.io", "b": "mail x@y.io", "c": "from 203.0.113.3",
                                "d": "card 4111111111111111"}, counts)
     assert out["a"] == out["b"] and out["a"].startswith("mail [email:")
     assert "c" not in out  # drop: the attribute goes
     assert out["d"] == "card [REDACTED:credit_card]"
     assert counts == {"email": 2, "ipv4": 1, "credit_card": 1}
     # in free text a drop masks (there is no attribute to remove)
-    assert r.redact_text("from 10.1.2.3", Counter()) == "from [REDACTED:ipv4]"
+    assert r.redact_text("from 203.0.113.3", Counter()) == "from [REDACTED:ipv4]"
     # another key, another hash: not comparable across deployments
     other = Redactor(r.policy, hash_key=b"other")
     assert other.redact_text("x@y.io", Counter()) != r.redact_text("x@y.io", Counter())
@@ -115,12 +115,12 @@ def test_span_stage_covers_name_events_links_status():
         link_ctx = seed.get_span_context()
     link = trace.Link(link_ctx, {"why": "asked by a@b.io"})
     with tracer.start_as_current_span("GET /users/a@b.io", links=[link]) as span:
-        span.add_event("retry from 10.9.8.7", {"ip": "10.9.8.7"})
+        span.add_event("retry from 198.51.100.7", {"ip": "198.51.100.7"})
         span.set_status(Status(StatusCode.ERROR, "bad token ghp_" + "a" * 36))
     out = sink.get_finished_spans()[-1]
     text = f"{out.name}{out.events[0].name}{dict(out.events[0].attributes)}" \
            f"{dict(out.links[0].attributes)}{out.status.description}"
-    for leaked in ("a@b.io", "10.9.8.7", "ghp_aaaa"):
+    for leaked in ("a@b.io", "198.51.100.7", "ghp_aaaa"):
         assert leaked not in text
     assert out.attributes["servescope.redaction.count"] == 5
     assert out.attributes["servescope.redaction.count.ipv4"] == 2
@@ -153,7 +153,7 @@ def test_log_filter(caplog):
     try:
         tracer = TracerProvider().get_tracer("t")
         with tracer.start_as_current_span("req") as span:
-            log.warning("user %s from %s", "a@b.io", "10.0.0.9",
+            log.warning("user %s from %s", "a@b.io", "203.0.113.9",
                         extra={"tenant": "c@d.io", "user.email": "e@f.io"})
             try:
                 raise ValueError("card 4111 1111 1111 1111")
@@ -162,7 +162,7 @@ def test_log_filter(caplog):
     finally:
         log.removeHandler(handler)
     first, second = records
-    assert first.getMessage().startswith("user [email:") and "10.0.0.9" not in first.getMessage()
+    assert first.getMessage().startswith("user [email:") and "203.0.113.9" not in first.getMessage()
     # a tenant is an identity whatever it holds: a keyed hash of the whole value
     assert first.tenant.startswith("[identity:") and not hasattr(first, "user.email")
     assert first.trace_id == format(span.get_span_context().trace_id, "032x")
