@@ -576,11 +576,15 @@ DETECTORS: tuple[Detector, ...] = (
        joined=_joined_email, joined_prefilter=r"[A-Za-z0-9.%+]@[A-Za-z0-9]"),
     # International numbers dialled with 00 instead of +. Before the card detector: a card
     # number never starts with 0, and its checksum blocker would hide the phone number.
-    _d("phone", r"(?=0)" + _L + r"00[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})" + _R,
-       v.international_00_ok, prefilter=r"00[1-9]\d{0,3}[ .-]\d|00[1-9]\d{9}",
+    # A separator may follow the 00 ("00 49 30 1234567"), then the country code.
+    _d("phone", r"(?=0)" + _L + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})"
+       r"|[ .-][1-9]\d{0,2}(?:[ .-]\d{1,8}){1,5})" + _R,
+       v.international_00_ok,
+       prefilter=r"00[1-9]\d{0,3}[ .-]\d|00[1-9]\d{9}|00[ .-][1-9]\d{0,2}[ .-]\d",
        needles=("00",), start=_at_literal(("00",)), joined=_joined_digits(10, "00"),
-       starts=((_ND + r"00[1-9]", 3),),
-       joined_prefilter=r"00[1-9]\d{0,3}[ ._-]\d|00[1-9]\d{9}"),
+       starts=((_ND + r"00[1-9]", 3), (_ND + r"00[ .-][1-9]", 4)),
+       joined_starts=((_ND + r"00[1-9]", 3), (_ND + r"00[ ._-][1-9]", 4)),
+       joined_prefilter=r"00[1-9]\d{0,3}[ ._-]\d|00[1-9]\d{9}|00[ ._-][1-9]\d{0,2}[ ._-]\d"),
     _d("iban", r"(?=[A-Z])(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?!\w)",
        v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,
        prefix=v.iban_prefix, digits=True, start=_at_class(r"\d", 2), joined=_joined_iban,

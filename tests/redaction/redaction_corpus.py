@@ -546,6 +546,8 @@ HANDWRITTEN_POSITIVES: tuple[tuple[str, str, str | None], ...] = (
     ("private_key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF8Lx2sBCAC7\n"
                     "-----END PGP PRIVATE KEY BLOCK-----", None),
     ("secret_assignment", "secret: s3cr3t-Valu3-42", "s3cr3t-Valu3-42"),
+    ("phone", "prompt contains: 'my number is 00 49 30 1234567, text me when done'",
+     "00 49 30 1234567"),
     ("secret_assignment", "LOG:  statement: ALTER USER llm WITH PASSWORD 'kg500cctVz4IJDSd'",
      "kg500cctVz4IJDSd"),
     ("secret_assignment", "CREATE USER 'app'@'%' IDENTIFIED BY \"S3cr3t-pass\";", "S3cr3t-pass"),
