@@ -95,14 +95,22 @@ RE2_PATTERNS: dict[str, str] = {
                r"|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}"
                r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
                r"|https://hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9_/-]+)",
-    "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)\s+[A-Za-z0-9._~+/-]{16,}=*",
+    "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)\s+[A-Za-z0-9._~+/-]{16,}=*|"
+                    r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z][\w-]*[ \t]+)?"
+                    r"[A-Za-z0-9._~+/=-]{12,}",
     "secret_assignment": r"(?i)(api[_-]?key|apikey|secret|token|passw(or)?d|pwd|credentials?|"
                          r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key)"
                          r"[\"']?\s*[:=]\s*[\"']?[^\s\"',;&<>]{6,}"
                          r"|(password|identified\s+by)\s+['\"][^'\"\n]+['\"]"
                          r"|(password|passwd|passcode|pwd|api[ _-]?key|secret|token)\s+(is|was)"
                          r"\s*:?\s+[^\s\"',;<>]{6,}"
-                         r"|(AKIA|ASIA)[A-Z0-9]{16}[\s:/,|;\"']{1,5}[A-Za-z0-9/+]{40}",
+                         r"|(AKIA|ASIA)[A-Z0-9]{16}[\s:/,|;\"']{1,5}[A-Za-z0-9/+]{40}"
+                         r"|(password|passwd|passcode|api[ _-]?key|secret|token)[ \t]+"
+                         r"[A-Za-z0-9/+_=.-]{16,}"
+                         r"|(set-)?cookie[ \t]*:[ \t]*[^\r\n\"'=]+=[^\r\n\"']*"
+                         r"|(-u|--user)[ \t]+['\"]?[^\s:'\"]*:[^\s'\"]+"
+                         r"|(secret|token|passw(or)?d|pwd|key)[\w.-]*[\"']?[ \t]*[:=][ \t]*"
+                         r"[\"'][^\"'\n]+[\"']",
     "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}",
     "iban": r"\b[A-Z]{2}[0-9]{2}( ?[A-Z0-9]{4}){2,7}( ?[A-Z0-9]{1,3})?\b",
     "credit_card": r"\b(4[0-9]{3}|5[1-5][0-9]{2}|2[2-7][0-9]{2}|6011|6[245][0-9]{2}|3[0-9]{3}|"

@@ -374,6 +374,9 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "name", "names", "header", "file", "path", "dir", "ref", "env", "url", "uri", "endpoint",
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
     "expiry", "expires", "timeout", "provider", "store", "backend", "enabled"))
+# A sampled token and its log probability ({"token": " Paris", "logprob": -0.27}, OpenAI's and
+# vLLM's logprobs): text the model wrote, not a credential.
+_NOT_LOGPROBS = r"(?!\\?[\"']?\s*,\s*\\?[\"']logprob)"
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
 _SECRET_STARTS = ("api", "secret", "token", "passw", "pwd", "credential", "auth", "access",
                   "account", "private", "client", "key", "sig")
@@ -511,13 +514,15 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])redis-cli\b[^\n|;&]*?[ \t]-a[ \t]+"
        r"|(?<![\w-])sshpass[ \t]+-p[ \t]*"
        r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
-       r"|(?<![\w-])htpasswd[ \t]+-\w*b\w*(?:[ \t]+[^\s-]\S*){2}[ \t]+)"
+       r"|(?<![\w-])htpasswd[ \t]+-\w*b\w*(?:[ \t]+[^\s-]\S*){2}[ \t]+"
+       r"|(?<![\w-])curl\b[^\n|;&]*?[ \t](?:-u|--user)[ \t]+['\"]?[^\s:'\"]*:)"
        r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)",
-       prefilter=r"--pass|mysql|mariadb|redis-cli|sshpass|docker|htpasswd", group=1,
-       needles=("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd"),
+       prefilter=r"--pass|mysql|mariadb|redis-cli|sshpass|docker|htpasswd|curl", group=1,
+       needles=("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd",
+                "curl"),
        start=_at_literal(("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
-                          "htpasswd")),
-       starts=((r"--pas|mysql|maria|redis|sshpa|docke|htpas", 5),)),
+                          "htpasswd", "curl")),
+       starts=((r"--pas|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]", 5),)),
     # A secret key printed without "=" (aws configure list, env dumps).
     _d("secret_assignment",
        r"(?i)(?:secret[_-]?access[_-]?key|secret[_-]?key)[\"']?[ \t]+([A-Za-z0-9/+=]{20,})",
@@ -548,6 +553,39 @@ DETECTORS: tuple[Detector, ...] = (
                 "ECRET", "oken", "OKEN"),
        start=_at_literal(("password", "passwd", "passcode", "pwd", "api", "secret", "token"),
                          fold=True)),
+    # ... and with no verb: "twilio auth token 9f86d081884c7d65...": a long token only.
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:password|passwd|passcode|api[ _-]?key|secret|token)[ \t]+"
+       r"([A-Za-z0-9/+_=.-]{16,})(?![^\s\"',;<>])", v.strong_token,
+       prefilter=(r"(?i)(?:password|passwd|passcode|api[ _-]?key|secret|token)[ \t]+"
+                  r"[A-Za-z0-9/+_=.-]{16}"), group=1,
+       needles=("assw", "ASSW", "asscode", "ASSCODE", "pi", "PI", "ecret", "ECRET", "oken",
+                "OKEN"),
+       start=_at_literal(("password", "passwd", "passcode", "api", "secret", "token"),
+                         fold=True)),
+    # Every value of a Cookie or Set-Cookie header: session ids are bearer credentials.
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*([^\r\n\"'=]+=[^\r\n\"']*[^\s\"';])",
+       prefilter=r"(?i)cookie[ \t]*:[^\r\n\"'=]*=", group=1, needles=("ookie", "OOKIE"),
+       start=_at_literal(("cookie",), 4, fold=True)),
+    # An Authorization header of any scheme (Token, ApiKey, SSWS, Digest, ...): its
+    # credential. Bearer and Basic are the bearer_token detector's, listed first.
+    _d("bearer_token",
+       r"(?i)(?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+       r"(?:[a-z][\w-]*[ \t]+)?([A-Za-z0-9._~+/=-]{12,})", v.tokenish,
+       prefilter=r"(?i)authorization[\"']?[ \t]*[:=]", group=1,
+       needles=("uthorization", "UTHORIZATION"),
+       start=_at_literal(("authorization",), 6, fold=True)),
+    # A quoted value with spaces in it under a secret's key (password="p@ss w0rd x"): the
+    # unquoted form below stops at the first space.
+    _d("secret_assignment",
+       rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\?[\"']?[ \t]*[:=]"
+       r"[ \t]*(\\?[\"'])([^\"'\n]*[ \t][^\"'\n]*?)\1" + _NOT_LOGPROBS, group=2,
+       prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
+                  r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
+                  r"client[_-]?secret|key|sig)[\w.-]*\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']"
+                  r"[^\"'\n]*[ \t]"),
+       needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True)),
     # Base64 credentials under an "auth" key (a docker config.json): "user:password" encoded.
     _d("secret_assignment",
        r"(?i)(?<![a-z0-9_])auth\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?([A-Za-z0-9+/_-]{8,}={0,2})",
@@ -557,7 +595,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\?[\"']?\s*[:=]\s*"
        rf"(?:\\?[\"'])?"
-       rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])[^{_VALUE_STOP}]{{6,}})", v.secret_value_ok,
+       rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])[^{_VALUE_STOP}]{{6,}}+){_NOT_LOGPROBS}",
+       v.secret_value_ok,
        prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
                   r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                   r"client[_-]?secret|key|sig)[\w.-]*\\?[\"']?" + _S + r"*[:=]"),

@@ -31,6 +31,7 @@ __all__ = [
     "phone_digits_ok",
     "secret_value_ok",
     "ssn_ok",
+    "strong_token",
     "tokenish",
 ]
 
@@ -272,9 +273,20 @@ _NAMES_A_SECRET = re.compile(
     r"(?:access|secret|private|auth)[-_]?key|client[-_]?secret)s?")
 
 
+# A file path (GOOGLE_APPLICATION_CREDENTIALS=/var/secrets/key.json): where a secret is.
+_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?")
+
+
 def secret_value_ok(candidate: str) -> bool:
-    """A value under a secret's key that is not just the name of one."""
-    return _NAMES_A_SECRET.fullmatch(candidate) is None
+    """A value under a secret's key that is not just the name of one, nor a file's path."""
+    return _NAMES_A_SECRET.fullmatch(candidate) is None and _PATH.fullmatch(candidate) is None
+
+
+def strong_token(candidate: str) -> bool:
+    """A long token with letters and digits: what a key word followed by a value with no
+    verb or separator between them ("auth token 9f86d0...") must be to count."""
+    return (len(candidate) >= 16 and any(ch.isdigit() for ch in candidate)
+            and any(ch.isalpha() for ch in candidate))
 
 
 def _b64url_json(segment: str) -> object:

@@ -536,6 +536,10 @@ def _negative_lines(rng: random.Random) -> list[tuple[str, str]]:
                               "Summarise the release notes."}], "max_tokens": rng.choice(
                               [256, 4096, 65536]), "temperature": 0.2, "stream": True,
                               "stream_options": {"include_usage": True}})),
+        ("openai", json.dumps({"logprobs": {"content": [{
+            "token": rng.choice([" Paris", " Parisian", "Hello,", " the capital"]),
+            "logprob": -rng.uniform(0, 5), "bytes": [32, 80, 97], "top_logprobs": [{
+                "token": " Marseille", "logprob": -rng.uniform(5, 9)}]}]}})),
         ("openai", f"x-request-id: req_{_hex(rng, 32)}"),
         ("openai", f"openai-processing-ms: {rng.randint(50, 9000)}"),
         ("openai", f"x-ratelimit-remaining-tokens: {rng.randint(1000, 2000000)}"),
