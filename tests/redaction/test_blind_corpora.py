@@ -1,0 +1,85 @@
+"""Corpora written blind: by an author who read neither the detectors nor the other corpora,
+from what LLM-serving logs, configs, requests and prompts hold (tests/redaction/blind/*.jsonl,
+one JSON object per line: its text and every sensitive value planted in it). Each was first
+run as held-out data; its misses and false positives were then mended, and it stays here so
+they stay mended.
+
+A value is caught when no fragment of half its length (at least 6 characters) is left, except
+a fragment the rest of the line holds anyway (the domain of an encoded e-mail that is also the
+URL's host).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from servescope.redaction import Redactor
+
+BLIND = Path(__file__).parent / "blind"
+CORPORA = sorted(BLIND.glob("*.jsonl"))
+RECALL = 0.95
+RECALL_CHECKSUMMED = 0.99
+CHECKSUMMED = frozenset({"credit_card", "iban"})
+MAX_CHANGED = 0.01
+
+
+def leaked(value: str, text: str, redacted: str) -> str | None:
+    """A fragment of ``value`` left in ``redacted`` that the text around it does not hold."""
+    rest = text.replace(value, "\0")
+    n = max(6, (len(value) + 1) // 2)
+    if len(value) < n:
+        return value if value in redacted else None
+    for i in range(len(value) - n + 1):
+        fragment = value[i:i + n]
+        if fragment in redacted and fragment not in rest:
+            return fragment
+    return None
+
+
+def test_the_leak_rule_bites() -> None:
+    text = "https://a.example.com/?u=jo%40a.example.com"
+    assert leaked("jo%40a.example.com", text, text) == "jo%40a.ex"
+    assert leaked("jo%40a.example.com", text, "https://a.example.com/?u=[email:1]") is None
+    assert leaked("hunter2hunter2!", "pw hunter2hunter2!", "pw [X] 2hunter2!") == "2hunter2"
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("path", CORPORA, ids=[p.stem for p in CORPORA])
+def test_blind_corpus(path: Path) -> None:
+    redactor = Redactor()
+    caught: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    misses, changed, clean = [], [], 0
+    for row in _rows(path):
+        out = redactor.redact_text(row["text"], {})
+        if not row["values"]:
+            clean += 1
+            if out != row["text"]:
+                changed.append(f"{row['text'][:160]!r}\n  -> {out[:160]!r}")
+            continue
+        for value in row["values"]:
+            total[value["kind"]] += 1
+            left = leaked(value["value"], row["text"], out)
+            if left is None:
+                caught[value["kind"]] += 1
+            else:
+                misses.append(f"{value['kind']}: {left!r} left in {out[:200]!r}")
+    print(f"\n{path.stem}: {sum(caught.values())}/{sum(total.values())} values caught, "
+          f"{len(changed)}/{clean} clean lines changed")
+    failures = []
+    for kind in sorted(total):
+        recall = caught[kind] / total[kind]
+        print(f"  {kind:<20}{recall:>6.2f} ({caught[kind]}/{total[kind]})")
+        floor = RECALL_CHECKSUMMED if kind in CHECKSUMMED else RECALL
+        if recall < floor:
+            failures.append(f"{kind}: {recall:.2f} < {floor}")
+    assert clean >= 200 and sum(total.values()) >= 200
+    assert not failures, (failures, misses)
+    assert len(changed) / clean <= MAX_CHANGED, changed
