@@ -439,6 +439,23 @@ def _zero_starts(separator: str, pair_separator: str) -> tuple[tuple[str, int], 
 
 
 #: In priority order: when two findings overlap, the one listed first wins.
+def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, pwd: bool
+          ) -> Detector:
+    """A secret told in prose: one of the words for it, then ``then`` (its value in group 1);
+    ``then_prefilter`` is ``then`` in the prefilter's syntax."""
+    words = ["password", "passwd", "passcode", "api", "secret", "token"] + (["pwd"] * pwd)
+    spoken = "|".join(w if w != "api" else "api[ _-]?key" for w in words)
+    needles = [n for w in words for n in (_TOLD_NEEDLES[w], _TOLD_NEEDLES[w].upper())]
+    return _d("secret_assignment", rf"(?i)(?<![\w-])(?:{spoken}){then}", validator,
+              prefilter=rf"(?i)(?:{spoken}){then_prefilter}", group=1, needles=tuple(needles),
+              start=_at_literal(tuple(words), fold=True))
+
+
+# What each word of _told holds in any case's capitalisation ("Password", "API", "Secret").
+_TOLD_NEEDLES = {"password": "assw", "passwd": "assw", "passcode": "asscode", "api": "pi",
+                 "secret": "ecret", "token": "oken", "pwd": "wd"}
+
+
 def _with_private_twin(public: Detector, private_ok: Callable[[str], bool]
                        ) -> tuple[Detector, Detector]:
     """An address detector and its twin for private networks: the same shape, the other
@@ -544,25 +561,12 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(("password", "identified"), fold=True)),
     # Told in prose: "the admin password is hunter2X!", "my api key was 9f8e...". Only a
     # token-shaped value (a digit, or mixed case): "the password is wrong" stays.
-    _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:password|passwd|passcode|pwd|api[ _-]?key|secret|token)\s+"
-       r"(?:is|was)\s*:?\s+([^\s\"',;<>]{6,})", v.tokenish,
-       prefilter=(r"(?i)(?:password|passwd|passcode|pwd|api[ _-]?key|secret|token)"
-                  r"[ \t\r\n]+(?:is|was)[ \t\r\n:]"), group=1,
-       needles=("assw", "ASSW", "asscode", "ASSCODE", "pwd", "PWD", "pi", "PI", "ecret",
-                "ECRET", "oken", "OKEN"),
-       start=_at_literal(("password", "passwd", "passcode", "pwd", "api", "secret", "token"),
-                         fold=True)),
-    # ... and with no verb: "twilio auth token 9f86d081884c7d65...": a long token only.
-    _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:password|passwd|passcode|api[ _-]?key|secret|token)[ \t]+"
-       r"([A-Za-z0-9/+_=.-]{16,})(?![^\s\"',;<>])", v.strong_token,
-       prefilter=(r"(?i)(?:password|passwd|passcode|api[ _-]?key|secret|token)[ \t]+"
-                  r"[A-Za-z0-9/+_=.-]{16}"), group=1,
-       needles=("assw", "ASSW", "asscode", "ASSCODE", "pi", "PI", "ecret", "ECRET", "oken",
-                "OKEN"),
-       start=_at_literal(("password", "passwd", "passcode", "api", "secret", "token"),
-                         fold=True)),
+    _told(r"\s+(?:is|was)\s*:?\s+([^\s\"',;<>]{6,})", r"[ \t\r\n]+(?:is|was)[ \t\r\n:]",
+          v.tokenish, pwd=True),
+    # ... and with no verb: "twilio auth token 9f86d081884c7d65...": a long token only ("pwd"
+    # then is the shell's command, and a path follows it).
+    _told(r"[ \t]+([A-Za-z0-9/+_=.-]{16,})(?![^\s\"',;<>])", r"[ \t]+[A-Za-z0-9/+_=.-]{16}",
+          v.strong_token, pwd=False),
     # Every value of a Cookie or Set-Cookie header: session ids are bearer credentials.
     _d("secret_assignment",
        r"(?i)(?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*([^\r\n\"'=]+=[^\r\n\"']*[^\s\"';])",
