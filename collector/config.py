@@ -94,7 +94,8 @@ RE2_PATTERNS: dict[str, str] = {
     "api_key": r"\b((sk|rk)[-_](live_|test_|proj-|svcacct-|ant-api03-|ant-)?[A-Za-z0-9_-]{20,}"
                r"|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}"
                r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
-               r"|https://hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9_/-]+)",
+               r"|https://hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9_/-]+"
+               r"|pypi-[A-Za-z0-9_-]{50,})",
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)\s+[A-Za-z0-9._~+/-]{16,}=*|"
                     r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z][\w-]*[ \t]+)?"
                     r"[A-Za-z0-9._~+/=-]{12,}",
@@ -107,7 +108,11 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|(AKIA|ASIA)[A-Z0-9]{16}[\s:/,|;\"']{1,5}[A-Za-z0-9/+]{40}"
                          r"|(password|passwd|passcode|api[ _-]?key|secret|token)[ \t]+"
                          r"[A-Za-z0-9/+_=.-]{16,}"
-                         r"|(set-)?cookie[ \t]*:[ \t]*[^\r\n\"'=]+=[^\r\n\"']*"
+                         r"|cookies?[^\r\n:=]{0,12}[:=][ \t]*[\"']?[^\r\n\"'=]+=[^\r\n\"']*"
+                         r"|login[ \t]+[^ \t\r\n]+[ \t]+password[ \t]+[^ \t\r\n]+"
+                         r"|[\"'](name|key)[\"'][ \t]*:[ \t]*[\"'][^\"']*(sess|sid|token|auth|key"
+                         r"|secret|passw|cookie)[^\"']*[\"'][ \t]*,[ \t]*[\"']value[\"'][ \t]*:"
+                         r"[ \t]*(\{[ \t]*[\"']stringValue[\"'][ \t]*:[ \t]*)?[\"'][^\"']{6,}"
                          r"|(-u|--user)[ \t]+['\"]?[^\s:'\"]*:[^\s'\"]+"
                          r"|(secret|token|passw(or)?d|pwd|key)[\w.-]*[\"']?[ \t]*[:=][ \t]*"
                          r"[\"'][^\"'\n]+[\"']",

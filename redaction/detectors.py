@@ -373,10 +373,11 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|secret|" + _NOT_TOKEN_COUNTS + r"|passw(?:
 _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "name", "names", "header", "file", "path", "dir", "ref", "env", "url", "uri", "endpoint",
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
-    "expiry", "expires", "timeout", "provider", "store", "backend", "enabled"))
+    "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias"))
 # A sampled token and its log probability ({"token": " Paris", "logprob": -0.27}, OpenAI's and
-# vLLM's logprobs): text the model wrote, not a credential.
-_NOT_LOGPROBS = r"(?!\\?[\"']?\s*,\s*\\?[\"']logprob)"
+# vLLM's logprobs): text the model wrote, not a credential. And a key/value pair's key
+# (OTLP/JSON attributes: {"key": "service.name", "value": {...}}): a name, not a key.
+_NOT_LOGPROBS = r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
 _SECRET_STARTS = ("api", "secret", "token", "passw", "pwd", "credential", "auth", "access",
                   "account", "private", "client", "key", "sig")
@@ -498,15 +499,17 @@ DETECTORS: tuple[Detector, ...] = (
        r"[A-Za-z0-9_-]{20,}|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
        r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
        r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
+       r"|pypi-[A-Za-z0-9_-]{50,}"
        r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+)(?![\w-])",
        prefilter=(r"[sr]k[-_][A-Za-z0-9_-]{20}|xox[abposre]-[A-Za-z0-9-]{10}|xapp-\d-"
                   r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34}|https://hooks\.slack\.com/"
-                  r"|glpat-[A-Za-z0-9_-]{20}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{16}"),
+                  r"|glpat-[A-Za-z0-9_-]{20}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{16}"
+                  r"|pypi-[A-Za-z0-9_-]{50}"),
        needles=("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "hooks.slack.com",
-                "glpat-", "npm_", "SG."),
+                "glpat-", "npm_", "SG.", "pypi-"),
        start=_at_literal(("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "glpat-",
-                          "npm_", "SG.", "https://hooks.slack.com/")),
-       starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.", 3),
+                          "npm_", "SG.", "https://hooks.slack.com/", "pypi-")),
+       starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.|pyp", 3),
                (r"https://hooks\.slack\.com/", 24))),
     # Also in prose: "my bearer is ...", "bearer token: ...". A token has a digit or mixed
     # case, so "basic configuration-management" stays.
@@ -569,9 +572,27 @@ DETECTORS: tuple[Detector, ...] = (
           v.strong_token, pwd=False),
     # Every value of a Cookie or Set-Cookie header: session ids are bearer credentials.
     _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*([^\r\n\"'=]+=[^\r\n\"']*[^\s\"';])",
-       prefilter=r"(?i)cookie[ \t]*:[^\r\n\"'=]*=", group=1, needles=("ookie", "OOKIE"),
+       r"(?i)(?<![\w-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?[ \t]*[:=]"
+       r"[ \t]*[\"']?([^\r\n\"'=]+=[^\r\n\"']*[^\s\"';])",
+       prefilter=r"(?i)cookie[^\r\n:=]*[:=][^\r\n=]*=", group=1, needles=("ookie", "OOKIE"),
        start=_at_literal(("cookie",), 4, fold=True)),
+    # .netrc: "machine h login u password p".
+    _d("secret_assignment", r"(?<![\w-])login[ \t]+\S+[ \t]+password[ \t]+(\S+)",
+       prefilter=r"login[ \t]+[^ \t\r\n]+[ \t]+password[ \t]", group=1, needles=("password",),
+       start=_at_literal(("login",))),
+    # A name/value pair whose name is a credential's: HAR cookies and headers, form fields
+    # ({"name": "sessionid", "value": "..."}), OTLP/JSON attributes ({"key": "db.password",
+    # "value": {"stringValue": "..."}}).
+    _d("secret_assignment",
+       r"(?i)[\"'](?:name|key)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
+       rf"(?:sess(?:ion)?(?:[_-]?id)?|sid|cookie|(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET})"
+       r"\\?[\"']"
+       r"[ \t]*,[ \t]*\\?[\"']value\\?[\"'][ \t]*:[ \t]*"
+       r"(?:\{[ \t]*\\?[\"']stringValue\\?[\"'][ \t]*:[ \t]*)?\\?[\"']([^\"'\\]{6,})",
+       v.secret_value_ok,
+       prefilter=r"(?i)(?:name|key)[^:]{0,2}[ \t]*:[^,]*(?:sess|sid|token|auth|key|secret|passw|"
+                 r"pwd|cred|sig|cookie)[^,]*,[ \t]*[^ \t]?value", group=1,
+       needles=("alue", "ALUE"), start=_at_literal(("name", "key"), 1, fold=True)),
     # An Authorization header of any scheme (Token, ApiKey, SSWS, Digest, ...): its
     # credential. Bearer and Basic are the bearer_token detector's, listed first.
     _d("bearer_token",
@@ -653,7 +674,7 @@ DETECTORS: tuple[Detector, ...] = (
     # Nine digits with no dashes only under an SSN key: alone they are any other id.
     _d("us_ssn",
        r"(?i)(?<![a-z0-9])(?:ssn|social[_ -]?security(?:[_ -]?(?:number|no))?)\\?[\"']?\s*"
-       r"[:=]?\s*(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
+       r"[:=]?\s*(?:(?:is|was)\s*:?\s*)?(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
        prefilter=r"(?i)ssn|social[_ -]?security", group=1,
        needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY"), digits=True,
        start=_at_literal(("ssn", "social"), fold=True), joined=_joined_ssn_key,

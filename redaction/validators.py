@@ -277,9 +277,16 @@ _NAMES_A_SECRET = re.compile(
 _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?")
 
 
+# Where a configuration reads the secret from: os.environ["X"], os.environ/X (LiteLLM),
+# process.env.X, ${X}, $X, {{ secrets.X }}.
+_REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\$[A-Z_][A-Z0-9_]*$")
+
+
 def secret_value_ok(candidate: str) -> bool:
-    """A value under a secret's key that is not just the name of one, nor a file's path."""
-    return _NAMES_A_SECRET.fullmatch(candidate) is None and _PATH.fullmatch(candidate) is None
+    """A value under a secret's key that is not just the name of one, a file's path or a
+    reference to where the secret is kept."""
+    return (_NAMES_A_SECRET.fullmatch(candidate) is None and _PATH.fullmatch(candidate) is None
+            and _REFERENCE.match(candidate) is None)
 
 
 def strong_token(candidate: str) -> bool:

@@ -559,6 +559,17 @@ HANDWRITTEN_POSITIVES: tuple[tuple[str, str, str | None], ...] = (
      "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"),
     ("bearer_token", '"authorization": "SSWS 00QCjAl4MlV-WPXM-ABCDEFGHIJKLMNOPQRSTUVWXY"',
      "00QCjAl4MlV-WPXM-ABCDEFGHIJKLMNOPQRSTUVWXY"),
+    ("secret_assignment", "machine api.example.com login ci-bot password Maple_pTaX28~",
+     "Maple_pTaX28~"),
+    ("secret_assignment", '{"cookies": [{"name": "sessionid", "value": "McUNvmITxs8MHksyIL"}]}',
+     "McUNvmITxs8MHksyIL"),
+    ("secret_assignment", '{"key": "db.password", "value": {"stringValue": "hunter2Hunter2"}}',
+     "hunter2Hunter2"),
+    ("secret_assignment", 'DEBUG web.request cookies="laravel_session=5FDEE937DBA4DFEA6E515" ok',
+     "laravel_session=5FDEE937DBA4DFEA6E515"),
+    ("api_key", "twine upload -u __token__ -p pypi-AgEIcHlwaS5vcmcWj8I0Zql27MJj9SjD3Xk39BlnzIWao0f"
+     "rl5BXGJUS_hGJt2QpA dist/*", "pypi-AgEIcHlwaS5vcmcWj8I0Zql27MJj9SjD3Xk39BlnzIWao0frl5BXGJUS_"
+     "hGJt2QpA"),
     ("secret_assignment", "LOG:  statement: ALTER USER llm WITH PASSWORD 'kg500cctVz4IJDSd'",
      "kg500cctVz4IJDSd"),
     ("secret_assignment", "CREATE USER 'app'@'%' IDENTIFIED BY \"S3cr3t-pass\";", "S3cr3t-pass"),
