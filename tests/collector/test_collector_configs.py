@@ -216,3 +216,20 @@ def test_collector_patterns_cover_the_corpus():
                    + len(s.value) for m in compiled[s.kind].finditer(s.text)):
             missed[s.kind] += 1
     assert not missed, missed
+
+
+def test_the_collectors_ipv4_pattern_splits_the_ranges_as_the_detectors_do():
+    """RE2 has no look-around: the routed-address pattern enumerates first and second octets.
+    On addresses from every range edge it agrees with the in-process validators, and the
+    opt-in private kind's pattern takes every address (broader, as the others)."""
+    from servescope.redaction import validators
+
+    public = re.compile(RE2_PATTERNS["ipv4"])
+    every = re.compile(RE2_PATTERNS["ipv4_private"])
+    edges = (0, 1, 9, 10, 11, 15, 16, 31, 32, 63, 64, 99, 100, 101, 126, 127, 128, 168, 169, 170,
+             171, 172, 173, 191, 192, 193, 223, 224, 254, 255)
+    for a in edges:
+        for b in edges:
+            address = f"{a}.{b}.7.9"
+            assert (public.fullmatch(address) is not None) == validators.ipv4_ok(address), address
+            assert every.fullmatch(address)
