@@ -95,7 +95,7 @@ RE2_PATTERNS: dict[str, str] = {
                r"|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}"
                r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
                r"|https://hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9_/-]+"
-               r"|pypi-[A-Za-z0-9_-]{50,})",
+               r"|pypi-[A-Za-z0-9_-]{50,}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20,})",
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)\s+[A-Za-z0-9._~+/-]{16,}=*|"
                     r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z][\w-]*[ \t]+)?"
                     r"[A-Za-z0-9._~+/=-]{12,}",

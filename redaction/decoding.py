@@ -136,9 +136,32 @@ def map_back(views: list[PercentView], start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+# Base64 of a JSON object ('{"' encodes as "eyJ") anywhere: user-context headers and log
+# fields carry them. Not a JWT's segment (a dot before or after it).
+BASE64_JSON = re.compile(r"(?<![A-Za-z0-9_+/=.-])(eyJ[A-Za-z0-9_+/-]{16,}={0,2})(?![\w+/=.-])")
+
+
+# A long standalone base64 token with mixed case and a digit (a hash is one case, a word has
+# no digit): user-context headers and log fields carry "email|phone" encoded so.
+BASE64_TOKEN = re.compile(r"(?<![A-Za-z0-9_+/=.-])([A-Za-z0-9+/]{24,}={0,2}|[A-Za-z0-9_-]{24,}"
+                          r"={0,2})(?![\w+/=.-])")
+
+
 def base64_tokens(text: str) -> Iterator[tuple[int, int, str]]:
-    """(start, end, decoded text) of each base64 token in a URL that decodes to printable
-    text."""
+    """(start, end, decoded text) of each base64 token in a URL, of each base64 JSON object,
+    and of each long mixed-case base64 token anywhere, that decodes to printable text."""
+    if "eyJ" in text:
+        for match in BASE64_JSON.finditer(text):
+            decoded = b64_text(match.group(1))
+            if decoded is not None:
+                yield match.start(1), match.end(1), decoded
+    for match in BASE64_TOKEN.finditer(text):
+        token = match.group(1)
+        if token.startswith("eyJ") or token.islower() or token.isupper() or token.isalpha():
+            continue  # JSON (above), a hash, a constant, a word
+        decoded = b64_text(token)
+        if decoded is not None and len(decoded) >= 6:
+            yield match.start(1), match.end(1), decoded
     if "://" not in text and "?" not in text:
         return
     for match in BASE64_IN_URL.finditer(text):

@@ -23,8 +23,11 @@ __all__ = ["CHECKSUMMED_KINDS", "DEFAULT_KINDS", "DETECTORS", "KINDS", "OPT_IN_K
 # A number starts where no identifier character precedes it and ends where none follows.
 # Patterns put a one-character look-ahead first: the regex engine then skips positions by that
 # character set instead of running the look-behind at every one.
-_L = r"(?<![\w.+-])"
-_R = r"(?![\w+-]|\.\d)"
+# ASCII word characters only: CJK, Hangul and other scripts write a number straight after a
+# word ("番号4555480337880491で", "是414-76-3009，"), which Python's \w would count as a
+# word going on.
+_L = r"(?<![A-Za-z_.+\d-])"
+_R = r"(?![A-Za-z_+\d-]|\.\d)"
 
 
 @dataclass(frozen=True)
@@ -373,7 +376,8 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|secret|" + _NOT_TOKEN_COUNTS + r"|passw(?:
 _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "name", "names", "header", "file", "path", "dir", "ref", "env", "url", "uri", "endpoint",
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
-    "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias"))
+    "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias", "hash",
+    "fingerprint"))
 # A sampled token and its log probability ({"token": " Paris", "logprob": -0.27}, OpenAI's and
 # vLLM's logprobs): text the model wrote, not a credential. And a key/value pair's key
 # (OTLP/JSON attributes: {"key": "service.name", "value": {...}}): a name, not a key.
@@ -452,6 +456,31 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
               start=_at_literal(tuple(words), fold=True))
 
 
+# Words for a password and for a phone, in the languages prompts are written in.
+_PASSWORD_WORDS = ("passwor[dt]|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord|has[łl]o|"
+                   "пароль|パスワード|密码|密碼|비밀번호|पासवर्ड|كلمة المرور|şifre|lösenord|passord|"
+                   r"salasana|heslo|login\b[^\n/]{0,30}? /")
+_PASSWORD_NEEDLES = ("asswor", "ASSWOR", "ennwort", "de passe", "ontrase", "enha", "achtwoord",
+                     "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
+                     "पासवर्ड", "كلمة المرور", "ifre", "ösenord", "assord", "alasana", "eslo",
+                     "ogin")
+# Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
+_PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|m[óo]vil|portable|whatsapp|sms|"
+                r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llámame|ligue|zadzwo\w*)(?![a-z])|"
+                "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|телефон|звон")
+_PHONE_NEEDLES = ("hone", "HONE", "tel", "TEL", "Tel", "andy", "obil", "OBIL", "elular", "óvil",
+                  "ovil", "ortable", "lam", "igue", "adzwo", "sms", "SMS", "hatsapp", "電話",
+                  "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон")
+# The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
+# script is any run of them, then a digit within reach.
+_PASSWORD_PREFILTER = (r"(?i)(?:passwor|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
+                       r"ifre|senord|passord|salasana|heslo|login|aa)[^\r\n]{0,110}[0-9]")
+_PHONE_PREFILTER = (r"(?i)(?:(?:^|[^a-z])(?:phone|tel|mobile?|handy|celular|m[ao]vil|portable|"
+                    r"whatsapp|sms|llam(?:ar|e|ame)|ligue|zadzwo)|t[ae]l[ae]?(?:f|ph)on|"
+                    r"aa)[^\r\n]{0,44}[0-9]")
+_TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）"
+
+
 # What each word of _told holds in any case's capitalisation ("Password", "API", "Secret").
 _TOLD_NEEDLES = {"password": "assw", "passwd": "assw", "passcode": "asscode", "api": "pi",
                  "secret": "ecret", "token": "oken", "pwd": "wd"}
@@ -495,27 +524,28 @@ DETECTORS: tuple[Detector, ...] = (
     # OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), Stripe (sk_/rk_ live/test),
     # Slack (xox?- tokens, xapp- app tokens, webhooks), Google API keys, Hugging Face (hf_).
     _d("api_key",
-       r"(?<![\w-])(?:(?:sk|rk)[-_](?:live_|test_|proj-|svcacct-|ant-api03-|ant-)?"
+       r"(?<![A-Za-z0-9_-])(?:(?:sk|rk)[-_](?:live_|test_|proj-|svcacct-|ant-api03-|ant-)?"
        r"[A-Za-z0-9_-]{20,}|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
        r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
        r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
-       r"|pypi-[A-Za-z0-9_-]{50,}"
-       r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+)(?![\w-])",
+       r"|pypi-[A-Za-z0-9_-]{50,}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20,}"
+       r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+)"
+       r"(?![A-Za-z0-9_-])",
        prefilter=(r"[sr]k[-_][A-Za-z0-9_-]{20}|xox[abposre]-[A-Za-z0-9-]{10}|xapp-\d-"
                   r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34}|https://hooks\.slack\.com/"
                   r"|glpat-[A-Za-z0-9_-]{20}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{16}"
-                  r"|pypi-[A-Za-z0-9_-]{50}"),
+                  r"|pypi-[A-Za-z0-9_-]{50}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20}"),
        needles=("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "hooks.slack.com",
-                "glpat-", "npm_", "SG.", "pypi-"),
+                "glpat-", "npm_", "SG.", "pypi-", "SK", "ya29."),
        start=_at_literal(("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "glpat-",
-                          "npm_", "SG.", "https://hooks.slack.com/", "pypi-")),
-       starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.|pyp", 3),
+                          "npm_", "SG.", "https://hooks.slack.com/", "pypi-", "SK", "ya29.")),
+       starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.|pyp|SK[0-9a-fA-F]|ya2", 3),
                (r"https://hooks\.slack\.com/", 24))),
     # Also in prose: "my bearer is ...", "bearer token: ...". A token has a digit or mixed
     # case, so "basic configuration-management" stays.
     _d("bearer_token",
        r"\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)(?:\s+(?:[Tt]oken|TOKEN|is|was)\b)*\s*[:=]?\s*"
-       r"(?<=[\s:=])([A-Za-z0-9._~+/-]{16,}=*)", v.tokenish,
+       r"(?<=[\s:=])([A-Za-z0-9._~+/-]{16,}=*)", v.credential_ok,
        prefilter=r"[Bb]earer|BEARER|[Bb]asic|BASIC",
        group=1, needles=("earer", "EARER", "asic", "ASIC"),
        start=_at_literal(("earer", "EARER", "asic", "ASIC"), 1),
@@ -524,7 +554,7 @@ DETECTORS: tuple[Detector, ...] = (
     # email detector can read "password@host" as an address and leave the rest behind.
     _d("secret_assignment",
        r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s/?#@:\"'<>]*:([^\s/\"'<>]+)@(?=[\w\[])",
-       prefilter=r"://[^/@]*@", group=1, needles=("://",),
+       v.secret_value_ok, prefilter=r"://[^/@]*@", group=1, needles=("://",),
        start=_at_literal(("://",), 31)),  # the scheme: at most 31 characters
     # Passwords on command lines: --password X, mysql -pX, redis-cli -a X, sshpass -p X,
     # docker login -p X, htpasswd -b file user X.
@@ -535,18 +565,21 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])sshpass[ \t]+-p[ \t]*"
        r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])htpasswd[ \t]+-\w*b\w*(?:[ \t]+[^\s-]\S*){2}[ \t]+"
-       r"|(?<![\w-])curl\b[^\n|;&]*?[ \t](?:-u|--user)[ \t]+['\"]?[^\s:'\"]*:)"
-       r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)",
-       prefilter=r"--pass|mysql|mariadb|redis-cli|sshpass|docker|htpasswd|curl", group=1,
-       needles=("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd",
-                "curl"),
+       r"|(?<![\w-])curl\b[^\n|;&]*?[ \t](?:-u|--user)[ \t]+['\"]?[^\s:'\"]*:"
+       r"|(?<![\w-])az[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+)"
+       r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)", v.secret_value_ok,
+       prefilter=r"--pass|mysql|mariadb|redis-cli|sshpass|docker|htpasswd|curl|az[ \t]+login",
+       group=1, needles=("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
+                         "htpasswd", "curl", "login"),
        start=_at_literal(("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
-                          "htpasswd", "curl")),
-       starts=((r"--pas|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]", 5),)),
+                          "htpasswd", "curl", "az")),
+       starts=((r"--pas|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]", 5),
+               (r"az[ \t]", 3))),
     # A secret key printed without "=" (aws configure list, env dumps).
     _d("secret_assignment",
-       r"(?i)(?:secret[_-]?access[_-]?key|secret[_-]?key)[\"']?[ \t]+([A-Za-z0-9/+=]{20,})",
-       v.tokenish, prefilter=r"(?i)secret[_-]?(?:access[_-]?)?key[\"']?[ \t]", group=1,
+       r"(?i)(?:secret[_ -]?access[_ -]?key|secret[_-]?key)[\"']?(?:[ \t]*\[[^\]\n]*\])?"
+       r"[ \t]*:?[ \t]+([A-Za-z0-9/+=]{20,})",
+       v.tokenish, prefilter=r"(?i)secret[_ -]?(?:access[_ -]?)?key", group=1,
        needles=("ecret", "ECRET"), start=_at_literal(("secret",), fold=True),
        starts=((r"(?i)secret", 6),)),
     # The secret key printed beside its access key id ("AKIA... / secret", "AKIA...:secret").
@@ -570,6 +603,23 @@ DETECTORS: tuple[Detector, ...] = (
     # then is the shell's command, and a path follows it).
     _told(r"[ \t]+([A-Za-z0-9/+_=.-]{16,})(?![^\s\"',;<>])", r"[ \t]+[A-Za-z0-9/+_=.-]{16}",
           v.strong_token, pwd=False),
+    # A password told in another language ("Das Passwort lautet „X“", "密码：X", "パスワード「X」"),
+    # or after a login ("Test-Login ist admin / X"): a token with a letter and a digit, and
+    # mixed case or a symbol, within the clause.
+    _d("secret_assignment",
+       rf"(?i)(?:{_PASSWORD_WORDS})[^\n.!?。！？]{{0,40}}?[ \t\u3000:：«»„“”\"'「」『』—–/-]"
+       rf"((?=[^{_TOLD_STOP}]*\d)(?=[^{_TOLD_STOP}]*[^\W\d_])[^{_TOLD_STOP}]{{8,64}})",
+       v.password_like, prefilter=_PASSWORD_PREFILTER, group=1,
+       needles=_PASSWORD_NEEDLES, start=_at_literal(_PASSWORD_NEEDLES, 2, fold=True)),
+    # A phone number told in prose, in the groupings national numbers are written in
+    # ("llamarme al 680 05 60 64", "手机号是137-0222-6912"): 9 to 12 digits after a word for a
+    # phone within the clause.
+    _d("phone",
+       rf"(?i)(?:{_PHONE_WORDS})[^\n\d.!?。！？]{{0,30}}?(?<!\d)"
+       r"(\d{1,5}(?:[ .-]\d{2,5}){1,4})(?!\d|[.-]\d)", lambda s: 9 <= len(v.digits(s)) <= 12,
+       prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
+       joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
+       start=_at_literal(_PHONE_NEEDLES, 2, fold=True)),
     # Every value of a Cookie or Set-Cookie header: session ids are bearer credentials.
     _d("secret_assignment",
        r"(?i)(?<![\w-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?[ \t]*[:=]"
@@ -597,7 +647,7 @@ DETECTORS: tuple[Detector, ...] = (
     # credential. Bearer and Basic are the bearer_token detector's, listed first.
     _d("bearer_token",
        r"(?i)(?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
-       r"(?:[a-z][\w-]*[ \t]+)?([A-Za-z0-9._~+/=-]{12,})", v.tokenish,
+       r"(?:[a-z][\w-]*[ \t]+)?([A-Za-z0-9._~+/=-]{12,})", v.credential_ok,
        prefilter=r"(?i)authorization[\"']?[ \t]*[:=]", group=1,
        needles=("uthorization", "UTHORIZATION"),
        start=_at_literal(("authorization",), 6, fold=True)),
@@ -620,7 +670,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\?[\"']?\s*[:=]\s*"
        rf"(?:\\?[\"'])?"
-       rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])[^{_VALUE_STOP}]{{6,}}+){_NOT_LOGPROBS}",
+       rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}]|&(?![\w.-]*=)){{6,}}+)"
+       + _NOT_LOGPROBS,
        v.secret_value_ok,
        prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
                   r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
@@ -698,7 +749,8 @@ DETECTORS: tuple[Detector, ...] = (
        # again at "1.2." (not a joiner either: the joined reading takes it for a space).
        starts=_ipv4_starts("[^0-9.]"),
        joined_prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d"), v.ipv4_private_ok),
-    _d("phone", r"(?<![\w+])\+\d[\d .()-]{6,20}\d(?![\w-]|\.\d)", v.phone_digits_ok,
+    _d("phone", r"(?<![A-Za-z_+\d])\+\d[\d .()-]{6,20}\d(?![A-Za-z_\d-]|\.\d)",
+       v.phone_digits_ok,
        prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
        starts=((r"\+\d", 2),),
        joined=_joined_digits(8, "+"), joined_prefilter=r"\+\d[\d ._()-]{6,20}\d"),
@@ -709,7 +761,7 @@ DETECTORS: tuple[Detector, ...] = (
        starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
-       lambda s: 10 <= len(v.digits(s)) <= 11,
+       lambda s: 10 <= len(v.digits(s)) <= 12,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}", needles=("0",),
        start=_at_literal(("0",)), joined=_joined_digits(10, "0"),
        starts=_zero_starts("[ -]", "[ .]"), joined_starts=_zero_starts("[ _-]", "[ ._-]"),

@@ -16,6 +16,7 @@ import re
 __all__ = [
     "b64_text",
     "base64_credentials",
+    "credential_ok",
     "digits",
     "iban_ok",
     "iban_prefix",
@@ -27,6 +28,7 @@ __all__ = [
     "jwt_ok",
     "luhn_ok",
     "nanp_ok",
+    "password_like",
     "payment_card_ok",
     "phone_digits_ok",
     "secret_value_ok",
@@ -249,7 +251,10 @@ def _ipv6_scope(candidate: str) -> str | None:
         return None
     if address.ipv4_mapped is not None:
         return _ipv4_scope(str(address.ipv4_mapped))
-    if address.is_unspecified or address.is_loopback or address.is_multicast:
+    # ::/96 (the deprecated IPv4-compatible block) holds no one's address: "::1:8080" there is
+    # loopback and a port, as Node prints them.
+    if (address.is_unspecified or address.is_loopback or address.is_multicast
+            or int(address) >> 32 == 0):
         return "nobody"
     if address in _ULA or address in _LINK_LOCAL:
         return "private"
@@ -282,11 +287,32 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?")
 _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\$[A-Z_][A-Z0-9_]*$")
 
 
+# What tools print in a secret's place: Terraform's "(sensitive value)", CI's "***",
+# "<redacted>", "[REDACTED]", "xxxxxx".
+_PLACEHOLDER = re.compile(r"\(sensitive|\*+|<[^>]*>?|\[?redacted\]?|x{4,}|\.{3,}|…", re.IGNORECASE)
+
+
 def secret_value_ok(candidate: str) -> bool:
-    """A value under a secret's key that is not just the name of one, a file's path or a
-    reference to where the secret is kept."""
-    return (_NAMES_A_SECRET.fullmatch(candidate) is None and _PATH.fullmatch(candidate) is None
-            and _REFERENCE.match(candidate) is None)
+    """A value under a secret's key that is not just the name of one, a file's path, a
+    reference to where the secret is kept or what a tool prints in its place."""
+    bare = candidate.strip("\"'")
+    return (_NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
+            and _REFERENCE.match(bare) is None and _PLACEHOLDER.fullmatch(bare) is None)
+
+
+def credential_ok(candidate: str) -> bool:
+    """A token (see :func:`tokenish`) that is not one already masked ("sk-...REDACTED")."""
+    lower = candidate.lower()
+    return (tokenish(candidate) and "..." not in candidate and "…" not in candidate
+            and "***" not in candidate and "redacted" not in lower)
+
+
+def password_like(candidate: str) -> bool:
+    """A password, not a word, a date or a version: a letter and a digit, and mixed case or
+    one of the symbols password rules ask for."""
+    return (any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
+            and ((any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
+                 or any(ch in "!#$%&*~^@+?" for ch in candidate)))
 
 
 def strong_token(candidate: str) -> bool:
