@@ -9,6 +9,7 @@ string), never a card or a phone number. Overlaps go to the detector listed firs
 from __future__ import annotations
 
 import re
+import string
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -186,6 +187,28 @@ def _at_literal(needles: tuple[str, ...], back: int = 0, *, fold: bool = False) 
         first = -1
         for needle in needles:  # str.find: memchr-speed, no regex
             at = text.find(needle)
+            if at >= 0 and (first < 0 or at < first):
+                first = at
+        return first if first <= 0 else max(0, first - back)
+
+    return start
+
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _at_words(needles: tuple[str, ...], back: int = 0) -> Start:
+    """As :func:`_at_literal` for a pattern folding ASCII case only (``(?ai)``), on any text:
+    the text's ASCII letters are lowered in place (its length and positions kept) and the
+    lower-case ``needles`` looked for; -1 when none is there."""
+
+    def start(text: str, memo: dict[str, Any]) -> int:
+        lower = memo.get("ascii_lower")
+        if lower is None:
+            lower = memo["ascii_lower"] = text.translate(_ASCII_LOWER)
+        first = -1
+        for needle in needles:
+            at = lower.find(needle)
             if at >= 0 and (first < 0 or at < first):
                 first = at
         return first if first <= 0 else max(0, first - back)
@@ -457,23 +480,32 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
 
 
 # Words for a password and for a phone, in the languages prompts are written in.
-_PASSWORD_WORDS = ("passwor[dt]|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord|has[łl]o|"
-                   "пароль|パスワード|密码|密碼|비밀번호|पासवर्ड|كلمة المرور|şifre|lösenord|passord|"
-                   r"salasana|heslo|login\b[^\n/]{0,30}? /")
-_PASSWORD_NEEDLES = ("asswor", "ASSWOR", "ennwort", "de passe", "ontrase", "enha", "achtwoord",
+# Matched folding ASCII case only ((?ai)): the other scripts' capitals are spelled out.
+# English is the other detectors' ("password: X", "the password is X").
+_PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtwoord|has[łl]o|"
+                   "[Пп]ароль|パスワード|密码|密碼|비밀번호|पासवर्ड|كلمة المرور|[Şş]ifre|"
+                   r"l[öÖ]senord|passord|salasana|heslo|login\b[^\n/]{0,30}? /")
+_PASSWORD_NEEDLES = ("asswort", "ASSWORT", "ennwort", "de passe", "ontrase", "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
                      "पासवर्ड", "كلمة المرور", "ifre", "ösenord", "assord", "alasana", "eslo",
                      "ogin")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 _PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|m[óo]vil|portable|whatsapp|sms|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llámame|ligue|zadzwo\w*)(?![a-z])|"
-                "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|телефон|звон")
+                "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Зз]вон")
 _PHONE_NEEDLES = ("hone", "HONE", "tel", "TEL", "Tel", "andy", "obil", "OBIL", "elular", "óvil",
                   "ovil", "ortable", "lam", "igue", "adzwo", "sms", "SMS", "hatsapp", "電話",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон")
+# What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
+_PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
+                    "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "पासवर्ड",
+                    "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin")
+_PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "vil", "portable", "whatsapp",
+                 "sms", "llam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機", "연락처",
+                 "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
-_PASSWORD_PREFILTER = (r"(?i)(?:passwor|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
+_PASSWORD_PREFILTER = (r"(?i)(?:passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
                        r"ifre|senord|passord|salasana|heslo|login|aa)[^\r\n]{0,110}[0-9]")
 _PHONE_PREFILTER = (r"(?i)(?:(?:^|[^a-z])(?:phone|tel|mobile?|handy|celular|m[ao]vil|portable|"
                     r"whatsapp|sms|llam(?:ar|e|ame)|ligue|zadzwo)|t[ae]l[ae]?(?:f|ph)on|"
@@ -607,19 +639,19 @@ DETECTORS: tuple[Detector, ...] = (
     # or after a login ("Test-Login ist admin / X"): a token with a letter and a digit, and
     # mixed case or a symbol, within the clause.
     _d("secret_assignment",
-       rf"(?i)(?:{_PASSWORD_WORDS})[^\n.!?。！？]{{0,40}}?[ \t\u3000:：«»„“”\"'「」『』—–/-]"
+       rf"(?ai)(?:{_PASSWORD_WORDS})[^\n.!?。！？]{{0,40}}?[ \t\u3000:：«»„“”\"'「」『』—–/-]"
        rf"((?=[^{_TOLD_STOP}]*\d)(?=[^{_TOLD_STOP}]*[^\W\d_])[^{_TOLD_STOP}]{{8,64}})",
        v.password_like, prefilter=_PASSWORD_PREFILTER, group=1,
-       needles=_PASSWORD_NEEDLES, start=_at_literal(_PASSWORD_NEEDLES, 2, fold=True)),
+       needles=_PASSWORD_NEEDLES, start=_at_words(_PASSWORD_STARTS, 2)),
     # A phone number told in prose, in the groupings national numbers are written in
     # ("llamarme al 680 05 60 64", "手机号是137-0222-6912"): 9 to 12 digits after a word for a
     # phone within the clause.
     _d("phone",
-       rf"(?i)(?:{_PHONE_WORDS})[^\n\d.!?。！？]{{0,30}}?(?<!\d)"
+       rf"(?ai)(?:{_PHONE_WORDS})[^\n\d.!?。！？]{{0,30}}?(?<!\d)"
        r"(\d{1,5}(?:[ .-]\d{2,5}){1,4})(?!\d|[.-]\d)", lambda s: 9 <= len(v.digits(s)) <= 12,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
-       start=_at_literal(_PHONE_NEEDLES, 2, fold=True)),
+       start=_at_words(_PHONE_STARTS, 2)),
     # Every value of a Cookie or Set-Cookie header: session ids are bearer credentials.
     _d("secret_assignment",
        r"(?i)(?<![\w-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?[ \t]*[:=]"
