@@ -505,11 +505,10 @@ _PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "vil", "portable",
                  "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
-_PASSWORD_PREFILTER = (r"(?i)(?:passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
-                       r"ifre|senord|passord|salasana|heslo|login|aa)[^\r\n]{0,110}[0-9]")
-_PHONE_PREFILTER = (r"(?i)(?:(?:^|[^a-z])(?:phone|tel|mobile?|handy|celular|m[ao]vil|portable|"
-                    r"whatsapp|sms|llam(?:ar|e|ame)|ligue|zadzwo)|t[ae]l[ae]?(?:f|ph)on|"
-                    r"aa)[^\r\n]{0,44}[0-9]")
+_PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
+                       r"ifre|senord|passord|salasana|heslo|login|aa")
+_PHONE_PREFILTER = (r"(?i)phone|tel|mobil|handy|celular|m[ao]vil|portable|whatsapp|sms|"
+                    r"llam(?:ar|e|ame)|ligue|zadzwo|aa")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）"
 
 
