@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from .validators import b64_text
 
@@ -166,20 +167,24 @@ def _long_base64(text: str) -> Iterator[tuple[int, int]]:
         at = mapped.find(_RUN, end)
 
 
-def base64_tokens(text: str) -> Iterator[tuple[int, int, str]]:
+def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
+                  ) -> Iterator[tuple[int, int, str]]:
     """(start, end, decoded text) of each base64 token in a URL, of each base64 JSON object,
-    and of each long mixed-case base64 token anywhere, that decodes to printable text."""
+    and of each long mixed-case base64 token anywhere, that decodes to printable text. A token
+    inside a span of ``covered`` (findings: kind, start, end, value) is not decoded: it is
+    redacted already (most long tokens in secret-heavy text are the secrets themselves)."""
+    def fresh(start: int, end: int) -> bool:
+        return not any(f[1] <= start and end <= f[2] for f in covered)
+
     if "eyJ" in text:
         for match in BASE64_JSON.finditer(text):
-            decoded = b64_text(match.group(1))
-            if decoded is not None:
+            if fresh(*match.span(1)) and (decoded := b64_text(match.group(1))) is not None:
                 yield match.start(1), match.end(1), decoded
     for start, end in _long_base64(text):
         token = text[start:end]
         if token.startswith("eyJ") or token.islower() or token.isupper() or token.isalpha():
             continue  # JSON (above), a hash, a constant, a word
-        decoded = b64_text(token)
-        if decoded is not None and len(decoded) >= 6:
+        if fresh(start, end) and (decoded := b64_text(token)) is not None and len(decoded) >= 6:
             yield start, end, decoded
     if "://" not in text and "?" not in text:
         return
@@ -187,6 +192,6 @@ def base64_tokens(text: str) -> Iterator[tuple[int, int, str]]:
         token = match.group(1)
         if token.isalpha() or token.isdigit() or token.islower():
             continue  # a word, a number or a lower-case path segment: not base64
-        decoded = b64_text(token)
-        if decoded is not None and len(decoded) >= 6:
+        if fresh(*match.span(1)) and (decoded := b64_text(token)) is not None \
+                and len(decoded) >= 6:
             yield match.start(1), match.end(1), decoded

@@ -655,7 +655,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        r"(?i)(?<![\w-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?[ \t]*[:=]"
        r"[ \t]*[\"']?([^\r\n\"'=]+=[^\r\n\"']*[^\s\"';])",
-       prefilter=r"(?i)cookie[^\r\n:=]*[:=][^\r\n=]*=", group=1, needles=("ookie", "OOKIE"),
+       prefilter=r"(?i)cookie", group=1, needles=("ookie", "OOKIE"),
        start=_at_literal(("cookie",), 4, fold=True)),
     # .netrc: "machine h login u password p".
     _d("secret_assignment", r"(?<![\w-])login[ \t]+\S+[ \t]+password[ \t]+(\S+)",
@@ -671,8 +671,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"[ \t]*,[ \t]*\\?[\"']value\\?[\"'][ \t]*:[ \t]*"
        r"(?:\{[ \t]*\\?[\"']stringValue\\?[\"'][ \t]*:[ \t]*)?\\?[\"']([^\"'\\]{6,})",
        v.secret_value_ok,
-       prefilter=r"(?i)(?:name|key)[^:]{0,2}[ \t]*:[^,]*(?:sess|sid|token|auth|key|secret|passw|"
-                 r"pwd|cred|sig|cookie)[^,]*,[ \t]*[^ \t]?value", group=1,
+       prefilter=r"(?i),[ \t]*\\?[\"']value\\?[\"'][ \t]*:", group=1,
        needles=("alue", "ALUE"), start=_at_literal(("name", "key"), 1, fold=True)),
     # An Authorization header of any scheme (Token, ApiKey, SSWS, Digest, ...): its
     # credential. Bearer and Basic are the bearer_token detector's, listed first.
