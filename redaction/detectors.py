@@ -27,7 +27,9 @@ __all__ = ["CHECKSUMMED_KINDS", "DEFAULT_KINDS", "DETECTORS", "KINDS", "OPT_IN_K
 # ASCII word characters only: CJK, Hangul and other scripts write a number straight after a
 # word ("番号4555480337880491で", "是414-76-3009，"), which Python's \w would count as a
 # word going on.
-_L = r"(?<![A-Za-z_.+\d-])"
+# Or right after a JSON or repr escape: prompts are logged escaped ("...log line:\\n198.51...").
+_ESC = r"(?<=\\[nrt])"
+_L = rf"(?:(?<![A-Za-z_.+\d-])|{_ESC})"
 _R = r"(?![A-Za-z_+\d-]|\.\d)"
 
 
@@ -414,6 +416,9 @@ _SECRET_STARTS = ("api", "secret", "token", "passw", "pwd", "credential", "auth"
 _MARKS = r"\u0300-\u036f\u0900-\u0dff\u0e00-\u0eff"
 _UW = r"\w" + _MARKS
 _VALUE_STOP = r"\s\"',;&<>}\]"
+# In JSON-escaped text ("KEY=x\\nNEXT=y") an escape ends a value: a backslash is part of a
+# value only when no escape letter follows it (a \uXXXX escape is one of its characters).
+_NOT_AN_ESCAPE = r"(?:\\(?![nrtu\"\\/])|\\u[0-9A-Fa-f]{4})"
 # Python's \s also matches the ASCII separators \x1c-\x1f; a prefilter must too.
 _S = r"[\s\x1c-\x1f]"
 # AWS access key id prefixes (IAM user, STS temporary, group, role, ...; A3T: the legacy
@@ -471,8 +476,8 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
           ) -> Detector:
     """A secret told in prose: one of the words for it, then ``then`` (its value in group 1);
     ``then_prefilter`` is ``then`` in the prefilter's syntax."""
-    words = ["password", "passwd", "passcode", "api", "secret", "token"] + (["pwd"] * pwd)
-    spoken = "|".join(w if w != "api" else "api[ _-]?key" for w in words)
+    words = ["password", "passwd", "passcode", "api", "access", "secret", "token"] + (["pwd"] * pwd)
+    spoken = "|".join(_TOLD_WORDS.get(w, w) for w in words)
     needles = [n for w in words for n in (_TOLD_NEEDLES[w], _TOLD_NEEDLES[w].upper())]
     return _d("secret_assignment", rf"(?i)(?<![\w-])(?:{spoken}){then}", validator,
               prefilter=rf"(?i)(?:{spoken}){then_prefilter}", group=1, needles=tuple(needles),
@@ -513,7 +518,9 @@ _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）"
 
 
 # What each word of _told holds in any case's capitalisation ("Password", "API", "Secret").
-_TOLD_NEEDLES = {"password": "assw", "passwd": "assw", "passcode": "asscode", "api": "pi",
+_TOLD_WORDS = {"api": "api[ _-]?key", "access": "access[ _-]?key"}
+_TOLD_NEEDLES = {"access": "ccess", "password": "assw", "passwd": "assw", "passcode": "asscode",
+                 "api": "pi",
                  "secret": "ecret", "token": "oken", "pwd": "wd"}
 
 
@@ -555,22 +562,24 @@ DETECTORS: tuple[Detector, ...] = (
     # OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), Stripe (sk_/rk_ live/test),
     # Slack (xox?- tokens, xapp- app tokens, webhooks), Google API keys, Hugging Face (hf_).
     _d("api_key",
-       r"(?<![A-Za-z0-9_-])(?:(?:sk|rk)[-_](?:live_|test_|proj-|svcacct-|ant-api03-|ant-)?"
+       r"(?:(?<![A-Za-z0-9_-])|" + _ESC + r")"
+       r"(?:(?:sk|rk)[-_](?:live_|test_|proj-|svcacct-|ant-api03-|ant-)?"
        r"[A-Za-z0-9_-]{20,}|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
        r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
        r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
-       r"|pypi-[A-Za-z0-9_-]{50,}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20,}"
+       r"|pypi-[A-Za-z0-9_-]{50,}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20,}|gsk_[A-Za-z0-9]{40,}"
        r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+)"
        r"(?![A-Za-z0-9_-])",
        prefilter=(r"[sr]k[-_][A-Za-z0-9_-]{20}|xox[abposre]-[A-Za-z0-9-]{10}|xapp-\d-"
                   r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34}|https://hooks\.slack\.com/"
                   r"|glpat-[A-Za-z0-9_-]{20}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{16}"
-                  r"|pypi-[A-Za-z0-9_-]{50}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20}"),
+                  r"|pypi-[A-Za-z0-9_-]{50}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20}|gsk_"),
        needles=("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "hooks.slack.com",
-                "glpat-", "npm_", "SG.", "pypi-", "SK", "ya29."),
+                "glpat-", "npm_", "SG.", "pypi-", "SK", "ya29.", "gsk_"),
        start=_at_literal(("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "glpat-",
-                          "npm_", "SG.", "https://hooks.slack.com/", "pypi-", "SK", "ya29.")),
-       starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.|pyp|SK[0-9a-fA-F]|ya2", 3),
+                          "npm_", "SG.", "https://hooks.slack.com/", "pypi-", "SK", "ya29.",
+                          "gsk_")),
+       starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.|pyp|SK[0-9a-fA-F]|ya2|gsk", 3),
                (r"https://hooks\.slack\.com/", 24))),
     # Also in prose: "my bearer is ...", "bearer token: ...". A token has a digit or mixed
     # case, so "basic configuration-management" stays.
@@ -630,6 +639,8 @@ DETECTORS: tuple[Detector, ...] = (
     # token-shaped value (a digit, or mixed case): "the password is wrong" stays.
     _told(r"\s+(?:is|was)\s*:?\s+([^\s\"',;<>]{6,})", r"[ \t\r\n]+(?:is|was)[ \t\r\n:]",
           v.tokenish, pwd=True),
+    # "I changed my password to X": a password-shaped value only.
+    _told(r"\s+to\s+([^\s\"',;<>]{6,})", r"[ \t\r\n]+to[ \t\r\n]", v.password_like, pwd=True),
     # ... and with no verb: "twilio auth token 9f86d081884c7d65...": a long token only ("pwd"
     # then is the shell's command, and a path follows it).
     _told(r"[ \t]+([A-Za-z0-9/+_=.-]{16,})(?![^\s\"',;<>])", r"[ \t]+[A-Za-z0-9/+_=.-]{16}",
@@ -699,8 +710,9 @@ DETECTORS: tuple[Detector, ...] = (
        starts=((r"(?i)auth", 4),)),
     _d("secret_assignment",
        rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\?[\"']?\s*[:=]\s*"
-       rf"(?:\\?[\"'])?"
-       rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}]|&(?![\w.-]*=)){{6,}}+)"
+       rf"(?:\\*[\"'])?"
+       rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
+       rf"|&(?![\w.-]*=)){{6,}}+)"
        + _NOT_LOGPROBS,
        v.secret_value_ok,
        prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
@@ -730,7 +742,8 @@ DETECTORS: tuple[Detector, ...] = (
        starts=((_ND + r"00[1-9]", 3), (_ND + r"00[ .-][1-9]", 4)),
        joined_starts=((_ND + r"00[1-9]", 3), (_ND + r"00[ ._-][1-9]", 4)),
        joined_prefilter=r"00[1-9]\d{0,3}[ ._-]\d|00[1-9]\d{9}|00[ ._-][1-9]\d{0,2}[ ._-]\d"),
-    _d("iban", r"(?=[A-Z])(?<!\w)[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?!\w)",
+    _d("iban", r"(?=[A-Z])(?:(?<!\w)|" + _ESC + r")[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}"
+       r"(?: ?[A-Z0-9]{1,3})?(?!\w)",
        v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,
        prefix=v.iban_prefix, digits=True, start=_at_class(r"\d", 2), joined=_joined_iban,
        starts=((_ND + r"[A-Z]{2}\d{2}", 4),),
@@ -765,14 +778,16 @@ DETECTORS: tuple[Detector, ...] = (
     # unless it holds exactly one host (/32, /128: an allow-list entry for one client).
     # Addresses of private networks are a twin kind a policy opts into (validators.py).
     *_with_private_twin(_d("ipv6",
-       r"(?=[0-9A-Fa-f:])(?<![\w:.])(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
+       r"(?=[0-9A-Fa-f:])(?:(?<![\w:.])|" + _ESC + r")(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}"
+       r"(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
        r"(?![\w:]|/(?!128(?!\d))\d)", v.ipv6_ok,
        # A valid address holds "::" or six groups in a row; a time of day (12:30:45) neither.
        prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:", needles=(":",),
        start=_at_literal((":",), 4), joined=_joined_ipv6,
        joined_prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:"), v.ipv6_private_ok),
     *_with_private_twin(_d(
-       "ipv4", r"(?=\d)(?<![\w.-])(?:\d{1,3}\.){3}\d{1,3}(?![\w-]|\.\w|/(?!32(?!\d))\d)", v.ipv4_ok,
+       "ipv4", r"(?=\d)(?:(?<![\w.-])|" + _ESC + r")(?:\d{1,3}\.){3}\d{1,3}"
+       r"(?![\w-]|\.\w|/(?!32(?!\d))\d)", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(4, "."),
        # Not after a dot (the pattern looks behind for one): "10.1.2.3" starts once, not

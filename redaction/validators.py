@@ -289,7 +289,12 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 
 # What tools print in a secret's place: Terraform's "(sensitive value)", CI's "***",
 # "<redacted>", "[REDACTED]", "xxxxxx".
-_PLACEHOLDER = re.compile(r"\(sensitive|\*+|<[^>]*>?|\[?redacted\]?|x{4,}|\.{3,}|…", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"\(sensitive|\*+|<[^>]*>?|\[?redacted\]?|x{4,}|\.{3,}|…",
+                          re.IGNORECASE)
+# ... and what documentation writes in one's place: "sk-...", "ghp_xxxxxxxx", "YOUR_PASSWORD_HERE",
+# "<your-api-key>", "changeme".
+_STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|^your[_-]|[_-]here$|^<|change[_-]?me|^redacted",
+                        re.IGNORECASE)
 
 
 def secret_value_ok(candidate: str) -> bool:
@@ -297,7 +302,8 @@ def secret_value_ok(candidate: str) -> bool:
     reference to where the secret is kept or what a tool prints in its place."""
     bare = candidate.strip("\"'")
     return (_NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
-            and _REFERENCE.match(bare) is None and _PLACEHOLDER.fullmatch(bare) is None)
+            and _REFERENCE.match(bare) is None and _PLACEHOLDER.fullmatch(bare) is None
+            and _STANDS_IN.search(bare) is None)
 
 
 def credential_ok(candidate: str) -> bool:

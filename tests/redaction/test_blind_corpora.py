@@ -25,6 +25,20 @@ RECALL = 0.95
 RECALL_CHECKSUMMED = 0.99
 CHECKSUMMED = frozenset({"credit_card", "iban"})
 MAX_CHANGED = 0.01
+#: Values a corpus holds that the detectors miss, and why; a miss not listed fails the test,
+#: and so does a listed value that is caught now (take it off the list).
+KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_c": {
+        "Kaffee*2020lisboa": "Italian with the English word: 'La password temporanea è X' (the "
+                             "English detectors want 'is', the others' leave 'password' alone)",
+        "92006 99787": "Hindi: the word for calling comes after the number",
+    },
+    "corpus_d": {
+        'l0qnp\\"Im4s#187': "a quote inside a quoted password, escaped in JSON: the value "
+                             "ends at it",
+        '7cZt3\\\\\\"eaGk#614': "the same, escaped twice (a tool call's arguments)",
+    },
+}
 
 
 def leaked(value: str, text: str, redacted: str) -> str | None:
@@ -54,9 +68,11 @@ def _rows(path: Path) -> list[dict]:
 @pytest.mark.parametrize("path", CORPORA, ids=[p.stem for p in CORPORA])
 def test_blind_corpus(path: Path) -> None:
     redactor = Redactor()
+    known = KNOWN_MISSES.get(path.stem, {})
     caught: Counter[str] = Counter()
     total: Counter[str] = Counter()
     misses, changed, clean = [], [], 0
+    known_kinds: set[str] = set()  # kinds with a known miss: their floor is the list
     for row in _rows(path):
         out = redactor.redact_text(row["text"], {})
         if not row["values"]:
@@ -69,6 +85,9 @@ def test_blind_corpus(path: Path) -> None:
             left = leaked(value["value"], row["text"], out)
             if left is None:
                 caught[value["kind"]] += 1
+                assert value["value"] not in known, f"caught now: {value['value']!r}"
+            elif value["value"] in known:
+                known_kinds.add(value["kind"])
             else:
                 misses.append(f"{value['kind']}: {left!r} left in {out[:200]!r}")
     print(f"\n{path.stem}: {sum(caught.values())}/{sum(total.values())} values caught, "
@@ -78,8 +97,9 @@ def test_blind_corpus(path: Path) -> None:
         recall = caught[kind] / total[kind]
         print(f"  {kind:<20}{recall:>6.2f} ({caught[kind]}/{total[kind]})")
         floor = RECALL_CHECKSUMMED if kind in CHECKSUMMED else RECALL
-        if recall < floor:
+        if recall < floor and kind not in known_kinds:
             failures.append(f"{kind}: {recall:.2f} < {floor}")
     assert clean >= 200 and sum(total.values()) >= 200
     assert not failures, (failures, misses)
+    assert not misses, misses
     assert len(changed) / clean <= MAX_CHANGED, changed
