@@ -138,8 +138,8 @@ def map_back(views: list[PercentView], start: int, end: int) -> tuple[int, int]:
 
 
 # Base64 of a JSON object ('{"' encodes as "eyJ") anywhere: user-context headers and log
-# fields carry them. Not a JWT's segment (a dot before or after it).
-BASE64_JSON = re.compile(r"(?<![A-Za-z0-9_+/=.-])(eyJ[A-Za-z0-9_+/-]{16,}={0,2})(?![\w+/=.-])")
+# fields carry them ("X-User-Ctx=eyJ..."). Not a JWT's segment (a dot before or after it).
+BASE64_JSON = re.compile(r"(?<![A-Za-z0-9_+/.-])(eyJ[A-Za-z0-9_+/-]{16,}={0,2})(?![\w+/=.-])")
 
 
 # A long base64 token with mixed case and a digit (a hash is one case, a word has no digit):

@@ -622,6 +622,18 @@ DETECTORS: tuple[Detector, ...] = (
        v.tokenish, prefilter=r"(?i)secret[_ -]?(?:access[_ -]?)?key", group=1,
        needles=("ecret", "ECRET"), start=_at_literal(("secret",), fold=True),
        starts=((r"(?i)secret", 6),)),
+    # An AWS secret key's 40 characters where its name is in the same text: a notebook prints
+    # os.environ['AWS_SECRET_ACCESS_KEY'] and, below it, the value.
+    _d("secret_assignment",
+       r"(?is)secret[_ -]?access[_ -]?key.{0,200}?(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{40})"
+       r"(?![A-Za-z0-9/+=])", v.aws_secret_like,
+       prefilter=r"(?i)secret[_ -]?access[_ -]?key", group=1, needles=("ccess", "CCESS"),
+       start=_at_literal(("secret",), fold=True)),
+    # .pgpass lines: host:port:database:user:password.
+    _d("secret_assignment",
+       r"(?m)^[\w.*-]+:(?:\d+|\*):[\w.*-]+:[\w.*-]+:(\S{4,})$",
+       prefilter=r"[A-Za-z0-9_.*-]:(?:[0-9]+|\*):[A-Za-z0-9_.*-]+:[A-Za-z0-9_.*-]+:[^ \t\r\n]",
+       group=1, needles=(":",)),
     # The secret key printed beside its access key id ("AKIA... / secret", "AKIA...:secret").
     _d("secret_assignment",
        r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}[\s:/,|;\"']{1,5}([A-Za-z0-9/+]{40})"

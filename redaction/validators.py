@@ -14,6 +14,7 @@ import json
 import re
 
 __all__ = [
+    "aws_secret_like",
     "b64_text",
     "base64_credentials",
     "credential_ok",
@@ -319,6 +320,12 @@ def password_like(candidate: str) -> bool:
     return (any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
             and ((any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
                  or any(ch in "!#$%&*~^@+?" for ch in candidate)))
+
+
+def aws_secret_like(candidate: str) -> bool:
+    """40 base64 characters as an AWS secret key has them: both cases and a digit."""
+    return (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate)
+            and any(ch.isdigit() for ch in candidate))
 
 
 def strong_token(candidate: str) -> bool:

@@ -27,7 +27,20 @@ CHECKSUMMED = frozenset({"credit_card", "iban"})
 MAX_CHANGED = 0.01
 #: Values a corpus holds that the detectors miss, and why; a miss not listed fails the test,
 #: and so does a listed value that is caught now (take it off the list).
+#: Corpus E labels a URL's credentials as the whole URL; the password is what is secret and
+#: what is redacted, so the rest (scheme, user, host) is "left".
+_WHOLE_URL = "labelled as the whole URL: only its password is secret, and it is redacted"
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_e": {
+        'amqp://admin:FyO6gkjVCGe0@mq.example.com:5672/vhost': _WHOLE_URL,
+        'https://root:MAPq26o0YBN0@git.example.com/org/repo.git': _WHOLE_URL,
+        'mysql://admin:PUtK07Z4JHLu@mysql.example.net:3306/crm': _WHOLE_URL,
+        'redis://root:FyIOc3GVntBj@cache.example.org:6379/0': _WHOLE_URL,
+        'amqp://root:22LqMrBvOytr@mq.example.com:5672/vhost': _WHOLE_URL,
+        'https://deploy:3mPpQCLLWmtP@git.example.com/org/repo.git': _WHOLE_URL,
+        "398178dfab5c5d7f224b02374b575f2c": "32 hex characters after 'new value' in prose, with "
+                                            "no key word next to them",
+    },
     "corpus_c": {
         "Kaffee*2020lisboa": "Italian with the English word: 'La password temporanea è X' (the "
                              "English detectors want 'is', the others' leave 'password' alone)",
