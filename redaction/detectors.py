@@ -29,7 +29,15 @@ __all__ = ["CHECKSUMMED_KINDS", "DEFAULT_KINDS", "DETECTORS", "KINDS", "OPT_IN_K
 # word going on.
 # Or right after a JSON or repr escape: prompts are logged escaped ("...log line:\\n198.51...").
 _ESC = r"(?<=\\[nrt])"
-_L = rf"(?:(?<![A-Za-z_.+\d-])|{_ESC})"
+
+
+def _edge(before: str) -> str:
+    """Where a value starts: no character of the class ``before`` precedes it, or an escape
+    does."""
+    return rf"(?:(?<![{before}])|{_ESC})"
+
+
+_L = _edge(r"A-Za-z_.+\d-")
 _R = r"(?![A-Za-z_+\d-]|\.\d)"
 
 
@@ -407,6 +415,12 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
 # vLLM's logprobs): text the model wrote, not a credential. And a key/value pair's key
 # (OTLP/JSON attributes: {"key": "service.name", "value": {...}}): a name, not a key.
 _NOT_LOGPROBS = r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
+# A key holding a secret's word, read whole, and its closing quote; and, in the prefilter's
+# syntax, a necessary condition for it.
+_SECRET_KEY = rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\?[\"']?"
+_SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
+                         r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
+                         r"client[_-]?secret|key|sig)[\w.-]*\\?[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
 _SECRET_STARTS = ("api", "secret", "token", "passw", "pwd", "credential", "auth", "access",
                   "account", "private", "client", "key", "sig")
@@ -562,7 +576,7 @@ DETECTORS: tuple[Detector, ...] = (
     # OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), Stripe (sk_/rk_ live/test),
     # Slack (xox?- tokens, xapp- app tokens, webhooks), Google API keys, Hugging Face (hf_).
     _d("api_key",
-       r"(?:(?<![A-Za-z0-9_-])|" + _ESC + r")"
+       _edge("A-Za-z0-9_-") +
        r"(?:(?:sk|rk)[-_](?:live_|test_|proj-|svcacct-|ant-api03-|ant-)?"
        r"[A-Za-z0-9_-]{20,}|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
        r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
@@ -707,12 +721,9 @@ DETECTORS: tuple[Detector, ...] = (
     # A quoted value with spaces in it under a secret's key (password="p@ss w0rd x"): the
     # unquoted form below stops at the first space.
     _d("secret_assignment",
-       rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\?[\"']?[ \t]*[:=]"
-       r"[ \t]*(\\?[\"'])([^\"'\n]*[ \t][^\"'\n]*?)\1" + _NOT_LOGPROBS, group=2,
-       prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
-                  r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
-                  r"client[_-]?secret|key|sig)[\w.-]*\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']"
-                  r"[^\"'\n]*[ \t]"),
+       _SECRET_KEY + r"[ \t]*[:=][ \t]*(\\?[\"'])([^\"'\n]*[ \t][^\"'\n]*?)\1" + _NOT_LOGPROBS,
+       group=2,
+       prefilter=_SECRET_KEY_PREFILTER + r"[ \t]*[:=][ \t]*\\?[\"'][^\"'\n]*[ \t]",
        needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True)),
     # Base64 credentials under an "auth" key (a docker config.json): "user:password" encoded.
     _d("secret_assignment",
@@ -721,15 +732,12 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("auth", "AUTH", "Auth"), start=_at_literal(("auth",), fold=True),
        starts=((r"(?i)auth", 4),)),
     _d("secret_assignment",
-       rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\?[\"']?\s*[:=]\s*"
-       rf"(?:\\*[\"'])?"
+       _SECRET_KEY + r"\s*[:=]\s*(?:\\*[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|&(?![\w.-]*=)){{6,}}+)"
        + _NOT_LOGPROBS,
        v.secret_value_ok,
-       prefilter=(r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
-                  r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
-                  r"client[_-]?secret|key|sig)[\w.-]*\\?[\"']?" + _S + r"*[:=]"),
+       prefilter=_SECRET_KEY_PREFILTER + _S + r"*[:=]",
        group=1, needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True),
        starts=(("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok"})), 3),
                # "token" as a key, not "tokens" (which the pattern refuses): a character
@@ -754,7 +762,7 @@ DETECTORS: tuple[Detector, ...] = (
        starts=((_ND + r"00[1-9]", 3), (_ND + r"00[ .-][1-9]", 4)),
        joined_starts=((_ND + r"00[1-9]", 3), (_ND + r"00[ ._-][1-9]", 4)),
        joined_prefilter=r"00[1-9]\d{0,3}[ ._-]\d|00[1-9]\d{9}|00[ ._-][1-9]\d{0,2}[ ._-]\d"),
-    _d("iban", r"(?=[A-Z])(?:(?<!\w)|" + _ESC + r")[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}"
+    _d("iban", r"(?=[A-Z])" + _edge(r"\w") + r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}"
        r"(?: ?[A-Z0-9]{1,3})?(?!\w)",
        v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,
        prefix=v.iban_prefix, digits=True, start=_at_class(r"\d", 2), joined=_joined_iban,
@@ -790,7 +798,7 @@ DETECTORS: tuple[Detector, ...] = (
     # unless it holds exactly one host (/32, /128: an allow-list entry for one client).
     # Addresses of private networks are a twin kind a policy opts into (validators.py).
     *_with_private_twin(_d("ipv6",
-       r"(?=[0-9A-Fa-f:])(?:(?<![\w:.])|" + _ESC + r")(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}"
+       r"(?=[0-9A-Fa-f:])" + _edge(r"\w:.") + r"(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}"
        r"(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
        r"(?![\w:]|/(?!128(?!\d))\d)", v.ipv6_ok,
        # A valid address holds "::" or six groups in a row; a time of day (12:30:45) neither.
@@ -798,7 +806,7 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal((":",), 4), joined=_joined_ipv6,
        joined_prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:"), v.ipv6_private_ok),
     *_with_private_twin(_d(
-       "ipv4", r"(?=\d)(?:(?<![\w.-])|" + _ESC + r")(?:\d{1,3}\.){3}\d{1,3}"
+       "ipv4", r"(?=\d)" + _edge(r"\w.-") + r"(?:\d{1,3}\.){3}\d{1,3}"
        r"(?![\w-]|\.\w|/(?!32(?!\d))\d)", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(4, "."),

@@ -288,14 +288,11 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?")
 _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\$[A-Z_][A-Z0-9_]*$")
 
 
-# What tools print in a secret's place: Terraform's "(sensitive value)", CI's "***",
-# "<redacted>", "[REDACTED]", "xxxxxx".
-_PLACEHOLDER = re.compile(r"\(sensitive|\*+|<[^>]*>?|\[?redacted\]?|x{4,}|\.{3,}|…",
-                          re.IGNORECASE)
-# ... and what documentation writes in one's place: "sk-...", "ghp_xxxxxxxx", "YOUR_PASSWORD_HERE",
-# "<your-api-key>", "changeme".
-_STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|^your[_-]|[_-]here$|^<|change[_-]?me|^redacted",
-                        re.IGNORECASE)
+# What stands in a secret's place: what tools print (Terraform's "(sensitive value)", CI's
+# "***", "[REDACTED]") and what documentation writes ("sk-...", "ghp_xxxxxxxx",
+# "YOUR_PASSWORD_HERE", "<your-api-key>", "changeme"). Searched; the last line's are whole values.
+_STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|^your[_-]|[_-]here$|^<|change[_-]?me|^redacted"
+                        r"|^(?:\(sensitive|\*+|\[redacted\]?|x{4,})$", re.IGNORECASE)
 
 
 def secret_value_ok(candidate: str) -> bool:
@@ -303,8 +300,7 @@ def secret_value_ok(candidate: str) -> bool:
     reference to where the secret is kept or what a tool prints in its place."""
     bare = candidate.strip("\"'")
     return (_NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
-            and _REFERENCE.match(bare) is None and _PLACEHOLDER.fullmatch(bare) is None
-            and _STANDS_IN.search(bare) is None)
+            and _REFERENCE.match(bare) is None and _STANDS_IN.search(bare) is None)
 
 
 def credential_ok(candidate: str) -> bool:
