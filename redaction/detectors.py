@@ -433,6 +433,11 @@ _VALUE_STOP = r"\s\"',;&<>}\]"
 # In JSON-escaped text ("KEY=x\\nNEXT=y") an escape ends a value: a backslash is part of a
 # value only when no escape letter follows it (a \uXXXX escape is one of its characters).
 _NOT_AN_ESCAPE = r"(?:\\(?![nrtu\"\\/])|\\u[0-9A-Fa-f]{4})"
+# A quote escaped inside a value (JSON: password=\\"l0qnp\\"Im4s#187\\"): part of the value when
+# more of it follows at once; an escaped quote before a separator or the end closes it.
+_INNER_QUOTE = r"\\+[\"'](?=[^\s\"',;&<>}\])\\])"
+# A value told in prose: no quote or separator, but an inner escaped quote (not first).
+_PROSE_VALUE = rf"([^\s\"',;<>\\](?:{_INNER_QUOTE}|[^\s\"',;<>]){{5,}})"
 # Python's \s also matches the ASCII separators \x1c-\x1f; a prefilter must too.
 _S = r"[\s\x1c-\x1f]"
 # AWS access key id prefixes (IAM user, STS temporary, group, role, ...; A3T: the legacy
@@ -503,11 +508,13 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
 # English is the other detectors' ("password: X", "the password is X").
 _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtwoord|has[łl]o|"
                    "[Пп]ароль|パスワード|密码|密碼|비밀번호|पासवर्ड|كلمة المرور|[Şş]ifre|"
-                   r"l[öÖ]senord|passord|salasana|heslo|login\b[^\n/]{0,30}? /")
+                   r"l[öÖ]senord|passord|salasana|heslo|login\b[^\n/]{0,30}? /|"
+                   # Italian says the English word, then "è" ("la password temporanea è X")
+                   r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:è|é|e')")
 _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "ennwort", "de passe", "ontrase", "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
                      "पासवर्ड", "كلمة المرور", "ifre", "ösenord", "assord", "alasana", "eslo",
-                     "ogin")
+                     "ogin", "assword", "ASSWORD")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 _PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|m[óo]vil|portable|whatsapp|sms|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llámame|ligue|zadzwo\w*)(?![a-z])|"
@@ -515,17 +522,23 @@ _PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|m[óo]vil|portabl
 _PHONE_NEEDLES = ("hone", "HONE", "tel", "TEL", "Tel", "andy", "obil", "OBIL", "elular", "óvil",
                   "ovil", "ortable", "lam", "igue", "adzwo", "sms", "SMS", "hatsapp", "電話",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон")
+# Words for calling that come after the number (Hindi, Japanese, Chinese, Korean).
+_CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락")
+_CALL_AFTER = "|".join(_CALL_AFTER_NEEDLES)
+_CALL_AFTER_PREFILTER = r"\d{2}[ .-]?\d[^\r\n]{0,40}aa"  # the words' letters read as "a"
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "पासवर्ड",
-                    "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin")
+                    "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin",
+                    "assword")
 _PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "vil", "portable", "whatsapp",
                  "sms", "llam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機", "연락처",
                  "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
 _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
-                       r"ifre|senord|passord|salasana|heslo|login|aa")
+                       r"ifre|senord|passord|salasana|heslo|login|aa|"
+                       r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]")
 _PHONE_PREFILTER = (r"(?i)phone|tel|mobil|handy|celular|m[ao]vil|portable|whatsapp|sms|"
                     r"llam(?:ar|e|ame)|ligue|zadzwo|aa")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）"
@@ -663,14 +676,22 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(("password", "identified"), fold=True)),
     # Told in prose: "the admin password is hunter2X!", "my api key was 9f8e...". Only a
     # token-shaped value (a digit, or mixed case): "the password is wrong" stays.
-    _told(r"\s+(?:is|was)\s*:?\s+([^\s\"',;<>]{6,})", r"[ \t\r\n]+(?:is|was)[ \t\r\n:]",
+    _told(r"\s+(?:is|was)\s*:?\s+" + _PROSE_VALUE, r"[ \t\r\n]+(?:is|was)[ \t\r\n:]",
           v.tokenish, pwd=True),
     # "I changed my password to X": a password-shaped value only.
-    _told(r"\s+to\s+([^\s\"',;<>]{6,})", r"[ \t\r\n]+to[ \t\r\n]", v.password_like, pwd=True),
+    _told(r"\s+to\s+" + _PROSE_VALUE, r"[ \t\r\n]+to[ \t\r\n]", v.password_like, pwd=True),
     # ... and with no verb: "twilio auth token 9f86d081884c7d65...": a long token only ("pwd"
     # then is the shell's command, and a path follows it).
     _told(r"[ \t]+([A-Za-z0-9/+_=.-]{16,})(?![^\s\"',;<>])", r"[ \t]+[A-Za-z0-9/+_=.-]{16}",
           v.strong_token, pwd=False),
+    # A key rotated, told in a chat message ("rotated key, new value 398178dfab5c...", "Token
+    # rotated. New value: X"): the key word just before, then "new value" and a long token.
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:key|secret|token|password|credential)s?(?![\w-])[^\n;!?]{0,24}?"
+       r"(?<![\w-])new[ \t]+value[ \t]*:?[ \t]+([A-Za-z0-9/+_=.-]{16,})(?![^\s\"',;<>])",
+       v.strong_token, prefilter=r"(?i)new[ \t]+value[ \t:]", group=1,
+       needles=("new value", "New value", "NEW VALUE"),
+       start=_at_literal(("key", "secret", "token", "password", "credential"), fold=True)),
     # A password told in another language ("Das Passwort lautet „X“", "密码：X", "パスワード「X」"),
     # or after a login ("Test-Login ist admin / X"): a token with a letter and a digit, and
     # mixed case or a symbol, within the clause.
@@ -688,6 +709,13 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
        start=_at_words(_PHONE_STARTS, 2)),
+    # ... and in the languages whose verb comes last, the number first ("92006 99787 पर कॉल
+    # करें", "090-1234-5678に電話して", "010-1234-5678로 전화"): a word for calling right after.
+    _d("phone",
+       r"(?a)(?<![\d.])(\d{2,5}(?:[ .-]\d{2,5}){1,4})(?![\d])[^\n\d.!?。！？A-Za-z]{0,8}?"
+       rf"(?:{_CALL_AFTER})", lambda s: 9 <= len(v.digits(s)) <= 12,
+       prefilter=_CALL_AFTER_PREFILTER, group=1, needles=_CALL_AFTER_NEEDLES, digits=True,
+       start=_at_class(r"\d"), joined=_joined_digits(9), joined_prefilter=_CALL_AFTER_PREFILTER),
     # Every value of a Cookie or Set-Cookie header: session ids are bearer credentials.
     _d("secret_assignment",
        r"(?i)(?<![\w-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?[ \t]*[:=]"
@@ -734,6 +762,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        _SECRET_KEY + r"\s*[:=]\s*(?:\\*[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
+       rf"|{_INNER_QUOTE}"
        rf"|&(?![\w.-]*=)){{6,}}+)"
        + _NOT_LOGPROBS,
        v.secret_value_ok,

@@ -38,18 +38,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         'redis://root:FyIOc3GVntBj@cache.example.org:6379/0': _WHOLE_URL,
         'amqp://root:22LqMrBvOytr@mq.example.com:5672/vhost': _WHOLE_URL,
         'https://deploy:3mPpQCLLWmtP@git.example.com/org/repo.git': _WHOLE_URL,
-        "398178dfab5c5d7f224b02374b575f2c": "32 hex characters after 'new value' in prose, with "
-                                            "no key word next to them",
-    },
-    "corpus_c": {
-        "Kaffee*2020lisboa": "Italian with the English word: 'La password temporanea è X' (the "
-                             "English detectors want 'is', the others' leave 'password' alone)",
-        "92006 99787": "Hindi: the word for calling comes after the number",
-    },
-    "corpus_d": {
-        'l0qnp\\"Im4s#187': "a quote inside a quoted password, escaped in JSON: the value "
-                             "ends at it",
-        '7cZt3\\\\\\"eaGk#614': "the same, escaped twice (a tool call's arguments)",
     },
 }
 
