@@ -145,10 +145,10 @@ BASE64_JSON = re.compile(r"(?<![A-Za-z0-9_+/.-])(eyJ[A-Za-z0-9_+/-]{16,}={0,2})(
 # A long base64 token with mixed case and a digit (a hash is one case, a word has no digit):
 # user-context headers and log fields carry "email|phone" encoded so. Found without a regex
 # (one over the whole line costs more than the rest of the scan): base64 characters map to
-# "x" and the rest to " " in one bytes.translate, and each run of 24 or more is one find.
+# "x" and the rest to " " in one bytes.translate, and each run of 16 or more is one find.
 # Not "-" and "_": ids and UUIDs are long runs with them (a base64url token with one of them
-# in every 24 characters goes unread), and a run glued to one is part of an id.
-_LONG_RUN = 24
+# in every 16 characters goes unread), and a run glued to one is part of an id.
+_LONG_RUN = 16  # a phone number encoded ("+1 617-449-2527": 20 characters)
 _B64_RUNS = bytes(ord("x") if chr(i).isascii() and (chr(i).isalnum() or chr(i) in "+/=")
                   else ord(" ") for i in range(256))
 _RUN = b"x" * _LONG_RUN
@@ -161,9 +161,14 @@ def _long_base64(text: str) -> Iterator[tuple[int, int]]:
     while at >= 0:
         end = mapped.find(b" ", at)
         end = len(text) if end < 0 else end
-        if (at == 0 or text[at - 1] not in _GLUE) and (end == len(text)
-                                                          or text[end] not in _GLUE):
-            yield at, end
+        # "=" is padding only at the end: one before it ends a key ("ref=S3Vy...")
+        cut = text.rfind("=", at, end - 2)
+        while cut > at and text[cut + 1] == "=":
+            cut = text.rfind("=", at, cut)  # padding of the key's own value ("a==b")
+        start = at if cut < 0 else cut + 1
+        if (end - start >= _LONG_RUN and (start == 0 or text[start - 1] not in _GLUE)
+                and (end == len(text) or text[end] not in _GLUE)):
+            yield start, end
         at = mapped.find(_RUN, end)
 
 

@@ -324,6 +324,11 @@ def _joined_digits(least: int, needle: str = "") -> Joined:
     return spans
 
 
+def _nothing_joined(text: str, memo: dict[str, Any]) -> list[Span]:
+    """For a pattern that reads "-", "_" and " " alike wherever it reads any of them."""
+    return []
+
+
 # An address: the characters of its local part and domain, and the "@".
 _EMAIL_RUNS = _Runs(r"\w\u0300-\u036f\u0900-\u0dff\u0e00-\u0eff.%+@-")
 
@@ -395,11 +400,18 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
 # time_per_token, tokenizer) nor keys that index data (cache_key, routing_key).
 # Each alternative starts with its literal and looks behind only once that matched: a
 # look-behind first would run at every position of every line.
-_NOT_TOKEN_COUNTS = r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|len)\b)"
+_NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|len)\b)"
+                     # a page's place in a listing (page_token, nextPageToken, NextToken)
+                     + "".join(rf"(?<!{w}[_ -]token)(?<!{w}token)" for w in (
+                         "page", "next", "continuation", "sync", "resume")))
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "primary", "foreign", "idempotency", "dedup",
-    "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding"))
-_SECRET_WORDS = (r"api[_-]?key|apikey|secret|" + _NOT_TOKEN_COUNTS + r"|passw(?:or)?d|pwd|"
+    "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
+    # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
+    "from", "saved with", "input"))
+# "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
+_SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!\d:secret)|"
+                 + _NOT_TOKEN_COUNTS + r"|passw(?:or)?d|pwd|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                  r"client[_-]?secret|key(?<![a-z0-9]key)" + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
@@ -410,20 +422,25 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "name", "names", "header", "file", "path", "dir", "ref", "env", "url", "uri", "endpoint",
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
     "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias", "hash",
-    "fingerprint"))
+    "fingerprint", "sha1", "sha256", "sha512", "md5", "digest", "checksum",
+    # a service's name (arn:aws:secretsmanager:..., "secret_manager": "vault")
+    "manager",
+    # Helm's existingSecret: the name of a Kubernetes Secret that holds it
+    "existingsecret", "existing_secret", "existing-secret"))
 # A sampled token and its log probability ({"token": " Paris", "logprob": -0.27}, OpenAI's and
 # vLLM's logprobs): text the model wrote, not a credential. And a key/value pair's key
 # (OTLP/JSON attributes: {"key": "service.name", "value": {...}}): a name, not a key.
 _NOT_LOGPROBS = r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 # A key holding a secret's word, read whole, and its closing quote; and, in the prefilter's
 # syntax, a necessary condition for it.
-_SECRET_KEY = rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\?[\"']?"
-_SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|credentials?|"
+_SECRET_KEY = rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\*[\"']?"
+_SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|token|"
+                         r"passw(?:or)?d|pwd|credentials?|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
-                         r"client[_-]?secret|key|sig)[\w.-]*\\?[\"']?")
+                         r"client[_-]?secret|key|sig)[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
-_SECRET_STARTS = ("api", "secret", "token", "passw", "pwd", "credential", "auth", "access",
-                  "account", "private", "client", "key", "sig")
+_SECRET_STARTS = ("api", "app", "secret", "token", "passw", "pwd", "credential", "auth",
+                  "access", "account", "private", "client", "key", "sig")
 # A value ends at a separator or where a JSON object or array closes ("total_tokens": 8370}}).
 # Word characters for addresses in any script: \w plus the combining vowel signs and marks
 # of Indic and South-East Asian scripts (Python's \w leaves them out: "डाटामेल").
@@ -484,7 +501,7 @@ def _zero_starts(separator: str, pair_separator: str) -> tuple[tuple[str, int], 
     """A national number with a leading 0: its prefix, a separator and three digits, or two
     digit pairs (01 81 03 37 07), by length; separators as the text reads them."""
     by_length: dict[int, list[str]] = {6: [rf"0[1-9]{pair_separator}\d{{2}}{pair_separator}"]}
-    for prefix in range(1, 5):
+    for prefix in range(1, 6):
         by_length.setdefault(prefix + 5, []).append(rf"0\d{{{prefix}}}{separator}\d{{3}}")
     return tuple((_ND + "(?:" + "|".join(forms) + ")", length)
                  for length, forms in sorted(by_length.items()))
@@ -510,38 +527,48 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
                    "[Пп]ароль|パスワード|密码|密碼|비밀번호|पासवर्ड|كلمة المرور|[Şş]ifre|"
                    r"l[öÖ]senord|passord|salasana|heslo|login\b[^\n/]{0,30}? /|"
                    # Italian says the English word, then "è" ("la password temporanea è X")
-                   r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:è|é|e')")
-_PASSWORD_NEEDLES = ("asswort", "ASSWORT", "ennwort", "de passe", "ontrase", "enha", "achtwoord",
+                   r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:è|é|e')|"
+                   # Indonesian and Malay: "kata sandi", or the English word ("Password baru
+                   # saya: X", my new password)
+                   r"kata sandi|password(?:[ \t]+(?:baru|saya|lama|anda|kamu)){1,2}")
+_PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de passe", "ontrase",
+                     "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
                      "पासवर्ड", "كلمة المرور", "ifre", "ösenord", "assord", "alasana", "eslo",
                      "ogin", "assword", "ASSWORD")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 _PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|m[óo]vil|portable|whatsapp|sms|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llámame|ligue|zadzwo\w*)(?![a-z])|"
-                "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Зз]вон")
-_PHONE_NEEDLES = ("hone", "HONE", "tel", "TEL", "Tel", "andy", "obil", "OBIL", "elular", "óvil",
+                "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Зз]вон|"
+                r"(?<![a-z])(?:call|ring|text|reach)[ \t]+me(?![a-z])")
+_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "tel", "TEL", "Tel", "andy", "obil", "OBIL",
+                  "elular", "óvil",
                   "ovil", "ortable", "lam", "igue", "adzwo", "sms", "SMS", "hatsapp", "電話",
-                  "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон")
-# Words for calling that come after the number (Hindi, Japanese, Chinese, Korean).
-_CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락")
+                  "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
+                 "call", "ring", "text", "reach")
+# Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
+_CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락", "llámame", "llámeme",
+                       "llamame")
 _CALL_AFTER = "|".join(_CALL_AFTER_NEEDLES)
-_CALL_AFTER_PREFILTER = r"\d{2}[ .-]?\d[^\r\n]{0,40}aa"  # the words' letters read as "a"
+# the words' letters read as "a", and Spanish's "llámame"
+_CALL_AFTER_PREFILTER = r"\d{2}[ .-]?\d[^\r\n]{0,40}(?:aa|llam[ae]me)"
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "पासवर्ड",
                     "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin",
-                    "assword")
+                    "assword", "sandi")
 _PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "vil", "portable", "whatsapp",
                  "sms", "llam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機", "연락처",
-                 "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон")
+                 "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call", "ring", "text", "reach")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
 _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
                        r"ifre|senord|passord|salasana|heslo|login|aa|"
-                       r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]")
+                       r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
+                       r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 _PHONE_PREFILTER = (r"(?i)phone|tel|mobil|handy|celular|m[ao]vil|portable|whatsapp|sms|"
-                    r"llam(?:ar|e|ame)|ligue|zadzwo|aa")
-_TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）"
+                    r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text|reach)[ \t]+me")
+_TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
 
 # What each word of _told holds in any case's capitalisation ("Password", "API", "Secret").
@@ -608,6 +635,29 @@ DETECTORS: tuple[Detector, ...] = (
                           "gsk_")),
        starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.|pyp|SK[0-9a-fA-F]|ya2|gsk", 3),
                (r"https://hooks\.slack\.com/", 24))),
+    # More vendors, each by its prefix: LangSmith (lsv2_pt_, lsv2_sk_), DigitalOcean (dop_v1_),
+    # Mapbox secret tokens (sk.eyJ...; pk. ones are public), Firebase Cloud Messaging's legacy
+    # server keys, Telegram bot tokens (id:AA...), Discord webhooks.
+    _d("api_key",
+       _edge("A-Za-z0-9_-") +
+       r"(?:lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|do[por]_v1_[0-9a-f]{64}"
+       r"|sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
+       r"|AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}|\d{8,10}:AA[A-Za-z0-9_-]{33}"
+       r"|https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,})"
+       r"(?![A-Za-z0-9_-])",
+       prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
+                  r"|discord(?:app)?\.com/api/webhooks/"),
+       needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/"),
+       start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord"), 20)),
+    # Twilio's client made with the account SID and, beside it, the auth token.
+    _d("api_key",
+       r"\bClient\([ \t]*[\"']AC[0-9a-f]{32}[\"'][ \t]*,[ \t]*[\"']([0-9a-f]{32})[\"']",
+       prefilter=r"Client\([ \t]*[\"']AC[0-9a-f]{32}", group=1, needles=("Client(",),
+       start=_at_literal(("Client(",))),
+    # A Google service account key file's key id (its private key is found by its PEM).
+    _d("secret_assignment", r"\\?\"private_key_id\\?\"[ \t]*:[ \t]*\\?\"([0-9a-f]{40})\\?\"",
+       prefilter=r"private_key_id", group=1, needles=("private_key_id",),
+       start=_at_literal(("private_key_id",), 2)),
     # Also in prose: "my bearer is ...", "bearer token: ...". A token has a digit or mixed
     # case, so "basic configuration-management" stays.
     _d("bearer_token",
@@ -626,22 +676,72 @@ DETECTORS: tuple[Detector, ...] = (
     # Passwords on command lines: --password X, mysql -pX, redis-cli -a X, sshpass -p X,
     # docker login -p X, htpasswd -b file user X.
     _d("secret_assignment",
-       r"(?:(?<![\w-])--(?:password|passwd|pass)(?![\w-])(?:=|[ \t]+)"
+       r"(?:(?<![\w-])--(?:password|passwd|pass|access-token|api-key|auth-token|token"
+       r"|client-secret|secret)(?![\w-])(?:=|[ \t]+)"
+       r"|(?<![\w-])wandb[ \t]+login(?:[ \t]+--[\w-]+)*[ \t]+"
        r"|(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p(?=\S)"
        r"|(?<![\w-])redis-cli\b[^\n|;&]*?[ \t]-a[ \t]+"
        r"|(?<![\w-])sshpass[ \t]+-p[ \t]*"
        r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])htpasswd[ \t]+-\w*b\w*(?:[ \t]+[^\s-]\S*){2}[ \t]+"
        r"|(?<![\w-])curl\b[^\n|;&]*?[ \t](?:-u|--user)[ \t]+['\"]?[^\s:'\"]*:"
-       r"|(?<![\w-])az[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+)"
+       r"|(?<![\w-])az[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
+       r"|(?<![\w-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+)"
        r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)", v.secret_value_ok,
-       prefilter=r"--pass|mysql|mariadb|redis-cli|sshpass|docker|htpasswd|curl|az[ \t]+login",
-       group=1, needles=("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
-                         "htpasswd", "curl", "login"),
-       start=_at_literal(("--pass", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
-                          "htpasswd", "curl", "az")),
-       starts=((r"--pas|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]", 5),
+       prefilter=r"--(?:pass|access-token|api-key|auth-token|token|client-secret|secret)"
+                 r"|mysql|mariadb|redis-cli|sshpass|docker|htpasswd|curl|az[ \t]+login"
+                 r"|rabbitmqctl|wandb", group=1,
+       needles=("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd",
+                "curl", "login", "rabbitmqctl"),
+       start=_at_literal(("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
+                          "htpasswd", "curl", "az", "rabbitmqctl", "wandb")),
+       starts=((r"--[a-z]{3}|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]|rabbi"
+                r"|wandb", 5),
                (r"az[ \t]", 3))),
+    # Redis's MONITOR prints every command, AUTH's password too: "AUTH" ["user"] "password".
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])\"auth\"(?:[ \t]+\"[^\"\n]*\")?[ \t]+\"([^\"\n]+)\"", v.secret_value_ok,
+       prefilter=r"(?i)\"auth\"[ \t]", group=1, needles=('"auth"', '"AUTH"', '"Auth"'),
+       start=_at_literal(('"auth"',), fold=True)),
+    # Kafka's SASL/PLAIN login with a Confluent Cloud key as the username (16 capitals and
+    # digits; its password is the secret half, found under its key).
+    _d("api_key",
+       r"PlainLoginModule[ \t]+required[ \t]+username[ \t]*=[ \t]*\\?([\"'])([A-Z0-9]{16})\\?\1",
+       v.tokenish, prefilter=r"PlainLoginModule[ \t]+required[ \t]+username", group=2,
+       needles=("PlainLoginModule",), start=_at_literal(("PlainLoginModule",))),
+    # A presigned URL's signature and session token (S3, GCS): whoever holds the URL holds
+    # the access until it expires.
+    _d("secret_assignment",
+       r"(?i)[?&](?:x-amz-signature|x-goog-signature|x-amz-security-token)=([^&\s\"'#<>]{16,})",
+       prefilter=r"(?i)x-(?:amz|goog)-s(?:ignature|ecurity-token)=", group=1,
+       needles=("-Signature=", "-signature=", "-Security-Token=", "-security-token="),
+       start=_at_literal(("x-amz-s", "x-goog-s"), 1, fold=True)),
+    # An Azure storage account's keys as the CLI lists them: {"keyName": "key1", ...,
+    # "value": "<88 characters>"}.
+    _d("secret_assignment",
+       r"\"keyName\"[ \t]*:[ \t]*\"[^\"\n]*\"[^{}]{0,200}?\"value\"[ \t]*:[ \t]*"
+       r"\"([A-Za-z0-9+/]{86}==)\"", prefilter=r"\"keyName\"", group=1,
+       needles=('"keyName"',), start=_at_literal(('"keyName"',))),
+    # A password told with words between it and the verb ("the password I'm using right now
+    # is X"): a password-shaped value only.
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:password|passwd|passcode)(?:[ \t]+[\w']+){1,5}?[ \t]+(?:is|was)"
+       r"[ \t]*:?[ \t]+" + _PROSE_VALUE, v.password_like,
+       prefilter=r"(?i)passw(?:or)?d[ \t][^\r\n]{0,60}[ \t](?:is|was)[ \t]|passcode[ \t]", group=1,
+       needles=("assw", "ASSW", "asscode"), start=_at_literal(("passw", "passcode"), fold=True)),
+    # ... and with no verb ("try my usual password Zebra!Lamp_u6emuT7"): a password-shaped
+    # value that is not a placeholder.
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:password|passwd)[ \t]+([^\s\"',;<>()\[\]{}]{8,64})(?![^\s\"',;<>])",
+       v.told_password, prefilter=r"(?i)passw(?:or)?d[ \t]+[^ \t\r\n]{8}", group=1,
+       needles=("assw", "ASSW"), start=_at_literal(("passw",), fold=True)),
+    # A quoted password, then the word for it ("„X“ – das ist mein neues Passwort", "'X' is
+    # my new password"): a password-shaped value within the clause before the word.
+    _d("secret_assignment",
+       r"(?ai)[„\"“'«「『]([^\s„“”\"'«»「」『』]{8,64})[“”\"'»」』][^\n.!?。！？]{0,30}?"
+       rf"(?:{_PASSWORD_WORDS}|password)", v.password_like,
+       prefilter=r"(?i)[~\"'][^\r\n]{8,100}(?:passw|kennwort|de passe|contrase|senha|wachtwoord"
+                 r"|has[al]o|sandi|aa)", group=1, needles=_PASSWORD_NEEDLES),
     # A secret key printed without "=" (aws configure list, env dumps).
     _d("secret_assignment",
        r"(?i)(?:secret[_ -]?access[_ -]?key|secret[_-]?key)[\"']?(?:[ \t]*\[[^\]\n]*\])?"
@@ -696,7 +796,8 @@ DETECTORS: tuple[Detector, ...] = (
     # or after a login ("Test-Login ist admin / X"): a token with a letter and a digit, and
     # mixed case or a symbol, within the clause.
     _d("secret_assignment",
-       rf"(?ai)(?:{_PASSWORD_WORDS})[^\n.!?。！？]{{0,40}}?[ \t\u3000:：«»„“”\"'「」『』—–/-]"
+       rf"(?ai)(?:{_PASSWORD_WORDS})[^\n.!?。！？]{{0,40}}?"
+       r"[ \t\u3000:：«»„“”\"'「」『』—–/是はが为為는은]"  # a separator, or CJK's "is"
        rf"((?=[^{_TOLD_STOP}]*\d)(?=[^{_TOLD_STOP}]*[^\W\d_])[^{_TOLD_STOP}]{{8,64}})",
        v.password_like, prefilter=_PASSWORD_PREFILTER, group=1,
        needles=_PASSWORD_NEEDLES, start=_at_words(_PASSWORD_STARTS, 2)),
@@ -704,11 +805,18 @@ DETECTORS: tuple[Detector, ...] = (
     # ("llamarme al 680 05 60 64", "手机号是137-0222-6912"): 9 to 12 digits after a word for a
     # phone within the clause.
     _d("phone",
-       rf"(?ai)(?:{_PHONE_WORDS})[^\n\d.!?。！？]{{0,30}}?(?<!\d)"
-       r"(\d{1,5}(?:[ .-]\d{2,5}){1,4})(?!\d|[.-]\d)", lambda s: 9 <= len(v.digits(s)) <= 12,
+       rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=\w)){{0,30}}?(?<!\d)"
+       r"((?:\(\d{1,5}\)|\d{1,5})(?:[ .-]\d{2,5}){1,4})(?!\d|[.-]\d)", v.told_phone_ok,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
        start=_at_words(_PHONE_STARTS, 2)),
+    # A tel: link's number (href="tel:01763807693").
+    # Joiners read as themselves or as spaces give the same matches: the joined pass has
+    # nothing to rescan.
+    _d("phone", r"(?i)(?<![A-Za-z0-9])tel:(\+?[\d(][\d ()._-]{5,20}\d)(?![\d])", v.phone_link_ok,
+       prefilter=r"(?i)tel:\+?[0-9(]", group=1, needles=("tel:", "TEL:", "Tel:"),
+       start=_at_literal(("tel:",), fold=True), joined=_nothing_joined,
+       joined_prefilter=r"(?i)tel:\+?[0-9(]"),
     # ... and in the languages whose verb comes last, the number first ("92006 99787 पर कॉल
     # करें", "090-1234-5678に電話して", "010-1234-5678로 전화"): a word for calling right after.
     _d("phone",
@@ -750,7 +858,7 @@ DETECTORS: tuple[Detector, ...] = (
     # unquoted form below stops at the first space.
     _d("secret_assignment",
        _SECRET_KEY + r"[ \t]*[:=][ \t]*(\\?[\"'])([^\"'\n]*[ \t][^\"'\n]*?)\1" + _NOT_LOGPROBS,
-       group=2,
+       v.secret_value_ok, group=2,
        prefilter=_SECRET_KEY_PREFILTER + r"[ \t]*[:=][ \t]*\\?[\"'][^\"'\n]*[ \t]",
        needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True)),
     # Base64 credentials under an "auth" key (a docker config.json): "user:password" encoded.
@@ -775,11 +883,17 @@ DETECTORS: tuple[Detector, ...] = (
     # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
-       rf"(?<![\w.+%-])[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
+       rf"(?<![\w.+%-])(?<!placeholder=[\"'])[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])",
        prefilter=r"[A-Za-z0-9_.%+-]@[A-Za-z0-9]", needles=("@",),
        start=_at_literal(("@",), 64),  # the local part: at most 64 characters
        joined=_joined_email, joined_prefilter=r"[A-Za-z0-9.%+]@[A-Za-z0-9]"),
+    # A quoted local part (RFC 5321: "siti rahayu"@example.com).
+    _d("email", r"(?<![\w\"])\"[^\"\n@\\]{1,64}\"@"
+       r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?![\w-])",
+       prefilter=r"\"@[A-Za-z0-9]", needles=('"@',),
+       start=_at_literal(('"@',), 66), joined=_joined_email,
+       joined_prefilter=r"\"@[A-Za-z0-9]"),
     # International numbers dialled with 00 instead of +. Before the card detector: a card
     # number never starts with 0, and its checksum blocker would hide the phone number.
     # A separator may follow the 00 ("00 49 30 1234567"), then the country code.
@@ -848,18 +962,23 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
        starts=((r"\+\d", 2),),
        joined=_joined_digits(8, "+"), joined_prefilter=r"\+\d[\d ._()-]{6,20}\d"),
-    _d("phone", r"(?=[\d(])" + _L + r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}" + _R,
+    # Not after "<digits>/": one of a list of figures (HAProxy's timers "0/0/1/32/286 200 1649").
+    _d("phone", r"(?=[\d(])" + _L + r"(?<!\d/)(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}"
+       + _R,
        v.nanp_ok,
        prefilter=r"(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}", digits=True,
        start=_at_class(r"\d", 1), joined=_joined_digits(10),
        starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
-    _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4})" + _R,
+    _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
+       r"|0\d{4,5}[ -]\d{5,6})" + _R,
        lambda s: 10 <= len(v.digits(s)) <= 12,
-       prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}", needles=("0",),
+       prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{4,5}[ -]\d{5}",
+       needles=("0",),
        start=_at_literal(("0",)), joined=_joined_digits(10, "0"),
        starts=_zero_starts("[ -]", "[ .]"), joined_starts=_zero_starts("[ _-]", "[ ._-]"),
-       joined_prefilter=r"0\d{1,4}[ _-]\d{3,4}[ _-]?\d{3,4}|0[1-9](?:[ ._-]\d{2}){4}"),
+       joined_prefilter=r"0\d{1,4}[ _-]\d{3,4}[ _-]?\d{3,4}|0[1-9](?:[ ._-]\d{2}){4}"
+                        r"|0\d{4,5}[ _-]\d{5}"),
 )
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))

@@ -16,12 +16,31 @@ of a full rescan (tests/redaction/test_joined.py checks it on the corpora and a 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .detectors import Detector, Finding, resolve
 from .prefilter import Prefilter
 
-__all__ = ["scan_plain", "spaced"]
+__all__ = ["glued_number", "scan_plain", "spaced"]
+
+
+# An order or ticket code's letters ("ORD-", "INV_"), right before a number.
+_CODE_BEFORE = re.compile(r"[A-Z]{2,}[-_]$")
+
+
+def glued_number(text: str, found: Finding) -> bool:
+    """A phone number the joined reading cut out of an id: after a code's capitals
+    (ORD-0567-919251) or beside more digit groups (076-0424769-6710935). There the joiner is
+    part of the id, not a separator between a word and a value."""
+    if found.kind != "phone":
+        return False
+    start, end = found.start, found.end
+    if _CODE_BEFORE.search(text, max(0, start - 12), start) is not None:
+        return True
+    digit_before = start >= 2 and text[start - 1] in "-_" and text[start - 2].isdigit()
+    digit_after = text[end:end + 1] in ("-", "_") and text[end + 1:end + 2].isdigit()
+    return digit_before or digit_after
 
 
 def spaced(text: str) -> str:
@@ -80,5 +99,6 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
         return found
     new = tuple.__new__  # Finding's own __new__ is a Python function
     extra = [new(Finding, (f.kind, f.start, f.end, text[f.start:f.end])) for f in resolve(joined)
-             if not any(f.start < g.end and g.start < f.end for g in found)]
+             if not any(f.start < g.end and g.start < f.end for g in found)
+             and not glued_number(text, f)]
     return sorted(found + extra, key=lambda f: f.start) if extra else found

@@ -180,9 +180,23 @@ def ssn_ok(candidate: str) -> bool:
 
 
 def phone_digits_ok(candidate: str) -> bool:
-    """E.164 numbers carry 8 to 15 digits after the +, country code first (never 0)."""
+    """E.164 numbers carry 8 to 15 digits after the +, country code first (never 0), and a
+    number after it (a page's "+1-000-000-0000" stands in for one)."""
     numerals = digits(candidate)
-    return 8 <= len(numerals) <= 15 and numerals[0] != "0"
+    return 8 <= len(numerals) <= 15 and numerals[0] != "0" and numerals[1:].strip("0") != ""
+
+
+def told_phone_ok(candidate: str) -> bool:
+    """A number told beside a word for a phone: 9 to 12 digits, not a stand-in of zeros."""
+    numerals = digits(candidate)
+    return 9 <= len(numerals) <= 12 and numerals[1:].strip("0") != ""
+
+
+def phone_link_ok(candidate: str) -> bool:
+    """A tel: link's number: 7 to 15 digits, not a stand-in of zeros."""
+    numerals = digits(candidate)
+    return 7 <= len(numerals) <= 15 and numerals.strip("0") != "" and (
+        not candidate.startswith("+") or phone_digits_ok(candidate))
 
 
 def nanp_ok(candidate: str) -> bool:
@@ -285,14 +299,26 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?")
 
 # Where a configuration reads the secret from: os.environ["X"], os.environ/X (LiteLLM),
 # process.env.X, ${X}, $X, {{ secrets.X }}.
-_REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\$[A-Z_][A-Z0-9_]*$")
+# Percent-encoded in a query string too (%24%7BOPENAI_API_KEY%7D), and Terraform's references
+# (var.db_password, local.creds, module.x.y, data.x.y).
+_REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\$[A-Z_][A-Z0-9_]*$"
+                        r"|%24%7[Bb]|%7[Bb]%7[Bb]|(?:var|local|module|data)\.[A-Za-z_][\w.-]*$")
 
 
 # What stands in a secret's place: what tools print (Terraform's "(sensitive value)", CI's
 # "***", "[REDACTED]") and what documentation writes ("sk-...", "ghp_xxxxxxxx",
 # "YOUR_PASSWORD_HERE", "<your-api-key>", "changeme"). Searched; the last line's are whole values.
+# Terraform's progress words stand where a resource's value would ("..._secret_version.db:
+# Creation complete"), and GitLab prints "[MASKED]", Redis's MONITOR "(redacted)".
 _STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|^your[_-]|[_-]here$|^<|change[_-]?me|^redacted"
-                        r"|^(?:\(sensitive|\*+|\[redacted\]?|x{4,})$", re.IGNORECASE)
+                        r"|^(?:\(sensitive|\(redacted\)|\*+|\[(?:redacted|masked)\]?|x{4,}"
+                        r"|creation|modifications|destruction|still|refreshing|reading)$",
+                        re.IGNORECASE)
+# A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
+# no text a person types starts with the byte 0x02 ("Ag" in base64).
+_SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}")
+# Public by design: Mapbox's pk. tokens and Stripe's publishable keys ship in web pages.
+_PUBLIC = re.compile(r"pk\.eyJ|pk_(?:live|test)_")
 
 
 def secret_value_ok(candidate: str) -> bool:
@@ -300,7 +326,8 @@ def secret_value_ok(candidate: str) -> bool:
     reference to where the secret is kept or what a tool prints in its place."""
     bare = candidate.strip("\"'")
     return (_NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
-            and _REFERENCE.match(bare) is None and _STANDS_IN.search(bare) is None)
+            and _REFERENCE.match(bare) is None and _STANDS_IN.search(bare) is None
+            and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None)
 
 
 def credential_ok(candidate: str) -> bool:
@@ -310,12 +337,17 @@ def credential_ok(candidate: str) -> bool:
             and "***" not in candidate and "redacted" not in lower)
 
 
+def told_password(candidate: str) -> bool:
+    """A password told with no verb or separator: password-shaped and not a stand-in."""
+    return password_like(candidate) and secret_value_ok(candidate)
+
+
 def password_like(candidate: str) -> bool:
     """A password, not a word, a date or a version: a letter and a digit, and mixed case or
     one of the symbols password rules ask for."""
     return (any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
             and ((any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
-                 or any(ch in "!#$%&*~^@+?" for ch in candidate)))
+                 or any(ch in "!#$%&*~^@+?=" for ch in candidate)))
 
 
 def aws_secret_like(candidate: str) -> bool:
