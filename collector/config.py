@@ -95,7 +95,11 @@ RE2_PATTERNS: dict[str, str] = {
                r"|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}"
                r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
                r"|https://hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9_/-]+"
-               r"|pypi-[A-Za-z0-9_-]{50,}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20,})",
+               r"|pypi-[A-Za-z0-9_-]{50,}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20,}"
+               r"|lsv2_(pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|do[por]_v1_[0-9a-f]{64}"
+               r"|sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
+               r"|AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}|[0-9]{8,10}:AA[A-Za-z0-9_-]{33}"
+               r"|https://(canary\.|ptb\.)?discord(app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{60,})",
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)\s+[A-Za-z0-9._~+/-]{16,}=*|"
                     r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z][\w-]*[ \t]+)?"
                     r"[A-Za-z0-9._~+/=-]{12,}",
@@ -117,6 +121,9 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|secret|passw|cookie)[^\"']*[\"'][ \t]*,[ \t]*[\"']value[\"'][ \t]*:"
                          r"[ \t]*(\{[ \t]*[\"']stringValue[\"'][ \t]*:[ \t]*)?[\"'][^\"']{6,}"
                          r"|(-u|--user)[ \t]+['\"]?[^\s:'\"]*:[^\s'\"]+"
+                         r"|[?&](?i:x-amz-signature|x-goog-signature|x-amz-security-token)="
+                         r"[^&\s\"'#<>]{16,}"
+                         r"|\"(?i:auth)\"([ \t]+\"[^\"\n]*\")?[ \t]+\"[^\"\n]+\""
                          r"|(secret|token|passw(or)?d|pwd|key)[\w.-]*[\"']?[ \t]*[:=][ \t]*"
                          r"[\"'][^\"'\n]+[\"']",
     "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}",

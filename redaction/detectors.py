@@ -540,12 +540,12 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
 _PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|m[óo]vil|portable|whatsapp|sms|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llámame|ligue|zadzwo\w*)(?![a-z])|"
                 "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Зз]вон|"
-                r"(?<![a-z])(?:call|ring|text|reach)[ \t]+me(?![a-z])")
+                r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])")
 _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "tel", "TEL", "Tel", "andy", "obil", "OBIL",
                   "elular", "óvil",
                   "ovil", "ortable", "lam", "igue", "adzwo", "sms", "SMS", "hatsapp", "電話",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
-                 "call", "ring", "text", "reach")
+                 "call", "ring", "text")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
 _CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락", "llámame", "llámeme",
                        "llamame")
@@ -559,7 +559,7 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "assword", "sandi")
 _PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "vil", "portable", "whatsapp",
                  "sms", "llam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機", "연락처",
-                 "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call", "ring", "text", "reach")
+                 "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me", "text me")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
 _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
@@ -567,7 +567,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 _PHONE_PREFILTER = (r"(?i)phone|tel|mobil|handy|celular|m[ao]vil|portable|whatsapp|sms|"
-                    r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text|reach)[ \t]+me")
+                    r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
 
