@@ -1,0 +1,72 @@
+"""Operations text the sixth and seventh blind corpora showed: where a secret or a number sits
+in tools' own output, and the look-alikes beside it that must stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.redaction import Redactor
+
+_SIG = "87afca20b2fcb0407fa3267e4d73499bd9469354d082a18dda0c02ae83f03ef9"
+_AZURE = "Ca8ReDz/TSz27PuCEbCt4aEuFVhkPzX6+viF4w9E2oEDc71bhAKXFY8ijhrHqk/vcqL90KFuQC5tq531JXY9bz=="
+
+
+@pytest.fixture(scope="module")
+def redactor() -> Redactor:
+    return Redactor(hash_key=b"test")
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ('1794463564.621551 [0 10.4.195.187:39837] "AUTH" "default" "zvn!6iTwQALAey13XeF"',
+     "zvn!6iTwQALAey13XeF"),
+    ("rabbitmqctl add_user span_exporter 'GvZ4uvfET$g8'", "GvZ4uvfET$g8"),
+    ("sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+     "username='LTG1VLUX8NSME3GM' password='3kF/44JJlrxdnXY65/x';", "LTG1VLUX8NSME3GM"),
+    (f'"GET /b/o?X-Amz-Expires=3600&X-Amz-Signature={_SIG} HTTP/1.1" 206', _SIG),
+    (f'[{{"keyName": "key1", "permissions": "FULL", "value": "{_AZURE}"}}]', _AZURE),
+    ('os.environ["LANGSMITH_API_KEY"] = "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"',
+     "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"),
+    ('ApplicationBuilder().token("7714138339:AAhS7A4PNwsvQh3g0ooVS9MNEBaPzaeV55n").build()',
+     "7714138339:AAhS7A4PNwsvQh3g0ooVS9MNEBaPzaeV55n"),
+    ("doctl auth init --access-token dop_v1_" + "c4" * 32, "dop_v1_" + "c4" * 32),
+    ("RUN wandb login 946573bc9d8a8314c20fc0d769e529c74999886f",
+     "946573bc9d8a8314c20fc0d769e529c74999886f"),
+    ('<a href="tel:01763807693">call now</a>', "01763807693"),
+    ('To: "fatima alsayed"@brightpath.consulting', '"fatima alsayed"@brightpath.consulting'),
+    ("queue=voice customer_ref=KzEgNjE3LTQ0OS0yNTI3 retry_in=300s", "KzEgNjE3LTQ0OS0yNTI3"),
+    ('{"contact": {"phone": "(31) 99481-3461"}}', "99481-3461"),
+    ("Can the courier ring me on 81 7661 6779 when they arrive?", "81 7661 6779"),
+    ("Caller asked us to use 076489 74564 from now on", "076489 74564"),
+    ("The password I'm using right now is nopal&9217quartz and it fails", "nopal&9217quartz"),
+    ("„CNHlnbOT_8XbvLBOBcF8qs“ – das ist mein neues Passwort", "CNHlnbOT_8XbvLBOBcF8qs"),
+    ("我的密码是Winter!7739quartz，手机号", "Winter!7739quartz"),
+    ("Password baru saya: C+5a1Z39y1zoCTau (jangan disebar).", "C+5a1Z39y1zoCTau"),
+    ("I forgot my login, try my usual password Zebra!Lamp_u6emuT7", "Zebra!Lamp_u6emuT7"),
+])
+def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
+    assert value not in redactor.redact_text(text, {})
+
+
+@pytest.mark.parametrize("text", [
+    "2026-11-26T22:45:31Z Cache restored from key: pip-Linux-52b51df72f25b9a747c74251fe7dbe18db9"
+    "abc70bb99cb544da66dd61dc8e505",
+    "auth:\n  existingSecret: gateway-creds\n  existingSecretPasswordKey: password",
+    '"GET /v1/usage?token_count=512&page_token=cGFnZToy HTTP/1.1" 200',
+    "$ echo \"CI_JOB_TOKEN=$CI_JOB_TOKEN\"\nCI_JOB_TOKEN=[MASKED]",
+    "aws_secretsmanager_secret_version.db: Creation complete after 1s [id=arn:aws:"
+    "secretsmanager:eu-west-1:650314257839:secret:prod/db-zNbp1Y|a757e032-6cfe]",
+    "fe_api be_models/srv2 0/0/1/32/286 200 1649 - - ----",
+    '"GET /v1/models?api_key=%24%7BOPENAI_API_KEY%7D HTTP/1.1" 401',
+    '{"api_key_set": true, "api_key_sha256": "9921ed8336cf372d"}',
+    "  access_key = var.aws_access_key_id",
+    "Order 076-0424769-6710935, ISBN 9787099338191",
+    "binding parameter [1] as [VARCHAR] - [ORD-0567-919251]",
+    "kind: SealedSecret\nspec:\n  encryptedData:\n    api-key: Ag" + "B7x+Q" * 60,
+    '<a href="tel:+1-000-000-0000" class="disabled">soon</a>',
+    '<input type="email" name="email" placeholder="you@company.com" required>',
+    'export GROQ_API_KEY="$(op read op://ml/groq/credential)"',
+    'mapboxgl.accessToken = "pk.eyJ1IjoiYWNtZSIsImEiOiJxZGUxb3JiaWpjY2xycWl0ZGRqeXAifQ.3UdNgiH2t";',
+    "la password è stata cambiata",
+])
+def test_the_look_alike_stays(redactor: Redactor, text: str) -> None:
+    assert redactor.redact_text(text, {}) == text
