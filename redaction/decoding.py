@@ -14,7 +14,8 @@ from typing import Any
 
 from .validators import b64_text
 
-__all__ = ["BASE64_IN_URL", "PercentView", "base64_tokens", "map_back", "percent_view"]
+__all__ = ["BASE64_IN_URL", "PercentView", "base64_tokens", "map_back", "percent_view",
+           "unicode_view"]
 
 # %2540 is "%40" once decoded, "@" twice; a URL carried inside another URL's query adds a
 # level. Each level costs a pass only where "%" is left.
@@ -200,3 +201,29 @@ def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
         if fresh(*match.span(1)) and (decoded := b64_text(token)) is not None \
                 and len(decoded) >= 6:
             yield match.start(1), match.end(1), decoded
+
+
+# JSON's \uXXXX escapes: Python's json.dumps writes every non-ASCII character so by default
+# (ensure_ascii), so a prompt in Japanese reaches a log line as "\u30d1\u30b9\u30ef...". Any
+# run of backslashes may lead the u: an escape escaped again (JSON inside a JSON string).
+_U_ESCAPE = re.compile(r"\\+u([0-9A-Fa-f]{4})")
+
+
+def unicode_view(text: str) -> tuple[str, list[int]] | None:
+    """``text`` with its \\uXXXX escapes decoded, and where each decoded character starts in
+    ``text`` (with one more entry: its end); None when it holds no escape."""
+    parts: list[str] = []
+    starts: list[int] = []
+    pos = 0
+    for match in _U_ESCAPE.finditer(text):
+        at = match.start()
+        parts.append(text[pos:at])
+        starts.extend(range(pos, at))
+        parts.append(chr(int(match.group(1), 16)))
+        starts.append(at)
+        pos = match.end()
+    if not parts:
+        return None
+    parts.append(text[pos:])
+    starts.extend(range(pos, len(text) + 1))
+    return "".join(parts), starts

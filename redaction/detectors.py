@@ -823,7 +823,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?a)(?<![\d.])(\d{2,5}(?:[ .-]\d{2,5}){1,4})(?![\d])[^\n\d.!?。！？A-Za-z]{0,8}?"
        rf"(?:{_CALL_AFTER})", lambda s: 9 <= len(v.digits(s)) <= 12,
        prefilter=_CALL_AFTER_PREFILTER, group=1, needles=_CALL_AFTER_NEEDLES, digits=True,
-       start=_at_class(r"\d"), joined=_joined_digits(9), joined_prefilter=_CALL_AFTER_PREFILTER),
+       start=_at_class(r"\d"), joined=_joined_digits(9),
+       joined_prefilter=_CALL_AFTER_PREFILTER.replace("[ .-]", "[ ._-]")),
     # Every value of a Cookie or Set-Cookie header: session ids are bearer credentials.
     _d("secret_assignment",
        r"(?i)(?<![\w-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?[ \t]*[:=]"

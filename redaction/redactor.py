@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequenc
 from enum import Enum, StrEnum
 from typing import Any
 
-from .decoding import base64_tokens, map_back, percent_view
+from .decoding import base64_tokens, map_back, percent_view, unicode_view
 from .detectors import DETECTORS, Detector, Finding, prefilter_for
 from .joined import scan_plain
 from .policy import Action, Policy
@@ -114,6 +114,8 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         # value never spans a raw space (a space in it is %20).
         for word in _encoded_words(text):
             extra += _decoded_findings(word.group(), word.start(), detectors, prefilter)
+    if "\\u" in text:
+        extra += _unicode_findings(text, detectors, prefilter)
     for start, end, plain in base64_tokens(text, found):
         inside = scan_plain(plain, detectors, prefilter)
         if inside:
@@ -161,6 +163,20 @@ def _decoded_findings(text: str, offset: int, detectors: tuple[Detector, ...],
         if inside:
             start, end = map_back(views, start, end)
             out.append(Finding(inside[0].kind, offset + start, offset + end, text[start:end]))
+    return out
+
+
+def _unicode_findings(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
+                      ) -> list[Finding]:
+    """Findings in what ``text``'s \\uXXXX escapes decode to, as spans of ``text``."""
+    view = unicode_view(text)
+    if view is None:
+        return []
+    inner, starts = view
+    out = []
+    for f in scan_plain(inner, detectors, prefilter):
+        start, end = starts[f.start], starts[f.end]
+        out.append(Finding(f.kind, start, end, text[start:end]))
     return out
 
 
