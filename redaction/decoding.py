@@ -14,8 +14,16 @@ from typing import Any
 
 from .validators import b64_text
 
-__all__ = ["BASE64_IN_URL", "PercentView", "base64_tokens", "map_back", "percent_view",
-           "unicode_view"]
+__all__ = [
+    "BASE64_IN_URL",
+    "FULLWIDTH",
+    "PercentView",
+    "base64_tokens",
+    "has_fullwidth_digits",
+    "map_back",
+    "percent_view",
+    "unicode_view",
+]
 
 # %2540 is "%40" once decoded, "@" twice; a URL carried inside another URL's query adds a
 # level. Each level costs a pass only where "%" is left.
@@ -227,3 +235,15 @@ def unicode_view(text: str) -> tuple[str, list[int]] | None:
     parts.append(text[pos:])
     starts.extend(range(pos, len(text) + 1))
     return "".join(parts), starts
+
+
+# Full-width forms (U+FF01-FF5E) and the ideographic space, as East Asian input methods type
+# them ("０９０－６７２８－８７０２", "５３３９\u3000９４７３..."): read as their ASCII twins,
+# one character for one, so positions hold.
+FULLWIDTH = {**{cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}, 0x3000: 0x20}
+_FULLWIDTH_DIGITS = frozenset(chr(cp) for cp in range(0xFF10, 0xFF1A))
+
+
+def has_fullwidth_digits(text: str) -> bool:
+    """Whether ``text`` holds a full-width digit (the only reason to read it again)."""
+    return not text.isascii() and not _FULLWIDTH_DIGITS.isdisjoint(text)

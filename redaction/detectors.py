@@ -403,7 +403,7 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
 _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|len)\b)"
                      # a page's place in a listing (page_token, nextPageToken, NextToken)
                      + "".join(rf"(?<!{w}[_ -]token)(?<!{w}token)" for w in (
-                         "page", "next", "continuation", "sync", "resume")))
+                         "page", "next", "continuation", "sync", "resume", "progress")))
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "primary", "foreign", "idempotency", "dedup",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
@@ -411,7 +411,7 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "from", "saved with", "input"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
 _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!\d:secret)|"
-                 + _NOT_TOKEN_COUNTS + r"|passw(?:or)?d|pwd|"
+                 r"(?<![a-z])pass(?![a-z])|" + _NOT_TOKEN_COUNTS + r"|passw(?:or)?d|pwd|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                  r"client[_-]?secret|key(?<![a-z0-9]key)" + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
@@ -422,7 +422,7 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "name", "names", "header", "file", "path", "dir", "ref", "env", "url", "uri", "endpoint",
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
     "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias", "hash",
-    "fingerprint", "sha1", "sha256", "sha512", "md5", "digest", "checksum",
+    "fingerprint", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "slug",
     # a service's name (arn:aws:secretsmanager:..., "secret_manager": "vault")
     "manager",
     # Helm's existingSecret: the name of a Kubernetes Secret that holds it
@@ -435,11 +435,11 @@ _NOT_LOGPROBS = r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 # syntax, a necessary condition for it.
 _SECRET_KEY = rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\*[\"']?"
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|token|"
-                         r"passw(?:or)?d|pwd|credentials?|"
+                         r"passw(?:or)?d|pass|pwd|credentials?|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                          r"client[_-]?secret|key|sig)[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
-_SECRET_STARTS = ("api", "app", "secret", "token", "passw", "pwd", "credential", "auth",
+_SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "credential", "auth",
                   "access", "account", "private", "client", "key", "sig")
 # A value ends at a separator or where a JSON object or array closes ("total_tokens": 8370}}).
 # Word characters for addresses in any script: \w plus the combining vowel signs and marks
@@ -537,12 +537,13 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
                      "पासवर्ड", "كلمة المرور", "ifre", "ösenord", "assord", "alasana", "eslo",
                      "ogin", "assword", "ASSWORD")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
-_PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|m[óo]vil|portable|whatsapp|sms|"
+_PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|cellulare|m[óo]vil|portable|"
+                r"whatsapp|sms|(?:my|new|cell|mobile|phone)[ \t]+number|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llámame|ligue|zadzwo\w*)(?![a-z])|"
                 "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Зз]вон|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])")
-_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "tel", "TEL", "Tel", "andy", "obil", "OBIL",
-                  "elular", "óvil",
+_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "umber", "UMBER", "ellulare", "tel", "TEL",
+                  "Tel", "andy", "obil", "OBIL", "elular", "óvil",
                   "ovil", "ortable", "lam", "igue", "adzwo", "sms", "SMS", "hatsapp", "電話",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
                  "call", "ring", "text")
@@ -557,7 +558,8 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "पासवर्ड",
                     "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin",
                     "assword", "sandi")
-_PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "vil", "portable", "whatsapp",
+_PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "cellulare", "vil", "portable",
+                 "whatsapp", "my number", "new number", "cell number",
                  "sms", "llam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機", "연락처",
                  "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me", "text me")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
@@ -566,7 +568,8 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"ifre|senord|passord|salasana|heslo|login|aa|"
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
-_PHONE_PREFILTER = (r"(?i)phone|tel|mobil|handy|celular|m[ao]vil|portable|whatsapp|sms|"
+_PHONE_PREFILTER = (r"(?i)phone|tel|mobil|handy|celular|cellulare|m[ao]vil|portable|whatsapp|sms|"
+                    r"(?:my|new|cell) number|"
                     r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
@@ -651,9 +654,9 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord"), 20)),
     # Twilio's client made with the account SID and, beside it, the auth token.
     _d("api_key",
-       r"\bClient\([ \t]*[\"']AC[0-9a-f]{32}[\"'][ \t]*,[ \t]*[\"']([0-9a-f]{32})[\"']",
-       prefilter=r"Client\([ \t]*[\"']AC[0-9a-f]{32}", group=1, needles=("Client(",),
-       start=_at_literal(("Client(",))),
+       r"\bClient(?:\.new)?\([ \t]*[\"']AC[0-9a-f]{32}[\"'][ \t]*,[ \t]*[\"']([0-9a-f]{32})[\"']",
+       prefilter=r"Client(?:\.new)?\([ \t]*[\"']AC[0-9a-f]{32}", group=1,
+       needles=("Client(", "Client.new("), start=_at_literal(("Client",))),
     # A Google service account key file's key id (its private key is found by its PEM).
     _d("secret_assignment", r"\\?\"private_key_id\\?\"[ \t]*:[ \t]*\\?\"([0-9a-f]{40})\\?\"",
        prefilter=r"private_key_id", group=1, needles=("private_key_id",),
@@ -685,6 +688,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])htpasswd[ \t]+-\w*b\w*(?:[ \t]+[^\s-]\S*){2}[ \t]+"
        r"|(?<![\w-])curl\b[^\n|;&]*?[ \t](?:-u|--user)[ \t]+['\"]?[^\s:'\"]*:"
+       r"|(?<![\w-])curl\b[^\n|&]*?[ \t](?:-b|--cookie)[ \t]+"
        r"|(?<![\w-])az[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+)"
        r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)", v.secret_value_ok,
@@ -725,9 +729,10 @@ DETECTORS: tuple[Detector, ...] = (
     # A password told with words between it and the verb ("the password I'm using right now
     # is X"): a password-shaped value only.
     _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:password|passwd|passcode)(?:[ \t]+[\w']+){1,5}?[ \t]+(?:is|was)"
+       r"(?i)(?<![\w-])(?:password|passwd|passcode)(?:,?[ \t]+[\w']+){1,5}?[ \t]+(?:is|was)"
        r"[ \t]*:?[ \t]+" + _PROSE_VALUE, v.password_like,
-       prefilter=r"(?i)passw(?:or)?d[ \t][^\r\n]{0,60}[ \t](?:is|was)[ \t]|passcode[ \t]", group=1,
+       prefilter=r"(?i)passw(?:or)?d,?[ \t][^\r\n]{0,60}[ \t](?:is|was)[ \t]|passcode,?[ \t]",
+       group=1,
        needles=("assw", "ASSW", "asscode"), start=_at_literal(("passw", "passcode"), fold=True)),
     # ... and with no verb ("try my usual password Zebra!Lamp_u6emuT7"): a password-shaped
     # value that is not a placeholder.
@@ -806,10 +811,14 @@ DETECTORS: tuple[Detector, ...] = (
     # phone within the clause.
     _d("phone",
        rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=\w)){{0,30}}?(?<!\d)"
-       r"((?:\(\d{1,5}\)|\d{1,5})(?:[ .-]\d{2,5}){1,4})(?!\d|[.-]\d)", v.told_phone_ok,
+       r"((?:\(\d{1,5}\)|\d{1,5})(?:[ .-]\d{2,8}){1,4})(?!\d|[.-]\d)", v.told_phone_ok,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
        start=_at_words(_PHONE_STARTS, 2)),
+    # A Brazilian mobile number as Brazil writes it: "(21) 92408-6939".
+    _d("phone", r"(?<![\w(])\(\d{2}\) ?9\d{4}-\d{4}(?![\w-])", prefilter=r"\(\d{2}\) ?9\d{4}-\d{4}",
+       needles=("(",), digits=True, start=_at_literal(("(",)), joined=_nothing_joined,
+       joined_prefilter=r"\(\d{2}\) ?9\d{4}[_-]\d{4}"),
     # A tel: link's number (href="tel:01763807693").
     # Joiners read as themselves or as spaces give the same matches: the joined pass has
     # nothing to rescan.
@@ -827,10 +836,41 @@ DETECTORS: tuple[Detector, ...] = (
        joined_prefilter=_CALL_AFTER_PREFILTER.replace("[ .-]", "[ ._-]")),
     # Every value of a Cookie or Set-Cookie header: session ids are bearer credentials.
     _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?[ \t]*[:=]"
+       r"(?i)(?<![\w-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?[ \t]*[:=]>?"
        r"[ \t]*[\"']?([^\r\n\"'=]+=[^\r\n\"']*[^\s\"';])",
        prefilter=r"(?i)cookie", group=1, needles=("ookie", "OOKIE"),
        start=_at_literal(("cookie",), 4, fold=True)),
+    # A session cookie by its name, wherever it is (document.cookie, curl -b, a Rails
+    # header dump): sessionid, JSESSIONID, PHPSESSID, connect.sid, <app>_session.
+    _d("secret_assignment",
+       r"(?i)(?<![\w.-])(?:[\w-]*_session|sessionid|session_id|jsessionid|phpsessid|connect\.sid"
+       r"|asp\.net_sessionid)=([^;\s\"'&,]{16,})", v.secret_value_ok,
+       prefilter=r"(?i)(?:_session|sessionid|session_id|phpsessid|connect\.sid)=", group=1,
+       needles=("ession", "ESSION", "SESSID", "sessid", "connect.sid"),
+       start=_at_literal(("session", "sessid", "connect.sid"), 30, fold=True)),
+    # A session's key in a store (Redis MONITOR: "SET" "sess:EA3B2EC1...").
+    _d("secret_assignment", r"(?i)(?<![\w-])sess(?:ion)?:([A-Za-z0-9_-]{24,})(?![\w-])",
+       v.tokenish, prefilter=r"(?i)sess(?:ion)?:[A-Za-z0-9_-]{24}", group=1,
+       needles=("sess:", "session:", "SESS:", "SESSION:"),
+       start=_at_literal(("sess",), fold=True)),
+    # Secrets passed by position: a JWT's signing key (jwt.sign(payload, 'k'), jwt.encode(...,
+    # "k", algorithm=...), Keys.hmacShaKeyFor("k"...)), a login's password (smtplib's
+    # server.login("user", "pw")), PDO's third argument.
+    _d("secret_assignment",
+       r"\bjwt\.(?:sign|encode)\(.{0,300}?,[ \t]*(['\"])([^'\"\n]{8,})\1[ \t]*[,)]",
+       v.secret_value_ok, prefilter=r"jwt\.(?:sign|encode)\(", group=2, needles=("jwt.",),
+       start=_at_literal(("jwt.",))),
+    _d("secret_assignment", r"\bhmacShaKeyFor\([ \t]*(['\"])([^'\"\n]{8,})\1",
+       v.secret_value_ok, prefilter=r"hmacShaKeyFor\(", group=2, needles=("hmacShaKeyFor(",),
+       start=_at_literal(("hmacShaKeyFor(",))),
+    _d("secret_assignment",
+       r"\.login\([ \t]*(['\"])[^'\"\n]*\1[ \t]*,[ \t]*(['\"])([^'\"\n]{6,})\2[ \t]*\)",
+       v.secret_value_ok, prefilter=r"\.login\(", group=3, needles=(".login(",),
+       start=_at_literal((".login(",))),
+    _d("secret_assignment",
+       r"\bnew[ \t]+PDO\([ \t]*(['\"])[^'\"\n]*\1[ \t]*,[ \t]*(['\"])[^'\"\n]*\2[ \t]*,[ \t]*"
+       r"(['\"])([^'\"\n]+)\3", v.secret_value_ok, prefilter=r"PDO\(", group=4,
+       needles=("PDO(",), start=_at_literal(("new",))),
     # .netrc: "machine h login u password p".
     _d("secret_assignment", r"(?<![\w-])login[ \t]+\S+[ \t]+password[ \t]+(\S+)",
        prefilter=r"login[ \t]+[^ \t\r\n]+[ \t]+password[ \t]", group=1, needles=("password",),
@@ -869,7 +909,7 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("auth", "AUTH", "Auth"), start=_at_literal(("auth",), fold=True),
        starts=((r"(?i)auth", 4),)),
     _d("secret_assignment",
-       _SECRET_KEY + r"\s*[:=]\s*(?:\\*[\"'])?"
+       _SECRET_KEY + r"\s*(?:[:?]=|[:=])\s*(?:\\*[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|{_INNER_QUOTE}"
        rf"|&(?![\w.-]*=)){{6,}}+)"
@@ -924,6 +964,12 @@ DETECTORS: tuple[Detector, ...] = (
                       (_ND + r"[1-9]\d{3}[ _-](?:\d{4}[ _-]\d{4}[ _-]\d|\d{6}[ _-]\d{4})", 16)),
        joined=_joined_digits(13),
        joined_prefilter=r"\d{13}|\d{4}[ _-]\d{4}[ _-]\d{4}[ _-]\d|\d{4}[ _-]\d{6}[ _-]\d{4}"),
+    # A card number typed with a space between its digits ("4 0 2 4 4 5 6 1 ...").
+    _d("credit_card", r"(?<!\d)(?<!\d )[1-9](?: \d){12,18}(?! ?\d)", v.payment_card_ok,
+       prefilter=r"\d \d \d \d \d \d \d \d \d \d \d \d \d", checksummed=True, digits=True,
+       start=_at_class("[1-9]", within=r"\d"), joined=_joined_digits(13),
+       joined_prefilter=r"\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d"
+                        r"[ _-]\d[ _-]\d"),
     _d("us_ssn", r"(?=\d)" + _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
        prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True, start=_at_class(r"\d"),
        starts=((_ND + r"\d{3}[- ]\d{2}[- ]\d{4}", 11),),
@@ -972,14 +1018,15 @@ DETECTORS: tuple[Detector, ...] = (
        starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
-       r"|0\d{4,5}[ -]\d{5,6})" + _R,
+       r"|0\d{4,5}[ -]\d{5,6}|0\d{3} \d{3} \d{2} \d{2})" + _R,
        lambda s: 10 <= len(v.digits(s)) <= 12,
-       prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{4,5}[ -]\d{5}",
+       prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{4,5}[ -]\d{5}"
+                 r"|0\d{3} \d{3} \d{2} \d{2}",
        needles=("0",),
        start=_at_literal(("0",)), joined=_joined_digits(10, "0"),
        starts=_zero_starts("[ -]", "[ .]"), joined_starts=_zero_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"0\d{1,4}[ _-]\d{3,4}[ _-]?\d{3,4}|0[1-9](?:[ ._-]\d{2}){4}"
-                        r"|0\d{4,5}[ _-]\d{5}"),
+                        r"|0\d{4,5}[ _-]\d{5}|0\d{3}[ _-]\d{3}[ _-]\d{2}[ _-]\d{2}"),
 )
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))

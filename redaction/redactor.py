@@ -16,7 +16,14 @@ from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequenc
 from enum import Enum, StrEnum
 from typing import Any
 
-from .decoding import base64_tokens, map_back, percent_view, unicode_view
+from .decoding import (
+    FULLWIDTH,
+    base64_tokens,
+    has_fullwidth_digits,
+    map_back,
+    percent_view,
+    unicode_view,
+)
 from .detectors import DETECTORS, Detector, Finding, prefilter_for
 from .joined import scan_plain
 from .policy import Action, Policy
@@ -116,6 +123,8 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
             extra += _decoded_findings(word.group(), word.start(), detectors, prefilter)
     if "\\u" in text:
         extra += _unicode_findings(text, detectors, prefilter)
+    if has_fullwidth_digits(text):
+        extra += scan_plain(text.translate(FULLWIDTH), detectors, prefilter)
     for start, end, plain in base64_tokens(text, found):
         inside = scan_plain(plain, detectors, prefilter)
         if inside:
@@ -173,6 +182,8 @@ def _unicode_findings(text: str, detectors: tuple[Detector, ...], prefilter: Pre
     if view is None:
         return []
     inner, starts = view
+    if has_fullwidth_digits(inner):
+        inner = inner.translate(FULLWIDTH)  # one character for one: the starts still hold
     out = []
     for f in scan_plain(inner, detectors, prefilter):
         start, end = starts[f.start], starts[f.end]

@@ -228,6 +228,10 @@ def _ipv4_scope(candidate: str) -> str | None:
     # 127/8 is loopback, 224/4 multicast groups and 240/4 reserved (255.255.255.255 too).
     if a in (0, 127) or a >= 224:
         return "nobody"
+    # x.y.0.0 is a /16 network's own address, and the shape of a four-part version
+    # (AssemblyVersion("5.3.0.0")): no host.
+    if candidate.endswith(".0.0"):
+        return "nobody"
     # RFC 1918, carrier-grade NAT (RFC 6598, pod networks use it) and link-local: addresses
     # the Internet does not route, i.e. a cluster's pods, services and nodes.
     if (a == 10 or (a == 172 and 16 <= b <= 31) or (a == 192 and b == 168)
@@ -289,7 +293,7 @@ def ipv6_private_ok(candidate: str) -> bool:
 # A value that names a secret instead of holding one: Kubernetes' "key: api-key" in a
 # secretKeyRef, "auth: token", "credentials: db-password".
 _NAMES_A_SECRET = re.compile(
-    r"(?i)(?:[a-z0-9]+[-_.])*(?:api[-_]?key|apikey|passw(?:or)?d|token|secret|credentials?|"
+    r"(?i)(?:[a-z0-9]+[-_.])*(?:api[-_]?key|apikey|passw(?:or)?d|pass|token|secret|credentials?|"
     r"(?:access|secret|private|auth)[-_]?key|client[-_]?secret)s?")
 
 
@@ -311,23 +315,36 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # Terraform's progress words stand where a resource's value would ("..._secret_version.db:
 # Creation complete"), and GitLab prints "[MASKED]", Redis's MONITOR "(redacted)".
 _STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|^your[_-]|[_-]here$|^<|change[_-]?me|^redacted"
-                        r"|^(?:\(sensitive|\(redacted\)|\*+|\[(?:redacted|masked)\]?|x{4,}"
+                        r"|replace[_-]?me"
+                        r"|^(?:\(sensitive|\(redacted\)?|\*+|\[(?:redacted|masked)\]?|x{4,}"
                         r"|creation|modifications|destruction|still|refreshing|reading)$",
                         re.IGNORECASE)
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}")
-# Public by design: Mapbox's pk. tokens and Stripe's publishable keys ship in web pages.
-_PUBLIC = re.compile(r"pk\.eyJ|pk_(?:live|test)_")
+# Public by design: Mapbox's pk. tokens and Stripe's publishable keys ship in web pages; public
+# keys and certificates; values encrypted at rest (SOPS's ENC[AES256_GCM,...], Ansible's
+# !vault).
+_PUBLIC = re.compile(r"pk\.eyJ|pk_(?:live|test)_|-----BEGIN (?:PUBLIC KEY|CERTIFICATE)"
+                     r"|ssh-(?:ed25519|rsa) AAAA|ENC\[|!vault")
+# Code, not a value: a call or a path through names (System.getenv(, re.compile(, std::env::var(,
+# Rails.application.credentials.dig(, Aws::InstanceProfileCredentials.new).
+# A key's id, not the key: 8, 16 or 40 capital hex digits (a GPG key id or fingerprint).
+_KEY_ID = re.compile(r"(?=[0-9A-F]*[A-F])(?=[0-9A-F]*\d)(?:[0-9A-F]{8}|[0-9A-F]{16}|[0-9A-F]{40})")
+# A PEM block's first word: the private key detector finds the block whole.
+_PEM_START = "-----BEGIN"
+_CODE = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+\(|[A-Za-z_]\w*::[A-Za-z_]")
 
 
 def secret_value_ok(candidate: str) -> bool:
     """A value under a secret's key that is not just the name of one, a file's path, a
     reference to where the secret is kept or what a tool prints in its place."""
-    bare = candidate.strip("\"'")
+    bare = candidate.strip("\"'").rstrip(")")
     return (_NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
             and _REFERENCE.match(bare) is None and _STANDS_IN.search(bare) is None
-            and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None)
+            and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None
+            and _CODE.match(bare) is None and _KEY_ID.fullmatch(bare) is None
+            and not bare.startswith(_PEM_START))
 
 
 def credential_ok(candidate: str) -> bool:
@@ -338,8 +355,11 @@ def credential_ok(candidate: str) -> bool:
 
 
 def told_password(candidate: str) -> bool:
-    """A password told with no verb or separator: password-shaped and not a stand-in."""
-    return password_like(candidate) and secret_value_ok(candidate)
+    """A password told with no verb or separator: password-shaped (or mixed case with two of
+    the symbols password rules ask for: "*JxQlav$%!yxq") and not a stand-in."""
+    symbols = sum(ch in "!#$%&*~^@+?=" for ch in candidate)
+    mixed = (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
+    return (password_like(candidate) or (mixed and symbols >= 2)) and secret_value_ok(candidate)
 
 
 def password_like(candidate: str) -> bool:

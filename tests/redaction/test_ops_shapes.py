@@ -45,7 +45,8 @@ def redactor() -> Redactor:
     ("Password baru saya: C+5a1Z39y1zoCTau (jangan disebar).", "C+5a1Z39y1zoCTau"),
     ("I forgot my login, try my usual password Zebra!Lamp_u6emuT7", "Zebra!Lamp_u6emuT7"),
     # JSON's \uXXXX escapes (Python's json.dumps by default), once and escaped again
-    (json.dumps({"content": "「ffI9y0ebsBXc1lSHW%w5HZ4」が仮パスワードです"}), "ffI9y0ebsBXc1lSHW%w5HZ4"),
+    (json.dumps({"content": "「ffI9y0ebsBXc1lSHW%w5HZ4」が仮パスワードです"}),
+     "ffI9y0ebsBXc1lSHW%w5HZ4"),
     (json.dumps({"m": json.dumps({"content": "電話は090-1234-5678"})}), "090-1234-5678"),
 ])
 def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
