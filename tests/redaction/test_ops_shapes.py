@@ -1,4 +1,4 @@
-"""Operations text the sixth and seventh blind corpora showed: where a secret or a number sits
+"""Operations text the sixth to ninth blind corpora showed: where a secret or a number sits
 in tools' own output, and the look-alikes beside it that must stay."""
 
 from __future__ import annotations
@@ -48,6 +48,32 @@ def redactor() -> Redactor:
     (json.dumps({"content": "「ffI9y0ebsBXc1lSHW%w5HZ4」が仮パスワードです"}),
      "ffI9y0ebsBXc1lSHW%w5HZ4"),
     (json.dumps({"m": json.dumps({"content": "電話は090-1234-5678"})}), "090-1234-5678"),
+    # the eighth and ninth corpora: payloads, code and configuration
+    ("my card is 4 0 2 4 4 5 6 1 5 1 9 6 8 0 4 5 (spaced out)", "4 0 2 4 4 5 6 1 5 1 9 6 8 0 4 5"),
+    ("カード番号：５３３９\u3000９４７３\u3000５５５０\u3000８４３６（有効期限）",
+     "５３３９\u3000９４７３\u3000５５５０\u3000８４３６"),
+    ("電話番号は０９０－６７２８－８７０２です", "０９０－６７２８－８７０２"),
+    ("reset my password, the old one was zEalhq8eeWODeN32", "zEalhq8eeWODeN32"),
+    ("Username lukas, password *JxQlav$%!yxq. Is it locked?", "*JxQlav$%!yxq"),
+    ('result: "sessionid=vyUMKDGi6-ffazjo7fM8lb-ncHh12ur3goGULOt1; django_language=en"',
+     "vyUMKDGi6-ffazjo7fM8lb-ncHh12ur3goGULOt1"),
+    ('"SET" "sess:EA3B2EC10D50B4651B89B95B9545D721" "{}"', "EA3B2EC10D50B4651B89B95B9545D721"),
+    ("curl https://x.example.app/api -b 'connect.sid=7064C1FB8225D3AEFC0C3DC995A8FFD7; _ga=1'",
+     "7064C1FB8225D3AEFC0C3DC995A8FFD7"),
+    ("return jwt.sign({ uid: user.id }, 'G2JOGVulv7Le1IpDto5q10yUs5Y7YjRx', { expiresIn: '15m' });",
+     "G2JOGVulv7Le1IpDto5q10yUs5Y7YjRx"),
+    ('server.login("madeyemi@harborline.app", "HNrYqKJSobsHISsnME55sk2k")',
+     "HNrYqKJSobsHISsnME55sk2k"),
+    ('new PDO("mysql:host=db;dbname=shop", "shop", "8eFBouXVeqpRewN4l7pRAnXj", [])',
+     "8eFBouXVeqpRewN4l7pRAnXj"),
+    ("    NEXUS_PASS = 'Quartz-Harbor-584nimbus'", "Quartz-Harbor-584nimbus"),
+    ("export DD_API_KEY := key-9437dd4a66e3e516ac9d4d6a0ce52b4c",
+     "key-9437dd4a66e3e516ac9d4d6a0ce52b4c"),
+    ('{"HTTP_COOKIE"=>"_shop_session=ck8tnk7fi527igx4wubztcrg3shtqxfq"}',
+     "ck8tnk7fi527igx4wubztcrg3shtqxfq"),
+    ("il mio numero di cellulare è 338 2256978.", "338 2256978"),
+    ("Hey, new number is 8 925 078-78-81, mail me", "8 925 078-78-81"),
+    ("Account Manager | 0555 607 54 67", "0555 607 54 67"),
 ])
 def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     assert value not in redactor.redact_text(text, {})
@@ -73,6 +99,17 @@ def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     'export GROQ_API_KEY="$(op read op://ml/groq/credential)"',
     'mapboxgl.accessToken = "pk.eyJ1IjoiYWNtZSIsImEiOiJxZGUxb3JiaWpjY2xycWl0ZGRqeXAifQ.3UdNgiH2t";',
     "la password è stata cambiata",
+    '{"virtual_key_slug":"anthropic-prod-ffbcd0","config":"pc-rlgnfn"}',
+    '{"method":"notifications/progress","params":{"progressToken":"KVSQPbl4","progress":35}}',
+    'String apiKey = Objects.requireNonNull(System.getenv("PARTNER_API_KEY"), "PARTNER_API_KEY");',
+    '[assembly: AssemblyVersion("5.3.0.0")]',
+    'gpg_signing_key = "531B983D68A168A7"',
+    '"public_key": "-----BEGIN PUBLIC KEY-----\\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA"',
+    "db_password: ENC[AES256_GCM,data:Tr3f9Q==,iv:abc=,tag:def==,type:str]",
+    "vault_db_password: !vault |",
+    "passwordVariable: 'NEXUS_PASS')]) {",
+    "    token = provider.refresh(refresh_token=refresh_token)",
+    "STRIPE_SECRET_KEY=sk_test_REPLACE_ME",
 ])
 def test_the_look_alike_stays(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
