@@ -124,6 +124,8 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|[?&](?i:x-amz-signature|x-goog-signature|x-amz-security-token)="
                          r"[^&\s\"'#<>]{16,}"
                          r"|\"(?i:auth)\"([ \t]+\"[^\"\n]*\")?[ \t]+\"[^\"\n]+\""
+                         r"|(?i:[\w-]*_session|sessionid|session_id|jsessionid|phpsessid"
+                         r"|connect\.sid)=[^;\s\"'&,]{16,}"
                          r"|(secret|token|passw(or)?d|pwd|key)[\w.-]*[\"']?[ \t]*[:=][ \t]*"
                          r"[\"'][^\"'\n]+[\"']",
     "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}",
