@@ -452,7 +452,8 @@ _VALUE_STOP = r"\s\"',;&<>}\]"
 _NOT_AN_ESCAPE = r"(?:\\(?![nrtu\"\\/])|\\u[0-9A-Fa-f]{4})"
 # A quote escaped inside a value (JSON: password=\\"l0qnp\\"Im4s#187\\"): part of the value when
 # more of it follows at once; an escaped quote before a separator or the end closes it.
-_INNER_QUOTE = r"\\+[\"'](?=[^\s\"',;&<>}\])\\])"
+# (at most seven backslashes: an escape escaped thrice; unbounded, a run of them costs a square)
+_INNER_QUOTE = r"\\{1,7}[\"'](?=[^\s\"',;&<>}\])\\])"
 # A value told in prose: no quote or separator, but an inner escaped quote (not first).
 _PROSE_VALUE = rf"([^\s\"',;<>\\](?:{_INNER_QUOTE}|[^\s\"',;<>]){{5,}})"
 # Python's \s also matches the ASCII separators \x1c-\x1f; a prefilter must too.

@@ -1,0 +1,60 @@
+"""No detector backtracks into a square on a long run of what it reads: every pattern is tried
+on 20,000-character runs built to make a backtracking engine retry (runs of escapes, digits and
+separators, quotes, base64, key words repeated).
+
+A linear scan of such a run takes milliseconds here; a quadratic one takes seconds. The bound
+below is about a hundred times the linear cost, so the test fails on the shape of the cost,
+not on a busy machine's noise."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from servescope.redaction import DETECTORS, Redactor
+
+N = 20_000
+BOUND_S = 1.0
+
+RUNS = {
+    "backslashes": "the password is a" + "\\" * N + '"',
+    "escaped quotes": "password=" + '\\"a' * (N // 3),
+    "digits and spaces": "phone " + "1 " * (N // 2),
+    "digit groups": "tel:" + "12-" * (N // 3),
+    "dots": "1." * (N // 2),
+    "colons": "a:" * (N // 2),
+    "hex and colons": "fe80:" * (N // 5),
+    "base64": "k=" + "QUJD" * (N // 4),
+    "at signs": "a@" * (N // 2),
+    "percent escapes": "%41" * (N // 3),
+    "unicode escapes": "\\u0041" * (N // 6),
+    "full-width digits": "０" * N,
+    "words": "password " + "word " * (N // 5) + "is",
+    "key words": "token=" * (N // 6),
+    "quotes": '"' + "a" * 60 + '" ' * (N // 64),
+    "joiners": "a-" * (N // 2),
+    "underscores": "1_" * (N // 2),
+    "capitals": "AKIA" * (N // 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_every_detector_reads_a_long_run_in_linear_time(name: str) -> None:
+    text = RUNS[name]
+    slow = []
+    for detector in DETECTORS:
+        start = time.perf_counter()
+        detector.find(text)
+        elapsed = time.perf_counter() - start
+        if elapsed > BOUND_S:
+            slow.append(f"{detector.kind} {detector.pattern.pattern[:80]!r}: {elapsed:.1f} s")
+    assert not slow, slow
+
+
+def test_the_whole_redactor_on_long_runs() -> None:
+    redactor = Redactor(hash_key=b"test")
+    for name, text in RUNS.items():
+        start = time.perf_counter()
+        redactor.redact_text(text, {})
+        assert time.perf_counter() - start < BOUND_S, name
