@@ -164,6 +164,12 @@ _RUN = b"x" * _LONG_RUN
 _GLUE = frozenset("._-")
 
 
+def _sentence_end(text: str, at: int) -> bool:
+    """A full stop at ``at`` that ends a sentence (then a space or the end), not one inside
+    an id."""
+    return text[at] == "." and (at + 1 == len(text) or text[at + 1].isspace())
+
+
 def _long_base64(text: str) -> Iterator[tuple[int, int]]:
     mapped = text.encode("ascii", "replace").translate(_B64_RUNS)  # one byte per character
     at = mapped.find(_RUN)
@@ -176,7 +182,7 @@ def _long_base64(text: str) -> Iterator[tuple[int, int]]:
             cut = text.rfind("=", at, cut)  # padding of the key's own value ("a==b")
         start = at if cut < 0 else cut + 1
         if (end - start >= _LONG_RUN and (start == 0 or text[start - 1] not in _GLUE)
-                and (end == len(text) or text[end] not in _GLUE)):
+                and (end == len(text) or text[end] not in _GLUE or _sentence_end(text, end))):
             yield start, end
         at = mapped.find(_RUN, end)
 

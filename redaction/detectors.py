@@ -433,7 +433,11 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
 _NOT_LOGPROBS = r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 # A key holding a secret's word, read whole, and its closing quote; and, in the prefilter's
 # syntax, a necessary condition for it.
-_SECRET_KEY = rf"(?i)(?=[acikpst])(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\\*[\"']?"
+# A tag's "key" field (Jaeger: {"key": "http.status_code", "type": "int64", "value": 200}).
+_NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"'][ \t]*,[ \t]*\\*[\"']"
+              r"(?:type|vType)\\*[\"'])")
+_SECRET_KEY = (rf"(?i)(?=[acikpst]){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
+               r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|token|"
                          r"passw(?:or)?d|pass|pwd|credentials?|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
@@ -539,11 +543,13 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
                      "ogin", "assword", "ASSWORD")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 _PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|cellulare|m[óo]vil|portable|"
-                r"whatsapp|sms|(?:my|new|cell|mobile|phone)[ \t]+number|"
+                r"whatsapp|sms|cell|(?:my|new|cell|mobile|phone)[ \t]+number|nomor(?:[ \t]+hp)?|"
+                r"(?:mi|mio|meu|mon|mein|mijn)[ \t]+n[úu]mero|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llámame|ligue|zadzwo\w*)(?![a-z])|"
-                "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Зз]вон|"
+                "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])")
-_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "umber", "UMBER", "ellulare", "tel", "TEL",
+_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "umber", "UMBER", "úmero", "omor", "ell", "ел.",
+                  "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
                   "ovil", "ortable", "lam", "igue", "adzwo", "sms", "SMS", "hatsapp", "電話",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
@@ -554,13 +560,29 @@ _CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电�
 _CALL_AFTER = "|".join(_CALL_AFTER_NEEDLES)
 # the words' letters read as "a", and Spanish's "llámame"
 _CALL_AFTER_PREFILTER = r"\d{2}[ .-]?\d[^\r\n]{0,40}(?:aa|llam[ae]me)"
+# Words for a one-time code. Matched folding ASCII case only ((?ai)).
+_OTP_WORDS = ("(?:verification|security|login|one[- ]time|2fa|otp|access|confirmation|sms)"
+              r"[ \t]+(?:code|pin)|(?<![a-z])otp(?![a-z])|(?:your|the)[ \t]+code[ \t]+is|"
+              r"code[ \t]+re[çc]u|code[ \t]+de[ \t]+(?:v[ée]rification|confirmation)|"
+              r"c[óo]digo|bestätigungscode|verifizierungscode|sicherheitscode|verifieringskod|"
+              r"verificatiecode|kod[ \t]+weryfikacyjny|kodunuz|kodu|kode[ \t]+(?:otp|verifikasi)|"
+              r"codice|mã[ \t]+xác[ \t]+(?:thực|nhận)|код[ \t]+подтверждения|验证码|驗證碼|"
+              "認証コード|確認コード|인증번호|رمز التحقق")
+_OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Kod", "xác", "код",
+                "Код", "验证码", "驗證碼", "コード", "인증번호", "رمز")
+# What every match holds, ASCII letters lowered, at most five characters in.
+_OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces", "confi", "sms",
+               "code", "digo", "best", "siche", "kod", "codic", "xác", "код", "Код", "验证码",
+               "驗證碼", "認証コード", "確認コード", "인증번호", "رمز")
+_OTP_PREFILTER = r"(?i)code|codic|otp|c[ao]digo|kod|x[a]c|aa"
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "पासवर्ड",
                     "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin",
                     "assword", "sandi")
 _PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "cellulare", "vil", "portable",
-                 "whatsapp", "my number", "new number", "cell number",
+                 "whatsapp", "my number", "new number", "cell", "nomor", "mi n", "mio n", "meu n",
+                 "mon n", "mein n", "mijn n", "ел.",
                  "sms", "llam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機", "연락처",
                  "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me", "text me")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
@@ -570,7 +592,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 _PHONE_PREFILTER = (r"(?i)phone|tel|mobil|handy|celular|cellulare|m[ao]vil|portable|whatsapp|sms|"
-                    r"(?:my|new|cell) number|"
+                    r"(?:my|new|cell) number|cell|nomor|n[au]mero|"
                     r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
@@ -741,6 +763,39 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)(?<![\w-])(?:password|passwd)[ \t]+([^\s\"',;<>()\[\]{}]{8,64})(?![^\s\"',;<>])",
        v.told_password, prefilter=r"(?i)passw(?:or)?d[ \t]+[^ \t\r\n]{8}", group=1,
        needles=("assw", "ASSW"), start=_at_literal(("passw",), fold=True)),
+    # A password in brackets or quotes within the clause after the word ("the temporary
+    # password you sent (X)", "the wifi password at the office is \"X\""), or set by someone
+    # ("Password was reset to X").
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:password|passwd|passcode|pw)\b[^\n.!?()\"“„«]{0,40}?[(\"“„«]"
+       r"([^\s()\"“”„«»]{8,64})[)\"”“»]", v.told_passphrase,
+       prefilter=r"(?i)pass(?:w(?:or)?d|code)[^\r\n]{0,40}[(\"~]|pw[^\r\n]{0,40}[(\"~]", group=1,
+       needles=("assw", "ASSW", "asscode", "pw", "PW"),
+       start=_at_literal(("passw", "passcode", "pw"), fold=True)),
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:password|passwd|passcode)(?:[ \t]+\w+){0,3}?[ \t]+(?:was[ \t]+)?"
+       r"(?:reset|changed|set|updated)[ \t]+to[ \t]+" + _PROSE_VALUE, v.told_password,
+       prefilter=r"(?i)passw(?:or)?d[^\r\n]{0,40}(?:reset|changed|set|updated)[ \t]+to[ \t]",
+       group=1, needles=("assw", "ASSW"), start=_at_literal(("passw",), fold=True)),
+    # "pw: X" in a message ("the shared test account is x@y.ch / pw: winter1990!").
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])pw[ \t]*[:=][ \t]*([^\s\"',;<>]{6,64})(?![^\s\"',;<>])", v.told_password,
+       prefilter=r"(?i)pw[ \t]*[:=]", group=1, needles=("pw", "PW", "Pw"),
+       start=_at_literal(("pw",), fold=True)),
+    # Recovery and backup codes, listed after their name ("recovery codes for the admin
+    # account: 96i78-sqj3v rhxd2-jbtst", one per line after "Backup codes ...:").
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:recovery|backup|2fa|mfa)[ \t]+codes?\b[^\n:]{0,60}:[ \t]*\n?"
+       r"((?:[a-z0-9]{4,6}-[a-z0-9]{4,6}(?:[ \t,]+|\n|$)){1,16})", v.has_digit,
+       prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t]+code", group=1,
+       needles=("code", "Code", "CODE"), start=_at_literal(("recovery", "backup", "2fa", "mfa"),
+                                                           fold=True)),
+    # A one-time code, told in the languages messages are written in ("Ihr Bestätigungscode
+    # lautet 982549", "验证码是636507", "Code reçu par SMS : 996 016"): six to eight digits.
+    _d("secret_assignment",
+       rf"(?ai)(?:{_OTP_WORDS})[^\n\d]{{0,25}}?(?<!\d)(\d{{3}} \d{{3}}|\d{{6,8}})(?! ?\d)",
+       prefilter=_OTP_PREFILTER, group=1, needles=_OTP_NEEDLES, digits=True,
+       start=_at_words(_OTP_STARTS, 5)),
     # A quoted password, then the word for it ("„X“ – das ist mein neues Passwort", "'X' is
     # my new password"): a password-shaped value within the clause before the word.
     _d("secret_assignment",
@@ -805,14 +860,15 @@ DETECTORS: tuple[Detector, ...] = (
        rf"(?ai)(?:{_PASSWORD_WORDS})[^\n.!?。！？]{{0,40}}?"
        r"[ \t\u3000:：«»„“”\"'「」『』—–/是はが为為는은]"  # a separator, or CJK's "is"
        rf"((?=[^{_TOLD_STOP}]*\d)(?=[^{_TOLD_STOP}]*[^\W\d_])[^{_TOLD_STOP}]{{8,64}})",
-       v.password_like, prefilter=_PASSWORD_PREFILTER, group=1,
+       v.told_passphrase, prefilter=_PASSWORD_PREFILTER, group=1,
        needles=_PASSWORD_NEEDLES, start=_at_words(_PASSWORD_STARTS, 2)),
     # A phone number told in prose, in the groupings national numbers are written in
     # ("llamarme al 680 05 60 64", "手机号是137-0222-6912"): 9 to 12 digits after a word for a
     # phone within the clause.
     _d("phone",
-       rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=\w)){{0,30}}?(?<!\d)"
-       r"((?:\(\d{1,5}\)|\d{1,5})(?:[ .-]\d{2,8}){1,4})(?!\d|[.-]\d)", v.told_phone_ok,
+       rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+])){{0,30}}?(?<!\d)"
+       r"(\d{9,12}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:[ ./-]\d{2,8}){1,4})(?!\d|[./-]\d)",
+       v.told_phone_ok,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
        start=_at_words(_PHONE_STARTS, 2)),
@@ -844,14 +900,14 @@ DETECTORS: tuple[Detector, ...] = (
     # A session cookie by its name, wherever it is (document.cookie, curl -b, a Rails
     # header dump): sessionid, JSESSIONID, PHPSESSID, connect.sid, <app>_session.
     _d("secret_assignment",
-       r"(?i)(?<![\w.-])(?:[\w-]*_session|sessionid|session_id|jsessionid|phpsessid|connect\.sid"
-       r"|asp\.net_sessionid)=([^;\s\"'&,]{16,})", v.secret_value_ok,
-       prefilter=r"(?i)(?:_session|sessionid|session_id|phpsessid|connect\.sid)=", group=1,
+       r"(?i)(?<![\w.-])(?:[\w-]*_session(?:_?id)?|session|sessionid|session_id|jsessionid"
+       r"|phpsessid|connect\.sid|asp\.net_sessionid)=([^;\s\"'&,]{16,})", v.session_cookie_ok,
+       prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid)=", group=1,
        needles=("ession", "ESSION", "SESSID", "sessid", "connect.sid"),
        start=_at_literal(("session", "sessid", "connect.sid"), 30, fold=True)),
     # A session's key in a store (Redis MONITOR: "SET" "sess:EA3B2EC1...").
     _d("secret_assignment", r"(?i)(?<![\w-])sess(?:ion)?:([A-Za-z0-9_-]{24,})(?![\w-])",
-       v.tokenish, prefilter=r"(?i)sess(?:ion)?:[A-Za-z0-9_-]{24}", group=1,
+       v.session_key_ok, prefilter=r"(?i)sess(?:ion)?:[A-Za-z0-9_-]{24}", group=1,
        needles=("sess:", "session:", "SESS:", "SESSION:"),
        start=_at_literal(("sess",), fold=True)),
     # Secrets passed by position: a JWT's signing key (jwt.sign(payload, 'k'), jwt.encode(...,
@@ -926,7 +982,9 @@ DETECTORS: tuple[Detector, ...] = (
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
        rf"(?<![\w.+%-])(?<!placeholder=[\"'])[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
-       rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])",
+       # not git's scp form (git@github.com:org/repo.git): a host and a path
+       rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])"
+       r"(?!:[\w~][\w.~ -]*/)",
        prefilter=r"[A-Za-z0-9_.%+-]@[A-Za-z0-9]", needles=("@",),
        start=_at_literal(("@",), 64),  # the local part: at most 64 characters
        joined=_joined_email, joined_prefilter=r"[A-Za-z0-9.%+]@[A-Za-z0-9]"),
@@ -947,6 +1005,16 @@ DETECTORS: tuple[Detector, ...] = (
        starts=((_ND + r"00[1-9]", 3), (_ND + r"00[ .-][1-9]", 4)),
        joined_starts=((_ND + r"00[1-9]", 3), (_ND + r"00[ ._-][1-9]", 4)),
        joined_prefilter=r"00[1-9]\d{0,3}[ ._-]\d|00[1-9]\d{9}|00[ ._-][1-9]\d{0,2}[ ._-]\d"),
+    # An IBAN typed in lower case, after the word for it ("refund to IBAN nl56tljl0649327339",
+    # "mon RIB : fr11 4153 ..."). Joiners, spaces and separators read alike wherever it reads
+    # one: the joined pass has nothing to rescan.
+    _d("iban",
+       r"(?<![A-Za-z])(?:[Ii][Bb][Aa][Nn]|[Rr][Ii][Bb])(?![A-Za-z])[^\n\d]{0,30}?(?<![A-Za-z0-9])"
+       r"([a-z]{2}\d{2}(?:[ _-]?[a-zA-Z0-9]{4}){2,7}(?:[ _-]?[a-z0-9]{1,3})?)(?![A-Za-z0-9])",
+       v.iban_ok, prefilter=r"(?i)(?:iban|rib)[^\r\n]{0,40}[a-z]{2}\d{2}",
+       group=1, needles=("iban", "IBAN", "Iban", "rib", "RIB"), digits=True,
+       start=_at_literal(("iban", "rib"), fold=True), joined=_nothing_joined,
+       joined_prefilter=r"(?i)(?:iban|rib)[^\r\n]{0,40}[a-z]{2}\d{2}"),
     _d("iban", r"(?=[A-Z])" + _edge(r"\w") + r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}"
        r"(?: ?[A-Z0-9]{1,3})?(?!\w)",
        v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,

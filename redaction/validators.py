@@ -187,9 +187,32 @@ def phone_digits_ok(candidate: str) -> bool:
 
 
 def told_phone_ok(candidate: str) -> bool:
-    """A number told beside a word for a phone: 9 to 12 digits, not a stand-in of zeros."""
+    """A number told beside a word for a phone: 8 to 13 digits, not a stand-in of zeros."""
     numerals = digits(candidate)
-    return 9 <= len(numerals) <= 12 and numerals[1:].strip("0") != ""
+    return (8 <= len(numerals) <= 13 and numerals[1:].strip("0") != ""
+            and _DATE.fullmatch(candidate) is None)
+
+
+# A date, not a number to call ("Итоги звонка 18.11.2025", a call's summary).
+_DATE = re.compile(r"\d{1,2}([./-])\d{1,2}\1\d{4}|\d{4}([./-])\d{1,2}\2\d{1,2}")
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+# A record's id under its namespace ("session:19bf0ee6-...", a cache key): a name, not a secret.
+_NAMESPACED_ID = re.compile(r"[A-Za-z_]+:" + _UUID.pattern)
+
+
+def session_key_ok(candidate: str) -> bool:
+    """A session's key in a store: a token, not a UUID (the record ids stores key by)."""
+    return tokenish(candidate) and _UUID.fullmatch(candidate) is None
+
+
+def session_cookie_ok(candidate: str) -> bool:
+    """A session cookie's value: not a stand-in, and not a UUID (a log's conversation or
+    session record id, "session=283d11ea-74ce-...")."""
+    return secret_value_ok(candidate) and _UUID.fullmatch(candidate) is None
 
 
 def phone_link_ok(candidate: str) -> bool:
@@ -344,6 +367,7 @@ def secret_value_ok(candidate: str) -> bool:
             and _REFERENCE.match(bare) is None and _STANDS_IN.search(bare) is None
             and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None
             and _CODE.match(bare) is None and _KEY_ID.fullmatch(bare) is None
+            and _NAMESPACED_ID.fullmatch(bare) is None
             and not bare.startswith(_PEM_START))
 
 
@@ -360,6 +384,19 @@ def told_password(candidate: str) -> bool:
     symbols = sum(ch in "!#$%&*~^@+?=" for ch in candidate)
     mixed = (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
     return (password_like(candidate) or (mixed and symbols >= 2)) and secret_value_ok(candidate)
+
+
+def told_passphrase(candidate: str) -> bool:
+    """A password told beside the word for it: password-shaped, or a passphrase (letters and
+    a digit, ten characters or more: "jupiter-marmotte-falcon59"), not a stand-in."""
+    passphrase = (len(candidate) >= 10 and any(ch.isdigit() for ch in candidate)
+                  and any(ch.isalpha() for ch in candidate))
+    return (password_like(candidate) or passphrase) and secret_value_ok(candidate)
+
+
+def has_digit(candidate: str) -> bool:
+    """A digit anywhere (a list of codes, not of words)."""
+    return any(ch.isdigit() for ch in candidate)
 
 
 def password_like(candidate: str) -> bool:
