@@ -564,17 +564,20 @@ _CALL_AFTER_PREFILTER = r"\d{2}[ .-]?\d[^\r\n]{0,40}(?:aa|llam[ae]me)"
 _OTP_WORDS = ("(?:verification|security|login|one[- ]time|2fa|otp|access|confirmation|sms)"
               r"[ \t]+(?:code|pin)|(?<![a-z])otp(?![a-z])|(?:your|the)[ \t]+code[ \t]+is|"
               r"code[ \t]+re[çc]u|code[ \t]+de[ \t]+(?:v[ée]rification|confirmation)|"
-              r"c[óo]digo|bestätigungscode|verifizierungscode|sicherheitscode|verifieringskod|"
-              r"verificatiecode|kod[ \t]+weryfikacyjny|kodunuz|kodu|kode[ \t]+(?:otp|verifikasi)|"
-              r"codice|mã[ \t]+xác[ \t]+(?:thực|nhận)|код[ \t]+подтверждения|验证码|驗證碼|"
+              r"c[óo]digo[ \t]+de[ \t]+(?:verificaci[óo]n|verifica[çc][ãa]o|acesso|acceso|"
+              r"confirmaci[óo]n|confirma[çc][ãa]o|seguridad|seguran[çc]a)|bestätigungscode|"
+              r"verifizierungscode|sicherheitscode|verifieringskod|verificatiecode|"
+              r"kod[ \t]+weryfikacyjny|doğrulama[ \t]+kod\w*|kode[ \t]+(?:otp|verifikasi)|"
+              r"(?:tuo[ \t]+)?codice(?:[ \t]+di[ \t]+verifica)?(?=[ \t]+[èe:])|"
+              r"mã[ \t]+xác[ \t]+(?:thực|nhận)|код[ \t]+подтверждения|验证码|驗證碼|"
               "認証コード|確認コード|인증번호|رمز التحقق")
 _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Kod", "xác", "код",
                 "Код", "验证码", "驗證碼", "コード", "인증번호", "رمز")
 # What every match holds, ASCII letters lowered, at most five characters in.
 _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces", "confi", "sms",
-               "code", "digo", "best", "siche", "kod", "codic", "xác", "код", "Код", "验证码",
-               "驗證碼", "認証コード", "確認コード", "인증번호", "رمز")
-_OTP_PREFILTER = r"(?i)code|codic|otp|c[ao]digo|kod|x[a]c|aa"
+               "code", "digo", "best", "siche", "kod", "codic", "tuo c", "rulama", "xác", "код",
+               "Код", "验证码", "驗證碼", "認証コード", "確認コード", "인증번호", "رمز")
+_OTP_PREFILTER = r"(?i)code|codic|otp|c[ao]digo|kod|x[a]c|aa|do[a-z]+rulama"
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "पासवर्ड",
