@@ -1,0 +1,69 @@
+"""What people write, and telemetry as it is exported (the tenth and eleventh blind corpora):
+one-time codes, passphrases, phones as address books write them, lower-case IBANs; and the
+look-alikes beside them that must stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.redaction import Redactor
+
+
+@pytest.fixture(scope="module")
+def redactor() -> Redactor:
+    return Redactor(hash_key=b"test")
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Ihr Bestätigungscode lautet 982549. Gültig für 10 Minuten.", "982549"),
+    ("Code reçu par SMS : 996 016", "996 016"),
+    ("客户：验证码是636507，请帮我改一下收货地址。", "636507"),
+    ("인증번호 [370769]를 입력해주세요.", "370769"),
+    ("Il tuo codice è 502795", "502795"),
+    ("Doğrulama kodunuz: 889591", "889591"),
+    ("Customer: it says your code is 359010", "359010"),
+    ("recovery codes for the shared admin account: 96i78-sqj3v rhxd2-jbtst — keep them",
+     "96i78-sqj3v rhxd2-jbtst"),
+    ("Backup codes for my 2FA, please store them safely:\nnauma-7cx22\ng393p-6pux2", "g393p-6pux2"),
+    ("hey so the temporary password you sent (sommer-sommer-sol17) doesn't work",
+     "sommer-sommer-sol17"),
+    ('the wifi password at the Munich office is "O2#mkbI$SaY3&H*2" and guests fail',
+     "O2#mkbI$SaY3&H*2"),
+    ("Password was reset to Falcon@7716kaffee by helpdesk", "Falcon@7716kaffee"),
+    ("the shared test account is m.dubois@helvetia-consult.ch / pw: winter1990! — thanks",
+     "winter1990!"),
+    ("a hasło tymczasowe: jupiter-marmotte-falcon59", "jupiter-marmotte-falcon59"),
+    ("Please refund to IBAN nl56tljl0649327339 (account holder)", "nl56tljl0649327339"),
+    ("voici mon RIB : fr11 4153 5802 0478 9765 2819 790. Merci",
+     "fr11 4153 5802 0478 9765 2819 790"),
+    ("Tel.: 040.937.58.99", "040.937.58.99"),
+    ("Tel: 0 (555) 124 65 11", "0 (555) 124 65 11"),
+    ("Тел.: 8 954 803 37 88", "8 954 803 37 88"),
+    ("Sintesi chiamata: cell. 315/1735210, mail", "315/1735210"),
+    ("hola, mi número es 91 609 95 04 y mi correo", "91 609 95 04"),
+    ("nomor HP saya (021) 7922 1463, email", "(021) 7922 1463"),
+    ('{"message":"phone number 13947366399 already registered"}', "13947366399"),
+    ("legacy system stores card as base64: NDMwMzIxODQ5MTIxNDYzNQ==. How do I migrate?",
+     "NDMwMzIxODQ5MTIxNDYzNQ=="),
+    ('Slice(["_ga=GA1.2.537522435.1272288093; _session_id=feb9be60a8e10eb8c2ac157e60f9baa66e0e74f9'
+     '; theme=dark"])', "feb9be60a8e10eb8c2ac157e60f9baa66e0e74f9"),
+])
+def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
+    assert value not in redactor.redact_text(text, {})
+
+
+@pytest.mark.parametrize("text", [
+    "código de error: 100001",
+    "error code: 100001 (see the runbook)",
+    "HTTP status code is 200",
+    "exit code 137, retry in 100200 ms",
+    "codice fiscale RSSMRA85T10A562S",
+    "Итоги звонка 18.11.2025: бюджет 2.367.485,96 EUR",
+    '{"key":"http.status_code","type":"int64","value":200},{"key":"sampler.type","type":"string"}',
+    "vcs.repository.url.full=git@github.com:acme/llm-router.git",
+    "cache miss key=session:19bf0ee6-6394-40bc-9e30-53d7020d2e4b",
+    "request_id=ef550650-7d70-4d38-a8c8-b43f5aa8bfcd session=283d11ea-74ce-4644-8652-3549d87ae5bb",
+    "my IBAN is on the invoice, page 2",
+])
+def test_the_look_alike_stays(redactor: Redactor, text: str) -> None:
+    assert redactor.redact_text(text, {}) == text
