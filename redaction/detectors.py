@@ -577,14 +577,16 @@ _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Ko
 _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces", "confi", "sms",
                "code", "digo", "best", "siche", "kod", "codic", "tuo c", "rulama", "xác", "код",
                "Код", "验证码", "驗證碼", "認証コード", "確認コード", "인증번호", "رمز")
-_OTP_PREFILTER = r"(?i)code|codic|otp|c[ao]digo|kod|x[a]c|aa|do[a-z]+rulama"
+# A word for it, then six digits within reach (most lines with "code" hold none).
+_OTP_PREFILTER = r"(?i)(?:code|codic|otp|c[ao]digo|kod|x[a]c|aa|rulama)[^\r\n]{0,40}\d{3} ?\d{3}"
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "पासवर्ड",
                     "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin",
                     "assword", "sandi")
 _PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "cellulare", "vil", "portable",
-                 "whatsapp", "my number", "new number", "cell", "nomor", "mi n", "mio n", "meu n",
+                 "whatsapp", "my number", "new number", "cell ", "cell.", "cell:", "nomor", "mi n",
+                 "mio n", "meu n",
                  "mon n", "mein n", "mijn n", "ел.",
                  "sms", "llam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機", "연락처",
                  "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me", "text me")
@@ -595,7 +597,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 _PHONE_PREFILTER = (r"(?i)phone|tel|mobil|handy|celular|cellulare|m[ao]vil|portable|whatsapp|sms|"
-                    r"(?:my|new|cell) number|cell|nomor|n[au]mero|"
+                    r"(?:my|new|cell) number|cell[ .:]|nomor|n[au]mero|"
                     r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
