@@ -220,12 +220,21 @@ def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
 # JSON's \uXXXX escapes: Python's json.dumps writes every non-ASCII character so by default
 # (ensure_ascii), so a prompt in Japanese reaches a log line as "\u30d1\u30b9\u30ef...". Any
 # run of backslashes may lead the u: an escape escaped again (JSON inside a JSON string).
-_U_ESCAPE = re.compile(r"\\+u([0-9A-Fa-f]{4})")
+# HTML's numeric entities too ("jo&#64;mail&#46;example", "&#x40;"), as pages and templates
+# obfuscate addresses.
+_U_ESCAPE = re.compile(r"\\+u([0-9A-Fa-f]{4})|&#(?:[xX]([0-9A-Fa-f]{1,6})|(\d{1,7}));")
+
+
+def _escaped_char(match: re.Match[str]) -> str:
+    hex_u, hex_entity, decimal = match.groups()
+    code = int(hex_u or hex_entity, 16) if decimal is None else int(decimal)
+    return chr(code) if code <= 0x10FFFF else "\ufffd"
 
 
 def unicode_view(text: str) -> tuple[str, list[int]] | None:
-    """``text`` with its \\uXXXX escapes decoded, and where each decoded character starts in
-    ``text`` (with one more entry: its end); None when it holds no escape."""
+    """``text`` with its \\uXXXX escapes and HTML numeric entities decoded, and where each
+    decoded character starts in ``text`` (with one more entry: its end); None when it holds
+    no escape."""
     parts: list[str] = []
     starts: list[int] = []
     pos = 0
@@ -233,7 +242,7 @@ def unicode_view(text: str) -> tuple[str, list[int]] | None:
         at = match.start()
         parts.append(text[pos:at])
         starts.extend(range(pos, at))
-        parts.append(chr(int(match.group(1), 16)))
+        parts.append(_escaped_char(match))
         starts.append(at)
         pos = match.end()
     if not parts:

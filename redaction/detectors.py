@@ -413,7 +413,7 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
 _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!\d:secret)|"
                  r"(?<![a-z])pass(?![a-z])|" + _NOT_TOKEN_COUNTS + r"|passw(?:or)?d|pwd|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
-                 r"client[_-]?secret|key(?<![a-z0-9]key)" + _DATA_KEYS +
+                 r"client[_-]?secret|key(?<![a-z0-9]key)(?![a-z]{2})" + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
 # Keys that name where a secret lives or how it is handled, not the secret itself
 # (secretName, SECRET_KEY_FILE, passwordSecretRef, tokenPath, API_KEY_HEADER, TOKEN_URL): the
@@ -423,6 +423,8 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
     "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias", "hash",
     "fingerprint", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "slug",
+    # how a secret is used or checked: auth_method, password_policy, KeyError
+    "method", "policy", "rules", "requirements", "hint", "error",
     # a service's name (arn:aws:secretsmanager:..., "secret_manager": "vault")
     "manager",
     # Helm's existingSecret: the name of a Kubernetes Secret that holds it
@@ -543,13 +545,14 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
                      "ogin", "assword", "ASSWORD")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 _PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|cellulare|m[óo]vil|portable|"
-                r"whatsapp|sms|cell|(?:my|new|cell|mobile|phone)[ \t]+number|nomor(?:[ \t]+hp)?|"
+                r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone)[ \t]+number|"
+                r"nomor(?:[ \t]+hp)?|"
                 r"(?:mi|mio|meu|mon|mein|mijn)[ \t]+n[úu]mero|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llámame|ligue|zadzwo\w*)(?![a-z])|"
                 "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])")
-_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "umber", "UMBER", "úmero", "omor", "ell", "ел.",
-                  "ellulare", "tel", "TEL",
+_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "sisdn", "SISDN", "umber", "UMBER", "úmero",
+                  "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
                   "ovil", "ortable", "lam", "igue", "adzwo", "sms", "SMS", "hatsapp", "電話",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
@@ -585,9 +588,8 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin",
                     "assword", "sandi")
 _PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "cellulare", "vil", "portable",
-                 "whatsapp", "my number", "new number", "cell ", "cell.", "cell:", "nomor", "mi n",
-                 "mio n", "meu n",
-                 "mon n", "mein n", "mijn n", "ел.",
+                 "whatsapp", "msisdn", "my number", "new number", "cell ", "cell.", "cell:",
+                 "nomor", "mi n", "mio n", "meu n", "mon n", "mein n", "mijn n", "ел.",
                  "sms", "llam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機", "연락처",
                  "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me", "text me")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
@@ -597,7 +599,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 _PHONE_PREFILTER = (r"(?i)phone|tel|mobil|handy|celular|cellulare|m[ao]vil|portable|whatsapp|sms|"
-                    r"(?:my|new|cell) number|cell[ .:]|nomor|n[au]mero|"
+                    r"(?:my|new|cell) number|cell[ .:]|msisdn|nomor|n[au]mero|"
                     r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
@@ -881,6 +883,10 @@ DETECTORS: tuple[Detector, ...] = (
     _d("phone", r"(?<![\w(])\(\d{2}\) ?9\d{4}-\d{4}(?![\w-])", prefilter=r"\(\d{2}\) ?9\d{4}-\d{4}",
        needles=("(",), digits=True, start=_at_literal(("(",)), joined=_nothing_joined,
        joined_prefilter=r"\(\d{2}\) ?9\d{4}[_-]\d{4}"),
+    # A WhatsApp link's number (https://wa.me/447700912345).
+    _d("phone", r"(?i)(?<![\w.-])wa\.me/(\d{8,15})(?![\d])", prefilter=r"(?i)wa\.me/\d{8}",
+       group=1, needles=("wa.me/",), start=_at_literal(("wa.me/",), fold=True),
+       joined=_nothing_joined, joined_prefilter=r"(?i)wa\.me/\d{8}"),
     # A tel: link's number (href="tel:01763807693").
     # Joiners read as themselves or as spaces give the same matches: the joined pass has
     # nothing to rescan.
@@ -896,10 +902,16 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=_CALL_AFTER_PREFILTER, group=1, needles=_CALL_AFTER_NEEDLES, digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(9),
        joined_prefilter=_CALL_AFTER_PREFILTER.replace("[ .-]", "[ ._-]")),
+    # .NET's appSettings: <add key="SmtpPassword" value="..." />.
+    _d("secret_assignment",
+       r"(?i)\bkey=([\"'])[^\"'\n]*(?:passw(?:or)?d|pwd|secret|token|api_?key|connectionstring)"
+       r"[^\"'\n]*\1[ \t]+value=([\"'])([^\"'\n]+)\2", v.secret_value_ok,
+       prefilter=r"(?i)key=[\"'][^\"'\r\n]*(?:passw|pwd|secret|token|api_?key|connectionstring)",
+       group=3, needles=("key=", "KEY=", "Key="), start=_at_literal(("key=",), fold=True)),
     # Every value of a Cookie or Set-Cookie header: session ids are bearer credentials.
     _d("secret_assignment",
        r"(?i)(?<![\w-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?[ \t]*[:=]>?"
-       r"[ \t]*[\"']?([^\r\n\"'=]+=[^\r\n\"']*[^\s\"';])",
+       r"[ \t]*[\"']?([^\r\n\"'=]+=[^\r\n\"']*[^\s\"';])", v.cookie_header_ok,
        prefilter=r"(?i)cookie", group=1, needles=("ookie", "OOKIE"),
        start=_at_literal(("cookie",), 4, fold=True)),
     # A session cookie by its name, wherever it is (document.cookie, curl -b, a Rails
@@ -973,7 +985,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        _SECRET_KEY + r"\s*(?:[:?]=|[:=])\s*(?:\\*[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
-       rf"|{_INNER_QUOTE}"
+       rf"|{_INNER_QUOTE}|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])"
        rf"|&(?![\w.-]*=)){{6,}}+)"
        + _NOT_LOGPROBS,
        v.secret_value_ok,
@@ -1026,6 +1038,20 @@ DETECTORS: tuple[Detector, ...] = (
        prefix=v.iban_prefix, digits=True, start=_at_class(r"\d", 2), joined=_joined_iban,
        starts=((_ND + r"[A-Z]{2}\d{2}", 4),),
        joined_prefilter=r"[A-Z]{2}\d{2}[ _-]?[A-Z0-9]{4}[ _-]?[A-Z0-9]{4}"),
+    # A number told as a card ("charge my card 3791 8861 6104 5538 exp 02/26"): 13 to 19
+    # digits that pass Luhn, whatever the issuer's prefix says of the length. Joiners,
+    # spaces and dashes read alike: the joined pass has nothing to rescan.
+    _d("credit_card",
+       r"(?i)(?<![a-z])(?:card|tarjeta|carte|karte|cart[ãa]o|carta|kaart|karta|kart[ıi])"
+       r"(?![a-z])[^\n\d]{0,20}?(?<!\d)(\d{4}(?:[ _-]?\d{3,4}){2,3}(?:[ _-]?\d{1,3})?)(?![\d])",
+       v.luhn_13_19, prefilter=r"(?i)(?:card|tarjeta|carte|karte|cart[aa]o|carta|kaart|karta|kart)"
+                                r"[^\r\n]{0,24}\d{4}", group=1,
+       needles=("ard", "ARD", "arjeta", "arte", "arta", "aart", "art"), digits=True,
+       start=_at_literal(("card", "tarjeta", "carte", "karte", "cart", "kaart", "karta", "kart"),
+                         fold=True),
+       joined=_nothing_joined,
+       joined_prefilter=r"(?i)(?:card|tarjeta|carte|karte|cart[aa]o|carta|kaart|karta|kart)"
+                        r"[^\r\n]{0,24}\d{4}"),
     _d("credit_card",
        # No issuer number starts with 0: such a run is an id or a phone number (0049...).
        r"(?=[1-9])" + _L + r"(?:[1-9]\d{12,18}|[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
@@ -1092,15 +1118,16 @@ DETECTORS: tuple[Detector, ...] = (
        starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
-       r"|0\d{4,5}[ -]\d{5,6}|0\d{3} \d{3} \d{2} \d{2})" + _R,
+       r"|0\d{4,5}[ -]\d{5,6}|0\d{3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8})" + _R,
        lambda s: 10 <= len(v.digits(s)) <= 12,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{4,5}[ -]\d{5}"
-                 r"|0\d{3} \d{3} \d{2} \d{2}",
+                 r"|0\d{3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6}",
        needles=("0",),
        start=_at_literal(("0",)), joined=_joined_digits(10, "0"),
-       starts=_zero_starts("[ -]", "[ .]"), joined_starts=_zero_starts("[ _-]", "[ ._-]"),
+       starts=_zero_starts("[ /-]", "[ .]"), joined_starts=_zero_starts("[ _/-]", "[ ._-]"),
        joined_prefilter=r"0\d{1,4}[ _-]\d{3,4}[ _-]?\d{3,4}|0[1-9](?:[ ._-]\d{2}){4}"
-                        r"|0\d{4,5}[ _-]\d{5}|0\d{3}[ _-]\d{3}[ _-]\d{2}[ _-]\d{2}"),
+                        r"|0\d{4,5}[ _-]\d{5}|0\d{3}[ _-]\d{3}[ _-]\d{2}[ _-]\d{2}"
+                        r"|0\d{2,4}/\d{6}"),
 )
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))

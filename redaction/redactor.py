@@ -121,7 +121,7 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         # value never spans a raw space (a space in it is %20).
         for word in _encoded_words(text):
             extra += _decoded_findings(word.group(), word.start(), detectors, prefilter)
-    if "\\u" in text:
+    if "\\u" in text or "&#" in text:
         extra += _unicode_findings(text, detectors, prefilter)
     if has_fullwidth_digits(text):
         extra += scan_plain(text.translate(FULLWIDTH), detectors, prefilter)

@@ -103,6 +103,12 @@ _CARD_PREFIXES: frozenset[tuple[str, int]] = frozenset(
     for prefix in range(low, high + 1) for length in lengths)
 
 
+def luhn_13_19(candidate: str) -> bool:
+    """13 to 19 digits that pass Luhn (a number told as a card, whatever its prefix)."""
+    numerals = digits(candidate)
+    return 13 <= len(numerals) <= 19 and luhn_ok(numerals)
+
+
 def payment_card_ok(candidate: str) -> bool:
     """A known issuer prefix, a length that issuer uses, and a valid Luhn checksum."""
     numerals = digits(candidate)
@@ -340,7 +346,8 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 _STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|^your[_-]|[_-]here$|^<|change[_-]?me|^redacted"
                         r"|replace[_-]?me"
                         r"|^(?:\(sensitive|\(redacted\)?|\*+|\[(?:redacted|masked)\]?|x{4,}"
-                        r"|creation|modifications|destruction|still|refreshing|reading)$",
+                        r"|creation|modifications|destruction|still|refreshing|reading"
+                        r"|none\.?|null|nil|undefined)$",
                         re.IGNORECASE)
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
@@ -349,7 +356,13 @@ _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}")
 # keys and certificates; values encrypted at rest (SOPS's ENC[AES256_GCM,...], Ansible's
 # !vault).
 _PUBLIC = re.compile(r"pk\.eyJ|pk_(?:live|test)_|-----BEGIN (?:PUBLIC KEY|CERTIFICATE)"
-                     r"|ssh-(?:ed25519|rsa) AAAA|ENC\[|!vault")
+                     r"|ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-|ENC\[|!vault"
+                     # Stripe's object ids (a card's single-use token, a customer, a charge)
+                     r"|(?:tok|pm|card|cus|ch|pi|seti|src)_[A-Za-z0-9]{14,}$")
+# An environment variable's name (os.environ["PASSWORD_MIN_LENGTH"], --api-key-env
+# OPENAI_API_KEY): capitals and underscores, naming a secret's kind.
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_SECRET_PART = re.compile(r"KEY|TOKEN|SECRET|PASS|PWD|CREDENTIAL|AUTH")
 # Code, not a value: a call or a path through names (System.getenv(, re.compile(, std::env::var(,
 # Rails.application.credentials.dig(, Aws::InstanceProfileCredentials.new).
 # A key's id, not the key: 8, 16 or 40 capital hex digits (a GPG key id or fingerprint).
@@ -368,6 +381,7 @@ def secret_value_ok(candidate: str) -> bool:
             and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None
             and _CODE.match(bare) is None and _KEY_ID.fullmatch(bare) is None
             and _NAMESPACED_ID.fullmatch(bare) is None
+            and not (_ENV_NAME.fullmatch(bare) and _SECRET_PART.search(bare))
             and not bare.startswith(_PEM_START))
 
 
@@ -384,6 +398,20 @@ def told_password(candidate: str) -> bool:
     symbols = sum(ch in "!#$%&*~^@+?=" for ch in candidate)
     mixed = (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
     return (password_like(candidate) or (mixed and symbols >= 2)) and secret_value_ok(candidate)
+
+
+_COOKIE_TOKEN = re.compile(r"[A-Za-z0-9%._~+/=-]{16,}")
+
+
+def cookie_header_ok(candidate: str) -> bool:
+    """A Cookie header's value that holds a token-shaped value (a session's id), not only
+    preferences ("theme=dark; lang=en-GB; consent=analytics:0")."""
+    for pair in candidate.split(";"):
+        value = pair.partition("=")[2].strip()
+        if (_COOKIE_TOKEN.fullmatch(value) and any(ch.isdigit() for ch in value)
+                and any(ch.isalpha() for ch in value)):
+            return True
+    return False
 
 
 def told_passphrase(candidate: str) -> bool:
