@@ -1,4 +1,5 @@
-"""What people write, and telemetry as it is exported (the tenth and eleventh blind corpora):
+"""What people write, telemetry as it is exported, every kind's variants and decoys (the tenth
+to thirteenth blind corpora):
 one-time codes, passphrases, phones as address books write them, lower-case IBANs; and the
 look-alikes beside them that must stay."""
 
@@ -47,6 +48,17 @@ def redactor() -> Redactor:
      "NDMwMzIxODQ5MTIxNDYzNQ=="),
     ('Slice(["_ga=GA1.2.537522435.1272288093; _session_id=feb9be60a8e10eb8c2ac157e60f9baa66e0e74f9'
      '; theme=dark"])', "feb9be60a8e10eb8c2ac157e60f9baa66e0e74f9"),
+    # the twelfth and thirteenth corpora: every kind's variants, beside decoys
+    ('<span data-contact="loconnor16&#64;mail&#46;kestrel-bank&#46;de"></span>',
+     "loconnor16&#64;mail&#46;kestrel-bank&#46;de"),
+    ('<a href="mailto:jonas-okafor&#x40;tessaract.ai">write us</a>',
+     "jonas-okafor&#x40;tessaract.ai"),
+    ("https://wa.me/447700912345?text=Hallo", "447700912345"),
+    ('{"msisdn": "0821234567", "sms_status": "delivered"}', "0821234567"),
+    ("Kunde bittet um Rückruf unter 0171/2345678 oder per Mail.", "0171/2345678"),
+    ('<add key="SmtpPassword" value="T9u&Yh2#Lw" />', "T9u&Yh2#Lw"),
+    ("WARN login attempt user=ops pwd=Gr33n'Tea#88 result=fail", "Gr33n'Tea#88"),
+    ("Charge my card 3791 8861 6104 5538 exp 02/26 for order 462762175", "3791 8861 6104 5538"),
 ])
 def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     assert value not in redactor.redact_text(text, {})
@@ -64,6 +76,15 @@ def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     "cache miss key=session:19bf0ee6-6394-40bc-9e30-53d7020d2e4b",
     "request_id=ef550650-7d70-4d38-a8c8-b43f5aa8bfcd session=283d11ea-74ce-4644-8652-3549d87ae5bb",
     "my IBAN is on the invoice, page 2",
+    "Cookie: theme=dark; lang=en-GB; consent=analytics:0,ads:0; tz=Europe%2FBerlin",
+    "    password_min_length = int(os.environ[\"PASSWORD_MIN_LENGTH\"])\nKeyError: "
+    "'PASSWORD_MIN_LENGTH'",
+    "api_key_env=VLLM_API_KEY is unset; server started with --api-key None.",
+    "scope=\"openid profile\" token_endpoint_auth_method=private_key_jwt",
+    "payments order_id=246242749605 card_token=tok_KHmOArQvDxY6FgmAWz0cAsET card_last4=1247",
+    "  password_policy: {min_length: 14, require_symbols: true, max_age_days: 90}",
+    "# ssh-ed25519 public key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI6Gye89HKR/k7vi1NHSq2vZdEX7Ax",
+    "      keycloak:\n        issuer: https://sso.acme-corp.net/realms/ml",
 ])
 def test_the_look_alike_stays(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
