@@ -598,7 +598,9 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"ifre|senord|passord|salasana|heslo|login|aa|"
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
-_PHONE_PREFILTER = (r"(?i)phone|tel|mobil|handy|celular|cellulare|m[ao]vil|portable|whatsapp|sms|"
+# "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
+_PHONE_PREFILTER = (r"(?i)phone|(?:^|[^a-z])t[ea]l|mobil|handy|celular|cellulare|m[ao]vil|portable|"
+                    r"whatsapp|sms|"
                     r"(?:my|new|cell) number|cell[ .:]|msisdn|nomor|n[au]mero|"
                     r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
