@@ -411,7 +411,12 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "from", "saved with", "input"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
 _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!\d:secret)|"
-                 r"(?<![a-z])pass(?![a-z])|" + _NOT_TOKEN_COUNTS + r"|passw(?:or)?d|pwd|"
+                 # "pass" as a key's word only after a separator, in an object or before "="
+                 # (NEXUS_PASS, "pass":, { user, pass: }, pass = x), not in prose ("first
+                 # pass: ...")
+                 r"(?:(?<=[_\-\"'])|(?<=[{,] ))pass(?![a-z])|(?<![a-z])pass(?=[ \t]*=)|"
+                 + _NOT_TOKEN_COUNTS
+                 + r"|passw(?:or)?d|pwd|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                  r"client[_-]?secret|key(?<![a-z0-9]key)(?![a-z]{2})" + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
@@ -718,7 +723,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])redis-cli\b[^\n|;&]*?[ \t]-a[ \t]+"
        r"|(?<![\w-])sshpass[ \t]+-p[ \t]*"
        r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
-       r"|(?<![\w-])htpasswd[ \t]+-\w*b\w*(?:[ \t]+[^\s-]\S*){2}[ \t]+"
+       r"|(?<![\w-])htpasswd(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*"
+       r"(?:[ \t]+[^\s-]\S*){2}[ \t]+"
        r"|(?<![\w-])curl\b[^\n|;&]*?[ \t](?:-u|--user)[ \t]+['\"]?[^\s:'\"]*:"
        r"|(?<![\w-])curl\b[^\n|&]*?[ \t](?:-b|--cookie)[ \t]+"
        r"|(?<![\w-])az[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
@@ -828,7 +834,8 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(("secret",), fold=True)),
     # .pgpass lines: host:port:database:user:password.
     _d("secret_assignment",
-       r"(?m)^[\w.*-]+:(?:\d+|\*):[\w.*-]+:[\w.*-]+:(\S{4,})$",
+       # (a colon in the password is escaped, "\:": an unescaped one makes it no .pgpass line)
+       r"(?m)^[\w.*-]+:(?:\d+|\*):[\w.*-]+:[\w.*-]+:((?:[^\s:\\]|\\.){4,})$", v.has_letter,
        prefilter=r"[A-Za-z0-9_.*-]:(?:[0-9]+|\*):[A-Za-z0-9_.*-]+:[A-Za-z0-9_.*-]+:[^ \t\r\n]",
        group=1, needles=(":",)),
     # The secret key printed beside its access key id ("AKIA... / secret", "AKIA...:secret").
@@ -910,6 +917,29 @@ DETECTORS: tuple[Detector, ...] = (
        r"[^\"'\n]*\1[ \t]+value=([\"'])([^\"'\n]+)\2", v.secret_value_ok,
        prefilter=r"(?i)key=[\"'][^\"'\r\n]*(?:passw|pwd|secret|token|api_?key|connectionstring)",
        group=3, needles=("key=", "KEY=", "Key="), start=_at_literal(("key=",), fold=True)),
+    # chpasswd's input: echo 'user:password' | chpasswd.
+    _d("secret_assignment",
+       r"\becho[ \t]+(['\"]?)[\w.-]+:([^'\"\s|]+)\1[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd",
+       v.secret_value_ok, prefilter=r"chpasswd", group=2, needles=("chpasswd",),
+       start=_at_literal(("echo",))),
+    # A form's field under a secret's name: multipart (name="db_password", a blank line, the
+    # value), XML elements (<smtp_password>X</smtp_password>), PHP's var_dump
+    # (["secret_key"]=> string(40) "X").
+    _d("secret_assignment",
+       r"(?i)name=\\?\"[^\"\n]*(?:passw(?:or)?d|pwd|secret|token|api_?key)[^\"\n]*\\?\""
+       r"(?:\r?\n|\\r\\n){2}([^\r\n\\]{4,})", v.secret_value_ok,
+       prefilter=r"(?i)name=\\?\"[^\"\r\n]*(?:passw|pwd|secret|token|api_?key)", group=1,
+       needles=("name=", "NAME="), start=_at_literal(("name=",), fold=True)),
+    _d("secret_assignment",
+       r"(?i)<([\w:.-]*(?:passw(?:or)?d|pwd|secret|token|api_?key|apikey)[\w.-]*)>"
+       r"([^<\s][^<\n]{3,})</\1>", v.secret_value_ok,
+       prefilter=r"(?i)<[A-Za-z0-9_:.-]*(?:passw|pwd|secret|token|api_?key|apikey)[A-Za-z0-9_.-]*>",
+       group=2, needles=("<",), start=_at_literal(("<",))),
+    _d("secret_assignment",
+       r"(?i)\[\"[^\"\n]*(?:passw(?:or)?d|pwd|secret|token|api_?key)[^\"\n]*\"\]=>\s*"
+       r"string\(\d+\)[ \t]+\"([^\"\n]+)\"", v.secret_value_ok,
+       prefilter=r"\]=>[ \t\r\n]*string\(", group=1, needles=("]=>",),
+       start=_at_literal(('["',))),
     # Every value of a Cookie or Set-Cookie header: session ids are bearer credentials.
     _d("secret_assignment",
        r"(?i)(?<![\w-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?[ \t]*[:=]>?"
@@ -985,13 +1015,13 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("auth", "AUTH", "Auth"), start=_at_literal(("auth",), fold=True),
        starts=((r"(?i)auth", 4),)),
     _d("secret_assignment",
-       _SECRET_KEY + r"\s*(?:[:?]=|[:=])\s*(?:\\*[\"'])?"
+       _SECRET_KEY + r"\]?\s*(?:=>|[:?]=|[:=])\s*(?:\\*[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|{_INNER_QUOTE}|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])"
        rf"|&(?![\w.-]*=)){{6,}}+)"
        + _NOT_LOGPROBS,
        v.secret_value_ok,
-       prefilter=_SECRET_KEY_PREFILTER + _S + r"*[:=]",
+       prefilter=_SECRET_KEY_PREFILTER + r"\]?" + _S + r"*[:=]",
        group=1, needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True),
        starts=(("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok"})), 3),
                # "token" as a key, not "tokens" (which the pattern refuses): a character
@@ -1090,7 +1120,9 @@ DETECTORS: tuple[Detector, ...] = (
     # unless it holds exactly one host (/32, /128: an allow-list entry for one client).
     # Addresses of private networks are a twin kind a policy opts into (validators.py).
     *_with_private_twin(_d("ipv6",
-       r"(?=[0-9A-Fa-f:])" + _edge(r"\w:.") + r"(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}"
+       # after a colon only when a name ends there (Go's PeerAddr:2a01:4f8::1), not a group
+       r"(?=[0-9A-Fa-f:])" + _edge(r"\w.") + r"(?<!::)(?:(?<=[G-Zg-z_]:)|(?<!:))"
+       r"(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}"
        r"(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
        r"(?![\w:]|/(?!128(?!\d))\d)", v.ipv6_ok,
        # A valid address holds "::" or six groups in a row; a time of day (12:30:45) neither.

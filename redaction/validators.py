@@ -306,6 +306,10 @@ def _ipv6_scope(candidate: str) -> str | None:
         return "nobody"
     if address in _ULA or address in _LINK_LOCAL:
         return "private"
+    # Only 2000::/3 is handed out (global unicast); the rest is reserved, and Python's slices
+    # read as addresses ("operands[1::2]")
+    if not 0x2000 <= int(address) >> 112 <= 0x3FFF:
+        return "nobody"
     return "public"  # 2001:db8::/32 (documentation) too, as for IPv4
 
 
@@ -369,18 +373,34 @@ _SECRET_PART = re.compile(r"KEY|TOKEN|SECRET|PASS|PWD|CREDENTIAL|AUTH")
 _KEY_ID = re.compile(r"(?=[0-9A-F]*[A-F])(?=[0-9A-F]*\d)(?:[0-9A-F]{8}|[0-9A-F]{16}|[0-9A-F]{40})")
 # A PEM block's first word: the private key detector finds the block whole.
 _PEM_START = "-----BEGIN"
-_CODE = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+\(|[A-Za-z_]\w*::[A-Za-z_]")
+_CODE = re.compile(
+    r"[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+\(|[A-Za-z_]\w*::[A-Za-z_]"
+    # a call of a snake_case name or a builtin, a subscript by a name, a tuple's opening
+    r"|[a-z_][a-z0-9]*_[a-z0-9_]*\(|(?:set|list|dict|tuple|sorted|len|str|int|bytes|bool|getattr"
+    r"|open|lambda)\b|[A-Za-z_]\w*\[[A-Za-z_]|\([A-Za-z_]\w*\(|self\.|cls\.|this\.")
+# A name, not a value: a private variable (_token, _AzureApiKeyT) or an attribute path with no
+# digit (Keyword.Type, Name.Variable).
+_IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
+                         r"|(?:[A-Z]?[a-z]+|[a-z_]+)(?:\.(?:[A-Z]?[a-z]+|[a-z_]+))+")
+# Not a value: a timestamp (password_changed_at: 2026-08-08T21:39:00Z), the next field of a
+# struct or map print ("token: created_at:2026-..."), a password's hash ($2b$, $argon2id$,
+# $6$, $apr1$), a Windows variable (%DB_PASSWORD%).
+_NOT_A_VALUE = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
+    r"|[A-Za-z_]\w*:(?!//)|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
+    r"|%[A-Z_][A-Z0-9_]*%$|string\(\d+\)?")
 
 
 def secret_value_ok(candidate: str) -> bool:
     """A value under a secret's key that is not just the name of one, a file's path, a
     reference to where the secret is kept or what a tool prints in its place."""
-    bare = candidate.strip("\"'").rstrip(")")
+    bare = candidate.strip("\"'").rstrip("):")
     return (_NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
             and _REFERENCE.match(bare) is None and _STANDS_IN.search(bare) is None
             and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None
             and _CODE.match(bare) is None and _KEY_ID.fullmatch(bare) is None
-            and _NAMESPACED_ID.fullmatch(bare) is None
+            and _NAMESPACED_ID.fullmatch(bare) is None and _IDENTIFIER.fullmatch(bare) is None
+            and _NOT_A_VALUE.match(bare) is None
             and not (_ENV_NAME.fullmatch(bare) and _SECRET_PART.search(bare))
             and not bare.startswith(_PEM_START))
 
@@ -420,6 +440,11 @@ def told_passphrase(candidate: str) -> bool:
     passphrase = (len(candidate) >= 10 and any(ch.isdigit() for ch in candidate)
                   and any(ch.isalpha() for ch in candidate))
     return (password_like(candidate) or passphrase) and secret_value_ok(candidate)
+
+
+def has_letter(candidate: str) -> bool:
+    """A letter anywhere (a password, not /etc/shadow's "99999:7:::")."""
+    return any(ch.isalpha() for ch in candidate) and secret_value_ok(candidate)
 
 
 def has_digit(candidate: str) -> bool:

@@ -52,6 +52,13 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "8%20(495)%20123-45-67": "a Russian number in a search query with nothing beside it that "
                                  "says it is a phone",
     },
+    "corpus_o": {
+        "sF2q2dA81poZxUgjV0QA/x5bFWae0Z27pRviG/2o": "an AWS secret key in Thrift's JSON, fields "
+                                                    "away from its key id and with no name",
+        "Summer2020!G13": "a TSV row whose header names the column, lines away",
+        "s%253AhTXBrlaXFB_HDY6ZowIIYuyznAYvJoel.wVebH0PPH4SAvRTRRcVj451mbtaZeyh4Cck0EnAWBUl":
+            "a session cookie percent-encoded twice inside a form body",
+    },
     "corpus_g": {
         "526782314": "nine digits under 'tax_id': a US tax id is an SSN only for some people; "
                      "only SSN keys make nine bare digits one",
@@ -74,6 +81,9 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
         "g-0383": _AWS_EXAMPLE,
     },
     "corpus_h": {"h11-0397": _DOCS_RANGE},
+    "corpus_o": dict.fromkeys(("h18-0049", "h18-0057", "h18-0105"),
+                              "a service account key's private_key_id: corpus G labels it a "
+                              "secret, and it is redacted"),
     "corpus_i": {
         "h12-0234": _DOCS_RANGE,
         "h12-0361": _AWS_EXAMPLE,
