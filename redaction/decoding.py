@@ -255,8 +255,13 @@ def unicode_view(text: str) -> tuple[str, list[int]] | None:
 # Full-width forms (U+FF01-FF5E) and the ideographic space, as East Asian input methods type
 # them ("０９０－６７２８－８７０２", "５３３９\u3000９４７３..."): read as their ASCII twins,
 # one character for one, so positions hold.
-FULLWIDTH = {**{cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}, 0x3000: 0x20}
-_FULLWIDTH_DIGITS = frozenset(chr(cp) for cp in range(0xFF10, 0xFF1A))
+# The same for the decimal digits of other scripts (Arabic-Indic, Persian, Devanagari,
+# Bengali, Thai): Python's \d reads them, the validators' arithmetic and the ASCII-only
+# patterns do not.
+_DIGIT_ZEROS = (0xFF10, 0x0660, 0x06F0, 0x0966, 0x09E6, 0x0BE6, 0x0E50)
+FULLWIDTH = {**{cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}, 0x3000: 0x20,
+             **{zero + i: 0x30 + i for zero in _DIGIT_ZEROS[1:] for i in range(10)}}
+_FULLWIDTH_DIGITS = frozenset(chr(zero + i) for zero in _DIGIT_ZEROS for i in range(10))
 
 
 def has_fullwidth_digits(text: str) -> bool:

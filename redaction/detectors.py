@@ -542,12 +542,18 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
                    r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:è|é|e')|"
                    # Indonesian and Malay: "kata sandi", or the English word ("Password baru
                    # saya: X", my new password)
-                   r"kata sandi|password(?:[ \t]+(?:baru|saya|lama|anda|kamu)){1,2}")
+                   r"kata sandi|kata laluan|password(?:[ \t]+(?:baru|saya|lama|anda|kamu|ko)){1,2}|"
+                   # Hungarian, Swahili, Greek, Hebrew, Persian, Arabic, Vietnamese, Bengali,
+                   # Tamil, Thai
+                   "jelszó|nenosiri|κωδικός|סיסמה|הסיסמה|رمز عبور|الباسورد|باسورد|mật[ _]khẩu|"
+                   "পাসওয়ার্ড|கடவுச்சொல்|รหัสผ่าน|parola")
 _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de passe", "ontrase",
                      "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
                      "पासवर्ड", "كلمة المرور", "ifre", "ösenord", "assord", "alasana", "eslo",
-                     "ogin", "assword", "ASSWORD")
+                     "ogin", "assword", "ASSWORD", "laluan", "jelsz", "nenosiri", "κωδικός",
+                     "סיסמה", "رمز عبور", "باسورد", "khẩu", "পাসওয়ার্ড", "கடவுச்சொல்", "รหัสผ่าน",
+                     "arola")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 _PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|cellulare|m[óo]vil|portable|"
                 r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone)[ \t]+number|"
@@ -555,8 +561,12 @@ _PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|cellulare|m[óo]v
                 r"(?:mi|mio|meu|mon|mein|mijn)[ \t]+n[úu]mero|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llámame|ligue|zadzwo\w*)(?![a-z])|"
                 "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
-                r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])")
-_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "sisdn", "SISDN", "umber", "UMBER", "úmero",
+                r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])|"
+                # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
+                "नंबर|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
+                r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி")
+_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "नंबर", "व्हाट्सऐप", "جوال", "موبايل", "شماره",
+                  "تلفن", "simu", "atel", "தொலைபேசி", "sisdn", "SISDN", "umber", "UMBER", "úmero",
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
                   "ovil", "ortable", "lam", "igue", "adzwo", "sms", "SMS", "hatsapp", "電話",
@@ -578,35 +588,46 @@ _OTP_WORDS = ("(?:verification|security|login|one[- ]time|2fa|otp|access|confirm
               r"kod[ \t]+weryfikacyjny|doğrulama[ \t]+kod\w*|kode[ \t]+(?:otp|verifikasi)|"
               r"(?:tuo[ \t]+)?codice(?:[ \t]+di[ \t]+verifica)?(?=[ \t]+[èe:])|"
               r"mã[ \t]+xác[ \t]+(?:thực|nhận)|код[ \t]+подтверждения|验证码|驗證碼|"
-              "認証コード|確認コード|인증번호|رمز التحقق")
+              "認証コード|確認コード|인증번호|رمز التحقق|"
+              # more languages: a code's word with six digits after it
+              r"kód|(?<![a-z])tan(?![a-z])|msimbo|κωδικός|(?<![\u05d0-\u05ea])קוד|[Кк]од|"
+              r"c[óo]digo[ \t]+es|kod|ověřovací|"
+              r"کد|codul|vahvistuskoodi|ওটিপি")
 _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Kod", "xác", "код",
-                "Код", "验证码", "驗證碼", "コード", "인증번호", "رمز")
+                "Код", "验证码", "驗證碼", "コード", "인증번호", "رمز", "kód", "Kód", "TAN", "tan",
+                "simbo", "κωδικός", "קוד", "Ově", "ově", "کد", "odul", "koodi", "ওটিপি")
 # What every match holds, ASCII letters lowered, at most five characters in.
 _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces", "confi", "sms",
                "code", "digo", "best", "siche", "kod", "codic", "tuo c", "rulama", "xác", "код",
-               "Код", "验证码", "驗證碼", "認証コード", "確認コード", "인증번호", "رمز")
+               "Код", "验证码", "驗證碼", "認証コード", "確認コード", "인증번호", "رمز", "kód",
+               "tan", "msimb", "κωδικός", "קוד", "ově", "کد", "codul", "vahvi", "ওটিপি")
 # A word for it, then six digits within reach (most lines with "code" hold none).
-_OTP_PREFILTER = r"(?i)(?:code|codic|otp|c[ao]digo|kod|x[a]c|aa|rulama)[^\r\n]{0,40}\d{3} ?\d{3}"
+_OTP_PREFILTER = (r"(?i)(?:code|codic|otp|c[ao]digo|kod|k[a]d|x[a]c|aa|rulama|tan|msimbo|ov[a]|"
+                  r"codul|koodi)[^\r\n]{0,40}\d{3} ?\d{3}")
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "पासवर्ड",
                     "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin",
-                    "assword", "sandi")
+                    "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
+                    "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
+                    "รหัสผ่าน", "parola")
 _PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "cellulare", "vil", "portable",
                  "whatsapp", "msisdn", "my number", "new number", "cell ", "cell.", "cell:",
-                 "nomor", "mi n", "mio n", "meu n", "mon n", "mein n", "mijn n", "ел.",
+                 "nomor", "mi n", "mio n", "meu n", "mon n", "mein n", "mijn n", "ел.", "नंबर",
+                 "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "simu", "natel", "தொலைபேசி",
                  "sms", "llam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機", "연락처",
                  "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me", "text me")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
 _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
-                       r"ifre|senord|passord|salasana|heslo|login|aa|"
+                       r"ifre|senord|passord|salasana|heslo|login|aa|laluan|jelsz|nenosiri|"
+                       r"parola|m[a]t[ _]kh|"
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
 _PHONE_PREFILTER = (r"(?i)phone|(?:^|[^a-z])t[ea]l|mobil|handy|celular|cellulare|m[ao]vil|portable|"
                     r"whatsapp|sms|"
-                    r"(?:my|new|cell) number|cell[ .:]|msisdn|nomor|n[au]mero|"
+                    r"(?:my|new|cell) number|cell[ .:]|msisdn|nomor|n[au]mero|simu|natel|"
                     r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
@@ -874,8 +895,10 @@ DETECTORS: tuple[Detector, ...] = (
     # mixed case or a symbol, within the clause.
     _d("secret_assignment",
        rf"(?ai)(?:{_PASSWORD_WORDS})[^\n.!?。！？]{{0,40}}?"
-       r"[ \t\u3000:：«»„“”\"'「」『』—–/是はが为為는은]"  # a separator, or CJK's "is"
-       rf"((?=[^{_TOLD_STOP}]*\d)(?=[^{_TOLD_STOP}]*[^\W\d_])[^{_TOLD_STOP}]{{8,64}})",
+       r"[ \t\u3000:：=«»„“”\"'「」『』—–/是はが为為는은]"  # a separator, or CJK's "is"
+       # a letter: ASCII mode's \w misses Latin's accents, Greek and Cyrillic
+       rf"((?=[^{_TOLD_STOP}]*\d)(?=[^{_TOLD_STOP}]*[A-Za-z\u00c0-\u024f\u0370-\u04ff])"
+       rf"[^{_TOLD_STOP}]{{6,64}})",
        v.told_passphrase, prefilter=_PASSWORD_PREFILTER, group=1,
        needles=_PASSWORD_NEEDLES, start=_at_words(_PASSWORD_STARTS, 2)),
     # A phone number told in prose, in the groupings national numbers are written in
@@ -1074,15 +1097,18 @@ DETECTORS: tuple[Detector, ...] = (
     # digits that pass Luhn, whatever the issuer's prefix says of the length. Joiners,
     # spaces and dashes read alike: the joined pass has nothing to rescan.
     _d("credit_card",
-       r"(?i)(?<![a-z])(?:card|tarjeta|carte|karte|cart[ãa]o|carta|kaart|karta|kart[ıi])"
+       r"(?i)(?<![a-z])(?:card|tarjeta|carte|karte|cart[ãa]o|carta|kaart|karta|kart[ıi]|بطاق\w*"
+       r"|کارت\w*)"
        r"(?![a-z])[^\n\d]{0,20}?(?<!\d)(\d{4}(?:[ _-]?\d{3,4}){2,3}(?:[ _-]?\d{1,3})?)(?![\d])",
-       v.luhn_13_19, prefilter=r"(?i)(?:card|tarjeta|carte|karte|cart[aa]o|carta|kaart|karta|kart)"
-                                r"[^\r\n]{0,24}\d{4}", group=1,
-       needles=("ard", "ARD", "arjeta", "arte", "arta", "aart", "art"), digits=True,
-       start=_at_literal(("card", "tarjeta", "carte", "karte", "cart", "kaart", "karta", "kart"),
-                         fold=True),
+       v.luhn_13_19, group=1,
+       prefilter=r"(?i)(?:card|tarjeta|carte|karte|cart[aa]o|carta|kaart|karta|kart|aa)"
+                 r"[^\r\n]{0,24}\d{4}",
+       needles=("ard", "ARD", "arjeta", "arte", "arta", "aart", "art", "بطاق", "کارت"),
+       digits=True,
+       start=_at_literal(("card", "tarjeta", "carte", "karte", "cart", "kaart", "karta", "kart",
+                          "بطاق", "کارت"), fold=True),
        joined=_nothing_joined,
-       joined_prefilter=r"(?i)(?:card|tarjeta|carte|karte|cart[aa]o|carta|kaart|karta|kart)"
+       joined_prefilter=r"(?i)(?:card|tarjeta|carte|karte|cart[aa]o|carta|kaart|karta|kart|aa)"
                         r"[^\r\n]{0,24}\d{4}"),
     _d("credit_card",
        # No issuer number starts with 0: such a run is an id or a phone number (0049...).
@@ -1153,7 +1179,7 @@ DETECTORS: tuple[Detector, ...] = (
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
        r"|0\d{4,5}[ -]\d{5,6}|0\d{3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8})" + _R,
-       lambda s: 10 <= len(v.digits(s)) <= 12,
+       v.national_ok,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{4,5}[ -]\d{5}"
                  r"|0\d{3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6}",
        needles=("0",),

@@ -134,6 +134,9 @@ _IBAN_LENGTHS: dict[str, int] = {
     "NO": 15, "PK": 24, "PL": 28, "PS": 29, "PT": 25, "QA": 29, "RO": 24, "RS": 22, "SA": 24,
     "SC": 31, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "ST": 25, "SV": 28, "TL": 23, "TN": 24,
     "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
+    # the registry's later entries
+    "BI": 27, "DJ": 27, "FK": 18, "HN": 28, "IR": 26, "LY": 25, "MN": 20, "NI": 28, "OM": 23,
+    "RU": 33, "SD": 18, "SO": 23, "YE": 30,
 }
 
 
@@ -190,6 +193,13 @@ def phone_digits_ok(candidate: str) -> bool:
     number after it (a page's "+1-000-000-0000" stands in for one)."""
     numerals = digits(candidate)
     return 8 <= len(numerals) <= 15 and numerals[0] != "0" and numerals[1:].strip("0") != ""
+
+
+def national_ok(candidate: str) -> bool:
+    """A national number with its trunk 0: 10 to 12 digits, and an area code after the 0
+    (never 0 itself: "00000 00003" and "0003-00012345" are references)."""
+    numerals = digits(candidate)
+    return 10 <= len(numerals) <= 12 and numerals[1] != "0"
 
 
 def told_phone_ok(candidate: str) -> bool:
