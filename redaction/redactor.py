@@ -165,6 +165,8 @@ def _decoded_findings(text: str, offset: int, detectors: tuple[Detector, ...],
     if not views:
         return out
     for f in scan_plain(inner, detectors, prefilter):
+        if "\ufffd" in f.value:  # bytes that are no UTF-8 ("%DB_PASSWORD%"): no encoded text
+            continue
         start, end = map_back(views, f.start, f.end)
         out.append(Finding(f.kind, offset + start, offset + end, text[start:end]))
     for start, end, plain in base64_tokens(inner):

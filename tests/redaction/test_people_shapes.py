@@ -1,5 +1,5 @@
-"""What people write, telemetry as it is exported, every kind's variants and decoys (the tenth
-to thirteenth blind corpora):
+"""What people write, telemetry as it is exported, every kind's variants and decoys, object
+dumps and other scripts (the tenth to sixteenth blind corpora):
 one-time codes, passphrases, phones as address books write them, lower-case IBANs; and the
 look-alikes beside them that must stay."""
 
@@ -59,6 +59,28 @@ def redactor() -> Redactor:
     ('<add key="SmtpPassword" value="T9u&Yh2#Lw" />', "T9u&Yh2#Lw"),
     ("WARN login attempt user=ops pwd=Gr33n'Tea#88 result=fail", "Gr33n'Tea#88"),
     ("Charge my card 3791 8861 6104 5538 exp 02/26 for order 462762175", "3791 8861 6104 5538"),
+    # the fourteenth and sixteenth corpora: object dumps, other scripts
+    ("Array\n(\n    [secret_key] => TUO5+HHKOmPXOEoTXD2qptduOUrXNgrtVC4EE0Fp\n)",
+     "TUO5+HHKOmPXOEoTXD2qptduOUrXNgrtVC4EE0Fp"),
+    ("          'smtp_password' => '-bUIbMykEy4u8V',", "-bUIbMykEy4u8V"),
+    ('  ["secret_key"]=>\n  string(40) "+SeGgy7y4Q96rBew8r+TSbCXsd6RWtCjt4UoYOz3"',
+     "+SeGgy7y4Q96rBew8r+TSbCXsd6RWtCjt4UoYOz3"),
+    ('Content-Disposition: form-data; name="db_password"\r\n\r\nksNzSRtmkT*l-4\r\n--b',
+     "ksNzSRtmkT*l-4"),
+    ("<retry_count>6</retry_count><smtp_password>Summer2021!tfs</smtp_password>", "Summer2021!tfs"),
+    ("echo 'deploy:bYUkc-hy6nxu' | chpasswd", "bYUkc-hy6nxu"),
+    ("htpasswd -b -B .htpasswd admin wpB91-s.-u7OnbR", "wpB91-s.-u7OnbR"),
+    ("&{Id:79706 PeerAddr:2a01:4f8:c17:a7be:97c3:3c6c:6e15:1049}",
+     "2a01:4f8:c17:a7be:97c3:3c6c:6e15:1049"),
+    ("شماره شبا: IR۱۳۰۵۶۳۰۹۸۴۳۹۳۸۴۷۴۸۲۱۷۹۱۶", "IR۱۳۰۵۶۳۰۹۸۴۳۹۳۸۴۷۴۸۲۱۷۹۱۶"),
+    ("आपका OTP ३६७६५८ है।", "३६७६५८"),
+    ("τηλέφωνο:698 764 3114, κωδικός: Θάλασσα6405!", "Θάλασσα6405!"),
+    ("Код підтвердження: 725788. Нікому не повідомляйте.", "725788"),
+    ("Kata laluan saya Pena_6796$ tapi tak boleh log masuk", "Pena_6796$"),
+    ("ERROR đăng nhập thất bại mật_khẩu=huong488#GF", "huong488#GF"),
+    ("السلام عليكم، تم خصم المبلغ مرتين من بطاقتي 5078 0396 7907 1567؛", "5078 0396 7907 1567"),
+    ("Meine Natelnummer: 079 490 97 98", "079 490 97 98"),
+    ("मेरा नंबर 6980327906 है, कृपया शाम को कॉल करें।", "6980327906"),
 ])
 def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     assert value not in redactor.redact_text(text, {})
@@ -85,6 +107,18 @@ def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     "  password_policy: {min_length: 14, require_symbols: true, max_age_days: 90}",
     "# ssh-ed25519 public key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI6Gye89HKR/k7vi1NHSq2vZdEX7Ax",
     "      keycloak:\n        issuer: https://sso.acme-corp.net/realms/ml",
+    "set DB_PASSWORD=%DB_PASSWORD%",
+    '#<Credentials password: "********", api_key: nil, '
+    'password_changed_at: "2026-08-08T21:39:00Z">',
+    "map[bind_addr:192.168.8.66 cookie_name:sessionid token: created_at:2026-11-01T01:39:09Z]",
+    "nobody:*:19000:0:99999:7:::",
+    "admin:$2b$12$sr0cu6jCM/Z.5RQv.9C6K6m01J8sZTva2avaL.3BvdeYV6NyKRKaw",
+    '  ["secret"]=>\n  string(10) "<redacted>"',
+    "    return sorted(self.free, key=lambda x: x[1])",
+    "    sublists = operands[1::2]",
+    "Zahlungsreferenz 00000 00003, Betrag CHF 1'249.90",
+    "Factura 0003-00012345 del 12/03/2025",
+    "מיקוד: 6713201",
 ])
 def test_the_look_alike_stays(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
