@@ -519,6 +519,14 @@ def _zero_starts(separator: str, pair_separator: str) -> tuple[tuple[str, int], 
                  for length, forms in sorted(by_length.items()))
 
 
+def _after(literal: str, pattern: str, *, group: int, prefilter: str = "") -> Detector:
+    """A secret value found after ``literal``, which every match holds at its start; not a
+    name, a reference or a stand-in (:func:`~.validators.secret_value_ok`)."""
+    return _d("secret_assignment", pattern, v.secret_value_ok,
+              prefilter=prefilter or re.escape(literal), group=group, needles=(literal,),
+              start=_at_literal((literal,)))
+
+
 #: In priority order: when two findings overlap, the one listed first wins.
 def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, pwd: bool
           ) -> Detector:
@@ -941,10 +949,9 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?i)key=[\"'][^\"'\r\n]*(?:passw|pwd|secret|token|api_?key|connectionstring)",
        group=3, needles=("key=", "KEY=", "Key="), start=_at_literal(("key=",), fold=True)),
     # chpasswd's input: echo 'user:password' | chpasswd.
-    _d("secret_assignment",
-       r"\becho[ \t]+(['\"]?)[\w.-]+:([^'\"\s|]+)\1[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd",
-       v.secret_value_ok, prefilter=r"chpasswd", group=2, needles=("chpasswd",),
-       start=_at_literal(("echo",))),
+    _after("echo",
+           r"\becho[ \t]+(['\"]?)[\w.-]+:([^'\"\s|]+)\1[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd",
+           group=2, prefilter=r"chpasswd"),
     # A form's field under a secret's name: multipart (name="db_password", a blank line, the
     # value), XML elements (<smtp_password>X</smtp_password>), PHP's var_dump
     # (["secret_key"]=> string(40) "X").
@@ -985,17 +992,12 @@ DETECTORS: tuple[Detector, ...] = (
     # Secrets passed by position: a JWT's signing key (jwt.sign(payload, 'k'), jwt.encode(...,
     # "k", algorithm=...), Keys.hmacShaKeyFor("k"...)), a login's password (smtplib's
     # server.login("user", "pw")), PDO's third argument.
-    _d("secret_assignment",
-       r"\bjwt\.(?:sign|encode)\(.{0,300}?,[ \t]*(['\"])([^'\"\n]{8,})\1[ \t]*[,)]",
-       v.secret_value_ok, prefilter=r"jwt\.(?:sign|encode)\(", group=2, needles=("jwt.",),
-       start=_at_literal(("jwt.",))),
-    _d("secret_assignment", r"\bhmacShaKeyFor\([ \t]*(['\"])([^'\"\n]{8,})\1",
-       v.secret_value_ok, prefilter=r"hmacShaKeyFor\(", group=2, needles=("hmacShaKeyFor(",),
-       start=_at_literal(("hmacShaKeyFor(",))),
-    _d("secret_assignment",
-       r"\.login\([ \t]*(['\"])[^'\"\n]*\1[ \t]*,[ \t]*(['\"])([^'\"\n]{6,})\2[ \t]*\)",
-       v.secret_value_ok, prefilter=r"\.login\(", group=3, needles=(".login(",),
-       start=_at_literal((".login(",))),
+    _after("jwt.", r"\bjwt\.(?:sign|encode)\(.{0,300}?,[ \t]*(['\"])([^'\"\n]{8,})\1[ \t]*[,)]",
+           group=2, prefilter=r"jwt\.(?:sign|encode)\("),
+    _after("hmacShaKeyFor(", r"\bhmacShaKeyFor\([ \t]*(['\"])([^'\"\n]{8,})\1", group=2),
+    _after(".login(",
+           r"\.login\([ \t]*(['\"])[^'\"\n]*\1[ \t]*,[ \t]*(['\"])([^'\"\n]{6,})\2[ \t]*\)",
+           group=3),
     _d("secret_assignment",
        r"\bnew[ \t]+PDO\([ \t]*(['\"])[^'\"\n]*\1[ \t]*,[ \t]*(['\"])[^'\"\n]*\2[ \t]*,[ \t]*"
        r"(['\"])([^'\"\n]+)\3", v.secret_value_ok, prefilter=r"PDO\(", group=4,

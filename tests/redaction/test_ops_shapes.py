@@ -13,11 +13,6 @@ _SIG = "87afca20b2fcb0407fa3267e4d73499bd9469354d082a18dda0c02ae83f03ef9"
 _AZURE = "Ca8ReDz/TSz27PuCEbCt4aEuFVhkPzX6+viF4w9E2oEDc71bhAKXFY8ijhrHqk/vcqL90KFuQC5tq531JXY9bz=="
 
 
-@pytest.fixture(scope="module")
-def redactor() -> Redactor:
-    return Redactor(hash_key=b"test")
-
-
 @pytest.mark.parametrize(("text", "value"), [
     ('1794463564.621551 [0 10.4.195.187:39837] "AUTH" "default" "zvn!6iTwQALAey13XeF"',
      "zvn!6iTwQALAey13XeF"),

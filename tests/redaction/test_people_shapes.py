@@ -10,11 +10,6 @@ import pytest
 from servescope.redaction import Redactor
 
 
-@pytest.fixture(scope="module")
-def redactor() -> Redactor:
-    return Redactor(hash_key=b"test")
-
-
 @pytest.mark.parametrize(("text", "value"), [
     ("Ihr Bestätigungscode lautet 982549. Gültig für 10 Minuten.", "982549"),
     ("Code reçu par SMS : 996 016", "996 016"),

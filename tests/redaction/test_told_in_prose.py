@@ -8,11 +8,6 @@ import pytest
 from servescope.redaction import Redactor
 
 
-@pytest.fixture(scope="module")
-def redactor() -> Redactor:
-    return Redactor(hash_key=b"test")
-
-
 @pytest.mark.parametrize(("text", "value"), [
     # Italian says the English word, then "è"
     ("La password temporanea è Kaffee*2020lisboa; come la cambio?", "Kaffee*2020lisboa"),
