@@ -527,6 +527,12 @@ def _after(literal: str, pattern: str, *, group: int, prefilter: str = "") -> De
               start=_at_literal((literal,)))
 
 
+# A field named for a secret (a form's name="db_password", <smtp_password>, ["secret_key"]),
+# and, in the prefilter's syntax, a necessary condition for it.
+_FIELD_SECRET = r"passw(?:or)?d|pwd|secret|token|api_?key"
+_FIELD_SECRET_PREFILTER = r"passw|pwd|secret|token|api_?key"
+
+
 #: In priority order: when two findings overlap, the one listed first wins.
 def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, pwd: bool
           ) -> Detector:
@@ -944,9 +950,9 @@ DETECTORS: tuple[Detector, ...] = (
        joined_prefilter=_CALL_AFTER_PREFILTER.replace("[ .-]", "[ ._-]")),
     # .NET's appSettings: <add key="SmtpPassword" value="..." />.
     _d("secret_assignment",
-       r"(?i)\bkey=([\"'])[^\"'\n]*(?:passw(?:or)?d|pwd|secret|token|api_?key|connectionstring)"
+       rf"(?i)\bkey=([\"'])[^\"'\n]*(?:{_FIELD_SECRET}|connectionstring)"
        r"[^\"'\n]*\1[ \t]+value=([\"'])([^\"'\n]+)\2", v.secret_value_ok,
-       prefilter=r"(?i)key=[\"'][^\"'\r\n]*(?:passw|pwd|secret|token|api_?key|connectionstring)",
+       prefilter=rf"(?i)key=[\"'][^\"'\r\n]*(?:{_FIELD_SECRET_PREFILTER}|connectionstring)",
        group=3, needles=("key=", "KEY=", "Key="), start=_at_literal(("key=",), fold=True)),
     # chpasswd's input: echo 'user:password' | chpasswd.
     _after("echo",
@@ -956,17 +962,17 @@ DETECTORS: tuple[Detector, ...] = (
     # value), XML elements (<smtp_password>X</smtp_password>), PHP's var_dump
     # (["secret_key"]=> string(40) "X").
     _d("secret_assignment",
-       r"(?i)name=\\?\"[^\"\n]*(?:passw(?:or)?d|pwd|secret|token|api_?key)[^\"\n]*\\?\""
+       rf"(?i)name=\\?\"[^\"\n]*(?:{_FIELD_SECRET})[^\"\n]*\\?\""
        r"(?:\r?\n|\\r\\n){2}([^\r\n\\]{4,})", v.secret_value_ok,
-       prefilter=r"(?i)name=\\?\"[^\"\r\n]*(?:passw|pwd|secret|token|api_?key)", group=1,
+       prefilter=rf"(?i)name=\\?\"[^\"\r\n]*(?:{_FIELD_SECRET_PREFILTER})", group=1,
        needles=("name=", "NAME="), start=_at_literal(("name=",), fold=True)),
     _d("secret_assignment",
-       r"(?i)<([\w:.-]*(?:passw(?:or)?d|pwd|secret|token|api_?key|apikey)[\w.-]*)>"
+       rf"(?i)<([\w:.-]*(?:{_FIELD_SECRET})[\w.-]*)>"
        r"([^<\s][^<\n]{3,})</\1>", v.secret_value_ok,
-       prefilter=r"(?i)<[A-Za-z0-9_:.-]*(?:passw|pwd|secret|token|api_?key|apikey)[A-Za-z0-9_.-]*>",
+       prefilter=rf"(?i)<[A-Za-z0-9_:.-]*(?:{_FIELD_SECRET_PREFILTER})[A-Za-z0-9_.-]*>",
        group=2, needles=("<",), start=_at_literal(("<",))),
     _d("secret_assignment",
-       r"(?i)\[\"[^\"\n]*(?:passw(?:or)?d|pwd|secret|token|api_?key)[^\"\n]*\"\]=>\s*"
+       rf"(?i)\[\"[^\"\n]*(?:{_FIELD_SECRET})[^\"\n]*\"\]=>\s*"
        r"string\(\d+\)[ \t]+\"([^\"\n]+)\"", v.secret_value_ok,
        prefilter=r"\]=>[ \t\r\n]*string\(", group=1, needles=("]=>",),
        start=_at_literal(('["',))),

@@ -121,10 +121,11 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         # value never spans a raw space (a space in it is %20).
         for word in _encoded_words(text):
             extra += _decoded_findings(word.group(), word.start(), detectors, prefilter)
-    if "\\u" in text or "&#" in text:
-        extra += _unicode_findings(text, detectors, prefilter)
-    if has_fullwidth_digits(text):
-        extra += scan_plain(text.translate(FULLWIDTH), detectors, prefilter)
+    view = unicode_view(text) if "\\u" in text or "&#" in text else None
+    if view is not None:
+        extra += _view_findings(text, *view, detectors, prefilter)
+    elif has_fullwidth_digits(text):
+        extra += _view_findings(text, text, range(len(text) + 1), detectors, prefilter)
     for start, end, plain in base64_tokens(text, found):
         inside = scan_plain(plain, detectors, prefilter)
         if inside:
@@ -177,13 +178,11 @@ def _decoded_findings(text: str, offset: int, detectors: tuple[Detector, ...],
     return out
 
 
-def _unicode_findings(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
-                      ) -> list[Finding]:
-    """Findings in what ``text``'s \\uXXXX escapes decode to, as spans of ``text``."""
-    view = unicode_view(text)
-    if view is None:
-        return []
-    inner, starts = view
+def _view_findings(text: str, inner: str, starts: Sequence[int],
+                   detectors: tuple[Detector, ...], prefilter: Prefilter) -> list[Finding]:
+    """Findings in ``inner``, a reading of ``text`` whose character ``i`` starts at
+    ``starts[i]`` of it (escapes decoded), with other scripts' digits read as ASCII, as spans
+    and values of ``text``."""
     if has_fullwidth_digits(inner):
         inner = inner.translate(FULLWIDTH)  # one character for one: the starts still hold
     out = []
