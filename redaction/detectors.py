@@ -39,6 +39,9 @@ def _edge(before: str) -> str:
 
 _L = _edge(r"A-Za-z_.+\d-")
 _R = r"(?![A-Za-z_+\d-]|\.\d)"
+# Not inside a hex dump (od, xxd, hexdump: "0001560 08 00 00 00 40 00 00 00"): no byte of two
+# hex digits, one of them a digit, right before ("de " in prose is a word, not a byte).
+_NOT_IN_HEX_DUMP = r"(?<![0-9A-Fa-f][0-9] )(?<![0-9][0-9A-Fa-f] )"
 
 
 @dataclass(frozen=True)
@@ -428,8 +431,9 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
     "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias", "hash",
     "fingerprint", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "slug",
-    # how a secret is used or checked: auth_method, password_policy, KeyError
-    "method", "policy", "rules", "requirements", "hint", "error",
+    # how a secret is used or checked: auth_method, password_policy, KeyError, key_usage
+    "method", "policy", "rules", "requirements", "hint", "error", "usage", "usages",
+    "algorithm", "algo", "rotation",
     # a service's name (arn:aws:secretsmanager:..., "secret_manager": "vault")
     "manager",
     # Helm's existingSecret: the name of a Kubernetes Secret that holds it
@@ -1077,7 +1081,8 @@ DETECTORS: tuple[Detector, ...] = (
     # International numbers dialled with 00 instead of +. Before the card detector: a card
     # number never starts with 0, and its checksum blocker would hide the phone number.
     # A separator may follow the 00 ("00 49 30 1234567"), then the country code.
-    _d("phone", r"(?=0)" + _L + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})"
+    _d("phone", r"(?=0)" + _L + _NOT_IN_HEX_DUMP
+       + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})"
        r"|[ .-][1-9]\d{0,2}(?:[ .-]\d{1,8}){1,5})" + _R,
        v.international_00_ok,
        prefilter=r"00[1-9]\d{0,3}[ .-]\d|00[1-9]\d{9}|00[ .-][1-9]\d{0,2}[ .-]\d",
@@ -1185,7 +1190,8 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_class(r"\d", 1), joined=_joined_digits(10),
        starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
-    _d("phone", r"(?=0)" + _L + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
+    _d("phone", r"(?=0)" + _L + _NOT_IN_HEX_DUMP
+       + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
        r"|0\d{4,5}[ -]\d{5,6}|0\d{3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8})" + _R,
        v.national_ok,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{4,5}[ -]\d{5}"

@@ -341,7 +341,10 @@ _NAMES_A_SECRET = re.compile(
 
 
 # A file path (GOOGLE_APPLICATION_CREDENTIALS=/var/secrets/key.json): where a secret is.
-_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?")
+_PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
+                   # a relative one to a file of keys or configuration (path/to/key.json)
+                   r"|[\w.-]+(?:/[\w.-]+)+\.(?:json|pem|key|crt|cer|p12|pfx|jks|der|ya?ml|toml"
+                   r"|ini|conf|cfg|env|txt|keystore)")
 
 
 # Where a configuration reads the secret from: os.environ["X"], os.environ/X (LiteLLM),
@@ -358,7 +361,9 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # Terraform's progress words stand where a resource's value would ("..._secret_version.db:
 # Creation complete"), and GitLab prints "[MASKED]", Redis's MONITOR "(redacted)".
 _STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|^your[_-]|[_-]here$|^<|change[_-]?me|^redacted"
-                        r"|replace[_-]?me"
+                        r"|replace[_-]?me|^(?:fake|dummy)|^value\d*$"
+                        # a format's placeholder: %(token)s, {password}, {0}
+                        r"|^%\(\w+\)[sdr]$|^\{\w*\}?$"
                         r"|^(?:\(sensitive|\(redacted\)?|\*+|\[(?:redacted|masked)\]?|x{4,}"
                         r"|creation|modifications|destruction|still|refreshing|reading"
                         r"|none\.?|null|nil|undefined)$",
@@ -394,11 +399,13 @@ _IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
                          r"|(?:[A-Z]?[a-z]+|[a-z_]+)(?:\.(?:[A-Z]?[a-z]+|[a-z_]+))+")
 # Not a value: a timestamp (password_changed_at: 2026-08-08T21:39:00Z), the next field of a
 # struct or map print ("token: created_at:2026-..."), a password's hash ($2b$, $argon2id$,
-# $6$, $apr1$), a Windows variable (%DB_PASSWORD%).
+# $6$, $apr1$), a Windows variable (%DB_PASSWORD%), a module's attribute (pkg.module:name).
 _NOT_A_VALUE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
     r"|[A-Za-z_]\w*:(?!//)|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
-    r"|%[A-Z_][A-Z0-9_]*%$|string\(\d+\)?")
+    r"|%[A-Z_][A-Z0-9_]*%$|string\(\d+\)?"
+    # an entry point (detect-secrets = detect_secrets.main:main)
+    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+:[A-Za-z_]\w*$")
 
 
 def secret_value_ok(candidate: str) -> bool:
