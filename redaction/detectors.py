@@ -42,6 +42,19 @@ _R = r"(?![A-Za-z_+\d-]|\.\d)"
 # Not inside a hex dump (od, xxd, hexdump: "0001560 08 00 00 00 40 00 00 00"): no byte of two
 # hex digits, one of them a digit, right before ("de " in prose is a word, not a byte).
 _NOT_IN_HEX_DUMP = r"(?<![0-9A-Fa-f][0-9] )(?<![0-9][0-9A-Fa-f] )"
+# ... and none right after (Node's "<Buffer 02 01 04 03 06 05 08 07>").
+_NOT_BEFORE_HEX_BYTES = r"(?! [0-9][0-9A-Fa-f](?![^\s>\]]))(?! [0-9A-Fa-f][0-9](?![^\s>\]]))"
+
+
+# A four-part version, not an address: pinned (nvidia-cudnn-cu12==9.1.0.70, but Wireshark's
+# ip.src==x is an address), after the word (Version: 4.19.0.21, CUDNN_VERSION=8.9.7.29), or
+# shaped like one (TensorRT 8.6.1.6, dpkg (1.4.1.8): first part 1-12 but not 10, the next two
+# under 20; a random address has that shape about once in 10,000) with no port or prefix
+# length after it, which an address in use has (8.8.8.8:53).
+_NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|(?<=host==))"
+                  + "".join(rf"(?<![Vv]ersion{sep})(?<!VERSION{sep})"
+                            for sep in (" ", "=", ": ", ' = "', '="', ' = ', ': "', ":"))
+                  + r"(?!(?:[1-9]|1[12])\.1?\d\.1?\d\.\d{1,3}(?![\d:/]|\.\d))")
 
 
 @dataclass(frozen=True)
@@ -327,6 +340,23 @@ def _joined_digits(least: int, needle: str = "") -> Joined:
     return spans
 
 
+def _joined_where(where: re.Pattern[str]) -> Joined:
+    """The whole text where ``where`` finds the one place a joiner can change what a
+    pattern of words matches (most texts: nowhere, so nothing is rescanned)."""
+
+    def spans(text: str, memo: dict[str, Any]) -> list[Span]:
+        return [(0, len(text))] if where.search(text) else []
+
+    return spans
+
+
+# A tax id's key with a joiner between it and its digits ("tax_id_=", read "tax id =").
+_joined_tax_key = _joined_where(re.compile(
+    r"(?i)tax[_ -]?id(?:entification)?(?:[_ -]?(?:number|no))?[\\\"':=\s_-]*[-_][\\\"':=\s_-]*\d"))
+# A number in a query with "_" after it, which the look-ahead refuses and a space ends.
+_joined_query_number = _joined_where(re.compile(r"=(?:%2B|\+)?\d{10,15}_"))
+
+
 def _nothing_joined(text: str, memo: dict[str, Any]) -> list[Span]:
     """For a pattern that reads "-", "_" and " " alike wherever it reads any of them."""
     return []
@@ -419,7 +449,8 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!\d:secr
                  # pass: ...")
                  r"(?:(?<=[_\-\"'])|(?<=[{,] ))pass(?![a-z])|(?<![a-z])pass(?=[ \t]*=)|"
                  + _NOT_TOKEN_COUNTS
-                 + r"|passw(?:or)?d|pwd|"
+                 # pwd as a word or after "db" (DB_PWD, dbpwd), not inside an id (AROA...RPWDD)
+                 + r"|passw(?:or)?d|(?:(?<![a-z0-9])|(?<=db))pwd|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                  r"client[_-]?secret|key(?<![a-z0-9]key)(?![a-z]{2})" + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
@@ -432,12 +463,18 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias", "hash",
     "fingerprint", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "slug",
     # how a secret is used or checked: auth_method, password_policy, KeyError, key_usage
-    "method", "policy", "rules", "requirements", "hint", "error", "usage", "usages",
+    "method", "policy", "rules", "requirements", "hint", "error", "usage", "usages", "purpose",
     "algorithm", "algo", "rotation",
     # a service's name (arn:aws:secretsmanager:..., "secret_manager": "vault")
     "manager",
     # Helm's existingSecret: the name of a Kubernetes Secret that holds it
-    "existingsecret", "existing_secret", "existing-secret"))
+    "existingsecret", "existing_secret", "existing-secret",
+    # a secret's state, and when a tool updates it (Ansible's update_password: on_create)
+    "status", "state", "update_password")) + "".join(
+    # a source file (a changelog's "* tests/request_key.test: Likewise.", a compiler's
+    # "secrets.c:85:40: warning")
+    rf"(?<!\.{ext})" for ext in ("c", "h", "cc", "cpp", "hpp", "py", "java", "kt", "go", "rs",
+                                  "js", "ts", "rb", "pl", "sh", "scm", "test", "txt", "md"))
 # A sampled token and its log probability ({"token": " Paris", "logprob": -0.27}, OpenAI's and
 # vLLM's logprobs): text the model wrote, not a credential. And a key/value pair's key
 # (OTLP/JSON attributes: {"key": "service.name", "value": {...}}): a name, not a key.
@@ -701,19 +738,22 @@ DETECTORS: tuple[Detector, ...] = (
        r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
        r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
        r"|pypi-[A-Za-z0-9_-]{50,}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20,}|gsk_[A-Za-z0-9]{40,}"
-       r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+)"
+       r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+"
+       # a webhook's path without its host (a proxy logs the path: /services/T../B../secret)
+       r"|/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24})"
        r"(?![A-Za-z0-9_-])",
        prefilter=(r"[sr]k[-_][A-Za-z0-9_-]{20}|xox[abposre]-[A-Za-z0-9-]{10}|xapp-\d-"
                   r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34}|https://hooks\.slack\.com/"
                   r"|glpat-[A-Za-z0-9_-]{20}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{16}"
-                  r"|pypi-[A-Za-z0-9_-]{50}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20}|gsk_"),
+                  r"|pypi-[A-Za-z0-9_-]{50}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20}|gsk_"
+                  r"|/services/T[A-Z0-9]{8}"),
        needles=("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "hooks.slack.com",
-                "glpat-", "npm_", "SG.", "pypi-", "SK", "ya29.", "gsk_"),
+                "glpat-", "npm_", "SG.", "pypi-", "SK", "ya29.", "gsk_", "/services/T"),
        start=_at_literal(("sk-", "sk_", "rk-", "rk_", "xox", "xapp-", "AIza", "hf_", "glpat-",
                           "npm_", "SG.", "https://hooks.slack.com/", "pypi-", "SK", "ya29.",
-                          "gsk_")),
+                          "gsk_", "/services/T")),
        starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.|pyp|SK[0-9a-fA-F]|ya2|gsk", 3),
-               (r"https://hooks\.slack\.com/", 24))),
+               (r"https://hooks\.slack\.com/", 24), (r"/services/T", 11))),
     # More vendors, each by its prefix: LangSmith (lsv2_pt_, lsv2_sk_), DigitalOcean (dop_v1_),
     # Mapbox secret tokens (sk.eyJ...; pk. ones are public), Firebase Cloud Messaging's legacy
     # server keys, Telegram bot tokens (id:AA...), Discord webhooks.
@@ -790,13 +830,62 @@ DETECTORS: tuple[Detector, ...] = (
        r"PlainLoginModule[ \t]+required[ \t]+username[ \t]*=[ \t]*\\?([\"'])([A-Z0-9]{16})\\?\1",
        v.tokenish, prefilter=r"PlainLoginModule[ \t]+required[ \t]+username", group=2,
        needles=("PlainLoginModule",), start=_at_literal(("PlainLoginModule",))),
-    # A presigned URL's signature and session token (S3, GCS): whoever holds the URL holds
-    # the access until it expires.
+    # A presigned URL's signature and session token (S3, GCS, CloudFront's Signature=):
+    # whoever holds the URL holds the access until it expires.
     _d("secret_assignment",
-       r"(?i)[?&](?:x-amz-signature|x-goog-signature|x-amz-security-token)=([^&\s\"'#<>]{16,})",
-       prefilter=r"(?i)x-(?:amz|goog)-s(?:ignature|ecurity-token)=", group=1,
-       needles=("-Signature=", "-signature=", "-Security-Token=", "-security-token="),
-       start=_at_literal(("x-amz-s", "x-goog-s"), 1, fold=True)),
+       r"(?i)[?&](?:x-amz-signature|x-goog-signature|x-amz-security-token|signature)"
+       r"=([^&\s\"'#<>]{16,})",
+       prefilter=r"(?i)[?&](?:x-(?:amz|goog)-)?s(?:ignature|ecurity-token)=", group=1,
+       needles=("Signature=", "signature=", "-Security-Token=", "-security-token=",
+                "SIGNATURE="),
+       start=_at_literal(("x-amz-s", "x-goog-s", "signature="), 1, fold=True)),
+    # An OAuth authorization code in its callback ("/oauth2/callback?code=...&state=..."):
+    # exchanged for tokens by whoever holds it until it is used.
+    _d("secret_assignment",
+       r"(?i)/[^\s?\"'#]*(?:callback|oauth|/auth|/login|signin|redirect)[^\s?\"'#]*\?"
+       r"(?:[^\s\"'#&]*&)*?code=([A-Za-z0-9._~%/-]{16,})(?=[&#\s\"'\\]|$)", v.tokenish,
+       prefilter=r"(?i)(?:callback|oauth|/auth|/login|signin|redirect)[^\s?\"'#]*\?[^\s\"'#]*code=",
+       group=1, needles=("code=",), start=_at_literal(("/",))),
+    # OpenWeatherMap's key in its query (appid=<32 hex digits>).
+    _d("secret_assignment", r"(?i)[?&]appid=([0-9a-f]{32})(?![0-9a-z])", v.tokenish,
+       prefilter=r"(?i)[?&]appid=[0-9a-f]{32}", group=1, needles=("appid=", "APPID=", "appId="),
+       start=_at_literal(("appid=",), 1, fold=True)),
+    # A Go struct's print of a secret's key and value ({Path:kv/x Key:partner_api_key
+    # Value:...}, Vault's client).
+    _d("secret_assignment",
+       rf"(?i)\bKey:[\w.-]*?(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}[ \t]+Value:([^\s}}]{{6,}})",
+       v.secret_value_ok, prefilter=r"(?i)Key:[^ \t\r\n]*[ \t]+Value:", group=1,
+       needles=("Value:", "value:", "VALUE:"), start=_at_literal(("key:",), fold=True)),
+    # A secret's own shape with nothing named beside it, where an ORM or a driver prints its
+    # parameters bare ("binding parameter [1] as [VARCHAR] - [<40 characters>]"): an AWS
+    # secret key's 40 base64 characters (both cases, digits, and a '/' or '+', few '/': not a
+    # path), and an Azure storage key's 86 and "==" (not a SHA-512 integrity digest).
+    _d("secret_assignment",
+       r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9]*[/+])([A-Za-z0-9+][A-Za-z0-9/+]{39})(?![A-Za-z0-9/+=])",
+       v.bare_secret_ok, prefilter=r"[A-Za-z0-9/+]{40}", group=1, needles=("/", "+"),
+       start=_at_literal(("/", "+"), 39)),
+    _d("secret_assignment",
+       r"(?<![A-Za-z0-9/+=])(?<!sha512-)(?<!sha512:)(?<!sha512=)([A-Za-z0-9/+]{86}==)"
+       r"(?![A-Za-z0-9/+=])", v.aws_secret_like, prefilter=r"[A-Za-z0-9/+]{86}==", group=1,
+       needles=("==",), start=_at_literal(("==",), 86)),
+    # A secret's value a field or two below its name: terraform output -json ("db_password":
+    # {"sensitive": true, "type": "string", "value": "..."}), and Terraform's plan of a
+    # Helm release's set block (name = "postgresql.auth.password", then value = "...").
+    _d("secret_assignment",
+       _SECRET_KEY + r"[ \t]*:[ \t]*\{[^{}]{0,200}?\\?\"value\\?\"[ \t]*:[ \t]*"
+       r"\\?\"([^\"\\\n]{6,})",
+       v.secret_value_ok, prefilter=_SECRET_KEY_PREFILTER + r"[ \t]*:[ \t]*\{", group=1,
+       needles=('"value"', '\\"value\\"'), start=_at_literal(_SECRET_STARTS, fold=True)),
+    _d("secret_assignment",
+       rf"(?i)\bname[ \t]*=[ \t]*\"[\w.-]*?(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\"[ \t]*\r?\n"
+       r"[ \t]*[+~-]?[ \t]*value[ \t]*=[ \t]*\"([^\"\n]{6,})\"", v.secret_value_ok,
+       prefilter=r"(?i)name[ \t]*=[ \t]*\"[^\"\r\n]*\"[ \t]*\r?\n[ \t]*[+~-]?[ \t]*value[ \t]*=",
+       group=1, needles=("value", "VALUE"), start=_at_literal(("name",), fold=True)),
+    # The password a random_password resource made, in Terraform's state.
+    _d("secret_assignment",
+       r"\\?\"type\\?\"[ \t]*:[ \t]*\\?\"random_password\\?\"[\s\S]{0,2000}?\\?\"result\\?\"[ \t]*:"
+       r"[ \t]*\\?\"([^\"\\\n]+)", v.secret_value_ok, prefilter=r"random_password", group=1,
+       needles=("random_password",), start=_at_literal(('"type"', '\\"type\\"'))),
     # An Azure storage account's keys as the CLI lists them: {"keyName": "key1", ...,
     # "value": "<88 characters>"}.
     _d("secret_assignment",
@@ -854,7 +943,8 @@ DETECTORS: tuple[Detector, ...] = (
     # my new password"): a password-shaped value within the clause before the word.
     _d("secret_assignment",
        r"(?ai)[„\"“'«「『]([^\s„“”\"'«»「」『』]{8,64})[“”\"'»」』][^\n.!?。！？]{0,30}?"
-       rf"(?:{_PASSWORD_WORDS}|password)", v.password_like,
+       # the word, not a variable's name ("HOSTNAME=x", "DB_PASSWORD=...")
+       rf"(?<![_A-Za-z])(?:{_PASSWORD_WORDS}|password)", v.password_like,
        prefilter=r"(?i)[~\"'][^\r\n]{8,100}(?:passw|kennwort|de passe|contrase|senha|wachtwoord"
                  r"|has[al]o|sandi|aa)", group=1, needles=_PASSWORD_NEEDLES),
     # A secret key printed without "=" (aws configure list, env dumps).
@@ -982,7 +1072,8 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(('["',))),
     # Every value of a Cookie or Set-Cookie header: session ids are bearer credentials.
     _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?[ \t]*[:=]>?"
+       r"(?i)(?<![A-Za-z0-9-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?"
+       r"[ \t]*[:=]>?"
        r"[ \t]*[\"']?([^\r\n\"'=]+=[^\r\n\"']*[^\s\"';])", v.cookie_header_ok,
        prefilter=r"(?i)cookie", group=1, needles=("ookie", "OOKIE"),
        start=_at_literal(("cookie",), 4, fold=True)),
@@ -990,8 +1081,16 @@ DETECTORS: tuple[Detector, ...] = (
     # header dump): sessionid, JSESSIONID, PHPSESSID, connect.sid, <app>_session.
     _d("secret_assignment",
        r"(?i)(?<![\w.-])(?:[\w-]*_session(?:_?id)?|session|sessionid|session_id|jsessionid"
-       r"|phpsessid|connect\.sid|asp\.net_sessionid)=([^;\s\"'&,]{16,})", v.session_cookie_ok,
-       prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid)=", group=1,
+       r"|phpsessid|connect\.sid|asp\.net_sessionid|sid)=([^;\s\"'&,]{16,})", v.session_cookie_ok,
+       prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid|sid)=", group=1,
+       needles=("ession", "ESSION", "SESSID", "sessid", "connect.sid", "sid=", "SID="),
+       start=_at_literal(("session", "sessid", "connect.sid", "sid="), 30, fold=True)),
+    # ... quoted in a map or a query (Django's {'sessionid': '...'}, "session_key" = '...').
+    _d("secret_assignment",
+       r"(?i)(?<![\w.-])(?:sessionid|session_key|jsessionid|phpsessid|connect\.sid"
+       r"|[\w-]*_session)\\?[\"'][ \t]*(?:=>?|:)[ \t]*\\?[\"']([^;\s\"'&,]{16,})",
+       v.session_cookie_ok,
+       prefilter=r"(?i)(?:sessionid|session_key|sessid|connect\.sid|_session)\\?[\"']", group=1,
        needles=("ession", "ESSION", "SESSID", "sessid", "connect.sid"),
        start=_at_literal(("session", "sessid", "connect.sid"), 30, fold=True)),
     # A session's key in a store (Redis MONITOR: "SET" "sess:EA3B2EC1...").
@@ -1021,13 +1120,20 @@ DETECTORS: tuple[Detector, ...] = (
     # "value": {"stringValue": "..."}}).
     _d("secret_assignment",
        r"(?i)[\"'](?:name|key)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
-       rf"(?:sess(?:ion)?(?:[_-]?id)?|sid|cookie|(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET})"
+       rf"(?:sess(?:ion)?(?:[_-]?id)?|sid|(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET})"
        r"\\?[\"']"
        r"[ \t]*,[ \t]*\\?[\"']value\\?[\"'][ \t]*:[ \t]*"
        r"(?:\{[ \t]*\\?[\"']stringValue\\?[\"'][ \t]*:[ \t]*)?\\?[\"']([^\"'\\]{6,})",
        v.secret_value_ok,
        prefilter=r"(?i),[ \t]*\\?[\"']value\\?[\"'][ \t]*:", group=1,
        needles=("alue", "ALUE"), start=_at_literal(("name", "key"), 1, fold=True)),
+    # ... and a Cookie or Set-Cookie header as such a pair (HAR): judged as the header is,
+    # so a session's id goes and preferences ("lang=en-GB; tz=Europe%2FBerlin") stay.
+    _d("secret_assignment",
+       r"(?i)[\"'](?:name|key)\\?[\"'][ \t]*:[ \t]*\\?[\"'](?:set-)?cookie\\?[\"']"
+       r"[ \t]*,[ \t]*\\?[\"']value\\?[\"'][ \t]*:[ \t]*\\?[\"']([^\"'\\]{6,})",
+       v.cookie_header_ok, prefilter=r"(?i)cookie\\?[\"'][ \t]*,[ \t]*\\?[\"']value", group=1,
+       needles=("ookie", "OOKIE"), start=_at_literal(("name", "key"), 1, fold=True)),
     # An Authorization header of any scheme (Token, ApiKey, SSWS, Digest, ...): its
     # credential. Bearer and Basic are the bearer_token detector's, listed first.
     _d("bearer_token",
@@ -1039,7 +1145,8 @@ DETECTORS: tuple[Detector, ...] = (
     # A quoted value with spaces in it under a secret's key (password="p@ss w0rd x"): the
     # unquoted form below stops at the first space.
     _d("secret_assignment",
-       _SECRET_KEY + r"[ \t]*[:=][ \t]*(\\?[\"'])([^\"'\n]*[ \t][^\"'\n]*?)\1" + _NOT_LOGPROBS,
+       _SECRET_KEY + r"[ \t]*[:=][ \t]*(\\?[\"'])([^\"'\s][^\"'\n]*[ \t][^\"'\n]*?)\1"
+       + _NOT_LOGPROBS,
        v.secret_value_ok, group=2,
        prefilter=_SECRET_KEY_PREFILTER + r"[ \t]*[:=][ \t]*\\?[\"'][^\"'\n]*[ \t]",
        needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True)),
@@ -1050,7 +1157,10 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("auth", "AUTH", "Auth"), start=_at_literal(("auth",), fold=True),
        starts=((r"(?i)auth", 4),)),
     _d("secret_assignment",
-       _SECRET_KEY + r"\]?\s*(?:=>|[:?]=|[:=])\s*(?:\\*[\"'])?"
+       # the value on the same line, or indented on the next (YAML); an empty one ends there
+       # (DB_PASSWORD= then the next variable's line)
+       _SECRET_KEY + r"\]?\s*(?:=>|[:?]=|[:=])[ \t]*(?:\r?\n[ \t]+(?![\w.-]+:(?:\s|$)))?"
+       r"(?:\\*[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|{_INNER_QUOTE}|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])"
        rf"|&(?![\w.-]*=)){{6,}}+)"
@@ -1078,12 +1188,34 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"\"@[A-Za-z0-9]", needles=('"@',),
        start=_at_literal(('"@',), 66), joined=_joined_email,
        joined_prefilter=r"\"@[A-Za-z0-9]"),
+    # A phone number in a query that sends it a code or a message (2fa/sms paths, or a
+    # channel=sms beside it): "/2fa/setup?to=5511919501253&channel=sms". Before the card
+    # detector, whose checksum blocker would hide it.
+    _d("phone",
+       r"(?i)(?:sms|whatsapp|otp|2fa|mfa|verif|phone)[^\s?\"'#]*\?(?:[^\s\"'#&]*&)*?"
+       r"(?:to|recipient|msisdn|phone(?:_?number)?|mobile|tel|number)=(?:%2B|\+)?(\d{10,15})"
+       r"(?![\w%])", v.told_phone_ok,
+       prefilter=r"(?i)(?:sms|whatsapp|otp|2fa|mfa|verif|phone)[^\s?\"'#]*\?[^\s\"'#]*"
+                 r"(?:to|recipient|msisdn|phone|mobile|tel|number)=(?:%2B|\+)?\d{10}",
+       group=1, needles=("=",), joined=_joined_query_number,
+       joined_prefilter=r"(?i)(?:sms|whatsapp|otp|2fa|mfa|verif|phone)[^\s?\"'#_-]*\?"
+                        r"[^\s\"'#_-]*(?:to|recipient|msisdn|phone|mobile|tel|number)="
+                        r"(?:%2B|\+)?\d{10}"),
+    _d("phone",
+       r"(?i)[?&](?:to|recipient|msisdn|phone(?:_?number)?|mobile|number)=(?:%2B|\+)?(\d{10,15})"
+       r"&(?:[^\s\"'#&]*&)*?(?:channel|via|method|type)=(?:sms|whatsapp|voice|call)",
+       v.told_phone_ok,
+       prefilter=r"(?i)[?&](?:to|recipient|msisdn|phone|mobile|number)=(?:%2B|\+)?\d{10}[^\s\"'#]*"
+                 r"(?:channel|via|method|type)=(?:sms|whatsapp|voice|call)",
+       group=1, needles=("=",), joined=_joined_query_number,
+       joined_prefilter=r"(?i)[?&](?:to|recipient|msisdn|phone|mobile|number)=(?:%2B|\+)?\d{10}"
+                        r"[^\s\"'#_-]*(?:channel|via|method|type)=(?:sms|whatsapp|voice|call)"),
     # International numbers dialled with 00 instead of +. Before the card detector: a card
     # number never starts with 0, and its checksum blocker would hide the phone number.
     # A separator may follow the 00 ("00 49 30 1234567"), then the country code.
     _d("phone", r"(?=0)" + _L + _NOT_IN_HEX_DUMP
        + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})"
-       r"|[ .-][1-9]\d{0,2}(?:[ .-]\d{1,8}){1,5})" + _R,
+       r"|[ .-][1-9]\d{0,2}(?:[ .-]\d{1,8}){1,5})" + _R + _NOT_BEFORE_HEX_BYTES,
        v.international_00_ok,
        prefilter=r"00[1-9]\d{0,3}[ .-]\d|00[1-9]\d{9}|00[ .-][1-9]\d{0,2}[ .-]\d",
        needles=("00",), start=_at_literal(("00",)), joined=_joined_digits(10, "00"),
@@ -1155,6 +1287,23 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(("ssn", "social"), fold=True), joined=_joined_ssn_key,
        starts=((r"(?i)ssn|soc", 3),),
        joined_prefilter=r"(?i)ssn|social[_ -]?security"),
+    # An IPv6 address with its port and no brackets (an ALB's or HAProxy's client field,
+    # OkHttp's host/2600:...:443): eight groups then the port, or a compressed address then
+    # a port no group can be (five digits). The plain detector below refuses the run whole.
+    *_with_private_twin(_d("ipv6",
+       r"(?<![\w:.])((?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}(?=:\d{1,5}(?![\w:.]))"
+       r"|(?:[0-9A-Fa-f]{1,4}:){1,6}(?::[0-9A-Fa-f]{1,4}){1,6}(?=:\d{5}(?![\w:.])))", v.ipv6_ok,
+       prefilter=r"[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}:\d|::[0-9A-Fa-f:]*:\d{5}", group=1,
+       needles=(":",), start=_at_literal((":",), 4), joined=_joined_ipv6,
+       joined_prefilter=r"[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}:\d|::[0-9A-Fa-f:]*:\d{5}"),
+       v.ipv6_private_ok),
+    # A US tax id (an SSN for a person) under its key, nine bare digits.
+    _d("us_ssn",
+       r"(?i)(?<![a-z0-9])tax[_ -]?id(?:entification)?(?:[_ -]?(?:number|no))?\\?[\"']?[ \t]*"
+       r"[:=][ \t]*\\?[\"']?(\d{9})(?!\d)", v.ssn_ok,
+       prefilter=r"(?i)tax[_ -]?id", group=1, needles=("tax", "TAX", "Tax"),
+       start=_at_literal(("tax",), fold=True), joined=_joined_tax_key,
+       joined_prefilter=r"(?i)tax[_ -]?id"),
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported,
     # unless it holds exactly one host (/32, /128: an allow-list entry for one client).
     # Addresses of private networks are a twin kind a policy opts into (validators.py).
@@ -1169,7 +1318,7 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal((":",), 4), joined=_joined_ipv6,
        joined_prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:"), v.ipv6_private_ok),
     *_with_private_twin(_d(
-       "ipv4", r"(?=\d)" + _edge(r"\w.-") + r"(?:\d{1,3}\.){3}\d{1,3}"
+       "ipv4", r"(?=\d)" + _edge(r"\w.-") + _NOT_A_VERSION + r"(?:\d{1,3}\.){3}\d{1,3}"
        r"(?![\w-]|\.\w|/(?!32(?!\d))\d)", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(4, "."),
@@ -1192,7 +1341,8 @@ DETECTORS: tuple[Detector, ...] = (
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     _d("phone", r"(?=0)" + _L + _NOT_IN_HEX_DUMP
        + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
-       r"|0\d{4,5}[ -]\d{5,6}|0\d{3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8})" + _R,
+       r"|0\d{4,5}[ -]\d{5,6}|0\d{3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8})" + _R
+       + _NOT_BEFORE_HEX_BYTES,
        v.national_ok,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{4,5}[ -]\d{5}"
                  r"|0\d{3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6}",
@@ -1261,8 +1411,12 @@ def resolve(found: list[Finding]) -> list[Finding]:
     kept: list[Finding] = []
     for f in found:
         start, end = f.start, f.end
-        for k in kept:
+        for i, k in enumerate(kept):
             if start < k.end and k.start < end:
+                # A blocker keeps fragments of its span out, not a value that is exactly
+                # that span (13 digits that fail the card checksum after "to=" in an SMS link)
+                if k.kind[0] == "!" and k.start == start and k.end == end and f.kind[0] != "!":
+                    kept[i] = f
                 break
         else:
             kept.append(f)

@@ -130,6 +130,29 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         inside = scan_plain(plain, detectors, prefilter)
         if inside:
             extra.append(Finding(inside[0].kind, start, end, text[start:end]))
+    found = _merge(text, found, extra) if extra else found
+    return _with_repeats(text, found) if found else found
+
+
+# A value found once is redacted wherever else the text holds it: an ORM's log prints the
+# query (where the value sits under its column's name) and then its parameters bare
+# ("... session_key = 'X' ... args=('X',)"). Shorter values than this may be common words.
+_REPEAT_MIN = 8
+
+
+def _with_repeats(text: str, found: list[Finding]) -> list[Finding]:
+    extra: list[Finding] = []
+    for f in found:
+        value = f.value
+        if len(value) < _REPEAT_MIN:
+            continue
+        at = text.find(value)
+        while at >= 0:
+            end = at + len(value)
+            if not any(at < g.end and g.start < end for g in found) and not any(
+                    at < g.end and g.start < end for g in extra):
+                extra.append(Finding(f.kind, at, end, value))
+            at = text.find(value, end)
     return _merge(text, found, extra) if extra else found
 
 

@@ -12,6 +12,7 @@ import binascii
 import ipaddress
 import json
 import re
+from urllib.parse import unquote
 
 __all__ = [
     "aws_secret_like",
@@ -239,11 +240,19 @@ def phone_link_ok(candidate: str) -> bool:
 
 
 def nanp_ok(candidate: str) -> bool:
-    """North American numbering: area and exchange codes start with 2-9."""
+    """North American numbering: area and exchange codes start with 2-9. (Its numbers'
+    shape is other countries' too, a Greek mobile's "698 764 3114": no rule of the plan's
+    own refuses more.) Not three fields of an access log (an ALB's "499 499 1404": two
+    status codes, then a size)."""
     numerals = digits(candidate)
     if len(numerals) == 11 and numerals[0] == "1":
         numerals = numerals[1:]
-    return len(numerals) == 10 and numerals[0] >= "2" and numerals[3] >= "2"
+    return (len(numerals) == 10 and numerals[0] >= "2" and numerals[3] >= "2"
+            and _STATUS_PAIR.search(candidate) is None)
+
+
+# Two equal HTTP status codes and a figure, spaced: an access log's fields, not a number.
+_STATUS_PAIR = re.compile(r"(?:^|\D)([1-5]\d\d) \1 \d{4}$")
 
 
 def _ipv4_octets(candidate: str) -> tuple[int, int] | None:
@@ -342,6 +351,9 @@ _NAMES_A_SECRET = re.compile(
 
 # A file path (GOOGLE_APPLICATION_CREDENTIALS=/var/secrets/key.json): where a secret is.
 _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
+                   # a secret store's path to it (Vault's database/creds/app, a secrets
+                   # manager's prod/ledger/stripe): lower-case names
+                   r"|[a-z][a-z0-9_.-]*(?:/[a-z][a-z0-9_.-]*)+"
                    # a relative one to a file of keys or configuration (path/to/key.json)
                    r"|[\w.-]+(?:/[\w.-]+)+\.(?:json|pem|key|crt|cer|p12|pfx|jks|der|ya?ml|toml"
                    r"|ini|conf|cfg|env|txt|keystore)")
@@ -361,10 +373,12 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # Terraform's progress words stand where a resource's value would ("..._secret_version.db:
 # Creation complete"), and GitLab prints "[MASKED]", Redis's MONITOR "(redacted)".
 _STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|^your[_-]|[_-]here$|^<|change[_-]?me|^redacted"
-                        r"|replace[_-]?me|^(?:fake|dummy)|^value\d*$"
+                        r"|replace[_-]?me|^(?:fake|dummy)|^value\d*$|^\[secret\]?$"
+                        r"|^VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$"
                         # a format's placeholder: %(token)s, {password}, {0}
                         r"|^%\(\w+\)[sdr]$|^\{\w*\}?$"
-                        r"|^(?:\(sensitive|\(redacted\)?|\*+|\[(?:redacted|masked)\]?|x{4,}"
+                        r"|^(?:\(sensitive|\(redacted\)?|\*+|\[(?:redacted|masked|filtered)\]?|x{4,}"
+                        r"|filtered"
                         r"|creation|modifications|destruction|still|refreshing|reading"
                         r"|none\.?|null|nil|undefined)$",
                         re.IGNORECASE)
@@ -392,7 +406,11 @@ _CODE = re.compile(
     r"[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+\(|[A-Za-z_]\w*::[A-Za-z_]"
     # a call of a snake_case name or a builtin, a subscript by a name, a tuple's opening
     r"|[a-z_][a-z0-9]*_[a-z0-9_]*\(|(?:set|list|dict|tuple|sorted|len|str|int|bytes|bool|getattr"
-    r"|open|lambda)\b|[A-Za-z_]\w*\[[A-Za-z_]|\([A-Za-z_]\w*\(|self\.|cls\.|this\.")
+    r"|open|lambda)\b|[A-Za-z_]\w*\[[A-Za-z_]|\([A-Za-z_]\w*\(|self\.|cls\.|this\."
+    # a call of a CamelCase or Capital_snake name on names (ObjectKeys(target),
+    # PEM_string2key($data))
+    r"|(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z][A-Za-z0-9]*_\w+)"
+    r"\((?:[$@]?[A-Za-z_][\w.]*(?:, ?[$@]?[A-Za-z_][\w.]*)*)?(?:\)|$)")
 # A name, not a value: a private variable (_token, _AzureApiKeyT) or an attribute path with no
 # digit (Keyword.Type, Name.Variable).
 _IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
@@ -412,8 +430,11 @@ def secret_value_ok(candidate: str) -> bool:
     """A value under a secret's key that is not just the name of one, a file's path, a
     reference to where the secret is kept or what a tool prints in its place."""
     bare = candidate.strip("\"'").rstrip("):")
-    return (_NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
-            and _REFERENCE.match(bare) is None and _STANDS_IN.search(bare) is None
+    # a stand-in percent-encoded in a query ("token=%3Credacted%3E")
+    plain = unquote(bare) if "%" in bare else bare
+    return (any(ch.isalnum() for ch in plain) and _STANDS_IN.search(plain) is None
+            and _NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
+            and _REFERENCE.match(bare) is None
             and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None
             and _CODE.match(bare) is None and _KEY_ID.fullmatch(bare) is None
             and _NAMESPACED_ID.fullmatch(bare) is None and _IDENTIFIER.fullmatch(bare) is None
@@ -481,6 +502,15 @@ def aws_secret_like(candidate: str) -> bool:
     """40 base64 characters as an AWS secret key has them: both cases and a digit."""
     return (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate)
             and any(ch.isdigit() for ch in candidate))
+
+
+def bare_secret_ok(candidate: str) -> bool:
+    """40 base64 characters read as an AWS secret key with no name beside them: both cases
+    and digits several times over, and at most three '/' (a path has more)."""
+    upper = sum(ch.isupper() for ch in candidate)
+    lower = sum(ch.islower() for ch in candidate)
+    numerals = sum(ch.isdigit() for ch in candidate)
+    return upper >= 4 and lower >= 4 and numerals >= 2 and candidate.count("/") <= 3
 
 
 def strong_token(candidate: str) -> bool:
