@@ -181,6 +181,8 @@ def _long_base64(text: str) -> Iterator[tuple[int, int]]:
         while cut > at and text[cut + 1] == "=":
             cut = text.rfind("=", at, cut)  # padding of the key's own value ("a==b")
         start = at if cut < 0 else cut + 1
+        if start > 0 and text[start - 1] == "\\" and text[start] in "nrt":
+            start += 1  # an escaped line break before it (a MIME body in a JSON string)
         if (end - start >= _LONG_RUN and (start == 0 or text[start - 1] not in _GLUE)
                 and (end == len(text) or text[end] not in _GLUE or _sentence_end(text, end))):
             yield start, end

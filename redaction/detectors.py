@@ -436,7 +436,9 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
 _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|len)\b)"
                      # a page's place in a listing (page_token, nextPageToken, NextToken)
                      + "".join(rf"(?<!{w}[_ -]token)(?<!{w}token)" for w in (
-                         "page", "next", "continuation", "sync", "resume", "progress")))
+                         "page", "next", "continuation", "sync", "resume", "progress",
+                         # a request's key against doing it twice (Idempotency-Token)
+                         "idempotency")))
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "primary", "foreign", "idempotency", "dedup",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
@@ -470,7 +472,9 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # Helm's existingSecret: the name of a Kubernetes Secret that holds it
     "existingsecret", "existing_secret", "existing-secret",
     # a secret's state, and when a tool updates it (Ansible's update_password: on_create)
-    "status", "state", "update_password")) + "".join(
+    "status", "state", "update_password",
+    # when it changed (LDAP's pwdChangedTime)
+    "time")) + "".join(
     # a source file (a changelog's "* tests/request_key.test: Likewise.", a compiler's
     # "secrets.c:85:40: warning")
     rf"(?<!\.{ext})" for ext in ("c", "h", "cc", "cpp", "hpp", "py", "java", "kt", "go", "rs",
@@ -886,6 +890,28 @@ DETECTORS: tuple[Detector, ...] = (
        r"\\?\"type\\?\"[ \t]*:[ \t]*\\?\"random_password\\?\"[\s\S]{0,2000}?\\?\"result\\?\"[ \t]*:"
        r"[ \t]*\\?\"([^\"\\\n]+)", v.secret_value_ok, prefilter=r"random_password", group=1,
        needles=("random_password",), start=_at_literal(('"type"', '\\"type\\"'))),
+    # SMTP's AUTH: PLAIN's base64 of "\0user\0password", and LOGIN's answer to the server's
+    # "334 UGFzc3dvcmQ6" (base64 "Password:").
+    _d("secret_assignment",
+       r"(?<![\w-])AUTH[ \t]+PLAIN[ \t]+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",
+       prefilter=r"AUTH[ \t]+PLAIN[ \t]+[A-Za-z0-9+/]{8}", group=1, needles=("AUTH",),
+       start=_at_literal(("AUTH",))),
+    _d("secret_assignment",
+       r"334[ \t]+UGFzc3dvcmQ6(?:\\[rn]|\s)+(?:[A-Za-z]:|->|>)?[ \t]*([A-Za-z0-9+/]{4,}={0,2})"
+       r"(?![\w+/=])", prefilter=r"334[ \t]+UGFzc3dvcmQ6", group=1, needles=("UGFzc3dvcmQ6",),
+       start=_at_literal(("334",))),
+    # LDIF's userPassword in clear or base64 ("userPassword:: <base64>"), not a hash.
+    _d("secret_assignment", r"(?i)" + _edge(r"\w-") + r"userPassword::?[ \t]*([^\s\\]+)",
+       v.ldap_password_ok, prefilter=r"(?i)userPassword:", group=1,
+       needles=("assword:", "ASSWORD:"), start=_at_literal(("userpassword",), fold=True)),
+    # A chat's answer to "what was the password?": the next message, one password-shaped
+    # word ("13/04/2024, 13:41 - Mamá: j7Y=Ief#LJ-r8Oe").
+    _d("secret_assignment",
+       r"(?i)(?:password|passwort|kennwort|mot de passe|contrase[ñn]a|senha|wachtwoord"
+       r"|kata sandi|parol[ae]?|[şs]ifre|heslo|salasana)[^\n?\\]{0,60}\?[ \t]*(?:\r?\n|\\n)"
+       r"[^\n\\]{0,60}?:[ \t]+([^\s\\\"]{8,64})(?=[ \t]*(?:\r?\n|\\n|$|\"))", v.told_password,
+       prefilter=r"(?i)(?:passw|kennwort|passe|contrase|senha|wachtwoord|sandi|parol|ifre|heslo"
+                 r"|salasana)[^\r\n?]{0,60}\?", group=1, needles=("?",)),
     # An Azure storage account's keys as the CLI lists them: {"keyName": "key1", ...,
     # "value": "<88 characters>"}.
     _d("secret_assignment",
@@ -1178,7 +1204,7 @@ DETECTORS: tuple[Detector, ...] = (
        rf"(?<![\w.+%-])(?<!placeholder=[\"'])[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])"
-       r"(?!:[\w~][\w.~ -]*/)",
+       r"(?!:[\w~][\w.~ -]*/)", v.email_ok,
        prefilter=r"[A-Za-z0-9_.%+-]@[A-Za-z0-9]", needles=("@",),
        start=_at_literal(("@",), 64),  # the local part: at most 64 characters
        joined=_joined_email, joined_prefilter=r"[A-Za-z0-9.%+]@[A-Za-z0-9]"),
@@ -1409,6 +1435,7 @@ def resolve(found: list[Finding]) -> list[Finding]:
         return [] if found[0].kind[0] == "!" else found
     found.sort(key=_by_priority)
     kept: list[Finding] = []
+    grown = False
     for f in found:
         start, end = f.start, f.end
         for i, k in enumerate(kept):
@@ -1417,13 +1444,53 @@ def resolve(found: list[Finding]) -> list[Finding]:
                 # that span (13 digits that fail the card checksum after "to=" in an SMS link)
                 if k.kind[0] == "!" and k.start == start and k.end == end and f.kind[0] != "!":
                     kept[i] = f
+                # Two secrets that overlap are one: the earlier detector's kind over both
+                # spans ("Bearer ya29.<part>.<part>": the vendor's prefix reads one part, the
+                # header all of them), so no part of either is left behind.
+                elif (k.kind in _SECRET_KINDS and f.kind in _SECRET_KINDS
+                      and (start < k.start or end > k.end)):
+                    kept[i] = _union(k, f)
+                    grown = True
                 break
         else:
             kept.append(f)
     kept = [f for f in kept if f.kind[0] != "!"]
     if len(kept) > 1:
         kept.sort(key=_by_start)
+        if grown:
+            kept = _merge_overlaps(kept)
     return kept
+
+
+#: Kinds that are credentials: where two overlap, both spans go.
+_SECRET_KINDS = frozenset({"private_key", "jwt", "aws_access_key", "github_token", "api_key",
+                           "secret_assignment", "bearer_token"})
+
+
+def _union(first: Finding, other: Finding) -> Finding:
+    """``first`` (its kind) over its span and ``other``'s, which overlap: both values are
+    slices of one text, so the union's is their parts put together."""
+    value = first.value
+    if other.start < first.start:
+        value = other.value[:first.start - other.start] + value
+    if other.end > first.end:
+        value += other.value[len(other.value) - (other.end - first.end):]
+    return _new(Finding, (first.kind, min(first.start, other.start),
+                          max(first.end, other.end), value))
+
+
+def _merge_overlaps(ordered: list[Finding]) -> list[Finding]:
+    """Findings by start with no two overlapping: a union grown over a neighbour takes it in
+    (the higher priority's kind)."""
+    merged = [ordered[0]]
+    for f in ordered[1:]:
+        last = merged[-1]
+        if f.start < last.end:
+            first, other = (last, f) if _PRIORITY[last.kind] <= _PRIORITY[f.kind] else (f, last)
+            merged[-1] = _union(first, other)
+        else:
+            merged.append(f)
+    return merged
 
 
 def _by_priority(f: Finding) -> tuple[int, int]:

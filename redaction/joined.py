@@ -21,6 +21,7 @@ from typing import Any
 
 from .detectors import Detector, Finding, resolve
 from .prefilter import Prefilter
+from .validators import email_ok
 
 __all__ = ["glued_number", "scan_plain", "spaced"]
 
@@ -32,7 +33,10 @@ _CODE_BEFORE = re.compile(r"[A-Z]{2,}[-_]$")
 def glued_number(text: str, found: Finding) -> bool:
     """A phone number the joined reading cut out of an id: after a code's capitals
     (ORD-0567-919251) or beside more digit groups (076-0424769-6710935). There the joiner is
-    part of the id, not a separator between a word and a value."""
+    part of the id, not a separator between a word and a value. And an address's tail cut
+    out of a message id whose local part is a UUID (<9fc...-1f514b5bfaa1@news.example>)."""
+    if found.kind == "email":
+        return _glued_message_id(text, found.start)
     if found.kind != "phone":
         return False
     start, end = found.start, found.end
@@ -41,6 +45,19 @@ def glued_number(text: str, found: Finding) -> bool:
     digit_before = start >= 2 and text[start - 1] in "-_" and text[start - 2].isdigit()
     digit_after = text[end:end + 1] in ("-", "_") and text[end + 1:end + 2].isdigit()
     return digit_before or digit_after
+
+
+def _glued_message_id(text: str, start: int) -> bool:
+    if start < 2 or text[start - 1] not in "-_":
+        return False
+    left = start - 1
+    while left > 0 and text[left - 1] in _HEX_ID:
+        left -= 1
+    at = text.find("@", start)
+    return at > 0 and not email_ok(text[left:at] + "@" + text[at + 1:at + 64])
+
+
+_HEX_ID = frozenset("0123456789abcdefABCDEF-.")
 
 
 def spaced(text: str) -> str:

@@ -417,11 +417,12 @@ _IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
                          r"|(?:[A-Z]?[a-z]+|[a-z_]+)(?:\.(?:[A-Z]?[a-z]+|[a-z_]+))+")
 # Not a value: a timestamp (password_changed_at: 2026-08-08T21:39:00Z), the next field of a
 # struct or map print ("token: created_at:2026-..."), a password's hash ($2b$, $argon2id$,
-# $6$, $apr1$), a Windows variable (%DB_PASSWORD%), a module's attribute (pkg.module:name).
+# $6$, $apr1$), a Windows variable (%DB_PASSWORD%), a module's attribute (pkg.module:name), an
+# LDAP time (20240415095018Z).
 _NOT_A_VALUE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
     r"|[A-Za-z_]\w*:(?!//)|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
-    r"|%[A-Z_][A-Z0-9_]*%$|string\(\d+\)?"
+    r"|%[A-Z_][A-Z0-9_]*%$|string\(\d+\)?|\d{14}(?:\.\d+)?Z$"
     # an entry point (detect-secrets = detect_secrets.main:main)
     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+:[A-Za-z_]\w*$")
 
@@ -492,8 +493,10 @@ def has_digit(candidate: str) -> bool:
 
 def password_like(candidate: str) -> bool:
     """A password, not a word, a date or a version: a letter and a digit, and mixed case or
-    one of the symbols password rules ask for."""
-    return (any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
+    one of the symbols password rules ask for. Not a link ("Passwort zurücksetzen:
+    https://..."): a URL's secrets are its parts', found by their own detectors."""
+    return ("://" not in candidate
+            and any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
             and ((any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
                  or any(ch in "!#$%&*~^@+?=" for ch in candidate)))
 
@@ -559,6 +562,32 @@ def b64_text(candidate: str) -> str | None:
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return None
     return text if text and text.isprintable() else None
+
+
+# A password's hash as LDAP keeps it: {SSHA}..., {CRYPT}$6$..., {PBKDF2-SHA256}...
+_LDAP_HASH = re.compile(r"\{[A-Z0-9-]+\}")
+
+
+def ldap_password_ok(candidate: str) -> bool:
+    """An LDIF userPassword value (clear, or base64 after "::"), not a scheme's hash."""
+    if _LDAP_HASH.match(candidate):
+        return False
+    decoded = b64_text(candidate)
+    return (decoded is None or not _LDAP_HASH.match(decoded)) and secret_value_ok(candidate)
+
+
+# A message's id, not a mailbox (Message-ID, In-Reply-To, a relay's msgid=): mail servers
+# name them by hosts no one has a mailbox on (Gmail's mail.gmail.com, Exchange Online's
+# *.prod.outlook.com), JavaMail by its own name, others by a UUID or a run of hex digits.
+_MESSAGE_ID_HOST = re.compile(r"(?i)mail\.gmail\.com|.*\.prod\.outlook\.com")
+_MACHINE_LOCAL = re.compile(r"(?=(?:[.-]*[0-9a-fA-F]){24})[0-9a-fA-F.-]+")
+
+
+def email_ok(candidate: str) -> bool:
+    """An address a person or a team reads mail at, not a message's id."""
+    local, _, host = candidate.rpartition("@")
+    return (_MESSAGE_ID_HOST.fullmatch(host) is None and ".JavaMail." not in local
+            and _MACHINE_LOCAL.fullmatch(local) is None)
 
 
 def base64_credentials(candidate: str) -> bool:
