@@ -29,6 +29,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
+from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -297,7 +298,7 @@ def _passthrough(response: UpstreamResponse) -> Response:
 
 
 def _header_map(response: UpstreamResponse) -> dict[str, str]:
-    kept = response_headers(response.headers)
+    kept = response_headers(response.headers, keep_length=True)
     return {k.decode("latin-1"): v.decode("latin-1") for k, v in kept}
 
 
@@ -326,6 +327,15 @@ def _deadline(fields: Mapping[str, Any], headers: Mapping[str, str],
         if 0 < seconds < float("inf"):
             return seconds
     return default
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own refusals (TRACE and CONNECT are not forwarded: 405) as the OpenAI
+    shape every other error has, with their headers (a 405's Allow)."""
+    assert isinstance(exc, HTTPException)
+    body = schema.error_body(f"{request.method} {request.url.path}: {exc.detail}",
+                             type_="invalid_request_error", code=str(exc.status_code))
+    return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
 
 def _error(status: int, body: dict[str, Any], *, retry_after: int | None = None,
@@ -390,7 +400,8 @@ def create_gateway_app(config: GatewayConfig, telemetry: Telemetry, *,
         Route("/metrics", g.metrics, methods=["GET"]),
         Route("/{path:path}", g.passthrough, methods=_ALL_METHODS),
     ]
-    rest = Starlette(routes=routes, lifespan=lifespan)
+    rest = Starlette(routes=routes, lifespan=lifespan,
+                     exception_handlers={HTTPException: _http_error})
     rest.state.http_limits = config.http
     rest.state.reject_connection = g.reject_connection
     rest.state.gateway = g

@@ -51,7 +51,7 @@ from servescope.reference.transport.delivery import Acks, settle
 from .commits import Commits
 from .direct import Direct
 from .events import EventScanner, MalformedStream, finish_reason_of, scan_whole
-from .upstream import UpstreamResponse
+from .upstream import SERVER_WRITES, UpstreamResponse
 from .wire import UpstreamBroken, UpstreamTimeout
 
 __all__ = ["Relay", "RelaySettings"]
@@ -367,8 +367,13 @@ class Relay:
         # Marked with the connection's offset at the next look (the watcher's poll, the
         # end), not per write: two socket reads less per chunk. A mark taken later covers
         # these bytes and perhaps later ones, so a token is never credited before the peer
-        # acknowledged it; the totals are exact, delivered only lags by up to a poll.
+        # acknowledged it; the totals are exact, delivered only lags by up to a poll. Every
+        # _MARK_EVERY tokens a mark is taken at once, so a client that stops reading is
+        # credited what its kernel acknowledged before it stopped, not nothing (the marks
+        # after that cover bytes it never took).
         self._unmarked += n
+        if self._unmarked >= _MARK_EVERY:
+            self._mark()
 
     def _mark(self) -> None:
         if self._acks is not None and self._unmarked:
@@ -457,7 +462,9 @@ class _Ended(Exception):
                          if not scanner.pending.strip() else "ended inside an event")
 
 
+#: Tokens written between two marks of the connection's offset at most (see ``_wrote``).
+_MARK_EVERY = 8
 #: Response headers the relay sets itself (framing).
 _DROP = frozenset({b"connection", b"keep-alive", b"transfer-encoding", b"content-length",
-                   b"proxy-connection", b"trailer", b"upgrade"})
+                   b"proxy-connection", b"trailer", b"upgrade"}) | SERVER_WRITES
 _CUT_STATUS = {"deadline_exceeded": 504, "upstream_timeout": 504}

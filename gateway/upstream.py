@@ -43,8 +43,9 @@ from .wire import (
     whole_chunk,
 )
 
-__all__ = ["HOP_BY_HOP", "Answer", "Upstream", "UpstreamBroken", "UpstreamResponse",
-           "UpstreamTimeout", "UpstreamUnavailable", "forward_headers", "response_headers"]
+__all__ = ["HOP_BY_HOP", "SERVER_WRITES", "Answer", "Upstream", "UpstreamBroken",
+           "UpstreamResponse", "UpstreamTimeout", "UpstreamUnavailable", "forward_headers",
+           "response_headers"]
 
 #: Headers that describe one connection, never forwarded (plus those named in Connection).
 HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"proxy-authenticate",
@@ -86,11 +87,20 @@ def forward_headers(headers: Iterable[tuple[bytes, bytes]],
     return out
 
 
-def response_headers(headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    """The upstream's response headers as the client gets them (framing is the gateway's)."""
+#: Response headers the gateway's own server writes (as nginx does): the upstream's would
+#: be a second Date and Server on every answer.
+SERVER_WRITES = frozenset({b"date", b"server"})
+
+
+def response_headers(headers: Iterable[tuple[bytes, bytes]], *, keep_length: bool = False
+                     ) -> list[tuple[bytes, bytes]]:
+    """The upstream's response headers as the client gets them (framing is the gateway's,
+    unless ``keep_length``: a body passed through unchanged keeps its Content-Length)."""
     raw = list(headers)
     named = _connection_named(raw)
-    return [(k, v) for k, v in raw if k not in HOP_BY_HOP and k not in named]
+    return [(k, v) for k, v in raw
+            if (k not in HOP_BY_HOP or (keep_length and k == b"content-length"))
+            and k not in named and k not in SERVER_WRITES]
 
 
 def _connection_named(headers: list[tuple[bytes, bytes]]) -> frozenset[bytes]:

@@ -435,7 +435,7 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             self._disarm()
             on_reject(code)
             _log.warning("request refused (%s); connection closed", code)
-            self._answer(400, message, code)
+            self._answer(_REFUSAL_STATUS.get(code, 400), message, code)
 
         # --- answering ----------------------------------------------------------------
         def _cut_off(self, code: str, status: int, message: str) -> None:
@@ -527,9 +527,17 @@ def _h11_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Protocol
         # request's cycle, and hands a "yes" to ``handle_websocket_upgrade``: the one place
         # where a head can be refused without the app or another protocol seeing it.
         def _should_upgrade(self) -> bool:
-            self._refusal = self._head_refusal(self.headers, self._raw_head,
-                                               self._get_upgrade() is not None)
+            # h11 bounds a head that arrives in pieces; one that arrives whole is sized here
+            self._refusal = _oversized(len(self._raw_head), len(self.scope_target()),
+                                       limits) or self._head_refusal(
+                self.headers, self._raw_head, self._get_upgrade() is not None)
             return self._refusal is not None
+
+        def scope_target(self) -> bytes:
+            line_end = self._raw_head.find(b"\r\n")
+            line = self._raw_head if line_end < 0 else self._raw_head[:line_end]
+            parts = line.split(b" ")
+            return parts[1] if len(parts) > 2 else b""
 
         def handle_websocket_upgrade(self, event: h11.Request) -> None:
             assert self._refusal is not None
@@ -625,7 +633,10 @@ def _httptools_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Pr
         def on_headers_complete(self) -> None:
             self._message = "body"
             self._head_bytes = 0
-            self._refusal = _host_error(self.headers, self.parser.get_http_version()) or \
+            # the head's size where it arrived whole (data_received bounds one in pieces)
+            head = len(self.url) + sum(len(k) + len(v) + 4 for k, v in self.headers) + 16
+            self._refusal = _oversized(head, len(self.url), limits) or \
+                _host_error(self.headers, self.parser.get_http_version()) or \
                 self._head_refusal(self.headers, b"", self.parser.should_upgrade() or
                                    self._get_upgrade() is not None)
             if self._refusal is not None:
@@ -657,6 +668,22 @@ def _host_error(headers: list[tuple[bytes, bytes]], version: str) -> tuple[str, 
 
 def _head_too_large(limits: HttpLimits) -> str:
     return f"request head is larger than this server accepts ({limits.max_header_bytes} bytes)"
+
+
+#: The status of a refusal by its code (anything else: 400).
+_REFUSAL_STATUS = {"header_too_large": 431, "uri_too_long": 414}
+
+
+def _oversized(head_bytes: int, target_bytes: int, limits: HttpLimits
+               ) -> tuple[str, str] | None:
+    """A whole head over ``max_header_bytes``: 414 when its request target alone is, else
+    431."""
+    if target_bytes > limits.max_header_bytes:
+        return "uri_too_long", (f"the request target is longer than this server accepts "
+                                f"({limits.max_header_bytes} bytes)")
+    if head_bytes > limits.max_header_bytes:
+        return "header_too_large", _head_too_large(limits)
+    return None
 
 
 _CONTENT_LENGTH_LINE = re.compile(rb"(?im)^content-length[ \t]*:")

@@ -32,6 +32,10 @@ def register(sub: Any) -> None:
                    help="a deadline for every request that carries none (seconds)")
     p.add_argument("--slow-consumer-timeout-s", type=float, default=None,
                    help="end a stream whose client read nothing for this long (default 5)")
+    p.add_argument("--upstream-idle-timeout-s", type=float, default=None,
+                   help="end a request whose upstream sent nothing for this long, before its "
+                        "answer's head or between two reads (default 300: a long answer "
+                        "that is not streamed sends nothing until it is done)")
     p.add_argument("--send-buffer-bytes", type=int, default=4096,
                    help="per-connection bytes buffered before the relay waits (0: OS default)")
     p.add_argument("--trace-file", default="servescope-gateway-traces.jsonl",
@@ -58,7 +62,8 @@ def _config(args: argparse.Namespace) -> Any:
     data.update(upstream=args.upstream, flavor=args.flavor)
     for field, value in (("model_name", args.model_name),
                          ("default_deadline_s", args.deadline_s),
-                         ("slow_consumer_timeout_s", args.slow_consumer_timeout_s)):
+                         ("slow_consumer_timeout_s", args.slow_consumer_timeout_s),
+                         ("upstream_idle_timeout_s", args.upstream_idle_timeout_s)):
         if value is not None:
             data[field] = value
     return GatewayConfig.from_dict(data)

@@ -215,3 +215,50 @@ def test_hostile_clients_meet_the_reference_servers_limits() -> None:
         poll_until(lambda: rejected(gw, "header_timeout") == 1, what="the slowloris counted")
         assert rejected(gw, "body_too_large") == 1 and rejected(gw, "header_too_large") == 1
         assert stub.engine.requests == 0  # none of it reached the engine
+
+
+def test_answers_carry_one_date_and_server_and_keep_their_length() -> None:
+    """The gateway's server writes Date and Server (as nginx does), not a second copy beside
+    the upstream's; a body passed through unchanged keeps the upstream's Content-Length, so an
+    HTTP/1.0 client gets no chunked framing it cannot read."""
+    with stub_and_gateway() as (_, gw):
+        response = httpx.get(f"{gw.url}/v1/models")
+        assert len(response.headers.get_list("date")) == 1
+        assert len(response.headers.get_list("server")) == 1
+        assert int(response.headers["content-length"]) == len(response.content)
+        host, port = gw.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port))) as sock:
+            sock.sendall(b"GET /v1/models HTTP/1.0\r\n\r\n")
+            sock.settimeout(10)
+            raw = b""
+            while chunk := sock.recv(65536):
+                raw += chunk
+        head, _, body = raw.partition(b"\r\n\r\n")
+        assert b"transfer-encoding" not in head.lower()
+        assert json.loads(body)["data"][0]["id"] == MODEL
+        stream = httpx.post(f"{gw.url}/v1/completions",
+                            json={"model": MODEL, "prompt": "x", "max_tokens": 2, "stream": True})
+        assert len(stream.headers.get_list("date")) == 1
+
+
+def test_methods_the_gateway_does_not_forward_get_a_json_405() -> None:
+    with stub_and_gateway() as (_, gw):
+        response = httpx.request("TRACE", f"{gw.url}/")
+        assert response.status_code == 405
+        assert response.json()["error"]["code"] == "405"
+        assert "TRACE" not in response.headers["allow"]
+
+
+def test_an_upstream_that_never_answers_gets_a_counted_504_after_the_idle_timeout() -> None:
+    """An engine that takes the request and says nothing (hung, or a blackholed port): the
+    client gets an OpenAI-shaped 504 once the upstream was silent for the idle timeout."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        upstream = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        with gateway_for(upstream, upstream_idle_timeout_s=0.5) as gw:
+            response = httpx.post(f"{gw.url}/v1/completions", timeout=30,
+                                  json={"model": MODEL, "prompt": "x", "stream": True})
+            assert response.status_code == 504
+            assert response.json()["error"]["code"] == "upstream_timeout"
+            assert rejected(gw, "upstream_timeout") == 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import socket
 
-from gateways import busy_upstream_connections, finished, sample, stub_and_gateway
+from gateways import busy_upstream_connections, finished, sample, stub_and_gateway, tokens
 from waiting import poll_until
 
 from servescope.reference.config import HttpLimits
@@ -51,5 +51,28 @@ def test_a_client_that_stops_reading_stops_the_engine_and_is_cut_as_slow() -> No
                     pass
             except ConnectionResetError:
                 pass
+        finally:
+            sock.close()
+
+
+def test_a_slow_clients_acknowledged_tokens_count_as_delivered() -> None:
+    """A client that stops reading had some tokens acknowledged by its kernel before its
+    window closed: those are delivered, the rest discarded (not all of them discarded)."""
+    limits = HttpLimits(stall_poll_s=0.1, abandon_after_s=1.0)
+    with stub_and_gateway(slow_consumer_timeout_s=1.0, http=limits) as (_, gw):
+        host, port = gw.url.removeprefix("http://").split(":")
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect((host, int(port)))
+        body = json.dumps({"model": MODEL, "prompt": "x", "max_tokens": 5_000,
+                           "stream": True}).encode()
+        sock.sendall(b"POST /v1/completions HTTP/1.1\r\nhost: gw\r\ncontent-type: "
+                     b"application/json\r\ncontent-length: " + str(len(body)).encode()
+                     + b"\r\n\r\n" + body)
+        try:
+            poll_until(lambda: finished(gw, "slow_consumer") == 1, what="a slow_consumer finish")
+            delivered, written = tokens(gw, "delivered"), tokens(gw, "written")
+            assert 0 < delivered < written, (delivered, written)
+            assert tokens(gw, "discarded") == tokens(gw, "committed") - delivered
         finally:
             sock.close()

@@ -44,3 +44,18 @@ def test_a_bad_configuration_names_the_field() -> None:
                             timeout=60)
     assert result.returncode == 2
     assert "upstream: must be an http(s)://host[:port] URL" in result.stderr
+
+
+def test_the_timeouts_come_from_the_command_line() -> None:
+    from servescope.commands import gateway as command
+
+    parser = __import__("argparse").ArgumentParser()
+    command.register(parser.add_subparsers())
+    args = parser.parse_args(["gateway", "--upstream", "http://127.0.0.1:8000",
+                              "--upstream-idle-timeout-s", "42", "--deadline-s", "9"])
+    config = command._config(args)
+    assert config.upstream_idle_timeout_s == 42.0 and config.default_deadline_s == 9.0
+    bad = subprocess.run([sys.executable, "-m", "servescope", "gateway", "--upstream",
+                          "http://127.0.0.1:8000", "--upstream-idle-timeout-s", "0"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "upstream_idle_timeout_s" in bad.stderr

@@ -398,6 +398,19 @@ CASES: list[Case] = [
     Case(
         "huge request target",
         f"GET /{'a' * (10 << 10)} HTTP/1.1\r\nHost: t\r\n\r\n".encode(),
+        status=414,
+        code="uri_too_long",
+    ),
+    Case(  # past what llhttp's URL parser takes at all (64 KiB): still a clear 414
+        "request target over 64 KiB",
+        f"GET /v1/models?{'a' * 70_000} HTTP/1.1\r\nHost: t\r\n\r\n".encode(),
+        status=414,
+        code="uri_too_long",
+    ),
+    Case(  # a head over the limit that arrives whole is refused like one in pieces
+        "many short headers",
+        ("GET /healthz HTTP/1.1\r\nHost: t\r\n"
+         + "".join(f"X-{i}: v\r\n" for i in range(1500)) + "\r\n").encode(),
         status=431,
         code="header_too_large",
     ),
