@@ -866,11 +866,13 @@ DETECTORS: tuple[Detector, ...] = (
     # path), and an Azure storage key's 86 and "==" (not a SHA-512 integrity digest).
     _d("secret_assignment",
        r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9]*[/+])([A-Za-z0-9+][A-Za-z0-9/+]{39})(?![A-Za-z0-9/+=])",
-       v.bare_secret_ok, prefilter=r"[A-Za-z0-9/+]{40}", group=1, needles=("/", "+"),
+       v.bare_secret_ok, prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9+][A-Za-z0-9/+]{39}"
+                                   r"(?:[^A-Za-z0-9/+=]|$)", group=1, needles=("/", "+"),
        start=_at_literal(("/", "+"), 39)),
     _d("secret_assignment",
        r"(?<![A-Za-z0-9/+=])(?<!sha512-)(?<!sha512:)(?<!sha512=)([A-Za-z0-9/+]{86}==)"
-       r"(?![A-Za-z0-9/+=])", v.aws_secret_like, prefilter=r"[A-Za-z0-9/+]{86}==", group=1,
+       r"(?![A-Za-z0-9/+=])", v.aws_secret_like,
+       prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9/+]{86}==(?:[^A-Za-z0-9/+=]|$)", group=1,
        needles=("==",), start=_at_literal(("==",), 86)),
     # A secret's value a field or two below its name: terraform output -json ("db_password":
     # {"sensitive": true, "type": "string", "value": "..."}), and Terraform's plan of a
