@@ -52,6 +52,8 @@ _CLEAN_MAX_CHARS = 256
 _MODELS_MAX = 256
 
 
+# The hash key variables already warned about (unset) in this process.
+_WARNED: set[str] = set()
 # "[REDACTED:kind]" by kind, made once.
 _MASKS: dict[str, str] = {}
 
@@ -240,7 +242,9 @@ class Redactor:
         # Without a configured key, a random per-process key keeps hashes irreversible (a
         # fixed default key would allow a dictionary attack); they correlate within a process.
         if any(a is Action.HASH for a in (*self.policy.actions.values(),
-                                          self.policy.default_action)):
+                                          self.policy.default_action)) \
+                and self.policy.hash_key_env not in _WARNED:
+            _WARNED.add(self.policy.hash_key_env)  # once per process, not per redactor
             _log.warning("%s is not set: keyed hashes correlate within this process only",
                          self.policy.hash_key_env)
         return os.urandom(32)

@@ -32,13 +32,15 @@ def _redact(args: argparse.Namespace) -> int:
         return 2
     counts: Counter[str] = Counter()
     limit = redactor.policy.max_content_chars
-    reconfigure = getattr(sys.stdin, "reconfigure", None)
-    if reconfigure is not None:  # a dump with broken UTF-8 is scrubbed, not a crash
-        reconfigure(errors="replace")
+    for stream in (sys.stdin, sys.stdout):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:  # bytes that are not UTF-8 pass through as they came
+            reconfigure(errors="surrogateescape", newline="")
     for lineno, line in enumerate(sys.stdin, 1):
-        text = line.rstrip("\n")
+        text = line.rstrip("\r\n")
+        end = line[len(text):]  # the line's own ending ("\r\n", "\n", none at the end)
         if not args.jsonl:
-            sys.stdout.write(redactor.redact_text(text, counts, limit=limit) + "\n")
+            sys.stdout.write(redactor.redact_text(text, counts, limit=limit) + end)
             continue
         if not text.strip():
             continue

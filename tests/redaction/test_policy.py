@@ -144,3 +144,18 @@ def test_bad_policy_names_the_field_and_the_line(text, field, line, what):
         parse_policy(text, source="p.yaml")
     assert str(info.value).startswith(f"p.yaml: {field} (line {line}): "), str(info.value)
     assert what in str(info.value)
+
+
+def test_redact_command_passes_bytes_and_line_endings_through(tmp_path):
+    """What is not a value leaves as it came: bytes that are not UTF-8, CRLF endings, and a
+    last line without its newline."""
+    import subprocess
+    import sys
+
+    data = b"a\xff\xfeb secret=Abc123def456\r\nmail bob@corp-x.io\nlast token=Zx9yW8vU7tS6"
+    result = subprocess.run([sys.executable, "-m", "servescope", "redact"], input=data,
+                            capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(b"a\xff\xfeb secret=[REDACTED:secret_assignment]\r\n")
+    assert b"bob@corp-x.io" not in result.stdout
+    assert result.stdout.endswith(b"last token=[REDACTED:secret_assignment]")
