@@ -19,9 +19,12 @@ __all__ = [
     "FULLWIDTH",
     "PercentView",
     "base64_tokens",
+    "has_ascii_twins",
     "has_fullwidth_digits",
     "map_back",
+    "needs_view",
     "percent_view",
+    "qp_view",
     "unicode_view",
 ]
 
@@ -148,7 +151,8 @@ def map_back(views: list[PercentView], start: int, end: int) -> tuple[int, int]:
 
 # Base64 of a JSON object ('{"' encodes as "eyJ") anywhere: user-context headers and log
 # fields carry them ("X-User-Ctx=eyJ..."). Not a JWT's segment (a dot before or after it).
-BASE64_JSON = re.compile(r"(?<![A-Za-z0-9_+/.-])(eyJ[A-Za-z0-9_+/-]{16,}={0,2})(?![\w+/=.-])")
+BASE64_JSON = re.compile(r"(?<![A-Za-z0-9_+/.-])(eyJ[A-Za-z0-9_+/-]{16,}={0,2})"
+                         r"(?![\w+/=-]|\.(?![\s'\")\]}]|$))")
 
 
 # A long base64 token with mixed case and a digit (a hash is one case, a word has no digit):
@@ -167,7 +171,8 @@ _GLUE = frozenset("._-")
 def _sentence_end(text: str, at: int) -> bool:
     """A full stop at ``at`` that ends a sentence (then a space or the end), not one inside
     an id."""
-    return text[at] == "." and (at + 1 == len(text) or text[at + 1].isspace())
+    return text[at] == "." and (at + 1 == len(text) or text[at + 1].isspace()
+                                or text[at + 1] in "'\")]}")
 
 
 def _long_base64(text: str) -> Iterator[tuple[int, int]]:
@@ -223,35 +228,103 @@ def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
 # (ensure_ascii), so a prompt in Japanese reaches a log line as "\u30d1\u30b9\u30ef...". Any
 # run of backslashes may lead the u: an escape escaped again (JSON inside a JSON string).
 # HTML's numeric entities too ("jo&#64;mail&#46;example", "&#x40;"), as pages and templates
-# obfuscate addresses.
-_U_ESCAPE = re.compile(r"\\+u([0-9A-Fa-f]{4})|&#(?:[xX]([0-9A-Fa-f]{1,6})|(\d{1,7}));")
+# obfuscate addresses, and "&nbsp;". And what hides a value from a pattern without changing
+# what it says: zero-width characters and soft hyphens that copy-paste leaves inside it,
+# HTML's <wbr> and &shy; (break hints), and inline tags around or inside it
+# (<b>, <code>, <span class="mono">; not one with other attributes, which may hold a value
+# themselves: data-contact="..."): read as nothing, and a cell's or a block's edge as a space.
+_U_ESCAPE = re.compile(
+    r"\\+u([0-9A-Fa-f]{4})|&#(?:[xX]([0-9A-Fa-f]{1,6})|(\d{1,7}));|(&nbsp;)"
+    r"|&shy;|&ZeroWidthSpace;|<wbr\s*/?>|[\u200b\u200c\u200d\u2060\ufeff\u00ad]"
+    r"|</?(?:b|strong|i|em|code|span|mark|u|s|kbd|samp|tt|font|small|big"
+    r"|(td|th|li|p|div|br|tr))(?:\s+(?:class|style|id|lang|dir)=\"[^\"<>\n]{0,100}\")*\s*/?>")
+_INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
+_VIEW_MARKERS = ("\\u", "&#", "&nbsp;", "&shy;", "&ZeroWidthSpace;", "<wbr", "</")
 
 
 def _escaped_char(match: re.Match[str]) -> str:
-    hex_u, hex_entity, decimal = match.groups()
+    hex_u, hex_entity, decimal, nbsp, block = match.groups()
+    if nbsp is not None or block is not None:
+        return " "  # a block's edge separates what is on either side
+    if hex_u is None and hex_entity is None and decimal is None:
+        return ""  # a break hint, an invisible character, a tag: nothing
     code = int(hex_u or hex_entity, 16) if decimal is None else int(decimal)
-    return chr(code) if code <= 0x10FFFF else "\ufffd"
+    char = chr(code) if code <= 0x10FFFF else "\ufffd"
+    return "" if char in _INVISIBLE else char
 
 
-def unicode_view(text: str) -> tuple[str, list[int]] | None:
-    """``text`` with its \\uXXXX escapes and HTML numeric entities decoded, and where each
-    decoded character starts in ``text`` (with one more entry: its end); None when it holds
-    no escape."""
+def needs_view(text: str) -> bool:
+    """Whether :func:`unicode_view` can read ``text`` differently (cheap: substring and
+    set tests)."""
+    if not text.isascii() and not _INVISIBLE.isdisjoint(text):
+        return True
+    return any(marker in text for marker in _VIEW_MARKERS)
+
+
+def unicode_view(text: str) -> tuple[str, list[int], list[int]] | None:
+    """``text`` with its escapes and entities decoded and what hides a value removed (see
+    ``_U_ESCAPE``), and where each character of that reading starts and ends in ``text``;
+    None when there is nothing to read differently."""
     parts: list[str] = []
     starts: list[int] = []
+    ends: list[int] = []
     pos = 0
     for match in _U_ESCAPE.finditer(text):
         at = match.start()
         parts.append(text[pos:at])
         starts.extend(range(pos, at))
-        parts.append(_escaped_char(match))
-        starts.append(at)
+        ends.extend(range(pos + 1, at + 1))
+        char = _escaped_char(match)
+        if char:
+            parts.append(char)
+            starts.append(at)
+            ends.append(match.end())
         pos = match.end()
     if not parts:
         return None
     parts.append(text[pos:])
-    starts.extend(range(pos, len(text) + 1))
-    return "".join(parts), starts
+    starts.extend(range(pos, len(text)))
+    ends.extend(range(pos + 1, len(text) + 1))
+    return "".join(parts), starts, ends
+
+
+# Quoted-printable (mail bodies): "=C2=A0" is a no-break space, "=\n" a soft line break
+# inside a word or a number. Read only where a text shows it is quoted-printable: a soft
+# break, or two encoded bytes in a row.
+_QP_SIGNAL = re.compile(r"=\r?\n|=[0-9A-F]{2}=[0-9A-F]{2}")
+_QP_TOKEN = re.compile(r"=\r?\n|(?:=[0-9A-F]{2})+")
+
+
+def qp_view(text: str) -> tuple[str, list[int], list[int]] | None:
+    """``text`` read as quoted-printable (soft breaks dropped, encoded bytes decoded as
+    UTF-8), and where each character of that reading starts and ends in ``text``; None when
+    it shows no sign of it."""
+    if "=" not in text or _QP_SIGNAL.search(text) is None:
+        return None
+    parts: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
+    for match in _QP_TOKEN.finditer(text):
+        at = match.start()
+        parts.append(text[pos:at])
+        starts.extend(range(pos, at))
+        ends.extend(range(pos + 1, at + 1))
+        token = match.group()
+        if token[1] not in "\r\n":
+            raw = bytes.fromhex(token.replace("=", ""))
+            offset = at
+            for char in raw.decode("utf-8", errors="replace"):
+                width = 3 * max(1, len(char.encode("utf-8"))) if char != "\ufffd" else 3
+                parts.append(char)
+                starts.append(offset)
+                offset = min(offset + width, match.end())
+                ends.append(offset)
+        pos = match.end()
+    parts.append(text[pos:])
+    starts.extend(range(pos, len(text)))
+    ends.extend(range(pos + 1, len(text) + 1))
+    return "".join(parts), starts, ends
 
 
 # Full-width forms (U+FF01-FF5E) and the ideographic space, as East Asian input methods type
@@ -259,11 +332,25 @@ def unicode_view(text: str) -> tuple[str, list[int]] | None:
 # one character for one, so positions hold.
 # The same for the decimal digits of other scripts (Arabic-Indic, Persian, Devanagari,
 # Bengali, Thai): Python's \d reads them, the validators' arithmetic and the ASCII-only
-# patterns do not.
+# patterns do not. And the spaces and dashes typography puts between a number's groups
+# (no-break, narrow no-break, thin and figure spaces; non-breaking hyphens, en dashes, the
+# minus sign): read as " " and "-". (Not Japanese's prolonged sound mark, which some type
+# between a number's groups, "０８０ー２５９０": it is in words too, "パスワード".)
 _DIGIT_ZEROS = (0xFF10, 0x0660, 0x06F0, 0x0966, 0x09E6, 0x0BE6, 0x0E50)
+_SPACES = (0x00A0, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A,
+           0x202F, 0x205F)
+_DASHES = (0x2010, 0x2011, 0x2012, 0x2013, 0x2212)
 FULLWIDTH = {**{cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}, 0x3000: 0x20,
-             **{zero + i: 0x30 + i for zero in _DIGIT_ZEROS[1:] for i in range(10)}}
+             **{zero + i: 0x30 + i for zero in _DIGIT_ZEROS[1:] for i in range(10)},
+             **dict.fromkeys(_SPACES, 0x20), **dict.fromkeys(_DASHES, 0x2D)}
 _FULLWIDTH_DIGITS = frozenset(chr(zero + i) for zero in _DIGIT_ZEROS for i in range(10))
+_READ_AS_ASCII = _FULLWIDTH_DIGITS | frozenset(map(chr, (*_SPACES, *_DASHES)))
+
+
+def has_ascii_twins(text: str) -> bool:
+    """Whether ``text`` holds a character read as an ASCII one (a digit of another script, a
+    typographic space or dash): the reason to read it again."""
+    return not text.isascii() and not _READ_AS_ASCII.isdisjoint(text)
 
 
 def has_fullwidth_digits(text: str) -> bool:

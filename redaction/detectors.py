@@ -440,11 +440,13 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                          # a request's key against doing it twice (Idempotency-Token)
                          "idempotency")))
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
-    "cache", "routing", "partition", "sort", "primary", "foreign", "idempotency", "dedup",
+    "cache", "routing", "partition", "sort", "replication", "primary", "foreign", "idempotency",
+    "dedup",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
     # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
     "from", "saved with", "input"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!\d:secret)|"
                  # "pass" as a key's word only after a separator, in an object or before "="
                  # (NEXUS_PASS, "pass":, { user, pass: }, pass = x), not in prose ("first
@@ -454,7 +456,10 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!\d:secr
                  # pwd as a word or after "db" (DB_PWD, dbpwd), not inside an id (AROA...RPWDD)
                  + r"|passw(?:or)?d|(?:(?<![a-z0-9])|(?<=db))pwd|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
-                 r"client[_-]?secret|key(?<![a-z0-9]key)(?![a-z]{2})" + _DATA_KEYS +
+                 # a bare "key" holding a UUID is a record's key (Kafka's key=<uuid>, a store's
+                 # key='<uuid>'), not a credential
+                 r"client[_-]?secret|key(?<![a-z0-9]key)(?![a-z]{2})"
+                 rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?{_UUID}(?![\w-]))" + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
 # Keys that name where a secret lives or how it is handled, not the secret itself
 # (secretName, SECRET_KEY_FILE, passwordSecretRef, tokenPath, API_KEY_HEADER, TOKEN_URL): the
@@ -472,7 +477,7 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # Helm's existingSecret: the name of a Kubernetes Secret that holds it
     "existingsecret", "existing_secret", "existing-secret",
     # a secret's state, and when a tool updates it (Ansible's update_password: on_create)
-    "status", "state", "update_password",
+    "status", "state", "update_password", "helper",
     # when it changed (LDAP's pwdChangedTime)
     "time")) + "".join(
     # a source file (a changelog's "* tests/request_key.test: Likewise.", a compiler's
@@ -511,7 +516,7 @@ _NOT_AN_ESCAPE = r"(?:\\(?![nrtu\"\\/])|\\u[0-9A-Fa-f]{4})"
 # (at most seven backslashes: an escape escaped thrice; unbounded, a run of them costs a square)
 _INNER_QUOTE = r"\\{1,7}[\"'](?=[^\s\"',;&<>}\])\\])"
 # A value told in prose: no quote or separator, but an inner escaped quote (not first).
-_PROSE_VALUE = rf"([^\s\"',;<>\\](?:{_INNER_QUOTE}|[^\s\"',;<>]){{5,}})"
+_PROSE_VALUE = (rf"[‘“«„]?([^\s\"',;<>\\‘’“”«»„](?:{_INNER_QUOTE}|[^\s\"',;<>‘’“”«»„]){{5,}})")
 # Python's \s also matches the ASCII separators \x1c-\x1f; a prefilter must too.
 _S = r"[\s\x1c-\x1f]"
 # AWS access key id prefixes (IAM user, STS temporary, group, role, ...; A3T: the legacy
@@ -777,10 +782,6 @@ DETECTORS: tuple[Detector, ...] = (
        r"\bClient(?:\.new)?\([ \t]*[\"']AC[0-9a-f]{32}[\"'][ \t]*,[ \t]*[\"']([0-9a-f]{32})[\"']",
        prefilter=r"Client(?:\.new)?\([ \t]*[\"']AC[0-9a-f]{32}", group=1,
        needles=("Client(", "Client.new("), start=_at_literal(("Client",))),
-    # A Google service account key file's key id (its private key is found by its PEM).
-    _d("secret_assignment", r"\\?\"private_key_id\\?\"[ \t]*:[ \t]*\\?\"([0-9a-f]{40})\\?\"",
-       prefilter=r"private_key_id", group=1, needles=("private_key_id",),
-       start=_at_literal(("private_key_id",), 2)),
     # Also in prose: "my bearer is ...", "bearer token: ...". A token has a digit or mixed
     # case, so "basic configuration-management" stays.
     _d("bearer_token",
@@ -796,6 +797,12 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s/?#@:\"'<>]*:([^\s/\"'<>]+)@(?=[\w\[])",
        v.secret_value_ok, prefilter=r"://[^/@]*@", group=1, needles=("://",),
        start=_at_literal(("://",), 31)),  # the scheme: at most 31 characters
+    # A token as a URL's whole userinfo (pip's https://<token>@host/simple, git's
+    # https://<token>@github.com): a long run of letters and digits, no password after it.
+    _d("secret_assignment",
+       r"(?i)\b[a-z][a-z0-9+.-]{1,30}://([A-Za-z0-9_.~-]{20,})@(?=[\w\[])", v.strong_token,
+       prefilter=r"://[A-Za-z0-9_.~-]{20}", group=1, needles=("://",),
+       start=_at_literal(("://",), 31)),
     # Passwords on command lines: --password X, mysql -pX, redis-cli -a X, sshpass -p X,
     # docker login -p X, htpasswd -b file user X.
     _d("secret_assignment",
@@ -804,6 +811,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])wandb[ \t]+login(?:[ \t]+--[\w-]+)*[ \t]+"
        r"|(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p(?=\S)"
        r"|(?<![\w-])redis-cli\b[^\n|;&]*?[ \t]-a[ \t]+"
+       r"|(?<![\w-])cqlsh\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])sshpass[ \t]+-p[ \t]*"
        r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])htpasswd(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*"
@@ -814,14 +822,14 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+)"
        r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)", v.secret_value_ok,
        prefilter=r"--(?:pass|access-token|api-key|auth-token|token|client-secret|secret)"
-                 r"|mysql|mariadb|redis-cli|sshpass|docker|htpasswd|curl|az[ \t]+login"
+                 r"|mysql|mariadb|redis-cli|cqlsh|sshpass|docker|htpasswd|curl|az[ \t]+login"
                  r"|rabbitmqctl|wandb", group=1,
        needles=("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd",
-                "curl", "login", "rabbitmqctl"),
+                "curl", "login", "rabbitmqctl", "cqlsh"),
        start=_at_literal(("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
-                          "htpasswd", "curl", "az", "rabbitmqctl", "wandb")),
+                          "htpasswd", "curl", "az", "rabbitmqctl", "wandb", "cqlsh")),
        starts=((r"--[a-z]{3}|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]|rabbi"
-                r"|wandb", 5),
+                r"|wandb|cqlsh", 5),
                (r"az[ \t]", 3))),
     # Redis's MONITOR prints every command, AUTH's password too: "AUTH" ["user"] "password".
     _d("secret_assignment",
@@ -875,18 +883,20 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9/+]{86}==(?:[^A-Za-z0-9/+=]|$)", group=1,
        needles=("==",), start=_at_literal(("==",), 86)),
     # A secret's value a field or two below its name: terraform output -json ("db_password":
-    # {"sensitive": true, "type": "string", "value": "..."}), and Terraform's plan of a
-    # Helm release's set block (name = "postgresql.auth.password", then value = "...").
+    # {"sensitive": true, "type": "string", "value": "..."}), and a name/value pair on two
+    # lines: Kubernetes' env (- name: CODECOV_TOKEN, then value: "..."), Terraform's plan
+    # of a Helm release's set block (name = "postgresql.auth.password", then value = "...").
     _d("secret_assignment",
        _SECRET_KEY + r"[ \t]*:[ \t]*\{[^{}]{0,200}?\\?\"value\\?\"[ \t]*:[ \t]*"
        r"\\?\"([^\"\\\n]{6,})",
        v.secret_value_ok, prefilter=_SECRET_KEY_PREFILTER + r"[ \t]*:[ \t]*\{", group=1,
        needles=('"value"', '\\"value\\"'), start=_at_literal(_SECRET_STARTS, fold=True)),
     _d("secret_assignment",
-       rf"(?i)\bname[ \t]*=[ \t]*\"[\w.-]*?(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}\"[ \t]*\r?\n"
-       r"[ \t]*[+~-]?[ \t]*value[ \t]*=[ \t]*\"([^\"\n]{6,})\"", v.secret_value_ok,
-       prefilter=r"(?i)name[ \t]*=[ \t]*\"[^\"\r\n]*\"[ \t]*\r?\n[ \t]*[+~-]?[ \t]*value[ \t]*=",
-       group=1, needles=("value", "VALUE"), start=_at_literal(("name",), fold=True)),
+       rf"(?i)\bname[ \t]*[:=][ \t]*\\*[\"']?[\w.-]*?(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
+       r"\\*[\"']?[ \t]*(?:\r?\n|\\n)[ \t]*[+~-]?[ \t]*value[ \t]*[:=][ \t]*\\*[\"']?"
+       r"([^\s\"'\\]{6,})", v.secret_value_ok,
+       prefilter=r"(?i)name[ \t]*[:=][^\r\n]*(?:\r?\n|\\n)[ \t]*[+~-]?[ \t]*value[ \t]*[:=]",
+       group=1, needles=("value", "VALUE", "Value"), start=_at_literal(("name",), fold=True)),
     # The password a random_password resource made, in Terraform's state.
     _d("secret_assignment",
        r"\\?\"type\\?\"[ \t]*:[ \t]*\\?\"random_password\\?\"[\s\S]{0,2000}?\\?\"result\\?\"[ \t]*:"
@@ -914,6 +924,44 @@ DETECTORS: tuple[Detector, ...] = (
        r"[^\n\\]{0,60}?:[ \t]+([^\s\\\"]{8,64})(?=[ \t]*(?:\r?\n|\\n|$|\"))", v.told_password,
        prefilter=r"(?i)(?:passw|kennwort|passe|contrase|senha|wachtwoord|sandi|parol|ifre|heslo"
                  r"|salasana)[^\r\n?]{0,60}\?", group=1, needles=("?",)),
+    # A wireless network's or a VPN's shared key, told ("Code wifi de la salle Jura :
+    # «X»", "WiFi Invités — clé X", "the VPN pre-shared key is “X”").
+    _d("secret_assignment",
+       r"(?ai)(?:(?:code|cl[ée]|key|password|passwort|mot de passe)[ \t]+(?:wi-?fi|wlan|wpa2?)"
+       r"|(?:wi-?fi|wlan|wpa2?|vpn)[^\n]{0,30}?(?:code|cl[ée]|key|password|passwort"
+       r"|mot de passe|psk)|pre-shared key)"
+       r"(?:[^\n:=]{0,30}?(?:[:=]|\bis\b|\best\b))?[ \t\u00a0\u202f]*[«“‘„\"'「]?[ \t\u00a0\u202f]?"
+       r"([^\s«»“”‘’„\"'」<>]{6,64})", v.told_password,
+       prefilter=r"(?i)wi-?fi|wlan|wpa|vpn|pre-shared", group=1,
+       needles=("fi", "FI", "Fi", "wlan", "WLAN", "wpa", "WPA", "vpn", "VPN", "pre-shared")),
+    # A table's row: a secret's name, two spaces or more, its value (vault kv get, aws
+    # configure list, kubectl describe).
+    _d("secret_assignment",
+       rf"(?im)^[ \t]*[\w.-]*?(?:{_FIELD_SECRET})[\w.-]*{_NOT_THE_SECRET}[ \t]{{2,}}(\S{{6,}})"
+       r"[ \t]*\r?$",
+       v.table_secret_ok, prefilter=rf"(?i)(?:{_FIELD_SECRET_PREFILTER})[A-Za-z0-9_.-]*[ \t][ \t]",
+       group=1, needles=("  ", "\t")),
+    # A browser automation typing into a password field: Playwright's page.fill("#password",
+    # "..."), Selenium's send_keys, an agent's {"selector": "input#password", "value": ...}.
+    _d("secret_assignment",
+       r"(?i)\b(?:fill|type|send_?keys|set_?value|press_?sequentially)\([ \t]*\\?[\"'][^\"'\n]*"
+       r"(?:passw|pwd|passcode|secret|token|otp)[^\"'\n]*\\?[\"'][ \t]*,[ \t]*\\?[\"']"
+       r"([^\"'\\\n]{4,})", v.secret_value_ok,
+       prefilter=r"(?i)(?:fill|type|send_?keys|set_?value|press_?sequentially)\(", group=1,
+       needles=("(",)),
+    _d("secret_assignment",
+       r"(?i)\\?\"selector\\?\"[ \t]*:[ \t]*\\?\"[^\"\n]*(?:passw|pwd|passcode|otp)[^\"\n]*"
+       r"\\?\"[ \t]*,"
+       r"[ \t]*\\?\"(?:value|text)\\?\"[ \t]*:[ \t]*\\?\"([^\"\\\n]{4,})", v.secret_value_ok,
+       prefilter=r"(?i)selector\\?\"[ \t]*:[^\r\n]*(?:passw|pwd|passcode|otp)", group=1,
+       needles=("selector", "SELECTOR", "Selector")),
+    # A password that "has been updated to" / "was changed to" / "is set to" a value.
+    _d("secret_assignment",
+       r"(?i)(?<![A-Za-z-])(?:password|passwd|passcode)(?:,?[ \t]+[\w']+){0,4}?[ \t]+"
+       r"(?:updated|changed|set|reset)[ \t]+to[ \t]*:?[ \t]+" + _PROSE_VALUE, v.told_passphrase,
+       prefilter=r"(?i)passw(?:or)?d[^\r\n]{0,60}(?:updated|changed|set|reset)[ \t]+to[ \t]",
+       group=1, needles=("assw", "ASSW", "asscode"),
+       start=_at_literal(("passw", "passcode"), fold=True)),
     # An Azure storage account's keys as the CLI lists them: {"keyName": "key1", ...,
     # "value": "<88 characters>"}.
     _d("secret_assignment",
@@ -924,7 +972,7 @@ DETECTORS: tuple[Detector, ...] = (
     # is X"): a password-shaped value only.
     _d("secret_assignment",
        r"(?i)(?<![\w-])(?:password|passwd|passcode)(?:,?[ \t]+[\w']+){1,5}?[ \t]+(?:is|was)"
-       r"[ \t]*:?[ \t]+" + _PROSE_VALUE, v.password_like,
+       r"[ \t]*:?[ \t]+" + _PROSE_VALUE, v.told_passphrase,
        prefilter=r"(?i)passw(?:or)?d,?[ \t][^\r\n]{0,60}[ \t](?:is|was)[ \t]|passcode,?[ \t]",
        group=1,
        needles=("assw", "ASSW", "asscode"), start=_at_literal(("passw", "passcode"), fold=True)),
@@ -970,9 +1018,10 @@ DETECTORS: tuple[Detector, ...] = (
     # A quoted password, then the word for it ("„X“ – das ist mein neues Passwort", "'X' is
     # my new password"): a password-shaped value within the clause before the word.
     _d("secret_assignment",
-       r"(?ai)[„\"“'«「『]([^\s„“”\"'«»「」『』]{8,64})[“”\"'»」』][^\n.!?。！？]{0,30}?"
-       # the word, not a variable's name ("HOSTNAME=x", "DB_PASSWORD=...")
-       rf"(?<![_A-Za-z])(?:{_PASSWORD_WORDS}|password)", v.password_like,
+       r"(?ai)[„\"“'«「『]([^\s„“”\"'«»「」『』]{8,64})[“”\"'»」』][^\n.!?。！？\"{}]{0,30}?"
+       # the word, not a variable's name ("HOSTNAME=x", "DB_PASSWORD=...") or an argument's
+       # (URL.create("postgresql+psycopg2", username=..., password=...))
+       rf"(?<![_A-Za-z])(?:{_PASSWORD_WORDS}|password)(?!\w*[ \t]*=)", v.password_like,
        prefilter=r"(?i)[~\"'][^\r\n]{8,100}(?:passw|kennwort|de passe|contrase|senha|wachtwoord"
                  r"|has[al]o|sandi|aa)", group=1, needles=_PASSWORD_NEEDLES),
     # A secret key printed without "=" (aws configure list, env dumps).
@@ -1089,7 +1138,7 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=rf"(?i)name=\\?\"[^\"\r\n]*(?:{_FIELD_SECRET_PREFILTER})", group=1,
        needles=("name=", "NAME="), start=_at_literal(("name=",), fold=True)),
     _d("secret_assignment",
-       rf"(?i)<([\w:.-]*(?:{_FIELD_SECRET})[\w.-]*)>"
+       rf"(?i)<([\w:.-]*(?:{_FIELD_SECRET})[\w.-]*)(?<!hex)(?<!hash)(?<!sha256)(?<!sha1)>"
        r"([^<\s][^<\n]{3,})</\1>", v.secret_value_ok,
        prefilter=rf"(?i)<[A-Za-z0-9_:.-]*(?:{_FIELD_SECRET_PREFILTER})[A-Za-z0-9_.-]*>",
        group=2, needles=("<",), start=_at_literal(("<",))),
@@ -1108,7 +1157,9 @@ DETECTORS: tuple[Detector, ...] = (
     # A session cookie by its name, wherever it is (document.cookie, curl -b, a Rails
     # header dump): sessionid, JSESSIONID, PHPSESSID, connect.sid, <app>_session.
     _d("secret_assignment",
-       r"(?i)(?<![\w.-])(?:[\w-]*_session(?:_?id)?|session|sessionid|session_id|jsessionid"
+       # (a bare "session" holding 32 hex digits is a WebDriver's or a kernel's id)
+       r"(?i)(?<![\w.-])(?:[\w-]*_session(?:_?id)?|session(?!=[0-9a-f]{32}(?![\w%.-]))"
+       r"|sessionid|session_id|jsessionid"
        r"|phpsessid|connect\.sid|asp\.net_sessionid|sid)=([^;\s\"'&,]{16,})", v.session_cookie_ok,
        prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid|sid)=", group=1,
        needles=("ession", "ESSION", "SESSID", "sessid", "connect.sid", "sid=", "SID="),
@@ -1140,7 +1191,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"(['\"])([^'\"\n]+)\3", v.secret_value_ok, prefilter=r"PDO\(", group=4,
        needles=("PDO(",), start=_at_literal(("new",))),
     # .netrc: "machine h login u password p".
-    _d("secret_assignment", r"(?<![\w-])login[ \t]+\S+[ \t]+password[ \t]+(\S+)",
+    _d("secret_assignment", r"(?<![\w-])login[ \t]+\S+[ \t]+password[ \t]+(\S+)", v.secret_value_ok,
        prefilter=r"login[ \t]+[^ \t\r\n]+[ \t]+password[ \t]", group=1, needles=("password",),
        start=_at_literal(("login",))),
     # A name/value pair whose name is a credential's: HAR cookies and headers, form fields
@@ -1180,14 +1231,15 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True)),
     # Base64 credentials under an "auth" key (a docker config.json): "user:password" encoded.
     _d("secret_assignment",
-       r"(?i)(?<![a-z0-9_])auth\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?([A-Za-z0-9+/_-]{8,}={0,2})",
+       # npm's "//registry/:_auth=" too
+       r"(?i)(?<![a-z0-9_])_?auth\\?[\"']?\s*[:=]\s*(?:\\?[\"'])?([A-Za-z0-9+/_-]{8,}={0,2})",
        v.base64_credentials, prefilter=r"(?i)auth\\?[\"']?" + _S + r"*[:=]", group=1,
-       needles=("auth", "AUTH", "Auth"), start=_at_literal(("auth",), fold=True),
-       starts=((r"(?i)auth", 4),)),
+       needles=("auth", "AUTH", "Auth"), start=_at_literal(("auth",), 1, fold=True),
+       starts=((r"(?i)auth", 4), (r"(?i)_auth", 5))),
     _d("secret_assignment",
        # the value on the same line, or indented on the next (YAML); an empty one ends there
        # (DB_PASSWORD= then the next variable's line)
-       _SECRET_KEY + r"\]?\s*(?:=>|[:?]=|[:=])[ \t]*(?:\r?\n[ \t]+(?![\w.-]+:(?:\s|$)))?"
+       _SECRET_KEY + r"\]?[ \t]*(?:=>|[:?]=|[:=])[ \t]*(?:\r?\n[ \t]+(?![\w.-]+:(?:\s|$)))?"
        r"(?:\\*[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|{_INNER_QUOTE}|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])"
@@ -1203,7 +1255,8 @@ DETECTORS: tuple[Detector, ...] = (
     # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
-       rf"(?<![\w.+%-])(?<!placeholder=[\"'])[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
+       # not a URL's user (ssh://git@host.corp:2222/...)
+       rf"(?<![\w.+%-])(?<!placeholder=[\"'])(?<!://)[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])"
        r"(?!:[\w~][\w.~ -]*/)", v.email_ok,
@@ -1369,16 +1422,16 @@ DETECTORS: tuple[Detector, ...] = (
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     _d("phone", r"(?=0)" + _L + _NOT_IN_HEX_DUMP
        + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
-       r"|0\d{4,5}[ -]\d{5,6}|0\d{3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8})" + _R
+       r"|0\d{4,5}[ -]\d{5,6}|0\d{2,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8})" + _R
        + _NOT_BEFORE_HEX_BYTES,
        v.national_ok,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{4,5}[ -]\d{5}"
-                 r"|0\d{3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6}",
+                 r"|0\d{2,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6}",
        needles=("0",),
        start=_at_literal(("0",)), joined=_joined_digits(10, "0"),
        starts=_zero_starts("[ /-]", "[ .]"), joined_starts=_zero_starts("[ _/-]", "[ ._-]"),
        joined_prefilter=r"0\d{1,4}[ _-]\d{3,4}[ _-]?\d{3,4}|0[1-9](?:[ ._-]\d{2}){4}"
-                        r"|0\d{4,5}[ _-]\d{5}|0\d{3}[ _-]\d{3}[ _-]\d{2}[ _-]\d{2}"
+                        r"|0\d{4,5}[ _-]\d{5}|0\d{2,3}[ _-]\d{3}[ _-]\d{2}[ _-]\d{2}"
                         r"|0\d{2,4}/\d{6}"),
 )
 

@@ -19,9 +19,11 @@ from typing import Any
 from .decoding import (
     FULLWIDTH,
     base64_tokens,
-    has_fullwidth_digits,
+    has_ascii_twins,
     map_back,
+    needs_view,
     percent_view,
+    qp_view,
     unicode_view,
 )
 from .detectors import DETECTORS, Detector, Finding, prefilter_for
@@ -123,11 +125,15 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         # value never spans a raw space (a space in it is %20).
         for word in _encoded_words(text):
             extra += _decoded_findings(word.group(), word.start(), detectors, prefilter)
-    view = unicode_view(text) if "\\u" in text or "&#" in text else None
+    view = unicode_view(text) if needs_view(text) else None
     if view is not None:
         extra += _view_findings(text, *view, detectors, prefilter)
-    elif has_fullwidth_digits(text):
-        extra += _view_findings(text, text, range(len(text) + 1), detectors, prefilter)
+    elif has_ascii_twins(text):
+        extra += _view_findings(text, text, range(len(text)), range(1, len(text) + 1),
+                                detectors, prefilter)
+    qp = qp_view(text) if "=" in text else None
+    if qp is not None:
+        extra += _view_findings(text, *qp, detectors, prefilter)
     for start, end, plain in base64_tokens(text, found):
         inside = scan_plain(plain, detectors, prefilter)
         if inside:
@@ -203,17 +209,18 @@ def _decoded_findings(text: str, offset: int, detectors: tuple[Detector, ...],
     return out
 
 
-def _view_findings(text: str, inner: str, starts: Sequence[int],
+def _view_findings(text: str, inner: str, starts: Sequence[int], ends: Sequence[int],
                    detectors: tuple[Detector, ...], prefilter: Prefilter) -> list[Finding]:
-    """Findings in ``inner``, a reading of ``text`` whose character ``i`` starts at
-    ``starts[i]`` of it (escapes decoded), with other scripts' digits read as ASCII, as spans
-    and values of ``text``."""
-    if has_fullwidth_digits(inner):
-        inner = inner.translate(FULLWIDTH)  # one character for one: the starts still hold
+    """Findings in ``inner``, a reading of ``text`` whose character ``i`` is ``text``'s
+    ``starts[i]`` to ``ends[i]`` (escapes decoded, break hints dropped), with other scripts'
+    digits and typographic spaces read as ASCII, as spans and values of ``text``."""
+    if has_ascii_twins(inner):
+        inner = inner.translate(FULLWIDTH)  # one character for one: the map still holds
     out = []
     for f in scan_plain(inner, detectors, prefilter):
-        start, end = starts[f.start], starts[f.end]
-        out.append(Finding(f.kind, start, end, text[start:end]))
+        if f.end > f.start:
+            start, end = starts[f.start], ends[f.end - 1]
+            out.append(Finding(f.kind, start, end, text[start:end]))
     return out
 
 

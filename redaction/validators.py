@@ -374,7 +374,7 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # Creation complete"), and GitLab prints "[MASKED]", Redis's MONITOR "(redacted)".
 _STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|^your[_-]|[_-]here$|^<|change[_-]?me|^redacted"
                         r"|replace[_-]?me|^(?:fake|dummy)|^value\d*$|^\[secret\]?$"
-                        r"|^VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$"
+                        r"|^VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|^DATA\+OMITTED$"
                         # a format's placeholder: %(token)s, {password}, {0}
                         r"|^%\(\w+\)[sdr]$|^\{\w*\}?$"
                         r"|^(?:\(sensitive|\(redacted\)?|\*+|\[(?:redacted|masked|filtered)\]?|x{4,}"
@@ -382,6 +382,14 @@ _STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|^your[_-]|[_-]here$|^<|change[_
                         r"|creation|modifications|destruction|still|refreshing|reading"
                         r"|none\.?|null|nil|undefined)$",
                         re.IGNORECASE)
+# Words that follow "password:" in prose and documentation, not passwords ("# password:
+# supplied at upload time", "token: optional").
+_PROSE_WORDS = frozenset((
+    "supplied", "required", "optional", "provided", "missing", "invalid", "incorrect",
+    "expired", "changed", "hidden", "stored", "unset", "empty", "blank", "omitted", "prompted",
+    "generated", "encrypted", "masked", "removed", "rotated", "updated", "injected", "mounted",
+    "read", "set", "see", "same", "from", "via", "will", "must", "should", "is", "was",
+    "are", "not", "never", "ignored", "disabled", "enabled", "inherited", "unchanged"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}")
@@ -421,8 +429,10 @@ _IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
 # LDAP time (20240415095018Z).
 _NOT_A_VALUE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
-    r"|[A-Za-z_]\w*:(?!//)|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
+    r"|[A-Za-z_][\w-]*:(?!//)|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
     r"|%[A-Z_][A-Z0-9_]*%$|string\(\d+\)?|\d{14}(?:\.\d+)?Z$"
+    # a spec of options (docker build --secret id=npmrc,src=$(HOME)/.npmrc)
+    r"|[a-z]+=[^,\s]*,[a-z]+="
     # an entry point (detect-secrets = detect_secrets.main:main)
     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+:[A-Za-z_]\w*$")
 
@@ -434,6 +444,7 @@ def secret_value_ok(candidate: str) -> bool:
     # a stand-in percent-encoded in a query ("token=%3Credacted%3E")
     plain = unquote(bare) if "%" in bare else bare
     return (any(ch.isalnum() for ch in plain) and _STANDS_IN.search(plain) is None
+            and plain.lower() not in _PROSE_WORDS
             and _NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
             and _REFERENCE.match(bare) is None
             and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None
@@ -442,6 +453,12 @@ def secret_value_ok(candidate: str) -> bool:
             and _NOT_A_VALUE.match(bare) is None
             and not (_ENV_NAME.fullmatch(bare) and _SECRET_PART.search(bare))
             and not bare.startswith(_PEM_START))
+
+
+def table_secret_ok(candidate: str) -> bool:
+    """A value in a table's row under a secret's name: a token (a digit, or both cases), not
+    a stand-in or a reference."""
+    return tokenish(candidate) and secret_value_ok(candidate)
 
 
 def credential_ok(candidate: str) -> bool:
@@ -580,7 +597,7 @@ def ldap_password_ok(candidate: str) -> bool:
 # name them by hosts no one has a mailbox on (Gmail's mail.gmail.com, Exchange Online's
 # *.prod.outlook.com), JavaMail by its own name, others by a UUID or a run of hex digits.
 _MESSAGE_ID_HOST = re.compile(r"(?i)mail\.gmail\.com|.*\.prod\.outlook\.com")
-_MACHINE_LOCAL = re.compile(r"(?=(?:[.-]*[0-9a-fA-F]){24})[0-9a-fA-F.-]+")
+_MACHINE_LOCAL = re.compile(r"(?=(?:[.-]*[0-9a-fA-F]){16})(?=.*\d)[0-9a-fA-F.-]+")
 
 
 def email_ok(candidate: str) -> bool:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 
@@ -22,6 +24,37 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_redact)
 
 
+# A private key's armour: the lines between BEGIN and END are one value, redacted whole.
+_KEY_BEGIN = re.compile(r"-{4,5} ?BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
+                        r"|PuTTY-User-Key-File-\d+:")
+_KEY_END = re.compile(r"-{4,5} ?END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
+                      r"|Private-(?:MAC|Hash): *[0-9A-Fa-f]+")
+#: The most lines one key may span (a 16,384-bit RSA key is about 200).
+_KEY_MAX_LINES = 400
+
+
+def _records(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """The input line by line (a line is redacted as it arrives), except a private key cut
+    into lines: from its BEGIN line to its END line (or 400 lines) it is one record, so its
+    base64 lines go with it (alone, each is only base64)."""
+    held: list[str] = []
+    first = 0
+    for lineno, line in enumerate(lines, 1):
+        if held:
+            held.append(line)
+            if _KEY_END.search(line) or len(held) >= _KEY_MAX_LINES:
+                yield first, "".join(held)
+                held = []
+            continue
+        begin = _KEY_BEGIN.search(line)
+        if begin is not None and _KEY_END.search(line, begin.end()) is None:
+            held, first = [line], lineno
+            continue
+        yield lineno, line
+    if held:
+        yield first, "".join(held)
+
+
 def _redact(args: argparse.Namespace) -> int:
     from servescope.redaction import Place, PolicyError, Redactor, load_policy
 
@@ -36,7 +69,8 @@ def _redact(args: argparse.Namespace) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:  # bytes that are not UTF-8 pass through as they came
             reconfigure(errors="surrogateescape", newline="")
-    for lineno, line in enumerate(sys.stdin, 1):
+    lines = _records(sys.stdin) if not args.jsonl else enumerate(sys.stdin, 1)
+    for lineno, line in lines:
         text = line.rstrip("\r\n")
         end = line[len(text):]  # the line's own ending ("\r\n", "\n", none at the end)
         if not args.jsonl:

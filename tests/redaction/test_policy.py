@@ -159,3 +159,20 @@ def test_redact_command_passes_bytes_and_line_endings_through(tmp_path):
     assert result.stdout.startswith(b"a\xff\xfeb secret=[REDACTED:secret_assignment]\r\n")
     assert b"bob@corp-x.io" not in result.stdout
     assert result.stdout.endswith(b"last token=[REDACTED:secret_assignment]")
+
+
+def test_redact_command_takes_a_private_key_cut_into_lines_whole():
+    """Line by line, a PEM key's base64 lines are only base64: from BEGIN to END they are
+    one record. An unterminated one runs to the end of the input."""
+    import subprocess
+    import sys
+
+    body = "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgwMbRvI0MBZhpF"
+    data = (f"key:\n-----BEGIN RSA PRIVATE KEY-----\n{body}\n{body[::-1]}\n"
+            f"-----END RSA PRIVATE KEY-----\nafter\n-----BEGIN OPENSSH PRIVATE KEY-----\n"
+            f"{body}\n").encode()
+    result = subprocess.run([sys.executable, "-m", "servescope", "redact"], input=data,
+                            capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (b"key:\n[REDACTED:private_key]\nafter\n"
+                             b"[REDACTED:private_key]\n")
