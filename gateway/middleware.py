@@ -29,6 +29,7 @@ What a middleware cannot see, and the gateway can:
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
@@ -42,6 +43,8 @@ from servescope.instrumentation.telemetry import Telemetry
 from .commits import Commits
 from .config import FLAVORS
 from .events import EventScanner, finish_reason_of, scan_whole
+
+_log = logging.getLogger("servescope.gateway.middleware")
 
 __all__ = ["MEASURED_PATHS", "METRICS_PATH", "ServescopeMiddleware"]
 
@@ -95,6 +98,9 @@ class ServescopeMiddleware:
             n.strip() for n in os.environ.get("SERVESCOPE_MODEL_NAMES", "").split(",")
             if n.strip()]
         self.known_models = frozenset(names)
+        if not self.known_models:  # a dashboard would show one model whatever is served
+            _log.warning("no served model names (SERVESCOPE_MODEL_NAMES): every request is "
+                         "labelled model=%r", self.telemetry.model)
         # configured names are declared label values (labels and span redaction keep them)
         self.telemetry.declare_models(self.known_models)
         self.metrics_path = metrics_path

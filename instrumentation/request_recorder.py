@@ -209,7 +209,8 @@ class RequestRecorder(TerminalState):
         self.model = model
         self.priority = priority
         self._ch = telemetry.children(model, priority)
-        self._state = _State(arrival, prompt=prompt_tokens)
+        # a count below zero would make a counter go down (read as a reset by rate())
+        self._state = _State(arrival, prompt=prompt_tokens if prompt_tokens > 0 else 0)
         # the terminal state's two fields, set inline (calling its __init__ costs as much);
         # its lock is the metric set's, so a finish settles and records in one acquisition
         self._lock = telemetry.metrics.lock
@@ -274,6 +275,8 @@ class RequestRecorder(TerminalState):
     # The hottest hooks catch errors inline (a decorator would add a call frame to each).
     def admitted(self) -> None:
         try:
+            if self._reason is not None:  # after the terminal state: too late to count
+                return
             ch = self._ch
             (ch.cache.get(cat.ADMITTED.name) or ch.get(cat.ADMITTED)).inc()
         except Exception:
@@ -420,8 +423,12 @@ class RequestRecorder(TerminalState):
     # --- the terminal state ---------------------------------------------------------------
     def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
         """Compare-and-set the terminal state. True for the first caller; False (a counted
-        no-op) for every later one. Safe from any thread; never raises."""
+        no-op) for every later one, and for a reason that is not a :class:`FinishReason`
+        (counted as a hook failure: the set is closed, and it settles nothing). Safe from any
+        thread; never raises."""
         try:
+            if type(reason) is not FinishReason:
+                reason = FinishReason(reason)  # its value as a string will do; else ValueError
             if self._reason is not None:  # settled already (checked again under the lock)
                 return self._ignored(reason)
             t = self._now(now)

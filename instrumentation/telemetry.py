@@ -31,6 +31,10 @@ from .slo import SLOSpec
 from .status import TokenStage
 from .step import StepReport
 
+#: How far from the clock's now an arrival may be (see :meth:`Telemetry.request`): ten years,
+#: more than any monotonic clock's uptime, less than what stamps a span before 1970.
+_ARRIVAL_SLACK_S = 315_360_000.0
+
 __all__ = ["Telemetry"]
 
 _log = logging.getLogger("servescope.instrumentation")
@@ -139,9 +143,18 @@ class Telemetry:
                 prompt_tokens: int = 0, carrier: Mapping[str, str] | None = None,
                 arrival: float | None = None, operation: str = "text_completion",
                 ) -> RequestRecorder:
-        """A recorder for a request that has just arrived (counts the arrival)."""
+        """A recorder for a request that has just arrived (counts the arrival). An
+        ``arrival`` that is not a time on this telemetry's clock (NaN, infinite, ten years or more
+        from now) is replaced by now and counted as a hook failure: one span stamped before
+        1970 fails its whole export batch."""
+        now = self.clock()
+        if arrival is None:
+            arrival = now
+        elif not (isinstance(arrival, int | float) and abs(arrival - now) < _ARRIVAL_SLACK_S):
+            self.hook_failed("arrival")
+            arrival = now
         return RequestRecorder(self, request_id, model or self.model, priority, prompt_tokens,
-                               carrier, self.clock() if arrival is None else arrival, operation)
+                               carrier, arrival, operation)
 
     # --- the per-iteration call -----------------------------------------------------------
     def step(self, report: StepReport) -> None:

@@ -408,3 +408,39 @@ def test_the_unacknowledged_peak_is_exact_between_steps_and_at_the_end(registry)
     assert early.summary().peak_unacknowledged == 10
     assert late.summary().peak_unacknowledged == 7
     assert sample(registry, "servescope_stream_unacknowledged_peak_tokens_sum") == 17.0
+
+
+def _hook_errors(registry, hook):
+    return sample(registry, "servescope_telemetry_hook_errors_total", hook=hook) or 0.0
+
+
+def test_a_reason_outside_the_set_settles_nothing_and_is_counted(registry):
+    """finish(None) or finish("bogus") is misuse: it must not take the one terminal state
+    (a later valid finish would then count the request twice) nor make a label value."""
+    tel, _ = make(registry)
+    rec = tel.request("r1")
+    assert rec.finish(None) is False  # type: ignore[arg-type]
+    assert rec.finish("bogus") is False  # type: ignore[arg-type]
+    assert _hook_errors(registry, "finish") == 2
+    assert rec.finish("stop") is True  # the value of a reason, as a string, will do
+    assert rec.finish(FinishReason.LENGTH) is False
+    assert sample(registry, "servescope_requests_in_flight", model="m") == 0
+    assert sample(registry, "servescope_requests_finished_total", model="m",
+                  finish_reason="stop") == 1
+    assert sample(registry, "servescope_requests_finished_total", model="m",
+                  finish_reason="None") is None
+
+
+def test_misused_counts_and_times_never_run_a_series_backwards(registry):
+    tel, clock = make(registry)
+    clock.now = 50.0
+    rec = tel.request("r1", prompt_tokens=-7)  # a negative count would read as a reset
+    assert sample(registry, "servescope_tokens_total", model="m", stage="prompt") in (None, 0)
+    rec.admitted()
+    rec.finish(FinishReason.STOP)
+    rec.admitted()  # after the terminal state: not counted again
+    assert sample(registry, "servescope_requests_admitted_total", model="m") == 1
+    late = tel.request("r2", arrival=-1e18)  # would stamp its span before 1970
+    assert _hook_errors(registry, "arrival") == 1
+    assert late.finish(FinishReason.STOP) is True
+    assert sample(registry, "servescope_requests_in_flight", model="m") == 0
