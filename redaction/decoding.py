@@ -239,7 +239,6 @@ _U_ESCAPE = re.compile(
     r"|</?(?:b|strong|i|em|code|span|mark|u|s|kbd|samp|tt|font|small|big"
     r"|(td|th|li|p|div|br|tr))(?:\s+(?:class|style|id|lang|dir)=\"[^\"<>\n]{0,100}\")*\s*/?>")
 _INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
-_VIEW_MARKERS = ("\\u", "&#", "&nbsp;", "&shy;", "&ZeroWidthSpace;", "<wbr", "</")
 
 
 def _escaped_char(match: re.Match[str]) -> str:
@@ -258,7 +257,12 @@ def needs_view(text: str) -> bool:
     set tests)."""
     if not text.isascii() and not _INVISIBLE.isdisjoint(text):
         return True
-    return any(marker in text for marker in _VIEW_MARKERS)
+    if "\\u" in text:
+        return True
+    if "&" in text and ("&#" in text or "&nbsp;" in text or "&shy;" in text
+                        or "&ZeroWidthSpace;" in text):
+        return True
+    return "<" in text and ("</" in text or "<wbr" in text)
 
 
 def unicode_view(text: str) -> tuple[str, list[int], list[int]] | None:

@@ -801,7 +801,7 @@ DETECTORS: tuple[Detector, ...] = (
     # https://<token>@github.com): a long run of letters and digits, no password after it.
     _d("secret_assignment",
        r"(?i)\b[a-z][a-z0-9+.-]{1,30}://([A-Za-z0-9_.~-]{20,})@(?=[\w\[])", v.strong_token,
-       prefilter=r"://[A-Za-z0-9_.~-]{20}", group=1, needles=("://",),
+       prefilter=r"://[A-Za-z0-9_.~-]{20,}@", group=1, needles=("://",),
        start=_at_literal(("://",), 31)),
     # Passwords on command lines: --password X, mysql -pX, redis-cli -a X, sshpass -p X,
     # docker login -p X, htpasswd -b file user X.
