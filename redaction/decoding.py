@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .validators import b64_text
@@ -265,24 +265,27 @@ def needs_view(text: str) -> bool:
     return "<" in text and ("</" in text or "<wbr" in text)
 
 
-def unicode_view(text: str) -> tuple[str, list[int], list[int]] | None:
-    """``text`` with its escapes and entities decoded and what hides a value removed (see
-    ``_U_ESCAPE``), and where each character of that reading starts and ends in ``text``;
-    None when there is nothing to read differently."""
+#: A reading of a text: its characters, and where each starts and ends in the text.
+Reading = tuple[str, list[int], list[int]]
+
+
+def _read(text: str, matches: Iterable[re.Match[str]],
+          decode: Callable[[re.Match[str]], Iterable[tuple[str, int, int]]]) -> Reading | None:
+    """``text`` with each match replaced by what ``decode`` reads there (characters with
+    their span in ``text``; none: the match reads as nothing); None when nothing matched."""
     parts: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     pos = 0
-    for match in _U_ESCAPE.finditer(text):
+    for match in matches:
         at = match.start()
         parts.append(text[pos:at])
         starts.extend(range(pos, at))
         ends.extend(range(pos + 1, at + 1))
-        char = _escaped_char(match)
-        if char:
+        for char, start, end in decode(match):
             parts.append(char)
-            starts.append(at)
-            ends.append(match.end())
+            starts.append(start)
+            ends.append(end)
         pos = match.end()
     if not parts:
         return None
@@ -292,6 +295,18 @@ def unicode_view(text: str) -> tuple[str, list[int], list[int]] | None:
     return "".join(parts), starts, ends
 
 
+def _unescaped(match: re.Match[str]) -> list[tuple[str, int, int]]:
+    char = _escaped_char(match)
+    return [(char, match.start(), match.end())] if char else []
+
+
+def unicode_view(text: str) -> Reading | None:
+    """``text`` with its escapes and entities decoded and what hides a value removed (see
+    ``_U_ESCAPE``), and where each character of that reading starts and ends in ``text``;
+    None when there is nothing to read differently."""
+    return _read(text, _U_ESCAPE.finditer(text), _unescaped)
+
+
 # Quoted-printable (mail bodies): "=C2=A0" is a no-break space, "=\n" a soft line break
 # inside a word or a number. Read only where a text shows it is quoted-printable: a soft
 # break, or two encoded bytes in a row.
@@ -299,36 +314,29 @@ _QP_SIGNAL = re.compile(r"=\r?\n|=[0-9A-F]{2}=[0-9A-F]{2}")
 _QP_TOKEN = re.compile(r"=\r?\n|(?:=[0-9A-F]{2})+")
 
 
-def qp_view(text: str) -> tuple[str, list[int], list[int]] | None:
+def _qp_chars(match: re.Match[str]) -> list[tuple[str, int, int]]:
+    """A soft break reads as nothing; a run of encoded bytes as its UTF-8 characters, each
+    spanning its own bytes' escapes."""
+    token = match.group()
+    if token[1] in "\r\n":
+        return []
+    out = []
+    offset = match.start()
+    for char in bytes.fromhex(token.replace("=", "")).decode("utf-8", errors="replace"):
+        width = 3 if char == "\ufffd" else 3 * len(char.encode("utf-8"))
+        end = min(offset + width, match.end())
+        out.append((char, offset, end))
+        offset = end
+    return out
+
+
+def qp_view(text: str) -> Reading | None:
     """``text`` read as quoted-printable (soft breaks dropped, encoded bytes decoded as
     UTF-8), and where each character of that reading starts and ends in ``text``; None when
     it shows no sign of it."""
     if "=" not in text or _QP_SIGNAL.search(text) is None:
         return None
-    parts: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    pos = 0
-    for match in _QP_TOKEN.finditer(text):
-        at = match.start()
-        parts.append(text[pos:at])
-        starts.extend(range(pos, at))
-        ends.extend(range(pos + 1, at + 1))
-        token = match.group()
-        if token[1] not in "\r\n":
-            raw = bytes.fromhex(token.replace("=", ""))
-            offset = at
-            for char in raw.decode("utf-8", errors="replace"):
-                width = 3 * max(1, len(char.encode("utf-8"))) if char != "\ufffd" else 3
-                parts.append(char)
-                starts.append(offset)
-                offset = min(offset + width, match.end())
-                ends.append(offset)
-        pos = match.end()
-    parts.append(text[pos:])
-    starts.extend(range(pos, len(text)))
-    ends.extend(range(pos + 1, len(text) + 1))
-    return "".join(parts), starts, ends
+    return _read(text, _QP_TOKEN.finditer(text), _qp_chars)
 
 
 # Full-width forms (U+FF01-FF5E) and the ideographic space, as East Asian input methods type
