@@ -42,6 +42,9 @@ _R = r"(?![A-Za-z_+\d-]|\.\d)"
 # Not inside a hex dump (od, xxd, hexdump: "0001560 08 00 00 00 40 00 00 00"): no byte of two
 # hex digits, one of them a digit, right before ("de " in prose is a word, not a byte).
 _NOT_IN_HEX_DUMP = r"(?<![0-9A-Fa-f][0-9] )(?<![0-9][0-9A-Fa-f] )"
+# Not a time under a key that says so ("ns": 2302989477428812, "ts_ms": 1717..., time=...).
+_NOT_A_CLOCK = "".join(rf"(?<!{k}\": )(?<!{k}\":)(?<!{k}=)" for k in (
+    "ns", "ms", "us", "ts", "time", "stamp", "nanos", "millis", "epoch"))
 # ... and none right after (Node's "<Buffer 02 01 04 03 06 05 08 07>").
 _NOT_BEFORE_HEX_BYTES = r"(?! [0-9][0-9A-Fa-f](?![^\s>\]]))(?! [0-9A-Fa-f][0-9](?![^\s>\]]))"
 
@@ -440,14 +443,15 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                          # a request's key against doing it twice (Idempotency-Token)
                          "idempotency")))
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
-    "cache", "routing", "partition", "sort", "replication", "primary", "foreign", "idempotency",
-    "dedup",
+    "cache", "routing", "partition", "sort", "replication", "virtual", "primary", "foreign",
+    "idempotency", "dedup",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
     # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
     "from", "saved with", "input"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
-_SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!\d:secret)|"
+_ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"  # a ULID: a timestamp's 10 characters, then 16
+_SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!:secret)|"
                  # "pass" as a key's word only after a separator, in an object or before "="
                  # (NEXUS_PASS, "pass":, { user, pass: }, pass = x), not in prose ("first
                  # pass: ...")
@@ -459,7 +463,8 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!\d:secr
                  # a bare "key" holding a UUID is a record's key (Kafka's key=<uuid>, a store's
                  # key='<uuid>'), not a credential
                  r"client[_-]?secret|key(?<![a-z0-9]key)(?![a-z]{2})"
-                 rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?{_UUID}(?![\w-]))" + _DATA_KEYS +
+                 rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
+                 + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
 # Keys that name where a secret lives or how it is handled, not the secret itself
 # (secretName, SECRET_KEY_FILE, passwordSecretRef, tokenPath, API_KEY_HEADER, TOKEN_URL): the
@@ -477,7 +482,7 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # Helm's existingSecret: the name of a Kubernetes Secret that holds it
     "existingsecret", "existing_secret", "existing-secret",
     # a secret's state, and when a tool updates it (Ansible's update_password: on_create)
-    "status", "state", "update_password", "helper",
+    "status", "state", "update_password", "helper", "identifier",
     # when it changed (LDAP's pwdChangedTime)
     "time")) + "".join(
     # a source file (a changelog's "* tests/request_key.test: Likewise.", a compiler's
@@ -750,7 +755,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"|https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]+"
        # a webhook's path without its host (a proxy logs the path: /services/T../B../secret)
        r"|/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24})"
-       r"(?![A-Za-z0-9_-])",
+       r"(?![A-Za-z0-9_-])", v.not_filler,
        prefilter=(r"[sr]k[-_][A-Za-z0-9_-]{20}|xox[abposre]-[A-Za-z0-9-]{10}|xapp-\d-"
                   r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34}|https://hooks\.slack\.com/"
                   r"|glpat-[A-Za-z0-9_-]{20}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{16}"
@@ -873,7 +878,9 @@ DETECTORS: tuple[Detector, ...] = (
     # secret key's 40 base64 characters (both cases, digits, and a '/' or '+', few '/': not a
     # path), and an Azure storage key's 86 and "==" (not a SHA-512 integrity digest).
     _d("secret_assignment",
-       r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9]*[/+])([A-Za-z0-9+][A-Za-z0-9/+]{39})(?![A-Za-z0-9/+=])",
+       # (not a run inside a password's hash: $2b$14$<22 salt><31 hash>, split by "." and "$")
+       r"(?<![A-Za-z0-9/+=$.])(?=[A-Za-z0-9]*[/+])([A-Za-z0-9+][A-Za-z0-9/+]{39})"
+       r"(?![A-Za-z0-9/+=.$])",
        v.bare_secret_ok, prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9+][A-Za-z0-9/+]{39}"
                                    r"(?:[^A-Za-z0-9/+=]|$)", group=1, needles=("/", "+"),
        start=_at_literal(("/", "+"), 39)),
@@ -962,6 +969,21 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?i)passw(?:or)?d[^\r\n]{0,60}(?:updated|changed|set|reset)[ \t]+to[ \t]",
        group=1, needles=("assw", "ASSW", "asscode"),
        start=_at_literal(("passw", "passcode"), fold=True)),
+    # A Secret's value decoded on the command line, on the line after the command
+    # (kubectl get secret x -o jsonpath='{.data.password}' | base64 -d).
+    _d("secret_assignment",
+       r"(?i)\{\.data\.[\w.-]*(?:passw|pwd|secret|token|key)[\w.-]*\}['\"]?[ \t]*\|[ \t]*base64"
+       r"[ \t]+(?:-d|--decode|-D)[^\n]*\r?\n[ \t]*(\S{6,})", v.secret_value_ok,
+       prefilter=r"(?i)\{\.data\.[^}\r\n]*\}[^|\r\n]*\|[ \t]*base64", group=1,
+       needles=("{.data.",)),
+    # A login told as "user / password" with both quoted ("staging admin is `admin` /
+    # `orbit!tibrO56`").
+    _d("secret_assignment",
+       r"(?i)\b(?:admin|root|user(?:name)?|login|creds?|credentials?|account)\b[^\n/]{0,30}?"
+       r"[`'\"][\w.@+-]{2,40}[`'\"][ \t]*/[ \t]*[`'\"]([^\s`'\"/]{6,64})[`'\"]", v.told_password,
+       prefilter=r"(?i)(?:admin|root|user|login|cred|account)[^\r\n]{0,80}[`'\"][ \t]*/"
+                 r"[ \t]*[`'\"]",
+       group=1, needles=("/",)),
     # An Azure storage account's keys as the CLI lists them: {"keyName": "key1", ...,
     # "value": "<88 characters>"}.
     _d("secret_assignment",
@@ -1159,11 +1181,13 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        # (a bare "session" holding 32 hex digits is a WebDriver's or a kernel's id)
        r"(?i)(?<![\w.-])(?:[\w-]*_session(?:_?id)?|session(?!=[0-9a-f]{32}(?![\w%.-]))"
-       r"|sessionid|session_id|jsessionid"
+       r"|sessionid|session_id|jsessionid|_?oauth2_proxy"
        r"|phpsessid|connect\.sid|asp\.net_sessionid|sid)=([^;\s\"'&,]{16,})", v.session_cookie_ok,
-       prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid|sid)=", group=1,
-       needles=("ession", "ESSION", "SESSID", "sessid", "connect.sid", "sid=", "SID="),
-       start=_at_literal(("session", "sessid", "connect.sid", "sid="), 30, fold=True)),
+       prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid|sid|oauth2_proxy)=",
+       group=1, needles=("ession", "ESSION", "SESSID", "sessid", "connect.sid", "sid=", "SID=",
+                         "oauth2_proxy="),
+       start=_at_literal(("session", "sessid", "connect.sid", "sid=", "oauth2_proxy"), 30,
+                         fold=True)),
     # ... quoted in a map or a query (Django's {'sessionid': '...'}, "session_key" = '...').
     _d("secret_assignment",
        r"(?i)(?<![\w.-])(?:sessionid|session_key|jsessionid|phpsessid|connect\.sid"
@@ -1240,7 +1264,8 @@ DETECTORS: tuple[Detector, ...] = (
        # the value on the same line, or indented on the next (YAML); an empty one ends there
        # (DB_PASSWORD= then the next variable's line)
        _SECRET_KEY + r"\]?[ \t]*(?:=>|[:?]=|[:=])[ \t]*(?:\r?\n[ \t]+(?![\w.-]+:(?:\s|$)))?"
-       r"(?:\\*[\"'])?"
+       # a list of one ('api_key': ['...'], vLLM's non-default args)
+       r"(?:\[[ \t]*)?(?:\\*[\"'])?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|{_INNER_QUOTE}|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])"
        rf"|&(?![\w.-]*=)){{6,}}+)"
@@ -1338,7 +1363,9 @@ DETECTORS: tuple[Detector, ...] = (
                         r"[^\r\n]{0,24}\d{4}"),
     _d("credit_card",
        # No issuer number starts with 0: such a run is an id or a phone number (0049...).
-       r"(?=[1-9])" + _L + r"(?:[1-9]\d{12,18}|[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
+       # (not a clock's reading under its key: Triton's {"name": ..., "ns": 2302989477428812})
+       r"(?=[1-9])" + _L + _NOT_A_CLOCK
+       + r"(?:[1-9]\d{12,18}|[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
        r"|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R, v.payment_card_ok,
        prefilter=r"\d{13}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d|\d{4}[ -]\d{6}[ -]\d{4}",
        checksummed=True, digits=True, start=_at_class("[1-9]", within=r"\d"),
@@ -1393,7 +1420,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?=[0-9A-Fa-f:])" + _edge(r"\w.") + r"(?<!::)(?:(?<=[G-Zg-z_]:)|(?<!:))"
        r"(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}"
        r"(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
-       r"(?![\w:]|/(?!128(?!\d))\d)", v.ipv6_ok,
+       # (a colon after it ends a field: "x-forwarded-for=2406:...:1b48: rate limit")
+       r"(?!\w|:(?![ \t\"']|$)|/(?!128(?!\d))\d)", v.ipv6_ok,
        # A valid address holds "::" or six groups in a row; a time of day (12:30:45) neither.
        prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:", needles=(":",),
        start=_at_literal((":",), 4), joined=_joined_ipv6,

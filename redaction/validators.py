@@ -354,9 +354,9 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
                    # a secret store's path to it (Vault's database/creds/app, a secrets
                    # manager's prod/ledger/stripe): lower-case names
                    r"|[a-z][a-z0-9_.-]*(?:/[a-z][a-z0-9_.-]*)+"
-                   # a relative one to a file of keys or configuration (path/to/key.json)
-                   r"|[\w.-]+(?:/[\w.-]+)+\.(?:json|pem|key|crt|cer|p12|pfx|jks|der|ya?ml|toml"
-                   r"|ini|conf|cfg|env|txt|keystore)")
+                   # a relative one to a file (path/to/key.json), an object store's key
+                   # (builds/021a9a8/app.tar.gz)
+                   r"|[\w.-]+(?:/[\w.-]+)+\.[A-Za-z][A-Za-z0-9]{0,7}")
 
 
 # Where a configuration reads the secret from: os.environ["X"], os.environ/X (LiteLLM),
@@ -524,6 +524,16 @@ def aws_secret_like(candidate: str) -> bool:
             and any(ch.isdigit() for ch in candidate))
 
 
+# A run of one character six times or more: a placeholder's filler (hf_xxxxxxxx...), never
+# the body of a random key.
+_FILLER = re.compile(r"(.)\1{5,}")
+
+
+def not_filler(candidate: str) -> bool:
+    """A vendor's key that is not its documentation's placeholder (hf_ and 34 x's)."""
+    return _FILLER.search(candidate) is None
+
+
 def bare_secret_ok(candidate: str) -> bool:
     """40 base64 characters read as an AWS secret key with no name beside them: both cases
     and digits several times over, and at most three '/' (a path has more)."""
@@ -603,8 +613,9 @@ _MACHINE_LOCAL = re.compile(r"(?=(?:[.-]*[0-9a-fA-F]){16})(?=.*\d)[0-9a-fA-F.-]+
 def email_ok(candidate: str) -> bool:
     """An address a person or a team reads mail at, not a message's id."""
     local, _, host = candidate.rpartition("@")
+    # (git@github.com is SSH's user at a forge, [url "git@github.com:"] in a git config)
     return (_MESSAGE_ID_HOST.fullmatch(host) is None and ".JavaMail." not in local
-            and _MACHINE_LOCAL.fullmatch(local) is None)
+            and _MACHINE_LOCAL.fullmatch(local) is None and local != "git")
 
 
 def base64_credentials(candidate: str) -> bool:
