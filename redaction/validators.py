@@ -415,9 +415,9 @@ _CODE = re.compile(
     # a call of a snake_case name or a builtin, a subscript by a name, a tuple's opening
     r"|[a-z_][a-z0-9]*_[a-z0-9_]*\(|(?:set|list|dict|tuple|sorted|len|str|int|bytes|bool|getattr"
     r"|open|lambda)\b|[A-Za-z_]\w*\[[A-Za-z_]|\([A-Za-z_]\w*\(|self\.|cls\.|this\."
-    # a call of a CamelCase or Capital_snake name on names (ObjectKeys(target),
-    # PEM_string2key($data))
-    r"|(?:[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z][A-Za-z0-9]*_\w+)"
+    # a call of a CamelCase, camelCase or Capital_snake name on names (ObjectKeys(target),
+    # prepareSecretKey(key, ...), PEM_string2key($data))
+    r"|(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z][A-Za-z0-9]*_\w+)"
     r"\((?:[$@]?[A-Za-z_][\w.]*(?:, ?[$@]?[A-Za-z_][\w.]*)*)?(?:\)|$)")
 # A name, not a value: a private variable (_token, _AzureApiKeyT) or an attribute path with no
 # digit (Keyword.Type, Name.Variable).
