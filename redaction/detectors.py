@@ -54,10 +54,15 @@ _NOT_BEFORE_HEX_BYTES = r"(?! [0-9][0-9A-Fa-f](?![^\s>\]]))(?! [0-9A-Fa-f][0-9](
 # shaped like one (TensorRT 8.6.1.6, dpkg (1.4.1.8): first part 1-12 but not 10, the next two
 # under 20; a random address has that shape about once in 10,000) with no port or prefix
 # length after it, which an address in use has (8.8.8.8:53).
+# Addresses everyone knows, which no version is numbered like: the public resolvers
+# (8.8.8.8, 1.1.1.1, 9.9.9.9, 8.8.4.4, 1.0.0.1, 4.2.2.x) and the other repeated quads.
+_ICONIC_V4 = ("(?:" + "|".join(rf"{d}\.{d}\.{d}\.{d}" for d in range(1, 10))
+              + r"|8\.8\.4\.4|1\.0\.0\.1|4\.2\.2\.[1-6])(?![\d.])")
 _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|(?<=host==))"
                   + "".join(rf"(?<![Vv]ersion{sep})(?<!VERSION{sep})"
                             for sep in (" ", "=", ": ", ' = "', '="', ' = ', ': "', ":"))
-                  + r"(?!(?:[1-9]|1[12])\.1?\d\.1?\d\.\d{1,3}(?![\d:/]|\.\d))")
+                  + r"(?!(?!" + _ICONIC_V4 + r")(?:[1-9]|1[12])\.1?\d\.1?\d\.\d{1,3}"
+                  r"(?![\d:/]|\.\d))")
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,10 @@ def test_the_look_alike_stays(redactor: Redactor, text: str) -> None:
     ("--root-password=password123", "password123"),
     # an address in use: with its port or prefix length, or any that is not version-shaped
     ("connect to 8.8.8.8:53 failed", "8.8.8.8"),
+    # the addresses everyone knows are never versions, whatever their shape
+    ("nameserver 8.8.8.8", "8.8.8.8"),
+    ("client 1.1.1.1 connected", "1.1.1.1"),
+    ("resolver 8.8.4.4 and 9.9.9.9", "8.8.4.4"),
     ("allow 9.9.9.9/32", "9.9.9.9"),
     ("tcpdump ip.src==34.201.17.9", "34.201.17.9"),
     ("client 52.14.200.7 connected", "52.14.200.7"),
