@@ -20,7 +20,6 @@ __all__ = [
     "PercentView",
     "base64_tokens",
     "has_ascii_twins",
-    "has_fullwidth_digits",
     "map_back",
     "needs_view",
     "percent_view",
@@ -365,6 +364,3 @@ def has_ascii_twins(text: str) -> bool:
     return not text.isascii() and not _READ_AS_ASCII.isdisjoint(text)
 
 
-def has_fullwidth_digits(text: str) -> bool:
-    """Whether ``text`` holds a full-width digit (the only reason to read it again)."""
-    return not text.isascii() and not _FULLWIDTH_DIGITS.isdisjoint(text)

@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 from . import validators as v
 from .prefilter import Prefilter, make_prefilter
 
-__all__ = ["CHECKSUMMED_KINDS", "DEFAULT_KINDS", "DETECTORS", "KINDS", "OPT_IN_KINDS", "Detector",
-           "Finding", "prefilter_for", "resolve", "scan"]
+__all__ = ["CHECKSUMMED_KINDS", "DEFAULT_KINDS", "DETECTORS", "KEY_BEGIN", "KEY_END", "KINDS",
+           "OPT_IN_KINDS", "Detector", "Finding", "prefilter_for", "resolve", "scan"]
 
 # A number starts where no identifier character precedes it and ends where none follows.
 # Patterns put a one-character look-ahead first: the regex engine then skips positions by that
@@ -535,6 +535,12 @@ _S = r"[\s\x1c-\x1f]"
 _AWS_PREFIXES = ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA",
                  "ANVA", "APKA")
 _PEM = r"-{4,5} ?%s (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
+# Where a private key's armour begins and ends: a PEM block's lines, a PuTTY key file's.
+_KEY_BEGIN = (_PEM % "BEGIN") + r"|PuTTY-User-Key-File-\d+:"
+_KEY_END = (_PEM % "END") + r"|Private-(?:MAC|Hash): *[0-9A-Fa-f]+"
+#: A private key's first line and last (``servescope redact`` reads the lines between as one).
+KEY_BEGIN = re.compile(_KEY_BEGIN)
+KEY_END = re.compile(_KEY_END)
 
 # Before a start, for the patterns whose look-behind refuses a digit there: the engine then
 # reports a run of digits once, not at each of its positions. Not a letter: a combining mark

@@ -131,7 +131,7 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     elif has_ascii_twins(text):
         extra += _view_findings(text, text, range(len(text)), range(1, len(text) + 1),
                                 detectors, prefilter)
-    qp = qp_view(text) if "=" in text else None
+    qp = qp_view(text)
     if qp is not None:
         extra += _view_findings(text, *qp, detectors, prefilter)
     for start, end, plain in base64_tokens(text, found):

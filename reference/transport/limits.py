@@ -528,12 +528,12 @@ def _h11_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Protocol
         # where a head can be refused without the app or another protocol seeing it.
         def _should_upgrade(self) -> bool:
             # h11 bounds a head that arrives in pieces; one that arrives whole is sized here
-            self._refusal = _oversized(len(self._raw_head), len(self.scope_target()),
+            self._refusal = _oversized(len(self._raw_head), len(self._request_target()),
                                        limits) or self._head_refusal(
                 self.headers, self._raw_head, self._get_upgrade() is not None)
             return self._refusal is not None
 
-        def scope_target(self) -> bytes:
+        def _request_target(self) -> bytes:
             line_end = self._raw_head.find(b"\r\n")
             line = self._raw_head if line_end < 0 else self._raw_head[:line_end]
             parts = line.split(b" ")

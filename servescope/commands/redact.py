@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -24,11 +23,6 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_redact)
 
 
-# A private key's armour: the lines between BEGIN and END are one value, redacted whole.
-_KEY_BEGIN = re.compile(r"-{4,5} ?BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
-                        r"|PuTTY-User-Key-File-\d+:")
-_KEY_END = re.compile(r"-{4,5} ?END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)? ?-{4,5}"
-                      r"|Private-(?:MAC|Hash): *[0-9A-Fa-f]+")
 #: The most lines one key may span (a 16,384-bit RSA key is about 200).
 _KEY_MAX_LINES = 400
 
@@ -37,17 +31,19 @@ def _records(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
     """The input line by line (a line is redacted as it arrives), except a private key cut
     into lines: from its BEGIN line to its END line (or 400 lines) it is one record, so its
     base64 lines go with it (alone, each is only base64)."""
+    from servescope.redaction.detectors import KEY_BEGIN, KEY_END  # the detector's armour
+
     held: list[str] = []
     first = 0
     for lineno, line in enumerate(lines, 1):
         if held:
             held.append(line)
-            if _KEY_END.search(line) or len(held) >= _KEY_MAX_LINES:
+            if KEY_END.search(line) or len(held) >= _KEY_MAX_LINES:
                 yield first, "".join(held)
                 held = []
             continue
-        begin = _KEY_BEGIN.search(line)
-        if begin is not None and _KEY_END.search(line, begin.end()) is None:
+        begin = KEY_BEGIN.search(line)
+        if begin is not None and KEY_END.search(line, begin.end()) is None:
             held, first = [line], lineno
             continue
         yield lineno, line
