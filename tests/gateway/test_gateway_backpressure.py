@@ -62,9 +62,11 @@ def test_a_slow_clients_acknowledged_tokens_count_as_delivered() -> None:
     with stub_and_gateway(slow_consumer_timeout_s=1.0, http=limits) as (_, gw):
         host, port = gw.url.removeprefix("http://").split(":")
         sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        # a window that holds the first marks' bytes whatever the load (a 4 KiB one can close
+        # before the first mark, 8 tokens in), far less than the stream
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
         sock.connect((host, int(port)))
-        body = json.dumps({"model": MODEL, "prompt": "x", "max_tokens": 5_000,
+        body = json.dumps({"model": MODEL, "prompt": "x", "max_tokens": 50_000,
                            "stream": True}).encode()
         sock.sendall(b"POST /v1/completions HTTP/1.1\r\nhost: gw\r\ncontent-type: "
                      b"application/json\r\ncontent-length: " + str(len(body)).encode()
