@@ -29,6 +29,7 @@ class ScriptedUpstream:
         self.drop_on_reuse = drop_on_reuse
         self.accepted = 0
         self.answered = 0
+        self._count = threading.Lock()
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         threading.Thread(target=self._serve, daemon=True).start()
@@ -65,8 +66,11 @@ class ScriptedUpstream:
                 elif self.drop_on_reuse and streams:
                     return
                 else:
+                    # counted before the answer goes: once sent, the client may finish (and
+                    # the test read the count) before this thread runs again
+                    with self._count:
+                        self.answered += 1
                     conn.sendall(ANSWER)
-                    self.answered += 1
                     streams += 1
                 if self.close_after_each:
                     return
