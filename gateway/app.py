@@ -29,6 +29,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -120,8 +121,7 @@ class _Gateway:
         self.models = _Models(self.upstream, telemetry, config.model_name, config.connect_timeout_s)
         self.settings = RelaySettings(
             limits=config.http, slow_consumer_timeout_s=config.slow_consumer_timeout_s,
-            max_event_bytes=config.max_event_bytes,
-            stop_reasons=config.upstream_flavor.stop_reasons, connections=connections,
+            max_event_bytes=config.max_event_bytes, connections=connections,
             clock=telemetry.clock, commits=Commits(telemetry))
 
     # --- measured generation ------------------------------------------------------------
@@ -297,9 +297,10 @@ def _passthrough(response: UpstreamResponse) -> Response:
                                  response.aclose))
 
 
-def _header_map(response: UpstreamResponse) -> dict[str, str]:
-    kept = response_headers(response.headers, keep_length=True)
-    return {k.decode("latin-1"): v.decode("latin-1") for k, v in kept}
+def _header_map(response: UpstreamResponse) -> Headers:
+    """The upstream's headers as the client gets them, every copy of a repeated one in order
+    (Set-Cookie, WWW-Authenticate, Link: a dict would keep the last)."""
+    return Headers(raw=response_headers(response.headers, keep_length=True))
 
 
 def _fields(body: bytes) -> dict[str, Any]:

@@ -26,9 +26,6 @@ class UpstreamFlavor:
     name: str
     #: Where the engine says it is healthy (``/readyz`` of the gateway asks it).
     health_path: str
-    #: Finish reasons the engine spells its own way (OpenAI's ``stop``/``length`` otherwise).
-    stop_reasons: frozenset[str] = frozenset({"stop", "tool_calls", "function_call",
-                                              "content_filter", "eos_token", "stop_sequence"})
 
 
 #: The engines the gateway knows; ``openai`` is any OpenAI-compatible server.

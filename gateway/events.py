@@ -9,9 +9,11 @@ until its end arrives. Each ``data:`` payload that is a JSON object is inspected
   ``delta.reasoning_content``, ``delta.tool_calls``), raised to the engine's own count
   when a chunk carries ``usage.completion_tokens`` (vLLM's continuous usage, or the final usage
   chunk of ``stream_options.include_usage``): counts then equal the engine's;
-* the finish reason of each choice (``servescope_finish_reason`` when the upstream is the
-  reference server: its exact terminal state);
-* ``usage`` (prompt and completion tokens), and an ``error`` object.
+* the finish reason of each choice, as the engine spelled it (``servescope_finish_reason``
+  when the upstream is the reference server: its exact terminal state), mapped onto the
+  closed set of terminal states by :data:`FINISH_REASONS`;
+* ``usage`` (prompt and completion tokens), and an error: ``{"error": {...}}`` or vLLM's
+  older, unwrapped ``{"object": "error", "message": ...}``.
 
 Anything else is malformed (:class:`MalformedStream`): a ``data:`` payload that is neither JSON
 nor ``[DONE]``, or an event longer than ``max_event_bytes`` (the relay's buffer is bounded).
@@ -19,16 +21,20 @@ nor ``[DONE]``, or an event longer than ``max_event_bytes`` (the relay's buffer 
 
 from __future__ import annotations
 
+import logging
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
 from servescope.instrumentation.status import FinishReason
 
-__all__ = ["EventScanner", "MalformedStream", "StreamFacts", "finish_reason_of",
-           "scan_whole"]
+__all__ = ["FINISH_REASONS", "EventScanner", "MalformedStream", "StreamFacts",
+           "finish_reason_of", "scan_whole", "upstream_error_type"]
+
+_log = logging.getLogger("servescope.gateway.events")
 
 _BOUNDARY = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 _OUTPUT_KEYS = ("content", "reasoning_content", "tool_calls", "reasoning")
@@ -44,7 +50,8 @@ class StreamFacts:
     """What a stream said so far."""
 
     tokens: int = 0  # output tokens credited so far
-    finish: str | None = None  # the upstream's finish reason (the last choice's)
+    #: The engine's finish_reason of each choice that has one, by choice index, as sent.
+    finishes: dict[int, str] = field(default_factory=dict)
     servescope_finish: str | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
@@ -120,20 +127,18 @@ class EventScanner:
 
     def _chunk(self, obj: dict[str, Any]) -> int:
         facts = self.facts
-        if "error" in obj and isinstance(obj["error"], dict | str):
-            error = obj["error"]
-            facts.error = error if isinstance(error, dict) else {"message": error}
+        if "error" in obj or obj.get("object") == "error":  # rare: the call only then
+            facts.error = _error_of(obj) or facts.error
         if facts.response_id is None and isinstance(obj.get("id"), str):
             facts.response_id = obj["id"]
         tokens = 0
         choices = obj.get("choices")
         if isinstance(choices, list):
-            for choice in choices:
+            for position, choice in enumerate(choices):
                 if isinstance(choice, dict):
                     tokens += _choice_output(choice)
-                    reason = choice.get("finish_reason")
-                    if isinstance(reason, str):
-                        facts.finish = reason
+                    if choice.get("finish_reason") is not None:
+                        _note_finish(facts, choice, position)
         own = obj.get("servescope_finish_reason")
         if isinstance(own, str):
             facts.servescope_finish = own
@@ -153,6 +158,24 @@ class EventScanner:
             facts.completion_tokens = completion
             return max(tokens, completion - facts.tokens)
         return tokens
+
+
+def _error_of(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The error an event or answer reports: ``{"error": {...}}`` (or a bare message), or
+    the unwrapped form older vLLM streams mid-answer, ``{"object": "error", ...}``."""
+    error = obj.get("error")
+    if isinstance(error, dict):
+        return error
+    if isinstance(error, str):
+        return {"message": error}
+    return obj if obj.get("object") == "error" else None
+
+
+def _note_finish(facts: StreamFacts, choice: dict[str, Any], position: int) -> None:
+    reason = choice.get("finish_reason")
+    if isinstance(reason, str):
+        index = choice.get("index")
+        facts.finishes[index if isinstance(index, int) else position] = reason
 
 
 def _count(value: object) -> bool:
@@ -179,13 +202,13 @@ def scan_whole(body: bytes) -> StreamFacts:
         return facts
     if not isinstance(obj, dict):
         return facts
+    facts.error = _error_of(obj)
     choices = obj.get("choices")
     if isinstance(choices, list):
-        for choice in choices:
+        for position, choice in enumerate(choices):
             if isinstance(choice, dict):
                 facts.tokens += 1 if (choice.get("text") or choice.get("message")) else 0
-                if isinstance(choice.get("finish_reason"), str):
-                    facts.finish = choice["finish_reason"]
+                _note_finish(facts, choice, position)
     usage = obj.get("usage")
     if isinstance(usage, dict):
         if _count(usage.get("prompt_tokens")):
@@ -198,8 +221,41 @@ def scan_whole(body: bytes) -> StreamFacts:
     return facts
 
 
-def finish_reason_of(facts: StreamFacts, stop_reasons: frozenset[str]) -> FinishReason:
-    """The terminal state an upstream answer that ended on its own reports."""
+#: Each finish_reason an engine sends as a terminal state of the closed set
+#: (instrumentation/status.py). A natural end is ``stop``: the model's end of sequence, a
+#: stop sequence, a tool or function call (the model chose to hand over). Running out of
+#: ``max_tokens`` is ``length``. An end the engine imposed is ``error``: an abort (vLLM and
+#: SGLang abort a request they cannot finish), an engine error, a cancellation, and a content
+#: filter (the answer was withheld or cut by policy, so it is no success to count as goodput;
+#: the set has no "filtered" state and ``rejected`` means refused before admission). The span's
+#: ``error.type`` (:func:`upstream_error_type`) tells these causes apart.
+FINISH_REASONS: Mapping[str, FinishReason] = {
+    "stop": FinishReason.STOP,
+    "eos": FinishReason.STOP,
+    "eos_token": FinishReason.STOP,  # TGI
+    "stop_sequence": FinishReason.STOP,  # TGI
+    "end_turn": FinishReason.STOP,
+    "tool_calls": FinishReason.STOP,
+    "function_call": FinishReason.STOP,
+    "tool_use": FinishReason.STOP,
+    "length": FinishReason.LENGTH,
+    "max_tokens": FinishReason.LENGTH,
+    "abort": FinishReason.ERROR,  # vLLM, SGLang
+    "error": FinishReason.ERROR,  # vLLM
+    "cancelled": FinishReason.ERROR,
+    "canceled": FinishReason.ERROR,
+    "content_filter": FinishReason.ERROR,
+}
+#: Worst first: the request's state when its choices (n > 1) ended differently.
+_SEVERITY = (FinishReason.ERROR, FinishReason.LENGTH, FinishReason.STOP)
+#: Unknown finish reasons already logged (each once; the set is bounded).
+_UNKNOWN_SEEN: set[str] = set()
+
+
+def finish_reason_of(facts: StreamFacts) -> FinishReason:
+    """The terminal state an upstream answer that ended on its own reports: the reference
+    server's own state, else error when the engine sent an error, else the worst of its
+    choices' finish reasons (see :data:`FINISH_REASONS`)."""
     if facts.servescope_finish is not None:
         try:
             return FinishReason(facts.servescope_finish)
@@ -207,10 +263,33 @@ def finish_reason_of(facts: StreamFacts, stop_reasons: frozenset[str]) -> Finish
             pass
     if facts.error is not None:
         return FinishReason.ERROR
-    if facts.finish == "length":
-        return FinishReason.LENGTH
-    if facts.finish in stop_reasons:
-        return FinishReason.STOP
-    if facts.finish is None and facts.done:
-        return FinishReason.STOP  # [DONE] without a reason: the upstream says it is complete
-    return FinishReason.ERROR if facts.finish is None else FinishReason.STOP
+    if not facts.finishes:
+        # [DONE] without a reason: the upstream says it is complete
+        return FinishReason.STOP if facts.done else FinishReason.ERROR
+    ends = {_terminal(reason) for reason in facts.finishes.values()}
+    return next(state for state in _SEVERITY if state in ends)
+
+
+def upstream_error_type(facts: StreamFacts) -> str:
+    """The span's ``error.type`` of an answer :func:`finish_reason_of` finds ``error``: the
+    engine's error event, or the finish reason that made it one (a key of the table: a short
+    fixed name)."""
+    if facts.error is not None:
+        return "upstream_error_event"
+    for reason in facts.finishes.values():
+        if FINISH_REASONS.get(reason) is FinishReason.ERROR:
+            return f"upstream_finish_{reason}"
+    return "upstream_error"
+
+
+def _terminal(reason: str) -> FinishReason:
+    state = FINISH_REASONS.get(reason)
+    if state is not None:
+        return state
+    # An engine's new spelling: the answer ended on its own, so stop, but said once in the
+    # log (the gateway has no anomaly counter; a label made of it would be unbounded).
+    if reason not in _UNKNOWN_SEEN and len(_UNKNOWN_SEEN) < 64:
+        _UNKNOWN_SEEN.add(reason)
+        _log.warning("upstream finish_reason %r is not in the gateway's table: counted as "
+                     "stop", reason[:64])
+    return FinishReason.STOP

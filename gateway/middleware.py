@@ -41,8 +41,7 @@ from servescope.instrumentation.status import FinishReason
 from servescope.instrumentation.telemetry import Telemetry
 
 from .commits import Commits
-from .config import FLAVORS
-from .events import EventScanner, finish_reason_of, scan_whole
+from .events import EventScanner, finish_reason_of, scan_whole, upstream_error_type
 
 _log = logging.getLogger("servescope.gateway.middleware")
 
@@ -61,7 +60,6 @@ _OPERATIONS = {"/v1/completions": "text_completion", "/v1/chat/completions": "ch
 PAUSE_MIN_S = 0.005
 #: The largest answer (or SSE event) scanned; past it the request is still timed.
 MAX_SCAN_BYTES = 1 << 20
-_STOP_REASONS = FLAVORS["vllm"].stop_reasons
 
 _process_lock = threading.Lock()
 _process_telemetry: Telemetry | None = None
@@ -277,7 +275,9 @@ class _Exchange:
         facts = self.scanner.facts
         if facts.prompt_tokens:
             rec.prompt_tokens(facts.prompt_tokens)
-        reason = finish_reason_of(facts, _STOP_REASONS) if self.scan_ok else FinishReason.ERROR
+        reason = finish_reason_of(facts) if self.scan_ok else FinishReason.ERROR
+        if reason is FinishReason.ERROR and self.scan_ok:
+            rec.error_type(upstream_error_type(facts))
         rec.finish(reason, now=self.ended_at)
 
     def _end(self, reason: FinishReason) -> None:

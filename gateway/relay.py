@@ -50,8 +50,15 @@ from servescope.reference.transport.delivery import Acks, settle
 
 from .commits import Commits
 from .direct import Direct
-from .events import EventScanner, MalformedStream, finish_reason_of, scan_whole
-from .upstream import SERVER_WRITES, UpstreamResponse
+from .events import (
+    EventScanner,
+    MalformedStream,
+    StreamFacts,
+    finish_reason_of,
+    scan_whole,
+    upstream_error_type,
+)
+from .upstream import UpstreamResponse, response_headers
 from .wire import UpstreamBroken, UpstreamTimeout
 
 __all__ = ["Relay", "RelaySettings"]
@@ -75,7 +82,6 @@ class RelaySettings:
     limits: HttpLimits
     slow_consumer_timeout_s: float
     max_event_bytes: int
-    stop_reasons: frozenset[str]
     connections: Connections | None
     clock: Callable[[], float] = time.monotonic
     #: Where token commits go, once per event-loop turn (None: one telemetry step each).
@@ -116,6 +122,7 @@ class Relay:
         self._completing = False  # the last write is under way: a disconnect is normal
         self._ended_at: float | None = None  # when the upstream's last event arrived
         self._reason = FinishReason.ERROR
+        self._upstream_error: str | None = None  # the span's error.type of an upstream error
         self._prompt = 0  # the engine's usage.prompt_tokens, when it said
 
     # --- the exchange -------------------------------------------------------------------
@@ -171,7 +178,15 @@ class Relay:
             rec.error_type(self.cut.code)  # reset, malformed, incomplete: all finish "error"
             rec.finish(self.cut.reason)
         else:
+            if self._upstream_error is not None:
+                rec.error_type(self._upstream_error)
             rec.finish(self._reason, now=self._ended_at)
+
+    def _ended_by(self, facts: StreamFacts) -> None:
+        """The finish the upstream's own answer reports (and, for an error, why)."""
+        self._reason = finish_reason_of(facts)
+        if self._reason is FinishReason.ERROR:
+            self._upstream_error = upstream_error_type(facts)
 
     def _commit(self, tokens: int, at: float) -> None:
         commits = self.settings.commits
@@ -190,7 +205,7 @@ class Relay:
 
     # --- the writer ---------------------------------------------------------------------
     async def _write(self, send: Send) -> None:
-        headers = [(k, v) for k, v in self.response.headers if k not in _DROP]
+        headers = response_headers(self.response.headers)  # the framing is ours
         try:
             async with asyncio.timeout(self._remaining()):
                 if self.streamed:
@@ -234,9 +249,9 @@ class Relay:
             self.response.divert(None)
         facts = scanner.facts
         self._prompt = facts.prompt_tokens or 0
-        if scanner.pending.strip() or not (facts.done or facts.finish or facts.error):
+        if scanner.pending.strip() or not (facts.done or facts.finishes or facts.error):
             raise _Ended(scanner)
-        self._reason = finish_reason_of(facts, self.settings.stop_reasons)
+        self._ended_by(facts)
         # the answer was read whole: its connection goes back to the pool before the last
         # write, so the client's next request (sent once it has read that write) finds it
         await self._close_upstream()
@@ -301,12 +316,13 @@ class Relay:
         body = b"".join(parts)
         facts = scan_whole(body)
         self._prompt = facts.prompt_tokens or 0
-        self._reason = finish_reason_of(facts, self.settings.stop_reasons)
+        self._ended_by(facts)
         if facts.tokens:
             self._commit(facts.tokens, self._ended_at)
-        headers = [*headers, (b"content-length", str(len(body)).encode())]
-        await send({"type": "http.response.start", "status": self.response.status_code,
-                    "headers": headers})
+        status = self.response.status_code
+        if status != 204:  # a 204 carries no Content-Length (RFC 9110 8.6)
+            headers = [*headers, (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         at = await self._last(send, body)
         if at is not None and facts.tokens:
             self._wrote(facts.tokens, at)
@@ -464,7 +480,4 @@ class _Ended(Exception):
 
 #: Tokens written between two marks of the connection's offset at most (see ``_wrote``).
 _MARK_EVERY = 8
-#: Response headers the relay sets itself (framing).
-_DROP = frozenset({b"connection", b"keep-alive", b"transfer-encoding", b"content-length",
-                   b"proxy-connection", b"trailer", b"upgrade"}) | SERVER_WRITES
 _CUT_STATUS = {"deadline_exceeded": 504, "upstream_timeout": 504}

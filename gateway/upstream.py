@@ -1,10 +1,12 @@
 """The upstream engine, reached through a pool of keep-alive HTTP/1.1 connections.
 
 Requests go out as the client sent them: same method, path, query, body and headers, less the
-hop-by-hop ones (RFC 9110 7.6.1) and with two changes a proxy must make: ``traceparent`` names
-the gateway's request span when it is sampled (the engine's spans then join the trace), and
-``accept-encoding: identity`` (the relay reads the stream it forwards; engines do not compress
-their streams anyway).
+hop-by-hop ones (RFC 9110 7.6.1) and ``Expect`` (the gateway's server answers the client's
+``100-continue`` and has the whole body before it writes upstream: nginx drops it too), and
+with two changes a proxy must make: ``traceparent`` names the gateway's request span when it
+is sampled (the engine's spans then join the trace), and ``accept-encoding: identity`` (the
+relay reads the stream it forwards; engines do not compress their streams anyway). Interim
+answers (``1xx``) are skipped; the client gets the final one.
 
 Each upstream connection's kernel receive buffer is bounded
 (``GatewayConfig.upstream_recv_buffer_bytes``): when the relay stops reading because its
@@ -72,13 +74,17 @@ class UpstreamUnavailable(Exception):
         return schema.error_body(self.message, type_="server_error", code=self.code)
 
 
+#: Request headers the gateway answers or sets itself (see the module notes).
+_GATEWAY_SETS = frozenset({b"expect", b"accept-encoding"})
+
+
 def forward_headers(headers: Iterable[tuple[bytes, bytes]],
                     trace: Mapping[str, str] | None) -> list[tuple[bytes, bytes]]:
     """The client's request headers as the upstream gets them (see the module notes)."""
     raw = list(headers)
     named = _connection_named(raw)
     out = [(k, v) for k, v in raw
-           if k not in HOP_BY_HOP and k not in named and k != b"accept-encoding"
+           if k not in HOP_BY_HOP and k not in named and k not in _GATEWAY_SETS
            and (trace is None or k != b"traceparent")]
     out.append((b"accept-encoding", b"identity"))
     if trace is not None:
@@ -411,19 +417,26 @@ class Upstream:
                     raise _Stale("the connection closed before an answer")
                 raise UpstreamBroken("the connection closed inside the answer's head")
             received = True
-            buf += data
-            end = buf.find(b"\r\n\r\n")
-            if end < 0:
-                if len(buf) > MAX_HEAD_BYTES:
-                    raise UpstreamBroken("an answer head longer than the gateway reads")
-                continue
-            head = parse_head(buf[:end])
-            buf = buf[end + 4:]
-            if 100 <= head.status < 200 and head.status != 101:
-                continue  # an interim answer (100 Continue): the final one follows
-            if head.status == 101:
-                raise UpstreamBroken("the upstream switched protocols")
-            return UpstreamResponse(self, conn, head, BodyReader(head, method), buf)
+            head, buf = _final_head(buf + data)
+            if head is not None:
+                return UpstreamResponse(self, conn, head, BodyReader(head, method), buf)
+            if len(buf) > MAX_HEAD_BYTES:
+                raise UpstreamBroken("an answer head longer than the gateway reads")
+
+
+def _final_head(buf: bytes) -> tuple[ResponseHead | None, bytes]:
+    """The final answer head that ``buf`` completes and the bytes after it, or None and the
+    bytes still to complete. Interim heads (100 Continue, 103 Early Hints), any number of
+    them, are skipped without losing what follows them: an engine's final answer often
+    arrives in the same read as its 100 Continue."""
+    while (end := buf.find(b"\r\n\r\n")) >= 0:
+        head = parse_head(buf[:end])
+        buf = buf[end + 4:]
+        if head.status == 101:
+            raise UpstreamBroken("the upstream switched protocols")
+        if not 100 <= head.status < 200:
+            return head, buf
+    return None, buf
 
 
 class _Stale(Exception):

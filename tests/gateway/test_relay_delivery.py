@@ -11,7 +11,6 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from servescope.gateway.config import GatewayConfig
 from servescope.gateway.relay import Relay, RelaySettings
 from servescope.instrumentation import Telemetry
 from servescope.reference.config import HttpLimits
@@ -90,8 +89,7 @@ def _relay_one_stream(peer: _Peer) -> CollectorRegistry:
     telemetry = Telemetry(registry=registry, model="m")
     settings = RelaySettings(
         limits=HttpLimits(ack_wait_s=0.2), slow_consumer_timeout_s=5.0,
-        max_event_bytes=1 << 16, stop_reasons=GatewayConfig(upstream="http://x").
-        upstream_flavor.stop_reasons, connections=_Connections(peer),  # type: ignore[arg-type]
+        max_event_bytes=1 << 16, connections=_Connections(peer),  # type: ignore[arg-type]
         clock=telemetry.clock)
     relay = Relay(telemetry.request("r1"), _Upstream(), settings,  # type: ignore[arg-type]
                   deadline_at=None)

@@ -1,0 +1,301 @@
+"""What the gateway makes of the upstream's answers, against a scripted HTTP/1.1 upstream on a
+real socket whose every answer is bytes the test chose, written in one send: interim heads
+joined to the final answer, repeated and hop-by-hop header fields, every finish reason an
+engine sends, error events in both forms, and a 204."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import socket
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from gateways import busy_upstream_connections, finished, gateway_for, sample
+from waiting import poll_until
+
+from servescope.gateway.events import StreamFacts, finish_reason_of
+from servescope.gateway.serving import LocalGateway
+from servescope.instrumentation.status import FinishReason
+
+MODEL = "m"
+#: What the upstream answers a request: its head and its body as received.
+Script = Callable[[bytes, bytes], bytes]
+
+
+class ScriptedUpstream:
+    """Answers ``GET /v1/models`` with one model, every other request with
+    ``script(head, body)``, on keep-alive connections; keeps each request head."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.heads: list[bytes] = []
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
+
+    def _connection(self, conn: socket.socket) -> None:
+        with conn:
+            buf = b""
+            while (request := _read_request(conn, buf)) is not None:
+                head, body, buf = request
+                if head.startswith(b"GET /v1/models "):
+                    conn.sendall(_whole(json.dumps({"data": [{"id": MODEL}]}).encode()))
+                    continue
+                self.heads.append(head)
+                conn.sendall(self.script(head, body))  # one send: heads and body together
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def _read_request(conn: socket.socket, buf: bytes) -> tuple[bytes, bytes, bytes] | None:
+    """The next request's head and body, and the bytes after them; None once it closes."""
+    while b"\r\n\r\n" not in buf:
+        data = conn.recv(65536)
+        if not data:
+            return None
+        buf += data
+    head, _, buf = buf.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), 0)
+    while len(buf) < length:
+        buf += conn.recv(65536)
+    return head, buf[:length], buf[length:]
+
+
+def _head(status: bytes, fields: list[tuple[bytes, bytes]]) -> bytes:
+    lines = [b"HTTP/1.1 " + status, *(name + b": " + value for name, value in fields)]
+    return b"\r\n".join(lines) + b"\r\n\r\n"
+
+
+def _whole(body: bytes, fields: list[tuple[bytes, bytes]] = [],  # noqa: B006 (read only)
+           status: bytes = b"200 OK") -> bytes:
+    return _head(status, [(b"content-type", b"application/json"),
+                          (b"content-length", b"%d" % len(body)), *fields]) + body
+
+
+def _stream(events: list[Any], fields: list[tuple[bytes, bytes]] = []  # noqa: B006
+            ) -> bytes:
+    """A chunked event stream, one chunk per event, ``[DONE]`` last."""
+    payloads = [json.dumps(e).encode() if isinstance(e, dict) else e for e in events]
+    chunks = [b"data: %s\n\n" % p for p in [*payloads, b"[DONE]"]]
+    head = _head(b"200 OK", [(b"content-type", b"text/event-stream"),
+                             (b"transfer-encoding", b"chunked"), *fields])
+    return head + b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in chunks) + b"0\r\n\r\n"
+
+
+def _text(text: str, finish: str | None = None, index: int = 0) -> dict[str, Any]:
+    return {"choices": [{"index": index, "text": text, "finish_reason": finish}]}
+
+
+def _body(head: bytes, body: bytes) -> dict[str, Any]:
+    fields = json.loads(body) if body else {}
+    return fields if isinstance(fields, dict) else {}
+
+
+def _streamed(head: bytes, body: bytes) -> bool:
+    return bool(_body(head, body).get("stream"))
+
+
+def _plain_answer(fields: list[tuple[bytes, bytes]]) -> Script:
+    """One finished choice, streamed or whole as asked; other paths get a JSON object."""
+
+    def script(head: bytes, body: bytes) -> bytes:
+        if not head.startswith(b"POST /v1/completions "):
+            return _whole(b'{"object":"list"}', fields)
+        if _streamed(head, body):
+            return _stream([_text("a", "stop")], fields)
+        return _whole(json.dumps(_text("a", "stop")).encode(), fields)
+
+    return script
+
+
+Start = Callable[[Script], tuple[ScriptedUpstream, LocalGateway]]
+
+
+@pytest.fixture
+def scripted() -> Iterator[Start]:
+    """Starts a scripted upstream and a gateway in front of it (a short upstream idle timeout:
+    a gateway that waits for bytes it already has fails the test in seconds, not minutes)."""
+    with contextlib.ExitStack() as stack:
+
+        def start(script: Script) -> tuple[ScriptedUpstream, LocalGateway]:
+            upstream = ScriptedUpstream(script)
+            stack.callback(upstream.close)
+            gw = stack.enter_context(gateway_for(upstream.url, upstream_idle_timeout_s=10.0))
+            return upstream, gw
+
+        yield start
+
+
+def _post(gw: LocalGateway, path: str, body: dict[str, Any],
+          headers: dict[str, str] | None = None) -> httpx.Response:
+    return httpx.post(f"{gw.url}{path}", json={"model": MODEL, **body}, headers=headers,
+                      timeout=60)
+
+
+# --- interim answers ------------------------------------------------------------------------
+INTERIM = (b"HTTP/1.1 100 Continue\r\n\r\n"
+           b"HTTP/1.1 103 Early Hints\r\nlink: </style.css>; rel=preload\r\n\r\n")
+
+
+def test_interim_heads_in_the_same_read_as_the_answer_are_skipped_on_every_path(
+        scripted: Start) -> None:
+    """An engine answers ``100 Continue`` (and any other 1xx) and its final answer in one
+    write: the gateway skips the interim heads and keeps what follows them. The client's
+    ``Expect`` is the gateway's to answer: it never goes upstream."""
+    upstream, gw = scripted(lambda head, body: INTERIM + _plain_answer([])(head, body))
+    expect = {"expect": "100-continue"}
+    streamed = _post(gw, "/v1/completions", {"prompt": "x", "stream": True}, expect)
+    whole = _post(gw, "/v1/completions", {"prompt": "x"}, expect)
+    passed = _post(gw, "/v1/embeddings", {"input": "x"}, expect)
+    assert [r.status_code for r in (streamed, whole, passed)] == [200, 200, 200]
+    assert streamed.text.endswith("data: [DONE]\n\n") and '"text": "a"' in streamed.text
+    assert whole.json()["choices"][0]["text"] == "a"
+    assert passed.json() == {"object": "list"}
+    assert "link" not in passed.headers  # the interim head's fields stay with it
+    poll_until(lambda: finished(gw, "stop", model=MODEL) == 2, what="both measured finishes")
+    assert not any(b"\r\nexpect:" in head.lower() for head in upstream.heads)
+    assert busy_upstream_connections(gw) == 0
+
+
+# --- header fields --------------------------------------------------------------------------
+REPEATED = [(b"set-cookie", b"a=1; Path=/"), (b"www-authenticate", b"Bearer"),
+            (b"set-cookie", b"b=2; Path=/"), (b"link", b"</a>"),
+            (b"www-authenticate", b"Basic"), (b"link", b"</b>")]
+
+
+def test_every_copy_of_a_repeated_header_reaches_the_client_in_order(
+        scripted: Start) -> None:
+    _, gw = scripted(_plain_answer(REPEATED))
+    answers = [httpx.get(f"{gw.url}/v1/anything", timeout=60),
+               httpx.head(f"{gw.url}/v1/anything", timeout=60),
+               _post(gw, "/v1/embeddings", {"input": "x"}),
+               _post(gw, "/v1/completions", {"prompt": "x"}),
+               _post(gw, "/v1/completions", {"prompt": "x", "stream": True})]
+    for answer in answers:
+        assert answer.status_code == 200
+        assert answer.headers.get_list("set-cookie") == ["a=1; Path=/", "b=2; Path=/"]
+        assert answer.headers.get_list("www-authenticate") == ["Bearer", "Basic"]
+        assert answer.headers.get_list("link") == ["</a>", "</b>"]
+
+
+HOP_BY_HOP = [(b"connection", b"keep-alive, x-drop-me"), (b"x-drop-me", b"1"),
+              (b"keep-alive", b"timeout=5"), (b"proxy-authenticate", b"Basic"),
+              (b"x-kept", b"yes")]
+
+
+def test_hop_by_hop_response_headers_stop_at_the_gateway_on_every_path(
+        scripted: Start) -> None:
+    """Fields about the upstream's connection (those its Connection header names too) are
+    not the client's, measured path or not."""
+    _, gw = scripted(_plain_answer(HOP_BY_HOP))
+    answers = [_post(gw, "/v1/completions", {"prompt": "x", "stream": True}),
+               _post(gw, "/v1/completions", {"prompt": "x"}),
+               _post(gw, "/v1/embeddings", {"input": "x"})]
+    for answer in answers:
+        assert answer.status_code == 200 and answer.headers["x-kept"] == "yes"
+        for name in ("x-drop-me", "keep-alive", "proxy-authenticate"):
+            assert name not in answer.headers, (answer.request.url, name)
+
+
+# --- finish reasons -------------------------------------------------------------------------
+#: An engine's finish reason (one per choice, comma-separated) and the terminal state counted.
+UNKNOWN = f"reason_of_a_future_engine_{uuid.uuid4().hex[:8]}"
+FINISHES = [("stop", "stop"), ("tool_calls", "stop"), ("function_call", "stop"),
+            ("eos_token", "stop"), ("length", "length"), ("abort", "error"),
+            ("error", "error"), ("cancelled", "error"), ("content_filter", "error"),
+            (UNKNOWN, "stop"), ("stop,length", "length"), ("stop,abort", "error")]
+
+
+def _finishing(head: bytes, body: bytes) -> bytes:
+    """Each choice ends with the finish reason the prompt names for it."""
+    fields = _body(head, body)
+    reasons = fields["prompt"].split(",")
+    if fields.get("stream"):
+        return _stream([_text("a", reason, i) for i, reason in enumerate(reasons)])
+    choices = [{"index": i, "text": "a", "finish_reason": r} for i, r in enumerate(reasons)]
+    return _whole(json.dumps({"choices": choices}).encode())
+
+
+def test_each_finish_reason_an_engine_sends_is_counted_as_its_terminal_state(
+        scripted: Start) -> None:
+    _, gw = scripted(_finishing)
+    for reasons, _ in FINISHES:
+        for stream in (True, False):
+            answer = _post(gw, "/v1/completions", {"prompt": reasons, "stream": stream})
+            assert answer.status_code == 200, reasons
+    expected = Counter(state for _, state in FINISHES for _ in range(2))
+    poll_until(lambda: sum(finished(gw, s, model=MODEL) for s in expected) == 2 * len(FINISHES),
+               what="every request finished")
+    assert {s: finished(gw, s, model=MODEL) for s in expected} == expected
+    # an engine-side end is no success: never goodput
+    assert sample(gw, "servescope_goodput_requests_total", model=MODEL) <= \
+        expected["stop"] + expected["length"]
+    gw.setup.force_flush()
+    causes = {s.attributes.get("error.type") for s in gw.exporter.get_finished_spans()
+              if s.attributes.get("servescope.finish_reason") == "error"}
+    assert causes == {"upstream_finish_abort", "upstream_finish_error",
+                      "upstream_finish_cancelled", "upstream_finish_content_filter"}
+
+
+def test_an_unknown_finish_reason_is_stop_and_logged_once(
+        caplog: pytest.LogCaptureFixture) -> None:
+    reason = f"reason_nobody_sends_{uuid.uuid4().hex[:8]}"
+    facts = StreamFacts(finishes={0: reason}, done=True)
+    with caplog.at_level(logging.WARNING, logger="servescope.gateway.events"):
+        assert finish_reason_of(facts) is FinishReason.STOP
+        assert finish_reason_of(facts) is FinishReason.STOP
+    assert len([r for r in caplog.records if reason in r.getMessage()]) == 1
+
+
+# --- error events ---------------------------------------------------------------------------
+ERROR = {"message": "engine died", "type": "InternalServerError", "param": None, "code": 500}
+
+
+def _failing(head: bytes, body: bytes) -> bytes:
+    """Two tokens, then the engine's error in the form the prompt names, then [DONE]."""
+    unwrapped = _body(head, body)["prompt"] == "unwrapped"
+    error = {"object": "error", **ERROR} if unwrapped else {"error": {"object": "error",
+                                                                      **ERROR}}
+    return _stream([_text("a"), _text("b"), error])
+
+
+@pytest.mark.parametrize("form", ["wrapped", "unwrapped"])
+def test_an_error_event_ends_the_stream_as_error_in_either_form(
+        form: str, scripted: Start
+        ) -> None:
+    _, gw = scripted(_failing)
+    answer = _post(gw, "/v1/completions", {"prompt": form, "stream": True})
+    assert answer.status_code == 200 and "engine died" in answer.text  # relayed unchanged
+    poll_until(lambda: finished(gw, "error", model=MODEL) == 1, what="an error finish")
+    assert finished(gw, "stop", model=MODEL) == 0
+    gw.setup.force_flush()
+    (span,) = [s for s in gw.exporter.get_finished_spans() if s.name.startswith("text_")]
+    assert span.attributes["error.type"] == "upstream_error_event"
+
+
+# --- no content -----------------------------------------------------------------------------
+def test_a_204_carries_no_content_length_on_any_path(
+        scripted: Start) -> None:
+    _, gw = scripted(lambda head, body: _head(b"204 No Content", [(b"x-kept", b"yes")]))
+    for path in ("/v1/completions", "/v1/embeddings"):
+        answer = _post(gw, path, {"prompt": "x"})
+        assert answer.status_code == 204 and answer.headers["x-kept"] == "yes"
+        assert "content-length" not in answer.headers, path
+        assert answer.content == b""
