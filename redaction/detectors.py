@@ -452,7 +452,9 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "idempotency", "dedup",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
     # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
-    "from", "saved with", "input"))
+    "from", "saved with", "input",
+    # a public key (WireGuard's "public key:", MikroTik's public-key=): published by design
+    "public"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"  # a ULID: a timestamp's 10 characters, then 16
@@ -465,6 +467,12 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!:secret
                  # pwd as a word or after "db" (DB_PWD, dbpwd), not inside an id (AROA...RPWDD)
                  + r"|passw(?:or)?d|(?:(?<![a-z0-9])|(?<=db))pwd|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
+                 # Wi-Fi and VPN keys (wpa_passphrase=, psk=, WireGuard's PresharedKey), SNMP's
+                 # (LibreNMS' ['authpass'], ['cryptopass'], ['community'])
+                 # (capital PSK only before "=": OpenSSL's cipher lists say "PSK:HIGH")
+                 r"passphrase|(?:(?-i:psk)|(?-i:PSK)(?=[ \t]*=))(?![a-z])|pre[_-]?shared[_-]?key|"
+                 r"(?:auth|crypto|priv)pass(?![a-z])|"
+                 r"community(?![a-z])|"
                  # a bare "key" holding a UUID is a record's key (Kafka's key=<uuid>, a store's
                  # key='<uuid>'), not a credential
                  r"client[_-]?secret|key(?<![a-z0-9]key)(?![a-z]{2})"
@@ -478,6 +486,8 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "name", "names", "header", "file", "path", "dir", "ref", "env", "url", "uri", "endpoint",
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
     "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias", "hash",
+    # a cache of tokens and its key (TokenCacheKey, token_cache)
+    "cache", "cachekey",
     "fingerprint", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "slug",
     # how a secret is used or checked: auth_method, password_policy, KeyError, key_usage
     "method", "policy", "rules", "requirements", "hint", "error", "usage", "usages", "purpose",
@@ -506,12 +516,14 @@ _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"'][ \t]*,[ \t]
 _SECRET_KEY = (rf"(?i)(?=[acikpst]){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|token|"
-                         r"passw(?:or)?d|pass|pwd|credentials?|"
+                         r"passw(?:or)?d|pass|pwd|credentials?|psk|pre[_-]?shared[_-]?key|"
+                         r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                          r"client[_-]?secret|key|sig)[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
 _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "credential", "auth",
-                  "access", "account", "private", "client", "key", "sig")
+                  "access", "account", "private", "client", "key", "sig", "psk", "pre",
+                  "crypto", "priv", "community")
 # A value ends at a separator or where a JSON object or array closes ("total_tokens": 8370}}).
 # Word characters for addresses in any script: \w plus the combining vowel signs and marks
 # of Indic and South-East Asian scripts (Python's \w leaves them out: "डाटामेल").
@@ -595,8 +607,37 @@ def _after(literal: str, pattern: str, *, group: int, prefilter: str = "") -> De
 
 # A field named for a secret (a form's name="db_password", <smtp_password>, ["secret_key"]),
 # and, in the prefilter's syntax, a necessary condition for it.
-_FIELD_SECRET = r"passw(?:or)?d|pwd|secret|token|api_?key"
-_FIELD_SECRET_PREFILTER = r"passw|pwd|secret|token|api_?key"
+_FIELD_SECRET = r"passw(?:or)?d|pwd|secret|token|api_?key|pre-?shared-?key|passphrase"
+_FIELD_SECRET_PREFILTER = r"passw|pwd|secret|token|api_?key|pre-?shared-?key|passphrase"
+
+# Network gear's config lines (see the detector): where one starts, its secrets' keywords
+# (Cisco, Junos, FortiOS, EdgeOS, BIRD, keepalived, FreeRADIUS, BIND, Redis, snmpd), the type
+# word a value may carry (Cisco's 0/5/7/8/9, FortiOS's ENC, Junos' ascii-text), and the same
+# keywords in the prefilter's syntax.
+_NET_LINE = r"(?m)(?:^|(?<=\\n))[ \t]*(?:set[ \t]+(?:[\w./:-]+[ \t]+)*?)?"
+_NET_SECRET_WORDS = (
+    r"enable[ \t]+(?:secret|password)(?:[ \t]+level[ \t]+\d+)?"
+    r"|username[ \t]+\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+(?:secret|password)"
+    # (a bare "key" only with its type: "key 7 X"; "key ASN1 method" is prose)
+    r"|(?:tacacs|radius)-server[^\n]*?[ \t]key|key-string|key(?=[ \t]+\d[ \t])"
+    r"|(?:encrypted-|simple-|plaintext-)?password|secret|psksecret|auth_pass|requirepass"
+    r"|masterauth|(?:snmp-server[ \t]+)?community|(?:ro|rw)community6?"
+    r"|authCommunity[ \t]+[a-z,]+|crypto[ \t]+isakmp[ \t]+key"
+    r"|(?:ikev[12][ \t]+)?(?:(?:local|remote)-authentication[ \t]+)?pre-shared-key"
+    r"(?:[ \t]+(?:local|remote))?|ntp[ \t]+authentication-key[ \t]+\d+[ \t]+md5"
+    r"|ip[ \t]+ospf[ \t]+(?:authentication-key|message-digest-key[ \t]+\d+[ \t]+md5)"
+    r"|neighbor[ \t]+\S+[ \t]+password|authentication-key|wpa-psk[ \t]+ascii"
+    r"|ip[ \t]+nhrp[ \t]+authentication")
+_NET_TYPE = r"(?:(?:[0-9]|ENC|ascii-text|hex|clear)[ \t]+)?"
+_NET_SECRET_PREFILTER = (r"secret|password|key|auth_pass|requirepass|masterauth|community"
+                         r"|nhrp[ \t]+authentication"
+                         r"|Community[ \t]+[a-z,]+")
+_NET_NEEDLES = ("secret", "password", "key", "auth_pass", "requirepass", "masterauth",
+                "ommunity", "nhrp")
+# An SNMP command's option that takes a secret (-c community, -A/-X v3 passphrases), and a
+# Cisco SNMPv3 user's line up to a keyword.
+_SNMP_USER = r"\bsnmp-server[ \t]+user[ \t][^\n]*?[ \t]"
+_SNMP_FLAG = r"\bsnmp[a-z]*[ \t][^\n|;&]*?[ \t]-[cAX][ \t]*"
 
 
 #: In priority order: when two findings overlap, the one listed first wins.
@@ -728,11 +769,13 @@ def _with_private_twin(public: Detector, private_ok: Callable[[str], bool]
 
 DETECTORS: tuple[Detector, ...] = (
     # PEM/OpenSSH/PGP/SSH2 private key blocks (a dump cut short still counts), PuTTY key files.
+    # OpenVPN's static keys (tls-auth, tls-crypt) too.
     _d("private_key",
        (_PEM % "BEGIN") + r"[\s\S]*?(?:" + (_PEM % "END") + r"|\Z)"
-       r"|PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-(?:MAC|Hash): *[0-9A-Fa-f]+|\Z)",
-       prefilter=r"PRIVATE KEY|PuTTY-User-Key-File-",
-       needles=("PRIVATE KEY", "PuTTY-User-Key-File-"),
+       r"|PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-(?:MAC|Hash): *[0-9A-Fa-f]+|\Z)"
+       r"|-----BEGIN OpenVPN Static key V1-----[\s\S]*?(?:-----END OpenVPN Static key V1-----|\Z)",
+       prefilter=r"PRIVATE KEY|PuTTY-User-Key-File-|OpenVPN Static key",
+       needles=("PRIVATE KEY", "PuTTY-User-Key-File-", "OpenVPN Static key"),
        start=_at_literal(("----", "PuTTY-User-Key-File-"))),
     # Any token whose first segment is a JOSE header: JWS (the payload need not be JSON) and
     # JWE (five segments).
@@ -743,7 +786,7 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(("eyJ",)), starts=((r"eyJ", 3),)),
     _d("aws_access_key",
        r"(?<![A-Za-z0-9])(?:" + "|".join(_AWS_PREFIXES) + r"|A3T[A-Z0-9])[A-Z0-9]{16}"
-       r"(?![A-Za-z0-9])",
+       r"(?![A-Za-z0-9])", v.not_filler,
        prefilter=r"(?:" + "|".join(_AWS_PREFIXES) + r"|A3T)[A-Z0-9]{16}",
        needles=(*_AWS_PREFIXES, "A3T"), start=_at_literal((*_AWS_PREFIXES, "A3T")),
        starts=(("|".join(_AWS_PREFIXES) + r"|A3T[A-Z0-9]", 4),)),
@@ -1152,16 +1195,99 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=_CALL_AFTER_PREFILTER, group=1, needles=_CALL_AFTER_NEEDLES, digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(9),
        joined_prefilter=_CALL_AFTER_PREFILTER.replace("[ .-]", "[ ._-]")),
-    # .NET's appSettings: <add key="SmtpPassword" value="..." />.
+    # .NET's appSettings: <add key="SmtpPassword" value="..." />, FreeSWITCH's and other XML
+    # configs' <param name="password" value="..."/>.
     _d("secret_assignment",
-       rf"(?i)\bkey=([\"'])[^\"'\n]*(?:{_FIELD_SECRET}|connectionstring)"
+       # (not a form's anti-forgery token: name="csrf_token" value="...")
+       rf"(?i)\b(?:key|name)=([\"'])(?![^\"'\n]*[cx]srf)[^\"'\n]*(?:{_FIELD_SECRET}|connectionstring)"
        r"[^\"'\n]*\1[ \t]+value=([\"'])([^\"'\n]+)\2", v.secret_value_ok,
-       prefilter=rf"(?i)key=[\"'][^\"'\r\n]*(?:{_FIELD_SECRET_PREFILTER}|connectionstring)",
-       group=3, needles=("key=", "KEY=", "Key="), start=_at_literal(("key=",), fold=True)),
+       prefilter=rf"(?i)(?:key|name)=[\"'][^\"'\r\n]*(?:{_FIELD_SECRET_PREFILTER}|connectionstring)",
+       group=3, needles=("key=", "KEY=", "Key=", "name=", "NAME=", "Name="),
+       start=_at_literal(("key=", "name="), fold=True)),
     # chpasswd's input: echo 'user:password' | chpasswd.
     _after("echo",
            r"\becho[ \t]+(['\"]?)[\w.-]+:([^'\"\s|]+)\1[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd",
            group=2, prefilter=r"chpasswd"),
+    # Network gear's configs, by their own keywords at a line's start (after its indentation,
+    # or a Junos/FortiOS "set <path>"): Cisco IOS/NX-OS/ASA, Junos, FortiOS, EdgeOS, BIRD,
+    # keepalived, FreeRADIUS, BIND, Redis. A type word may come before the value ("7", "ENC",
+    # "ascii-text"); one-way hashes ($1$, $5$, $6$) are left as everywhere else.
+    _d("secret_assignment",
+       _NET_LINE + rf"(?:{_NET_SECRET_WORDS})[ \t]+{_NET_TYPE}(\\?\"?)([^\s\"\\;{{}}]{{4,}})\1",
+       v.table_secret_ok, prefilter=rf"(?:{_NET_SECRET_PREFILTER})[ \t]", group=2,
+       needles=_NET_NEEDLES),
+    # ... and a bare "key" in a sub-mode (" key G8T9e0=D9n5Qb%BOfiTk" under "radius server X"):
+    # indented, alone on its line with a password-shaped value.
+    _d("secret_assignment", r"(?m)^[ \t]+key[ \t]+([^\s\"]{8,})[ \t]*$", v.told_password,
+       prefilter=r"key[ \t]+[^ \t\r\n\"]{8}", group=1, needles=("key",)),
+    # strongSwan's ipsec.secrets: "<ids> : PSK "x"", ": EAP "x"", ": XAUTH "x"".
+    _d("secret_assignment", r":[ \t]*(?:PSK|EAP|XAUTH)[ \t]+\"([^\"\n]{4,})\"",
+       v.secret_value_ok, prefilter=r":[ \t]*(?:PSK|EAP|XAUTH)[ \t]+\"", group=1,
+       needles=("PSK", "EAP", "XAUTH")),
+    # SNMPv3 users' keys: Cisco's "snmp-server user u g v3 auth sha X priv aes 128 Y" (NX-OS:
+    # "auth md5 0x... priv 0x..."), net-snmp's createUser, and the command line's -A/-X (and
+    # -c's community).
+    _d("secret_assignment", _SNMP_USER + r"auth[ \t]+(?:md5|sha[\w-]*)[ \t]+([^\s\"]{6,})",
+       v.table_secret_ok, prefilter=r"snmp-server[ \t]+user[^\r\n]*auth", group=1,
+       needles=("snmp-server",)),
+    _d("secret_assignment",
+       _SNMP_USER + r"priv(?:[ \t]+(?:aes(?:-?\d+)?|3?des))?(?:[ \t]+\d+)?[ \t]+([^\s\"]{6,})",
+       v.table_secret_ok, prefilter=r"snmp-server[ \t]+user[^\r\n]*priv", group=1,
+       needles=("snmp-server",)),
+    _d("secret_assignment",
+       r"\bcreateUser[ \t]+(?:-e[ \t]+\S+[ \t]+)?\S+[ \t]+(?:MD5|SHA[\w-]*)[ \t]+(\S+)",
+       v.secret_value_ok, prefilter=r"createUser[ \t]", group=1, needles=("createUser",)),
+    _d("secret_assignment",
+       r"\bcreateUser[ \t]+(?:-e[ \t]+\S+[ \t]+)?\S+[ \t]+(?:MD5|SHA[\w-]*)[ \t]+\S+"
+       r"[ \t]+(?:AES|DES)[\w-]*[ \t]+(\S+)",
+       v.secret_value_ok, prefilter=r"createUser[ \t]", group=1, needles=("createUser",)),
+    _d("secret_assignment", _SNMP_FLAG + r"(\S+)", v.table_secret_ok,
+       prefilter=r"snmp[a-z]*[ \t][^\r\n]*[ \t]-[cAX]", group=1, needles=("snmp",)),
+    _d("secret_assignment", _SNMP_FLAG + r"\S+[^\n|;&]*?[ \t]-[cAX][ \t]*(\S+)", v.table_secret_ok,
+       prefilter=r"snmp[a-z]*[ \t][^\r\n]*[ \t]-[cAX][^\r\n]*[ \t]-[cAX]", group=1,
+       needles=("snmp",)),
+    # A trap's community (snmptrapd: snmpTrapCommunity.0 = STRING: "x").
+    _d("secret_assignment", r"(?i)community(?:\.\d+)*[ \t]*=[ \t]*STRING:[ \t]*\"([^\"\n]+)\"",
+       v.table_secret_ok, prefilter=r"(?i)community[^\r\n]*STRING:", group=1,
+       needles=("ommunity", "OMMUNITY")),
+    # RANCID's .cloginrc: add password <router glob> {vty password} {enable password}.
+    _d("secret_assignment",
+       r"(?m)^[ \t]*add[ \t]+(?:password|spassword)[ \t]+\S+[ \t]+\{([^{}\n]+)\}",
+       v.secret_value_ok, prefilter=r"add[ \t]+s?password[ \t]", group=1, needles=("add",)),
+    _d("secret_assignment",
+       r"(?m)^[ \t]*add[ \t]+(?:password|spassword)[ \t]+\S+[ \t]+\{[^{}\n]*\}[ \t]+"
+       r"\{([^{}\n]+)\}",
+       v.secret_value_ok, prefilter=r"add[ \t]+s?password[ \t]", group=1, needles=("add",)),
+    # FreeRADIUS with auth_badpass/auth_goodpass: "Login incorrect (...): [user/password]".
+    _d("secret_assignment", r"Login (?:incorrect|OK)[^\n]*?: \[[^/\]\n]+/([^\]\n]+)\]",
+       v.secret_value_ok, prefilter=r"Login (?:incorrect|OK)", group=1, needles=("Login",)),
+    # Windows: a property list's <key>UserPassword</key><string>X</string> (Apple's and MDM
+    # profiles), cmdkey's /pass: and schtasks' /rp (in an event's XML, quoted as &quot;),
+    # PowerShell's ConvertTo-SecureString 'X' and -SomethingPassword "X", netsh's Key Content.
+    _d("secret_assignment",
+       rf"(?i)<key>[^<\n]*(?:{_FIELD_SECRET}|psk)[^<\n]*</key>\s*<string>([^<\n]+)</string>",
+       v.secret_value_ok, prefilter=rf"(?i)<key>[^<\r\n]*(?:{_FIELD_SECRET_PREFILTER}|psk)",
+       group=1, needles=("<key>", "<KEY>"), start=_at_literal(("<key>",), fold=True)),
+    _d("secret_assignment",
+       r"(?i)\b(?:cmdkey|schtasks)(?:\.exe)?\b[^\n]*?[ \t]/(?:pass|rp)[: ][ \t]*(?:&quot;|\")?"
+       r"([^\s\"&<]+)", v.secret_value_ok,
+       prefilter=r"(?i)(?:cmdkey|schtasks)[^\r\n]*/(?:pass|rp)", group=1,
+       needles=("cmdkey", "schtasks", "CMDKEY", "SCHTASKS")),
+    _d("secret_assignment",
+       r"(?i)ConvertTo-SecureString[ \t]+(?:-String[ \t]+)?([\"'])([^\"'\n]+)\1", v.secret_value_ok,
+       prefilter=r"(?i)ConvertTo-SecureString[ \t]", group=2,
+       needles=("ecureString", "ECURESTRING", "ecurestring")),
+    _d("secret_assignment",
+       r"(?<![\w-])-[A-Za-z]*(?:Password|Secret|Token|Passphrase)[ \t]+([\"'])([^\"'\n]+)\1",
+       v.secret_value_ok, prefilter=r"-[A-Za-z]*(?:Password|Secret|Token|Passphrase)[ \t]+[\"']",
+       group=2, needles=("Password", "Secret", "Token", "Passphrase")),
+    _d("secret_assignment", r"Key Content[ \t]*:[ \t]*(\S+)", v.secret_value_ok,
+       prefilter=r"Key Content[ \t]*:", group=1, needles=("Key Content",)),
+    # A browser's cookie store log: "SetCookie() key: <session cookie's name> value: X".
+    _d("secret_assignment",
+       r"(?i)\bkey:[ \t]+\S*(?:session|token|sid|auth)\S*[ \t]+value:[ \t]+([^\s;]{8,})",
+       v.secret_value_ok, prefilter=r"(?i)key:[ \t]+[^ \t\r\n]*(?:session|token|sid|auth)",
+       group=1, needles=("key:", "KEY:", "Key:")),
     # A form's field under a secret's name: multipart (name="db_password", a blank line, the
     # value), XML elements (<smtp_password>X</smtp_password>), PHP's var_dump
     # (["secret_key"]=> string(40) "X").
@@ -1193,7 +1319,7 @@ DETECTORS: tuple[Detector, ...] = (
        # (a bare "session" holding 32 hex digits is a WebDriver's or a kernel's id)
        r"(?i)(?<![\w.-])(?:[\w-]*_session(?:_?id)?|session(?!=[0-9a-f]{32}(?![\w%.-]))"
        r"|sessionid|session_id|jsessionid|_?oauth2_proxy"
-       r"|phpsessid|connect\.sid|asp\.net_sessionid|sid)=([^;\s\"'&,]{16,})", v.session_cookie_ok,
+       r"|phpsessid|connect\.sid|asp\.net_sessionid|sid)=([^;\s\"'&,|]{16,})", v.session_cookie_ok,
        prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid|sid|oauth2_proxy)=",
        group=1, needles=("ession", "ESSION", "SESSID", "sessid", "connect.sid", "sid=", "SID=",
                          "oauth2_proxy="),
@@ -1292,7 +1418,7 @@ DETECTORS: tuple[Detector, ...] = (
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
        # not a URL's user (ssh://git@host.corp:2222/...)
-       rf"(?<![\w.+%-])(?<!placeholder=[\"'])(?<!://)[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
+       rf"(?<![\w.+%$-])(?<!placeholder=[\"'])(?<!://)[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])"
        r"(?!:[\w~][\w.~ -]*/)", v.email_ok,
@@ -1327,10 +1453,21 @@ DETECTORS: tuple[Detector, ...] = (
        group=1, needles=("=",), joined=_joined_query_number,
        joined_prefilter=r"(?i)[?&](?:to|recipient|msisdn|phone|mobile|number)=(?:%2B|\+)?\d{10}"
                         r"[^\s\"'#_-]*(?:channel|via|method|type)=(?:sms|whatsapp|voice|call)"),
+    # RADIUS's caller (a mobile's MSISDN, a DSL line's number): Calling-Station-Id = "x".
+    # (the name's dashes are in every match: the joined reading finds nothing new)
+    _d("phone", r"(?i)(?:Calling|Called)-Station-Id[ \t]*[=:][ \t]*\"?\+?(\d{8,15})(?![\d.:-])",
+       v.told_phone_ok, prefilter=r"(?i)(?:Calling|Called)-Station-Id[ \t]*[=:]", group=1,
+       needles=("Station-Id", "station-id", "STATION-ID"), joined=_nothing_joined,
+       joined_prefilter=r"(?i)(?:Calling|Called)-Station-Id[ \t]*[=:]"),
+    # X12 EDI's contact segments: "PER*IC*BILLING DEPT*TE*4806554495" (TE: telephone).
+    _d("phone", r"(?<=\*TE\*)(\d{10,15})(?=[*~\n]|$)", v.told_phone_ok, prefilter=r"\*TE\*\d{10}",
+       group=1, needles=("*TE*",), joined=_nothing_joined, joined_prefilter=r"\*TE\*\d{10}"),
     # International numbers dialled with 00 instead of +. Before the card detector: a card
     # number never starts with 0, and its checksum blocker would hide the phone number.
-    # A separator may follow the 00 ("00 49 30 1234567"), then the country code.
-    _d("phone", r"(?=0)" + _L + _NOT_IN_HEX_DUMP
+    # A separator may follow the 00 ("00 49 30 1234567"), then the country code. Not three
+    # groups of five digits (Windows' product id, "00330-80000-00000-AA...", or its joined
+    # reading with spaces).
+    _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})" + _L + _NOT_IN_HEX_DUMP
        + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})"
        r"|[ .-][1-9]\d{0,2}(?:[ .-]\d{1,8}){1,5})" + _R + _NOT_BEFORE_HEX_BYTES,
        v.international_00_ok,
@@ -1397,10 +1534,15 @@ DETECTORS: tuple[Detector, ...] = (
        starts=((_ND + r"\d{3}[- ]\d{2}[- ]\d{4}", 11),),
        joined_starts=((_ND + r"\d{3}[ _-]\d{2}[ _-]\d{4}", 11),),
        joined=_joined_digits(9), joined_prefilter=r"\d{3}[ _-]\d{2}[ _-]\d{4}"),
+    # X12 EDI (837/835 claims): a REF segment qualified SY holds an SSN ("REF*SY*123456789~").
+    # (no space in a match or around it: the joined reading changes nothing)
+    _d("us_ssn", r"REF\*SY\*(\d{9})(?=[*~\n]|$)", v.ssn_ok, prefilter=r"REF\*SY\*\d{9}", group=1,
+       needles=("REF*SY*",), joined=_nothing_joined, joined_prefilter=r"REF\*SY\*\d{9}"),
     # Nine digits with no dashes only under an SSN key: alone they are any other id.
     _d("us_ssn",
        r"(?i)(?<![a-z0-9])(?:ssn|social[_ -]?security(?:[_ -]?(?:number|no))?)\\?[\"']?\s*"
-       r"[:=]?\s*(?:(?:is|was)\s*:?\s*)?(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
+       # (FHIR's token search: "identifier=...us-ssn|123456789")
+       r"[:=|]?\s*(?:(?:is|was)\s*:?\s*)?(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
        prefilter=r"(?i)ssn|social[_ -]?security", group=1,
        needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY"), digits=True,
        start=_at_literal(("ssn", "social"), fold=True), joined=_joined_ssn_key,
@@ -1439,13 +1581,26 @@ DETECTORS: tuple[Detector, ...] = (
        joined_prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:"), v.ipv6_private_ok),
     *_with_private_twin(_d(
        "ipv4", r"(?=\d)" + _edge(r"\w.-") + _NOT_A_VERSION + r"(?:\d{1,3}\.){3}\d{1,3}"
-       r"(?![\w-]|\.\w|/(?!32(?!\d))\d)", v.ipv4_ok,
+       # (after a "/", one or two digits are a prefix length; more are a port, as the ASA
+       # writes "outside:161.46.172.62/5205")
+       r"(?![\w-]|\.\w|/(?!32(?!\d))\d\d?(?!\d))", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(4, "."),
        # Not after a dot (the pattern looks behind for one): "10.1.2.3" starts once, not
        # again at "1.2." (not a joiner either: the joined reading takes it for a space).
        starts=_ipv4_starts("[^0-9.]"),
        joined_prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d"), v.ipv4_private_ok),
+    # An interface's address with its prefix length ("155.206.52.102/29 dev eth0"): a host's
+    # address, unlike a network's (10.0.0.0/8), which has no host bits set.
+    _d("ipv4", r"(?=\d)" + _edge(r"\w.-") + r"(?:\d{1,3}\.){3}\d{1,3}/(?:3[01]|[12]?\d)(?![\w.-])",
+       v.interface_ipv4_ok, prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d{1,3}/\d", needles=("/",),
+       digits=True, start=_at_class(r"\d"), joined=_joined_digits(4, "."),
+       joined_prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d{1,3}/\d"),
+    # tcpdump's address and port ("IP 104.201.54.116.500 > 192.168.1.2.500: isakmp").
+    _d("ipv4", r"(?:(?<=IP )|(?<=IP6 )|(?<=> ))((?:\d{1,3}\.){3}\d{1,3})\.\d{1,5}(?=[ :])",
+       v.ipv4_ok, prefilter=r"(?:IP |> )\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d", group=1,
+       needles=("IP", ">"), joined=_joined_digits(4, "."),
+       joined_prefilter=r"(?:IP|>)[ _-]\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d"),
     _d("phone", r"(?<![A-Za-z_+\d])\+\d[\d .()-]{6,20}\d(?![A-Za-z_\d-]|\.\d)",
        v.phone_digits_ok,
        prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),

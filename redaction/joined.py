@@ -50,6 +50,8 @@ def glued_number(text: str, found: Finding) -> bool:
 def _glued_message_id(text: str, start: int) -> bool:
     if start < 2 or text[start - 1] not in "-_":
         return False
+    if _VARIABLE_BEFORE.search(text, max(0, start - 64), start) is not None:
+        return True  # a variable's name as a URL's user ("https://oauth2:$CI_JOB_TOKEN@host")
     left = start - 1
     while left > 0 and text[left - 1] in _HEX_ID:
         left -= 1
@@ -58,6 +60,7 @@ def _glued_message_id(text: str, start: int) -> bool:
 
 
 _HEX_ID = frozenset("0123456789abcdefABCDEF-.")
+_VARIABLE_BEFORE = re.compile(r"\$\{?[A-Z][A-Z0-9_]*[-_]$")
 
 
 def spaced(text: str) -> str:

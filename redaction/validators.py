@@ -204,10 +204,12 @@ def national_ok(candidate: str) -> bool:
 
 
 def told_phone_ok(candidate: str) -> bool:
-    """A number told beside a word for a phone: 8 to 13 digits, not a stand-in of zeros."""
+    """A number told beside a word for a phone: 8 to 13 digits, not a stand-in of zeros, a
+    date or an address ("via mobile app from IP 100.113.35.181": the address detectors
+    decide on those)."""
     numerals = digits(candidate)
     return (8 <= len(numerals) <= 13 and numerals[1:].strip("0") != ""
-            and _DATE.fullmatch(candidate) is None)
+            and _DATE.fullmatch(candidate) is None and _ipv4_octets(candidate) is None)
 
 
 # A date, not a number to call ("Итоги звонка 18.11.2025", a call's summary).
@@ -227,9 +229,14 @@ def session_key_ok(candidate: str) -> bool:
 
 
 def session_cookie_ok(candidate: str) -> bool:
-    """A session cookie's value: not a stand-in, and not a UUID (a log's conversation or
-    session record id, "session=283d11ea-74ce-...")."""
-    return secret_value_ok(candidate) and _UUID.fullmatch(candidate) is None
+    """A session cookie's value: not a stand-in, not a UUID (a log's conversation or
+    session record id, "session=283d11ea-74ce-...") and not a Twilio resource's id
+    ("sid=SM" and 32 hex digits: a message's, an account's, a call's)."""
+    return (secret_value_ok(candidate) and _UUID.fullmatch(candidate) is None
+            and _TWILIO_SID.fullmatch(candidate) is None)
+
+
+_TWILIO_SID = re.compile(r"[A-Z]{2}[0-9a-f]{32}")
 
 
 def phone_link_ok(candidate: str) -> bool:
@@ -295,6 +302,17 @@ def ipv4_ok(candidate: str) -> bool:
     return _ipv4_scope(candidate) == "public"
 
 
+def interface_ipv4_ok(candidate: str) -> bool:
+    """A public address with its prefix length whose host bits are set: an interface's
+    address (a network's own address, 203.0.113.0/24, names no host; one ending in .0 is
+    read as a network written loosely, "allow 172.126.150.0/10")."""
+    address, _, length = candidate.partition("/")
+    if address.endswith(".0") or not ipv4_ok(address):
+        return False
+    host_bits = 32 - int(length)
+    return host_bits > 0 and int(ipaddress.IPv4Address(address)) & ((1 << host_bits) - 1) != 0
+
+
 def ipv4_private_ok(candidate: str) -> bool:
     """An address inside a private network (RFC 1918, shared, link-local): redacted only when
     a policy opts in (``ipv4_private``), as ops text is full of pod and node addresses."""
@@ -328,6 +346,10 @@ def _ipv6_scope(candidate: str) -> str | None:
     # Only 2000::/3 is handed out (global unicast); the rest is reserved, and Python's slices
     # read as addresses ("operands[1::2]")
     if not 0x2000 <= int(address) >> 112 <= 0x3FFF:
+        return "nobody"
+    # One group before "::" ("2317::1", a debugger's "2,16,2317::1"): no registry hands out a
+    # prefix that short, so no host's address is written so.
+    if candidate.partition("::")[0].count(":") == 0 and "::" in candidate:
         return "nobody"
     return "public"  # 2001:db8::/32 (documentation) too, as for IPv4
 
@@ -363,7 +385,11 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
 # process.env.X, ${X}, $X, {{ secrets.X }}.
 # Percent-encoded in a query string too (%24%7BOPENAI_API_KEY%7D), and Terraform's references
 # (var.db_password, local.creds, module.x.y, data.x.y).
+# PowerShell reads one from a vault or a prompt ((Get-Secret -Name x), Read-Host), and Zabbix
+# names a macro ({$SNMP_COMMUNITY}), FreeRADIUS an environment variable ($ENV{X}).
 _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\$[A-Z_][A-Z0-9_]*$"
+                        r"|\(?(?:Get|Read|ConvertTo|ConvertFrom|Unprotect|Import|Invoke)-[A-Z]"
+                        r"|\{\$[A-Z]|\$ENV\{"
                         r"|%24%7[Bb]|%7[Bb]%7[Bb]|(?:var|local|module|data)\.[A-Za-z_][\w.-]*$")
 
 
@@ -372,12 +398,12 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # "YOUR_PASSWORD_HERE", "<your-api-key>", "changeme"). Searched; the last line's are whole values.
 # Terraform's progress words stand where a resource's value would ("..._secret_version.db:
 # Creation complete"), and GitLab prints "[MASKED]", Redis's MONITOR "(redacted)".
-_STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|^your[_-]|[_-]here$|^<|change[_-]?me|^redacted"
-                        r"|replace[_-]?me|^(?:fake|dummy)|^value\d*$|^\[secret\]?$"
+_STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|[•●]{3}|^your[_-]|[_-]here$|^<|change[_-]?me"
+                        r"|^redacted|replace[_-]?me|^(?:fake|dummy)|^value\d*$|^\[secret\]?$"
                         r"|^VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|^DATA\+OMITTED$"
                         # a format's placeholder: %(token)s, {password}, {0}
                         r"|^%\(\w+\)[sdr]$|^\{\w*\}?$"
-                        r"|^(?:\(sensitive|\(redacted\)?|\*+|\[(?:redacted|masked|filtered)\]?|x{4,}"
+                        r"|^(?:\(sensitive|\(redacted\)?|\(hidden\)?|\*+|\[(?:redacted|masked|filtered)\]?|x{4,}"
                         r"|filtered"
                         r"|creation|modifications|destruction|still|refreshing|reading"
                         r"|none\.?|null|nil|undefined)$",
@@ -430,6 +456,11 @@ _IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
 _NOT_A_VALUE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
     r"|[A-Za-z_][\w-]*:(?!//)|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
+    # Cisco's type 8 and 9 hashes ($9$salt$hash; Junos' reversible $9$ has no second "$") and
+    # the ASA's $sha512$
+    r"|\$[89]\$[^$\s]+\$|\$sha512\$"
+    # a cookie's name (__Secure-next-auth.session-token)
+    r"|__(?:Secure|Host)-[\w.-]+$"
     r"|%[A-Z_][A-Z0-9_]*%$|string\(\d+\)?|\d{14}(?:\.\d+)?Z$"
     # a spec of options (docker build --secret id=npmrc,src=$(HOME)/.npmrc)
     r"|[a-z]+=[^,\s]*,[a-z]+="
@@ -477,13 +508,19 @@ def told_password(candidate: str) -> bool:
 
 
 _COOKIE_TOKEN = re.compile(r"[A-Za-z0-9%._~+/=-]{16,}")
+# Analytics cookies (Google Analytics and Ads, Meta's pixel, Hotjar): a visitor's id and a
+# timestamp, no credential.
+_ANALYTICS_COOKIES = ("_ga", "_gid", "_gcl_", "_fbp", "_hj")
 
 
 def cookie_header_ok(candidate: str) -> bool:
     """A Cookie header's value that holds a token-shaped value (a session's id), not only
     preferences ("theme=dark; lang=en-GB; consent=analytics:0")."""
     for pair in candidate.split(";"):
-        value = pair.partition("=")[2].strip()
+        name, _, value = pair.partition("=")
+        value = value.strip()
+        if name.strip().startswith(_ANALYTICS_COOKIES):
+            continue  # a visitor's analytics id ("_ga=GA1.2.907934097.1722241722")
         if (_COOKIE_TOKEN.fullmatch(value) and any(ch.isdigit() for ch in value)
                 and any(ch.isalpha() for ch in value)):
             return True
@@ -571,8 +608,17 @@ def tokenish(candidate: str) -> bool:
 
 
 def international_00_ok(candidate: str) -> bool:
-    """00 then a country code and subscriber number: 8 to 15 digits after the 00."""
-    return 8 <= len(digits(candidate)) - 2 <= 15
+    """00 then a country code and subscriber number: 8 to 15 digits after the 00. Written
+    without separators, the number after the country code never starts with its trunk 0
+    ("0044 20..." dials London, "00330800000000" is a product id): a run of digits that reads
+    0 after every possible country code (one, two or three digits) is an id (an ACH trace
+    number, a report's number)."""
+    numerals = digits(candidate)
+    if not 8 <= len(numerals) - 2 <= 15:
+        return False
+    if any(not ch.isdigit() for ch in candidate):
+        return True
+    return any(numerals[2 + n] != "0" for n in (1, 2, 3)) and len(numerals) <= 15
 
 
 def b64_text(candidate: str) -> str | None:

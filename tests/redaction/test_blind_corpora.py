@@ -7,11 +7,16 @@ they stay mended.
 A value is caught when no fragment of half its length (at least 6 characters) is left, except
 a fragment the rest of the line holds anyway (the domain of an encoded e-mail that is also the
 URL's host).
+
+Corpora Y, AA and AB were briefed to leave documentation addresses (192.0.2/24, 198.51.100/24,
+203.0.113/24, 2001:db8::/32) unlabelled; the redactor treats them as public (corpora A-E label
+them as PII), so a script labelled them afterwards, nothing else changed.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -45,7 +50,53 @@ _W_SSE_STREAM = "a key split across two streamed deltas"
 _W_HYPHEN_BREAK = "an address hyphenated across two lines of a PDF's text"
 _W_FULLWIDTH = ("a phone with Japanese's prolonged sound mark between its groups (read as a dash, "
                 "it would break words such as パスワード)")
+# Corpora Y, AA and AB (client devices; payments and health; network gear).
+_CRYPT_HASH = ("a one-way password hash ($1$, $5$, $6$, $2y$, Cisco's $8$/$9$ with a salt, the "
+               "ASA's $sha512$): left, as /etc/shadow lines are (corpora O and Z); Junos' "
+               "reversible $9$ and Cisco's type 7 are redacted")
+#: Corpora that label one-way hashes as passwords: their hashes are known misses (_CRYPT_HASH).
+_HASHES_LABELLED = frozenset({"corpus_ab"})
+_CRYPT_HASH_SHAPE = re.compile(r"\$(?:1|5|6|2[aby]|[89]|sha512)\$[^$\s]+\$\S+")
+_NACHA_ID = ("an SSN at the end of a fixed-width ACH entry's 15-character id field, glued to "
+             "six other digits: nothing in the line marks it")
+_3DS_SUBSCRIBER = "a subscriber number under 'subscriber', its country code in a field apart"
+_TOLD_IN_PARENS = "a key told in parentheses after 'the tacacs key from the wiki'"
+_DELEGATED_PREFIX = ("a subscriber's delegated /64 (a network written as a CIDR block, which "
+                     "stays, as issue 21 asks)")
+_CDR_COLUMNS = "bare ten-digit numbers in a CDR's CSV columns, no header or key"
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_aa": {
+        '244837335': _NACHA_ID,
+        '137764723': _NACHA_ID,
+        '497890591': _NACHA_ID,
+        '590608197': _NACHA_ID,
+        '564457746': _NACHA_ID,
+        '852249915': _NACHA_ID,
+        '7564428841': _3DS_SUBSCRIBER,
+        '9192844100': _3DS_SUBSCRIBER,
+        '210541224': _NACHA_ID,
+        '421598135': _NACHA_ID,
+        '539783293': _NACHA_ID,
+        '235680021': _NACHA_ID,
+        '012883452': _NACHA_ID,
+    },
+    "corpus_ab": {
+        'TlD9hZEkvgrj': _TOLD_IN_PARENS,
+        'tunnel_mon_63': "a community inside a PHP array(...) under ['community']",
+        '2604:a880:ed70:ecf1::': _DELEGATED_PREFIX,
+        'Jjg-TNyjG1T*': _TOLD_IN_PARENS,
+        'T4i3unnel$71': "a password alone on the second line of a credentials file printed by cat",
+        'juniper_mon_95': "a macro's value, the secret's name in the object's other field",
+        '2607:f8b0:7527:2ea6::': _DELEGATED_PREFIX,
+        'Fnzu6!vLw#X+JUd%': "told after 'the NAS secret in clients.conf is'",
+        'Kestrel@525': "radtest's second argument (the password), no flag",
+        '5123516924': _CDR_COLUMNS,
+        'kqzynN_L!T8n': _TOLD_IN_PARENS,
+        '4157971097': _CDR_COLUMNS,
+        '3054028984': _CDR_COLUMNS,
+        'Falcon@411': "a secret in the third column of PPP's chap-secrets, no key beside it",
+        'router#KsSa': "'md5 password X.' in the middle of a sentence",
+    },
     "corpus_t": {
         "134982295": _W_PYTHON_LOGGING,
         "318747425": _W_PYTHON_LOGGING,
@@ -134,6 +185,19 @@ _AWS_EXAMPLE = ("AWS's documentation key pair (AKIA...EXAMPLE): redacted like an
                 "data stands it in for real ones (this project's own corpus does)")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    "corpus_aa": {
+        "aa-0003": "an ACH trace number, fifteen bare digits after '00', read as a number "
+                   "dialled abroad (the country codes' lengths are not known to the detector)",
+        **dict.fromkeys(("aa-0022", "aa-0027", "aa-0133"),
+                        "a no-reply address in a commit's author: an address is redacted whoever "
+                        "it belongs to"),
+        "aa-0062": "a report's number shaped as a national phone number (0 and groups of four)",
+        "aa-0219": "a card network's token (a card number's stand-in) under network_token: "
+                   "redacted like any value under a token's key",
+    },
+    "corpus_ab": dict.fromkeys(("ab-0118", "ab-0173", "ab-0205", "ab-0244"),
+                               "a desk phone's firmware version in its User-Agent, shaped as a "
+                               "public address (96.86.0.75)"),
     "corpus_g": {
         **dict.fromkeys(("g-0013", "g-0250", "g-0285", "g-0310", "g-0352", "g-0375", "g-0384",
                          "g-0399"), _DOCS_RANGE),
@@ -195,7 +259,10 @@ def _rows(path: Path) -> list[dict]:
 @pytest.mark.parametrize("path", CORPORA, ids=[p.stem for p in CORPORA])
 def test_blind_corpus(path: Path) -> None:
     redactor = Redactor()
-    known = KNOWN_MISSES.get(path.stem, {})
+    known = dict(KNOWN_MISSES.get(path.stem, {}))
+    if path.stem in _HASHES_LABELLED:
+        known.update({v["value"]: _CRYPT_HASH for row in _rows(path) for v in row["values"]
+                      if _CRYPT_HASH_SHAPE.fullmatch(v["value"])})
     caught: Counter[str] = Counter()
     total: Counter[str] = Counter()
     on_purpose = KNOWN_CHANGED.get(path.stem, {})
