@@ -47,6 +47,7 @@ from .commits import Commits
 from .config import GatewayConfig
 from .relay import Relay, RelaySettings
 from .upstream import (
+    Answer,
     Upstream,
     UpstreamResponse,
     UpstreamUnavailable,
@@ -74,8 +75,9 @@ _READ_HEADERS = frozenset(name.encode() for name in (
 
 
 class _Models:
-    """The model ids the upstream serves (``GET /v1/models``): the only request ``model``
-    values that become label values (anything else takes the configured name)."""
+    """The model ids the upstream serves (``GET /v1/models``) that the PII check passes: the
+    only request ``model`` values that become label values (anything else takes the
+    configured name)."""
 
     def __init__(self, upstream: Upstream, telemetry: Telemetry, default: str,
                  timeout_s: float) -> None:
@@ -84,6 +86,7 @@ class _Models:
         self.default = default
         self.timeout_s = timeout_s
         self.known: frozenset[str] = frozenset()
+        self._refused = 0  # listed names the PII check refused (logged when it changes)
         self._asked_at = -MODELS_REFRESH_S
         self._task: asyncio.Task[None] | None = None
 
@@ -104,12 +107,26 @@ class _Models:
         response = await self.upstream.get("/v1/models", self.timeout_s)
         if response is None or response.status_code != 200:
             return
-        with contextlib.suppress(ValueError, TypeError, AttributeError):
-            data = response.json().get("data", [])
-            self.known = frozenset(m["id"] for m in data
-                                   if isinstance(m, dict) and isinstance(m.get("id"), str))
-        # the engine's served names are configuration: labels and spans keep them
-        self.telemetry.declare_models(self.known)
+        listed = _listed(response)
+        if listed is None:  # not a model list: what was learnt before stays
+            return
+        # the engine's served names are configuration: labels and spans keep them, except a
+        # name with PII in it (an adapter named after a person), which stays unlisted
+        self.known = self.telemetry.declare_models(listed)
+        refused = len(listed - self.known)
+        if refused and refused != self._refused:
+            _log.warning("%d model name(s) the upstream lists look like personal data: their "
+                         "requests are labelled model=%r", refused, self.default)
+        self._refused = refused
+
+
+def _listed(response: Answer) -> frozenset[str] | None:
+    """The model ids of a ``/v1/models`` answer; None when it is not such an answer."""
+    with contextlib.suppress(ValueError, TypeError, AttributeError, RecursionError):
+        data = response.json().get("data", [])
+        return frozenset(m["id"] for m in data
+                         if isinstance(m, dict) and isinstance(m.get("id"), str))
+    return None
 
 
 class _Gateway:

@@ -92,15 +92,15 @@ class ServescopeMiddleware:
         self.telemetry = telemetry or _telemetry_from_environment()
         if telemetry is not None:
             telemetry.delivery_confirmation(False)
-        names = model_names if model_names is not None else [
+        names = tuple(model_names) if model_names is not None else tuple(
             n.strip() for n in os.environ.get("SERVESCOPE_MODEL_NAMES", "").split(",")
-            if n.strip()]
-        self.known_models = frozenset(names)
-        if not self.known_models:  # a dashboard would show one model whatever is served
+            if n.strip())
+        if not names:  # a dashboard would show one model whatever is served
             _log.warning("no served model names (SERVESCOPE_MODEL_NAMES): every request is "
                          "labelled model=%r", self.telemetry.model)
-        # configured names are declared label values (labels and span redaction keep them)
-        self.telemetry.declare_models(self.known_models)
+        # configured names are declared label values (labels and span redaction keep them);
+        # one with PII in it is left out, as the gateway leaves out such a listed name
+        self.known_models = self.telemetry.declare_models(names)
         self.metrics_path = metrics_path
         # token commits reach the telemetry once per event-loop turn, not once per chunk
         self.commits = Commits(self.telemetry)
@@ -275,10 +275,13 @@ class _Exchange:
         facts = self.scanner.facts
         if facts.prompt_tokens:
             rec.prompt_tokens(facts.prompt_tokens)
-        reason = finish_reason_of(facts) if self.scan_ok else FinishReason.ERROR
-        if reason is FinishReason.ERROR and self.scan_ok:
+        if not self.scan_ok:
+            rec.finish(FinishReason.ERROR, now=self.ended_at)
+            return
+        reason = finish_reason_of(facts)
+        if reason is FinishReason.ERROR:
             rec.error_type(upstream_error_type(facts))
-        rec.finish(reason, now=self.ended_at)
+        rec.finish(reason, now=self.ended_at, engine_reasons=facts.finishes)
 
     def _end(self, reason: FinishReason) -> None:
         self.owner.commits.flush()

@@ -123,6 +123,7 @@ class Relay:
         self._ended_at: float | None = None  # when the upstream's last event arrived
         self._reason = FinishReason.ERROR
         self._upstream_error: str | None = None  # the span's error.type of an upstream error
+        self._finishes: dict[int, str] | None = None  # the engine's own, for the span
         self._prompt = 0  # the engine's usage.prompt_tokens, when it said
 
     # --- the exchange -------------------------------------------------------------------
@@ -180,11 +181,12 @@ class Relay:
         else:
             if self._upstream_error is not None:
                 rec.error_type(self._upstream_error)
-            rec.finish(self._reason, now=self._ended_at)
+            rec.finish(self._reason, now=self._ended_at, engine_reasons=self._finishes)
 
     def _ended_by(self, facts: StreamFacts) -> None:
         """The finish the upstream's own answer reports (and, for an error, why)."""
         self._reason = finish_reason_of(facts)
+        self._finishes = facts.finishes
         if self._reason is FinishReason.ERROR:
             self._upstream_error = upstream_error_type(facts)
 

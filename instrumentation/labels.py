@@ -14,7 +14,9 @@ served model names (with their adapters) are always kept, and anything else fold
 ``other`` and is counted, so junk values can neither become series nor crowd a real class
 out. Only when ``discover_models`` is on may an undeclared model name be kept, and then only
 if it passes a shape check and an injected PII check (``setup_telemetry`` passes the
-redaction detectors), run on the value exactly as received, within the cap.
+redaction detectors), run on the value exactly as received, within the cap. Names declared
+at run time (a proxied engine's ``/v1/models``) pass the same PII check, not the shape check:
+an adapter name is the engine's configuration, but a person may still be in it.
 
 A model value whose series retired (:mod:`.retirement`: idle for a while) gives its place
 back: a discovered name its slot under the cap at once, a name learnt at run time its place
@@ -147,15 +149,24 @@ class LabelGuard:
         self._learnt: set[str] = set()
         self._retired: dict[str, None] = {}
 
+    def declarable(self, names: Iterable[str]) -> tuple[str, ...]:
+        """The names a run-time declaration may add, in order, once each: an engine's list
+        is configuration, but a name in it is still chosen by whoever loaded an adapter, so
+        one the PII check refuses (``lora-alice@example.com``) stays undeclared (it folds,
+        and is counted, like any name the engine does not list)."""
+        return tuple(n for n in dict.fromkeys(names)
+                     if isinstance(n, str) and n and self._pii_free(n))
+
     def declare_models(self, names: Iterable[str]) -> bool:
         """Declare more model names at run time: those a proxied engine lists as served
-        (configuration read from the engine, not values a client chose). At most
-        ``MAX_DECLARED_MODELS`` in all; a learnt name whose series retired gives its place
-        to a new one. True when the declared set changed."""
+        (configuration read from the engine, not values a client chose), less those
+        :meth:`declarable` refuses. At most ``MAX_DECLARED_MODELS`` in all; a learnt name
+        whose series retired gives its place to a new one. True when the declared set
+        changed."""
+        accepted = self.declarable(names)  # the detectors run outside the lock
         with self._lock:
             known = self._declared[MODEL]
-            new = list(dict.fromkeys(n for n in names
-                                     if isinstance(n, str) and n and n not in known))
+            new = [n for n in accepted if n not in known]
             freed = [n for n in self._retired if n in known][:max(
                 0, len(new) - (MAX_DECLARED_MODELS - len(known)))]
             for name in freed:
@@ -225,8 +236,10 @@ class LabelGuard:
 
     def _client_value_ok(self, value: str) -> bool:
         """An undeclared model name, exactly as received: its shape, then the detectors."""
-        if not model_shape_ok(value):
-            return False
+        return model_shape_ok(value) and self._pii_free(value)
+
+    def _pii_free(self, value: str) -> bool:
+        """The injected PII check (``setup_telemetry``: the redaction detectors)."""
         try:
             return self._value_check is None or bool(self._value_check(value))
         except Exception:  # a failing check must not let the value through

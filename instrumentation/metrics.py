@@ -373,6 +373,10 @@ class MetricSet:
             self._children[key] = child
         return child
 
+    def declarable(self, names: Iterable[str]) -> tuple[str, ...]:
+        """The names :meth:`declare_models` would accept (see :meth:`LabelGuard.declarable`)."""
+        return self._guard.declarable(names)
+
     def declare_models(self, names: Iterable[str]) -> bool:
         """More declared model names (see :meth:`LabelGuard.declare_models`); the children
         decided before are forgotten, so a name folded until now gets its own series."""

@@ -51,7 +51,8 @@ class _NullRecorder(RequestRecorder):
     def stream_closed(self, peak_buffered: int, capacity: int) -> None:
         pass
 
-    def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
+    def finish(self, reason: FinishReason, *, now: float | None = None,
+               engine_reasons: Mapping[int, str] | None = None) -> bool:
         return self._settle(reason)
 
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from . import catalog as cat
 from .attributes import ATTR
+from .labels import OTHER, label_shape_ok
 from .status import FinishReason, TokenStage
 from .step import StepReport
 from .terminal import TerminalState
@@ -38,13 +39,17 @@ if TYPE_CHECKING:
     from . import tracing
     from .telemetry import Telemetry
 
-__all__ = ["RequestRecorder", "RequestSummary"]
+__all__ = ["MAX_ENGINE_REASONS", "MAX_ENGINE_REASON_CHARS", "RequestRecorder",
+           "RequestSummary", "engine_finish_reasons"]
 
 _P = ParamSpec("_P")
 # Enum members read once: a class attribute lookup on an Enum costs about as much as a
 # counter increment, and these are read on every request.
 _REJECTED, _ERROR = FinishReason.REJECTED, FinishReason.ERROR
 _R = TypeVar("_R")
+#: An engine's own finish reasons a span records at most, and their length at most.
+MAX_ENGINE_REASONS = 16
+MAX_ENGINE_REASON_CHARS = 32
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,30 @@ def flush(moved: list[Any]) -> tuple[int, int]:
         c.written_flushed, c.delivered_flushed = w, d
     return written, delivered
 
+
+
+def engine_finish_reasons(reasons: Mapping[int, str] | None) -> tuple[str, ...] | None:
+    """An engine's per-choice finish reasons as the span records them: ordered by choice
+    index, at most :data:`MAX_ENGINE_REASONS` of at most :data:`MAX_ENGINE_REASON_CHARS`
+    characters. They come from an upstream and the attribute is exported as it is (the
+    redaction policy allows it), so a value that is not a short name (``stop``,
+    ``tool_calls``) records as ``other``. None when there are none to record (or they cannot
+    be read): the span then records the terminal state."""
+    if not reasons:
+        return None
+    try:
+        ordered = [reasons[i] for i in sorted(reasons)[:MAX_ENGINE_REASONS]]
+    except Exception:  # keys that do not sort: a caller's bug, not a reason to lose the span
+        return None
+    return tuple(_engine_reason(value) for value in ordered)
+
+
+def _engine_reason(value: object) -> str:
+    if isinstance(value, str):
+        value = value[:MAX_ENGINE_REASON_CHARS]
+        if label_shape_ok(value):
+            return value
+    return OTHER
 
 
 def _hook(name: str) -> Callable[[Callable[_P, _R]], Callable[_P, _R | None]]:
@@ -421,11 +450,14 @@ class RequestRecorder(TerminalState):
             self._observe(cat.STREAM_OCCUPANCY, min(1.0, peak_buffered / capacity))
 
     # --- the terminal state ---------------------------------------------------------------
-    def finish(self, reason: FinishReason, *, now: float | None = None) -> bool:
+    def finish(self, reason: FinishReason, *, now: float | None = None,
+               engine_reasons: Mapping[int, str] | None = None) -> bool:
         """Compare-and-set the terminal state. True for the first caller; False (a counted
         no-op) for every later one, and for a reason that is not a :class:`FinishReason`
         (counted as a hook failure: the set is closed, and it settles nothing). Safe from any
-        thread; never raises."""
+        thread; never raises. ``engine_reasons``: a proxy's engine's own finish reason of each
+        choice, by choice index, for the span's ``gen_ai.response.finish_reasons`` (see
+        :func:`engine_finish_reasons`); without them it records ``reason``."""
         try:
             if type(reason) is not FinishReason:
                 reason = FinishReason(reason)  # its value as a string will do; else ValueError
@@ -461,7 +493,7 @@ class RequestRecorder(TerminalState):
             if self._state.paused_since is not None:
                 self._end_pause(t)
             if self._span is not None:
-                self._end_spans(t, reason)
+                self._end_spans(t, reason, engine_finish_reasons(engine_reasons))
         except Exception:
             if not counted:
                 self.telemetry.hook_failed("finish")
@@ -561,7 +593,8 @@ class RequestRecorder(TerminalState):
                               c.proposed, c.committed, c.delivered, discarded, c.pauses, good,
                               (), c.written, c.peak_unacknowledged)
 
-    def _end_spans(self, t: float, reason: FinishReason) -> None:
+    def _end_spans(self, t: float, reason: FinishReason,
+                   engine_reasons: tuple[str, ...] | None = None) -> None:
         span, times, summary = self._span, self._state, self._summary
         if span is None or summary is None:
             return
@@ -570,7 +603,8 @@ class RequestRecorder(TerminalState):
         if times.first_byte is not None:
             self._phase("stream", times.first_byte, times.last_byte or t)
         attrs: dict[str, Any] = {
-            ATTR.FINISH_REASON: reason.value, ATTR.FINISH_REASONS: (reason.value,),
+            ATTR.FINISH_REASON: reason.value,
+            ATTR.FINISH_REASONS: engine_reasons or (reason.value,),
             ATTR.OUTPUT_TOKENS: summary.committed_tokens,
             ATTR.TOKENS_PROPOSED: summary.proposed_tokens,
             ATTR.TOKENS_COMMITTED: summary.committed_tokens,

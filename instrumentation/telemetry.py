@@ -104,19 +104,23 @@ class Telemetry:
         with self._models_lock:
             self._children = {}
 
-    def declare_models(self, names: Iterable[str]) -> None:
-        """Model names the server learnt it serves (a proxied engine's ``/v1/models``): they
-        become label values like configured ones, and each listener (the span redaction's
-        known models) hears of them. Never raises."""
+    def declare_models(self, names: Iterable[str]) -> frozenset[str]:
+        """Model names the server learnt it serves (a proxied engine's ``/v1/models``): those
+        the PII check passes become label values like configured ones, and each listener
+        (the span redaction's known models) hears of them. Returns those names: a caller
+        that picks label values itself treats any other as unlisted. Never raises (on an
+        internal error: none declared, none returned)."""
         try:
-            names = tuple(names)
-            if self.metrics.declare_models(names):
+            accepted = self.metrics.declarable(names)
+            if self.metrics.declare_models(accepted):
                 with self._models_lock:
                     self._children = {}  # pairs decided before: decide again
             for listener in self.model_listeners:
-                listener(names)
+                listener(accepted)
+            return frozenset(accepted)
         except Exception:
             self.hook_failed("declare_models")
+            return frozenset()
 
     def children(self, model: str, priority: str) -> SeriesBundle:
         """The shared child bundle of (model, priority)."""

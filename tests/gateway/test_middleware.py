@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -82,6 +83,52 @@ def test_a_client_that_leaves_is_counted_as_a_cancel(served) -> None:
     poll_until(lambda: _value(setup, "servescope_requests_finished_total", model=SERVED,
                               finish_reason="client_cancel") == 1,
                what="a client_cancel finish")
+
+
+async def _two_choices(scope, receive, send) -> None:
+    """An engine's chat stream with n=2: choice 1 ends ``length`` before choice 0 ``stop``."""
+    while (await receive()).get("more_body"):
+        pass
+    chunks = [(0, "a", None), (1, "b", None), (1, "", "length"), (0, "", "stop")]
+    events = [json.dumps({"choices": [{"index": i, "delta": {"content": c} if c else {},
+                                       "finish_reason": f}]}) for i, c, f in chunks]
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")]})
+    for event in [*events, "[DONE]"]:
+        await send({"type": "http.response.body", "body": f"data: {event}\n\n".encode(),
+                    "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
+
+
+def test_the_span_records_the_engines_finish_reasons_and_no_pii_name_is_a_label() -> None:
+    """The engine's own reason of each choice reaches the span in choice order; a configured
+    served name with PII in it is left out of the label values, like an unserved name."""
+    exporter = InMemorySpanExporter()
+    setup = setup_telemetry(model="default", span_exporter=exporter, redaction=False)
+    pii = "lora-alice@example.com"
+    app = ServescopeMiddleware(_two_choices, telemetry=setup.telemetry,
+                               model_names=[pii, SERVED])
+    assert app.known_models == {SERVED}
+    try:
+        with StubServer(app=app) as server:
+            for model in (SERVED, pii):
+                body = {"model": model, "messages": [], "n": 2, "stream": True}
+                answer = httpx.post(f"{server.url}/v1/chat/completions", json=body)
+                assert answer.status_code == 200 and answer.text.endswith("[DONE]\n\n")
+            poll_until(lambda: _value(setup, "servescope_requests_finished_total",
+                                      finish_reason="length", model=SERVED) == 1
+                       and _value(setup, "servescope_requests_finished_total",
+                                  finish_reason="length", model="default") == 1,
+                       what="both finished")
+            assert pii not in httpx.get(f"{server.url}/servescope/metrics").text
+        setup.force_flush()
+        spans = {s.attributes["gen_ai.request.model"]: s for s in exporter.get_finished_spans()
+                 if s.name.startswith("chat ")}
+        assert spans.keys() == {SERVED, "default"}
+        for span in spans.values():
+            assert list(span.attributes["gen_ai.response.finish_reasons"]) == ["stop", "length"]
+    finally:
+        setup.shutdown()
 
 
 def test_vllm_style_loading_puts_the_series_on_the_engines_own_metrics(tmp_path) -> None:

@@ -30,11 +30,12 @@ Script = Callable[[bytes, bytes], bytes]
 
 
 class ScriptedUpstream:
-    """Answers ``GET /v1/models`` with one model, every other request with
+    """Answers ``GET /v1/models`` with ``models``, every other request with
     ``script(head, body)``, on keep-alive connections; keeps each request head."""
 
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, models: tuple[str, ...] = (MODEL,)) -> None:
         self.script = script
+        self.models = models
         self.heads: list[bytes] = []
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
@@ -54,7 +55,8 @@ class ScriptedUpstream:
             while (request := _read_request(conn, buf)) is not None:
                 head, body, buf = request
                 if head.startswith(b"GET /v1/models "):
-                    conn.sendall(_whole(json.dumps({"data": [{"id": MODEL}]}).encode()))
+                    listed = [{"id": m} for m in self.models]
+                    conn.sendall(_whole(json.dumps({"data": listed}).encode()))
                     continue
                 self.heads.append(head)
                 conn.sendall(self.script(head, body))  # one send: heads and body together
@@ -125,7 +127,7 @@ def _plain_answer(fields: list[tuple[bytes, bytes]]) -> Script:
     return script
 
 
-Start = Callable[[Script], tuple[ScriptedUpstream, LocalGateway]]
+Start = Callable[..., tuple[ScriptedUpstream, LocalGateway]]
 
 
 @pytest.fixture
@@ -134,8 +136,9 @@ def scripted() -> Iterator[Start]:
     a gateway that waits for bytes it already has fails the test in seconds, not minutes)."""
     with contextlib.ExitStack() as stack:
 
-        def start(script: Script) -> tuple[ScriptedUpstream, LocalGateway]:
-            upstream = ScriptedUpstream(script)
+        def start(script: Script, models: tuple[str, ...] = (MODEL,)
+                  ) -> tuple[ScriptedUpstream, LocalGateway]:
+            upstream = ScriptedUpstream(script, models)
             stack.callback(upstream.close)
             gw = stack.enter_context(gateway_for(upstream.url, upstream_idle_timeout_s=10.0))
             return upstream, gw
@@ -262,6 +265,68 @@ def test_an_unknown_finish_reason_is_stop_and_logged_once(
         assert finish_reason_of(facts) is FinishReason.STOP
         assert finish_reason_of(facts) is FinishReason.STOP
     assert len([r for r in caplog.records if reason in r.getMessage()]) == 1
+
+
+def _two_choices(head: bytes, body: bytes) -> bytes:
+    """A chat answer with n=2 whose choice 1 ends first (``length``), then choice 0
+    (``stop``), streamed or whole as asked."""
+    fields = _body(head, body)
+    assert fields.get("n") == 2
+    if not fields.get("stream"):
+        choices = [{"index": i, "message": {"role": "assistant", "content": "a"},
+                    "finish_reason": r} for i, r in enumerate(("stop", "length"))]
+        return _whole(json.dumps({"choices": choices}).encode())
+
+    def chunk(index: int, content: str | None, finish: str | None = None) -> dict[str, Any]:
+        delta = {"content": content} if content else {}
+        return {"choices": [{"index": index, "delta": delta, "finish_reason": finish}]}
+
+    return _stream([chunk(0, "a"), chunk(1, "b"), chunk(1, None, "length"), chunk(0, "c"),
+                    chunk(0, None, "stop")])
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_the_span_records_the_engines_own_finish_reason_of_each_choice(
+        stream: bool, scripted: Start) -> None:
+    """``gen_ai.response.finish_reasons`` is what the engine said, one per choice in choice
+    order; the terminal state stays the worst of them."""
+    _, gw = scripted(_two_choices)
+    answer = _post(gw, "/v1/chat/completions", {
+        "messages": [{"role": "user", "content": "x"}], "n": 2, "stream": stream})
+    assert answer.status_code == 200
+    poll_until(lambda: finished(gw, "length", model=MODEL) == 1, what="the request finished")
+    gw.setup.force_flush()
+    (span,) = [s for s in gw.exporter.get_finished_spans() if s.name == f"chat {MODEL}"]
+    assert list(span.attributes["gen_ai.response.finish_reasons"]) == ["stop", "length"]
+    assert span.attributes["servescope.finish_reason"] == "length"
+
+
+# --- model names the engine lists -----------------------------------------------------------
+#: What a black-box tester had the upstream list: adapters named with an email and with a card
+#: number, and a plain served name.
+LISTED = ("lora-alice@example.com", "ft-4111111111111111", "meta-llama/Llama-3.1-8B-Instruct")
+
+
+def test_a_listed_model_name_with_personal_data_never_becomes_a_label(scripted: Start) -> None:
+    """The engine's /v1/models is configuration, but a name in it that the detectors find PII
+    in is treated as unlisted: its requests are counted under the configured name, on the
+    metrics and on the span; the plain name is its own label."""
+    _, gw = scripted(_plain_answer([]), models=LISTED)
+    for name in LISTED:
+        answer = _post(gw, "/v1/completions", {"model": name, "prompt": "x", "stream": True})
+        assert answer.status_code == 200, name
+    poll_until(lambda: sum(s.value for m in gw.telemetry.registry.collect() for s in m.samples
+                           if s.name == "servescope_requests_finished_total") == 3,
+               what="every request finished")
+    assert finished(gw, "stop", model=LISTED[2]) == 1
+    assert finished(gw, "stop", model="default") == 2  # as an unlisted name is counted
+    metrics = httpx.get(f"{gw.url}/metrics", timeout=60).text
+    assert f'model="{LISTED[2]}"' in metrics
+    assert "alice@example.com" not in metrics and "4111111111111111" not in metrics
+    gw.setup.force_flush()  # spans unredacted here: what they carry is the label's decision
+    models = {s.attributes["gen_ai.request.model"] for s in gw.exporter.get_finished_spans()
+              if s.name.startswith("text_completion")}
+    assert models == {"default", LISTED[2]}
 
 
 # --- error events ---------------------------------------------------------------------------

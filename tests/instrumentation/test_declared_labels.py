@@ -127,3 +127,26 @@ def test_models_learnt_at_run_time_get_their_series_and_keep_their_span_name() -
     assert len(values(registry, "servescope_requests_arrived_total", "model")) <= \
         MAX_DECLARED_MODELS + 1
     setup.shutdown()
+
+
+def test_a_learnt_model_name_with_personal_data_folds_on_every_family_and_the_span() -> None:
+    """What a proxy learns from its engine's /v1/models passes the detectors first: the names
+    with a finding are not declared, so they fold into ``other``, counted, like any name the
+    engine does not list; the span redaction does not learn them as served names either."""
+    registry, exporter = CollectorRegistry(), InMemorySpanExporter()
+    setup = setup_telemetry(model="gateway", registry=registry, span_exporter=exporter)
+    tel = setup.telemetry
+    listed = ("lora-alice@example.com", "ft-4111111111111111",
+              "meta-llama/Llama-3.1-8B-Instruct")
+    assert tel.declare_models(listed) == {listed[2]}
+    for i, name in enumerate(listed):
+        run(tel, f"r{i}", model=name)
+    assert values(registry, "servescope_requests_arrived_total", "model") == {
+        "other": 2.0, listed[2]: 1.0}
+    assert folded(registry, "model") == 2.0
+    setup.force_flush()
+    spans = [s for s in exporter.get_finished_spans() if s.attributes]
+    exported = " ".join(f"{s.name} {dict(s.attributes)}" for s in spans)
+    assert listed[2] in exported
+    assert "alice@example.com" not in exported and "4111111111111111" not in exported
+    setup.shutdown()

@@ -128,6 +128,24 @@ def test_declared_models_are_kept_unchecked() -> None:
     assert guard.decide("model", "org/My-Model") == "org/My-Model"
 
 
+def test_names_learnt_at_run_time_pass_the_pii_check() -> None:
+    """An engine's list is configuration, but a name in it with PII stays undeclared (and
+    folds); a check that fails declares nothing."""
+    from servescope.redaction.redactor import scan_joined  # setup_telemetry's check
+
+    guard = LabelGuard(value_check=lambda v: not scan_joined(v))
+    listed = ["lora-alice@example.com", "ft-4111111111111111", "org/Model-8B", "org/Model-8B"]
+    assert guard.declarable(listed) == ("org/Model-8B",)
+    assert guard.declare_models(listed)
+    assert [guard.decide("model", n) for n in listed[:3]] == [OTHER, OTHER, "org/Model-8B"]
+
+    def broken(value: str) -> bool:
+        raise RuntimeError("detector down")
+
+    down = LabelGuard(value_check=broken)
+    assert down.declarable(["org/Model-8B"]) == () and not down.declare_models(["org/Model-8B"])
+
+
 def test_a_bad_declaration_names_the_field() -> None:
     with pytest.raises(ValueError, match="priorities"):
         DeclaredLabels(priorities=("Alice Smith",))

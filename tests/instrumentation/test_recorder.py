@@ -196,6 +196,48 @@ def test_unsampled_traces_never_become_exemplars(registry):
     assert exporter.get_finished_spans() == ()
 
 
+def test_span_finish_reasons_are_the_terminal_state_unless_the_engine_gave_its_own(
+        registry, tracing):
+    """A proxy passes its engine's per-choice reasons; without them (or with none readable)
+    the span records the terminal state, as it always did."""
+    tel, _ = make(registry, tracing.provider)
+
+    def recorded(reason, **engine):
+        rec = tel.request(f"r{len(tracing.exporter.get_finished_spans())}")
+        assert rec.finish(reason, **engine)
+        (span,) = [s for s in tracing.exporter.get_finished_spans()
+                   if s.attributes["servescope.request.id"] == rec.request_id]
+        return tuple(span.attributes["gen_ai.response.finish_reasons"])
+
+    assert recorded(FinishReason.LENGTH) == ("length",)
+    assert recorded(FinishReason.STOP, engine_reasons=None) == ("stop",)
+    assert recorded(FinishReason.STOP, engine_reasons={}) == ("stop",)
+    assert recorded(FinishReason.LENGTH, engine_reasons={1: "length", 0: "stop"}) == (
+        "stop", "length")
+    # keys that do not sort: the terminal state, and the span still ends
+    assert recorded(FinishReason.ERROR, engine_reasons={0: "stop", "1": "abort"}) == ("error",)
+
+
+def test_engine_finish_reasons_are_capped_and_only_short_names_pass():
+    """They come from an upstream and the attribute is exported as it is: at most 16 values
+    of at most 32 characters, and anything that is not a short name records as ``other``."""
+    from servescope.instrumentation.request_recorder import (
+        MAX_ENGINE_REASON_CHARS,
+        MAX_ENGINE_REASONS,
+        engine_finish_reasons,
+    )
+
+    many = engine_finish_reasons({i: "stop" for i in range(100, 0, -1)})
+    assert many == ("stop",) * MAX_ENGINE_REASONS == ("stop",) * 16
+    long = "reason_of_a_future_engine_" + "x" * 40
+    assert engine_finish_reasons({0: long}) == (long[:MAX_ENGINE_REASON_CHARS],)
+    assert MAX_ENGINE_REASON_CHARS == 32
+    odd = {0: "lora-alice@example.com", 1: "4111111111111111", 2: None, 3: "tool_calls",
+           4: "Stop Now"}
+    assert engine_finish_reasons(odd) == ("other", "other", "other", "tool_calls", "other")
+    assert engine_finish_reasons(None) is None and engine_finish_reasons({}) is None
+
+
 def test_spans_request_and_phases_with_w3c_parent(registry, tracing):
     tel, clock = make(registry, tracing.provider)
     parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
