@@ -259,12 +259,15 @@ def _request_bytes(host: str, port: int, payload: dict[str, Any],
 
 @dataclass
 class Reading:
-    """How a client reads: everything at once, or ``read_bytes`` per ``interval_s``."""
+    """How a client reads: everything at once, or ``read_bytes`` per ``interval_s``, after
+    reading nothing for ``stall_s`` (a reader behind from its first byte, whatever the
+    server's pace)."""
 
     read_bytes: int = 65536
     interval_s: float = 0.0
     rcvbuf: int | None = None
     cancel_after_tokens: int | None = None
+    stall_s: float = 0.0
 
 
 async def stream_once(host: str, port: int, payload: dict[str, Any], *, kind: str = "fast",
@@ -284,6 +287,8 @@ async def stream_once(host: str, port: int, payload: dict[str, Any], *, kind: st
         async with asyncio.timeout(timeout_s):
             await loop.sock_connect(sock, (host, port))
             await loop.sock_sendall(sock, _request_bytes(host, port, payload, headers or {}))
+            if reading.stall_s:
+                await asyncio.sleep(reading.stall_s)
             await _read(loop, sock, reading, state, result)
     except TimeoutError:
         result.detail = "client timeout"

@@ -109,7 +109,10 @@ def _payload(max_tokens: int) -> dict[str, Any]:
 def test_slow_readers_pause_their_requests_and_never_hold_more_than_capacity(
         watched: Watch) -> None:
     host, port = watched.server.http.host, watched.server.http.port
-    slow = Reading(read_bytes=256, interval_s=0.02, rcvbuf=2048)
+    # a second of reading nothing first: on a loaded machine the engine could otherwise
+    # generate slower than a 256-byte-per-20-ms drain and never meet the backpressure (pauses
+    # 0: the suite failed once so)
+    slow = Reading(read_bytes=256, interval_s=0.02, rcvbuf=2048, stall_s=1.0)
 
     async def run() -> list[Any]:
         clients = [stream_once(host, port, _payload(200), kind="slow", reading=slow)
