@@ -133,7 +133,33 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|[?&](?i:appid)=[0-9a-fA-F]{32}"
                          r"|(?i:callback|oauth)[^\s?\"'#]*\?([^\s\"'#&]*&)*code=[^&\s\"'#]{16,}"
                          r"|(secret|token|passw(or)?d|pwd|key)[\w.-]*[\"']?[ \t]*[:=][ \t]*"
-                         r"[\"'][^\"'\n]+[\"']",
+                         r"[\"'][^\"'\n]+[\"']"
+                         # network gear's config lines (Cisco, Junos, FortiOS, EdgeOS, BIRD,
+                         # keepalived, FreeRADIUS, BIND, Redis, snmpd), masked from the keyword
+                         r"|(enable[ \t]+(secret|password)|username[ \t]+[^\s]+([ \t]+privilege"
+                         r"[ \t]+[0-9]+)?[ \t]+(secret|password)|community"
+                         r"|crypto[ \t]+isakmp[ \t]+key|pre-shared-key|psksecret|authentication-key"
+                         r"|key-string|key[ \t]+[0-9]|password|secret|auth_pass|requirepass"
+                         r"|masterauth|nhrp[ \t]+authentication)"
+                         r"[ \t]+(([0-9]|ENC|ascii-text|hex|clear|local|remote)[ \t]+)?\"?"
+                         r"[^\s\"]{4,}"
+                         r"|:[ \t]*(PSK|EAP|XAUTH)[ \t]+\"[^\"\n]{4,}\""
+                         r"|snmp-server[ \t]+user[^\n]*|createUser[^\n]*"
+                         r"|snmp[a-z]*[ \t][^\n|;&]*[ \t]-[cAX][ \t]*[^\s]+[^\n|;&]*"
+                         r"|(?i:community)[^\n=]*=[ \t]*STRING:[ \t]*\"[^\"\n]+\""
+                         r"|add[ \t]+s?password[ \t][^\n]*"
+                         r"|Login (incorrect|OK)[^\n]*\]"
+                         # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
+                         r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
+                         r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
+                         r"|(?i:<key>[^<\n]*(passw|pwd|secret|token|key|psk|passphrase)[^<\n]*"
+                         r"</key>\s*<string>[^<\n]+)"
+                         r"|(?i:(cmdkey|schtasks)[^\n]*/(pass|rp)[: ][^\s<]+)"
+                         r"|(?i:ConvertTo-SecureString[ \t]+(-String[ \t]+)?[\"'][^\"'\n]+)"
+                         r"|-[A-Za-z]*(Password|Secret|Token|Passphrase)[ \t]+[\"'][^\"'\n]+"
+                         r"|Key Content[ \t]*:[ \t]*[^\s]+"
+                         r"|(?i:key:[ \t]+[^\s]*(session|token|sid|auth)[^\s]*[ \t]+value:[ \t]+"
+                         r"[^\s;]{8,})",
     "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}",
     "iban": r"\b[A-Z]{2}[0-9]{2}( ?[A-Z0-9]{4}){2,7}( ?[A-Z0-9]{1,3})?\b",
     "credit_card": r"\b(4[0-9]{3}|5[1-5][0-9]{2}|2[2-7][0-9]{2}|6011|6[245][0-9]{2}|3[0-9]{3}|"

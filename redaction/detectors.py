@@ -452,7 +452,7 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "idempotency", "dedup",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
     # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
-    "from", "saved with", "input",
+    "from", "saved with", "input", "step", "asset", "run", "job",
     # a public key (WireGuard's "public key:", MikroTik's public-key=): published by design
     "public"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
@@ -676,7 +676,8 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
                      "סיסמה", "رمز عبور", "باسورد", "khẩu", "পাসওয়ার্ড", "கடவுச்சொல்", "รหัสผ่าน",
                      "arola")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
-_PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|cellulare|m[óo]vil|portable|"
+_PHONE_WORDS = (r"(?<![a-z])(?:phone|phone_?number|mobile_?phone|wa_id|tel|mobile?|handy|"
+                r"celular|cellulare|m[óo]vil|portable|"
                 r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone)[ \t]+number|"
                 r"nomor(?:[ \t]+hp)?|"
                 r"(?:mi|mio|meu|mon|mein|mijn)[ \t]+n[úu]mero|"
@@ -686,7 +687,8 @@ _PHONE_WORDS = (r"(?<![a-z])(?:phone|tel|mobile?|handy|celular|cellulare|m[óo]v
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
                 "नंबर|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
                 r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி")
-_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "नंबर", "व्हाट्सऐप", "جوال", "موبايل", "شماره",
+_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "नंबर", "व्हाट्सऐप", "جوال", "موبايل",
+                  "شماره",
                   "تلفن", "simu", "atel", "தொலைபேசி", "sisdn", "SISDN", "umber", "UMBER", "úmero",
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
@@ -732,7 +734,8 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
                     "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
                     "รหัสผ่าน", "parola")
-_PHONE_STARTS = ("phone", "tel", "mobil", "handy", "celular", "cellulare", "vil", "portable",
+_PHONE_STARTS = ("phone", "wa_id", "tel", "mobil", "handy", "celular", "cellulare", "vil",
+                 "portable",
                  "whatsapp", "msisdn", "my number", "new number", "cell ", "cell.", "cell:",
                  "nomor", "mi n", "mio n", "meu n", "mon n", "mein n", "mijn n", "ел.", "नंबर",
                  "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "simu", "natel", "தொலைபேசி",
@@ -746,7 +749,8 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
-_PHONE_PREFILTER = (r"(?i)phone|(?:^|[^a-z])t[ea]l|mobil|handy|celular|cellulare|m[ao]vil|portable|"
+_PHONE_PREFILTER = (r"(?i)phone|wa_id|(?:^|[^a-z])t[ea]l|mobil|handy|celular|cellulare|m[ao]vil|"
+                    r"portable|"
                     r"whatsapp|sms|"
                     r"(?:my|new|cell) number|cell[ .:]|msisdn|nomor|n[au]mero|simu|natel|"
                     r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
@@ -824,18 +828,19 @@ DETECTORS: tuple[Detector, ...] = (
                (r"https://hooks\.slack\.com/", 24), (r"/services/T", 11))),
     # More vendors, each by its prefix: LangSmith (lsv2_pt_, lsv2_sk_), DigitalOcean (dop_v1_),
     # Mapbox secret tokens (sk.eyJ...; pk. ones are public), Firebase Cloud Messaging's legacy
-    # server keys, Telegram bot tokens (id:AA...), Discord webhooks.
+    # server keys, Telegram bot tokens (id:AA...), Discord webhooks, Prefect Cloud (pnu_).
     _d("api_key",
        _edge("A-Za-z0-9_-") +
-       r"(?:lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|do[por]_v1_[0-9a-f]{64}"
+       r"(?:lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|do[por]_v1_[0-9a-f]{64}|pnu_[A-Za-z0-9]{36}"
        r"|sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
        r"|AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}|\d{8,10}:AA[A-Za-z0-9_-]{33}"
        r"|https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,})"
        r"(?![A-Za-z0-9_-])",
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
-                  r"|discord(?:app)?\.com/api/webhooks/"),
-       needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/"),
-       start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord"), 20)),
+                  r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"),
+       needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/", "pnu_"),
+       start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_"),
+                         20)),
     # Twilio's client made with the account SID and, beside it, the auth token.
     _d("api_key",
        r"\bClient(?:\.new)?\([ \t]*[\"']AC[0-9a-f]{32}[\"'][ \t]*,[ \t]*[\"']([0-9a-f]{32})[\"']",
@@ -845,7 +850,8 @@ DETECTORS: tuple[Detector, ...] = (
     # case, so "basic configuration-management" stays.
     _d("bearer_token",
        r"\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)(?:\s+(?:[Tt]oken|TOKEN|is|was)\b)*\s*[:=]?\s*"
-       r"(?<=[\s:=])([A-Za-z0-9._~+/-]{16,}=*)", v.credential_ok,
+       # (Salesforce's session ids hold a "!": 00D...!AQ...)
+       r"(?<=[\s:=])([A-Za-z0-9._~+/!-]{16,}=*)", v.credential_ok,
        prefilter=r"[Bb]earer|BEARER|[Bb]asic|BASIC",
        group=1, needles=("earer", "EARER", "asic", "ASIC"),
        start=_at_literal(("earer", "EARER", "asic", "ASIC"), 1),
@@ -853,7 +859,8 @@ DETECTORS: tuple[Detector, ...] = (
     # Passwords in URLs, found by URL structure (scheme://user:password@host), before the
     # email detector can read "password@host" as an address and leave the rest behind.
     _d("secret_assignment",
-       r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s/?#@:\"'<>]*:([^\s/\"'<>]+)@(?=[\w\[])",
+       # (Snowflake's URLs may leave the host out: snowflake://user:password@/db?account=x)
+       r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s/?#@:\"'<>]*:([^\s/\"'<>]+)@(?=[\w\[]|/\w)",
        v.secret_value_ok, prefilter=r"://[^/@]*@", group=1, needles=("://",),
        start=_at_literal(("://",), 31)),  # the scheme: at most 31 characters
     # A token as a URL's whole userinfo (pip's https://<token>@host/simple, git's
@@ -875,7 +882,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])htpasswd(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*"
        r"(?:[ \t]+[^\s-]\S*){2}[ \t]+"
-       r"|(?<![\w-])curl\b[^\n|;&]*?[ \t](?:-u|--user)[ \t]+['\"]?[^\s:'\"]*:"
+       r"|(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-u|--user)[ \t]+['\"]?[^\s:'\"]*:"
        r"|(?<![\w-])curl\b[^\n|&]*?[ \t](?:-b|--cookie)[ \t]+"
        r"|(?<![\w-])az[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+)"
@@ -1288,6 +1295,24 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)\bkey:[ \t]+\S*(?:session|token|sid|auth)\S*[ \t]+value:[ \t]+([^\s;]{8,})",
        v.secret_value_ok, prefilter=r"(?i)key:[ \t]+[^ \t\r\n]*(?:session|token|sid|auth)",
        group=1, needles=("key:", "KEY:", "Key:")),
+    # Python's auth tuples (requests, httpx, Gradio's launch): auth=("user", "password"); a
+    # secret passed to a call named for it (Weaviate's Auth.api_key("..."), a token("...")).
+    _d("secret_assignment",
+       r"\bauth[ \t]*=[ \t]*\([ \t]*([\"'])[^\"'\n]*\1[ \t]*,[ \t]*([\"'])([^\"'\n]+)\2[ \t]*[,)]",
+       v.secret_value_ok, prefilter=r"auth[ \t]*=[ \t]*\([ \t]*[\"']", group=3,
+       needles=("auth",)),
+    _d("secret_assignment",
+       r"(?i)\b(?:api_?key|token|password|secret|bearer)\([ \t]*([\"'])([^\"'\n]{8,})\1[ \t]*\)",
+       v.table_secret_ok,
+       prefilter=r"(?i)(?:api_?key|token|password|secret|bearer)\([ \t]*[\"']", group=2,
+       needles=("(",)),
+    # SigV4's signature in an Authorization header (a request's, replayable for a while).
+    _d("secret_assignment", r"SignedHeaders=[^,\s]*,[ \t]*Signature=([0-9a-f]{64})(?![0-9a-f])",
+       prefilter=r"SignedHeaders=[^, \t\r\n]*,[ \t]*Signature=[0-9a-f]{64}", group=1,
+       needles=("SignedHeaders=",)),
+    # A quoted cookie value in a Cookie header (JupyterHub's login cookie: name="2|1:0|...").
+    _d("secret_assignment", r"(?i)\bcookie:[^\r\n]*?=(\"[^\"\r\n]{16,}\")", v.tokenish,
+       prefilter=r"(?i)cookie:[^\r\n]*=\"", group=1, needles=("ookie:", "OOKIE:")),
     # A form's field under a secret's name: multipart (name="db_password", a blank line, the
     # value), XML elements (<smtp_password>X</smtp_password>), PHP's var_dump
     # (["secret_key"]=> string(40) "X").
@@ -1418,7 +1443,9 @@ DETECTORS: tuple[Detector, ...] = (
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
        # not a URL's user (ssh://git@host.corp:2222/...)
-       rf"(?<![\w.+%$-])(?<!placeholder=[\"'])(?<!://)[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
+       # not an SSH login (ssh pi@host, sftp connect feeds@host)
+       rf"(?<![\w.+%$-])(?<!placeholder=[\"'])(?<!://)(?<!ssh )(?<!sftp )(?<!scp )(?<!connect )"
+       rf"[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])"
        r"(?!:[\w~][\w.~ -]*/)", v.email_ok,
@@ -1542,7 +1569,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("us_ssn",
        r"(?i)(?<![a-z0-9])(?:ssn|social[_ -]?security(?:[_ -]?(?:number|no))?)\\?[\"']?\s*"
        # (FHIR's token search: "identifier=...us-ssn|123456789")
-       r"[:=|]?\s*(?:(?:is|was)\s*:?\s*)?(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
+       r"[:=|,]?\s*(?:(?:it'?s|it is|is|was)\s*:?\s*)?(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
        prefilter=r"(?i)ssn|social[_ -]?security", group=1,
        needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY"), digits=True,
        start=_at_literal(("ssn", "social"), fold=True), joined=_joined_ssn_key,

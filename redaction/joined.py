@@ -44,7 +44,12 @@ def glued_number(text: str, found: Finding) -> bool:
         return True
     digit_before = start >= 2 and text[start - 1] in "-_" and text[start - 2].isdigit()
     digit_after = text[end:end + 1] in ("-", "_") and text[end + 1:end + 2].isdigit()
-    return digit_before or digit_after
+    return digit_before or digit_after or _ID_TAIL.match(text, end) is not None
+
+
+# A joiner then letters and digits mixed: the rest of an id (Databricks' cluster
+# "0225-216392-abc12def"), not a word after a number.
+_ID_TAIL = re.compile(r"[-_](?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,}")
 
 
 def _glued_message_id(text: str, start: int) -> bool:
@@ -52,6 +57,8 @@ def _glued_message_id(text: str, start: int) -> bool:
         return False
     if _VARIABLE_BEFORE.search(text, max(0, start - 64), start) is not None:
         return True  # a variable's name as a URL's user ("https://oauth2:$CI_JOB_TOKEN@host")
+    if _SSH_LOGIN_BEFORE.search(text, max(0, start - 80), start) is not None:
+        return True  # an SSH login, as the plain pass reads it ("sftp connect feeds_x@host")
     left = start - 1
     while left > 0 and text[left - 1] in _HEX_ID:
         left -= 1
@@ -61,6 +68,7 @@ def _glued_message_id(text: str, start: int) -> bool:
 
 _HEX_ID = frozenset("0123456789abcdefABCDEF-.")
 _VARIABLE_BEFORE = re.compile(r"\$\{?[A-Z][A-Z0-9_]*[-_]$")
+_SSH_LOGIN_BEFORE = re.compile(r"(?:^|[^\w.+%$-])(?:ssh|sftp|scp|connect) [\w.+%-]*[-_]$")
 
 
 def spaced(text: str) -> str:

@@ -390,6 +390,9 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
 _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\$[A-Z_][A-Z0-9_]*$"
                         r"|\(?(?:Get|Read|ConvertTo|ConvertFrom|Unprotect|Import|Invoke)-[A-Z]"
                         r"|\{\$[A-Z]|\$ENV\{"
+                        # Salesforce's merge fields ({!$Credential.Password}), PHP's and
+                        # Laravel's getenv('X') and env('X')
+                        r"|\{!\$|(?:getenv|env)\("
                         r"|%24%7[Bb]|%7[Bb]%7[Bb]|(?:var|local|module|data)\.[A-Za-z_][\w.-]*$")
 
 
@@ -461,6 +464,8 @@ _NOT_A_VALUE = re.compile(
     r"|\$[89]\$[^$\s]+\$|\$sha512\$"
     # a cookie's name (__Secure-next-auth.session-token)
     r"|__(?:Secure|Host)-[\w.-]+$"
+    # a command's long option (wandb login --relogin)
+    r"|--[a-z][a-z-]*[`'\")]?$"
     r"|%[A-Z_][A-Z0-9_]*%$|string\(\d+\)?|\d{14}(?:\.\d+)?Z$"
     # a spec of options (docker build --secret id=npmrc,src=$(HOME)/.npmrc)
     r"|[a-z]+=[^,\s]*,[a-z]+="
@@ -653,6 +658,8 @@ def ldap_password_ok(candidate: str) -> bool:
 # name them by hosts no one has a mailbox on (Gmail's mail.gmail.com, Exchange Online's
 # *.prod.outlook.com), JavaMail by its own name, others by a UUID or a run of hex digits.
 _MESSAGE_ID_HOST = re.compile(r"(?i)mail\.gmail\.com|.*\.prod\.outlook\.com")
+# SSH's algorithm names (chacha20-poly1305@openssh.com, curve25519-sha256@libssh.org)
+_SSH_ALGORITHM_HOST = re.compile(r"(?i)openssh\.com|libssh\.org")
 _MACHINE_LOCAL = re.compile(r"(?=(?:[.-]*[0-9a-fA-F]){16})(?=.*\d)[0-9a-fA-F.-]+")
 
 
@@ -661,6 +668,7 @@ def email_ok(candidate: str) -> bool:
     local, _, host = candidate.rpartition("@")
     # (git@github.com is SSH's user at a forge, [url "git@github.com:"] in a git config)
     return (_MESSAGE_ID_HOST.fullmatch(host) is None and ".JavaMail." not in local
+            and _SSH_ALGORITHM_HOST.fullmatch(host) is None
             and _MACHINE_LOCAL.fullmatch(local) is None and local != "git")
 
 

@@ -64,7 +64,23 @@ _TOLD_IN_PARENS = "a key told in parentheses after 'the tacacs key from the wiki
 _DELEGATED_PREFIX = ("a subscriber's delegated /64 (a network written as a CIDR block, which "
                      "stays, as issue 21 asks)")
 _CDR_COLUMNS = "bare ten-digit numbers in a CDR's CSV columns, no header or key"
+# Corpora BA and BB (commerce and CRM; machine-learning workflows).
+_CSV_COLUMNS = "a number in a CSV export's column, the header naming it lines above"
+_SSN_EXAMPLES = ("nine bare digits listed as examples beside dashed SSNs ('SSNs in this column: "
+                 "...'), no key or word next to them")
+_USER_COLON_PASSWORD = ("token=\"user:password\" (Milvus): the value reads as the next field of a "
+                        "struct print (\"token: created_at:...\"), which stays")
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_ba": {
+        "737 74 99 50": "a Spanish number in parentheses after an address, no word for a phone",
+        "605 10 04 98": _CSV_COLUMNS,
+    },
+    "corpus_bb": {
+        "460929327": _SSN_EXAMPLES,
+        "728821779": _SSN_EXAMPLES,
+        "Marlin5790x8fgKP": _USER_COLON_PASSWORD,
+        "LACLc3FTv2Yen": _USER_COLON_PASSWORD,
+    },
     "corpus_aa": {
         '244837335': _NACHA_ID,
         '137764723': _NACHA_ID,
@@ -185,6 +201,15 @@ _AWS_EXAMPLE = ("AWS's documentation key pair (AKIA...EXAMPLE): redacted like an
                 "data stands it in for real ones (this project's own corpus does)")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    "corpus_ba": {
+        "ba-0183": "an EAN-13 barcode starting with 4 that passes Luhn: a 13-digit Visa number",
+        **dict.fromkeys(("ba-0238", "ba-0250", "ba-0268", "ba-0285"),
+                        "Shopify's checkout_token (32 hex digits under a token's key): redacted "
+                        "like any value under a token's key"),
+    },
+    "corpus_bb": dict.fromkeys(("bb-0052", "bb-0151", "bb-0193", "bb-0350"),
+                               "Airflow's sql_alchemy_conn_secret names the secret backend's key "
+                               "(sql_alchemy_conn): a value under a secret's key"),
     "corpus_aa": {
         "aa-0003": "an ACH trace number, fifteen bare digits after '00', read as a number "
                    "dialled abroad (the country codes' lengths are not known to the detector)",
