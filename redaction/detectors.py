@@ -634,6 +634,10 @@ _NET_SECRET_PREFILTER = (r"secret|password|key|auth_pass|requirepass|masterauth|
                          r"|Community[ \t]+[a-z,]+")
 _NET_NEEDLES = ("secret", "password", "key", "auth_pass", "requirepass", "masterauth",
                 "ommunity", "nhrp")
+# net-snmp's createUser up to its auth passphrase (the privacy one follows the auth protocol's
+# value), and RANCID's "add password <router glob>" before its {vty} {enable} passwords.
+_CREATE_USER = r"\bcreateUser[ \t]+(?:-e[ \t]+\S+[ \t]+)?\S+[ \t]+(?:MD5|SHA[\w-]*)[ \t]+"
+_RANCID_PASSWORD = r"(?m)^[ \t]*add[ \t]+(?:password|spassword)[ \t]+\S+[ \t]+"
 # An SNMP command's option that takes a secret (-c community, -A/-X v3 passphrases), and a
 # Cisco SNMPv3 user's line up to a keyword.
 _SNMP_USER = r"\bsnmp-server[ \t]+user[ \t][^\n]*?[ \t]"
@@ -1241,13 +1245,9 @@ DETECTORS: tuple[Detector, ...] = (
        _SNMP_USER + r"priv(?:[ \t]+(?:aes(?:-?\d+)?|3?des))?(?:[ \t]+\d+)?[ \t]+([^\s\"]{6,})",
        v.table_secret_ok, prefilter=r"snmp-server[ \t]+user[^\r\n]*priv", group=1,
        needles=("snmp-server",)),
-    _d("secret_assignment",
-       r"\bcreateUser[ \t]+(?:-e[ \t]+\S+[ \t]+)?\S+[ \t]+(?:MD5|SHA[\w-]*)[ \t]+(\S+)",
-       v.secret_value_ok, prefilter=r"createUser[ \t]", group=1, needles=("createUser",)),
-    _d("secret_assignment",
-       r"\bcreateUser[ \t]+(?:-e[ \t]+\S+[ \t]+)?\S+[ \t]+(?:MD5|SHA[\w-]*)[ \t]+\S+"
-       r"[ \t]+(?:AES|DES)[\w-]*[ \t]+(\S+)",
-       v.secret_value_ok, prefilter=r"createUser[ \t]", group=1, needles=("createUser",)),
+    *(_d("secret_assignment", _CREATE_USER + value, v.secret_value_ok,
+         prefilter=r"createUser[ \t]", group=1, needles=("createUser",))
+      for value in (r"(\S+)", r"\S+[ \t]+(?:AES|DES)[\w-]*[ \t]+(\S+)")),
     _d("secret_assignment", _SNMP_FLAG + r"(\S+)", v.table_secret_ok,
        prefilter=r"snmp[a-z]*[ \t][^\r\n]*[ \t]-[cAX]", group=1, needles=("snmp",)),
     _d("secret_assignment", _SNMP_FLAG + r"\S+[^\n|;&]*?[ \t]-[cAX][ \t]*(\S+)", v.table_secret_ok,
@@ -1258,13 +1258,9 @@ DETECTORS: tuple[Detector, ...] = (
        v.table_secret_ok, prefilter=r"(?i)community[^\r\n]*STRING:", group=1,
        needles=("ommunity", "OMMUNITY")),
     # RANCID's .cloginrc: add password <router glob> {vty password} {enable password}.
-    _d("secret_assignment",
-       r"(?m)^[ \t]*add[ \t]+(?:password|spassword)[ \t]+\S+[ \t]+\{([^{}\n]+)\}",
-       v.secret_value_ok, prefilter=r"add[ \t]+s?password[ \t]", group=1, needles=("add",)),
-    _d("secret_assignment",
-       r"(?m)^[ \t]*add[ \t]+(?:password|spassword)[ \t]+\S+[ \t]+\{[^{}\n]*\}[ \t]+"
-       r"\{([^{}\n]+)\}",
-       v.secret_value_ok, prefilter=r"add[ \t]+s?password[ \t]", group=1, needles=("add",)),
+    *(_d("secret_assignment", _RANCID_PASSWORD + value, v.secret_value_ok,
+         prefilter=r"add[ \t]+s?password[ \t]", group=1, needles=("add",))
+      for value in (r"\{([^{}\n]+)\}", r"\{[^{}\n]*\}[ \t]+\{([^{}\n]+)\}")),
     # FreeRADIUS with auth_badpass/auth_goodpass: "Login incorrect (...): [user/password]".
     _d("secret_assignment", r"Login (?:incorrect|OK)[^\n]*?: \[[^/\]\n]+/([^\]\n]+)\]",
        v.secret_value_ok, prefilter=r"Login (?:incorrect|OK)", group=1, needles=("Login",)),

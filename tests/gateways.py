@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
@@ -78,3 +80,46 @@ async def concurrent_clients(url: str, one: Callable[[openai.AsyncOpenAI, int], 
         return list(await asyncio.gather(*(bounded(i) for i in range(requests))))
     finally:
         await client.close()
+
+
+class ThreadedSocketServer:
+    """A listening socket on 127.0.0.1 whose connections are each served by
+    :meth:`connection` on a thread of their own (a scripted upstream's skeleton); ``accepted``
+    counts them."""
+
+    def __init__(self) -> None:
+        self.accepted = 0
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            threading.Thread(target=self.connection, args=(conn,), daemon=True).start()
+
+    def connection(self, conn: socket.socket) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def read_request(conn: socket.socket, buf: bytes) -> tuple[bytes, bytes, bytes] | None:
+    """The next request's head and body on ``conn`` (``buf``: bytes already read), and the
+    bytes after them; None once the peer closes."""
+    while b"\r\n\r\n" not in buf:
+        data = conn.recv(65536)
+        if not data:
+            return None
+        buf += data
+    head, _, buf = buf.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), 0)
+    while len(buf) < length:
+        buf += conn.recv(65536)
+    return head, buf[:length], buf[length:]

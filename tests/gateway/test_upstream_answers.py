@@ -9,7 +9,6 @@ import contextlib
 import json
 import logging
 import socket
-import threading
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -17,7 +16,14 @@ from typing import Any
 
 import httpx
 import pytest
-from gateways import busy_upstream_connections, finished, gateway_for, sample
+from gateways import (
+    ThreadedSocketServer,
+    busy_upstream_connections,
+    finished,
+    gateway_for,
+    read_request,
+    sample,
+)
 from waiting import poll_until
 
 from servescope.gateway.events import StreamFacts, finish_reason_of
@@ -29,7 +35,7 @@ MODEL = "m"
 Script = Callable[[bytes, bytes], bytes]
 
 
-class ScriptedUpstream:
+class ScriptedUpstream(ThreadedSocketServer):
     """Answers ``GET /v1/models`` with ``models``, every other request with
     ``script(head, body)``, on keep-alive connections; keeps each request head."""
 
@@ -37,22 +43,12 @@ class ScriptedUpstream:
         self.script = script
         self.models = models
         self.heads: list[bytes] = []
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
+        super().__init__()
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
-
-    def _connection(self, conn: socket.socket) -> None:
+    def connection(self, conn: socket.socket) -> None:
         with conn:
             buf = b""
-            while (request := _read_request(conn, buf)) is not None:
+            while (request := read_request(conn, buf)) is not None:
                 head, body, buf = request
                 if head.startswith(b"GET /v1/models "):
                     listed = [{"id": m} for m in self.models]
@@ -60,24 +56,6 @@ class ScriptedUpstream:
                     continue
                 self.heads.append(head)
                 conn.sendall(self.script(head, body))  # one send: heads and body together
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-def _read_request(conn: socket.socket, buf: bytes) -> tuple[bytes, bytes, bytes] | None:
-    """The next request's head and body, and the bytes after them; None once it closes."""
-    while b"\r\n\r\n" not in buf:
-        data = conn.recv(65536)
-        if not data:
-            return None
-        buf += data
-    head, _, buf = buf.partition(b"\r\n\r\n")
-    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                   if line.lower().startswith(b"content-length:")), 0)
-    while len(buf) < length:
-        buf += conn.recv(65536)
-    return head, buf[:length], buf[length:]
 
 
 def _head(status: bytes, fields: list[tuple[bytes, bytes]]) -> bytes:

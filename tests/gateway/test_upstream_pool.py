@@ -10,7 +10,13 @@ import threading
 from collections.abc import Iterator
 
 import httpx
-from gateways import busy_upstream_connections, finished, gateway_for
+from gateways import (
+    ThreadedSocketServer,
+    busy_upstream_connections,
+    finished,
+    gateway_for,
+    read_request,
+)
 from waiting import poll_until
 
 EVENT = b'data: {"choices":[{"index":0,"text":"a","finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
@@ -18,7 +24,7 @@ ANSWER = (b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encod
           b"\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(EVENT), EVENT))
 
 
-class ScriptedUpstream:
+class ScriptedUpstream(ThreadedSocketServer):
     """Answers every request on a connection with ANSWER; ``close_after_each`` closes the
     connection after each answer (silently, as an idle timeout would); ``drop_on_reuse``
     closes it, unanswered, when a second stream request arrives on it (an idle timeout that
@@ -27,38 +33,16 @@ class ScriptedUpstream:
     def __init__(self, close_after_each: bool, drop_on_reuse: bool = False) -> None:
         self.close_after_each = close_after_each
         self.drop_on_reuse = drop_on_reuse
-        self.accepted = 0
         self.answered = 0
         self._count = threading.Lock()
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
+        super().__init__()
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
-
-    def _connection(self, conn: socket.socket) -> None:
+    def connection(self, conn: socket.socket) -> None:
         with conn:
             buf = b""
             streams = 0
-            while True:
-                while b"\r\n\r\n" not in buf:
-                    data = conn.recv(65536)
-                    if not data:
-                        return
-                    buf += data
-                head, _, buf = buf.partition(b"\r\n\r\n")
-                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length:")), 0)
-                while len(buf) < length:
-                    buf += conn.recv(65536)
-                buf = buf[length:]
+            while (request := read_request(conn, buf)) is not None:
+                head, _, buf = request
                 if head.startswith(b"GET /v1/models"):
                     body = b'{"data":[{"id":"m"}]}'
                     conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s"
@@ -74,9 +58,6 @@ class ScriptedUpstream:
                     streams += 1
                 if self.close_after_each:
                     return
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 @contextlib.contextmanager
