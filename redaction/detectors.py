@@ -445,6 +445,8 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                      # a page's place in a listing (page_token, nextPageToken, NextToken)
                      + "".join(rf"(?<!{w}[_ -]token)(?<!{w}token)" for w in (
                          "page", "next", "continuation", "sync", "resume", "progress",
+                         # LoRaWAN's uplink_token (a gateway's opaque routing handle)
+                         "uplink",
                          # a request's key against doing it twice (Idempotency-Token)
                          "idempotency")))
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
@@ -620,7 +622,7 @@ _NET_SECRET_WORDS = (
     r"|username[ \t]+\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+(?:secret|password)"
     # (a bare "key" only with its type: "key 7 X"; "key ASN1 method" is prose)
     r"|(?:tacacs|radius)-server[^\n]*?[ \t]key|key-string|key(?=[ \t]+\d[ \t])"
-    r"|(?:encrypted-|simple-|plaintext-)?password|secret|psksecret|auth_pass|requirepass"
+    r"|(?:encrypted-|simple-|plaintext-|remote_)?password|secret|psksecret|auth_pass|requirepass"
     r"|masterauth|(?:snmp-server[ \t]+)?community|(?:ro|rw)community6?"
     r"|authCommunity[ \t]+[a-z,]+|crypto[ \t]+isakmp[ \t]+key"
     r"|(?:ikev[12][ \t]+)?(?:(?:local|remote)-authentication[ \t]+)?pre-shared-key"
@@ -680,7 +682,8 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
                      "סיסמה", "رمز عبور", "باسورد", "khẩu", "পাসওয়ার্ড", "கடவுச்சொல்", "รหัสผ่าน",
                      "arola")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
-_PHONE_WORDS = (r"(?<![a-z])(?:phone|phone_?number|mobile_?phone|wa_id|tel|mobile?|handy|"
+_PHONE_WORDS = (r"(?<![a-z])(?:phone|phone_?number|mobile_?phone|wa_id|contacto|contato|tel|"
+                r"mobile?|handy|"
                 r"celular|cellulare|m[óo]vil|portable|"
                 r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone)[ \t]+number|"
                 r"nomor(?:[ \t]+hp)?|"
@@ -691,8 +694,8 @@ _PHONE_WORDS = (r"(?<![a-z])(?:phone|phone_?number|mobile_?phone|wa_id|tel|mobil
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
                 "नंबर|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
                 r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி")
-_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "नंबर", "व्हाट्सऐप", "جوال", "موبايل",
-                  "شماره",
+_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "ontact", "ONTACT", "नंबर", "व्हाट्सऐप",
+                  "جوال", "موبايل", "شماره",
                   "تلفن", "simu", "atel", "தொலைபேசி", "sisdn", "SISDN", "umber", "UMBER", "úmero",
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
@@ -738,8 +741,8 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
                     "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
                     "รหัสผ่าน", "parola")
-_PHONE_STARTS = ("phone", "wa_id", "tel", "mobil", "handy", "celular", "cellulare", "vil",
-                 "portable",
+_PHONE_STARTS = ("phone", "wa_id", "contact", "tel", "mobil", "handy", "celular", "cellulare",
+                 "vil", "portable",
                  "whatsapp", "msisdn", "my number", "new number", "cell ", "cell.", "cell:",
                  "nomor", "mi n", "mio n", "meu n", "mon n", "mein n", "mijn n", "ел.", "नंबर",
                  "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "simu", "natel", "தொலைபேசி",
@@ -753,8 +756,8 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
-_PHONE_PREFILTER = (r"(?i)phone|wa_id|(?:^|[^a-z])t[ea]l|mobil|handy|celular|cellulare|m[ao]vil|"
-                    r"portable|"
+_PHONE_PREFILTER = (r"(?i)phone|wa_id|contac?to|(?:^|[^a-z])t[ea]l|mobil|handy|celular|"
+                    r"cellulare|m[ao]vil|portable|"
                     r"whatsapp|sms|"
                     r"(?:my|new|cell) number|cell[ .:]|msisdn|nomor|n[au]mero|simu|natel|"
                     r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
@@ -884,22 +887,25 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])cqlsh\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])sshpass[ \t]+-p[ \t]*"
        r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
-       r"|(?<![\w-])htpasswd(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*"
+       r"|(?<![\w-])(?:htpasswd|mosquitto_passwd)(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*"
        r"(?:[ \t]+[^\s-]\S*){2}[ \t]+"
        r"|(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-u|--user)[ \t]+['\"]?[^\s:'\"]*:"
        r"|(?<![\w-])curl\b[^\n|&]*?[ \t](?:-b|--cookie)[ \t]+"
        r"|(?<![\w-])az[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
+       r"|(?<![\w-])mosquitto_(?:pub|sub|rr)\b[^\n|;&]*?[ \t]-P[ \t]+"
+       r"|(?<![\w-])openssl[ \t]+passwd(?:[ \t]+-\w+)*[ \t]+"
        r"|(?<![\w-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+)"
        r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)", v.secret_value_ok,
        prefilter=r"--(?:pass|access-token|api-key|auth-token|token|client-secret|secret)"
                  r"|mysql|mariadb|redis-cli|cqlsh|sshpass|docker|htpasswd|curl|az[ \t]+login"
-                 r"|rabbitmqctl|wandb", group=1,
+                 r"|rabbitmqctl|wandb|mosquitto_|openssl[ \t]+passwd", group=1,
        needles=("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd",
-                "curl", "login", "rabbitmqctl", "cqlsh"),
+                "curl", "login", "rabbitmqctl", "cqlsh", "mosquitto_", "openssl"),
        start=_at_literal(("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
-                          "htpasswd", "curl", "az", "rabbitmqctl", "wandb", "cqlsh")),
+                          "htpasswd", "curl", "az", "rabbitmqctl", "wandb", "cqlsh",
+                          "mosquitto_", "openssl")),
        starts=((r"--[a-z]{3}|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]|rabbi"
-                r"|wandb|cqlsh", 5),
+                r"|wandb|cqlsh|mosqu|opens", 5),
                (r"az[ \t]", 3))),
     # Redis's MONITOR prints every command, AUTH's password too: "AUTH" ["user"] "password".
     _d("secret_assignment",
@@ -1231,6 +1237,19 @@ DETECTORS: tuple[Detector, ...] = (
     # indented, alone on its line with a password-shaped value.
     _d("secret_assignment", r"(?m)^[ \t]+key[ \t]+([^\s\"]{8,})[ \t]*$", v.told_password,
        prefilter=r"key[ \t]+[^ \t\r\n\"]{8}", group=1, needles=("key",)),
+    # Tasmota's console (Backlog ...; Password1 X; MqttPassword Y), Teltonika's SMS commands
+    # ('<user> <password> <command>'), a modem's MQTT login (AT+QMTCONN=0,"client","user",
+    # "password"), Azure DPS's symmetric key in its errors.
+    _d("secret_assignment", r"(?<![\w])(?:MqttPassword|WebPassword|Password[1-3])[ \t]+([^;\s]+)",
+       v.table_secret_ok, prefilter=r"(?:MqttPassword|WebPassword|Password[1-3])[ \t]", group=1,
+       needles=("Password",)),
+    _d("secret_assignment", r"SMS command from [^:\n]*: '\S+ (\S+) ", v.table_secret_ok,
+       prefilter=r"SMS command from ", group=1, needles=("SMS command",)),
+    _d("secret_assignment", r"AT\+QMTCONN=\d+,\"[^\"\n]*\",\"[^\"\n]*\",\"([^\"\n]+)\"",
+       v.secret_value_ok, prefilter=r"AT\+QMTCONN=", group=1, needles=("QMTCONN",)),
+    _d("secret_assignment", r"(?i)symmetric[ _-]?key[^:\n]{0,12}:[ \t]*([A-Za-z0-9+/]{40,}={0,2})",
+       v.tokenish, prefilter=r"(?i)symmetric[ _-]?key", group=1,
+       needles=("ymmetric", "YMMETRIC")),
     # strongSwan's ipsec.secrets: "<ids> : PSK "x"", ": EAP "x"", ": XAUTH "x"".
     _d("secret_assignment", r":[ \t]*(?:PSK|EAP|XAUTH)[ \t]+\"([^\"\n]{4,})\"",
        v.secret_value_ok, prefilter=r":[ \t]*(?:PSK|EAP|XAUTH)[ \t]+\"", group=1,
@@ -1318,9 +1337,12 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=rf"(?i)name=\\?\"[^\"\r\n]*(?:{_FIELD_SECRET_PREFILTER})", group=1,
        needles=("name=", "NAME="), start=_at_literal(("name=",), fold=True)),
     _d("secret_assignment",
-       rf"(?i)<([\w:.-]*(?:{_FIELD_SECRET})[\w.-]*)(?<!hex)(?<!hash)(?<!sha256)(?<!sha1)>"
+       # (attributes too: WS-Security's <wsse:Password Type="...#PasswordText">)
+       rf"(?i)<([\w:.-]*(?:{_FIELD_SECRET})[\w.-]*)(?<!hex)(?<!hash)(?<!sha256)(?<!sha1)"
+       r"(?:[ \t][^<>\n]*)?>"
        r"([^<\s][^<\n]{3,})</\1>", v.secret_value_ok,
-       prefilter=rf"(?i)<[A-Za-z0-9_:.-]*(?:{_FIELD_SECRET_PREFILTER})[A-Za-z0-9_.-]*>",
+       prefilter=rf"(?i)<[A-Za-z0-9_:.-]*(?:{_FIELD_SECRET_PREFILTER})[A-Za-z0-9_.-]*"
+                 r"(?:[ \t][^<>\r\n]*)?>",
        group=2, needles=("<",), start=_at_literal(("<",))),
     _d("secret_assignment",
        rf"(?i)\[\"[^\"\n]*(?:{_FIELD_SECRET})[^\"\n]*\"\]=>\s*"
@@ -1340,7 +1362,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (a bare "session" holding 32 hex digits is a WebDriver's or a kernel's id)
        r"(?i)(?<![\w.-])(?:[\w-]*_session(?:_?id)?|session(?!=[0-9a-f]{32}(?![\w%.-]))"
        r"|sessionid|session_id|jsessionid|_?oauth2_proxy"
-       r"|phpsessid|connect\.sid|asp\.net_sessionid|sid)=([^;\s\"'&,|]{16,})", v.session_cookie_ok,
+       r"|phpsessid|connect\.sid|asp\.net_sessionid|moodlesession|sid)=([^;\s\"'&,|]{16,})",
+       v.session_cookie_ok,
        prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid|sid|oauth2_proxy)=",
        group=1, needles=("ession", "ESSION", "SESSID", "sessid", "connect.sid", "sid=", "SID=",
                          "oauth2_proxy="),

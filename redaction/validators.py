@@ -368,7 +368,8 @@ def ipv6_private_ok(candidate: str) -> bool:
 # secretKeyRef, "auth: token", "credentials: db-password".
 _NAMES_A_SECRET = re.compile(
     r"(?i)(?:[a-z0-9]+[-_.])*(?:api[-_]?key|apikey|passw(?:or)?d|pass|token|secret|credentials?|"
-    r"(?:access|secret|private|auth)[-_]?key|client[-_]?secret)s?")
+    # (a Secret's key under a secretKeyRef: "key: id_key")
+    r"(?:access|secret|private|auth)[-_]?key|client[-_]?secret|key|connection[-_]?string)s?")
 
 
 # A file path (GOOGLE_APPLICATION_CREDENTIALS=/var/secrets/key.json): where a secret is.
@@ -393,6 +394,8 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
                         # Salesforce's merge fields ({!$Credential.Password}), PHP's and
                         # Laravel's getenv('X') and env('X')
                         r"|\{!\$|(?:getenv|env)\("
+                        # Home Assistant's and ESPHome's "!secret mqtt_password"
+                        r"|!secret\b"
                         r"|%24%7[Bb]|%7[Bb]%7[Bb]|(?:var|local|module|data)\.[A-Za-z_][\w.-]*$")
 
 
@@ -402,7 +405,7 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # Terraform's progress words stand where a resource's value would ("..._secret_version.db:
 # Creation complete"), and GitLab prints "[MASKED]", Redis's MONITOR "(redacted)".
 _STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|[•●]{3}|^your[_-]|[_-]here$|^<|change[_-]?me"
-                        r"|^redacted|replace[_-]?me|^(?:fake|dummy)|^value\d*$|^\[secret\]?$"
+                        r"|^\*+redacted\*+$|^redacted|replace[_-]?me|^(?:fake|dummy)|^value\d*$|^\[secret\]?$"
                         r"|^VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|^DATA\+OMITTED$"
                         # a format's placeholder: %(token)s, {password}, {0}
                         r"|^%\(\w+\)[sdr]$|^\{\w*\}?$"
@@ -572,8 +575,13 @@ _FILLER = re.compile(r"(.)\1{5,}")
 
 
 def not_filler(candidate: str) -> bool:
-    """A vendor's key that is not its documentation's placeholder (hf_ and 34 x's)."""
-    return _FILLER.search(candidate) is None
+    """A vendor's key that is not its documentation's placeholder (hf_ and 34 x's, or words:
+    xoxb-your-token-here)."""
+    return _FILLER.search(candidate) is None and _PLACEHOLDER_WORDS.search(candidate) is None
+
+
+_PLACEHOLDER_WORDS = re.compile(r"(?i)(?:^|[_.-])(?:your|here|example|placeholder|replace"
+                                r"|changeme|dummy|fake)(?:[_.-]|$)")
 
 
 def bare_secret_ok(candidate: str) -> bool:

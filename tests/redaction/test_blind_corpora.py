@@ -70,7 +70,33 @@ _SSN_EXAMPLES = ("nine bare digits listed as examples beside dashed SSNs ('SSNs 
                  "...'), no key or word next to them")
 _USER_COLON_PASSWORD = ("token=\"user:password\" (Milvus): the value reads as the next field of a "
                         "struct print (\"token: created_at:...\"), which stays")
+# Corpora CA and CB (IoT and edge devices; HR, education, government, legal).
+_SYNOLOGY_SID = "a session id in a JSON answer's \"sid\" field (Synology's web API, format=sid)"
+_BYTE_ARRAY_KEY = "a Zigbee network key written as a list of sixteen byte values"
+_PREFIX = ("an IPv6 prefix or address with its prefix length (a subscriber's /56): a "
+           "network written as a CIDR block stays")
+_LORAWAN_APP_KEY = "a LoRaWAN AppKey after --root-keys.app-key.key (32 hex digits, no key's name)"
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_ca": {
+        **dict.fromkeys((
+            "T905bFzu0onFC6rAZg7KDDfRWN-gunnbjmwbwM4cO6wCXzecx2KE0WmD4f323_m6Cm-rGk",
+            "dG3X8HkUgAgdQyo9Gw62wNrNZmDWIBE-mJJfn6KkpF4TFJ6uFxpYC94xwP2TbZlfvRzban",
+            "5q4mcMHdUJxVHJXJ0x1rkmKjXJ9sZMAyskN07uhvYMJSPy3atyttOoOB2WRIIAdV7KPYJO"),
+            _SYNOLOGY_SID),
+        **dict.fromkeys((
+            "[208, 93, 60, 223, 95, 220, 0, 8, 240, 214, 112, 243, 85, 119, 0, 67]",
+            "[159, 174, 88, 29, 185, 182, 84, 222, 148, 250, 176, 48, 58, 245, 218, 237]"),
+            _BYTE_ARRAY_KEY),
+        **dict.fromkeys(("2a02:c207:f24e:bbde:d7ce:80e6:87f:7114", "2003:e6:e241:87fd::",
+                         "2a02:8108:69b0:4e97::", "2a02:c207:a3a1:9de9::", "2003:e6:aad7:e67b::"),
+                        _PREFIX),
+        **dict.fromkeys(("C1026BE55AC964131B5250F067B74C68", "CF0FF6A872CB916429990E524C8B8C51"),
+                        _LORAWAN_APP_KEY),
+    },
+    "corpus_cb": {
+        "%28213%29+495-6068": "a phone in a form body, '+' for its space (form encoding), which "
+                              "the percent-decoded reading keeps as '+'",
+    },
     "corpus_ba": {
         "737 74 99 50": "a Spanish number in parentheses after an address, no word for a phone",
         "605 10 04 98": _CSV_COLUMNS,
@@ -201,6 +227,14 @@ _AWS_EXAMPLE = ("AWS's documentation key pair (AKIA...EXAMPLE): redacted like an
                 "data stands it in for real ones (this project's own corpus does)")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    "corpus_ca": dict.fromkeys(("ca-0163", "ca-0222", "ca-0342"), _AWS_EXAMPLE),
+    "corpus_cb": {
+        **dict.fromkeys(("cb-0156", "cb-0250"), "school codes shaped as North American phone "
+                                                "numbers (ddd-ddd-dddd) in a list"),
+        **dict.fromkeys(("cb-0197", "cb-0201", "cb-0249"),
+                        "webhook_url_secret naming the secret's entry in a store "
+                        "(slack-webhook-payroll): a value under a secret's key"),
+    },
     "corpus_ba": {
         "ba-0183": "an EAN-13 barcode starting with 4 that passes Luhn: a 13-digit Visa number",
         **dict.fromkeys(("ba-0238", "ba-0250", "ba-0268", "ba-0285"),
