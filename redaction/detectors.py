@@ -611,6 +611,10 @@ def _after(literal: str, pattern: str, *, group: int, prefilter: str = "") -> De
 # and, in the prefilter's syntax, a necessary condition for it.
 _FIELD_SECRET = r"passw(?:or)?d|pwd|secret|token|api_?key|pre-?shared-?key|passphrase"
 _FIELD_SECRET_PREFILTER = r"passw|pwd|secret|token|api_?key|pre-?shared-?key|passphrase"
+#: The words before a user@host that is an SSH login, not an address (ssh pi@host, sftp
+#: connect feeds@host); the joined pass reads them too (joined.py).
+SSH_LOGIN_WORDS = ("ssh", "sftp", "scp", "connect")
+_NOT_AN_SSH_LOGIN = "".join(rf"(?<!{word} )" for word in SSH_LOGIN_WORDS)
 
 # Network gear's config lines (see the detector): where one starts, its secrets' keywords
 # (Cisco, Junos, FortiOS, EdgeOS, BIRD, keepalived, FreeRADIUS, BIND, Redis, snmpd), the type
@@ -1463,7 +1467,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("email",
        # not a URL's user (ssh://git@host.corp:2222/...)
        # not an SSH login (ssh pi@host, sftp connect feeds@host)
-       rf"(?<![\w.+%$-])(?<!placeholder=[\"'])(?<!://)(?<!ssh )(?<!sftp )(?<!scp )(?<!connect )"
+       rf"(?<![\w.+%$-])(?<!placeholder=[\"'])(?<!://){_NOT_AN_SSH_LOGIN}"
        rf"[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])"

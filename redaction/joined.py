@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .detectors import Detector, Finding, resolve
+from .detectors import SSH_LOGIN_WORDS, Detector, Finding, resolve
 from .prefilter import Prefilter
 from .validators import email_ok
 
@@ -53,6 +53,8 @@ _ID_TAIL = re.compile(r"[-_](?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,}")
 
 
 def _glued_message_id(text: str, start: int) -> bool:
+    """An address the joined reading cut out of something that is none: a message id, a
+    variable's name as a URL's user, an SSH login (the plain pass refused each whole)."""
     if start < 2 or text[start - 1] not in "-_":
         return False
     if _VARIABLE_BEFORE.search(text, max(0, start - 64), start) is not None:
@@ -68,7 +70,8 @@ def _glued_message_id(text: str, start: int) -> bool:
 
 _HEX_ID = frozenset("0123456789abcdefABCDEF-.")
 _VARIABLE_BEFORE = re.compile(r"\$\{?[A-Z][A-Z0-9_]*[-_]$")
-_SSH_LOGIN_BEFORE = re.compile(r"(?:^|[^\w.+%$-])(?:ssh|sftp|scp|connect) [\w.+%-]*[-_]$")
+_SSH_LOGIN_BEFORE = re.compile(r"(?:^|[^\w.+%$-])(?:" + "|".join(SSH_LOGIN_WORDS)
+                               + r") [\w.+%-]*[-_]$")
 
 
 def spaced(text: str) -> str:
