@@ -42,6 +42,9 @@ _R = r"(?![A-Za-z_+\d-]|\.\d)"
 # Not inside a hex dump (od, xxd, hexdump: "0001560 08 00 00 00 40 00 00 00"): no byte of two
 # hex digits, one of them a digit, right before ("de " in prose is a word, not a byte).
 _NOT_IN_HEX_DUMP = r"(?<![0-9A-Fa-f][0-9] )(?<![0-9][0-9A-Fa-f] )"
+# Not a time's seconds and what follows them: "16:16:00.233 28601 28601" (logcat's seconds,
+# process and thread ids), "00:00:00.272 25746" (a Python log's seconds and pid).
+_NOT_SECONDS = r"(?<!\d:)"
 # Not a time under a key that says so ("ns": 2302989477428812, "ts_ms": 1717..., time=...).
 _NOT_A_CLOCK = "".join(rf"(?<!{k}\": )(?<!{k}\":)(?<!{k}=)" for k in (
     "ns", "ms", "us", "ts", "time", "stamp", "nanos", "millis", "epoch"))
@@ -1517,7 +1520,7 @@ DETECTORS: tuple[Detector, ...] = (
     # A separator may follow the 00 ("00 49 30 1234567"), then the country code. Not three
     # groups of five digits (Windows' product id, "00330-80000-00000-AA...", or its joined
     # reading with spaces).
-    _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})" + _L + _NOT_IN_HEX_DUMP
+    _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})" + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
        + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})"
        r"|[ .-][1-9]\d{0,2}(?:[ .-]\d{1,8}){1,5})" + _R + _NOT_BEFORE_HEX_BYTES,
        v.international_00_ok,
@@ -1664,9 +1667,10 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_class(r"\d", 1), joined=_joined_digits(10),
        starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
-    _d("phone", r"(?=0)" + _L + _NOT_IN_HEX_DUMP
+    # Not Chromium's log prefix ("[0701/114930:WARNING:...]": the month, day and time).
+    _d("phone", r"(?=0)" + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
        + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
-       r"|0\d{4,5}[ -]\d{5,6}|0\d{2,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8})" + _R
+       r"|0\d{4,5}[ -]\d{5,6}|0\d{2,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8}(?!:[A-Z]))" + _R
        + _NOT_BEFORE_HEX_BYTES,
        v.national_ok,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{4,5}[ -]\d{5}"

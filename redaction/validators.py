@@ -198,9 +198,16 @@ def phone_digits_ok(candidate: str) -> bool:
 
 def national_ok(candidate: str) -> bool:
     """A national number with its trunk 0: 10 to 12 digits, and an area code after the 0
-    (never 0 itself: "00000 00003" and "0003-00012345" are references)."""
+    (never 0 itself: "00000 00003" and "0003-00012345" are references), not a date and a
+    time (HDFS's "081109 203615": 2008-11-09 at 20:36:15)."""
     numerals = digits(candidate)
-    return 10 <= len(numerals) <= 12 and numerals[1] != "0"
+    return (10 <= len(numerals) <= 12 and numerals[1] != "0"
+            and _DATE_TIME.fullmatch(candidate) is None)
+
+
+# A date (YYMMDD) and a time (HHMMSS), as HDFS and other Hadoop-era logs start their lines.
+_DATE_TIME = re.compile(r"\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[ -]"
+                        r"(?:[01]\d|2[0-3])[0-5]\d[0-5]\d")
 
 
 def told_phone_ok(candidate: str) -> bool:
@@ -283,9 +290,10 @@ def _ipv4_scope(candidate: str) -> str | None:
     # 127/8 is loopback, 224/4 multicast groups and 240/4 reserved (255.255.255.255 too).
     if a in (0, 127) or a >= 224:
         return "nobody"
-    # x.y.0.0 is a /16 network's own address, and the shape of a four-part version
-    # (AssemblyVersion("5.3.0.0")): no host.
-    if candidate.endswith(".0.0"):
+    # x.y.z.0 is a network's own address ("failed network connection on network 5.5.224.0")
+    # or a four-part version (AssemblyVersion("5.3.0.0"), "~amd64~~6.1.34.0" in a Windows
+    # package's name): no host.
+    if candidate.endswith(".0"):
         return "nobody"
     # RFC 1918, carrier-grade NAT (RFC 6598, pod networks use it) and link-local: addresses
     # the Internet does not route, i.e. a cluster's pods, services and nodes.
@@ -473,7 +481,16 @@ _NOT_A_VALUE = re.compile(
     # a spec of options (docker build --secret id=npmrc,src=$(HOME)/.npmrc)
     r"|[a-z]+=[^,\s]*,[a-z]+="
     # an entry point (detect-secrets = detect_secrets.main:main)
-    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+:[A-Za-z_]\w*$")
+    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+:[A-Za-z_]\w*$"
+    # an object as Java and Android print it: its class and identity hash
+    # (android.os.BinderProxy@2bd79ce, Token{a64f992 ActivityRecord{...}})
+    r"|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:@|\{)[0-9a-f]{5,8}(?![0-9A-Za-z])"
+    # a reverse-DNS name (com.apple.xpc.activity/4505) and Android's notification key
+    # (0|com.tencent.mm|4097|null|10112)
+    r"|(?:com|org|net|io|android|androidx)\.[a-z]\w*(?:\.\w+)+(?:/|$)"
+    r"|-?\d+\|(?:com|org|net|io|android|androidx)\.\w+(?:\.\w+)*\|"
+    # a Debian package's architecture (libsecret-1-0:amd64)
+    r"|(?:amd64|arm64|i386|armhf|armel|ppc64el|s390x|riscv64|mips64el)\W?$")
 
 
 def secret_value_ok(candidate: str) -> bool:
@@ -665,7 +682,10 @@ def ldap_password_ok(candidate: str) -> bool:
 # A message's id, not a mailbox (Message-ID, In-Reply-To, a relay's msgid=): mail servers
 # name them by hosts no one has a mailbox on (Gmail's mail.gmail.com, Exchange Online's
 # *.prod.outlook.com), JavaMail by its own name, others by a UUID or a run of hex digits.
-_MESSAGE_ID_HOST = re.compile(r"(?i)mail\.gmail\.com|.*\.prod\.outlook\.com")
+_MESSAGE_ID_HOST = re.compile(r"(?i)mail\.gmail\.com|.*\.prod\.outlook\.com"
+                              # a systemd unit's instance (getty@tty1.service, user@1000.service)
+                              r"|.*\.(?:service|socket|target|timer|mount|automount|path|slice"
+                              r"|scope|device|swap)")
 # SSH's algorithm names (chacha20-poly1305@openssh.com, curve25519-sha256@libssh.org)
 _SSH_ALGORITHM_HOST = re.compile(r"(?i)openssh\.com|libssh\.org")
 _MACHINE_LOCAL = re.compile(r"(?=(?:[.-]*[0-9a-fA-F]){16})(?=.*\d)[0-9a-fA-F.-]+")
