@@ -98,6 +98,7 @@ RE2_PATTERNS: dict[str, str] = {
                r"|/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24}"
                r"|pypi-[A-Za-z0-9_-]{50,}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20,}"
                r"|lsv2_(pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|do[por]_v1_[0-9a-f]{64}"
+               r"|nvapi-[A-Za-z0-9_-]{40,}"
                r"|sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
                r"|AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}|[0-9]{8,10}:AA[A-Za-z0-9_-]{33}"
                r"|https://(canary\.|ptb\.)?discord(app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{60,})",
@@ -105,7 +106,8 @@ RE2_PATTERNS: dict[str, str] = {
                     r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z][\w-]*[ \t]+)?"
                     r"[A-Za-z0-9._~+/=-]{12,}",
     "secret_assignment": r"(?i)(api[_-]?key|apikey|secret|token|passw(or)?d|pwd|credentials?|"
-                         r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key)"
+                         r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key"
+                         r"|x-honeycomb-team)"
                          r"[\"']?\s*[:=]\s*[\"']?[^\s\"',;&<>]{6,}"
                          r"|(password|identified\s+by)\s+['\"][^'\"\n]+['\"]"
                          r"|(password|passwd|passcode|pwd|api[ _-]?key|secret|token)\s+(is|was)"

@@ -37,7 +37,8 @@ def _edge(before: str) -> str:
     return rf"(?:(?<![{before}])|{_ESC})"
 
 
-_L = _edge(r"A-Za-z_.+\d-")
+# (after an ellipsis too: a snippet's cut, "Evidence snippet: ...833-74-8156")
+_L = "(?:" + _edge(r"A-Za-z_.+\d-") + r"|(?<=\.\.\.))"
 _R = r"(?![A-Za-z_+\d-]|\.\d)"
 # Not inside a hex dump (od, xxd, hexdump: "0001560 08 00 00 00 40 00 00 00"): no byte of two
 # hex digits, one of them a digit, right before ("de " in prose is a word, not a byte).
@@ -695,7 +696,8 @@ _PHONE_WORDS = (r"(?<![a-z])(?:phone|phone_?number|mobile_?phone|wa_id|contacto|
                 r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone)[ \t]+number|"
                 r"nomor(?:[ \t]+hp)?|"
                 r"(?:mi|mio|meu|mon|mein|mijn)[ \t]+n[úu]mero|"
-                r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llámame|ligue|zadzwo\w*)(?![a-z])|"
+                r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llamada|llámame|ligue|zadzwo\w*|"
+                r"(?:ri)?chiam(?:a|ami|are|arm[ei]|ate|atemi)|richiamo)(?![a-z])|"
                 "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])|"
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
@@ -706,7 +708,8 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "ontact", "ONTACT", "�
                   "تلفن", "simu", "atel", "தொலைபேசி", "sisdn", "SISDN", "umber", "UMBER", "úmero",
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
-                  "ovil", "ortable", "lam", "igue", "adzwo", "sms", "SMS", "hatsapp", "電話",
+                  "ovil", "ortable", "lam", "hiam", "igue", "adzwo", "sms", "SMS", "hatsapp",
+                  "電話",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
                  "call", "ring", "text")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
@@ -753,8 +756,9 @@ _PHONE_STARTS = ("phone", "wa_id", "contact", "tel", "mobil", "handy", "celular"
                  "whatsapp", "msisdn", "my number", "new number", "cell ", "cell.", "cell:",
                  "nomor", "mi n", "mio n", "meu n", "mon n", "mein n", "mijn n", "ел.", "नंबर",
                  "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "simu", "natel", "தொலைபேசி",
-                 "sms", "llam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機", "연락처",
-                 "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me", "text me")
+                 "sms", "llam", "chiam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機",
+                 "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
+                 "text me")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
 _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
@@ -767,7 +771,7 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_id|contac?to|(?:^|[^a-z])t[ea]l|mobil|handy|c
                     r"cellulare|m[ao]vil|portable|"
                     r"whatsapp|sms|"
                     r"(?:my|new|cell) number|cell[ .:]|msisdn|nomor|n[au]mero|simu|natel|"
-                    r"llam(?:ar|e|ame)|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
+                    r"llam(?:ar|e|ame|ada)|chiam|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
 
@@ -842,19 +846,35 @@ DETECTORS: tuple[Detector, ...] = (
                (r"https://hooks\.slack\.com/", 24), (r"/services/T", 11))),
     # More vendors, each by its prefix: LangSmith (lsv2_pt_, lsv2_sk_), DigitalOcean (dop_v1_),
     # Mapbox secret tokens (sk.eyJ...; pk. ones are public), Firebase Cloud Messaging's legacy
-    # server keys, Telegram bot tokens (id:AA...), Discord webhooks, Prefect Cloud (pnu_).
+    # server keys, Telegram bot tokens (id:AA...), Discord webhooks, Prefect Cloud (pnu_),
+    # NVIDIA's API keys (nvapi-, NGC and build.nvidia.com).
     _d("api_key",
        _edge("A-Za-z0-9_-") +
        r"(?:lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|do[por]_v1_[0-9a-f]{64}|pnu_[A-Za-z0-9]{36}"
+       r"|nvapi-[A-Za-z0-9_-]{40,}"
        r"|sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
        r"|AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}|\d{8,10}:AA[A-Za-z0-9_-]{33}"
        r"|https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,})"
        r"(?![A-Za-z0-9_-])",
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
-                  r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"),
-       needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/", "pnu_"),
-       start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_"),
-                         20)),
+                  r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"
+                  r"|nvapi-[A-Za-z0-9_-]{40}"),
+       needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/", "pnu_",
+                "nvapi-"),
+       start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_",
+                          "nvapi-"), 20)),
+    # Honeycomb's key goes in a header named for the team; PagerDuty's integration key under
+    # routing_key (32 hex digits; a broker's routing key is a name, "orders.created").
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])x-honeycomb-team\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
+       r"((?<=[\s:=\"'])[A-Za-z0-9_]{20,80})(?![\w-])", v.credential_ok,
+       prefilter=r"(?i)x-honeycomb-team\\*[\"']?[ \t]*[:=]", group=1,
+       needles=("oneycomb", "ONEYCOMB"), start=_at_literal(("x-honeycomb-team",), fold=True)),
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])routing[_-]?key\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
+       r"((?<=[\s:=\"'])[0-9a-f]{32})(?![\w-])",
+       prefilter=r"(?i)routing[_-]?key\\*[\"']?[ \t]*[:=][ \t\\\"']*[0-9a-f]{32}", group=1,
+       needles=("outing", "OUTING"), start=_at_literal(("routing",), fold=True)),
     # Twilio's client made with the account SID and, beside it, the auth token.
     _d("api_key",
        r"\bClient(?:\.new)?\([ \t]*[\"']AC[0-9a-f]{32}[\"'][ \t]*,[ \t]*[\"']([0-9a-f]{32})[\"']",
@@ -884,10 +904,16 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"://[A-Za-z0-9_.~-]{20,}@", group=1, needles=("://",),
        start=_at_literal(("://",), 31)),
     # Passwords on command lines: --password X, mysql -pX, redis-cli -a X, sshpass -p X,
-    # docker login -p X, htpasswd -b file user X.
+    # docker login -p X, htpasswd -b file user X; a tool's own key (--wandb-api-key X); the
+    # tools of a security test (nxc smb ... -p X, evil-winrm, hydra) and Windows' net user.
     _d("secret_assignment",
        r"(?:(?<![\w-])--(?:password|passwd|pass|access-token|api-key|auth-token|token"
        r"|client-secret|secret)(?![\w-])(?:=|[ \t]+)"
+       r"|(?<![\w-])--[a-z][\w-]*?-(?:api-key|password|passwd|secret|access-token|auth-token)"
+       r"(?![\w-])(?:=|[ \t]+)"
+       r"|(?<![\w-])(?:nxc|netexec|crackmapexec|cme|evil-winrm|hydra|kerbrute|smbmap)\b"
+       r"[^\n|;&]*?[ \t]-p[ \t]+"
+       r"|(?<![\w-])net[ \t]+user[ \t]+[^\s/*\"']+[ \t]+(?=[^\s/*])"
        r"|(?<![\w-])wandb[ \t]+login(?:[ \t]+--[\w-]+)*[ \t]+"
        r"|(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p(?=\S)"
        r"|(?<![\w-])redis-cli\b[^\n|;&]*?[ \t]-a[ \t]+"
@@ -904,16 +930,33 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+)"
        r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)", v.secret_value_ok,
        prefilter=r"--(?:pass|access-token|api-key|auth-token|token|client-secret|secret)"
+                 r"|-(?:api-key|passw|secret|access-token|auth-token)"
                  r"|mysql|mariadb|redis-cli|cqlsh|sshpass|docker|htpasswd|curl|az[ \t]+login"
-                 r"|rabbitmqctl|wandb|mosquitto_|openssl[ \t]+passwd", group=1,
+                 r"|rabbitmqctl|wandb|mosquitto_|openssl[ \t]+passwd"
+                 r"|nxc|netexec|crackmapexec|cme|evil-winrm|hydra|kerbrute|smbmap"
+                 r"|net[ \t]+user", group=1,
        needles=("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd",
-                "curl", "login", "rabbitmqctl", "cqlsh", "mosquitto_", "openssl"),
+                "curl", "login", "rabbitmqctl", "cqlsh", "mosquitto_", "openssl", "nxc",
+                "netexec", "crackmapexec", "cme", "evil-winrm", "hydra", "kerbrute", "smbmap",
+                "net"),
        start=_at_literal(("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
                           "htpasswd", "curl", "az", "rabbitmqctl", "wandb", "cqlsh",
-                          "mosquitto_", "openssl")),
-       starts=((r"--[a-z]{3}|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]|rabbi"
-                r"|wandb|cqlsh|mosqu|opens", 5),
-               (r"az[ \t]", 3))),
+                          "mosquitto_", "openssl", "nxc", "netexec", "crackmapexec", "cme",
+                          "evil-winrm", "hydra", "kerbrute", "smbmap", "net")),
+       starts=((r"--[a-z][\w-]{2}|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]|rabbi"
+                r"|wandb|cqlsh|mosqu|opens|netex|crack|evil-|hydra|kerbr|smbma|net[ \t]u", 5),
+               (r"az[ \t]|nxc|cme", 3))),
+    # A login pair quoted after the word for credentials, as test notes write it ("default
+    # credentials `admin` / `letmein5101`", "identifiants par défaut 'admin' / 'X'").
+    _d("secret_assignment",
+       r"(?i)(?:credential|creds|identifiants|credenciales|credenziali|credenciais"
+       r"|zugangsdaten|anmeldedaten)[^\n`'\"]{0,40}?([`'\"])[^`'\"\s]{1,64}\1[ \t]*/[ \t]*"
+       r"([`'\"])([^`'\"\s]{4,64})\2", v.secret_value_ok,
+       prefilter=r"(?i)(?:credential|creds|identifiants|credenciales|credenziali|credenciais"
+                 r"|zugangsdaten|anmeldedaten)[^\n`'\"]{0,40}[`'\"]", group=3,
+       needles=("red", "RED", "Red", "dentif", "DENTIF", "ugangs", "UGANGS", "nmelde",
+                "NMELDE"),
+       start=_at_literal(("cred", "identif", "zugangs", "anmelde"), fold=True)),
     # Redis's MONITOR prints every command, AUTH's password too: "AUTH" ["user"] "password".
     _d("secret_assignment",
        r"(?i)(?<![\w-])\"auth\"(?:[ \t]+\"[^\"\n]*\")?[ \t]+\"([^\"\n]+)\"", v.secret_value_ok,
@@ -956,8 +999,9 @@ DETECTORS: tuple[Detector, ...] = (
     # secret key's 40 base64 characters (both cases, digits, and a '/' or '+', few '/': not a
     # path), and an Azure storage key's 86 and "==" (not a SHA-512 integrity digest).
     _d("secret_assignment",
-       # (not a run inside a password's hash: $2b$14$<22 salt><31 hash>, split by "." and "$")
-       r"(?<![A-Za-z0-9/+=$.])(?=[A-Za-z0-9]*[/+])([A-Za-z0-9+][A-Za-z0-9/+]{39})"
+       # (not a run inside a password's hash: $2b$14$<22 salt><31 hash>, split by "." and "$";
+       # nor an ssdeep hash's first part, after its block size: "3072:iPHWN8...:wnUz...")
+       r"(?<![A-Za-z0-9/+=$.])(?<!\d:)(?=[A-Za-z0-9]*[/+])([A-Za-z0-9+][A-Za-z0-9/+]{39})"
        r"(?![A-Za-z0-9/+=.$])",
        v.bare_secret_ok, prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9+][A-Za-z0-9/+]{39}"
                                    r"(?:[^A-Za-z0-9/+=]|$)", group=1, needles=("/", "+"),
@@ -1191,7 +1235,8 @@ DETECTORS: tuple[Detector, ...] = (
     # phone within the clause.
     _d("phone",
        rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+])){{0,30}}?(?<!\d)"
-       r"(\d{9,12}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:[ ./-]\d{2,8}){1,4})(?!\d|[./-]\d)",
+       r"\(?(\d{9,12}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:[ ./-]\d{2,8}){1,4})"
+       r"(?!\d|[./-]\d)",
        v.told_phone_ok,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
@@ -1649,6 +1694,15 @@ DETECTORS: tuple[Detector, ...] = (
        v.interface_ipv4_ok, prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d{1,3}/\d", needles=("/",),
        digits=True, start=_at_class(r"\d"), joined=_joined_digits(4, "."),
        joined_prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d{1,3}/\d"),
+    # A defanged address, as threat reports write an indicator so no one clicks it
+    # ("89[.]42[.]110[.]213", "185.220.101(.)4", "203[dot]0[dot]113[dot]9"). "-", "_" and a
+    # space are read alike around it: the joined reading finds nothing new.
+    _d("ipv4", r"(?<![A-Za-z0-9.\]])(?=[\d.]*(?:\[\.\]|\(\.\)|\[dot\]))"
+       r"(?:\d{1,3}(?:\[\.\]|\(\.\)|\[dot\]|\.)){3}\d{1,3}(?![A-Za-z0-9\[(]|\.\d)",
+       v.defanged_ipv4_ok, prefilter=r"\d(?:\[\.\]|\(\.\)|\[dot\])\d",
+       needles=("[.]", "(.)", "[dot]"),
+       digits=True, joined=_nothing_joined,
+       joined_prefilter=r"\d(?:\[\.\]|\(\.\)|\[dot\])\d"),
     # tcpdump's address and port ("IP 104.201.54.116.500 > 192.168.1.2.500: isakmp").
     _d("ipv4", r"(?:(?<=IP )|(?<=IP6 )|(?<=> ))((?:\d{1,3}\.){3}\d{1,3})\.\d{1,5}(?=[ :])",
        v.ipv4_ok, prefilter=r"(?:IP |> )\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d", group=1,

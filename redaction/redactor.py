@@ -152,6 +152,8 @@ def _with_repeats(text: str, found: list[Finding]) -> list[Finding]:
     extra: list[Finding] = []
     for f in found:
         value = f.value
+        if len(value) > 2 and value[0] == value[-1] and value[0] in "'\"`":
+            value = value[1:-1]  # a quoted value, printed bare elsewhere (nxc's "[+] d\\u:pw")
         if len(value) < _REPEAT_MIN:
             continue
         at = text.find(value)

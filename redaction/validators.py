@@ -310,6 +310,11 @@ def ipv4_ok(candidate: str) -> bool:
     return _ipv4_scope(candidate) == "public"
 
 
+def defanged_ipv4_ok(candidate: str) -> bool:
+    """A public address written defanged ("89[.]42[.]110[.]213")."""
+    return ipv4_ok(candidate.replace("[.]", ".").replace("(.)", ".").replace("[dot]", "."))
+
+
 def interface_ipv4_ok(candidate: str) -> bool:
     """A public address with its prefix length whose host bits are set: an interface's
     address (a network's own address, 203.0.113.0/24, names no host; one ending in .0 is
