@@ -513,7 +513,9 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
 # A sampled token and its log probability ({"token": " Paris", "logprob": -0.27}, OpenAI's and
 # vLLM's logprobs): text the model wrote, not a credential. And a key/value pair's key
 # (OTLP/JSON attributes: {"key": "service.name", "value": {...}}): a name, not a key.
-_NOT_LOGPROBS = r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
+_NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
+                 # the same pair in protobuf's text format (key:"span_id" value:{...})
+                 r"(?!\\?[\"']?[ \t]+value[ \t]*:[ \t]*\{)")
 # A key holding a secret's word, read whole, and its closing quote; and, in the prefilter's
 # syntax, a necessary condition for it.
 # A tag's "key" field (Jaeger: {"key": "http.status_code", "type": "int64", "value": 200}).
@@ -654,6 +656,12 @@ _SNMP_USER = r"\bsnmp-server[ \t]+user[ \t][^\n]*?[ \t]"
 _SNMP_FLAG = r"\bsnmp[a-z]*[ \t][^\n|;&]*?[ \t]-[cAX][ \t]*"
 
 
+# A CLI's verb on a resource: the name of a Kubernetes Secret or a service account follows
+# ("kubectl describe secret robot-token-66z81"), not a secret.
+_NOT_A_RESOURCE = "".join(rf"(?<!{verb} )" for verb in (
+    "get", "describe", "delete", "edit", "patch", "create", "label", "annotate"))
+
+
 #: In priority order: when two findings overlap, the one listed first wins.
 def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, pwd: bool
           ) -> Detector:
@@ -662,7 +670,8 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
     words = ["password", "passwd", "passcode", "api", "access", "secret", "token"] + (["pwd"] * pwd)
     spoken = "|".join(_TOLD_WORDS.get(w, w) for w in words)
     needles = [n for w in words for n in (_TOLD_NEEDLES[w], _TOLD_NEEDLES[w].upper())]
-    return _d("secret_assignment", rf"(?i)(?<![\w-])(?:{spoken}){then}", validator,
+    return _d("secret_assignment", rf"(?i)(?<![\w-]){_NOT_A_RESOURCE}(?:{spoken}){then}",
+              validator,
               prefilter=rf"(?i)(?:{spoken}){then_prefilter}", group=1, needles=tuple(needles),
               start=_at_literal(tuple(words), fold=True))
 
@@ -1070,6 +1079,14 @@ DETECTORS: tuple[Detector, ...] = (
        r"[ \t]*\r?$",
        v.table_secret_ok, prefilter=rf"(?i)(?:{_FIELD_SECRET_PREFILTER})[A-Za-z0-9_.-]*[ \t][ \t]",
        group=1, needles=("  ", "\t")),
+    # An attribute in protobuf's text format (an OTLP exporter's debug print) whose key names
+    # a secret: key:"db.password" value:{string_value:"..."}.
+    _d("secret_assignment",
+       r"(?i)\bkey[ \t]*:[ \t]*\\?\"[^\"\n]*(?:passw|pwd|secret|token|api[_.-]?key|auth"
+       r"|cookie|session)[^\"\n]*\\?\"[ \t]+value[ \t]*:[ \t]*\{[ \t]*string_value[ \t]*:"
+       r"[ \t]*\\?\"([^\"\\\n]{4,})", v.secret_value_ok,
+       prefilter=r"(?i)key[ \t]*:[^\r\n]*value[ \t]*:[ \t]*\{[ \t]*string_value", group=1,
+       needles=("string_value",), start=_at_literal(("key",), fold=True)),
     # A browser automation typing into a password field: Playwright's page.fill("#password",
     # "..."), Selenium's send_keys, an agent's {"selector": "input#password", "value": ...}.
     _d("secret_assignment",

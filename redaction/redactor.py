@@ -159,11 +159,19 @@ def _with_repeats(text: str, found: list[Finding]) -> list[Finding]:
         at = text.find(value)
         while at >= 0:
             end = at + len(value)
-            if not any(at < g.end and g.start < end for g in found) and not any(
+            if not _inside_a_word(text, at, end) and not any(
+                    at < g.end and g.start < end for g in found) and not any(
                     at < g.end and g.start < end for g in extra):
                 extra.append(Finding(f.kind, at, end, value))
             at = text.find(value, end)
     return _merge(text, found, extra) if extra else found
+
+
+def _inside_a_word(text: str, start: int, end: int) -> bool:
+    """The text there is part of a longer word: a password "postgres" is not repeated in the
+    scheme "postgresql://"."""
+    return ((start > 0 and text[start - 1].isalnum() and text[start].isalnum())
+            or (end < len(text) and text[end].isalnum() and text[end - 1].isalnum()))
 
 
 # An encoded word starts at a word start or right after a '%' (where a failed try at the word

@@ -402,6 +402,9 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
 # PowerShell reads one from a vault or a prompt ((Get-Secret -Name x), Read-Host), and Zabbix
 # names a macro ({$SNMP_COMMUNITY}), FreeRADIUS an environment variable ($ENV{X}).
 _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\$[A-Z_][A-Z0-9_]*$"
+                        # a shell variable in lower case: snake_case or a secret's own word
+                        # ($redis_password, $pass), not a password that starts with "$"
+                        r"|\$[a-z][a-z0-9]*_[a-z0-9_]*$|\$(?:pass|passwd|password|pwd?|token|secret|key)$"
                         r"|\(?(?:Get|Read|ConvertTo|ConvertFrom|Unprotect|Import|Invoke)-[A-Z]"
                         r"|\{\$[A-Z]|\$ENV\{"
                         # Salesforce's merge fields ({!$Credential.Password}), PHP's and
@@ -417,7 +420,7 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # "YOUR_PASSWORD_HERE", "<your-api-key>", "changeme"). Searched; the last line's are whole values.
 # Terraform's progress words stand where a resource's value would ("..._secret_version.db:
 # Creation complete"), and GitLab prints "[MASKED]", Redis's MONITOR "(redacted)".
-_STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|[•●]{3}|^your[_-]|[_-]here$|^<|change[_-]?me"
+_STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|[•●]{3}|^your[_ -]|[_ -]here$|^<|change[_-]?me"
                         r"|^\*+redacted\*+$|^redacted|replace[_-]?me|^(?:fake|dummy)|^value\d*$|^\[secret\]?$"
                         r"|^VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|^DATA\+OMITTED$"
                         # a format's placeholder: %(token)s, {password}, {0}
@@ -434,7 +437,10 @@ _PROSE_WORDS = frozenset((
     "expired", "changed", "hidden", "stored", "unset", "empty", "blank", "omitted", "prompted",
     "generated", "encrypted", "masked", "removed", "rotated", "updated", "injected", "mounted",
     "read", "set", "see", "same", "from", "via", "will", "must", "should", "is", "was",
-    "are", "not", "never", "ignored", "disabled", "enabled", "inherited", "unchanged"))
+    "are", "not", "never", "ignored", "disabled", "enabled", "inherited", "unchanged",
+    # what prose calls the flag itself ("does not recognize --api-key argument"), and booleans
+    "argument", "arguments", "option", "options", "flag", "flags", "parameter", "parameters",
+    "variable", "variables", "setting", "settings", "field", "true", "false"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}")
@@ -501,7 +507,10 @@ _NOT_A_VALUE = re.compile(
 def secret_value_ok(candidate: str) -> bool:
     """A value under a secret's key that is not just the name of one, a file's path, a
     reference to where the secret is kept or what a tool prints in its place."""
-    bare = candidate.strip("\"'").rstrip("):")
+    # (quotes and backticks around it, and what ends a sentence or a call after it)
+    bare = candidate.strip("\"'`").rstrip("):`")
+    if bare.endswith(".") and not bare.endswith(".."):  # (an ellipsis stands in for a value)
+        bare = bare[:-1].rstrip("`")
     # a stand-in percent-encoded in a query ("token=%3Credacted%3E")
     plain = unquote(bare) if "%" in bare else bare
     return (any(ch.isalnum() for ch in plain) and _STANDS_IN.search(plain) is None

@@ -1,0 +1,49 @@
+"""Output people paste into the issue threads of LLM-serving projects (vLLM, LiteLLM, Ray,
+Kubernetes, OpenTelemetry), in lines written after the shapes a hunt over such threads found
+changed: prose about a flag, a Kubernetes Secret's name, protobuf's text format, booleans and
+placeholders in backticks, lower-case shell variables, and a password repeated inside a
+longer word."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.redaction import Redactor
+
+
+@pytest.mark.parametrize("text", [
+    # prose about the flag, not its value
+    "# vllm-mlx serve does not recognize --api-key argument",
+    "but there is no mention of an --api-key option for serve.",
+    # a Kubernetes Secret's name after the verb that names it
+    "$ kubectl describe secret builder-token-7hx2k",
+    "- kubectl get secret deployer-token-4m9qz --template='{{.data.token}}'",
+    "kubectl delete secret registry-token-z81kq -n ci",
+    # an OTLP exporter's debug print: a key/value pair in protobuf's text format
+    'attributes:{key:"span_id" value:{string_value:"fd59f6a10c2e7b41"}}',
+    # a boolean and placeholders in backticks, a placeholder in words
+    "run the code as before with `use_auth_token=True`. You can verify with `huggingface-cli`",
+    '    use_auth_token="YOUR TOKEN HERE",',
+    'DATABASE_URL="postgresql://`username`:`password`@localhost:5432/`db_name`?schema=public"',
+    "OPENAI_API_KEY=sk-...",
+    # a shell variable in lower case
+    "ray start --head --redis-port=6379 --redis-password=$redis_password &",
+])
+def test_the_pasted_line_stays(redactor: Redactor, text: str) -> None:
+    assert redactor.redact_text(text, {}) == text
+
+
+def test_a_repeated_password_is_redacted_as_a_word_not_inside_one(redactor: Redactor) -> None:
+    text = 'DATABASE_URL="postgresql://postgres:postgres@localhost:5432/crew_ai"'
+    out = redactor.redact_text(text, {})
+    assert out.startswith('DATABASE_URL="postgresql://[REDACTED:')  # the scheme is kept
+    assert "postgres:" not in out and ":postgres@" not in out
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ('attributes:{key:"db.password" value:{string_value:"Zq8!vR2mWx"}}', "Zq8!vR2mWx"),
+    ("ray start --redis-password=$uperS3cret! --port=6379", "$uperS3cret!"),
+    ("my secret 9f86d081884c7d659a2feaa0c55ad015", "9f86d081884c7d659a2feaa0c55ad015"),
+])
+def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
+    assert value not in redactor.redact_text(text, {})
