@@ -445,7 +445,7 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
 # time_per_token, tokenizer) nor keys that index data (cache_key, routing_key).
 # Each alternative starts with its literal and looks behind only once that matched: a
 # look-behind first would run at every position of every line.
-_NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|len)\b)"
+_NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|len|logprobs?)\b)"
                      # a page's place in a listing (page_token, nextPageToken, NextToken)
                      + "".join(rf"(?<!{w}[_ -]token)(?<!{w}token)" for w in (
                          "page", "next", "continuation", "sync", "resume", "progress",
@@ -1698,7 +1698,10 @@ DETECTORS: tuple[Detector, ...] = (
        "ipv4", r"(?=\d)" + _edge(r"\w.-") + _NOT_A_VERSION + r"(?:\d{1,3}\.){3}\d{1,3}"
        # (after a "/", one or two digits are a prefix length; more are a port, as the ASA
        # writes "outside:161.46.172.62/5205")
-       r"(?![\w-]|\.\w|/(?!32(?!\d))\d\d?(?!\d))", v.ipv4_ok,
+       r"(?![\w-]|\.\w|/(?!32(?!\d))\d\d?(?!\d))"
+       # (not llama.cpp's log stamp: minutes, seconds, ms and µs, then the level: "16.15.202.152
+       # I srv  load: ...")
+       r"(?<!\.\d{3}\.\d{3}(?=[ \t][DIWE][ \t]))", v.ipv4_ok,
        prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d", needles=(".",), digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(4, "."),
        # Not after a dot (the pattern looks behind for one): "10.1.2.3" starts once, not

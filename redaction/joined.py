@@ -29,19 +29,22 @@ __all__ = ["glued_number", "scan_plain", "spaced"]
 # An order or ticket code's letters ("ORD-", "INV_"), right before a number.
 _CODE_BEFORE = re.compile(r"[A-Z]{2,}[-_]$")
 _BLOCK_ID_BEFORE = re.compile(r"(?<![A-Za-z])blk_-?$")
+_VERSION_BEFORE = re.compile(r"(?i)(?<![a-z])(?:linux|kernel|version|release|ver|v)[-_]$")
 
 
 def glued_number(text: str, found: Finding) -> bool:
-    """A number the joined reading cut out of an id: an HDFS block's, or a phone number after
-    a code's capitals (ORD-0567-919251) or beside more digit groups (076-0424769-6710935).
-    There the joiner is part of the id, not a separator between a word and a value. And an
-    address's tail cut
-    out of a message id whose local part is a UUID (<9fc...-1f514b5bfaa1@news.example>)."""
+    """A number the joined reading cut out of an id: an HDFS block's, a version's four parts,
+    or a phone number after a code's capitals (ORD-0567-919251) or beside more digit groups
+    (076-0424769-6710935). There the joiner is part of the id, not a separator between a word
+    and a value. And an address's tail cut out of a message id whose local part is a UUID
+    (<9fc...-1f514b5bfaa1@news.example>)."""
     if found.kind == "email":
         return _glued_message_id(text, found.start)
     start, end = found.start, found.end
     if _BLOCK_ID_BEFORE.search(text, max(0, start - 6), start) is not None:
         return True  # an HDFS block's id (blk_3852281952649038166, blk_-4980916519894289629)
+    if found.kind == "ipv4":  # a four-part version (Linux-5.15.153.1-microsoft-standard)
+        return _VERSION_BEFORE.search(text, max(0, start - 12), start) is not None
     if found.kind != "phone":
         return False
     if _CODE_BEFORE.search(text, max(0, start - 12), start) is not None:

@@ -440,7 +440,9 @@ _PROSE_WORDS = frozenset((
     "are", "not", "never", "ignored", "disabled", "enabled", "inherited", "unchanged",
     # what prose calls the flag itself ("does not recognize --api-key argument"), and booleans
     "argument", "arguments", "option", "options", "flag", "flags", "parameter", "parameters",
-    "variable", "variables", "setting", "settings", "field", "true", "false"))
+    "variable", "variables", "setting", "settings", "field", "true", "false", "arg", "args",
+    # a tool's prompt, then its warning on the next line (docker login's "WARNING!")
+    "warning", "warning!", "error", "note"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}")
@@ -491,6 +493,8 @@ _NOT_A_VALUE = re.compile(
     r"|%[A-Z_][A-Z0-9_]*%$|string\(\d+\)?|\d{14}(?:\.\d+)?Z$"
     # a spec of options (docker build --secret id=npmrc,src=$(HOME)/.npmrc)
     r"|[a-z]+=[^,\s]*,[a-z]+="
+    # a service account's token Secret (Mountable secrets: default-token-nwv80)
+    r"|[a-z0-9][a-z0-9.-]*-token-[a-z0-9]{5}$"
     # an entry point (detect-secrets = detect_secrets.main:main)
     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+:[A-Za-z_]\w*$"
     # an object as Java and Android print it: its class and identity hash
@@ -532,10 +536,19 @@ def table_secret_ok(candidate: str) -> bool:
 
 
 def credential_ok(candidate: str) -> bool:
-    """A token (see :func:`tokenish`) that is not one already masked ("sk-...REDACTED")."""
+    """A token (see :func:`tokenish`) that is not one already masked ("sk-...REDACTED") nor
+    documentation's stand-in ("hf_org_api_key_YourOrganizationToken", "abcdef1234567890...")."""
     lower = candidate.lower()
     return (tokenish(candidate) and "..." not in candidate and "…" not in candidate
-            and "***" not in candidate and "redacted" not in lower)
+            and "***" not in candidate and "redacted" not in lower
+            and _WRITTEN_AS_PLACEHOLDER.search(candidate) is None)
+
+
+# Documentation's stand-ins for a token: words that tell the reader what to put there
+# (YourTokenHere, _your_token_, ...Here), and runs typed along the keyboard.
+_WRITTEN_AS_PLACEHOLDER = re.compile(
+    r"(?:^|[_.-])(?:Your|YOUR)(?=[A-Z_.-])|(?<=[a-z])Here$|[_.-](?:your|here)(?:[_.-]|$)"
+    r"|1234567890|0123456789|abcdefghij|(?i:abcdef123456)")
 
 
 def told_password(candidate: str) -> bool:

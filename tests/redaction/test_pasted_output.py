@@ -28,6 +28,22 @@ from servescope.redaction import Redactor
     "OPENAI_API_KEY=sk-...",
     # a shell variable in lower case
     "ray start --head --redis-port=6379 --redis-password=$redis_password &",
+    "# add back vLLM --api-key arg so that it is not logged in plain text",
+    # documentation's stand-ins after Bearer
+    '  -H "Authorization: Bearer lightspeed_xs_pat_YourTokenHere"',
+    '  -H "Authorization: Bearer abcdef1234567890abcdef1234567890abcdef12"',
+    'curl -H "Authorization: Bearer hf_org_api_key_YourOrganizationToken" \\',
+    # llama.cpp's log stamp (minutes, seconds, ms, µs) and a kernel's four-part version
+    "16.15.202.152 I slot get_availabl: id  3 | task -1 | selected slot by LRU, t_last = 1685042",
+    "16.15.202.165 I srv          load:  - found better prompt with f_keep = 0.308, sim = 0.298",
+    "Python platform: Linux-5.15.153.1-microsoft-standard-WSL2-x86_64-with-glibc2.35",
+    # log probabilities, and a keyword argument passing its own name
+    "text_offset=[0, 1, 7], token_logprobs=[-1.1920928244535389e-07, -2.706014311115723e-05]",
+    "+            token_logprobs=token_logprobs,",
+    # a service account's token Secret, and docker login's prompt then its warning
+    "Mountable secrets:  default-token-nwv80",
+    "    Username: thajeztah\n    Password:\n    WARNING! Your password will be stored "
+    "unencrypted in /root/.docker/config.json.",
 ])
 def test_the_pasted_line_stays(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
@@ -44,6 +60,10 @@ def test_a_repeated_password_is_redacted_as_a_word_not_inside_one(redactor: Reda
     ('attributes:{key:"db.password" value:{string_value:"Zq8!vR2mWx"}}', "Zq8!vR2mWx"),
     ("ray start --redis-password=$uperS3cret! --port=6379", "$uperS3cret!"),
     ("my secret 9f86d081884c7d659a2feaa0c55ad015", "9f86d081884c7d659a2feaa0c55ad015"),
+    # a real token next to the stand-ins' words
+    ("Authorization: Bearer 7Fq2YourKz9P0xLm2Qw8Rt5Yv", "7Fq2YourKz9P0xLm2Qw8Rt5Yv"),
+    # an address followed by a word that is no log level
+    ("connect from 81.2.69.142 I think", "81.2.69.142"),
 ])
 def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     assert value not in redactor.redact_text(text, {})
