@@ -46,6 +46,11 @@ _NOT_IN_HEX_DUMP = r"(?<![0-9A-Fa-f][0-9] )(?<![0-9][0-9A-Fa-f] )"
 # Not a time's seconds and what follows them: "16:16:00.233 28601 28601" (logcat's seconds,
 # process and thread ids), "00:00:00.272 25746" (a Python log's seconds and pid).
 _NOT_SECONDS = r"(?<!\d:)"
+# Not an AWS account's id (twelve digits, "008465319470"): under its key, or in an ARN
+# ("arn:aws:sts::008465319470:assumed-role/...").
+_NOT_AN_ACCOUNT = "(?<!::)" + "".join(rf"(?<!{k}{sep})" for k in ("ccountId", "ccount_id",
+                                                                "ccount")
+                                      for sep in ('":"', '": "', "=", ": ", ":"))
 # Not a time under a key that says so ("ns": 2302989477428812, "ts_ms": 1717..., time=...).
 _NOT_A_CLOCK = "".join(rf"(?<!{k}\": )(?<!{k}\":)(?<!{k}=)" for k in (
     "ns", "ms", "us", "ts", "time", "stamp", "nanos", "millis", "epoch"))
@@ -455,7 +460,7 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                          "idempotency")))
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "replication", "virtual", "primary", "foreign",
-    "idempotency", "dedup",
+    "idempotency", "dedup", "message", "record",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
     # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
     "from", "saved with", "input", "step", "asset", "run", "job",
@@ -464,6 +469,9 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"  # a ULID: a timestamp's 10 characters, then 16
+# An entity's id: its type's word, a joiner, then letters and digits.
+_ENTITY_ID = (r"(?i:user|usr|tenant|org|account|acct|customer|cus|team|project|proj|device"
+              r"|order|workspace|ws)[_-][A-Za-z0-9]+(?![\w.-]*[^\w\s\"',;}\]])")
 _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!:secret)|"
                  # "pass" as a key's word only after a separator, in an object or before "="
                  # (NEXUS_PASS, "pass":, { user, pass: }, pass = x), not in prose ("first
@@ -483,6 +491,9 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!:secret
                  # key='<uuid>'), not a credential
                  r"client[_-]?secret|key(?<![a-z0-9]key)(?![a-z]{2})"
                  rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
+                 # nor an entity's id (a Kafka record's key=tenant-2704, LaunchDarkly's
+                 # context {"kind":"user","key":"usr_x4qk..."})
+                 rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?{_ENTITY_ID})"
                  + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
 # Keys that name where a secret lives or how it is handled, not the secret itself
@@ -514,12 +525,14 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
 # vLLM's logprobs): text the model wrote, not a credential. And a key/value pair's key
 # (OTLP/JSON attributes: {"key": "service.name", "value": {...}}): a name, not a key.
 _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
+                 # LiteLLM's spend log: the key's SHA-256 under api_key, then the spend
+                 r"(?!(?<=[0-9a-f]{64})\\?[\"']\s*,\s*\\?[\"']spend\\?[\"'])"
                  # the same pair in protobuf's text format (key:"span_id" value:{...})
                  r"(?!\\?[\"']?[ \t]+value[ \t]*:[ \t]*\{)")
 # A key holding a secret's word, read whole, and its closing quote; and, in the prefilter's
 # syntax, a necessary condition for it.
 # A tag's "key" field (Jaeger: {"key": "http.status_code", "type": "int64", "value": 200}).
-_NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"'][ \t]*,[ \t]*\\*[\"']"
+_NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\"']"
               r"(?:type|vType)\\*[\"'])")
 _SECRET_KEY = (rf"(?i)(?=[acikpst]){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
                r"\\*[\"']?")
@@ -656,6 +669,12 @@ _SNMP_USER = r"\bsnmp-server[ \t]+user[ \t][^\n]*?[ \t]"
 _SNMP_FLAG = r"\bsnmp[a-z]*[ \t][^\n|;&]*?[ \t]-[cAX][ \t]*"
 
 
+# OTLP/JSON's value object around a string, or around an array of strings (a header's or
+# gRPC metadata's values): {"stringValue": "..."}, {"arrayValue": {"values": [{"stringValue":
+# "..."}]}}.
+_OTLP_VALUE = (r"(?:\{[ \t]*\\?[\"']arrayValue\\?[\"'][ \t]*:[ \t]*\{[ \t]*\\?[\"']values\\?[\"']"
+               r"[ \t]*:[ \t]*\[[ \t]*)?"
+               r"(?:\{[ \t]*\\?[\"']stringValue\\?[\"'][ \t]*:[ \t]*)?")
 # A CLI's verb on a resource: the name of a Kubernetes Secret or a service account follows
 # ("kubectl describe secret robot-token-66z81"), not a secret.
 _NOT_A_RESOURCE = "".join(rf"(?<!{verb} )" for verb in (
@@ -1258,6 +1277,11 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
        start=_at_words(_PHONE_STARTS, 2)),
+    # A Russian mobile number with its trunk 8, as Russia writes it: "8 (922) 073-81-52".
+    _d("phone", r"(?<![\w+(-])8[ -]?\(9\d{2}\)[ -]?\d{3}-\d{2}-\d{2}(?![\w-])",
+       prefilter=r"8[ -]?\(9\d{2}\)[ -]?\d{3}-\d{2}-\d{2}", needles=("(",), digits=True,
+       start=_at_literal(("8",)), joined=_joined_digits(11),
+       joined_prefilter=r"8[ _-]?\(9\d{2}\)[ _-]?\d{3}[_-]\d{2}[_-]\d{2}"),
     # A Brazilian mobile number as Brazil writes it: "(21) 92408-6939".
     _d("phone", r"(?<![\w(])\(\d{2}\) ?9\d{4}-\d{4}(?![\w-])", prefilter=r"\(\d{2}\) ?9\d{4}-\d{4}",
        needles=("(",), digits=True, start=_at_literal(("(",)), joined=_nothing_joined,
@@ -1475,16 +1499,17 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)[\"'](?:name|key)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
        rf"(?:sess(?:ion)?(?:[_-]?id)?|sid|(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET})"
        r"\\?[\"']"
-       r"[ \t]*,[ \t]*\\?[\"']value\\?[\"'][ \t]*:[ \t]*"
-       r"(?:\{[ \t]*\\?[\"']stringValue\\?[\"'][ \t]*:[ \t]*)?\\?[\"']([^\"'\\]{6,})",
+       r"[ \t]*,[ \t]*\\?[\"']value\\?[\"'][ \t]*:[ \t]*" + _OTLP_VALUE
+       + r"\\?[\"']([^\"'\\]{6,})",
        v.secret_value_ok,
        prefilter=r"(?i),[ \t]*\\?[\"']value\\?[\"'][ \t]*:", group=1,
        needles=("alue", "ALUE"), start=_at_literal(("name", "key"), 1, fold=True)),
     # ... and a Cookie or Set-Cookie header as such a pair (HAR): judged as the header is,
     # so a session's id goes and preferences ("lang=en-GB; tz=Europe%2FBerlin") stay.
     _d("secret_assignment",
-       r"(?i)[\"'](?:name|key)\\?[\"'][ \t]*:[ \t]*\\?[\"'](?:set-)?cookie\\?[\"']"
-       r"[ \t]*,[ \t]*\\?[\"']value\\?[\"'][ \t]*:[ \t]*\\?[\"']([^\"'\\]{6,})",
+       r"(?i)[\"'](?:name|key)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?(?:set-)?cookie\\?[\"']"
+       r"[ \t]*,[ \t]*\\?[\"']value\\?[\"'][ \t]*:[ \t]*" + _OTLP_VALUE
+       + r"\\?[\"']([^\"'\\]{6,})",
        v.cookie_header_ok, prefilter=r"(?i)cookie\\?[\"'][ \t]*,[ \t]*\\?[\"']value", group=1,
        needles=("ookie", "OOKIE"), start=_at_literal(("name", "key"), 1, fold=True)),
     # An Authorization header of any scheme (Token, ApiKey, SSWS, Digest, ...): its
@@ -1514,8 +1539,9 @@ DETECTORS: tuple[Detector, ...] = (
        # the value on the same line, or indented on the next (YAML); an empty one ends there
        # (DB_PASSWORD= then the next variable's line)
        _SECRET_KEY + r"\]?[ \t]*(?:=>|[:?]=|[:=])[ \t]*(?:\r?\n[ \t]+(?![\w.-]+:(?:\s|$)))?"
-       # a list of one ('api_key': ['...'], vLLM's non-default args)
-       r"(?:\[[ \t]*)?(?:\\*[\"'])?"
+       # a list of one ('api_key': ['...'], vLLM's non-default args); a repr inside JSON
+       # (Sentry's frame variables: "password": "'...'")
+       r"(?:\[[ \t]*)?(?:\\*[\"'])?'?"
        rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|{_INNER_QUOTE}|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])"
        rf"|&(?![\w.-]*=)){{6,}}+)"
@@ -1583,6 +1609,7 @@ DETECTORS: tuple[Detector, ...] = (
     # groups of five digits (Windows' product id, "00330-80000-00000-AA...", or its joined
     # reading with spaces).
     _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})" + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
+       + _NOT_AN_ACCOUNT
        + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})"
        r"|[ .-][1-9]\d{0,2}(?:[ .-]\d{1,8}){1,5})" + _R + _NOT_BEFORE_HEX_BYTES,
        v.international_00_ok,

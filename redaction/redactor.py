@@ -271,7 +271,11 @@ class Redactor:
         return scan_joined(text, self._detectors, prefilter=self._prefilter)
 
     def redact_text(self, text: str, counts: Counts, *, limit: int | None = None) -> str:
-        """``text`` with every finding replaced (``drop`` masks inside free text)."""
+        """``text`` with every finding replaced (``drop`` masks inside free text). Free text
+        (a log message, a prompt, a pasted span) is cut at ``limit`` characters, by default
+        the policy's ``max_content_chars``."""
+        if limit is None:
+            limit = self.policy.max_content_chars
         return self._redact_str(text, counts, limit, in_text=True)  # type: ignore[return-value]
 
     def _redact_str(self, text: str, counts: Counts, limit: int | None,

@@ -110,9 +110,10 @@ class RedactingSpanExporter(SpanExporter):
         source = dict(span.attributes) if span.attributes else {}
         for model, hashed in r.model_names(source):  # "chat <adapter name>"
             name = _replace_name(name, model, hashed)
-        name = r.redact_text(name, counts) if scan_names else name
+        name = r.redact_text(name, counts, limit=r.policy.max_value_chars) if scan_names else name
         attributes = r.redact_attributes(source, counts, Place.SPAN)
-        events = [Event(r.redact_text(e.name, counts) if scan_names else e.name,
+        events = [Event(r.redact_text(e.name, counts, limit=r.policy.max_value_chars)
+                        if scan_names else e.name,
                         r.redact_attributes(e.attributes, counts, Place.EVENT), e.timestamp)
                   for e in span.events] if span.events else ()
         withheld = r.withholds
@@ -123,7 +124,8 @@ class RedactingSpanExporter(SpanExporter):
         parent = clean_context(span.parent, counts, withheld)
         status = span.status
         if status.description:
-            status = Status(status.status_code, r.redact_text(status.description, counts))
+            status = Status(status.status_code, r.redact_text(
+                status.description, counts, limit=r.policy.max_value_chars))
         if counts:
             if self.summary:
                 attributes[SUMMARY_COUNT] = sum(counts.values())

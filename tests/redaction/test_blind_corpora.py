@@ -228,10 +228,6 @@ _AWS_EXAMPLE = ("AWS's documentation key pair (AKIA...EXAMPLE): redacted like an
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
     "corpus_ca": dict.fromkeys(("ca-0163", "ca-0222", "ca-0342"), _AWS_EXAMPLE),
-    "corpus_db": dict.fromkeys(
-        ("db-0128", "db-0159", "db-0215"),
-        "LiteLLM's spend log keeps a key's SHA-256 under api_key: 64 hex digits under a key's "
-        "name are redacted (some vendors' keys are bare hex)"),
     "corpus_cb": {
         **dict.fromkeys(("cb-0156", "cb-0250"), "school codes shaped as North American phone "
                                                 "numbers (ddd-ddd-dddd) in a list"),
