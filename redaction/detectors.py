@@ -699,7 +699,7 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
 # Matched folding ASCII case only ((?ai)): the other scripts' capitals are spelled out.
 # English is the other detectors' ("password: X", "the password is X").
 _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtwoord|has[łl]o|"
-                   "[Пп]ароль|パスワード|密码|密碼|비밀번호|पासवर्ड|كلمة المرور|[Şş]ifre|"
+                   "[Пп]ароль|パスワード|密码|密碼|비밀번호|비번|पासवर्ड|كلمة المرور|[Şş]ifre|"
                    r"l[öÖ]senord|passord|salasana|heslo|login\b[^\n/]{0,30}? /|"
                    # Italian says the English word, then "è" ("la password temporanea è X")
                    r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:è|é|e')|"
@@ -713,25 +713,30 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
 _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de passe", "ontrase",
                      "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
-                     "पासवर्ड", "كلمة المرور", "ifre", "ösenord", "assord", "alasana", "eslo",
+                     "비번", "पासवर्ड", "كلمة المرور", "ifre", "ösenord", "assord", "alasana",
+                     "eslo",
                      "ogin", "assword", "ASSWORD", "laluan", "jelsz", "nenosiri", "κωδικός",
                      "סיסמה", "رمز عبور", "باسورد", "khẩu", "পাসওয়ার্ড", "கடவுச்சொல்", "รหัสผ่าน",
                      "arola")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
-_PHONE_WORDS = (r"(?<![a-z])(?:phone|phone_?number|mobile_?phone|wa_id|contacto|contato|tel|"
+# (a word starts after a JSON escape too: "...\\nTel. 843-215-389" in a logged prompt)
+_PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
+                r"(?:phone|phone_?number|mobile_?phone|wa_id|contacto|contato|tel|"
                 r"mobile?|handy|"
                 r"celular|cellulare|m[óo]vil|portable|"
                 r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone)[ \t]+number|"
                 r"nomor(?:[ \t]+hp)?|"
-                r"(?:mi|mio|meu|mon|mein|mijn)[ \t]+n[úu]mero|"
+                r"(?:mi|mio|meu|mon|mein|mijn)(?:[ \t]+[a-z]{3,8})?[ \t]+n[úu]mero|"
+                r"kontakt\w*|pod[ \t]+numerem|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llamada|llámame|ligue|zadzwo\w*|"
                 r"(?:ri)?chiam(?:a|ami|are|arm[ei]|ate|atemi)|richiamo)(?![a-z])|"
                 "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])|"
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
-                "नंबर|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
+                "नंबर|मोबाइल|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
                 r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி")
-_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "ontact", "ONTACT", "नंबर", "व्हाट्सऐप",
+_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "ontact", "ONTACT", "ontakt",
+                  "ONTAKT", "umerem", "UMEREM", "नंबर", "मोबाइल", "व्हाट्सऐप",
                   "جوال", "موبايل", "شماره",
                   "تلفن", "simu", "atel", "தொலைபேசி", "sisdn", "SISDN", "umber", "UMBER", "úmero",
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
@@ -774,7 +779,7 @@ _OTP_PREFILTER = (r"(?i)(?:code|codic|otp|c[ao]digo|kod|k[a]d|x[a]c|aa|rulama|ta
                   r"codul|koodi)[^\r\n]{0,40}\d{3} ?\d{3}")
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
-                    "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "पासवर्ड",
+                    "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "비번", "पासवर्ड",
                     "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin",
                     "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
                     "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
@@ -782,7 +787,8 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
 _PHONE_STARTS = ("phone", "wa_id", "contact", "tel", "mobil", "handy", "celular", "cellulare",
                  "vil", "portable",
                  "whatsapp", "msisdn", "my number", "new number", "cell ", "cell.", "cell:",
-                 "nomor", "mi n", "mio n", "meu n", "mon n", "mein n", "mijn n", "ел.", "नंबर",
+                 "nomor", "mi ", "mio ", "meu ", "mon ", "mein ", "mijn ", "ел.", "नंबर",
+                 "मोबाइल", "kontakt", "pod",
                  "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "simu", "natel", "தொலைபேசி",
                  "sms", "llam", "chiam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機",
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
@@ -795,7 +801,8 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
-_PHONE_PREFILTER = (r"(?i)phone|wa_id|contac?to|(?:^|[^a-z])t[ea]l|mobil|handy|celular|"
+_PHONE_PREFILTER = (r"(?i)phone|wa_id|contac?to|kontakt|numerem|(?:^|[^a-z]|\\[nrt])t[ea]l"
+                    r"|mobil|handy|celular|"
                     r"cellulare|m[ao]vil|portable|"
                     r"whatsapp|sms|"
                     r"(?:my|new|cell) number|cell[ .:]|msisdn|nomor|n[au]mero|simu|natel|"
@@ -1106,6 +1113,14 @@ DETECTORS: tuple[Detector, ...] = (
        r"[ \t]*\\?\"([^\"\\\n]{4,})", v.secret_value_ok,
        prefilter=r"(?i)key[ \t]*:[^\r\n]*value[ \t]*:[ \t]*\{[ \t]*string_value", group=1,
        needles=("string_value",), start=_at_literal(("key",), fold=True)),
+    # PHP's constants (WordPress' wp-config.php): define( 'DB_PASSWORD', '...' ), its keys
+    # and salts.
+    _d("secret_assignment",
+       r"(?i)(?:\b|(?<=\\[nrt]))define\([ \t]*\\?[\"']"
+       r"[A-Z_]*(?:PASSWORD|PASS|SECRET|KEY|SALT|TOKEN)[A-Z_]*\\?[\"'][ \t]*,"
+       r"[ \t]*\\?[\"']([^\"'\\\n]{4,})\\?[\"']", v.secret_value_ok,
+       prefilter=r"(?i)define\([ \t]*\\?[\"'][A-Z_]*(?:PASS|SECRET|KEY|SALT|TOKEN)", group=1,
+       needles=("define(", "DEFINE("), start=_at_literal(("define(",), fold=True)),
     # A browser automation typing into a password field: Playwright's page.fill("#password",
     # "..."), Selenium's send_keys, an agent's {"selector": "input#password", "value": ...}.
     _d("secret_assignment",
@@ -1277,6 +1292,15 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
        start=_at_words(_PHONE_STARTS, 2)),
+    # National numbers with the area code in parentheses: Turkey's "0 (532) 772 33 95",
+    # Japan's "06(3144)9376".
+    _d("phone", r"(?<![A-Za-z0-9.+(])"
+       r"(?:0 ?\(\d{3}\) ?\d{3} \d{2} \d{2}|0\d{1,4}\(\d{1,4}\)\d{4})(?![A-Za-z0-9)]|\.\d)",
+       v.national_ok,
+       prefilter=r"0 ?\(\d{3}\) ?\d{3} \d{2} \d{2}|0\d{1,4}\(\d{1,4}\)\d{4}", needles=("(",),
+       digits=True, start=_at_literal(("0",)), joined=_joined_digits(10, "0"),
+       joined_prefilter=r"0[ _-]?\(\d{3}\)[ _-]?\d{3}[ _-]\d{2}[ _-]\d{2}"
+                        r"|0\d{1,4}\(\d{1,4}\)\d{4}"),
     # A Russian mobile number with its trunk 8, as Russia writes it: "8 (922) 073-81-52".
     _d("phone", r"(?<![\w+(-])8[ -]?\(9\d{2}\)[ -]?\d{3}-\d{2}-\d{2}(?![\w-])",
        prefilter=r"8[ -]?\(9\d{2}\)[ -]?\d{3}-\d{2}-\d{2}", needles=("(",), digits=True,
@@ -1446,7 +1470,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        r"(?i)(?<![A-Za-z0-9-])(?:set-)?cookies?(?:[ \t]+header)?(?:[ \t]+(?:is|was))?[\"']?"
        r"[ \t]*[:=]>?"
-       r"[ \t]*[\"']?([^\r\n\"'=]+=[^\r\n\"']*[^\s\"';])", v.cookie_header_ok,
+       # (a quote escaped after it ends it: -H \'cookie: a=b\' in a JSON-escaped log)
+       r"[ \t]*[\"']?([^\r\n\"'=]+=[^\r\n\"']*[^\s\"';\\])", v.cookie_header_ok,
        prefilter=r"(?i)cookie", group=1, needles=("ookie", "OOKIE"),
        start=_at_literal(("cookie",), 4, fold=True)),
     # A session cookie by its name, wherever it is (document.cookie, curl -b, a Rails
@@ -1499,10 +1524,11 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)[\"'](?:name|key)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
        rf"(?:sess(?:ion)?(?:[_-]?id)?|sid|(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET})"
        r"\\?[\"']"
-       r"[ \t]*,[ \t]*\\?[\"']value\\?[\"'][ \t]*:[ \t]*" + _OTLP_VALUE
+       # (a pretty-printed pair puts the value on the next line: Postman's environments)
+       r"\s*,\s*\\?[\"']value\\?[\"'][ \t]*:[ \t]*" + _OTLP_VALUE
        + r"\\?[\"']([^\"'\\]{6,})",
        v.secret_value_ok,
-       prefilter=r"(?i),[ \t]*\\?[\"']value\\?[\"'][ \t]*:", group=1,
+       prefilter=r"(?i),\s*\\?[\"']value\\?[\"'][ \t]*:", group=1,
        needles=("alue", "ALUE"), start=_at_literal(("name", "key"), 1, fold=True)),
     # ... and a Cookie or Set-Cookie header as such a pair (HAR): judged as the header is,
     # so a session's id goes and preferences ("lang=en-GB; tz=Europe%2FBerlin") stay.

@@ -101,6 +101,7 @@ class RegexPrefilter:
         self._trigger = re.compile("|".join(sorted(parts))) if parts else None
 
     def candidates(self, text: str) -> list[int]:
+        text = _folded_too(text)
         if self._trigger is None or self._trigger.search(text) is None:
             return []
         return [i for i, d in enumerate(self._detectors) if d.applies(text)]
@@ -110,11 +111,19 @@ class RegexPrefilter:
             joined = text
         else:
             joined = text.replace("-", " ").replace("_", " ")
+        joined = _folded_too(joined)
         return self.candidates(text), [i for i, d in enumerate(self._detectors)
                                        if d.joined_prefilter and d.applies(joined)]
 
     def plan(self, text: str) -> Plan:
         return (*self.candidates_joined(text), None, None)
+
+
+def _folded_too(text: str) -> str:
+    """``text``, and after it its case-folded reading when it is not ASCII: a literal gate
+    sees "ſ" as the "s" a case-insensitive pattern reads it as ("paſſword"). The gates only
+    answer whether a detector may match, so reading the two texts as one can only admit more."""
+    return text if text.isascii() else f"{text}\n{text.casefold()}"
 
 
 def _hyperscan() -> Any:

@@ -94,6 +94,15 @@ _CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
     ((6304, 6304), 4, frozenset(range(12, 20))),
     ((6759, 6759), 4, frozenset(range(12, 20))),
     ((6761, 6763), 4, frozenset(range(12, 20))),
+    ((2200, 2204), 4, frozenset({16, 17, 18, 19})),       # Mir
+    ((9792, 9792), 4, frozenset({16})),                   # Troy
+    ((5060, 5061), 4, frozenset({16, 18, 19})),           # Verve
+    ((508, 508), 3, frozenset({16})),                     # RuPay
+    ((6521, 6522), 4, frozenset({16})),
+    ((509, 509), 3, frozenset({16})),                     # Elo
+    ((6516, 6516), 4, frozenset({16})),
+    ((6550, 6550), 4, frozenset({16})),
+    ((6062, 6062), 4, frozenset({16, 19})),               # Hipercard
 )
 
 
@@ -518,6 +527,7 @@ def secret_value_ok(candidate: str) -> bool:
     # a stand-in percent-encoded in a query ("token=%3Credacted%3E")
     plain = unquote(bare) if "%" in bare else bare
     return (any(ch.isalnum() for ch in plain) and _STANDS_IN.search(plain) is None
+            and not bare.startswith("=")  # a pin, not an assignment (tiktoken==0.7.0)
             and plain.lower() not in _PROSE_WORDS
             and _NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
             and _REFERENCE.match(bare) is None

@@ -76,7 +76,16 @@ _BYTE_ARRAY_KEY = "a Zigbee network key written as a list of sixteen byte values
 _PREFIX = ("an IPv6 prefix or address with its prefix length (a subscriber's /56): a "
            "network written as a CIDR block stays")
 _LORAWAN_APP_KEY = "a LoRaWAN AppKey after --root-keys.app-key.key (32 hex digits, no key's name)"
+# Corpus EA (what users paste into a prompt).
+_TABLE_COLUMN = ("a bare number in a pasted table's column (TSV, markdown), the phone header "
+                 "rows above")
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_ea": {
+        "Gatito!2009": "an alarm's code told in a Dutch group chat ('code alarm X')",
+        **dict.fromkeys(("139 1090 0956", "138 5824 4903", "13883838009", "07022614832",
+                         "07035380981"), _TABLE_COLUMN),
+        "93 194 81 74": "a Spanish landline alone on a signature's line, no word for a phone",
+    },
     "corpus_ca": {
         **dict.fromkeys((
             "T905bFzu0onFC6rAZg7KDDfRWN-gunnbjmwbwM4cO6wCXzecx2KE0WmD4f323_m6Cm-rGk",
