@@ -728,9 +728,10 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"nomor(?:[ \t]+hp)?|"
                 r"(?:mi|mio|meu|mon|mein|mijn)(?:[ \t]+[a-z]{3,8})?[ \t]+n[úu]mero|"
                 r"kontakt\w*|pod[ \t]+numerem|"
-                r"t[ée]l[ée]?(?:f|ph)on\w*|llam(?:ar|e|ame)\w*|llamada|llámame|ligue|zadzwo\w*|"
+                r"t[ée]l[ée]?(?:f|ph)on\w*|tlm|telem[óo]vel|llam(?:ar|e|ame)\w*|llamada|llámame|"
+                r"ligue|zadzwo\w*|"
                 r"(?:ri)?chiam(?:a|ami|are|arm[ei]|ate|atemi)|richiamo)(?![a-z])|"
-                "電話|电话|手机|手機|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
+                "電話|电话|手机|手機|連絡先|联系方式|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])|"
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
                 "नंबर|मोबाइल|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
@@ -742,7 +743,7 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "ontact", "ONTACT", "on
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
                   "ovil", "ortable", "lam", "hiam", "igue", "adzwo", "sms", "SMS", "hatsapp",
-                  "電話",
+                  "電話", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
                  "call", "ring", "text")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
@@ -791,6 +792,7 @@ _PHONE_STARTS = ("phone", "wa_id", "contact", "tel", "mobil", "handy", "celular"
                  "मोबाइल", "kontakt", "pod",
                  "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "simu", "natel", "தொலைபேசி",
                  "sms", "llam", "chiam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機",
+                 "tlm", "連絡先", "联系方式",
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
                  "text me")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
@@ -801,7 +803,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
-_PHONE_PREFILTER = (r"(?i)phone|wa_id|contac?to|kontakt|numerem|(?:^|[^a-z]|\\[nrt])t[ea]l"
+_PHONE_PREFILTER = (r"(?i)phone|wa_id|contac?to|kontakt|numerem|tlm|(?:^|[^a-z]|\\[nrt])t[ea]l"
                     r"|mobil|handy|celular|"
                     r"cellulare|m[ao]vil|portable|"
                     r"whatsapp|sms|"
@@ -1293,14 +1295,16 @@ DETECTORS: tuple[Detector, ...] = (
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
        start=_at_words(_PHONE_STARTS, 2)),
     # National numbers with the area code in parentheses: Turkey's "0 (532) 772 33 95",
-    # Japan's "06(3144)9376".
-    _d("phone", r"(?<![A-Za-z0-9.+(])"
-       r"(?:0 ?\(\d{3}\) ?\d{3} \d{2} \d{2}|0\d{1,4}\(\d{1,4}\)\d{4})(?![A-Za-z0-9)]|\.\d)",
+    # Japan's "06(3144)9376", Germany's "(0211) 3300 920".
+    _d("phone", _edge(r"A-Za-z0-9.+(")
+       + r"(?:0 ?\(\d{3}\) ?\d{3} \d{2} \d{2}|0\d{1,4}\(\d{1,4}\)\d{4}"
+       r"|\(0\d{2,5}\) ?\d{2,8}(?: \d{2,6})?)(?![A-Za-z0-9)]|\.\d)",
        v.national_ok,
-       prefilter=r"0 ?\(\d{3}\) ?\d{3} \d{2} \d{2}|0\d{1,4}\(\d{1,4}\)\d{4}", needles=("(",),
-       digits=True, start=_at_literal(("0",)), joined=_joined_digits(10, "0"),
+       prefilter=r"0 ?\(\d{3}\) ?\d{3} \d{2} \d{2}|0\d{1,4}\(\d{1,4}\)\d{4}|\(0\d{2,5}\) ?\d{2}",
+       needles=("(",), digits=True, start=_at_literal(("0", "(")),
+       joined=_joined_digits(10, "0"),
        joined_prefilter=r"0[ _-]?\(\d{3}\)[ _-]?\d{3}[ _-]\d{2}[ _-]\d{2}"
-                        r"|0\d{1,4}\(\d{1,4}\)\d{4}"),
+                        r"|0\d{1,4}\(\d{1,4}\)\d{4}|\(0\d{2,5}\)[ _-]?\d{2}"),
     # A Russian mobile number with its trunk 8, as Russia writes it: "8 (922) 073-81-52".
     _d("phone", r"(?<![\w+(-])8[ -]?\(9\d{2}\)[ -]?\d{3}-\d{2}-\d{2}(?![\w-])",
        prefilter=r"8[ -]?\(9\d{2}\)[ -]?\d{3}-\d{2}-\d{2}", needles=("(",), digits=True,
@@ -1781,7 +1785,7 @@ DETECTORS: tuple[Detector, ...] = (
        v.ipv4_ok, prefilter=r"(?:IP |> )\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d", group=1,
        needles=("IP", ">"), joined=_joined_digits(4, "."),
        joined_prefilter=r"(?:IP|>)[ _-]\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d"),
-    _d("phone", r"(?<![A-Za-z_+\d])\+\d[\d .()-]{6,20}\d(?![A-Za-z_\d-]|\.\d)",
+    _d("phone", _edge(r"A-Za-z_+\d") + r"\+\d[\d .()-]{6,20}\d(?![A-Za-z_\d-]|\.\d)",
        v.phone_digits_ok,
        prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
        starts=((r"\+\d", 2),),

@@ -20,6 +20,12 @@ from servescope.redaction.prefilter import RegexPrefilter, make_prefilter
     ('Traduz para inglês: "O meu novo número é 965 491 011"', "965 491 011"),
     ("Proszę o kontakt pod numerem 814-178-018", "814-178-018"),
     ("मेरा मोबाइल 65960 24474 है", "65960 24474"),
+    # after an escaped line break or tab: an international number, a German one in
+    # parentheses; Japanese's and Portuguese's words for a contact and a mobile
+    ("Met vriendelijke groet,\\nFemke Jansen\\n+31 6 26586860", "+31 6 26586860"),
+    ("Becker\\t(0211) 3300 920\\tDE93200505507913599507", "(0211) 3300 920"),
+    ("連絡先変わったので、今後は 08075148138 まで", "08075148138"),
+    ("Cumprimentos,\\nInês Ferreira\\nTlm. 932 799 999", "932 799 999"),
     # national formats with the area code in parentheses (Turkey, Japan)
     ("Sorun olursa 0 (532) 772 33 95 numarasını arayın", "0 (532) 772 33 95"),
     ("今後は 06(3144)9376 までご連絡ください", "06(3144)9376"),
@@ -44,6 +50,7 @@ def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     "define('AUTH_KEY', 'put your unique phrase here');",
     "the hotel has 123456789 rooms",  # "tel" inside a word
     "build 135 2024 1130 finished",
+    "see (0.5) 1234 5678 and f(0123) 45678901",
 ])
 def test_the_look_alike_stays(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
