@@ -618,6 +618,20 @@ def _zero_starts(separator: str, pair_separator: str) -> tuple[tuple[str, int], 
                  for length, forms in sorted(by_length.items()))
 
 
+def _under_key(key: str, value: str, validator: Callable[[str], bool] | None, *,
+               needles: tuple[str, ...], prefilter_value: str = "") -> Detector:
+    """A secret whose vendor names its key (a header, a config field): ``key`` (a regex, case
+    folded), a separator, and ``value`` (its shape) as the whole value."""
+    head = rf"{key}\\*[\"']?[ \t]*[:=]"
+    return _d("secret_assignment",
+              r"(?i)(?<![\w-])" + head
+              + rf"[ \t]*\\*[\"']?((?<=[\s:=\"']){value})(?![\w-])", validator,
+              prefilter="(?i)" + head + (rf"[ \t\\\"']*{prefilter_value}" if prefilter_value
+                                         else ""),
+              group=1, needles=needles,
+              start=_at_literal((key.split("[", 1)[0],), fold=True))
+
+
 def _after(literal: str, pattern: str, *, group: int, prefilter: str = "") -> Detector:
     """A secret value found after ``literal``, which every match holds at its start; not a
     name, a reference or a stand-in (:func:`~.validators.secret_value_ok`)."""
@@ -902,16 +916,10 @@ DETECTORS: tuple[Detector, ...] = (
                           "nvapi-"), 20)),
     # Honeycomb's key goes in a header named for the team; PagerDuty's integration key under
     # routing_key (32 hex digits; a broker's routing key is a name, "orders.created").
-    _d("secret_assignment",
-       r"(?i)(?<![\w-])x-honeycomb-team\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
-       r"((?<=[\s:=\"'])[A-Za-z0-9_]{20,80})(?![\w-])", v.credential_ok,
-       prefilter=r"(?i)x-honeycomb-team\\*[\"']?[ \t]*[:=]", group=1,
-       needles=("oneycomb", "ONEYCOMB"), start=_at_literal(("x-honeycomb-team",), fold=True)),
-    _d("secret_assignment",
-       r"(?i)(?<![\w-])routing[_-]?key\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
-       r"((?<=[\s:=\"'])[0-9a-f]{32})(?![\w-])",
-       prefilter=r"(?i)routing[_-]?key\\*[\"']?[ \t]*[:=][ \t\\\"']*[0-9a-f]{32}", group=1,
-       needles=("outing", "OUTING"), start=_at_literal(("routing",), fold=True)),
+    _under_key("x-honeycomb-team", "[A-Za-z0-9_]{20,80}", v.credential_ok,
+               needles=("oneycomb", "ONEYCOMB")),
+    _under_key("routing[_-]?key", "[0-9a-f]{32}", None, needles=("outing", "OUTING"),
+               prefilter_value="[0-9a-f]{32}"),
     # Twilio's client made with the account SID and, beside it, the auth token.
     _d("api_key",
        r"\bClient(?:\.new)?\([ \t]*[\"']AC[0-9a-f]{32}[\"'][ \t]*,[ \t]*[\"']([0-9a-f]{32})[\"']",
