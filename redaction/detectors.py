@@ -470,8 +470,10 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"  # a ULID: a timestamp's 10 characters, then 16
 # An entity's id: its type's word, a joiner, then letters and digits.
-_ENTITY_ID = (r"(?i:user|usr|tenant|org|account|acct|customer|cus|team|project|proj|device"
-              r"|order|workspace|ws)[_-][A-Za-z0-9]+(?![\w.-]*[^\w\s\"',;}\]])")
+_ENTITY_ID = (r"(?:(?i:user|usr|tenant|org|account|acct|customer|cus|team|project|proj|device"
+              r"|order|workspace|ws)[_-][A-Za-z0-9]+"
+              # a Jira issue's key (OPS-4962)
+              r"|[A-Z][A-Z0-9]{1,9}-\d+)(?![\w.-]*[^\w\s\"',;}\]])")
 _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!:secret)|"
                  # "pass" as a key's word only after a separator, in an object or before "="
                  # (NEXUS_PASS, "pass":, { user, pass: }, pass = x), not in prose ("first
@@ -744,7 +746,7 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"kontakt\w*|pod[ \t]+numerem|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|tlm|telem[óo]vel|llam(?:ar|e|ame)\w*|llamada|llámame|"
                 r"ligue|zadzwo\w*|"
-                r"(?:ri)?chiam(?:a|ami|are|arm[ei]|ate|atemi)|richiamo)(?![a-z])|"
+                r"(?:ri)?chiam(?:a|ami|are|ar[mtc][ei]|ate|atemi)|richiamo)(?![a-z])|"
                 "電話|电话|手机|手機|連絡先|联系方式|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])|"
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
@@ -1002,6 +1004,13 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("red", "RED", "Red", "dentif", "DENTIF", "ugangs", "UGANGS", "nmelde",
                 "NMELDE"),
        start=_at_literal(("cred", "identif", "zugangs", "anmelde"), fold=True)),
+    # A Secret's field decoded by kubectl, printed on the next line ("kubectl get secret db -o
+    # jsonpath='{.data.password}' | base64 -d; echo" then the password).
+    _d("secret_assignment",
+       r"(?i)jsonpath=\\?[\"']?\{\.data\.[\w.-]*(?:passw|pwd|token|secret|key)[\w.-]*\}"
+       r"\\?[\"']?[ \t]*\|[ \t]*base64[ \t]+(?:-d|--decode)[^\n\\]*(?:\n|\\n)([^\s\\\"']{4,})",
+       v.secret_value_ok, prefilter=r"(?i)jsonpath=[^\r\n]*\{\.data\.[^\r\n]*base64", group=1,
+       needles=("jsonpath=", "JSONPATH="), start=_at_literal(("jsonpath=",), fold=True)),
     # Redis's MONITOR prints every command, AUTH's password too: "AUTH" ["user"] "password".
     _d("secret_assignment",
        r"(?i)(?<![\w-])\"auth\"(?:[ \t]+\"[^\"\n]*\")?[ \t]+\"([^\"\n]+)\"", v.secret_value_ok,
@@ -1046,7 +1055,9 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        # (not a run inside a password's hash: $2b$14$<22 salt><31 hash>, split by "." and "$";
        # nor an ssdeep hash's first part, after its block size: "3072:iPHWN8...:wnUz...")
-       r"(?<![A-Za-z0-9/+=$.])(?<!\d:)(?=[A-Za-z0-9]*[/+])([A-Za-z0-9+][A-Za-z0-9/+]{39})"
+       # (nor a signature told as one: a receipt's "TSE-Signatur: ...")
+       r"(?<![A-Za-z0-9/+=$.])(?<!\d:)(?<!ignatur: )(?<!ignature: )"
+       r"(?=[A-Za-z0-9]*[/+])([A-Za-z0-9+][A-Za-z0-9/+]{39})"
        r"(?![A-Za-z0-9/+=.$])",
        v.bare_secret_ok, prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9+][A-Za-z0-9/+]{39}"
                                    r"(?:[^A-Za-z0-9/+=]|$)", group=1, needles=("/", "+"),
@@ -1140,11 +1151,14 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?i)(?:fill|type|send_?keys|set_?value|press_?sequentially)\(", group=1,
        needles=("(",)),
     _d("secret_assignment",
-       r"(?i)\\?\"selector\\?\"[ \t]*:[ \t]*\\?\"[^\"\n]*(?:passw|pwd|passcode|otp)[^\"\n]*"
+       r"(?i)\\?\"(?:selector|xpath|css|locator)\\?\"[ \t]*:[ \t]*\\?\"[^\"\n]*"
+       r"(?:passw|pwd|passcode|otp)[^\"\n]*"
        r"\\?\"[ \t]*,"
        r"[ \t]*\\?\"(?:value|text)\\?\"[ \t]*:[ \t]*\\?\"([^\"\\\n]{4,})", v.secret_value_ok,
-       prefilter=r"(?i)selector\\?\"[ \t]*:[^\r\n]*(?:passw|pwd|passcode|otp)", group=1,
-       needles=("selector", "SELECTOR", "Selector")),
+       prefilter=r"(?i)(?:selector|xpath|css|locator)\\?\"[ \t]*:[^\r\n]*"
+                 r"(?:passw|pwd|passcode|otp)",
+       group=1, needles=("selector", "SELECTOR", "Selector", "xpath", "XPATH", "XPath", "css",
+                         "CSS", "locator", "LOCATOR", "Locator")),
     # A password that "has been updated to" / "was changed to" / "is set to" a value.
     _d("secret_assignment",
        r"(?i)(?<![A-Za-z-])(?:password|passwd|passcode)(?:,?[ \t]+[\w']+){0,4}?[ \t]+"
@@ -1191,7 +1205,9 @@ DETECTORS: tuple[Detector, ...] = (
     # password you sent (X)", "the wifi password at the office is \"X\""), or set by someone
     # ("Password was reset to X").
     _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:password|passwd|passcode|pw)\b[^\n.!?()\"“„«]{0,40}?[(\"“„«]"
+       # (not Playwright's debug log: "pw:api navigating to \"https://...\"")
+       r"(?i)(?<![\w-])(?:password|passwd|passcode|pw(?!:(?:api|browser|protocol|channel|test)))"
+       r"\b[^\n.!?()\"“„«]{0,40}?[(\"“„«]"
        r"([^\s()\"“”„«»]{8,64})[)\"”“»]", v.told_passphrase,
        prefilter=r"(?i)pass(?:w(?:or)?d|code)[^\r\n]{0,40}[(\"~]|pw[^\r\n]{0,40}[(\"~]", group=1,
        needles=("assw", "ASSW", "asscode", "pw", "PW"),
@@ -1576,7 +1592,9 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        # the value on the same line, or indented on the next (YAML); an empty one ends there
        # (DB_PASSWORD= then the next variable's line)
-       _SECRET_KEY + r"\]?[ \t]*(?:=>|[:?]=|[:=])[ \t]*(?:\r?\n[ \t]+(?![\w.-]+:(?:\s|$)))?"
+       # (a selector as the key: {"input[name='password']":"..."}, its quote escaped)
+       _SECRET_KEY + r"\]?(?:\\*[\"'])?[ \t]*(?:=>|[:?]=|[:=])[ \t]*"
+       r"(?:\r?\n[ \t]+(?![\w.-]+:(?:\s|$)))?"
        # a list of one ('api_key': ['...'], vLLM's non-default args); a repr inside JSON
        # (Sentry's frame variables: "password": "'...'")
        r"(?:\[[ \t]*)?(?:\\*[\"'])?'?"
@@ -1585,7 +1603,7 @@ DETECTORS: tuple[Detector, ...] = (
        rf"|&(?![\w.-]*=)){{6,}}+)"
        + _NOT_LOGPROBS,
        v.secret_value_ok,
-       prefilter=_SECRET_KEY_PREFILTER + r"\]?" + _S + r"*[:=]",
+       prefilter=_SECRET_KEY_PREFILTER + r"\]?(?:\\*[\"'])?" + _S + r"*[:=]",
        group=1, needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True),
        starts=(("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok"})), 3),
                # "token" as a key, not "tokens" (which the pattern refuses): a character

@@ -429,7 +429,8 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # "YOUR_PASSWORD_HERE", "<your-api-key>", "changeme"). Searched; the last line's are whole values.
 # Terraform's progress words stand where a resource's value would ("..._secret_version.db:
 # Creation complete"), and GitLab prints "[MASKED]", Redis's MONITOR "(redacted)".
-_STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|\*{3}|[•●]{3}|^your[_ -]|[_ -]here$|^<|change[_-]?me"
+_STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|[_-](?:x{3,}|X{3,})$|\*{3}|[•●]{3}|^your[_ -]"
+                        r"|[_ -]here$|^<|change[_-]?me"
                         r"|^\*+redacted\*+$|^redacted|replace[_-]?me|^(?:fake|dummy)|^value\d*$|^\[secret\]?$"
                         r"|^VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|^DATA\+OMITTED$"
                         # a format's placeholder: %(token)s, {password}, {0}
@@ -725,12 +726,16 @@ _MESSAGE_ID_HOST = re.compile(r"(?i)mail\.gmail\.com|.*\.prod\.outlook\.com"
                               r"|scope|device|swap)")
 # SSH's algorithm names (chacha20-poly1305@openssh.com, curve25519-sha256@libssh.org)
 _SSH_ALGORITHM_HOST = re.compile(r"(?i)openssh\.com|libssh\.org")
+_ICAL_UID = re.compile(r"[a-z0-9]{26}")
 _MACHINE_LOCAL = re.compile(r"(?=(?:[.-]*[0-9a-fA-F]){16})(?=.*\d)[0-9a-fA-F.-]+")
 
 
 def email_ok(candidate: str) -> bool:
-    """An address a person or a team reads mail at, not a message's id."""
+    """An address a person or a team reads mail at, not a message's id (nor a calendar
+    event's: Google Calendar's iCalUID is 26 base32 characters @google.com)."""
     local, _, host = candidate.rpartition("@")
+    if host.lower() == "google.com" and _ICAL_UID.fullmatch(local):
+        return False
     # (git@github.com is SSH's user at a forge, [url "git@github.com:"] in a git config)
     return (_MESSAGE_ID_HOST.fullmatch(host) is None and ".JavaMail." not in local
             and _SSH_ALGORITHM_HOST.fullmatch(host) is None

@@ -79,7 +79,14 @@ _LORAWAN_APP_KEY = "a LoRaWAN AppKey after --root-keys.app-key.key (32 hex digit
 # Corpus EA (what users paste into a prompt).
 _TABLE_COLUMN = ("a bare number in a pasted table's column (TSV, markdown), the phone header "
                  "rows above")
+_TYPED_BY_INDEX = ("typed by an agent into a page element named only by its index "
+                   "(browser-use's input_text), nothing names the field")
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_fb": {
+        **dict.fromkeys(("CWvazadUsuijCyrS", "ZHFE0W.8iNRbhb_n", "$idPWi41MwTXAUn_"),
+                        _TYPED_BY_INDEX),
+        "584-554-372": _TABLE_COLUMN,
+    },
     "corpus_ea": {
         "Gatito!2022": "an alarm's code told in a Dutch group chat ('code alarm X')",
         **dict.fromkeys(("638 930 698", "570 172 399", "186-7491-8966"), _TABLE_COLUMN),
@@ -238,6 +245,10 @@ _AWS_EXAMPLE = ("AWS's documentation key pair (AKIA...EXAMPLE): redacted like an
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
     "corpus_ca": dict.fromkeys(("ca-0163", "ca-0222", "ca-0342"), _AWS_EXAMPLE),
+    "corpus_fb": dict.fromkeys(
+        ("fb-0038", "fb-0121", "fb-0127", "fb-0154"),
+        "a session's id in a URL's query (sid=...): the corpus counts it clean, the redactor "
+        "a credential (whoever holds it is logged in)"),
     "corpus_cb": {
         **dict.fromkeys(("cb-0156", "cb-0250"), "school codes shaped as North American phone "
                                                 "numbers (ddd-ddd-dddd) in a list"),

@@ -63,3 +63,30 @@ def test_the_python_gates_read_case_folded_letters_as_the_patterns_do() -> None:
     detectors = tuple(DETECTORS)
     engine = scan_plain(text, detectors, make_prefilter(detectors))
     assert scan_plain(text, detectors, RegexPrefilter(detectors)) == engine
+
+
+# Corpus FB (agents acting for users: tool calls, browser steps, mailbox and calendar reads).
+@pytest.mark.parametrize(("text", "value"), [
+    # a form's field named by its selector, the key's quote escaped in a tool call's arguments
+    ('{\\"fields\\":{\\"input[name=\'password\']\\":\\"QxTFld5Z86t2*223\\",\\"x\\":1}}',
+     "QxTFld5Z86t2*223"),
+    ('{"xpath":"//input[@id=\'password\']","text":"N47a_M2VJwD_loN0"}', "N47a_M2VJwD_loN0"),
+    # kubectl decoding a Secret's password, then printing it
+    ("$ kubectl get secret booking-db -o jsonpath='{.data.password}' | base64 -d; echo\\n"
+     "w-#0HQ_QvGFqU4\\n$ ", "w-#0HQ_QvGFqU4"),
+    ("lo studio potrebbe chiamarti al 361 0740277 domani", "361 0740277"),
+])
+def test_the_agents_value_goes(redactor: Redactor, text: str, value: str) -> None:
+    assert value not in redactor.redact_text(text, {})
+
+
+@pytest.mark.parametrize("text", [
+    '{"kind": "calendar#event", "iCalUID": "2cy3lw44ullel8bdb8dya9uvse@google.com"}',
+    '{"key": "OPS-4962", "id": "98381", "fields": {"summary": "GPU node drained"}}',
+    "STRIPE_SECRET_KEY=sk_live_xxx\\nSLACK_BOT_TOKEN=xoxb-...",
+    '2025-09-09T14:45:17.204Z pw:api navigating to "https://www.example-airline.com/manage?'
+    'pnr=KY3LNM&last=ROSSI", waiting until "load"',
+    "AID: A0000000031010\\nTSE-Signatur: 1jic10G54G5oyGpvjYlz+AyRUS3MgoMwYFoQh+sy",
+])
+def test_the_agents_look_alike_stays(redactor: Redactor, text: str) -> None:
+    assert redactor.redact_text(text, {}) == text
