@@ -460,7 +460,7 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                          "idempotency")))
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "replication", "virtual", "primary", "foreign",
-    "idempotency", "dedup", "message", "record",
+    "idempotency", "dedup", "message", "record", "incident", "alert",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
     # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
     "from", "saved with", "input", "step", "asset", "run", "job",
@@ -536,7 +536,8 @@ _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 # A tag's "key" field (Jaeger: {"key": "http.status_code", "type": "int64", "value": 200}).
 _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\"']"
               r"(?:type|vType)\\*[\"'])")
-_SECRET_KEY = (rf"(?i)(?=[acikpst]){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
+# (not a word of an image's or a path's last part: ghcr.io/acme/token-meter:5400fb8)
+_SECRET_KEY = (rf"(?i)(?=[acikpst])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|token|"
                          r"passw(?:or)?d|pass|pwd|credentials?|psk|pre[_-]?shared[_-]?key|"
@@ -960,6 +961,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?![\w-])(?:=|[ \t]+)"
        r"|(?<![\w-])(?:nxc|netexec|crackmapexec|cme|evil-winrm|hydra|kerbrute|smbmap)\b"
        r"[^\n|;&]*?[ \t]-p[ \t]+"
+       r"|(?<![\w-])ipmitool\b[^\n|;&]*?[ \t]-P[ \t]+"
        r"|(?<![\w-])net[ \t]+user[ \t]+[^\s/*\"']+[ \t]+(?=[^\s/*])"
        r"|(?<![\w-])wandb[ \t]+login(?:[ \t]+--[\w-]+)*[ \t]+"
        r"|(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p(?=\S)"
@@ -980,18 +982,19 @@ DETECTORS: tuple[Detector, ...] = (
                  r"|-(?:api-key|passw|secret|access-token|auth-token)"
                  r"|mysql|mariadb|redis-cli|cqlsh|sshpass|docker|htpasswd|curl|az[ \t]+login"
                  r"|rabbitmqctl|wandb|mosquitto_|openssl[ \t]+passwd"
-                 r"|nxc|netexec|crackmapexec|cme|evil-winrm|hydra|kerbrute|smbmap"
+                 r"|nxc|netexec|crackmapexec|cme|evil-winrm|hydra|kerbrute|smbmap|ipmitool"
                  r"|net[ \t]+user", group=1,
        needles=("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd",
                 "curl", "login", "rabbitmqctl", "cqlsh", "mosquitto_", "openssl", "nxc",
                 "netexec", "crackmapexec", "cme", "evil-winrm", "hydra", "kerbrute", "smbmap",
-                "net"),
+                "net", "ipmitool"),
        start=_at_literal(("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
                           "htpasswd", "curl", "az", "rabbitmqctl", "wandb", "cqlsh",
                           "mosquitto_", "openssl", "nxc", "netexec", "crackmapexec", "cme",
-                          "evil-winrm", "hydra", "kerbrute", "smbmap", "net")),
+                          "evil-winrm", "hydra", "kerbrute", "smbmap", "net", "ipmitool")),
        starts=((r"--[a-z][\w-]{2}|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]|rabbi"
-                r"|wandb|cqlsh|mosqu|opens|netex|crack|evil-|hydra|kerbr|smbma|net[ \t]u", 5),
+                r"|wandb|cqlsh|mosqu|opens|netex|crack|evil-|hydra|kerbr|smbma|net[ \t]u|ipmit",
+                5),
                (r"az[ \t]|nxc|cme", 3))),
     # A login pair quoted after the word for credentials, as test notes write it ("default
     # credentials `admin` / `letmein5101`", "identifiants par défaut 'admin' / 'X'").
@@ -1011,6 +1014,21 @@ DETECTORS: tuple[Detector, ...] = (
        r"\\?[\"']?[ \t]*\|[ \t]*base64[ \t]+(?:-d|--decode)[^\n\\]*(?:\n|\\n)([^\s\\\"']{4,})",
        v.secret_value_ok, prefilter=r"(?i)jsonpath=[^\r\n]*\{\.data\.[^\r\n]*base64", group=1,
        needles=("jsonpath=", "JSONPATH="), start=_at_literal(("jsonpath=",), fold=True)),
+    # A meeting's numeric passcode (Zoom's "Passcode: 180986").
+    _d("secret_assignment", "(?i)" + _edge(r"\w-") + r"passcode[ \t]*[:=][ \t]*(\d{4,10})(?!\d)",
+       prefilter=r"(?i)passcode[ \t]*[:=][ \t]*\d{4}", group=1,
+       needles=("asscode", "ASSCODE"), start=_at_literal(("passcode",), fold=True)),
+    # A name/value pair in HCL whose name is a secret's (a Helm release's set block in a
+    # Terraform plan: name = "adminPassword" -> null, then value = "...").
+    _d("secret_assignment",
+       "(?i)" + _edge(r"\w-")
+       + r"name[ \t]*=[ \t]*\\?\"[^\"\n]*(?:passw|secret|token|api[_-]?key)[^\"\n]*"
+       # (the value on a line of its own: an HTML input's name="csrf_token" value="..." is not)
+       r"\\?\"(?:[ \t]*->[ \t]*null)?[ \t]*(?:\r?\n|\\n)(?:\s|\\n)*[-+~]?[ \t]*value[ \t]*=[ \t]*"
+       r"\\?\""
+       r"([^\"\\\n]{4,})\\?\"", v.secret_value_ok,
+       prefilter=r"(?i)name[ \t]*=[ \t]*\\?\"[^\"\r\n]*(?:passw|secret|token|api[_-]?key)",
+       group=1, needles=("value", "VALUE"), start=_at_literal(("name",), fold=True)),
     # Redis's MONITOR prints every command, AUTH's password too: "AUTH" ["user"] "password".
     _d("secret_assignment",
        r"(?i)(?<![\w-])\"auth\"(?:[ \t]+\"[^\"\n]*\")?[ \t]+\"([^\"\n]+)\"", v.secret_value_ok,

@@ -67,3 +67,24 @@ def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
 ])
 def test_the_look_alike_stays(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
+
+
+# Corpus FA (incident and on-call chat around LLM services).
+@pytest.mark.parametrize(("text", "value"), [
+    ("ipmitool -I lanplus -H 10.20.0.7 -U ADMIN -P 'Morgen6817-sakura' chassis power status",
+     "Morgen6817-sakura"),
+    ("Join Zoom Meeting\\nMeeting ID: 986 4932 9965\\nPasscode: 180986", "180986"),
+    ('set {\\n          - name  = "adminPassword" -> null\\n          - value = '
+     '"Soleil2522_harbor" -> null\\n        }', "Soleil2522_harbor"),
+])
+def test_the_incident_chats_value_goes(redactor: Redactor, text: str, value: str) -> None:
+    assert value not in redactor.redact_text(text, {})
+
+
+@pytest.mark.parametrize("text", [
+    "3fe767baedfa   ghcr.io/inferloop/token-meter:5400fb8   \"python -m vllm.ent…\"   40 min",
+    "Incident key: af78bacb5a8097e52e5d596fc7478163\\nDedup key: grafana/0b36c7bdea",
+    '<input type="hidden" name="csrf_token" value="4vUpFaN-_gTRLmm7QwZ3kd9s">',
+])
+def test_the_incident_chats_look_alike_stays(redactor: Redactor, text: str) -> None:
+    assert redactor.redact_text(text, {}) == text
