@@ -562,12 +562,24 @@ def _h11_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Protocol
 
             self.conn.next_event = next_event  # type: ignore[method-assign]
 
+        def _target_over_limit(self) -> bool:
+            """Whether the request target h11 holds so far (in a head it refused as too long,
+            still arriving) is over ``max_header_bytes`` alone: 414 then, as for a head that
+            arrives whole."""
+            line = self.conn.trailing_data[0].split(b"\r\n", 1)[0]
+            parts = line.split(b" ", 2)
+            return len(parts) > 1 and len(parts[1]) > limits.max_header_bytes
+
         def send_400_response(self, msg: str) -> None:
             """uvicorn's plain-text 400, as OpenAI-shaped JSON with h11's status (431 for an
-            oversized head) and counted."""
+            oversized head, 414 when its request target alone is over the limit) and
+            counted."""
             exc = self._protocol_error
             hint = int(getattr(exc, "error_status_hint", 400) or 400)
             status = hint if 400 <= hint < 500 else 400  # the client's fault: always a 4xx
+            if status == 431 and self._target_over_limit():
+                self._cut_off("uri_too_long", 414, _target_too_long(limits))
+                return
             code = "header_too_large" if status == 431 else "protocol_error"
             detail = str(exc)[:120] if exc is not None else msg
             self._cut_off(code, status, f"malformed HTTP request: {detail}")
@@ -616,15 +628,24 @@ def _httptools_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Pr
                 if self._refusal is not None:
                     self._refuse(self._refusal)
                 elif self._head_bytes > limits.max_header_bytes:
-                    self._cut_off("header_too_large", 431, _head_too_large(limits))
+                    self._head_over_limit()
                 else:
                     detail = str(exc)[:120] or type(exc).__name__
                     self._cut_off("protocol_error", 400, f"malformed HTTP request: {detail}")
                 return
             if self._message == "head" and self._head_bytes > limits.max_header_bytes:
-                self._cut_off("header_too_large", 431, _head_too_large(limits))
+                self._head_over_limit()
                 return
             self._track()
+
+        def _head_over_limit(self) -> None:
+            """A head still arriving past ``max_header_bytes``: 414 when the request target
+            read so far is over it alone (llhttp hands the URL over as it parses it, so a
+            long target that arrives in pieces is told apart as one that arrives whole is),
+            else 431."""
+            code, message = _oversized(self._head_bytes, len(self.url), limits) or (
+                "header_too_large", _head_too_large(limits))
+            self._cut_off(code, _REFUSAL_STATUS[code], message)
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
@@ -666,6 +687,11 @@ def _host_error(headers: list[tuple[bytes, bytes]], version: str) -> tuple[str, 
     return None
 
 
+def _target_too_long(limits: HttpLimits) -> str:
+    return (f"the request target is longer than this server accepts "
+            f"({limits.max_header_bytes} bytes)")
+
+
 def _head_too_large(limits: HttpLimits) -> str:
     return f"request head is larger than this server accepts ({limits.max_header_bytes} bytes)"
 
@@ -679,8 +705,7 @@ def _oversized(head_bytes: int, target_bytes: int, limits: HttpLimits
     """A whole head over ``max_header_bytes``: 414 when its request target alone is, else
     431."""
     if target_bytes > limits.max_header_bytes:
-        return "uri_too_long", (f"the request target is longer than this server accepts "
-                                f"({limits.max_header_bytes} bytes)")
+        return "uri_too_long", _target_too_long(limits)
     if head_bytes > limits.max_header_bytes:
         return "header_too_large", _head_too_large(limits)
     return None

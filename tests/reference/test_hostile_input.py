@@ -8,6 +8,7 @@ import contextlib
 import json
 import re
 import socket
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -558,6 +559,26 @@ def test_malformed_request_gets_a_json_4xx_and_is_counted(server: LocalServer, c
     if case.param is not None:
         assert error["param"] == case.param, error
     assert rejected_total(server) - before == 1
+
+
+@pytest.mark.parametrize("first_bytes", [9_000, 20_000, 65_536])
+def test_a_long_request_target_in_pieces_gets_414_as_one_that_arrives_whole(
+        server: LocalServer, first_bytes: int) -> None:
+    """The head passes the limit while its request target is still arriving: what the target
+    holds so far already tells 414 from 431, whatever the reads' sizes."""
+    raw = f"GET /v1/models?{'a' * 70_000} HTTP/1.1\r\nHost: t\r\n\r\n".encode()
+    with socket.create_connection((server.http.host, server.http.port), timeout=10) as s:
+        s.sendall(raw[:first_bytes])
+        time.sleep(0.2)  # the server reads this piece on its own
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            s.sendall(raw[first_bytes:])
+        data = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := s.recv(65536):
+                data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 414 "), data[:300]
+    assert json.loads(body[:_content_length(head)])["error"]["code"] == "uri_too_long"
 
 
 def test_the_server_still_serves_after_the_table(server: LocalServer) -> None:
