@@ -8,6 +8,7 @@ detected value) and ``content`` (GenAI content while capture is off).
 
 from __future__ import annotations
 
+import functools
 import hmac
 import logging
 import os
@@ -30,6 +31,7 @@ from .detectors import DETECTORS, Detector, Finding, prefilter_for
 from .joined import scan_plain
 from .policy import Action, Policy
 from .prefilter import Prefilter
+from .tables import table_findings
 
 __all__ = ["BLOCKED_KEY", "CONTENT", "FAILED", "IDENTITY", "MODEL", "Place", "Redactor"]
 
@@ -109,6 +111,11 @@ def _merge(text: str, found: list[Finding], extra: list[Finding]) -> list[Findin
     return merged
 
 
+@functools.lru_cache(maxsize=16)
+def _kinds_of(detectors: tuple[Detector, ...]) -> frozenset[str]:
+    return frozenset(d.kind for d in detectors)
+
+
 def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
                 prefilter: Prefilter | None = None) -> list[Finding]:
     """Findings in ``text`` and in what it decodes to: percent-encoding (one or two levels)
@@ -138,6 +145,7 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         inside = scan_plain(plain, detectors, prefilter)
         if inside:
             extra.append(Finding(inside[0].kind, start, end, text[start:end]))
+    extra += table_findings(text, _kinds_of(detectors))
     found = _merge(text, found, extra) if extra else found
     return _with_repeats(text, found) if found else found
 

@@ -65,7 +65,6 @@ _DELEGATED_PREFIX = ("a subscriber's delegated /64 (a network written as a CIDR 
                      "stays, as issue 21 asks)")
 _CDR_COLUMNS = "bare ten-digit numbers in a CDR's CSV columns, no header or key"
 # Corpora BA and BB (commerce and CRM; machine-learning workflows).
-_CSV_COLUMNS = "a number in a CSV export's column, the header naming it lines above"
 _SSN_EXAMPLES = ("nine bare digits listed as examples beside dashed SSNs ('SSNs in this column: "
                  "...'), no key or word next to them")
 _USER_COLON_PASSWORD = ("token=\"user:password\" (Milvus): the value reads as the next field of a "
@@ -77,8 +76,6 @@ _PREFIX = ("an IPv6 prefix or address with its prefix length (a subscriber's /56
            "network written as a CIDR block stays")
 _LORAWAN_APP_KEY = "a LoRaWAN AppKey after --root-keys.app-key.key (32 hex digits, no key's name)"
 # Corpus EA (what users paste into a prompt).
-_TABLE_COLUMN = ("a bare number in a pasted table's column (TSV, markdown), the phone header "
-                 "rows above")
 _TYPED_BY_INDEX = ("typed by an agent into a page element named only by its index "
                    "(browser-use's input_text), nothing names the field")
 _SPANISH_LIST = ("a Spanish mobile number in a contact list (after a name, an e-mail or a dash), "
@@ -94,11 +91,9 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_fb": {
         **dict.fromkeys(("CWvazadUsuijCyrS", "ZHFE0W.8iNRbhb_n", "$idPWi41MwTXAUn_"),
                         _TYPED_BY_INDEX),
-        "584-554-372": _TABLE_COLUMN,
     },
     "corpus_ea": {
         "Gatito!2022": "an alarm's code told in a Dutch group chat ('code alarm X')",
-        **dict.fromkeys(("638 930 698", "570 172 399", "186-7491-8966"), _TABLE_COLUMN),
         "759 52 80 32": "a Spanish landline alone on a signature's line, no word for a phone",
         "05352818507": "a Turkish mobile after 'Sorun olursa' (if there is a problem), no word "
                        "for a phone",
@@ -125,7 +120,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     },
     "corpus_ba": {
         "737 74 99 50": "a Spanish number in parentheses after an address, no word for a phone",
-        "605 10 04 98": _CSV_COLUMNS,
     },
     "corpus_bb": {
         "460929327": _SSN_EXAMPLES,
@@ -226,8 +220,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         'https://deploy:3mPpQCLLWmtP@git.example.com/org/repo.git': _WHOLE_URL,
     },
     "corpus_h": {
-        "0532981965": "ten bare digits in a DataFrame's column, its header lines away",
-        "8 903 539-84-35": "a Russian number in a DataFrame's column, its header lines away",
         "0538423461": "ten bare digits after 'text' (a verb too common to take as a phone's word)",
     },
     "corpus_k": {

@@ -1,0 +1,320 @@
+"""Values in a table's columns, told by the column's header.
+
+A phone number, an SSN or a password alone in a cell carries nothing that tells it from an
+order number or a word; the header above it does ("| Telefon |" in a pasted sheet,
+"Email,Phone,MobilePhone" in a CRM export, " phone       |" in a psql result). This pass finds
+the tables in a text, reads each header cell for a kind's name and reports the cells under
+such a header that have the kind's shape.
+
+A table is a header row and the rows after it that split the same way: on a delimiter ("|",
+a tab, ";" or ","), every row with as many cells as the header; or, with none (pandas,
+kubectl, fixed-width reports), on runs of two spaces or more, each cell going to the header
+cell it lies under. Separator rows ("---+---", "|:---|") are skipped. Rows are lines, or the
+escaped lines ("\\n") of a JSON string that holds a pasted table, where a row also ends at the
+string's closing quote.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .detectors import Finding
+from .validators import digits, secret_value_ok, ssn_ok, told_password
+
+__all__ = ["column_kind", "table_findings"]
+
+# A row break: a line's end, or an escaped one inside a JSON string.
+_BREAK = re.compile(r"\r?\n|\\r\\n|\\n")
+# The end of a JSON string in an escaped row (a quote no backslash escapes).
+_STRING_END = re.compile(r'(?<!\\)"')
+# Any header word: a cheap test that a text can hold a table this pass reads.
+_GATE = re.compile(
+    r"(?i)phone|tel|mobil|cell|fax|msisdn|handy|gsm|whatsapp|celular|m[oó]vil|ssn|social"
+    r"|pass|pwd|contrase|senha|has[łl]o|wachtwoord|l[öo]senord|salasana|[şs]ifre|parola"
+    r"|secret|token|api.?key|пароль|телефон|тел|电话|電話|手机|手機|携帯|전화|휴대폰|密码|密碼"
+    r"|パスワード|비밀번호|هاتف|جوال")
+_SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
+_ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
+
+# Header words, read from the header's tokens (camelCase and joiners split, lower case).
+_PHONE_WORDS = frozenset((
+    "phone", "phones", "telephone", "tel", "tele", "mobile", "mob", "cell", "cellphone",
+    "fax", "msisdn", "handy", "mobil", "mobiel", "gsm", "whatsapp", "celular", "movil",
+    "móvil", "portable", "cep", "hp", "telf", "tlf", "tfn", "puhelin", "telefoon"))
+_PHONE_STEMS = ("phone", "telefon", "teléfon", "téléphon", "telephon", "telefoon", "mobil",
+                "телефон")
+_PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "휴대폰", "연락처", "тел",
+                  "هاتف", "جوال", "โทร")
+_SSN_WORDS = frozenset(("ssn", "ssns"))
+_PASSWORD_WORDS = frozenset((
+    "password", "passwd", "pwd", "passphrase", "passwort", "kennwort", "contraseña",
+    "contrasena", "senha", "hasło", "haslo", "wachtwoord", "lösenord", "losenord", "salasana",
+    "şifre", "sifre", "parola", "mdp", "пароль", "pass"))
+_PASSWORD_SCRIPTS = ("密码", "密碼", "パスワード", "비밀번호", "пароль")
+_SECRET_WORDS = frozenset(("secret", "token", "apikey", "api_key"))
+# A header word that makes the column about the kind but not the value itself: a flag, a
+# date, a hash, a count, a name or an id ("phone_verified", "password_changed_at",
+# "password_hash", "prompt_tokens", "token_id").
+_ABOUT_WORDS = frozenset((
+    "hash", "hashed", "digest", "salt", "type", "types", "verified", "verification",
+    "confirmed", "country", "code", "ext", "extension", "id", "ids", "at", "date", "time",
+    "changed", "updated", "created", "expires", "expiry", "expired", "expiration", "last",
+    "policy", "length", "len", "count", "status", "enabled", "required", "reset", "hint",
+    "strength", "age", "format", "prefix", "masked", "last4", "redacted", "name", "scope",
+    "url", "tokens", "usage", "limit", "prompt", "completion", "total", "input", "output",
+    "max", "min", "rotated", "ttl", "provider", "carrier", "model", "brand", "os", "plan",
+    "set", "is", "has", "manager", "ref", "path", "file", "version", "fingerprint", "kid"))
+
+
+def _tokens(name: str) -> list[str]:
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name)
+    return re.split(r"[\s_\-./#:()\[\]*'\"`]+", spaced.lower())
+
+
+def column_kind(name: str) -> str | None:
+    """The kind a column's header names: "phone", "us_ssn", "password" (a password's or a
+    secret's column) or None."""
+    name = name.strip().strip("\"'`*").strip()
+    if not name or len(name) > 40 or "@" in name or "://" in name:
+        return None
+    tokens = [t for t in _tokens(name) if t]
+    if not tokens or len(tokens) > 4 or not _ABOUT_WORDS.isdisjoint(tokens):
+        return None
+    lower = name.lower()
+    if (not _PHONE_WORDS.isdisjoint(tokens) or any(t.startswith(_PHONE_STEMS) for t in tokens)
+            or any(s in lower for s in _PHONE_SCRIPTS)):
+        return "phone"
+    if not _SSN_WORDS.isdisjoint(tokens) or "social security" in lower:
+        return "us_ssn"
+    if (not _PASSWORD_WORDS.isdisjoint(tokens) or "mot de passe" in lower
+            or any(s in lower for s in _PASSWORD_SCRIPTS)):
+        return "password"
+    if (not _SECRET_WORDS.isdisjoint(tokens) or "api key" in " ".join(tokens)
+            or "access key" in " ".join(tokens)):
+        return "secret"
+    return None
+
+
+_PHONE_CELL = re.compile(r"\+?\(?\d[\d \t().\-/]*\d")
+_DATE_OR_TIME = re.compile(r"\d{4}[-./]\d\d[-./]\d\d.*|\d\d?[-./]\d\d?[-./]\d{2,4}"
+                           r"|\d\d?:\d\d(?::\d\d(?:\.\d+)?)?")
+_DOTTED_QUAD = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_SSN_CELL = re.compile(r"\d{3}([- ]?)\d{2}\1\d{4}")
+_NOT_A_SECRET = frozenset((
+    "true", "false", "yes", "no", "null", "none", "nil", "n/a", "na", "set", "unset",
+    "hidden", "masked", "redacted", "required", "optional", "empty", "default", "changeme",
+    "password", "secret", "token", "string", "str", "text", "varchar"))
+# A one-way hash (crypt's $id$salt$hash, LDAP's {SSHA}, a hex digest): left as everywhere.
+_ONE_WAY = re.compile(r"\$[0-9a-z]{1,6}\$.*|\{[A-Z0-9-]+\}.*|[0-9a-fA-F]{32}|[0-9a-fA-F]{40}"
+                      r"|[0-9a-fA-F]{64}|[0-9a-fA-F]{128}")
+
+
+def _cell_ok(kind: str, value: str) -> bool:
+    if kind == "phone":
+        n = len(digits(value))
+        return (7 <= n <= 15 and _PHONE_CELL.fullmatch(value) is not None
+                and _DATE_OR_TIME.fullmatch(value) is None
+                and _DOTTED_QUAD.fullmatch(value) is None and digits(value)[1:].strip("0") != "")
+    if kind == "us_ssn":
+        return _SSN_CELL.fullmatch(value) is not None and ssn_ok(value)
+    if (len(value) < 4 or len(value) > 256 or any(ch.isspace() for ch in value)
+            or value.lower() in _NOT_A_SECRET or _ONE_WAY.fullmatch(value) is not None
+            or len(set(value)) == 1 or not secret_value_ok(value)):
+        return False
+    if kind == "secret":  # a token: long, with letters and a digit (not an identifier's
+        # CamelCase words, "ForwardTokenAOTInput", nor a plain number)
+        return (len(value) >= 12 and any(ch.isdigit() for ch in value)
+                and any(ch.isalpha() for ch in value))
+    return told_password(value)  # (words under "pass" are a test's results)
+
+
+_FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assignment",
+                 "secret": "secret_assignment"}
+
+
+def table_findings(text: str, kinds: frozenset[str] | None = None) -> list[Finding]:
+    """The cells of ``text``'s tables whose column's header names a kind (of ``kinds``, when
+    given) and that have the kind's shape, as findings."""
+    if ("\n" not in text and "\\n" not in text) or _GATE.search(text) is None:
+        return []
+    rows = list(_rows(text))
+    found: list[Finding] = []
+    i = 0
+    while i < len(rows) - 1:
+        table = _table_at(text, rows, i)
+        if table is None:
+            i += 1
+            continue
+        columns, layout, end = table
+        found += _column_findings(text, rows[i + 1:end], columns, layout, kinds)
+        i = end
+    return sorted(found, key=lambda f: f.start)
+
+
+def _column_findings(text: str, rows: list[tuple[int, int]], columns: Columns,
+                     layout: str | None, kinds: frozenset[str] | None) -> list[Finding]:
+    """The cells of ``rows`` under a kind's column, for each column where at least half the
+    cells filled have the kind's shape (a header row that is really a row of data names
+    nothing the cells under it agree with)."""
+    hits: dict[int, list[Finding]] = {}
+    filled: dict[int, int] = {}
+    for row in rows:
+        for column, kind, start, stop in _row_cells(text, row, columns, layout):
+            filled[column] = filled.get(column, 0) + 1
+            finding_kind = _FINDING_KIND[kind]
+            if _cell_ok(kind, text[start:stop]) and (kinds is None or finding_kind in kinds):
+                hits.setdefault(column, []).append(
+                    Finding(finding_kind, start, stop, text[start:stop]))
+    return [f for column, found in hits.items() if 2 * len(found) >= filled[column]
+            for f in found]
+
+
+def _rows(text: str) -> Iterator[tuple[int, int]]:
+    """Each row's span. An escaped break lies inside a JSON string: the row before it starts
+    after the string's opening quote, and the row after the last one ends at its closing
+    quote."""
+    pos = 0
+    after_escaped = False
+    for brk in _BREAK.finditer(text):
+        escaped = brk.group().startswith("\\")
+        start, end = pos, brk.start()
+        if escaped:
+            for quote in _STRING_END.finditer(text, start, end):
+                start = quote.end()
+        elif after_escaped:
+            end = _string_end(text, start, end)
+        yield start, end
+        pos, after_escaped = brk.end(), escaped
+    yield pos, _string_end(text, pos, len(text)) if after_escaped else len(text)
+
+
+def _string_end(text: str, start: int, end: int) -> int:
+    quote = _STRING_END.search(text, start, end)
+    return end if quote is None else quote.start()
+
+
+# A table's layout: its delimiter, or None for columns aligned by spaces.
+Columns = list[tuple[str | None, int, int]]  # per header cell: kind, and its span in the row
+
+
+def _table_at(text: str, rows: list[tuple[int, int]], i: int
+              ) -> tuple[Columns, str | None, int] | None:
+    """The table whose header is row ``i``: its columns, layout and the row after its last."""
+    start, end = rows[i]
+    if end - start > 2000 or _GATE.search(text, start, end) is None:
+        return None
+    for layout in _layouts(text, start, end):
+        cells = _split(text, start, end, layout)
+        if len(cells) < (2 if layout in ("|", "\\t", "\t") else 3):
+            continue  # (a key and its value beside it, "password:   31 bytes", is no table)
+        names = [text[a:b] for a, b in cells]
+        if sum(1 for n in names if n) < 2 or not all(_name_like(n) for n in names if n):
+            continue
+        kinds = [column_kind(n) if n else None for n in names]
+        if not any(kinds):
+            continue
+        columns = [(k, a - start, b - start) for k, (a, b) in zip(kinds, cells, strict=True)]
+        last = _table_end(text, rows, i, len(cells), layout)
+        if last > i + 1:
+            return columns, layout, last
+    return None
+
+
+def _layouts(text: str, start: int, end: int) -> Iterator[str | None]:
+    row = text[start:end]
+    for delimiter in ("|", "\\t", "\t", ";", ","):
+        if delimiter in row:
+            yield delimiter
+    yield None
+
+
+# A column's name: words (of any script) with the few symbols names hold ("E-mail", "Phone #",
+# "Tel. (mobile)"), starting with a letter; not code ("('pw','pwd')"), a comment or a value.
+_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?]*")
+
+
+def _name_like(name: str) -> bool:
+    """A header cell: a short name, not a value."""
+    return (len(name) <= 40 and _HEADER_CELL.fullmatch(name.strip("*")) is not None
+            and len(name.split()) <= 4)
+
+
+def _table_end(text: str, rows: list[tuple[int, int]], i: int, width: int,
+               layout: str | None) -> int:
+    r = i + 1
+    while r < len(rows):
+        start, end = rows[r]
+        row = text[start:end]
+        if _SEPARATOR_ROW.fullmatch(row):
+            r += 1
+            continue
+        if not row.strip():
+            break
+        if layout is not None and len(_split(text, start, end, layout)) != width:
+            break
+        if layout is None and len(_split(text, start, end, None)) < 2:
+            break
+        r += 1
+    return r
+
+
+def _split(text: str, start: int, end: int, layout: str | None) -> list[tuple[int, int]]:
+    """The spans of a row's cells, each without the spaces and quotes around it."""
+    spans: list[tuple[int, int]] = []
+    if layout is None:
+        pos = start
+        for gap in _ALIGNED_GAP.finditer(text, start, end):
+            if gap.start() > pos:
+                spans.append(_trim(text, pos, gap.start()))
+            pos = gap.end()
+        if pos < end:
+            spans.append(_trim(text, pos, end))
+        return [s for s in spans if s[1] > s[0]]
+    pos = start
+    quoted = False
+    at = start
+    step = len(layout)
+    while at < end:
+        ch = text[at]
+        if ch == '"' and layout in (",", ";", "\t"):
+            quoted = not quoted
+        elif not quoted and text.startswith(layout, at):
+            spans.append(_trim(text, pos, at))
+            pos = at + step
+            at += step
+            continue
+        at += 1
+    spans.append(_trim(text, pos, end))
+    return spans
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in " \t":
+        start += 1
+    while end > start and text[end - 1] in " \t":
+        end -= 1
+    for quote in ('\\"', '"', "'"):
+        q = len(quote)
+        if end - start >= 2 * q and text.startswith(quote, start) and \
+                text.startswith(quote, end - q):
+            return start + q, end - q
+    return start, end
+
+
+def _row_cells(text: str, row: tuple[int, int], columns: Columns, layout: str | None
+               ) -> Iterator[tuple[int, str, int, int]]:
+    """The filled cells of a row under a kind's column: the column, its kind, the span."""
+    start, end = row
+    if _SEPARATOR_ROW.fullmatch(text, start, end):
+        return
+    for n, (a, b) in enumerate(_split(text, start, end, layout)):
+        column = n if layout is not None else _under(columns, a - start, b - start)
+        if column is not None and b > a and columns[column][0] is not None:
+            yield column, columns[column][0], a, b  # type: ignore[misc]
+
+
+def _under(columns: Columns, a: int, b: int) -> int | None:
+    """The one header cell an aligned cell lies under (None: none, or two)."""
+    under = [n for n, (_, s, e) in enumerate(columns) if a < e and s < b]
+    return under[0] if len(under) == 1 else None
