@@ -32,7 +32,7 @@ _STRING_END = re.compile(r'(?<!\\)"')
 _GATE = re.compile(
     r"(?i)phone|tel|mobil|cell|fax|msisdn|handy|gsm|whatsapp|celular|m[oó]vil|ssn|social"
     r"|pass|pwd|contrase|senha|has[łl]o|wachtwoord|l[öo]senord|salasana|[şs]ifre|parola"
-    r"|secret|token|api.?key|пароль|телефон|тел|电话|電話|手机|手機|携帯|전화|휴대폰|密码|密碼"
+    r"|secret|token|api.?key|credential|value|wert|valeur|valor|пароль|телефон|тел|电话|電話|手机|手機|携帯|전화|휴대폰|密码|密碼"
     r"|パスワード|비밀번호|هاتف|جوال")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
@@ -91,7 +91,8 @@ def column_kind(name: str) -> str | None:
             or any(s in lower for s in _PASSWORD_SCRIPTS)):
         return "password"
     if (not _SECRET_WORDS.isdisjoint(tokens) or "api key" in " ".join(tokens)
-            or "access key" in " ".join(tokens)):
+            or "access key" in " ".join(tokens) or "credential" in tokens
+            or "credentials" in tokens):
         return "secret"
     return None
 
@@ -138,36 +139,97 @@ def table_findings(text: str, kinds: frozenset[str] | None = None) -> list[Findi
     given) and that have the kind's shape, as findings."""
     if ("\n" not in text and "\\n" not in text) or _GATE.search(text) is None:
         return []
-    rows = list(_rows(text))
-    found: list[Finding] = []
+    # Box-drawing borders (duckdb, ClickHouse, sqlite's box mode) read as "|" and spaces: the
+    # same length, so a cell's span in the reading is its span in the text.
+    view = text.translate(_BOX) if _BOX_CHARS.search(text) else text
+    rows = list(_rows(view))
+    found = _pair_findings(text, view, rows)
     i = 0
     while i < len(rows) - 1:
-        table = _table_at(text, rows, i)
+        table = _table_at(view, rows, i)
         if table is None:
             i += 1
             continue
         columns, layout, end = table
-        found += _column_findings(text, rows[i + 1:end], columns, layout, kinds)
+        found += _column_findings(text, view, rows[i + 1:end], columns, layout)
         i = end
-    return sorted(found, key=lambda f: f.start)
+    return sorted((f for f in found if kinds is None or f.kind in kinds),
+                  key=lambda f: f.start)
 
 
-def _column_findings(text: str, rows: list[tuple[int, int]], columns: Columns,
-                     layout: str | None, kinds: frozenset[str] | None) -> list[Finding]:
+_BOX = str.maketrans({**dict.fromkeys("│┃║┌┬┐├┼┤└┴┘╔╦╗╠╬╣╚╩╝╭╮╯╰╞╪╡╟╫╢", "|"),
+                      **dict.fromkeys("─━═", " ")})
+_BOX_CHARS = re.compile("[│┃║]")
+
+
+def _column_findings(text: str, view: str, rows: list[tuple[int, int]], columns: Columns,
+                     layout: str | None) -> list[Finding]:
     """The cells of ``rows`` under a kind's column, for each column where at least half the
     cells filled have the kind's shape (a header row that is really a row of data names
-    nothing the cells under it agree with)."""
+    nothing the cells under it agree with); and the values whose row's name cell names a
+    secret, in a table of names and values (a cookie jar, a config listing)."""
     hits: dict[int, list[Finding]] = {}
     filled: dict[int, int] = {}
+    name_column = next((n for n, c in enumerate(columns) if c[0] == "name"), None)
     for row in rows:
-        for column, kind, start, stop in _row_cells(text, row, columns, layout):
-            filled[column] = filled.get(column, 0) + 1
-            finding_kind = _FINDING_KIND[kind]
-            if _cell_ok(kind, text[start:stop]) and (kinds is None or finding_kind in kinds):
-                hits.setdefault(column, []).append(
-                    Finding(finding_kind, start, stop, text[start:stop]))
-    return [f for column, found in hits.items() if 2 * len(found) >= filled[column]
-            for f in found]
+        cells = _row_cells(view, row, columns, layout)
+        for column, (start, stop) in cells.items():
+            kind = columns[column][0]
+            value = text[start:stop]
+            if kind == "value":
+                name = cells.get(name_column) if name_column is not None else None
+                told = _told_kind(text[name[0]:name[1]]) if name is not None else None
+                if told is not None and _cell_ok(told, value):
+                    hits.setdefault(-1, []).append(Finding(_FINDING_KIND[told], start, stop,
+                                                           value))
+            elif kind in _FINDING_KIND:
+                filled[column] = filled.get(column, 0) + 1
+                if _cell_ok(kind, value):
+                    hits.setdefault(column, []).append(
+                        Finding(_FINDING_KIND[kind], start, stop, value))
+    return [f for column, found in hits.items()
+            if column < 0 or 2 * len(found) >= filled[column] for f in found]
+
+
+def _pair_findings(text: str, view: str, rows: list[tuple[int, int]]) -> list[Finding]:
+    """Values in rows of a name and its value ("password   | X" in psql's expanded records),
+    two such rows or more in a row, where the name names a kind or a secret."""
+    found: list[Finding] = []
+    run: list[tuple[str, int, int]] = []
+    for start, end in [*rows, (0, 0)]:
+        cells = _split(view, start, end, "|") if "|" in view[start:end] else []
+        if len(cells) == 2 and cells[0][1] > cells[0][0] and cells[1][1] > cells[1][0] \
+                and _name_like(view[cells[0][0]:cells[0][1]]):
+            (a, b), (c, d) = cells
+            run.append((text[a:b], c, d))
+            continue
+        if len(run) >= 2:
+            for name, a, b in run:
+                kind = _told_kind(name)
+                if kind is not None and _cell_ok(kind, text[a:b]):
+                    found.append(Finding(_FINDING_KIND[kind], a, b, text[a:b]))
+        run = []
+    return found
+
+
+# A name that names a secret: a session cookie's (JSESSIONID, laravel_session, connect.sid),
+# a credential's (password, api_key, client_secret, token). Not a CSRF token's.
+_SECRET_NAME_WORDS = frozenset((
+    "session", "sessionid", "sessid", "jsessionid", "phpsessid", "sid", "password", "passwd",
+    "pwd", "secret", "token", "apikey", "credential", "credentials", "jwt", "bearer", "auth",
+    "passphrase", "pass"))
+
+
+def _told_kind(name: str) -> str | None:
+    """The kind of the value a name names: a column's kind, or a secret's."""
+    return column_kind(name) or ("secret" if _names_a_secret(name) else None)
+
+
+def _names_a_secret(name: str) -> bool:
+    tokens = [t for t in _tokens(name) if t]
+    return (not _SECRET_NAME_WORDS.isdisjoint(tokens) and "csrf" not in tokens
+            and "xsrf" not in tokens and not any(t in ("id", "ids", "type", "name", "expires",
+                                                        "count", "hash", "at") for t in tokens))
 
 
 def _rows(text: str) -> Iterator[tuple[int, int]]:
@@ -195,7 +257,8 @@ def _string_end(text: str, start: int, end: int) -> int:
 
 
 # A table's layout: its delimiter, or None for columns aligned by spaces.
-Columns = list[tuple[str | None, int, int]]  # per header cell: kind, and its span in the row
+# Per header cell: its kind (or role: "name", "value"), and its span in the row.
+Columns = list[tuple[str | None, int, int]]
 
 
 def _table_at(text: str, rows: list[tuple[int, int]], i: int
@@ -212,12 +275,30 @@ def _table_at(text: str, rows: list[tuple[int, int]], i: int
         if sum(1 for n in names if n) < 2 or not all(_name_like(n) for n in names if n):
             continue
         kinds = [column_kind(n) if n else None for n in names]
-        if not any(kinds):
+        roles = [_role(n) for n in names]
+        if "name" in roles and "value" in roles:  # a table of names and their values
+            kinds = [k or r for k, r in zip(kinds, roles, strict=True)]
+        if not any(k in _FINDING_KIND or k == "value" for k in kinds):
             continue
         columns = [(k, a - start, b - start) for k, (a, b) in zip(kinds, cells, strict=True)]
         last = _table_end(text, rows, i, len(cells), layout)
         if last > i + 1:
             return columns, layout, last
+    return None
+
+
+_NAME_HEADERS = frozenset(("name", "key", "cookie", "variable", "var", "setting", "parameter",
+                           "param", "field", "property", "attribute", "env", "option"))
+_VALUE_HEADERS = frozenset(("value", "val", "wert", "valeur", "valor", "content"))
+
+
+def _role(name: str) -> str | None:
+    """"name" or "value": the columns of a table of names and their values."""
+    tokens = [t for t in _tokens(name) if t]
+    if len(tokens) == 1 and tokens[0] in _VALUE_HEADERS:
+        return "value"
+    if len(tokens) == 1 and tokens[0] in _NAME_HEADERS:
+        return "name"
     return None
 
 
@@ -251,8 +332,13 @@ def _table_end(text: str, rows: list[tuple[int, int]], i: int, width: int,
             continue
         if not row.strip():
             break
-        if layout is not None and len(_split(text, start, end, layout)) != width:
-            break
+        if layout is not None:
+            cells = _split(text, start, end, layout)
+            if len(cells) != width:
+                break
+            if all(b == a for a, b in cells):  # a border drawn with box characters
+                r += 1
+                continue
         if layout is None and len(_split(text, start, end, None)) < 2:
             break
         r += 1
@@ -303,15 +389,17 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _row_cells(text: str, row: tuple[int, int], columns: Columns, layout: str | None
-               ) -> Iterator[tuple[int, str, int, int]]:
-    """The filled cells of a row under a kind's column: the column, its kind, the span."""
+               ) -> dict[int, tuple[int, int]]:
+    """A row's filled cells under a column with a role, by column."""
     start, end = row
+    cells: dict[int, tuple[int, int]] = {}
     if _SEPARATOR_ROW.fullmatch(text, start, end):
-        return
+        return cells
     for n, (a, b) in enumerate(_split(text, start, end, layout)):
         column = n if layout is not None else _under(columns, a - start, b - start)
         if column is not None and b > a and columns[column][0] is not None:
-            yield column, columns[column][0], a, b  # type: ignore[misc]
+            cells[column] = (a, b)
+    return cells
 
 
 def _under(columns: Columns, a: int, b: int) -> int | None:

@@ -142,3 +142,41 @@ def test_a_column_whose_cells_disagree_with_its_header_reports_nothing() -> None
     text = ("host\tpassword\tnote\n"
             "a\tsession\tx\nb\toptional\ty\nc\tinclude\tz\nd\tS3cret!pw\tw\n")
     assert table_findings(text) == []
+
+
+def test_box_drawn_tables_and_a_cookie_jar() -> None:
+    """duckdb's and ClickHouse's box borders; a table of names and values, where the value of
+    a session cookie is a secret and the others (a theme, a time zone) are not."""
+    duck = ("┌──────────┬──────────────────────────────┐\n"
+            "│   name   │        client_secret         │\n"
+            "│ varchar  │           varchar            │\n"
+            "├──────────┼──────────────────────────────┤\n"
+            "│ ios      │ cs_9sJfQtoZ0XLSsOUIMDL7xBnb0 │\n"
+            "└──────────┴──────────────────────────────┘")
+    assert _values(duck) == [("secret_assignment", "cs_9sJfQtoZ0XLSsOUIMDL7xBnb0")]
+    clickhouse = (
+        "┌─host─────────┬─name───────┬─value────────────────────────────┬─path─┐\n"
+        "│ .contoso.com │ tz         │ Europe%2FBerlin                  │ /    │\n"
+        "│ .contoso.com │ theme      │ dark                             │ /    │\n"
+        "│ .contoso.com │ JSESSIONID │ q5vbk_jdsTo38FFyf0Vzx5PKQ5Ik3iQx │ /    │\n"
+        "│ .contoso.com │ csrftoken  │ Yt5Rk2Lm9Qx3Vb7Nc1Zp8Wd4Hs6Jf0Ga │ /    │\n"
+        "└──────────────┴────────────┴──────────────────────────────────┴──────┘")
+    assert _values(clickhouse) == [("secret_assignment", "q5vbk_jdsTo38FFyf0Vzx5PKQ5Ik3iQx")]
+    devtools = ("Name\tValue\tDomain\tPath\n"
+                "cookie_consent\tnecessary\tapp.example.io\t/\n"
+                "laravel_session\tgdAU0SS4yZrxgYdPi_8N5F50OKt78V\tapp.example.io\t/\n")
+    assert _values(devtools) == [("secret_assignment", "gdAU0SS4yZrxgYdPi_8N5F50OKt78V")]
+
+
+def test_psql_expanded_records() -> None:
+    """Rows of a name and its value: the name tells the kind."""
+    text = ("-[ RECORD 1 ]+-----------------------------\n"
+            "id         | 1773\n"
+            "username   | jose773\n"
+            "phone      | +34 612 345 678\n"
+            "password   | yZAS_0mi%Brj=3cL%\n"
+            "last_login | 2024-08-25 13:35:42\n")
+    assert _values(text) == [("phone", "+34 612 345 678"),
+                             ("secret_assignment", "yZAS_0mi%Brj=3cL%")]
+    # one such row alone is a sentence with a bar in it, not a record
+    assert table_findings("note\npassword | hunter2!X is what he typed\n") == []
