@@ -18,7 +18,12 @@ from typing import Any
 
 from . import delivery
 
-__all__ = ["Connections"]
+__all__ = ["PEER_KEY", "Connections"]
+
+#: The scope key where the guarded protocol records the connection's own peer address:
+#: uvicorn's proxy-headers middleware rewrites ``scope["client"]`` from X-Forwarded-For (it
+#: trusts 127.0.0.1 by default), and a connection looked up by that would not be found.
+PEER_KEY = "servescope.peer"
 
 
 class Connections:
@@ -40,7 +45,8 @@ class Connections:
         self._live.pop(self.key(server, client), None)
 
     def _of(self, scope: MutableMapping[str, Any]) -> asyncio.Transport | None:
-        return self._live.get(self.key(scope.get("server"), scope.get("client")))
+        peer = scope[PEER_KEY] if PEER_KEY in scope else scope.get("client")
+        return self._live.get(self.key(scope.get("server"), peer))
 
     def transport(self, scope: MutableMapping[str, Any]) -> asyncio.Transport | None:
         """The connection carrying ``scope`` (None once it is gone): a response that asks

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 from ..config import HttpLimits
 from . import openai_schema as schema
+from .connections import PEER_KEY
 
 __all__ = [
     "ABORT_KEY",
@@ -531,6 +532,7 @@ def _h11_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Protocol
             self._refusal = _oversized(len(self._raw_head), len(self._request_target()),
                                        limits) or self._head_refusal(
                 self.headers, self._raw_head, self._get_upgrade() is not None)
+            self.scope[PEER_KEY] = self.client  # (the scope is new: uvicorn made it just now)
             return self._refusal is not None
 
         def _request_target(self) -> bytes:
@@ -663,6 +665,7 @@ def _httptools_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Pr
             if self._refusal is not None:
                 raise _Refused()  # llhttp stops; data_received answers
             super().on_headers_complete()
+            self.scope[PEER_KEY] = self.client
 
         def on_message_complete(self) -> None:
             self._message = "done"

@@ -262,3 +262,15 @@ def test_an_upstream_that_never_answers_gets_a_counted_504_after_the_idle_timeou
             assert response.status_code == 504
             assert response.json()["error"]["code"] == "upstream_timeout"
             assert rejected(gw, "upstream_timeout") == 1
+
+
+def test_a_forwarded_for_header_changes_nothing_for_the_stream() -> None:
+    """A proxy on the same host adds X-Forwarded-For, and uvicorn rewrites the scope's client
+    from it: the relay still finds its own connection (the answer whole, delivery measured)."""
+    with stub_and_gateway() as (_, gw):
+        body = {"model": MODEL, "prompt": "x", "max_tokens": 5, "stream": True}
+        status, events, done = _stream(gw.url, body, {"X-Forwarded-For": "203.0.113.9"})
+        assert status == 200 and done and len(events) == 5
+        poll_until(lambda: finished(gw, "length") == 1, what="the stream finished")
+        assert finished(gw, "client_cancel") == 0
+        poll_until(lambda: tokens(gw, "delivered") == 5, what="all tokens acknowledged")

@@ -616,3 +616,21 @@ def test_metrics_answers_any_accept_header(server: LocalServer, accept: str) -> 
     r = httpx.get(f"{server.url}/metrics", headers={"accept": accept.encode("latin-1")}, timeout=10)
     assert r.status_code == 200
     assert "servescope_requests_arrived_total" in r.text
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_forwarded_for_header_changes_nothing_for_the_stream(server: LocalServer,
+                                                                stream: bool) -> None:
+    """uvicorn rewrites the scope's client from X-Forwarded-For when the peer is 127.0.0.1 (a
+    proxy on the same host): the response still finds its own connection, so the answer is
+    whole and its tokens are delivered, not cut off as a client gone."""
+    body = {"model": MODEL, "prompt": "hello", "max_tokens": 3, "stream": stream}
+    headers = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https"}
+    with httpx.stream("POST", f"{server.url}/v1/completions", json=body, headers=headers,
+                      timeout=30) as r:
+        data = r.read().decode()
+    assert r.status_code == 200
+    if stream:
+        assert data.rstrip().endswith("data: [DONE]")
+    else:
+        assert json.loads(data)["choices"][0]["finish_reason"] in {"stop", "length"}
