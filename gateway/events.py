@@ -60,6 +60,9 @@ class StreamFacts:
     response_id: str | None = None
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
 class EventScanner:
     """Splits upstream bytes into complete events and reads each one."""
 
@@ -67,6 +70,7 @@ class EventScanner:
         self.max_event_bytes = max_event_bytes
         self.facts = StreamFacts()
         self._tail = b""
+        self._begun = False  # the first bytes have come (a byte order mark is skipped)
         #: Why the stream cannot be read further (set by :meth:`feed`), None while it can.
         self.failure: MalformedStream | None = None
 
@@ -78,22 +82,41 @@ class EventScanner:
     def feed(self, data: bytes) -> tuple[bytes, int]:
         """The complete events ending in ``data`` (bytes to write, unchanged) and the output
         tokens they carry. Events after a malformed one are not returned: the relay writes
-        the good ones before it, then finds the fault in :attr:`failure`."""
+        the good ones before it, then finds the fault in :attr:`failure`. Nothing after
+        ``[DONE]`` is returned or read: the stream ended there for every client."""
+        if self.facts.done:
+            return b"", 0
         buf = self._tail + data if self._tail else data
+        if not self._begun:
+            self._begun = True
+            if buf.startswith(_BOM):  # the event stream format says to skip it
+                out, tokens = self._events(buf[len(_BOM):])
+                return _BOM + out, tokens
+        return self._events(buf)
+
+    def _events(self, buf: bytes) -> tuple[bytes, int]:
         end = 0
         tokens = 0
+        facts = self.facts
         try:
             if b"\r" in buf:  # CRLF or CR line ends: the general split
                 for match in _BOUNDARY.finditer(buf):
                     tokens += self._event(buf[end:match.start()])
                     end = match.end()
+                    if facts.done:
+                        break
             else:  # what engines send: LF only
                 find = buf.find
                 while (cut := find(b"\n\n", end)) >= 0:
                     tokens += self._event(buf[end:cut])
                     end = cut + 2
+                    if facts.done:
+                        break
         except MalformedStream as exc:
             self.failure = exc
+            self._tail = b""
+            return buf[:end], tokens
+        if facts.done:
             self._tail = b""
             return buf[:end], tokens
         self._tail = buf[end:]
@@ -121,6 +144,8 @@ class EventScanner:
             obj = _decode(payload)  # msgspec: a fifth of json.loads's time, per chunk
         except msgspec.DecodeError:
             raise MalformedStream("a data field that is not JSON") from None
+        if obj is None:
+            return 0  # llama.cpp opens a stream of several prompts with "data: null"
         if not isinstance(obj, dict):
             raise MalformedStream("a data field that is not a JSON object")
         return self._chunk(obj)

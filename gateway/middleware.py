@@ -173,12 +173,25 @@ class _Exchange:
         try:
             await self.owner.app(self.scope, self.receive, self.send)
         except BaseException:
-            self._end(FinishReason.CLIENT_CANCEL if self.disconnected else FinishReason.ERROR)
+            if self._ended_at_done():
+                self._finish(self.recorder)
+            else:
+                self._end(FinishReason.CLIENT_CANCEL if self.disconnected else
+                          FinishReason.ERROR)
             raise
         if self.disconnected:
             self._end(FinishReason.CLIENT_CANCEL)
         elif not self.completed:
-            self._end(FinishReason.ERROR)
+            if self._ended_at_done():
+                self._finish(self.recorder)
+            else:
+                self._end(FinishReason.ERROR)
+
+    def _ended_at_done(self) -> bool:
+        """The stream's [DONE] was written: it ended for the client (which may close then,
+        as the openai SDK does, before the app's last write)."""
+        return self.streamed and self.scan_ok and self.scanner.facts.done \
+            and not self.disconnected
 
     async def _read_body(self) -> bytes:
         parts = []
@@ -196,7 +209,8 @@ class _Exchange:
         if self.replay:
             return self.replay.pop(0)
         message = await self._receive()
-        if message["type"] == "http.disconnect" and not self.completed:
+        if message["type"] == "http.disconnect" and not self.completed \
+                and not self._ended_at_done():
             self.disconnected = True
             self._end(FinishReason.CLIENT_CANCEL)
         return message
@@ -235,7 +249,7 @@ class _Exchange:
         try:
             await self._send(message)
         except BaseException:
-            self.disconnected = not last or self.disconnected
+            self.disconnected = (not last and not self._ended_at_done()) or self.disconnected
             raise
         done = self.clock()
         if done - at > PAUSE_MIN_S:

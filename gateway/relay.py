@@ -247,6 +247,8 @@ class Relay:
             self.response.divert(self._take)
         try:
             await self._relay_reads(send, scanner)
+        except _DoneRelayed:
+            pass  # [DONE] went out in the upstream's callback
         finally:
             self.response.divert(None)
         facts = scanner.facts
@@ -254,10 +256,17 @@ class Relay:
         if scanner.pending.strip() or not (facts.done or facts.finishes or facts.error):
             raise _Ended(scanner)
         self._ended_by(facts)
-        # the answer was read whole: its connection goes back to the pool before the last
-        # write, so the client's next request (sent once it has read that write) finds it
-        await self._close_upstream()
+        if self.response.read_whole:
+            # its connection goes back to the pool before the last write, so the client's
+            # next request (sent once it has read that write) finds it
+            await self._close_upstream()
+            await self._last(send, b"")
+            return
+        # [DONE] came before the body's end (llama.cpp writes the terminator apart): the
+        # client's stream ends now, then the rest is read for the connection's reuse
         await self._last(send, b"")
+        await self.response.drain(_DRAIN_S)
+        await self._close_upstream()
 
     async def _relay_reads(self, send: Send, scanner: EventScanner) -> None:
         """The reads the writer wakes for (see :meth:`_take` for the others)."""
@@ -271,6 +280,9 @@ class Relay:
                     self._wrote(tokens, at)
             if scanner.failure is not None:  # after the good events before it
                 raise scanner.failure
+            if scanner.facts.done:
+                self._completing = True  # the client may close once it has read [DONE]
+                return
 
     def _feed(self, scanner: EventScanner, data: bytes) -> tuple[bytes, int]:
         """A read's whole events and their tokens, the tokens committed as they arrived."""
@@ -301,6 +313,9 @@ class Relay:
                 self._wrote(tokens, at)
         if scanner.failure is not None:
             raise scanner.failure
+        if scanner.facts.done:
+            self._completing = True  # the client may close once it has read [DONE]
+            raise _DoneRelayed  # wakes the writer: the stream ends here
         return True
 
     async def _relay_whole(self, send: Send, headers: list[tuple[bytes, bytes]]) -> None:
@@ -472,6 +487,10 @@ class Relay:
         return self.streamed or self._completing
 
 
+class _DoneRelayed(Exception):
+    """[DONE] was relayed in the upstream's callback: the writer ends the stream."""
+
+
 class _Ended(Exception):
     """The upstream's stream ended before its last event, or without one."""
 
@@ -483,3 +502,5 @@ class _Ended(Exception):
 #: Tokens written between two marks of the connection's offset at most (see ``_wrote``).
 _MARK_EVERY = 8
 _CUT_STATUS = {"deadline_exceeded": 504, "upstream_timeout": 504}
+#: How long the body's end is waited for after [DONE] (then the connection is dropped).
+_DRAIN_S = 1.0

@@ -23,6 +23,7 @@ general HTTP client: the relay's per-chunk read is the gateway's hot path). At m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import ssl
@@ -186,6 +187,19 @@ class UpstreamResponse:
             return data is not None and take(data)
 
         conn.sink = sink
+
+    @property
+    def read_whole(self) -> bool:
+        """The body was read to its end."""
+        return self._body.done
+
+    async def drain(self, timeout_s: float) -> None:
+        """Read (and drop) what is left of the body for at most ``timeout_s``: a body read to
+        its end leaves a connection that can carry the next request."""
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(timeout_s):
+                async for _ in self.aiter_raw():
+                    pass
 
     async def aclose(self) -> None:
         conn, self._conn = self._conn, None

@@ -151,3 +151,46 @@ def test_vllm_style_loading_puts_the_series_on_the_engines_own_metrics(tmp_path)
     finally:
         proc.terminate()
         proc.communicate(timeout=30)
+
+
+async def _done_then_late_end(scope, receive, send) -> None:
+    """An engine that writes [DONE], then its body's end a moment later, and stops there if
+    its client has gone (as Starlette's streaming response does)."""
+    import asyncio
+
+    while (await receive()).get("more_body"):
+        pass
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")]})
+    events = [{"choices": [{"index": 0, "text": t, "finish_reason": f}]}
+              for t, f in (("a", None), ("b", None), ("", "length"))]
+    for event in [*map(json.dumps, events), "[DONE]"]:
+        await send({"type": "http.response.body", "body": f"data: {event}\n\n".encode(),
+                    "more_body": True})
+    try:
+        async with asyncio.timeout(0.3):
+            await receive()  # the client's disconnect, if it closes at [DONE]
+        return
+    except TimeoutError:
+        await send({"type": "http.response.body", "body": b""})
+
+
+def test_a_client_that_closes_after_done_is_no_cancel() -> None:
+    """The openai SDK closes its response once it has read [DONE]: the request finished as
+    the engine said, whether or not the app wrote its last (empty) body after."""
+    setup = setup_telemetry(model="default", span_exporter=InMemorySpanExporter(),
+                            redaction=False)
+    app = ServescopeMiddleware(_done_then_late_end, telemetry=setup.telemetry,
+                               model_names=[SERVED])
+    try:
+        with StubServer(app=app) as server:
+            client = openai.OpenAI(base_url=f"{server.url}/v1", api_key="x", max_retries=0)
+            chunks = list(client.completions.create(model=SERVED, prompt="x", stream=True))
+            assert [c.choices[0].finish_reason for c in chunks][-1] == "length"
+            poll_until(lambda: _value(setup, "servescope_requests_finished_total",
+                                      finish_reason="length", model=SERVED) == 1,
+                       what="a length finish")
+            assert _value(setup, "servescope_requests_finished_total",
+                          finish_reason="client_cancel", model=SERVED) == 0
+    finally:
+        setup.shutdown()

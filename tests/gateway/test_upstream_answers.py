@@ -9,6 +9,7 @@ import contextlib
 import json
 import logging
 import socket
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -23,6 +24,7 @@ from gateways import (
     gateway_for,
     read_request,
     sample,
+    tokens,
 )
 from waiting import poll_until
 
@@ -31,8 +33,10 @@ from servescope.gateway.serving import LocalGateway
 from servescope.instrumentation.status import FinishReason
 
 MODEL = "m"
-#: What the upstream answers a request: its head and its body as received.
-Script = Callable[[bytes, bytes], bytes]
+#: What the upstream answers a request: its head and its body as received. A list: pieces
+#: sent apart, ``PAUSE_S`` between them (an engine that writes its stream's end late).
+Script = Callable[[bytes, bytes], "bytes | list[bytes]"]
+PAUSE_S = 0.3
 
 
 class ScriptedUpstream(ThreadedSocketServer):
@@ -55,7 +59,14 @@ class ScriptedUpstream(ThreadedSocketServer):
                     conn.sendall(_whole(json.dumps({"data": listed}).encode()))
                     continue
                 self.heads.append(head)
-                conn.sendall(self.script(head, body))  # one send: heads and body together
+                answer = self.script(head, body)
+                if isinstance(answer, bytes):
+                    conn.sendall(answer)  # one send: heads and body together
+                    continue
+                for n, piece in enumerate(answer):
+                    if n:
+                        time.sleep(PAUSE_S)
+                    conn.sendall(piece)
 
 
 def _head(status: bytes, fields: list[tuple[bytes, bytes]]) -> bytes:
@@ -342,3 +353,77 @@ def test_a_204_carries_no_content_length_on_any_path(
         assert answer.status_code == 204 and answer.headers["x-kept"] == "yes"
         assert "content-length" not in answer.headers, path
         assert answer.content == b""
+
+
+# --- the stream's end -----------------------------------------------------------------------
+def _done_then_late_end(head: bytes, body: bytes) -> list[bytes]:
+    """llama.cpp's way: three tokens, the finish and usage, [DONE], and the chunked body's
+    terminator in a write of its own, later."""
+    whole = _stream([_text("a"), _text("b"), _text("c"),
+                     {**_text("", "length"), "usage": {"prompt_tokens": 2,
+                                                       "completion_tokens": 3}}])
+    return [whole[:-5], whole[-5:]]
+
+
+def test_a_client_that_closes_after_done_is_no_cancel(scripted: Start) -> None:
+    """The openai SDK closes its response once it has read [DONE]; the engine's terminator
+    comes after. The request finished as the engine said, with its usage."""
+    _, gw = scripted(_done_then_late_end)
+    body = {"model": MODEL, "prompt": "x", "stream": True}
+    with httpx.stream("POST", f"{gw.url}/v1/completions", json=body, timeout=30) as response:
+        for line in response.iter_lines():
+            if line == "data: [DONE]":
+                break  # and close, as the SDK does
+    poll_until(lambda: finished(gw, "length", model=MODEL) == 1, what="a length finish")
+    assert finished(gw, "client_cancel", model=MODEL) == 0
+    assert tokens(gw, "prompt", model=MODEL) == 2
+    poll_until(lambda: busy_upstream_connections(gw) == 0, what="the upstream released")
+
+
+def test_the_stream_ends_at_done_without_waiting_for_the_engines_terminator(
+        scripted: Start) -> None:
+    """The client reads its stream's end when [DONE] comes, not a pause later; the upstream
+    connection is read to its end and reused."""
+    upstream, gw = scripted(_done_then_late_end)
+    for _ in range(2):
+        t0 = time.monotonic()
+        answer = _post(gw, "/v1/completions", {"prompt": "x", "stream": True})
+        assert answer.text.endswith("data: [DONE]\n\n")
+        assert time.monotonic() - t0 < PAUSE_S
+    poll_until(lambda: finished(gw, "length", model=MODEL) == 2, what="two length finishes")
+    poll_until(lambda: busy_upstream_connections(gw) == 0, what="the upstream released")
+    assert len(upstream.heads) == 2
+
+
+def test_nothing_after_done_is_relayed_or_counted(scripted: Start) -> None:
+    def script(head: bytes, body: bytes) -> bytes:
+        events = [_text("a"), _text("b"), _text("c", "stop"), b"[DONE]", _text("d", "length")]
+        return _stream(events)
+
+    _, gw = scripted(script)
+    answer = _post(gw, "/v1/completions", {"prompt": "x", "stream": True})
+    assert answer.text.count("[DONE]") == 1 and answer.text.endswith("data: [DONE]\n\n")
+    assert '"d"' not in answer.text
+    poll_until(lambda: finished(gw, "stop", model=MODEL) == 1, what="a stop finish")
+    assert tokens(gw, "committed", model=MODEL) == 3
+
+
+def test_llamacpps_null_event_and_a_byte_order_mark_are_read_past(scripted: Start) -> None:
+    """llama.cpp opens a stream of several prompts with "data: null"; an event stream may
+    start with a byte order mark. Both reach the client unchanged and count nothing."""
+    def script(head: bytes, body: bytes) -> bytes:
+        whole = _stream([b"null", _text("a"), _text("b", "stop")])
+        if _body(head, body)["prompt"] == "bom":
+            cut = whole.index(b"\r\n\r\n") + 4
+            first = whole.index(b"\r\n", cut)
+            size = int(whole[cut:first], 16) + 3
+            whole = whole[:cut] + b"%x" % size + b"\r\n\xef\xbb\xbf" + whole[first + 2:]
+        return whole
+
+    _, gw = scripted(script)
+    for prompt in ("null", "bom"):
+        answer = _post(gw, "/v1/completions", {"prompt": prompt, "stream": True})
+        assert answer.status_code == 200 and "data: null" in answer.text
+        assert "upstream_malformed" not in answer.text
+    poll_until(lambda: finished(gw, "stop", model=MODEL) == 2, what="two stop finishes")
+    assert tokens(gw, "committed", model=MODEL) == 4
