@@ -1,6 +1,7 @@
 """The gateway's routes: measured generation, its own health and metrics, the rest passed on.
 
-``POST /v1/completions`` and ``POST /v1/chat/completions`` are measured: the arrival is
+``POST /v1/completions`` and ``POST /v1/chat/completions`` are measured (also spelled without
+``/v1``, with repeated or trailing slashes or in other letter case): the arrival is
 counted when the request head arrives (a W3C ``traceparent`` makes the request span a child of
 the caller's trace), the body is read within the reference server's limits and forwarded
 unchanged, and the upstream's answer is relayed by :class:`~.relay.Relay`. An answer that is
@@ -45,6 +46,7 @@ from servescope.reference.transport.connections import Connections
 
 from .commits import Commits
 from .config import GatewayConfig
+from .paths import measured_operation
 from .relay import Relay, RelaySettings
 from .upstream import (
     Answer,
@@ -67,9 +69,9 @@ TRACE_HEADERS = ("traceparent", "tracestate")
 #: How often the upstream's model list may be asked again when a request names a model it
 #: did not list.
 MODELS_REFRESH_S = 30.0
+#: ... and how soon after an ask that failed (an engine still loading its model).
+MODELS_RETRY_S = 1.0
 _ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-#: The measured routes and their operation (the span's and the arrival's).
-MEASURED = {"/v1/completions": "text_completion", "/v1/chat/completions": "chat"}
 _READ_HEADERS = frozenset(name.encode() for name in (
     *TRACE_HEADERS, schema.PRIORITY_HEADER, schema.DEADLINE_HEADER))
 
@@ -86,6 +88,7 @@ class _Models:
         self.default = default
         self.timeout_s = timeout_s
         self.known: frozenset[str] = frozenset()
+        self.learnt = False  # a model list has been read
         self._refused = 0  # listed names the PII check refused (logged when it changes)
         self._asked_at = -MODELS_REFRESH_S
         self._task: asyncio.Task[None] | None = None
@@ -105,11 +108,12 @@ class _Models:
     async def refresh(self) -> None:
         self._asked_at = time.monotonic()
         response = await self.upstream.get("/v1/models", self.timeout_s)
-        if response is None or response.status_code != 200:
+        listed = _listed(response) if response is not None and response.status_code == 200 \
+            else None
+        if listed is None:  # not (yet) a model list: what was learnt before stays
+            self._asked_at -= MODELS_REFRESH_S - MODELS_RETRY_S  # and the next ask is soon
             return
-        listed = _listed(response)
-        if listed is None:  # not a model list: what was learnt before stays
-            return
+        self.learnt = True
         # the engine's served names are configuration: labels and spans keep them, except a
         # name with PII in it (an adapter named after a person), which stays unlisted
         self.known = self.telemetry.declare_models(listed)
@@ -249,6 +253,8 @@ class _Gateway:
         path = self.config.upstream_flavor.health_path
         response = await self.upstream.get(path, self.config.connect_timeout_s)
         if response is not None and 200 <= response.status_code < 300:
+            if not self.models.learnt:  # the engine came up after the gateway: learn its
+                self.models.refresh_soon()  # names now, not at a request's next ask
             return JSONResponse({"status": "ready", "upstream": self.config.upstream})
         status = "unreachable" if response is None else f"answered {response.status_code}"
         return _error(503, schema.error_body(f"the upstream is not ready ({status})",
@@ -387,7 +393,7 @@ class GatewayApp:
 
     async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
-            operation = MEASURED.get(scope["path"])
+            operation = measured_operation(scope["path"])
             if operation is not None:
                 await self.gateway.generate(scope, receive, send, operation)
                 return

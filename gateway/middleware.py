@@ -42,6 +42,7 @@ from servescope.instrumentation.telemetry import Telemetry
 
 from .commits import Commits
 from .events import EventScanner, finish_reason_of, scan_whole, upstream_error_type
+from .paths import MEASURED, measured_operation
 
 _log = logging.getLogger("servescope.gateway.middleware")
 
@@ -53,9 +54,9 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-MEASURED_PATHS = frozenset({"/v1/completions", "/v1/chat/completions"})
+#: The generation paths measured (also spelled otherwise: see ``paths.measured_operation``).
+MEASURED_PATHS = frozenset(MEASURED)
 METRICS_PATH = "/servescope/metrics"
-_OPERATIONS = {"/v1/completions": "text_completion", "/v1/chat/completions": "chat"}
 #: A write that waited longer than this for the client counts as a backpressure pause.
 PAUSE_MIN_S = 0.005
 #: The largest answer (or SSE event) scanned; past it the request is still timed.
@@ -110,8 +111,9 @@ class ServescopeMiddleware:
             await self.app(scope, receive, send)
             return
         path, method = scope["path"], scope["method"]
-        if method == "POST" and path in MEASURED_PATHS:
-            await _Exchange(self, scope, receive, send).run(_OPERATIONS[path])
+        operation = measured_operation(path) if method == "POST" else None
+        if operation is not None:
+            await _Exchange(self, scope, receive, send).run(operation)
         elif method == "GET" and path == self.metrics_path:
             await self._metrics(scope, send)
         else:

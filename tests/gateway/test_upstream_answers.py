@@ -47,6 +47,7 @@ class ScriptedUpstream(ThreadedSocketServer):
         self.script = script
         self.models = models
         self.heads: list[bytes] = []
+        self.loaded = True  # False: the model list is not served yet (an engine loading)
         super().__init__()
 
     def connection(self, conn: socket.socket) -> None:
@@ -56,7 +57,8 @@ class ScriptedUpstream(ThreadedSocketServer):
                 head, body, buf = request
                 if head.startswith(b"GET /v1/models "):
                     listed = [{"id": m} for m in self.models]
-                    conn.sendall(_whole(json.dumps({"data": listed}).encode()))
+                    conn.sendall(_whole(json.dumps({"data": listed}).encode()) if self.loaded
+                                 else _whole(b'{"error":"loading"}', status=b"503 Loading"))
                     continue
                 self.heads.append(head)
                 answer = self.script(head, body)
@@ -427,3 +429,39 @@ def test_llamacpps_null_event_and_a_byte_order_mark_are_read_past(scripted: Star
         assert "upstream_malformed" not in answer.text
     poll_until(lambda: finished(gw, "stop", model=MODEL) == 2, what="two stop finishes")
     assert tokens(gw, "committed", model=MODEL) == 4
+
+
+@pytest.mark.parametrize("path", ["/completions", "/chat/completions", "/v1/completions/",
+                                  "//v1/completions", "/V1/Chat/Completions"])
+def test_every_spelling_of_a_generation_path_is_measured(path: str, scripted: Start) -> None:
+    """llama.cpp serves /completions and /chat/completions beside /v1/...: a request there
+    generates, so it is measured (forwarded with its path as sent)."""
+    upstream, gw = scripted(lambda head, body: _stream([_text("a"), _text("b", "stop")]))
+    answer = _post(gw, path, {"prompt": "x", "stream": True})
+    assert answer.status_code == 200
+    poll_until(lambda: finished(gw, "stop", model=MODEL) == 1, what="a measured stop finish")
+    assert tokens(gw, "committed", model=MODEL) == 2
+    assert upstream.heads[-1].split(b" ")[1] == path.encode()
+
+
+def test_an_engine_that_lists_its_models_late_gets_its_label_within_seconds() -> None:
+    """A gateway started beside an engine still loading: its requests take the configured
+    name until the list comes, then the engine's own name, seconds later, not at the next
+    half-minute ask."""
+    upstream = ScriptedUpstream(lambda head, body: _stream([_text("a", "stop")]))
+    upstream.loaded = False
+    with contextlib.closing(upstream), gateway_for(upstream.url) as gw:
+        _late_list(upstream, gw)
+
+
+def _late_list(upstream: ScriptedUpstream, gw: LocalGateway) -> None:
+    _post(gw, "/v1/completions", {"prompt": "x", "stream": True})
+    poll_until(lambda: finished(gw, "stop", model="default") == 1, what="a default finish")
+    upstream.loaded = True
+    assert httpx.get(f"{gw.url}/readyz", timeout=10).status_code == 200
+
+    def labelled() -> bool:
+        _post(gw, "/v1/completions", {"prompt": "x", "stream": True})
+        return finished(gw, "stop", model=MODEL) >= 1
+
+    poll_until(labelled, timeout_s=10.0, what="a request labelled with the listed name")
