@@ -36,6 +36,7 @@ import contextlib
 import json
 import logging
 import time
+import zlib
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -125,6 +126,9 @@ class Relay:
         self._upstream_error: str | None = None  # the span's error.type of an upstream error
         self._finishes: dict[int, str] | None = None  # the engine's own, for the span
         self._prompt = 0  # the engine's usage.prompt_tokens, when it said
+        # An upstream that compressed its answer though asked not to (a compressing proxy in
+        # front of the engine): read, and relayed, decompressed.
+        self._inflate = _inflater(response.header(b"content-encoding"))
 
     # --- the exchange -------------------------------------------------------------------
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -208,6 +212,8 @@ class Relay:
     # --- the writer ---------------------------------------------------------------------
     async def _write(self, send: Send) -> None:
         headers = response_headers(self.response.headers)  # the framing is ours
+        if self._inflate is not None:  # relayed decompressed
+            headers = [(k, v) for k, v in headers if k != b"content-encoding"]
         try:
             async with asyncio.timeout(self._remaining()):
                 if self.streamed:
@@ -287,6 +293,8 @@ class Relay:
     def _feed(self, scanner: EventScanner, data: bytes) -> tuple[bytes, int]:
         """A read's whole events and their tokens, the tokens committed as they arrived."""
         arrived = self.settings.clock()
+        if self._inflate is not None:
+            data = _inflated(self._inflate, data, self.settings.max_event_bytes)
         out, tokens = scanner.feed(data)
         if tokens:
             self._commit(tokens, arrived)
@@ -331,6 +339,8 @@ class Relay:
         self._ended_at = clock()
         await self._close_upstream()  # read whole: back to the pool before the write
         body = b"".join(parts)
+        if self._inflate is not None:
+            body = _inflated(self._inflate, body, cap)
         facts = scan_whole(body)
         self._prompt = facts.prompt_tokens or 0
         self._ended_by(facts)
@@ -485,6 +495,28 @@ class Relay:
     @property
     def _started(self) -> bool:
         return self.streamed or self._completing
+
+
+def _inflater(encoding: str) -> Any:
+    """A decompressor for a gzip or deflate answer; None for one that is not compressed (or
+    compressed in a way the gateway does not read: relayed as it came)."""
+    coding = encoding.strip().lower()
+    if coding in ("gzip", "x-gzip"):
+        return zlib.decompressobj(16 + zlib.MAX_WBITS)
+    if coding == "deflate":
+        return zlib.decompressobj(32 + zlib.MAX_WBITS)  # zlib-wrapped, as HTTP's deflate is
+    return None
+
+
+def _inflated(inflate: Any, data: bytes, cap: int) -> bytes:
+    """``data`` decompressed; an answer that inflates past ``cap`` at once is malformed."""
+    try:
+        out: bytes = inflate.decompress(data, cap)
+    except zlib.error as exc:
+        raise MalformedStream(f"a compressed answer that does not decompress ({exc})") from None
+    if inflate.unconsumed_tail:
+        raise MalformedStream(f"a compressed answer that inflates past {cap} bytes")
+    return out
 
 
 class _DoneRelayed(Exception):

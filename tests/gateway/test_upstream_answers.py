@@ -465,3 +465,38 @@ def _late_list(upstream: ScriptedUpstream, gw: LocalGateway) -> None:
         return finished(gw, "stop", model=MODEL) >= 1
 
     poll_until(labelled, timeout_s=10.0, what="a request labelled with the listed name")
+
+
+def _gzipped(head: bytes, body: bytes) -> bytes:
+    """What an engine behind a compressing proxy answers though asked for identity: a gzip
+    stream flushed per event, or a gzip JSON body."""
+    import zlib
+
+    gz = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)
+    if _streamed(head, body):
+        events = [_text("a"), _text("b"), {**_text("", "stop"),
+                                           "usage": {"prompt_tokens": 4, "completion_tokens": 2}}]
+        chunks = [gz.compress(b"data: %s\n\n" % json.dumps(e).encode())
+                  + gz.flush(zlib.Z_SYNC_FLUSH) for e in events]
+        chunks.append(gz.compress(b"data: [DONE]\n\n") + gz.flush())
+        return _head(b"200 OK", [(b"content-type", b"text/event-stream"),
+                                 (b"content-encoding", b"gzip"),
+                                 (b"transfer-encoding", b"chunked")]) + \
+            b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in chunks) + b"0\r\n\r\n"
+    whole = gz.compress(json.dumps({**_text("ab", "stop"), "usage": {
+        "prompt_tokens": 4, "completion_tokens": 2}}).encode()) + gz.flush()
+    return _whole(whole, [(b"content-encoding", b"gzip")])
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_an_answer_compressed_against_the_request_is_read_and_relayed_decompressed(
+        stream: bool, scripted: Start) -> None:
+    _, gw = scripted(_gzipped)
+    answer = _post(gw, "/v1/completions", {"prompt": "x", "stream": stream})
+    assert answer.status_code == 200 and "content-encoding" not in answer.headers
+    if stream:
+        assert answer.text.endswith("data: [DONE]\n\n") and '"b"' in answer.text
+    else:
+        assert answer.json()["choices"][0]["text"] == "ab"
+    poll_until(lambda: finished(gw, "stop", model=MODEL) == 1, what="a stop finish")
+    assert tokens(gw, "committed", model=MODEL) == 2 and tokens(gw, "prompt", model=MODEL) == 4
