@@ -168,7 +168,12 @@ class _Gateway:
         recorder = self._arrived(rid, carrier, operation, arrival,
                                  self.models.label(fields.get("model")), _priority(fields,
                                                                                   headers))
-        deadline_s = _deadline(fields, headers, self.config.default_deadline_s)
+        try:
+            deadline_s = _deadline(fields, headers, self.config.default_deadline_s)
+        except schema.RequestError as err:  # refused here, as the reference server would
+            recorder.rejected(err.code)
+            await _error(err.status, err.body())(scope, receive, send)
+            return
         deadline_at = None if deadline_s is None else arrival + deadline_s
         upstream_headers = forward_headers(scope["headers"], recorder.trace_context)
         opening = await self.upstream.begin(scope["method"], _target(scope), upstream_headers,
@@ -345,12 +350,10 @@ def _priority(fields: Mapping[str, Any], headers: Mapping[str, str]) -> str:
 
 def _deadline(fields: Mapping[str, Any], headers: Mapping[str, str],
               default: float | None) -> float | None:
-    value: object = headers.get(schema.DEADLINE_HEADER, fields.get("deadline_s"))
-    with contextlib.suppress(TypeError, ValueError):
-        seconds = float(value)  # type: ignore[arg-type]
-        if 0 < seconds < float("inf"):
-            return seconds
-    return default
+    """The request's deadline as the reference server reads it (:class:`RequestError` for
+    one that is not a positive number of seconds), else the configured default."""
+    seconds = schema.deadline_of(fields, headers)
+    return default if seconds is None else seconds
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

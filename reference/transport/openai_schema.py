@@ -38,6 +38,7 @@ __all__ = [
     "chat_response",
     "completion_chunk",
     "completion_response",
+    "deadline_of",
     "error_body",
     "parse_body",
     "parse_chat",
@@ -304,7 +305,10 @@ def _stop(body: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(items)
 
 
-def _deadline(body: Mapping[str, Any], headers: Mapping[str, str]) -> float | None:
+def deadline_of(body: Mapping[str, Any], headers: Mapping[str, str]) -> float | None:
+    """The request's deadline in seconds (the body's ``deadline_s``, else the header), None
+    when it sets none; :class:`RequestError` naming the field when it is not a positive,
+    finite number of seconds."""
     value: object = body.get("deadline_s")
     field = "deadline_s"
     if value is None and DEADLINE_HEADER in headers:
@@ -383,7 +387,7 @@ def parse_completion(body: Mapping[str, Any], headers: Mapping[str, str]) -> Com
     prompt, ids = _prompt(body)
     stream, include_usage = _stream(body)
     return CompletionParams("completion", model, prompt, ids, _max_tokens(body, "max_tokens"),
-                            stream, include_usage, _stop(body), _deadline(body, headers),
+                            stream, include_usage, _stop(body), deadline_of(body, headers),
                             _ignore_eos(body), _priority(body, headers))
 
 
@@ -435,7 +439,7 @@ def parse_chat(body: Mapping[str, Any], headers: Mapping[str, str]) -> Completio
         limit = _max_tokens(body, "max_tokens")
     stream, include_usage = _stream(body)
     return CompletionParams("chat", model, rendered, None, limit, stream, include_usage,
-                            _stop(body), _deadline(body, headers), _ignore_eos(body),
+                            _stop(body), deadline_of(body, headers), _ignore_eos(body),
                             _priority(body, headers))
 
 

@@ -274,3 +274,20 @@ def test_a_forwarded_for_header_changes_nothing_for_the_stream() -> None:
         poll_until(lambda: finished(gw, "length") == 1, what="the stream finished")
         assert finished(gw, "client_cancel") == 0
         poll_until(lambda: tokens(gw, "delivered") == 5, what="all tokens acknowledged")
+
+
+@pytest.mark.parametrize("body,headers", [
+    ({"deadline_s": 0}, {}), ({"deadline_s": -1}, {}), ({"deadline_s": "soon"}, {}),
+    ({"deadline_s": True}, {}), ({}, {"x-servescope-deadline-s": "1e3"}),
+    ({}, {"x-servescope-deadline-s": "nan"})])
+def test_a_deadline_that_is_no_number_of_seconds_gets_a_400_naming_it(
+        body: dict, headers: dict) -> None:
+    """As the reference server answers it: not forwarded, counted, the field named."""
+    with stub_and_gateway() as (stub, gw):
+        answer = httpx.post(f"{gw.url}/v1/completions", headers=headers, timeout=30,
+                            json={"model": MODEL, "prompt": "x", "max_tokens": 2, **body})
+        assert answer.status_code == 400
+        error = answer.json()["error"]
+        assert ("deadline_s" if body else "x-servescope-deadline-s") in error["message"]
+        assert rejected(gw, error["code"], model=MODEL) == 1
+        assert stub.engine.requests == 0
