@@ -3,8 +3,10 @@
 A frozen dataclass validated on construction (a bad value raises ``ValueError`` whose message
 starts with the field's name), built from plain data by :meth:`GatewayConfig.from_dict`, which
 refuses unknown keys, like the reference worker's configs. The client-side connection limits
-are the reference server's :class:`~servescope.reference.config.HttpLimits`, unchanged: a
-hostile client meets the same limits in front of any engine.
+are the reference server's :class:`~servescope.reference.config.HttpLimits`: a hostile client
+meets the same limits in front of any engine, except the request body's, larger by default
+(``GATEWAY_MAX_BODY_BYTES``): a vision request carries its images inline, and one 1 MiB
+(the reference server's limit, whose model reads text) would refuse what the engine takes.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ from urllib.parse import urlsplit
 
 from servescope.reference.config import HttpLimits, _FromDict, _positive, _seconds
 
-__all__ = ["FLAVORS", "GatewayConfig", "UpstreamFlavor"]
+__all__ = ["FLAVORS", "GATEWAY_MAX_BODY_BYTES", "GatewayConfig", "UpstreamFlavor"]
+
+#: The gateway's default request body limit: 32 MiB, room for a few images inline.
+GATEWAY_MAX_BODY_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)
@@ -72,8 +77,10 @@ class GatewayConfig(_FromDict):
     #: The largest single upstream SSE event (or whole JSON answer scanned for usage); a
     #: longer event ends the stream as malformed.
     max_event_bytes: int = 1 << 20
-    #: Client-side connection limits, the reference server's.
-    http: HttpLimits = field(default_factory=HttpLimits)
+    #: Client-side connection limits, the reference server's, except a request body of up
+    #: to ``GATEWAY_MAX_BODY_BYTES`` (the engine behind takes images inline, as base64).
+    http: HttpLimits = field(default_factory=lambda: HttpLimits(
+        max_body_bytes=GATEWAY_MAX_BODY_BYTES))
 
     def __post_init__(self) -> None:
         parts = urlsplit(self.upstream) if isinstance(self.upstream, str) else None
@@ -99,7 +106,8 @@ class GatewayConfig(_FromDict):
     def _convert(cls, data: dict[str, Any]) -> dict[str, Any]:
         http = data.get("http")
         if isinstance(http, Mapping):
-            data["http"] = HttpLimits.from_dict(http)
+            data["http"] = HttpLimits.from_dict({"max_body_bytes": GATEWAY_MAX_BODY_BYTES,
+                                                 **http})
         return data
 
     @property
