@@ -996,6 +996,12 @@ DETECTORS: tuple[Detector, ...] = (
                 r"|wandb|cqlsh|mosqu|opens|netex|crack|evil-|hydra|kerbr|smbma|net[ \t]u|ipmit",
                 5),
                (r"az[ \t]|nxc|cme", 3))),
+    # curl's -u KEY: with no password: an API key as the login's user (Stripe's, Scale's).
+    _d("secret_assignment",
+       r"(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-u|--user)[ \t]+['\"]?"
+       r"([A-Za-z0-9_.~+/-]{16,}):(?=['\"]?(?:\s|$))", v.credential_ok,
+       prefilter=r"[ \t]-(?:u|-user)[ \t]+['\"]?[A-Za-z0-9_.~+/-]{16}", group=1,
+       needles=("curl",), start=_at_literal(("curl",))),
     # A login pair quoted after the word for credentials, as test notes write it ("default
     # credentials `admin` / `letmein5101`", "identifiants par défaut 'admin' / 'X'").
     _d("secret_assignment",
@@ -1612,6 +1618,9 @@ DETECTORS: tuple[Detector, ...] = (
        # (DB_PASSWORD= then the next variable's line)
        # (a selector as the key: {"input[name='password']":"..."}, its quote escaped)
        _SECRET_KEY + r"\]?(?:\\*[\"'])?[ \t]*(?:=>|[:?]=|[:=])[ \t]*"
+       # not a link: a URL's own secrets are its parts' (and "curl -u $API_KEY: https://..."
+       # is the user part of a login, the URL after it)
+       r"(?![A-Za-z][A-Za-z0-9+.-]*://)"
        r"(?:\r?\n[ \t]+(?![\w.-]+:(?:\s|$)))?"
        # a list of one ('api_key': ['...'], vLLM's non-default args); a repr inside JSON
        # (Sentry's frame variables: "password": "'...'")
@@ -1632,7 +1641,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d("email",
        # not a URL's user (ssh://git@host.corp:2222/...)
        # not an SSH login (ssh pi@host, sftp connect feeds@host)
-       rf"(?<![\w.+%$-])(?<!placeholder=[\"'])(?<!://){_NOT_AN_SSH_LOGIN}"
+       # not a Snowflake prompt's warehouse (ANALYST#COMPUTE_WH@PROD_DB.PUBLIC>)
+       rf"(?<![\w.+%$#-])(?<!placeholder=[\"'])(?<!://){_NOT_AN_SSH_LOGIN}"
        rf"[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])"

@@ -68,6 +68,11 @@ def _glued_message_id(text: str, start: int) -> bool:
         return True  # a variable's name as a URL's user ("https://oauth2:$CI_JOB_TOKEN@host")
     if _SSH_LOGIN_BEFORE.search(text, max(0, start - 80), start) is not None:
         return True  # an SSH login, as the plain pass reads it ("sftp connect feeds_x@host")
+    word = start
+    while word > 0 and (text[word - 1].isalnum() or text[word - 1] in "._%+-"):
+        word -= 1
+    if word > 0 and text[word - 1] == "#":
+        return True  # a Snowflake prompt's user#warehouse@database, as the plain pass reads it
     left = start - 1
     while left > 0 and text[left - 1] in _HEX_ID:
         left -= 1

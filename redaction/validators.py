@@ -691,7 +691,7 @@ def international_00_ok(candidate: str) -> bool:
 
 def b64_text(candidate: str) -> str | None:
     """``candidate`` decoded as base64 (standard or URL-safe, padding optional) when the
-    result is printable UTF-8 text, else None."""
+    result is printable UTF-8 text (lines too: a vCard, a form), else None."""
     body = candidate.rstrip("=")
     if len(body) % 4 == 1:
         return None
@@ -702,7 +702,10 @@ def b64_text(candidate: str) -> str | None:
         text = raw.decode("utf-8")
     except (binascii.Error, ValueError, UnicodeDecodeError):
         return None
-    return text if text and text.isprintable() else None
+    printable = text.isprintable() or (
+        ("\n" in text or "\t" in text)
+        and text.replace("\r\n", "").replace("\n", "").replace("\t", "").isprintable())
+    return text if text and printable else None
 
 
 # A password's hash as LDAP keeps it: {SSHA}..., {CRYPT}$6$..., {PBKDF2-SHA256}...

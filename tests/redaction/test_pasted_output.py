@@ -44,6 +44,15 @@ from servescope.redaction import Redactor
     "Mountable secrets:  default-token-nwv80",
     "    Username: thajeztah\n    Password:\n    WARNING! Your password will be stored "
     "unencrypted in /root/.docker/config.json.",
+    # SnowSQL's prompt (user#warehouse@database.schema), and an IRC channel on its network
+    "DBT_RUNNER#COMPUTE_WH@RAW.PUBLIC> SELECT payment_id, amount FROM payments;",
+    "ANALYST#XS_WH@PROD_DB.PUBLIC> SELECT 1;",
+    "Run the command below suggested by geirha in ##sed@irc.freenode.net.",
+    # a link under a secret's words (a markdown reference, a scope), and curl's user given
+    # by a variable with no password
+    "[set up the credentials]: https://github.com/nodejs/node-core-utils#setting-up-credentials",
+    "oauth_token_authentication_scope=https://www.googleapis.com/auth/cloud-platform",
+    "$ curl -s -u $SCALE_API_KEY: https://api.scale.com/v1/task/02efade8322b4e873c90855f",
 ])
 def test_the_pasted_line_stays(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
@@ -64,6 +73,17 @@ def test_a_repeated_password_is_redacted_as_a_word_not_inside_one(redactor: Reda
     ("Authorization: Bearer 7Fq2YourKz9P0xLm2Qw8Rt5Yv", "7Fq2YourKz9P0xLm2Qw8Rt5Yv"),
     # an address followed by a word that is no log level
     ("connect from 81.2.69.142 I think", "81.2.69.142"),
+    # an API key as curl's user, with no password (Stripe's and Scale's way)
+    ("$ curl -s -u live_97bdad1db61d18bfa4c21a8b4eeaccb5: https://api.scale.com/v1/task/1",
+     "live_97bdad1db61d18bfa4c21a8b4eeaccb5"),
+    ("curl https://api.stripe.com/v1/charges \\\n  -u sk_test_4eC39HqLyjWDarjtT1zdp7dc: \\\n"
+     "  -d amount=2000", "4eC39HqLyjWDarjtT1zdp7dc"),
+    # a vCard attached as base64 (its lines decode too)
+    ('{"mime": "text/vcard", "data_b64": "QkVHSU46VkNBUkQKVkVSU0lPTjozLjAKRk46Sm/Do28gU2ls'
+     'dmEKRU1BSUw6anNpbHZhNzdAdGVycmEuY29tLmJyClRFTDorNTUgKDIxKSA5NDUxNS00ODQyCkVORDpWQ0FS'
+     'RA=="}', "RU1BSUw6anNpbHZhNzdAdGVycmEuY29tLmJy"),
+    # a munged address is still one
+    ("applied patch from Tim Engler <tim@burntcouch_.com>", "tim@burntcouch"),
 ])
 def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     assert value not in redactor.redact_text(text, {})
