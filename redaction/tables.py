@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from .detectors import Finding
 from .validators import digits, secret_value_ok, ssn_ok, told_password
 
-__all__ = ["column_kind", "table_findings"]
+__all__ = ["LineTables", "column_kind", "table_findings"]
 
 # A row break: a line's end, or an escaped one inside a JSON string.
 _BREAK = re.compile(r"\r?\n|\\r\\n|\\n")
@@ -265,8 +265,18 @@ def _table_at(text: str, rows: list[tuple[int, int]], i: int
               ) -> tuple[Columns, str | None, int] | None:
     """The table whose header is row ``i``: its columns, layout and the row after its last."""
     start, end = rows[i]
+    for columns, layout in _headers(text, start, end):
+        last = _table_end(text, rows, i, len(columns), layout)
+        if last > i + 1:
+            return columns, layout, last
+    return None
+
+
+def _headers(text: str, start: int, end: int) -> Iterator[tuple[Columns, str | None]]:
+    """Each reading of the row from ``start`` to ``end`` as a header naming a kind's column
+    (or a table of names and values): its columns and layout, the likeliest first."""
     if end - start > 2000 or _GATE.search(text, start, end) is None:
-        return None
+        return
     for layout in _layouts(text, start, end):
         cells = _split(text, start, end, layout)
         if len(cells) < (2 if layout in ("|", "\\t", "\t") else 3):
@@ -278,13 +288,39 @@ def _table_at(text: str, rows: list[tuple[int, int]], i: int
         roles = [_role(n) for n in names]
         if "name" in roles and "value" in roles:  # a table of names and their values
             kinds = [k or r for k, r in zip(kinds, roles, strict=True)]
-        if not any(k in _FINDING_KIND or k == "value" for k in kinds):
-            continue
-        columns = [(k, a - start, b - start) for k, (a, b) in zip(kinds, cells, strict=True)]
-        last = _table_end(text, rows, i, len(cells), layout)
-        if last > i + 1:
-            return columns, layout, last
-    return None
+        if any(k in _FINDING_KIND or k == "value" for k in kinds):
+            yield ([(k, a - start, b - start) for k, (a, b) in zip(kinds, cells, strict=True)],
+                   layout)
+
+
+class LineTables:
+    """Table headers across lines that arrive one at a time (``servescope redact`` reads
+    stdin line by line): :meth:`context` says which header line a row is to be read under,
+    so a CSV's rows are redacted as the same rows in one text would be."""
+
+    def __init__(self) -> None:
+        self._header: str | None = None
+        self._layout: str | None = None
+        self._width = 0
+
+    def context(self, line: str) -> str | None:
+        """The header ``line`` is a row of (read the two as one text), or None; a line that
+        is a header is remembered for the lines after it."""
+        view = line.translate(_BOX) if _BOX_CHARS.search(line) else line
+        if self._header is not None:
+            if _SEPARATOR_ROW.fullmatch(view) or self._fits(view):
+                return self._header
+            self._header = None
+        for columns, layout in _headers(view, 0, len(view)):
+            self._header, self._layout, self._width = line, layout, len(columns)
+            break
+        return None
+
+    def _fits(self, view: str) -> bool:
+        if not view.strip():
+            return False
+        cells = _split(view, 0, len(view), self._layout)
+        return len(cells) == self._width if self._layout is not None else len(cells) >= 2
 
 
 _NAME_HEADERS = frozenset(("name", "key", "cookie", "variable", "var", "setting", "parameter",

@@ -51,8 +51,22 @@ def _records(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
         yield first, "".join(held)
 
 
+def _under_header(redactor: Any, header: str | None, text: str, counts: Counter[str],
+                  limit: int) -> str:
+    """``text`` redacted; a table's row is read under its header (the header's column names
+    tell a bare number in a phone column from an order number), as in one text."""
+    if header is not None:
+        found: Counter[str] = Counter()
+        both = redactor.redact_text(header + "\n" + text, found, limit=limit)
+        if both.startswith(header + "\n"):  # the header itself holds nothing (as a header)
+            counts.update(found)
+            return str(both[len(header) + 1:])
+    return str(redactor.redact_text(text, counts, limit=limit))
+
+
 def _redact(args: argparse.Namespace) -> int:
     from servescope.redaction import Place, PolicyError, Redactor, load_policy
+    from servescope.redaction.tables import LineTables
 
     try:
         redactor = Redactor(load_policy(args.policy))
@@ -66,11 +80,13 @@ def _redact(args: argparse.Namespace) -> int:
         if reconfigure is not None:  # bytes that are not UTF-8 pass through as they came
             reconfigure(errors="surrogateescape", newline="")
     lines = _records(sys.stdin) if not args.jsonl else enumerate(sys.stdin, 1)
+    tables = LineTables()
     for lineno, line in lines:
         text = line.rstrip("\r\n")
         end = line[len(text):]  # the line's own ending ("\r\n", "\n", none at the end)
         if not args.jsonl:
-            sys.stdout.write(redactor.redact_text(text, counts, limit=limit) + end)
+            sys.stdout.write(_under_header(redactor, tables.context(text), text, counts,
+                                           limit) + end)
             continue
         if not text.strip():
             continue

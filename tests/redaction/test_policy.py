@@ -116,6 +116,24 @@ def test_redact_command_plain_and_jsonl(monkeypatch, capsys):
     assert "line 2: not JSON" in err and '"us_ssn": 1' in err and '"blocked_key": 1' in err
 
 
+def test_redact_command_reads_a_tables_rows_under_its_header(monkeypatch, capsys):
+    """Line by line, a CSV's phone columns are redacted as in one text: each row is read
+    under the header above it, until a line that is no row of it."""
+    monkeypatch.setenv("SERVESCOPE_REDACTION_HASH_KEY", "k")
+    stdin = ("id,name,Phone,MobilePhone,city\n"
+             "1,Ines,605 10 04 98,0428 654 614,Milano\n"
+             "2,Ola,,7712 3456,Oslo\n"
+             "\n"
+             "order 605 10 04 98 shipped\n")
+    code, out, err = _cli(monkeypatch, capsys, ["--summary"], stdin)
+    assert code == 0
+    assert out.splitlines() == ["id,name,Phone,MobilePhone,city",
+                                "1,Ines,[REDACTED:phone],[REDACTED:phone],Milano",
+                                "2,Ola,,[REDACTED:phone],Oslo", "",
+                                "order 605 10 04 98 shipped"]  # the table ended
+    assert '"phone": 3' in err
+
+
 def test_redact_command_exits_2_on_a_bad_policy(monkeypatch, capsys, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("version: 1\nactions: {email: shred}\n")
