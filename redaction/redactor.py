@@ -8,7 +8,6 @@ detected value) and ``content`` (GenAI content while capture is off).
 
 from __future__ import annotations
 
-import functools
 import hmac
 import logging
 import os
@@ -111,11 +110,6 @@ def _merge(text: str, found: list[Finding], extra: list[Finding]) -> list[Findin
     return merged
 
 
-@functools.lru_cache(maxsize=16)
-def _kinds_of(detectors: tuple[Detector, ...]) -> frozenset[str]:
-    return frozenset(d.kind for d in detectors)
-
-
 def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
                 prefilter: Prefilter | None = None) -> list[Finding]:
     """Findings in ``text`` and in what it decodes to: percent-encoding (one or two levels)
@@ -145,7 +139,10 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         inside = scan_plain(plain, detectors, prefilter)
         if inside:
             extra.append(Finding(inside[0].kind, start, end, text[start:end]))
-    extra += table_findings(text, _kinds_of(detectors))
+    in_tables = table_findings(text)
+    if in_tables:  # (rare: the kinds are gathered only then)
+        kinds = {d.kind for d in detectors}
+        extra += [f for f in in_tables if f.kind in kinds]
     found = _merge(text, found, extra) if extra else found
     return _with_repeats(text, found) if found else found
 
