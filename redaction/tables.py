@@ -17,6 +17,7 @@ string's closing quote.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterator
 
 from .detectors import Finding
@@ -29,11 +30,20 @@ _BREAK = re.compile(r"\r?\n|\\r\\n|\\n")
 # The end of a JSON string in an escaped row (a quote no backslash escapes).
 _STRING_END = re.compile(r'(?<!\\)"')
 # Any header word: a cheap test that a text can hold a table this pass reads.
+# Any header word, in a text with its letters in lower case: a table this pass reads has one.
 _GATE = re.compile(
-    r"(?i)phone|tel|mobil|cell|fax|msisdn|handy|gsm|whatsapp|celular|m[oó]vil|ssn|social"
+    r"phone|tel|mobil|cell|fax|msisdn|handy|gsm|whatsapp|celular|m[oó]vil|ssn|social"
     r"|pass|pwd|contrase|senha|has[łl]o|wachtwoord|l[öo]senord|salasana|[şs]ifre|parola"
-    r"|secret|token|api.?key|credential|value|wert|valeur|valor|пароль|телефон|тел|电话|電話|手机|手機|携帯|전화|휴대폰|密码|密碼"
-    r"|パスワード|비밀번호|هاتف|جوال")
+    r"|secret|token|api.?key|credential|value|wert|valeur|valor|пароль|телефон|тел|电话|電話"
+    r"|手机|手機|携帯|전화|휴대폰|密码|密碼|パスワード|비밀번호|هاتف|جوال")
+#: The same words as plain strings (what every alternative of ``_GATE`` holds).
+_GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil", "cell",
+               "fax", "msisdn", "handy", "gsm", "whatsapp", "celular", "móvil", "movil", "ssn",
+               "social", "contrase", "senha", "hasło", "haslo", "wachtwoord", "lösenord",
+               "losenord", "salasana", "şifre", "sifre", "parola", "apikey", "api_key",
+               "api key", "api-key", "api.key", "credential", "wert", "valeur", "valor",
+               "пароль", "телефон", "тел", "电话", "電話", "手机", "手機", "携帯", "전화",
+               "휴대폰", "密码", "密碼", "パスワード", "비밀번호", "هاتف", "جوال")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -137,22 +147,29 @@ _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assig
 def table_findings(text: str, kinds: frozenset[str] | None = None) -> list[Finding]:
     """The cells of ``text``'s tables whose column's header names a kind (of ``kinds``, when
     given) and that have the kind's shape, as findings."""
-    if ("\n" not in text and "\\n" not in text) or _GATE.search(text) is None:
+    if "\n" not in text and "\\n" not in text:
+        return []
+    lower = _lowered(text)
+    if not any(word in lower for word in _GATE_WORDS):  # (str searches: a fifth of the regex's)
         return []
     # Box-drawing borders (duckdb, ClickHouse, sqlite's box mode) read as "|" and spaces: the
     # same length, so a cell's span in the reading is its span in the text.
     view = text.translate(_BOX) if _BOX_CHARS.search(text) else text
     rows = list(_rows(view))
-    found = _pair_findings(text, view, rows)
-    i = 0
-    while i < len(rows) - 1:
-        table = _table_at(view, rows, i)
-        if table is None:
-            i += 1
+    shapes = [_shape(view, start, end) for start, end in rows]
+    found = _pair_findings(text, view, rows, shapes)
+    after = 0  # the row after the last table found
+    for i in range(len(rows) - 1):
+        # a header: split as a row after it is (past a separator), and with a header word
+        if i < after or not (_may_continue(shapes[i], shapes[i + 1]) or (
+                i + 2 < len(rows) and _may_continue(shapes[i], shapes[i + 2]))):
             continue
-        columns, layout, end = table
-        found += _column_findings(text, view, rows[i + 1:end], columns, layout)
-        i = end
+        if _GATE.search(lower, *rows[i]) is None:
+            continue
+        table = _table_at(view, rows, i)
+        if table is not None:
+            columns, layout, after = table
+            found += _column_findings(text, view, rows[i + 1:after], columns, layout)
     return sorted((f for f in found if kinds is None or f.kind in kinds),
                   key=lambda f: f.start)
 
@@ -191,13 +208,40 @@ def _column_findings(text: str, view: str, rows: list[tuple[int, int]], columns:
             if column < 0 or 2 * len(found) >= filled[column] for f in found]
 
 
-def _pair_findings(text: str, view: str, rows: list[tuple[int, int]]) -> list[Finding]:
+def _shape(view: str, start: int, end: int) -> Shape:
+    """What a row's split depends on: its count of each delimiter, and whether it has a run
+    of spaces (columns aligned); None for a row with none of them (no table's)."""
+    bars, tabs = view.count("|", start, end), view.count("\t", start, end)
+    escaped_tabs = view.count("\\t", start, end)
+    commas = view.count(",", start, end) + view.count(";", start, end)
+    aligned = view.find("  ", start, end) >= 0
+    if not (bars or tabs or escaped_tabs or commas or aligned):
+        return None
+    return bars, tabs, escaped_tabs, commas, aligned
+
+
+Shape = tuple[int, int, int, int, bool] | None
+
+
+def _may_continue(header: Shape, row: Shape) -> bool:
+    """Whether ``row`` may split as ``header`` does: the same count of one delimiter (of
+    commas at least as many: a quoted cell may hold one), or runs of spaces in both."""
+    if header is None or row is None:
+        return False
+    bars, tabs, escaped_tabs, commas, aligned = header
+    return ((bars > 0 and bars == row[0]) or (tabs > 0 and tabs == row[1])
+            or (escaped_tabs > 0 and escaped_tabs == row[2]) or (commas > 0 and commas <= row[3])
+            or (aligned and row[4]))
+
+
+def _pair_findings(text: str, view: str, rows: list[tuple[int, int]],
+                   shapes: list[Shape]) -> list[Finding]:
     """Values in rows of a name and its value ("password   | X" in psql's expanded records),
     two such rows or more in a row, where the name names a kind or a secret."""
     found: list[Finding] = []
     run: list[tuple[str, int, int]] = []
-    for start, end in [*rows, (0, 0)]:
-        cells = _split(view, start, end, "|") if "|" in view[start:end] else []
+    for (start, end), shape in zip([*rows, (0, 0)], [*shapes, None], strict=True):
+        cells = _split(view, start, end, "|") if shape is not None and shape[0] == 1 else []
         if len(cells) == 2 and cells[0][1] > cells[0][0] and cells[1][1] > cells[1][0] \
                 and _name_like(view[cells[0][0]:cells[0][1]]):
             (a, b), (c, d) = cells
@@ -236,6 +280,13 @@ def _rows(text: str) -> Iterator[tuple[int, int]]:
     """Each row's span. An escaped break lies inside a JSON string: the row before it starts
     after the string's opening quote, and the row after the last one ends at its closing
     quote."""
+    if "\\n" not in text:  # lines only (the usual case): no regex, no quotes to mind
+        pos = 0
+        for line in text.split("\n"):
+            end = pos + len(line)
+            yield pos, end - 1 if line.endswith("\r") else end
+            pos = end + 1
+        return
     pos = 0
     after_escaped = False
     for brk in _BREAK.finditer(text):
@@ -272,10 +323,21 @@ def _table_at(text: str, rows: list[tuple[int, int]], i: int
     return None
 
 
+def _lowered(text: str) -> str:
+    """``text`` in lower case, each character where it was (lower() may lengthen a text:
+    "İ" is two characters in lower case; then only ASCII letters are lowered)."""
+    lower = text.lower()
+    return lower if len(lower) == len(text) else text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
 def _headers(text: str, start: int, end: int) -> Iterator[tuple[Columns, str | None]]:
-    """Each reading of the row from ``start`` to ``end`` as a header naming a kind's column
-    (or a table of names and values): its columns and layout, the likeliest first."""
-    if end - start > 2000 or _GATE.search(text, start, end) is None:
+    """Each reading of the row from ``start`` to ``end`` (one that holds a header word) as a
+    header naming a kind's column (or a table of names and values): its columns and layout,
+    the likeliest first."""
+    if end - start > 2000:
         return
     for layout in _layouts(text, start, end):
         cells = _split(text, start, end, layout)
@@ -311,6 +373,8 @@ class LineTables:
             if _SEPARATOR_ROW.fullmatch(view) or self._fits(view):
                 return self._header
             self._header = None
+        if _GATE.search(_lowered(view)) is None:
+            return None
         for columns, layout in _headers(view, 0, len(view)):
             self._header, self._layout, self._width = line, layout, len(columns)
             break
