@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 
 from servescope.instrumentation.status import FinishReason
+from servescope.instrumentation.terminal import Once
 
 __all__ = ["FINISH_REASONS", "EventScanner", "MalformedStream", "StreamFacts",
            "finish_reason_of", "scan_whole", "upstream_error_type"]
@@ -70,7 +71,7 @@ class EventScanner:
         self.max_event_bytes = max_event_bytes
         self.facts = StreamFacts()
         self._tail = b""
-        self._begun = False  # the first bytes have come (a byte order mark is skipped)
+        self._begun = Once()  # the first bytes have come (a byte order mark is skipped)
         #: Why the stream cannot be read further (set by :meth:`feed`), None while it can.
         self.failure: MalformedStream | None = None
 
@@ -87,11 +88,10 @@ class EventScanner:
         if self.facts.done:
             return b"", 0
         buf = self._tail + data if self._tail else data
-        if not self._begun:
-            self._begun = True
-            if buf.startswith(_BOM):  # the event stream format says to skip it
-                out, tokens = self._events(buf[len(_BOM):])
-                return _BOM + out, tokens
+        # the stream's first bytes: a byte order mark is skipped, as the format says
+        if not self._begun.is_set and self._begun.claim() and buf.startswith(_BOM):
+            out, tokens = self._events(buf[len(_BOM):])
+            return _BOM + out, tokens
         return self._events(buf)
 
     def _events(self, buf: bytes) -> tuple[bytes, int]:

@@ -621,7 +621,10 @@ class RequestRecorder(TerminalState):
             attrs[ATTR.TPOT] = summary.tpot
         if self._state.pauses > self._state.pause_events:
             attrs[ATTR.PAUSE_EVENTS_DROPPED] = self._state.pauses - self._state.pause_events
-        span.end(self.telemetry.span_ns(t), attrs, error=reason is _ERROR)
+        # a span ends no earlier than its children: the stream phase runs to the last byte
+        # written, which a proxy writes after the engine's last event (the request's end)
+        end = max(t, times.last_byte or t)
+        span.end(self.telemetry.span_ns(end), attrs, error=reason is _ERROR)
 
     # --- helpers --------------------------------------------------------------------------
     def _observe(self, spec: cat.MetricSpec, value: float, label: str = "",
