@@ -457,7 +457,9 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                          # LoRaWAN's uplink_token (a gateway's opaque routing handle)
                          "uplink",
                          # a request's key against doing it twice (Idempotency-Token)
-                         "idempotency")))
+                         "idempotency",
+                         # a form's CSRF token: a forgery guard, no login (left alone)
+                         "csrf", "xsrf", "_csrf")))
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "replication", "virtual", "primary", "foreign",
     "idempotency", "dedup", "message", "record", "incident", "alert",
@@ -996,6 +998,25 @@ DETECTORS: tuple[Detector, ...] = (
                 r"|wandb|cqlsh|mosqu|opens|netex|crack|evil-|hydra|kerbr|smbma|net[ \t]u|ipmit",
                 5),
                (r"az[ \t]|nxc|cme", 3))),
+    # OAuth's one-time secrets in a form or a query: an authorization code, a PKCE verifier,
+    # Firebase's action code (a sign-in link's), a refresh token; bearer credentials while
+    # they last.
+    _d("bearer_token",
+       r"(?<![\w.-])(?:code|code_verifier|oobCode|refresh_token)=([A-Za-z0-9._~-]{20,})"
+       r"(?![A-Za-z0-9._~%-])", v.credential_ok,
+       prefilter=r"(?:code|code_verifier|oobCode|refresh_token)=[A-Za-z0-9._~-]{20}",
+       group=1, needles=("code=", "Code=", "refresh_token="),
+       start=_at_literal(("code=", "Code=", "refresh_token="), 14)),
+    # A Telegram bot's token (the bot's id, a colon, 35 characters), in its API's URL too.
+    _d("api_key", r"(?<![\d:])(\d{8,10}:AA[A-Za-z0-9_-]{33})(?![\w-])", None,
+       prefilter=r"[0-9]{8}:AA[A-Za-z0-9_-]{33}", group=1, needles=(":AA",),
+       start=_at_literal((":AA",), 10)),
+    # An e-mail address as a URL's user, percent-encoded (smtp://postmaster%40mg.example.com:
+    # password@host): the user is a person's or a team's address.
+    _d("email", r"://([A-Za-z0-9._+-]{1,64}%40[A-Za-z0-9.-]+\.[A-Za-z]{2,24})(?=[:@])",
+       v.encoded_email_ok, prefilter=r"://[A-Za-z0-9._+-]+%40", group=1, needles=("%40",),
+       start=_at_literal(("://",)), joined=_joined_email,
+       joined_prefilter=r"://[A-Za-z0-9.+]+%40"),
     # curl's -u KEY: with no password: an API key as the login's user (Stripe's, Scale's).
     _d("secret_assignment",
        r"(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-u|--user)[ \t]+['\"]?"
@@ -1049,9 +1070,10 @@ DETECTORS: tuple[Detector, ...] = (
     # A presigned URL's signature and session token (S3, GCS, CloudFront's Signature=):
     # whoever holds the URL holds the access until it expires.
     _d("secret_assignment",
-       r"(?i)[?&](?:x-amz-signature|x-goog-signature|x-amz-security-token|signature)"
+       # (after "&amp;" too: a link in an HTML attribute)
+       r"(?i)[?&;](?:x-amz-signature|x-goog-signature|x-amz-security-token|signature)"
        r"=([^&\s\"'#<>]{16,})",
-       prefilter=r"(?i)[?&](?:x-(?:amz|goog)-)?s(?:ignature|ecurity-token)=", group=1,
+       prefilter=r"(?i)[?&;](?:x-(?:amz|goog)-)?s(?:ignature|ecurity-token)=", group=1,
        needles=("Signature=", "signature=", "-Security-Token=", "-security-token=",
                 "SIGNATURE="),
        start=_at_literal(("x-amz-s", "x-goog-s", "signature="), 1, fold=True)),
@@ -1603,7 +1625,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        _SECRET_KEY + r"[ \t]*[:=][ \t]*(\\?[\"'])([^\"'\s][^\"'\n]*[ \t][^\"'\n]*?)\1"
        + _NOT_LOGPROBS,
-       v.secret_value_ok, group=2,
+       v.spaced_secret_ok, group=2,
        prefilter=_SECRET_KEY_PREFILTER + r"[ \t]*[:=][ \t]*\\?[\"'][^\"'\n]*[ \t]",
        needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True)),
     # Base64 credentials under an "auth" key (a docker config.json): "user:password" encoded.

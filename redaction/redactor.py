@@ -207,7 +207,10 @@ def _decoded_findings(text: str, offset: int, detectors: tuple[Detector, ...],
     """Findings in what ``text`` percent-decodes to and in the base64 tokens of its URLs, as
     spans of ``text`` shifted by ``offset``."""
     out: list[Finding] = []
-    decoded = percent_view(text)
+    # a form's or a query's value: "+" is a space there ("phone=%2B1+%28764%29+555-3972",
+    # "iban=PL03+7153+..."); one character for one, so the spans hold
+    text_read = text.replace("+", " ") if "+" in text and "=" in text else text
+    decoded = percent_view(text_read)
     inner, views = decoded if decoded is not None else (text, [])
     if not views:
         return out

@@ -12,6 +12,7 @@ import binascii
 import ipaddress
 import json
 import re
+import unicodedata
 from urllib.parse import unquote
 
 __all__ = [
@@ -249,7 +250,14 @@ def session_cookie_ok(candidate: str) -> bool:
     session record id, "session=283d11ea-74ce-...") and not a Twilio resource's id
     ("sid=SM" and 32 hex digits: a message's, an account's, a call's)."""
     return (secret_value_ok(candidate) and _UUID.fullmatch(candidate) is None
-            and _TWILIO_SID.fullmatch(candidate) is None)
+            and _TWILIO_SID.fullmatch(candidate) is None
+            and _STRIPE_OBJECT.fullmatch(candidate) is None)
+
+
+# A Stripe object's id (a Checkout Session's cs_live_..., a PaymentIntent's pi_...): a record,
+# readable only with the account's secret key, which is the credential.
+_STRIPE_OBJECT = re.compile(r"(?:cs|pi|ch|cus|sub|in|pm|evt|seti|prod|price|po|tr|re|txn|acct)"
+                            r"_(?:live_|test_)?[A-Za-z0-9]{14,}")
 
 
 _TWILIO_SID = re.compile(r"[A-Z]{2}[0-9a-f]{32}")
@@ -527,6 +535,8 @@ def secret_value_ok(candidate: str) -> bool:
         bare = bare[:-1].rstrip("`")
     # a stand-in percent-encoded in a query ("token=%3Credacted%3E")
     plain = unquote(bare) if "%" in bare else bare
+    if not plain.isascii() and (_prose_word(plain) or plain.endswith(("。", "।", "؟"))):
+        return False  # a message under a secret's key ("password_short": "Пароль должен ...")
     return (any(ch.isalnum() for ch in plain) and _STANDS_IN.search(plain) is None
             and not bare.startswith("=")  # a pin, not an assignment (tiktoken==0.7.0)
             and plain.lower() not in _PROSE_WORDS
@@ -538,6 +548,27 @@ def secret_value_ok(candidate: str) -> bool:
             and _NOT_A_VALUE.match(bare) is None
             and not (_ENV_NAME.fullmatch(bare) and _SECRET_PART.search(bare))
             and not bare.startswith(_PEM_START))
+
+
+def _prose_word(text: str) -> bool:
+    """A word of a script's prose: letters and their marks only (Devanagari's vowel signs are
+    marks), no capital inside it."""
+    return (all(unicodedata.category(ch)[0] in "LM" for ch in text)
+            and not any(ch.isupper() for ch in text[1:]))
+
+
+def spaced_secret_ok(candidate: str) -> bool:
+    """A quoted secret with spaces in it (a passphrase), not a sentence (a locale file's
+    "password_short": "La contraseña debe tener al menos 12 caracteres.") nor a stand-in
+    ("[redacted len=1187]")."""
+    words = candidate.split()
+    if len(words) >= 4 and candidate.rstrip().endswith((".", "।", "。", "!", "?", "…")):
+        return False
+    lower = candidate.lower()
+    if candidate.startswith(("[", "<", "(")) and any(
+            word in lower for word in ("redact", "mask", "filter", "hidden", "omit")):
+        return False
+    return secret_value_ok(candidate)
 
 
 def table_secret_ok(candidate: str) -> bool:
@@ -739,10 +770,17 @@ def email_ok(candidate: str) -> bool:
     local, _, host = candidate.rpartition("@")
     if host.lower() == "google.com" and _ICAL_UID.fullmatch(local):
         return False
+    if len(local) >= 3 and set(local.lower()) <= {"x", "*"}:
+        return False  # a URL's user:password masked (Go's url.Redacted(): "user:xxxxx@host")
     # (git@github.com is SSH's user at a forge, [url "git@github.com:"] in a git config)
     return (_MESSAGE_ID_HOST.fullmatch(host) is None and ".JavaMail." not in local
             and _SSH_ALGORITHM_HOST.fullmatch(host) is None
             and _MACHINE_LOCAL.fullmatch(local) is None and local != "git")
+
+
+def encoded_email_ok(candidate: str) -> bool:
+    """A percent-encoded address that reads as one."""
+    return email_ok(unquote(candidate))
 
 
 def base64_credentials(candidate: str) -> bool:
