@@ -309,7 +309,9 @@ def unicode_view(text: str) -> Reading | None:
 # Quoted-printable (mail bodies): "=C2=A0" is a no-break space, "=\n" a soft line break
 # inside a word or a number. Read only where a text shows it is quoted-printable: a soft
 # break, or two encoded bytes in a row.
-_QP_SIGNAL = re.compile(r"=\r?\n|=[0-9A-F]{2}=[0-9A-F]{2}")
+# A soft break ends a long line (encoders wrap at 76 characters): "KEY=" alone on a short
+# line is an empty value in a .env file, not a break.
+_QP_SIGNAL = re.compile(r"[^\r\n]{60}=\r?\n|=[0-9A-F]{2}=[0-9A-F]{2}")
 _QP_TOKEN = re.compile(r"=\r?\n|(?:=[0-9A-F]{2})+")
 
 

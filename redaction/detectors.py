@@ -476,7 +476,10 @@ _ENTITY_ID = (r"(?:(?i:user|usr|tenant|org|account|acct|customer|cus|team|projec
               r"|order|workspace|ws)[_-][A-Za-z0-9]+"
               # a Jira issue's key (OPS-4962)
               r"|[A-Z][A-Z0-9]{1,9}-\d+)(?![\w.-]*[^\w\s\"',;}\]])")
-_SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!:secret)|"
+_SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
+                 # (not a Secret's name in an ingress annotation: .../auth-secret: <name>)
+                 r"secret(?<!:secret)(?<!\.io/auth-secret)(?<!auth-tls-secret)|"
+                 r"session[_-]?cookie|"
                  # "pass" as a key's word only after a separator, in an object or before "="
                  # (NEXUS_PASS, "pass":, { user, pass: }, pass = x), not in prose ("first
                  # pass: ...")
@@ -493,7 +496,8 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!:secret
                  r"community(?![a-z])|"
                  # a bare "key" holding a UUID is a record's key (Kafka's key=<uuid>, a store's
                  # key='<uuid>'), not a credential
-                 r"client[_-]?secret|key(?<![a-z0-9]key)(?![a-z]{2})"
+                 # (not an XML setting's name attribute: <add key="X" value="..."/>)
+                 r"client[_-]?secret|key(?<![a-z0-9]key)(?<!<add key)(?![a-z]{2})"
                  rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
                  # nor an entity's id (a Kafka record's key=tenant-2704, LaunchDarkly's
                  # context {"kind":"user","key":"usr_x4qk..."})
@@ -505,6 +509,8 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|secret(?<!:secret
 # key's last word, looked behind for once the key has been read whole.
 _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "name", "names", "header", "file", "path", "dir", "ref", "env", "url", "uri", "endpoint",
+    # how a secret is stored, not the secret (postgresql.conf's password_encryption)
+    "encryption",
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
     "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias", "hash",
     # a cache of tokens and its key (TokenCacheKey, token_cache)
@@ -545,9 +551,9 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|se
                          r"passw(?:or)?d|pass|pwd|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
-                         r"client[_-]?secret|key|sig)[\w.-]*\\*[\"']?")
+                         r"client[_-]?secret|key|sig|session[_-]?cookie)[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
-_SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "credential", "auth",
+_SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "credential", "auth", "session",
                   "access", "account", "private", "client", "key", "sig", "psk", "pre",
                   "crypto", "priv", "community")
 # A value ends at a separator or where a JSON object or array closes ("total_tokens": 8370}}).
@@ -1007,6 +1013,10 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?:code|code_verifier|oobCode|refresh_token)=[A-Za-z0-9._~-]{20}",
        group=1, needles=("code=", "Code=", "refresh_token="),
        start=_at_literal(("code=", "Code=", "refresh_token="), 14)),
+    # A password in a connection URL's query (PHP's redis session.save_path "...?auth=X").
+    _d("secret_assignment", r"[?&](?:auth|requirepass)=([^&\s\"'#<>]{8,})", v.table_secret_ok,
+       prefilter=r"[?&](?:auth|requirepass)=[^&\s\"'#<>]{8}", group=1,
+       needles=("auth=", "requirepass="), start=_at_literal(("auth=", "requirepass="), 1)),
     # A Telegram bot's token (the bot's id, a colon, 35 characters), in its API's URL too.
     _d("api_key", r"(?<![\d:])(\d{8,10}:AA[A-Za-z0-9_-]{33})(?![\w-])", None,
        prefilter=r"[0-9]{8}:AA[A-Za-z0-9_-]{33}", group=1, needles=(":AA",),

@@ -419,6 +419,14 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
 # PowerShell reads one from a vault or a prompt ((Get-Secret -Name x), Read-Host), and Zabbix
 # names a macro ({$SNMP_COMMUNITY}), FreeRADIUS an environment variable ($ENV{X}).
 _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\$[A-Z_][A-Z0-9_]*$"
+                        # Grafana's provisioning ($__env{X}, $__file{/path})
+                        r"|\$__(?:env|file|vault)\{"
+                        # a bracketed stand-in ([YOUR-PASSWORD], [PASSWORD])
+                        r"|\[[A-Z][A-Z0-9_ -]*\]$"
+                        # a release tool's variable (Azure DevOps, Octopus: #{MapsApiKey}#)
+                        r"|#\{[\w.-]+(?:\}#?)?$"
+                        # an instruction in the value's place (generate-with-openssl-rand-...)
+                        r"|generate[-_ ]with[-_ ]|openssl[-_ ]rand"
                         # a shell variable in lower case: snake_case or a secret's own word
                         # ($redis_password, $pass), not a password that starts with "$"
                         r"|\$[a-z][a-z0-9]*_[a-z0-9_]*$|\$(?:pass|passwd|password|pwd?|token|secret|key)$"
@@ -452,6 +460,9 @@ _STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|[_-](?:x{3,}|X{3,})$|\*{3}|[•●]{3
 # supplied at upload time", "token: optional").
 _PROSE_WORDS = frozenset((
     "supplied", "required", "optional", "provided", "missing", "invalid", "incorrect",
+    "generate", "auto", "random",
+    # a field's name as the value (an ExternalSecret's "secretKey: username")
+    "username", "user", "login", "email", "host", "hostname", "port", "database",
     "expired", "changed", "hidden", "stored", "unset", "empty", "blank", "omitted", "prompted",
     "generated", "encrypted", "masked", "removed", "rotated", "updated", "injected", "mounted",
     "read", "set", "see", "same", "from", "via", "will", "must", "should", "is", "was",
@@ -535,6 +546,8 @@ def secret_value_ok(candidate: str) -> bool:
         bare = bare[:-1].rstrip("`")
     # a stand-in percent-encoded in a query ("token=%3Credacted%3E")
     plain = unquote(bare) if "%" in bare else bare
+    if _KEYBOARD_RUN.search(plain) or _placeholder_in_base64(plain):
+        return False
     if not plain.isascii() and (_prose_word(plain) or plain.endswith(("。", "।", "؟"))):
         return False  # a message under a secret's key ("password_short": "Пароль должен ...")
     return (any(ch.isalnum() for ch in plain) and _STANDS_IN.search(plain) is None
@@ -548,6 +561,23 @@ def secret_value_ok(candidate: str) -> bool:
             and _NOT_A_VALUE.match(bare) is None
             and not (_ENV_NAME.fullmatch(bare) and _SECRET_PART.search(bare))
             and not bare.startswith(_PEM_START))
+
+
+# Documentation's example value typed along the keyboard (certbot's api_token
+# 0123456789abcdef0123456789abcdef01234567).
+_KEYBOARD_RUN = re.compile(r"0123456789abcdef|abcdef0123456789", re.IGNORECASE)
+_BASE64_VALUE = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
+
+
+def _placeholder_in_base64(value: str) -> bool:
+    """A Kubernetes Secret's base64 of a stand-in (cGxhY2Vob2xkZXI= is "placeholder",
+    Q0hBTkdFX01F "CHANGE_ME")."""
+    if len(value) > 64 or _BASE64_VALUE.fullmatch(value) is None:
+        return False
+    text = b64_text(value)
+    return text is not None and (_STANDS_IN.search(text) is not None
+                                 or text.lower() in ("placeholder", "change_me", "secret",
+                                                     "password", "todo", "tbd"))
 
 
 def _prose_word(text: str) -> bool:
