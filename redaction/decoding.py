@@ -309,9 +309,11 @@ def unicode_view(text: str) -> Reading | None:
 # Quoted-printable (mail bodies): "=C2=A0" is a no-break space, "=\n" a soft line break
 # inside a word or a number. Read only where a text shows it is quoted-printable: a soft
 # break, or two encoded bytes in a row.
-# A soft break ends a long line (encoders wrap at 76 characters): "KEY=" alone on a short
-# line is an empty value in a .env file, not a break.
-_QP_SIGNAL = re.compile(r"[^\r\n]{60}=\r?\n|=[0-9A-F]{2}=[0-9A-F]{2}")
+_QP_SIGNAL = re.compile(r"=[0-9A-F]{2}=[0-9A-F]{2}")
+_SOFT_BREAK = re.compile(r"=\r?\n")
+#: A soft break ends a long line (encoders wrap at 76 characters): "KEY=" alone on a short
+#: line is an empty value in a .env file, not a break.
+_QP_LINE = 60
 _QP_TOKEN = re.compile(r"=\r?\n|(?:=[0-9A-F]{2})+")
 
 
@@ -335,9 +337,21 @@ def qp_view(text: str) -> Reading | None:
     """``text`` read as quoted-printable (soft breaks dropped, encoded bytes decoded as
     UTF-8), and where each character of that reading starts and ends in ``text``; None when
     it shows no sign of it."""
-    if "=" not in text or _QP_SIGNAL.search(text) is None:
+    if "=" not in text or not (_QP_SIGNAL.search(text) or _soft_break(text)):
         return None
     return _read(text, _QP_TOKEN.finditer(text), _qp_chars)
+
+
+def _soft_break(text: str) -> bool:
+    """A soft break at the end of a long line (a search for the break, then the line's
+    length: a pattern that counts 60 characters before every "=" costs 60 steps at each)."""
+    if "=\n" not in text and "=\r\n" not in text:
+        return False
+    for brk in _SOFT_BREAK.finditer(text):
+        line_start = text.rfind("\n", 0, brk.start()) + 1
+        if brk.start() - line_start >= _QP_LINE:
+            return True
+    return False
 
 
 # Full-width forms (U+FF01-FF5E) and the ideographic space, as East Asian input methods type
