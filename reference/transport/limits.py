@@ -313,6 +313,10 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
         _served = 0
         _refusal: tuple[str, str] | None = None
 
+        def _tag_peer(self) -> None:
+            """Record the connection's own peer in the request's scope (see PEER_KEY)."""
+            self.scope[PEER_KEY] = self.client
+
         def _client_phase(self) -> str:
             """``idle`` (no request, or between requests), ``head`` (a head has started),
             ``body`` (the head is in, the body is not) or ``done`` (the request is in)."""
@@ -532,7 +536,7 @@ def _h11_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Protocol
             self._refusal = _oversized(len(self._raw_head), len(self._request_target()),
                                        limits) or self._head_refusal(
                 self.headers, self._raw_head, self._get_upgrade() is not None)
-            self.scope[PEER_KEY] = self.client  # (the scope is new: uvicorn made it just now)
+            self._tag_peer()  # (the scope is new: uvicorn made it just now)
             return self._refusal is not None
 
         def _request_target(self) -> bytes:
@@ -665,7 +669,7 @@ def _httptools_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Pr
             if self._refusal is not None:
                 raise _Refused()  # llhttp stops; data_received answers
             super().on_headers_complete()
-            self.scope[PEER_KEY] = self.client
+            self._tag_peer()
 
         def on_message_complete(self) -> None:
             self._message = "done"
