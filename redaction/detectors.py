@@ -459,7 +459,11 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                          # a request's key against doing it twice (Idempotency-Token)
                          "idempotency",
                          # a form's CSRF token: a forgery guard, no login (left alone)
-                         "csrf", "xsrf", "_csrf")))
+                         "csrf", "xsrf", "_csrf",
+                         # a device's push address (APNs' deviceToken, FCM's registration
+                         # token) and a store's purchase handle: useless without the app's
+                         # own server credentials
+                         "device", "registration", "purchase")))
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "replication", "virtual", "primary", "foreign",
     "idempotency", "dedup", "message", "record", "incident", "alert",
@@ -467,7 +471,9 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
     "from", "saved with", "input", "step", "asset", "run", "job",
     # a public key (WireGuard's "public key:", MikroTik's public-key=): published by design
-    "public"))
+    "public",
+    # an Apple crash report's device digest ("CrashReporter Key:   <40 hex>")
+    "crashreporter"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"  # a ULID: a timestamp's 10 characters, then 16
@@ -476,6 +482,8 @@ _ENTITY_ID = (r"(?:(?i:user|usr|tenant|org|account|acct|customer|cus|team|projec
               r"|order|workspace|ws)[_-][A-Za-z0-9]+"
               # a Jira issue's key (OPS-4962)
               r"|[A-Z][A-Z0-9]{1,9}-\d+)(?![\w.-]*[^\w\s\"',;}\]])")
+_ROUTE_KEY = (r"(?!\\*[\"'][ \t]*:[ \t]*\\*[\"'][A-Z]\w*-[\w-]{21}\\*[\"'][ \t]*,[ \t]*"
+              r"\\*[\"']name\\*[\"'])")
 _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  # (not a Secret's name in an ingress annotation: .../auth-secret: <name>)
                  r"secret(?<!:secret)(?<!\.io/auth-secret)(?<!auth-tls-secret)|"
@@ -502,6 +510,9 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  # nor an entity's id (a Kafka record's key=tenant-2704, LaunchDarkly's
                  # context {"kind":"user","key":"usr_x4qk..."})
                  rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?{_ENTITY_ID})"
+                 # nor a React Navigation route's key (its name, "-" and a nanoid, then the
+                 # name: {"key": "Home-u3q_k9eq8VLWrhK26GjTu", "name": "Home"})
+                 + _ROUTE_KEY
                  + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
 # Keys that name where a secret lives or how it is handled, not the secret itself
@@ -518,6 +529,8 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "fingerprint", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "slug",
     # how a secret is used or checked: auth_method, password_policy, KeyError, key_usage
     "method", "policy", "rules", "requirements", "hint", "error", "usage", "usages", "purpose",
+    # an exception's class (Android's WindowManager$BadTokenException: Unable to add window)
+    "exception",
     "algorithm", "algo", "rotation",
     # a service's name (arn:aws:secretsmanager:..., "secret_manager": "vault")
     "manager",
@@ -746,7 +759,9 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 # (a word starts after a JSON escape too: "...\\nTel. 843-215-389" in a logged prompt)
 _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
-                r"(?:phone|phone_?number|mobile_?phone|wa_id|contacto|contato|tel|"
+                r"(?:phone|phone_?number|mobile_?phone|wa_?id|contacto|contato|contact[áa]vel|tel|"
+                # (Twilio's WaId: a WhatsApp sender's number; a signature's "Línea directa")
+                r"l[íi]nea[ \t]+directa|"
                 r"mobile?|handy|"
                 r"celular|cellulare|m[óo]vil|portable|"
                 r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone)[ \t]+number|"
@@ -755,13 +770,14 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"kontakt\w*|pod[ \t]+numerem|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|tlm|telem[óo]vel|llam(?:ar|e|ame)\w*|llamada|llámame|"
                 r"ligue|zadzwo\w*|"
-                r"(?:ri)?chiam(?:a|ami|are|ar[mtc][ei]|ate|atemi)|richiamo)(?![a-z])|"
+                r"(?:ri)?chiam(?:a|ami|are|ar[mtc][ei]|ate|atemi|at[oai])|richiamo)(?![a-z])|"
                 "電話|电话|手机|手機|連絡先|联系方式|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])|"
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
                 "नंबर|मोबाइल|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
                 r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி")
-_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "ontact", "ONTACT", "ontakt",
+_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid", "WAID",
+                  "nea directa", "NEA DIRECTA", "ontact", "ONTACT", "ontakt",
                   "ONTAKT", "umerem", "UMEREM", "नंबर", "मोबाइल", "व्हाट्सऐप",
                   "جوال", "موبايل", "شماره",
                   "تلفن", "simu", "atel", "தொலைபேசி", "sisdn", "SISDN", "umber", "UMBER", "úmero",
@@ -810,7 +826,8 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
                     "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
                     "รหัสผ่าน", "parola")
-_PHONE_STARTS = ("phone", "wa_id", "contact", "tel", "mobil", "handy", "celular", "cellulare",
+_PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mobil", "handy",
+                 "celular", "cellulare",
                  "vil", "portable",
                  "whatsapp", "msisdn", "my number", "new number", "cell ", "cell.", "cell:",
                  "nomor", "mi ", "mio ", "meu ", "mon ", "mein ", "mijn ", "ел.", "नंबर",
@@ -828,7 +845,8 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
-_PHONE_PREFILTER = (r"(?i)phone|wa_id|contac?to|kontakt|numerem|tlm|(?:^|[^a-z]|\\[nrt])t[ea]l"
+_PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]+directa|kontakt|"
+                    r"numerem|tlm|(?:^|[^a-z]|\\[nrt])t[ea]l"
                     r"|mobil|handy|celular|"
                     r"cellulare|m[ao]vil|portable|"
                     r"whatsapp|sms|"
@@ -1674,7 +1692,8 @@ DETECTORS: tuple[Detector, ...] = (
        # not a URL's user (ssh://git@host.corp:2222/...)
        # not an SSH login (ssh pi@host, sftp connect feeds@host)
        # not a Snowflake prompt's warehouse (ANALYST#COMPUTE_WH@PROD_DB.PUBLIC>)
-       rf"(?<![\w.+%$#-])(?<!placeholder=[\"'])(?<!://){_NOT_AN_SSH_LOGIN}"
+       # (after a JSON escape the address starts past it: "...\\npablo@x.es" keeps its "\\n")
+       rf"(?:(?<![\w.+%$#-])(?!(?<=\\)[nrt])|(?<=\\[nrt]))(?<!placeholder=[\"'])(?<!://){_NOT_AN_SSH_LOGIN}"
        rf"[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])"
@@ -1815,6 +1834,17 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}:\d|::[0-9A-Fa-f:]*:\d{5}", group=1,
        needles=(":",), start=_at_literal((":",), 4), joined=_joined_ipv6,
        joined_prefilter=r"[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){7}:\d|::[0-9A-Fa-f:]*:\d{5}"),
+       v.ipv6_private_ok),
+    # An IPv6 address with its port after a dot: Apple's Network framework
+    # ("IPv6#2600:1f18::b8db.443", a scope "%en0" perhaps between) and tcpdump ("IP6
+    # 2001:db8::1.443 > 2001:db8::2.55012:"). The plain detector refuses the dotted tail.
+    *_with_private_twin(_d("ipv6",
+       r"(?:(?<=IPv6#)|(?<=IP6 )|(?<=> ))([0-9A-Fa-f]{0,4}:[0-9A-Fa-f:]{1,38})(?:%\w+)?"
+       r"\.\d{1,5}(?![\w.])", v.ipv6_ok,
+       prefilter=r"(?:IPv6#|IP6 |> )[0-9A-Fa-f]{0,4}:[0-9A-Fa-f:]+(?:%\w+)?\.\d", group=1,
+       needles=("IPv6#", "IP6 ", "> "), start=_at_literal(("IPv6#", "IP6 ", "> ")),
+       joined=_joined_ipv6,
+       joined_prefilter=r"(?:IPv6#|IP6[ _-]|>[ _-])[0-9A-Fa-f]{0,4}:[0-9A-Fa-f:]+(?:%\w+)?\.\d"),
        v.ipv6_private_ok),
     # A US tax id (an SSN for a person) under its key, nine bare digits.
     _d("us_ssn",

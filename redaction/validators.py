@@ -226,11 +226,14 @@ def told_phone_ok(candidate: str) -> bool:
     decide on those)."""
     numerals = digits(candidate)
     return (8 <= len(numerals) <= 13 and numerals[1:].strip("0") != ""
-            and _DATE.fullmatch(candidate) is None and _ipv4_octets(candidate) is None)
+            and _DATED.match(candidate) is None and _ipv4_octets(candidate) is None)
 
 
 # A date, not a number to call ("Итоги звонка 18.11.2025", a call's summary).
 _DATE = re.compile(r"\d{1,2}([./-])\d{1,2}\1\d{4}|\d{4}([./-])\d{1,2}\2\d{1,2}")
+# ... or a date and its hour (a ticket export's "PHONE","2024-08-29 17:38": the channel's
+# column, then a time).
+_DATED = re.compile(rf"(?:{_DATE.pattern})(?:$|[ T])")
 
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -471,7 +474,9 @@ _PROSE_WORDS = frozenset((
     "argument", "arguments", "option", "options", "flag", "flags", "parameter", "parameters",
     "variable", "variables", "setting", "settings", "field", "true", "false", "arg", "args",
     # a tool's prompt, then its warning on the next line (docker login's "WARNING!")
-    "warning", "warning!", "error", "note"))
+    "warning", "warning!", "error", "note",
+    # what a server sets a cookie to when it ends a session (auth_token=deleted; expires=...)
+    "deleted"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}")

@@ -89,6 +89,13 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "5SvNEnlpx-Wihtu1DwZjAFGOBd0p8BnD": "a Postman cookie's key and value on two lines of a "
                                             "CI log, each behind its own timestamp",
     },
+    "corpus_ib": dict.fromkeys(
+        ("http://svc-proxy:emIVYT8kUy2@proxy.acme-robotics.io:3128",
+         "http://jdoe:GpsRzXlWWsfz@proxy.corp.example:8080",
+         "https://preview:y5Av2oRV2Xs@staging.wayfarer.travel/account",
+         "https://qa:9amyVrPGwB@staging.coinpod.finance/account"),
+        "the corpus labels the whole URL: its password is redacted, the user and the host "
+        "(what locates the endpoint) are kept on purpose"),
     "corpus_hb": {
         "bounces+6579036-cd7e=wangxiaoming=qq.com@em9135.news.example.com":
             "a VERP bounce address, its local part holding '=' (the recipient is redacted on "
@@ -254,6 +261,10 @@ _AWS_EXAMPLE = ("AWS's documentation key pair (AKIA...EXAMPLE): redacted like an
                 "data stands it in for real ones (this project's own corpus does)")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    "corpus_ia": dict.fromkeys(
+        ("IA-119", "IA-269", "IA-365"),
+        "a UUID under token= in a survey link: the corpus counts it clean, the redactor a "
+        "credential (reset and magic-link tokens are UUIDs too)"),
     "corpus_hb": {"HB-152": "an ALB log's status and byte counts (200 482 2578) shaped as a North "
                             "American number"},
     "corpus_ca": dict.fromkeys(("ca-0163", "ca-0222", "ca-0342"), _AWS_EXAMPLE),
