@@ -36,6 +36,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from servescope.instrumentation.endpoints import shown_url
 from servescope.instrumentation.metrics import render
 from servescope.instrumentation.request_recorder import RequestRecorder
 from servescope.instrumentation.status import FinishReason
@@ -251,7 +252,7 @@ class _Gateway:
         return _passthrough(response)
 
     async def healthz(self, request: Request) -> Response:
-        return JSONResponse({"status": "ok", "upstream": self.config.upstream,
+        return JSONResponse({"status": "ok", "upstream": shown_url(self.config.upstream),
                              "flavor": self.config.flavor})
 
     async def readyz(self, request: Request) -> Response:
@@ -260,7 +261,8 @@ class _Gateway:
         if response is not None and 200 <= response.status_code < 300:
             if not self.models.learnt:  # the engine came up after the gateway: learn its
                 self.models.refresh_soon()  # names now, not at a request's next ask
-            return JSONResponse({"status": "ready", "upstream": self.config.upstream})
+            return JSONResponse({"status": "ready",
+                                 "upstream": shown_url(self.config.upstream)})
         status = "unreachable" if response is None else f"answered {response.status_code}"
         return _error(503, schema.error_body(f"the upstream is not ready ({status})",
                                              type_="server_error", code="upstream_unavailable"),

@@ -15,8 +15,10 @@ served model names (with their adapters) are always kept, and anything else fold
 out. Only when ``discover_models`` is on may an undeclared model name be kept, and then only
 if it passes a shape check and an injected PII check (``setup_telemetry`` passes the
 redaction detectors), run on the value exactly as received, within the cap. Names declared
-at run time (a proxied engine's ``/v1/models``) pass the same PII check, not the shape check:
-an adapter name is the engine's configuration, but a person may still be in it.
+at run time (a proxied engine's ``/v1/models``) pass the same PII check, on the name and on
+each part after a separator, and a looser shape check (:func:`listed_shape_ok`: paths, dates;
+no spaces, ``@``, long digit runs or base64 of text): an adapter's name is the engine's
+configuration, but an engine that loads adapters at run time lets a client choose it.
 
 A model value whose series retired (:mod:`.retirement`: idle for a while) gives its place
 back: a discovered name its slot under the cap at once, a name learnt at run time its place
@@ -25,6 +27,7 @@ among the :data:`MAX_DECLARED_MODELS` when a new name needs one (configured name
 
 from __future__ import annotations
 
+import base64
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -47,8 +50,8 @@ from .catalog import (
 )
 
 __all__ = ["CLIENT_LABEL_KEYS", "DEFAULT_CAPS", "DEFAULT_PRIORITY_CLASSES", "OTHER",
-           "DeclaredLabels", "LabelGuard", "UnknownLabelError", "ValueCheck", "label_shape_ok",
-           "model_shape_ok"]
+           "DeclaredLabels", "LabelGuard", "UnknownLabelError", "ValueCheck", "glued_suffixes",
+           "label_shape_ok", "listed_shape_ok", "model_shape_ok"]
 
 OTHER = "other"
 #: Label keys whose values a client chooses (a header or a body field).
@@ -82,6 +85,43 @@ def model_shape_ok(value: str) -> bool:
     return (_MODEL_SHAPE.fullmatch(value) is not None and not _MODEL_DIGIT_RUN.search(value)
             and any(c.isalpha() for c in value)
             and sum(c.isdigit() for c in value) <= _MODEL_MAX_DIGITS)
+
+
+#: A model name an engine lists (learnt at run time): a path or a name of the usual
+#: characters (llama.cpp lists the file it loaded: ``/models/x.gguf``), no space, ``@`` or
+#: control character. Digits are refused in runs of 9 or more (an SSN, a phone, a card, an
+#: account number; a release date's 8 stay: ``claude-3-5-sonnet-20241022``).
+_LISTED_SHAPE = re.compile(r"[A-Za-z0-9_./:+-]{1,128}")
+_LISTED_DIGIT_RUN = re.compile(r"[0-9]{9,}")
+# A run of the base64 alphabets long enough to carry a value (a JWT's parts, an encoded
+# address): decoded, text means the name carries an encoded value.
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+
+
+def listed_shape_ok(value: str) -> bool:
+    """The shape a model name an engine lists must have to become a label value."""
+    return (_LISTED_SHAPE.fullmatch(value) is not None
+            and _LISTED_DIGIT_RUN.search(value) is None
+            and not any(_decodes_to_text(part) for run in _BASE64_RUN.finditer(value)
+                        for part in glued_suffixes(run.group()) if len(part) >= 16))
+
+
+def _decodes_to_text(run: str) -> bool:
+    """True when ``run`` is base64 (or base64url) of at least 12 printable ASCII
+    characters."""
+    body = run.rstrip("=").replace("-", "+").replace("_", "/")
+    try:
+        data = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+    except ValueError:
+        return False
+    return len(data) >= 12 and all(32 <= b < 127 for b in data)
+
+
+def glued_suffixes(value: str) -> list[str]:
+    """``value`` and each part of it after a separator (``lora_sk-proj-...``: a detector
+    whose value must start a word finds it there)."""
+    return [value, *(value[i + 1:] for i, ch in enumerate(value)
+                     if ch in "_.-/:" and i + 1 < len(value))]
 
 
 @dataclass(frozen=True)
@@ -155,7 +195,8 @@ class LabelGuard:
         one the PII check refuses (``lora-alice@example.com``) stays undeclared (it folds,
         and is counted, like any name the engine does not list)."""
         return tuple(n for n in dict.fromkeys(names)
-                     if isinstance(n, str) and n and self._pii_free(n))
+                     if isinstance(n, str) and n and listed_shape_ok(n)
+                     and all(self._pii_free(part) for part in glued_suffixes(n)))
 
     def declare_models(self, names: Iterable[str]) -> bool:
         """Declare more model names at run time: those a proxied engine lists as served

@@ -34,6 +34,7 @@ from opentelemetry.sdk.util import ns_to_iso_str
 from prometheus_client import CollectorRegistry
 
 from . import catalog as cat
+from .endpoints import shown_url
 from .export import CountingBatchSpanProcessor, CountingSpanExporter
 from .labels import DeclaredLabels
 from .metrics import MetricSet
@@ -76,7 +77,10 @@ class JsonLinesSpanExporter(SpanExporter):
         try:
             with self._lock:
                 self._rotate_for(len(lines.encode("utf-8")))
-                with self.path.open("a", encoding="utf-8") as fh:
+                # owner-only, as an SSH key is: redacted spans still name routes and
+                # timings (os.open applies the mode when it creates the file)
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                with open(fd, "a", encoding="utf-8") as fh:
                     fh.write(lines)
         except OSError:
             return SpanExportResult.FAILURE
@@ -171,8 +175,8 @@ def _env_exporter(trace_file: str | Path | None) -> tuple[SpanExporter | None, s
         if trace_file is None:
             return _nowhere()
         return JsonLinesSpanExporter(trace_file), f"the file {trace_file}"
-    where = ", ".join(_DESCRIBE.get(n, n) for n in names) + (f" at {endpoint}" if endpoint
-                                                             else "")
+    where = ", ".join(_DESCRIBE.get(n, n) for n in names) + (
+        f" at {shown_url(endpoint)}" if endpoint else "")
     return (exporters[0] if len(exporters) == 1 else _FanOut(exporters)), where
 
 

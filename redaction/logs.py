@@ -1,12 +1,14 @@
 """The log stage: a :class:`logging.Filter` that applies the policy to every record it passes.
 
 Attach it to a handler (``handler.addFilter(RedactingFilter())``), not a logger: a handler's
-filters see records propagated from every child logger. The message is rendered and redacted
-(``msg`` becomes the redacted text, ``args`` empty), tracebacks and stack text are redacted and
-appended to the message (so every handler, the OTLP one included, exports them redacted), and
-``extra`` attributes pass the same key policy as span attributes. Each record gets
-``trace_id``/``span_id`` (hex; empty when no span is current and none was given), so a log
-line leads to its trace. Attach it once per handler chain: counts are per filter.
+filters see records propagated from every child logger. The message is rendered and redacted:
+``msg`` becomes the redacted text and ``args`` empty, unless each argument redacted alone
+renders the same text (then ``args`` hold those, for formatters that read them: uvicorn's
+access log). Tracebacks and stack text are redacted and appended to the message (so every
+handler, the OTLP one included, exports them redacted), and ``extra`` attributes pass the same
+key policy as span attributes (nested mappings too; other objects as the text they print).
+Each record gets ``trace_id``/``span_id`` (hex; empty when no span is current and none was
+given), so a log line leads to its trace. Attach it once per handler chain: counts are per filter.
 """
 
 from __future__ import annotations
@@ -64,8 +66,13 @@ class RedactingFilter(logging.Filter):
             message = f"{message}\n{record.exc_text}"
         if record.stack_info:
             message = f"{message}\n{record.stack_info}"
-        record.msg = r.redact_text(message, counts, limit=limit)
-        record.args = None
+        redacted = r.redact_text(message, counts, limit=limit)
+        if redacted != message or record.exc_text or record.stack_info:
+            kept = self._args_kept(record, redacted, limit)
+            if kept is None:
+                record.msg, record.args = redacted, None
+            else:
+                record.args = kept  # msg stays the format string
         record.exc_info = record.exc_text = record.stack_info = None
         extras = {k: v for k, v in vars(record).items() if k not in _STANDARD
                   and not k.startswith("_")}
@@ -76,6 +83,38 @@ class RedactingFilter(logging.Filter):
                     setattr(record, key, clean[key])
                 else:
                     delattr(record, key)
+
+    def _args_kept(self, record: logging.LogRecord, redacted: str, limit: int
+                   ) -> tuple[Any, ...] | Mapping[str, Any] | None:
+        """A record's arguments, each redacted, when the message they render is the redacted
+        message (so ``msg`` goes back to the format string): a formatter that reads the
+        arguments themselves (uvicorn's access log unpacks five) still finds them. None
+        when a value spans the format string and an argument ("password=%s"): the message
+        is then the rendered, redacted text alone."""
+        args, fmt = record.args, record.msg
+        if not args or not isinstance(fmt, str) or not isinstance(args, tuple | Mapping):
+            return None
+        scratch: Counter[str] = Counter()  # counted once, by the message's own redaction
+        try:
+            if isinstance(args, Mapping):
+                kept: tuple[Any, ...] | Mapping[str, Any] = {
+                    k: self._arg(v, scratch, limit) for k, v in args.items()}
+            else:
+                kept = tuple(self._arg(v, scratch, limit) for v in args)
+            if fmt % kept != redacted:
+                return None
+        except Exception:  # a format the arguments do not fit: the rendered text stands
+            return None
+        return kept
+
+    def _arg(self, value: Any, counts: Counter[str], limit: int) -> Any:
+        if isinstance(value, str):
+            return self.redactor.redact_text(value, counts, limit=limit)
+        if value is None or isinstance(value, bool | int | float):
+            return value
+        text = str(value)
+        out = self.redactor.redact_text(text, counts, limit=limit)
+        return value if out == text else out
 
     @staticmethod
     def _trace_ids(record: logging.LogRecord) -> None:

@@ -12,7 +12,7 @@ import hmac
 import logging
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence, Set
 from enum import Enum, StrEnum
 from typing import Any
 
@@ -94,6 +94,28 @@ class _Dropped:
 
 
 _DROPPED = _Dropped()
+
+
+#: How deep nested mappings are kept as mappings; below, a mapping is read as its text.
+_MAX_DEPTH = 8
+_UNRENDERABLE = "unrenderable"
+
+
+def _bounded(value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+    """A copy of ``value`` with string keys, its nested mappings copied down to ``depth``
+    levels and rendered as text below (a cycle ends there too)."""
+    return {str(k): (_bounded(v, depth - 1) if depth > 1 else str(v))
+            if isinstance(v, Mapping) else v for k, v in value.items()}
+
+
+# A lower-case letter or digit before a capital, or a run of capitals before a capital
+# and a lower-case letter: where a camelCase key's words meet (userId, TenantName, APIKeyId).
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def _snake(key: str) -> str:
+    """A camelCase key's words joined by "_" and lowered (UserID -> user_id)."""
+    return _CAMEL_HUMP.sub("_", key).lower()
 
 
 def _merge(text: str, found: list[Finding], extra: list[Finding]) -> list[Finding]:
@@ -362,7 +384,31 @@ class Redactor:
         if isinstance(value, bytes | bytearray):
             return self._redact_str(bytes(value).decode("utf-8", "replace"), counts, limit,
                                     in_text=False)
-        return value
+        if value is None:
+            return value
+        # Span attributes are never these (the SDK allows scalars and their arrays); a log
+        # record's ``extra`` and a JSON line's fields are: a headers dict, a set of scopes.
+        if isinstance(value, Mapping):
+            return self._mapping(value, counts, limit)
+        if isinstance(value, Set):
+            return self._sequence(tuple(value), counts, limit)
+        return self._rendered(value, counts, limit)
+
+    def _mapping(self, value: Mapping[Any, Any], counts: Counts, limit: int) -> Any:
+        """A nested mapping under the same key policy as the top level (a headers dict's
+        ``authorization`` is a secret's key there too)."""
+        return self.redact_attributes(_bounded(value, _MAX_DEPTH), counts, Place.LOG)
+
+    def _rendered(self, value: Any, counts: Counts, limit: int) -> Any:
+        """Any other object: what a formatter would print of it, redacted; the object itself
+        when that text holds nothing (a formatter then prints the same)."""
+        try:
+            text = str(value)
+        except Exception:  # a broken __str__: nothing of it can be shown safely
+            counts[_UNRENDERABLE] = counts.get(_UNRENDERABLE, 0) + 1
+            return "[REDACTED:unrenderable]"
+        out = self._redact_str(text, counts, limit, in_text=False)
+        return value if out == text else out
 
     def _sequence(self, values: Sequence[Any], counts: Counts, limit: int) -> Any:
         items = list(values[:self.policy.max_array_items])
@@ -381,19 +427,25 @@ class Redactor:
         if cached is not None:
             return cached
         p = self.policy
+        # the patterns read a camelCase key as words too (tenantName as tenant_name)
+        names = (key,) if _CAMEL_HUMP.search(key) is None else (key, _snake(key))
+
+        def matched(patterns: Iterable[re.Pattern[str]]) -> bool:
+            return any(r.search(name) for r in patterns for name in names)
+
         if self.findings(key):  # a key that itself carries a value (user.bob@example.com)
             decision = _Key.DROP
         elif key in p.content_keys:
             decision = _Key.CONTENT
-        elif key in p.drop or any(r.search(key) for r in p.drop_patterns):
+        elif key in p.drop or matched(p.drop_patterns):
             decision = _Key.DROP
-        elif key in p.hash_keys or any(r.search(key) for r in p.hash_key_patterns):
+        elif key in p.hash_keys or matched(p.hash_key_patterns):
             decision = _Key.HASH
         elif key in p.model_keys:
             decision = _Key.MODEL
-        elif key in p.allow or any(r.search(key) for r in p.allow_patterns):
+        elif key in p.allow or matched(p.allow_patterns):
             decision = _Key.ALLOW
-        elif key in p.scan or any(r.search(key) for r in p.scan_patterns) or p.unknown == "scan":
+        elif key in p.scan or matched(p.scan_patterns) or p.unknown == "scan":
             decision = _Key.SCAN
         else:
             decision = _Key.DROP

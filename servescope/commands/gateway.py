@@ -72,6 +72,7 @@ def _config(args: argparse.Namespace) -> Any:
 def _gateway(args: argparse.Namespace) -> int:
     from servescope.gateway.app import create_gateway_app
     from servescope.gateway.serving import CONNECTIONS, SERVICE_NAME, serve_gateway
+    from servescope.instrumentation.endpoints import shown_url
     from servescope.instrumentation.setup import setup_telemetry
 
     try:
@@ -87,7 +88,7 @@ def _gateway(args: argparse.Namespace) -> int:
                             trace_file=args.trace_file,
                             redaction=False if args.no_redaction else None)
     app = create_gateway_app(config, setup.telemetry, connections=CONNECTIONS)
-    print(f"servescope gateway: http://{args.host}:{args.port} -> {config.upstream} "
+    print(f"servescope gateway: http://{args.host}:{args.port} -> {shown_url(config.upstream)} "
           f"({config.flavor}); metrics at /metrics, spans to {setup.traces_destination}",
           file=sys.stderr)
     previous = signal.signal(signal.SIGTERM, _interrupt)

@@ -59,3 +59,30 @@ def test_the_timeouts_come_from_the_command_line() -> None:
                           "http://127.0.0.1:8000", "--upstream-idle-timeout-s", "0"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "upstream_idle_timeout_s" in bad.stderr
+
+
+def test_credentials_in_the_upstream_url_are_never_shown(tmp_path) -> None:
+    """The start-up line goes to stderr before any log filter, and /healthz and /readyz
+    answer anyone who reaches the port: both show where the upstream is, not its login."""
+    port = free_port()
+    password = "Hunt3rQuokka2x"
+    with StubServer() as stub:
+        upstream = stub.url.replace("http://", f"http://dbadmin:{password}@")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "servescope", "gateway", "--upstream", upstream,
+             "--port", str(port), "--trace-file", str(tmp_path / "spans.jsonl")],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            ready = poll_until(lambda: (r := httpx.get(f"{url}/readyz")).status_code == 200
+                               and r, what="the gateway ready", transient=(httpx.HTTPError,),
+                               alive=proc)
+            health = httpx.get(f"{url}/healthz")
+            shown = stub.url.replace("http://", "http://…@")
+            assert ready.json()["upstream"] == health.json()["upstream"] == shown
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out.decode()
+    assert f"-> {shown} " in out.decode()
+    assert password not in out.decode() + ready.text + health.text

@@ -25,6 +25,7 @@ def test_embedded_default_writes_json_lines(tmp_path, registry, monkeypatch):
     spans = [json.loads(line) for line in path.read_text().splitlines()]
     assert [s["attributes"]["servescope.request.id"] for s in spans] == ["r1"]
     assert registry.get_sample_value("servescope_telemetry_spans_exported_total") == 1.0
+    assert path.stat().st_mode & 0o777 == 0o600  # the owner's alone, whatever the umask
 
 
 def test_environment_selects_the_exporter(monkeypatch, registry):

@@ -143,3 +143,14 @@ def test_an_unknown_exporter_is_logged_and_the_file_used(monkeypatch, tmp_path, 
     assert setup.traces_destination == f"the file {tmp_path / 't.jsonl'}"
     assert any("carrier_pigeon" in r.getMessage() for r in caplog.records)
     setup.shutdown(1)
+
+
+def test_the_destination_shown_holds_no_credentials(monkeypatch):
+    """The start-up line prints it to stderr: the endpoint's login and query are cut."""
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "otlp")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                       "http://otlpuser:Hunt3rQuokka2x@127.0.0.1:4318/v1/traces?api_key=sk-x")
+    setup = setup_telemetry(registry=CollectorRegistry())
+    assert setup.traces_destination == "OTLP/HTTP at http://…@127.0.0.1:4318/v1/traces?…"
+    setup.shutdown(1)

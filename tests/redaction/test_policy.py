@@ -116,6 +116,27 @@ def test_redact_command_plain_and_jsonl(monkeypatch, capsys):
     assert "line 2: not JSON" in err and '"us_ssn": 1' in err and '"blocked_key": 1' in err
 
 
+def test_redact_command_jsonl_reads_nested_objects(monkeypatch, capsys):
+    """A JSON line's nested objects and arrays are read at every level, under the key
+    policy there too (a request's headers, a message list)."""
+    monkeypatch.setenv("SERVESCOPE_REDACTION_HASH_KEY", "k")
+    secret = "sk-proj-Q7vXk2Lm9Pz4Rt8Wn3Yb6Hc1Jd5Fg0Ks2Ae7Uo4Ip9Ty"
+    line = json.dumps({
+        "text": "request logged", "ssn": "536228471",
+        "request": {"headers": {"authorization": f"Bearer {secret}", "accept": "*/*"},
+                    "body": {"messages": [{"content": "card 4539148803436467"}]}},
+        "items": [{"email": "zelda.quokka7@fastmail.com"}, "AKIAQ7ZPROBE4XYZ9K2M"]})
+    code, out, _ = _cli(monkeypatch, capsys, ["--jsonl"], line + "\n")
+    assert code == 0
+    for planted in (secret, "536228471", "4539148803436467", "zelda.quokka7@fastmail.com",
+                    "AKIAQ7ZPROBE4XYZ9K2M"):
+        assert planted not in out, planted
+    got = json.loads(out)
+    assert got["request"]["headers"]["accept"] == "*/*"
+    assert got["request"]["body"]["messages"][0]["content"] == "card [REDACTED:credit_card]"
+    assert got["items"][1] == "[REDACTED:aws_access_key]"
+
+
 def test_redact_command_reads_a_tables_rows_under_its_header(monkeypatch, capsys):
     """Line by line, a CSV's phone columns are redacted as in one text: each row is read
     under the header above it, until a line that is no row of it."""

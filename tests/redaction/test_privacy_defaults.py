@@ -188,3 +188,80 @@ def test_a_short_unknown_model_name_is_replaced_only_as_a_word() -> None:
     (span,) = (json.loads(s) for s in _exported(Redactor(hash_key=KEY), make))
     assert span["name"].startswith("text_completion [model:")
     assert span["attributes"]["gen_ai.request.model"] in span["name"]
+
+
+PROBE_SECRET = "sk-proj-Q7vXk2Lm9Pz4Rt8Wn3Yb6Hc1Jd5Fg0Ks2Ae7Uo4Ip9Ty"
+
+
+def test_extra_mappings_sets_and_objects_are_redacted() -> None:
+    """A structured log's ``extra`` carries a headers dict, a nested record, a set, an
+    object: each is read, under the key policy at every level."""
+
+    class Account:
+        def __repr__(self) -> str:
+            return "Account(email=zelda.quokka7@fastmail.com)"
+
+    cycle: dict[str, object] = {}
+    cycle["self"] = cycle
+    record = logging.LogRecord("app", logging.INFO, __file__, 1, "called", None, None)
+    record.headers = {"authorization": f"Bearer {PROBE_SECRET}", "accept": "text/plain"}
+    record.user_record = {"contact": {"note": "card 4539148803436467"}}
+    record.scopes = {f"key {PROBE_SECRET}"}
+    record.account = Account()
+    record.cycle = cycle
+    RedactingFilter(Redactor(hash_key=KEY)).filter(record)
+    rendered = repr(vars(record))
+    for planted in (PROBE_SECRET, "4539148803436467", "zelda.quokka7@fastmail.com"):
+        assert planted not in rendered, planted
+    assert record.headers["accept"] == "text/plain"  # still a mapping, clean values kept
+    assert "authorization" not in record.headers or PROBE_SECRET not in \
+        record.headers["authorization"]
+    assert record.user_record["contact"]["note"] == "card [REDACTED:credit_card]"
+    assert isinstance(record.cycle, dict)  # a cycle ends as text, not a recursion error
+
+
+def test_formatters_that_read_the_arguments_still_work() -> None:
+    """uvicorn's access formatter unpacks ``args`` (five values): the filter keeps them,
+    each redacted, whenever they render the redacted message; a value that spans the
+    format string and an argument leaves the rendered text alone."""
+    from uvicorn.logging import AccessFormatter
+
+    formatter = AccessFormatter('%(client_addr)s - "%(request_line)s" %(status_code)s',
+                                use_colors=False)
+    log_filter = RedactingFilter(Redactor(hash_key=KEY))
+    lines = []
+    for client, path in (("127.0.0.1:51234", "/v1/models"),
+                         ("203.0.113.5:51234", f"/v1/x?api_key={PROBE_SECRET}")):
+        record = logging.LogRecord("uvicorn.access", logging.INFO, __file__, 1,
+                                   '%s - "%s %s HTTP/%s" %d',
+                                   (client, "GET", path, "1.1", 200), None)
+        assert log_filter.filter(record)
+        lines.append(formatter.format(record))
+    assert lines[0] == '127.0.0.1:51234 - "GET /v1/models HTTP/1.1" 200 OK'
+    assert lines[1] == ('[REDACTED:ipv4]:51234 - "GET /v1/x?api_key=[REDACTED:api_key] '
+                        'HTTP/1.1" 200 OK')
+    spanning = logging.LogRecord("app", logging.INFO, __file__, 1, "password=%s",
+                                 ("hunter2secret",), None)
+    log_filter.filter(spanning)
+    assert spanning.args is None and "hunter2secret" not in spanning.getMessage()
+
+
+@pytest.mark.parametrize("key", ["ssn", "user.ssn", "social_security_number", "phone_number",
+                                 "phoneNumber", "token", "accessToken", "refresh_token"])
+def test_keys_that_name_a_person_s_number_or_a_token_are_dropped(key: str) -> None:
+    out = Redactor(hash_key=KEY).redact_attributes({key: "536228471", "max_tokens": 536228},
+                                                   {}, Place.LOG)
+    assert out == {"max_tokens": 536228}
+
+
+@pytest.mark.parametrize("key", ["TenantName", "tenantName", "userId", "UserID", "usr.id",
+                                 "user.full_name", "customerEmail"])
+def test_camel_case_identity_keys_are_hashed(key: str) -> None:
+    out = Redactor(hash_key=KEY).redact_attributes({key: "Acme Quokka Ltd"}, {}, Place.SPAN)
+    assert out[key].startswith("[identity:")
+
+
+@pytest.mark.parametrize("key", ["token_count", "gen_ai.usage.input_tokens", "max_tokens",
+                                 "servescope.tokens.prompt", "tokenizer"])
+def test_counts_of_tokens_are_not_dropped(key: str) -> None:
+    assert Redactor(hash_key=KEY).redact_attributes({key: "8"}, {}, Place.SPAN) == {key: "8"}
