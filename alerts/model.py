@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from servescope.promql.flavor import SERVESCOPE, Flavor
 from servescope.promql.query import Query
@@ -150,6 +151,15 @@ def check_runbook_base(base: str, field_name: str) -> str:
     if not base or "#" in base or any(ch.isspace() for ch in base):
         raise ValueError(f"{field_name}: a runbook base is a URL or path without '#' or "
                          f"spaces, got {base!r}")
+    parts = urlsplit(base)
+    if parts.scheme and parts.scheme not in ("http", "https", "file"):
+        raise ValueError(f"{field_name}: a runbook link opens in a browser from every "
+                         f"notification: http, https or a path, not {parts.scheme!r}")
+    # every alert carries the link to every receiver: no login or query may ride in it
+    # (the value is not repeated here, since it would land in a CI log)
+    if "@" in parts.netloc or parts.query:
+        raise ValueError(f"{field_name}: a runbook base may not hold a login (user@) or a "
+                         "query (?...): each notification would carry it")
     return base
 
 

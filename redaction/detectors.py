@@ -902,7 +902,10 @@ DETECTORS: tuple[Detector, ...] = (
     # OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-), Stripe (sk_/rk_ live/test),
     # Slack (xox?- tokens, xapp- app tokens, webhooks), Google API keys, Hugging Face (hf_).
     _d("api_key",
-       _edge("A-Za-z0-9_-") +
+       # (glued after "-" or "_" only with a prefix no word has: an adapter named
+       # lora-sk-proj-..., a variable's value in a slug; "eu-sk-bratislava-..." is a name)
+       "(?:" + _edge("A-Za-z0-9_-") + "|(?<=[-_])(?=sk-(?:proj|svcacct|ant)-|[sr]k_(?:live|test)_"
+       r"|xox[abposre]-|glpat-|npm_|pypi-|gsk_))"
        r"(?:(?:sk|rk)[-_](?:live_|test_|proj-|svcacct-|ant-api03-|ant-)?"
        r"[A-Za-z0-9_-]{20,}|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
        r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"

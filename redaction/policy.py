@@ -138,6 +138,37 @@ def _line_of(text: str, path: Sequence[Any]) -> int | None:
     return int(node.start_mark.line) + 1
 
 
+class _DuplicateKey(yaml.YAMLError):
+    pass
+
+
+class _UniqueKeys(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (the loader would keep
+    the last silently: a rule written twice, the first one lost)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise _DuplicateKey(f"{key} (line {key_node.start_mark.line + 1}): "
+                                    "given twice in one mapping")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _error_path(err: jsonschema.ValidationError) -> list[Any]:
+    """Where a schema error is: for a key the schema does not know, the key itself (its line,
+    not the mapping's)."""
+    path = list(err.absolute_path)
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        known = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+        extra = [k for k in err.instance if k not in known]
+        if extra:
+            path.append(extra[0])
+    return path
+
+
 class _Where:
     """Names a field and its line in one policy text."""
 
@@ -177,7 +208,9 @@ def _content_capture(doc: dict[str, Any]) -> ContentCapture:
 def parse_policy(text: str, *, source: str = "<policy>") -> Policy:
     """Validate and build a policy from YAML text; raises :class:`PolicyError`."""
     try:
-        doc = yaml.safe_load(text)
+        doc = yaml.load(text, Loader=_UniqueKeys)  # a SafeLoader
+    except _DuplicateKey as exc:
+        raise PolicyError(f"{source}: {exc}") from exc
     except yaml.YAMLError as exc:
         raise PolicyError(f"{source}: not valid YAML: {exc}") from exc
     where = _Where(text, source)
@@ -187,9 +220,12 @@ def parse_policy(text: str, *, source: str = "<policy>") -> Policy:
                     key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         err = errors[0]
-        raise where.error(list(err.absolute_path), err.message)
+        raise where.error(_error_path(err), err.message)
     attrs: dict[str, Any] = doc.get("attributes", {})
     kinds = doc.get("detectors", list(DEFAULT_KINDS))
+    if not kinds:
+        raise where.error(("detectors",), "lists no detector: leave it out for the default "
+                          "set (to redact nothing, pass redaction=False or --no-redaction)")
     for i, kind in enumerate(kinds):
         if kind not in KINDS:
             raise where.error(("detectors", i), f"unknown detector {kind!r} "

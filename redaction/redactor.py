@@ -56,7 +56,10 @@ _MODELS_MAX = 256
 
 
 # The hash key variables already warned about (unset) in this process.
-_WARNED: set[str] = set()
+_WARNED: set[str | tuple[str, str]] = set()
+#: A hash key shorter than this is warned about (HMAC-SHA256's own block is 64 bytes; 16
+#: random bytes are past any dictionary).
+_SHORT_KEY_BYTES = 16
 # "[REDACTED:kind]" by kind, made once.
 _MASKS: dict[str, str] = {}
 
@@ -285,7 +288,14 @@ class Redactor:
     def _key_from_env(self) -> bytes:
         value = os.environ.get(self.policy.hash_key_env)
         if value:
-            return value.encode("utf-8")
+            key = value.encode("utf-8")
+            if len(key) < _SHORT_KEY_BYTES and (self.policy.hash_key_env, "short") not in _WARNED:
+                _WARNED.add((self.policy.hash_key_env, "short"))
+                _log.warning("%s holds %d bytes: a key that short can be guessed, and with it "
+                             "every keyed hash reversed by a dictionary; use %d random bytes "
+                             "or more (e.g. openssl rand -hex 32)", self.policy.hash_key_env,
+                             len(key), _SHORT_KEY_BYTES)
+            return key
         # Without a configured key, a random per-process key keeps hashes irreversible (a
         # fixed default key would allow a dictionary attack); they correlate within a process.
         if any(a is Action.HASH for a in (*self.policy.actions.values(),

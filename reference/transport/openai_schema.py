@@ -20,6 +20,7 @@ Extensions (all optional):
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -121,8 +122,26 @@ _PREVIEW.maxlevel, _PREVIEW.maxstring, _PREVIEW.maxother, _PREVIEW.maxlong = 2, 
 def _preview(value: object) -> str:
     """A short, bounded rendering of a client value for an error message (depth- and
     length-limited: a value nested thousands deep or 4,000 digits long is never rendered
-    whole, and lone surrogates are escaped)."""
-    return _PREVIEW.repr(value)[:80].encode("utf-8", "backslashreplace").decode("utf-8")
+    whole, and lone surrogates are escaped), redacted (:func:`echoed`)."""
+    return echoed(_PREVIEW.repr(value)[:80])
+
+
+@functools.cache
+def _echo_redactor() -> Any:
+    from servescope.redaction import Redactor  # the shipped policy, on first use
+
+    return Redactor()
+
+
+def echoed(text: str) -> str:
+    """A client's value as an error message shows it: redacted, as a log line would be
+    (the message goes back to the client, and through proxies' and SDKs' error logs), and
+    with lone surrogates escaped."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    try:
+        return str(_echo_redactor().redact_text(text, {}))
+    except Exception:  # a redaction failure shows nothing of the value
+        return "[REDACTED:redaction_failed]"
 
 
 def _type_error(field: str, expected: str, value: object) -> RequestError:
@@ -347,7 +366,7 @@ def _priority(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
     # 'AKIA...' as sent); the guard keeps only declared classes on labels and spans
     if not value or len(value) > 32 or not set(value) <= _PRIORITY_CHARS:
         raise _value_error(field, f"must be 1-32 characters of letters, digits, '_' or '-', "
-                                  f"got {value[:40]!r}")
+                                  f"got {echoed(repr(value[:40]))}")
     return value
 
 
@@ -399,7 +418,8 @@ def _message_text(i: int, message: object) -> tuple[str, str]:
     if not isinstance(role, str):
         raise _type_error(f"{where}.role", "a string", role)
     if role not in ROLES:
-        raise _value_error(f"{where}.role", f"must be one of {sorted(ROLES)}, got {role!r}")
+        raise _value_error(f"{where}.role", f"must be one of {sorted(ROLES)}, "
+                                            f"got {_preview(role)}")
     content = message.get("content")
     if content is None and role == "assistant":
         return role, ""

@@ -166,7 +166,8 @@ class _Transport:
         config = self.engine.config
         if params.model != self.model_name and params.model not in config.adapters:
             raise schema.RequestError(
-                f"The model '{params.model}' does not exist; this server serves "
+                f"The model '{schema.echoed(params.model[:200])}' does not exist; this server "
+                f"serves "
                 f"'{self.model_name}'", param="model", code="model_not_found", status=404)
         if config.unknown_priority == "reject" and params.priority.lower() not in \
                 config.priority_classes:
@@ -277,7 +278,7 @@ def _require_json(headers: dict[str, str]) -> None:
     if media != "application/json" and not (media.startswith("application/")
                                              and media.endswith("+json")):
         raise schema.RequestError(
-            f"Content-Type must be application/json, got {declared[:60]!r}",
+            f"Content-Type must be application/json, got {schema.echoed(repr(declared[:60]))}",
             code="unsupported_media_type", status=415)
 
 
@@ -314,7 +315,7 @@ def _unavailable(engine: EngineCoreClient, message: str, rid: str | None,
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     type_ = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
-    message = f"{request.method} {request.url.path}: {exc.detail}"
+    message = f"{request.method} {schema.echoed(request.url.path[:200])}: {exc.detail}"
     return _error(exc.status_code, schema.error_body(message, type_=type_,
                                                      code=str(exc.status_code)))
 

@@ -99,3 +99,20 @@ def test_generate_takes_the_base_from_the_command_line(tmp_path, monkeypatch, ca
     assert main(["generate", "--out", str(tmp_path), "--flavor", "vllm",
                  "--runbook-base", "https://x.example/runbooks.md#top"]) == 2
     assert "--runbook-base" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("base", [
+    "javascript:alert(1)//",
+    "https://zelda:ghp_R7tY2uI9oP4aS6dF1gH3jK5lZ8xC0vB2nM4q@git.example.com/runbooks.md",
+    "https://git.example.com/runbooks.md?token=sk-proj-Q7vXk2Lm9Pz4Rt8Wn3Yb6Hc1",
+])
+def test_a_base_that_would_carry_a_login_or_run_script_is_refused(tmp_path, monkeypatch, capsys,
+                                                                  base: str) -> None:
+    """Every notification carries the link to every receiver: a login or a query would ride
+    along, and a javascript: link would run in whoever opens it."""
+    monkeypatch.delenv(RUNBOOK_ENV, raising=False)
+    assert main(["generate", "--out", str(tmp_path), "--flavor", "vllm",
+                 "--runbook-base", base]) == 2
+    err = capsys.readouterr().err
+    assert "--runbook-base" in err and "ghp_" not in err and "sk-proj" not in err
+    assert not (tmp_path / "alerts").exists()

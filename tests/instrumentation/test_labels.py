@@ -148,7 +148,8 @@ def test_names_learnt_at_run_time_pass_the_pii_check() -> None:
 
 ENGINE_NAMES = ["Mixtral-8x7B-Instruct-v0.1", "claude-3-5-sonnet-20241022", "/models/tiny.gguf",
                 "llama-2-7b-chat.Q4_K_M.gguf", "hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M",
-                "ft:gpt-4o-mini-2024-07-18:acme::9xYzAbCd", "sentence-transformers/all-MiniLM-L6-v2",
+                "ft:gpt-4o-mini-2024-07-18:acme::9xYzAbCd",
+                "sentence-transformers/all-MiniLM-L6-v2",
                 "adapter-customer-acme-tenant-4471"]
 HIDING_VALUES = [
     "lora-gb82west12345698765432",  # an IBAN in lower case

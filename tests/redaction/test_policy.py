@@ -177,6 +177,11 @@ def test_redact_command_exits_2_on_a_bad_policy(monkeypatch, capsys, tmp_path):
     ("version: 1\nattributes:\n  allow:\n    - service.name\n    - 7\n", "attributes.allow[1]",
      5, "is not of type 'string'"),
     ("version: 1\nmodels:\n  unknown: forget\n", "models.unknown", 3, "is not one of"),
+    # a key the schema does not know: its own line, not its mapping's
+    ("version: 1\nattributes:\n  allow: [a]\n  alow: [b]\n", "attributes.alow", 4,
+     "'alow' was unexpected"),
+    ("version: 1\ndetectors: []\n", "detectors", 2, "lists no detector"),
+    ("version: 1\nactions:\n  email: hash\n  email: mask\n", "email", 4, "given twice"),
 ])
 def test_bad_policy_names_the_field_and_the_line(text, field, line, what):
     with pytest.raises(PolicyError) as info:

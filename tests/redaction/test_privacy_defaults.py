@@ -265,3 +265,21 @@ def test_camel_case_identity_keys_are_hashed(key: str) -> None:
                                  "servescope.tokens.prompt", "tokenizer"])
 def test_counts_of_tokens_are_not_dropped(key: str) -> None:
     assert Redactor(hash_key=KEY).redact_attributes({key: "8"}, {}, Place.SPAN) == {key: "8"}
+
+
+def test_a_short_hash_key_is_warned_about(monkeypatch, caplog) -> None:
+    """A one-letter key makes every keyed hash reversible by a dictionary: said once."""
+    from servescope.redaction import redactor as module
+
+    monkeypatch.setattr(module, "_WARNED", set())
+    monkeypatch.setenv("SERVESCOPE_REDACTION_HASH_KEY", "a")
+    with caplog.at_level(logging.WARNING, logger=module.__name__):
+        Redactor()
+        Redactor()
+    assert [r.getMessage().split(":")[0] for r in caplog.records] == [
+        "SERVESCOPE_REDACTION_HASH_KEY holds 1 bytes"]
+    caplog.clear()
+    monkeypatch.setenv("SERVESCOPE_REDACTION_HASH_KEY", "k" * 32)
+    with caplog.at_level(logging.WARNING, logger=module.__name__):
+        Redactor()
+    assert caplog.records == []

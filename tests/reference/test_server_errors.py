@@ -161,3 +161,28 @@ def test_queue_full_is_a_429_in_the_error_shape() -> None:
             "servescope_requests_rejected_total",
             {"model": MODEL, "reason": "queue_full"}) == 1
 
+
+
+SECRET = "sk-proj-Q7vXk2Lm9Pz4Rt8Wn3Yb6Hc1Jd5Fg0Ks2Ae7Uo4Ip9Ty"
+
+
+@pytest.mark.parametrize(("method", "path", "body", "headers"), [
+    ("POST", COMPLETIONS, _with(model=f"lora-{SECRET}"), {}),  # model_not_found
+    ("POST", COMPLETIONS, _with(prompt={"text": SECRET}), {}),  # invalid_type, a preview
+    ("POST", CHAT, json.dumps({"model": MODEL, "messages": [{"role": SECRET,
+                                                              "content": "x"}]}).encode(), {}),
+    ("POST", COMPLETIONS, _with(priority=SECRET), {}),
+    ("POST", COMPLETIONS, json.dumps(OK).encode(), {"content-type": f"text/{SECRET}"}),
+    ("GET", f"/v1/users/4539148803436467/{SECRET}", None, {}),  # an unknown route
+])
+def test_error_messages_echo_client_values_redacted(server: LocalServer, method: str,
+                                                    path: str, body: bytes | None,
+                                                    headers: dict[str, str]) -> None:
+    """An error names what was wrong with the value a client sent, but the message goes
+    on into SDK exceptions and proxies' logs: what it echoes is redacted first."""
+    response = httpx.request(method, server.url + path, content=body,
+                             headers={"content-type": "application/json", **headers})
+    assert 400 <= response.status_code < 500
+    message = response.json()["error"]["message"]
+    assert "[REDACTED:" in message
+    assert SECRET[8:30] not in response.text and "4539148803436467" not in response.text
