@@ -29,6 +29,7 @@ from typing import Any
 
 import msgspec
 
+from servescope.instrumentation.labels import label_shape_ok
 from servescope.instrumentation.status import FinishReason
 from servescope.instrumentation.terminal import Once
 
@@ -315,6 +316,9 @@ def _terminal(reason: str) -> FinishReason:
     # log (the gateway has no anomaly counter; a label made of it would be unbounded).
     if reason not in _UNKNOWN_SEEN and len(_UNKNOWN_SEEN) < 64:
         _UNKNOWN_SEEN.add(reason)
+        # the name only when it has a name's shape (the span's rule): the upstream chose the
+        # value, and a value glued into a word is one no detector reads
+        shown = reason if label_shape_ok(reason) else f"<{len(reason)} characters, not a name>"
         _log.warning("upstream finish_reason %r is not in the gateway's table: counted as "
-                     "stop", reason[:64])
+                     "stop", shown)
     return FinishReason.STOP

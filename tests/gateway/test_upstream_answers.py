@@ -250,12 +250,19 @@ def test_each_finish_reason_an_engine_sends_is_counted_as_its_terminal_state(
 
 def test_an_unknown_finish_reason_is_stop_and_logged_once(
         caplog: pytest.LogCaptureFixture) -> None:
-    reason = f"reason_nobody_sends_{uuid.uuid4().hex[:8]}"
+    letters = "".join(chr(ord("a") + int(c, 16)) for c in uuid.uuid4().hex[:8])
+    reason = f"reason_nobody_sends_{letters}"
     facts = StreamFacts(finishes={0: reason}, done=True)
     with caplog.at_level(logging.WARNING, logger="servescope.gateway.events"):
         assert finish_reason_of(facts) is FinishReason.STOP
         assert finish_reason_of(facts) is FinishReason.STOP
     assert len([r for r in caplog.records if reason in r.getMessage()]) == 1
+    # a value with no name's shape is not repeated (the upstream chose it: a key glued into
+    # a word is one no detector reads)
+    glued = f"xxxx{letters}AKIAQ7ZPROBE4XYZ9K2M"
+    with caplog.at_level(logging.WARNING, logger="servescope.gateway.events"):
+        finish_reason_of(StreamFacts(finishes={0: glued}, done=True))
+    assert "AKIA" not in caplog.text and "not a name" in caplog.text
 
 
 def _two_choices(head: bytes, body: bytes) -> bytes:
