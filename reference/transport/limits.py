@@ -601,6 +601,8 @@ def _httptools_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Pr
     import httptools
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+    until_close = _until_close_cycle()
+
     class GuardedHttpToolsProtocol(guard, HttpToolsProtocol):  # type: ignore[misc]
         """llhttp parses; the guard follows its callbacks for the client's phase and bounds
         the head itself (llhttp has no head limit: bytes that arrive outside a body count
@@ -670,6 +672,10 @@ def _httptools_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Pr
                 raise _Refused()  # llhttp stops; data_received answers
             super().on_headers_complete()
             self._tag_peer()
+            if self.parser.get_http_version() == "1.0":
+                # uvicorn's cycle would frame a streamed answer with chunked coding, which
+                # HTTP/1.0 does not have; this one ends it by closing (same state, its send)
+                self.cycle.__class__ = until_close
 
         def on_message_complete(self) -> None:
             self._message = "done"
@@ -682,6 +688,38 @@ def _httptools_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Pr
 
 
 _H2_PREFACE = b"PRI * HTTP/2.0"
+# A length no answer reaches: an answer delimited by the close is "this long" until its last
+# piece, which sets the length left to exactly its own.
+_UNBOUNDED = 1 << 62
+
+
+def _until_close_cycle() -> type[Any]:
+    from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
+
+    class UntilClose(RequestResponseCycle):  # type: ignore[misc]
+        """An HTTP/1.0 request's cycle: an answer with neither Content-Length nor
+        Transfer-Encoding is delimited by the connection's close (RFC 9112, section 6.3), as
+        h11 does; uvicorn's httptools cycle would add chunked coding, which a 1.0 client
+        reads as part of the body."""
+
+        _by_close = False
+
+        async def send(self, message: Any) -> None:
+            kind = message["type"]
+            if kind == "http.response.start" and not self.response_started:
+                names = {name.lower() for name, _ in message.get("headers", ())}
+                status = message["status"]
+                if not names & {b"content-length", b"transfer-encoding"} \
+                        and self.scope["method"] != "HEAD" and status >= 200 \
+                        and status not in (204, 304):
+                    self._by_close, self.keep_alive = True, False
+                    self.chunked_encoding, self.expected_content_length = False, _UNBOUNDED
+            elif kind == "http.response.body" and self._by_close \
+                    and not message.get("more_body", False):
+                self.expected_content_length = len(message.get("body", b""))
+            await super().send(message)
+
+    return UntilClose
 
 
 def _host_error(headers: list[tuple[bytes, bytes]], version: str) -> tuple[str, str] | None:

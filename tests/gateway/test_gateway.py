@@ -241,6 +241,25 @@ def test_answers_carry_one_date_and_server_and_keep_their_length() -> None:
         assert len(stream.headers.get_list("date")) == 1
 
 
+def test_an_http_1_0_stream_through_the_gateway_ends_by_close() -> None:
+    """A 1.0 client (ab, an old proxy) cannot read chunked coding: the relayed stream is
+    delimited by the close instead, and measured as any other."""
+    with stub_and_gateway() as (_, gw):
+        body = json.dumps({"model": MODEL, "prompt": "x", "max_tokens": 3,
+                           "stream": True}).encode()
+        host, port = gw.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as sock:
+            sock.sendall(b"POST /v1/completions HTTP/1.0\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            raw = b""
+            while chunk := sock.recv(65536):
+                raw += chunk
+        head, _, rest = raw.partition(b"\r\n\r\n")
+        assert b"transfer-encoding" not in head.lower()
+        assert rest.count(b"tok ") == 3 and rest.endswith(b"data: [DONE]\n\n")
+        poll_until(lambda: finished(gw, "length") == 1, what="the stream counted")
+
+
 def test_methods_the_gateway_does_not_forward_get_a_json_405() -> None:
     with stub_and_gateway() as (_, gw):
         response = httpx.request("TRACE", f"{gw.url}/")

@@ -137,3 +137,28 @@ def test_a_plain_deadline_header_is_taken(server: LocalServer) -> None:
                    headers={"content-type": "application/json",
                             "x-servescope-deadline-s": "30.5"})
     assert r.status_code == 200, r.text
+
+
+def test_an_http_1_0_stream_is_delimited_by_the_close(server: LocalServer) -> None:
+    """HTTP/1.0 has no chunked coding: a streamed answer to a 1.0 request carries neither
+    Content-Length nor Transfer-Encoding and ends when the server closes (RFC 9112, section
+    6.3), on both parsers; a 1.1 request on the same server is chunked as before."""
+    body = json.dumps({"model": "tiny", "prompt": "hi", "max_tokens": 3,
+                       "stream": True}).encode()
+
+    def ask(version: bytes) -> tuple[bytes, bytes]:
+        request = (b"POST /v1/completions HTTP/" + version + b"\r\nHost: t\r\n"
+                   b"Content-Type: application/json\r\nConnection: close\r\n"
+                   b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        _, data = responses(server, request)
+        head, _, rest = data.partition(b"\r\n\r\n")
+        return head.lower(), rest
+
+    head, rest = ask(b"1.0")
+    assert b"transfer-encoding" not in head and b"content-length" not in head
+    assert b"connection: close" in head
+    events = [e for e in rest.split(b"\n\n") if e]
+    assert events[-1] == b"data: [DONE]" and b'"finish_reason":"length"' in events[-2]
+    assert all(e.startswith(b"data: ") for e in events)  # no chunk-size lines among them
+    head, rest = ask(b"1.1")
+    assert b"transfer-encoding: chunked" in head and rest.endswith(b"0\r\n\r\n")
