@@ -696,7 +696,7 @@ _UNBOUNDED = 1 << 62
 def _until_close_cycle() -> type[Any]:
     from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
-    class UntilClose(RequestResponseCycle):  # type: ignore[misc]
+    class UntilClose(RequestResponseCycle):
         """An HTTP/1.0 request's cycle: an answer with neither Content-Length nor
         Transfer-Encoding is delimited by the connection's close (RFC 9112, section 6.3), as
         h11 does; uvicorn's httptools cycle would add chunked coding, which a 1.0 client
