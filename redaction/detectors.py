@@ -463,7 +463,12 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                          # a device's push address (APNs' deviceToken, FCM's registration
                          # token) and a store's purchase handle: useless without the app's
                          # own server credentials
-                         "device", "registration", "purchase")))
+                         "device", "registration", "purchase",
+                         # a token's digest, kept to look it up (GitHub's audit log)
+                         "hashed"))
+                     # an AWS call's idempotency token (EC2's clientToken; Vault's
+                     # client_token is a token)
+                     + "(?-i:(?<!clientToken))")
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "replication", "virtual", "primary", "foreign",
     "idempotency", "dedup", "message", "record", "incident", "alert",
@@ -513,6 +518,10 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  # nor a React Navigation route's key (its name, "-" and a nanoid, then the
                  # name: {"key": "Home-u3q_k9eq8VLWrhK26GjTu", "name": "Home"})
                  + _ROUTE_KEY
+                 # nor a word in capitals ("key": "SYSTEM", an actor's kind in an audit log)
+                 + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"'][A-Z]{2,12}\\*[\"'])"
+                 # nor a Celery queue's routing key ("exchange=celery(direct) key=celery")
+                 + "".join(rf"(?<!\({kind}\) key)" for kind in ("direct", "topic", "fanout"))
                  + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
 # Keys that name where a secret lives or how it is handled, not the secret itself
@@ -528,7 +537,8 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "cache", "cachekey",
     "fingerprint", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "slug",
     # how a secret is used or checked: auth_method, password_policy, KeyError, key_usage
-    "method", "policy", "rules", "requirements", "hint", "error", "usage", "usages", "purpose",
+    "method", "policy", "policies", "rules", "requirements", "hint", "error", "usage", "usages",
+    "purpose",
     # an exception's class (Android's WindowManager$BadTokenException: Unable to add window)
     "exception",
     "algorithm", "algo", "rotation",
@@ -974,6 +984,22 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s/?#@:\"'<>]*:([^\s/\"'<>]+)@(?=[\w\[]|/\w)",
        v.secret_value_ok, prefilter=r"://[^/@]*@", group=1, needles=("://",),
        start=_at_literal(("://",), 31)),  # the scheme: at most 31 characters
+    # redis-cli's reply to HGETALL (or CONFIG GET): a field's name, then on the next
+    # numbered line its value ('7) "signing_secret"', '8) "QElc43..."').
+    _d("secret_assignment",
+       r"(?im)(?:^|(?<=\\n))[ \t]*\d{1,4}\) \\?\"[\w.:-]*(?:secret|passw(?:or)?d|token|api_?key"
+       r"|credential|private_key)[\w.:-]*" + _NOT_THE_SECRET
+       + r"\\?\"[ \t]*(?:\r?\n|\\n)[ \t]*\d{1,4}\) \\?\""
+       r"([^\"\n\\]{6,})\\?\"", v.secret_value_ok,
+       prefilter=r"(?i)\d\) \\?\"[\w.:-]*(?:secret|passw|token|api_?key|credential|private_key)",
+       group=1, needles=(') "', ') \\"'), start=_at_literal((') "', ') \\"'), 8)),
+    # Go's MySQL driver DSN, which has no scheme: user:password@tcp(host:port)/db (also
+    # unix(...) and udp(...)).
+    _d("secret_assignment",
+       r"(?<![\w.:/@-])[\w.-]{1,64}:([^\s@/:\"'<>]{1,128})@(?:tcp6?|udp|unix)\(",
+       v.secret_value_ok, prefilter=r":[^\s@/:]+@(?:tcp|udp|unix)\(", group=1,
+       needles=("@tcp(", "@tcp6(", "@udp(", "@unix("),
+       start=_at_literal(("@tcp(", "@tcp6(", "@udp(", "@unix("), 64 + 128 + 2)),
     # A token as a URL's whole userinfo (pip's https://<token>@host/simple, git's
     # https://<token>@github.com): a long run of letters and digits, no password after it.
     _d("secret_assignment",
@@ -1583,7 +1609,9 @@ DETECTORS: tuple[Detector, ...] = (
     # header dump): sessionid, JSESSIONID, PHPSESSID, connect.sid, <app>_session.
     _d("secret_assignment",
        # (a bare "session" holding 32 hex digits is a WebDriver's or a kernel's id)
-       r"(?i)(?<![\w.-])(?:[\w-]*_session(?:_?id)?|session(?!=[0-9a-f]{32}(?![\w%.-]))"
+       # (the browser's cookie prefixes too: __Host-session=, __Secure-sessionid=)
+       r"(?i)(?<![\w.-])(?:__(?:host|secure)-)?"
+       r"(?:[\w-]*_session(?:_?id)?|session(?!=[0-9a-f]{32}(?![\w%.-]))"
        r"|sessionid|session_id|jsessionid|_?oauth2_proxy"
        r"|phpsessid|connect\.sid|asp\.net_sessionid|moodlesession|sid)=([^;\s\"'&,|]{16,})",
        v.session_cookie_ok,
@@ -1625,8 +1653,9 @@ DETECTORS: tuple[Detector, ...] = (
     # A name/value pair whose name is a credential's: HAR cookies and headers, form fields
     # ({"name": "sessionid", "value": "..."}), OTLP/JSON attributes ({"key": "db.password",
     # "value": {"stringValue": "..."}}).
+    # (Keycloak's credentials too: {"type": "password", "value": "..."})
     _d("secret_assignment",
-       r"(?i)[\"'](?:name|key)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
+       r"(?i)[\"'](?:name|key|type)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
        rf"(?:sess(?:ion)?(?:[_-]?id)?|sid|(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET})"
        r"\\?[\"']"
        # (a pretty-printed pair puts the value on the next line: Postman's environments)
@@ -1634,7 +1663,7 @@ DETECTORS: tuple[Detector, ...] = (
        + r"\\?[\"']([^\"'\\]{6,})",
        v.secret_value_ok,
        prefilter=r"(?i),\s*\\?[\"']value\\?[\"'][ \t]*:", group=1,
-       needles=("alue", "ALUE"), start=_at_literal(("name", "key"), 1, fold=True)),
+       needles=("alue", "ALUE"), start=_at_literal(("name", "key", "type"), 1, fold=True)),
     # ... and a Cookie or Set-Cookie header as such a pair (HAR): judged as the header is,
     # so a session's id goes and preferences ("lang=en-GB; tz=Europe%2FBerlin") stay.
     _d("secret_assignment",
@@ -1666,6 +1695,12 @@ DETECTORS: tuple[Detector, ...] = (
        v.base64_credentials, prefilter=r"(?i)auth\\?[\"']?" + _S + r"*[:=]", group=1,
        needles=("auth", "AUTH", "Auth"), start=_at_literal(("auth",), 1, fold=True),
        starts=((r"(?i)auth", 4), (r"(?i)_auth", 5))),
+    # ... and under Elasticsearch's "encoded" (its create-API-key answer: base64 of id:key,
+    # what a client sends as "Authorization: ApiKey ...").
+    _d("secret_assignment",
+       r"\"encoded\\?\"\s*:\s*\\?\"([A-Za-z0-9+/_-]{16,}={0,2})\\?\"",
+       v.base64_credentials, prefilter=r"\"encoded\\?\"" + _S + r"*:", group=1,
+       needles=('"encoded',), start=_at_literal(('"encoded',))),
     _d("secret_assignment",
        # the value on the same line, or indented on the next (YAML); an empty one ends there
        # (DB_PASSWORD= then the next variable's line)
@@ -1678,7 +1713,8 @@ DETECTORS: tuple[Detector, ...] = (
        # a list of one ('api_key': ['...'], vLLM's non-default args); a repr inside JSON
        # (Sentry's frame variables: "password": "'...'")
        r"(?:\[[ \t]*)?(?:\\*[\"'])?'?"
-       rf"((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
+       # (not an object or a list opening: "credentials": [{"type": ...}] holds pairs)
+       rf"(?!\[?\{{)((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|{_INNER_QUOTE}|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])"
        rf"|&(?![\w.-]*=)){{6,}}+)"
        + _NOT_LOGPROBS,
@@ -1909,8 +1945,11 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
        starts=((r"\+\d", 2),),
        joined=_joined_digits(8, "+"), joined_prefilter=r"\+\d[\d ._()-]{6,20}\d"),
-    # Not after "<digits>/": one of a list of figures (HAProxy's timers "0/0/1/32/286 200 1649").
-    _d("phone", r"(?=[\d(])" + _L + r"(?<!\d/)(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}"
+    # Not after "<digits>/": one of a list of figures (HAProxy's timers "0/0/1/32/286 200 1649");
+    # not after a status and a space: a load balancer's statuses and byte counts (an ALB's
+    # "200 200 934 4731", the second status read as an area code).
+    _d("phone", r"(?=[\d(])" + _L + r"(?<!\d/)(?<![ \t][1-5]\d\d[ \t])"
+       r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}"
        + _R,
        v.nanp_ok,
        prefilter=r"(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}", digits=True,

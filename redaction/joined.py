@@ -26,6 +26,10 @@ from .validators import email_ok
 __all__ = ["glued_number", "scan_plain", "spaced"]
 
 
+# A minus sign, not a joiner: a "-" where a number starts (after a space, a cell's "|", a
+# bracket, a comma, "=" or ":"); the number-shaped kinds that such a number cannot be.
+_MINUS_BEFORE = re.compile(r"(?:^|[\s|(\[,=:])-$")
+_SIGNED = frozenset({"credit_card", "phone"})
 # An order or ticket code's letters ("ORD-", "INV_"), right before a number.
 _CODE_BEFORE = re.compile(r"[A-Z]{2,}[-_]$")
 _BLOCK_ID_BEFORE = re.compile(r"(?<![A-Za-z])blk_-?$")
@@ -41,6 +45,8 @@ def glued_number(text: str, found: Finding) -> bool:
     if found.kind == "email":
         return _glued_message_id(text, found.start)
     start, end = found.start, found.end
+    if found.kind in _SIGNED and _MINUS_BEFORE.search(text, max(0, start - 2), start):
+        return True  # a negative number (pg_stat_statements' queryid -4328234754145783131)
     if _BLOCK_ID_BEFORE.search(text, max(0, start - 6), start) is not None:
         return True  # an HDFS block's id (blk_3852281952649038166, blk_-4980916519894289629)
     if found.kind == "ipv4":  # a four-part version (Linux-5.15.153.1-microsoft-standard)

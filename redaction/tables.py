@@ -34,14 +34,16 @@ _STRING_END = re.compile(r'(?<!\\)"')
 _GATE = re.compile(
     r"phone|tel|mobil|cell|fax|msisdn|handy|gsm|whatsapp|celular|m[oó]vil|ssn|social"
     r"|pass|pwd|contrase|senha|has[łl]o|wachtwoord|l[öo]senord|salasana|[şs]ifre|parola"
-    r"|secret|token|api.?key|credential|value|wert|valeur|valor|пароль|телефон|тел|电话|電話"
+    r"|secret|token|api.?key|credential|session|value|wert|valeur|valor|пароль|телефон|тел"
+    r"|电话|電話"
     r"|手机|手機|携帯|전화|휴대폰|密码|密碼|パスワード|비밀번호|هاتف|جوال")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil", "cell",
                "fax", "msisdn", "handy", "gsm", "whatsapp", "celular", "móvil", "movil", "ssn",
                "social", "contrase", "senha", "hasło", "haslo", "wachtwoord", "lösenord",
                "losenord", "salasana", "şifre", "sifre", "parola", "apikey", "api_key",
-               "api key", "api-key", "api.key", "credential", "wert", "valeur", "valor",
+               "api key", "api-key", "api.key", "credential", "session", "wert", "valeur",
+               "valor",
                "пароль", "телефон", "тел", "电话", "電話", "手机", "手機", "携帯", "전화",
                "휴대폰", "密码", "密碼", "パスワード", "비밀번호", "هاتف", "جوال")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
@@ -102,7 +104,9 @@ def column_kind(name: str) -> str | None:
         return "password"
     if (not _SECRET_WORDS.isdisjoint(tokens) or "api key" in " ".join(tokens)
             or "access key" in " ".join(tokens) or "credential" in tokens
-            or "credentials" in tokens):
+            or "credentials" in tokens
+            # a session's key or cookie (Django's django_session.session_key): the login
+            or ("session" in tokens and ("key" in tokens or "cookie" in tokens))):
         return "secret"
     return None
 
@@ -155,6 +159,8 @@ def table_findings(text: str, kinds: frozenset[str] | None = None) -> list[Findi
     # Box-drawing borders (duckdb, ClickHouse, sqlite's box mode) read as "|" and spaces: the
     # same length, so a cell's span in the reading is its span in the text.
     view = text.translate(_BOX) if _BOX_CHARS.search(text) else text
+    if "FROM stdin;" in view:
+        view = _COPY.sub(_copy_header, view)
     rows = list(_rows(view))
     shapes = [_shape(view, start, end) for start, end in rows]
     found = _pair_findings(text, view, rows, shapes)
@@ -172,6 +178,17 @@ def table_findings(text: str, kinds: frozenset[str] | None = None) -> list[Findi
             found += _column_findings(text, view, rows[i + 1:after], columns, layout)
     return sorted((f for f in found if kinds is None or f.kind in kinds),
                   key=lambda f: f.start)
+
+
+# pg_dump's data: a COPY statement names the columns, then rows of tab-separated cells.
+_COPY = re.compile(r"(?m)^COPY [\w.\"]+ \(([^)\n]*)\) FROM stdin;$")
+
+
+def _copy_header(match: re.Match[str]) -> str:
+    """A COPY statement read as its rows' header: the column names, tab-separated, padded
+    to the statement's length (spans after it stay where they are)."""
+    header = "\t".join(name.strip().strip('"') for name in match.group(1).split(","))
+    return header + " " * (len(match.group(0)) - len(header))
 
 
 _BOX = str.maketrans({**dict.fromkeys("│┃║┌┬┐├┼┤└┴┘╔╦╗╠╬╣╚╩╝╭╮╯╰╞╪╡╟╫╢", "|"),

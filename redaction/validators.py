@@ -476,7 +476,9 @@ _PROSE_WORDS = frozenset((
     # a tool's prompt, then its warning on the next line (docker login's "WARNING!")
     "warning", "warning!", "error", "note",
     # what a server sets a cookie to when it ends a session (auth_token=deleted; expires=...)
-    "deleted"))
+    "deleted",
+    # Terraform's plan for a value it cannot show ("(known after apply)", "(sensitive value)")
+    "(known", "(sensitive"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}")
@@ -511,12 +513,13 @@ _CODE = re.compile(
 _IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
                          r"|(?:[A-Z]?[a-z]+|[a-z_]+)(?:\.(?:[A-Z]?[a-z]+|[a-z_]+))+")
 # Not a value: a timestamp (password_changed_at: 2026-08-08T21:39:00Z), the next field of a
-# struct or map print ("token: created_at:2026-..."), a password's hash ($2b$, $argon2id$,
+# struct or map print ("token: created_at:2026-...", not Rancher's "kubeconfig-user-x:<token>"),
+# Vault's audit log's HMAC of a value ("hmac-sha256:..."), a password's hash ($2b$, $argon2id$,
 # $6$, $apr1$), a Windows variable (%DB_PASSWORD%), a module's attribute (pkg.module:name), an
 # LDAP time (20240415095018Z).
 _NOT_A_VALUE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
-    r"|[A-Za-z_][\w-]*:(?!//)|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
+    r"|[A-Za-z_][\w-]*:(?!//)(?![A-Za-z0-9]{32,}$)|hmac-sha(?:1|256|384|512):|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
     # Cisco's type 8 and 9 hashes ($9$salt$hash; Junos' reversible $9$ has no second "$") and
     # the ASA's $sha512$
     r"|\$[89]\$[^$\s]+\$|\$sha512\$"

@@ -89,6 +89,20 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "5SvNEnlpx-Wihtu1DwZjAFGOBd0p8BnD": "a Postman cookie's key and value on two lines of a "
                                             "CI log, each behind its own timestamp",
     },
+    "corpus_jb": {
+        **dict.fromkeys(("https://hook:Harbor9315x@ci.northwind.com/github-webhook/",
+                         "https://jenkins:Cobalt7398*@ci.acme-corp.io/github-webhook/"),
+                        "the corpus labels the whole URL: its password is redacted, the user "
+                        "and the host are kept on purpose"),
+        **dict.fromkeys(("Po90sqgzxyH2wKDNxoG4Ml6UwM_JMGqHcXV0DTat",
+                         "YJ3_hEGtEq9kskhAFSL2JUsGfO85M-Sn-4kdutAQ"),
+                        "a Cloudflare token under \"value\" at the end of its create answer, no "
+                        "word for a secret within reach"),
+        **dict.fromkeys(("Y1B0T0lzcHgxc3JmOWcwN28zYks6ZWFOUUxkQlVTTFFIT1g0UlBDZFVOdw==",
+                         "VHZSNXhkMThEUlQ3LWxZbTk2X1I6ZTRxMXNncjBsUmZtZkZEbTdibmJ4Zw=="),
+                        "an Elasticsearch key (base64 of id:key) alone on a comment line under "
+                        "the comment that names it"),
+    },
     "corpus_ib": dict.fromkeys(
         ("http://svc-proxy:emIVYT8kUy2@proxy.acme-robotics.io:3128",
          "http://jdoe:GpsRzXlWWsfz@proxy.corp.example:8080",
@@ -265,8 +279,10 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
         ("IA-119", "IA-269", "IA-365"),
         "a UUID under token= in a survey link: the corpus counts it clean, the redactor a "
         "credential (reset and magic-link tokens are UUIDs too)"),
-    "corpus_hb": {"HB-152": "an ALB log's status and byte counts (200 482 2578) shaped as a North "
-                            "American number"},
+    "corpus_ja": dict.fromkeys(
+        ("JA-50", "JA-248", "JA-352"),
+        "UUIDs under a psp_token column: the corpus counts them clean, the redactor a "
+        "credential (as under token= in IA)"),
     "corpus_ca": dict.fromkeys(("ca-0163", "ca-0222", "ca-0342"), _AWS_EXAMPLE),
     "corpus_fb": dict.fromkeys(
         ("fb-0038", "fb-0121", "fb-0127", "fb-0154"),
