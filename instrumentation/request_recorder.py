@@ -39,14 +39,20 @@ if TYPE_CHECKING:
     from . import tracing
     from .telemetry import Telemetry
 
-__all__ = ["MAX_ENGINE_REASONS", "MAX_ENGINE_REASON_CHARS", "RequestRecorder",
-           "RequestSummary", "engine_finish_reasons"]
+__all__ = ["MAX_ENGINE_REASONS", "MAX_ENGINE_REASON_CHARS", "MAX_TOKEN_COUNT", "TIME_SLACK_S",
+           "RequestRecorder", "RequestSummary", "engine_finish_reasons"]
 
 _P = ParamSpec("_P")
 # Enum members read once: a class attribute lookup on an Enum costs about as much as a
 # counter increment, and these are read on every request.
 _REJECTED, _ERROR = FinishReason.REJECTED, FinishReason.ERROR
 _R = TypeVar("_R")
+#: The most tokens one count may hold (a trillion): a larger one is an error (a counter made
+#: of it would lose its precision as a float, or overflow).
+MAX_TOKEN_COUNT = 1 << 40
+#: How far from the telemetry's clock a time given to a hook may be (ten years): further, it
+#: is no reading of that clock (NaN, infinite, ``time.time()`` for a monotonic clock).
+TIME_SLACK_S = 315_360_000.0
 #: An engine's own finish reasons a span records at most, and their length at most.
 MAX_ENGINE_REASONS = 16
 MAX_ENGINE_REASON_CHARS = 32
@@ -98,6 +104,8 @@ def advance(entries: Sequence[Any], now: float) -> tuple[int, int, list[Any] | N
         n = entry[1]
         if n > 0:  # a step may reject every draft and commit nothing
             at = entry[3] if len(entry) == 4 else now  # its own commit stamp, when given
+            if at is not now and not abs(at - now) < TIME_SLACK_S:  # not a time on our clock
+                at = rec.telemetry.time_of(at)
             if c.committed:
                 c.committed += n
             else:
@@ -299,7 +307,7 @@ class RequestRecorder(TerminalState):
 
     # --- lifecycle hooks ------------------------------------------------------------------
     def _now(self, now: float | None) -> float:
-        return self.telemetry.clock() if now is None else now
+        return self.telemetry.clock() if now is None else self.telemetry.time_of(now)
 
     # The hottest hooks catch errors inline (a decorator would add a call frame to each).
     def admitted(self) -> None:
@@ -313,8 +321,11 @@ class RequestRecorder(TerminalState):
 
     @_hook("rejected")
     def rejected(self, reason: str, *, now: float | None = None) -> bool:
-        """Refuse the request before admission; a terminal state (finish reason rejected)."""
-        self._reject_reason = reason
+        """Refuse the request before admission; a terminal state (finish reason rejected).
+        ``reason`` is a short name (``queue_full``, ``http_429``): it becomes a label value,
+        so anything else (free text, an exception's message) is counted as ``other``."""
+        self._reject_reason = reason if isinstance(reason, str) and label_shape_ok(reason) \
+            else OTHER
         return self.finish(FinishReason.REJECTED, now=now) is True
 
     def scheduled(self, *, now: float | None = None) -> None:
@@ -323,7 +334,7 @@ class RequestRecorder(TerminalState):
             times = self._state
             if times.scheduled is not None or self._reason is not None:
                 return
-            t = times.scheduled = self.telemetry.clock() if now is None else now
+            t = times.scheduled = self._now(now)
             self._observe(cat.QUEUE_TIME, t - times.arrival)
             if self._span is not None:
                 self._phase("queue", times.arrival, t)
@@ -335,7 +346,7 @@ class RequestRecorder(TerminalState):
             times = self._state
             if times.prefill_done is not None or self._reason is not None:
                 return
-            t = times.prefill_done = self.telemetry.clock() if now is None else now
+            t = times.prefill_done = self._now(now)
             start = times.scheduled if times.scheduled is not None else t
             self._observe(cat.PREFILL_TIME, t - start)
             if self._span is not None:
@@ -359,8 +370,10 @@ class RequestRecorder(TerminalState):
         stream TTFT. Integer bookkeeping only; flushed in the next step report and at finish.
         Called by the request's one writer."""
         try:
-            if n <= 0 or self._reason is not None:  # the terminal summary is final
-                return
+            if n <= 0 or n > MAX_TOKEN_COUNT or self._reason is not None:
+                if n > MAX_TOKEN_COUNT:
+                    self.telemetry.hook_failed("written")
+                return  # (the terminal summary is final)
             if self._state.written and self._span is None:  # no clock: nothing reads it
                 self._state.written += n
                 self._state.moved = True
@@ -383,8 +396,10 @@ class RequestRecorder(TerminalState):
         written. A server that never calls :meth:`written` gets it implied (delivered tokens
         were written). Integer bookkeeping only; called by the request's one writer."""
         try:
-            if n <= 0 or self._reason is not None:  # the terminal summary is final
-                return
+            if n <= 0 or n > MAX_TOKEN_COUNT or self._reason is not None:
+                if n > MAX_TOKEN_COUNT:
+                    self.telemetry.hook_failed("delivered")
+                return  # (the terminal summary is final)
             c = self._state
             c.delivered = total = c.delivered + n
             written = c.written
@@ -392,8 +407,7 @@ class RequestRecorder(TerminalState):
                 if written and self._span is None:  # only the stream span needs last_byte
                     c.written = total
                 else:
-                    self._wrote(total - written,
-                                self.telemetry.clock() if now is None else now)
+                    self._wrote(total - written, self._now(now))
             c.moved = True
         except Exception:
             self.telemetry.hook_failed("delivered")
@@ -403,7 +417,7 @@ class RequestRecorder(TerminalState):
         """The prompt's length, learnt after the arrival (a proxy reads it from the engine's
         own usage): counted once, and only for a request whose arrival named none."""
         c = self._state
-        if n <= 0 or c.prompt or self._reason is not None:
+        if n <= 0 or n > MAX_TOKEN_COUNT or c.prompt or self._reason is not None:
             return
         c.prompt = n
         self._ch.get(cat.TOKENS, cat.STAGE, TokenStage.PROMPT).inc(n)
@@ -512,16 +526,18 @@ class RequestRecorder(TerminalState):
         st = self._state
         st.finished = t
         peak(st)
-        ttft = None if st.first_token is None else st.first_token - st.arrival
+        # (a time read out of order gives 0, never a negative duration: a histogram's sum
+        # below zero makes OpenMetrics parsers refuse the whole exposition)
+        ttft = None if st.first_token is None else max(0.0, st.first_token - st.arrival)
         tpot = self._tpot() if st.committed >= 2 else None
-        decode = None if st.prefill_done is None else t - st.prefill_done
+        decode = None if st.prefill_done is None else max(0.0, t - st.prefill_done)
         good = self.telemetry.slo.is_good(reason, ttft, tpot)
         shape = (reason, tpot is not None, decode is not None, st.written > 0,
                  st.delivered > 0, st.committed > st.delivered, good)
         series = self._ch.finishes.get(shape) or self._finish_series(shape)
         rejected = None if reason is not _REJECTED else self.telemetry.metrics.child(
             cat.REJECTED, model=self.model, reason=self._reject_reason or "unspecified")
-        return series, rejected, t - st.arrival, tpot, decode, ttft, good
+        return series, rejected, max(0.0, t - st.arrival), tpot, decode, ttft, good
 
     def _apply_finish(self, reason: FinishReason, plan: tuple[Any, ...]) -> None:
         """Under the metric set's lock: arithmetic only."""
@@ -581,7 +597,7 @@ class RequestRecorder(TerminalState):
         first, last, n = self._state.first_token, self._state.last_token, self._state.committed
         if n < 2 or first is None or last is None:
             return None
-        return (last - first) / (n - 1)
+        return max(0.0, last - first) / (n - 1)
 
     @property
     def _summary(self) -> RequestSummary | None:
@@ -629,6 +645,8 @@ class RequestRecorder(TerminalState):
     # --- helpers --------------------------------------------------------------------------
     def _observe(self, spec: cat.MetricSpec, value: float, label: str = "",
                  label_value: str = "") -> None:
+        if not value >= 0.0:  # a clock read out of order (or NaN): never a negative sum
+            value = 0.0
         ch = self._ch  # the cache read inline: a call less on every hot observation
         child = ch.cache.get((spec.name, label_value) if label else spec.name) or \
             ch.get(spec, label, label_value)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
+import numbers
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -22,9 +25,9 @@ from prometheus_client import CollectorRegistry
 
 from . import catalog as cat
 from . import tracing
-from .labels import DeclaredLabels
+from .labels import OTHER, DeclaredLabels, label_shape_ok
 from .metrics import MetricSet
-from .request_recorder import RequestRecorder, advance, flush
+from .request_recorder import MAX_TOKEN_COUNT, TIME_SLACK_S, RequestRecorder, advance, flush
 from .retirement import IdleModels, idle_seconds
 from .series import SeriesBundle
 from .slo import SLOSpec
@@ -33,7 +36,36 @@ from .step import StepReport
 
 #: How far from the clock's now an arrival may be (see :meth:`Telemetry.request`): ten years,
 #: more than any monotonic clock's uptime, less than what stamps a span before 1970.
-_ARRIVAL_SLACK_S = 315_360_000.0
+
+
+def _arguments(request_id: object, model: object, priority: object, prompt_tokens: object,
+               carrier: object, operation: object
+               ) -> tuple[tuple[str, str | None, str, int, Mapping[str, str] | None, str], bool]:
+    """:meth:`Telemetry.request`'s arguments made usable, and whether they were (a str
+    subclass, numpy's integers are): a name that is no string becomes ``other`` (the label
+    every unexpected value folds into), a count that is no count 0."""
+    from .labels import OTHER
+
+    usable = True
+
+    def text(value: object, default: str) -> str:
+        nonlocal usable
+        if isinstance(value, str):
+            return str(value)
+        usable = False
+        return default
+
+    count = int(prompt_tokens) if isinstance(prompt_tokens, numbers.Integral) \
+        and not isinstance(prompt_tokens, bool) else -1
+    if 0 <= count <= MAX_TOKEN_COUNT:
+        tokens = count
+    else:
+        tokens, usable = 0, False
+    if carrier is not None and not isinstance(carrier, Mapping):
+        carrier, usable = None, False
+    return (text(request_id, repr(request_id)[:64]),
+            None if model is None else text(model, OTHER), text(priority, OTHER), tokens,
+            carrier, text(operation, "text_completion")), usable
 
 __all__ = ["Telemetry"]
 
@@ -154,11 +186,35 @@ class Telemetry:
         now = self.clock()
         if arrival is None:
             arrival = now
-        elif not (isinstance(arrival, int | float) and abs(arrival - now) < _ARRIVAL_SLACK_S):
+        elif not (isinstance(arrival, int | float) and abs(arrival - now) < TIME_SLACK_S):
             self.hook_failed("arrival")
             arrival = now
+        if not (type(request_id) is str and (model is None or type(model) is str)
+                and type(priority) is str and type(operation) is str
+                and type(prompt_tokens) is int and 0 <= prompt_tokens <= MAX_TOKEN_COUNT
+                and (carrier is None or isinstance(carrier, Mapping))):
+            # a value straight from a client's body (a list as the model, a string count):
+            # what can be read is kept, the rest replaced, and counted
+            (request_id, model, priority, prompt_tokens, carrier, operation), usable = \
+                _arguments(request_id, model, priority, prompt_tokens, carrier, operation)
+            if not usable:
+                self.hook_failed("request_arguments")
         return RequestRecorder(self, request_id, model or self.model, priority, prompt_tokens,
                                carrier, arrival, operation)
+
+    def time_of(self, now: float) -> float:
+        """``now`` when it is a reading of this telemetry's clock (a finite number within
+        ten years of it: ``time.monotonic`` unless ``clock=`` says otherwise); else the clock's
+        own reading, counted as a hook failure (a NaN observed once makes a histogram's sum
+        NaN for good, and ``time.time()`` given for a monotonic clock, a latency of decades)."""
+        reading = self.clock()
+        try:
+            if abs(now - reading) < TIME_SLACK_S:
+                return now
+        except TypeError:
+            pass
+        self.hook_failed("now")
+        return reading
 
     # --- the per-iteration call -----------------------------------------------------------
     def step(self, report: StepReport) -> None:
@@ -179,7 +235,7 @@ class Telemetry:
         try:
             if not entries:
                 return
-            now = entries[-1][3]
+            now = self.time_of(entries[-1][3])
             if self._many_models:
                 for model, group in _by_model(entries).items():
                     self._count_step(model, group, now, 0)
@@ -189,7 +245,7 @@ class Telemetry:
             self.hook_failed("commits")
 
     def _step(self, report: StepReport) -> None:
-        now = self.clock() if report.now is None else report.now
+        now = self.clock() if report.now is None else self.time_of(report.now)
         advanced = report.advanced
         if advanced:
             if self._many_models:
@@ -250,13 +306,21 @@ class Telemetry:
         """Forward time and tokens of each phase that ran: one observation per step."""
         phases = self._phase_children
         for phase, seconds in report.forward_seconds.items():
+            if not 0.0 <= seconds < math.inf:  # a NaN or a negative sum never recovers
+                self.hook_failed("forward_seconds")
+                continue
             (phases.get((cat.FORWARD_TIME.name, phase)) or
              self._phase_child(cat.FORWARD_TIME, phase)).observe(seconds)
         for phase, tokens in report.step_tokens.items():
+            if not 0 <= tokens <= MAX_TOKEN_COUNT:
+                self.hook_failed("step_tokens")
+                continue
             (phases.get((cat.STEP_TOKENS.name, phase)) or
              self._phase_child(cat.STEP_TOKENS, phase)).observe(tokens)
 
     def _phase_child(self, spec: cat.MetricSpec, phase: str) -> Any:
+        if not label_shape_ok(phase):  # a name, not free text ("prefill for bob@...")
+            phase = OTHER
         child = self.metrics.child(spec, pool=self.pool, phase=phase)
         if len(self._phase_children) < 64:  # phases are a small closed set; bounded anyway
             self._phase_children[(spec.name, phase)] = child
@@ -307,8 +371,10 @@ class Telemetry:
             self._hook_errors.labels(hook=hook).inc()
             if hook not in self._logged_hooks:
                 self._logged_hooks.add(hook)
-                _log.exception("servescope hook %r failed; counting further failures silently",
-                               hook)
+                # (with the traceback when an exception is being handled: a value refused
+                # has none)
+                _log.warning("servescope hook %r failed; counting further failures silently",
+                             hook, exc_info=sys.exc_info()[0] is not None)
         except Exception:  # the last line of defence: telemetry never breaks the server
             pass
 

@@ -1714,7 +1714,7 @@ DETECTORS: tuple[Detector, ...] = (
        # (Sentry's frame variables: "password": "'...'")
        r"(?:\[[ \t]*)?(?:\\*[\"'])?'?"
        # (not an object or a list opening: "credentials": [{"type": ...}] holds pairs)
-       rf"(?!\[?\{{)((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
+       rf"(?!\[?\{{\\*[\"'])((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|{_INNER_QUOTE}|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])"
        rf"|&(?![\w.-]*=)){{6,}}+)"
        + _NOT_LOGPROBS,
