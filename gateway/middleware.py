@@ -301,7 +301,9 @@ class _Exchange:
 
     def _end(self, reason: FinishReason) -> None:
         self.owner.commits.flush()
-        if self.recorder is not None:
+        # (once: the disconnect that ended it is seen again when the app returns; a signal
+        # from elsewhere that lost the race is still counted by the recorder)
+        if self.recorder is not None and not self.recorder.finished:
             self.recorder.finish(reason)
 
 

@@ -137,14 +137,15 @@ class CountingBatchSpanProcessor(SpanProcessor):
         if span.context is None or not span.context.trace_flags.sampled:
             return
         with self._lock:
-            if self._shutdown.is_set or len(self._queue) >= self.max_queue_size:
+            closed = self._shutdown.is_set
+            if closed or len(self._queue) >= self.max_queue_size:
                 dropped = True
             else:
                 dropped = False
                 self._queue.append(span)
                 ready = len(self._queue) == self.max_export_batch_size
-        if dropped:
-            self._full.inc()
+        if dropped:  # (after shutdown: nothing will export it, whatever the queue holds)
+            (self._abandoned if closed else self._full).inc()
         elif ready:
             self._wake.set()
 
@@ -222,7 +223,7 @@ class CountingBatchSpanProcessor(SpanProcessor):
     def shutdown(self, timeout_millis: int = 30000) -> None:
         """Export what is queued within the timeout; what is still queued then is counted
         (``reason="shutdown"``) and let go. Then shut the exporter down. Spans ended after
-        shutdown count as ``queue_full``."""
+        shutdown count as ``shutdown`` too."""
         with self._lock:
             if not self._shutdown.claim_held():
                 return

@@ -431,10 +431,19 @@ def render(registry: CollectorRegistry, accept: str | None = None) -> tuple[byte
     """
     try:
         encoder, content_type = choose_encoder(accept or "")
-        return encoder(registry), content_type
+        if not content_type.startswith("application/openmetrics-text") or any(
+                f"version={v};" in content_type for v in _OPENMETRICS_VERSIONS):
+            return encoder(registry), content_type
     except (ValueError, TypeError):  # what prometheus_client raises on a version it cannot read
-        encoder, content_type = choose_encoder("")
-        return encoder(registry), content_type
+        pass
+    # (prometheus_client echoes any version it is asked for: version=9.0.0 would be labelled
+    # on a 1.0 body)
+    encoder, content_type = choose_encoder("")
+    return encoder(registry), content_type
+
+
+#: The OpenMetrics versions prometheus_client writes.
+_OPENMETRICS_VERSIONS = ("1.0.0", "2.0.0")
 
 
 def _go_float(bound: float) -> str:

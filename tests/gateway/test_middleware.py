@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,6 +84,10 @@ def test_a_client_that_leaves_is_counted_as_a_cancel(served) -> None:
     poll_until(lambda: _value(setup, "servescope_requests_finished_total", model=SERVED,
                               finish_reason="client_cancel") == 1,
                what="a client_cancel finish")
+    # the app's return after the disconnect is the same end, not a second signal that lost
+    time.sleep(0.3)
+    assert _value(setup, "servescope_terminal_signals_ignored_total",
+                  signal="client_cancel") == 0
 
 
 async def _two_choices(scope, receive, send) -> None:

@@ -124,3 +124,21 @@ def _assert_valid(registry) -> None:
         for sample in family.samples:
             if sample.name.endswith("_sum"):
                 assert sample.value >= 0, sample
+
+
+@pytest.mark.parametrize(("accept", "content_type"), [
+    ("application/openmetrics-text; version=1.0.0", "application/openmetrics-text"),
+    ("application/openmetrics-text", "application/openmetrics-text"),
+    ("application/openmetrics-text; version=9.0.0", "text/plain"),
+    ("application/openmetrics-text; version=banana", "text/plain"),
+    ("text/plain", "text/plain"), (None, "text/plain"),
+])
+def test_a_scrape_gets_a_format_it_asked_for_or_plain_text(registry, accept, content_type):
+    """A version prometheus_client does not write is not echoed over a 1.0 body."""
+    from servescope.instrumentation.metrics import render
+
+    _telemetry(registry).request("r1").finish(FinishReason.STOP)
+    body, got = render(registry, accept)
+    assert got.startswith(content_type)
+    assert ("version=9.0.0" in got) is False
+    assert body.rstrip().endswith(b"# EOF") == content_type.startswith("application/openmetrics")

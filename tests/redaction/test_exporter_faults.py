@@ -214,8 +214,11 @@ def test_spans_left_at_shutdown_are_counted(registry):
     processor.join(5)  # the stalled export (released by the exporter's shutdown) lands
     assert left > 0
     assert _accounted(registry) == 100
+    before = _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="shutdown")
     tracer.start_span("after").end()  # after shutdown: counted, never queued
     assert _accounted(registry) == 101
+    # ... and counted as what it is: dropped because the pipeline shut down, not a full queue
+    assert _sample(registry, f"{cat.SPANS_DROPPED.name}_total", reason="shutdown") == before + 1
 
 
 def test_unsampled_spans_are_neither_queued_nor_counted(registry):
