@@ -323,8 +323,9 @@ class RequestRecorder(TerminalState):
     def rejected(self, reason: str, *, now: float | None = None) -> bool:
         """Refuse the request before admission; a terminal state (finish reason rejected).
         (After :meth:`admitted`, end a request that fails with ``finish(ERROR)``: a rejection
-        then would count it both admitted and rejected.) ``reason`` is a short name (``queue_full``, ``http_429``): it becomes a label value,
-        so anything else (free text, an exception's message) is counted as ``other``."""
+        then would count it both admitted and rejected.) ``reason`` is a short name
+        (``queue_full``, ``http_429``): it becomes a label value, so anything else (free text,
+        an exception's message) is counted as ``other``."""
         self._reject_reason = reason if isinstance(reason, str) and label_shape_ok(reason) \
             else OTHER
         return self.finish(FinishReason.REJECTED, now=now) is True
