@@ -18,6 +18,7 @@ composition root wires the pieces together).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -25,6 +26,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -42,7 +44,7 @@ from .slo import SLOSpec
 from .telemetry import Telemetry
 
 __all__ = ["CountingSpanExporter", "JsonLinesSpanExporter", "TelemetrySetup",
-           "install_log_redaction", "setup_telemetry"]
+           "install_log_redaction", "redacted_echo", "setup_telemetry"]
 
 _log = logging.getLogger("servescope.setup")
 
@@ -226,6 +228,22 @@ def _default_redaction(choice: SpanRedaction | bool | None) -> SpanRedaction | N
 
         return Stage()
     return choice
+
+
+def redacted_echo(text: str) -> str:
+    """``text`` (a client's value an error answer repeats) redacted by the shipped policy;
+    on a redaction failure nothing of it."""
+    try:
+        return str(_echo_redactor().redact_text(text, {}))
+    except Exception:
+        return "[REDACTED:redaction_failed]"
+
+
+@functools.cache
+def _echo_redactor() -> Any:
+    from servescope.redaction import Redactor  # on first use: most servers never echo
+
+    return Redactor()
 
 
 def _pii_free(value: str) -> bool:

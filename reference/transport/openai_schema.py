@@ -20,7 +20,6 @@ Extensions (all optional):
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
@@ -126,22 +125,13 @@ def _preview(value: object) -> str:
     return echoed(_PREVIEW.repr(value)[:80])
 
 
-@functools.cache
-def _echo_redactor() -> Any:
-    from servescope.redaction import Redactor  # the shipped policy, on first use
-
-    return Redactor()
-
-
 def echoed(text: str) -> str:
     """A client's value as an error message shows it: redacted, as a log line would be
     (the message goes back to the client, and through proxies' and SDKs' error logs), and
     with lone surrogates escaped."""
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    try:
-        return str(_echo_redactor().redact_text(text, {}))
-    except Exception:  # a redaction failure shows nothing of the value
-        return "[REDACTED:redaction_failed]"
+    from servescope.instrumentation.setup import redacted_echo  # setup meets redaction
+
+    return redacted_echo(text.encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
 def _type_error(field: str, expected: str, value: object) -> RequestError:
