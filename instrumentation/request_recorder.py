@@ -120,6 +120,11 @@ def advance(entries: Sequence[Any], now: float) -> tuple[int, int, list[Any] | N
     return committed, proposed, moved
 
 
+def _at_least_0(seconds: float) -> float:
+    """A duration, 0 when its times were read out of order (or NaN)."""
+    return seconds if seconds >= 0.0 else 0.0
+
+
 def peak(c: _State) -> None:
     """Bring the unacknowledged peak up to now. Tokens committed but not delivered only grow
     between deliveries, so the peak is just before a delivery or now; commits happen only in
@@ -530,16 +535,16 @@ class RequestRecorder(TerminalState):
         peak(st)
         # (a time read out of order gives 0, never a negative duration: a histogram's sum
         # below zero makes OpenMetrics parsers refuse the whole exposition)
-        ttft = None if st.first_token is None else max(0.0, st.first_token - st.arrival)
+        ttft = None if st.first_token is None else _at_least_0(st.first_token - st.arrival)
         tpot = self._tpot() if st.committed >= 2 else None
-        decode = None if st.prefill_done is None else max(0.0, t - st.prefill_done)
+        decode = None if st.prefill_done is None else _at_least_0(t - st.prefill_done)
         good = self.telemetry.slo.is_good(reason, ttft, tpot)
         shape = (reason, tpot is not None, decode is not None, st.written > 0,
                  st.delivered > 0, st.committed > st.delivered, good)
         series = self._ch.finishes.get(shape) or self._finish_series(shape)
         rejected = None if reason is not _REJECTED else self.telemetry.metrics.child(
             cat.REJECTED, model=self.model, reason=self._reject_reason or "unspecified")
-        return series, rejected, max(0.0, t - st.arrival), tpot, decode, ttft, good
+        return series, rejected, _at_least_0(t - st.arrival), tpot, decode, ttft, good
 
     def _apply_finish(self, reason: FinishReason, plan: tuple[Any, ...]) -> None:
         """Under the metric set's lock: arithmetic only."""
@@ -599,7 +604,7 @@ class RequestRecorder(TerminalState):
         first, last, n = self._state.first_token, self._state.last_token, self._state.committed
         if n < 2 or first is None or last is None:
             return None
-        return max(0.0, last - first) / (n - 1)
+        return _at_least_0(last - first) / (n - 1)
 
     @property
     def _summary(self) -> RequestSummary | None:

@@ -192,7 +192,7 @@ class Telemetry:
         if not (type(request_id) is str and (model is None or type(model) is str)
                 and type(priority) is str and type(operation) is str
                 and type(prompt_tokens) is int and 0 <= prompt_tokens <= MAX_TOKEN_COUNT
-                and (carrier is None or isinstance(carrier, Mapping))):
+                and (carrier is None or type(carrier) is dict or isinstance(carrier, Mapping))):
             # a value straight from a client's body (a list as the model, a string count):
             # what can be read is kept, the rest replaced, and counted
             (request_id, model, priority, prompt_tokens, carrier, operation), usable = \
