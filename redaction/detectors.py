@@ -518,7 +518,9 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  # nor a React Navigation route's key (its name, "-" and a nanoid, then the
                  # name: {"key": "Home-u3q_k9eq8VLWrhK26GjTu", "name": "Home"})
                  + _ROUTE_KEY
-                 # nor a word in capitals ("key": "SYSTEM", an actor's kind in an audit log)
+                 # nor a word of letters alone ("key": "SYSTEM", an actor's kind in an audit
+                 # log; key="linear", a parameter's choice in code): a key names a credential
+                 # only with digits or length in it (the pattern folds case: any letters)
                  + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"'][A-Z]{2,12}\\*[\"'])"
                  # nor a Celery queue's routing key ("exchange=celery(direct) key=celery")
                  + "".join(rf"(?<!\({kind}\) key)" for kind in ("direct", "topic", "fanout"))
