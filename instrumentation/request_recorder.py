@@ -81,12 +81,16 @@ class RequestSummary:
 
 
 
-def advance(entries: Sequence[Any], now: float) -> tuple[int, int, list[Any] | None]:
+def advance(entries: Sequence[Any], now: float, firsts: list[tuple[Any, float]]
+            ) -> tuple[int, int, list[Any] | None, int]:
     """Apply a step's commits to each request (the recorder's commit, inlined: this loop runs
     for every request every step, so it does no more than the integers need): the committed
-    and proposed totals, and the requests whose writers flagged them since their last flush
-    (None when none did)."""
-    committed = proposed = 0
+    and proposed totals, the requests whose writers flagged them since their last flush
+    (None when none did), and how many commit stamps were no reading of the clock (replaced
+    by ``now``). Runs under the metric set's lock, so a finish on another thread sees each
+    request's commits all or none; what would take the lock itself is left to the caller:
+    each request's first token, appended to ``firsts`` (its TTFT is observed after)."""
+    committed = proposed = odd_times = 0
     moved: list[Any] | None = None
     for entry in entries:
         rec = entry[0]
@@ -105,19 +109,21 @@ def advance(entries: Sequence[Any], now: float) -> tuple[int, int, list[Any] | N
         if n > 0:  # a step may reject every draft and commit nothing
             at = entry[3] if len(entry) == 4 else now  # its own commit stamp, when given
             if at is not now and not abs(at - now) < TIME_SLACK_S:  # not a time on our clock
-                at = rec.telemetry.time_of(at)
+                at = now
+                odd_times += 1
             if c.committed:
                 c.committed += n
             else:
                 c.committed = n
-                rec._first_token(at)
+                c.first_token = at
+                firsts.append((rec, at))
             c.last_token = at
             committed += n
         n = entry[2]
         if n:
             c.proposed += n
             proposed += n
-    return committed, proposed, moved
+    return committed, proposed, moved, odd_times
 
 
 def _at_least_0(seconds: float) -> float:
@@ -367,8 +373,7 @@ class RequestRecorder(TerminalState):
         self.telemetry.step(StepReport(advanced=((self, committed, proposed),), now=now))
 
     def _first_token(self, now: float) -> None:
-        """The first committed token (the step loop applies every commit inline)."""
-        self._state.first_token = now
+        """The first committed token's TTFT (the step loop stamped it, under the lock)."""
         self._observe(cat.SERVER_TTFT, now - self._state.arrival)
 
     def written(self, n: int = 1, *, now: float | None = None) -> None:
@@ -497,13 +502,19 @@ class RequestRecorder(TerminalState):
         error: Exception | None = None
         with self._lock:  # the compare-and-set and every update: one acquisition
             won = self._settle_held(reason)
+            late: tuple[int, int, int] | None = None
             if won and plan is not None:
                 try:
-                    self._apply_finish(reason, plan)
+                    late = self._apply_finish(reason, plan)
                 except Exception as exc:  # reported after the lock (counting takes it)
                     error = exc
         if not won:
             return self._ignored(reason)
+        if late is not None:
+            try:
+                self._count_late(late)
+            except Exception as exc:
+                error = error or exc
         if error is not None:
             counted = True
             try:
@@ -546,8 +557,11 @@ class RequestRecorder(TerminalState):
             cat.REJECTED, model=self.model, reason=self._reject_reason or "unspecified")
         return series, rejected, _at_least_0(t - st.arrival), tpot, decode, ttft, good
 
-    def _apply_finish(self, reason: FinishReason, plan: tuple[Any, ...]) -> None:
-        """Under the metric set's lock: arithmetic only."""
+    def _apply_finish(self, reason: FinishReason, plan: tuple[Any, ...]
+                      ) -> tuple[int, int, int] | None:
+        """Under the metric set's lock: arithmetic only. Returns the written, delivered and
+        discarded tokens whose series the plan did not resolve (a step or the writer moved
+        them between the plan and the lock), for :meth:`_count_late`; None when none."""
         series, rejected, e2e, tpot, decode, ttft, good = plan
         (e2e_h, tpot_h, decode_h, unacked_h, finished, in_flight, attempted, good_c, written,
          delivered, discarded) = series
@@ -568,18 +582,40 @@ class RequestRecorder(TerminalState):
         if rejected is not None:
             rejected.value += 1
         n_written, n_delivered = st.written, st.delivered  # final: the hooks ignore later ones
-        if written is not None:  # (None: nothing was written when the series was chosen)
-            written.value += n_written - st.written_flushed
-            st.written_flushed = n_written
-        if delivered is not None:
-            delivered.value += n_delivered - st.delivered_flushed
-            st.delivered_flushed = n_delivered
-        lost = max(0, st.committed - n_delivered)
-        if discarded is not None and lost:
-            discarded.value += lost
+        new_w, new_d = n_written - st.written_flushed, n_delivered - st.delivered_flushed
+        st.written_flushed, st.delivered_flushed = n_written, n_delivered
+        lost = st.committed - n_delivered
+        if lost < 0:
+            lost = 0
         stream_ttft = None if st.first_byte is None else st.first_byte - st.arrival
         # the summary object is built when asked for (a frozen dataclass costs microseconds)
         self._final = (reason, ttft, stream_ttft, tpot, e2e, lost, good)
+        late = None  # (None: nothing was written, delivered or lost when the series were chosen)
+        if written is not None:
+            written.value += new_w
+        elif new_w > 0:
+            late = (new_w, 0, 0)
+        if delivered is not None:
+            delivered.value += new_d
+        elif new_d > 0:
+            late = (late[0] if late else 0, new_d, 0)
+        if discarded is not None:
+            if lost:
+                discarded.value += lost
+        elif lost:
+            late = (late[0], late[1], lost) if late else (0, 0, lost)
+        return late
+
+    def _count_late(self, late: tuple[int, int, int]) -> None:
+        """Tokens a finish counts whose series were not resolved before its lock: made now
+        (a series is made outside the lock), then added."""
+        ch = self._ch
+        counts = [(ch.get(cat.TOKENS, cat.STAGE, stage), n) for stage, n in zip(
+            (TokenStage.WRITTEN, TokenStage.DELIVERED, TokenStage.DISCARDED), late,
+            strict=True) if n > 0]
+        with self._lock:
+            for child, n in counts:
+                child.value += n
 
     def _finish_series(self, shape: tuple[Any, ...]) -> tuple[Any, ...]:
         """The series a finish of this shape writes (None where it writes none)."""

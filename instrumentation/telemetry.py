@@ -260,17 +260,18 @@ class Telemetry:
         self._report_capacity(report)
 
     def _count_step(self, model: str, entries: Sequence[Any], now: float, batch: int) -> None:
-        """Apply one model's commits, then flush its token counters (and the batch size
-        when ``batch``): the flush of the streams its writers flagged and every counter in
-        one acquisition of the lock."""
-        committed, proposed, moved = advance(entries, now)
+        """Apply one model's commits, flush its token counters (and the batch size when
+        ``batch``): the commits, the flush of the streams its writers flagged and every
+        counter in one acquisition of the lock, so a finish on another thread counts a
+        request's tokens wholly before or wholly after this step (its discarded tokens are
+        what it committed less what it delivered, in the counters too). The first tokens'
+        TTFT is observed after (a new histogram child takes the lock itself)."""
         ch = self.children(model, "")
-        children = ch.step_tokens
-        if (committed > 0 and children[0] is None) or (proposed > 0 and children[1] is None):
-            children = self._token_children(ch, (committed, proposed, 0, 0))
-        c_child, p_child, w_child, d_child = children
+        firsts: list[tuple[RequestRecorder, float]] = []
         written = delivered = 0
         with self.metrics.lock:
+            committed, proposed, moved, odd_times = advance(entries, now, firsts)
+            c_child, p_child, w_child, d_child = ch.step_tokens
             if moved is not None:
                 written, delivered = flush(moved)
                 if written > 0 and w_child is not None:
@@ -279,19 +280,26 @@ class Telemetry:
                 if delivered > 0 and d_child is not None:
                     d_child.value += delivered
                     delivered = 0
-            if committed > 0:
+            if committed > 0 and c_child is not None:
                 c_child.value += committed
-            if proposed > 0:
+                committed = 0
+            if proposed > 0 and p_child is not None:
                 p_child.value += proposed
+                proposed = 0
             if batch:
                 self._batch_size.add(batch)
-        if written > 0 or delivered > 0:  # a stage's first write: make its series, then add
-            _, _, w_child, d_child = self._token_children(ch, (0, 0, written, delivered))
+        if committed or proposed or written or delivered:
+            # a stage's first count: make its series (outside the lock), then add
+            children = self._token_children(ch, (committed, proposed, written, delivered))
             with self.metrics.lock:
-                if written > 0:
-                    w_child.value += written
-                if delivered > 0:
-                    d_child.value += delivered
+                for child, n in zip(children, (committed, proposed, written, delivered),
+                                    strict=True):
+                    if n > 0:
+                        child.value += n
+        for rec, at in firsts:
+            rec._first_token(at)
+        if odd_times:
+            self.hook_failed("now")
 
     @staticmethod
     def _token_children(ch: SeriesBundle, counts: tuple[int, int, int, int]) -> tuple[Any, ...]:

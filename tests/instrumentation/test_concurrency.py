@@ -2,8 +2,12 @@
 
 import random
 import threading
+import time
+
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from servescope.instrumentation import FinishReason, StepReport, Telemetry
+from servescope.instrumentation.setup import setup_telemetry
 
 REASONS = [FinishReason.STOP, FinishReason.CLIENT_CANCEL, FinishReason.DEADLINE,
            FinishReason.ERROR, FinishReason.SLOW_CONSUMER]
@@ -114,3 +118,70 @@ def test_delivered_counter_read_and_reset_loses_nothing_under_a_hammer(registry)
     for stage in ("written", "delivered"):
         got = registry.get_sample_value("servescope_tokens_total", {"model": "m", "stage": stage})
         assert got == expected, (stage, got)
+
+
+def _stage(registry, stage):
+    return sum(s.value for m in registry.collect() for s in m.samples
+               if s.name == "servescope_tokens_total" and s.labels.get("stage") == stage)
+
+
+def test_a_finish_racing_the_step_and_the_writer_keeps_the_token_counts_whole(registry):
+    """Three threads: the step commits (and only then hands tokens to the writer), the writer
+    writes and delivers them, a third thread finishes each request. Whatever interleaves,
+    the counters keep committed = delivered + discarded, as each request's summary does (a
+    step's commits and a finish are counted wholly before or after each other)."""
+    # (wired as a server wires it, every span sampled: a finish then takes longer, and the
+    # races are likelier)
+    setup = setup_telemetry(model="m", registry=registry, span_exporter=InMemorySpanExporter(),
+                            sample_ratio=1.0)
+    telemetry = setup.telemetry
+    n = 1000
+    recorders = [telemetry.request(f"r{i}", prompt_tokens=1) for i in range(n)]
+    for rec in recorders:
+        rec.admitted()
+        rec.scheduled()
+        rec.prefill_done()
+    pending = [0] * n
+    handed = threading.Lock()
+    stop = threading.Event()
+
+    def engine() -> None:
+        rng = random.Random(1)
+        while not stop.is_set():
+            batch = rng.sample(range(n), 100)
+            telemetry.step(StepReport(advanced=[(recorders[i], 1, 1, time.monotonic())
+                                                for i in batch]))
+            with handed:
+                for i in batch:
+                    pending[i] += 1
+
+    def writer() -> None:
+        rng = random.Random(2)
+        while not stop.is_set():
+            i = rng.randrange(n)
+            with handed:
+                tokens, pending[i] = pending[i], 0
+            if tokens:
+                recorders[i].written(tokens)
+                recorders[i].delivered(tokens)
+
+    def finisher() -> None:
+        rng = random.Random(3)
+        for i in rng.sample(range(n), n):
+            recorders[i].finish(rng.choice(REASONS))
+
+    threads = [threading.Thread(target=engine), threading.Thread(target=writer)]
+    for t in threads:
+        t.start()
+    ending = threading.Thread(target=finisher)
+    ending.start()
+    ending.join()
+    stop.set()
+    for t in threads:
+        t.join()
+    setup.shutdown(5)
+    summaries = [r.summary() for r in recorders]
+    committed = _stage(registry, "committed")
+    assert committed == sum(s.committed_tokens for s in summaries) > 0
+    assert committed == _stage(registry, "delivered") + _stage(registry, "discarded")
+    assert _stage(registry, "discarded") == sum(s.discarded_tokens for s in summaries)
