@@ -491,7 +491,9 @@ _ROUTE_KEY = (r"(?!\\*[\"'][ \t]*:[ \t]*\\*[\"'][A-Z]\w*-[\w-]{21}\\*[\"'][ \t]*
               r"\\*[\"']name\\*[\"'])")
 _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  # (not a Secret's name in an ingress annotation: .../auth-secret: <name>)
-                 r"secret(?<!:secret)(?<!\.io/auth-secret)(?<!auth-tls-secret)|"
+                 # (nor detect-secrets' baseline: a secret's SHA-1 under hashed_secret)
+                 r"secret(?<!:secret)(?<!\.io/auth-secret)(?<!auth-tls-secret)"
+                 r"(?<!hashed_secret)(?<!hashed-secret)(?<!hashedsecret)|"
                  r"session[_-]?cookie|"
                  # "pass" as a key's word only after a separator, in an object or before "="
                  # (NEXUS_PASS, "pass":, { user, pass: }, pass = x), not in prose ("first
@@ -1100,10 +1102,18 @@ DETECTORS: tuple[Detector, ...] = (
        r"\\?[\"']?[ \t]*\|[ \t]*base64[ \t]+(?:-d|--decode)[^\n\\]*(?:\n|\\n)([^\s\\\"']{4,})",
        v.secret_value_ok, prefilter=r"(?i)jsonpath=[^\r\n]*\{\.data\.[^\r\n]*base64", group=1,
        needles=("jsonpath=", "JSONPATH="), start=_at_literal(("jsonpath=",), fold=True)),
-    # A meeting's numeric passcode (Zoom's "Passcode: 180986").
-    _d("secret_assignment", "(?i)" + _edge(r"\w-") + r"passcode[ \t]*[:=][ \t]*(\d{4,10})(?!\d)",
-       prefilter=r"(?i)passcode[ \t]*[:=][ \t]*\d{4}", group=1,
-       needles=("asscode", "ASSCODE"), start=_at_literal(("passcode",), fold=True)),
+    # A meeting's passcode (Zoom's "Passcode: 180986", Teams' "Passcode: p10IZK"), also on an
+    # invite's folded next line ("Passcode: \n oOPvgtGu" in an .ics DESCRIPTION).
+    _d("secret_assignment", "(?i)" + _edge(r"\w-") + r"(?:passcode|kenncode|toegangscode"
+       # (a digit in it, or a small letter before a capital: a code, not "siehe Einladung")
+       r"|l[öo]senkod)[ \t]*[:=][ \t]*(?:(?:\r?\n|\\n)[ \t]+)?"
+       r"(?=(?-i:[A-Za-z0-9]*(?:\d|[a-z][A-Za-z0-9]*[A-Z])))([A-Za-z0-9]{4,12})(?![\w-])",
+       v.secret_value_ok,
+       prefilter=r"(?i)(?:passcode|kenncode|toegangscode|l[ao]senkod)[ \t]*[:=]", group=1,
+       needles=("asscode", "ASSCODE", "enncode", "ENNCODE", "angscode", "ANGSCODE", "senkod",
+                "SENKOD"),
+       start=_at_literal(("passcode", "kenncode", "toegangscode", "lösenkod", "losenkod"),
+                         fold=True)),
     # A name/value pair in HCL whose name is a secret's (a Helm release's set block in a
     # Terraform plan: name = "adminPassword" -> null, then value = "...").
     _d("secret_assignment",
@@ -1161,15 +1171,16 @@ DETECTORS: tuple[Detector, ...] = (
        # (not a run inside a password's hash: $2b$14$<22 salt><31 hash>, split by "." and "$";
        # nor an ssdeep hash's first part, after its block size: "3072:iPHWN8...:wnUz...")
        # (nor a signature told as one: a receipt's "TSE-Signatur: ...")
-       r"(?<![A-Za-z0-9/+=$.])(?<!\d:)(?<!ignatur: )(?<!ignature: )"
+       # (nor beside a letter or digit of another script, which the prefilter reads as one)
+       r"(?<![A-Za-z0-9/+=$.])(?<![^\W_])(?<!\d:)(?<!ignatur: )(?<!ignature: )"
        r"(?=[A-Za-z0-9]*[/+])([A-Za-z0-9+][A-Za-z0-9/+]{39})"
-       r"(?![A-Za-z0-9/+=.$])",
+       r"(?![A-Za-z0-9/+=.$])(?![^\W_])",
        v.bare_secret_ok, prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9+][A-Za-z0-9/+]{39}"
                                    r"(?:[^A-Za-z0-9/+=]|$)", group=1, needles=("/", "+"),
        start=_at_literal(("/", "+"), 39)),
     _d("secret_assignment",
-       r"(?<![A-Za-z0-9/+=])(?<!sha512-)(?<!sha512:)(?<!sha512=)([A-Za-z0-9/+]{86}==)"
-       r"(?![A-Za-z0-9/+=])", v.aws_secret_like,
+       r"(?<![A-Za-z0-9/+=])(?<![^\W_])(?<!sha512-)(?<!sha512:)(?<!sha512=)"
+       r"([A-Za-z0-9/+]{86}==)(?![A-Za-z0-9/+=])(?![^\W_])", v.aws_secret_like,
        prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9/+]{86}==(?:[^A-Za-z0-9/+=]|$)", group=1,
        needles=("==",), start=_at_literal(("==",), 86)),
     # A secret's value a field or two below its name: terraform output -json ("db_password":
@@ -1416,7 +1427,9 @@ DETECTORS: tuple[Detector, ...] = (
     # ("llamarme al 680 05 60 64", "手机号是137-0222-6912"): 9 to 12 digits after a word for a
     # phone within the clause.
     _d("phone",
+       # (not an id a word for a phone names: Teams' "Phone Conference ID: 875 358 208#")
        rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+])){{0,30}}?(?<!\d)"
+       r"(?<!id: )(?<!id:)(?<!id )"
        r"\(?(\d{9,12}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:[ ./-]\d{2,8}){1,4})"
        r"(?!\d|[./-]\d)",
        v.told_phone_ok,
@@ -1950,7 +1963,8 @@ DETECTORS: tuple[Detector, ...] = (
     # Not after "<digits>/": one of a list of figures (HAProxy's timers "0/0/1/32/286 200 1649");
     # not after a status and a space: a load balancer's statuses and byte counts (an ALB's
     # "200 200 934 4731", the second status read as an area code).
-    _d("phone", r"(?=[\d(])" + _L + r"(?<!\d/)(?<![ \t][1-5]\d\d[ \t])"
+    # Nor a meeting's id ("ID: 798 987 2413", "Zoom 622 417 9140").
+    _d("phone", r"(?=[\d(])" + _L + r"(?<!\d/)(?<![ \t][1-5]\d\d[ \t])(?<!ID: )(?<!ID )(?<!Zoom )"
        r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}"
        + _R,
        v.nanp_ok,
@@ -1959,7 +1973,7 @@ DETECTORS: tuple[Detector, ...] = (
        starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     # Not Chromium's log prefix ("[0701/114930:WARNING:...]": the month, day and time).
-    _d("phone", r"(?=0)" + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
+    _d("phone", r"(?=0)" + _L + r"(?<!Zoom )(?<!ID: )" + _NOT_IN_HEX_DUMP + _NOT_SECONDS
        + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
        r"|0\d{4,5}[ -]\d{5,6}|0\d{2,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8}(?!:[A-Z]))" + _R
        + _NOT_BEFORE_HEX_BYTES,

@@ -482,6 +482,9 @@ _PROSE_WORDS = frozenset((
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}")
+# Stripe's test-mode tokens and payment methods by name (tok_visa, pm_card_mastercard): what its
+# docs tell tests to send; a real one is its prefix and 24 mixed-case letters and digits.
+_STRIPE_TEST = re.compile(r"(?:tok|pm|src)_[a-z]+(?:_[a-z0-9]+)*")
 # Public by design: Mapbox's pk. tokens and Stripe's publishable keys ship in web pages; public
 # keys and certificates; values encrypted at rest (SOPS's ENC[AES256_GCM,...], Ansible's
 # !vault).
@@ -564,6 +567,7 @@ def secret_value_ok(candidate: str) -> bool:
             and _NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
             and _REFERENCE.match(bare) is None
             and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None
+            and _STRIPE_TEST.fullmatch(bare) is None
             and _CODE.match(bare) is None and _KEY_ID.fullmatch(bare) is None
             and _NAMESPACED_ID.fullmatch(bare) is None and _IDENTIFIER.fullmatch(bare) is None
             and _NOT_A_VALUE.match(bare) is None
@@ -808,6 +812,8 @@ def email_ok(candidate: str) -> bool:
     local, _, host = candidate.rpartition("@")
     if host.lower() == "google.com" and _ICAL_UID.fullmatch(local):
         return False
+    if host.lower().endswith(".calendar.google.com"):
+        return False  # a shared calendar's or a room's id (c_...@group.calendar.google.com)
     if len(local) >= 3 and set(local.lower()) <= {"x", "*"}:
         return False  # a URL's user:password masked (Go's url.Redacted(): "user:xxxxx@host")
     # (git@github.com is SSH's user at a forge, [url "git@github.com:"] in a git config)
