@@ -318,7 +318,15 @@ class RequestRecorder(TerminalState):
 
     # --- lifecycle hooks ------------------------------------------------------------------
     def _now(self, now: float | None) -> float:
-        return self.telemetry.clock() if now is None else self.telemetry.time_of(now)
+        if now is None:
+            return self.telemetry.clock()
+        # (the arrival is a reading of the same clock: a time near it needs no clock read)
+        try:
+            if abs(now - self._state.arrival) < TIME_SLACK_S:
+                return now
+        except TypeError:
+            pass
+        return self.telemetry.time_of(now)  # replaced by the clock's reading, counted
 
     # The hottest hooks catch errors inline (a decorator would add a call frame to each).
     def admitted(self) -> None:
@@ -590,21 +598,18 @@ class RequestRecorder(TerminalState):
         stream_ttft = None if st.first_byte is None else st.first_byte - st.arrival
         # the summary object is built when asked for (a frozen dataclass costs microseconds)
         self._final = (reason, ttft, stream_ttft, tpot, e2e, lost, good)
-        late = None  # (None: nothing was written, delivered or lost when the series were chosen)
+        # (a series is None when nothing was written, delivered or lost as the plan chose it)
+        late_lost = lost
         if written is not None:
             written.value += new_w
-        elif new_w > 0:
-            late = (new_w, 0, 0)
+            new_w = 0
         if delivered is not None:
             delivered.value += new_d
-        elif new_d > 0:
-            late = (late[0] if late else 0, new_d, 0)
+            new_d = 0
         if discarded is not None:
-            if lost:
-                discarded.value += lost
-        elif lost:
-            late = (late[0], late[1], lost) if late else (0, 0, lost)
-        return late
+            discarded.value += lost
+            late_lost = 0
+        return (new_w, new_d, late_lost) if new_w > 0 or new_d > 0 or late_lost > 0 else None
 
     def _count_late(self, late: tuple[int, int, int]) -> None:
         """Tokens a finish counts whose series were not resolved before its lock: made now

@@ -34,39 +34,6 @@ from .slo import SLOSpec
 from .status import TokenStage
 from .step import StepReport
 
-#: How far from the clock's now an arrival may be (see :meth:`Telemetry.request`): ten years,
-#: more than any monotonic clock's uptime, less than what stamps a span before 1970.
-
-
-def _arguments(request_id: object, model: object, priority: object, prompt_tokens: object,
-               carrier: object, operation: object
-               ) -> tuple[tuple[str, str | None, str, int, Mapping[str, str] | None, str], bool]:
-    """:meth:`Telemetry.request`'s arguments made usable, and whether they were (a str
-    subclass, numpy's integers are): a name that is no string becomes ``other`` (the label
-    every unexpected value folds into), a count that is no count 0."""
-    from .labels import OTHER
-
-    usable = True
-
-    def text(value: object, default: str) -> str:
-        nonlocal usable
-        if isinstance(value, str):
-            return str(value)
-        usable = False
-        return default
-
-    count = int(prompt_tokens) if isinstance(prompt_tokens, numbers.Integral) \
-        and not isinstance(prompt_tokens, bool) else -1
-    if 0 <= count <= MAX_TOKEN_COUNT:
-        tokens = count
-    else:
-        tokens, usable = 0, False
-    if carrier is not None and not isinstance(carrier, Mapping):
-        carrier, usable = None, False
-    return (text(request_id, repr(request_id)[:64]),
-            None if model is None else text(model, OTHER), text(priority, OTHER), tokens,
-            carrier, text(operation, "text_completion")), usable
-
 __all__ = ["Telemetry"]
 
 _log = logging.getLogger("servescope.instrumentation")
@@ -327,9 +294,9 @@ class Telemetry:
              self._phase_child(cat.STEP_TOKENS, phase)).observe(tokens)
 
     def _phase_child(self, spec: cat.MetricSpec, phase: str) -> Any:
-        if not label_shape_ok(phase):  # a name, not free text ("prefill for bob@...")
-            phase = OTHER
-        child = self.metrics.child(spec, pool=self.pool, phase=phase)
+        # a name, not free text ("prefill for bob@..."); cached under what the step said
+        label = phase if label_shape_ok(phase) else OTHER
+        child = self.metrics.child(spec, pool=self.pool, phase=label)
         if len(self._phase_children) < 64:  # phases are a small closed set; bounded anyway
             self._phase_children[(spec.name, phase)] = child
         return child
@@ -429,3 +396,31 @@ def _by_model(entries: Sequence[Any]) -> dict[str, list[Any]]:
     for entry in entries:
         groups.setdefault(entry[0].model, []).append(entry)
     return groups
+
+
+def _arguments(request_id: object, model: object, priority: object, prompt_tokens: object,
+               carrier: object, operation: object
+               ) -> tuple[tuple[str, str | None, str, int, Mapping[str, str] | None, str], bool]:
+    """:meth:`Telemetry.request`'s arguments made usable, and whether they were (a str
+    subclass, numpy's integers are): a name that is no string becomes ``other`` (the label
+    every unexpected value folds into), a count that is no count 0."""
+    usable = True
+
+    def text(value: object, default: str) -> str:
+        nonlocal usable
+        if isinstance(value, str):
+            return str(value)
+        usable = False
+        return default
+
+    count = int(prompt_tokens) if isinstance(prompt_tokens, numbers.Integral) \
+        and not isinstance(prompt_tokens, bool) else -1
+    if 0 <= count <= MAX_TOKEN_COUNT:
+        tokens = count
+    else:
+        tokens, usable = 0, False
+    if carrier is not None and not isinstance(carrier, Mapping):
+        carrier, usable = None, False
+    return (text(request_id, repr(request_id)[:64]),
+            None if model is None else text(model, OTHER), text(priority, OTHER), tokens,
+            carrier, text(operation, "text_completion")), usable

@@ -55,8 +55,8 @@ _CLEAN_MAX_CHARS = 256
 _MODELS_MAX = 256
 
 
-# The hash key variables already warned about (unset) in this process.
-_WARNED: set[str | tuple[str, str]] = set()
+# The hash key variables already warned about (unset, or set too short) in this process.
+_WARNED: set[str] = set()
 #: A hash key shorter than this is warned about (HMAC-SHA256's own block is 64 bytes; 16
 #: random bytes are past any dictionary).
 _SHORT_KEY_BYTES = 16
@@ -289,8 +289,9 @@ class Redactor:
         value = os.environ.get(self.policy.hash_key_env)
         if value:
             key = value.encode("utf-8")
-            if len(key) < _SHORT_KEY_BYTES and (self.policy.hash_key_env, "short") not in _WARNED:
-                _WARNED.add((self.policy.hash_key_env, "short"))
+            short = f"{self.policy.hash_key_env} (short)"
+            if len(key) < _SHORT_KEY_BYTES and short not in _WARNED:
+                _WARNED.add(short)
                 _log.warning("%s holds %d bytes: a key that short can be guessed, and with it "
                              "every keyed hash reversed by a dictionary; use %d random bytes "
                              "or more (e.g. openssl rand -hex 32)", self.policy.hash_key_env,
