@@ -11,7 +11,10 @@ whole. The body field ``stub`` (ignored by real engines) asks for a behaviour:
 * ``fault``: ``reset`` (the connection drops after ``fault_after`` chunks, mid-body),
   ``malformed`` (a chunk that is not JSON), ``no_finish`` (the stream ends cleanly without a
   finish reason or ``[DONE]``), ``stall`` (nothing more after ``fault_after`` chunks);
-* ``chunk_bytes``: pad each chunk's text to about this many bytes.
+* ``chunk_bytes``: pad each chunk's text to about this many bytes;
+* ``report_hold``: the first chunk carries ``stub_hold_ns``, the nanoseconds from the whole
+  request read to that chunk's write (its wait and its pacing), so a client can subtract the
+  engine's own time, and its timer's jitter, from its TTFT (``benchmarks/gateway.py``).
 
 :class:`StubEngine` counts what a test asks about: requests, streams in progress, streams
 whose client went away before the end (``cancelled``), bytes each stream handed to its
@@ -80,6 +83,7 @@ class StubEngine:
             body += message.get("body", b"")
             if not message.get("more_body"):
                 break
+        received_ns = time.perf_counter_ns()
         self.requests += 1
         number = self.requests
         headers = dict(scope["headers"])
@@ -96,7 +100,8 @@ class StubEngine:
         if stub.get("head_delay_s"):
             await asyncio.sleep(float(stub["head_delay_s"]))
         shape = _Shape(chat, req.get("model", self.model), f"stub-{number}",
-                       int(stub.get("chunk_bytes", 0)))
+                       int(stub.get("chunk_bytes", 0)),
+                       received_ns if stub.get("report_hold") else None)
         if not req.get("stream"):
             n = int(req.get("max_tokens") or 16)
             await _json(send, 200, shape.whole(n))
@@ -164,8 +169,10 @@ async def _json(send: Send, status: int, obj: Any) -> None:
 
 
 class _Shape:
-    def __init__(self, chat: bool, model: str, rid: str, pad: int) -> None:
+    def __init__(self, chat: bool, model: str, rid: str, pad: int,
+                 received_ns: int | None = None) -> None:
         self.chat, self.model, self.rid = chat, model, rid
+        self.received_ns = received_ns  # report the first chunk's hold (``report_hold``)
         self.created = int(time.time())
         self.obj = "chat.completion.chunk" if chat else "text_completion"
         self.text = "tok " + "x" * max(0, pad - 200)
@@ -180,6 +187,9 @@ class _Shape:
                                  "model": self.model, "choices": [choice]}
         if usage:
             chunk["usage"] = None
+        if i == 0 and self.received_ns is not None:
+            chunk["stub_hold_ns"] = time.perf_counter_ns() - self.received_ns
+            chunk["stub_read_ns"] = self.received_ns  # CLOCK_MONOTONIC on Linux
         return b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n"
 
     def usage_event(self, n: int) -> bytes:

@@ -167,6 +167,25 @@ def test_a_paced_stream_is_relayed_in_the_upstream_callback_with_exact_counts(
     assert taken.count(True) >= 15
 
 
+def test_the_stubs_hold_report_splits_a_clients_ttft_through_the_gateway() -> None:
+    """What ``benchmarks/gateway.py`` reads: the first chunk carries the stub's own time
+    from the request read to its write, and when it read the request (the monotonic clock
+    this process reads too), unchanged through the gateway; the rest carry neither."""
+    import time
+
+    with stub_and_gateway() as (_, gw):
+        sent = time.monotonic()
+        status, events, _ = _stream(gw.url, {
+            "model": MODEL, "prompt": "x", "max_tokens": 3, "stream": True,
+            "stub": {"token_delay_s": 0.05, "report_hold": True}})
+        seen = time.monotonic()
+    assert status == 200
+    first = events[0]
+    assert 0.05 <= first["stub_hold_ns"] / 1e9 < seen - sent
+    assert sent < first["stub_read_ns"] / 1e9 < seen
+    assert not any("stub_hold_ns" in e or "stub_read_ns" in e for e in events[1:])
+
+
 def test_a_deadline_ends_the_upstream_request() -> None:
     with stub_and_gateway() as (stub, gw):
         status, events, done = _stream(
