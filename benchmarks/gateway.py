@@ -17,7 +17,8 @@ small), one keep-alive connection per stream.
   is each stream's TTFT less the stub's hold (the time it reports from the request read to
   the first chunk's write, ``report_hold``): the way there and back alone. The stub's 40 ms
   timer wakes late by a varying amount, which moves a raw p50 by tenths of a millisecond
-  between paths; the net figure is free of it, so the TTFT goals read *+net*. Per chunk:
+  between paths; the net figure is free of it, so the TTFT goals read *+net*. *+there*: the
+  added way there alone (sent to the stub's read of the request). Per chunk:
   the gap between consecutive chunks as the client sees them, averaged per chunk index and
   paired by index against direct (*+per chunk*: the mean of those differences; *+ITL p99*:
   the p99 of all gaps minus direct's).
@@ -105,7 +106,7 @@ http {{
 
 # --- the client (its own process) ---------------------------------------------------------
 #: [sent (s after go), TTFT, duration, events, chunk times after sent, TTFT net of the stub's
-#: hold]
+#: hold, the way there (sent to the stub's read)]
 Stream = list[Any]
 #: The stub's own time from the request read to the first chunk's write (``report_hold``).
 _HOLD = b'"stub_hold_ns":'
@@ -140,7 +141,7 @@ async def _read_stream(reader: asyncio.StreamReader, sent: float) -> Stream:
             read_at = int(data.split(_READ, 1)[1].split(b"}", 1)[0]) / 1e9
     end = time.monotonic()
     assert times and hold is not None
-    return [sent, times[0], end - sent, events, times, times[0] - hold, read_at]
+    return [sent, times[0], end - sent, events, times, times[0] - hold, read_at - sent]
 
 
 def _request(load: dict[str, Any]) -> bytes:
@@ -371,6 +372,7 @@ def _steady_rows(steady: dict[str, list[Stream]]) -> dict[str, dict[str, float]]
     base = steady["direct"]
     base_ttft = [r[1] for r in base]
     base_net = [r[5] for r in base]
+    base_there = [r[6] for r in base]
     base_gaps = _gaps_by_index(base)
     base_itl = _all_gaps(base)
     rows = {}
@@ -387,6 +389,8 @@ def _steady_rows(steady: dict[str, list[Stream]]) -> dict[str, dict[str, float]]
             "net_ttft_p50_ms": _pct(net, 0.5) * 1e3,
             "added_net_ttft_p50_ms": (_pct(net, 0.5) - _pct(base_net, 0.5)) * 1e3,
             "added_net_ttft_p99_ms": (_pct(net, 0.99) - _pct(base_net, 0.99)) * 1e3,
+            "added_there_p50_ms": (_pct([r[6] for r in results], 0.5)
+                                   - _pct(base_there, 0.5)) * 1e3,
             "added_per_chunk_ms": statistics.fmean(paired) * 1e3,
             "added_itl_p50_ms": (_pct(itl, 0.5) - _pct(base_itl, 0.5)) * 1e3,
             "added_itl_p99_ms": (_pct(itl, 0.99) - _pct(base_itl, 0.99)) * 1e3,
@@ -413,14 +417,14 @@ def _report(steady: dict[str, list[Stream]], chunks: dict[str, int], errors: dic
           f"rounds of {STEADY['measure_s']:g} s measured), {CLIENT_PROCS} client processes; "
           f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(f"{'path':8} {'streams':>7} {'TTFT p50':>9} {'+TTFT p50':>10} {'+p99':>8} "
-          f"{'net TTFT':>9} {'+net p50':>9} {'+net p99':>9} "
+          f"{'net TTFT':>9} {'+net p50':>9} {'+net p99':>9} {'+there':>8} "
           f"{'+/chunk':>8} {'+ITL p99':>9} {'burst +p50':>11} {'chunks/s':>9} "
           f"{'streams':>8} {'CPU/1k':>7} {'errors':>7}")
     for path, r in rows.items():
         print(f"{path:8} {r['streams']:7.0f} {r['ttft_p50_ms']:8.2f}m "
               f"{r['added_ttft_p50_ms']:9.2f}m {r['added_ttft_p99_ms']:7.2f}m "
               f"{r['net_ttft_p50_ms']:8.3f}m {r['added_net_ttft_p50_ms']:8.3f}m "
-              f"{r['added_net_ttft_p99_ms']:8.3f}m "
+              f"{r['added_net_ttft_p99_ms']:8.3f}m {r['added_there_p50_ms']:7.3f}m "
               f"{r['added_per_chunk_ms']:7.3f}m {r['added_itl_p99_ms']:8.2f}m "
               f"{r['burst_added_ttft_p50_ms']:10.1f}m {r['saturated_chunks_per_s']:9.0f} "
               f"{r['streams_at_saturation']:8.0f} {r['cpu_s_per_1000_chunks']:6.3f}s "
