@@ -20,6 +20,7 @@ pipeline dropping spans, targets down or not instrumented.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from servescope.instrumentation import catalog as cat
@@ -307,7 +308,8 @@ def _other_alerts(options: Options) -> list[Alert]:
          "server is not instrumented (servescope: setup_telemetry is not called), or /metrics "
          "serves another registry.",
          timing.target_for),
-        ("ServescopeTargetsMissing", f"absent({up})", "No inference server target at all",
+        ("ServescopeTargetsMissing", f"absent({_named_up(options.job)})",
+         "No inference server target at all",
          f"Prometheus has no scrape target for job=~\"{options.job}\": service discovery "
          "or the scrape config lost the servers.", timing.target_for),
     ]
@@ -316,6 +318,15 @@ def _other_alerts(options: Options) -> list[Alert]:
     page = {"ServescopeTargetsMissing"}
     return [Alert(a.alert, a.expr, "page" if a.alert in page else a.severity, a.summary,
                   a.description, a.runbook_url, a.for_) for a in alerts]
+
+
+def _named_up(job: str) -> str:
+    """``up`` of the servers' job for ``absent()``: by name when the job is one name, so the
+    alert carries ``job`` (Alertmanager's inhibition mutes that job's alerts only), else by
+    the pattern (the alert then has no job label, and mutes nothing with one)."""
+    if re.fullmatch(r"[A-Za-z0-9_:-]+", job):
+        return f'up{{job="{job}"}}'
+    return f'up{{job=~"{job}"}}'
 
 
 def _engine_alerts(options: Options) -> list[Alert]:

@@ -365,7 +365,7 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
 
     missing = Scenario("no target at all")
     missing.add_raw("unrelated_series", {"job": "other"}, _gauge(1))
-    missing.firing["ServescopeTargetsMissing"] = [({}, 1.0)]
+    missing.firing["ServescopeTargetsMissing"] = [({"job": JOB}, 1.0)]
     out.append(missing)
     out += _shard_scenarios(fl)
     out.append(_dashboard_rates(options))
@@ -412,7 +412,7 @@ def _shard_scenarios(fl: Flavor) -> list[Scenario]:
     lost = Scenario("a shard lost every target of its job")
     lost.add_raw(slo_rules.TARGETS, {"job": JOB, **shard}, f"3x{CHANGE} _x20")
     lost.firing["ServescopeShardTargetsMissing"] = [({"job": JOB, **shard}, 3.0)]
-    lost.firing["ServescopeTargetsMissing"] = [({}, 1.0)]
+    lost.firing["ServescopeTargetsMissing"] = [({"job": JOB}, 1.0)]  # absent() of one name
     return [silent, lost]
 
 
