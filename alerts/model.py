@@ -43,6 +43,9 @@ class RuleTiming:
     shard_silent_s: float = 60.0
     shard_silent_for: str = "30s"
     shard_lookback: str = "1h"
+    #: How long after a shard's last sample the global tier still pages about it (a shard
+    #: retired for good; ``slo_rules.shard_memory``).
+    shard_forget_s: float = 7 * 86400.0
 
     @staticmethod
     def default() -> RuleTiming:

@@ -31,8 +31,9 @@ from servescope.promql.recorded import ALL_RECORD, BAD_RECORD, slo_windows, stag
 
 from .model import FLEET, REPLICA, Alert, Group, Options, Record
 
-__all__ = ["ALL_RECORD", "BAD_RECORD", "HEARTBEAT", "SLI_RECORD", "SLOS", "TARGETS",
-           "TARGETS_UP", "Objective", "burn_alerts", "objectives", "sli_records", "stage_window"]
+__all__ = ["ALL_RECORD", "BAD_RECORD", "HEARTBEAT", "HEARTBEAT_LAST", "SLI_RECORD", "SLOS",
+           "TARGETS", "TARGETS_LAST", "TARGETS_UP", "Objective", "burn_alerts", "objectives",
+           "sli_records", "stage_window"]
 
 #: The recorded error ratio of every SLO: ``servescope:slo_errors:ratio_rate<window>{slo}``.
 SLI_RECORD = "servescope:slo_errors:ratio_rate"
@@ -40,6 +41,10 @@ SLI_RECORD = "servescope:slo_errors:ratio_rate"
 HEARTBEAT = "servescope_shard:heartbeat:time"
 TARGETS = "servescope_shard:targets:count"
 TARGETS_UP = "servescope_shard:targets_up:sum"
+#: On the global tier: each shard's last heartbeat, and when each shard last had targets of
+#: a job, carried forward after the shard's own series end (see :func:`shard_memory`).
+HEARTBEAT_LAST = "servescope_fleet:shard_heartbeat:last_time"
+TARGETS_LAST = "servescope_fleet:shard_targets:last_seen_time"
 BY = ("job", cat.MODEL)
 SLOS = ("ttft", "tpot", "availability")
 
@@ -166,17 +171,33 @@ def shard_records(options: Options) -> tuple[Record, ...]:
             Record(TARGETS_UP, f"sum by (job) ({up})"))
 
 
+def shard_memory(options: Options) -> tuple[Record, ...]:
+    """The global tier's memory of its shards. A shard that dies leaves its last samples for
+    5 minutes and then nothing; an alert over a window of them (``max_over_time(...[1h])``)
+    would resolve itself once the window passed the last one, and a shard down for an hour
+    would go quiet. Each record instead carries its own last value forward (read back over
+    ``shard_lookback``, so a restart of the global tier shorter than that keeps it) until
+    ``shard_forget_s`` after the shard's last sample: a shard taken out of service for good
+    stops paging then (or silence it in Alertmanager)."""
+    lookback, forget = options.timing.shard_lookback, options.timing.shard_forget_s
+    kept = f"> time() - {forget:g}"
+    return (Record(HEARTBEAT_LAST, f"{HEARTBEAT}\nor\n"
+                   f"(last_over_time({HEARTBEAT_LAST}[{lookback}]) {kept})"),
+            Record(TARGETS_LAST, f"time() + 0 * {TARGETS}\nor\n"
+                   f"(last_over_time({TARGETS_LAST}[{lookback}]) {kept})"))
+
+
 def shard_alerts(options: Options) -> list[Alert]:
-    """Global-tier alerts on the shards themselves. A shard that dies leaves its last samples
-    for 5 minutes and then nothing: its fleet SLIs then cover the live shards only, so the
-    silence itself must page."""
+    """Global-tier alerts on the shards themselves, over :func:`shard_memory`: a dead shard's
+    fleet SLIs cover the live shards only, so the silence itself must page, for as long as it
+    lasts."""
     silent_s = options.timing.shard_silent_s
-    lookback = options.timing.shard_lookback
     specs = [
-        ("ServescopeShardSilent", f"time() - max_over_time({HEARTBEAT}[{lookback}]) > "
+        ("ServescopeShardSilent", f"time() - {HEARTBEAT_LAST} > "
          f"{silent_s:g}", "page", "A Prometheus shard stopped sending its series",
          f"A shard (its external labels are this alert's) last sent a heartbeat "
-         f"{{{{ $value | humanize }}}}s ago (threshold {silent_s:g}s): it is down or its "
+         f"{{{{ $value | humanizeDuration }}}} ago (threshold {silent_s:g}s): it is down or "
+         "its "
          "remote_write is failing. "
          "Its replicas are out of every fleet SLI and dashboard until it is back."),
         ("ServescopeShardTargetsDown", f"{TARGETS_UP} < {TARGETS}", "ticket",
@@ -184,12 +205,10 @@ def shard_alerts(options: Options) -> list[Alert]:
          "{{ $labels.job }}: only {{ $value | humanize }} of the shard's targets answer scrapes: "
          "their requests are missing from the fleet SLIs (the shard's own "
          "ServescopeTargetDown names them)."),
-        ("ServescopeShardTargetsMissing",
-         f"max_over_time({TARGETS}[{lookback}]) > 0\nunless\n{TARGETS}", "page",
+        ("ServescopeShardTargetsMissing", f"{TARGETS_LAST}\nunless\n{TARGETS}", "page",
          "A shard lost every target of a job",
-         "{{ $labels.job }}: the shard scraped targets of this job in the last "
-         f"{lookback} and now has none (service discovery or the scrape config lost them, or "
-         "the shard is gone)."),
+         "{{ $labels.job }}: the shard scraped targets of this job and now has none "
+         "(service discovery or the scrape config lost them, or the shard is gone)."),
     ]
     return [Alert(name, expr, severity, summary, desc, options.runbook(name),
                   options.timing.shard_silent_for if name == "ServescopeShardSilent"
@@ -205,4 +224,5 @@ def groups(slo: SLOSpec, options: Options) -> list[Group]:
             *(Group(f"servescope-slo-sli-{key}", tuple(sli_records(slo, options, key)), FLEET)
               for key in SLOS),
             Group("servescope-slo-burn", tuple(burn_alerts(slo, options)), FLEET),
-            Group("servescope-shards", tuple(shard_alerts(options)), FLEET)]
+            # the memory first: a group evaluates its rules in order
+            Group("servescope-shards", (*shard_memory(options), *shard_alerts(options)), FLEET)]

@@ -53,8 +53,28 @@ def render_annotation(template: str, labels: Mapping[str, str], value: float) ->
             return f"{_fmt(value * 100)}%"
         if expr == "$value | humanize":
             return _fmt(value)
+        if expr == "$value | humanizeDuration":
+            return _duration(value)
         raise ValueError(f"template form {expr!r} has no renderer in unittests.py")
     return _TEMPLATE.sub(one, template)
+
+
+def _duration(seconds: float) -> str:
+    """Prometheus's humanizeDuration, for the values our tests give it (0, or 1 s and up)."""
+    if seconds == 0:
+        return "0s"
+    if seconds < 1:
+        raise ValueError(f"humanizeDuration of {seconds} has no renderer in unittests.py")
+    whole = int(seconds)
+    days, hours = whole // 86400, whole // 3600 % 24
+    minutes, secs = whole // 60 % 60, whole % 60
+    if days:
+        return f"{days}d {hours}h {minutes}m {secs}s"
+    if hours:
+        return f"{hours}h {minutes}m {secs}s"
+    if minutes:
+        return f"{minutes}m {secs}s"
+    return f"{seconds:.4g}s"
 
 
 def _labels(**extra: str) -> dict[str, str]:
@@ -413,7 +433,20 @@ def _shard_scenarios(fl: Flavor) -> list[Scenario]:
     lost.add_raw(slo_rules.TARGETS, {"job": JOB, **shard}, f"3x{CHANGE} _x20")
     lost.firing["ServescopeShardTargetsMissing"] = [({"job": JOB, **shard}, 3.0)]
     lost.firing["ServescopeTargetsMissing"] = [({"job": JOB}, 1.0)]  # absent() of one name
-    return [silent, lost]
+    # the same, the shard gone 70 minutes before the evaluation: past any window of its
+    # samples, the global tier's memory still pages
+    long_silent = Scenario("a shard silent for over an hour")
+    long_silent.add_raw(slo_rules.HEARTBEAT, shard, "0+60x5")
+    _target(long_silent, fl)
+    long_silent.firing["ServescopeShardSilent"] = [(shard, (CHANGE + 15 - 5) * 60.0)]
+    long_silent.records.append((slo_rules.HEARTBEAT_LAST, shard, 5 * 60.0))  # its last beat
+    long_lost = Scenario("a shard without targets for over an hour")
+    long_lost.add_raw(slo_rules.TARGETS, {"job": JOB, **shard}, f"3x5 _x{CHANGE + 10}")
+    # last seen when its last sample (minute 5) left the 5-minute lookback
+    long_lost.firing["ServescopeShardTargetsMissing"] = [({"job": JOB, **shard}, 10 * 60.0)]
+    long_lost.records.append((slo_rules.TARGETS_LAST, {"job": JOB, **shard}, 10 * 60.0))
+    long_lost.firing["ServescopeTargetsMissing"] = [({"job": JOB}, 1.0)]
+    return [silent, lost, long_silent, long_lost]
 
 
 def _cause(name: str, slo: SLOSpec, options: Options, slo_key: str, cause: str, *,

@@ -46,7 +46,7 @@ def test_promtool_check_rules() -> None:
     result = promtool("check", "rules", RULES.name, cwd=GENERATED)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"SUCCESS: {len(all_rules(SLOSpec.default()))} rules found" in result.stdout
-    assert len(all_rules(SLOSpec.default())) == 106  # 32 of them the dashboards' recordings
+    assert len(all_rules(SLOSpec.default())) == 108  # 32 of them the dashboards' recordings
 
 
 @needs_promtool
