@@ -39,10 +39,12 @@ __all__ = [
     "completion_chunk",
     "completion_response",
     "deadline_of",
+    "echoed",
     "error_body",
     "parse_body",
     "parse_chat",
     "parse_completion",
+    "preview",
     "render_chat_prompt",
     "usage",
 ]
@@ -115,14 +117,19 @@ def _as_float(v: int | float) -> float:
 
 
 _PREVIEW = reprlib.Repr()
-_PREVIEW.maxlevel, _PREVIEW.maxstring, _PREVIEW.maxother, _PREVIEW.maxlong = 2, 60, 60, 40
+_PREVIEW.maxlevel, _PREVIEW.maxstring, _PREVIEW.maxother, _PREVIEW.maxlong = 2, 1024, 1024, 40
+#: What an error message shows of a client's value: its head, after redaction.
+PREVIEW_CHARS = 80
 
 
-def _preview(value: object) -> str:
+def preview(value: object, chars: int = PREVIEW_CHARS) -> str:
     """A short, bounded rendering of a client value for an error message (depth- and
     length-limited: a value nested thousands deep or 4,000 digits long is never rendered
-    whole, and lone surrogates are escaped), redacted (:func:`echoed`)."""
-    return echoed(_PREVIEW.repr(value)[:80])
+    whole, and lone surrogates are escaped), redacted (:func:`echoed`). Redacted first, then
+    cut to its head: a value cut first could keep most of a secret whose start the cut took
+    (``'aaa...Ef0123456789'``), which no detector then recognizes."""
+    text = echoed(_PREVIEW.repr(value))
+    return text if len(text) <= chars else text[:chars - 3] + "..."
 
 
 def echoed(text: str) -> str:
@@ -136,7 +143,7 @@ def echoed(text: str) -> str:
 
 def _type_error(field: str, expected: str, value: object) -> RequestError:
     got = "null" if value is None else type(value).__name__
-    return RequestError(f"'{field}' must be {expected}, got {got}: {_preview(value)}",
+    return RequestError(f"'{field}' must be {expected}, got {got}: {preview(value)}",
                         param=field, code="invalid_type")
 
 
@@ -153,7 +160,7 @@ def _number(lo: float | None = None, hi: float | None = None) -> _Check:
             raise _type_error(field, "a number", v)
         x = _as_float(v)  # type: ignore[arg-type]
         if (lo is not None and x < lo) or (hi is not None and x > hi):
-            raise _value_error(field, f"must be between {lo} and {hi}, got {_preview(v)}")
+            raise _value_error(field, f"must be between {lo} and {hi}, got {preview(v)}")
     return check
 
 
@@ -163,9 +170,9 @@ def _integer(lo: int | None = None, hi: int | None = None) -> _Check:
             raise _type_error(field, "an integer", v)
         assert isinstance(v, int)
         if lo is not None and v < lo:
-            raise _value_error(field, f"must be at least {lo}, got {_preview(v)}")
+            raise _value_error(field, f"must be at least {lo}, got {preview(v)}")
         if hi is not None and v > hi:
-            raise _value_error(field, f"must be at most {hi}, got {_preview(v)} "
+            raise _value_error(field, f"must be at most {hi}, got {preview(v)} "
                                       f"(not supported here)")
     return check
 
@@ -334,9 +341,9 @@ def deadline_of(body: Mapping[str, Any], headers: Mapping[str, str]) -> float | 
         raise _type_error(field, "a number of seconds", value)
     seconds = _as_float(value)  # type: ignore[arg-type]
     if seconds <= 0:
-        raise _value_error(field, f"must be positive, got {_preview(value)}")
+        raise _value_error(field, f"must be positive, got {preview(value)}")
     if not math.isfinite(seconds):
-        raise _value_error(field, f"must be a finite number of seconds, got {_preview(value)}")
+        raise _value_error(field, f"must be a finite number of seconds, got {preview(value)}")
     return seconds
 
 
@@ -356,7 +363,7 @@ def _priority(body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
     # 'AKIA...' as sent); the guard keeps only declared classes on labels and spans
     if not value or len(value) > 32 or not set(value) <= _PRIORITY_CHARS:
         raise _value_error(field, f"must be 1-32 characters of letters, digits, '_' or '-', "
-                                  f"got {echoed(repr(value[:40]))}")
+                                  f"got {preview(value, 48)}")
     return value
 
 
@@ -409,7 +416,7 @@ def _message_text(i: int, message: object) -> tuple[str, str]:
         raise _type_error(f"{where}.role", "a string", role)
     if role not in ROLES:
         raise _value_error(f"{where}.role", f"must be one of {sorted(ROLES)}, "
-                                            f"got {_preview(role)}")
+                                            f"got {preview(role)}")
     content = message.get("content")
     if content is None and role == "assistant":
         return role, ""

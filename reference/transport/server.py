@@ -166,7 +166,7 @@ class _Transport:
         config = self.engine.config
         if params.model != self.model_name and params.model not in config.adapters:
             raise schema.RequestError(
-                f"The model '{schema.echoed(params.model[:200])}' does not exist; this server "
+                f"The model {schema.preview(params.model, 200)} does not exist; this server "
                 f"serves "
                 f"'{self.model_name}'", param="model", code="model_not_found", status=404)
         if config.unknown_priority == "reject" and params.priority.lower() not in \
@@ -211,7 +211,8 @@ class _Transport:
             encoded = self.engine.tokenizer.encode(text)
             if len(encoded) != 1:
                 raise schema.RequestError(
-                    f"'stop' sequence {text!r} is {len(encoded)} tokens; this server supports "
+                    f"'stop' sequence {schema.preview(text)} is {len(encoded)} tokens; this "
+                    f"server supports "
                     f"single-token stop sequences only", param="stop", code="unsupported_value")
             ids.append(encoded[0])
         return tuple(ids)
@@ -278,7 +279,7 @@ def _require_json(headers: dict[str, str]) -> None:
     if media != "application/json" and not (media.startswith("application/")
                                              and media.endswith("+json")):
         raise schema.RequestError(
-            f"Content-Type must be application/json, got {schema.echoed(repr(declared[:60]))}",
+            f"Content-Type must be application/json, got {schema.preview(declared)}",
             code="unsupported_media_type", status=415)
 
 
@@ -315,7 +316,8 @@ def _unavailable(engine: EngineCoreClient, message: str, rid: str | None,
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     type_ = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
-    message = f"{request.method} {schema.echoed(request.url.path[:200])}: {exc.detail}"
+    # redacted, then cut: cut first, a secret across the cut would lose what names it
+    message = f"{request.method} {schema.echoed(request.url.path[:4096])[:200]}: {exc.detail}"
     return _error(exc.status_code, schema.error_body(message, type_=type_,
                                                      code=str(exc.status_code)))
 

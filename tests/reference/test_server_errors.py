@@ -174,6 +174,12 @@ SECRET = "sk-proj-Q7vXk2Lm9Pz4Rt8Wn3Yb6Hc1Jd5Fg0Ks2Ae7Uo4Ip9Ty"
     ("POST", COMPLETIONS, _with(priority=SECRET), {}),
     ("POST", COMPLETIONS, json.dumps(OK).encode(), {"content-type": f"text/{SECRET}"}),
     ("GET", f"/v1/users/4539148803436467/{SECRET}", None, {}),  # an unknown route
+    # longer than the preview: redacted before it is cut to its head (cut first, the head
+    # and tail kept most of the key without its prefix, which no detector then knew)
+    ("POST", COMPLETIONS, _with(max_tokens="a" * 40 + " " + SECRET), {}),
+    ("POST", COMPLETIONS, _with(stop=["a" * 40 + " " + SECRET]), {}),
+    ("POST", CHAT, json.dumps({"model": MODEL, "messages": [
+        {"role": "b" * 50 + " " + SECRET, "content": "x"}]}).encode(), {}),
 ])
 def test_error_messages_echo_client_values_redacted(server: LocalServer, method: str,
                                                     path: str, body: bytes | None,
@@ -184,5 +190,9 @@ def test_error_messages_echo_client_values_redacted(server: LocalServer, method:
                              headers={"content-type": "application/json", **headers})
     assert 400 <= response.status_code < 500
     message = response.json()["error"]["message"]
-    assert "[REDACTED:" in message
-    assert SECRET[8:30] not in response.text and "4539148803436467" not in response.text
+    assert "[REDACTED:" in message or message.endswith("...")
+    assert "4539148803436467" not in response.text
+    # no fragment of the key's secret part, as long as half of it, is left
+    secret = SECRET[8:]
+    half = len(secret) // 2
+    assert not any(secret[i:i + half] in response.text for i in range(len(secret) - half + 1))
