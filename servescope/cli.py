@@ -39,6 +39,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.handler(args)
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # a port in use, a path that is a file: said, not a traceback
+        print(f"servescope {args.command}: {exc}", file=sys.stderr)
+        return 1
     return code
 
 

@@ -29,8 +29,12 @@ def listen(host: str, port: int, send_buffer_bytes: int | None, backlog: int) ->
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if send_buffer_bytes is not None:  # accepted sockets inherit the listener's buffer size
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer_bytes)
-    sock.bind((host, port))
-    sock.listen(backlog)
+    try:
+        sock.bind((host, port))
+        sock.listen(backlog)
+    except OSError as exc:  # the CLI prints it: say where
+        sock.close()
+        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from exc
     sock.setblocking(False)
     return sock
 

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from servescope.commands import port_number
+
 FLAVOR_NAMES = ("vllm", "sglang", "tgi", "llamacpp", "openai", "servescope")
 
 
@@ -22,7 +24,7 @@ def register(sub: Any) -> None:
     p.add_argument("--flavor", default="openai", choices=FLAVOR_NAMES,
                    help="which engine it is (its health path; the pool label)")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--port", type=port_number, default=8080)
     p.add_argument("--model-name", default=None,
                    help="the model label of requests naming no model the upstream lists "
                         "(default: 'default')")

@@ -10,12 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from servescope.commands import port_number
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser("serve", help="run the reference decode worker behind an "
                                      "OpenAI-compatible HTTP API")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--port", type=port_number, default=8000)
     p.add_argument("--config", default=None,
                    help="engine config, YAML or JSON (fields of EngineConfig; model: {...})")
     p.add_argument("--slo", default=None, help="SLO spec YAML (default: the shipped spec)")
@@ -29,7 +31,7 @@ def register(sub: Any) -> None:
     p.add_argument("--send-buffer-bytes", type=int, default=4096,
                    help="per-connection bytes the server buffers before the writer waits "
                         "(0: OS and uvicorn defaults)")
-    p.add_argument("--metrics-port", type=int, default=None,
+    p.add_argument("--metrics-port", type=port_number, default=None,
                    help="serve /metrics from this port too, in threads of its own, from a "
                         "render cached for metrics_cache_s (config; 0.5 s by default), so "
                         "scrapes never touch the serving event loop (default: the config's "

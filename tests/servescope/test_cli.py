@@ -1,0 +1,52 @@
+"""The CLI's front door: a bad argument or an operating-system refusal (a port in use, an
+output path that is a file) is one line naming it and a nonzero exit, never a traceback."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _servescope(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "servescope", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize("command", ["serve", "gateway"])
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_a_port_that_is_no_port_is_refused_naming_the_option(command: str, port: str,
+                                                             tmp_path: Path) -> None:
+    extra = ["--upstream", "http://127.0.0.1:9"] if command == "gateway" else []
+    result = _servescope(command, *extra, "--port", port, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "argument --port:" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["serve", "gateway"])
+def test_a_port_in_use_is_one_line_and_exit_1(command: str, tmp_path: Path) -> None:
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        extra = ["--upstream", "http://127.0.0.1:9"] if command == "gateway" else []
+        result = _servescope(command, *extra, "--port", str(port), cwd=tmp_path)
+    finally:
+        taken.close()
+    assert result.returncode == 1
+    assert f"servescope {command}: [Errno 98] cannot listen on 127.0.0.1:{port}: Address " \
+           "already in use" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_generate_into_a_file_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    file = tmp_path / "a-file"
+    file.write_text("x")
+    result = _servescope("generate", "--out", str(file), cwd=tmp_path)
+    assert result.returncode == 1
+    assert "servescope generate: " in result.stderr and "Not a directory" in result.stderr
+    assert "Traceback" not in result.stderr and file.read_text() == "x"
