@@ -186,7 +186,7 @@ def parse_slo(text: str, source: str = "<string>") -> SLOSpec:
     error = jsonschema.exceptions.best_match(validator.iter_errors(raw))
     if error is not None:
         raise _schema_error(error)
-    period = raw.get("period", "30d")
+    period = _period(raw.get("period", "30d"))
     goodput = raw.get("goodput", {})
     availability = raw.get("availability", {"target": 0.999})
     return SLOSpec(
@@ -205,6 +205,20 @@ def parse_slo(text: str, source: str = "<string>") -> SLOSpec:
         alert_windows=_windows(raw, period),
         service=str(raw.get("service", "llm-inference")),
     )
+
+
+#: The shortest SLO period taken: the page's windows are 1/720 of it and 1/12 of that, and
+#: below a day they collapse into one minute (no multiwindow protection left).
+MIN_PERIOD_S = 86400.0
+
+
+def _period(period: str) -> str:
+    seconds = window_seconds(period)
+    if seconds < MIN_PERIOD_S:
+        raise SLOError(f"period: {period} is shorter than a day: the burn-rate alerts' windows "
+                       "(the page's is 1/720 of the period) would collapse into one minute; an "
+                       "SLO period is days, like 7d, 28d or 30d")
+    return period
 
 
 def load_slo(path: str | Path) -> SLOSpec:

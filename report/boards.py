@@ -56,6 +56,9 @@ class Board:
     description: str
     path: Path
     panels: list[Panel] = field(default_factory=list)
+    #: The "All" value of each of its template variables that has one: what a variable the
+    #: caller does not choose stands for (the flavors' ``$gateway``: every gateway job).
+    all_values: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,9 @@ def load_boards(folder: Path) -> list[Board]:
 def _board(path: Path, doc: dict[str, Any]) -> Board:
     board = Board(doc.get("title") or path.stem, doc.get("uid", path.stem),
                   doc.get("description", ""), path)
+    for variable in doc.get("templating", {}).get("list", []):
+        if variable.get("includeAll") and isinstance(variable.get("allValue"), str):
+            board.all_values[variable["name"]] = variable["allValue"]
     for row, panel in _walk(doc.get("panels", []), ""):
         board.panels.append(_panel(panel, row))
     return board

@@ -91,8 +91,10 @@ def legend(target: Target, labels: dict[str, str]) -> str:
 
 def evaluate_board(client: PrometheusClient, board: Board, window: TimeRange,
                    variables: dict[str, str], present: set[str]) -> BoardResult:
-    """``present``: metric names Prometheus holds in the range (to explain empty panels)."""
-    return BoardResult(board, [evaluate_panel(client, panel, window, variables, present)
+    """``present``: metric names Prometheus holds in the range (to explain empty panels).
+    A variable ``variables`` does not name takes the board's "All" value."""
+    chosen = {**board.all_values, **variables}
+    return BoardResult(board, [evaluate_panel(client, panel, window, chosen, present)
                                for panel in board.panels])
 
 

@@ -27,6 +27,9 @@ def register(sub: Any) -> None:
     p.add_argument("--job", default=".*", help="regex for the $job variable (default all)")
     p.add_argument("--instance", default=".*", help="regex for $instance (default all)")
     p.add_argument("--model", default=".*", help="regex for $model (default all)")
+    p.add_argument("--gateway", default=None,
+                   help="regex for $gateway, the gateway jobs an engine flavor's dashboards "
+                        "join (default all: servescope-gateway.*)")
     p.add_argument("--scrape-interval", default=None,
                    help="for $__rate_interval (default: read from Prometheus' config)")
     p.add_argument("-o", "--output", default="servescope-report.html")
@@ -51,6 +54,12 @@ def _report(args: argparse.Namespace) -> int:
         print(f"servescope report: {MISSING_EXTRA} ({exc})", file=sys.stderr)
         return 2
 
+    for option in ("job", "instance", "model", "gateway"):
+        pattern = getattr(args, option)
+        if pattern is not None and (why := _regex_error(pattern)) is not None:
+            print(f"servescope report: --{option}: not a regular expression: {why}",
+                  file=sys.stderr)
+            return 2
     try:
         boards = _boards(args)
         end = args.end if args.end is not None else time.time()
@@ -69,6 +78,8 @@ def _report(args: argparse.Namespace) -> int:
         return 1
     variables = {"job": args.job, "instance": args.instance, "model": args.model,
                  "datasource": "prometheus"}
+    if args.gateway is not None:
+        variables["gateway"] = args.gateway
     try:
         written = write_report(client, boards, window, variables, args.output, args.png,
                                args.png_row, source=f"flavor {args.flavor}")
@@ -80,6 +91,20 @@ def _report(args: argparse.Namespace) -> int:
         return 2
     print(written)
     return 0
+
+
+def _regex_error(pattern: str) -> str | None:
+    """Why Prometheus would refuse ``pattern`` in a ``=~`` matcher, as far as Python's
+    ``re`` can tell (RE2 takes less: lookarounds and backreferences are refused too)."""
+    import re
+
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        return str(exc)
+    if re.search(r"\(\?[=!<]|\\[1-9]", pattern):
+        return "lookarounds and backreferences are not RE2 (Prometheus' regex syntax)"
+    return None
 
 
 def _boards(args: argparse.Namespace) -> list[Any]:

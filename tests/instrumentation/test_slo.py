@@ -28,6 +28,10 @@ def test_default_spec_loads_with_documented_defaults():
     (BASE + "goodput: {eligible_finish_reasons: [stop, teleported]}\n",
      "goodput.eligible_finish_reasons.1: \"teleported\""),
     (BASE + "ttft2: {}\n", "ttft2: unknown key"),
+    # the windows of a period under a day collapse into one minute
+    (BASE + "period: 0d\n", "period: 0d is shorter than a day"),
+    (BASE + "period: 2m\n", "period: 2m is shorter than a day"),
+    (BASE + "period: 23h\n", "period: 23h is shorter than a day"),
     (BASE.replace("ttft: {", "ttft: {colour: 1, "), "ttft.colour: unknown key"),
 ])
 def test_bad_specs_name_the_field_and_value(text, needle):

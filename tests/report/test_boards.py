@@ -27,6 +27,35 @@ def test_every_panel_and_target_of_every_flavor_is_read(flavor: str) -> None:
         assert all(p.unit for p in board.panels)
 
 
+@pytest.mark.parametrize("flavor", available_flavors())
+def test_every_query_of_every_flavor_takes_the_cli_variables_and_the_boards_all_values(
+        flavor: str) -> None:
+    """The CLI names $job, $instance, $model (and $gateway when given); any other variable
+    a board has takes its "All" value, as Grafana shows it: the engine flavors' $gateway
+    panels were each an 'unknown dashboard variable' error."""
+    from servescope.report.evaluate import evaluate_board
+
+    class NoData:  # a Prometheus that holds nothing: only the queries' own words matter here
+        def query(self, expr: str, at: float) -> list[object]:
+            return []
+
+        def query_range(self, *args: object, **kwargs: object) -> list[object]:
+            return []
+
+        def exemplars(self, *args: object, **kwargs: object) -> list[object]:
+            return []
+
+    window = TimeRange.ending(0, 3600, scrape_interval_s=15)
+    cli = {"job": ".*", "instance": ".*", "model": ".*", "datasource": "prometheus"}
+    for board in load_boards(generated_dir(flavor)):
+        result = evaluate_board(NoData(), board, window, cli, set())  # type: ignore[arg-type]
+        assert [e for p in result.panels for e in p.errors] == []
+        assert all("$" not in q for p in result.panels for q in p.queries)
+    if flavor != "servescope":
+        boards = load_boards(generated_dir(flavor))
+        assert boards[0].all_values["gateway"] == "servescope-gateway.*"
+
+
 def test_flavor_without_a_metric_explains_the_empty_panel() -> None:
     boards = load_boards(generated_dir("vllm"))
     empty = [p for b in boards for p in b.panels if not p.targets]

@@ -50,3 +50,15 @@ def test_generate_into_a_file_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "servescope generate: " in result.stderr and "Not a directory" in result.stderr
     assert "Traceback" not in result.stderr and file.read_text() == "x"
+
+
+@pytest.mark.parametrize(("option", "pattern"), [("--job", "(["), ("--model", "a(?=b)"),
+                                                 ("--gateway", "x{2,1}")])
+def test_report_refuses_a_pattern_prometheus_would_not_take(option: str, pattern: str,
+                                                            tmp_path: Path) -> None:
+    """Refused before Prometheus is asked (it would fail every panel's query one by one)."""
+    result = _servescope("report", "--prometheus", "http://127.0.0.1:9", option, pattern,
+                         "-o", str(tmp_path / "r.html"), cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"servescope report: {option}: not a regular expression" in result.stderr
+    assert not (tmp_path / "r.html").exists()
