@@ -170,6 +170,7 @@ class _Gateway:
                                  self.models.label(fields.get("model")), _priority(fields,
                                                                                   headers))
         try:
+            schema.control_headers_once(scope["headers"])
             deadline_s = _deadline(fields, headers, self.config.default_deadline_s)
         except schema.RequestError as err:  # refused here, as the reference server would
             recorder.rejected(err.code)

@@ -25,7 +25,7 @@ import math
 import re
 import reprlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -38,6 +38,7 @@ __all__ = [
     "chat_response",
     "completion_chunk",
     "completion_response",
+    "control_headers_once",
     "deadline_of",
     "echoed",
     "error_body",
@@ -51,6 +52,7 @@ __all__ = [
 
 DEADLINE_HEADER = "x-servescope-deadline-s"
 PRIORITY_HEADER = "x-servescope-priority"
+_CONTROL_HEADERS = frozenset({DEADLINE_HEADER.encode(), PRIORITY_HEADER.encode()})
 #: The deadline header's form: plain decimal digits, at most one point.
 _DECIMAL_SECONDS = re.compile(r"[0-9]{1,9}(\.[0-9]{1,9})?|\.[0-9]{1,9}")
 _PRIORITY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
@@ -319,6 +321,21 @@ def _stop(body: Mapping[str, Any]) -> tuple[str, ...]:
     if any(s == "" for s in items):
         raise _value_error("stop", "must not contain empty strings")
     return tuple(items)
+
+
+def control_headers_once(raw: Iterable[tuple[bytes, bytes]]) -> None:
+    """:class:`RequestError` when the deadline or priority header comes more than once: two
+    deadlines (``100`` and ``0.2``) leave no way to tell which the client meant, and a
+    proxy that keeps the first would read another than a server that keeps the last."""
+    seen: set[bytes] = set()
+    for name, _ in raw:
+        name = name.lower()
+        if name in _CONTROL_HEADERS:
+            if name in seen:
+                field = name.decode("latin-1")
+                raise RequestError(f"'{field}' is sent more than once; send it once",
+                                   param=field, code="invalid_value")
+            seen.add(name)
 
 
 def deadline_of(body: Mapping[str, Any], headers: Mapping[str, str]) -> float | None:

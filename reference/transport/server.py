@@ -118,6 +118,7 @@ class _Transport:
         carrier = {k: headers[k] for k in TRACE_HEADERS if k in headers}
         operation = "chat" if kind == "chat" else "text_completion"
         try:
+            schema.control_headers_once(request.headers.raw)
             params = await self._params(request, kind, headers)
             generation = self._generation(rid, params, carrier, operation)
         except schema.RequestError as err:

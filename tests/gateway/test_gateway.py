@@ -317,9 +317,11 @@ def test_a_forwarded_for_header_changes_nothing_for_the_stream() -> None:
 @pytest.mark.parametrize("body,headers", [
     ({"deadline_s": 0}, {}), ({"deadline_s": -1}, {}), ({"deadline_s": "soon"}, {}),
     ({"deadline_s": True}, {}), ({}, {"x-servescope-deadline-s": "1e3"}),
-    ({}, {"x-servescope-deadline-s": "nan"})])
+    ({}, {"x-servescope-deadline-s": "nan"}),
+    # two deadlines: which did the client mean? (a proxy keeping the first would read another)
+    ({}, [("x-servescope-deadline-s", "100"), ("x-servescope-deadline-s", "0.2")])])
 def test_a_deadline_that_is_no_number_of_seconds_gets_a_400_naming_it(
-        body: dict, headers: dict) -> None:
+        body: dict, headers: dict | list) -> None:
     """As the reference server answers it: not forwarded, counted, the field named."""
     with stub_and_gateway() as (stub, gw):
         answer = httpx.post(f"{gw.url}/v1/completions", headers=headers, timeout=30,

@@ -132,6 +132,21 @@ def test_the_deadline_header_is_a_plain_decimal(server: LocalServer, value: str)
     assert r.json()["error"]["param"] == "x-servescope-deadline-s"
 
 
+@pytest.mark.parametrize("header", ["x-servescope-deadline-s", "x-servescope-priority"])
+def test_a_control_header_sent_twice_is_a_400_naming_it(server: LocalServer,
+                                                         header: str) -> None:
+    """Two deadlines (100 and 0.2): which did the client mean? The last one won, where a
+    proxy that keeps the first reads the other."""
+    before = finished(server)
+    r = httpx.post(f"{server.url}/v1/completions", content=BODY, timeout=10,
+                   headers=[("content-type", "application/json"), (header, "100"),
+                            (header.upper(), "2")])
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["param"] == header
+    assert "more than once" in r.json()["error"]["message"]
+    assert finished(server) == before  # refused before any generation ran
+
+
 def test_a_plain_deadline_header_is_taken(server: LocalServer) -> None:
     r = httpx.post(f"{server.url}/v1/completions", content=BODY, timeout=30,
                    headers={"content-type": "application/json",
