@@ -30,8 +30,8 @@ def register(sub: Any) -> None:
     gen.add_argument("--check", action="store_true",
                      help="write nothing; exit 1 if any generated file is stale")
     gen.add_argument("--flavor", default="all",
-                     help="whose metric names to query: servescope, vllm, sglang, tgi, or all "
-                     "(default)")
+                     help="whose metric names to query: servescope, vllm, sglang, tgi, "
+                     "llamacpp, or all (default)")
     gen.add_argument("--out", default=".", help="repository root to write under (default: .)")
     gen.add_argument("--slo", default=None, help="SLO spec file (default: the shipped spec)")
     gen.add_argument("--namespace", default=None,
