@@ -342,6 +342,7 @@ class EventStreamResponse(_Exchange):
         if opening is not None:
             await self._body(send, _event(opening))
         pending = 0  # tokens popped whose bytes have not yet been written
+        popped = 0  # tokens in the answer (its usage: a deadline discards what is left)
         while True:
             await self._writable(send)
             if not self._alive():
@@ -351,6 +352,7 @@ class EventStreamResponse(_Exchange):
             if chunk is None:
                 break
             pending += len(chunk)
+            popped += len(chunk)
             text = self.decoder.feed(chunk)
             if text:  # an incomplete UTF-8 character waits for its next byte
                 at = handle.clock()
@@ -359,9 +361,9 @@ class EventStreamResponse(_Exchange):
                     return  # uvicorn dropped the bytes: popped, never written (discarded)
                 self._wrote(pending, at)
                 pending = 0
-        await self._finish(send, pending)
+        await self._finish(send, pending, popped)
 
-    async def _finish(self, send: Send, pending: int) -> None:
+    async def _finish(self, send: Send, pending: int, popped: int) -> None:
         handle, shape = self.handle, self.shape
         await self._writable(send)  # a stall here is watched like any other
         if not self._alive():
@@ -376,7 +378,7 @@ class EventStreamResponse(_Exchange):
             events.append(_event(shape.final(reason)))
             if shape.include_usage:
                 events.append(_event(shape.usage_chunk(handle.prompt_tokens,
-                                                       handle.completion_tokens)))
+                                                       _answered(handle, popped))))
         events.append(b"data: [DONE]\n\n")
         self._completing = True
         at = handle.clock()
@@ -388,6 +390,15 @@ class EventStreamResponse(_Exchange):
     @staticmethod
     async def _body(send: Send, data: bytes) -> None:
         await send({"type": "http.response.body", "body": data, "more_body": True})
+
+
+def _answered(handle: StreamHandle, popped: int) -> int:
+    """The completion tokens an answer's usage reports: those the engine generated, except
+    that a deadline discards what its answer never carried (the client, who is billed by
+    this figure, got ``popped``; the span counts the rest as discarded)."""
+    if handle.finish_reason is FinishReason.DEADLINE:
+        return min(popped, handle.completion_tokens)
+    return handle.completion_tokens
 
 
 class WholeResponse(_Exchange):
@@ -416,7 +427,7 @@ class WholeResponse(_Exchange):
         else:
             status = 200
             payload = self.shape.whole("".join(parts), reason, handle.prompt_tokens,
-                                       handle.completion_tokens)
+                                       _answered(handle, popped))
         body = json.dumps(payload, separators=(",", ":")).encode()
         at = handle.clock()
         await send(self._start(status, b"application/json"))
