@@ -180,6 +180,9 @@ class EngineClient(EngineCoreClient):
         self._zmq = zmq.Context()
         self._dir = tempfile.mkdtemp(prefix="servescope-engine-")
         self._live: dict[str, RequestHandle] = {}
+        #: The deadline of each live request that has one (telemetry clock), for a silent
+        #: engine (:meth:`_expire_deadlines`).
+        self._deadlines: dict[str, float] = {}
         self._replayer = Replayer(telemetry, self._live, self._lock, self._left_waiting,
                                   self._requeued)
         self._out = ToEngine()
@@ -273,6 +276,8 @@ class EngineClient(EngineCoreClient):
     def _enqueue(self, handle: RequestHandle, now: float, deadline_at: float | None) -> None:
         request = handle.request
         self._live[request.request_id] = handle
+        if deadline_at is not None:
+            self._deadlines[request.request_id] = deadline_at
         self._out.submits.append(Submit(
             request.request_id, request.prompt, request.max_tokens, now, deadline_at,
             request.priority, list(request.stop_token_ids), request.ignore_eos,
@@ -440,7 +445,29 @@ class EngineClient(EngineCoreClient):
         if not inc.ready and now - inc.started_at > self.start_timeout_s:
             self._bury(inc, "startup_timeout")
             return
+        if self._deadlines:
+            self._expire_deadlines()
         self._flush(inc)
+
+    def _expire_deadlines(self) -> None:
+        """Deadlines while the engine is silent. The engine ends a request at its deadline,
+        but a stopped or hung engine ends nothing until its lease expires (10 s by default,
+        a 0.3 s deadline then ran 20 times over). Past its deadline, with the engine silent
+        (``unresponsive_s``), a request ends here, ``deadline`` exactly once; the engine is
+        told to cancel it when it reads again, and its own late verdict is counted as an
+        ignored signal."""
+        with self._lock:
+            for rid in [rid for rid in self._deadlines if rid not in self._live]:
+                del self._deadlines[rid]  # ended: its deadline no longer matters
+            if self._responsive():
+                return
+            now = self.telemetry.clock()
+            due = [self._live[rid] for rid, at in self._deadlines.items() if at <= now]
+            for handle in due:
+                del self._deadlines[handle.request_id]
+                self._out.cancels.append((handle.request_id, FinishReason.DEADLINE))
+        for handle in due:
+            self._replayer.end(handle, FinishReason.DEADLINE, now, drop=True)
 
     def _read_last_words(self, inc: _Incarnation) -> None:
         """An engine that failed sends a fatal report and exits at once: its exit can reach

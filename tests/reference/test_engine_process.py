@@ -215,6 +215,50 @@ def test_a_hung_engine_is_killed_when_its_lease_expires(server: LocalServer) -> 
     _next_request_is_served(server)
 
 
+def test_a_stopped_engine_still_ends_requests_at_their_deadline(server: LocalServer) -> None:
+    """SIGSTOP within the lease (3 s here): the engine ends nothing, so the API process ends
+    what passed its deadline, once, and the engine cancels it when it runs again; no
+    restart. (Before, a 0.3 s deadline ran until SIGCONT.)"""
+    import time
+
+    client = _client(server)
+    host, port = server.http.host, server.http.port
+    assert client.wait_ready(60)
+    restarts = _total(server, "servescope_engine_restarts_total")
+    deadlines = _total(server, "servescope_requests_finished_total", finish_reason="deadline")
+    committed0 = client.stats().committed_tokens
+
+    async def run() -> tuple[list[ClientResult], list[float]]:
+        payload = {**_payload(400), "deadline_s": 1.0}
+        tasks = [asyncio.create_task(stream_once(host, port, payload, timeout_s=30))
+                 for _ in range(4)]
+        await asyncio.to_thread(lambda: poll_until(
+            lambda: client.stats().running >= 4
+            and client.stats().committed_tokens - committed0 >= 8,
+            timeout_s=60, what="the streams running"))
+        assert client.pid is not None
+        client.signal_engine(signal.SIGSTOP)
+        stopped_at = time.monotonic()
+        try:
+            results = await asyncio.wait_for(asyncio.gather(*tasks), 30)
+            ended = [time.monotonic() - stopped_at]
+        finally:
+            client.signal_engine(signal.SIGCONT)
+        return results, ended
+
+    results, (ended_after,) = asyncio.run(run())
+    assert {r.finish for r in results} == {"deadline"}, {(r.finish, r.detail) for r in results}
+    # deadline 1 s after arrival, the engine silent 0.5 s before the link steps in: long
+    # before the 3 s lease would have ended them with error
+    assert ended_after < 2.5
+    assert _total(server, "servescope_requests_finished_total",
+                  finish_reason="deadline") == deadlines + 4
+    poll_until(client.ready, timeout_s=30, what="the engine to answer again")
+    assert _total(server, "servescope_engine_restarts_total") == restarts
+    _check_accounting(server)
+    _next_request_is_served(server)
+
+
 def test_an_exception_inside_a_step_ends_the_engine_and_restarts_it(
         server: LocalServer) -> None:
     _fault_under_load(server, lambda c: c.inject_crash(), "fatal")
