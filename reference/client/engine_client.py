@@ -183,6 +183,9 @@ class EngineClient(EngineCoreClient):
         #: The deadline of each live request that has one (telemetry clock), for a silent
         #: engine (:meth:`_expire_deadlines`).
         self._deadlines: dict[str, float] = {}
+        #: Requests the API side asked the engine to stop (client cancel, slow consumer),
+        #: with the reason, until the engine's verdict arrives.
+        self._stopping: dict[str, FinishReason] = {}
         self._replayer = Replayer(telemetry, self._live, self._lock, self._left_waiting,
                                   self._requeued)
         self._out = ToEngine()
@@ -293,6 +296,7 @@ class EngineClient(EngineCoreClient):
             posted = request_id in self._live
             if posted:
                 self._out.cancels.append((request_id, reason))
+                self._stopping.setdefault(request_id, reason)
         if posted:
             self._wake()
         return posted
@@ -445,29 +449,40 @@ class EngineClient(EngineCoreClient):
         if not inc.ready and now - inc.started_at > self.start_timeout_s:
             self._bury(inc, "startup_timeout")
             return
-        if self._deadlines:
-            self._expire_deadlines()
+        if self._deadlines or self._stopping:
+            self._end_while_silent()
         self._flush(inc)
 
-    def _expire_deadlines(self) -> None:
-        """Deadlines while the engine is silent. The engine ends a request at its deadline,
-        but a stopped or hung engine ends nothing until its lease expires (10 s by default,
-        a 0.3 s deadline then ran 20 times over). Past its deadline, with the engine silent
-        (``unresponsive_s``), a request ends here, ``deadline`` exactly once; the engine is
-        told to cancel it when it reads again, and its own late verdict is counted as an
-        ignored signal."""
+    def _end_while_silent(self) -> None:
+        """Deadlines and cancels while the engine is silent. The engine ends a request at
+        its deadline or when told to stop it, but a stopped or hung engine ends nothing until
+        its lease expires (10 s by default: a 0.3 s deadline ran 20 times over, a client
+        gone stayed in flight). With the engine silent (``unresponsive_s``), a request past
+        its deadline, or one the API side asked to stop, ends here, exactly once; the engine
+        cancels it when it reads again, and its own late verdict is counted as ignored."""
         with self._lock:
-            for rid in [rid for rid in self._deadlines if rid not in self._live]:
-                del self._deadlines[rid]  # ended: its deadline no longer matters
+            for book in (self._deadlines, self._stopping):
+                for rid in [rid for rid in book if rid not in self._live]:
+                    del book[rid]  # ended: nothing left to enforce
             if self._responsive():
                 return
             now = self.telemetry.clock()
-            due = [self._live[rid] for rid, at in self._deadlines.items() if at <= now]
-            for handle in due:
-                del self._deadlines[handle.request_id]
-                self._out.cancels.append((handle.request_id, FinishReason.DEADLINE))
-        for handle in due:
-            self._replayer.end(handle, FinishReason.DEADLINE, now, drop=True)
+            # asked to stop first (its cancel is already posted), then deadlines passed
+            due = {rid: (self._live[rid], reason) for rid, reason in self._stopping.items()}
+            for rid, at in self._deadlines.items():
+                if at <= now and rid not in due:
+                    due[rid] = (self._live[rid], FinishReason.DEADLINE)
+                    self._out.cancels.append((rid, FinishReason.DEADLINE))
+            for rid, (handle, _) in due.items():
+                self._deadlines.pop(rid, None)
+                self._stopping.pop(rid, None)
+                # the writer is done with it, as far as the engine need wait: its tail is
+                # dropped here, so the engine must not hold it draining for progress that
+                # will never come (it leaves the live set, whose progress is sent)
+                popped, delivered, _, attached, _ = handle.progress()
+                self._out.progress.append((rid, popped, delivered, True, attached, True))
+        for handle, reason in due.values():
+            self._replayer.end(handle, reason, now, drop=True)
 
     def _read_last_words(self, inc: _Incarnation) -> None:
         """An engine that failed sends a fatal report and exits at once: its exit can reach

@@ -215,33 +215,70 @@ def test_a_hung_engine_is_killed_when_its_lease_expires(server: LocalServer) -> 
     _next_request_is_served(server)
 
 
-def test_a_stopped_engine_still_ends_requests_at_their_deadline(server: LocalServer) -> None:
+@pytest.fixture
+def paced_server() -> Iterator[LocalServer]:
+    """Steps of 10 ms or more: a 400-token stream lasts 4 s, long enough to stop mid-way."""
+    srv = LocalServer(_config(step_delay_s=0.01), model_name=MODEL,
+                      span_exporter=InMemorySpanExporter(),
+                      engine_process={"lease_s": 3.0, "restart_backoff_s": 0.2})
+    srv.recorders = capture_recorders(srv.telemetry)  # type: ignore[attr-defined]
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def test_a_stopped_engine_still_ends_requests_at_their_deadline_and_their_cancels(
+        paced_server: LocalServer) -> None:
     """SIGSTOP within the lease (3 s here): the engine ends nothing, so the API process ends
-    what passed its deadline, once, and the engine cancels it when it runs again; no
-    restart. (Before, a 0.3 s deadline ran until SIGCONT.)"""
+    what passed its deadline, and what its client left, once each, and the engine cancels
+    them when it runs again; no restart. (Before, a 0.3 s deadline ran until SIGCONT, and a
+    client gone stayed in flight.)"""
     import time
 
+    server = paced_server
     client = _client(server)
     host, port = server.http.host, server.http.port
     assert client.wait_ready(60)
     restarts = _total(server, "servescope_engine_restarts_total")
     deadlines = _total(server, "servescope_requests_finished_total", finish_reason="deadline")
+    cancels = _total(server, "servescope_requests_finished_total",
+                     finish_reason="client_cancel")
     committed0 = client.stats().committed_tokens
 
+    async def leaving() -> asyncio.StreamWriter:
+        """A stream with no deadline whose client will leave while the engine is stopped."""
+        reader, writer = await asyncio.open_connection(host, port)
+        body = json.dumps(_payload(400)).encode()
+        writer.write(b"POST /v1/completions HTTP/1.1\r\nhost: t\r\ncontent-type: "
+                     b"application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+        await reader.readuntil(b"\r\n\r\n")
+        return writer
+
     async def run() -> tuple[list[ClientResult], list[float]]:
+        gone = [await leaving() for _ in range(2)]
+        await asyncio.to_thread(lambda: poll_until(
+            lambda: client.stats().running >= 2
+            and client.stats().committed_tokens - committed0 >= 4,
+            timeout_s=60, what="the streams running"))
+        # the deadline streams: still ahead of their deadline when the engine stops (queued,
+        # in prefill or running: wherever they are, the engine ends none of them now)
         payload = {**_payload(400), "deadline_s": 1.0}
         tasks = [asyncio.create_task(stream_once(host, port, payload, timeout_s=30))
                  for _ in range(4)]
-        await asyncio.to_thread(lambda: poll_until(
-            lambda: client.stats().running >= 4
-            and client.stats().committed_tokens - committed0 >= 8,
-            timeout_s=60, what="the streams running"))
+        await asyncio.sleep(0.3)
         assert client.pid is not None
         client.signal_engine(signal.SIGSTOP)
         stopped_at = time.monotonic()
         try:
+            for writer in gone:
+                writer.close()
             results = await asyncio.wait_for(asyncio.gather(*tasks), 30)
             ended = [time.monotonic() - stopped_at]
+            # the clients that left are ended too, before the engine runs again
+            await asyncio.to_thread(lambda: poll_until(
+                lambda: _total(server, "servescope_requests_finished_total",
+                               finish_reason="client_cancel") == cancels + 2,
+                timeout_s=2.0, what="the cancels ended while the engine is stopped"))
         finally:
             client.signal_engine(signal.SIGCONT)
         return results, ended
