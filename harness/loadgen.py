@@ -461,12 +461,13 @@ Progress = Callable[[float, int, int], None]  # (elapsed_s, done, in_flight)
 
 
 class _Runner:
-    def __init__(self, config: LoadConfig, model: str, slo: SLOSpec) -> None:
+    def __init__(self, config: LoadConfig, model: str, slo: SLOSpec,
+                 registry: CollectorRegistry | None = None) -> None:
         self.config = config
         self.model = model
         self.host, self.port = check_local_url(config.url)
         self.rng = random.Random(config.seed)
-        self.registry = CollectorRegistry()
+        self.registry = registry if registry is not None else CollectorRegistry()
         # the model it targets is the one value of the client families' model label
         self.metrics = MetricSet(self.registry, slo,
                                  specs=(cat.CLIENT_TTFT, cat.CLIENT_TPOT, cat.CLIENT_E2E),
@@ -552,12 +553,13 @@ async def _model_of(host: str, port: int) -> str:
 
 
 async def run_load(config: LoadConfig, *, slo: SLOSpec | None = None,
-                   progress: Progress | None = None, progress_every_s: float = 0.5
-                   ) -> LoadResult:
-    """Run the mixed load; returns every client's result and the client-side registry."""
+                   progress: Progress | None = None, progress_every_s: float = 0.5,
+                   registry: CollectorRegistry | None = None) -> LoadResult:
+    """Run the mixed load; returns every client's result and the client-side registry
+    (``registry``, when given: one already exported while the load runs)."""
     host, port = check_local_url(config.url)
     model = config.model or await _model_of(host, port)
-    runner = _Runner(config, model, slo or SLOSpec.default())
+    runner = _Runner(config, model, slo or SLOSpec.default(), registry)
     start = time.monotonic()
     stop_at = start + config.duration_s
     tasks = [asyncio.create_task(runner.worker(kind, stop_at))

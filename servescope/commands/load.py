@@ -9,6 +9,8 @@ import sys
 import time
 from typing import Any
 
+from servescope.commands import port_number
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser("load", help="drive a running server (127.0.0.1 only) with fast, slow, "
@@ -30,13 +32,22 @@ def register(sub: Any) -> None:
     p.add_argument("--wait", type=float, default=30.0,
                    help="seconds to wait for the server to come up")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON line")
+    p.add_argument("--metrics-port", type=port_number, default=None,
+                   help="serve the clients' own series (servescope_client_*: TTFT, TPOT, "
+                        "end-to-end as the clients saw them) on /metrics at this port while "
+                        "the load runs")
+    p.add_argument("--metrics-host", default="127.0.0.1",
+                   help="address for --metrics-port (0.0.0.0 in a container)")
     p.set_defaults(handler=_load)
 
 
 def _load(args: argparse.Namespace) -> int:
+    from prometheus_client import CollectorRegistry
+
     from servescope.harness.demo import progress_printer
     from servescope.harness.load_summary import format_summary, scrape, summarize
     from servescope.harness.loadgen import LoadConfig, Mix, run_load
+    from servescope.instrumentation.scrape import CachedExposition, MetricsServer
     from servescope.instrumentation.slo import SLOError, SLOSpec, load_slo
 
     try:
@@ -61,7 +72,17 @@ def _load(args: argparse.Namespace) -> int:
                 return 1
             time.sleep(0.5)
     printer = None if args.json else progress_printer(config.duration_s)
-    load = asyncio.run(run_load(config, slo=slo, progress=printer))
+    registry = CollectorRegistry()
+    exporter = None
+    if args.metrics_port is not None:
+        exporter = MetricsServer(CachedExposition(registry), args.metrics_host,
+                                 args.metrics_port).start()
+        print(f"servescope load: client metrics at {exporter.url}/metrics", file=sys.stderr)
+    try:
+        load = asyncio.run(run_load(config, slo=slo, progress=printer, registry=registry))
+    finally:
+        if exporter is not None:
+            exporter.stop()
     if printer is not None and sys.stderr.isatty():
         print(file=sys.stderr)
     summary = summarize(load, scrape(config.url).minus(before), slo)

@@ -32,9 +32,9 @@ NO_HEALTHCHECK = {
     "otel-collector": "distroless image without a shell; scraped by Prometheus instead",
     "otel-gateway": "distroless image without a shell; scraped by Prometheus instead",
     "tempo": "minimal image without a shell or wget; Grafana's data source shows its health",
-    "load-1": "a client, not a service: nothing listens",
-    "load-2": "a client, not a service: nothing listens",
-    "load-gpu": "a client, not a service: nothing listens",
+    "load-1": "a client: only its /metrics listens (a failed scrape shows as down)",
+    "load-2": "a client: only its /metrics listens (a failed scrape shows as down)",
+    "load-gpu": "a client: only its /metrics listens (a failed scrape shows as down)",
 }
 
 
@@ -153,6 +153,26 @@ def test_prometheus_finds_every_collector_gateway_by_dns() -> None:
     service = SERVICES["otel-gateway"]
     assert service["deploy"]["replicas"] >= 2
     assert "container_name" not in service and "ports" not in service
+
+
+def test_prometheus_scrapes_the_load_generators_client_series_under_their_own_job() -> None:
+    """The Latency dashboard's client panels read servescope_client_*, which each load
+    generator serves on its replica's address (shared network namespace); under a job of its
+    own, so no rule about inference-server targets counts them."""
+    config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
+    jobs = {j["job_name"]: j for j in config["scrape_configs"]}
+    targets = jobs["servescope-clients"]["static_configs"][0]["targets"]
+    for name, server in (("load-1", "server-1"), ("load-2", "server-2")):
+        command = SERVICES[name]["command"]
+        port = command[command.index("--metrics-port") + 1]
+        assert command[command.index("--metrics-host") + 1] == "0.0.0.0"
+        assert SERVICES[name]["network_mode"] == f"service:{server}"
+        assert f"{server}:{port}" in targets
+    assert not re.fullmatch(Options().job, "servescope-clients")
+    parser = build_parser()
+    for name in ("load-1", "load-2", "load-gpu"):  # the CLI takes what compose passes
+        args = parser.parse_args(SERVICES[name]["command"][1:])
+        assert args.metrics_port == 9465
 
 
 def test_prometheus_scrapes_the_servers_under_the_rules_job() -> None:

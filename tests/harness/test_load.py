@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from waiting import poll_until
 
 from servescope.cli import main
 from servescope.harness.load_summary import (
@@ -161,6 +162,50 @@ def test_load_command_prints_a_json_summary(server: LocalServer,
     summary = json.loads(capsys.readouterr().out)
     assert summary["requests"] >= 1 and summary["client_finish"] == {
         "length": summary["requests"]}
+
+
+def test_load_command_exports_the_clients_series_while_it_runs(server: LocalServer,
+                                                               capsys: pytest.CaptureFixture[str]
+                                                               ) -> None:
+    """What the dashboards' client panels read (Client TPOT, Client end-to-end, the client
+    line of TTFT p95), scraped from the load's own port while it runs, as the compose
+    stack's Prometheus does."""
+    import socket
+    import threading
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    scraped: list[str] = []
+
+    def scrape_midway() -> None:
+        def answer() -> str | None:
+            try:
+                text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics",
+                                              timeout=2).read().decode()
+            except OSError:
+                return None
+            return text if "servescope_client_time_to_first_token_seconds_count{" in text \
+                else None
+        scraped.append(poll_until(answer, timeout_s=20, what="the client series exported"))
+
+    scraper = threading.Thread(target=scrape_midway)
+    scraper.start()
+    code = main(["load", "--url", server.url, "--duration", "3", "--concurrency", "2",
+                 "--mix", "fast=1", "--max-tokens", "8", "--json",
+                 "--metrics-port", str(port)])
+    scraper.join(30)
+    assert code == 0 and scraped
+    text = scraped[0]
+    for family in ("servescope_client_time_to_first_token_seconds",
+                   "servescope_client_time_per_output_token_seconds",
+                   "servescope_client_request_duration_seconds"):
+        assert f"# TYPE {family} histogram" in text
+    assert f'model="{MODEL}"' in text
+    with pytest.raises(OSError):  # stopped with the load
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2)
+    capsys.readouterr()
 
 
 def test_load_command_refuses_remote_targets_and_bad_mixes(
