@@ -42,6 +42,11 @@ def slo_errors(ctx: Ctx, key: str, good: str, over: str | None = None) -> str:
     q = ctx.q
     matchers = [f'slo="{key}"'] + [f"{q.label(k)}{q.matchers[k]}" for k in ("job", cat.MODEL)
                                   if k in q.matchers and ctx.flavor.has_label(k)]
+    if "job" in q.matchers:
+        # and within the rules' own job, as the burn alerts read it: the first stage records
+        # every job (a gateway in front of these servers, another flavor's engines), and the
+        # $job variable's All would add them in (a request through a gateway counted twice)
+        matchers.append(f'{q.label("job")}=~"{ctx.flavor.job_regex}"')
     bad, total = (f"{name}{short}{{{','.join(matchers)}}}" for name in (BAD_RECORD, ALL_RECORD))
     if over is not None:
         bad, total = f"sum_over_time({bad}[{over}])", f"sum_over_time({total}[{over}])"

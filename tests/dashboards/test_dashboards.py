@@ -302,3 +302,19 @@ def test_vllm_panels_without_a_metric_say_so() -> None:
     assert any('le=~"1(\\\\.0)?"' in e for e in recordings(VLLM)["servescope_job:slo_bad:rate5m"])
     assert "no 2 s boundary: requests up to 1 s count as good" in attainment["description"]
     assert by_title["Finish reasons"]["targets"][0]["legendFormat"] == "{{finished_reason}}"
+
+
+@pytest.mark.parametrize("name", sorted(FLAVORS))
+def test_slo_panels_read_the_rules_own_job_as_the_burn_alerts_do(name: str) -> None:
+    """The first stage records every job's events (a gateway in front of these servers,
+    another flavor's engines in the same Prometheus): an SLO panel under $job's All added
+    them in (each request through a gateway counted twice) while the alerts read the rules'
+    job only. Every panel query over the first stage is held to that job too."""
+    flavor, reads = FLAVORS[name], 0
+    for board in committed(name).values():
+        for panel, expr in lint.targets(board):
+            for selector in re.findall(r"servescope_job:slo_(?:bad|all):rate\w+\{([^}]*)\}",
+                                       expr):
+                reads += 1
+                assert f'job=~"{flavor.job_regex}"' in selector, (panel, expr)
+    assert reads > 0 or name == "llamacpp"  # llama.cpp records no SLO of its own
