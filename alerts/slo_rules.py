@@ -197,8 +197,7 @@ def shard_alerts(options: Options) -> list[Alert]:
          f"{silent_s:g}", "page", "A Prometheus shard stopped sending its series",
          f"A shard (its external labels are this alert's) last sent a heartbeat "
          f"{{{{ $value | humanizeDuration }}}} ago (threshold {silent_s:g}s): it is down or "
-         "its "
-         "remote_write is failing. "
+         "its remote_write is failing. "
          "Its replicas are out of every fleet SLI and dashboard until it is back."),
         ("ServescopeShardTargetsDown", f"{TARGETS_UP} < {TARGETS}", "ticket",
          "Scrape targets down behind a shard",

@@ -180,12 +180,6 @@ class EngineClient(EngineCoreClient):
         self._zmq = zmq.Context()
         self._dir = tempfile.mkdtemp(prefix="servescope-engine-")
         self._live: dict[str, RequestHandle] = {}
-        #: The deadline of each live request that has one (telemetry clock), for a silent
-        #: engine (:meth:`_expire_deadlines`).
-        self._deadlines: dict[str, float] = {}
-        #: Requests the API side asked the engine to stop (client cancel, slow consumer),
-        #: with the reason, until the engine's verdict arrives.
-        self._stopping: dict[str, FinishReason] = {}
         self._replayer = Replayer(telemetry, self._live, self._lock, self._left_waiting,
                                   self._requeued)
         self._out = ToEngine()
@@ -279,8 +273,7 @@ class EngineClient(EngineCoreClient):
     def _enqueue(self, handle: RequestHandle, now: float, deadline_at: float | None) -> None:
         request = handle.request
         self._live[request.request_id] = handle
-        if deadline_at is not None:
-            self._deadlines[request.request_id] = deadline_at
+        handle.deadline_at = deadline_at  # for a silent engine (_end_while_silent)
         self._out.submits.append(Submit(
             request.request_id, request.prompt, request.max_tokens, now, deadline_at,
             request.priority, list(request.stop_token_ids), request.ignore_eos,
@@ -293,10 +286,12 @@ class EngineClient(EngineCoreClient):
         """Queue a cancel for the engine; False when the request ended here already (or is
         being reconciled): the engine has nothing to stop."""
         with self._lock:
-            posted = request_id in self._live
-            if posted:
+            handle = self._live.get(request_id)
+            posted = handle is not None
+            if handle is not None:
                 self._out.cancels.append((request_id, reason))
-                self._stopping.setdefault(request_id, reason)
+                if handle.stop_asked is None:
+                    handle.stop_asked = reason
         if posted:
             self._wake()
         return posted
@@ -449,7 +444,7 @@ class EngineClient(EngineCoreClient):
         if not inc.ready and now - inc.started_at > self.start_timeout_s:
             self._bury(inc, "startup_timeout")
             return
-        if self._deadlines or self._stopping:
+        if not self._responsive():
             self._end_while_silent()
         self._flush(inc)
 
@@ -460,28 +455,24 @@ class EngineClient(EngineCoreClient):
         gone stayed in flight). With the engine silent (``unresponsive_s``), a request past
         its deadline, or one the API side asked to stop, ends here, exactly once; the engine
         cancels it when it reads again, and its own late verdict is counted as ignored."""
+        now = self.telemetry.clock()
+        due: list[tuple[RequestHandle, FinishReason]] = []
         with self._lock:
-            for book in (self._deadlines, self._stopping):
-                for rid in [rid for rid in book if rid not in self._live]:
-                    del book[rid]  # ended: nothing left to enforce
-            if self._responsive():
-                return
-            now = self.telemetry.clock()
-            # asked to stop first (its cancel is already posted), then deadlines passed
-            due = {rid: (self._live[rid], reason) for rid, reason in self._stopping.items()}
-            for rid, at in self._deadlines.items():
-                if at <= now and rid not in due:
-                    due[rid] = (self._live[rid], FinishReason.DEADLINE)
-                    self._out.cancels.append((rid, FinishReason.DEADLINE))
-            for rid, (handle, _) in due.items():
-                self._deadlines.pop(rid, None)
-                self._stopping.pop(rid, None)
+            for rid, handle in self._live.items():
+                reason = handle.stop_asked  # its cancel is posted already
+                if reason is None and handle.deadline_at is not None \
+                        and handle.deadline_at <= now:
+                    reason = FinishReason.DEADLINE
+                    self._out.cancels.append((rid, reason))
+                if reason is None:
+                    continue
+                due.append((handle, reason))
                 # the writer is done with it, as far as the engine need wait: its tail is
                 # dropped here, so the engine must not hold it draining for progress that
                 # will never come (it leaves the live set, whose progress is sent)
                 popped, delivered, _, attached, _ = handle.progress()
                 self._out.progress.append((rid, popped, delivered, True, attached, True))
-        for handle, reason in due.values():
+        for handle, reason in due:
             self._replayer.end(handle, reason, now, drop=True)
 
     def _read_last_words(self, inc: _Incarnation) -> None:

@@ -66,6 +66,10 @@ class RequestHandle:
         self.engine: EngineSide | None = None  # set by the client when it takes the request
         #: the writer's progress as last told to an engine across the process boundary
         self.reported: tuple[int, int, bool, bool, bool] = (0, 0, False, False, False)
+        #: its deadline (telemetry clock) and the first reason it was asked to stop, kept
+        #: where an engine in another process could fall silent (it then ends them here)
+        self.deadline_at: float | None = None
+        self.stop_asked: FinishReason | None = None
         self._telemetry = telemetry
 
     # --- reading the stream ---------------------------------------------------------------
