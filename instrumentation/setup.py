@@ -253,6 +253,15 @@ def _pii_free(value: str) -> bool:
     return not scan_joined(value)
 
 
+def _warm_checks() -> None:
+    """Build the label check's and the echo's detectors now, at set-up. Built on first use
+    instead, they compiled their pattern database (about half a second) inside the first
+    request that named an unlisted model or got an error answer: on a server's event loop,
+    every stream in flight stalled that long."""
+    _pii_free("")
+    redacted_echo("")
+
+
 def install_log_redaction(redaction: SpanRedaction | None,
                           on_redacted: Callable[[str, int], None]) -> logging.Filter:
     """A redacting filter (the span stage's policy) on every handler in place: the root
@@ -344,6 +353,7 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                           pool=pool, exemplar_ratio=exemplar_ratio, label_check=_pii_free,
                           declared_labels=declared_labels, label_idle_s=label_idle_s)
     redaction = _default_redaction(redaction)
+    _warm_checks()
     # The served model and the declared model/adapter names are known names: spans keep
     # them (other model names are hashed), as labels do.
     add_known = getattr(getattr(redaction, "redactor", None), "add_known_models", None)

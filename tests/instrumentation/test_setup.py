@@ -1,4 +1,7 @@
 import json
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 
@@ -96,3 +99,28 @@ def test_full_queue_drops_are_counted_and_shutdown_keeps_its_deadline(registry):
 def test_json_lines_exporter_reports_failure_on_unwritable_path(tmp_path):
     exporter = JsonLinesSpanExporter(tmp_path / "missing-dir" / "t.jsonl")
     assert exporter.export([]) is SpanExportResult.FAILURE
+
+
+def test_set_up_builds_the_label_and_echo_checks_before_the_first_request():
+    """Built on first use, the label check compiled its pattern database inside the first
+    model list a gateway learnt, and the echo inside the first error answer (half a second
+    each on the server's event loop). A fresh interpreter: the databases are cached per
+    process."""
+    script = textwrap.dedent("""
+        from servescope.instrumentation import setup_telemetry
+        from servescope.instrumentation.setup import redacted_echo
+        from servescope.redaction import detectors
+
+        setup = setup_telemetry(redaction=False, log_redaction=False)
+        def compiled(*args, **kwargs):
+            raise AssertionError("a pattern database compiled after set-up")
+        detectors.make_prefilter = compiled
+        known = setup.telemetry.declare_models({"llama-3-8b", "lora-alice@example.com"})
+        assert known == {"llama-3-8b"}, known
+        assert "alice" not in redacted_echo("lora-alice@example.com")
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "ok"
