@@ -167,7 +167,7 @@ class Relay:
             self._finish()
         if self.abandoned and connections is not None:
             _log.info("stream ended (%s) while its client read nothing: connection reset",
-                      self.cut.reason if self.cut else None)
+                      self.cut.reason if self.cut else self._reason)
             connections.abort(scope)
             for _ in range(2):  # let the transport report the loss before we return
                 await asyncio.sleep(0)
@@ -434,9 +434,12 @@ class Relay:
 
     async def _settle(self) -> None:
         """After the last write: wait for the tail's acknowledgements while they progress
-        (at most ``ack_wait_s`` without any)."""
-        if self._acks is not None and not self.disconnected:
-            await settle(self._acks, self._confirm, self.settings.limits.ack_wait_s)
+        (at most ``ack_wait_s`` without any; past that, the connection is reset:
+        :func:`settle`)."""
+        acks = self._acks
+        if acks is not None and not self.disconnected and \
+                not await settle(acks, self._confirm, self.settings.limits.ack_wait_s):
+            self.abandoned = True
 
     # --- the end the gateway writes -----------------------------------------------------
     async def _send_cut(self, send: Send, cut: _Cut) -> None:

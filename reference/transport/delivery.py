@@ -179,19 +179,23 @@ class Acks:
         return n
 
 
-async def settle(acks: Acks, confirm: Callable[[], None], ack_wait_s: float) -> None:
+async def settle(acks: Acks, confirm: Callable[[], None], ack_wait_s: float) -> bool:
     """After the last write: ``confirm`` (credit what the peer acknowledged) while the tail's
     acknowledgements progress, at most ``ack_wait_s`` without any, polling with a growing
-    interval. The reference server's writer and the gateway's relay both end this way."""
+    interval. The reference server's writer and the gateway's relay both end this way.
+
+    False when it gave up on a live connection with tokens still unacknowledged: the caller
+    then resets the connection, so tokens counted discarded are never read later (a client
+    that stalled past the wait and read on would have had tokens counted never delivered)."""
     delay, last, idle_since = _ACK_POLL_FIRST_S, acks.pending, time.monotonic()
     while True:
         confirm()
         if not acks.pending or not acks.probe.live():
-            return
+            return True
         now = time.monotonic()
         if acks.pending != last:
             last, idle_since = acks.pending, now
         elif now - idle_since > ack_wait_s:
-            return
+            return False
         await asyncio.sleep(delay)
         delay = min(delay * 2, _ACK_POLL_MAX_S)

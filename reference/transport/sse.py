@@ -291,9 +291,12 @@ class _Exchange:
 
     async def _settle(self) -> None:
         """After the last write: wait for the tail's acknowledgements while they progress
-        (at most ``ack_wait_s`` without any), polling with a growing interval."""
-        if self._acks is not None:
-            await _settle_acks(self._acks, self._confirm, self.ack_wait_s)
+        (at most ``ack_wait_s`` without any), polling with a growing interval; past that,
+        the connection is reset (:func:`settle`)."""
+        acks = self._acks
+        if acks is not None and not self.disconnected.is_set and \
+                not await _settle_acks(acks, self._confirm, self.ack_wait_s):
+            self.abandoned = True
 
     def _should_abandon(self) -> bool:
         """The engine ended the request (slow consumer, deadline, error) and the writer has

@@ -3,8 +3,10 @@ that stops reading and a stub engine that would otherwise stream gigabytes."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import time
 
 from gateways import busy_upstream_connections, finished, sample, stub_and_gateway, tokens
 from waiting import poll_until
@@ -78,3 +80,57 @@ def test_a_slow_clients_acknowledged_tokens_count_as_delivered() -> None:
             assert tokens(gw, "discarded") == tokens(gw, "committed") - delivered
         finally:
             sock.close()
+
+
+def _stalled_stream(gw_url: str, stall_s: float, n: int = 36) -> tuple[int, bool]:
+    """An ``n``-token stream whose client reads the head, stalls ``stall_s``, then reads on until
+    the end or a reset: (tokens it got, whether it got [DONE])."""
+    host, port = gw_url.removeprefix("http://").split(":")
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((host, int(port)))
+    body = json.dumps({"model": MODEL, "prompt": "x", "max_tokens": n, "stream": True,
+                       "stub": {"chunk_bytes": 200}}).encode()
+    sock.sendall(b"POST /v1/completions HTTP/1.1\r\nhost: gw\r\ncontent-type: "
+                 b"application/json\r\ncontent-length: " + str(len(body)).encode()
+                 + b"\r\n\r\n" + body)
+    try:
+        answer = sock.recv(12)
+        assert answer.startswith(b"HTTP/1.1 200")
+        time.sleep(stall_s)
+        sock.settimeout(30)
+        with contextlib.suppress(ConnectionResetError):
+            while not answer.endswith(b"0\r\n\r\n") and (chunk := sock.recv(65536)):
+                answer += chunk
+    finally:
+        sock.close()
+    return answer.count(b'"text"'), b"[DONE]" in answer
+
+
+def test_a_whole_stream_a_stalled_client_reads_later_counts_as_delivered() -> None:
+    """The whole answer fits in the buffers on the way; the client reads nothing for a while
+    (less than the acknowledgement wait), then reads it all: every token is delivered, none
+    discarded."""
+    with stub_and_gateway() as (_, gw):
+        got, done = _stalled_stream(gw.url, 1.5)
+        assert done and got >= 36
+        poll_until(lambda: finished(gw, "length") == 1, what="a length finish")
+        assert tokens(gw, "written") == 36
+        assert tokens(gw, "delivered") == 36, tokens(gw, "delivered")
+        assert tokens(gw, "discarded") == 0
+
+
+def test_a_tail_unacknowledged_past_the_wait_is_discarded_and_never_read() -> None:
+    """Past ``ack_wait_s`` without an acknowledgement the unacknowledged tail is counted
+    discarded, and the connection is reset so the client never reads it later (it would
+    otherwise read tokens the gateway counted never delivered)."""
+    limits = HttpLimits(ack_wait_s=0.5)
+    with stub_and_gateway(http=limits) as (_, gw):
+        # more than the client's receive buffer holds, less than it and the gateway's send
+        # buffer together: every write completes, the tail waits in the gateway's kernel
+        got, done = _stalled_stream(gw.url, 3.0, n=52)
+        poll_until(lambda: finished(gw, "length") == 1, what="a length finish")
+        written, delivered = tokens(gw, "written"), tokens(gw, "delivered")
+        assert not done and got < written == 52, (got, written, delivered)
+        assert delivered <= got, (delivered, got)
+        assert tokens(gw, "discarded") == written - delivered

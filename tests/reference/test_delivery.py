@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 from typing import Any
@@ -23,7 +24,7 @@ from recorders import capture_recorders
 from waiting import poll_until
 
 from servescope.instrumentation.request_recorder import RequestRecorder
-from servescope.reference.config import EngineConfig, ModelConfig
+from servescope.reference.config import EngineConfig, HttpLimits, ModelConfig
 from servescope.reference.transport import delivery
 from servescope.reference.transport import server as server_module
 from servescope.reference.transport.server import LocalServer
@@ -153,6 +154,31 @@ def test_connection_close_reply_counts_every_token_delivered_and_no_ignored_sign
         assert s.delivered_tokens == s.written_tokens == s.committed_tokens == 24
         assert s.discarded_tokens == 0 and s.ignored_signals == ()
     assert ignored == 0
+
+
+def test_a_tail_unacknowledged_past_the_wait_is_discarded_and_never_read() -> None:
+    """Every write completed (the answer fits in the buffers on the way) and the client reads
+    nothing past ``ack_wait_s``: the tail is counted discarded and the connection reset, so the
+    client cannot read later the tokens counted never delivered."""
+    server, recorders = _server(http=HttpLimits(ack_wait_s=0.5))
+    with server:
+        body = {"model": MODEL, "prompt": "x", "max_tokens": 40, "stream": True,
+                "ignore_eos": True}
+        sock = _raw_request(server.http.host, server.http.port, body, rcvbuf=2048)
+        poll_until(lambda: recorders and recorders[0].summary().finish_reason is not None,
+                   what="the request finished", timeout_s=15)
+        raw = b""
+        sock.settimeout(10)
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := sock.recv(65536):
+                raw += chunk
+        sock.close()
+    final = recorders[0].summary()
+    got = _complete_token_events(raw)
+    assert final.finish_reason == "length" and final.written_tokens == 40
+    assert b"[DONE]" not in raw and got < final.written_tokens, (got, final)
+    assert final.delivered_tokens <= got
+    assert final.discarded_tokens == final.committed_tokens - final.delivered_tokens > 0
 
 
 async def _stream_counting(client: httpx.AsyncClient, deadline_s: float) -> tuple[str, int]:
