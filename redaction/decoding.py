@@ -236,12 +236,17 @@ _U_ESCAPE = re.compile(
     r"\\+u([0-9A-Fa-f]{4})|&#(?:[xX]([0-9A-Fa-f]{1,6})|(\d{1,7}));|(&nbsp;)"
     r"|&shy;|&ZeroWidthSpace;|<wbr\s*/?>|[\u200b\u200c\u200d\u2060\ufeff\u00ad]"
     r"|</?(?:b|strong|i|em|code|span|mark|u|s|kbd|samp|tt|font|small|big"
-    r"|(td|th|li|p|div|br|tr))(?:\s+(?:class|style|id|lang|dir)=\"[^\"<>\n]{0,100}\")*\s*/?>")
+    r"|(td|th|li|p|div|br|tr))(?:\s+(?:class|style|id|lang|dir)=\"[^\"<>\n]{0,100}\")*\s*/?>"
+    # an ASCII byte escaped as \xNN: nginx's access log (escape=default) writes a request
+    # body's quotes so ("{\x22phone\x22: \x22+1646...\x22}"), as do Python's bytes reprs
+    r"|\\+x([0-7][0-9A-Fa-f])")
 _INVISIBLE = frozenset("\u200b\u200c\u200d\u2060\ufeff\u00ad")
 
 
 def _escaped_char(match: re.Match[str]) -> str:
-    hex_u, hex_entity, decimal, nbsp, block = match.groups()
+    hex_u, hex_entity, decimal, nbsp, block, hex_byte = match.groups()
+    if hex_byte is not None:
+        return chr(int(hex_byte, 16))
     if nbsp is not None or block is not None:
         return " "  # a block's edge separates what is on either side
     if hex_u is None and hex_entity is None and decimal is None:
@@ -256,7 +261,7 @@ def needs_view(text: str) -> bool:
     set tests)."""
     if not text.isascii() and not _INVISIBLE.isdisjoint(text):
         return True
-    if "\\u" in text:
+    if "\\u" in text or "\\x" in text:
         return True
     if "&" in text and ("&#" in text or "&nbsp;" in text or "&shy;" in text
                         or "&ZeroWidthSpace;" in text):

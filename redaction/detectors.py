@@ -466,6 +466,8 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                          "device", "registration", "purchase",
                          # a token's digest, kept to look it up (GitHub's audit log)
                          "hashed"))
+                     # a latency named after a token (gen_ai.latency.time_to_first_token)
+                     + "(?<!first_token)"
                      # an AWS call's idempotency token (EC2's clientToken; Vault's
                      # client_token is a token)
                      + "(?-i:(?<!clientToken))")
@@ -502,6 +504,8 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  + _NOT_TOKEN_COUNTS
                  # pwd as a word or after "db" (DB_PWD, dbpwd), not inside an id (AROA...RPWDD)
                  + r"|passw(?:or)?d|(?:(?<![a-z0-9])|(?<=db))pwd|"
+                 # (not a debug namespace: Playwright's "pw:browser")
+                 + r"(?<![a-z0-9])pw(?![a-z0-9])(?=\\*[\"']?[ \t]*(?:=|:[ \t]))|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                  # Wi-Fi and VPN keys (wpa_passphrase=, psk=, WireGuard's PresharedKey), SNMP's
                  # (LibreNMS' ['authpass'], ['cryptopass'], ['community'])
@@ -575,13 +579,13 @@ _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\
 _SECRET_KEY = (rf"(?i)(?=[acikpst])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|token|"
-                         r"passw(?:or)?d|pass|pwd|credentials?|psk|pre[_-]?shared[_-]?key|"
+                         r"passw(?:or)?d|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                          r"client[_-]?secret|key|sig|session[_-]?cookie)[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
-_SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "credential", "auth", "session",
-                  "access", "account", "private", "client", "key", "sig", "psk", "pre",
+_SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credential", "auth",
+                  "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
                   "crypto", "priv", "community")
 # A value ends at a separator or where a JSON object or array closes ("total_tokens": 8370}}).
 # Word characters for addresses in any script: \w plus the combining vowel signs and marks
@@ -738,7 +742,8 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
           ) -> Detector:
     """A secret told in prose: one of the words for it, then ``then`` (its value in group 1);
     ``then_prefilter`` is ``then`` in the prefilter's syntax."""
-    words = ["password", "passwd", "passcode", "api", "access", "secret", "token"] + (["pwd"] * pwd)
+    words = ["password", "passwd", "passcode", "api", "access", "secret", "token"] + (
+        ["pwd", "pw"] * pwd)
     spoken = "|".join(_TOLD_WORDS.get(w, w) for w in words)
     needles = [n for w in words for n in (_TOLD_NEEDLES[w], _TOLD_NEEDLES[w].upper())]
     return _d("secret_assignment", rf"(?i)(?<![\w-]){_NOT_A_RESOURCE}(?:{spoken}){then}",
@@ -780,7 +785,10 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"celular|cellulare|m[óo]vil|portable|"
                 r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone)[ \t]+number|"
                 r"nomor(?:[ \t]+hp)?|"
-                r"(?:mi|mio|meu|mon|mein|mijn)(?:[ \t]+[a-z]{3,8})?[ \t]+n[úu]mero|"
+                r"(?:mi|mio|meu|mon|mein|mijn)(?:[ \t]+[a-z]{3,8})?[ \t]+n(?:[úu]mero|um[ée]ro)|"
+                # French and Portuguese verbs for calling ("m'appeler au", "me joindre au",
+                # "pode me ligar no"); "ring" only before a number ("should ring (03) ...")
+                r"(?:r?appel(?:er|ez|le|lez)|joindre|ligar)|ring(?=[ \t]+[(+0-9])|"
                 r"kontakt\w*|pod[ \t]+numerem|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|tlm|telem[óo]vel|llam(?:ar|e|ame)\w*|llamada|llámame|"
                 r"ligue|zadzwo\w*|"
@@ -798,6 +806,7 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid",
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
                   "ovil", "ortable", "lam", "hiam", "igue", "adzwo", "sms", "SMS", "hatsapp",
+                  "ppel", "oindre", "igar", "uméro", "UMÉRO",
                   "電話", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
                  "call", "ring", "text")
@@ -850,7 +859,7 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mob
                  "sms", "llam", "chiam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機",
                  "tlm", "連絡先", "联系方式",
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
-                 "text me")
+                 "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
 _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
@@ -865,7 +874,8 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]+direc
                     r"cellulare|m[ao]vil|portable|"
                     r"whatsapp|sms|"
                     r"(?:my|new|cell) number|cell[ .:]|msisdn|nomor|n[au]mero|simu|natel|"
-                    r"llam(?:ar|e|ame|ada)|chiam|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me")
+                    r"llam(?:ar|e|ame|ada)|chiam|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me|"
+                    r"num[ae]ro|appel|joindre|ligar|ring[ \t]+[(+0-9]")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
 
@@ -873,7 +883,7 @@ _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u
 _TOLD_WORDS = {"api": "api[ _-]?key", "access": "access[ _-]?key"}
 _TOLD_NEEDLES = {"access": "ccess", "password": "assw", "passwd": "assw", "passcode": "asscode",
                  "api": "pi",
-                 "secret": "ecret", "token": "oken", "pwd": "wd"}
+                 "secret": "ecret", "token": "oken", "pwd": "wd", "pw": "pw"}
 
 
 def _with_private_twin(public: Detector, private_ok: Callable[[str], bool]
@@ -981,6 +991,15 @@ DETECTORS: tuple[Detector, ...] = (
        group=1, needles=("earer", "EARER", "asic", "ASIC"),
        start=_at_literal(("earer", "EARER", "asic", "ASIC"), 1),
        starts=((r"[Bb]eare|BEARE|[Bb]asic|BASIC", 5),)),
+    # Whatever an Authorization header carries is a credential, however short
+    # ("Authorization: Bearer devsecret" in a curl line or a logged request).
+    _d("bearer_token",
+       r"(?i)(?<![\w-])(?:proxy-)?authorization\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
+       r"(?:bearer|basic|token|digest|apikey)[ \t]+([A-Za-z0-9._~+/!-]{6,}=*)(?![\w.~+/!-])",
+       v.header_credential_ok,
+       prefilter=r"(?i)authorization\\*[\"']?" + _S + r"*[:=]",
+       group=1, needles=("uthorization", "UTHORIZATION"),
+       start=_at_literal(("authorization", "proxy-authorization"), fold=True)),
     # Passwords in URLs, found by URL structure (scheme://user:password@host), before the
     # email detector can read "password@host" as an address and leave the rest behind.
     _d("secret_assignment",
@@ -1394,6 +1413,11 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?i)(?:password|identified[ \t\r\n]+by)[ \t\r\n]+['\"]", group=2,
        needles=("assword", "ASSWORD", "dentified", "DENTIFIED"),
        start=_at_literal(("password", "identified"), fold=True)),
+    # A log's "auth failed for bob with pass \"X\"": a password-shaped value only.
+    _d("secret_assignment", r"(?i)(?<![\w-])(?:pass|pwd?)\s+(['\"])([^'\"\n]{6,})\1",
+       v.password_like, prefilter=r"(?i)(?:pass|pwd?)[ \t\r\n]+['\"]", group=2,
+       needles=("pass", "PASS", "Pass", "pw", "PW", "Pw"),
+       start=_at_literal(("pass", "pw"), fold=True)),
     # Told in prose: "the admin password is hunter2X!", "my api key was 9f8e...". Only a
     # token-shaped value (a digit, or mixed case): "the password is wrong" stays.
     _told(r"\s+(?:is|was)\s*:?\s+" + _PROSE_VALUE, r"[ \t\r\n]+(?:is|was)[ \t\r\n:]",
@@ -1430,7 +1454,7 @@ DETECTORS: tuple[Detector, ...] = (
        # (not an id a word for a phone names: Teams' "Phone Conference ID: 875 358 208#")
        rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+])){{0,30}}?(?<!\d)"
        r"(?<!id: )(?<!id:)(?<!id )"
-       r"\(?(\d{9,12}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:[ ./-]\d{2,8}){1,4})"
+       r"\(?(\d{9,12}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:[ ./-]\d{2,9}){1,4})"
        r"(?!\d|[./-]\d)",
        v.told_phone_ok,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
@@ -1440,13 +1464,13 @@ DETECTORS: tuple[Detector, ...] = (
     # Japan's "06(3144)9376", Germany's "(0211) 3300 920".
     _d("phone", _edge(r"A-Za-z0-9.+(")
        + r"(?:0 ?\(\d{3}\) ?\d{3} \d{2} \d{2}|0\d{1,4}\(\d{1,4}\)\d{4}"
-       r"|\(0\d{2,5}\) ?\d{2,8}(?: \d{2,6})?)(?![A-Za-z0-9)]|\.\d)",
+       r"|\(0\d{1,5}\) ?\d{2,8}(?: \d{2,6})?)(?![A-Za-z0-9)]|\.\d)",
        v.national_ok,
-       prefilter=r"0 ?\(\d{3}\) ?\d{3} \d{2} \d{2}|0\d{1,4}\(\d{1,4}\)\d{4}|\(0\d{2,5}\) ?\d{2}",
+       prefilter=r"0 ?\(\d{3}\) ?\d{3} \d{2} \d{2}|0\d{1,4}\(\d{1,4}\)\d{4}|\(0\d{1,5}\) ?\d{2}",
        needles=("(",), digits=True, start=_at_literal(("0", "(")),
        joined=_joined_digits(10, "0"),
        joined_prefilter=r"0[ _-]?\(\d{3}\)[ _-]?\d{3}[ _-]\d{2}[ _-]\d{2}"
-                        r"|0\d{1,4}\(\d{1,4}\)\d{4}|\(0\d{2,5}\)[ _-]?\d{2}"),
+                        r"|0\d{1,4}\(\d{1,4}\)\d{4}|\(0\d{1,5}\)[ _-]?\d{2}"),
     # A Russian mobile number with its trunk 8, as Russia writes it: "8 (922) 073-81-52".
     _d("phone", r"(?<![\w+(-])8[ -]?\(9\d{2}\)[ -]?\d{3}-\d{2}-\d{2}(?![\w-])",
        prefilter=r"8[ -]?\(9\d{2}\)[ -]?\d{3}-\d{2}-\d{2}", needles=("(",), digits=True,
@@ -1726,8 +1750,9 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?![A-Za-z][A-Za-z0-9+.-]*://)"
        r"(?:\r?\n[ \t]+(?![\w.-]+:(?:\s|$)))?"
        # a list of one ('api_key': ['...'], vLLM's non-default args); a repr inside JSON
-       # (Sentry's frame variables: "password": "'...'")
-       r"(?:\[[ \t]*)?(?:\\*[\"'])?'?"
+       # (Sentry's frame variables: "password": "'...'"); Rust's Debug of an Option (TGI's
+       # start-up args: api_key: Some("..."))
+       r"(?:\[[ \t]*)?(?:Some\()?(?:\\*[\"'])?'?"
        # (not an object or a list opening: "credentials": [{"type": ...}] holds pairs)
        rf"(?!\[?\{{\\*[\"'])((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|{_INNER_QUOTE}|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])"
@@ -1736,7 +1761,9 @@ DETECTORS: tuple[Detector, ...] = (
        v.secret_value_ok,
        prefilter=_SECRET_KEY_PREFILTER + r"\]?(?:\\*[\"'])?" + _S + r"*[:=]",
        group=1, needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True),
-       starts=(("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok"})), 3),
+       starts=(("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok", "pw"})),
+                3),
+               (r"(?i)pw", 2),
                # "token" as a key, not "tokens" (which the pattern refuses): a character
                # must follow, for the separator
                (r"(?i)token[^s]", 6))),
@@ -1799,7 +1826,7 @@ DETECTORS: tuple[Detector, ...] = (
     # reading with spaces).
     _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})" + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
        + _NOT_AN_ACCOUNT
-       + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,8}){1,5})"
+       + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,9}){1,5})"
        r"|[ .-][1-9]\d{0,2}(?:[ .-]\d{1,8}){1,5})" + _R + _NOT_BEFORE_HEX_BYTES,
        v.international_00_ok,
        prefilter=r"00[1-9]\d{0,3}[ .-]\d|00[1-9]\d{9}|00[ .-][1-9]\d{0,2}[ .-]\d",

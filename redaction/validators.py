@@ -21,6 +21,7 @@ __all__ = [
     "base64_credentials",
     "credential_ok",
     "digits",
+    "header_credential_ok",
     "iban_ok",
     "iban_prefix",
     "international_00_ok",
@@ -622,10 +623,20 @@ def table_secret_ok(candidate: str) -> bool:
 def credential_ok(candidate: str) -> bool:
     """A token (see :func:`tokenish`) that is not one already masked ("sk-...REDACTED") nor
     documentation's stand-in ("hf_org_api_key_YourOrganizationToken", "abcdef1234567890...")."""
+    return tokenish(candidate) and _not_a_stand_in(candidate)
+
+
+def header_credential_ok(candidate: str) -> bool:
+    """What an Authorization header carries, however short or plain ("devsecret"): anything
+    but a name, a reference or a stand-in (:func:`secret_value_ok`, and documentation's
+    "YourTokenHere" or masked forms as :func:`credential_ok` reads them)."""
+    return secret_value_ok(candidate) and _not_a_stand_in(candidate)
+
+
+def _not_a_stand_in(candidate: str) -> bool:
     lower = candidate.lower()
-    return (tokenish(candidate) and "..." not in candidate and "…" not in candidate
-            and "***" not in candidate and "redacted" not in lower
-            and _WRITTEN_AS_PLACEHOLDER.search(candidate) is None)
+    return ("..." not in candidate and "…" not in candidate and "***" not in candidate
+            and "redacted" not in lower and _WRITTEN_AS_PLACEHOLDER.search(candidate) is None)
 
 
 # Documentation's stand-ins for a token: words that tell the reader what to put there
@@ -753,13 +764,15 @@ def international_00_ok(candidate: str) -> bool:
     without separators, the number after the country code never starts with its trunk 0
     ("0044 20..." dials London, "00330800000000" is a product id): a run of digits that reads
     0 after every possible country code (one, two or three digits) is an id (an ACH trace
-    number, a report's number)."""
+    number, a report's number, a carrier's reference 004600930371)."""
     numerals = digits(candidate)
     if not 8 <= len(numerals) - 2 <= 15:
         return False
     if any(not ch.isdigit() for ch in candidate):
         return True
-    return any(numerals[2 + n] != "0" for n in (1, 2, 3)) and len(numerals) <= 15
+    # (one-digit country codes are 1 and 7 only)
+    return any(numerals[2 + n] != "0" for n in (1, 2, 3) if n > 1 or numerals[2] in "17") \
+        and len(numerals) <= 15
 
 
 def b64_text(candidate: str) -> str | None:

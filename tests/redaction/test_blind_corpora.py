@@ -265,6 +265,10 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "8%20(495)%20123-45-67": "a Russian number in a search query with nothing beside it that "
                                  "says it is a phone",
     },
+    "corpus_la": dict.fromkeys(
+        ("071 98469-9544", "954.528.836", "775-084-291", "671 80 73 84"),
+        "a phone number streamed as its own delta: the words that say it is a phone are in "
+        "an earlier event or log line"),
     "corpus_o": {
         "Summer2020!G13": "a TSV row whose header names the column, lines away",
         "s%253AhTXBrlaXFB_HDY6ZowIIYuyznAYvJoel.wVebH0PPH4SAvRTRRcVj451mbtaZeyh4Cck0EnAWBUl":
@@ -297,6 +301,14 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
         "UUIDs under a psp_token column: the corpus counts them clean, the redactor a "
         "credential (as under token= in IA)"),
     "corpus_ca": dict.fromkeys(("ca-0163", "ca-0222", "ca-0342"), _AWS_EXAMPLE),
+    "corpus_la": {
+        **dict.fromkeys(("la-55", "la-68", "la-145", "la-254", "la-303", "la-311", "la-366"),
+                        "a mailing list's unsubscribe token (token= in a link): the corpus "
+                        "counts it clean, the redactor a credential (whoever holds it acts on "
+                        "the subscription)"),
+        "la-223": "a 12-digit tracking number grouped 0xxx-xxxx-xxxx, as national phone "
+                  "numbers are written",
+    },
     "corpus_fb": dict.fromkeys(
         ("fb-0038", "fb-0121", "fb-0127", "fb-0154"),
         "a session's id in a URL's query (sid=...): the corpus counts it clean, the redactor "
