@@ -21,7 +21,7 @@ from servescope.promql.recorded import FLEET_RATES, WINDOW, record_name
 
 from .model import REPLICA, Group, Options, Record
 
-__all__ = ["GROUPS", "Source", "groups", "natives", "sources"]
+__all__ = ["CLIENTS_SUFFIX", "GROUPS", "Source", "groups", "natives", "sources"]
 
 #: One group per kind of series, so that each evaluates on its own schedule (rules in a group
 #: run one after another; groups run side by side): counters, histogram buckets, and the
@@ -73,12 +73,29 @@ def sources(options: Options) -> list[Source]:
     return list(out.values())
 
 
+#: The job of the load generators that measure a job's servers from the client's side
+#: (``servescope load --metrics-port``): the server job's name and this suffix
+#: (``servescope-clients``; the stack's Prometheus scrapes them so).
+CLIENTS_SUFFIX = "-clients"
+_CLIENT_SERIES = tuple(spec.name for spec in cat.CATALOG if spec.group == "client")
+
+
 def records(options: Options, group: str) -> Iterator[Record]:
     for source in sources(options):
         if GROUPS[source.suffix] == group:
             by = ", ".join(["job", *source.keys])
-            yield Record(source.record, f'sum by ({by}) (rate({source.series}'
-                                        f'{{job=~"{options.job}"}}[{WINDOW}]))')
+            yield Record(source.record, f"sum by ({by}) ({_rate(source, options.job)})")
+
+
+def _rate(source: Source, job: str) -> str:
+    """The per-second rate of ``source`` under ``job``. A client family (``servescope_client_*``)
+    is read from the job's load generators too (``<job>-clients``), recorded under the job
+    their servers run in: the client panels then filter by ``$job`` as the server panels do."""
+    if not source.series.startswith(_CLIENT_SERIES):
+        return f'rate({source.series}{{job=~"{job}"}}[{WINDOW}])'
+    clients = f"(?:{job}){CLIENTS_SUFFIX}"
+    return (f'label_replace(rate({source.series}{{job=~"{job}|{clients}"}}[{WINDOW}]), '
+            f'"job", "$1", "job", "(.+){CLIENTS_SUFFIX}")')
 
 
 def groups(options: Options) -> list[Group]:
