@@ -97,8 +97,7 @@ class Policy:
 
     @classmethod
     def default(cls) -> Policy:
-        text = resources.files(__package__).joinpath("default_policy.yaml").read_text("utf-8")
-        return parse_policy(text, source="default_policy.yaml")
+        return parse_policy(_default_text(), source="default_policy.yaml", inherit=False)
 
     def action(self, kind: str) -> Action:
         return self.actions.get(kind, self.default_action)
@@ -205,8 +204,32 @@ def _content_capture(doc: dict[str, Any]) -> ContentCapture:
         return ContentCapture.NO_CONTENT  # an unknown mode never turns capture on
 
 
-def parse_policy(text: str, *, source: str = "<policy>") -> Policy:
-    """Validate and build a policy from YAML text; raises :class:`PolicyError`."""
+def _default_text() -> str:
+    return resources.files(__package__).joinpath("default_policy.yaml").read_text("utf-8")
+
+
+#: Sections read key by key over the default's: a key the file leaves out keeps the default's.
+_MERGED_SECTIONS = ("attributes", "actions", "hash", "limits", "models")
+
+
+def _over_default(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` laid over the shipped default: a section it leaves out keeps the default's, and
+    so does a key it leaves out of a mapping section (a file that sets ``actions.default``
+    alone still drops passwords and hashes tenant ids). A key it gives replaces the default's
+    whole (``attributes.drop: []`` removes the default's drop list)."""
+    base: dict[str, Any] = yaml.safe_load(_default_text())
+    merged = dict(base)
+    for section, value in doc.items():
+        if section in _MERGED_SECTIONS and isinstance(value, dict):
+            merged[section] = {**base.get(section, {}), **value}
+        else:
+            merged[section] = value
+    return merged
+
+
+def parse_policy(text: str, *, source: str = "<policy>", inherit: bool = True) -> Policy:
+    """Validate and build a policy from YAML text, laid over the shipped default
+    (:func:`_over_default`; ``inherit=False``: the text alone); raises :class:`PolicyError`."""
     try:
         doc = yaml.load(text, Loader=_UniqueKeys)  # a SafeLoader
     except _DuplicateKey as exc:
@@ -221,6 +244,8 @@ def parse_policy(text: str, *, source: str = "<policy>") -> Policy:
     if errors:
         err = errors[0]
         raise where.error(_error_path(err), err.message)
+    if inherit:
+        doc = _over_default(doc)
     attrs: dict[str, Any] = doc.get("attributes", {})
     kinds = doc.get("detectors", list(DEFAULT_KINDS))
     if not kinds:
