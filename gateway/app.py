@@ -157,7 +157,7 @@ class _Gateway:
         try:
             body = await guard.read_body(_body(receive), scope.get("servescope.max_body_bytes"))
         except schema.RequestError as err:
-            self._arrived(rid, carrier, operation, arrival).rejected(err.code)
+            self._arrived(rid, carrier, operation, arrival).rejected(err.rejection_reason)
             await _error(err.status, err.body(), close=True)(scope, receive, send)
             return
         except ClientDisconnect:  # the body never arrived whole: nobody is left to answer
@@ -173,7 +173,7 @@ class _Gateway:
             schema.control_headers_once(scope["headers"])
             deadline_s = _deadline(fields, headers, self.config.default_deadline_s)
         except schema.RequestError as err:  # refused here, as the reference server would
-            recorder.rejected(err.code)
+            recorder.rejected(err.rejection_reason)
             await _error(err.status, err.body())(scope, receive, send)
             return
         deadline_at = None if deadline_s is None else arrival + deadline_s

@@ -60,6 +60,9 @@ class StreamFacts:
     error: dict[str, Any] | None = None
     done: bool = False  # data: [DONE] seen
     response_id: str | None = None
+    #: The first chunk's object, created and model: the shape of a closing chunk the gateway
+    #: writes itself (a deadline ends the stream as the upstream's own last chunk would).
+    shape: tuple[str, Any, Any] | None = None
 
 
 _BOM = b"\xef\xbb\xbf"
@@ -157,6 +160,9 @@ class EventScanner:
             facts.error = _error_of(obj) or facts.error
         if facts.response_id is None and isinstance(obj.get("id"), str):
             facts.response_id = obj["id"]
+            kind = obj.get("object")
+            if isinstance(kind, str):
+                facts.shape = (kind, obj.get("created"), obj.get("model"))
         tokens = 0
         choices = obj.get("choices")
         if isinstance(choices, list):

@@ -448,7 +448,9 @@ class Relay:
         if not self._alive():
             return
         error = schema.error_body(cut.message, type_="server_error", code=cut.code)
-        body = b"data: " + json.dumps(error, separators=(",", ":")).encode() + b"\n\n" + _DONE
+        closing = self._deadline_chunk() if cut.reason is FinishReason.DEADLINE else None
+        body = b"data: " + json.dumps(closing or error, separators=(",", ":")).encode() \
+            + b"\n\n" + _DONE
         try:
             async with asyncio.timeout(self.settings.limits.abandon_after_s):
                 if not self._started:
@@ -458,6 +460,26 @@ class Relay:
                 await self._last(send, body)
         except TimeoutError:
             self.abandoned = True
+
+    def _deadline_chunk(self) -> dict[str, Any] | None:
+        """A streamed answer cut by its deadline ends as the reference server ends one: a last
+        chunk in the upstream's own shape, ``finish_reason`` ``length`` (the answer is whole
+        as far as it goes, like one cut by ``max_tokens``) and ``servescope_finish_reason``
+        ``deadline``; not an error an OpenAI client raises. None before any chunk (no shape
+        to follow): the error event then."""
+        facts = self._scanner.facts if self._scanner is not None else None
+        if not self._started or facts is None or facts.shape is None:
+            return None
+        kind, created, model = facts.shape
+        choice: dict[str, Any] = {"index": 0, "finish_reason": "length"}
+        if kind == "chat.completion.chunk":
+            choice["delta"] = {}
+        elif kind == "text_completion":
+            choice["text"] = ""
+        else:
+            return None
+        return {"id": facts.response_id, "object": kind, "created": created, "model": model,
+                "choices": [choice], "servescope_finish_reason": "deadline"}
 
     # --- the watcher --------------------------------------------------------------------
     async def _watch(self, receive: Receive, writer: asyncio.Task[None]) -> None:

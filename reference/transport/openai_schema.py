@@ -77,6 +77,13 @@ class RequestError(Exception):
     def body(self) -> dict[str, Any]:
         return error_body(self.message, type_=self.type, param=self.param, code=self.code)
 
+    @property
+    def rejection_reason(self) -> str:
+        """The ``reason`` label its rejection is counted under, alike on every entry point:
+        ``invalid_request`` for any bad request (its code, ``invalid_type`` or
+        ``invalid_value``, is the answer's detail), the code for a body too large."""
+        return self.code if self.status == 413 else "invalid_request"
+
 
 def error_body(message: str, *, type_: str = "invalid_request_error", param: str | None = None,
                code: str | None = None) -> dict[str, Any]:

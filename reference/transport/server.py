@@ -123,7 +123,7 @@ class _Transport:
             generation = self._generation(rid, params, carrier, operation)
         except schema.RequestError as err:
             recorder = self.telemetry.request(rid, carrier=carrier, operation=operation)
-            recorder.rejected(err.code if err.status == 413 else "invalid_request")
+            recorder.rejected(err.rejection_reason)
             # 413/415 are answered before the body is read: the connection cannot be reused
             return _error(err.status, err.body(), rid, close=err.status in (413, 415))
         except ClientDisconnect:  # the body never arrived whole: nobody is left to answer
