@@ -273,9 +273,11 @@ class _Gateway:
         data, content_type = render(self.telemetry.registry, request.headers.get("accept"))
         return Response(data, media_type=content_type)
 
-    def reject_connection(self, reason: str) -> None:
-        """A request refused before it reached a handler (the connection guard's)."""
-        self.telemetry.request(f"conn-{uuid.uuid4().hex}", operation="http").rejected(reason)
+    def reject_connection(self, reason: str, carrier: dict[str, str] | None = None) -> None:
+        """A request refused before it reached a handler (the connection guard's), in the
+        caller's trace when its head named one."""
+        self.telemetry.request(f"conn-{uuid.uuid4().hex}", operation="http",
+                               carrier=carrier or None).rejected(reason)
 
 
 async def _disconnected(receive: Receive) -> None:

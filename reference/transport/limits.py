@@ -35,12 +35,30 @@ __all__ = [
     "install_error_log_limits",
     "protocol_class",
     "read_body",
+    "trace_carrier",
     "uvicorn_settings",
 ]
 
 _log = logging.getLogger("servescope.reference.transport.limits")
 
-OnReject = Callable[[str], None]
+
+
+class OnReject(Protocol):
+    """Counts a request refused before a handler: its reason, and the W3C trace headers it
+    carried when its head was read (the rejection's span joins the caller's trace)."""
+
+    def __call__(self, reason: str, carrier: dict[str, str] | None = None) -> None: ...
+
+
+#: Headers passed to the tracer as the W3C carrier (never the rest: it may hold credentials).
+_TRACE_HEADERS = (b"traceparent", b"tracestate")
+
+
+def trace_carrier(scope: Scope) -> dict[str, str]:
+    """The W3C trace headers of a request's head, as the tracer reads them."""
+    return {name.decode(): value.decode("latin-1") for name, value in scope.get("headers", ())
+            if name in _TRACE_HEADERS}
+
 #: Called with each accepted connection's transport (socket options of the caller's own).
 OnConnection = Callable[[asyncio.Transport], None]
 Scope = MutableMapping[str, Any]
@@ -176,7 +194,7 @@ class RequestLimits:
             refusal = self._refusal(scope)
             if refusal is not None:
                 status, message, code = refusal
-                self.on_reject(code)
+                self.on_reject(code, trace_carrier(scope))
                 await _send_json(send, status, message, code)
                 return
             scope["servescope.max_body_bytes"] = self.limits.max_body_bytes

@@ -262,11 +262,12 @@ class _Transport:
             self._scrapes, self.exposition, request.headers.get("accept"), 0.0)
         return Response(data, media_type=content_type)
 
-    def reject_connection(self, reason: str) -> None:
+    def reject_connection(self, reason: str, carrier: dict[str, str] | None = None) -> None:
         """Count a request refused before it reached a handler (a protocol error, a head or
-        body that never arrived, the connection cap): an arrival that ends rejected."""
+        body that never arrived, the connection cap): an arrival that ends rejected, in the
+        caller's trace when its head named one."""
         rid = f"conn-{uuid.uuid4().hex}"
-        self.telemetry.request(rid, operation="http").rejected(reason)
+        self.telemetry.request(rid, operation="http", carrier=carrier or None).rejected(reason)
 
 
 def _require_json(headers: dict[str, str]) -> None:
@@ -381,7 +382,7 @@ def _uvicorn_server(app: Starlette, sock: socket.socket, send_buffer_bytes: int 
 
     host, port = sock.getsockname()[:2]
     limits = _limits_of(app)
-    on_reject = getattr(app.state, "reject_connection", None) or _uncounted
+    on_reject: guard.OnReject = getattr(app.state, "reject_connection", None) or _uncounted
     settings = guard.uvicorn_settings(limits, send_buffer_bytes=send_buffer_bytes,
                                       on_reject=on_reject, registry=CONNECTIONS,
                                       on_connection=_bound_unsent(send_buffer_bytes),
@@ -408,7 +409,7 @@ def _bound_unsent(send_buffer_bytes: int | None) -> guard.OnConnection:
     return bound
 
 
-def _uncounted(reason: str) -> None:
+def _uncounted(reason: str, carrier: dict[str, str] | None = None) -> None:
     """An app not made by ``create_app`` has no telemetry to count refusals in."""
 
 

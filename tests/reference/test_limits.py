@@ -372,3 +372,24 @@ def _h2_read(sock: socket.socket, conn: Any, seen: list[Any]) -> bool:
     seen.extend(conn.receive_data(data))
     sock.sendall(conn.data_to_send())
     return True
+
+
+def test_a_request_refused_from_its_head_is_counted_in_the_callers_trace(http_parser) -> None:
+    """413 (a declared body too large) is answered from the head, before a handler: its
+    rejection's span still joins the trace the caller's traceparent names."""
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    config = EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4, http=LIMITS)
+    trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
+    with LocalServer(config, model_name="tiny", span_exporter=exporter) as srv:
+        s = connect(srv, f"POST /v1/completions HTTP/1.1\r\nHost: t\r\n"
+                         f"traceparent: 00-{trace_id}-00f067aa0ba902b7-01\r\n"
+                         f"Content-Length: {40 << 20}\r\n\r\n".encode())
+        assert read_all(s).startswith(b"HTTP/1.1 413")
+        s.close()
+        srv.setup.force_flush()
+        rejected = [span for span in exporter.get_finished_spans()
+                    if span.attributes.get("servescope.finish_reason") == "rejected"]
+    assert len(rejected) == 1
+    assert f"{rejected[0].context.trace_id:032x}" == trace_id
