@@ -49,11 +49,13 @@ from .catalog import (
     MetricSpec,
 )
 
-__all__ = ["CLIENT_LABEL_KEYS", "DEFAULT_CAPS", "DEFAULT_PRIORITY_CLASSES", "OTHER",
+__all__ = ["CLIENT_LABEL_KEYS", "DEFAULT_CAPS", "DEFAULT_PRIORITY_CLASSES", "NO_PRIORITY", "OTHER",
            "DeclaredLabels", "LabelGuard", "UnknownLabelError", "ValueCheck", "glued_suffixes",
            "label_shape_ok", "listed_shape_ok", "model_shape_ok"]
 
 OTHER = "other"
+#: The priority of a request that names none: always kept, whatever classes are configured.
+NO_PRIORITY = "default"
 #: Label keys whose values a client chooses (a header or a body field).
 CLIENT_LABEL_KEYS = frozenset({PRIORITY, MODEL})
 #: Priority classes kept when none are configured: common class names and vLLM's small
@@ -182,7 +184,8 @@ class LabelGuard:
         self._on_fold = on_fold
         self._value_check = value_check
         self.declared = declared or DeclaredLabels()
-        self._declared = {PRIORITY: frozenset(self.declared.priorities),
+        # "default" is what a request that names no class reads as: always its own label
+        self._declared = {PRIORITY: frozenset(self.declared.priorities) | {NO_PRIORITY},
                           MODEL: frozenset(self.declared.models)}
         # names declared at run time, and those of them whose series retired (their place
         # may go to a new name), oldest retirement first

@@ -44,7 +44,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from servescope.instrumentation.labels import DeclaredLabels
+from servescope.instrumentation.labels import NO_PRIORITY, DeclaredLabels
 from servescope.instrumentation.scrape import CachedExposition, MetricsServer
 from servescope.instrumentation.setup import SpanRedaction, TelemetrySetup, setup_telemetry
 from servescope.instrumentation.slo import SLOSpec
@@ -170,8 +170,8 @@ class _Transport:
                 f"The model {schema.preview(params.model, 200)} does not exist; this server "
                 f"serves "
                 f"'{self.model_name}'", param="model", code="model_not_found", status=404)
-        if config.unknown_priority == "reject" and params.priority.lower() not in \
-                config.priority_classes:
+        if config.unknown_priority == "reject" and params.priority != NO_PRIORITY and \
+                params.priority.lower() not in config.priority_classes:
             raise schema.RequestError(
                 f"'priority' must be one of the configured classes "
                 f"{list(config.priority_classes)}", param="priority", code="invalid_value")

@@ -244,6 +244,15 @@ def test_undeclared_priority_classes_can_be_refused_by_configuration() -> None:
         refused = httpx.post(url, json={**body, "priority": "interactive"}, timeout=10)
         assert refused.status_code == 400 and refused.json()["error"]["param"] == "priority"
         assert httpx.post(url, json={**body, "priority": "Gold"}, timeout=10).is_success
+        # a request that names no class (the openai SDK sends none) is not an unknown one:
+        # served, under the priority label "default", never folded
+        assert httpx.post(url, json=body, timeout=10).is_success
+        registry = srv.setup.registry
+        # (with the "interactive" request refused above, counted before its class was read)
+        assert registry.get_sample_value("servescope_requests_arrived_total",
+                                         {"model": MODEL, "priority": "default"}) == 2.0
+        assert registry.get_sample_value("servescope_requests_arrived_total",
+                                         {"model": MODEL, "priority": "other"}) is None
     with pytest.raises(ValueError, match="unknown_priority"):
         EngineConfig(unknown_priority="drop")
     with pytest.raises(ValueError, match="priority_classes"):
