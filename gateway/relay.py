@@ -122,6 +122,7 @@ class Relay:
         self._paused = False
         self._completing = False  # the last write is under way: a disconnect is normal
         self._ended_at: float | None = None  # when the upstream's last event arrived
+        self._cut_at: float | None = None  # when the gateway's own end of a cut went out
         self._reason = FinishReason.ERROR
         self._upstream_error: str | None = None  # the span's error.type of an upstream error
         self._finishes: dict[int, str] | None = None  # the engine's own, for the span
@@ -181,7 +182,8 @@ class Relay:
             rec.finish(FinishReason.CLIENT_CANCEL)
         elif self.cut is not None:
             rec.error_type(self.cut.code)  # reset, malformed, incomplete: all finish "error"
-            rec.finish(self.cut.reason)
+            # stamped as its last bytes went out: the client cannot have read them earlier
+            rec.finish(self.cut.reason, now=self._cut_at)
         else:
             if self._upstream_error is not None:
                 rec.error_type(self._upstream_error)
@@ -457,7 +459,7 @@ class Relay:
                     await send({"type": "http.response.start", "status": _CUT_STATUS.get(
                         cut.code, 502), "headers": [(b"content-type", b"application/json")]})
                     body = json.dumps(error).encode()
-                await self._last(send, body)
+                self._cut_at = await self._last(send, body)
         except TimeoutError:
             self.abandoned = True
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import time
 
 import httpx
 import openai
@@ -199,7 +200,14 @@ def test_a_deadline_ends_the_upstream_request() -> None:
         assert events[-1]["object"] == events[0]["object"] == "text_completion"
         assert events[-1]["choices"] == [{"index": 0, "finish_reason": "length", "text": ""}]
         assert events[-1]["servescope_finish_reason"] == "deadline"
+        read_at = time.time_ns()  # the client has read its end
         poll_until(lambda: finished(gw, "deadline") == 1, what="a deadline finish")
+        # the request ends when its last bytes went out, not after: never after the client
+        # had read them
+        gw.setup.force_flush()
+        ended = [sp.end_time for sp in gw.exporter.get_finished_spans()
+                 if sp.attributes.get("servescope.finish_reason") == "deadline"]
+        assert len(ended) == 1 and ended[0] <= read_at
         poll_until(lambda: stub.engine.cancelled == 1, what="the engine saw its client go")
         assert busy_upstream_connections(gw) == 0
         slow_head = httpx.post(f"{gw.url}/v1/completions", json={
