@@ -172,10 +172,11 @@ def _env_exporter(trace_file: str | Path | None) -> tuple[SpanExporter | None, s
         classes = auto._import_exporters(names, [], [])[0]
         exporters = [cls() for cls in classes.values()]
     except Exception as exc:  # an unknown name or protocol, a missing package
-        _log.warning("servescope: OTEL_TRACES_EXPORTER=%r cannot be used (%s)",
-                     configured or "otlp", exc)
+        where = "the file " + str(trace_file) if trace_file is not None else "nowhere"
+        _log.warning("servescope: OTEL_TRACES_EXPORTER=%r cannot be used (%s): spans go %s",
+                     configured or "otlp", exc, where)
         if trace_file is None:
-            return _nowhere()
+            return None, f"nowhere (OTEL_TRACES_EXPORTER={configured or 'otlp'!r} cannot be used)"
         return JsonLinesSpanExporter(trace_file), f"the file {trace_file}"
     where = ", ".join(_DESCRIBE.get(n, n) for n in names) + (
         f" at {shown_url(endpoint)}" if endpoint else "")

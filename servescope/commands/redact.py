@@ -73,6 +73,9 @@ def _redact(args: argparse.Namespace) -> int:
     except PolicyError as exc:
         print(f"servescope: invalid redaction policy: {exc}", file=sys.stderr)
         return 2
+    except ValueError as exc:  # SERVESCOPE_REDACTION_ENGINE names no engine
+        print(f"servescope: invalid configuration: {exc}", file=sys.stderr)
+        return 2
     counts: Counter[str] = Counter()
     limit = redactor.policy.max_content_chars
     for stream in (sys.stdin, sys.stdout):

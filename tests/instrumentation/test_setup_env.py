@@ -154,3 +154,15 @@ def test_the_destination_shown_holds_no_credentials(monkeypatch):
     setup = setup_telemetry(registry=CollectorRegistry())
     assert setup.traces_destination == "OTLP/HTTP at http://…@127.0.0.1:4318/v1/traces?…"
     setup.shutdown(1)
+
+
+def test_an_unusable_exporter_is_said_once_and_not_contradicted(monkeypatch, caplog) -> None:
+    """One line: the name cannot be used, and where spans go instead; not the "no
+    OTEL_TRACES_EXPORTER is set" line on top of it, which an unusable one contradicts."""
+    monkeypatch.setenv("OTEL_TRACES_EXPORTER", "nonsense")
+    with caplog.at_level(logging.WARNING, logger="servescope.setup"):
+        setup = setup_telemetry(registry=CollectorRegistry())
+    setup.shutdown(5)
+    said = [r.getMessage() for r in caplog.records if "spans go" in r.getMessage()]
+    assert len(said) == 1 and "'nonsense' cannot be used" in said[0], said
+    assert said[0].endswith("spans go nowhere")

@@ -3,6 +3,7 @@ output path that is a file) is one line naming it and a nonzero exit, never a tr
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -62,3 +63,12 @@ def test_report_refuses_a_pattern_prometheus_would_not_take(option: str, pattern
     assert result.returncode == 2
     assert f"servescope report: {option}: not a regular expression" in result.stderr
     assert not (tmp_path / "r.html").exists()
+
+
+def test_an_unknown_redaction_engine_is_one_line_naming_the_variable(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "servescope", "redact"], cwd=tmp_path,
+                            input="x\n", capture_output=True, text=True, timeout=120,
+                            env={**os.environ,
+                                 "SERVESCOPE_REDACTION_ENGINE": "bogus"}, check=False)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "SERVESCOPE_REDACTION_ENGINE" in result.stderr and "bogus" in result.stderr
