@@ -142,8 +142,10 @@ def budget_markdown(mix: Mix = REFERENCE_MIX, slo: SLOSpec | None = None) -> lis
     out = [f"One replica serving {mix.models} models x {mix.priorities} priority classes, "
            f"with all {mix.finish_reasons} finish reasons and {mix.rejection_reasons} "
            f"rejection reasons present, exports **{total} series** (`servescope budget` "
-           "prints it for any mix; `_created`, fault-only and client-side families not "
-           "counted).", "", "| family | labels | series | share |", "|---|---|---:|---:|"]
+           f"prints it for any mix; {'' if mix.created else '`_created`, '}fault-only and "
+           "client-side families not counted"
+           f"{'; `_created` series counted' if mix.created else ''}).", "",
+           "| family | labels | series | share |", "|---|---|---:|---:|"]
     for name, n in sorted(by_family.items(), key=lambda kv: (-kv[1], kv[0])):
         labels = ", ".join(f"`{k}`" for k in specs[name].labels) or "-"
         out.append(f"| `{name}` | {labels} | {n} | {n / total:.1%} |")
