@@ -101,6 +101,16 @@ class _Models:
             self.refresh_soon()
         return self.default
 
+    async def until_learnt(self) -> None:
+        """Ask the upstream for its model list until it gives one: every
+        :data:`MODELS_RETRY_S` at first, backing off to ten times that."""
+        delay = MODELS_RETRY_S
+        while not self.learnt:
+            await asyncio.sleep(delay)
+            with contextlib.suppress(Exception):
+                await self.refresh()
+            delay = min(delay * 2, 10 * MODELS_RETRY_S)
+
     def refresh_soon(self) -> None:
         if self._task is None or self._task.done():
             self._asked_at = time.monotonic()
@@ -423,7 +433,14 @@ def create_gateway_app(config: GatewayConfig, telemetry: Telemetry, *,
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         with contextlib.suppress(Exception):
             await g.models.refresh()
+        # an engine still loading its model: ask until it lists one, not only when a request
+        # comes (whose model the answer would come too late to label)
+        learning = None if g.models.learnt else asyncio.create_task(g.models.until_learnt())
         yield
+        if learning is not None:
+            learning.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await learning
         await g.upstream.aclose()
 
     routes = [

@@ -23,7 +23,9 @@ from gateways import (
 )
 from waiting import poll_until
 
+from servescope.harness.stub_engine import StubServer
 from servescope.reference.config import HttpLimits
+from servescope.report.launcher import free_port
 
 MODEL = "stub-model"
 
@@ -356,3 +358,19 @@ def test_a_deadline_that_is_no_number_of_seconds_gets_a_400_naming_it(
         assert error["code"] in ("invalid_type", "invalid_value", "invalid_request")
         assert rejected(gw, "invalid_request", model=MODEL) == 1
         assert stub.engine.requests == 0
+
+
+def test_a_gateway_started_before_its_engine_learns_the_models_without_a_request() -> None:
+    """The engine comes up after the gateway (a sidecar whose engine loads its model): the
+    gateway asks again on its own, so the first request already carries its model's label,
+    not the configured fallback."""
+    port = free_port()
+    with gateway_for(f"http://127.0.0.1:{port}") as gw:
+        time.sleep(0.5)  # the first ask failed: nothing listens yet
+        with StubServer(port=port):
+            poll_until(lambda: MODEL in gw.app.gateway.models.known,
+                       what="the model list learnt", timeout_s=15)
+            answer = httpx.post(f"{gw.url}/v1/completions", timeout=30,
+                                json={"model": MODEL, "prompt": "x", "max_tokens": 2})
+            assert answer.status_code == 200
+        assert finished(gw, "length") == 1 and finished(gw, "length", model="default") == 0
