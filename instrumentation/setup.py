@@ -18,12 +18,13 @@ composition root wires the pieces together).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -254,6 +255,28 @@ def _pii_free(value: str) -> bool:
     return not scan_joined(value)
 
 
+@contextlib.contextmanager
+def _held_logs() -> Iterator[list[logging.LogRecord]]:
+    """Hold what servescope's own loggers say meanwhile, to be handled afterwards: set-up's
+    warnings (an unset hash key) then pass the log filter like every later record, and a
+    handler whose format names ``%(trace_id)s`` (which the filter adds) does not fail."""
+    held: list[logging.LogRecord] = []
+
+    class _Hold(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            held.append(record)
+
+    root = logging.getLogger("servescope")
+    hold, propagate = _Hold(), root.propagate
+    root.addHandler(hold)
+    root.propagate = False
+    try:
+        yield held
+    finally:
+        root.removeHandler(hold)
+        root.propagate = propagate
+
+
 def _warm_checks() -> None:
     """Build the label check's and the echo's detectors now, at set-up. Built on first use
     instead, they compiled their pattern database (about half a second) inside the first
@@ -353,8 +376,9 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
     telemetry = Telemetry(registry=registry, tracer_provider=provider, slo=slo, model=model,
                           pool=pool, exemplar_ratio=exemplar_ratio, label_check=_pii_free,
                           declared_labels=declared_labels, label_idle_s=label_idle_s)
-    redaction = _default_redaction(redaction)
-    _warm_checks()
+    with _held_logs() as held:  # said once the log filter (trace ids, redaction) is on
+        redaction = _default_redaction(redaction)
+        _warm_checks()
     # The served model and the declared model/adapter names are known names: spans keep
     # them (other model names are hashed), as labels do.
     add_known = getattr(getattr(redaction, "redactor", None), "add_known_models", None)
@@ -363,6 +387,8 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
         telemetry.model_listeners.append(add_known)
     counter = _redaction_counter(telemetry.metrics)
     log_filter = install_log_redaction(redaction, counter) if log_redaction else None
+    for record in held:
+        logging.getLogger(record.name).handle(record)
     if not log_redaction:
         _log.warning("servescope: log redaction is OFF (log_redaction=False)")
     enabled = telemetry.metrics

@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -124,3 +125,23 @@ def test_set_up_builds_the_label_and_echo_checks_before_the_first_request():
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "ok"
+
+
+def test_a_log_format_naming_the_trace_id_holds_through_set_up():
+    """Set-up's own warnings (an unset hash key) used to be logged before the log filter that
+    adds ``trace_id`` was on: a format naming it failed on them ("Logging error")."""
+    script = textwrap.dedent("""
+        import logging
+        logging.basicConfig(format="%(levelname)s trace=%(trace_id)s %(name)s: %(message)s")
+        from servescope.instrumentation import setup_telemetry
+        setup_telemetry()
+        logging.getLogger("app").warning("after")
+    """)
+    env = {k: v for k, v in os.environ.items()
+           if k != "SERVESCOPE_REDACTION_HASH_KEY"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Logging error" not in done.stderr, done.stderr[-2000:]
+    assert "trace= servescope.redaction: SERVESCOPE_REDACTION_HASH_KEY is not set" in done.stderr
+    assert "trace= app: after" in done.stderr
