@@ -784,6 +784,10 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"mobile?|handy|"
                 r"celular|cellulare|m[óo]vil|portable|"
                 r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone)[ \t]+number|"
+                # "number is 02-365-5762", not an order's or a ticket's number
+                r"(?<!order )(?<!ticket )(?<!tracking )(?<!case )(?<!invoice )(?<!reference )"
+                r"(?<!account )(?<!serial )(?<!part )(?<!model )(?<!build )(?<!version )"
+                r"(?<!card )(?<!policy )number[ \t]+is|"
                 r"nomor(?:[ \t]+hp)?|"
                 r"(?:mi|mio|meu|mon|mein|mijn)(?:[ \t]+[a-z]{3,8})?[ \t]+n(?:[úu]mero|um[ée]ro)|"
                 # French and Portuguese verbs for calling ("m'appeler au", "me joindre au",
@@ -859,7 +863,7 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mob
                  "sms", "llam", "chiam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機",
                  "tlm", "連絡先", "联系方式",
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
-                 "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t")
+                 "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t", "number")
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
 _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
@@ -873,7 +877,8 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]+direc
                     r"|mobil|handy|celular|"
                     r"cellulare|m[ao]vil|portable|"
                     r"whatsapp|sms|"
-                    r"(?:my|new|cell) number|cell[ .:]|msisdn|nomor|n[au]mero|simu|natel|"
+                    r"(?:my|new|cell) number|number[ \t]+is|cell[ .:]|msisdn|nomor|n[au]mero|"
+                    r"simu|natel|"
                     r"llam(?:ar|e|ame|ada)|chiam|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me|"
                     r"num[ae]ro|appel|joindre|ligar|ring[ \t]+[(+0-9]")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
@@ -1193,7 +1198,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (nor beside a letter or digit of another script, which the prefilter reads as one)
        r"(?<![A-Za-z0-9/+=$.])(?<![^\W_])(?<!\d:)(?<!ignatur: )(?<!ignature: )"
        r"(?=[A-Za-z0-9]*[/+])([A-Za-z0-9+][A-Za-z0-9/+]{39})"
-       r"(?![A-Za-z0-9/+=.$])(?![^\W_])",
+       # (not the last line of a PEM block: a public key's, whose END line follows)
+       r"(?![A-Za-z0-9/+=.$])(?![^\W_])(?!\r?\n-{4,5} ?END )",
        v.bare_secret_ok, prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9+][A-Za-z0-9/+]{39}"
                                    r"(?:[^A-Za-z0-9/+=]|$)", group=1, needles=("/", "+"),
        start=_at_literal(("/", "+"), 39)),
@@ -1408,11 +1414,28 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("AKIA", "ASIA"), start=_at_literal(("AKIA", "ASIA"))),
     # Passwords in SQL (Postgres: WITH PASSWORD '...', MySQL: IDENTIFIED BY '...'), as
     # statement logs print them.
+    # (ClickHouse and MySQL name the plugin first: IDENTIFIED WITH sha256_password BY '...')
     _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:password|identified\s+by)\s+(['\"])([^'\"\n]+)\1",
-       prefilter=r"(?i)(?:password|identified[ \t\r\n]+by)[ \t\r\n]+['\"]", group=2,
+       r"(?i)(?<![\w-])(?:password|identified(?:\s+with\s+\w+)?\s+by)\s+(['\"])([^'\"\n]+)\1",
+       prefilter=r"(?i)(?:password|identified[ \t\r\n]+(?:with[ \t\r\n]+\w+[ \t\r\n]+)?by)"
+                 r"[ \t\r\n]+['\"]", group=2,
        needles=("assword", "ASSWORD", "dentified", "DENTIFIED"),
        start=_at_literal(("password", "identified"), fold=True)),
+    # Redis' MONITOR prints each argument quoted: "CONFIG" "SET" "requirepass" "...",
+    # "AUTH" "...", "AUTH" "user" "...", "masterauth" "..."
+    _d("secret_assignment",
+       r"(?i)\\?\"(?:requirepass|masterauth|auth(?:\\?\"[ \t]+\\?\"[^\"\\\s]+)?)\\?\"[ \t]+"
+       r"\\?\"([^\"\\\s]{4,})\\?\"",
+       v.secret_value_ok, prefilter=r"(?i)\"(?:requirepass|masterauth|auth)\\?\"[ \t]+\\?\"",
+       group=1, needles=("requirepass", "masterauth", "AUTH", "auth"),
+       start=_at_literal(('"requirepass', '"masterauth', '"auth'), fold=True)),
+    # A debug page's table of a form's fields, a name and its repr a tab apart (Django:
+    # "password1\t'...'")
+    _d("secret_assignment",
+       r"(?im)^(?:password\d?|passwd|secret|api_key|token|access_token)\t'([^'\n]{4,})'$",
+       v.secret_value_ok, prefilter=r"(?i)(?:password|passwd|secret|api_key|token)\d?\t'",
+       group=1, needles=("\t'",), start=_at_literal(("password", "passwd", "secret", "api_key",
+                                                      "token", "access_token"), fold=True)),
     # A log's "auth failed for bob with pass \"X\"": a password-shaped value only.
     _d("secret_assignment", r"(?i)(?<![\w-])(?:pass|pwd?)\s+(['\"])([^'\"\n]{6,})\1",
        v.password_like, prefilter=r"(?i)(?:pass|pwd?)[ \t\r\n]+['\"]", group=2,

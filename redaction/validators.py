@@ -565,7 +565,8 @@ def secret_value_ok(candidate: str) -> bool:
     return (any(ch.isalnum() for ch in plain) and _STANDS_IN.search(plain) is None
             and not bare.startswith("=")  # a pin, not an assignment (tiktoken==0.7.0)
             and plain.lower() not in _PROSE_WORDS
-            and _NAMES_A_SECRET.fullmatch(bare) is None and _PATH.fullmatch(bare) is None
+            and _NAMES_A_SECRET.fullmatch(bare) is None
+            and (_PATH.fullmatch(bare) is None or _SLASH_LED_TOKEN.fullmatch(bare) is not None)
             and _REFERENCE.match(bare) is None
             and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None
             and _STRIPE_TEST.fullmatch(bare) is None
@@ -576,6 +577,10 @@ def secret_value_ok(candidate: str) -> bool:
             and not bare.startswith(_PEM_START))
 
 
+# A key that only starts with "/" (an AWS secret key: 40 base64 characters, "/" among them):
+# one segment, long, in mixed case with digits, which no file's path is.
+_SLASH_LED_TOKEN = re.compile(r"/(?=[A-Za-z0-9+]*[a-z])(?=[A-Za-z0-9+]*[A-Z])"
+                              r"(?=[A-Za-z0-9+]*\d)[A-Za-z0-9+]{19,}")
 # Documentation's example value typed along the keyboard (certbot's api_token
 # 0123456789abcdef0123456789abcdef01234567).
 _KEYBOARD_RUN = re.compile(r"0123456789abcdef|abcdef0123456789", re.IGNORECASE)
@@ -817,6 +822,12 @@ _MESSAGE_ID_HOST = re.compile(r"(?i)mail\.gmail\.com|.*\.prod\.outlook\.com"
 _SSH_ALGORITHM_HOST = re.compile(r"(?i)openssh\.com|libssh\.org")
 _ICAL_UID = re.compile(r"[a-z0-9]{26}")
 _MACHINE_LOCAL = re.compile(r"(?=(?:[.-]*[0-9a-fA-F]){16})(?=.*\d)[0-9a-fA-F.-]+")
+# A system account at a host of a private name space (cron's "From: root@db-1.internal"):
+# mail between machines, no one's address.
+_SYSTEM_ACCOUNT = frozenset({"root", "daemon", "nobody", "postmaster", "mailer-daemon", "cron",
+                             "www-data", "systemd"})
+_PRIVATE_HOST = re.compile(r"(?i)(?:[\w-]+\.)*[\w-]+\.(?:internal|local|localdomain|lan|"
+                           r"home\.arpa|intranet|corp)")
 
 
 def email_ok(candidate: str) -> bool:
@@ -829,6 +840,8 @@ def email_ok(candidate: str) -> bool:
         return False  # a shared calendar's or a room's id (c_...@group.calendar.google.com)
     if len(local) >= 3 and set(local.lower()) <= {"x", "*"}:
         return False  # a URL's user:password masked (Go's url.Redacted(): "user:xxxxx@host")
+    if local.lower() in _SYSTEM_ACCOUNT and _PRIVATE_HOST.fullmatch(host) is not None:
+        return False
     # (git@github.com is SSH's user at a forge, [url "git@github.com:"] in a git config)
     return (_MESSAGE_ID_HOST.fullmatch(host) is None and ".JavaMail." not in local
             and _SSH_ALGORITHM_HOST.fullmatch(host) is None

@@ -269,6 +269,12 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         ("071 98469-9544", "954.528.836", "775-084-291", "671 80 73 84"),
         "a phone number streamed as its own delta: the words that say it is a phone are in "
         "an earlier event or log line"),
+    "corpus_ma": {
+        "03-695-6318": "a phone glued to Hebrew's preposition by a hyphen (ל-03-...): read as "
+                       "part of a longer run",
+        "081336378931": "twelve bare digits under from= in a chat bridge's log, nothing beside "
+                        "them that says phone",
+    },
     "corpus_o": {
         "Summer2020!G13": "a TSV row whose header names the column, lines away",
         "s%253AhTXBrlaXFB_HDY6ZowIIYuyznAYvJoel.wVebH0PPH4SAvRTRRcVj451mbtaZeyh4Cck0EnAWBUl":
@@ -301,6 +307,10 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
         "UUIDs under a psp_token column: the corpus counts them clean, the redactor a "
         "credential (as under token= in IA)"),
     "corpus_ca": dict.fromkeys(("ca-0163", "ca-0222", "ca-0342"), _AWS_EXAMPLE),
+    "corpus_mb": dict.fromkeys(
+        ("mb-124", "mb-174"),
+        "a 19-digit query id in a pg_stat_statements table that passes Luhn in a Diners "
+        "range: read as an unspaced card number"),
     "corpus_la": {
         **dict.fromkeys(("la-55", "la-68", "la-145", "la-254", "la-303", "la-311", "la-366"),
                         "a mailing list's unsubscribe token (token= in a link): the corpus "

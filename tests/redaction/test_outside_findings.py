@@ -32,6 +32,14 @@ from servescope.redaction import Redactor
     ("Pode me ligar no (11) 98943 2346.", "98943 2346"),
     ("The courier should ring (03) 7751 2418 when he's outside", "7751 2418"),
     ("Que el repartidor me llame al 0034 780934117 Gracias.", "780934117"),
+    ("CREATE USER etl IDENTIFIED WITH sha256_password BY 'Quartz1996&' HOST ANY", "Quartz1996&"),
+    ('1716915772.725718 [0 127.0.0.1:31778] "CONFIG" "SET" "requirepass" "KwSLk7WfLvPP"',
+     "KwSLk7WfLvPP"),
+    ("Variable\tValue\nemail\t'kenji@acme-corp.io'\npassword1\t'xJerfIC5J9P&qsJw'\n",
+     "xJerfIC5J9P&qsJw"),
+    ("env: AWS_SECRET_ACCESS_KEY=/COby6QWk0Cn3p6Nkv0GElxpZmpL0raAWKkEFezm",
+     "COby6QWk0Cn3p6Nkv0GElxpZmpL0raAWKkEFezm"),
+    ("can you ping Yujin? number is 02-365-5762, mail her", "365-5762"),
 ])
 def test_caught(redactor: Redactor, text: str, secret: str) -> None:
     assert secret not in redactor.redact_text(text, {})
@@ -44,6 +52,11 @@ def test_caught(redactor: Redactor, text: str, secret: str) -> None:
     "pw: 350W",
     '  -H "Authorization: Bearer lightspeed_xs_pat_YourTokenHere"',
     "Authorization: Bearer $TOKEN",
+    "From: root@es-data-4.internal (Cron Daemon)",
+    "order number is 123-456-7890",
+    "key_file=/etc/ssl/private/server.key",
+    "PPOIMCAcIoafRlRjt80rwayc8v9wrwhTScMjP/grij3fj0LZ2vlqfB6wTtpBNjI7C\n"
+    "paYqfNc9+23hF/8ODGB1uGK2bcNVppyziZqJYwMT\n-----END PUBLIC KEY-----",
 ])
 def test_left(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
