@@ -358,6 +358,7 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
     slow_burn = _slow_burn(slo, options)
     if slow_burn is not None:
         out.append(slow_burn)
+    out += _shedding(slo, options)
 
     out += _cause_matrix(slo, options)
     out.append(_paired_transport(slo, options))
@@ -566,6 +567,30 @@ def _slow_burn(slo: SLOSpec, options: Options) -> Scenario | None:
     s.firing["ServescopeTTFTBudgetBurnTicket"] = [
         ({"job": JOB, "model": MODEL, "slo": "ttft"}, ratio)]
     return s
+
+
+def _shedding(slo: SLOSpec, options: Options) -> list[Scenario]:
+    """Half the requests refused: load shed (queue_full) burns the availability budget; a
+    client's own bad requests (invalid_request) burn nothing. Where rejections carry their
+    reason and end as finishes (servescope's own series) and the spec counts some as bad."""
+    shed = slo.shed_matcher() if options.flavor.families is None else None
+    if shed is None or not re.fullmatch(shed[3:-1], "queue_full"):
+        return []
+    jm = {"job": JOB, "model": MODEL}
+    short = slo_rules.stage_window(slo)
+    ml = _labels(model=MODEL)
+    out = []
+    for reason, bad in (("queue_full", 0.5), ("invalid_request", 0.0)):
+        s = _replica(f"half the requests refused ({reason})", slo, options.flavor,
+                     finishes={"stop": 0.5, "rejected": 0.5})
+        s.add(cat.REJECTED, "", {**ml, "reason": reason}, _counter(30))
+        s.records += [(f"{slo_rules.BAD_RECORD}{short}", {**jm, "slo": "availability"}, bad),
+                      (f"{slo_rules.ALL_RECORD}{short}", {**jm, "slo": "availability"}, 1.0)]
+        if bad:
+            obj = next(o for o in slo_rules.objectives(slo, options) if o.key == "availability")
+            _burn_expectation(s, slo, obj, bad)
+        out.append(s)
+    return out
 
 
 def _burn_expectation(s: Scenario, slo: SLOSpec, obj: slo_rules.Objective,

@@ -21,11 +21,28 @@ def _bad_reasons(ctx: Ctx) -> str:
     return f'=~"{"|".join(reasons)}"'
 
 
+def _shed(ctx: Ctx) -> str | None:
+    """The rejections availability counts as bad (the SLO rules' ``_shed``): servescope's own
+    series only, where rejections carry their reason and end as finishes."""
+    return ctx.slo.shed_matcher() if ctx.flavor.families is None else None
+
+
 def availability(ctx: Ctx, fn: str = "rate") -> str:
-    """Share of terminal requests not ending in a bad finish reason."""
+    """Share of terminal requests not ending in a bad finish reason, nor refused by the
+    server (:func:`_shed`)."""
     q = ctx.q
-    bad = q.rate(cat.FINISHED, fn=fn, finish_reason=_bad_reasons(ctx))
-    return f"(1 - ({bad} or vector(0)) / {q.rate(cat.FINISHED, fn=fn)})"
+    bad = f"({q.rate(cat.FINISHED, fn=fn, finish_reason=_bad_reasons(ctx))} or vector(0))"
+    shed = _shed(ctx)
+    if shed is not None:
+        bad = f"({bad} + ({q.rate(cat.REJECTED, fn=fn, reason=shed)} or vector(0)))"
+    return f"(1 - {bad} / {q.rate(cat.FINISHED, fn=fn)})"
+
+
+def _bad_said(ctx: Ctx) -> str:
+    said = ", ".join(sorted(r.value for r in ctx.slo.bad_finish_reasons))
+    if _shed(ctx) is not None:
+        said += " nor refused by the server (" + ", ".join(ctx.slo.bad_rejection_reasons) + ")"
+    return said
 
 
 def slo_errors(ctx: Ctx, key: str, good: str, over: str | None = None) -> str:
@@ -99,7 +116,7 @@ def _slo_stats(ctx: Ctx) -> list[object]:
                                                            fn="increase"))),
                good_above=tpot.target, decimals=2),
         single("Availability", f"Share of terminal requests not ending in "
-               f"{', '.join(sorted(r.value for r in slo.bad_finish_reasons))} over the selected "
+               f"{_bad_said(ctx)} over the selected "
                f"range (target {slo.availability_target:.2%})." + _FROM_RECORDS, "percentunit",
                Target(_attained(ctx, "availability", availability(rctx, fn="increase"))),
                good_above=slo.availability_target, decimals=3),

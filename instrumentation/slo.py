@@ -32,6 +32,13 @@ _WORKBOOK_WINDOWS = ((1 / 720, 14.4, "page"), (1 / 120, 6.0, "page"),
                      (1 / 30, 3.0, "ticket"), (1 / 10, 1.0, "ticket"))
 
 
+#: Rejections the server chose, bad for availability unless a spec says otherwise: load shed
+#: (``queue_full``), a server going down, the connection cap, and a gateway's engine out of
+#: reach or refusing (``upstream_*``, its 5xx and 429 answers).
+SHED_REASONS = ("queue_full", "shutting_down", "too_many_connections", "upstream_.+", "http_5..",
+                "http_429")
+
+
 class SLOError(ValueError):
     """A spec that cannot be used; the message names the offending field and value."""
 
@@ -68,11 +75,22 @@ class SLOSpec:
     period: str
     alert_windows: tuple[AlertWindow, ...]
     service: str = "llm-inference"
+    #: Rejection reasons (Prometheus regexes) that count as bad for availability: the server
+    #: refusing work it was there to take.
+    bad_rejection_reasons: tuple[str, ...] = ()
 
     @classmethod
     def default(cls) -> SLOSpec:
         text = resources.files(__package__).joinpath("default_slo.yaml").read_text("utf-8")
         return parse_slo(text, source="default_slo.yaml")
+
+    def shed_matcher(self) -> str | None:
+        """The ``reason`` matcher of the rejections availability counts as bad; None when
+        none is listed, or when every rejection is bad already (``rejected`` among the bad
+        finish reasons)."""
+        if not self.bad_rejection_reasons or FinishReason.REJECTED in self.bad_finish_reasons:
+            return None
+        return '=~"' + "|".join(self.bad_rejection_reasons) + '"'
 
     def is_good(self, reason: FinishReason, ttft: float | None, tpot: float | None) -> bool:
         """Goodput eligibility of one finished request (None: no such sample, e.g. 1 token)."""
@@ -196,6 +214,8 @@ def parse_slo(text: str, source: str = "<string>") -> SLOSpec:
         availability_target=float(availability["target"]),
         bad_finish_reasons=frozenset(
             FinishReason(r) for r in availability.get("bad_finish_reasons", ["error", "deadline"])),
+        bad_rejection_reasons=_regexes(availability.get("bad_rejection_reasons", SHED_REASONS),
+                                       "availability.bad_rejection_reasons"),
         eligible_finish_reasons=frozenset(
             FinishReason(r) for r in goodput.get("eligible_finish_reasons", ["stop", "length"])),
         count_cancellations_in_attempted=bool(
@@ -210,6 +230,16 @@ def parse_slo(text: str, source: str = "<string>") -> SLOSpec:
 #: The shortest SLO period taken: the page's windows are 1/720 of it and 1/12 of that, and
 #: below a day they collapse into one minute (no multiwindow protection left).
 MIN_PERIOD_S = 86400.0
+
+
+def _regexes(values: Any, field: str) -> tuple[str, ...]:
+    for i, value in enumerate(values):
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise SLOError(f"{field}[{i}]: {value!r} is not a regular expression ({exc})") \
+                from None
+    return tuple(values)
 
 
 def _period(period: str) -> str:
