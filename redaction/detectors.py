@@ -1092,6 +1092,11 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment", r"[?&](?:auth|requirepass)=([^&\s\"'#<>]{8,})", v.table_secret_ok,
        prefilter=r"[?&](?:auth|requirepass)=[^&\s\"'#<>]{8}", group=1,
        needles=("auth=", "requirepass="), start=_at_literal(("auth=", "requirepass="), 1)),
+    # Mailgun's private API key ("key-" and 32 hex digits), under whatever name holds it
+    # (a PagerDuty block's routing_key in one pasted config).
+    _d("api_key", r"(?<![\w-])(key-[0-9a-f]{32})(?![\w-])", None,
+       prefilter=r"key-[0-9a-f]{32}", group=1, needles=("key-",),
+       start=_at_literal(("key-",))),
     # A Telegram bot's token (the bot's id, a colon, 35 characters), in its API's URL too.
     _d("api_key", r"(?<![\d:])(\d{8,10}:AA[A-Za-z0-9_-]{33})(?![\w-])", None,
        prefilter=r"[0-9]{8}:AA[A-Za-z0-9_-]{33}", group=1, needles=(":AA",),
@@ -1801,7 +1806,8 @@ DETECTORS: tuple[Detector, ...] = (
        rf"[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])"
-       r"(?!:[\w~][\w.~ -]*/)", v.email_ok,
+       # (nor rsync's and scp's user@host:/path)
+       r"(?!:[\w~]?[\w.~ -]*/)", v.email_ok,
        prefilter=r"[A-Za-z0-9_.%+-]@[A-Za-z0-9]", needles=("@",),
        start=_at_literal(("@",), 64),  # the local part: at most 64 characters
        joined=_joined_email, joined_prefilter=r"[A-Za-z0-9.%+]@[A-Za-z0-9]"),

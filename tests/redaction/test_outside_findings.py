@@ -40,6 +40,7 @@ from servescope.redaction import Redactor
     ("env: AWS_SECRET_ACCESS_KEY=/COby6QWk0Cn3p6Nkv0GElxpZmpL0raAWKkEFezm",
      "COby6QWk0Cn3p6Nkv0GElxpZmpL0raAWKkEFezm"),
     ("can you ping Yujin? number is 02-365-5762, mail her", "365-5762"),
+    ('[pagerduty]\nrouting_key = "key-e5cc2ae29224db4f62e1dc5a97ce6ffc"', "e5cc2ae29224db4f"),
 ])
 def test_caught(redactor: Redactor, text: str, secret: str) -> None:
     assert secret not in redactor.redact_text(text, {})
@@ -53,6 +54,7 @@ def test_caught(redactor: Redactor, text: str, secret: str) -> None:
     '  -H "Authorization: Bearer lightspeed_xs_pat_YourTokenHere"',
     "Authorization: Bearer $TOKEN",
     "From: root@es-data-4.internal (Cron Daemon)",
+    "rsync -az --delete --exclude .git ./ deploy@staging.internal:/srv/app/",
     "order number is 123-456-7890",
     "key_file=/etc/ssl/private/server.key",
     "PPOIMCAcIoafRlRjt80rwayc8v9wrwhTScMjP/grij3fj0LZ2vlqfB6wTtpBNjI7C\n"
