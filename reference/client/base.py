@@ -54,8 +54,9 @@ class EngineCoreClient(ABC):
         the implementation adds: ``engine_restarting``, ``engine_unresponsive``)."""
         now = self.telemetry.clock()
         recorder = self.telemetry.request(
-            request.request_id, priority=request.priority, prompt_tokens=len(request.prompt),
-            carrier=request.carrier, arrival=now, operation=request.operation)
+            request.request_id, model=request.model, priority=request.priority,
+            prompt_tokens=len(request.prompt), carrier=request.carrier, arrival=now,
+            operation=request.operation)
         cfg = self.config
         deadline_s = request.deadline_s if request.deadline_s is not None \
             else cfg.default_deadline_s

@@ -26,6 +26,8 @@ class GenerationRequest:
     stop_token_ids: tuple[int, ...] = ()
     ignore_eos: bool = False
     operation: str = "text_completion"
+    #: The served name it asked for (the model or one of its adapters); None: the model's.
+    model: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.request_id, str) or not self.request_id:

@@ -133,7 +133,7 @@ class _Transport:
         handle = self.engine.submit(generation)
         if handle.finish_reason is FinishReason.REJECTED:
             return self._refused(handle, rid)
-        shape = Shape(kind, rid, self.model_name, params.include_usage)
+        shape = Shape(kind, rid, self._served(params.model), params.include_usage)
         extra = {"x-request-id": rid, "cache-control": "no-cache"}
         if params.stream:  # proxies: pass each event on at once, never hold the stream
             extra["x-accel-buffering"] = "no"
@@ -166,10 +166,10 @@ class _Transport:
         """The engine request, after the checks that need the model (name, context, vocab)."""
         config = self.engine.config
         if params.model != self.model_name and params.model not in config.adapters:
+            served = ", ".join(f"'{name}'" for name in (self.model_name, *config.adapters))
             raise schema.RequestError(
                 f"The model {schema.preview(params.model, 200)} does not exist; this server "
-                f"serves "
-                f"'{self.model_name}'", param="model", code="model_not_found", status=404)
+                f"serves {served}", param="model", code="model_not_found", status=404)
         if config.unknown_priority == "reject" and params.priority != NO_PRIORITY and \
                 params.priority.lower() not in config.priority_classes:
             raise schema.RequestError(
@@ -204,7 +204,8 @@ class _Transport:
         return GenerationRequest(rid, ids, max_tokens, deadline_s=params.deadline_s,
                                  priority=params.priority, carrier=carrier or None,
                                  stop_token_ids=self._stop_ids(params.stop),
-                                 ignore_eos=params.ignore_eos, operation=operation)
+                                 ignore_eos=params.ignore_eos, operation=operation,
+                                 model=self._served(params.model))
 
     def _stop_ids(self, stop: tuple[str, ...]) -> tuple[int, ...]:
         ids = []
@@ -236,10 +237,20 @@ class _Transport:
         return _error(status, schema.error_body(message, type_=type_, code=code), rid)
 
     # --- the rest ---------------------------------------------------------------------------
+    def _served(self, asked: str) -> str:
+        """The served name a request answers and is counted under: an adapter it named, else
+        the model (a request may name the model any way the checks accept)."""
+        return asked if asked in self.engine.config.adapters else self.model_name
+
     async def models(self, request: Request) -> Response:
+        """The model and its adapters, each a model of its own (as vLLM lists LoRA modules,
+        with the base model as ``parent``)."""
+        base = {"object": "model", "created": self.created, "owned_by": "servescope",
+                "max_model_len": self.max_context}
         return JSONResponse({"object": "list", "data": [
-            {"id": self.model_name, "object": "model", "created": self.created,
-             "owned_by": "servescope", "max_model_len": self.max_context}]})
+            {"id": self.model_name, **base, "root": self.model_name, "parent": None},
+            *({"id": name, **base, "root": name, "parent": self.model_name}
+              for name in self.engine.config.adapters)]})
 
     async def healthz(self, request: Request) -> Response:
         stats = msgspec.structs.asdict(self.engine.stats())

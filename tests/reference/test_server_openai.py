@@ -6,6 +6,7 @@ import time
 from collections.abc import Iterator
 
 import httpx
+import openai
 import pytest
 from openai import OpenAI
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -257,3 +258,30 @@ def test_undeclared_priority_classes_can_be_refused_by_configuration() -> None:
         EngineConfig(unknown_priority="drop")
     with pytest.raises(ValueError, match="priority_classes"):
         EngineConfig.from_dict({"priority_classes": "gold"})
+
+
+def test_adapters_are_served_listed_and_counted_as_models_of_their_own() -> None:
+    """An adapter in the config is a model clients may name: /v1/models lists it (its
+    parent the base model), its answers carry its name, its requests are counted under it,
+    and an unknown name's 404 lists every served one. Through the openai SDK."""
+    config = EngineConfig(model=TINY, block_size=8, num_blocks=64, max_batch=4,
+                          adapters=("support-lora",))
+    with LocalServer(config, model_name=MODEL, span_exporter=InMemorySpanExporter()) as srv:
+        client = openai.OpenAI(base_url=f"{srv.url}/v1", api_key="none", max_retries=0)
+        listed = {m.id: (m.model_extra or {}).get("parent") for m in client.models.list()}
+        assert listed == {MODEL: None, "support-lora": MODEL}
+        answer = client.completions.create(model="support-lora", prompt="hi", max_tokens=2)
+        assert answer.model == "support-lora"
+        chunks = list(client.chat.completions.create(
+            model="support-lora", messages=[{"role": "user", "content": "hi"}], max_tokens=2,
+            stream=True))
+        assert {c.model for c in chunks} == {"support-lora"}
+        assert client.completions.create(model=MODEL, prompt="hi", max_tokens=2).model == MODEL
+        with pytest.raises(openai.NotFoundError) as missing:
+            client.completions.create(model="other-lora", prompt="hi", max_tokens=2)
+        assert MODEL in str(missing.value) and "support-lora" in str(missing.value)
+        registry = srv.setup.registry
+        assert registry.get_sample_value("servescope_requests_arrived_total",
+                                         {"model": "support-lora", "priority": "default"}) == 2
+        assert registry.get_sample_value("servescope_requests_arrived_total",
+                                         {"model": MODEL, "priority": "default"}) == 2
