@@ -82,48 +82,52 @@ class RequestSummary:
 
 
 def advance(entries: Sequence[Any], now: float, firsts: list[tuple[Any, float]]
-            ) -> tuple[int, int, list[Any] | None, int]:
+            ) -> tuple[int, int, list[Any] | None, int, int]:
     """Apply a step's commits to each request (the recorder's commit, inlined: this loop runs
     for every request every step, so it does no more than the integers need): the committed
     and proposed totals, the requests whose writers flagged them since their last flush
-    (None when none did), and how many commit stamps were no reading of the clock (replaced
-    by ``now``). Runs under the metric set's lock, so a finish on another thread sees each
-    request's commits all or none; what would take the lock itself is left to the caller:
-    each request's first token, appended to ``firsts`` (its TTFT is observed after)."""
-    committed = proposed = odd_times = 0
+    (None when none did), how many commit stamps were no reading of the clock (replaced
+    by ``now``) and how many entries were no (recorder, committed, proposed[, at]) at all
+    (skipped: the step's other entries still count). Runs under the metric set's lock, so a
+    finish on another thread sees each request's commits all or none; what would take the
+    lock itself is left to the caller: each request's first token, appended to ``firsts``
+    (its TTFT is observed after)."""
+    committed = proposed = odd_times = bad = 0
     moved: list[Any] | None = None
     for entry in entries:
-        rec = entry[0]
-        if rec._reason is not None:
-            continue  # finished (a late report): the terminal summary is final
-        c = rec._state
-        if c.moved:  # delivered since the last step: the peak was just before it (peak)
-            ahead = c.committed - c.delivered_flushed
-            if ahead > c.peak_unacknowledged:
-                c.peak_unacknowledged = ahead
-            if moved is None:
-                moved = [rec]
-            else:
-                moved.append(rec)
-        n = entry[1]
-        if n > 0:  # a step may reject every draft and commit nothing
-            at = entry[3] if len(entry) == 4 else now  # its own commit stamp, when given
-            if at is not now and not abs(at - now) < TIME_SLACK_S:  # not a time on our clock
-                at = now
-                odd_times += 1
-            if c.committed:
-                c.committed += n
-            else:
-                c.committed = n
-                c.first_token = at
-                firsts.append((rec, at))
-            c.last_token = at
-            committed += n
-        n = entry[2]
-        if n:
-            c.proposed += n
-            proposed += n
-    return committed, proposed, moved, odd_times
+        try:  # (free in 3.11 while nothing raises)
+            rec = entry[0]
+            if rec._reason is not None:
+                continue  # finished (a late report): the terminal summary is final
+            c = rec._state
+            n, drafts = entry[1], entry[2]
+            if c.moved:  # delivered since the last step: the peak was just before it (peak)
+                ahead = c.committed - c.delivered_flushed
+                if ahead > c.peak_unacknowledged:
+                    c.peak_unacknowledged = ahead
+                if moved is None:
+                    moved = [rec]
+                else:
+                    moved.append(rec)
+            if n > 0:  # a step may reject every draft and commit nothing
+                at = entry[3] if len(entry) == 4 else now  # its own commit stamp, when given
+                if at is not now and not abs(at - now) < TIME_SLACK_S:  # not on our clock
+                    at = now
+                    odd_times += 1
+                if c.committed:
+                    c.committed += n
+                else:
+                    c.committed = n
+                    c.first_token = at
+                    firsts.append((rec, at))
+                c.last_token = at
+                committed += n
+            if drafts:
+                c.proposed += drafts
+                proposed += drafts
+        except Exception:
+            bad += 1
+    return committed, proposed, moved, odd_times, bad
 
 
 def _at_least_0(seconds: float) -> float:

@@ -237,7 +237,7 @@ class Telemetry:
         firsts: list[tuple[RequestRecorder, float]] = []
         written = delivered = 0
         with self.metrics.lock:
-            committed, proposed, moved, odd_times = advance(entries, now, firsts)
+            committed, proposed, moved, odd_times, bad = advance(entries, now, firsts)
             c_child, p_child, w_child, d_child = ch.step_tokens
             if moved is not None:
                 written, delivered = flush(moved)
@@ -267,6 +267,8 @@ class Telemetry:
             rec._first_token(at)
         if odd_times:
             self.hook_failed("now")
+        for _ in range(bad):
+            self.hook_failed("step")
 
     @staticmethod
     def _token_children(ch: SeriesBundle, counts: tuple[int, int, int, int]) -> tuple[Any, ...]:

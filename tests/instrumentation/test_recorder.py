@@ -486,3 +486,18 @@ def test_misused_counts_and_times_never_run_a_series_backwards(registry):
     assert _hook_errors(registry, "arrival") == 1
     assert late.finish(FinishReason.STOP) is True
     assert sample(registry, "servescope_requests_in_flight", model="m") == 0
+
+
+def test_a_malformed_entry_costs_its_step_only_itself(registry):
+    """The README's step snippet copied with its "..." left in: that entry is counted as a
+    hook failure and skipped; the step's valid entries still count (their tokens, TTFT)."""
+    tel, _ = make(registry)
+    rec = tel.request("r1")
+    rec.admitted()
+    tel.step(StepReport(advanced=[(rec, 2, 0, tel.clock()), ..., ("not a recorder", 1, 0)]))
+    assert sample(registry, "servescope_telemetry_hook_errors_total", hook="step") == 2.0
+    assert sample(registry, "servescope_tokens_total", model="m", stage="committed") == 2.0
+    assert rec.finish(FinishReason.STOP) is True
+    ttft = sample(registry, "gen_ai_server_time_to_first_token_seconds_count", model="m",
+                  priority="default")
+    assert ttft == 1.0
