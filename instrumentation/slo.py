@@ -190,7 +190,17 @@ def _windows(raw: dict[str, Any], period: str) -> tuple[AlertWindow, ...]:
 
 
 def parse_slo(text: str, source: str = "<string>") -> SLOSpec:
-    """Parse and validate a YAML SLO spec; raise :class:`SLOError` naming the bad field."""
+    """Parse and validate a YAML SLO spec; raise :class:`SLOError` naming the file (its
+    ``source``) and the bad field."""
+    try:
+        return _parse_slo(text, source)
+    except SLOError as exc:
+        if str(exc).startswith(f"{source}: "):
+            raise
+        raise SLOError(f"{source}: {exc}") from None
+
+
+def _parse_slo(text: str, source: str) -> SLOSpec:
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:

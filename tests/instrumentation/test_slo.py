@@ -3,7 +3,7 @@ import sys
 
 import pytest
 
-from servescope.instrumentation.slo import SLOError, SLOSpec, parse_slo, workbook_windows
+from servescope.instrumentation.slo import SLOError, SLOSpec, load_slo, parse_slo, workbook_windows
 
 BASE = "version: 1\nttft: {threshold_seconds: 2.0, target: 0.99}\n" \
        "tpot: {threshold_seconds: 0.1, target: 0.99}\n"
@@ -95,3 +95,11 @@ def test_cli_buckets_prints_each_histogram_ladder(tmp_path):
 def test_cli_version():
     result = _cli("--version")
     assert result.returncode == 0 and result.stdout.startswith("servescope ")
+
+
+def test_a_schema_error_names_the_file_and_the_field(tmp_path):
+    path = tmp_path / "my-slo.yaml"
+    path.write_text("version: 1\nttft: {threshold_seconds: 2, target: 1.5}\n"
+                    "tpot: {threshold_seconds: 0.1, target: 0.99}\n")
+    with pytest.raises(SLOError, match=r"my-slo\.yaml: ttft\.target"):
+        load_slo(path)
