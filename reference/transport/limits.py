@@ -506,8 +506,8 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
                     and not _has_unread(proto.transport):
                 pool.pop(proto, None)
                 proto._disarm()
-                if proto._client_phase() == "head":
-                    on_reject("header_timeout")
+                if proto._client_phase() == "head":  # its own reason: no timeout passed
+                    on_reject("evicted")
                 proto.transport.close()
                 _log.warning("connection limit reached: closed the oldest connection waiting "
                              "for a request head")

@@ -222,9 +222,13 @@ def test_half_open_heads_are_evicted_to_make_room(capped: LocalServer) -> None:
     wait_registered(capped, loris, "the six half-open connections")
     time.sleep(EVICTION_GRACE_S)  # the grace a new connection gets to send its head (a rule)
     try:
+        before = rejected(capped, "header_timeout")
         r = httpx.get(f"{capped.url}/v1/models", timeout=5)
         assert r.status_code == 200
         assert read_all(loris[0], timeout_s=3) == b""  # the oldest was closed
+        # counted as what it was, an eviction, not a head that timed out
+        assert rejected(capped, "evicted") == 1
+        assert rejected(capped, "header_timeout") == before
     finally:
         for s in loris:
             s.close()
