@@ -154,8 +154,11 @@ class Relay:
             watcher.cancel()
         try:
             if not writer.cancelled() and writer.exception() is not None:
-                self.cut = _Cut(FinishReason.ERROR, "gateway_error", "the gateway failed")
-                _log.error("relay failed", exc_info=writer.exception())
+                if self._connection_gone():  # a write to a connection reset under it: the
+                    self._gone.claim()       # client left (a pipelining client read nothing)
+                else:
+                    self.cut = _Cut(FinishReason.ERROR, "gateway_error", "the gateway failed")
+                    _log.error("relay failed", exc_info=writer.exception())
             await self._close_upstream()
             if self.cut is not None and not self.disconnected:
                 await self._send_cut(send, self.cut)
@@ -390,6 +393,11 @@ class Relay:
 
     def _pause(self, since: float) -> None:
         self.recorder.paused(now=since)  # a no-op while already paused
+
+    def _connection_gone(self) -> bool:
+        """The client's connection is closed or closing (its transport says so)."""
+        transport = self._transport
+        return self.disconnected or (transport is not None and transport.is_closing())
 
     # --- delivery (as reference/transport/sse.py counts it) ---------------------------------------
     def _alive(self) -> bool:

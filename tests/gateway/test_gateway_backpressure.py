@@ -134,3 +134,37 @@ def test_a_tail_unacknowledged_past_the_wait_is_discarded_and_never_read() -> No
         assert not done and got < written == 52, (got, written, delivered)
         assert delivered <= got, (delivered, got)
         assert tokens(gw, "discarded") == written - delivered
+
+
+def test_pipelined_streams_never_read_end_as_cancels_without_an_error(caplog) -> None:
+    """Clients that pipeline streaming requests and read nothing: each stalled stream is
+    cut and its connection reset; the next pipelined answer then meets a closed transport.
+    That is the client gone, not a gateway failure (no error logged or counted)."""
+    limits = HttpLimits(stall_poll_s=0.1, abandon_after_s=0.5)
+    body = json.dumps({"model": MODEL, "prompt": "x", "max_tokens": 400, "stream": True,
+                       "stub": {"chunk_bytes": 256, "token_delay_s": 0.002}}).encode()
+    request = (b"POST /v1/completions HTTP/1.1\r\nhost: gw\r\ncontent-type: application/json"
+               b"\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    with caplog.at_level("ERROR"), stub_and_gateway(slow_consumer_timeout_s=0.5,
+                                                   http=limits) as (_, gw):
+        host, port = gw.url.removeprefix("http://").split(":")
+        socks = []
+        for _ in range(4):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.connect((host, int(port)))
+            sock.sendall(request * 50)
+            socks.append(sock)
+        try:
+            poll_until(lambda: finished(gw, "slow_consumer") >= 4,
+                       what="the stalled streams cut", timeout_s=30)
+            time.sleep(3.0)  # the next pipelined answers meet the reset connections
+        finally:
+            for sock in socks:
+                sock.close()
+        poll_until(lambda: sample(gw, "servescope_requests_in_flight", model=MODEL) == 0,
+                   what="nothing left in flight", timeout_s=30)
+        assert finished(gw, "error") == 0
+    # (uvicorn still says, in one line, that an answer nobody could read was not completed)
+    ours = [r for r in caplog.records if r.levelname == "ERROR" and r.name.startswith("servescope")]
+    assert not ours and "Traceback" not in caplog.text, caplog.text[-2000:]
