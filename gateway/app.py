@@ -343,7 +343,8 @@ def _passthrough(response: UpstreamResponse) -> Response:
 def _header_map(response: UpstreamResponse) -> Headers:
     """The upstream's headers as the client gets them, every copy of a repeated one in order
     (Set-Cookie, WWW-Authenticate, Link: a dict would keep the last)."""
-    return Headers(raw=response_headers(response.headers, keep_length=True))
+    return Headers(raw=response_headers(response.headers, keep_length=True,
+                                        origin=response.origin))
 
 
 def _fields(body: bytes) -> dict[str, Any]:

@@ -216,7 +216,8 @@ class Relay:
 
     # --- the writer ---------------------------------------------------------------------
     async def _write(self, send: Send) -> None:
-        headers = response_headers(self.response.headers)  # the framing is ours
+        headers = response_headers(self.response.headers,  # the framing is ours
+                                   origin=self.response.origin)
         if self._inflate is not None:  # relayed decompressed
             headers = [(k, v) for k, v in headers if k != b"content-encoding"]
         try:

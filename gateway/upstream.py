@@ -99,15 +99,28 @@ def forward_headers(headers: Iterable[tuple[bytes, bytes]],
 SERVER_WRITES = frozenset({b"date", b"server"})
 
 
-def response_headers(headers: Iterable[tuple[bytes, bytes]], *, keep_length: bool = False
-                     ) -> list[tuple[bytes, bytes]]:
+def response_headers(headers: Iterable[tuple[bytes, bytes]], *, keep_length: bool = False,
+                     origin: bytes | None = None) -> list[tuple[bytes, bytes]]:
     """The upstream's response headers as the client gets them (framing is the gateway's,
-    unless ``keep_length``: a body passed through unchanged keeps its Content-Length)."""
+    unless ``keep_length``: a body passed through unchanged keeps its Content-Length). A
+    ``Location`` at the upstream's own ``origin`` (``http://engine:8000/path``, FastAPI's
+    trailing-slash redirect) becomes the path alone, as nginx's ``proxy_redirect default``
+    rewrites it: the client follows it through the gateway, and never learns the engine's
+    address."""
     raw = list(headers)
     named = _connection_named(raw)
-    return [(k, v) for k, v in raw
+    return [(k, _through_gateway(v, origin) if k == b"location" else v) for k, v in raw
             if (k not in HOP_BY_HOP or (keep_length and k == b"content-length"))
             and k not in named and k not in SERVER_WRITES]
+
+
+def _through_gateway(location: bytes, origin: bytes | None) -> bytes:
+    if origin is None or not location.lower().startswith(origin.lower()):
+        return location
+    rest = location[len(origin):]
+    if rest[:1] in (b"/", b"?", b"#"):
+        return rest if rest[:1] == b"/" else b"/" + rest
+    return location if rest else b"/"
 
 
 def _connection_named(headers: list[tuple[bytes, bytes]]) -> frozenset[bytes]:
@@ -141,6 +154,12 @@ class UpstreamResponse:
         self.headers = head.headers
         self._body = body
         self._first = first  # body bytes that arrived with the head
+
+    @property
+    def origin(self) -> bytes:
+        """Where the upstream serves the gateway's paths: its scheme, authority and prefix."""
+        up = self._upstream
+        return (b"https://" if up._tls else b"http://") + up.authority + up.prefix
 
     def header(self, name: bytes) -> str:
         value = self.head.get(name)

@@ -370,6 +370,9 @@ def create_app(engine: EngineCoreClient, telemetry: Telemetry, *,
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                        Exception: _server_error})
+    # no 307 to the path without its slash: Starlette builds that Location from the client's
+    # own Host header (an open redirect); the path as sent is a 404 like any unknown one
+    app.router.redirect_slashes = False
     limits = engine.config.http
     app.add_middleware(guard.RequestLimits, limits=limits,
                        on_reject=t.reject_connection)

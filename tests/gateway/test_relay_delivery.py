@@ -72,6 +72,7 @@ class _Upstream:
 
     status_code = 200
     headers = ((b"content-type", b"text/event-stream"),)
+    origin = b"http://engine:8000"
 
     def header(self, name: bytes) -> str:
         return dict(self.headers).get(name, b"").decode()

@@ -507,3 +507,21 @@ def test_an_answer_compressed_against_the_request_is_read_and_relayed_decompress
         assert answer.json()["choices"][0]["text"] == "ab"
     poll_until(lambda: finished(gw, "stop", model=MODEL) == 1, what="a stop finish")
     assert tokens(gw, "committed", model=MODEL) == 2 and tokens(gw, "prompt", model=MODEL) == 4
+
+
+def test_an_upstream_redirect_to_itself_comes_back_as_a_path(scripted: Start) -> None:
+    """FastAPI's trailing-slash redirect names the engine's own address: the client gets the
+    path alone (it follows it through the gateway and never learns where the engine is); a
+    redirect elsewhere passes unchanged."""
+    def script(head: bytes, body: bytes) -> bytes:
+        target = head.split(b" ", 2)[1]
+        location = (b"https://docs.example.org/x" if target.startswith(b"/elsewhere")
+                    else upstream.url.encode() + target.rstrip(b"/") + b"?a=1")
+        return _whole(b"", [(b"location", location)], status=b"307 Temporary Redirect")
+
+    upstream, gw = scripted(script)
+    moved = httpx.get(f"{gw.url}/v1/models/", timeout=30)
+    assert moved.status_code == 307 and moved.headers["location"] == "/v1/models?a=1"
+    away = httpx.get(f"{gw.url}/elsewhere", timeout=30)
+    assert away.headers["location"] == "https://docs.example.org/x"
+

@@ -634,3 +634,13 @@ def test_a_forwarded_for_header_changes_nothing_for_the_stream(server: LocalServ
         assert data.rstrip().endswith("data: [DONE]")
     else:
         assert json.loads(data)["choices"][0]["finish_reason"] in {"stop", "length"}
+
+
+def test_the_reference_servers_paths_with_a_trailing_slash_are_not_found() -> None:
+    """No 307 built from the client's Host header (an open redirect): a 404."""
+    with LocalServer(EngineConfig(model=TINY, block_size=8, num_blocks=32, max_batch=2),
+                     model_name="tiny", redaction=False) as server:
+        for path in ("/metrics/", "/v1/models/", "/healthz/"):
+            answer = httpx.get(f"{server.url}{path}", headers={"host": "evil.example"},
+                               follow_redirects=False, timeout=30)
+            assert answer.status_code == 404 and "location" not in answer.headers, path
