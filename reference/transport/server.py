@@ -284,7 +284,13 @@ class _Transport:
 def _require_json(headers: dict[str, str]) -> None:
     """415 for a body declared as anything but JSON: a browser's cross-origin "simple" POST
     (``text/plain``, a form) must not start a generation. No ``Content-Type`` at all is taken
-    as JSON (command-line clients often send none)."""
+    as JSON (command-line clients often send none). 415 too for a compressed body (RFC 9110
+    15.5.16), whatever its coding."""
+    coding = headers.get("content-encoding", "identity").strip().lower()
+    if coding not in ("", "identity"):  # no body is decompressed here: say so, not "not UTF-8"
+        raise schema.RequestError(
+            f"Content-Encoding {schema.preview(coding)} is not supported: send the body "
+            "uncompressed", code="unsupported_content_encoding", status=415)
     declared = headers.get("content-type")
     if declared is None:
         return

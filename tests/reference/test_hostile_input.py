@@ -644,3 +644,24 @@ def test_the_reference_servers_paths_with_a_trailing_slash_are_not_found() -> No
             answer = httpx.get(f"{server.url}{path}", headers={"host": "evil.example"},
                                follow_redirects=False, timeout=30)
             assert answer.status_code == 404 and "location" not in answer.headers, path
+
+
+def test_a_compressed_body_is_refused_naming_its_coding() -> None:
+    """Nothing is decompressed: a gzip body (a bomb or not) gets 415 naming the coding, not
+    "not valid UTF-8"; a body declared br but sent plain is refused the same way."""
+    import gzip
+
+    with LocalServer(EngineConfig(model=TINY, block_size=8, num_blocks=32, max_batch=2),
+                     model_name="tiny", redaction=False) as server:
+        body = json.dumps({"model": "tiny", "prompt": "x", "max_tokens": 2}).encode()
+        for coding, data in (("gzip", gzip.compress(body)), ("br", body)):
+            answer = httpx.post(f"{server.url}/v1/completions", content=data, timeout=30,
+                                headers={"content-type": "application/json",
+                                         "content-encoding": coding})
+            assert answer.status_code == 415, (coding, answer.text)
+            error = answer.json()["error"]
+            assert error["code"] == "unsupported_content_encoding" and coding in error["message"]
+        plain = httpx.post(f"{server.url}/v1/completions", content=body, timeout=30,
+                           headers={"content-type": "application/json",
+                                    "content-encoding": "identity"})
+        assert plain.status_code == 200
