@@ -270,11 +270,12 @@ async def read_body(stream: Any, max_bytes: int | None) -> bytes:
 
 
 # --- the connection ----------------------------------------------------------------------------
-def _health_only(app: App, on_reject: OnReject) -> App:
-    """The app as an over-the-cap connection sees it: health checks, else 503."""
+def _health_only(app: App, on_reject: OnReject, promote: Callable[[], bool]) -> App:
+    """The app as an over-the-cap connection sees it: health checks, else 503; unless
+    ``promote`` makes room for its whole request (see ``_promote``)."""
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["path"] in HEALTH_PATHS:
+        if scope["type"] == "http" and (scope["path"] in HEALTH_PATHS or promote()):
             await app(scope, receive, send)
             return
         on_reject("too_many_connections")
@@ -361,14 +362,33 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
 
         def _admit_for_health(self) -> None:
             overflow[self] = None
-            self.app = _health_only(self.app, on_reject)
+            self._full_app = self.app
+            self.app = _health_only(self.app, on_reject, self._promote)
             self._arm("head", min(limits.header_timeout_s, 1.0))
+
+        def _promote(self) -> bool:
+            """A whole request past the cap takes the place of the oldest connection whose
+            head is still trickling in (slowloris): a complete request beats half a head.
+            Without this, reconnecting slow heads kept the pool full of connections younger
+            than the eviction grace, and every client that opened a new connection got 503."""
+            if not _evict_one(live, 0.0, trickling_only=True):  # (the reconnecting slow
+                return False                                  # heads are all young)
+            overflow.pop(self, None)
+            live[self] = None
+            self.app = getattr(self, "_full_app", self.app)  # its next requests too
+            return True
 
         def _health_or_refuse(self) -> None:
             if self.transport.is_closing():
                 return
+            waiting = _peek(self.transport, 8192)
+            if b"\r\n\r\n" in waiting and not waiting.startswith(HEALTH_HEADS) \
+                    and self._promote():
+                self._arm("head", limits.header_timeout_s)
+                self.transport.resume_reading()
+                return
             if len(overflow) < 2 * limits.health_reserve_connections and \
-                    _peek(self.transport).startswith(HEALTH_HEADS):
+                    waiting.startswith(HEALTH_HEADS):
                 self._admit_for_health()
                 self.transport.resume_reading()
                 return
@@ -493,14 +513,17 @@ def protocol_class(limits: HttpLimits, *, send_buffer_bytes: int | None,
             cycle = self.cycle
             return cycle is None or not cycle.response_started or cycle.response_complete
 
-    def _evict_one(pool: dict[Any, None], grace_s: float) -> bool:
+    def _evict_one(pool: dict[Any, None], grace_s: float, *, trickling_only: bool = False
+                   ) -> bool:
         """Close the oldest connection of ``pool`` that is waiting for a request head (idle
         keep-alive, or a head still trickling in after ``grace_s``: a client that just
-        connected gets that long to send its head); True when one was closed."""
+        connected gets that long to send its head; ``trickling_only``: only the latter);
+        True when one was closed."""
         now = asyncio.get_running_loop().time()
+        phases = ("head",) if trickling_only else ("idle", "head")
         for proto in pool:
             cycle = proto.cycle
-            if proto._client_phase() in ("idle", "head") \
+            if proto._client_phase() in phases \
                     and (cycle is None or cycle.response_complete) \
                     and (proto._served or now - proto._opened_at >= grace_s) \
                     and not _has_unread(proto.transport):

@@ -4,11 +4,13 @@ errors log once per kind per interval with a count, never a traceback per connec
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
 import re
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -397,3 +399,39 @@ def test_a_request_refused_from_its_head_is_counted_in_the_callers_trace(http_pa
                     if span.attributes.get("servescope.finish_reason") == "rejected"]
     assert len(rejected) == 1
     assert f"{rejected[0].context.trace_id:032x}" == trace_id
+
+
+def test_reconnecting_slow_heads_do_not_lock_out_a_whole_request(capped: LocalServer) -> None:
+    """Slowloris that reconnects as soon as it is evicted keeps the pool full of connections
+    younger than the eviction grace: a client opening a new connection found none to evict
+    and got 503. A whole request now takes the place of a head still trickling in."""
+    stop = threading.Event()
+
+    def loris() -> None:
+        while not stop.is_set():
+            try:
+                s = connect(capped, b"GET /healthz HTTP/1.1\r\nX-A: ")
+                s.settimeout(2)
+                s.recv(1)  # until evicted (or a timeout)
+            except OSError:
+                pass
+            finally:
+                with contextlib.suppress(Exception):
+                    s.close()
+
+    threads = [threading.Thread(target=loris, daemon=True) for _ in range(12)]
+    for t in threads:
+        t.start()
+    try:
+        time.sleep(1.0)
+        statuses = []
+        for _ in range(8):
+            with contextlib.suppress(httpx.HTTPError):
+                statuses.append(httpx.get(f"{capped.url}/v1/models", timeout=5,
+                                          headers={"connection": "close"}).status_code)
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(5)
+    assert statuses.count(200) >= 6, statuses
