@@ -27,7 +27,13 @@ from dataclasses import dataclass
 
 from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.slo import SLOSpec
-from servescope.promql.recorded import ALL_RECORD, BAD_RECORD, slo_windows, stage_window
+from servescope.promql.recorded import (
+    ALL_RECORD,
+    BAD_RECORD,
+    shed_matcher,
+    slo_windows,
+    stage_window,
+)
 
 from .model import FLEET, REPLICA, Alert, Group, Options, Record
 
@@ -73,7 +79,7 @@ def above(options: Options, spec: cat.MetricSpec, threshold: float) -> str:
 def objectives(slo: SLOSpec, options: Options | None = None) -> tuple[Objective, ...]:
     options = options or Options()
     bad = ", ".join(sorted(r.value for r in slo.bad_finish_reasons))
-    if _shed(slo, options) is not None:
+    if shed_matcher(slo, options.flavor) is not None:
         bad += (" or refused by the server (reason "
                 + ", ".join(slo.bad_rejection_reasons) + ")")
     return (
@@ -103,16 +109,10 @@ def _events(slo: SLOSpec, key: str, options: Options) -> tuple[str, str]:
     total = q.rate(cat.FINISHED, *BY)
     # "or 0 * total": a window with requests but no bad finish records 0, not nothing.
     events = f"({q.rate(cat.FINISHED, *BY, finish_reason=bad)} or 0 * {total})"
-    shed = _shed(slo, options)
+    shed = shed_matcher(slo, options.flavor)
     if shed is not None:  # rejections are finishes too: in the total already
         events = f"({events} + ({q.rate(cat.REJECTED, *BY, reason=shed)} or 0 * {total}))"
     return events, total
-
-
-def _shed(slo: SLOSpec, options: Options) -> str | None:
-    """The rejections availability counts as bad, where rejections carry their reason and
-    end as finishes (servescope's own series; an engine flavor's do neither)."""
-    return slo.shed_matcher() if options.flavor.families is None else None
 
 
 def stage_records(slo: SLOSpec, options: Options) -> Iterator[Record]:

@@ -6,7 +6,7 @@ from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.status import FinishReason
 from servescope.promql.flavor import missing_in
 from servescope.promql.query import Query
-from servescope.promql.recorded import ALL_RECORD, BAD_RECORD, stage_window
+from servescope.promql.recorded import ALL_RECORD, BAD_RECORD, shed_matcher, stage_window
 
 from .common import Ctx, dashboard_links, variables
 from .panels import Board, Target, single, trend
@@ -21,18 +21,12 @@ def _bad_reasons(ctx: Ctx) -> str:
     return f'=~"{"|".join(reasons)}"'
 
 
-def _shed(ctx: Ctx) -> str | None:
-    """The rejections availability counts as bad (the SLO rules' ``_shed``): servescope's own
-    series only, where rejections carry their reason and end as finishes."""
-    return ctx.slo.shed_matcher() if ctx.flavor.families is None else None
-
-
 def availability(ctx: Ctx, fn: str = "rate") -> str:
     """Share of terminal requests not ending in a bad finish reason, nor refused by the
-    server (:func:`_shed`)."""
+    server (:func:`~servescope.promql.recorded.shed_matcher`)."""
     q = ctx.q
     bad = f"({q.rate(cat.FINISHED, fn=fn, finish_reason=_bad_reasons(ctx))} or vector(0))"
-    shed = _shed(ctx)
+    shed = shed_matcher(ctx.slo, ctx.flavor)
     if shed is not None:
         bad = f"({bad} + ({q.rate(cat.REJECTED, fn=fn, reason=shed)} or vector(0)))"
     return f"(1 - {bad} / {q.rate(cat.FINISHED, fn=fn)})"
@@ -40,7 +34,7 @@ def availability(ctx: Ctx, fn: str = "rate") -> str:
 
 def _bad_said(ctx: Ctx) -> str:
     said = ", ".join(sorted(r.value for r in ctx.slo.bad_finish_reasons))
-    if _shed(ctx) is not None:
+    if shed_matcher(ctx.slo, ctx.flavor) is not None:
         said += " nor refused by the server (" + ", ".join(ctx.slo.bad_rejection_reasons) + ")"
     return said
 

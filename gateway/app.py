@@ -66,7 +66,6 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
 _log = logging.getLogger("servescope.gateway")
-TRACE_HEADERS = ("traceparent", "tracestate")
 #: How often the upstream's model list may be asked again when a request names a model it
 #: did not list.
 MODELS_REFRESH_S = 30.0
@@ -74,7 +73,7 @@ MODELS_REFRESH_S = 30.0
 MODELS_RETRY_S = 1.0
 _ALL_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 _READ_HEADERS = frozenset(name.encode() for name in (
-    *TRACE_HEADERS, schema.PRIORITY_HEADER, schema.DEADLINE_HEADER))
+    *guard.TRACE_HEADERS, schema.PRIORITY_HEADER, schema.DEADLINE_HEADER))
 
 
 class _Models:
@@ -163,7 +162,7 @@ class _Gateway:
         arrival = self.telemetry.clock()
         rid = f"gw-{uuid.uuid4().hex}"
         headers = _wanted_headers(scope["headers"])
-        carrier = {k: headers[k] for k in TRACE_HEADERS if k in headers}
+        carrier = {k: headers[k] for k in guard.TRACE_HEADERS if k in headers}
         try:
             body = await guard.read_body(_body(receive), scope.get("servescope.max_body_bytes"))
         except schema.RequestError as err:

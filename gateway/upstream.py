@@ -157,9 +157,8 @@ class UpstreamResponse:
 
     @property
     def origin(self) -> bytes:
-        """Where the upstream serves the gateway's paths: its scheme, authority and prefix."""
-        up = self._upstream
-        return (b"https://" if up._tls else b"http://") + up.authority + up.prefix
+        """Where the upstream serves the gateway's paths (:attr:`Upstream.origin`)."""
+        return self._upstream.origin
 
     def header(self, name: bytes) -> str:
         value = self.head.get(name)
@@ -238,6 +237,8 @@ class Upstream:
         self.port = parts.port or (443 if parts.scheme == "https" else 80)
         self.authority = parts.netloc.rsplit("@", 1)[-1].encode("idna")
         self.prefix = parts.path.rstrip("/").encode()
+        #: Where it serves the gateway's paths: scheme, authority and prefix.
+        self.origin = f"{parts.scheme}://".encode() + self.authority + self.prefix
         self._tls = parts.scheme == "https"
         self._idle: list[Connection] = []
         self._slots: asyncio.Semaphore | None = None

@@ -19,8 +19,10 @@ from servescope.instrumentation import catalog as cat
 from servescope.instrumentation.catalog import MetricSpec
 from servescope.instrumentation.slo import SLOSpec, window_seconds
 
+from .flavor import Flavor
+
 __all__ = ["ALL_RECORD", "BAD_RECORD", "FLEET_RATES", "RECORD_PREFIX", "WINDOW", "is_recorded",
-           "record_name", "slo_windows", "stage_window"]
+           "record_name", "shed_matcher", "slo_windows", "stage_window"]
 
 #: The rate window of the dashboard records: four scrapes at the usual 15 s interval (a
 #: Grafana ``$__rate_interval`` at that interval), recorded every evaluation (30 s-1 m).
@@ -67,6 +69,13 @@ def slo_windows(slo: SLOSpec) -> list[str]:
     """Every window a burn-rate alert reads, shortest first."""
     names = {w for aw in slo.alert_windows for w in (aw.long, aw.short)}
     return sorted(names, key=window_seconds)
+
+
+def shed_matcher(slo: SLOSpec, flavor: Flavor) -> str | None:
+    """The ``reason`` matcher of the rejections availability counts as bad, for the SLO rules
+    and the overview alike: servescope's own series only, where rejections carry their reason
+    and end as finishes (an engine flavor's do neither)."""
+    return slo.shed_matcher() if flavor.families is None else None
 
 
 def stage_window(slo: SLOSpec) -> str:

@@ -28,6 +28,7 @@ from .connections import PEER_KEY
 __all__ = [
     "ABORT_KEY",
     "PARSERS",
+    "TRACE_HEADERS",
     "ConnectionLedger",
     "RateLimitedLog",
     "RequestLimits",
@@ -42,7 +43,6 @@ __all__ = [
 _log = logging.getLogger("servescope.reference.transport.limits")
 
 
-
 class OnReject(Protocol):
     """Counts a request refused before a handler: its reason, and the W3C trace headers it
     carried when its head was read (the rejection's span joins the caller's trace)."""
@@ -51,13 +51,14 @@ class OnReject(Protocol):
 
 
 #: Headers passed to the tracer as the W3C carrier (never the rest: it may hold credentials).
-_TRACE_HEADERS = (b"traceparent", b"tracestate")
+TRACE_HEADERS = ("traceparent", "tracestate")
+_TRACE_HEADER_NAMES = tuple(name.encode() for name in TRACE_HEADERS)
 
 
 def trace_carrier(scope: Scope) -> dict[str, str]:
     """The W3C trace headers of a request's head, as the tracer reads them."""
     return {name.decode(): value.decode("latin-1") for name, value in scope.get("headers", ())
-            if name in _TRACE_HEADERS}
+            if name in _TRACE_HEADER_NAMES}
 
 #: Called with each accepted connection's transport (socket options of the caller's own).
 OnConnection = Callable[[asyncio.Transport], None]

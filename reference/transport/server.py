@@ -75,8 +75,6 @@ _log = logging.getLogger("servescope.reference.transport.server")
 DEFAULT_SEND_BUFFER_BYTES = 4096
 #: Unsent bytes the kernel may hold when the send buffer is left to autotune.
 DEFAULT_NOTSENT_LOWAT = 16384
-#: Headers passed to the tracer as the W3C carrier (never the rest: it may hold credentials).
-TRACE_HEADERS = ("traceparent", "tracestate")
 #: Default ``max_tokens`` of /v1/completions (OpenAI's); chat defaults to the rest of the context.
 COMPLETION_DEFAULT_MAX_TOKENS = 16
 #: Bodies larger than this are parsed off the event loop (a thread), so a large valid body
@@ -115,7 +113,7 @@ class _Transport:
     async def _generate(self, request: Request, kind: schema.Endpoint) -> Any:
         rid = f"{'chatcmpl' if kind == 'chat' else 'cmpl'}-{uuid.uuid4().hex}"
         headers = {k.lower(): v for k, v in request.headers.items()}
-        carrier = {k: headers[k] for k in TRACE_HEADERS if k in headers}
+        carrier = {k: headers[k] for k in guard.TRACE_HEADERS if k in headers}
         operation = "chat" if kind == "chat" else "text_completion"
         try:
             schema.control_headers_once(request.headers.raw)
