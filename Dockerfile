@@ -27,7 +27,7 @@ RUN if [ -n "$TORCH_INDEX_URL" ]; then \
     fi \
  && python -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda)"
 
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py README.md ./
 COPY servescope ./servescope
 COPY instrumentation ./instrumentation
 COPY redaction ./redaction
@@ -39,7 +39,13 @@ COPY dashboards ./dashboards
 COPY alerts ./alerts
 COPY report ./report
 COPY gateway ./gateway
-RUN pip install '.[reference]'
+# The redaction detectors compile with mypyc (setup.py): a C compiler for the build only.
+RUN apt-get update -qq \
+ && apt-get install -y -qq --no-install-recommends gcc libc6-dev \
+ && pip install '.[reference]' \
+ && apt-get purge -y -qq gcc libc6-dev && apt-get autoremove -y -qq \
+ && rm -rf /var/lib/apt/lists/* \
+ && python -c "import servescope.redaction as r; assert r.is_native(), 'detectors not compiled'"
 
 RUN useradd --create-home --uid 10001 servescope
 USER servescope

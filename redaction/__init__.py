@@ -6,6 +6,7 @@ RedactionStage(policy))`` puts the span stage inside the batch processor, off th
 thread, and wires its counts to ``servescope_redactions_total{kind}``.
 """
 
+from . import native  # first: it decides whether the compiled detectors or their sources run
 from .detectors import (
     CHECKSUMMED_KINDS,
     DEFAULT_KINDS,
@@ -28,6 +29,8 @@ from .policy import (
 )
 from .redactor import BLOCKED_KEY, CONTENT, Place, Redactor
 from .spans import OnRedacted, RedactingSpanExporter, RedactionStage
+
+is_native = native.is_native
 
 __all__ = [
     "BLOCKED_KEY",
@@ -52,6 +55,7 @@ __all__ = [
     "RedactionStage",
     "Redactor",
     "install_log_redaction",
+    "is_native",
     "load_policy",
     "parse_policy",
     "scan",

@@ -1,0 +1,118 @@
+"""The redaction detectors, compiled with mypyc (the mypy project's compiler for typed Python)
+where a C compiler is at hand; everything else is in pyproject.toml.
+
+The detectors run on every string a span or log carries, so they are the one place where
+interpreted Python's per-call cost is the product's cost (about half the time on realistic
+lines: benchmarks/redaction.py, "native" beside "pure Python"). The sources stay the truth:
+the compiled modules are built from them unchanged, ``servescope.redaction`` loads the sources
+instead when the compiled build is missing, stale or turned off (``SERVESCOPE_REDACTION_NATIVE
+=0``), and a build that cannot compile installs the pure-Python package with a warning.
+``SERVESCOPE_BUILD_NATIVE=0`` skips the compiler.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+HERE = Path(__file__).resolve().parent
+PACKAGE = "servescope.redaction"
+SOURCE_DIR = HERE / "redaction"
+
+
+def _native_module() -> Any:
+    """redaction/native.py, which names the modules to compile and reads the manifest."""
+    spec = importlib.util.spec_from_file_location("_servescope_native", SOURCE_DIR / "native.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_NATIVE = _native_module()
+NATIVE: tuple[str, ...] = _NATIVE.NATIVE
+MANIFEST: str = _NATIVE.MANIFEST
+STAGE = HERE / "build" / "mypyc-src"
+
+
+def _wanted() -> bool:
+    return os.environ.get("SERVESCOPE_BUILD_NATIVE", "1") != "0"
+
+
+def _stage() -> list[str]:
+    """The package's sources under their installed module names: mypyc names a module from
+    its path, and the repository keeps ``servescope.redaction`` in ``redaction/``."""
+    shutil.rmtree(STAGE, ignore_errors=True)
+    package = STAGE / "servescope" / "redaction"
+    package.mkdir(parents=True)
+    (STAGE / "servescope" / "__init__.py").write_text("")
+    for source in SOURCE_DIR.glob("*.py"):
+        shutil.copy2(source, package / source.name)
+    return [str((package / f"{name}.py").relative_to(HERE)) for name in NATIVE]
+
+
+def _native_modules() -> list[Any]:
+    if not _wanted():
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError as error:
+        print(f"servescope: mypyc unavailable ({error}); redaction stays pure Python",
+              file=sys.stderr)
+        return []
+    paths = _stage()
+    try:
+        return list(mypycify(paths, opt_level="3", group_name="servescope_redaction",
+                             target_dir=str(Path("build") / "mypyc")))
+    except (Exception, SystemExit) as error:  # mypy's errors end in SystemExit
+        print(f"servescope: mypyc could not compile the detectors ({error!r}); redaction "
+              "stays pure Python", file=sys.stderr)
+        return []
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class BuildNative(build_ext):  # type: ignore[misc]
+    """Compiles the detectors, or installs without them: a failed compile is a warning, and
+    the manifest that tells the package its compiled modules match these sources is written
+    only after every one of them built."""
+
+    def run(self) -> None:
+        # The modules go to the build's own tree only (an editable install links it): never
+        # beside the sources, where the manifest would be packaged as the sources' data.
+        self.inplace = False
+        try:
+            super().run()
+        except Exception as error:  # a compiler error (distutils' CompileError and friends)
+            print(f"servescope: compiling the detectors failed ({error}); redaction stays "
+                  "pure Python", file=sys.stderr)
+            return
+        if self.extensions:
+            target = Path(self.build_lib).joinpath(*PACKAGE.split("."))
+            target.mkdir(parents=True, exist_ok=True)
+            (target / MANIFEST).write_text(json.dumps(self._manifest(), indent=1) + "\n")
+
+    @staticmethod
+    def _manifest() -> dict[str, dict[str, str]]:
+        return {"sources": {name: digest(SOURCE_DIR / f"{name}.py") for name in NATIVE}}
+
+    def get_outputs(self) -> list[str]:
+        outputs = list(super().get_outputs())
+        if self.extensions:
+            root = Path(self.build_lib).joinpath(*PACKAGE.split("."))
+            outputs.append(str(root / MANIFEST))
+        return outputs
+
+
+setup(ext_modules=_native_modules(), cmdclass={"build_ext": BuildNative})
