@@ -53,7 +53,9 @@ _NOT_AN_ACCOUNT = "(?<!::)" + "".join(rf"(?<!{k}{sep})" for k in ("ccountId", "c
                                       for sep in ('":"', '": "', "=", ": ", ":"))
 # Not a time under a key that says so ("ns": 2302989477428812, "ts_ms": 1717..., time=...).
 _NOT_A_CLOCK = "".join(rf"(?<!{k}\": )(?<!{k}\":)(?<!{k}=)" for k in (
-    "ns", "ms", "us", "ts", "time", "stamp", "nanos", "millis", "epoch"))
+    "ns", "ms", "us", "ts", "time", "stamp", "nanos", "millis", "epoch",
+    # a Cloud Storage object's generation (microseconds since the epoch: ?generation=...)
+    "generation"))
 # ... and none right after (Node's "<Buffer 02 01 04 03 06 05 08 07>").
 _NOT_BEFORE_HEX_BYTES = r"(?! [0-9][0-9A-Fa-f](?![^\s>\]]))(?! [0-9A-Fa-f][0-9](?![^\s>\]]))"
 
@@ -500,7 +502,9 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  # "pass" as a key's word only after a separator, in an object or before "="
                  # (NEXUS_PASS, "pass":, { user, pass: }, pass = x), not in prose ("first
                  # pass: ...")
+                 # (and as an indented YAML key: dbt's profiles.yml "      pass: ...")
                  r"(?:(?<=[_\-\"'])|(?<=[{,] ))pass(?![a-z])|(?<![a-z])pass(?=[ \t]*=)|"
+                 r"(?:(?<=\n  )|(?<=\n    )|(?<=\n      )|(?<=\n        ))pass(?=:[ \t])|"
                  + _NOT_TOKEN_COUNTS
                  # pwd as a word or after "db" (DB_PWD, dbpwd), not inside an id (AROA...RPWDD)
                  + r"|passw(?:or)?d|(?:(?<![a-z0-9])|(?<=db))pwd|"
@@ -905,6 +909,7 @@ DETECTORS: tuple[Detector, ...] = (
        (_PEM % "BEGIN") + r"[\s\S]*?(?:" + (_PEM % "END") + r"|\Z)"
        r"|PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-(?:MAC|Hash): *[0-9A-Fa-f]+|\Z)"
        r"|-----BEGIN OpenVPN Static key V1-----[\s\S]*?(?:-----END OpenVPN Static key V1-----|\Z)",
+       v.key_block_ok,
        prefilter=r"PRIVATE KEY|PuTTY-User-Key-File-|OpenVPN Static key",
        needles=("PRIVATE KEY", "PuTTY-User-Key-File-", "OpenVPN Static key"),
        start=_at_literal(("----", "PuTTY-User-Key-File-"))),
@@ -956,6 +961,15 @@ DETECTORS: tuple[Detector, ...] = (
                           "gsk_", "/services/T")),
        starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.|pyp|SK[0-9a-fA-F]|ya2|gsk", 3),
                (r"https://hooks\.slack\.com/", 24), (r"/services/T", 11))),
+    # Data platforms' keys: Databricks personal access tokens (dapi + 32 hex, a workspace
+    # suffix), New Relic's license (40 characters ending NRAL), insert (NRII-) and user
+    # (NRAK-) keys, Cloud Storage's HMAC access ids (GOOG1 + 56 or more).
+    _d("api_key",
+       r"(?<![A-Za-z0-9_])(?:dapi[0-9a-f]{32}(?:-\d{1,2})?|[0-9a-f]{36}NRAL"
+       r"|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56,})(?![A-Za-z0-9_-])",
+       prefilter=r"dapi[0-9a-f]{32}|[0-9a-f]{36}NRAL|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}"
+                 r"|GOOG1[A-Z0-9]{56}",
+       needles=("dapi", "NRAL", "NRII-", "NRAK-", "GOOG1")),
     # More vendors, each by its prefix: LangSmith (lsv2_pt_, lsv2_sk_), DigitalOcean (dop_v1_),
     # Mapbox secret tokens (sk.eyJ...; pk. ones are public), Firebase Cloud Messaging's legacy
     # server keys, Telegram bot tokens (id:AA...), Discord webhooks, Prefect Cloud (pnu_),
@@ -1882,8 +1896,15 @@ DETECTORS: tuple[Detector, ...] = (
     # A number told as a card ("charge my card 3791 8861 6104 5538 exp 02/26"): 13 to 19
     # digits that pass Luhn, whatever the issuer's prefix says of the length. Joiners,
     # spaces and dashes read alike: the joined pass has nothing to rescan.
+    # A GDS's form of payment (Amadeus' "FP CCVI4111111111111111/0327"): CC, the card's
+    # two-letter code, the number.
+    _d("credit_card", r"(?<![A-Za-z0-9])CC[A-Z]{2}(\d{13,19})(?!\d)", v.luhn_13_19, group=1,
+       prefilter=r"CC[A-Z]{2}\d{13}", needles=("CC",), digits=True,
+       start=_at_literal(("CC",)), joined=_nothing_joined),
+    # (after a JSON string's escaped line break too: "\nTarjeta de garantía: 5980 ...")
     _d("credit_card",
-       r"(?i)(?<![a-z])(?:card|tarjeta|carte|karte|cart[ãa]o|carta|kaart|karta|kart[ıi]|بطاق\w*"
+       r"(?i)(?:(?<![a-z])|(?<=\\[nrt]))"
+       r"(?:card|tarjeta|carte|karte|cart[ãa]o|carta|kaart|karta|kart[ıi]|بطاق\w*"
        r"|کارت\w*)"
        r"(?![a-z])[^\n\d]{0,20}?(?<!\d)(\d{4}(?:[ _-]?\d{3,4}){2,3}(?:[ _-]?\d{1,3})?)(?![\d])",
        v.luhn_13_19, group=1,

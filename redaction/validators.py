@@ -227,7 +227,13 @@ def told_phone_ok(candidate: str) -> bool:
     decide on those)."""
     numerals = digits(candidate)
     return (8 <= len(numerals) <= 13 and numerals[1:].strip("0") != ""
-            and _DATED.match(candidate) is None and _ipv4_octets(candidate) is None)
+            and _DATED.match(candidate) is None and _ipv4_octets(candidate) is None
+            and _DECIMAL.fullmatch(candidate) is None)
+
+
+# A measurement with its decimals (an SMS gateway's "sms_dlr_latency_seconds_sum 16237.963"):
+# one point, at most three digits after it.
+_DECIMAL = re.compile(r"\d+\.\d{1,3}")
 
 
 # A date, not a number to call ("Итоги звонка 18.11.2025", a call's summary).
@@ -523,7 +529,9 @@ _IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
 # LDAP time (20240415095018Z).
 _NOT_A_VALUE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
-    r"|[A-Za-z_][\w-]*:(?!//)(?![A-Za-z0-9]{32,}$)|hmac-sha(?:1|256|384|512):|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
+    # (a name and a colon: a struct's next field; a word with a digit in it is a password's
+    # first half, "pwag64nixe:a4X94s")
+    r"|[A-Za-z_][A-Za-z_-]*:(?!//)(?![A-Za-z0-9]{32,}$)|hmac-sha(?:1|256|384|512):|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
     # Cisco's type 8 and 9 hashes ($9$salt$hash; Junos' reversible $9$ has no second "$") and
     # the ASA's $sha512$
     r"|\$[89]\$[^$\s]+\$|\$sha512\$"
@@ -532,6 +540,8 @@ _NOT_A_VALUE = re.compile(
     # a command's long option (wandb login --relogin)
     r"|--[a-z][a-z-]*[`'\")]?$"
     r"|%[A-Z_][A-Z0-9_]*%$|string\(\d+\)?|\d{14}(?:\.\d+)?Z$"
+    # a regular expression's rest (a log pipeline's rule: pattern: (?:api_key=)[a-f0-9]{28})
+    r"|\)?\[\^?(?:\w-\w)+"
     # a spec of options (docker build --secret id=npmrc,src=$(HOME)/.npmrc)
     r"|[a-z]+=[^,\s]*,[a-z]+="
     # a service account's token Secret (Mountable secrets: default-token-nwv80)
@@ -843,9 +853,26 @@ def email_ok(candidate: str) -> bool:
     if local.lower() in _SYSTEM_ACCOUNT and _PRIVATE_HOST.fullmatch(host) is not None:
         return False
     # (git@github.com is SSH's user at a forge, [url "git@github.com:"] in a git config)
+    # (a cloud region is no top-level domain: Snowflake's account locator in
+    # snowflake://DBT_CI@xy12345.us-east-1/ANALYTICS)
     return (_MESSAGE_ID_HOST.fullmatch(host) is None and ".JavaMail." not in local
+            and _CLOUD_REGION.fullmatch(host.rpartition(".")[2]) is None
             and _SSH_ALGORITHM_HOST.fullmatch(host) is None
             and _MACHINE_LOCAL.fullmatch(local) is None and local != "git")
+
+
+def key_block_ok(candidate: str) -> bool:
+    """A private key's armour around key material, not around a stand-in (a template's
+    "-----BEGIN PRIVATE KEY-----\\n<REDACTED>\\n-----END PRIVATE KEY-----")."""
+    return not candidate.startswith("-") or \
+        _KEY_MATERIAL.search(_ARMOUR.sub(" ", candidate)) is not None
+
+
+_ARMOUR = re.compile(r"-{4,5}[^-\n]*-{4,5}")
+_KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/]{16}")
+
+
+_CLOUD_REGION = re.compile(r"(?i)[a-z]{2}(?:-gov)?-[a-z]+-\d{1,2}")
 
 
 def encoded_email_ok(candidate: str) -> bool:
