@@ -231,6 +231,12 @@ def told_phone_ok(candidate: str) -> bool:
             and _DECIMAL.fullmatch(candidate) is None)
 
 
+def addressed_phone_ok(candidate: str) -> bool:
+    """A number under an SMS gateway's address field, not a time range's end in epoch
+    seconds or milliseconds ({"from": "1717000000000", "to": "1717003600000"})."""
+    return told_phone_ok(candidate) and not (candidate[0] == "1" and len(candidate) in (10, 13))
+
+
 # A measurement with its decimals (an SMS gateway's "sms_dlr_latency_seconds_sum 16237.963"):
 # one point, at most three digits after it.
 _DECIMAL = re.compile(r"\d+\.\d{1,3}")

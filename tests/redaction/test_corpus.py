@@ -8,6 +8,7 @@ from dataclasses import replace
 import redaction_corpus as rc
 
 from servescope.redaction import CHECKSUMMED_KINDS, DETECTORS, KINDS, Detector, scan
+from servescope.redaction.detectors import KIND_PRECEDENCE
 
 RECALL_CHECKSUMMED = 0.99
 RECALL_OTHER = 0.95
@@ -72,6 +73,18 @@ def test_the_corpus_would_catch_a_broken_validator() -> None:
     samples = [s for s in rc.build(per_kind=20, per_negative=0) if s.kind == "credit_card"]
     tp, fn, *_ = _evaluate(samples, broken)
     assert tp["credit_card"] == 0 and fn["credit_card"] == len(samples) > 20
+
+
+def test_every_kind_has_one_place_in_the_precedence() -> None:
+    assert sorted(KIND_PRECEDENCE) == sorted(KINDS)
+
+
+def test_a_url_password_is_a_secret_before_it_is_an_address() -> None:
+    """A URL's password with a "!" in it reads as an address's local part too ("LfR9@host"):
+    the secret's kind comes first (KIND_PRECEDENCE), wherever its detectors sit."""
+    text = "REDIS_URL=redis://:D3zWbPZiVM!LfR9@redis-master.default.svc:6379/0"
+    assert [(f.kind, f.value) for f in scan(text)] == [("secret_assignment", "D3zWbPZiVM!LfR9")]
+    assert KIND_PRECEDENCE.index("secret_assignment") < KIND_PRECEDENCE.index("email")
 
 
 def test_checksums_decide() -> None:
