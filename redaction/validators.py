@@ -461,17 +461,47 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # "YOUR_PASSWORD_HERE", "<your-api-key>", "changeme"). Searched; the last line's are whole values.
 # Terraform's progress words stand where a resource's value would ("..._secret_version.db:
 # Creation complete"), and GitLab prints "[MASKED]", Redis's MONITOR "(redacted)".
-_STANDS_IN = re.compile(r"\.\.\.|…|x{6,}|[_-](?:x{3,}|X{3,})$|\*{3}|[•●]{3}|^your[_ -]"
-                        r"|[_ -]here$|^<|change[_-]?me"
-                        r"|^\*+redacted\*+$|^redacted|replace[_-]?me|^(?:fake|dummy)|^value\d*$|^\[secret\]?$"
-                        r"|^VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|^DATA\+OMITTED$"
-                        # a format's placeholder: %(token)s, {password}, {0}
-                        r"|^%\(\w+\)[sdr]$|^\{\w*\}?$"
-                        r"|^(?:\(sensitive|\(redacted\)?|\(hidden\)?|\*+|\[(?:redacted|masked|filtered)\]?|x{4,}"
-                        r"|filtered"
-                        r"|creation|modifications|destruction|still|refreshing|reading"
-                        r"|none\.?|null|nil|undefined)$",
-                        re.IGNORECASE)
+# (Split in two for speed: a search tries every alternative at every position, and most of
+# them hold only at the start, where one match() tries them once.)
+# (The first set, anywhere in the value, in C-level substring tests: as one regex searched
+# with case folded, it was most of a secret's validation.)
+_STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "change-me",
+                    "replaceme", "replace_me", "replace-me")
+_BULLETS = re.compile(r"[•●]{3}")
+_STANDS_IN_WHOLE = re.compile(r"your[_ -]|<"
+                              r"|\*+redacted\*+$|redacted|fake|dummy|value\d*$|\[secret\]?$"
+                              r"|VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|DATA\+OMITTED$"
+                              # a format's placeholder: %(token)s, {password}, {0}
+                              r"|%\(\w+\)[sdr]$|\{\w*\}?$"
+                              r"|(?:\(sensitive|\(redacted\)?|\(hidden\)?|\*+"
+                              r"|\[(?:redacted|masked|filtered)\]?|x{4,}"
+                              r"|filtered"
+                              r"|creation|modifications|destruction|still|refreshing|reading"
+                              r"|none\.?|null|nil|undefined)$",
+                              re.IGNORECASE)
+
+
+def stands_in(value: str) -> bool:
+    """Whether ``value`` is what a tool or a document writes in a secret's place."""
+    if _STANDS_IN_WHOLE.match(value) is not None:
+        return True
+    lower = value.lower()
+    if any(part in lower for part in _STANDS_IN_PARTS):
+        return True
+    if ("•" in value or "●" in value) and _BULLETS.search(value) is not None:
+        return True
+    # what it ends with, as "$" reads an end: the last character, or before a last "\n"
+    ends = (lower, lower[:-1]) if lower.endswith("\n") else (lower,)
+    return any(end.endswith(("_here", " here", "-here")) or _x_run_after_joiner(end)
+               for end in ends)
+
+
+def _x_run_after_joiner(text: str) -> bool:
+    """Three or more x's at the end, after "_" or "-" (ghp_xxxxxxxx, "token-XXX")."""
+    head = text.rstrip("x")
+    return len(text) - len(head) >= 3 and head.endswith(("_", "-"))
+
+
 # Words that follow "password:" in prose and documentation, not passwords ("# password:
 # supplied at upload time", "token: optional").
 _PROSE_WORDS = frozenset((
@@ -574,11 +604,11 @@ def secret_value_ok(candidate: str) -> bool:
         bare = bare[:-1].rstrip("`")
     # a stand-in percent-encoded in a query ("token=%3Credacted%3E")
     plain = unquote(bare) if "%" in bare else bare
-    if _KEYBOARD_RUN.search(plain) or _placeholder_in_base64(plain):
+    if _keyboard_run(plain) or _placeholder_in_base64(plain):
         return False
     if not plain.isascii() and (_prose_word(plain) or plain.endswith(("。", "।", "؟"))):
         return False  # a message under a secret's key ("password_short": "Пароль должен ...")
-    return (any(ch.isalnum() for ch in plain) and _STANDS_IN.search(plain) is None
+    return (any(ch.isalnum() for ch in plain) and not stands_in(plain)
             and not bare.startswith("=")  # a pin, not an assignment (tiktoken==0.7.0)
             and plain.lower() not in _PROSE_WORDS
             and _NAMES_A_SECRET.fullmatch(bare) is None
@@ -599,7 +629,9 @@ _SLASH_LED_TOKEN = re.compile(r"/(?=[A-Za-z0-9+]*[a-z])(?=[A-Za-z0-9+]*[A-Z])"
                               r"(?=[A-Za-z0-9+]*\d)[A-Za-z0-9+]{19,}")
 # Documentation's example value typed along the keyboard (certbot's api_token
 # 0123456789abcdef0123456789abcdef01234567).
-_KEYBOARD_RUN = re.compile(r"0123456789abcdef|abcdef0123456789", re.IGNORECASE)
+def _keyboard_run(value: str) -> bool:
+    lower = value.lower()
+    return "0123456789abcdef" in lower or "abcdef0123456789" in lower
 _BASE64_VALUE = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
 
 
@@ -609,7 +641,7 @@ def _placeholder_in_base64(value: str) -> bool:
     if len(value) > 64 or _BASE64_VALUE.fullmatch(value) is None:
         return False
     text = b64_text(value)
-    return text is not None and (_STANDS_IN.search(text) is not None
+    return text is not None and (stands_in(text)
                                  or text.lower() in ("placeholder", "change_me", "secret",
                                                      "password", "todo", "tbd"))
 
