@@ -79,6 +79,8 @@ def _glued_message_id(text: str, start: int) -> bool:
         word -= 1
     if word > 0 and text[word - 1] == "#":
         return True  # a Snowflake prompt's user#warehouse@database, as the plain pass reads it
+    if text.endswith("://", 0, word):
+        return True  # a URL's user (snowflake://DBT_CI@account.region), as the plain pass reads it
     left = start - 1
     while left > 0 and text[left - 1] in _HEX_ID:
         left -= 1
