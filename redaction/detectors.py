@@ -466,6 +466,9 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                          # token) and a store's purchase handle: useless without the app's
                          # own server credentials
                          "device", "registration", "purchase",
+                         # the app's own id for its user on a store purchase (Apple's
+                         # appAccountToken, a UUID the app chose)
+                         "appaccount", "app_account",
                          # a token's digest, kept to look it up (GitHub's audit log)
                          "hashed"))
                      # a latency named after a token (gen_ai.latency.time_to_first_token)
@@ -507,7 +510,7 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  r"(?:(?<=\n  )|(?<=\n    )|(?<=\n      )|(?<=\n        ))pass(?=:[ \t])|"
                  + _NOT_TOKEN_COUNTS
                  # pwd as a word or after "db" (DB_PWD, dbpwd), not inside an id (AROA...RPWDD)
-                 + r"|passw(?:or)?d|(?:(?<![a-z0-9])|(?<=db))pwd|"
+                 + r"|passw(?:or)?[dt]|(?:(?<![a-z0-9])|(?<=db))pwd|"
                  # (not a debug namespace: Playwright's "pw:browser")
                  + r"(?<![a-z0-9])pw(?![a-z0-9])(?=\\*[\"']?[ \t]*(?:=|:[ \t]))|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
@@ -583,7 +586,7 @@ _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\
 _SECRET_KEY = (rf"(?i)(?=[acikpst])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|token|"
-                         r"passw(?:or)?d|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
+                         r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                          r"client[_-]?secret|key|sig|session[_-]?cookie)[\w.-]*\\*[\"']?")
@@ -913,6 +916,11 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"PRIVATE KEY|PuTTY-User-Key-File-|OpenVPN Static key",
        needles=("PRIVATE KEY", "PuTTY-User-Key-File-", "OpenVPN Static key"),
        start=_at_literal(("----", "PuTTY-User-Key-File-"))),
+    # A JSON Web Key with its private part ("d"; an RSA key's "p", "q", "dp"... beside it):
+    # the whole key object, as a PEM block is (a JWKS of public keys has no "d").
+    _d("private_key",
+       r"\{(?=[^{}]*\\?\"kty\\?\")(?=[^{}]*\\?\"d\\?\"\s*:\s*\\?\"[A-Za-z0-9_-]{16})[^{}]*\}",
+       prefilter=r"\\?\"d\\?\"\s*:\s*\\?\"[A-Za-z0-9_-]{16}", needles=('"d', "kty")),
     # Any token whose first segment is a JOSE header: JWS (the payload need not be JSON) and
     # JWE (five segments).
     _d("jwt",
@@ -961,15 +969,30 @@ DETECTORS: tuple[Detector, ...] = (
                           "gsk_", "/services/T")),
        starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.|pyp|SK[0-9a-fA-F]|ya2|gsk", 3),
                (r"https://hooks\.slack\.com/", 24), (r"/services/T", 11))),
-    # Data platforms' keys: Databricks personal access tokens (dapi + 32 hex, a workspace
-    # suffix), New Relic's license (40 characters ending NRAL), insert (NRII-) and user
-    # (NRAK-) keys, Cloud Storage's HMAC access ids (GOOG1 + 56 or more).
+    # Data platforms' and app SDKs' keys: Databricks personal access tokens (dapi + 32 hex,
+    # a workspace suffix), New Relic's license (40 characters ending NRAL), insert (NRII-)
+    # and user (NRAK-) keys, Cloud Storage's HMAC access ids (GOOG1 + 56 or more), Branch's
+    # live keys (key_live_).
     _d("api_key",
        r"(?<![A-Za-z0-9_])(?:dapi[0-9a-f]{32}(?:-\d{1,2})?|[0-9a-f]{36}NRAL"
-       r"|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56,})(?![A-Za-z0-9_-])",
+       r"|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56,}|key_live_[a-z0-9]{32})"
+       r"(?![A-Za-z0-9_-])",
        prefilter=r"dapi[0-9a-f]{32}|[0-9a-f]{36}NRAL|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}"
-                 r"|GOOG1[A-Z0-9]{56}",
-       needles=("dapi", "NRAL", "NRII-", "NRAK-", "GOOG1")),
+                 r"|GOOG1[A-Z0-9]{56}|key_live_[a-z0-9]{32}",
+       needles=("dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_")),
+    # ldap3's Connection repr: the simple bind's password ('authentication': {'sasl': None,
+    # 'simple': '...'}).
+    _d("secret_assignment",
+       r"['\"]authentication['\"]:[ \t]*\{[^{}\n]{0,80}?['\"]simple['\"]:[ \t]*(['\"])"
+       r"([^'\"\n]+)\1", v.secret_value_ok, group=2,
+       prefilter=r"['\"]authentication['\"]:[ \t]*\{[^{}\r\n]{0,80}['\"]simple['\"]:",
+       needles=("simple",)),
+    # Android's SharedPreferences file: <string name="refresh_token">...</string>.
+    _d("secret_assignment",
+       r"(?i)<string[ \t]+name=\\?\"[\w.-]*(?:token|secret|passw(?:or)?d|api_?key)[\w.-]*\\?\">"
+       r"([^<\s]{8,})</string>", v.secret_value_ok, group=1,
+       prefilter=r"(?i)<string[ \t]+name=\\?\"[\w.-]*(?:token|secret|passw|api_?key)",
+       needles=("<string", "<STRING")),
     # More vendors, each by its prefix: LangSmith (lsv2_pt_, lsv2_sk_), DigitalOcean (dop_v1_),
     # Mapbox secret tokens (sk.eyJ...; pk. ones are public), Firebase Cloud Messaging's legacy
     # server keys, Telegram bot tokens (id:AA...), Discord webhooks, Prefect Cloud (pnu_),
@@ -1064,6 +1087,9 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p(?=\S)"
        r"|(?<![\w-])redis-cli\b[^\n|;&]*?[ \t]-a[ \t]+"
        r"|(?<![\w-])cqlsh\b[^\n|;&]*?[ \t]-p[ \t]+"
+       # OpenLDAP's clients: the bind password after -w (ldapsearch -D cn=admin -w X)
+       r"|(?<![\w-])ldap(?:search|modify|add|delete|passwd|whoami|compare|modrdn|exop)\b"
+       r"[^\n|;&]*?[ \t]-w[ \t]+"
        r"|(?<![\w-])sshpass[ \t]+-p[ \t]*"
        r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])(?:htpasswd|mosquitto_passwd)(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*"
@@ -1078,30 +1104,32 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"--(?:pass|access-token|api-key|auth-token|token|client-secret|secret)"
                  r"|-(?:api-key|passw|secret|access-token|auth-token)"
                  r"|mysql|mariadb|redis-cli|cqlsh|sshpass|docker|htpasswd|curl|az[ \t]+login"
-                 r"|rabbitmqctl|wandb|mosquitto_|openssl[ \t]+passwd"
+                 r"|rabbitmqctl|wandb|mosquitto_|openssl[ \t]+passwd|ldap[a-z]"
                  r"|nxc|netexec|crackmapexec|cme|evil-winrm|hydra|kerbrute|smbmap|ipmitool"
                  r"|net[ \t]+user", group=1,
        needles=("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd",
                 "curl", "login", "rabbitmqctl", "cqlsh", "mosquitto_", "openssl", "nxc",
                 "netexec", "crackmapexec", "cme", "evil-winrm", "hydra", "kerbrute", "smbmap",
-                "net", "ipmitool"),
+                "net", "ipmitool", "ldap"),
        start=_at_literal(("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
                           "htpasswd", "curl", "az", "rabbitmqctl", "wandb", "cqlsh",
                           "mosquitto_", "openssl", "nxc", "netexec", "crackmapexec", "cme",
-                          "evil-winrm", "hydra", "kerbrute", "smbmap", "net", "ipmitool")),
+                          "evil-winrm", "hydra", "kerbrute", "smbmap", "net", "ipmitool",
+                          "ldap")),
        starts=((r"--[a-z][\w-]{2}|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]|rabbi"
-                r"|wandb|cqlsh|mosqu|opens|netex|crack|evil-|hydra|kerbr|smbma|net[ \t]u|ipmit",
+                r"|wandb|cqlsh|mosqu|opens|netex|crack|evil-|hydra|kerbr|smbma|net[ \t]u|ipmit"
+                r"|ldap[a-z]",
                 5),
                (r"az[ \t]|nxc|cme", 3))),
     # OAuth's one-time secrets in a form or a query: an authorization code, a PKCE verifier,
-    # Firebase's action code (a sign-in link's), a refresh token; bearer credentials while
-    # they last.
+    # Firebase's action code (a sign-in link's), a refresh token, a password reset's or a
+    # CAS login's ticket; bearer credentials while they last.
     _d("bearer_token",
-       r"(?<![\w.-])(?:code|code_verifier|oobCode|refresh_token)=([A-Za-z0-9._~-]{20,})"
+       r"(?<![\w.-])(?:code|code_verifier|oobCode|refresh_token|ticket)=([A-Za-z0-9._~-]{20,})"
        r"(?![A-Za-z0-9._~%-])", v.credential_ok,
-       prefilter=r"(?:code|code_verifier|oobCode|refresh_token)=[A-Za-z0-9._~-]{20}",
-       group=1, needles=("code=", "Code=", "refresh_token="),
-       start=_at_literal(("code=", "Code=", "refresh_token="), 14)),
+       prefilter=r"(?:code|code_verifier|oobCode|refresh_token|ticket)=[A-Za-z0-9._~-]{20}",
+       group=1, needles=("code=", "Code=", "refresh_token=", "ticket="),
+       start=_at_literal(("code=", "Code=", "refresh_token=", "ticket="), 14)),
     # A password in a connection URL's query (PHP's redis session.save_path "...?auth=X").
     _d("secret_assignment", r"[?&](?:auth|requirepass)=([^&\s\"'#<>]{8,})", v.table_secret_ok,
        prefilter=r"[?&](?:auth|requirepass)=[^&\s\"'#<>]{8}", group=1,
@@ -1796,7 +1824,9 @@ DETECTORS: tuple[Detector, ...] = (
        # start-up args: api_key: Some("..."))
        r"(?:\[[ \t]*)?(?:Some\()?(?:\\*[\"'])?'?"
        # (not an object or a list opening: "credentials": [{"type": ...}] holds pairs)
-       rf"(?!\[?\{{\\*[\"'])((?=[^{_VALUE_STOP}]*[^{_VALUE_STOP}\d.])(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
+       # (not a number: something past digits and dots, "&" too, as in KC_DB_PASSWORD: 0&&tk4j)
+       rf"(?!\[?\{{\\*[\"'])((?=[^{_VALUE_STOP}]*(?:[^{_VALUE_STOP}\d.]|&(?![\w.-]*=)))"
+       rf"(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|{_INNER_QUOTE}|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])"
        rf"|&(?![\w.-]*=)){{6,}}+)"
        + _NOT_LOGPROBS,
@@ -1926,21 +1956,23 @@ DETECTORS: tuple[Detector, ...] = (
     _d("credit_card", r"(?<![A-Za-z0-9])CC[A-Z]{2}(\d{13,19})(?!\d)", v.luhn_13_19, group=1,
        prefilter=r"CC[A-Z]{2}\d{13}", needles=("CC",), digits=True,
        start=_at_literal(("CC",)), joined=_nothing_joined),
-    # (after a JSON string's escaped line break too: "\nTarjeta de garantía: 5980 ...")
+    # (after a JSON string's escaped line break too: "\nTarjeta de garantía: 5980 ...";
+    # Vietnamese's "số thẻ"; a card's number as a field, "pan": "...")
     _d("credit_card",
        r"(?i)(?:(?<![a-z])|(?<=\\[nrt]))"
        r"(?:card|tarjeta|carte|karte|cart[ãa]o|carta|kaart|karta|kart[ıi]|بطاق\w*"
-       r"|کارت\w*)"
+       r"|کارت\w*|thẻ|pan(?=\\?[\"']?[ \t]*[:=]))"
        r"(?![a-z])[^\n\d]{0,20}?(?<!\d)(\d{4}(?:[ _-]?\d{3,4}){2,3}(?:[ _-]?\d{1,3})?)(?![\d])",
        v.luhn_13_19, group=1,
-       prefilter=r"(?i)(?:card|tarjeta|carte|karte|cart[aa]o|carta|kaart|karta|kart|aa)"
+       prefilter=r"(?i)(?:card|tarjeta|carte|karte|cart[aa]o|carta|kaart|karta|kart|aa|tha|pan)"
                  r"[^\r\n]{0,24}\d{4}",
-       needles=("ard", "ARD", "arjeta", "arte", "arta", "aart", "art", "بطاق", "کارت"),
+       needles=("ard", "ARD", "arjeta", "arte", "arta", "aart", "art", "بطاق", "کارت", "thẻ",
+                "pan"),
        digits=True,
        start=_at_literal(("card", "tarjeta", "carte", "karte", "cart", "kaart", "karta", "kart",
-                          "بطاق", "کارت"), fold=True),
+                          "بطاق", "کارت", "thẻ", "pan"), fold=True),
        joined=_nothing_joined,
-       joined_prefilter=r"(?i)(?:card|tarjeta|carte|karte|cart[aa]o|carta|kaart|karta|kart|aa)"
+       joined_prefilter=r"(?i)(?:card|tarjeta|carte|karte|cart[aa]o|carta|kaart|karta|kart|aa|tha|pan)"
                         r"[^\r\n]{0,24}\d{4}"),
     _d("credit_card",
        # No issuer number starts with 0: such a run is an id or a phone number (0049...).

@@ -437,6 +437,8 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
 _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\$[A-Z_][A-Z0-9_]*$"
                         # Grafana's provisioning ($__env{X}, $__file{/path})
                         r"|\$__(?:env|file|vault)\{"
+                        # Kong's vault references ({vault://env/mobile-app-key})
+                        r"|\{vault://"
                         # a bracketed stand-in ([YOUR-PASSWORD], [PASSWORD])
                         r"|\[[A-Z][A-Z0-9_ -]*\]$"
                         # a release tool's variable (Azure DevOps, Octopus: #{MapsApiKey}#)
@@ -471,6 +473,8 @@ _BULLETS = re.compile(r"[•●]{3}")
 _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<"
                               r"|\*+redacted\*+$|redacted|fake|dummy|value\d*$|\[secret\]?$"
                               r"|VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|DATA\+OMITTED$"
+                              # the Auth0 Deploy CLI's keyword to replace (##CLIENT_SECRET##)
+                              r"|##[A-Za-z0-9_]+##$"
                               # a format's placeholder: %(token)s, {password}, {0}
                               r"|%\(\w+\)[sdr]$|\{\w*\}?$"
                               r"|(?:\(sensitive|\(redacted\)?|\(hidden\)?|\*+"
@@ -890,6 +894,10 @@ def email_ok(candidate: str) -> bool:
         return False  # a URL's user:password masked (Go's url.Redacted(): "user:xxxxx@host")
     if local.lower() in _SYSTEM_ACCOUNT and _PRIVATE_HOST.fullmatch(host) is not None:
         return False
+    if host.rpartition(".")[2].lower() in _IMAGE_SUFFIXES:
+        return False  # an image's density variant (avatar_placeholder@2x.png)
+    if local.lower() == host.lower() or _PRIVATE_HOST.fullmatch(local) is not None:
+        return False  # a Kerberos principal (krbtgt/REALM@REALM, HTTP/host.corp.internal@REALM)
     # (git@github.com is SSH's user at a forge, [url "git@github.com:"] in a git config)
     # (a cloud region is no top-level domain: Snowflake's account locator in
     # snowflake://DBT_CI@xy12345.us-east-1/ANALYTICS)
@@ -910,6 +918,8 @@ _ARMOUR = re.compile(r"-{4,5}[^-\n]*-{4,5}")
 _KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/]{16}")
 
 
+_IMAGE_SUFFIXES = frozenset({"png", "jpg", "jpeg", "gif", "webp", "svg", "ico", "bmp", "heic",
+                             "avif", "tiff"})
 _CLOUD_REGION = re.compile(r"(?i)[a-z]{2}(?:-gov)?-[a-z]+-\d{1,2}")
 
 

@@ -46,6 +46,23 @@ _TERMINAL_PASSWORD = "a password typed at a GDS terminal's prompt, on the line a
 _STAND_IN_SET = "'changeme' as a password: read as the stand-in documentation writes"
 _KEY_ID_AS_USER = ("a Confluent API key's id under a username (sasl.username, the user half of "
                    "basic.auth.user.info): its secret is redacted")
+# Corpora PA and PB (identity providers; mobile apps and their backends).
+_CSRF = "a CSRF token (a forgery guard, no login): left alone, as the key rules say"
+_TOLD_AFTER_EMAIL = ("a password told after an e-mail and a slash in a prompt ('olga@... / pw'), "
+                     "nothing naming it")
+_DEVICE_COOKIE = "Okta's DT device-token cookie inside a HAR's Cookie header value"
+_SCIM_VALUE = ("an SSN as a SCIM patch's value, its key (nationalIdentifier) in the path beside "
+               "it")
+_SDK_KEY = "an SDK's dev key logged after 'devKey:' (22 characters, no prefix)"
+_APPLE_AUTH_CODE = "Sign in with Apple's authorization code in Swift's Optional(...) print"
+_ECHOED = "a secret echoed on a CI step's own line after the command that printed it"
+_THAI_PHONE = "a Bangkok number after Thai 'โทรกลับที่' (call back at)"
+_GRAPHQL_VARS = ("a password as a GraphQL mutation's variable ('current'), the operation's name "
+                 "(ChangePassword) apart")
+_DOTTED_CARD = "a card number with dots between its groups, 35 characters after the word for card"
+_DOUBLE_ESCAPED = "a password in JSON escaped twice inside a Remote Config value"
+_NSHTTPCOOKIE = ("a session cookie in NSHTTPCookie's description (name: and value: on lines "
+                 "apart)")
 #: Values a corpus holds that the detectors miss, and why; a miss not listed fails the test,
 #: and so does a listed value that is caught now (take it off the list).
 #: Corpus E labels a URL's credentials as the whole URL; the password is what is secret and
@@ -382,6 +399,28 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "WMNFS7FE3FYYBMAV": _KEY_ID_AS_USER,
         "1LPM8F01XL0BG5GC": _KEY_ID_AS_USER,
         "1DJC6774KS01E0HH": _KEY_ID_AS_USER,
+    },
+    "corpus_pa": {
+        "h2xulnxTCTV8qITUEApl7DTuNlAgIaD6": _CSRF,
+        "QUGPJOA4GahK3vwJcSJrkmMwISsthVXv": _CSRF,
+        "changeme": _STAND_IN_SET,
+        "gq5yP6pEuR%cWd3e": _TOLD_AFTER_EMAIL,
+        "BEFpoJ2Bh3BlMaLemQcxQk": _DEVICE_COOKIE,
+        "446100884": _SCIM_VALUE,
+    },
+    "corpus_pb": {
+        "hXPx1qeZAZP3Kw0Ms9Gbzz": _SDK_KEY,
+        "c74bbf3cc1212e73eba625ca0ad51076e.0.sruw.O1K6lmyIY1qK5SHu0-7gck": _APPLE_AUTH_CODE,
+        "UzFnbiFuZzM2NTg0Cg==": _ECHOED,
+        "nADqEwvb3RpJoD2Yddu+KwXHrxUs98MX3dXBjHQnbMJYwNkjYeKzJK+ZIR37ES20VcAYcafwsRQhO5m25vO4w2Z8"
+        "CESrX/K4QEqYOSCamwrcNCmIV76W/rwZHURX5FRC1om0XxCBOz0Asbrf1F4aHRb8Sfktxmh6": _ECHOED,
+        "02-118-4420": _THAI_PHONE,
+        "fcbjQrLormgHYc34EJ4uEKC0Cg5Fhjyz": _CSRF,
+        "senhaAntiga99": _GRAPHQL_VARS,
+        "6363.6881.2215.2762": _DOTTED_CARD,
+        "Test@88990011": _DOUBLE_ESCAPED,
+        "s%3A0gC7p8sKXzxpllaxJjHXSHCN_76ehbd4.RsIWnshhsvsLGmuW4JJk3Q1z4YMbFU6Vn2XfpSEkgrV":
+            _NSHTTPCOOKIE,
     },
     "corpus_o": {
         "Summer2020!G13": "a TSV row whose header names the column, lines away",
