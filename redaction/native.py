@@ -86,6 +86,8 @@ def _load_source(name: str, path: Path) -> None:
     except BaseException:
         del sys.modules[name]
         raise
+    parent, _, child = name.rpartition(".")
+    setattr(sys.modules[parent], child, module)  # as an import binds it on its package
 
 
 # Imported first by the package's __init__, before any module it may replace (setup.py loads

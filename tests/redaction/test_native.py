@@ -26,9 +26,11 @@ _NATIVE_OFF = os.environ.get("SERVESCOPE_BUILD_NATIVE") == "0" or \
 _RUN = """
 import json, sys
 from servescope.redaction import Redactor, is_native
+from servescope.redaction.native import NATIVE
 texts = json.load(open(sys.argv[1]))
 redactor = Redactor(hash_key=b"k")
-json.dump({"native": is_native(),
+import servescope.redaction as package
+json.dump({"native": is_native(), "bound": all(hasattr(package, m) for m in NATIVE),
            "out": [[redactor.redact_text(t, {}), [list(f) for f in redactor.findings(t)]]
                    for t in texts]}, sys.stdout)
 """
@@ -67,6 +69,7 @@ def test_compiled_and_sources_agree_on_every_corpus_line(tmp_path: Path) -> None
     compiled = _run(tmp_path / "texts.json", {})
     sources = _run(tmp_path / "texts.json", {NATIVE_ENV: "0"})
     assert compiled["native"] and not sources["native"]
+    assert sources["bound"] and compiled["bound"]  # redaction.detectors, as imports bind it
     differ = [(t, a, b) for t, a, b in zip(texts, compiled["out"], sources["out"], strict=True)
               if a != b]
     assert not differ, differ[:5]
