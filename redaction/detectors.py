@@ -1979,7 +1979,10 @@ DETECTORS: tuple[Detector, ...] = (
        # (not a clock's reading under its key: Triton's {"name": ..., "ns": 2302989477428812})
        r"(?=[1-9])" + _L + _NOT_A_CLOCK
        + r"(?:[1-9]\d{12,18}|[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
-       r"|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R, v.payment_card_ok,
+       r"|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R,
+       # (a short group after a grouped card's own is its expiry or a count: the card is the
+       # groups before it, "4111 1111 1111 1111 12/26")
+       prefix=v.card_prefix,
        prefilter=r"\d{13}|\d{4}[ -]\d{4}[ -]\d{4}[ -]\d|\d{4}[ -]\d{6}[ -]\d{4}",
        checksummed=True, digits=True, start=_at_class("[1-9]", within=r"\d"),
        starts=((_ND + r"[1-9]\d{12}", 13),

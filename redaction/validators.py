@@ -19,6 +19,7 @@ __all__ = [
     "aws_secret_like",
     "b64_text",
     "base64_credentials",
+    "card_prefix",
     "credential_ok",
     "digits",
     "header_credential_ok",
@@ -132,6 +133,16 @@ def payment_card_ok(candidate: str) -> bool:
             or (head[:3], n) in prefixes or (head, n) in prefixes):
         return luhn_ok(numerals)
     return False
+
+
+def card_prefix(candidate: str) -> int | None:
+    """Length of the card at the start of ``candidate``: all of it, or, where a short group
+    runs on after the card's own ("4111 1111 1111 1111 12/26", an expiry), the groups before
+    that one; None when neither is a card."""
+    if payment_card_ok(candidate):
+        return len(candidate)
+    cut = max(candidate.rfind(" "), candidate.rfind("-"))
+    return cut if cut > 0 and payment_card_ok(candidate[:cut]) else None
 
 
 # IBAN lengths by country (ISO 13616 registry): a country code outside the table, or a

@@ -275,3 +275,16 @@ def test_known_cards_pass_and_a_wrong_issuer_fails() -> None:
                  "6011111111111117", "3530111333300000", "2221000000000009"):
         assert payment_card_ok(card), card
     assert not payment_card_ok("1234567890123452")  # passes Luhn, no issuer starts with 1
+
+
+def test_a_card_before_its_expiry_is_still_a_card() -> None:
+    """A short group after a grouped card's own (an expiry, a count) made the whole run fail
+    the checksum, and the card was left (an outside probe)."""
+    redactor = _redactor()
+    for text, card in (("card 4111 1111 1111 1111 12/26 cvv 123", "4111 1111 1111 1111"),
+                       ("paid with 5555 5555 5555 4444 2 times", "5555 5555 5555 4444"),
+                       ("4111-1111-1111-1111-12", "4111-1111-1111-1111")):
+        out = redactor.redact_text(text, {})
+        assert card not in out and "[REDACTED:credit_card]" in out, out
+    # an id that is no card stays, short group or not
+    assert redactor.redact_text("id 4111 1111 1111 1112 12", {}) == "id 4111 1111 1111 1112 12"
