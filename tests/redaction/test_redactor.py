@@ -288,3 +288,14 @@ def test_a_card_before_its_expiry_is_still_a_card() -> None:
         assert card not in out and "[REDACTED:credit_card]" in out, out
     # an id that is no card stays, short group or not
     assert redactor.redact_text("id 4111 1111 1111 1112 12", {}) == "id 4111 1111 1111 1112 12"
+
+
+def test_a_password_ending_in_digits_after_an_at_sign_is_not_a_java_object() -> None:
+    """'Test@88990011' read as a class and its identity hash (all digits are hex digits too)
+    and was left under a password's key; a Java object's hash has a hex letter nearly always
+    (an outside corpus)."""
+    redactor = _redactor()
+    for text in ('{"password":"Test@88990011"}', '{"pwd":"Test@88990011"}'):
+        assert "88990011" not in redactor.redact_text(text, {}), text
+    kept = "token=android.os.BinderProxy@2bd79ce"
+    assert redactor.redact_text(kept, {}) == kept
