@@ -12,7 +12,6 @@ instead when the compiled build is missing, stale or turned off (``SERVESCOPE_RE
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import os
@@ -79,10 +78,6 @@ def _native_modules() -> list[Any]:
         return []
 
 
-def digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 class BuildNative(build_ext):  # type: ignore[misc]
     """Compiles the detectors, or installs without them: a failed compile is a warning, and
     the manifest that tells the package its compiled modules match these sources is written
@@ -99,19 +94,19 @@ class BuildNative(build_ext):  # type: ignore[misc]
                   "pure Python", file=sys.stderr)
             return
         if self.extensions:
-            target = Path(self.build_lib).joinpath(*PACKAGE.split("."))
-            target.mkdir(parents=True, exist_ok=True)
-            (target / MANIFEST).write_text(json.dumps(self._manifest(), indent=1) + "\n")
+            manifest = self._manifest_path()
+            manifest.parent.mkdir(parents=True, exist_ok=True)
+            # the digests native.py checks the sources against, made by its own function
+            sources = {name: _NATIVE._digest(SOURCE_DIR / f"{name}.py") for name in NATIVE}
+            manifest.write_text(json.dumps({"sources": sources}, indent=1) + "\n")
 
-    @staticmethod
-    def _manifest() -> dict[str, dict[str, str]]:
-        return {"sources": {name: digest(SOURCE_DIR / f"{name}.py") for name in NATIVE}}
+    def _manifest_path(self) -> Path:
+        return Path(self.build_lib).joinpath(*PACKAGE.split("."), MANIFEST)
 
     def get_outputs(self) -> list[str]:
         outputs = list(super().get_outputs())
         if self.extensions:
-            root = Path(self.build_lib).joinpath(*PACKAGE.split("."))
-            outputs.append(str(root / MANIFEST))
+            outputs.append(str(self._manifest_path()))
         return outputs
 
 

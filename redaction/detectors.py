@@ -969,17 +969,6 @@ DETECTORS: tuple[Detector, ...] = (
                           "gsk_", "/services/T")),
        starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.|pyp|SK[0-9a-fA-F]|ya2|gsk", 3),
                (r"https://hooks\.slack\.com/", 24), (r"/services/T", 11))),
-    # Data platforms' and app SDKs' keys: Databricks personal access tokens (dapi + 32 hex,
-    # a workspace suffix), New Relic's license (40 characters ending NRAL), insert (NRII-)
-    # and user (NRAK-) keys, Cloud Storage's HMAC access ids (GOOG1 + 56 or more), Branch's
-    # live keys (key_live_).
-    _d("api_key",
-       r"(?<![A-Za-z0-9_])(?:dapi[0-9a-f]{32}(?:-\d{1,2})?|[0-9a-f]{36}NRAL"
-       r"|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56,}|key_live_[a-z0-9]{32})"
-       r"(?![A-Za-z0-9_-])",
-       prefilter=r"dapi[0-9a-f]{32}|[0-9a-f]{36}NRAL|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}"
-                 r"|GOOG1[A-Z0-9]{56}|key_live_[a-z0-9]{32}",
-       needles=("dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_")),
     # ldap3's Connection repr: the simple bind's password ('authentication': {'sasl': None,
     # 'simple': '...'}).
     _d("secret_assignment",
@@ -996,22 +985,31 @@ DETECTORS: tuple[Detector, ...] = (
     # More vendors, each by its prefix: LangSmith (lsv2_pt_, lsv2_sk_), DigitalOcean (dop_v1_),
     # Mapbox secret tokens (sk.eyJ...; pk. ones are public), Firebase Cloud Messaging's legacy
     # server keys, Telegram bot tokens (id:AA...), Discord webhooks, Prefect Cloud (pnu_),
-    # NVIDIA's API keys (nvapi-, NGC and build.nvidia.com).
+    # NVIDIA's API keys (nvapi-, NGC and build.nvidia.com); data platforms' and app SDKs':
+    # Databricks personal access tokens (dapi + 32 hex, a workspace suffix), New Relic's
+    # license (40 characters ending NRAL), insert (NRII-) and user (NRAK-) keys, Cloud
+    # Storage's HMAC access ids (GOOG1 + 56 or more), Branch's live keys (key_live_).
     _d("api_key",
        _edge("A-Za-z0-9_-") +
        r"(?:lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|do[por]_v1_[0-9a-f]{64}|pnu_[A-Za-z0-9]{36}"
        r"|nvapi-[A-Za-z0-9_-]{40,}"
        r"|sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
        r"|AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}|\d{8,10}:AA[A-Za-z0-9_-]{33}"
-       r"|https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,})"
+       r"|https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,}"
+       r"|dapi[0-9a-f]{32}(?:-\d{1,2})?|[0-9a-f]{36}NRAL|NRII-[A-Za-z0-9_-]{32}"
+       r"|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56,}|key_live_[a-z0-9]{32})"
        r"(?![A-Za-z0-9_-])",
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
                   r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"
-                  r"|nvapi-[A-Za-z0-9_-]{40}"),
+                  r"|nvapi-[A-Za-z0-9_-]{40}|dapi[0-9a-f]{32}|[0-9a-f]{36}NRAL"
+                  r"|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56}"
+                  r"|key_live_[a-z0-9]{32}"),
        needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/", "pnu_",
-                "nvapi-"),
+                "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_"),
+       # (back 36: New Relic's license ends in its needle)
        start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_",
-                          "nvapi-"), 20)),
+                          "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_"),
+                         36)),
     # Honeycomb's key goes in a header named for the team; PagerDuty's integration key under
     # routing_key (32 hex digits; a broker's routing key is a name, "orders.created").
     _under_key("x-honeycomb-team", "[A-Za-z0-9_]{20,80}", v.credential_ok,
@@ -1948,16 +1946,16 @@ DETECTORS: tuple[Detector, ...] = (
        prefix=v.iban_prefix, digits=True, start=_at_class(r"\d", 2), joined=_joined_iban,
        starts=((_ND + r"[A-Z]{2}\d{2}", 4),),
        joined_prefilter=r"[A-Z]{2}\d{2}[ _-]?[A-Z0-9]{4}[ _-]?[A-Z0-9]{4}"),
-    # A number told as a card ("charge my card 3791 8861 6104 5538 exp 02/26"): 13 to 19
-    # digits that pass Luhn, whatever the issuer's prefix says of the length. Joiners,
-    # spaces and dashes read alike: the joined pass has nothing to rescan.
     # A GDS's form of payment (Amadeus' "FP CCVI4111111111111111/0327"): CC, the card's
     # two-letter code, the number.
     _d("credit_card", r"(?<![A-Za-z0-9])CC[A-Z]{2}(\d{13,19})(?!\d)", v.luhn_13_19, group=1,
        prefilter=r"CC[A-Z]{2}\d{13}", needles=("CC",), digits=True,
        start=_at_literal(("CC",)), joined=_nothing_joined),
-    # (after a JSON string's escaped line break too: "\nTarjeta de garantía: 5980 ...";
-    # Vietnamese's "số thẻ"; a card's number as a field, "pan": "...")
+    # A number told as a card ("charge my card 3791 8861 6104 5538 exp 02/26"): 13 to 19
+    # digits that pass Luhn, whatever the issuer's prefix says of the length. Joiners,
+    # spaces and dashes read alike: the joined pass has nothing to rescan.
+    # After a JSON string's escaped line break too ("\nTarjeta de garantía: 5980 ..."),
+    # Vietnamese's "số thẻ", and a card's number as a field ("pan": "...").
     _d("credit_card",
        r"(?i)(?:(?<![a-z])|(?<=\\[nrt]))"
        r"(?:card|tarjeta|carte|karte|cart[ãa]o|carta|kaart|karta|kart[ıi]|بطاق\w*"

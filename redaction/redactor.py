@@ -185,8 +185,8 @@ def _with_repeats(text: str, found: list[Finding]) -> list[Finding]:
     a line of 800 "password= " (each one's value the next key) took seconds here, cubic in
     the line, when every place was checked against every finding."""
     extra: list[Finding] = []
-    taken = sorted((f.start, f.end) for f in found)
-    starts = [start for start, _ in taken]
+    taken = sorted((f.start, f.end) for f in found)  # apart, so neighbours tell an overlap
+    past = len(text) + 1  # (at, past) sorts after every span starting at ``at``
     seen: set[str] = set()
     for f in found:
         value = f.value
@@ -198,11 +198,10 @@ def _with_repeats(text: str, found: list[Finding]) -> list[Finding]:
         at = text.find(value)
         while at >= 0:
             end = at + len(value)
-            i = bisect.bisect_right(starts, at)
-            free = (i == 0 or taken[i - 1][1] <= at) and (i == len(starts) or starts[i] >= end)
+            i = bisect.bisect_right(taken, (at, past))
+            free = (i == 0 or taken[i - 1][1] <= at) and (i == len(taken) or taken[i][0] >= end)
             if free and not _inside_a_word(text, at, end):
                 extra.append(Finding(f.kind, at, end, value))
-                starts.insert(i, at)
                 taken.insert(i, (at, end))
             at = text.find(value, end)
     return _merge(text, found, extra) if extra else found

@@ -471,13 +471,11 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 
 # What stands in a secret's place: what tools print (Terraform's "(sensitive value)", CI's
 # "***", "[REDACTED]") and what documentation writes ("sk-...", "ghp_xxxxxxxx",
-# "YOUR_PASSWORD_HERE", "<your-api-key>", "changeme"). Searched; the last line's are whole values.
-# Terraform's progress words stand where a resource's value would ("..._secret_version.db:
-# Creation complete"), and GitLab prints "[MASKED]", Redis's MONITOR "(redacted)".
-# (Split in two for speed: a search tries every alternative at every position, and most of
-# them hold only at the start, where one match() tries them once.)
-# (The first set, anywhere in the value, in C-level substring tests: as one regex searched
-# with case folded, it was most of a secret's validation.)
+# "YOUR_PASSWORD_HERE", "<your-api-key>", "changeme"). Terraform's progress words stand where
+# a resource's value would ("..._secret_version.db: Creation complete"), and GitLab prints
+# "[MASKED]", Redis's MONITOR "(redacted)". What may stand anywhere in a value is told by
+# substring tests, what starts it by one anchored match: as one case-folded regex searched at
+# every position, this was most of a secret's validation.
 _STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "change-me",
                     "replaceme", "replace_me", "replace-me")
 _BULLETS = re.compile(r"[•●]{3}")
@@ -643,11 +641,13 @@ def secret_value_ok(candidate: str) -> bool:
 # one segment, long, in mixed case with digits, which no file's path is.
 _SLASH_LED_TOKEN = re.compile(r"/(?=[A-Za-z0-9+]*[a-z])(?=[A-Za-z0-9+]*[A-Z])"
                               r"(?=[A-Za-z0-9+]*\d)[A-Za-z0-9+]{19,}")
-# Documentation's example value typed along the keyboard (certbot's api_token
-# 0123456789abcdef0123456789abcdef01234567).
 def _keyboard_run(value: str) -> bool:
+    """Documentation's example value typed along the keyboard (certbot's api_token
+    0123456789abcdef0123456789abcdef01234567)."""
     lower = value.lower()
     return "0123456789abcdef" in lower or "abcdef0123456789" in lower
+
+
 _BASE64_VALUE = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
 
 
@@ -894,6 +894,12 @@ _PRIVATE_HOST = re.compile(r"(?i)(?:[\w-]+\.)*[\w-]+\.(?:internal|local|localdom
                            r"home\.arpa|intranet|corp)")
 
 
+# Not a top-level domain: an image's file type, a cloud region.
+_IMAGE_SUFFIXES = frozenset({"png", "jpg", "jpeg", "gif", "webp", "svg", "ico", "bmp", "heic",
+                             "avif", "tiff"})
+_CLOUD_REGION = re.compile(r"(?i)[a-z]{2}(?:-gov)?-[a-z]+-\d{1,2}")
+
+
 def email_ok(candidate: str) -> bool:
     """An address a person or a team reads mail at, not a message's id (nor a calendar
     event's: Google Calendar's iCalUID is 26 base32 characters @google.com)."""
@@ -906,7 +912,8 @@ def email_ok(candidate: str) -> bool:
         return False  # a URL's user:password masked (Go's url.Redacted(): "user:xxxxx@host")
     if local.lower() in _SYSTEM_ACCOUNT and _PRIVATE_HOST.fullmatch(host) is not None:
         return False
-    if host.rpartition(".")[2].lower() in _IMAGE_SUFFIXES:
+    last_label = host.rpartition(".")[2]
+    if last_label.lower() in _IMAGE_SUFFIXES:
         return False  # an image's density variant (avatar_placeholder@2x.png)
     if local.lower() == host.lower() or _PRIVATE_HOST.fullmatch(local) is not None:
         return False  # a Kerberos principal (krbtgt/REALM@REALM, HTTP/host.corp.internal@REALM)
@@ -914,7 +921,7 @@ def email_ok(candidate: str) -> bool:
     # (a cloud region is no top-level domain: Snowflake's account locator in
     # snowflake://DBT_CI@xy12345.us-east-1/ANALYTICS)
     return (_MESSAGE_ID_HOST.fullmatch(host) is None and ".JavaMail." not in local
-            and _CLOUD_REGION.fullmatch(host.rpartition(".")[2]) is None
+            and _CLOUD_REGION.fullmatch(last_label) is None
             and _SSH_ALGORITHM_HOST.fullmatch(host) is None
             and _MACHINE_LOCAL.fullmatch(local) is None and local != "git")
 
@@ -928,11 +935,6 @@ def key_block_ok(candidate: str) -> bool:
 
 _ARMOUR = re.compile(r"-{4,5}[^-\n]*-{4,5}")
 _KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/]{16}")
-
-
-_IMAGE_SUFFIXES = frozenset({"png", "jpg", "jpeg", "gif", "webp", "svg", "ico", "bmp", "heic",
-                             "avif", "tiff"})
-_CLOUD_REGION = re.compile(r"(?i)[a-z]{2}(?:-gov)?-[a-z]+-\d{1,2}")
 
 
 def encoded_email_ok(candidate: str) -> bool:
