@@ -118,8 +118,14 @@ class Detector:
     starts: tuple[tuple[str, int], ...] = ()
     # ``starts`` for the joined reading, written for the text as it is (as ``joined_prefilter``
     # is): the joined pass then tries the pattern only there. None: the same as ``starts``
-    # (they hold no space, which a joiner reads as).
+    # (they hold no space, which a joiner reads as). Empty: the joined pass rescans the runs
+    # ``joined`` names, as for a detector without starts.
     joined_starts: tuple[tuple[str, int], ...] | None = None
+    # Where a match can start, computed from the text, for a pattern whose starts no fixed
+    # length expression can name (an e-mail address starts up to 64 characters before its
+    # "@"): every position the pattern can match at is among them, and the pattern is tried
+    # only there (:meth:`find_at`) wherever the engine names no ``starts``.
+    anchors: Callable[[str], list[int]] | None = None
 
     def applies(self, text: str) -> bool:
         """False means the pattern cannot match ``text``."""
@@ -140,6 +146,8 @@ class Detector:
               ) -> list[Finding]:
         """``whole``: scan from position 0 (the reference the start bound is checked against).
         Look-behinds and ``\\b`` still see the text before the start position."""
+        if self.anchors is not None and not whole:
+            return self.find_at(text, self.anchors(text))
         pos = 0
         if self.start is not None and not whole:
             pos = self.start(text, {} if memo is None else memo)
@@ -430,20 +438,49 @@ def _joined_ssn_key(text: str, memo: dict[str, Any]) -> list[Span]:
     return []
 
 
+def _local_part_char(ch: str) -> bool:
+    """A character an address's local part may hold (``[{_UW}.%+-]``)."""
+    return (ch.isalnum() or ch in "_.%+-" or "\u0300" <= ch <= "\u036f"
+            or "\u0900" <= ch <= "\u0dff" or "\u0e00" <= ch <= "\u0eff")
+
+
+def _email_starts(text: str) -> list[int]:
+    """Where an address can start (the e-mail detector's ``anchors``): in the run of at most
+    64 local-part characters before an "@", wherever the look-behind allows one, after a
+    character that is no word character nor one of ".+%$#-", or after a JSON escape (\\n).
+    Tried only there, the pattern no longer runs on at every character of the prose after
+    the first "@" (a quarter of a PII-heavy prompt's scan)."""
+    positions: list[int] = []
+    at = text.find("@")
+    while at >= 0:
+        run = at
+        floor = max(0, at - 64)
+        while run > floor and _local_part_char(text[run - 1]):
+            run -= 1
+        for p in range(run, at):
+            before = text[p - 1] if p else " "
+            if (not (before.isalnum() or before in "_.+%$#-")
+                    or (before in "nrt" and p >= 2 and text[p - 2] == "\\")):
+                positions.append(p)
+        at = text.find("@", at + 1)
+    return positions
+
+
 def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
        prefilter: str, group: int = 0, needles: tuple[str, ...] = (),
        checksummed: bool = False, prefix: Callable[[str], int | None] | None = None,
        digits: bool = False, start: Start | None = None,
        joined: Joined | None = None, joined_prefilter: str = "",
        starts: tuple[tuple[str, int], ...] = (),
-       joined_starts: tuple[tuple[str, int], ...] | None = None) -> Detector:
+       joined_starts: tuple[tuple[str, int], ...] | None = None,
+       anchors: Callable[[str], list[int]] | None = None) -> Detector:
     gates: tuple[re.Pattern[str], ...] = ()
     if needles:
         gates = (re.compile("|".join(re.escape(n) for n in needles)),)
     if digits:
         gates += (_DIGIT,)
     return Detector(kind, re.compile(pattern), validator, group, gates, checksummed, prefix,
-                    prefilter, start, joined, joined_prefilter, starts, joined_starts)
+                    prefilter, start, joined, joined_prefilter, starts, joined_starts, anchors)
 
 
 # Only the value is redacted, so the match may start at the keyword inside a longer key
@@ -594,6 +631,13 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|se
 _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credential", "auth",
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
                   "crypto", "priv", "community")
+# Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
+_SECRET_KEY_STARTS = (("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok", "pw"})),
+                       3),
+                      (r"(?i)pw", 2),
+                      # "token" as a key, not "tokens" (which the pattern refuses): a character
+                      # must follow, for the separator
+                      (r"(?i)token[^s]", 6))
 # A value ends at a separator or where a JSON object or array closes ("total_tokens": 8370}}).
 # Word characters for addresses in any script: \w plus the combining vowel signs and marks
 # of Indic and South-East Asian scripts (Python's \w leaves them out: "डाटामेल").
@@ -871,6 +915,11 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mob
                  "tlm", "連絡先", "联系方式",
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
                  "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t", "number")
+# Where a match of _PHONE_WORDS starts: each word's first three characters (two for the words
+# of other scripts, whose letters the engine reads as "a"; "í", "ó" and "é" read as "a" too).
+_PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
+                       r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
+                       r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat", 3), ("aa", 2))
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
 _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
@@ -1261,7 +1310,8 @@ DETECTORS: tuple[Detector, ...] = (
        _SECRET_KEY + r"[ \t]*:[ \t]*\{[^{}]{0,200}?\\?\"value\\?\"[ \t]*:[ \t]*"
        r"\\?\"([^\"\\\n]{6,})",
        v.secret_value_ok, prefilter=_SECRET_KEY_PREFILTER + r"[ \t]*:[ \t]*\{", group=1,
-       needles=('"value"', '\\"value\\"'), start=_at_literal(_SECRET_STARTS, fold=True)),
+       needles=('"value"', '\\"value\\"'), start=_at_literal(_SECRET_STARTS, fold=True),
+       starts=_SECRET_KEY_STARTS),
     _d("secret_assignment",
        rf"(?i)\bname[ \t]*[:=][ \t]*\\*[\"']?[\w.-]*?(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
        r"\\*[\"']?[ \t]*(?:\r?\n|\\n)[ \t]*[+~-]?[ \t]*value[ \t]*[:=][ \t]*\\*[\"']?"
@@ -1527,7 +1577,10 @@ DETECTORS: tuple[Detector, ...] = (
        v.told_phone_ok,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
-       start=_at_words(_PHONE_STARTS, 2)),
+       start=_at_words(_PHONE_STARTS, 2),
+       # (the joined pass rescans only the runs of digits _joined_digits names: a date in
+       # a CSV after a "PHONE" column, "2024-08-29 17:38", is not read as 2024 08 29 17)
+       starts=_PHONE_WORD_STARTS, joined_starts=()),
     # National numbers with the area code in parentheses: Turkey's "0 (532) 772 33 95",
     # Japan's "06(3144)9376", Germany's "(0211) 3300 920".
     _d("phone", _edge(r"A-Za-z0-9.+(")
@@ -1794,7 +1847,8 @@ DETECTORS: tuple[Detector, ...] = (
        + _NOT_LOGPROBS,
        v.spaced_secret_ok, group=2,
        prefilter=_SECRET_KEY_PREFILTER + r"[ \t]*[:=][ \t]*\\?[\"'][^\"'\n]*[ \t]",
-       needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True)),
+       needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True),
+       starts=_SECRET_KEY_STARTS),
     # Base64 credentials under an "auth" key (a docker config.json): "user:password" encoded.
     _d("secret_assignment",
        # npm's "//registry/:_auth=" too
@@ -1831,12 +1885,7 @@ DETECTORS: tuple[Detector, ...] = (
        v.secret_value_ok,
        prefilter=_SECRET_KEY_PREFILTER + r"\]?(?:\\*[\"'])?" + _S + r"*[:=]",
        group=1, needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True),
-       starts=(("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok", "pw"})),
-                3),
-               (r"(?i)pw", 2),
-               # "token" as a key, not "tokens" (which the pattern refuses): a character
-               # must follow, for the separator
-               (r"(?i)token[^s]", 6))),
+       starts=_SECRET_KEY_STARTS),
     # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
@@ -1852,6 +1901,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?!:[\w~]?[\w.~ -]*/)", v.email_ok,
        prefilter=r"[A-Za-z0-9_.%+-]@[A-Za-z0-9]", needles=("@",),
        start=_at_literal(("@",), 64),  # the local part: at most 64 characters
+       anchors=_email_starts,
        joined=_joined_email, joined_prefilter=r"[A-Za-z0-9.%+]@[A-Za-z0-9]"),
     # A quoted local part (RFC 5321: "siti rahayu"@example.com).
     _d("email", r"(?<![\w\"])\"[^\"\n@\\]{1,64}\"@"

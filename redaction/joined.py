@@ -128,7 +128,7 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
     # A detector whose joined prefilter did not match reports nothing in the joined reading.
     for i in joined_candidates:
         d = detectors[i]
-        if joined_starts is not None and d.starts:
+        if joined_starts is not None and d.starts and d.joined_starts != ():
             # The engine named every position where a match can start in the joined reading:
             # trying the pattern there is the whole rescan, cheaper than finding the runs.
             positions = joined_starts.get(i)

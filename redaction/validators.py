@@ -427,6 +427,18 @@ _NAMES_A_SECRET = re.compile(
     r"(?i)(?:[a-z0-9]+[-_.])*(?:api[-_]?key|apikey|passw(?:or)?d|pass|token|secret|credentials?|"
     # (a Secret's key under a secretKeyRef: "key: id_key")
     r"(?:access|secret|private|auth)[-_]?key|client[-_]?secret|key|connection[-_]?string)s?")
+# What every name it matches ends with (before its "s?"; ASCII: other text is matched as is).
+_SECRET_NAME_ENDS = ("key", "passwd", "password", "pass", "token", "secret", "credential",
+                     "credentials", "string")
+
+
+def _may_name_a_secret(value: str) -> bool:
+    """False only where ``_NAMES_A_SECRET`` cannot match all of ``value``."""
+    if not value.isascii():
+        return True
+    lower = value.lower()
+    return lower.endswith(_SECRET_NAME_ENDS) or (lower.endswith("s") and lower[:-1].endswith(
+        _SECRET_NAME_ENDS))
 
 
 # A file path (GOOGLE_APPLICATION_CREDENTIALS=/var/secrets/key.json): where a secret is.
@@ -567,6 +579,14 @@ _CODE = re.compile(
     # prepareSecretKey(key, ...), PEM_string2key($data))
     r"|(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z][A-Za-z0-9]*_\w+)"
     r"\((?:[$@]?[A-Za-z_][\w.]*(?:, ?[$@]?[A-Za-z_][\w.]*)*)?(?:\)|$)")
+# What every code it matches holds or opens with.
+_CODE_OPENINGS = ("set", "list", "dict", "tuple", "sorted", "len", "str", "int", "bytes", "bool",
+                  "getattr", "open", "lambda", "self.", "cls.", "this.")
+
+
+def _may_be_code(value: str) -> bool:
+    """False only where ``_CODE`` cannot match at the start of ``value``."""
+    return "(" in value or "[" in value or "::" in value or value.startswith(_CODE_OPENINGS)
 # A name, not a value: a private variable (_token, _AzureApiKeyT) or an attribute path with no
 # digit (Keyword.Type, Name.Variable).
 _IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
@@ -607,6 +627,18 @@ _NOT_A_VALUE = re.compile(
     r"|-?\d+\|(?:com|org|net|io|android|androidx)\.\w+(?:\.\w+)*\|"
     # a Debian package's architecture (libsecret-1-0:amd64)
     r"|(?:amd64|arm64|i386|armhf|armel|ppc64el|s390x|riscv64|mips64el)\W?$")
+# What every string it matches holds, or opens with (keep in step with the pattern: a test
+# checks this against it on every corpus's words).
+_NO_VALUE_OPENINGS = ("string(", "com.", "org.", "net.", "io.", "android", "amd64", "arm64",
+                      "i386", "armhf", "armel", "ppc64el", "s390x", "riscv64", "mips64el")
+
+
+def _may_be_no_value(value: str) -> bool:
+    """False only where ``_NOT_A_VALUE`` cannot match at the start of ``value``."""
+    return (":" in value or "@" in value or "{" in value or "|" in value
+            or "-token-" in value or ("=" in value and "," in value)
+            or value[:1] in "$_-%[)" or value[:1].isdigit()
+            or value.startswith(_NO_VALUE_OPENINGS))
 
 
 def secret_value_ok(candidate: str) -> bool:
@@ -622,17 +654,21 @@ def secret_value_ok(candidate: str) -> bool:
         return False
     if not plain.isascii() and (_prose_word(plain) or plain.endswith(("。", "।", "؟"))):
         return False  # a message under a secret's key ("password_short": "Пароль должен ...")
+    # (each costly pattern runs only when a cheap test says it could match: together they
+    # took two thirds of a secret's validation)
     return (any(ch.isalnum() for ch in plain) and not stands_in(plain)
             and not bare.startswith("=")  # a pin, not an assignment (tiktoken==0.7.0)
             and plain.lower() not in _PROSE_WORDS
-            and _NAMES_A_SECRET.fullmatch(bare) is None
-            and (_PATH.fullmatch(bare) is None or _SLASH_LED_TOKEN.fullmatch(bare) is not None)
+            and not (_may_name_a_secret(bare) and _NAMES_A_SECRET.fullmatch(bare))
+            and not ("/" in bare and _PATH.fullmatch(bare)
+                     and _SLASH_LED_TOKEN.fullmatch(bare) is None)
             and _REFERENCE.match(bare) is None
             and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None
             and _STRIPE_TEST.fullmatch(bare) is None
-            and _CODE.match(bare) is None and _KEY_ID.fullmatch(bare) is None
+            and not (_may_be_code(bare) and _CODE.match(bare))
+            and _KEY_ID.fullmatch(bare) is None
             and _NAMESPACED_ID.fullmatch(bare) is None and _IDENTIFIER.fullmatch(bare) is None
-            and _NOT_A_VALUE.match(bare) is None
+            and not (_may_be_no_value(bare) and _NOT_A_VALUE.match(bare))
             and not (_ENV_NAME.fullmatch(bare) and _SECRET_PART.search(bare))
             and not bare.startswith(_PEM_START))
 

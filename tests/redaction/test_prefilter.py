@@ -10,6 +10,7 @@ it; a prefilter that is not a necessary condition of its detector makes them dis
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 import re
 
@@ -192,10 +193,45 @@ def _starts_admit_every_match(text: str) -> None:
             assert set(matched) <= set(starts[i]), (d.kind, matched, starts[i], text)
         # and in the joined reading, where the joined pass tries the pattern (anywhere it
         # may start: the pass tries it between any two positions)
-        if d.joined is not None:
+        if d.joined is not None and d.joined_starts != ():  # (): the runs are rescanned
             anywhere = {m.start() for p in range(len(joined_text))
                         if (m := d.pattern.match(joined_text, p)) is not None}
             assert anywhere <= set(joined_starts.get(i, ())), (d.kind, anywhere, text)
+
+
+def _anchors_admit_every_match(text: str) -> None:
+    """A detector's ``anchors`` name every position its pattern matches at."""
+    for d in DETECTORS:
+        if d.anchors is None:
+            continue
+        anchors = set(d.anchors(text))
+        for p in range(len(text) + 1):
+            if d.pattern.match(text, p) is not None:
+                assert p in anchors, (d.kind, p, text)
+
+
+def test_the_anchors_admit_every_match_on_the_corpus() -> None:
+    assert any(d.anchors is not None for d in DETECTORS)
+    for text in _corpus_texts():
+        if "@" in text:
+            _anchors_admit_every_match(text)
+
+
+def test_the_anchors_admit_every_match_before_every_local_part() -> None:
+    """Every local part of up to three characters from those the look-behind turns on."""
+    parts = ["\\", "n", "a", ".", "$", "-", "é", "\u0301", " ", "@"]
+    for size in range(4):
+        for chars in itertools.product(parts, repeat=size):
+            for tail in ("@example.com", "x@example.com", "x" * 70 + "@example.com"):
+                _anchors_admit_every_match("".join(chars) + tail)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(["a", "Z", "0", "_", ".", "+", "%", "$", "#", "-", "\\n", "\\",
+                                 "n", "@", "example.com", " ", "é", "\u0301", "\u0915", "ssh ",
+                                 "://", "x" * 30]), max_size=14).map("".join))
+def test_property_the_anchors_admit_every_match(text: str) -> None:
+    _anchors_admit_every_match(text)
 
 
 def test_the_starts_admit_every_match_on_the_corpus() -> None:
