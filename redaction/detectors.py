@@ -560,6 +560,8 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  # a bare "key" holding a UUID is a record's key (Kafka's key=<uuid>, a store's
                  # key='<uuid>'), not a credential
                  # (not an XML setting's name attribute: <add key="X" value="..."/>)
+                 # (a payment platform's webhook signing key: Adyen's hmacKey)
+                 r"hmac[_-]?key|"
                  r"client[_-]?secret|key(?<![a-z0-9]key)(?<!<add key)(?![a-z]{2})"
                  rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
                  # nor an entity's id (a Kafka record's key=tenant-2704, LaunchDarkly's
@@ -620,7 +622,7 @@ _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\"']"
               r"(?:type|vType)\\*[\"'])")
 # (not a word of an image's or a path's last part: ghcr.io/acme/token-meter:5400fb8)
-_SECRET_KEY = (rf"(?i)(?=[acikpst])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
+_SECRET_KEY = (rf"(?i)(?=[achikpst])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|token|"
                          r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
@@ -630,7 +632,7 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|se
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
 _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credential", "auth",
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
-                  "crypto", "priv", "community")
+                  "crypto", "priv", "community", "hmac")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 _SECRET_KEY_STARTS = (("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok", "pw"})),
                        3),
@@ -1123,12 +1125,14 @@ DETECTORS: tuple[Detector, ...] = (
     # tools of a security test (nxc smb ... -p X, evil-winrm, hydra) and Windows' net user.
     _d("secret_assignment",
        r"(?:(?<![\w-])--(?:password|passwd|pass|access-token|api-key|auth-token|token"
-       r"|client-secret|secret)(?![\w-])(?:=|[ \t]+)"
+       r"|client-secret|secret|requirepass|masterauth)(?![\w-])(?:=|[ \t]+)"
        r"|(?<![\w-])--[a-z][\w-]*?-(?:api-key|password|passwd|secret|access-token|auth-token)"
        r"(?![\w-])(?:=|[ \t]+)"
        r"|(?<![\w-])(?:nxc|netexec|crackmapexec|cme|evil-winrm|hydra|kerbrute|smbmap)\b"
        r"[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])ipmitool\b[^\n|;&]*?[ \t]-P[ \t]+"
+       # SQL Server's clients (sqlcmd -S host -U user -P X)
+       r"|(?<![\w-])(?:sqlcmd|bcp|osql)\b[^\n|;&]*?[ \t]-P[ \t]*"
        r"|(?<![\w-])net[ \t]+user[ \t]+[^\s/*\"']+[ \t]+(?=[^\s/*])"
        r"|(?<![\w-])wandb[ \t]+login(?:[ \t]+--[\w-]+)*[ \t]+"
        r"|(?<![\w-])(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?[ \t]-p(?=\S)"
@@ -1148,26 +1152,27 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])openssl[ \t]+passwd(?:[ \t]+-\w+)*[ \t]+"
        r"|(?<![\w-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+)"
        r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)", v.secret_value_ok,
-       prefilter=r"--(?:pass|access-token|api-key|auth-token|token|client-secret|secret)"
+       prefilter=r"--(?:pass|access-token|api-key|auth-token|token|client-secret|secret"
+                 r"|requirepass|masterauth)"
                  r"|-(?:api-key|passw|secret|access-token|auth-token)"
                  r"|mysql|mariadb|redis-cli|cqlsh|sshpass|docker|htpasswd|curl|az[ \t]+login"
                  r"|rabbitmqctl|wandb|mosquitto_|openssl[ \t]+passwd|ldap[a-z]"
                  r"|nxc|netexec|crackmapexec|cme|evil-winrm|hydra|kerbrute|smbmap|ipmitool"
-                 r"|net[ \t]+user", group=1,
+                 r"|net[ \t]+user|sqlcmd|bcp|osql", group=1,
        needles=("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd",
                 "curl", "login", "rabbitmqctl", "cqlsh", "mosquitto_", "openssl", "nxc",
                 "netexec", "crackmapexec", "cme", "evil-winrm", "hydra", "kerbrute", "smbmap",
-                "net", "ipmitool", "ldap"),
+                "net", "ipmitool", "ldap", "sqlcmd", "bcp", "osql"),
        start=_at_literal(("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
                           "htpasswd", "curl", "az", "rabbitmqctl", "wandb", "cqlsh",
                           "mosquitto_", "openssl", "nxc", "netexec", "crackmapexec", "cme",
                           "evil-winrm", "hydra", "kerbrute", "smbmap", "net", "ipmitool",
-                          "ldap")),
+                          "ldap", "sqlcmd", "bcp", "osql")),
        starts=((r"--[a-z][\w-]{2}|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]|rabbi"
                 r"|wandb|cqlsh|mosqu|opens|netex|crack|evil-|hydra|kerbr|smbma|net[ \t]u|ipmit"
-                r"|ldap[a-z]",
+                r"|ldap[a-z]|sqlcm",
                 5),
-               (r"az[ \t]|nxc|cme", 3))),
+               (r"az[ \t]|nxc|cme|bcp|osq", 3))),
     # OAuth's one-time secrets in a form or a query: an authorization code, a PKCE verifier,
     # Firebase's action code (a sign-in link's), a refresh token, a password reset's or a
     # CAS login's ticket; bearer credentials while they last.
@@ -1177,6 +1182,36 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?:code|code_verifier|oobCode|refresh_token|ticket)=[A-Za-z0-9._~-]{20}",
        group=1, needles=("code=", "Code=", "refresh_token=", "ticket="),
        start=_at_literal(("code=", "Code=", "refresh_token=", "ticket="), 14)),
+    # A one-time link's token as a path segment (Grafana's /invite/<code>, a reset or magic
+    # link's /reset-password/<token>): whoever holds the link joins or signs in.
+    _d("bearer_token",
+       r"(?i)/(?:invite|invites|invitation|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
+       r"|magic[_-]?link|verify[_-]?email|email[_-]?verification|activate|activation)/"
+       r"([A-Za-z0-9_-]{20,})(?![A-Za-z0-9_.~%-])", v.path_token_ok,
+       prefilter=r"(?i)/(?:invite|invitation|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
+                 r"|magic[_-]?link|verify[_-]?email|email[_-]?verification|activat)[a-z]*/"
+                 r"[A-Za-z0-9_-]{20}",
+       group=1, needles=("/",), start=_at_literal(("/",))),
+    # The credential of a Vault AppRole (secret_id, a UUID: vault write auth/approle/login
+    # role_id=... secret_id=..., or its JSON); a key's id elsewhere is no secret (AWS'
+    # SecretId names one).
+    _d("secret_assignment",
+       rf"(?i)(?<![a-z0-9])secret[_-]?id\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?({_UUID})(?![\w-])",
+       prefilter=r"(?i)secret[_-]?id[^\r\n]*[0-9a-f]{8}-[0-9a-f]{4}-", group=1,
+       needles=("ecret",), start=_at_literal(("secret",), fold=True)),
+    # A Pulumi secret shown in plain text (its signature key, then "plaintext"): pulumi stack
+    # output --json --show-secrets.
+    _d("secret_assignment",
+       r"\"4dabf18193072939515e22adb298388d\"[ \t]*:[ \t]*\"1b47061264138c4ac30d75fd1eb44270\""
+       r"[ \t]*,\s*\"plaintext\"[ \t]*:[ \t]*\"((?:[^\"\\\n]|\\.)+)\"",
+       prefilter=r"4dabf18193072939515e22adb298388d", group=1,
+       needles=("4dabf18193072939515e22adb298388d",),
+       start=_at_literal(("\"4dabf18193072939515e22adb298388d",))),
+    # Algolia's JavaScript client: algoliasearch("APP_ID", "<32 hex digits>").
+    _d("api_key",
+       r"algoliasearch(?:Lite)?\([ \t]*[\"'][A-Z0-9]{10}[\"'][ \t]*,[ \t]*[\"']([a-f0-9]{32})[\"']",
+       prefilter=r"algoliasearch", group=1, needles=("algoliasearch",),
+       start=_at_literal(("algoliasearch",))),
     # A password in a connection URL's query (PHP's redis session.save_path "...?auth=X").
     _d("secret_assignment", r"[?&](?:auth|requirepass)=([^&\s\"'#<>]{8,})", v.table_secret_ok,
        prefilter=r"[?&](?:auth|requirepass)=[^&\s\"'#<>]{8}", group=1,
@@ -1199,7 +1234,8 @@ DETECTORS: tuple[Detector, ...] = (
     # curl's -u KEY: with no password: an API key as the login's user (Stripe's, Scale's).
     _d("secret_assignment",
        r"(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-u|--user)[ \t]+['\"]?"
-       r"([A-Za-z0-9_.~+/-]{16,}):(?=['\"]?(?:\s|$))", v.credential_ok,
+       # (or with the "X" Freshdesk's documentation puts in the password's place)
+       r"([A-Za-z0-9_.~+/-]{16,}):(?=[Xx]?['\"]?(?:\s|$))", v.credential_ok,
        prefilter=r"[ \t]-(?:u|-user)[ \t]+['\"]?[A-Za-z0-9_.~+/-]{16}", group=1,
        needles=("curl",), start=_at_literal(("curl",))),
     # A login pair quoted after the word for credentials, as test notes write it ("default
@@ -1816,7 +1852,9 @@ DETECTORS: tuple[Detector, ...] = (
     # (Keycloak's credentials too: {"type": "password", "value": "..."})
     _d("secret_assignment",
        r"(?i)[\"'](?:name|key|type)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
-       rf"(?:sess(?:ion)?(?:[_-]?id)?|sid|(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET})"
+       # (a session cookie's name may carry the app's id: Intercom's intercom-session-<app id>)
+       rf"(?:sess(?:ion)?(?:[_-]?id)?(?:[_-](?=[a-z]*\d)[a-z0-9]{{4,12}})?|sid"
+       rf"|(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET})"
        r"\\?[\"']"
        # (a pretty-printed pair puts the value on the next line: Postman's environments)
        r"\s*,\s*\\?[\"']value\\?[\"'][ \t]*:[ \t]*" + _OTLP_VALUE

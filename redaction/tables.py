@@ -358,9 +358,12 @@ def _headers(text: str, start: int, end: int) -> Iterator[tuple[Columns, str | N
         return
     for layout in _layouts(text, start, end):
         cells = _split(text, start, end, layout)
-        if len(cells) < (2 if layout in ("|", "\\t", "\t") else 3):
-            continue  # (a key and its value beside it, "password:   31 bytes", is no table)
         names = [text[a:b] for a, b in cells]
+        if len(cells) < (2 if layout in ("|", "\\t", "\t") else 3) and not (
+                len(cells) == 2 and [_role(n) for n in names] == ["name", "value"]):
+            # (a key and its value beside it, "password:   31 bytes", is no table; a header of
+            # a name and a value is: pulumi config's "KEY    VALUE")
+            continue
         if sum(1 for n in names if n) < 2 or not all(_name_like(n) for n in names if n):
             continue
         kinds = [column_kind(n) if n else None for n in names]

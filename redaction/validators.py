@@ -564,6 +564,10 @@ _PUBLIC = re.compile(r"pk\.eyJ|pk_(?:live|test)_|-----BEGIN (?:PUBLIC KEY|CERTIF
 # OPENAI_API_KEY): capitals and underscores, naming a secret's kind.
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _SECRET_PART = re.compile(r"KEY|TOKEN|SECRET|PASS|PWD|CREDENTIAL|AUTH")
+# ... or one that names a setting (a secretKeyRef's "key: DATABASE_URL")
+_ENV_NAME_ENDS = ("_URL", "_URI", "_DSN", "_HOST", "_HOSTNAME", "_ENDPOINT", "_ADDR", "_PORT",
+                  "_PATH", "_FILE", "_DIR", "_NAME", "_USER", "_USERNAME", "_ID", "_REGION",
+                  "_BUCKET", "_CONFIG")
 # Code, not a value: a call or a path through names (System.getenv(, re.compile(, std::env::var(,
 # Rails.application.credentials.dig(, Aws::InstanceProfileCredentials.new).
 # A key's id, not the key: 8, 16 or 40 capital hex digits (a GPG key id or fingerprint).
@@ -669,7 +673,8 @@ def secret_value_ok(candidate: str) -> bool:
             and _KEY_ID.fullmatch(bare) is None
             and _NAMESPACED_ID.fullmatch(bare) is None and _IDENTIFIER.fullmatch(bare) is None
             and not (_may_be_no_value(bare) and _NOT_A_VALUE.match(bare))
-            and not (_ENV_NAME.fullmatch(bare) and _SECRET_PART.search(bare))
+            and not (_ENV_NAME.fullmatch(bare) and (_SECRET_PART.search(bare)
+                                                     or bare.endswith(_ENV_NAME_ENDS)))
             and not bare.startswith(_PEM_START))
 
 
@@ -773,6 +778,8 @@ def cookie_header_ok(candidate: str) -> bool:
         value = value.strip()
         if name.strip().startswith(_ANALYTICS_COOKIES):
             continue  # a visitor's analytics id ("_ga=GA1.2.907934097.1722241722")
+        if "%" in value and unquote(value).startswith("/"):
+            continue  # where to go after a login (redirect_to=%2Fd%2Fllm-serving)
         if (_COOKIE_TOKEN.fullmatch(value) and any(ch.isdigit() for ch in value)
                 and any(ch.isalpha() for ch in value)):
             return True
@@ -856,6 +863,19 @@ def jwt_ok(candidate: str) -> bool:
     """A JOSE header (base64url JSON with ``alg``) followed by a payload segment."""
     header = _b64url_json(candidate.split(".", 1)[0])
     return isinstance(header, dict) and "alg" in header
+
+
+def path_token_ok(candidate: str) -> bool:
+    """A random token in a link's path, not a slug ("team-onboarding-2024"): both cases and
+    digits, or 32 hex digits or more."""
+    if len(candidate) >= 32 and all(ch in _HEX_DIGITS for ch in candidate):
+        return any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
+    return (sum(ch.isupper() for ch in candidate) >= 2
+            and sum(ch.islower() for ch in candidate) >= 2
+            and sum(ch.isdigit() for ch in candidate) >= 2 and _not_a_stand_in(candidate))
+
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
 def tokenish(candidate: str) -> bool:

@@ -452,6 +452,13 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
         "UUIDs under a psp_token column: the corpus counts them clean, the redactor a "
         "credential (as under token= in IA)"),
     "corpus_ca": dict.fromkeys(("ca-0163", "ca-0222", "ca-0342"), _AWS_EXAMPLE),
+    "corpus_qa": {"qa-neg-0079": _AWS_EXAMPLE},
+    "corpus_qb": {
+        "qb-neg-0120": _AWS_EXAMPLE,
+        "qb-neg-0134": "the first 8 characters of a CI job's token, as GitLab Runner prints it "
+                       "(token=ilcmkze8): the corpus counts it clean, the redactor a value "
+                       "under token= (a token's prefix narrows a guess at it)",
+    },
     "corpus_mb": dict.fromkeys(
         ("mb-124", "mb-174"),
         "a 19-digit query id in a pg_stat_statements table that passes Luhn in a Diners "
