@@ -212,8 +212,8 @@ def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
             continue  # JSON (above), a hash, a constant, a word
         if fresh(start, end) and (decoded := b64_text(token)) is not None and len(decoded) >= 6:
             yield start, end, decoded
-    if "://" not in text and "?" not in text:
-        return
+    if ("://" not in text and "?" not in text) or ("=" not in text and "/" not in text):
+        return  # (a question in prose is no query: a token in one follows "=" or "/")
     for match in BASE64_IN_URL.finditer(text):
         token = match.group(1)
         if token.isalpha() or token.isdigit() or token.islower():
