@@ -249,12 +249,14 @@ def _decoded_findings(text: str, offset: int, detectors: tuple[Detector, ...],
     inner, views = decoded if decoded is not None else (text, [])
     if not views:
         return out
-    for f in scan_plain(inner, detectors, prefilter):
-        if "\ufffd" in f.value:  # bytes that are no UTF-8 ("%DB_PASSWORD%"): no encoded text
-            continue
+    # (bytes that are no UTF-8, "%DB_PASSWORD%", are no encoded text)
+    found = [f for f in scan_plain(inner, detectors, prefilter) if "\ufffd" not in f.value]
+    for f in found:
         start, end = map_back(views, f.start, f.end)
         out.append(Finding(f.kind, offset + start, offset + end, text[start:end]))
-    for start, end, plain in base64_tokens(inner):
+    # (a token inside a value found is redacted with it, as in the text itself: a SAS URL's
+    # signature, decoded, is not decoded again)
+    for start, end, plain in base64_tokens(inner, found):
         inside = scan_plain(plain, detectors, prefilter)
         if inside:
             start, end = map_back(views, start, end)
