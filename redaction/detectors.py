@@ -574,6 +574,9 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  # log; key="linear", a parameter's choice in code): a key names a credential
                  # only with digits or length in it (the pattern folds case: any letters)
                  + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"'][A-Z]{2,12}\\*[\"'])"
+                 # nor, in YAML, a word of letters alone (a secretKeyRef's "key: openai" names
+                 # the Secret's entry)
+                 + r"(?![ \t]*:[ \t]*[a-z][a-z-]{1,30}[ \t]*(?:$|\r?\n|\}|,))"
                  # nor a Celery queue's routing key ("exchange=celery(direct) key=celery")
                  + "".join(rf"(?<!\({kind}\) key)" for kind in ("direct", "topic", "fanout"))
                  + _DATA_KEYS +
@@ -813,6 +816,8 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
                    r"l[öÖ]senord|passord|salasana|heslo|login\b[^\n/]{0,30}? /|"
                    # Italian says the English word, then "è" ("la password temporanea è X")
                    r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:è|é|e')|"
+                   # ... or says what it is now ("ho reimpostato la password ...: ora è X")
+                   r"password\b[^\n.!?]{0,40}?[ \t](?:ora|adesso)[ \t]+(?:è|e')|"
                    # Indonesian and Malay: "kata sandi", or the English word ("Password baru
                    # saya: X", my new password)
                    r"kata sandi|kata laluan|password(?:[ \t]+(?:baru|saya|lama|anda|kamu|ko)){1,2}|"
@@ -928,6 +933,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"ifre|senord|passord|salasana|heslo|login|aa|laluan|jelsz|nenosiri|"
                        r"parola|m[a]t[ _]kh|"
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
+                       r"password[^\r\n]{0,40}[ \t](?:ora|adesso)[ \t]+(?:a|e')|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
 _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]+directa|kontakt|"
@@ -972,6 +978,15 @@ DETECTORS: tuple[Detector, ...] = (
     _d("private_key",
        r"\{(?=[^{}]*\\?\"kty\\?\")(?=[^{}]*\\?\"d\\?\"\s*:\s*\\?\"[A-Za-z0-9_-]{16})[^{}]*\}",
        prefilter=r"\\?\"d\\?\"\s*:\s*\\?\"[A-Za-z0-9_-]{16}", needles=('"d', "kty")),
+    # A private key's DER as bare base64, with no PEM armour (a loader's error message, a
+    # kubeconfig field): EC (SEC 1 and PKCS#8), Ed25519, and RSA (PKCS#1 and PKCS#8), each by
+    # the encoding's fixed opening.
+    _d("private_key",
+       r"(?<![A-Za-z0-9+/])(?:MHcCAQEE|MIGHAgEAMBMGByqGSM49|MC4CAQAwBQYDK2Vw"
+       r"|MII[A-Za-z0-9+/]{3}IBA(?:AKC|DAN))[A-Za-z0-9+/]{20,}={0,2}(?![A-Za-z0-9+/=])",
+       prefilter=r"MHcCAQEE|MIGHAgEAMBMGByqGSM49|MC4CAQAwBQYDK2Vw|MII[A-Za-z0-9+/]{3}IBA(?:AKC|DAN)",
+       needles=("MHcCAQEE", "MIGHAgEA", "MC4CAQAw", "MII"),
+       start=_at_literal(("MHcCAQEE", "MIGHAgEA", "MC4CAQAw", "MII"))),
     # Any token whose first segment is a JOSE header: JWS (the payload need not be JSON) and
     # JWE (five segments).
     _d("jwt",
@@ -1039,7 +1054,9 @@ DETECTORS: tuple[Detector, ...] = (
     # NVIDIA's API keys (nvapi-, NGC and build.nvidia.com); data platforms' and app SDKs':
     # Databricks personal access tokens (dapi + 32 hex, a workspace suffix), New Relic's
     # license (40 characters ending NRAL), insert (NRII-) and user (NRAK-) keys, Cloud
-    # Storage's HMAC access ids (GOOG1 + 56 or more), Branch's live keys (key_live_).
+    # Storage's HMAC access ids (GOOG1 + 56 or more), Branch's live keys (key_live_);
+    # HashiCorp Vault's tokens (hvs. service, hvb. batch, hvr. recovery), Docker Hub's
+    # personal access tokens (dckr_pat_), Grafana's service account tokens (glsa_).
     _d("api_key",
        _edge("A-Za-z0-9_-") +
        r"(?:lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|do[por]_v1_[0-9a-f]{64}|pnu_[A-Za-z0-9]{36}"
@@ -1048,18 +1065,22 @@ DETECTORS: tuple[Detector, ...] = (
        r"|AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}|\d{8,10}:AA[A-Za-z0-9_-]{33}"
        r"|https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,}"
        r"|dapi[0-9a-f]{32}(?:-\d{1,2})?|[0-9a-f]{36}NRAL|NRII-[A-Za-z0-9_-]{32}"
-       r"|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56,}|key_live_[a-z0-9]{32})"
+       r"|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56,}|key_live_[a-z0-9]{32}"
+       r"|hv[sbr]\.[A-Za-z0-9_-]{24,}|dckr_pat_[A-Za-z0-9_-]{27}|glsa_[A-Za-z0-9]{32}_[0-9a-f]{8})"
        r"(?![A-Za-z0-9_-])",
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
                   r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"
                   r"|nvapi-[A-Za-z0-9_-]{40}|dapi[0-9a-f]{32}|[0-9a-f]{36}NRAL"
                   r"|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56}"
-                  r"|key_live_[a-z0-9]{32}"),
+                  r"|key_live_[a-z0-9]{32}|hv[sbr]\.[A-Za-z0-9_-]{24}|dckr_pat_[A-Za-z0-9_-]{27}"
+                  r"|glsa_[A-Za-z0-9]{32}_"),
        needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/", "pnu_",
-                "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_"),
+                "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.", "hvb.",
+                "hvr.", "dckr_pat_", "glsa_"),
        # (back 36: New Relic's license ends in its needle)
        start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_",
-                          "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_"),
+                          "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.",
+                          "hvb.", "hvr.", "dckr_pat_", "glsa_"),
                          36)),
     # Honeycomb's key goes in a header named for the team; PagerDuty's integration key under
     # routing_key (32 hex digits; a broker's routing key is a name, "orders.created").
@@ -1150,7 +1171,24 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])az[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])mosquitto_(?:pub|sub|rr)\b[^\n|;&]*?[ \t]-P[ \t]+"
        r"|(?<![\w-])openssl[ \t]+passwd(?:[ \t]+-\w+)*[ \t]+"
-       r"|(?<![\w-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+)"
+       r"|(?<![\w-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+"
+       # Windows' net use (net use \\\\host\\share /user:DOM\\user X)
+       r"|(?<![\w-])net[ \t]+use\b[^\n|;&]*?[ \t]/user:\S+[ \t]+(?=[^/\s])"
+       # Java's keytool (-storepass, -keypass, -srcstorepass, -deststorepass)
+       r"|(?<![\w-])-(?:src|dest)?(?:storepass|keypass)[ \t]+"
+       # Samba's clients: the password after "%" in -U user%password
+       r"|(?<![\w-])(?:smbclient|rpcclient|smbcacls|winexe)\b[^\n|;&]*?[ \t]-U[ \t]+['\"]?"
+       r"[^\s%'\"]+%"
+       # lftp's login (lftp -u user,password sftp://...)
+       r"|(?<![\w-])lftp\b[^\n|;&]*?[ \t]-u[ \t]+['\"]?[^\s,'\"]+,"
+       # OpenSSL's pass phrase arguments (-passin pass:X, -passout pass:X)
+       r"|(?<![\w-])-(?:passin|passout|password|pass|k)[ \t]+pass:"
+       # any tool's user and password flags side by side (rabbitmqadmin -u u -p X,
+       # Mirth's mccommand -u admin -p X), password-shaped: a letter, a digit, and mixed
+       # case or a symbol (not a port, nor mysql's database after a bare -p: "-p app2")
+       r"|(?<![\w-])-u[ \t]+['\"]?[^\s'\"-][^\s'\"]*['\"]?[ \t]+-p[ \t]+"
+       r"(?=['\"]?[^\s'\"]*[A-Za-z])(?=['\"]?[^\s'\"]*\d)"
+       r"(?=['\"]?[^\s'\"]*(?:[!#$%&*~^@+?=]|[A-Z][^\s'\"]*[a-z]|[a-z][^\s'\"]*[A-Z])))"
        r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)", v.secret_value_ok,
        prefilter=r"--(?:pass|access-token|api-key|auth-token|token|client-secret|secret"
                  r"|requirepass|masterauth)"
@@ -1158,21 +1196,25 @@ DETECTORS: tuple[Detector, ...] = (
                  r"|mysql|mariadb|redis-cli|cqlsh|sshpass|docker|htpasswd|curl|az[ \t]+login"
                  r"|rabbitmqctl|wandb|mosquitto_|openssl[ \t]+passwd|ldap[a-z]"
                  r"|nxc|netexec|crackmapexec|cme|evil-winrm|hydra|kerbrute|smbmap|ipmitool"
-                 r"|net[ \t]+user|sqlcmd|bcp|osql", group=1,
+                 r"|net[ \t]+u|sqlcmd|bcp|osql|lftp|pass:|-u[ \t]|storepass|keypass|smbclient"
+                 r"|rpcclient|smbcacls|winexe", group=1,
        needles=("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd",
                 "curl", "login", "rabbitmqctl", "cqlsh", "mosquitto_", "openssl", "nxc",
                 "netexec", "crackmapexec", "cme", "evil-winrm", "hydra", "kerbrute", "smbmap",
-                "net", "ipmitool", "ldap", "sqlcmd", "bcp", "osql"),
+                "net", "ipmitool", "ldap", "sqlcmd", "bcp", "osql", "lftp", "pass:", "-u",
+                "storepass", "keypass", "smbclient", "rpcclient", "smbcacls", "winexe"),
        start=_at_literal(("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
                           "htpasswd", "curl", "az", "rabbitmqctl", "wandb", "cqlsh",
                           "mosquitto_", "openssl", "nxc", "netexec", "crackmapexec", "cme",
                           "evil-winrm", "hydra", "kerbrute", "smbmap", "net", "ipmitool",
-                          "ldap", "sqlcmd", "bcp", "osql")),
+                          "ldap", "sqlcmd", "bcp", "osql", "lftp", "pass:", "-u", "-src", "-dest",
+                          "-storepass", "-keypass", "smbclient", "rpcclient", "smbcacls",
+                          "winexe")),
        starts=((r"--[a-z][\w-]{2}|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]|rabbi"
                 r"|wandb|cqlsh|mosqu|opens|netex|crack|evil-|hydra|kerbr|smbma|net[ \t]u|ipmit"
-                r"|ldap[a-z]|sqlcm",
+                r"|ldap[a-z]|sqlcm|-pass|-srcs|-srck|-dest|-stor|-keyp|smbcl|rpccl|smbca|winex",
                 5),
-               (r"az[ \t]|nxc|cme|bcp|osq", 3))),
+               (r"az[ \t]|nxc|cme|bcp|osq|-u[ \t]|-k[ \t]", 3), (r"lftp", 4))),
     # OAuth's one-time secrets in a form or a query: an authorization code, a PKCE verifier,
     # Firebase's action code (a sign-in link's), a refresh token, a password reset's or a
     # CAS login's ticket; bearer credentials while they last.
@@ -1186,11 +1228,13 @@ DETECTORS: tuple[Detector, ...] = (
     # link's /reset-password/<token>): whoever holds the link joins or signs in.
     _d("bearer_token",
        r"(?i)/(?:invite|invites|invitation|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
-       r"|magic[_-]?link|verify[_-]?email|email[_-]?verification|activate|activation)/"
+       r"|magic[_-]?(?:link|login)|verify[_-]?email|email[_-]?verification|activate|activation)"
+       # (or its query's one-letter parameter: /onboarding/magic-link?t=<token>)
+       r"(?:/|\?(?:[\w-]+=[^&#\s]*&)*(?:t|k|c)=)"
        r"([A-Za-z0-9_-]{20,})(?![A-Za-z0-9_.~%-])", v.path_token_ok,
        prefilter=r"(?i)/(?:invite|invitation|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
-                 r"|magic[_-]?link|verify[_-]?email|email[_-]?verification|activat)[a-z]*/"
-                 r"[A-Za-z0-9_-]{20}",
+                 r"|magic[_-]?(?:link|login)|verify[_-]?email|email[_-]?verification|activat)[a-z]*"
+                 r"(?:/|\?[^ \t\r\n#]*[tkc]=)[A-Za-z0-9_-]{20}",
        group=1, needles=("/",), start=_at_literal(("/",))),
     # The credential of a Vault AppRole (secret_id, a UUID: vault write auth/approle/login
     # role_id=... secret_id=..., or its JSON); a key's id elsewhere is no secret (AWS'
@@ -1580,8 +1624,17 @@ DETECTORS: tuple[Detector, ...] = (
     _told(r"\s+to\s+" + _PROSE_VALUE, r"[ \t\r\n]+to[ \t\r\n]", v.password_like, pwd=True),
     # ... and with no verb: "twilio auth token 9f86d081884c7d65...": a long token only ("pwd"
     # then is the shell's command, and a path follows it).
-    _told(r"[ \t]+([A-Za-z0-9/+_=.-]{16,})(?![^\s\"',;<>])", r"[ \t]+[A-Za-z0-9/+_=.-]{16}",
+    # (not the next field of a log line: ".../oauth2/v2.0/token trace_id=3c49...")
+    _told(r"[ \t]+(?![A-Za-z_][\w.-]*=[^=\s])([A-Za-z0-9/+_=.-]{16,})(?![^\s\"',;<>])",
+          r"[ \t]+[A-Za-z0-9/+_=.-]{16}",
           v.strong_token, pwd=False),
+    # A session's cookie told in prose ("using the leaked session cookie j0crftdt30n..."); a
+    # session's id in a log is often a record's (a VPN's "Session id <uuid>"), and stays.
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])session[ _-]?cookie[ \t]+(?:(?:is|was)[ \t]+|[:=][ \t]*)?"
+       r"([A-Za-z0-9%._~+/=-]{16,})(?![^\s\"',;<>)])",
+       v.strong_token, prefilter=r"(?i)session[ _-]?cookie[ \t]", group=1,
+       needles=("ession", "ESSION"), start=_at_literal(("session",), fold=True)),
     # A key rotated, told in a chat message ("rotated key, new value 398178dfab5c...", "Token
     # rotated. New value: X"): the key word just before, then "new value" and a long token.
     _d("secret_assignment",
@@ -1594,10 +1647,14 @@ DETECTORS: tuple[Detector, ...] = (
     # or after a login ("Test-Login ist admin / X"): a token with a letter and a digit, and
     # mixed case or a symbol, within the clause.
     _d("secret_assignment",
-       rf"(?ai)(?:{_PASSWORD_WORDS})[^\n.!?。！？]{{0,40}}?"
+       rf"(?ai)(?:{_PASSWORD_WORDS})[^\n.!?。！？]{{0,64}}?"
        r"[ \t\u3000:：=«»„“”\"'「」『』—–/是はが为為는은]"  # a separator, or CJK's "is"
-       # a letter: ASCII mode's \w misses Latin's accents, Greek and Cyrillic
-       rf"((?=[^{_TOLD_STOP}]*\d)(?=[^{_TOLD_STOP}]*[A-Za-z\u00c0-\u024f\u0370-\u04ff])"
+       # (not the next field of a log line: "... para el usuario id=4412")
+       r"(?![A-Za-z_]\w*=\d+(?![^\s,;]))"
+       # a letter: ASCII mode's \w misses Latin's accents, Greek, Cyrillic, Hebrew, Arabic,
+       # the Indic scripts and Thai ("كلمةالسر2024!")
+       rf"((?=[^{_TOLD_STOP}]*\d)(?=[^{_TOLD_STOP}]*[A-Za-z\u00c0-\u024f\u0370-\u04ff"
+       r"\u0590-\u06ff\u0900-\u0dff\u0e00-\u0e7f])"
        rf"[^{_TOLD_STOP}]{{6,64}})",
        v.told_passphrase, prefilter=_PASSWORD_PREFILTER, group=1,
        needles=_PASSWORD_NEEDLES, start=_at_words(_PASSWORD_STARTS, 2)),
@@ -1754,6 +1811,13 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)\bkey:[ \t]+\S*(?:session|token|sid|auth)\S*[ \t]+value:[ \t]+([^\s;]{8,})",
        v.secret_value_ok, prefilter=r"(?i)key:[ \t]+[^ \t\r\n]*(?:session|token|sid|auth)",
        group=1, needles=("key:", "KEY:", "Key:")),
+    # ... and an HTTP client's: "set_cookie name=PLAY_SESSION domain=.x.com value=X".
+    _d("secret_assignment",
+       # (not an HTML form's hidden field, quoted: name="csrf_token" value="...")
+       r"(?i)(?<![\w-])name=(?![^\s=;\"']*[cx]srf)[^\s=;\"']*(?:session|token|sid|auth)"
+       r"[^\s=;\"']*[ \t]+(?:domain=\S+[ \t]+)?(?:path=\S+[ \t]+)?value=([^\s;\"']{16,})",
+       v.credential_ok, prefilter=r"(?i)name=[^ \t\r\n=;]*(?:session|token|sid|auth)", group=1,
+       needles=("name=", "NAME=", "Name="), start=_at_literal(("name=",), fold=True)),
     # Python's auth tuples (requests, httpx, Gradio's launch): auth=("user", "password"); a
     # secret passed to a call named for it (Weaviate's Auth.api_key("..."), a token("...")).
     _d("secret_assignment",
@@ -1808,6 +1872,9 @@ DETECTORS: tuple[Detector, ...] = (
        # (the browser's cookie prefixes too: __Host-session=, __Secure-sessionid=)
        r"(?i)(?<![\w.-])(?:__(?:host|secure)-)?"
        r"(?:[\w-]*_session(?:_?id)?|session(?!=[0-9a-f]{32}(?![\w%.-]))"
+       # (an app's camel-case name before it: MyChartSession=, PLAY_SESSION= above; not an
+       # analytics field's firstSessionId=)
+       r"|[A-Za-z][A-Za-z0-9]*(?-i:Session)"
        r"|sessionid|session_id|jsessionid|_?oauth2_proxy"
        r"|phpsessid|connect\.sid|asp\.net_sessionid|moodlesession|sid)=([^;\s\"'&,|]{16,})",
        v.session_cookie_ok,
@@ -2008,7 +2075,9 @@ DETECTORS: tuple[Detector, ...] = (
     # A separator may follow the 00 ("00 49 30 1234567"), then the country code. Not three
     # groups of five digits (Windows' product id, "00330-80000-00000-AA...", or its joined
     # reading with spaces).
-    _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})" + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
+    # (nor a drug's NDC code, labeler-product-package: 00378-0018-77)
+    _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})(?!00\d{3}([ -])\d{3,4}\1\d{1,2}(?![\d-]))"
+       + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
        + _NOT_AN_ACCOUNT
        + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,9}){1,5})"
        r"|[ .-][1-9]\d{0,2}(?:[ .-]\d{1,8}){1,5})" + _R + _NOT_BEFORE_HEX_BYTES,

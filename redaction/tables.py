@@ -150,7 +150,15 @@ _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assig
 
 def table_findings(text: str, kinds: frozenset[str] | None = None) -> list[Finding]:
     """The cells of ``text``'s tables whose column's header names a kind (of ``kinds``, when
-    given) and that have the kind's shape, as findings."""
+    given) and that have the kind's shape, as findings; and an INSERT's values under such
+    columns."""
+    found = _insert_findings(text) if "NSERT" in text or "nsert" in text else []
+    found += _table_findings(text)
+    return sorted((f for f in found if kinds is None or f.kind in kinds),
+                  key=lambda f: f.start)
+
+
+def _table_findings(text: str) -> list[Finding]:
     if "\n" not in text and "\\n" not in text:
         return []
     lower = _lowered(text)
@@ -176,8 +184,36 @@ def table_findings(text: str, kinds: frozenset[str] | None = None) -> list[Findi
         if table is not None:
             columns, layout, after = table
             found += _column_findings(text, view, rows[i + 1:after], columns, layout)
-    return sorted((f for f in found if kinds is None or f.kind in kinds),
-                  key=lambda f: f.start)
+    return found
+
+
+# An INSERT names its columns, then its values in the same order: "INSERT INTO api_sessions
+# (user_id, session_token, expires_at) VALUES ('E10482', '<token>', ...)" (an ORM's or a
+# database's statement log).
+_INSERT = re.compile(r"(?i)\binsert[ \t]+into[ \t]+[\w.\"`\[\]]+[ \t]*\(([^()\n]{1,2000})\)"
+                     r"[ \t]*values[ \t]*\(")
+# One value: a quoted string ('' inside it is a quote), or anything up to a comma or the end.
+_SQL_VALUE = re.compile(r"[ \t]*('(?:[^'\n]|'')*'|[^,()'\n]*)[ \t]*([,)])")
+
+
+def _insert_findings(text: str) -> list[Finding]:
+    found: list[Finding] = []
+    for insert in _INSERT.finditer(text):
+        pos = insert.end()
+        for name in insert.group(1).split(","):
+            value = _SQL_VALUE.match(text, pos)
+            if value is None:
+                break
+            start, stop = value.span(1)
+            if text.startswith("'", start) and stop - start >= 2:
+                start, stop = start + 1, stop - 1
+            kind = _told_kind(name.strip().strip("\"`[]"))
+            if kind in _FINDING_KIND and _cell_ok(kind, text[start:stop]):
+                found.append(Finding(_FINDING_KIND[kind], start, stop, text[start:stop]))
+            pos = value.end()
+            if value.group(2) == ")":
+                break
+    return found
 
 
 # pg_dump's data: a COPY statement names the columns, then rows of tab-separated cells.

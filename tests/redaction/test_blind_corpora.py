@@ -62,6 +62,13 @@ _GRAPHQL_VARS = ("a password as a GraphQL mutation's variable ('current'), the o
 _DOTTED_CARD = "a card number with dots between its groups, 35 characters after the word for card"
 _NSHTTPCOOKIE = ("a session cookie in NSHTTPCookie's description (name: and value: on lines "
                  "apart)")
+# Corpora RA and RB (health, insurance, HR and payroll; security and observability tools).
+_FIXED_WIDTH_SSN = ("an SSN inside a payroll file's fixed-width record, glued to the digits of "
+                    "the fields beside it: nothing in the line marks it")
+_TOLD_ONE_TIME_CODE = ("a one-time code told in German prose ('Der Einmal-Code ... lautet X'), "
+                       "letters and digits with no code word the one-time code detector knows")
+_DNS_LABEL = ("an e-mail base64-encoded as the first label of a DNS query's name (exfiltration "
+              "through DNS): a label glued to the name's next one is read as part of a host")
 #: Values a corpus holds that the detectors miss, and why; a miss not listed fails the test,
 #: and so does a listed value that is caught now (take it off the list).
 #: Corpus E labels a URL's credentials as the whole URL; the password is what is secret and
@@ -270,8 +277,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_z": {
         "EXuV2xp0j7i56teroQ8sgD6DzeN3OOhxQG6ty64L":
             "a key echoed by a CI step on its own line, its name lines above",
-        "KbKTkaWxNMEjkdOXn2Dr7zu1":
-            "a password in an INSERT's VALUES, its column named in the list before",
         ("sv=2022-11-02&ss=b&srt=co&sp=rwdlac&se=2025-09-01T00:00:00Z&"
          "sig=ZH9SKLFzeN7mJtfnVdXwcoXGOdALjrkYvXgSLuSzOaI%3D"):
             "an Azure SAS query labelled whole: its signature (sig=) is redacted",
@@ -407,6 +412,8 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "BEFpoJ2Bh3BlMaLemQcxQk": _DEVICE_COOKIE,
         "446100884": _SCIM_VALUE,
     },
+    "corpus_ra": {"745018373": _FIXED_WIDTH_SSN, "v1iYCZJDKZAK5IjUgpp9": _TOLD_ONE_TIME_CODE},
+    "corpus_rb": {"ZC5pdmFub3ZhQHlhbmRleC5ydQ": _DNS_LABEL},
     "corpus_pb": {
         "hXPx1qeZAZP3Kw0Ms9Gbzz": _SDK_KEY,
         "c74bbf3cc1212e73eba625ca0ad51076e.0.sruw.O1K6lmyIY1qK5SHu0-7gck": _APPLE_AUTH_CODE,
@@ -453,6 +460,11 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
         "credential (as under token= in IA)"),
     "corpus_ca": dict.fromkeys(("ca-0163", "ca-0222", "ca-0342"), _AWS_EXAMPLE),
     "corpus_qa": {"qa-neg-0079": _AWS_EXAMPLE},
+    "corpus_rb": {
+        "rb-neg-0091": _AWS_EXAMPLE,
+        "rb-neg-0092": "Stripe's test card 4242 4242 4242 4242: a valid card number is redacted "
+                       "whoever publishes it (as in corpus I)",
+    },
     "corpus_qb": {
         "qb-neg-0120": _AWS_EXAMPLE,
         "qb-neg-0134": "the first 8 characters of a CI job's token, as GitLab Runner prints it "
