@@ -1177,10 +1177,12 @@ DETECTORS: tuple[Detector, ...] = (
        # Java's keytool (-storepass, -keypass, -srcstorepass, -deststorepass)
        r"|(?<![\w-])-(?:src|dest)?(?:storepass|keypass)[ \t]+"
        # Samba's clients: the password after "%" in -U user%password
-       r"|(?<![\w-])(?:smbclient|rpcclient|smbcacls|winexe)\b[^\n|;&]*?[ \t]-U[ \t]+['\"]?"
+       # (the arguments before -U bounded: without a "%" each "smbclient" would read the rest
+       # of the line)
+       r"|(?<![\w-])(?:smbclient|rpcclient|smbcacls|winexe)\b[^\n|;&]{0,200}?[ \t]-U[ \t]+['\"]?"
        r"[^\s%'\"]+%"
        # lftp's login (lftp -u user,password sftp://...)
-       r"|(?<![\w-])lftp\b[^\n|;&]*?[ \t]-u[ \t]+['\"]?[^\s,'\"]+,"
+       r"|(?<![\w-])lftp\b[^\n|;&]{0,200}?[ \t]-u[ \t]+['\"]?[^\s,'\"]+,"
        # OpenSSL's pass phrase arguments (-passin pass:X, -passout pass:X)
        r"|(?<![\w-])-(?:passin|passout|password|pass|k)[ \t]+pass:"
        # any tool's user and password flags side by side (rabbitmqadmin -u u -p X,
@@ -1814,8 +1816,9 @@ DETECTORS: tuple[Detector, ...] = (
     # ... and an HTTP client's: "set_cookie name=PLAY_SESSION domain=.x.com value=X".
     _d("secret_assignment",
        # (not an HTML form's hidden field, quoted: name="csrf_token" value="...")
-       r"(?i)(?<![\w-])name=(?![^\s=;\"']*[cx]srf)[^\s=;\"']*(?:session|token|sid|auth)"
-       r"[^\s=;\"']*[ \t]+(?:domain=\S+[ \t]+)?(?:path=\S+[ \t]+)?value=([^\s;\"']{16,})",
+       # (the name's run read once: possessive, its word found by a look-ahead)
+       r"(?i)(?<![\w-])name=(?![^\s=;\"']*[cx]srf)(?=[^\s=;\"']*(?:session|token|sid|auth))"
+       r"[^\s=;\"']*+[ \t]+(?:domain=\S+[ \t]+)?(?:path=\S+[ \t]+)?value=([^\s;\"']{16,})",
        v.credential_ok, prefilter=r"(?i)name=[^ \t\r\n=;]*(?:session|token|sid|auth)", group=1,
        needles=("name=", "NAME=", "Name="), start=_at_literal(("name=",), fold=True)),
     # Python's auth tuples (requests, httpx, Gradio's launch): auth=("user", "password"); a

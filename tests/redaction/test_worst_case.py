@@ -43,6 +43,11 @@ RUNS = {
     "SQL passwords": "IDENTIFIED BY '" * (N // 15),
     "a key id and a slash": "AKIAQ3ZJ7X2M9K4P1RTW / " * (N // 23),
     "basic auth headers": "Authorization: Basic " * (N // 21),
+    # a cookie's name run on with no value after it; a tool's -U with no "%" (blind corpora
+    # RA and RB's detectors, quadratic as first written)
+    "a cookie's name": "name=" + "session" * (N // 7),
+    "smbclient users": "smbclient -U " * (N // 13),
+    "lftp users": "lftp -u " * (N // 8),
 }
 
 
