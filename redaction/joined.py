@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .detectors import SSH_LOGIN_WORDS, Detector, Finding, resolve
+from .detectors import SSH_LOGIN_WORDS, Detector, Finding, resolve, with_anchors
 from .prefilter import Prefilter
 from .validators import email_ok
 
@@ -111,6 +111,8 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
     memo: dict[str, Any] = {}  # what the start bounds found in this text, shared
     for i in candidates:
         positions = starts.get(i) if starts is not None else None
+        if starts is not None:
+            positions = with_anchors(detectors[i], text, positions)
         if positions is not None:
             reported = detectors[i].find_at(text, positions)
         else:

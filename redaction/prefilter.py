@@ -57,6 +57,9 @@ class Gated(Protocol):
     @property
     def joined_starts(self) -> tuple[tuple[str, int], ...] | None: ...
 
+    @property
+    def anchors(self) -> Callable[[str], list[int]] | None: ...
+
     def applies(self, text: str) -> bool: ...
 
 
@@ -181,6 +184,10 @@ class HyperscanPrefilter:
                 expressions.append(expression)
                 flags.append(0)
         self._with_starts = frozenset(self._starts_of)
+        # Detectors whose starts no match of the engine's may be all of: their anchors name
+        # more (a phone word in another script), so no start found does not rule them out.
+        self._starts_decide = frozenset(i for i in self._with_starts
+                                        if self._detectors[i].anchors is None)
         self._joined_own = frozenset(i for i, j in zip(self._starts_of, joined, strict=True) if j)
         # Detectors with several start expressions: their positions come in the order of the
         # ends, so they are sorted (and each kept once). One expression's come ascending.
@@ -236,8 +243,8 @@ class HyperscanPrefilter:
         else:
             joined_starts = starts
         # A detector whose starts matched nowhere cannot match, whatever its prefilter says.
-        with_starts = self._with_starts
-        return ([i for i in plain if i in starts or i not in with_starts], joined, starts,
+        decide = self._starts_decide
+        return ([i for i in plain if i in starts or i not in decide], joined, starts,
                 joined_starts)
 
     def _split(self, hits: list[int]) -> tuple[list[int], list[int]]:
