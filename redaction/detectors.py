@@ -575,8 +575,9 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  # a bare "key" holding a UUID is a record's key (Kafka's key=<uuid>, a store's
                  # key='<uuid>'), not a credential
                  # (not an XML setting's name attribute: <add key="X" value="..."/>)
-                 # (a payment platform's webhook signing key: Adyen's hmacKey)
-                 r"hmac[_-]?key|"
+                 # (a payment platform's webhook signing key: Adyen's hmacKey; PhonePe's
+                 # salt_key, a UUID; an environment's *_BEARER; a form's userPw)
+                 r"hmac[_-]?key|salt[_-]?key|bearer(?![a-z])|(?<=[a-z])(?-i:Pw)(?![a-z0-9])|"
                  r"client[_-]?secret|key(?<![a-z0-9]key)(?<!<add key)(?![a-z]{2})"
                  rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
                  # nor an entity's id (a Kafka record's key=tenant-2704, LaunchDarkly's
@@ -608,6 +609,8 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # a cache of tokens and its key (TokenCacheKey, token_cache)
     "cache", "cachekey",
     "fingerprint", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "slug",
+    # a callback's signature of its own request (Midtrans' signature_key)
+    "signature_key",
     # how a secret is used or checked: auth_method, password_policy, KeyError, key_usage
     "method", "policy", "policies", "rules", "requirements", "hint", "error", "usage", "usages",
     "purpose",
@@ -640,17 +643,17 @@ _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\"']"
               r"(?:type|vType)\\*[\"'])")
 # (not a word of an image's or a path's last part: ghcr.io/acme/token-meter:5400fb8)
-_SECRET_KEY = (rf"(?i)(?=[achikpst])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
+_SECRET_KEY = (rf"(?i)(?=[abchikpst])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|token|"
                          r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
-                         r"client[_-]?secret|key|sig|session[_-]?cookie)[\w.-]*\\*[\"']?")
+                         r"client[_-]?secret|key|sig|session[_-]?cookie|bearer)[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
 _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credential", "auth",
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
-                  "crypto", "priv", "community", "hmac")
+                  "crypto", "priv", "community", "hmac", "salt", "bearer")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 _SECRET_KEY_STARTS = (("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok", "pw"})),
                        3),
@@ -839,7 +842,10 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
                    # Hungarian, Swahili, Greek, Hebrew, Persian, Arabic, Vietnamese, Bengali,
                    # Tamil, Thai
                    "jelszó|nenosiri|κωδικός|סיסמה|הסיסמה|رمز عبور|الباسورد|باسورد|mật[ _]khẩu|"
-                   "পাসওয়ার্ড|கடவுச்சொல்|รหัสผ่าน|parola")
+                   "পাসওয়ার্ড|கடவுச்சொல்|รหัสผ่าน|parola|"
+                   # a secret key in Chinese, Japanese and Korean, Thai's "code" (what a shop
+                   # calls its login's password: "ใช้รหัส X")
+                   "密钥|秘钥|シークレット|APIキー|시크릿[ \t]?키|비밀[ \t]?키|รหัส")
 _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de passe", "ontrase",
                      "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
@@ -847,7 +853,8 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
                      "eslo",
                      "ogin", "assword", "ASSWORD", "laluan", "jelsz", "nenosiri", "κωδικός",
                      "סיסמה", "رمز عبور", "باسورد", "khẩu", "পাসওয়ার্ড", "கடவுச்சொல்", "รหัสผ่าน",
-                     "arola")
+                     "arola", "密钥", "秘钥", "シークレット", "APIキー", "キー", "시크릿", "비밀",
+                     "รหัส")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 # (a word starts after a JSON escape too: "...\\nTel. 843-215-389" in a logged prompt)
 _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
@@ -874,7 +881,9 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])|"
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
                 "नंबर|मोबाइल|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
-                r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி")
+                r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி|"
+                # Thai: "เบอร์" (a number), "โทร" (to call)
+                "เบอร์|โทร")
 _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid", "WAID",
                   "nea directa", "NEA DIRECTA", "ontact", "ONTACT", "ontakt",
                   "ONTAKT", "umerem", "UMEREM", "नंबर", "मोबाइल", "व्हाट्सऐप",
@@ -925,7 +934,8 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin",
                     "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
                     "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
-                    "รหัสผ่าน", "parola")
+                    "รหัสผ่าน", "parola", "密钥", "秘钥", "シークレット", "apiキー", "시크릿", "비밀",
+                    "รหัส")
 _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mobil", "handy",
                  "celular", "cellulare",
                  "vil", "portable",
@@ -948,7 +958,7 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
 _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "電話", "电话", "手机", "手機", "連絡先", "联系方式", "연락처", "전화", "फ़ोन", "फोन", "هاتف",
     "Телефон", "телефон", "Тел.", "тел.", "Звон", "звон", "नंबर", "मोबाइल", "व्हाट्सऐप", "جوال",
-    "موبايل", "شماره ", "تلفن", "தொலைபேசி")
+    "موبايل", "شماره ", "تلفن", "தொலைபேசி", "เบอร์", "โทร")
 
 
 def _phone_word_anchors(text: str) -> list[int]:
@@ -1090,7 +1100,9 @@ DETECTORS: tuple[Detector, ...] = (
     # license (40 characters ending NRAL), insert (NRII-) and user (NRAK-) keys, Cloud
     # Storage's HMAC access ids (GOOG1 + 56 or more), Branch's live keys (key_live_);
     # HashiCorp Vault's tokens (hvs. service, hvb. batch, hvr. recovery), Docker Hub's
-    # personal access tokens (dckr_pat_), Grafana's service account tokens (glsa_).
+    # personal access tokens (dckr_pat_), Grafana's service account tokens (glsa_); Xendit's
+    # keys, Toss Payments' secret keys (live_sk_), Replicate's tokens (r8_), Alibaba Cloud's
+    # AccessKey ids (LTAI), Stripe's webhook signing secrets (whsec_).
     _d("api_key",
        _edge("A-Za-z0-9_-") +
        r"(?:lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|do[por]_v1_[0-9a-f]{64}|pnu_[A-Za-z0-9]{36}"
@@ -1100,21 +1112,25 @@ DETECTORS: tuple[Detector, ...] = (
        r"|https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,}"
        r"|dapi[0-9a-f]{32}(?:-\d{1,2})?|[0-9a-f]{36}NRAL|NRII-[A-Za-z0-9_-]{32}"
        r"|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56,}|key_live_[a-z0-9]{32}"
-       r"|hv[sbr]\.[A-Za-z0-9_-]{24,}|dckr_pat_[A-Za-z0-9_-]{27}|glsa_[A-Za-z0-9]{32}_[0-9a-f]{8})"
+       r"|hv[sbr]\.[A-Za-z0-9_-]{24,}|dckr_pat_[A-Za-z0-9_-]{27}|glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}"
+       r"|xnd_(?:production|development)_[A-Za-z0-9]{40,}|(?:live|test)_sk_[A-Za-z0-9]{20,}"
+       r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12,20}|whsec_[A-Za-z0-9+/=]{32,})"
        r"(?![A-Za-z0-9_-])",
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
                   r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"
                   r"|nvapi-[A-Za-z0-9_-]{40}|dapi[0-9a-f]{32}|[0-9a-f]{36}NRAL"
                   r"|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56}"
                   r"|key_live_[a-z0-9]{32}|hv[sbr]\.[A-Za-z0-9_-]{24}|dckr_pat_[A-Za-z0-9_-]{27}"
-                  r"|glsa_[A-Za-z0-9]{32}_"),
+                  r"|glsa_[A-Za-z0-9]{32}_|xnd_(?:production|development)_|(?:live|test)_sk_"
+                  r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12}|whsec_[A-Za-z0-9+/=]{32}"),
        needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/", "pnu_",
                 "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.", "hvb.",
-                "hvr.", "dckr_pat_", "glsa_"),
+                "hvr.", "dckr_pat_", "glsa_", "xnd_", "_sk_", "r8_", "LTAI", "whsec_"),
        # (back 36: New Relic's license ends in its needle)
        start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_",
                           "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.",
-                          "hvb.", "hvr.", "dckr_pat_", "glsa_"),
+                          "hvb.", "hvr.", "dckr_pat_", "glsa_", "xnd_", "live_sk_", "test_sk_",
+                          "r8_", "LTAI", "whsec_"),
                          36)),
     # Honeycomb's key goes in a header named for the team; PagerDuty's integration key under
     # routing_key (32 hex digits; a broker's routing key is a name, "orders.created").
@@ -1287,6 +1303,41 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"4dabf18193072939515e22adb298388d", group=1,
        needles=("4dabf18193072939515e22adb298388d",),
        start=_at_literal(("\"4dabf18193072939515e22adb298388d",))),
+    # A secret set in the environment by a test or a script: monkeypatch.setenv("X_API_KEY",
+    # "..."), os.putenv(...).
+    _d("secret_assignment",
+       r"(?i)\b(?:setenv|putenv|setdefault)\([ \t]*[\"'][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASS"
+       r"|PWD|CREDENTIALS?)[A-Z0-9_]*[\"'][ \t]*,[ \t]*[\"']([^\"'\s]{6,})[\"']",
+       v.table_secret_ok,  # (a token: a test's "sk_test_fake" stays)
+       prefilter=r"(?i)(?:setenv|putenv|setdefault)\([ \t]*[\"'][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASS"
+                 r"|PWD|CREDENTIAL)", group=1, needles=("env(", "ENV(", "setdefault("),
+       start=_at_literal(("setenv", "putenv", "setdefault"), fold=True)),
+    # Neo4j's NEO4J_AUTH=user/password (its Docker image's setting).
+    _d("secret_assignment", r"(?i)\bNEO4J_AUTH[ \t]*[=:][ \t]*[\"']?[^/\s\"']+/([^\s\"']{4,})",
+       v.secret_value_ok, prefilter=r"(?i)NEO4J_AUTH[ \t]*[=:]", group=1,
+       needles=("NEO4J_AUTH", "neo4j_auth"), start=_at_literal(("neo4j_auth",), fold=True)),
+    # A tunnel's credential on its command line: ngrok's authtoken, cloudflared's token.
+    _d("secret_assignment",
+       r"(?<![\w-])(?:ngrok\b[^\n|;&]{0,80}?[ \t](?:config[ \t]+)?add-authtoken[ \t]+"
+       r"|cloudflared\b[^\n|;&]{0,80}?[ \t](?:service[ \t]+install|--token)[ \t]+)"
+       r"([A-Za-z0-9_+/=.-]{20,})",
+       v.credential_ok, prefilter=r"add-authtoken|cloudflared", group=1,
+       needles=("ngrok", "cloudflared"), start=_at_literal(("ngrok", "cloudflared"))),
+    # A KYC check's document: {"type": "SSN", "number": "..."}.
+    _d("us_ssn",
+       r"(?i)\\?\"type\\?\"[ \t]*:[ \t]*\\?\"(?:ssn|us_ssn|social_security_number)\\?\""
+       r"[ \t]*,[ \t]*\\?\"(?:number|value|id)\\?\"[ \t]*:[ \t]*\\?\"(\d{3}-?\d{2}-?\d{4})\\?\"",
+       v.ssn_ok, prefilter=r"(?i)\"(?:ssn|us_ssn|social_security_number)\\?\"[ \t]*,", group=1,
+       joined=_joined_digits(9),
+       needles=("SSN\"", "ssn\"", "SSN\\\"", "ssn\\\"", "number\""),
+       start=_at_literal(('"type"', '\\"type\\"'))),
+    # An HTML form's password field with its value (type="password" ... value="...").
+    _d("secret_assignment",
+       # (a tag is short: each "<input" reads at most 500 characters of it)
+       r"(?i)<input\b(?=[^>]{0,500}?\btype=[\"']?password\b)[^>]{0,500}?\bvalue=[\"']"
+       r"([^\"'<>]{4,})[\"']",
+       v.secret_value_ok, prefilter=r"(?i)type=[\"']?password", group=1,
+       needles=("password", "PASSWORD"), start=_at_literal(("<input",), fold=True)),
     # Algolia's JavaScript client: algoliasearch("APP_ID", "<32 hex digits>").
     _d("api_key",
        r"algoliasearch(?:Lite)?\([ \t]*[\"'][A-Z0-9]{10}[\"'][ \t]*,[ \t]*[\"']([a-f0-9]{32})[\"']",
@@ -1661,7 +1712,8 @@ DETECTORS: tuple[Detector, ...] = (
     # ... and with no verb: "twilio auth token 9f86d081884c7d65...": a long token only ("pwd"
     # then is the shell's command, and a path follows it).
     # (not the next field of a log line: ".../oauth2/v2.0/token trace_id=3c49...")
-    _told(r"[ \t]+(?![A-Za-z_][\w.-]*=[^=\s])([A-Za-z0-9/+_=.-]{16,})(?![^\s\"',;<>])",
+    _told(r"[ \t]+(?![A-Za-z_][\w.-]*=[^=\s])([A-Za-z0-9/+_=.-]{16,})"
+          r"(?![^\s\"',;<>，。、；：）」』])",
           r"[ \t]+[A-Za-z0-9/+_=.-]{16}",
           v.strong_token, pwd=False),
     # A session's cookie told in prose ("using the leaked session cookie j0crftdt30n..."); a
@@ -1912,7 +1964,7 @@ DETECTORS: tuple[Detector, ...] = (
        # (an app's camel-case name before it: MyChartSession=, PLAY_SESSION= above; not an
        # analytics field's firstSessionId=)
        r"|[A-Za-z][A-Za-z0-9]*(?-i:Session)"
-       r"|sessionid|session_id|jsessionid|_?oauth2_proxy"
+       r"|sessionid|session_id|jsessionid|_?oauth2_proxy|[a-z][a-z0-9]{1,20}session|[\w-]*_sid"
        r"|phpsessid|connect\.sid|asp\.net_sessionid|moodlesession|sid)=([^;\s\"'&,|]{16,})",
        v.session_cookie_ok,
        prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid|sid|oauth2_proxy)=",

@@ -199,21 +199,35 @@ _SQL_VALUE = re.compile(r"[ \t]*('(?:[^'\n]|'')*'|[^,()'\n]*)[ \t]*([,)])")
 def _insert_findings(text: str) -> list[Finding]:
     found: list[Finding] = []
     for insert in _INSERT.finditer(text):
-        pos = insert.end()
-        for name in insert.group(1).split(","):
-            value = _SQL_VALUE.match(text, pos)
-            if value is None:
-                break
-            start, stop = value.span(1)
-            if text.startswith("'", start) and stop - start >= 2:
-                start, stop = start + 1, stop - 1
-            kind = _told_kind(name.strip().strip("\"`[]"))
-            if kind in _FINDING_KIND and _cell_ok(kind, text[start:stop]):
-                found.append(Finding(_FINDING_KIND[kind], start, stop, text[start:stop]))
-            pos = value.end()
-            if value.group(2) == ")":
-                break
+        names = [n.strip().strip("\"`[]") for n in insert.group(1).split(",")]
+        pos: int | None = insert.end()
+        while pos is not None:  # each row of a multi-row INSERT: "VALUES (...), (...)"
+            pos = _row_findings(text, pos, names, found)
     return found
+
+
+# Where the next row of an INSERT's values opens.
+_NEXT_ROW = re.compile(r"[ \t]*,[ \t]*\(")
+
+
+def _row_findings(text: str, pos: int, names: list[str], found: list[Finding]) -> int | None:
+    """The findings of the row of values at ``pos`` (after its "("), added to ``found``; where
+    the next row starts, or None."""
+    for name in names:
+        value = _SQL_VALUE.match(text, pos)
+        if value is None:
+            return None
+        start, stop = value.span(1)
+        if text.startswith("'", start) and stop - start >= 2:
+            start, stop = start + 1, stop - 1
+        kind = _told_kind(name)
+        if kind in _FINDING_KIND and _cell_ok(kind, text[start:stop]):
+            found.append(Finding(_FINDING_KIND[kind], start, stop, text[start:stop]))
+        pos = value.end()
+        if value.group(2) == ")":
+            more = _NEXT_ROW.match(text, pos)
+            return None if more is None else more.end()
+    return None
 
 
 # pg_dump's data: a COPY statement names the columns, then rows of tab-separated cells.

@@ -278,7 +278,12 @@ def session_cookie_ok(candidate: str) -> bool:
     ("sid=SM" and 32 hex digits: a message's, an account's, a call's)."""
     return (secret_value_ok(candidate) and _UUID.fullmatch(candidate) is None
             and _TWILIO_SID.fullmatch(candidate) is None
-            and _STRIPE_OBJECT.fullmatch(candidate) is None)
+            and _STRIPE_OBJECT.fullmatch(candidate) is None
+            # (a record's id with its date, sess_2024-11-18_0193: no random token)
+            and _DATED_ID.search(candidate) is None)
+
+
+_DATED_ID = re.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d")
 
 
 # A Stripe object's id (a Checkout Session's cs_live_..., a PaymentIntent's pi_...): a record,
@@ -493,6 +498,10 @@ _STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "cha
 _BULLETS = re.compile(r"[•●]{3}")
 _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<"
                               r"|\*+redacted\*+$|redacted|fake|dummy|value\d*$|\[secret\]?$"
+                              # what a local server's client is given for a key it ignores
+                              # (Ollama's, LM Studio's, vLLM's "EMPTY")
+                              r"|(?:ollama|lm-studio|empty|not[-_ ]?needed"
+                              r"|no[-_]key(?:[-_]required)?|sk-no-key-required)$"
                               r"|VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|DATA\+OMITTED$"
                               # the Auth0 Deploy CLI's keyword to replace (##CLIENT_SECRET##)
                               r"|##[A-Za-z0-9_]+##$"
@@ -558,12 +567,15 @@ _STRIPE_TEST = re.compile(r"(?:tok|pm|src)_[a-z]+(?:_[a-z0-9]+)*")
 # !vault).
 _PUBLIC = re.compile(r"pk\.eyJ|pk_(?:live|test)_|-----BEGIN (?:PUBLIC KEY|CERTIFICATE)"
                      r"|ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-|ENC\[|!vault"
-                     # Stripe's object ids (a card's single-use token, a customer, a charge)
-                     r"|(?:tok|pm|card|cus|ch|pi|seti|src)_[A-Za-z0-9]{14,}$")
+                     # Stripe's object ids (a card's single-use token, a customer, a charge: 14
+                     # to 28 characters; tok_ and 40 is an OAuth server's access token)
+                     r"|(?:tok|pm|card|cus|ch|pi|seti|src)_[A-Za-z0-9]{14,30}$")
 # An environment variable's name (os.environ["PASSWORD_MIN_LENGTH"], --api-key-env
 # OPENAI_API_KEY): capitals and underscores, naming a secret's kind.
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _SECRET_PART = re.compile(r"KEY|TOKEN|SECRET|PASS|PWD|CREDENTIAL|AUTH")
+_SECRET_RESOURCE_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*-(?:tls|certs?|secrets?|creds"
+                                   r"|credentials|keys?|tokens?)")
 # ... or one that names a setting (a secretKeyRef's "key: DATABASE_URL")
 _ENV_NAME_ENDS = ("_URL", "_URI", "_DSN", "_HOST", "_HOSTNAME", "_ENDPOINT", "_ADDR", "_PORT",
                   "_PATH", "_FILE", "_DIR", "_NAME", "_USER", "_USERNAME", "_ID", "_REGION",
@@ -673,9 +685,13 @@ def secret_value_ok(candidate: str) -> bool:
             and _KEY_ID.fullmatch(bare) is None
             and _NAMESPACED_ID.fullmatch(bare) is None and _IDENTIFIER.fullmatch(bare) is None
             and not (_may_be_no_value(bare) and _NOT_A_VALUE.match(bare))
+            # (one capital word naming one too: WeChat's documentation's secret=APPSECRET)
+            and not (bare.isalpha() and bare.isupper() and _SECRET_PART.search(bare))
             and not (_ENV_NAME.fullmatch(bare) and (_SECRET_PART.search(bare)
                                                      or bare.endswith(_ENV_NAME_ENDS)))
-            and not bare.startswith(_PEM_START))
+            and not bare.startswith(_PEM_START)
+            # a Kubernetes Secret's name (cert-manager's secret=api-example-tls)
+            and _SECRET_RESOURCE_NAME.fullmatch(bare) is None)
 
 
 # A key that only starts with "/" (an AWS secret key: 40 base64 characters, "/" among them):
@@ -767,7 +783,7 @@ def told_password(candidate: str) -> bool:
 _COOKIE_TOKEN = re.compile(r"[A-Za-z0-9%._~+/=-]{16,}")
 # Analytics cookies (Google Analytics and Ads, Meta's pixel, Hotjar): a visitor's id and a
 # timestamp, no credential.
-_ANALYTICS_COOKIES = ("_ga", "_gid", "_gcl_", "_fbp", "_hj")
+_ANALYTICS_COOKIES = ("_ga", "_gid", "_gcl_", "_fbp", "_hj", "ajs_")
 
 
 def cookie_header_ok(candidate: str) -> bool:

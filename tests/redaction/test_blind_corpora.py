@@ -56,7 +56,6 @@ _SCIM_VALUE = ("an SSN as a SCIM patch's value, its key (nationalIdentifier) in 
 _SDK_KEY = "an SDK's dev key logged after 'devKey:' (22 characters, no prefix)"
 _APPLE_AUTH_CODE = "Sign in with Apple's authorization code in Swift's Optional(...) print"
 _ECHOED = "a secret echoed on a CI step's own line after the command that printed it"
-_THAI_PHONE = "a Bangkok number after Thai 'โทรกลับที่' (call back at)"
 _GRAPHQL_VARS = ("a password as a GraphQL mutation's variable ('current'), the operation's name "
                  "(ChangePassword) apart")
 _DOTTED_CARD = "a card number with dots between its groups, 35 characters after the word for card"
@@ -413,6 +412,24 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "446100884": _SCIM_VALUE,
     },
     "corpus_ra": {"745018373": _FIXED_WIDTH_SSN, "v1iYCZJDKZAK5IjUgpp9": _TOLD_ONE_TIME_CODE},
+    "corpus_sa": {
+        "vKS7WNgueugbTFj8KKRwDJiP": "a key told in Hindi after 'key_secret' and a space (the "
+                                    "key's name glued to 'key_', no '=' or ':')",
+        "01073429915": "a Korean mobile number after to= in a messaging service's fallback log, "
+                       "no word for a phone",
+        "ｈｉｒｏ１９８８": "a weak password (lower case and digits, eight characters) told in "
+                    "full-width letters: a word and a year, as a passphrase is not",
+    },
+    "corpus_sb": {
+        "KHNP4zG4n1lzJqjv6He5vNJf": "the second key of a comma-separated list under "
+                                    "AUTHENTICATION_APIKEY_ALLOWED_KEYS (the first is redacted)",
+        "Milvus-Root-7731!": _USER_COLON_PASSWORD,
+        "250cde9bf66cf3cb0e8581e0438992c1": "32 hex digits in an INSERT's second row under a "
+                                            "secret's column: shaped as an MD5 digest, which a "
+                                            "table's cell leaves",
+        "7UjYyNzbRwYc52muNHy6TKlUJIaAzm": "a key told in a system prompt after 'the weather API "
+                                          "with key', no verb or separator",
+    },
     "corpus_rb": {"ZC5pdmFub3ZhQHlhbmRleC5ydQ": _DNS_LABEL},
     "corpus_pb": {
         "hXPx1qeZAZP3Kw0Ms9Gbzz": _SDK_KEY,
@@ -420,7 +437,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "UzFnbiFuZzM2NTg0Cg==": _ECHOED,
         "nADqEwvb3RpJoD2Yddu+KwXHrxUs98MX3dXBjHQnbMJYwNkjYeKzJK+ZIR37ES20VcAYcafwsRQhO5m25vO4w2Z8"
         "CESrX/K4QEqYOSCamwrcNCmIV76W/rwZHURX5FRC1om0XxCBOz0Asbrf1F4aHRb8Sfktxmh6": _ECHOED,
-        "02-118-4420": _THAI_PHONE,
         "fcbjQrLormgHYc34EJ4uEKC0Cg5Fhjyz": _CSRF,
         "senhaAntiga99": _GRAPHQL_VARS,
         "6363.6881.2215.2762": _DOTTED_CARD,
@@ -460,6 +476,7 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
         "credential (as under token= in IA)"),
     "corpus_ca": dict.fromkeys(("ca-0163", "ca-0222", "ca-0342"), _AWS_EXAMPLE),
     "corpus_qa": {"qa-neg-0079": _AWS_EXAMPLE},
+    "corpus_sb": {"sb-neg-0063": _AWS_EXAMPLE},
     "corpus_rb": {
         "rb-neg-0091": _AWS_EXAMPLE,
         "rb-neg-0092": "Stripe's test card 4242 4242 4242 4242: a valid card number is redacted "
