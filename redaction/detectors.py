@@ -439,10 +439,14 @@ def _joined_ssn_key(text: str, memo: dict[str, Any]) -> list[Span]:
     return []
 
 
-def with_anchors(detector: Detector, text: str, positions: list[int] | None
-                 ) -> list[int] | None:
-    """The engine's start ``positions`` for ``detector`` (None: the engine names none), with
-    its anchors in ``text``; None when the detector's pattern must scan as ``start`` says."""
+def start_positions(detector: Detector, i: int, text: str,
+                    starts: dict[int, list[int]] | None) -> list[int] | None:
+    """Where ``detector`` (the ``i``-th) is tried in ``text``: the engine's ``starts`` (None:
+    this engine names none) with the detector's anchors; None when its pattern must scan as
+    ``start`` says."""
+    if starts is None:
+        return None
+    positions = starts.get(i)
     if detector.anchors is None:
         return positions
     if positions is None:
@@ -962,6 +966,7 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
 
 
 def _phone_word_anchors(text: str) -> list[int]:
+    """Where a phone word of another script starts (the phone words' ``anchors``)."""
     if text.isascii():
         return []
     found: set[int] = set()
@@ -971,6 +976,8 @@ def _phone_word_anchors(text: str) -> list[int]:
             found.add(at)
             at = text.find(word, at + 1)
     return sorted(found)
+
+
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
 _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
@@ -2417,9 +2424,7 @@ def scan(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     memo: dict[str, Any] = {}  # what the start bounds found in this text, shared
     candidates, _, starts, _ = pf.plan(text)
     for i in candidates:
-        positions = starts.get(i) if starts is not None else None
-        if starts is not None:
-            positions = with_anchors(detectors[i], text, positions)
+        positions = start_positions(detectors[i], i, text, starts)
         if positions is not None:
             found.extend(detectors[i].find_at(text, positions))
         else:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .detectors import SSH_LOGIN_WORDS, Detector, Finding, resolve, with_anchors
+from .detectors import SSH_LOGIN_WORDS, Detector, Finding, resolve, start_positions
 from .prefilter import Prefilter
 from .validators import email_ok
 
@@ -110,9 +110,7 @@ def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
     every: list[Finding] = []
     memo: dict[str, Any] = {}  # what the start bounds found in this text, shared
     for i in candidates:
-        positions = starts.get(i) if starts is not None else None
-        if starts is not None:
-            positions = with_anchors(detectors[i], text, positions)
+        positions = start_positions(detectors[i], i, text, starts)
         if positions is not None:
             reported = detectors[i].find_at(text, positions)
         else:
