@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import uuid
@@ -47,6 +46,7 @@ from servescope.reference.transport.connections import Connections
 
 from .commits import Commits
 from .config import GatewayConfig
+from .fields import request_fields
 from .paths import measured_operation
 from .relay import Relay, RelaySettings
 from .upstream import (
@@ -174,7 +174,7 @@ class _Gateway:
             self._arrived(rid, carrier, operation, arrival).rejected(reason)
             await Response(status_code=400)(scope, receive, send)
             return
-        fields = _fields(body)
+        fields = request_fields(body)
         recorder = self._arrived(rid, carrier, operation, arrival,
                                  self.models.label(fields.get("model")), _priority(fields,
                                                                                   headers))
@@ -344,16 +344,6 @@ def _header_map(response: UpstreamResponse) -> Headers:
     (Set-Cookie, WWW-Authenticate, Link: a dict would keep the last)."""
     return Headers(raw=response_headers(response.headers, keep_length=True,
                                         origin=response.origin))
-
-
-def _fields(body: bytes) -> dict[str, Any]:
-    """The body's top-level fields when it is a JSON object (else none: the upstream judges
-    the body, the gateway only reads what it labels and times by)."""
-    try:
-        obj = json.loads(body)
-    except (ValueError, RecursionError):
-        return {}
-    return obj if isinstance(obj, dict) else {}
 
 
 def _priority(fields: Mapping[str, Any], headers: Mapping[str, str]) -> str:

@@ -28,7 +28,6 @@ What a middleware cannot see, and the gateway can:
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import threading
@@ -42,6 +41,7 @@ from servescope.instrumentation.telemetry import Telemetry
 
 from .commits import Commits
 from .events import EventScanner, finish_reason_of, scan_whole, upstream_error_type
+from .fields import request_fields
 from .paths import MEASURED, measured_operation
 
 _log = logging.getLogger("servescope.gateway.middleware")
@@ -159,7 +159,7 @@ class _Exchange:
         body = await self._read_body()
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in self.scope["headers"]}
         carrier = {k: headers[k] for k in ("traceparent", "tracestate") if k in headers}
-        fields = _fields(body)
+        fields = request_fields(body)
         priority = headers.get("x-servescope-priority", fields.get("priority", "default"))
         if isinstance(priority, bool) or not isinstance(priority, str | int):
             priority = "default"
@@ -305,13 +305,5 @@ class _Exchange:
         # from elsewhere that lost the race is still counted by the recorder)
         if self.recorder is not None and not self.recorder.finished:
             self.recorder.finish(reason)
-
-
-def _fields(body: bytes) -> dict[str, Any]:
-    try:
-        obj = json.loads(body)
-    except (ValueError, RecursionError):
-        return {}
-    return obj if isinstance(obj, dict) else {}
 
 
