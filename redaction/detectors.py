@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from . import national_ids as ids
 from . import validators as v
 from .prefilter import Prefilter, make_prefilter
 
@@ -750,6 +751,91 @@ def _under_key(key: str, value: str, validator: Callable[[str], bool] | None, *,
                                          else ""),
               group=1, needles=needles,
               start=_at_literal((key.split("[", 1)[0],), fold=True))
+
+
+# Between a document's name and its number: the rest of the name's line and perhaps one
+# more line ("Document type: PESEL\nDocument number: ..."), no digit (the first number after
+# the name is the one it names).
+_NAMED_GAP = r"(?:[^\n\d]{0,60}?\n)?[^\n\d]{0,60}?"
+# A number of a script without spaces ("マイナンバーは9956 5013 6227です") may follow a
+# word: only ASCII letters and digits glue to one.
+_ID_L, _ID_R = r"(?<![0-9A-Za-z.-])", r"(?![0-9A-Za-z-])"
+
+
+def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
+              validator: Callable[[str], bool], *, checksummed: bool = True) -> Detector:
+    """A national id after its document's name: ``names`` (regexes, ASCII case folded), then
+    :data:`_NAMED_GAP`, then ``value`` (its shape, case as written); ``words``: where a name
+    can start, lower case (the scan starts at the first; none in the text: not run).
+    ``validator``: the country's check. The prefilter is the value's shape: the engine reads
+    the names of other scripts as runs of "a" (prefilter.py), their digits as digits."""
+    return _d("national_id",
+              rf"(?ai)(?:{'|'.join(names)}){_NAMED_GAP}{_ID_L}((?-i:{value})){_ID_R}",
+              validator, prefilter=value, group=1, checksummed=checksummed, digits=True,
+              start=_at_words(words))
+
+
+_NATIONAL_IDS = (
+    _named_id((r"steuer[ _-]?id", r"steuer[ _-]?identifikationsnummer",
+               r"identifikationsnummer", r"idnr"), ("steuer", "identifikationsnummer", "idnr"),
+              r"\d{2} ?\d{3} ?\d{3} ?\d{3}", ids.steuer_id_ok),
+    _named_id((r"pesel",), ("pesel",), r"\d{11}", ids.pesel_ok),
+    _named_id((r"t\.?c\.?[ _]?kimlik", r"tckn", r"kimlik[ _]?no"), ("kimlik", "tckn"),
+              r"[1-9]\d{10}", ids.tc_kimlik_ok),
+    _named_id((r"cpf",), ("cpf",), r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}", ids.cpf_ok),
+    _named_id((r"dni", r"nie\b", r"nif\b", r"documento nacional"),
+              ("dni", "nie", "nif", "documento nacional"),
+              r"\d{8}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z]", ids.dni_ok),
+    _named_id((r"bsn", r"burgerservicenummer", r"sofi[ _-]?nummer"),
+              ("bsn", "burgerservicenummer", "sofi"), r"\d{9}|\d{4}\.\d{2}\.\d{3}", ids.bsn_ok),
+    _named_id((r"aadhaa?r", "\u0906\u0927\u093e\u0930", r"uidai"),
+              ("aadha", "\u0906\u0927\u093e\u0930", "uidai"),
+              r"[2-9]\d{3}[ -]?\d{4}[ -]?\d{4}", ids.aadhaar_ok),
+    _named_id((r"(?-i:PAN)\b", r"pan[ _-]?(?:card|no|number|num)\b", r"permanent account"),
+              ("pan", "permanent account"), r"[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]", ids.pan_ok,
+              checksummed=False),
+    _named_id(("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7",
+               r"my[ _-]?number"),
+              ("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7", "my"),
+              r"\d{4}[ -]?\d{4}[ -]?\d{4}", ids.my_number_ok),
+    _named_id(("\uc8fc\ubbfc\ub4f1\ub85d\ubc88\ud638", "\uc8fc\ubbfc\ubc88\ud638", r"rrn\b",
+               r"resident[ _]registration"),
+              ("\uc8fc\ubbfc", "rrn", "resident"), r"\d{6}-?[1-8]\d{6}", ids.rrn_ok,
+              checksummed=False),
+    _named_id((r"nik\b", r"nomor induk kependudukan", r"ktp\b"), ("nik", "nomor induk", "ktp"),
+              r"\d{16}", ids.nik_ok, checksummed=False),
+    _named_id((r"national insurance", r"ni[ _]?(?:number|no)\b", r"nino\b"),
+              ("national insurance", "ni", "nino"),
+              r"[A-CEGHJ-PR-TW-Za-ceghj-pr-tw-z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-Da-d]",
+              ids.nino_ok, checksummed=False),
+    # China's resident id: 18 characters with a birth date and a check character, but an
+    # 18-digit run is also a chat platform's message id: after its name only.
+    _named_id(("\u8eab\u4efd\u8bc1", "\u8eab\u4efd\u8b49", "\u516c\u6c11\u8eab\u4efd",
+               r"resident[ _]id", r"id[ _-]?card", r"shenfenzheng"),
+              ("\u8eab\u4efd", "\u516c\u6c11", "resident", "id", "shenfenzheng"),
+              r"\d{17}[\dXx]", ids.cn_resident_id_ok),
+    # A passport's number after its name (a booking agent's call, a KYC form) ...
+    _named_id((r"passport", r"pasaporte", r"passeport", r"reisepass", r"passaporto",
+               r"paspoort", r"paszport", r"pasaport", "\u30d1\u30b9\u30dd\u30fc\u30c8",
+               "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c"),
+              ("pas", "reisepass", "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u62a4\u7167",
+               "\u8b77\u7167", "\uc5ec\uad8c"),
+              r"[A-Z0-9]{6,9}", ids.passport_ok, checksummed=False),
+    # ... and in an airline booking's DOCS element (IATA's SSR DOCS: P/issuing state/number/
+    # nationality/birth date/sex/expiry/names).
+    _d("national_id", r"SSR DOCS [A-Z0-9]{2} HK\d{1,3} P/[A-Z]{3}/([A-Z0-9]{5,15})/",
+       ids.passport_ok, prefilter=r"SSR DOCS [A-Z0-9]{2} HK\d{1,3} P/[A-Z]{3}/", group=1,
+       needles=("SSR DOCS",), start=_at_literal(("SSR DOCS",))),
+    # Shapes of their own, anywhere: a codice fiscale (surname, name, birth date and place
+    # letters and digits in their places) and a dotted CPF.
+    _d("national_id", r"(?<![0-9A-Za-z])([A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}"
+       r"[A-Z][0-9LMNP-V]{3}[A-Z])(?![0-9A-Za-z])", ids.codice_fiscale_ok,
+       prefilter=r"[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]",
+       group=1, checksummed=True, digits=True, start=_at_class("[A-Z]")),
+    _d("national_id", r"(?<![0-9A-Za-z.-])(\d{3}\.\d{3}\.\d{3}-\d{2})(?![0-9A-Za-z-])", ids.cpf_ok,
+       prefilter=r"\d{3}\.\d{3}\.\d{3}-\d{2}", group=1, checksummed=True, digits=True,
+       start=_at_class(r"\d")),
+)
 
 
 def _after(literal: str, pattern: str, *, group: int, prefilter: str = "") -> Detector:
@@ -2295,6 +2381,9 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?i)tax[_ -]?id", group=1, needles=("tax", "TAX", "Tax"),
        start=_at_literal(("tax",), fold=True), joined=_joined_tax_key,
        joined_prefilter=r"(?i)tax[_ -]?id"),
+    # National ids other than the SSN: after the document's name, or, for the three whose
+    # shape is their own, anywhere (national_ids.py: each country's check decides).
+    *_NATIONAL_IDS,
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported,
     # unless it holds exactly one host (/32, /128: an allow-list entry for one client).
     # Addresses of private networks are a twin kind a policy opts into (validators.py).
@@ -2390,7 +2479,8 @@ CHECKSUMMED_KINDS: frozenset[str] = frozenset(d.kind for d in DETECTORS if d.che
 #: detector); tests/redaction/test_corpus.py holds every kind to a place here.
 KIND_PRECEDENCE: tuple[str, ...] = (
     "private_key", "jwt", "aws_access_key", "github_token", "api_key", "bearer_token",
-    "secret_assignment", "email", "iban", "credit_card", "us_ssn", "ipv6", "ipv6_private",
+    "secret_assignment", "email", "iban", "credit_card", "us_ssn", "national_id", "ipv6",
+    "ipv6_private",
     "ipv4_private", "ipv4", "phone")
 _PRIORITY = {kind: i for i, kind in enumerate(KIND_PRECEDENCE)}
 _PRIORITY.update({"!" + kind: i for kind, i in _PRIORITY.items()})

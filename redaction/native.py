@@ -23,7 +23,8 @@ from typing import Any
 NATIVE_ENV = "SERVESCOPE_REDACTION_NATIVE"
 MANIFEST = "_native.json"
 #: The modules setup.py compiles, in import order (each one's imports come before it).
-NATIVE = ("validators", "prefilter", "decoding", "detectors", "joined", "tables", "redactor")
+NATIVE = ("validators", "national_ids", "prefilter", "decoding", "detectors", "joined", "tables",
+          "redactor")
 _log = logging.getLogger("servescope.redaction")
 _state = {"native": False}
 

@@ -130,6 +130,54 @@ def ssn(rng: random.Random) -> str:
     return f"{number[:3]}{sep}{number[3:5]}{sep}{number[5:]}"
 
 
+def _pesel(rng: random.Random) -> str:
+    head = (f"{rng.randint(40, 99):02d}{rng.randint(1, 12) + rng.choice([0, 20]):02d}"
+            f"{rng.randint(1, 28):02d}{rng.randint(0, 9999):04d}")
+    total = sum(int(d) * w for d, w in zip(head, (1, 3, 7, 9, 1, 3, 7, 9, 1, 3), strict=True))
+    return head + str((10 - total % 10) % 10)
+
+
+def _cpf(rng: random.Random, dotted: bool) -> str:
+    n = [rng.randint(0, 9) for _ in range(9)]
+    for length in (9, 10):
+        n.append(sum(d * (length + 1 - i) for i, d in enumerate(n)) * 10 % 11 % 10)
+    digits = "".join(map(str, n))
+    return f"{digits[:3]}.{digits[3:6]}.{digits[6:9]}-{digits[9:]}" if dotted else digits
+
+
+def _bsn(rng: random.Random) -> str:
+    while True:
+        head = [rng.randint(1, 9)] + [rng.randint(0, 9) for _ in range(7)]
+        last = sum(d * (9 - i) for i, d in enumerate(head)) % 11
+        if last < 10:
+            return "".join(map(str, head)) + str(last)
+
+
+def _dni(rng: random.Random) -> str:
+    number = rng.randint(10_000_000, 99_999_999)
+    return f"{number}{'TRWAGMYFPDXBNJZSQVHLCKE'[number % 23]}"
+
+
+def national_id(rng: random.Random) -> str:
+    """A document's name and its number (the text after ": " is the value)."""
+    kind = rng.randrange(6)
+    if kind == 0:
+        return f"PESEL: {_pesel(rng)}"
+    if kind == 1:
+        return f"cpf: {_cpf(rng, dotted=rng.random() < 0.5)}"
+    if kind == 2:
+        return f"BSN: {_bsn(rng)}"
+    if kind == 3:
+        return f"DNI: {_dni(rng)}"
+    if kind == 4:
+        return f"Codice Fiscale: {rng.choice(_CODICI_FISCALI)}"
+    return f"CPF do titular: {_cpf(rng, dotted=True)}"
+
+
+# Published examples (the Agenzia delle Entrate's and common test data), each with its check.
+_CODICI_FISCALI = ("RSSMRA85T10A562S", "MRTMTT91D08F205J")
+
+
 def _nanp(rng: random.Random) -> tuple[str, str, str]:
     return (f"{rng.randint(2, 9)}{rng.randint(0, 9)}{rng.randint(0, 9)}",
             f"{rng.randint(2, 9)}{rng.randint(0, 9)}{rng.randint(0, 9)}",
@@ -296,6 +344,7 @@ POSITIVES: dict[str, Callable[[random.Random], str]] = {
     "jwt": jwt, "bearer_token": bearer,
     "aws_access_key": aws_key, "github_token": github_token, "api_key": api_key,
     "secret_assignment": secret_assignment, "private_key": private_key,
+    "national_id": national_id,
 }
 
 
@@ -307,6 +356,8 @@ def _planted(kind: str, text: str) -> str:
         return match.group(1)
     if kind == "bearer_token":
         return text.split(" ", 1)[1]
+    if kind == "national_id":
+        return text.split(": ", 1)[1]
     return text
 
 
@@ -407,9 +458,14 @@ def neg_telemetry(rng: random.Random) -> str:
     ])
 
 
+_BLOB_SIZES = tuple(n for n in range(12, 121) if n != 64)
+
+
 def neg_base64(rng: random.Random) -> str:
-    """Opaque blobs: payloads, cursors, protobuf bytes, image data, padding and all."""
-    blob = base64.b64encode(rng.randbytes(rng.randint(12, 120))).decode()
+    """Opaque blobs: payloads, cursors, protobuf bytes, image data, padding and all (not of 64
+    bytes: 88 characters ending "==" are an Azure storage account key's very shape, which the
+    detectors report bare, as an ORM prints one)."""
+    blob = base64.b64encode(rng.randbytes(rng.choice(_BLOB_SIZES))).decode()
     url = _b64url(rng.randbytes(rng.randint(12, 96)))
     return rng.choice([blob, f"data:image/png;base64,{blob}", f"cursor={url}",
                        f'{{"payload": "{blob}"}}', f"grpc-status-details-bin: {url}",

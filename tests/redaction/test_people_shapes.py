@@ -86,7 +86,6 @@ def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     "error code: 100001 (see the runbook)",
     "HTTP status code is 200",
     "exit code 137, retry in 100200 ms",
-    "codice fiscale RSSMRA85T10A562S",
     "Итоги звонка 18.11.2025: бюджет 2.367.485,96 EUR",
     '{"key":"http.status_code","type":"int64","value":200},{"key":"sampler.type","type":"string"}',
     "vcs.repository.url.full=git@github.com:acme/llm-router.git",

@@ -1,0 +1,103 @@
+"""National identity numbers other than the US SSN, and passport numbers: each country's
+check on published examples, the numbers found after their document's name in the
+surroundings they are written in, and look-alikes left alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from servescope.redaction import Redactor, scan
+from servescope.redaction import national_ids as ids
+
+# Published examples (the issuers' documentation, common test data), each valid.
+VALID: list[tuple[Callable[[str], bool], str]] = [
+    (ids.steuer_id_ok, "86095742719"),
+    (ids.pesel_ok, "44051401359"),
+    (ids.tc_kimlik_ok, "10000000146"),
+    (ids.cpf_ok, "111.444.777-35"),
+    (ids.dni_ok, "12345678Z"),
+    (ids.dni_ok, "X1234567L"),
+    (ids.codice_fiscale_ok, "RSSMRA85T10A562S"),
+    (ids.bsn_ok, "111222333"),
+    (ids.aadhaar_ok, "2341 2341 2346"),
+    (ids.my_number_ok, "123456789018"),
+    (ids.cn_resident_id_ok, "11010519491231002X"),
+    (ids.nino_ok, "AB 12 34 56 C"),
+    (ids.pan_ok, "ABCPE1234F"),
+    (ids.rrn_ok, "900101-1234567"),
+    (ids.nik_ok, "3273016608790003"),
+]
+
+
+@pytest.mark.parametrize(("check", "number"), VALID)
+def test_a_published_example_passes_its_check(check: Callable[[str], bool], number: str) -> None:
+    assert check(number)
+
+
+@pytest.mark.parametrize(("check", "number"), [
+    (c, n) for c, n in VALID if c not in (ids.nino_ok, ids.pan_ok, ids.rrn_ok, ids.nik_ok)])
+def test_one_digit_changed_fails_the_check(check: Callable[[str], bool], number: str) -> None:
+    at = max(i for i, ch in enumerate(number[:-1]) if ch.isdigit())
+    changed = number[:at] + str((int(number[at]) + 1) % 10) + number[at + 1:]
+    assert not check(changed), changed
+
+
+@pytest.mark.parametrize(("check", "number"), [
+    (ids.cpf_ok, "111.111.111-11"),  # one digit repeated passes the sums, never issued
+    (ids.steuer_id_ok, "01234567890"),  # a leading 0
+    (ids.pesel_ok, "44151401359"),  # month 15
+    (ids.aadhaar_ok, "1341 2341 2346"),  # starts with 1
+    (ids.nino_ok, "QQ 12 34 56 C"),  # a prefix never allotted
+    (ids.pan_ok, "ABCDE1234F"),  # a holder type that is none
+    (ids.nik_ok, "3273016613790003"),  # month 13
+    (ids.passport_ok, "VERIFIED"),  # a word in capitals
+])
+def test_shapes_the_issuers_never_give_fail(check: Callable[[str], bool], number: str) -> None:
+    assert not check(number)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Steuerliche Identifikationsnummer: 86 095 742 719\nMobil: ...", "86 095 742 719"),
+    ("Document type: PESEL\nDocument number: 44051401359\nAddress: ul. Polna 3",
+     "44051401359"),
+    ("TC kimlik no: 10000000146, cep telefonu sonra", "10000000146"),
+    ('{"tipo":"EMAIL","cpf_titular":"11144477735","valor":"1289.90"}', "11144477735"),
+    ("CPF do titular: 111.444.777-35", "111.444.777-35"),
+    ("a nombre de Lucía Fernández, DNI 12345678Z, domicilio", "12345678Z"),
+    ("NIE X1234567L", "X1234567L"),
+    ('book(args={"nome":"Mario","codice_fiscale":"RSSMRA85T10A562S"})', "RSSMRA85T10A562S"),
+    ("Klant: BSN is 111222333 als dat nodig is", "111222333"),
+    ('"id_proof_type":"AADHAAR","id_proof_no":"234123412346"', "234123412346"),
+    ("एजेंट: आधार नंबर?\nग्राहक: 2341 2341 2346", "2341 2341 2346"),
+    ("एजेंट: और PAN?\nग्राहक: ABCPE1234F", "ABCPE1234F"),
+    ("マイナンバーは1234 5678 9018です。", "1234 5678 9018"),
+    ("본인확인용 주민등록번호 900101-1234567", "900101-1234567"),
+    ('{"customer": {"rrn": "9001011234567"}}', "9001011234567"),
+    ('{"nama": "Dewi", "nik": "3273016608790003"}', "3273016608790003"),
+    ("身份证号码：11010519491231002X", "11010519491231002X"),
+    ("NI number: AB 12 34 56 C", "AB 12 34 56 C"),
+    ("  5 SSR DOCS TK HK1 P/TUR/U32224244/TUR/16JUN79/M/10SEP29/YILDIRIM/EMRE",
+     "U32224244"),
+    ("Passport No. CHRJ7MGL0, issued 2019", "CHRJ7MGL0"),
+])
+def test_the_number_is_found_after_its_name(text: str, value: str) -> None:
+    found = [f for f in scan(text) if f.kind == "national_id"]
+    assert [f.value for f in found] == [value]
+    assert value not in Redactor().redact_text(text, {})
+
+
+@pytest.mark.parametrize("text", [
+    "PESEL 44051401358",  # the check fails: a typo or another number
+    "order 44051401359 shipped",  # no document named
+    "discord message_id=110105194912310021 in #general",  # 18 digits, no name
+    "passport.authenticate('jwt', { session: false })",
+    "npm i passport@0.7.0 passport-jwt@4.0.1",
+    "passport: VERIFIED",
+    "cpf validation failed for field cpf (empty)",
+    "nie mogę się zalogować od 2024 roku",  # Polish: "I cannot log in"
+    "bsn lookup took 12345 ms",
+])
+def test_a_look_alike_stays(text: str) -> None:
+    assert Redactor().redact_text(text, {}) == text
