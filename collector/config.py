@@ -170,16 +170,19 @@ RE2_PATTERNS: dict[str, str] = {
     "us_ssn": r"\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\b",
     # A document's name, then the first number within reach (the detectors check it); the
     # two shapes found without a name as they are.
-    "national_id": r"(?i)(pesel|cpf|bsn|burgerservicenummer|sofi.?nummer|dni|nie|nif|"
+    "national_id": r"(?i)(\b(pesel|cpf|bsn|burgerservicenummer|sofi.?nummer|dni|nie|nif|"
                    r"documento nacional|aadhaa?r|uidai|pan|permanent account|t\.?c\.?.?kimlik|"
                    r"tckn|kimlik.?no|steuer.?id|identifikationsnummer|idnr|nik|ktp|nomor induk|"
                    r"rrn|resident.?registration|national insurance|ni.?number|ni.?no|nino|"
-                   r"my.?number|resident.?id|id.?card|shenfenzheng|"
-                   # (their own scripts' names: Aadhaar, Korea's, Japan's, China's)
+                   r"my.?number|resident.?id|id.?card|shenfenzheng|passport|pasaporte|"
+                   r"passeport|reisepass|passaporto|paspoort|paszport|pasaport)([^a-z]|$)|"
+                   # (their own scripts' names: Aadhaar, Korea's, Japan's, China's, passports)
                    "\u0906\u0927\u093e\u0930|\uc8fc\ubbfc|\u30de\u30a4\u30ca\u30f3\u30d0\u30fc|"
-                   "\u500b\u4eba\u756a\u53f7|\u8eab\u4efd|\u516c\u6c11"
+                   "\u500b\u4eba\u756a\u53f7|\u8eab\u4efd|\u516c\u6c11|\u30d1\u30b9\u30dd\u30fc\u30c8|"
+                   "\u62a4\u7167|\u8b77\u7167|\uc5ec\uad8c"
                    r")[^\n]{0,64}?(\n[^\n]{0,64}?)?[0-9A-Z]{0,6}[0-9][0-9A-Z .-]{3,20}|"
                    r"\b[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}\b|"
+                   r"SSR DOCS [A-Z0-9]{2} HK[0-9]+ P/[A-Z]{3}/[A-Z0-9]+|"
                    r"\b[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]\b",
     "ipv6": _v6(_V6_ROUTED_HEAD),
     "ipv4": _PUBLIC_V4,

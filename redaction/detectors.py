@@ -767,12 +767,20 @@ def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
     """A national id after its document's name: ``names`` (regexes, ASCII case folded), then
     :data:`_NAMED_GAP`, then ``value`` (its shape, case as written); ``words``: where a name
     can start, lower case (the scan starts at the first; none in the text: not run).
-    ``validator``: the country's check. The prefilter is the value's shape: the engine reads
-    the names of other scripts as runs of "a" (prefilter.py), their digits as digits."""
+    ``validator``: the country's check. The prefilter asks for a name and the value's shape
+    within reach; the engine reads the names of other scripts as runs of "a" (prefilter.py)."""
+    near = "|".join(dict.fromkeys(_engine_name(n) for n in names))
     return _d("national_id",
               rf"(?ai)(?:{'|'.join(names)}){_NAMED_GAP}{_ID_L}((?-i:{value})){_ID_R}",
-              validator, prefilter=value, group=1, checksummed=checksummed, digits=True,
-              start=_at_words(words))
+              validator, prefilter=rf"(?i:{near})(?:[^\n]{{0,60}}\n)?[^\n]{{0,60}}(?:{value})",
+              group=1, checksummed=checksummed, digits=True, start=_at_words(words))
+
+
+def _engine_name(name: str) -> str:
+    """A document's name as the prefilter engine reads it (looser: case, no boundaries)."""
+    if not name.isascii():
+        return "aa"
+    return name.replace(r"\b", "").replace("(?-i:", "(?:")
 
 
 _NATIONAL_IDS = (

@@ -233,3 +233,19 @@ def test_the_collectors_ipv4_pattern_splits_the_ranges_as_the_detectors_do():
             address = f"{a}.{b}.7.9"
             assert (public.fullmatch(address) is not None) == validators.ipv4_ok(address), address
             assert every.fullmatch(address)
+
+
+def test_the_collectors_national_id_pattern_wants_a_document_name():
+    """A national id's digits are any number's: the Collector's pattern (no checksum there)
+    masks them only after a document's name, a word of its own, or in their own shapes."""
+    pattern = re.compile(RE2_PATTERNS["national_id"])
+    for text in ["company_name: Acme 2024-11-01", "span_id 12345678 ended",
+                 "order 44051401359 shipped", "discord message_id=110105194912310021",
+                 "expand panel 3 of 12345"]:
+        assert pattern.search(text) is None, text
+    for text, value in [("PESEL: 44051401359", "44051401359"),
+                        ("マイナンバーは1234 5678 9018です", "1234 5678 9018"),
+                        ("cpf=111.444.777-35", "111.444.777-35"),
+                        ("SSR DOCS TK HK1 P/TUR/U32224244/TUR", "U32224244")]:
+        match = pattern.search(text)
+        assert match is not None and value in match.group(0), text
