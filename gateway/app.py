@@ -22,8 +22,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
@@ -160,7 +160,7 @@ class _Gateway:
                        operation: str) -> None:
         """A measured request, as a raw ASGI exchange (no routing or middleware per chunk)."""
         arrival = self.telemetry.clock()
-        rid = f"gw-{uuid.uuid4().hex}"
+        rid = f"gw-{os.urandom(16).hex()}"  # (uuid4 builds a UUID object to print it)
         headers = _wanted_headers(scope["headers"])
         carrier = {k: headers[k] for k in guard.TRACE_HEADERS if k in headers}
         try:
@@ -285,7 +285,7 @@ class _Gateway:
     def reject_connection(self, reason: str, carrier: dict[str, str] | None = None) -> None:
         """A request refused before it reached a handler (the connection guard's), in the
         caller's trace when its head named one."""
-        self.telemetry.request(f"conn-{uuid.uuid4().hex}", operation="http",
+        self.telemetry.request(f"conn-{os.urandom(16).hex()}", operation="http",
                                carrier=carrier or None).rejected(reason)
 
 
