@@ -49,6 +49,9 @@ _NOT_IN_HEX_DUMP = r"(?<![0-9A-Fa-f][0-9] )(?<![0-9][0-9A-Fa-f] )"
 _NOT_SECONDS = r"(?<!\d:)"
 # Not an AWS account's id (twelve digits, "008465319470"): under its key, or in an ARN
 # ("arn:aws:sts::008465319470:assumed-role/...").
+_NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
+    "tracking", "Tracking", "Paket", "Sendungsnummer", "Sendung", "parcel", "Parcel",
+    "shipment", "Shipment", "colis", "Colis"))
 _NOT_AN_ACCOUNT = "(?<!::)" + "".join(rf"(?<!{k}{sep})" for k in ("ccountId", "ccount_id",
                                                                 "ccount")
                                       for sep in ('":"', '": "', "=", ": ", ":"))
@@ -753,26 +756,31 @@ def _under_key(key: str, value: str, validator: Callable[[str], bool] | None, *,
               start=_at_literal((key.split("[", 1)[0],), fold=True))
 
 
-# Between a document's name and its number: the rest of the name's line and perhaps one
-# more line ("Document type: PESEL\nDocument number: ..."), no digit (the first number after
-# the name is the one it names).
-_NAMED_GAP = r"(?:[^\n\d]{0,60}?\n)?[^\n\d]{0,60}?"
+# Between a document's name and its number: the rest of the name's line and up to two more
+# lines (a chat's question, an acknowledgement, the answer: "Document type: PESEL\nDocument
+# number: ..."), no digit (the first number after the name is the one it names), and no end
+# of a question or an exclamation on the number's own line ("passport for Corsica? Booking
+# KX8P3M" names no passport).
+_NAMED_GAP = r"(?:[^\n\d]{0,60}?\n){0,2}?[^\n\d?!\uff1f\uff01]{0,60}?"
 # A number of a script without spaces ("マイナンバーは9956 5013 6227です") may follow a
 # word: only ASCII letters and digits glue to one.
 _ID_L, _ID_R = r"(?<![0-9A-Za-z.-])", r"(?![0-9A-Za-z-])"
 
 
 def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
-              validator: Callable[[str], bool], *, checksummed: bool = True) -> Detector:
+              validator: Callable[[str], bool], *, checksummed: bool = True,
+              shape: str = "") -> Detector:
     """A national id after its document's name: ``names`` (regexes, ASCII case folded), then
     :data:`_NAMED_GAP`, then ``value`` (its shape, case as written); ``words``: where a name
     can start, lower case (the scan starts at the first; none in the text: not run).
     ``validator``: the country's check. The prefilter asks for a name and the value's shape
-    within reach; the engine reads the names of other scripts as runs of "a" (prefilter.py)."""
+    within reach (``shape``: the value's, without look-arounds, where ``value`` has them);
+    the engine reads the names of other scripts as runs of "a" (prefilter.py)."""
     near = "|".join(dict.fromkeys(_engine_name(n) for n in names))
     return _d("national_id",
               rf"(?ai)(?:{'|'.join(names)}){_NAMED_GAP}{_ID_L}((?-i:{value})){_ID_R}",
-              validator, prefilter=rf"(?i:{near})(?:[^\n]{{0,60}}\n)?[^\n]{{0,60}}(?:{value})",
+              validator,
+              prefilter=rf"(?i:{near})(?:[^\n]{{0,60}}\n){{0,2}}[^\n]{{0,60}}(?:{shape or value})",
               group=1, checksummed=checksummed, digits=True, start=_at_words(words))
 
 
@@ -788,18 +796,19 @@ _NATIONAL_IDS = (
                r"identifikationsnummer", r"idnr"), ("steuer", "identifikationsnummer", "idnr"),
               r"\d{2} ?\d{3} ?\d{3} ?\d{3}", ids.steuer_id_ok),
     _named_id((r"pesel",), ("pesel",), r"\d{11}", ids.pesel_ok),
-    _named_id((r"t\.?c\.?[ _]?kimlik", r"tckn", r"kimlik[ _]?no"), ("kimlik", "tckn"),
-              r"[1-9]\d{10}", ids.tc_kimlik_ok),
+    _named_id((r"t\.?c\.?[ _]?kimlik", r"tckn", r"kimlik[ _]?no", r"tc(?:'[a-z]+)?\b"),
+              ("tc", "t.c", "kimlik"), r"[1-9]\d{10}", ids.tc_kimlik_ok),
     _named_id((r"cpf",), ("cpf",), r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}", ids.cpf_ok),
     _named_id((r"dni", r"nie\b", r"nif\b", r"documento nacional"),
               ("dni", "nie", "nif", "documento nacional"),
-              r"\d{8}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z]", ids.dni_ok),
+              r"\d{8}-?[A-Za-z]|\d{2}\.\d{3}\.\d{3}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z]",
+              ids.dni_ok),
     _named_id((r"bsn", r"burgerservicenummer", r"sofi[ _-]?nummer"),
               ("bsn", "burgerservicenummer", "sofi"), r"\d{9}|\d{4}\.\d{2}\.\d{3}", ids.bsn_ok),
     _named_id((r"aadhaa?r", "\u0906\u0927\u093e\u0930", r"uidai"),
               ("aadha", "\u0906\u0927\u093e\u0930", "uidai"),
               r"[2-9]\d{3}[ -]?\d{4}[ -]?\d{4}", ids.aadhaar_ok),
-    _named_id((r"(?-i:PAN)\b", r"pan[ _-]?(?:card|no|number|num)\b", r"permanent account"),
+    _named_id((r"pan\b", r"pan[ _-]?(?:card|no|number|num)\b", r"permanent account"),
               ("pan", "permanent account"), r"[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]", ids.pan_ok,
               checksummed=False),
     _named_id(("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7",
@@ -812,7 +821,7 @@ _NATIONAL_IDS = (
               checksummed=False),
     _named_id((r"nik\b", r"nomor induk kependudukan", r"ktp\b"), ("nik", "nomor induk", "ktp"),
               r"\d{16}", ids.nik_ok, checksummed=False),
-    _named_id((r"national insurance", r"ni[ _]?(?:number|no)\b", r"nino\b"),
+    _named_id((r"national insurance", r"ni[ _]?(?:number|no)\b", r"nino\b", r"(?-i:NI)\b"),
               ("national insurance", "ni", "nino"),
               r"[A-CEGHJ-PR-TW-Za-ceghj-pr-tw-z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-Da-d]",
               ids.nino_ok, checksummed=False),
@@ -822,13 +831,41 @@ _NATIONAL_IDS = (
                r"resident[ _]id", r"id[ _-]?card", r"shenfenzheng"),
               ("\u8eab\u4efd", "\u516c\u6c11", "resident", "id", "shenfenzheng"),
               r"\d{17}[\dXx]", ids.cn_resident_id_ok),
-    # A passport's number after its name (a booking agent's call, a KYC form) ...
-    _named_id((r"passport", r"pasaporte", r"passeport", r"reisepass", r"passaporto",
-               r"paspoort", r"paszport", r"pasaport", "\u30d1\u30b9\u30dd\u30fc\u30c8",
+    # France's NIR, Belgium's national number, Chile's RUT, Sweden's personnummer.
+    # (any one character for an accented one: "s\u00e9curit\u00e9", "securite")
+    _named_id((r"s.curit. sociale", r"nir\b", r"insee", r"carte vitale", r"assur. ",
+               r"num.ro de s.cu"),
+              ("s", "nir", "insee", "carte", "assur", "num"),
+              r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
+    _named_id((r"rijksregister", r"registre national", r"num.ro national",
+               r"national number", r"insz"),
+              ("rijksregister", "registre", "num", "national", "insz"),
+              r"\d{2}\.?\d{2}\.?\d{2}-?\d{3}\.?\d{2}", ids.be_national_number_ok),
+    _named_id((r"rut\b", r"run\b"), ("rut", "run"), r"\d{1,2}\.?\d{3}\.?\d{3}-[\dkK]",
+              ids.rut_ok),
+    _named_id((r"personnummer", r"personnr"), ("personn",), r"(?:\d{2})?\d{6}[-+]?\d{4}",
+              ids.personnummer_ok),
+    # A generic name ("national_id", "document_number", "tax id", "id number"): a number one
+    # of the checks above accepts.
+    _named_id((r"national[ _-]?id", r"document[ _-]?(?:number|no)\b", r"tax[ _-]?id",
+               r"id[ _-]?(?:number|no)\b", r"personal[ _-]?(?:id|number)\b",
+               r"identity[ _-]?(?:number|no)\b"),
+              ("national", "document", "tax", "id", "personal", "identity"),
+              r"\d(?:[ .-]?\d){8,17}|(?=[A-Za-z]*\d)[A-Za-z0-9]{7,18}", ids.any_id_ok,
+              shape=r"\d(?:[ .-]?\d){8,17}|[A-Za-z0-9]{7,18}"),
+    # A passport's number after its name (a booking agent's call, a KYC form, a PAX list) ...
+    _named_id((r"passport", r"pasaporte", r"passaporte", r"passeport", r"reisepass",
+               r"passaporto", r"paspoort", r"paszport", r"pasaport", r"paspor",
+               r"pass(?:nummer|nr)", r"(?-i:PPT)\b", "\u30d1\u30b9\u30dd\u30fc\u30c8",
+               "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c"),
+              ("pas", "reisepass", "ppt", "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238",
                "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c"),
-              ("pas", "reisepass", "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u62a4\u7167",
-               "\u8b77\u7167", "\uc5ec\uad8c"),
-              r"[A-Z0-9]{6,9}", ids.passport_ok, checksummed=False),
+              r"(?=[A-Z]*\d)[A-Z0-9]{7,9}", ids.passport_ok, checksummed=False,
+              shape=r"[A-Z0-9]{7,9}"),
+    # Turkish names the number after it: "86129891194 TC numaralı müşteri".
+    _d("national_id", r"(?<![0-9A-Za-z.-])([1-9]\d{10}) (?:T\.?C\.?|TC kimlik) numaral",
+       ids.tc_kimlik_ok, prefilter=r"[1-9]\d{10} (?:T\.?C\.?|TC kimlik) numaral", group=1,
+       checksummed=True, digits=True, start=_at_class("[1-9]", within=r"\d")),
     # ... and in an airline booking's DOCS element (IATA's SSR DOCS: P/issuing state/number/
     # nationality/birth date/sex/expiry/names).
     _d("national_id", r"SSR DOCS [A-Z0-9]{2} HK\d{1,3} P/[A-Z]{3}/([A-Z0-9]{5,15})/",
@@ -2266,11 +2303,14 @@ DETECTORS: tuple[Detector, ...] = (
     # groups of five digits (Windows' product id, "00330-80000-00000-AA...", or its joined
     # reading with spaces).
     # (nor a drug's NDC code, labeler-product-package: 00378-0018-77)
+    # (nor a parcel's tracking number, DHL's 00 and ten digits: after a word for one, or with
+    # its carrier after it, "006987681586,DHL")
     _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})(?!00\d{3}([ -])\d{3,4}\1\d{1,2}(?![\d-]))"
        + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
-       + _NOT_AN_ACCOUNT
+       + _NOT_AN_ACCOUNT + _NOT_A_PARCEL
        + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,9}){1,5})"
-       r"|[ .-][1-9]\d{0,2}(?:[ .-]\d{1,8}){1,5})" + _R + _NOT_BEFORE_HEX_BYTES,
+       r"|[ .-][1-9]\d{0,2}(?:[ .-]\d{1,8}){1,5})" + _R + _NOT_BEFORE_HEX_BYTES
+       + r"(?![ \t]*[,;|(][ \t]*(?:DHL|UPS|FedEx|GLS|DPD|Hermes|USPS|PostNL|Colissimo|InPost))",
        v.international_00_ok,
        prefilter=r"00[1-9]\d{0,3}[ .-]\d|00[1-9]\d{9}|00[ .-][1-9]\d{0,2}[ .-]\d",
        needles=("00",), start=_at_literal(("00",)), joined=_joined_digits(10, "00"),

@@ -12,10 +12,13 @@ anywhere, their check being the only gate.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 __all__ = [
-    "aadhaar_ok", "bsn_ok", "cn_resident_id_ok", "codice_fiscale_ok", "cpf_ok", "dni_ok",
-    "my_number_ok", "nik_ok", "nino_ok", "pan_ok", "passport_ok", "pesel_ok", "rrn_ok",
-    "steuer_id_ok", "tc_kimlik_ok",
+    "aadhaar_ok", "any_id_ok", "be_national_number_ok", "bsn_ok", "cn_resident_id_ok",
+    "codice_fiscale_ok", "cpf_ok", "dni_ok", "my_number_ok", "nik_ok", "nino_ok", "nir_ok",
+    "pan_ok", "passport_ok", "personnummer_ok", "pesel_ok", "rrn_ok", "rut_ok", "steuer_id_ok",
+    "tc_kimlik_ok",
 ]
 
 
@@ -75,7 +78,7 @@ _DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
 def dni_ok(candidate: str) -> bool:
     """Spain's DNI (8 digits and a letter) or NIE (X, Y or Z, 7 digits, a letter): the letter
     is the number's remainder by 23."""
-    text = candidate.replace("-", "").upper()
+    text = candidate.replace("-", "").replace(".", "").upper()
     if len(text) != 9 or not text[-1].isalpha():
         return False
     head = text[:8]
@@ -196,9 +199,86 @@ def nino_ok(candidate: str) -> bool:
 
 
 def passport_ok(candidate: str) -> bool:
-    """A passport's number: 6 to 9 capital letters and digits, at least five of them digits
+    """A passport's number: 7 to 9 capital letters and digits, at least five of them digits
     or mixed with letters (a word in capitals, "VERIFIED", is none); no check digit outside
     the machine-readable zone, so only ever after its name or in a booking's DOCS element."""
     digits = sum(ch.isdigit() for ch in candidate)
-    return (6 <= len(candidate) <= 9 and candidate.isascii() and candidate.isalnum()
+    return (7 <= len(candidate) <= 9 and candidate.isascii() and candidate.isalnum()
             and candidate == candidate.upper() and (digits >= 5 or 0 < digits < len(candidate)))
+
+
+def nir_ok(candidate: str) -> bool:
+    """France's NIR (numéro de sécurité sociale): sex, birth year and month, place, serial,
+    and a key of 97 less the first 13 digits' remainder by 97 (Corsica's 2A/2B read as 19/18)."""
+    text = candidate.replace(" ", "").replace(".", "").upper()
+    if len(text) != 15 or text[0] not in "12378":
+        return False
+    body = text[:13].replace("2A", "19", 1) if text[5:7] == "2A" else text[:13]
+    body = body.replace("2B", "18", 1) if text[5:7] == "2B" else body
+    if not body.isdigit() or not text[13:].isdigit() or not body.isascii():
+        return False
+    month = int(body[3:5])
+    if not (1 <= month <= 12 or 20 <= month <= 42 or 50 <= month <= 99):
+        return False
+    return 97 - int(body) % 97 == int(text[13:])
+
+
+def be_national_number_ok(candidate: str) -> bool:
+    """Belgium's national register number: a birth date, a serial and a MOD 97 key (with 2
+    before the number for those born since 2000)."""
+    n = _numerals(candidate)
+    if len(n) != 11:
+        return False
+    body, key = int(n[:9]), int(n[9:])
+    return 97 - body % 97 == key or 97 - (2_000_000_000 + body) % 97 == key
+
+
+def rut_ok(candidate: str) -> bool:
+    """Chile's RUT/RUN: a number and its MOD 11 check character (0-9 or K)."""
+    text = candidate.replace(".", "").replace("-", "").upper()
+    if not 8 <= len(text) <= 9 or not text[:-1].isdigit() or not text.isascii():
+        return False
+    total, weight = 0, 2
+    for ch in reversed(text[:-1]):
+        total += int(ch) * weight
+        weight = 2 if weight == 7 else weight + 1
+    check = 11 - total % 11
+    return text[-1] == {10: "K", 11: "0"}.get(check, str(check))
+
+
+def personnummer_ok(candidate: str) -> bool:
+    """Sweden's personnummer: a birth date, a serial and a Luhn check digit (on the ten
+    digits after the century, when it is written)."""
+    n = _numerals(candidate)
+    if len(n) == 12:
+        n = n[2:]
+    if len(n) != 10 or not _valid_day(int(n[2:4]), int(n[4:6]) % 60):
+        return False
+    total = 0
+    for i, ch in enumerate(n):
+        d = int(ch) * (2 if i % 2 == 0 else 1)
+        total += d - 9 if d > 9 else d
+    return total % 10 == 0
+
+
+_DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
+    9: (bsn_ok,),
+    10: (personnummer_ok,),
+    11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok),
+    12: (aadhaar_ok, my_number_ok, personnummer_ok),
+    13: (rrn_ok,),
+    15: (nir_ok,),
+    16: (nik_ok,),
+    18: (cn_resident_id_ok,),
+}
+_SHAPE_CHECKS: tuple[Callable[[str], bool], ...] = (
+    dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok)
+
+
+def any_id_ok(candidate: str) -> bool:
+    """A number under a generic name ("national_id", "document_number", "tax id"): one that
+    some country's check above accepts."""
+    n = _numerals(candidate)
+    if n and len(n) == len(candidate.replace(" ", "").replace("-", "").replace(".", "")):
+        return any(check(candidate) for check in _DIGIT_CHECKS.get(len(n), ()))
+    return any(check(candidate) for check in _SHAPE_CHECKS)

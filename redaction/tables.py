@@ -21,6 +21,7 @@ import string
 from collections.abc import Iterator
 
 from .detectors import Finding
+from .national_ids import any_id_ok
 from .validators import digits, secret_value_ok, ssn_ok, told_password
 
 __all__ = ["LineTables", "column_kind", "table_findings"]
@@ -36,7 +37,10 @@ _GATE = re.compile(
     r"|pass|pwd|contrase|senha|has[łl]o|wachtwoord|l[öo]senord|salasana|[şs]ifre|parola"
     r"|secret|token|api.?key|credential|session|value|wert|valeur|valor|пароль|телефон|тел"
     r"|电话|電話"
-    r"|手机|手機|携帯|전화|휴대폰|密码|密碼|パスワード|비밀번호|هاتف|جوال")
+    r"|手机|手機|携帯|전화|휴대폰|密码|密碼|パスワード|비밀번호|هاتف|جوال"
+    # identity documents' names (the passport words hold "pas" or "pass" above)
+    r"|pesel|cpf|dni|nie|nif|bsn|aadha|pan|nik|ktp|rrn|nino|nir|rut|kimlik|tckn|steuer"
+    r"|national|fiscal|personnummer|身份|マイナンバー|個人番号|주민|आधार|旅券|护照|여권")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil", "cell",
                "fax", "msisdn", "handy", "gsm", "whatsapp", "celular", "móvil", "movil", "ssn",
@@ -45,7 +49,11 @@ _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil
                "api key", "api-key", "api.key", "credential", "session", "wert", "valeur",
                "valor",
                "пароль", "телефон", "тел", "电话", "電話", "手机", "手機", "携帯", "전화",
-               "휴대폰", "密码", "密碼", "パスワード", "비밀번호", "هاتف", "جوال")
+               "휴대폰", "密码", "密碼", "パスワード", "비밀번호", "هاتف", "جوال",
+               "pesel", "cpf", "dni", "nie", "nif", "bsn", "aadha", "pan", "nik", "ktp", "rrn",
+               "nino", "nir", "rut", "kimlik", "tckn", "steuer", "national", "fiscal",
+               "personnummer", "身份", "マイナンバー", "個人番号", "주민", "आधार", "旅券", "护照",
+               "여권")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -59,6 +67,20 @@ _PHONE_STEMS = ("phone", "telefon", "teléfon", "téléphon", "telephon", "telef
 _PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "휴대폰", "연락처", "тел",
                   "هاتف", "جوال", "โทร")
 _SSN_WORDS = frozenset(("ssn", "ssns"))
+# An identity document's number: its name as a header token, or two tokens ("national_id",
+# "steuer_id", "ni_number", "codice_fiscale"), or in its own script ("身份证号").
+_ID_WORDS = frozenset((
+    "pesel", "cpf", "dni", "nie", "nif", "bsn", "aadhaar", "aadhar", "pan", "nik", "ktp", "rrn",
+    "nino", "nir", "rut", "tckn", "personnummer", "passport", "paszport", "pasaporte",
+    "passaporte", "passeport", "reisepass", "passaporto", "paspoort", "pasaport", "paspor",
+    "steuerid", "idnr", "mynumber"))
+_ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
+             ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
+             ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"))
+_ID_SCRIPTS = ("身份证", "身份證", "マイナンバー", "個人番号", "주민등록번호", "주민번호", "आधार",
+               "旅券", "护照", "여권", "パスポート")
+# What an id column's header may add to its name: the number, not a fact about it.
+_ID_ABOUT_OK = frozenset(("id", "no", "number", "num", "nr"))
 _PASSWORD_WORDS = frozenset((
     "password", "passwd", "pwd", "passphrase", "passwort", "kennwort", "contraseña",
     "contrasena", "senha", "hasło", "haslo", "wachtwoord", "lösenord", "losenord", "salasana",
@@ -85,13 +107,17 @@ def _tokens(name: str) -> list[str]:
 
 
 def column_kind(name: str) -> str | None:
-    """The kind a column's header names: "phone", "us_ssn", "password" (a password's or a
-    secret's column) or None."""
+    """The kind a column's header names: "phone", "us_ssn", "national_id", "password" (a
+    password's or a secret's column) or None."""
     name = name.strip().strip("\"'`*").strip()
     if not name or len(name) > 40 or "@" in name or "://" in name:
         return None
     tokens = [t for t in _tokens(name) if t]
-    if not tokens or len(tokens) > 4 or not _ABOUT_WORDS.isdisjoint(tokens):
+    if not tokens or len(tokens) > 4:
+        return None
+    if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_document(name, tokens):
+        return "national_id"
+    if not _ABOUT_WORDS.isdisjoint(tokens):
         return None
     lower = name.lower()
     if (not _PHONE_WORDS.isdisjoint(tokens) or any(t.startswith(_PHONE_STEMS) for t in tokens)
@@ -109,6 +135,12 @@ def column_kind(name: str) -> str | None:
             or ("session" in tokens and ("key" in tokens or "cookie" in tokens))):
         return "secret"
     return None
+
+
+def _names_a_document(name: str, tokens: list[str]) -> bool:
+    if not _ID_WORDS.isdisjoint(tokens) or any(s in name for s in _ID_SCRIPTS):
+        return True
+    return any(a in tokens and b in tokens for a, b in _ID_PAIRS)
 
 
 _PHONE_CELL = re.compile(r"\+?\(?\d[\d \t().\-/]*\d")
@@ -133,6 +165,8 @@ def _cell_ok(kind: str, value: str) -> bool:
                 and _DOTTED_QUAD.fullmatch(value) is None and digits(value)[1:].strip("0") != "")
     if kind == "us_ssn":
         return _SSN_CELL.fullmatch(value) is not None and ssn_ok(value)
+    if kind == "national_id":  # under its document's name: one some country's check takes
+        return len(value) <= 24 and any_id_ok(value)
     if (len(value) < 4 or len(value) > 256 or any(ch.isspace() for ch in value)
             or value.lower() in _NOT_A_SECRET or _ONE_WAY.fullmatch(value) is not None
             or len(set(value)) == 1 or not secret_value_ok(value)):
@@ -145,7 +179,7 @@ def _cell_ok(kind: str, value: str) -> bool:
 
 
 _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assignment",
-                 "secret": "secret_assignment"}
+                 "secret": "secret_assignment", "national_id": "national_id"}
 
 
 def table_findings(text: str, kinds: frozenset[str] | None = None) -> list[Finding]:

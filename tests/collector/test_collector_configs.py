@@ -249,3 +249,8 @@ def test_the_collectors_national_id_pattern_wants_a_document_name():
                         ("SSR DOCS TK HK1 P/TUR/U32224244/TUR", "U32224244")]:
         match = pattern.search(text)
         assert match is not None and value in match.group(0), text
+
+
+def test_the_collectors_national_id_pattern_leaves_a_jobs_run_id():
+    pattern = re.compile(RE2_PATTERNS["national_id"])
+    assert pattern.search("mlflow run_id=4f1c2e9a8b7d6c5e4f3a2b1c0d9e8f7a step 12345678") is None

@@ -33,6 +33,10 @@ MAX_CHANGED = 0.01
 # Corpora OA and OB (travel and telecom, in twelve languages; data platforms and their tools).
 _PASSPORT_TOLD = ("a passport number told on the line after the agent's question, the call's "
                   "timestamp between (a number there is not the name's)")
+# Corpus TA (identity documents in fifteen countries' forms, chats, CSVs and logs).
+_GENERIC_ID_COLUMN = ("a national id in a Markdown table under 'ID' beside a country column: "
+                      "a header naming no document")
+_INDONESIAN_HP = "an Indonesian mobile after 'HP:' (handphone), a word the phone detectors lack"
 _SIM_IDS = "a SIM's or a handset's id (IMSI, IMEI, ICCID): no detector for them yet"
 _PIN_OR_CVC = "a card's CVC or a PIN told in a call transcript: no detector for them yet"
 _REQUEST_SIGNATURE = ("X-Twilio-Signature: the HMAC of one request, which signs nothing else "
@@ -376,6 +380,23 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                        "no word for a phone",
         "ｈｉｒｏ１９８８": "a weak password (lower case and digits, eight characters) told in "
                     "full-width letters: a word and a year, as a passphrase is not",
+    },
+    "corpus_ta": {
+        "332 4688645": "an Italian mobile after 'la ricontatto al' (I'll call you back at): no "
+                       "phone word for the verb",
+        "01058120151": "a Korean mobile after 휴대폰 (mobile), a word the phone detectors lack",
+        "081154446827": "an Indonesian mobile after 'dihubungi di' (contact at), no phone word",
+        "0782614504": "a French mobile alone on a letter's last line, under the sender's name",
+        "50915654218": _GENERIC_ID_COLUMN,
+        "8940 7417 4800": _GENERIC_ID_COLUMN,
+        "8299509342": "an Indian mobile after 'alternate number', a number's word only",
+        "677 467 538": "a Spanish mobile told with its word after it ('... su móvil?')",
+        "608-022-959": "a Polish mobile on the line after the agent's question for it",
+        "087874390904": _INDONESIAN_HP,
+        "085793627475": _INDONESIAN_HP,
+        "6146528865": "an Indian mobile under otp_sent_to=, a key that names no phone",
+        "YC4865399": "a passport after 'passport for customer <id>:': the customer's id is the "
+                     "first number after the name (and is read as the passport)",
     },
     "corpus_sb": {
         "KHNP4zG4n1lzJqjv6He5vNJf": "the second key of a comma-separated list under "
