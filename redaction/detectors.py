@@ -788,7 +788,10 @@ def _engine_name(name: str) -> str:
     """A document's name as the prefilter engine reads it (looser: case, no boundaries)."""
     if not name.isascii():
         return "aa"
-    return name.replace(r"\b", "").replace("(?-i:", "(?:")
+    return _LOOK_BEHIND.sub("", name).replace(r"\b", "").replace("(?-i:", "(?:")
+
+
+_LOOK_BEHIND = re.compile(r"\(\?<[!=][^()]*\)")
 
 
 _NATIONAL_IDS = (
@@ -847,9 +850,11 @@ _NATIONAL_IDS = (
               ids.personnummer_ok),
     # A generic name ("national_id", "document_number", "tax id", "id number"): a number one
     # of the checks above accepts.
-    _named_id((r"national[ _-]?id", r"document[ _-]?(?:number|no)\b", r"tax[ _-]?id",
-               r"id[ _-]?(?:number|no)\b", r"personal[ _-]?(?:id|number)\b",
-               r"identity[ _-]?(?:number|no)\b"),
+    # (a word of its own: not an order's "order_id_no", a "tax_id_type" or a "syntax id")
+    _named_id((r"(?<![a-z])national[ _-]?id", r"(?<![a-z_])document[ _-]?(?:number|no)\b",
+               r"(?<![a-z_])tax[ _-]?id\b", r"(?<![a-z_])id[ _-]?(?:number|no)\b",
+               r"(?<![a-z_])personal[ _-]?(?:id|number)\b",
+               r"(?<![a-z_])identity[ _-]?(?:number|no)\b"),
               ("national", "document", "tax", "id", "personal", "identity"),
               r"\d(?:[ .-]?\d){8,17}|(?=[A-Za-z]*\d)[A-Za-z0-9]{7,18}", ids.any_id_ok,
               shape=r"\d(?:[ .-]?\d){8,17}|[A-Za-z0-9]{7,18}"),

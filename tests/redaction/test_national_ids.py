@@ -117,6 +117,10 @@ def test_the_number_is_found_after_its_name(text: str, value: str) -> None:
     "bsn lookup took 12345 ms",
     "Faut-il le passeport pour la Corse ? Billet réservé, référence KX8P3M2.",
     "document_number: 7465903292 (invoice)",  # no country's check takes it
+    # a generic name inside another's (a PESEL-valid number after each)
+    "order_id_no=44051401359",
+    "invoice_document_number: 44051401359",
+    "tax_id_type=vat 44051401359",
 ])
 def test_a_look_alike_stays(text: str) -> None:
     assert Redactor().redact_text(text, {}) == text
