@@ -49,6 +49,7 @@ _NOT_IN_HEX_DUMP = r"(?<![0-9A-Fa-f][0-9] )(?<![0-9][0-9A-Fa-f] )"
 _NOT_SECONDS = r"(?<!\d:)"
 # Not an AWS account's id (twelve digits, "008465319470"): under its key, or in an ARN
 # ("arn:aws:sts::008465319470:assumed-role/...").
+_NOT_A_SERIAL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in ("serial", "Serial", "S/N", "SN"))
 _NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     "tracking", "Tracking", "Paket", "Sendungsnummer", "Sendung", "parcel", "Parcel",
     "shipment", "Shipment", "colis", "Colis"))
@@ -784,6 +785,13 @@ def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
               group=1, checksummed=checksummed, digits=True, start=_at_words(words))
 
 
+# The records whose numbers are no person's: "invoice document number", "ticket id number".
+_NOT_A_RECORDS = "".join(rf"(?<!{w} )" for w in (
+    "invoice", "Invoice", "ticket", "Ticket", "order", "Order", "customer", "Customer",
+    "account", "Account", "transaction", "Transaction", "case", "Case", "request", "Request",
+    "shipment", "Shipment", "booking", "Booking", "reference", "Reference", "the invoice"))
+
+
 def _engine_name(name: str) -> str:
     """A document's name as the prefilter engine reads it (looser: case, no boundaries)."""
     if not name.isascii():
@@ -799,7 +807,9 @@ _NATIONAL_IDS = (
                r"identifikationsnummer", r"idnr"), ("steuer", "identifikationsnummer", "idnr"),
               r"\d{2} ?\d{3} ?\d{3} ?\d{3}", ids.steuer_id_ok),
     _named_id((r"pesel",), ("pesel",), r"\d{11}", ids.pesel_ok),
-    _named_id((r"t\.?c\.?[ _]?kimlik", r"tckn", r"kimlik[ _]?no", r"tc(?:'[a-z]+)?\b"),
+    # (not "TC" alone: a test case's number, "TC 57672946624 passed")
+    _named_id((r"t\.?c\.?[ _]?kimlik", r"tckn", r"kimlik[ _]?no",
+               r"tc(?:'[a-z]+\b|[ _]?no\b|[ _]?numara|:)"),
               ("tc", "t.c", "kimlik"), r"[1-9]\d{10}", ids.tc_kimlik_ok),
     _named_id((r"cpf",), ("cpf",), r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}", ids.cpf_ok),
     _named_id((r"dni", r"nie\b", r"nif\b", r"documento nacional"),
@@ -850,20 +860,24 @@ _NATIONAL_IDS = (
               ids.personnummer_ok),
     # A generic name ("national_id", "document_number", "tax id", "id number"): a number one
     # of the checks above accepts.
-    # (a word of its own: not an order's "order_id_no", a "tax_id_type" or a "syntax id")
-    _named_id((r"(?<![a-z])national[ _-]?id", r"(?<![a-z_])document[ _-]?(?:number|no)\b",
-               r"(?<![a-z_])tax[ _-]?id\b", r"(?<![a-z_])id[ _-]?(?:number|no)\b",
+    # (a word of its own: not an order's "order_id_no", a "tax_id_type" or a "syntax id"; nor
+    # an invoice's or a ticket's "document number is ...", "ticket id number ...")
+    _named_id((r"(?<![a-z])national[ _-]?id",
+               _NOT_A_RECORDS + r"(?<![a-z_])document[ _-]?(?:number|no)\b",
+               r"(?<![a-z_])tax[ _-]?id\b", _NOT_A_RECORDS + r"(?<![a-z_])id[ _-]?(?:number|no)\b",
                r"(?<![a-z_])personal[ _-]?(?:id|number)\b",
                r"(?<![a-z_])identity[ _-]?(?:number|no)\b"),
               ("national", "document", "tax", "id", "personal", "identity"),
-              r"\d(?:[ .-]?\d){8,17}|(?=[A-Za-z]*\d)[A-Za-z0-9]{7,18}", ids.any_id_ok,
+              r"\d(?:[ .-]?\d){8,17}|(?=[A-Za-z]*\d)[A-Za-z0-9]{7,18}", ids.checked_id_ok,
               shape=r"\d(?:[ .-]?\d){8,17}|[A-Za-z0-9]{7,18}"),
     # A passport's number after its name (a booking agent's call, a KYC form, a PAX list) ...
     _named_id((r"passport", r"pasaporte", r"passaporte", r"passeport", r"reisepass",
                r"passaporto", r"paspoort", r"paszport", r"pasaport", r"paspor",
-               r"pass(?:nummer|nr)", r"(?-i:PPT)\b", "\u30d1\u30b9\u30dd\u30fc\u30c8",
-               "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c"),
-              ("pas", "reisepass", "ppt", "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238",
+               r"pass(?:nummer|nr)", r"(?-i:PPT)\b", r"(?:personal)?ausweis(?:nummer)?",
+               "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167",
+               "\uc5ec\uad8c"),
+              ("pas", "reisepass", "ppt", "personalausweis", "ausweis",
+               "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238",
                "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c"),
               r"(?=[A-Z]*\d)[A-Z0-9]{7,9}", ids.passport_ok, checksummed=False,
               shape=r"[A-Z0-9]{7,9}"),
@@ -2493,8 +2507,9 @@ DETECTORS: tuple[Detector, ...] = (
     # Not after "<digits>/": one of a list of figures (HAProxy's timers "0/0/1/32/286 200 1649");
     # not after a status and a space: a load balancer's statuses and byte counts (an ALB's
     # "200 200 934 4731", the second status read as an area code).
-    # Nor a meeting's id ("ID: 798 987 2413", "Zoom 622 417 9140").
+    # Nor a meeting's id ("ID: 798 987 2413", "Zoom 622 417 9140"), nor a device's serial.
     _d("phone", r"(?=[\d(])" + _L + r"(?<!\d/)(?<![ \t][1-5]\d\d[ \t])(?<!ID: )(?<!ID )(?<!Zoom )"
+       + _NOT_A_SERIAL +
        r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}"
        + _R,
        v.nanp_ok,
@@ -2503,7 +2518,8 @@ DETECTORS: tuple[Detector, ...] = (
        starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     # Not Chromium's log prefix ("[0701/114930:WARNING:...]": the month, day and time).
-    _d("phone", r"(?=0)" + _L + r"(?<!Zoom )(?<!ID: )" + _NOT_IN_HEX_DUMP + _NOT_SECONDS
+    _d("phone", r"(?=0)" + _L + r"(?<!Zoom )(?<!ID: )" + _NOT_A_SERIAL + _NOT_IN_HEX_DUMP
+       + _NOT_SECONDS
        + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
        r"|0\d{4,5}[ -]\d{5,6}|0\d{2,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8}(?!:[A-Z]))" + _R
        + _NOT_BEFORE_HEX_BYTES,

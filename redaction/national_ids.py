@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 __all__ = [
-    "aadhaar_ok", "any_id_ok", "be_national_number_ok", "bsn_ok", "cn_resident_id_ok",
+    "aadhaar_ok", "any_id_ok", "be_national_number_ok", "bsn_ok", "checked_id_ok",
+    "cn_resident_id_ok",
     "codice_fiscale_ok", "cpf_ok", "dni_ok", "my_number_ok", "nik_ok", "nino_ok", "nir_ok",
     "pan_ok", "passport_ok", "personnummer_ok", "pesel_ok", "rrn_ok", "rut_ok", "steuer_id_ok",
     "tc_kimlik_ok",
@@ -282,3 +283,19 @@ def any_id_ok(candidate: str) -> bool:
     if n and len(n) == len(candidate.replace(" ", "").replace("-", "").replace(".", "")):
         return any(check(candidate) for check in _DIGIT_CHECKS.get(len(n), ()))
     return any(check(candidate) for check in _SHAPE_CHECKS)
+
+
+# Under a generic name, only numbers with a check: Korea's and Indonesia's (a date and a
+# serial) are any 13 or 16 digits with a plausible date in them.
+_CHECKED_DIGITS = {n: tuple(c for c in checks if c not in (rrn_ok, nik_ok))
+                   for n, checks in _DIGIT_CHECKS.items()}
+
+
+def checked_id_ok(candidate: str) -> bool:
+    """:func:`any_id_ok` without the numbers that carry no check digit (RRN, NIK, PAN, NINO,
+    passports): what a generic name ("id number", "tax id") may name."""
+    n = _numerals(candidate)
+    if n and len(n) == len(candidate.replace(" ", "").replace("-", "").replace(".", "")):
+        return any(check(candidate) for check in _CHECKED_DIGITS.get(len(n), ()))
+    return any(check(candidate) for check in (dni_ok, codice_fiscale_ok, cn_resident_id_ok,
+                                               rut_ok))

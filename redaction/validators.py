@@ -605,6 +605,10 @@ def _may_be_code(value: str) -> bool:
     return "(" in value or "[" in value or "::" in value or value.startswith(_CODE_OPENINGS)
 # A name, not a value: a private variable (_token, _AzureApiKeyT) or an attribute path with no
 # digit (Keyword.Type, Name.Variable).
+# An API object's field name in lowerCamelCase, the next word after "Secret:" in Kubernetes'
+# "failed to list *v1.Secret: resourceVersion 1100254 is too old" (secretName, keyRef...).
+_API_FIELD = re.compile(r"[a-z]{2,}(?:[A-Z][a-z]+)?(?:Version|Name|Ref|Id|Key|Type|Count|Time"
+                        r"|Policy|Mode|Path|Status|Spec|Selector|Namespace)")
 _IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
                          r"|(?:[A-Z]?[a-z]+|[a-z_]+)(?:\.(?:[A-Z]?[a-z]+|[a-z_]+))+")
 # Not a value: a timestamp (password_changed_at: 2026-08-08T21:39:00Z), the next field of a
@@ -684,6 +688,7 @@ def secret_value_ok(candidate: str) -> bool:
             and not (_may_be_code(bare) and _CODE.match(bare))
             and _KEY_ID.fullmatch(bare) is None
             and _NAMESPACED_ID.fullmatch(bare) is None and _IDENTIFIER.fullmatch(bare) is None
+            and _API_FIELD.fullmatch(bare) is None
             and not (_may_be_no_value(bare) and _NOT_A_VALUE.match(bare))
             # (one capital word naming one too: WeChat's documentation's secret=APPSECRET)
             and not (bare.isalpha() and bare.isupper() and _SECRET_PART.search(bare))

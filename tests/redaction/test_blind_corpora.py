@@ -36,6 +36,8 @@ _PASSPORT_TOLD = ("a passport number told on the line after the agent's question
 # Corpus TA (identity documents in fifteen countries' forms, chats, CSVs and logs).
 _GENERIC_ID_COLUMN = ("a national id in a Markdown table under 'ID' beside a country column: "
                       "a header naming no document")
+_BAD_AADHAAR = ("an Aadhaar number whose last digit fails the Verhoeff check (the corpus's "
+                "generator's, not an issued number's)")
 _INDONESIAN_HP = "an Indonesian mobile after 'HP:' (handphone), a word the phone detectors lack"
 _SIM_IDS = "a SIM's or a handset's id (IMSI, IMEI, ICCID): no detector for them yet"
 _PIN_OR_CVC = "a card's CVC or a PIN told in a call transcript: no detector for them yet"
@@ -398,6 +400,14 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "YC4865399": "a passport after 'passport for customer <id>:': the customer's id is the "
                      "first number after the name (and is read as the passport)",
     },
+    "corpus_tb": {
+        "9096 0696 6242": _BAD_AADHAAR,
+        "3626 6826 9439": _BAD_AADHAAR,
+        "M2749252": "a passport number as a SQL result after '->', the column named in the "
+                    "SELECT before it",
+        "79319922101": "a CPF in a mysql result row whose header is the SELECT's column list, "
+                       "not a table's header row",
+    },
     "corpus_sb": {
         "KHNP4zG4n1lzJqjv6He5vNJf": "the second key of a comma-separated list under "
                                     "AUTHENTICATION_APIKEY_ALLOWED_KEYS (the first is redacted)",
@@ -436,6 +446,16 @@ _AWS_EXAMPLE = ("AWS's documentation key pair (AKIA...EXAMPLE): redacted like an
                 "data stands it in for real ones (this project's own corpus does)")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    "corpus_tb": {
+        "tb-0044": "'phone-shaped serial 0800-541-2400': a phone's word and a number in a "
+                   "phone's national format",
+        "tb-0182": "EAN-13 barcodes that pass Luhn with a Visa prefix (4502297684483): a "
+                   "13-digit card's shape",
+        "tb-0318": "a parcel's inquiry number (お問い合わせ番号) in a Japanese landline's exact "
+                   "format, 0739-4383-4161",
+        "tb-0353": "a NANP-shaped serial in a CSV column named 'serial' (the table pass names "
+                   "kinds, it does not clear them)",
+    },
     "corpus_ka": {"KA-244": "10-digit Zoom meeting ids (477 374 2359) in a participants "
                             "report's first column, shaped as North American numbers"},
     "corpus_kb": {
