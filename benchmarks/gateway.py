@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import os
 import shutil
@@ -60,6 +61,16 @@ from pathlib import Path
 from typing import Any
 
 from servescope.report.launcher import free_port
+
+
+def _load_cpu_groups() -> Any:
+    """benchmarks/cpu_groups.py, beside this file (run as a script: not on the path)."""
+    spec = importlib.util.spec_from_file_location(
+        "servescope_bench_cpu_groups", Path(__file__).with_name("cpu_groups.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx")
                                   else None)
@@ -78,6 +89,9 @@ GATEWAY_ARGS: list[str] = []
 BASELINE: list[str] = []
 #: Also run the floor of a Python proxy (``--floor``: ``bare_relay.py``).
 FLOOR: list[bool] = []
+#: Each proxy, the stub and the clients in a CPU cgroup of their own (``--cpu-groups``,
+#: ``cpu_groups.py``), as containers run; by default all share the benchmark's own.
+GROUPS: list[Any] = []
 PATHS = ("direct", "gateway", "nginx")
 
 _NGINX_CONF = """
@@ -230,6 +244,8 @@ def _run_clients(port: int, load: dict[str, Any],
     procs = [subprocess.Popen([sys.executable, "-P", __file__, "--client"],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
              for _ in range(CLIENT_PROCS)]
+    if GROUPS:
+        GROUPS[0].put("clients", *(proc.pid for proc in procs))
     for n, proc in enumerate(procs):
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps({"port": port, "streams": per, "load": load, "first": n,
@@ -276,6 +292,7 @@ def main() -> None:
                                  "--port", str(stub_port)], stdout=subprocess.DEVNULL)
         procs.append(stub)
         _wait_port(stub_port, stub, "the stub engine")
+        _group("engine", stub.pid)
         gateway = subprocess.Popen(
             [sys.executable, "-P", "-m", "servescope", "gateway", "--upstream",
              f"http://127.0.0.1:{stub_port}", "--port", str(gw_port),
@@ -283,6 +300,7 @@ def main() -> None:
             stdout=subprocess.DEVNULL, stderr=(root / "gateway.log").open("w"))
         procs.append(gateway)
         _wait_port(gw_port, gateway, "the gateway")
+        _group("gateway", gateway.pid)
         ports: dict[str, int] = {"direct": stub_port, "gateway": gw_port}
         cpu_pids: dict[str, list[int]] = {"gateway": [gateway.pid]}
         if BASELINE:
@@ -295,6 +313,7 @@ def main() -> None:
                 stderr=(root / "before.log").open("w"))
             procs.append(before)
             _wait_port(before_port, before, "the baseline gateway")
+            _group("before", before.pid)
             ports["before"] = before_port
             cpu_pids["before"] = [before.pid]
             _run_clients(before_port, {"tokens": 4, "delay": 0.0, "per_stream": 1})
@@ -306,6 +325,7 @@ def main() -> None:
                 stdout=subprocess.DEVNULL, stderr=(root / "bare.log").open("w"))
             procs.append(bare)
             _wait_port(bare_port, bare, "the bare relay")
+            _group("bare", bare.pid)
             ports["bare"] = bare_port
             cpu_pids["bare"] = [bare.pid]
         if NGINX is not None:
@@ -319,6 +339,7 @@ def main() -> None:
             _wait_port(nginx_port, nginx, "nginx")
             ports["nginx"] = nginx_port
             cpu_pids["nginx"] = [nginx.pid, *_children(nginx.pid)]
+            _group("nginx", *cpu_pids["nginx"])
         _run_clients(gw_port, {"tokens": 4, "delay": 0.0, "per_stream": 1})  # warm-up
         steady: dict[str, list[Stream]] = {p: [] for p in ports}
         chunks = {p: 0 for p in ports}
@@ -347,8 +368,15 @@ def main() -> None:
         for proc in reversed(procs):
             proc.terminate()
             proc.wait(10)
+        if GROUPS:
+            GROUPS[0].close()
         if "--keep" not in sys.argv:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def _group(name: str, *pids: int) -> None:
+    if GROUPS:
+        GROUPS[0].put(name, *pids)
 
 
 def _measured(results: list[Stream], load: dict[str, Any]) -> list[Stream]:
@@ -413,9 +441,11 @@ def _report(steady: dict[str, list[Stream]], chunks: dict[str, int], errors: dic
             "cpu_s_per_1000_chunks": cpu[path] / chunks[path] * 1000 if path in cpu else 0.0,
             "errors": errors[path], "saturated_errors": saturated_errors[path]})
     load = os.getloadavg()
+    placement = ("each proxy, the stub and the clients in a CPU cgroup of their own" if GROUPS
+                 else "every process in one CPU cgroup")
     print(f"gateway benchmark: {STREAMS} concurrent streams (closed loop, {ROUNDS} interleaved "
-          f"rounds of {STEADY['measure_s']:g} s measured), {CLIENT_PROCS} client processes; "
-          f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+          f"rounds of {STEADY['measure_s']:g} s measured), {CLIENT_PROCS} client processes, "
+          f"{placement}; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
     print(f"{'path':8} {'streams':>7} {'TTFT p50':>9} {'+TTFT p50':>10} {'+p99':>8} "
           f"{'net TTFT':>9} {'+net p50':>9} {'+net p99':>9} {'+there':>8} "
           f"{'+/chunk':>8} {'+ITL p99':>9} {'burst +p50':>11} {'chunks/s':>9} "
@@ -445,7 +475,7 @@ def _report(steady: dict[str, list[Stream]], chunks: dict[str, int], errors: dic
                 2 * n["added_per_chunk_ms"], 0.005)
     print("goals: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in goals.items()))
     print(json.dumps({"benchmark": "gateway", "streams": STREAMS, "load_average": load,
-                      "rows": rows, "goals": goals}))
+                      "cpu_groups": bool(GROUPS), "rows": rows, "goals": goals}))
 
 
 if __name__ == "__main__":
@@ -461,6 +491,10 @@ if __name__ == "__main__":
         parser.add_argument("--floor", action="store_true",
                             help="also run a bare uvloop byte relay (the floor of a Python "
                                  "proxy: benchmarks/bare_relay.py)")
+        parser.add_argument("--cpu-groups", action="store_true",
+                            help="each proxy, the stub and the clients in a CPU cgroup of "
+                                 "their own, as containers run (root and a writable cgroup "
+                                 "filesystem; by default every process shares this one's)")
         parser.add_argument("--rounds", type=int, default=ROUNDS, help="interleaved rounds")
         parser.add_argument("--measure-s", type=float, default=STEADY["measure_s"],
                             help="the closed loop's measured window per round")
@@ -472,4 +506,12 @@ if __name__ == "__main__":
             BASELINE.append(args.baseline)
         if args.floor:
             FLOOR.append(True)
+        if args.cpu_groups:
+            groups = _load_cpu_groups().cpu_groups("servescope-bench-gateway")
+            if groups is None:
+                print("gateway benchmark: no CPU cgroups can be made here (root and a "
+                      "writable cgroup filesystem are needed): every process in one",
+                      file=sys.stderr)
+            else:
+                GROUPS.append(groups)
         main()
