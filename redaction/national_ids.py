@@ -286,8 +286,10 @@ def any_id_ok(candidate: str) -> bool:
 
 
 # Under a generic name, only numbers with a check: Korea's and Indonesia's (a date and a
-# serial) are any 13 or 16 digits with a plausible date in them.
-_CHECKED_DIGITS = {n: tuple(c for c in checks if c not in (rrn_ok, nik_ok))
+# serial) are any 13 or 16 digits with a plausible date in them; and not nine digits, which
+# under "tax id" are a US employer's or person's (the SSN has its own kind), one in eleven of
+# them passing the BSN's test.
+_CHECKED_DIGITS = {n: tuple(c for c in checks if c not in (rrn_ok, nik_ok, bsn_ok))
                    for n, checks in _DIGIT_CHECKS.items()}
 
 

@@ -123,6 +123,7 @@ def test_the_number_is_found_after_its_name(text: str, value: str) -> None:
     "order_id_no=44051401359",
     "invoice_document_number: 44051401359",
     "tax_id_type=vat 44051401359",
+    '"billingProvider": {"npi": "1210120464", "taxId": "64-3819009"}',  # a US employer's id
     # a test case's number, a ticket's and an invoice's (each passing some country's check)
     "TC 57672946624 passed in 12ms",
     "ticket id number 230756608 escalated to L2",
