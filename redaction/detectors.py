@@ -1032,6 +1032,7 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"ligue|zadzwo\w*|"
                 r"(?:ri)?chiam(?:a|ami|are|ar[mtc][ei]|ate|atemi|at[oai])|richiamo)(?![a-z])|"
                 "電話|电话|手机|手機|連絡先|联系方式|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
+                "휴대폰|핸드폰|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])|"
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
                 "नंबर|मोबाइल|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
@@ -1049,6 +1050,7 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid",
                   "ppel", "oindre", "igar", "uméro", "UMÉRO",
                   "電話", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
+                  "휴대폰", "핸드폰",
                  "call", "ring", "text")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
 _CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락", "llámame", "llámeme",
@@ -1100,6 +1102,7 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mob
                  "sms", "llam", "chiam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機",
                  "tlm", "連絡先", "联系方式",
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
+                 "휴대폰", "핸드폰",
                  "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t", "number")
 # Where a match of _PHONE_WORDS starts: each Latin word's first three characters ("í", "ó"
 # and "é" read as "a").
@@ -1111,6 +1114,7 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
 # characters (the line took 1.7 times as long).
 _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "電話", "电话", "手机", "手機", "連絡先", "联系方式", "연락처", "전화", "फ़ोन", "फोन", "هاتف",
+    "휴대폰", "핸드폰",
     "Телефон", "телефон", "Тел.", "тел.", "Звон", "звон", "नंबर", "मोबाइल", "व्हाट्सऐप", "جوال",
     "موبايل", "شماره ", "تلفن", "தொலைபேசி", "เบอร์", "โทร")
 

@@ -72,3 +72,17 @@ def test_caught(redactor: Redactor, text: str, secret: str) -> None:
 ])
 def test_left(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # Korean words for a mobile phone (휴대폰, 핸드폰) before the number
+    ("다음 정보로 전입신고서 초안을 작성해 줘: 이서연, 휴대폰 01058120151", "01058120151"),
+    ("핸드폰 번호는 010-1234-5678 입니다", "010-1234-5678"),
+])
+def test_a_korean_mobile_after_its_word(redactor: Redactor, text: str, value: str) -> None:
+    assert value not in redactor.redact_text(text, {})
+
+
+def test_a_phone_case_order_stays(redactor: Redactor) -> None:
+    text = "휴대폰 케이스 3개 주문, 주문번호 20240611"
+    assert redactor.redact_text(text, {}) == text

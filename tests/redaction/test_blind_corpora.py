@@ -386,7 +386,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_ta": {
         "332 4688645": "an Italian mobile after 'la ricontatto al' (I'll call you back at): no "
                        "phone word for the verb",
-        "01058120151": "a Korean mobile after 휴대폰 (mobile), a word the phone detectors lack",
         "081154446827": "an Indonesian mobile after 'dihubungi di' (contact at), no phone word",
         "0782614504": "a French mobile alone on a letter's last line, under the sender's name",
         "50915654218": _GENERIC_ID_COLUMN,
