@@ -9,7 +9,6 @@ string), never a card or a phone number. Overlaps go to the detector listed firs
 from __future__ import annotations
 
 import re
-import string
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -253,18 +252,19 @@ def _at_literal(needles: tuple[str, ...], back: int = 0, *, fold: bool = False) 
     return start
 
 
-_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-
-
 def _at_words(needles: tuple[str, ...], back: int = 0) -> Start:
     """As :func:`_at_literal` for a pattern folding ASCII case only (``(?ai)``), on any text:
-    the text's ASCII letters are lowered in place (its length and positions kept) and the
-    lower-case ``needles`` looked for; -1 when none is there."""
+    the text is lowered (its length and positions kept) and the lower-case ``needles``
+    looked for; -1 when none is there. ``str.lower()`` also lowers other scripts' capitals
+    (a needle then found where the pattern, folding ASCII only, reads none only starts the
+    scan sooner) and is 15 times faster than a translate() of the ASCII capitals on a
+    non-ASCII line (:func:`~.validators.lowered`)."""
+    needles = tuple(needle.lower() for needle in needles)
 
     def start(text: str, memo: dict[str, Any]) -> int:
-        lower = memo.get("ascii_lower")
+        lower = memo.get("lower")  # (shared with _at_literal: the same on ASCII text)
         if lower is None:
-            lower = memo["ascii_lower"] = text.translate(_ASCII_LOWER)
+            lower = memo["lower"] = v.lowered(text)
         first = -1
         for needle in needles:
             at = lower.find(needle)

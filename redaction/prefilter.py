@@ -169,26 +169,32 @@ class HyperscanPrefilter:
         # Then the start expressions, ids from 2n: every match is reported (its end), and
         # the position it starts at is the end less the expression's one length.
         # The joined reading's own starts (where they differ) go in the same way, to a map of
-        # their own (``joined``).
-        self._starts_of: list[int] = []  # by start id less 2n: the detector
-        self._lengths: list[int] = []  # and the length
-        joined: list[bool] = []
+        # their own (``joined``). Detectors that share a start expression (the secret
+        # assignments' key words) share its id: one report, not one per detector, gives the
+        # position to each (a report costs more than the engine's scan of a line).
+        owners: dict[tuple[str, int, bool], list[int]] = {}
         for i, d in enumerate(self._detectors):
             own = d.joined_starts if d.joined_starts not in (None, d.starts) else ()
             for expression, length, in_joined in [(*e, False) for e in d.starts] + [
                     (*e, True) for e in own or ()]:
-                ids.append(2 * n + len(self._starts_of))
-                self._starts_of.append(i)
-                self._lengths.append(length)
-                joined.append(in_joined)
-                expressions.append(expression)
-                flags.append(0)
-        self._with_starts = frozenset(self._starts_of)
+                owners.setdefault((expression, length, in_joined), []).append(i)
+        self._starts_of: list[tuple[int, ...]] = []  # by start id less 2n: the detectors
+        self._lengths: list[int] = []  # and the length
+        joined: list[bool] = []
+        for (expression, length, in_joined), detectors_of in owners.items():
+            ids.append(2 * n + len(self._starts_of))
+            self._starts_of.append(tuple(dict.fromkeys(detectors_of)))
+            self._lengths.append(length)
+            joined.append(in_joined)
+            expressions.append(expression)
+            flags.append(0)
+        self._with_starts = frozenset(i for of in self._starts_of for i in of)
         # Detectors whose starts no match of the engine's may be all of: their anchors name
         # more (a phone word in another script), so no start found does not rule them out.
         self._starts_decide = frozenset(i for i in self._with_starts
                                         if self._detectors[i].anchors is None)
-        self._joined_own = frozenset(i for i, j in zip(self._starts_of, joined, strict=True) if j)
+        self._joined_own = frozenset(i for of, j in zip(self._starts_of, joined, strict=True)
+                                     if j for i in of)
         # Detectors with several start expressions: their positions come in the order of the
         # ends, so they are sorted (and each kept once). One expression's come ascending.
         self._resort = frozenset(i for i in self._with_starts if len(self._detectors[i].starts) > 1)
@@ -305,11 +311,11 @@ Context = tuple[list[int], dict[int, list[int]], dict[int, list[int]]]
 Collector = Callable[[int, int, int, int, Context], None]
 
 
-def _collector(first: int, owners: list[int], lengths: list[int], joined: list[bool]
-               ) -> Collector:
+def _collector(first: int, owners: list[tuple[int, ...]], lengths: list[int],
+               joined: list[bool]) -> Collector:
     """The match handler of a database whose start expressions have ids from ``first``: a
     prefilter's id goes to the hits (the engine reports it once: SINGLEMATCH), a start's
-    position (the end less the expression's length) to its detector's list (the joined
+    position (the end less the expression's length) to its detectors' lists (the joined
     reading's own starts to the third map), in the order the engine reports (by end)."""
 
     def collect(pattern_id: int, _start: int, end: int, _flags: int, context: Context) -> None:
@@ -318,11 +324,13 @@ def _collector(first: int, owners: list[int], lengths: list[int], joined: list[b
             return
         k = pattern_id - first
         into = context[2] if joined[k] else context[1]
-        found = into.get(owners[k])
-        if found is None:
-            into[owners[k]] = [end - lengths[k]]
-        else:
-            found.append(end - lengths[k])
+        at = end - lengths[k]
+        for owner in owners[k]:
+            found = into.get(owner)
+            if found is None:
+                into[owner] = [at]
+            else:
+                found.append(at)
 
     return collect
 

@@ -17,12 +17,11 @@ string's closing quote.
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Iterator
 
 from .detectors import Finding
 from .national_ids import any_id_ok
-from .validators import digits, secret_value_ok, ssn_ok, told_password
+from .validators import digits, lowered, secret_value_ok, ssn_ok, told_password
 
 __all__ = ["LineTables", "column_kind", "table_findings"]
 
@@ -195,7 +194,7 @@ def table_findings(text: str, kinds: frozenset[str] | None = None) -> list[Findi
 def _table_findings(text: str) -> list[Finding]:
     if "\n" not in text and "\\n" not in text:
         return []
-    lower = _lowered(text)
+    lower = lowered(text)
     if not any(word in lower for word in _GATE_WORDS):  # (str searches: a fifth of the regex's)
         return []
     # Box-drawing borders (duckdb, ClickHouse, sqlite's box mode) read as "|" and spaces: the
@@ -424,16 +423,6 @@ def _table_at(text: str, rows: list[tuple[int, int]], i: int
     return None
 
 
-def _lowered(text: str) -> str:
-    """``text`` in lower case, each character where it was (lower() may lengthen a text:
-    "İ" is two characters in lower case; then only ASCII letters are lowered)."""
-    lower = text.lower()
-    return lower if len(lower) == len(text) else text.translate(_ASCII_LOWER)
-
-
-_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
-
-
 def _headers(text: str, start: int, end: int) -> Iterator[tuple[Columns, str | None]]:
     """Each reading of the row from ``start`` to ``end`` (one that holds a header word) as a
     header naming a kind's column (or a table of names and values): its columns and layout,
@@ -477,7 +466,7 @@ class LineTables:
             if _SEPARATOR_ROW.fullmatch(view) or self._fits(view):
                 return self._header
             self._header = None
-        if _GATE.search(_lowered(view)) is None:
+        if _GATE.search(lowered(view)) is None:
             return None
         for columns, layout in _headers(view, 0, len(view)):
             self._header, self._layout, self._width = line, layout, len(columns)
