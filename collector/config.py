@@ -180,15 +180,32 @@ RE2_PATTERNS: dict[str, str] = {
                    r"carte vitale|assur.|"
                    r"rijksregister|registre national|num.ro national|national number|insz|rut|"
                    r"personnummer|personnr|national.?id|document.?(number|no)|tax.?id|"
-                   r"id.?(number|no)|personal.?(id|number)|identity.?(number|no))([^a-z]|$)|"
-                   # (their own scripts' names: Aadhaar, Korea's, Japan's, China's, passports)
+                   r"id.?(number|no)|personal.?(id|number)|identity.?(number|no)|"
+                   # (the second round: Canada, the UK's NHS, Australia, Singapore, Hong Kong,
+                   # South Africa, the ITIN, the Nordics, Thailand, Argentina, Israel,
+                   # Romania, Ireland, New Zealand; not their short words that are others'
+                   # too: "sin", "fin", "pps", "ird")
+                   r"social insurance|sin.?(number|no)|nhs|tfn|tax file number|medicare|nric|"
+                   r"hkid|hk.?id|identity card|south african id|r?sa.?id|itin|"
+                   r"individual taxpayer|henkil.tunnus|hetu|sotu|personal identity code|"
+                   r"personbeteckning|f.dselsnummer|foedselsnummer|fnr|d-nummer|cpr|"
+                   r"thai.?(national.?)?id|cui[tl]|teudat.?zehut|israeli id|cnp|"
+                   r"cod numeric personal|ppsn|pps.?(number|no)|personal public service|"
+                   r"ird.?(number|no)|inland revenue)([^a-z]|$)|"
+                   # (their own scripts' names: Aadhaar, Korea's, Japan's, China's, passports,
+                   # Thailand's, Israel's)
                    "\u0906\u0927\u093e\u0930|\uc8fc\ubbfc|\u30de\u30a4\u30ca\u30f3\u30d0\u30fc|"
                    "\u500b\u4eba\u756a\u53f7|\u8eab\u4efd|\u516c\u6c11|\u30d1\u30b9\u30dd\u30fc\u30c8|"
-                   "\u62a4\u7167|\u8b77\u7167|\uc5ec\uad8c|\u65c5\u5238"
-                   r")[^\n]{0,64}?(\n[^\n]{0,64}?){0,2}[0-9A-Z]{0,6}[0-9][0-9A-Z .-]{3,20}|"
+                   "\u62a4\u7167|\u8b77\u7167|\uc5ec\uad8c|\u65c5\u5238|"
+                   "\u0e40\u0e25\u0e02\u0e1b\u0e23\u0e30\u0e08\u0e33\u0e15\u0e31\u0e27|"
+                   "\u0e1a\u0e31\u0e15\u0e23\u0e1b\u0e23\u0e30\u0e0a\u0e32\u0e0a\u0e19|"
+                   "\u05ea\u05e2\u05d5\u05d3\u05ea \u05d6\u05d4\u05d5\u05ea|"
+                   "\u05de\u05e1\u05e4\u05e8 \u05d6\u05d4\u05d5\u05ea"
+                   r")[^\n]{0,64}?(\n[^\n]{0,64}?){0,2}[0-9A-Z]{0,6}[0-9][0-9A-Z .()-]{3,20}|"
                    r"\b[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}\b|"
                    r"SSR DOCS [A-Z0-9]{2} HK[0-9]+ P/[A-Z]{3}/[A-Z0-9]+|"
-                   r"\b[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]\b",
+                   r"\b[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]\b|"
+                   r"\b[A-Z]{4}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]\b",
     "ipv6": _v6(_V6_ROUTED_HEAD),
     "ipv4": _PUBLIC_V4,
     # Broader than their detectors, as the rest: every address of that family.

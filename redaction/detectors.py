@@ -796,10 +796,10 @@ def _engine_name(name: str) -> str:
     """A document's name as the prefilter engine reads it (looser: case, no boundaries)."""
     if not name.isascii():
         return "aa"
-    return _LOOK_BEHIND.sub("", name).replace(r"\b", "").replace("(?-i:", "(?:")
+    return _LOOK_AROUND.sub("", name).replace(r"\b", "").replace("(?-i:", "(?:")
 
 
-_LOOK_BEHIND = re.compile(r"\(\?<[!=][^()]*\)")
+_LOOK_AROUND = re.compile(r"\(\?<?[!=][^()]*\)")
 
 
 _NATIONAL_IDS = (
@@ -858,6 +858,58 @@ _NATIONAL_IDS = (
               ids.rut_ok),
     _named_id((r"personnummer", r"personnr"), ("personn",), r"(?:\d{2})?\d{6}[-+]?\d{4}",
               ids.personnummer_ok),
+    # Canada's SIN, the UK's NHS number, Australia's TFN and Medicare number, Singapore's
+    # NRIC/FIN, Hong Kong's HKID, South Africa's id, the US ITIN, Finland's henkilötunnus,
+    # Norway's fødselsnummer, Denmark's CPR, Thailand's id, Argentina's CUIT/CUIL, Israel's
+    # teudat zehut, Romania's CNP, Ireland's PPS number, New Zealand's IRD number.
+    # ("SIN" in capitals only: "sin" is Spanish for "without")
+    _named_id((r"social insurance", r"(?-i:SIN)\b", r"(?<![a-z])sin[ _-]?(?:no|number|num)\b",
+               r"num.ro d.assurance sociale", r"(?-i:NAS)\b"),
+              ("social insurance", "sin", "num", "nas"), r"\d{3}[ -]?\d{3}[ -]?\d{3}", ids.sin_ok),
+    _named_id((r"(?<![a-z])nhs(?![a-z])",), ("nhs",), r"\d{3}[ -]?\d{3}[ -]?\d{4}", ids.nhs_ok),
+    _named_id((r"(?-i:TFN)\b", r"(?<![a-z])tfn[ _-]?(?:no|number)\b", r"tax file number"),
+              ("tfn", "tax file"), r"\d{3}[ -]?\d{3}[ -]?\d{2,3}", ids.tfn_ok),
+    _named_id((r"(?<![a-z])medicare",), ("medicare",),
+              r"[2-6]\d{3}[ -]?\d{5}[ -]?\d(?:[ /-]?[1-9])?", ids.medicare_ok),
+    _named_id((r"nric", r"(?-i:FIN)\b", r"(?<![a-z])fin[ _-]?(?:no|number)\b",
+               r"(?<![a-z])ic[ _-]?(?:no|number)\b", r"identity card"),
+              ("nric", "fin", "ic", "identity card"), r"[STFGM]\d{7}[A-Z]", ids.nric_ok),
+    _named_id((r"hkid", r"(?<![a-z])hk[ _-]?id", r"hong kong id", r"identity card",
+               "\u8eab\u4efd\u8b49"),
+              ("hkid", "hk", "hong kong", "identity card", "\u8eab\u4efd"),
+              r"[A-Z]{1,2}\d{6}(?:\([0-9A]\)|[0-9A])", ids.hkid_ok,
+              shape=r"[A-Z]{1,2}\d{6}\(?[0-9A]"),
+    _named_id((r"(?<![a-z])r?sa[ _-]?id\b", r"south african id"), ("sa", "rsa", "south african"),
+              r"\d{6}[ -]?\d{4}[ -]?\d{2}[ -]?\d", ids.za_id_ok),
+    _named_id((r"(?-i:ITIN)\b", r"(?<![a-z])itin[ _-]?(?:no|number)\b", r"individual taxpayer"),
+              ("itin", "individual taxpayer"), r"9\d{2}[ -]?\d{2}[ -]?\d{4}", ids.itin_ok,
+              checksummed=False),
+    _named_id((r"henkil.tunnus", r"(?<![a-z])hetu\b", r"sosiaaliturvatunnus", r"(?-i:sotu)\b",
+               r"personal identity code", r"personbeteckning"),
+              ("henkil", "hetu", "sosiaaliturva", "sotu", "personal identity", "personbeteckning"),
+              r"\d{6}[-+A-FU-Y]\d{3}[0-9A-Y]", ids.hetu_ok),
+    _named_id((r"f.dselsnummer", r"foedselsnummer", r"(?-i:FNR)\b", r"f\.nr\b", r"d-nummer"),
+              ("f\u00f8dsels", "fodsels", "foedsels", "fnr", "f.nr", "d-nummer"),
+              r"\d{6}[ -]?\d{5}", ids.fodselsnummer_ok),
+    _named_id((r"(?<![a-z])cpr(?:[ _-]?(?:nr|nummer|number|no))?\b",), ("cpr",), r"\d{6}-?\d{4}",
+              ids.cpr_ok, checksummed=False),
+    _named_id(("\u0e40\u0e25\u0e02\u0e1b\u0e23\u0e30\u0e08\u0e33\u0e15\u0e31\u0e27",
+               "\u0e1a\u0e31\u0e15\u0e23\u0e1b\u0e23\u0e30\u0e0a\u0e32\u0e0a\u0e19",
+               r"thai[ _-]?(?:national[ _-]?)?id"),
+              ("\u0e40\u0e25\u0e02\u0e1b\u0e23\u0e30", "\u0e1a\u0e31\u0e15\u0e23", "thai"),
+              r"[1-8][ -]?\d{4}[ -]?\d{5}[ -]?\d{2}[ -]?\d", ids.thai_id_ok),
+    _named_id((r"(?<![a-z])cui[tl]\b",), ("cui",), r"\d{2}-?\d{8}-?\d", ids.cuit_ok),
+    _named_id(("\u05ea\u05e2\u05d5\u05d3\u05ea \u05d6\u05d4\u05d5\u05ea",
+               "\u05de\u05e1\u05e4\u05e8 \u05d6\u05d4\u05d5\u05ea",
+               "\u05ea[.\u05f4\"]\u05d6", r"teudat[ _-]?zehut", r"israeli id"),
+              ("\u05ea\u05e2\u05d5\u05d3\u05ea", "\u05de\u05e1\u05e4\u05e8", "\u05ea",
+               "teudat", "israeli"), r"\d{9}", ids.teudat_zehut_ok),
+    _named_id((r"(?-i:CNP)\b", r"cod numeric personal"), ("cnp", "cod numeric"), r"[1-9]\d{12}",
+              ids.cnp_ok),
+    _named_id((r"(?<![a-z])ppsn?\b", r"personal public service"), ("pps", "personal public"),
+              r"\d{7}[A-W][ABHWTX]?", ids.pps_ok),
+    _named_id((r"(?<![a-z])ird(?:[ _-]?(?:number|no|num))?\b", r"inland revenue"),
+              ("ird", "inland revenue"), r"\d{2,3}[ -]?\d{3}[ -]?\d{3}", ids.ird_ok),
     # A generic name ("national_id", "document_number", "tax id", "id number"): a number one
     # of the checks above accepts.
     # (a word of its own: not an order's "order_id_no", a "tax_id_type" or a "syntax id"; nor
@@ -896,6 +948,10 @@ _NATIONAL_IDS = (
        r"[A-Z][0-9LMNP-V]{3}[A-Z])(?![0-9A-Za-z])", ids.codice_fiscale_ok,
        prefilter=r"[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]",
        group=1, checksummed=True, digits=True, start=_at_class("[A-Z]")),
+    # Mexico's CURP: four letters, a birth date, sex, state, consonants, a check digit.
+    _d("national_id", r"(?<![0-9A-Za-z])([A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d)(?![0-9A-Za-z])",
+       ids.curp_ok, prefilter=r"[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d", group=1, checksummed=True,
+       digits=True, start=_at_class("[A-Z]")),
     _d("national_id", r"(?<![0-9A-Za-z.-])(\d{3}\.\d{3}\.\d{3}-\d{2})(?![0-9A-Za-z-])", ids.cpf_ok,
        prefilter=r"\d{3}\.\d{3}\.\d{3}-\d{2}", group=1, checksummed=True, digits=True,
        start=_at_class(r"\d")),

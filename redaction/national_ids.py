@@ -13,13 +13,15 @@ anywhere, their check being the only gate.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 
 __all__ = [
     "aadhaar_ok", "any_id_ok", "be_national_number_ok", "bsn_ok", "checked_id_ok",
-    "cn_resident_id_ok",
-    "codice_fiscale_ok", "cpf_ok", "dni_ok", "my_number_ok", "nik_ok", "nino_ok", "nir_ok",
-    "pan_ok", "passport_ok", "personnummer_ok", "pesel_ok", "rrn_ok", "rut_ok", "steuer_id_ok",
-    "tc_kimlik_ok",
+    "cn_resident_id_ok", "cnp_ok", "codice_fiscale_ok", "cpf_ok", "cpr_ok", "cuit_ok", "curp_ok",
+    "dni_ok", "fodselsnummer_ok", "hetu_ok", "hkid_ok", "ird_ok", "itin_ok", "medicare_ok",
+    "my_number_ok", "nhs_ok", "nik_ok", "nino_ok", "nir_ok", "nric_ok", "pan_ok", "passport_ok",
+    "personnummer_ok", "pesel_ok", "pps_ok", "rrn_ok", "rut_ok", "sin_ok", "steuer_id_ok",
+    "tc_kimlik_ok", "teudat_zehut_ok", "tfn_ok", "thai_id_ok", "za_id_ok",
 ]
 
 
@@ -253,27 +255,285 @@ def personnummer_ok(candidate: str) -> bool:
     n = _numerals(candidate)
     if len(n) == 12:
         n = n[2:]
-    if len(n) != 10 or not _valid_day(int(n[2:4]), int(n[4:6]) % 60):
-        return False
+    return len(n) == 10 and _valid_day(int(n[2:4]), int(n[4:6]) % 60) and _luhn(n)
+
+
+def _luhn(n: str) -> bool:
     total = 0
-    for i, ch in enumerate(n):
-        d = int(ch) * (2 if i % 2 == 0 else 1)
+    for i, ch in enumerate(reversed(n)):
+        d = int(ch) * (2 if i % 2 else 1)
         total += d - 9 if d > 9 else d
     return total % 10 == 0
 
 
+def _leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+def _real_date(year: int, month: int, day: int) -> bool:
+    """A day the calendar has (29 February in leap years only)."""
+    if not 1 <= month <= 12 or day < 1:
+        return False
+    days = 29 if month == 2 and _leap(year) else _DAYS[month - 1]
+    return day <= days
+
+
+_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def sin_ok(candidate: str) -> bool:
+    """Canada's Social Insurance Number: 9 digits, not starting 0 or 8, Luhn check digit."""
+    n = _numerals(candidate)
+    return len(n) == 9 and n[0] not in "08" and _luhn(n)
+
+
+def nhs_ok(candidate: str) -> bool:
+    """The UK's NHS number: 10 digits, the last a MOD 11 check digit."""
+    n = _numerals(candidate)
+    return len(n) == 10 and sum(i * int(d) for i, d in enumerate(reversed(n), 1)) % 11 == 0
+
+
+def tfn_ok(candidate: str) -> bool:
+    """Australia's Tax File Number: 8 or 9 digits whose weighted sum divides by 11."""
+    n = _numerals(candidate)
+    weights = (1, 4, 3, 7, 5, 8, 6, 9, 10)
+    return len(n) in (8, 9) and sum(w * int(d) for w, d in zip(weights, n, strict=False)) % 11 == 0
+
+
+def medicare_ok(candidate: str) -> bool:
+    """Australia's Medicare card number: 10 digits (and an individual's 11th), the first 2
+    to 6, the ninth a weighted check of the eight before it."""
+    n = _numerals(candidate)
+    if len(n) not in (10, 11) or n[0] not in "23456":
+        return False
+    weights = (1, 3, 7, 9, 1, 3, 7, 9)
+    return sum(w * int(d) for w, d in zip(weights, n, strict=False)) % 10 == int(n[8])
+
+
+_NRIC_WEIGHTS = (2, 7, 6, 5, 4, 3, 2)
+_NRIC_LETTERS = {"S": ("JZIHGFEDCBA", 0), "T": ("JZIHGFEDCBA", 4), "F": ("XWUTRQPNMLK", 0),
+                 "G": ("XWUTRQPNMLK", 4), "M": ("XWUTRQPNJLK", 3)}
+
+
+def nric_ok(candidate: str) -> bool:
+    """Singapore's NRIC or FIN: S, T, F, G or M, 7 digits and a check letter."""
+    text = candidate.upper()
+    if len(text) != 9 or text[0] not in _NRIC_LETTERS or not text[1:8].isdigit():
+        return False
+    letters, offset = _NRIC_LETTERS[text[0]]
+    total = offset + sum(w * int(d) for w, d in zip(_NRIC_WEIGHTS, text[1:8], strict=True))
+    return text.isascii() and letters[total % 11] == text[8]
+
+
+def hkid_ok(candidate: str) -> bool:
+    """Hong Kong's identity card number: one or two letters, 6 digits and a check character
+    (0-9 or A; written in brackets or not)."""
+    text = candidate.upper().replace("(", "").replace(")", "")
+    head = len(text) - 7
+    if head not in (1, 2) or not text[:head].isalpha() or not text[head:-1].isdigit():
+        return False
+    if not text.isascii():
+        return False
+    values = [36] * (2 - head) + [ord(ch) - 55 for ch in text[:head]]
+    values += [int(d) for d in text[head:-1]]
+    check = (11 - sum(v * w for v, w in zip(values, range(9, 1, -1), strict=True)) % 11) % 11
+    return text[-1] == ("A" if check == 10 else str(check))
+
+
+def za_id_ok(candidate: str) -> bool:
+    """South Africa's identity number: a birth date, a serial, citizenship (0 or 1), and a
+    Luhn check digit."""
+    n = _numerals(candidate)
+    if len(n) != 13 or n[10] not in "01":
+        return False
+    year = 2000 + int(n[:2])
+    if year > date.today().year:
+        year -= 100
+    return _real_date(year, int(n[2:4]), int(n[4:6])) and _luhn(n)
+
+
+_CURP_ALPHABET = "0123456789ABCDEFGHIJKLMN&OPQRSTUVWXYZ"
+_CURP_STATES = frozenset((
+    "AS", "BC", "BS", "CC", "CH", "CL", "CM", "CS", "DF", "DG", "GR", "GT", "HG", "JC", "MC", "MN",
+    "MS", "NE", "NL", "NT", "OC", "PL", "QR", "QT", "SL", "SP", "SR", "TC", "TL", "TS", "VZ", "YN",
+    "ZS"))
+
+
+def curp_ok(candidate: str) -> bool:
+    """Mexico's CURP: four letters of the name, a birth date, sex, state, three consonants,
+    a century character and a check digit."""
+    text = candidate.upper()
+    if (len(text) != 18 or not text.isascii() or not text[:4].isalpha()
+            or not text[4:10].isdigit() or not text[10:16].isalpha()
+            or not text[16].isalnum() or not text[17].isdigit()):
+        return False
+    year = int(text[4:6]) + (1900 if text[16].isdigit() else 2000)
+    if text[10] not in "HM" or text[11:13] not in _CURP_STATES:
+        return False
+    if not _real_date(year, int(text[6:8]), int(text[8:10])):
+        return False
+    total = sum(_CURP_ALPHABET.index(ch) * (18 - i) for i, ch in enumerate(text[:17]))
+    return str((10 - total % 10) % 10) == text[17]
+
+
+_ITIN_GROUPS = frozenset(range(70, 100)) - {89, 93}
+
+
+def itin_ok(candidate: str) -> bool:
+    """The US Individual Taxpayer Identification Number: 9 digits, starting 9, with a group
+    (the fourth and fifth) in the ITIN ranges."""
+    n = _numerals(candidate)
+    return len(n) == 9 and n[0] == "9" and int(n[3:5]) in _ITIN_GROUPS
+
+
+_HETU_CENTURIES = {"+": 1800, "-": 1900, "Y": 1900, "X": 1900, "W": 1900, "V": 1900,
+                   "U": 1900, "A": 2000, "B": 2000, "C": 2000, "D": 2000, "E": 2000, "F": 2000}
+_HETU_CHECKS = "0123456789ABCDEFHJKLMNPRSTUVWXY"
+
+
+def hetu_ok(candidate: str) -> bool:
+    """Finland's personal identity code (henkilötunnus): a birth date, a century sign, an
+    individual number (002-899) and a MOD 31 check character."""
+    text = candidate.upper()
+    if (len(text) != 11 or not text.isascii() or not text[:6].isdigit()
+            or text[6] not in _HETU_CENTURIES or not text[7:10].isdigit()):
+        return False
+    year = _HETU_CENTURIES[text[6]] + int(text[4:6])
+    if not _real_date(year, int(text[2:4]), int(text[:2])) or not 2 <= int(text[7:10]) <= 899:
+        return False
+    return _HETU_CHECKS[int(text[:6] + text[7:10]) % 31] == text[10]
+
+
+def fodselsnummer_ok(candidate: str) -> bool:
+    """Norway's fødselsnummer (and D- and H-numbers): a birth date, an individual number
+    that tells the century, and two MOD 11 check digits."""
+    n = _numerals(candidate)
+    if len(n) != 11:
+        return False
+    for weights, at in (((3, 7, 6, 1, 8, 9, 4, 5, 2), 9), ((5, 4, 3, 2, 7, 6, 5, 4, 3, 2), 10)):
+        check = (11 - sum(w * int(d) for w, d in zip(weights, n, strict=False))) % 11
+        if check == 10 or check != int(n[at]):
+            return False
+    day, month, year, individual = int(n[:2]), int(n[2:4]), int(n[4:6]), int(n[6:9])
+    if day >= 80:
+        return False  # an FH-number: no birth date by design
+    day, month = day - 40 if day > 40 else day, month - 40 if month > 40 else month
+    if individual < 500:
+        year += 1900
+    elif individual < 750 and year >= 54:
+        year += 1800
+    elif year < 40:
+        year += 2000
+    elif individual >= 900:
+        year += 1900
+    else:
+        return False
+    return _real_date(year, month, day) and date(year, month, day) <= date.today()
+
+
+def cpr_ok(candidate: str) -> bool:
+    """Denmark's CPR number: a birth date and four digits, the first of which tells the
+    century (no check digit since 2007: the date is the shape)."""
+    n = _numerals(candidate)
+    if len(n) != 10:
+        return False
+    year = int(n[4:6])
+    if n[6] in "5678" and year >= 58:
+        year += 1800
+    elif n[6] in "0123" or (n[6] in "49" and year >= 37):
+        year += 1900
+    else:
+        year += 2000
+    return (_real_date(year, int(n[2:4]), int(n[:2]))
+            and date(year, int(n[2:4]), int(n[:2])) <= date.today())
+
+
+def thai_id_ok(candidate: str) -> bool:
+    """Thailand's personal identification number: 13 digits, not starting 0 or 9, MOD 11
+    check digit."""
+    n = _numerals(candidate)
+    if len(n) != 13 or n[0] in "09":
+        return False
+    total = sum((13 - i) * int(d) for i, d in enumerate(n[:12]))
+    return (11 - total % 11) % 10 == int(n[12])
+
+
+def cuit_ok(candidate: str) -> bool:
+    """Argentina's CUIT/CUIL: a type (20, 23, 24, 27 for people), the DNI, a MOD 11 check."""
+    n = _numerals(candidate)
+    if len(n) != 11 or n[:2] not in ("20", "23", "24", "27", "30", "33", "34", "50", "51", "55"):
+        return False
+    weights = (5, 4, 3, 2, 7, 6, 5, 4, 3, 2)
+    total = sum(w * int(d) for w, d in zip(weights, n, strict=False))
+    return "012345678990"[11 - total % 11] == n[10]
+
+
+def teudat_zehut_ok(candidate: str) -> bool:
+    """Israel's identity number (teudat zehut): up to 9 digits, Luhn check digit."""
+    n = _numerals(candidate)
+    return 0 < len(n) <= 9 and int(n) > 0 and _luhn(n.zfill(9))
+
+
+_CNP_COUNTIES = frozenset([f"{c:02d}" for c in range(1, 49)] + ["51", "52", "70", "80", "81",
+                                                                 "82", "83"])
+
+
+def cnp_ok(candidate: str) -> bool:
+    """Romania's CNP: sex and century, a birth date, a county, a serial, a MOD 11 check."""
+    n = _numerals(candidate)
+    if len(n) != 13 or n[0] == "0" or n[7:9] not in _CNP_COUNTIES:
+        return False
+    year = int(n[1:3]) + {"3": 1800, "4": 1800, "5": 2000, "6": 2000}.get(n[0], 1900)
+    if not _real_date(year, int(n[3:5]), int(n[5:7])):
+        return False
+    weights = (2, 7, 9, 1, 4, 6, 3, 5, 8, 2, 7, 9)
+    check = sum(w * int(d) for w, d in zip(weights, n, strict=False)) % 11
+    return ("1" if check == 10 else str(check)) == n[12]
+
+
+_PPS_LETTERS = "WABCDEFGHIJKLMNOPQRSTUV"
+
+
+def pps_ok(candidate: str) -> bool:
+    """Ireland's PPS number: 7 digits, a check letter, and (since 2013) a second letter."""
+    text = candidate.upper()
+    if (len(text) not in (8, 9) or not text.isascii() or not text[:7].isdigit()
+            or not "A" <= text[7] <= "W" or (len(text) == 9 and text[8] not in "ABHWTX")):
+        return False
+    extra = _PPS_LETTERS.index(text[8]) if len(text) == 9 and text[8] in "ABH" else 0
+    total = sum((8 - i) * int(d) for i, d in enumerate(text[:7])) + 9 * extra
+    return _PPS_LETTERS[total % 23] == text[7]
+
+
+def ird_ok(candidate: str) -> bool:
+    """New Zealand's IRD number: 8 or 9 digits in the issued range, MOD 11 check digit (a
+    second set of weights where the first gives 10)."""
+    n = _numerals(candidate)
+    if len(n) not in (8, 9) or not 10_000_000 < int(n) < 150_000_000:
+        return False
+    body = n[:-1].zfill(8)
+    for weights in ((3, 2, 7, 6, 5, 4, 3, 2), (7, 4, 3, 2, 5, 2, 7, 6)):
+        check = -sum(w * int(d) for w, d in zip(weights, body, strict=True)) % 11
+        if check != 10:
+            return check == int(n[-1])
+    return False
+
+
 _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
-    9: (bsn_ok,),
-    10: (personnummer_ok,),
-    11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok),
+    8: (tfn_ok, ird_ok),
+    9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok),
+    10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok),
+    11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok, cuit_ok,
+         fodselsnummer_ok, medicare_ok),
     12: (aadhaar_ok, my_number_ok, personnummer_ok),
-    13: (rrn_ok,),
+    13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok),
     15: (nir_ok,),
     16: (nik_ok,),
     18: (cn_resident_id_ok,),
 }
 _SHAPE_CHECKS: tuple[Callable[[str], bool], ...] = (
-    dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok)
+    dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok, curp_ok,
+    hetu_ok, nric_ok, hkid_ok, pps_ok)
 
 
 def any_id_ok(candidate: str) -> bool:
@@ -286,18 +546,23 @@ def any_id_ok(candidate: str) -> bool:
 
 
 # Under a generic name, only numbers with a check: Korea's and Indonesia's (a date and a
-# serial) are any 13 or 16 digits with a plausible date in them; and not nine digits, which
-# under "tax id" are a US employer's or person's (the SSN has its own kind), one in eleven of
-# them passing the BSN's test.
-_CHECKED_DIGITS = {n: tuple(c for c in checks if c not in (rrn_ok, nik_ok, bsn_ok))
-                   for n, checks in _DIGIT_CHECKS.items()}
+# serial) are any 13 or 16 digits with a plausible date in them, Denmark's CPR any date and
+# four digits, the ITIN any 9 digits in its ranges; and not eight or nine digits, which under
+# "tax id" are a US employer's or person's (the SSN has its own kind), one in ten or eleven
+# of them passing the BSN's, the SIN's, the TFN's or the IRD number's test. Nor Medicare's
+# ten, whose check is one digit's.
+_UNCHECKED = (rrn_ok, nik_ok, cpr_ok, itin_ok, medicare_ok)
+_CHECKED_DIGITS = {n: tuple(c for c in checks if c not in _UNCHECKED)
+                   for n, checks in _DIGIT_CHECKS.items() if n > 9}
 
 
 def checked_id_ok(candidate: str) -> bool:
-    """:func:`any_id_ok` without the numbers that carry no check digit (RRN, NIK, PAN, NINO,
-    passports): what a generic name ("id number", "tax id") may name."""
+    """:func:`any_id_ok` without the numbers that carry no check digit (RRN, NIK, CPR, ITIN,
+    PAN, NINO, passports) or a short one: what a generic name ("id number", "tax id") may
+    name."""
     n = _numerals(candidate)
     if n and len(n) == len(candidate.replace(" ", "").replace("-", "").replace(".", "")):
         return any(check(candidate) for check in _CHECKED_DIGITS.get(len(n), ()))
     return any(check(candidate) for check in (dni_ok, codice_fiscale_ok, cn_resident_id_ok,
-                                               rut_ok))
+                                               rut_ok, curp_ok, hetu_ok, nric_ok, hkid_ok,
+                                               pps_ok))

@@ -39,7 +39,9 @@ _GATE = re.compile(
     r"|手机|手機|携帯|전화|휴대폰|密码|密碼|パスワード|비밀번호|هاتف|جوال"
     # identity documents' names (the passport words hold "pas" or "pass" above)
     r"|pesel|cpf|dni|nie|nif|bsn|aadha|pan|nik|ktp|rrn|nino|nir|rut|kimlik|tckn|steuer"
-    r"|national|fiscal|personnummer|身份|マイナンバー|個人番号|주민|आधार|旅券|护照|여권")
+    r"|national|fiscal|personnummer|身份|マイナンバー|個人番号|주민|आधार|旅券|护照|여권"
+    r"|nhs|medicare|nric|hkid|curp|hetu|henkil|f[øo]dsels|cpr|cui[tl]|cnp|ppsn|teudat|insurance"
+    r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil", "cell",
                "fax", "msisdn", "handy", "gsm", "whatsapp", "celular", "móvil", "movil", "ssn",
@@ -52,7 +54,10 @@ _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil
                "pesel", "cpf", "dni", "nie", "nif", "bsn", "aadha", "pan", "nik", "ktp", "rrn",
                "nino", "nir", "rut", "kimlik", "tckn", "steuer", "national", "fiscal",
                "personnummer", "身份", "マイナンバー", "個人番号", "주민", "आधार", "旅券", "护照",
-               "여권")
+               "여권", "nhs", "medicare", "nric", "hkid", "curp", "hetu", "henkil", "fødsels",
+               "fodsels", "cpr", "cuit", "cuil", "cnp", "ppsn", "teudat", "insurance", "taxfile",
+               "tax_file", "tax file", "tax-file", "tax.file", "เลขประจำตัว", "บัตรประชาชน",
+               "תעודת", "ת.ז")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -72,12 +77,15 @@ _ID_WORDS = frozenset((
     "pesel", "cpf", "dni", "nie", "nif", "bsn", "aadhaar", "aadhar", "pan", "nik", "ktp", "rrn",
     "nino", "nir", "rut", "tckn", "personnummer", "passport", "paszport", "pasaporte",
     "passaporte", "passeport", "reisepass", "passaporto", "paspoort", "pasaport", "paspor",
-    "steuerid", "idnr", "mynumber"))
+    "steuerid", "idnr", "mynumber", "nhs", "medicare", "nric", "hkid", "curp", "hetu",
+    "henkilötunnus", "fødselsnummer", "fodselsnummer", "cpr", "cuit", "cuil", "cnp", "ppsn"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
-             ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"))
+             ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
+             ("social", "insurance"), ("tax", "file"), ("sa", "id"), ("teudat", "zehut"))
 _ID_SCRIPTS = ("身份证", "身份證", "マイナンバー", "個人番号", "주민등록번호", "주민번호", "आधार",
-               "旅券", "护照", "여권", "パスポート")
+               "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
+               "תעודת זהות", "ת.ז")
 # What an id column's header may add to its name: the number, not a fact about it.
 _ID_ABOUT_OK = frozenset(("id", "no", "number", "num", "nr"))
 _PASSWORD_WORDS = frozenset((

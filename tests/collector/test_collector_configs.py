@@ -251,6 +251,25 @@ def test_the_collectors_national_id_pattern_wants_a_document_name():
         assert match is not None and value in match.group(0), text
 
 
+def test_the_collectors_national_id_pattern_takes_the_second_rounds_names():
+    pattern = re.compile(RE2_PATTERNS["national_id"])
+    for text, value in [("NHS number 943 476 5919", "943 476 5919"),
+                        ("nhs_number=9434765919", "9434765919"),
+                        ("social insurance number: 298-259-797", "298-259-797"),
+                        ("HKID A123456(3)", "A123456(3)"), ("NRIC: S1234567D", "S1234567D"),
+                        ("henkilötunnus 131052-308T", "131052-308T"),
+                        ("CUIT 20-12345678-6", "20-12345678-6"),
+                        ("เลขประจำตัวประชาชน 1-1017-00230-70-8", "1-1017-00230-70-8"),
+                        ("תעודת זהות: 000000018", "000000018"),
+                        ("solicitante GOMA850101HDFRRN00", "GOMA850101HDFRRN00")]:
+        match = pattern.search(text)
+        assert match is not None and value in match.group(0), text
+    # the short words that are others' too are not names there
+    for text in ["sin embargo 298 259 797", "rate 500 pps 1200 burst", "the third 123-456-789",
+                 "fin du traitement 20241101", "using 12 apps 1234567"]:
+        assert pattern.search(text) is None, text
+
+
 def test_the_collectors_national_id_pattern_leaves_a_jobs_run_id():
     pattern = re.compile(RE2_PATTERNS["national_id"])
     assert pattern.search("mlflow run_id=4f1c2e9a8b7d6c5e4f3a2b1c0d9e8f7a step 12345678") is None

@@ -144,6 +144,62 @@ def test_a_table_column_named_for_the_document(text: str, value: str) -> None:
     assert value not in Redactor().redact_text(text, {})
 
 
+# The second round of countries (their checks against stdnum: test_national_id_checks.py).
+@pytest.mark.parametrize(("text", "value"), [
+    ("Customer SIN: 298 259 797, please update the payroll record", "298 259 797"),
+    ("Numéro d'assurance sociale (NAS) : 190-748-335", "190-748-335"),
+    ("Patient NHS No: 9434765919 admitted to ward 7", "9434765919"),
+    ('{"patient": {"nhs_number": "943 476 5919", "gp": "Dr Shah"}}', "943 476 5919"),
+    ("My TFN is 123 456 782 if you need it for the super fund", "123 456 782"),
+    ("Medicare card 2123 45670 1, expiry 11/27", "2123 45670 1"),
+    ("Agent: NRIC please?\nCustomer: S1234567D", "S1234567D"),
+    ("FIN: F1234567N (work pass)", "F1234567N"),
+    ("HKID A123456(3) verified at branch", "A123456(3)"),
+    ("SA ID number: 8001015009087", "8001015009087"),
+    ("ITIN 912-70-1234 on the W-7", "912-70-1234"),
+    ("Asiakkaan henkilötunnus on 131052-308T", "131052-308T"),
+    ("Fødselsnummer: 01010750160", "01010750160"),
+    ("CPR-nummer: 070761-4285", "070761-4285"),
+    ("เลขประจำตัวประชาชน 1-1017-00230-70-8", "1-1017-00230-70-8"),
+    ("Factura a nombre de Juan Pérez, CUIT 20-12345678-6", "20-12345678-6"),
+    ("מספר תעודת זהות: 000000018", "000000018"),
+    ("Client: CNP 1800101420010, adresa Str. Lunga 3", "1800101420010"),
+    ("My PPS number is 1234567T", "1234567T"),
+    ("IRD number 49-091-850 for the tax return", "49-091-850"),
+    ('{"curp": "GOMA850101HDFRRN00", "nombre": "Ana"}', "GOMA850101HDFRRN00"),
+    ("Solicitante GOMA850101HDFRRN00 registrado", "GOMA850101HDFRRN00"),  # its own shape
+    ('{"document_type":"NATIONAL_ID","document_number":"8001015009087"}', "8001015009087"),
+])
+def test_more_countries_are_found_after_their_names(text: str, value: str) -> None:
+    found = [f for f in scan(text) if f.kind == "national_id"]
+    assert [f.value for f in found] == [value]
+    assert value not in Redactor().redact_text(text, {})
+
+
+@pytest.mark.parametrize("text", [
+    "sin embargo 298 259 797 filas se perdieron",  # Spanish "however"
+    "the third 123-456-789 step failed",  # "ird" inside a word
+    "pip list shows 12 apps 1234567T build",
+    "magic number S1234567D in the header",
+    "biscuit 20-12345678-6 pack",
+    "TFN: 123 456 781 (a typo)",  # the check fails
+    "CPR certified 2019-2023, renewal due",
+    "tax id 298259797",  # nine digits under a generic name: a US employer's
+    "ticket id number 9434765919 escalated",
+])
+def test_more_look_alikes_stay(text: str) -> None:
+    assert Redactor().redact_text(text, {}) == text
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("name,nhs_number,ward\nAmelia Jones,9434765919,7", "9434765919"),
+    ("employee,social_insurance_number,dept\nLuc Tremblay,298259797,ops", "298259797"),
+    ("nombre,curp\nAna,GOMA850101HDFRRN00", "GOMA850101HDFRRN00"),
+])
+def test_a_table_column_named_for_a_second_round_document(text: str, value: str) -> None:
+    assert value not in Redactor().redact_text(text, {})
+
+
 @pytest.mark.parametrize("text", [
     "lead_id,name,pan_masked\n104672178,Priya Nair,XXXXX1234X",  # a fact about it
     "id;pesel_verified;count\n7731;true;44051401359",
