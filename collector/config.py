@@ -120,6 +120,9 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|password([ \t]+[a-z]+){0,2}[ \t]+(è|é|e')[ \t]+[^\s\"',;<>]{8,}"
                          r"|cookies?[^\r\n:=]{0,12}[:=][ \t]*[\"']?[^\r\n\"'=]+=[^\r\n\"']*"
                          r"|login[ \t]+[^ \t\r\n]+[ \t]+password[ \t]+[^ \t\r\n]+"
+                         # a PIN under its name (a card's, an IVR's collect_pin dtmf=)
+                         r"|\b(pin([ _-]?(code|number|no))?|pincode|(card|atm|sim)[ _-]?pin"
+                         r"|collect[ _-]pin)([^a-z0-9_]|$)[^0-9\n]{0,12}[0-9]{4,6}"
                          r"|[\"'](name|key)[\"'][ \t]*:[ \t]*[\"'][^\"']*(sess|sid|token|auth|key"
                          r"|secret|passw|cookie)[^\"']*[\"'][ \t]*,[ \t]*[\"']value[\"'][ \t]*:"
                          r"[ \t]*(\{[ \t]*[\"']stringValue[\"'][ \t]*:[ \t]*)?[\"'][^\"']{6,}"
@@ -166,7 +169,10 @@ RE2_PATTERNS: dict[str, str] = {
     "iban": r"\b[A-Z]{2}[0-9]{2}( ?[A-Z0-9]{4}){2,7}( ?[A-Z0-9]{1,3})?\b",
     "credit_card": r"\b(4[0-9]{3}|5[1-5][0-9]{2}|2[2-7][0-9]{2}|6011|6[245][0-9]{2}|3[0-9]{3}|"
                    r"50[0-9]{2}|67[0-9]{2})([ -]?[0-9]{4}){2,3}[ -]?[0-9]{1,7}\b|"
-                   r"\b3[0-9]{3}[ -]?[0-9]{6}[ -]?[0-9]{4,5}\b",
+                   r"\b3[0-9]{3}[ -]?[0-9]{6}[ -]?[0-9]{4,5}\b|"
+                   # a card's security code under its name
+                   r"(?i:\b(cvc2?|cvv2?|cvn|security[ _-]?code|card[ _-]?(verification|code))"
+                   r"([^a-z]|$)[^0-9\n]{0,8}[0-9]{3,4}\b)",
     "us_ssn": r"\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\b",
     # A document's name, then the first number within reach (the detectors check it); the
     # two shapes found without a name as they are.
@@ -206,6 +212,9 @@ RE2_PATTERNS: dict[str, str] = {
                    r"SSR DOCS [A-Z0-9]{2} HK[0-9]+ P/[A-Z]{3}/[A-Z0-9]+|"
                    r"\b[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]\b|"
                    r"\b[A-Z]{4}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]\b",
+    # A handset's, a subscriber's or a SIM's id after its name.
+    "telecom_id": r"(?i)\b(served[ _-]?)?(imei(sv)?|imsi|iccid|meid|sim[ _-]?(serial|card[ _-]?"
+                  r"(number|no)))([^a-z]|$)[^0-9\n]{0,24}[0-9A-F][0-9A-F -]{12,26}",
     "ipv6": _v6(_V6_ROUTED_HEAD),
     "ipv4": _PUBLIC_V4,
     # Broader than their detectors, as the rest: every address of that family.

@@ -958,6 +958,47 @@ _NATIONAL_IDS = (
 )
 
 
+# A handset's IMEI (and IMEISV, MEID), a subscriber's IMSI, a SIM's ICCID: any long number's
+# shape, so after their names only (a field, a log's key, a record's "served_imsi"), the first
+# number within the same line. Under its own name a number is one, its Luhn digit right or not.
+_TELECOM_NAMES = (r"(?:served[ _-]?)?(?:imei(?:sv)?|imsi|iccid|meid"
+                  r"|sim[ _-]?(?:serial|card[ _-]?(?:number|no)))")
+# (a fact about one, not one: imei_count, imsi_hash)
+_NOT_ABOUT = (r"(?![_ -](?:count|counts|total|len|length|type|hash|hashed|status|state|changed"
+              r"|verified|valid|prefix|mask|masked|last4|format|like|style|shaped)(?![a-z]))")
+_TELECOM_IDS = (
+    _d("telecom_id",
+       rf"(?ai)(?<![a-z]){_TELECOM_NAMES}(?![a-z]){_NOT_ABOUT}[^\d\n]{{0,24}}?(?<![0-9A-Za-z.-])"
+       r"(\d{14,22}F?|\d{2}[ -]\d{6}[ -]\d{6}[ -]\d{1,2}|[0-9A-F]{14})(?![0-9A-Za-z-])",
+       v.telecom_id_ok,
+       prefilter=r"(?i)(?:imei|imsi|iccid|meid|sim[ _-]?(?:serial|card))[^\r\n]{0,24}"
+                 r"(?:\d{14}|\d{2}[ -]\d{6}[ -]\d{6}|[0-9A-F]{14})",
+       group=1, digits=True, start=_at_words(("imei", "imsi", "iccid", "meid", "served", "sim"))),
+)
+# A card's security code (CVC, CVV) and a PIN under their names: three or four digits and four
+# to six, which are any number's anywhere else.
+_CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|card[ _-]?(?:verification|code))"
+                        r"[^\r\n]{0,12}\d{3}")
+# (a joiner between the name and the code, or one and a digit after it: the whole text again)
+_joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|code|verification|value)"
+                                             r"[^\n]{0,16}?[-_]"))
+_CARD_CODES = (
+    _d("credit_card",
+       r"(?ai)(?<![a-z])(?:cvc2?|cvv2?|cvn|card[ _-]?(?:security[ _-]?|verification[ _-]?)?code"
+       r"|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?)(?![a-z])"
+       r"[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*\\?[\"']?(\d{3,4})(?![\d.,:/-]?\d)",
+       prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
+       start=_at_words(("cvc", "cvv", "cvn", "security", "card")),
+       joined=_joined_card_code, joined_prefilter=_CARD_CODE_PREFILTER),
+    _d("secret_assignment",
+       r"(?ai)(?<![a-z])(?:pin(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
+       r"|collect[ _-]pin)(?![a-z0-9_])[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*"
+       r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?(\d{4,6})(?![\d.,:/-]?\d)",
+       prefilter=r"(?i)pin[^\r\n]{0,16}\d{4}", group=1, digits=True,
+       start=_at_words(("pin",))),
+)
+
+
 def _after(literal: str, pattern: str, *, group: int, prefilter: str = "") -> Detector:
     """A secret value found after ``literal``, which every match holds at its start; not a
     name, a reference or a stand-in (:func:`~.validators.secret_value_ok`)."""
@@ -1073,12 +1114,17 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"l[íi]nea[ \t]+directa|"
                 r"mobile?|handy|"
                 r"celular|cellulare|m[óo]vil|portable|"
-                r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone)[ \t]+number|"
+                r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone|alternate|alternative)"
+                r"[ \t]+number|"
                 # "number is 02-365-5762", not an order's or a ticket's number
                 r"(?<!order )(?<!ticket )(?<!tracking )(?<!case )(?<!invoice )(?<!reference )"
                 r"(?<!account )(?<!serial )(?<!part )(?<!model )(?<!build )(?<!version )"
                 r"(?<!card )(?<!policy )number[ \t]+is|"
                 r"nomor(?:[ \t]+hp)?|"
+                # Indonesian "HP" (handphone) before a number, "(di)hubungi" (contact);
+                # Italian "ricontattare", "contattami" (not "HP: 250", a game's hit points)
+                r"(?-i:HP)(?=[ \t]*:|[ \t]+(?:0|\+62))|(?:di)?hubungi|ricontatt\w*|"
+                r"contatta(?:mi|rmi|re)|"
                 r"(?:mi|mio|meu|mon|mein|mijn)(?:[ \t]+[a-z]{3,8})?[ \t]+n(?:[úu]mero|um[ée]ro)|"
                 # French and Portuguese verbs for calling ("m'appeler au", "me joindre au",
                 # "pode me ligar no"); "ring" only before a number ("should ring (03) ...")
@@ -1106,7 +1152,7 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid",
                   "ppel", "oindre", "igar", "uméro", "UMÉRO",
                   "電話", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
-                  "휴대폰", "핸드폰",
+                  "휴대폰", "핸드폰", "HP", "hubungi", "ontatt", "lternat",
                  "call", "ring", "text")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
 _CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락", "llámame", "llámeme",
@@ -1159,12 +1205,13 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mob
                  "tlm", "連絡先", "联系方式",
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
                  "휴대폰", "핸드폰",
-                 "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t", "number")
+                 "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t", "number",
+                 "hp", "hubungi", "contatt", "alternat")
 # Where a match of _PHONE_WORDS starts: each Latin word's first three characters ("í", "ó"
 # and "é" read as "a").
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
-                       r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat", 3),)
+                       r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt", 3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
@@ -1202,10 +1249,11 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]+direc
                     r"|mobil|handy|celular|"
                     r"cellulare|m[ao]vil|portable|"
                     r"whatsapp|sms|"
-                    r"(?:my|new|cell) number|number[ \t]+is|cell[ .:]|msisdn|nomor|n[au]mero|"
+                    r"(?:my|new|cell|alternat\w*) number|number[ \t]+is|cell[ .:]|msisdn|nomor|"
+                    r"n[au]mero|"
                     r"simu|natel|"
                     r"llam(?:ar|e|ame|ada)|chiam|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me|"
-                    r"num[ae]ro|appel|joindre|ligar|ring[ \t]+[(+0-9]")
+                    r"num[ae]ro|appel|joindre|ligar|ring[ \t]+[(+0-9]|hp|hubungi|contatt")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
 
@@ -2511,6 +2559,8 @@ DETECTORS: tuple[Detector, ...] = (
     # National ids other than the SSN: after the document's name, or, for the three whose
     # shape is their own, anywhere (national_ids.py: each country's check decides).
     *_NATIONAL_IDS,
+    *_TELECOM_IDS,
+    *_CARD_CODES,
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported,
     # unless it holds exactly one host (/32, /128: an allow-list entry for one client).
     # Addresses of private networks are a twin kind a policy opts into (validators.py).
@@ -2608,7 +2658,8 @@ CHECKSUMMED_KINDS: frozenset[str] = frozenset(d.kind for d in DETECTORS if d.che
 #: detector); tests/redaction/test_corpus.py holds every kind to a place here.
 KIND_PRECEDENCE: tuple[str, ...] = (
     "private_key", "jwt", "aws_access_key", "github_token", "api_key", "bearer_token",
-    "secret_assignment", "email", "iban", "credit_card", "us_ssn", "national_id", "ipv6",
+    "secret_assignment", "email", "iban", "credit_card", "us_ssn", "national_id", "telecom_id",
+    "ipv6",
     "ipv6_private",
     "ipv4_private", "ipv4", "phone")
 _PRIORITY = {kind: i for i, kind in enumerate(KIND_PRECEDENCE)}

@@ -39,6 +39,7 @@ __all__ = [
     "secret_value_ok",
     "ssn_ok",
     "strong_token",
+    "telecom_id_ok",
     "tokenish",
 ]
 
@@ -659,6 +660,14 @@ def _may_be_no_value(value: str) -> bool:
             or "-token-" in value or ("=" in value and "," in value)
             or value[:1] in "$_-%[)" or value[:1].isdigit()
             or value.startswith(_NO_VALUE_OPENINGS))
+
+
+def telecom_id_ok(candidate: str) -> bool:
+    """An IMEI (14 or 15 digits, 16 with a software version), an IMSI (14 or 15), an ICCID
+    (18 to 22, an "F" filler at the end) or a MEID (14 hexadecimal digits) under its name;
+    not one character repeated (a stand-in)."""
+    compact = candidate.replace(" ", "").replace("-", "")
+    return len(set(compact)) > 1 and (14 <= len(digits(compact)) <= 22 or len(compact) == 14)
 
 
 def lowered(text: str) -> str:

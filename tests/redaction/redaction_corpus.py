@@ -338,13 +338,27 @@ def email(rng: random.Random) -> str:
     return f"{local}@{domain}"
 
 
+def telecom_id(rng: random.Random) -> str:
+    """A handset's, a subscriber's or a SIM's id after its name (the text after ": ")."""
+    body = "35" + "".join(rng.choice(string.digits) for _ in range(12))
+    total = sum((int(d) * 2 - 9 if int(d) * 2 > 9 else int(d) * 2) if i % 2 else int(d)
+                for i, d in enumerate(body))
+    imei = body + str(-total % 10)
+    imsi = rng.choice(["310260", "262011", "234150", "460001"]) + "".join(
+        rng.choice(string.digits) for _ in range(9))
+    iccid = "8944" + "".join(rng.choice(string.digits) for _ in range(15))
+    name, value = rng.choice([("IMEI", imei), ("imsi", imsi), ("ICCID", iccid),
+                              ("device IMEI", f"{imei[:2]}-{imei[2:8]}-{imei[8:14]}-{imei[14]}")])
+    return f"{name}: {value}"
+
+
 POSITIVES: dict[str, Callable[[random.Random], str]] = {
     "email": email, "credit_card": card, "iban": iban, "us_ssn": ssn, "phone": phone,
     "ipv4": ipv4, "ipv6": ipv6, "ipv4_private": ipv4_private, "ipv6_private": ipv6_private,
     "jwt": jwt, "bearer_token": bearer,
     "aws_access_key": aws_key, "github_token": github_token, "api_key": api_key,
     "secret_assignment": secret_assignment, "private_key": private_key,
-    "national_id": national_id,
+    "national_id": national_id, "telecom_id": telecom_id,
 }
 
 
@@ -356,7 +370,7 @@ def _planted(kind: str, text: str) -> str:
         return match.group(1)
     if kind == "bearer_token":
         return text.split(" ", 1)[1]
-    if kind == "national_id":
+    if kind in ("national_id", "telecom_id"):
         return text.split(": ", 1)[1]
     return text
 

@@ -76,6 +76,11 @@ from servescope.redaction import Redactor
     ("السلام عليكم، تم خصم المبلغ مرتين من بطاقتي 5078 0396 7907 1567؛", "5078 0396 7907 1567"),
     ("Meine Natelnummer: 079 490 97 98", "079 490 97 98"),
     ("मेरा नंबर 6980327906 है, कृपया शाम को कॉल करें।", "6980327906"),
+    # phone words of corpus TA's misses: Indonesian HP and (di)hubungi, Italian ricontattare
+    ("Nama: Dewi Lestari, No. Paspor: C6155747, HP: 087874390904", "087874390904"),
+    ("pelanggan minta dihubungi di 081154446827.", "081154446827"),
+    ("Operatore: Perfetto, la ricontatto al 332 4688645.", "332 4688645"),
+    ("sim activate kab hoga? alternate number 8299509342", "8299509342"),
 ])
 def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     assert value not in redactor.redact_text(text, {})
@@ -113,6 +118,9 @@ def test_the_value_goes(redactor: Redactor, text: str, value: str) -> None:
     "Zahlungsreferenz 00000 00003, Betrag CHF 1'249.90",
     "Factura 0003-00012345 del 12/03/2025",
     "מיקוד: 6713201",
+    "HP: 250 MP: 120 (level 12 mage)",
+    "HP LaserJet 1020 serial 123456789",
+    "alternate number 1200 for the alt route",
 ])
 def test_the_look_alike_stays(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
