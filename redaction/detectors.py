@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from . import national_ids as ids
 from . import validators as v
-from .prefilter import Prefilter, make_prefilter
+from .prefilter import Prefilter, engine_reading, make_prefilter
 
 __all__ = ["CHECKSUMMED_KINDS", "DEFAULT_KINDS", "DETECTORS", "KEY_BEGIN", "KEY_END", "KINDS",
            "OPT_IN_KINDS", "Detector", "Finding", "prefilter_for", "resolve", "scan"]
@@ -768,6 +768,10 @@ _NAMED_GAP = r"(?:[^\n\d]{0,60}?\n){0,2}?[^\n\d?!\uff1f\uff01]{0,60}?"
 _ID_L, _ID_R = r"(?<![0-9A-Za-z.-])", r"(?![0-9A-Za-z-])"
 
 
+# A short name as a key only ("sin=", "payee_tfn=", "\"tz\":"), not a word of prose.
+_AS_KEY = r"(?<![a-z])%s(?=\\?[\"']?[ \t]*[:=])"
+
+
 def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
               validator: Callable[[str], bool], *, checksummed: bool = True,
               shape: str = "") -> Detector:
@@ -793,10 +797,9 @@ _NOT_A_RECORDS = "".join(rf"(?<!{w} )" for w in (
 
 
 def _engine_name(name: str) -> str:
-    """A document's name as the prefilter engine reads it (looser: case, no boundaries)."""
-    if not name.isascii():
-        return "aa"
-    return _LOOK_AROUND.sub("", name).replace(r"\b", "").replace("(?-i:", "(?:")
+    """A document's name as the prefilter engine reads it (looser: case, no boundaries; the
+    letters of other scripts as "a": "ת.ז" is "a.a")."""
+    return engine_reading(_LOOK_AROUND.sub("", name).replace(r"\b", "").replace("(?-i:", "(?:"))
 
 
 _LOOK_AROUND = re.compile(r"\(\?<?[!=][^()]*\)")
@@ -862,54 +865,72 @@ _NATIONAL_IDS = (
     # NRIC/FIN, Hong Kong's HKID, South Africa's id, the US ITIN, Finland's henkilötunnus,
     # Norway's fødselsnummer, Denmark's CPR, Thailand's id, Argentina's CUIT/CUIL, Israel's
     # teudat zehut, Romania's CNP, Ireland's PPS number, New Zealand's IRD number.
-    # ("SIN" in capitals only: "sin" is Spanish for "without")
-    _named_id((r"social insurance", r"(?-i:SIN)\b", r"(?<![a-z])sin[ _-]?(?:no|number|num)\b",
+    # ("SIN" in capitals or as a key only: "sin" is Spanish for "without")
+    _named_id((r"social[ _-]insurance", r"(?-i:SIN)\b", r"(?-i:S\.I\.N\.)",
+               r"(?<![a-z])sin[ _-]?(?:no|number|num)\b", _AS_KEY % "sin",
                r"num.ro d.assurance sociale", r"(?-i:NAS)\b"),
-              ("social insurance", "sin", "num", "nas"), r"\d{3}[ -]?\d{3}[ -]?\d{3}", ids.sin_ok),
-    _named_id((r"(?<![a-z])nhs(?![a-z])",), ("nhs",), r"\d{3}[ -]?\d{3}[ -]?\d{4}", ids.nhs_ok),
-    _named_id((r"(?-i:TFN)\b", r"(?<![a-z])tfn[ _-]?(?:no|number)\b", r"tax file number"),
+              ("social", "sin", "s.i.n", "num", "nas"), r"\d{3}[ -]?\d{3}[ -]?\d{3}", ids.sin_ok),
+    _named_id((r"(?<![a-z])nhs(?![a-z])", r"rhif gig"), ("nhs", "rhif gig"),
+              r"\d{3}[ -]?\d{3}[ -]?\d{4}", ids.nhs_ok),
+    _named_id((r"(?-i:TFN)\b", r"(?<![a-z])tfn[ _-]?(?:no|number)\b", _AS_KEY % "tfn",
+               r"tax file number"),
               ("tfn", "tax file"), r"\d{3}[ -]?\d{3}[ -]?\d{2,3}", ids.tfn_ok),
     _named_id((r"(?<![a-z])medicare",), ("medicare",),
               r"[2-6]\d{3}[ -]?\d{5}[ -]?\d(?:[ /-]?[1-9])?", ids.medicare_ok),
-    _named_id((r"nric", r"(?-i:FIN)\b", r"(?<![a-z])fin[ _-]?(?:no|number)\b",
-               r"(?<![a-z])ic[ _-]?(?:no|number)\b", r"identity card"),
-              ("nric", "fin", "ic", "identity card"), r"[STFGM]\d{7}[A-Z]", ids.nric_ok),
+    _named_id((r"nric", r"uinfin", r"(?-i:FIN)\b", r"(?<![a-z])fin[ _-]?(?:no|number)\b",
+               r"(?<![a-z])ic[ _-]?(?:no|number)\b", r"(?-i:IC)\b", r"identity card",
+               r"kad pengenalan", "\u8eab\u4efd\u8bc1", "\u8eab\u4efd\u8b49"),
+              ("nric", "uinfin", "fin", "ic", "identity card", "kad pengenalan", "\u8eab\u4efd"),
+              r"[STFGM]\d{7}[A-Z]", ids.nric_ok),
     _named_id((r"hkid", r"(?<![a-z])hk[ _-]?id", r"hong kong id", r"identity card",
-               "\u8eab\u4efd\u8b49"),
-              ("hkid", "hk", "hong kong", "identity card", "\u8eab\u4efd"),
-              r"[A-Z]{1,2}\d{6}(?:\([0-9A]\)|[0-9A])", ids.hkid_ok,
-              shape=r"[A-Z]{1,2}\d{6}\(?[0-9A]"),
-    _named_id((r"(?<![a-z])r?sa[ _-]?id\b", r"south african id"), ("sa", "rsa", "south african"),
+               r"(?<![a-z])id card", "\u8eab\u4efd\u8b49"),
+              ("hkid", "hk", "hong kong", "identity card", "id card", "\u8eab\u4efd"),
+              r"[A-Z]{1,2}\d{6} ?(?:\([0-9A]\)|[0-9A])", ids.hkid_ok,
+              shape=r"[A-Z]{1,2}\d{6} ?\(?[0-9A]"),
+    # (South Africa's is told as "my ID", "ID nr", "ID-nommer": thirteen digits with a birth
+    # date, a citizenship digit and a Luhn digit after a bare "ID")
+    _named_id((r"(?<![a-z])r?sa[ _-]?id\b", r"south african id", r"(?-i:ID)\b",
+               r"(?<![a-z])id[ _-]?(?:nr|nommer)\b", r"(?<![a-z])idnr(?![a-z])"),
+              ("sa", "rsa", "south african", "id"),
               r"\d{6}[ -]?\d{4}[ -]?\d{2}[ -]?\d", ids.za_id_ok),
-    _named_id((r"(?-i:ITIN)\b", r"(?<![a-z])itin[ _-]?(?:no|number)\b", r"individual taxpayer"),
-              ("itin", "individual taxpayer"), r"9\d{2}[ -]?\d{2}[ -]?\d{4}", ids.itin_ok,
+    _named_id((r"(?-i:ITIN)\b", r"(?<![a-z])itin[ _-]?(?:no|number)\b", r"individual taxpayer",
+               _AS_KEY % "i?tin"),
+              ("itin", "individual taxpayer", "tin"), r"9\d{2}[ -]?\d{2}[ -]?\d{4}", ids.itin_ok,
               checksummed=False),
-    _named_id((r"henkil.tunnus", r"(?<![a-z])hetu\b", r"sosiaaliturvatunnus", r"(?-i:sotu)\b",
+    _named_id((r"henkil.tunnu", r"(?<![a-z])hetu\b", r"sosiaaliturvatunnu", r"(?-i:sotu)\b",
                r"personal identity code", r"personbeteckning"),
               ("henkil", "hetu", "sosiaaliturva", "sotu", "personal identity", "personbeteckning"),
               r"\d{6}[-+A-FU-Y]\d{3}[0-9A-Y]", ids.hetu_ok),
-    _named_id((r"f.dselsnummer", r"foedselsnummer", r"(?-i:FNR)\b", r"f\.nr\b", r"d-nummer"),
-              ("f\u00f8dsels", "fodsels", "foedsels", "fnr", "f.nr", "d-nummer"),
+    # (Norway's and Denmark's "personnummer" too, whose numbers are not Sweden's length)
+    _named_id((r"f.dselsn(?:umme)?r", r"foedselsnummer", r"(?<![a-z])fnr(?![a-z])", r"f\.nr\b",
+               r"d-nummer", r"personn(?:umme)?r"),
+              ("f\u00f8dsels", "fodsels", "foedsels", "fnr", "f.nr", "d-nummer", "personn"),
               r"\d{6}[ -]?\d{5}", ids.fodselsnummer_ok),
-    _named_id((r"(?<![a-z])cpr(?:[ _-]?(?:nr|nummer|number|no))?\b",), ("cpr",), r"\d{6}-?\d{4}",
-              ids.cpr_ok, checksummed=False),
+    _named_id((r"(?<![a-z])cpr(?:[ _-]?(?:nr|nummer|number|no))?\b", r"personn(?:umme)?r"),
+              ("cpr", "personn"), r"\d{6}[ -]?\d{4}", ids.cpr_ok, checksummed=False),
     _named_id(("\u0e40\u0e25\u0e02\u0e1b\u0e23\u0e30\u0e08\u0e33\u0e15\u0e31\u0e27",
                "\u0e1a\u0e31\u0e15\u0e23\u0e1b\u0e23\u0e30\u0e0a\u0e32\u0e0a\u0e19",
+               "\u0e40\u0e25\u0e02\u0e1a\u0e31\u0e15\u0e23", "\u0e1b\u0e0a\u0e0a",
                r"thai[ _-]?(?:national[ _-]?)?id"),
-              ("\u0e40\u0e25\u0e02\u0e1b\u0e23\u0e30", "\u0e1a\u0e31\u0e15\u0e23", "thai"),
+              ("\u0e40\u0e25\u0e02", "\u0e1a\u0e31\u0e15\u0e23", "\u0e1b\u0e0a\u0e0a", "thai"),
               r"[1-8][ -]?\d{4}[ -]?\d{5}[ -]?\d{2}[ -]?\d", ids.thai_id_ok),
-    _named_id((r"(?<![a-z])cui[tl]\b",), ("cui",), r"\d{2}-?\d{8}-?\d", ids.cuit_ok),
+    # (a person's CUIL or CUIT: a company's is public, on every invoice it issues)
+    _named_id((r"(?<![a-z])cui[tl]\b", r"c\.u\.i\.[tl]\."), ("cui", "c.u.i"),
+              r"\d{2}-?\d{2}\.?\d{3}\.?\d{3}-?\d|\d{2}-?\d{8}-?\d", ids.cuil_ok),
     _named_id(("\u05ea\u05e2\u05d5\u05d3\u05ea \u05d6\u05d4\u05d5\u05ea",
+               "\u05ea\u05e2\u05d5\u05d3\u05ea \u05d4\u05d6\u05d4\u05d5\u05ea",
                "\u05de\u05e1\u05e4\u05e8 \u05d6\u05d4\u05d5\u05ea",
-               "\u05ea[.\u05f4\"]\u05d6", r"teudat[ _-]?zehut", r"israeli id"),
+               "\u05ea[.\u05f4\"]\u05d6", r"teudat[ _-]?zehut", r"israeli id", _AS_KEY % "tz"),
               ("\u05ea\u05e2\u05d5\u05d3\u05ea", "\u05de\u05e1\u05e4\u05e8", "\u05ea",
-               "teudat", "israeli"), r"\d{9}", ids.teudat_zehut_ok),
-    _named_id((r"(?-i:CNP)\b", r"cod numeric personal"), ("cnp", "cod numeric"), r"[1-9]\d{12}",
-              ids.cnp_ok),
-    _named_id((r"(?<![a-z])ppsn?\b", r"personal public service"), ("pps", "personal public"),
-              r"\d{7}[A-W][ABHWTX]?", ids.pps_ok),
+               "teudat", "israeli", "tz"), r"\d{8}-?\d", ids.teudat_zehut_ok),
+    _named_id((r"(?<![a-z])cnp(?![a-z])", r"cod numeric personal"), ("cnp", "cod numeric"),
+              r"[1-9]\d{12}", ids.cnp_ok),
+    _named_id((r"(?<![a-z])ppsn?\b", r"personal public service", r"(?-i:PSP)\b"),
+              ("pps", "personal public", "psp"), r"\d{7} ?[A-Wa-w][ABHWTXabhwtx]?", ids.pps_ok),
     _named_id((r"(?<![a-z])ird(?:[ _-]?(?:number|no|num))?\b", r"inland revenue"),
               ("ird", "inland revenue"), r"\d{2,3}[ -]?\d{3}[ -]?\d{3}", ids.ird_ok),
+    _named_id((r"(?<![a-z])curp(?![a-z])",), ("curp",),
+              r"[A-Za-z]{4}\d{6}[HMhm][A-Za-z]{5}[0-9A-Za-z]\d", ids.curp_ok),
     # A generic name ("national_id", "document_number", "tax id", "id number"): a number one
     # of the checks above accepts.
     # (a word of its own: not an order's "order_id_no", a "tax_id_type" or a "syntax id"; nor
@@ -918,8 +939,11 @@ _NATIONAL_IDS = (
                _NOT_A_RECORDS + r"(?<![a-z_])document[ _-]?(?:number|no)\b",
                r"(?<![a-z_])tax[ _-]?id\b", _NOT_A_RECORDS + r"(?<![a-z_])id[ _-]?(?:number|no)\b",
                r"(?<![a-z_])personal[ _-]?(?:id|number)\b",
-               r"(?<![a-z_])identity[ _-]?(?:number|no)\b"),
-              ("national", "document", "tax", "id", "personal", "identity"),
+               r"(?<![a-z_])identity[ _-]?(?:number|no)\b",
+               r"(?<![a-z_])identification[ _-]?(?:number|no)\b",
+               r"(?<![a-z_])citizen[ _-]?id\b", r"(?<![a-z_])id[ _-]?card\b"),
+              ("national", "document", "tax", "id", "personal", "identity", "identification",
+               "citizen"),
               r"\d(?:[ .-]?\d){8,17}|(?=[A-Za-z]*\d)[A-Za-z0-9]{7,18}", ids.checked_id_ok,
               shape=r"\d(?:[ .-]?\d){8,17}|[A-Za-z0-9]{7,18}"),
     # A passport's number after its name (a booking agent's call, a KYC form, a PAX list) ...
@@ -948,6 +972,15 @@ _NATIONAL_IDS = (
        r"[A-Z][0-9LMNP-V]{3}[A-Z])(?![0-9A-Za-z])", ids.codice_fiscale_ok,
        prefilter=r"[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]",
        group=1, checksummed=True, digits=True, start=_at_class("[A-Z]")),
+    # Singapore's NRIC/FIN (a prefix letter, seven digits, a check letter) and Finland's
+    # henkilötunnus with a check letter (a birth date, a century sign, three digits, one of 21
+    # letters): shapes no count, id or date has, anywhere (a headerless CSV's first cell).
+    _d("national_id", r"(?<![0-9A-Za-z])([STFGM]\d{7}[A-Z])(?![0-9A-Za-z])", ids.nric_ok,
+       prefilter=r"[STFGM]\d{7}[A-Z]", group=1, checksummed=True, digits=True,
+       start=_at_class("[STFGM]")),
+    _d("national_id", r"(?<![0-9A-Za-z.:/-])(\d{6}[-+A-FU-Y]\d{3}[A-FHJ-NPR-Y])(?![0-9A-Za-z])",
+       ids.hetu_ok, prefilter=r"\d{6}[-+A-FU-Y]\d{3}[A-FHJ-NPR-Y]", group=1, checksummed=True,
+       digits=True, start=_at_class(r"\d")),
     # Mexico's CURP: four letters, a birth date, sex, state, consonants, a check digit.
     _d("national_id", r"(?<![0-9A-Za-z])([A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d)(?![0-9A-Za-z])",
        ids.curp_ok, prefilter=r"[A-Z]{4}\d{6}[HM][A-Z]{5}[0-9A-Z]\d", group=1, checksummed=True,
@@ -1123,7 +1156,9 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"nomor(?:[ \t]+hp)?|"
                 # Indonesian "HP" (handphone) before a number, "(di)hubungi" (contact);
                 # Italian "ricontattare", "contattami" (not "HP: 250", a game's hit points)
-                r"(?-i:HP)(?=[ \t]*:|[ \t]+(?:0|\+62))|(?:di)?hubungi|ricontatt\w*|"
+                r"(?-i:HP)(?=[ \t]*:|[ \t]+(?:0|\+|[89]\d{3} \d{4}))|(?:di)?hubungi|ricontatt\w*|"
+                # Spanish "cel", Nordic "tlf" and "ring meg/mig" (call me)
+                r"cel|tlf|ring[ \t]+m[ei]g|"
                 r"contatta(?:mi|rmi|re)|"
                 r"(?:mi|mio|meu|mon|mein|mijn)(?:[ \t]+[a-z]{3,8})?[ \t]+n(?:[úu]mero|um[ée]ro)|"
                 # French and Portuguese verbs for calling ("m'appeler au", "me joindre au",
@@ -1152,7 +1187,8 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid",
                   "ppel", "oindre", "igar", "uméro", "UMÉRO",
                   "電話", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
-                  "휴대폰", "핸드폰", "HP", "hubungi", "ontatt", "lternat",
+                  "휴대폰", "핸드폰", "HP", "hubungi", "ontatt", "lternat", "cel", "Cel", "CEL",
+                  "tlf", "Tlf", "TLF",
                  "call", "ring", "text")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
 _CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락", "llámame", "llámeme",
@@ -1206,12 +1242,12 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mob
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
                  "휴대폰", "핸드폰",
                  "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t", "number",
-                 "hp", "hubungi", "contatt", "alternat")
+                 "hp", "hubungi", "contatt", "alternat", "cel", "tlf")
 # Where a match of _PHONE_WORDS starts: each Latin word's first three characters ("í", "ó"
 # and "é" read as "a").
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
-                       r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt", 3),)
+                       r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf", 3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
@@ -1253,7 +1289,8 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]+direc
                     r"n[au]mero|"
                     r"simu|natel|"
                     r"llam(?:ar|e|ame|ada)|chiam|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me|"
-                    r"num[ae]ro|appel|joindre|ligar|ring[ \t]+[(+0-9]|hp|hubungi|contatt")
+                    r"num[ae]ro|appel|joindre|ligar|ring[ \t]+[(+0-9]|hp|hubungi|contatt|cel|"
+                    r"tlf|ring[ \t]+m[ei]g")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
 

@@ -17,7 +17,8 @@ from datetime import date
 
 __all__ = [
     "aadhaar_ok", "any_id_ok", "be_national_number_ok", "bsn_ok", "checked_id_ok",
-    "cn_resident_id_ok", "cnp_ok", "codice_fiscale_ok", "cpf_ok", "cpr_ok", "cuit_ok", "curp_ok",
+    "cn_resident_id_ok", "cnp_ok", "codice_fiscale_ok", "cpf_ok", "cpr_ok", "cuil_ok", "cuit_ok",
+    "curp_ok",
     "dni_ok", "fodselsnummer_ok", "hetu_ok", "hkid_ok", "ird_ok", "itin_ok", "medicare_ok",
     "my_number_ok", "nhs_ok", "nik_ok", "nino_ok", "nir_ok", "nric_ok", "pan_ok", "passport_ok",
     "personnummer_ok", "pesel_ok", "pps_ok", "rrn_ok", "rut_ok", "sin_ok", "steuer_id_ok",
@@ -328,7 +329,7 @@ def nric_ok(candidate: str) -> bool:
 def hkid_ok(candidate: str) -> bool:
     """Hong Kong's identity card number: one or two letters, 6 digits and a check character
     (0-9 or A; written in brackets or not)."""
-    text = candidate.upper().replace("(", "").replace(")", "")
+    text = candidate.upper().replace("(", "").replace(")", "").replace(" ", "")
     head = len(text) - 7
     if head not in (1, 2) or not text[:head].isalpha() or not text[head:-1].isdigit():
         return False
@@ -468,6 +469,12 @@ def cuit_ok(candidate: str) -> bool:
     return "012345678990"[11 - total % 11] == n[10]
 
 
+def cuil_ok(candidate: str) -> bool:
+    """A person's CUIL or CUIT (types 20, 23, 24, 27): a company's (30, 33, 34) is public."""
+    n = _numerals(candidate)
+    return n[:2] in ("20", "23", "24", "27") and cuit_ok(n)
+
+
 def teudat_zehut_ok(candidate: str) -> bool:
     """Israel's identity number (teudat zehut): up to 9 digits, Luhn check digit."""
     n = _numerals(candidate)
@@ -496,7 +503,7 @@ _PPS_LETTERS = "WABCDEFGHIJKLMNOPQRSTUV"
 
 def pps_ok(candidate: str) -> bool:
     """Ireland's PPS number: 7 digits, a check letter, and (since 2013) a second letter."""
-    text = candidate.upper()
+    text = candidate.upper().replace(" ", "")
     if (len(text) not in (8, 9) or not text.isascii() or not text[:7].isdigit()
             or not "A" <= text[7] <= "W" or (len(text) == 9 and text[8] not in "ABHWTX")):
         return False
@@ -523,7 +530,7 @@ _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
     8: (tfn_ok, ird_ok),
     9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok),
     10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok),
-    11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok, cuit_ok,
+    11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok, cuil_ok,
          fodselsnummer_ok, medicare_ok),
     12: (aadhaar_ok, my_number_ok, personnummer_ok),
     13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok),

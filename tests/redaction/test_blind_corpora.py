@@ -103,6 +103,8 @@ _TOLD_IN_PARENS = "a key told in parentheses after 'the tacacs key from the wiki
 _DELEGATED_PREFIX = ("a subscriber's delegated /64 (a network written as a CIDR block, which "
                      "stays, as issue 21 asks)")
 _CDR_COLUMNS = "bare ten-digit numbers in a CDR's CSV columns, no header or key"
+_HEADERLESS_ROW = ("a national id in a headerless CSV row beside a person's names: bare digits "
+                   "nothing names (one 9-digit number in three passes some country's check)")
 # Corpora BA and BB (commerce and CRM; machine-learning workflows).
 _SSN_EXAMPLES = ("nine bare digits listed as examples beside dashed SSNs ('SSNs in this column: "
                  "...'), no key or word next to them")
@@ -376,6 +378,32 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "YC4865399": "a passport after 'passport for customer <id>:': the customer's id is the "
                      "first number after the name (and is read as the passport)",
     },
+    # Corpus TC (the second round's eighteen countries' ids in their forms, chats, CSVs, URLs
+    # and logs)
+    "corpus_tc": {
+        **dict.fromkeys((
+            "2560827518666", "420857849", "27118636185", "837 879 704", "695062653",
+            "8759577074838", "4564063I", "649210564", "984-87-9119", "21109543095",
+            "23255935704", "387567688", "16090077477", "1908420590", "114-655-031",
+            "9103155609087", "4973439290", "R358441A", "5119587222"), _HEADERLESS_ROW),
+        **dict.fromkeys(("734003601", "2611101224236", "210241-2519", "7733295157"),
+                        "a national id with its document's name after it ('... thats my sin "
+                        "number', '- cnp mama', an HL7 PID's '^^^NHS^NH')"),
+        **dict.fromkeys(("09118316034", "1449117390022"),
+                        "a national id under pid= (a process's id everywhere else)"),
+        "937 748 408": "a SIN after 'My SIN starts with a 9 because ...': the digit in between "
+                       "is the first number after the name",
+        "56354362225": "a Medicare number after a question about it ('... for the claim form? "
+                       "5635...'): a question on the number's line names none",
+        "535-872-713": "a TFN more than sixty characters after its name",
+        "8560262MA": "a PPS number in a chat's follow-up line ('its the new format one'), "
+                     "its name three lines up",
+        "3940 56986 1": "a Medicare number in a chat's follow-up line ('its ... on the green "
+                        "card'), its name lines up",
+        "0202021833084": "a South African id after isiZulu words for it ('inombolo yami "
+                         "kamazisi'), no name the detectors know",
+        "55 1234 5678": "a Mexican mobile in a headerless CSV row, no word for it",
+    },
     "corpus_tb": {
         "9096 0696 6242": _BAD_AADHAAR,
         "3626 6826 9439": _BAD_AADHAAR,
@@ -422,6 +450,15 @@ _AWS_EXAMPLE = ("AWS's documentation key pair (AKIA...EXAMPLE): redacted like an
                 "data stands it in for real ones (this project's own corpus does)")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    "corpus_tc": {
+        **dict.fromkeys(("tc-0038", "tc-0121"), _DOCS_RANGE),
+        "tc-0109": "an NHS number that failed its check, in a North American phone's exact "
+                   "shape (470 278 2745): read as a phone",
+        **dict.fromkeys(("tc-0418", "tc-0441"),
+                        "a service's toll-free line (1-800-622-6232, 0800 611 116): a phone's "
+                        "shape, and the redactor does not tell a business's line from a "
+                        "person's (another corpus labels a toll-free number as PII)"),
+    },
 
     "corpus_tb": {
         "tb-0044": "'phone-shaped serial 0800-541-2400': a phone's word and a number in a "

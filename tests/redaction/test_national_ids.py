@@ -169,6 +169,27 @@ def test_a_table_column_named_for_the_document(text: str, value: str) -> None:
     ('{"curp": "GOMA850101HDFRRN00", "nombre": "Ana"}', "GOMA850101HDFRRN00"),
     ("Solicitante GOMA850101HDFRRN00 registrado", "GOMA850101HDFRRN00"),  # its own shape
     ('{"document_type":"NATIONAL_ID","document_number":"8001015009087"}', "8001015009087"),
+    # corpus TC's forms: keys, inflections, other scripts' abbreviations, a bare "ID"
+    ('{"social_insurance_number": "298-259-797"}', "298-259-797"),
+    ("payroll lookup?sin=298259797&year=2023", "298259797"),
+    ('{"tfn":"123456782","state":"VIC"}', "123456782"),
+    ("Henkilötunnukseni on 131052-308T, voitteko", "131052-308T"),
+    ('{"cnp": "1800101420010", "nume": "Ionescu"}', "1800101420010"),
+    ("cpr nr 070761 4285 til tandlægen", "070761 4285"),
+    ("Personnummer: 01010750160. Ring meg", "01010750160"),
+    ("ת.ז. 000000018", "000000018"),
+    ("btl.lookup tz=000000018 status=found", "000000018"),
+    ('{"uinfin": {"value": "S1234567D"}}', "S1234567D"),
+    ("the number on my ID card is A123456 (3), do I include it", "A123456 (3)"),
+    ("C.U.I.T./C.U.I.L.: 20-12.345.678-6", "20-12.345.678-6"),
+    ("PPSN 1234567 T for the child benefit", "1234567 T"),
+    ("taxprep submit tin=912701234 form=1040", "912701234"),
+    ("here's my ID nr for the lease: 8001015009087", "8001015009087"),
+    ("Identification No. 1 1017 00230 70 8   Religion: Buddhism", "1 1017 00230 70 8"),
+    ("curp: goma850101hdfrrn00", "goma850101hdfrrn00"),
+    # shapes of their own, anywhere: an NRIC and a henkilötunnus with a check letter
+    ("T0123456G,Tan Wei Ming,Tampines", "T0123456G"),
+    ("131052-308T;Virtanen;Aino", "131052-308T"),
 ])
 def test_more_countries_are_found_after_their_names(text: str, value: str) -> None:
     found = [f for f in scan(text) if f.kind == "national_id"]
@@ -180,12 +201,16 @@ def test_more_countries_are_found_after_their_names(text: str, value: str) -> No
     "sin embargo 298 259 797 filas se perdieron",  # Spanish "however"
     "the third 123-456-789 step failed",  # "ird" inside a word
     "pip list shows 12 apps 1234567T build",
-    "magic number S1234567D in the header",
     "biscuit 20-12345678-6 pack",
     "TFN: 123 456 781 (a typo)",  # the check fails
     "CPR certified 2019-2023, renewal due",
     "tax id 298259797",  # nine digits under a generic name: a US employer's
     "ticket id number 9434765919 escalated",
+    "Proveedor: Distribuidora del Sur S.A., CUIT 30-71234567-1",  # a company's: public
+    "S1234567A is the SKU",  # an NRIC's shape, its check letter wrong
+    "build 131052-308X finished",  # a henkilötunnus's shape, its check letter wrong
+    "ID 1234567890123 not found",  # 13 digits after "ID", no South African id's date
+    "tz=Europe/Berlin offset=3600",
 ])
 def test_more_look_alikes_stay(text: str) -> None:
     assert Redactor().redact_text(text, {}) == text

@@ -13,6 +13,7 @@ import dataclasses
 import itertools
 import random
 import re
+from pathlib import Path
 
 import ops_corpus
 import pytest
@@ -23,7 +24,9 @@ from hypothesis import strategies as st
 from servescope.redaction import DETECTORS, Redactor, scan
 from servescope.redaction.detectors import prefilter_for, resolve
 from servescope.redaction.prefilter import (
+    CACHE_ENV,
     ENGINE_ENV,
+    HYPERSCAN_CACHE_ENV,
     HyperscanPrefilter,
     RegexPrefilter,
     make_prefilter,
@@ -272,3 +275,29 @@ def test_starts_that_miss_a_start_are_caught() -> None:
     text = "card 4111111111111111 ok"
     assert [f.kind for f in scan(text, broken, prefilter=HyperscanPrefilter(broken))] == []
     assert [f.kind for f in scan(text, DETECTORS, prefilter=HYPERSCAN)] == ["credit_card"]
+
+
+def _hits(prefilter: HyperscanPrefilter, texts: list[str]) -> list[tuple[list[int], ...]]:
+    return [tuple(prefilter.candidates_joined(t)) for t in texts]
+
+
+def test_the_compiled_database_is_cached_and_a_bad_file_compiled_over(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The database is written once (a file per detector set), loaded after, and finds the
+    same; a torn or foreign file is compiled over; the switch turns the cache off."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
+    monkeypatch.delenv(HYPERSCAN_CACHE_ENV, raising=False)
+    texts = [s.text for s in rc.build()[:300]]
+    subset = DETECTORS[:40]
+    compiled = HyperscanPrefilter(subset)
+    files = list((tmp_path / "hyperscan").glob("*.db"))
+    assert len(files) == 1
+    loaded = HyperscanPrefilter(subset)
+    assert _hits(loaded, texts) == _hits(compiled, texts)
+    files[0].write_bytes(files[0].read_bytes()[:1000])  # torn
+    again = HyperscanPrefilter(subset)
+    assert _hits(again, texts) == _hits(compiled, texts)
+    assert files[0].stat().st_size > 1000  # written whole again
+    monkeypatch.setenv(HYPERSCAN_CACHE_ENV, "0")
+    HyperscanPrefilter(DETECTORS[:41])
+    assert len(list((tmp_path / "hyperscan").glob("*.db"))) == 1
