@@ -882,6 +882,12 @@ _NATIONAL_IDS = (
                r"kad pengenalan", "\u8eab\u4efd\u8bc1", "\u8eab\u4efd\u8b49"),
               ("nric", "uinfin", "fin", "ic", "identity card", "kad pengenalan", "\u8eab\u4efd"),
               r"[STFGM]\d{7}[A-Z]", ids.nric_ok),
+    # Malaysia's MyKad number: a birth date, a place of birth's code, a serial (no check
+    # digit: the date and the code are the shape)
+    _named_id((r"mykad", r"(?-i:IC)\b", r"(?<![a-z])no\.?[ \t]*(?:ic|kp)\b", r"kad pengenalan",
+               r"(?<![a-z])ic[ _-]?(?:no|number)\b"),
+              ("mykad", "ic", "no", "kad pengenalan"), r"\d{6}-?\d{2}-?\d{4}", ids.mykad_ok,
+              checksummed=False),
     _named_id((r"hkid", r"(?<![a-z])hk[ _-]?id", r"hong kong id", r"identity card",
                r"(?<![a-z])id card", "\u8eab\u4efd\u8b49"),
               ("hkid", "hk", "hong kong", "identity card", "id card", "\u8eab\u4efd"),
@@ -941,9 +947,9 @@ _NATIONAL_IDS = (
                r"(?<![a-z_])personal[ _-]?(?:id|number)\b",
                r"(?<![a-z_])identity[ _-]?(?:number|no)\b",
                r"(?<![a-z_])identification[ _-]?(?:number|no)\b",
-               r"(?<![a-z_])citizen[ _-]?id\b", r"(?<![a-z_])id[ _-]?card\b"),
+               r"(?<![a-z_])citizen[ _-]?id\b", r"(?<![a-z_])id[ _-]?card\b", _AS_KEY % "tin"),
               ("national", "document", "tax", "id", "personal", "identity", "identification",
-               "citizen"),
+               "citizen", "tin"),
               r"\d(?:[ .-]?\d){8,17}|(?=[A-Za-z]*\d)[A-Za-z0-9]{7,18}", ids.checked_id_ok,
               shape=r"\d(?:[ .-]?\d){8,17}|[A-Za-z0-9]{7,18}"),
     # A passport's number after its name (a booking agent's call, a KYC form, a PAX list) ...
@@ -994,41 +1000,66 @@ _NATIONAL_IDS = (
 # A handset's IMEI (and IMEISV, MEID), a subscriber's IMSI, a SIM's ICCID: any long number's
 # shape, so after their names only (a field, a log's key, a record's "served_imsi"), the first
 # number within the same line. Under its own name a number is one, its Luhn digit right or not.
-_TELECOM_NAMES = (r"(?:served[ _-]?)?(?:imei(?:sv)?|imsi|iccid|meid"
-                  r"|sim[ _-]?(?:serial|card[ _-]?(?:number|no)))")
+_TELECOM_NAMES = (r"(?:served[ _-]?)?(?:imei(?:sv|2)?|imsi|iccid|meid"
+                  r"|sim[ _-]?(?:serial|card[ _-]?(?:number|no))|sim(?=[ \t]*[:=])"
+                  # a modem's answer to the AT commands that read them (IMSI, IMEI, ICCID)
+                  r"|at\+(?:cimi|c?gsn|q?ccid|iccid))")
 # (a fact about one, not one: imei_count, imsi_hash)
 _NOT_ABOUT = (r"(?![_ -](?:count|counts|total|len|length|type|hash|hashed|status|state|changed"
               r"|verified|valid|prefix|mask|masked|last4|format|like|style|shaped)(?![a-z]))")
 _TELECOM_IDS = (
     _d("telecom_id",
-       rf"(?ai)(?<![a-z]){_TELECOM_NAMES}(?![a-z]){_NOT_ABOUT}[^\d\n]{{0,24}}?(?<![0-9A-Za-z.-])"
+       rf"(?ai)(?<![a-z]){_TELECOM_NAMES}(?![a-z]){_NOT_ABOUT}[^\d\n]{{0,40}}?(?<![0-9A-Za-z.-])"
        r"(\d{14,22}F?|\d{2}[ -]\d{6}[ -]\d{6}[ -]\d{1,2}|[0-9A-F]{14})(?![0-9A-Za-z-])",
        v.telecom_id_ok,
-       prefilter=r"(?i)(?:imei|imsi|iccid|meid|sim[ _-]?(?:serial|card))[^\r\n]{0,24}"
+       prefilter=r"(?i)(?:imei|imsi|iccid|meid|sim|at\+c?gsn|at\+cimi|at\+q?ccid)[^\r\n]{0,40}"
                  r"(?:\d{14}|\d{2}[ -]\d{6}[ -]\d{6}|[0-9A-F]{14})",
-       group=1, digits=True, start=_at_words(("imei", "imsi", "iccid", "meid", "served", "sim"))),
+       group=1, digits=True,
+       start=_at_words(("imei", "imsi", "iccid", "meid", "served", "sim", "at+"))),
 )
-# A card's security code (CVC, CVV) and a PIN under their names: three or four digits and four
-# to six, which are any number's anywhere else.
-_CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|card[ _-]?(?:verification|code))"
-                        r"[^\r\n]{0,12}\d{3}")
+# A card's security code (CVC, CVV, Amex's four digits on the front) and a PIN (a card's, a
+# SIM's and its PUK) under their names: three to eight digits, any number's anywhere else.
+_CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(?:code|value)"
+                    r"|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?"
+                    r"|[34]-digit[ \t]+(?:security[ \t]+)?code"
+                    r"|code[ \t]+on[ \t]+the[ \t]+(?:back|front)"
+                    r"|c[óo]digo[ \t]+de[ \t]+seguran[çc]a|c[óo]digo[ \t]+de[ \t]+seguridad"
+                    r"|(?:karten)?pr[üu]fnummer|code[ \t]+de[ \t]+s[ée]curit[ée]"
+                    r"|cryptogramme(?:[ \t]+visuel)?|codice[ \t]+di[ \t]+sicurezza")
+_CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|card[ _-]?verification|digit code"
+                        r"|code on the|c[ao]digo de segur|pr[au]fnummer|code de s|cryptogramme"
+                        r"|codice di sicurezza)[^\r\n]{0,40}\d{3}")
+# Words that may stand between a code's or a PIN's name and its digits ("the card code on the
+# back is 591", "el PIN de la tarjeta SIM es 9202"): a closed list, so "pin count is 1024"
+# names no PIN.
+_CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjeta|sim|da|do|"
+             r"cart[ãa]o|der|die|meiner|karte|ma|carte|mi|mia|carta|is|es|ist|est|[ée]|was))"
+             r"{0,6}")
 # (a joiner between the name and the code, or one and a digit after it: the whole text again)
-_joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|code|verification|value)"
-                                             r"[^\n]{0,16}?[-_]"))
+_joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|code|verification|value"
+                                             r"|c[óo]digo|pr[üu]fnummer|cryptogramme|codice"
+                                             r"|seguran[çc]a|seguridad|s[ée]curit[ée]|sicurezza)"
+                                             r"[^\n]{0,48}?[-_]"))
 _CARD_CODES = (
     _d("credit_card",
-       r"(?ai)(?<![a-z])(?:cvc2?|cvv2?|cvn|card[ _-]?(?:security[ _-]?|verification[ _-]?)?code"
-       r"|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?)(?![a-z])"
+       rf"(?ai)(?<![a-z])(?:{_CARD_CODE_NAMES})(?![a-z]){_CODE_GAP}"
        r"[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*\\?[\"']?(\d{3,4})(?![\d.,:/-]?\d)",
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
-       start=_at_words(("cvc", "cvv", "cvn", "security", "card")),
+       start=_at_words(("cvc", "cvv", "cvn", "security", "card", "digit", "code", "c\u00f3digo",
+                        "codigo", "pr\u00fcf", "pruf", "kartenpr", "cryptogramme", "codice"),
+                       2),  # ("4-digit code": the name starts two characters before "digit")
        joined=_joined_card_code, joined_prefilter=_CARD_CODE_PREFILTER),
     _d("secret_assignment",
-       r"(?ai)(?<![a-z])(?:pin(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
-       r"|collect[ _-]pin)(?![a-z0-9_])[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*"
-       r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?(\d{4,6})(?![\d.,:/-]?\d)",
-       prefilter=r"(?i)pin[^\r\n]{0,16}\d{4}", group=1, digits=True,
-       start=_at_words(("pin",))),
+       rf"(?ai)(?<![a-z])(?:pin(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
+       rf"|collect[ _-]pin|puk2?|at\+cpin)(?![a-z0-9_]){_CODE_GAP}"
+       r"[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*"
+       r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?(\d{4,8})(?![\d.,:/-]?\d)",
+       prefilter=r"(?i)(?:pin|puk)[^\r\n]{0,48}\d{4}", group=1, digits=True,
+       start=_at_words(("pin", "puk", "at+cpin"))),
+    # a SIM's PIN given to lock or unlock it (AT+CLCK="SC",0,"1234")
+    _d("secret_assignment", r"(?i)at\+clck=\"sc\",[012],\"(\d{4,8})\"",
+       prefilter=r"(?i)at\+clck=\"sc\",[012],\"\d{4}", group=1, needles=("AT+", "at+"),
+       start=_at_words(("at+clck",))),
 )
 
 
@@ -1188,7 +1219,7 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid",
                   "電話", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
                   "휴대폰", "핸드폰", "HP", "hubungi", "ontatt", "lternat", "cel", "Cel", "CEL",
-                  "tlf", "Tlf", "TLF",
+                  "tlf", "Tlf", "TLF", "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23",
                  "call", "ring", "text")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
 _CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락", "llámame", "llámeme",
@@ -1242,7 +1273,8 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mob
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
                  "휴대폰", "핸드폰",
                  "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t", "number",
-                 "hp", "hubungi", "contatt", "alternat", "cel", "tlf")
+                 "hp", "hubungi", "contatt", "alternat", "cel", "tlf",
+                 "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23")
 # Where a match of _PHONE_WORDS starts: each Latin word's first three characters ("í", "ó"
 # and "é" read as "a").
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"

@@ -18,11 +18,11 @@ from datetime import date
 __all__ = [
     "aadhaar_ok", "any_id_ok", "be_national_number_ok", "bsn_ok", "checked_id_ok",
     "cn_resident_id_ok", "cnp_ok", "codice_fiscale_ok", "cpf_ok", "cpr_ok", "cuil_ok", "cuit_ok",
-    "curp_ok",
-    "dni_ok", "fodselsnummer_ok", "hetu_ok", "hkid_ok", "ird_ok", "itin_ok", "medicare_ok",
-    "my_number_ok", "nhs_ok", "nik_ok", "nino_ok", "nir_ok", "nric_ok", "pan_ok", "passport_ok",
-    "personnummer_ok", "pesel_ok", "pps_ok", "rrn_ok", "rut_ok", "sin_ok", "steuer_id_ok",
-    "tc_kimlik_ok", "teudat_zehut_ok", "tfn_ok", "thai_id_ok", "za_id_ok",
+    "curp_ok", "dni_ok", "fodselsnummer_ok", "hetu_ok", "hkid_ok", "ird_ok", "itin_ok",
+    "medicare_ok", "my_number_ok", "mykad_ok", "nhs_ok", "nik_ok", "nino_ok", "nir_ok", "nric_ok",
+    "pan_ok", "passport_ok", "personnummer_ok", "pesel_ok", "pps_ok", "rrn_ok", "rut_ok",
+    "sin_ok", "steuer_id_ok", "tc_kimlik_ok", "teudat_zehut_ok", "tfn_ok", "thai_id_ok",
+    "za_id_ok",
 ]
 
 
@@ -475,6 +475,20 @@ def cuil_ok(candidate: str) -> bool:
     return n[:2] in ("20", "23", "24", "27") and cuit_ok(n)
 
 
+_MYKAD_PLACES = frozenset(list(range(1, 17)) + list(range(21, 60)) + list(range(60, 69))
+                          + [71, 72] + list(range(74, 80)) + list(range(82, 94)) + [98, 99])
+
+
+def mykad_ok(candidate: str) -> bool:
+    """Malaysia's MyKad number: a birth date (YYMMDD), a place of birth's code (a state's or a
+    country's), a serial; no check digit."""
+    n = _numerals(candidate)
+    if len(n) != 12 or int(n[6:8]) not in _MYKAD_PLACES:
+        return False
+    month, day = int(n[2:4]), int(n[4:6])
+    return _real_date(2000 + int(n[:2]), month, day) or _real_date(1900 + int(n[:2]), month, day)
+
+
 def teudat_zehut_ok(candidate: str) -> bool:
     """Israel's identity number (teudat zehut): up to 9 digits, Luhn check digit."""
     n = _numerals(candidate)
@@ -532,7 +546,7 @@ _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
     10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok),
     11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok, cuil_ok,
          fodselsnummer_ok, medicare_ok),
-    12: (aadhaar_ok, my_number_ok, personnummer_ok),
+    12: (aadhaar_ok, my_number_ok, personnummer_ok, mykad_ok),
     13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok),
     15: (nir_ok,),
     16: (nik_ok,),
@@ -558,7 +572,7 @@ def any_id_ok(candidate: str) -> bool:
 # "tax id" are a US employer's or person's (the SSN has its own kind), one in ten or eleven
 # of them passing the BSN's, the SIN's, the TFN's or the IRD number's test. Nor Medicare's
 # ten, whose check is one digit's.
-_UNCHECKED = (rrn_ok, nik_ok, cpr_ok, itin_ok, medicare_ok)
+_UNCHECKED = (rrn_ok, nik_ok, cpr_ok, itin_ok, medicare_ok, mykad_ok)
 _CHECKED_DIGITS = {n: tuple(c for c in checks if c not in _UNCHECKED)
                    for n, checks in _DIGIT_CHECKS.items() if n > 9}
 

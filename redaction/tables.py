@@ -48,7 +48,7 @@ _GATE = re.compile(
     r"|pesel|cpf|dni|nie|nif|bsn|aadha|pan|nik|ktp|rrn|nino|nir|rut|kimlik|tckn|steuer"
     r"|national|fiscal|personnummer|身份|マイナンバー|個人番号|주민|आधार|旅券|护照|여권"
     r"|nhs|medicare|nric|hkid|curp|hetu|henkil|f[øo]dsels|cpr|cui[tl]|cnp|ppsn|teudat|insurance"
-    r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז|imei|imsi|iccid|meid")
+    r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז|imei|imsi|iccid|meid|cvv|cvc|cvn")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil", "cell",
                "fax", "msisdn", "handy", "gsm", "whatsapp", "celular", "móvil", "movil", "ssn",
@@ -64,7 +64,7 @@ _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil
                "여권", "nhs", "medicare", "nric", "hkid", "curp", "hetu", "henkil", "fødsels",
                "fodsels", "cpr", "cuit", "cuil", "cnp", "ppsn", "teudat", "insurance", "taxfile",
                "tax_file", "tax file", "tax-file", "tax.file", "เลขประจำตัว", "บัตรประชาชน",
-               "תעודת", "ת.ז", "imei", "imsi", "iccid", "meid")
+               "תעודת", "ת.ז", "imei", "imsi", "iccid", "meid", "cvv", "cvc", "cvn")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -79,6 +79,7 @@ _PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "�
                   "هاتف", "جوال", "โทร")
 _SSN_WORDS = frozenset(("ssn", "ssns"))
 _TELECOM_WORDS = frozenset(("imei", "imeisv", "imsi", "iccid", "meid"))
+_CARD_CODE_WORDS = frozenset(("cvv", "cvc", "cvv2", "cvc2", "cvn"))
 # An identity document's number: its name as a header token, or two tokens ("national_id",
 # "steuer_id", "ni_number", "codice_fiscale"), or in its own script ("身份证号").
 _ID_WORDS = frozenset((
@@ -123,7 +124,7 @@ def _tokens(name: str) -> list[str]:
 
 def column_kind(name: str) -> str | None:
     """The kind a column's header names: "phone", "us_ssn", "national_id", "telecom_id",
-    "password" (a password's or a secret's column) or None."""
+    "card_code" (a card's CVC), "password" (a password's or a secret's column) or None."""
     name = name.strip().strip("\"'`*").strip()
     if not name or len(name) > 40 or "@" in name or "://" in name:
         return None
@@ -142,6 +143,8 @@ def column_kind(name: str) -> str | None:
         return "us_ssn"
     if not _TELECOM_WORDS.isdisjoint(tokens):
         return "telecom_id"
+    if not _CARD_CODE_WORDS.isdisjoint(tokens) or "security code" in " ".join(tokens):
+        return "card_code"
     if (not _PASSWORD_WORDS.isdisjoint(tokens) or "mot de passe" in lower
             or any(s in lower for s in _PASSWORD_SCRIPTS)):
         return "password"
@@ -186,6 +189,8 @@ def _cell_ok(kind: str, value: str) -> bool:
         return len(value) <= 24 and any_id_ok(value)
     if kind == "telecom_id":
         return len(value) <= 26 and telecom_id_ok(value)
+    if kind == "card_code":
+        return 3 <= len(value) <= 4 and value.isdigit() and value.isascii()
     if (len(value) < 4 or len(value) > 256 or any(ch.isspace() for ch in value)
             or value.lower() in _NOT_A_SECRET or _ONE_WAY.fullmatch(value) is not None
             or len(set(value)) == 1 or not secret_value_ok(value)):
@@ -199,7 +204,7 @@ def _cell_ok(kind: str, value: str) -> bool:
 
 _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assignment",
                  "secret": "secret_assignment", "national_id": "national_id",
-                 "telecom_id": "telecom_id"}
+                 "telecom_id": "telecom_id", "card_code": "credit_card"}
 
 
 def table_findings(text: str, kinds: frozenset[str] | None = None) -> list[Finding]:

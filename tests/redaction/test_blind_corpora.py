@@ -404,6 +404,18 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                          "kamazisi'), no name the detectors know",
         "55 1234 5678": "a Mexican mobile in a headerless CSV row, no word for it",
     },
+    # Corpus TD (numbers beside the words for PINs, card codes, SIM ids and national ids in
+    # operations and business text, mostly clean lines)
+    "corpus_td": {
+        "6039": "an Amex CID after 'CID' (a cell's or a caller's id in most telecom logs)",
+        "379707052": "an Israeli id after 'my ID (tz) is': tz in brackets, not a key",
+        **dict.fromkeys(("89492053180971172571", "238062766547106", "358753111026904"),
+                        "a SIM's ICCID and IMSI, a handset's IMEI in headerless CSV rows"),
+        "860124043092383": "an IMEI as a Kafka message's key (key=), no name for it",
+        "352099009243037": "an IMEI as a Terraform resource's index, no name for it",
+        **dict.fromkeys(("867697041941795", "353328118474558"),
+                        "the second and third IMEIs of a list after one 'IMEI' (the first goes)"),
+    },
     "corpus_tb": {
         "9096 0696 6242": _BAD_AADHAAR,
         "3626 6826 9439": _BAD_AADHAAR,
@@ -450,6 +462,11 @@ _AWS_EXAMPLE = ("AWS's documentation key pair (AKIA...EXAMPLE): redacted like an
                 "data stands it in for real ones (this project's own corpus does)")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    "corpus_td": {
+        "td-0379": _DOCS_RANGE,
+        "td-0286": "a Kafka message's key under key= (txn_01HF3K2Z9Y): a value under a bare "
+                   "'key' is read as a secret's, as most are",
+    },
     "corpus_tc": {
         **dict.fromkeys(("tc-0038", "tc-0121"), _DOCS_RANGE),
         "tc-0109": "an NHS number that failed its check, in a North American phone's exact "

@@ -187,6 +187,8 @@ def test_a_table_column_named_for_the_document(text: str, value: str) -> None:
     ("here's my ID nr for the lease: 8001015009087", "8001015009087"),
     ("Identification No. 1 1017 00230 70 8   Religion: Buddhism", "1 1017 00230 70 8"),
     ("curp: goma850101hdfrrn00", "goma850101hdfrrn00"),
+    ('{"taxpayer":{"tin":"86095742719","country":"DE"}}', "86095742719"),
+    ("No IC saya 831025-01-2239, akaun KWSP", "831025-01-2239"),  # Malaysia's MyKad
     # shapes of their own, anywhere: an NRIC and a henkilötunnus with a check letter
     ("T0123456G,Tan Wei Ming,Tampines", "T0123456G"),
     ("131052-308T;Virtanen;Aino", "131052-308T"),
@@ -211,6 +213,7 @@ def test_more_countries_are_found_after_their_names(text: str, value: str) -> No
     "build 131052-308X finished",  # a henkilötunnus's shape, its check letter wrong
     "ID 1234567890123 not found",  # 13 digits after "ID", no South African id's date
     "tz=Europe/Berlin offset=3600",
+    "IC 831399-01-2239 part",  # a MyKad's shape, no such day
 ])
 def test_more_look_alikes_stay(text: str) -> None:
     assert Redactor().redact_text(text, {}) == text

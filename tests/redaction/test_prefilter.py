@@ -67,6 +67,20 @@ def test_corpus_findings_are_identical_with_every_prefilter() -> None:
         assert with_(PYTHON, text) == expected, text
 
 
+@pytest.mark.parametrize("text", [
+    # (found by the property test below: the pure-Python start bound lacked Thai's phone words)
+    "\u0e42\u0e17\u0e23AKIA078-05-1120",
+    "\u0e40\u0e1a\u0e2d\u0e23\u0e4c 081-234-5678",
+    "New Amex, 4-digit code 9531 on the front.",
+    'modem: AT+CPIN="094182" -> OK',
+])
+def test_examples_are_identical_with_every_prefilter(text: str) -> None:
+    expected = reference(text)
+    assert expected
+    assert with_(HYPERSCAN, text) == expected
+    assert with_(PYTHON, text) == expected
+
+
 def test_the_prefilter_is_what_runs_by_default() -> None:
     # hyperscan is a dependency on this platform: the default engine is the fast one
     assert prefilter_for(DETECTORS).name == "hyperscan"

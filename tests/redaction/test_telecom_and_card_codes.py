@@ -28,6 +28,21 @@ from servescope.redaction.policy import parse_policy
     ('  step=collect_pin dtmf="4108#"', "secret_assignment", "4108"),
     ("my card PIN is 4821, can you reset it?", "secret_assignment", "4821"),
     ("pin_code=736201", "secret_assignment", "736201"),
+    # corpus TD's forms: a modem's AT answers, a second IMEI, a SIM under sim=, other
+    # languages' names for a card's code, a PIN with words between, a PUK, a SIM lock
+    ("modem[ttyUSB2]: AT+CGSN -> 353911100125476 OK", "telecom_id", "353911100125476"),
+    ("AT+CIMI -> 334020570301806", "telecom_id", "334020570301806"),
+    ("AT+QCCID -> +QCCID: 89492049266926661268", "telecom_id", "89492049266926661268"),
+    ("serial F2LXK9Q1HG7F, IMEI2 864531058364562, owner r.o", "telecom_id", "864531058364562"),
+    ("heartbeat sim=8910042930500533070 volt=12.6", "telecom_id", "8910042930500533070"),
+    ("Kartennummer folgt, Prüfnummer 727, bitte", "credit_card", "727"),
+    ("el código de seguridad 611, no me deja pagar", "credit_card", "611"),
+    ("oh and the card code on the back is 591, sorry", "credit_card", "591"),
+    ("New Amex, 4-digit code 9531 on the front.", "credit_card", "9531"),
+    ("el PIN de la tarjeta SIM es 9202, ¿me ayudas?", "secret_assignment", "9202"),
+    ("and the PUK 35866522 if it locks", "secret_assignment", "35866522"),
+    ('modem: AT+CPIN="094182" -> OK', "secret_assignment", "094182"),
+    ('sim unlock: AT+CLCK="SC",0,"468203" -> OK', "secret_assignment", "468203"),
 ])
 def test_a_value_under_its_name_is_found(text: str, kind: str, value: str) -> None:
     assert [(f.kind, f.value) for f in scan(text)] == [(kind, value)]
@@ -47,6 +62,10 @@ def test_a_value_under_its_name_is_found(text: str, kind: str, value: str) -> No
     "PIN changed 2024-05-01",
     "CVE-2024-1234 fixed in 1.2.3",
     "cvc_version=1234",
+    '[ui-kit] Card code 404 rendered in <EmptyState/>',
+    "pin count is 1024 on the BGA package",
+    "security code review 2024 scheduled",
+    "AT+CSQ -> +CSQ: 23,99 OK",
 ])
 def test_a_number_beside_the_word_stays(text: str) -> None:
     assert Redactor().redact_text(text, {}) == text
@@ -60,6 +79,12 @@ def test_a_cdr_exports_columns_are_found_by_their_headers() -> None:
     for value in ("510103653191937", "536540279117728", "262014878755812", "715759049493555"):
         assert value not in out
     assert "184" in out and "97" in out
+
+
+def test_an_inserts_cvv_column_is_found_by_its_name() -> None:
+    text = "INSERT INTO payment_attempts(pan, cvv) VALUES ('4539730460074465', '862');"
+    out = Redactor().redact_text(text, {})
+    assert "862" not in out and "4539730460074465" not in out
 
 
 def test_a_policy_may_leave_telecom_ids_out() -> None:
