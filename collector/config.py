@@ -122,7 +122,8 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|login[ \t]+[^ \t\r\n]+[ \t]+password[ \t]+[^ \t\r\n]+"
                          # a PIN under its name (a card's, an IVR's collect_pin dtmf=)
                          r"|\b(pin([ _-]?(code|number|no))?|pincode|(card|atm|sim)[ _-]?pin"
-                         r"|collect[ _-]pin)([^a-z0-9_]|$)[^0-9\n]{0,12}[0-9]{4,6}"
+                         r"|collect[ _-]pin|puk2?|at\+cpin)([^a-z0-9_]|$)[^0-9\n]{0,40}[0-9]{4,8}"
+                         r"|at\+clck=\"sc\",[012],\"[0-9]{4,8}"
                          r"|[\"'](name|key)[\"'][ \t]*:[ \t]*[\"'][^\"']*(sess|sid|token|auth|key"
                          r"|secret|passw|cookie)[^\"']*[\"'][ \t]*,[ \t]*[\"']value[\"'][ \t]*:"
                          r"[ \t]*(\{[ \t]*[\"']stringValue[\"'][ \t]*:[ \t]*)?[\"'][^\"']{6,}"
@@ -171,8 +172,11 @@ RE2_PATTERNS: dict[str, str] = {
                    r"50[0-9]{2}|67[0-9]{2})([ -]?[0-9]{4}){2,3}[ -]?[0-9]{1,7}\b|"
                    r"\b3[0-9]{3}[ -]?[0-9]{6}[ -]?[0-9]{4,5}\b|"
                    # a card's security code under its name
-                   r"(?i:\b(cvc2?|cvv2?|cvn|security[ _-]?code|card[ _-]?(verification|code))"
-                   r"([^a-z]|$)[^0-9\n]{0,8}[0-9]{3,4}\b)",
+                   r"(?i:\b(cvc2?|cvv2?|cvn|security[ _-]?code|card[ _-]?verification"
+                   r"|card[ _-]?security[ _-]?(code|value)|[34]-digit( security)? code"
+                   r"|code on the (back|front)|c[oó]digo de (seguran[cç]a|seguridad)"
+                   r"|(karten)?pr[uü]fnummer|code de s[eé]curit[eé]|cryptogramme"
+                   r"|codice di sicurezza)([^a-z]|$)[^0-9\n]{0,32}[0-9]{3,4}\b)",
     "us_ssn": r"\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\b",
     # A document's name, then the first number within reach (the detectors check it); the
     # two shapes found without a name as they are.
@@ -197,7 +201,8 @@ RE2_PATTERNS: dict[str, str] = {
                    r"personbeteckning|f.dselsnummer|foedselsnummer|fnr|d-nummer|cpr|"
                    r"thai.?(national.?)?id|cui[tl]|teudat.?zehut|israeli id|cnp|"
                    r"cod numeric personal|ppsn|pps.?(number|no)|personal public service|"
-                   r"ird.?(number|no)|inland revenue)([^a-z]|$)|"
+                   r"ird.?(number|no)|inland revenue|mykad|no\.? ?(ic|kp)|curp|uinfin|"
+                   r"social.insurance|cnp)([^a-z]|$)|"
                    # (their own scripts' names: Aadhaar, Korea's, Japan's, China's, passports,
                    # Thailand's, Israel's)
                    "\u0906\u0927\u093e\u0930|\uc8fc\ubbfc|\u30de\u30a4\u30ca\u30f3\u30d0\u30fc|"
@@ -213,8 +218,9 @@ RE2_PATTERNS: dict[str, str] = {
                    r"\b[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]\b|"
                    r"\b[A-Z]{4}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]\b",
     # A handset's, a subscriber's or a SIM's id after its name.
-    "telecom_id": r"(?i)\b(served[ _-]?)?(imei(sv)?|imsi|iccid|meid|sim[ _-]?(serial|card[ _-]?"
-                  r"(number|no)))([^a-z]|$)[^0-9\n]{0,24}[0-9A-F][0-9A-F -]{12,26}",
+    "telecom_id": r"(?i)\b((served[ _-]?)?(imei(sv|2)?|imsi|iccid|meid|sim[ _-]?(serial|card[ _-]?"
+                  r"(number|no)))([^a-z]|$)|sim[ \t]*[:=]|at\+(cimi|c?gsn|q?i?ccid))"
+                  r"[^0-9\n]{0,40}[0-9A-F][0-9A-F -]{12,26}",
     "ipv6": _v6(_V6_ROUTED_HEAD),
     "ipv4": _PUBLIC_V4,
     # Broader than their detectors, as the rest: every address of that family.

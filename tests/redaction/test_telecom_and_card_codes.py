@@ -98,6 +98,11 @@ def test_a_policy_may_leave_telecom_ids_out() -> None:
     ("telecom_id", "served_imsi: 510103653191937", "510103653191937"),
     ("credit_card", '"card[cvc]":"324"', "324"),
     ("secret_assignment", 'step=collect_pin dtmf="4108#"', "4108"),
+    ("telecom_id", "AT+QCCID -> +QCCID: 89492049266926661268", "89492049266926661268"),
+    ("telecom_id", "heartbeat sim=8910042930500533070 volt=12.6", "8910042930500533070"),
+    ("credit_card", "el código de seguridad 611, no me deja", "611"),
+    ("secret_assignment", 'sim unlock: AT+CLCK="SC",0,"468203" -> OK', "468203"),
+    ("secret_assignment", "el PIN de la tarjeta SIM es 9202", "9202"),
 ])
 def test_the_collectors_patterns_take_them(kind: str, text: str, value: str) -> None:
     match = re.compile(RE2_PATTERNS[kind]).search(text)
