@@ -664,8 +664,11 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
                   "crypto", "priv", "community", "hmac", "salt", "bearer")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
-_SECRET_KEY_STARTS = (("(?i)" + "|".join(sorted({w[:3] for w in _SECRET_STARTS} - {"tok", "pw"})),
-                       3),
+# Each word whole, one expression per length (the start is the end less it): three-letter
+# prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
+# report is a callback into Python and a place to try the pattern.
+_SECRET_KEY_STARTS = (*(("(?i)" + "|".join(sorted(w for w in _SECRET_STARTS if len(w) == n)), n)
+                        for n in sorted({len(w) for w in _SECRET_STARTS} - {2, 5})),
                       (r"(?i)pw", 2),
                       # "token" as a key, not "tokens" (which the pattern refuses): a character
                       # must follow, for the separator
@@ -797,12 +800,16 @@ _NOT_A_RECORDS = "".join(rf"(?<!{w} )" for w in (
 
 
 def _engine_name(name: str) -> str:
-    """A document's name as the prefilter engine reads it (looser: case, no boundaries; the
-    letters of other scripts as "a": "ת.ז" is "a.a")."""
-    return engine_reading(_LOOK_AROUND.sub("", name).replace(r"\b", "").replace("(?-i:", "(?:"))
+    """A document's name as the prefilter engine reads it (looser: no boundaries; the
+    letters of other scripts as "a": "ת.ז" is "a.a"). A look-ahead the name must meet is
+    read as text (a key's "tin" and its "=": "tin" alone is inside "getting" and "waiting")."""
+    engine = _LOOK_AROUND.sub("", name).replace("(?=", "(?:")
+    # (a name in capitals stays so there: the engine takes "(?-i:SIN)" inside "(?i:...)", and
+    # "sin" is inside "using", "business" and "since")
+    return engine_reading(engine.replace(r"\b", ""))
 
 
-_LOOK_AROUND = re.compile(r"\(\?<?[!=][^()]*\)")
+_LOOK_AROUND = re.compile(r"\(\?(?:<[!=]|!)[^()]*\)")
 
 
 _NATIONAL_IDS = (
