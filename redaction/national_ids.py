@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 
+from .validators import luhn_ok
+
 __all__ = [
     "aadhaar_ok", "any_id_ok", "be_national_number_ok", "bsn_ok", "checked_id_ok",
     "cn_resident_id_ok", "cnp_ok", "codice_fiscale_ok", "cpf_ok", "cpr_ok", "cuil_ok", "cuit_ok",
@@ -256,15 +258,7 @@ def personnummer_ok(candidate: str) -> bool:
     n = _numerals(candidate)
     if len(n) == 12:
         n = n[2:]
-    return len(n) == 10 and _valid_day(int(n[2:4]), int(n[4:6]) % 60) and _luhn(n)
-
-
-def _luhn(n: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(n)):
-        d = int(ch) * (2 if i % 2 else 1)
-        total += d - 9 if d > 9 else d
-    return total % 10 == 0
+    return len(n) == 10 and _valid_day(int(n[2:4]), int(n[4:6]) % 60) and luhn_ok(n)
 
 
 def _leap(year: int) -> bool:
@@ -285,7 +279,7 @@ _DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 def sin_ok(candidate: str) -> bool:
     """Canada's Social Insurance Number: 9 digits, not starting 0 or 8, Luhn check digit."""
     n = _numerals(candidate)
-    return len(n) == 9 and n[0] not in "08" and _luhn(n)
+    return len(n) == 9 and n[0] not in "08" and luhn_ok(n)
 
 
 def nhs_ok(candidate: str) -> bool:
@@ -350,7 +344,7 @@ def za_id_ok(candidate: str) -> bool:
     year = 2000 + int(n[:2])
     if year > date.today().year:
         year -= 100
-    return _real_date(year, int(n[2:4]), int(n[4:6])) and _luhn(n)
+    return _real_date(year, int(n[2:4]), int(n[4:6])) and luhn_ok(n)
 
 
 _CURP_ALPHABET = "0123456789ABCDEFGHIJKLMN&OPQRSTUVWXYZ"
@@ -492,7 +486,7 @@ def mykad_ok(candidate: str) -> bool:
 def teudat_zehut_ok(candidate: str) -> bool:
     """Israel's identity number (teudat zehut): up to 9 digits, Luhn check digit."""
     n = _numerals(candidate)
-    return 0 < len(n) <= 9 and int(n) > 0 and _luhn(n.zfill(9))
+    return 0 < len(n) <= 9 and int(n) > 0 and luhn_ok(n.zfill(9))
 
 
 _CNP_COUNTIES = frozenset([f"{c:02d}" for c in range(1, 49)] + ["51", "52", "70", "80", "81",

@@ -47,7 +47,7 @@ _GATE = re.compile(
     # identity documents' names (the passport words hold "pas" or "pass" above)
     r"|pesel|cpf|dni|nie|nif|bsn|aadha|pan|nik|ktp|rrn|nino|nir|rut|kimlik|tckn|steuer"
     r"|national|fiscal|personnummer|身份|マイナンバー|個人番号|주민|आधार|旅券|护照|여권"
-    r"|nhs|medicare|nric|hkid|curp|hetu|henkil|f[øo]dsels|cpr|cui[tl]|cnp|ppsn|teudat|insurance"
+    r"|nhs|medicare|nric|hkid|curp|hetu|henkil|f[øo]dsels|cpr|cui[tl]|cnp|ppsn|teudat"
     r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז|imei|imsi|iccid|meid|cvv|cvc|cvn")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil", "cell",
@@ -62,7 +62,7 @@ _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil
                "nino", "nir", "rut", "kimlik", "tckn", "steuer", "national", "fiscal",
                "personnummer", "身份", "マイナンバー", "個人番号", "주민", "आधार", "旅券", "护照",
                "여권", "nhs", "medicare", "nric", "hkid", "curp", "hetu", "henkil", "fødsels",
-               "fodsels", "cpr", "cuit", "cuil", "cnp", "ppsn", "teudat", "insurance", "taxfile",
+               "fodsels", "cpr", "cuit", "cuil", "cnp", "ppsn", "teudat", "taxfile",
                "tax_file", "tax file", "tax-file", "tax.file", "เลขประจำตัว", "บัตรประชาชน",
                "תעודת", "ת.ז", "imei", "imsi", "iccid", "meid", "cvv", "cvc", "cvn")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
