@@ -31,6 +31,7 @@ from .detectors import DETECTORS, Detector, Finding, prefilter_for
 from .joined import scan_plain
 from .policy import Action, Policy
 from .prefilter import Prefilter
+from .spoken import read_spoken
 from .tables import table_findings
 
 __all__ = ["BLOCKED_KEY", "CONTENT", "FAILED", "IDENTITY", "MODEL", "Place", "Redactor"]
@@ -161,6 +162,13 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     qp = qp_view(text)
     if qp is not None:
         extra += _view_findings(text, *qp, detectors, prefilter)
+    spoken, said = read_spoken(text)
+    if spoken is not None:
+        extra += _view_findings(text, *spoken, detectors, prefilter)
+    if said:
+        kinds = {d.kind for d in detectors}
+        extra += [Finding(kind, start, end, text[start:end]) for kind, start, end in said
+                  if kind in kinds]
     for start, end, plain in base64_tokens(text, found):
         inside = scan_plain(plain, detectors, prefilter)
         if inside:

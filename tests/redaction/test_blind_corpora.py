@@ -69,6 +69,19 @@ _TOLD_ONE_TIME_CODE = ("a one-time code told in German prose ('Der Einmal-Code .
                        "letters and digits with no code word the one-time code detector knows")
 _DNS_LABEL = ("an e-mail base64-encoded as the first label of a DNS query's name (exfiltration "
               "through DNS): a label glued to the name's next one is read as part of a host")
+# Corpora TE and TF (said aloud or disguised: voice agents' transcripts, call summaries, chat
+# that spells its contact details; TF was held out until the spoken reading was built).
+_SECURITY_ANSWER = ("a security answer or a password said as a plain word (a pet's, a school's, "
+                    "a mother's maiden name, 'memorable word is marmalade'): no shape, and the "
+                    "words naming it are not among the detectors'")
+_NATO_SPELLING = "letters spelled with a word for each ('C for charlie', 'j as in john'): not read"
+_WRITTEN_CODE = ("digits written out (spaced one by one, grouped with double spaces, slashes or "
+                 "commas) after words that name no code the detectors know, or with no name")
+_NUMBER_WORDS_IN_ADDRESS = "number words inside an address's local part ('oconnor five six at')"
+_MIXED_GROUPS = "an IBAN read part in words, part in written groups, its letters in lower case"
+_SPOKEN_OTHER = ("a reading left: letters and number words mixed into an id with no check, a run "
+                 "broken by a bracketed '[pause]', a short code after words naming none, or "
+                 "groups whose pauses do not tell a card from a list")
 #: Values a corpus holds that the detectors miss, and why; a miss not listed fails the test,
 #: and so does a listed value that is caught now (take it off the list).
 #: Corpus E labels a URL's credentials as the whole URL; the password is what is secret and
@@ -122,6 +135,83 @@ _TYPED_BY_INDEX = ("typed by an agent into a page element named only by its inde
 _SPANISH_LIST = ("a Spanish mobile number in a contact list (after a name, an e-mail or a dash), "
                  "no word for a phone")
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_te": {
+        "4183  2306  3181  3775": _WRITTEN_CODE,
+        "siete cinco siete, nueve uno seis, uno dos cero": _SPOKEN_OTHER,
+        ("i t quattro cinque a zero uno zero tre zero cinque due cinqu"
+         "e sei sette sei sei sette sei tre tre nove zero otto otto ze"
+         "ro nove"): _SPOKEN_OTHER,
+        "t r e v o r dot oconnor five six at hey dot com": _NUMBER_WORDS_IN_ADDRESS,
+        "p fünf m z drei m w vier f neun": _SPOKEN_OTHER,
+        "D E 6 5 2 0 0 5 2 8 3 6 8 8 4 7 4 4 5 1 2 5": _SPOKEN_OTHER,
+        "nl96 snsb 4875 1223 03": _MIXED_GROUPS,
+        "j as in john e s s i c a c h e 1972 at aol dot com": _NATO_SPELLING,
+        "5 3 4 5  5 3 1 9  4 4 0 1  7 0 7 5": _WRITTEN_CODE,
+        "c67086902": _SPOKEN_OTHER,
+        "5196 / 4028 / 5433 / 0249": _WRITTEN_CODE,
+        ("five five six three, seven three five nine, one one zero zer"
+         "o, three seven two zero"): _SPOKEN_OTHER,
+        "a as in apple l i c e oh four at acmecorp dot io": _NATO_SPELLING,
+        "Lighthouse": _SECURITY_ANSWER,
+        "big T, r, o, v, a, d, o, r, seven, eight, exclamation mark": _SPOKEN_OTHER,
+        ("four seven five nine - three nine three two - nine one four "
+         "seven - five oh seven one"): _SPOKEN_OTHER,
+        "oito um, nove um meia cinco nove, oito zero oito meia": _SPOKEN_OTHER,
+    },
+    "corpus_tf": {
+        "Skippy": _SECURITY_ANSWER,
+        "Lemaire": _SECURITY_ANSWER,
+        "FNU 850508": _SPOKEN_OTHER,
+        "2 8 8 7": _WRITTEN_CODE,
+        "N L zeven zeven, INGB 0777 0143 21": _MIXED_GROUPS,
+        "8 0 9  6 7 5  7 6 4": _WRITTEN_CODE,
+        "3454, 322873, 07903": _WRITTEN_CODE,
+        "1504": _WRITTEN_CODE,
+        "4746 ... 9518 ... 8790 ... 3818": _WRITTEN_CODE,
+        "063": _WRITTEN_CODE,
+        ("C for charlie, A for apple, L for lima, L for lima, U for un"
+         "iform, M for mike, 51, at gmail dot com"): _NATO_SPELLING,
+        "7103": _WRITTEN_CODE,
+        "3462, 009031, 12307": _WRITTEN_CODE,
+        "U160-635-68-991-5": _SPOKEN_OTHER,
+        "7345": _WRITTEN_CODE,
+        ("sześć zero jeden jeden [pause] siedem dwa dziewięć sześć [pa"
+         "use] trzy cztery zero pięć [pause] dwa trzy cztery dwa"): _SPOKEN_OTHER,
+        "Captain": _SECURITY_ANSWER,
+        "109258": _WRITTEN_CODE,
+        "2 4 2 4": _WRITTEN_CODE,
+        "Szymańska": _SECURITY_ANSWER,
+        "Jankowska": _SECURITY_ANSWER,
+        ("G for golf, R for romeo, A for apple, C for charlie, E for e"
+         "cho, 69, at gmail dot com"): _NATO_SPELLING,
+        "marmalade": _SECURITY_ANSWER,
+        "F U J acht M D F E vier": _SPOKEN_OTHER,
+        "Boris": _SECURITY_ANSWER,
+        "pumpkin with a capital P one nine nine two": _SPOKEN_OTHER,
+        "siete tres siete ... cuatro uno siete ... ocho tres siete": _SPOKEN_OTHER,
+        "7 7 6 4 6 8 7 2 3": _WRITTEN_CODE,
+        "Brookside": _SECURITY_ANSWER,
+        "Ballarat": _SECURITY_ANSWER,
+        "706 482": _WRITTEN_CODE,
+        "G B seven zero, SRLG 2863 9683 6653 05": _MIXED_GROUPS,
+        "five three nine": _SPOKEN_OTHER,
+        "WXT 373414": _SPOKEN_OTHER,
+        "PRYCE761164F99HU": _SPOKEN_OTHER,
+        "cathedral": _SECURITY_ANSWER,
+        "een negen twee": _SPOKEN_OTHER,
+        "0 7 9 8  7 7 5  4 6 1 4": _WRITTEN_CODE,
+        "vier vijf zes": _SPOKEN_OTHER,
+        "4368 - 2240 - 4634 - 4010": _WRITTEN_CODE,
+        "four eight seven": _SPOKEN_OTHER,
+        "Lupo": _SECURITY_ANSWER,
+        "V T T acht R zeven E K vier": _SPOKEN_OTHER,
+        "L for lima, I for india, A for apple, M for mike, 61, at outlook dot com": _NATO_SPELLING,
+        "Dundee": _SECURITY_ANSWER,
+        "St Mary's primary": _SECURITY_ANSWER,
+        "307761": _WRITTEN_CODE,
+        "Apfelstrudel": _SECURITY_ANSWER,
+        "Ramsbottom": _SECURITY_ANSWER,
+    },
     "corpus_ha": {
         "2001:41d0:61fb::8afe": "an interface's IPv6 address with its prefix length (/64), read "
                                 "as a network (its IPv4 twin on the line above is caught)",
@@ -295,10 +385,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     },
     "corpus_h": {
         "0538423461": "ten bare digits after 'text' (a verb too common to take as a phone's word)",
-    },
-    "corpus_k": {
-        "nine four four, three one seven, six three eight one": "a phone number spelled out in "
-                                                                "words",
     },
     "corpus_l": {
         "8%20(495)%20123-45-67": "a Russian number in a search query with nothing beside it that "

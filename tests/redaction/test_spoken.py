@@ -1,0 +1,139 @@
+"""Values said aloud or disguised (redaction/spoken.py): numbers in words, spelled letters and
+addresses with their at and dot said, read as what they say, and redacted where they were
+said; the text around them, and numbers said that are no value, unchanged."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from servescope.redaction import Policy, Redactor
+from servescope.redaction import spoken as spoken_module
+from servescope.redaction.prefilter import hyperscan_available
+from servescope.redaction.spoken import read_spoken
+
+BLIND = Path(__file__).parent / "blind"
+
+
+@pytest.fixture(scope="module")
+def redactor() -> Redactor:
+    return Redactor(hash_key=b"spoken-tests")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("caller: my number is five five five, two one two, eight nine nine one thanks",
+     "caller: my number is [REDACTED:phone] thanks"),
+    ("card four one one one one one one one one one one one one one one one ok",
+     "card [REDACTED:credit_card] ok"),
+    ("my social is one two three, four five, six seven eight nine",
+     "my social is [REDACTED:us_ssn]"),
+    ("the PIN is four four nine one", "the PIN is [REDACTED:secret_assignment]"),
+    ("the alarm code is eighty four thirty seven, see you Sunday",
+     "the alarm code is [REDACTED:secret_assignment], see you Sunday"),
+    ("mon numéro c'est le zéro six, douze, trente-quatre, cinquante-six, soixante-dix-huit",
+     "mon numéro c'est le [REDACTED:phone]"),
+    ("meine Nummer ist null eins sieben sechs, vier fünf drei, zwei zwei eins acht",
+     "meine Nummer ist [REDACTED:phone]"),
+    ("IBAN G B eight two W E S T one two three four five six nine eight seven six five four "
+     "three two", "IBAN [REDACTED:iban]"),
+    ("user: 7 6 0 2 1 3 7 5 8 1 is my cell", "user: [REDACTED:phone] is my cell"),
+    ("it's a mastercard 5209... 5470... 4915... 5987 thanks",
+     "it's a mastercard [REDACTED:credit_card] thanks"),
+])
+def test_numbers_said_are_redacted_where_they_were_said(redactor: Redactor, text: str,
+                                                        expected: str) -> None:
+    assert redactor.redact_text(text, {}) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "my email is john dot smith at gmail dot com",
+    "reach me at alice [at] example [dot] com",
+    "bob(at)firma(dot)de",
+    "mi correo es maria arroba hotmail punto com",
+    "c'est pierre arobase orange point fr",
+    "Kontakt per Mail: sabine Punkt w ät web Punkt de",
+    "mail me: anna.k AT proton DOT me",
+    "yes it's j o h n underscore s at outlook dot com all lower case",
+    "it's t r e v o r underscore w at hallmark hyphen dental dot com",
+])
+def test_addresses_said_are_redacted_whole(redactor: Redactor, text: str) -> None:
+    counts: dict[str, int] = {}
+    out = redactor.redact_text(text, counts)
+    assert counts.get("email") == 1, out
+    for fragment in ("gmail", "example", "firma", "hotmail", "orange", "web Punkt",
+                     "proton", "outlook", "hallmark"):
+        assert fragment not in out
+
+
+@pytest.mark.parametrize("text", [
+    "visit us at acme dot com for more",
+    "we're at acme dot com now",
+    "we are at the office. It was fine",
+    "order number four five six",
+    "at five thirty on the twenty first",
+    "twelve hundred dollars, two or three times",
+    "flight BA two eight seven, room four oh four",
+    "version two point one point four",
+    "hmm the error code is four oh one",
+    "press one for billing, two for support",
+    "gpt four oh and llama three point one seventy b",
+    "one two three testing",
+    "[null, null, null, null]",
+    "->  Nested Loop  (cost=0.56..2485514.56 rows=2975 width=44)",
+    "I1202 03:20:37.731395 1 http_server.cc:4700] Started Metrics Service",
+    "GigabitEthernet0/0/0/1 unassigned YES NVRAM up",
+])
+def test_numbers_said_that_are_no_value_stay(redactor: Redactor, text: str) -> None:
+    assert redactor.redact_text(text, {}) == text
+
+
+def test_the_reading_maps_each_character_back() -> None:
+    text = "ok it's oh seven seven double oh, nine hundred, one two three if you need me"
+    reading, said = read_spoken(text)
+    assert reading is not None
+    inner, starts, ends = reading
+    assert "07700 900 123" in inner
+    assert len(inner) == len(starts) == len(ends)
+    at = inner.index("07700")
+    assert text[starts[at]:ends[at]] == "oh"  # a digit spans the word it was said as
+    assert text[starts[at + 3]:ends[at + 4]] == "double oh"
+    assert [kind for kind, _, _ in said] == ["phone"]
+    _kind, start, end = said[0]
+    assert text[start:end] == "oh seven seven double oh, nine hundred, one two three"
+
+
+def test_a_policy_without_the_kind_gets_none_of_it() -> None:
+    policy = dataclasses.replace(Policy.default(), kinds=tuple(
+        kind for kind in Policy.default().kinds if kind != "phone"))
+    out = Redactor(policy, hash_key=b"k").redact_text(
+        "my number is five five five, two one two, eight nine nine one", {})
+    assert "[REDACTED:phone]" not in out
+
+
+def _corpus_lines() -> list[str]:
+    return [json.loads(line)["text"] for name in ("corpus_te.jsonl", "corpus_tf.jsonl")
+            for line in (BLIND / name).read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.skipif(not hyperscan_available(), reason="the hyperscan package is not installed")
+def test_the_engine_gate_passes_wherever_pythons_does() -> None:
+    """The engine reads non-ASCII letters as stand-ins: its gate may pass more lines, never
+    fewer, so both engines build the same readings."""
+    gate = spoken_module._Gate()
+    gate._build()
+    assert gate._db is not None
+    lines = [*_corpus_lines(), "fünf sechs sieben", "dziewięć osiem siedem", "tobias ät web.de"]
+    for line in lines:
+        if spoken_module._PYTHON_GATE.search(line):
+            assert gate(line), line
+
+
+def test_most_lines_pay_only_the_gate() -> None:
+    """Ordinary text never reaches the reader."""
+    for text in ("2026-12-04T13:15:47Z INFO uvicorn running on http://0.0.0.0:8000",
+                 "Can you summarise the thread below? thanks for getting back to me",
+                 '{"usage": {"prompt_tokens": 812, "completion_tokens": 64}}'):
+        assert read_spoken(text) == (None, [])
