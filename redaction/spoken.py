@@ -290,15 +290,18 @@ _DOT = rf"(?:\s+{_DOT_WORDS}\s+|\s*{_BRACKETED.replace('WORD', _DOT_WORDS)}\s*|\
 _JOIN = (rf"(?:{_DOT}|\s+(?:underscore|underline|unterstrich|guion bajo|tiret bas)\s+"
          rf"|\s+(?:dash|hyphen|minus|bindestrich|guion|guión|tiret|trattino)\s+|[_-])")
 _DASH = r"(?:\s+(?:dash|hyphen|minus|bindestrich|guion|guión|tiret|trattino)\s+|-)"
-_PART = r"(?:[^\W_](?:\s[^\W_]){2,}(?![^\W_])|[^\W_]+)"  # a word, or letters spelled apart
+_PART = r"(?:[^\W_](?:\s[^\W_]){2,40}(?![^\W_])|[^\W_]+)"  # a word, or letters spelled apart
 # Top-level domains said aloud (a domain ends in one of these, so "at John dot Smith" is not).
 _TLDS = ("com|org|net|edu|gov|io|ai|co|uk|us|ca|de|fr|es|it|nl|pl|pt|br|mx|ar|cl|be|ch|at|"
          "se|no|dk|fi|ie|eu|ru|ua|jp|cn|in|au|nz|za|me|dev|app|info|biz|cz|sk|hu|ro|gr|tr|il|"
          "sg|hk|tw|kr|lu|li|is|ee|lv|lt|si|hr|rs|bg|pe|ve|uy|fm|tv|ly|gg|cc|xyz|email|online|"
          "mail|tech|site|store|shop|cloud")
+# (The parts are bounded: unbounded, a long "x dot x dot ..." with no at after it was tried
+# to its end from every word, quadratic in the text.)
 _SPOKEN_EMAIL = re.compile(
-    rf"(?i)(?<![\w@.])(?P<local>{_PART}(?:{_JOIN}{_PART})*)(?P<at>{_AT})"
-    rf"(?P<domain>{_PART}(?:(?:{_DOT}|{_DASH}){_PART})*{_DOT}(?:{_TLDS}|[a-z]{{2}}))(?![\w@])")
+    rf"(?i)(?<![\w@.])(?P<local>{_PART}(?:{_JOIN}{_PART}){{0,8}})(?P<at>{_AT})"
+    rf"(?P<domain>{_PART}(?:(?:{_DOT}|{_DASH}){_PART}){{0,6}}{_DOT}(?:{_TLDS}|[a-z]{{2}}))"
+    rf"(?![\w@])")
 _MAIL_CUES = re.compile(r"(?i)e-?mail|\bmail|correo|courriel|adress|address|indirizzo|"
                         r"endereço|endereco|adres|skrzynk|inbox|write to|contact")
 _PROVIDERS = frozenset({"gmail", "googlemail", "yahoo", "hotmail", "outlook", "live", "msn",
@@ -387,7 +390,8 @@ _GATE_EMAIL = (rf"[\[({{<]\s*(?:{_AT_WORDS}|{_DOT_WORDS}|@)\s*[\])}}>]"
                rf"|\s@\s|\w@\s"
                rf"|\sat\s[^\n]{{1,60}}(?:\s{_DOT_WORDS}\s|\s\.|\.(?:{_TLDS})\b)")
 _GATE_EXPRESSIONS = (rf"\b(?:{_GATE_NUMBERS})\b|{_GATE_SPELLED}", _GATE_EMAIL)
-_PYTHON_GATE = re.compile("(?i)" + "|".join(_GATE_EXPRESSIONS))
+_PYTHON_GATES = tuple(re.compile("(?i)" + e) for e in _GATE_EXPRESSIONS)
+_NUMBERS, _ADDRESSES = 1, 2  # what the gate says a text may hold (bits)
 
 
 class _Gate:
@@ -419,18 +423,19 @@ class _Gate:
                     self._db = None
             self._ready = True
 
-    def __call__(self, text: str) -> bool:
+    def __call__(self, text: str) -> int:
+        """What ``text`` may hold: the bits :data:`_NUMBERS` and :data:`_ADDRESSES`."""
         if not self._ready:
             self._build()
         if self._db is None:
-            return _PYTHON_GATE.search(text) is not None
+            return sum(1 << i for i, gate in enumerate(_PYTHON_GATES) if gate.search(text))
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
             scratch = self._local.scratch = self._scratch.clone()
         hits: list[int] = []
         self._db.scan(text.encode("ascii", self._encoding), match_event_handler=_first,
                       context=hits, scratch=scratch)
-        return bool(hits)
+        return sum(1 << i for i in set(hits))
 
 
 def _first(pattern_id: int, _start: int, _end: int, _flags: int, hits: list[int]) -> None:
@@ -500,16 +505,17 @@ def read_spoken(text: str) -> tuple[Reading | None, list[Spoken]]:
     when it holds neither); and the runs read out that are a value by their length or by
     the word naming them (a ten-digit number said digit by digit, "the code you sent is
     six nine zero ..."), which the detectors, reading digits and no voice, may not name."""
-    if not _GATE(text):
+    holds = _GATE(text)
+    if not holds:
         return None, []
     runs: list[list[_Item]] = []
-    for match in _SPOKEN_EMAIL.finditer(text):
+    for match in _SPOKEN_EMAIL.finditer(text) if holds & _ADDRESSES else ():
         items = _email_items(match, text)
         if items:
             runs.append(items)
     taken = [(items[0][1], items[-1][2]) for items in runs]  # an address's spelled letters
     values: list[Spoken] = []
-    for run in _number_runs(text):
+    for run in _number_runs(text) if holds & _NUMBERS else ():
         first, last = run[0][1], run[-1][2]
         if any(first < end and start < last for start, end in taken):
             continue

@@ -127,8 +127,8 @@ def test_the_engine_gate_passes_wherever_pythons_does() -> None:
     assert gate._db is not None
     lines = [*_corpus_lines(), "fünf sechs sieben", "dziewięć osiem siedem", "tobias ät web.de"]
     for line in lines:
-        if spoken_module._PYTHON_GATE.search(line):
-            assert gate(line), line
+        python = sum(1 << i for i, g in enumerate(spoken_module._PYTHON_GATES) if g.search(line))
+        assert gate(line) & python == python, line
 
 
 def test_most_lines_pay_only_the_gate() -> None:
