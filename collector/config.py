@@ -83,6 +83,13 @@ def _v6(head: str) -> str:
             rf"|{_V6_TAIL}")
 
 
+# Digits said as words (English, Spanish, French, German, Italian, Portuguese, Dutch).
+_DIGIT_WORDS = ("zero|oh|one|two|three|four|five|six|seven|eight|nine|double|triple|cero|uno|dos"
+                "|tres|cuatro|cinco|seis|siete|ocho|nueve|z(é|e)ro|un|deux|trois|quatre|cinq|sept"
+                "|huit|neuf|null|eins|zwei|drei|vier|f(ü|u)nf|sechs|sieben|acht|neun|due|tre"
+                "|quattro|cinque|sei|sette|otto|nove|dois|tr(ê|e)s|sete|oito|nul|een|twee|drie"
+                "|vijf|zes|zeven|negen")
+
 # RE2 (Go regexp) approximations of the detectors: no lookaround, no backreferences.
 RE2_PATTERNS: dict[str, str] = {
     "private_key": r"(-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5}[^-]*(-{4,5} ?END "
@@ -122,7 +129,20 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|login[ \t]+[^ \t\r\n]+[ \t]+password[ \t]+[^ \t\r\n]+"
                          # a PIN under its name (a card's, an IVR's collect_pin dtmf=)
                          r"|\b(pin([ _-]?(code|number|no))?|pincode|(card|atm|sim)[ _-]?pin"
-                         r"|collect[ _-]pin|puk2?|at\+cpin)([^a-z0-9_]|$)[^0-9\n]{0,40}[0-9]{4,8}"
+                         r"|collect[ _-]pin|puk2?|at\+cpin|(alarm|door|gate|entry|garage|keypad"
+                         r"|lockbox|key[ _-]?safe|building)[ _-]?code|pass[ _-]?code)"
+                         r"([^a-z0-9_]|$)[^0-9\n]{0,40}[0-9]{4,8}"
+                         # a security question's answer after the question's words
+                         r"|(?i:(mother'?s |mom'?s |mum'?s )?maiden name|first (pet|dog|cat|school"
+                         r"|car|teacher|boss|employer|street|love)('?s name)?|memorable (word|place"
+                         r"|name|date|phrase)|(security|secret) (answer|word|phrase)|answer to"
+                         r" (my|the|your) (security|secret) question|primera mascota|apellido de"
+                         r" soltera|nom de jeune fille|premier animal|m(ä|a)dchenname"
+                         r"|sicherheitsfrage|meisjesnaam|beveiligingsvraag"
+                         r"|nazwisko panie(ń|n)skie|pytanie"
+                         r" bezpiecze(ń|n)stwa|nome de solteira|cognome da nubile)"
+                         r"([ \t]*[:=,-][ \t]*|[ \t]+(is|was|it'?s|that'?s|es|era|c'est|ist|war"
+                         r"|jest|(è|é|e))[ \t]+)[^\s,.;:!?\"'()]{2,40}"
                          r"|at\+clck=\"sc\",[012],\"[0-9]{4,8}"
                          r"|[\"'](name|key)[\"'][ \t]*:[ \t]*[\"'][^\"']*(sess|sid|token|auth|key"
                          r"|secret|passw|cookie)[^\"']*[\"'][ \t]*,[ \t]*[\"']value[\"'][ \t]*:"
@@ -166,7 +186,17 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|Key Content[ \t]*:[ \t]*[^\s]+"
                          r"|(?i:key:[ \t]+[^\s]*(session|token|sid|auth)[^\s]*[ \t]+value:[ \t]+"
                          r"[^\s;]{8,})",
-    "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}",
+    "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}"
+             # said or disguised: its at and dot in brackets, or said in words beside a
+             # mailbox provider's name ("anna.k AT proton DOT me", "maria arroba hotmail punto
+             # com"); the in-process reader takes more (redaction/spoken.py)
+             r"|(?i:[a-z0-9._%+-]{1,64}[ \t]*[\[({<][ \t]*(at|@)[ \t]*[\])}>][ \t]*[a-z0-9-]{1,63}"
+             r"(([ \t]*[\[({<][ \t]*(dot|punkt|punto|point)[ \t]*[\])}>][ \t]*|\.)"
+             r"[a-z0-9-]{2,63})+)"
+             r"|(?i:[a-z0-9._%+-]{1,64}[ \t]+(at|arroba|arobase|(ä|a)t|chiocciola|ma(ł|l)pa)[ \t]+"
+             r"(gmail|googlemail|yahoo|hotmail|outlook|live|icloud|aol|proton|protonmail|gmx|web"
+             r"|orange|free|wp|o2|onet|interia|yandex|zoho|fastmail|libero|t-online|posteo"
+             r"|hey)([ \t]+(dot|punkt|punto|point|kropka|punt|ponto)[ \t]+|\.)[a-z]{2,6})",
     "iban": r"\b[A-Z]{2}[0-9]{2}( ?[A-Z0-9]{4}){2,7}( ?[A-Z0-9]{1,3})?\b",
     "credit_card": r"\b(4[0-9]{3}|5[1-5][0-9]{2}|2[2-7][0-9]{2}|6011|6[245][0-9]{2}|3[0-9]{3}|"
                    r"50[0-9]{2}|67[0-9]{2})([ -]?[0-9]{4}){2,3}[ -]?[0-9]{1,7}\b|"
@@ -229,7 +259,9 @@ RE2_PATTERNS: dict[str, str] = {
     "phone": r"\+[1-9][0-9 .()-]{6,20}[0-9]|"
              r"(\b1[ .-])?\(?\b[0-9]{3}\)?[ .-][0-9]{3}[ .-][0-9]{4}\b|"
              r"\b0[0-9]{1,4}[ -][0-9]{3,4}[ -]?[0-9]{3,4}\b|\b0[1-9]([ .][0-9]{2}){4}\b|"
-             r"\b00[ .-][1-9][0-9]{0,2}([ .-][0-9]{1,8}){1,5}\b",
+             r"\b00[ .-][1-9][0-9]{0,2}([ .-][0-9]{1,8}){1,5}\b|"
+             # a number said digit by digit: seven digit words or more in a row
+             rf"(?i:\b({_DIGIT_WORDS})([ \t,.-]+({_DIGIT_WORDS})){{6,}}\b)",
 }
 _RE2_UNSUPPORTED = re.compile(r"\(\?[=!<]|\\[1-9]|\(\?P?<")
 

@@ -497,10 +497,13 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
        joined: Joined | None = None, joined_prefilter: str = "",
        starts: tuple[tuple[str, int], ...] = (),
        joined_starts: tuple[tuple[str, int], ...] | None = None,
-       anchors: Callable[[str], list[int]] | None = None) -> Detector:
+       anchors: Callable[[str], list[int]] | None = None, gate: str = "") -> Detector:
+    """``gate``: a pattern every text it matches holds (where no literal ``needles`` do)."""
     gates: tuple[re.Pattern[str], ...] = ()
     if needles:
         gates = (re.compile("|".join(re.escape(n) for n in needles)),)
+    if gate:
+        gates += (re.compile(gate),)
     if digits:
         gates += (_DIGIT,)
     return Detector(kind, re.compile(pattern), validator, group, gates, checksummed, prefix,
@@ -1040,8 +1043,18 @@ _CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|card[ _-]?verifi
 # back is 591", "el PIN de la tarjeta SIM es 9202"): a closed list, so "pin count is 1024"
 # names no PIN.
 _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjeta|sim|da|do|"
-             r"cart[ãa]o|der|die|meiner|karte|ma|carte|mi|mia|carta|is|es|ist|est|[ée]|was))"
+             r"cart[ãa]o|der|die|meiner|karte|ma|carte|mi|mia|carta|is|es|ist|est|[ée]|was|"
+             # how a caller says where it came from ("the PIN I set up was 1504", "the
+             # delivery PIN on the text is 5456")
+             r"i|set|up|just|you|sent|texted|me|text|message|sms|new))"
              r"{0,6}")
+# Codes that open something, said as a PIN is ("the alarm code is 7345", "telephone banking
+# passcode 109258"): the same digits after them.
+_OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lockbox",
+                       "key safe", "key-safe", "key_safe", "keysafe", "building", "passcode",
+                       "pass code", "pass-code", "pass_code")
+_OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe|building)"
+                  r"[ _-]?code|pass[ _-]?code")
 # (a joiner between the name and the code, or one and a digit after it: the whole text again)
 _joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|code|verification|value"
                                              r"|c[óo]digo|pr[üu]fnummer|cryptogramme|codice"
@@ -1058,15 +1071,86 @@ _CARD_CODES = (
        joined=_joined_card_code, joined_prefilter=_CARD_CODE_PREFILTER),
     _d("secret_assignment",
        rf"(?ai)(?<![a-z])(?:pin(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
-       rf"|collect[ _-]pin|puk2?|at\+cpin)(?![a-z0-9_]){_CODE_GAP}"
+       rf"|collect[ _-]pin|puk2?|at\+cpin|{_OPENING_CODES})(?![a-z0-9_]){_CODE_GAP}"
        r"[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*"
        r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?(\d{4,8})(?![\d.,:/-]?\d)",
-       prefilter=r"(?i)(?:pin|puk)[^\r\n]{0,48}\d{4}", group=1, digits=True,
-       start=_at_words(("pin", "puk", "at+cpin"))),
+       prefilter=r"(?i)(?:pin|puk|code)[^\r\n]{0,48}\d{4}", group=1, digits=True,
+       start=_at_words(("pin", "puk", "at+cpin", *_OPENING_CODE_WORDS))),
     # a SIM's PIN given to lock or unlock it (AT+CLCK="SC",0,"1234")
     _d("secret_assignment", r"(?i)at\+clck=\"sc\",[012],\"(\d{4,8})\"",
        prefilter=r"(?i)at\+clck=\"sc\",[012],\"\d{4}", group=1, needles=("AT+", "at+"),
        start=_at_words(("at+clck",))),
+)
+
+
+# An answer to a security question, given after the question's words ("mother's maiden name,
+# it's Szymańska", "first pet was Skippy", "memorable word is marmalade", "el nombre de mi
+# primera mascota era Lupo"): knowledge that unlocks an account, as a password does. The
+# question alone ("what was your first pet's name?") and what is said of it ("memorable word
+# reset", "... is required") are not answers.
+_T = r"[ \t]+"
+_KBA_NAMES = (
+    rf"(?:mother'?s|mom'?s|mum'?s){_T}maiden{_T}name|maiden{_T}name"
+    rf"|(?:name{_T}of{_T}(?:my|your|the){_T})?first{_T}(?:pet|dog|cat|school|car|teacher|boss"
+    rf"|employer|street|love)(?:'?s{_T}name)?"
+    rf"|(?:city|town|place){_T}(?:where{_T})?(?:i|you){_T}(?:was|were){_T}born"
+    rf"|(?:city|town|place){_T}of{_T}birth|birth{_T}?(?:place|city)"
+    rf"|favou?rite{_T}(?:teacher|book|film|movie|food|colou?r|team|place|band|singer)"
+    rf"|memorable{_T}(?:word|place|name|date|phrase|information|info)"
+    rf"|(?:security|secret){_T}(?:answer|word|phrase)"
+    rf"|answer{_T}to{_T}(?:my|the|your){_T}(?:security|secret){_T}question"
+    rf"|nombre{_T}de{_T}(?:mi|tu|su){_T}primera{_T}mascota"
+    rf"|apellido{_T}de{_T}soltera{_T}de{_T}(?:mi|tu|su){_T}madre"
+    rf"|respuesta{_T}(?:a|de){_T}(?:la{_T})?pregunta{_T}(?:de{_T}seguridad|secreta)"
+    rf"|palabra{_T}(?:secreta|memorable)"
+    rf"|nom{_T}de{_T}jeune{_T}fille{_T}de{_T}(?:ma|votre|ta){_T}m[èe]re"
+    rf"|(?:nom{_T}de{_T})?mon{_T}premier{_T}animal"
+    rf"|r[ée]ponse{_T}[àa]{_T}(?:la{_T})?question{_T}(?:secr[èe]te|de{_T}s[ée]curit[ée])"
+    rf"|mot{_T}m[ée]morable"
+    rf"|m[äa]dchenname{_T}(?:meiner|ihrer|deiner){_T}mutter"
+    rf"|(?:name{_T}meines{_T})?ersten{_T}haustiers?"
+    rf"|antwort{_T}auf{_T}die{_T}sicherheitsfrage|sicherheitsantwort"
+    rf"|meisjesnaam{_T}van{_T}(?:mijn|je|uw){_T}moeder"
+    rf"|antwoord{_T}op{_T}de{_T}(?:beveiligingsvraag|veiligheidsvraag)"
+    rf"|(?:mijn|je|uw){_T}eerste{_T}huisdier"
+    rf"|nazwisko{_T}panie[ńn]skie{_T}(?:matki|mamy)"
+    rf"|imi[ęe]{_T}(?:mojego{_T})?pierwszego{_T}(?:zwierz\w*|psa|kota)"
+    rf"|odpowied[źz]{_T}na{_T}pytanie{_T}(?:bezpiecze[ńn]stwa|pomocnicze)"
+    rf"|cognome{_T}(?:da{_T}nubile|di{_T}nascita){_T}di{_T}(?:mia|tua|sua){_T}madre"
+    rf"|nome{_T}del{_T}(?:mio|tuo|suo){_T}primo{_T}animale"
+    rf"|risposta{_T}alla{_T}domanda{_T}(?:di{_T}sicurezza|segreta)"
+    rf"|nome{_T}de{_T}solteira{_T}da{_T}(?:minha|sua|tua){_T}m[ãa]e"
+    rf"|nome{_T}do{_T}(?:meu|seu|teu){_T}primeiro{_T}animal"
+    rf"|resposta{_T}[àa]{_T}pergunta{_T}(?:de{_T}seguran[çc]a|secreta)")
+# The words that say "is" between the question and its answer; a colon, a comma or a dash.
+_KBA_IS = (r"(?:it'?s|that'?s|it[ \t]+is|that[ \t]+is|is|was|es|era|c'est|est|[ée]tait|ist"
+           r"|war|jest|to|[èeé]|foi|are|were|just)")
+# First words of what is no answer ("... is required", "was a dog named Rex", "is wrong").
+_KBA_NOT = (r"(?:required|needed|missing|wrong|incorrect|correct|invalid|not|set|reset|updated"
+            r"|changed|locked|the|a|an|your|my|his|her|their|our|what|which|who|where|when|how"
+            r"|optional|mandatory|empty|blank|case|asked|unknown|none|null|same|different|also"
+            r"|still|too|please|being|stored|hashed|encrypted|verified|confirmed|accepted"
+            r"|rejected|used|no|yes|ok|okay|fine|on|in|at|for|to|of|and|or|but|so|because"
+            r"|something|anything|easy|hard|simple|un|une|el|la|le|der|die|das|de|het|een"
+            r"|il|lo|o|os|as|uh|um|hmm|er|like|actually|probably|maybe|i|we|you)")
+_KBA_VALUE = r"[^\s,.;:!?\"'()\[\]{}<>=]"
+_KBA_PREFILTER = (r"(?i:maiden|first[ \t]+(?:pet|dog|cat|school|car|teacher|boss|employer"
+                  r"|street|love)|born|birth|favou?rite|memorable|(?:security|secret)[ \t]+"
+                  r"(?:answer|word|phrase|question)|mascota|soltera|pregunta|palabra"
+                  r"|jeune[ \t]+fille|premier[ \t]+animal|question|m.morable|m.+dchenname"
+                  r"|haustier|sicherheits|meisjesnaam|(?:beveiligings|veiligheids)vraag"
+                  r"|huisdier|panie.+skie|pierwszego|pytanie|nubile|nascita|primo[ \t]+animale"
+                  r"|domanda|solteira|primeiro[ \t]+animal|pergunta)")  # (scoped: a gate)
+_SECURITY_ANSWERS = (
+    _d("secret_assignment",
+       rf"(?i)(?<![a-z])(?:{_KBA_NAMES})(?![a-z])"
+       rf"(?:[ \t]*[:=,\u2013-][ \t]*(?:{_KBA_IS}[ \t]+)?|[ \t]+{_KBA_IS}[ \t]+)"
+       r"[\"'\u201c\u201e]?"
+       rf"((?!{_KBA_NOT}(?![^\W_])){_KBA_VALUE}{{2,40}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?"
+       rf"(?:[ \t](?!{_KBA_NOT}(?![^\W_])){_KBA_VALUE}{{2,30}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?)"
+       r"{0,2})",
+       prefilter=_KBA_PREFILTER, gate=_KBA_PREFILTER,
+       group=1),
 )
 
 
@@ -1237,6 +1321,7 @@ _CALL_AFTER_PREFILTER = r"\d{2}[ .-]?\d[^\r\n]{0,40}(?:aa|llam[ae]me)"
 # Words for a one-time code. Matched folding ASCII case only ((?ai)).
 _OTP_WORDS = ("(?:verification|security|login|one[- ]time|2fa|otp|access|confirmation|sms)"
               r"[ \t]+(?:code|pin)|(?<![a-z])otp(?![a-z])|(?:your|the)[ \t]+code[ \t]+is|"
+              r"the[ \t]+code[ \t]+(?:you|we)[ \t]+(?:just[ \t]+)?(?:sent|texted|emailed)|"
               r"code[ \t]+re[çc]u|code[ \t]+de[ \t]+(?:v[ée]rification|confirmation)|"
               r"c[óo]digo[ \t]+de[ \t]+(?:verificaci[óo]n|verifica[çc][ãa]o|acesso|acceso|"
               r"confirmaci[óo]n|confirma[çc][ãa]o|seguridad|seguran[çc]a)|bestätigungscode|"
@@ -2637,6 +2722,7 @@ DETECTORS: tuple[Detector, ...] = (
     *_NATIONAL_IDS,
     *_TELECOM_IDS,
     *_CARD_CODES,
+    *_SECURITY_ANSWERS,
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported,
     # unless it holds exactly one host (/32, /128: an allow-list entry for one client).
     # Addresses of private networks are a twin kind a policy opts into (validators.py).

@@ -71,9 +71,9 @@ _DNS_LABEL = ("an e-mail base64-encoded as the first label of a DNS query's name
               "through DNS): a label glued to the name's next one is read as part of a host")
 # Corpora TE and TF (said aloud or disguised: voice agents' transcripts, call summaries, chat
 # that spells its contact details; TF was held out until the spoken reading was built).
-_SECURITY_ANSWER = ("a security answer or a password said as a plain word (a pet's, a school's, "
-                    "a mother's maiden name, 'memorable word is marmalade'): no shape, and the "
-                    "words naming it are not among the detectors'")
+_SECURITY_ANSWER = ("a password said as a plain word after words naming no password field "
+                    "('read out current password as \"Lighthouse\"', 'das Kennwort für die "
+                    "Hotline ist ...'): no shape to tell it by")
 _NATO_SPELLING = "letters spelled with a word for each ('C for charlie', 'j as in john'): not read"
 _WRITTEN_CODE = ("digits written out (spaced one by one, grouped with double spaces, slashes or "
                  "commas) after words that name no code the detectors know, or with no name")
@@ -159,58 +159,38 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "oito um, nove um meia cinco nove, oito zero oito meia": _SPOKEN_OTHER,
     },
     "corpus_tf": {
-        "Skippy": _SECURITY_ANSWER,
-        "Lemaire": _SECURITY_ANSWER,
         "FNU 850508": _SPOKEN_OTHER,
         "2 8 8 7": _WRITTEN_CODE,
         "N L zeven zeven, INGB 0777 0143 21": _MIXED_GROUPS,
         "8 0 9  6 7 5  7 6 4": _WRITTEN_CODE,
         "3454, 322873, 07903": _WRITTEN_CODE,
-        "1504": _WRITTEN_CODE,
         "4746 ... 9518 ... 8790 ... 3818": _WRITTEN_CODE,
         "063": _WRITTEN_CODE,
         ("C for charlie, A for apple, L for lima, L for lima, U for un"
          "iform, M for mike, 51, at gmail dot com"): _NATO_SPELLING,
-        "7103": _WRITTEN_CODE,
         "3462, 009031, 12307": _WRITTEN_CODE,
         "U160-635-68-991-5": _SPOKEN_OTHER,
-        "7345": _WRITTEN_CODE,
         ("sześć zero jeden jeden [pause] siedem dwa dziewięć sześć [pa"
          "use] trzy cztery zero pięć [pause] dwa trzy cztery dwa"): _SPOKEN_OTHER,
-        "Captain": _SECURITY_ANSWER,
-        "109258": _WRITTEN_CODE,
         "2 4 2 4": _WRITTEN_CODE,
-        "Szymańska": _SECURITY_ANSWER,
-        "Jankowska": _SECURITY_ANSWER,
         ("G for golf, R for romeo, A for apple, C for charlie, E for e"
          "cho, 69, at gmail dot com"): _NATO_SPELLING,
-        "marmalade": _SECURITY_ANSWER,
         "F U J acht M D F E vier": _SPOKEN_OTHER,
-        "Boris": _SECURITY_ANSWER,
         "pumpkin with a capital P one nine nine two": _SPOKEN_OTHER,
         "siete tres siete ... cuatro uno siete ... ocho tres siete": _SPOKEN_OTHER,
         "7 7 6 4 6 8 7 2 3": _WRITTEN_CODE,
-        "Brookside": _SECURITY_ANSWER,
-        "Ballarat": _SECURITY_ANSWER,
-        "706 482": _WRITTEN_CODE,
         "G B seven zero, SRLG 2863 9683 6653 05": _MIXED_GROUPS,
         "five three nine": _SPOKEN_OTHER,
         "WXT 373414": _SPOKEN_OTHER,
         "PRYCE761164F99HU": _SPOKEN_OTHER,
-        "cathedral": _SECURITY_ANSWER,
         "een negen twee": _SPOKEN_OTHER,
         "0 7 9 8  7 7 5  4 6 1 4": _WRITTEN_CODE,
         "vier vijf zes": _SPOKEN_OTHER,
         "4368 - 2240 - 4634 - 4010": _WRITTEN_CODE,
         "four eight seven": _SPOKEN_OTHER,
-        "Lupo": _SECURITY_ANSWER,
         "V T T acht R zeven E K vier": _SPOKEN_OTHER,
         "L for lima, I for india, A for apple, M for mike, 61, at outlook dot com": _NATO_SPELLING,
-        "Dundee": _SECURITY_ANSWER,
-        "St Mary's primary": _SECURITY_ANSWER,
-        "307761": _WRITTEN_CODE,
         "Apfelstrudel": _SECURITY_ANSWER,
-        "Ramsbottom": _SECURITY_ANSWER,
     },
     "corpus_ha": {
         "2001:41d0:61fb::8afe": "an interface's IPv6 address with its prefix length (/64), read "
