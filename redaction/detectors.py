@@ -1098,10 +1098,10 @@ _KBA_NAMES = (
     rf"|favou?rite{_T}(?:teacher|book|film|movie|food|colou?r|team|place|band|singer)"
     rf"|memorable{_T}(?:word|place|name|date|phrase|information|info)"
     rf"|(?:security|secret){_T}(?:answer|word|phrase)"
-    rf"|answer{_T}to{_T}(?:my|the|your){_T}(?:security|secret){_T}question"
+    rf"|answer{_T}to{_T}(?:(?:my|the|your){_T})?(?:security|secret){_T}question"
     rf"|nombre{_T}de{_T}(?:mi|tu|su){_T}primera{_T}mascota"
     rf"|apellido{_T}de{_T}soltera{_T}de{_T}(?:mi|tu|su){_T}madre"
-    rf"|respuesta{_T}(?:a|de){_T}(?:la{_T})?pregunta{_T}(?:de{_T}seguridad|secreta)"
+    rf"|respuesta{_T}(?:a|de){_T}(?:(?:la|mi|tu|su){_T})?pregunta{_T}(?:de{_T}seguridad|secreta)"
     rf"|palabra{_T}(?:secreta|memorable)"
     rf"|nom{_T}de{_T}jeune{_T}fille{_T}de{_T}(?:ma|votre|ta){_T}m[èe]re"
     rf"|(?:nom{_T}de{_T})?mon{_T}premier{_T}animal"
@@ -1121,10 +1121,22 @@ _KBA_NAMES = (
     rf"|risposta{_T}alla{_T}domanda{_T}(?:di{_T}sicurezza|segreta)"
     rf"|nome{_T}de{_T}solteira{_T}da{_T}(?:minha|sua|tua){_T}m[ãa]e"
     rf"|nome{_T}do{_T}(?:meu|seu|teu){_T}primeiro{_T}animal"
-    rf"|resposta{_T}[àa]{_T}pergunta{_T}(?:de{_T}seguran[çc]a|secreta)")
+    rf"|resposta{_T}[àa]{_T}pergunta{_T}(?:de{_T}seguran[çc]a|secreta)"
+    # the abbreviations of an ID&V note ("MMN Drummond", "SQ1 Carlisle / SQ2 Rex")
+    rf"|(?-i:MMN)|mother{_T}maiden{_T}name|(?-i:SQ)[1-3]?(?:{_T}answer)?"
+    rf"|security{_T}question{_T}answer|(?:respuesta|risposta|r[ée]ponse|resposta){_T}secret[ae]"
+    rf"|parola{_T}segreta|(?:mijn{_T})?geheime{_T}woord|(?:mi{_T})?primera{_T}mascota"
+    rf"|nombre{_T}de{_T}soltera{_T}de{_T}(?:mi|tu|su){_T}madre|(?:la{_T}mia{_T})?prima{_T}scuola"
+    rf"|(?:mijn{_T})?eerste{_T}school|(?:city|town|place){_T}i{_T}was{_T}born{_T}in"
+    rf"|geburtsort|ville{_T}de{_T}naissance|cidade{_T}natal|lieblingslehrer(?:in)?"
+    rf"|erstes{_T}auto|street{_T}(?:i|you){_T}grew{_T}up{_T}(?:on|in)"
+    rf"|memorable{_T}(?:word|place|date){_T}(?:was|is)?{_T}?(?:set{_T}to|as)")
 # The words that say "is" between the question and its answer; a colon, a comma or a dash.
 _KBA_IS = (r"(?:it'?s|that'?s|it[ \t]+is|that[ \t]+is|is|was|es|era|c'est|est|[ée]tait|ist"
-           r"|war|jest|to|[èeé]|foi|are|were|just)")
+           r"|war|jest|to|[èeé]|foi|are|were|just|se[ \t]+llamaba|hie(?:ß|ss)|heette"
+           r"|si[ \t]+chiamava|se[ \t]+chamava|è[ \t]+stata|era[ \t]+la|was[ \t]+called)")
+# Who answers in a transcript, after the question's "?" ("... maiden name? Customer: X").
+_KBA_ANSWERER = r"caller|customer|cust|user|client|cliente|kunde|klant|klient\w*|c"
 # First words of what is no answer ("... is required", "was a dog named Rex", "is wrong").
 _KBA_NOT = (r"(?:required|needed|missing|wrong|incorrect|correct|invalid|not|set|reset|updated"
             r"|changed|locked|the|a|an|your|my|his|her|their|our|what|which|who|where|when|how"
@@ -1132,25 +1144,87 @@ _KBA_NOT = (r"(?:required|needed|missing|wrong|incorrect|correct|invalid|not|set
             r"|still|too|please|being|stored|hashed|encrypted|verified|confirmed|accepted"
             r"|rejected|used|no|yes|ok|okay|fine|on|in|at|for|to|of|and|or|but|so|because"
             r"|something|anything|easy|hard|simple|un|une|el|la|le|der|die|das|de|het|een"
-            r"|il|lo|o|os|as|uh|um|hmm|er|like|actually|probably|maybe|i|we|you)")
+            r"|il|lo|o|os|as|uh|um|hmm|er|like|actually|probably|maybe|i|we|you|it|its|this"
+            r"|that|there|so|was|is|very|quite|really|all|just|gone|lost|forgotten)")
+# What ends an answer of several words ("Van der Berg", "St Mary's primary" go on).
+_KBA_THEN = (r"(?:and|but|so|or|if|because|y|et|und|en|e|o|ou|oder|lub|ale|please|thanks|which"
+             r"|that|who|when|is|was|it|i|we|you|with|for|not|then|also|to|in|on|at|from|as)")
 _KBA_VALUE = r"[^\s,.;:!?\"'()\[\]{}<>=]"
-_KBA_PREFILTER = (r"(?i:maiden|first[ \t]+(?:pet|dog|cat|school|car|teacher|boss|employer"
-                  r"|street|love)|born|birth|favou?rite|memorable|(?:security|secret)[ \t]+"
-                  r"(?:answer|word|phrase|question)|mascota|soltera|pregunta|palabra"
+_KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]? |secret[ae]|segreta|geheime|mascota|scuola|eerste"
+                  r"|born|geburtsort|naissance|natal|lieblingslehrer|erstes|grew"
+                  r"|first[ \t]+(?:pet|dog|cat|school|car|teacher|boss|employer|street|love)"
+                  r"|birth|favou?rite|memorable|(?:security|secret)[ \t]+(?:answer|word|phrase"
+                  r"|question)|mascota|soltera|pregunta|palabra"
                   r"|jeune[ \t]+fille|premier[ \t]+animal|question|m.morable|m.+dchenname"
                   r"|haustier|sicherheits|meisjesnaam|(?:beveiligings|veiligheids)vraag"
                   r"|huisdier|panie.+skie|pierwszego|pytanie|nubile|nascita|primo[ \t]+animale"
                   r"|domanda|solteira|primeiro[ \t]+animal|pergunta)")  # (scoped: a gate)
+# A code or a PIN named, then what is said of it, then its digits ("meine PIN lautet 6640",
+# "mój PIN to 8025", "il codice dell'allarme è 9087", "the PIN for my Revolut card is 4096",
+# "la clave de banca telefónica 30815"): up to five words between, none a digit, and a word
+# saying "is" (or a colon) before the digits. Not an error's, a status's or a place's code,
+# and not a count ("the code is 2048 lines").
+_NAMED_CODES = (r"pin|pincode|puk|passcode|geheimzahl|digicode|code|c[óo]digo|codice|kod|kode"
+                r"|clave|has[łl]o|tan")
+_NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
+    "error", "exit", "status", "response", "return", "http", "zip", "postal", "post", "area",
+    "country", "promo", "discount", "voucher", "coupon", "product", "tracking", "booking",
+    "reference", "order", "source", "qr", "bar", "reason", "event", "result", "op", "opcode",
+    "fault", "trouble", "diagnostic", "color", "colour", "hex", "unicode", "char", "key",
+    "short", "dial", "dialling", "dialing", "sort", "swift", "bank", "branch", "iso", "icd",
+    "cpt", "hs", "tariff", "airport", "iata", "icao", "station", "language", "currency",
+    # a card's (the card code detector's: credit_card)
+    "security", "verification"))
+_CODE_SAYS = (r"(?:[:]|is|was|es|est|ist|lautet|lautete|war|è|é|e|to|jest|says|said|era|foi"
+              r"|are|were|be|will[ \t]+be)")
+_CODE_UNITS = (r"(?![ \t]*(?:lines?|ms|seconds?|secs?|s\b|bytes?|[kmg]b|tokens?|rows?|items?|%"
+               r"|px|chars?|characters|words|times|users?|requests?|errors?|files?|steps?))")
+_NAMED_CODE = (
+    rf"(?ai)(?<![a-z]){_NAMED_CODE_NOT}(?:{_NAMED_CODES})(?![a-z0-9])"
+    r"(?:[ \t]+(?!(?:count|pad|pads|length|size|memory|mode|map|mapping|number|numbers|of|in"
+    r"|change|review|base|path|block|coverage|owner|owners|style|smell|freeze|generation"
+    r"|point|page|name|editor|quality|sample|snippet|example|lines?|postal|post|zip|area"
+    r"|country|promo\w*|descuento|r[ée]duction|rabatt|sconto|produit|producto|art[ií]culo"
+    r"|article|erreur|error|fehler|errore|erro|retour|de[ \t]+(?:erreur|error|erro|errore))\b)"
+    r"[^\s\d:=]{1,24}){0,5}?"
+    rf"[ \t]*{_CODE_SAYS}[ \t]*[\"'(]?(\d{{4,8}}|\d{{3}} \d{{3}})(?![\d.,:/-]?\d)(?! \d)"
+    rf"{_CODE_UNITS}")
+# A recovery or backup code, told one at a time ("my recovery code is 7QJX-P2LM-9H4D",
+# "Backup code used: 92618374"); a list of them after "Backup codes:" is the detector below.
+_RECOVERY_CODE = (
+    r"(?ai)(?<![a-z])(?:recovery|backup|wiederherstellungs|(?:codice|c[óo]digo)[ \t]+de?[ \t]*"
+    r"recupera\w*|codice[ \t]+di[ \t]+recupero|code[ \t]+de[ \t]+r[ée]cup[ée]ration)"
+    r"(?:[ \t-]*(?:code|key|codes))?(?![a-z])[^\n\d]{0,30}?[ \t:=(]"
+    r"((?=[a-z0-9-]*\d)[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){1,7}|\d{8}|\d{4}[ -]\d{4})"
+    r"(?![\w-])")
 _SECURITY_ANSWERS = (
     _d("secret_assignment",
        rf"(?i)(?<![a-z])(?:{_KBA_NAMES})(?![a-z])"
-       rf"(?:[ \t]*[:=,\u2013-][ \t]*(?:{_KBA_IS}[ \t]+)?|[ \t]+{_KBA_IS}[ \t]+)"
-       r"[\"'\u201c\u201e]?"
-       rf"((?!{_KBA_NOT}(?![^\W_])){_KBA_VALUE}{{2,40}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?"
-       rf"(?:[ \t](?!{_KBA_NOT}(?![^\W_])){_KBA_VALUE}{{2,30}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?)"
+       rf"(?:[ \t]*[:=,\u2013-][ \t]*(?:{_KBA_IS}[ \t]+)?|[ \t]+{_KBA_IS}[ \t]+"
+       # a note's "first pet Ziggy", "(Okafor)", a caller's answer after the question
+       r"|[ \t]+(?=(?-i:[\"'\u2018\u201c]?[A-Z0-9]))|[ \t]*\([ \t]*(?:current:[ \t]*)?"
+       rf"|\?[ \t]*(?:{_KBA_ANSWERER})[ \t]*:[ \t]*)"
+       r"(?:(?:a|an|the|ein|eine|la|el|le|de)[ \t]+(?=(?-i:[A-Z])))?"
+       r"[\"'\u2018\u201c\u201e]?"
+       rf"((?!{_KBA_NOT}(?![^\W_]))(?:{_KBA_VALUE}['\u2019]{_KBA_VALUE}{{1,20}}"
+       rf"|{_KBA_VALUE}{{2,40}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?)"
+       rf"(?:[ \t](?!{_KBA_THEN}(?![^\W_])){_KBA_VALUE}{{2,30}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?)"
        r"{0,2})",
        prefilter=_KBA_PREFILTER, gate=_KBA_PREFILTER,
        group=1),
+    _d("secret_assignment", _NAMED_CODE,
+       prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|tan|geheimzahl)"
+                 r"[^\r\n]{0,160}\d{3}",
+       group=1, digits=True,
+       start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
+                        "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo",
+                        "tan"))),
+    _d("secret_assignment", _RECOVERY_CODE,
+       prefilter=r"(?i)(?:recovery|backup|wiederherstellungs|recupera|recupero|r.cup.ration)"
+                 r"[^\r\n]{0,60}\d",
+       group=1, digits=True,
+       start=_at_words(("recovery", "backup", "wiederherstellungs", "codice", "c\u00f3digo",
+                        "codigo", "code"))),
 )
 
 

@@ -31,12 +31,14 @@ pay one engine call.
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
 from collections.abc import Iterator
 from typing import Any
 
+from . import prefilter  # (the engine, its stand-ins and its on-disk cache)
 from .decoding import Reading
 from .validators import iban_ok, luhn_ok
 
@@ -394,48 +396,44 @@ _PYTHON_GATES = tuple(re.compile("(?i)" + e) for e in _GATE_EXPRESSIONS)
 _NUMBERS, _ADDRESSES = 1, 2  # what the gate says a text may hold (bits)
 
 
+@functools.cache
+def _engine() -> tuple[Any, Any] | None:
+    """The gate's engine database and a scratch to clone, built on first use (its expressions
+    as the engine reads the text: non-ASCII letters as stand-ins); None without the engine,
+    or when it refuses them (the same findings, at Python's pace)."""
+    hs = prefilter._hyperscan() if prefilter.hyperscan_available() else None
+    if hs is None or prefilter._engine_choice(None) == "python":
+        return None
+    expressions = [prefilter.engine_reading(e).encode("ascii") for e in _GATE_EXPRESSIONS]
+    flags = [hs.HS_FLAG_CASELESS | hs.HS_FLAG_SINGLEMATCH] * len(expressions)
+    try:
+        db = prefilter._database(hs, expressions, list(range(len(expressions))), flags)
+        return db, hs.Scratch(db)
+    except Exception:
+        _log.exception("the spoken-values gate did not compile; using Python's")
+        return None
+
+
 class _Gate:
-    """Whether a text may hold a spoken run: the engine's reading of the same expressions
-    (a superset: non-ASCII letters read as stand-ins), else Python's."""
+    """What a text may hold (the bits :data:`_NUMBERS` and :data:`_ADDRESSES`): the engine's
+    reading of the gate's expressions (a superset of Python's: non-ASCII letters read as
+    stand-ins), else Python's. Thread-safe: each thread scans with its own scratch."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._db: Any = None
         self._local = threading.local()
-        self._ready = False
-
-    def _build(self) -> None:
-        from . import prefilter  # (the engine, its stand-ins and its on-disk cache)
-        with self._lock:
-            if self._ready:
-                return
-            hs = prefilter._hyperscan() if prefilter.hyperscan_available() else None
-            if hs is not None and prefilter._engine_choice(None) != "python":
-                expressions = [prefilter.engine_reading(e).encode("ascii")
-                               for e in _GATE_EXPRESSIONS]
-                flags = [hs.HS_FLAG_CASELESS | hs.HS_FLAG_SINGLEMATCH] * 2
-                try:
-                    self._db = prefilter._database(hs, expressions, [0, 1], flags)
-                    self._scratch = hs.Scratch(self._db)
-                    self._encoding = prefilter._STAND_IN
-                except Exception:  # (the same findings, at Python's pace)
-                    _log.exception("the spoken-values gate did not compile; using Python's")
-                    self._db = None
-            self._ready = True
 
     def __call__(self, text: str) -> int:
-        """What ``text`` may hold: the bits :data:`_NUMBERS` and :data:`_ADDRESSES`."""
-        if not self._ready:
-            self._build()
-        if self._db is None:
+        engine = _engine()
+        if engine is None:
             return sum(1 << i for i, gate in enumerate(_PYTHON_GATES) if gate.search(text))
+        db, prototype = engine
         scratch = getattr(self._local, "scratch", None)
         if scratch is None:
-            scratch = self._local.scratch = self._scratch.clone()
+            scratch = self._local.scratch = prototype.clone()
         hits: list[int] = []
-        self._db.scan(text.encode("ascii", self._encoding), match_event_handler=_first,
-                      context=hits, scratch=scratch)
-        return sum(1 << i for i in set(hits))
+        db.scan(text.encode("ascii", prefilter._STAND_IN), match_event_handler=_first, context=hits,
+                scratch=scratch)
+        return sum(1 << i for i in set(hits)) if hits else 0  # (most lines: none)
 
 
 def _first(pattern_id: int, _start: int, _end: int, _flags: int, hits: list[int]) -> None:

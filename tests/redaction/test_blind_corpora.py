@@ -82,6 +82,12 @@ _MIXED_GROUPS = "an IBAN read part in words, part in written groups, its letters
 _SPOKEN_OTHER = ("a reading left: letters and number words mixed into an id with no check, a run "
                  "broken by a bracketed '[pause]', a short code after words naming none, or "
                  "groups whose pauses do not tell a card from a list")
+# Corpus TG (account verification: security answers, PINs, passcodes, one-time and recovery
+# codes in support chats, call transcripts and notes; held out until its detectors were built).
+_TG_DIGITS = ("digits told with no word naming a code before them, or with the naming words "
+              "apart ('I tried 1470', 'Authenticator shows 719 046', a PIN's digits spaced)")
+_TG_WORDS = ("an answer, a passphrase or a password after words naming no question or field "
+             "the detectors know ('I put Mackenzie', 'I just use X', a voice bot's slot log)")
 #: Values a corpus holds that the detectors miss, and why; a miss not listed fails the test,
 #: and so does a listed value that is caught now (take it off the list).
 #: Corpus E labels a URL's credentials as the whole URL; the password is what is secret and
@@ -135,6 +141,79 @@ _TYPED_BY_INDEX = ("typed by an agent into a page element named only by its inde
 _SPANISH_LIST = ("a Spanish mobile number in a contact list (after a name, an e-mail or a dash), "
                  "no word for a phone")
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_tg": {
+        "O'Sullivan": _TG_WORDS,
+        "9 0 3 3": _TG_DIGITS,
+        "Mackenzie": _TG_WORDS,
+        "tangerine-orbit-castle-7": _TG_WORDS,
+        "119 402": _TG_DIGITS,
+        "557 083": _TG_DIGITS,
+        "88123-55902": _TG_DIGITS,
+        "1122": _TG_DIGITS,
+        "Skegness": _TG_WORDS,
+        "P7QK9": _TG_WORDS,
+        "B-Y-D-G-O-S-Z-C-Z": _TG_WORDS,
+        "lighthouse": _TG_WORDS,
+        "1717": _TG_DIGITS,
+        "558 302": _TG_DIGITS,
+        "KP72X": _TG_WORDS,
+        "1470": _TG_DIGITS,
+        "Fluffy": _TG_WORDS,
+        "Fluffie": _TG_WORDS,
+        "381 664": _TG_DIGITS,
+        "Gr33nH0use!": _TG_WORDS,
+        "Nakamura": _TG_WORDS,
+        "719 046": _TG_DIGITS,
+        "river ocean velvet nine": _TG_WORDS,
+        "3 8 5 0": _TG_DIGITS,
+        "lasagne": _TG_WORDS,
+        "avocado": _TG_WORDS,
+        "Gdańsk": _TG_WORDS,
+        "six eight one four": _TG_WORDS,
+        "7": _TG_DIGITS,
+        "3": _TG_DIGITS,
+        "B4719": _TG_WORDS,
+        "mirror": _TG_WORDS,
+        "C2580": _TG_WORDS,
+        "Pa55word!": _TG_WORDS,
+        "Vespa": _TG_WORDS,
+        "7181": _TG_DIGITS,
+        "Saudade#2022": _TG_WORDS,
+        "Scuola Elementare Carducci": _TG_WORDS,
+        "604 933": _TG_DIGITS,
+        "830614": _TG_DIGITS,
+        "Mr Patel": _TG_WORDS,
+        "57 40 19": _TG_DIGITS,
+        "Eastbourne General": _TG_WORDS,
+        "Tiddles": _TG_WORDS,
+        "Pumpkin*Spice*22": _TG_WORDS,
+        "0311": _TG_DIGITS,
+        "Tangerine": _TG_WORDS,
+        "Aberystwyth": _TG_WORDS,
+        "KX7-29Q": _TG_WORDS,
+        "Our Lady of Lourdes": _TG_WORDS,
+        "118420": _TG_DIGITS,
+        "6251": _TG_DIGITS,
+        "tb_Rowing2020": _TG_WORDS,
+        "movienight99": _TG_WORDS,
+        "30815": _TG_DIGITS,
+        "Biscuit": _TG_WORDS,
+        "Hawthorn Close": _TG_WORDS,
+        "D4K9M2": _TG_WORDS,
+        "A9F2C1": _TG_WORDS,
+        "5 2 9 1": _TG_DIGITS,
+        "Liverpool1892": _TG_WORDS,
+        "1 Feb 1990": _TG_WORDS,
+        "2 0 9 9 1 4": _TG_DIGITS,
+        "Mrs Okonkwo": _TG_WORDS,
+        "3096": _TG_DIGITS,
+        "zero eight zero eight": _TG_WORDS,
+        "purple monkey dishwasher ladder": _TG_WORDS,
+        "913 442": _TG_DIGITS,
+        "Bramble": _TG_WORDS,
+        "Port Talbot": _TG_WORDS,
+        "2291": _TG_DIGITS,
+    },
     "corpus_te": {
         "4183  2306  3181  3775": _WRITTEN_CODE,
         "siete cinco siete, nueve uno seis, uno dos cero": _SPOKEN_OTHER,
