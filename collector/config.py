@@ -90,6 +90,9 @@ _DIGIT_WORDS = ("zero|oh|one|two|three|four|five|six|seven|eight|nine|double|tri
                 "|quattro|cinque|sei|sette|otto|nove|dois|tr(ê|e)s|sete|oito|nul|een|twee|drie"
                 "|vijf|zes|zeven|negen")
 
+# The words between a security question's words and its answer ("first pet was X").
+_SAID_IS = "(is|was|it'?s|that'?s|es|era|c'est|ist|war|jest|(è|é|e))"
+
 # RE2 (Go regexp) approximations of the detectors: no lookaround, no backreferences.
 RE2_PATTERNS: dict[str, str] = {
     "private_key": r"(-{4,5} ?BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-{4,5}[^-]*(-{4,5} ?END "
@@ -141,8 +144,8 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|sicherheitsfrage|meisjesnaam|beveiligingsvraag"
                          r"|nazwisko panie(ń|n)skie|pytanie"
                          r" bezpiecze(ń|n)stwa|nome de solteira|cognome da nubile)"
-                         r"([ \t]*[:=,-][ \t]*|[ \t]+(is|was|it'?s|that'?s|es|era|c'est|ist|war"
-                         r"|jest|(è|é|e))[ \t]+)[^\s,.;:!?\"'()]{2,40}"
+                         rf"([ \t]*[:=,-][ \t]*({_SAID_IS}[ \t]+)?|[ \t]+{_SAID_IS}[ \t]+)"
+                         r"[^\s,.;:!?\"'()]{2,40}"
                          r"|at\+clck=\"sc\",[012],\"[0-9]{4,8}"
                          r"|[\"'](name|key)[\"'][ \t]*:[ \t]*[\"'][^\"']*(sess|sid|token|auth|key"
                          r"|secret|passw|cookie)[^\"']*[\"'][ \t]*,[ \t]*[\"']value[\"'][ \t]*:"

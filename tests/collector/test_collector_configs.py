@@ -273,3 +273,28 @@ def test_the_collectors_national_id_pattern_takes_the_second_rounds_names():
 def test_the_collectors_national_id_pattern_leaves_a_jobs_run_id():
     pattern = re.compile(RE2_PATTERNS["national_id"])
     assert pattern.search("mlflow run_id=4f1c2e9a8b7d6c5e4f3a2b1c0d9e8f7a step 12345678") is None
+
+
+def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
+    """The RE2 approximations of redaction/spoken.py and the account-verification detectors:
+    the forms a pattern without look-around can tell (the in-process stage reads more)."""
+    cases = {
+        "email": [("mail me: anna.k AT proton DOT me", "anna.k AT proton DOT me"),
+                  ("reach me at alice [at] example [dot] com", "alice [at] example [dot] com"),
+                  ("mi correo es maria arroba hotmail punto com", "maria arroba hotmail punto com")],
+        "phone": [("caller: five five five two one two eight nine nine one",
+                   "five five five two one two eight nine nine one"),
+                  ("null eins sieben sechs vier fünf drei", "null eins sieben sechs vier fünf drei")],
+        "secret_assignment": [("the alarm code is 7345", "7345"),
+                              ("telephone banking passcode 109258", "109258"),
+                              ("mother's maiden name, it's Szymanska", "Szymanska"),
+                              ("first pet was Skippy", "Skippy")],
+    }
+    for kind, pairs in cases.items():
+        pattern = re.compile(RE2_PATTERNS[kind])
+        for text, value in pairs:
+            assert any(value in m.group(0) for m in pattern.finditer(text)), (kind, text)
+    # no value said: a site, a count, a question
+    assert re.search(RE2_PATTERNS["email"], "visit us at acme dot com") is None
+    assert re.search(RE2_PATTERNS["phone"], "one two three testing") is None
+    assert re.search(RE2_PATTERNS["secret_assignment"], "what was your first pet?") is None
