@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from . import national_ids as ids
+from . import spoken
 from . import validators as v
 from .prefilter import Prefilter, engine_reading, make_prefilter
 
@@ -2914,7 +2915,7 @@ def prefilter_for(detectors: Sequence[Detector] = DETECTORS, engine: str | None 
         with _PREFILTERS_LOCK:
             found = _PREFILTERS.get(key)
             if found is None:
-                found = _PREFILTERS[key] = make_prefilter(detectors, engine)
+                found = _PREFILTERS[key] = make_prefilter(detectors, engine, spoken.SIGNALS)
     return found
 
 

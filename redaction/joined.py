@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from .detectors import SSH_LOGIN_WORDS, Detector, Finding, resolve, start_positions
-from .prefilter import Prefilter
+from .prefilter import Plan, Prefilter
 from .validators import email_ok
 
 __all__ = ["glued_number", "scan_plain", "spaced"]
@@ -100,11 +100,12 @@ def spaced(text: str) -> str:
     return text.replace("-", " ").replace("_", " ")
 
 
-def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter
-               ) -> list[Finding]:
+def scan_plain(text: str, detectors: tuple[Detector, ...], prefilter: Prefilter,
+               plan: Plan | None = None) -> list[Finding]:
     """Findings in ``text`` (as :func:`~.detectors.scan`), plus what the joined reading finds
-    where it overlaps nothing those found."""
-    candidates, joined_candidates, starts, joined_starts = prefilter.plan(text)
+    where it overlaps nothing those found. ``plan``: the prefilter's, when already made."""
+    candidates, joined_candidates, starts, joined_starts = (
+        plan if plan is not None else prefilter.plan(text))
     has_joiner = "-" in text or "_" in text
     raw: dict[int, list[Finding]] = {}  # by detector, kept for the joined pass
     every: list[Finding] = []

@@ -87,6 +87,11 @@ class Prefilter(Protocol):
         then the same for the joined reading (``joined_starts``)."""
         ...
 
+    def plan_signals(self, text: str) -> tuple[Plan, int]:
+        """:meth:`plan`, and which of the ``signals`` the prefilter was made with match
+        ``text`` (bit ``i`` for signal ``i``), found in the same pass."""
+        ...
+
 
 #: Candidates, joined candidates, and the start positions by detector (None: not known), in
 #: the text and in its joined reading.
@@ -99,8 +104,9 @@ class RegexPrefilter:
 
     name = "python"
 
-    def __init__(self, detectors: Sequence[Gated]) -> None:
+    def __init__(self, detectors: Sequence[Gated], signals: Sequence[str] = ()) -> None:
         self._detectors = tuple(detectors)
+        self._signals = tuple(re.compile("(?i)" + e) for e in signals)
         parts: set[str] = set()
         for d in self._detectors:
             if not d.gates:
@@ -125,6 +131,13 @@ class RegexPrefilter:
 
     def plan(self, text: str) -> Plan:
         return (*self.candidates_joined(text), None, None)
+
+    def plan_signals(self, text: str) -> tuple[Plan, int]:
+        bits = 0
+        for i, signal in enumerate(self._signals):
+            if signal.search(text) is not None:
+                bits |= 1 << i
+        return self.plan(text), bits
 
 
 def _folded_too(text: str) -> str:
@@ -152,7 +165,7 @@ class HyperscanPrefilter:
 
     name = "hyperscan"
 
-    def __init__(self, detectors: Sequence[Gated]) -> None:
+    def __init__(self, detectors: Sequence[Gated], signals: Sequence[str] = ()) -> None:
         hs = _hyperscan()
         if hs is None:
             raise RuntimeError("the hyperscan package is not installed")
@@ -193,6 +206,12 @@ class HyperscanPrefilter:
             joined.append(in_joined)
             expressions.append(expression)
             flags.append(0)
+        # Then the signals (other readings' gates, caseless, each reported once), ids last.
+        first_signal = 2 * n + len(self._starts_of)
+        for k, signal in enumerate(signals):
+            ids.append(first_signal + k)
+            expressions.append(engine_reading(signal))
+            flags.append(hs.HS_FLAG_SINGLEMATCH | hs.HS_FLAG_CASELESS)
         self._with_starts = frozenset(i for of in self._starts_of for i in of)
         # Detectors whose starts no match of the engine's may be all of: their anchors name
         # more (a phone word in another script), so no start found does not rule them out.
@@ -205,7 +224,7 @@ class HyperscanPrefilter:
         self._resort = frozenset(i for i in self._with_starts if len(self._detectors[i].starts) > 1)
         self._resort_joined = frozenset(
             i for i in self._joined_own if len(self._detectors[i].joined_starts or ()) > 1)
-        self._collect = _collector(2 * n, self._starts_of, self._lengths, joined)
+        self._collect = _collector(2 * n, self._starts_of, self._lengths, joined, first_signal)
         self._db = _database(hs, [e.encode("ascii") for e in expressions], ids, flags)
         self._scratch_prototype = hs.Scratch(self._db)
         self._local = threading.local()
@@ -224,18 +243,25 @@ class HyperscanPrefilter:
         matched nowhere)."""
         hits: list[int] = []
         self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=self._collect,
-                      context=(hits, {}, {}), scratch=self._scratch())
+                      context=(hits, {}, {}, []), scratch=self._scratch())
         return self._split(hits)
 
     def plan(self, text: str) -> Plan:
+        return self.plan_signals(text)[0]
+
+    def plan_signals(self, text: str) -> tuple[Plan, int]:
         hits: list[int] = []
         starts: dict[int, list[int]] = {}
         joined_starts: dict[int, list[int]] = {}
+        signals: list[int] = []
         # Other scripts' characters are read as the ASCII character the patterns treat alike.
         self._db.scan(text.encode("ascii", _STAND_IN), match_event_handler=self._collect,
-                      context=(hits, starts, joined_starts), scratch=self._scratch())
+                      context=(hits, starts, joined_starts, signals), scratch=self._scratch())
+        bits = 0
+        for k in signals:
+            bits |= 1 << k
         if not hits:
-            return hits, hits, starts, starts
+            return (hits, hits, starts, starts), bits
         resort = self._resort  # several start expressions: their positions merged
         for i, found in starts.items():
             if len(found) > 1 and i in resort:
@@ -254,7 +280,7 @@ class HyperscanPrefilter:
         # A detector whose starts matched nowhere cannot match, whatever its prefilter says.
         decide = self._starts_decide
         return ([i for i in plain if i in starts or i not in decide], joined, starts,
-                joined_starts)
+                joined_starts), bits
 
     def _split(self, hits: list[int]) -> tuple[list[int], list[int]]:
         if not hits:
@@ -318,20 +344,24 @@ def _stand_in(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_STAND_IN, _stand_in)
 
 
-Context = tuple[list[int], dict[int, list[int]], dict[int, list[int]]]
+Context = tuple[list[int], dict[int, list[int]], dict[int, list[int]], list[int]]
 Collector = Callable[[int, int, int, int, Context], None]
 
 
 def _collector(first: int, owners: list[tuple[int, ...]], lengths: list[int],
-               joined: list[bool]) -> Collector:
+               joined: list[bool], first_signal: int) -> Collector:
     """The match handler of a database whose start expressions have ids from ``first``: a
     prefilter's id goes to the hits (the engine reports it once: SINGLEMATCH), a start's
     position (the end less the expression's length) to its detectors' lists (the joined
-    reading's own starts to the third map), in the order the engine reports (by end)."""
+    reading's own starts to the third map), in the order the engine reports (by end); a
+    signal's (ids from ``first_signal``, once each) to the fourth list."""
 
     def collect(pattern_id: int, _start: int, end: int, _flags: int, context: Context) -> None:
         if pattern_id < first:
             context[0].append(pattern_id)
+            return
+        if pattern_id >= first_signal:
+            context[3].append(pattern_id - first_signal)
             return
         k = pattern_id - first
         into = context[2] if joined[k] else context[1]
@@ -414,14 +444,16 @@ def _engine_choice(engine: str | None) -> str:
     return choice
 
 
-def make_prefilter(detectors: Sequence[Gated], engine: str | None = None) -> Prefilter:
+def make_prefilter(detectors: Sequence[Gated], engine: str | None = None,
+                   signals: Sequence[str] = ()) -> Prefilter:
     """The prefilter for ``engine`` (argument, then ``SERVESCOPE_REDACTION_ENGINE``, then
-    ``auto``)."""
+    ``auto``). ``signals``: expressions (caseless; the engine's syntax, which Python's reads
+    alike) whose matches :meth:`Prefilter.plan_signals` reports in the same pass."""
     choice = _engine_choice(engine)
-    regex = RegexPrefilter(detectors)
+    regex = RegexPrefilter(detectors, signals)
     if choice == "python" or (choice == "auto" and not hyperscan_available()):
         return regex
     if not hyperscan_available():
         raise ValueError(f"{ENGINE_ENV}=hyperscan but the hyperscan package is not installed")
-    return HyperscanPrefilter(detectors)
+    return HyperscanPrefilter(detectors, signals)
 

@@ -146,7 +146,8 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         detectors = tuple(detectors)
     if prefilter is None:
         prefilter = prefilter_for(detectors)
-    found = scan_plain(text, detectors, prefilter)
+    plan, signals = prefilter.plan_signals(text)  # (one engine pass: the spoken gate's too)
+    found = scan_plain(text, detectors, prefilter, plan)
     extra: list[Finding] = []
     if "%" in text:
         # Only the words that hold an encoded run are decoded and scanned again: an encoded
@@ -162,7 +163,7 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     qp = qp_view(text)
     if qp is not None:
         extra += _view_findings(text, *qp, detectors, prefilter)
-    spoken, said = read_spoken(text)
+    spoken, said = read_spoken(text, signals) if signals else (None, [])
     if spoken is not None:
         extra += _view_findings(text, *spoken, detectors, prefilter)
     if said:

@@ -24,27 +24,21 @@ spaces, or in brackets) ending in a top-level domain. "Visit us at acme dot com"
 not a mailbox: a one-word local part after a bare "at" is read as one only when the text
 speaks of mail or the domain is a mailbox provider's.
 
-The reading is built only where a cheap gate (the Hyperscan engine when installed, one
-pattern otherwise) sees two number words in a row or an at-word between words: most lines
-pay one engine call.
+The reading is built only where a gate (:data:`SIGNALS`, reported by the redactor's one
+Hyperscan pass over the text, or two Python patterns without the engine) sees number words
+in a row, digits said one by one or an at-word between words: most lines pay nothing more.
 """
 
 from __future__ import annotations
 
-import functools
-import logging
 import re
-import threading
 from collections.abc import Iterator
-from typing import Any
 
-from . import prefilter  # (the engine, its stand-ins and its on-disk cache)
 from .decoding import Reading
 from .validators import iban_ok, luhn_ok
 
-__all__ = ["Spoken", "read_spoken"]
+__all__ = ["ADDRESSES", "NUMBERS", "SIGNALS", "Spoken", "read_spoken", "signals"]
 
-_log = logging.getLogger(__name__)
 
 # --- number words -------------------------------------------------------------------------
 # Each word's value (0-99). Words that are numbers in one language and common words in
@@ -345,6 +339,25 @@ _NOT_A_MAILBOX = re.compile(r"(?i).*(?:ing|ed)|us|me|you|him|her|them|it|we|they
                             r"today|site|page|website|store|app|us|am|are|is|was|be")
 
 
+_AT_ANCHOR = re.compile(rf"(?i){_AT}")
+_LOCAL_REACH = 200  # how far before its at a spoken address may start (nine parts)
+_DOMAIN_REACH = 300
+
+
+def _spoken_emails(text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``_SPOKEN_EMAIL``, searched only around each at: the pattern tried at
+    every word of a long prompt cost 150 us a line where the gate passed."""
+    pos = 0
+    for at in _AT_ANCHOR.finditer(text):
+        if at.start() < pos:
+            continue
+        match = _SPOKEN_EMAIL.search(text, max(pos, at.start() - _LOCAL_REACH),
+                                     min(len(text), at.end() + _DOMAIN_REACH))
+        if match is not None and match.start() <= at.start():
+            yield match
+            pos = match.end()
+
+
 def _email_items(match: re.Match[str], text: str) -> list[_Item] | None:
     """The address a spoken match reads as, character by character, or None when it names
     a site rather than a mailbox."""
@@ -382,65 +395,35 @@ _NUMBER_ALTERNATION = "|".join(sorted({re.escape(w) for w in (*_WORDS, *_REPEATS
                                       - {"null", "nul"}, key=len, reverse=True))
 _GATE_NUMBERS = (rf"(?:{_NUMBER_ALTERNATION})(?:[\s,.;:/-]+|[\s,]+(?:uh|um|er|eh)[\s,]+)+"
                  rf"(?:{_NUMBER_ALTERNATION}|\d)")
-# Letters and digits said one by one, or digit groups with pauses between.
-_GATE_SPELLED = r"\b\w(?:,? | [/-] )\w\b(?:(?:,? | [/-] )\w\b){3,}|\d ?(?:\.{2,}|…) ?\d"
+# Digits said one by one, digit groups with an ellipsis between, a letter said in capitals
+# (each led by a literal or a digit: an expression led by any word character made the engine
+# read every byte of every line, 3-5 us a line).
+_GATE_SPELLED = (r"\b\d(?:(?:,? {1,2}| [/-] )\d\b){4}|\d ?(?:\.{2,}|…) ?\d"
+                 r"|\b(?:capital|uppercase|upper case|big|majuscule|mayúscula|mayuscula|maiuscola"
+                 r"|maiúscula|groß|gross|hoofdletter)[ ,]+[a-z]\b")
 # An address's at: in brackets, an at-word that means nothing else, "@" with a space beside it,
 # or a bare "at" with a dot said or written within the next few words.
 _GATE_EMAIL = (rf"[\[({{<]\s*(?:{_AT_WORDS}|{_DOT_WORDS}|@)\s*[\])}}>]"
-               r"|\s(?:ät|aet|arroba|arobase|chiocciola|apenstaartje|ma[lł]pa|klammeraffe"
+               r"|\s(?:aet|arroba|arobase|chiocciola|apenstaartje|ma[lł]pa|klammeraffe"
                r"|at[ -]sign)\s"
                rf"|\s@\s|\w@\s"
-               rf"|\sat\s[^\n]{{1,60}}(?:\s{_DOT_WORDS}\s|\s\.|\.(?:{_TLDS})\b)")
-_GATE_EXPRESSIONS = (rf"\b(?:{_GATE_NUMBERS})\b|{_GATE_SPELLED}", _GATE_EMAIL)
-_PYTHON_GATES = tuple(re.compile("(?i)" + e) for e in _GATE_EXPRESSIONS)
-_NUMBERS, _ADDRESSES = 1, 2  # what the gate says a text may hold (bits)
+               # (no "@" between: "reach me at alice@example.com" is written, and found)
+               # ("ät" with "at": the engine reads its "ä" as an "a")
+               rf"|\s(?:at|ät)\s[^\n@]{{1,60}}(?:\s{_DOT_WORDS}\s|\s\.|\.(?:{_TLDS})\b)")
+#: The gate's expressions, caseless, in the engine's syntax (Python's reads them alike): the
+#: redactor's prefilter reports them in its one pass over a text (``plan_signals``).
+SIGNALS = (rf"\b(?:{_GATE_NUMBERS})\b|{_GATE_SPELLED}", _GATE_EMAIL)
+_PYTHON_GATES = tuple(re.compile("(?i)" + e) for e in SIGNALS)
+NUMBERS, ADDRESSES = 1, 2  # what the gate says a text may hold (bits of SIGNALS)
 
 
-@functools.cache
-def _engine() -> tuple[Any, Any] | None:
-    """The gate's engine database and a scratch to clone, built on first use (its expressions
-    as the engine reads the text: non-ASCII letters as stand-ins); None without the engine,
-    or when it refuses them (the same findings, at Python's pace)."""
-    hs = prefilter._hyperscan() if prefilter.hyperscan_available() else None
-    if hs is None or prefilter._engine_choice(None) == "python":
-        return None
-    expressions = [prefilter.engine_reading(e).encode("ascii") for e in _GATE_EXPRESSIONS]
-    flags = [hs.HS_FLAG_CASELESS | hs.HS_FLAG_SINGLEMATCH] * len(expressions)
-    try:
-        db = prefilter._database(hs, expressions, list(range(len(expressions))), flags)
-        return db, hs.Scratch(db)
-    except Exception:
-        _log.exception("the spoken-values gate did not compile; using Python's")
-        return None
+def signals(text: str) -> int:
+    """What ``text`` may hold (the bits :data:`NUMBERS` and :data:`ADDRESSES`), by Python's
+    patterns; the redactor has the engine report the same expressions (:data:`SIGNALS`) in its
+    prefilter's pass instead (a superset: it reads non-ASCII letters as stand-ins)."""
+    return sum(1 << i for i, gate in enumerate(_PYTHON_GATES) if gate.search(text))
 
 
-class _Gate:
-    """What a text may hold (the bits :data:`_NUMBERS` and :data:`_ADDRESSES`): the engine's
-    reading of the gate's expressions (a superset of Python's: non-ASCII letters read as
-    stand-ins), else Python's. Thread-safe: each thread scans with its own scratch."""
-
-    def __init__(self) -> None:
-        self._local = threading.local()
-
-    def __call__(self, text: str) -> int:
-        engine = _engine()
-        if engine is None:
-            return sum(1 << i for i, gate in enumerate(_PYTHON_GATES) if gate.search(text))
-        db, prototype = engine
-        scratch = getattr(self._local, "scratch", None)
-        if scratch is None:
-            scratch = self._local.scratch = prototype.clone()
-        hits: list[int] = []
-        db.scan(text.encode("ascii", prefilter._STAND_IN), match_event_handler=_first, context=hits,
-                scratch=scratch)
-        return sum(1 << i for i in set(hits)) if hits else 0  # (most lines: none)
-
-
-def _first(pattern_id: int, _start: int, _end: int, _flags: int, hits: list[int]) -> None:
-    hits.append(pattern_id)  # (each expression reports once: SINGLEMATCH)
-
-
-_GATE = _Gate()
 
 
 # What a run read out after one of these words is, whatever its shape: a code or a PIN (a
@@ -497,23 +480,24 @@ def _run_kind(text: str, chars: str, start: int, written: bool) -> str | None:
 Spoken = tuple[str, int, int]
 
 
-def read_spoken(text: str) -> tuple[Reading | None, list[Spoken]]:
+def read_spoken(text: str, holds: int | None = None) -> tuple[Reading | None, list[Spoken]]:
     """``text`` with its spoken numbers read as digits and its spelled-out addresses as
     addresses, and where each character of that reading starts and ends in ``text`` (None
     when it holds neither); and the runs read out that are a value by their length or by
     the word naming them (a ten-digit number said digit by digit, "the code you sent is
     six nine zero ..."), which the detectors, reading digits and no voice, may not name."""
-    holds = _GATE(text)
+    if holds is None:
+        holds = signals(text)
     if not holds:
         return None, []
     runs: list[list[_Item]] = []
-    for match in _SPOKEN_EMAIL.finditer(text) if holds & _ADDRESSES else ():
+    for match in _spoken_emails(text) if holds & ADDRESSES else ():
         items = _email_items(match, text)
         if items:
             runs.append(items)
     taken = [(items[0][1], items[-1][2]) for items in runs]  # an address's spelled letters
     values: list[Spoken] = []
-    for run in _number_runs(text) if holds & _NUMBERS else ():
+    for run in _number_runs(text) if holds & NUMBERS else ():
         first, last = run[0][1], run[-1][2]
         if any(first < end and start < last for start, end in taken):
             continue

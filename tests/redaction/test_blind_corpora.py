@@ -141,6 +141,61 @@ _TYPED_BY_INDEX = ("typed by an agent into a page element named only by its inde
 _SPANISH_LIST = ("a Spanish mobile number in a contact list (after a name, an e-mail or a dash), "
                  "no word for a phone")
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_te": {
+        "4183  2306  3181  3775": _WRITTEN_CODE,
+        "siete cinco siete, nueve uno seis, uno dos cero": _SPOKEN_OTHER,
+        ("i t quattro cinque a zero uno zero tre zero cinque due cinqu"
+         "e sei sette sei sei sette sei tre tre nove zero otto otto ze"
+         "ro nove"): _SPOKEN_OTHER,
+        "t r e v o r dot oconnor five six at hey dot com": _NUMBER_WORDS_IN_ADDRESS,
+        "p fünf m z drei m w vier f neun": _SPOKEN_OTHER,
+        "D E 6 5 2 0 0 5 2 8 3 6 8 8 4 7 4 4 5 1 2 5": _SPOKEN_OTHER,
+        "nl96 snsb 4875 1223 03": _MIXED_GROUPS,
+        "j as in john e s s i c a c h e 1972 at aol dot com": _NATO_SPELLING,
+        "c67086902": _SPOKEN_OTHER,
+        "5196 / 4028 / 5433 / 0249": _WRITTEN_CODE,
+        ("five five six three, seven three five nine, one one zero zer"
+         "o, three seven two zero"): _SPOKEN_OTHER,
+        "a as in apple l i c e oh four at acmecorp dot io": _NATO_SPELLING,
+        "Lighthouse": _SECURITY_ANSWER,
+        "big T, r, o, v, a, d, o, r, seven, eight, exclamation mark": _SPOKEN_OTHER,
+        ("four seven five nine - three nine three two - nine one four "
+         "seven - five oh seven one"): _SPOKEN_OTHER,
+        "oito um, nove um meia cinco nove, oito zero oito meia": _SPOKEN_OTHER,
+    },
+    "corpus_tf": {
+        "FNU 850508": _SPOKEN_OTHER,
+        "2 8 8 7": _WRITTEN_CODE,
+        "N L zeven zeven, INGB 0777 0143 21": _MIXED_GROUPS,
+        "8 0 9  6 7 5  7 6 4": _WRITTEN_CODE,
+        "3454, 322873, 07903": _WRITTEN_CODE,
+        "4746 ... 9518 ... 8790 ... 3818": _WRITTEN_CODE,
+        "063": _WRITTEN_CODE,
+        ("C for charlie, A for apple, L for lima, L for lima, U for un"
+         "iform, M for mike, 51, at gmail dot com"): _NATO_SPELLING,
+        "3462, 009031, 12307": _WRITTEN_CODE,
+        "U160-635-68-991-5": _SPOKEN_OTHER,
+        ("sześć zero jeden jeden [pause] siedem dwa dziewięć sześć [pa"
+         "use] trzy cztery zero pięć [pause] dwa trzy cztery dwa"): _SPOKEN_OTHER,
+        "2 4 2 4": _WRITTEN_CODE,
+        ("G for golf, R for romeo, A for apple, C for charlie, E for e"
+         "cho, 69, at gmail dot com"): _NATO_SPELLING,
+        "F U J acht M D F E vier": _SPOKEN_OTHER,
+        "pumpkin with a capital P one nine nine two": _SPOKEN_OTHER,
+        "siete tres siete ... cuatro uno siete ... ocho tres siete": _SPOKEN_OTHER,
+        "7 7 6 4 6 8 7 2 3": _WRITTEN_CODE,
+        "G B seven zero, SRLG 2863 9683 6653 05": _MIXED_GROUPS,
+        "five three nine": _SPOKEN_OTHER,
+        "WXT 373414": _SPOKEN_OTHER,
+        "PRYCE761164F99HU": _SPOKEN_OTHER,
+        "een negen twee": _SPOKEN_OTHER,
+        "vier vijf zes": _SPOKEN_OTHER,
+        "4368 - 2240 - 4634 - 4010": _WRITTEN_CODE,
+        "four eight seven": _SPOKEN_OTHER,
+        "V T T acht R zeven E K vier": _SPOKEN_OTHER,
+        "L for lima, I for india, A for apple, M for mike, 61, at outlook dot com": _NATO_SPELLING,
+        "Apfelstrudel": _SECURITY_ANSWER,
+    },
     "corpus_tg": {
         "O'Sullivan": _TG_WORDS,
         "9 0 3 3": _TG_DIGITS,
@@ -213,63 +268,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "Bramble": _TG_WORDS,
         "Port Talbot": _TG_WORDS,
         "2291": _TG_DIGITS,
-    },
-    "corpus_te": {
-        "4183  2306  3181  3775": _WRITTEN_CODE,
-        "siete cinco siete, nueve uno seis, uno dos cero": _SPOKEN_OTHER,
-        ("i t quattro cinque a zero uno zero tre zero cinque due cinqu"
-         "e sei sette sei sei sette sei tre tre nove zero otto otto ze"
-         "ro nove"): _SPOKEN_OTHER,
-        "t r e v o r dot oconnor five six at hey dot com": _NUMBER_WORDS_IN_ADDRESS,
-        "p fünf m z drei m w vier f neun": _SPOKEN_OTHER,
-        "D E 6 5 2 0 0 5 2 8 3 6 8 8 4 7 4 4 5 1 2 5": _SPOKEN_OTHER,
-        "nl96 snsb 4875 1223 03": _MIXED_GROUPS,
-        "j as in john e s s i c a c h e 1972 at aol dot com": _NATO_SPELLING,
-        "5 3 4 5  5 3 1 9  4 4 0 1  7 0 7 5": _WRITTEN_CODE,
-        "c67086902": _SPOKEN_OTHER,
-        "5196 / 4028 / 5433 / 0249": _WRITTEN_CODE,
-        ("five five six three, seven three five nine, one one zero zer"
-         "o, three seven two zero"): _SPOKEN_OTHER,
-        "a as in apple l i c e oh four at acmecorp dot io": _NATO_SPELLING,
-        "Lighthouse": _SECURITY_ANSWER,
-        "big T, r, o, v, a, d, o, r, seven, eight, exclamation mark": _SPOKEN_OTHER,
-        ("four seven five nine - three nine three two - nine one four "
-         "seven - five oh seven one"): _SPOKEN_OTHER,
-        "oito um, nove um meia cinco nove, oito zero oito meia": _SPOKEN_OTHER,
-    },
-    "corpus_tf": {
-        "FNU 850508": _SPOKEN_OTHER,
-        "2 8 8 7": _WRITTEN_CODE,
-        "N L zeven zeven, INGB 0777 0143 21": _MIXED_GROUPS,
-        "8 0 9  6 7 5  7 6 4": _WRITTEN_CODE,
-        "3454, 322873, 07903": _WRITTEN_CODE,
-        "4746 ... 9518 ... 8790 ... 3818": _WRITTEN_CODE,
-        "063": _WRITTEN_CODE,
-        ("C for charlie, A for apple, L for lima, L for lima, U for un"
-         "iform, M for mike, 51, at gmail dot com"): _NATO_SPELLING,
-        "3462, 009031, 12307": _WRITTEN_CODE,
-        "U160-635-68-991-5": _SPOKEN_OTHER,
-        ("sześć zero jeden jeden [pause] siedem dwa dziewięć sześć [pa"
-         "use] trzy cztery zero pięć [pause] dwa trzy cztery dwa"): _SPOKEN_OTHER,
-        "2 4 2 4": _WRITTEN_CODE,
-        ("G for golf, R for romeo, A for apple, C for charlie, E for e"
-         "cho, 69, at gmail dot com"): _NATO_SPELLING,
-        "F U J acht M D F E vier": _SPOKEN_OTHER,
-        "pumpkin with a capital P one nine nine two": _SPOKEN_OTHER,
-        "siete tres siete ... cuatro uno siete ... ocho tres siete": _SPOKEN_OTHER,
-        "7 7 6 4 6 8 7 2 3": _WRITTEN_CODE,
-        "G B seven zero, SRLG 2863 9683 6653 05": _MIXED_GROUPS,
-        "five three nine": _SPOKEN_OTHER,
-        "WXT 373414": _SPOKEN_OTHER,
-        "PRYCE761164F99HU": _SPOKEN_OTHER,
-        "een negen twee": _SPOKEN_OTHER,
-        "0 7 9 8  7 7 5  4 6 1 4": _WRITTEN_CODE,
-        "vier vijf zes": _SPOKEN_OTHER,
-        "4368 - 2240 - 4634 - 4010": _WRITTEN_CODE,
-        "four eight seven": _SPOKEN_OTHER,
-        "V T T acht R zeven E K vier": _SPOKEN_OTHER,
-        "L for lima, I for india, A for apple, M for mike, 61, at outlook dot com": _NATO_SPELLING,
-        "Apfelstrudel": _SECURITY_ANSWER,
     },
     "corpus_ha": {
         "2001:41d0:61fb::8afe": "an interface's IPv6 address with its prefix length (/64), read "

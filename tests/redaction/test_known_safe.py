@@ -44,6 +44,10 @@ class _Spy:
         self.scanned.append(text)
         return self.inner.plan(text)
 
+    def plan_signals(self, text: str) -> tuple[Plan, int]:
+        self.scanned.append(text)
+        return self.inner.plan_signals(text)
+
 
 def _spied(redactor: Redactor) -> list[str]:
     spy = _Spy(redactor._prefilter)
