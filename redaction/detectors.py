@@ -1166,7 +1166,7 @@ _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]? |secret[ae]|segreta|geheime|mascota|
 # saying "is" (or a colon) before the digits. Not an error's, a status's or a place's code,
 # and not a count ("the code is 2048 lines").
 _NAMED_CODES = (r"pin|pincode|puk|passcode|geheimzahl|digicode|code|c[óo]digo|codice|kod|kode"
-                r"|clave|has[łl]o|tan")
+                r"|clave|has[łl]o")
 _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     "error", "exit", "status", "response", "return", "http", "zip", "postal", "post", "area",
     "country", "promo", "discount", "voucher", "coupon", "product", "tracking", "booking",
@@ -1176,8 +1176,9 @@ _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     "cpt", "hs", "tariff", "airport", "iata", "icao", "station", "language", "currency",
     # a card's (the card code detector's: credit_card)
     "security", "verification"))
-_CODE_SAYS = (r"(?:[:]|is|was|es|est|ist|lautet|lautete|war|è|é|e|to|jest|says|said|era|foi"
-              r"|are|were|be|will[ \t]+be)")
+# (after a space, or a colon: the prefilter below looks for the same)
+_CODE_SAYS = (r"(?:[ \t]*:|[ \t]+(?:is|was|es|est|ist|lautet|lautete|war|è|é|e|to|jest|says|said"
+              r"|era|foi|are|were|be|will[ \t]+be))")
 _CODE_UNITS = (r"(?![ \t]*(?:lines?|ms|seconds?|secs?|s\b|bytes?|[kmg]b|tokens?|rows?|items?|%"
                r"|px|chars?|characters|words|times|users?|requests?|errors?|files?|steps?))")
 _NAMED_CODE = (
@@ -1188,7 +1189,7 @@ _NAMED_CODE = (
     r"|country|promo\w*|descuento|r[ée]duction|rabatt|sconto|produit|producto|art[ií]culo"
     r"|article|erreur|error|fehler|errore|erro|retour|de[ \t]+(?:erreur|error|erro|errore))\b)"
     r"[^\s\d:=]{1,24}){0,5}?"
-    rf"[ \t]*{_CODE_SAYS}[ \t]*[\"'(]?(\d{{4,8}}|\d{{3}} \d{{3}})(?![\d.,:/-]?\d)(?! \d)"
+    rf"{_CODE_SAYS}[ \t]*[\"'(]?(\d{{4,8}}|\d{{3}} \d{{3}})(?![\d.,:/-]?\d)(?! \d)"
     rf"{_CODE_UNITS}")
 # A recovery or backup code, told one at a time ("my recovery code is 7QJX-P2LM-9H4D",
 # "Backup code used: 92618374"); a list of them after "Backup codes:" is the detector below.
@@ -1214,12 +1215,12 @@ _SECURITY_ANSWERS = (
        prefilter=_KBA_PREFILTER, gate=_KBA_PREFILTER,
        group=1),
     _d("secret_assignment", _NAMED_CODE,
-       prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|tan|geheimzahl)"
-                 r"[^\r\n]{0,160}\d{3}",
+       prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|geheimzahl)"
+                 r"[^\r\n]{0,160}(?::|[ \t](?:is|was|es|est|ist|lautet|war|a|e|to|jest|says|said"
+                 r"|era|foi|are|were|be))[ \t]*[\"'(]?\d{3}",
        group=1, digits=True,
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
-                        "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo",
-                        "tan"))),
+                        "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo"))),
     _d("secret_assignment", _RECOVERY_CODE,
        prefilter=r"(?i)(?:recovery|backup|wiederherstellungs|recupera|recupero|r.cup.ration)"
                  r"[^\r\n]{0,60}\d",
