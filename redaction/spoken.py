@@ -391,8 +391,10 @@ def _email_items(match: re.Match[str], text: str) -> list[_Item] | None:
 
 # --- the gate and the reading -------------------------------------------------------------
 # ("null" left out: JSON's nulls in a row are no number said aloud)
+# (sorted whole: a set's order changes with each process's string hashing, and with it the
+# engine database's cache key, which made every process compile it again)
 _NUMBER_ALTERNATION = "|".join(sorted({re.escape(w) for w in (*_WORDS, *_REPEATS)}
-                                      - {"null", "nul"}, key=len, reverse=True))
+                                      - {"null", "nul"}, key=lambda w: (-len(w), w)))
 _GATE_NUMBERS = (rf"(?:{_NUMBER_ALTERNATION})(?:[\s,.;:/-]+|[\s,]+(?:uh|um|er|eh)[\s,]+)+"
                  rf"(?:{_NUMBER_ALTERNATION}|\d)")
 # Digits said one by one, digit groups with an ellipsis between, a letter said in capitals
