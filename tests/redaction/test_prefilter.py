@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import ops_corpus
@@ -315,3 +318,15 @@ def test_the_compiled_database_is_cached_and_a_bad_file_compiled_over(
     monkeypatch.setenv(HYPERSCAN_CACHE_ENV, "0")
     HyperscanPrefilter(DETECTORS[:41])
     assert len(list((tmp_path / "hyperscan").glob("*.db"))) == 1
+
+
+def test_the_database_is_the_same_in_every_process() -> None:
+    """The on-disk cache is keyed by the expressions' text: one built from a set's order
+    (which string hashing changes per process) missed the cache in every new process."""
+    code = ("import hashlib; from servescope.redaction import DETECTORS, spoken; "
+            "print(hashlib.sha256(repr(([d.prefilter for d in DETECTORS], "
+            "[d.starts for d in DETECTORS], spoken.SIGNALS)).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                              text=True, env={**os.environ, "PYTHONHASHSEED": seed}
+                              ).stdout.strip() for seed in ("1", "2", "3")}
+    assert len(digests) == 1
