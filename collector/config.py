@@ -137,7 +137,7 @@ RE2_PATTERNS: dict[str, str] = {
                          r"([^a-z0-9_]|$)[^0-9\n]{0,40}[0-9]{4,8}"
                          # a security question's answer after the question's words
                          r"|(?i:(mother'?s |mom'?s |mum'?s )?maiden name|first (pet|dog|cat|school"
-                         r"|car|teacher|boss|employer|street|love)('?s name)?|memorable (word|place"
+                         r"|car|teacher|boss|employer)('?s name)?|memorable (word|place"
                          r"|name|date|phrase)|(security|secret) (answer|word|phrase)|answer to"
                          r" (my|the|your) (security|secret) question|primera mascota|apellido de"
                          r" soltera|nom de jeune fille|premier animal|m(ä|a)dchenname"

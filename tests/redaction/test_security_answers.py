@@ -62,3 +62,12 @@ def test_a_code_said_after_its_name_is_redacted(redactor: Redactor, text: str,
 ])
 def test_questions_and_rules_stay(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
+
+
+@pytest.mark.parametrize("text", [
+    "My favorite movie is Inception, can you recommend similar films?",
+    "Deliver to 12 First Street, Springfield",
+    "first love: Paris in the spring",
+])
+def test_what_a_chat_is_about_is_no_answer(redactor: Redactor, text: str) -> None:
+    assert redactor.redact_text(text, {}) == text
