@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from servescope.redaction import DETECTORS, Policy, Redactor
 from servescope.redaction import spoken as spoken_module
@@ -141,3 +143,29 @@ def test_most_lines_pay_only_the_gate() -> None:
                  "Can you summarise the thread below? thanks for getting back to me",
                  '{"usage": {"prompt_tokens": 812, "completion_tokens": 64}}'):
         assert read_spoken(text) == (None, [])
+
+
+_PIECES = ["one", "two", "oh", "double", "five", "twenty", "hundred", "and", "y", "cinco",
+           "soixante-dix-huit", "siebenundzwanzig", "null", "uh", "at", "dot", "[at]", "(dot)",
+           "arroba", "punto", "ät", "capital", "T", "r", "a", "i", "7", "12", "4111", "...",
+           ",", ".", " - ", "/", ":", "'", "gmail", "com", "x", "\u00e9", "\u0664"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40),
+       st.lists(st.sampled_from([" ", "", ", ", "  "]), min_size=40, max_size=40))
+def test_any_mix_reads_back_and_never_raises(pieces: list[str], gaps: list[str]) -> None:
+    """Whatever words, digits and marks a text mixes, the reading maps every character back
+    into the text, in order, and the redactor returns a string without failing."""
+    text = "".join(piece + gap for piece, gap in zip(pieces, gaps, strict=False))
+    reading, said = read_spoken(text, spoken_module.ADDRESSES | spoken_module.NUMBERS)
+    if reading is not None:
+        inner, starts, ends = reading
+        assert len(inner) == len(starts) == len(ends)
+        assert all(0 <= a < b <= len(text) for a, b in zip(starts, ends, strict=True))
+        assert starts == sorted(starts)
+    for _, start, end in said:
+        assert 0 <= start < end <= len(text)
+    counts: dict[str, int] = {}
+    Redactor(hash_key=b"k").redact_text(text, counts)
+    assert "redaction_failed" not in counts
