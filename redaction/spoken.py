@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from .decoding import Reading
 from .validators import iban_ok, luhn_ok
 
-__all__ = ["ADDRESSES", "NUMBERS", "SIGNALS", "Spoken", "read_spoken", "signals"]
+__all__ = ["ADDRESSES", "IBANS", "NUMBERS", "SIGNALS", "Spoken", "read_spoken", "signals"]
 
 
 # --- number words -------------------------------------------------------------------------
@@ -403,6 +403,10 @@ _GATE_NUMBERS = (rf"(?:{_NUMBER_ALTERNATION})(?:[\s,.;:/-]+|[\s,]+(?:uh|um|er|eh
 _GATE_SPELLED = (r"\b\d(?:(?:,? {1,2}| [/-] )\d\b){4}|\d ?(?:\.{2,}|…) ?\d"
                  r"|\b(?:capital|uppercase|upper case|big|majuscule|mayúscula|mayuscula|maiuscola"
                  r"|maiúscula|groß|gross|hoofdletter)[ ,]+[a-z]\b")
+# An IBAN's shape in any case: speech-to-text writes one in lower case ("nl96 snsb 4875 1223
+# 03"), which the IBAN detector, reading capitals, does not take.
+_IBAN_SHAPE = r"\b[a-z]{2}[0-9]{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,3})?\b"
+_LOWER_IBAN = re.compile(rf"(?i){_IBAN_SHAPE}")
 # An address's at: in brackets, an at-word that means nothing else, "@" with a space beside it,
 # or a bare "at" with a dot said or written within the next few words.
 _GATE_EMAIL = (rf"[\[({{<]\s*(?:{_AT_WORDS}|{_DOT_WORDS}|@)\s*[\])}}>]"
@@ -414,9 +418,9 @@ _GATE_EMAIL = (rf"[\[({{<]\s*(?:{_AT_WORDS}|{_DOT_WORDS}|@)\s*[\])}}>]"
                rf"|\s(?:at|ät)\s[^\n@]{{1,60}}(?:\s{_DOT_WORDS}\s|\s\.|\.(?:{_TLDS})\b)")
 #: The gate's expressions, caseless, in the engine's syntax (Python's reads them alike): the
 #: redactor's prefilter reports them in its one pass over a text (``plan_signals``).
-SIGNALS = (rf"\b(?:{_GATE_NUMBERS})\b|{_GATE_SPELLED}", _GATE_EMAIL)
+SIGNALS: tuple[str, ...] = (rf"\b(?:{_GATE_NUMBERS})\b|{_GATE_SPELLED}", _GATE_EMAIL, _IBAN_SHAPE)
 _PYTHON_GATES = tuple(re.compile("(?i)" + e) for e in SIGNALS)
-NUMBERS, ADDRESSES = 1, 2  # what the gate says a text may hold (bits of SIGNALS)
+NUMBERS, ADDRESSES, IBANS = 1, 2, 4  # what the gate says a text may hold (bits of SIGNALS)
 
 
 def signals(text: str) -> int:
@@ -478,6 +482,24 @@ def _run_kind(text: str, chars: str, start: int, written: bool) -> str | None:
     return "phone" if 10 <= digits <= 15 else None
 
 
+def _lower_ibans(text: str) -> list[tuple[str, int, int]]:
+    """IBANs written in lower case (or mixed) whose check holds, with or without their last
+    group's tail (the shape may take a word's first letters after it)."""
+    found = []
+    for match in _LOWER_IBAN.finditer(text):
+        candidate = match.group()
+        if candidate.isupper():
+            continue  # (the IBAN detector's)
+        end = match.end()
+        if not iban_ok(candidate):
+            head = candidate.rsplit(" ", 1)[0]
+            if " " not in candidate or not iban_ok(head):
+                continue
+            end = match.start() + len(head)
+        found.append(("iban", match.start(), end))
+    return found
+
+
 #: A value read out: its kind and its span in the text.
 Spoken = tuple[str, int, int]
 
@@ -498,7 +520,7 @@ def read_spoken(text: str, holds: int | None = None) -> tuple[Reading | None, li
         if items:
             runs.append(items)
     taken = [(items[0][1], items[-1][2]) for items in runs]  # an address's spelled letters
-    values: list[Spoken] = []
+    values: list[Spoken] = _lower_ibans(text) if holds & IBANS else []
     for run in _number_runs(text) if holds & NUMBERS else ():
         first, last = run[0][1], run[-1][2]
         if any(first < end and start < last for start, end in taken):

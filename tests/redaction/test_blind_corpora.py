@@ -150,7 +150,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "t r e v o r dot oconnor five six at hey dot com": _NUMBER_WORDS_IN_ADDRESS,
         "p fünf m z drei m w vier f neun": _SPOKEN_OTHER,
         "D E 6 5 2 0 0 5 2 8 3 6 8 8 4 7 4 4 5 1 2 5": _SPOKEN_OTHER,
-        "nl96 snsb 4875 1223 03": _MIXED_GROUPS,
         "j as in john e s s i c a c h e 1972 at aol dot com": _NATO_SPELLING,
         "c67086902": _SPOKEN_OTHER,
         "5196 / 4028 / 5433 / 0249": _WRITTEN_CODE,

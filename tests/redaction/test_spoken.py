@@ -44,6 +44,9 @@ def redactor() -> Redactor:
     ("user: 7 6 0 2 1 3 7 5 8 1 is my cell", "user: [REDACTED:phone] is my cell"),
     ("it's a mastercard 5209... 5470... 4915... 5987 thanks",
      "it's a mastercard [REDACTED:credit_card] thanks"),
+    # speech-to-text writes an IBAN in lower case
+    ("spk_1: um it's nl96 snsb 4875 1223 03 that's my account",
+     "spk_1: um it's [REDACTED:iban] that's my account"),
 ])
 def test_numbers_said_are_redacted_where_they_were_said(redactor: Redactor, text: str,
                                                         expected: str) -> None:
@@ -87,6 +90,7 @@ def test_addresses_said_are_redacted_whole(redactor: Redactor, text: str) -> Non
     "->  Nested Loop  (cost=0.56..2485514.56 rows=2975 width=44)",
     "I1202 03:20:37.731395 1 http_server.cc:4700] Started Metrics Service",
     "GigabitEthernet0/0/0/1 unassigned YES NVRAM up",
+    "ab12 cd34 ef56 gh78 ij90 (an IBAN's shape, its check failing)",
 ])
 def test_numbers_said_that_are_no_value_stay(redactor: Redactor, text: str) -> None:
     assert redactor.redact_text(text, {}) == text
