@@ -24,6 +24,7 @@ __all__ = [
     "needs_view",
     "percent_view",
     "qp_view",
+    "splice",
     "unicode_view",
 ]
 
@@ -277,20 +278,26 @@ def _read(text: str, matches: Iterable[re.Match[str]],
           decode: Callable[[re.Match[str]], Iterable[tuple[str, int, int]]]) -> Reading | None:
     """``text`` with each match replaced by what ``decode`` reads there (characters with
     their span in ``text``; none: the match reads as nothing); None when nothing matched."""
+    return splice(text, ((m.start(), m.end(), decode(m)) for m in matches))
+
+
+def splice(text: str, pieces: Iterable[tuple[int, int, Iterable[tuple[str, int, int]]]]
+           ) -> Reading | None:
+    """``text`` with each piece's span (ascending, apart) replaced by its characters, each
+    with its span in ``text``; None when there are no pieces."""
     parts: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
     pos = 0
-    for match in matches:
-        at = match.start()
+    for at, past, chars in pieces:
         parts.append(text[pos:at])
         starts.extend(range(pos, at))
         ends.extend(range(pos + 1, at + 1))
-        for char, start, end in decode(match):
+        for char, start, end in chars:
             parts.append(char)
             starts.append(start)
             ends.append(end)
-        pos = match.end()
+        pos = past
     if not parts:
         return None
     parts.append(text[pos:])

@@ -5,7 +5,7 @@ Voice agents send speech-to-text transcripts to the model ("my number is five fi
 one two, eight nine nine one", "card four one one one ...", "john dot smith at gmail dot
 com"), and people disguise their contact details in chat to get past filters ("anna.k AT
 proton DOT me", "bob(at)firma(dot)de"). The detectors read digits and "@"; this module gives
-them a reading (:func:`spoken_view`) in which each such run is what it says, with where each
+them a reading (:func:`read_spoken`) in which each such run is what it says, with where each
 of its characters came from, so a value found there redacts the words it was said in.
 
 What becomes digits: runs of at least two number words (English, Spanish, French, German,
@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .decoding import Reading
+from .decoding import Reading, splice
 from .validators import iban_ok, luhn_ok
 
 __all__ = ["ADDRESSES", "IBANS", "NUMBERS", "SIGNALS", "Spoken", "read_spoken", "signals"]
@@ -73,8 +73,10 @@ _UNITS: dict[str, int] = {
 _UNITS.pop("um")  # English's filler; Portuguese's one where the text is Portuguese (below)
 _PORTUGUESE = re.compile(r"(?i)\b(?:dois|duas|quatro|sete|oito|meia|é|não|código|número|"
                          r"cartão|meu|minha|você)\b")
-_DASH_WORDS = frozenset({"dash", "hyphen", "tiret", "guion", "guión", "bindestrich",
-                         "trattino", "myślnik"})
+# The words for "-" and "_" said between the parts of a number or an address.
+_DASH_WORDS = ("dash", "hyphen", "tiret", "guion", "guión", "bindestrich", "trattino",
+               "myślnik")
+_UNDERSCORE_WORDS = ("underscore", "underline", "unterstrich", "guion bajo", "tiret bas")
 _TEENS: dict[str, int] = {
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
     "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
@@ -283,9 +285,8 @@ _BRACKETED = r"[\[({<]\s*WORD\s*[\])}>]"
 _AT = (rf"(?:\s+{_AT_WORDS}\s+|\s*{_BRACKETED.replace('WORD', _AT_WORDS)}\s*"
        rf"|\s*{_BRACKETED.replace('WORD', '@')}\s*|\s+@\s+|@\s+)")
 _DOT = rf"(?:\s+{_DOT_WORDS}\s+|\s*{_BRACKETED.replace('WORD', _DOT_WORDS)}\s*|\s+\.\s*|\.)"
-_JOIN = (rf"(?:{_DOT}|\s+(?:underscore|underline|unterstrich|guion bajo|tiret bas)\s+"
-         rf"|\s+(?:dash|hyphen|minus|bindestrich|guion|guión|tiret|trattino)\s+|[_-])")
-_DASH = r"(?:\s+(?:dash|hyphen|minus|bindestrich|guion|guión|tiret|trattino)\s+|-)"
+_DASH = rf"(?:\s+(?:{'|'.join(_DASH_WORDS)}|minus)\s+|-)"
+_JOIN = rf"(?:{_DOT}|\s+(?:{'|'.join(_UNDERSCORE_WORDS)})\s+|{_DASH}|_)"
 _PART = r"(?:[^\W_](?:\s[^\W_]){2,40}(?![^\W_])|[^\W_]+)"  # a word, or letters spelled apart
 # Top-level domains said aloud (a domain ends in one of these, so "at John dot Smith" is not).
 _TLDS = ("com|org|net|edu|gov|io|ai|co|uk|us|ca|de|fr|es|it|nl|pl|pt|br|mx|ar|cl|be|ch|at|"
@@ -307,8 +308,6 @@ _PROVIDERS = frozenset({"gmail", "googlemail", "yahoo", "hotmail", "outlook", "l
                         "virgilio", "ziggo", "kpnmail", "telenet", "uol", "bol", "terra",
                         "t-online", "freenet", "btinternet", "sky", "comcast", "verizon", "hey",
                         "duck", "posteo", "mailbox", "seznam", "abv", "rambler", "naver"})
-_SEPARATOR_READS = (("underscore", "_"), ("underline", "_"), ("unterstrich", "_"),
-                    ("guion bajo", "_"), ("tiret bas", "_"))
 
 
 def _separator(piece: str) -> str:
@@ -321,12 +320,7 @@ def _separator(piece: str) -> str:
         return "@"
     if re.fullmatch(_DOT_WORDS, lower):
         return "."
-    for word, char in _SEPARATOR_READS:
-        if lower == word:
-            return char
-    if lower in ("_",):
-        return "_"
-    return "-"
+    return "_" if lower == "_" or lower in _UNDERSCORE_WORDS else "-"
 
 
 _PART_ONLY = re.compile(_PART)
@@ -336,7 +330,7 @@ _NOT_A_MAILBOX = re.compile(r"(?i).*(?:ing|ed)|us|me|you|him|her|them|it|we|they
                             r"look|here|there|online|available|located|based|hosted|live|up|"
                             r"in|on|out|off|shop|book|order|buy|sign|log|find|see|go|visit|"
                             r"check|call|reach|apply|register|join|download|more|info|now|"
-                            r"today|site|page|website|store|app|us|am|are|is|was|be")
+                            r"today|site|page|website|store|app|am|are|is|was|be")
 
 
 _AT_ANCHOR = re.compile(rf"(?i){_AT}")
@@ -424,12 +418,11 @@ NUMBERS, ADDRESSES, IBANS = 1, 2, 4  # what the gate says a text may hold (bits 
 
 
 def signals(text: str) -> int:
-    """What ``text`` may hold (the bits :data:`NUMBERS` and :data:`ADDRESSES`), by Python's
-    patterns; the redactor has the engine report the same expressions (:data:`SIGNALS`) in its
-    prefilter's pass instead (a superset: it reads non-ASCII letters as stand-ins)."""
+    """What ``text`` may hold (the bits :data:`NUMBERS`, :data:`ADDRESSES`, :data:`IBANS`), by
+    Python's patterns; the redactor has the engine report the same expressions
+    (:data:`SIGNALS`) in its prefilter's pass instead (a superset: it reads non-ASCII letters
+    as stand-ins)."""
     return sum(1 << i for i, gate in enumerate(_PYTHON_GATES) if gate.search(text))
-
-
 
 
 # What a run read out after one of these words is, whatever its shape: a code or a PIN (a
@@ -535,23 +528,8 @@ def read_spoken(text: str, holds: int | None = None) -> tuple[Reading | None, li
     if not runs:
         return None, values
     runs.sort(key=lambda items: items[0][1])
-    parts: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    pos = 0
+    apart: list[list[_Item]] = []  # (an address and a number run overlapping: the first is read)
     for items in runs:
-        first, last = items[0][1], items[-1][2]
-        if first < pos:
-            continue  # (an address and a number run overlapping: the first is read)
-        parts.append(text[pos:first])
-        starts.extend(range(pos, first))
-        ends.extend(range(pos + 1, first + 1))
-        for ch, start, end in items:
-            parts.append(ch)
-            starts.append(start)
-            ends.append(end)
-        pos = last
-    parts.append(text[pos:])
-    starts.extend(range(pos, len(text)))
-    ends.extend(range(pos + 1, len(text) + 1))
-    return ("".join(parts), starts, ends), values
+        if not apart or items[0][1] >= apart[-1][-1][2]:
+            apart.append(items)
+    return splice(text, ((items[0][1], items[-1][2], items) for items in apart)), values
