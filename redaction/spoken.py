@@ -264,8 +264,11 @@ def _number_runs(text: str) -> Iterator[list[_Item]]:
             groups, paused, plain, other_pause, groups_ok = 0, False, True, False, True
             joined_by_and = False
             continue
-        if pending is not None and run and not (item[0].isalpha() or run[-1][0].isalpha()):
-            run.append(pending)  # (a spelled word's letters join across pauses)
+        # (a spelled word's letters join across pauses; a pause after "double" is inside
+        # the item it repeats, whose span starts at "double")
+        if pending is not None and run and pending[2] <= item[1] and not (
+                item[0].isalpha() or run[-1][0].isalpha()):
+            run.append(pending)
         pending, repeat, upper, joined_by_and = None, 1, False, False
         run.append(item)
     yield from flush()
