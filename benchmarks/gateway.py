@@ -38,9 +38,12 @@ chunk at 64 streams; at most 2x nginx's added latency.
 Run: ``python -P benchmarks/gateway.py`` (needs nginx). Prints a table and one JSON line.
 ``--baseline DIR`` adds a fourth path, **before**: ``servescope gateway`` imported from
 ``DIR`` (a directory holding another version's ``servescope`` package), so a change to the
-gateway is measured against the code it replaces in the same run. ``--floor`` adds **bare**:
-``bare_relay.py``, a uvloop byte relay that reads and measures nothing (one upstream
-connection per client connection), the least any Python asyncio proxy adds on this machine.
+gateway is measured against the code it replaces in the same run. ``--floor`` adds two
+floors: **asgi** (``asgi_relay.py``: uvicorn and an ASGI callable that forwards through the
+gateway's own upstream client and does nothing else, the least a proxy on the gateway's stack
+adds, so the gateway's excess over it is servescope's own code) and **bare**
+(``bare_relay.py``, a uvloop byte relay that reads and measures nothing, one upstream
+connection per client connection: the least any Python asyncio proxy adds on this machine).
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ ROUNDS = 2
 GATEWAY_ARGS: list[str] = []
 #: Import root of a second gateway to run beside this one (``--baseline``); None: none.
 BASELINE: list[str] = []
-#: Also run the floor of a Python proxy (``--floor``: ``bare_relay.py``).
+#: Also run the floors (``--floor``: ``asgi_relay.py`` and ``bare_relay.py``).
 FLOOR: list[bool] = []
 #: Each proxy, the stub and the clients in a CPU cgroup of their own (``--cpu-groups``,
 #: ``cpu_groups.py``), as containers run; by default all share the benchmark's own.
@@ -318,16 +321,18 @@ def main() -> None:
             cpu_pids["before"] = [before.pid]
             _run_clients(before_port, {"tokens": 4, "delay": 0.0, "per_stream": 1})
         if FLOOR:
-            bare_port = free_port()
-            bare = subprocess.Popen(
-                [sys.executable, "-P", str(Path(__file__).with_name("bare_relay.py")),
-                 "--port", str(bare_port), "--upstream-port", str(stub_port)],
-                stdout=subprocess.DEVNULL, stderr=(root / "bare.log").open("w"))
-            procs.append(bare)
-            _wait_port(bare_port, bare, "the bare relay")
-            _group("bare", bare.pid)
-            ports["bare"] = bare_port
-            cpu_pids["bare"] = [bare.pid]
+            for path, script, what in (("asgi", "asgi_relay.py", "the ASGI relay"),
+                                       ("bare", "bare_relay.py", "the bare relay")):
+                floor_port = free_port()
+                floor = subprocess.Popen(
+                    [sys.executable, "-P", str(Path(__file__).with_name(script)),
+                     "--port", str(floor_port), "--upstream-port", str(stub_port)],
+                    stdout=subprocess.DEVNULL, stderr=(root / f"{path}.log").open("w"))
+                procs.append(floor)
+                _wait_port(floor_port, floor, what)
+                _group(path, floor.pid)
+                ports[path] = floor_port
+                cpu_pids[path] = [floor.pid]
         if NGINX is not None:
             user = "user root;" if os.geteuid() == 0 else ""
             (root / "nginx.conf").write_text(_NGINX_CONF.format(
@@ -473,6 +478,11 @@ def _report(steady: dict[str, list[Stream]], chunks: dict[str, int], errors: dic
                 2 * n["added_net_ttft_p50_ms"], 0.05)
             goals["per_chunk_within_2x_nginx"] = g["added_per_chunk_ms"] <= max(
                 2 * n["added_per_chunk_ms"], 0.005)
+            if "asgi" in rows:
+                # whether any proxy on the gateway's stack could meet the TTFT goal in this
+                # run: the ASGI floor adds the least such a proxy can
+                goals["asgi_floor_within_2x_nginx"] = rows["asgi"]["added_net_ttft_p50_ms"] \
+                    <= max(2 * n["added_net_ttft_p50_ms"], 0.05)
     print("goals: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in goals.items()))
     print(json.dumps({"benchmark": "gateway", "streams": STREAMS, "load_average": load,
                       "cpu_groups": bool(GROUPS), "rows": rows, "goals": goals}))
@@ -489,8 +499,9 @@ if __name__ == "__main__":
         parser.add_argument("--baseline", metavar="DIR",
                             help="also run the gateway of the servescope package in DIR")
         parser.add_argument("--floor", action="store_true",
-                            help="also run a bare uvloop byte relay (the floor of a Python "
-                                 "proxy: benchmarks/bare_relay.py)")
+                            help="also run the floors: an ASGI relay on the gateway's stack "
+                                 "(asgi_relay.py) and a bare uvloop byte relay "
+                                 "(bare_relay.py)")
         parser.add_argument("--cpu-groups", action="store_true",
                             help="each proxy, the stub and the clients in a CPU cgroup of "
                                  "their own, as containers run (root and a writable cgroup "
