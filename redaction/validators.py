@@ -430,7 +430,10 @@ def ipv6_private_ok(candidate: str) -> bool:
 # A value that names a secret instead of holding one: Kubernetes' "key: api-key" in a
 # secretKeyRef, "auth: token", "credentials: db-password".
 _NAMES_A_SECRET = re.compile(
-    r"(?i)(?:[a-z0-9]+[-_.])*(?:api[-_]?key|apikey|passw(?:or)?d|pass|token|secret|credentials?|"
+    # each part before the secret's word is a word ("db-", "app1-"), not a random run: a
+    # part of 8 characters or more with 3 digits makes a value ("9f8e7d6c5b4a-secret")
+    r"(?i)(?:(?:(?![a-z0-9]{8})|(?![a-z0-9]*\d[a-z0-9]*\d[a-z0-9]*\d))[a-z0-9]+[-_.])*"
+    r"(?:api[-_]?key|apikey|passw(?:or)?d|pass|token|secret|credentials?|"
     # (a Secret's key under a secretKeyRef: "key: id_key")
     r"(?:access|secret|private|auth)[-_]?key|client[-_]?secret|key|connection[-_]?string)s?")
 # What every name it matches ends with (before its "s?"; ASCII: other text is matched as is).

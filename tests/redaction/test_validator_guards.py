@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from servescope.redaction import DETECTORS
 from servescope.redaction import validators as v
-from servescope.redaction.detectors import prefilter_for
+from servescope.redaction.detectors import prefilter_for, scan
 
 BLIND = Path(__file__).parent / "blind"
 
@@ -97,3 +97,15 @@ def test_property_the_guards_admit_every_match(value: str) -> None:
 @pytest.mark.parametrize("value", ["db_password", "API-KEYS", "client_secrets", "pass"])
 def test_a_name_is_still_a_name(value: str) -> None:
     assert not v.secret_value_ok(value)
+
+
+@pytest.mark.parametrize("value", ["9f8e7d6c5b4a-secret", "7f3e9a1c5d2b-token"])
+def test_a_random_run_before_the_word_is_a_value(value: str) -> None:
+    """"db-secret" names a Secret; "9f8e7d6c5b4a-secret" under client_secret is one."""
+    assert v.secret_value_ok(value)
+
+
+def test_a_secret_ending_in_its_word_is_redacted() -> None:
+    text = 'config: {"client_secret": "9f8e7d6c5b4a-secret"}'
+    assert [f.value for f in scan(text)] == ["9f8e7d6c5b4a-secret"]
+    assert scan('secretKeyRef: {name: app1-secret, key: db-password}') == []
