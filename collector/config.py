@@ -112,7 +112,10 @@ RE2_PATTERNS: dict[str, str] = {
                r"|sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
                r"|AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}|[0-9]{8,10}:AA[A-Za-z0-9_-]{33}"
                r"|https://(canary\.|ptb\.)?discord(app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{60,})",
-    "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)\s+[A-Za-z0-9._~+/-]{16,}=*|"
+    # (also "Bearer-Token lautet X", "jeton bearer est X")
+    "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)"
+                    r"([\s-]+([Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è))*[\s:=]+"
+                    r"[A-Za-z0-9._~+/-]{16,}=*|"
                     r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z][\w-]*[ \t]+)?"
                     r"[A-Za-z0-9._~+/=-]{12,}",
     "secret_assignment": r"(?i)(api[_-]?key|apikey|secret|token|passw(or)?d|pwd|credentials?|"
@@ -210,7 +213,11 @@ RE2_PATTERNS: dict[str, str] = {
                    r"|code on the (back|front)|c[oó]digo de (seguran[cç]a|seguridad)"
                    r"|(karten)?pr[uü]fnummer|code de s[eé]curit[eé]|cryptogramme"
                    r"|codice di sicurezza)([^a-z]|$)[^0-9\n]{0,32}[0-9]{3,4}\b)",
-    "us_ssn": r"\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\b",
+    # dashed anywhere; nine bare digits only after the word for one (a few words between)
+    # or under a taxpayer id's key
+    "us_ssn": r"\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\b"
+              r"|(?i:\b(ssn|social[ _-]?security([ _-]?(number|no))?)\b)[^0-9\n]{0,40}"
+              r"\b[0-9]{9}\b|\bI?TIN\b[\"']?[ \t]*[:=]?[ \t]*[\"']?[0-9]{9}\b",
     # A document's name, then the first number within reach (the detectors check it); the
     # two shapes found without a name as they are.
     "national_id": r"(?i)(\b(pesel|cpf|bsn|burgerservicenummer|sofi.?nummer|dni|nie|nif|"

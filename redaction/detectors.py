@@ -52,7 +52,13 @@ _NOT_SECONDS = r"(?<!\d:)"
 _NOT_A_SERIAL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in ("serial", "Serial", "S/N", "SN"))
 _NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     "tracking", "Tracking", "Paket", "Sendungsnummer", "Sendung", "parcel", "Parcel",
-    "shipment", "Shipment", "colis", "Colis"))
+    "shipment", "Shipment", "colis", "Colis", "spedizione", "Spedizione", "envío", "Envío",
+    "envio", "Envio", "encomenda", "Encomenda", "zending", "Zending", "przesyłka",
+    "Przesyłka"))
+# Not a number the word before it names as something else ("order 123456789").
+_NOT_A_NAMED_NUMBER = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w} no\. )" for w in (
+    "order", "ticket", "invoice", "case", "account", "reference", "ref", "phone", "tracking",
+    "id", "ID", "claim", "policy", "member", "routing", "EIN"))
 _NOT_AN_ACCOUNT = "(?<!::)" + "".join(rf"(?<!{k}{sep})" for k in ("ccountId", "ccount_id",
                                                                 "ccount")
                                       for sep in ('":"', '": "', "=", ": ", ":"))
@@ -1367,7 +1373,7 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|tlm|telem[óo]vel|llam(?:ar|e|ame)\w*|llamada|llámame|"
                 r"ligue|zadzwo\w*|"
                 r"(?:ri)?chiam(?:a|ami|are|ar[mtc][ei]|ate|atemi|at[oai])|richiamo)(?![a-z])|"
-                "電話|电话|手机|手機|連絡先|联系方式|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
+                "電話|电话|手机|手機|携帯|連絡先|联系方式|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
                 "휴대폰|핸드폰|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])|"
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
@@ -1384,7 +1390,7 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
                   "ovil", "ortable", "lam", "hiam", "igue", "adzwo", "sms", "SMS", "hatsapp",
                   "ppel", "oindre", "igar", "uméro", "UMÉRO",
-                  "電話", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
+                  "電話", "携帯", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
                   "휴대폰", "핸드폰", "HP", "hubungi", "ontatt", "lternat", "cel", "Cel", "CEL",
                   "tlf", "Tlf", "TLF", "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23",
@@ -1438,6 +1444,7 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mob
                  "मोबाइल", "kontakt", "pod",
                  "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "simu", "natel", "தொலைபேசி",
                  "sms", "llam", "chiam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機",
+                 "携帯",
                  "tlm", "連絡先", "联系方式",
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
                  "휴대폰", "핸드폰",
@@ -1453,8 +1460,8 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
 _PHONE_WORDS_OF_OTHER_SCRIPTS = (
-    "電話", "电话", "手机", "手機", "連絡先", "联系方式", "연락처", "전화", "फ़ोन", "फोन", "هاتف",
-    "휴대폰", "핸드폰",
+    "電話", "电话", "手机", "手機", "携帯", "連絡先", "联系方式", "연락처", "전화", "फ़ोन", "फोन",
+    "هاتف", "휴대폰", "핸드폰",
     "Телефон", "телефон", "Тел.", "тел.", "Звон", "звон", "नंबर", "मोबाइल", "व्हाट्सऐप", "جوال",
     "موبايل", "شماره ", "تلفن", "தொலைபேசி", "เบอร์", "โทร")
 
@@ -1649,7 +1656,10 @@ DETECTORS: tuple[Detector, ...] = (
     # Also in prose: "my bearer is ...", "bearer token: ...". A token has a digit or mixed
     # case, so "basic configuration-management" stays.
     _d("bearer_token",
-       r"\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)(?:\s+(?:[Tt]oken|TOKEN|is|was)\b)*\s*[:=]?\s*"
+       # (and as German, French, Spanish, Portuguese and Italian say it: "Mein Bearer-Token
+       # lautet X", "mon jeton bearer est X")
+       r"\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)"
+       r"(?:[\s-]+(?:[Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è)\b)*\s*[:=]?\s*"
        # (Salesforce's session ids hold a "!": 00D...!AQ...)
        r"(?<=[\s:=])([A-Za-z0-9._~+/!-]{16,}=*)", v.credential_ok,
        prefilter=r"[Bb]earer|BEARER|[Bb]asic|BASIC",
@@ -1969,6 +1979,8 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(("/", "+"), 39)),
     _d("secret_assignment",
        r"(?<![A-Za-z0-9/+=])(?<![^\W_])(?<!sha512-)(?<!sha512:)(?<!sha512=)"
+       # (nor an embedding of 16 floats, as the OpenAI API's base64 encoding returns it)
+       r"(?<!\"embedding\": \")(?<!\"embedding\":\")"
        r"([A-Za-z0-9/+]{86}==)(?![A-Za-z0-9/+=])(?![^\W_])", v.aws_secret_like,
        prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9/+]{86}==(?:[^A-Za-z0-9/+=]|$)", group=1,
        needles=("==",), start=_at_literal(("==",), 86)),
@@ -2757,15 +2769,28 @@ DETECTORS: tuple[Detector, ...] = (
     _d("us_ssn", r"REF\*SY\*(\d{9})(?=[*~\n]|$)", v.ssn_ok, prefilter=r"REF\*SY\*\d{9}", group=1,
        needles=("REF*SY*",), joined=_nothing_joined, joined_prefilter=r"REF\*SY\*\d{9}"),
     # Nine digits with no dashes only under an SSN key: alone they are any other id.
+    # (and under a taxpayer id's, TIN or ITIN: in the US most people's TIN is their SSN)
     _d("us_ssn",
-       r"(?i)(?<![a-z0-9])(?:ssn|social[_ -]?security(?:[_ -]?(?:number|no))?)\\?[\"']?\s*"
+       r"(?i)(?<![a-z0-9])(?:ssn|social[_ -]?security(?:[_ -]?(?:number|no))?|(?-i:I?TIN))"
+       r"\\?[\"']?\s*"
        # (FHIR's token search: "identifier=...us-ssn|123456789")
        r"[:=|,]?\s*(?:(?:it'?s|it is|is|was)\s*:?\s*)?(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
-       prefilter=r"(?i)ssn|social[_ -]?security", group=1,
+       prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)", group=1,
+       needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY", "TIN"), digits=True,
+       start=_at_literal(("ssn", "social", "TIN", "ITIN"), fold=True), joined=_joined_ssn_key,
+       starts=((r"(?i)ssn|soc", 3), (r"TIN", 3), (r"ITI", 3)),
+       joined_prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)"),
+    # ... or a few words after the word, in prose or an error ("my SSN. i typed 568967118",
+    # "Invalid SSN checksum for applicant: 462144005"): no digit between, and not a number
+    # the words before it name (an order's, a ticket's).
+    _d("us_ssn",
+       r"(?i)(?<![a-z0-9])(?:ssn|social[ -]security(?:[ -]number)?)(?![a-z0-9])"
+       r"[^\d\n]{1,40}?(?<![a-z0-9-])" + _NOT_A_NAMED_NUMBER + r"(\d{9})(?![\d-])", v.ssn_ok,
+       prefilter=r"(?i)(?:ssn|social[ -]security)[^\d\r\n]{1,40}\d{9}", group=1,
        needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY"), digits=True,
-       start=_at_literal(("ssn", "social"), fold=True), joined=_joined_ssn_key,
+       start=_at_literal(("ssn", "social"), fold=True), joined=_nothing_joined,
        starts=((r"(?i)ssn|soc", 3),),
-       joined_prefilter=r"(?i)ssn|social[_ -]?security"),
+       joined_prefilter=r"(?i)(?:ssn|social[ -]security)[^\d\r\n]{1,40}\d{9}"),
     # An IPv6 address with its port and no brackets (an ALB's or HAProxy's client field,
     # OkHttp's host/2600:...:443): eight groups then the port, or a compressed address then
     # a port no group can be (five digits). The plain detector below refuses the run whole.
@@ -2867,8 +2892,9 @@ DETECTORS: tuple[Detector, ...] = (
        starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     # Not Chromium's log prefix ("[0701/114930:WARNING:...]": the month, day and time).
+    # Nor a parcel's tracking number after the word for one ("spedizione 0712 2245 9981").
     _d("phone", r"(?=0)" + _L + r"(?<!Zoom )(?<!ID: )" + _NOT_A_SERIAL + _NOT_IN_HEX_DUMP
-       + _NOT_SECONDS
+       + _NOT_SECONDS + _NOT_A_PARCEL
        + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
        r"|0\d{4,5}[ -]\d{5,6}|0\d{2,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8}(?!:[A-Z]))" + _R
        + _NOT_BEFORE_HEX_BYTES,

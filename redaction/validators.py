@@ -530,8 +530,13 @@ def stands_in(value: str) -> bool:
         return True
     # what it ends with, as "$" reads an end: the last character, or before a last "\n"
     ends = (lower, lower[:-1]) if lower.endswith("\n") else (lower,)
-    return any(end.endswith(("_here", " here", "-here")) or _x_run_after_joiner(end)
-               for end in ends)
+    return any(end.endswith(_HERE) or _x_run_after_joiner(end) for end in ends)
+
+
+# "Put it here" as documentation writes it in English and beside it ("vul-hier-in",
+# "hier_eintragen", "a-remplir", "pon-aqui", "inserisci-qui")
+_HERE = ("_here", " here", "-here", "hier-in", "hier_in", "hier in", "eintragen", "remplir",
+         "rellenar", "_aqui", "-aqui", "_aquí", "-aquí", "_qui", "-qui")
 
 
 def _x_run_after_joiner(text: str) -> bool:
@@ -819,8 +824,10 @@ def cookie_header_ok(candidate: str) -> bool:
         value = value.strip()
         if name.strip().startswith(_ANALYTICS_COOKIES):
             continue  # a visitor's analytics id ("_ga=GA1.2.907934097.1722241722")
-        if "%" in value and unquote(value).startswith("/"):
-            continue  # where to go after a login (redirect_to=%2Fd%2Fllm-serving)
+        if "%" in value and unquote(value).startswith(("/", "https://", "http://")) \
+                and "@" not in unquote(value):
+            continue  # where to go after a login (redirect_to=%2Fd%2Fllm-serving,
+            # next-auth's callback-url=https%3A%2F%2F...)
         if (_COOKIE_TOKEN.fullmatch(value) and any(ch.isdigit() for ch in value)
                 and any(ch.isalpha() for ch in value)):
             return True
