@@ -216,7 +216,7 @@ RE2_PATTERNS: dict[str, str] = {
     # dashed anywhere; nine bare digits only after the word for one (a few words between)
     # or under a taxpayer id's key
     "us_ssn": r"\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\b"
-              r"|(?i:\b(ssn|social[ _-]?security([ _-]?(number|no))?)\b)[^0-9\n]{0,40}"
+              r"|(?i:\b(ssn|social[ _-]?security([ _-]?(number|no))?)\b)[^0-9\n=|,;]{0,40}"
               r"\b[0-9]{9}\b|\bI?TIN\b[\"']?[ \t]*[:=]?[ \t]*[\"']?[0-9]{9}\b",
     # A document's name, then the first number within reach (the detectors check it); the
     # two shapes found without a name as they are.

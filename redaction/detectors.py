@@ -2782,10 +2782,12 @@ DETECTORS: tuple[Detector, ...] = (
        joined_prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)"),
     # ... or a few words after the word, in prose or an error ("my SSN. i typed 568967118",
     # "Invalid SSN checksum for applicant: 462144005"): no digit between, and not a number
-    # the words before it name (an order's, a ticket's).
+    # the words before it name (an order's, a ticket's) nor another field's value.
     _d("us_ssn",
        r"(?i)(?<![a-z0-9])(?:ssn|social[ -]security(?:[ -]number)?)(?![a-z0-9])"
-       r"[^\d\n]{1,40}?(?<![a-z0-9-])" + _NOT_A_NAMED_NUMBER + r"(\d{9})(?![\d-])", v.ssn_ok,
+       # (not across another field: an "=", a "|", a JSON or dict key's end)
+       r"(?:(?![\"'],|[,;][ \t]*[\"'])[^\d\n=|]){1,40}?(?<![a-z0-9-])" + _NOT_A_NAMED_NUMBER
+       + r"(\d{9})(?![\d-])", v.ssn_ok,
        prefilter=r"(?i)(?:ssn|social[ -]security)[^\d\r\n]{1,40}\d{9}", group=1,
        needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY"), digits=True,
        start=_at_literal(("ssn", "social"), fold=True), joined=_nothing_joined,

@@ -33,6 +33,10 @@ def test_the_value_is_redacted(redactor: Redactor, text: str, value: str) -> Non
     "SSN on file; order 123456789 shipped",
     "SSN verified, case no. 568967118",
     "the SSN field has 9 digits; build 202411051 failed",
+    # another field's value after an ssn-named one
+    "ssn_verified=true latency_ns=123456789",
+    '{"ssn_valid": true, "amount": 123456789}',
+    "ssn check | ok | 123456789",
     # a parcel's tracking number after the word for one (Italian)
     "Vettore BRT, spedizione 0712 2245 9981 – Consegna prevista 08/11/2024",
     # a callback URL in a cookie (next-auth), percent-encoded
