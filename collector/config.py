@@ -120,7 +120,7 @@ RE2_PATTERNS: dict[str, str] = {
                     r"[A-Za-z0-9._~+/=-]{12,}",
     "secret_assignment": r"(?i)(api[_-]?key|apikey|secret|token|passw(or)?d|pwd|credentials?|"
                          r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key"
-                         r"|x-honeycomb-team)"
+                         r"|x-honeycomb-team|pass[_-]?phrase)"
                          r"[\"']?\s*[:=]\s*[\"']?[^\s\"',;&<>]{6,}"
                          r"|(password|identified\s+by)\s+['\"][^'\"\n]+['\"]"
                          r"|(password|passwd|passcode|pwd|api[ _-]?key|secret|token)\s+(is|was)"
@@ -154,6 +154,10 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|secret|passw|cookie)[^\"']*[\"'][ \t]*,[ \t]*[\"']value[\"'][ \t]*:"
                          r"[ \t]*(\{[ \t]*[\"']stringValue[\"'][ \t]*:[ \t]*)?[\"'][^\"']{6,}"
                          r"|(-u|--user)[ \t]+['\"]?[^\s:'\"]*:[^\s'\"]+"
+                         # a registry's user:password (skopeo, podman, buildah), Vault's
+                         # unseal and recovery keys
+                         r"|--(src-|dest-)?creds[ \t=]+['\"]?[^\s:'\"]+:[^\s'\"]+"
+                         r"|(Unseal|Recovery) Key [0-9]{1,2}:[ \t]*[A-Za-z0-9+/]{20,}={0,2}"
                          r"|[?&](?i:x-amz-signature|x-goog-signature|x-amz-security-token"
                          r"|signature)="
                          r"[^&\s\"'#<>]{16,}"

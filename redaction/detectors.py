@@ -588,7 +588,9 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  # Wi-Fi and VPN keys (wpa_passphrase=, psk=, WireGuard's PresharedKey), SNMP's
                  # (LibreNMS' ['authpass'], ['cryptopass'], ['community'])
                  # (capital PSK only before "=": OpenSSL's cipher lists say "PSK:HIGH")
-                 r"passphrase|(?:(?-i:psk)|(?-i:PSK)(?=[ \t]*=))(?![a-z])|pre[_-]?shared[_-]?key|"
+                 # (OCI's config file: pass_phrase=)
+                 r"pass[_-]?phrase|(?:(?-i:psk)|(?-i:PSK)(?=[ \t]*=))(?![a-z])"
+                 r"|pre[_-]?shared[_-]?key|"
                  r"(?:auth|crypto|priv)pass(?![a-z])|"
                  r"community(?![a-z])|"
                  # a bare "key" holding a UUID is a record's key (Kafka's key=<uuid>, a store's
@@ -1746,6 +1748,10 @@ DETECTORS: tuple[Detector, ...] = (
        r"[^\s%'\"]+%"
        # lftp's login (lftp -u user,password sftp://...)
        r"|(?<![\w-])lftp\b[^\n|;&]{0,200}?[ \t]-u[ \t]+['\"]?[^\s,'\"]+,"
+       # a registry's user:password for skopeo, podman and buildah (--creds, --src-creds,
+       # --dest-creds) and poetry's repository login (poetry config http-basic.repo user X)
+       r"|(?<![\w-])--(?:src-|dest-)?creds(?:=|[ \t]+)['\"]?[^\s:'\"]+:"
+       r"|(?<![\w-])poetry[ \t]+config[ \t]+http-basic\.[\w.-]+[ \t]+[^\s'\"]+[ \t]+"
        # OpenSSL's pass phrase arguments (-passin pass:X, -passout pass:X)
        r"|(?<![\w-])-(?:passin|passout|password|pass|k)[ \t]+pass:"
        # any tool's user and password flags side by side (rabbitmqadmin -u u -p X,
@@ -1762,24 +1768,40 @@ DETECTORS: tuple[Detector, ...] = (
                  r"|rabbitmqctl|wandb|mosquitto_|openssl[ \t]+passwd|ldap[a-z]"
                  r"|nxc|netexec|crackmapexec|cme|evil-winrm|hydra|kerbrute|smbmap|ipmitool"
                  r"|net[ \t]+u|sqlcmd|bcp|osql|lftp|pass:|-u[ \t]|storepass|keypass|smbclient"
-                 r"|rpcclient|smbcacls|winexe", group=1,
+                 r"|rpcclient|smbcacls|winexe|creds|poetry", group=1,
        needles=("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker", "htpasswd",
                 "curl", "login", "rabbitmqctl", "cqlsh", "mosquitto_", "openssl", "nxc",
                 "netexec", "crackmapexec", "cme", "evil-winrm", "hydra", "kerbrute", "smbmap",
                 "net", "ipmitool", "ldap", "sqlcmd", "bcp", "osql", "lftp", "pass:", "-u",
-                "storepass", "keypass", "smbclient", "rpcclient", "smbcacls", "winexe"),
+                "storepass", "keypass", "smbclient", "rpcclient", "smbcacls", "winexe",
+                "poetry"),
        start=_at_literal(("--", "mysql", "mariadb", "redis-cli", "sshpass", "docker",
                           "htpasswd", "curl", "az", "rabbitmqctl", "wandb", "cqlsh",
                           "mosquitto_", "openssl", "nxc", "netexec", "crackmapexec", "cme",
                           "evil-winrm", "hydra", "kerbrute", "smbmap", "net", "ipmitool",
                           "ldap", "sqlcmd", "bcp", "osql", "lftp", "pass:", "-u", "-src", "-dest",
                           "-storepass", "-keypass", "smbclient", "rpcclient", "smbcacls",
-                          "winexe")),
+                          "winexe", "poetry")),
        starts=((r"--[a-z][\w-]{2}|mysql|maria|redis|sshpa|docke|htpas|curl[^A-Za-z0-9_]|rabbi"
                 r"|wandb|cqlsh|mosqu|opens|netex|crack|evil-|hydra|kerbr|smbma|net[ \t]u|ipmit"
-                r"|ldap[a-z]|sqlcm|-pass|-srcs|-srck|-dest|-stor|-keyp|smbcl|rpccl|smbca|winex",
+                r"|ldap[a-z]|sqlcm|-pass|-srcs|-srck|-dest|-stor|-keyp|smbcl|rpccl|smbca|winex"
+                r"|poetr",
                 5),
                (r"az[ \t]|nxc|cme|bcp|osq|-u[ \t]|-k[ \t]", 3), (r"lftp", 4))),
+    # What AWS's registry logins print: the password itself, on the line after the command
+    # (aws ecr get-login-password, aws codeartifact get-authorization-token --output text).
+    _d("secret_assignment",
+       r"get-(?:login-password|authorization-token)\b[^\n]*\n([A-Za-z0-9+/]{100,}={0,2})"
+       r"(?![A-Za-z0-9+/=])",
+       prefilter=r"get-(?:login-password|authorization-token)[^\r\n]*\n[A-Za-z0-9+/]{100}",
+       group=1, needles=("get-login-password", "get-authorization-token"),
+       start=_at_literal(("get-",))),
+    # Vault's operator init: its unseal (or recovery) keys, as secret as the root token.
+    _d("secret_assignment",
+       r"(?<![\w-])(?:Unseal|Recovery) Key \d{1,2}:[ \t]*([A-Za-z0-9+/]{20,}={0,2})"
+       r"(?![A-Za-z0-9+/=])",
+       prefilter=r"(?:Unseal|Recovery) Key \d{1,2}:", group=1,
+       needles=("Unseal Key", "Recovery Key"), start=_at_literal(("Unseal", "Recovery"))),
     # OAuth's one-time secrets in a form or a query: an authorization code, a PKCE verifier,
     # Firebase's action code (a sign-in link's), a refresh token, a password reset's or a
     # CAS login's ticket; bearer credentials while they last.

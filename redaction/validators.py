@@ -563,6 +563,8 @@ _PROSE_WORDS = frozenset((
     "warning", "warning!", "error", "note",
     # what a server sets a cookie to when it ends a session (auth_token=deleted; expires=...)
     "deleted",
+    # a client's error after the word ("failed to fetch oauth token: unexpected status: 401")
+    "unexpected",
     # Terraform's plan for a value it cannot show ("(known after apply)", "(sensitive value)")
     "(known", "(sensitive"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
@@ -692,7 +694,7 @@ def secret_value_ok(candidate: str) -> bool:
     # (quotes and backticks around it, and what ends a sentence or a call after it)
     bare = candidate.strip("\"'`").rstrip("):`")
     if bare.endswith(".") and not bare.endswith(".."):  # (an ellipsis stands in for a value)
-        bare = bare[:-1].rstrip("`")
+        bare = bare[:-1].rstrip("`):")  # (a sentence's end after a call's: "(key: X).")
     # a stand-in percent-encoded in a query ("token=%3Credacted%3E")
     plain = unquote(bare) if "%" in bare else bare
     if _keyboard_run(plain) or _placeholder_in_base64(plain):

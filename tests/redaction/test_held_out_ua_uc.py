@@ -1,6 +1,7 @@
-"""What corpora UA (LLM-serving telemetry) and UB (prompts and chats), written blind, found
-held out: values told a few words after their name, in other languages' words, and operations
-text that is no secret."""
+"""What corpora UA (LLM-serving telemetry), UB (prompts and chats) and UC (the operations of
+ML infrastructure), written blind, found held out: values told a few words after their name or
+in other languages' words, tools' own ways of printing a secret, and operations text that is
+no secret."""
 
 from __future__ import annotations
 
@@ -22,6 +23,18 @@ from servescope.redaction import Redactor
      "r12DcpywcdMYseiGP6PHhIqsXAtyK9Rx.SwhCANeqQksb74a6z8wg"),
     # a Japanese mobile after 携帯 (mobile), with no separators
     ("ユーザー：修理の件で折り返しお願いします。携帯は 09095229971 です。", "09095229971"),
+    # what aws ecr get-login-password prints, on the next line
+    ("$ aws ecr get-login-password --region eu-central-1\n" + "eyJwYXlsb2FkIjoiSzBjRHZX" * 6,
+     "eyJwYXlsb2FkIjoiSzBjRHZX" * 6),
+    # Vault's unseal keys
+    ("Unseal Key 1: WDsS9pJrG+feOSCpqrBLdCIlvzEAMxVeZxySRxOwlKbp\n",
+     "WDsS9pJrG+feOSCpqrBLdCIlvzEAMxVeZxySRxOwlKbp"),
+    # poetry's repository login, a registry's credentials for skopeo, OCI's key pass phrase
+    ("$ poetry config http-basic.ml-private ci-ml 'NHCIDTJQkOArnLARYjkLU'",
+     "NHCIDTJQkOArnLARYjkLU"),
+    ("skopeo copy --dest-creds robot$mirror:ubeOZqZzuaZYiOQSYZAb1kYTxGV docker://a docker://b",
+     "ubeOZqZzuaZYiOQSYZAb1kYTxGV"),
+    ("region=eu-frankfurt-1\npass_phrase=nYhIHVVgaSEfAHJhMeA3", "nYhIHVVgaSEfAHJhMeA3"),
 ])
 def test_the_value_is_redacted(redactor: Redactor, text: str, value: str) -> None:
     out = redactor.redact_text(text, {})
@@ -50,6 +63,10 @@ def test_the_value_is_redacted(redactor: Redactor, text: str, value: str) -> Non
     "API_KEY=hier_eintragen",
     "password=a-remplir",
     "token=pon-aqui",
+    # an environment variable's name in a sentence, and a client's error after "token:"
+    'The API key is read from secret "tgi-mixtral-api-key" (key: VLLM_API_KEY).',
+    "failed to fetch oauth token: unexpected status: 401 Unauthorized",
+    "skopeo copy --dest-creds robot:$REGISTRY_PASSWORD docker://a docker://b",
     # German prose with "Basic ist"
     "Basic ist eine Programmiersprache aus den Sechzigern",
 ])
