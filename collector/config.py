@@ -158,6 +158,9 @@ RE2_PATTERNS: dict[str, str] = {
                          # unseal and recovery keys
                          r"|--(src-|dest-)?creds[ \t=]+['\"]?[^\s:'\"]+:[^\s'\"]+"
                          r"|(Unseal|Recovery) Key [0-9]{1,2}:[ \t]*[A-Za-z0-9+/]{20,}={0,2}"
+                         # a password a browser agent types into a form's password field
+                         r"|passw(or)?d[^\n;]{0,60}\.(fill|type|send_keys)\([ \t]*['\"][^'\"\n]+"
+                         r"|textbox[ \t]+\"[^\"\n]*passw[^\"\n]*\"([ \t]+\[[^\]\n]*\])*:[ \t]*\S+"
                          r"|[?&](?i:x-amz-signature|x-goog-signature|x-amz-security-token"
                          r"|signature)="
                          r"[^&\s\"'#<>]{16,}"

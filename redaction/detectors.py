@@ -1788,6 +1788,28 @@ DETECTORS: tuple[Detector, ...] = (
                 r"|poetr",
                 5),
                (r"az[ \t]|nxc|cme|bcp|osq|-u[ \t]|-k[ \t]", 3), (r"lftp", 4))),
+    # A password a browser agent types into a form: Playwright's locator by the field's name,
+    # then fill/type ("getByRole('textbox', { name: 'Password' }).fill('X')", page.fill(
+    # '#password', 'X'), Selenium's send_keys), an accessibility snapshot's textbox and its
+    # value ('- textbox "Password" [ref=e30]: X'), a tool call naming the field (Playwright
+    # MCP's {"element": "Password textbox", ..., "text": "X"}).
+    _d("secret_assignment",
+       r"(?i)(?:passw(?:or)?d[^\n;]{0,60}?\.(?:fill|type|press_?sequentially|send_?keys)\([ \t]*"
+       r"|\.(?:fill|type)\([ \t]*['\"][^'\"\n]*passw[^'\"\n]*['\"][ \t]*,[ \t]*"
+       r"|textbox[ \t]+\"[^\"\n]*passw[^\"\n]*\"(?:[ \t]+\[[^\]\n]*\])*:[ \t]*(?=[^'\"\s])"
+       r"|\\*\"element\\*\"[ \t]*:[ \t]*\\*\"[^\"\\\n]*passw[^\"\\\n]*\\*\"[^{}\n]{0,80}?"
+       r"\\*\"text\\*\"[ \t]*:[ \t]*)"
+       r"(\\*['\"][^'\"\n\\]{1,128}\\*['\"]|[^\s'\"]{1,128})", v.secret_value_ok,
+       prefilter=r"(?i)passw[^\n;]{0,63}\.(?:fill|type|press|send)"
+                 r"|\.(?:fill|type)\([ \t]*['\"][^'\"\n]*passw"
+                 r"|textbox[ \t]+\"[^\"\n]*passw|element\\*\"[ \t]*:[ \t]*\\*\"[^\"\\\n]*passw",
+       group=1, needles=("assw", "ASSW")),
+    # ... and told before the field ('type "X" into the "Password" input', an agent's plan).
+    _d("secret_assignment",
+       r"(?i)\b(?:type|typing|typed|fill|filling|filled|enter|entering|entered)[ \t]+"
+       r"(\\?[\"'][^\"'\n]{4,128}\\?[\"'])(?=[ \t]+(?:in|into)[ \t]+[^\n]{0,30}?passw)",
+       v.secret_value_ok, prefilter=r"(?i)(?:typ|fill|enter)[^\n]{0,180}passw", group=1,
+       needles=("assw", "ASSW")),
     # What AWS's registry logins print: the password itself, on the line after the command
     # (aws ecr get-login-password, aws codeartifact get-authorization-token --output text).
     _d("secret_assignment",

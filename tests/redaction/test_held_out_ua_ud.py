@@ -1,7 +1,7 @@
-"""What corpora UA (LLM-serving telemetry), UB (prompts and chats) and UC (the operations of
-ML infrastructure), written blind, found held out: values told a few words after their name or
-in other languages' words, tools' own ways of printing a secret, and operations text that is
-no secret."""
+"""What corpora UA (LLM-serving telemetry), UB (prompts and chats), UC (the operations of
+ML infrastructure) and UD (agents' tool traces), written blind, found held out: values told a
+few words after their name or in other languages' words, tools' own ways of printing a
+secret, passwords a browser agent types, and operations text that is no secret."""
 
 from __future__ import annotations
 
@@ -35,6 +35,16 @@ from servescope.redaction import Redactor
     ("skopeo copy --dest-creds robot$mirror:ubeOZqZzuaZYiOQSYZAb1kYTxGV docker://a docker://b",
      "ubeOZqZzuaZYiOQSYZAb1kYTxGV"),
     ("region=eu-frankfurt-1\npass_phrase=nYhIHVVgaSEfAHJhMeA3", "nYhIHVVgaSEfAHJhMeA3"),
+    # a password a browser agent types into a form
+    ('[stagehand] act: type "Harbor-drift-meadow-45" into the "Password" input',
+     "Harbor-drift-meadow-45"),
+    ("await page.getByRole('textbox', { name: 'Password' }).fill('mango!2021');", "mango!2021"),
+    ("page.fill('#password', 'Tr0ub4dor&3')", "Tr0ub4dor&3"),
+    ('driver.find_element(By.NAME, "password").send_keys("Zq8!mx77Lp")', "Zq8!mx77Lp"),
+    ('- textbox "Create password" [ref=e30]: I??$Iax_!.79W\n- button "Hide password"',
+     "I??$Iax_!.79W"),
+    ('{"name":"browser_type","arguments":{"element":"Password textbox","ref":"e34",'
+     '"text":"saffron!10$","submit":true}}', "saffron!10$"),
 ])
 def test_the_value_is_redacted(redactor: Redactor, text: str, value: str) -> None:
     out = redactor.redact_text(text, {})
@@ -67,6 +77,11 @@ def test_the_value_is_redacted(redactor: Redactor, text: str, value: str) -> Non
     'The API key is read from secret "tgi-mixtral-api-key" (key: VLLM_API_KEY).',
     "failed to fetch oauth token: unexpected status: 401 Unauthorized",
     "skopeo copy --dest-creds robot:$REGISTRY_PASSWORD docker://a docker://b",
+    # a form's password field filled from the environment, or with a stand-in, or empty
+    "await page.getByLabel('Password').fill(process.env.TEST_PASSWORD);",
+    "await page.getByLabel('Password').fill('<password>');",
+    '- textbox "Password" [ref=e12]',
+    'type "hello world" into the search box',
     # German prose with "Basic ist"
     "Basic ist eine Programmiersprache aus den Sechzigern",
 ])
