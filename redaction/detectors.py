@@ -55,10 +55,11 @@ _NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     "shipment", "Shipment", "colis", "Colis", "spedizione", "Spedizione", "envío", "Envío",
     "envio", "Envio", "encomenda", "Encomenda", "zending", "Zending", "przesyłka",
     "Przesyłka"))
-# Not a number the word before it names as something else ("order 123456789").
+# Not a number the word before it names as something else ("order 123456789"); for a
+# caseless pattern.
 _NOT_A_NAMED_NUMBER = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w} no\. )" for w in (
     "order", "ticket", "invoice", "case", "account", "reference", "ref", "phone", "tracking",
-    "id", "ID", "claim", "policy", "member", "routing", "EIN"))
+    "id", "claim", "policy", "member", "routing", "ein"))
 _NOT_AN_ACCOUNT = "(?<!::)" + "".join(rf"(?<!{k}{sep})" for k in ("ccountId", "ccount_id",
                                                                 "ccount")
                                       for sep in ('":"', '": "', "=", ": ", ":"))

@@ -826,8 +826,8 @@ def cookie_header_ok(candidate: str) -> bool:
         value = value.strip()
         if name.strip().startswith(_ANALYTICS_COOKIES):
             continue  # a visitor's analytics id ("_ga=GA1.2.907934097.1722241722")
-        if "%" in value and unquote(value).startswith(("/", "https://", "http://")) \
-                and "@" not in unquote(value):
+        target = unquote(value) if "%" in value else ""
+        if target.startswith(("/", "https://", "http://")) and "@" not in target:
             continue  # where to go after a login (redirect_to=%2Fd%2Fllm-serving,
             # next-auth's callback-url=https%3A%2F%2F...)
         if (_COOKIE_TOKEN.fullmatch(value) and any(ch.isdigit() for ch in value)

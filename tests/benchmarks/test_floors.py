@@ -15,14 +15,9 @@ import pytest
 from waiting import poll_until
 
 from servescope.harness.stub_engine import StubServer
+from servescope.report.launcher import free_port
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _accepts(port: int) -> bool:
@@ -53,7 +48,7 @@ def _streamed(base_url: str) -> tuple[list[str], str | None, int | None]:
 
 @pytest.mark.parametrize("script", ["asgi_relay.py", "bare_relay.py"])
 def test_a_floor_relays_the_stream_as_the_engine_sends_it(stub: StubServer, script: str) -> None:
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen([sys.executable, "-P", str(BENCHMARKS / script), "--port",
                              str(port), "--upstream-port", str(stub.port)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
