@@ -43,6 +43,7 @@ from ..core.sequence import SeqRecord, SeqState
 from ..core.stats import EngineStats
 from ..core.stream import Watermarks
 from ..core.tokenizer import ByteTokenizer
+from ..transport.serving import freeze_start_up_heap
 from .engine_wire import (
     Close,
     Decided,
@@ -270,6 +271,7 @@ def engine_main(spec: ChildSpec) -> None:
     def send(kind: str, events: list[Event], detail: str = "") -> None:
         outbox.send(encoder.encode(FromEngine(kind, events, core.stats(), detail)))
 
+    freeze_start_up_heap()  # torch's and the model's objects: never garbage, never walked
     send("ready", [], str(core.device))
     try:
         _loop(core, inbox, send, spec)

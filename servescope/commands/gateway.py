@@ -76,6 +76,7 @@ def _gateway(args: argparse.Namespace) -> int:
     from servescope.gateway.serving import CONNECTIONS, SERVICE_NAME, serve_gateway
     from servescope.instrumentation.endpoints import shown_url
     from servescope.instrumentation.setup import setup_telemetry
+    from servescope.reference.transport.serving import freeze_start_up_heap
 
     try:
         config = _config(args)
@@ -94,6 +95,7 @@ def _gateway(args: argparse.Namespace) -> int:
           f"({config.flavor}); metrics at /metrics, spans to {setup.traces_destination}",
           file=sys.stderr)
     previous = signal.signal(signal.SIGTERM, _interrupt)
+    freeze_start_up_heap()
     try:
         serve_gateway(app, args.host, args.port,
                       send_buffer_bytes=args.send_buffer_bytes or None)

@@ -90,6 +90,7 @@ def _serve(args: argparse.Namespace) -> int:
     from servescope.reference.client.engine import Engine
     from servescope.reference.client.engine_client import EngineClient
     from servescope.reference.transport.server import create_app, declared_labels, serve
+    from servescope.reference.transport.serving import freeze_start_up_heap
 
     if args.http2 and not args.http2_without_guarantees:
         gaps = "".join(f"\n  - {gap}" for gap in HTTP2_GAPS)
@@ -128,6 +129,7 @@ def _serve(args: argparse.Namespace) -> int:
     # SIGTERM (docker stop) take the same path as Ctrl-C so the spans are flushed below.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     app = create_app(engine, setup.telemetry, http2=args.http2)
+    freeze_start_up_heap()
     metrics_port = args.metrics_port if args.metrics_port is not None else config.metrics_port
     metrics = None
     try:
