@@ -612,13 +612,17 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
                  # log; key="linear", a parameter's choice in code): a key names a credential
                  # only with digits or length in it (the pattern folds case: any letters)
                  + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"'][A-Z]{2,12}\\*[\"'])"
+                 # nor lower-case words joined by "-" (a feature flag's key, "new-checkout-flow")
+                 + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"'][a-z]+(?:-[a-z]+)+\\*[\"'])"
                  # nor, in YAML, a word of letters alone (a secretKeyRef's "key: openai" names
                  # the Secret's entry)
                  + r"(?![ \t]*:[ \t]*[a-z][a-z-]{1,30}[ \t]*(?:$|\r?\n|\}|,))"
                  # nor a Celery queue's routing key ("exchange=celery(direct) key=celery")
                  + "".join(rf"(?<!\({kind}\) key)" for kind in ("direct", "topic", "fanout"))
                  + _DATA_KEYS +
-                 r"|sig(?<![a-z0-9]sig)(?![a-z0-9])")
+                 r"|sig(?<![a-z0-9]sig)(?![a-z0-9])"
+                 # Segment's writeKey; "tok" as a key's word (x_tok_v2, zd_tok_prod)
+                 r"|write[_-]?key|(?<![a-z0-9])tok(?![a-z])")
 # Keys that name where a secret lives or how it is handled, not the secret itself
 # (secretName, SECRET_KEY_FILE, passwordSecretRef, tokenPath, API_KEY_HEADER, TOKEN_URL): the
 # key's last word, looked behind for once the key has been read whole.
@@ -665,9 +669,9 @@ _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\"']"
               r"(?:type|vType)\\*[\"'])")
 # (not a word of an image's or a path's last part: ghcr.io/acme/token-meter:5400fb8)
-_SECRET_KEY = (rf"(?i)(?=[abchikpst])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
+_SECRET_KEY = (rf"(?i)(?=[abchikpstw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
                r"\\*[\"']?")
-_SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|token|"
+_SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|tok|"
                          r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
@@ -675,14 +679,17 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|se
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
 _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credential", "auth",
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
-                  "crypto", "priv", "community", "hmac", "salt", "bearer")
+                  "crypto", "priv", "community", "hmac", "salt", "bearer", "write", "tok")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
 # report is a callback into Python and a place to try the pattern.
-_SECRET_KEY_STARTS = (*(("(?i)" + "|".join(sorted(w for w in _SECRET_STARTS if len(w) == n)), n)
+_SECRET_KEY_STARTS = (*(("(?i)" + "|".join(sorted(w for w in _SECRET_STARTS
+                                                 if len(w) == n and w != "tok")), n)
                         for n in sorted({len(w) for w in _SECRET_STARTS} - {2, 5})),
-                      (r"(?i)pw", 2),
+                      (r"(?i)pw", 2), (r"(?i)write", 5),
+                      # "tok" as a key's word, not the start of "token" (reported apart)
+                      (r"(?i)tok[^e]", 4),
                       # "token" as a key, not "tokens" (which the pattern refuses): a character
                       # must follow, for the separator
                       (r"(?i)token[^s]", 6))
@@ -835,14 +842,15 @@ _NATIONAL_IDS = (
                r"tc(?:'[a-z]+\b|[ _]?no\b|[ _]?numara|:)"),
               ("tc", "t.c", "kimlik"), r"[1-9]\d{10}", ids.tc_kimlik_ok),
     _named_id((r"cpf",), ("cpf",), r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}", ids.cpf_ok),
-    _named_id((r"dni", r"nie\b", r"nif\b", r"documento nacional"),
-              ("dni", "nie", "nif", "documento nacional"),
+    _named_id((r"dni", r"nie\b", r"nif\b", r"documento(?: nacional)?\b", _AS_KEY % "doc"),
+              ("dni", "nie", "nif", "documento", "doc"),
               r"\d{8}-?[A-Za-z]|\d{2}\.\d{3}\.\d{3}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z]",
               ids.dni_ok),
     _named_id((r"bsn", r"burgerservicenummer", r"sofi[ _-]?nummer"),
               ("bsn", "burgerservicenummer", "sofi"), r"\d{9}|\d{4}\.\d{2}\.\d{3}", ids.bsn_ok),
-    _named_id((r"aadhaa?r", "\u0906\u0927\u093e\u0930", r"uidai"),
-              ("aadha", "\u0906\u0927\u093e\u0930", "uidai"),
+    # (an Aadhaar e-KYC answer's or QR code's XML names it uid="...")
+    _named_id((r"aadhaa?r", "\u0906\u0927\u093e\u0930", r"uidai", _AS_KEY % "uid"),
+              ("aadha", "\u0906\u0927\u093e\u0930", "uid"),
               r"[2-9]\d{3}[ -]?\d{4}[ -]?\d{4}", ids.aadhaar_ok),
     _named_id((r"pan\b", r"pan[ _-]?(?:card|no|number|num)\b", r"permanent account"),
               ("pan", "permanent account"), r"[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]", ids.pan_ok,
@@ -852,8 +860,8 @@ _NATIONAL_IDS = (
               ("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7", "my"),
               r"\d{4}[ -]?\d{4}[ -]?\d{4}", ids.my_number_ok),
     _named_id(("\uc8fc\ubbfc\ub4f1\ub85d\ubc88\ud638", "\uc8fc\ubbfc\ubc88\ud638", r"rrn\b",
-               r"resident[ _]registration"),
-              ("\uc8fc\ubbfc", "rrn", "resident"), r"\d{6}-?[1-8]\d{6}", ids.rrn_ok,
+               r"resident[ _]registration", r"jumin(?:[ _-]?(?:no|num|number|bunho))?\b"),
+              ("\uc8fc\ubbfc", "rrn", "resident", "jumin"), r"\d{6}-?[1-8]\d{6}", ids.rrn_ok,
               checksummed=False),
     _named_id((r"nik\b", r"nomor induk kependudukan", r"ktp\b"), ("nik", "nomor induk", "ktp"),
               r"\d{16}", ids.nik_ok, checksummed=False),
@@ -869,7 +877,7 @@ _NATIONAL_IDS = (
               r"\d{17}[\dXx]", ids.cn_resident_id_ok),
     # France's NIR, Belgium's national number, Chile's RUT, Sweden's personnummer.
     # (any one character for an accented one: "s\u00e9curit\u00e9", "securite")
-    _named_id((r"s.curit. sociale", r"nir\b", r"insee", r"carte vitale", r"assur. ",
+    _named_id((r"s.curit.[ _-]sociale", r"nir\b", r"insee", r"carte vitale", r"assur. ",
                r"num.ro de s.cu"),
               ("s", "nir", "insee", "carte", "assur", "num"),
               r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
@@ -886,7 +894,9 @@ _NATIONAL_IDS = (
     # Norway's fødselsnummer, Denmark's CPR, Thailand's id, Argentina's CUIT/CUIL, Israel's
     # teudat zehut, Romania's CNP, Ireland's PPS number, New Zealand's IRD number.
     # ("SIN" in capitals or as a key only: "sin" is Spanish for "without")
-    _named_id((r"social[ _-]insurance", r"(?-i:SIN)\b", r"(?-i:S\.I\.N\.)",
+    # (a T4 slip numbers its boxes: "Social insurance number (12): ...")
+    _named_id((r"social[ _-]insurance[ _-]number[ \t]*\(\d{1,2}\)", r"social[ _-]insurance",
+               r"(?-i:SIN)\b", r"(?-i:S\.I\.N\.)",
                r"(?<![a-z])sin[ _-]?(?:no|number|num)\b", _AS_KEY % "sin",
                r"num.ro d.assurance sociale", r"(?-i:NAS)\b"),
               ("social", "sin", "s.i.n", "num", "nas"), r"\d{3}[ -]?\d{3}[ -]?\d{3}", ids.sin_ok),
@@ -1073,7 +1083,8 @@ _joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|code|verificat
 _CARD_CODES = (
     _d("credit_card",
        rf"(?ai)(?<![a-z])(?:{_CARD_CODE_NAMES})(?![a-z]){_CODE_GAP}"
-       r"[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*\\?[\"']?(\d{3,4})(?![\d.,:/-]?\d)",
+       # (an XML element's close: <pay:Cvv2>012</pay:Cvv2>)
+       r"[\]\\\"'>]{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*\\?[\"']?(\d{3,4})(?![\d.,:/-]?\d)",
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
        start=_at_words(("cvc", "cvv", "cvn", "security", "card", "digit", "code", "c\u00f3digo",
                         "codigo", "pr\u00fcf", "pruf", "kartenpr", "cryptogramme", "codice"),
@@ -1615,7 +1626,8 @@ DETECTORS: tuple[Detector, ...] = (
     # HashiCorp Vault's tokens (hvs. service, hvb. batch, hvr. recovery), Docker Hub's
     # personal access tokens (dckr_pat_), Grafana's service account tokens (glsa_); Xendit's
     # keys, Toss Payments' secret keys (live_sk_), Replicate's tokens (r8_), Alibaba Cloud's
-    # AccessKey ids (LTAI), Stripe's webhook signing secrets (whsec_).
+    # AccessKey ids (LTAI), Stripe's webhook signing secrets (whsec_), Mailchimp's API keys
+    # (32 hex digits, then the data centre: -us21).
     _d("api_key",
        _edge("A-Za-z0-9_-") +
        r"(?:lsv2_(?:pt|sk)_[0-9a-f]{32}_[0-9a-f]{10}|do[por]_v1_[0-9a-f]{64}|pnu_[A-Za-z0-9]{36}"
@@ -1627,7 +1639,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56,}|key_live_[a-z0-9]{32}"
        r"|hv[sbr]\.[A-Za-z0-9_-]{24,}|dckr_pat_[A-Za-z0-9_-]{27}|glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}"
        r"|xnd_(?:production|development)_[A-Za-z0-9]{40,}|(?:live|test)_sk_[A-Za-z0-9]{20,}"
-       r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12,20}|whsec_[A-Za-z0-9+/=]{32,})"
+       r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12,20}|whsec_[A-Za-z0-9+/=]{32,}"
+       r"|[0-9a-f]{32}-us\d{1,2})"
        r"(?![A-Za-z0-9_-])",
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
                   r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"
@@ -1635,15 +1648,16 @@ DETECTORS: tuple[Detector, ...] = (
                   r"|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56}"
                   r"|key_live_[a-z0-9]{32}|hv[sbr]\.[A-Za-z0-9_-]{24}|dckr_pat_[A-Za-z0-9_-]{27}"
                   r"|glsa_[A-Za-z0-9]{32}_|xnd_(?:production|development)_|(?:live|test)_sk_"
-                  r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12}|whsec_[A-Za-z0-9+/=]{32}"),
+                  r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12}|whsec_[A-Za-z0-9+/=]{32}"
+                  r"|[0-9a-f]{32}-us\d"),
        needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/", "pnu_",
                 "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.", "hvb.",
-                "hvr.", "dckr_pat_", "glsa_", "xnd_", "_sk_", "r8_", "LTAI", "whsec_"),
+                "hvr.", "dckr_pat_", "glsa_", "xnd_", "_sk_", "r8_", "LTAI", "whsec_", "-us"),
        # (back 36: New Relic's license ends in its needle)
        start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_",
                           "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.",
                           "hvb.", "hvr.", "dckr_pat_", "glsa_", "xnd_", "live_sk_", "test_sk_",
-                          "r8_", "LTAI", "whsec_"),
+                          "r8_", "LTAI", "whsec_", "-us"),
                          36)),
     # Honeycomb's key goes in a header named for the team; PagerDuty's integration key under
     # routing_key (32 hex digits; a broker's routing key is a name, "orders.created").
@@ -1673,11 +1687,27 @@ DETECTORS: tuple[Detector, ...] = (
     # ("Authorization: Bearer devsecret" in a curl line or a logged request).
     _d("bearer_token",
        r"(?i)(?<![\w-])(?:proxy-)?authorization\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
-       r"(?:bearer|basic|token|digest|apikey)[ \t]+([A-Za-z0-9._~+/!-]{6,}=*)(?![\w.~+/!-])",
+       # (or the scheme and the credential as strings joined in code: "Basic " + "...")
+       r"(?:bearer|basic|token|digest|apikey)(?:[ \t]*\\*[\"'][ \t]*\+[ \t]*\\*[\"']|[ \t]+)"
+       r"([A-Za-z0-9._~+/!-]{6,}=*)(?![\w.~+/!-])",
        v.header_credential_ok,
        prefilter=r"(?i)authorization\\*[\"']?" + _S + r"*[:=]",
        group=1, needles=("uthorization", "UTHORIZATION"),
        start=_at_literal(("authorization", "proxy-authorization"), fold=True)),
+    # PHP's PDO made with its password (new PDO($dsn, 'user', 'X')), as a stack trace prints
+    # the call (PDO->__construct('mysql:host=db', 'shop_rw', 'X'), "-&gt;" in an HTML page).
+    _d("secret_assignment",
+       r"(?:new[ \t]+PDO|PDO(?:->|-&gt;)__construct)\([^,()\n]{1,200},[ \t]*(['\"])[^'\"\n]*\1"
+       r"[ \t]*,[ \t]*(['\"])([^'\"\n]{1,200})\2",
+       v.secret_value_ok, prefilter=r"PDO[^\n]{0,20}\([^\n]*,[^\n]*,", group=3,
+       needles=("PDO",), start=_at_literal(("PDO",), 4)),
+    # A session cookie made in PowerShell ("Copy as PowerShell": System.Net.Cookie("sessionid",
+    # "X", "/", "host")).
+    _d("secret_assignment",
+       r"(?i)Net\.Cookie\([ \t]*[\"'][\w.-]*(?:sess|sid|token|auth|jwt)[\w.-]*[\"'][ \t]*,"
+       r"[ \t]*[\"']([^\"'\s]{8,})[\"']", v.secret_value_ok,
+       prefilter=r"(?i)Net\.Cookie\(", group=1, needles=("Cookie(", "COOKIE(", "cookie("),
+       start=_at_literal(("net.cookie(",), fold=True)),
     # Passwords in URLs, found by URL structure (scheme://user:password@host), before the
     # email detector can read "password@host" as an address and leave the rest behind.
     _d("secret_assignment",
@@ -1838,13 +1868,16 @@ DETECTORS: tuple[Detector, ...] = (
     # link's /reset-password/<token>): whoever holds the link joins or signs in.
     _d("bearer_token",
        r"(?i)/(?:invite|invites|invitation|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
-       r"|magic[_-]?(?:link|login)|verify[_-]?email|email[_-]?verification|activate|activation)"
+       r"|magic[_-]?(?:link|login)|verify[_-]?email|email[_-]?verification|activate|activation"
+       # (a reset link of its own: /password/reset?t=..., Django's /reset/<uidb64>/<token>/)
+       r"|reset)"
        # (or its query's one-letter parameter: /onboarding/magic-link?t=<token>)
-       r"(?:/|\?(?:[\w-]+=[^&#\s]*&)*(?:t|k|c)=)"
+       r"(?:/(?:(?<=/reset/)[A-Za-z0-9_-]{1,12}/)?|\?(?:[\w-]+=[^&#\s]*&)*(?:t|k|c)=)"
        r"([A-Za-z0-9_-]{20,})(?![A-Za-z0-9_.~%-])", v.path_token_ok,
        prefilter=r"(?i)/(?:invite|invitation|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
-                 r"|magic[_-]?(?:link|login)|verify[_-]?email|email[_-]?verification|activat)[a-z]*"
-                 r"(?:/|\?[^ \t\r\n#]*[tkc]=)[A-Za-z0-9_-]{20}",
+                 r"|magic[_-]?(?:link|login)|verify[_-]?email|email[_-]?verification|activat"
+                 r"|reset)[a-z]*(?:/(?:[A-Za-z0-9_-]{1,12}/)?|\?[^ \t\r\n#]*[tkc]=)"
+                 r"[A-Za-z0-9_-]{20}",
        group=1, needles=("/",), start=_at_literal(("/",))),
     # The credential of a Vault AppRole (secret_id, a UUID: vault write auth/approle/login
     # role_id=... secret_id=..., or its JSON); a key's id elsewhere is no secret (AWS'
@@ -1989,6 +2022,11 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("Signature=", "signature=", "-Security-Token=", "-security-token=",
                 "SIGNATURE="),
        start=_at_literal(("x-amz-s", "x-goog-s", "signature="), 1, fold=True)),
+    # Akamai's token authentication (?hdnts=st=...~exp=...~acl=...~hmac=<hex>): the token is
+    # the access until it expires, its HMAC the part nobody could forge.
+    _d("secret_assignment", r"(?i)[~?&;]hmac=([0-9a-f]{32,})(?![0-9a-z])",
+       prefilter=r"(?i)[~?&;]hmac=[0-9a-f]{32}", group=1, needles=("hmac=", "HMAC="),
+       start=_at_literal(("hmac=",), 1, fold=True)),
     # An OAuth authorization code in its callback ("/oauth2/callback?code=...&state=..."):
     # exchanged for tokens by whoever holds it until it is used.
     _d("secret_assignment",
@@ -1996,6 +2034,26 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?:[^\s\"'#&]*&)*?code=([A-Za-z0-9._~%/-]{16,})(?=[&#\s\"'\\]|$)", v.tokenish,
        prefilter=r"(?i)(?:callback|oauth|/auth|/login|signin|redirect)[^\s?\"'#]*\?[^\s\"'#]*code=",
        group=1, needles=("code=",), start=_at_literal(("/",))),
+    # A one-time code in its verification request's query (/otp/verify?phone=...&code=028847).
+    _d("secret_assignment",
+       r"(?i)/(?:otp|totp|2fa|mfa|verify|verification)(?![a-z])[^\s?\"'#]*\?"
+       r"(?:[^\s\"'#&]*&)*?(?:code|otp|pin|token)=(\d{4,8})(?=[&#\s\"'\\]|$)",
+       prefilter=(r"(?i)/(?:otp|totp|2fa|mfa|verif)[^\s?\"'#]*\?[^\s\"'#]*"
+                  r"(?:code|otp|pin|token)=\d{4}"),
+       group=1, needles=("?",), digits=True),
+    # ... and in the message that carries it: "409764 is your verification code", "597327
+    # ist Ihr Bestätigungscode", "277316 est votre code de connexion".
+    _d("secret_assignment",
+       # (not a year: "2024 is your year")
+       r"(?i)(?<![\w.,:/+-])(?!(?:19|20)\d\d(?!\d))(\d{4,8})[ \t]+"
+       r"(?:is[ \t]+your|ist[ \t]+ihr|est[ \t]+votre|es[ \t]+tu|[eè][ \t]+il[ \t]+tuo"
+       r"|is[ \t]+uw|[eé][ \t]+(?:o[ \t]+)?seu|jest[ \t]+tw|är[ \t]+din)"
+       # (the code's own word within three: "your PetalPost login code")
+       r"[ \t]+(?:[^\s.!]+[ \t]+){0,3}?[^\s.!]*?"
+       r"(?:code|c[óo]digo|codice|kod|pin|otp|passcode|wachtwoord)",
+       prefilter=(r"(?i)\d{4}[ \t]+(?:is|ist|est|es|e|a|jest|ar)[ \t]+"
+                  r"(?:your|ihr|votre|tu|il|uw|o|seu|tw|din)"),
+       group=1, gate=r"\d{4}[ \t]+(?i:is|ist|est|es|[eèé]|jest|är)[ \t]", digits=True),
     # OpenWeatherMap's key in its query (appid=<32 hex digits>).
     _d("secret_assignment", r"(?i)[?&]appid=([0-9a-f]{32})(?![0-9a-z])", v.tokenish,
        prefilter=r"(?i)[?&]appid=[0-9a-f]{32}", group=1, needles=("appid=", "APPID=", "appId="),

@@ -513,7 +513,7 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<"
                               r"|%\(\w+\)[sdr]$|\{\w*\}?$"
                               r"|(?:\(sensitive|\(redacted\)?|\(hidden\)?|\*+"
                               r"|\[(?:redacted|masked|filtered)\]?|x{4,}"
-                              r"|filtered"
+                              r"|filtered|\*password\*"
                               r"|creation|modifications|destruction|still|refreshing|reading"
                               r"|none\.?|null|nil|undefined)$",
                               re.IGNORECASE)
@@ -558,6 +558,8 @@ _PROSE_WORDS = frozenset((
     "are", "not", "never", "ignored", "disabled", "enabled", "inherited", "unchanged",
     # what prose calls the flag itself ("does not recognize --api-key argument"), and booleans
     "argument", "arguments", "option", "options", "flag", "flags", "parameter", "parameters",
+    # the Fetch API's credentials mode ({"credentials": "include"}): whether cookies go along
+    "include", "omit", "same-origin",
     "variable", "variables", "setting", "settings", "field", "true", "false", "arg", "args",
     # a tool's prompt, then its warning on the next line (docker login's "WARNING!")
     "warning", "warning!", "error", "note",
