@@ -846,8 +846,13 @@ _NATIONAL_IDS = (
               ("dni", "nie", "nif", "documento", "doc"),
               r"\d{8}-?[A-Za-z]|\d{2}\.\d{3}\.\d{3}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z]",
               ids.dni_ok),
-    _named_id((r"bsn", r"burgerservicenummer", r"sofi[ _-]?nummer"),
-              ("bsn", "burgerservicenummer", "sofi"), r"\d{9}|\d{4}\.\d{2}\.\d{3}", ids.bsn_ok),
+    # Spain's social security affiliation number ("N\u00ba afiliaci\u00f3n SS: 28/48216505/73")
+    _named_id((r"afiliaci.n", r"(?<![a-z])nuss\b", r"(?<![a-z])naf\b",
+               r"n.mero de (?:la )?seguridad social"),
+              ("afiliaci", "nuss", "naf", "n"), r"\d{2}[/ ]?\d{8}[/ ]?\d{2}", ids.naf_ok),
+    _named_id((r"bsn", r"burgerservicenummer", r"sofi[ _-]?nummer", _AS_KEY % "doc"),
+              ("bsn", "burgerservicenummer", "sofi", "doc"), r"\d{9}|\d{4}\.\d{2}\.\d{3}",
+              ids.bsn_ok),
     # (an Aadhaar e-KYC answer's or QR code's XML names it uid="...")
     _named_id((r"aadhaa?r", "\u0906\u0927\u093e\u0930", r"uidai", _AS_KEY % "uid"),
               ("aadha", "\u0906\u0927\u093e\u0930", "uid"),
@@ -878,8 +883,8 @@ _NATIONAL_IDS = (
     # France's NIR, Belgium's national number, Chile's RUT, Sweden's personnummer.
     # (any one character for an accented one: "s\u00e9curit\u00e9", "securite")
     _named_id((r"s.curit.[ _-]sociale", r"nir\b", r"insee", r"carte vitale", r"assur. ",
-               r"num.ro de s.cu"),
-              ("s", "nir", "insee", "carte", "assur", "num"),
+               r"num.ro de s.cu", _AS_KEY % "doc"),
+              ("s", "nir", "insee", "carte", "assur", "num", "doc"),
               r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
     _named_id((r"rijksregister", r"registre national", r"num.ro national",
                r"national number", r"insz"),
@@ -1214,11 +1219,18 @@ _NAMED_CODE = (
     rf"{_CODE_UNITS}")
 # A recovery or backup code, told one at a time ("my recovery code is 7QJX-P2LM-9H4D",
 # "Backup code used: 92618374"); a list of them after "Backup codes:" is the detector below.
+_ONE_RECOVERY_CODE = (r"(?=[a-z0-9-]*\d)[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){1,7}|\d{8}"
+                      r"|\d{4}[ -]\d{4}")
+_AND = r"(?:and|or|und|oder|et|ou|y|o|e|en|i|och|og)"
 _RECOVERY_CODE = (
     r"(?ai)(?<![a-z])(?:recovery|backup|wiederherstellungs|(?:codice|c[óo]digo)[ \t]+de?[ \t]*"
     r"recupera\w*|codice[ \t]+di[ \t]+recupero|code[ \t]+de[ \t]+r[ée]cup[ée]ration)"
-    r"(?:[ \t-]*(?:code|key|codes))?(?![a-z])[^\n\d]{0,30}?[ \t:=(]"
-    r"((?=[a-z0-9-]*\d)[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){1,7}|\d{8}|\d{4}[ -]\d{4})"
+    r"(?:[ \t_-]*(?:code|key|codes))?(?![a-z])[^\n\d]{0,30}?[ \t:=(]"
+    r"(?:\[?\\*[\"']?)?"  # (a JSON array's first: "recovery_codes":["...",)
+    # (a list of them, to its last: "o07c-8vgj, 3p8k-594v and oydc-jj4m", or the array's)
+    rf"((?:{_ONE_RECOVERY_CODE})(?:(?:[ \t]*,[ \t]*(?:{_AND}[ \t]+)?|[ \t]+{_AND}[ \t]+"
+    r"|\\*[\"'][ \t]*,[ \t]*\\*[\"'])"
+    rf"(?:{_ONE_RECOVERY_CODE}))*)"
     r"(?![\w-])")
 _SECURITY_ANSWERS = (
     _d("secret_assignment",
@@ -1366,6 +1378,8 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"l[íi]nea[ \t]+directa|"
                 r"mobile?|handy|"
                 r"celular|cellulare|m[óo]vil|portable|"
+                # (Brazil's NF-e names it <fone>)
+                r"fone|"
                 r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone|alternate|alternative)"
                 r"[ \t]+number|"
                 # "number is 02-365-5762", not an order's or a ticket's number
@@ -1451,7 +1465,7 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "รหัสผ่าน", "parola", "密钥", "秘钥", "シークレット", "apiキー", "시크릿", "비밀",
                     "รหัส")
 _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mobil", "handy",
-                 "celular", "cellulare",
+                 "celular", "cellulare", "fone",
                  "vil", "portable",
                  "whatsapp", "msisdn", "my number", "new number", "cell ", "cell.", "cell:",
                  "nomor", "mi ", "mio ", "meu ", "mon ", "mein ", "mijn ", "ел.", "नंबर",
@@ -1469,7 +1483,7 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mob
 # and "é" read as "a").
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
-                       r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf", 3),)
+                       r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon", 3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
@@ -1504,7 +1518,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
 _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]+directa|kontakt|"
                     r"numerem|tlm|(?:^|[^a-z]|\\[nrt])t[ea]l"
-                    r"|mobil|handy|celular|"
+                    r"|mobil|handy|celular|fone|"
                     r"cellulare|m[ao]vil|portable|"
                     r"whatsapp|sms|"
                     r"(?:my|new|cell|alternat\w*) number|number[ \t]+is|cell[ .:]|msisdn|nomor|"
@@ -1694,6 +1708,20 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?i)authorization\\*[\"']?" + _S + r"*[:=]",
        group=1, needles=("uthorization", "UTHORIZATION"),
        start=_at_literal(("authorization", "proxy-authorization"), fold=True)),
+    # A token named in a log's sentence ("saved refresh_token X to EncryptedSharedPreferences",
+    # "access_token is X"): long, and a token's mix of characters.
+    _d("secret_assignment",
+       r"(?i)(?<![a-z0-9])(?:refresh|access|id|auth|session)[_-]token[ \t]+(?:is[ \t]+)?"
+       r"([A-Za-z0-9._~+/-]{24,}=*)(?![\w.~+/=-])", v.credential_ok,
+       prefilter=r"(?i)(?:refresh|access|id|auth|session)[_-]token[ \t]+(?:is[ \t]+)?"
+                 r"[A-Za-z0-9._~+/-]{24}",
+       group=1, needles=("oken", "OKEN"), start=_at_literal(("_token", "-token"), 8, fold=True)),
+    # A session cookie as DevTools' Application tab copies its row: the name, a tab, the value.
+    _d("secret_assignment",
+       r"(?i)(?:^|(?<=\n))(?:__(?:secure|host)-)?[\w.-]*(?:session[_.-]?token|sessionid"
+       r"|auth[_.-]?token)\t([^\t\s]{16,})\t", v.secret_value_ok,
+       prefilter=r"(?i)(?:session[_.-]?token|sessionid|auth[_.-]?token)\t", group=1,
+       needles=("\t",)),
     # PHP's PDO made with its password (new PDO($dsn, 'user', 'X')), as a stack trace prints
     # the call (PDO->__construct('mysql:host=db', 'shop_rw', 'X'), "-&gt;" in an HTML page).
     _d("secret_assignment",
@@ -1712,9 +1740,12 @@ DETECTORS: tuple[Detector, ...] = (
     # email detector can read "password@host" as an address and leave the rest behind.
     _d("secret_assignment",
        # (Snowflake's URLs may leave the host out: snowflake://user:password@/db?account=x)
-       r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s/?#@:\"'<>]*:([^\s/\"'<>]+)@(?=[\w\[]|/\w)",
-       v.secret_value_ok, prefilter=r"://[^/@]*@", group=1, needles=("://",),
-       start=_at_literal(("://",), 31)),  # the scheme: at most 31 characters
+       # (its slashes escaped too, as JSON encoders may write them: sftp:\/\/user:X@host)
+       r"(?i)\b[a-z][a-z0-9+.-]{1,30}:(?://|\\/\\/)[^\s/?#@:\"'<>]*:([^\s/\"'<>]+)@"
+       r"(?=[\w\[]|/\w)",
+       v.secret_value_ok, prefilter=r":(?://|\\/\\/)[^/@]*@", group=1,
+       needles=("://", ":\\/\\/"),
+       start=_at_literal(("://", ":\\/\\/"), 31)),  # the scheme: at most 31 characters
     # redis-cli's reply to HGETALL (or CONFIG GET): a field's name, then on the next
     # numbered line its value ('7) "signing_secret"', '8) "QElc43..."').
     _d("secret_assignment",
@@ -2627,7 +2658,9 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        r"(?i)[\"'](?:name|key|type)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
        # (a session cookie's name may carry the app's id: Intercom's intercom-session-<app id>)
-       rf"(?:sess(?:ion)?(?:[_-]?id)?(?:[_-](?=[a-z]*\d)[a-z0-9]{{4,12}})?|sid"
+       # (Intercom's: intercom-session-<app id>, eight letters and digits, digits or not)
+       rf"(?:session-[a-z0-9]{{8}}(?<=intercom-session-[a-z0-9]{{8}})"
+       rf"|sess(?:ion)?(?:[_-]?id)?(?:[_-](?=[a-z]*\d)[a-z0-9]{{4,12}})?|sid"
        rf"|(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET})"
        r"\\?[\"']"
        # (a pretty-printed pair puts the value on the next line: Postman's environments)

@@ -21,7 +21,8 @@ __all__ = [
     "aadhaar_ok", "any_id_ok", "be_national_number_ok", "bsn_ok", "checked_id_ok",
     "cn_resident_id_ok", "cnp_ok", "codice_fiscale_ok", "cpf_ok", "cpr_ok", "cuil_ok", "cuit_ok",
     "curp_ok", "dni_ok", "fodselsnummer_ok", "hetu_ok", "hkid_ok", "ird_ok", "itin_ok",
-    "medicare_ok", "my_number_ok", "mykad_ok", "nhs_ok", "nik_ok", "nino_ok", "nir_ok", "nric_ok",
+    "medicare_ok", "my_number_ok", "mykad_ok", "naf_ok", "nhs_ok", "nik_ok", "nino_ok", "nir_ok",
+    "nric_ok",
     "pan_ok", "passport_ok", "personnummer_ok", "pesel_ok", "pps_ok", "rrn_ok", "rut_ok",
     "sin_ok", "steuer_id_ok", "tc_kimlik_ok", "teudat_zehut_ok", "tfn_ok", "thai_id_ok",
     "za_id_ok",
@@ -93,6 +94,19 @@ def dni_ok(candidate: str) -> bool:
     if not head.isdigit() or not head.isascii():
         return False
     return _DNI_LETTERS[int(head) % 23] == text[-1]
+
+
+def naf_ok(candidate: str) -> bool:
+    """Spain's social security affiliation number (NAF, NUSS): a province's two digits, eight
+    digits, then two check digits, the remainder by 97 of the number before them (read as the
+    province then the eight digits, or, for numbers below ten million, as the province times
+    ten million plus the number)."""
+    n = _numerals(candidate)
+    if len(n) != 12:
+        return False
+    province, number, check = int(n[:2]), int(n[2:10]), int(n[10:])
+    return (int(n[:10]) % 97 == check
+            or (number < 10_000_000 and (province * 10_000_000 + number) % 97 == check))
 
 
 _CF_ODD = dict(zip("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",

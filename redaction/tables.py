@@ -199,7 +199,10 @@ def _cell_ok(kind: str, value: str) -> bool:
         # CamelCase words, "ForwardTokenAOTInput", nor a plain number)
         return (len(value) >= 12 and any(ch.isdigit() for ch in value)
                 and any(ch.isalpha() for ch in value))
-    return told_password(value)  # (words under "pass" are a test's results)
+    # (words under "pass" are a test's results; under a password's column, letters and
+    # digits are one whatever symbol ends them: "kiwi741-", "monsoon754.")
+    return told_password(value) or (len(value) >= 6 and value[0].isalpha()
+                                    and any(ch.isdigit() for ch in value))
 
 
 _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assignment",

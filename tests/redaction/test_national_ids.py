@@ -32,6 +32,8 @@ VALID: list[tuple[Callable[[str], bool], str]] = [
     (ids.be_national_number_ok, "85.07.30-033.28"),
     (ids.rut_ok, "12.345.678-5"),
     (ids.personnummer_ok, "811218-9876"),
+    (ids.naf_ok, "28/48216505/73"),
+    (ids.naf_ok, "080123456774"),  # below ten million: 08 * 10^7 + 1234567, by 97
 ]
 
 
@@ -93,6 +95,13 @@ def test_shapes_the_issuers_never_give_fail(check: Callable[[str], bool], number
     ("Rijksregisternummer: 85.07.30-033.28", "85.07.30-033.28"),
     ("Cliente: mi RUT es 12.345.678-5, necesito la boleta", "12.345.678-5"),
     ("Personnummer: 811218-9876", "811218-9876"),
+    ("N\u00ba afiliaci\u00f3n SS: 28/48216505/73\nIBAN abono: ...", "28/48216505/73"),
+    ('{"trabajador": "R. Ortega", "nuss": "296950881591"}', "296950881591"),
+    ('{"numero_securite_sociale":"1 84 12 76 451 089 46"}', "1 84 12 76 451 089 46"),
+    ('{"name": "jumin", "value": "900101-1234567"}', "900101-1234567"),
+    ("documento=12345678Z&telefono=", "12345678Z"),
+    ("Social insurance number (12): 371 663 378\nBox 14", "371 663 378"),
+    ('<UidData uid="234123412346"><Poi name="R"/></UidData>', "234123412346"),
     ('{"document_type":"NATIONAL_ID","document_number":"44051401359"}', "44051401359"),
     ("GET /verify?id_no=11010519491231002X&name=x", "11010519491231002X"),
     ("Talep 377301586: 10000000146 TC numaralı müşteri", "10000000146"),
