@@ -198,7 +198,23 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|-[A-Za-z]*(Password|Secret|Token|Passphrase)[ \t]+[\"'][^\"'\n]+"
                          r"|Key Content[ \t]*:[ \t]*[^\s]+"
                          r"|(?i:key:[ \t]+[^\s]*(session|token|sid|auth)[^\s]*[ \t]+value:[ \t]+"
-                         r"[^\s;]{8,})",
+                         r"[^\s;]{8,})"
+                         # Mailchimp's keys, Akamai's token HMAC, Segment's writeKey
+                         r"|[0-9a-f]{32}-us[0-9]{1,2}\b|[~?&;](?i:hmac)=[0-9a-fA-F]{32,}"
+                         r"|(?i:write_?key)[\"']?[ \t]*[:=][ \t]*[\"']?[A-Za-z0-9]{16,}"
+                         # a reset link's token, a one-time code in a verify URL or its SMS
+                         r"|(?i:/(password/)?reset(/[A-Za-z0-9_-]{1,12})?(/|\?([^\s&#]*&)*[tkc]=))"
+                         r"[A-Za-z0-9_-]{20,}"
+                         r"|(?i:/(otp|totp|2fa|mfa|verify|verification)[^\s?\"'#]*\?"
+                         r"([^\s\"'#&]*&)*(code|otp|pin|token)=)[0-9]{4,8}"
+                         r"|[0-9]{4,8}[ \t]+(?i:is[ \t]+your|ist[ \t]+ihr|est[ \t]+votre|es[ \t]+tu"
+                         r"|(e|è)[ \t]+il[ \t]+tuo|is[ \t]+uw|(e|é)[ \t]+(o[ \t]+)?seu)[ \t]+"
+                         r"([^\s.!]+[ \t]+){0,3}[^\s.!]*(?i:code|c(o|ó)digo|codice|kod|pin|otp)"
+                         # PHP's PDO made with its password; a PowerShell session cookie
+                         r"|(new[ \t]+PDO|PDO(->|-&gt;)__construct)\([^,()\n]{1,200},[ \t]*['\"]"
+                         r"[^'\"\n]*['\"][ \t]*,[ \t]*['\"][^'\"\n]{1,200}['\"]"
+                         r"|(?i:Net\.Cookie\([ \t]*[\"'][\w.-]*(sess|sid|token|auth|jwt)"
+                         r"[\w.-]*[\"'])[ \t]*,[ \t]*[\"'][^\"'\s]{8,}",
     "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}"
              # said or disguised: its at and dot in brackets, or said in words beside a
              # mailbox provider's name ("anna.k AT proton DOT me", "maria arroba hotmail punto

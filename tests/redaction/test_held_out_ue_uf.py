@@ -1,0 +1,101 @@
+"""What corpora UE and UF (web and mobile traffic as captured; the business back office) found
+held out, each shape redacted in process and taken by the Collector's patterns, and what
+must stay."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from servescope.collector.config import RE2_PATTERNS
+from servescope.redaction import Redactor
+
+_redactor = Redactor(hash_key=b"test-key-0123456789abcdef")
+
+
+def _redact(text: str) -> str:
+    return _redactor.redact_text(text, {})
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # Mailchimp's key, Akamai's token HMAC, Segment's writeKey
+    ("use our Mailchimp key c5df6d90cb91dc9b91fb2a0885b6ec9b-us2 - thanks",
+     "c5df6d90cb91dc9b91fb2a0885b6ec9b-us2"),
+    ("seg_00739.ts?hdnts=st=1730862191~exp=1767467327~acl=/hls/*~hmac="
+     "97d9ebbf568a47fb03e762828d1a75ca40852b27093c9569ac05c6a0956b6dce",
+     "97d9ebbf568a47fb03e762828d1a75ca40852b27093c9569ac05c6a0956b6dce"),
+    ('{"messageId":"b5d6","writeKey":"urVZmAcMSn7dgVZ8He34GlqWcV6zL9hp"}',
+     "urVZmAcMSn7dgVZ8He34GlqWcV6zL9hp"),
+    # reset links and one-time codes
+    ('"GET /password/reset?t=BjHXBCzGArwz6KyLlOlbMLf7TfGbmmbB HTTP/2.0" 200',
+     "BjHXBCzGArwz6KyLlOlbMLf7TfGbmmbB"),
+    ('"GET /auth/reset/Jss/NwDBkYnq2si8-lB8ekPqwOmH8019Xi8DLDvBiWV5/ HTTP/2.0" 200',
+     "NwDBkYnq2si8-lB8ekPqwOmH8019Xi8DLDvBiWV5"),
+    ('"GET https://auth.example.app/v1/otp/verify?phone=%2B61465349201&code=087182 HTTP/1.1"',
+     "087182"),
+    ('[sms-gw] -> +81 70-1032-4226: "597327 ist Ihr Bestätigungscode für die Zahlung."',
+     "597327"),
+    ("Body=277316 est votre code de connexion PetalPost", "277316"),
+    ("SMS: 409764 is your verification code.", "409764"),
+    # a password in code and in a stack trace, a session cookie made in PowerShell
+    ("#0 db.php(12): PDO-&gt;__construct('mysql:host=db;dbname=shop', 'shop_rw', "
+     "'rftz885ILAjok62')", "rftz885ILAjok62"),
+    ('$session.Cookies.Add((New-Object System.Net.Cookie("sessionid", '
+     '"dwgmcua0s4wrw24lwf97uxsg3fknm3d2", "/", "app.example.dev")))',
+     "dwgmcua0s4wrw24lwf97uxsg3fknm3d2"),
+])
+def test_found_in_process_and_by_the_collector(text: str, value: str) -> None:
+    assert value not in _redact(text)
+    match = re.compile(RE2_PATTERNS["secret_assignment"]).search(text)
+    assert match is not None and value in match.group(0), text
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ('headers = {"Authorization": "Basic " + "YmFjc19hcGk6U2FrdXJhOTkxIQ=="}',
+     "YmFjc19hcGk6U2FrdXJhOTkxIQ=="),
+    ("<pay:Expiry>1128</pay:Expiry><pay:Cvv2>012</pay:Cvv2>", "012"),
+    ('"text": "{\\"recovery_codes\\":[\\"tbjwc-cje5x\\",\\"w2p9l-3vp5g\\"]}"', "w2p9l-3vp5g"),
+    ("my backup codes: o07c-8vgj, 3p8k-594v and oydc-jj4m. Can you", "oydc-jj4m"),
+    ('{"source":"sftp:\\/\\/camt_reader:Bicicleta_bruma~69@h2h.example.nl\\/outbox\\/"}',
+     "Bicicleta_bruma~69"),
+    ('{"name": "intercom-session-hutxgxcm", "value": "BNokbC5wGWc7380kfllO0iXxeqOdY0B7xjwr"}',
+     "BNokbC5wGWc7380kfllO0iXxeqOdY0B7xjwr"),
+    ("__Secure-next-auth.session-token\tSZpURQYjIByUqaZLSVoLTpqTk74..yzBPKHnT3HhLbW\t"
+     "app.example.com\t/", "SZpURQYjIByUqaZLSVoLTpqTk74..yzBPKHnT3HhLbW"),
+    ("I AuthRepository: saved refresh_token DEzgoH2gPdfEI2YTpuQnIRTfTV307bZcipbeH01jkvq to "
+     "EncryptedSharedPreferences", "DEzgoH2gPdfEI2YTpuQnIRTfTV307bZcipbeH01jkvq"),
+    ("<enderDest><nro>308</nro><fone>11935058478</fone></enderDest>", "11935058478"),
+    ('{"svc":{"x_tok_v2":"s3sHt4rlnixo0pt69cTi9anKMoegk4mV","retry":3}}',  # a key's word
+     "s3sHt4rlnixo0pt69cTi9anKMoegk4mV"),
+    ("id,name,temp_password,start_date\n1,Ann,falcon1922?,2024-06-23\n"
+     "2,Shelby,kiwi741-,2025-03-03", "kiwi741-"),
+    # national ids under their keys and names
+    ('{"numero_securite_sociale":"1 50 10 38 137 877 86"}', "1 50 10 38 137 877 86"),
+    ('{"name": "jumin", "value": "661214-2592707"}', "661214-2592707"),
+    ("documento=Y9781658W&telefono=", "Y9781658W"),
+    ('[{\\"nombre\\": \\"Lotte\\", \\"doc\\": \\"480873446\\"}]', "480873446"),
+    ("Social insurance number (12): 371 663 378\nBox 14", "371 663 378"),
+    ('<UidData uid="517575022618"><Poi name="R"/></UidData>', "517575022618"),
+    ("N\u00ba afiliaci\u00f3n SS: 28/48216505/73\nIBAN", "28/48216505/73"),
+])
+def test_found_in_process(text: str, value: str) -> None:
+    assert value not in _redact(text)
+
+
+@pytest.mark.parametrize("text", [
+    # the Fetch API's credentials mode, a feature flag's key, wget's mask of a password
+    'fetch("https://api.example.eu/v1/stores", {\n  "mode": "cors",\n'
+    '  "credentials": "include"\n});',
+    '{"kind":"feature","key":"new-checkout-flow","version":205,"value":true}',
+    "--2025-09-17 06:48:26--  https://deploy:*password*@nexus.example.dev/raw/app-1.15.6.apk",
+    # a year before "is your", a path that resets something, a code far from its word
+    "In 2024 is your best year for code",
+    "/api/v1/reset/compute-pipeline-state-machine",
+    "1234 is your turn to review the code",
+    # a session's duration under a session-named key; a pass column's short results
+    '{"name": "session-duration", "value": "3600000ms-long"}',
+    "test,pass,fail\nunit,v2,0\nlint,ok12,1",
+])
+def test_stays(text: str) -> None:
+    assert _redact(text) == text
