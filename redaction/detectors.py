@@ -1229,7 +1229,7 @@ _RECOVERY_CODE = (
     r"(?:\[?\\*[\"']?)?"  # (a JSON array's first: "recovery_codes":["...",)
     # (a list of them, to its last: "o07c-8vgj, 3p8k-594v and oydc-jj4m", or the array's)
     rf"((?:{_ONE_RECOVERY_CODE})(?:(?:[ \t]*,[ \t]*(?:{_AND}[ \t]+)?|[ \t]+{_AND}[ \t]+"
-    r"|\\*[\"'][ \t]*,[ \t]*\\*[\"'])"
+    r"|\\*[\"'][ \t]*,[ \t]*\\*[\"']|[ \t]{2,})"
     rf"(?:{_ONE_RECOVERY_CODE}))*)"
     r"(?![\w-])")
 _SECURITY_ANSWERS = (
@@ -1654,7 +1654,9 @@ DETECTORS: tuple[Detector, ...] = (
        r"|hv[sbr]\.[A-Za-z0-9_-]{24,}|dckr_pat_[A-Za-z0-9_-]{27}|glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}"
        r"|xnd_(?:production|development)_[A-Za-z0-9]{40,}|(?:live|test)_sk_[A-Za-z0-9]{20,}"
        r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12,20}|whsec_[A-Za-z0-9+/=]{32,}"
-       r"|[0-9a-f]{32}-us\d{1,2})"
+       r"|[0-9a-f]{32}-us\d{1,2}"
+       # (Entra ID's client secrets: three characters, a digit, "Q~", then 31 to 34)
+       r"|[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34})"
        r"(?![A-Za-z0-9_-])",
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
                   r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"
@@ -1663,15 +1665,16 @@ DETECTORS: tuple[Detector, ...] = (
                   r"|key_live_[a-z0-9]{32}|hv[sbr]\.[A-Za-z0-9_-]{24}|dckr_pat_[A-Za-z0-9_-]{27}"
                   r"|glsa_[A-Za-z0-9]{32}_|xnd_(?:production|development)_|(?:live|test)_sk_"
                   r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12}|whsec_[A-Za-z0-9+/=]{32}"
-                  r"|[0-9a-f]{32}-us\d"),
+                  r"|[0-9a-f]{32}-us\d|\dQ~[A-Za-z0-9_~.-]{31}"),
        needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/", "pnu_",
                 "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.", "hvb.",
-                "hvr.", "dckr_pat_", "glsa_", "xnd_", "_sk_", "r8_", "LTAI", "whsec_", "-us"),
+                "hvr.", "dckr_pat_", "glsa_", "xnd_", "_sk_", "r8_", "LTAI", "whsec_", "-us",
+                "Q~"),
        # (back 36: New Relic's license ends in its needle)
        start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_",
                           "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.",
                           "hvb.", "hvr.", "dckr_pat_", "glsa_", "xnd_", "live_sk_", "test_sk_",
-                          "r8_", "LTAI", "whsec_", "-us"),
+                          "r8_", "LTAI", "whsec_", "-us", "Q~"),
                          36)),
     # Honeycomb's key goes in a header named for the team; PagerDuty's integration key under
     # routing_key (32 hex digits; a broker's routing key is a name, "orders.created").
@@ -1722,6 +1725,44 @@ DETECTORS: tuple[Detector, ...] = (
        r"|auth[_.-]?token)\t([^\t\s]{16,})\t", v.secret_value_ok,
        prefilter=r"(?i)(?:session[_.-]?token|sessionid|auth[_.-]?token)\t", group=1,
        needles=("\t",)),
+    # What Windows' credential tools print: Kerberos AS-REP and TGS hashes (Rubeus, impacket;
+    # cracked offline to the password), NetNTLMv2 captures (Responder), NT hashes as
+    # secretsdump (uid:rid:lmhash:nthash:::) and mimikatz (* NTLM : ...) print them, which
+    # sign in as they are (pass-the-hash).
+    _d("secret_assignment", r"\$krb5(?:asrep|tgs|pa)\$\d{1,2}\$[^\s\"'<>]{20,}",
+       prefilter=r"\$krb5(?:asrep|tgs|pa)\$", needles=("$krb5",), start=_at_literal(("$krb5",))),
+    _d("secret_assignment",
+       r"(?<=::)[\w.-]{1,64}:([0-9a-fA-F]{16}:[0-9a-fA-F]{32}:[0-9a-fA-F]{20,})",
+       prefilter=r"::[\w.-]{1,64}:[0-9a-fA-F]{16}:[0-9a-fA-F]{32}:", group=1, needles=("::",),
+       start=_at_literal(("::",))),
+    _d("secret_assignment", r":\d{1,10}:([0-9a-fA-F]{32}:[0-9a-fA-F]{32}):::",
+       prefilter=r":[0-9a-fA-F]{32}:[0-9a-fA-F]{32}:::", group=1, needles=(":::",),
+       start=_at_literal((":::",), 80)),
+    _d("secret_assignment", r"\*[ \t]+(?:NTLM|LM|SHA1)[ \t]*:[ \t]*([0-9a-fA-F]{32,40})\b",
+       prefilter=r"\*[ \t]+(?:NTLM|LM|SHA1)[ \t]*:[ \t]*[0-9a-fA-F]{32}", group=1,
+       needles=("NTLM", "LM", "SHA1")),
+    # A password set on a command line (net user NAME X /add), and the logins a spraying
+    # tool reports ("[+] corp.local\\svc_backup:X (Pwn3d!)", CrackMapExec and NetExec).
+    _d("secret_assignment",
+       r"(?i)\bnet1?(?:\.exe)?[ \t]+user[ \t]+[^\s/]+[ \t]+([^\s/*\"][^\s\"]*)[ \t]+"
+       r"/(?:add|domain)",
+       v.secret_value_ok, prefilter=r"(?i)net1?(?:\.exe)?[ \t]+user[ \t]", group=1,
+       needles=("user", "USER", "User")),
+    _d("secret_assignment", r"\[[+-]\][ \t]+[\w.-]+\\[\w.$-]+:([^\s]+)", v.secret_value_ok,
+       prefilter=r"\[[+-]\][ \t]+[\w.-]+\\[\w.$-]+:", group=1, needles=("] ",)),
+    # A combo list's line (what credential stuffing feeds on): an e-mail, ":" or "|", a
+    # password, then the line's end or the next field.
+    _d("secret_assignment",
+       r"(?m)(?:^|(?<=\\n))[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+[:|]([^\s|/:]{6,64})(?=\||\\n|$)",
+       v.password_like, prefilter=r"@[\w-]+(?:\.[\w-]+)+[:|][^ \t\r\n|/:]{6}", group=1,
+       needles=("@",)),
+    # A browser's cookies.txt (Netscape's format, as infostealers dump it): domain, flag,
+    # path, secure, expiry, a session's name, its value.
+    _d("secret_assignment",
+       r"(?im)(?:^|(?<=\\n))[^\t\n]+\t(?:true|false)\t[^\t\n]*\t(?:true|false)\t\d+\t"
+       r"[^\t\n]*(?:sess|sid|token|auth|login|jwt|remember)[^\t\n]*\t([^\t\n]{8,})",
+       v.secret_value_ok, prefilter=r"(?i)\t(?:true|false)\t[^\t\n]*\t(?:true|false)\t",
+       group=1, needles=("\t",)),
     # PHP's PDO made with its password (new PDO($dsn, 'user', 'X')), as a stack trace prints
     # the call (PDO->__construct('mysql:host=db', 'shop_rw', 'X'), "-&gt;" in an HTML page).
     _d("secret_assignment",
@@ -2659,7 +2700,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)[\"'](?:name|key|type)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
        # (a session cookie's name may carry the app's id: Intercom's intercom-session-<app id>)
        # (Intercom's: intercom-session-<app id>, eight letters and digits, digits or not)
-       rf"(?:session-[a-z0-9]{{8}}(?<=intercom-session-[a-z0-9]{{8}})"
+       # (and Entra ID's session cookies: ESTSAUTH, ESTSAUTHPERSISTENT)
+       rf"(?:session-[a-z0-9]{{8}}(?<=intercom-session-[a-z0-9]{{8}})|estsauth(?:persistent|light)?"
        rf"|sess(?:ion)?(?:[_-]?id)?(?:[_-](?=[a-z]*\d)[a-z0-9]{{4,12}})?|sid"
        rf"|(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET})"
        r"\\?[\"']"

@@ -231,6 +231,8 @@ def _table_findings(text: str) -> list[Finding]:
     view = text.translate(_BOX) if _BOX_CHARS.search(text) else text
     if "FROM stdin;" in view:
         view = _COPY.sub(_copy_header, view)
+    if "#fields\t" in view:  # a Zeek log's header: the names after "#fields"
+        view = _ZEEK_FIELDS.sub(_zeek_header, view)
     rows = list(_rows(view))
     shapes = [_shape(view, start, end) for start, end in rows]
     found = _pair_findings(text, view, rows, shapes)
@@ -301,6 +303,15 @@ def _copy_header(match: re.Match[str]) -> str:
     to the statement's length (spans after it stay where they are)."""
     header = "\t".join(name.strip().strip('"') for name in match.group(1).split(","))
     return header + " " * (len(match.group(0)) - len(header))
+
+
+# Zeek's logs name their columns on a "#fields" line, tab-separated like the rows below it.
+_ZEEK_FIELDS = re.compile(r"(?m)^#fields\t([^\n]*)$")
+
+
+def _zeek_header(match: re.Match[str]) -> str:
+    """A Zeek "#fields" line read as its rows' header: the names, padded to its length."""
+    return match.group(1) + " " * (len(match.group(0)) - len(match.group(1)))
 
 
 _BOX = str.maketrans({**dict.fromkeys("│┃║┌┬┐├┼┤└┴┘╔╦╗╠╬╣╚╩╝╭╮╯╰╞╪╡╟╫╢", "|"),

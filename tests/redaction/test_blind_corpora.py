@@ -167,7 +167,38 @@ _GRPC_WEB_TEXT = ("an address and a phone inside a protobuf message, base64-enco
                   "gRPC-web-text body: the bytes are not text the redactor decodes")
 _HL7_IN1_SSN = "an SSN as a field of an HL7 IN1 segment: nine bare digits, no key"
 _TOLD_PASSCODE = "a telephone-banking passcode told on the caller's line after the agent's question"
+# Corpus UG (security and identity operations).
+_ENCODED_COMMAND = ("a password inside PowerShell's -EncodedCommand (base64 of UTF-16 text): "
+                    "the redactor decodes base64 only where a credential is likely")
+_TOLD_TEMP_PASSWORD = ("a temporary password after 'given over the phone:', words between it "
+                       "and 'password'")
+_SKIMMED_CODE = "a card's code under a skimmer's one-letter key (\"c\"), URL-encoded JSON"
+_TOLD_OTP = "a one-time code a caller reads back ('ok got it its 421 069'), nothing naming it"
+_OLD_PASSWORD_PROSE = "an old password told in prose ('the OLD one ... was X'), no key"
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_ug": {
+        **dict.fromkeys((
+            "JABwAD0AQwBvAG4AdgBlAHIAdABUAG8ALQBTAGUAYwB1AHIAZQBTAHQAcgBpAG4AZwAgACcAVgA0AHYA"
+            "PQBtAGwAQwB2AH4ANgBCAFgARgBNAEcAVgAqAEMAJwAgAC0AQQBzAFAAbABhAGkAbgBUAGUAeAB0ACAA"
+            "LQBGAG8AcgBjAGUA",
+            "JABwAD0AQwBvAG4AdgBlAHIAdABUAG8ALQBTAGUAYwB1AHIAZQBTAHQAcgBpAG4AZwAgACcAYgBsAFMA"
+            "NQBGAHUANwBFAEgAIwA5AGkAYwBIACsARAB2AHIAJwAgAC0AQQBzAFAAbABhAGkAbgBUAGUAeAB0ACAA"
+            "LQBGAG8AcgBjAGUA"), _ENCODED_COMMAND),
+        "Ember_7019!": _TOLD_TEMP_PASSWORD,
+        "Kestrel#2399": _TOLD_TEMP_PASSWORD,
+        "608": _SKIMMED_CODE,
+        "708": _SKIMMED_CODE,
+        "172": ("a card's code as a form's one-letter field (c=172) in an IDS alert's "
+                "printable payload"),
+        "421 069": _TOLD_OTP,
+        "200 538": _TOLD_OTP,
+        "OeLafIvTl5Ka8": _OLD_PASSWORD_PROSE,
+        "*Cjb4ssCUDEIzdPyys": _OLD_PASSWORD_PROSE,
+        "{SSHA}hP78DIoRXmMp2bXLf3J2hf9X61bd9u93": _CRYPT_HASH,
+        "R&amp;D-Quill28": ("a schtasks /rp password with an XML-escaped '&' (&amp;) in a Sysmon "
+                            "event"),
+        "Fjord@2023$": "a root password in backticks after 'is still', in a chat message",
+    },
     "corpus_ue": {
         "714 22 40 18": "nine digits without a trunk 0 or a country code after 'Caller from'",
         "niamh^%2Btest^%40web.de": _CMD_ESCAPED,

@@ -1,6 +1,7 @@
-"""What corpora UE and UF (web and mobile traffic as captured; the business back office) found
-held out, each shape redacted in process and taken by the Collector's patterns, and what
-must stay."""
+"""What corpora UE to UH found held out (web and mobile traffic as captured; the business back
+office; security and identity operations; what users in Asia and the Middle East type), each
+shape redacted in process (and by the Collector's patterns where they have it), and what must
+stay."""
 
 from __future__ import annotations
 
@@ -78,6 +79,34 @@ def test_found_in_process_and_by_the_collector(text: str, value: str) -> None:
     ("Social insurance number (12): 371 663 378\nBox 14", "371 663 378"),
     ('<UidData uid="517575022618"><Poi name="R"/></UidData>', "517575022618"),
     ("N\u00ba afiliaci\u00f3n SS: 28/48216505/73\nIBAN", "28/48216505/73"),
+    # corpus UG: what Windows' credential tools print, logins a spraying tool reports, combo
+    # lists, an infostealer's cookies.txt, Entra ID's session cookie and client secrets
+    ("[*] AS-REP hash:\n\n      $krb5asrep$23$cokafor@CORP.LOCAL:9919ce1773ddce7a5421537299fc0e"
+     "bd$7bcb7cdfb692175f3510916b9298b2451962e6395611929655448e1ebd3d24c7",
+     "9919ce1773ddce7a5421537299fc0ebd$7bcb7cdfb692175f3510916b9298b2451962e63956"),
+    ("[SMB] NTLMv2-SSP Hash     : amarah::CORP:d2aede8d3c5cf40d:821154B2BC1E81B164BC3440FAA403"
+     "E1:010100000000000070375FFED726E9BFC36ED601376267ED", "821154B2BC1E81B164BC3440FAA403E1"),
+    ("CORP.LOCAL\\krbtgt:502:aad3b435b51404eeaad3b435b51404ee:d326fae4ae3731eaac67c8e96af20725:::",
+     "d326fae4ae3731eaac67c8e96af20725"),
+    ("\t * Username : joaquin.mazur\n\t * Domain   : CORP\n\t * NTLM     : "
+     "fc6d9e0cfbcd584aec96b45edb2ae706\n", "fc6d9e0cfbcd584aec96b45edb2ae706"),
+    ('CommandLine="net  user svc_sqlrpt Summer2019! /add /domain" Parent=cmd.exe', "Summer2019!"),
+    ("SMB  10.10.10.188  445  WKS-114  [+] corp.local\\svc_backup:Raven_8196 (Pwn3d!)",
+     "Raven_8196"),
+    ("Sample from paste:\nmikael.vanderberg@wp.pl:XzVznB~8=B!cD\nmukherjee.t@mail.ru:Saffron#4234*",
+     "XzVznB~8=B!cD"),
+    ("== O365 LOGS ==\nhannah.kruger@fernhill.ie|-okqS670A2LS2ui6G9|46.174.169.149|GB",
+     "-okqS670A2LS2ui6G9"),
+    (".github.com\tTRUE\t/\tTRUE\t1735426442\tuser_session\tjFFtYySJffi7h4Ud0w3xVf6GCxMciik1\n"
+     ".github.com\tTRUE\t/\tFALSE\t1754677654\t_octo\tGH1.1.882991668.1736790026",
+     "jFFtYySJffi7h4Ud0w3xVf6GCxMciik1"),
+    ('tokens: [{"name":"ESTSAUTHPERSISTENT","value":"0.AE5gjcWa36g-OxmsDTHQ9BFZCAe5P8lpBnpUtTC"}]',
+     "0.AE5gjcWa36g-OxmsDTHQ9BFZCAe5P8lpBnpUtTC"),
+    ('      + value          = "dWo7Q~nnxbaE5tS69cI0iBvNrmzRJkXPeG9HxtyN"\n    }',
+     "dWo7Q~nnxbaE5tS69cI0iBvNrmzRJkXPeG9HxtyN"),
+    ("#fields\tts\tuid\thost\tusername\tpassword\n1710257320.869070\tCa0hQzizwmMK9zf9vf\t"
+     "cam-lobby-02\tsvc_print\t2BS*Vhz2h5cohV\n# analyst: seen", "2BS*Vhz2h5cohV"),
+    ("backup codes: 8772 8524  7114 0841  8467 5918 (I used the first one)", "8467 5918"),
 ])
 def test_found_in_process(text: str, value: str) -> None:
     assert value not in _redact(text)
@@ -96,6 +125,11 @@ def test_found_in_process(text: str, value: str) -> None:
     # a session's duration under a session-named key; a pass column's short results
     '{"name": "session-duration", "value": "3600000ms-long"}',
     "test,pass,fail\nunit,v2,0\nlint,ok12,1",
+    # a repository's address after an e-mail-like user, a net user without a password, an
+    # analytics cookie in a cookies.txt
+    "git@github.com:acme2/Repo.git",
+    "C:\\> net user jdoe /domain",
+    ".github.com\tTRUE\t/\tFALSE\t1754677654\t_octo\tGH1.1.882991668.1736790026",
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text
