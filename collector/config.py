@@ -214,7 +214,14 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|(new[ \t]+PDO|PDO(->|-&gt;)__construct)\([^,()\n]{1,200},[ \t]*['\"]"
                          r"[^'\"\n]*['\"][ \t]*,[ \t]*['\"][^'\"\n]{1,200}['\"]"
                          r"|(?i:Net\.Cookie\([ \t]*[\"'][\w.-]*(sess|sid|token|auth|jwt)"
-                         r"[\w.-]*[\"'])[ \t]*,[ \t]*[\"'][^\"'\s]{8,}",
+                         r"[\w.-]*[\"'])[ \t]*,[ \t]*[\"'][^\"'\s]{8,}"
+                         # Windows' credential material: Kerberos and NetNTLMv2 hashes, NT
+                         # hashes (secretsdump, mimikatz); Entra ID's client secrets
+                         r"|\$krb5(asrep|tgs|pa)\$[0-9]{1,2}\$[^\s\"'<>]{20,}"
+                         r"|::[\w.-]{1,64}:[0-9a-fA-F]{16}:[0-9a-fA-F]{32}:[0-9a-fA-F]{20,}"
+                         r"|:[0-9]{1,10}:[0-9a-fA-F]{32}:[0-9a-fA-F]{32}:::"
+                         r"|\*[ \t]+(NTLM|LM|SHA1)[ \t]*:[ \t]*[0-9a-fA-F]{32,40}"
+                         r"|[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}",
     "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}"
              # said or disguised: its at and dot in brackets, or said in words beside a
              # mailbox provider's name ("anna.k AT proton DOT me", "maria arroba hotmail punto

@@ -45,6 +45,16 @@ def _redact(text: str) -> str:
     ('$session.Cookies.Add((New-Object System.Net.Cookie("sessionid", '
      '"dwgmcua0s4wrw24lwf97uxsg3fknm3d2", "/", "app.example.dev")))',
      "dwgmcua0s4wrw24lwf97uxsg3fknm3d2"),
+    # Windows' credential material, Entra ID's client secrets (corpus UG)
+    ("$krb5tgs$23$*svc_iis$CORP.LOCAL$MSSQLSvc/sql01.corp.local:1433*$786365ce0593520ac30b1e66a"
+     "b2bb2e2$65ef836557c66a6c8cff3a8d66805456", "786365ce0593520ac30b1e66ab2bb2e2"),
+    ("[SMB] NTLMv2-SSP Hash     : osein::CORP:d4453475587a1504:9871954BAF8F58A7F16F62A3A4E6397"
+     "7:01010000000000006E35EAFC237BAFBF", "9871954BAF8F58A7F16F62A3A4E63977"),
+    ("CORP.LOCAL\\Administrator:500:aad3b435b51404eeaad3b435b51404ee:1fd8c4506bfe44bebda3e4ca0"
+     "09c73c1:::", "1fd8c4506bfe44bebda3e4ca009c73c1"),
+    ("\t * NTLM     : a2be34c69292c204403995d0b831c447\n", "a2be34c69292c204403995d0b831c447"),
+    ('+ value = "tVN7Q~~A3f2w6P2RRARsBKOYflVw47PMQYC5_4L6"',
+     "tVN7Q~~A3f2w6P2RRARsBKOYflVw47PMQYC5_4L6"),
 ])
 def test_found_in_process_and_by_the_collector(text: str, value: str) -> None:
     assert value not in _redact(text)
