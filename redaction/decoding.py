@@ -386,7 +386,9 @@ FULLWIDTH = {**{cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}, 0x3000: 0x20,
              **{zero + i: 0x30 + i for zero in _DIGIT_ZEROS[1:] for i in range(10)},
              **dict.fromkeys(_SPACES, 0x20), **dict.fromkeys(_DASHES, 0x2D)}
 _FULLWIDTH_DIGITS = frozenset(chr(zero + i) for zero in _DIGIT_ZEROS for i in range(10))
-_READ_AS_ASCII = _FULLWIDTH_DIGITS | frozenset(map(chr, (*_SPACES, *_DASHES)))
+# (and a full-width at sign: an address typed with an East Asian keyboard,
+# "noura.sh\uff20yahoo.com")
+_READ_AS_ASCII = _FULLWIDTH_DIGITS | frozenset(map(chr, (*_SPACES, *_DASHES, 0xFF20)))
 
 
 def has_ascii_twins(text: str) -> bool:

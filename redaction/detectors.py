@@ -54,7 +54,9 @@ _NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     "tracking", "Tracking", "Paket", "Sendungsnummer", "Sendung", "parcel", "Parcel",
     "shipment", "Shipment", "colis", "Colis", "spedizione", "Spedizione", "envío", "Envío",
     "envio", "Envio", "encomenda", "Encomenda", "zending", "Zending", "przesyłka",
-    "Przesyłka"))
+    "Przesyłka",
+    # a Japanese carrier's slip and tracking numbers, a Korean receipt's number
+    "伝票番号", "追跡番号", "お問い合わせ番号", "접수번호"))
 # Not a number the word before it names as something else ("order 123456789"); for a
 # caseless pattern.
 _NOT_A_NAMED_NUMBER = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w} no\. )" for w in (
@@ -568,7 +570,7 @@ _ENTITY_ID = (r"(?:(?i:user|usr|tenant|org|account|acct|customer|cus|team|projec
               r"|[A-Z][A-Z0-9]{1,9}-\d+)(?![\w.-]*[^\w\s\"',;}\]])")
 _ROUTE_KEY = (r"(?!\\*[\"'][ \t]*:[ \t]*\\*[\"'][A-Z]\w*-[\w-]{21}\\*[\"'][ \t]*,[ \t]*"
               r"\\*[\"']name\\*[\"'])")
-_SECRET_WORDS = (r"api[_-]?key|apikey|app(?:lication)?[_-]?key|"
+_SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key|"
                  # (not a Secret's name in an ingress annotation: .../auth-secret: <name>)
                  # (nor detect-secrets' baseline: a secret's SHA-1 under hashed_secret)
                  r"secret(?<!:secret)(?<!\.io/auth-secret)(?<!auth-tls-secret)"
@@ -671,7 +673,8 @@ _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\
 # (not a word of an image's or a path's last part: ghcr.io/acme/token-meter:5400fb8)
 _SECRET_KEY = (rf"(?i)(?=[abchikpstw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
                r"\\*[\"']?")
-_SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|app(?:lication)?[_-]?key|secret|tok|"
+_SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key"
+                         r"|secret|tok|"
                          r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
@@ -846,6 +849,35 @@ _NATIONAL_IDS = (
               ("dni", "nie", "nif", "documento", "doc"),
               r"\d{8}-?[A-Za-z]|\d{2}\.\d{3}\.\d{3}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z]",
               ids.dni_ok),
+    # Saudi Arabia's national id and iqama, the UAE's Emirates ID (also in its own shape
+    # anywhere below), Iran's national code, Egypt's national number, Taiwan's national id,
+    # Viet Nam's citizen id. ("\u0631\u0642\u0645 \u0627\u0644\u0647\u0648\u064a\u0629",
+    # "ID number", names either country's.)
+    _named_id((r"iqama", r"(?<![a-z])absher",
+               "\u0631\u0642\u0645 \u0627\u0644\u0647\u0648\u064a\u0629",
+               "\u0627\u0644\u0647\u0648\u064a\u0629 \u0627\u0644\u0648\u0637\u0646\u064a\u0629",
+               "\u0627\u0644\u0625\u0642\u0627\u0645\u0629", r"emirates[ _-]?id"),
+              ("iqama", "absher", "\u0631\u0642\u0645", "\u0627\u0644\u0647\u0648\u064a\u0629",
+               "\u0627\u0644\u0625\u0642\u0627\u0645\u0629", "emirates"),
+              r"[12]\d{9}|784-?\d{4}-?\d{7}-?\d",
+              lambda value: ids.sa_id_ok(value) or ids.emirates_id_ok(value)),
+    _named_id(("\u06a9\u062f \u0645\u0644\u06cc", "\u06a9\u062f\u0645\u0644\u06cc",
+               r"(?<![a-z])(?:code[ _-]?)?melli\b", r"national[ _-]code"),
+              ("\u06a9\u062f", "melli", "code", "national"), r"\d{10}|\d{3}-\d{6}-\d",
+              ids.melli_ok),
+    _named_id(("\u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0642\u0648\u0645\u064a",
+               "\u0631\u0642\u0645 \u0642\u0648\u0645\u064a"),
+              ("\u0627\u0644\u0631\u0642\u0645", "\u0631\u0642\u0645"), r"[23]\d{13}",
+              ids.eg_national_id_ok, checksummed=False),
+    _named_id(("\u8eab\u5206\u8b49", "\u5168\u6c11\u5065\u5eb7\u4fdd\u96aa",
+               r"(?<![a-z])(?:id|doc)[ _-]?no(?=\\?[\"']?[ \t]*[:=])"),
+              ("\u8eab\u5206", "\u5168\u6c11", "id", "doc"), r"[A-Z][1289]\d{8}", ids.tw_id_ok),
+    _named_id((r"(?<![a-z])cccd\b", r"(?<![a-z])cmnd\b", r"c[aă]n c[uư]+[oớ]c"),
+              ("cccd", "cmnd", "c"), r"\d{12}", ids.vn_citizen_id_ok, checksummed=False),
+    # The Emirates ID in its own shape, named or not: 784, a year, seven digits, a check.
+    _d("national_id", rf"{_ID_L}(784-(?:19|20)\d\d-\d{{7}}-\d){_ID_R}", ids.emirates_id_ok,
+       prefilter=r"784-[12][09]\d\d-\d{7}-\d", group=1, needles=("784-",), checksummed=True,
+       start=_at_literal(("784-",))),
     # Spain's social security affiliation number ("N\u00ba afiliaci\u00f3n SS: 28/48216505/73")
     _named_id((r"afiliaci.n", r"(?<![a-z])nuss\b", r"(?<![a-z])naf\b",
                r"n.mero de (?:la )?seguridad social"),
@@ -865,7 +897,8 @@ _NATIONAL_IDS = (
               ("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7", "my"),
               r"\d{4}[ -]?\d{4}[ -]?\d{4}", ids.my_number_ok),
     _named_id(("\uc8fc\ubbfc\ub4f1\ub85d\ubc88\ud638", "\uc8fc\ubbfc\ubc88\ud638", r"rrn\b",
-               r"resident[ _]registration", r"jumin(?:[ _-]?(?:no|num|number|bunho))?\b"),
+               r"resident[ _]registration", r"jumin(?:[ _-]?(?:no|num|number|bunho))?\b",
+               "\uc8fc\ubbfc\ub4f1\ub85d\uc99d"),
               ("\uc8fc\ubbfc", "rrn", "resident", "jumin"), r"\d{6}-?[1-8]\d{6}", ids.rrn_ok,
               checksummed=False),
     _named_id((r"nik\b", r"nomor induk kependudukan", r"ktp\b"), ("nik", "nomor induk", "ktp"),
@@ -1060,10 +1093,13 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(
                     r"|code[ \t]+on[ \t]+the[ \t]+(?:back|front)"
                     r"|c[óo]digo[ \t]+de[ \t]+seguran[çc]a|c[óo]digo[ \t]+de[ \t]+seguridad"
                     r"|(?:karten)?pr[üu]fnummer|code[ \t]+de[ \t]+s[ée]curit[ée]"
-                    r"|cryptogramme(?:[ \t]+visuel)?|codice[ \t]+di[ \t]+sicurezza")
+                    r"|cryptogramme(?:[ \t]+visuel)?|codice[ \t]+di[ \t]+sicurezza"
+                    # Japanese, Chinese (the back's last three digits) and Hebrew (three
+                    # digits on the back)
+                    "|セキュリティコード|末三[碼码]|安全[碼码]|ספרות[ \t]+בגב|קוד[ \t]+אבטחה")
 _CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|card[ _-]?verification|digit code"
                         r"|code on the|c[ao]digo de segur|pr[au]fnummer|code de s|cryptogramme"
-                        r"|codice di sicurezza)[^\r\n]{0,40}\d{3}")
+                        r"|codice di sicurezza|aaa)[^\r\n]{0,40}\d{3}")
 # Words that may stand between a code's or a PIN's name and its digits ("the card code on the
 # back is 591", "el PIN de la tarjeta SIM es 9202"): a closed list, so "pin count is 1024"
 # names no PIN.
@@ -1092,7 +1128,8 @@ _CARD_CODES = (
        r"[\]\\\"'>]{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*\\?[\"']?(\d{3,4})(?![\d.,:/-]?\d)",
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
        start=_at_words(("cvc", "cvv", "cvn", "security", "card", "digit", "code", "c\u00f3digo",
-                        "codigo", "pr\u00fcf", "pruf", "kartenpr", "cryptogramme", "codice"),
+                        "codigo", "pr\u00fcf", "pruf", "kartenpr", "cryptogramme", "codice",
+                        "セキュリティコード", "末三", "安全", "ספרות", "קוד"),
                        2),  # ("4-digit code": the name starts two characters before "digit")
        joined=_joined_card_code, joined_prefilter=_CARD_CODE_PREFILTER),
     _d("secret_assignment",
@@ -1360,7 +1397,10 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
                    "পাসওয়ার্ড|கடவுச்சொல்|รหัสผ่าน|parola|"
                    # a secret key in Chinese, Japanese and Korean, Thai's "code" (what a shop
                    # calls its login's password: "ใช้รหัส X")
-                   "密钥|秘钥|シークレット|APIキー|시크릿[ \t]?키|비밀[ \t]?키|รหัส")
+                   # (not a reference's code: "รหัสอ้างอิง", a payment's reference)
+                   "密钥|秘钥|シークレット|APIキー|시크릿[ \t]?키|비밀[ \t]?키|รหัส(?!อ้างอิง)|"
+                   # a secret key in Arabic and Persian
+                   "المفتاح السري|مفتاح سري|کلید مخفی")
 _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de passe", "ontrase",
                      "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
@@ -1369,7 +1409,7 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
                      "ogin", "assword", "ASSWORD", "laluan", "jelsz", "nenosiri", "κωδικός",
                      "סיסמה", "رمز عبور", "باسورد", "khẩu", "পাসওয়ার্ড", "கடவுச்சொல்", "รหัสผ่าน",
                      "arola", "密钥", "秘钥", "シークレット", "APIキー", "キー", "시크릿", "비밀",
-                     "รหัส")
+                     "รหัส", "المفتاح", "مفتاح", "کلید")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 # (a word starts after a JSON escape too: "...\\nTel. 843-215-389" in a logged prompt)
 _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
@@ -1463,7 +1503,7 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
                     "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
                     "รหัสผ่าน", "parola", "密钥", "秘钥", "シークレット", "apiキー", "시크릿", "비밀",
-                    "รหัส")
+                    "รหัส", "المفتاح", "مفتاح", "کلید")
 _PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mobil", "handy",
                  "celular", "cellulare", "fone",
                  "vil", "portable",
@@ -1656,7 +1696,9 @@ DETECTORS: tuple[Detector, ...] = (
        r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12,20}|whsec_[A-Za-z0-9+/=]{32,}"
        r"|[0-9a-f]{32}-us\d{1,2}"
        # (Entra ID's client secrets: three characters, a digit, "Q~", then 31 to 34)
-       r"|[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34})"
+       r"|[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}"
+       # (Tencent Cloud's SecretId)
+       r"|AKID[A-Za-z0-9]{32})"
        r"(?![A-Za-z0-9_-])",
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
                   r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"
@@ -1665,16 +1707,16 @@ DETECTORS: tuple[Detector, ...] = (
                   r"|key_live_[a-z0-9]{32}|hv[sbr]\.[A-Za-z0-9_-]{24}|dckr_pat_[A-Za-z0-9_-]{27}"
                   r"|glsa_[A-Za-z0-9]{32}_|xnd_(?:production|development)_|(?:live|test)_sk_"
                   r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12}|whsec_[A-Za-z0-9+/=]{32}"
-                  r"|[0-9a-f]{32}-us\d|\dQ~[A-Za-z0-9_~.-]{31}"),
+                  r"|[0-9a-f]{32}-us\d|\dQ~[A-Za-z0-9_~.-]{31}|AKID[A-Za-z0-9]{32}"),
        needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/", "pnu_",
                 "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.", "hvb.",
                 "hvr.", "dckr_pat_", "glsa_", "xnd_", "_sk_", "r8_", "LTAI", "whsec_", "-us",
-                "Q~"),
+                "Q~", "AKID"),
        # (back 36: New Relic's license ends in its needle)
        start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_",
                           "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.",
                           "hvb.", "hvr.", "dckr_pat_", "glsa_", "xnd_", "live_sk_", "test_sk_",
-                          "r8_", "LTAI", "whsec_", "-us", "Q~"),
+                          "r8_", "LTAI", "whsec_", "-us", "Q~", "AKID"),
                          36)),
     # Honeycomb's key goes in a header named for the team; PagerDuty's integration key under
     # routing_key (32 hex digits; a broker's routing key is a name, "orders.created").
@@ -1763,6 +1805,13 @@ DETECTORS: tuple[Detector, ...] = (
        r"[^\t\n]*(?:sess|sid|token|auth|login|jwt|remember)[^\t\n]*\t([^\t\n]{8,})",
        v.secret_value_ok, prefilter=r"(?i)\t(?:true|false)\t[^\t\n]*\t(?:true|false)\t",
        group=1, needles=("\t",)),
+    # A cloud SDK's client made with a key pair: the access key's id, then its secret
+    # (Tencent Cloud's Credential("AKID...", X), Alibaba Cloud's oss2.Auth('LTAI...', X)).
+    _d("secret_assignment",
+       r"(?:AKIA|ASIA|LTAI|AKID)[A-Za-z0-9]{12,40}\\?[\"'][ \t]*,[ \t]*\\?[\"']"
+       r"([A-Za-z0-9/+=_-]{16,})\\?[\"']", v.tokenish,
+       prefilter=r"(?:AKIA|ASIA|LTAI|AKID)[A-Za-z0-9]{12}[A-Za-z0-9]*\\?[\"'][ \t]*,", group=1,
+       needles=("AKIA", "ASIA", "LTAI", "AKID")),
     # PHP's PDO made with its password (new PDO($dsn, 'user', 'X')), as a stack trace prints
     # the call (PDO->__construct('mysql:host=db', 'shop_rw', 'X'), "-&gt;" in an HTML page).
     _d("secret_assignment",
@@ -2088,12 +2137,13 @@ DETECTORS: tuple[Detector, ...] = (
     # whoever holds the URL holds the access until it expires.
     _d("secret_assignment",
        # (after "&amp;" too: a link in an HTML attribute)
-       r"(?i)[?&;](?:x-amz-signature|x-goog-signature|x-amz-security-token|signature)"
+       # (Tencent COS's q-signature too)
+       r"(?i)[?&;](?:x-amz-signature|x-goog-signature|x-amz-security-token|q-signature|signature)"
        r"=([^&\s\"'#<>]{16,})",
-       prefilter=r"(?i)[?&;](?:x-(?:amz|goog)-)?s(?:ignature|ecurity-token)=", group=1,
+       prefilter=r"(?i)[?&;](?:x-(?:amz|goog)-|q-)?s(?:ignature|ecurity-token)=", group=1,
        needles=("Signature=", "signature=", "-Security-Token=", "-security-token=",
                 "SIGNATURE="),
-       start=_at_literal(("x-amz-s", "x-goog-s", "signature="), 1, fold=True)),
+       start=_at_literal(("x-amz-s", "x-goog-s", "q-signature=", "signature="), 1, fold=True)),
     # Akamai's token authentication (?hdnts=st=...~exp=...~acl=...~hmac=<hex>): the token is
     # the access until it expires, its HMAC the part nobody could forge.
     _d("secret_assignment", r"(?i)[~?&;]hmac=([0-9a-f]{32,})(?![0-9a-z])",
@@ -2117,15 +2167,48 @@ DETECTORS: tuple[Detector, ...] = (
     # ist Ihr Bestätigungscode", "277316 est votre code de connexion".
     _d("secret_assignment",
        # (not a year: "2024 is your year")
-       r"(?i)(?<![\w.,:/+-])(?!(?:19|20)\d\d(?!\d))(\d{4,8})[ \t]+"
+       r"(?i)(?<![\w.,:/+-])(?!(?:19|20)\d\d(?!\d))(\d{4,8})\*?[ \t]+"
        r"(?:is[ \t]+your|ist[ \t]+ihr|est[ \t]+votre|es[ \t]+tu|[eè][ \t]+il[ \t]+tuo"
-       r"|is[ \t]+uw|[eé][ \t]+(?:o[ \t]+)?seu|jest[ \t]+tw|är[ \t]+din)"
+       r"|is[ \t]+uw|[eé][ \t]+(?:o[ \t]+)?seu|jest[ \t]+tw|är[ \t]+din"
+       # ("*409301* adalah kode verifikasi Anda")
+       r"|adalah)"
        # (the code's own word within three: "your PetalPost login code")
        r"[ \t]+(?:[^\s.!]+[ \t]+){0,3}?[^\s.!]*?"
        r"(?:code|c[óo]digo|codice|kod|pin|otp|passcode|wachtwoord)",
-       prefilter=(r"(?i)\d{4}[ \t]+(?:is|ist|est|es|e|a|jest|ar)[ \t]+"
-                  r"(?:your|ihr|votre|tu|il|uw|o|seu|tw|din)"),
-       group=1, gate=r"\d{4}[ \t]+(?i:is|ist|est|es|[eèé]|jest|är)[ \t]", digits=True),
+       prefilter=(r"(?i)\d{4}\*?[ \t]+(?:(?:is|ist|est|es|e|a|jest|ar)[ \t]+"
+                  r"(?:your|ihr|votre|tu|il|uw|o|seu|tw|din)|adalah)"),
+       group=1, gate=r"\d{4}\*?[ \t]+(?i:is|ist|est|es|[eèé]|jest|är|adalah)[ \t]",
+       digits=True),
+    # Some put the code first: "800188 kodunu kimseyle paylasmayiniz" (a Turkish bank's),
+    # "898069 is OTP for Aadhaar ..." (UIDAI's).
+    _d("secret_assignment",
+       r"(?i)(?<![\w.,:/+-])(\d{4,8})[ \t]+(?:kodunu|kodunuz|şifreniz"
+       r"|is[ \t]+(?:the[ \t]+|your[ \t]+)?otp)\b",
+       prefilter=(r"(?i)\d{4}[ \t]+(?:kodunu|kodunuz|a+ifreniz"
+                  r"|is[ \t]+(?:the[ \t]+|your[ \t]+)?otp)"),
+       group=1, digits=True, gate=r"(?i:kodunu|ifreniz|otp)"),
+    # ... and a one-time code after its name, in the languages its SMS come in ("Your TAC is
+    # 806656", "login OTP 5078", "Ma xac thuc cua ban la 342156", "LINEの認証番号：937041",
+    # "كود التفعيل الخاص بك هو ٨٢١٥٠٦", "رمز پویا: ۹۴۳۷۰", "ओटीपी १३११३२ है"); digits of any
+    # script.
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:otp|tac|one[ -]time[ -](?:password|passcode|code|pin)"
+       r"|kode[ \t]+(?:otp|verifikasi)|m[aã][ \t]+(?:x[aá]c[ \t]+(?:th[uự]c|nh[aậ]n)|otp)"
+       "|\u0913\u091f\u0940\u092a\u0940|\u8a8d\u8a3c\u756a\u53f7|\u78ba\u8a8d\u30b3\u30fc\u30c9"
+       "|\u9a8c\u8bc1\u7801|\u9a57\u8b49\u78bc|\uc778\uc99d\ubc88\ud638"
+       "|(?:\u0643\u0648\u062f|\u0631\u0645\u0632)[ \t]+(?:\u0627\u0644\u062a\u062d\u0642\u0642"
+       "|\u0627\u0644\u062a\u0641\u0639\u064a\u0644|\u0627\u0644\u062f\u062e\u0648\u0644"
+       "|\u067e\u0648\u06cc\u0627)"
+       "|\u0627\u0644\u0631\u0642\u0645[ \t]+\u0627\u0644\u0633\u0631\u064a)(?![a-z])"
+       # (what may stand between: "is", "is your", "cua ban la", "الخاص بك هو", "الجديد")
+       "(?:[ \t]+(?:is|your|adalah|anda|cua|của|ban|bạn|la|là|hai|\u0647\u0648"
+       "|\u0627\u0644\u062e\u0627\u0635|\u0628\u0643|\u0627\u0644\u062c\u062f\u064a\u062f))*"
+       r"[ \t]*[:\uff1a=]?[ \t]*[*\"']?(\d{4,8})(?![\d.,:/-]?\d)",
+       prefilter=r"(?i)(?:^|[^a-z])(?:otp|tac)[^a-z]|one.time|kode[ \t]|m[a][ \t]+(?:xac|otp)|aa",
+       group=1, digits=True,
+       gate=("(?i:otp|tac|one.time|kode|m[a\u00e3] |\u0913\u091f\u0940\u092a\u0940|"
+             "\u8a8d\u8a3c|\u78ba\u8a8d|\u9a8c\u8bc1|\u9a57\u8b49|\uc778\uc99d|"
+             "\u0643\u0648\u062f|\u0631\u0645\u0632|\u0627\u0644\u0631\u0642\u0645)")),
     # OpenWeatherMap's key in its query (appid=<32 hex digits>).
     _d("secret_assignment", r"(?i)[?&]appid=([0-9a-f]{32})(?![0-9a-z])", v.tokenish,
        prefilter=r"(?i)[?&]appid=[0-9a-f]{32}", group=1, needles=("appid=", "APPID=", "appId="),
@@ -2625,10 +2708,12 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("name=", "NAME="), start=_at_literal(("name=",), fold=True)),
     _d("secret_assignment",
        # (attributes too: WS-Security's <wsse:Password Type="...#PasswordText">)
-       rf"(?i)<([\w:.-]*(?:{_FIELD_SECRET})[\w.-]*)(?<!hex)(?<!hash)(?<!sha256)(?<!sha1)"
+       # (and an element named "pass" alone: <pass>X</pass>)
+       rf"(?i)<([\w:.-]*(?:{_FIELD_SECRET}|(?<=[<:])pass(?=>))[\w.-]*)(?<!hex)(?<!hash)"
+       r"(?<!sha256)(?<!sha1)"
        r"(?:[ \t][^<>\n]*)?>"
        r"([^<\s][^<\n]{3,})</\1>", v.secret_value_ok,
-       prefilter=rf"(?i)<[A-Za-z0-9_:.-]*(?:{_FIELD_SECRET_PREFILTER})[A-Za-z0-9_.-]*"
+       prefilter=rf"(?i)<[A-Za-z0-9_:.-]*(?:{_FIELD_SECRET_PREFILTER}|pass)[A-Za-z0-9_.-]*"
                  r"(?:[ \t][^<>\r\n]*)?>",
        group=2, needles=("<",), start=_at_literal(("<",))),
     _d("secret_assignment",
@@ -2722,9 +2807,9 @@ DETECTORS: tuple[Detector, ...] = (
     # An Authorization header of any scheme (Token, ApiKey, SSWS, Digest, ...): its
     # credential. Bearer and Basic are the bearer_token detector's, listed first.
     _d("bearer_token",
-       r"(?i)(?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+       r"(?i)(?<![\w-])(?:proxy-)?authorization\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
        r"(?:[a-z][\w-]*[ \t]+)?([A-Za-z0-9._~+/=-]{12,})", v.credential_ok,
-       prefilter=r"(?i)authorization[\"']?[ \t]*[:=]", group=1,
+       prefilter=r"(?i)authorization\\*[\"']?[ \t]*[:=]", group=1,
        needles=("uthorization", "UTHORIZATION"),
        start=_at_literal(("authorization",), 6, fold=True)),
     # A quoted value with spaces in it under a secret's key (password="p@ss w0rd x"): the

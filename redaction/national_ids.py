@@ -18,13 +18,53 @@ from datetime import date
 from .validators import luhn_ok
 
 __all__ = [
-    "aadhaar_ok", "any_id_ok", "be_national_number_ok", "bsn_ok", "checked_id_ok",
-    "cn_resident_id_ok", "cnp_ok", "codice_fiscale_ok", "cpf_ok", "cpr_ok", "cuil_ok", "cuit_ok",
-    "curp_ok", "dni_ok", "fodselsnummer_ok", "hetu_ok", "hkid_ok", "ird_ok", "itin_ok",
-    "medicare_ok", "my_number_ok", "mykad_ok", "naf_ok", "nhs_ok", "nik_ok", "nino_ok", "nir_ok",
+    "aadhaar_ok",
+    "any_id_ok",
+    "be_national_number_ok",
+    "bsn_ok",
+    "checked_id_ok",
+    "cn_resident_id_ok",
+    "cnp_ok",
+    "codice_fiscale_ok",
+    "cpf_ok",
+    "cpr_ok",
+    "cuil_ok",
+    "cuit_ok",
+    "curp_ok",
+    "dni_ok",
+    "eg_national_id_ok",
+    "emirates_id_ok",
+    "fodselsnummer_ok",
+    "hetu_ok",
+    "hkid_ok",
+    "ird_ok",
+    "itin_ok",
+    "medicare_ok",
+    "melli_ok",
+    "my_number_ok",
+    "mykad_ok",
+    "naf_ok",
+    "nhs_ok",
+    "nik_ok",
+    "nino_ok",
+    "nir_ok",
     "nric_ok",
-    "pan_ok", "passport_ok", "personnummer_ok", "pesel_ok", "pps_ok", "rrn_ok", "rut_ok",
-    "sin_ok", "steuer_id_ok", "tc_kimlik_ok", "teudat_zehut_ok", "tfn_ok", "thai_id_ok",
+    "pan_ok",
+    "passport_ok",
+    "personnummer_ok",
+    "pesel_ok",
+    "pps_ok",
+    "rrn_ok",
+    "rut_ok",
+    "sa_id_ok",
+    "sin_ok",
+    "steuer_id_ok",
+    "tc_kimlik_ok",
+    "teudat_zehut_ok",
+    "tfn_ok",
+    "thai_id_ok",
+    "tw_id_ok",
+    "vn_citizen_id_ok",
     "za_id_ok",
 ]
 
@@ -107,6 +147,65 @@ def naf_ok(candidate: str) -> bool:
     province, number, check = int(n[:2]), int(n[2:10]), int(n[10:])
     return (int(n[:10]) % 97 == check
             or (number < 10_000_000 and (province * 10_000_000 + number) % 97 == check))
+
+
+def sa_id_ok(candidate: str) -> bool:
+    """Saudi Arabia's national id (1...) or iqama (2...): ten digits, a Luhn check digit."""
+    n = _numerals(candidate)
+    return len(n) == 10 and n[0] in "12" and luhn_ok(n)
+
+
+def emirates_id_ok(candidate: str) -> bool:
+    """The UAE's Emirates ID: 784, the holder's birth year, seven digits, a Luhn check digit."""
+    n = _numerals(candidate)
+    return len(n) == 15 and n.startswith("784") and n[3:5] in ("19", "20") and luhn_ok(n)
+
+
+def melli_ok(candidate: str) -> bool:
+    """Iran's national code (kod-e melli): ten digits, the last a check by 11."""
+    n = _numerals(candidate)
+    if len(n) != 10 or len(set(n)) == 1:
+        return False
+    rest = sum(int(n[i]) * (10 - i) for i in range(9)) % 11
+    return int(n[9]) == (rest if rest < 2 else 11 - rest)
+
+
+# Taiwan's national id: a letter (its region, read as two digits), 1 or 2 (or 8 or 9 for a
+# resident's), eight digits; weighted, the sum ends in 0.
+_TW_LETTERS = dict(zip("ABCDEFGHJKLMNPQRSTUVXYWZIO", range(10, 36), strict=True))
+
+
+def tw_id_ok(candidate: str) -> bool:
+    """Taiwan's national id (and resident certificate number): a letter, then 9 digits."""
+    text = candidate.upper()
+    if (len(text) != 10 or text[0] not in _TW_LETTERS or not text[1:].isdigit()
+            or not text.isascii() or text[1] not in "1289"):
+        return False
+    code = _TW_LETTERS[text[0]]
+    total = code // 10 + (code % 10) * 9 + int(text[9])
+    total += sum(int(text[i + 1]) * (8 - i) for i in range(8))
+    return total % 10 == 0
+
+
+_EG_GOVERNORATES = frozenset((*range(1, 5), *range(11, 20), *range(21, 36), 88))
+
+
+def eg_national_id_ok(candidate: str) -> bool:
+    """Egypt's national id: 14 digits, the century (2: 1900s, 3: 2000s), the birth date, the
+    governorate's code, then a serial; no public check digit, so the date and the code are
+    what is checked."""
+    n = _numerals(candidate)
+    if len(n) != 14 or n[0] not in "23":
+        return False
+    month, day = int(n[3:5]), int(n[5:7])
+    return 1 <= month <= 12 and 1 <= day <= 31 and int(n[7:9]) in _EG_GOVERNORATES
+
+
+def vn_citizen_id_ok(candidate: str) -> bool:
+    """Viet Nam's citizen id (CCCD): 12 digits, a province's code (001-096), then the century
+    and sex (0-3) and the birth year's last two digits; no check digit."""
+    n = _numerals(candidate)
+    return len(n) == 12 and 1 <= int(n[:3]) <= 96 and n[3] in "0123"
 
 
 _CF_ODD = dict(zip("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",
@@ -551,18 +650,19 @@ def ird_ok(candidate: str) -> bool:
 _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
     8: (tfn_ok, ird_ok),
     9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok),
-    10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok),
+    10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok, sa_id_ok, melli_ok),
     11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok, cuil_ok,
          fodselsnummer_ok, medicare_ok),
-    12: (aadhaar_ok, my_number_ok, personnummer_ok, mykad_ok),
+    12: (aadhaar_ok, my_number_ok, personnummer_ok, mykad_ok, vn_citizen_id_ok),
     13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok),
-    15: (nir_ok,),
+    14: (eg_national_id_ok,),
+    15: (nir_ok, emirates_id_ok),
     16: (nik_ok,),
     18: (cn_resident_id_ok,),
 }
 _SHAPE_CHECKS: tuple[Callable[[str], bool], ...] = (
     dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok, curp_ok,
-    hetu_ok, nric_ok, hkid_ok, pps_ok)
+    hetu_ok, nric_ok, hkid_ok, pps_ok, tw_id_ok)
 
 
 def any_id_ok(candidate: str) -> bool:
@@ -580,7 +680,8 @@ def any_id_ok(candidate: str) -> bool:
 # "tax id" are a US employer's or person's (the SSN has its own kind), one in ten or eleven
 # of them passing the BSN's, the SIN's, the TFN's or the IRD number's test. Nor Medicare's
 # ten, whose check is one digit's.
-_UNCHECKED = (rrn_ok, nik_ok, cpr_ok, itin_ok, medicare_ok, mykad_ok)
+_UNCHECKED = (rrn_ok, nik_ok, cpr_ok, itin_ok, medicare_ok, mykad_ok, eg_national_id_ok,
+              vn_citizen_id_ok)
 _CHECKED_DIGITS = {n: tuple(c for c in checks if c not in _UNCHECKED)
                    for n, checks in _DIGIT_CHECKS.items() if n > 9}
 
@@ -594,4 +695,4 @@ def checked_id_ok(candidate: str) -> bool:
         return any(check(candidate) for check in _CHECKED_DIGITS.get(len(n), ()))
     return any(check(candidate) for check in (dni_ok, codice_fiscale_ok, cn_resident_id_ok,
                                                rut_ok, curp_ok, hetu_ok, nric_ok, hkid_ok,
-                                               pps_ok))
+                                               pps_ok, tw_id_ok))

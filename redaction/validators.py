@@ -578,7 +578,8 @@ _STRIPE_TEST = re.compile(r"(?:tok|pm|src)_[a-z]+(?:_[a-z0-9]+)*")
 # Public by design: Mapbox's pk. tokens and Stripe's publishable keys ship in web pages; public
 # keys and certificates; values encrypted at rest (SOPS's ENC[AES256_GCM,...], Ansible's
 # !vault).
-_PUBLIC = re.compile(r"pk\.eyJ|pk_(?:live|test)_|-----BEGIN (?:PUBLIC KEY|CERTIFICATE)"
+# (and Midtrans' client key, which its Snap page embeds: Mid-client-...)
+_PUBLIC = re.compile(r"pk\.eyJ|pk_(?:live|test)_|Mid-client-|-----BEGIN (?:PUBLIC KEY|CERTIFICATE)"
                      r"|ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-|ENC\[|!vault"
                      # Stripe's object ids (a card's single-use token, a customer, a charge: 14
                      # to 28 characters; tok_ and 40 is an OAuth server's access token)

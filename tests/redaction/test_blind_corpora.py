@@ -175,7 +175,37 @@ _TOLD_TEMP_PASSWORD = ("a temporary password after 'given over the phone:', word
 _SKIMMED_CODE = "a card's code under a skimmer's one-letter key (\"c\"), URL-encoded JSON"
 _TOLD_OTP = "a one-time code a caller reads back ('ok got it its 421 069'), nothing naming it"
 _OLD_PASSWORD_PROSE = "an old password told in prose ('the OLD one ... was X'), no key"
+# Corpus UH (what users in Asia and the Middle East type and paste, in their scripts).
+_UNNAMED_PHONE = ("a mobile number with no word for a phone before it (a booking bot's 'We'll "
+                  "call X', a JSON key the detectors do not know, a chat's 'PayNow me at X')")
+_JP_RECOVERY_LIST = ("GitHub's recovery codes one per line after Japanese 'リカバリーコード…：', "
+                     "the name's line apart from them")
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "corpus_uh": {
+        "885636472": "an Israeli id under doc_no, its document's type (tz) a field before it",
+        "osaka%Lotus63": "a Wi-Fi QR payload's password field (WIFI:...;P:X;)",
+        "6d65686d657464656d69724079616e6465782e636f6d2e7472": ("an e-mail written as hex "
+                                                               "(rcpt_hex=...)"),
+        "883696": "an SMS template's code under a JSON key 'code' in a sender's log",
+        "8018911624": "a phone number as a UPI address's name (8018911624@ybl)",
+        "S3UfGIhDIwDbOT5YYVVVeVRr": ("Razorpay's key secret as the second of a client's auth "
+                                     "pair, its id read from the environment"),
+        "26509060172606": ("an Egyptian national number under a generic id_number key: no "
+                           "check digit, so only under its own name"),
+        "0544132438": _UNNAMED_PHONE,
+        "01051548784": _UNNAMED_PHONE,
+        "9301 2098": _UNNAMED_PHONE,
+        "08783720271": _UNNAMED_PHONE,
+        "75266 10690": "an Indian mobile split 5-5 after a Tamil word for it",
+        "६५५००६१९४८": "a phone in Devanagari digits after Hindi 'contact' (संपर्क)",
+        **dict.fromkeys(("1m9bv-k2jjx", "fpvet-uldlz", "757ai-iedz5", "wz3ls-exryc"),
+                        _JP_RECOVERY_LIST),
+        "%7B%22aadhaar%22%3A%20%22861943689304%22%7D": ("an Aadhaar number in a URL-encoded JSON "
+                                                        "body, labelled whole"),
+        "ODYwODU0MTIwODI=": "a TC Kimlik number base64-encoded in a SOAP element",
+        "3754393627162": ("a Thai citizen id as a PromptPay lookup's proxyValue, its kind "
+                          "(NATID) in the field before"),
+    },
     "corpus_ug": {
         **dict.fromkeys((
             "JABwAD0AQwBvAG4AdgBlAHIAdABUAG8ALQBTAGUAYwB1AHIAZQBTAHQAcgBpAG4AZwAgACcAVgA0AHYA"
@@ -694,6 +724,8 @@ _HASHED_KEY = ("LiteLLM's key records hold the key's sha256 under 'key' and 'api
                "digits under a key's name are read as the key, as a secret's value is")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    "corpus_uh": {"UH-178": "a bot's address at GitHub's noreply domain in a commit's author: "
+                            "an e-mail address, redacted as any is"},
     "corpus_uf": {"UF-425": "an EAN-13 barcode under SAP's EAN11 column that passes the Luhn "
                             "check as a 13-digit Visa number would"},
     "corpus_ud": dict.fromkeys(("UD-041", "UD-158", "UD-169"), _DOCS_RANGE),
@@ -726,8 +758,6 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
                    "phone's national format",
         "tb-0182": "EAN-13 barcodes that pass Luhn with a Visa prefix (4502297684483): a "
                    "13-digit card's shape",
-        "tb-0318": "a parcel's inquiry number (お問い合わせ番号) in a Japanese landline's exact "
-                   "format, 0739-4383-4161",
         "tb-0353": "a NANP-shaped serial in a CSV column named 'serial' (the table pass names "
                    "kinds, it does not clear them)",
     },

@@ -117,6 +117,53 @@ def test_found_in_process_and_by_the_collector(text: str, value: str) -> None:
     ("#fields\tts\tuid\thost\tusername\tpassword\n1710257320.869070\tCa0hQzizwmMK9zf9vf\t"
      "cam-lobby-02\tsvc_print\t2BS*Vhz2h5cohV\n# analyst: seen", "2BS*Vhz2h5cohV"),
     ("backup codes: 8772 8524  7114 0841  8467 5918 (I used the first one)", "8467 5918"),
+    # corpus UH: one-time codes in the languages their SMS come in
+    ("RM0.00 Touch 'n Go eWallet: Your TAC is 806656. Valid for 3 mins.", "806656"),
+    ("Garanti BBVA: 800188 kodunu kimseyle paylasmayiniz.", "800188"),
+    ("898069 is OTP for Aadhaar (XX0786) authentication, valid for 10 mins.", "898069"),
+    ("bhai mera Swiggy login OTP 5078 aaya hai", "5078"),
+    ("MoMo: Ma xac thuc cua ban la 342156. Tuyet doi KHONG chia se", "342156"),
+    ("رمز التحقق الخاص بك هو: 8656\nلا تشاركه مع أحد. stc pay", "8656"),
+    ("كود التفعيل الخاص بك هو ٨٢١٥٠٦ - لا تشارك الكود", "٨٢١٥٠٦"),
+    ("*409301* adalah kode verifikasi Anda.", "409301"),
+    ("ओटीपी १३११३२ है, किसी के साथ साझा न करें", "१३११३२"),
+    ("LINEの認証番号：937041\nこの番号を他人に教えないでください。", "937041"),
+    ("بانک ملت\nرمز پویا: ۹۴۳۷۰\nمبلغ", "۹۴۳۷۰"),
+    # national ids of Saudi Arabia, the UAE, Iran, Egypt, Taiwan, Viet Nam and Korea
+    ("ابي أجدد الجواز عن طريق أبشر، رقم الهوية 1862780556 والجوال", "1862780556"),
+    ('{"employee": {"iqamaNo": "2359647993", "nationality": "IND"}}', "2359647993"),
+    ("ts=... country=AE id_type=EMIRATES_ID id_number=784-2002-4076444-7 liveness=0.98",
+     "784-2002-4076444-7"),
+    ("رقم الهوية 784-1998-3684332-8 والآيبان", "784-1998-3684332-8"),
+    ("کد ملی: 1362136026\nشماره شبا", "1362136026"),
+    ('{"document": {"type": "MELLI", "number": "1288671733"}}', "1288671733"),
+    ("الرقم القومي 27803261609013، ومش عارف", "27803261609013"),
+    ("我的身分證是 N 開頭，完整是N252365478，戶政事務所說要補件", "N252365478"),
+    ("POST /v3/identity/verify?country=TW&doc_type=national_id&doc_no=H291677673 202",
+     "H291677673"),
+    ("Chào shop, mình tên Mai, số CCCD 083083248547, SĐT", "083083248547"),
+    ("주민등록증\n정하은\n940606-1758408\n서울특별시", "940606-1758408"),
+    # a card's code named in Japanese, Chinese and Hebrew; an address's full-width at sign
+    ("JCB 3530 2648 7039 3092、有効期限 09/28、セキュリティコード 043 です。", "043"),
+    ("卡號 4147208373759583，到期日 11/27，背面末三碼 591，麻煩幫我更新。", "591"),
+    ("החיוב בכרטיס 4319404124700362 נכשל, תוקף 06/27, 3 ספרות בגב 266.", "266"),
+    ("ارسلوا الفاتورة على noura.sh＠yahoo.com لو سمحتوا", "noura.sh＠yahoo.com"),
+    # cloud keys pasted by developers
+    ('cred = credential.Credential("AKID0GC04GiHlXahBCJpKaRAADR7swnFGSPD", '
+     '"JBcO1ahYPF1ZtgZDgCfiXz1veWfr386K")', "JBcO1ahYPF1ZtgZDgCfiXz1veWfr386K"),
+    ("auth = oss2.Auth('LTAI5tPOVwsqnIOaH7BEbA3F', 'kGnmEpSHRZeP5bNtnASJPTzvdF66eQ')",
+     "kGnmEpSHRZeP5bNtnASJPTzvdF66eQ"),
+    ("fp.pdf?q-sign-algorithm=sha1&q-ak=AKIDCEtCfaQPxVHhz7q0Gtvkhx7KefFlK1FQ&q-signature="
+     "02801487207f662d12140d92f4c7d6b16cb06ab2", "02801487207f662d12140d92f4c7d6b16cb06ab2"),
+    ("mchId: 1618490631\napiV3Key: qHXlgofwoDw7a57ps94c7oa3mLh190Kv\n",
+     "qHXlgofwoDw7a57ps94c7oa3mLh190Kv"),
+    ("<login><user>wilaiwan.s</user><pass>Tiger7830!</pass><otpChannel>SMS</otpChannel>",
+     "Tiger7830!"),
+    ('{"req":"{\\"headers\\":{\\"Authorization\\":'
+     '\\"KakaoAK 41808d0fd7ce64c1d2e433aa4b5cccf7\\"}}"}',
+     "41808d0fd7ce64c1d2e433aa4b5cccf7"),
+    ("هذا المفتاح السري حق AWS: nNsngs8KDKl9STvxDwI5SxrEoPDqtCmX2YRsuWp4 — ليش",
+     "nNsngs8KDKl9STvxDwI5SxrEoPDqtCmX2YRsuWp4"),
 ])
 def test_found_in_process(text: str, value: str) -> None:
     assert value not in _redact(text)
@@ -140,6 +187,13 @@ def test_found_in_process(text: str, value: str) -> None:
     "git@github.com:acme2/Repo.git",
     "C:\\> net user jdoe /domain",
     ".github.com\tTRUE\t/\tFALSE\t1754677654\t_octo\tGH1.1.882991668.1736790026",
+    # a Thai payment's reference code, a Japanese slip's and a Korean receipt's numbers, a
+    # Midtrans client key (public, embedded in its checkout page)
+    "วันที่ 15 ส.ค. 2567 ยอดชำระ ฿1,250.00 รหัสอ้างอิง U0P6YF4YCQ21",
+    "ヤマト運輸 伝票番号 0036-3685-4580 配達完了 2024/08/13 11:42",
+    "발행일 2024.08.15 / 접수번호 0811-6599657 / 처리기한 2024.08.29",
+    '<script src="https://app.midtrans.com/snap/snap.js"\n'
+    '  data-client-key="Mid-client-Impr2kwEG2KK">',
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text
