@@ -43,7 +43,7 @@ from ..core.sequence import SeqRecord, SeqState
 from ..core.stats import EngineStats
 from ..core.stream import Watermarks
 from ..core.tokenizer import ByteTokenizer
-from ..transport.serving import freeze_start_up_heap
+from ..heap import freeze_start_up_heap
 from .engine_wire import (
     Close,
     Decided,

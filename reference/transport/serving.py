@@ -11,14 +11,13 @@ port whose number is known before the server starts.
 from __future__ import annotations
 
 import asyncio
-import gc
 import socket
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, Self
 
-__all__ = ["ServingThread", "UvicornThread", "freeze_start_up_heap", "listen"]
+__all__ = ["ServingThread", "UvicornThread", "listen"]
 
 
 def listen(host: str, port: int, send_buffer_bytes: int | None, backlog: int) -> socket.socket:
@@ -38,15 +37,6 @@ def listen(host: str, port: int, send_buffer_bytes: int | None, backlog: int) ->
         raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from exc
     sock.setblocking(False)
     return sock
-
-
-def freeze_start_up_heap() -> None:
-    """Take every object made so far (modules, compiled patterns, the app and its telemetry)
-    out of the cyclic collector's reach, as a long-running server's start-up heap never becomes
-    garbage. Otherwise each full collection walks all of it again: tens of milliseconds in
-    which every stream the process relays stalls at once."""
-    gc.collect()
-    gc.freeze()
 
 
 class ServingThread:

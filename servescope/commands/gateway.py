@@ -76,7 +76,7 @@ def _gateway(args: argparse.Namespace) -> int:
     from servescope.gateway.serving import CONNECTIONS, SERVICE_NAME, serve_gateway
     from servescope.instrumentation.endpoints import shown_url
     from servescope.instrumentation.setup import setup_telemetry
-    from servescope.reference.transport.serving import freeze_start_up_heap
+    from servescope.reference.heap import freeze_start_up_heap
 
     try:
         config = _config(args)

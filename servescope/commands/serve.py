@@ -89,8 +89,8 @@ def _serve(args: argparse.Namespace) -> int:
     from servescope.redaction import PolicyError, RedactionStage, load_policy
     from servescope.reference.client.engine import Engine
     from servescope.reference.client.engine_client import EngineClient
+    from servescope.reference.heap import freeze_start_up_heap
     from servescope.reference.transport.server import create_app, declared_labels, serve
-    from servescope.reference.transport.serving import freeze_start_up_heap
 
     if args.http2 and not args.http2_without_guarantees:
         gaps = "".join(f"\n  - {gap}" for gap in HTTP2_GAPS)

@@ -1,11 +1,11 @@
-"""The serving helpers shared by the reference server, its engine process and the gateway."""
+"""The start-up heap of the reference server, its engine process and the gateway."""
 
 from __future__ import annotations
 
 import gc
 import weakref
 
-from servescope.reference.transport.serving import freeze_start_up_heap
+from servescope.reference.heap import freeze_start_up_heap
 
 
 def test_the_start_up_heap_leaves_the_collectors_reach_and_garbage_is_still_collected() -> None:
