@@ -272,7 +272,11 @@ RE2_PATTERNS: dict[str, str] = {
                    r"thai.?(national.?)?id|cui[tl]|teudat.?zehut|israeli id|cnp|"
                    r"cod numeric personal|ppsn|pps.?(number|no)|personal public service|"
                    r"ird.?(number|no)|inland revenue|mykad|no\.? ?(ic|kp)|curp|uinfin|"
-                   r"social.insurance|cnp)([^a-z]|$)|"
+                   r"social.insurance|cnp|"
+                   # (the third round: Spain's NAF, Korea's jumin, Saudi Arabia's iqama, the
+                   # UAE's, Iran's, Viet Nam's, Nigeria's, Kenya's, a c\u00e9dula, Ghana's)
+                   r"afiliaci.n|nuss|jumin|iqama(.?no)?|emirates.?id|melli|cccd|cmnd|nin|bvn|"
+                   r"kra.?pin|c.dula|dpi|nrc|ghana card)([^a-z]|$)|"
                    # (their own scripts' names: Aadhaar, Korea's, Japan's, China's, passports,
                    # Thailand's, Israel's)
                    "\u0906\u0927\u093e\u0930|\uc8fc\ubbfc|\u30de\u30a4\u30ca\u30f3\u30d0\u30fc|"

@@ -194,6 +194,19 @@ def _long_base64(text: str) -> Iterator[tuple[int, int]]:
         at = mapped.find(_RUN, end)
 
 
+# An address written as hex (a mail queue's rcpt_hex=..., a vector store's owner_hex=...):
+# an even run of 16 or more hex digits.
+_HEX_RUN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){8,160}(?![0-9A-Za-z])")
+
+
+def _hex_address(token: str) -> str | None:
+    """``token`` decoded from hex when it is printable ASCII holding an "@", else None."""
+    raw = bytes.fromhex(token)
+    if b"@" not in raw or not all(0x20 < byte < 0x7F for byte in raw):
+        return None
+    return raw.decode("ascii")
+
+
 def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
                   ) -> Iterator[tuple[int, int, str]]:
     """(start, end, decoded text) of each base64 token in a URL, of each base64 JSON object,
@@ -213,6 +226,11 @@ def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
             continue  # JSON (above), a hash, a constant, a word
         if fresh(start, end) and (decoded := b64_text(token)) is not None and len(decoded) >= 6:
             yield start, end, decoded
+    if "40" in text:  # (an address written as hex holds "@", 0x40)
+        for match in _HEX_RUN.finditer(text):
+            token = match.group()
+            if "40" in token and fresh(*match.span()) and (decoded := _hex_address(token)):
+                yield match.start(), match.end(), decoded
     if ("://" not in text and "?" not in text) or ("=" not in text and "/" not in text):
         return  # (a question in prose is no query: a token in one follows "=" or "/")
     for match in BASE64_IN_URL.finditer(text):

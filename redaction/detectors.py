@@ -614,6 +614,8 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?k
                  # log; key="linear", a parameter's choice in code): a key names a credential
                  # only with digits or length in it (the pattern folds case: any letters)
                  + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"'][A-Z]{2,12}\\*[\"'])"
+                 # nor a cache's key: a namespace, then a digest ("key=llm:<sha256>")
+                 + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?[a-z][\w.-]*:[0-9a-f]{32,64}(?![\w-]))"
                  # nor lower-case words joined by "-" (a feature flag's key, "new-checkout-flow")
                  + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"'][a-z]+(?:-[a-z]+)+\\*[\"'])"
                  # nor, in YAML, a word of letters alone (a secretKeyRef's "key: openai" names
@@ -815,6 +817,11 @@ def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
               group=1, checksummed=checksummed, digits=True, start=_at_words(words))
 
 
+def _has_digit(value: str) -> bool:
+    """A named number of a shape that holds letters too: at least a digit."""
+    return any(ch.isdigit() for ch in value)
+
+
 # The records whose numbers are no person's: "invoice document number", "ticket id number".
 _NOT_A_RECORDS = "".join(rf"(?<!{w} )" for w in (
     "invoice", "Invoice", "ticket", "Ticket", "order", "Order", "customer", "Customer",
@@ -844,7 +851,8 @@ _NATIONAL_IDS = (
     _named_id((r"t\.?c\.?[ _]?kimlik", r"tckn", r"kimlik[ _]?no",
                r"tc(?:'[a-z]+\b|[ _]?no\b|[ _]?numara|:)"),
               ("tc", "t.c", "kimlik"), r"[1-9]\d{10}", ids.tc_kimlik_ok),
-    _named_id((r"cpf",), ("cpf",), r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}", ids.cpf_ok),
+    _named_id((r"cpf", r"documento\b"), ("cpf", "documento"), r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}",
+              ids.cpf_ok),
     _named_id((r"dni", r"nie\b", r"nif\b", r"documento(?: nacional)?\b", _AS_KEY % "doc"),
               ("dni", "nie", "nif", "documento", "doc"),
               r"\d{8}-?[A-Za-z]|\d{2}\.\d{3}\.\d{3}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z]",
@@ -874,6 +882,38 @@ _NATIONAL_IDS = (
               ("\u8eab\u5206", "\u5168\u6c11", "id", "doc"), r"[A-Z][1289]\d{8}", ids.tw_id_ok),
     _named_id((r"(?<![a-z])cccd\b", r"(?<![a-z])cmnd\b", r"c[aă]n c[uư]+[oớ]c"),
               ("cccd", "cmnd", "c"), r"\d{12}", ids.vn_citizen_id_ok, checksummed=False),
+    # Africa's and Latin America's, named (their checks are not public, so the name and
+    # the shape decide): Nigeria's NIN and BVN, Kenya's KRA PIN, a c\u00e9dula (C.I.) of
+    # Spanish-speaking America, Guatemala's DPI, Morocco's, Tunisia's and West Africa's CIN or
+    # CNI, Brazil's RG, Mexico's RFC of a person, Zambia's NRC.
+    _named_id((r"(?-i:NIN)\b", _AS_KEY % "nin", r"national identification number",
+               r"(?-i:BVN)\b", _AS_KEY % "bvn", r"bank verification number"),
+              ("nin", "national", "bvn", "bank"), r"\d{11}|\d{4} \d{3} \d{4}",
+              ids.digit_count_ok(11, 11), checksummed=False),
+    _named_id((r"(?-i:NIN)\b", _AS_KEY % "nin"), ("nin",), r"C[MF][A-Z0-9]{12}",
+              _has_digit, checksummed=False),
+    # (a person's KRA PIN starts with A; a company's, with P, is on its every invoice)
+    _named_id((r"kra[ _-]?pin",), ("kra",), r"A\d{9}[A-Z]", _has_digit, checksummed=False),
+    _named_id(("c[ée]dula(?:[ _-]?(?:de[ _]identidad|n[úu]mero|no\\.?))?",
+               r"(?-i:C\.I\.)", r"(?-i:DPI)\b"),
+              ("c\u00e9dula", "cedula", "c.i.", "dpi"),
+              r"(?:[VE]-)?\d(?:[ .-]?\d){5,12}", ids.digit_count_ok(6, 13), checksummed=False),
+    _named_id((r"(?-i:CIN|CNI)\b",), ("cin", "cni"), r"[A-Z]{1,2}\d{5,9}|\d{8,13}",
+              _has_digit, checksummed=False),
+    _named_id((r"(?-i:RG)\b", r"registro geral"), ("rg", "registro"),
+              r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dXx]", ids.digit_count_ok(8, 10), checksummed=False),
+    _named_id((r"(?-i:RFC)\b", _AS_KEY % "rfc"), ("rfc",),
+              # (not the generic RFCs of the public and of foreigners, on every such invoice)
+              "(?!X[AE]XX010101000)[A-ZÑ&]{4}\\d{6}[A-Z0-9]{3}", _has_digit, checksummed=False,
+              shape=r"[A-Za-z&]{4}\d{6}[A-Z0-9]{3}"),
+    _named_id((r"(?-i:NRC)\b",), ("nrc",), r"\d{6}/\d{2}/\d", _has_digit, checksummed=False),
+    # ... and in their own shapes, named or not: Ghana's card (GHA-, nine digits, a check
+    # digit), Tanzania's NIDA number (a birth date and three groups).
+    _d("national_id", rf"{_ID_L}(GHA-\d{{9}}-\d){_ID_R}", prefilter=r"GHA-\d{9}-\d", group=1,
+       needles=("GHA-",), start=_at_literal(("GHA-",))),
+    _d("national_id", rf"{_ID_L}((?:19|20)\d{{6}}-\d{{5}}-\d{{5}}-\d{{2}}){_ID_R}",
+       prefilter=r"[12][09]\d{6}-\d{5}-\d{5}-\d{2}", group=1, digits=True,
+       start=_at_class(r"\d")),
     # The Emirates ID in its own shape, named or not: 784, a year, seven digits, a check.
     _d("national_id", rf"{_ID_L}(784-(?:19|20)\d\d-\d{{7}}-\d){_ID_R}", ids.emirates_id_ok,
        prefilter=r"784-[12][09]\d\d-\d{7}-\d", group=1, needles=("784-",), checksummed=True,
@@ -1415,7 +1455,8 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
 _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"(?:phone|phone_?number|mobile_?phone|wa_?id|contacto|contato|contact[áa]vel|tel|"
                 # (Twilio's WaId: a WhatsApp sender's number; a signature's "Línea directa")
-                r"l[íi]nea[ \t]+directa|"
+                # (a Spanish telecom's "dar de baja la línea 699 93 41 70")
+                r"l[íi]nea(?:[ \t]+directa)?|"
                 r"mobile?|handy|"
                 r"celular|cellulare|m[óo]vil|portable|"
                 # (Brazil's NF-e names it <fone>)
@@ -1504,7 +1545,7 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
                     "รหัสผ่าน", "parola", "密钥", "秘钥", "シークレット", "apiキー", "시크릿", "비밀",
                     "รหัส", "المفتاح", "مفتاح", "کلید")
-_PHONE_STARTS = ("phone", "wa_id", "waid", "nea directa", "contact", "tel", "mobil", "handy",
+_PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "handy",
                  "celular", "cellulare", "fone",
                  "vil", "portable",
                  "whatsapp", "msisdn", "my number", "new number", "cell ", "cell.", "cell:",
@@ -1556,7 +1597,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password[^\r\n]{0,40}[ \t](?:ora|adesso)[ \t]+(?:a|e')|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
-_PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]+directa|kontakt|"
+_PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|kontakt|"
                     r"numerem|tlm|(?:^|[^a-z]|\\[nrt])t[ea]l"
                     r"|mobil|handy|celular|fone|"
                     r"cellulare|m[ao]vil|portable|"
@@ -1697,8 +1738,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"|[0-9a-f]{32}-us\d{1,2}"
        # (Entra ID's client secrets: three characters, a digit, "Q~", then 31 to 34)
        r"|[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}"
-       # (Tencent Cloud's SecretId)
-       r"|AKID[A-Za-z0-9]{32})"
+       # (Tencent Cloud's SecretId; Tavily's keys)
+       r"|AKID[A-Za-z0-9]{32}|tvly-(?:dev-|prod-)?[A-Za-z0-9]{32})"
        r"(?![A-Za-z0-9_-])",
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
                   r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"
@@ -1707,16 +1748,16 @@ DETECTORS: tuple[Detector, ...] = (
                   r"|key_live_[a-z0-9]{32}|hv[sbr]\.[A-Za-z0-9_-]{24}|dckr_pat_[A-Za-z0-9_-]{27}"
                   r"|glsa_[A-Za-z0-9]{32}_|xnd_(?:production|development)_|(?:live|test)_sk_"
                   r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12}|whsec_[A-Za-z0-9+/=]{32}"
-                  r"|[0-9a-f]{32}-us\d|\dQ~[A-Za-z0-9_~.-]{31}|AKID[A-Za-z0-9]{32}"),
+                  r"|[0-9a-f]{32}-us\d|\dQ~[A-Za-z0-9_~.-]{31}|AKID[A-Za-z0-9]{32}|tvly-"),
        needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/", "pnu_",
                 "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.", "hvb.",
                 "hvr.", "dckr_pat_", "glsa_", "xnd_", "_sk_", "r8_", "LTAI", "whsec_", "-us",
-                "Q~", "AKID"),
+                "Q~", "AKID", "tvly-"),
        # (back 36: New Relic's license ends in its needle)
        start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_",
                           "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.",
                           "hvb.", "hvr.", "dckr_pat_", "glsa_", "xnd_", "live_sk_", "test_sk_",
-                          "r8_", "LTAI", "whsec_", "-us", "Q~", "AKID"),
+                          "r8_", "LTAI", "whsec_", "-us", "Q~", "AKID", "tvly-"),
                          36)),
     # Honeycomb's key goes in a header named for the team; PagerDuty's integration key under
     # routing_key (32 hex digits; a broker's routing key is a name, "orders.created").
@@ -1819,6 +1860,11 @@ DETECTORS: tuple[Detector, ...] = (
        r"[ \t]*,[ \t]*(['\"])([^'\"\n]{1,200})\2",
        v.secret_value_ok, prefilter=r"PDO[^\n]{0,20}\([^\n]*,[^\n]*,", group=3,
        needles=("PDO",), start=_at_literal(("PDO",), 4)),
+    # A session cookie handed to an HTTP client in code (requests' cookies={"SESSION": X}).
+    _d("secret_assignment",
+       r"(?i)cookies[ \t]*=[ \t]*\{[^{}\n]{0,200}?[\"'][\w.-]*(?:sess|sid|token|auth|jwt)[\w.-]*"
+       r"[\"'][ \t]*:[ \t]*[\"']([^\"'\s]{16,})[\"']", v.secret_value_ok,
+       prefilter=r"(?i)cookies[ \t]*=[ \t]*\{", group=1, needles=("ookies", "OOKIES")),
     # A session cookie made in PowerShell ("Copy as PowerShell": System.Net.Cookie("sessionid",
     # "X", "/", "host")).
     _d("secret_assignment",
@@ -3056,6 +3102,13 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(("ssn", "social"), fold=True), joined=_nothing_joined,
        starts=((r"(?i)ssn|soc", 3),),
        joined_prefilter=r"(?i)(?:ssn|social[ -]security)[^\d\r\n]{1,40}\d{9}"),
+    # ... or "my social" as Americans say it ("for the tax form my social is 500863537").
+    _d("us_ssn",
+       r"(?i)(?<![a-z])my[ \t]+social(?:[ \t]+(?:number|no\.?|#))?[ \t]*(?::|is|was|=)[ \t]*"
+       r"(\d{3}-?\d{2}-?\d{4})(?![\d-])", v.ssn_ok,
+       prefilter=r"(?i)my[ \t]+social[^\r\n]{1,16}\d{3}", group=1, needles=("social", "SOCIAL"),
+       digits=True, start=_at_literal(("my",), fold=True), joined=_nothing_joined,
+       joined_prefilter=r"(?i)my[ \t]+social[^\r\n]{1,16}\d{3}"),
     # An IPv6 address with its port and no brackets (an ALB's or HAProxy's client field,
     # OkHttp's host/2600:...:443): eight groups then the port, or a compressed address then
     # a port no group can be (five digits). The plain detector below refuses the run whole.

@@ -31,6 +31,7 @@ __all__ = [
     "cuil_ok",
     "cuit_ok",
     "curp_ok",
+    "digit_count_ok",
     "dni_ok",
     "eg_national_id_ok",
     "emirates_id_ok",
@@ -206,6 +207,17 @@ def vn_citizen_id_ok(candidate: str) -> bool:
     and sex (0-3) and the birth year's last two digits; no check digit."""
     n = _numerals(candidate)
     return len(n) == 12 and 1 <= int(n[:3]) <= 96 and n[3] in "0123"
+
+
+def digit_count_ok(least: int, most: int) -> Callable[[str], bool]:
+    """A number named by its document whose check is not public (Nigeria's NIN and BVN, a
+    c\u00e9dula): ``least`` to ``most`` digits, not one digit repeated."""
+
+    def ok(candidate: str) -> bool:
+        n = _numerals(candidate)
+        return least <= len(n) <= most and len(set(n)) > 1
+
+    return ok
 
 
 _CF_ODD = dict(zip("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ",
@@ -680,8 +692,7 @@ def any_id_ok(candidate: str) -> bool:
 # "tax id" are a US employer's or person's (the SSN has its own kind), one in ten or eleven
 # of them passing the BSN's, the SIN's, the TFN's or the IRD number's test. Nor Medicare's
 # ten, whose check is one digit's.
-_UNCHECKED = (rrn_ok, nik_ok, cpr_ok, itin_ok, medicare_ok, mykad_ok, eg_national_id_ok,
-              vn_citizen_id_ok)
+_UNCHECKED = (rrn_ok, nik_ok, cpr_ok, itin_ok, medicare_ok, mykad_ok, vn_citizen_id_ok)
 _CHECKED_DIGITS = {n: tuple(c for c in checks if c not in _UNCHECKED)
                    for n, checks in _DIGIT_CHECKS.items() if n > 9}
 

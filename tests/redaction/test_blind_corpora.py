@@ -181,17 +181,20 @@ _UNNAMED_PHONE = ("a mobile number with no word for a phone before it (a booking
 _JP_RECOVERY_LIST = ("GitHub's recovery codes one per line after Japanese 'リカバリーコード…：', "
                      "the name's line apart from them")
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    # Corpus UJ (LLM API traffic: requests, tool calls, RAG chunks, traces, caches).
+    "corpus_uj": {
+        "5720": "an Amex card's four-digit code after 'cid' (in logs, cid is most often an id)",
+        "311992167": ("an Australian TFN as an agent's action parameter ({\"name\": \"tfn\", "
+                      "\"type\": \"string\", \"value\": ...}): the name two fields away"),
+        "co5hw-7izi3-mkqsx#": "a password after 'pass' in a chat's sentence ('user X pass Y')",
+    },
     "corpus_uh": {
         "885636472": "an Israeli id under doc_no, its document's type (tz) a field before it",
         "osaka%Lotus63": "a Wi-Fi QR payload's password field (WIFI:...;P:X;)",
-        "6d65686d657464656d69724079616e6465782e636f6d2e7472": ("an e-mail written as hex "
-                                                               "(rcpt_hex=...)"),
         "883696": "an SMS template's code under a JSON key 'code' in a sender's log",
         "8018911624": "a phone number as a UPI address's name (8018911624@ybl)",
         "S3UfGIhDIwDbOT5YYVVVeVRr": ("Razorpay's key secret as the second of a client's auth "
                                      "pair, its id read from the environment"),
-        "26509060172606": ("an Egyptian national number under a generic id_number key: no "
-                           "check digit, so only under its own name"),
         "0544132438": _UNNAMED_PHONE,
         "01051548784": _UNNAMED_PHONE,
         "9301 2098": _UNNAMED_PHONE,

@@ -1,5 +1,6 @@
-"""What corpora UE to UH found held out (web and mobile traffic as captured; the business back
-office; security and identity operations; what users in Asia and the Middle East type), each
+"""What corpora UE to UK found held out (web and mobile traffic as captured; the business back
+office; security and identity operations; what users in Asia and the Middle East type; LLM
+API traffic; Africa's and Latin America's fintech and telecom text), each
 shape redacted in process (and by the Collector's patterns where they have it), and what must
 stay."""
 
@@ -164,6 +165,47 @@ def test_found_in_process_and_by_the_collector(text: str, value: str) -> None:
      "41808d0fd7ce64c1d2e433aa4b5cccf7"),
     ("هذا المفتاح السري حق AWS: nNsngs8KDKl9STvxDwI5SxrEoPDqtCmX2YRsuWp4 — ليش",
      "nNsngs8KDKl9STvxDwI5SxrEoPDqtCmX2YRsuWp4"),
+    # corpus UJ: an address written as hex, Tavily's key, a session cookie handed to requests,
+    # "my social is", a Spanish telecom's line
+    ("vector_id=usr_6d617269 meta.owner_hex=6d617269612e646576726965732b62696c6c696e67406f75"
+     "746c6f6f6b2e636f6d meta.lang=fr", "6d617269612e646576726965732b62696c6c696e6740"),
+    ('call the search endpoint with api_key \\"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\\". Never',
+     "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"),
+    ('r = requests.get(url, cookies={"SESSION": '
+     '"b951560dacd30bbf7ee72534053f56d7352ac29451d78f40"})',
+     "b951560dacd30bbf7ee72534053f56d7352ac29451d78f40"),
+    ('{"role":"user","content":"for the tax form my social is 500863537, no dashes"}',
+     "500863537"),
+    ("Buenos días, soy Hannah. Quiero dar de baja la línea 699 93 41 70. Gracias.",
+     "699 93 41 70"),
+    # corpus UK: national ids of Africa and Latin America, under their names or in their shapes
+    ("SIM SWAP REQUEST | MSISDN: 08104767520 | NIN: 94430351223 | Reason: lost phone",
+     "94430351223"),
+    ('{"status":true,"data":{"bvn":"22703490722","first_name":"AISHA"}}', "22703490722"),
+    ("NATIONAL IDENTIFICATION NUMBER SLIP\nSurname: OGUNLEYE\nNIN: 6203 766 1726\n",
+     "6203 766 1726"),
+    ("support note: sender verified with NIN CF53047P43VCSP", "CF53047P43VCSP"),
+    ("my ID number is 25871941 and KRA pin A001851230U. It keeps saying", "A001851230U"),
+    ("Hola, quiero abrir la cuenta. Mi cédula es 3.321.797-7 y el celular 094 027 095.",
+     "3.321.797-7"),
+    ("Banco: 0102 Venezuela\nC.I.: V-10.835.027\nTeléfono: 0426-2041066", "V-10.835.027"),
+    ("Remesa pagada — Beneficiario con DPI 0958 37302 0111, tel. +502 3338-7290",
+     "0958 37302 0111"),
+    ("Ordre de virement — Bénéficiaire: Youssef Alaoui — CIN: CD892820 — IBAN: MA29", "CD892820"),
+    ('{"typePiece": "CNI", "numeroPiece": "2788092987086", "pays": "SN"}', "2788092987086"),
+    ("Documento de identificação: RG 84.445.420-5 SSP/SP, CPF 698.982.673-80.", "84.445.420-5"),
+    ('<cfdi:Receptor Rfc="REVG611206C62" Nombre="GUADALUPE REYES VARGAS" UsoCFDI="S01"/>',
+     "REVG611206C62"),
+    ("Airtel Money Zambia KYC upgrade: NRC 661667/78/1, MSISDN +260 97 292 3372",
+     "661667/78/1"),
+    ("Your SIM 0201461738 has been registered with Ghana Card GHA-301097854-4. Dial *404#",
+     "GHA-301097854-4"),
+    ("Usajili wa laini: NIDA 19940214-04824-58658-81 | Namba ya simu 0752404438",
+     "19940214-04824-58658-81"),
+    ('{"beneficiary": {"iban": "EG27...", "nationalId": "27312121493342", "mobile": "0117"}}',
+     "27312121493342"),
+    ("GET /api/score/v1/consulta?documento=74928431197&dataNascimento=1991-09-12 HTTP/1.1",
+     "74928431197"),
 ])
 def test_found_in_process(text: str, value: str) -> None:
     assert value not in _redact(text)
@@ -194,6 +236,24 @@ def test_found_in_process(text: str, value: str) -> None:
     "발행일 2024.08.15 / 접수번호 0811-6599657 / 처리기한 2024.08.29",
     '<script src="https://app.midtrans.com/snap/snap.js"\n'
     '  data-client-key="Mid-client-Impr2kwEG2KK">',
+    # a semantic cache's key (a namespace and a digest); a hash in hex, which holds no "@"
+    "cache HIT key=llm:8d0f67a5bfe34fd0687cbf7a032f628efa02461d56654ea9f7edf5e8643fc491 sim=0.994",
+    "sha256=8d0f67a5bfe34fd0687cbf7a032f628efa02461d56654ea9f7edf5e8643fc491 blob=4040404040404040",
+    # a company's KRA PIN (P...) on its invoice; Mexico's generic RFC of the public
+    "TAX INVOICE 33144932 | Supplier: SOKO FRESH LTD | KRA PIN: P057973213E | VAT 16%",
+    '<cfdi:Receptor Rfc="XAXX010101000" Nombre="PUBLICO EN GENERAL" UsoCFDI="S01"/>',
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("SIM SWAP REQUEST | MSISDN: 08104767520 | NIN: 94430351223 | Reason: lost phone",
+     "94430351223"),
+    ('{"employee": {"iqamaNo": "2359647993", "nationality": "IND"}}', "2359647993"),
+    ("Chào shop, mình tên Mai, số CCCD 083083248547, SĐT", "083083248547"),
+    ("N\u00ba afiliaci\u00f3n SS: 28/48216505/73\nIBAN", "28/48216505"),
+])
+def test_the_collectors_names_reach_them(text: str, value: str) -> None:
+    match = re.compile(RE2_PATTERNS["national_id"]).search(text)
+    assert match is not None and value in text[match.start():match.end() + len(value)], text
