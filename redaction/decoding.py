@@ -210,7 +210,9 @@ def _hex_address(token: str) -> str | None:
 def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
                   ) -> Iterator[tuple[int, int, str]]:
     """(start, end, decoded text) of each base64 token in a URL, of each base64 JSON object,
-    and of each long mixed-case base64 token anywhere, that decodes to printable text. A token
+    and of each long mixed-case base64 token anywhere, that decodes to printable text; and of
+    each run of hex digits that decodes to printable ASCII holding an "@" (an address written
+    as hex). A token
     inside a span of ``covered`` (findings: kind, start, end, value) is not decoded: it is
     redacted already (most long tokens in secret-heavy text are the secrets themselves)."""
     def fresh(start: int, end: int) -> bool:

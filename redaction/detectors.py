@@ -2252,9 +2252,15 @@ DETECTORS: tuple[Detector, ...] = (
        r"[ \t]*[:\uff1a=]?[ \t]*[*\"']?(\d{4,8})(?![\d.,:/-]?\d)",
        prefilter=r"(?i)(?:^|[^a-z])(?:otp|tac)[^a-z]|one.time|kode[ \t]|m[a][ \t]+(?:xac|otp)|aa",
        group=1, digits=True,
-       gate=("(?i:otp|tac|one.time|kode|m[a\u00e3] |\u0913\u091f\u0940\u092a\u0940|"
+       gate=("(?i:otp|tac|one.time|kode|m[a\u00e3][ \t]|\u0913\u091f\u0940\u092a\u0940|"
              "\u8a8d\u8a3c|\u78ba\u8a8d|\u9a8c\u8bc1|\u9a57\u8b49|\uc778\uc99d|"
-             "\u0643\u0648\u062f|\u0631\u0645\u0632|\u0627\u0644\u0631\u0642\u0645)")),
+             "\u0643\u0648\u062f|\u0631\u0645\u0632|\u0627\u0644\u0631\u0642\u0645)"),
+       # (the engine reads every word of another script as "aa": the scan starts at a name)
+       start=_at_words(("otp", "tac", "one", "kode", "ma ", "ma\t", "m\u00e3 ", "m\u00e3\t",
+                        "\u0913\u091f\u0940\u092a\u0940", "\u8a8d\u8a3c\u756a\u53f7",
+                        "\u78ba\u8a8d\u30b3\u30fc\u30c9", "\u9a8c\u8bc1\u7801",
+                        "\u9a57\u8b49\u78bc", "\uc778\uc99d\ubc88\ud638", "\u0643\u0648\u062f",
+                        "\u0631\u0645\u0632", "\u0627\u0644\u0631\u0642\u0645"))),
     # OpenWeatherMap's key in its query (appid=<32 hex digits>).
     _d("secret_assignment", r"(?i)[?&]appid=([0-9a-f]{32})(?![0-9a-z])", v.tokenish,
        prefilter=r"(?i)[?&]appid=[0-9a-f]{32}", group=1, needles=("appid=", "APPID=", "appId="),
