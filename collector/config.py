@@ -276,7 +276,13 @@ RE2_PATTERNS: dict[str, str] = {
                    # (the third round: Spain's NAF, Korea's jumin, Saudi Arabia's iqama, the
                    # UAE's, Iran's, Viet Nam's, Nigeria's, Kenya's, a c\u00e9dula, Ghana's)
                    r"afiliaci.n|nuss|jumin|iqama(.?no)?|emirates.?id|melli|cccd|cmnd|nin|bvn|"
-                   r"kra.?pin|c.dula|dpi|nrc|ghana card)([^a-z]|$)|"
+                   r"kra.?pin|c.dula|dpi|nrc|ghana card|"
+                   # (the fourth round: Mexico's NSS, Peru's RUC, Kenya's and Rwanda's in
+                   # Swahili and Kinyarwanda; not Angola's "BI" nor Mauritius' "NIC")
+                   r"nss|imss|ruc|kitambulisho|indangamuntu|bilhete de identidade)([^a-z]|$)|"
+                   # (Morocco's national card in Arabic)
+                   "\u0627\u0644\u0628\u0637\u0627\u0642\u0629 "
+                   "\u0627\u0644\u0648\u0637\u0646\u064a\u0629|"
                    # (their own scripts' names: Aadhaar, Korea's, Japan's, China's, passports,
                    # Thailand's, Israel's)
                    "\u0906\u0927\u093e\u0930|\uc8fc\ubbfc|\u30de\u30a4\u30ca\u30f3\u30d0\u30fc|"
@@ -288,6 +294,8 @@ RE2_PATTERNS: dict[str, str] = {
                    "\u05de\u05e1\u05e4\u05e8 \u05d6\u05d4\u05d5\u05ea"
                    r")[^\n]{0,64}?(\n[^\n]{0,64}?){0,2}[0-9A-Z]{0,6}[0-9][0-9A-Z .()-]{3,20}|"
                    r"\b[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}\b|"
+                   # (Brazil's NIS and Zimbabwe's id, in their own shapes)
+                   r"\b[0-9]{3}\.[0-9]{5}\.[0-9]{2}-[0-9]\b|\b[0-9]{2}-[0-9]{6,7}-?[A-Z]-?[0-9]{2}\b|"
                    r"SSR DOCS [A-Z0-9]{2} HK[0-9]+ P/[A-Z]{3}/[A-Z0-9]+|"
                    r"\b[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]\b|"
                    r"\b[A-Z]{4}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]\b",

@@ -224,9 +224,9 @@ def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
                 yield match.start(1), match.end(1), decoded
     for start, end in _long_base64(text):
         token = text[start:end]
-        if token.startswith("eyJ") or token.islower() or token.isupper() or token.isalpha():
-            continue  # JSON (above), a hash, a constant, a word
-        if fresh(start, end) and (decoded := b64_text(token)) is not None and len(decoded) >= 6:
+        if token.startswith("eyJ") or token.islower() or token.isupper():
+            continue  # JSON (above), a hash, a constant
+        if fresh(start, end) and (decoded := _decoded(token)) is not None:
             yield start, end, decoded
     if "40" in text:  # (an address written as hex holds "@", 0x40)
         for match in _HEX_RUN.finditer(text):
@@ -237,11 +237,22 @@ def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
         return  # (a question in prose is no query: a token in one follows "=" or "/")
     for match in BASE64_IN_URL.finditer(text):
         token = match.group(1)
-        if token.isalpha() or token.isdigit() or token.islower():
-            continue  # a word, a number or a lower-case path segment: not base64
-        if fresh(*match.span(1)) and (decoded := b64_text(token)) is not None \
-                and len(decoded) >= 6:
+        if token.isdigit() or token.islower():
+            continue  # a number or a lower-case path segment: not base64
+        if fresh(*match.span(1)) and (decoded := _decoded(token)) is not None:
             yield match.start(1), match.end(1), decoded
+
+
+def _decoded(token: str) -> str | None:
+    """``token``'s text, six characters or more, when it decodes to one. A token of letters
+    alone is a word (CamelCase) unless what it decodes to holds a digit or an "@": a number
+    encodes to letters as often as not ("+2348120050105" is "KzIzNDgxMjAwNTAxMDU")."""
+    decoded = b64_text(token)
+    if decoded is None or len(decoded) < 6:
+        return None
+    if token.isalpha() and "@" not in decoded and not any(ch.isdigit() for ch in decoded):
+        return None
+    return decoded
 
 
 # JSON's \uXXXX escapes: Python's json.dumps writes every non-ASCII character so by default

@@ -552,7 +552,7 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                      + "(?-i:(?<!clientToken))")
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "replication", "virtual", "primary", "foreign",
-    "idempotency", "dedup", "message", "record", "incident", "alert",
+    "idempotency", "dedup", "dedupe", "message", "record", "incident", "alert",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
     # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
     "from", "saved with", "input", "step", "asset", "run", "job",
@@ -592,7 +592,7 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?k
                  # (LibreNMS' ['authpass'], ['cryptopass'], ['community'])
                  # (capital PSK only before "=": OpenSSL's cipher lists say "PSK:HIGH")
                  # (OCI's config file: pass_phrase=)
-                 r"pass[_-]?phrase|(?:(?-i:psk)|(?-i:PSK)(?=[ \t]*=))(?![a-z])"
+                 r"pass[_-]?phrase|pass[_-]?key|(?:(?-i:psk)|(?-i:PSK)(?=[ \t]*=))(?![a-z])"
                  r"|pre[_-]?shared[_-]?key|"
                  r"(?:auth|crypto|priv)pass(?![a-z])|"
                  r"community(?![a-z])|"
@@ -907,6 +907,50 @@ _NATIONAL_IDS = (
               "(?!X[AE]XX010101000)[A-ZÑ&]{4}\\d{6}[A-Z0-9]{3}", _has_digit, checksummed=False,
               shape=r"[A-Za-z&]{4}\d{6}[A-Z0-9]{3}"),
     _named_id((r"(?-i:NRC)\b",), ("nrc",), r"\d{6}/\d{2}/\d", _has_digit, checksummed=False),
+    # Mexico's NSS (IMSS: a Luhn digit), Peru's RUC of a person (10, the DNI, a check digit),
+    # Kenya's id under Swahili's name for it and Rwanda's under Kinyarwanda's, Morocco's CIN
+    # under Arabic's name for the card, a DNI of Peru or Argentina (digits only: Spain's ends
+    # in a letter, above), Angola's BI, Mauritius' NIC, a rut in a query (its body, no check
+    # digit), and Kenya's id (seven or eight digits, no check) under an id's generic name.
+    _named_id((r"(?-i:NSS)\b", _AS_KEY % "nss", r"(?<![a-z])imss\b"), ("nss", "imss"), r"\d{11}",
+              ids.nss_ok),
+    _named_id((r"(?-i:RUC)\b", _AS_KEY % "ruc"), ("ruc",), r"10\d{9}", ids.ruc_ok),
+    _named_id((r"(?<![a-z])kitambulisho",), ("kitambulisho",), r"\d{7,8}",
+              ids.digit_count_ok(7, 8), checksummed=False),
+    _named_id((r"(?<![a-z])indangamuntu",), ("indangamuntu",), r"1(?:19|20)\d\d[78]\d{10}",
+              _has_digit, checksummed=False),
+    _named_id(("\u0627\u0644\u0628\u0637\u0627\u0642\u0629 "
+               "\u0627\u0644\u0648\u0637\u0646\u064a\u0629",),
+              ("\u0627\u0644\u0628\u0637\u0627\u0642\u0629",), r"[A-Z]{1,2}\d{5,8}",
+              _has_digit, checksummed=False),
+    _named_id((r"(?-i:DNI)\b", _AS_KEY % "dni"), ("dni",),
+              r"\d{8}(?: ?- ?\d)?|\d{1,2}\.\d{3}\.\d{3}", ids.digit_count_ok(7, 9),
+              checksummed=False),
+    _named_id((r"(?-i:BI)\b", r"bilhete de identidade"), ("bi", "bilhete"),
+              r"\d{9}[A-Z]{2}\d{3}", _has_digit, checksummed=False),
+    _named_id((r"(?-i:NIC)\b",), ("nic",), r"[A-Z]\d{12}[A-Z0-9]", _has_digit,
+              checksummed=False),
+    _named_id((_AS_KEY % "rut",), ("rut",), r"\d{7,8}", ids.digit_count_ok(7, 8),
+              checksummed=False),
+    _named_id((_NOT_A_RECORDS + r"(?<![a-z_])id[ _-]?(?:number|no)\b",
+               r"(?<![a-z_])identity[ _-]?(?:number|no)\b", r"(?<![a-z])national[ _-]?id\b",
+               _NOT_A_RECORDS + r"(?<![a-z_])document[ _-]?(?:number|no)\b"),
+              ("id", "identity", "national", "document"), r"\d{7,8}", ids.digit_count_ok(7, 8),
+              checksummed=False),
+    # ... and in their own shapes: South Africa's id (a birth date, citizenship, a Luhn
+    # digit; "I-ID yami ngu-9603089161089"), Brazil's NIS/PIS (274.33116.80-5), Zimbabwe's
+    # (29-164732-E-45), a PIX key's CPF inside its QR code's payload.
+    _d("national_id", r"(?<![0-9A-Za-z.])(\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{4}"
+       r"[01][89]\d)" + _ID_R, ids.za_id_ok, prefilter=r"\d\d[01]\d[0-3]\d{5}[01][89]\d", group=1,
+       digits=True, start=_at_class(r"\d")),
+    _d("national_id", rf"{_ID_L}(\d{{3}}\.\d{{5}}\.\d{{2}}-\d){_ID_R}", ids.nis_ok,
+       prefilter=r"\d{3}\.\d{5}\.\d{2}-\d", group=1, checksummed=True, digits=True,
+       start=_at_class(r"\d")),
+    _d("national_id", rf"{_ID_L}(\d\d-\d{{6,7}}-?[A-Z]-?\d\d){_ID_R}",
+       prefilter=r"\d\d-\d{6,7}-?[A-Z]-?\d\d", group=1, digits=True, start=_at_class(r"\d")),
+    _d("national_id", r"(?i)br\.gov\.bcb\.pix0111(\d{11})(?=\d\d|$)", ids.cpf_ok,
+       prefilter=r"(?i)br\.gov\.bcb\.pix0111\d{11}", group=1, needles=("bcb.pix", "BCB.PIX"),
+       digits=True, start=_at_literal(("br.gov.bcb.pix",), fold=True)),
     # ... and in their own shapes, named or not: Ghana's card (GHA-, nine digits, a check
     # digit), Tanzania's NIDA number (a birth date and three groups).
     _d("national_id", rf"{_ID_L}(GHA-\d{{9}}-\d){_ID_R}", prefilter=r"GHA-\d{9}-\d", group=1,
@@ -1136,9 +1180,13 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(
                     r"|cryptogramme(?:[ \t]+visuel)?|codice[ \t]+di[ \t]+sicurezza"
                     # Japanese, Chinese (the back's last three digits) and Hebrew (three
                     # digits on the back)
-                    "|セキュリティコード|末三[碼码]|安全[碼码]|ספרות[ \t]+בגב|קוד[ \t]+אבטחה")
+                    "|セキュリティコード|末三[碼码]|安全[碼码]|ספרות[ \t]+בגב|קוד[ \t]+אבטחה"
+                    # (Spanish's code "on the back", Arabic's verification code)
+                    r"|c[óo]digo[ \t]+de[ \t]+atr[áa]s"
+                    r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u062d\u0642\u0642")
 _CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|card[ _-]?verification|digit code"
-                        r"|code on the|c[ao]digo de segur|pr[au]fnummer|code de s|cryptogramme"
+                        r"|code on the|c[ao]digo de (?:segur|atr)|pr[au]fnummer|code de s"
+                        r"|cryptogramme"
                         r"|codice di sicurezza|aaa)[^\r\n]{0,40}\d{3}")
 # Words that may stand between a code's or a PIN's name and its digits ("the card code on the
 # back is 591", "el PIN de la tarjeta SIM es 9202"): a closed list, so "pin count is 1024"
@@ -1147,7 +1195,9 @@ _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjet
              r"cart[ãa]o|der|die|meiner|karte|ma|carte|mi|mia|carta|is|es|ist|est|[ée]|was|"
              # how a caller says where it came from ("the PIN I set up was 1504", "the
              # delivery PIN on the text is 5456")
-             r"i|set|up|just|you|sent|texted|me|text|message|sms|new))"
+             r"i|set|up|just|you|sent|texted|me|text|message|sms|new|"
+             # Swahili's and Hausa's ("PIN yangu ya M-PESA kuwa 0756", "ta ita ce 2546")
+             r"yangu|ya|m-?pesa|kuwa|ta|ita|ce))"
              r"{0,6}")
 # Codes that open something, said as a PIN is ("the alarm code is 7345", "telephone banking
 # passcode 109258"): the same digits after them.
@@ -1169,16 +1219,19 @@ _CARD_CODES = (
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
        start=_at_words(("cvc", "cvv", "cvn", "security", "card", "digit", "code", "c\u00f3digo",
                         "codigo", "pr\u00fcf", "pruf", "kartenpr", "cryptogramme", "codice",
-                        "セキュリティコード", "末三", "安全", "ספרות", "קוד"),
+                        "セキュリティコード", "末三", "安全", "ספרות", "קוד", "\u0631\u0645\u0632"),
                        2),  # ("4-digit code": the name starts two characters before "digit")
        joined=_joined_card_code, joined_prefilter=_CARD_CODE_PREFILTER),
     _d("secret_assignment",
        rf"(?ai)(?<![a-z])(?:pin(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
-       rf"|collect[ _-]pin|puk2?|at\+cpin|{_OPENING_CODES})(?![a-z0-9_]){_CODE_GAP}"
+       # (an IVR's digits collected for a PIN, "dtmf_collected=\"95507#\""; Hausa's "lambar
+       # sirri", a secret number)
+       rf"|collect[ _-]pin|puk2?|at\+cpin|{_OPENING_CODES}|dtmf[ _-]?(?:collected|digits|input)"
+       r"|lambar[ \t]+sirri)(?![a-z0-9_])" + _CODE_GAP +
        r"[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*"
        r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?(\d{4,8})(?![\d.,:/-]?\d)",
-       prefilter=r"(?i)(?:pin|puk|code)[^\r\n]{0,48}\d{4}", group=1, digits=True,
-       start=_at_words(("pin", "puk", "at+cpin", *_OPENING_CODE_WORDS))),
+       prefilter=r"(?i)(?:pin|puk|code|dtmf|sirri)[^\r\n]{0,48}\d{4}", group=1, digits=True,
+       start=_at_words(("pin", "puk", "at+cpin", "dtmf", "lambar", *_OPENING_CODE_WORDS))),
     # a SIM's PIN given to lock or unlock it (AT+CLCK="SC",0,"1234")
     _d("secret_assignment", r"(?i)at\+clck=\"sc\",[012],\"(\d{4,8})\"",
        prefilter=r"(?i)at\+clck=\"sc\",[012],\"\d{4}", group=1, needles=("AT+", "at+"),
@@ -1457,11 +1510,13 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 # (Twilio's WaId: a WhatsApp sender's number; a signature's "Línea directa")
                 # (a Spanish telecom's "dar de baja la línea 699 93 41 70")
                 r"l[íi]nea(?:[ \t]+directa)?|"
-                r"mobile?|handy|"
+                # ("cellphone 0713672127", a credit bureau's <mobileNo>)
+                r"mobile?(?:[ _-]?no)?|handy|"
                 r"celular|cellulare|m[óo]vil|portable|"
                 # (Brazil's NF-e names it <fone>)
                 r"fone|"
-                r"whatsapp|sms|cell|msisdn|(?:my|new|cell|mobile|phone|alternate|alternative)"
+                r"whatsapp|sms|cell(?:[ _-]?phone)?|msisdn|"
+                r"(?:my|new|cell|mobile|phone|alternate|alternative)"
                 r"[ \t]+number|"
                 # "number is 02-365-5762", not an order's or a ticket's number
                 r"(?<!order )(?<!ticket )(?<!tracking )(?<!case )(?<!invoice )(?<!reference )"
@@ -1585,6 +1640,33 @@ def _phone_word_anchors(text: str) -> list[int]:
         while at >= 0:
             found.add(at)
             at = text.find(word, at + 1)
+    return sorted(found)
+
+
+# The words that may come before a mobile-money number (within 100 characters: the pattern
+# bounds what it reads between), looked for before each run of digits of the number's shape;
+# a translate and a find name the runs at C speed (a regex for them cost more than the rest).
+_MONEY_WORD = re.compile("(?i)>|to|du|kwa|sim|from|vers|para|sent|opay|momo|m-?pesa|kutoka"
+                         "|linked|palmpay|ecocash|\u0631\u0642\u0645|\u0625\u0644\u0649")
+_DIGITS_AS_D = bytes(ord("d") if 0x30 <= i <= 0x39 else ord(" ") for i in range(256))
+
+
+def _money_word_anchors(text: str) -> list[int]:
+    """Where a mobile-money number's detector can match (its ``anchors``): the words before
+    each run of digits of the number's shape. Found by the text, not by the engine: "to" and
+    "du" are in most lines, a number of this shape in few."""
+    mapped = text.encode("ascii", "replace").translate(_DIGITS_AS_D)  # a byte a character
+    found: set[int] = set()
+    at = mapped.find(b"d" * 10)
+    while at >= 0:
+        end = mapped.find(b" ", at)
+        end = len(text) if end < 0 else end
+        # (the number's shapes: 0, then not 0, ten or eleven digits; 2, twelve)
+        if ((end - at in (10, 11) and text[at] == "0" and text[at + 1] != "0")
+                or (end - at == 12 and text[at] == "2")):
+            for word in _MONEY_WORD.finditer(text, max(0, at - 100), at):
+                found.add(word.start())
+        at = mapped.find(b"d" * 10, end)
     return sorted(found)
 
 
@@ -1765,6 +1847,18 @@ DETECTORS: tuple[Detector, ...] = (
                needles=("oneycomb", "ONEYCOMB")),
     _under_key("routing[_-]?key", "[0-9a-f]{32}", None, needles=("outing", "OUTING"),
                prefilter_value="[0-9a-f]{32}"),
+    # Flutterwave's webhook secret: its verif-hash header, FLW_SECRET_HASH (any key ending in
+    # "hash" is else a digest's, passed over).
+    *(_under_key(key, r"[A-Za-z0-9_.~+/=-]{12,128}", v.secret_value_ok,
+                 needles=(key[1:], key[1:].upper()))
+      for key in ("verif-hash", "flw_secret_hash")),
+    # Mercado Pago's access token (APP_USR-<app id>-<date>-<32 hex>-<user id>; TEST- in its
+    # sandbox).
+    _d("api_key", r"(?<![\w-])((?:APP_USR|TEST)-\d{13,19}-\d{6}-[0-9a-f]{32}-\d{6,12})(?![\w-])",
+       prefilter=r"(?:APP_USR|TEST)-\d{13}", group=1, needles=("APP_USR-", "TEST-")),
+    # A prepaid voucher's PIN keyed in a recharge code (*141*<12 to 16 digits>#).
+    _d("secret_assignment", r"(?<![\d*])\*1\d\d\*(\d{12,16})#", prefilter=r"\*1\d\d\*\d{12}",
+       group=1, needles=("#",), digits=True),
     # Twilio's client made with the account SID and, beside it, the auth token.
     _d("api_key",
        r"\bClient(?:\.new)?\([ \t]*[\"']AC[0-9a-f]{32}[\"'][ \t]*,[ \t]*[\"']([0-9a-f]{32})[\"']",
@@ -1865,6 +1959,18 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)cookies[ \t]*=[ \t]*\{[^{}\n]{0,200}?[\"'][\w.-]*(?:sess|sid|token|auth|jwt)[\w.-]*"
        r"[\"'][ \t]*:[ \t]*[\"']([^\"'\s]{16,})[\"']", v.secret_value_ok,
        prefilter=r"(?i)cookies[ \t]*=[ \t]*\{", group=1, needles=("ookies", "OOKIES")),
+    # ... or set on its session (requests' s.cookies.set('sessionid', X, domain=...)).
+    _d("secret_assignment",
+       r"(?i)cookies\.set\([ \t]*[\"'][\w.-]*(?:sess|sid|token|auth|jwt)[\w.-]*[\"'][ \t]*,"
+       r"[ \t]*[\"']([^\"'\s]{8,})[\"']", v.secret_value_ok,
+       prefilter=r"(?i)cookies\.set\(", group=1, needles=("ookies.set", "OOKIES.SET")),
+    # A secret written into code as an environment variable's fallback (os.getenv('X',
+    # '<token>'), os.environ.get(...)): a token's shape, at least 20 characters.
+    _d("secret_assignment",
+       r"(?:getenv|environ\.get)\([ \t]*([\"'])[\w.-]*\1[ \t]*,[ \t]*([\"'])"
+       r"([A-Za-z0-9_\-+/=.~]{20,})\2[ \t]*\)", v.random_token,
+       prefilter=r"(?:getenv|environ\.get)\([^\n]{0,80},[ \t]*[\"'][A-Za-z0-9_+/=.~-]{20}",
+       group=3, needles=("getenv", "environ.get")),
     # A session cookie made in PowerShell ("Copy as PowerShell": System.Net.Cookie("sessionid",
     # "X", "/", "host")).
     _d("secret_assignment",
@@ -2212,8 +2318,8 @@ DETECTORS: tuple[Detector, ...] = (
     # ... and in the message that carries it: "409764 is your verification code", "597327
     # ist Ihr Bestätigungscode", "277316 est votre code de connexion".
     _d("secret_assignment",
-       # (not a year: "2024 is your year")
-       r"(?i)(?<![\w.,:/+-])(?!(?:19|20)\d\d(?!\d))(\d{4,8})\*?[ \t]+"
+       # (not a year of the past or of the next few: "2024 is your year")
+       r"(?i)(?<![\w.,:/+-])(?!(?:19\d|20[0-3])\d(?!\d))(\d{4,8})\*?[ \t]+"
        r"(?:is[ \t]+your|ist[ \t]+ihr|est[ \t]+votre|es[ \t]+tu|[eè][ \t]+il[ \t]+tuo"
        r"|is[ \t]+uw|[eé][ \t]+(?:o[ \t]+)?seu|jest[ \t]+tw|är[ \t]+din"
        # ("*409301* adalah kode verifikasi Anda")
@@ -2244,6 +2350,7 @@ DETECTORS: tuple[Detector, ...] = (
        "|\u9a8c\u8bc1\u7801|\u9a57\u8b49\u78bc|\uc778\uc99d\ubc88\ud638"
        "|(?:\u0643\u0648\u062f|\u0631\u0645\u0632)[ \t]+(?:\u0627\u0644\u062a\u062d\u0642\u0642"
        "|\u0627\u0644\u062a\u0641\u0639\u064a\u0644|\u0627\u0644\u062f\u062e\u0648\u0644"
+       "|\u0627\u0644\u062a\u0623\u0643\u064a\u062f"
        "|\u067e\u0648\u06cc\u0627)"
        "|\u0627\u0644\u0631\u0642\u0645[ \t]+\u0627\u0644\u0633\u0631\u064a)(?![a-z])"
        # (what may stand between: "is", "is your", "cua ban la", "الخاص بك هو", "الجديد")
@@ -2560,7 +2667,8 @@ DETECTORS: tuple[Detector, ...] = (
     # or after a login ("Test-Login ist admin / X"): a token with a letter and a digit, and
     # mixed case or a symbol, within the clause.
     _d("secret_assignment",
-       rf"(?ai)(?:{_PASSWORD_WORDS})[^\n.!?。！？]{{0,64}}?"
+       # (a full stop inside a word is no clause's end: "la contraseña de la e.firma es X")
+       rf"(?ai)(?:{_PASSWORD_WORDS})(?:[^\n.!?。！？]|\.(?=[a-z])){{0,64}}?"
        r"[ \t\u3000:：=«»„“”\"'「」『』—–/是はが为為는은]"  # a separator, or CJK's "is"
        # (not the next field of a log line: "... para el usuario id=4412")
        r"(?![A-Za-z_]\w*=\d+(?![^\s,;]))"
@@ -2958,12 +3066,35 @@ DETECTORS: tuple[Detector, ...] = (
     # A number an SMS gateway sends to or from, under its field's name (SMPP's source_addr,
     # MessageBird's recipients, Infobip's {"to": "905554831732"}, an MSISDN).
     _d("phone",
-       r"(?i)(?:(?<![\w.-])(?:msisdn|recipients?|source_addr|dest(?:ination)?_addr)[\"']?"
+       r"(?i)(?:(?<![\w.-])(?:msisdn|recipients?|source_addr|dest(?:ination)?_addr|ani)[\"']?"
        r"[ \t]*[:=][ \t]*|\"to\"[ \t]*:[ \t]*(?=\"))[\"']?\+?(\d{10,15})(?![\w.])",
        v.addressed_phone_ok, group=1,
-       prefilter=r"(?i)(?:msisdn|recipients?|source_addr|dest_addr|destination_addr|\"to\")"
+       prefilter=r"(?i)(?:msisdn|recipients?|source_addr|dest_addr|destination_addr|ani|\"to\")"
                  r"[\"']?[ \t]*[:=][ \t]*[\"']?\+?\d{10}",
-       needles=("msisdn", "MSISDN", "ecipient", "_addr", '"to"'), joined=_nothing_joined),
+       needles=("msisdn", "MSISDN", "ecipient", "_addr", '"to"', "ani", "ANI"),
+       joined=_nothing_joined),
+    # A mobile number in a mobile-money or carrier message, as its country writes it (a 0,
+    # nine or ten digits, no separators): after a word that sends money or a message to it
+    # or names who sent it, and the sender's name ("from KWAME DARKO 0596194359", "natuma
+    # kwa 0701974545", "sent to 0743760553", "vers Yao Yao (0141614211)", "\u0625\u0644\u0649
+    # \u0631\u0642\u0645 01594043416", "Your SIM 0201461738"), or between a USSD trace's
+    # steps ("> 0207187567 >"). Bare, such a number is as often a reference or an ISBN
+    # ("Kenmerk 0206302037", "received 0912076879").
+    _d("phone",
+       # (every part before the number bounded: a match starts at most 100 characters before
+       # its number)
+       r"(?ai)(?:(?<![a-z])(?:from|to|kwa|kutoka|vers|du|para|(?-i:SIM)|linked[ \t]{1,2}to"
+       "|sent[ \t]{1,2}to|\u0631\u0642\u0645|\u0625\u0644\u0649)[ \t]{1,2}"
+       r"(?-i:[A-Z][A-Za-z'.-]{0,24}[ \t]{1,2}){0,3}?\(?|>[ \t]?(?=0[1-9]\d{8,9}[ \t]?>)"
+       # (a wallet's name, and "my" in a few words: "Opay mi: 08077207823")
+       r"|(?<![a-z])(?:opay|palmpay|momo|m-?pesa|ecocash)(?:[ \t]{1,2}[a-z]{1,6})?[ \t]{0,2}:?"
+       r"[ \t]{0,2})"
+       # (or with the country's code, one of Africa's 2xx, not a year's 20xx, for its 0:
+       # "kutoka 255714216698")
+       r"(0[1-9]\d{8,9}|2[1-9]\d[1-9]\d{8})(?![\w-]|[.,]\d)",
+       v.told_phone_ok, prefilter=r"0[1-9]\d{8}|2[1-9]\d[1-9]\d{8}", group=1, needles=("0", "2"),
+       digits=True, anchors=_money_word_anchors,
+       joined=_joined_digits(10), joined_prefilter=r"0[1-9]\d{8}|2[1-9]\d[1-9]\d{8}"),
     # A reservation's contact elements (Amadeus' "3 AP IST 905333873217 - H", "APE
     # NAME//HOST.COM": a GDS writes an e-mail's "@" as "//").
     _d("phone", r"(?<![A-Za-z0-9])AP[MBHN]?[ \t]+[A-Z]{3}[ \t]+(\+?\d{8,15})(?!\d)",
@@ -3019,6 +3150,15 @@ DETECTORS: tuple[Detector, ...] = (
        group=1, needles=("iban", "IBAN", "Iban", "rib", "RIB"), digits=True,
        start=_at_literal(("iban", "rib"), fold=True), joined=_nothing_joined,
        joined_prefilter=r"(?i)(?:iban|rib)[^\r\n]{0,40}[a-z]{2}\d{2}"),
+    # Mexico's CLABE, its IBAN, under its name ("Cuenta CLABE: 012580701756758963", "mi clabe
+    # interbancaria: 002 580 24268331726 3"): eighteen digits, a weighted check digit.
+    _d("iban",
+       r"(?i)(?<![a-z])clabe(?![a-z])[^\n\d]{0,30}?(?<!\d)(\d{3}[ _-]?\d{3}[ _-]?\d{11}[ _-]?\d)"
+       r"(?!\d)",
+       v.clabe_ok, prefilter=r"(?i)clabe[^\r\n]{0,40}\d{3}", group=1,
+       needles=("clabe", "CLABE", "Clabe"), digits=True,
+       start=_at_literal(("clabe",), fold=True), joined=_nothing_joined,
+       joined_prefilter=r"(?i)clabe[^\r\n]{0,40}\d{3}"),
     _d("iban", r"(?=[A-Z])" + _edge(r"\w") + r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}"
        r"(?: ?[A-Z0-9]{1,3})?(?!\w)",
        v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,

@@ -49,13 +49,16 @@ __all__ = [
     "nik_ok",
     "nino_ok",
     "nir_ok",
+    "nis_ok",
     "nric_ok",
+    "nss_ok",
     "pan_ok",
     "passport_ok",
     "personnummer_ok",
     "pesel_ok",
     "pps_ok",
     "rrn_ok",
+    "ruc_ok",
     "rut_ok",
     "sa_id_ok",
     "sin_ok",
@@ -458,6 +461,34 @@ def hkid_ok(candidate: str) -> bool:
     values += [int(d) for d in text[head:-1]]
     check = (11 - sum(v * w for v, w in zip(values, range(9, 1, -1), strict=True)) % 11) % 11
     return text[-1] == ("A" if check == 10 else str(check))
+
+
+def nss_ok(candidate: str) -> bool:
+    """Mexico's social security number (NSS, IMSS): eleven digits, a Luhn check digit."""
+    n = _numerals(candidate)
+    return len(n) == 11 and luhn_ok(n)
+
+
+def ruc_ok(candidate: str) -> bool:
+    """Peru's RUC of a person (10, then the DNI): eleven digits, a mod-11 check digit over
+    the others weighted 5, 4, 3, 2, 7, 6, 5, 4, 3, 2. A company's (20...) is public."""
+    n = _numerals(candidate)
+    if len(n) != 11 or not n.startswith("10"):
+        return False
+    check = 11 - sum(int(d) * w for d, w in zip(n, (5, 4, 3, 2, 7, 6, 5, 4, 3, 2),
+                                                strict=False)) % 11
+    return check % 10 == int(n[10])
+
+
+def nis_ok(candidate: str) -> bool:
+    """Brazil's NIS/PIS/NIT: eleven digits, a mod-11 check digit over the others weighted
+    3, 2, 9, 8, 7, 6, 5, 4, 3, 2 (10 and 11 read as 0)."""
+    n = _numerals(candidate)
+    if len(n) != 11:
+        return False
+    check = 11 - sum(int(d) * w for d, w in zip(n, (3, 2, 9, 8, 7, 6, 5, 4, 3, 2),
+                                                strict=False)) % 11
+    return (0 if check >= 10 else check) == int(n[10])
 
 
 def za_id_ok(candidate: str) -> bool:

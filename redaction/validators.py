@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import ipaddress
+import itertools
 import json
 import re
 import unicodedata
@@ -20,6 +21,7 @@ __all__ = [
     "b64_text",
     "base64_credentials",
     "card_prefix",
+    "clabe_ok",
     "credential_ok",
     "digits",
     "header_credential_ok",
@@ -36,6 +38,7 @@ __all__ = [
     "password_like",
     "payment_card_ok",
     "phone_digits_ok",
+    "random_token",
     "secret_value_ok",
     "ssn_ok",
     "strong_token",
@@ -104,6 +107,9 @@ _CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
     ((508, 508), 3, frozenset({16})),                     # RuPay
     ((6521, 6522), 4, frozenset({16})),
     ((509, 509), 3, frozenset({16})),                     # Elo
+    ((5041, 5041), 4, frozenset({16})),
+    ((5066, 5067), 4, frozenset({16})),
+    ((6362, 6363), 4, frozenset({16})),
     ((6516, 6516), 4, frozenset({16})),
     ((6550, 6550), 4, frozenset({16})),
     ((6062, 6062), 4, frozenset({16, 19})),               # Hipercard
@@ -161,6 +167,11 @@ _IBAN_LENGTHS: dict[str, int] = {
     # the registry's later entries
     "BI": 27, "DJ": 27, "FK": 18, "HN": 28, "IR": 26, "LY": 25, "MN": 20, "NI": 28, "OM": 23,
     "RU": 33, "SD": 18, "SO": 23, "YE": 30,
+    # Africa's national IBANs, in use at their banks before (or without) the registry's entry
+    # ("IBAN : SN66SN83...", a Moroccan transfer order's "MA29 2303 ..."), the same checksum
+    "AO": 25, "BF": 28, "BJ": 28, "CF": 27, "CG": 27, "CI": 28, "CM": 27, "CV": 25, "DZ": 24,
+    "GA": 27, "GQ": 27, "GW": 25, "KM": 27, "MA": 28, "MG": 27, "ML": 28, "MZ": 25, "NE": 28,
+    "SN": 28, "TD": 27, "TG": 28,
 }
 
 
@@ -172,6 +183,16 @@ def iban_ok(candidate: str) -> bool:
     rearranged = iban[4:] + iban[:4]
     # A=10 ... Z=35 (one C-level translate), then one big integer
     return int(rearranged.translate(_IBAN_LETTERS)) % 97 == 1
+
+
+def clabe_ok(candidate: str) -> bool:
+    """Mexico's CLABE: eighteen digits (bank, branch, account), the last a check digit over
+    the others weighted 3, 7, 1."""
+    numerals = digits(candidate)
+    if len(numerals) != 18:
+        return False
+    total = sum(int(d) * (3, 7, 1)[i % 3] % 10 for i, d in enumerate(numerals[:17]))
+    return (10 - total % 10) % 10 == int(numerals[17])
 
 
 _IBAN_LETTERS = {ord(c): str(i) for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ", 10)}
@@ -222,9 +243,11 @@ def phone_digits_ok(candidate: str) -> bool:
 def national_ok(candidate: str) -> bool:
     """A national number with its trunk 0: 10 to 12 digits, and an area code after the 0
     (never 0 itself: "00000 00003" and "0003-00012345" are references), not a date and a
-    time (HDFS's "081109 203615": 2008-11-09 at 20:36:15)."""
+    time (HDFS's "081109 203615": 2008-11-09 at 20:36:15), nor a stand-in whose last seven
+    digits are zeros (a form's "SAC 0800 000 0000")."""
     numerals = digits(candidate)
     return (10 <= len(numerals) <= 12 and numerals[1] != "0"
+            and numerals[-7:].strip("0") != ""
             and _DATE_TIME.fullmatch(candidate) is None)
 
 
@@ -605,6 +628,9 @@ _CODE = re.compile(
     # a call of a snake_case name or a builtin, a subscript by a name, a tuple's opening
     r"|[a-z_][a-z0-9]*_[a-z0-9_]*\(|(?:set|list|dict|tuple|sorted|len|str|int|bytes|bool|getattr"
     r"|open|lambda)\b|[A-Za-z_]\w*\[[A-Za-z_]|\([A-Za-z_]\w*\(|self\.|cls\.|this\."
+    # an encoding's or a digest's call, as a template writes how a value is made
+    # ("Password = base64(Shortcode + Passkey + Timestamp)")
+    r"|(?:base64|b64encode|btoa|sha(?:1|256|512)|md5|hmac)\("
     # a call of a CamelCase, camelCase or Capital_snake name on names (ObjectKeys(target),
     # prepareSecretKey(key, ...), PEM_string2key($data))
     r"|(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z][A-Za-z0-9]*_\w+)"
@@ -895,6 +921,15 @@ def bare_secret_ok(candidate: str) -> bool:
     lower = sum(ch.islower() for ch in candidate)
     numerals = sum(ch.isdigit() for ch in candidate)
     return upper >= 4 and lower >= 4 and numerals >= 2 and candidate.count("/") <= 3
+
+
+def random_token(candidate: str) -> bool:
+    """A token drawn at random, not a name in words and digits: both cases and digits as
+    :func:`bare_secret_ok` asks, its case switching between adjacent letters six times or
+    more ("utKcE8gOYFNl...", not "Meta-Llama-3-8B-Instruct")."""
+    switches = sum(1 for a, b in itertools.pairwise(candidate)
+                   if a.isalpha() and b.isalpha() and a.isupper() != b.isupper())
+    return switches >= 6 and bare_secret_ok(candidate)
 
 
 def strong_token(candidate: str) -> bool:

@@ -211,6 +211,94 @@ def test_found_in_process(text: str, value: str) -> None:
     assert value not in _redact(text)
 
 
+# Corpus UK's second round: Africa's national IBANs and Mexico's CLABE, Brazil's Elo cards,
+# mobile-money numbers as their countries write them, more national ids, PINs and codes in
+# Swahili, Hausa, Arabic and Spanish, and the payment platforms' secrets.
+@pytest.mark.parametrize(("text", "value"), [
+    ("IBAN : SN66SN8365300735397407232529\nBIC : SGSNSNDA", "SN66SN8365300735397407232529"),
+    ("CIN: BK410528 — IBAN: MA71 0110 7957 2773 5484 1236 8004 — Montant: 3 533 MAD",
+     "MA71 0110 7957 2773 5484 1236 8004"),
+    ("Comprovativo — IBAN destino: AO08 7927 7877 6137 6719 4732 5 — BI", "6137 6719 4732"),
+    ("Beneficiario: R. TORRES\nCuenta CLABE: 072320004266622033\nMonto: $12,809.00",
+     "072320004266622033"),
+    ("Te paso mi clabe interbancaria: 002 580 24268331726 3 (banco Banorte)", "24268331726"),
+    ('{"text": "{\\"cardNumber\\": \\"6363682332708299\\", \\"cvv\\": \\"282\\"}"}',
+     "6363682332708299"),
+    ("Umepokea Ksh17,766.00 kutoka kwa OMONDI KAMAU 0707844973 mnamo 9/2/24", "0707844973"),
+    ("Umepokea Tsh326,769.00 kutoka 255714216698 - NEEMA KIMARO tarehe 06/05/24",
+     "255714216698"),
+    ("Transfert de 55 000 FCFA vers Yao Yao (0141614211) effectué avec succès.", "0141614211"),
+    ("تم تحويل 4641 جنيه إلى رقم 01594043416 بنجاح.", "01594043416"),
+    ("EcoCash: Transfer Confirmation. ZWG 659.00 sent to 0743760553. Approval", "0743760553"),
+    ("ẹ fi owó náà ránṣẹ́ sí Opay mi: 08077207823. Orúkọ ni Adeola.", "08077207823"),
+    ("ussd_trace: *170# > 1 (Transfer Money) > 0207187567 > 559 > SUCCESS", "0207187567"),
+    ("Your SIM 0201461738 has been registered with Ghana Card", "0201461738"),
+    ("Can you check my status? cellphone 0713672127. It says pending", "0713672127"),
+    ("<identityType>001</identityType><mobileNo>0723318287</mobileNo>", "0723318287"),
+    ("23:45:40 IVR call_id=ee94a1fe8995 ani=27791169662 menu=3", "27791169662"),
+    ("deep link: opay://transfer?r=KzIzNDgxMjAwNTAxMDU&amt=15000&src=qr", "KzIzNDgxMjAwNTAxMDU"),
+    ("NSS: 47709807326\nCURP: TORR930512HNLRZB25", "47709807326"),
+    ("Para la factura usa mi RUC 10840184141 (persona natural con negocio).", "10840184141"),
+    ("Kitambulisho changu ni 9521986. Naomba mnisaidie.", "9521986"),
+    ("| Indangamuntu | 1198381021705097 |\n| Telefone | 250787661859 |", "1198381021705097"),
+    ("رقم هاتفي 0622720430 ورقم البطاقة الوطنية G944159. بغيت", "G944159"),
+    ("DNI: 97646673 - 0\nTeléfono: +51 904 603 846", "97646673"),
+    ("Consulta ANSES: DNI 89.384.041 / CUIL 27-89384041-4.", "89.384.041"),
+    ("IBAN destino: AO08 7927 — BI do ordenante: 111516441MG255", "111516441MG255"),
+    ("MCB Juice transfer\nNIC R140892125069R\nAmount MUR 46,384.00", "R140892125069R"),
+    ("SELECT * FROM clientes WHERE rut = '87148696' AND estado = 'ACTIVO';", "87148696"),
+    ("my ID number is 25871941 and KRA pin A001851230U", "25871941"),
+    ("<identityNumber>29166179</identityNumber><identityType>001</identityType>", "29166179"),
+    ("Sawubona. I-ID yami ngu-9603089161089. Ngicela ningisize.", "9603089161089"),
+    ("Meu NIS é 274.33116.80-5, quero saber se o Bolsa Família já foi liberado", "274.33116.80-5"),
+    ("ZWG 659.00 sent. Registered ID on file 29-164732-E-45.", "29-164732-E-45"),
+    ('{"qr_text":"00020126330014br.gov.bcb.pix0111972082071355204000053039865406274.58"}',
+     "97208207135"),
+    ('IVR menu=3 dtmf_collected="95507#" purpose=card_pin_reset result=OK', "95507"),
+    ("Lambar sirri ta ita ce 2546, kar ka gaya wa kowa.", "2546"),
+    ("nimebadilisha PIN yangu ya M-PESA kuwa 0756 lakini bado inakataa.", "0756"),
+    ("mi tarjeta vence 12/26 y el código de atrás 347, revisen por favor", "347"),
+    ("بطاقة ميزة — رمز التحقق 467 — تم رفض العملية", "467"),
+    ("تم تحويل 4641 جنيه. كود التأكيد 425940. رصيدك الحالي", "425940"),
+    ("<#> 2047 es tu código de verificación de Rappi. hQ8sLk2pXfA", "2047"),
+    ("MPESA_SHORTCODE=841576\nMPESA_PASSKEY=b783c21dd33aafe2c26b016bda427d44e79c35d14b5159f5"
+     "f97c2e2e70d217b0", "b783c21dd33aafe2c26b016bda427d44e79c35d14b5159f5f97c2e2e70d217b0"),
+    ("Customer typed *141*5801782064399060# but got \"Invalid voucher\".", "5801782064399060"),
+    ('headers={"verif-hash": "Cigy5Hwz2dyYtbGemni3NbgF", "content-type": "application/json"}',
+     "Cigy5Hwz2dyYtbGemni3NbgF"),
+    ("FLW_ENCRYPTION_KEY=aa36a3f5933e005547f4626f\nFLW_SECRET_HASH=JtLaX4snNc57LcD7SltY",
+     "JtLaX4snNc57LcD7SltY"),
+    ('headers = {"Authorization": f"Bearer {os.getenv(\'X\', \'utKcE8gOYFNlV5-NBztBoRwr_hNsjn'
+     'hyQkliKP7E4MjJTg8V\')}"}', "utKcE8gOYFNlV5-NBztBoRwr_hNsjnhyQkliKP7E4MjJTg8V"),
+    ("s.cookies.set('sessionid', '6suv4tx1rkhmcnzp0zyn0e2ydsxc11ey', domain='painel.example')",
+     "6suv4tx1rkhmcnzp0zyn0e2ydsxc11ey"),
+    ('sdk = mercadopago.SDK("APP_USR-8018987256837580-060319-a7be7b1a801416fe12dfea9afeb19d20-'
+     '611894901")', "a7be7b1a801416fe12dfea9afeb19d20"),
+    ("mi RFC es RARJ900203N42 y la contraseña de la e.firma es chapati11@Jollof, ¿por qué",
+     "chapati11@Jollof"),
+])
+def test_found_in_process_second_round(text: str, value: str) -> None:
+    assert value not in _redact(text)
+
+
+@pytest.mark.parametrize("text", [
+    # a model's name as an environment variable's fallback; bare numbers beside no word for a
+    # phone (a Dutch statement's reference, an ISBN); a 12-digit time after "from"; a toll-free
+    # stand-in of zeros; a template of how a password is made; a dedupe key's digest; a
+    # CamelCase name in a URL (letters alone that decode to no digit and no "@")
+    "model = os.getenv('MODEL_NAME', 'Meta-Llama-3-8B-Instruct-Turbo')",
+    "21-07-2024  Huur 07-2024  Kenmerk 0206302037  -€ 1.395,00",
+    "I ordered the ISBN 9780831765835 edition but received 0912076879.",
+    "rows from 202401011230 to 202401021230 were compacted",
+    "Retirada na loja | Seg a Sáb 10h–22h | SAC 0800 000 0000",
+    "# Password = base64(Shortcode + Passkey + Timestamp)",
+    "dedupe_key=c7a0bb8687ccd034b043ffedf5bf4864ef4511657cb9779039a80db74fbd7e11 bucket=9",
+    "GET /docs/ThisIsSomeLongCamelCaseName?ref=AnotherLongCamelCaseWord HTTP/1.1",
+])
+def test_stays_second_round(text: str) -> None:
+    assert _redact(text) == text
+
+
 @pytest.mark.parametrize("text", [
     # the Fetch API's credentials mode, a feature flag's key, wget's mask of a password
     'fetch("https://api.example.eu/v1/stores", {\n  "mode": "cors",\n'
@@ -253,6 +341,10 @@ def test_stays(text: str) -> None:
     ('{"employee": {"iqamaNo": "2359647993", "nationality": "IND"}}', "2359647993"),
     ("Chào shop, mình tên Mai, số CCCD 083083248547, SĐT", "083083248547"),
     ("N\u00ba afiliaci\u00f3n SS: 28/48216505/73\nIBAN", "28/48216505"),
+    ("NSS: 47709807326\nCURP", "47709807326"),
+    ("Kitambulisho changu ni 9521986. Naomba", "9521986"),
+    ("ورقم البطاقة الوطنية G944159. بغيت", "G944159"),
+    ("Meu NIS é 274.33116.80-5, quero saber", "274.33116.80-5"),
 ])
 def test_the_collectors_names_reach_them(text: str, value: str) -> None:
     match = re.compile(RE2_PATTERNS["national_id"]).search(text)
