@@ -279,7 +279,17 @@ RE2_PATTERNS: dict[str, str] = {
                    r"kra.?pin|c.dula|dpi|nrc|ghana card|"
                    # (the fourth round: Mexico's NSS, Peru's RUC, Kenya's and Rwanda's in
                    # Swahili and Kinyarwanda; not Angola's "BI" nor Mauritius' "NIC")
-                   r"nss|imss|ruc|kitambulisho|indangamuntu|bilhete de identidade)([^a-z]|$)|"
+                   r"nss|imss|ruc|kitambulisho|indangamuntu|bilhete de identidade|"
+                   # (the fifth round: Central and Eastern Europe, the Baltics, the Balkans,
+                   # Central Asia)
+                   # (their short names in capitals only: "Holiday Inn", "Taj")
+                   r"snils|(?-i:INN|IIN|EGN|OIB|JMBG|JMB|TAJ|IDNP)|emso|em\u0161o|isikukood|"
+                   r"asmens kod|personas kod|ad\u00f3azonos\u00edt\u00f3|jshshir|pinfl)([^a-z]|$)|"
+                   # (their Cyrillic names: SNILS, INN, RNOKPP, IIN, ZhSN, EGN, JMBG, LNCh)
+                   "\u0421\u041d\u0418\u041b\u0421|\u0418\u041d\u041d|"
+                   "\u0420\u041d\u041e\u041a\u041f\u041f|\u0418\u0418\u041d|\u0416\u0421\u041d|"
+                   "\u0415\u0413\u041d|\u0408\u041c\u0411\u0413|\u0415\u041c\u0411\u0413|"
+                   "\u041b\u041d\u0427|"
                    # (Morocco's national card in Arabic)
                    "\u0627\u0644\u0628\u0637\u0627\u0642\u0629 "
                    "\u0627\u0644\u0648\u0637\u0646\u064a\u0629|"
@@ -294,6 +304,8 @@ RE2_PATTERNS: dict[str, str] = {
                    "\u05de\u05e1\u05e4\u05e8 \u05d6\u05d4\u05d5\u05ea"
                    r")[^\n]{0,64}?(\n[^\n]{0,64}?){0,2}[0-9A-Z]{0,6}[0-9][0-9A-Z .()-]{3,20}|"
                    r"\b[0-9]{3}\.[0-9]{3}\.[0-9]{3}-[0-9]{2}\b|"
+                   # (Russia's SNILS and a rodné číslo with its slash, in their own shapes)
+                   r"\b[0-9]{3}-[0-9]{3}-[0-9]{3}[ -][0-9]{2}\b|\b[0-9]{6}/[0-9]{3,4}\b|"
                    # (Brazil's NIS and Zimbabwe's id, in their own shapes)
                    r"\b[0-9]{3}\.[0-9]{5}\.[0-9]{2}-[0-9]\b|\b[0-9]{2}-[0-9]{6,7}-?[A-Z]-?[0-9]{2}\b|"
                    r"SSR DOCS [A-Z0-9]{2} HK[0-9]+ P/[A-Z]{3}/[A-Z0-9]+|"

@@ -602,7 +602,9 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?k
                  # (a payment platform's webhook signing key: Adyen's hmacKey; PhonePe's
                  # salt_key, a UUID; an environment's *_BEARER; a form's userPw)
                  r"hmac[_-]?key|salt[_-]?key|bearer(?![a-z])|(?<=[a-z])(?-i:Pw)(?![a-z0-9])|"
-                 r"client[_-]?secret|key(?<![a-z0-9]key)(?<!<add key)(?![a-z]{2})"
+                 # (Authorize.net's transactionKey)
+                 r"client[_-]?secret|transaction[_-]?key|"
+                 r"key(?<![a-z0-9]key)(?<!<add key)(?![a-z]{2})"
                  rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
                  # nor an entity's id (a Kafka record's key=tenant-2704, LaunchDarkly's
                  # context {"kind":"user","key":"usr_x4qk..."})
@@ -635,6 +637,12 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # how a secret is stored, not the secret (postgresql.conf's password_encryption)
     "encryption",
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
+    # a command that prints it (Airflow's AIRFLOW__CORE__FERNET_KEY_CMD)
+    "cmd",
+    # OpenTravel's message correlation id (<OTA_HotelResNotifRQ EchoToken="...">)
+    "echotoken",
+    # how keys are managed (wpa_supplicant's key_mgmt=WPA-PSK)
+    "mgmt",
     "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias", "hash",
     # a cache of tokens and its key (TokenCacheKey, token_cache)
     "cache", "cachekey",
@@ -684,7 +692,8 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
 _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credential", "auth",
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
-                  "crypto", "priv", "community", "hmac", "salt", "bearer", "write", "tok")
+                  "crypto", "priv", "community", "hmac", "salt", "bearer", "write", "tok",
+                  "transaction")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -706,7 +715,7 @@ _UW = r"\w" + _MARKS
 _VALUE_STOP = r"\s\"',;&<>}\]"
 # In JSON-escaped text ("KEY=x\\nNEXT=y") an escape ends a value: a backslash is part of a
 # value only when no escape letter follows it (a \uXXXX escape is one of its characters).
-_NOT_AN_ESCAPE = r"(?:\\(?![nrtu\"\\/])|\\u[0-9A-Fa-f]{4})"
+_NOT_AN_ESCAPE = r"(?:\\(?![nrtu\"\\/])|\\/|\\u[0-9A-Fa-f]{4})"
 # A quote escaped inside a value (JSON: password=\\"l0qnp\\"Im4s#187\\"): part of the value when
 # more of it follows at once; an escaped quote before a separator or the end closes it.
 # (at most seven backslashes: an escape escaped thrice; unbounded, a run of them costs a square)
@@ -846,7 +855,7 @@ _NATIONAL_IDS = (
     _named_id((r"steuer[ _-]?id", r"steuer[ _-]?identifikationsnummer",
                r"identifikationsnummer", r"idnr"), ("steuer", "identifikationsnummer", "idnr"),
               r"\d{2} ?\d{3} ?\d{3} ?\d{3}", ids.steuer_id_ok),
-    _named_id((r"pesel",), ("pesel",), r"\d{11}", ids.pesel_ok),
+    _named_id((r"pesel",), ("pesel",), r"\d{11}|\d{2} \d{2} \d{2} \d{3} \d{2}", ids.pesel_ok),
     # (not "TC" alone: a test case's number, "TC 57672946624 passed")
     _named_id((r"t\.?c\.?[ _]?kimlik", r"tckn", r"kimlik[ _]?no",
                r"tc(?:'[a-z]+\b|[ _]?no\b|[ _]?numara|:)"),
@@ -915,6 +924,9 @@ _NATIONAL_IDS = (
     _named_id((r"(?-i:NSS)\b", _AS_KEY % "nss", r"(?<![a-z])imss\b"), ("nss", "imss"), r"\d{11}",
               ids.nss_ok),
     _named_id((r"(?-i:RUC)\b", _AS_KEY % "ruc"), ("ruc",), r"10\d{9}", ids.ruc_ok),
+    # (Portugal's NIF of a person: Spain's, above, ends in a letter)
+    _named_id((r"(?-i:NIF)\b", _AS_KEY % "nif", r"contribuinte"), ("nif", "contribuinte"),
+              r"[123]\d{8}", ids.pt_nif_ok),
     _named_id((r"(?<![a-z])kitambulisho",), ("kitambulisho",), r"\d{7,8}",
               ids.digit_count_ok(7, 8), checksummed=False),
     _named_id((r"(?<![a-z])indangamuntu",), ("indangamuntu",), r"1(?:19|20)\d\d[78]\d{10}",
@@ -937,12 +949,107 @@ _NATIONAL_IDS = (
                _NOT_A_RECORDS + r"(?<![a-z_])document[ _-]?(?:number|no)\b"),
               ("id", "identity", "national", "document"), r"\d{7,8}", ids.digit_count_ok(7, 8),
               checksummed=False),
+    # ... and Korea's resident number under one ({"national_id": "051209-3718254"})
+    _named_id((_NOT_A_RECORDS + r"(?<![a-z_])id[ _-]?(?:number|no)\b",
+               r"(?<![a-z_])identity[ _-]?(?:number|no)\b", r"(?<![a-z])national[ _-]?id\b"),
+              ("id", "identity", "national"), r"\d{6}-[1-8]\d{6}", ids.rrn_ok,
+              checksummed=False),
+    # Central and Eastern Europe's, the Baltics', the Balkans' and Central Asia's, each by its
+    # check under its own name, in its own script: Russia's SNILS and INN, Ukraine's RNOKPP,
+    # Kazakhstan's IIN (ЖСН), Bulgaria's EGN and LNCh, Croatia's OIB, the JMBG and Slovenia's
+    # EMŠO, Estonia's and Lithuania's personal codes, Latvia's, Hungary's tax id and TAJ,
+    # Slovenia's tax number, Moldova's IDNP, a Czech DIČ of a person (its rodné číslo). Not
+    # Poland's NIP: a sole trader's is public as a company's is.
+    _named_id(("\u0421\u041d\u0418\u041b\u0421", r"(?-i:SNILS)\b",
+               "\u0421\u0442\u0440\u0430\u0445\u043e\u0432\u043e\u0439\u041d\u043e\u043c\u0435\u0440"),
+              ("\u0441\u043d\u0438\u043b\u0441", "snils",
+               "\u0441\u0442\u0440\u0430\u0445\u043e\u0432\u043e\u0439"),
+              r"\d{3}-\d{3}-\d{3}[ -]?\d{2}|\d{11}", ids.snils_ok),
+    _named_id(("\u0418\u041d\u041d", r"(?-i:INN)\b", r"(?-i:TIN)(?=>)"),
+              # (a person's twelve digits, or Ukraine's ten under the old name: an
+              # organisation's ten are on its every invoice)
+              ("\u0438\u043d\u043d", "inn", "tin"), r"\d{12}|\d{10}",
+              lambda value: ids.inn_ok(value) if len(value) == 12 else ids.rnokpp_ok(value)),
+    _named_id(("\u0420\u041d\u041e\u041a\u041f\u041f", "\u0406\u041f\u041d",
+               "\u0456\u0434\u0435\u043d\u0442\u0438\u0444\u0456\u043a\u0430\u0446\u0456\u0439\u043d",
+               "\u0414\u0420\u0424\u041e"),
+              ("\u0440\u043d\u043e\u043a\u043f\u043f", "\u0456\u043f\u043d",
+               "\u0456\u0434\u0435\u043d\u0442\u0438\u0444\u0456\u043a\u0430\u0446\u0456\u0439\u043d",
+               "\u0434\u0440\u0444\u043e"), r"\d{10}", ids.rnokpp_ok),
+    _named_id(("\u0418\u0418\u041d", "\u0416\u0421\u041d", r"(?-i:IIN)\b"),
+              ("\u0438\u0438\u043d", "\u0436\u0441\u043d", "iin"), r"\d{6} ?\d{6}", ids.iin_ok),
+    _named_id(("\u0415\u0413\u041d", r"(?-i:EGN)\b"), ("\u0435\u0433\u043d", "egn"), r"\d{10}",
+              ids.egn_ok),
+    _named_id(("\u041b\u041d\u0427", r"(?-i:LNCH|LNC)\b"), ("\u043b\u043d\u0447", "lnc"),
+              r"\d{10}", ids.lnch_ok),
+    _named_id((r"(?-i:OIB)\b",), ("oib",), r"\d{11}", ids.oib_ok),
+    _named_id(("\u0408\u041c\u0411\u0413", "\u0415\u041c\u0411\u0413", r"(?-i:JMBG|JMB)\b",
+               "(?-i:EM\u0160O|EMSO)\\b", r"mati.n\w* (?:broj|knjig)"),
+              ("\u0458\u043c\u0431\u0433", "\u0435\u043c\u0431\u0433", "jmb", "em\u0161o", "emso",
+               "mati"), r"\d{13}", ids.jmbg_ok),
+    _named_id((r"isikukood\w*", r"asmens kod\w*", r"personal code"),
+              ("isikukood", "asmens kod", "personal code"), r"\d{11}", ids.baltic_code_ok),
+    _named_id((r"personas kod\w*", r"personal code"), ("personas kod", "personal code"),
+              r"\d{6}-?\d{5}", ids.personas_kods_ok),
+    _named_id(("ad\u00f3azonos\u00edt\u00f3\\w*", r"adoazonosito\w*"),
+              ("ad\u00f3azonos", "adoazonos"), r"\d{10}", ids.hu_tax_id_ok),
+    _named_id((r"(?-i:TAJ)\b",), ("taj",), r"\d{3} ?\d{3} ?\d{3}", ids.taj_ok),
+    _named_id(("dav\u010dn\\w* \u0161tevil\\w*", r"davcn\w* stevil\w*"),
+              ("dav\u010dn", "davcn"), r"\d{8}", ids.si_tax_ok),
+    _named_id((r"(?-i:IDNP)",), ("idnp",), r"\d{13}", ids.idnp_ok),
+    _named_id(("DI\u010c", r"(?-i:DIC)\b"), ("di\u010d", "dic"), r"(?:CZ|SK)?\d{9,10}",
+              ids.rodne_cislo_ok),
+    # ... and those whose check is not public, by their names: Uzbekistan's PINFL (JSHSHIR),
+    # Georgia's personal number, Armenia's social card number (ՀԾՀ).
+    _named_id((r"(?-i:JSHSHIR|PINFL)\b", "\u041f\u0418\u041d\u0424\u041b"),
+              ("jshshir", "pinfl", "\u043f\u0438\u043d\u0444\u043b"), r"\d{14}",
+              ids.digit_count_ok(14, 14), checksummed=False),
+    _named_id(("\u10de\u10d8\u10e0\u10d0\u10d3\u10d8 \u10dc\u10dd\u10db\u10d4\u10e0\u10d8",),
+              ("\u10de\u10d8\u10e0\u10d0\u10d3\u10d8",), r"\d{11}", ids.digit_count_ok(11, 11),
+              checksummed=False),
+    _named_id(("\u0540\u053e\u0540",), ("\u0570\u056e\u0570",), r"\d{10}",
+              ids.digit_count_ok(10, 10), checksummed=False),
+    # Identity cards and passports as these countries write them: Russia's and Ukraine's
+    # passport series and number ("паспорт серия 50 23 № 722447", "серії КМ № 256196"), and an
+    # identity card's number under its name in a dozen languages.
+    _named_id(("[\u041f\u043f]\u0430\u0441\u043f\u043e\u0440\u0442",
+               "\u0437\u0430\u0433\u0440\u0430\u043d\u043f\u0430\u0441\u043f\u043e\u0440\u0442",
+               "\u0414\u043e\u043a\u0443\u043c\u0435\u043d\u0442\u0421\u0435\u0440\u0438\u044f",
+               "\u0441\u0435\u0440\u0456\u0457"),
+              ("\u043f\u0430\u0441\u043f\u043e\u0440\u0442", "\u0437\u0430\u0433\u0440\u0430\u043d",
+               "\u0434\u043e\u043a\u0443\u043c\u0435\u043d\u0442",
+               "\u0441\u0435\u0440\u0456\u0457"),
+              "\\d{2} ?\\d{2} (?:\u2116 ?)?\\d{6}|\\d{2} \\d{7}|[\u0410-\u042f]{2} ?\u2116 ?\\d{6}",
+              ids.digit_count_ok(6, 10), checksummed=False, shape=r"\d{6}"),
+    _named_id((r"(?-i:OP)\b", r"osobn\w* iskaznic\w*", r"li.n\w* kart\w*",
+               "szem\u00e9lyi igazolv\u00e1ny\\w*", r"dow[oó]d\w* osobist\w*",
+               r"(?-i:CI) seria", "\u043b\\.\u043a\\.", "ID-\u043a\u0430\u0440\u0442\u043a\\w*",
+               "\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440\u0435\u043d\u0438\\w* "
+               "\u043b\u0438\u0447\u043d\u043e\u0441\u0442\u0438",
+               "(?-i:F\u0130N|FIN) kod\\w*", "(?-i:F\u0130N)\\b",
+               "\u0531\u0576\u0571\u0576\u0561\u0563\u056b\u0580"),
+              ("op", "osobn", "li", "szem\u00e9lyi", "dow", "ci", "\u043b.\u043a.", "id-",
+               "\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440\u0435\u043d\u0438",
+               "f\u0131n", "fin", "f\u0130n", "\u0561\u0576\u0571\u0576\u0561\u0563\u056b\u0580"),
+              r"(?:[A-Z]{2,3} ?|[A-Z]{2} nr\. )?\d{6,9}|\d{6}[A-Z]{2}|(?=[A-Z]*\d)[A-Z0-9]{7}",
+              _has_digit, checksummed=False, shape=r"\d{6}|[A-Z0-9]{7}"),
     # ... and in their own shapes: South Africa's id (a birth date, citizenship, a Luhn
     # digit; "I-ID yami ngu-9603089161089"), Brazil's NIS/PIS (274.33116.80-5), Zimbabwe's
     # (29-164732-E-45), a PIX key's CPF inside its QR code's payload.
     _d("national_id", r"(?<![0-9A-Za-z.])(\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{4}"
        r"[01][89]\d)" + _ID_R, ids.za_id_ok, prefilter=r"\d\d[01]\d[0-3]\d{5}[01][89]\d", group=1,
        digits=True, start=_at_class(r"\d")),
+    # (and these shapes anywhere: Russia's SNILS, a rodné číslo with its slash, Belarus'
+    # personal number, a Smart-ID's semantics identifier "PNOEE-<personal code>")
+    _d("national_id", rf"{_ID_L}(\d{{3}}-\d{{3}}-\d{{3}}[ -]\d{{2}}){_ID_R}", ids.snils_ok,
+       prefilter=r"\d{3}-\d{3}-\d{3}[ -]\d{2}", group=1, checksummed=True, digits=True,
+       start=_at_class(r"\d")),
+    _d("national_id", rf"{_ID_L}(\d{{2}}[0-35-8]\d{{3}}/\d{{3,4}}){_ID_R}", ids.rodne_cislo_ok,
+       prefilter=r"\d{2}[0-35-8]\d{3}/\d{3}", group=1, digits=True, start=_at_class(r"\d")),
+    _d("national_id", rf"{_ID_L}(\d{{7}}[A-Z]\d{{3}}[A-Z]{{2}}\d){_ID_R}",
+       prefilter=r"\d{7}[A-Z]\d{3}[A-Z]{2}\d", group=1, digits=True, start=_at_class(r"\d")),
+    _d("national_id", r"(?<![A-Za-z])PNO(?:EE|LT|LV)-(\d{6}-?\d{5})(?!\d)",
+       prefilter=r"PNO(?:EE|LT|LV)-\d{6}", group=1, needles=("PNO",), digits=True),
     _d("national_id", rf"{_ID_L}(\d{{3}}\.\d{{5}}\.\d{{2}}-\d){_ID_R}", ids.nis_ok,
        prefilter=r"\d{3}\.\d{5}\.\d{2}-\d", group=1, checksummed=True, digits=True,
        start=_at_class(r"\d")),
@@ -1105,12 +1212,14 @@ _NATIONAL_IDS = (
               r"\d(?:[ .-]?\d){8,17}|(?=[A-Za-z]*\d)[A-Za-z0-9]{7,18}", ids.checked_id_ok,
               shape=r"\d(?:[ .-]?\d){8,17}|[A-Za-z0-9]{7,18}"),
     # A passport's number after its name (a booking agent's call, a KYC form, a PAX list) ...
-    _named_id((r"passport", r"pasaporte", r"passaporte", r"passeport", r"reisepass",
+    # (NDC's <IdentityDocID>, a visa form's "Number of travel document")
+    _named_id((r"passport", r"pasaporte", r"identity[ _-]?doc(?:ument)?[ _-]?id",
+               r"travel[ _-]document", r"passaporte", r"passeport", r"reisepass",
                r"passaporto", r"paspoort", r"paszport", r"pasaport", r"paspor",
                r"pass(?:nummer|nr)", r"(?-i:PPT)\b", r"(?:personal)?ausweis(?:nummer)?",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167",
                "\uc5ec\uad8c"),
-              ("pas", "reisepass", "ppt", "personalausweis", "ausweis",
+              ("pas", "reisepass", "ppt", "personalausweis", "ausweis", "identity", "travel",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238",
                "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c"),
               r"(?=[A-Z]*\d)[A-Z0-9]{7,9}", ids.passport_ok, checksummed=False,
@@ -1121,9 +1230,20 @@ _NATIONAL_IDS = (
        checksummed=True, digits=True, start=_at_class("[1-9]", within=r"\d")),
     # ... and in an airline booking's DOCS element (IATA's SSR DOCS: P/issuing state/number/
     # nationality/birth date/sex/expiry/names).
-    _d("national_id", r"SSR DOCS [A-Z0-9]{2} HK\d{1,3} P/[A-Z]{3}/([A-Z0-9]{5,15})/",
-       ids.passport_ok, prefilter=r"SSR DOCS [A-Z0-9]{2} HK\d{1,3} P/[A-Z]{3}/", group=1,
-       needles=("SSR DOCS",), start=_at_literal(("SSR DOCS",))),
+    # (as Amadeus, Galileo and Sabre space it: "SSR DOCS BA HK1 P/PRT/N450474/",
+    # "SSRDOCSLHHK1/P/DEU/...", "SSR DOCS UA HK1/P/GBR/...")
+    _d("national_id",
+       r"SSR ?DOCS ?[A-Z0-9]{2} {0,2}[A-Z]{2}\d{1,3}[ /]P/[A-Z]{3}/([A-Z0-9]{5,15})/",
+       ids.passport_ok, prefilter=r"SSR ?DOCS ?[A-Z0-9]{2} {0,2}[A-Z]{2}\d{1,3}[ /]P/[A-Z]{3}/",
+       group=1, needles=("DOCS",)),
+    # ... in a passport's machine-readable zone, its second line: the number, its check
+    # digit, nationality, birth date and expiry with theirs (all four checks must hold)
+    _d("national_id", r"(?<![A-Z0-9<])[A-Z0-9<]{9}\d[A-Z<]{3}\d{7}[MFX<]\d{7}", ids.mrz_ok,
+       prefilter=r"[A-Z0-9<]{9}\d[A-Z<]{3}\d{7}[MFX<]\d{7}", digits=True,
+       start=_at_class(r"\d")),
+    # ... and in a passenger list's EDIFACT (PAXLST's DOC+P:110:111+<number>').
+    _d("national_id", r"(?<![A-Z])DOC\+P(?::\d+)*\+([A-Z0-9]{5,15})(?=['+:])", ids.passport_ok,
+       prefilter=r"DOC\+P(?::\d+)*\+[A-Z0-9]{5}", group=1, needles=("DOC+P",)),
     # Shapes of their own, anywhere: a codice fiscale (surname, name, birth date and place
     # letters and digits in their places) and a dotted CPF.
     _d("national_id", r"(?<![0-9A-Za-z])([A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}"
@@ -1171,7 +1291,10 @@ _TELECOM_IDS = (
 )
 # A card's security code (CVC, CVV, Amex's four digits on the front) and a PIN (a card's, a
 # SIM's and its PUK) under their names: three to eight digits, any number's anywhere else.
+# (OpenTravel's SeriesCode="778", Authorize.net's "cardCode": "310"; as a key only, not a
+# UI card's "Card code 404")
 _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(?:code|value)"
+                    r"|series[_-]?code|card[_-]?code"
                     r"|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?"
                     r"|[34]-digit[ \t]+(?:security[ \t]+)?code"
                     r"|code[ \t]+on[ \t]+the[ \t]+(?:back|front)"
@@ -1185,6 +1308,7 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(
                     r"|c[óo]digo[ \t]+de[ \t]+atr[áa]s"
                     r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u062d\u0642\u0642")
 _CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|card[ _-]?verification|digit code"
+                        r"|series[ _-]?code|card[ _-]?code"
                         r"|code on the|c[ao]digo de (?:segur|atr)|pr[au]fnummer|code de s"
                         r"|cryptogramme"
                         r"|codice di sicurezza|aaa)[^\r\n]{0,40}\d{3}")
@@ -1215,9 +1339,10 @@ _CARD_CODES = (
     _d("credit_card",
        rf"(?ai)(?<![a-z])(?:{_CARD_CODE_NAMES})(?![a-z]){_CODE_GAP}"
        # (an XML element's close: <pay:Cvv2>012</pay:Cvv2>)
-       r"[\]\\\"'>]{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*\\?[\"']?(\d{3,4})(?![\d.,:/-]?\d)",
+       r"[\]\\\"'>]{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*(?:\\?[\"']|\()?(\d{3,4})(?![\d.,:/-]?\d)",
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
        start=_at_words(("cvc", "cvv", "cvn", "security", "card", "digit", "code", "c\u00f3digo",
+                        "series",
                         "codigo", "pr\u00fcf", "pruf", "kartenpr", "cryptogramme", "codice",
                         "セキュリティコード", "末三", "安全", "ספרות", "קוד", "\u0631\u0645\u0632"),
                        2),  # ("4-digit code": the name starts two characters before "digit")
@@ -1227,6 +1352,8 @@ _CARD_CODES = (
        # (an IVR's digits collected for a PIN, "dtmf_collected=\"95507#\""; Hausa's "lambar
        # sirri", a secret number)
        rf"|collect[ _-]pin|puk2?|at\+cpin|{_OPENING_CODES}|dtmf[ _-]?(?:collected|digits|input)"
+       # (an ATM extract's PIN block in clear)
+       r"|pin[ _-]?block(?:[ _-]?clear)?"
        r"|lambar[ \t]+sirri)(?![a-z0-9_])" + _CODE_GAP +
        r"[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*"
        r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?(\d{4,8})(?![\d.,:/-]?\d)",
@@ -1331,7 +1458,9 @@ _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     "short", "dial", "dialling", "dialing", "sort", "swift", "bank", "branch", "iso", "icd",
     "cpt", "hs", "tariff", "airport", "iata", "icao", "station", "language", "currency",
     # a card's (the card code detector's: credit_card)
-    "security", "verification"))
+    "security", "verification",
+    # an issuer's answer on a receipt ("APPROVAL CODE: 889509")
+    "approval"))
 # (after a space, or a colon: the prefilter below looks for the same)
 _CODE_SAYS = (r"(?:[ \t]*:|[ \t]+(?:is|was|es|est|ist|lautet|lautete|war|è|é|e|to|jest|says|said"
               r"|era|foi|are|were|be|will[ \t]+be))")
@@ -1646,6 +1775,7 @@ def _phone_word_anchors(text: str) -> list[int]:
 # The words that may come before a mobile-money number (within 100 characters: the pattern
 # bounds what it reads between), looked for before each run of digits of the number's shape;
 # a translate and a find name the runs at C speed (a regex for them cost more than the rest).
+_IBAN_COUNTRY = "(?:" + "|".join(sorted(v.IBAN_COUNTRIES)) + ")"
 _MONEY_WORD = re.compile("(?i)>|to|du|kwa|sim|from|vers|para|sent|opay|momo|m-?pesa|kutoka"
                          "|linked|palmpay|ecocash|\u0631\u0642\u0645|\u0625\u0644\u0649")
 _DIGITS_AS_D = bytes(ord("d") if 0x30 <= i <= 0x39 else ord(" ") for i in range(256))
@@ -1959,6 +2089,42 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)cookies[ \t]*=[ \t]*\{[^{}\n]{0,200}?[\"'][\w.-]*(?:sess|sid|token|auth|jwt)[\w.-]*"
        r"[\"'][ \t]*:[ \t]*[\"']([^\"'\s]{16,})[\"']", v.secret_value_ok,
        prefilter=r"(?i)cookies[ \t]*=[ \t]*\{", group=1, needles=("ookies", "OOKIES")),
+    # A card's number in its track data: track 1 (%B<number>^NAME^...), track 2 and its
+    # EMV or ISO 8583 equivalents (;<number>=<expiry>..., <number>D<expiry>...).
+    _d("credit_card", r"(?:(?<=%B)|(?<![0-9A-Za-z]))(\d{13,19})(?=[D=]\d{4}|\^)", v.luhn_13_19,
+       prefilter=r"\d{13}[D=^]", group=1, digits=True, joined=_nothing_joined,
+       joined_prefilter=r"\d{13}[D=^]",
+       start=_at_class(r"\d")),
+    # A SIM's keys as an HSS or a core's subscriber database holds them (KI=, OPC=, Open5GS'
+    # security: {k: "...", opc: "..."}): 32 hex digits under their names.
+    *(_under_key(key, "[0-9A-Fa-f]{32}", None, needles=(key, key.upper()),
+                 prefilter_value="[0-9A-Fa-f]{32}") for key in ("ki", "opc", "op", "k")),
+    # An EV charging card's RFID under OCPP's idTag: it authorizes the session.
+    _under_key("idtag", "[0-9A-Fa-f]{8,20}", None, needles=("idTag", "idtag", "IDTAG")),
+    # A Wi-Fi password handed to Matter's chip-tool ("pairing ble-wifi <node> <ssid> <psk>
+    # <passcode> ..."), and a Matter onboarding payload ("MT:..."), which holds the passcode.
+    _d("secret_assignment",
+       r"chip-tool[ \t]+pairing[ \t]+(?:ble-wifi|code-wifi)[ \t]+\S+[ \t]+\S+[ \t]+"
+       r"(['\"]?)([^\s'\"]+)\1", v.secret_value_ok, prefilter=r"chip-tool[ \t]+pairing[ \t]+",
+       group=2, needles=("chip-tool",)),
+    _d("secret_assignment",
+       r"(?<![A-Za-z0-9])MT:(?=[0-9A-Z.-]{0,21}\d)([0-9A-Z.-]{19,22})(?![0-9A-Z.-])",
+       prefilter=r"MT:[0-9A-Z.-]{19}", group=1, needles=("MT:",)),
+    # A key handed to the database's own encryption in a query (pgcrypto's
+    # pgp_sym_decrypt(ssn_enc, 'key'), MySQL's AES_DECRYPT(col, 'key')).
+    _d("secret_assignment",
+       r"(?i)(?<![\w.])(?:pgp_sym_(?:en|de)crypt(?:_bytea)?|aes_(?:en|de)crypt)\([^,()\n]{1,120},"
+       r"[ \t]*'([^'\n]{8,})'", v.secret_value_ok,
+       prefilter=r"(?i)(?:pgp_sym_|aes_)(?:en|de)crypt[^\r\n]{0,130},[ \t]*'", group=1,
+       needles=("crypt(", "CRYPT(", "Crypt(")),
+    # A one-time code under "code" in a payload that says it is one ({"event": "OTP Sent",
+    # ..., "code": "549142"}).
+    _d("secret_assignment",
+       r"(?i)(?:otp|2fa|mfa|one[ _-]?time|verification)[^\n]{0,160}?\\?\"code\\?\"[ \t]*:[ \t]*"
+       r"\\?\"(\d{4,8})\\?\"",
+       prefilter=(r"(?i)(?:otp|2fa|mfa|one.time|verification)[^\r\n]{0,160}code\\?\"[ \t]*:"
+                  r"[ \t]*\\?\"\d{4}"),
+       group=1, needles=("code",), digits=True),
     # ... or set on its session (requests' s.cookies.set('sessionid', X, domain=...)).
     _d("secret_assignment",
        r"(?i)cookies\.set\([ \t]*[\"'][\w.-]*(?:sess|sid|token|auth|jwt)[\w.-]*[\"'][ \t]*,"
@@ -2525,7 +2691,10 @@ DETECTORS: tuple[Detector, ...] = (
     # A password told with words between it and the verb ("the password I'm using right now
     # is X"): a password-shaped value only.
     _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:password|passwd|passcode)(?:,?[ \t]+[\w']+){1,5}?[ \t]+(?:is|was)"
+       # (a name in backticks among the words: "the temp password for the read replica user
+       # `analyst_ro` is X")
+       r"(?i)(?<![\w-])(?:password|passwd|passcode)(?:,?[ \t]+(?:[\w']+|`[\w.@-]+`)){1,6}?"
+       r"[ \t]+(?:is|was)"
        r"[ \t]*:?[ \t]+" + _PROSE_VALUE, v.told_passphrase,
        prefilter=r"(?i)passw(?:or)?d,?[ \t][^\r\n]{0,60}[ \t](?:is|was)[ \t]|passcode,?[ \t]",
        group=1,
@@ -3007,6 +3176,9 @@ DETECTORS: tuple[Detector, ...] = (
        # (Sentry's frame variables: "password": "'...'"); Rust's Debug of an Option (TGI's
        # start-up args: api_key: Some("..."))
        r"(?:\[[ \t]*)?(?:Some\()?(?:\\*[\"'])?'?"
+       # (not a variable after a quoted key, {"password": jdbc_pw}: a string would be quoted;
+       # nor a list of settings, Snowflake's CREDENTIALS = (AWS_KEY_ID='...' ...))
+       r"(?!(?:(?<=[\"']:)|(?<=[\"']: ))[A-Za-z_]\w*[ \t]*[,})\]\n])(?!\([A-Za-z_]\w*[ \t]*=)"
        # (not an object or a list opening: "credentials": [{"type": ...}] holds pairs)
        # (not a number: something past digits and dots, "&" too, as in KC_DB_PASSWORD: 0&&tk4j)
        rf"(?!\[?\{{\\*[\"'])((?=[^{_VALUE_STOP}]*(?:[^{_VALUE_STOP}\d.]|&(?![\w.-]*=)))"
@@ -3025,7 +3197,9 @@ DETECTORS: tuple[Detector, ...] = (
        # not an SSH login (ssh pi@host, sftp connect feeds@host)
        # not a Snowflake prompt's warehouse (ANALYST#COMPUTE_WH@PROD_DB.PUBLIC>)
        # (after a JSON escape the address starts past it: "...\\npablo@x.es" keeps its "\\n")
-       rf"(?:(?<![\w.+%$#-])(?!(?<=\\)[nrt])|(?<=\\[nrt]))(?<!placeholder=[\"'])(?<!://){_NOT_AN_SSH_LOGIN}"
+       # (not the end of a masked one, "f***i@web.de"; one "*" is an X12 segment's separator)
+       rf"(?:(?<![\w.+%$#-])(?<!\*\*)(?!(?<=\\)[nrt])|(?<=\\[nrt]))(?<!placeholder=[\"'])(?<!://)"
+       rf"{_NOT_AN_SSH_LOGIN}"
        rf"[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])"
@@ -3101,9 +3275,18 @@ DETECTORS: tuple[Detector, ...] = (
        v.told_phone_ok, group=1, prefilter=r"AP[MBHN]?[ \t]+[A-Z]{3}[ \t]+\+?\d{8}",
        needles=("AP",), joined=_nothing_joined),
     _d("email",
-       r"(?<![A-Za-z0-9])APE[ \t]+([A-Z0-9._%+-]+//[A-Z0-9-]+(?:\.[A-Z0-9-]+)*\.[A-Z]{2,})",
-       group=1, prefilter=r"APE[ \t]+[A-Z0-9._%+-]+//", needles=("APE",),
-       joined=_nothing_joined),
+       # (and in an SSR CTCE element: "SSR CTCE BA HK1 ANA..PEREIRA86//GMAIL.COM", ".." for
+       # "_" and "-")
+       r"(?:(?<![A-Za-z0-9])APE[ \t]+|(?<![A-Za-z])SSR ?CTCE ?[A-Z0-9]{2} {0,2}[A-Z]{2}\d{1,3}"
+       r"[ /]?[ \t]*)"
+       r"([A-Z0-9._%+-]+//[A-Z0-9-]+(?:\.[A-Z0-9-]+)*\.[A-Z]{2,})",
+       group=1, prefilter=r"(?:APE[ \t]+|CTCE[^\r\n]{0,16})[A-Z0-9._%+-]+//",
+       needles=("APE", "CTCE"), joined=_nothing_joined,
+       joined_prefilter=r"(?:APE[ \t]+|CTCE[^\r\n]{0,16})[A-Z0-9._%+-]+//"),
+    # ... and a phone number in an SSR CTCM element ("SSR CTCM LH HK1 4917628794965").
+    _d("phone", r"SSR ?CTCM ?[A-Z0-9]{2} {0,2}[A-Z]{2}\d{1,3}[ /]?[ \t]*(\+?\d{8,15})(?![\d])",
+       v.told_phone_ok, group=1, prefilter=r"CTCM[^\r\n]{0,16}\d{8}", needles=("CTCM",),
+       joined=_nothing_joined, joined_prefilter=r"CTCM[^\r\n]{0,16}\d{8}"),
     # A user and password in one setting (Logstash's cloud_auth => "elastic:...", the
     # Schema Registry's basic.auth.user.info=KEY:SECRET): the password after the colon.
     _d("secret_assignment",
@@ -3159,7 +3342,10 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("clabe", "CLABE", "Clabe"), digits=True,
        start=_at_literal(("clabe",), fold=True), joined=_nothing_joined,
        joined_prefilter=r"(?i)clabe[^\r\n]{0,40}\d{3}"),
-    _d("iban", r"(?=[A-Z])" + _edge(r"\w") + r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}"
+    # (a country's code that starts IBANs: a GDS's "AX3772..." is a card after Amex's code,
+    # and an IBAN's shape that fails would hide it)
+    _d("iban", r"(?=" + _IBAN_COUNTRY + r"\d)" + _edge(r"\w")
+       + r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}"
        r"(?: ?[A-Z0-9]{1,3})?(?!\w)",
        v.iban_ok, prefilter=r"[A-Z]{2}\d{2} ?[A-Z0-9]{4} ?[A-Z0-9]{4}", checksummed=True,
        prefix=v.iban_prefix, digits=True, start=_at_class(r"\d", 2), joined=_joined_iban,
@@ -3170,6 +3356,15 @@ DETECTORS: tuple[Detector, ...] = (
     _d("credit_card", r"(?<![A-Za-z0-9])CC[A-Z]{2}(\d{13,19})(?!\d)", v.luhn_13_19, group=1,
        prefilter=r"CC[A-Z]{2}\d{13}", needles=("CC",), digits=True,
        start=_at_literal(("CC",)), joined=_nothing_joined),
+    # ... Sabre's, the card's code then the number ("FORM OF PAYMENT 1.AX377298919220876¥07/28"),
+    # and the security code Amadeus keeps after the expiry ("/0529*CV872").
+    _d("credit_card", r"(?<![A-Za-z0-9])(?:AX|VI|CA|MC|DC|DS|JC|TP)(\d{13,19})(?=[¥/ \t]|$)",
+       v.luhn_13_19, group=1, prefilter=r"(?:AX|VI|CA|MC|DC|DS|JC|TP)\d{13}", digits=True,
+       needles=("AX", "VI", "CA", "MC", "DC", "DS", "JC", "TP"), joined=_nothing_joined,
+       joined_prefilter=r"(?:AX|VI|CA|MC|DC|DS|JC|TP)\d{13}"),
+    _d("credit_card", r"/\d{4}\*CV(\d{3,4})(?!\d)", prefilter=r"/\d{4}\*CV\d{3}", group=1,
+       needles=("*CV",), digits=True, joined=_nothing_joined,
+       joined_prefilter=r"/\d{4}\*CV\d{3}"),
     # A number told as a card ("charge my card 3791 8861 6104 5538 exp 02/26"): 13 to 19
     # digits that pass Luhn, whatever the issuer's prefix says of the length. Joiners,
     # spaces and dashes read alike: the joined pass has nothing to rescan.
@@ -3214,7 +3409,8 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_class("[1-9]", within=r"\d"), joined=_joined_digits(13),
        joined_prefilter=r"\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d"
                         r"[ _-]\d[ _-]\d"),
-    _d("us_ssn", r"(?=\d)" + _L + r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
+    # (not a cell's tracking area, MCC-MNC-TAC: an MME's "TAI=262-02-7215")
+    _d("us_ssn", r"(?=\d)" + _L + r"(?<!TAI=)(?<!tai=)\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
        prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True, start=_at_class(r"\d"),
        starts=((_ND + r"\d{3}[- ]\d{2}[- ]\d{4}", 11),),
        joined_starts=((_ND + r"\d{3}[ _-]\d{2}[ _-]\d{4}", 11),),
@@ -3337,11 +3533,12 @@ DETECTORS: tuple[Detector, ...] = (
        v.ipv4_ok, prefilter=r"(?:IP |> )\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d", group=1,
        needles=("IP", ">"), joined=_joined_digits(4, "."),
        joined_prefilter=r"(?:IP|>)[ _-]\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d"),
-    _d("phone", _edge(r"A-Za-z_+\d") + r"\+\d[\d .()-]{6,20}\d(?![A-Za-z_\d-]|\.\d)",
+    # (a "/" after the area code too, as Germany writes it: "+49 (0)172/9439856")
+    _d("phone", _edge(r"A-Za-z_+\d") + r"\+\d(?:[\d .()-]|/(?=\d)){6,20}\d(?![A-Za-z_\d-]|\.\d)",
        v.phone_digits_ok,
-       prefilter=r"\+\d[\d .()-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
+       prefilter=r"\+\d[\d .()/-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
        starts=((r"\+\d", 2),),
-       joined=_joined_digits(8, "+"), joined_prefilter=r"\+\d[\d ._()-]{6,20}\d"),
+       joined=_joined_digits(8, "+"), joined_prefilter=r"\+\d[\d ._()/-]{6,20}\d"),
     # Not after "<digits>/": one of a list of figures (HAProxy's timers "0/0/1/32/286 200 1649");
     # not after a status and a space: a load balancer's statuses and byte counts (an ALB's
     # "200 200 934 4731", the second status read as an area code).

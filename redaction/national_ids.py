@@ -20,6 +20,7 @@ from .validators import luhn_ok
 __all__ = [
     "aadhaar_ok",
     "any_id_ok",
+    "baltic_code_ok",
     "be_national_number_ok",
     "bsn_ok",
     "checked_id_ok",
@@ -34,14 +35,22 @@ __all__ = [
     "digit_count_ok",
     "dni_ok",
     "eg_national_id_ok",
+    "egn_ok",
     "emirates_id_ok",
     "fodselsnummer_ok",
     "hetu_ok",
     "hkid_ok",
+    "hu_tax_id_ok",
+    "idnp_ok",
+    "iin_ok",
+    "inn_ok",
     "ird_ok",
     "itin_ok",
+    "jmbg_ok",
+    "lnch_ok",
     "medicare_ok",
     "melli_ok",
+    "mrz_ok",
     "my_number_ok",
     "mykad_ok",
     "naf_ok",
@@ -52,17 +61,25 @@ __all__ = [
     "nis_ok",
     "nric_ok",
     "nss_ok",
+    "oib_ok",
     "pan_ok",
     "passport_ok",
+    "personas_kods_ok",
     "personnummer_ok",
     "pesel_ok",
     "pps_ok",
+    "pt_nif_ok",
+    "rnokpp_ok",
+    "rodne_cislo_ok",
     "rrn_ok",
     "ruc_ok",
     "rut_ok",
     "sa_id_ok",
+    "si_tax_ok",
     "sin_ok",
+    "snils_ok",
     "steuer_id_ok",
+    "taj_ok",
     "tc_kimlik_ok",
     "teudat_zehut_ok",
     "tfn_ok",
@@ -463,6 +480,33 @@ def hkid_ok(candidate: str) -> bool:
     return text[-1] == ("A" if check == 10 else str(check))
 
 
+def _mrz_check(field: str) -> str:
+    """ICAO 9303's check digit: the field's characters weighted 7, 3, 1 ("<" 0, A 10 ...)."""
+    total = 0
+    for i, ch in enumerate(field):
+        value = 0 if ch == "<" else int(ch) if ch.isdigit() else ord(ch) - 55
+        total += value * (7, 3, 1)[i % 3]
+    return str(total % 10)
+
+
+def mrz_ok(candidate: str) -> bool:
+    """A passport's machine-readable zone, the second line's first 28 characters: the
+    number, nationality, birth date and expiry, their three check digits right."""
+    return (len(candidate) == 28 and _mrz_check(candidate[:9]) == candidate[9]
+            and _mrz_check(candidate[13:19]) == candidate[19]
+            and _mrz_check(candidate[21:27]) == candidate[27])
+
+
+def pt_nif_ok(candidate: str) -> bool:
+    """Portugal's NIF of a person (it starts 1, 2 or 3): nine digits, a mod-11 check digit
+    over the others weighted 9 to 2."""
+    n = _numerals(candidate)
+    if len(n) != 9 or n[0] not in "123":
+        return False
+    check = 11 - sum(int(d) * (9 - i) for i, d in enumerate(n[:8])) % 11
+    return (0 if check >= 10 else check) == int(n[8])
+
+
 def nss_ok(candidate: str) -> bool:
     """Mexico's social security number (NSS, IMSS): eleven digits, a Luhn check digit."""
     n = _numerals(candidate)
@@ -706,6 +750,164 @@ _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
 _SHAPE_CHECKS: tuple[Callable[[str], bool], ...] = (
     dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok, curp_ok,
     hetu_ok, nric_ok, hkid_ok, pps_ok, tw_id_ok)
+
+# --- Central and Eastern Europe, the Baltics, the Balkans and Central Asia -----------------
+
+def _weighted(n: str, weights: tuple[int, ...]) -> int:
+    return sum(int(d) * w for d, w in zip(n, weights, strict=False))
+
+
+def snils_ok(candidate: str) -> bool:
+    """Russia's SNILS: eleven digits, the last two a check over the nine weighted 9 to 1
+    (mod 101, 100 read as 0)."""
+    n = _numerals(candidate)
+    if len(n) != 11 or int(n[:9]) <= 1001998:
+        return False
+    total = _weighted(n, (9, 8, 7, 6, 5, 4, 3, 2, 1)) % 101
+    return (0 if total == 100 else total) == int(n[9:])
+
+
+def inn_ok(candidate: str) -> bool:
+    """Russia's INN: a person's twelve digits with two check digits, or an organisation's
+    ten with one (weights 7, 2, 4, 10, 3, 5, 9, 4, 6, 8 and their shifts, mod 11 mod 10)."""
+    n = _numerals(candidate)
+    w = (3, 7, 2, 4, 10, 3, 5, 9, 4, 6, 8)
+    if len(n) == 10:
+        return _weighted(n, w[2:]) % 11 % 10 == int(n[9])
+    return (len(n) == 12 and _weighted(n, w[1:]) % 11 % 10 == int(n[10])
+            and _weighted(n, w) % 11 % 10 == int(n[11]))
+
+
+def rnokpp_ok(candidate: str) -> bool:
+    """Ukraine's RNOKPP (the taxpayer's card number): ten digits, the first five the days
+    since 1899-12-31, a check digit over the others weighted -1, 5, 7, 9, 4, 6, 10, 5, 7."""
+    n = _numerals(candidate)
+    return (len(n) == 10 and len(set(n)) > 1
+            and _weighted(n, (-1, 5, 7, 9, 4, 6, 10, 5, 7)) % 11 % 10 == int(n[9]))
+
+
+def _two_pass_mod11(n: str, first: tuple[int, ...], second: tuple[int, ...]) -> int | None:
+    check = _weighted(n, first) % 11
+    if check == 10:
+        check = _weighted(n, second) % 11
+    return check
+
+
+def iin_ok(candidate: str) -> bool:
+    """Kazakhstan's IIN: a birth date, a century and sex digit, a serial, a check digit
+    (two passes of weights, mod 11)."""
+    n = _numerals(candidate)
+    if len(n) != 12 or n[6] not in "0123456" or not _valid_day(int(n[2:4]), int(n[4:6])):
+        return False
+    check = _two_pass_mod11(n, (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11),
+                            (3, 4, 5, 6, 7, 8, 9, 10, 11, 1, 2))
+    return check != 10 and check == int(n[11])
+
+
+def baltic_code_ok(candidate: str) -> bool:
+    """Estonia's isikukood and Lithuania's asmens kodas: a century and sex digit, a birth
+    date, a serial, a check digit (two passes of weights, mod 11, 10 read as 0)."""
+    n = _numerals(candidate)
+    if len(n) != 11 or n[0] not in "123456" or not _valid_day(int(n[3:5]), int(n[5:7])):
+        return False
+    check = _two_pass_mod11(n, (1, 2, 3, 4, 5, 6, 7, 8, 9, 1), (3, 4, 5, 6, 7, 8, 9, 1, 2, 3))
+    return (0 if check == 10 else check) == int(n[10])
+
+
+def personas_kods_ok(candidate: str) -> bool:
+    """Latvia's personas kods: a birth date, a century digit and a serial, a check digit
+    ((1101 - weighted sum) mod 11); or since 2017 one starting 32, with no date."""
+    n = _numerals(candidate)
+    if len(n) != 11:
+        return False
+    if n.startswith("32"):
+        return True
+    check = (1101 - _weighted(n, (1, 6, 3, 7, 9, 10, 5, 8, 4, 2))) % 11
+    return _valid_day(int(n[2:4]), int(n[:2])) and check == int(n[10])
+
+
+def egn_ok(candidate: str) -> bool:
+    """Bulgaria's EGN: a birth date (the month plus 20 before 1900, plus 40 after 1999), a
+    serial, a check digit over the others weighted 2, 4, 8, 5, 10, 9, 7, 3, 6."""
+    n = _numerals(candidate)
+    if len(n) != 10 or not _valid_day(int(n[2:4]) % 20, int(n[4:6])) or int(n[2:4]) > 52:
+        return False
+    return _weighted(n, (2, 4, 8, 5, 10, 9, 7, 3, 6)) % 11 % 10 == int(n[9])
+
+
+def oib_ok(candidate: str) -> bool:
+    """Croatia's OIB: eleven digits, ISO 7064's MOD 11,10 check digit."""
+    n = _numerals(candidate)
+    if len(n) != 11 or len(set(n)) == 1:
+        return False
+    product = 10
+    for d in n[:10]:
+        total = (product + int(d)) % 10 or 10
+        product = total * 2 % 11
+    return (11 - product) % 10 == int(n[10])
+
+
+def jmbg_ok(candidate: str) -> bool:
+    """The former Yugoslavia's JMBG (Serbia, Bosnia, Montenegro, North Macedonia; Slovenia's
+    EMŠO): a birth date (a three-digit year), a region, a serial, a mod-11 check digit."""
+    n = _numerals(candidate)
+    if len(n) != 13 or not _valid_day(int(n[2:4]), int(n[:2])) or n[4] not in "09":
+        return False
+    check = 11 - _weighted(n, (7, 6, 5, 4, 3, 2, 7, 6, 5, 4, 3, 2)) % 11
+    return (0 if check > 9 else check) == int(n[12])
+
+
+def rodne_cislo_ok(candidate: str) -> bool:
+    """Czechia's and Slovakia's rodné číslo: a birth date (women's month plus 50, later ones
+    plus 20), "/", a serial; ten digits divisible by 11 (or, rarely, remainder 10 and a
+    last 0), nine before 1954."""
+    n = _numerals(candidate)
+    month = int(n[2:4]) % 50 if len(n) >= 4 else 0
+    if month > 20:
+        month -= 20
+    if len(n) not in (9, 10) or not _valid_day(month, int(n[4:6])):
+        return False
+    if len(n) == 9:
+        return int(n[:2]) < 54
+    return int(n) % 11 == 0 or (int(n[:9]) % 11 == 10 and n[9] == "0")
+
+
+def hu_tax_id_ok(candidate: str) -> bool:
+    """Hungary's adóazonosító jel: ten digits starting 8, a check digit over the nine weighted
+    1 to 9 (mod 11)."""
+    n = _numerals(candidate)
+    return (len(n) == 10 and n[0] == "8"
+            and _weighted(n, (1, 2, 3, 4, 5, 6, 7, 8, 9)) % 11 == int(n[9]))
+
+
+def taj_ok(candidate: str) -> bool:
+    """Hungary's TAJ (social security) number: nine digits, a check over eight weighted
+    3, 7 (mod 10)."""
+    n = _numerals(candidate)
+    return len(n) == 9 and _weighted(n, (3, 7, 3, 7, 3, 7, 3, 7)) % 10 == int(n[8])
+
+
+def si_tax_ok(candidate: str) -> bool:
+    """Slovenia's davčna številka: eight digits, a mod-11 check over seven weighted 8 to 2."""
+    n = _numerals(candidate)
+    if len(n) != 8 or n[0] == "0":
+        return False
+    check = 11 - _weighted(n, (8, 7, 6, 5, 4, 3, 2)) % 11
+    return check != 11 and check % 10 == int(n[7])
+
+
+def lnch_ok(candidate: str) -> bool:
+    """Bulgaria's LNCh (a foreigner's number): ten digits, a check over nine weighted 21, 19,
+    17, 13, 11, 9, 7, 3, 1 (mod 10)."""
+    n = _numerals(candidate)
+    return len(n) == 10 and _weighted(n, (21, 19, 17, 13, 11, 9, 7, 3, 1)) % 10 == int(n[9])
+
+
+def idnp_ok(candidate: str) -> bool:
+    """Moldova's IDNP: thirteen digits starting 0 or 2, a check over twelve weighted 7, 3, 1."""
+    n = _numerals(candidate)
+    return (len(n) == 13 and n[0] in "02"
+            and _weighted(n, (7, 3, 1) * 4) % 10 == int(n[12]))
 
 
 def any_id_ok(candidate: str) -> bool:

@@ -45,7 +45,7 @@ _GATE = re.compile(
     r"|电话|電話"
     r"|手机|手機|携帯|전화|휴대폰|密码|密碼|パスワード|비밀번호|هاتف|جوال"
     # identity documents' names (the passport words hold "pas" or "pass" above)
-    r"|pesel|cpf|dni|nie|nif|bsn|aadha|pan|nik|ktp|rrn|nino|nir|rut|kimlik|tckn|steuer"
+    r"|pesel|cpf|dni|nie|nif|bsn|aadha|pan|nik|ktp|rrn|jumin|nino|nir|rut|kimlik|tckn|steuer"
     r"|national|fiscal|personnummer|身份|マイナンバー|個人番号|주민|आधार|旅券|护照|여권"
     r"|nhs|medicare|nric|hkid|curp|hetu|henkil|f[øo]dsels|cpr|cui[tl]|cnp|ppsn|teudat"
     r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז|imei|imsi|iccid|meid|cvv|cvc|cvn")
@@ -59,6 +59,7 @@ _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil
                "пароль", "телефон", "тел", "电话", "電話", "手机", "手機", "携帯", "전화",
                "휴대폰", "密码", "密碼", "パスワード", "비밀번호", "هاتف", "جوال",
                "pesel", "cpf", "dni", "nie", "nif", "bsn", "aadha", "pan", "nik", "ktp", "rrn",
+               "jumin",
                "nino", "nir", "rut", "kimlik", "tckn", "steuer", "national", "fiscal",
                "personnummer", "身份", "マイナンバー", "個人番号", "주민", "आधार", "旅券", "护照",
                "여권", "nhs", "medicare", "nric", "hkid", "curp", "hetu", "henkil", "fødsels",
@@ -77,6 +78,8 @@ _PHONE_STEMS = ("phone", "telefon", "teléfon", "téléphon", "telephon", "telef
                 "телефон")
 _PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "휴대폰", "연락처", "тел",
                   "هاتف", "جوال", "โทร")
+_CALL_PARTIES = frozenset(("calling", "called", "caller", "callee", "dialled", "dialed"))
+_CALL_NUMBERS = frozenset(("number", "no", "num", "party", "msisdn"))
 _SSN_WORDS = frozenset(("ssn", "ssns"))
 _TELECOM_WORDS = frozenset(("imei", "imeisv", "imsi", "iccid", "meid"))
 _CARD_CODE_WORDS = frozenset(("cvv", "cvc", "cvv2", "cvc2", "cvn"))
@@ -84,6 +87,7 @@ _CARD_CODE_WORDS = frozenset(("cvv", "cvc", "cvv2", "cvc2", "cvn"))
 # "steuer_id", "ni_number", "codice_fiscale"), or in its own script ("身份证号").
 _ID_WORDS = frozenset((
     "pesel", "cpf", "dni", "nie", "nif", "bsn", "aadhaar", "aadhar", "pan", "nik", "ktp", "rrn",
+    "jumin",
     "nino", "nir", "rut", "tckn", "personnummer", "passport", "paszport", "pasaporte",
     "passaporte", "passeport", "reisepass", "passaporto", "paspoort", "pasaport", "paspor",
     "steuerid", "idnr", "mynumber", "nhs", "medicare", "nric", "hkid", "curp", "hetu",
@@ -91,7 +95,9 @@ _ID_WORDS = frozenset((
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
-             ("social", "insurance"), ("tax", "file"), ("sa", "id"), ("teudat", "zehut"))
+             ("social", "insurance"), ("tax", "file"), ("sa", "id"), ("teudat", "zehut"),
+             # (a passenger manifest's document: a passport's shape or a country's check)
+             ("doc", "number"), ("document", "number"))
 _ID_SCRIPTS = ("身份证", "身份證", "マイナンバー", "個人番号", "주민등록번호", "주민번호", "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
                "תעודת זהות", "ת.ז")
@@ -103,6 +109,8 @@ _PASSWORD_WORDS = frozenset((
     "şifre", "sifre", "parola", "mdp", "пароль", "pass"))
 _PASSWORD_SCRIPTS = ("密码", "密碼", "パスワード", "비밀번호", "пароль")
 _SECRET_WORDS = frozenset(("secret", "token", "apikey", "api_key"))
+# What a tokenization vault stands a token in for: a column of them holds no secret.
+_TOKENIZED = frozenset(("email", "phone", "card", "pan", "ssn", "account", "iban", "address"))
 # A header word that makes the column about the kind but not the value itself: a flag, a
 # date, a hash, a count, a name or an id ("phone_verified", "password_changed_at",
 # "password_hash", "prompt_tokens", "token_id").
@@ -137,7 +145,9 @@ def column_kind(name: str) -> str | None:
         return None
     lower = name.lower()
     if (not _PHONE_WORDS.isdisjoint(tokens) or any(t.startswith(_PHONE_STEMS) for t in tokens)
-            or any(s in lower for s in _PHONE_SCRIPTS)):
+            or any(s in lower for s in _PHONE_SCRIPTS)
+            # (a CDR's calling_number and called_number)
+            or (not _CALL_PARTIES.isdisjoint(tokens) and not _CALL_NUMBERS.isdisjoint(tokens))):
         return "phone"
     if not _SSN_WORDS.isdisjoint(tokens) or "social security" in lower:
         return "us_ssn"
@@ -148,6 +158,8 @@ def column_kind(name: str) -> str | None:
     if (not _PASSWORD_WORDS.isdisjoint(tokens) or "mot de passe" in lower
             or any(s in lower for s in _PASSWORD_SCRIPTS)):
         return "password"
+    if "token" in tokens and not _TOKENIZED.isdisjoint(tokens):
+        return None  # a vault's stand-in for a value (email_token, card_token), no secret
     if (not _SECRET_WORDS.isdisjoint(tokens) or "api key" in " ".join(tokens)
             or "access key" in " ".join(tokens) or "credential" in tokens
             or "credentials" in tokens

@@ -17,6 +17,7 @@ import unicodedata
 from urllib.parse import unquote
 
 __all__ = [
+    "IBAN_COUNTRIES",
     "aws_secret_like",
     "b64_text",
     "base64_credentials",
@@ -173,6 +174,10 @@ _IBAN_LENGTHS: dict[str, int] = {
     "GA": 27, "GQ": 27, "GW": 25, "KM": 27, "MA": 28, "MG": 27, "ML": 28, "MZ": 25, "NE": 28,
     "SN": 28, "TD": 27, "TG": 28,
 }
+
+
+#: The country codes IBANs start with.
+IBAN_COUNTRIES: frozenset[str] = frozenset(_IBAN_LENGTHS)
 
 
 def iban_ok(candidate: str) -> bool:
@@ -685,6 +690,8 @@ _NOT_A_VALUE = re.compile(
     # (0|com.tencent.mm|4097|null|10112)
     r"|(?:com|org|net|io|android|androidx)\.[a-z]\w*(?:\.\w+)+(?:/|$)"
     r"|-?\d+\|(?:com|org|net|io|android|androidx)\.\w+(?:\.\w+)*\|"
+    # a template's placeholder ({device-key}: its closing brace ends the value)
+    r"|\{[A-Za-z][\w.-]*\}?$"
     # a Debian package's architecture (libsecret-1-0:amd64)
     r"|(?:amd64|arm64|i386|armhf|armel|ppc64el|s390x|riscv64|mips64el)\W?$")
 # What every string it matches holds, or opens with (keep in step with the pattern: a test
@@ -733,7 +740,10 @@ def secret_value_ok(candidate: str) -> bool:
     # (each costly pattern runs only when a cheap test says it could match: together they
     # took two thirds of a secret's validation)
     return (any(ch.isalnum() for ch in plain) and not stands_in(plain)
-            and not bare.startswith("=")  # a pin, not an assignment (tiktoken==0.7.0)
+            # a pin or a comparison, not an assignment (tiktoken==0.7.0, Key==`Name`); a
+            # password may open with "=" and a letter or a digit
+            and not (bare.startswith("=")
+                     and (not bare[1:2].isalnum() or _VERSION_PIN.fullmatch(bare)))
             and plain.lower() not in _PROSE_WORDS
             and not (_may_name_a_secret(bare) and _NAMES_A_SECRET.fullmatch(bare))
             and not ("/" in bare and _PATH.fullmatch(bare)
@@ -753,6 +763,10 @@ def secret_value_ok(candidate: str) -> bool:
             and not bare.startswith(_PEM_START)
             # a Kubernetes Secret's name (cert-manager's secret=api-example-tls)
             and _SECRET_RESOURCE_NAME.fullmatch(bare) is None)
+
+
+# A version a requirement pins, the "=" of "==" left in front ("=0.7.0", "=2.1.0rc1").
+_VERSION_PIN = re.compile(r"=+[ \t]*v?\d+(?:\.\d+)*(?:[._+-]?[a-z]+\d*)*(?:\.\*)?")
 
 
 # A key that only starts with "/" (an AWS secret key: 40 base64 characters, "/" among them):
