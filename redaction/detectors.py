@@ -1348,7 +1348,9 @@ _CARD_CODES = (
                        2),  # ("4-digit code": the name starts two characters before "digit")
        joined=_joined_card_code, joined_prefilter=_CARD_CODE_PREFILTER),
     _d("secret_assignment",
-       rf"(?ai)(?<![a-z])(?:pin(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
+       # (Russian's "пин"; a PIN numbered, Smart-ID's "PIN1")
+       rf"(?ai)(?<![a-z])(?:pin[12]?(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
+       "|[\u041f\u043f]\u0438\u043d"
        # (an IVR's digits collected for a PIN, "dtmf_collected=\"95507#\""; Hausa's "lambar
        # sirri", a secret number)
        rf"|collect[ _-]pin|puk2?|at\+cpin|{_OPENING_CODES}|dtmf[ _-]?(?:collected|digits|input)"
@@ -1357,8 +1359,9 @@ _CARD_CODES = (
        r"|lambar[ \t]+sirri)(?![a-z0-9_])" + _CODE_GAP +
        r"[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*"
        r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?(\d{4,8})(?![\d.,:/-]?\d)",
-       prefilter=r"(?i)(?:pin|puk|code|dtmf|sirri)[^\r\n]{0,48}\d{4}", group=1, digits=True,
-       start=_at_words(("pin", "puk", "at+cpin", "dtmf", "lambar", *_OPENING_CODE_WORDS))),
+       prefilter=r"(?i)(?:pin|puk|code|dtmf|sirri|aaa)[^\r\n]{0,48}\d{4}", group=1, digits=True,
+       start=_at_words(("pin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d",
+                        *_OPENING_CODE_WORDS))),
     # a SIM's PIN given to lock or unlock it (AT+CLCK="SC",0,"1234")
     _d("secret_assignment", r"(?i)at\+clck=\"sc\",[012],\"(\d{4,8})\"",
        prefilter=r"(?i)at\+clck=\"sc\",[012],\"\d{4}", group=1, needles=("AT+", "at+"),
@@ -1617,6 +1620,11 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
                    # Tamil, Thai
                    "jelszó|nenosiri|κωδικός|סיסמה|הסיסמה|رمز عبور|الباسورد|باسورد|mật[ _]khẩu|"
                    "পাসওয়ার্ড|கடவுச்சொல்|รหัสผ่าน|parola|"
+                   # Latvian, Lithuanian, Azerbaijani, Slovenian, Serbian and Croatian (Latin
+                   # and Cyrillic), Bulgarian, Estonian, Hungarian's "my password", Georgian
+                   r"parole|slapta[žz]od\w*|[Şş]ifr[əe]si|geslo|[Šš]ifr[ae]|lozink\w*|"
+                   "\u043b\u043e\u0437\u0438\u043d\u043a|[Пп]арола|parool\\w*|jelszav\\w*|"
+                   "\u10de\u10d0\u10e0\u10dd\u10da|"
                    # a secret key in Chinese, Japanese and Korean, Thai's "code" (what a shop
                    # calls its login's password: "ใช้รหัส X")
                    # (not a reference's code: "รหัสอ้างอิง", a payment's reference)
@@ -1631,7 +1639,10 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
                      "ogin", "assword", "ASSWORD", "laluan", "jelsz", "nenosiri", "κωδικός",
                      "סיסמה", "رمز عبور", "باسورد", "khẩu", "পাসওয়ার্ড", "கடவுச்சொல்", "รหัสผ่าน",
                      "arola", "密钥", "秘钥", "シークレット", "APIキー", "キー", "시크릿", "비밀",
-                     "รหัส", "المفتاح", "مفتاح", "کلید")
+                     "รหัส", "المفتاح", "مفتاح", "کلید", "arole", "lapta", "ifr", "IFR", "ozink",
+                     "OZINK", "\u043e\u0437\u0438\u043d\u043a", "\u0430\u0440\u043e\u043b\u0430",
+                     "arool",
+                     "\u10de\u10d0\u10e0\u10dd\u10da")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 # (a word starts after a JSON escape too: "...\\nTel. 843-215-389" in a logged prompt)
 _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
@@ -1709,18 +1720,22 @@ _OTP_WORDS = ("(?:verification|security|login|one[- ]time|2fa|otp|access|confirm
               # more languages: a code's word with six digits after it
               r"kód|(?<![a-z])tan(?![a-z])|msimbo|κωδικός|(?<![\u05d0-\u05ea])קוד|[Кк]од|"
               r"c[óo]digo[ \t]+es|kod|ověřovací|"
+              # (Hungarian's one-time password, a numeric password told as a code)
+              r"jelszav\w*|jelsz[óo]|[Пп]ароль|"
               r"کد|codul|vahvistuskoodi|ওটিপি")
 _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Kod", "xác", "код",
+                "jelsz", "ароль",
                 "Код", "验证码", "驗證碼", "コード", "인증번호", "رمز", "kód", "Kód", "TAN", "tan",
                 "simbo", "κωδικός", "קוד", "Ově", "ově", "کد", "odul", "koodi", "ওটিপি")
 # What every match holds, ASCII letters lowered, at most five characters in.
 _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces", "confi", "sms",
                "code", "digo", "best", "siche", "kod", "codic", "tuo c", "rulama", "xác", "код",
                "Код", "验证码", "驗證碼", "認証コード", "確認コード", "인증번호", "رمز", "kód",
-               "tan", "msimb", "κωδικός", "קוד", "ově", "کد", "codul", "vahvi", "ওটিপি")
+               "tan", "msimb", "κωδικός", "קוד", "ově", "کد", "codul", "vahvi", "ওটিপি", "jelsz",
+               "ароль")
 # A word for it, then six digits within reach (most lines with "code" hold none).
 _OTP_PREFILTER = (r"(?i)(?:code|codic|otp|c[ao]digo|kod|k[a]d|x[a]c|aa|rulama|tan|msimbo|ov[a]|"
-                  r"codul|koodi)[^\r\n]{0,40}\d{3} ?\d{3}")
+                  r"codul|koodi|jelsz)[^\r\n]{0,56}\d{3} ?\d{3}")
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "비번", "पासवर्ड",
@@ -1728,7 +1743,9 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
                     "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
                     "รหัสผ่าน", "parola", "密钥", "秘钥", "シークレット", "apiキー", "시크릿", "비밀",
-                    "รหัส", "المفتاح", "مفتاح", "کلید")
+                    "รหัส", "المفتاح", "مفتاح", "کلید", "arole", "lapta", "ifr", "ozink",
+                    "\u043e\u0437\u0438\u043d\u043a", "\u0430\u0440\u043e\u043b\u0430", "arool",
+                    "\u10de\u10d0\u10e0\u10dd\u10da")
 _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "handy",
                  "celular", "cellulare", "fone",
                  "vil", "portable",
@@ -1804,6 +1821,7 @@ def _money_word_anchors(text: str) -> list[int]:
 # script is any run of them, then a digit within reach.
 _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
                        r"ifre|senord|passord|salasana|heslo|login|aa|laluan|jelsz|nenosiri|"
+                       r"parole|slapta|ifr|geslo|lozink|parool|"
                        r"parola|m[a]t[ _]kh|"
                        r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[^\r\n]{0,40}[ \t](?:ora|adesso)[ \t]+(?:a|e')|"
@@ -2737,7 +2755,9 @@ DETECTORS: tuple[Detector, ...] = (
     # A one-time code, told in the languages messages are written in ("Ihr Bestätigungscode
     # lautet 982549", "验证码是636507", "Code reçu par SMS : 996 016"): six to eight digits.
     _d("secret_assignment",
-       rf"(?ai)(?:{_OTP_WORDS})[^\n\d]{{0,25}}?(?<!\d)(\d{{3}} \d{{3}}|\d{{6,8}})(?! ?\d)",
+       # (the word and its digits up to 40 characters apart: a bank's or a shop's name
+       # between, "Код для входа в СберБанк Онлайн: 040891")
+       rf"(?ai)(?:{_OTP_WORDS})[^\n\d]{{0,40}}?(?<!\d)(\d{{3}} \d{{3}}|\d{{6,8}})(?! ?\d)",
        prefilter=_OTP_PREFILTER, group=1, needles=_OTP_NEEDLES, digits=True,
        start=_at_words(_OTP_STARTS, 5)),
     # A quoted password, then the word for it ("„X“ – das ist mein neues Passwort", "'X' is
