@@ -602,6 +602,10 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?k
                  # (a payment platform's webhook signing key: Adyen's hmacKey; PhonePe's
                  # salt_key, a UUID; an environment's *_BEARER; a form's userPw)
                  r"hmac[_-]?key|salt[_-]?key|bearer(?![a-z])|(?<=[a-z])(?-i:Pw)(?![a-z0-9])|"
+                 # (Azure's SAS keys, a Hue bridge's clientkey; a personal access token's PAT
+                 # as a key only: OURA_PAT = "...")
+                 r"primary[_-]?key|secondary[_-]?key|client[_-]?key|"
+                 r"(?<![a-z0-9])pat(?![a-z0-9])(?=\\*[\"']?[ \t]*[:=])|"
                  # (Authorize.net's transactionKey)
                  r"client[_-]?secret|transaction[_-]?key|"
                  r"key(?<![a-z0-9]key)(?<!<add key)(?![a-z]{2})"
@@ -688,12 +692,12 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
                          r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
-                         r"client[_-]?secret|key|sig|session[_-]?cookie|bearer)[\w.-]*\\*[\"']?")
+                         r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat)[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
 _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credential", "auth",
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
                   "crypto", "priv", "community", "hmac", "salt", "bearer", "write", "tok",
-                  "transaction")
+                  "transaction", "primary", "secondary", "pat")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -1348,9 +1352,11 @@ _CARD_CODES = (
                        2),  # ("4-digit code": the name starts two characters before "digit")
        joined=_joined_card_code, joined_prefilter=_CARD_CODE_PREFILTER),
     _d("secret_assignment",
-       # (Russian's "пин"; a PIN numbered, Smart-ID's "PIN1")
+       # (Russian's "пин"; a PIN numbered, Smart-ID's "PIN1"; a role's, SupervisorPIN=; a
+       # Bluetooth pairing's passkey)
        rf"(?ai)(?<![a-z])(?:pin[12]?(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
        "|[\u041f\u043f]\u0438\u043d"
+       r"|(?:supervisor|refund|admin|operator|master|service)[ _-]?pin|passkey"
        # (an IVR's digits collected for a PIN, "dtmf_collected=\"95507#\""; Hausa's "lambar
        # sirri", a secret number)
        rf"|collect[ _-]pin|puk2?|at\+cpin|{_OPENING_CODES}|dtmf[ _-]?(?:collected|digits|input)"
@@ -1359,8 +1365,10 @@ _CARD_CODES = (
        r"|lambar[ \t]+sirri)(?![a-z0-9_])" + _CODE_GAP +
        r"[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*"
        r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?(\d{4,8})(?![\d.,:/-]?\d)",
-       prefilter=r"(?i)(?:pin|puk|code|dtmf|sirri|aaa)[^\r\n]{0,48}\d{4}", group=1, digits=True,
-       start=_at_words(("pin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d",
+       prefilter=r"(?i)(?:pin|puk|code|dtmf|sirri|aaa|passkey)[^\r\n]{0,48}\d{4}", group=1,
+       digits=True,
+       start=_at_words(("pin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d", "passkey",
+                        "supervisor", "refund", "admin", "operator", "master", "service",
                         *_OPENING_CODE_WORDS))),
     # a SIM's PIN given to lock or unlock it (AT+CLCK="SC",0,"1234")
     _d("secret_assignment", r"(?i)at\+clck=\"sc\",[012],\"(\d{4,8})\"",
@@ -2117,6 +2125,36 @@ DETECTORS: tuple[Detector, ...] = (
     # security: {k: "...", opc: "..."}): 32 hex digits under their names.
     *(_under_key(key, "[0-9A-Fa-f]{32}", None, needles=(key, key.upper()),
                  prefilter_value="[0-9A-Fa-f]{32}") for key in ("ki", "opc", "op", "k")),
+    # A secret named in C's #define (an Arduino sketch's BLYNK_AUTH_TOKEN, WIFI_PASSWORD).
+    _d("secret_assignment",
+       r"#define[ \t]+\w*(?:TOKEN|SECRET|PASSWORD|PASS|PSK|API_?KEY|AUTH)\w*[ \t]+"
+       r"\"([^\"\n]{8,})\"",
+       v.secret_value_ok, prefilter=r"#define[ \t]+[^\r\n]{0,60}\"", group=1,
+       needles=("#define",)),
+    # A key/value setting as a terminal's parameters hold it (<Param k="MERCH_PWD" v="..."/>).
+    _d("secret_assignment",
+       r"(?i)\bk=\"[\w.-]*(?:pwd|pass|pin|secret|token|key)[\w.-]*\"[ \t]+v=\"([^\"\n]{4,})\"",
+       v.secret_value_ok, prefilter=r"(?i)k=\"[^\"\r\n]*(?:pwd|pass|pin|secret|token|key)", group=1,
+       needles=("k=",)),
+    # A Wi-Fi network's QR payload (WIFI:S:<ssid>;T:WPA;P:<password>;;).
+    _d("secret_assignment", r"WIFI:(?:[^;\n]*;)*?P:((?:\\[;,:\"\\]|[^;\n\\])+);",
+       prefilter=r"WIFI:[^\r\n]*P:", group=1, needles=("WIFI:",)),
+    # RADIUS' test client: radtest <user> <password> <server> <port> <shared secret>.
+    _d("secret_assignment", r"radtest[ \t]+\S+[ \t]+(['\"]?)([^'\"\s]+)\1",
+       prefilter=r"radtest[ \t]+", group=2, needles=("radtest",)),
+    _d("secret_assignment",
+       r"radtest[ \t]+\S+[ \t]+\S+[ \t]+\S+[ \t]+\d+[ \t]+(['\"]?)([^'\"\s]+)\1",
+       prefilter=r"radtest[ \t]+", group=2, needles=("radtest",)),
+    # A Bluetooth link's long-term key (ltk=), Z-Wave's DSK (eight groups of five digits) and a
+    # Zigbee device's install code: what pairs or joins a device.
+    _under_key("ltk", "[0-9A-Fa-f]{32}", None, needles=("ltk", "LTK"),
+               prefilter_value="[0-9A-Fa-f]{32}"),
+    _d("secret_assignment", r"(?<![\d-])(\d{5}(?:-\d{5}){7})(?![\d-])",
+       prefilter=r"\d{5}(?:-\d{5}){7}", group=1, digits=True, start=_at_class(r"\d")),
+    _d("secret_assignment",
+       r"(?i)install[ _-]?code[^\n]{0,40}?[:=][ \t]*([0-9A-F]{32,36})(?![0-9A-F])",
+       prefilter=r"(?i)install[ _-]?code[^\r\n]{0,41}[0-9A-F]{32}", group=1,
+       needles=("nstall",)),
     # An EV charging card's RFID under OCPP's idTag: it authorizes the session.
     _under_key("idtag", "[0-9A-Fa-f]{8,20}", None, needles=("idTag", "idtag", "IDTAG")),
     # A Wi-Fi password handed to Matter's chip-tool ("pairing ble-wifi <node> <ssid> <psk>

@@ -270,7 +270,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     },
     "corpus_uh": {
         "885636472": "an Israeli id under doc_no, its document's type (tz) a field before it",
-        "osaka%Lotus63": "a Wi-Fi QR payload's password field (WIFI:...;P:X;)",
         "883696": "an SMS template's code under a JSON key 'code' in a sender's log",
         "8018911624": "a phone number as a UPI address's name (8018911624@ybl)",
         "S3UfGIhDIwDbOT5YYVVVeVRr": ("Razorpay's key secret as the second of a client's auth "
@@ -571,7 +570,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         'juniper_mon_95': "a macro's value, the secret's name in the object's other field",
         '2607:f8b0:7527:2ea6::': _DELEGATED_PREFIX,
         'Fnzu6!vLw#X+JUd%': "told after 'the NAS secret in clients.conf is'",
-        'Kestrel@525': "radtest's second argument (the password), no flag",
         '5123516924': _CDR_COLUMNS,
         'kqzynN_L!T8n': _TOLD_IN_PARENS,
         '4157971097': _CDR_COLUMNS,

@@ -118,6 +118,33 @@ def _redact(text: str) -> str:
     ("factory data: label MT:OQUAUW3XP5AK3N2M151 printed", "OQUAUW3XP5AK3N2M151"),
     ("record_type,calling_number,called_number,cell_id\nMOC,5541992974215,5551965496686,15448",
      "5541992974215"),
+    # devices' secrets: C's #define, a terminal's k/v parameters, a Wi-Fi QR payload, radtest,
+    # a Bluetooth LTK and passkey, Z-Wave's DSK, a Zigbee install code, Azure DPS' and Hue's
+    # keys, a role's PIN, a PAT
+    ('#define BLYNK_AUTH_TOKEN "s_O0_1i593DTD0EjJt4mW9q9aJ1yUIes"\nchar ssid[] = "x";',
+     "s_O0_1i593DTD0EjJt4mW9q9aJ1yUIes"),
+    ('<Param k="MERCH_PWD" v="Cobalt%Tramonto54"/><Param k="REFUND_PIN" v="6108"/>',
+     "Cobalt%Tramonto54"),
+    ('<Param k="MERCH_PWD" v="Cobalt%Tramonto54"/><Param k="REFUND_PIN" v="6108"/>', "6108"),
+    ("WIFI:S:Guest-Lindenhof;T:WPA;P:P3l1c4n!9033;H:false;;", "P3l1c4n!9033"),
+    ("$ radtest aoife.byrne 'ember-nordlicht-orchid-50' 10.10.0.9 0 OWZkwUKCwPCZpw3rXN",
+     "ember-nordlicht-orchid-50"),
+    ("$ radtest aoife.byrne 'ember-nordlicht-orchid-50' 10.10.0.9 0 OWZkwUKCwPCZpw3rXN",
+     "OWZkwUKCwPCZpw3rXN"),
+    ("pump_sn=24405920 pairing_state=BONDED ltk=E14C6D60F73A3C6556AE27C1ABD18234 firmware=3.1",
+     "E14C6D60F73A3C6556AE27C1ABD18234"),
+    ("I BtPairing: SSP numeric comparison passkey=140320 remote=A2:11", "140320"),
+    ("Security S2 bootstrapping: received DSK 00931-38930-29695-01849-00924-25518-27611-16736",
+     "29695-01849"),
+    ("z2m: Adding install code for 0x6e7f447eb93178c9: 7040FFBDB7B483F6F9E80DE4762BE07512B5",
+     "7040FFBDB7B483F6F9E80DE4762BE07512B5"),
+    ('"symmetricKey": {"primaryKey": "HWttqpeGH/g4ojN4ZfnJc9qSrG1OfNfkTJ+6/+koqPI="}',
+     "HWttqpeGH/g4ojN4ZfnJc9qSrG1OfNfkTJ+6/+koqPI="),
+    ('{"success": {"username": "x", "clientkey": "3EDFD874A3FAEAAFF78C9A2220182FAB"}}',
+     "3EDFD874A3FAEAAFF78C9A2220182FAB"),
+    ("[Supervisor]\nOperatorPassword=ee4gny46oxpq8\nSupervisorPIN=766881\nRemoteMgmt=1", "766881"),
+    ('OURA_PAT = "0C3J77077Q96YOTRZSC5GX32GESTVKQ8"\nr = requests.get(url)',
+     "0C3J77077Q96YOTRZSC5GX32GESTVKQ8"),
 ])
 def test_found_in_process(text: str, value: str) -> None:
     assert value not in _redact(text)
