@@ -1797,10 +1797,13 @@ def _phone_word_anchors(text: str) -> list[int]:
     return sorted(found)
 
 
+# The country codes an IBAN starts with, as an alternation (the IBAN shape's look-ahead).
+_IBAN_COUNTRY = "(?:" + "|".join(sorted(v.IBAN_COUNTRIES)) + ")"
+
+
 # The words that may come before a mobile-money number (within 100 characters: the pattern
 # bounds what it reads between), looked for before each run of digits of the number's shape;
 # a translate and a find name the runs at C speed (a regex for them cost more than the rest).
-_IBAN_COUNTRY = "(?:" + "|".join(sorted(v.IBAN_COUNTRIES)) + ")"
 _MONEY_WORD = re.compile("(?i)>|to|du|kwa|sim|from|vers|para|sent|opay|momo|m-?pesa|kutoka"
                          "|linked|palmpay|ecocash|\u0631\u0642\u0645|\u0625\u0644\u0649")
 _DIGITS_AS_D = bytes(ord("d") if 0x30 <= i <= 0x39 else ord(" ") for i in range(256))
@@ -2115,6 +2118,25 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)cookies[ \t]*=[ \t]*\{[^{}\n]{0,200}?[\"'][\w.-]*(?:sess|sid|token|auth|jwt)[\w.-]*"
        r"[\"'][ \t]*:[ \t]*[\"']([^\"'\s]{16,})[\"']", v.secret_value_ok,
        prefilter=r"(?i)cookies[ \t]*=[ \t]*\{", group=1, needles=("ookies", "OOKIES")),
+    # ... or set on its session (requests' s.cookies.set('sessionid', X, domain=...)).
+    _d("secret_assignment",
+       r"(?i)cookies\.set\([ \t]*[\"'][\w.-]*(?:sess|sid|token|auth|jwt)[\w.-]*[\"'][ \t]*,"
+       r"[ \t]*[\"']([^\"'\s]{8,})[\"']", v.secret_value_ok,
+       prefilter=r"(?i)cookies\.set\(", group=1, needles=("ookies.set", "OOKIES.SET")),
+    # A secret written into code as an environment variable's fallback (os.getenv('X',
+    # '<token>'), os.environ.get(...)): a token's shape, at least 20 characters.
+    _d("secret_assignment",
+       r"(?:getenv|environ\.get)\([ \t]*([\"'])[\w.-]*\1[ \t]*,[ \t]*([\"'])"
+       r"([A-Za-z0-9_\-+/=.~]{20,})\2[ \t]*\)", v.random_token,
+       prefilter=r"(?:getenv|environ\.get)\([^\n]{0,80},[ \t]*[\"'][A-Za-z0-9_+/=.~-]{20}",
+       group=3, needles=("getenv", "environ.get")),
+    # A session cookie made in PowerShell ("Copy as PowerShell": System.Net.Cookie("sessionid",
+    # "X", "/", "host")).
+    _d("secret_assignment",
+       r"(?i)Net\.Cookie\([ \t]*[\"'][\w.-]*(?:sess|sid|token|auth|jwt)[\w.-]*[\"'][ \t]*,"
+       r"[ \t]*[\"']([^\"'\s]{8,})[\"']", v.secret_value_ok,
+       prefilter=r"(?i)Net\.Cookie\(", group=1, needles=("Cookie(", "COOKIE(", "cookie("),
+       start=_at_literal(("net.cookie(",), fold=True)),
     # A card's number in its track data: track 1 (%B<number>^NAME^...), track 2 and its
     # EMV or ISO 8583 equivalents (;<number>=<expiry>..., <number>D<expiry>...).
     _d("credit_card", r"(?:(?<=%B)|(?<![0-9A-Za-z]))(\d{13,19})(?=[D=]\d{4}|\^)", v.luhn_13_19,
@@ -2181,25 +2203,6 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=(r"(?i)(?:otp|2fa|mfa|one.time|verification)[^\r\n]{0,160}code\\?\"[ \t]*:"
                   r"[ \t]*\\?\"\d{4}"),
        group=1, needles=("code",), digits=True),
-    # ... or set on its session (requests' s.cookies.set('sessionid', X, domain=...)).
-    _d("secret_assignment",
-       r"(?i)cookies\.set\([ \t]*[\"'][\w.-]*(?:sess|sid|token|auth|jwt)[\w.-]*[\"'][ \t]*,"
-       r"[ \t]*[\"']([^\"'\s]{8,})[\"']", v.secret_value_ok,
-       prefilter=r"(?i)cookies\.set\(", group=1, needles=("ookies.set", "OOKIES.SET")),
-    # A secret written into code as an environment variable's fallback (os.getenv('X',
-    # '<token>'), os.environ.get(...)): a token's shape, at least 20 characters.
-    _d("secret_assignment",
-       r"(?:getenv|environ\.get)\([ \t]*([\"'])[\w.-]*\1[ \t]*,[ \t]*([\"'])"
-       r"([A-Za-z0-9_\-+/=.~]{20,})\2[ \t]*\)", v.random_token,
-       prefilter=r"(?:getenv|environ\.get)\([^\n]{0,80},[ \t]*[\"'][A-Za-z0-9_+/=.~-]{20}",
-       group=3, needles=("getenv", "environ.get")),
-    # A session cookie made in PowerShell ("Copy as PowerShell": System.Net.Cookie("sessionid",
-    # "X", "/", "host")).
-    _d("secret_assignment",
-       r"(?i)Net\.Cookie\([ \t]*[\"'][\w.-]*(?:sess|sid|token|auth|jwt)[\w.-]*[\"'][ \t]*,"
-       r"[ \t]*[\"']([^\"'\s]{8,})[\"']", v.secret_value_ok,
-       prefilter=r"(?i)Net\.Cookie\(", group=1, needles=("Cookie(", "COOKIE(", "cookie("),
-       start=_at_literal(("net.cookie(",), fold=True)),
     # Passwords in URLs, found by URL structure (scheme://user:password@host), before the
     # email detector can read "password@host" as an address and leave the rest behind.
     _d("secret_assignment",

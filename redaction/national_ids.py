@@ -94,6 +94,12 @@ def _numerals(text: str) -> str:
     return "".join(ch for ch in text if "0" <= ch <= "9")
 
 
+def _weighted(n: str, weights: tuple[int, ...]) -> int:
+    """The weighted sum most check digits are computed from: ``n``'s first digits, one
+    weight each."""
+    return sum(int(d) * w for d, w in zip(n, weights, strict=False))
+
+
 def _valid_day(month: int, day: int) -> bool:
     return 1 <= month <= 12 and 1 <= day <= 31
 
@@ -503,7 +509,7 @@ def pt_nif_ok(candidate: str) -> bool:
     n = _numerals(candidate)
     if len(n) != 9 or n[0] not in "123":
         return False
-    check = 11 - sum(int(d) * (9 - i) for i, d in enumerate(n[:8])) % 11
+    check = 11 - _weighted(n, (9, 8, 7, 6, 5, 4, 3, 2)) % 11
     return (0 if check >= 10 else check) == int(n[8])
 
 
@@ -519,8 +525,7 @@ def ruc_ok(candidate: str) -> bool:
     n = _numerals(candidate)
     if len(n) != 11 or not n.startswith("10"):
         return False
-    check = 11 - sum(int(d) * w for d, w in zip(n, (5, 4, 3, 2, 7, 6, 5, 4, 3, 2),
-                                                strict=False)) % 11
+    check = 11 - _weighted(n, (5, 4, 3, 2, 7, 6, 5, 4, 3, 2)) % 11
     return check % 10 == int(n[10])
 
 
@@ -530,8 +535,7 @@ def nis_ok(candidate: str) -> bool:
     n = _numerals(candidate)
     if len(n) != 11:
         return False
-    check = 11 - sum(int(d) * w for d, w in zip(n, (3, 2, 9, 8, 7, 6, 5, 4, 3, 2),
-                                                strict=False)) % 11
+    check = 11 - _weighted(n, (3, 2, 9, 8, 7, 6, 5, 4, 3, 2)) % 11
     return (0 if check >= 10 else check) == int(n[10])
 
 
@@ -734,28 +738,7 @@ def ird_ok(candidate: str) -> bool:
     return False
 
 
-_DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
-    8: (tfn_ok, ird_ok),
-    9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok),
-    10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok, sa_id_ok, melli_ok),
-    11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok, cuil_ok,
-         fodselsnummer_ok, medicare_ok),
-    12: (aadhaar_ok, my_number_ok, personnummer_ok, mykad_ok, vn_citizen_id_ok),
-    13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok),
-    14: (eg_national_id_ok,),
-    15: (nir_ok, emirates_id_ok),
-    16: (nik_ok,),
-    18: (cn_resident_id_ok,),
-}
-_SHAPE_CHECKS: tuple[Callable[[str], bool], ...] = (
-    dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok, curp_ok,
-    hetu_ok, nric_ok, hkid_ok, pps_ok, tw_id_ok)
-
 # --- Central and Eastern Europe, the Baltics, the Balkans and Central Asia -----------------
-
-def _weighted(n: str, weights: tuple[int, ...]) -> int:
-    return sum(int(d) * w for d, w in zip(n, weights, strict=False))
-
 
 def snils_ok(candidate: str) -> bool:
     """Russia's SNILS: eleven digits, the last two a check over the nine weighted 9 to 1
@@ -786,7 +769,8 @@ def rnokpp_ok(candidate: str) -> bool:
             and _weighted(n, (-1, 5, 7, 9, 4, 6, 10, 5, 7)) % 11 % 10 == int(n[9]))
 
 
-def _two_pass_mod11(n: str, first: tuple[int, ...], second: tuple[int, ...]) -> int | None:
+def _two_pass_mod11(n: str, first: tuple[int, ...], second: tuple[int, ...]) -> int:
+    """A mod-11 check digit that, where the first weights give 10, takes the second's."""
     check = _weighted(n, first) % 11
     if check == 10:
         check = _weighted(n, second) % 11
@@ -908,6 +892,24 @@ def idnp_ok(candidate: str) -> bool:
     n = _numerals(candidate)
     return (len(n) == 13 and n[0] in "02"
             and _weighted(n, (7, 3, 1) * 4) % 10 == int(n[12]))
+
+
+_DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
+    8: (tfn_ok, ird_ok),
+    9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok),
+    10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok, sa_id_ok, melli_ok),
+    11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok, cuil_ok,
+         fodselsnummer_ok, medicare_ok),
+    12: (aadhaar_ok, my_number_ok, personnummer_ok, mykad_ok, vn_citizen_id_ok),
+    13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok),
+    14: (eg_national_id_ok,),
+    15: (nir_ok, emirates_id_ok),
+    16: (nik_ok,),
+    18: (cn_resident_id_ok,),
+}
+_SHAPE_CHECKS: tuple[Callable[[str], bool], ...] = (
+    dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok, curp_ok,
+    hetu_ok, nric_ok, hkid_ok, pps_ok, tw_id_ok)
 
 
 def any_id_ok(candidate: str) -> bool:

@@ -193,8 +193,8 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "8074 6976 6212": _BAD_AADHAAR,
         "242257573128": _BAD_AADHAAR,
         "425539347290": _BAD_AADHAAR,
-        "RM482272B": ("a NINO in a pg_dump COPY block's tab-separated row: the columns are named "
-                      "only in the COPY line, which the tables pass does not read"),
+        "RM482272B": ("a NINO in a pg_dump COPY block's row: its column, ni_number, holds no word "
+                      "of the tables pass's gate, so the COPY line is never read as a header"),
         "BC270364A": "a NINO in a pg_dump COPY block's row again",
         "393 2438232": ("an Italian mobile without its +39 in a list of a column's unexpected "
                         "values, no word for a phone"),
