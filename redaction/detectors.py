@@ -870,6 +870,10 @@ _NATIONAL_IDS = (
               ("dni", "nie", "nif", "documento", "doc"),
               r"\d{8}-?[A-Za-z]|\d{2}\.\d{3}\.\d{3}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z]",
               ids.dni_ok),
+    # Spain's NIE anywhere in its own shape (X, Y or Z, seven digits, the check letter), as a
+    # site's visitor log writes it in a row of its own: one such run in 23 passes.
+    _d("national_id", r"(?<![\w-])([XYZ]\d{7}[A-Z])(?![\w-])", ids.dni_ok,
+       prefilter=r"[XYZ]\d{7}[A-Z]", group=1, digits=True, start=_at_class(r"[XYZ]")),
     # Saudi Arabia's national id and iqama, the UAE's Emirates ID (also in its own shape
     # anywhere below), Iran's national code, Egypt's national number, Taiwan's national id,
     # Viet Nam's citizen id. ("\u0631\u0642\u0645 \u0627\u0644\u0647\u0648\u064a\u0629",
@@ -974,6 +978,11 @@ _NATIONAL_IDS = (
               # organisation's ten are on its every invoice)
               ("\u0438\u043d\u043d", "inn", "tin"), r"\d{12}|\d{10}",
               lambda value: ids.inn_ok(value) if len(value) == 12 else ids.rnokpp_ok(value)),
+    # Ukraine's record number in the population register (УНЗР, "запис в ЄДДР"): a birth
+    # date, four digits and a check digit.
+    _named_id(("\u0423\u041d\u0417\u0420", "\u0404\u0414\u0414\u0420"),
+              ("\u0443\u043d\u0437\u0440", "\u0454\u0434\u0434\u0440"), r"\d{8}-\d{5}",
+              ids.unzr_ok),
     _named_id(("\u0420\u041d\u041e\u041a\u041f\u041f", "\u0406\u041f\u041d",
                "\u0456\u0434\u0435\u043d\u0442\u0438\u0444\u0456\u043a\u0430\u0446\u0456\u0439\u043d",
                "\u0414\u0420\u0424\u041e"),
@@ -1005,7 +1014,7 @@ _NATIONAL_IDS = (
               ids.rodne_cislo_ok),
     # ... and those whose check is not public, by their names: Uzbekistan's PINFL (JSHSHIR),
     # Georgia's personal number, Armenia's social card number (ՀԾՀ).
-    _named_id((r"(?-i:JSHSHIR|PINFL)\b", "\u041f\u0418\u041d\u0424\u041b"),
+    _named_id((r"(?-i:JSHSHIR|PINFL|jshshir|pinfl)\b", "\u041f\u0418\u041d\u0424\u041b"),
               ("jshshir", "pinfl", "\u043f\u0438\u043d\u0444\u043b"), r"\d{14}",
               ids.digit_count_ok(14, 14), checksummed=False),
     _named_id(("\u10de\u10d8\u10e0\u10d0\u10d3\u10d8 \u10dc\u10dd\u10db\u10d4\u10e0\u10d8",),
@@ -1445,7 +1454,8 @@ _KBA_NOT = (r"(?:required|needed|missing|wrong|incorrect|correct|invalid|not|set
 _KBA_THEN = (r"(?:and|but|so|or|if|because|y|et|und|en|e|o|ou|oder|lub|ale|please|thanks|which"
              r"|that|who|when|is|was|it|i|we|you|with|for|not|then|also|to|in|on|at|from|as)")
 _KBA_VALUE = r"[^\s,.;:!?\"'()\[\]{}<>=]"
-_KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]? |secret[ae]|segreta|geheime|mascota|scuola|eerste"
+_KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|geheime|mascota|scuola"
+                  r"|eerste"
                   r"|born|geburtsort|naissance|natal|lieblingslehrer|erstes|grew"
                   r"|first[ \t]+(?:pet|dog|cat|school|car|teacher|boss|employer)"
                   r"|birth|favou?rite|memorable|(?:security|secret)[ \t]+(?:answer|word|phrase"
@@ -1659,7 +1669,8 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 # (a Spanish telecom's "dar de baja la línea 699 93 41 70")
                 r"l[íi]nea(?:[ \t]+directa)?|"
                 # ("cellphone 0713672127", a credit bureau's <mobileNo>)
-                r"mobile?(?:[ _-]?no)?|handy|"
+                # (the Balkans' "Mobitel")
+                r"mobile?(?:[ _-]?no)?|mobitel|handy|"
                 r"celular|cellulare|m[óo]vil|portable|"
                 # (Brazil's NF-e names it <fone>)
                 r"fone|"
@@ -1692,7 +1703,9 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 "नंबर|मोबाइल|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
                 r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி|"
                 # Thai: "เบอร์" (a number), "โทร" (to call)
-                "เบอร์|โทร")
+                "เบอร์|โทร|"
+                # Armenian: "հեռ." and "հեռախոս" (telephone)
+                "[\u0540\u0570]\u0565\u057c(?:\u0561\u056d\u0578\u057d)?")
 _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid", "WAID",
                   "nea directa", "NEA DIRECTA", "ontact", "ONTACT", "ontakt",
                   "ONTAKT", "umerem", "UMEREM", "नंबर", "मोबाइल", "व्हाट्सऐप",
@@ -1706,6 +1719,7 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
                   "휴대폰", "핸드폰", "HP", "hubungi", "ontatt", "lternat", "cel", "Cel", "CEL",
                   "tlf", "Tlf", "TLF", "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23",
+                  "obitel", "OBITEL", "\u0565\u057c",
                  "call", "ring", "text")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
 _CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락", "llámame", "llámeme",
@@ -1735,6 +1749,11 @@ _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Ko
                 "jelsz", "ароль",
                 "Код", "验证码", "驗證碼", "コード", "인증번호", "رمز", "kód", "Kód", "TAN", "tan",
                 "simbo", "κωδικός", "קוד", "Ově", "ově", "کد", "odul", "koodi", "ওটিপি")
+# A company's registry codes a "код" names (Ukraine's ЄДРПОУ, Russia's ИНН, ОГРН, КПП, ОКПО,
+# a bank's БИК and МФО): public numbers, not one-time codes.
+_COMPANY_CODES = ("\u0404\u0414\u0420\u041f\u041e\u0423|\u0415\u0414\u0420\u041f\u041e\u0423"
+                  "|\u041e\u041a\u041f\u041e|\u0418\u041d\u041d|\u041a\u041f\u041f"
+                  "|\u041e\u0413\u0420\u041d|\u0411\u0418\u041a|\u041c\u0424\u041e")
 # What every match holds, ASCII letters lowered, at most five characters in.
 _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces", "confi", "sms",
                "code", "digo", "best", "siche", "kod", "codic", "tuo c", "rulama", "xác", "код",
@@ -1768,7 +1787,8 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "h
                  "휴대폰", "핸드폰",
                  "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t", "number",
                  "hp", "hubungi", "contatt", "alternat", "cel", "tlf",
-                 "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23")
+                 "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23", "mobit",
+                 "\u0570\u0565\u057c")
 # Where a match of _PHONE_WORDS starts: each Latin word's first three characters ("í", "ó"
 # and "é" read as "a").
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
@@ -1781,7 +1801,8 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "電話", "电话", "手机", "手機", "携帯", "連絡先", "联系方式", "연락처", "전화", "फ़ोन", "फोन",
     "هاتف", "휴대폰", "핸드폰",
     "Телефон", "телефон", "Тел.", "тел.", "Звон", "звон", "नंबर", "मोबाइल", "व्हाट्सऐप", "جوال",
-    "موبايل", "شماره ", "تلفن", "தொலைபேசி", "เบอร์", "โทร")
+    "موبايل", "شماره ", "تلفن", "தொலைபேசி", "เบอร์", "โทร", "\u0570\u0565\u057c",
+    "\u0540\u0565\u057c")
 
 
 def _phone_word_anchors(text: str) -> list[int]:
@@ -1840,7 +1861,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
 _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|kontakt|"
                     r"numerem|tlm|(?:^|[^a-z]|\\[nrt])t[ea]l"
-                    r"|mobil|handy|celular|fone|"
+                    r"|mobil|mobitel|handy|celular|fone|"
                     r"cellulare|m[ao]vil|portable|"
                     r"whatsapp|sms|"
                     r"(?:my|new|cell|alternat\w*) number|number[ \t]+is|cell[ .:]|msisdn|nomor|"
@@ -2031,7 +2052,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"\b(?:[Bb]earer|BEARER|[Bb]asic|BASIC)"
        r"(?:[\s-]+(?:[Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è)\b)*\s*[:=]?\s*"
        # (Salesforce's session ids hold a "!": 00D...!AQ...)
-       r"(?<=[\s:=])([A-Za-z0-9._~+/!-]{16,}=*)", v.credential_ok,
+       # (Laravel Sanctum's and Netatmo's tokens hold a "|": 12|Xy..., a1b2...|c3d4...)
+       r"(?<=[\s:=])([A-Za-z0-9._~+/!-][A-Za-z0-9._~+/!|-]{15,}=*)", v.credential_ok,
        prefilter=r"[Bb]earer|BEARER|[Bb]asic|BASIC",
        group=1, needles=("earer", "EARER", "asic", "ASIC"),
        start=_at_literal(("earer", "EARER", "asic", "ASIC"), 1),
@@ -2042,7 +2064,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)(?<![\w-])(?:proxy-)?authorization\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
        # (or the scheme and the credential as strings joined in code: "Basic " + "...")
        r"(?:bearer|basic|token|digest|apikey)(?:[ \t]*\\*[\"'][ \t]*\+[ \t]*\\*[\"']|[ \t]+)"
-       r"([A-Za-z0-9._~+/!-]{6,}=*)(?![\w.~+/!-])",
+       r"([A-Za-z0-9._~+/!-][A-Za-z0-9._~+/!|-]{5,}=*)(?![\w.~+/!|-])",
        v.header_credential_ok,
        prefilter=r"(?i)authorization\\*[\"']?" + _S + r"*[:=]",
        group=1, needles=("uthorization", "UTHORIZATION"),
@@ -2788,19 +2810,78 @@ DETECTORS: tuple[Detector, ...] = (
     # Recovery and backup codes, listed after their name ("recovery codes for the admin
     # account: 96i78-sqj3v rhxd2-jbtst", one per line after "Backup codes ...:").
     _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:recovery|backup|2fa|mfa)[ \t]+codes?\b[^\n:]{0,60}:[ \t]*\n?"
+       # (and as Polish, German, French and Spanish name them: "Kody zapasowe do
+       # konta (każdy działa raz):")
+       r"(?i)(?<![\w-])(?:(?:recovery|backup|2fa|mfa)[ \t]+codes?\b|kody[ \t]+(?:zapasowe"
+       r"|odzyskiwania)|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]+(?:secours"
+       r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recuperaci[óo]n|respaldo))"
+       r"[^\n:]{0,60}:[ \t]*\n?"
        r"((?:[a-z0-9]{4,6}-[a-z0-9]{4,6}(?:[ \t,]+|\n|$)){1,16})", v.has_digit,
-       prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t]+code", group=1,
-       needles=("code", "Code", "CODE"), start=_at_literal(("recovery", "backup", "2fa", "mfa"),
-                                                           fold=True)),
+       prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t]+code|kody[ \t]+(?:zapasowe|odzyskiwania)"
+                 r"|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]|c[ao]digos[ \t]+de",
+       group=1, needles=("code", "Code", "CODE", "kody", "Kody", "KODY", "digos", "DIGOS"),
+       start=_at_literal(("recovery", "backup", "2fa", "mfa", "kody", "wiederherstellungscodes",
+                          "codes", "c\u00f3digos", "codigos"), fold=True)),
     # A one-time code, told in the languages messages are written in ("Ihr Bestätigungscode
     # lautet 982549", "验证码是636507", "Code reçu par SMS : 996 016"): six to eight digits.
     _d("secret_assignment",
        # (the word and its digits up to 40 characters apart: a bank's or a shop's name
        # between, "Код для входа в СберБанк Онлайн: 040891")
-       rf"(?ai)(?:{_OTP_WORDS})[^\n\d]{{0,40}}?(?<!\d)(\d{{3}} \d{{3}}|\d{{6,8}})(?! ?\d)",
+       # (not a company's code: "код ЄДРПОУ 42257545", "код ИНН"; nor a personal code's
+       # first half, "Personas kods: 150388-*****", which the ids' detectors read)
+       rf"(?ai)(?:{_OTP_WORDS})(?![ \t]+(?:{_COMPANY_CODES}))[^\n\d]{{0,40}}?(?<!\d)"
+       r"(\d{3} \d{3}|\d{6,8})(?! ?\d)(?!-[\d*])",
        prefilter=_OTP_PREFILTER, group=1, needles=_OTP_NEEDLES, digits=True,
        start=_at_words(_OTP_STARTS, 5)),
+    # A short code (four or five digits too) after a phrase that can only name a one-time
+    # one: a parcel locker's pickup code and a bank's confirmation code, as their SMS say it
+    # ("Код получения: 4178", "Код отримання 2640", "Растау коды 5916", "Overovací kód 2277").
+    _d("secret_assignment",
+       r"(?ai)(?<![\w])(?:verification[ \t]+code|one[ -]time[ \t]+code|pickup[ \t]+code"
+       r"|(?:over|ov[eě]r)ovac[ií][ \t]+k[oó]d|kod[ \t]+weryfikacyjny|jednokratni[ \t]+kod"
+       r"|code[ \t]+de[ \t]+v[ée]rification|c[óo]digo[ \t]+de[ \t]+verificaci[óo]n"
+       r"|bestätigungscode|doğrulama[ \t]+kodu"
+       "|[\u041a\u043a]\u043e\u0434[ \t]+(?:\u043f\u043e\u043b\u0443\u0447\u0435\u043d\u0438\u044f"
+       "|\u043e\u0442\u0440\u0438\u043c\u0430\u043d\u043d\u044f"
+       "|\u043f\u0456\u0434\u0442\u0432\u0435\u0440\u0434\u0436\u0435\u043d\u043d\u044f"
+       "|\u043f\u043e\u0434\u0442\u0432\u0435\u0440\u0436\u0434\u0435\u043d\u0438\u044f)"
+       "|[\u0420\u0440]\u0430\u0441\u0442\u0430\u0443[ \t]+\u043a\u043e\u0434\u044b)"
+       r"[ \t]*(?:[:\uff1a=\u2014\u2013-]|is|je|es|est|ist|lautet|\u0435)?[ \t]*"
+       r"(\d{4,8})(?![\d.,:/-]?\d)",
+       prefilter=r"(?i)(?:code|k[a]d|kod|aa)[^\r\n]{0,40}\d{4}", group=1, digits=True,
+       gate=("(?i:verification|one.time|pickup|ovac|weryfikac|jednokratni|rification|"
+             "verificaci|bestätigungs|doğrulama|\u043a\u043e\u0434)")),
+    # ... and as an SMS gives it with no word for what kind of code: "Your code 483241 expires
+    # in 5 minutes", "Code 483241 to confirm EUR 39.96", "Use code 483241 to sign in". Said
+    # to the one who uses it, or with what it is for; "error code 100234" is neither.
+    _d("secret_assignment",
+       r"(?ai)(?:(?<=your )|(?<=use )|(?<=enter )"
+       r"|(?<![\w-])(?<!error )(?<!promo )(?<!coupon )(?<!status )"
+       r"(?=code[ \t]*[:#]?[ \t]*\d+[ \t]+"
+       r"(?:to[ \t]+(?:confirm|verify|log|sign|complete|approve|authori[sz]e|reset)"
+       r"|expires|is[ \t]+valid|valid[ \t]+for|for[ \t]+(?:login|verification))\b))"
+       r"code[ \t]*[:#]?[ \t]*(\d{6,8})(?![\d.,/-]?\d)",
+       prefilter=r"(?i)code[ \t]*[:#]?[ \t]*\d{6}", group=1, needles=("ode", "ODE"), digits=True,
+       start=_at_words(("code",))),
+    # A password in a 1C:Enterprise connection string inside a VBScript or batch string,
+    # its quotes doubled: Srvr=""srv"";Ref=""base"";Usr=""user"";Pwd=""X"";
+    _d("secret_assignment", r"(?i)(?<![\w])pwd=\"\"([^\"\n]+)\"\"", v.secret_value_ok,
+       prefilter=r"(?i)pwd=\"\"[^\"\r\n]", group=1, needles=('=""',),
+       start=_at_literal(("pwd=",), fold=True)),
+    # A credential set as a request's header in code (OkHttp's .header("Api-Key", "..."),
+    # .addHeader, XMLHttpRequest's setRequestHeader): under a key's name, a UUID is the key.
+    _d("secret_assignment",
+       r"(?i)\.(?:add|set)?(?:request)?header\([ \t]*\\?[\"']"
+       r"(?:x-)?[\w-]*(?:api[-_]?key|apikey|token|secret|passw(?:or)?d|auth[-_]?key|access[-_]?key)"
+       r"\\?[\"'][ \t]*,[ \t]*\\?[\"']([^\"'\s\\]{8,})\\?[\"']", v.secret_value_ok,
+       prefilter=r"(?i)header\([ \t]*\\?[\"'][\w-]*(?:api[-_]?key|apikey|token|secret|passw"
+                 r"|auth[-_]?key|access[-_]?key)",
+       group=1, needles=("eader(",), start=_at_literal(("header(",), 11, fold=True)),
+    # Bitrix24's inbound webhook: its secret is the path's code after the user's id
+    # (https://portal.bitrix24.ru/rest/14/<code>/).
+    _d("api_key", r"(?i)\.bitrix24\.[a-z.]{2,6}/rest/\d+/([a-z0-9]{16})(?![a-z0-9])", v.has_digit,
+       prefilter=r"(?i)\.bitrix24\.[a-z.]{2,6}/rest/\d+/[a-z0-9]{16}", group=1,
+       needles=("bitrix24", "BITRIX24", "Bitrix24")),
     # A quoted password, then the word for it ("„X“ – das ist mein neues Passwort", "'X' is
     # my new password"): a password-shaped value within the clause before the word.
     _d("secret_assignment",
@@ -3130,7 +3211,9 @@ DETECTORS: tuple[Detector, ...] = (
        # analytics field's firstSessionId=)
        r"|[A-Za-z][A-Za-z0-9]*(?-i:Session)"
        r"|sessionid|session_id|jsessionid|_?oauth2_proxy|[a-z][a-z0-9]{1,20}session|[\w-]*_sid"
-       r"|phpsessid|connect\.sid|asp\.net_sessionid|moodlesession|sid)=([^;\s\"'&,|]{16,})",
+       # (VK's remixsid)
+       r"|phpsessid|connect\.sid|asp\.net_sessionid|moodlesession|remixsid|sid)"
+       r"=([^;\s\"'&,|]{16,})",
        v.session_cookie_ok,
        prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid|sid|oauth2_proxy)=",
        group=1, needles=("ession", "ESSION", "SESSID", "sessid", "connect.sid", "sid=", "SID=",
@@ -3251,6 +3334,29 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=_SECRET_KEY_PREFILTER + r"\]?(?:\\*[\"'])?" + _S + r"*[:=]",
        group=1, needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True),
        starts=_SECRET_KEY_STARTS),
+    # A key written as its bytes (zigbee2mqtt's network_key: [213, 43, ...], a C array's
+    # {0x2b, 0x7e, ...} under a key's name): eight bytes or more.
+    _d("secret_assignment",
+       _SECRET_KEY + r"(?:\[\d*\])?\\*[\"']?[ \t]*[:=][ \t]*[\[{][ \t]*"
+       r"((?:(?:0[xX][0-9A-Fa-f]{2}|\d{1,3})[ \t]*,[ \t]*){7,63}(?:0[xX][0-9A-Fa-f]{2}|\d{1,3}))"
+       r"[ \t]*,?[ \t]*[\]}]",
+       v.key_bytes_ok, group=1,
+       prefilter=_SECRET_KEY_PREFILTER + r"(?:\[\d*\])?\\*[\"']?" + _S + r"*[:=]" + _S
+                 + r"*[\[{]" + _S
+                 + r"*(?:0[xX][0-9A-Fa-f]{2}|\d{1,3})" + _S + r"*,",
+       needles=("[", "{"), start=_at_literal(_SECRET_STARTS, fold=True),
+       starts=_SECRET_KEY_STARTS),
+    # An eSIM's activation code: the matching id of an LPA string (LPA:1$<SM-DP+>$<id>) and
+    # a dashed key under its name (activation code, product or licence key, matchingId).
+    _d("secret_assignment", r"\bLPA:1\$[^$\s]+\$([A-Za-z0-9-]{4,})", v.has_digit,
+       prefilter=r"LPA:1\$", group=1, needles=("LPA:1$",), start=_at_literal(("LPA:1$",))),
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:(?:activation|product|licen[cs]e|registration)[ _-]?(?:code|key)"
+       r"|matching[ _-]?id)\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
+       r"([A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,5})(?![\w-])", v.has_digit,
+       prefilter=r"(?i)(?:activation|product|licen[cs]e|registration)[ _-]?(?:code|key)"
+                 r"|matching[ _-]?id",
+       group=1, gate=r"(?i:activation|product|licen[cs]e|registration|matching)"),
     # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
@@ -3300,14 +3406,32 @@ DETECTORS: tuple[Detector, ...] = (
                         r"[^\s\"'#_-]*(?:channel|via|method|type)=(?:sms|whatsapp|voice|call)"),
     # A number an SMS gateway sends to or from, under its field's name (SMPP's source_addr,
     # MessageBird's recipients, Infobip's {"to": "905554831732"}, an MSISDN).
+    # (Open5GS's list of them, msisdn: ["4917657965162"]; a Diameter dump's
+    # Subscription-Id-Data; a gateway log's to=918500129859 and Jasmin's [to:5521963477986])
     _d("phone",
-       r"(?i)(?:(?<![\w.-])(?:msisdn|recipients?|source_addr|dest(?:ination)?_addr|ani)[\"']?"
-       r"[ \t]*[:=][ \t]*|\"to\"[ \t]*:[ \t]*(?=\"))[\"']?\+?(\d{10,15})(?![\w.])",
+       r"(?i)(?:(?<![\w.-])(?:msisdn|recipients?|source_addr|dest(?:ination)?_addr|ani"
+       r"|subscription-id-data)[\"']?[ \t]*[:=][ \t]*(?:\[[ \t]*)?"
+       r"|\"to\"[ \t]*:[ \t]*(?=\")|(?<![\w.&?/-])to=|(?<=\[)to:)[\"']?\+?(\d{10,15})(?![\w.])",
        v.addressed_phone_ok, group=1,
-       prefilter=r"(?i)(?:msisdn|recipients?|source_addr|dest_addr|destination_addr|ani|\"to\")"
-                 r"[\"']?[ \t]*[:=][ \t]*[\"']?\+?\d{10}",
-       needles=("msisdn", "MSISDN", "ecipient", "_addr", '"to"', "ani", "ANI"),
+       prefilter=r"(?i)(?:msisdn|recipients?|source_addr|dest_addr|destination_addr|ani"
+                 r"|subscription-id-data|\"to\")[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?\+?\d{10}"
+                 r"|to[=:]\+?\d{10}",
+       needles=("msisdn", "MSISDN", "ecipient", "_addr", '"to"', "ani", "ANI", "ubscription-Id",
+                "to=", "to:"),
        joined=_nothing_joined),
+    # A Russian mobile number with its trunk 8 and the operator's code in brackets, as Russians
+    # write one ("8(999)6934559", "8 (916) 659-34-66"): the brackets around 9xx say phone.
+    _d("phone", r"(?<![\w+(.,/-])8[ \t-]?\(9\d\d\)[ \t-]?\d{3}[ \t-]?\d{2}[ \t-]?\d{2}(?![\d])",
+       prefilter=r"8[ \t-]?\(9\d\d\)[ \t-]?\d{3}", needles=("(9",), digits=True,
+       joined=_nothing_joined, joined_prefilter=r"8[ \t-]?\(9\d\d\)[ \t-]?\d{3}"),
+    # A phone number written as the hex of its ASCII digits, alone ("ph_hex=3338303939...") or
+    # inside a PDU's hex dump (SMPP's destination_addr): nine to fifteen "3x" bytes at a
+    # byte's boundary of a hex run. A decimal number is such a run one time in 10^9.
+    _d("phone",
+       r"(?<![0-9A-Za-z])(?:[0-9A-Fa-f]{2})*?((?:3[0-9]){9,15})"
+       r"(?=(?:[0-9A-Fa-f]{2})*(?![0-9A-Za-z]))",
+       v.hex_digits_phone_ok, prefilter=r"(?:3\d){9}", group=1, gate=r"(?:3\d){9}",
+       joined=_nothing_joined, joined_prefilter=r"(?:3\d){9}"),
     # A mobile number in a mobile-money or carrier message, as its country writes it (a 0,
     # nine or ten digits, no separators): after a word that sends money or a message to it
     # or names who sent it, and the sender's name ("from KWAME DARKO 0596194359", "natuma
@@ -3394,6 +3518,12 @@ DETECTORS: tuple[Detector, ...] = (
        group=1, needles=("iban", "IBAN", "Iban", "rib", "RIB"), digits=True,
        start=_at_literal(("iban", "rib"), fold=True), joined=_nothing_joined,
        joined_prefilter=r"(?i)(?:iban|rib)[^\r\n]{0,40}[a-z]{2}\d{2}"),
+    # Poland's account number (NRB) as Poles write it, without "PL": two check digits and six
+    # groups of four ("17 1023 2990 4623 5404 0217 2796"), its IBAN's checksum with PL before.
+    _d("iban", r"(?<![\w.,/-])(\d{2}(?: \d{4}){6})(?![\w-]|[.,/]\d)", v.nrb_ok,
+       prefilter=r"\d{2} \d{4} \d{4} \d{4} \d{4} \d{4} \d{4}", group=1, needles=(" ",), digits=True,
+       start=_at_class(r"\d"), joined=_nothing_joined,
+       joined_prefilter=r"\d{2} \d{4} \d{4} \d{4} \d{4} \d{4} \d{4}"),
     # Mexico's CLABE, its IBAN, under its name ("Cuenta CLABE: 012580701756758963", "mi clabe
     # interbancaria: 002 580 24268331726 3"): eighteen digits, a weighted check digit.
     _d("iban",
@@ -3426,6 +3556,14 @@ DETECTORS: tuple[Detector, ...] = (
     _d("credit_card", r"/\d{4}\*CV(\d{3,4})(?!\d)", prefilter=r"/\d{4}\*CV\d{3}", group=1,
        needles=("*CV",), digits=True, joined=_nothing_joined,
        joined_prefilter=r"/\d{4}\*CV\d{3}"),
+    # A card's code after the card and its expiry, as people paste the three together
+    # ("вот карта: 2200705032409144 11/28 964"): the code is the group after the expiry.
+    _d("credit_card",
+       r"(?<![\d.,/-])((?:\d[ -]?){12,18}\d[ \t]+(?:0[1-9]|1[0-2])/(?:\d\d|20\d\d)[ \t,;]+"
+       r"\d{3,4})(?![\d.,/-]?\d)", v.card_expiry_code_ok,
+       prefilter=r"\d{4}[ \t]+[01]\d/\d\d[ \t,;]+\d{3}", group=1, digits=True,
+       needles=("/",), joined=_nothing_joined,
+       joined_prefilter=r"\d{4}[ \t]+[01]\d/\d\d[ \t,;]+\d{3}"),
     # A number told as a card ("charge my card 3791 8861 6104 5538 exp 02/26"): 13 to 19
     # digits that pass Luhn, whatever the issuer's prefix says of the length. Joiners,
     # spaces and dashes read alike: the joined pass has nothing to rescan.
@@ -3580,6 +3718,13 @@ DETECTORS: tuple[Detector, ...] = (
        v.interface_ipv4_ok, prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d{1,3}/\d", needles=("/",),
        digits=True, start=_at_class(r"\d"), joined=_joined_digits(4, "."),
        joined_prefilter=r"\d\.\d{1,3}\.\d{1,3}\.\d{1,3}/\d"),
+    # An IPv6 interface's address with its prefix length ("2804:14d:89c:40:a05:4f:e:8/64" in a
+    # Diameter dump, "inet6 2a01:4f8::6b1/64 scope global"): a host's, its host bits set. A
+    # network's own (2600:1f18::/56, a subscriber's delegated /64) is a CIDR block, left.
+    _d("ipv6", r"(?=[0-9A-Fa-f:])" + _edge(r"\w.:") + r"(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:]{1,38}"
+       r"(?:[0-9A-Fa-f]|::)/(?:12[0-7]|1[01]\d|[1-9]\d)(?![\w.-])",
+       v.ipv6_interface_ok, prefilter=r":[0-9A-Fa-f]{0,4}/\d\d", needles=("/",),
+       joined=_nothing_joined, joined_prefilter=r":[0-9A-Fa-f]{0,4}/\d\d"),
     # A defanged address, as threat reports write an indicator so no one clicks it
     # ("89[.]42[.]110[.]213", "185.220.101(.)4", "203[dot]0[dot]113[dot]9"). "-", "_" and a
     # space are read alike around it: the joined reading finds nothing new.

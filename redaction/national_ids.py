@@ -761,6 +761,14 @@ def inn_ok(candidate: str) -> bool:
             and _weighted(n, w) % 11 % 10 == int(n[11]))
 
 
+def unzr_ok(candidate: str) -> bool:
+    """Ukraine's UNZR: a birth date (YYYYMMDD), "-", four digits and a check digit over the
+    twelve before it weighted 7, 3, 1 (mod 10)."""
+    n = _numerals(candidate)
+    return (len(n) == 13 and "1900" <= n[:4] <= "2099" and _valid_day(int(n[4:6]), int(n[6:8]))
+            and _weighted(n, (7, 3, 1) * 4) % 10 == int(n[12]))
+
+
 def rnokpp_ok(candidate: str) -> bool:
     """Ukraine's RNOKPP (the taxpayer's card number): ten digits, the first five the days
     since 1899-12-31, a check digit over the others weighted -1, 5, 7, 9, 4, 6, 10, 5, 7."""

@@ -172,8 +172,9 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
                   if kind in kinds]
     for start, end, plain in base64_tokens(text, found):
         inside = scan_plain(plain, detectors, prefilter)
-        if inside:
-            extra.append(Finding(inside[0].kind, start, end, text[start:end]))
+        kind = inside[0].kind if inside else _encoded_number_kind(plain, detectors)
+        if kind is not None:
+            extra.append(Finding(kind, start, end, text[start:end]))
     in_tables = table_findings(text)
     if in_tables:  # (rare: the kinds are gathered only then)
         kinds = {d.kind for d in detectors}
@@ -244,6 +245,21 @@ def _encoded_words(text: str) -> Iterator[re.Match[str]]:
         yield word
         floor = word.end()
         pct = text.find("%", floor)
+
+
+# What a base64 token decodes to when it is a number alone: a phone number (country code
+# first) or an id someone encoded ("csid_b64=NDkxNzQ0MTA0NjU0Nw==" is "4917441046547", a
+# portal's "?rc=MDMwNTE3OTQxMw==" a birth number). Nobody base64-encodes a count.
+_ENCODED_NUMBER = re.compile(r"\+?\d{9,15}")
+
+
+def _encoded_number_kind(plain: str, detectors: tuple[Detector, ...]) -> str | None:
+    """The kind a base64 token that decodes to ``plain`` is redacted as when ``plain`` is a
+    number of 9 to 15 digits (not one digit repeated), or None."""
+    if _ENCODED_NUMBER.fullmatch(plain) is None or len(set(plain.lstrip("+"))) == 1:
+        return None
+    kind = "phone" if plain[0] == "+" or (len(plain) >= 10 and plain[0] != "0") else "national_id"
+    return kind if any(d.kind == kind for d in detectors) else None
 
 
 def _decoded_findings(text: str, offset: int, detectors: tuple[Detector, ...],

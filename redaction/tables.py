@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from .detectors import Finding
-from .national_ids import any_id_ok
+from .national_ids import any_id_ok, inn_ok, rnokpp_ok
 from .validators import (
     digits,
     lowered,
@@ -48,7 +48,9 @@ _GATE = re.compile(
     r"|pesel|cpf|dni|nie|nif|bsn|aadha|pan|nik|ktp|rrn|jumin|nino|nir|rut|kimlik|tckn|steuer"
     r"|national|fiscal|personnummer|身份|マイナンバー|個人番号|주민|आधार|旅券|护照|여권"
     r"|nhs|medicare|nric|hkid|curp|hetu|henkil|f[øo]dsels|cpr|cui[tl]|cnp|ppsn|teudat"
-    r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז|imei|imsi|iccid|meid|cvv|cvc|cvn")
+    r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז|imei|imsi|iccid|meid|cvv|cvc|cvn"
+    r"|инн|снилс|рнокпп|іпн|иин|жсн|егн|snils|rnokpp|pinfl|jmbg|oib"
+    r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil", "cell",
                "fax", "msisdn", "handy", "gsm", "whatsapp", "celular", "móvil", "movil", "ssn",
@@ -65,7 +67,12 @@ _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil
                "여권", "nhs", "medicare", "nric", "hkid", "curp", "hetu", "henkil", "fødsels",
                "fodsels", "cpr", "cuit", "cuil", "cnp", "ppsn", "teudat", "taxfile",
                "tax_file", "tax file", "tax-file", "tax.file", "เลขประจำตัว", "บัตรประชาชน",
-               "תעודת", "ת.ז", "imei", "imsi", "iccid", "meid", "cvv", "cvc", "cvn")
+               "תעודת", "ת.ז", "imei", "imsi", "iccid", "meid", "cvv", "cvc", "cvn", "pin",
+               "инн", "снилс", "рнокпп", "іпн", "иин", "жсн", "егн", "snils", "rnokpp", "pinfl",
+               "jmbg", "oib",
+               "appkey", "app_key", "app key", "nwkkey", "nwk_key", "network_key",
+               "network key", "networkkey", "master_key", "masterkey", "private_key",
+               "privatekey", "install_code", "installcode")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -91,7 +98,11 @@ _ID_WORDS = frozenset((
     "nino", "nir", "rut", "tckn", "personnummer", "passport", "paszport", "pasaporte",
     "passaporte", "passeport", "reisepass", "passaporto", "paspoort", "pasaport", "paspor",
     "steuerid", "idnr", "mynumber", "nhs", "medicare", "nric", "hkid", "curp", "hetu",
-    "henkilötunnus", "fødselsnummer", "fodselsnummer", "cpr", "cuit", "cuil", "cnp", "ppsn"))
+    "henkilötunnus", "fødselsnummer", "fodselsnummer", "cpr", "cuit", "cuil", "cnp", "ppsn",
+    # (the ids of Russia, Ukraine, Kazakhstan, Bulgaria, Uzbekistan and the Balkans, as their
+    # tables head them: ИНН, СНИЛС, РНОКПП, ІПН, ИИН, ЖСН, ЕГН, PINFL, JMBG, OIB)
+    "инн", "снилс", "рнокпп", "іпн", "иин", "жсн", "егн", "snils", "rnokpp", "pinfl", "jmbg",
+    "oib"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
@@ -108,7 +119,14 @@ _PASSWORD_WORDS = frozenset((
     "contrasena", "senha", "hasło", "haslo", "wachtwoord", "lösenord", "losenord", "salasana",
     "şifre", "sifre", "parola", "mdp", "пароль", "pass"))
 _PASSWORD_SCRIPTS = ("密码", "密碼", "パスワード", "비밀번호", "пароль")
-_SECRET_WORDS = frozenset(("secret", "token", "apikey", "api_key"))
+_SECRET_WORDS = frozenset(("secret", "token", "apikey", "api_key",
+                           # LoRaWAN's root and session keys (app_key is split to "app", "key")
+                           "appkey", "nwkkey", "appskey", "nwkskey"))
+# A key's column named by two words: a LoRaWAN import's app_key, a Zigbee network_key.
+_KEY_PAIRS = (("app", "key"), ("nwk", "key"), ("network", "key"), ("master", "key"),
+              ("private", "key"), ("secret", "key"), ("install", "code"))
+# A PIN's column: an access system's door_pin, a card's pin (a code of 4 to 8 digits).
+_PIN_WORDS = frozenset(("pin", "pins", "pincode", "passcode"))
 # What a tokenization vault stands a token in for: a column of them holds no secret.
 _TOKENIZED = frozenset(("email", "phone", "card", "pan", "ssn", "account", "iban", "address"))
 # A header word that makes the column about the kind but not the value itself: a flag, a
@@ -132,7 +150,8 @@ def _tokens(name: str) -> list[str]:
 
 def column_kind(name: str) -> str | None:
     """The kind a column's header names: "phone", "us_ssn", "national_id", "telecom_id",
-    "card_code" (a card's CVC), "password" (a password's or a secret's column) or None."""
+    "card_code" (a card's CVC), "pin", "password" (a password's or a secret's column) or
+    None."""
     name = name.strip().strip("\"'`*").strip()
     if not name or len(name) > 40 or "@" in name or "://" in name:
         return None
@@ -141,6 +160,11 @@ def column_kind(name: str) -> str | None:
         return None
     if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_document(name, tokens):
         return "national_id"
+    if not _PIN_WORDS.isdisjoint(tokens) and _ABOUT_WORDS.isdisjoint(set(tokens) - {"code"}):
+        return "pin"  # (pin_code: the code is the PIN)
+    if any(a in tokens and b in tokens for a, b in _KEY_PAIRS) and _ABOUT_WORDS.isdisjoint(
+            set(tokens) - {"code"}):
+        return "secret"
     if not _ABOUT_WORDS.isdisjoint(tokens):
         return None
     lower = name.lower()
@@ -198,13 +222,20 @@ def _cell_ok(kind: str, value: str) -> bool:
     if kind == "us_ssn":
         return _SSN_CELL.fullmatch(value) is not None and ssn_ok(value)
     if kind == "national_id":  # under its document's name: one some country's check takes
-        return len(value) <= 24 and any_id_ok(value)
+        # (and, under its column's name only, Ukraine's RNOKPP and Russia's INN, whose one
+        # check digit is too weak for a generic name's)
+        return len(value) <= 24 and (any_id_ok(value) or rnokpp_ok(value) or inn_ok(value))
     if kind == "telecom_id":
         return len(value) <= 26 and telecom_id_ok(value)
     if kind == "card_code":
         return 3 <= len(value) <= 4 and value.isdigit() and value.isascii()
+    if kind == "pin":
+        return 4 <= len(value) <= 8 and value.isdigit() and value.isascii() and len(set(value)) > 1
+    # (a hex digest under a password's column is its hash; under a key's, the key itself)
     if (len(value) < 4 or len(value) > 256 or any(ch.isspace() for ch in value)
-            or value.lower() in _NOT_A_SECRET or _ONE_WAY.fullmatch(value) is not None
+            or value.lower() in _NOT_A_SECRET
+            or (_ONE_WAY.fullmatch(value) is not None
+                and (kind == "password" or not value.isalnum()))
             or len(set(value)) == 1 or not secret_value_ok(value)):
         return False
     if kind == "secret":  # a token: long, with letters and a digit (not an identifier's
@@ -218,6 +249,7 @@ def _cell_ok(kind: str, value: str) -> bool:
 
 
 _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assignment",
+                 "pin": "secret_assignment",
                  "secret": "secret_assignment", "national_id": "national_id",
                  "telecom_id": "telecom_id", "card_code": "credit_card"}
 

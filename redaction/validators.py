@@ -114,6 +114,14 @@ _CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
     ((6516, 6516), 4, frozenset({16})),
     ((6550, 6550), 4, frozenset({16})),
     ((6062, 6062), 4, frozenset({16, 19})),               # Hipercard
+    ((9891, 9891), 4, frozenset({16})),                   # DinaCard (Serbia)
+    ((9112, 9112), 4, frozenset({16})),                   # Belkart (Belarus)
+    ((9860, 9860), 4, frozenset({16})),                   # Humo (Uzbekistan)
+    ((8600, 8600), 4, frozenset({16})),                   # UzCard
+    ((9051, 9051), 4, frozenset({16})),                   # ArCa (Armenia)
+    ((9804, 9804), 4, frozenset({16})),                   # Prostir (Ukraine)
+    ((6037, 6037), 4, frozenset({16})),                   # Shetab (Iran)
+    ((6104, 6104), 4, frozenset({16})),
 )
 
 
@@ -141,6 +149,13 @@ def payment_card_ok(candidate: str) -> bool:
             or (head[:3], n) in prefixes or (head, n) in prefixes):
         return luhn_ok(numerals)
     return False
+
+
+def card_expiry_code_ok(candidate: str) -> bool:
+    """A card's number, its expiry and its code in a row: the number before the expiry is a
+    card (an issuer's prefix and Luhn)."""
+    number = candidate[:candidate.rindex("/")].rstrip("0123456789").rstrip()
+    return payment_card_ok(number)
 
 
 def card_prefix(candidate: str) -> int | None:
@@ -188,6 +203,11 @@ def iban_ok(candidate: str) -> bool:
     rearranged = iban[4:] + iban[:4]
     # A=10 ... Z=35 (one C-level translate), then one big integer
     return int(rearranged.translate(_IBAN_LETTERS)) % 97 == 1
+
+
+def nrb_ok(candidate: str) -> bool:
+    """Poland's account number (NRB): 26 digits whose IBAN, PL before them, checks."""
+    return iban_ok("PL" + digits(candidate))
 
 
 def clabe_ok(candidate: str) -> bool:
@@ -271,10 +291,23 @@ def told_phone_ok(candidate: str) -> bool:
             and _DECIMAL.fullmatch(candidate) is None)
 
 
+def hex_digits_phone_ok(candidate: str) -> bool:
+    """Hex of ASCII digits that spell a number an E.164 phone can be: 9 to 15 of them, not
+    one digit repeated."""
+    number = candidate[1::2]
+    return phone_digits_ok(number) and len(set(number)) > 1
+
+
 def addressed_phone_ok(candidate: str) -> bool:
     """A number under an SMS gateway's address field, not a time range's end in epoch
     seconds or milliseconds ({"from": "1717000000000", "to": "1717003600000"})."""
-    return told_phone_ok(candidate) and not (candidate[0] == "1" and len(candidate) in (10, 13))
+    return (told_phone_ok(candidate) and not (candidate[0] == "1" and len(candidate) in (10, 13))
+            and _STAMP.fullmatch(candidate) is None)
+
+
+# A date and a time of day written as one run of digits (to=202406131907): no number to call.
+_STAMP = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:[01]\d|2[0-3])"
+                    r"[0-5]\d(?:[0-5]\d)?")
 
 
 # A measurement with its decimals (an SMS gateway's "sms_dlr_latency_seconds_sum 16237.963"):
@@ -402,6 +435,23 @@ def interface_ipv4_ok(candidate: str) -> bool:
         return False
     host_bits = 32 - int(length)
     return host_bits > 0 and int(ipaddress.IPv4Address(address)) & ((1 << host_bits) - 1) != 0
+
+
+def ipv6_interface_ok(candidate: str) -> bool:
+    """A routed IPv6 address with its prefix length and its host bits set: an interface's
+    (a network's own address, 2600:1f18::/56, names no host; see :func:`interface_ipv4_ok`)."""
+    address, _, length = candidate.partition("/")
+    if not ipv6_ok(address):
+        return False
+    host_bits = 128 - int(length)
+    return int(ipaddress.IPv6Address(address)) & ((1 << host_bits) - 1) != 0
+
+
+def key_bytes_ok(candidate: str) -> bool:
+    """A key's bytes: each below 256, and not one byte repeated (a stand-in of zeros)."""
+    values = [int(part, 0) if part.strip().lower().startswith("0x") else int(part)
+              for part in candidate.split(",")]
+    return all(value < 256 for value in values) and len(set(values)) > 1
 
 
 def ipv4_private_ok(candidate: str) -> bool:

@@ -41,7 +41,6 @@ _BAD_AADHAAR = ("an Aadhaar number whose last digit fails the Verhoeff check (th
                 "generator's, not an issued number's)")
 _REQUEST_SIGNATURE = ("X-Twilio-Signature: the HMAC of one request, which signs nothing else "
                       "(left, as a webhook's other signatures are)")
-_ESIM_CODE = "an eSIM activation code's matching id after LPA:1$host$"
 _WEBHOOK_SIGNATURE = ("a webhook's or an API request's HMAC (X-Signature, hmacSignature, "
                       "Stripe-Signature's v1): it signs one request, left as every corpus's are")
 
@@ -125,6 +124,9 @@ _3DS_SUBSCRIBER = "a subscriber number under 'subscriber', its country code in a
 _TOLD_IN_PARENS = "a key told in parentheses after 'the tacacs key from the wiki'"
 _DELEGATED_PREFIX = ("a subscriber's delegated /64 (a network written as a CIDR block, which "
                      "stays, as issue 21 asks)")
+_INTERFACE_IPV6 = ("an interface's global IPv6 address with its prefix length (inet6 "
+                   "2001:db8:6bde::6b1/64): a host's address, its host bits set, redacted as "
+                   "the bare address and its IPv4 twin are")
 _CDR_COLUMNS = "bare ten-digit numbers in a CDR's CSV columns, no header or key"
 _HEADERLESS_ROW = ("a national id in a headerless CSV row beside a person's names: bare digits "
                    "nothing names (one 9-digit number in three passes some country's check)")
@@ -135,9 +137,6 @@ _USER_COLON_PASSWORD = ("token=\"user:password\" (Milvus): the value reads as th
                         "struct print (\"token: created_at:...\"), which stays")
 # Corpora CA and CB (IoT and edge devices; HR, education, government, legal).
 _SYNOLOGY_SID = "a session id in a JSON answer's \"sid\" field (Synology's web API, format=sid)"
-_BYTE_ARRAY_KEY = "a Zigbee network key written as a list of sixteen byte values"
-_PREFIX = ("an IPv6 prefix or address with its prefix length (a subscriber's /56): a "
-           "network written as a CIDR block stays")
 _LORAWAN_APP_KEY = "a LoRaWAN AppKey after --root-keys.app-key.key (32 hex digits, no key's name)"
 # Corpus EA (what users paste into a prompt).
 _TYPED_BY_INDEX = ("typed by an agent into a page element named only by its index "
@@ -257,8 +256,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "4059": ("a PIN as the last step of a USSD session's text ('1*3*4059', percent-encoded): "
                  "what each step is belongs to the menu"),
         "2057": "a PIN as the last step of a USSD trace's path ('1>1>0711610604>1500>2057')",
-        "MjU0NzQ2OTc3NjIw": ("an MSISDN base64-encoded in a carrier's header: it decodes to "
-                             "twelve bare digits, the header's name left behind"),
         "A004516607O": ("a KRA PIN in a CSV's kra_pin column: no table column names a KRA PIN, "
                         "and its cell has no check to read"),
     },
@@ -284,7 +281,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                         _JP_RECOVERY_LIST),
         "%7B%22aadhaar%22%3A%20%22861943689304%22%7D": ("an Aadhaar number in a URL-encoded JSON "
                                                         "body, labelled whole"),
-        "ODYwODU0MTIwODI=": "a TC Kimlik number base64-encoded in a SOAP element",
         "3754393627162": ("a Thai citizen id as a PromptPay lookup's proxyValue, its kind "
                           "(NATID) in the field before"),
     },
@@ -466,8 +462,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "2291": _TG_DIGITS,
     },
     "corpus_ha": {
-        "2001:41d0:61fb::8afe": "an interface's IPv6 address with its prefix length (/64), read "
-                                "as a network (its IPv4 twin on the line above is caught)",
         "river-amber-quiet-horse67": "'requirepass X' quoted in the middle of a chat line, not "
                                      "at a config line's start",
         "5SvNEnlpx-Wihtu1DwZjAFGOBd0p8BnD": "a Postman cookie's key and value on two lines of a "
@@ -527,13 +521,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
             "dG3X8HkUgAgdQyo9Gw62wNrNZmDWIBE-mJJfn6KkpF4TFJ6uFxpYC94xwP2TbZlfvRzban",
             "5q4mcMHdUJxVHJXJ0x1rkmKjXJ9sZMAyskN07uhvYMJSPy3atyttOoOB2WRIIAdV7KPYJO"),
             _SYNOLOGY_SID),
-        **dict.fromkeys((
-            "[208, 93, 60, 223, 95, 220, 0, 8, 240, 214, 112, 243, 85, 119, 0, 67]",
-            "[159, 174, 88, 29, 185, 182, 84, 222, 148, 250, 176, 48, 58, 245, 218, 237]"),
-            _BYTE_ARRAY_KEY),
-        **dict.fromkeys(("2a02:c207:f24e:bbde:d7ce:80e6:87f:7114", "2003:e6:e241:87fd::",
-                         "2a02:8108:69b0:4e97::", "2a02:c207:a3a1:9de9::", "2003:e6:aad7:e67b::"),
-                        _PREFIX),
         **dict.fromkeys(("C1026BE55AC964131B5250F067B74C68", "CF0FF6A872CB916429990E524C8B8C51"),
                         _LORAWAN_APP_KEY),
     },
@@ -664,8 +651,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_oa": {
         "564061617": _PASSPORT_TOLD,
         "9rgKCWpL8zR4abwUNP8rxX00CqQ=": _REQUEST_SIGNATURE,
-        "5JRA-YYJ8-K5II-X0GB": _ESIM_CODE,
-        "B13O-O4GZ-SMTC-80S1": _ESIM_CODE,
         "QMqIzZ3vML7sks2e9XTXNdrGlA1pzTee": _CLIENT_ID,
         "TI8KR3BG": _TERMINAL_PASSWORD,
         "6Kkz4NU1GRKgQL3Lfz6Tzh74a98pl3oF": _CLIENT_ID,
@@ -695,8 +680,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_sa": {
         "vKS7WNgueugbTFj8KKRwDJiP": "a key told in Hindi after 'key_secret' and a space (the "
                                     "key's name glued to 'key_', no '=' or ':')",
-        "01073429915": "a Korean mobile number after to= in a messaging service's fallback log, "
-                       "no word for a phone",
         "ｈｉｒｏ１９８８": "a weak password (lower case and digits, eight characters) told in "
                     "full-width letters: a word and a year, as a passphrase is not",
     },
@@ -758,9 +741,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "KHNP4zG4n1lzJqjv6He5vNJf": "the second key of a comma-separated list under "
                                     "AUTHENTICATION_APIKEY_ALLOWED_KEYS (the first is redacted)",
         "Milvus-Root-7731!": _USER_COLON_PASSWORD,
-        "250cde9bf66cf3cb0e8581e0438992c1": "32 hex digits in an INSERT's second row under a "
-                                            "secret's column: shaped as an MD5 digest, which a "
-                                            "table's cell leaves",
         "7UjYyNzbRwYc52muNHy6TKlUJIaAzm": "a key told in a system prompt after 'the weather API "
                                           "with key', no verb or separator",
     },
@@ -808,7 +788,8 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     },
     "corpus_uh": {"UH-178": "a bot's address at GitHub's noreply domain in a commit's author: "
                             "an e-mail address, redacted as any is"},
-    "corpus_uf": {"UF-425": "an EAN-13 barcode under SAP's EAN11 column that passes the Luhn "
+    "corpus_uf": {**dict.fromkeys(("UF-331", "UF-447"), _INTERFACE_IPV6),
+                  "UF-425": "an EAN-13 barcode under SAP's EAN11 column that passes the Luhn "
                             "check as a 13-digit Visa number would"},
     "corpus_ud": dict.fromkeys(("UD-041", "UD-158", "UD-169"), _DOCS_RANGE),
     "corpus_uc": dict.fromkeys(("UC-138", "UC-292"), _DOCS_RANGE),
@@ -925,6 +906,7 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
                    "redacted like any value under a token's key",
     },
     "corpus_ab": {
+        **dict.fromkeys(("ab-0157", "ab-0160", "ab-0169"), _INTERFACE_IPV6),
         **dict.fromkeys(("ab-0118", "ab-0173", "ab-0205", "ab-0244"),
                         "a desk phone's firmware version in its User-Agent, shaped as a "
                         "public address (96.86.0.75)"),
