@@ -1032,15 +1032,26 @@ _NATIONAL_IDS = (
               ("\u043f\u0430\u0441\u043f\u043e\u0440\u0442", "\u0437\u0430\u0433\u0440\u0430\u043d",
                "\u0434\u043e\u043a\u0443\u043c\u0435\u043d\u0442",
                "\u0441\u0435\u0440\u0456\u0457"),
-              "\\d{2} ?\\d{2} (?:\u2116 ?)?\\d{6}|\\d{2} \\d{7}|[\u0410-\u042f]{2} ?\u2116 ?\\d{6}",
+              # (and Kazakhstan's, N and eight digits: "Паспорт РК N22489232")
+              "\\d{2} ?\\d{2} ?(?:\u2116 ?)?\\d{6}|\\d{2} \\d{7}|[\u0410-\u042f]{2} ?\u2116 ?\\d{6}"
+              "|N\\d{8}",
               ids.digit_count_ok(6, 10), checksummed=False, shape=r"\d{6}"),
+    # A Russian driver's licence (ВУ, водительское удостоверение): series and number.
+    _named_id(("(?<![\u0400-\u04ff])\u0412\u0423(?![\u0400-\u04ff])",
+               "\u0432\u043e\u0434\u0438\u0442\u0435\u043b\u044c\u0441\u043a[\u0430-\u044f]* "
+               "\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440\u0435\u043d\u0438"),
+              ("\u0432\u0443", "\u0432\u043e\u0434\u0438\u0442\u0435\u043b\u044c\u0441\u043a"),
+              "\\d{2} ?\\d{2} ?\\d{6}", ids.digit_count_ok(10, 10), checksummed=False),
     _named_id((r"(?-i:OP)\b", r"osobn\w* iskaznic\w*", r"li.n\w* kart\w*",
                "szem\u00e9lyi igazolv\u00e1ny\\w*", r"dow[oó]d\w* osobist\w*",
-               r"(?-i:CI) seria", "\u043b\\.\u043a\\.", "ID-\u043a\u0430\u0440\u0442\u043a\\w*",
-               "\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440\u0435\u043d\u0438\\w* "
+               r"(?-i:CI) seria", "\u043b\\.\u043a\\.",
+               # (Cyrillic endings spelt out: under (?a) \w is ASCII)
+               "ID-\u043a\u0430\u0440\u0442\u043a[\u0430-\u044f\u0456\u0457]*",
+               "\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440\u0435\u043d\u0438"
+               "[\u0430-\u044f]* "
                "\u043b\u0438\u0447\u043d\u043e\u0441\u0442\u0438",
                "(?-i:F\u0130N|FIN) kod\\w*", "(?-i:F\u0130N)\\b",
-               "\u0531\u0576\u0571\u0576\u0561\u0563\u056b\u0580"),
+               "[\u0531\u0561]\u0576\u0571\u0576\u0561\u0563\u056b\u0580"),
               ("op", "osobn", "li", "szem\u00e9lyi", "dow", "ci", "\u043b.\u043a.", "id-",
                "\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440\u0435\u043d\u0438",
                "f\u0131n", "fin", "f\u0130n", "\u0561\u0576\u0571\u0576\u0561\u0563\u056b\u0580"),
@@ -2848,7 +2859,7 @@ DETECTORS: tuple[Detector, ...] = (
        "|[\u0420\u0440]\u0430\u0441\u0442\u0430\u0443[ \t]+\u043a\u043e\u0434\u044b)"
        r"[ \t]*(?:[:\uff1a=\u2014\u2013-]|is|je|es|est|ist|lautet|\u0435)?[ \t]*"
        r"(\d{4,8})(?![\d.,:/-]?\d)",
-       prefilter=r"(?i)(?:code|k[a]d|kod|aa)[^\r\n]{0,40}\d{4}", group=1, digits=True,
+       prefilter=r"(?i)(?:code|c[ao]digo|k[a]d|kod|aa)[^\r\n]{0,40}\d{4}", group=1, digits=True,
        gate=("(?i:verification|one.time|pickup|ovac|weryfikac|jednokratni|rification|"
              "verificaci|bestätigungs|doğrulama|\u043a\u043e\u0434)")),
     # ... and as an SMS gives it with no word for what kind of code: "Your code 483241 expires
@@ -2990,6 +3001,12 @@ DETECTORS: tuple[Detector, ...] = (
        rf"[^{_TOLD_STOP}]{{6,64}})",
        v.told_passphrase, prefilter=_PASSWORD_PREFILTER, group=1,
        needles=_PASSWORD_NEEDLES, start=_at_words(_PASSWORD_STARTS, 2)),
+    # ... and as a JSON object's key in those languages ({"пароль":"kalyna_10"}, its key
+    # \u-escaped in the raw body): an assignment, read as "password" is.
+    _d("secret_assignment",
+       rf"(?ai)(?<=\")(?:{_PASSWORD_WORDS})\\*\"[ \t]*:[ \t]*\\*\"([^\"\\\n]{{4,128}})\\*\"",
+       v.secret_value_ok, prefilter=_PASSWORD_PREFILTER, group=1, needles=_PASSWORD_NEEDLES,
+       start=_at_words(_PASSWORD_STARTS, 2)),
     # A phone number told in prose, in the groupings national numbers are written in
     # ("llamarme al 680 05 60 64", "手机号是137-0222-6912"): 9 to 12 digits after a word for a
     # phone within the clause.
@@ -3423,7 +3440,7 @@ DETECTORS: tuple[Detector, ...] = (
     # write one ("8(999)6934559", "8 (916) 659-34-66"): the brackets around 9xx say phone.
     _d("phone", r"(?<![\w+(.,/-])8[ \t-]?\(9\d\d\)[ \t-]?\d{3}[ \t-]?\d{2}[ \t-]?\d{2}(?![\d])",
        prefilter=r"8[ \t-]?\(9\d\d\)[ \t-]?\d{3}", needles=("(9",), digits=True,
-       joined=_nothing_joined, joined_prefilter=r"8[ \t-]?\(9\d\d\)[ \t-]?\d{3}"),
+       joined=_nothing_joined, joined_prefilter=r"8[ \t_-]?\(9\d\d\)[ \t_-]?\d{3}"),
     # A phone number written as the hex of its ASCII digits, alone ("ph_hex=3338303939...") or
     # inside a PDU's hex dump (SMPP's destination_addr): nine to fifteen "3x" bytes at a
     # byte's boundary of a hex run. A decimal number is such a run one time in 10^9.
@@ -3523,7 +3540,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("iban", r"(?<![\w.,/-])(\d{2}(?: \d{4}){6})(?![\w-]|[.,/]\d)", v.nrb_ok,
        prefilter=r"\d{2} \d{4} \d{4} \d{4} \d{4} \d{4} \d{4}", group=1, needles=(" ",), digits=True,
        start=_at_class(r"\d"), joined=_nothing_joined,
-       joined_prefilter=r"\d{2} \d{4} \d{4} \d{4} \d{4} \d{4} \d{4}"),
+       joined_prefilter=r"\d{2}[ _-]\d{4}[ _-]\d{4}[ _-]\d{4}[ _-]\d{4}[ _-]\d{4}[ _-]\d{4}"),
     # Mexico's CLABE, its IBAN, under its name ("Cuenta CLABE: 012580701756758963", "mi clabe
     # interbancaria: 002 580 24268331726 3"): eighteen digits, a weighted check digit.
     _d("iban",
@@ -3563,7 +3580,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"\d{3,4})(?![\d.,/-]?\d)", v.card_expiry_code_ok,
        prefilter=r"\d{4}[ \t]+[01]\d/\d\d[ \t,;]+\d{3}", group=1, digits=True,
        needles=("/",), joined=_nothing_joined,
-       joined_prefilter=r"\d{4}[ \t]+[01]\d/\d\d[ \t,;]+\d{3}"),
+       joined_prefilter=r"\d{4}[ \t_-]+[01]\d/\d\d[ \t,;_-]+\d{3}"),
     # A number told as a card ("charge my card 3791 8861 6104 5538 exp 02/26"): 13 to 19
     # digits that pass Luhn, whatever the issuer's prefix says of the length. Joiners,
     # spaces and dashes read alike: the joined pass has nothing to rescan.

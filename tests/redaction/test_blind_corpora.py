@@ -127,6 +127,13 @@ _DELEGATED_PREFIX = ("a subscriber's delegated /64 (a network written as a CIDR 
 _INTERFACE_IPV6 = ("an interface's global IPv6 address with its prefix length (inet6 "
                    "2001:db8:6bde::6b1/64): a host's address, its host bits set, redacted as "
                    "the bare address and its IPv4 twin are")
+_USSD_STEP = ("a step of a USSD string ('*334*1*1*0706982393*2600*2594#', '1*4*9184'): "
+              "what each step is belongs to the menu")
+_PUK_AFTER_NUMBER = "a PUK after 'для номера <phone>': a phone between the PUK's name and it"
+_NIP = ("a person's Polish NIP (a sole trader's invoice, PIT-37's <etd:NIP>): a NIP is left, "
+        "as a company's is")
+_AMOUNT_BETWEEN = ("a one-time code whose name stands before an amount and a shop ('... 24,90 "
+                   "BGN в EMAG.BG е: 392728'): digits between the name and the code")
 _CDR_COLUMNS = "bare ten-digit numbers in a CDR's CSV columns, no header or key"
 _HEADERLESS_ROW = ("a national id in a headerless CSV row beside a person's names: bare digits "
                    "nothing names (one 9-digit number in three passes some country's check)")
@@ -199,6 +206,67 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                         "values, no word for a phone"),
         "A7IJQLWBzTkKyboTFxfB": _CLIENT_ID,
         "0HkFIqUwgwYhyTG1qWdb": _CLIENT_ID,
+    },
+    "corpus_uo": {
+        "0706982393": _USSD_STEP,
+        "2594": _USSD_STEP,
+        "9184": _USSD_STEP,
+        "27768006146": "a South African mobile bare in a pipe-delimited SIM registration row",
+        "19544989041": ("a SIP account's number as a Polycom config's reg.1.address and userId "
+                        "(an account's name that is a number)"),
+        "2600:1700:5ef1:6e2b::": _DELEGATED_PREFIX,
+        "4917046433921": "a number in an Asterisk Master.csv row: headerless CSV columns",
+        "614 059 188": "a Spanish mobile bare in a semicolon-separated visitor row",
+        "1297": "a keypad's code in German prose ('auf 1297 eingestellt'), no word for a code",
+        "sparrow-hazel-copper-61": ("a Wi-Fi key after German 'Schlüssel:' (key), a word not "
+                                    "read as a password's"),
+        "467795": ("a Bluetooth passkey after 'passkey entry for <address> (<name>):': the "
+                   "device stands between the word and the value"),
+        "40598672727": "Matter's manual pairing code as chip-tool's positional argument",
+        "004759": "a tracker's password glued to its command ('admin004759')",
+        "917193453501": "a phone number as a tracker's SMS command argument",
+        "4114804346661952": ("a card inside an ISO 8583 message's raw run (field 2 after its "
+                             "length prefix, no separator)"),
+        "wldte82hg6xxs7": "a password as Teltonika's numbered parameter (2003:...) in a setparam",
+        "0032": "a door code under an intercom's Code1 key",
+        "0647": "a door code in Spanish prose after 'código' alone (four digits)",
+        "160218": "a lock's code as a JSON number under 'code'",
+        "5157": "a keypad code under 'code' in an MQTT event (four digits)",
+        "703a20190963b62c49b9": ("OCPP's BasicAuthPassword set through attributeValue, the "
+                                 "variable's name two fields after the value"),
+        "tn5-jvv4TZfG-nDYHEOMKy-oO0HGcRT1nrL-1ZJw": "a Hue bridge's API key under 'username'",
+        "Granite200_": ("a user:password pair as ARI's api_key query value, read as a "
+                        "struct's next field (ivr:...)"),
+        "EHZSEI": "a camera's verification code of six capital letters, no digit",
+        "0926": "a keypad buffer's digits in an alarm panel's debug line",
+        "393590": ("French 'Code de déverrouillage du boîtier à clés : 393590': words between "
+                   "the code's name and the code"),
+        "238423": "a smartwatch's password as an SMS command's argument (pw,238423,...)",
+        "42535990": ("an eSIM order's confirmationCode (in travel a confirmationCode is a "
+                     "booking's reference, left)"),
+    },
+    "corpus_um": {
+        "khrFR80YT1xSjD3VpaGFEifdZa4vfXLwP7Q4G1JB": _CSRF,
+        "3:3498543363.5.0.8789221381753:Ttb-hF3-aDIBfPm4sonVHa:00.1.2:1|5778033905.0.2.3:"
+        "60684924|3:92027.687351.2jqi8R6gkP5bl5w1LNDsi9NJHb-": (
+            "Yandex's Session_id, read up to its first '|' (a log's field separator)"),
+        "a0a1db20078cee4daf3987d96d2d1de9898da8e16d5b767ff38e016a9d17bf16": (
+            "a key under Hungarian 'szamlaagentkulcs' (kulcs: key): keys' names are read in "
+            "English"),
+        "c210048f0cdca7f0cea6e87aecb20e50": ("a key under 'POSKey': 'key' glued to a word is "
+                                             "read as part of it (monkey, hotkey)"),
+        "4672": "an old PIN told in Azerbaijani ('köhnəsi 4672 idi': the old one was)",
+        "33171138": _PUK_AFTER_NUMBER,
+        "80490961": _PUK_AFTER_NUMBER,
+        "99f7173e30d0e024": "Przelewy24's CRC key under 'p24_crc' (a CRC names a checksum)",
+        "985-195-21-59": _NIP,
+        "7603968033": _NIP,
+        "7917738576": ("a person's Slovak DIČ: a tax number is left, as a company's DIČ "
+                       "and INN are"),
+        "392728": _AMOUNT_BETWEEN,
+        "644945": _AMOUNT_BETWEEN,
+        "sandbox_trMbZPqtAISjtPiwHmQhYcA6SBR3M233eLzengIO": (
+            "LiqPay's private key as a constructor's second argument, no name beside it"),
     },
     "corpus_un": {
         "nord-quartz-09": "a Wi-Fi password after 'SSID X / pwd' in a handover note: no separator",
@@ -774,6 +842,20 @@ _HASHED_KEY = ("LiteLLM's key records hold the key's sha256 under 'key' and 'api
                "digits under a key's name are read as the key, as a secret's value is")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    "corpus_uo": {
+        **dict.fromkeys(("UO-124", "UO-332", "UO-531"),
+                        "ICCIDs, IMSIs and IMEIs the corpus counts clean: a SIM's and a "
+                        "handset's ids are redacted whatever carries them"),
+        **dict.fromkeys(("UO-367", "UO-406"),
+                        "a SIP URI with an extension at a PBX's .lan host, read as an e-mail "
+                        "address"),
+        "UO-250": ("ONVIF's profile tokens (token=\"Profile_1\"): a value under a token's "
+                   "name is redacted"),
+    },
+    "corpus_um": {
+        "UM-094": "a version in brackets (3.0.150.25) read as a public address",
+        "UM-383": "a product's seven-digit code after Czech 'kód', read as a one-time code",
+    },
     "corpus_un": {
         **dict.fromkeys(("UN-053", "UN-331"), "a card's network token (ntok_...) under "
                         "network_token: a token's key and a token's shape, redacted as one"),

@@ -65,6 +65,31 @@ def _redact(text: str) -> str:
     ("ФИО;СНИЛС;ИНН\nГригорьева Елена;123-164-140 08;028387339308", "028387339308"),
     ("ID-картка № 006673850, запис в ЄДДР 20040505-11549, орган видачі 8031", "20040505-11549"),
     ("Latvija.lv: Personai ar personas kodu 260889-13846 VID EDS", "260889-13846"),
+    # passports, identity cards and a driver's licence as Russia, Kazakhstan and Armenia
+    # write them (Cyrillic endings, lower-case Armenian)
+    ("Паспорт РК N22489232, срок действия до 17.09.2032", "N22489232"),
+    ("удостоверение личности № 050760621 выдано МВД РК 03.04.2021.", "050760621"),
+    ("Мои паспортные данные: 9210716886, мама будет присутствовать", "9210716886"),
+    ("Номер ВУ 92 96 651067, категория B, стаж с 2012.", "651067"),
+    ("Իմ անձնագիրը՝ AR2823355, հեռախոս՝ 091 27-67-99։", "AR2823355"),
+    ("Ստացող՝ Անի Հ., հեռ. 093 34-62-05, էլ. փոստ", "34-62-05"),
+    ("Broj osobne iskaznice: 529242439\nMobitel: 099/347-6187\n", "347-6187"),
+    # a card pasted with its expiry and code; encoded numbers
+    ("Оплати мне подписку сам, вот карта: 2200705032409144 11/28 964", "964"),
+    ("evt=session_start csid_b64=NDkxNzQ0MTA0NjU0Nw== apn=web.vodafone.de", "NDkxNzQ0MTA0NjU0Nw"),
+    ("evt=signup_step2 device=android ph_hex=333830393934303733313633 ab=B",
+     "333830393934303733313633"),
+    ("body: 00010141434d450001013434373735303631383733360000000000000100000033a9",
+     "343437373530363138373336"),
+    ("X-User-Context: eyJwaW5mbCI6ICIzMDIxMTY5MjcxMzQ1MCJ9",
+     "eyJwaW5mbCI6ICIzMDIxMTY5MjcxMzQ1MCJ9"),
+    ("2024-12-17 12:42:02;TORNO-2;ENTRADA;Z7787728W;empresa=Montajes Levante", "Z7787728W"),
+    # recovery codes in Polish, VK's session cookie, a password under a Cyrillic JSON key
+    ("Kody zapasowe do konta (każdy działa raz):\n9F59-SZPB\nVITU-U5EG", "9F59-SZPB"),
+    ("remixlang=0; remixsid=e541i6aoahd4a75wgr2o4x9dqqj1fxwboa9pwcd64em07vdfj0_w; remixdt=0",
+     "e541i6aoahd4a75wgr2o4x9dqqj1fxwboa9pwcd64em07vdfj0_w"),
+    ('{"\\u043b\\u043e\\u0433\\u0438\\u043d":"ekaterina","\\u043f\\u0430\\u0440\\u043e'
+     '\\u043b\\u044c":"kalyna_10","remember":true}', "kalyna_10"),
     # secrets in code and connection strings
     ('    .header("Api-Key", "565b5dd4-7351-4319-bdfb-4116213f94ea")',
      "565b5dd4-7351-4319-bdfb-4116213f94ea"),
