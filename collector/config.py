@@ -115,14 +115,19 @@ RE2_PATTERNS: dict[str, str] = {
     # (also "Bearer-Token lautet X", "jeton bearer est X")
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)"
                     r"([\s-]+([Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è))*[\s:=]+"
-                    r"[A-Za-z0-9._~+/-]{16,}=*|"
+                    # (a "|" inside: Laravel Sanctum's and Netatmo's tokens)
+                    r"[A-Za-z0-9._~+/-][A-Za-z0-9._~+/|-]{15,}=*|"
                     r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z][\w-]*[ \t]+)?"
-                    r"[A-Za-z0-9._~+/=-]{12,}",
+                    r"[A-Za-z0-9._~+/=-][A-Za-z0-9._~+/=|-]{11,}",
     "secret_assignment": r"(?i)(api[_-]?key|apikey|secret|token|passw(or)?d|pwd|credentials?|"
                          r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key"
                          r"|x-honeycomb-team|pass[_-]?phrase)"
                          r"[\"']?\s*[:=]\s*[\"']?[^\s\"',;&<>]{6,}"
                          r"|(password|identified\s+by)\s+['\"][^'\"\n]+['\"]"
+                         # (the sixth round: a 1C connection string's doubled quotes, an
+                         # eSIM's activation code, Bitrix24's webhook code)
+                         r"|(?i:pwd)=\"\"[^\"\n]+\"\"|LPA:1\$[^$\s]+\$[A-Za-z0-9-]{4,}"
+                         r"|\.bitrix24\.[a-z.]{2,6}/rest/[0-9]+/[a-z0-9]{16}"
                          r"|(password|passwd|passcode|pwd|api[ _-]?key|secret|token)\s+(is|was)"
                          r"\s*:?\s+[^\s\"',;<>]{6,}"
                          r"|(AKIA|ASIA)[A-Z0-9]{16}[\s:/,|;\"']{1,5}[A-Za-z0-9/+]{40}"
@@ -290,6 +295,12 @@ RE2_PATTERNS: dict[str, str] = {
                    "\u0420\u041d\u041e\u041a\u041f\u041f|\u0418\u0418\u041d|\u0416\u0421\u041d|"
                    "\u0415\u0413\u041d|\u0408\u041c\u0411\u0413|\u0415\u041c\u0411\u0413|"
                    "\u041b\u041d\u0427|"
+                   # (the sixth round: Ukraine's UNZR, Russian and Kazakh passports and
+                   # identity cards, a Russian driver's licence)
+                   "\u0423\u041d\u0417\u0420|\u0404\u0414\u0414\u0420|"
+                   "[\u041f\u043f]\u0430\u0441\u043f\u043e\u0440\u0442|"
+                   "\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440\u0435\u043d\u0438|"
+                   "\u0412\u0423 |"
                    # (Morocco's national card in Arabic)
                    "\u0627\u0644\u0628\u0637\u0627\u0642\u0629 "
                    "\u0627\u0644\u0648\u0637\u0646\u064a\u0629|"
@@ -310,7 +321,9 @@ RE2_PATTERNS: dict[str, str] = {
                    r"\b[0-9]{3}\.[0-9]{5}\.[0-9]{2}-[0-9]\b|\b[0-9]{2}-[0-9]{6,7}-?[A-Z]-?[0-9]{2}\b|"
                    r"SSR DOCS [A-Z0-9]{2} HK[0-9]+ P/[A-Z]{3}/[A-Z0-9]+|"
                    r"\b[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]\b|"
-                   r"\b[A-Z]{4}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]\b",
+                   r"\b[A-Z]{4}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]\b|"
+                   # (Spain's NIE in its shape)
+                   r"\b[XYZ][0-9]{7}[A-Z]\b",
     # A handset's, a subscriber's or a SIM's id after its name.
     "telecom_id": r"(?i)\b((served[ _-]?)?(imei(sv|2)?|imsi|iccid|meid|sim[ _-]?(serial|card[ _-]?"
                   r"(number|no)))([^a-z]|$)|sim[ \t]*[:=]|at\+(cimi|c?gsn|q?i?ccid))"
@@ -324,6 +337,8 @@ RE2_PATTERNS: dict[str, str] = {
              r"(\b1[ .-])?\(?\b[0-9]{3}\)?[ .-][0-9]{3}[ .-][0-9]{4}\b|"
              r"\b0[0-9]{1,4}[ -][0-9]{3,4}[ -]?[0-9]{3,4}\b|\b0[1-9]([ .][0-9]{2}){4}\b|"
              r"\b00[ .-][1-9][0-9]{0,2}([ .-][0-9]{1,8}){1,5}\b|"
+             # (Russia's mobiles with the trunk 8: "8(999)6934559")
+             r"\b8[ -]?\(9[0-9]{2}\)[ -]?[0-9]{3}[ -]?[0-9]{2}[ -]?[0-9]{2}\b|"
              # a number said digit by digit: seven digit words or more in a row
              rf"(?i:\b({_DIGIT_WORDS})([ \t,.-]+({_DIGIT_WORDS})){{6,}}\b)",
 }
