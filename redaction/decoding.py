@@ -358,9 +358,10 @@ _SOFT_BREAK = re.compile(r"=\r?\n")
 #: line is an empty value in a .env file, not a break.
 _QP_LINE = 60
 # The bytes an encoder escapes: those past ASCII, "=" itself, a line's trailing space or tab
-# and a line's leading dot; "IP=192.168.1.7" in a log with a soft break elsewhere is no
-# escaped byte 0x19 (read as one, "2.168.1.7" was left standing as a public address).
-_QP_TOKEN = re.compile(r"=\r?\n|(?:=(?:[89A-F][0-9A-F]|3D|20|09|2E))+")
+# and a line's leading dot, and "@" (which some mailers escape: "jo=40mail.de"); "IP=192.168.1.7"
+# in a log with a soft break elsewhere is no escaped byte 0x19 (read as one, "2.168.1.7" was
+# left standing as a public address).
+_QP_TOKEN = re.compile(r"=\r?\n|(?:=(?:[89A-F][0-9A-F]|3D|20|09|2E|40))+")
 
 
 def _qp_chars(match: re.Match[str]) -> list[tuple[str, int, int]]:

@@ -571,6 +571,9 @@ _ENTITY_ID = (r"(?:(?i:user|usr|tenant|org|account|acct|customer|cus|team|projec
 _ROUTE_KEY = (r"(?!\\*[\"'][ \t]*:[ \t]*\\*[\"'][A-Z]\w*-[\w-]{21}\\*[\"'][ \t]*,[ \t]*"
               r"\\*[\"']name\\*[\"'])")
 _SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key|"
+                 # (an API key named in Spanish, Polish, Portuguese or Hungarian: clave_api,
+                 # klucz_api, api_chave, kulcs)
+                 r"(?:clave|klucz|chave)[_-]?api|api[_-]?(?:clave|klucz|chave)|kulcs|"
                  # (not a Secret's name in an ingress annotation: .../auth-secret: <name>)
                  # (nor detect-secrets' baseline: a secret's SHA-1 under hashed_secret)
                  r"secret(?<!:secret)(?<!\.io/auth-secret)(?<!auth-tls-secret)"
@@ -601,7 +604,9 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?k
                  # (not an XML setting's name attribute: <add key="X" value="..."/>)
                  # (a payment platform's webhook signing key: Adyen's hmacKey; PhonePe's
                  # salt_key, a UUID; an environment's *_BEARER; a form's userPw)
-                 r"hmac[_-]?key|salt[_-]?key|bearer(?![a-z])|(?<=[a-z])(?-i:Pw)(?![a-z0-9])|"
+                 # (a camel-case "Pwd" too, tempPwd; a Java keystore's storepass and keypass)
+                 r"hmac[_-]?key|salt[_-]?key|bearer(?![a-z])|(?<=[a-z])(?-i:Pwd?)(?![a-z0-9])|"
+                 r"store[_-]?pass(?:word)?|key[_-]?pass(?:word)?(?![a-z])|"
                  # (Azure's SAS keys, a Hue bridge's clientkey; a personal access token's PAT
                  # as a key only: OURA_PAT = "...")
                  r"primary[_-]?key|secondary[_-]?key|client[_-]?key|"
@@ -688,6 +693,7 @@ _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\
 _SECRET_KEY = (rf"(?i)(?=[abchikpstw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key"
+                         r"|clave|klucz|chave|kulcs|api[_-]?c|api[_-]?k|store[_-]?pass"
                          r"|secret|tok|"
                          r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
@@ -697,7 +703,8 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
 _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credential", "auth",
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
                   "crypto", "priv", "community", "hmac", "salt", "bearer", "write", "tok",
-                  "transaction", "primary", "secondary", "pat")
+                  "transaction", "primary", "secondary", "pat", "clave", "klucz", "chave",
+                  "kulcs", "store")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -705,7 +712,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
 _SECRET_KEY_STARTS = (*(("(?i)" + "|".join(sorted(w for w in _SECRET_STARTS
                                                  if len(w) == n and w != "tok")), n)
                         for n in sorted({len(w) for w in _SECRET_STARTS} - {2, 5})),
-                      (r"(?i)pw", 2), (r"(?i)write", 5),
+                      (r"(?i)pw", 2), (r"(?i)write|clave|klucz|chave|kulcs|store", 5),
                       # "tok" as a key's word, not the start of "token" (reported apart)
                       (r"(?i)tok[^e]", 4),
                       # "token" as a key, not "tokens" (which the pattern refuses): a character
@@ -870,6 +877,25 @@ _NATIONAL_IDS = (
               ("dni", "nie", "nif", "documento", "doc"),
               r"\d{8}-?[A-Za-z]|\d{2}\.\d{3}\.\d{3}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z]",
               ids.dni_ok),
+    # A person's tax id in FedEx's Ship API ({"number": "...", "tinType":
+    # "PERSONAL_NATIONAL"}): the type says whose it is.
+    _d("national_id",
+       r"\\?\"number\\?\"[ \t]*:[ \t]*\\?\"([0-9A-Za-z./-]{5,20})\\?\"[ \t]*,[ \t]*"
+       r"\\?\"tinType\\?\"[ \t]*:[ \t]*\\?\"PERSONAL_(?:NATIONAL|STATE)", _has_digit,
+       prefilter=r"tinType\\?\"[ \t]*:[ \t]*\\?\"PERSONAL_", group=1, needles=("tinType",),
+       start=_at_literal(('"number"', '\\"number'))),
+    # Health systems' numbers in their own shapes: the US Medicare Beneficiary Identifier
+    # (eleven characters in a fixed pattern, letters never S, L, O, I, B or Z; 4-3-4 on a
+    # card), Australia's IHI (800360, Luhn), Brazil's CNS as its card spaces it (3-4-4-4).
+    _d("national_id",
+       r"(?<![\w-])([1-9][AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9]\d-?[AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9]"
+       r"\d-?[AC-HJKMNP-RT-Y]{2}\d{2})(?![\w-])", ids.mbi_ok,
+       prefilter=r"[1-9][A-Z][A-Z0-9]\d-?[A-Z][A-Z0-9]\d-?[A-Z]{2}\d{2}", group=1, digits=True,
+       start=_at_class(r"[1-9]")),
+    _d("national_id", r"(?<![\w.,/-])(800360\d{10})(?![\w-])", ids.ihi_ok,
+       prefilter=r"800360\d{10}", group=1, digits=True, needles=("800360",)),
+    _d("national_id", r"(?<![\w.,/-])([12789]\d{2} \d{4} \d{4} \d{4})(?![\w-])", ids.cns_ok,
+       prefilter=r"\d{3} \d{4} \d{4} \d{4}", group=1, digits=True, start=_at_class(r"\d")),
     # Spain's NIE anywhere in its own shape (X, Y or Z, seven digits, the check letter), as a
     # site's visitor log writes it in a row of its own: one such run in 23 passes.
     _d("national_id", r"(?<![\w-])([XYZ]\d{7}[A-Z])(?![\w-])", ids.dni_ok,
@@ -976,8 +1002,14 @@ _NATIONAL_IDS = (
     _named_id(("\u0418\u041d\u041d", r"(?-i:INN)\b", r"(?-i:TIN)(?=>)"),
               # (a person's twelve digits, or Ukraine's ten under the old name: an
               # organisation's ten are on its every invoice)
-              ("\u0438\u043d\u043d", "inn", "tin"), r"\d{12}|\d{10}",
-              lambda value: ids.inn_ok(value) if len(value) == 12 else ids.rnokpp_ok(value)),
+              ("\u0438\u043d\u043d", "inn", "tin"), r"\d{12}|\d{10}", ids.person_inn_ok),
+    # Germany's health insurance number (KVNR: a letter, nine digits, a check digit), under
+    # its names and FHIR's identifier system (kvid-10); Brazil's CNS under its name.
+    _named_id((r"(?-i:KVNR)\b", r"versicherten[ -]?n(?:umme)?r\.?", r"kvid-10",
+               r"(?-i:eGK)\b", r"insured[ _-]?id"),
+              ("kvnr", "versicherten", "kvid", "egk", "insured"), r"[A-Z]\d{9}", ids.kvnr_ok),
+    _named_id((r"(?-i:CNS)\b", r"cart[ãa]o (?:nacional de sa[úu]de|sus)", r"(?<=sid/)cns\b"),
+              ("cns", "cart"), r"\d{15}|\d{3} \d{4} \d{4} \d{4}", ids.cns_ok),
     # Ukraine's record number in the population register (УНЗР, "запис в ЄДДР"): a birth
     # date, four digits and a check digit.
     _named_id(("\u0423\u041d\u0417\u0420", "\u0404\u0414\u0414\u0420"),
@@ -1130,9 +1162,11 @@ _NATIONAL_IDS = (
               r"\d{17}[\dXx]", ids.cn_resident_id_ok),
     # France's NIR, Belgium's national number, Chile's RUT, Sweden's personnummer.
     # (any one character for an accented one: "s\u00e9curit\u00e9", "securite")
+    # (and France's INS, the NIR as health records carry it: FHIR's identifier system, its OID)
     _named_id((r"s.curit.[ _-]sociale", r"nir\b", r"insee", r"carte vitale", r"assur. ",
+               r"(?-i:INS)\b", r"1\.2\.250\.1\.213\.1\.4\.8",
                r"num.ro de s.cu", _AS_KEY % "doc"),
-              ("s", "nir", "insee", "carte", "assur", "num", "doc"),
+              ("s", "nir", "insee", "carte", "assur", "num", "doc", "ins", "1.2.250"),
               r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
     _named_id((r"rijksregister", r"registre national", r"num.ro national",
                r"national number", r"insz"),
@@ -1318,6 +1352,8 @@ _TELECOM_IDS = (
 # (OpenTravel's SeriesCode="778", Authorize.net's "cardCode": "310"; as a key only, not a
 # UI card's "Card code 404")
 _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(?:code|value)"
+                    # (Magento's saved-card field, cc_cid: "cid" alone is most often an id)
+                    r"|cc_cid"
                     r"|series[_-]?code|card[_-]?code"
                     r"|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?"
                     r"|[34]-digit[ \t]+(?:security[ \t]+)?code"
@@ -1331,7 +1367,8 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(
                     # (Spanish's code "on the back", Arabic's verification code)
                     r"|c[óo]digo[ \t]+de[ \t]+atr[áa]s"
                     r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u062d\u0642\u0642")
-_CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|card[ _-]?verification|digit code"
+_CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|cc_cid|security[ _-]?code|card[ _-]?verification"
+                        r"|digit code"
                         r"|series[ _-]?code|card[ _-]?code"
                         r"|code on the|c[ao]digo de (?:segur|atr)|pr[au]fnummer|code de s"
                         r"|cryptogramme"
@@ -1345,15 +1382,26 @@ _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjet
              # delivery PIN on the text is 5456")
              r"i|set|up|just|you|sent|texted|me|text|message|sms|new|"
              # Swahili's and Hausa's ("PIN yangu ya M-PESA kuwa 0756", "ta ita ce 2546")
-             r"yangu|ya|m-?pesa|kuwa|ta|ita|ce))"
+             r"yangu|ya|m-?pesa|kuwa|ta|ita|ce|"
+             # (a French notice's "Digicode communiqué : 7904")
+             r"communiqu[ée]))"
              r"{0,6}")
 # Codes that open something, said as a PIN is ("the alarm code is 7345", "telephone banking
 # passcode 109258"): the same digits after them.
 _OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lockbox",
                        "key safe", "key-safe", "key_safe", "keysafe", "building", "passcode",
-                       "pass code", "pass-code", "pass_code")
+                       "pass code", "pass-code", "pass_code", "digicode", "c\u00f3digo",
+                       "codigo", "kod ", "t\u00fcrcode", "haust\u00fcrcode", "torcode",
+                       "\u6697\u8a3c\u756a\u53f7", "\u30aa\u30fc\u30c8\u30ed\u30c3\u30af")
+# (and as a courier's or a concierge's message says it in French, Spanish, Polish, German
+# and Japanese: "Digicode communiqué : 7904", "Código del portal 0336", "kod odbioru paczki
+# 2921", "Haustürcode", "オートロック暗証番号は1029です")
 _OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe|building)"
-                  r"[ _-]?code|pass[ _-]?code")
+                  r"[ _-]?code|pass[ _-]?code|digicode"
+                  r"|c[óo]digo[ \t]+de(?:l|[ \t]+la)?[ \t]+(?:portal|puerta|port[óo]n)"
+                  r"|kod[ \t]+(?:do[ \t]+(?:drzwi|domofonu|bramy)|odbioru(?:[ \t]+paczki)?)"
+                  r"|(?:haus)?t[üu]rcode|torcode"
+                  "|(?:\u30aa\u30fc\u30c8\u30ed\u30c3\u30af)?\u6697\u8a3c\u756a\u53f7")
 # (a joiner between the name and the code, or one and a digit after it: the whole text again)
 _joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|code|verification|value"
                                              r"|c[óo]digo|pr[üu]fnummer|cryptogramme|codice"
@@ -1365,7 +1413,8 @@ _CARD_CODES = (
        # (an XML element's close: <pay:Cvv2>012</pay:Cvv2>)
        r"[\]\\\"'>]{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*(?:\\?[\"']|\()?(\d{3,4})(?![\d.,:/-]?\d)",
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
-       start=_at_words(("cvc", "cvv", "cvn", "security", "card", "digit", "code", "c\u00f3digo",
+       start=_at_words(("cvc", "cvv", "cvn", "cc_cid", "security", "card", "digit", "code",
+                        "c\u00f3digo",
                         "series",
                         "codigo", "pr\u00fcf", "pruf", "kartenpr", "cryptogramme", "codice",
                         "セキュリティコード", "末三", "安全", "ספרות", "קוד", "\u0631\u0645\u0632"),
@@ -1383,9 +1432,11 @@ _CARD_CODES = (
        # (an ATM extract's PIN block in clear)
        r"|pin[ _-]?block(?:[ _-]?clear)?"
        r"|lambar[ \t]+sirri)(?![a-z0-9_])" + _CODE_GAP +
-       r"[\]\\\"']{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*"
-       r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?(\d{4,8})(?![\d.,:/-]?\d)",
-       prefilter=r"(?i)(?:pin|puk|code|dtmf|sirri|aaa|passkey)[^\r\n]{0,48}\d{4}", group=1,
+       # (Japanese's "は" says "is": "暗証番号は1029です")
+       r"[\]\\\"']{0,3}[ \t]*(?:[:=\uff1a]|is\b|\u306f)?[ \t]*"
+       r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?#?(\d{4,8})(?![\d.,:/-]?\d)",
+       prefilter=r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey)[^\r\n]{0,48}\d{4}",
+       group=1,
        digits=True,
        start=_at_words(("pin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d", "passkey",
                         "supervisor", "refund", "admin", "operator", "master", "service",
@@ -1746,6 +1797,7 @@ _OTP_WORDS = ("(?:verification|security|login|one[- ]time|2fa|otp|access|confirm
               r"c[óo]digo[ \t]+de[ \t]+(?:verificaci[óo]n|verifica[çc][ãa]o|acesso|acceso|"
               r"confirmaci[óo]n|confirma[çc][ãa]o|seguridad|seguran[çc]a)|bestätigungscode|"
               r"verifizierungscode|sicherheitscode|verifieringskod|verificatiecode|"
+              r"einmal(?:passwort|kennwort|code)|"
               r"kod[ \t]+weryfikacyjny|doğrulama[ \t]+kod\w*|kode[ \t]+(?:otp|verifikasi)|"
               r"(?:tuo[ \t]+)?codice(?:[ \t]+di[ \t]+verifica)?(?=[ \t]+[èe:])|"
               r"mã[ \t]+xác[ \t]+(?:thực|nhận)|код[ \t]+подтверждения|验证码|驗證碼|"
@@ -1759,7 +1811,8 @@ _OTP_WORDS = ("(?:verification|security|login|one[- ]time|2fa|otp|access|confirm
 _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Kod", "xác", "код",
                 "jelsz", "ароль",
                 "Код", "验证码", "驗證碼", "コード", "인증번호", "رمز", "kód", "Kód", "TAN", "tan",
-                "simbo", "κωδικός", "קוד", "Ově", "ově", "کد", "odul", "koodi", "ওটিপি")
+                "simbo", "κωδικός", "קוד", "Ově", "ově", "کد", "odul", "koodi", "ওটিপি", "inmal",
+                "INMAL")
 # A company's registry codes a "код" names (Ukraine's ЄДРПОУ, Russia's ИНН, ОГРН, КПП, ОКПО,
 # a bank's БИК and МФО): public numbers, not one-time codes.
 _COMPANY_CODES = ("\u0404\u0414\u0420\u041f\u041e\u0423|\u0415\u0414\u0420\u041f\u041e\u0423"
@@ -1770,10 +1823,10 @@ _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces
                "code", "digo", "best", "siche", "kod", "codic", "tuo c", "rulama", "xác", "код",
                "Код", "验证码", "驗證碼", "認証コード", "確認コード", "인증번호", "رمز", "kód",
                "tan", "msimb", "κωδικός", "קוד", "ově", "کد", "codul", "vahvi", "ওটিপি", "jelsz",
-               "ароль")
+               "ароль", "einma")
 # A word for it, then six digits within reach (most lines with "code" hold none).
 _OTP_PREFILTER = (r"(?i)(?:code|codic|otp|c[ao]digo|kod|k[a]d|x[a]c|aa|rulama|tan|msimbo|ov[a]|"
-                  r"codul|koodi|jelsz)[^\r\n]{0,56}\d{3} ?\d{3}")
+                  r"codul|koodi|jelsz|einmal)[^\r\n]{0,56}\d{3} ?\d{3}")
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "비번", "पासवर्ड",
@@ -2050,6 +2103,112 @@ DETECTORS: tuple[Detector, ...] = (
     # A prepaid voucher's PIN keyed in a recharge code (*141*<12 to 16 digits>#).
     _d("secret_assignment", r"(?<![\d*])\*1\d\d\*(\d{12,16})#", prefilter=r"\*1\d\d\*\d{12}",
        group=1, needles=("#",), digits=True),
+    # Game and streaming platforms' credentials by their shapes: Twitch's stream key
+    # (live_<user id>_<30 characters>), a stream key as an RTMP URL's last segment
+    # (rtmp://a.rtmp.youtube.com/live2/<key>), Twitch chat's IRC login (PASS oauth:<token>),
+    # FiveM's license key (cfxk_), Roblox's .ROBLOSECURITY cookie (its warning, then hex).
+    _d("secret_assignment", r"(?<![\w-])live_\d{5,12}_[A-Za-z0-9]{20,40}(?![\w-])",
+       prefilter=r"live_\d{5}", needles=("live_",), start=_at_literal(("live_",))),
+    _d("secret_assignment", r"(?i)rtmps?://[^\s/\"']+(?::\d+)?/(?:live2?|app)/([A-Za-z0-9_-]{12,})",
+       v.has_digit, prefilter=r"(?i)rtmps?://", group=1, needles=("rtmp", "RTMP"),
+       start=_at_literal(("rtmp",), fold=True)),
+    _d("bearer_token", r"(?i)(?<![\w])PASS[ \t]+oauth:([a-z0-9]{20,40})(?![a-z0-9])",
+       prefilter=r"(?i)PASS[ \t]+oauth:", group=1, needles=("oauth:",),
+       start=_at_literal(("pass",), fold=True)),
+    _d("api_key", r"(?<![\w-])cfxk_[A-Za-z0-9_]{16,}(?![\w-])", prefilter=r"cfxk_",
+       needles=("cfxk_",), start=_at_literal(("cfxk_",))),
+    _d("secret_assignment", r"_\|WARNING:-DO-NOT-SHARE-THIS\.[^|\n]{0,200}\|_[A-F0-9]{64,}",
+       prefilter=r"_\|WARNING:-DO-NOT-SHARE-THIS", needles=("_|WARNING:",),
+       start=_at_literal(("_|WARNING:",))),
+    # A Discord webhook's token in JSON whose slashes are escaped (PHP's json_encode).
+    _d("api_key", r"discord(?:app)?\.com\\/api\\/webhooks\\/\d+\\/([A-Za-z0-9_-]{60,})",
+       prefilter=r"discord(?:app)?\.com\\/api\\/webhooks", group=1, needles=("\\/webhooks",),
+       start=_at_literal(("discord",))),
+    # A game server's RCON or join password as its config sets it, with no "=" (Source's and
+    # FiveM's cfg: rcon_password "X", sv_password "X"), and a password in Valve's KeyValues
+    # ("pass"  "X" in SourceMod's databases.cfg) or a property list (<key>password</key>
+    # <string>X</string>, Unity's PlayerPrefs on macOS).
+    _d("secret_assignment",
+       r"(?i)(?<![\w])(?:rcon_password|sv_password|rcon\.password)[ \t]+\\?\"([^\"\n]{4,})\\?\"",
+       v.secret_value_ok, prefilter=r"(?i)(?:rcon_password|sv_password|rcon\.password)[ \t]+",
+       group=1, needles=("_password", "_PASSWORD", ".password"),
+       start=_at_literal(("rcon_password", "sv_password", "rcon.password"), fold=True)),
+    _d("secret_assignment",
+       r"(?i)\\?\"(?:pass|password|pwd|passwd)\\?\"[ \t]+\\?\"([^\"\n\\]{4,})\\?\"",
+       v.secret_value_ok, prefilter=r"(?i)(?:pass|password|pwd|passwd)\\?\"[ \t]+\\?\"",
+       group=1, needles=('"\t', '" '), start=_at_literal(("pass", "pwd"), 2, fold=True)),
+    _d("secret_assignment",
+       r"(?i)<key>(?:[\w.-]*(?:password|passwd|pwd|[._]pw|secret|token|api_?key))</key>\s*"
+       r"<string>([^<\n]{4,})</string>",
+       v.secret_value_ok, prefilter=r"(?i)<key>[\w.-]*(?:passw|pwd|[._]pw|secret|token|api_?key)",
+       group=1, needles=("<key>",), start=_at_literal(("<key>",))),
+    # Steam Guard's revocation code in a Steam Desktop Authenticator .maFile.
+    _d("secret_assignment", r"\\?\"revocation_code\\?\"[ \t]*:[ \t]*\\?\"([A-Za-z0-9]{5,10})\\?\"",
+       v.has_digit, prefilter=r"revocation_code", group=1, needles=("revocation_code",)),
+    # A code of letters and digits a login sends ("Your Steam Guard code is PKR57").
+    _d("secret_assignment",
+       r"(?i)(?:steam[ \t]+guard|login|verification|security|sign-?in|one-time|2fa"
+       r"|auth(?:entication)?)[ \t]+code[ \t]+is[ \t:]*((?-i:[A-Z0-9]{5,8}))(?![\w-])",
+       v.letters_and_digits, prefilter=r"(?i)code[ \t]+is[ \t:]*[A-Z0-9]{5}", group=1,
+       needles=("ode is", "ODE IS", "ode IS")),
+    # A product key or a gift card's code by its shape: groups of five capitals and digits
+    # (an Xbox or Windows key's five, a Steam key's three: "DWMUN-B4FOG-BOSLQ"), or four of
+    # four ("U26L-KPBK-HU82-JO0V"), letters and digits in its groups.
+    _d("secret_assignment",
+       r"(?<![\w-])([A-Z0-9]{5}(?:-[A-Z0-9]{5}){2,4}|[A-Z0-9]{4}(?:-[A-Z0-9]{4}){3,4})(?![\w-])",
+       v.product_key_ok, prefilter=r"[A-Z0-9]{4}-[A-Z0-9]{4}", group=1,
+       needles=("-",), start=_at_class(r"[A-Z0-9]")),
+    # X12's interchange password: ISA04, when ISA03 says "01" (a password follows).
+    _d("secret_assignment", r"(?<![A-Z0-9])ISA\*\d\d\*[^*\n]{0,10}\*01\*([^*\n]*[^*\s])[ ]*\*",
+       v.has_digit, prefilter=r"ISA\*\d\d\*[^*\r\n]{0,10}\*01\*", group=1, needles=("ISA*",)),
+    # A DICOM dump's PatientID (0010,0020) when it is a number some country's check takes (an
+    # NHS number; a hospital's own record number stays).
+    _d("national_id", r"\(0010,0020\)[ \t]+LO[ \t]+\[([^\]\n]{6,64})\]",
+       ids.checked_id_ok, prefilter=r"\(0010,0020\)", group=1, needles=("(0010,0020)",)),
+    # Orthanc's users and their passwords (RegisteredUsers {"name": "password", ...}): the
+    # first pair's password; lftp's login on its command line (-u user,password).
+    _d("secret_assignment",
+       r"(?i)registered_?users\\?[\"']?[ \t]*[:=][ \t]*\{\s*\\?\"[^\"\n]{1,64}\\?\"[ \t]*:[ \t]*"
+       r"\\?\"([^\"\n\\]{4,})\\?\"", v.secret_value_ok,
+       prefilter=r"(?i)registered_?users", group=1, needles=("egistered", "EGISTERED")),
+    _d("secret_assignment",
+       r"(?<![\w-])lftp\b[^\n]{0,200}?[ \t]-u[ \t]+[^\s,'\"]+,\\?(['\"]?)([^\s'\",]{4,})\1",
+       v.secret_value_ok, prefilter=r"lftp[^\r\n]{0,200}-u[ \t]", group=2, needles=("lftp",)),
+    # Oracle's thin JDBC URL with the login in it (jdbc:oracle:thin:user/password@//host...).
+    _d("secret_assignment", r"(?i)jdbc:oracle:thin:[^/\s:@\"']+/([^@\s\"']+)@", v.secret_value_ok,
+       prefilter=r"(?i)jdbc:oracle:thin:[^/\s:@\"']+/", group=1, needles=("oracle:thin:",),
+       start=_at_literal(("jdbc:oracle",), fold=True)),
+    # An SSN as an XML element names it (NCPDP SCRIPT's <SocialSecurity>, <SSN>).
+    _d("us_ssn",
+       r"(?i)<(?:\w+:)?(?:social[_-]?security(?:[_-]?number)?|ssn)>(\d{3}-?\d{2}-?\d{4})<",
+       v.ssn_ok, prefilter=r"(?i)<(?:\w+:)?(?:social[_-]?security|ssn)", group=1,
+       needles=("ocial", "OCIAL", "SSN>", "ssn>", "Ssn>"),
+       joined=_nothing_joined,
+       joined_prefilter=r"(?i)<(?:\w+:)?(?:social[ _-]?security|ssn)"),
+    # Klaviyo's private API key: "pk_" and 34 hex digits (Stripe's publishable pk_ keys say
+    # live or test after it).
+    _d("api_key", r"(?<![\w-])pk_[0-9a-f]{34}(?![\w-])", v.has_digit, prefilter=r"pk_[0-9a-f]{34}",
+       needles=("pk_",), start=_at_literal(("pk_",))),
+    # Przelewy24's CRC key (it signs a shop's payments), under p24_crc or a crc beside the
+    # gateway's name: sixteen hex digits.
+    _d("secret_assignment",
+       r"(?is)(?:przelewy24.{0,300}?(?<![\w-])crc(?:_key)?|(?<![\w-])p24_crc)\\?[\"']?[ \t]*"
+       r"(?:=>|[:=])[ \t]*\\?[\"']?([0-9a-f]{16})(?![0-9a-z])", v.has_digit,
+       prefilter=r"(?i)przelewy24|p24_crc", group=1,
+       needles=("rzelewy24", "RZELEWY24", "p24_", "P24_"),
+       start=_at_literal(("przelewy24", "p24_crc"), fold=True)),
+    # USPS Web Tools' USERID, the account's credential, in a request's XML (often URL-encoded
+    # in the query: the decoded view reads it).
+    _d("api_key", r"Request[ \t]+USERID=\\?\"([0-9A-Z]{8,16})\\?\"", v.has_digit,
+       prefilter=r"Request[ \t]+USERID=\\?\"[0-9A-Z]{8}", group=1, needles=("USERID=",),
+       start=_at_literal(("Request",))),
+    # A password in a language's words after a colon or "=", with no digit but random in its
+    # case and symbols ("kata sandi: @i*HvaJ%oW%JpW", "hasło: SUxJ-ybgy-nRam"): the prose
+    # reading below wants a digit.
+    _d("secret_assignment",
+       rf"(?ai)(?:{_PASSWORD_WORDS})[ \t]*[:=\uff1a][ \t]*([^\s\"'|,;]{{8,64}})",
+       v.scrambled_password_ok, prefilter=_PASSWORD_PREFILTER, group=1,
+       needles=_PASSWORD_NEEDLES, start=_at_words(_PASSWORD_STARTS, 2)),
     # Twilio's client made with the account SID and, beside it, the auth token.
     _d("api_key",
        r"\bClient(?:\.new)?\([ \t]*[\"']AC[0-9a-f]{32}[\"'][ \t]*,[ \t]*[\"']([0-9a-f]{32})[\"']",
@@ -2075,7 +2234,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)(?<![\w-])(?:proxy-)?authorization\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
        # (or the scheme and the credential as strings joined in code: "Basic " + "...")
        r"(?:bearer|basic|token|digest|apikey)(?:[ \t]*\\*[\"'][ \t]*\+[ \t]*\\*[\"']|[ \t]+)"
-       r"([A-Za-z0-9._~+/!-][A-Za-z0-9._~+/!|-]{5,}=*)(?![\w.~+/!|-])",
+       # (eBay's user tokens hold "^" and "#": v^1.1#i^1#I^3#f^0#...)
+       r"([A-Za-z0-9._~+/!-][A-Za-z0-9._~+/!|^#-]{5,}=*)(?![\w.~+/!|^#-])",
        v.header_credential_ok,
        prefilter=r"(?i)authorization\\*[\"']?" + _S + r"*[:=]",
        group=1, needles=("uthorization", "UTHORIZATION"),
@@ -2826,8 +2986,11 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)(?<![\w-])(?:(?:recovery|backup|2fa|mfa)[ \t]+codes?\b|kody[ \t]+(?:zapasowe"
        r"|odzyskiwania)|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]+(?:secours"
        r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recuperaci[óo]n|respaldo))"
-       r"[^\n:]{0,60}:[ \t]*\n?"
-       r"((?:[a-z0-9]{4,6}-[a-z0-9]{4,6}(?:[ \t,]+|\n|$)){1,16})", v.has_digit,
+       # (or a sentence, then the codes numbered one a line, as Google's sheet prints them:
+       # "Keep these backup codes somewhere safe.\n1. 5012 0379\n2. ...")
+       r"[^\n:]{0,60}(?::[ \t]*\n?|\.?[ \t]*\n)"
+       r"((?:(?:[ \t]*\d{1,2}[.)][ \t]+)?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4})"
+       r"(?:[ \t,]+|\n|$)){1,16})", v.has_digit,
        prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t]+code|kody[ \t]+(?:zapasowe|odzyskiwania)"
                  r"|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]|c[ao]digos[ \t]+de",
        group=1, needles=("code", "Code", "CODE", "kody", "Kody", "KODY", "digos", "DIGOS"),
@@ -2992,6 +3155,10 @@ DETECTORS: tuple[Detector, ...] = (
        # (a full stop inside a word is no clause's end: "la contraseña de la e.firma es X")
        rf"(?ai)(?:{_PASSWORD_WORDS})(?:[^\n.!?。！？]|\.(?=[a-z])){{0,64}}?"
        r"[ \t\u3000:：=«»„“”\"'「」『』—–/是はが为為는은]"  # a separator, or CJK's "is"
+       # (not what is named beside it, "Passwort oder 2FA-Codes", "password or PIN")
+       # (not Swahili's "ni" nor Romanian's "e", which say "is")
+       r"(?<! or )(?<! oder )(?<! ou )(?<! lub )(?<! and )(?<! und )(?<! et )"
+       r"(?<! ili )(?<! veya )(?<! atau )(?<! y )"
        # (not the next field of a log line: "... para el usuario id=4412")
        r"(?![A-Za-z_]\w*=\d+(?![^\s,;]))"
        # a letter: ASCII mode's \w misses Latin's accents, Greek, Cyrillic, Hebrew, Arabic,
@@ -3305,7 +3472,10 @@ DETECTORS: tuple[Detector, ...] = (
     # A quoted value with spaces in it under a secret's key (password="p@ss w0rd x"): the
     # unquoted form below stops at the first space.
     _d("secret_assignment",
-       _SECRET_KEY + r"[ \t]*[:=][ \t]*(\\?[\"'])([^\"'\s][^\"'\n]*[ \t][^\"'\n]*?)\1"
+       # (not a "sig" with spaces: a prescription's directions, sig="1 tab PO BID"; a
+       # signature has none)
+       _SECRET_KEY + r"(?<![\s\"'{,;&?]sig)(?<![\s\"'{,;&?]sig[\"'])"
+       r"[ \t]*[:=][ \t]*(\\?[\"'])([^\"'\s][^\"'\n]*[ \t][^\"'\n]*?)\1"
        + _NOT_LOGPROBS,
        v.spaced_secret_ok, group=2,
        prefilter=_SECRET_KEY_PREFILTER + r"[ \t]*[:=][ \t]*\\?[\"'][^\"'\n]*[ \t]",

@@ -12,6 +12,7 @@ anywhere, their check being the only gate.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import date
 
@@ -433,6 +434,53 @@ def sin_ok(candidate: str) -> bool:
     return len(n) == 9 and n[0] not in "08" and luhn_ok(n)
 
 
+def mbi_ok(candidate: str) -> bool:
+    """The US Medicare Beneficiary Identifier: eleven characters in a fixed pattern of digits
+    and letters (never S, L, O, I, B or Z), written whole or 4-3-4 with dashes."""
+    return _MBI.fullmatch(candidate.replace("-", "")) is not None
+
+
+_MBI_L = "AC-HJKMNP-RT-Y"
+_MBI = re.compile(rf"[1-9][{_MBI_L}][{_MBI_L}0-9]\d[{_MBI_L}][{_MBI_L}0-9]\d[{_MBI_L}]{{2}}\d{{2}}")
+
+
+def kvnr_ok(candidate: str) -> bool:
+    """Germany's Krankenversichertennummer: a letter and nine digits, the last a check digit
+    over the letter's number (A=01 ... Z=26) and the eight digits, weighted 1 and 2 in turn
+    (a product's digits summed)."""
+    if len(candidate) != 10 or not candidate[0].isascii() or not candidate[0].isalpha():
+        return False
+    digits_ = candidate[1:]
+    if not digits_.isdigit() or not digits_.isascii():
+        return False
+    n = f"{ord(candidate[0].upper()) - 64:02d}" + digits_[:8]
+    total = 0
+    for i, d in enumerate(n):
+        product = int(d) * (1 if i % 2 == 0 else 2)
+        total += product // 10 + product % 10
+    return total % 10 == int(digits_[8])
+
+
+def cns_ok(candidate: str) -> bool:
+    """Brazil's Cartão Nacional de Saúde: fifteen digits, the first 1, 2, 7, 8 or 9, whose sum
+    weighted 15 down to 1 divides by 11."""
+    n = _numerals(candidate)
+    return (len(n) == 15 and n[0] in "12789"
+            and sum(int(d) * w for d, w in zip(n, range(15, 0, -1), strict=True)) % 11 == 0)
+
+
+def ihi_ok(candidate: str) -> bool:
+    """Australia's Individual Healthcare Identifier: 800360 and ten digits, Luhn-valid."""
+    n = _numerals(candidate)
+    if len(n) != 16 or not n.startswith("800360"):
+        return False
+    total = 0
+    for i, d in enumerate(reversed(n)):
+        value = int(d) * (2 if i % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
+
+
 def nhs_ok(candidate: str) -> bool:
     """The UK's NHS number: 10 digits, the last a MOD 11 check digit."""
     n = _numerals(candidate)
@@ -759,6 +807,15 @@ def inn_ok(candidate: str) -> bool:
         return _weighted(n, w[2:]) % 11 % 10 == int(n[9])
     return (len(n) == 12 and _weighted(n, w[1:]) % 11 % 10 == int(n[10])
             and _weighted(n, w) % 11 % 10 == int(n[11]))
+
+
+def person_inn_ok(candidate: str) -> bool:
+    """A person's number under "ИНН": Russia's twelve digits, or Ukraine's ten (an RNOKPP) that
+    is not a Russian organisation's INN, whose ten digits are on its every invoice."""
+    n = _numerals(candidate)
+    if len(n) == 12:
+        return inn_ok(n)
+    return len(n) == 10 and rnokpp_ok(n) and not inn_ok(n)
 
 
 def unzr_ok(candidate: str) -> bool:

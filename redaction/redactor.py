@@ -28,6 +28,7 @@ from .decoding import (
     unicode_view,
 )
 from .detectors import DETECTORS, Detector, Finding, prefilter_for
+from .hl7 import hl7_findings
 from .joined import scan_plain
 from .policy import Action, Policy
 from .prefilter import Prefilter
@@ -154,6 +155,8 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         # value never spans a raw space (a space in it is %20).
         for word in _encoded_words(text):
             extra += _decoded_findings(word.group(), word.start(), detectors, prefilter)
+    if "+" in text and "=" in text:
+        extra += _form_value_findings(text, detectors, prefilter)
     view = unicode_view(text) if needs_view(text) else None
     if view is not None:
         extra += _view_findings(text, *view, detectors, prefilter)
@@ -176,6 +179,8 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         if kind is not None:
             extra.append(Finding(kind, start, end, text[start:end]))
     in_tables = table_findings(text)
+    if "|" in text:  # an HL7 v2 message's segments
+        in_tables += hl7_findings(text)
     if in_tables:  # (rare: the kinds are gathered only then)
         kinds = {d.kind for d in detectors}
         extra += [f for f in in_tables if f.kind in kinds]
@@ -222,6 +227,25 @@ def _inside_a_word(text: str, start: int, end: int) -> bool:
     scheme "postgresql://"."""
     return ((start > 0 and text[start - 1].isalnum() and text[start].isalnum())
             or (end < len(text) and text[end].isalnum() and text[end - 1].isalnum()))
+
+
+# A form's value with its spaces written "+" and nothing percent-encoded (the percent reading
+# takes those): "Body=Your+login+code+is+487174". Three words at least, the first of letters
+# (a base64 value's "+" joins no words).
+_FORM_VALUE = re.compile(r"(?<==)[A-Za-z][A-Za-z'’-]*(?:\+[^\s&=+%]+){2,}")
+
+
+def _form_value_findings(text: str, detectors: tuple[Detector, ...],
+                         prefilter: Prefilter) -> list[Finding]:
+    """Findings in each form value of ``text`` read with its "+" as spaces (one character for
+    one: the spans hold)."""
+    out: list[Finding] = []
+    for value in _FORM_VALUE.finditer(text):
+        offset = value.start()
+        for f in scan_plain(value.group().replace("+", " "), detectors, prefilter):
+            out.append(Finding(f.kind, offset + f.start, offset + f.end,
+                               text[offset + f.start:offset + f.end]))
+    return out
 
 
 # An encoded word starts at a word start or right after a '%' (where a failed try at the word

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from .detectors import Finding
-from .national_ids import any_id_ok, inn_ok, rnokpp_ok
+from .national_ids import any_id_ok, person_inn_ok
 from .validators import (
     digits,
     lowered,
@@ -224,7 +224,7 @@ def _cell_ok(kind: str, value: str) -> bool:
     if kind == "national_id":  # under its document's name: one some country's check takes
         # (and, under its column's name only, Ukraine's RNOKPP and Russia's INN, whose one
         # check digit is too weak for a generic name's)
-        return len(value) <= 24 and (any_id_ok(value) or rnokpp_ok(value) or inn_ok(value))
+        return len(value) <= 24 and (any_id_ok(value) or person_inn_ok(value))
     if kind == "telecom_id":
         return len(value) <= 26 and telecom_id_ok(value)
     if kind == "card_code":

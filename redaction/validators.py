@@ -147,8 +147,17 @@ def payment_card_ok(candidate: str) -> bool:
     prefixes = _CARD_PREFIXES
     if ((head[:1], n) in prefixes or (head[:2], n) in prefixes
             or (head[:3], n) in prefixes or (head, n) in prefixes):
-        return luhn_ok(numerals)
+        # (thirteen digits that are a barcode's EAN-13, its check digit right, are a product:
+        # Visa stopped issuing 13-digit cards long ago, and a GTIN feed passes Luhn one time
+        # in ten)
+        return luhn_ok(numerals) and not (n == 13 and ean13_ok(numerals))
     return False
+
+
+def ean13_ok(numerals: str) -> bool:
+    """An EAN-13 (GTIN-13) barcode's check digit: the digits weighted 1 and 3 in turn."""
+    return (len(numerals) == 13 and numerals.isascii()
+            and sum(int(d) * (3 if i % 2 else 1) for i, d in enumerate(numerals)) % 10 == 0)
 
 
 def card_expiry_code_ok(candidate: str) -> bool:
@@ -263,6 +272,7 @@ def phone_digits_ok(candidate: str) -> bool:
     number after it (a page's "+1-000-000-0000" stands in for one)."""
     numerals = digits(candidate)
     return 8 <= len(numerals) <= 15 and numerals[0] != "0" and numerals[1:].strip("0") != ""
+
 
 
 def national_ok(candidate: str) -> bool:
@@ -955,6 +965,39 @@ def password_like(candidate: str) -> bool:
             and any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
             and ((any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
                  or any(ch in "!#$%&*~^@+?=" for ch in candidate)))
+
+
+def letters_and_digits(candidate: str) -> bool:
+    """A code of letters and digits both (not a word, not a number)."""
+    return any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
+
+
+def product_key_ok(candidate: str) -> bool:
+    """A product key's or a gift code's groups: at least two hold a letter and at least one a
+    digit, no group repeats one character, and no two groups are the same (a part number's
+    "ABCDE-ABCDE-..." or a stand-in's "XXXXX-XXXXX")."""
+    groups = candidate.split("-")
+    return (sum(any(ch.isalpha() for ch in g) for g in groups) >= 2
+            and any(ch.isdigit() for ch in candidate)
+            and all(len(set(g)) > 1 for g in groups) and len(set(groups)) == len(groups))
+
+
+def scrambled_password_ok(candidate: str) -> bool:
+    """A password with no digit that is random all the same: a symbol, its case switching
+    between adjacent letters four times or more, a part that is no word ("SUxJ-ybgy-nRam",
+    not "Siehe-KeePass" or "Zmień-Hasło-Teraz") and no run of five small letters."""
+    switches = sum(1 for a, b in itertools.pairwise(candidate)
+                   if a.isalpha() and b.isalpha() and a.isupper() != b.isupper())
+    return (switches >= 4 and any(ch in _PASSWORD_SYMBOLS for ch in candidate)
+            and "://" not in candidate and _WORD_RUN.search(candidate) is None
+            and not all(_WORDISH.fullmatch(part) for part in _LETTERS.findall(candidate)))
+
+
+_PASSWORD_SYMBOLS = frozenset("!#$%&*~^@+?=-_.<>{}[]()/\\")
+_WORD_RUN = re.compile(r"[^\W\d_A-Z]{5}")
+# A word, capitalised or not, or CamelCase words, or capitals alone ("KeePass", "API").
+_WORDISH = re.compile(r"(?:[A-Z]?[^\W\d_A-Z]+)+|[A-Z]+")
+_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def aws_secret_like(candidate: str) -> bool:

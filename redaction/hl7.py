@@ -1,0 +1,86 @@
+"""Identifiers in HL7 v2 messages, read by their fields.
+
+An HL7 v2 segment is a line of "|"-separated fields ("PID|1||9291374881^^^NHS^NH~..."): what a
+value is depends on where it sits, not on a word beside it. PID-3 lists a patient's
+identifiers, each with its assigning authority and its type ("NH" a national health number,
+"SS" a social security number, "MR" a hospital's record number); PID-19 holds the SSN, PID-20
+the driver's licence; IN1-36 and IN1-49 the insured's policy and id numbers. Record numbers a
+hospital assigns itself (MR, PI, VN, AN) stay: they name a record, not a person across systems.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .detectors import Finding
+from .validators import ssn_ok
+
+__all__ = ["hl7_findings"]
+
+# A segment of the kinds read here, up to its end (a carriage return, a line break, Mirth's
+# "<CR>" marker, or the escaped "\r" of a JSON string).
+_SEGMENT = re.compile(r"(?<![A-Za-z0-9])(PID|IN1)\|([^\r\n]*?)(?=\r|\n|<CR>|\\r|\\n|$)")
+# Identifier types (PID-3.5) and assigning authorities (PID-3.4) that name a person's number
+# across systems: national, health, social security, passport and licence numbers.
+_PERSON_TYPES = frozenset(("NH", "NI", "SS", "SB", "MC", "MA", "JHN", "HC", "PPN", "DL", "PEN",
+                           "PRN", "NNFRA", "INS-NIR", "INS-C", "BR", "CZ", "TAX", "NIIP"))
+_PERSON_AUTHORITIES = frozenset(("NHS", "AUSHIC", "AUSHICPR", "SSA", "JHN", "CHS", "CNS",
+                                 "GKV", "INS-NIR", "ASIP-SANTE-INS-NIR", "1.2.250.1.213.1.4.8"))
+
+
+def hl7_findings(text: str) -> list[Finding]:
+    """The person's identifiers in ``text``'s PID and IN1 segments, as findings."""
+    if "PID|" not in text and "IN1|" not in text:
+        return []
+    found: list[Finding] = []
+    for segment in _SEGMENT.finditer(text):
+        fields = list(_fields(segment.group(2), segment.start(2)))
+        if segment.group(1) == "PID":
+            found += _pid_findings(text, fields)
+        else:
+            found += [Finding("national_id", start, end, text[start:end])
+                      for number, (start, end) in enumerate(fields, 1) if number in (36, 49)
+                      and end > start and any(ch.isdigit() for ch in text[start:end])]
+    return found
+
+
+def _fields(body: str, offset: int) -> Iterator[tuple[int, int]]:
+    """The spans of a segment's fields, numbered from 1 (the segment's name is field 0)."""
+    at = 0
+    for part in body.split("|"):
+        yield offset + at, offset + at + len(part)
+        at += len(part) + 1
+
+
+def _pid_findings(text: str, fields: list[tuple[int, int]]) -> list[Finding]:
+    found = []
+    if len(fields) >= 3:
+        found += _person_identifiers(text, *fields[2])
+    if len(fields) >= 19:
+        start, end = fields[18]
+        ssn = text[start:end].split("^", 1)[0]
+        if re.fullmatch(r"\d{3}-?\d{2}-?\d{4}", ssn) and ssn_ok(ssn):
+            found.append(Finding("us_ssn", start, start + len(ssn), ssn))
+    if len(fields) >= 20:
+        start, end = fields[19]
+        licence = text[start:end].split("^", 1)[0]
+        if len(licence) >= 5 and any(ch.isdigit() for ch in licence):
+            found.append(Finding("national_id", start, start + len(licence), licence))
+    return found
+
+
+def _person_identifiers(text: str, start: int, end: int) -> list[Finding]:
+    """PID-3's repetitions ("~") whose type or assigning authority names a person's number."""
+    found = []
+    at = start
+    for repetition in text[start:end].split("~"):
+        parts = repetition.split("^")
+        authority = parts[3].split("&", 1)[0] if len(parts) > 3 else ""
+        kind = parts[4] if len(parts) > 4 else ""
+        number = parts[0]
+        if number and any(ch.isdigit() for ch in number) and (
+                kind.upper() in _PERSON_TYPES or authority.upper() in _PERSON_AUTHORITIES):
+            found.append(Finding("national_id", at, at + len(number), number))
+        at += len(repetition) + 1
+    return found
