@@ -604,9 +604,8 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?k
                  # (not an XML setting's name attribute: <add key="X" value="..."/>)
                  # (a payment platform's webhook signing key: Adyen's hmacKey; PhonePe's
                  # salt_key, a UUID; an environment's *_BEARER; a form's userPw)
-                 # (a camel-case "Pwd" too, tempPwd; a Java keystore's storepass and keypass)
+                 # (a camel-case "Pwd" too, tempPwd)
                  r"hmac[_-]?key|salt[_-]?key|bearer(?![a-z])|(?<=[a-z])(?-i:Pwd?)(?![a-z0-9])|"
-                 r"store[_-]?pass(?:word)?|key[_-]?pass(?:word)?(?![a-z])|"
                  # (Azure's SAS keys, a Hue bridge's clientkey; a personal access token's PAT
                  # as a key only: OURA_PAT = "...")
                  r"primary[_-]?key|secondary[_-]?key|client[_-]?key|"
@@ -693,7 +692,7 @@ _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\
 _SECRET_KEY = (rf"(?i)(?=[abchikpstw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key"
-                         r"|clave|klucz|chave|kulcs|api[_-]?c|api[_-]?k|store[_-]?pass"
+                         r"|clave|klucz|chave|kulcs|api[_-]?(?:clave|klucz|chave)"
                          r"|secret|tok|"
                          r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
@@ -704,7 +703,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
                   "crypto", "priv", "community", "hmac", "salt", "bearer", "write", "tok",
                   "transaction", "primary", "secondary", "pat", "clave", "klucz", "chave",
-                  "kulcs", "store")
+                  "kulcs")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -712,7 +711,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
 _SECRET_KEY_STARTS = (*(("(?i)" + "|".join(sorted(w for w in _SECRET_STARTS
                                                  if len(w) == n and w != "tok")), n)
                         for n in sorted({len(w) for w in _SECRET_STARTS} - {2, 5})),
-                      (r"(?i)pw", 2), (r"(?i)write|clave|klucz|chave|kulcs|store", 5),
+                      (r"(?i)pw", 2), (r"(?i)write|clave|klucz|chave|kulcs", 5),
                       # "tok" as a key's word, not the start of "token" (reported apart)
                       (r"(?i)tok[^e]", 4),
                       # "token" as a key, not "tokens" (which the pattern refuses): a character
@@ -895,7 +894,9 @@ _NATIONAL_IDS = (
     _d("national_id", r"(?<![\w.,/-])(800360\d{10})(?![\w-])", ids.ihi_ok,
        prefilter=r"800360\d{10}", group=1, digits=True, needles=("800360",)),
     _d("national_id", r"(?<![\w.,/-])([12789]\d{2} \d{4} \d{4} \d{4})(?![\w-])", ids.cns_ok,
-       prefilter=r"\d{3} \d{4} \d{4} \d{4}", group=1, digits=True, start=_at_class(r"\d")),
+       # (not inside a spaced card number, whose first group ends in a digit)
+       prefilter=r"(?:^|[^0-9A-Za-z_.,/-])[12789]\d{2} \d{4} \d{4} \d{4}", group=1, digits=True,
+       start=_at_class(r"\d")),
     # Spain's NIE anywhere in its own shape (X, Y or Z, seven digits, the check letter), as a
     # site's visitor log writes it in a row of its own: one such run in 23 passes.
     _d("national_id", r"(?<![\w-])([XYZ]\d{7}[A-Z])(?![\w-])", ids.dni_ok,
@@ -2156,8 +2157,10 @@ DETECTORS: tuple[Detector, ...] = (
     # four ("U26L-KPBK-HU82-JO0V"), letters and digits in its groups.
     _d("secret_assignment",
        r"(?<![\w-])([A-Z0-9]{5}(?:-[A-Z0-9]{5}){2,4}|[A-Z0-9]{4}(?:-[A-Z0-9]{4}){3,4})(?![\w-])",
-       v.product_key_ok, prefilter=r"[A-Z0-9]{4}-[A-Z0-9]{4}", group=1,
-       needles=("-",), start=_at_class(r"[A-Z0-9]")),
+       v.product_key_ok, prefilter=r"[A-Z0-9]{4}-[A-Z0-9]{4,5}-[A-Z0-9]{4}", group=1,
+       needles=("-",), start=_at_class(r"[A-Z0-9]"),
+       # (where a match can start: a group's first character before its dash)
+       starts=((r"[A-Z0-9]{5}-[A-Z0-9]{5}-", 12), (r"[A-Z0-9]{4}-[A-Z0-9]{4}-", 10))),
     # X12's interchange password: ISA04, when ISA03 says "01" (a password follows).
     _d("secret_assignment", r"(?<![A-Z0-9])ISA\*\d\d\*[^*\n]{0,10}\*01\*([^*\n]*[^*\s])[ ]*\*",
        v.has_digit, prefilter=r"ISA\*\d\d\*[^*\r\n]{0,10}\*01\*", group=1, needles=("ISA*",)),
@@ -2174,6 +2177,15 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        r"(?<![\w-])lftp\b[^\n]{0,200}?[ \t]-u[ \t]+[^\s,'\"]+,\\?(['\"]?)([^\s'\",]{4,})\1",
        v.secret_value_ok, prefilter=r"lftp[^\r\n]{0,200}-u[ \t]", group=2, needles=("lftp",)),
+    # A Java keystore's password (keytool's -storepass and -keypass, a log's storepass=).
+    _d("secret_assignment",
+       r"(?i)(?<![\w])-?(?:store|key)[_-]?pass(?:word)?(?:[ \t]*[=:][ \t]*|[ \t]+)\\?[\"']?"
+       r"([^\s,;\"'\\]{4,})", v.secret_value_ok,
+       prefilter=r"(?i)(?:store|key)[_-]?pass", group=1,
+       needles=("torepass", "TOREPASS", "eypass", "EYPASS", "tore_pass", "ey_pass", "tore-pass",
+                "ey-pass", "torePass", "eyPass"),
+       start=_at_literal(("storepass", "keypass", "store_pass", "key_pass", "store-pass",
+                          "key-pass"), 1, fold=True)),
     # Oracle's thin JDBC URL with the login in it (jdbc:oracle:thin:user/password@//host...).
     _d("secret_assignment", r"(?i)jdbc:oracle:thin:[^/\s:@\"']+/([^@\s\"']+)@", v.secret_value_ok,
        prefilter=r"(?i)jdbc:oracle:thin:[^/\s:@\"']+/", group=1, needles=("oracle:thin:",),
@@ -3024,7 +3036,10 @@ DETECTORS: tuple[Detector, ...] = (
        r"(\d{4,8})(?![\d.,:/-]?\d)",
        prefilter=r"(?i)(?:code|c[ao]digo|k[a]d|kod|aa)[^\r\n]{0,40}\d{4}", group=1, digits=True,
        gate=("(?i:verification|one.time|pickup|ovac|weryfikac|jednokratni|rification|"
-             "verificaci|bestätigungs|doğrulama|\u043a\u043e\u0434)")),
+             "verificaci|bestätigungs|doğrulama|\u043a\u043e\u0434)"),
+       start=_at_words(("verification", "one", "pickup", "over", "ov\u011b", "kod", "jednokratni",
+                        "code", "c\u00f3digo", "codigo", "best\u00e4tigungscode", "do\u011frulama",
+                        "\u043a\u043e\u0434", "\u0440\u0430\u0441\u0442\u0430\u0443"))),
     # ... and as an SMS gives it with no word for what kind of code: "Your code 483241 expires
     # in 5 minutes", "Code 483241 to confirm EUR 39.96", "Use code 483241 to sign in". Said
     # to the one who uses it, or with what it is for; "error code 100234" is neither.
