@@ -887,8 +887,9 @@ _NATIONAL_IDS = (
     # (eleven characters in a fixed pattern, letters never S, L, O, I, B or Z; 4-3-4 on a
     # card), Australia's IHI (800360, Luhn), Brazil's CNS as its card spaces it (3-4-4-4).
     _d("national_id",
+       # (the pattern is the whole check: the MBI has no check digit)
        r"(?<![\w-])([1-9][AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9]\d-?[AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9]"
-       r"\d-?[AC-HJKMNP-RT-Y]{2}\d{2})(?![\w-])", ids.mbi_ok,
+       r"\d-?[AC-HJKMNP-RT-Y]{2}\d{2})(?![\w-])",
        prefilter=r"[1-9][A-Z][A-Z0-9]\d-?[A-Z][A-Z0-9]\d-?[A-Z]{2}\d{2}", group=1, digits=True,
        start=_at_class(r"[1-9]")),
     _d("national_id", r"(?<![\w.,/-])(800360\d{10})(?![\w-])", ids.ihi_ok,
@@ -3805,7 +3806,7 @@ DETECTORS: tuple[Detector, ...] = (
        joined=_joined_digits(13),
        joined_prefilter=r"\d{13}|\d{4}[ _-]\d{4}[ _-]\d{4}[ _-]\d|\d{4}[ _-]\d{6}[ _-]\d{4}"),
     # A card number typed with a space between its digits ("4 0 2 4 4 5 6 1 ...").
-    _d("credit_card", r"(?<!\d)(?<!\d )[1-9](?: \d){12,18}(?! ?\d)", v.payment_card_ok,
+    _d("credit_card", r"(?<!\d)(?<!\d )[1-9](?: \d){12,18}(?! ?\d)", v.card_number_ok,
        prefilter=r"\d \d \d \d \d \d \d \d \d \d \d \d \d", checksummed=True, digits=True,
        start=_at_class("[1-9]", within=r"\d"), joined=_joined_digits(13),
        joined_prefilter=r"\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d"

@@ -25,6 +25,7 @@ _SEGMENT = re.compile(r"(?<![A-Za-z0-9])(PID|IN1)\|([^\r\n]*?)(?=\r|\n|<CR>|\\r|
 # across systems: national, health, social security, passport and licence numbers.
 _PERSON_TYPES = frozenset(("NH", "NI", "SS", "SB", "MC", "MA", "JHN", "HC", "PPN", "DL", "PEN",
                            "PRN", "NNFRA", "INS-NIR", "INS-C", "BR", "CZ", "TAX", "NIIP"))
+_SSN_SHAPE = re.compile(r"\d{3}-?\d{2}-?\d{4}")
 _PERSON_AUTHORITIES = frozenset(("NHS", "AUSHIC", "AUSHICPR", "SSA", "JHN", "CHS", "CNS",
                                  "GKV", "INS-NIR", "ASIP-SANTE-INS-NIR", "1.2.250.1.213.1.4.8"))
 
@@ -60,7 +61,7 @@ def _pid_findings(text: str, fields: list[tuple[int, int]]) -> list[Finding]:
     if len(fields) >= 19:
         start, end = fields[18]
         ssn = text[start:end].split("^", 1)[0]
-        if re.fullmatch(r"\d{3}-?\d{2}-?\d{4}", ssn) and ssn_ok(ssn):
+        if _SSN_SHAPE.fullmatch(ssn) and ssn_ok(ssn):
             found.append(Finding("us_ssn", start, start + len(ssn), ssn))
     if len(fields) >= 20:
         start, end = fields[19]

@@ -160,10 +160,11 @@ def column_kind(name: str) -> str | None:
         return None
     if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_document(name, tokens):
         return "national_id"
-    if not _PIN_WORDS.isdisjoint(tokens) and _ABOUT_WORDS.isdisjoint(set(tokens) - {"code"}):
-        return "pin"  # (pin_code: the code is the PIN)
-    if any(a in tokens and b in tokens for a, b in _KEY_PAIRS) and _ABOUT_WORDS.isdisjoint(
-            set(tokens) - {"code"}):
+    # (a PIN's or a key's column may say "code": pin_code, install_code)
+    named_alone = _ABOUT_WORDS.isdisjoint(set(tokens) - {"code"})
+    if named_alone and not _PIN_WORDS.isdisjoint(tokens):
+        return "pin"
+    if named_alone and any(a in tokens and b in tokens for a, b in _KEY_PAIRS):
         return "secret"
     if not _ABOUT_WORDS.isdisjoint(tokens):
         return None

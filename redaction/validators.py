@@ -147,11 +147,18 @@ def payment_card_ok(candidate: str) -> bool:
     prefixes = _CARD_PREFIXES
     if ((head[:1], n) in prefixes or (head[:2], n) in prefixes
             or (head[:3], n) in prefixes or (head, n) in prefixes):
-        # (thirteen digits that are a barcode's EAN-13, its check digit right, are a product:
-        # Visa stopped issuing 13-digit cards long ago, and a GTIN feed passes Luhn one time
-        # in ten)
-        return luhn_ok(numerals) and not (n == 13 and ean13_ok(numerals))
+        return luhn_ok(numerals)
     return False
+
+
+def card_number_ok(candidate: str) -> bool:
+    """A card by :func:`payment_card_ok`, and no barcode: thirteen digits that are an EAN-13
+    with its check digit right are a product (Visa stopped issuing 13-digit cards long ago,
+    and a GTIN feed passes Luhn one time in ten)."""
+    if not payment_card_ok(candidate):
+        return False
+    numerals = digits(candidate)
+    return not (len(numerals) == 13 and ean13_ok(numerals))
 
 
 def ean13_ok(numerals: str) -> bool:
@@ -164,17 +171,17 @@ def card_expiry_code_ok(candidate: str) -> bool:
     """A card's number, its expiry and its code in a row: the number before the expiry is a
     card (an issuer's prefix and Luhn)."""
     number = candidate[:candidate.rindex("/")].rstrip("0123456789").rstrip()
-    return payment_card_ok(number)
+    return card_number_ok(number)
 
 
 def card_prefix(candidate: str) -> int | None:
     """Length of the card at the start of ``candidate``: all of it, or, where a short group
     runs on after the card's own ("4111 1111 1111 1111 12/26", an expiry), the groups before
     that one; None when neither is a card."""
-    if payment_card_ok(candidate):
+    if card_number_ok(candidate):
         return len(candidate)
     cut = max(candidate.rfind(" "), candidate.rfind("-"))
-    return cut if cut > 0 and payment_card_ok(candidate[:cut]) else None
+    return cut if cut > 0 and card_number_ok(candidate[:cut]) else None
 
 
 # IBAN lengths by country (ISO 13616 registry): a country code outside the table, or a
@@ -961,8 +968,7 @@ def password_like(candidate: str) -> bool:
     """A password, not a word, a date or a version: a letter and a digit, and mixed case or
     one of the symbols password rules ask for. Not a link ("Passwort zurücksetzen:
     https://..."): a URL's secrets are its parts', found by their own detectors."""
-    return ("://" not in candidate
-            and any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
+    return ("://" not in candidate and letters_and_digits(candidate)
             and ((any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
                  or any(ch in "!#$%&*~^@+?=" for ch in candidate)))
 
@@ -986,9 +992,7 @@ def scrambled_password_ok(candidate: str) -> bool:
     """A password with no digit that is random all the same: a symbol, its case switching
     between adjacent letters four times or more, a part that is no word ("SUxJ-ybgy-nRam",
     not "Siehe-KeePass" or "Zmień-Hasło-Teraz") and no run of five small letters."""
-    switches = sum(1 for a, b in itertools.pairwise(candidate)
-                   if a.isalpha() and b.isalpha() and a.isupper() != b.isupper())
-    return (switches >= 4 and any(ch in _PASSWORD_SYMBOLS for ch in candidate)
+    return (_case_switches(candidate) >= 4 and any(ch in _PASSWORD_SYMBOLS for ch in candidate)
             and "://" not in candidate and _WORD_RUN.search(candidate) is None
             and not all(_WORDISH.fullmatch(part) for part in _LETTERS.findall(candidate)))
 
@@ -1034,16 +1038,19 @@ def random_token(candidate: str) -> bool:
     """A token drawn at random, not a name in words and digits: both cases and digits as
     :func:`bare_secret_ok` asks, its case switching between adjacent letters six times or
     more ("utKcE8gOYFNl...", not "Meta-Llama-3-8B-Instruct")."""
-    switches = sum(1 for a, b in itertools.pairwise(candidate)
-                   if a.isalpha() and b.isalpha() and a.isupper() != b.isupper())
-    return switches >= 6 and bare_secret_ok(candidate)
+    return _case_switches(candidate) >= 6 and bare_secret_ok(candidate)
+
+
+def _case_switches(candidate: str) -> int:
+    """How often the case changes between adjacent letters (a random token's mark)."""
+    return sum(1 for a, b in itertools.pairwise(candidate)
+               if a.isalpha() and b.isalpha() and a.isupper() != b.isupper())
 
 
 def strong_token(candidate: str) -> bool:
     """A long token with letters and digits: what a key word followed by a value with no
     verb or separator between them ("auth token 9f86d0...") must be to count."""
-    return (len(candidate) >= 16 and any(ch.isdigit() for ch in candidate)
-            and any(ch.isalpha() for ch in candidate))
+    return len(candidate) >= 16 and letters_and_digits(candidate)
 
 
 def _b64url_json(segment: str) -> object:
@@ -1064,7 +1071,7 @@ def path_token_ok(candidate: str) -> bool:
     """A random token in a link's path, not a slug ("team-onboarding-2024"): both cases and
     digits, or 32 hex digits or more."""
     if len(candidate) >= 32 and all(ch in _HEX_DIGITS for ch in candidate):
-        return any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
+        return letters_and_digits(candidate)
     return (sum(ch.isupper() for ch in candidate) >= 2
             and sum(ch.islower() for ch in candidate) >= 2
             and sum(ch.isdigit() for ch in candidate) >= 2 and _not_a_stand_in(candidate))
