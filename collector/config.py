@@ -141,8 +141,16 @@ RE2_PATTERNS: dict[str, str] = {
                          # a PIN under its name (a card's, an IVR's collect_pin dtmf=)
                          r"|\b(pin([ _-]?(code|number|no))?|pincode|(card|atm|sim)[ _-]?pin"
                          r"|collect[ _-]pin|puk2?|at\+cpin|(alarm|door|gate|entry|garage|keypad"
-                         r"|lockbox|key[ _-]?safe|building)[ _-]?code|pass[ _-]?code)"
+                         r"|lockbox|key[ _-]?safe|building)[ _-]?code|pass[ _-]?code"
+                         # (the seventh round: a door's or a parcel locker's code as couriers
+                         # and concierges write it in French, Spanish, Polish and German)
+                         r"|digicode|c(o|ó)digo[ \t]+de(l|[ \t]+la)?[ \t]+(portal|puerta"
+                         r"|port(o|ó)n)|kod[ \t]+(do[ \t]+(drzwi|domofonu|bramy)|odbioru"
+                         r"([ \t]+paczki)?)|(haus)?t(u|ü)rcode|torcode)"
                          r"([^a-z0-9_]|$)[^0-9\n]{0,40}[0-9]{4,8}"
+                         # (... and Japanese's, which RE2's ASCII \b cannot open)
+                         "|(オートロック)?暗証番号"
+                         r"[^0-9\n]{0,12}[0-9]{4,8}"
                          # a security question's answer after the question's words
                          r"|(?i:(mother'?s |mom'?s |mum'?s )?maiden name|first (pet|dog|cat|school"
                          r"|car|teacher|boss|employer)('?s name)?|memorable (word|place"
@@ -288,8 +296,11 @@ RE2_PATTERNS: dict[str, str] = {
                    # (the fifth round: Central and Eastern Europe, the Baltics, the Balkans,
                    # Central Asia)
                    # (their short names in capitals only: "Holiday Inn", "Taj")
-                   r"snils|(?-i:INN|IIN|EGN|OIB|JMBG|JMB|TAJ|IDNP)|emso|em\u0161o|isikukood|"
-                   r"asmens kod|personas kod|ad\u00f3azonos\u00edt\u00f3|jshshir|pinfl)([^a-z]|$)|"
+                   "snils|(?-i:INN|IIN|EGN|OIB|JMBG|JMB|TAJ|IDNP)|emso|em\u0161o|isikukood|"
+                   "asmens kod|personas kod|ad\u00f3azonos\u00edt\u00f3|jshshir|pinfl|"
+                   # (the seventh round: Germany's health insurance number, the KVNR, under
+                   # its names and FHIR's identifier system)
+                   r"(?-i:KVNR|eGK)|versicherten.?n(umme)?r|kvid-10|insured.?id)([^a-z]|$)|"
                    # (their Cyrillic names: SNILS, INN, RNOKPP, IIN, ZhSN, EGN, JMBG, LNCh)
                    "\u0421\u041d\u0418\u041b\u0421|\u0418\u041d\u041d|"
                    "\u0420\u041d\u041e\u041a\u041f\u041f|\u0418\u0418\u041d|\u0416\u0421\u041d|"
@@ -320,6 +331,12 @@ RE2_PATTERNS: dict[str, str] = {
                    # (Brazil's NIS and Zimbabwe's id, in their own shapes)
                    r"\b[0-9]{3}\.[0-9]{5}\.[0-9]{2}-[0-9]\b|\b[0-9]{2}-[0-9]{6,7}-?[A-Z]-?[0-9]{2}\b|"
                    r"SSR DOCS [A-Z0-9]{2} HK[0-9]+ P/[A-Z]{3}/[A-Z0-9]+|"
+                   # (the seventh round: Medicare's MBI in its shape; an HL7 v2 patient's or
+                   # insured's segment whole, to its end or a JSON string's escaped one: its
+                   # fields are the person's ids, name, birth date and address)
+                   r"\b(?-i:[1-9][AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9][0-9]-?[AC-HJKMNP-RT-Y]"
+                   r"[AC-HJKMNP-RT-Y0-9][0-9]-?[AC-HJKMNP-RT-Y]{2}[0-9]{2})\b|"
+                   r"(\b|\\[rn])(?-i:PID|IN1)\|([^\r\n\\]|\\[^rn])*|"
                    r"\b[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]\b|"
                    r"\b[A-Z]{4}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]\b|"
                    # (Spain's NIE in its shape)
@@ -342,7 +359,10 @@ RE2_PATTERNS: dict[str, str] = {
              # a number said digit by digit: seven digit words or more in a row
              rf"(?i:\b({_DIGIT_WORDS})([ \t,.-]+({_DIGIT_WORDS})){{6,}}\b)",
 }
-_RE2_UNSUPPORTED = re.compile(r"\(\?[=!<]|\\[1-9]|\(\?P?<")
+# What Python's re takes and RE2 refuses: look-around, atomic groups, back-references, named
+# groups in Python's spelling, and the escapes RE2 lacks (\u00f3: RE2 spells it \x{f3}, and
+# a pattern here writes the letter itself), an escape counted only when not itself escaped.
+_RE2_UNSUPPORTED = re.compile(r"\(\?[=!<>#]|\(\?P?[<=]|(?<!\\)(?:\\\\)*\\[1-9uUNZ]")
 
 
 def _re2_ok(pattern: str) -> bool:

@@ -6,9 +6,8 @@ stay."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from go_regexp import compile_re2
 
 from servescope.collector.config import RE2_PATTERNS
 from servescope.redaction import Redactor
@@ -59,7 +58,7 @@ def _redact(text: str) -> str:
 ])
 def test_found_in_process_and_by_the_collector(text: str, value: str) -> None:
     assert value not in _redact(text)
-    match = re.compile(RE2_PATTERNS["secret_assignment"]).search(text)
+    match = compile_re2(RE2_PATTERNS["secret_assignment"]).search(text)
     assert match is not None and value in match.group(0), text
 
 
@@ -347,5 +346,5 @@ def test_stays(text: str) -> None:
     ("Meu NIS é 274.33116.80-5, quero saber", "274.33116.80-5"),
 ])
 def test_the_collectors_names_reach_them(text: str, value: str) -> None:
-    match = re.compile(RE2_PATTERNS["national_id"]).search(text)
+    match = compile_re2(RE2_PATTERNS["national_id"]).search(text)
     assert match is not None and value in text[match.start():match.end() + len(value)], text

@@ -5,9 +5,8 @@ process, and what must stay."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from go_regexp import compile_re2
 
 from servescope.collector.config import RE2_PATTERNS
 from servescope.redaction import Redactor
@@ -186,5 +185,5 @@ def test_stays(text: str) -> None:
     ("jsem Jana, 825219/3851, trvale", "825219/3851"),
 ])
 def test_the_collectors_names_reach_them(text: str, value: str) -> None:
-    match = re.compile(RE2_PATTERNS["national_id"]).search(text)
+    match = compile_re2(RE2_PATTERNS["national_id"]).search(text)
     assert match is not None and value in text[match.start():match.end() + len(value)], text

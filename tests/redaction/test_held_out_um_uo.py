@@ -4,9 +4,8 @@ and the lines near them that must stay."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from go_regexp import compile_re2
 
 from servescope.collector.config import RE2_PATTERNS
 from servescope.redaction import Redactor
@@ -143,5 +142,5 @@ def test_stays(text: str) -> None:
 def test_the_collectors_patterns_reach_them(kind: str, text: str, value: str) -> None:
     """The Collector tier's RE2 patterns (Python's re standing in: they use no look-around)
     cover each value the detectors now find, or run up to it from its name."""
-    match = re.compile(RE2_PATTERNS[kind]).search(text)
+    match = compile_re2(RE2_PATTERNS[kind]).search(text)
     assert match is not None and value in text[match.start():match.end() + len(value)], text
