@@ -300,7 +300,13 @@ RE2_PATTERNS: dict[str, str] = {
                    "asmens kod|personas kod|ad\u00f3azonos\u00edt\u00f3|jshshir|pinfl|"
                    # (the seventh round: Germany's health insurance number, the KVNR, under
                    # its names and FHIR's identifier system)
-                   r"(?-i:KVNR|eGK)|versicherten.?n(umme)?r|kvid-10|insured.?id)([^a-z]|$)|"
+                   r"(?-i:KVNR|eGK)|versicherten.?n(umme)?r|kvid-10|insured.?id|"
+                   # (the eighth round: Pakistan's, Sri Lanka's, Kuwait's, India's health,
+                   # Bangladesh's, Qatar's, the Philippines', Indonesia's tax, Austria's,
+                   # Germany's pension, Switzerland's, Luxembourg's and Iceland's numbers)
+                   r"cnic|(?-i:NIC|NID|QID|PSN|PCN|SSS|NPWP|SVNR|VSNR|AHV|AVS|StNr)|civil.?id|"
+                   r"abha|philsys|kennital[a-z]*|matricule|versicherungs-?n(umme)?r|"
+                   r"sozialversicherungs-?n(umme)?r|ausweis.?n(umme)?r)([^a-z]|$)|"
                    # (their Cyrillic names: SNILS, INN, RNOKPP, IIN, ZhSN, EGN, JMBG, LNCh)
                    "\u0421\u041d\u0418\u041b\u0421|\u0418\u041d\u041d|"
                    "\u0420\u041d\u041e\u041a\u041f\u041f|\u0418\u0418\u041d|\u0416\u0421\u041d|"
@@ -337,6 +343,10 @@ RE2_PATTERNS: dict[str, str] = {
                    r"\b(?-i:[1-9][AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9][0-9]-?[AC-HJKMNP-RT-Y]"
                    r"[AC-HJKMNP-RT-Y0-9][0-9]-?[AC-HJKMNP-RT-Y]{2}[0-9]{2})\b|"
                    r"(\b|\\[rn])(?-i:PID|IN1)\|([^\r\n\\]|\\[^rn])*|"
+                   # (the eighth round's shapes: a CNIC's dashes, Sri Lanka's old NIC, a
+                   # MyKad's dashes, Germany's pension insurance number, Switzerland's AHV)
+                   r"\b[1-7][0-9]{4}-[0-9]{7}-[1-9]\b|\b[0-9]{9}[VX]\b|\b[0-9]{6}-[0-9]{2}-[0-9]{4}\b|"
+                   r"\b[0-9]{8}[A-Z][0-9]{3}\b|\b756\.[0-9]{4}\.[0-9]{4}\.[0-9]{2}\b|"
                    r"\b[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]\b|"
                    r"\b[A-Z]{4}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]\b|"
                    # (Spain's NIE in its shape)

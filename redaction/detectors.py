@@ -56,7 +56,9 @@ _NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     "envio", "Envio", "encomenda", "Encomenda", "zending", "Zending", "przesyłka",
     "Przesyłka",
     # a Japanese carrier's slip and tracking numbers, a Korean receipt's number
-    "伝票番号", "追跡番号", "お問い合わせ番号", "접수번호"))
+    "伝票番号", "追跡番号", "お問い合わせ番号", "접수번호",
+    # a Japanese insurance policy's and a contract's numbers
+    "証券番号", "契約番号"))
 # Not a number the word before it names as something else ("order 123456789"); for a
 # caseless pattern.
 _NOT_A_NAMED_NUMBER = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w} no\. )" for w in (
@@ -783,7 +785,9 @@ def _ipv4_starts(before: str) -> tuple[tuple[str, int], ...]:
 def _zero_starts(separator: str, pair_separator: str) -> tuple[tuple[str, int], ...]:
     """A national number with a leading 0: its prefix, a separator and three digits, or two
     digit pairs (01 81 03 37 07), by length; separators as the text reads them."""
-    by_length: dict[int, list[str]] = {6: [rf"0[1-9]{pair_separator}\d{{2}}{pair_separator}"]}
+    by_length: dict[int, list[str]] = {6: [rf"0[1-9]{pair_separator}\d{{2}}{pair_separator}"],
+                                       # (four digits, then pairs: Belgium's mobiles)
+                                       8: [rf"0\d{{3}}{pair_separator}\d{{2}}{pair_separator}"]}
     for prefix in range(1, 6):
         by_length.setdefault(prefix + 5, []).append(rf"0\d{{{prefix}}}{separator}\d{{3}}")
     return tuple((_ND + "(?:" + "|".join(forms) + ")", length)
@@ -817,6 +821,13 @@ _ID_L, _ID_R = r"(?<![0-9A-Za-z.-])", r"(?![0-9A-Za-z-])"
 
 # A short name as a key only ("sin=", "payee_tfn=", "\"tz\":"), not a word of prose.
 _AS_KEY = r"(?<![a-z])%s(?=\\?[\"']?[ \t]*[:=])"
+
+
+# Aadhaar's name in Tamil, Bengali, Telugu, Kannada, Malayalam, Gujarati and Urdu.
+_AADHAAR_SCRIPTS = ("\u0b86\u0ba4\u0bbe\u0bb0\u0bcd", "\u0986\u09a7\u09be\u09b0",
+                    "\u0c06\u0c27\u0c3e\u0c30\u0c4d", "\u0c86\u0ca7\u0cbe\u0cb0\u0ccd",
+                    "\u0d06\u0d27\u0d3e\u0d7c", "\u0a86\u0aa7\u0abe\u0ab0",
+                    "\u0622\u062f\u06be\u0627\u0631")
 
 
 def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
@@ -867,7 +878,7 @@ _NATIONAL_IDS = (
               r"\d{2} ?\d{3} ?\d{3} ?\d{3}", ids.steuer_id_ok),
     _named_id((r"pesel",), ("pesel",), r"\d{11}|\d{2} \d{2} \d{2} \d{3} \d{2}", ids.pesel_ok),
     # (not "TC" alone: a test case's number, "TC 57672946624 passed")
-    _named_id((r"t\.?c\.?[ _]?kimlik", r"tckn", r"kimlik[ _]?no",
+    _named_id((r"t\.?c\.?[ _]?kimlik", r"tckn", r"kimlik[ _]?no", _AS_KEY % "tc(?:no)?",
                r"tc(?:'[a-z]+\b|[ _]?no\b|[ _]?numara|:)"),
               ("tc", "t.c", "kimlik"), r"[1-9]\d{10}", ids.tc_kimlik_ok),
     _named_id((r"cpf", r"documento\b"), ("cpf", "documento"), r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}",
@@ -923,8 +934,11 @@ _NATIONAL_IDS = (
               ("\u0627\u0644\u0631\u0642\u0645", "\u0631\u0642\u0645"), r"[23]\d{13}",
               ids.eg_national_id_ok, checksummed=False),
     _named_id(("\u8eab\u5206\u8b49", "\u5168\u6c11\u5065\u5eb7\u4fdd\u96aa",
+               # (a resident certificate's unified number, 居留證統一證號)
+               "\u7d71\u4e00\u8b49\u865f", "\u5c45\u7559\u8b49",
                r"(?<![a-z])(?:id|doc)[ _-]?no(?=\\?[\"']?[ \t]*[:=])"),
-              ("\u8eab\u5206", "\u5168\u6c11", "id", "doc"), r"[A-Z][1289]\d{8}", ids.tw_id_ok),
+              ("\u8eab\u5206", "\u5168\u6c11", "\u7d71\u4e00", "\u5c45\u7559", "id", "doc"),
+              r"[A-Z][1289]\d{8}", ids.tw_id_ok),
     _named_id((r"(?<![a-z])cccd\b", r"(?<![a-z])cmnd\b", r"c[aă]n c[uư]+[oớ]c"),
               ("cccd", "cmnd", "c"), r"\d{12}", ids.vn_citizen_id_ok, checksummed=False),
     # Africa's and Latin America's, named (their checks are not public, so the name and
@@ -933,8 +947,12 @@ _NATIONAL_IDS = (
     # CNI, Brazil's RG, Mexico's RFC of a person, Zambia's NRC.
     _named_id((r"(?-i:NIN)\b", _AS_KEY % "nin", r"national identification number",
                r"(?-i:BVN)\b", _AS_KEY % "bvn", r"bank verification number"),
-              ("nin", "national", "bvn", "bank"), r"\d{11}|\d{4} \d{3} \d{4}",
-              ids.digit_count_ok(11, 11), checksummed=False),
+              # (and Nepal's ten)
+              ("nin", "national", "bvn", "bank"), r"\d{10,11}|\d{4} \d{3} \d{4}",
+              ids.digit_count_ok(10, 11), checksummed=False),
+    # Nepal's citizenship certificate number ("76-06-77-44904").
+    _named_id((r"citizenship[ _-]?(?:no|number|certificate)",), ("citizenship",),
+              r"\d{2}-\d{2}-\d{2}-\d{4,6}", ids.digit_count_ok(10, 12), checksummed=False),
     _named_id((r"(?-i:NIN)\b", _AS_KEY % "nin"), ("nin",), r"C[MF][A-Z0-9]{12}",
               _has_digit, checksummed=False),
     # (a person's KRA PIN starts with A; a company's, with P, is on its every invoice)
@@ -1012,6 +1030,72 @@ _NATIONAL_IDS = (
               ("kvnr", "versicherten", "kvid", "egk", "insured"), r"[A-Z]\d{9}", ids.kvnr_ok),
     _named_id((r"(?-i:CNS)\b", r"cart[ãa]o (?:nacional de sa[úu]de|sus)", r"(?<=sid/)cns\b"),
               ("cns", "cart"), r"\d{15}|\d{3} \d{4} \d{4} \d{4}", ids.cns_ok),
+    # South Asia's, the Gulf's and the Levant's under their names: Pakistan's CNIC (and in
+    # Urdu, شناختی کارڈ), Sri Lanka's NIC (old and new, and in Sinhala and Tamil), Kuwait's
+    # civil id (and in Arabic), Jordan's national number, India's ABHA health number,
+    # Bangladesh's NID (and in Bengali), Qatar's QID.
+    _named_id((r"(?<![a-z])cnic\b", r"(?<![a-z])nicop\b",
+               "\u0634\u0646\u0627\u062e\u062a\u06cc \u06a9\u0627\u0631\u0688"),
+              ("cnic", "nicop", "\u0634\u0646\u0627\u062e\u062a\u06cc"), r"\d{5}-?\d{7}-?\d",
+              ids.cnic_ok, checksummed=False),
+    _named_id((r"(?-i:NIC)\b", _AS_KEY % "nic", r"(?<![a-z])nic[ _-]?(?:no|number|old|new)\b",
+               "\u0da2\u0dcf\u0dad\u0dd2\u0d9a \u0dc4\u0dd0\u0db3\u0dd4\u0db1\u0dd4\u0db8",
+               "\u0ba4\u0bc7\u0b9a\u0bbf\u0baf \u0b85\u0b9f\u0bc8\u0baf\u0bbe\u0bb3"),
+              ("nic", "\u0da2\u0dcf\u0dad\u0dd2\u0d9a", "\u0ba4\u0bc7\u0b9a\u0bbf\u0baf"),
+              r"\d{9}[VvXx]|\d{12}", ids.lk_nic_ok),
+    _named_id((r"civil[ _-]?id",
+               "\u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0645\u062f\u0646\u064a"),
+              ("civil", "\u0627\u0644\u0631\u0642\u0645"), r"\d{12}", ids.kw_civil_id_ok),
+    _named_id(("\u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0648\u0637\u0646\u064a",
+               r"(?<![a-z])national[ _-]?no\b"),
+              ("\u0627\u0644\u0631\u0642\u0645", "national"), r"\d{10}",
+              ids.digit_count_ok(10, 10), checksummed=False),
+    _named_id((r"(?<![a-z])abha\b", r"healthid\.ndhm\.gov\.in",
+               r"(?<![a-z])health[ _-]?id[ _-]?(?:number|no)\b"),
+              ("abha", "healthid", "health"), r"\d{2}-?\d{4}-?\d{4}-?\d{4}",
+              ids.digit_count_ok(14, 14), checksummed=False),
+    _named_id((r"(?-i:NID)\b", _AS_KEY % "nid",
+               "\u099c\u09be\u09a4\u09c0(?:\u09af\u09bc|\u09df) \u09aa\u09b0\u09bf\u099a"),
+              ("nid", "\u099c\u09be\u09a4\u09c0"), r"\d{17}|\d{13}|\d{10}",
+              lambda value: len(value) in (10, 13, 17) and len(set(value)) > 2,
+              checksummed=False),
+    _named_id((r"(?-i:QID)\b", _AS_KEY % "qid", r"qatar[ _-]?id"), ("qid", "qatar"), r"[23]\d{10}",
+              ids.digit_count_ok(11, 11), checksummed=False),
+    # South-East Asia's: the Philippines' PhilSys number (PSN, or the card's PCN), TIN and
+    # SSS number, Indonesia's NPWP of a person.
+    _named_id((r"philsys", r"(?-i:PSN|PCN)\b"), ("philsys", "psn", "pcn"),
+              r"\d{4}-?\d{4}-?\d{4}(?:-?\d{4})?",
+              lambda value: len(v.digits(value)) in (12, 16), checksummed=False),
+    _named_id((r"(?-i:TIN)\b", _AS_KEY % "tin"), ("tin",), r"\d{3}-\d{3}-\d{3}(?:-\d{3,5})?",
+              ids.ph_tin_ok, checksummed=False),
+    _named_id((r"(?-i:SSS)\b", r"(?<![a-z])sss[ _-]?(?:no|number)\b"), ("sss",),
+              r"\d{2}-?\d{7}-?\d", ids.digit_count_ok(10, 10), checksummed=False),
+    _named_id((r"(?-i:NPWP)\b", _AS_KEY % "npwp"), ("npwp",),
+              r"\d{2}\.?\d{3}\.?\d{3}\.?\d-?\d{3}\.?\d{3}", ids.npwp_ok, checksummed=False),
+    # The DACH countries' and Luxembourg's: Switzerland's AHV number, Germany's Steuernummer,
+    # pension insurance number (SV-Nummer) and identity card number, Austria's social
+    # insurance number, Luxembourg's matricule; Iceland's kennitala.
+    _named_id((r"(?-i:AHV|AVS)\b", r"sv-as-number", r"num[ée]ro avs"),
+              ("ahv", "avs", "sv-as", "num"),
+              r"756\.?\d{4}\.?\d{4}\.?\d{2}", ids.ahv_ok),
+    _named_id((r"(?-i:StNr|St\.-?Nr)\.?", r"steuernummer"), ("stnr", "st.", "steuernummer"),
+              r"\d{2,3}/\d{3,4}/\d{4,5}|\d{3} \d{3} \d{5}|\d{10,13}", ids.digit_count_ok(10, 13),
+              checksummed=False),
+    _named_id((r"(?<![a-z])(?:renten)?versicherungs-?n(?:umme)?r",
+               r"(?-i:SV|RV)[ -]?(?:Nr|Nummer)\.?",
+               r"sozialversicherungs-?n(?:umme)?r"),
+              ("versicherungs", "rentenversicherungs", "sv", "rv", "sozialversicherungs"),
+              r"\d{2} ?\d{6} ?[A-Z] ?\d{3}", ids.de_rvnr_ok),
+    _named_id((r"(?-i:SVNR|VSNR|SV-Nr|VSNR)\b", r"(?<![a-z])(?:sozial)?versicherungs-?n(?:umme)?r"),
+              ("svnr", "vsnr", "sv-nr", "sozialversicherungs", "versicherungs"),
+              r"\d{4} ?\d{6}", ids.at_svnr_ok),
+    _named_id((r"ausweis[ _-]?n(?:umme)?r", r"personalausweis(?:[ _-]?n(?:umme)?r)?"),
+              ("ausweis", "personalausweis"), r"[0-9CFGHJKLMNPRTVWXYZ]{9}\d", ids.de_id_card_ok),
+    _named_id((r"(?<![a-z])matricule",), ("matricule",), r"\d{4} ?\d{4} ?\d{3} ?\d{2}",
+              ids.lu_matricule_ok),
+    _named_id((r"kennital\w*", _AS_KEY % "kt", r"(?<![a-z])kt\."), ("kennital", "kt"),
+              r"\d{6}-?\d{4}",
+              ids.kennitala_ok),
     # Ukraine's record number in the population register (УНЗР, "запис в ЄДДР"): a birth
     # date, four digits and a check digit.
     _named_id(("\u0423\u041d\u0417\u0420", "\u0404\u0414\u0414\u0420"),
@@ -1131,27 +1215,32 @@ _NATIONAL_IDS = (
     _named_id((r"afiliaci.n", r"(?<![a-z])nuss\b", r"(?<![a-z])naf\b",
                r"n.mero de (?:la )?seguridad social"),
               ("afiliaci", "nuss", "naf", "n"), r"\d{2}[/ ]?\d{8}[/ ]?\d{2}", ids.naf_ok),
-    _named_id((r"bsn", r"burgerservicenummer", r"sofi[ _-]?nummer", _AS_KEY % "doc"),
+    _named_id((r"bsn", r"burgerservicenummer", r"sofi[ _-]?n(?:umme)?r", _AS_KEY % "doc"),
               ("bsn", "burgerservicenummer", "sofi", "doc"), r"\d{9}|\d{4}\.\d{2}\.\d{3}",
               ids.bsn_ok),
     # (an Aadhaar e-KYC answer's or QR code's XML names it uid="...")
-    _named_id((r"aadhaa?r", "\u0906\u0927\u093e\u0930", r"uidai", _AS_KEY % "uid"),
-              ("aadha", "\u0906\u0927\u093e\u0930", "uid"),
+    # (and in Tamil, Bengali, Telugu, Kannada, Malayalam, Gujarati and Urdu)
+    _named_id((r"aadhaa?r", "\u0906\u0927\u093e\u0930", r"uidai", _AS_KEY % "uid",
+               *_AADHAAR_SCRIPTS),
+              ("aadha", "\u0906\u0927\u093e\u0930", "uid", *_AADHAAR_SCRIPTS),
               r"[2-9]\d{3}[ -]?\d{4}[ -]?\d{4}", ids.aadhaar_ok),
     _named_id((r"pan\b", r"pan[ _-]?(?:card|no|number|num)\b", r"permanent account"),
-              ("pan", "permanent account"), r"[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]", ids.pan_ok,
+              ("pan", "permanent account"), r"[A-Z]{3}P[A-Z]\d{4}[A-Z]", ids.person_pan_ok,
               checksummed=False),
     _named_id(("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7",
                r"my[ _-]?number"),
               ("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7", "my"),
               r"\d{4}[ -]?\d{4}[ -]?\d{4}", ids.my_number_ok),
     _named_id(("\uc8fc\ubbfc\ub4f1\ub85d\ubc88\ud638", "\uc8fc\ubbfc\ubc88\ud638", r"rrn\b",
+               # (a foreigner's registration number, 외국인등록번호: the same shape)
+               "\uc678\uad6d\uc778\ub4f1\ub85d\ubc88\ud638",
                r"resident[ _]registration", r"jumin(?:[ _-]?(?:no|num|number|bunho))?\b",
                "\uc8fc\ubbfc\ub4f1\ub85d\uc99d"),
-              ("\uc8fc\ubbfc", "rrn", "resident", "jumin"), r"\d{6}-?[1-8]\d{6}", ids.rrn_ok,
+              ("\uc8fc\ubbfc", "rrn", "resident", "jumin", "\uc678\uad6d\uc778"),
+              r"\d{6}-?[1-8]\d{6}", ids.rrn_ok,
               checksummed=False),
     _named_id((r"nik\b", r"nomor induk kependudukan", r"ktp\b"), ("nik", "nomor induk", "ktp"),
-              r"\d{16}", ids.nik_ok, checksummed=False),
+              r"\d{16}|\d{6} \d{6} \d{4}", ids.nik_ok, checksummed=False),
     _named_id((r"national insurance", r"ni[ _]?(?:number|no)\b", r"nino\b", r"(?-i:NI)\b"),
               ("national insurance", "ni", "nino"),
               r"[A-CEGHJ-PR-TW-Za-ceghj-pr-tw-z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-Da-d]",
@@ -1170,14 +1259,18 @@ _NATIONAL_IDS = (
                r"num.ro de s.cu", _AS_KEY % "doc"),
               ("s", "nir", "insee", "carte", "assur", "num", "doc", "ins", "1.2.250"),
               r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
+    # (an eID's and itsme's nationalNumber, eHealth's SSIN)
     _named_id((r"rijksregister", r"registre national", r"num.ro national",
-               r"national number", r"insz"),
-              ("rijksregister", "registre", "num", "national", "insz"),
-              r"\d{2}\.?\d{2}\.?\d{2}-?\d{3}\.?\d{2}", ids.be_national_number_ok),
+               r"national[ _-]?number", r"insz", r"(?<![a-z])ssin\b"),
+              ("rijksregister", "registre", "num", "national", "insz", "ssin"),
+              r"\d{2}\.?\d{2}\.?\d{2}[ -]?\d{3}[.-]?\d{2}", ids.be_national_number_ok),
     _named_id((r"rut\b", r"run\b"), ("rut", "run"), r"\d{1,2}\.?\d{3}\.?\d{3}-[\dkK]",
               ids.rut_ok),
-    _named_id((r"personnummer", r"personnr"), ("personn",), r"(?:\d{2})?\d{6}[-+]?\d{4}",
-              ids.personnummer_ok),
+    # (and as FHIR names it, by its OID and the samordningsnummer's; a journal's patient=)
+    _named_id((r"personnummer", r"personnr", r"samordningsnummer", _AS_KEY % "pnr",
+               _AS_KEY % "perid", _AS_KEY % "patient", r"1\.2\.752\.129\.2\.1\.3\.[13]"),
+              ("personn", "samordningsnummer", "pnr", "perid", "patient", "1.2.752"),
+              r"(?:\d{2})?\d{6}[-+]?\d{4}", ids.personnummer_ok),
     # Canada's SIN, the UK's NHS number, Australia's TFN and Medicare number, Singapore's
     # NRIC/FIN, Hong Kong's HKID, South Africa's id, the US ITIN, Finland's henkilötunnus,
     # Norway's fødselsnummer, Denmark's CPR, Thailand's id, Argentina's CUIT/CUIL, Israel's
@@ -1203,7 +1296,7 @@ _NATIONAL_IDS = (
               r"[STFGM]\d{7}[A-Z]", ids.nric_ok),
     # Malaysia's MyKad number: a birth date, a place of birth's code, a serial (no check
     # digit: the date and the code are the shape)
-    _named_id((r"mykad", r"(?-i:IC)\b", r"(?<![a-z])no\.?[ \t]*(?:ic|kp)\b", r"kad pengenalan",
+    _named_id((r"mykad", r"(?-i:IC)\b", r"(?<![a-z])no\.?[ \t]*(?:ic|kp|k/p)\b", r"kad pengenalan",
                r"(?<![a-z])ic[ _-]?(?:no|number)\b"),
               ("mykad", "ic", "no", "kad pengenalan"), r"\d{6}-?\d{2}-?\d{4}", ids.mykad_ok,
               checksummed=False),
@@ -1227,17 +1320,22 @@ _NATIONAL_IDS = (
               ("henkil", "hetu", "sosiaaliturva", "sotu", "personal identity", "personbeteckning"),
               r"\d{6}[-+A-FU-Y]\d{3}[0-9A-Y]", ids.hetu_ok),
     # (Norway's and Denmark's "personnummer" too, whose numbers are not Sweden's length)
+    # (ID-porten's pid claim, Altinn's /person/ subject, FHIR's system for it, its OID)
     _named_id((r"f.dselsn(?:umme)?r", r"foedselsnummer", r"(?<![a-z])fnr(?![a-z])", r"f\.nr\b",
-               r"d-nummer", r"personn(?:umme)?r"),
-              ("f\u00f8dsels", "fodsels", "foedsels", "fnr", "f.nr", "d-nummer", "personn"),
+               r"d-nummer", r"personn(?:umme)?r", _AS_KEY % "pid", r"(?<![\w-])person/",
+               r"norskidentifikator",
+               r"2\.16\.578\.1\.12\.4\.1\.4\.[12]"),
+              ("f\u00f8dsels", "fodsels", "foedsels", "fnr", "f.nr", "d-nummer", "personn", "pid",
+               "person/", "2.16.578", "norskidentifikator"),
               r"\d{6}[ -]?\d{5}", ids.fodselsnummer_ok),
     _named_id((r"(?<![a-z])cpr(?:[ _-]?(?:nr|nummer|number|no))?\b", r"personn(?:umme)?r"),
               ("cpr", "personn"), r"\d{6}[ -]?\d{4}", ids.cpr_ok, checksummed=False),
     _named_id(("\u0e40\u0e25\u0e02\u0e1b\u0e23\u0e30\u0e08\u0e33\u0e15\u0e31\u0e27",
                "\u0e1a\u0e31\u0e15\u0e23\u0e1b\u0e23\u0e30\u0e0a\u0e32\u0e0a\u0e19",
                "\u0e40\u0e25\u0e02\u0e1a\u0e31\u0e15\u0e23", "\u0e1b\u0e0a\u0e0a",
-               r"thai[ _-]?(?:national[ _-]?)?id"),
-              ("\u0e40\u0e25\u0e02", "\u0e1a\u0e31\u0e15\u0e23", "\u0e1b\u0e0a\u0e0a", "thai"),
+               r"thai[ _-]?(?:national[ _-]?)?id", _AS_KEY % "cid"),
+              ("\u0e40\u0e25\u0e02", "\u0e1a\u0e31\u0e15\u0e23", "\u0e1b\u0e0a\u0e0a", "thai",
+               "cid"),
               r"[1-8][ -]?\d{4}[ -]?\d{5}[ -]?\d{2}[ -]?\d", ids.thai_id_ok),
     # (a person's CUIL or CUIT: a company's is public, on every invoice it issues)
     _named_id((r"(?<![a-z])cui[tl]\b", r"c\.u\.i\.[tl]\."), ("cui", "c.u.i"),
@@ -1245,9 +1343,11 @@ _NATIONAL_IDS = (
     _named_id(("\u05ea\u05e2\u05d5\u05d3\u05ea \u05d6\u05d4\u05d5\u05ea",
                "\u05ea\u05e2\u05d5\u05d3\u05ea \u05d4\u05d6\u05d4\u05d5\u05ea",
                "\u05de\u05e1\u05e4\u05e8 \u05d6\u05d4\u05d5\u05ea",
-               "\u05ea[.\u05f4\"]\u05d6", r"teudat[ _-]?zehut", r"israeli id", _AS_KEY % "tz"),
+               "\u05ea[.\u05f4\"]\u05d6", r"teudat[ _-]?zehut", r"israeli id", _AS_KEY % "tz",
+               # (a form's abbreviation, מס' זהות)
+               "\u05de\u05e1['\u05f3] \u05d6\u05d4\u05d5\u05ea"),
               ("\u05ea\u05e2\u05d5\u05d3\u05ea", "\u05de\u05e1\u05e4\u05e8", "\u05ea",
-               "teudat", "israeli", "tz"), r"\d{8}-?\d", ids.teudat_zehut_ok),
+               "teudat", "israeli", "tz", "\u05de\u05e1"), r"\d{8}-?\d", ids.teudat_zehut_ok),
     _named_id((r"(?<![a-z])cnp(?![a-z])", r"cod numeric personal"), ("cnp", "cod numeric"),
               r"[1-9]\d{12}", ids.cnp_ok),
     _named_id((r"(?<![a-z])ppsn?\b", r"personal public service", r"(?-i:PSP)\b"),
@@ -1326,6 +1426,48 @@ _NATIONAL_IDS = (
     _d("national_id", r"(?<![0-9A-Za-z.-])(\d{3}\.\d{3}\.\d{3}-\d{2})(?![0-9A-Za-z-])", ids.cpf_ok,
        prefilter=r"\d{3}\.\d{3}\.\d{3}-\d{2}", group=1, checksummed=True, digits=True,
        start=_at_class(r"\d")),
+    # ... Pakistan's CNIC in its dashes (5-7-1, a province's first digit), Sri Lanka's old NIC
+    # (nine digits and V or X, the day of the year in them), Malaysia's MyKad in its dashes
+    # (a birth date, a place's code, a serial), Germany's pension insurance number (eight
+    # digits, the birth name's initial, three digits, the check), Switzerland's AHV number in
+    # its dots (756, the EAN-13 check), an Emirates ID without its dashes (784, the birth
+    # year, the Luhn digit): shapes no count, id or date has.
+    _d("national_id", r"(?<![\w-])([1-7]\d{4}-\d{7}-\d)(?![\w-])", ids.cnic_ok,
+       prefilter=r"[1-7]\d{4}-\d{7}-\d", group=1, digits=True, needles=("-",),
+       start=_at_class(r"[1-7]", within=r"\d")),
+    _d("national_id", r"(?<![\w-])(\d{9}[VX])(?![\w-])", ids.lk_nic_ok,
+       prefilter=r"\d{9}[VX]", group=1, digits=True, start=_at_class(r"\d")),
+    _d("national_id", r"(?<![\w-])(\d{6}-\d{2}-\d{4})(?![\w-])", ids.mykad_ok,
+       prefilter=r"\d{6}-\d{2}-\d{4}", group=1, digits=True, needles=("-",),
+       start=_at_class(r"\d")),
+    _d("national_id", r"(?<![\w-])(\d{8}[A-Z]\d{3})(?![\w-])", ids.de_rvnr_ok,
+       prefilter=r"\d{8}[A-Z]\d{3}", group=1, digits=True, start=_at_class(r"\d")),
+    _d("national_id", r"(?<![\w.-])(756\.\d{4}\.\d{4}\.\d{2})(?![\w-]|\.\d)", ids.ahv_ok,
+       prefilter=r"756\.\d{4}\.\d{4}\.\d{2}", group=1, digits=True, needles=("756.",),
+       start=_at_literal(("756.",))),
+    _d("national_id", r"(?<![\w.-])(784(?:19|20)\d{10})(?![\w-])", ids.emirates_id_ok,
+       prefilter=r"784(?:19|20)\d{10}", group=1, digits=True, needles=("784",),
+       start=_at_literal(("784",))),
+    # A US taxpayer's number whose record says it is an SSN (FATCA and CRS forms: a TIN, its
+    # type SSN beside it, in either order).
+    _d("us_ssn", r"(?i)(?<![a-z])tin_?type\\?[\"']?[ \t]*[:=|][ \t]*\\?[\"']?ssn\b[^\n]{0,40}?"
+       r"tin(?:_?value)?\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(\d{3}-?\d{2}-?\d{4})(?![\w-])",
+       v.ssn_ok, prefilter=r"(?i)tin_?type[^\n]{0,8}ssn[^\n]{0,60}\d{3}-?\d{2}-?\d{4}", group=1,
+       needles=("SSN", "ssn"), joined=_nothing_joined,
+       joined_prefilter=r"(?i)tin_?type[^\n]{0,8}ssn[^\n]{0,60}\d{3}[_-]?\d{2}[_-]?\d{4}"),
+    _d("us_ssn", r"(?i)tin\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(\d{3}-?\d{2}-?\d{4})\\?[\"']?"
+       r"[ \t]*[,|&]"
+       r"[^\n]{0,20}?tin_?type\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?ssn\b",
+       v.ssn_ok, prefilter=r"(?i)tin[^\n]{0,8}\d{3}-?\d{2}-?\d{4}[^\n]{0,30}tin_?type[^\n]{0,8}ssn",
+       group=1, needles=("SSN", "ssn"), joined=_nothing_joined,
+       joined_prefilter=r"(?i)tin[^\n]{0,8}\d{3}[_-]?\d{2}[_-]?\d{4}[^\n]{0,30}tin_?type[^\n]{0,8}ssn"),
+    # ... and as the documents that carry them name them: a Saudi e-invoice's buyer (ZATCA's
+    # schemeID NAT or IQA), an Egyptian e-invoice's receiver of type P (a person).
+    _d("national_id", r"schemeID=\\?[\"'](?:NAT|IQA)\\?[\"']>(\d{10})<", ids.sa_id_ok,
+       prefilter=r"schemeID=\\?[\"'](?:NAT|IQA)\\?[\"']>\d{10}<", group=1, needles=("schemeID",)),
+    _d("national_id", r"\"type\"[ \t]*:[ \t]*\"P\"[ \t]*,[ \t]*\"id\"[ \t]*:[ \t]*\"(\d{14})\"",
+       ids.eg_national_id_ok, prefilter=r"\"type\"[ \t]*:[ \t]*\"P\"[ \t]*,[ \t]*\"id\"",
+       group=1, needles=('"P"',)),
 )
 
 
@@ -1385,6 +1527,8 @@ _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjet
              r"i|set|up|just|you|sent|texted|me|text|message|sms|new|"
              # Swahili's and Hausa's ("PIN yangu ya M-PESA kuwa 0756", "ta ita ce 2546")
              r"yangu|ya|m-?pesa|kuwa|ta|ita|ce|"
+             # Indonesian's my and your, and its wallets ("PIN DANA saya 726045")
+             r"saya|anda|kamu|dana|ovo|gopay|shopeepay|"
              # (a French notice's "Digicode communiqué : 7904")
              r"communiqu[ée]))"
              r"{0,6}")
@@ -1433,7 +1577,9 @@ _CARD_CODES = (
        rf"|collect[ _-]pin|puk2?|at\+cpin|{_OPENING_CODES}|dtmf[ _-]?(?:collected|digits|input)"
        # (an ATM extract's PIN block in clear)
        r"|pin[ _-]?block(?:[ _-]?clear)?"
-       r"|lambar[ \t]+sirri)(?![a-z0-9_])" + _CODE_GAP +
+       r"|lambar[ \t]+sirri"
+       # (a wallet's MPIN; Korean's 비밀번호 and Bengali's পিন before digits only)
+       "|mpin|\ube44\ubc00\ubc88\ud638|\u09aa\u09bf\u09a8)(?![a-z0-9_])" + _CODE_GAP +
        # (Japanese's "は" says "is": "暗証番号は1029です")
        r"[\]\\\"']{0,3}[ \t]*(?:[:=\uff1a]|is\b|\u306f)?[ \t]*"
        r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?#?(\d{4,8})(?![\d.,:/-]?\d)",
@@ -1442,6 +1588,7 @@ _CARD_CODES = (
        digits=True,
        start=_at_words(("pin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d", "passkey",
                         "supervisor", "refund", "admin", "operator", "master", "service",
+                        "\ube44\ubc00\ubc88\ud638", "\u09aa\u09bf\u09a8",
                         *_OPENING_CODE_WORDS))),
     # a SIM's PIN given to lock or unlock it (AT+CLCK="SC",0,"1234")
     _d("secret_assignment", r"(?i)at\+clck=\"sc\",[012],\"(\d{4,8})\"",
@@ -1689,7 +1836,7 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
 # Matched folding ASCII case only ((?ai)): the other scripts' capitals are spelled out.
 # English is the other detectors' ("password: X", "the password is X").
 _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtwoord|has[łl]o|"
-                   "[Пп]ароль|パスワード|密码|密碼|비밀번호|비번|पासवर्ड|كلمة المرور|[Şş]ifre|"
+                   "[Пп]ароль|パスワード|密码|密碼|비밀번호|비번|पासवर्ड|كلمة[ _]المرور|[ŞşSs]ifre|"
                    r"l[öÖ]senord|passord|salasana|heslo|login\b[^\n/]{0,30}? /|"
                    # Italian says the English word, then "è" ("la password temporanea è X")
                    r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:è|é|e')|"
@@ -1716,7 +1863,8 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
 _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de passe", "ontrase",
                      "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
-                     "비번", "पासवर्ड", "كلمة المرور", "ifre", "ösenord", "assord", "alasana",
+                     "비번", "पासवर्ड", "كلمة المرور", "كلمة_المرور", "ifre", "ösenord", "assord",
+                     "alasana",
                      "eslo",
                      "ogin", "assword", "ASSWORD", "laluan", "jelsz", "nenosiri", "κωδικός",
                      "סיסמה", "رمز عبور", "باسورد", "khẩu", "পাসওয়ার্ড", "கடவுச்சொல்", "รหัสผ่าน",
@@ -1727,7 +1875,8 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
                      "\u10de\u10d0\u10e0\u10dd\u10da")
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 # (a word starts after a JSON escape too: "...\\nTel. 843-215-389" in a logged prompt)
-_PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
+# (a camelCase key's word starts at its capital: recipientPhone, payerMobile)
+_PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"(?:phone|phone_?number|mobile_?phone|wa_?id|contacto|contato|contact[áa]vel|tel|"
                 # (Twilio's WaId: a WhatsApp sender's number; a signature's "Línea directa")
                 # (a Spanish telecom's "dar de baja la línea 699 93 41 70")
@@ -1759,18 +1908,26 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt]))"
                 r"kontakt\w*|pod[ \t]+numerem|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|tlm|telem[óo]vel|llam(?:ar|e|ame)\w*|llamada|llámame|"
                 r"ligue|zadzwo\w*|"
-                r"(?:ri)?chiam(?:a|ami|are|ar[mtc][ei]|ate|atemi|at[oai])|richiamo)(?![a-z])|"
+                r"(?:ri)?chiam(?:a|ami|are|ar[mtc][ei]|ate|atemi|at[oai])|richiamo"
+                # Vietnamese's SĐT (số điện thoại), a caller's "called from"
+                r"|s[đĐd]t|called[ \t]+(?:from|on)|calling[ \t]+from)(?![a-z])|"
                 "電話|电话|手机|手機|携帯|連絡先|联系方式|연락처|전화|फ़ोन|फोन|هاتف|[Тт]елефон|[Тт]ел\\.|[Зз]вон|"
                 "휴대폰|핸드폰|"
+                # Bengali's number (নম্বর, নাম্বার)
+                "\u09a8\u09ae\u09cd\u09ac\u09b0|\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])|"
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
                 "नंबर|मोबाइल|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
+                # (Persian's number right before its digits: "برای شماره ۰۹۰۱۰۹۷۹۵۸۷")
+                "\u0634\u0645\u0627\u0631\u0647(?=[ \t]?[0-9\u06f0-\u06f9\u0660-\u0669])|"
                 r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி|"
                 # Thai: "เบอร์" (a number), "โทร" (to call)
                 "เบอร์|โทร|"
                 # Armenian: "հեռ." and "հեռախոս" (telephone)
                 "[\u0540\u0570]\u0565\u057c(?:\u0561\u056d\u0578\u057d)?")
 _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid", "WAID",
+                  "sdt", "SDT", "s\u0111t", "S\u0110T", "S\u0111t", "alled", "alling",
+                  "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0",
                   "nea directa", "NEA DIRECTA", "ontact", "ONTACT", "ontakt",
                   "ONTAKT", "umerem", "UMEREM", "नंबर", "मोबाइल", "व्हाट्सऐप",
                   "جوال", "موبايل", "شماره",
@@ -1809,7 +1966,13 @@ _OTP_WORDS = ("(?:verification|security|login|one[- ]time|2fa|otp|access|confirm
               r"c[óo]digo[ \t]+es|kod|ověřovací|"
               # (Hungarian's one-time password, a numeric password told as a code)
               r"jelszav\w*|jelsz[óo]|[Пп]ароль|"
-              r"کد|codul|vahvistuskoodi|ওটিপি")
+              # (Persian's code, not a trip's, a postcode, a national code, a tracking or an
+              # order's number, a discount's)
+              "\u06a9\u062f(?![ \t]+(?:\u0633\u0641\u0631|\u067e\u0633\u062a\u06cc"
+              "|\u0645\u0644\u06cc"
+              "|\u0631\u0647\u06af\u06cc\u0631\u06cc|\u067e\u06cc\u06af\u06cc\u0631\u06cc"
+              "|\u062a\u062e\u0641\u06cc\u0641|\u0633\u0641\u0627\u0631\u0634))"
+              r"|codul|vahvistuskoodi|ওটিপি")
 _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Kod", "xác", "код",
                 "jelsz", "ароль",
                 "Код", "验证码", "驗證碼", "コード", "인증번호", "رمز", "kód", "Kód", "TAN", "tan",
@@ -1827,12 +1990,29 @@ _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces
                "tan", "msimb", "κωδικός", "קוד", "ově", "کد", "codul", "vahvi", "ওটিপি", "jelsz",
                "ароль", "einma")
 # A word for it, then six digits within reach (most lines with "code" hold none).
+# A one-time code's phrases in Persian (login and verification codes, a one-time password),
+# Arabic (an activation code), Urdu (a verification code), Hindi and Nepali, Bengali, Hebrew
+# (a one-time password, a verification code) and Japanese (a one-time password).
+_OTP_PHRASES_OF_SCRIPTS = (
+    "\u06a9\u062f \u0648\u0631\u0648\u062f", "\u06a9\u062f \u062a\u0627\u06cc\u06cc\u062f",
+    "\u06a9\u062f \u062a\u0623\u06cc\u06cc\u062f",
+    "\u0631\u0645\u0632 \u06cc\u06a9\u0628\u0627\u0631 \u0645\u0635\u0631\u0641",
+    "\u0643\u0648\u062f \u0627\u0644\u062a\u0641\u0639\u064a\u0644",
+    "\u0631\u0645\u0632 \u0627\u0644\u062a\u0641\u0639\u064a\u0644",
+    "\u062a\u0635\u062f\u06cc\u0642\u06cc \u06a9\u0648\u0688",
+    "\u092a\u094d\u0930\u092e\u093e\u0923\u0940\u0915\u0930\u0923 \u0915\u094b\u0921",
+    "\u0938\u0924\u094d\u092f\u093e\u092a\u0928 \u0915\u094b\u0921",
+    "\u09ad\u09c7\u09b0\u09bf\u09ab\u09bf\u0995\u09c7\u09b6\u09a8 \u0995\u09cb\u09a1",
+    "\u05e1\u05d9\u05e1\u05de\u05d4 \u05d7\u05d3 \u05e4\u05e2\u05de\u05d9\u05ea",
+    "\u05e7\u05d5\u05d3 \u05d0\u05d9\u05de\u05d5\u05ea",
+    "\u30ef\u30f3\u30bf\u30a4\u30e0\u30d1\u30b9\u30ef\u30fc\u30c9")
 _OTP_PREFILTER = (r"(?i)(?:code|codic|otp|c[ao]digo|kod|k[a]d|x[a]c|aa|rulama|tan|msimbo|ov[a]|"
                   r"codul|koodi|jelsz|einmal)[^\r\n]{0,56}\d{3} ?\d{3}")
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "비번", "पासवर्ड",
-                    "كلمة المرور", "ifre", "senord", "assord", "alasana", "eslo", "ogin",
+                    "كلمة المرور", "كلمة_المرور", "ifre", "senord", "assord", "alasana", "eslo",
+                    "ogin",
                     "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
                     "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
                     "รหัสผ่าน", "parola", "密钥", "秘钥", "シークレット", "apiキー", "시크릿", "비밀",
@@ -1854,12 +2034,13 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "h
                  "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t", "number",
                  "hp", "hubungi", "contatt", "alternat", "cel", "tlf",
                  "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23", "mobit",
-                 "\u0570\u0565\u057c")
+                 "\u0570\u0565\u057c", "sdt", "s\u0111t", "called", "calling")
 # Where a match of _PHONE_WORDS starts: each Latin word's first three characters ("í", "ó"
 # and "é" read as "a").
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
-                       r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon", 3),)
+                       r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t",
+                       3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
@@ -1868,7 +2049,8 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "هاتف", "휴대폰", "핸드폰",
     "Телефон", "телефон", "Тел.", "тел.", "Звон", "звон", "नंबर", "मोबाइल", "व्हाट्सऐप", "جوال",
     "موبايل", "شماره ", "تلفن", "தொலைபேசி", "เบอร์", "โทร", "\u0570\u0565\u057c",
-    "\u0540\u0565\u057c")
+    "\u0540\u0565\u057c", "\u09a8\u09ae\u09cd\u09ac\u09b0",
+    "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0")
 
 
 def _phone_word_anchors(text: str) -> list[int]:
@@ -1935,7 +2117,7 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"simu|natel|"
                     r"llam(?:ar|e|ame|ada)|chiam|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me|"
                     r"num[ae]ro|appel|joindre|ligar|ring[ \t]+[(+0-9]|hp|hubungi|contatt|cel|"
-                    r"tlf|ring[ \t]+m[ei]g")
+                    r"tlf|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)")
 _TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 
 
@@ -2068,7 +2250,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"|[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}"
        # (Tencent Cloud's SecretId; Tavily's keys)
        r"|AKID[A-Za-z0-9]{32}|tvly-(?:dev-|prod-)?[A-Za-z0-9]{32})"
-       r"(?![A-Za-z0-9_-])",
+       # (not a template's filler: TOSS_SECRET_KEY=test_sk_xxxxxxxxxxxxxxxxxxxx)
+       r"(?![A-Za-z0-9_-])", v.not_filler,
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
                   r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"
                   r"|nvapi-[A-Za-z0-9_-]{40}|dapi[0-9a-f]{32}|[0-9a-f]{36}NRAL"
@@ -2093,6 +2276,9 @@ DETECTORS: tuple[Detector, ...] = (
                needles=("oneycomb", "ONEYCOMB")),
     _under_key("routing[_-]?key", "[0-9a-f]{32}", None, needles=("outing", "OUTING"),
                prefilter_value="[0-9a-f]{32}"),
+    # Unifonic's AppSid (its API's credential, in every request's query).
+    _under_key("appsid", r"[A-Za-z0-9]{20,40}", v.secret_value_ok,
+               needles=("AppSid", "appsid", "appSid", "APPSID")),
     # Flutterwave's webhook secret: its verif-hash header, FLW_SECRET_HASH (any key ending in
     # "hash" is else a digest's, passed over).
     *(_under_key(key, r"[A-Za-z0-9_.~+/=-]{12,128}", v.secret_value_ok,
@@ -2998,17 +3184,21 @@ DETECTORS: tuple[Detector, ...] = (
        # konta (każdy działa raz):")
        r"(?i)(?<![\w-])(?:(?:recovery|backup|2fa|mfa)[ \t]+codes?\b|kody[ \t]+(?:zapasowe"
        r"|odzyskiwania)|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]+(?:secours"
-       r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recuperaci[óo]n|respaldo))"
+       r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recuperaci[óo]n|respaldo)"
+       # (Turkish's "yedek kodlarınız", Korean's 백업 코드)
+       "|yedek[ \t]+kod\\w*|\ubc31\uc5c5[ \t]*\ucf54\ub4dc)"
        # (or a sentence, then the codes numbered one a line, as Google's sheet prints them:
        # "Keep these backup codes somewhere safe.\n1. 5012 0379\n2. ...")
        r"[^\n:]{0,60}(?::[ \t]*\n?|\.?[ \t]*\n)"
-       r"((?:(?:[ \t]*\d{1,2}[.)][ \t]+)?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4})"
+       r"((?:[ \t]*(?:\d{1,2}[.)][ \t]+)?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4})"
        r"(?:[ \t,]+|\n|$)){1,16})", v.has_digit,
        prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t]+code|kody[ \t]+(?:zapasowe|odzyskiwania)"
-                 r"|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]|c[ao]digos[ \t]+de",
-       group=1, needles=("code", "Code", "CODE", "kody", "Kody", "KODY", "digos", "DIGOS"),
-       start=_at_literal(("recovery", "backup", "2fa", "mfa", "kody", "wiederherstellungscodes",
-                          "codes", "c\u00f3digos", "codigos"), fold=True)),
+                 r"|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]|c[ao]digos[ \t]+de"
+                 r"|yedek[ \t]+kod|aa[ \t]*aa",
+       group=1, needles=("code", "Code", "CODE", "kody", "Kody", "KODY", "digos", "DIGOS", "kod",
+                         "KOD", "\ucf54\ub4dc"),
+       start=_at_words(("recovery", "backup", "2fa", "mfa", "kody", "wiederherstellungscodes",
+                        "codes", "c\u00f3digos", "codigos", "yedek", "\ubc31\uc5c5"))),
     # A one-time code, told in the languages messages are written in ("Ihr Bestätigungscode
     # lautet 982549", "验证码是636507", "Code reçu par SMS : 996 016"): six to eight digits.
     _d("secret_assignment",
@@ -3027,7 +3217,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?ai)(?<![\w])(?:verification[ \t]+code|one[ -]time[ \t]+code|pickup[ \t]+code"
        r"|(?:over|ov[eě]r)ovac[ií][ \t]+k[oó]d|kod[ \t]+weryfikacyjny|jednokratni[ \t]+kod"
        r"|code[ \t]+de[ \t]+v[ée]rification|c[óo]digo[ \t]+de[ \t]+verificaci[óo]n"
-       r"|bestätigungscode|doğrulama[ \t]+kodu"
+       r"|bestätigungscode|doğrulama[ \t]+kodu[nm]?"
        "|[\u041a\u043a]\u043e\u0434[ \t]+(?:\u043f\u043e\u043b\u0443\u0447\u0435\u043d\u0438\u044f"
        "|\u043e\u0442\u0440\u0438\u043c\u0430\u043d\u043d\u044f"
        "|\u043f\u0456\u0434\u0442\u0432\u0435\u0440\u0434\u0436\u0435\u043d\u043d\u044f"
@@ -3041,6 +3231,33 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_words(("verification", "one", "pickup", "over", "ov\u011b", "kod", "jednokratni",
                         "code", "c\u00f3digo", "codigo", "best\u00e4tigungscode", "do\u011frulama",
                         "\u043a\u043e\u0434", "\u0440\u0430\u0441\u0442\u0430\u0443"))),
+    # ... and in the scripts of South Asia, the Middle East and Japan: a login's, an
+    # activation's or a verification's code, a one-time password, four to eight digits within
+    # its clause ("کد ورود شما به اسنپ: ۰۵۵۵۶", "آپ کا JazzCash تصدیقی کوڈ 8856", "bKash
+    # ভেরিফিকেশন কোড ১০৩৩০৯", "رمز كريم الخاص بك هو 6543", "ワンタイムパスワード：７４０６９０").
+    _d("secret_assignment",
+       "(?i)(?:" + "|".join(_OTP_PHRASES_OF_SCRIPTS)
+       + r"|\u0631\u0645\u0632[^\n\d]{0,30}?\u0647\u0648|3d[ \t]+secure[ \t]+[şs]ifre\w*)"
+       r"[^\n\d]{0,40}?(?<!\d)(\d{4,8})(?!\d)",
+       prefilter=r"(?i)(?:aa|3d[ \t]+secure)[^\r\n]{0,72}\d{4}", group=1, digits=True,
+       start=_at_words((*_OTP_PHRASES_OF_SCRIPTS, "\u0631\u0645\u0632", "3d secure"))),
+    # ... a one-time code first, the word for it after, as an SMS opens ("58497 आपका PhonePe
+    # OTP है", "【美团】863859（登录验证码）"): at the message's start or after its sender's tag.
+    _d("secret_assignment",
+       r"(?:^|(?<=[\n\]\u3011>]))[ \t]*(\d{4,8})(?=[^\d\n]{0,40}?(?:(?-i:OTP)|\u9a8c\u8bc1\u7801"
+       r"|\u9a57\u8b49\u78bc|\u6821\u9a8c\u7801|\u8a8d\u8a3c\u30b3\u30fc\u30c9|\uc778\uc99d\ubc88\ud638"
+       r"|(?i:verification code|security code|login code)))",
+       prefilter=r"(?:^|[\n\]>~])[ \t]*\d{4,8}[^\d\r\n]{0,40}"
+                 r"(?:OTP|aa|(?i:verification code|security code|login code))",
+       group=1, digits=True, start=_at_class(r"\d")),
+    # A German bank's TAN or login code told after what it is for ("Ihre mobileTAN für die
+    # Überweisung über 1.159,98 EUR an IBAN ... lautet 257053", "Ihr Code für das Login lautet
+    # 28 01 47", "Ihr TAN lautet ET345G").
+    _d("secret_assignment",
+       r"(?ai)(?<![a-z])(?:(?:mobile|sms|push|photo|chip|m)?tan|code|einmalcode)(?![a-z])"
+       r"[^\n]{0,120}?(?<![a-z])lautet[ \t]+(\d{2} \d{2} \d{2}|\d{3} \d{3}|[A-Z0-9]{4,8})(?![\w-])",
+       v.has_digit, prefilter=r"(?i)(?:tan|code)[^\r\n]{0,120}lautet[ \t]+[A-Z0-9]",
+       group=1, needles=("lautet",), start=_at_words(("tan", "code", "einmalcode"), 6)),
     # ... and as an SMS gives it with no word for what kind of code: "Your code 483241 expires
     # in 5 minutes", "Code 483241 to confirm EUR 39.96", "Use code 483241 to sign in". Said
     # to the one who uses it, or with what it is for; "error code 100234" is neither.
@@ -3053,6 +3270,27 @@ DETECTORS: tuple[Detector, ...] = (
        r"code[ \t]*[:#]?[ \t]*(\d{6,8})(?![\d.,/-]?\d)",
        prefilter=r"(?i)code[ \t]*[:#]?[ \t]*\d{6}", group=1, needles=("ode", "ODE"), digits=True,
        start=_at_words(("code",))),
+    # Kavenegar's API key, the first segment of its API's path; an e-prescription's access
+    # code (gematik's E-Rezept: /Task/<id>/$accept?ac=<64 hex>), which fetches the
+    # prescription.
+    _d("api_key", r"api\.kavenegar\.com/v1/([A-Za-z0-9]{40,})/",
+       prefilter=r"api\.kavenegar\.com/v1/", group=1, needles=("kavenegar",)),
+    _d("secret_assignment",
+       r"/\$(?:accept|reject|close|abort)\?(?:[^\s&#]*&)*ac=([0-9a-f]{64})(?![0-9a-f])",
+       prefilter=r"/\$(?:accept|reject|close|abort)\?[^\s#]*ac=[0-9a-f]{64}",
+       group=1, needles=("ac=",)),
+    # A password told in Hinglish ("wifi ka password toranj545 hai"), and a PIN that is a
+    # password (a certificate's PIN in an INI file: "pin = @QdJqNWjFO").
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])password[ \t]+([^\s\"',;<>]{6,64})[ \t]+(?:hai|hain|he|h)(?![a-z])",
+       lambda value: v.told_password(value) or v.letters_and_digits(value),
+       prefilter=r"(?i)password[ \t]+[^\s]{6}[^\r\n]{0,60}h", group=1,
+       needles=("assword", "ASSWORD"), start=_at_literal(("password",), fold=True)),
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])pin[ \t]*[:=][ \t]*([^\s\"',;<>]{6,64})(?![^\s\"',;<>])",
+       lambda value: v.told_password(value) or v.scrambled_password_ok(value),
+       prefilter=r"(?i)pin[ \t]*[:=]", group=1, needles=("pin", "PIN", "Pin"),
+       start=_at_literal(("pin",), fold=True)),
     # A password in a 1C:Enterprise connection string inside a VBScript or batch string,
     # its quotes doubled: Srvr=""srv"";Ref=""base"";Usr=""user"";Pwd=""X"";
     _d("secret_assignment", r"(?i)(?<![\w])pwd=\"\"([^\"\n]+)\"\"", v.secret_value_ok,
@@ -3612,16 +3850,32 @@ DETECTORS: tuple[Detector, ...] = (
     # (Open5GS's list of them, msisdn: ["4917657965162"]; a Diameter dump's
     # Subscription-Id-Data; a gateway log's to=918500129859 and Jasmin's [to:5521963477986])
     _d("phone",
+       # (Msegat's and Unifonic's "numbers", Kavenegar's receptor=, Swish's payerAlias)
        r"(?i)(?:(?<![\w.-])(?:msisdn|recipients?|source_addr|dest(?:ination)?_addr|ani"
-       r"|subscription-id-data)[\"']?[ \t]*[:=][ \t]*(?:\[[ \t]*)?"
-       r"|\"to\"[ \t]*:[ \t]*(?=\")|(?<![\w.&?/-])to=|(?<=\[)to:)[\"']?\+?(\d{10,15})(?![\w.])",
+       r"|subscription-id-data|numbers|receptor|payer_?alias)\\?[\"']?[ \t]*[:=][ \t]*"
+       r"(?:\[[ \t]*)?"
+       r"|\"to\"[ \t]*:[ \t]*(?=\")|(?<![\w.&?/-])to=|(?<=\[)to:)\\?[\"']?\+?(\d{10,15})"
+       r"(?![\w.])",
        v.addressed_phone_ok, group=1,
        prefilter=r"(?i)(?:msisdn|recipients?|source_addr|dest_addr|destination_addr|ani"
-                 r"|subscription-id-data|\"to\")[\"']?[ \t]*[:=][ \t]*\[?[ \t]*[\"']?\+?\d{10}"
+                 r"|subscription-id-data|numbers|receptor|payer_?alias|\"to\")\\?[\"']?[ \t]*[:=]"
+                 r"[ \t]*\[?[ \t]*\\?[\"']?\+?\d{10}"
                  r"|to[=:]\+?\d{10}",
        needles=("msisdn", "MSISDN", "ecipient", "_addr", '"to"', "ani", "ANI", "ubscription-Id",
-                "to=", "to:"),
+                "to=", "to:", "umbers", "eceptor", "lias"),
        joined=_nothing_joined),
+    # A phone written as an object of its parts, under the phone's key: Tap's and Stripe's
+    # {"phone": {"country_code": "965", "number": "61542552"}}, Singpass MyInfo's
+    # "mobileno": {"prefix": ..., "areacode": ..., "nbr": {"value": "88385905"}}.
+    _d("phone",
+       r"(?i)\"(?:phone|mobile|mobile_?no|mobileno|telephone|homeno|msisdn)\"[ \t]*:[ \t]*\{"
+       r"[^\n]{0,120}?\"(?:number|nbr|national_?number|subscriber_?number)\"[ \t]*:[ \t]*"
+       r"(?:\{[ \t]*\"value\"[ \t]*:[ \t]*)?\"(\d{6,15})\"",
+       v.told_phone_ok, group=1,
+       prefilter=r"(?i)\"(?:phone|mobile|telephone|homeno|msisdn)[^\"]{0,3}\"[ \t]*:[ \t]*\{",
+       needles=("umber", "nbr"), joined=_nothing_joined,
+       joined_prefilter=r"(?i)\"(?:phone|mobile|telephone|homeno|msisdn)[^\"]{0,3}\"[ \t]*:"
+                        r"[ \t]*\{"),
     # A Russian mobile number with its trunk 8 and the operator's code in brackets, as Russians
     # write one ("8(999)6934559", "8 (916) 659-34-66"): the brackets around 9xx say phone.
     _d("phone", r"(?<![\w+(.,/-])8[ \t-]?\(9\d\d\)[ \t-]?\d{3}[ \t-]?\d{2}[ \t-]?\d{2}(?![\d])",
@@ -3965,18 +4219,19 @@ DETECTORS: tuple[Detector, ...] = (
     # Nor a parcel's tracking number after the word for one ("spedizione 0712 2245 9981").
     _d("phone", r"(?=0)" + _L + r"(?<!Zoom )(?<!ID: )" + _NOT_A_SERIAL + _NOT_IN_HEX_DUMP
        + _NOT_SECONDS + _NOT_A_PARCEL
-       + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}"
-       r"|0\d{4,5}[ -]\d{5,6}|0\d{2,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8}(?!:[A-Z]))" + _R
+       # (and Belgium's mobiles, 0478 13 96 75; Vienna's, 01 868 59 92)
+       + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{3} \d{2} \d{2} \d{2}"
+       r"|0\d{4,5}[ -]\d{5,6}|0\d{1,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8}(?!:[A-Z]))" + _R
        + _NOT_BEFORE_HEX_BYTES,
        v.national_ok,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{4,5}[ -]\d{5}"
-                 r"|0\d{2,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6}",
+                 r"|0\d{3} \d{2} \d{2} \d{2}|0\d{1,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6}",
        needles=("0",),
        start=_at_literal(("0",)), joined=_joined_digits(10, "0"),
        starts=_zero_starts("[ /-]", "[ .]"), joined_starts=_zero_starts("[ _/-]", "[ ._-]"),
        joined_prefilter=r"0\d{1,4}[ _-]\d{3,4}[ _-]?\d{3,4}|0[1-9](?:[ ._-]\d{2}){4}"
-                        r"|0\d{4,5}[ _-]\d{5}|0\d{2,3}[ _-]\d{3}[ _-]\d{2}[ _-]\d{2}"
-                        r"|0\d{2,4}/\d{6}"),
+                        r"|0\d{4,5}[ _-]\d{5}|0\d{1,3}[ _-]\d{3}[ _-]\d{2}[ _-]\d{2}"
+                        r"|0\d{3}[ _-]\d{2}[ _-]\d{2}[ _-]\d{2}|0\d{2,4}/\d{6}"),
 )
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))

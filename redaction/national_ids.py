@@ -289,12 +289,7 @@ _VERHOEFF_P = (
 def aadhaar_ok(candidate: str) -> bool:
     """India's Aadhaar: 12 digits, not starting 0 or 1, Verhoeff check digit."""
     n = _numerals(candidate)
-    if len(n) != 12 or n[0] in "01":
-        return False
-    check = 0
-    for i, ch in enumerate(reversed(n)):
-        check = _VERHOEFF_D[check][_VERHOEFF_P[i % 8][int(ch)]]
-    return check == 0
+    return len(n) == 12 and n[0] not in "01" and _verhoeff_ok(n)
 
 
 def pan_ok(candidate: str) -> bool:
@@ -942,14 +937,154 @@ def idnp_ok(candidate: str) -> bool:
             and _weighted(n, (7, 3, 1) * 4) % 10 == int(n[12]))
 
 
+def _verhoeff_ok(n: str) -> bool:
+    check = 0
+    for i, ch in enumerate(reversed(n)):
+        check = _VERHOEFF_D[check][_VERHOEFF_P[i % 8][int(ch)]]
+    return check == 0
+
+
+def cnic_ok(candidate: str) -> bool:
+    """Pakistan's CNIC: 13 digits (5-7-1 as the card writes them), the first the province's
+    (1 to 7), the last the holder's sex (odd or even, not 0); no public check digit."""
+    n = _numerals(candidate)
+    return len(n) == 13 and n[0] in "1234567" and n[12] != "0" and len(set(n)) > 2
+
+
+def lk_nic_ok(candidate: str) -> bool:
+    """Sri Lanka's NIC: the old nine digits and V or X, or the new twelve; the birth year and
+    the day of the year in it (a woman's plus 500)."""
+    text = candidate.upper()
+    if len(text) == 10 and text[:9].isdigit() and text[9] in "VX" and text.isascii():
+        days = int(text[2:5])
+    elif len(text) == 12 and text.isdigit() and text.isascii() and text[:2] in ("19", "20"):
+        days = int(text[4:7])
+    else:
+        return False
+    return 1 <= days <= 366 or 501 <= days <= 866
+
+
+def kw_civil_id_ok(candidate: str) -> bool:
+    """Kuwait's civil id: the century (2: the 1900s, 3: the 2000s), the birth date, four
+    digits and a check digit by 11."""
+    n = _numerals(candidate)
+    if len(n) != 12 or n[0] not in "23" or not _valid_day(int(n[3:5]), int(n[5:7])):
+        return False
+    check = 11 - _weighted(n, (2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)) % 11
+    return check < 10 and check == int(n[11])
+
+
+def at_svnr_ok(candidate: str) -> bool:
+    """Austria's social insurance number: three digits, a check digit by 11, the birth date
+    (DDMMYY)."""
+    n = _numerals(candidate)
+    if len(n) != 10 or n[0] == "0":
+        return False
+    check = _weighted(n, (3, 7, 9, 0, 5, 8, 4, 2, 1, 6)) % 11
+    return check < 10 and check == int(n[3]) and 1 <= int(n[6:8]) <= 12
+
+
+def de_rvnr_ok(candidate: str) -> bool:
+    """Germany's pension insurance number (the SV-Nummer): an area, the birth date (DDMMYY),
+    the birth name's initial, a serial and a check digit (the initial read as its place in
+    the alphabet, weighted 2 1 2 5 7 1 2 1 2 1 2 1, the products' digit sums, modulo 10)."""
+    text = candidate.replace(" ", "").upper()
+    if (len(text) != 12 or not text.isascii() or not text[:8].isdigit()
+            or not text[8].isalpha() or not text[9:].isdigit()
+            or not _valid_day(int(text[4:6]), int(text[2:4]))):
+        return False
+    n = text[:8] + f"{ord(text[8]) - 64:02d}" + text[9:11]
+    total = sum(sum(divmod(int(d) * w, 10))
+                for d, w in zip(n, (2, 1, 2, 5, 7, 1, 2, 1, 2, 1, 2, 1), strict=True))
+    return total % 10 == int(text[11])
+
+
+_DE_ID_CARD = "0123456789CFGHJKLMNPRTVWXYZ"
+
+
+def de_id_card_ok(candidate: str) -> bool:
+    """A German identity card's (Personalausweis) number: nine characters of its alphabet
+    (no vowels), then a check digit (weights 7 3 1, letters read as 10 to 35)."""
+    text = candidate.upper()
+    if (len(text) != 10 or any(ch not in _DE_ID_CARD for ch in text[:9])
+            or not text[9].isdigit() or not any(ch.isalpha() for ch in text)):
+        return False
+    values = [int(ch, 36) for ch in text[:9]]
+    return sum(v * w for v, w in zip(values, (7, 3, 1) * 3, strict=True)) % 10 == int(text[9])
+
+
+def kennitala_ok(candidate: str) -> bool:
+    """Iceland's kennitala of a person: the birth date (DDMMYY; a company's day is plus 40),
+    two digits, a check digit by 11 and the century (9, 0 or 8)."""
+    n = _numerals(candidate)
+    if len(n) != 10 or n[9] not in "908" or not _valid_day(int(n[2:4]), int(n[:2])):
+        return False
+    check = 11 - _weighted(n, (3, 2, 7, 6, 5, 4, 3, 2)) % 11
+    return (0 if check == 11 else check) == int(n[8])
+
+
+def lu_matricule_ok(candidate: str) -> bool:
+    """Luxembourg's national identification number: the birth date (YYYYMMDD), a serial and
+    two check digits, Luhn's and Verhoeff's over the eleven before them."""
+    n = _numerals(candidate)
+    return (len(n) == 13 and _real_date(int(n[:4]), int(n[4:6]), int(n[6:8]))
+            and luhn_ok(n[:12]) and _verhoeff_ok(n[:11] + n[12]))
+
+
+def ahv_ok(candidate: str) -> bool:
+    """Switzerland's AHV/AVS number: 756, nine digits and an EAN-13 check digit."""
+    n = _numerals(candidate)
+    return (len(n) == 13 and n.startswith("756")
+            and (10 - _weighted(n, (1, 3) * 6) % 10) % 10 == int(n[12]))
+
+
+def ph_tin_ok(candidate: str) -> bool:
+    """The Philippines' TIN as it is written: nine digits in threes, and a branch code of
+    three to five (no public check digit: the dashes are the shape)."""
+    parts = candidate.split("-")
+    return (len(parts) in (3, 4) and all(p.isdigit() and p.isascii() for p in parts)
+            and [len(p) for p in parts[:3]] == [3, 3, 3]
+            and (len(parts) == 3 or 3 <= len(parts[3]) <= 5))
+
+
+def ph_sss_ok(candidate: str) -> bool:
+    """The Philippines' SSS number as it is written: 2-7-1 digits (no public check)."""
+    parts = candidate.split("-")
+    return ([len(p) for p in parts] == [2, 7, 1]
+            and all(p.isdigit() and p.isascii() for p in parts))
+
+
+def npwp_ok(candidate: str) -> bool:
+    """Indonesia's NPWP of a person: fifteen digits (not 01 to 03, a company's), the ninth a
+    Luhn check digit over the first eight."""
+    n = _numerals(candidate)
+    return (len(n) == 15 and n[:2] not in ("00", "01", "02", "03") and len(set(n)) > 2
+            and luhn_ok(n[:9]))
+
+
+def qid_ok(candidate: str) -> bool:
+    """Qatar's QID: eleven digits, the century (2: the 1900s, 3: the 2000s) and the birth
+    year's last two digits first (no public check digit)."""
+    n = _numerals(candidate)
+    return len(n) == 11 and n[0] in "23" and len(set(n)) > 2
+
+
+def person_pan_ok(candidate: str) -> bool:
+    """India's PAN of a person (its fourth letter P); a company's (C), a firm's (F), a
+    trust's (T) are on their every invoice."""
+    return pan_ok(candidate) and candidate[3] == "P"
+
+
 _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
     8: (tfn_ok, ird_ok),
     9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok),
-    10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok, sa_id_ok, melli_ok),
+    10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok, sa_id_ok, melli_ok, at_svnr_ok,
+         kennitala_ok, ph_sss_ok),
     11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok, cuil_ok,
-         fodselsnummer_ok, medicare_ok),
-    12: (aadhaar_ok, my_number_ok, personnummer_ok, mykad_ok, vn_citizen_id_ok),
-    13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok),
+         fodselsnummer_ok, medicare_ok, qid_ok),
+    12: (aadhaar_ok, my_number_ok, personnummer_ok, mykad_ok, vn_citizen_id_ok, kw_civil_id_ok,
+         lk_nic_ok, ph_tin_ok),
+    13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok, cnic_ok, lu_matricule_ok, ahv_ok),
     14: (eg_national_id_ok,),
     15: (nir_ok, emirates_id_ok),
     16: (nik_ok,),
@@ -957,7 +1092,7 @@ _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
 }
 _SHAPE_CHECKS: tuple[Callable[[str], bool], ...] = (
     dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok, curp_ok,
-    hetu_ok, nric_ok, hkid_ok, pps_ok, tw_id_ok)
+    hetu_ok, nric_ok, hkid_ok, pps_ok, tw_id_ok, lk_nic_ok, de_rvnr_ok, ph_tin_ok)
 
 
 def any_id_ok(candidate: str) -> bool:
@@ -975,7 +1110,8 @@ def any_id_ok(candidate: str) -> bool:
 # "tax id" are a US employer's or person's (the SSN has its own kind), one in ten or eleven
 # of them passing the BSN's, the SIN's, the TFN's or the IRD number's test. Nor Medicare's
 # ten, whose check is one digit's.
-_UNCHECKED = (rrn_ok, nik_ok, cpr_ok, itin_ok, medicare_ok, mykad_ok, vn_citizen_id_ok)
+_UNCHECKED = (rrn_ok, nik_ok, cpr_ok, itin_ok, medicare_ok, mykad_ok, vn_citizen_id_ok, cnic_ok,
+              lk_nic_ok, ph_tin_ok, ph_sss_ok, qid_ok)
 _CHECKED_DIGITS = {n: tuple(c for c in checks if c not in _UNCHECKED)
                    for n, checks in _DIGIT_CHECKS.items() if n > 9}
 

@@ -179,12 +179,43 @@ def clean_context(context: SpanContext | None, counts: MutableMapping[str, int],
                 counts[f.kind] = counts.get(f.kind, 0) + 1
         elif withheld is not None and withheld(key):
             counts[BLOCKED_KEY] = counts.get(BLOCKED_KEY, 0) + 1
+        elif not _plainly_opaque(value) or scan_joined(_separated(value)):
+            counts[OPAQUE_STATE] = counts.get(OPAQUE_STATE, 0) + 1
         else:
             kept.append((key, value))
     if len(kept) == len(context.trace_state):
         return context
     return SpanContext(context.trace_id, context.span_id, context.is_remote,
                        context.trace_flags, TraceState(kept))
+
+
+#: tracestate members withheld for what they could hide (see :func:`_plainly_opaque`).
+OPAQUE_STATE = "opaque_state"
+_ALNUM_RUN = re.compile(r"[0-9A-Za-z]+")
+_HEX_RUN = re.compile(r"[0-9A-Fa-f]+")
+_DECIMAL_RUN = re.compile(r"\d{7}")
+_LETTER_DIGIT = re.compile(r"(?<=[^\W\d_])(?=\d)|(?<=\d)(?=[^\W\d_])")
+
+
+def _plainly_opaque(value: str) -> bool:
+    """A member's value a vendor's state could be and no identifier can hide in, glued to
+    letters where the detectors, which want a value to stand apart, would not see it
+    ("e4929417833162205", "xDE15370400440532013847", "...@example.org_x", "Bearersk-proj-..."):
+    at most 64 characters, no "@", and fewer than seven digits unless all of them sit in hex
+    ids (a span's id, Datadog's s:1;p:00f067aa0ba902b7) with no seven in a row."""
+    if len(value) > 64 or "@" in value:
+        return False
+    if sum(ch.isdigit() for ch in value) < 7:
+        return True
+    return (_DECIMAL_RUN.search(value) is None
+            and all(_HEX_RUN.fullmatch(run) for run in _ALNUM_RUN.findall(value)
+                    if not run.isalpha()))
+
+
+def _separated(value: str) -> str:
+    """``value`` with a space wherever letters meet digits and for each "_" (what glued a
+    value to a word: "ssn512-48-7319", "e4929417833162205")."""
+    return _LETTER_DIGIT.sub(" ", value).replace("_", " ")
 
 
 class RedactionStage:

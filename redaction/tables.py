@@ -40,7 +40,8 @@ _STRING_END = re.compile(r'(?<!\\)"')
 # Any header word, in a text with its letters in lower case: a table this pass reads has one.
 _GATE = re.compile(
     r"phone|tel|mobil|cell|fax|msisdn|handy|gsm|whatsapp|celular|m[oó]vil|ssn|social"
-    r"|pass|pwd|contrase|senha|has[łl]o|wachtwoord|l[öo]senord|salasana|[şs]ifre|parola"
+    r"|pass|pwd?|contrase|senha|has[łl]o|wachtwoord|l[öo]senord|salasana|[şs]ifre|parola"
+    r"|recipient"
     r"|secret|token|api.?key|credential|session|value|wert|valeur|valor|пароль|телефон|тел"
     r"|电话|電話"
     r"|手机|手機|携帯|전화|휴대폰|密码|密碼|パスワード|비밀번호|هاتف|جوال"
@@ -50,9 +51,13 @@ _GATE = re.compile(
     r"|nhs|medicare|nric|hkid|curp|hetu|henkil|f[øo]dsels|cpr|cui[tl]|cnp|ppsn|teudat"
     r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז|imei|imsi|iccid|meid|cvv|cvc|cvn"
     r"|инн|снилс|рнокпп|іпн|иин|жсн|егн|snils|rnokpp|pinfl|jmbg|oib"
-    r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code")
+    r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code"
+    # (South Asia's, the Gulf's, South-East Asia's, the DACH countries' and the Nordics' ids)
+    r"|cnic|nic|sss|tin|qid|svnr|vsnr|pnr|kennital|matricule|ahv|abha|npwp|perid|idnr|sv.?nr"
+    r"|id.?number|身分證")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
-_GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil", "cell",
+_GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
+               "cell",
                "fax", "msisdn", "handy", "gsm", "whatsapp", "celular", "móvil", "movil", "ssn",
                "social", "contrase", "senha", "hasło", "haslo", "wachtwoord", "lösenord",
                "losenord", "salasana", "şifre", "sifre", "parola", "apikey", "api_key",
@@ -72,7 +77,10 @@ _GATE_WORDS = ("phone", "tel", "pass", "pwd", "token", "secret", "value", "mobil
                "jmbg", "oib",
                "appkey", "app_key", "app key", "nwkkey", "nwk_key", "network_key",
                "network key", "networkkey", "master_key", "masterkey", "private_key",
-               "privatekey", "install_code", "installcode")
+               "privatekey", "install_code", "installcode",
+               "cnic", "nic", "sss", "tin", "qid", "svnr", "vsnr", "pnr", "kennital", "matricule",
+               "ahv", "abha", "npwp", "perid", "idnr", "sv-nr", "sv_nr", "svnr", "id_number",
+               "idnumber", "id number", "id-number", "身分證")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -80,7 +88,9 @@ _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 _PHONE_WORDS = frozenset((
     "phone", "phones", "telephone", "tel", "tele", "mobile", "mob", "cell", "cellphone",
     "fax", "msisdn", "handy", "mobil", "mobiel", "gsm", "whatsapp", "celular", "movil",
-    "móvil", "portable", "cep", "hp", "telf", "tlf", "tfn", "puhelin", "telefoon"))
+    "móvil", "portable", "cep", "hp", "telf", "tlf", "tfn", "puhelin", "telefoon",
+    # (an SMS gateway's delivery report: the number it sent to)
+    "recipient"))
 _PHONE_STEMS = ("phone", "telefon", "teléfon", "téléphon", "telephon", "telefoon", "mobil",
                 "телефон")
 _PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "휴대폰", "연락처", "тел",
@@ -102,14 +112,21 @@ _ID_WORDS = frozenset((
     # (the ids of Russia, Ukraine, Kazakhstan, Bulgaria, Uzbekistan and the Balkans, as their
     # tables head them: ИНН, СНИЛС, РНОКПП, ІПН, ИИН, ЖСН, ЕГН, PINFL, JMBG, OIB)
     "инн", "снилс", "рнокпп", "іпн", "иин", "жсн", "егн", "snils", "rnokpp", "pinfl", "jmbg",
-    "oib"))
+    "oib",
+    # (Pakistan's, Sri Lanka's, the Philippines', Qatar's, Austria's, Sweden's, Iceland's,
+    # Luxembourg's, Switzerland's, India's health and Indonesia's tax numbers; SAP's PERID)
+    "cnic", "nic", "sss", "tin", "qid", "svnr", "vsnr", "pnr", "kennitala", "kt", "matricule",
+    "ahv", "avs", "abha", "npwp", "nid", "perid"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
              ("social", "insurance"), ("tax", "file"), ("sa", "id"), ("teudat", "zehut"),
              # (a passenger manifest's document: a passport's shape or a country's check)
-             ("doc", "number"), ("document", "number"))
-_ID_SCRIPTS = ("身份证", "身份證", "マイナンバー", "個人番号", "주민등록번호", "주민번호", "आधार",
+             ("doc", "number"), ("document", "number"),
+             # (an id's number under its generic name, DATEV's IdNr and SV-Nr, Kuwait's)
+             ("id", "number"), ("id", "nr"), ("sv", "nr"), ("civil", "id"))
+_ID_SCRIPTS = ("身份证", "身份證", "身分證", "マイナンバー", "個人番号", "주민등록번호", "주민번호",
+               "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
                "תעודת זהות", "ת.ז")
 # What an id column's header may add to its name: the number, not a fact about it.
@@ -117,7 +134,7 @@ _ID_ABOUT_OK = frozenset(("id", "no", "number", "num", "nr"))
 _PASSWORD_WORDS = frozenset((
     "password", "passwd", "pwd", "passphrase", "passwort", "kennwort", "contraseña",
     "contrasena", "senha", "hasło", "haslo", "wachtwoord", "lösenord", "losenord", "salasana",
-    "şifre", "sifre", "parola", "mdp", "пароль", "pass"))
+    "şifre", "sifre", "parola", "mdp", "пароль", "pass", "pw"))
 _PASSWORD_SCRIPTS = ("密码", "密碼", "パスワード", "비밀번호", "пароль")
 _SECRET_WORDS = frozenset(("secret", "token", "apikey", "api_key",
                            # LoRaWAN's root and session keys (app_key is split to "app", "key")

@@ -107,6 +107,8 @@ _CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
     ((5060, 5061), 4, frozenset({16, 18, 19})),           # Verve
     ((508, 508), 3, frozenset({16})),                     # RuPay
     ((6521, 6522), 4, frozenset({16})),
+    ((6069, 6085), 4, frozenset({16})),
+    ((5019, 5019), 4, frozenset({16})),                   # Dankort (Denmark)
     ((509, 509), 3, frozenset({16})),                     # Elo
     ((5041, 5041), 4, frozenset({16})),
     ((5066, 5067), 4, frozenset({16})),

@@ -814,10 +814,22 @@ def _framing_error(headers: list[tuple[bytes, bytes]], raw_head: bytes = b"") ->
     if len(lengths) > 1 or len(_CONTENT_LENGTH_LINE.findall(raw_head)) > 1:
         return "malformed HTTP request: more than one Content-Length header"
     if codings and (len(codings) > 1 or codings[0].strip().lower() != b"chunked"):
-        shown = b", ".join(codings).decode("latin-1")[:60]
-        return f"malformed HTTP request: unsupported Transfer-Encoding {shown!r} " \
+        return f"malformed HTTP request: unsupported Transfer-Encoding{_shown_codings(codings)} " \
                f"(only a single 'chunked' is accepted)"
     return None
+
+
+# The transfer codings HTTP registers: a value made of these is echoed; anything else a client
+# sent is not (the answer goes back through proxies' and SDKs' error logs).
+_CODINGS = frozenset((b"chunked", b"compress", b"deflate", b"gzip", b"x-gzip", b"x-compress",
+                      b"identity", b"br", b"zstd", b"trailers"))
+
+
+def _shown_codings(codings: list[bytes]) -> str:
+    tokens = [t.strip().lower() for v in codings for t in v.split(b",")]
+    if len(tokens) > 8 or not all(t in _CODINGS for t in tokens):
+        return ""
+    return " " + repr(", ".join(t.decode("ascii") for t in tokens))
 
 
 def _peek(transport: asyncio.Transport, n: int = 16) -> bytes:

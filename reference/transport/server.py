@@ -196,8 +196,9 @@ class _Transport:
                 else room
         elif max_tokens > room:
             raise schema.RequestError(
-                f"'max_tokens' is {max_tokens}, but the prompt takes {len(ids)} of this model's "
-                f"{self.max_context} context tokens: at most {room} can be generated",
+                # (the client's number is not echoed: any integer can be a card's digits)
+                f"'max_tokens' is more than can be generated: the prompt takes {len(ids)} of "
+                f"this model's {self.max_context} context tokens, so at most {room} can be",
                 param="max_tokens", code="context_length_exceeded")
         return GenerationRequest(rid, ids, max_tokens, deadline_s=params.deadline_s,
                                  priority=params.priority, carrier=carrier or None,

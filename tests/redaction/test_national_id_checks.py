@@ -106,6 +106,17 @@ CASES = {
                    suffix=lambda r: r.choice(["", "", "A", "B", "H", "W", "T", "X", "Z"])),
     "nz.ird": Case(ids.ird_ok, "stdnum.nz.ird",
                    lambda r: str(r.randint(1_000_000, 14_999_999)), tuple(D)),
+    "at.vnr": Case(ids.at_svnr_ok, "stdnum.at.vnr", lambda r: str(r.randint(1, 9)) + _digits(r, 2),
+                   tuple(D), suffix=_date),
+    "ch.ssn": Case(ids.ahv_ok, "stdnum.ch.ssn", lambda r: "756" + _digits(r, 9), tuple(D)),
+    "is.kennitala": Case(ids.kennitala_ok, "stdnum.is_.kennitala",
+                         lambda r: _date(r) + _digits(r, 2), tuple(D),
+                         suffix=lambda r: r.choice("09")),
+    "id.npwp": Case(ids.npwp_ok, "stdnum.id.npwp",
+                    lambda r: str(r.randint(40, 99)) + _digits(r, 6), tuple(D),
+                    suffix=lambda r: _digits(r, 6)),
+    "pk.cnic": Case(ids.cnic_ok, "stdnum.pk.cnic", lambda r: str(r.randint(1, 7)) + _digits(r, 11),
+                    tuple(D), exact=False),
     # the earlier checks: the same check character, dates read loosely
     "de.idnr": Case(ids.steuer_id_ok, "stdnum.de.idnr", _steuer_body, tuple(D), exact=False),
     "pl.pesel": Case(ids.pesel_ok, "stdnum.pl.pesel", lambda r: _ymd(r) + _digits(r, 4),
@@ -171,6 +182,12 @@ PUBLISHED = [
     (ids.nric_ok, "S1234567D", 8), (ids.nric_ok, "F1234567N", 8),
     (ids.hkid_ok, "A123456(3)", 8), (ids.hkid_ok, "A1234563", 7),
     (ids.medicare_ok, "2123 45670 1", 9), (ids.medicare_ok, "2123456701", 8),
+    # this round's, from their documents' published or generated examples: Kuwait's civil id,
+    # Germany's pension insurance number (its check digit last), identity card number,
+    # Luxembourg's matricule (its two check digits)
+    (ids.kw_civil_id_ok, "297032117123", 11), (ids.de_rvnr_ok, "49 141259 A 820", 14),
+    (ids.de_rvnr_ok, "39171199B321", 11), (ids.de_id_card_ok, "XPXTM2KFV6", 9),
+    (ids.lu_matricule_ok, "1980123089977", 11), (ids.lu_matricule_ok, "1980123089977", 12),
 ]
 
 

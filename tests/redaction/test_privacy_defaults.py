@@ -22,6 +22,7 @@ from servescope.redaction import (
     parse_policy,
 )
 from servescope.redaction.detectors import prefilter_for
+from servescope.redaction.spans import OPAQUE_STATE, clean_context
 
 KEY = b"test-key"
 SERVED = "llama-3.1-8b-instruct"
@@ -292,3 +293,24 @@ def test_a_short_hash_key_is_warned_about(monkeypatch, caplog) -> None:
     with caplog.at_level(logging.WARNING, logger=module.__name__):
         Redactor()
     assert caplog.records == []
+
+
+# A member whose value has a character glued to it, where a detector that wants its value to
+# stand apart would not see it (an outside probe's finding: each reached every exporter).
+_GLUED_STATE = [("a1", "e4929417833162205"), ("s7", "ssn512-48-7319"),
+                ("i8", "xDE15370400440532013847"), ("u5", "zq.probe.4471@mailbox-example.org_x"),
+                ("j9", "xeyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJl"),
+                ("k10", "Bearersk-proj-Zq4471pRoBeXq9Lm2Vt7Kd3Hs8Nw5Rc1Yb6Fj0Ge4Ta9Uo2I")]
+# What vendors put there: Datadog's, a W3C example's, Elastic's.
+_VENDOR_STATE = [("dd", "s:1;o:rum;p:00f067aa0ba902b7"), ("congo", "t61rcWkgMzE"),
+                 ("es", "s:1")]
+
+
+def test_tracestate_members_that_could_hide_an_identifier_are_withheld() -> None:
+    counts: dict[str, int] = {}
+    context = SpanContext(0xABC, 0xDEF, is_remote=True, trace_flags=TraceFlags(1),
+                          trace_state=TraceState(_GLUED_STATE + _VENDOR_STATE))
+    kept = clean_context(context, counts)
+    assert list(kept.trace_state.items()) == _VENDOR_STATE
+    assert sum(counts.values()) >= len(_GLUED_STATE)
+    assert counts.get(OPAQUE_STATE, 0) >= 3  # (the ones no detector reads even separated)

@@ -177,3 +177,15 @@ def test_an_http_1_0_stream_is_delimited_by_the_close(server: LocalServer) -> No
     assert all(e.startswith(b"data: ") for e in events)  # no chunk-size lines among them
     head, rest = ask(b"1.1")
     assert b"transfer-encoding: chunked" in head and rest.endswith(b"0\r\n\r\n")
+
+
+def test_an_unregistered_transfer_coding_is_refused_without_echoing_it() -> None:
+    """A client's header value goes back in the 400's message only when it is made of
+    registered codings: anything else could be what a client planted there (an outside probe
+    found an e-mail address echoed whole)."""
+    from servescope.reference.transport.limits import _framing_error
+
+    planted = _framing_error([(b"transfer-encoding", b"zq.probe.4471@mailbox-example.org")])
+    assert planted is not None and "mailbox-example" not in planted and "zq.probe" not in planted
+    named = _framing_error([(b"transfer-encoding", b"gzip, chunked")])
+    assert named is not None and "'gzip, chunked'" in named

@@ -117,6 +117,15 @@ def test_bad_request_gets_an_openai_error_naming_the_field(
     assert _rejected(server) == before + 1  # counted as a rejected arrival
 
 
+def test_a_number_too_large_is_refused_without_echoing_it(server: LocalServer) -> None:
+    """A card's digits sent as max_tokens come back in no error message (strings are
+    redacted where they are echoed; an integer is not echoed at all)."""
+    card = 4929417833162205
+    response = httpx.post(server.url + COMPLETIONS, json={**OK, "max_tokens": card})
+    assert response.status_code == 400
+    assert str(card) not in response.text and "4929" not in response.text
+
+
 def test_after_all_that_the_server_still_serves_and_accounts_exactly(
         server: LocalServer) -> None:
     registry = server.setup.registry
