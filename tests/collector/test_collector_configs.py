@@ -352,10 +352,27 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
     ("secret_assignment", 'body="InPost: kod odbioru paczki 2921. Paczkomat WAW28M"', "2921"),
     ("secret_assignment", "Haustürcode 4711, dritter Stock", "4711"),
     ("secret_assignment", "配達メモ: 山本様宅、オートロック暗証番号は1029です。", "1029"),
+    # the eighth round's: the ids of South Asia, the Gulf, South-East Asia, the DACH
+    # countries, Luxembourg and Iceland
+    ("national_id", "Sehat Sahulat Program: Patient Ayesha Khan, CNIC 40401-0993132-1, admitted",
+     "40401-0993132-1"),
+    ("national_id", "rider;25048-1139899-6;Karachi", "25048-1139899-6"),
+    ("national_id", "PickMe driver onboarding\nNIC: 198918605945\nZone", "198918605945"),
+    ("national_id", "740225413V,,Kasun Perera", "740225413V"),
+    ("national_id", "Sahel: civilId=297032117123 requested", "297032117123"),
+    ("national_id", "ABHA Number: 91-5044-8079-8764", "91-5044-8079-8764"),
+    ("national_id", "ID DuitNow: 000312-13-7886 (MyKad)", "000312-13-7886"),
+    ("national_id", "PhilSys Number (PSN): 8401-1204-8637", "8401-1204-8637"),
+    ("national_id", "Person 1: Rossi Marco, AHV-Nr. 756.6409.2525.16, Zivilstand",
+     "756.6409.2525.16"),
+    ("national_id", "PersNr;Name;SV-Nr\n334;Braun;39171199B321", "39171199B321"),
+    ("national_id", "ELGA: e-card gesteckt, SVNR 8417230166, Zugriff", "8417230166"),
+    ("national_id", "salarié Reuter Luc, matricule 2004 0903 732 88, début", "2004 0903 732 88"),
+    ("national_id", "kennitalan mín er 220570-4019 og", "220570-4019"),
 ])
-def test_the_collectors_seventh_round(kind, text, value):
-    """What the detectors found last round and RE2 did not reach: each value is inside a
-    match, or a match runs up to it from its name."""
+def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
+    """What the detectors found in the last two rounds and RE2 did not reach: each value is
+    inside a match, or a match runs up to it from its name."""
     pattern = compile_re2(RE2_PATTERNS[kind])
     assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
 
@@ -365,25 +382,3 @@ def test_the_collectors_hl7_and_mbi_shapes_leave_their_look_alikes():
     for text in ["rapid|fast|slow", "PIDs|1|2", "order 1EG4TE5MK7 shipped",
                  "sku 1EG4-TE5-MK7X", "IN1 of 3 replicas"]:
         assert pattern.search(text) is None, text
-
-
-@pytest.mark.parametrize(("text", "value"), [
-    ("Sehat Sahulat Program: Patient Ayesha Khan, CNIC 40401-0993132-1, admitted",
-     "40401-0993132-1"),
-    ("rider;25048-1139899-6;Karachi", "25048-1139899-6"),
-    ("PickMe driver onboarding\nNIC: 198918605945\nZone", "198918605945"),
-    ("740225413V,,Kasun Perera", "740225413V"),
-    ("Sahel: civilId=297032117123 requested", "297032117123"),
-    ("ABHA Number: 91-5044-8079-8764", "91-5044-8079-8764"),
-    ("ID DuitNow: 000312-13-7886 (MyKad)", "000312-13-7886"),
-    ("PhilSys Number (PSN): 8401-1204-8637", "8401-1204-8637"),
-    ("Person 1: Rossi Marco, AHV-Nr. 756.6409.2525.16, Zivilstand", "756.6409.2525.16"),
-    ("PersNr;Name;SV-Nr\n334;Braun;39171199B321", "39171199B321"),
-    ("ELGA: e-card gesteckt, SVNR 8417230166, Zugriff", "8417230166"),
-    ("salarié Reuter Luc, matricule 2004 0903 732 88, début", "2004 0903 732 88"),
-    ("kennitalan mín er 220570-4019 og", "220570-4019"),
-])
-def test_the_collectors_eighth_round(text, value):
-    """The ids this round's detectors read, reached by the Collector's national id pattern."""
-    pattern = compile_re2(RE2_PATTERNS["national_id"])
-    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
