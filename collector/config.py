@@ -306,7 +306,12 @@ RE2_PATTERNS: dict[str, str] = {
                    # Germany's pension, Switzerland's, Luxembourg's and Iceland's numbers)
                    r"cnic|(?-i:NIC|NID|QID|PSN|PCN|SSS|NPWP|SVNR|VSNR|AHV|AVS|StNr)|civil.?id|"
                    r"abha|philsys|kennital[a-z]*|matricule|versicherungs-?n(umme)?r|"
-                   r"sozialversicherungs-?n(umme)?r|ausweis.?n(umme)?r)([^a-z]|$)|"
+                   r"sozialversicherungs-?n(umme)?r|ausweis.?n(umme)?r|"
+                   # (the ninth round: the US's, Canada's, the UK's, Ireland's, Australia's and
+                   # New Zealand's health, tax and driving numbers)
+                   r"(?-i:OHIP|HCN|PHN|RAMQ|CHI|UTR|NHI|CIN|DL)|health.?card|assurance maladie|"
+                   r"a-?number|driver'?s?.?licen[cs]e|permis de conduire|licencia|"
+                   r"unique taxpayer reference|personal health number)([^a-z]|$)|"
                    # (their Cyrillic names: SNILS, INN, RNOKPP, IIN, ZhSN, EGN, JMBG, LNCh)
                    "\u0421\u041d\u0418\u041b\u0421|\u0418\u041d\u041d|"
                    "\u0420\u041d\u041e\u041a\u041f\u041f|\u0418\u0418\u041d|\u0416\u0421\u041d|"
@@ -347,6 +352,9 @@ RE2_PATTERNS: dict[str, str] = {
                    # MyKad's dashes, Germany's pension insurance number, Switzerland's AHV)
                    r"\b[1-7][0-9]{4}-[0-9]{7}-[1-9]\b|\b[0-9]{9}[VX]\b|\b[0-9]{6}-[0-9]{2}-[0-9]{4}\b|"
                    r"\b[0-9]{8}[A-Z][0-9]{3}\b|\b756\.[0-9]{4}\.[0-9]{4}\.[0-9]{2}\b|"
+                   # (a British driving licence number, a New Zealand bank account)
+                   r"\b[A-Z9]{5}[0-9][0156][0-9][0-3][0-9]{2}[A-Z9]{2}[0-9][A-Z]{2}\b|"
+                   r"\b[0-9]{2}-[0-9]{4}-[0-9]{7}-[0-9]{2,3}\b|"
                    r"\b[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]\b|"
                    r"\b[A-Z]{4}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]\b|"
                    # (Spain's NIE in its shape)

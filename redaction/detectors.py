@@ -899,9 +899,11 @@ _NATIONAL_IDS = (
     # card), Australia's IHI (800360, Luhn), Brazil's CNS as its card spaces it (3-4-4-4).
     _d("national_id",
        # (the pattern is the whole check: the MBI has no check digit)
-       r"(?<![\w-])([1-9][AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9]\d-?[AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9]"
-       r"\d-?[AC-HJKMNP-RT-Y]{2}\d{2})(?![\w-])",
-       prefilter=r"[1-9][A-Z][A-Z0-9]\d-?[A-Z][A-Z0-9]\d-?[A-Z]{2}\d{2}", group=1, digits=True,
+       # (a card prints it 4-3-4 with spaces, a form with dashes)
+       r"(?<![\w-])([1-9][AC-HJKMNP-RT-Y][AC-HJKMNP-RT-Y0-9]\d([- ]?)[AC-HJKMNP-RT-Y]"
+       r"[AC-HJKMNP-RT-Y0-9]\d\2[AC-HJKMNP-RT-Y]{2}\d{2})(?![\w-])",
+       prefilter=r"[1-9][A-Z][A-Z0-9]\d[- ]?[A-Z][A-Z0-9]\d[- ]?[A-Z]{2}\d{2}", group=1,
+       digits=True,
        start=_at_class(r"[1-9]")),
     _d("national_id", r"(?<![\w.,/-])(800360\d{10})(?![\w-])", ids.ihi_ok,
        prefilter=r"800360\d{10}", group=1, digits=True, needles=("800360",)),
@@ -961,7 +963,9 @@ _NATIONAL_IDS = (
                r"(?-i:C\.I\.)", r"(?-i:DPI)\b"),
               ("c\u00e9dula", "cedula", "c.i.", "dpi"),
               r"(?:[VE]-)?\d(?:[ .-]?\d){5,12}", ids.digit_count_ok(6, 13), checksummed=False),
-    _named_id((r"(?-i:CIN|CNI)\b",), ("cin", "cni"), r"[A-Z]{1,2}\d{5,9}|\d{8,13}",
+    # (and New York Medicaid's CIN, two letters, five digits, a letter)
+    _named_id((r"(?-i:CIN|CNI)\b",), ("cin", "cni"),
+              r"[A-Z]{1,2}\d{5,9}|\d{8,13}|[A-Z]{2}\d{5}[A-Z]",
               _has_digit, checksummed=False),
     _named_id((r"(?-i:RG)\b", r"registro geral"), ("rg", "registro"),
               r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dXx]", ids.digit_count_ok(8, 10), checksummed=False),
@@ -1280,8 +1284,36 @@ _NATIONAL_IDS = (
     _named_id((r"social[ _-]insurance[ _-]number[ \t]*\(\d{1,2}\)", r"social[ _-]insurance",
                r"(?-i:SIN)\b", r"(?-i:S\.I\.N\.)",
                r"(?<![a-z])sin[ _-]?(?:no|number|num)\b", _AS_KEY % "sin",
-               r"num.ro d.assurance sociale", r"(?-i:NAS)\b"),
+               r"num.ro d.assurance sociale", r"(?-i:NAS)\b", _AS_KEY % "nas"),
               ("social", "sin", "s.i.n", "num", "nas"), r"\d{3}[ -]?\d{3}[ -]?\d{3}", ids.sin_ok),
+    # ... and on a T4 slip, after its box's number ("Social insurance number ... 12 380 204 883")
+    _d("national_id", r"(?i)(?:social[ \t]+insurance[ \t]+number|num[ée]ro[ \t]+d.assurance"
+       r"[ \t]+sociale)[ \t]+12[ \t]+(\d{3}[ -]?\d{3}[ -]?\d{3})(?![\d-])", ids.sin_ok,
+       prefilter=r"(?i)(?:insurance[ \t]+number|assurance[ \t]+sociale)[ \t]+12[ \t]+\d{3}",
+       group=1,
+       needles=("12 ",)),
+    # Canada's and the US's health and driving numbers under their names: Ontario's health
+    # card (OHIP, HCN; Luhn), British Columbia's PHN (9, then a check by 11), Quebec's RAMQ
+    # number (four letters, eight digits); a driver's licence in the states' and provinces'
+    # shapes (California's letter and seven digits, Texas' eight, New York's nine, Florida's
+    # and Ontario's and Quebec's dashed groups); USCIS's A-Number.
+    _named_id((r"(?-i:HCN|OHIP)\b", r"health[ _-]?card(?:[ _-]?(?:number|no))?",
+               r"ontario[ \t]+health", r"health[ _-]?number"),
+              ("hcn", "ohip", "health", "ontario"), r"\d{4}[ -]?\d{3}[ -]?\d{3}", ids.ohip_ok),
+    _named_id((r"(?-i:PHN)\b", r"personal[ _-]?health[ _-]?number"), ("phn", "personal"),
+              r"9\d{3}[ -]?\d{3}[ -]?\d{3}", ids.bc_phn_ok),
+    _named_id((r"(?-i:RAMQ)\b", r"assurance[ \t]+maladie"), ("ramq", "assurance"),
+              r"[A-Z]{4} ?\d{4} ?\d{4}", _has_digit, checksummed=False),
+    _named_id((r"driver'?s?[ _-]?licen[cs]e(?:[ _-]?(?:no|number|num|#))?\.?",
+               r"(?-i:DL)(?:[ _/-]?(?:#|no|number|ID[ \t]+Number))?", _AS_KEY % "dl_?number",
+               r"permis[ \t]+de[ \t]+conduire", r"(?<![a-z])licencia",
+               r"licen[cs]e[ _-]?(?:number|no)\b"),
+              ("driver", "dl", "permis", "licencia", "licen"),
+              r"[A-Z]\d{4}-\d{5}-\d{5}|[A-Z]\d{3}-\d{3}-\d{2}-\d{3}-\d|[A-Z]\d{4}-\d{6}-\d{2}"
+              r"|[A-Z]\d{7,8}|\d{3} \d{3} \d{3}|\d{7,9}", _has_digit, checksummed=False),
+    _named_id((r"a-?number", r"alien[ \t]+(?:registration[ \t]+)?number", r"uscis[ \t]+number"),
+              ("a-number", "anumber", "alien", "uscis"), r"A-?\d{8,9}", _has_digit,
+              checksummed=False),
     _named_id((r"(?<![a-z])nhs(?![a-z])", r"rhif gig"), ("nhs", "rhif gig"),
               r"\d{3}[ -]?\d{3}[ -]?\d{4}", ids.nhs_ok),
     _named_id((r"(?-i:TFN)\b", r"(?<![a-z])tfn[ _-]?(?:no|number)\b", _AS_KEY % "tfn",
@@ -1350,7 +1382,7 @@ _NATIONAL_IDS = (
                "teudat", "israeli", "tz", "\u05de\u05e1"), r"\d{8}-?\d", ids.teudat_zehut_ok),
     _named_id((r"(?<![a-z])cnp(?![a-z])", r"cod numeric personal"), ("cnp", "cod numeric"),
               r"[1-9]\d{12}", ids.cnp_ok),
-    _named_id((r"(?<![a-z])ppsn?\b", r"personal public service", r"(?-i:PSP)\b"),
+    _named_id((r"(?<![a-z])ppsn?\b", r"personal public service", r"(?-i:PSP)\b", r"(?-i:Ppsn)\b"),
               ("pps", "personal public", "psp"), r"\d{7} ?[A-Wa-w][ABHWTXabhwtx]?", ids.pps_ok),
     _named_id((r"(?<![a-z])ird(?:[ _-]?(?:number|no|num))?\b", r"inland revenue"),
               ("ird", "inland revenue"), r"\d{2,3}[ -]?\d{3}[ -]?\d{3}", ids.ird_ok),
@@ -1452,15 +1484,33 @@ _NATIONAL_IDS = (
     # type SSN beside it, in either order).
     _d("us_ssn", r"(?i)(?<![a-z])tin_?type\\?[\"']?[ \t]*[:=|][ \t]*\\?[\"']?ssn\b[^\n]{0,40}?"
        r"tin(?:_?value)?\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(\d{3}-?\d{2}-?\d{4})(?![\w-])",
-       v.ssn_ok, prefilter=r"(?i)tin_?type[^\n]{0,8}ssn[^\n]{0,60}\d{3}-?\d{2}-?\d{4}", group=1,
-       needles=("SSN", "ssn"), joined=_nothing_joined,
-       joined_prefilter=r"(?i)tin_?type[^\n]{0,8}ssn[^\n]{0,60}\d{3}[_-]?\d{2}[_-]?\d{4}"),
+       v.ssn_ok, prefilter=r"(?i)tin[ _-]?type[^\n]{0,8}ssn[^\n]{0,60}\d{3}[ _-]?\d{2}[ _-]?\d{4}",
+       group=1, needles=("SSN", "ssn"), joined=_nothing_joined,
+       joined_prefilter=r"(?i)tin[ _-]?type[^\n]{0,8}ssn[^\n]{0,60}\d{3}[ _-]?\d{2}[ _-]?\d{4}"),
     _d("us_ssn", r"(?i)tin\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(\d{3}-?\d{2}-?\d{4})\\?[\"']?"
        r"[ \t]*[,|&]"
        r"[^\n]{0,20}?tin_?type\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?ssn\b",
-       v.ssn_ok, prefilter=r"(?i)tin[^\n]{0,8}\d{3}-?\d{2}-?\d{4}[^\n]{0,30}tin_?type[^\n]{0,8}ssn",
+       v.ssn_ok,
+       prefilter=r"(?i)tin[^\n]{0,8}\d{3}[ _-]?\d{2}[ _-]?\d{4}[^\n]{0,30}tin[ _-]?type"
+                 r"[^\n]{0,8}ssn",
        group=1, needles=("SSN", "ssn"), joined=_nothing_joined,
-       joined_prefilter=r"(?i)tin[^\n]{0,8}\d{3}[_-]?\d{2}[_-]?\d{4}[^\n]{0,30}tin_?type[^\n]{0,8}ssn"),
+       joined_prefilter=r"(?i)tin[^\n]{0,8}\d{3}[ _-]?\d{2}[ _-]?\d{4}[^\n]{0,30}tin[ _-]?type"
+                        r"[^\n]{0,8}ssn"),
+    # The UK's, Ireland's and New Zealand's: Scotland's CHI number, the UK's UTR, New
+    # Zealand's NHI number (named), a British driving licence number (its own shape, bare),
+    # a National Insurance number in an HMRC API's path.
+    _named_id((r"(?-i:CHI)\b", _AS_KEY % "chi(?:_?no)?", r"chi[ _-]?number"), ("chi",),
+              r"\d{6} ?\d{4}", ids.chi_ok),
+    _named_id((r"(?-i:UTR)\b", r"unique[ \t]+taxpayer[ \t]+reference"), ("utr", "unique"),
+              r"\d{5} ?\d{5}", ids.utr_ok),
+    _named_id((r"(?-i:NHI)\b", r"nhi-id", r"national[ \t]+health[ \t]+index"),
+              ("nhi", "national"), r"[A-HJ-NP-Z]{3}\d{2}(?:\d{2}|[A-HJ-NP-Z]{2})", ids.nhi_ok),
+    _d("national_id",
+       r"(?<![A-Za-z0-9])([A-Z9]{5}\d[0156]\d[0-3]\d\d[A-Z9]{2}\d[A-Z]{2})(?![A-Za-z0-9])",
+       ids.dvla_ok, prefilter=r"[A-Z9]{5}\d[0156]\d[0-3]\d\d[A-Z9]{2}\d[A-Z]{2}", group=1,
+       digits=True, start=_at_class("[A-Z9]")),
+    _d("national_id", r"/individuals/[\w/-]*?/([A-CEGHJ-PR-TW-Z]{2}\d{6}[A-D])(?=[/?#\s]|$)",
+       ids.nino_ok, prefilter=r"/individuals/", group=1, needles=("/individuals/",)),
     # ... and as the documents that carry them name them: a Saudi e-invoice's buyer (ZATCA's
     # schemeID NAT or IQA), an Egyptian e-invoice's receiver of type P (a person).
     _d("national_id", r"schemeID=\\?[\"'](?:NAT|IQA)\\?[\"']>(\d{10})<", ids.sa_id_ok,
@@ -1893,7 +1943,8 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # "number is 02-365-5762", not an order's or a ticket's number
                 r"(?<!order )(?<!ticket )(?<!tracking )(?<!case )(?<!invoice )(?<!reference )"
                 r"(?<!account )(?<!serial )(?<!part )(?<!model )(?<!build )(?<!version )"
-                r"(?<!card )(?<!policy )number[ \t]+is|"
+                r"(?<!card )(?<!policy )(?<!claim )(?<!confirmation )(?<!booking )"
+                r"(?<!reservation )(?<!member )(?<!customer )(?<!application )number[ \t]+is|"
                 r"nomor(?:[ \t]+hp)?|"
                 # Indonesian "HP" (handphone) before a number, "(di)hubungi" (contact);
                 # Italian "ricontattare", "contattami" (not "HP: 250", a game's hit points)
@@ -3270,6 +3321,31 @@ DETECTORS: tuple[Detector, ...] = (
        r"code[ \t]*[:#]?[ \t]*(\d{6,8})(?![\d.,/-]?\d)",
        prefilter=r"(?i)code[ \t]*[:#]?[ \t]*\d{6}", group=1, needles=("ode", "ODE"), digits=True,
        start=_at_words(("code",))),
+    # An e-Transfer's security answer as the notice gives it ("Security question: ...?
+    # Answer (shared by sender): X", "Question de sécurité : ...? Réponse : X"), and an access
+    # or security code of letters and digits as a tax agency's letter gives it ("Your NETFILE
+    # access code ... is H04FE6AI", "Votre code de sécurité de l'ARC est : IE0EZM64").
+    _d("secret_assignment",
+       r"(?i)(?:security[ \t]+question|question[ \t]+de[ \t]+s[ée]curit[ée])[^\n]{0,80}?"
+       r"(?:answer|r[ée]ponse)(?:[ \t]*\([^)\n]{0,30}\))?[ \t]*:[ \t]*([^\s.,;]{3,40})",
+       v.secret_value_ok, prefilter=r"(?i)(?:security[ \t]+question|question[ \t]+de[ \t]+s)",
+       group=1, needles=("uestion", "UESTION")),
+    _d("secret_assignment",
+       r"(?i)(?:access[ \t]+code|security[ \t]+code|code[ \t]+de[ \t]+s[ée]curit[ée])[^\n.]{0,40}?"
+       r"(?:is|est)[ \t]*:?[ \t]*([A-Z0-9]{6,10})(?![\w-])", v.letters_and_digits,
+       prefilter=r"(?i)(?:access[ \t]+code|security[ \t]+code|code[ \t]+de[ \t]+s)", group=1,
+       needles=("code", "Code", "CODE")),
+    # A mobile number's porting code (the UK's PAC and STAC: three letters and six digits, or
+    # six digits and three letters) and a right-to-rent or immigration share code.
+    _d("secret_assignment",
+       r"(?<![A-Za-z])(?:N-)?(?:PAC|STAC)(?:[ \t]+(?:code|is))*[ \t]*:?[ \t]*"
+       r"([A-Z]{3}\d{6}|\d{6}[A-Z]{3})"
+       r"(?![\w-])", prefilter=r"PAC|STAC", group=1, needles=("PAC", "STAC")),
+    _d("secret_assignment",
+       r"(?i)share[ \t]+code(?:[ \t]+(?:is|of))?[ \t]*:?[ \t]*"
+       r"([A-Z0-9]{3} ?[A-Z0-9]{3} ?[A-Z0-9]{3})"
+       r"(?![\w])", v.has_digit, prefilter=r"(?i)share[ \t]+code", group=1,
+       needles=("hare code", "HARE CODE")),
     # Kavenegar's API key, the first segment of its API's path; an e-prescription's access
     # code (gematik's E-Rezept: /Task/<id>/$accept?ac=<64 hex>), which fetches the
     # prescription.
@@ -3864,6 +3940,41 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("msisdn", "MSISDN", "ecipient", "_addr", '"to"', "ani", "ANI", "ubscription-Id",
                 "to=", "to:", "umbers", "eceptor", "lias"),
        joined=_nothing_joined),
+    # A person's bank account as the UK, Australia and New Zealand write one: a UK account
+    # number beside its sort code (the pair written together, "09-43-71, 39741216", is
+    # redacted whole), Open Banking's SortCodeAccountNumber, an Australian account after its
+    # BSB, a New Zealand account in its own dashes (bank, branch, account, suffix).
+    _d("iban",
+       r"(?i)sort[ _-]?code[^\n\d]{0,40}?"
+       r"(\d{2}-?\d{2}-?\d{2}(?:[ \t]*[/,][ \t]*|[ \t]+)\d{8})(?!\d)",
+       prefilter=r"(?i)sort[ _-]?code", group=1, needles=("ort", "ORT"), digits=True,
+       joined=_nothing_joined, joined_prefilter=r"(?i)sort[ _-]?code"),
+    _d("iban",
+       r"(?i)sort[ _-]?code\\?[\"']?\W{1,8}\d{2}-?\d{2}-?\d{2}(?!\d)(?:[^\n]|\n(?!\n)){0,80}?"
+       r"account[ _-]?(?:number|no|identifier)?\\?[\"']?\W{1,8}(\d{8})(?!\d)",
+       prefilter=r"(?i)sort[ _-]?code", group=1, needles=("ort", "ORT"), digits=True,
+       joined=_nothing_joined, joined_prefilter=r"(?i)sort[ _-]?code"),
+    _d("iban",
+       r"(?i)account[ _-]?(?:number|no|identifier)\\?[\"']?\W{1,8}(\d{8})(?!\d)[^\n]{0,100}?"
+       r"sort[ _-]?code",
+       prefilter=r"(?i)account[ _-]?(?:number|no|identifier)[^\r\n]{0,120}sort[ _-]?code", group=1,
+       needles=("ort", "ORT"), digits=True, joined=_nothing_joined,
+       joined_prefilter=r"(?i)account[ _-]?(?:number|no|identifier)[^\r\n]{0,120}sort[ _-]?code"),
+    _d("iban",
+       r"SortCodeAccountNumber\\?[\"'][^\n]{0,20}?Identification\\?[\"'][ \t]*:[ \t]*\\?[\"']"
+       r"(\d{14})",
+       prefilter=r"SortCodeAccountNumber", group=1, needles=("SortCodeAccountNumber",),
+       joined=_nothing_joined, joined_prefilter=r"SortCodeAccountNumber"),
+    _d("iban",
+       r"(?i)(?<![a-z])BSB\W{0,4}\d{3}-?\d{3}(?!\d)"
+       r"(?:[^\n<]{0,40}?(?:acc(?:ount)?(?:[ _-]?(?:no|number))?"
+       r"|a/c)\W{0,4}|</BSB>[ \t\n]*<AccountNumber>)(\d{5,10})(?!\d)",
+       prefilter=r"(?i)BSB", group=1, needles=("BSB", "bsb", "Bsb"), digits=True,
+       joined=_nothing_joined, joined_prefilter=r"(?i)BSB"),
+    _d("iban", r"(?<![\w-])(\d{2}-\d{4}-\d{7}-\d{2,3})(?![\w-])", ids.nz_account_ok,
+       prefilter=r"\d{2}[ _-]\d{4}[ _-]\d{7}[ _-]\d{2}", group=1, needles=("-",), digits=True,
+       start=_at_class(r"\d"), joined=_nothing_joined,
+       joined_prefilter=r"\d{2}[ _-]\d{4}[ _-]\d{7}[ _-]\d{2}"),
     # A phone written as an object of its parts, under the phone's key: Tap's and Stripe's
     # {"phone": {"country_code": "965", "number": "61542552"}}, Singpass MyInfo's
     # "mobileno": {"prefix": ..., "areacode": ..., "nbr": {"value": "88385905"}}.
@@ -4075,13 +4186,26 @@ DETECTORS: tuple[Detector, ...] = (
     # (no space in a match or around it: the joined reading changes nothing)
     _d("us_ssn", r"REF\*SY\*(\d{9})(?=[*~\n]|$)", v.ssn_ok, prefilter=r"REF\*SY\*\d{9}", group=1,
        needles=("REF*SY*",), joined=_nothing_joined, joined_prefilter=r"REF\*SY\*\d{9}"),
+    # ... an 834's member (NM1*IL with id qualifier 34, an SSN) and its subscriber number
+    # (REF*0F), nine digits an SSN's ranges take
+    _d("us_ssn", r"NM1\*(?:IL|QC|74)\*[12](?:\*[^*~\n]*){5}\*34\*(\d{9})(?=[*~\n]|$)", v.ssn_ok,
+       prefilter=r"NM1\*(?:IL|QC|74)\*[12]", group=1, needles=("*34*",), joined=_nothing_joined,
+       joined_prefilter=r"NM1\*(?:IL|QC|74)\*[12]"),
+    _d("us_ssn", r"REF\*0F\*(\d{9})(?=[*~\n]|$)", v.ssn_ok, prefilter=r"REF\*0F\*\d{9}", group=1,
+       needles=("REF*0F*",), joined=_nothing_joined, joined_prefilter=r"REF\*0F\*\d{9}"),
+    # ... and a member's phone in a PER segment (home, cell, work, telephone)
+    _d("phone", r"PER\*[A-Z0-9]{2}\*[^*~\n]*\*(?:HP|TE|CP|WP|BN)\*(\d{10})(?=[*~\n]|$)",
+       v.told_phone_ok, prefilter=r"PER\*[A-Z0-9]{2}\*", group=1, needles=("PER*",),
+       joined=_nothing_joined, joined_prefilter=r"PER\*[A-Z0-9]{2}\*"),
     # Nine digits with no dashes only under an SSN key: alone they are any other id.
     # (and under a taxpayer id's, TIN or ITIN: in the US most people's TIN is their SSN)
     _d("us_ssn",
-       r"(?i)(?<![a-z0-9])(?:ssn|social[_ -]?security(?:[_ -]?(?:number|no))?|(?-i:I?TIN))"
+       # (and a camel-case key's, IRS e-file's <PrimarySSN>, <SpouseSSN>)
+       r"(?i)(?:(?<![a-z0-9])|(?-i:(?<=[a-z])(?=SSN)))"
+       r"(?:ssn|social[_ -]?security(?:[_ -]?(?:number|no))?|(?-i:I?TIN))"
        r"\\?[\"']?\s*"
        # (FHIR's token search: "identifier=...us-ssn|123456789")
-       r"[:=|,]?\s*(?:(?:it'?s|it is|is|was)\s*:?\s*)?(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
+       r"[:=|,>]?\s*(?:(?:it'?s|it is|is|was)\s*:?\s*)?(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
        prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)", group=1,
        needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY", "TIN"), digits=True,
        start=_at_literal(("ssn", "social", "TIN", "ITIN"), fold=True), joined=_joined_ssn_key,

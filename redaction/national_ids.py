@@ -1069,6 +1069,81 @@ def qid_ok(candidate: str) -> bool:
     return len(n) == 11 and n[0] in "23" and len(set(n)) > 2
 
 
+def ohip_ok(candidate: str) -> bool:
+    """Ontario's health card number: ten digits, the last a Luhn check digit."""
+    n = _numerals(candidate)
+    return len(n) == 10 and n[0] != "0" and luhn_ok(n)
+
+
+def bc_phn_ok(candidate: str) -> bool:
+    """British Columbia's Personal Health Number: 9, eight digits weighted 2 4 8 5 10 9 7 3
+    (each product's remainder by 11 summed), and a check digit, 11 less the sum's remainder
+    (0 for none)."""
+    n = _numerals(candidate)
+    if len(n) != 10 or n[0] != "9":
+        return False
+    total = sum(int(d) * w % 11 for d, w in zip(n[1:9], (2, 4, 8, 5, 10, 9, 7, 3), strict=True))
+    check = (11 - total % 11) % 11
+    return check < 10 and check == int(n[9])
+
+
+def chi_ok(candidate: str) -> bool:
+    """Scotland's CHI number: the birth date (DDMMYY), three digits and the NHS number's
+    check digit by 11."""
+    n = _numerals(candidate)
+    return len(n) == 10 and _valid_day(int(n[2:4]), int(n[:2])) and nhs_ok(n)
+
+
+def utr_ok(candidate: str) -> bool:
+    """The UK's Unique Taxpayer Reference: ten digits, the first a check digit over the nine
+    after it (weights 6 7 8 9 10 5 4 3 2)."""
+    n = _numerals(candidate)
+    return (len(n) == 10
+            and "21987654321"[_weighted(n[1:], (6, 7, 8, 9, 10, 5, 4, 3, 2)) % 11] == n[0])
+
+
+_NHI_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"  # (no I or O)
+
+
+def nhi_ok(candidate: str) -> bool:
+    """New Zealand's NHI number: three letters and four digits, the last a check by 11
+    (AAA9999), or two digits, a letter and a check letter by 23 (AAA99AA)."""
+    text = candidate.upper()
+    if (len(text) != 7 or not all(ch in _NHI_LETTERS for ch in text[:3])
+            or not text[3:5].isdigit() or not text.isascii()):
+        return False
+    values = [_NHI_LETTERS.index(ch) + 1 if ch.isalpha() else int(ch) for ch in text[:6]
+              if ch.isdigit() or ch in _NHI_LETTERS]
+    if len(values) != 6:
+        return False
+    total = sum(v * w for v, w in zip(values, (7, 6, 5, 4, 3, 2), strict=True))
+    if text[5:].isdigit():  # the first format
+        return total % 11 != 0 and (11 - total % 11) % 10 == int(text[6])
+    check = 23 - total % 23
+    return text[5] in _NHI_LETTERS and check <= 24 and _NHI_LETTERS[check - 1] == text[6]
+
+
+def dvla_ok(candidate: str) -> bool:
+    """A British driving licence number: five letters of the surname (9s pad it), the birth
+    decade's digit, the month (plus 50 for a woman), the day, the year's digit, two initials,
+    a digit and two check letters."""
+    text = candidate.upper()
+    if len(text) != 16 or not text[5:11].isdigit():
+        return False
+    month, day = int(text[6:8]), int(text[8:10])
+    return (1 <= month <= 12 or 51 <= month <= 62) and 1 <= day <= 31
+
+
+_NZ_BANKS = frozenset(("01", "02", "03", "04", "06", "08", "09", "10", "11", "12", "13", "14",
+                       "15", "16", "17", "18", "19", "20", "21", "22", "23", "24", "25", "26",
+                       "27", "28", "29", "30", "31", "33", "35", "38"))
+
+
+def nz_account_ok(candidate: str) -> bool:
+    """A New Zealand bank account number (bank, branch, account, suffix): a bank's code."""
+    return candidate[:2] in _NZ_BANKS
+
+
 def person_pan_ok(candidate: str) -> bool:
     """India's PAN of a person (its fourth letter P); a company's (C), a firm's (F), a
     trust's (T) are on their every invoice."""

@@ -54,7 +54,7 @@ _GATE = re.compile(
     r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code"
     # (South Asia's, the Gulf's, South-East Asia's, the DACH countries' and the Nordics' ids)
     r"|cnic|nic|sss|tin|qid|svnr|vsnr|pnr|kennital|matricule|ahv|abha|npwp|perid|idnr|sv.?nr"
-    r"|id.?number|身分證")
+    r"|id.?number|身分證|ni.?number|ni.?no|sin|nas|chi|ird")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "cell",
@@ -80,7 +80,8 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "privatekey", "install_code", "installcode",
                "cnic", "nic", "sss", "tin", "qid", "svnr", "vsnr", "pnr", "kennital", "matricule",
                "ahv", "abha", "npwp", "perid", "idnr", "sv-nr", "sv_nr", "svnr", "id_number",
-               "idnumber", "id number", "id-number", "身分證")
+               "idnumber", "id number", "id-number", "身分證", "ni_number", "ni number",
+               "ni-number", "ni_no", "sin", "nas", "chi", "ird")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -116,7 +117,9 @@ _ID_WORDS = frozenset((
     # (Pakistan's, Sri Lanka's, the Philippines', Qatar's, Austria's, Sweden's, Iceland's,
     # Luxembourg's, Switzerland's, India's health and Indonesia's tax numbers; SAP's PERID)
     "cnic", "nic", "sss", "tin", "qid", "svnr", "vsnr", "pnr", "kennitala", "kt", "matricule",
-    "ahv", "avs", "abha", "npwp", "nid", "perid"))
+    "ahv", "avs", "abha", "npwp", "nid", "perid",
+    # (Canada's SIN and its French name, Scotland's CHI)
+    "sin", "nas", "chi", "ird"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
@@ -175,6 +178,8 @@ def column_kind(name: str) -> str | None:
     tokens = [t for t in _tokens(name) if t]
     if not tokens or len(tokens) > 4:
         return None
+    if not _SSN_WORDS.isdisjoint(tokens) and _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK):
+        return "us_ssn"  # (before the generic pairs: ADP's "Tax ID (SSN)")
     if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_document(name, tokens):
         return "national_id"
     # (a PIN's or a key's column may say "code": pin_code, install_code)
@@ -317,7 +322,7 @@ def _table_findings(text: str) -> list[Finding]:
 # (user_id, session_token, expires_at) VALUES ('E10482', '<token>', ...)" (an ORM's or a
 # database's statement log).
 _INSERT = re.compile(r"(?i)\binsert[ \t]+into[ \t]+[\w.\"`\[\]]+[ \t]*\(([^()\n]{1,2000})\)"
-                     r"[ \t]*values[ \t]*\(")
+                     r"\s*values\s*\(")
 # One value: a quoted string ('' inside it is a quote), or anything up to a comma or the end.
 _SQL_VALUE = re.compile(r"[ \t]*('(?:[^'\n]|'')*'|[^,()'\n]*)[ \t]*([,)])")
 
@@ -333,7 +338,7 @@ def _insert_findings(text: str) -> list[Finding]:
 
 
 # Where the next row of an INSERT's values opens.
-_NEXT_ROW = re.compile(r"[ \t]*,[ \t]*\(")
+_NEXT_ROW = re.compile(r"\s*,\s*\(")
 
 
 def _row_findings(text: str, pos: int, names: list[str], found: list[Finding]) -> int | None:

@@ -369,6 +369,14 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
     ("national_id", "ELGA: e-card gesteckt, SVNR 8417230166, Zugriff", "8417230166"),
     ("national_id", "salarié Reuter Luc, matricule 2004 0903 732 88, début", "2004 0903 732 88"),
     ("national_id", "kennitalan mín er 220570-4019 og", "220570-4019"),
+    # the ninth round's: North America's and the UK's, Ireland's and Oceania's
+    ("national_id", "Patient: Sharma, Thanh | HCN: 3060685652 VC: DB", "3060685652"),
+    ("national_id", "Driver's licence / Permis de conduire: W8032-79227-46084",
+     "W8032-79227-46084"),
+    ("national_id", "Re: Imogen Ashworth, CHI 090160 4526", "090160 4526"),
+    ("national_id", '"licence": {"country": "GB", "number": "DOCHE656090KJ9NO"}',
+     "DOCHE656090KJ9NO"),
+    ("national_id", "Koha can go to 12-9947-0430354-00 (Tane).", "12-9947-0430354-00"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is

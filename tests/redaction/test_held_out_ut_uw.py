@@ -1,6 +1,7 @@
 """The round of corpora UT (the Nordics, the DACH countries, Benelux), UV (the Middle East,
-Turkey, South Asia) and UW (East and South-East Asia): each shape they found left, redacted in
-process, and the lines near them that must stay."""
+Turkey, South Asia), UW (East and South-East Asia), UX (the US and Canada) and UY (the UK,
+Ireland, Australia, New Zealand): each shape they found left, redacted in process, and the
+lines near them that must stay."""
 
 from __future__ import annotations
 
@@ -117,6 +118,66 @@ def _redact(text: str) -> str:
      "?ac=4fb74856a1ed8b080a628aff5c5e50f623153ccba9b787ed6d512e3b8fd279e4 HTTP/1.1",
      "4fb74856a1ed8b080a628aff5c5e50f623153ccba9b787ed6d512e3b8fd279e4"),
     ("システム | ID | PW\n-------- | -- | --\n勤怠 | soumu01 | onigiri02PHO^", "onigiri02PHO^"),
+    # the US's and Canada's: SSNs in IRS e-file XML, X12 834 and a payroll CSV's column
+    ("<Filer><PrimarySSN>408971166</PrimarySSN><SpouseSSN>378477822</SpouseSSN>", "378477822"),
+    ("INS*N*19*021*28*A***FT~NM1*IL*1*DELGADO*WYATT****34*586830039~", "586830039"),
+    ("NM1*IL*1*DELGADO*DAKOTA****34*430880638~PER*IP**HP*3376007720~", "3376007720"),
+    ('Employee Name,File #,Tax ID (SSN),Filing Status\n"Marchetti, Aaliyah",TEM019062,288853134,S',
+     "288853134"),
+    ("<TaxpayerType>SSN</TaxpayerType><TIN>543738234</TIN>", "543738234"),
+    # ... health numbers, driving licences, a SIN by its French key and on a T4 slip
+    ("MEDICARE HEALTH INSURANCE\nMedicare Number\n6K08 QK5 EP89\nEntitled to", "6K08 QK5 EP89"),
+    ("ONTARIO  Health/Santé\nBEGAY, KWAME\n2691-444-992 - TR", "2691-444-992"),
+    ("Patient: Sharma, Thanh | HCN: 3060685652 VC: DB | Prov: ON", "3060685652"),
+    ("Personal Health Number (PHN): 9971 605 003\nName:", "9971 605 003"),
+    ("Numéro d'assurance maladie : BOUB 5206 1132\nNom", "BOUB 5206 1132"),
+    ("Driver's licence / Permis de conduire: W8032-79227-46084\nVIN:", "W8032-79227-46084"),
+    ("DL/ID Number: H353-983-78-363-6\nTransaction", "H353-983-78-363-6"),
+    ('{"state": "CA", "dl_number": "O2598600", "class": "C"}', "O2598600"),
+    ("TX DPS Driver License Appointment Confirmation | DL# 26776993 | Mathieu", "26776993"),
+    ("Client ID / Driver License No.: 562 738 243\nName:", "562 738 243"),
+    ("su cita para renovar la licencia Y7502616 está confirmada", "Y7502616"),
+    ("(Enter USCIS or A-Number): A79344116\nU.S. Social", "A79344116"),
+    ("NY Medicaid – Client Identification Number (CIN): CW33362L\nRecipient", "CW33362L"),
+    ('"text":"{\\"courriel\\": \\"x@bell.net\\", \\"nas\\": \\"392 448 163\\"}"', "392 448 163"),
+    ("Social insurance number / Numéro d'assurance sociale  12 380 204 883    Employment",
+     "380 204 883"),
+    ("| id   | first_name | sin         |\n|------|------------|-------------|\n"
+     "| 8541 | Nadia      | 948 439 674 |", "948 439 674"),
+    ("Security question: Nom du chien? Answer (shared by sender): Tabarnak\nSent to:",
+     "Tabarnak"),
+    ("Your NETFILE access code for the 2023 tax year is H04FE6AI. Enter it", "H04FE6AI"),
+    # the UK's, Ireland's, Australia's and New Zealand's: bank accounts beside their codes
+    ("Payer: Priya Raman\nSort code: 30-84-80\nAccount number: 76899605\nCollection", "76899605"),
+    ("New sort code and account are 09-43-71, 39741216. If you", "09-43-71, 39741216"),
+    ("New sort code and account are 302902/50261910. If you", "302902/50261910"),
+    ('"counterparty": {"account_number": "64100504", "name": "D G", "sort_code": "407144"}',
+     "64100504"),
+    ('\\"sortCode\\": \\"042810\\", \\"accountNumber\\": \\"63650781\\"', "63650781"),
+    ('"SchemeName": "UK.OBIE.SortCodeAccountNumber", "Identification": "40739152648822"',
+     "40739152648822"),
+    ("for the rent just use BSB 032-740 acc 120487 (Commbank)", "120487"),
+    ("<Bank><BSB>062089</BSB><AccountNumber>931476</AccountNumber></Bank>", "931476"),
+    ("Koha for the tangi can go to 12-9947-0430354-00 (Tane Parata).", "12-9947-0430354-00"),
+    # ... their ids
+    ("employee_ref,surname,ni_number,date_of_birth\nE2123,Fraser,YJ351593B,03/07/1950",
+     "YJ351593B"),
+    ("GET /individuals/calculations/LK187787B/self-assessment/2025-25 HTTP/1.1", "LK187787B"),
+    ("Re: Imogen Ashworth, DOB 09/01/1960, CHI 090160 4526\nDear", "090160 4526"),
+    ("INSERT INTO scot_patient (chi_no, surname) VALUES\n  ('1506762409', 'Fraser'),\n"
+     "  ('0408912944', 'Ashworth');", "0408912944"),
+    ("Unique Taxpayer Reference (UTR): 6983094234\nNational", "6983094234"),
+    ('"driver": {"name": "K D", "licence": {"country": "GB", "number": "DOCHE656090KJ9NO"}}',
+     "DOCHE656090KJ9NO"),
+    ("Patient: Aroha Ngata  NHI: HQP56MW  Ph:", "HQP56MW"),
+    ('"system": "https://standards.digital.health.nz/ns/nhi-id", "value": "QBU82CV"', "QBU82CV"),
+    ('"employeeID": {"employeePpsn": "2530124R", "employmentID": "3"}', "2530124R"),
+    ("IRD_NUMBER,EMPLOYEE_NAME,TAX_CODE\n39837790,FIFITA SIONE,M\n71943712,TIPENE MANAIA,M",
+     "71943712"),
+    # ... porting and share codes
+    ("Your PAC is DYG795479 for the number 07471 869941.", "DYG795479"),
+    ("STAC: 234892VDM - valid 30 days.", "234892VDM"),
+    ("tenant Imogen Ashworth provided share code EH9 4BP US6, DOB checked.", "EH9 4BP US6"),
     # cards of national schemes (RuPay's 608xxx, Denmark's Dankort)
     ("भाई मेरा RuPay कार्ड नंबर 6080427577357960 है", "6080427577357960"),
     ("jeg kan ikke tilføje mit Dankort 5019 9436 5228 4737 i MobilePay", "5019 9436 5228 4737"),
@@ -143,6 +204,12 @@ def test_found_in_process(text: str, value: str) -> None:
     "build 991399-00-1234 done",
     # hex ids under a tracestate-like key and a Swiss GS1 barcode
     "sku 7612345678900 in stock",
+    # a claim's number after "number is", an insurer's policy; a bank's own sort code alone
+    "Your claim number is CLM-2022-6500675. Keep it for your records. Policy: HO3 08345916 02.",
+    "HMRC's account: sort code 08 32 10",
+    # a licence's word with no number after it, a DVLA-shaped run with no real month
+    "Driver's licence required at pick-up.",
+    "ref ABCDE913456AB9XY",
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text

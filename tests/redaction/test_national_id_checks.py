@@ -115,6 +115,10 @@ CASES = {
     "id.npwp": Case(ids.npwp_ok, "stdnum.id.npwp",
                     lambda r: str(r.randint(40, 99)) + _digits(r, 6), tuple(D),
                     suffix=lambda r: _digits(r, 6)),
+    "gb.utr": Case(ids.utr_ok, "stdnum.gb.utr", lambda r: "", tuple(D),
+                   suffix=lambda r: _digits(r, 9)),
+    "ca.bc_phn": Case(ids.bc_phn_ok, "stdnum.ca.bc_phn", lambda r: "9" + _digits(r, 8),
+                      tuple(D)),
     "pk.cnic": Case(ids.cnic_ok, "stdnum.pk.cnic", lambda r: str(r.randint(1, 7)) + _digits(r, 11),
                     tuple(D), exact=False),
     # the earlier checks: the same check character, dates read loosely
@@ -188,6 +192,9 @@ PUBLISHED = [
     (ids.kw_civil_id_ok, "297032117123", 11), (ids.de_rvnr_ok, "49 141259 A 820", 14),
     (ids.de_rvnr_ok, "39171199B321", 11), (ids.de_id_card_ok, "XPXTM2KFV6", 9),
     (ids.lu_matricule_ok, "1980123089977", 11), (ids.lu_matricule_ok, "1980123089977", 12),
+    # New Zealand's NHI in both formats (the Ministry of Health's published examples)
+    (ids.nhi_ok, "WLD9413", 6), (ids.nhi_ok, "ZAC5361", 6), (ids.nhi_ok, "ZSC21TN", 6),
+    (ids.nhi_ok, "ZBN77VL", 6),
 ]
 
 
