@@ -4170,6 +4170,15 @@ DETECTORS: tuple[Detector, ...] = (
                       (_ND + r"[1-9]\d{3}[ _-](?:\d{4}[ _-]\d{4}[ _-]\d|\d{6}[ _-]\d{4})", 16)),
        joined=_joined_digits(13),
        joined_prefilter=r"\d{13}|\d{4}[ _-]\d{4}[ _-]\d{4}[ _-]\d|\d{4}[ _-]\d{6}[ _-]\d{4}"),
+    # A card's groups told with wider gaps: a call's transcript ("4484 - 2745 - 2362 - 5596")
+    # or an OCR'd card with two spaces between its groups ("3474  976264  47759").
+    _d("credit_card",
+       r"(?<![\d-])([1-9]\d{3}( - |  )\d{4}\2\d{4}\2\d{1,4}|3[47]\d{2}(  | - )\d{6}\3\d{5})"
+       r"(?![\d]| ?-[ ]?\d)", v.card_number_ok,
+       prefilter=r"\d{4}[ _-]{2,3}\d{4}[ _-]{2,3}\d|3[47]\d{2}[ _-]{2,3}\d{6}[ _-]{2,3}\d",
+       checksummed=True, digits=True, start=_at_class("[1-9]", within=r"\d"),
+       joined=_nothing_joined,
+       joined_prefilter=r"\d{4}[ _-]{2,3}\d{4}[ _-]{2,3}\d|3[47]\d{2}[ _-]{2,3}\d{6}[ _-]{2,3}\d"),
     # A card number typed with a space between its digits ("4 0 2 4 4 5 6 1 ...").
     _d("credit_card", r"(?<!\d)(?<!\d )[1-9](?: \d){12,18}(?! ?\d)", v.card_number_ok,
        prefilter=r"\d \d \d \d \d \d \d \d \d \d \d \d \d", checksummed=True, digits=True,

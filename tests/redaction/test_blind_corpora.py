@@ -206,8 +206,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                         "login's words reach too far before the slash"),
         **dict.fromkeys(("54804857", "81780995"), "a card told in two halves, a message each"),
         "8824": "a card's CID inside an HTML-escaped XML element (&lt;CID&gt;)",
-        **dict.fromkeys(("3474  976264  47759", "3761  852968  21320"),
-                        "an Amex card OCR'd with two spaces between its groups"),
         **dict.fromkeys(("1672", "6032"), "the CID after an OCR'd Amex card, four digits"),
         **dict.fromkeys(("J15842858", "F30275573"),
                         "a passport's number as an I-9 payload's doc_number, 66 characters "
@@ -222,8 +220,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         **dict.fromkeys(("248370", "3227"),
                         "a voicemail password of digits after 'reset to' (digits alone are "
                         "refused as a password there)"),
-        **dict.fromkeys(("4484 - 2745 - 2362 - 5596", "5312 - 0272 - 3134 - 1087"),
-                        "a card told in a transcript with ' - ' between its groups"),
         "859640856": "an SSN as an API path's segment (/persons/<n>/benefits)",
         **dict.fromkeys(("998", "537"), "a CVV after 'the code on back is'"),
         **dict.fromkeys(("886575231", "257887342"),
@@ -603,7 +599,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     },
     "corpus_ub": dict.fromkeys(_UB_WHOLE_URLS, _WHOLE_URL),
     "corpus_te": {
-        "4183  2306  3181  3775": _WRITTEN_CODE,
         "siete cinco siete, nueve uno seis, uno dos cero": _SPOKEN_OTHER,
         ("i t quattro cinque a zero uno zero tre zero cinque due cinqu"
          "e sei sette sei sei sette sei tre tre nove zero otto otto ze"
@@ -646,7 +641,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "five three nine": _SPOKEN_OTHER,
         "een negen twee": _SPOKEN_OTHER,
         "vier vijf zes": _SPOKEN_OTHER,
-        "4368 - 2240 - 4634 - 4010": _WRITTEN_CODE,
         "four eight seven": _SPOKEN_OTHER,
         "V T T acht R zeven E K vier": _SPOKEN_OTHER,
         "L for lima, I for india, A for apple, M for mike, 61, at outlook dot com": _NATO_SPELLING,

@@ -178,6 +178,10 @@ def _redact(text: str) -> str:
     ("Your PAC is DYG795479 for the number 07471 869941.", "DYG795479"),
     ("STAC: 234892VDM - valid 30 days.", "234892VDM"),
     ("tenant Imogen Ashworth provided share code EH9 4BP US6, DOB checked.", "EH9 4BP US6"),
+    # cards told with wider gaps (a call's transcript, an OCR'd Amex)
+    ("[call transcript 00:03:12] CUSTOMER: okay the card is 4484 - 2745 - 2362 - 5596, expires",
+     "4484 - 2745 - 2362 - 5596"),
+    ("AMERICAN EXPRESS\n3474  976264  47759\nMEMBER SINCE 14", "3474  976264  47759"),
     # cards of national schemes (RuPay's 608xxx, Denmark's Dankort)
     ("भाई मेरा RuPay कार्ड नंबर 6080427577357960 है", "6080427577357960"),
     ("jeg kan ikke tilføje mit Dankort 5019 9436 5228 4737 i MobilePay", "5019 9436 5228 4737"),
@@ -210,6 +214,8 @@ def test_found_in_process(text: str, value: str) -> None:
     # a licence's word with no number after it, a DVLA-shaped run with no real month
     "Driver's licence required at pick-up.",
     "ref ABCDE913456AB9XY",
+    # a Luhn-failing run in a transcript's gaps
+    "total 1234 - 5678 - 9012 - 3456 items",
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text
