@@ -1923,6 +1923,11 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
                      "OZINK", "\u043e\u0437\u0438\u043d\u043a", "\u0430\u0440\u043e\u043b\u0430",
                      "arool",
                      "\u10de\u10d0\u10e0\u10dd\u10da")
+# What a "number is" names when a record's word comes before it: not a phone.
+_NOT_A_RECORDS_NUMBER = "".join(rf"(?<!{w} )" for w in (
+    "order", "ticket", "tracking", "case", "invoice", "reference", "account", "serial", "part",
+    "model", "build", "version", "card", "policy", "claim", "confirmation", "booking",
+    "reservation", "member", "customer", "application"))
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 # (a word starts after a JSON escape too: "...\\nTel. 843-215-389" in a logged prompt)
 # (a camelCase key's word starts at its capital: recipientPhone, payerMobile)
@@ -1941,10 +1946,7 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"(?:my|new|cell|mobile|phone|alternate|alternative)"
                 r"[ \t]+number|"
                 # "number is 02-365-5762", not an order's or a ticket's number
-                r"(?<!order )(?<!ticket )(?<!tracking )(?<!case )(?<!invoice )(?<!reference )"
-                r"(?<!account )(?<!serial )(?<!part )(?<!model )(?<!build )(?<!version )"
-                r"(?<!card )(?<!policy )(?<!claim )(?<!confirmation )(?<!booking )"
-                r"(?<!reservation )(?<!member )(?<!customer )(?<!application )number[ \t]+is|"
+                + _NOT_A_RECORDS_NUMBER + r"number[ \t]+is|"
                 r"nomor(?:[ \t]+hp)?|"
                 # Indonesian "HP" (handphone) before a number, "(di)hubungi" (contact);
                 # Italian "ricontattare", "contattami" (not "HP: 250", a game's hit points)

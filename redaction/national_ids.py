@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 
-from .validators import luhn_ok
+from .validators import ean13_ok, luhn_ok
 
 __all__ = [
     "aadhaar_ok",
@@ -1034,8 +1034,7 @@ def lu_matricule_ok(candidate: str) -> bool:
 def ahv_ok(candidate: str) -> bool:
     """Switzerland's AHV/AVS number: 756, nine digits and an EAN-13 check digit."""
     n = _numerals(candidate)
-    return (len(n) == 13 and n.startswith("756")
-            and (10 - _weighted(n, (1, 3) * 6) % 10) % 10 == int(n[12]))
+    return n.startswith("756") and ean13_ok(n)
 
 
 def ph_tin_ok(candidate: str) -> bool:

@@ -79,7 +79,7 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "network key", "networkkey", "master_key", "masterkey", "private_key",
                "privatekey", "install_code", "installcode",
                "cnic", "nic", "sss", "tin", "qid", "svnr", "vsnr", "pnr", "kennital", "matricule",
-               "ahv", "abha", "npwp", "perid", "idnr", "sv-nr", "sv_nr", "svnr", "id_number",
+               "ahv", "abha", "npwp", "perid", "idnr", "sv-nr", "sv_nr", "id_number",
                "idnumber", "id number", "id-number", "身分證", "ni_number", "ni number",
                "ni-number", "ni_no", "sin", "nas", "chi", "ird")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
@@ -196,7 +196,7 @@ def column_kind(name: str) -> str | None:
             # (a CDR's calling_number and called_number)
             or (not _CALL_PARTIES.isdisjoint(tokens) and not _CALL_NUMBERS.isdisjoint(tokens))):
         return "phone"
-    if not _SSN_WORDS.isdisjoint(tokens) or "social security" in lower:
+    if "social security" in lower:  # (an "ssn" token's column returned above)
         return "us_ssn"
     if not _TELECOM_WORDS.isdisjoint(tokens):
         return "telecom_id"
