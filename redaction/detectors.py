@@ -552,6 +552,11 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                      # an AWS call's idempotency token (EC2's clientToken; Vault's
                      # client_token is a token)
                      + "(?-i:(?<!clientToken))")
+# One argument of a quoted argument list and what separates two: a JSON or Python list's comma,
+# or an audit record's next field (a0="mysql" a1="-uroot").
+_ARG = r"\\?[\"'][^\"'\n]{0,80}?\\?[\"']"
+_ARG_SEP = r"(?:[ \t]*,[ \t]*|[ \t]+a\d{1,2}=)"
+_COMMAND = r"\\?[\"'](?:[^\s\"']*/)?"  # an argument list's first: the command, maybe by its path
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "replication", "virtual", "primary", "foreign",
     "idempotency", "dedup", "dedupe", "message", "record", "incident", "alert",
@@ -560,6 +565,8 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "from", "saved with", "input", "step", "asset", "run", "job",
     # a public key (WireGuard's "public key:", MikroTik's public-key=): published by design
     "public",
+    # a WebSocket handshake's nonce (Sec-WebSocket-Key): 16 random bytes that guard nothing
+    "websocket",
     # an Apple crash report's device digest ("CrashReporter Key:   <40 hex>")
     "crashreporter"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
@@ -727,7 +734,8 @@ _UW = r"\w" + _MARKS
 _VALUE_STOP = r"\s\"',;&<>}\]"
 # In JSON-escaped text ("KEY=x\\nNEXT=y") an escape ends a value: a backslash is part of a
 # value only when no escape letter follows it (a \uXXXX escape is one of its characters).
-_NOT_AN_ESCAPE = r"(?:\\(?![nrtu\"\\/])|\\/|\\u[0-9A-Fa-f]{4})"
+# (an escaped slash escaped again, "\\/", as JSON inside a JSON string writes it, is one too)
+_NOT_AN_ESCAPE = r"(?:\\(?![nrtu\"\\/])|\\{1,3}/|\\u[0-9A-Fa-f]{4})"
 # A quote escaped inside a value (JSON: password=\\"l0qnp\\"Im4s#187\\"): part of the value when
 # more of it follows at once; an escaped quote before a separator or the end closes it.
 # (at most seven backslashes: an escape escaped thrice; unbounded, a run of them costs a square)
@@ -798,10 +806,10 @@ def _under_key(key: str, value: str, validator: Callable[[str], bool] | None, *,
                needles: tuple[str, ...], prefilter_value: str = "") -> Detector:
     """A secret whose vendor names its key (a header, a config field): ``key`` (a regex, case
     folded), a separator, and ``value`` (its shape) as the whole value."""
-    head = rf"{key}\\*[\"']?[ \t]*[:=]"
+    head = rf"{key}\\*[\"']?[ \t]*(?:=>|[:=])"  # (=>: a Ruby hash's, Logstash's rubydebug)
     return _d("secret_assignment",
               r"(?i)(?<![\w-])" + head
-              + rf"[ \t]*\\*[\"']?((?<=[\s:=\"']){value})(?![\w-])", validator,
+              + rf"[ \t]*\\*[\"']?((?<=[\s:=>\"']){value})(?![\w-])", validator,
               prefilter="(?i)" + head + (rf"[ \t\\\"']*{prefilter_value}" if prefilter_value
                                          else ""),
               group=1, needles=needles,
@@ -1766,7 +1774,8 @@ _AND = r"(?:and|or|und|oder|et|ou|y|o|e|en|i|och|og)"
 _RECOVERY_CODE = (
     r"(?ai)(?<![a-z])(?:recovery|backup|wiederherstellungs|(?:codice|c[óo]digo)[ \t]+de?[ \t]*"
     r"recupera\w*|codice[ \t]+di[ \t]+recupero|code[ \t]+de[ \t]+r[ée]cup[ée]ration)"
-    r"(?:[ \t_-]*(?:code|key|codes))?(?![a-z])[^\n\d]{0,30}?[ \t:=(]"
+    # (not another field of a backup's: backup_card, backup-email)
+    r"(?:[ \t_-]*(?:code|key|codes))?(?![_-]?[a-z])[^\n\d]{0,30}?[ \t:=(]"
     r"(?:\[?\\*[\"']?)?"  # (a JSON array's first: "recovery_codes":["...",)
     # (a list of them, to its last: "o07c-8vgj, 3p8k-594v and oydc-jj4m", or the array's)
     rf"((?:{_ONE_RECOVERY_CODE})(?:(?:[ \t]*,[ \t]*(?:{_AND}[ \t]+)?|[ \t]+{_AND}[ \t]+"
@@ -1795,6 +1804,15 @@ _SECURITY_ANSWERS = (
        group=1, digits=True,
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
                         "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo"))),
+    # A PIN asked for and told in a call's transcript ("can you confirm the PIN? Caller: yes,
+    # it's 8640").
+    _d("secret_assignment",
+       r"(?ai)(?<![a-z])(?:pin|pincode|pin[ \t]+code|passcode)\?[ \t]*"
+       rf"(?:(?:agent|{_KBA_ANSWERER})[ \t]*:[ \t]*)?"
+       r"(?:(?:yes|yeah|yep|sure|ok|okay)[ \t]*[,.]?[ \t]*)?"
+       r"(?:it'?s[ \t]+|it[ \t]+is[ \t]+|that'?s[ \t]+)?(\d{4,8})(?![\d.,:/-]?\d)",
+       prefilter=r"(?i)(?:pin|passcode|pin[ \t]+code)\?[^\r\n]{0,40}\d{4}", group=1,
+       needles=("?",), digits=True, start=_at_words(("pin", "passcode"))),
     _d("secret_assignment", _RECOVERY_CODE,
        prefilter=r"(?i)(?:recovery|backup|wiederherstellungs|recupera|recupero|r.cup.ration)"
                  r"[^\r\n]{0,60}\d",
@@ -2461,6 +2479,27 @@ DETECTORS: tuple[Detector, ...] = (
        rf"(?ai)(?:{_PASSWORD_WORDS})[ \t]*[:=\uff1a][ \t]*([^\s\"'|,;]{{8,64}})",
        v.scrambled_password_ok, prefilter=_PASSWORD_PREFILTER, group=1,
        needles=_PASSWORD_NEEDLES, start=_at_words(_PASSWORD_STARTS, 2)),
+    # A key named in an upstream's refusal ("401 Unauthorized from upstream: key '<hex>'
+    # revoked"): a key's 32 hex digits or its UUID, quoted, then what became of it.
+    _d("api_key",
+       # (not a cache's or a partition's key: "cache key '<hex>' expired")
+       r"(?i)(?<![\w.-])(?<!cache )(?<!routing )(?<!partition )(?<!idempotency )(?<!object )"
+       r"(?:api[ _-]?)?key[ \t]+\\*[\"']([0-9a-f]{32,64}|" + _UUID + r")\\*[\"']"
+       r"[ \t]+(?:was[ \t]+|is[ \t]+|has[ \t]+been[ \t]+)?"
+       r"(?:revoked|expired|invalid|rejected|disabled|deactivated|suspended|not[ \t]+found"
+       r"|unknown|denied|leaked|compromised)",
+       prefilter=r"(?i)key[ \t]+\\*[\"'][0-9a-f]{8}", group=1,
+       needles=("key", "KEY", "Key"), start=_at_literal(("key",), 4, fold=True)),
+    # Splunk's HTTP Event Collector token, sent as "Authorization: Splunk <uuid>" (and so in a
+    # span's header attribute, whatever its encoding).
+    _d("api_key", r"\bSplunk[ \t]+(" + _UUID + r")(?![\w-])",
+       prefilter=r"Splunk[ \t]+[0-9a-fA-F]{8}-", group=1, needles=("Splunk",)),
+    # An ArcSight CEF event's custom field named for a secret (cs1Label=payment.cvv cs1=219).
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])cs(\d)Label=[\w.-]*(?:cvv|cvc|cvv2|passw\w*|secret|token|pin|api[_-]?key)"
+       r"[\w.-]*(?=[ \t])[^\n]*?(?<![\w-])cs\1=([^\s=\\|]+)",
+       prefilter=r"(?i)cs\dLabel=[A-Za-z0-9_.-]*(?:cvv|cvc|passw|secret|token|pin|api[_-]?key)",
+       group=2, needles=("Label=", "label=", "LABEL=")),
     # Twilio's client made with the account SID and, beside it, the auth token.
     _d("api_key",
        r"\bClient(?:\.new)?\([ \t]*[\"']AC[0-9a-f]{32}[\"'][ \t]*,[ \t]*[\"']([0-9a-f]{32})[\"']",
@@ -2643,10 +2682,12 @@ DETECTORS: tuple[Detector, ...] = (
     # A one-time code under "code" in a payload that says it is one ({"event": "OTP Sent",
     # ..., "code": "549142"}).
     _d("secret_assignment",
-       r"(?i)(?:otp|2fa|mfa|one[ _-]?time|verification)[^\n]{0,160}?\\?\"code\\?\"[ \t]*:[ \t]*"
-       r"\\?\"(\d{4,8})\\?\"",
-       prefilter=(r"(?i)(?:otp|2fa|mfa|one.time|verification)[^\r\n]{0,160}code\\?\"[ \t]*:"
-                  r"[ \t]*\\?\"\d{4}"),
+       r"(?i)(?:otp|2fa|mfa|one[ _-]?time|verification)[^\n]{0,160}?"
+       r"(?:\\?\"code\\?\"[ \t]*:[ \t]*\\?\"(?=\d{4,8}\\?\")"
+       # (or a log's code=NNNNNN: six or eight digits, not an error's code=4003)
+       r"|(?<![\w.-])code=\\?\"?(?=(?:\d{6}|\d{8})(?![\w.-])))(\d{4,8})",
+       prefilter=(r"(?i)(?:otp|2fa|mfa|one.time|verification)[^\r\n]{0,160}code"
+                  r"(?:\\?\"[ \t]*:[ \t]*\\?\"\d{4}|=\\?\"?\d{6})"),
        group=1, needles=("code",), digits=True),
     # Passwords in URLs, found by URL structure (scheme://user:password@host), before the
     # email detector can read "password@host" as an address and leave the rest behind.
@@ -2713,6 +2754,9 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+"
        # Windows' net use (net use \\\\host\\share /user:DOM\\user X)
        r"|(?<![\w-])net[ \t]+use\b[^\n|;&]*?[ \t]/user:\S+[ \t]+(?=[^/\s])"
+       # (or the password before /user: net use Z: \\host\share X /user:DOM\user)
+       r"|(?<![\w-])net[ \t]+use(?:[ \t]+[A-Za-z]:)?[ \t]+\\\\\S+[ \t]+"
+       r"(?=[^/\s*]\S*[ \t]+/(?i:user|u):)"
        # Java's keytool (-storepass, -keypass, -srcstorepass, -deststorepass)
        r"|(?<![\w-])-(?:src|dest)?(?:storepass|keypass)[ \t]+"
        # Samba's clients: the password after "%" in -U user%password
@@ -2762,6 +2806,22 @@ DETECTORS: tuple[Detector, ...] = (
                 r"|poetr",
                 5),
                (r"az[ \t]|nxc|cme|bcp|osq|-u[ \t]|-k[ \t]", 3), (r"lftp", 4))),
+    # The same flags in a command's argument list, each argument quoted: an exec probe's or a
+    # container's JSON array ("redis-cli", "-a", "X"; "--password", "X"), a Python list, an
+    # audit log's EXECVE record (a0="mysql" a1="-uroot" a2="-pX").
+    _d("secret_assignment",
+       rf"(?:\\?[\"']--(?:password|passwd|pass|requirepass|masterauth|client-secret|api-key"
+       rf"|auth-token|access-token|secret)\\?[\"']{_ARG_SEP}\\?[\"']"
+       rf"|{_COMMAND}(?:mysql|mysqldump|mysqladmin|mariadb)\\?[\"'](?:{_ARG_SEP}{_ARG}){{0,12}}?"
+       rf"{_ARG_SEP}\\?[\"']-p"
+       rf"|(?:{_COMMAND}redis-cli\\?[\"'](?:{_ARG_SEP}{_ARG}){{0,12}}?{_ARG_SEP}\\?[\"']-a"
+       rf"|{_COMMAND}(?:sshpass|cqlsh)\\?[\"'](?:{_ARG_SEP}{_ARG}){{0,12}}?{_ARG_SEP}\\?[\"']-p)"
+       rf"\\?[\"']{_ARG_SEP}\\?[\"'])"
+       r"([^\s\"'\\]+)(?=\\?[\"'])", v.secret_value_ok,
+       prefilter=(r"[\"']--(?:pass|requirepass|masterauth|client-secret|api-key|auth-token"
+                  r"|access-token|secret)[^\r\n]*[\"']|(?:mysql|maria|redis-cli|sshpass"
+                  r"|cqlsh)[^\r\n]*[\"']-[pa]"),
+       group=1, needles=('"--', "'--", "mysql", "mariadb", "redis-cli", "sshpass", "cqlsh")),
     # A password a browser agent types into a form: Playwright's locator by the field's name,
     # then fill/type ("getByRole('textbox', { name: 'Password' }).fill('X')", page.fill(
     # '#password', 'X'), Selenium's send_keys), an accessibility snapshot's textbox and its
@@ -2960,9 +3020,12 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        # (after "&amp;" too: a link in an HTML attribute)
        # (Tencent COS's q-signature too)
-       r"(?i)[?&;](?:x-amz-signature|x-goog-signature|x-amz-security-token|q-signature|signature)"
+       # (the vendors' own parameters also outside a query: "X-Goog-Signature=..." pasted alone)
+       r"(?i)(?:[?&;]|(?<![\w-])(?=x-(?:amz|goog)-s))"
+       r"(?:x-amz-signature|x-goog-signature|x-amz-security-token|q-signature|signature)"
        r"=([^&\s\"'#<>]{16,})",
-       prefilter=r"(?i)[?&;](?:x-(?:amz|goog)-|q-)?s(?:ignature|ecurity-token)=", group=1,
+       prefilter=(r"(?i)[?&;](?:x-(?:amz|goog)-|q-)?s(?:ignature|ecurity-token)="
+                  r"|x-(?:amz|goog)-s(?:ignature|ecurity-token)="), group=1,
        needles=("Signature=", "signature=", "-Security-Token=", "-security-token=",
                 "SIGNATURE="),
        start=_at_literal(("x-amz-s", "x-goog-s", "q-signature=", "signature="), 1, fold=True)),
@@ -3242,9 +3305,10 @@ DETECTORS: tuple[Detector, ...] = (
        "|yedek[ \t]+kod\\w*|\ubc31\uc5c5[ \t]*\ucf54\ub4dc)"
        # (or a sentence, then the codes numbered one a line, as Google's sheet prints them:
        # "Keep these backup codes somewhere safe.\n1. 5012 0379\n2. ...")
-       r"[^\n:]{0,60}(?::[ \t]*\n?|\.?[ \t]*\n)"
-       r"((?:[ \t]*(?:\d{1,2}[.)][ \t]+)?(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4})"
-       r"(?:[ \t,]+|\n|$)){1,16})", v.has_digit,
+       # (a Markdown list's items too, "- t3u06-eo6ol", and its lines JSON-escaped, "\\n")
+       r"[^\n:]{0,60}(?::[ \t]*(?:\n|\\n)?|\.?[ \t]*(?:\n|\\n))"
+       r"((?:[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
+       r"(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4})(?:[ \t,]+|\n|\\n|$)){1,16})", v.has_digit,
        prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t]+code|kody[ \t]+(?:zapasowe|odzyskiwania)"
                  r"|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]|c[ao]digos[ \t]+de"
                  r"|yedek[ \t]+kod|aa[ \t]*aa",
@@ -3259,8 +3323,9 @@ DETECTORS: tuple[Detector, ...] = (
        # between, "Код для входа в СберБанк Онлайн: 040891")
        # (not a company's code: "код ЄДРПОУ 42257545", "код ИНН"; nor a personal code's
        # first half, "Personas kods: 150388-*****", which the ids' detectors read)
-       rf"(?ai)(?:{_OTP_WORDS})(?![ \t]+(?:{_COMPANY_CODES}))[^\n\d]{{0,40}}?(?<!\d)"
-       r"(\d{3} \d{3}|\d{6,8})(?! ?\d)(?!-[\d*])",
+       # (not digits inside a hex id, a trace's "cb754730b0...")
+       rf"(?ai)(?:{_OTP_WORDS})(?![ \t]+(?:{_COMPANY_CODES}))[^\n\d]{{0,40}}?(?<![\da-z])"
+       r"(\d{3} \d{3}|\d{6,8})(?! ?\d)(?!-[\d*])(?![a-z])",
        prefilter=_OTP_PREFILTER, group=1, needles=_OTP_NEEDLES, digits=True,
        start=_at_words(_OTP_STARTS, 5)),
     # A short code (four or five digits too) after a phrase that can only name a one-time
@@ -3407,10 +3472,15 @@ DETECTORS: tuple[Detector, ...] = (
     # An AWS secret key's 40 characters where its name is in the same text: a notebook prints
     # os.environ['AWS_SECRET_ACCESS_KEY'] and, below it, the value.
     _d("secret_assignment",
-       r"(?is)secret[_ -]?access[_ -]?key.{0,200}?(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{40})"
-       r"(?![A-Za-z0-9/+=])", v.aws_secret_like,
-       prefilter=r"(?i)secret[_ -]?access[_ -]?key", group=1, needles=("ccess", "CCESS"),
-       start=_at_literal(("secret",), fold=True)),
+       # (named in French, Spanish, Portuguese, Italian or German too: "la clé secrète AWS
+       # c'est ...", "la clave secreta es ...")
+       r"(?is)(?:secret[_ -]?access[_ -]?key|cl[ée] secr[èe]te|clave secreta|chave secreta"
+       r"|chiave segreta|geheimer? (?:zugriffs)?schl[üu]ssel)"
+       r".{0,200}?(?<![A-Za-z0-9/+=])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", v.aws_secret_like,
+       prefilter=(r"(?i)secret[_ -]?access[_ -]?key|cl[ea] secr[ea]te|c(?:lav|hav)e secreta"
+                  r"|chiave segreta|geheimer? (?:zugriffs)?schl(?:a|u|ue)ssel"),
+       group=1, needles=("ccess", "CCESS", "secr", "SECR", "Secr", "segreta", "SEGRETA",
+                         "chl", "CHL")),
     # .pgpass lines: host:port:database:user:password.
     _d("secret_assignment",
        # (a colon in the password is escaped, "\:": an unescaped one makes it no .pgpass line)
@@ -3728,7 +3798,9 @@ DETECTORS: tuple[Detector, ...] = (
        r"|[A-Za-z][A-Za-z0-9]*(?-i:Session)"
        r"|sessionid|session_id|jsessionid|_?oauth2_proxy|[a-z][a-z0-9]{1,20}session|[\w-]*_sid"
        # (VK's remixsid)
-       r"|phpsessid|connect\.sid|asp\.net_sessionid|moodlesession|remixsid|sid)"
+       # (not a Twilio resource's id, sid=SM and 32 hex digits: a message's, a call's)
+       r"|phpsessid|connect\.sid|asp\.net_sessionid|moodlesession|remixsid"
+       r"|sid(?!=(?-i:[A-Z]{2})[0-9a-f]{32}(?![\w%.-])))"
        r"=([^;\s\"'&,|]{16,})",
        v.session_cookie_ok,
        prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid|sid|oauth2_proxy)=",

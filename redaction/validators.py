@@ -597,7 +597,7 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 _STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "change-me",
                     "replaceme", "replace_me", "replace-me")
 _BULLETS = re.compile(r"[•●]{3}")
-_STANDS_IN_WHOLE = re.compile(r"your[_ -]|<"
+_STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e": JSON's "<")
                               r"|\*+redacted\*+$|redacted|fake|dummy|value\d*$|\[secret\]?$"
                               # what a local server's client is given for a key it ignores
                               # (Ollama's, LM Studio's, vLLM's "EMPTY")
@@ -608,7 +608,7 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<"
                               r"|##[A-Za-z0-9_]+##$"
                               # a format's placeholder: %(token)s, {password}, {0}
                               r"|%\(\w+\)[sdr]$|\{\w*\}?$"
-                              r"|(?:\(sensitive|\(redacted\)?|\(hidden\)?|\*+"
+                              r"|(?:\(sensitive(?: value)?\)?|\(redacted\)?|\(hidden\)?|\*+"
                               r"|\[(?:redacted|masked|filtered)\]?|x{4,}"
                               r"|filtered|\*password\*"
                               r"|creation|modifications|destruction|still|refreshing|reading"
@@ -942,8 +942,9 @@ def cookie_header_ok(candidate: str) -> bool:
         if target.startswith(("/", "https://", "http://")) and "@" not in target:
             continue  # where to go after a login (redirect_to=%2Fd%2Fllm-serving,
             # next-auth's callback-url=https%3A%2F%2F...)
-        if (_COOKIE_TOKEN.fullmatch(value) and any(ch.isdigit() for ch in value)
-                and any(ch.isalpha() for ch in value)):
+        # (a signed cookie's fields apart: Tornado's and JupyterHub's "2|ea562ac5|<hex>|<hex>")
+        if any(_COOKIE_TOKEN.fullmatch(part) and any(ch.isdigit() for ch in part)
+               and any(ch.isalpha() for ch in part) for part in value.split("|")):
             return True
     return False
 

@@ -199,7 +199,31 @@ _UNNAMED_PHONE = ("a mobile number with no word for a phone before it (a booking
                   "call X', a JSON key the detectors do not know, a chat's 'PayNow me at X')")
 _JP_RECOVERY_LIST = ("GitHub's recovery codes one per line after Japanese 'リカバリーコード…：', "
                      "the name's line apart from them")
+_NAME = ("a person's name percent-encoded in a form or a query (no detector reads names: the "
+         "kinds are identifiers and secrets)")
+_ADDRESS = "a street address percent-encoded in a form or a query (no detector reads addresses)"
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    # Corpora VA, VB and VC (LLM-serving operations text, mostly clean; the classes that slip
+    # past redactors, in six surroundings; records as observability backends store them).
+    "corpus_va": {"679551805": ("an SSN bare in Postgres's 'Failing row contains (...)', no "
+                                "column named (nine digits alone are no SSN)")},
+    "corpus_vb": {
+        **dict.fromkeys(("Mar%C3%ADa+Jos%C3%A9+Fern%C3%A1ndez", "S%C3%B8ren+%C3%98deg%C3%A5rd",
+                         "Siobh%C3%A1n%20N%C3%AD%20Bhriain", "%C5%81ukasz%20Wr%C3%B3bel"),
+                        _NAME),
+        **dict.fromkeys(("Flat+3%2C+47+Marchmont+Road%2C+Edinburgh+EH9+1HX",
+                         "Storgatan+5%2C+114+51+Stockholm",
+                         "Storgatan%205%2C%20114%2051%20Stockholm",
+                         "1-2-3%20Jingumae%2C%20Shibuya-ku%2C%20Tokyo"), _ADDRESS),
+    },
+    "corpus_vc": {
+        "7XecuXjZzrmSleduTJSiD7YbB3N8rcASa3Rb+CMs": ("an AWS secret key's shape under 'sk=' in "
+                                                     "logfmt: a two-letter key names no secret"),
+        "623376349": ("a nine-digit number under a generic 'document_number' (a BSN's check "
+                      "passes one number in eleven: generic names take longer checked ids)"),
+        "YK648714D": ("a NINO under a generic 'document_number' in SQL (no check digit to "
+                      "read it by)"),
+    },
     "corpus_ux": {
         **dict.fromkeys(("Moose?554x", "Hurricane#1522!"),
                         "a password after 'the shared login for <a console> is <user> /': the "
@@ -1029,6 +1053,13 @@ _HASHED_KEY = ("LiteLLM's key records hold the key's sha256 under 'key' and 'api
                "digits under a key's name are read as the key, as a secret's value is")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    "corpus_va": dict.fromkeys(
+        ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
+         "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
+    "corpus_vb": dict.fromkeys(("VB-060", "VB-381"), _DOCS_RANGE),
+    "corpus_vc": dict.fromkeys(
+        ("VC-001", "VC-040", "VC-056", "VC-057", "VC-168", "VC-246", "VC-266", "VC-294",
+         "VC-339", "VC-418"), _DOCS_RANGE),
     "corpus_ux": {
         **dict.fromkeys(("UX-007", "UX-184", "UX-201", "UX-205", "UX-331", "UX-350", "UX-401",
                          "UX-446"), _DOCS_RANGE),

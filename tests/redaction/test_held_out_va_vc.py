@@ -1,0 +1,104 @@
+"""The round of corpora VA (LLM-serving operations text, mostly clean), VB (the classes that
+slip past redactors, in six surroundings) and VC (records as observability backends store
+them): each shape they found left, redacted in process, and the lines near them that must
+stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.redaction import Redactor
+
+_redactor = Redactor(hash_key=b"test-key-0123456789abcdef")
+
+
+def _redact(text: str) -> str:
+    return _redactor.redact_text(text, {})
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # a password flag in a command's argument list: an exec probe, a container's Args, a
+    # Python list, an audit record's EXECVE fields
+    ('{"livenessProbe": {"exec": {"command": ["redis-cli", "-h", "127.0.0.1", "-a", '
+     '"Ember!Falcon8825", "ping"]}}}', "Ember!Falcon8825"),
+    ('{"Path": "/bin/mysqld_exporter", "Args": ["--mysqld.username=exporter", "--password", '
+     '"vc@M0__eA+.b%4eja9_Q"]}', "vc@M0__eA+.b%4eja9_Q"),
+    ("cmd = ['/usr/bin/mysql', '--port', '3306', '-h', 'db', '-psecretW0rd!', 'shop']",
+     "secretW0rd!"),
+    ('type=EXECVE msg=audit(1730619589.991:23053): argc=6 a0="mysql" a1="-uroot" '
+     'a2="-pTundra5811*paprika" a3="-h" a4="pg-4.example.net" a5="claims"',
+     "Tundra5811*paprika"),
+    ('["sshpass", "-p", "Kx9!mmQ2zz", "ssh", "deploy@10.0.0.4"]', "Kx9!mmQ2zz"),
+    # Windows' net use with the password before /user
+    (r"net use \\fs01.corp.local\finance Thistle_bramble_Harbor6948 /user:CORP\tariq "
+     "/persistent:yes", "Thistle_bramble_Harbor6948"),
+    # a signed URL's signature pasted without its URL
+    ("Is X-Goog-Signature=b23b4827526d2b48b4d954a3f25d1cbb492e0e589b54db39c623fc74c5 valid?",
+     "b23b4827526d2b48b4d954a3f25d1cbb492e0e589b54db39c623fc74c5"),
+    # an AWS secret key named in French
+    ("la clé secrète AWS du compte staging c'est W2S1iB8p4SOX9s5ZpFI27HN6e8SxNpmeiBVh5HMD, "
+     "l'ID tu l'as déjà", "W2S1iB8p4SOX9s5ZpFI27HN6e8SxNpmeiBVh5HMD"),
+    # a one-time code in a dispatch log's code=
+    ('DEBUG otp.dispatch channel=sms msisdn="+34 696 210 401" code=041998 ttl=300', "041998"),
+    # a PIN asked for and told in a call's transcript
+    ("Agent: For security can you confirm the PIN? Caller: yes, it's 8640. Agent: thanks",
+     "8640"),
+    # a signed session cookie's fields (JupyterHub, Tornado)
+    ("200 GET /hub/api/user 6.54ms cookie=jupyterhub-session-id=2|ea562ac5|"
+     "e14e260d0ee9d849b2d24d52f88ed9e9632da51499a93f6f3ae743396c3b4193",
+     "e14e260d0ee9d849b2d24d52f88ed9e9632da51499a93f6f3ae743396c3b4193"),
+    # a card under a backup field's key (not read as a backup code, which left half of it)
+    ("ocr_extract result: {'backup_card': '5294 3772 8598 1375', 'total': '318,40 EUR'}",
+     "8598 1375"),
+    # recovery codes listed in Markdown inside a JSON string
+    ('{"text": "your GitHub recovery codes:\\n- t3u06-eo6ol\\n- sjfb2-s2hke\\n- ezpez-h8qxm'
+     '\\nStore them offline."}', "ezpez-h8qxm"),
+    # a header's key in Logstash's rubydebug (=>)
+    ('  "[http][request][headers]x-honeycomb-team" => "vwTjmTAVHvFbT9T8Sy4SXW",',
+     "vwTjmTAVHvFbT9T8Sy4SXW"),
+    # a key named in an upstream's refusal
+    ("401 Unauthorized from upstream: key 'fcaf646c8eb99f2dfeb1720cd7f5155a' revoked",
+     "fcaf646c8eb99f2dfeb1720cd7f5155a"),
+    ("upstream said: key '652b14e4-d75d-4472-91d0-c194f3b3f5e7' revoked",
+     "652b14e4-d75d-4472-91d0-c194f3b3f5e7"),
+    # Splunk's HEC token in a span's header attribute
+    ('{"key":"http.request.header.authorization","value":{"arrayValue":{"values":'
+     '[{"stringValue":"Splunk 59ff406e-4f5f-4a7b-8093-d88e5866ac36"}]}}}',
+     "59ff406e-4f5f-4a7b-8093-d88e5866ac36"),
+    # a CEF event's custom field named for a card's code
+    ("CEF:0|Imperva Inc.|SecureSphere|14.7|30658|Sensitive data|6|rt=1713201766836 "
+     "cs1Label=payment.cvv cs1=219 msg=webhook delivered", "cs1=219"),
+    # an account key whose slashes JSON escaped twice
+    ('{"AzureWebJobsStorage":"DefaultEndpointsProtocol=https;AccountName=stk;AccountKey='
+     '0PLCmCeW8YfrL\\\\/PEDWw677kYXJzG6tUeItJt3FW9Ht2\\\\/ArVcxqPavDUpsPl8sl4T==;'
+     'EndpointSuffix=core.windows.net"}', "PEDWw677kYXJzG6tUeItJt3FW9Ht2"),
+])
+def test_found_in_process(text: str, value: str) -> None:
+    assert value not in _redact(text), text
+
+
+@pytest.mark.parametrize("text", [
+    # a port after redis-cli's -p; a bare -p (a prompt for the password) before the database
+    '{"command": ["redis-cli", "-h", "127.0.0.1", "-p", "6379", "ping"]}',
+    # net use with no password, or "*" (asked for)
+    r"net use Z: \\fs01\share /persistent:no",
+    r"net use \\fs01\share * /user:CORP\bob",
+    # an error's code in a one-time code's log, and digits inside a trace's hex id
+    "WARN otp.verify failed code=4003 reason=expired",
+    '{"merchant.reference":"9081439656799084","otp.status":"sent",'
+    '"trace_id":"cb754730b025914bb66d7238b99a1ad5"}',
+    # Terraform's stand-in, a WebSocket handshake's nonce, a Twilio message's id
+    '{"username": "dbadmin", "password": "(sensitive value)", "port": 5432}',
+    "GET /chat HTTP/1.1\nUpgrade: websocket\nSec-WebSocket-Key: /uiDXKRKVBgDIADWNE11xA==",
+    "Sent SMS to +1 9******712 (provider=twilio, sid=SMc42b6b498075b03bf306ecdb90e2c633)",
+    # a placeholder JSON escaped, and a preferences cookie with "|"
+    '{"conn":"AccountName=stk;AccountKey=\\\\u003credacted\\\\u003e;EndpointSuffix=x"}',
+    "Cookie: theme=dark; consent=analytics:0|ads:1|perso:0",
+    # a key named in prose with no refusal after it, a cache's key
+    "rotated key 'fcaf646c8eb99f2dfeb1720cd7f5155a' into the ring",
+    "cache key 'fcaf646c8eb99f2dfeb1720cd7f5155a' expired",
+    # a CEF custom field whose label names nothing secret
+    "CEF:0|Acme|gw|1.0|100|req|3|cs1Label=tenant.tier cs1=gold cs2Label=region cs2=eu",
+])
+def test_stays(text: str) -> None:
+    assert _redact(text) == text
