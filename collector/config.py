@@ -111,7 +111,10 @@ RE2_PATTERNS: dict[str, str] = {
                r"|nvapi-[A-Za-z0-9_-]{40,}"
                r"|sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
                r"|AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}|[0-9]{8,10}:AA[A-Za-z0-9_-]{33}"
-               r"|https://(canary\.|ptb\.)?discord(app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{60,})",
+               r"|https://(canary\.|ptb\.)?discord(app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{60,}"
+               # (Splunk's HEC token in its Authorization scheme)
+               r"|Splunk[ \t]+[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
+               r"-[0-9a-fA-F]{12})",
     # (also "Bearer-Token lautet X", "jeton bearer est X")
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)"
                     r"([\s-]+([Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è))*[\s:=]+"
@@ -234,7 +237,25 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|::[\w.-]{1,64}:[0-9a-fA-F]{16}:[0-9a-fA-F]{32}:[0-9a-fA-F]{20,}"
                          r"|:[0-9]{1,10}:[0-9a-fA-F]{32}:[0-9a-fA-F]{32}:::"
                          r"|\*[ \t]+(NTLM|LM|SHA1)[ \t]*:[ \t]*[0-9a-fA-F]{32,40}"
-                         r"|[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}",
+                         r"|[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"
+                         # (the tenth round: a password flag in a quoted argument list, an exec
+                         # probe's, a container's, an audit record's; net use's password before
+                         # /user; a signature pasted without its URL; a one-time code in a
+                         # dispatch log; a key named in a refusal; a CEF field named for a secret)
+                         r"|[\"'](?i:--(password|passwd|pass|requirepass|masterauth|client-secret"
+                         r"|api-key|auth-token|access-token|secret))[\"']"
+                         r"([ \t]*,[ \t]*|[ \t]+a[0-9]{1,2}=)[\"'][^\"'\s]+"
+                         r"|(mysql|mariadb|mysqldump|mysqladmin)[\"'][^\n]*?[\"']-p[^\"'\s]+"
+                         r"|(redis-cli[\"'][^\n]*?[\"']-a|(sshpass|cqlsh)[\"'][^\n]*?"
+                         r"[\"']-p)[\"']([ \t]*,[ \t]*|[ \t]+a[0-9]{1,2}=)[\"'][^\"'\s]+"
+                         r"|net[ \t]+use([ \t]+[A-Za-z]:)?[ \t]+\\\\[^\s]+[ \t]+[^/\s*][^\s]*"
+                         r"[ \t]+/(?i:user|u):"
+                         r"|(?i:x-(amz|goog)-(signature|security-token))=[^&\s\"'#<>]{16,}"
+                         r"|(?i:otp|2fa|mfa|verification)[^\n]*?\bcode=[0-9]{6}([0-9]{2})?\b"
+                         r"|(?i:key[ \t]+[\"'][0-9a-f]{32,64}[\"'][ \t]+(was[ \t]+|is[ \t]+"
+                         r"|has[ \t]+been[ \t]+)?(revoked|expired|invalid|rejected|disabled))"
+                         r"|(?i:cs[0-9]Label=[\w.-]*(cvv|cvc|passw|secret|token|pin)[\w.-]*)[^\n]*?"
+                         r"cs[0-9]=[^\s=\\|]+",
     "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}"
              # said or disguised: its at and dot in brackets, or said in words beside a
              # mailbox provider's name ("anna.k AT proton DOT me", "maria arroba hotmail punto

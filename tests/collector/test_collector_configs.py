@@ -377,12 +377,41 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
     ("national_id", '"licence": {"country": "GB", "number": "DOCHE656090KJ9NO"}',
      "DOCHE656090KJ9NO"),
     ("national_id", "Koha can go to 12-9947-0430354-00 (Tane).", "12-9947-0430354-00"),
+    # the tenth round's: password flags in quoted argument lists, net use's password, a
+    # signature pasted bare, a one-time code in a dispatch log, a key named in a refusal,
+    # Splunk's HEC token, a CEF field named for a card's code
+    ("secret_assignment", '"command": ["redis-cli", "-h", "127.0.0.1", "-a", "Ember!Falcon8825",'
+     ' "ping"]', "Ember!Falcon8825"),
+    ("secret_assignment", '"Args": ["--mysqld.username=exporter", "--password", "vc@M0__eA+.b"]',
+     "vc@M0__eA+.b"),
+    ("secret_assignment", 'argc=6 a0="mysql" a1="-uroot" a2="-pTundra5811*paprika" a3="-h"',
+     "Tundra5811*paprika"),
+    ("secret_assignment", r"net use \\fs01\finance Thistle_bramble_Harbor6948 /user:CORP\t",
+     "Thistle_bramble_Harbor6948"),
+    ("secret_assignment", "Is X-Goog-Signature=b23b4827526d2b48b4d954a3f25d1cbb492e0e valid?",
+     "b23b4827526d2b48b4d954a3f25d1cbb492e0e"),
+    ("secret_assignment", 'otp.dispatch channel=sms msisdn="+34 696" code=041998 ttl=300',
+     "041998"),
+    ("secret_assignment", "upstream: key 'fcaf646c8eb99f2dfeb1720cd7f5155a' revoked",
+     "fcaf646c8eb99f2dfeb1720cd7f5155a"),
+    ("api_key", '"stringValue":"Splunk 59ff406e-4f5f-4a7b-8093-d88e5866ac36"',
+     "59ff406e-4f5f-4a7b-8093-d88e5866ac36"),
+    ("secret_assignment", "rt=1713201766836 cs1Label=payment.cvv cs1=219 src=10.0.0.4", "219"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
     inside a match, or a match runs up to it from its name."""
     pattern = compile_re2(RE2_PATTERNS[kind])
     assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
+
+
+def test_the_collectors_tenth_round_leaves_its_look_alikes():
+    pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
+    for text in ['"command": ["redis-cli", "-h", "127.0.0.1", "-p", "6379", "ping"]',
+                 r"net use Z: \\fs01\share /persistent:no",
+                 "otp.verify failed code=4003 reason=expired",
+                 "cs1Label=tenant.tier cs1=gold cs2Label=region cs2=eu"]:
+        assert pattern.search(text) is None, text
 
 
 def test_the_collectors_hl7_and_mbi_shapes_leave_their_look_alikes():
