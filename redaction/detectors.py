@@ -50,6 +50,11 @@ _NOT_SECONDS = r"(?<!\d:)"
 # Not an AWS account's id (twelve digits, "008465319470"): under its key, or in an ARN
 # ("arn:aws:sts::008465319470:assumed-role/...").
 _NOT_A_SERIAL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in ("serial", "Serial", "S/N", "SN"))
+# Nor a record's number after its word ("Case number 654-305-3723", "ref 767 900 9809").
+_NOT_A_RECORD = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w}#)" for w in (
+    "case number", "Case number", "case", "Case", "ticket", "Ticket", "ref", "Ref", "REF",
+    "reference", "Reference", "claim", "Claim", "invoice", "Invoice", "order", "Order",
+    "confirmation", "Confirmation"))
 _NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     "tracking", "Tracking", "Paket", "Sendungsnummer", "Sendung", "parcel", "Parcel",
     "shipment", "Shipment", "colis", "Colis", "spedizione", "Spedizione", "envío", "Envío",
@@ -596,7 +601,7 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?k
                  r"(?:(?<=\n  )|(?<=\n    )|(?<=\n      )|(?<=\n        ))pass(?=:[ \t])|"
                  + _NOT_TOKEN_COUNTS
                  # pwd as a word or after "db" (DB_PWD, dbpwd), not inside an id (AROA...RPWDD)
-                 + r"|passw(?:or)?[dt]|(?:(?<![a-z0-9])|(?<=db))pwd|"
+                 + r"|passw(?:or)?[dt]|(?:(?<![a-z0-9])|(?<=db)|(?<=\\[nrt]))pwd|"
                  # (not a debug namespace: Playwright's "pw:browser")
                  + r"(?<![a-z0-9])pw(?![a-z0-9])(?=\\*[\"']?[ \t]*(?:=|:[ \t]))|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
@@ -604,7 +609,10 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?k
                  # (LibreNMS' ['authpass'], ['cryptopass'], ['community'])
                  # (capital PSK only before "=": OpenSSL's cipher lists say "PSK:HIGH")
                  # (OCI's config file: pass_phrase=)
-                 r"pass[_-]?phrase|pass[_-]?key|(?:(?-i:psk)|(?-i:PSK)(?=[ \t]*=))(?![a-z])"
+                 r"pass[_-]?phrase|pass[_-]?key|"
+                 # (a key's unlock phrase, a wallet's seed or recovery phrase, its mnemonic)
+                 r"unlock[_-]?phrase|seed[_-]?phrase|recovery[_-]?phrase|mnemonic|"
+                 r"(?:(?-i:psk)|(?-i:PSK)(?=[ \t]*=))(?![a-z])"
                  r"|pre[_-]?shared[_-]?key|"
                  r"(?:auth|crypto|priv)pass(?![a-z])|"
                  r"community(?![a-z])|"
@@ -698,7 +706,8 @@ _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\"']"
               r"(?:type|vType)\\*[\"'])")
 # (not a word of an image's or a path's last part: ghcr.io/acme/token-meter:5400fb8)
-_SECRET_KEY = (rf"(?i)(?=[abchikpstw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET}"
+_SECRET_KEY = (rf"(?i)(?=[abchikmprstuw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*"
+               rf"{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key"
                          r"|clave|klucz|chave|kulcs|api[_-]?(?:clave|klucz|chave)"
@@ -706,13 +715,15 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
                          r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
-                         r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat)[\w.-]*\\*[\"']?")
+                         r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat"
+                         r"|unlock[_-]?phrase|seed[_-]?phrase|recovery[_-]?phrase|mnemonic)"
+                         r"[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
 _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credential", "auth",
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
                   "crypto", "priv", "community", "hmac", "salt", "bearer", "write", "tok",
                   "transaction", "primary", "secondary", "pat", "clave", "klucz", "chave",
-                  "kulcs")
+                  "kulcs", "unlock", "seed", "recovery", "mnemonic")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -828,7 +839,7 @@ _ID_L, _ID_R = r"(?<![0-9A-Za-z.-])", r"(?![0-9A-Za-z-])"
 
 
 # A short name as a key only ("sin=", "payee_tfn=", "\"tz\":"), not a word of prose.
-_AS_KEY = r"(?<![a-z])%s(?=\\?[\"']?[ \t]*[:=])"
+_AS_KEY = r"(?<![a-z])%s(?=\\*[\"']?[ \t]*[:=])"  # (its quote escaped, once or thrice)
 
 
 # Aadhaar's name in Tamil, Bengali, Telugu, Kannada, Malayalam, Gujarati and Urdu.
@@ -1090,7 +1101,12 @@ _NATIONAL_IDS = (
     _named_id((r"(?-i:AHV|AVS)\b", r"sv-as-number", r"num[ée]ro avs"),
               ("ahv", "avs", "sv-as", "num"),
               r"756\.?\d{4}\.?\d{4}\.?\d{2}", ids.ahv_ok),
-    _named_id((r"(?-i:StNr|St\.-?Nr)\.?", r"steuernummer"), ("stnr", "st.", "steuernummer"),
+    # (not a company's: "Steuernummer (Firma)", "Steuernummer des Unternehmens")
+    _named_id((r"(?-i:StNr|St\.-?Nr)\.?",
+               # (each look-ahead without a group: the engine's reading drops them whole)
+               r"steuernummer(?![ \t]*\x28?firma)(?![ \t]*\x28?der[ \t]+firma)"
+               r"(?![ \t]*\x28?des[ \t]+unternehmens)"),
+              ("stnr", "st.", "steuernummer"),
               r"\d{2,3}/\d{3,4}/\d{4,5}|\d{3} \d{3} \d{5}|\d{10,13}", ids.digit_count_ok(10, 13),
               checksummed=False),
     _named_id((r"(?<![a-z])(?:renten)?versicherungs-?n(?:umme)?r",
@@ -1294,6 +1310,11 @@ _NATIONAL_IDS = (
                r"(?<![a-z])sin[ _-]?(?:no|number|num)\b", _AS_KEY % "sin",
                r"num.ro d.assurance sociale", r"(?-i:NAS)\b", _AS_KEY % "nas"),
               ("social", "sin", "s.i.n", "num", "nas"), r"\d{3}[ -]?\d{3}[ -]?\d{3}", ids.sin_ok),
+    # ... or in lower case with its number right after it ("ValidationError: sin 114591431
+    # already registered"), by its check
+    _d("national_id", r"(?i)(?<![a-z])sin[ \t]+(\d{3}[ -]?\d{3}[ -]?\d{3})(?![\d-])", ids.sin_ok,
+       prefilter=r"(?i)sin[ \t]+\d{3}[ -]?\d{3}[ -]?\d{3}", group=1,
+       needles=("sin", "SIN", "Sin")),
     # ... and on a T4 slip, after its box's number ("Social insurance number ... 12 380 204 883")
     _d("national_id", r"(?i)(?:social[ \t]+insurance[ \t]+number|num[ée]ro[ \t]+d.assurance"
        r"[ \t]+sociale)[ \t]+12[ \t]+(\d{3}[ -]?\d{3}[ -]?\d{3})(?![\d-])", ids.sin_ok,
@@ -1556,7 +1577,7 @@ _TELECOM_IDS = (
 _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(?:code|value)"
                     # (Magento's saved-card field, cc_cid: "cid" alone is most often an id)
                     r"|cc_cid"
-                    r"|series[_-]?code|card[_-]?code"
+                    r"|series[_-]?code|card[_-]?code|pr[üu]fziffer"
                     r"|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?"
                     r"|[34]-digit[ \t]+(?:security[ \t]+)?code"
                     r"|code[ \t]+on[ \t]+the[ \t]+(?:back|front)"
@@ -1570,6 +1591,7 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(
                     r"|c[óo]digo[ \t]+de[ \t]+atr[áa]s"
                     r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u062d\u0642\u0642")
 _CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|cc_cid|security[ _-]?code|card[ _-]?verification"
+                        r"|pr[au]fziffer"
                         r"|digit code"
                         r"|series[ _-]?code|card[ _-]?code"
                         r"|code on the|c[ao]digo de (?:segur|atr)|pr[au]fnummer|code de s"
@@ -1615,7 +1637,8 @@ _CARD_CODES = (
     _d("credit_card",
        rf"(?ai)(?<![a-z])(?:{_CARD_CODE_NAMES})(?![a-z]){_CODE_GAP}"
        # (an XML element's close: <pay:Cvv2>012</pay:Cvv2>)
-       r"[\]\\\"'>]{0,3}[ \t]*(?:[:=]|is\b)?[ \t]*(?:\\?[\"']|\()?(\d{3,4})(?![\d.,:/-]?\d)",
+       # (its quotes escaped, once or thrice: a tool call's arguments inside a message)
+       r"[\]\\\"'>]{0,8}[ \t]*(?:[:=]|is\b)?[ \t]*(?:\\*[\"']|\()?(\d{3,4})(?![\d.,:/-]?\d)",
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
        start=_at_words(("cvc", "cvv", "cvn", "cc_cid", "security", "card", "digit", "code",
                         "c\u00f3digo",
@@ -1752,7 +1775,8 @@ _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     # an issuer's answer on a receipt ("APPROVAL CODE: 889509")
     "approval"))
 # (after a space, or a colon: the prefilter below looks for the same)
-_CODE_SAYS = (r"(?:[ \t]*:|[ \t]+(?:is|was|es|est|ist|lautet|lautete|war|è|é|e|to|jest|says|said"
+_CODE_SAYS = (r"(?:[ \t]*:|[ \t]*,[ \t]*(?:it'?s|it[ \t]+is|which[ \t]+is)"  # ("PIN, it's 9475")
+              r"|[ \t]+(?:is|was|es|est|ist|lautet|lautete|war|è|é|e|to|jest|says|said"
               r"|era|foi|are|were|be|will[ \t]+be))")
 _CODE_UNITS = (r"(?![ \t]*(?:lines?|ms|seconds?|secs?|s\b|bytes?|[kmg]b|tokens?|rows?|items?|%"
                r"|px|chars?|characters|words|times|users?|requests?|errors?|files?|steps?))")
@@ -1799,11 +1823,30 @@ _SECURITY_ANSWERS = (
        group=1),
     _d("secret_assignment", _NAMED_CODE,
        prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|geheimzahl)"
-                 r"[^\r\n]{0,160}(?::|[ \t](?:is|was|es|est|ist|lautet|war|a|e|to|jest|says|said"
-                 r"|era|foi|are|were|be))[ \t]*[\"'(]?\d{3}",
+                 r"[^\r\n]{0,160}(?::|[ \t](?:it.s|is|was|es|est|ist|lautet|war|a|e|to|jest"
+                 r"|says|said|era|foi|are|were|be))[ \t]*[\"'(]?\d{3}",
        group=1, digits=True,
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
                         "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo"))),
+    # A password line of a mail client's or a tool's config after its user (msmtp's
+    # "user j.iyer@...\npassword crjalzsyemcyagxd", fetchmail's, a netrc written a line a key).
+    _d("secret_assignment",
+       r"(?m)^[ \t]*(?:user|login|account|username)[ \t]+\S+[ \t]*\n(?:[^\n]*\n){0,6}?"
+       r"[ \t]*password[ \t]+(\S{6,})[ \t]*$", v.secret_value_ok,
+       prefilter=r"(?i)(?:user|login|account)[ \t]+[^ \t\r\n]+[ \t]*\n[^\r]*password[ \t]",
+       group=1, needles=("password",)),
+    # A password asked about ("Does Fjord-marmelade45@ meet our policy?", "is X a strong
+    # password?"): password-shaped, beside the question that names it.
+    _d("secret_assignment",
+       r"(?i)\b(?:does|would|will|is|can)[ \t]+[\"'`]?([^\s\"'`]{8,64})[\"'`]?[ \t]+"
+       r"(?:(?:meet|pass|satisfy|fit)[ \t]+(?:our|the|my|your|this|its)[ \t]+"
+       r"(?:password[ \t]+)?(?:policy|requirements|rules)"
+       r"|(?:a[ \t]+)?(?:strong|secure|good|safe|valid)[ \t]+(?:enough[ \t]+)?"
+       r"(?:password|passphrase))",
+       v.password_like,
+       prefilter=(r"(?i)(?:does|would|will|is|can)[ \t][^\r\n]{8,70}[ \t]"
+                  r"(?:meet|pass|satisfy|fit|strong|secure|good|safe|valid)"),
+       group=1, needles=("olicy", "equirements", "ules", "assword", "assphrase")),
     # A PIN asked for and told in a call's transcript ("can you confirm the PIN? Caller: yes,
     # it's 8640").
     _d("secret_assignment",
@@ -2246,7 +2289,9 @@ DETECTORS: tuple[Detector, ...] = (
        starts=(("|".join(_AWS_PREFIXES) + r"|A3T[A-Z0-9]", 4),)),
     # Classic (ghp_, gho_, ghu_, ghs_, ghr_) and fine-grained (github_pat_) tokens.
     _d("github_token",
-       r"(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9_]{36,251}|github_pat_[A-Za-z0-9_]{22,255})"
+       # (after a JSON-escaped newline too: a terminal's output in a tool call, "\\ngho_...")
+       r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
+       r"(?:gh[pousr]_[A-Za-z0-9_]{36,251}|github_pat_[A-Za-z0-9_]{22,255})"
        r"(?![A-Za-z0-9_])",
        prefilter=r"gh[pousr]_[A-Za-z0-9_]{36}|github_pat_[A-Za-z0-9_]{22}",
        needles=("gh", "github_pat_"), start=_at_literal(("gh", "github_pat_")),
@@ -2490,6 +2535,22 @@ DETECTORS: tuple[Detector, ...] = (
        r"|unknown|denied|leaked|compromised)",
        prefilter=r"(?i)key[ \t]+\\*[\"'][0-9a-f]{8}", group=1,
        needles=("key", "KEY", "Key"), start=_at_literal(("key",), 4, fold=True)),
+    # A vendor's key in the shape most now take: a short prefix, the mode or the scope, then 32
+    # or more random characters ("hly_live_...", "acme_test_...", "hly_scim_..."), random as
+    # a key is (capitals, small letters and digits).
+    _d("api_key",
+       # (not Stripe's public ones: a publishable key, pk_live_; a Checkout Session's id,
+       # cs_live_; a payment's or a token's object id)
+       r"(?<![A-Za-z0-9_-])(?!(?:pk|cs|pi|pm|ch|in|po|tr|re|ba|src|seti|cus|evt|sub|tok|acct"
+       r"|price|prod|card)_)[a-z]{2,6}_(?:live|test|prod|sandbox|dev|scim|sk|key|api|pat)_"
+       r"[A-Za-z0-9]{32,}(?![A-Za-z0-9_-])", v.strong_token,
+       prefilter=r"[a-z]{2}_(?:live|test|prod|sandbox|dev|scim|sk|key|api|pat)_[A-Za-z0-9]{32}",
+       needles=("_live_", "_test_", "_prod_", "_sandbox_", "_dev_", "_scim_", "_sk_", "_key_",
+                "_api_", "_pat_")),
+    # A webhook's HMAC key told by its name ("validated with HMAC key 28518006AD...").
+    _d("secret_assignment", r"(?i)\bhmac[ _-]?key[ \t]*[:=]?[ \t]+([0-9a-f]{32,128})(?![0-9a-z])",
+       prefilter=r"(?i)hmac[ _-]?key[ \t]*[:=]?[ \t]+[0-9a-f]{32}", group=1,
+       needles=("hmac", "HMAC", "Hmac")),
     # Splunk's HTTP Event Collector token, sent as "Authorization: Splunk <uuid>" (and so in a
     # span's header attribute, whatever its encoding).
     _d("api_key", r"\bSplunk[ \t]+(" + _UUID + r")(?![\w-])",
@@ -3302,20 +3363,24 @@ DETECTORS: tuple[Detector, ...] = (
        r"|odzyskiwania)|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]+(?:secours"
        r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recuperaci[óo]n|respaldo)"
        # (Turkish's "yedek kodlarınız", Korean's 백업 코드)
-       "|yedek[ \t]+kod\\w*|\ubc31\uc5c5[ \t]*\ucf54\ub4dc)"
+       "|yedek[ \t]+kod\\w*|\ubc31\uc5c5[ \t]*\ucf54\ub4dc"
+       # (and Japanese's, バックアップコード)
+       "|\u30d0\u30c3\u30af\u30a2\u30c3\u30d7\u30b3\u30fc\u30c9)"
        # (or a sentence, then the codes numbered one a line, as Google's sheet prints them:
        # "Keep these backup codes somewhere safe.\n1. 5012 0379\n2. ...")
        # (a Markdown list's items too, "- t3u06-eo6ol", and its lines JSON-escaped, "\\n")
-       r"[^\n:]{0,60}(?::[ \t]*(?:\n|\\n)?|\.?[ \t]*(?:\n|\\n))"
+       r"[^\n:]{0,60}?(?::[ \t]*(?:\n|\\n)?|\.?[ \t]*(?:\n|\\n))"
        r"((?:[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
-       r"(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4})(?:[ \t,]+|\n|\\n|$)){1,16})", v.has_digit,
+       r"(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4}|\d{8})(?:[ \t,]+|\n|\\n|$)){1,16})",
+       v.has_digit,
        prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t]+code|kody[ \t]+(?:zapasowe|odzyskiwania)"
                  r"|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]|c[ao]digos[ \t]+de"
                  r"|yedek[ \t]+kod|aa[ \t]*aa",
        group=1, needles=("code", "Code", "CODE", "kody", "Kody", "KODY", "digos", "DIGOS", "kod",
-                         "KOD", "\ucf54\ub4dc"),
+                         "KOD", "\ucf54\ub4dc", "\u30b3\u30fc\u30c9"),
        start=_at_words(("recovery", "backup", "2fa", "mfa", "kody", "wiederherstellungscodes",
-                        "codes", "c\u00f3digos", "codigos", "yedek", "\ubc31\uc5c5"))),
+                        "codes", "c\u00f3digos", "codigos", "yedek", "\ubc31\uc5c5",
+                        "\u30d0\u30c3\u30af"))),
     # A one-time code, told in the languages messages are written in ("Ihr Bestätigungscode
     # lautet 982549", "验证码是636507", "Code reçu par SMS : 996 016"): six to eight digits.
     _d("secret_assignment",
@@ -3489,9 +3554,11 @@ DETECTORS: tuple[Detector, ...] = (
        group=1, needles=(":",)),
     # The secret key printed beside its access key id ("AKIA... / secret", "AKIA...:secret").
     _d("secret_assignment",
-       r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}[\s:/,|;\"']{1,5}([A-Za-z0-9/+]{40})"
+       # (or a word for it between: "access key AKIA..., secret ...")
+       r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}[\s:/,|;\"']{1,5}"
+       r"(?:(?i:secret(?:[ _-]access)?(?:[ _-]key)?)[\s:=\"']{1,4})?([A-Za-z0-9/+]{40})"
        r"(?![A-Za-z0-9/+=])", v.tokenish,
-       prefilter=r"(?:AKIA|ASIA)[A-Z0-9]{16}[ \t\r\n:/,|;\"']{1,5}[A-Za-z0-9/+]{40}", group=1,
+       prefilter=r"(?:AKIA|ASIA)[A-Z0-9]{16}[ \t\r\n:/,|;\"']{1,5}[A-Za-z0-9/+]{6}", group=1,
        needles=("AKIA", "ASIA"), start=_at_literal(("AKIA", "ASIA"))),
     # Passwords in SQL (Postgres: WITH PASSWORD '...', MySQL: IDENTIFIED BY '...'), as
     # statement logs print them.
@@ -3797,16 +3864,18 @@ DETECTORS: tuple[Detector, ...] = (
        # analytics field's firstSessionId=)
        r"|[A-Za-z][A-Za-z0-9]*(?-i:Session)"
        r"|sessionid|session_id|jsessionid|_?oauth2_proxy|[a-z][a-z0-9]{1,20}session|[\w-]*_sid"
+       r"|[\w-]*_sess"
        # (VK's remixsid)
        # (not a Twilio resource's id, sid=SM and 32 hex digits: a message's, a call's)
        r"|phpsessid|connect\.sid|asp\.net_sessionid|moodlesession|remixsid"
        r"|sid(?!=(?-i:[A-Z]{2})[0-9a-f]{32}(?![\w%.-])))"
        r"=([^;\s\"'&,|]{16,})",
        v.session_cookie_ok,
-       prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid|sid|oauth2_proxy)=",
+       prefilter=r"(?i)(?:session|sessionid|session_id|phpsessid|connect\.sid|sid|oauth2_proxy|_sess)=",
        group=1, needles=("ession", "ESSION", "SESSID", "sessid", "connect.sid", "sid=", "SID=",
+                         "_sess", "_SESS",
                          "oauth2_proxy="),
-       start=_at_literal(("session", "sessid", "connect.sid", "sid=", "oauth2_proxy"), 30,
+       start=_at_literal(("session", "sessid", "connect.sid", "sid=", "oauth2_proxy", "_sess"), 30,
                          fold=True)),
     # ... quoted in a map or a query (Django's {'sessionid': '...'}, "session_key" = '...').
     _d("secret_assignment",
@@ -4404,7 +4473,9 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("IP", ">"), joined=_joined_digits(4, "."),
        joined_prefilter=r"(?:IP|>)[ _-]\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d"),
     # (a "/" after the area code too, as Germany writes it: "+49 (0)172/9439856")
-    _d("phone", _edge(r"A-Za-z_+\d") + r"\+\d(?:[\d .()-]|/(?=\d)){6,20}\d(?![A-Za-z_\d-]|\.\d)",
+    # (not across two spaces: a table's next column, "+91-8717461003  2694")
+    _d("phone", _edge(r"A-Za-z_+\d") + r"\+\d(?:[\d.()-]| (?! )|/(?=\d)){6,20}\d"
+       r"(?![A-Za-z_\d-]|\.\d)",
        v.phone_digits_ok,
        prefilter=r"\+\d[\d .()/-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
        starts=((r"\+\d", 2),),
@@ -4414,7 +4485,7 @@ DETECTORS: tuple[Detector, ...] = (
     # "200 200 934 4731", the second status read as an area code).
     # Nor a meeting's id ("ID: 798 987 2413", "Zoom 622 417 9140"), nor a device's serial.
     _d("phone", r"(?=[\d(])" + _L + r"(?<!\d/)(?<![ \t][1-5]\d\d[ \t])(?<!ID: )(?<!ID )(?<!Zoom )"
-       + _NOT_A_SERIAL +
+       + _NOT_A_SERIAL + _NOT_A_RECORD +
        r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}"
        + _R,
        v.nanp_ok,

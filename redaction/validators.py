@@ -595,7 +595,12 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # substring tests, what starts it by one anchored match: as one case-folded regex searched at
 # every position, this was most of a secret's validation.
 _STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "change-me",
-                    "replaceme", "replace_me", "replace-me")
+                    "replaceme", "replace_me", "replace-me",
+                    # a format shown by its first letters and digits ("ABCDE-12345-FGHIJ")
+                    "abcde-12345", "abcde12345", "12345-abcde")
+# A vendor's prefix with nothing after it: what is left of "sk_live_<YOUR_KEY_HERE>" before
+# its "<" ("ghp_", "xoxb-", "sk_live_").
+_PREFIX_ONLY = re.compile(r"[A-Za-z]{2,8}(?:[_-][A-Za-z]{2,8})?[_-]")
 _BULLETS = re.compile(r"[•●]{3}")
 _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e": JSON's "<")
                               r"|\*+redacted\*+$|redacted|fake|dummy|value\d*$|\[secret\]?$"
@@ -625,6 +630,8 @@ def stands_in(value: str) -> bool:
         return True
     if ("•" in value or "●" in value) and _BULLETS.search(value) is not None:
         return True
+    if value[-1:] in ("_", "-") and _PREFIX_ONLY.fullmatch(value):
+        return True
     # what it ends with, as "$" reads an end: the last character, or before a last "\n"
     ends = (lower, lower[:-1]) if lower.endswith("\n") else (lower,)
     return any(end.endswith(_HERE) or _x_run_after_joiner(end) for end in ends)
@@ -645,6 +652,10 @@ def _x_run_after_joiner(text: str) -> bool:
 # Words that follow "password:" in prose and documentation, not passwords ("# password:
 # supplied at upload time", "token: optional").
 _PROSE_WORDS = frozenset((
+    # OAuth's client authentication methods, as an OIDC discovery document lists them under
+    # token_endpoint_auth_methods_supported
+    "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt",
+    "tls_client_auth", "self_signed_tls_client_auth",
     "supplied", "required", "optional", "provided", "missing", "invalid", "incorrect",
     "generate", "auto", "random",
     # a field's name as the value (an ExternalSecret's "secretKey: username")
@@ -705,6 +716,8 @@ _CODE = re.compile(
     # an encoding's or a digest's call, as a template writes how a value is made
     # ("Password = base64(Shortcode + Passkey + Timestamp)")
     r"|(?:base64|b64encode|btoa|sha(?:1|256|512)|md5|hmac)\("
+    # a formula's function ("passphrase: log2(7776^5) = ...", an entropy worked out)
+    r"|(?:log2|log10|log|ln|exp|sqrt|pow|abs|floor|ceil)\("
     # a call of a CamelCase, camelCase or Capital_snake name on names (ObjectKeys(target),
     # prepareSecretKey(key, ...), PEM_string2key($data))
     r"|(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z][A-Za-z0-9]*_\w+)"
@@ -988,7 +1001,9 @@ def product_key_ok(candidate: str) -> bool:
     groups = candidate.split("-")
     return (sum(any(ch.isalpha() for ch in g) for g in groups) >= 2
             and any(ch.isdigit() for ch in candidate)
-            and all(len(set(g)) > 1 for g in groups) and len(set(groups)) == len(groups))
+            and all(len(set(g)) > 1 for g in groups) and len(set(groups)) == len(groups)
+            # (nor a format shown by the alphabet's and the digits' runs, ABCDE-12345-FGHIJ)
+            and not stands_in(candidate))
 
 
 def scrambled_password_ok(candidate: str) -> bool:

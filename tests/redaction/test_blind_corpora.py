@@ -216,6 +216,22 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                          "Storgatan%205%2C%20114%2051%20Stockholm",
                          "1-2-3%20Jingumae%2C%20Shibuya-ku%2C%20Tokyo"), _ADDRESS),
     },
+    # Corpus VF (an LLM platform's business operations: keys, billing, KYC, support).
+    "corpus_vf": {
+        "234": "a CVC after a card and a slash, no word for it ('card: 3572... / 234')",
+        "1237": "an Amex's CID on an OCR'd card ('CID' alone is most often an id)",
+        **dict.fromkeys(("G7C1J5K4F", "F7CNTP94T"),
+                        "a passport's number in its MRZ line (no detector reads MRZ lines)"),
+        "sakura-papillon-meadow67": _TOLD_AFTER_EMAIL,
+        "NDI4LTY0LTY5MDA=": ("an SSN base64-encoded under 'ssn_b64=' (base64 is decoded where a "
+                             "credential is likely: auth fields, long tokens in URLs)"),
+        "266587755": ("an SSN under a payouts API's generic 'id_number' (nine digits under a "
+                      "generic name are no SSN)"),
+        "4557+0729+8726+6986": "a card form-encoded with '+' between its groups",
+        **dict.fromkeys(("558509071", "588 351 478"),
+                        "national ids in an ASCII table beside a country column, no header "
+                        "naming them"),
+    },
     "corpus_vc": {
         "7XecuXjZzrmSleduTJSiD7YbB3N8rcASa3Rb+CMs": ("an AWS secret key's shape under 'sk=' in "
                                                      "logfmt: a two-letter key names no secret"),
@@ -292,9 +308,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "hughe 658184 bm9 np": "a driving licence number typed in lower case with spaces",
         "d2AaEv7vH14CZZ": "a password after 'login ... is admin /': the words reach too far",
         "frk*ciWwhKvwUVB%$l": "a Wi-Fi key after 'SSID ..., key' in prose",
-        **dict.fromkeys(("tlBILgMVYCsrEAV5KCiElcNckEKfzWgzTwog5EnL",
-                         "6JWqWMWeC5nPA97tZKSfovGf9lj0Q4YVJ6QwCuml"),
-                        "a session cookie named _myIR_sess in document.cookie's string"),
         "6983094234": "a UTR repeated as a payment reference glued to its K (6983094234K)",
         "QSY*0WTtkX8A": "a password after 'tried resetting to', no word for it",
         "235 559 223J": "a Centrelink CRN (no reader for it)",
@@ -703,7 +716,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "B4719": _TG_WORDS,
         "mirror": _TG_WORDS,
         "C2580": _TG_WORDS,
-        "Pa55word!": _TG_WORDS,
         "Vespa": _TG_WORDS,
         "7181": _TG_DIGITS,
         "Saudade#2022": _TG_WORDS,
@@ -1057,6 +1069,21 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
         ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
     "corpus_vb": dict.fromkeys(("VB-060", "VB-381"), _DOCS_RANGE),
+    "corpus_vd": {
+        **dict.fromkeys(("VD-202", "VD-289", "VD-409", "VD-428", "VD-444"), _DOCS_RANGE),
+        "VD-174": ("X.509's extension OIDs (2.5.29.17) in prose: four numbers a public address "
+                   "could be"),
+        "VD-387": ("lottery numbers ('02 03 34 45 61'), the shape of a French landline: "
+                   "redacted as any number"),
+    },
+    "corpus_ve": dict.fromkeys(
+        ("VE-016", "VE-036", "VE-089", "VE-112", "VE-120", "VE-129", "VE-131", "VE-258",
+         "VE-282", "VE-333", "VE-366", "VE-401", "VE-408", "VE-418", "VE-430", "VE-435",
+         "VE-441", "VE-457", "VE-522"), _DOCS_RANGE),
+    "corpus_vf": dict.fromkeys(
+        ("VF-034", "VF-041", "VF-058", "VF-088", "VF-185", "VF-186", "VF-193", "VF-201",
+         "VF-224", "VF-231", "VF-254", "VF-265", "VF-289", "VF-353", "VF-401", "VF-424"),
+        _DOCS_RANGE),
     "corpus_vc": dict.fromkeys(
         ("VC-001", "VC-040", "VC-056", "VC-057", "VC-168", "VC-246", "VC-266", "VC-294",
          "VC-339", "VC-418"), _DOCS_RANGE),

@@ -1,7 +1,8 @@
-"""The round of corpora VA (LLM-serving operations text, mostly clean), VB (the classes that
-slip past redactors, in six surroundings) and VC (records as observability backends store
-them): each shape they found left, redacted in process, and the lines near them that must
-stay."""
+"""The rounds of corpora VA (LLM-serving operations text, mostly clean), VB (the classes that
+slip past redactors, in six surroundings), VC (records as observability backends store them),
+VD (what users send an LLM, mostly clean), VE (a coding assistant's traffic) and VF (an LLM
+platform's business operations): each shape they found left, redacted in process, and the
+lines near them that must stay."""
 
 from __future__ import annotations
 
@@ -72,6 +73,41 @@ def _redact(text: str) -> str:
     ('{"AzureWebJobsStorage":"DefaultEndpointsProtocol=https;AccountName=stk;AccountKey='
      '0PLCmCeW8YfrL\\\\/PEDWw677kYXJzG6tUeItJt3FW9Ht2\\\\/ArVcxqPavDUpsPl8sl4T==;'
      'EndpointSuffix=core.windows.net"}', "PEDWw677kYXJzG6tUeItJt3FW9Ht2"),
+    # VD to VF: a terminal's token after a JSON-escaped newline, a password under ODBC's PWD
+    # there, a config's password line after its user, recovery codes after a sentence
+    ('{"stdout": "$ gh auth token\\ngho_xRvR1l5feLMnjxGDKwGWjtp7b2EW6dcVGlrx\\n$ gh api user"}',
+     "gho_xRvR1l5feLMnjxGDKwGWjtp7b2EW6dcVGlrx"),
+    ('result="[Prod]\\nServer=db,1433\\nUID=admin\\nPWD=hMKJ0vcyvh9JjbD10\\nEncrypt=yes"',
+     "hMKJ0vcyvh9JjbD10"),
+    ("account gmail\nhost smtp.gmail.com\nuser j.iyer@example.org\npassword crjalzsyemcyagxd\n"
+     "from j.iyer@example.org", "crjalzsyemcyagxd"),
+    ('{"text": "GitHub recovery codes\\nKeep these in a safe place.\\n8iiox-z1r09\\n'
+     '0tchh-ka5gq\\n7gpqy-cdwdn"}', "8iiox-z1r09"),
+    ("バックアップコード（各1回のみ使用可）:\n57199873\n47845389", "57199873"),
+    # a phone in a DataFrame's column, the next column two spaces on
+    ("0  31449  fatima832@libero.it  +91-8717461003  2694", "8717461003"),
+    # a SIN in lower case before its number; a SIN key escaped thrice
+    ("ValidationError: sin 114591431 already registered", "114591431"),
+    ('{\\\"sin\\\": \\\"333642288\\\", \\\"province\\\": \\\"BC\\\"}', "333642288"),
+    # an AWS secret after its access key id and the word for it; a card's code escaped thrice
+    ("credentials (access key AKIALK5EJEEHGMTCR22H, secret "
+     "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). Deactivate",
+     "4Wd7YfbiYgcPrF5kuJVHRz6cQ13irxI01eyFSyjK"),
+    ('\\\"card_number\\\": \\\"2599085774715134\\\", \\\"cvc\\\": \\\"361\\\"', "361"),
+    # an unlock phrase; a password asked about; a PIN told after a comma
+    ("[backup]\nrepo = /mnt/nas/restic\nunlock_phrase = zebra?fjord85quok\n", "zebra?fjord85quok"),
+    ("Does Fjord-marmelade45@ meet our policy (12+ chars)? It's for my bank login.",
+     "Fjord-marmelade45@"),
+    ("I keep forgetting my debit card PIN, it's 9475. Give me a mnemonic", "9475"),
+    # a vendor's key in the prefix_mode_random shape, a webhook's HMAC key, a _sess cookie, a
+    # card's check digits in German
+    ("Here is the key we use: hly_live_UG6Jc6X1RCYYSaI06aPCkBJSNx0hirXfGZDpfmUbQcexu8tl",
+     "UG6Jc6X1RCYYSaI06aPCkBJSNx0hirXfGZDpfmUbQcexu8tl"),
+    ("# validated with HMAC key 28518006ADBC48CFB375F1DD4C4D20851C568F92C1E02B87D052D24BB838272B",
+     "28518006ADBC48CFB375F1DD4C4D20851C568F92C1E02B87D052D24BB838272B"),
+    ("> document.cookie\n'hly_console_sess=3+TPJGXOl4sqaMzag1gGQS7tioNjQPSI9CTvonnS; x=1'",
+     "3+TPJGXOl4sqaMzag1gGQS7tioNjQPSI9CTvonnS"),
+    ("Kunde am Telefon: Kartennummer 5461 9333 4842 5409, Prüfziffer 524. Bitte", "524"),
 ])
 def test_found_in_process(text: str, value: str) -> None:
     assert value not in _redact(text), text
@@ -99,6 +135,21 @@ def test_found_in_process(text: str, value: str) -> None:
     "cache key 'fcaf646c8eb99f2dfeb1720cd7f5155a' expired",
     # a CEF custom field whose label names nothing secret
     "CEF:0|Acme|gw|1.0|100|req|3|cs1Label=tenant.tier cs1=gold cs2Label=region cs2=eu",
+    # VD to VF: a vendor's prefix before a placeholder, a formula, a format shown by its first
+    # letters and digits, a record's number, a company's tax number, OAuth's method names,
+    # Stripe's public key and a Checkout Session's id
+    "STRIPE_SECRET_KEY=sk_live_<YOUR_KEY_HERE>",
+    "Entropy of a 5-word Diceware passphrase: log2(7776^5) = 5 x 12.925 = 64.6 bits",
+    "paste the licence key from the e-mail; it looks like ABCDE-12345-FGHIJ-67890-KLMNO.",
+    "Order #3504000449 hasn't shipped. Case number 654-305-3723.",
+    "Ticket 1742003 / ref 767 900 9809 - please quote it",
+    "USt-IdNr.: DE940865253\nSteuernummer (Firma): 66/784/61280\nPrüfstatus: frei",
+    '{"token_endpoint_auth_methods_supported": ["client_secret_basic", "private_key_jwt"]}',
+    "Stripe('pk_live_k15sKmSXE86akgX7rQXhCL2lYgBhtg8Sk6Qe9m7W966Zsz4Q6EcTy6B2wLzS5d')",
+    "checkout.session.created id=cs_live_a1z0Rw4SbnRC4tC3Sb92F7RKuzJiZONKSKHuRWTWqjr9JApi",
+    # a password question with nothing password-shaped; a random seed
+    "Is this a strong password policy for our users?",
+    "python train.py --seed 1234 --max_tokens 4096",
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text
