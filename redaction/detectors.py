@@ -250,6 +250,8 @@ def _at_literal(needles: tuple[str, ...], back: int = 0, *, fold: bool = False) 
     """The start bound of a pattern whose every match holds one of ``needles`` at most
     ``back`` characters after its start. ``fold``: the pattern is case-insensitive; on ASCII
     text lower() is exact, elsewhere (Python folds "ſ" to "s", "K" to "k") scan from 0."""
+    if fold:  # (the text is lowered: so are the needles, "TIN" as "tin")
+        needles = tuple(needle.lower() for needle in needles)
 
     def start(text: str, memo: dict[str, Any]) -> int:
         if fold:
@@ -1460,8 +1462,9 @@ _NATIONAL_IDS = (
     # ... in a passport's machine-readable zone, its second line: the number, its check
     # digit, nationality, birth date and expiry with theirs (all four checks must hold)
     _d("national_id", r"(?<![A-Z0-9<])[A-Z0-9<]{9}\d[A-Z<]{3}\d{7}[MFX<]\d{7}", ids.mrz_ok,
+       # (the number may open with up to nine letters: the first digit can be its check digit)
        prefilter=r"[A-Z0-9<]{9}\d[A-Z<]{3}\d{7}[MFX<]\d{7}", digits=True,
-       start=_at_class(r"\d")),
+       start=_at_class(r"\d", 9)),
     # ... and in a passenger list's EDIFACT (PAXLST's DOC+P:110:111+<number>').
     _d("national_id", r"(?<![A-Z])DOC\+P(?::\d+)*\+([A-Z0-9]{5,15})(?=['+:])", ids.passport_ok,
        prefilter=r"DOC\+P(?::\d+)*\+[A-Z0-9]{5}", group=1, needles=("DOC+P",)),
@@ -1827,7 +1830,8 @@ _SECURITY_ANSWERS = (
                  r"|says|said|era|foi|are|were|be))[ \t]*[\"'(]?\d{3}",
        group=1, digits=True,
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
-                        "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo"))),
+                        "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo"),
+                       4)),  # ("digicode": the name starts four characters before its "code")
     # A password line of a mail client's or a tool's config after its user (msmtp's
     # "user j.iyer@...\npassword crjalzsyemcyagxd", fetchmail's, a netrc written a line a key).
     _d("secret_assignment",
@@ -2148,7 +2152,8 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "h
                  "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t", "number",
                  "hp", "hubungi", "contatt", "alternat", "cel", "tlf",
                  "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23", "mobit",
-                 "\u0570\u0565\u057c", "sdt", "s\u0111t", "called", "calling")
+                 "\u0570\u0565\u057c", "sdt", "s\u0111t", "called", "calling",
+                 "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0")
 # Where a match of _PHONE_WORDS starts: each Latin word's first three characters ("í", "ó"
 # and "é" read as "a").
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"

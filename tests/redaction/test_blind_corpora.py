@@ -220,8 +220,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_vf": {
         "234": "a CVC after a card and a slash, no word for it ('card: 3572... / 234')",
         "1237": "an Amex's CID on an OCR'd card ('CID' alone is most often an id)",
-        **dict.fromkeys(("G7C1J5K4F", "F7CNTP94T"),
-                        "a passport's number in its MRZ line (no detector reads MRZ lines)"),
         "sakura-papillon-meadow67": _TOLD_AFTER_EMAIL,
         "NDI4LTY0LTY5MDA=": ("an SSN base64-encoded under 'ssn_b64=' (base64 is decoded where a "
                              "credential is likely: auth fields, long tokens in URLs)"),

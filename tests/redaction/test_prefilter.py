@@ -76,6 +76,13 @@ def test_corpus_findings_are_identical_with_every_prefilter() -> None:
     "\u0e40\u0e1a\u0e2d\u0e23\u0e4c 081-234-5678",
     "New Amex, 4-digit code 9531 on the front.",
     'modem: AT+CPIN="094182" -> OK',
+    # (found by running every start bound against its whole scan over the blind corpora: a
+    # folded start's capital needles, Bengali's phone word, "digicode" before its "code", a
+    # passport's MRZ whose number opens with letters)
+    "<Payee><TINType>2</TINType><TIN>543738234</TIN></Payee>",
+    "যাত্রীর নম্বর 01955966130, ট্রিপ আইডি HB4QBJEZD9।",
+    "votre colis sera livré demain. Digicode communiqué : 7904. Gérer",
+    "P<D<<LINDQVIST<<GUSTAV<<<<<<<<<<<<<<<<<<<<<<\nG7C1J5K4F1D<<6605083M3006117<<<<<<<<<<<<<<08",
 ])
 def test_examples_are_identical_with_every_prefilter(text: str) -> None:
     expected = reference(text)
