@@ -586,7 +586,9 @@ _ENTITY_ID = (r"(?:(?i:user|usr|tenant|org|account|acct|customer|cus|team|projec
               r"|[A-Z][A-Z0-9]{1,9}-\d+)(?![\w.-]*[^\w\s\"',;}\]])")
 _ROUTE_KEY = (r"(?!\\*[\"'][ \t]*:[ \t]*\\*[\"'][A-Z]\w*-[\w-]{21}\\*[\"'][ \t]*,[ \t]*"
               r"\\*[\"']name\\*[\"'])")
-_SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key|"
+# (not a key's digest: LiteLLM's metrics label it hashed_api_key)
+_SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[_-]?v\d[_-]?key"
+                 r"|app(?:lication)?[_-]?key|"
                  # (an API key named in Spanish, Polish, Portuguese or Hungarian: clave_api,
                  # klucz_api, api_chave, kulcs)
                  r"(?:clave|klucz|chave)[_-]?api|api[_-]?(?:clave|klucz|chave)|kulcs|"
@@ -631,7 +633,7 @@ _SECRET_WORDS = (r"api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?k
                  r"(?<![a-z0-9])pat(?![a-z0-9])(?=\\*[\"']?[ \t]*[:=])|"
                  # (Authorize.net's transactionKey)
                  r"client[_-]?secret|transaction[_-]?key|"
-                 r"key(?<![a-z0-9]key)(?<!<add key)(?![a-z]{2})"
+                 r"key(?<![a-z0-9]key)(?<!<add key)(?<!hashed_api_key)(?![a-z]{2})"
                  rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
                  # nor an entity's id (a Kafka record's key=tenant-2704, LaunchDarkly's
                  # context {"kind":"user","key":"usr_x4qk..."})
@@ -837,7 +839,8 @@ def _under_key(key: str, value: str, validator: Callable[[str], bool] | None, *,
 _NAMED_GAP = r"(?:[^\n\d]{0,60}?\n){0,2}?[^\n\d?!\uff1f\uff01]{0,60}?"
 # A number of a script without spaces ("マイナンバーは9956 5013 6227です") may follow a
 # word: only ASCII letters and digits glue to one.
-_ID_L, _ID_R = r"(?<![0-9A-Za-z.-])", r"(?![0-9A-Za-z-])"
+# (after a JSON-escaped line break too: a form's value on the line after its label, "\\n920 ...")
+_ID_L, _ID_R = r"(?:(?<![0-9A-Za-z.-])|(?<=\\[nrt]))", r"(?![0-9A-Za-z-])"
 
 
 # A short name as a key only ("sin=", "payee_tfn=", "\"tz\":"), not a word of prose.
@@ -1286,7 +1289,7 @@ _NATIONAL_IDS = (
     # (and France's INS, the NIR as health records carry it: FHIR's identifier system, its OID)
     _named_id((r"s.curit.[ _-]sociale", r"nir\b", r"insee", r"carte vitale", r"assur. ",
                r"(?-i:INS)\b", r"1\.2\.250\.1\.213\.1\.4\.8",
-               r"num.ro de s.cu", _AS_KEY % "doc"),
+               r"num.ro de s.cu", r"n.[ \t]*de[ \t]+s.cu\b", _AS_KEY % "doc"),
               ("s", "nir", "insee", "carte", "assur", "num", "doc", "ins", "1.2.250"),
               r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
     # (an eID's and itsme's nationalNumber, eHealth's SSIN)
@@ -1613,7 +1616,7 @@ _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjet
              # Indonesian's my and your, and its wallets ("PIN DANA saya 726045")
              r"saya|anda|kamu|dana|ovo|gopay|shopeepay|"
              # (a French notice's "Digicode communiqué : 7904")
-             r"communiqu[ée]))"
+             r"communiqu[ée]|hinten|auf|der|r[üu]ckseite))"
              r"{0,6}")
 # Codes that open something, said as a PIN is ("the alarm code is 7345", "telephone banking
 # passcode 109258"): the same digits after them.
@@ -1851,6 +1854,45 @@ _SECURITY_ANSWERS = (
        prefilter=(r"(?i)(?:does|would|will|is|can)[ \t][^\r\n]{8,70}[ \t]"
                   r"(?:meet|pass|satisfy|fit|strong|secure|good|safe|valid)"),
        group=1, needles=("olicy", "equirements", "ules", "assword", "assphrase")),
+    # A password under its name with a remark in parentheses before the colon ("- pwd (told by
+    # customer): ...").
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:pwd|password|passwort|passwd|pw)[ \t]*\([^()\n]{1,40}\)[ \t]*:[ \t]*"
+       r"([^\s\"'`,;<>]{6,64})", v.secret_value_ok,
+       prefilter=r"(?i)(?:pwd|passw|pw)[ \t]*\([^()\r\n]{1,40}\)[ \t]*:", group=1,
+       needles=("(",)),
+    # Russia's mobile numbers written 8 9XX XXX-XX-XX, without the area code's parentheses
+    # (spaces, "-" and "_" read alike, so the joined reading finds nothing more).
+    _d("phone", r"(?<![\w+(.,/-])8[ \t_-]9\d{2}[ \t_-]\d{3}[ \t_-]\d{2}[ \t_-]\d{2}"
+       r"(?!\d)(?![ \t_-]\d)",
+       prefilter=r"8[ \t_-]9\d{2}[ \t_-]\d{3}[ \t_-]\d{2}[ \t_-]\d{2}", digits=True,
+       joined=_nothing_joined,
+       joined_prefilter=r"8[ \t_-]9\d{2}[ \t_-]\d{3}[ \t_-]\d{2}[ \t_-]\d{2}"),
+    # A PIN mailer's letters and digits spaced out ("Y O U R   P I N :   0 7 9 4").
+    _d("secret_assignment", r"(?<![A-Za-z])P[ \t]I[ \t]N[ \t]*:[ \t]*(\d(?: \d){3,7})(?![ \t]?\d)",
+       prefilter=r"P[ \t]I[ \t]N[ \t]*:[ \t]*\d \d \d \d", group=1, needles=("P I N",)),
+    # A Wi-Fi network's key under its German or English name ("WLAN-Schlüssel: ...").
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:wlan|wi-?fi|wpa2?|netzwerk)[ _-]?(?:schl[üu]ssel|passwor[dt]|kennwort"
+       r"|key|passphrase)[ \t]*[:=][ \t]*([^\s\"',;<>]{8,63})", v.secret_value_ok,
+       prefilter=(r"(?i)(?:wlan|wi-?fi|wpa2?|netzwerk)[ _-]?(?:schl(?:a|u|ue)ssel|passwor"
+                  r"|kennwort|key|passphrase)[ \t]*[:=]"),
+       group=1, needles=("lan", "LAN", "ifi", "IFI", "i-Fi", "i-fi", "pa", "PA", "etzwerk",
+                         "ETZWERK")),
+    # A password told for what it opens ("the password for the scanning station login (user:
+    # scan01) is Juniper#1771juniper").
+    _d("secret_assignment",
+       r"(?i)\bpassword[ \t]+(?:for|to)[ \t]+[^\n.!?]{1,80}?[ \t]+(?:is|was)[ \t]*:?[ \t]+"
+       r"[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?(?=[\s,;)]|[.!?](?:\s|$)|$)", v.told_passphrase,
+       prefilter=r"(?i)password[ \t]+(?:for|to)[ \t][^\r\n.!?]{1,80}[ \t](?:is|was)[ \t:]",
+       group=1, needles=("assword", "ASSWORD")),
+    # Australia's TFN asked for on its declaration ("What is your tax file number (TFN)?
+    # 405 334 791"), by its check.
+    _d("national_id",
+       r"(?i)tax[ \t]+file[ \t]+number(?:[ \t]*\(tfn\))?[ \t]*\?[ \t]*(\d{3}[ -]?\d{3}[ -]?\d{2,3})"
+       r"(?![\d-])", ids.tfn_ok,
+       prefilter=r"(?i)tax[ \t]+file[ \t]+number[^\r\n]{0,8}\?[ \t]*\d{3}", group=1,
+       needles=("file", "FILE", "File")),
     # A PIN asked for and told in a call's transcript ("can you confirm the PIN? Caller: yes,
     # it's 8640").
     _d("secret_assignment",
@@ -2067,7 +2109,9 @@ _CALL_AFTER = "|".join(_CALL_AFTER_NEEDLES)
 # the words' letters read as "a", and Spanish's "llámame"
 _CALL_AFTER_PREFILTER = r"\d{2}[ .-]?\d[^\r\n]{0,40}(?:aa|llam[ae]me)"
 # Words for a one-time code. Matched folding ASCII case only ((?ai)).
-_OTP_WORDS = ("(?:verification|security|login|one[- ]time|2fa|otp|access|confirmation|sms)"
+_OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+(?:by|via|in)[ \t]+"
+              r"(?:sms|text|whatsapp|e-?mail))|"  # ("I just got the code 071319 by SMS")
+              "(?:verification|security|login|one[- ]time|2fa|otp|access|confirmation|sms)"
               r"[ \t]+(?:code|pin)|(?<![a-z])otp(?![a-z])|(?:your|the)[ \t]+code[ \t]+is|"
               r"the[ \t]+code[ \t]+(?:you|we)[ \t]+(?:just[ \t]+)?(?:sent|texted|emailed)|"
               r"code[ \t]+re[çc]u|code[ \t]+de[ \t]+(?:v[ée]rification|confirmation)|"
@@ -2078,7 +2122,7 @@ _OTP_WORDS = ("(?:verification|security|login|one[- ]time|2fa|otp|access|confirm
               r"kod[ \t]+weryfikacyjny|doğrulama[ \t]+kod\w*|kode[ \t]+(?:otp|verifikasi)|"
               r"(?:tuo[ \t]+)?codice(?:[ \t]+di[ \t]+verifica)?(?=[ \t]+[èe:])|"
               r"mã[ \t]+xác[ \t]+(?:thực|nhận)|код[ \t]+подтверждения|验证码|驗證碼|"
-              "認証コード|確認コード|인증번호|رمز التحقق|"
+              "認証コード|確認コード|인증번호|رمز التحقق|الرمز|"
               # more languages: a code's word with six digits after it
               r"kód|(?<![a-z])tan(?![a-z])|msimbo|κωδικός|(?<![\u05d0-\u05ea])קוד|[Кк]од|"
               r"c[óo]digo[ \t]+es|kod|ověřovací|"
@@ -2106,7 +2150,7 @@ _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces
                "code", "digo", "best", "siche", "kod", "codic", "tuo c", "rulama", "xác", "код",
                "Код", "验证码", "驗證碼", "認証コード", "確認コード", "인증번호", "رمز", "kód",
                "tan", "msimb", "κωδικός", "קוד", "ově", "کد", "codul", "vahvi", "ওটিপি", "jelsz",
-               "ароль", "einma")
+               "ароль", "einma", "got t", "got a", "got m", "recei")
 # A word for it, then six digits within reach (most lines with "code" hold none).
 # A one-time code's phrases in Persian (login and verification codes, a one-time password),
 # Arabic (an activation code), Urdu (a verification code), Hindi and Nepali, Bengali, Hebrew
@@ -2556,6 +2600,12 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment", r"(?i)\bhmac[ _-]?key[ \t]*[:=]?[ \t]+([0-9a-f]{32,128})(?![0-9a-z])",
        prefilter=r"(?i)hmac[ _-]?key[ \t]*[:=]?[ \t]+[0-9a-f]{32}", group=1,
        needles=("hmac", "HMAC", "Hmac")),
+    # A token an OpenID Connect plugin introspects, quoted in its debug log (Kong's
+    # "introspecting token '...' for route ...").
+    _d("bearer_token", r"(?i)\bintrospect(?:ing|ed)?[ \t]+(?:access[ \t]+)?token[ \t]+[\"']"
+       r"([A-Za-z0-9._~+/-]{16,}=*)[\"']", v.credential_ok,
+       prefilter=r"(?i)introspect[a-z]*[ \t]+(?:access[ \t]+)?token[ \t]+[\"']", group=1,
+       needles=("ntrospect", "NTROSPECT")),
     # Splunk's HTTP Event Collector token, sent as "Authorization: Splunk <uuid>" (and so in a
     # span's header attribute, whatever its encoding).
     _d("api_key", r"\bSplunk[ \t]+(" + _UUID + r")(?![\w-])",
@@ -2751,10 +2801,13 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)(?:otp|2fa|mfa|one[ _-]?time|verification)[^\n]{0,160}?"
        r"(?:\\?\"code\\?\"[ \t]*:[ \t]*\\?\"(?=\d{4,8}\\?\")"
        # (or a log's code=NNNNNN: six or eight digits, not an error's code=4003)
-       r"|(?<![\w.-])code=\\?\"?(?=(?:\d{6}|\d{8})(?![\w.-])))(\d{4,8})",
+       r"|(?<![\w.-])(?:code|expected|received|entered|submitted)=\\?\"?"
+       r"(?=(?:\d{6}|\d{8})(?![\w.-])))(\d{4,8})",
        prefilter=(r"(?i)(?:otp|2fa|mfa|one.time|verification)[^\r\n]{0,160}code"
-                  r"(?:\\?\"[ \t]*:[ \t]*\\?\"\d{4}|=\\?\"?\d{6})"),
-       group=1, needles=("code",), digits=True),
+                  r"(?:\\?\"[ \t]*:[ \t]*\\?\"\d{4}|=\\?\"?\d{6})"
+                  r"|(?:otp|2fa|mfa|one.time|verification)[^\r\n]{0,160}"
+                  r"(?:expected|received|entered|submitted)=\\?\"?\d{6}"),
+       group=1, needles=("code", "expected", "received", "entered", "submitted"), digits=True),
     # Passwords in URLs, found by URL structure (scheme://user:password@host), before the
     # email detector can read "password@host" as an address and leave the rest behind.
     _d("secret_assignment",
@@ -3375,6 +3428,8 @@ DETECTORS: tuple[Detector, ...] = (
        # "Keep these backup codes somewhere safe.\n1. 5012 0379\n2. ...")
        # (a Markdown list's items too, "- t3u06-eo6ol", and its lines JSON-escaped, "\\n")
        r"[^\n:]{0,60}?(?::[ \t]*(?:\n|\\n)?|\.?[ \t]*(?:\n|\\n))"
+       # (a sentence's line between: "Backup codes for x@y.de\nKeep these somewhere safe.\n")
+       r"(?:[^\n:]{0,80}?[.:][ \t]*(?:\n|\\n))?"
        r"((?:[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
        r"(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4}|\d{8})(?:[ \t,]+|\n|\\n|$)){1,16})",
        v.has_digit,
@@ -3596,8 +3651,9 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(("pass", "pw"), fold=True)),
     # Told in prose: "the admin password is hunter2X!", "my api key was 9f8e...". Only a
     # token-shaped value (a digit, or mixed case): "the password is wrong" stays.
-    _told(r"\s+(?:is|was)\s*:?\s+" + _PROSE_VALUE, r"[ \t\r\n]+(?:is|was)[ \t\r\n:]",
-          v.tokenish, pwd=True),
+    # (and as Italian and Spanish say it: "la password fosse ...", "la contraseña era ...")
+    _told(r"\s+(?:is|was|fosse|era|fue)\s*:?\s+" + _PROSE_VALUE,
+          r"[ \t\r\n]+(?:is|was|fosse|era|fue)[ \t\r\n:]", v.tokenish, pwd=True),
     # "I changed my password to X": a password-shaped value only.
     _told(r"\s+to\s+" + _PROSE_VALUE, r"[ \t\r\n]+to[ \t\r\n]", v.password_like, pwd=True),
     # ... and with no verb: "twilio auth token 9f86d081884c7d65...": a long token only ("pwd"

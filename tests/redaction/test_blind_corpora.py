@@ -199,6 +199,7 @@ _UNNAMED_PHONE = ("a mobile number with no word for a phone before it (a booking
                   "call X', a JSON key the detectors do not know, a chat's 'PayNow me at X')")
 _JP_RECOVERY_LIST = ("GitHub's recovery codes one per line after Japanese 'リカバリーコード…：', "
                      "the name's line apart from them")
+_SPOKEN_CODE = "a one-time code read out in Spanish or Russian words by a voice bot's ASR"
 _NAME = ("a person's name percent-encoded in a form or a query (no detector reads names: the "
          "kinds are identifiers and secrets)")
 _ADDRESS = "a street address percent-encoded in a form or a query (no detector reads addresses)"
@@ -215,6 +216,49 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                          "Storgatan+5%2C+114+51+Stockholm",
                          "Storgatan%205%2C%20114%2051%20Stockholm",
                          "1-2-3%20Jingumae%2C%20Shibuya-ku%2C%20Tokyo"), _ADDRESS),
+    },
+    # Corpora VG, VH and VI (support chats in twelve languages; documents as a RAG pipeline
+    # extracts them; LLM gateways and their observability).
+    "corpus_vg": {
+        "645": "a card's code after Chinese 安全码是 (no detector reads the Chinese name)",
+        **dict.fromkeys(("653017", "564621", "289738"),
+                        "a one-time code's second mention on its line (received=, after "
+                        "expected=): six digits are not looked for again"),
+        "seis cuatro ocho nueve seis tres": _SPOKEN_CODE,
+        "восемь восемь четыре восемь восемь девять": _SPOKEN_CODE,
+    },
+    "corpus_vh": {
+        "pat_9mmo6484uafinyr02c3w9bo3w7x5rh6c1dxsmo6j": ("a key in curly quotes under a token's "
+                                                          "name (“ocr_vendor_token”: “pat_...”)"),
+        **dict.fromkeys(("447273692", "758912226", "784068385"),
+                        "an SSN in a 1099's column under RECIPIENT'S TIN, the payer's TIN "
+                        "between"),
+        **dict.fromkeys(("PL04 0594\\n0345 4031 3903 3324 2134", "DE97 6732 4239\n4335 0106 09",
+                         "ES60 2474 4823\n3378 2689 6342", "ES84 7285 7182 6004 2388\n6398",
+                         "2445 6128\n8215 9255", "5448 4859\\n0402 0619",
+                         "6011 1635\n4357 8264", "4868 2453 1057\n2775"),
+                        "an IBAN or a card broken across an OCR'd line (each half alone is "
+                        "no value)"),
+        **dict.fromkeys(("1677769079224", "3938860923361", "1776867623027", "2544871321363"),
+                        "France's numéro fiscal (SPI) on an avis d'impôt: no detector for it"),
+        "m35Jz9ke8XO23g04LX6gPcmzJ4Tk1b1MJE1f2kY4": ("a token alone on the line after 'a "
+                                                     "long-lived test token was issued:'"),
+        **dict.fromkeys(("8685 5526 7014", "5069 3892 3884", "8646 6551 0412", "3122 0604 6171"),
+                        "an Aadhaar in a Form 16's pipe table, '(as per Form 12BB)' between: "
+                        "the name's first number is 12"),
+        "810": "a card's code under 'Security code' in a flattened table's next row",
+    },
+    "corpus_vi": {
+        **dict.fromkeys(("NCDCP9672U", "FYBCO9978G"),
+                        "a PAN after 'PAN' (no check digit; a card's PAN has the same name)"),
+        **dict.fromkeys(("60y8ATe7quw2rQrWdUnoRNIp", "TxPcTucpcijqt7fsKeRr1oST",
+                         "5nrQ8edu4at4xk4H31YTrEMf"),
+                        "Langfuse's SALT quoted in a compose file's environment"),
+        **dict.fromkeys(("vOBRfxMfD43BcUvXOYHr4dUr", "YOT7x8VZfr2FCotqpK", "AGuziMQXraXFF3Qnxd"),
+                        "REDIS_AUTH: a key whose last word is 'auth' alone"),
+        **dict.fromkeys(("47d4eb0cf8d5f3d12d7752aa3fcfc7c9",
+                         "5642173f1d3b4d5834ea4e2081b5e3338458aedd58580baf943fe64e9951be41"),
+                        "hex keys in a Markdown table's 'Key' column"),
     },
     # Corpus VF (an LLM platform's business operations: keys, billing, KYC, support).
     "corpus_vf": {
@@ -1067,6 +1111,17 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
         ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
     "corpus_vb": dict.fromkeys(("VB-060", "VB-381"), _DOCS_RANGE),
+    "corpus_vg": dict.fromkeys(("VG-206", "VG-332", "VG-354", "VG-396"), _DOCS_RANGE),
+    "corpus_vh": {
+        **dict.fromkeys(("VH-213", "VH-319", "VH-409", "VH-439"), _DOCS_RANGE),
+        "VH-202": "an EAN-13 that passes Luhn with a Visa's first digit: read as a card",
+    },
+    "corpus_vi": {
+        **dict.fromkeys(("VI-006", "VI-021", "VI-043", "VI-095", "VI-281", "VI-312"),
+                        _DOCS_RANGE),
+        **dict.fromkeys(("VI-135", "VI-207", "VI-272", "VI-384"), _HASHED_KEY),
+        **dict.fromkeys(("VI-168", "VI-256", "VI-326", "VI-369"), _SECRET_KEY_NAME),
+    },
     "corpus_vd": {
         **dict.fromkeys(("VD-202", "VD-289", "VD-409", "VD-428", "VD-444"), _DOCS_RANGE),
         "VD-174": ("X.509's extension OIDs (2.5.29.17) in prose: four numbers a public address "

@@ -1,8 +1,9 @@
 """The rounds of corpora VA (LLM-serving operations text, mostly clean), VB (the classes that
 slip past redactors, in six surroundings), VC (records as observability backends store them),
-VD (what users send an LLM, mostly clean), VE (a coding assistant's traffic) and VF (an LLM
-platform's business operations): each shape they found left, redacted in process, and the
-lines near them that must stay."""
+VD (what users send an LLM, mostly clean), VE (a coding assistant's traffic), VF (an LLM
+platform's business operations), VG (support chats in twelve languages), VH (documents as a
+RAG pipeline extracts them) and VI (LLM gateways and their observability): each shape they
+found left, redacted in process, and the lines near them that must stay."""
 
 from __future__ import annotations
 
@@ -108,6 +109,31 @@ def _redact(text: str) -> str:
     ("> document.cookie\n'hly_console_sess=3+TPJGXOl4sqaMzag1gGQS7tioNjQPSI9CTvonnS; x=1'",
      "3+TPJGXOl4sqaMzag1gGQS7tioNjQPSI9CTvonnS"),
     ("Kunde am Telefon: Kartennummer 5461 9333 4842 5409, Prüfziffer 524. Bitte", "524"),
+    # VG to VI: a password told in Italian, under a remark in parentheses; a code in a verify
+    # log's expected=; a card's code named in German with "hinten"; Russia's mobiles; the
+    # Arabic word for the code; a PIN mailer's spaced letters; a Wi-Fi key in German; a
+    # password told for what it opens; a TFN asked for; backup codes after two lines; a
+    # form's value on the line after its label, JSON-escaped; a French NIR after "n° de
+    # sécu"; a token an OIDC plugin introspects
+    ("Penso che la password fosse 6Pantera$oun ma non funziona", "6Pantera$oun"),
+    ("== SUP-9907 ==\n- pwd (told by customer): tanuki80$HAN\n- tel: 070", "tanuki80$HAN"),
+    ("[2024-07-24T07:27:06Z] verify_otp expected=653017 result=match", "653017"),
+    ("Ich zahle mit der Karte 4221-1804-1122-2149, Prüfziffer hinten: 283", "283"),
+    ('{"role": "user", "content": "Мой номер 8 996 965-31-80"}', "965-31-80"),
+    ("العميل: وصلني الرمز ٤٣٧٧٩٤", "٤٣٧٧٩٤"),
+    ("Card ending 6002\n\n          Y O U R   P I N :   0 7 9 4\n\nMemorise", "0 7 9 4"),
+    ("  WLAN-Name: Wohnung_29OG  WLAN-Schlüssel: cobalt#6898glacier\n", "cobalt#6898glacier"),
+    ("the password for the scanning station login (user: scan01) is Juniper#1771juniper – "
+     "please change it", "Juniper#1771juniper"),
+    ("1 What is your tax file number (TFN)?   405 334 791\n2 Title: Ms", "405 334 791"),
+    ("Backup codes for mpellegrini@web.de\nKeep these somewhere safe but accessible.\n"
+     "1. 6y0n-3ykf     3. 2ges-eo3z\n2. nws5-ptl0     4. tqgd-8h2k\n", "nws5-ptl0"),
+    ('{"c": "l2 Social insurance number / Numéro d’assurance sociale\\n188-629-083\\n14"}',
+     "188-629-083"),
+    ("Je m'appelle Lukas Becker, n° de sécu 294023806513968, né le 12/03/1984.",
+     "294023806513968"),
+    ("[kong] openid-connect: introspecting token 'B3klGJUJcf6evION6MaFDWbEGAN_sesx64PoybYPL.F' "
+     "for route llm-chat", "B3klGJUJcf6evION6MaFDWbEGAN_sesx64PoybYPL.F"),
 ])
 def test_found_in_process(text: str, value: str) -> None:
     assert value not in _redact(text), text
@@ -150,6 +176,12 @@ def test_found_in_process(text: str, value: str) -> None:
     # a password question with nothing password-shaped; a random seed
     "Is this a strong password policy for our users?",
     "python train.py --seed 1234 --max_tokens 4096",
+    # VG to VI: a key's digest in LiteLLM's metrics, a PIN's word with no spaced digits, an
+    # error's code in a verify log
+    'litellm_spend_metric_total{hashed_api_key="ef42b138b96d99fca8ca49d6b3ae2c0d1f565517fe'
+    '19833f8c13fffdd163bb27",model="gpt-4o"} 121.4',
+    "P I N : see the letter",
+    "verify_otp failed code=4003 expected=none",
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text
