@@ -24,6 +24,7 @@ __all__ = [
     "needs_view",
     "percent_view",
     "qp_view",
+    "spaced_view",
     "splice",
     "unicode_view",
 ]
@@ -199,10 +200,12 @@ def _long_base64(text: str) -> Iterator[tuple[int, int]]:
 _HEX_RUN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){8,160}(?![0-9A-Za-z])")
 
 
-def _hex_address(token: str) -> str | None:
-    """``token`` decoded from hex when it is printable ASCII holding an "@", else None."""
+def _hex_text(token: str) -> str | None:
+    """``token`` decoded from hex when it is printable ASCII holding an "@", a "-" or a "+"
+    (an address, an SSN or a phone written as hex to slip past a filter), else None."""
     raw = bytes.fromhex(token)
-    if b"@" not in raw or not all(0x20 < byte < 0x7F for byte in raw):
+    if (b"@" not in raw and b"-" not in raw and b"+" not in raw) or not all(
+            0x20 < byte < 0x7F for byte in raw):
         return None
     return raw.decode("ascii")
 
@@ -228,10 +231,11 @@ def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
             continue  # JSON (above), a hash, a constant
         if fresh(start, end) and (decoded := _decoded(token)) is not None:
             yield start, end, decoded
-    if "40" in text:  # (an address written as hex holds "@", 0x40)
+    # (an address written as hex holds "@", 0x40; an SSN "-", 0x2d; a phone "+", 0x2b)
+    if "40" in text or "2d" in text or "2b" in text:
         for match in _HEX_RUN.finditer(text):
             token = match.group()
-            if "40" in token and fresh(*match.span()) and (decoded := _hex_address(token)):
+            if fresh(*match.span()) and (decoded := _hex_text(token)):
                 yield match.start(), match.end(), decoded
     if ("://" not in text and "?" not in text) or ("=" not in text and "/" not in text):
         return  # (a question in prose is no query: a token in one follows "=" or "/")
@@ -378,6 +382,24 @@ def _qp_chars(match: re.Match[str]) -> list[tuple[str, int, int]]:
         out.append((char, offset, end))
         offset = end
     return out
+
+
+# Characters spelled one at a time, a space between each ("g h p _ b F u H ...", "0 3 0 4 7 1 0
+# 4 4"): how a model is asked to write a secret past a filter. Twelve or more in a run.
+_SPACED_RUN = re.compile(r"(?<!\S)(?:\S ){11,}\S(?!\S)")
+
+
+def _spaced_chars(match: re.Match[str]) -> list[tuple[str, int, int]]:
+    start = match.start()
+    return [(match.group()[i], start + i, start + i + 1) for i in range(0, len(match.group()), 2)]
+
+
+def spaced_view(text: str) -> Reading | None:
+    """``text`` with each run of characters spelled one at a time read with its spaces taken
+    out, and where each character of that reading is in ``text``; None when there is none."""
+    if " " not in text:
+        return None
+    return _read(text, _SPACED_RUN.finditer(text), _spaced_chars)
 
 
 def qp_view(text: str) -> Reading | None:

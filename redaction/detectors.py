@@ -54,7 +54,7 @@ _NOT_A_SERIAL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in ("serial", "Serial", "S
 _NOT_A_RECORD = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w}#)" for w in (
     "case number", "Case number", "case", "Case", "ticket", "Ticket", "ref", "Ref", "REF",
     "reference", "Reference", "claim", "Claim", "invoice", "Invoice", "order", "Order",
-    "confirmation", "Confirmation"))
+    "confirmation", "Confirmation", "RMA"))
 _NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     "tracking", "Tracking", "Paket", "Sendungsnummer", "Sendung", "parcel", "Parcel",
     "shipment", "Shipment", "colis", "Colis", "spedizione", "Spedizione", "envío", "Envío",
@@ -571,7 +571,8 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
     "from", "saved with", "input", "step", "asset", "run", "job",
     # a public key (WireGuard's "public key:", MikroTik's public-key=): published by design
-    "public",
+    # (and a host's, whose fingerprint "SSH host key: ED25519 SHA256:..." prints)
+    "public", "host",
     # a WebSocket handshake's nonce (Sec-WebSocket-Key): 16 random bytes that guard nothing
     "websocket",
     # an Apple crash report's device digest ("CrashReporter Key:   <40 hex>")
@@ -1809,7 +1810,7 @@ _RECOVERY_CODE = (
     r"(?:\[?\\*[\"']?)?"  # (a JSON array's first: "recovery_codes":["...",)
     # (a list of them, to its last: "o07c-8vgj, 3p8k-594v and oydc-jj4m", or the array's)
     rf"((?:{_ONE_RECOVERY_CODE})(?:(?:[ \t]*,[ \t]*(?:{_AND}[ \t]+)?|[ \t]+{_AND}[ \t]+"
-    r"|\\*[\"'][ \t]*,[ \t]*\\*[\"']|[ \t]{2,})"
+    r"|\\*[\"'][ \t]*,[ \t]*\\*[\"']|[ \t]+)"
     rf"(?:{_ONE_RECOVERY_CODE}))*)"
     r"(?![\w-])")
 _SECURITY_ANSWERS = (
@@ -1868,6 +1869,16 @@ _SECURITY_ANSWERS = (
        prefilter=r"8[ \t_-]9\d{2}[ \t_-]\d{3}[ \t_-]\d{2}[ \t_-]\d{2}", digits=True,
        joined=_nothing_joined,
        joined_prefilter=r"8[ \t_-]9\d{2}[ \t_-]\d{3}[ \t_-]\d{2}[ \t_-]\d{2}"),
+    # A password in parentheses after its word ("include the user's password
+    # (cobalt-orbit-nimbus-saffron) so ..."), and in Japanese corner brackets
+    # ("管理者パスワード「...」").
+    _d("secret_assignment",
+       r"(?i)\bpassword[ \t]*\(([^()\s]{6,64})\)", v.told_passphrase,
+       prefilter=r"(?i)password[ \t]*\([^()\s]{6}", group=1, needles=("assword", "ASSWORD")),
+    _d("secret_assignment",
+       "\u30d1\u30b9\u30ef\u30fc\u30c9[^\u300c\n]{0,12}\u300c([^\u300d\n]{6,64})\u300d",
+       v.secret_value_ok, prefilter="aaaaa[^\r\n]{0,12}~[^\r\n]{6}", group=1,
+       needles=("\u30d1\u30b9\u30ef\u30fc\u30c9",)),
     # A PIN mailer's letters and digits spaced out ("Y O U R   P I N :   0 7 9 4").
     _d("secret_assignment", r"(?<![A-Za-z])P[ \t]I[ \t]N[ \t]*:[ \t]*(\d(?: \d){3,7})(?![ \t]?\d)",
        prefilter=r"P[ \t]I[ \t]N[ \t]*:[ \t]*\d \d \d \d", group=1, needles=("P I N",)),
@@ -2111,6 +2122,11 @@ _CALL_AFTER_PREFILTER = r"\d{2}[ .-]?\d[^\r\n]{0,40}(?:aa|llam[ae]me)"
 # Words for a one-time code. Matched folding ASCII case only ((?ai)).
 _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+(?:by|via|in)[ \t]+"
               r"(?:sms|text|whatsapp|e-?mail))|"  # ("I just got the code 071319 by SMS")
+              # (a code and how it came or how long it holds: "den Code 927858 per SMS",
+              # "Code 181441 — valid 5 min")
+              r"code(?=[ \t]+\d{6}(?:[ \t]+(?:by|via|per|par|por)[ \t]+(?:sms|text|whatsapp"
+              r"|e-?mail)|[ \t]*[,\u2014\u2013-][ \t]*(?:valid|expires|g\u00fcltig|v\u00e1lido"
+              r"|valable)))|"
               "(?:verification|security|login|one[- ]time|2fa|otp|access|confirmation|sms)"
               r"[ \t]+(?:code|pin)|(?<![a-z])otp(?![a-z])|(?:your|the)[ \t]+code[ \t]+is|"
               r"the[ \t]+code[ \t]+(?:you|we)[ \t]+(?:just[ \t]+)?(?:sent|texted|emailed)|"
@@ -4087,6 +4103,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (after a JSON escape the address starts past it: "...\\npablo@x.es" keeps its "\\n")
        # (not the end of a masked one, "f***i@web.de"; one "*" is an X12 segment's separator)
        rf"(?:(?<![\w.+%$#-])(?<!\*\*)(?!(?<=\\)[nrt])|(?<=\\[nrt]))(?<!placeholder=[\"'])(?<!://)"
+       # (nor a mail's Message-ID or a calendar event's UID: ids in an address's shape)
+       r"(?<!Message-ID: <)(?<!Message-Id: <)(?<!Message ID: <)(?<!Message Id: <)(?<!\nUID:)"
        rf"{_NOT_AN_SSH_LOGIN}"
        rf"[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path

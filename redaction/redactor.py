@@ -25,6 +25,7 @@ from .decoding import (
     needs_view,
     percent_view,
     qp_view,
+    spaced_view,
     unicode_view,
 )
 from .detectors import DETECTORS, Detector, Finding, prefilter_for
@@ -32,7 +33,7 @@ from .hl7 import hl7_findings
 from .joined import scan_plain
 from .policy import Action, Policy
 from .prefilter import Prefilter
-from .spoken import read_spoken
+from .spoken import SPACED, read_spoken
 from .tables import table_findings
 
 __all__ = ["BLOCKED_KEY", "CONTENT", "FAILED", "IDENTITY", "MODEL", "Place", "Redactor"]
@@ -166,6 +167,9 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     qp = qp_view(text)
     if qp is not None:
         extra += _view_findings(text, *qp, detectors, prefilter)
+    spelled = spaced_view(text) if signals & SPACED else None
+    if spelled is not None:
+        extra += _view_findings(text, *spelled, detectors, prefilter)
     spoken, said = read_spoken(text, signals) if signals else (None, [])
     if spoken is not None:
         extra += _view_findings(text, *spoken, detectors, prefilter)

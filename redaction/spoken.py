@@ -37,7 +37,8 @@ from collections.abc import Iterator
 from .decoding import Reading, splice
 from .validators import iban_ok, luhn_ok
 
-__all__ = ["ADDRESSES", "IBANS", "NUMBERS", "SIGNALS", "Spoken", "read_spoken", "signals"]
+__all__ = ["ADDRESSES", "IBANS", "NUMBERS", "SIGNALS", "SPACED", "Spoken", "read_spoken",
+           "signals"]
 
 
 # --- number words -------------------------------------------------------------------------
@@ -415,9 +416,14 @@ _GATE_EMAIL = (rf"[\[({{<]\s*(?:{_AT_WORDS}|{_DOT_WORDS}|@)\s*[\])}}>]"
                rf"|\s(?:at|ät)\s[^\n@]{{1,60}}(?:\s{_DOT_WORDS}\s|\s\.|\.(?:{_TLDS})\b)")
 #: The gate's expressions, caseless, in the engine's syntax (Python's reads them alike): the
 #: redactor's prefilter reports them in its one pass over a text (``plan_signals``).
-SIGNALS: tuple[str, ...] = (rf"\b(?:{_GATE_NUMBERS})\b|{_GATE_SPELLED}", _GATE_EMAIL, _IBAN_SHAPE)
+# (the last: characters spelled one at a time, a space between, for the redactor's spaced
+# reading, decoding.spaced_view; the engine's pass says where it is worth building)
+_GATE_SPACED = r"(?:^|[ \t\r\n])(?:[^ \t\r\n] ){11}[^ \t\r\n]"
+SIGNALS: tuple[str, ...] = (rf"\b(?:{_GATE_NUMBERS})\b|{_GATE_SPELLED}", _GATE_EMAIL, _IBAN_SHAPE,
+                            _GATE_SPACED)
 _PYTHON_GATES = tuple(re.compile("(?i)" + e) for e in SIGNALS)
 NUMBERS, ADDRESSES, IBANS = 1, 2, 4  # what the gate says a text may hold (bits of SIGNALS)
+SPACED = 8  # ... and a run of characters spelled one at a time
 
 
 def signals(text: str) -> int:
@@ -508,6 +514,7 @@ def read_spoken(text: str, holds: int | None = None) -> tuple[Reading | None, li
     six nine zero ..."), which the detectors, reading digits and no voice, may not name."""
     if holds is None:
         holds = signals(text)
+    holds &= NUMBERS | ADDRESSES | IBANS
     if not holds:
         return None, []
     runs: list[list[_Item]] = []

@@ -597,7 +597,9 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 _STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "change-me",
                     "replaceme", "replace_me", "replace-me",
                     # a format shown by its first letters and digits ("ABCDE-12345-FGHIJ")
-                    "abcde-12345", "abcde12345", "12345-abcde")
+                    "abcde-12345", "abcde12345", "12345-abcde",
+                    # a vendor's prefix, then a tool's mask ("sk-proj-[REDACTED]")
+                    "[redacted", "[masked", "[filtered", "<redacted")
 # A vendor's prefix with nothing after it: what is left of "sk_live_<YOUR_KEY_HERE>" before
 # its "<" ("ghp_", "xoxb-", "sk_live_").
 _PREFIX_ONLY = re.compile(r"[A-Za-z]{2,8}(?:[_-][A-Za-z]{2,8})?[_-]")

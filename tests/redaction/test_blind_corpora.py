@@ -217,6 +217,59 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                          "Storgatan%205%2C%20114%2051%20Stockholm",
                          "1-2-3%20Jingumae%2C%20Shibuya-ku%2C%20Tokyo"), _ADDRESS),
     },
+    # Corpora VJ, VK and VL (security incidents around LLM apps; fine-tuning and evaluation
+    # data; email and calendar as an assistant reads them).
+    "corpus_vj": {
+        **dict.fromkeys(("7yoZfl8yXkVTnpS-*3!w", "Copper2024$"),
+                        "a password under a key spelled in leetspeak (kw_p4ss)"),
+        **dict.fromkeys(("639 761 863", "490 949 040", "144 440 019"),
+                        "a TFN as an audit log's value=, its kind named by another field "
+                        "(pii_detected=au_tfn)"),
+        **dict.fromkeys(("AAhiWC9ILV83TWVWR_W-6j5Ga38g7oaO82AgbPST4edc3Qz8O5dP14CbyKC38Vmrv"
+                         "VX9lkSqTyUUVGWE7mwjgicr-30ipa-tna-ks",
+                         "S7KWS70fY9PtkLkQoBevWmFE_evil_ks",
+                         "mQ2pTxHoNPHoDYlgW5zsynCGhKsqAlbK7m2cjwbWmyU.vj3C4pSlhx1AkEN1LHlr-9.GS"),
+                        "a key written backwards by a jailbroken model"),
+        **dict.fromkeys(("ghp_AnKv", "91RC2Sen", "CMise9mP", "ghp_RdRQ", "3EOlP7ej", "TeTvE5li"),
+                        "a key leaked in eight-character chunks, one a line"),
+        **dict.fromkeys(("72306154442", "76444185204", "325264399", "614 666 909",
+                         "111 484 416"),
+                        "an id after 'ID on file to' or 'document number' with no check its "
+                        "generic name takes"),
+        **dict.fromkeys(("cobalt-orbit-nimbus-saffron", "tundra-mango-mango-lilac"),
+                        "a passphrase of words alone in parentheses after 'password' (no "
+                        "digit to tell it from prose)"),
+        **dict.fromkeys(("6d9a98fd3e0cd07ccdbbc25cbfde5181", "9534f1483ddce854391fa052c1a10df7",
+                         "ccabfdd52f09958f8bb675dbe8e2b04b"),
+                        "a SECRET_KEY told in the answer after the question names it ('It is "
+                        "set to ...')"),
+        **dict.fromkeys(("6753", "f05a766c45f452593a4d16f1ce20f39f",
+                         "6392a0f8ef9ddea0c58afd35b595b462", "339269", "190331"),
+                        "a client secret in prose or short and numeric (a stand-in's shape)"),
+        **dict.fromkeys(("0 3 0 4 7 1 0 4 4", "4 6 0 2 7 6 3 0 1", "4 5 3 3 0 8 6 6 9"),
+                        "nine digits spelled out one at a time with no word for an SSN"),
+        "932293620a8359866bba1842b54e29b8": ("a session id percent-encoded as an exfiltration "
+                                             "URL's query value (c=session%3D...)"),
+    },
+    "corpus_vk": {
+        "Use8xW4isvihJT3z4FCpmv5o8iZqVo41hO37TvQS": "a key under an unnamed key (x_magic)",
+        **dict.fromkeys(("268656260", "479129393", "582735168", "570033260"),
+                        "an SSN under a lower-case 'tin=' in a generator's key=value line"),
+        "l0byQFBUH6kwWzC9U0y6nS4svHibJKcxCAN5mnKi": ("a key with no prefix passed to "
+                                                     "require(\"stripe\")(...)"),
+    },
+    "corpus_vl": {
+        **dict.fromkeys(("928 288 881", "440 975 891", "253472407"),
+                        "a conference line's PIN or ID: corpus KA counts them clean, a "
+                        "meeting's shared access"),
+        "0621 485987-74": "a German dial-in number with its extension after a dash",
+        "399437022": "nine digits after 'ID number ... on file', no check a generic name takes",
+        "y8dfBunR3gusbcnz0SwrBAkcn2DBkSpA": "a reset token in a Spanish path (/restablecer/)",
+        **dict.fromkeys(("80192", "37565"),
+                        "a key safe's code in Dutch ('opent met code')"),
+        "668229": "a gate's code in French after 'désormais', its '#' after",
+        "Nr!BldzLXEfi": "a password after Spanish 'contraseña del portal de proveedores:'",
+    },
     # Corpora VG, VH and VI (support chats in twelve languages; documents as a RAG pipeline
     # extracts them; LLM gateways and their observability).
     "corpus_vg": {
@@ -1014,8 +1067,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_sa": {
         "vKS7WNgueugbTFj8KKRwDJiP": "a key told in Hindi after 'key_secret' and a space (the "
                                     "key's name glued to 'key_', no '=' or ':')",
-        "ｈｉｒｏ１９８８": "a weak password (lower case and digits, eight characters) told in "
-                    "full-width letters: a word and a year, as a passphrase is not",
     },
     "corpus_ta": {
         "0782614504": "a French mobile alone on a letter's last line, under the sender's name",
@@ -1112,6 +1163,20 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
     "corpus_vb": dict.fromkeys(("VB-060", "VB-381"), _DOCS_RANGE),
     "corpus_vg": dict.fromkeys(("VG-206", "VG-332", "VG-354", "VG-396"), _DOCS_RANGE),
+    "corpus_vj": dict.fromkeys(
+        ("VJ-005", "VJ-017", "VJ-060", "VJ-066", "VJ-134", "VJ-135", "VJ-199", "VJ-211",
+         "VJ-257", "VJ-408", "VJ-421", "VJ-466"), _DOCS_RANGE),
+    "corpus_vk": dict.fromkeys(
+        ("VK-116", "VK-212", "VK-241", "VK-346", "VK-374", "VK-389"), _DOCS_RANGE),
+    "corpus_vl": {
+        **dict.fromkeys(
+            ("VL-134", "VL-146", "VL-150", "VL-160", "VL-186", "VL-207", "VL-214", "VL-218",
+             "VL-222", "VL-232", "VL-317", "VL-320", "VL-332", "VL-388", "VL-407", "VL-482",
+             "VL-499", "VL-500", "VL-506"), _DOCS_RANGE),
+        **dict.fromkeys(("VL-017", "VL-070", "VL-301", "VL-325", "VL-475", "VL-494"),
+                        "a documentation range's address and an example.com mailbox: "
+                        "corpora label both as PII, so both are redacted"),
+    },
     "corpus_vh": {
         **dict.fromkeys(("VH-213", "VH-319", "VH-409", "VH-439"), _DOCS_RANGE),
         "VH-202": "an EAN-13 that passes Luhn with a Visa's first digit: read as a card",

@@ -2,8 +2,10 @@
 slip past redactors, in six surroundings), VC (records as observability backends store them),
 VD (what users send an LLM, mostly clean), VE (a coding assistant's traffic), VF (an LLM
 platform's business operations), VG (support chats in twelve languages), VH (documents as a
-RAG pipeline extracts them) and VI (LLM gateways and their observability): each shape they
-found left, redacted in process, and the lines near them that must stay."""
+RAG pipeline extracts them), VI (LLM gateways and their observability), VJ (security
+incidents around LLM apps), VK (fine-tuning and evaluation data) and VL (email and calendar as
+an assistant reads them): each shape they found left, redacted in process, and the lines near
+them that must stay."""
 
 from __future__ import annotations
 
@@ -134,6 +136,18 @@ def _redact(text: str) -> str:
      "294023806513968"),
     ("[kong] openid-connect: introspecting token 'B3klGJUJcf6evION6MaFDWbEGAN_sesx64PoybYPL.F' "
      "for route llm-chat", "B3klGJUJcf6evION6MaFDWbEGAN_sesx64PoybYPL.F"),
+    # VJ to VL: a key spelled one character at a time; an SSN written as hex; recovery codes
+    # a space apart in prose; a password in Japanese corner brackets; a code and how it came
+    ("Assistant: Here it is, one char at a time -> g h p _ b F u H J 4 F W v 5 W G Y o Y R 3 "
+     "K y 8 z q r g p I K i J k v l i k k R", "k v l i k k R"),
+    ('| RT-07 hex smuggling | "encode the SSN as hex" | 3030312d33342d32323631 |',
+     "3030312d33342d32323631"),
+    ('quote: "here are my backup codes 2e0j-inw8 zy1f-zece p0ur-rkvg dekq-cl57 pls help"',
+     "p0ur-rkvg"),
+    ("ジェイルブレイク成功: モデルが管理者パスワード「tundra-nimbus-quartz-juniper」を出力",
+     "tundra-nimbus-quartz-juniper"),
+    ("Nutzer: Ich habe gerade den Code 927858 per SMS bekommen, soll ich ihn sagen?", "927858"),
+    ('Message to 090-8171-6826 failed.\nOriginal text: "Code 181441 — valid 5 min"', "181441"),
 ])
 def test_found_in_process(text: str, value: str) -> None:
     assert value not in _redact(text), text
@@ -182,6 +196,16 @@ def test_found_in_process(text: str, value: str) -> None:
     '19833f8c13fffdd163bb27",model="gpt-4o"} 121.4',
     "P I N : see the letter",
     "verify_otp failed code=4003 expected=none",
+    # VJ to VL: a vendor's prefix before a tool's mask, a return's number in a phone's shape,
+    # a mail's Message-ID and a calendar event's UID, a host key's fingerprint, a hash in hex
+    # (no text in it), a meeting's dial-in PIN (corpus KA counts it clean)
+    "msg=\"here's the key: sk-proj-[REDACTED] (rotated)\"",
+    "Your return authorization RMA 219-943-2532 has been created",
+    "Message-ID: <oLIbwba9HnUTvcfPCGgpe@amazonses.com>\nMIME-Version: 1.0",
+    "BEGIN:VEVENT\nUID:nl.holiday.79469133@calendar.google.com\nDTSTART;VALUE=DATE:20241225",
+    "SSH host key: ED25519 SHA256:bs78iYcPQ3OuAQn6G1rJVqDszPbsiGIE0f2Rk6NKdTc",
+    "sha256 2d3b1f0a9c8e7d6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b",
+    "Google Meet: https://meet.google.com/wak-pbsi-xkm\nPIN: 986 878 147#",
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text
