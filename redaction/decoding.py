@@ -200,6 +200,13 @@ def _long_base64(text: str) -> Iterator[tuple[int, int]]:
 _HEX_RUN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){8,160}(?![0-9A-Za-z])")
 
 
+_HEX_MARKS = frozenset(("40", "2d", "2b"))  # "@", "-", "+" as hex
+
+
+def _pairs(token: str) -> Iterator[str]:
+    return (token[i:i + 2] for i in range(0, len(token), 2))
+
+
 def _hex_text(token: str) -> str | None:
     """``token`` decoded from hex when it is printable ASCII holding an "@", a "-" or a "+"
     (an address, an SSN or a phone written as hex to slip past a filter), else None."""
@@ -235,7 +242,9 @@ def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
     if "40" in text or "2d" in text or "2b" in text:
         for match in _HEX_RUN.finditer(text):
             token = match.group()
-            if fresh(*match.span()) and (decoded := _hex_text(token)):
+            # (the byte it must hold is in the token: most hex runs are digests, not decoded)
+            if (_HEX_MARKS.intersection(_pairs(token.lower())) and fresh(*match.span())
+                    and (decoded := _hex_text(token))):
                 yield match.start(), match.end(), decoded
     if ("://" not in text and "?" not in text) or ("=" not in text and "/" not in text):
         return  # (a question in prose is no query: a token in one follows "=" or "/")
@@ -390,8 +399,8 @@ _SPACED_RUN = re.compile(r"(?<!\S)(?:\S ){11,}\S(?!\S)")
 
 
 def _spaced_chars(match: re.Match[str]) -> list[tuple[str, int, int]]:
-    start = match.start()
-    return [(match.group()[i], start + i, start + i + 1) for i in range(0, len(match.group()), 2)]
+    run, start = match.group(), match.start()
+    return [(run[i], start + i, start + i + 1) for i in range(0, len(run), 2)]
 
 
 def spaced_view(text: str) -> Reading | None:

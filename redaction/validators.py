@@ -598,7 +598,7 @@ _STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "cha
                     "replaceme", "replace_me", "replace-me",
                     # a format shown by its first letters and digits ("ABCDE-12345-FGHIJ")
                     "abcde-12345", "abcde12345", "12345-abcde",
-                    # a vendor's prefix, then a tool's mask ("sk-proj-[REDACTED]")
+                    # a tool's mask, alone or after a vendor's prefix ("sk-proj-[REDACTED]")
                     "[redacted", "[masked", "[filtered", "<redacted")
 # A vendor's prefix with nothing after it: what is left of "sk_live_<YOUR_KEY_HERE>" before
 # its "<" ("ghp_", "xoxb-", "sk_live_").
@@ -616,7 +616,7 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e"
                               # a format's placeholder: %(token)s, {password}, {0}
                               r"|%\(\w+\)[sdr]$|\{\w*\}?$"
                               r"|(?:\(sensitive(?: value)?\)?|\(redacted\)?|\(hidden\)?|\*+"
-                              r"|\[(?:redacted|masked|filtered)\]?|x{4,}"
+                              r"|x{4,}"
                               r"|filtered|\*password\*"
                               r"|creation|modifications|destruction|still|refreshing|reading"
                               r"|none\.?|null|nil|undefined)$",
