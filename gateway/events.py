@@ -78,6 +78,10 @@ class EventScanner:
         self._begun = Once()  # the first bytes have come (a byte order mark is skipped)
         #: Why the stream cannot be read further (set by :meth:`feed`), None while it can.
         self.failure: MalformedStream | None = None
+        #: The last :meth:`feed`'s events that carry tokens: where each ends in the bytes it
+        #: returned, and its tokens (the relay credits a read's tokens event by event as the
+        #: client's TCP acknowledges them, not all at the read's end).
+        self.ends: list[tuple[int, int]] = []
 
     @property
     def pending(self) -> bytes:
@@ -90,11 +94,13 @@ class EventScanner:
         the good ones before it, then finds the fault in :attr:`failure`. Nothing after
         ``[DONE]`` is returned or read: the stream ended there for every client."""
         if self.facts.done:
+            self.ends = []
             return b"", 0
         buf = self._tail + data if self._tail else data
         # the stream's first bytes: a byte order mark is skipped, as the format says
         if not self._begun.is_set and self._begun.claim() and buf.startswith(_BOM):
             out, tokens = self._events(buf[len(_BOM):])
+            self.ends = [(end + len(_BOM), n) for end, n in self.ends]
             return _BOM + out, tokens
         return self._events(buf)
 
@@ -102,17 +108,23 @@ class EventScanner:
         end = 0
         tokens = 0
         facts = self.facts
+        ends: list[tuple[int, int]] = []
+        self.ends = ends
         try:
             if b"\r" in buf:  # CRLF or CR line ends: the general split
                 for match in _BOUNDARY.finditer(buf):
-                    tokens += self._event(buf[end:match.start()])
+                    if n := self._event(buf[end:match.start()]):
+                        tokens += n
+                        ends.append((match.end(), n))
                     end = match.end()
                     if facts.done:
                         break
             else:  # what engines send: LF only
                 find = buf.find
                 while (cut := find(b"\n\n", end)) >= 0:
-                    tokens += self._event(buf[end:cut])
+                    if n := self._event(buf[end:cut]):
+                        tokens += n
+                        ends.append((cut + 2, n))
                     end = cut + 2
                     if facts.done:
                         break

@@ -114,7 +114,12 @@ class Relay:
         self.cut: _Cut | None = None
         self._scope: Scope = {}
         self._acks: Acks | None = None
-        self._unmarked = 0  # tokens written since the last offset mark
+        # Tokens written since the last offset mark, each event's by where its bytes end in
+        # the stream's body as written (``_sent``), and how many they are.
+        self._unmarked: list[tuple[int, int]] = []
+        self._unmarked_tokens = 0
+        self._sent = 0  # the body's bytes written to the connection so far, framing included
+        self._body_at = 0  # where the last write's body began in those bytes
         self._transport: asyncio.Transport | None = None  # the client's connection
         self._direct: Direct | None = None  # chunked writes straight to that connection
         self._scanner: EventScanner | None = None  # the streamed answer's events
@@ -162,7 +167,9 @@ class Relay:
             await self._close_upstream()
             if self.cut is not None and not self.disconnected:
                 await self._send_cut(send, self.cut)
-            else:
+            # the tail's acknowledgements, a cut stream's too: a slow client that reads on
+            # after the cut is credited what it takes, or reset if it takes nothing
+            if not self.abandoned:
                 await self._settle()
         finally:
             if probe is not None:  # before any abort: an open duplicate would delay the reset
@@ -285,11 +292,12 @@ class Relay:
         async for data in self.response.aiter_raw():
             out, tokens = self._feed(scanner, data)
             if out:
+                ends = scanner.ends
                 at = await self._send(send, out)
                 if at is None:
                     return  # the client is gone: nothing more is written
                 if tokens:
-                    self._wrote(tokens, at)
+                    self._wrote(tokens, at, ends)
             if scanner.failure is not None:  # after the good events before it
                 raise scanner.failure
             if scanner.facts.done:
@@ -323,8 +331,10 @@ class Relay:
         if out:
             at = self.settings.clock()
             direct.write(out)
-            if tokens and self._alive():
-                self._wrote(tokens, at)
+            if self._alive():
+                self._chunk_written(len(out))
+                if tokens:
+                    self._wrote(tokens, at, scanner.ends)
         if scanner.failure is not None:
             raise scanner.failure
         if scanner.facts.done:
@@ -358,7 +368,7 @@ class Relay:
         await send({"type": "http.response.start", "status": status, "headers": headers})
         at = await self._last(send, body)
         if at is not None and facts.tokens:
-            self._wrote(facts.tokens, at)
+            self._wrote(facts.tokens, at, None)
 
     async def _send(self, send: Send, body: bytes) -> float | None:
         """Write ``body`` (more to come); the write's start, or None if the client is gone."""
@@ -371,14 +381,17 @@ class Relay:
             # taken below the connection's high watermark: nothing waited (no pause began,
             # the watcher did not run)
             self._in_send = None
-            return at if self._alive() else None
-        await send({"type": "http.response.body", "body": body, "more_body": True})
-        self._in_send = None
-        if self._paused or clock() - at > PAUSE_MIN_S:
-            self._pause(at)
-            self._paused = False
-            self.recorder.resumed()
-        return at if self._alive() else None
+        else:
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+            self._in_send = None
+            if self._paused or clock() - at > PAUSE_MIN_S:
+                self._pause(at)
+                self._paused = False
+                self.recorder.resumed()
+        if not self._alive():
+            return None  # (uvicorn's send drops the bytes of a connection that is gone)
+        self._chunk_written(len(body))
+        return at
 
     async def _last(self, send: Send, body: bytes) -> float | None:
         if not self._alive():
@@ -413,26 +426,47 @@ class Relay:
             return False
         return True
 
-    def _wrote(self, n: int, at: float) -> None:
+    def _chunk_written(self, size: int) -> None:
+        """A chunk of ``size`` body bytes was written, framed as HTTP/1.1 chunked bodies are
+        (the direct path's framing and uvicorn's alike: its size in hex, CRLF, the bytes,
+        CRLF)."""
+        self._body_at = self._sent + len(b"%x\r\n" % size)
+        self._sent = self._body_at + size + 2
+
+    def _wrote(self, n: int, at: float, ends: list[tuple[int, int]] | None) -> None:
+        """``n`` tokens in the chunk just written, whose events end at ``ends`` in it (None: a
+        whole answer, marked at once)."""
         self.recorder.written(n, now=at)
-        if self._acks is None:
+        acks = self._acks
+        if acks is None:
             self.recorder.delivered(n)  # no acknowledgements here: delivered means written
             return
-        # Marked with the connection's offset at the next look (the watcher's poll, the
-        # end), not per write: two socket reads less per chunk. A mark taken later covers
-        # these bytes and perhaps later ones, so a token is never credited before the peer
-        # acknowledged it; the totals are exact, delivered only lags by up to a poll. Every
-        # _MARK_EVERY tokens a mark is taken at once, so a client that stops reading is
-        # credited what its kernel acknowledged before it stopped, not nothing (the marks
-        # after that cover bytes it never took).
-        self._unmarked += n
-        if self._unmarked >= _MARK_EVERY:
+        if ends is None:
+            acks.wrote(n)
+            return
+        # Each event's tokens are marked by where its bytes end, so a client that read part
+        # of a write is credited the events it took (a read of many events is one write).
+        # The connection's offset is read at the next look (the watcher's poll, the end, every
+        # _MARK_EVERY tokens), not per write: two socket reads less per chunk. Where a
+        # written byte stands on the connection is that offset less the body bytes written
+        # after it; counting only bytes that were written, a token is never credited before
+        # the peer acknowledged it.
+        start = self._body_at
+        self._unmarked.extend((start + end, tokens) for end, tokens in ends)
+        self._unmarked_tokens += n
+        if self._unmarked_tokens >= _MARK_EVERY:
             self._mark()
 
     def _mark(self) -> None:
-        if self._acks is not None and self._unmarked:
-            self._acks.wrote(self._unmarked)
-            self._unmarked = 0
+        acks, unmarked = self._acks, self._unmarked
+        if acks is None or not unmarked:
+            return
+        offset = acks.probe.offset()
+        sent = self._sent
+        for at, tokens in unmarked:
+            acks.marked(None if offset is None else offset - (sent - at), tokens)
+        unmarked.clear()
+        self._unmarked_tokens = 0
 
     def _confirm(self) -> None:
         acks = self._acks

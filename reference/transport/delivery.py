@@ -161,7 +161,12 @@ class Acks:
         self._marks: deque[tuple[float, int]] = deque()
 
     def wrote(self, n: int) -> None:
-        offset = self.probe.offset()
+        """``n`` tokens whose bytes end where the connection's offset stands now."""
+        self.marked(self.probe.offset(), n)
+
+    def marked(self, offset: int | None, n: int) -> None:
+        """``n`` tokens whose bytes end at connection ``offset`` (None: unknown, never
+        confirmed)."""
         self._marks.append((float("inf") if offset is None else offset, n))
         self.pending += n
 

@@ -82,6 +82,44 @@ def test_a_slow_clients_acknowledged_tokens_count_as_delivered() -> None:
             sock.close()
 
 
+def test_a_client_cut_as_slow_that_reads_on_is_credited_every_token_it_read() -> None:
+    """A client with a small window stalls past the slow-consumer timeout, then reads on
+    slowly:
+    the cut stream's tail is waited for like any other, and its tokens are credited event by
+    event (under backpressure one upstream read holds many events, written as one chunk), so
+    the gateway never counts delivered fewer tokens than the client read, nor more than it
+    wrote."""
+    limits = HttpLimits(stall_poll_s=0.1)
+    with stub_and_gateway(slow_consumer_timeout_s=1.0, http=limits) as (_, gw):
+        host, port = gw.url.removeprefix("http://").split(":")
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+        sock.connect((host, int(port)))
+        body = json.dumps({"model": MODEL, "prompt": "x", "max_tokens": 5_000, "stream": True,
+                           "stub": {"chunk_bytes": 1000}}).encode()
+        sock.sendall(b"POST /v1/completions HTTP/1.1\r\nhost: gw\r\ncontent-type: "
+                     b"application/json\r\ncontent-length: " + str(len(body)).encode()
+                     + b"\r\n\r\n" + body)
+        answer = b""
+        try:
+            time.sleep(2.5)
+            sock.settimeout(30)
+            with contextlib.suppress(ConnectionResetError):  # then reads on, slowly
+                while not answer.endswith(b"0\r\n\r\n") and (chunk := sock.recv(4096)):
+                    answer += chunk
+                    time.sleep(0.01)
+        finally:
+            sock.close()
+        got = answer.count(b'"text"') - answer.rsplit(b"\n\n", 1)[-1].count(b'"text"')
+        poll_until(lambda: finished(gw, "slow_consumer") == 1, what="a slow_consumer finish")
+        written, delivered = tokens(gw, "written"), tokens(gw, "delivered")
+        assert b'"code":"slow_consumer"' in answer or not answer.endswith(b"0\r\n\r\n")
+        assert got <= delivered <= written, (got, delivered, written)
+        if b"[DONE]" in answer:  # read to the end: every token written was read
+            assert got == delivered == written, (got, delivered, written)
+        assert tokens(gw, "discarded") == tokens(gw, "committed") - delivered
+
+
 def _stalled_stream(gw_url: str, stall_s: float, n: int = 36) -> tuple[int, bool]:
     """An ``n``-token stream whose client reads the head, stalls ``stall_s``, then reads on until
     the end or a reset: (tokens it got, whether it got [DONE])."""

@@ -33,7 +33,7 @@ class _Peer:
         self.hold_back_empty_writes = True  # the terminator: the client has closed by then
 
     def wrote(self, body: bytes) -> None:
-        self.sent += len(body) + 8  # chunk framing: the exact amount does not matter
+        self.sent += len(b"%x\r\n" % len(body)) + len(body) + 2  # as a chunk, framed
         if body or not self.hold_back_empty_writes:
             self.acked_bytes = self.sent
 
@@ -66,6 +66,9 @@ class _Connections:
     def transport(self, scope: Any) -> _Transport:
         return _Transport()
 
+    def abort(self, scope: Any) -> None:
+        self.aborted = True
+
 
 class _Upstream:
     """An upstream answer's interface (``upstream.UpstreamResponse``), scripted."""
@@ -77,22 +80,29 @@ class _Upstream:
     def header(self, name: bytes) -> str:
         return dict(self.headers).get(name, b"").decode()
 
+    reads = EVENTS  # what each read of the upstream returns
+    read_whole = True  # the body's end came with [DONE]
+
+    def divert(self, take: Any) -> None:
+        pass  # no direct path here: every read goes through the writer
+
     async def aiter_raw(self) -> AsyncIterator[bytes]:
-        for event in EVENTS:
-            yield event
+        for read in self.reads:
+            yield read
 
     async def aclose(self) -> None:
         pass
 
 
-def _relay_one_stream(peer: _Peer) -> CollectorRegistry:
+def _relay_one_stream(peer: _Peer, upstream: _Upstream | None = None) -> CollectorRegistry:
     registry = CollectorRegistry()
     telemetry = Telemetry(registry=registry, model="m")
     settings = RelaySettings(
         limits=HttpLimits(ack_wait_s=0.2), slow_consumer_timeout_s=5.0,
         max_event_bytes=1 << 16, connections=_Connections(peer),  # type: ignore[arg-type]
         clock=telemetry.clock)
-    relay = Relay(telemetry.request("r1"), _Upstream(), settings,  # type: ignore[arg-type]
+    relay = Relay(telemetry.request("r1"), upstream or _Upstream(),  # type: ignore[arg-type]
+                  settings,
                   deadline_at=None)
 
     async def receive() -> dict[str, Any]:
@@ -123,3 +133,25 @@ def test_tokens_whose_bytes_were_never_acknowledged_are_not_delivered() -> None:
     registry = _relay_one_stream(peer)
     assert _tokens(registry, "written") == 3
     assert not _tokens(registry, "delivered")
+
+
+def test_a_read_of_many_events_is_credited_event_by_event() -> None:
+    """One upstream read holding three token events is one write; the peer acknowledged the
+    write's bytes through the second event's end and no further (then nothing more): two
+    tokens delivered, not none, and not three."""
+    upstream = _Upstream()
+    upstream.reads = [b"".join(EVENTS[:3]), EVENTS[3]]
+    peer = _Peer()
+    through_two = len(EVENTS[0]) + len(EVENTS[1])
+
+    def wrote(body: bytes) -> None:
+        head = len(b"%x\r\n" % len(body))
+        if len(body) > through_two:
+            peer.acked_bytes = peer.sent + head + through_two
+        peer.sent += head + len(body) + 2
+
+    peer.wrote = wrote  # type: ignore[method-assign]
+    registry = _relay_one_stream(peer, upstream)
+    assert _tokens(registry, "written") == 3
+    assert _tokens(registry, "delivered") == 2
+    assert _tokens(registry, "discarded") == 1
