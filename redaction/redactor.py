@@ -108,6 +108,12 @@ _MAX_DEPTH = 8
 _UNRENDERABLE = "unrenderable"
 
 
+def _kind(value: Any) -> type:
+    """A value's type, an array's as one kind whether it came as a list or a tuple (a nested
+    array comes back from the redaction a tuple: it stays an array)."""
+    return tuple if isinstance(value, list) else type(value)
+
+
 def _bounded(value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
     """A copy of ``value`` with string keys, its nested mappings copied down to ``depth``
     levels and rendered as text below (a cycle ends there too)."""
@@ -492,7 +498,7 @@ class Redactor:
         if any(item is _DROPPED for item in out):
             return _DROPPED
         if all(isinstance(item, str) for item in out) or all(
-                type(a) is type(b) for a, b in zip(out, items, strict=True)):
+                _kind(a) is _kind(b) for a, b in zip(out, items, strict=True)):
             return tuple(out)
         # A homogeneous array stays homogeneous (an OTLP requirement): mixed types become str.
         return tuple(str(item) for item in out)

@@ -220,3 +220,66 @@ def test_redact_command_takes_a_private_key_cut_into_lines_whole():
     assert result.returncode == 0, result.stderr
     assert result.stdout == (b"key:\n[REDACTED:private_key]\nafter\n"
                              b"[REDACTED:private_key]\n")
+
+
+def test_a_policy_file_may_leave_the_version_out(monkeypatch, capsys, tmp_path):
+    """An overlay that only sets ``actions.default`` (as the README says) loads without
+    ``version:``, and keeps the default's other rules."""
+    monkeypatch.setenv("SERVESCOPE_REDACTION_HASH_KEY", "k")
+    overlay = tmp_path / "p.yaml"
+    overlay.write_text("actions:\n  default: hash\n")
+    code, out, err = _cli(monkeypatch, capsys, ["--policy", str(overlay)],
+                          "mail bob.ruiz@corp-x.io password=Zx9yW8vU7tS6q\n")
+    assert code == 0, err
+    assert "bob.ruiz@corp-x.io" not in out and "Zx9yW8vU7tS6q" not in out
+    assert "[email:" in out
+
+
+def _redact_bytes(data: bytes, *args: str) -> tuple[bytes, str]:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "servescope", "redact", *args], input=data,
+                            capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout, result.stderr.decode()
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32"])
+def test_redact_command_reads_and_writes_utf16_and_utf32(encoding):
+    """What Windows PowerShell's redirection writes (UTF-16, with or without a byte order
+    mark) is read as text and written back in the same encoding, redacted; not passed
+    through unscanned as bytes that are not UTF-8."""
+    text = ("user=bob.ruiz@corp-x.io card 4539 1488 0343 6467\r\n"
+            "key AKIAQ7ZPROBE4XYZ9K2M ok\r\n")
+    out, err = _redact_bytes(text.encode(encoding), "--summary")
+    bom = {"utf-16": 2, "utf-32": 4}.get(encoding, 0)
+    assert out[:bom] == text.encode(encoding)[:bom]  # the byte order mark written back
+    decoded = out.decode(encoding)
+    assert decoded == ("user=[email:" + decoded.split("[email:")[1].split("]")[0] + "] card "
+                       "[REDACTED:credit_card]\r\nkey [REDACTED:aws_access_key] ok\r\n")
+    assert '"credit_card": 1' in err and "reading and writing UTF-" in err
+
+
+def test_redact_command_jsonl_keeps_arrays_and_survives_a_lone_surrogate():
+    """--jsonl: nested arrays stay arrays with their types; a lone surrogate (valid JSON) is
+    written as JSON escapes it, and the lines after it are redacted too."""
+    lines = ['{"text": "x", "m": [["a", 1, null, true]], "deep": [[["gina.ortiz@corp-x.io"]]]}',
+             '{"text": "\\ud800 lone hank.moss@corp-x.io"}',
+             '{"text": "after it ivan.petrov@corp-x.io"}']
+    out, _ = _redact_bytes(("\n".join(lines) + "\n").encode(), "--jsonl")
+    first, second, third = (json.loads(line) for line in out.decode().splitlines())
+    assert first["m"] == [["a", 1, None, True]]
+    assert first["deep"][0][0][0].startswith("[email:")
+    assert second["text"].startswith("\ud800 lone [email:")
+    assert third["text"].startswith("after it [email:")
+
+
+def test_redact_command_says_when_it_cuts_a_long_line():
+    """A line longer than limits.max_content_chars is cut there: said once on stderr, and
+    counted in the summary."""
+    long_line = "x" * 20_000 + " mail bob.ruiz@corp-x.io\n"
+    out, err = _redact_bytes((long_line * 2 + "short\n").encode(), "--summary")
+    assert out.decode().splitlines()[2] == "short"
+    assert "bob.ruiz@corp-x.io" not in out.decode()
+    assert err.count("cut there") == 1 and '"cut_line": 2' in err
