@@ -38,6 +38,9 @@ def register(sub: Any) -> None:
                    help="end a request whose upstream sent nothing for this long, before its "
                         "answer's head or between two reads (default 300: a long answer "
                         "that is not streamed sends nothing until it is done)")
+    p.add_argument("--max-event-bytes", type=int, default=None,
+                   help="the longest upstream SSE event (or whole answer) the relay holds; a "
+                        "longer one ends the stream upstream_malformed (default 1048576)")
     p.add_argument("--send-buffer-bytes", type=int, default=4096,
                    help="per-connection bytes buffered before the relay waits (0: OS default)")
     p.add_argument("--trace-file", default="servescope-gateway-traces.jsonl",
@@ -65,7 +68,8 @@ def _config(args: argparse.Namespace) -> Any:
     for field, value in (("model_name", args.model_name),
                          ("default_deadline_s", args.deadline_s),
                          ("slow_consumer_timeout_s", args.slow_consumer_timeout_s),
-                         ("upstream_idle_timeout_s", args.upstream_idle_timeout_s)):
+                         ("upstream_idle_timeout_s", args.upstream_idle_timeout_s),
+                         ("max_event_bytes", args.max_event_bytes)):
         if value is not None:
             data[field] = value
     return GatewayConfig.from_dict(data)

@@ -52,9 +52,11 @@ def test_the_timeouts_come_from_the_command_line() -> None:
     parser = __import__("argparse").ArgumentParser()
     command.register(parser.add_subparsers())
     args = parser.parse_args(["gateway", "--upstream", "http://127.0.0.1:8000",
-                              "--upstream-idle-timeout-s", "42", "--deadline-s", "9"])
+                              "--upstream-idle-timeout-s", "42", "--deadline-s", "9",
+                              "--max-event-bytes", "8388608"])
     config = command._config(args)
     assert config.upstream_idle_timeout_s == 42.0 and config.default_deadline_s == 9.0
+    assert config.max_event_bytes == 8 << 20
     bad = subprocess.run([sys.executable, "-m", "servescope", "gateway", "--upstream",
                           "http://127.0.0.1:8000", "--upstream-idle-timeout-s", "0"],
                          capture_output=True, text=True, timeout=60)
