@@ -196,8 +196,10 @@ def _long_base64(text: str) -> Iterator[tuple[int, int]]:
 
 
 # An address written as hex (a mail queue's rcpt_hex=..., a vector store's owner_hex=...):
-# an even run of 16 or more hex digits.
-_HEX_RUN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){8,160}(?![0-9A-Za-z])")
+# an even run of 16 or more hex digits (after "\x" or "0x" too: PostgreSQL's bytea literal,
+# '\x6a6f...', as a statement log prints it).
+_HEX_RUN = re.compile(r"(?:(?<![0-9A-Za-z])|(?<=\\x)|(?<=(?<![0-9A-Za-z])0x))"
+                      r"(?:[0-9a-fA-F]{2}){8,160}(?![0-9A-Za-z])")
 
 
 _HEX_MARKS = frozenset(("40", "2d", "2b"))  # "@", "-", "+" as hex

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from . import national_ids as ids
 from . import spoken
 from . import validators as v
+from .bip39 import WORDS as _BIP39_WORDS
 from .prefilter import Prefilter, engine_reading, make_prefilter
 
 __all__ = ["CHECKSUMMED_KINDS", "DEFAULT_KINDS", "DETECTORS", "KEY_BEGIN", "KEY_END", "KINDS",
@@ -509,6 +510,27 @@ def _email_starts(text: str) -> list[int]:
     return positions
 
 
+def _trie(words: Iterable[str]) -> str:
+    """One regex for any of ``words``, as a trie (a shared first letter is tried once: a flat
+    alternation of thousands would try each at every position)."""
+    heads: dict[str, list[str]] = {}
+    ends = False
+    for word in sorted(words):
+        if word:
+            heads.setdefault(word[0], []).append(word[1:])
+        else:
+            ends = True
+    branches = [re.escape(head) + _trie(tails) for head, tails in heads.items()]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 and not ends else "(?:" + "|".join(branches) + ")"
+    return f"(?:{body})?" if ends else body
+
+
+#: One word of BIP-39's list, whole.
+_BIP39_WORD = "(?:" + _trie(_BIP39_WORDS) + ")(?![a-z])"
+
+
 def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
        prefilter: str, group: int = 0, needles: tuple[str, ...] = (),
        checksummed: bool = False, prefix: Callable[[str], int | None] | None = None,
@@ -648,8 +670,14 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"'][A-Z]{2,12}\\*[\"'])"
                  # nor a cache's key: a namespace, then a digest ("key=llm:<sha256>")
                  + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?[a-z][\w.-]*:[0-9a-f]{32,64}(?![\w-]))"
-                 # nor lower-case words joined by "-" (a feature flag's key, "new-checkout-flow")
-                 + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"'][a-z]+(?:-[a-z]+)+\\*[\"'])"
+                 # nor lower-case words joined by "-" or "_" (a feature flag's key,
+                 # "new-checkout-flow", an experiment's "onboarding_carousel")
+                 + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"'][a-z]+(?:[-_][a-z]+)+\\*[\"'])"
+                 # nor an HSM key's name (key=ZMK.VISA.2024, key=ZPK.ACQ.NEXI.01: a key check
+                 # value beside it, never the key), a Spark plan's attribute (keys=[country#12])
+                 # or a SQL Server lock's resource ("KEY: 7:72057594045333504 (8194443284a0)")
+                 + r"(?!s?[ \t]*[:=][ \t]*(?:(?-i:[A-Z]{2,5}(?:\.[A-Z0-9]{2,8}){1,4})(?![\w.-])"
+                 r"|\[[\w.]+#\d+|\d{1,5}:\d{6,20}[ \t]+\([0-9a-f]{8,16}\)))"
                  # nor, in YAML, a word of letters alone (a secretKeyRef's "key: openai" names
                  # the Secret's entry)
                  + r"(?![ \t]*:[ \t]*[a-z][a-z-]{1,30}[ \t]*(?:$|\r?\n|\}|,))"
@@ -658,7 +686,9 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])"
                  # Segment's writeKey; "tok" as a key's word (x_tok_v2, zd_tok_prod)
-                 r"|write[_-]?key|(?<![a-z0-9])tok(?![a-z])")
+                 r"|write[_-]?key|(?<![a-z0-9])tok(?![a-z])"
+                 # ("tkn" the same: a pipeline's zd_tkn)
+                 r"|(?<![a-z0-9])tkn(?![a-z])")
 # Keys that name where a secret lives or how it is handled, not the secret itself
 # (secretName, SECRET_KEY_FILE, passwordSecretRef, tokenPath, API_KEY_HEADER, TOKEN_URL): the
 # key's last word, looked behind for once the key has been read whole.
@@ -692,7 +722,10 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # a secret's state, and when a tool updates it (Ansible's update_password: on_create)
     "status", "state", "update_password", "helper", "identifier",
     # when it changed (LDAP's pwdChangedTime)
-    "time")) + "".join(
+    "time",
+    # an app's strings about it (Localizable.strings' "login.password.placeholder",
+    # "password.forgot"): what a screen says, in the user's language
+    "placeholder", "label", "title", "forgot", "caption", "tooltip")) + "".join(
     # a source file (a changelog's "* tests/request_key.test: Likewise.", a compiler's
     # "secrets.c:85:40: warning")
     rf"(?<!\.{ext})" for ext in ("c", "h", "cc", "cpp", "hpp", "py", "java", "kt", "go", "rs",
@@ -716,7 +749,7 @@ _SECRET_KEY = (rf"(?i)(?=[abchikmprstuw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key"
                          r"|clave|klucz|chave|kulcs|api[_-]?(?:clave|klucz|chave)"
-                         r"|secret|tok|"
+                         r"|secret|tok|tkn|"
                          r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
@@ -728,7 +761,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
                   "crypto", "priv", "community", "hmac", "salt", "bearer", "write", "tok",
                   "transaction", "primary", "secondary", "pat", "clave", "klucz", "chave",
-                  "kulcs", "unlock", "seed", "recovery", "mnemonic")
+                  "kulcs", "unlock", "seed", "recovery", "mnemonic", "tkn")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -1258,8 +1291,11 @@ _NATIONAL_IDS = (
                *_AADHAAR_SCRIPTS),
               ("aadha", "\u0906\u0927\u093e\u0930", "uid", *_AADHAAR_SCRIPTS),
               r"[2-9]\d{3}[ -]?\d{4}[ -]?\d{4}", ids.aadhaar_ok),
-    _named_id((r"pan\b", r"pan[ _-]?(?:card|no|number|num)\b", r"permanent account"),
-              ("pan", "permanent account"), r"[A-Z]{3}P[A-Z]\d{4}[A-Z]", ids.person_pan_ok,
+    # (and in Hindi: पैन)
+    _named_id((r"pan\b", r"pan[ _-]?(?:card|no|number|num)\b", r"permanent account",
+               "\u092a\u0948\u0928"),
+              ("pan", "permanent account", "\u092a\u0948\u0928"), r"[A-Z]{3}P[A-Z]\d{4}[A-Z]",
+              ids.person_pan_ok,
               checksummed=False),
     _named_id(("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7",
                r"my[ _-]?number"),
@@ -1352,8 +1388,9 @@ _NATIONAL_IDS = (
     _named_id((r"(?<![a-z])nhs(?![a-z])", r"rhif gig"), ("nhs", "rhif gig"),
               r"\d{3}[ -]?\d{3}[ -]?\d{4}", ids.nhs_ok),
     _named_id((r"(?-i:TFN)\b", r"(?<![a-z])tfn[ _-]?(?:no|number)\b", _AS_KEY % "tfn",
-               r"tax file number"),
-              ("tfn", "tax file"), r"\d{3}[ -]?\d{3}[ -]?\d{2,3}", ids.tfn_ok),
+               r"tax[ _-]file[ _-]number"),
+              ("tfn", "tax file", "tax_file", "tax-file"), r"\d{3}[ -]?\d{3}[ -]?\d{2,3}",
+              ids.tfn_ok),
     _named_id((r"(?<![a-z])medicare",), ("medicare",),
               r"[2-6]\d{3}[ -]?\d{5}[ -]?\d(?:[ /-]?[1-9])?", ids.medicare_ok),
     _named_id((r"nric", r"uinfin", r"(?-i:FIN)\b", r"(?<![a-z])fin[ _-]?(?:no|number)\b",
@@ -1547,6 +1584,19 @@ _NATIONAL_IDS = (
        digits=True, start=_at_class("[A-Z9]")),
     _d("national_id", r"/individuals/[\w/-]*?/([A-CEGHJ-PR-TW-Z]{2}\d{6}[A-D])(?=[/?#\s]|$)",
        ids.nino_ok, prefilter=r"/individuals/", group=1, needles=("/individuals/",)),
+    # ... and written as HMRC prints it, its pairs a space apart ("QQ 12 34 56 C"): a shape
+    # nothing else in operations text takes, its name or not.
+    _d("national_id",
+       r"(?<![A-Za-z0-9])([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] \d{2} \d{2} \d{2} [A-D])"
+       r"(?![A-Za-z0-9])", ids.nino_ok, prefilter=r"[A-Z]{2} \d{2} \d{2} \d{2} [A-D]", group=1,
+       digits=True, gate=r"[A-Z]{2} \d\d \d\d \d\d [A-D]", start=_at_class("[A-Z]")),
+    # A SWIFT MT103's ordering customer (50F) names a person by a document: its code, the
+    # issuing country, the number (NIDN national id, CCPT passport, SOSE social security, TXID
+    # tax id, DRLC driving licence, ARNU alien registration).
+    _d("national_id",
+       r"(?m)^(?::50F:)?/?(?:NIDN|CCPT|SOSE|TXID|DRLC|ARNU)/[A-Z]{2}/(?:[^/\n]*/)?([A-Za-z0-9-]{5,35})",
+       prefilter=r"(?:NIDN|CCPT|SOSE|TXID|DRLC|ARNU)/[A-Z]{2}/", group=1,
+       needles=("NIDN/", "CCPT/", "SOSE/", "TXID/", "DRLC/", "ARNU/")),
     # ... and as the documents that carry them name them: a Saudi e-invoice's buyer (ZATCA's
     # schemeID NAT or IQA), an Egyptian e-invoice's receiver of type P (a person).
     _d("national_id", r"schemeID=\\?[\"'](?:NAT|IQA)\\?[\"']>(\d{10})<", ids.sa_id_ok,
@@ -1657,7 +1707,9 @@ _CARD_CODES = (
     _d("secret_assignment",
        # (Russian's "пин"; a PIN numbered, Smart-ID's "PIN1"; a role's, SupervisorPIN=; a
        # Bluetooth pairing's passkey)
-       rf"(?ai)(?<![a-z])(?:pin[12]?(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
+       # (a camel-case key's too: an HSM test's clearPIN=, walletPin)
+       rf"(?ai)(?:(?<![a-z])|(?<=(?-i:[a-z]))(?-i:(?=PIN|Pin(?![a-z]))))"
+       rf"(?:pin[12]?(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
        "|[\u041f\u043f]\u0438\u043d"
        r"|(?:supervisor|refund|admin|operator|master|service)[ _-]?pin|passkey"
        # (an IVR's digits collected for a PIN, "dtmf_collected=\"95507#\""; Hausa's "lambar
@@ -1794,7 +1846,8 @@ _NAMED_CODE = (
     r"|point|page|name|editor|quality|sample|snippet|example|lines?|postal|post|zip|area"
     r"|country|promo\w*|descuento|r[ée]duction|rabatt|sconto|produit|producto|art[ií]culo"
     r"|article|erreur|error|fehler|errore|erro|retour|de[ \t]+(?:erreur|error|erro|errore))\b)"
-    r"[^\s\d:=]{1,24}){0,5}?"
+    # (or an amount: a 3-D Secure text's "code to approve the 84.20 EUR payment at X is")
+    r"(?:[^\s\d:=]{1,24}|\d{1,7}[.,]\d{2}(?![\d.,]))){0,8}?"
     rf"{_CODE_SAYS}[ \t]*[\"'(]?(\d{{4,8}}|\d{{3}} \d{{3}})(?![\d.,:/-]?\d)(?! \d)"
     rf"{_CODE_UNITS}")
 # A recovery or backup code, told one at a time ("my recovery code is 7QJX-P2LM-9H4D",
@@ -2451,6 +2504,63 @@ DETECTORS: tuple[Detector, ...] = (
                           "hvb.", "hvr.", "dckr_pat_", "glsa_", "xnd_", "live_sk_", "test_sk_",
                           "r8_", "LTAI", "whsec_", "-us", "Q~", "AKID", "tvly-"),
                          36)),
+    # A Stripe PaymentIntent's or SetupIntent's client secret (pi_..._secret_..., what a page
+    # confirms a payment with), LaunchDarkly's server and mobile SDK keys (sdk- or mob-, then
+    # a UUID), Mollie's API keys (live_ or test_, then 30 letters and digits), Sign in with
+    # Apple's authorization code (32 hex digits, ".0.", a few letters, "." and 22 more).
+    _d("api_key",
+       _edge("A-Za-z0-9_-") +
+       r"(?:(?:pi|seti)_[A-Za-z0-9]{14,}_secret_[A-Za-z0-9]{10,}"
+       r"|(?:sdk|mob)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+       r"|(?:live|test)_(?=[A-Za-z0-9]{0,29}[A-Z])(?=[A-Za-z0-9]{0,29}[a-z])"
+       r"(?=[A-Za-z0-9]{0,29}\d)[A-Za-z0-9]{30}"
+       r"|[0-9a-f]{32}\.0\.[a-z]{3,5}\.[A-Za-z0-9_-]{20,24})"
+       r"(?![A-Za-z0-9_-])", v.not_filler,
+       prefilter=(r"_secret_[A-Za-z0-9]{10}|(?:sdk|mob)-[0-9a-f]{8}-[0-9a-f]{4}-"
+                  r"|(?:live|test)_[A-Za-z0-9]{30}|[0-9a-f]{32}\.0\.[a-z]{3}"),
+       needles=("_secret_", "sdk-", "mob-", "live_", "test_", ".0."),
+       start=_at_literal(("pi_", "seti_", "sdk-", "mob-", "live_", "test_", ".0."), 32)),
+    # Elasticsearch's API key as a client sends it: "ApiKey " and base64 of its id and key
+    # (a Go map's print too, Beats' "headers: map[Authorization:[ApiKey ...]]").
+    _d("secret_assignment",
+       r"(?<![\w-])ApiKey[ \t]+([A-Za-z0-9+/_-]{16,}={0,2})(?![\w+/=-])", v.base64_credentials,
+       prefilter=r"ApiKey[ \t]+[A-Za-z0-9+/_-]{16}", group=1, needles=("ApiKey",),
+       start=_at_literal(("ApiKey",))),
+    # express-session's signed session id ("s:" the id "." its HMAC, percent-encoded in a
+    # cookie and in a session store's _id): whoever holds it is logged in.
+    _d("secret_assignment",
+       r"(?<![\w%])(s(?:%3A|:)[\w-]{16,64}\.[A-Za-z0-9+/]{43})(?![\w+/])",
+       prefilter=r"s(?:%3A|:)[A-Za-z0-9_-]{16}", group=1,
+       gate=r"s(?:%3A|:)[\w-]{16,64}\.[A-Za-z0-9+/]{43}",
+       start=_at_literal(("s%3A", "s:"))),
+    # Confluent's Schema Registry credentials (basic.auth.user.info=<key id>:<secret>): the
+    # key id too (the secret is the password's part).
+    _d("api_key",
+       r"(?i)basic\.auth\.user\.info[ \t]*[:=][ \t]*([A-Za-z0-9]{12,32}):[^\s:]",
+       prefilter=r"(?i)basic\.auth\.user\.info", group=1, needles=("user.info",),
+       start=_at_literal(("basic.auth",), fold=True)),
+    # PgBouncer's auth_file (userlist.txt): a quoted user and its quoted password a line.
+    _d("secret_assignment",
+       r"(?m)^\"[\w.@$-]{1,63}\"[ \t]+\"([^\"\s]{6,})\"[ \t]*$", v.secret_value_ok,
+       prefilter=r"\"[A-Za-z0-9_.@$-]{1,63}\"[ \t]+\"[^\"\s]{6}", group=1, needles=('" "',)),
+    # Rails' ActiveRecord log binds its values as pairs ([["otp_secret", "..."], ...]).
+    _d("secret_assignment",
+       r"(?i)\[\\?\"[\w.-]*(?:secret|token|passw(?:or)?d|api_?key|otp)[\w.-]*\\?\",[ \t]*"
+       r"\\?\"([^\"\\\n]{6,})\\?\"\]", v.secret_value_ok,
+       prefilter=r"(?i)\[\\?\"[\w.-]*(?:secret|token|passw|api_?key|otp)", group=1,
+       needles=('["', '[\\"'), start=_at_literal(('["', '[\\"'))),
+    # Android's SharedPreferences: a PIN under its name (<string name="wallet_pin">2356<...).
+    _d("secret_assignment",
+       r"(?i)<string[ \t]+name=\\?\"[\w.-]*?(?<![a-z])(?:pin|pincode|passcode)(?:[_.-]?code)?"
+       r"\\?\">(\d{4,8})</string>",
+       prefilter=r"(?i)<string[ \t]+name=\\?\"[\w.-]*(?:pin|passcode)", group=1,
+       needles=("<string", "<STRING")),
+    # An Android manifest's meta-data: a key by its name (com.bugsnag.android.API_KEY).
+    _d("secret_assignment",
+       r"android:name=\\?\"[\w.-]*(?i:api[_-]?key|secret|token|password)[\w.-]*\\?\"\s+"
+       r"android:value=\\?\"([^\"\\\s]{16,})\\?\"", v.secret_value_ok,
+       prefilter=r"android:name=\\?\"[\w.-]*(?i:api[_-]?key|secret|token|password)", group=1,
+       needles=("android:value",), start=_at_literal(("android:name",))),
     # Honeycomb's key goes in a header named for the team; PagerDuty's integration key under
     # routing_key (32 hex digits; a broker's routing key is a name, "orders.created").
     _under_key("x-honeycomb-team", "[A-Za-z0-9_]{20,80}", v.credential_ok,
@@ -3640,7 +3750,9 @@ DETECTORS: tuple[Detector, ...] = (
     # statement logs print them.
     # (ClickHouse and MySQL name the plugin first: IDENTIFIED WITH sha256_password BY '...')
     _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:password|identified(?:\s+with\s+\w+)?\s+by)\s+(['\"])([^'\"\n]+)\1",
+       # (a quote inside it doubled, as SQL writes it, or escaped, as MySQL also takes it)
+       r"(?i)(?<![\w-])(?:password|identified(?:\s+with\s+\w+)?\s+by)\s+(['\"])"
+       r"((?:(?!\1)[^\\\n]|\1\1|\\[^\n])+)\1",
        prefilter=r"(?i)(?:password|identified[ \t\r\n]+(?:with[ \t\r\n]+\w+[ \t\r\n]+)?by)"
                  r"[ \t\r\n]+['\"]", group=2,
        needles=("assword", "ASSWORD", "dentified", "DENTIFIED"),
@@ -3989,7 +4101,9 @@ DETECTORS: tuple[Detector, ...] = (
     # "value": {"stringValue": "..."}}).
     # (Keycloak's credentials too: {"type": "password", "value": "..."})
     _d("secret_assignment",
-       r"(?i)[\"'](?:name|key|type)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
+       # (and an analytics tool's capture of a field: {"field_id": "et_password",
+       # "text_input_value": "..."})
+       r"(?i)[\"'](?:name|key|type|field_id|field)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
        # (a session cookie's name may carry the app's id: Intercom's intercom-session-<app id>)
        # (Intercom's: intercom-session-<app id>, eight letters and digits, digits or not)
        # (and Entra ID's session cookies: ESTSAUTH, ESTSAUTHPERSISTENT)
@@ -3998,11 +4112,12 @@ DETECTORS: tuple[Detector, ...] = (
        rf"|(?:{_SECRET_WORDS})[\w.-]*{_NOT_THE_SECRET})"
        r"\\?[\"']"
        # (a pretty-printed pair puts the value on the next line: Postman's environments)
-       r"\s*,\s*\\?[\"']value\\?[\"'][ \t]*:[ \t]*" + _OTLP_VALUE
+       r"\s*,\s*\\?[\"'](?:text_input_|input_)?value\\?[\"'][ \t]*:[ \t]*" + _OTLP_VALUE
        + r"\\?[\"']([^\"'\\]{6,})",
        v.secret_value_ok,
-       prefilter=r"(?i),\s*\\?[\"']value\\?[\"'][ \t]*:", group=1,
-       needles=("alue", "ALUE"), start=_at_literal(("name", "key", "type"), 1, fold=True)),
+       prefilter=r"(?i),\s*\\?[\"'](?:text_input_|input_)?value\\?[\"'][ \t]*:", group=1,
+       needles=("alue", "ALUE"), start=_at_literal(("name", "key", "type", "field"), 1,
+                                                    fold=True)),
     # ... and a Cookie or Set-Cookie header as such a pair (HAR): judged as the header is,
     # so a session's id goes and preferences ("lang=en-GB; tz=Europe%2FBerlin") stay.
     _d("secret_assignment",
@@ -4048,7 +4163,10 @@ DETECTORS: tuple[Detector, ...] = (
        # the value on the same line, or indented on the next (YAML); an empty one ends there
        # (DB_PASSWORD= then the next variable's line)
        # (a selector as the key: {"input[name='password']":"..."}, its quote escaped)
-       _SECRET_KEY + r"\]?(?:\\*[\"'])?[ \t]*(?:=>|[:?]=|[:=])[ \t]*"
+       # (a key in backquotes, SQL's `User`.`resetPasswordToken` = '...'; a dump's dotted
+       # leader, HikariCP's "password........value" and "Password . . . : value")
+       _SECRET_KEY + r"\]?(?:\\*[\"'`])?(?:[ \t]*(?:=>|[:?]=|[:=])|\.{4,}|(?:[ \t]\.){3,}[ \t]*:)"
+       r"[ \t]*"
        # not a link: a URL's own secrets are its parts' (and "curl -u $API_KEY: https://..."
        # is the user part of a login, the URL after it)
        r"(?![A-Za-z][A-Za-z0-9+.-]*://)"
@@ -4068,8 +4186,8 @@ DETECTORS: tuple[Detector, ...] = (
        rf"|&(?![\w.-]*=)){{6,}}+)"
        + _NOT_LOGPROBS,
        v.secret_value_ok,
-       prefilter=_SECRET_KEY_PREFILTER + r"\]?(?:\\*[\"'])?" + _S + r"*[:=]",
-       group=1, needles=("=", ":"), start=_at_literal(_SECRET_STARTS, fold=True),
+       prefilter=_SECRET_KEY_PREFILTER + r"\]?(?:\\*[\"'`])?(?:" + _S + r"*[:=]|\.\.\.\.|[ \t]\.)",
+       group=1, needles=("=", ":", "...."), start=_at_literal(_SECRET_STARTS, fold=True),
        starts=_SECRET_KEY_STARTS),
     # A key written as its bytes (zigbee2mqtt's network_key: [213, 43, ...], a C array's
     # {0x2b, 0x7e, ...} under a key's name): eight bytes or more.
@@ -4083,6 +4201,15 @@ DETECTORS: tuple[Detector, ...] = (
                  + r"*(?:0[xX][0-9A-Fa-f]{2}|\d{1,3})" + _S + r"*,",
        needles=("[", "{"), start=_at_literal(_SECRET_STARTS, fold=True),
        starts=_SECRET_KEY_STARTS),
+    # A wallet's seed phrase: twelve to twenty-four words of BIP-39's list in a row, in any
+    # surroundings (pasted into a ticket after a sentence in any language, quoted, listed
+    # with commas). Prose never runs twelve of them without an article or a particle.
+    _d("secret_assignment",
+       rf"(?<![A-Za-z'-])({_BIP39_WORD}(?:(?:[ \t]+|,[ \t]*){_BIP39_WORD}){{11,23}}"
+       # (and the lower-case words that go on with it: a phrase of 24 with a word mistyped)
+       r"(?:[ \t]+[a-z]{3,8}(?![A-Za-z'-])){0,12})(?![A-Za-z'-])",
+       prefilter=r"(?:[a-z]{3,8}(?:[ \t]+|,[ \t]*)){11}[a-z]{3,8}", group=1,
+       gate=r"(?:[a-z]{3,8}(?:[ \t]+|,[ \t]*)){11}[a-z]{3,8}"),
     # An eSIM's activation code: the matching id of an LPA string (LPA:1$<SM-DP+>$<id>) and
     # a dashed key under its name (activation code, product or licence key, matchingId).
     _d("secret_assignment", r"\bLPA:1\$[^$\s]+\$([A-Za-z0-9-]{4,})", v.has_digit,
@@ -4332,6 +4459,33 @@ DETECTORS: tuple[Detector, ...] = (
        prefix=v.iban_prefix, digits=True, start=_at_class(r"\d", 2), joined=_joined_iban,
        starts=((_ND + r"[A-Z]{2}\d{2}", 4),),
        joined_prefilter=r"[A-Z]{2}\d{2}[ _-]?[A-Z0-9]{4}[ _-]?[A-Z0-9]{4}"),
+    # An MT940 statement's ?-subfields: the counterparty's IBAN in ?31 (?30 its BIC, ?32 its
+    # name), the subfield's digits right before it.
+    _d("iban", r"\?3[0-4]([A-Z]{2}\d{2}[A-Z0-9]{11,30})(?=\?\d\d|\s|$)", v.iban_ok,
+       prefilter=r"\?3\d[A-Z]{2}\d{2}[A-Z0-9]{11}", checksummed=True, group=1,
+       needles=("?3",), joined=_nothing_joined,
+       joined_prefilter=r"\?3\d[A-Z]{2}\d{2}[A-Z0-9]{11}"),
+    # An EMV chip's data (ISO 8583 field 55, a switch's log of it): tag 5A holds the card's
+    # number in BCD, "F"-padded to whole bytes.
+    _d("credit_card",
+       r"(?i)(?:f55|de55|field[ _]?55|icc[ _]?data|emv[ _]?data)[\w\]]*[ \t]*[=:\[][ \t]*"
+       r"(?:[0-9a-f]{2})*?5a0([6-9a])((?:\d\d){6,10}|(?:\d\d){5,9}\df)",
+       v.luhn_13_19, prefilter=r"(?i)(?:f55|de55|field[ _]?55|icc[ _]?data|emv[ _]?data)",
+       group=2, needles=("55", "ICC", "icc", "EMV", "emv"), digits=True,
+       joined=_nothing_joined,
+       joined_prefilter=r"(?i)(?:f55|de55|field[ _]?55|icc[ _]?data|emv[ _]?data)"),
+    # EMV 3-D Secure's phone fields: a country code and the subscriber's number apart
+    # ("mobilePhone": {"cc": "33", "subscriber": "643363659"}).
+    _d("phone",
+       r"(?i)(?:mobile|home|work)Phone\\?\"[ \t]*:[ \t]*\{[ \t]*\\?\"cc\\?\"[ \t]*:[ \t]*"
+       r"\\?\"\d{1,3}\\?\"[ \t]*,[ \t]*\\?\"subscriber\\?\"[ \t]*:[ \t]*\\?\"(\d{4,15})\\?\"",
+       prefilter=r"(?i)(?:mobile|home|work)Phone\\?\"[ \t]*:[ \t]*\{", group=1,
+       needles=("subscriber",), digits=True, joined=_nothing_joined,
+       joined_prefilter=r"(?i)(?:mobile|home|work)Phone\\?\"[ \t]*:[ \t]*\{"),
+    # A NACHA child-support addendum (DED): the absent parent's SSN is its sixth field.
+    _d("us_ssn", r"\b705DED\*CS\*[^*\\\n]*\*\d{6}\*\d{10}\*(\d{9})\*", v.ssn_ok,
+       prefilter=r"705DED\*CS\*", group=1, needles=("705DED*",), digits=True,
+       joined=_nothing_joined, joined_prefilter=r"705DED\*CS\*"),
     # A GDS's form of payment (Amadeus' "FP CCVI4111111111111111/0327"): CC, the card's
     # two-letter code, the number.
     _d("credit_card", r"(?<![A-Za-z0-9])CC[A-Z]{2}(\d{13,19})(?!\d)", v.luhn_13_19, group=1,
@@ -4433,14 +4587,17 @@ DETECTORS: tuple[Detector, ...] = (
     _d("us_ssn",
        # (and a camel-case key's, IRS e-file's <PrimarySSN>, <SpouseSSN>)
        r"(?i)(?:(?<![a-z0-9])|(?-i:(?<=[a-z])(?=SSN)))"
-       r"(?:ssn|social[_ -]?security(?:[_ -]?(?:number|no))?|(?-i:I?TIN))"
+       # (a Salesforce custom field's, SSN__c; Stripe Connect's individual's id_number)
+       r"(?:ssn(?:__c)?|social[_ -]?security(?:[_ -]?(?:number|no))?|(?-i:I?TIN)|id[_-]?number)"
        r"\\?[\"']?\s*"
        # (FHIR's token search: "identifier=...us-ssn|123456789")
        r"[:=|,>]?\s*(?:(?:it'?s|it is|is|was)\s*:?\s*)?(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
-       prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)", group=1,
-       needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY", "TIN"), digits=True,
-       start=_at_literal(("ssn", "social", "TIN", "ITIN"), fold=True), joined=_joined_ssn_key,
-       starts=((r"(?i)ssn|soc", 3), (r"TIN", 3), (r"ITI", 3)),
+       prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)|id[_-]?number", group=1,
+       needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY", "TIN", "id_number", "id-number",
+                "idnumber", "ID_NUMBER", "idNumber", "IdNumber"), digits=True,
+       start=_at_literal(("ssn", "social", "TIN", "ITIN", "id_number", "id-number", "idnumber"),
+                         fold=True), joined=_joined_ssn_key,
+       starts=((r"(?i)ssn|soc|idn", 3), (r"TIN", 3), (r"ITI", 3), (r"(?i)id[_-]n", 4)),
        joined_prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)"),
     # ... or a few words after the word, in prose or an error ("my SSN. i typed 568967118",
     # "Invalid SSN checksum for applicant: 462144005"): no digit between, and not a number

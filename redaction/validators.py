@@ -678,7 +678,9 @@ _PROSE_WORDS = frozenset((
     # a client's error after the word ("failed to fetch oauth token: unexpected status: 401")
     "unexpected",
     # Terraform's plan for a value it cannot show ("(known after apply)", "(sensitive value)")
-    "(known", "(sensitive"))
+    "(known", "(sensitive",
+    # a check's outcome after its dotted leader (pre-commit's "detect private key.....Passed")
+    "passed", "failed", "skipped"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}")
