@@ -114,7 +114,12 @@ RE2_PATTERNS: dict[str, str] = {
                r"|https://(canary\.|ptb\.)?discord(app)?\.com/api/webhooks/[0-9]+/[A-Za-z0-9_-]{60,}"
                # (Splunk's HEC token in its Authorization scheme)
                r"|Splunk[ \t]+[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}"
-               r"-[0-9a-fA-F]{12})",
+               r"-[0-9a-fA-F]{12}"
+               # (the eleventh round: a Stripe PaymentIntent's client secret, LaunchDarkly's
+               # SDK keys, Elasticsearch's ApiKey scheme)
+               r"|(pi|seti)_[A-Za-z0-9]{14,}_secret_[A-Za-z0-9]{10,}"
+               r"|(sdk|mob)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+               r"|ApiKey[ \t]+[A-Za-z0-9+/_-]{16,}={0,2})",
     # (also "Bearer-Token lautet X", "jeton bearer est X")
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)"
                     r"([\s-]+([Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è))*[\s:=]+"
@@ -126,7 +131,9 @@ RE2_PATTERNS: dict[str, str] = {
                          r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key"
                          r"|x-honeycomb-team|pass[_-]?phrase)"
                          r"[\"']?\s*[:=]\s*[\"']?[^\s\"',;&<>]{6,}"
-                         r"|(password|identified\s+by)\s+['\"][^'\"\n]+['\"]"
+                         # (a quote inside doubled or escaped, as SQL writes it)
+                         r"|(password|identified\s+by)\s+('([^'\\\n]|''|\\.)+'"
+                         r"|\"([^\"\\\n]|\"\"|\\.)+\")"
                          # (the sixth round: a 1C connection string's doubled quotes, an
                          # eSIM's activation code, Bitrix24's webhook code)
                          r"|(?i:pwd)=\"\"[^\"\n]+\"\"|LPA:1\$[^$\s]+\$[A-Za-z0-9-]{4,}"
@@ -255,7 +262,13 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|(?i:key[ \t]+[\"'][0-9a-f]{32,64}[\"'][ \t]+(was[ \t]+|is[ \t]+"
                          r"|has[ \t]+been[ \t]+)?(revoked|expired|invalid|rejected|disabled))"
                          r"|(?i:cs[0-9]Label=[\w.-]*(cvv|cvc|passw|secret|token|pin)[\w.-]*)[^\n]*?"
-                         r"cs[0-9]=[^\s=\\|]+",
+                         r"cs[0-9]=[^\s=\\|]+"
+                         # (the eleventh round: express-session's signed id; a dump's dotted
+                         # leader after a password's name; Rails' binds)
+                         r"|s(%3A|:)[\w-]{16,64}\.[A-Za-z0-9+/]{43}"
+                         r"|(?i:passw(or)?d|secret|token)\.{4,}[^\s.][^\s]*"
+                         r"|\[\\?\"[\w.-]*(?i:secret|token|passw(or)?d|api_?key)[\w.-]*\\?\",[ \t]*"
+                         r"\\?\"[^\"\\\n]{6,}",
     "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}"
              # said or disguised: its at and dot in brackets, or said in words beside a
              # mailbox provider's name ("anna.k AT proton DOT me", "maria arroba hotmail punto

@@ -397,6 +397,21 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
     ("api_key", '"stringValue":"Splunk 59ff406e-4f5f-4a7b-8093-d88e5866ac36"',
      "59ff406e-4f5f-4a7b-8093-d88e5866ac36"),
     ("secret_assignment", "rt=1713201766836 cs1Label=payment.cvv cs1=219 src=10.0.0.4", "219"),
+    # the eleventh round's: vendors' shapes, SQL's doubled quote, express-session's id, a
+    # dotted leader, Rails' binds
+    ("api_key", 'stripe.confirmCardPayment("pi_32boC9ypWmEzWSChw7zVTKYj_secret_EFd48nD5mHPGaE")',
+     "pi_32boC9ypWmEzWSChw7zVTKYj_secret_EFd48nD5mHPGaE"),
+    ("api_key", "with sdkKey sdk-ecac01dc-76d3-440c-9872-580c0ccabdc1",
+     "sdk-ecac01dc-76d3-440c-9872-580c0ccabdc1"),
+    ("api_key", "map[Authorization:[ApiKey ZkFqY0FXYzViTTk5MHNOMU80cXM6M1Nx==]]",
+     "ZkFqY0FXYzViTTk5MHNOMU80cXM6M1Nx=="),
+    ("secret_assignment", "CREATE ROLE ci LOGIN PASSWORD 'KcYC3''9R0Y^480';", "9R0Y^480"),
+    ("secret_assignment", '"_id" : "s%3A-Qvkhxzf8QomHf3x03_tX4YlthGBiP-E.SLKhrELHJDCDbcxxImcMyDY'
+     'UYDeBEBxPWLHtl2KI34G"', "-Qvkhxzf8QomHf3x03_tX4YlthGBiP-E"),
+    ("secret_assignment", "password........................walrus-quartz-saffron-01",
+     "walrus-quartz-saffron-01"),
+    ("secret_assignment", '[["otp_secret", "7ATLHY4BUVHJW37TEWWEQJIVZFYVQNNY"], ["id", 7]]',
+     "7ATLHY4BUVHJW37TEWWEQJIVZFYVQNNY"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
