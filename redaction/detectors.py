@@ -527,6 +527,13 @@ def _trie(words: Iterable[str]) -> str:
     return f"(?:{body})?" if ends else body
 
 
+def _each(kind: str, patterns: tuple[str, ...], validator: Callable[[str], bool] | None = None,
+          **options: Any) -> tuple[Detector, ...]:
+    """One detector per pattern (each value in its group 1), sharing the rest: shapes of one
+    source that a single pattern would have to tell apart by its groups."""
+    return tuple(_d(kind, pattern, validator, group=1, **options) for pattern in patterns)
+
+
 #: One word of BIP-39's list, whole.
 _BIP39_WORD = "(?:" + _trie(_BIP39_WORDS) + ")(?![a-z])"
 
@@ -650,6 +657,10 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # salt_key, a UUID; an environment's *_BEARER; a form's userPw)
                  # (a camel-case "Pwd" too, tempPwd)
                  r"hmac[_-]?key|salt[_-]?key|bearer(?![a-z])|(?<=[a-z])(?-i:Pwd?)(?![a-z0-9])|"
+                 # (Dex's bindPW, Entra's temporaryAccessPass; Duo's skey, its secret key;
+                 # LoRaWAN's nwkKey and a Thread network's key; Portuguese's palavra-passe)
+                 r"(?<=[a-z])(?-i:PW|Pass)(?![a-zA-Z0-9])|(?<![a-z0-9])skey(?![a-z])|"
+                 r"nwk[_-]?(?:s[_-]?)?key|network[_-]?key|palavra[_-]?passe|"
                  # (Azure's SAS keys, a Hue bridge's clientkey; a personal access token's PAT
                  # as a key only: OURA_PAT = "...")
                  r"primary[_-]?key|secondary[_-]?key|client[_-]?key|"
@@ -744,12 +755,12 @@ _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\"']"
               r"(?:type|vType)\\*[\"'])")
 # (not a word of an image's or a path's last part: ghcr.io/acme/token-meter:5400fb8)
-_SECRET_KEY = (rf"(?i)(?=[abchikmprstuw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*"
+_SECRET_KEY = (rf"(?i)(?=[abchikmnprstuw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*"
                rf"{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key"
                          r"|clave|klucz|chave|kulcs|api[_-]?(?:clave|klucz|chave)"
-                         r"|secret|tok|tkn|"
+                         r"|secret|tok|tkn|skey|nwk|network[_-]?key|palavra|"
                          r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
@@ -761,7 +772,8 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "session", "access", "account", "private", "client", "key", "sig", "psk", "pre",
                   "crypto", "priv", "community", "hmac", "salt", "bearer", "write", "tok",
                   "transaction", "primary", "secondary", "pat", "clave", "klucz", "chave",
-                  "kulcs", "unlock", "seed", "recovery", "mnemonic", "tkn")
+                  "kulcs", "unlock", "seed", "recovery", "mnemonic", "tkn", "skey", "nwk",
+                  "network", "palavra")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -784,7 +796,10 @@ _VALUE_STOP = r"\s\"',;&<>}\]"
 # In JSON-escaped text ("KEY=x\\nNEXT=y") an escape ends a value: a backslash is part of a
 # value only when no escape letter follows it (a \uXXXX escape is one of its characters).
 # (an escaped slash escaped again, "\\/", as JSON inside a JSON string writes it, is one too)
-_NOT_AN_ESCAPE = r"(?:\\(?![nrtu\"\\/])|\\{1,3}/|\\u[0-9A-Fa-f]{4})"
+_NOT_AN_ESCAPE = (r"(?:\\(?![nrtu\"\\/])|\\{1,3}/|\\u[0-9A-Fa-f]{4}"
+                  # (a backslash escaped, then a character no escape begins with: JSON's
+                  # "Wint3r\\c6A2")
+                  r"|\\\\(?![nrtu\"\\/\s]))")
 # A quote escaped inside a value (JSON: password=\\"l0qnp\\"Im4s#187\\"): part of the value when
 # more of it follows at once; an escaped quote before a separator or the end closes it.
 # (at most seven backslashes: an escape escaped thrice; unbounded, a run of them costs a square)
@@ -1381,7 +1396,18 @@ _NATIONAL_IDS = (
                r"licen[cs]e[ _-]?(?:number|no)\b"),
               ("driver", "dl", "permis", "licencia", "licen"),
               r"[A-Z]\d{4}-\d{5}-\d{5}|[A-Z]\d{3}-\d{3}-\d{2}-\d{3}-\d|[A-Z]\d{4}-\d{6}-\d{2}"
-              r"|[A-Z]\d{7,8}|\d{3} \d{3} \d{3}|\d{7,9}", _has_digit, checksummed=False),
+              # (Florida's and Maryland's: a letter and twelve digits)
+              r"|[A-Z]\d{12}|[A-Z]\d{7,8}|\d{3} \d{3} \d{3}|\d{7,9}", _has_digit,
+              checksummed=False),
+    # ... and Europe's, under their own names (a rental agreement's "Führerscheinnummer:",
+    # "Permiso de conducir nº"): eight to thirteen capitals and digits.
+    _named_id((r"f(?:ü|ue|u)hrerschein(?:nummer|[ \t-]?nr\.?)?", r"permiso[ \t]+de[ \t]+conducir",
+               r"carn[ée]t?[ \t]+de[ \t]+conducir", r"patente[ \t]+di[ \t]+guida",
+               r"rijbewijs(?:nummer)?", r"prawo[ \t]+jazdy"),
+              ("f\u00fchrerschein", "fuehrerschein", "fuhrerschein", "permiso", "carn", "patente",
+               "rijbewijs", "prawo"),
+              r"(?=[A-Z]*\d)[A-Z0-9]{8,13}", _has_digit, checksummed=False,
+              shape=r"[A-Z0-9]{8,13}"),
     _named_id((r"a-?number", r"alien[ \t]+(?:registration[ \t]+)?number", r"uscis[ \t]+number"),
               ("a-number", "anumber", "alien", "uscis"), r"A-?\d{8,9}", _has_digit,
               checksummed=False),
@@ -1482,10 +1508,11 @@ _NATIONAL_IDS = (
                r"passaporto", r"paspoort", r"paszport", r"pasaport", r"paspor",
                r"pass(?:nummer|nr)", r"(?-i:PPT)\b", r"(?:personal)?ausweis(?:nummer)?",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167",
-               "\uc5ec\uad8c"),
+               "\uc5ec\uad8c", "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f"),
               ("pas", "reisepass", "ppt", "personalausweis", "ausweis", "identity", "travel",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238",
-               "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c"),
+               "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c",
+               "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f"),
               r"(?=[A-Z]*\d)[A-Z0-9]{7,9}", ids.passport_ok, checksummed=False,
               shape=r"[A-Z0-9]{7,9}"),
     # Turkish names the number after it: "86129891194 TC numaralı müşteri".
@@ -1584,6 +1611,12 @@ _NATIONAL_IDS = (
        digits=True, start=_at_class("[A-Z9]")),
     _d("national_id", r"/individuals/[\w/-]*?/([A-CEGHJ-PR-TW-Z]{2}\d{6}[A-D])(?=[/?#\s]|$)",
        ids.nino_ok, prefilter=r"/individuals/", group=1, needles=("/individuals/",)),
+    # Sweden's personnummer written whole (century, date, "-", serial and Luhn digit): a
+    # shape and a check nothing else in operations text takes.
+    # (born before 2013: a build's or a backup's dated name, 20240517-0042, is recent)
+    _d("national_id", r"(?<![\w.+-])((?:19\d\d|200\d|201[0-2])[01]\d[0-3]\d-\d{4})(?![\w-]|[.,]\d)",
+       ids.personnummer_ok, prefilter=r"(?:19|20)[0-9]{6}-[0-9]{4}", group=1, digits=True,
+       start=_at_class(r"\d")),
     # ... and written as HMRC prints it, its pairs a space apart ("QQ 12 34 56 C"): a shape
     # nothing else in operations text takes, its name or not.
     _d("national_id",
@@ -1821,7 +1854,10 @@ _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|gehei
 # saying "is" (or a colon) before the digits. Not an error's, a status's or a place's code,
 # and not a count ("the code is 2048 lines").
 _NAMED_CODES = (r"pin|pincode|puk|passcode|geheimzahl|digicode|code|c[óo]digo|codice|kod|kode"
-                r"|clave|has[łl]o")
+                r"|clave|has[łl]o"
+                # (a parcel locker's pickup code: DHL's Abholcode; a delivery's in Arabic)
+                r"|abholcode|zustellcode|abhol-?pin"
+                r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u0633\u0644\u064a\u0645")
 _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     "error", "exit", "status", "response", "return", "http", "zip", "postal", "post", "area",
     "country", "promo", "discount", "voucher", "coupon", "product", "tracking", "booking",
@@ -1882,12 +1918,13 @@ _SECURITY_ANSWERS = (
        prefilter=_KBA_PREFILTER, gate=_KBA_PREFILTER,
        group=1),
     _d("secret_assignment", _NAMED_CODE,
-       prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|geheimzahl)"
+       prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|geheimzahl|aaa)"
                  r"[^\r\n]{0,160}(?::|[ \t](?:it.s|is|was|es|est|ist|lautet|war|a|e|to|jest"
                  r"|says|said|era|foi|are|were|be))[ \t]*[\"'(]?\d{3}",
        group=1, digits=True,
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
-                        "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo"),
+                        "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo",
+                        "abhol", "zustell", "\u0631\u0645\u0632"),
                        4)),  # ("digicode": the name starts four characters before its "code")
     # A password line of a mail client's or a tool's config after its user (msmtp's
     # "user j.iyer@...\npassword crjalzsyemcyagxd", fetchmail's, a netrc written a line a key).
@@ -2555,6 +2592,159 @@ DETECTORS: tuple[Detector, ...] = (
        r"\\?\">(\d{4,8})</string>",
        prefilter=r"(?i)<string[ \t]+name=\\?\"[\w.-]*(?:pin|passcode)", group=1,
        needles=("<string", "<STRING")),
+    # A directory's password attributes in LDIF (ldapmodify's input, a dump): Active Directory's
+    # unicodePwd (base64 of the quoted password in UTF-16), userPassword, Samba's hashes.
+    _d("secret_assignment",
+       # (not a hash: {SSHA}..., {CRYPT}$6$..., which the policy leaves wherever it is)
+       r"(?im)^(?:unicodePwd|userPassword|sambaNTPassword|sambaLMPassword)::?[ \t]*"
+       r"(?!\{[A-Z0-9.-]{2,16}\})(\S{6,})",
+       v.secret_value_ok, prefilter=r"(?i)(?:unicodePwd|userPassword|samba[NL][TM]Password):",
+       group=1, needles=("nicodePwd", "serPassword", "Password:"),
+       start=_at_literal(("unicodepwd", "userpassword", "samba"), fold=True)),
+    # A device's sign-in code (OAuth's device flow: Azure CLI's "enter the code X to
+    # authenticate", the answer's device_code and user_code).
+    *_each("secret_assignment",
+           (r"(?i)enter the code ([A-Z0-9]{8,9}) to authenticate",
+            r"\\?\"(?:device_code|user_code)\\?\"[ \t]*:[ \t]*\\?\"([A-Za-z0-9_-]{6,})\\?\""),
+           v.secret_value_ok,  # (not documentation's "user_code": "XXXX-XXXX")
+           prefilter=r"(?i)enter the code [A-Z0-9]{8}|\"(?:device_code|user_code)\\?\"",
+           needles=("the code", "THE CODE", "_code")),
+    # An NT hash told in a report ("NT hash for CORP\\x recovered ...: <32 hex>").
+    _d("secret_assignment",
+       r"(?i)\bNT(?:LM)?[ \t]+hash\b[^\n]{0,80}?[:=][ \t]*([0-9a-f]{32})(?![0-9a-z])",
+       prefilter=r"(?i)NT(?:LM)?[ \t]+hash[^\r\n]{0,80}[:=]", group=1,
+       needles=("hash", "HASH", "Hash"), start=_at_literal(("nt",), fold=True)),
+    # Password-reset links: a French "jeton" (token) in the query, Django's reset path
+    # (/reset/<uid in base64>/<token>/), an invitation's token (accept?invite=...).
+    *_each("secret_assignment",
+           (r"[?&](?:jeton|invite|invitation|invite_token)=([A-Za-z0-9_-]{16,})",
+            r"/reset/[A-Za-z0-9_-]{1,40}/([a-z0-9]{1,13}-[0-9a-f]{20,40})/"),
+           prefilter=r"[?&](?:jeton|invite|invitation|invite_token)=|/reset/[A-Za-z0-9_-]{1,40}/",
+           needles=("jeton=", "invite", "/reset/")),
+    # A one-time code a helpdesk generated ("one-time bypass code 01012858 (valid 4h)").
+    _d("secret_assignment",
+       r"(?i)(?:one[- ]time|bypass|temporary|backup|recovery)[ \t]+(?:bypass[ \t]+|access[ \t]+)?"
+       r"code[ \t]+(\d{6,8})(?![\d.,:/-]?\d)",
+       prefilter=r"(?i)(?:time|bypass|temporary|backup|recovery)[ \t]+[a-z \t]{0,8}code[ \t]+\d{6}",
+       group=1, digits=True, start=_at_literal(("one", "bypass", "temporary", "backup",
+                                                 "recovery"), fold=True)),
+    # An identity number in a SAML assertion: Sweden's BankID (personalIdentityNumber, its
+    # OID), eIDAS' PersonIdentifier (ES/SE/<id>), the Netherlands' DigiD (sector s00000000 is
+    # the BSN); in a certificate's subject, Spain's DNIe (SERIALNUMBER=IDCES-<DNI>); in an
+    # identity check's log, a document's type and number.
+    *_each("national_id",
+           (r"(?:personalIdentityNumber|1\.2\.752\.29\.4\.13|naturalperson/PersonIdentifier"
+            r"|FriendlyName=\\?\"PersonIdentifier)\\?\"[^>]*>\s*<(?:\w+:)?AttributeValue[^>]*>"
+            r"(?:[A-Z]{2}/[A-Z]{2}/)?([A-Za-z0-9-]{6,40})<",
+            r"NameID[^>]*>s00000000:(\d{9})<",
+            r"SERIALNUMBER=IDC[A-Z]{2}-([0-9XYZ]\d{7}[A-Z])\b",
+            r"type=[A-Z]{2}_(?:RESIDENT|NATIONAL|SSN|SIN|TAX|ID)\w*[ \t]+"
+            r"number=([A-Z0-9][\w-]{5,20})"),
+           prefilter=r"personalIdentityNumber|1\.2\.752\.29\.4\.13|PersonIdentifier|s00000000:"
+                     r"|SERIALNUMBER=IDC|type=[A-Z]{2}_",
+           needles=("Identi", "1.2.752", "s00000000:", "SERIALNUMBER=", "type=")),
+    # Microsoft's sign-in cookies as a cookie file or a header holds them (ESTSAUTH...=...).
+    _d("secret_assignment", r"\bESTSAUTH(?:PERSISTENT|LIGHT)?[=\t]([^\s;]{20,})",
+       prefilter=r"ESTSAUTH", group=1, needles=("ESTSAUTH",), start=_at_literal(("ESTSAUTH",))),
+    # A travel booking's traveller data (IATA's PNL/ADL, GDS screens, Travelport's XML): a
+    # document's number in SSR DOCS and FOID, a contact's e-mail in CTCE ("//" for "@"), a
+    # phone in CTCM/CTCP, a Sabre phone field (a city code, the number, -M), a phone element's
+    # Number attribute.
+    *_each("national_id",
+           (r"DOCS\b[^/\n]{0,80}?/?P/[A-Z]{2,3}/([A-Z0-9]{5,15})/",
+            r"FOID[ /](?:PP|NI|ID)([A-Z0-9]{5,15})\b"),
+           prefilter=r"DOCS[^\r\n]{0,80}P/[A-Z]{2}|FOID[ /]", needles=("DOCS", "FOID")),
+    _d("email",
+       r"\bCTCE\b[ \t]*(?:[A-Z]{2}[ \t]*)?(?:HK\d[ \t]*)?/([A-Z0-9._%+-]+//[A-Z0-9.-]+\.[A-Z]{2,})",
+       prefilter=r"CTCE[^\r\n]{0,12}/[A-Z0-9._%+-]+//", group=1, needles=("CTCE",),
+       joined=_nothing_joined, joined_prefilter=r"CTCE[^\r\n]{0,12}/[A-Z0-9._%+-]+//"),
+    *_each("phone",
+           (r"\bCTC[MPBH]\b[ \t]*(?:[A-Z]{2}[ \t]*)?(?:HK\d[ \t]*)?/?[ \t]*(\+?\d{8,15})\b",
+            r"(?m)^[ \t]*\d\.[A-Z]{3}(\d{8,15})-[MHBA]\b",
+            r"<(?:\w+:)?PhoneNumber\b[^>]*\bNumber=\\?\"(\d[\d -]{5,15}\d)\\?\""),
+           prefilter=r"CTC[MPBH]|[0-9]\.[A-Z]{3}[0-9]{8}|PhoneNumber", digits=True,
+           needles=("CTC", "PhoneNumber", "-M", "-H", "-B", "-A"),
+           joined=_nothing_joined,
+           joined_prefilter=r"CTC[MPBH]|[0-9]\.[A-Z]{3}[0-9]{8}|PhoneNumber"),
+    # A signed media URL's signature in its path (Cloudinary's authenticated /s--XXXXXXXX--/).
+    _d("secret_assignment", r"/s--([A-Za-z0-9_-]{8})--/", prefilter=r"/s--[A-Za-z0-9_-]{8}--/",
+       group=1, needles=("/s--",)),
+    # Korea's personal customs clearance code (개인통관고유부호): P and twelve digits.
+    _d("national_id",
+       "\uac1c\uc778\ud1b5\uad00\uace0\uc720\ubd80\ud638[^\\n\\d]{0,12}?(P\\d{12})\\b",
+       prefilter=r"P\d{12}", group=1, needles=("\ud1b5\uad00",)),
+    # MQTT and modem credentials in code and logs: paho's username_pw_set("u", "pw"), the
+    # AT command that sets an APN's login (AT+CGAUTH=<cid>,<type>,"user","password").
+    *_each("secret_assignment",
+           (r"username_pw_set\(\s*[\"'][^\"'\n]*[\"']\s*,\s*(?:password\s*=\s*)?[\"']([^\"'\n]{4,})[\"']",
+            r"AT\+CGAUTH=\d+,\d+,\"[^\"\n]*\",\"([^\"\n]{4,})\""),
+           prefilter=r"username_pw_set\(|AT\+CGAUTH=", needles=("username_pw_set", "CGAUTH")),
+    # A Hue bridge's app key (the "username" it grants, 40 characters) in its API paths and
+    # in its answer beside the clientkey.
+    *_each("api_key",
+           (r"/api/([A-Za-z0-9-]{40})/(?:lights|groups|config|sensors|scenes|rules|schedules"
+            r"|resourcelinks|capabilities)\b",
+            r"\"username\"[ \t]*:[ \t]*\"([A-Za-z0-9-]{40})\"[ \t]*,[ \t]*\"clientkey\""),
+           prefilter=r"/api/[A-Za-z0-9-]{40}/|\"username\"[ \t]*:[ \t]*\"[A-Za-z0-9-]{40}\"",
+           needles=("/api/", '"username"')),
+    # Matter's and HomeKit's setup codes: chip-tool's pairing arguments (the setup PIN, then
+    # the discriminator), a boot log's manual pairing code, HomeKit's XXX-XX-XXX.
+    *_each("secret_assignment",
+           (r"chip-tool[ \t]+pairing[ \t]+\S+[^\n]*?[ \t](\d{8})[ \t]+\d{3,4}\b",
+            r"(?i:manual[ \t]+pairing[ \t]+code)[^\n\d]{0,12}(\d{11}|\d{4}-\d{3}-\d{4})",
+            r"Setup Pin Code \(0 for UNKNOWN/ERROR\):[ \t]*(\d{8})\b",
+            r"(?i:homekit)[^\n]{0,60}?(\d{3}-\d{2}-\d{3})(?![\d-])"),
+           prefilter=r"chip-tool[ \t]+pairing|(?i:manual[ \t]+pairing[ \t]+code)|Setup Pin Code"
+                     r"|(?i:homekit)[^\r\n]{0,60}[0-9]{3}-[0-9]{2}-[0-9]{3}",
+           needles=("chip-tool", "airing code", "AIRING CODE", "omeKit", "omekit", "OMEKIT",
+                    "Setup Pin Code")),
+    # A device's pairing code ("code d'appairage 338-741", "페어링 코드 717-716").
+    _d("secret_assignment",
+       "(?i)(?:pairing|appairage|kopplungs|emparejamiento|\ud398\uc5b4\ub9c1)[ \\t]*"
+       "(?:code|\ucf54\ub4dc|-?code)?[^\\n\\d]{0,20}?(\\d{3}-\\d{3}|\\d{6})(?![\\d-])",
+       prefilter=r"(?i)(?:pairing|appairage|kopplungs|emparejamiento|aaa)[^\r\n]{0,30}\d{3}",
+       group=1, digits=True,
+       start=_at_literal(("pairing", "appairage", "kopplungs", "emparejamiento",
+                          "\ud398\uc5b4\ub9c1"), fold=True)),
+    # A one-time code a courier's app records ("otp_entered": "7956").
+    _d("secret_assignment",
+       r"(?i)\\?\"otp(?:_entered|_input|_value|_code)?\\?\"[ \t]*:[ \t]*\\?\"(\d{4,8})\\?\"",
+       prefilter=r"(?i)\"otp[a-z_]{0,8}\\?\"[ \t]*:", group=1, needles=("otp", "OTP"),
+       digits=True),
+    # OpenWrt's UCI configuration (option key 'X' in a wifi-iface, option password 'X').
+    _d("secret_assignment",
+       r"(?m)^[ \t]*option[ \t]+(?:key|password|psk|secret|auth_secret|acct_secret|sae_password)"
+       r"[ \t]+'([^'\n]{4,})'", v.secret_value_ok,
+       prefilter=r"option[ \t]+(?:key|password|psk|secret|auth_secret|acct_secret|sae_password)"
+                 r"[ \t]+'", group=1, needles=("option",)),
+    # A Wi-Fi key told in digit groups ("the sticker says Wi-Fi key: 5469 7340 2241 5489").
+    _d("secret_assignment",
+       r"(?i)wi-?fi[ _-]?(?:key|password|passwort|pass|schl[üu]ssel|cl[ée])[ \t]*(?:is[ \t]+)?:?"
+       r"[ \t]*((?:\d{4}[ -]){2,5}\d{4})(?![\d-])",
+       prefilter=r"(?i)wi-?fi[ _-]?(?:key|pass|schl|cl)[^\r\n]{0,8}[0-9]{4}[ -][0-9]{4}", group=1,
+       digits=True, start=_at_literal(("wi",), fold=True)),
+    # A LoRaWAN or Thread key told as hex, grouped or whole ("using AppKey A7A1496A B4002241
+    # 13735F10 FA13B018", ot-ctl's "Network Key: <32 hex>").
+    _d("secret_assignment",
+       r"(?i)\b(?:(?:app|nwk|network|gen|master)[ _-]?(?:s[ _-]?)?key|pskc)[ \t]*[:=]?[ \t]*"
+       r"((?:[0-9a-f]{8} ){3}[0-9a-f]{8}|[0-9a-f]{32})(?![0-9a-z])",
+       prefilter=r"(?i)(?:(?:app|nwk|network|gen|master)[ _-]?(?:s[ _-]?)?key|pskc)[ \t:=]{0,4}"
+                 r"[0-9a-f]{8}",
+       group=1, needles=("key", "Key", "KEY", "PSKc", "pskc", "PSKC"),
+       start=_at_literal(("app", "nwk", "network", "gen", "master", "pskc"), fold=True)),
+    # A credential in a TR-069 parameter list (<Name>...Password</Name><Value>...</Value>),
+    # an OCPP SetVariables call (BasicAuthPassword), Android's Wi-Fi store (PreSharedKey
+    # quoted as &quot;...&quot;), a SIP digest's response.
+    *_each("secret_assignment",
+           (r"<Name>[^<\n]*(?:Password|Passphrase|PreSharedKey|SharedSecret|KeyPassphrase)"
+            r"</Name>\s*<Value[^>]*>([^<\n]+)</Value>",
+            r"\"name\"[ \t]*:[ \t]*\"BasicAuthPassword\"[ \t]*\}[ \t]*,[ \t]*\"attributeValue\""
+            r"[ \t]*:[ \t]*\"([^\"\n]+)\"",
+            r"<string name=\"PreSharedKey\">&quot;(.+?)&quot;</string>",
+            r"Digest[ \t]+username=[^\n]*?\bresponse=\"([0-9a-f]{32,64})\""),
+           prefilter=r"Password</Name>|Passphrase</Name>|PreSharedKey|SharedSecret</Name>"
+                     r"|BasicAuthPassword|Digest[ \t]+username=",
+           needles=("</Name>", "BasicAuthPassword", "PreSharedKey", "Digest")),
     # An Android manifest's meta-data: a key by its name (com.bugsnag.android.API_KEY).
     _d("secret_assignment",
        r"android:name=\\?\"[\w.-]*(?i:api[_-]?key|secret|token|password)[\w.-]*\\?\"\s+"
@@ -2886,6 +3076,7 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("k=",)),
     # A Wi-Fi network's QR payload (WIFI:S:<ssid>;T:WPA;P:<password>;;).
     _d("secret_assignment", r"WIFI:(?:[^;\n]*;)*?P:((?:\\[;,:\"\\]|[^;\n\\])+);",
+       v.secret_value_ok,  # (not a template's "P:<see vault entry>;")
        prefilter=r"WIFI:[^\r\n]*P:", group=1, needles=("WIFI:",)),
     # RADIUS' test client: radtest <user> <password> <server> <port> <shared secret>.
     _d("secret_assignment", r"radtest[ \t]+\S+[ \t]+(['\"]?)([^'\"\s]+)\1",
@@ -3956,7 +4147,7 @@ DETECTORS: tuple[Detector, ...] = (
          prefilter=r"add[ \t]+s?password[ \t]", group=1, needles=("add",))
       for value in (r"\{([^{}\n]+)\}", r"\{[^{}\n]*\}[ \t]+\{([^{}\n]+)\}")),
     # FreeRADIUS with auth_badpass/auth_goodpass: "Login incorrect (...): [user/password]".
-    _d("secret_assignment", r"Login (?:incorrect|OK)[^\n]*?: \[[^/\]\n]+/([^\]\n]+)\]",
+    _d("secret_assignment", r"Login (?:incorrect|OK)[^\n]*?: \[(?!host/)[^/\]\n]+/([^\]\n]+)\]",
        v.secret_value_ok, prefilter=r"Login (?:incorrect|OK)", group=1, needles=("Login",)),
     # Windows: a property list's <key>UserPassword</key><string>X</string> (Apple's and MDM
     # profiles), cmdkey's /pass: and schtasks' /rp (in an event's XML, quoted as &quot;),
@@ -4103,7 +4294,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        # (and an analytics tool's capture of a field: {"field_id": "et_password",
        # "text_input_value": "..."})
-       r"(?i)[\"'](?:name|key|type|field_id|field)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
+       # (SCIM's PatchOp: {"path": "password", "value": ...})
+       r"(?i)[\"'](?:name|key|type|field_id|field|path)\\?[\"'][ \t]*:[ \t]*\\?[\"'][\w.-]*?"
        # (a session cookie's name may carry the app's id: Intercom's intercom-session-<app id>)
        # (Intercom's: intercom-session-<app id>, eight letters and digits, digits or not)
        # (and Entra ID's session cookies: ESTSAUTH, ESTSAUTHPERSISTENT)
@@ -4116,8 +4308,16 @@ DETECTORS: tuple[Detector, ...] = (
        + r"\\?[\"']([^\"'\\]{6,})",
        v.secret_value_ok,
        prefilter=r"(?i),\s*\\?[\"'](?:text_input_|input_)?value\\?[\"'][ \t]*:", group=1,
-       needles=("alue", "ALUE"), start=_at_literal(("name", "key", "type", "field"), 1,
-                                                    fold=True)),
+       needles=("alue", "ALUE"), start=_at_literal(("name", "key", "type", "field", "path"),
+                                                    1, fold=True)),
+    # ... an Authorization header as such a pair (an Okta event hook's authScheme, Postman's
+    # headers): its value judged as the header's is (a scheme and a credential, not a stand-in)
+    _d("secret_assignment",
+       r"(?i)[\"']key\\?[\"'][ \t]*:[ \t]*\\?[\"']authorization\\?[\"']\s*,\s*\\?[\"']value\\?[\"']"
+       r"[ \t]*:[ \t]*\\?[\"'](?:(?:bearer|basic|token|ssws|apikey|digest)[ \t]+)?"
+       r"([^\"'\\\n]{8,})", v.header_credential_ok,
+       prefilter=r"(?i)[\"']key\\?[\"'][ \t]*:[ \t]*\\?[\"']authorization", group=1,
+       needles=("uthorization", "UTHORIZATION"), start=_at_literal(("key",), 1, fold=True)),
     # ... and a Cookie or Set-Cookie header as such a pair (HAR): judged as the header is,
     # so a session's id goes and preferences ("lang=en-GB; tz=Europe%2FBerlin") stay.
     _d("secret_assignment",
@@ -4128,9 +4328,10 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("ookie", "OOKIE"), start=_at_literal(("name", "key"), 1, fold=True)),
     # An Authorization header of any scheme (Token, ApiKey, SSWS, Digest, ...): its
     # credential. Bearer and Basic are the bearer_token detector's, listed first.
+    # (a camel-case key's too: Auth0's log stream "httpAuthorization": "Splunk ...")
     _d("bearer_token",
-       r"(?i)(?<![\w-])(?:proxy-)?authorization\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
-       r"(?:[a-z][\w-]*[ \t]+)?([A-Za-z0-9._~+/=-]{12,})", v.credential_ok,
+       r"(?i)(?:(?<![\w-])|(?<=(?-i:[a-z]))(?=(?-i:A)))(?:proxy-)?authorization\\*[\"']?[ \t]*[:=]"
+       r"[ \t]*\\*[\"']?(?:[a-z][\w-]*[ \t]+)?([A-Za-z0-9._~+/=-]{12,})", v.credential_ok,
        prefilter=r"(?i)authorization\\*[\"']?[ \t]*[:=]", group=1,
        needles=("uthorization", "UTHORIZATION"),
        start=_at_literal(("authorization",), 6, fold=True)),
@@ -4598,7 +4799,7 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_literal(("ssn", "social", "TIN", "ITIN", "id_number", "id-number", "idnumber"),
                          fold=True), joined=_joined_ssn_key,
        starts=((r"(?i)ssn|soc|idn", 3), (r"TIN", 3), (r"ITI", 3), (r"(?i)id[_-]n", 4)),
-       joined_prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)"),
+       joined_prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)|id[_-]?number"),
     # ... or a few words after the word, in prose or an error ("my SSN. i typed 568967118",
     # "Invalid SSN checksum for applicant: 462144005"): no digit between, and not a number
     # the words before it name (an order's, a ticket's) nor another field's value.

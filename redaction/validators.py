@@ -971,7 +971,14 @@ def told_passphrase(candidate: str) -> bool:
     a digit, ten characters or more: "jupiter-marmotte-falcon59"), not a stand-in."""
     passphrase = (len(candidate) >= 10 and any(ch.isdigit() for ch in candidate)
                   and any(ch.isalpha() for ch in candidate))
-    return (password_like(candidate) or passphrase) and secret_value_ok(candidate)
+    return ((password_like(candidate) or passphrase) and secret_value_ok(candidate)
+            and _ACCOUNT_ID.fullmatch(candidate) is None)
+
+
+# Whose password it is, not the password: an account's id after the word (a UUID, its
+# sentence's full stop after it; Okta's user and group ids, 00u and 00g and 17 more).
+_ACCOUNT_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.?"
+                         r"|00[ug][A-Za-z0-9]{17}")
 
 
 def has_letter(candidate: str) -> bool:
@@ -1071,8 +1078,11 @@ def _case_switches(candidate: str) -> int:
 
 def strong_token(candidate: str) -> bool:
     """A long token with letters and digits: what a key word followed by a value with no
-    verb or separator between them ("auth token 9f86d0...") must be to count."""
-    return len(candidate) >= 16 and letters_and_digits(candidate)
+    verb or separator between them ("auth token 9f86d0...") must be to count; not a Stripe
+    object's id ("token pm_1Nx..." names a saved card, which charges nothing by itself)."""
+    return (len(candidate) >= 16 and letters_and_digits(candidate)
+            and _STRIPE_OBJECT.fullmatch(candidate) is None)
+
 
 
 def _b64url_json(segment: str) -> object:
