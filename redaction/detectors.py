@@ -536,6 +536,45 @@ def _each(kind: str, patterns: tuple[str, ...], validator: Callable[[str], bool]
 
 #: One word of BIP-39's list, whole.
 _BIP39_WORD = "(?:" + _trie(_BIP39_WORDS) + ")(?![a-z])"
+# What a line holding a seed phrase calls it, one of these in it (as written: a needle is a
+# literal).
+_SEED_WORDS = tuple(w for word in (
+    "seed", "phrase", "mnemonic", "wallet", "recovery", "words", "frase", "semilla", "semente",
+    "palabras", "palavras", "mots", "w\u00f6rter", "woorden", "parole", "s\u0142owa", "kelime",
+    "herstel", "r\u00e9cup", "recupera", "wiederherstellung")
+    for w in (word, word.capitalize(), word.upper())) + (
+    "\u30b7\u30fc\u30c9", "\u30cb\u30fc\u30e2\u30cb\u30c3\u30af", "\u52a9\u8bb0\u8bcd",
+    "\ubcf5\uad6c")
+# ... for the engine, which reads other scripts' letters as "a" (and is given "phrase" for
+# "Wiederherstellungsphrase", "phrase de récupération").
+_SEED_CONTEXT = ("seed|phrase|mnemonic|wallet|recovery|words|frase|semilla|semente|palabras"
+                 "|palavras|mots|woorden|parole|kelime|herstel|recupera|aaa")
+# Twelve lower-case words in a row, as a seed phrase is written.
+_WORD_ROW = r"(?:[a-z]{3,8}(?:[ \t]+|,[ \t]*)){11}[a-z]{3,8}"
+# A word as the seed phrase's pattern reads one (a letter run; "'" and "-" join none).
+_TOKEN = re.compile(r"[A-Za-z'-]+")
+_TWELVE = b"\x01" * 12
+
+
+def _seed_phrase_anchors(text: str) -> list[int]:
+    """Where a seed phrase can start (its detector's ``anchors``): the first of twelve words
+    in a row that are all on BIP-39's list. The words are looked up all at once, and only a
+    line with such a row is read again for where they are (the word list's pattern, tried
+    along every run of lower-case words, cost a prose line 5%)."""
+    tokens = _TOKEN.findall(text)
+    known = bytes([token in _BIP39_WORDS for token in tokens])
+    if _TWELVE not in known:
+        return []
+    positions: list[int] = []
+    streak: list[int] = []
+    for token in _TOKEN.finditer(text):
+        if token.group() in _BIP39_WORDS:
+            streak.append(token.start())
+            if len(streak) >= 12:  # (each window's first: punctuation may split the run)
+                positions.append(streak[-12])
+        else:
+            streak = []
+    return positions
 
 
 def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
@@ -4402,15 +4441,18 @@ DETECTORS: tuple[Detector, ...] = (
                  + r"*(?:0[xX][0-9A-Fa-f]{2}|\d{1,3})" + _S + r"*,",
        needles=("[", "{"), start=_at_literal(_SECRET_STARTS, fold=True),
        starts=_SECRET_KEY_STARTS),
-    # A wallet's seed phrase: twelve to twenty-four words of BIP-39's list in a row, in any
-    # surroundings (pasted into a ticket after a sentence in any language, quoted, listed
-    # with commas). Prose never runs twelve of them without an article or a particle.
+    # A wallet's seed phrase: twelve to twenty-four words of BIP-39's list in a row, pasted
+    # into a ticket after a sentence in any language, quoted, listed with commas, where the
+    # line names what it is (seed, phrase, mnemonic, wallet, recovery, words, in the languages
+    # tickets are written in). Prose never runs twelve of them without an article or a
+    # particle.
     _d("secret_assignment",
        rf"(?<![A-Za-z'-])({_BIP39_WORD}(?:(?:[ \t]+|,[ \t]*){_BIP39_WORD}){{11,23}}"
        # (and the lower-case words that go on with it: a phrase of 24 with a word mistyped)
        r"(?:[ \t]+[a-z]{3,8}(?![A-Za-z'-])){0,12})(?![A-Za-z'-])",
-       prefilter=r"(?:[a-z]{3,8}(?:[ \t]+|,[ \t]*)){11}[a-z]{3,8}", group=1,
-       gate=r"(?:[a-z]{3,8}(?:[ \t]+|,[ \t]*)){11}[a-z]{3,8}"),
+       prefilter=(rf"(?i:{_SEED_CONTEXT})[\s\S]*(?-i:{_WORD_ROW})"
+                  rf"|(?-i:{_WORD_ROW})[\s\S]*(?i:{_SEED_CONTEXT})"), group=1,
+       gate=_WORD_ROW, anchors=_seed_phrase_anchors, needles=_SEED_WORDS),
     # An eSIM's activation code: the matching id of an LPA string (LPA:1$<SM-DP+>$<id>) and
     # a dashed key under its name (activation code, product or licence key, matchingId).
     _d("secret_assignment", r"\bLPA:1\$[^$\s]+\$([A-Za-z0-9-]{4,})", v.has_digit,
