@@ -538,11 +538,11 @@ def _each(kind: str, patterns: tuple[str, ...], validator: Callable[[str], bool]
 _BIP39_WORD = "(?:" + _trie(_BIP39_WORDS) + ")(?![a-z])"
 # What a line holding a seed phrase calls it, one of these in it (as written: a needle is a
 # literal).
-_SEED_WORDS = tuple(w for word in (
+_SEED_WORDS = (*(w for word in (
     "seed", "phrase", "mnemonic", "wallet", "recovery", "words", "frase", "semilla", "semente",
     "palabras", "palavras", "mots", "w\u00f6rter", "woorden", "parole", "s\u0142owa", "kelime",
     "herstel", "r\u00e9cup", "recupera", "wiederherstellung")
-    for w in (word, word.capitalize(), word.upper())) + (
+    for w in (word, word.capitalize(), word.upper())),
     "\u30b7\u30fc\u30c9", "\u30cb\u30fc\u30e2\u30cb\u30c3\u30af", "\u52a9\u8bb0\u8bcd",
     "\ubcf5\uad6c")
 # ... for the engine, which reads other scripts' letters as "a" (and is given "phrase" for
