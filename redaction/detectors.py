@@ -1365,7 +1365,8 @@ _NATIONAL_IDS = (
               checksummed=False),
     _named_id((r"nik\b", r"nomor induk kependudukan", r"ktp\b"), ("nik", "nomor induk", "ktp"),
               r"\d{16}|\d{6} \d{6} \d{4}", ids.nik_ok, checksummed=False),
-    _named_id((r"national insurance", r"ni[ _]?(?:number|no)\b", r"nino\b", r"(?-i:NI)\b"),
+    _named_id((r"national insurance", r"ni[ _]?(?:number|no)\b", r"nino\b", r"(?-i:NI)\b",
+               _AS_KEY % "ni"),
               ("national insurance", "ni", "nino"),
               r"[A-CEGHJ-PR-TW-Za-ceghj-pr-tw-z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-Da-d]",
               ids.nino_ok, checksummed=False),
@@ -1987,9 +1988,10 @@ _SECURITY_ANSWERS = (
     # A password under its name with a remark in parentheses before the colon ("- pwd (told by
     # customer): ...").
     _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:pwd|password|passwort|passwd|pw)[ \t]*\([^()\n]{1,40}\)[ \t]*:[ \t]*"
+       # (the value in backquotes too: a checklist's "Temporary password (...): `X`")
+       r"(?i)(?<![\w-])(?:pwd|password|passwort|passwd|pw)[ \t]*\([^()\n]{1,40}\)[ \t]*:[ \t]*`?"
        r"([^\s\"'`,;<>]{6,64})", v.secret_value_ok,
-       prefilter=r"(?i)(?:pwd|passw|pw)[ \t]*\([^()\r\n]{1,40}\)[ \t]*:", group=1,
+       prefilter=r"(?i)(?:pwd|passw[a-z]*|pw)[ \t]*\([^()\r\n]{1,40}\)[ \t]*:", group=1,
        needles=("(",)),
     # Russia's mobile numbers written 8 9XX XXX-XX-XX, without the area code's parentheses
     # (spaces, "-" and "_" read alike, so the joined reading finds nothing more).
@@ -2750,6 +2752,22 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)\\?\"otp(?:_entered|_input|_value|_code)?\\?\"[ \t]*:[ \t]*\\?\"(\d{4,8})\\?\"",
        prefilter=r"(?i)\"otp[a-z_]{0,8}\\?\"[ \t]*:", group=1, needles=("otp", "OTP"),
        digits=True),
+    # Amex's four-digit code as its card calls it (CID), after the card or its expiry on the
+    # line ("a request's CID 4821" is an id).
+    _d("credit_card",
+       r"(?i)(?:amex|american[ \t]+express|card|valid[ \t]+thru|exp(?:iry|ires)?)[^\n]{0,80}?"
+       r"\b(?-i:CID)[ \t:]*(\d{4})(?![\d.,:/-]?\d)",
+       prefilter=r"(?i)(?:amex|american[ \t]+express|card|valid[ \t]+thru|exp)[^\r\n]{0,80}CID",
+       group=1, needles=("CID",), digits=True, joined=_nothing_joined,
+       joined_prefilter=r"(?i)(?:amex|american[ \t]+express|card|valid[ \t]+thru|exp)"
+                        r"[^\r\n]{0,80}CID"),
+    # An Okta activation link (/welcome/<token>: whoever opens it sets the account's password);
+    # a DSN's individual block (S21.G00.30.001 is the employee's NIR).
+    *_each("secret_assignment",
+           (r"\.okta(?:preview)?\.com/welcome/([A-Za-z0-9_-]{16,})",),
+           prefilter=r"\.okta(?:preview)?\.com/welcome/", needles=("/welcome/",)),
+    _d("national_id", r"S21\.G00\.30\.001,'(\d{13,15})'", prefilter=r"S21\.G00\.30\.001,'",
+       group=1, needles=("S21.G00.30.001",)),
     # OpenWrt's UCI configuration (option key 'X' in a wifi-iface, option password 'X').
     _d("secret_assignment",
        r"(?m)^[ \t]*option[ \t]+(?:key|password|psk|secret|auth_secret|acct_secret|sae_password)"
@@ -4017,9 +4035,11 @@ DETECTORS: tuple[Detector, ...] = (
     # ... and with no verb: "twilio auth token 9f86d081884c7d65...": a long token only ("pwd"
     # then is the shell's command, and a path follows it).
     # (not the next field of a log line: ".../oauth2/v2.0/token trace_id=3c49...")
-    _told(r"[ \t]+(?![A-Za-z_][\w.-]*=[^=\s])([A-Za-z0-9/+_=.-]{16,})"
-          r"(?![^\s\"',;<>，。、；：）」』])",
-          r"[ \t]+[A-Za-z0-9/+_=.-]{16}",
+    # (or in parentheses: "I swapped in a fresh token (VMtx...) — the old one ...")
+    _told(r"[ \t]+(?:\((?=[A-Za-z0-9/+_=.-]{16,}\)))?(?![A-Za-z_][\w.-]*=[^=\s])"
+          r"([A-Za-z0-9/+_=.-]{16,})"
+          r"(?![^\s\"',;<>，。、；：）」』)])",
+          r"[ \t]+\(?[A-Za-z0-9/+_=.-]{16}",
           v.strong_token, pwd=False),
     # A session's cookie told in prose ("using the leaked session cookie j0crftdt30n..."); a
     # session's id in a log is often a record's (a VPN's "Session id <uuid>"), and stays.

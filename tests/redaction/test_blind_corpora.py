@@ -255,6 +255,17 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "l0byQFBUH6kwWzC9U0y6nS4svHibJKcxCAN5mnKi": ("a key with no prefix passed to "
                                                      "require(\"stripe\")(...)"),
     },
+    # Corpora VS, VT and VU (healthcare, pharmacy and insurance; HR, payroll and recruiting;
+    # public-sector records and forms).
+    "corpus_vt": {
+        **dict.fromkeys(("370 0059934", "676 49 76 04", "655 20 93 60"),
+                        "a mobile number written national, no country code, after 'al' or "
+                        "'al numero'"),
+        "6771137528": "ten digits as an SMS gateway's to=, no country code",
+        **dict.fromkeys(("61438759255", "35760954820"),
+                        "a Steuer-ID in a DATEV record, its column named in a header section "
+                        "lines above"),
+    },
     # Corpora VP, VQ and VR (identity and sign-in systems; travel, hospitality and logistics;
     # IoT, telecom and connected vehicles).
     "corpus_vp": {
@@ -1158,7 +1169,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     # Corpus TD (numbers beside the words for PINs, card codes, SIM ids and national ids in
     # operations and business text, mostly clean lines)
     "corpus_td": {
-        "6039": "an Amex CID after 'CID' (a cell's or a caller's id in most telecom logs)",
         "379707052": "an Israeli id after 'my ID (tz) is': tz in brackets, not a key",
         **dict.fromkeys(("89492053180971172571", "238062766547106", "358753111026904"),
                         "a SIM's ICCID and IMSI, a handset's IMEI in headerless CSV rows"),
@@ -1218,6 +1228,8 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
          "VJ-257", "VJ-408", "VJ-421", "VJ-466"), _DOCS_RANGE),
     "corpus_vk": dict.fromkeys(
         ("VK-116", "VK-212", "VK-241", "VK-346", "VK-374", "VK-389"), _DOCS_RANGE),
+    "corpus_vt": dict.fromkeys(("VT-014", "VT-022", "VT-047", "VT-052", "VT-145", "VT-168",
+                                "VT-278", "VT-358", "VT-471"), _DOCS_RANGE),
     "corpus_vp": {
         **dict.fromkeys(("VP-010", "VP-012", "VP-032", "VP-036", "VP-104", "VP-158", "VP-207",
                          "VP-218", "VP-232", "VP-252", "VP-279", "VP-293", "VP-301", "VP-304",

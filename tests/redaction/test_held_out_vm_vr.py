@@ -1,8 +1,9 @@
 """The rounds of corpora VM (databases and data pipelines as their logs print them), VN
 (mobile and web client telemetry), VO (payments and fintech messages), VP (identity and
-sign-in systems), VQ (travel, hospitality and logistics) and VR (IoT, telecom and connected
-vehicles): each shape they found left, redacted in process, and the lines near them that must
-stay."""
+sign-in systems), VQ (travel, hospitality and logistics), VR (IoT, telecom and connected
+vehicles), VS (healthcare, pharmacy and insurance), VT (HR, payroll and recruiting) and VU
+(public-sector records and forms): each shape they found left, redacted in process, and the
+lines near them that must stay."""
 
 from __future__ import annotations
 
@@ -175,6 +176,18 @@ def _redact(text: str) -> str:
     ('"nwkKey": "2a05eaac649c2a6a720a253572ff90bc",', "2a05eaac649c2a6a720a253572ff90bc"),
     ("Accept here: https://keys.example-mobility.com/accept?invite=d2BtcFrgLqMXL_tFEhBu9TV4 —",
      "d2BtcFrgLqMXL_tFEhBu9TV4"),
+    # HR and payroll (corpus VT): a token told in parentheses, a checklist's temporary
+    # password in backquotes, a NINO under "ni" in base64 JSON, an Okta activation link, a
+    # DSN's NIR, Amex's CID after the card
+    ("I swapped in a fresh token (VMtxTTnRRGEXcVdLFHH3asjya7ns1M1wXVui5MTqdBV6UdoM) — the old",
+     "VMtxTTnRRGEXcVdLFHH3asjya7ns1M1wXVui5MTqdBV6UdoM"),
+    ("- [ ] Temporary password (force change at first logon): `XTNjsy182#Bd`", "XTNjsy182#Bd"),
+    ("payroll.rti.fps queued body_b64=eyJuaSI6ICJaRTg4MjgwN0IiLCAidGF4X2NvZGUiOiAiMTI1N0wifQ==",
+     "eyJuaSI6ICJaRTg4MjgwN0IiLCAidGF4X2NvZGUiOiAiMTI1N0wifQ=="),
+    ("activationUrl=https://copperline.okta.com/welcome/AYkJVM5qz4w1iCqYL5OB sendEmail=false",
+     "AYkJVM5qz4w1iCqYL5OB"),
+    ("S21.G00.30.001,'298085913976844'\nS21.G00.30.002,'MERCIER'", "298085913976844"),
+    ("the new corporate Amex: 3499 441337 01424, valid thru 02/27, CID 3558. Going", "3558"),
 ])
 def test_found_in_process(text: str, value: str) -> None:
     assert value not in _redact(text), _redact(text)
@@ -214,6 +227,8 @@ def test_found_in_process(text: str, value: str) -> None:
     "WIFI:T:WPA;S:Office-IoT;P:<see vault entry IOT-WIFI>;;",
     '{"key": "Authorization", "value": "Bearer {{access_token}}"}',
     "backup written to /var/backups/db-20240517-0042.tar.gz",
+    # a request's CID, no card on the line
+    "request CID 4821 failed after 3 retries",
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text
