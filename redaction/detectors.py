@@ -699,6 +699,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # (Dex's bindPW, Entra's temporaryAccessPass; Duo's skey, its secret key;
                  # LoRaWAN's nwkKey and a Thread network's key; Portuguese's palavra-passe)
                  r"(?<=[a-z])(?-i:PW|Pass)(?![a-zA-Z0-9])|(?<![a-z0-9])skey(?![a-z])|"
+                 # (a tax agency's access code: NETFILE's access_code=)
+                 r"access[_-]?code(?![a-z])|"
                  r"nwk[_-]?(?:s[_-]?)?key|network[_-]?key|palavra[_-]?passe|"
                  # (Azure's SAS keys, a Hue bridge's clientkey; a personal access token's PAT
                  # as a key only: OURA_PAT = "...")
@@ -803,7 +805,7 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
                          r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
-                         r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat"
+                         r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat|access[_-]?code"
                          r"|unlock[_-]?phrase|seed[_-]?phrase|recovery[_-]?phrase|mnemonic)"
                          r"[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
@@ -1425,7 +1427,9 @@ _NATIONAL_IDS = (
     # and Ontario's and Quebec's dashed groups); USCIS's A-Number.
     _named_id((r"(?-i:HCN|OHIP)\b", r"health[ _-]?card(?:[ _-]?(?:number|no))?",
                r"ontario[ \t]+health", r"health[ _-]?number"),
-              ("hcn", "ohip", "health", "ontario"), r"\d{4}[ -]?\d{3}[ -]?\d{3}", ids.ohip_ok),
+              # (its version code after it: "8805-274-977-SD")
+              ("hcn", "ohip", "health", "ontario"), r"\d{4}[ -]?\d{3}[ -]?\d{3}(?:[ -]?[A-Z]{2})?",
+              ids.ohip_ok, shape=r"\d{4}[ -]?\d{3}[ -]?\d{3}"),
     _named_id((r"(?-i:PHN)\b", r"personal[ _-]?health[ _-]?number"), ("phn", "personal"),
               r"9\d{3}[ -]?\d{3}[ -]?\d{3}", ids.bc_phn_ok),
     _named_id((r"(?-i:RAMQ)\b", r"assurance[ \t]+maladie"), ("ramq", "assurance"),
@@ -1454,8 +1458,9 @@ _NATIONAL_IDS = (
     _named_id((r"(?<![a-z])nhs(?![a-z])", r"rhif gig"), ("nhs", "rhif gig"),
               r"\d{3}[ -]?\d{3}[ -]?\d{4}", ids.nhs_ok),
     _named_id((r"(?-i:TFN)\b", r"(?<![a-z])tfn[ _-]?(?:no|number)\b", _AS_KEY % "tfn",
-               r"tax[ _-]file[ _-]number"),
-              ("tfn", "tax file", "tax_file", "tax-file"), r"\d{3}[ -]?\d{3}[ -]?\d{2,3}",
+               r"tax[ _-]?file[ _-]?number"),
+              ("tfn", "tax file", "tax_file", "tax-file", "taxfile"),
+              r"\d{3}[ -]?\d{3}[ -]?\d{2,3}",
               ids.tfn_ok),
     _named_id((r"(?<![a-z])medicare",), ("medicare",),
               r"[2-6]\d{3}[ -]?\d{5}[ -]?\d(?:[ /-]?[1-9])?", ids.medicare_ok),
@@ -1794,7 +1799,7 @@ _CARD_CODES = (
        # (a wallet's MPIN; Korean's 비밀번호 and Bengali's পিন before digits only)
        "|mpin|\ube44\ubc00\ubc88\ud638|\u09aa\u09bf\u09a8)(?![a-z0-9_])" + _CODE_GAP +
        # (Japanese's "は" says "is": "暗証番号は1029です")
-       r"[\]\\\"']{0,3}[ \t]*(?:[:=\uff1a]|is\b|\u306f)?[ \t]*"
+       r"[\]\\\"')]{0,3}[ \t]*(?:[:=\uff1a]|is\b|\u306f)?[ \t]*(?:is[ \t]*:[ \t]*)?"
        r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?#?(\d{4,8})(?![\d.,:/-]?\d)",
        prefilter=r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey)[^\r\n]{0,48}\d{4}",
        group=1,
@@ -2761,6 +2766,61 @@ DETECTORS: tuple[Detector, ...] = (
        group=1, needles=("CID",), digits=True, joined=_nothing_joined,
        joined_prefilter=r"(?i)(?:amex|american[ \t]+express|card|valid[ \t]+thru|exp)"
                         r"[^\r\n]{0,80}CID"),
+    # Health records' identifiers by their systems: FHIR's (an identifier's system names the
+    # number: us-ssn, NHS number, BSN, NIR, KVID...), DICOM's Other Patient IDs (a national
+    # number beside the hospital's PatientID), a Japanese insured person's number.
+    *_each("national_id",
+           (r"(?i)\\?\"system\\?\"[ \t]*:[ \t]*\\?\"[^\"\n]*(?:us-ssn|nhs-number|/bsn|insee|nir"
+            r"|kvid|ahv|medicare|ihi|health-?card|social-security)[^\"\n]*\\?\"[ \t]*,[ \t]*"
+            r"\\?\"value\\?\"[ \t]*:[ \t]*\\?\"([^\"\n\\]{6,20})\\?\"",
+            r"\(0010,1000\)[ \t]+LO[ \t]+\[([^\]\n]{6,20})\]",
+            r"\\?\"00101000\\?\"[ \t]*:[ \t]*\{[^{}\n]*?\\?\"Value\\?\"[ \t]*:[ \t]*\[[ \t]*"
+            r"\\?\"([^\"\n\\]{6,20})",
+            r"\\?\"00101002\\?\"[^\n]{0,60}?\\?\"00100020\\?\"[ \t]*:[ \t]*\{[^{}\n]*?"
+            r"\\?\"Value\\?\""
+            r"[ \t]*:[ \t]*\[[ \t]*\\?\"([^\"\n\\]{6,20})",
+            "\u88ab\u4fdd\u967a\u8005\u756a\u53f7[:\uff1a]?[ \t\u3000]*([0-9]{6,10})"),
+           prefilter=r"(?i)\"system\\?\"|\(0010,1000\)|00101000|00101002|aaa", needles=(
+               "system", "SYSTEM", "(0010,1000)", "00101000", "00101002",
+               "\u88ab\u4fdd\u967a\u8005")),
+    # A password typed into the username field, as a failed login logs it ("login failed for
+    # user \"meadow!falcon176\""): a password's shape, not a name's or an address's.
+    _d("secret_assignment", r"(?i)login failed for user \\?\"([^\"\\\s@]{8,40})\\?\"",
+       v.password_like, prefilter=r"(?i)login failed for user \\?\"", group=1,
+       needles=("ailed for user",)),
+    # A retrieval PIN of letters and digits ("Ihre persönliche Abruf-PIN lautet: XIE7-ZQE4").
+    _d("secret_assignment",
+       r"(?i)\b(?:abruf-?)?pin\b[^\n\d]{0,24}?(?:lautet|is|ist|est|es|:)[ \t:]*"
+       r"((?=[A-Z-]*\d)(?=[\d-]*[A-Z])[A-Z0-9]{4}-[A-Z0-9]{4})(?![\w-])",
+       prefilter=r"(?i)pin[^\r\n]{0,30}[A-Z0-9]{4}-[A-Z0-9]{4}", group=1,
+       needles=("PIN", "pin", "Pin")),
+    # A results portal's link token (?t=<random>), a random token only.
+    _d("secret_assignment", r"[?&]t=([A-Za-z0-9_-]{20,})(?![\w-])", v.random_token,
+       prefilter=r"[?&]t=[A-Za-z0-9_-]{20}", group=1, needles=("?t=", "&t=")),
+    # A password given with what it is ("Password iniziale: FT8HzirV", "temporary password:").
+    _d("secret_assignment",
+       r"(?i)\b(?:password|passwort|kennwort|mot de passe|contrase[ñn]a)[ \t]+(?:iniziale|initiale"
+       r"|inicial|initial|temporanea|temporaire|temporal|tempor[äa]r|provisoire|provvisoria"
+       r"|nuova|nouveau|nueva|neues?)[ \t]*:[ \t]*(\S{6,})", v.password_like,
+       prefilter=r"(?i)(?:password|passwort|kennwort|de passe|contrase)[ \t]+[a-z]{3,12}[ \t]*:",
+       group=1, needles=("assw", "ASSW", "ennwort", "passe", "ontrase")),
+    # Tax and social security numbers in the fields and records that carry them: ELSTER's
+    # Steuer-ID (E0100401), the SSA's EFW2 employee record (RW and the SSN), France's numéro
+    # fiscal (SPI), Portugal's NISS, Japan's basic pension number (基礎年金番号), an Aadhaar
+    # e-KYC request's license key (lk=) and an Aadhaar after "uid".
+    *_each("national_id",
+           (r"<E0100401>(\d{11})</E0100401>",
+            r"(?m)^RW(\d{9})[A-Z ]",
+            r"(?i)num[ée]ro[ \t]+fiscal[ \t]*(?:de[ \t]+r[ée]f[ée]rence)?[ \t]*:?[ \t]*"
+            r"([0-3]\d[ \t]?\d{2}[ \t]?\d{3}[ \t]?\d{3}[ \t]?\d{3})(?![\d ]\d)",
+            r"\bNISS\b[ \t]*:?[ \t]*([12]\d{10})\b",
+            "\u57fa\u790e\u5e74\u91d1\u756a\u53f7[:\uff1a]?[ \t\u3000]*(\\d{4}-?\\d{6})",
+            r"(?i)\buid[ \t]+([2-9]\d{11})\b"),
+           prefilter=r"E0100401|RW[0-9]{9}|(?i:fiscal)|NISS|(?i:uid)[ \t]+[2-9][0-9]{11}|aaa",
+           needles=("E0100401", "RW", "fiscal", "FISCAL", "Fiscal", "NISS", "uid", "UID",
+                    "\u5e74\u91d1")),
+    _d("api_key", r"<(?:Otp|Auth|Kyc)\b[^>]*\blk=\\?\"([A-Za-z0-9_-]{20,})", group=1,
+       prefilter=r"<(?:Otp|Auth|Kyc)[^>]*lk=", needles=("lk=",)),
     # An Okta activation link (/welcome/<token>: whoever opens it sets the account's password);
     # a DSN's individual block (S21.G00.30.001 is the employee's NIR).
     *_each("secret_assignment",
@@ -2899,6 +2959,13 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)registered_?users\\?[\"']?[ \t]*[:=][ \t]*\{\s*\\?\"[^\"\n]{1,64}\\?\"[ \t]*:[ \t]*"
        r"\\?\"([^\"\n\\]{4,})\\?\"", v.secret_value_ok,
        prefilter=r"(?i)registered_?users", group=1, needles=("egistered", "EGISTERED")),
+    # ... and the pairs after it, to the fifth
+    *(_d("secret_assignment",
+         r"(?i)registered_?users\\?[\"']?[ \t]*[:=][ \t]*\{"
+         rf"(?:\s*\\?\"[^\"\n]{{1,64}}\\?\"[ \t]*:[ \t]*\\?\"[^\"\n\\]*\\?\"\s*,){{{n}}}"
+         r"\s*\\?\"[^\"\n]{1,64}\\?\"[ \t]*:[ \t]*\\?\"([^\"\n\\]{4,})\\?\"", v.secret_value_ok,
+         prefilter=r"(?i)registered_?users", group=1, needles=("egistered", "EGISTERED"))
+      for n in range(1, 5)),
     _d("secret_assignment",
        r"(?<![\w-])lftp\b[^\n]{0,200}?[ \t]-u[ \t]+[^\s,'\"]+,\\?(['\"]?)([^\s'\",]{4,})\1",
        v.secret_value_ok, prefilter=r"lftp[^\r\n]{0,200}-u[ \t]", group=2, needles=("lftp",)),
@@ -3172,14 +3239,15 @@ DETECTORS: tuple[Detector, ...] = (
     # A one-time code under "code" in a payload that says it is one ({"event": "OTP Sent",
     # ..., "code": "549142"}).
     _d("secret_assignment",
-       r"(?i)(?:otp|2fa|mfa|one[ _-]?time|verification)[^\n]{0,160}?"
+       # (Dutch: DigiD's sms_verificatie)
+       r"(?i)(?:otp|2fa|mfa|one[ _-]?time|verification|verificatie)[^\n]{0,160}?"
        r"(?:\\?\"code\\?\"[ \t]*:[ \t]*\\?\"(?=\d{4,8}\\?\")"
        # (or a log's code=NNNNNN: six or eight digits, not an error's code=4003)
        r"|(?<![\w.-])(?:code|expected|received|entered|submitted)=\\?\"?"
        r"(?=(?:\d{6}|\d{8})(?![\w.-])))(\d{4,8})",
-       prefilter=(r"(?i)(?:otp|2fa|mfa|one.time|verification)[^\r\n]{0,160}code"
+       prefilter=(r"(?i)(?:otp|2fa|mfa|one.time|verificati)[^\r\n]{0,160}code"
                   r"(?:\\?\"[ \t]*:[ \t]*\\?\"\d{4}|=\\?\"?\d{6})"
-                  r"|(?:otp|2fa|mfa|one.time|verification)[^\r\n]{0,160}"
+                  r"|(?:otp|2fa|mfa|one.time|verificati)[^\r\n]{0,160}"
                   r"(?:expected|received|entered|submitted)=\\?\"?\d{6}"),
        group=1, needles=("code", "expected", "received", "entered", "submitted"), digits=True),
     # Passwords in URLs, found by URL structure (scheme://user:password@host), before the
@@ -3550,8 +3618,10 @@ DETECTORS: tuple[Detector, ...] = (
        r"|is[ \t]+uw|[eé][ \t]+(?:o[ \t]+)?seu|jest[ \t]+tw|är[ \t]+din"
        # ("*409301* adalah kode verifikasi Anda")
        r"|adalah)"
-       # (the code's own word within three: "your PetalPost login code")
-       r"[ \t]+(?:[^\s.!]+[ \t]+){0,3}?[^\s.!]*?"
+       # (the code's own word within four: "your PetalPost login code", "your GOV.UK One
+       # Login security code": a dot inside a word is no sentence's end)
+       # (not a sentence of other words: "1234 is your turn to review the code")
+       r"[ \t]+(?:(?!(?:to|turn|the|a)[ \t])[^\s.!]+(?:\.[^\s.!]+)*[ \t]+){0,4}?[^\s.!]*?"
        r"(?:code|c[óo]digo|codice|kod|pin|otp|passcode|wachtwoord)",
        prefilter=(r"(?i)\d{4}\*?[ \t]+(?:(?:is|ist|est|es|e|a|jest|ar)[ \t]+"
                   r"(?:your|ihr|votre|tu|il|uw|o|seu|tw|din)|adalah)"),
@@ -4673,10 +4743,12 @@ DETECTORS: tuple[Detector, ...] = (
     # A separator may follow the 00 ("00 49 30 1234567"), then the country code. Not three
     # groups of five digits (Windows' product id, "00330-80000-00000-AA...", or its joined
     # reading with spaces).
-    # (nor a drug's NDC code, labeler-product-package: 00378-0018-77)
+    # (nor a drug's NDC code, labeler-product-package: 00378-0018-77, 0054-4297-25)
     # (nor a parcel's tracking number, DHL's 00 and ten digits: after a word for one, or with
     # its carrier after it, "006987681586,DHL")
-    _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})(?!00\d{3}([ -])\d{3,4}\1\d{1,2}(?![\d-]))"
+    # (nor a product's GTIN as a device's UDI or a barcode names it)
+    _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})(?!00\d{2,3}([ -])\d{3,4}\1\d{1,2}(?![\d-]))"
+       r"(?<!UDI-DI )(?<!UDI )(?<!GTIN )(?<!GTIN: )(?<!barcode=)(?<!barcode: )(?<!EAN )"
        + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
        + _NOT_AN_ACCOUNT + _NOT_A_PARCEL
        + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,9}){1,5})"

@@ -3,9 +3,11 @@
 An HL7 v2 segment is a line of "|"-separated fields ("PID|1||9291374881^^^NHS^NH~..."): what a
 value is depends on where it sits, not on a word beside it. PID-3 lists a patient's
 identifiers, each with its assigning authority and its type ("NH" a national health number,
-"SS" a social security number, "MR" a hospital's record number); PID-19 holds the SSN, PID-20
-the driver's licence; IN1-36 and IN1-49 the insured's policy and id numbers. Record numbers a
-hospital assigns itself (MR, PI, VN, AN) stay: they name a record, not a person across systems.
+"SS" a social security number, "NN" and a country's code its national number, "MR" a
+hospital's record number); PID-13 and PID-14 the patient's phones; PID-19 holds the SSN, PID-20
+the driver's licence; IN1-36 and IN1-49 the insured's policy and id numbers; MSH-8 the sending
+system's security field (a password, where a system fills it). Record numbers a hospital
+assigns itself (MR, PI, VN, AN) stay: they name a record, not a person across systems.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ __all__ = ["hl7_findings"]
 
 # A segment of the kinds read here, up to its end (a carriage return, a line break, Mirth's
 # "<CR>" marker, or the escaped "\r" of a JSON string).
-_SEGMENT = re.compile(r"(?<![A-Za-z0-9])(PID|IN1)\|([^\r\n]*?)(?=\r|\n|<CR>|\\r|\\n|$)")
+_SEGMENT = re.compile(r"(?<![A-Za-z0-9])(PID|IN1|MSH)\|([^\r\n]*?)(?=\r|\n|<CR>|\\r|\\n|$)")
 # Identifier types (PID-3.5) and assigning authorities (PID-3.4) that name a person's number
 # across systems: national, health, social security, passport and licence numbers.
 _PERSON_TYPES = frozenset(("NH", "NI", "SS", "SB", "MC", "MA", "JHN", "HC", "PPN", "DL", "PEN",
@@ -32,13 +34,19 @@ _PERSON_AUTHORITIES = frozenset(("NHS", "AUSHIC", "AUSHICPR", "SSA", "JHN", "CHS
 
 def hl7_findings(text: str) -> list[Finding]:
     """The person's identifiers in ``text``'s PID and IN1 segments, as findings."""
-    if "PID|" not in text and "IN1|" not in text:
+    if "PID|" not in text and "IN1|" not in text and "MSH|" not in text:
         return []
     found: list[Finding] = []
     for segment in _SEGMENT.finditer(text):
         fields = list(_fields(segment.group(2), segment.start(2)))
         if segment.group(1) == "PID":
             found += _pid_findings(text, fields)
+        elif segment.group(1) == "MSH":
+            # (MSH-1 is the separator itself: the body's first field is MSH-2, its seventh
+            # MSH-8)
+            if len(fields) >= 7 and fields[6][1] > fields[6][0]:
+                start, end = fields[6]
+                found.append(Finding("secret_assignment", start, end, text[start:end]))
         else:
             found += [Finding("national_id", start, end, text[start:end])
                       for number, (start, end) in enumerate(fields, 1) if number in (36, 49)
@@ -58,6 +66,9 @@ def _pid_findings(text: str, fields: list[tuple[int, int]]) -> list[Finding]:
     found = []
     if len(fields) >= 3:
         found += _person_identifiers(text, *fields[2])
+    for number in (13, 14):  # the home and business phones, each repetition's number
+        if len(fields) >= number:
+            found += _phones(text, *fields[number - 1])
     if len(fields) >= 19:
         start, end = fields[18]
         ssn = text[start:end].split("^", 1)[0]
@@ -71,6 +82,30 @@ def _pid_findings(text: str, fields: list[tuple[int, int]]) -> list[Finding]:
     return found
 
 
+# "NN" and a country's ISO code: that country's national number (NNNLD, the Dutch BSN).
+_NATIONAL_TYPE = re.compile(r"NN[A-Z]{3}")
+# A phone's number as an XTN's first component writes it ("07830338181", "(415)826-4584").
+_PHONE_NUMBER = re.compile(r"\+?\(?\d[\d ()./-]{5,20}\d")
+
+
+def _phones(text: str, start: int, end: int) -> list[Finding]:
+    """A phone field's repetitions: each one's number (its first component), when it is one."""
+    found = []
+    at = start
+    for repetition in text[start:end].split("~"):
+        parts = repetition.split("^")
+        number = parts[0]
+        if _PHONE_NUMBER.fullmatch(number) and sum(ch.isdigit() for ch in number) >= 7:
+            found.append(Finding("phone", at, at + len(number), number))
+        # (and its area code and local number apart, XTN-6 and XTN-7: "^415^8264584")
+        if len(parts) >= 7 and parts[5].isdigit() and parts[6].isdigit() and len(parts[6]) >= 5:
+            head = at + sum(len(part) + 1 for part in parts[:5])
+            tail = head + len(parts[5]) + 1 + len(parts[6])
+            found.append(Finding("phone", head, tail, text[head:tail]))
+        at += len(repetition) + 1
+    return found
+
+
 def _person_identifiers(text: str, start: int, end: int) -> list[Finding]:
     """PID-3's repetitions ("~") whose type or assigning authority names a person's number."""
     found = []
@@ -81,7 +116,8 @@ def _person_identifiers(text: str, start: int, end: int) -> list[Finding]:
         kind = parts[4] if len(parts) > 4 else ""
         number = parts[0]
         if number and any(ch.isdigit() for ch in number) and (
-                kind.upper() in _PERSON_TYPES or authority.upper() in _PERSON_AUTHORITIES):
+                kind.upper() in _PERSON_TYPES or authority.upper() in _PERSON_AUTHORITIES
+                or _NATIONAL_TYPE.fullmatch(kind.upper())):
             found.append(Finding("national_id", at, at + len(number), number))
         at += len(repetition) + 1
     return found

@@ -54,7 +54,7 @@ _GATE = re.compile(
     r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code"
     # (South Asia's, the Gulf's, South-East Asia's, the DACH countries' and the Nordics' ids)
     r"|cnic|nic|sss|tin|qid|svnr|vsnr|pnr|kennital|matricule|ahv|abha|npwp|perid|idnr|sv.?nr"
-    r"|id.?number|身分證|ni.?number|ni.?no|sin|nas|chi|ird")
+    r"|id.?number|身分證|ni.?number|ni.?no|sin|nas|chi|ird|dl.?number")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "cell",
@@ -82,7 +82,8 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "cnic", "nic", "sss", "tin", "qid", "svnr", "vsnr", "pnr", "kennital", "matricule",
                "ahv", "abha", "npwp", "perid", "idnr", "sv-nr", "sv_nr", "id_number",
                "idnumber", "id number", "id-number", "身分證", "ni_number", "ni number",
-               "ni-number", "ni_no", "sin", "nas", "chi", "ird")
+               "ni-number", "ni_no", "sin", "nas", "chi", "ird", "dl_number", "dl number",
+               "dl-number", "dlnumber")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -131,7 +132,9 @@ _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number
              # (a passenger manifest's document: a passport's shape or a country's check)
              ("doc", "number"), ("document", "number"),
              # (an id's number under its generic name, DATEV's IdNr and SV-Nr, Kuwait's)
-             ("id", "number"), ("id", "nr"), ("sv", "nr"), ("civil", "id"))
+             ("id", "number"), ("id", "nr"), ("sv", "nr"), ("civil", "id"),
+             # (a driving licence's number, a voter file's dl_number)
+             ("dl", "number"))
 _ID_SCRIPTS = ("身份证", "身份證", "身分證", "マイナンバー", "個人番号", "주민등록번호", "주민번호",
                "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",

@@ -188,6 +188,46 @@ def _redact(text: str) -> str:
      "AYkJVM5qz4w1iCqYL5OB"),
     ("S21.G00.30.001,'298085913976844'\nS21.G00.30.002,'MERCIER'", "298085913976844"),
     ("the new corporate Amex: 3499 441337 01424, valid thru 02/27, CID 3558. Going", "3558"),
+    # health records (corpus VS): HL7's national number type (NN and a country), phones in
+    # PID-13 and their area code and number apart, MSH-8's security field; Orthanc's second
+    # user; FHIR's identifier systems, DICOM's Other Patient IDs; a password typed as a user
+    # name; a retrieval PIN of letters and digits; a results link's token; Japan's insured
+    # person's number; Ontario's health card with its version code
+    ("PID|1||4177148^^^ZKH^PI~523506776^^^NLMINBIZA^NNNLD||VAN DIJK^THIJS||19660609|M",
+     "523506776"),
+    ("PID|1||308845266^^^BAYVIEWMC^MR||ASHBY^GREGORY^A||19590812|M|||915 Magnolia Ave^^Austin"
+     "||(415)826-4584^PRN^PH^^1^415^8264584", "8264584"),
+    ("MSH|^~\\&|AGFA|MERCYWEST|EMPI|HIE|20241106154256|k$JlkBqVS8z|QBP^Q22^QBP_Q21|MSG1|P|2.5",
+     "k$JlkBqVS8z"),
+    ('"RegisteredUsers" : {\n    "admin" : "z4xfrcJWXlRi5GjcWBy9uH",\n    "ohif" : '
+     '"hRbtbHXHLqvMKgcX"\n  },', "hRbtbHXHLqvMKgcX"),
+    ('"identifier":{"system":"http://hl7.org/fhir/sid/us-ssn","value":"229151018"}', "229151018"),
+    ("(0010,1000) LO [4683280566]                            #  10, 1 OtherPatientIDs",
+     "4683280566"),
+    ('WARN auth: login failed for user "meadow!falcon176" from 213.23.114.162', "meadow!falcon176"),
+    ("Ihre persönliche Abruf-PIN lautet: ACWT-668P\nDie PIN ist 14 Tage gültig.", "ACWT-668P"),
+    ("View them here: https://results.x.net/r/open?u=a%40b.com&t=zoc5HWtyVm1bzgiCVsiWeo3rbxoq-3QR",
+     "zoc5HWtyVm1bzgiCVsiWeo3rbxoq-3QR"),
+    ("保険者番号: 39855464\u3000被保険者番号: 83276978", "83276978"),
+    ("My health card is 8805-274-977-SD. Please fax the completed form", "8805-274-977"),
+    # public-sector records (corpus VU): a code before "is your ... security code", DigiD's
+    # sms code, an IP PIN after "(IP PIN) is:", a password given with what it is, France's
+    # numéro fiscal, ELSTER's Steuer-ID field, ATO's TFN element, an access code, Aadhaar's
+    # license key and uid, the SSA's EFW2 record, Portugal's NISS, Japan's pension number
+    ('body="305302 is your GOV.UK One Login security code"', "305302"),
+    ('digid-sms INFO sms_verificatie bsn=256593383 code=087412 client_ip=x', "087412"),
+    ("Your Identity Protection Personal Identification Number (IP PIN) is: 779539", "779539"),
+    ("Prima parte del PIN: 4670   Password iniziale: FT8HzirV", "FT8HzirV"),
+    ("Votre numéro fiscal : 06 10 168 188 462", "06 10 168 188 462"),
+    ("<E0100001>Hofmann, Anja</E0100001><E0100401>35824977019</E0100401>", "35824977019"),
+    ("<tns:ITR><tns:RP><tns:TaxFileNumberId>517375825</tns:TaxFileNumberId>", "517375825"),
+    ("POST /netfile/submit sin=604639500 access_code=MP6CYHMW tax_year=2023", "MP6CYHMW"),
+    ('<Otp uid="476746348356" ac="public" lk="7zMm9Y7TKC1ANgyFA-GjQ7k88iWYGuZqLJEdoceE">',
+     "7zMm9Y7TKC1ANgyFA-GjQ7k88iWYGuZqLJEdoceE"),
+    ("eKYC response mismatch for uid 486431184462", "486431184462"),
+    ("RW813867532OLIVIA                        PRITCHARD", "813867532"),
+    ("NISS: 10530397540  NIF: 107615223", "10530397540"),
+    ("基礎年金番号：4138-442494", "4138-442494"),
 ])
 def test_found_in_process(text: str, value: str) -> None:
     assert value not in _redact(text), _redact(text)
@@ -227,8 +267,12 @@ def test_found_in_process(text: str, value: str) -> None:
     "WIFI:T:WPA;S:Office-IoT;P:<see vault entry IOT-WIFI>;;",
     '{"key": "Authorization", "value": "Bearer {{access_token}}"}',
     "backup written to /var/backups/db-20240517-0042.tar.gz",
-    # a request's CID, no card on the line
+    # a request's CID, no card on the line; drug codes and a barcode (not numbers dialled
+    # with 00); a failed login's user name
     "request CID 4821 failed after 3 retries",
+    "metformin 500 mg tablet, NDC 0054-4297-25, lot SY34815W",
+    "specimen=571762862256 barcode=0038707705178 status=received",
+    'WARN auth: login failed for user "m.holloway" from 10.0.0.4',
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text
