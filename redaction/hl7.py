@@ -5,7 +5,8 @@ value is depends on where it sits, not on a word beside it. PID-3 lists a patien
 identifiers, each with its assigning authority and its type ("NH" a national health number,
 "SS" a social security number, "NN" and a country's code its national number, "MR" a
 hospital's record number); PID-13 and PID-14 the patient's phones; PID-19 holds the SSN, PID-20
-the driver's licence; IN1-36 and IN1-49 the insured's policy and id numbers; MSH-8 the sending
+the driver's licence; GT1-6 and GT1-7 a guarantor's phones and GT1-12 their SSN; IN1-36 and
+IN1-49 the insured's policy and id numbers; MSH-8 the sending
 system's security field (a password, where a system fills it). Record numbers a hospital
 assigns itself (MR, PI, VN, AN) stay: they name a record, not a person across systems.
 """
@@ -22,7 +23,7 @@ __all__ = ["hl7_findings"]
 
 # A segment of the kinds read here, up to its end (a carriage return, a line break, Mirth's
 # "<CR>" marker, or the escaped "\r" of a JSON string).
-_SEGMENT = re.compile(r"(?<![A-Za-z0-9])(PID|IN1|MSH)\|([^\r\n]*?)(?=\r|\n|<CR>|\\r|\\n|$)")
+_SEGMENT = re.compile(r"(?<![A-Za-z0-9])(PID|IN1|MSH|GT1)\|([^\r\n]*?)(?=\r|\n|<CR>|\\r|\\n|$)")
 # Identifier types (PID-3.5) and assigning authorities (PID-3.4) that name a person's number
 # across systems: national, health, social security, passport and licence numbers.
 _PERSON_TYPES = frozenset(("NH", "NI", "SS", "SB", "MC", "MA", "JHN", "HC", "PPN", "DL", "PEN",
@@ -34,13 +35,15 @@ _PERSON_AUTHORITIES = frozenset(("NHS", "AUSHIC", "AUSHICPR", "SSA", "JHN", "CHS
 
 def hl7_findings(text: str) -> list[Finding]:
     """The person's identifiers in ``text``'s PID and IN1 segments, as findings."""
-    if "PID|" not in text and "IN1|" not in text and "MSH|" not in text:
+    if "PID|" not in text and "IN1|" not in text and "MSH|" not in text and "GT1|" not in text:
         return []
     found: list[Finding] = []
     for segment in _SEGMENT.finditer(text):
         fields = list(_fields(segment.group(2), segment.start(2)))
         if segment.group(1) == "PID":
             found += _pid_findings(text, fields)
+        elif segment.group(1) == "GT1":
+            found += _guarantor_findings(text, fields)
         elif segment.group(1) == "MSH":
             # (MSH-1 is the separator itself: the body's first field is MSH-2, its seventh
             # MSH-8)
@@ -70,15 +73,32 @@ def _pid_findings(text: str, fields: list[tuple[int, int]]) -> list[Finding]:
         if len(fields) >= number:
             found += _phones(text, *fields[number - 1])
     if len(fields) >= 19:
-        start, end = fields[18]
-        ssn = text[start:end].split("^", 1)[0]
-        if _SSN_SHAPE.fullmatch(ssn) and ssn_ok(ssn):
-            found.append(Finding("us_ssn", start, start + len(ssn), ssn))
+        found += _ssn(text, *fields[18])
     if len(fields) >= 20:
         start, end = fields[19]
         licence = text[start:end].split("^", 1)[0]
-        if len(licence) >= 5 and any(ch.isdigit() for ch in licence):
+        # (not one masked but for its end, "***-**-9579": what a de-identified feed leaves)
+        if len(licence) >= 5 and any(ch.isdigit() for ch in licence) and "*" not in licence:
             found.append(Finding("national_id", start, start + len(licence), licence))
+    return found
+
+
+def _ssn(text: str, start: int, end: int) -> list[Finding]:
+    """An SSN field's value (its first component), when it is one."""
+    ssn = text[start:end].split("^", 1)[0]
+    if _SSN_SHAPE.fullmatch(ssn) and ssn_ok(ssn):
+        return [Finding("us_ssn", start, start + len(ssn), ssn)]
+    return []
+
+
+def _guarantor_findings(text: str, fields: list[tuple[int, int]]) -> list[Finding]:
+    """A guarantor's phones (GT1-6 home, GT1-7 business) and SSN (GT1-12)."""
+    found = []
+    for number in (6, 7):
+        if len(fields) >= number:
+            found += _phones(text, *fields[number - 1])
+    if len(fields) >= 12:
+        found += _ssn(text, *fields[11])
     return found
 
 

@@ -199,6 +199,10 @@ def _redact(text: str) -> str:
      "||(415)826-4584^PRN^PH^^1^415^8264584", "8264584"),
     ("MSH|^~\\&|AGFA|MERCYWEST|EMPI|HIE|20241106154256|k$JlkBqVS8z|QBP^Q22^QBP_Q21|MSG1|P|2.5",
      "k$JlkBqVS8z"),
+    ("GT1|1|661171|WHITAKER^DARNELL||915 Magnolia Ave^^Austin^TX^78704|6177672444||20000607|M||"
+     "SPO|814934359", "814934359"),
+    ("GT1|1|661171|WHITAKER^DARNELL||915 Magnolia Ave^^Austin^TX^78704|6177672444||20000607|M||"
+     "SPO|814934359", "6177672444"),
     ('"RegisteredUsers" : {\n    "admin" : "z4xfrcJWXlRi5GjcWBy9uH",\n    "ohif" : '
      '"hRbtbHXHLqvMKgcX"\n  },', "hRbtbHXHLqvMKgcX"),
     ('"identifier":{"system":"http://hl7.org/fhir/sid/us-ssn","value":"229151018"}', "229151018"),
@@ -273,6 +277,9 @@ def test_found_in_process(text: str, value: str) -> None:
     "metformin 500 mg tablet, NDC 0054-4297-25, lot SY34815W",
     "specimen=571762862256 barcode=0038707705178 status=received",
     'WARN auth: login failed for user "m.holloway" from 10.0.0.4',
+    # a de-identified feed's masked number in PID-20
+    "PID|1||XXXXXXXX^^^MRN||REDACTED^REDACTED||19890101|M|||^^^^021**||(***)***-1952|||||||"
+    "***-**-9579",
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text
