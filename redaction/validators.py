@@ -971,14 +971,15 @@ def told_passphrase(candidate: str) -> bool:
     a digit, ten characters or more: "jupiter-marmotte-falcon59"), not a stand-in."""
     passphrase = (len(candidate) >= 10 and any(ch.isdigit() for ch in candidate)
                   and any(ch.isalpha() for ch in candidate))
+    # (whose password it is, not the password: an account's id after the word, a UUID with
+    # its sentence's full stop, Okta's user and group ids)
     return ((password_like(candidate) or passphrase) and secret_value_ok(candidate)
-            and _ACCOUNT_ID.fullmatch(candidate) is None)
+            and _UUID.fullmatch(candidate.removesuffix(".")) is None
+            and _OKTA_ID.fullmatch(candidate) is None)
 
 
-# Whose password it is, not the password: an account's id after the word (a UUID, its
-# sentence's full stop after it; Okta's user and group ids, 00u and 00g and 17 more).
-_ACCOUNT_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.?"
-                         r"|00[ug][A-Za-z0-9]{17}")
+# Okta's user and group ids: 00u or 00g, then 17 letters and digits.
+_OKTA_ID = re.compile(r"00[ug][A-Za-z0-9]{17}")
 
 
 def has_letter(candidate: str) -> bool:

@@ -49,26 +49,6 @@ def _sniff(head: bytes) -> tuple[str, bytes]:
     return "utf-8", b""
 
 
-class _Replay(io.RawIOBase):
-    """A binary stream that gives ``head`` again, then the rest of ``rest``."""
-
-    def __init__(self, head: bytes, rest: Any) -> None:
-        self._head, self._rest = head, rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        if self._head:
-            n = min(len(buffer), len(self._head))
-            buffer[:n], self._head = self._head[:n], self._head[n:]
-            return n
-        data = self._rest.read1(len(buffer)) if hasattr(self._rest, "read1") else \
-            self._rest.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
-
-
 def _streams(wanted: str) -> tuple[IO[str], IO[str], str]:
     """stdin and stdout as text in the input's encoding (a byte order mark is written back
     as it came), and that encoding's name. Bytes that do not decode pass through as they
@@ -78,12 +58,13 @@ def _streams(wanted: str) -> tuple[IO[str], IO[str], str]:
     if raw_in is None:  # stdin is text already (an embedding program's): taken as it is
         _pass_undecodable(stdout)
         return sys.stdin, stdout, "utf-8"
-    head = raw_in.read1(65536) if hasattr(raw_in, "read1") else raw_in.read(65536)
+    # (looked at, not taken: the reader decodes them; one with a mark reads past it itself)
+    head = raw_in.peek(4096) if hasattr(raw_in, "peek") else b""
     encoding, bom = _sniff(head) if wanted == "auto" else (codecs.lookup(wanted).name, b"")
     utf8 = encoding in ("utf-8", "utf8")
     errors = "surrogateescape" if utf8 else "surrogatepass"
-    text_in = io.TextIOWrapper(io.BufferedReader(_Replay(head[len(bom):], raw_in)),
-                               encoding=encoding, errors=errors, newline="")
+    reading = encoding[:6] if bom else encoding  # "utf-16"/"utf-32" take the mark, either way
+    text_in = io.TextIOWrapper(raw_in, encoding=reading, errors=errors, newline="")
     if utf8:
         _pass_undecodable(stdout)
         return text_in, stdout, encoding
@@ -166,9 +147,10 @@ def _redact(args: argparse.Namespace) -> int:
         _redact_lines(args, redactor, stdin, stdout, counts)
     finally:
         stdout.flush()
-        if stdout is not sys.stdout and isinstance(stdout, io.TextIOWrapper):
-            # (detached, the wrapper leaves stdout's bytes open when it is collected)
-            stdout.detach()
+        # (detached, a wrapper of ours leaves the process's byte streams open when collected)
+        for stream, own in ((stdin, sys.stdin), (stdout, sys.stdout)):
+            if stream is not own and isinstance(stream, io.TextIOWrapper):
+                stream.detach()
     if args.summary:
         print(json.dumps(dict(sorted(counts.items()))), file=sys.stderr)
     return 0
