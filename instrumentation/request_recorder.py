@@ -50,6 +50,20 @@ _R = TypeVar("_R")
 #: The most tokens one count may hold (a trillion): a larger one is an error (a counter made
 #: of it would lose its precision as a float, or overflow).
 MAX_TOKEN_COUNT = 1 << 40
+
+
+def token_count(n: Any) -> int:
+    """``n`` as a token count: an integer (a NumPy one too) from 0 to
+    :data:`MAX_TOKEN_COUNT`; anything else (a fraction, NaN, infinity, a negative count, a
+    string) raises ValueError, which the hooks count as a hook error. A counter fed an
+    infinity or a fraction would keep it for the life of the process."""
+    if n.__class__ is not int:
+        if isinstance(n, bool) or not hasattr(n, "__index__"):
+            raise ValueError("a token count is an integer")
+        n = n.__index__()
+    if not 0 <= n <= MAX_TOKEN_COUNT:
+        raise ValueError("a token count is from 0 to MAX_TOKEN_COUNT")
+    return int(n)
 #: How far from the telemetry's clock a time given to a hook may be (ten years): further, it
 #: is no reading of that clock (NaN, infinite, ``time.time()`` for a monotonic clock).
 TIME_SLACK_S = 315_360_000.0
@@ -81,6 +95,17 @@ class RequestSummary:
 
 
 
+def _count_or_0(n: Any) -> int:
+    """A prompt's length as a count: one that is no count (NaN, infinity, a fraction, a
+    negative number) as 0."""
+    if n.__class__ is int and 0 <= n <= MAX_TOKEN_COUNT:
+        return n
+    try:
+        return token_count(n)
+    except (ValueError, TypeError):
+        return 0
+
+
 def advance(entries: Sequence[Any], now: float, firsts: list[tuple[Any, float]]
             ) -> tuple[int, int, list[Any] | None, int, int]:
     """Apply a step's commits to each request (the recorder's commit, inlined: this loop runs
@@ -101,6 +126,9 @@ def advance(entries: Sequence[Any], now: float, firsts: list[tuple[Any, float]]
                 continue  # finished (a late report): the terminal summary is final
             c = rec._state
             n, drafts = entry[1], entry[2]
+            if n.__class__ is not int or drafts.__class__ is not int or n < 0 or drafts < 0 \
+                    or n > MAX_TOKEN_COUNT or drafts > MAX_TOKEN_COUNT:
+                n, drafts = token_count(n), token_count(drafts)  # (raises on a bad count)
             if c.moved:  # delivered since the last step: the peak was just before it (peak)
                 ahead = c.committed - c.delivered_flushed
                 if ahead > c.peak_unacknowledged:
@@ -262,7 +290,7 @@ class RequestRecorder(TerminalState):
         self.priority = priority
         self._ch = telemetry.children(model, priority)
         # a count below zero would make a counter go down (read as a reset by rate())
-        self._state = _State(arrival, prompt=prompt_tokens if prompt_tokens > 0 else 0)
+        self._state = _State(arrival, prompt=_count_or_0(prompt_tokens))
         # the terminal state's two fields, set inline (calling its __init__ costs as much);
         # its lock is the metric set's, so a finish settles and records in one acquisition
         self._lock = telemetry.metrics.lock
@@ -273,6 +301,10 @@ class RequestRecorder(TerminalState):
         self._span: tracing.RequestTrace | None = None  # a sampled request's spans
         self._trace_ids: dict[str, str] | None = None  # of the sampled request span
         self._exemplar: dict[str, str] | None = None  # the same, when chosen for exemplars
+        # the operation names the span and gen_ai.operation.name, which no scan reads: a
+        # short name ("chat", "text_completion") or "other"
+        if operation.__class__ is not str or not label_shape_ok(operation):
+            operation = OTHER
         self._start(carrier, operation)
 
     # --- arrival --------------------------------------------------------------------------
@@ -394,6 +426,8 @@ class RequestRecorder(TerminalState):
         stream TTFT. Integer bookkeeping only; flushed in the next step report and at finish.
         Called by the request's one writer."""
         try:
+            if n.__class__ is not int:
+                n = token_count(n)  # (a fraction or NaN raises: counted, not added)
             if n <= 0 or n > MAX_TOKEN_COUNT or self._reason is not None:
                 if n > MAX_TOKEN_COUNT:
                     self.telemetry.hook_failed("written")
@@ -420,6 +454,8 @@ class RequestRecorder(TerminalState):
         written. A server that never calls :meth:`written` gets it implied (delivered tokens
         were written). Integer bookkeeping only; called by the request's one writer."""
         try:
+            if n.__class__ is not int:
+                n = token_count(n)  # (a fraction or NaN raises: counted, not added)
             if n <= 0 or n > MAX_TOKEN_COUNT or self._reason is not None:
                 if n > MAX_TOKEN_COUNT:
                     self.telemetry.hook_failed("delivered")
@@ -441,6 +477,8 @@ class RequestRecorder(TerminalState):
         """The prompt's length, learnt after the arrival (a proxy reads it from the engine's
         own usage): counted once, and only for a request whose arrival named none."""
         c = self._state
+        if n.__class__ is not int:
+            n = token_count(n)
         if n <= 0 or n > MAX_TOKEN_COUNT or c.prompt or self._reason is not None:
             return
         c.prompt = n
@@ -453,6 +491,11 @@ class RequestRecorder(TerminalState):
         """Why the request is about to end as it does, as a short fixed name the caller
         chooses (``upstream_malformed``, ``deadline_exceeded``): ``error.type`` on the request
         span. Finish reasons keep their catalog values; this tells causes apart in a trace."""
+        if not (isinstance(kind, str) and label_shape_ok(kind)):
+            # (a value the caller passed on unchecked: an object would fail the whole
+            # export batch, a message may hold anything)
+            self.telemetry.hook_failed("error_type")
+            kind = OTHER
         if self._span is not None and self._reason is None:
             self._span.set_attribute(ATTR.ERROR_TYPE, kind)
 

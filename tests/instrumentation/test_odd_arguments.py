@@ -142,3 +142,79 @@ def test_a_scrape_gets_a_format_it_asked_for_or_plain_text(registry, accept, con
     assert got.startswith(content_type)
     assert ("version=9.0.0" in got) is False
     assert body.rstrip().endswith(b"# EOF") == content_type.startswith("application/openmetrics")
+
+
+@pytest.mark.parametrize("bad", [math.inf, math.nan, 2 ** 70, 3.7, -5, "3", None])
+def test_a_commit_that_is_no_count_is_refused_and_counted(registry, bad) -> None:
+    """A counter fed infinity, 2**70 or a fraction keeps it for the life of the process: the
+    step skips that entry (the step's other entries still count) and counts a hook error."""
+    tel = _telemetry(registry)
+    rec, other = tel.request("r1"), tel.request("r2")
+    tel.step(StepReport(advanced=[(rec, bad, bad), (other, 4, 0)]))
+    rec.tokens_committed(bad, bad)
+    rec.written(bad)
+    rec.delivered(bad)
+    other.written(4)
+    other.delivered(4)
+    rec.finish(FinishReason.STOP)
+    other.finish(FinishReason.STOP)
+    tokens = {s.labels["stage"]: s.value for m in registry.collect() for s in m.samples
+              if s.name == "servescope_tokens_total"}
+    assert tokens.get("committed") == 4 and tokens.get("delivered") == 4
+    assert all(math.isfinite(v) and v == int(v) for v in tokens.values())
+    summary = rec.summary()
+    assert (summary.committed_tokens, summary.proposed_tokens, summary.written_tokens,
+            summary.delivered_tokens) == (0, 0, 0, 0)
+    assert _hook_errors(registry, "step") == 2
+    # (a count below one is nothing written, as before: only what is no count is an error)
+    refused = 0 if isinstance(bad, int) and bad <= 0 else 1
+    assert _hook_errors(registry, "written") == refused
+    assert _hook_errors(registry, "delivered") == refused
+
+
+def _spans(registry):
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from servescope.instrumentation import setup_telemetry
+
+    exporter = InMemorySpanExporter()
+    setup = setup_telemetry(model="m", registry=registry, span_exporter=exporter,
+                            sample_ratio=1.0, log_redaction=False)
+    return setup, exporter
+
+
+@pytest.mark.parametrize("kind", [object(), -5, math.nan, ["a", 1],
+                                  "upstream failed for bob@example.com"])
+def test_an_error_type_that_is_no_short_name_is_other(registry, kind) -> None:
+    """An object as ``error.type`` failed the JSON encoding of the whole export batch, and
+    every other request's spans with it."""
+    setup, exporter = _spans(registry)
+    tel = setup.telemetry
+    bad, good = tel.request("r1"), tel.request("r2")
+    bad.error_type(kind)
+    good.error_type("upstream_malformed")
+    bad.finish(FinishReason.ERROR)
+    good.finish(FinishReason.ERROR)
+    assert setup.force_flush(5.0)
+    types = sorted(s.attributes.get("error.type") for s in exporter.get_finished_spans()
+                   if "error.type" in (s.attributes or {}))
+    assert types == ["other", "upstream_malformed"]
+    assert _hook_errors(registry, "error_type") == 1
+    setup.shutdown(2.0)
+
+
+@pytest.mark.parametrize("operation", ["chat alice.smith@example.com", "x" * 5000,
+                                       "sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"])
+def test_an_operation_that_is_no_short_name_is_other(registry, operation) -> None:
+    """The operation names the span and ``gen_ai.operation.name``, which no scan reads."""
+    setup, exporter = _spans(registry)
+    rec = setup.telemetry.request("r1", operation=operation)
+    rec.finish(FinishReason.STOP)
+    assert setup.force_flush(5.0)
+    request_spans = [s for s in exporter.get_finished_spans()
+                     if "gen_ai.operation.name" in (s.attributes or {})]
+    assert request_spans
+    for span in request_spans:
+        assert span.attributes["gen_ai.operation.name"] == "other"
+        assert span.name.startswith("other ")
+    setup.shutdown(2.0)
