@@ -75,9 +75,13 @@ def _telemetry_from_environment() -> Telemetry:
 
             from servescope.instrumentation.setup import setup_telemetry
 
-            setup = setup_telemetry(
-                service_name=os.environ.get("OTEL_SERVICE_NAME") or "servescope-middleware",
-                model=os.environ.get("SERVESCOPE_MODEL", "default"), registry=REGISTRY)
+            try:
+                setup = setup_telemetry(
+                    service_name=os.environ.get("OTEL_SERVICE_NAME") or "servescope-middleware",
+                    model=os.environ.get("SERVESCOPE_MODEL", "default"), registry=REGISTRY)
+            except ValueError as err:  # (the setting is the environment's: name it)
+                raise ValueError(f"SERVESCOPE_MODEL: {err}".replace(": model: ", ": ")) \
+                    from None
             setup.telemetry.delivery_confirmation(False)
             _process_telemetry = setup.telemetry
         return _process_telemetry
@@ -102,6 +106,11 @@ class ServescopeMiddleware:
         # configured names are declared label values (labels and span redaction keep them);
         # one with PII in it is left out, as the gateway leaves out such a listed name
         self.known_models = self.telemetry.declare_models(names)
+        left_out = len(set(names)) - len(set(self.known_models))
+        if left_out > 0:
+            _log.warning("%d of the served model names (SERVESCOPE_MODEL_NAMES) hold what the "
+                         "redaction detectors find and are not labels: their requests are "
+                         "labelled model=%r", left_out, self.telemetry.model)
         self.metrics_path = metrics_path
         # token commits reach the telemetry once per event-loop turn, not once per chunk
         self.commits = Commits(self.telemetry)

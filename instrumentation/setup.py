@@ -248,6 +248,53 @@ def _echo_redactor() -> Any:
     return Redactor()
 
 
+def _check_settings(*, model: Any, pool: Any, slo: Any, sample_ratio: Any, trace_file: Any,
+                    max_queue_size: Any, exemplar_ratio: Any, declared_labels: Any) -> None:
+    """Each of :func:`setup_telemetry`'s settings, or a ValueError naming the argument. The
+    names an operator configures become label values on every series: one holding what the
+    redaction detectors find (an address, a key) is refused, as a client's is folded, and
+    the message says what was found, never the value."""
+    for field, name in (("model", model), ("pool", pool)):
+        if not isinstance(name, str) or not name.strip():
+            raise ValueError(f"{field}: must be a non-empty name, got {type(name).__name__}")
+        _label_pii_free(field, name)
+    if declared_labels is not None:
+        if not isinstance(declared_labels, DeclaredLabels):
+            raise ValueError("declared_labels: must be a DeclaredLabels, got "
+                             f"{type(declared_labels).__name__}")
+        for listed in declared_labels.models:
+            _label_pii_free("declared_labels.models", listed)
+    if slo is not None and not isinstance(slo, SLOSpec):
+        raise ValueError(f"slo: must be an SLOSpec (load a file with SLOSpec.load), got "
+                         f"{type(slo).__name__}")
+    for field, ratio in (("sample_ratio", sample_ratio), ("exemplar_ratio", exemplar_ratio)):
+        if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float))
+                                  or not 0.0 <= ratio <= 1.0):
+            raise ValueError(f"{field}: must be a number from 0 to 1, got {ratio!r}")
+    if max_queue_size is not None and (isinstance(max_queue_size, bool)
+                                       or not isinstance(max_queue_size, int)
+                                       or max_queue_size < 1):
+        raise ValueError(f"max_queue_size: must be a whole number of spans >= 1, got "
+                         f"{max_queue_size!r}")
+    if trace_file is not None:
+        if not isinstance(trace_file, (str, os.PathLike)) or not str(trace_file):
+            raise ValueError("trace_file: must be a file's path")
+        path = Path(trace_file)
+        if path.is_dir():
+            raise ValueError(f"trace_file: {str(path)!r} is a directory, not a file")
+        if not path.parent.is_dir():
+            raise ValueError(f"trace_file: the directory {str(path.parent)!r} does not exist")
+
+
+def _label_pii_free(field: str, name: str) -> None:
+    from servescope.redaction.redactor import scan_joined
+
+    found = sorted({f.kind for f in scan_joined(name)})
+    if found:
+        raise ValueError(f"{field}: a label value must carry no personal data or secret, and "
+                         f"the redaction detectors find {', '.join(found)} in this one")
+
+
 def _pii_free(value: str) -> bool:
     """The label check: True when the redaction detectors find nothing in ``value``."""
     from servescope.redaction.redactor import scan_joined
@@ -327,13 +374,18 @@ class TelemetrySetup:
         done = threading.Event()
 
         def _stop() -> None:
-            if self.span_processor is not None:
-                # exports what it can within the deadline and counts what is left
-                self.span_processor.shutdown(int(timeout_s * 1000))
-            else:
-                self.tracer_provider.force_flush(int(timeout_s * 1000))
-            self.tracer_provider.shutdown()
-            done.set()
+            try:
+                if self.span_processor is not None:
+                    # exports what it can within the deadline and counts what is left
+                    self.span_processor.shutdown(int(timeout_s * 1000))
+                else:
+                    self.tracer_provider.force_flush(int(timeout_s * 1000))
+                self.tracer_provider.shutdown()
+            except Exception as exc:  # an exporter that fails to stop: said, never raised
+                _log.warning("servescope: the span exporter failed to shut down: %s",
+                             type(exc).__name__)
+            finally:
+                done.set()
 
         threading.Thread(target=_stop, name="servescope-shutdown", daemon=True).start()
         done.wait(timeout_s)
@@ -369,6 +421,9 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
     instrumentation (httpx, FastAPI, the OpenAI SDK) pass the same redaction stage; without
     it they go to whatever global provider the application set, unredacted by us.
     """
+    _check_settings(model=model, pool=pool, slo=slo, sample_ratio=sample_ratio,
+                    trace_file=trace_file, max_queue_size=max_queue_size,
+                    exemplar_ratio=exemplar_ratio, declared_labels=declared_labels)
     registry = registry if registry is not None else CollectorRegistry()
     name = service_name or os.environ.get("OTEL_SERVICE_NAME", "servescope")
     provider = TracerProvider(resource=Resource.create({"service.name": name}),

@@ -200,6 +200,18 @@ def parse_slo(text: str, source: str = "<string>") -> SLOSpec:
         raise SLOError(f"{source}: {exc}") from None
 
 
+def _no_nan(value: Any, path: list[Any]) -> None:
+    """Refuse a NaN (YAML's ``.nan``) anywhere in the spec, naming its field."""
+    if isinstance(value, float) and math.isnan(value):
+        raise SLOError(f"{_field(path)}: NaN is invalid: a threshold or target is a number")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _no_nan(item, [*path, key])
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _no_nan(item, [*path, i])
+
+
 def _parse_slo(text: str, source: str) -> SLOSpec:
     try:
         raw = yaml.safe_load(text)
@@ -210,6 +222,7 @@ def _parse_slo(text: str, source: str) -> SLOSpec:
         raise SLOError(f"{source}: YAML syntax error{where}: {problem}") from None
     if not isinstance(raw, dict):
         raise SLOError(f"{source}: (top level): expected a mapping, got {type(raw).__name__}")
+    _no_nan(raw, [])  # (a schema's minimum and maximum both pass NaN: every comparison fails)
     validator = jsonschema.Draft202012Validator(_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(raw))
     if error is not None:

@@ -105,15 +105,18 @@ async def _two_choices(scope, receive, send) -> None:
     await send({"type": "http.response.body", "body": b""})
 
 
-def test_the_span_records_the_engines_finish_reasons_and_no_pii_name_is_a_label() -> None:
+def test_the_span_records_the_engines_finish_reasons_and_no_pii_name_is_a_label(
+        caplog: pytest.LogCaptureFixture) -> None:
     """The engine's own reason of each choice reaches the span in choice order; a configured
     served name with PII in it is left out of the label values, like an unserved name."""
     exporter = InMemorySpanExporter()
     setup = setup_telemetry(model="default", span_exporter=exporter, redaction=False)
     pii = "lora-alice@example.com"
-    app = ServescopeMiddleware(_two_choices, telemetry=setup.telemetry,
-                               model_names=[pii, SERVED])
+    with caplog.at_level("WARNING", logger="servescope.gateway.middleware"):
+        app = ServescopeMiddleware(_two_choices, telemetry=setup.telemetry,
+                                   model_names=[pii, SERVED])
     assert app.known_models == {SERVED}
+    assert "1 of the served model names" in caplog.text and "alice" not in caplog.text
     try:
         with StubServer(app=app) as server:
             for model in (SERVED, pii):
@@ -199,3 +202,15 @@ def test_a_client_that_closes_after_done_is_no_cancel() -> None:
                           finish_reason="client_cancel", model=SERVED) == 0
     finally:
         setup.shutdown()
+
+
+def test_a_default_model_label_with_personal_data_is_refused_naming_the_variable() -> None:
+    """SERVESCOPE_MODEL is the label of every request no listed name matches."""
+    script = ("from servescope.gateway.middleware import ServescopeMiddleware\n"
+              "ServescopeMiddleware(lambda scope, receive, send: None)\n")
+    env = {**os.environ, "SERVESCOPE_MODEL": "bob@example.com"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode != 0
+    assert "ValueError: SERVESCOPE_MODEL: a label value must carry no personal data" in done.stderr
+    assert "bob@example.com" not in done.stderr

@@ -6,10 +6,13 @@ import textwrap
 import threading
 import time
 
+import pytest
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from prometheus_client import CollectorRegistry
 from timing import slack_s
 
 from servescope.instrumentation import FinishReason, setup_telemetry
+from servescope.instrumentation.labels import DeclaredLabels
 from servescope.instrumentation.setup import JsonLinesSpanExporter
 
 
@@ -145,3 +148,55 @@ def test_a_log_format_naming_the_trace_id_holds_through_set_up():
     assert "Logging error" not in done.stderr, done.stderr[-2000:]
     assert "trace= servescope.redaction: SERVESCOPE_REDACTION_HASH_KEY is not set" in done.stderr
     assert "trace= app: after" in done.stderr
+
+
+@pytest.mark.parametrize(("arguments", "field"), [
+    ({"sample_ratio": 2}, "sample_ratio"), ({"sample_ratio": "x"}, "sample_ratio"),
+    ({"sample_ratio": float("nan")}, "sample_ratio"), ({"exemplar_ratio": -0.1}, "exemplar_ratio"),
+    ({"max_queue_size": 0}, "max_queue_size"), ({"max_queue_size": "a"}, "max_queue_size"),
+    ({"model": None}, "model"), ({"model": ""}, "model"), ({"pool": 5}, "pool"),
+    ({"declared_labels": "x"}, "declared_labels"), ({"slo": "slo.yaml"}, "slo"),
+    ({"trace_file": "/nonexistent/dir/x.jsonl"}, "trace_file"),
+    ({"trace_file": "/tmp"}, "trace_file"),
+])
+def test_a_bad_setting_is_refused_naming_the_argument(arguments, field) -> None:
+    with pytest.raises(ValueError) as refused:
+        setup_telemetry(registry=CollectorRegistry(), log_redaction=False, **arguments)
+    assert str(refused.value).startswith(f"{field}: ")
+
+
+@pytest.mark.parametrize(("arguments", "field"), [
+    ({"model": "bob@example.com"}, "model"), ({"pool": "carol@example.com"}, "pool"),
+    ({"declared_labels": DeclaredLabels(models=("m", "m:lora-erin@example.com"))},
+     "declared_labels.models"),
+])
+def test_a_configured_label_value_with_personal_data_is_refused(arguments, field) -> None:
+    """A configured name is a label value on every series: Prometheus redacts nothing. The
+    message names what was found, not the value."""
+    with pytest.raises(ValueError) as refused:
+        setup_telemetry(registry=CollectorRegistry(), log_redaction=False, **arguments)
+    message = str(refused.value)
+    assert message.startswith(f"{field}: ") and "email" in message
+    assert "example.com" not in message
+
+
+def test_an_exporter_that_fails_to_stop_is_said_not_raised(caplog) -> None:
+    class Boom(SpanExporter):
+        def export(self, spans):
+            return SpanExportResult.SUCCESS
+
+        def shutdown(self):
+            raise RuntimeError("boom")
+
+    raised: list[BaseException] = []
+    previous, threading.excepthook = threading.excepthook, lambda args: raised.append(
+        args.exc_value)
+    try:
+        setup = setup_telemetry(registry=CollectorRegistry(), span_exporter=Boom(),
+                                log_redaction=False)
+        setup.telemetry.request("r1").finish(FinishReason.STOP)
+        setup.shutdown(2.0)
+    finally:
+        threading.excepthook = previous
+    assert raised == []
+    assert "failed to shut down: RuntimeError" in caplog.text

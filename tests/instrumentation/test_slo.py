@@ -33,6 +33,9 @@ def test_default_spec_loads_with_documented_defaults():
     (BASE + "period: 2m\n", "period: 2m is shorter than a day"),
     (BASE + "period: 23h\n", "period: 23h is shorter than a day"),
     (BASE.replace("ttft: {", "ttft: {colour: 1, "), "ttft.colour: unknown key"),
+    # (NaN passes a schema's minimum and maximum: every comparison with it is false)
+    (BASE.replace("2.0", ".nan"), "ttft.threshold_seconds: NaN is invalid"),
+    (BASE.replace("target: 0.99}\ntpot", "target: .NaN}\ntpot"), "ttft.target: NaN is invalid"),
 ])
 def test_bad_specs_name_the_field_and_value(text, needle):
     with pytest.raises(SLOError) as info:
