@@ -182,12 +182,15 @@ def _clock(t: float) -> str:
 def write_report(client: PrometheusClient, boards: Sequence[Board], window: TimeRange,
                  variables: dict[str, str], output: str, png: str | None = None,
                  png_row: str | None = None, source: str = "") -> str:
-    """Build, write, optionally draw the PNG; return the line that says where it went."""
+    """Build, write, optionally draw the PNG; return the line that says where it went. A row
+    the PNG cannot be drawn from is refused before anything is written."""
     report = build_report(client, boards, window, variables, source=source)
+    picture = row_panels(report, png_row) if png else None
     path = report.write(output)
     line = f"report: {path} ({report.summary()})"
-    if png:
-        draw_row_png(report, png, png_row)
+    if png and picture is not None:
+        panels, title = picture
+        stack_png(panels, report.window, png, title)
         line += f"\nreport picture: {png}"
     return line
 
@@ -196,9 +199,27 @@ def write_report(client: PrometheusClient, boards: Sequence[Board], window: Time
 DEFAULT_PNG_ROW = ("overview", "Why")
 
 
+def png_row_key(row: str | None) -> tuple[str, str]:
+    """``row`` (``DASHBOARD/ROW``) as its two parts; ValueError naming the option."""
+    if row is None:
+        return DEFAULT_PNG_ROW
+    board_key, sep, row_key = row.partition("/")
+    if not sep or not board_key.strip() or not row_key.strip():
+        raise ValueError(f"--png-row: {row!r} is not DASHBOARD/ROW (a dashboard's uid, file "
+                         "stem or title, a \"/\", then a row title or its start, e.g. "
+                         "overview/Why)")
+    return board_key, row_key
+
+
 def draw_row_png(report: DashboardReport, path: str, row: str | None) -> None:
     """``row`` is ``DASHBOARD/ROW`` (uid, file stem or title; a row title's prefix)."""
-    board_key, row_key = row.split("/", 1) if row else DEFAULT_PNG_ROW
+    panels, title = row_panels(report, row)
+    stack_png(panels, report.window, path, title)
+
+
+def row_panels(report: DashboardReport, row: str | None) -> tuple[list[PanelResult], str]:
+    """The panels of ``row`` (see :func:`draw_row_png`) and the picture's title."""
+    board_key, row_key = png_row_key(row)
     for result in report.boards:
         board = result.board
         if board_key.lower() not in (board.uid.lower(), board.path.stem.lower(),
@@ -206,6 +227,5 @@ def draw_row_png(report: DashboardReport, path: str, row: str | None) -> None:
             continue
         panels = [p for p in result.panels if p.panel.row.lower().startswith(row_key.lower())]
         if panels:
-            stack_png(panels, report.window, path, f"{board.title} › {panels[0].panel.row}")
-            return
+            return panels, f"{board.title} › {panels[0].panel.row}"
     raise ValueError(f"--png-row: no row {row_key!r} in a dashboard {board_key!r}")

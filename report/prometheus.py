@@ -6,6 +6,7 @@ the metric names present in a range, and the global scrape interval from the loa
 
 from __future__ import annotations
 
+import base64
 import json
 import urllib.error
 import urllib.parse
@@ -21,6 +22,22 @@ _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 6048
 
 class PrometheusError(RuntimeError):
     """Prometheus could not be reached, or answered a request with an error."""
+
+
+def _without_login(url: str) -> tuple[str, dict[str, str]]:
+    """``url`` without its user information, and the basic-auth header it stood for."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return url, {}
+    if "@" not in parts.netloc:
+        return url, {}
+    login, _, host = parts.netloc.rpartition("@")
+    user, _, password = login.partition(":")
+    token = base64.b64encode(f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}"
+                             .encode()).decode("ascii")
+    bare = urllib.parse.urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return bare, {"Authorization": f"Basic {token}"}
 
 
 def parse_duration(text: str) -> float:
@@ -43,14 +60,17 @@ class PrometheusClient:
     """GETs against ``{url}/api/v1/...``; every failure is a :class:`PrometheusError`."""
 
     def __init__(self, url: str, timeout_s: float = 30.0) -> None:
-        self.url = url.rstrip("/")
+        # A login in the URL (a Prometheus behind basic auth) goes in an Authorization
+        # header, never into a message: errors show the URL without it.
+        self.url, self._headers = _without_login(url.rstrip("/"))
         self.timeout_s = timeout_s
 
     def api(self, path: str, params: list[tuple[str, str]] | None = None) -> Any:
         query = f"?{urllib.parse.urlencode(params)}" if params else ""
         url = f"{self.url}/api/v1/{path}{query}"
         try:
-            with urllib.request.urlopen(url, timeout=self.timeout_s) as resp:
+            request = urllib.request.Request(url, headers=self._headers)
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as resp:
                 body = json.loads(resp.read())
         except urllib.error.HTTPError as exc:  # bad queries come back as 400/422 with JSON
             body = _error_body(exc)

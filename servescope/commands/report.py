@@ -61,6 +61,10 @@ def _report(args: argparse.Namespace) -> int:
                   file=sys.stderr)
             return 2
     try:
+        if args.png is not None:
+            from servescope.report.dashboard import png_row_key
+
+            png_row_key(args.png_row)  # (refused before Prometheus is asked anything)
         boards = _boards(args)
         end = args.end if args.end is not None else time.time()
         start = args.start if args.start is not None else end - parse_duration(args.since)

@@ -118,4 +118,12 @@ def test_report_refuses_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "not a duration" in capsys.readouterr().err
     assert main(["report", "--prometheus", "http://127.0.0.1:9", "-o", out]) == 1
     assert "cannot read" in capsys.readouterr().err
-    assert not Path(out).exists()
+    # a picture's row that is not DASHBOARD/ROW, or names no row: refused, and no page is
+    # written (a caller that reads the exit status gets no half-done result)
+    png = str(tmp_path / "r.png")
+    for row, why in (("nosuchrow", "is not DASHBOARD/ROW"), ("Nosuch/Row", "no row 'Row'")):
+        assert main(["report", "--prometheus", live_report.prom.url, "-o", out, "--png", png,
+                     "--png-row", row]) == 2
+        err = capsys.readouterr().err
+        assert "--png-row" in err and why in err
+    assert not Path(out).exists() and not Path(png).exists()
