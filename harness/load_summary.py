@@ -29,7 +29,7 @@ from servescope.instrumentation.status import FinishReason, TokenStage
 from .loadgen import KINDS, LoadResult, check_local_url
 
 __all__ = ["Snapshot", "Summary", "format_summary", "histogram_quantile", "percentile",
-           "scrape", "summarize"]
+           "quantile_bucket", "scrape", "summarize"]
 
 Labels = frozenset[tuple[str, str]]
 
@@ -104,6 +104,21 @@ def histogram_quantile(q: float, buckets: list[tuple[float, float]]) -> float | 
     return prev_le
 
 
+def quantile_bucket(q: float, buckets: list[tuple[float, float]]
+                    ) -> tuple[float, float] | None:
+    """The bucket (lower, upper bound) the ``q`` quantile lies in: all a histogram knows of
+    it (the estimate above is a point inside). None when there is no observation."""
+    if not buckets or buckets[-1][1] <= 0:
+        return None
+    rank = q * buckets[-1][1]
+    prev_le = 0.0
+    for le, count in buckets:
+        if count >= rank:
+            return prev_le, le
+        prev_le = le
+    return prev_le, math.inf
+
+
 def percentile(values: Iterable[float | None], q: float) -> float | None:
     """Exact percentile with linear interpolation between order statistics."""
     xs = sorted(v for v in values if v is not None)
@@ -150,6 +165,17 @@ def _quantiles(values: list[float]) -> dict[str, float | None]:
     return {"p50": percentile(values, 0.5), "p99": percentile(values, 0.99)}
 
 
+def _server_quantiles(buckets: list[tuple[float, float]]) -> dict[str, Any]:
+    """PromQL's estimates (``p50``, ``p99``) and the buckets they lie in (``p50_bucket``,
+    ``p99_bucket``: lower and upper bound), which no client can contradict."""
+    out: dict[str, Any] = {}
+    for name, q in (("p50", 0.5), ("p99", 0.99)):
+        out[name] = histogram_quantile(q, buckets)
+        bucket = quantile_bucket(q, buckets)
+        out[f"{name}_bucket"] = None if bucket is None else list(bucket)
+    return out
+
+
 def summarize(load: LoadResult, delta: Snapshot, slo: SLOSpec | None = None) -> Summary:
     """Combine the clients' results with the server's /metrics delta over the run."""
     slo = slo or SLOSpec.default()
@@ -161,16 +187,9 @@ def summarize(load: LoadResult, delta: Snapshot, slo: SLOSpec | None = None) -> 
     committed = token_counts[TokenStage.COMMITTED.value]
     server_finish = {k: int(v) for k, v in
                      delta.by_label(cat.FINISHED.sample_name, cat.FINISH_REASON).items() if v}
-    server_latency = {
-        "ttft": {"p50": histogram_quantile(0.5, delta.buckets(cat.SERVER_TTFT.name)),
-                 "p99": histogram_quantile(0.99, delta.buckets(cat.SERVER_TTFT.name))},
-        "stream_ttft": {"p50": histogram_quantile(0.5, delta.buckets(cat.STREAM_TTFT.name)),
-                        "p99": histogram_quantile(0.99, delta.buckets(cat.STREAM_TTFT.name))},
-        "tpot": {"p50": histogram_quantile(0.5, delta.buckets(cat.TPOT.name)),
-                 "p99": histogram_quantile(0.99, delta.buckets(cat.TPOT.name))},
-        "e2e": {"p50": histogram_quantile(0.5, delta.buckets(cat.E2E.name)),
-                "p99": histogram_quantile(0.99, delta.buckets(cat.E2E.name))},
-    }
+    server_latency = {key: _server_quantiles(delta.buckets(family)) for key, family in (
+        ("ttft", cat.SERVER_TTFT.name), ("stream_ttft", cat.STREAM_TTFT.name),
+        ("tpot", cat.TPOT.name), ("e2e", cat.E2E.name))}
     good = int(delta.total(cat.GOOD.sample_name))
     return Summary(
         duration_s=load.elapsed_s, concurrency=load.config.concurrency,
@@ -198,6 +217,20 @@ def _ms(x: float | None) -> str:
     return "-" if x is None else f"{x * 1000:.1f} ms"
 
 
+def _within(quantiles: dict[str, Any], name: str) -> str:
+    """A server quantile as the bucket it lies in ("<= 25.0 ms", "10.0-25.0 ms"): an estimate
+    inside it, set beside a client's exact quantile, reads as a disagreement it is not."""
+    bucket = quantiles.get(f"{name}_bucket")
+    if bucket is None:
+        return _ms(quantiles.get(name))
+    low, high = bucket
+    if math.isinf(high):
+        return f"> {low * 1000:.1f} ms"
+    if low <= 0:
+        return f"<= {high * 1000:.1f} ms"
+    return f"{low * 1000:.1f}-{high * 1000:.1f} ms"
+
+
 def format_summary(s: Summary) -> str:
     """The human table."""
     mix = ", ".join(f"{k}={v:g}" for k, v in s.mix.items() if v)
@@ -214,15 +247,16 @@ def format_summary(s: Summary) -> str:
         lines.append("  rejected by reason (server): "
                      + ", ".join(f"{k} {v}" for k, v in sorted(s.server_rejected.items())))
     lines += ["", f"{'latency':<16}{'client p50':>12}{'client p99':>12}"
-                  f"{'server p50':>12}{'server p99':>12}"]
+                  f"{'server p50':>18}{'server p99':>18}"]
     for name, server_key in (("TTFT", "ttft"), ("TPOT", "tpot"), ("end-to-end", "e2e")):
         cq, sq = s.client_latency[server_key], s.server_latency[server_key]
         lines.append(f"  {name:<14}{_ms(cq['p50']):>12}{_ms(cq['p99']):>12}"
-                     f"{_ms(sq['p50']):>12}{_ms(sq['p99']):>12}")
+                     f"{_within(sq, 'p50'):>18}{_within(sq, 'p99'):>18}")
     st = s.server_latency["stream_ttft"]
-    lines.append(f"  {'stream TTFT':<14}{'':>12}{'':>12}{_ms(st['p50']):>12}{_ms(st['p99']):>12}")
-    lines.append(f"  fast clients' TPOT p99: {_ms(s.fast_tpot_p99)}  (server quantiles are "
-                 f"estimated from histogram buckets, as PromQL does)")
+    lines.append(f"  {'stream TTFT':<14}{'':>12}{'':>12}{_within(st, 'p50'):>18}"
+                 f"{_within(st, 'p99'):>18}")
+    lines.append(f"  fast clients' TPOT p99: {_ms(s.fast_tpot_p99)}  (a server quantile is the "
+                 f"histogram bucket it lies in; the JSON also gives PromQL's estimate)")
     lines += ["", f"goodput: server {s.server_goodput_rps:.2f} req/s ({s.server_good} good of "
                   f"{s.server_attempted} attempted), client-perceived "
                   f"{s.client_goodput_rps:.2f} req/s",

@@ -29,9 +29,12 @@ def _handler(args: argparse.Namespace) -> int:
     from servescope.instrumentation.slo import SLOError, SLOSpec, load_slo
 
     for field in ("models", "adapters", "priorities"):
-        if getattr(args, field) < 0 or (field == "models" and args.models < 1):
-            print(f"servescope budget: --{field}: {getattr(args, field)} is out of range",
-                  file=sys.stderr)
+        # (one model at least; and one priority class: a request that names none is
+        # "default", always kept)
+        least = 0 if field == "adapters" else 1
+        if getattr(args, field) < least:
+            print(f"servescope budget: --{field}: {getattr(args, field)} is out of range "
+                  f"(at least {least})", file=sys.stderr)
             return 2
     try:
         slo = load_slo(args.slo) if args.slo else SLOSpec.default()

@@ -16,6 +16,7 @@ generated file the generator no longer makes).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,15 @@ def expected_files(flavor: str, slo_path: str | None = None, namespace: str | No
                                 header=HEADER)}
 
 
+# Kubernetes' own rules: a namespace is an RFC 1123 label; a label's name an optional DNS
+# subdomain prefix and "/", then a name of 63 characters at most; its value 63 at most, of
+# the same characters, or empty. The API server refuses anything else at apply time.
+_DNS_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+_LABEL_NAME = re.compile(r"(?:[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?/)?"
+                         r"[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?")
+_LABEL_VALUE = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,61}[A-Za-z0-9])?)?")
+
+
 def parse_labels(items: list[str]) -> dict[str, str]:
     """``KEY=VALUE`` arguments as a dict (ValueError naming the bad one)."""
     out = {}
@@ -80,8 +90,25 @@ def parse_labels(items: list[str]) -> dict[str, str]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"--k8s-label: expected KEY=VALUE, got {item!r}")
+        if _LABEL_NAME.fullmatch(key) is None:
+            raise ValueError(f"--k8s-label: {key!r} is no Kubernetes label name (letters, "
+                             "digits, '-', '_', '.', 63 at most, after an optional DNS prefix "
+                             "and '/')")
+        if _LABEL_VALUE.fullmatch(value) is None:
+            raise ValueError(f"--k8s-label: the value of {key!r} is no Kubernetes label value "
+                             "(letters, digits, '-', '_', '.', 63 at most, starting and ending "
+                             "with a letter or digit)")
         out[key] = value
     return out
+
+
+def check_namespace(namespace: str | None) -> str | None:
+    """``namespace`` when Kubernetes takes it (an RFC 1123 label), else ValueError."""
+    if namespace is not None and _DNS_LABEL.fullmatch(namespace) is None:
+        raise ValueError(f"--namespace: {namespace!r} is no Kubernetes namespace (lower-case "
+                         "letters, digits and '-', 63 at most, starting and ending with a "
+                         "letter or digit)")
+    return namespace
 
 
 def collector_files(slo_path: str | None = None) -> dict[str, str]:
@@ -139,6 +166,7 @@ def _handler(args: argparse.Namespace) -> int:
     try:
         flavors = _flavors(args.flavor)
         labels = parse_labels(args.k8s_label)
+        check_namespace(args.namespace)
         base = (check_runbook_base(args.runbook_base, "--runbook-base")
                 if args.runbook_base is not None else default_runbook_base(root))
         generated = {f: expected_files(f, args.slo, args.namespace, labels, base)
@@ -159,11 +187,28 @@ def _handler(args: argparse.Namespace) -> int:
         count = sum(map(len, generated.values())) + len(common)
         print(f"generated files are up to date ({count} files)")
         return 0
-    for files in [*generated.values(), common]:
-        for rel, text in files.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.is_file() or path.read_text("utf-8") != text:
-                path.write_text(text, "utf-8")
-                print(f"wrote {rel}")
+    files = {rel: text for group in [*generated.values(), common] for rel, text in group.items()}
+    blocked = _blocked(root, files)
+    if blocked:  # (found before anything is written: no half-written tree)
+        print(f"servescope generate: cannot write {blocked}", file=sys.stderr)
+        return 2
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.is_file() or path.read_text("utf-8") != text:
+            path.write_text(text, "utf-8")
+            print(f"wrote {rel}")
     return 0
+
+
+def _blocked(root: Path, files: dict[str, str]) -> str | None:
+    """Why one of ``files`` cannot be written under ``root`` (a file where a folder goes, a
+    folder where a file goes), or None."""
+    for rel in files:
+        path = root / rel
+        if path.is_dir():
+            return f"{rel}: a folder is there"
+        for parent in path.relative_to(root).parents:
+            if str(parent) != "." and (root / parent).exists() and not (root / parent).is_dir():
+                return f"{rel}: {parent} is a file, not a folder (move it away)"
+    return None

@@ -75,8 +75,13 @@ def _load(args: argparse.Namespace) -> int:
     registry = CollectorRegistry()
     exporter = None
     if args.metrics_port is not None:
-        exporter = MetricsServer(CachedExposition(registry), args.metrics_host,
-                                 args.metrics_port).start()
+        try:
+            exporter = MetricsServer(CachedExposition(registry), args.metrics_host,
+                                     args.metrics_port).start()
+        except OSError as exc:  # (the port taken: say which argument)
+            print(f"servescope load: --metrics-port: cannot listen on {args.metrics_host}:"
+                  f"{args.metrics_port}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         print(f"servescope load: client metrics at {exporter.url}/metrics", file=sys.stderr)
     try:
         load = asyncio.run(run_load(config, slo=slo, progress=printer, registry=registry))

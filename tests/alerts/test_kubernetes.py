@@ -133,3 +133,25 @@ def test_generate_writes_namespace_and_labels(tmp_path) -> None:
 def test_generate_rejects_a_bad_label(tmp_path, capsys) -> None:
     assert main(["generate", "--out", str(tmp_path), "--k8s-label", "release"]) == 2
     assert "--k8s-label: expected KEY=VALUE, got 'release'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("arguments", "needle"), [
+    (["--namespace", "Bad_NS!"], "--namespace: 'Bad_NS!' is no Kubernetes namespace"),
+    (["--k8s-label", "release=" + "a" * 100], "--k8s-label: the value of 'release'"),
+    (["--k8s-label", "a=b=c"], "--k8s-label: the value of 'a'"),
+    (["--k8s-label", "bad key=x"], "--k8s-label: 'bad key' is no Kubernetes label name"),
+])
+def test_generate_refuses_what_kubernetes_would(tmp_path, capsys, arguments, needle) -> None:
+    """The API server refuses these at apply time; generate refuses them first, and writes
+    nothing."""
+    assert main(["generate", "--flavor", "vllm", "--out", str(tmp_path), *arguments]) == 2
+    assert needle in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_generate_writes_nothing_when_a_file_is_in_a_folder_s_way(tmp_path, capsys) -> None:
+    (tmp_path / "docs").write_text("x")
+    assert main(["generate", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "docs is a file, not a folder" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs"]

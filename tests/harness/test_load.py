@@ -16,6 +16,7 @@ from servescope.harness.load_summary import (
     format_summary,
     histogram_quantile,
     percentile,
+    quantile_bucket,
     scrape,
     summarize,
 )
@@ -96,6 +97,11 @@ def test_quantiles_follow_promql_and_exact_percentiles() -> None:
     assert percentile([3.0, 1.0, 2.0, None], 0.5) == 2.0
     assert percentile([1.0, 2.0], 0.99) == pytest.approx(1.99)
     assert percentile([], 0.5) is None
+    # the bucket a quantile lies in: all the histogram knows, which no client contradicts
+    assert quantile_bucket(0.5, buckets) == (0.1, 0.5)
+    assert quantile_bucket(0.05, buckets) == (0.0, 0.1)
+    assert quantile_bucket(0.99, [(1.0, 1.0), (math.inf, 10.0)]) == (1.0, math.inf)
+    assert quantile_bucket(0.5, []) is None
 
 
 def test_reservoir_keeps_memory_bounded_and_samples_uniformly() -> None:
@@ -148,7 +154,12 @@ def test_a_mixed_run_over_real_http_is_accounted_on_both_sides(server: LocalServ
     assert ttft_count == sum(1 for r in recent if r.ttft is not None)
     assert summary.client_latency["ttft"]["p50"] is not None
     assert summary.server_latency["ttft"]["p99"] is not None
+    # each client TTFT is at least the server's (the server's stamps lie inside the client's),
+    # so the client's p50 is never below the lower bound of the server p50's bucket
+    low, high = summary.server_latency["ttft"]["p50_bucket"]
+    assert low <= summary.client_latency["ttft"]["p50"] and low < high
     table = format_summary(summary)
+    assert f"<= {high * 1000:.1f} ms" in table or f"{low * 1000:.1f}-{high * 1000:.1f} ms" in table
     for text in ("finish reason", "client_cancel", "TTFT", "TPOT", "goodput",
                  "generated-but-unsent waste", "committed", "discarded"):
         assert text in table

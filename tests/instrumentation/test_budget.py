@@ -70,9 +70,10 @@ def test_the_cli_prints_the_table() -> None:
                          text=True, check=True).stdout
     assert f"**{REFERENCE_BUDGET} series**" in out
     assert "| `gen_ai_server_time_to_first_token_seconds` |" in out
-    bad = subprocess.run([sys.executable, "-m", "servescope", "budget", "--models", "0"],
-                         capture_output=True, text=True)
-    assert bad.returncode == 2 and "--models" in bad.stderr
+    for option in ("--models", "--priorities"):  # (one of each at least: "default")
+        bad = subprocess.run([sys.executable, "-m", "servescope", "budget", option, "0"],
+                             capture_output=True, text=True)
+        assert bad.returncode == 2 and f"{option}: 0 is out of range" in bad.stderr
 
 
 def test_the_label_sets_a_mix_lists_are_the_ones_it_counts() -> None:
