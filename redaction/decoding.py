@@ -241,7 +241,7 @@ def base64_tokens(text: str, covered: Sequence[tuple[Any, int, int, Any]] = ()
         if fresh(start, end) and (decoded := _decoded(token)) is not None:
             yield start, end, decoded
     # (an address written as hex holds "@", 0x40; an SSN "-", 0x2d; a phone "+", 0x2b)
-    if "40" in text or "2d" in text or "2b" in text:
+    if "40" in text or "2d" in text or "2b" in text or "2D" in text or "2B" in text:
         for match in _HEX_RUN.finditer(text):
             token = match.group()
             # (the byte it must hold is in the token: most hex runs are digests, not decoded)

@@ -64,7 +64,11 @@ _NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     # a Japanese carrier's slip and tracking numbers, a Korean receipt's number
     "伝票番号", "追跡番号", "お問い合わせ番号", "접수번호",
     # a Japanese insurance policy's and a contract's numbers
-    "証券番号", "契約番号"))
+    "証券番号", "契約番号",
+    # an air waybill's number, a German file's reference (a claim's Aktenzeichen)
+    "AWB", "Aktenzeichen", "Schadennummer", "Vorgangsnummer",
+    # a till's transaction and receipt numbers
+    "TXN", "Bon", "Beleg"))
 # Not a number the word before it names as something else ("order 123456789"); for a
 # caseless pattern.
 _NOT_A_NAMED_NUMBER = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w} no\. )" for w in (
@@ -93,7 +97,7 @@ _ICONIC_V4 = ("(?:" + "|".join(rf"{d}\.{d}\.{d}\.{d}" for d in range(1, 10))
               + r"|8\.8\.4\.4|1\.0\.0\.1|4\.2\.2\.[1-6])(?![\d.])")
 _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|(?<=host==))"
                   + "".join(rf"(?<![Vv]ersion{sep})(?<!VERSION{sep})"
-                            for sep in (" ", "=", ": ", ' = "', '="', ' = ', ': "', ":"))
+                            for sep in (" ", "=", ": ", ' = "', '="', ' = ', ': "', ":", " : "))
                   + r"(?!(?!" + _ICONIC_V4 + r")(?:[1-9]|1[12])\.1?\d\.1?\d\.\d{1,3}"
                   r"(?![\d:/]|\.\d))")
 
@@ -675,6 +679,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  + _NOT_TOKEN_COUNTS
                  # pwd as a word or after "db" (DB_PWD, dbpwd), not inside an id (AROA...RPWDD)
                  + r"|passw(?:or)?[dt]|(?:(?<![a-z0-9])|(?<=db)|(?<=\\[nrt]))pwd|"
+                 # (a PHP config's $CFG->dbpass)
+                 + r"(?<=db)pass(?![a-z])|"
                  # (not a debug namespace: Playwright's "pw:browser")
                  + r"(?<![a-z0-9])pw(?![a-z0-9])(?=\\*[\"']?[ \t]*(?:=|:[ \t]))|"
                  r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
@@ -708,6 +714,10 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  r"(?<![a-z0-9])pat(?![a-z0-9])(?=\\*[\"']?[ \t]*[:=])|"
                  # (Authorize.net's transactionKey)
                  r"client[_-]?secret|transaction[_-]?key|"
+                 # (an engine's EncryptionKey, a webhook's sharedKey; an encoder's
+                 # StreamKey, a search service's adminKey; a smart meter's DLMS keys)
+                 r"encryption[_-]?key|shared[_-]?key|stream[_-]?key|admin[_-]?key|"
+                 r"(?<![a-z0-9])(?:guek|gbek|gak)(?![a-z0-9])|"
                  r"key(?<![a-z0-9]key)(?<!<add key)(?<!hashed_api_key)(?![a-z]{2})"
                  rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
                  # nor an entity's id (a Kafka record's key=tenant-2704, LaunchDarkly's
@@ -777,7 +787,12 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "time",
     # an app's strings about it (Localizable.strings' "login.password.placeholder",
     # "password.forgot"): what a screen says, in the user's language
-    "placeholder", "label", "title", "forgot", "caption", "tooltip")) + "".join(
+    "placeholder", "label", "title", "forgot", "caption", "tooltip",
+    # Active Directory's facts about a password (PasswordLastSet, PasswordNeverExpires), and
+    # an assembly's public key token (.NET's publicKeyToken="31bf3856ad364e35"): public
+    "lastset", "neverexpires", "notrequired", "expired", "publickeytoken",
+    # an HLS playlist's tag (#EXT-X-KEY:METHOD=AES-128,URI=...): where the key is, not it
+    "ext-x-key")) + "".join(
     # a source file (a changelog's "* tests/request_key.test: Likewise.", a compiler's
     # "secrets.c:85:40: warning")
     rf"(?<!\.{ext})" for ext in ("c", "h", "cc", "cpp", "hpp", "py", "java", "kt", "go", "rs",
@@ -796,7 +811,7 @@ _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\"']"
               r"(?:type|vType)\\*[\"'])")
 # (not a word of an image's or a path's last part: ghcr.io/acme/token-meter:5400fb8)
-_SECRET_KEY = (rf"(?i)(?=[abchikmnprstuw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*"
+_SECRET_KEY = (rf"(?i)(?=[abceghikmnprstuw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*"
                rf"{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key"
@@ -806,6 +821,8 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                          r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat|access[_-]?code"
+                         r"|encryption[_-]?key|shared[_-]?key|stream[_-]?key|admin[_-]?key"
+                         r"|guek|gbek|gak"
                          r"|unlock[_-]?phrase|seed[_-]?phrase|recovery[_-]?phrase|mnemonic)"
                          r"[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
@@ -814,7 +831,8 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "crypto", "priv", "community", "hmac", "salt", "bearer", "write", "tok",
                   "transaction", "primary", "secondary", "pat", "clave", "klucz", "chave",
                   "kulcs", "unlock", "seed", "recovery", "mnemonic", "tkn", "skey", "nwk",
-                  "network", "palavra")
+                  "network", "palavra", "encryption", "shared", "stream", "admin", "guek",
+                  "gbek", "gak")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -822,7 +840,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
 _SECRET_KEY_STARTS = (*(("(?i)" + "|".join(sorted(w for w in _SECRET_STARTS
                                                  if len(w) == n and w != "tok")), n)
                         for n in sorted({len(w) for w in _SECRET_STARTS} - {2, 5})),
-                      (r"(?i)pw", 2), (r"(?i)write|clave|klucz|chave|kulcs", 5),
+                      (r"(?i)pw", 2), (r"(?i)write|clave|klucz|chave|kulcs|admin", 5),
                       # "tok" as a key's word, not the start of "token" (reported apart)
                       (r"(?i)tok[^e]", 4),
                       # "token" as a key, not "tokens" (which the pattern refuses): a character
@@ -934,7 +952,8 @@ _ID_L, _ID_R = r"(?:(?<![0-9A-Za-z.-])|(?<=\\[nrt]))", r"(?![0-9A-Za-z-])"
 
 
 # A short name as a key only ("sin=", "payee_tfn=", "\"tz\":"), not a word of prose.
-_AS_KEY = r"(?<![a-z])%s(?=\\*[\"']?[ \t]*[:=])"  # (its quote escaped, once or thrice)
+# (and an XML element's name: <tfn>767 715 342</tfn>, not its closing tag)
+_AS_KEY = r"(?<![a-z])(?<!</)%s(?=\\*[\"']?[ \t]*[:=]|>)"  # (its quote escaped, once or thrice)
 
 
 # Aadhaar's name in Tamil, Bengali, Telugu, Kannada, Malayalam, Gujarati and Urdu.
@@ -988,7 +1007,9 @@ _LOOK_AROUND = re.compile(r"\(\?(?:<[!=]|!)[^()]*\)")
 
 _NATIONAL_IDS = (
     _named_id((r"steuer[ _-]?id", r"steuer[ _-]?identifikationsnummer",
-               r"identifikationsnummer", r"idnr"), ("steuer", "identifikationsnummer", "idnr"),
+               # (and the law that names it: "Identifikationsnummer (§ 139b AO): ...")
+               r"identifikationsnummer(?:[ \t]*\(§[ \t]*139b[ \t]*AO\))?", r"idnr"),
+              ("steuer", "identifikationsnummer", "idnr"),
               r"\d{2} ?\d{3} ?\d{3} ?\d{3}", ids.steuer_id_ok),
     _named_id((r"pesel",), ("pesel",), r"\d{11}|\d{2} \d{2} \d{2} \d{3} \d{2}", ids.pesel_ok),
     # (not "TC" alone: a test case's number, "TC 57672946624 passed")
@@ -997,8 +1018,10 @@ _NATIONAL_IDS = (
               ("tc", "t.c", "kimlik"), r"[1-9]\d{10}", ids.tc_kimlik_ok),
     _named_id((r"cpf", r"documento\b"), ("cpf", "documento"), r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}",
               ids.cpf_ok),
-    _named_id((r"dni", r"nie\b", r"nif\b", r"documento(?: nacional)?\b", _AS_KEY % "doc"),
-              ("dni", "nie", "nif", "documento", "doc"),
+    # (and written with dots, as a deed writes them: "D.N.I. número 72.386.408-A")
+    _named_id((r"dni", r"nie\b", r"nif\b", r"documento(?: nacional)?\b", _AS_KEY % "doc",
+               r"d\.n\.i\.?", r"n\.i\.e\.?"),
+              ("dni", "nie", "nif", "documento", "doc", "d.n.i", "n.i.e"),
               r"\d{8}-?[A-Za-z]|\d{2}\.\d{3}\.\d{3}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z]",
               ids.dni_ok),
     # A person's tax id in FedEx's Ship API ({"number": "...", "tinType":
@@ -1375,7 +1398,7 @@ _NATIONAL_IDS = (
     # China's resident id: 18 characters with a birth date and a check character, but an
     # 18-digit run is also a chat platform's message id: after its name only.
     _named_id(("\u8eab\u4efd\u8bc1", "\u8eab\u4efd\u8b49", "\u516c\u6c11\u8eab\u4efd",
-               r"resident[ _]id", r"id[ _-]?card", r"shenfenzheng"),
+               r"resident[ _]id", r"id[ _-]?card", r"shenfenzheng", r"id[ _-]?num\b"),
               ("\u8eab\u4efd", "\u516c\u6c11", "resident", "id", "shenfenzheng"),
               r"\d{17}[\dXx]", ids.cn_resident_id_ok),
     # France's NIR, Belgium's national number, Chile's RUT, Sweden's personnummer.
@@ -1383,8 +1406,11 @@ _NATIONAL_IDS = (
     # (and France's INS, the NIR as health records carry it: FHIR's identifier system, its OID)
     _named_id((r"s.curit.[ _-]sociale", r"nir\b", r"insee", r"carte vitale", r"assur. ",
                r"(?-i:INS)\b", r"1\.2\.250\.1\.213\.1\.4\.8",
-               r"num.ro de s.cu", r"n.[ \t]*de[ \t]+s.cu\b", _AS_KEY % "doc"),
-              ("s", "nir", "insee", "carte", "assur", "num", "doc", "ins", "1.2.250"),
+               r"num.ro de s.cu", r"n.[ \t]*de[ \t]+s.cu\b", _AS_KEY % "doc",
+               r"n.[ \t]*s.cu\b", r"n.[ \t]*ss\b",
+               r"num[_ .-]?s.cu\b"),
+              ("s", "nir", "insee", "carte", "assur", "num", "doc", "ins", "1.2.250", "n°",
+               "nº", "no", "n.", "n "),
               r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
     # (an eID's and itsme's nationalNumber, eHealth's SSIN)
     _named_id((r"rijksregister", r"registre national", r"num.ro national",
@@ -1435,7 +1461,9 @@ _NATIONAL_IDS = (
     _named_id((r"(?-i:RAMQ)\b", r"assurance[ \t]+maladie"), ("ramq", "assurance"),
               r"[A-Z]{4} ?\d{4} ?\d{4}", _has_digit, checksummed=False),
     _named_id((r"driver'?s?[ _-]?licen[cs]e(?:[ _-]?(?:no|number|num|#))?\.?",
-               r"(?-i:DL)(?:[ _/-]?(?:#|no|number|ID[ \t]+Number))?", _AS_KEY % "dl_?number",
+               # (not inside a word in capitals: a report's "CALLS HANDLED" column)
+               r"(?<![A-Za-z])(?-i:DL)(?:[ _/-]?(?:#|no|number|ID[ \t]+Number))?",
+               _AS_KEY % "dl_?number",
                r"permis[ \t]+de[ \t]+conduire", r"(?<![a-z])licencia",
                r"licen[cs]e[ _-]?(?:number|no)\b"),
               ("driver", "dl", "permis", "licencia", "licen"),
@@ -1745,7 +1773,9 @@ _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjet
              # Indonesian's my and your, and its wallets ("PIN DANA saya 726045")
              r"saya|anda|kamu|dana|ovo|gopay|shopeepay|"
              # (a French notice's "Digicode communiqué : 7904")
-             r"communiqu[ée]|hinten|auf|der|r[üu]ckseite))"
+             r"communiqu[ée]|hinten|auf|der|r[üu]ckseite|"
+             # (French's "it is", said on the phone: "le cryptogramme c'est 596")
+             r"c['’]est))"
              r"{0,6}")
 # Codes that open something, said as a PIN is ("the alarm code is 7345", "telephone banking
 # passcode 109258"): the same digits after them.
@@ -1753,7 +1783,9 @@ _OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lo
                        "key safe", "key-safe", "key_safe", "keysafe", "building", "passcode",
                        "pass code", "pass-code", "pass_code", "digicode", "c\u00f3digo",
                        "codigo", "kod ", "t\u00fcrcode", "haust\u00fcrcode", "torcode",
-                       "\u6697\u8a3c\u756a\u53f7", "\u30aa\u30fc\u30c8\u30ed\u30c3\u30af")
+                       "\u6697\u8a3c\u756a\u53f7", "\u30aa\u30fc\u30c8\u30ed\u30c3\u30af",
+                       "codice", "hoftor", "garagentor", "tor ", "portail", "code du",
+                       "code portail", "garaje")
 # (and as a courier's or a concierge's message says it in French, Spanish, Polish, German
 # and Japanese: "Digicode communiqué : 7904", "Código del portal 0336", "kod odbioru paczki
 # 2921", "Haustürcode", "オートロック暗証番号は1029です")
@@ -1762,6 +1794,11 @@ _OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe
                   r"|c[óo]digo[ \t]+de(?:l|[ \t]+la)?[ \t]+(?:portal|puerta|port[óo]n)"
                   r"|kod[ \t]+(?:do[ \t]+(?:drzwi|domofonu|bramy)|odbioru(?:[ \t]+paczki)?)"
                   r"|(?:haus)?t[üu]rcode|torcode"
+                  # (a gate's code in Italian, a yard gate's in German, a French portail's, a
+                  # Spanish garage's: "Codice cancello 51419", "Hoftor Code 32818")
+                  r"|codice[ \t]+(?:del[ \t]+)?(?:cancello|portone|citofono)"
+                  r"|(?:hof|garagen)?tor[ \t]+code|portail[ \t]+code|code[ \t]+(?:du[ \t]+)?portail"
+                  r"|garaje[ \t]+con[ \t]+c[óo]digo"
                   "|(?:\u30aa\u30fc\u30c8\u30ed\u30c3\u30af)?\u6697\u8a3c\u756a\u53f7")
 # (a joiner between the name and the code, or one and a digit after it: the whole text again)
 _joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|code|verification|value"
@@ -1801,7 +1838,8 @@ _CARD_CODES = (
        # (Japanese's "は" says "is": "暗証番号は1029です")
        r"[\]\\\"')]{0,3}[ \t]*(?:[:=\uff1a]|is\b|\u306f)?[ \t]*(?:is[ \t]*:[ \t]*)?"
        r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?#?(\d{4,8})(?![\d.,:/-]?\d)",
-       prefilter=r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey)[^\r\n]{0,48}\d{4}",
+       prefilter=(r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey|codice|portail"
+                  r"|garaje)[^\r\n]{0,48}\d{4}"),
        group=1,
        digits=True,
        start=_at_words(("pin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d", "passkey",
@@ -1934,7 +1972,9 @@ _NAMED_CODE = (
 # A recovery or backup code, told one at a time ("my recovery code is 7QJX-P2LM-9H4D",
 # "Backup code used: 92618374"); a list of them after "Backup codes:" is the detector below.
 _ONE_RECOVERY_CODE = (r"(?=[a-z0-9-]*\d)[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){1,7}|\d{8}"
-                      r"|\d{4}[ -]\d{4}")
+                      r"|\d{4}[ -]\d{4}"
+                      # (letters and digits in one run: "supplied backup code 60703ryncg")
+                      r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{8,12}")
 _AND = r"(?:and|or|und|oder|et|ou|y|o|e|en|i|och|og)"
 _RECOVERY_CODE = (
     r"(?ai)(?<![a-z])(?:recovery|backup|wiederherstellungs|(?:codice|c[óo]digo)[ \t]+de?[ \t]*"
@@ -2085,7 +2125,8 @@ _NET_SECRET_WORDS = (
     r"|username[ \t]+\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+(?:secret|password)"
     # (a bare "key" only with its type: "key 7 X"; "key ASN1 method" is prose)
     r"|(?:tacacs|radius)-server[^\n]*?[ \t]key|key-string|key(?=[ \t]+\d[ \t])"
-    r"|(?:encrypted-|simple-|plaintext-|remote_)?password|secret|psksecret|auth_pass|requirepass"
+    r"|(?:encrypted-|simple-|plain-?text-|remote_)?password|secret|psksecret|auth_pass"
+    r"|requirepass"
     r"|masterauth|(?:snmp-server[ \t]+)?community|(?:ro|rw)community6?"
     r"|authCommunity[ \t]+[a-z,]+|crypto[ \t]+isakmp[ \t]+key"
     r"|(?:ikev[12][ \t]+)?(?:(?:local|remote)-authentication[ \t]+)?pre-shared-key"
@@ -2141,9 +2182,13 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
 # English is the other detectors' ("password: X", "the password is X").
 _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtwoord|has[łl]o|"
                    "[Пп]ароль|パスワード|密码|密碼|비밀번호|비번|पासवर्ड|كلمة[ _]المرور|[ŞşSs]ifre|"
+                   # (a chat's "and pass is X"; a login told as "... is user / X")
                    r"l[öÖ]senord|passord|salasana|heslo|login\b[^\n/]{0,30}? /|"
+                   r"palavra[ -]passe|"
+                   r"login\b[^\n/]{0,48}?[ \t]is[ \t]+[^\s/]+[ \t]+/|"
+                   r"(?<![a-z])pass(?=[ \t]+(?:is|was)[ \t])|"
                    # Italian says the English word, then "è" ("la password temporanea è X")
-                   r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:è|é|e')|"
+                   r"password(?:[ \t]+[a-z]+){0,6}[ \t]+(?:è|é|e')|"
                    # ... or says what it is now ("ho reimpostato la password ...: ora è X")
                    r"password\b[^\n.!?]{0,40}?[ \t](?:ora|adesso)[ \t]+(?:è|e')|"
                    # Indonesian and Malay: "kata sandi", or the English word ("Password baru
@@ -2165,6 +2210,7 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
                    # a secret key in Arabic and Persian
                    "المفتاح السري|مفتاح سري|کلید مخفی")
 _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de passe", "ontrase",
+                     "pass is", "pass was", "Pass is", "PASS IS", "alavra",
                      "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
                      "비번", "पासवर्ड", "كلمة المرور", "كلمة_المرور", "ifre", "ösenord", "assord",
@@ -2194,10 +2240,13 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (the Balkans' "Mobitel")
                 r"mobile?(?:[ _-]?no)?|mobitel|handy|"
                 r"celular|cellulare|m[óo]vil|portable|"
+                # (German's number to call and call back: "Rückrufnummer 040 318688")
+                r"r[üu]ckrufnummer|rufnummer|"
                 # (Brazil's NF-e names it <fone>)
                 r"fone|"
                 r"whatsapp|sms|cell(?:[ _-]?phone)?|msisdn|"
-                r"(?:my|new|cell|mobile|phone|alternate|alternative)"
+                # (and in Hinglish: "mera number 08014521698 hai", "is number pe call ...")
+                r"(?:my|new|cell|mobile|phone|alternate|alternative|mera|mere|meri|apna|is)"
                 r"[ \t]+number|"
                 # "number is 02-365-5762", not an order's or a ticket's number
                 + _NOT_A_RECORDS_NUMBER + r"number[ \t]+is|"
@@ -2324,6 +2373,7 @@ _OTP_PREFILTER = (r"(?i)(?:code|codic|otp|c[ao]digo|kod|k[a]d|x[a]c|aa|rulama|ta
                   r"codul|koodi|jelsz|einmal)[^\r\n]{0,56}\d{3} ?\d{3}")
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
+                    "pass", "palavra",
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "비번", "पासवर्ड",
                     "كلمة المرور", "كلمة_المرور", "ifre", "senord", "assord", "alasana", "eslo",
                     "ogin",
@@ -2349,12 +2399,15 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "h
                  "hp", "hubungi", "contatt", "alternat", "cel", "tlf",
                  "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23", "mobit",
                  "\u0570\u0565\u057c", "sdt", "s\u0111t", "called", "calling",
-                 "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0")
+                 "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0",
+                 "mera ", "mere ", "meri ", "apna ", "is number", "rufnummer", "rückruf",
+                 "ruckruf")
 # Where a match of _PHONE_WORDS starts: each Latin word's first three characters ("í", "ó"
 # and "é" read as "a").
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
-                       r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t",
+                       r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
+                       r"|mer|apn|is[ \t]|ruf|r[ua]c",
                        3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
@@ -2415,19 +2468,21 @@ def _money_word_anchors(text: str) -> list[int]:
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
 _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
+                       r"pass[ \t]+(?:is|was)[ \t]|palavra.passe|"
                        r"ifre|senord|passord|salasana|heslo|login|aa|laluan|jelsz|nenosiri|"
                        r"parole|slapta|ifr|geslo|lozink|parool|"
                        r"parola|m[a]t[ _]kh|"
-                       r"password(?:[ \t]+[a-z]+){0,2}[ \t]+(?:a|e')[ \t]|kata sandi|"
+                       r"password(?:[ \t]+[a-z]+){0,6}[ \t]+(?:a|e')[ \t]|kata sandi|"
                        r"password[^\r\n]{0,40}[ \t](?:ora|adesso)[ \t]+(?:a|e')|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
 _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|kontakt|"
                     r"numerem|tlm|(?:^|[^a-z]|\\[nrt])t[ea]l"
                     r"|mobil|mobitel|handy|celular|fone|"
-                    r"cellulare|m[ao]vil|portable|"
+                    r"cellulare|m[ao]vil|portable|r.ckrufnummer|rufnummer|"
                     r"whatsapp|sms|"
-                    r"(?:my|new|cell|alternat\w*) number|number[ \t]+is|cell[ .:]|msisdn|nomor|"
+                    r"(?:my|new|cell|alternat\w*|mera|mere|meri|apna|is) number|number[ \t]+is"
+                    r"|cell[ .:]|msisdn|nomor|"
                     r"n[au]mero|"
                     r"simu|natel|"
                     r"llam(?:ar|e|ame|ada)|chiam|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me|"
@@ -2449,6 +2504,233 @@ def _with_private_twin(public: Detector, private_ok: Callable[[str], bool]
     validator, so an address is one kind or the other."""
     return public, replace(public, kind=f"{public.kind}_private", validator=private_ok)
 
+
+# Formats of systems whose own fields carry a credential or a person's number: Windows
+# administration (the registry's autologon, unattend.xml, LAPS, PowerShell's logs), learning
+# platforms, game servers, contact centres and telephony, and leases and deeds.
+_SYSTEM_FIELDS = (
+    # A learning platform's enrolment key, which lets whoever holds it into the course
+    # ("a chave de inscrição da disciplina no Moodle é X", "ders kayıt anahtarı: X").
+    _d("secret_assignment",
+       r"(?i)(?:enrol(?:l)?ment[ \t]+key|chave[ \t]+de[ \t]+inscri..o|clave[ \t]+de[ \t]+"
+       r"matriculaci.n|kay.t[ \t]+anahtar.|einschreibe-?schl.ssel|cl[ée][ \t]+d'inscription)"
+       r"[^\n.]{0,40}?(?:[:=]|[ \t](?:é|es|est|ist|is|lautet)(?![\w]))[ \t]*[\"'“]?"
+       r"([^\s\"'”,;]{5,40})", v.secret_value_ok,
+       prefilter=r"(?i)enrol|inscri|matricula|kay.t[ \t]+anahtar|einschreibe", group=1,
+       gate=r"(?i:enrol|inscri|matricula|kay.t|einschreibe)"),
+    # ldap.conf's and slapd.conf's bind and root passwords, a line each ("BINDPW X"), not a
+    # hash ({SSHA}...).
+    _d("secret_assignment",
+       r"(?im)^[ \t]*(?:bind_?pw|rootpw)[ \t]+(?!\{)(\S{4,128})[ \t]*(?:\r?$)",
+       v.secret_value_ok, prefilter=r"(?i)(?:bind_?pw|rootpw)[ \t]+[^ \t\r\n]", group=1,
+       gate=r"(?i:bind_?pw|rootpw)"),
+    # An event or a field named for a password, then its value ("event=exam_password_entered
+    # value=\"X\"").
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:event|field|name|param)=[\w.-]*pass(?:word|wd|code|phrase)[\w.-]*"
+       + _NOT_THE_SECRET + r"[ \t,;]+value=\\?[\"']?([^\"'\s]{4,128})", v.secret_value_ok,
+       prefilter=r"(?i)=[a-z0-9_.-]*pass[a-z0-9_.-]*[ \t,;]+value=", group=1,
+       gate=r"(?i:value=)"),
+    # An XML element its attribute names for a secret (an LTI tool's
+    # <lticm:property name="shared_secret">X</lticm:property>, Java's
+    # <entry key="db.password">X</entry>).
+    _d("secret_assignment",
+       r"(?i)<[\w:.-]+[ \t]+(?:name|key|id)=\\?[\"'][\w:.-]*(?:secret|passw(?:or)?d|pwd|token"
+       r"|api[_-]?key|private[_-]?key|shared[_-]?key)[\w.-]*" + _NOT_THE_SECRET
+       # (not a Windows event's message reference: <Data Name="ElevatedToken">%%1842</Data>)
+       + r"\\?[\"'][ \t]*>(?!%%)([^<\s]{4,256})</", v.secret_value_ok,
+       prefilter=(r"(?i)(?:name|key|id)=\\?[\"'][^\"'\r\n]*(?:secret|passw|pwd|token|api[_-]?key"
+                  r"|private[_-]?key|shared[_-]?key)"), group=1,
+       gate=r"(?i:secret|passw|pwd|token|api.?key|shared.?key)"),
+    # A Teams incoming webhook's URL: whoever holds it posts to the channel.
+    _d("secret_assignment",
+       r"(?i)/IncomingWebhook/([0-9a-f]{32}/[0-9a-f-]{36}(?:/[A-Za-z0-9_-]{20,})?)",
+       prefilter=r"(?i)/IncomingWebhook/[0-9a-f]{32}", group=1,
+       gate=r"(?i:IncomingWebhook)"),
+    # Windows' autologon password in the registry: as reg query prints it ("DefaultPassword
+    # REG_SZ X") and as reg add sets it ("/v DefaultPassword /t REG_SZ /d X").
+    _d("secret_assignment",
+       r"(?im)^[ \t]*\w*Password[ \t]+REG_SZ[ \t]+([^\r\n]*[^\s])", v.secret_value_ok,
+       prefilter=r"(?i)Password[ \t]+REG_SZ[ \t]+[^ \t\r\n]", group=1, gate="REG_SZ"),
+    _d("secret_assignment",
+       r"(?i)/v[ \t]+\"?\w*pass(?:word|wd)?\"?[ \t]+(?:/t[ \t]+REG_SZ[ \t]+)?/d[ \t]+\"?"
+       r"([^\"\s]{1,128})", v.secret_value_ok,
+       prefilter=r"(?i)/v[ \t]+\"?[a-z0-9_]*pass[^\r\n]*/d[ \t]", group=1,
+       gate=r"(?i:/d[ \t])"),
+    # LAPS's password as Get-ADComputer's table prints it, under its column's header.
+    _d("secret_assignment",
+       r"(?i)ms-Mcs-AdmPwd[ \t]*\r?\n[- \t]+\r?\n\S+[ \t]+(\S{8,64})",
+       prefilter=r"(?i)ms-Mcs-AdmPwd[ \t]*\r?\n[- \t]+\r?\n", group=1, gate=r"(?i:AdmPwd)"),
+    # unattend.xml's passwords (<AdministratorPassword><Value>X</Value>, AutoLogon's
+    # <Password>): plain or base64 of UTF-16 (PlainText false), which anyone decodes.
+    _d("secret_assignment",
+       r"(?i)<\w*Password>\s*<Value>([^<\s][^<]{0,255})</Value>", v.secret_value_ok,
+       prefilter=r"(?i)Password>\s*<Value>[^<]", group=1, gate=r"(?i:<Value>)"),
+    # PowerShell's module log of ConvertTo-SecureString's -String (event 4103).
+    _d("secret_assignment",
+       r"ParameterBinding\(ConvertTo-SecureString\): name=\"String\"; value=\"([^\"\r\n]{1,256})\"",
+       prefilter=r"ParameterBinding\(ConvertTo-SecureString\): name=\"String\"; value=\"",
+       group=1, gate="ParameterBinding"),
+    # A PowerShell script's key or token parameter ("-ApiKey ff8cc26b...").
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])-(?:ApiKey|AccessToken|ClientSecret|Secret|Token|Pat)[ \t]+[\"']?"
+       r"(?![-$(@])([^\s\"';)]{8,256})", v.secret_value_ok,
+       prefilter=r"(?i)-(?:apikey|accesstoken|clientsecret|secret|token|pat)[ \t]+[^ \t\r\n-]",
+       group=1, gate=r"(?i:-(?:apikey|accesstoken|clientsecret|secret|token|pat)[ \t])"),
+    # net use's password after /user: ("net use \\srv\share /user:DOM\svc X").
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])net(?:\.exe)?\"?[ \t]+use[ \t]+\S+[ \t]+/user:\S+[ \t]+"
+       r"(?![/*])([^\s\]\"]{4,128})", v.secret_value_ok,
+       prefilter=r"(?i)net(?:\.exe)?\"?[ \t]+use[ \t][^\r\n]*/user:", group=1,
+       gate=r"(?i:/user:)"),
+    # R's assignment of a quoted value to a key's name (token <- "..."), as REDCapR's
+    # scripts hold an API token.
+    _d("secret_assignment",
+       _SECRET_KEY + r"[ \t]*<-[ \t]*([\"'])([^\"'\n]{6,256})\1", v.secret_value_ok,
+       prefilter=_SECRET_KEY_PREFILTER + r"[ \t]*<-[ \t]*[\"']", group=2, needles=("<-",),
+       start=_at_literal(_SECRET_STARTS, fold=True), starts=_SECRET_KEY_STARTS),
+    # A password told in German after its words and what it opens ("Das Installateur-
+    # Passwort für den Wechselrichter 7E56E15B lautet X"): the value after "lautet" (the
+    # told reading stops at the first token, the device's serial).
+    _d("secret_assignment",
+       r"(?i)passw(?:or)?t[\w-]*[^\n.!?]{0,80}?(?<![a-z])lautet[ \t:]+[„\"']?([^\s„“”\"']{6,64})",
+       v.told_passphrase, prefilter=r"(?i)passw[^\r\n]{0,90}lautet[ \t:]", group=1,
+       gate=r"(?i:lautet)"),
+    # An AWS secret access key told in prose ("the rotated secret for the ... IAM user is X").
+    _d("secret_assignment",
+       r"(?i)\bsecret\b[^\n.]{0,60}?\b(?:is|was|:)[ \t]+([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+       v.aws_secret_like, prefilter=r"(?i)secret[^\r\n]{0,64}[ \t][A-Za-z0-9/+]{40}", group=1,
+       gate=r"(?i:secret)"),
+    # A live stream's key told in a chat ("la clé de diffusion c'est hzbt-nkfg-sj60-...").
+    _d("secret_assignment",
+       r"(?i)(?:stream[ \t_-]?key|cl[ée][ \t]+de[ \t]+(?:diffusion|stream)|clave[ \t]+de[ \t]+"
+       r"(?:transmisi[óo]n|retransmisi[óo]n|stream)|stream-?schl[üu]ssel|chave[ \t]+de[ \t]+"
+       r"(?:transmiss[ãa]o|stream))[^\n]{0,30}?(?:[:=]|[ \t](?:is|c['’]est|est|es|ist|é))"
+       # (not a masked one: "live_574002767_••••••", a dashboard's)
+       r"[ \t]*[\"']?([A-Za-z0-9_-]{12,128}+)(?![•●*])", v.letters_and_digits,
+       prefilter=(r"(?i)(?:stream[ \t_-]?key|cl.[ \t]+de[ \t]+(?:diffusion|stream)|clave[ \t]+de"
+                  r"|stream-?schl|chave[ \t]+de)"), group=1,
+       gate=r"(?i:stream|diffusion|clave|chave)"),
+    # Wowza Streaming Engine's publish.password: a user and a password a line, under its
+    # header comment.
+    _d("secret_assignment",
+       r"(?i)#[ \t]*username[ \t]+password[ \t]*\r?\n((?:[^\s#][^\s]*[ \t]+[^\s]+[ \t]*"
+       r"(?:\r?\n|$))+)",
+       prefilter=r"(?i)#[ \t]*username[ \t]+password[ \t]*\r?\n[^ \t\r\n#]", group=1,
+       gate=r"(?i:username[ \t]+password)"),
+    # A gift card's claim code (XXXX-XXXXXX-XXXX): whoever holds it spends the card.
+    _d("secret_assignment",
+       r"(?i)(?:claim|gift[ \t]?card|redemption|redeem)[ \t]+code[ \t]*[:#]?[ \t]*"
+       r"([A-Z0-9]{4}-[A-Z0-9]{6}-[A-Z0-9]{4,5})(?![\w-])", v.product_key_ok,
+       prefilter=(r"(?i)(?:claim|gift[ \t]?card|redemption|redeem)[ \t]+code[^\r\n]{0,4}"
+                  r"[A-Z0-9]{4}-"), group=1, gate=r"(?i:code)"),
+    # Chocolatey's source password, mcrcon's RCON password.
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])choco(?:latey)?(?:\.exe)?[ \t][^\n|;&]*?[ \t](?:-p|--password)(?:=|[ \t]+)"
+       r"(\"[^\"\n]+\"|'[^'\n]+'|[^\s\"']+)", v.secret_value_ok,
+       prefilter=r"(?i)choco[^\r\n]*[ \t](?:-p|--password)[= \t]", group=1,
+       gate=r"(?i:choco)"),
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])mcrcon\b[^\n|;&]*?[ \t](?-i:-p)[ \t]+('[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+)",
+       v.secret_value_ok, prefilter=r"(?i)mcrcon[^\r\n]*[ \t]-p[ \t]", group=1,
+       gate=r"(?i:mcrcon)"),
+    # A password named for whom it is ("quit pw for invigilators: X"), password-shaped.
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:pw|pwd|password|passwort)[ \t]+(?:for|f[üu]r)[ \t]+[^:\n]{1,40}?:"
+       r"[ \t]*([^\s<>\"']{6,64})", v.told_passphrase,
+       prefilter=r"(?i)(?:pw|pwd|password|passwort)[ \t]+f(?:or|ur|.r)[ \t][^:\r\n]{1,40}:",
+       group=1, gate=r"(?i:\b(?:pw|pwd|password|passwort)[ \t]+f)"),
+    # 7-Zip's password switch ("7z a -tzip -pX archive.zip").
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])7z[ar]?(?:\.exe)?\"?[ \t]+[adeux][ \t]+(?:[^\r\n]*?[ \t])?"
+       r"-p([^\s\"]{3,128})",
+       v.secret_value_ok, prefilter=r"(?i)7z[^\r\n]*[ \t]-p[^ \t\r\n]", group=1,
+       needles=("7z", "7Z")),
+    # ASP.NET's and SharePoint's authentication cookies.
+    _d("secret_assignment",
+       r"(?i)(?:\.ASPXAUTH|\.AspNetCore\.(?:Cookies|Session|Identity\.Application)|FedAuth"
+       r"|\.AspNet\.ApplicationCookie)=([^;\s&\"']{16,})",
+       prefilter=r"(?i)(?:aspxauth|aspnetcore\.|fedauth|aspnet\.applicationcookie)=",
+       group=1, gate=r"(?i:aspxauth|aspnet|fedauth)"),
+    # A Source game server's login token (server.cfg's sv_setsteamaccount).
+    _d("secret_assignment", r"(?i)sv_setsteamaccount[ \t]+\"?([0-9A-F]{32})(?![0-9A-Za-z])",
+       prefilter=r"(?i)sv_setsteamaccount[ \t]+\"?[0-9a-f]{32}", group=1,
+       gate=r"(?i:setsteamaccount)"),
+    # A Minecraft server's log of AuthMe's commands: the player's passwords.
+    _d("secret_assignment",
+       r"(?i)issued server command: /(?:register|reg|login|log|l|changepassword|changepass"
+       r"|cp|unregister)[ \t]+([^\r\n]{3,128})",
+       prefilter=r"(?i)issued server command: /(?:reg|log|l[ \t]|c|unreg)", group=1,
+       gate="issued server command"),
+    # Unity's licence serial (UNITY_SERIAL=E3-XXXX-XXXX-XXXX-XXXX-XXXX).
+    _d("secret_assignment",
+       r"(?i)unity[_-]?serial\\?[\"']?[ \t]*[=:][ \t]*\\?[\"']?"
+       r"([A-Z0-9]{2}-(?:[A-Z0-9]{4}-){4}[A-Z0-9]{4})(?![\w-])",
+       prefilter=r"(?i)unity[_-]?serial", group=1, gate=r"(?i:serial)"),
+    # A Steam Guard code, on its own line after the e-mail's sentence.
+    _d("secret_assignment",
+       r"Steam Guard code[^\n]{0,80}:[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*([A-Z0-9]{5})(?![A-Za-z0-9])",
+       prefilter=r"Steam Guard code", group=1, gate="Steam Guard"),
+    # A Discord bot's token: the bot's id in base64, a timestamp, an HMAC.
+    _d("api_key",
+       r"(?<![\w-])([MNO][A-Za-z\d_-]{23,25}\.[\w-]{6}\.[\w-]{27,38})(?![\w-])",
+       v.discord_token_ok,
+       prefilter=r"[MNO][A-Za-z0-9_-]{23}[A-Za-z0-9_-]{0,2}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",
+       group=1, gate=r"[MNO][\w-]{23,25}\.[\w-]{6}\."),
+    # A key safe's or a lockbox's code, in a listing's showing notes ("key safe by the bins,
+    # code 7868", "Schlüsseltresor rechts neben der Tür, Code 9882", "combo box ..., combo 8227").
+    _d("secret_assignment",
+       r"(?i)(?:key[ \t]?safe|lock[ \t]?box|combo(?:[ \t]+box)?|schl.ssel(?:tresor|kasten|safe)"
+       r"|supra|key[ \t]?box)[^\n.;]{0,40}?(?:code|combo|pin)[ \t]*(?::|is|=)?[ \t]*#?"
+       r"(\d{3,8})(?![\d.,/-]?\d)",
+       prefilter=(r"(?i)(?:key[ \t]?safe|lock[ \t]?box|combo|schl.ssel|supra|key[ \t]?box)"
+                  r"[^\r\n]{0,48}\d{3}"), group=1, digits=True,
+       gate=r"(?i:safe|box|combo|schl|supra)"),
+    # Poland's account number written whole after its name ("rachunek bankowy nr 2624...").
+    _d("iban",
+       r"(?i)(?:rachun\w*|kont[oa]|nrb)[^\n\d]{0,40}?(?<![\w.,/-])(\d{26})(?![\w-])", v.nrb_ok,
+       prefilter=r"(?i)(?:rachun|kont[oa]|nrb)[^\r\n]{0,48}\d{26}", group=1, digits=True,
+       gate=r"(?i:rachun|kont[oa]|nrb)", joined=_nothing_joined,
+       joined_prefilter=r"(?i)(?:rachun|kont[oa]|nrb)[^\r\n]{0,48}\d{26}"),
+    # MISMO's loan files: a borrower's tax id (an SSN for a person).
+    _d("us_ssn", r"<TaxpayerIdentifierValue>(\d{3}-?\d{2}-?\d{4})</", v.ssn_ok,
+       prefilter=r"<TaxpayerIdentifierValue>\d", group=1, gate="TaxpayerIdentifierValue",
+       joined=_nothing_joined, joined_prefilter=r"<TaxpayerIdentifierValue>\d"),
+    # Contact centres: a PIN the caller keyed (an IVR's "step=pin_entry dtmf=8184", Twilio
+    # Studio's gather widget, Asterisk's Read() of a PIN); an SSN a voice bot captured
+    # (VoiceXML's filled field, Amazon Lex's slot).
+    *_each("secret_assignment",
+           (r"(?i)pin[\w-]*[ \t]+dtmf=(\d{4,8})(?!\d)",
+            r"(?i)\\?\"[\w-]*pin[\w-]*\\?\"\s*:\s*\{\s*\\?\"Digits\\?\"\s*:\s*\\?\"(\d{4,8})\\?\"",
+            r"(?i)Read\([^)\n]*PIN[^)\n]*\)[^\n]*\r?\n[^\n]*User entered '(\d{3,12})'"),
+           prefilter=r"(?i)dtmf=\d|\"Digits\\?\"|User entered '\d", digits=True,
+           gate=r"(?i:dtmf=|Digits|User entered)"),
+    *_each("us_ssn",
+           (r"(?i)field '(?:ssn|social\w*)' filled: value=\"(\d{3}-?\d{2}-?\d{4})\"",
+            r"(?i)\\?\"(?:ssn|social\w*)\\?\"\s*:\s*\{\s*\\?\"value\\?\"\s*:\s*\{[^{}]{0,200}?"
+            r"\\?\"interpretedValue\\?\"\s*:\s*\\?\"(\d{3}-?\d{2}-?\d{4})\\?\""),
+           validator=v.ssn_ok, prefilter=r"(?i)(?:ssn|social)[^\r\n]*(?:filled|interpretedValue)",
+           digits=True, gate=r"(?i:filled|interpretedValue)", joined=_nothing_joined,
+           joined_prefilter=r"(?i)(?:ssn|social)[^\r\n]*(?:filled|interpretedValue)"),
+    # Telephony's records of a caller: a SIP URI's user part that is a number (10 to 15
+    # digits; an extension is shorter), FreeSWITCH's channel name, Asterisk's CallerIDNum,
+    # Cisco Finesse's fromAddress.
+    *_each("phone",
+           (r"(?i)(?:(?<![\w.])sips?:|sofia/[\w-]+/)(\+?\d{10,15})@",
+            r"(?im)^(?:CallerIDNum|ConnectedLineNum)[ \t]*:[ \t]*(\+?\d{7,15})[ \t]*\r?$",
+            r"<fromAddress>(\+?\d{10,15})</fromAddress>",
+            # (a caller id as Asterisk writes it, "\"GONZALEZ\" <3034540042>"; Homer's
+            # from_user and to_user)
+            r"\\?\"[^\"<>\n]{1,40}\\?\" <(\+?\d{10,15})>",
+            r"(?i)\\?\"(?:from|to|caller|callee|ruri)_user\\?\"\s*:\s*\\?\"(\+?\d{10,15})\\?\""),
+           validator=v.e164ish,
+           prefilter=(r"(?i)(?:sip:|sips:|sofia/|LineNum|IDNum|fromAddress|\" <[+0-9]"
+                      r"|_user\\?\"\s*:)"),
+           digits=True, gate=r"(?i:sips?:|sofia/|LineNum|IDNum|fromAddress|\" <|_user)",
+           joined=_nothing_joined,
+           joined_prefilter=(r"(?i)(?:sip:|sips:|sofia/|LineNum|IDNum|fromAddress|\" <[+0-9]"
+                             r"|_user\\?\"\s*:)")),
+)
 
 DETECTORS: tuple[Detector, ...] = (
     # PEM/OpenSSH/PGP/SSH2 private key blocks (a dump cut short still counts), PuTTY key files.
@@ -3583,13 +3865,16 @@ DETECTORS: tuple[Detector, ...] = (
        # (Tencent COS's q-signature too)
        # (the vendors' own parameters also outside a query: "X-Goog-Signature=..." pasted alone)
        r"(?i)(?:[?&;]|(?<![\w-])(?=x-(?:amz|goog)-s))"
-       r"(?:x-amz-signature|x-goog-signature|x-amz-security-token|q-signature|signature)"
+       # (and OAuth 1.0's, an LTI launch's oauth_signature)
+       r"(?:x-amz-signature|x-goog-signature|x-amz-security-token|q-signature|signature"
+       r"|oauth_signature)"
        r"=([^&\s\"'#<>]{16,})",
-       prefilter=(r"(?i)[?&;](?:x-(?:amz|goog)-|q-)?s(?:ignature|ecurity-token)="
+       prefilter=(r"(?i)[?&;](?:x-(?:amz|goog)-|q-|oauth_)?s(?:ignature|ecurity-token)="
                   r"|x-(?:amz|goog)-s(?:ignature|ecurity-token)="), group=1,
        needles=("Signature=", "signature=", "-Security-Token=", "-security-token=",
                 "SIGNATURE="),
-       start=_at_literal(("x-amz-s", "x-goog-s", "q-signature=", "signature="), 1, fold=True)),
+       start=_at_literal(("x-amz-s", "x-goog-s", "q-signature=", "signature=",
+                          "oauth_signature="), 1, fold=True)),
     # Akamai's token authentication (?hdnts=st=...~exp=...~acl=...~hmac=<hex>): the token is
     # the access until it expires, its HMAC the part nobody could forge.
     _d("secret_assignment", r"(?i)[~?&;]hmac=([0-9a-f]{32,})(?![0-9a-z])",
@@ -3694,6 +3979,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?<![A-Za-z0-9/+=])(?<![^\W_])(?<!sha512-)(?<!sha512:)(?<!sha512=)"
        # (nor an embedding of 16 floats, as the OpenAI API's base64 encoding returns it)
        r"(?<!\"embedding\": \")(?<!\"embedding\":\")"
+       # (nor a German till receipt's TSE signature: printed for anyone to check)
+       r"(?<!TSE-Signatur: )"
        r"([A-Za-z0-9/+]{86}==)(?![A-Za-z0-9/+=])(?![^\W_])", v.aws_secret_like,
        prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9/+]{86}==(?:[^A-Za-z0-9/+=]|$)", group=1,
        needles=("==",), start=_at_literal(("==",), 86)),
@@ -3967,10 +4254,16 @@ DETECTORS: tuple[Detector, ...] = (
        v.secret_value_ok, prefilter=r"(?i)(?:security[ \t]+question|question[ \t]+de[ \t]+s)",
        group=1, needles=("uestion", "UESTION")),
     _d("secret_assignment",
-       r"(?i)(?:access[ \t]+code|security[ \t]+code|code[ \t]+de[ \t]+s[ée]curit[ée])[^\n.]{0,40}?"
-       r"(?:is|est)[ \t]*:?[ \t]*([A-Z0-9]{6,10})(?![\w-])", v.letters_and_digits,
-       prefilter=r"(?i)(?:access[ \t]+code|security[ \t]+code|code[ \t]+de[ \t]+s)", group=1,
-       needles=("code", "Code", "CODE")),
+       # (an e-signature envelope's "enter the access code 3VAJM8", a survey's Dutch
+       # "toegangscode", a guest network's "Código de acceso: 8YS4-DG4X")
+       r"(?i)(?:access[ \t]+code|security[ \t]+code|code[ \t]+de[ \t]+s[ée]curit[ée]"
+       r"|toegangscode|zugangscode|c[óo]digo[ \t]+de[ \t]+ac?ces?so|code[ \t]+d'acc[èe]s"
+       r"|codice[ \t]+di[ \t]+accesso)[^\n.]{0,40}?"
+       r"(?:(?:is|est|ist|es|é)[ \t]*:?|:)?[ \t]*([A-Z0-9]{6,10}|[A-Z0-9]{3,5}-[A-Z0-9]{3,5})"
+       r"(?![\w-])", v.letters_and_digits,
+       prefilter=(r"(?i)(?:access[ \t]+code|security[ \t]+code|code[ \t]+de[ \t]+s|toegangscode"
+                  r"|zugangscode|digo[ \t]+de[ \t]+ac|code[ \t]+d.acc|codice[ \t]+di[ \t]+acc)"),
+       group=1, needles=("code", "Code", "CODE", "digo", "DIGO")),
     # A mobile number's porting code (the UK's PAC and STAC: three letters and six digits, or
     # six digits and three letters) and a right-to-rent or immigration share code.
     _d("secret_assignment",
@@ -4131,7 +4424,7 @@ DETECTORS: tuple[Detector, ...] = (
     # mixed case or a symbol, within the clause.
     _d("secret_assignment",
        # (a full stop inside a word is no clause's end: "la contraseña de la e.firma es X")
-       rf"(?ai)(?:{_PASSWORD_WORDS})(?:[^\n.!?。！？]|\.(?=[a-z])){{0,64}}?"
+       rf"(?ai)(?:{_PASSWORD_WORDS})(?:[^\n.!?。！？]|\.(?=[a-z])){{0,80}}?"
        r"[ \t\u3000:：=«»„“”\"'「」『』—–/是はが为為는은]"  # a separator, or CJK's "is"
        # (not what is named beside it, "Passwort oder 2FA-Codes", "password or PIN")
        # (not Swahili's "ni" nor Romanian's "e", which say "is")
@@ -4291,7 +4584,9 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?i)(?:cmdkey|schtasks)[^\r\n]*/(?:pass|rp)", group=1,
        needles=("cmdkey", "schtasks", "CMDKEY", "SCHTASKS")),
     _d("secret_assignment",
-       r"(?i)ConvertTo-SecureString[ \t]+(?:-String[ \t]+)?([\"'])([^\"'\n]+)\1", v.secret_value_ok,
+       # (its switches before the string too: -AsPlainText "X" -Force)
+       r"(?i)ConvertTo-SecureString[ \t]+(?:-(?:String|AsPlainText|Force)[ \t]+)*([\"'])"
+       r"([^\"'\n]+)\1", v.secret_value_ok,
        prefilter=r"(?i)ConvertTo-SecureString[ \t]", group=2,
        needles=("ecureString", "ECURESTRING", "ecurestring")),
     _d("secret_assignment",
@@ -4985,6 +5280,7 @@ DETECTORS: tuple[Detector, ...] = (
     # National ids other than the SSN: after the document's name, or, for the three whose
     # shape is their own, anywhere (national_ids.py: each country's check decides).
     *_NATIONAL_IDS,
+    *_SYSTEM_FIELDS,
     *_TELECOM_IDS,
     *_CARD_CODES,
     *_SECURITY_ANSWERS,

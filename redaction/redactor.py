@@ -242,7 +242,10 @@ def _inside_a_word(text: str, start: int, end: int) -> bool:
 # A form's value with its spaces written "+" and nothing percent-encoded (the percent reading
 # takes those): "Body=Your+login+code+is+487174". Three words at least, the first of letters
 # (a base64 value's "+" joins no words).
-_FORM_VALUE = re.compile(r"(?<==)[A-Za-z][A-Za-z'’-]*(?:\+[^\s&=+%]+){2,}")
+_FORM_VALUE = re.compile(r"(?<==)(?:[A-Za-z][A-Za-z'’-]*(?:\+[^\s&=+%]+){2,}"
+                         # (and groups of digits, or an IBAN's: "telefoon=947+49+40+25",
+                         # "iban=DE53+6004+1490+...")
+                         r"|[A-Z]{2}\d{2}(?:\+[A-Z0-9]{1,4}){3,}|\d{2,4}(?:\+\d{2,4}){2,})")
 
 
 def _form_value_findings(text: str, detectors: tuple[Detector, ...],

@@ -54,7 +54,10 @@ _GATE = re.compile(
     r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code"
     # (South Asia's, the Gulf's, South-East Asia's, the DACH countries' and the Nordics' ids)
     r"|cnic|nic|sss|tin|qid|svnr|vsnr|pnr|kennital|matricule|ahv|abha|npwp|perid|idnr|sv.?nr"
-    r"|id.?number|身分證|ni.?number|ni.?no|sin|nas|chi|ird|dl.?number")
+    r"|id.?number|身分證|ni.?number|ni.?no|sin|nas|chi|ird|dl.?number"
+    # (China's and Belgium's ids as their sheets head them, France's NIR as "num_secu"; a
+    # contact centre's caller number, its ANI)
+    r"|id.?card|rijksregister|secu|ani|caller.?id|aes.?key")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "cell",
@@ -83,7 +86,9 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "ahv", "abha", "npwp", "perid", "idnr", "sv-nr", "sv_nr", "id_number",
                "idnumber", "id number", "id-number", "身分證", "ni_number", "ni number",
                "ni-number", "ni_no", "sin", "nas", "chi", "ird", "dl_number", "dl number",
-               "dl-number", "dlnumber")
+               "dl-number", "dlnumber", "idcard", "id card", "id_card", "id-card", "id.card",
+               "rijksregister", "secu", "ani", "callerid", "caller id", "caller_id",
+               "caller-id", "caller.id", "aes_key", "aes key", "aeskey", "aes-key", "aes.key")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -93,7 +98,9 @@ _PHONE_WORDS = frozenset((
     "fax", "msisdn", "handy", "mobil", "mobiel", "gsm", "whatsapp", "celular", "movil",
     "móvil", "portable", "cep", "hp", "telf", "tlf", "tfn", "puhelin", "telefoon",
     # (an SMS gateway's delivery report: the number it sent to)
-    "recipient"))
+    "recipient",
+    # (a contact centre's report: the caller's number, automatic number identification)
+    "ani", "callerid"))
 _PHONE_STEMS = ("phone", "telefon", "teléfon", "téléphon", "telephon", "telefoon", "mobil",
                 "телефон")
 _PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "휴대폰", "연락처", "тел",
@@ -124,7 +131,9 @@ _ID_WORDS = frozenset((
     "cnic", "nic", "sss", "tin", "qid", "svnr", "vsnr", "pnr", "kennitala", "kt", "matricule",
     "ahv", "avs", "abha", "npwp", "nid", "perid",
     # (Canada's SIN and its French name, Scotland's CHI)
-    "sin", "nas", "chi", "ird"))
+    "sin", "nas", "chi", "ird",
+    # (China's ID card as one word, Belgium's national register's number)
+    "idcard", "rijksregisternr", "rijksregisternummer", "rijksregister"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
@@ -134,7 +143,9 @@ _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number
              # (an id's number under its generic name, DATEV's IdNr and SV-Nr, Kuwait's)
              ("id", "number"), ("id", "nr"), ("sv", "nr"), ("civil", "id"),
              # (a driving licence's number, a voter file's dl_number)
-             ("dl", "number"))
+             ("dl", "number"),
+             # (France's NIR as a form's field names it: num_secu, numero_secu)
+             ("num", "secu"), ("numero", "secu"))
 _ID_SCRIPTS = ("身份证", "身份證", "身分證", "マイナンバー", "個人番号", "주민등록번호", "주민번호",
                "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
@@ -151,7 +162,9 @@ _SECRET_WORDS = frozenset(("secret", "token", "apikey", "api_key",
                            "appkey", "nwkkey", "appskey", "nwkskey"))
 # A key's column named by two words: a LoRaWAN import's app_key, a Zigbee network_key.
 _KEY_PAIRS = (("app", "key"), ("nwk", "key"), ("network", "key"), ("master", "key"),
-              ("private", "key"), ("secret", "key"), ("install", "code"))
+              ("private", "key"), ("secret", "key"), ("install", "code"),
+              # (a wireless M-Bus meter's AES key, an export's column)
+              ("aes", "key"))
 # A PIN's column: an access system's door_pin, a card's pin (a code of 4 to 8 digits).
 _PIN_WORDS = frozenset(("pin", "pins", "pincode", "passcode"))
 # What a tokenization vault stands a token in for: a column of them holds no secret.

@@ -599,7 +599,12 @@ _STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "cha
                     # a format shown by its first letters and digits ("ABCDE-12345-FGHIJ")
                     "abcde-12345", "abcde12345", "12345-abcde",
                     # a tool's mask, alone or after a vendor's prefix ("sk-proj-[REDACTED]")
-                    "[redacted", "[masked", "[filtered", "<redacted")
+                    "[redacted", "[masked", "[filtered", "<redacted",
+                    # what PowerShell prints for a SecureString, and an app setting's
+                    # reference to where the secret is kept (Azure's Key Vault)
+                    "system.security.securestring", "@microsoft.keyvault(",
+                    # (what Windows setup leaves in unattend.xml once it scrubbed it)
+                    "*sensitive*data*deleted*")
 # A vendor's prefix with nothing after it: what is left of "sk_live_<YOUR_KEY_HERE>" before
 # its "<" ("ghp_", "xoxb-", "sk_live_").
 _PREFIX_ONLY = re.compile(r"[A-Za-z]{2,8}(?:[_-][A-Za-z]{2,8})?[_-]")
@@ -623,13 +628,26 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e"
                               re.IGNORECASE)
 
 
+_FINGERPRINT = re.compile(r"SHA256:[A-Za-z0-9+/]{43}=?(?![A-Za-z0-9+/=])|MD5(?::[0-9a-f]{2}){16}")
+
+
+def _truncated_token(value: str) -> bool:
+    """A token a log cut short ("NIaqwlltF88UCA2HLPTwuke...", 24 token characters or more
+    before the ellipsis): the token is there, not stood in for."""
+    head, sep, tail = value.partition("...")
+    return (bool(sep) and len(head) >= 24 and not tail.strip(".")
+            and all(ch.isalnum() or ch in "+/=_-" for ch in head))
+
+
 def stands_in(value: str) -> bool:
     """Whether ``value`` is what a tool or a document writes in a secret's place."""
     if _STANDS_IN_WHOLE.match(value) is not None:
         return True
     lower = value.lower()
-    if any(part in lower for part in _STANDS_IN_PARTS):
+    if any(part in lower for part in _STANDS_IN_PARTS) and not _truncated_token(value):
         return True
+    if len(value) > 4 and value.startswith("%%") and value.endswith("%%"):
+        return True  # a template's placeholder (CiviCRM's '%%siteKey%%')
     if ("•" in value or "●" in value) and _BULLETS.search(value) is not None:
         return True
     if value[-1:] in ("_", "-") and _PREFIX_ONLY.fullmatch(value):
@@ -815,6 +833,8 @@ def secret_value_ok(candidate: str) -> bool:
     reference to where the secret is kept or what a tool prints in its place."""
     # (quotes and backticks around it, and what ends a sentence or a call after it)
     bare = candidate.strip("\"'`").rstrip("):`")
+    if _FINGERPRINT.match(bare) is not None:
+        return False  # a public key's fingerprint ("ssh key: SHA256:..."): published
     if bare.endswith(".") and not bare.endswith(".."):  # (an ellipsis stands in for a value)
         bare = bare[:-1].rstrip("`):")  # (a sentence's end after a call's: "(key: X).")
     # a stand-in percent-encoded in a query ("token=%3Credacted%3E")
@@ -999,6 +1019,23 @@ def password_like(candidate: str) -> bool:
     return ("://" not in candidate and letters_and_digits(candidate)
             and ((any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
                  or any(ch in "!#$%&*~^@+?=" for ch in candidate)))
+
+
+def discord_token_ok(candidate: str) -> bool:
+    """A Discord bot token's first part is its bot's id (a snowflake: 17 to 20 digits) in
+    base64."""
+    head = candidate.split(".", 1)[0]
+    try:
+        decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return 17 <= len(decoded) <= 20 and decoded.isdigit()
+
+
+def e164ish(candidate: str) -> bool:
+    """A telephony record's caller number: 7 to 15 digits, not one digit repeated."""
+    numerals = digits(candidate)
+    return 7 <= len(numerals) <= 15 and len(set(numerals)) > 1
 
 
 def letters_and_digits(candidate: str) -> bool:
