@@ -127,7 +127,10 @@ RE2_PATTERNS: dict[str, str] = {
                     r"[A-Za-z0-9._~+/-][A-Za-z0-9._~+/|-]{15,}=*|"
                     r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z][\w-]*[ \t]+)?"
                     r"[A-Za-z0-9._~+/=-][A-Za-z0-9._~+/=|-]{11,}",
-    "secret_assignment": r"(?i)(api[_-]?key|apikey|secret|token|passw(or)?d|pwd|credentials?|"
+    # (Windows' autologon password as reg query prints it first: an alternative before it
+    # would take "Password    REG_SZ" alone, leftmost-first)
+    "secret_assignment": r"(?i:password)[ \t]+REG_SZ[ \t]+[^\s]+|"
+                         r"(?i)(api[_-]?key|apikey|secret|token|passw(or)?d|pwd|credentials?|"
                          r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key"
                          r"|x-honeycomb-team|pass[_-]?phrase)"
                          r"[\"']?\s*[:=]\s*[\"']?[^\s\"',;&<>]{6,}"
@@ -268,7 +271,20 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|s(%3A|:)[\w-]{16,64}\.[A-Za-z0-9+/]{43}"
                          r"|(?i:passw(or)?d|secret|token)\.{4,}[^\s.][^\s]*"
                          r"|\[\\?\"[\w.-]*(?i:secret|token|passw(or)?d|api_?key)[\w.-]*\\?\",[ \t]*"
-                         r"\\?\"[^\"\\\n]{6,}",
+                         r"\\?\"[^\"\\\n]{6,}"
+                         # (the twelfth round: Windows' autologon password as reg query prints
+                         # it and unattend.xml holds it, LDAP's bind password, a Teams webhook,
+                         # ASP.NET's auth cookie, a Source server's token, 7-Zip's -p, a
+                         # Minecraft server's AuthMe commands, OAuth 1.0's signature)
+                         r"|(?i:password>)\s*<Value>[^<\s][^<]*"
+                         r"|(?im:^[ \t]*(bind_?pw|rootpw)[ \t]+[^\s{][^\s]{3,})"
+                         r"|/IncomingWebhook/[0-9a-fA-F]{32}/[0-9a-fA-F-]{36}"
+                         r"|(?i:\.aspxauth|fedauth)=[^;\s&\"']{16,}"
+                         r"|(?i:sv_setsteamaccount)[ \t]+\"?[0-9A-Fa-f]{32}"
+                         r"|7z[ar]?(\.exe)?\"?[ \t]+[adeux][ \t][^\n]*?[ \t]-p[^\s\"]{3,}"
+                         r"|issued server command: /(register|login|changepassword|l|reg)[ \t]+"
+                         r"[^\n]{3,}"
+                         r"|(?i:oauth_signature)=[^&\s\"'#<>]{16,}",
     "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}"
              # said or disguised: its at and dot in brackets, or said in words beside a
              # mailbox provider's name ("anna.k AT proton DOT me", "maria arroba hotmail punto

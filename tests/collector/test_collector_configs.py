@@ -412,6 +412,25 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
      "walrus-quartz-saffron-01"),
     ("secret_assignment", '[["otp_secret", "7ATLHY4BUVHJW37TEWWEQJIVZFYVQNNY"], ["id", 7]]',
      "7ATLHY4BUVHJW37TEWWEQJIVZFYVQNNY"),
+    # the twelfth round's: Windows' autologon password, unattend.xml, LDAP's bind password,
+    # a Teams webhook, ASP.NET's cookie, a Source server's token, 7-Zip, AuthMe, OAuth 1.0
+    ("secret_assignment", "    DefaultPassword    REG_SZ    Orchid-352", "Orchid-352"),
+    ("secret_assignment", "<Password>\n        <Value>larkspur-granite-anvil63</Value>",
+     "larkspur-granite-anvil63"),
+    ("secret_assignment", "BASE dc=campus,dc=edu\nBINDPW lagoon-sprocket-violet2",
+     "lagoon-sprocket-violet2"),
+    ("secret_assignment", "/IncomingWebhook/35d6ebfac8eb5df49f428989b38e9bb5/07ff93ac-33f6-4a13-"
+     "be65-74133303cbe0", "35d6ebfac8eb5df49f428989b38e9bb5"),
+    ("secret_assignment", "ASP.NET_SessionId=x;+.ASPXAUTH=D21910BAEE9AD1FEEB23FD4AC9326070",
+     "D21910BAEE9AD1FEEB23FD4AC9326070"),
+    ("secret_assignment", "sv_setsteamaccount FF56197B43ADB1068EC0FCE21330F562",
+     "FF56197B43ADB1068EC0FCE21330F562"),
+    ("secret_assignment", '"C:\\Program Files\\7-Zip\\7z.exe" a -tzip -pharbor-anvil-52 x.zip',
+     "harbor-anvil-52"),
+    ("secret_assignment", "moose issued server command: /register tigre_falke80 tigre_falke80",
+     "tigre_falke80"),
+    ("secret_assignment", "&oauth_signature=hlYvTr8PxriSVxsgugQhDiMtF34%3D&roles=Learner",
+     "hlYvTr8PxriSVxsgugQhDiMtF34%3D"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
