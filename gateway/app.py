@@ -361,12 +361,17 @@ def _deadline(fields: Mapping[str, Any], headers: Mapping[str, str],
     return default if seconds is None else seconds
 
 
+_STATUS_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own refusals (TRACE and CONNECT are not forwarded: 405) as the OpenAI
     shape every other error has, with their headers (a 405's Allow)."""
     assert isinstance(exc, HTTPException)
-    body = schema.error_body(f"{request.method} {request.url.path}: {exc.detail}",
-                             type_="invalid_request_error", code=str(exc.status_code))
+    # (the path is not echoed: it may hold anything a client put there)
+    code = _STATUS_CODES.get(exc.status_code, str(exc.status_code))
+    body = schema.error_body(f"{request.method}: {exc.detail}", type_="invalid_request_error",
+                             code=code)
     return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
 

@@ -78,7 +78,8 @@ def _telemetry_from_environment() -> Telemetry:
             try:
                 setup = setup_telemetry(
                     service_name=os.environ.get("OTEL_SERVICE_NAME") or "servescope-middleware",
-                    model=os.environ.get("SERVESCOPE_MODEL", "default"), registry=REGISTRY)
+                    model=os.environ.get("SERVESCOPE_MODEL", "default"), registry=REGISTRY,
+                    engine_levels=False)
             except ValueError as err:  # (the setting is the environment's: name it)
                 raise ValueError(f"SERVESCOPE_MODEL: {err}".replace(": model: ", ": ")) \
                     from None

@@ -128,6 +128,10 @@ class Relay:
         self._completing = False  # the last write is under way: a disconnect is normal
         self._ended_at: float | None = None  # when the upstream's last event arrived
         self._cut_at: float | None = None  # when the gateway's own end of a cut went out
+        # when a deadline or a slow consumer ended the stream: the terminal decision, which
+        # the request's end-to-end time and its paused time end at (the cut's last bytes may
+        # wait on a client that reads nothing, until the connection is reset)
+        self._decided_at: float | None = None
         self._reason = FinishReason.ERROR
         self._upstream_error: str | None = None  # the span's error.type of an upstream error
         self._finishes: dict[int, str] | None = None  # the engine's own, for the span
@@ -192,8 +196,10 @@ class Relay:
             rec.finish(FinishReason.CLIENT_CANCEL)
         elif self.cut is not None:
             rec.error_type(self.cut.code)  # reset, malformed, incomplete: all finish "error"
-            # stamped as its last bytes went out: the client cannot have read them earlier
-            rec.finish(self.cut.reason, now=self._cut_at)
+            # a deadline or a slow consumer at its decision; an error as its last bytes went
+            # out (the client cannot have read them earlier)
+            at = self._decided_at if self._decided_at is not None else self._cut_at
+            rec.finish(self.cut.reason, now=at)
         else:
             if self._upstream_error is not None:
                 rec.error_type(self._upstream_error)
@@ -239,6 +245,7 @@ class Relay:
         except TimeoutError:
             self.cut = _Cut(FinishReason.DEADLINE, "deadline_exceeded",
                             "the request's deadline passed before the upstream finished")
+            self._decided_at = self.settings.clock()
         except _Ended as exc:
             _log.warning("upstream stream %s", exc)
             self.cut = _Cut(FinishReason.ERROR, "upstream_incomplete",
@@ -556,6 +563,7 @@ class Relay:
             return False
         self.cut = _Cut(FinishReason.SLOW_CONSUMER, "slow_consumer",
                         "the client read too slowly; the stream was closed")
+        self._decided_at = self.settings.clock()
         return True
 
     @property

@@ -113,7 +113,7 @@ class LocalGateway:
                  ) -> None:
         self.setup = telemetry_setup or setup_telemetry(
             service_name=SERVICE_NAME, model=config.model_name, pool=config.flavor,
-            span_exporter=span_exporter, redaction=redaction)
+            span_exporter=span_exporter, redaction=redaction, engine_levels=False)
         self.telemetry = self.setup.telemetry
         self.app = create_gateway_app(config, self.telemetry, connections=CONNECTIONS)
         self.http = GatewayThread(self.app, port=port, send_buffer_bytes=send_buffer_bytes)

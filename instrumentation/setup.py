@@ -402,7 +402,8 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                     exemplar_ratio: float | None = None,
                     declared_labels: DeclaredLabels | None = None,
                     label_idle_s: float | None = None,
-                    install_global: bool = False) -> TelemetrySetup:
+                    install_global: bool = False,
+                    engine_levels: bool = True) -> TelemetrySetup:
     """Wire a tracer provider and a registry and return the :class:`Telemetry` hooks.
 
     ``redaction`` (default: the shipped policy; ``False`` to opt out) wraps the exporter
@@ -414,6 +415,8 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
     label (anything else folds into ``other`` and is counted). ``label_idle_s``: a model or
     adapter without a request for that long stops exporting its series and frees its slot
     (argument, then ``SERVESCOPE_LABEL_IDLE_S``, then an hour; 0: never).
+    ``engine_levels=False``: a server that cannot see the engine's inside (a proxy, a
+    middleware) exports no KV-cache, queue, prefix-cache or preemption series.
 
     With no ``OTEL_*`` exporter setting, spans are exported nowhere (a warning says so once)
     unless ``trace_file`` names a local file (bounded and rotated). ``install_global=True``
@@ -430,7 +433,8 @@ def setup_telemetry(*, service_name: str | None = None, model: str = "default",
                               sampler=_sampler(sample_ratio))
     telemetry = Telemetry(registry=registry, tracer_provider=provider, slo=slo, model=model,
                           pool=pool, exemplar_ratio=exemplar_ratio, label_check=_pii_free,
-                          declared_labels=declared_labels, label_idle_s=label_idle_s)
+                          declared_labels=declared_labels, label_idle_s=label_idle_s,
+                          engine_levels=engine_levels)
     with _held_logs() as held:  # said once the log filter (trace ids, redaction) is on
         redaction = _default_redaction(redaction)
         _warm_checks()

@@ -58,7 +58,7 @@ class Telemetry:
                  max_pause_events: int = 8, exemplar_ratio: float | None = None,
                  label_check: Callable[[str], bool] | None = None,
                  declared_labels: DeclaredLabels | None = None,
-                 label_idle_s: float | None = None) -> None:
+                 label_idle_s: float | None = None, engine_levels: bool = True) -> None:
         self.registry = registry if registry is not None else CollectorRegistry()
         self.slo = slo or SLOSpec.default()
         # the served model is always a declared value of the model label, and never retires
@@ -80,8 +80,12 @@ class Telemetry:
         # Hook names are a closed set of ours: this path skips the guard so that it still
         # works when the guarded path is what failed.
         self._hook_errors = self.metrics.family(cat.HOOK_ERRORS)
-        self._pool_children = self._capacity_children()
-        self._levels = tuple(self._pool_children[s.name] for s in (
+        # A server that sees no engine's inside (a proxy, a middleware: engine_levels=False)
+        # exports no KV, queue, prefix-cache or preemption series: a 0 there would read as
+        # "nothing waiting" beside an engine with a full queue.
+        self._pool_children = self._capacity_children(engine_levels)
+        # (None where not exported: the steps of such a server report no levels)
+        self._levels: tuple[Any, ...] = tuple(self._pool_children.get(s.name) for s in (
             cat.KV_BLOCKS_USED, cat.KV_BLOCKS_TOTAL, cat.RUNNING, cat.WAITING, cat.PAUSED,
             cat.STREAM_BUFFERED))
         self._batch_size = self._pool_children[cat.BATCH_SIZE.name]
@@ -303,10 +307,10 @@ class Telemetry:
             self._phase_children[(spec.name, phase)] = child
         return child
 
-    def _capacity_children(self) -> dict[str, Any]:
+    def _capacity_children(self, engine_levels: bool) -> dict[str, Any]:
         specs = (cat.KV_BLOCKS_USED, cat.KV_BLOCKS_TOTAL, cat.RUNNING, cat.WAITING, cat.PAUSED,
                  cat.STREAM_BUFFERED, cat.PREFIX_QUERIES, cat.PREFIX_HITS, cat.PREEMPTIONS,
-                 cat.BATCH_SIZE)
+                 cat.BATCH_SIZE) if engine_levels else (cat.BATCH_SIZE,)
         return {s.name: self.metrics.child(s, pool=self.pool) for s in specs}
 
     def _report_capacity(self, report: StepReport) -> None:

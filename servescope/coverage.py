@@ -193,14 +193,22 @@ def render_engines_markdown(slo: SLOSpec | None = None) -> str:
         "engine's native metrics, checked against the engine's source (the versions below; "
         "the real series are in tests/fixtures/engines/). A panel or rule that needs a metric "
         "the engine does not expose is left empty with a note (panels) or left out (rules); "
-        "the tables say which and why.", "",
+        "the tables say which and why. A counter is named by its family, as OpenMetrics "
+        "names it: its series add `_total` (`llamacpp:prompt_tokens_cached` is scraped as "
+        "`llamacpp:prompt_tokens_cached_total`).", "",
         "Why a panel or rule stays empty, in general: client-side, stream (transport), "
         "backpressure, goodput and telemetry-pipeline series come from servescope's own hooks "
         "in the serving path, which an engine's exporter does not have; per-step forward time "
         "and batch composition come from the scheduler, which vLLM and SGLang expose only in "
         "other shapes (per-iteration token histograms, throughput gauges) or not at all; TGI "
         "has no time-to-first-token, no KV-cache and no model label at all; llama.cpp counts "
-        "tokens and busy slots only (no request counter, no latency histogram).", ""]
+        "tokens and busy slots only (no request counter, no latency histogram).", "",
+        "Backpressure reaches an engine's compute only where the engine stops decoding when "
+        "its HTTP writer blocks. llama.cpp does not: its slot decodes on into its own queue "
+        "while the gateway stops reading, until the slow-consumer timeout or the deadline "
+        "closes the request (which frees the slot at once). So a stalled stream on llama.cpp "
+        "wastes more than the gateway's `discarded` tokens count: `llamacpp:tokens_predicted` "
+        "less the gateway's `committed` over the same requests is the rest.", ""]
     lines += _gateway_intro(slo)
     for flavor in FLAVORS.values():
         lines += _section(slo, flavor)

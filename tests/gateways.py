@@ -26,7 +26,7 @@ def gateway_for(upstream: str, **config: Any) -> Iterator[LocalGateway]:
     exporter = InMemorySpanExporter()
     setup = setup_telemetry(service_name="servescope-gateway",
                             model=config.get("model_name", "default"),
-                            span_exporter=exporter, redaction=False)
+                            span_exporter=exporter, redaction=False, engine_levels=False)
     gw = LocalGateway(GatewayConfig(upstream=upstream, **config), telemetry_setup=setup)
     gw.exporter = exporter  # type: ignore[attr-defined]
     with gw:

@@ -83,6 +83,10 @@ OVERFLOW_GRACE_S = 0.0
 #: What a request that asks to switch protocols (``Connection: upgrade``) is answered: this
 #: server speaks plain HTTP only, and a switched connection would leave the guard's count.
 UPGRADE_REFUSED = "upgrade_refused"
+#: CONNECT asks for a tunnel (a forward proxy's method, which llhttp reads as an upgrade):
+#: refused as a method this server does not serve.
+CONNECT_REFUSED = ("method_not_allowed",
+                   "CONNECT is not served: this server is no forward proxy")
 UPGRADE_MESSAGE = "this server does not switch protocols (Upgrade is refused); send the " \
                   "request again without 'Connection: upgrade'"
 #: Loggers whose repeated records are rate-limited (one per kind per interval).
@@ -707,6 +711,7 @@ def _httptools_protocol(guard: type[Any], limits: HttpLimits) -> type[asyncio.Pr
             # the head's size where it arrived whole (data_received bounds one in pieces)
             head = len(self.url) + sum(len(k) + len(v) + 4 for k, v in self.headers) + 16
             self._refusal = _oversized(head, len(self.url), limits) or \
+                (CONNECT_REFUSED if self.parser.get_method() == b"CONNECT" else None) or \
                 _host_error(self.headers, self.parser.get_http_version()) or \
                 self._head_refusal(self.headers, b"", self.parser.should_upgrade() or
                                    self._get_upgrade() is not None)
@@ -784,7 +789,7 @@ def _head_too_large(limits: HttpLimits) -> str:
 
 
 #: The status of a refusal by its code (anything else: 400).
-_REFUSAL_STATUS = {"header_too_large": 431, "uri_too_long": 414}
+_REFUSAL_STATUS = {"header_too_large": 431, "uri_too_long": 414, "method_not_allowed": 405}
 
 
 def _oversized(head_bytes: int, target_bytes: int, limits: HttpLimits

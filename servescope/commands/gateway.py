@@ -93,7 +93,8 @@ def _gateway(args: argparse.Namespace) -> int:
     service = os.environ.get("OTEL_SERVICE_NAME") or SERVICE_NAME
     setup = setup_telemetry(service_name=service, model=config.model_name, pool=config.flavor,
                             trace_file=args.trace_file,
-                            redaction=False if args.no_redaction else None)
+                            redaction=False if args.no_redaction else None,
+                            engine_levels=False)
     app = create_gateway_app(config, setup.telemetry, connections=CONNECTIONS)
     print(f"servescope gateway: http://{args.host}:{args.port} -> {shown_url(config.upstream)} "
           f"({config.flavor}); metrics at /metrics, spans to {setup.traces_destination}",

@@ -306,10 +306,24 @@ def test_an_http_1_0_stream_through_the_gateway_ends_by_close() -> None:
 
 def test_methods_the_gateway_does_not_forward_get_a_json_405() -> None:
     with stub_and_gateway() as (_, gw):
-        response = httpx.request("TRACE", f"{gw.url}/")
+        response = httpx.request("TRACE", f"{gw.url}/v1/bob@example.com")
         assert response.status_code == 405
-        assert response.json()["error"]["code"] == "405"
+        assert response.json()["error"]["code"] == "method_not_allowed"
         assert "TRACE" not in response.headers["allow"]
+        assert "bob@example.com" not in response.text  # (the path is not echoed)
+        # CONNECT, which llhttp reads as an upgrade: a 405 too, not an upgrade's refusal
+        host, port = gw.url.removeprefix("http://").split(":")
+        for target in (b"127.0.0.1:443", b"/v1/x"):
+            with socket.create_connection((host, int(port))) as sock:
+                sock.sendall(b"CONNECT " + target + b" HTTP/1.1\r\nhost: gw\r\n\r\n")
+                answer = b""
+                while b"}" not in answer:
+                    chunk = sock.recv(4096)
+                    if not chunk:
+                        break
+                    answer += chunk
+            assert answer.startswith(b"HTTP/1.1 405"), answer
+            assert b'"code":"method_not_allowed"' in answer.replace(b" ", b"")
 
 
 def test_an_upstream_that_never_answers_gets_a_counted_504_after_the_idle_timeout() -> None:
@@ -374,3 +388,18 @@ def test_a_gateway_started_before_its_engine_learns_the_models_without_a_request
                                 json={"model": MODEL, "prompt": "x", "max_tokens": 2})
             assert answer.status_code == 200
         assert finished(gw, "length") == 1 and finished(gw, "length", model="default") == 0
+
+
+def test_the_gateway_exports_no_engine_levels_it_cannot_see() -> None:
+    """Queue, KV-cache, prefix-cache and preemption series are the engine's to export: the
+    gateway's 0 beside an engine with 62 requests deferred read as "nothing waiting"."""
+    with stub_and_gateway() as (_, gw):
+        answer = httpx.post(f"{gw.url}/v1/completions", json={"model": "stub-model",
+                                                               "prompt": "x", "max_tokens": 2})
+        assert answer.status_code == 200
+        exposition = httpx.get(f"{gw.url}/metrics").text
+    for name in ("servescope_requests_running", "servescope_requests_waiting",
+                 "servescope_kv_blocks_total_capacity", "servescope_prefix_cache_queries",
+                 "servescope_preemptions"):
+        assert f"\n{name}" not in exposition, name
+    assert "servescope_requests_arrived_total" in exposition

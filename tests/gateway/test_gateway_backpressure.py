@@ -206,3 +206,24 @@ def test_pipelined_streams_never_read_end_as_cancels_without_an_error(caplog) ->
     # (uvicorn still says, in one line, that an answer nobody could read was not completed)
     ours = [r for r in caplog.records if r.levelname == "ERROR" and r.name.startswith("servescope")]
     assert not ours and "Traceback" not in caplog.text, caplog.text[-2000:]
+
+
+def test_a_slow_consumer_ends_at_the_decision_not_when_its_connection_is_reset() -> None:
+    """The cut's last bytes wait up to abandon_after_s on a client that reads nothing; the
+    request's end-to-end time and its paused time end at the terminal decision (found when
+    a client held a stalled stream: a 2 s timeout recorded as 12.5 s)."""
+    limits = HttpLimits(stall_poll_s=0.1, abandon_after_s=4.0)
+    with stub_and_gateway(slow_consumer_timeout_s=1.0, http=limits,
+                          upstream_recv_buffer_bytes=65536) as (_, gw):
+        sock = _stalled_client(gw.url)
+        try:
+            poll_until(lambda: finished(gw, "slow_consumer") == 1, what="a slow_consumer finish",
+                       timeout_s=30)
+            paused = sample(gw, "servescope_backpressure_paused_seconds_total", model=MODEL)
+            duration = sample(gw, "gen_ai_server_request_duration_seconds_sum", model=MODEL)
+            # the pause ran the timeout (1 s, polled every 0.1 s), not the 4 s spent on a
+            # client that never read the cut
+            assert 1.0 <= paused < 3.0, paused
+            assert duration < 4.0, duration
+        finally:
+            sock.close()
