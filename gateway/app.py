@@ -135,11 +135,20 @@ class _Models:
 
 
 def _listed(response: Answer) -> frozenset[str] | None:
-    """The model ids of a ``/v1/models`` answer; None when it is not such an answer."""
+    """The model ids of a ``/v1/models`` answer, and each one's ``aliases`` (llama.cpp lists
+    the names it serves with ``-a`` under one id); None when it is not such an answer."""
     with contextlib.suppress(ValueError, TypeError, AttributeError, RecursionError):
         data = response.json().get("data", [])
-        return frozenset(m["id"] for m in data
-                         if isinstance(m, dict) and isinstance(m.get("id"), str))
+        names: set[str] = set()
+        for m in data:
+            if not isinstance(m, dict):
+                continue
+            if isinstance(m.get("id"), str):
+                names.add(m["id"])
+            aliases = m.get("aliases")
+            if isinstance(aliases, list):
+                names.update(a for a in aliases if isinstance(a, str))
+        return frozenset(names)
     return None
 
 

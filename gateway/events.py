@@ -189,8 +189,25 @@ class EventScanner:
         usage = obj.get("usage")
         if isinstance(usage, dict):
             tokens = self._usage(usage, tokens)
+        elif "timings" in obj:  # llama.cpp's last chunk, with no usage: its own counts
+            tokens = self._timings(obj["timings"], tokens)
         facts.tokens += tokens
         return tokens
+
+    def _timings(self, timings: object, tokens: int) -> int:
+        """llama.cpp's ``timings`` read as usage: ``predicted_n`` tokens generated, and
+        ``prompt_n`` evaluated plus ``cache_n`` reused, the prompt. A chat stream without
+        ``include_usage`` carries no usage, and llama.cpp sends a token it holds back (part of
+        a UTF-8 character) in the next token's chunk: one token per chunk reads short."""
+        if not isinstance(timings, dict):
+            return tokens
+        predicted, evaluated, cached = (timings.get("predicted_n"), timings.get("prompt_n"),
+                                        timings.get("cache_n"))
+        usage: dict[str, Any] = {"completion_tokens": predicted}
+        prompt = [n for n in (evaluated, cached) if isinstance(n, int) and _count(n)]
+        if prompt:
+            usage["prompt_tokens"] = sum(prompt)
+        return self._usage(usage, tokens)
 
     def _usage(self, usage: dict[str, Any], tokens: int) -> int:
         """Tokens to credit for a chunk that carries the engine's own count."""

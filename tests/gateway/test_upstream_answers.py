@@ -43,7 +43,7 @@ class ScriptedUpstream(ThreadedSocketServer):
     """Answers ``GET /v1/models`` with ``models``, every other request with
     ``script(head, body)``, on keep-alive connections; keeps each request head."""
 
-    def __init__(self, script: Script, models: tuple[str, ...] = (MODEL,)) -> None:
+    def __init__(self, script: Script, models: tuple[Any, ...] = (MODEL,)) -> None:
         self.script = script
         self.models = models
         self.heads: list[bytes] = []
@@ -56,7 +56,8 @@ class ScriptedUpstream(ThreadedSocketServer):
             while (request := read_request(conn, buf)) is not None:
                 head, body, buf = request
                 if head.startswith(b"GET /v1/models "):
-                    listed = [{"id": m} for m in self.models]
+                    # (a name, or an entry as the engine writes it: llama.cpp's aliases)
+                    listed = [m if isinstance(m, dict) else {"id": m} for m in self.models]
                     conn.sendall(_whole(json.dumps({"data": listed}).encode()) if self.loaded
                                  else _whole(b'{"error":"loading"}', status=b"503 Loading"))
                     continue
@@ -127,7 +128,7 @@ def scripted() -> Iterator[Start]:
     a gateway that waits for bytes it already has fails the test in seconds, not minutes)."""
     with contextlib.ExitStack() as stack:
 
-        def start(script: Script, models: tuple[str, ...] = (MODEL,)
+        def start(script: Script, models: tuple[Any, ...] = (MODEL,)
                   ) -> tuple[ScriptedUpstream, LocalGateway]:
             upstream = ScriptedUpstream(script, models)
             stack.callback(upstream.close)
@@ -325,6 +326,24 @@ def test_a_listed_model_name_with_personal_data_never_becomes_a_label(scripted: 
     models = {s.attributes["gen_ai.request.model"] for s in gw.exporter.get_finished_spans()
               if s.name.startswith("text_completion")}
     assert models == {"default", LISTED[2]}
+
+
+def test_llama_cpp_s_aliases_are_listed_names(scripted: Start) -> None:
+    """llama.cpp serves every -a name and lists them under one id (its first, sorted), as
+    that entry's aliases: each is a listed name, through the same check."""
+    entry = {"id": "acct-536221234999", "aliases": ["tiny", "lora-john@example.com",
+                                                    "meta-llama/Llama-3.1-8B-Instruct"]}
+    _, gw = scripted(_plain_answer([]), models=(entry,))
+    for name in ("tiny", "lora-john@example.com", "meta-llama/Llama-3.1-8B-Instruct"):
+        answer = _post(gw, "/v1/completions", {"model": name, "prompt": "x", "stream": True})
+        assert answer.status_code == 200, name
+    poll_until(lambda: sum(s.value for m in gw.telemetry.registry.collect() for s in m.samples
+                           if s.name == "servescope_requests_finished_total") == 3,
+               what="every request finished")
+    assert finished(gw, "stop", model="tiny") == 1
+    assert finished(gw, "stop", model="meta-llama/Llama-3.1-8B-Instruct") == 1
+    assert finished(gw, "stop", model="default") == 1  # the address: unlisted
+    assert "john@example.com" not in httpx.get(f"{gw.url}/metrics", timeout=60).text
 
 
 # --- error events ---------------------------------------------------------------------------
@@ -525,3 +544,22 @@ def test_an_upstream_redirect_to_itself_comes_back_as_a_path(scripted: Start) ->
     away = httpx.get(f"{gw.url}/elsewhere", timeout=30)
     assert away.headers["location"] == "https://docs.example.org/x"
 
+
+
+def test_llama_cpp_s_own_counts_raise_a_chat_stream_s_without_usage(scripted: Start) -> None:
+    """llama.cpp sends a token it holds back (part of a UTF-8 character) in the next token's
+    chunk, so one token per chunk reads short; its last chunk says what it generated and
+    read (``timings``) even without ``include_usage``."""
+    def script(head: bytes, body: bytes) -> bytes:
+        delta = [{"choices": [{"index": 0, "delta": {"content": c}, "finish_reason": None}]}
+                 for c in ("a", "b\u00e9")]  # two chunks, three tokens
+        last = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                "timings": {"cache_n": 16, "prompt_n": 1, "predicted_n": 3}}
+        return _stream([*delta, last])
+
+    _, gw = scripted(script)
+    answer = _post(gw, "/v1/chat/completions", {"messages": [], "stream": True})
+    assert answer.status_code == 200
+    poll_until(lambda: finished(gw, "stop", model=MODEL) == 1, what="a stop finish")
+    assert tokens(gw, "committed", model=MODEL) == 3
+    assert tokens(gw, "prompt", model=MODEL) == 17
