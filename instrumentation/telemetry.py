@@ -82,7 +82,8 @@ class Telemetry:
         self._hook_errors = self.metrics.family(cat.HOOK_ERRORS)
         # A server that sees no engine's inside (a proxy, a middleware: engine_levels=False)
         # exports no KV, queue, prefix-cache or preemption series: a 0 there would read as
-        # "nothing waiting" beside an engine with a full queue.
+        # "nothing waiting" beside an engine with a full queue. (The stream-side levels, paused
+        # and buffered, are the serving path's, and stay.)
         self._pool_children = self._capacity_children(engine_levels)
         # (None where not exported: the steps of such a server report no levels)
         self._levels: tuple[Any, ...] = tuple(self._pool_children.get(s.name) for s in (
@@ -310,7 +311,8 @@ class Telemetry:
     def _capacity_children(self, engine_levels: bool) -> dict[str, Any]:
         specs = (cat.KV_BLOCKS_USED, cat.KV_BLOCKS_TOTAL, cat.RUNNING, cat.WAITING, cat.PAUSED,
                  cat.STREAM_BUFFERED, cat.PREFIX_QUERIES, cat.PREFIX_HITS, cat.PREEMPTIONS,
-                 cat.BATCH_SIZE) if engine_levels else (cat.BATCH_SIZE,)
+                 cat.BATCH_SIZE) if engine_levels else (cat.PAUSED, cat.STREAM_BUFFERED,
+                                                          cat.BATCH_SIZE)
         return {s.name: self.metrics.child(s, pool=self.pool) for s in specs}
 
     def _report_capacity(self, report: StepReport) -> None:
