@@ -263,6 +263,9 @@ class _Exchange:
         except BaseException:
             self.disconnected = (not last and not self._ended_at_done()) or self.disconnected
             raise
+        finally:
+            if tokens:  # out of the buffer level: written, or never to be
+                self.owner.commits.written(tokens)
         done = self.clock()
         if done - at > PAUSE_MIN_S:
             rec.paused(now=at)

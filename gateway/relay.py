@@ -124,7 +124,8 @@ class Relay:
         self._direct: Direct | None = None  # chunked writes straight to that connection
         self._scanner: EventScanner | None = None  # the streamed answer's events
         self._in_send: float | None = None  # when the write in progress began
-        self._paused = False
+        self._paused = False  # a write is held back by the client's connection (counted)
+        self._unwritten = 0  # tokens committed and not yet written (counted as buffered)
         self._completing = False  # the last write is under way: a disconnect is normal
         self._ended_at: float | None = None  # when the upstream's last event arrived
         self._cut_at: float | None = None  # when the gateway's own end of a cut went out
@@ -155,6 +156,7 @@ class Relay:
             writer.cancel()
             if probe is not None:
                 probe.close()
+            self._release_levels()
             self._flush_commits()
             self.recorder.finish(FinishReason.CLIENT_CANCEL)
             await self._close_upstream()
@@ -188,6 +190,7 @@ class Relay:
                 await asyncio.sleep(0)
 
     def _finish(self) -> None:
+        self._release_levels()
         self._flush_commits()
         rec = self.recorder
         if self._prompt:
@@ -216,8 +219,21 @@ class Relay:
         commits = self.settings.commits
         if commits is not None:
             commits.add(self.recorder, tokens, at)
+            self._unwritten += tokens
         else:
             self.recorder.tokens_committed(tokens, now=at)
+
+    def _release_levels(self) -> None:
+        """The stream is ending: its buffered tokens and its pause leave the levels."""
+        commits = self.settings.commits
+        if commits is None:
+            return
+        if self._unwritten:
+            commits.written(self._unwritten)
+            self._unwritten = 0
+        if self._paused:
+            self._paused = False
+            commits.pause_ended()
 
     def _flush_commits(self) -> None:
         if self.settings.commits is not None:
@@ -393,8 +409,7 @@ class Relay:
             self._in_send = None
             if self._paused or clock() - at > PAUSE_MIN_S:
                 self._pause(at)
-                self._paused = False
-                self.recorder.resumed()
+                self._resume()
         if not self._alive():
             return None  # (uvicorn's send drops the bytes of a connection that is gone)
         self._chunk_written(len(body))
@@ -414,6 +429,13 @@ class Relay:
 
     def _pause(self, since: float) -> None:
         self.recorder.paused(now=since)  # a no-op while already paused
+
+    def _resume(self) -> None:
+        if self._paused:
+            self._paused = False
+            if self.settings.commits is not None:
+                self.settings.commits.pause_ended()
+        self.recorder.resumed()
 
     def _connection_gone(self) -> bool:
         """The client's connection is closed or closing (its transport says so)."""
@@ -444,6 +466,10 @@ class Relay:
         """``n`` tokens in the chunk just written, whose events end at ``ends`` in it (None: a
         whole answer, marked at once)."""
         self.recorder.written(n, now=at)
+        commits = self.settings.commits
+        if commits is not None:
+            self._unwritten -= n
+            commits.written(n)
         acks = self._acks
         if acks is None:
             self.recorder.delivered(n)  # no acknowledgements here: delivered means written
@@ -558,6 +584,8 @@ class Relay:
             return False
         if not self._paused:
             self._paused = True
+            if self.settings.commits is not None:
+                self.settings.commits.pause_began()
             self._pause(since)
         if self.settings.clock() - since < self.settings.slow_consumer_timeout_s:
             return False

@@ -287,9 +287,7 @@ def _check_settings(*, model: Any, pool: Any, slo: Any, sample_ratio: Any, trace
 
 
 def _label_pii_free(field: str, name: str) -> None:
-    from servescope.redaction.redactor import scan_joined
-
-    found = sorted({f.kind for f in scan_joined(name)})
+    found = _pii_kinds(name)
     if found:
         raise ValueError(f"{field}: a label value must carry no personal data or secret, and "
                          f"the redaction detectors find {', '.join(found)} in this one")
@@ -297,9 +295,15 @@ def _label_pii_free(field: str, name: str) -> None:
 
 def _pii_free(value: str) -> bool:
     """The label check: True when the redaction detectors find nothing in ``value``."""
+    return not _pii_kinds(value)
+
+
+def _pii_kinds(value: str) -> list[str]:
+    """The kinds the redaction detectors find in ``value`` (imported late: the detectors
+    load only for a process that sets telemetry up)."""
     from servescope.redaction.redactor import scan_joined
 
-    return not scan_joined(value)
+    return sorted({found.kind for found in scan_joined(value)})
 
 
 @contextlib.contextmanager

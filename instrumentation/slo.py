@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
+from .config_text import ConfigTextError, load_config_text
 from .status import FinishReason
 
 __all__ = ["AlertWindow", "LatencySLO", "SLOError", "SLOSpec", "load_slo", "parse_slo"]
@@ -214,12 +214,9 @@ def _no_nan(value: Any, path: list[Any]) -> None:
 
 def _parse_slo(text: str, source: str) -> SLOSpec:
     try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise SLOError(f"{source}: YAML syntax error{where}: {problem}") from None
+        raw = load_config_text(text, source=source)
+    except ConfigTextError as exc:
+        raise SLOError(str(exc)) from None
     if not isinstance(raw, dict):
         raise SLOError(f"{source}: (top level): expected a mapping, got {type(raw).__name__}")
     _no_nan(raw, [])  # (a schema's minimum and maximum both pass NaN: every comparison fails)

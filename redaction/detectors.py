@@ -2577,11 +2577,12 @@ _SYSTEM_FIELDS = (
        r"(?![-$(@])([^\s\"';)]{8,256})", v.secret_value_ok,
        prefilter=r"(?i)-(?:apikey|accesstoken|clientsecret|secret|token|pat)[ \t]+[^ \t\r\n-]",
        group=1, gate=r"(?i:-(?:apikey|accesstoken|clientsecret|secret|token|pat)[ \t])"),
-    # net use's password after /user: ("net use \\srv\share /user:DOM\svc X").
+    # Windows' net use, the password after /user: ("net use \\srv\share /user:DOM\svc X",
+    # "NET.EXE" in a process log, quoted as CMTrace logs it: '"net.exe" use ... X]LOG]').
     _d("secret_assignment",
-       r"(?i)(?<![\w-])net(?:\.exe)?\"?[ \t]+use[ \t]+\S+[ \t]+/user:\S+[ \t]+"
-       r"(?![/*])([^\s\]\"]{4,128})", v.secret_value_ok,
-       prefilter=r"(?i)net(?:\.exe)?\"?[ \t]+use[ \t][^\r\n]*/user:", group=1,
+       r"(?i)(?<![\w-])net(?:\.exe)?\"?[ \t]+use\b[^\n|;&]*?[ \t]/user:\S+[ \t]+"
+       r"(?![/*])('[^'\n]*'|\"[^\"\n]*\"|[^\s\]\"']{1,128})", v.secret_value_ok,
+       prefilter=r"(?i)net(?:\.exe)?\"?[ \t]+use[^\n]*[ \t]/user:", group=1,
        gate=r"(?i:/user:)"),
     # R's assignment of a quoted value to a key's name (token <- "..."), as REDCapR's
     # scripts hold an API token.
@@ -3595,9 +3596,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])mosquitto_(?:pub|sub|rr)\b[^\n|;&]*?[ \t]-P[ \t]+"
        r"|(?<![\w-])openssl[ \t]+passwd(?:[ \t]+-\w+)*[ \t]+"
        r"|(?<![\w-])rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+\S+[ \t]+"
-       # Windows' net use (net use \\\\host\\share /user:DOM\\user X)
-       r"|(?<![\w-])net[ \t]+use\b[^\n|;&]*?[ \t]/user:\S+[ \t]+(?=[^/\s])"
-       # (or the password before /user: net use Z: \\host\share X /user:DOM\user)
+       # Windows' net use with the password before /user: (net use Z: \\host\share X
+       # /user:DOM\user; the password after it has a detector of its own)
        r"|(?<![\w-])net[ \t]+use(?:[ \t]+[A-Za-z]:)?[ \t]+\\\\\S+[ \t]+"
        r"(?=[^/\s*]\S*[ \t]+/(?i:user|u):)"
        # Java's keytool (-storepass, -keypass, -srcstorepass, -deststorepass)

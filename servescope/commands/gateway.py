@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import signal
 import sys
-from pathlib import Path
 from typing import Any
 
-from servescope.commands import port_number
+from servescope.commands import config_mapping, port_number
 
 FLAVOR_NAMES = ("vllm", "sglang", "tgi", "llamacpp", "openai", "servescope")
 
@@ -55,15 +53,7 @@ def _config(args: argparse.Namespace) -> Any:
 
     data: dict[str, Any] = {}
     if args.config is not None:
-        text = Path(args.config).read_text("utf-8")
-        if args.config.endswith(".json"):
-            data = json.loads(text)
-        else:
-            import yaml
-
-            data = yaml.safe_load(text) or {}
-        if not isinstance(data, dict):
-            raise ValueError(f"{args.config}: expected a mapping of GatewayConfig fields")
+        data = config_mapping(args.config, "GatewayConfig fields")
     data.update(upstream=args.upstream, flavor=args.flavor)
     for field, value in (("model_name", args.model_name),
                          ("default_deadline_s", args.deadline_s),
@@ -84,7 +74,7 @@ def _gateway(args: argparse.Namespace) -> int:
 
     try:
         config = _config(args)
-    except (OSError, ValueError) as exc:  # yaml/json errors too
+    except (OSError, ValueError) as exc:  # the file's syntax errors too
         print(f"servescope gateway: invalid configuration: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import signal
 import sys
-from pathlib import Path
 from typing import Any
 
-from servescope.commands import port_number
+from servescope.commands import config_mapping, port_number
 
 
 def register(sub: Any) -> None:
@@ -72,14 +70,7 @@ def _engine_config(path: str | None) -> Any:
 
     if path is None:
         return EngineConfig()
-    text = Path(path).read_text("utf-8")
-    if path.endswith(".json"):
-        data = json.loads(text)
-    else:
-        import yaml
-
-        data = yaml.safe_load(text) or {}
-    return EngineConfig.from_dict(data)
+    return EngineConfig.from_dict(config_mapping(path, "EngineConfig fields"))
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -103,7 +94,7 @@ def _serve(args: argparse.Namespace) -> int:
         slo = load_slo(args.slo) if args.slo else None
         redaction = False if args.no_redaction else RedactionStage(
             load_policy(args.redaction_policy))
-    except (OSError, ValueError, SLOError, PolicyError) as exc:  # yaml/json errors too
+    except (OSError, ValueError, SLOError, PolicyError) as exc:  # the file's syntax errors too
         print(f"servescope serve: invalid configuration: {exc}", file=sys.stderr)
         return 2
     # One stderr handler on the root logger before telemetry is set up, so the log redaction

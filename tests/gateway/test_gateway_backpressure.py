@@ -8,7 +8,14 @@ import json
 import socket
 import time
 
-from gateways import busy_upstream_connections, finished, sample, stub_and_gateway, tokens
+from gateways import (
+    LocalGateway,
+    busy_upstream_connections,
+    finished,
+    sample,
+    stub_and_gateway,
+    tokens,
+)
 from waiting import poll_until
 
 from servescope.reference.config import HttpLimits
@@ -32,13 +39,26 @@ def _stalled_client(url: str) -> socket.socket:
     return sock
 
 
+def _level(gw: LocalGateway, name: str) -> float:
+    value = gw.telemetry.registry.get_sample_value(name, {"pool": gw.telemetry.pool})
+    assert value is not None, f"{name} is not exported"
+    return value
+
+
 def test_a_client_that_stops_reading_stops_the_engine_and_is_cut_as_slow() -> None:
     limits = HttpLimits(stall_poll_s=0.1, abandon_after_s=1.0)
     with stub_and_gateway(slow_consumer_timeout_s=1.5, http=limits,
                           upstream_recv_buffer_bytes=65536) as (stub, gw):
         sock = _stalled_client(gw.url)
         try:
+            # held back, the stream reads as paused, the chunk it holds as buffered tokens
+            poll_until(lambda: _level(gw, "servescope_requests_paused") == 1,
+                       what="one stream paused")
+            assert _level(gw, "servescope_stream_buffered_tokens") > 0
             poll_until(lambda: finished(gw, "slow_consumer") == 1, what="a slow_consumer finish")
+            poll_until(lambda: _level(gw, "servescope_requests_paused") == 0,
+                       what="no stream paused once it ended")
+            assert _level(gw, "servescope_stream_buffered_tokens") == 0
             # TCP pushed back on the engine: it handed its connection a bounded few MiB
             sent = stub.engine.bytes_sent[1]
             assert sent < 8 << 20, f"the engine sent {sent} bytes to a client reading nothing"

@@ -46,6 +46,17 @@ def test_a_bad_configuration_names_the_field() -> None:
     assert "upstream: must be an http(s)://host[:port] URL" in result.stderr
 
 
+def test_a_config_file_that_names_a_key_twice_is_refused(tmp_path) -> None:
+    config = tmp_path / "gateway.json"
+    config.write_text('{"slow_consumer_timeout_s": 5, "slow_consumer_timeout_s": 50}')
+    result = subprocess.run([sys.executable, "-m", "servescope", "gateway", "--upstream",
+                             "http://127.0.0.1:9", "--config", str(config), "--port", "1"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert f"{config}: slow_consumer_timeout_s: given twice in one object" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_the_timeouts_come_from_the_command_line() -> None:
     from servescope.commands import gateway as command
 

@@ -84,6 +84,10 @@ def test_a_client_that_leaves_is_counted_as_a_cancel(served) -> None:
     poll_until(lambda: _value(setup, "servescope_requests_finished_total", model=SERVED,
                               finish_reason="client_cancel") == 1,
                what="a client_cancel finish")
+    # nothing left buffered for a stream that is gone, whether its chunk was written or not
+    poll_until(lambda: setup.telemetry.registry.get_sample_value(
+        "servescope_stream_buffered_tokens", {"pool": setup.telemetry.pool}) == 0,
+        what="no buffered tokens")
     # the app's return after the disconnect is the same end, not a second signal that lost
     time.sleep(0.3)
     assert _value(setup, "servescope_terminal_signals_ignored_total",

@@ -36,6 +36,9 @@ def test_default_spec_loads_with_documented_defaults():
     # (NaN passes a schema's minimum and maximum: every comparison with it is false)
     (BASE.replace("2.0", ".nan"), "ttft.threshold_seconds: NaN is invalid"),
     (BASE.replace("target: 0.99}\ntpot", "target: .NaN}\ntpot"), "ttft.target: NaN is invalid"),
+    # a key given twice: an error, not the last one silently kept
+    (BASE.replace("ttft: {", "ttft: {target: 0.5, "), "target (line 2): given twice"),
+    (BASE + "period: 7d\nperiod: 30d\n", "period (line"),
 ])
 def test_bad_specs_name_the_field_and_value(text, needle):
     with pytest.raises(SLOError) as info:

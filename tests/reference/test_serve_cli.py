@@ -20,6 +20,17 @@ def test_bad_redaction_policy_is_a_clear_error(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+def test_an_engine_config_that_is_not_yaml_or_names_a_key_twice_is_a_clear_error(tmp_path):
+    config = tmp_path / "engine.yaml"
+    for text, needle in (("num_blocks: [\n", "YAML syntax error at line 2"),
+                         ("num_blocks: 64\nnum_blocks: 8\n", "num_blocks (line 2): given twice")):
+        config.write_text(text)
+        result = run("--config", str(config), "--port", "0")
+        assert result.returncode == 2, result.stderr
+        assert f"invalid configuration: {config}: {needle}" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
 def test_serve_help_documents_the_redaction_switches():
     out = run("--help").stdout
     assert "--redaction-policy" in out and "--no-redaction" in out
