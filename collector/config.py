@@ -119,14 +119,19 @@ RE2_PATTERNS: dict[str, str] = {
                # SDK keys, Elasticsearch's ApiKey scheme)
                r"|(pi|seti)_[A-Za-z0-9]{14,}_secret_[A-Za-z0-9]{10,}"
                r"|(sdk|mob)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-               r"|ApiKey[ \t]+[A-Za-z0-9+/_-]{16,}={0,2})",
+               r"|ApiKey[ \t]+[A-Za-z0-9+/_-]{16,}={0,2}"
+               # (the thirteenth round: age's secret key, a k3s node token, a Slack webhook as
+               # JSON escapes its slashes)
+               r"|AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}|K10[0-9a-f]{64}::[a-z]+:[0-9a-f]{16,64}"
+               r"|hooks\.slack\.com\\/services\\/T[A-Z0-9]{8,12}\\/B[A-Z0-9]{8,12}\\/[A-Za-z0-9]{24})",
     # (also "Bearer-Token lautet X", "jeton bearer est X")
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)"
                     r"([\s-]+([Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è))*[\s:=]+"
                     # (a "|" inside: Laravel Sanctum's and Netatmo's tokens)
-                    r"[A-Za-z0-9._~+/-][A-Za-z0-9._~+/|-]{15,}=*|"
+                    # (and a percent-encoded one's escapes: a Twitter app's token)
+                    r"[A-Za-z0-9._~+/-][A-Za-z0-9._~+/|%-]{15,}=*|"
                     r"(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z][\w-]*[ \t]+)?"
-                    r"[A-Za-z0-9._~+/=-][A-Za-z0-9._~+/=|-]{11,}",
+                    r"[A-Za-z0-9._~+/=-][A-Za-z0-9._~+/=|%-]{11,}",
     # (Windows' autologon password as reg query prints it first: an alternative before it
     # would take "Password    REG_SZ" alone, leftmost-first)
     "secret_assignment": r"(?i:password)[ \t]+REG_SZ[ \t]+[^\s]+|"
@@ -205,7 +210,7 @@ RE2_PATTERNS: dict[str, str] = {
                          r"[ \t]+[0-9]+)?[ \t]+(secret|password)|community"
                          r"|crypto[ \t]+isakmp[ \t]+key|pre-shared-key|psksecret|authentication-key"
                          r"|key-string|key[ \t]+[0-9]|password|secret|auth_pass|requirepass"
-                         r"|masterauth|nhrp[ \t]+authentication)"
+                         r"|masterauth|nhrp[ \t]+authentication|private-key|wpa-psk[ \t]+ascii)"
                          r"[ \t]+(([0-9]|ENC|ascii-text|hex|clear|local|remote)[ \t]+)?\"?"
                          r"[^\s\"]{4,}"
                          r"|:[ \t]*(PSK|EAP|XAUTH)[ \t]+\"[^\"\n]{4,}\""
@@ -214,6 +219,11 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|(?i:community)[^\n=]*=[ \t]*STRING:[ \t]*\"[^\"\n]+\""
                          r"|add[ \t]+s?password[ \t][^\n]*"
                          r"|Login (incorrect|OK)[^\n]*\]"
+                         # (the thirteenth round: what a DLP engine matched, NickServ's
+                         # password, a credential built in code)
+                         r"|(?i:dlp_?match|matched?_value)[\"']?[ \t]*[:=][ \t]*[\"'][^\"'\n]+"
+                         r"|(?i:NickServ[ \t]+(IDENTIFY|REGISTER))[^\n]*"
+                         r"|(NetworkCredential|HTTPBasicAuth|PasswordAuthentication)\([^)\n]*"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

@@ -2119,7 +2119,7 @@ _NOT_AN_SSH_LOGIN = "".join(rf"(?<!{word} )" for word in SSH_LOGIN_WORDS)
 # (Cisco, Junos, FortiOS, EdgeOS, BIRD, keepalived, FreeRADIUS, BIND, Redis, snmpd), the type
 # word a value may carry (Cisco's 0/5/7/8/9, FortiOS's ENC, Junos' ascii-text), and the same
 # keywords in the prefilter's syntax.
-_NET_LINE = r"(?m)(?:^|(?<=\\n))[ \t]*(?:set[ \t]+(?:[\w./:-]+[ \t]+)*?)?"
+_NET_LINE = r"(?m)(?:^|(?<=\\n)|(?<=\tcmd=))[ \t]*(?:set[ \t]+(?:[\w./:-]+[ \t]+)*?)?"
 _NET_SECRET_WORDS = (
     r"enable[ \t]+(?:secret|password)(?:[ \t]+level[ \t]+\d+)?"
     r"|username[ \t]+\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+(?:secret|password)"
@@ -2133,13 +2133,16 @@ _NET_SECRET_WORDS = (
     r"(?:[ \t]+(?:local|remote))?|ntp[ \t]+authentication-key[ \t]+\d+[ \t]+md5"
     r"|ip[ \t]+ospf[ \t]+(?:authentication-key|message-digest-key[ \t]+\d+[ \t]+md5)"
     r"|neighbor[ \t]+\S+[ \t]+password|authentication-key|wpa-psk[ \t]+ascii"
-    r"|ip[ \t]+nhrp[ \t]+authentication")
+    r"|ip[ \t]+nhrp[ \t]+authentication"
+    # (an ASA's LDAP bind, EdgeOS' IPsec secret, HSRP's key, a WireGuard key in VyOS' set)
+    r"|ldap-login-password|pre-shared-secret|standby[ \t]+\d+[ \t]+authentication[ \t]+md5"
+    r"[ \t]+key-string|private-key")
 _NET_TYPE = r"(?:(?:[0-9]|ENC|ascii-text|hex|clear)[ \t]+)?"
-_NET_SECRET_PREFILTER = (r"secret|password|key|auth_pass|requirepass|masterauth|community"
+_NET_SECRET_PREFILTER = (r"secret|password|key(?:-string)?|auth_pass|requirepass|masterauth|community|psk"
                          r"|nhrp[ \t]+authentication"
                          r"|Community[ \t]+[a-z,]+")
 _NET_NEEDLES = ("secret", "password", "key", "auth_pass", "requirepass", "masterauth",
-                "ommunity", "nhrp")
+                "ommunity", "nhrp", "psk")
 # net-snmp's createUser up to its auth passphrase (the privacy one follows the auth protocol's
 # value), and RANCID's "add password <router glob>" before its {vty} {enable} passwords.
 _CREATE_USER = r"\bcreateUser[ \t]+(?:-e[ \t]+\S+[ \t]+)?\S+[ \t]+(?:MD5|SHA[\w-]*)[ \t]+"
@@ -2731,6 +2734,88 @@ _SYSTEM_FIELDS = (
            joined=_nothing_joined,
            joined_prefilter=(r"(?i)(?:sip:|sips:|sofia/|LineNum|IDNum|fromAddress|\" <[+0-9]"
                              r"|_user\\?\"\s*:)")),
+    # A DLP engine's record of what it matched: the matched text is the personal data itself
+    # (Zscaler's dlpmatch, Forcepoint's matched_value, a Japanese gateway's 一致文字列).
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:dlp_?match(?:es)?|match(?:ed)?[_ -]?(?:value|data|text|string|content)s?"
+       "|\u4e00\u81f4\u6587\u5b57\u5217|\u691c\u51fa\u6587\u5b57\u5217)"
+       r"\\?[\"']?[ \t]{0,3}[:=][ \t]*\\?[\"']([^\"'\n\\]{4,200})\\?[\"']", v.has_digit,
+       prefilter=r"(?i)(?:dlp_?match|match(?:ed)?[_ -]?(?:value|data|text|string|content)"
+                 r"|aaaaa)[^\n]{0,6}[:=]",
+       group=1, gate=r"(?i:match|\u6587\u5b57\u5217)"),
+    # A credential built in code from a user and its password (C#'s NetworkCredential, Java's
+    # PasswordAuthentication, requests' HTTPBasicAuth, Apache's UsernamePasswordCredentials).
+    _d("secret_assignment",
+       r"(?<![\w.])(?:NetworkCredential|PasswordAuthentication|HTTP(?:Basic|Digest|Proxy)Auth"
+       r"|UsernamePasswordCredentials|BasicAuth|SqlCredential|BasicCredentials)\("
+       r"[ \t]*[\"'][^\"'\n]{1,100}[\"'][ \t]*,[ \t]*@?[\"']([^\"'\n]{4,128})[\"']",
+       v.secret_value_ok,
+       prefilter=r"(?:Credential|Authentication|Auth|Credentials)\([ \t]*[\"'][^\n]*,[ \t]*@?[\"']",
+       group=1, gate=r"(?:Credential|Authentication\(|Auth\()"),
+    # A cookie set in code or a test: Cypress' cy.setCookie(name, value), k6's jar.set(url,
+    # name, value), Selenium's add_cookie, a client's "Cookie" header given as two strings
+    # (.Add("Cookie", ".AspNetCore.Cookies=CfDJ8...")).
+    _d("secret_assignment",
+       r"(?:(?<!\w)(?:setCookie|set_cookie|cookies\.set|jar\.set)\([ \t]*"
+       r"(?:[\"'][^\"'\n]{1,200}[\"'][ \t]*,[ \t]*)?[\"'][^\"'\n]{1,80}[\"'][ \t]*,[ \t]*"
+       r"|[\"']Cookie[\"'][ \t]*,[ \t]*[\"'][^\"'=;\n]{1,80}=)"
+       r"[\"']?([^\"'\s;]{16,4096})", v.strong_token,
+       prefilter=r"(?:setCookie|set_cookie|cookies\.set|jar\.set)\(|[\"']Cookie[\"'][ \t]*,",
+       group=1, gate=r"(?:Cookie|cookie|jar\.set)"),
+    # A Slack webhook's URL as JSON escapes it (https:\/\/hooks.slack.com\/services\/T..\/B..\/X).
+    _d("secret_assignment",
+       r"hooks\.slack\.com\\/(?:services|workflows|triggers)\\/T[A-Z0-9]{8,12}\\/B[A-Z0-9]{8,12}"
+       r"\\/([A-Za-z0-9]{24})(?![A-Za-z0-9])",
+       prefilter=r"hooks\.slack\.com\\/", group=1, needles=("hooks.slack.com\\/",)),
+    # IRC clients' commands: NickServ's IDENTIFY (the password last: "IDENTIFY [account]
+    # X") and WeeChat's /set of a password option ("/set irc.server.libera.sasl_password X").
+    _d("secret_assignment",
+       r"(?im)(?<![\w-])(?:/msg[ \t]+NickServ[ \t]+|/ns[ \t]+|/nickserv[ \t]+)"
+       r"(?:IDENTIFY|REGISTER)(?:[ \t]+\S+)??[ \t]+(\S+)(?:[ \t]+\S+@\S+)?[ \t]*$",
+       v.secret_value_ok,
+       prefilter=r"(?i)(?:NickServ|/ns)[ \t]+(?:IDENTIFY|REGISTER)[ \t]", group=1,
+       gate=r"(?i:IDENTIFY|REGISTER)"),
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])/set[ \t]+[\w.]*(?:password|passwd|secret)[ \t]+\\?\"?([^\s\"\\]{4,128})",
+       v.secret_value_ok, prefilter=r"(?i)/set[ \t]+[\w.]*(?:passw|secret)", group=1,
+       gate=r"(?i:/set[ \t])"),
+    # Vendors' secrets by their own shape: age's secret key (SOPS' keys.txt), a k3s node token,
+    # a Twitter app's bearer token (its 22 leading A's), Consul's gossip key, WordPress' salts.
+    _d("secret_assignment", r"(?<![A-Z0-9-])(AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58})(?![A-Z0-9])",
+       prefilter=r"AGE-SECRET-KEY-1", group=1, needles=("AGE-SECRET-KEY-",)),
+    _d("secret_assignment", r"(?<![\w])(K10[0-9a-f]{64}::[a-z]+:[0-9a-f]{16,64})(?![0-9a-f])",
+       prefilter=r"K10[0-9a-f]{64}::", group=1, needles=("K10",)),
+    _d("secret_assignment", r"(?<![A-Za-z0-9%])(A{22}[A-Za-z0-9%]{40,200})(?![A-Za-z0-9%])",
+       prefilter=r"A{22}[A-Za-z0-9%]{40}", group=1, needles=("AAAAAAAAAAAAAAAAAAAAAA",)),
+    _d("secret_assignment",
+       r"\\?[\"']encrypt\\?[\"'][ \t]*[:=][ \t]*\\?[\"']([A-Za-z0-9+/]{22,86}={0,2})\\?[\"']",
+       v.strong_token, prefilter=r"encrypt\\?[\"'][ \t]*[:=]", group=1, needles=("encrypt",)),
+    _d("secret_assignment",
+       r"define\([ \t]*[\"'](?:AUTH|SECURE_AUTH|LOGGED_IN|NONCE)_(?:KEY|SALT)[\"'][ \t]*,[ \t]*"
+       r"'([^'\n]{16,128})'", v.strong_token,
+       prefilter=r"(?:AUTH|LOGGED_IN|NONCE)_(?:KEY|SALT)[\"'][ \t]*,", group=1,
+       needles=("_KEY", "_SALT")),
+    # A tool that prints a new password on the line after saying so (Elasticsearch's
+    # elasticsearch-reset-password: "... successfully reset.\nNew value: X").
+    _d("secret_assignment",
+       r"(?i)password[^\n]{0,60}?reset\.?[ \t]*\r?\n[ \t]*New value:[ \t]*(\S{6,128})",
+       v.secret_value_ok, prefilter=r"(?i)reset\.?[ \t]*\r?\n[ \t]*New value:", group=1,
+       gate=r"(?i:New value)"),
+    # A US taxpayer id under its short name (tin=544789933) or an XML element's
+    # (<ns:TaxId>814862213</ns:TaxId>): nine digits, an SSN's shape.
+    _d("us_ssn",
+       r"(?i)(?:(?<![a-z0-9_])tin[ \t]*[:=][ \t]*\\?[\"']?"
+       r"|<(?:[\w-]+:)?(?:tax_?id|tin|ssn)(?:[ \t][^<>\n]{0,80})?>)(\d{9})(?![\d-])",
+       v.ssn_ok, prefilter=r"(?i)tin[ \t]*[:=]|(?:tax_?id|tin|ssn)[^<>\n]{0,80}>\d{9}", group=1,
+       digits=True, gate=r"(?i:tin|taxid|tax_id|ssn)", joined=_nothing_joined,
+       joined_prefilter=r"(?i)tin[ \t]*[:=]|(?:tax_?id|tin|ssn)[^<>\n]{0,80}>\d{9}"),
+    # IPsec's keys as ip xfrm state prints them ("auth-trunc hmac(sha256) 0x7e83... 128",
+    # "enc cbc(aes) 0xf3d7...").
+    _d("secret_assignment",
+       r"(?m)^[ \t]*(?:auth|auth-trunc|enc|aead|comp)[ \t]+[\w-]+\([\w-]+\)[ \t]+"
+       r"(0x[0-9a-f]{16,512})(?![0-9a-f])",
+       prefilter=r"(?:auth|enc|aead|comp)[^\n]{0,40}\)[ \t]+0x[0-9a-f]{16}", group=1,
+       gate=r"\)[ \t]+0x"),
 )
 
 DETECTORS: tuple[Detector, ...] = (
@@ -3353,7 +3438,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?:[\s-]+(?:[Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è)\b)*\s*[:=]?\s*"
        # (Salesforce's session ids hold a "!": 00D...!AQ...)
        # (Laravel Sanctum's and Netatmo's tokens hold a "|": 12|Xy..., a1b2...|c3d4...)
-       r"(?<=[\s:=])([A-Za-z0-9._~+/!-][A-Za-z0-9._~+/!|-]{15,}=*)", v.credential_ok,
+       # (and a percent-encoded one's escapes: a Twitter app's "AAAA...%3D...")
+       r"(?<=[\s:=])([A-Za-z0-9._~+/!-][A-Za-z0-9._~+/!|%-]{15,}=*)", v.credential_ok,
        prefilter=r"[Bb]earer|BEARER|[Bb]asic|BASIC",
        group=1, needles=("earer", "EARER", "asic", "ASIC"),
        start=_at_literal(("earer", "EARER", "asic", "ASIC"), 1),
@@ -3365,7 +3451,7 @@ DETECTORS: tuple[Detector, ...] = (
        # (or the scheme and the credential as strings joined in code: "Basic " + "...")
        r"(?:bearer|basic|token|digest|apikey)(?:[ \t]*\\*[\"'][ \t]*\+[ \t]*\\*[\"']|[ \t]+)"
        # (eBay's user tokens hold "^" and "#": v^1.1#i^1#I^3#f^0#...)
-       r"([A-Za-z0-9._~+/!-][A-Za-z0-9._~+/!|^#-]{5,}=*)(?![\w.~+/!|^#-])",
+       r"([A-Za-z0-9._~+/!-][A-Za-z0-9._~+/!|^#%-]{5,}=*)(?![\w.~+/!|^#%-])",
        v.header_credential_ok,
        prefilter=r"(?i)authorization\\*[\"']?" + _S + r"*[:=]",
        group=1, needles=("uthorization", "UTHORIZATION"),
@@ -3590,7 +3676,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])(?:htpasswd|mosquitto_passwd)(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*"
        r"(?:[ \t]+[^\s-]\S*){2}[ \t]+"
-       r"|(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-u|--user)[ \t]+['\"]?[^\s:'\"]*:"
+       r"|(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-u|--user)[ \t]+"
+       r"(?:['\"]?[^\s:'\"]*|\"[^\s:'\"]*\"|'[^\s:'\"]*'):"
        r"|(?<![\w-])curl\b[^\n|&]*?[ \t](?:-b|--cookie)[ \t]+"
        r"|(?<![\w-])az[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])mosquitto_(?:pub|sub|rr)\b[^\n|;&]*?[ \t]-P[ \t]+"
@@ -4148,13 +4235,16 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        # (and as Polish, German, French and Spanish name them: "Kody zapasowe do
        # konta (każdy działa raz):")
-       r"(?i)(?<![\w-])(?:(?:recovery|backup|2fa|mfa)[ \t]+codes?\b|kody[ \t]+(?:zapasowe"
+       # (the Korean and Japanese names after any character: a CJK word runs into them,
+       # "管理者アカウント用リカバリーコード")
+       r"(?i)(?:(?<![\w-])(?:(?:recovery|backup|2fa|mfa)[ \t]+codes?\b|kody[ \t]+(?:zapasowe"
        r"|odzyskiwania)|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]+(?:secours"
-       r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recuperaci[óo]n|respaldo)"
+       r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recupera(?:ci[óo]n|[çc][ãa]o)|respaldo)"
        # (Turkish's "yedek kodlarınız", Korean's 백업 코드)
-       "|yedek[ \t]+kod\\w*|\ubc31\uc5c5[ \t]*\ucf54\ub4dc"
-       # (and Japanese's, バックアップコード)
-       "|\u30d0\u30c3\u30af\u30a2\u30c3\u30d7\u30b3\u30fc\u30c9)"
+       "|yedek[ \t]+kod\\w*)|\ubc31\uc5c5[ \t]*\ucf54\ub4dc"
+       # (and Japanese's, バックアップコード, リカバリーコード)
+       "|\u30d0\u30c3\u30af\u30a2\u30c3\u30d7\u30b3\u30fc\u30c9"
+       "|\u30ea\u30ab\u30d0\u30ea\u30fc\u30b3\u30fc\u30c9)"
        # (or a sentence, then the codes numbered one a line, as Google's sheet prints them:
        # "Keep these backup codes somewhere safe.\n1. 5012 0379\n2. ...")
        # (a Markdown list's items too, "- t3u06-eo6ol", and its lines JSON-escaped, "\\n")
@@ -4162,7 +4252,10 @@ DETECTORS: tuple[Detector, ...] = (
        # (a sentence's line between: "Backup codes for x@y.de\nKeep these somewhere safe.\n")
        r"(?:[^\n:]{0,80}?[.:][ \t]*(?:\n|\\n))?"
        r"((?:[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
-       r"(?:[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4}|\d{8})(?:[ \t,]+|\n|\\n|$)){1,16})",
+       # (each followed by a separator, "and" before the last, or the sentence's end:
+       # "cpvvx-vxbj9, 2fmvl-4q6eh and rk4p4-tur0c.")
+       rf"(?:[a-z0-9]{{4,6}}-[a-z0-9]{{4,6}}|\d{{4}} \d{{4}}|\d{{8}})(?:[ \t,]+(?:{_AND}[ \t]+)?"
+       r"|\n|\\n|$|(?=[.;)\uff08\u3002\uff09]))){1,16})",
        v.has_digit,
        prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t]+code|kody[ \t]+(?:zapasowe|odzyskiwania)"
                  r"|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]|c[ao]digos[ \t]+de"
@@ -4171,7 +4264,7 @@ DETECTORS: tuple[Detector, ...] = (
                          "KOD", "\ucf54\ub4dc", "\u30b3\u30fc\u30c9"),
        start=_at_words(("recovery", "backup", "2fa", "mfa", "kody", "wiederherstellungscodes",
                         "codes", "c\u00f3digos", "codigos", "yedek", "\ubc31\uc5c5",
-                        "\u30d0\u30c3\u30af"))),
+                        "\u30d0\u30c3\u30af", "\u30ea\u30ab\u30d0"))),
     # A one-time code, told in the languages messages are written in ("Ihr Bestätigungscode
     # lautet 982549", "验证码是636507", "Code reçu par SMS : 996 016"): six to eight digits.
     _d("secret_assignment",
@@ -4518,7 +4611,9 @@ DETECTORS: tuple[Detector, ...] = (
     # keepalived, FreeRADIUS, BIND, Redis. A type word may come before the value ("7", "ENC",
     # "ascii-text"); one-way hashes ($1$, $5$, $6$) are left as everywhere else.
     _d("secret_assignment",
-       _NET_LINE + rf"(?:{_NET_SECRET_WORDS})[ \t]+{_NET_TYPE}(\\?\"?)([^\s\"\\;{{}}]{{4,}})\1",
+       # (not FortiOS' "ENC SH2...": an admin password's SHA-256 hash, one-way like $6$)
+       _NET_LINE + rf"(?:{_NET_SECRET_WORDS})[ \t]+{_NET_TYPE}(?!SH2[A-Za-z0-9+/]{{40}})"
+       rf"(\\?\"?)([^\s\"\\;{{}}]{{4,}})\1",
        v.table_secret_ok, prefilter=rf"(?:{_NET_SECRET_PREFILTER})[ \t]", group=2,
        needles=_NET_NEEDLES),
     # ... and a bare "key" in a sub-mode (" key G8T9e0=D9n5Qb%BOfiTk" under "radius server X"):
@@ -4637,8 +4732,9 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        # (attributes too: WS-Security's <wsse:Password Type="...#PasswordText">)
        # (and an element named "pass" alone: <pass>X</pass>)
+       # (not a hash's element, nor .NET's UserSecretsId: the id of a project's secret store)
        rf"(?i)<([\w:.-]*(?:{_FIELD_SECRET}|(?<=[<:])pass(?=>))[\w.-]*)(?<!hex)(?<!hash)"
-       r"(?<!sha256)(?<!sha1)"
+       r"(?<!sha256)(?<!sha1)(?<!usersecretsid)"
        r"(?:[ \t][^<>\n]*)?>"
        r"([^<\s][^<\n]{3,})</\1>", v.secret_value_ok,
        prefilter=rf"(?i)<[A-Za-z0-9_:.-]*(?:{_FIELD_SECRET_PREFILTER}|pass)[A-Za-z0-9_.-]*"
@@ -5163,8 +5259,10 @@ DETECTORS: tuple[Detector, ...] = (
        # No issuer number starts with 0: such a run is an id or a phone number (0049...).
        # (not a clock's reading under its key: Triton's {"name": ..., "ns": 2302989477428812})
        r"(?=[1-9])" + _L + _NOT_A_CLOCK
-       + r"(?:[1-9]\d{12,18}|[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
-       r"|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R,
+       # (four-digit groups inside a longer run of them are a document's key, not a card:
+       # Brazil's NF-e access key, 44 digits in eleven groups)
+       + r"(?:[1-9]\d{12,18}|(?<!\d{4} )[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
+       r"(?![ -]\d{4}[ -]\d{4})|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R,
        # (a short group after a grouped card's own is its expiry or a count: the card is the
        # groups before it, "4111 1111 1111 1111 12/26")
        prefix=v.card_prefix,
@@ -5289,11 +5387,15 @@ DETECTORS: tuple[Detector, ...] = (
     # Addresses of private networks are a twin kind a policy opts into (validators.py).
     *_with_private_twin(_d("ipv6",
        # after a colon only when a name ends there (Go's PeerAddr:2a01:4f8::1), not a group
-       r"(?=[0-9A-Fa-f:])" + _edge(r"\w.") + r"(?<!::)(?:(?<=[G-Zg-z_]:)|(?<!:))"
+       # (or an ASA's interface: "src outside:2003:40eb::1/30936")
+       r"(?=[0-9A-Fa-f:])" + _edge(r"\w.") + r"(?<!::)(?:(?<=[G-Zg-z_]:)|(?<=side:)|(?<!:))"
        r"(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}"
        r"(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
-       # (a colon after it ends a field: "x-forwarded-for=2406:...:1b48: rate limit")
-       r"(?!\w|:(?![ \t\"']|$)|/(?!128(?!\d))\d)", v.ipv6_ok,
+       # (a colon after it ends a field: "x-forwarded-for=2406:...:1b48: rate limit"; after
+       # a "/", a prefix length is a network's, unless /128, and a port follows an ASA's
+       # address, "outside:2003:40eb::1/30936": four or five digits, or three over 128)
+       r"(?!\w|:(?![ \t\"']|$)|/(?!128(?!\d)|\d{4,5}(?!\d)|(?:129|1[3-9]\d|[2-9]\d\d)(?!\d))\d)",
+       v.ipv6_ok,
        # A valid address holds "::" or six groups in a row; a time of day (12:30:45) neither.
        prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:", needles=(":",),
        start=_at_literal((":",), 4), joined=_joined_ipv6,

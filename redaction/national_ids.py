@@ -956,6 +956,8 @@ def lk_nic_ok(candidate: str) -> bool:
     the day of the year in it (a woman's plus 500)."""
     text = candidate.upper()
     if len(text) == 10 and text[:9].isdigit() and text[9] in "VX" and text.isascii():
+        if text[9] == "X" and _weighted(text[:9], (10, 9, 8, 7, 6, 5, 4, 3, 2)) % 11 == 1:
+            return False  # a book's ISBN-10 whose check digit is X (10), as a catalogue lists it
         days = int(text[2:5])
     elif len(text) == 12 and text.isdigit() and text.isascii() and text[:2] in ("19", "20"):
         days = int(text[4:7])

@@ -615,13 +615,16 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e"
                               # (Ollama's, LM Studio's, vLLM's "EMPTY")
                               r"|(?:ollama|lm-studio|empty|not[-_ ]?needed"
                               r"|no[-_]key(?:[-_]required)?|sk-no-key-required)$"
-                              r"|VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|DATA\+OMITTED$"
+                              r"|VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|NOT_LOGGING_PARAMETER$"
+                              r"|DATA\+OMITTED$"
                               # the Auth0 Deploy CLI's keyword to replace (##CLIENT_SECRET##)
                               r"|##[A-Za-z0-9_]+##$"
                               # a format's placeholder: %(token)s, {password}, {0}
                               r"|%\(\w+\)[sdr]$|\{\w*\}?$"
                               r"|(?:\(sensitive(?: value)?\)?|\(redacted\)?|\(hidden\)?|\*+"
-                              r"|x{4,}"
+                              # (or a CI's mask, four x's and the last characters:
+                              # CircleCI's "xxxxa5t1")
+                              r"|x{4,}(?:[A-Za-z0-9]{1,4})?"
                               r"|filtered|\*password\*"
                               r"|creation|modifications|destruction|still|refreshing|reading"
                               r"|none\.?|null|nil|undefined)$",
@@ -740,6 +743,9 @@ _CODE = re.compile(
     r"|(?:base64|b64encode|btoa|sha(?:1|256|512)|md5|hmac)\("
     # a formula's function ("passphrase: log2(7776^5) = ...", an entropy worked out)
     r"|(?:log2|log10|log|ln|exp|sqrt|pow|abs|floor|ceil)\("
+    # an attribute path's subscript, a call with a string (a key read from configuration,
+    # "builder.Configuration[\"Jwt:Key\"]"; a prompt, "getpass(\\\"HF token\\\")")
+    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\[|[A-Za-z_]\w*\(\\*[\"']"
     # a call of a CamelCase, camelCase or Capital_snake name on names (ObjectKeys(target),
     # prepareSecretKey(key, ...), PEM_string2key($data))
     r"|(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z][A-Za-z0-9]*_\w+)"

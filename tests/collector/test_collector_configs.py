@@ -431,6 +431,24 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
      "tigre_falke80"),
     ("secret_assignment", "&oauth_signature=hlYvTr8PxriSVxsgugQhDiMtF34%3D&roles=Learner",
      "hlYvTr8PxriSVxsgugQhDiMtF34%3D"),
+    # the thirteenth round's: network gear's keys, a DLP match, NickServ, a credential in code,
+    # vendors' shapes, a webhook JSON-escaped, a percent-encoded bearer token
+    ("secret_assignment", " ldap-login-password P2Xp%LO_%wk^", "P2Xp%LO_%wk^"),
+    ("secret_assignment", " wpa-psk ascii 0 velvet-glacier-thistle-84", "velvet-glacier-thistle-84"),
+    ("secret_assignment", "set interfaces wireguard wg01 private-key 'kGnIDUL1+BO7GoBi0cUmp8Gsa='",
+     "kGnIDUL1+BO7GoBi0cUmp8Gsa="),
+    ("secret_assignment", 'violation_triggers=1 matched_value="46063852915" file=x', "46063852915"),
+    ("secret_assignment", "<zeynep> /msg NickServ IDENTIFY noodle_girassol98", "noodle_girassol98"),
+    ("secret_assignment", 'new NetworkCredential("svc-backup", "8&RBb7qeLAxlw#dC", "CORP");',
+     "8&RBb7qeLAxlw#dC"),
+    ("api_key", "AGE-SECRET-KEY-1398AJWGSSAAATZJ70RRAFEM5LLUV5A2MHL4TE6HWKXURGLTRZ9064X7TJ5",
+     "AGE-SECRET-KEY-1398AJWGSSAAATZJ70RRAFEM5LLUV5A2MHL4TE6HWKXURGLTRZ9064X7TJ5"),
+    ("api_key", "K3S_TOKEN=K102288c0a7b6c7f14e7e2826f97d91b4da0986219bdc9d9f0c3d027df25ed5a596::"
+     "server:610e93343b36df227a3a7578b0712f89", "610e93343b36df227a3a7578b0712f89"),
+    ("api_key", '"<https:\\/\\/hooks.slack.com\\/services\\/T0YJOGZ4ZRCS\\/B0WFIRY7EHU\\/kMvfTBtvI'
+     'gu7u6aLak1SjOt5>"', "kMvfTBtvIgu7u6aLak1SjOt5"),
+    ("bearer_token", "Authorization: Bearer AAAAAAAAAAAAAAAAAAAAA8Nf7V7qB%7OIxNcprWzztpsb",
+     "%7OIxNcprWzztpsb"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is

@@ -200,8 +200,6 @@ _OLD_PASSWORD_PROSE = "an old password told in prose ('the OLD one ... was X'), 
 # Corpus UH (what users in Asia and the Middle East type and paste, in their scripts).
 _UNNAMED_PHONE = ("a mobile number with no word for a phone before it (a booking bot's 'We'll "
                   "call X', a JSON key the detectors do not know, a chat's 'PayNow me at X')")
-_JP_RECOVERY_LIST = ("GitHub's recovery codes one per line after Japanese 'リカバリーコード…：', "
-                     "the name's line apart from them")
 _SPOKEN_CODE = "a one-time code read out in Spanish or Russian words by a voice bot's ASR"
 _NAME = ("a person's name percent-encoded in a form or a query (no detector reads names: the "
          "kinds are identifiers and secrets)")
@@ -256,8 +254,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     },
     "corpus_vk": {
         "Use8xW4isvihJT3z4FCpmv5o8iZqVo41hO37TvQS": "a key under an unnamed key (x_magic)",
-        **dict.fromkeys(("268656260", "479129393", "582735168", "570033260"),
-                        "an SSN under a lower-case 'tin=' in a generator's key=value line"),
         "l0byQFBUH6kwWzC9U0y6nS4svHibJKcxCAN5mnKi": ("a key with no prefix passed to "
                                                      "require(\"stripe\")(...)"),
     },
@@ -581,7 +577,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         **dict.fromkeys(("447273692", "758912226", "784068385"),
                         "an SSN in a 1099's column under RECIPIENT'S TIN, the payer's TIN "
                         "between"),
-        **dict.fromkeys(("PL04 0594\\n0345 4031 3903 3324 2134", "DE97 6732 4239\n4335 0106 09",
+        **dict.fromkeys(("DE97 6732 4239\n4335 0106 09",
                          "ES60 2474 4823\n3378 2689 6342", "ES84 7285 7182 6004 2388\n6398",
                          "2445 6128\n8215 9255", "5448 4859\\n0402 0619",
                          "6011 1635\n4357 8264", "4868 2453 1057\n2775"),
@@ -939,8 +935,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "08783720271": _UNNAMED_PHONE,
         "75266 10690": "an Indian mobile split 5-5 after a Tamil word for it",
         "६५५००६१९४८": "a phone in Devanagari digits after Hindi 'contact' (संपर्क)",
-        **dict.fromkeys(("1m9bv-k2jjx", "fpvet-uldlz", "757ai-iedz5", "wz3ls-exryc"),
-                        _JP_RECOVERY_LIST),
         "%7B%22aadhaar%22%3A%20%22861943689304%22%7D": ("an Aadhaar number in a URL-encoded JSON "
                                                         "body, labelled whole"),
         "3754393627162": ("a Thai citizen id as a PromptPay lookup's proxyValue, its kind "
@@ -1202,6 +1196,10 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         '012883452': _NACHA_ID,
     },
     "corpus_ab": {
+        **dict.fromkeys(("ENC SH2TvBkym+54xoeIcd5SUpovICkPO7iaUaN2jxZAfU9LCTwEsR3csb5pDPYQldh=",
+                         "ENC SH2UjvStrBkcy/Z3cgfZLkhnPAWOBL0QENCh/HR03TwxavSXM/yjRnWKyEQmVAT="),
+                        "FortiOS's admin password as its config keeps it, ENC SH2...: a salted "
+                        "SHA-256, one-way, left as crypt hashes are"),
         'TlD9hZEkvgrj': _TOLD_IN_PARENS,
         'tunnel_mon_63': "a community inside a PHP array(...) under ['community']",
         '2604:a880:ed70:ecf1::': _DELEGATED_PREFIX,
