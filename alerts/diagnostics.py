@@ -14,8 +14,9 @@ signal is present:
   the batch grown above a multiple of its baseline (decode load), and none of these.
 
 A cause whose signals a flavor lacks is left out, and the "cause unknown" alerts are built from
-the causes that remain. Beside them: slow consumers wasting compute, cancel/error spikes, a
-pipeline dropping spans, targets down or not instrumented.
+the causes that remain. Beside them: slow consumers (streams the slow-consumer policy closed),
+committed tokens discarded (by any ending), cancel/error spikes, a pipeline dropping spans,
+targets down or not instrumented.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ ON = "on (job, instance)"
 #: gateway a sidecar). Without a pod label on either, every gateway pairs with every engine.
 ON_POD = "on (pod)"
 PREFILL = "prefill"
+#: The rejection reason of a request refused because the admission queue is full.
+QUEUE_FULL = "queue_full"
 
 #: Recorded per-replica signals (window suffix appended where the record is a rate).
 RECORDS = {
@@ -56,6 +59,7 @@ RECORDS = {
     "prefill_share": "servescope_instance:prefill_forward_time:ratio_rate",
     "batch": "servescope_instance:batch_size:mean_rate",
     "discard": "servescope_instance:tokens_discarded_per_committed:ratio_rate",
+    "queue_full": "servescope_instance:requests_rejected_queue_full:rate",
     "finish": "servescope_instance:finish_reason:ratio_rate",
 }
 
@@ -103,6 +107,9 @@ def _records(slo: SLOSpec, options: Options) -> tuple[Record, ...]:
                    f"{qw.rate(cat.FORWARD_TIME, *BY, suffix='_count', phase=PREFILL)}"),
             Record(RECORDS["batch"] + window, qw.mean(cat.BATCH_SIZE, *BY)),
         ]
+    if options.flavor.families is None:  # (an engine's refusals carry reasons of its own)
+        out.append(Record(RECORDS["queue_full"] + w,
+                          q.rate(cat.REJECTED, *BY, reason=QUEUE_FULL)))
     out += [
         Record(RECORDS["discard"] + w,
                f"{q.rate(cat.TOKENS, *BY, stage=TokenStage.DISCARDED.value)} / "
@@ -131,18 +138,24 @@ class _Cause:
     unless: tuple[str, ...] = ()  # causes that take precedence (their signal explains this one)
 
 
-def _causes(options: Options) -> dict[str, _Cause]:
+def _causes(options: Options, available: set[str]) -> dict[str, _Cause]:
     w, base, t = options.timing.diagnostic_window, options.timing.baseline_window, \
         options.thresholds
     waiting, kv, preempt = RECORDS["waiting"], RECORDS["kv"], RECORDS["preempt"] + w
+    # A queue held at its cap grows no more: refusals because it is full say the same, and
+    # say it while the queue stands still (where the flavor counts them).
+    full = RECORDS["queue_full"] + w
+    queue = f"({waiting} > {t.queue_low:g} and deriv({waiting}[{w}]) > 0)"
+    if full in available:
+        queue = f"({queue} or {full} > 0)"
     prefix, pstep = RECORDS["prefix"], RECORDS["prefill_step"]
     share, batch = RECORDS["prefill_share"] + w, RECORDS["batch"]
     return {c.key: c for c in (
-        _Cause("queue", f"({waiting} > {t.queue_low:g} and deriv({waiting}[{w}]) > 0)",
+        _Cause("queue", queue,
                (waiting,), "while the admission queue grows (admission/capacity)",
-               f"while more than {t.queue_low:g} requests wait and the queue keeps growing: "
-               "requests wait for a batch slot or KV blocks. Add replicas or capacity, or shed "
-               "load earlier."),
+               f"while more than {t.queue_low:g} requests wait and the queue keeps growing, or "
+               "requests are refused because it is full: requests wait for a batch slot or KV "
+               "blocks. Add replicas or capacity, or shed load earlier."),
         _Cause("kv", f"({kv} > {t.kv_usage_high:g} or {preempt} > 0)", (kv, preempt),
                "under KV-cache pressure",
                f"while KV usage is above {t.kv_usage_high:.0%} or requests are being "
@@ -176,7 +189,7 @@ def _usable(cause: _Cause, available: set[str]) -> bool:
 
 def _burn_alerts(slo: SLOSpec, options: Options, available: set[str]) -> list[Alert]:
     w, timing = options.timing.diagnostic_window, options.timing
-    causes = _causes(options)
+    causes = _causes(options, available)
     who = "{{ $labels.instance }} ({{ $labels.job }})"
     out: list[Alert] = []
     for key, spec, objective, plan in (
@@ -274,14 +287,23 @@ def _other_alerts(options: Options) -> list[Alert]:
         return f'{finish}{{{flavor.label(cat.FINISH_REASON)}="{mapped}"}}'
 
     specs = [
-        ("ServescopeSlowConsumersWastingCompute", f"{RECORDS['discard']}{w} > "
-         f"{t.discarded_ratio:g}", "Slow consumers: committed tokens discarded",
+        ("ServescopeSlowConsumersWastingCompute",
+         f"{reason(FinishReason.SLOW_CONSUMER.value)} > {t.slow_consumer_ratio:g}",
+         "Slow consumers: streams closed for reading too slowly",
+         f"{who}: {{{{ $value | humanizePercentage }}}} of requests were ended by the "
+         f"slow-consumer policy (threshold {t.slow_consumer_ratio:.0%}): their clients read "
+         "slower than the server generates, backpressure paused them past the timeout, and "
+         "the tokens made for them were discarded. The transport dashboard's backpressure "
+         "and slow-consumer panels show which replica and since when.",
+         timing.diagnostic_for),
+        ("ServescopeTokensDiscarded", f"{RECORDS['discard']}{w} > {t.discarded_ratio:g}",
+         "Committed tokens discarded: compute spent for no one",
          f"{who}: {{{{ $value | humanizePercentage }}}} of committed tokens were never "
          f"delivered, i.e. never acknowledged by the client's TCP (threshold "
-         f"{t.discarded_ratio:.0%}): clients read slower than the server generates, so "
-         "requests end (slow_consumer, deadline, cancel) with tokens still buffered or "
-         "unacknowledged in socket buffers. Compute spent on them is wasted; the transport "
-         "dashboard's written vs delivered and waste per request panels show where.",
+         f"{t.discarded_ratio:.0%}): requests ended (client_cancel, deadline, slow_consumer) "
+         "with tokens generated for them still buffered or unacknowledged. The overview's "
+         "finish reasons panel says which ending it is; the transport dashboard's written vs "
+         "delivered and waste per request panels show where.",
          timing.diagnostic_for),
         ("ServescopeCancelRatioHigh",
          f"{reason(FinishReason.CLIENT_CANCEL.value)} > {t.cancel_ratio:g}",

@@ -65,6 +65,9 @@ class Thresholds:
     kv_usage_high: float = 0.9
     queue_low: float = 1.0
     discarded_ratio: float = 0.1
+    #: Share of requests ended by the slow-consumer policy: each is a client that stopped
+    #: reading, so a few percent is already a broken client or network.
+    slow_consumer_ratio: float = 0.01
     cancel_ratio: float = 0.2
     error_ratio: float = 0.05
     prefix_drop: float = 0.5  # prefix miss: hit ratio under this share of its baseline

@@ -17,6 +17,7 @@ from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import TokenStage
 from servescope.promql.flavor import GATEWAY_JOB, Flavor, NativeSpec
 from servescope.promql.query import TARGET_LABELS, Query
+from servescope.promql.recorded import shed_matcher
 
 from . import dashboard_rules, diagnostics, slo_rules
 from .diagnostics import CAUSES
@@ -239,7 +240,7 @@ def _steps(s: Scenario, signals: Signals) -> None:
 
 def _capacity(s: Scenario, flavor: Flavor, *, waiting: float = 0, waiting_step: float = 0,
               kv_used: float = 10, preempt: float = 0, discarded: float = 0,
-              dropped: float = 0, signals: Signals = Signals()) -> None:
+              dropped: float = 0, queue_full: float = 0, signals: Signals = Signals()) -> None:
     _steps(s, signals)
     pool = _labels(pool="default")
     s.add(cat.WAITING, "", pool, _gauge(waiting, waiting_step))
@@ -248,6 +249,8 @@ def _capacity(s: Scenario, flavor: Flavor, *, waiting: float = 0, waiting_step: 
     if flavor.kv_usage is not None:
         s.add_raw(flavor.kv_usage.name, _labels(), _gauge(kv_used / 100))
     s.add(cat.PREEMPTIONS, "", pool, _counter(preempt))
+    s.add(cat.REJECTED, "", _labels(model=MODEL, reason=diagnostics.QUEUE_FULL),
+          _counter(queue_full))
     tokens = _labels(model=MODEL)
     s.add(cat.TOKENS, "", {**tokens, "stage": TokenStage.COMMITTED.value}, _counter(1000))
     s.add(cat.TOKENS, "", {**tokens, "stage": TokenStage.DISCARDED.value},
@@ -281,17 +284,24 @@ class _OneSignal:
     value: float
     #: (record key in diagnostics.RECORDS, labels beyond job and instance, value)
     records: tuple[tuple[str, dict[str, str], float], ...] = ()
+    #: other alerts the same signal fires: (alert, labels beyond job and instance, value)
+    also: tuple[tuple[str, dict[str, str], float], ...] = ()
 
 
 _ONE_SIGNAL = (
-    _OneSignal("slow consumers: a quarter of committed tokens discarded",
-               {"stop": 0.75, "slow_consumer": 0.25}, {"discarded": 0.25},
-               "ServescopeSlowConsumersWastingCompute", {}, 0.25,
-               (("discard", {}, 0.25), ("finish", {"finish_reason": "slow_consumer"}, 0.25))),
-    _OneSignal("client cancellations: a quarter of requests cancelled",
-               {"stop": 0.75, "client_cancel": 0.25}, {},
+    # (the slow-consumer policy ends streams that discard little: a slow client's waste is
+    # its send queue, so one in sixteen is enough, whatever the tokens)
+    _OneSignal("slow consumers: one request in sixteen closed for reading too slowly",
+               {"stop": 0.9375, "slow_consumer": 0.0625}, {"discarded": 0.0625},
+               "ServescopeSlowConsumersWastingCompute", {"finish_reason": "slow_consumer"},
+               0.0625, (("discard", {}, 0.0625),
+                        ("finish", {"finish_reason": "slow_consumer"}, 0.0625))),
+    # (cancels discard what was made for them: both the cancel and the waste alerts fire)
+    _OneSignal("client cancellations: a quarter of requests cancelled, their tokens discarded",
+               {"stop": 0.75, "client_cancel": 0.25}, {"discarded": 0.25},
                "ServescopeCancelRatioHigh", {"finish_reason": "client_cancel"}, 0.25,
-               (("finish", {"finish_reason": "client_cancel"}, 0.25),)),
+               (("finish", {"finish_reason": "client_cancel"}, 0.25), ("discard", {}, 0.25)),
+               also=(("ServescopeTokensDiscarded", {}, 0.25),)),
     _OneSignal("telemetry dropping spans", {"stop": 1}, {"dropped": 120},
                "ServescopeTelemetryDroppingSpans", {"reason": "queue_full"}, 2),
 )
@@ -303,6 +313,8 @@ def _one_signal(row: _OneSignal, slo: SLOSpec, options: Options) -> Scenario:
     s = _replica(row.name, slo, options.flavor, finishes=row.finishes,
                  capacity=row.capacity)
     s.firing[row.alert] = [({**ji, **row.alert_labels}, row.value)]
+    for alert, labels, value in row.also:
+        s.firing[alert] = [({**ji, **labels}, value)]
     s.records += [(f"{diagnostics.RECORDS[key]}{w}", {**ji, **labels}, value)
                   for key, labels, value in row.records]
     return s
@@ -323,6 +335,7 @@ def _scenarios(slo: SLOSpec, options: Options) -> list[Scenario]:
             healthy.records.append((f"{sli}{window}", {**jm, "slo": key}, 0.0))
     base = options.timing.baseline_window
     healthy.records += [(rec["kv"], ji, 0.1), (rec["waiting"], ji, 0.0),
+                        (f"{rec['queue_full']}{w}", ji, 0.0),
                         (f"{rec['discard']}{w}", ji, 0.0),
                         (f"{rec['finish']}{w}", {**ji, "finish_reason": "stop"}, 1.0),
                         (f"{rec['ttft']}{w}", ji, 0.0), (f"{rec['stream_ttft']}{w}", ji, 0.0),
@@ -490,6 +503,22 @@ def _paired_transport(slo: SLOSpec, options: Options) -> Scenario:
     return s
 
 
+def _queue_full(slo: SLOSpec, options: Options) -> list[Scenario]:
+    """Held at its cap, the queue grows no more: its refusals (queue_full) name the cause,
+    where the flavor counts them."""
+    if options.flavor.families is not None:  # (recorded for servescope's own series only)
+        return []
+    s = _cause("TTFT cause: the admission queue full, new requests refused", slo, options,
+               "ttft", "queue", waiting=48, queue_full=6)
+    # (its refusals are the availability SLI's errors too, where the flavor's availability
+    # counts refusals: 6 a minute beside 60 finished)
+    if shed_matcher(slo, options.flavor) is not None:
+        availability = next(o for o in slo_rules.objectives(slo, options)
+                            if o.key == "availability")
+        _burn_expectation(s, slo, availability, 0.1)
+    return [s]
+
+
 def _cause_matrix(slo: SLOSpec, options: Options) -> list[Scenario]:
     """Each cause alone behind a TTFT, stream TTFT or TPOT burn: its alert fires, every other
     cause alert stays silent."""
@@ -498,6 +527,7 @@ def _cause_matrix(slo: SLOSpec, options: Options) -> list[Scenario]:
     return [
         _cause("TTFT cause: the admission queue grows", slo, options, "ttft", "queue",
                waiting=2, waiting_step=1),
+        *_queue_full(slo, options),
         _cause("TTFT cause: KV nearly full", slo, options, "ttft", "kv", kv_used=hot),
         _cause("TTFT cause: requests preempted", slo, options, "ttft", "kv", preempt=6),
         _cause("TTFT cause: the prefix-cache hit ratio drops from 80% to 10%", slo, options,

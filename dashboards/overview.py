@@ -39,12 +39,15 @@ def _bad_said(ctx: Ctx) -> str:
     return said
 
 
-def slo_errors(ctx: Ctx, key: str, good: str, over: str | None = None) -> str:
+def slo_errors(ctx: Ctx, key: str, good: str, over: str | None = None, *,
+               worst: bool = False) -> str:
     """The error ratio of one SLO (``ttft``, ``tpot``, ``availability``) from the SLO rules'
     first stage, what the burn-rate alerts read: bad over all events per second now, or over
     ``over`` (the events of that range, as sums of the recorded rates). ``good``: the share of
     good events from raw series, used as ``1 - good`` on raw dashboards, and whose unavailable
-    marker stands in when the flavor lacks the metric (its rules record nothing then)."""
+    marker stands in when the flavor lacks the metric (its rules record nothing then).
+    ``worst``: the ratio of the worst job and model of the selection, as the burn alerts read
+    them one by one (a small model's burn is not diluted by a busy healthy one)."""
     if missing_in(good):
         return good
     if not ctx.q.recorded or not _recorded_sli(ctx, key):
@@ -61,6 +64,10 @@ def slo_errors(ctx: Ctx, key: str, good: str, over: str | None = None) -> str:
     bad, total = (f"{name}{short}{{{','.join(matchers)}}}" for name in (BAD_RECORD, ALL_RECORD))
     if over is not None:
         bad, total = f"sum_over_time({bad}[{over}])", f"sum_over_time({total}[{over}])"
+    if worst:
+        keys = [q.label(k) for k in ("job", cat.MODEL) if ctx.flavor.has_label(k)]
+        by = f" by ({', '.join(keys)})" if keys else ""
+        return f"max(sum{by} ({bad}) / sum{by} ({total}))"
     return f"(sum({bad}) / sum({total}))"
 
 
@@ -133,18 +140,20 @@ def _burn(ctx: Ctx) -> object:
     fast = max(w.burn_rate for w in slo.alert_windows)
     slow = min(w.burn_rate for w in slo.alert_windows if w.severity == "page") \
         if any(w.severity == "page" for w in slo.alert_windows) else fast
-    ttft = (f"{slo_errors(ctx, 'ttft', q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds))}"
-            f" / {1 - slo.ttft.target:.6g}")
-    tpot = f"{slo_errors(ctx, 'tpot', q.within(cat.TPOT, slo.tpot.threshold_seconds))} / " \
-           f"{1 - slo.tpot.target:.6g}"
-    avail = f"{slo_errors(ctx, 'availability', availability(ctx))} / " \
+    ttft_good = q.within(cat.SERVER_TTFT, slo.ttft.threshold_seconds)
+    ttft = f"{slo_errors(ctx, 'ttft', ttft_good, worst=True)} / {1 - slo.ttft.target:.6g}"
+    tpot_good = q.within(cat.TPOT, slo.tpot.threshold_seconds)
+    tpot = f"{slo_errors(ctx, 'tpot', tpot_good, worst=True)} / {1 - slo.tpot.target:.6g}"
+    avail = f"{slo_errors(ctx, 'availability', availability(ctx), worst=True)} / " \
             f"{1 - slo.availability_target:.6g}"
     return trend(
         "Error-budget burn rate", "How fast each SLO spends its error budget: 1 spends it "
         f"exactly over the {slo.period} period; the dashed lines are the page thresholds "
         f"({slow:g}x and {fast:g}x, see the burn-rate alerts): the same "
         f"{stage_window(slo)} events the alerts read (recorded per job and model; $instance "
-        "does not narrow it).", "suffix:x",
+        "does not narrow it). Each line is the worst job and model of the selection, as the "
+        "alerts burn per model: a small model's burn is not diluted by a busy healthy one.",
+        "suffix:x",
         [Target(ttft, "TTFT"), Target(tpot, "TPOT"), Target(avail, "availability")],
         thresholds=(slow, fast), min_value=0, axis_label="burn rate")
 

@@ -42,7 +42,7 @@ def _backpressure(ctx: Ctx) -> list[object]:
               "streams, per replica.", "short",
               [Target(q.level(cat.STREAM_BUFFERED, "instance"), "{{instance}}")], width=8,
               axis_label="tokens", min_value=0),
-        trend("Send-queue peak occupancy p95", "Per request, the peak send-queue occupancy as "
+        trend("Send-queue peak occupancy", "Per request, the peak send-queue occupancy as "
               "a share of its capacity (p50/p95). 100% means the request hit its watermark.",
               "percentunit", [Target(q.quantile(0.5, cat.STREAM_OCCUPANCY), "p50"),
                               Target(q.quantile(0.95, cat.STREAM_OCCUPANCY), "p95")],

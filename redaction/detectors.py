@@ -2138,7 +2138,8 @@ _NET_SECRET_WORDS = (
     r"|ldap-login-password|pre-shared-secret|standby[ \t]+\d+[ \t]+authentication[ \t]+md5"
     r"[ \t]+key-string|private-key")
 _NET_TYPE = r"(?:(?:[0-9]|ENC|ascii-text|hex|clear)[ \t]+)?"
-_NET_SECRET_PREFILTER = (r"secret|password|key(?:-string)?|auth_pass|requirepass|masterauth|community|psk"
+_NET_SECRET_PREFILTER = (r"secret|password|key(?:-string)?|auth_pass|requirepass|masterauth"
+                         r"|community|psk"
                          r"|nhrp[ \t]+authentication"
                          r"|Community[ \t]+[a-z,]+")
 _NET_NEEDLES = ("secret", "password", "key", "auth_pass", "requirepass", "masterauth",

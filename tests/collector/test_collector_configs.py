@@ -434,7 +434,8 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
     # the thirteenth round's: network gear's keys, a DLP match, NickServ, a credential in code,
     # vendors' shapes, a webhook JSON-escaped, a percent-encoded bearer token
     ("secret_assignment", " ldap-login-password P2Xp%LO_%wk^", "P2Xp%LO_%wk^"),
-    ("secret_assignment", " wpa-psk ascii 0 velvet-glacier-thistle-84", "velvet-glacier-thistle-84"),
+    ("secret_assignment", " wpa-psk ascii 0 velvet-glacier-thistle-84",
+     "velvet-glacier-thistle-84"),
     ("secret_assignment", "set interfaces wireguard wg01 private-key 'kGnIDUL1+BO7GoBi0cUmp8Gsa='",
      "kGnIDUL1+BO7GoBi0cUmp8Gsa="),
     ("secret_assignment", 'violation_triggers=1 matched_value="46063852915" file=x', "46063852915"),

@@ -50,7 +50,7 @@ EMPTY_HERE = {
     "Folded label values": "the label guard folds nothing: one model, one priority",
     "Hook errors": "no hook fails",
     "Ignored terminal signals": "no request gets a second terminal signal",
-    "Send-queue peak occupancy p95": "the gateway relays through a byte-bounded buffer and "
+    "Send-queue peak occupancy": "the gateway relays through a byte-bounded buffer and "
                                      "records no token send-queue peak",
     "Spans dropped": "the gateway's exporter drops nothing (filled only when it does)",
     "Discarded tokens/s": "filled only when the client leaves while the gateway holds tokens "

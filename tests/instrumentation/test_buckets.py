@@ -41,4 +41,4 @@ def test_boundaries_render_as_floats_in_exposition():
     Histogram("x_seconds", "x", buckets=ladders(SLOSpec.default())[Buckets.TTFT],
               registry=registry).observe(1)
     text = generate_latest(registry).decode()
-    assert 'le="1.0"' in text and 'le="2.0"' in text and 'le="1"' not in text
+    assert 'le="10.0"' in text and 'le="2.0"' in text and 'le="10"' not in text

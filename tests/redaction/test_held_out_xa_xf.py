@@ -49,7 +49,8 @@ def _redact(text: str) -> str:
      "--55b83295c2fd5a6e14aedab47bb431f452e1c0e3');", "55b83295c2fd5a6e14aedab47bb431f452e1c0e3"),
     ('client.DefaultRequestHeaders.Add("Cookie", ".AspNetCore.Cookies=CfDJ8C9zwdf7VVcpvY-nXmw7I1mc'
      'coRLCC_xqIakENqrfPNHfyk269dSEo2IvZAd1WBunO");', "CfDJ8C9zwdf7VVcpvY-nXmw7I1mc"),
-    ("jar.set('https://shop.example.ca', 'session_id', 'yhqQFny8W6eNLNw7cl6mSdG_psPFotjDzquri4-A8nQ');",
+    ("jar.set('https://shop.example.ca', 'session_id', "
+     "'yhqQFny8W6eNLNw7cl6mSdG_psPFotjDzquri4-A8nQ');",
      "yhqQFny8W6eNLNw7cl6mSdG_psPFotjDzquri4-A8nQ"),
     # curl's -u with the user and the password each quoted
     ('curl -s -k -u "ZZyQ18bsziuK1NClHvATjq1l6OQ":"DpB1u0zpvzaTFxQmGpIKCqMhJjhmdMyq11ZW" https://h/api',
@@ -61,7 +62,8 @@ def _redact(text: str) -> str:
     ("These are the backup codes I saved when I set up 2-step verification: cpvvx-vxbj9, "
      "2fmvl-4q6eh and rk4p4-tur0c. Can you log me in?", "rk4p4-tur0c"),
     ("códigos de recuperação do GitHub (guarda aí): 6f6e6-fbb88 59432-59832", "59432-59832"),
-    ("管理者アカウント用リカバリーコード: 3yle-x3ya, kw8g-edvg, sxjm-fkz3（各コードは一度のみ使用可能）",
+    ("管理者アカウント用リカバリーコード: 3yle-x3ya, kw8g-edvg, sxjm-fkz3"
+     "（各コードは一度のみ使用可能）",
      "sxjm-fkz3"),
     # IRC: NickServ's IDENTIFY, WeeChat's /set of a SASL password
     ("01:04 <zeynep> /msg NickServ IDENTIFY noodle_girassol98\n01:04 <bob> change that now",
@@ -78,7 +80,8 @@ def _redact(text: str) -> str:
      'NxbS3C1xw9tQCwAOc4nqKJF1r2p8tyCq91iGUPUxjgc2P"', "tQCwAOc4nqKJF1r2p8tyCq91iGUPUxjgc2P"),
     ('{"server": true, "encrypt": "PPRn3pmzRbx/j2cXRv9Iqp/WQm9QF/bHszW1YCf4tlM="}',
      "PPRn3pmzRbx/j2cXRv9Iqp/WQm9QF/bHszW1YCf4tlM="),
-    ("define( 'AUTH_KEY',         'GD[dwOCV>foNm_Pe[[|*|>M!~Z7|09~t-GcN#BqkKg(mdP4x2t4qfsOi8++b)yKP' );",
+    ("define( 'AUTH_KEY',         'GD[dwOCV>foNm_Pe[[|*|>M!~Z7|09~t-GcN#BqkKg(mdP4x2t4qfsOi8++b)"
+     "yKP' );",
      "GcN#BqkKg(mdP4x2t4qfsOi8++b)yKP"),
     # a new password printed on the line after saying so; a US taxpayer id under its short
     # name and as an XML element
