@@ -5261,8 +5261,11 @@ DETECTORS: tuple[Detector, ...] = (
        # (not a clock's reading under its key: Triton's {"name": ..., "ns": 2302989477428812})
        r"(?=[1-9])" + _L + _NOT_A_CLOCK
        # (four-digit groups inside a longer run of them are a document's key, not a card:
-       # Brazil's NF-e access key, 44 digits in eleven groups)
-       + r"(?:[1-9]\d{12,18}|(?<!\d{4} )[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
+       # Brazil's NF-e access key, 44 digits in eleven groups; a group of its own before the
+       # card, at the text's or a line's start too, "\n" escaped or not, and not the end of
+       # a longer token: an IBAN's "...3000 4111 1111 1111 1111")
+       + r"(?:[1-9]\d{12,18}|(?<!\W\d{4} )(?<!^\d{4} )(?<!\\n\d{4} )"
+       r"[1-9]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{1,3})?"
        r"(?![ -]\d{4}[ -]\d{4})|[1-9]\d{3}([ -])\d{6}\2\d{4,5})" + _R,
        # (a short group after a grouped card's own is its expiry or a count: the card is the
        # groups before it, "4111 1111 1111 1111 12/26")
