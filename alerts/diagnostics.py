@@ -29,6 +29,7 @@ from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import FinishReason, TokenStage
 from servescope.promql.flavor import missing_in, unavailable
 from servescope.promql.query import TARGET_LABELS, Query
+from servescope.promql.recorded import rejection_reasons_known
 
 from . import slo_rules
 from .model import Alert, Group, Options, Record
@@ -107,7 +108,7 @@ def _records(slo: SLOSpec, options: Options) -> tuple[Record, ...]:
                    f"{qw.rate(cat.FORWARD_TIME, *BY, suffix='_count', phase=PREFILL)}"),
             Record(RECORDS["batch"] + window, qw.mean(cat.BATCH_SIZE, *BY)),
         ]
-    if options.flavor.families is None:  # (an engine's refusals carry reasons of its own)
+    if rejection_reasons_known(options.flavor):
         out.append(Record(RECORDS["queue_full"] + w,
                           q.rate(cat.REJECTED, *BY, reason=QUEUE_FULL)))
     out += [

@@ -17,7 +17,7 @@ from servescope.instrumentation.slo import SLOSpec
 from servescope.instrumentation.status import TokenStage
 from servescope.promql.flavor import GATEWAY_JOB, Flavor, NativeSpec
 from servescope.promql.query import TARGET_LABELS, Query
-from servescope.promql.recorded import shed_matcher
+from servescope.promql.recorded import rejection_reasons_known, shed_matcher
 
 from . import dashboard_rules, diagnostics, slo_rules
 from .diagnostics import CAUSES
@@ -506,7 +506,7 @@ def _paired_transport(slo: SLOSpec, options: Options) -> Scenario:
 def _queue_full(slo: SLOSpec, options: Options) -> list[Scenario]:
     """Held at its cap, the queue grows no more: its refusals (queue_full) name the cause,
     where the flavor counts them."""
-    if options.flavor.families is not None:  # (recorded for servescope's own series only)
+    if not rejection_reasons_known(options.flavor):  # (its record is not made)
         return []
     s = _cause("TTFT cause: the admission queue full, new requests refused", slo, options,
                "ttft", "queue", waiting=48, queue_full=6)
@@ -603,7 +603,7 @@ def _shedding(slo: SLOSpec, options: Options) -> list[Scenario]:
     """Half the requests refused: load shed (queue_full) burns the availability budget; a
     client's own bad requests (invalid_request) burn nothing. Where rejections carry their
     reason and end as finishes (servescope's own series) and the spec counts some as bad."""
-    shed = slo.shed_matcher() if options.flavor.families is None else None
+    shed = shed_matcher(slo, options.flavor)
     if shed is None or not re.fullmatch(shed[3:-1], "queue_full"):
         return []
     jm = {"job": JOB, "model": MODEL}

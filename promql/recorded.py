@@ -71,11 +71,16 @@ def slo_windows(slo: SLOSpec) -> list[str]:
     return sorted(names, key=window_seconds)
 
 
+def rejection_reasons_known(flavor: Flavor) -> bool:
+    """Whether ``flavor``'s rejections carry servescope's reasons (``queue_full``, ...) and end
+    as finishes: servescope's own series only (an engine flavor's do neither)."""
+    return flavor.families is None
+
+
 def shed_matcher(slo: SLOSpec, flavor: Flavor) -> str | None:
     """The ``reason`` matcher of the rejections availability counts as bad, for the SLO rules
-    and the overview alike: servescope's own series only, where rejections carry their reason
-    and end as finishes (an engine flavor's do neither)."""
-    return slo.shed_matcher() if flavor.families is None else None
+    and the overview alike (where :func:`rejection_reasons_known`)."""
+    return slo.shed_matcher() if rejection_reasons_known(flavor) else None
 
 
 def stage_window(slo: SLOSpec) -> str:
