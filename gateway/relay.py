@@ -170,6 +170,7 @@ class Relay:
                 else:
                     self.cut = _Cut(FinishReason.ERROR, "gateway_error", "the gateway failed")
                     _log.error("relay failed", exc_info=writer.exception())
+            await self._count_unread()
             await self._close_upstream()
             if self.cut is not None and not self.disconnected:
                 await self._send_cut(send, self.cut)
@@ -238,6 +239,30 @@ class Relay:
     def _flush_commits(self) -> None:
         if self.settings.commits is not None:
             self.settings.commits.flush()
+
+    async def _count_unread(self) -> None:
+        """A stream the gateway ends before the upstream did (the client left, read too
+        slowly, or its deadline passed): the events the engine already sent and the gateway
+        never read, held in the upstream connection's receive buffer, are read (for at most
+        :data:`UNREAD_S`, and no more than that buffer holds) and counted committed, so that
+        they count as discarded. The engine counted them delivered (its peer, the gateway's
+        kernel, acknowledged them), and no client will get them: uncounted, they would be
+        waste neither side reports. (What is still in the engine's own send buffer is
+        unacknowledged: the engine counts that itself.)"""
+        scanner = self._scanner
+        ended_early = self.disconnected or (self.cut is not None and self.cut.reason in (
+            FinishReason.SLOW_CONSUMER, FinishReason.DEADLINE))
+        if scanner is None or not ended_early or scanner.facts.done or scanner.failure:
+            return
+        bound = self.response.receive_buffer_bytes
+        taken = 0
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(UNREAD_S):
+                async for data in self.response.aiter_raw():
+                    self._feed(scanner, data)
+                    taken += len(data)
+                    if scanner.facts.done or scanner.failure or taken >= bound:
+                        return
 
     async def _close_upstream(self) -> None:
         with contextlib.suppress(Exception):
@@ -642,3 +667,6 @@ _MARK_EVERY = 8
 _CUT_STATUS = {"deadline_exceeded": 504, "upstream_timeout": 504}
 #: How long the body's end is waited for after [DONE] (then the connection is dropped).
 _DRAIN_S = 1.0
+#: How long a stream the gateway ends early reads what its upstream sent and it never read
+#: (:meth:`Relay._count_unread`): what the connection's receive buffer holds arrives at once.
+UNREAD_S = 0.05

@@ -156,6 +156,19 @@ class UpstreamResponse:
         self._first = first  # body bytes that arrived with the head
 
     @property
+    def receive_buffer_bytes(self) -> int:
+        """What the connection's kernel buffer holds at most (SO_RCVBUF as the kernel set it,
+        its bookkeeping included): the bytes the engine can have had acknowledged and the
+        gateway not read."""
+        conn = self._conn
+        sock = None if conn is None or conn.transport is None else \
+            conn.transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                return int(sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF))
+        return 2 * self._upstream.config.upstream_recv_buffer_bytes
+
+    @property
     def origin(self) -> bytes:
         """Where the upstream serves the gateway's paths (:attr:`Upstream.origin`)."""
         return self._upstream.origin

@@ -25,14 +25,14 @@ CHUNK = 16 << 10
 TOKENS = 100_000  # 1.6 GB if nothing pushed back
 
 
-def _stalled_client(url: str) -> socket.socket:
+def _stalled_client(url: str, max_tokens: int = TOKENS, chunk: int = CHUNK) -> socket.socket:
     """A client that sends a streaming request, reads the head and stops reading."""
     host, port = url.removeprefix("http://").split(":")
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.connect((host, int(port)))
-    body = json.dumps({"model": MODEL, "prompt": "x", "max_tokens": TOKENS, "stream": True,
-                       "stub": {"chunk_bytes": CHUNK}}).encode()
+    body = json.dumps({"model": MODEL, "prompt": "x", "max_tokens": max_tokens, "stream": True,
+                       "stub": {"chunk_bytes": chunk}}).encode()
     sock.sendall(b"POST /v1/completions HTTP/1.1\r\nhost: gw\r\ncontent-type: application/json"
                  b"\r\ncontent-length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
     assert sock.recv(12).startswith(b"HTTP/1.1 200")
@@ -73,6 +73,28 @@ def test_a_client_that_stops_reading_stops_the_engine_and_is_cut_as_slow() -> No
                     pass
             except ConnectionResetError:
                 pass
+        finally:
+            sock.close()
+
+
+def test_tokens_the_engine_sent_and_no_client_got_count_as_discarded() -> None:
+    """The engine streams its whole answer into the buffers between it and the gateway (it
+    counts every token sent: the gateway is its peer) while the client reads nothing. The
+    gateway ends the stream as a slow consumer and counts every token it never wrote as
+    committed and discarded, so the waste shows on one side (an outside probe found it on
+    neither)."""
+    limits = HttpLimits(stall_poll_s=0.1, abandon_after_s=1.0)
+    n = 1200  # (about 180 kB: the gateway's upstream receive buffer holds it all)
+    with stub_and_gateway(slow_consumer_timeout_s=1.0, http=limits,
+                          upstream_recv_buffer_bytes=1 << 20) as (stub, gw):
+        sock = _stalled_client(gw.url, max_tokens=n, chunk=0)
+        try:
+            poll_until(lambda: stub.engine.completed == 1, what="the engine's stream sent whole")
+            poll_until(lambda: finished(gw, "slow_consumer") == 1, what="a slow_consumer finish")
+            assert tokens(gw, "committed") == n
+            delivered = tokens(gw, "delivered")
+            assert tokens(gw, "discarded") == n - delivered
+            assert delivered < n / 2, "the stalled client cannot have taken most of the stream"
         finally:
             sock.close()
 
