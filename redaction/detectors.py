@@ -97,7 +97,13 @@ _ICONIC_V4 = ("(?:" + "|".join(rf"{d}\.{d}\.{d}\.{d}" for d in range(1, 10))
               + r"|8\.8\.4\.4|1\.0\.0\.1|4\.2\.2\.[1-6])(?![\d.])")
 _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|(?<=host==))"
                   + "".join(rf"(?<![Vv]ersion{sep})(?<!VERSION{sep})"
-                            for sep in (" ", "=", ": ", ' = "', '="', ' = ', ': "', ":", " : "))
+                            for sep in (" ", "=", ": ", ' = "', '="', ' = ', ': "', ":", " : ",
+                                        '": "', '":"'))
+                  # a server's or an agent's version after its name (openresty/1.25.3.2,
+                  # kong/3.8.0.0, "Sentinel Agent 23.4.4.223")
+                  + "".join(rf"(?<!{name})" for name in (
+                      "openresty/", "nginx/", "kong/", "envoy/", "haproxy/", "traefik/",
+                      "Apache/", "lighttpd/", "Agent "))
                   + r"(?!(?!" + _ICONIC_V4 + r")(?:[1-9]|1[12])\.1?\d\.1?\d\.\d{1,3}"
                   r"(?![\d:/]|\.\d))")
 
@@ -611,6 +617,7 @@ _NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|
                      # a page's place in a listing (page_token, nextPageToken, NextToken)
                      + "".join(rf"(?<!{w}[_ -]token)(?<!{w}token)" for w in (
                          "page", "next", "continuation", "sync", "resume", "progress",
+                         "pagination",
                          # LoRaWAN's uplink_token (a gateway's opaque routing handle)
                          "uplink",
                          # a request's key against doing it twice (Idempotency-Token)
@@ -675,6 +682,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # pass: ...")
                  # (and as an indented YAML key: dbt's profiles.yml "      pass: ...")
                  r"(?:(?<=[_\-\"'])|(?<=[{,] ))pass(?![a-z])|(?<![a-z])pass(?=[ \t]*=)|"
+                 # (offlineimap's remotepass = ...)
+                 r"(?<=remote)pass(?=[ \t]*=)|"
                  r"(?:(?<=\n  )|(?<=\n    )|(?<=\n      )|(?<=\n        ))pass(?=:[ \t])|"
                  + _NOT_TOKEN_COUNTS
                  # pwd as a word or after "db" (DB_PWD, dbpwd), not inside an id (AROA...RPWDD)
@@ -809,7 +818,7 @@ _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 # syntax, a necessary condition for it.
 # A tag's "key" field (Jaeger: {"key": "http.status_code", "type": "int64", "value": 200}).
 _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\"']"
-              r"(?:type|vType)\\*[\"'])")
+              r"(?:type|vType|readonly|value)\\*[\"'])")
 # (not a word of an image's or a path's last part: ghcr.io/acme/token-meter:5400fb8)
 _SECRET_KEY = (rf"(?i)(?=[abceghikmnprstuw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*"
                rf"{_NOT_THE_SECRET}"
@@ -980,6 +989,12 @@ def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
               group=1, checksummed=checksummed, digits=True, start=_at_words(words))
 
 
+def _not_zeros(value: str) -> bool:
+    """A named number of a shape that holds letters too, whose digits are not a form's
+    zeros ("format A000000000X")."""
+    return any(ch in "123456789" for ch in value)
+
+
 def _has_digit(value: str) -> bool:
     """A named number of a shape that holds letters too: at least a digit."""
     return any(ch.isdigit() for ch in value)
@@ -1068,9 +1083,11 @@ _NATIONAL_IDS = (
                r"(?<![a-z])(?:code[ _-]?)?melli\b", r"national[ _-]code"),
               ("\u06a9\u062f", "melli", "code", "national"), r"\d{10}|\d{3}-\d{6}-\d",
               ids.melli_ok),
-    _named_id(("\u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0642\u0648\u0645\u064a",
-               "\u0631\u0642\u0645 \u0642\u0648\u0645\u064a"),
-              ("\u0627\u0644\u0631\u0642\u0645", "\u0631\u0642\u0645"), r"[23]\d{13}",
+    # (a JSON key's underscore for its space, "my national number" and a permit's nid=)
+    _named_id(("\u0627\u0644\u0631\u0642\u0645[ _]\u0627\u0644\u0642\u0648\u0645[\u064a\u0649]",
+               "\u0631\u0642\u0645[ _]\u0642\u0648\u0645\u064a",
+               "\u0631\u0642\u0645\u064a[ _]\u0627\u0644\u0642\u0648\u0645\u064a", _AS_KEY % "nid"),
+              ("\u0627\u0644\u0631\u0642\u0645", "\u0631\u0642\u0645", "nid"), r"[23]\d{13}",
               ids.eg_national_id_ok, checksummed=False),
     _named_id(("\u8eab\u5206\u8b49", "\u5168\u6c11\u5065\u5eb7\u4fdd\u96aa",
                # (a resident certificate's unified number, 居留證統一證號)
@@ -1078,7 +1095,9 @@ _NATIONAL_IDS = (
                r"(?<![a-z])(?:id|doc)[ _-]?no(?=\\?[\"']?[ \t]*[:=])"),
               ("\u8eab\u5206", "\u5168\u6c11", "\u7d71\u4e00", "\u5c45\u7559", "id", "doc"),
               r"[A-Z][1289]\d{8}", ids.tw_id_ok),
-    _named_id((r"(?<![a-z])cccd\b", r"(?<![a-z])cmnd\b", r"c[aă]n c[uư]+[oớ]c"),
+    # (its name in capitals too, as the card prints it: "CĂN CƯỚC CÔNG DÂN"; the flags fold
+    # ASCII letters only)
+    _named_id((r"(?<![a-z])cccd\b", r"(?<![a-z])cmnd\b", r"c[aăĂ]n c[uưƯ]+[oớỚ]c"),
               ("cccd", "cmnd", "c"), r"\d{12}", ids.vn_citizen_id_ok, checksummed=False),
     # Africa's and Latin America's, named (their checks are not public, so the name and
     # the shape decide): Nigeria's NIN and BVN, Kenya's KRA PIN, a c\u00e9dula (C.I.) of
@@ -1095,13 +1114,36 @@ _NATIONAL_IDS = (
     _named_id((r"(?-i:NIN)\b", _AS_KEY % "nin"), ("nin",), r"C[MF][A-Z0-9]{12}",
               _has_digit, checksummed=False),
     # (a person's KRA PIN starts with A; a company's, with P, is on its every invoice)
-    _named_id((r"kra[ _-]?pin",), ("kra",), r"A\d{9}[A-Z]", _has_digit, checksummed=False),
+    # (and as a "PIN" alone, its shape told apart: "PIN yako A521487816P"; not a form's
+    # pattern, "A000000000X")
+    _named_id((r"kra[ _-]?pin", r"(?-i:PIN)\b"), ("kra", "pin"), r"A\d{9}[A-Z]", _not_zeros,
+              checksummed=False),
+    # Brazil's CNH (a driver's licence: 11 digits, two check digits), and a CPF as a PIX key
+    # ("chave": "42410332617"); Argentina's CBU and CVU (a bank account: 22 digits, two
+    # check digits).
+    _named_id((r"(?<![a-z])cnh\b", _AS_KEY % "cnh", _AS_KEY % "cnh_registro",
+               r"carteira[ \t]+(?:nacional[ \t]+)?de[ \t]+habilita\w+"),
+              ("cnh", "carteira"), r"\d{11}", ids.cnh_ok),
+    _named_id((_AS_KEY % "chave", r"chave[ \t]+pix"), ("chave",), r"\d{11}", ids.cpf_ok),
+    _named_id((r"(?<![a-z])(?-i:CBU|CVU)\b", _AS_KEY % "cbu", _AS_KEY % "cvu"), ("cbu", "cvu"),
+              r"\d{8}[ -]?\d{14}", ids.cbu_ok),
+    # A driver's licence number under its name ("Driver's License #: D412-7790-3318",
+    # "CDL: FL B123-456-78-912-0", "permis=12AB34567"): letters and digits, five digits at least.
+    _named_id((r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?",
+               r"(?<![a-z])(?-i:CDL|DL)\b(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
+               _AS_KEY % "permis", r"permis[ \t]+de[ \t]+conduire", r"f[üu]hrerschein(?:nummer)?"),
+              ("driver", "cdl", "dl", "permis", "f\u00fchrerschein", "fuhrerschein"),
+              r"(?:[A-Z]{2}[ \t]+)?[A-Z0-9]{1,4}(?:-?[A-Z0-9]{1,5}){1,6}", ids.licence_number_ok,
+              checksummed=False),
     _named_id(("c[ée]dula(?:[ _-]?(?:de[ _]identidad|n[úu]mero|no\\.?))?",
-               r"(?-i:C\.I\.)", r"(?-i:DPI)\b"),
-              ("c\u00e9dula", "cedula", "c.i.", "dpi"),
+               r"(?-i:C\.I\.)", r"(?-i:DPI)\b", _AS_KEY % "dpi",
+               # (Colombia's cédula as a form and a bank write it: "titular CC 79.845.120",
+               # tipoDoc=CC&numDoc=...)
+               r"(?<![a-z])(?-i:CC)\b", _AS_KEY % "numdoc"),
+              ("c\u00e9dula", "cedula", "c.i.", "dpi", "cc", "numdoc"),
               r"(?:[VE]-)?\d(?:[ .-]?\d){5,12}", ids.digit_count_ok(6, 13), checksummed=False),
     # (and New York Medicaid's CIN, two letters, five digits, a letter)
-    _named_id((r"(?-i:CIN|CNI)\b",), ("cin", "cni"),
+    _named_id((r"(?-i:CIN|CNI)\b", _AS_KEY % "cin"), ("cin", "cni"),
               r"[A-Z]{1,2}\d{5,9}|\d{8,13}|[A-Z]{2}\d{5}[A-Z]",
               _has_digit, checksummed=False),
     _named_id((r"(?-i:RG)\b", r"registro geral"), ("rg", "registro"),
@@ -1417,10 +1459,11 @@ _NATIONAL_IDS = (
                r"national[ _-]?number", r"insz", r"(?<![a-z])ssin\b"),
               ("rijksregister", "registre", "num", "national", "insz", "ssin"),
               r"\d{2}\.?\d{2}\.?\d{2}[ -]?\d{3}[.-]?\d{2}", ids.be_national_number_ok),
-    _named_id((r"rut\b", r"run\b"), ("rut", "run"), r"\d{1,2}\.?\d{3}\.?\d{3}-[\dkK]",
+    _named_id((r"rut\b", r"run\b"), ("rut", "run"), r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dkK]",
               ids.rut_ok),
     # (and as FHIR names it, by its OID and the samordningsnummer's; a journal's patient=)
     _named_id((r"personnummer", r"personnr", r"samordningsnummer", _AS_KEY % "pnr",
+               r"(?<![a-z])pnr\b",
                _AS_KEY % "perid", _AS_KEY % "patient", r"1\.2\.752\.129\.2\.1\.3\.[13]"),
               ("personn", "samordningsnummer", "pnr", "perid", "patient", "1.2.752"),
               r"(?:\d{2})?\d{6}[-+]?\d{4}", ids.personnummer_ok),
@@ -1637,7 +1680,9 @@ _NATIONAL_IDS = (
     # digits, the birth name's initial, three digits, the check), Switzerland's AHV number in
     # its dots (756, the EAN-13 check), an Emirates ID without its dashes (784, the birth
     # year, the Luhn digit): shapes no count, id or date has.
-    _d("national_id", r"(?<![\w-])([1-7]\d{4}-\d{7}-\d)(?![\w-])", ids.cnic_ok,
+    # (not M-Pesa's Daraja API's request id, "requestId": "11728-2929992-1", of that shape)
+    _d("national_id", r"(?<![\w-])(?<!equestId\": \")(?<!equestId\":\")"
+       r"([1-7]\d{4}-\d{7}-\d)(?![\w-])", ids.cnic_ok,
        prefilter=r"[1-7]\d{4}-\d{7}-\d", group=1, digits=True, needles=("-",),
        start=_at_class(r"[1-7]", within=r"\d")),
     _d("national_id", r"(?<![\w-])(\d{9}[VX])(?![\w-])", ids.lk_nic_ok,
@@ -1948,6 +1993,9 @@ _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     "fault", "trouble", "diagnostic", "color", "colour", "hex", "unicode", "char", "key",
     "short", "dial", "dialling", "dialing", "sort", "swift", "bank", "branch", "iso", "icd",
     "cpt", "hs", "tariff", "airport", "iata", "icao", "station", "language", "currency",
+    # a place's or an exam's ("Centre code: 22010412")
+    "centre", "center", "exam", "course", "school", "region", "district", "office", "site",
+    "store", "agency", "department",
     # a card's (the card code detector's: credit_card)
     "security", "verification",
     # an issuer's answer on a receipt ("APPROVAL CODE: 889509")
@@ -1964,7 +2012,9 @@ _NAMED_CODE = (
     r"|change|review|base|path|block|coverage|owner|owners|style|smell|freeze|generation"
     r"|point|page|name|editor|quality|sample|snippet|example|lines?|postal|post|zip|area"
     r"|country|promo\w*|descuento|r[ée]duction|rabatt|sconto|produit|producto|art[ií]culo"
-    r"|article|erreur|error|fehler|errore|erro|retour|de[ \t]+(?:erreur|error|erro|errore))\b)"
+    r"|article|erreur|error|fehler|errore|erro|retour|de[ \t]+(?:erreur|error|erro|errore)"
+    # (a tax's, Brazil's "Código da receita: 0190", an activity's or a product's class)
+    r"|receita|tributo|munic[íi]pio|ibge|cnae|ncm|cfop)\b)"
     # (or an amount: a 3-D Secure text's "code to approve the 84.20 EUR payment at X is")
     r"(?:[^\s\d:=]{1,24}|\d{1,7}[.,]\d{2}(?![\d.,]))){0,8}?"
     rf"{_CODE_SAYS}[ \t]*[\"'(]?(\d{{4,8}}|\d{{3}} \d{{3}})(?![\d.,:/-]?\d)(?! \d)"
@@ -1986,7 +2036,8 @@ _RECOVERY_CODE = (
     rf"((?:{_ONE_RECOVERY_CODE})(?:(?:[ \t]*,[ \t]*(?:{_AND}[ \t]+)?|[ \t]+{_AND}[ \t]+"
     r"|\\*[\"'][ \t]*,[ \t]*\\*[\"']|[ \t]+)"
     rf"(?:{_ONE_RECOVERY_CODE}))*)"
-    r"(?![\w-])")
+    # (not an address's local part: "backup codes for omar1991+work@web.de")
+    r"(?![\w-])(?![+.%][\w.+%-]*@)")
 _SECURITY_ANSWERS = (
     _d("secret_assignment",
        rf"(?i)(?<![a-z])(?:{_KBA_NAMES})(?![a-z])"
@@ -3737,6 +3788,184 @@ DETECTORS: tuple[Detector, ...] = (
                 r"|poetr",
                 5),
                (r"az[ \t]|nxc|cme|bcp|osq|-u[ \t]|-k[ \t]", 3), (r"lftp", 4))),
+    # A setting's value beside its name as a key/value pair (OCPP's ChangeConfiguration:
+    # {"key":"AuthorizationKey","value":X}; a GPO's <data id="DefaultPassword" value="X"/>),
+    # and a Wi-Fi profile's key (netsh wlan export: <keyMaterial>X</keyMaterial>).
+    _d("secret_assignment",
+       rf"(?i)(?:\\?\"key\\?\"[ \t]*:[ \t]*\\?\"[\w.-]*(?:{_FIELD_SECRET}|key)\\?\""
+       r"(?:[ \t]*,[ \t]*\\?\"readonly\\?\"[ \t]*:[ \t]*\w+)?[ \t]*,[ \t]*\\?\"value\\?\"[ \t]*:"
+       r"[ \t]*\\?\"|\bid=\"[\w.-]*(?:passw(?:or)?d|pwd|secret)[\w.-]*\"[ \t]+value=\""
+       r"|<keyMaterial>)([^\"<\\\s]+)", v.secret_value_ok,
+       prefilter=r"(?i)\"value\\?\"[ \t]*:|[ \t]value=\"|<keymaterial>", group=1,
+       needles=("alue", "ALUE", "eyMaterial")),
+    # A password under Spanish's "clave" (a bank's login form: clave=Colocolo.1991): a
+    # password-shaped value only, as "clave" names any key too.
+    _d("secret_assignment",
+       r"(?i)(?<![\w.-])clave(?:[_-]?(?:acceso|secreta|web|internet|app))?"
+       r"(?:[ \t]*=[ \t]*|\\?[\"'][ \t]*:[ \t]*\\?[\"'])([^\s,;&\"'}]{6,64})", v.told_password,
+       prefilter=r"(?i)clave[a-z_-]{0,10}(?:[ \t]*=|\\?[\"'][ \t]*:)", group=1,
+       needles=("clave", "Clave", "CLAVE")),
+    # A one-time code under its key in a query or a form (totp=957372, otp_code=...).
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:totp|otp|mfa[_-]?code|otp[_-]?code|2fa[_-]?code"
+       r"|one[_-]?time[_-]?code|verification[_-]?code)=(\d{4,8})(?![\w])",
+       prefilter=r"(?i)(?:totp|otp|mfa[_-]?code|2fa[_-]?code|one[_-]?time[_-]?code"
+                 r"|verification[_-]?code)=\d{4}", group=1,
+       needles=("otp=", "OTP=", "ode=", "ODE=", "otp_code=", "OTP_CODE=", "otp-code=",
+                "OTP-CODE=")),
+    # More tools' password arguments: imapsync's --password1/--password2, doveadm pw -p,
+    # FreeRDP's /p:, dsadd's -pwd, ktpass' /pass, HAProxy's insecure-password and its stats
+    # page's "stats auth user:X".
+    _d("secret_assignment",
+       r"(?:(?<![\w-])--password[12](?:=|[ \t]+)"
+       r"|(?<![\w-])doveadm[ \t]+pw\b[^\n|;&]*?[ \t]-p[ \t]+"
+       r"|(?<![\w-])x?freerdp\b[^\n|;&]*?[ \t]/p:"
+       r"|(?<![\w-])(?:dsadd|dsmod)\b[^\n|;&]*?[ \t]-pwd[ \t]+"
+       r"|(?<![\w-])ktpass\b[^\n|;&]*?[ \t][/-]pass[ \t]+"
+       r"|(?<![\w-])insecure-password[ \t]+"
+       r"|(?<![\w-])stats[ \t]+auth[ \t]+[^\s:]+:"
+       r"|(?<![\w-])SentinelCtl(?:\.exe)?\b[^\n|;&]*?[ \t]-k[ \t]+)"
+       r"('[^'\n]*'|\"[^\"\n]*\"|[^\s'\"]+)", v.secret_value_ok,
+       prefilter=r"--password[12]|doveadm|freerdp|dsadd|dsmod|ktpass|insecure-password"
+                 r"|stats[ \t]+auth|SentinelCtl",
+       group=1, needles=("--password", "doveadm", "freerdp", "dsadd", "dsmod", "ktpass",
+                         "insecure-password", "stats", "SentinelCtl"),
+       start=_at_literal(("--password", "doveadm", "freerdp", "dsadd", "dsmod", "ktpass",
+                          "insecure-password", "stats", "SentinelCtl"), 1)),
+    # Postfix's sasl_passwd: a relay ([smtp.host]:587) or a sender's domain (@example.org),
+    # then user:password.
+    _d("secret_assignment",
+       r"(?:\[[\w-]+(?:\.[\w-]+)+\]:\d{1,5}[ \t]+[^\s:]+"
+       r"|(?<!\S)@[\w-]+(?:\.[\w-]+)+[ \t]+[^\s:@]+@[\w-]+(?:\.[\w-]+)+):([^\s`'\"]+)",
+       v.secret_value_ok,
+       prefilter=r"\][:]\d{1,5}[ \t]+[^ \t\r\n:]+:"
+                 r"|@[A-Za-z0-9_-]+\.[^ \t\r\n]*[ \t]+[^ \t\r\n:@]+@[^ \t\r\n]*:",
+       group=1, needles=("]:", "@")),
+    # Dovecot's passwd-file and htpasswd-style entries with the password in the clear
+    # (user@host:{PLAIN}X:5000:5000::..., auth: "user:{PLAIN}X").
+    _d("secret_assignment", r"(?<![\w}])\{(?:PLAIN|CLEARTEXT)\}([^\s:\"']+)", v.secret_value_ok,
+       prefilter=r"\{(?:PLAIN|CLEARTEXT)\}", group=1, needles=("{PLAIN}", "{CLEARTEXT}"),
+       start=_at_literal(("{PLAIN}", "{CLEARTEXT}"))),
+    # Google's app password, told near the word for a password: four groups of four
+    # letters ("Contraseña de aplicación: cfbb ysvo fixt koif").
+    _d("secret_assignment",
+       r"(?i:pass(?:word|wort)|contrase[ñn]a|mot de passe|senha|wachtwoord|passord"
+       r"|l[öo]senord|kennwort)[^\n]{0,80}?(?:\n[ \t]*){0,2}"
+       r"(?<![a-z])([a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4})(?![a-z])", v.app_password_ok,
+       prefilter=r"[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4}", group=1,
+       needles=("ass", "ASS", "ontrase", "ONTRASE", "enha", "ENHA", "achtwoord", "ACHTWOORD",
+                "senord", "SENORD", "ennwort", "ENNWORT")),
+    # A password told as a temporary one ("temp password sent: NQY0875ropv$", "Temp password
+    # given verbally: Welcome-Harbrook-4471"): a few words between, then a colon.
+    _d("secret_assignment",
+       r"(?i)(?:(?<![a-z])(?:temp(?:orary)?|initial|one-time)[ \t]+(?:password|passwort|pw)\b"
+       "|\u0432\u0440\u0435\u043c\u0435\u043d\u043d\\w*[ \t]+\u043f\u0430\u0440\u043e\u043b\\w*)"
+       r"[^\n:]{0,30}?:[ \t]*[\"'\u00ab\u201c]?[ \t]*([^\s\"'\u00bb\u201d]{6,64})",
+       v.told_passphrase,
+       prefilter=r"(?i)(?:(?:temp|initial|one-time)[a-z]*[ \t]+(?:password|passwort|pw)"
+                 r"|a{8}[ \t]+a{6})[^\r\n:]{0,30}:",
+       group=1, needles=("emp", "EMP", "nitial", "NITIAL", "ne-time", "NE-TIME",
+                         "\u0440\u0435\u043c\u0435\u043d\u043d",
+                         "\u0420\u0415\u041c\u0415\u041d\u041d")),
+    # Elastic Beats' and Elastic Agent's Cloud credentials (cloud.auth: "user:password").
+    _d("secret_assignment", r"(?<![\w.])cloud\.auth[ \t]*[:=][ \t]*[\"']?[^\s:\"']+:([^\s\"']+)",
+       v.secret_value_ok, prefilter=r"cloud\.auth[ \t]*[:=]", group=1,
+       needles=("cloud.auth",)),
+    # A password a Windows registry or policy export shows in the clear: Sysmon's registry
+    # event (TargetObject: ...\Winlogon\DefaultPassword, then Details: X) and LGPO's text
+    # (ProxyPassword, then SZ:X).
+    _d("secret_assignment",
+       r"(?im)(?:\\[\w]*passw(?:or)?d[ \t]*\r?\n[ \t]*Details:[ \t]*"
+       r"|^[ \t]*[\w]*(?:passw(?:or)?d|secret)[ \t]*\r?\n[ \t]*(?:SZ|EXSZ):)"
+       r"([^\r\n]+?)[ \t]*\r?$", v.secret_value_ok,
+       prefilter=r"(?i)(?:passw|passwd|secret)[a-z]*[ \t]*\r?\n[ \t]*(?:details|sz|exsz):",
+       group=1, needles=("\n",)),
+    # PowerShell's password piped into a SecureString ($p = 'X' | ConvertTo-SecureString).
+    _d("secret_assignment",
+       r"(?i)\$\w+[ \t]*=[ \t]*['\"]([^'\"\n]+)['\"][ \t]*\|[ \t]*ConvertTo-SecureString",
+       v.secret_value_ok, prefilter=r"(?i)\|[ \t]*convertto-securestring", group=1,
+       needles=("ConvertTo-SecureString", "convertto-securestring", "CONVERTTO-SECURESTRING")),
+    # An Apple configuration profile's secret value (<key>Password</key><string>X</string>;
+    # SCEP's <key>Challenge</key>).
+    _d("secret_assignment",
+       r"(?i)<key>[^<\n]*(?:passw(?:or)?d|passcode|challenge|secret|sharedsecret)[^<\n]*"
+       r"</key>\s*<string>([^<\n]+)</string>", v.profile_secret_ok,
+       prefilter=r"(?i)</key>[ \t\r\n]*<string>", group=1, needles=("</key>",)),
+    # A BitLocker recovery key: eight groups of six digits, each a multiple of 11.
+    _d("secret_assignment", r"(?<![\d-])(\d{6}(?:-\d{6}){7})(?![\d-])", v.bitlocker_key_ok,
+       prefilter=r"\d{6}-\d{6}-\d{6}-\d{6}-\d{6}-\d{6}-\d{6}-\d{6}", group=1, digits=True,
+       needles=("-",)),
+    # An NT hash handed to impacket (-hashes LM:NT: pass-the-hash needs no password) and the
+    # Kerberos keys mimikatz prints (aes256_hmac (4096) : <hex>).
+    _d("secret_assignment",
+       r"(?i)(?:-hashes\\?[\"']?[ \t]+(?:a\d{1,2}=)?\\?[\"']?(?:[0-9a-f]{32})?:"
+       r"|\b(?:aes256_hmac|aes128_hmac|rc4_hmac(?:_nt|_old)?|rc4_md4|des_cbc_md5)[ \t]*"
+       r"(?:\(\d+\))?[ \t]*:[ \t]*)([0-9a-f]{16,64})(?![0-9a-z])",
+       prefilter=r"(?i)-hashes|(?:aes256_hmac|aes128_hmac|rc4_hmac|rc4_md4|des_cbc_md5)",
+       group=1, needles=("hashes", "HASHES", "_hmac", "_HMAC", "rc4_md4", "des_cbc")),
+    # CrowdStrike's customer id with its checksum (CID=<32 hex>-<2 hex>, falconctl license):
+    # whoever has it can enrol a sensor in the tenant.
+    _d("secret_assignment", r"(?<![0-9A-Za-z-])([0-9A-F]{32}-[0-9A-F]{2})(?![0-9A-Za-z-])",
+       v.has_digit_and_letter,
+       prefilter=r"[0-9A-F]{32}-[0-9A-F]{2}", group=1, needles=("-",)),
+    # A password echoed into a command that reads it from its input (echo 'X' | kinit,
+    # realm join, passwd --stdin, docker login --password-stdin).
+    _d("secret_assignment",
+       r"(?i)\becho[ \t]+(?:-n[ \t]+|-e[ \t]+)?['\"](?![$%])([^'\"\n]{4,128})['\"][ \t]*\|"
+       r"[ \t]*(?:sudo[ \t]+(?:-S[ \t]+)?)?(?:realm[ \t]+join|kinit|passwd|chpasswd"
+       r"|(?:docker|podman|nerdctl)[ \t]+login|helm[ \t]+registry[ \t]+login|cryptsetup"
+       r"|net[ \t]+ads|adcli|sudo[ \t]+-S|ipa[ \t]|ldappasswd|vault[ \t]+login)",
+       v.secret_value_ok,
+       prefilter=r"(?i)echo[ \t][^\r\n|]{4,140}\|[ \t]*(?:sudo[ \t]+)?(?:realm|kinit|passwd"
+                 r"|chpasswd|docker|podman|nerdctl|helm|cryptsetup|net|adcli|sudo|ipa"
+                 r"|ldappasswd|vault)",
+       group=1, needles=("echo", "ECHO", "Echo")),
+    # A Basic header's user and password written out in a comment after it
+    # (proxy_set_header Authorization "Basic ...";  # reporting:Sommer1982).
+    _d("secret_assignment",
+       r"(?i)\bBasic[ \t]+[A-Za-z0-9+/]{8,}={0,2}[^\n#]*#[ \t]*[\w.@-]+:([^\s\"']+)",
+       v.secret_value_ok, prefilter=r"(?i)basic[ \t]+[A-Za-z0-9+/]{8}[^\r\n#]*#",
+       group=1, needles=("#",)),
+    # CloudFront's signed cookie or query parameter: it grants the resource to whoever has it.
+    _d("secret_assignment", r"(?<![\w-])CloudFront-Signature=([A-Za-z0-9~_-]{40,})",
+       prefilter=r"CloudFront-Signature=[A-Za-z0-9~_-]{40}", group=1,
+       needles=("CloudFront-Signature=",)),
+    # An API key told in prose ("their key is u9HufwlUSCvZj9frszk5iTdCdsxcbTha").
+    _d("secret_assignment",
+       r"(?i)\b(?:their|my|our|his|her|your|the)[ \t]+(?:api[ \t]+|access[ \t]+|secret[ \t]+)?"
+       r"key[ \t]+(?:is|was)[ \t]*:?[ \t]+[`'\"]?([A-Za-z0-9_-]{24,})", v.strong_token,
+       prefilter=r"(?i)key[ \t]+(?:is|was)[ \t:]*[`'\"]?[A-Za-z0-9_-]{24}", group=1,
+       needles=("key", "KEY", "Key")),
+    # SMTP's AUTH LOGIN: the client's answer to "334 UGFzc3dvcmQ6" (base64 of "Password:")
+    # is the password in base64; XOAUTH2's answer is base64 of "user=...^Aauth=Bearer ...".
+    _d("secret_assignment",
+       r"(?m)334[ \t]+UGFzc3dvcmQ6[ \t]*\r?\n[^\r\n]*?([A-Za-z0-9+/]{4,}={0,2})[ \t]*\r?$",
+       prefilter=r"334[ \t]+UGFzc3dvcmQ6", group=1, needles=("UGFzc3dvcmQ6",)),
+    _d("secret_assignment",
+       r"(?<![A-Za-z0-9+/])(dXNlcj1[A-Za-z0-9+/]{20,}={0,2})(?![A-Za-z0-9+/=])",
+       prefilter=r"dXNlcj1[A-Za-z0-9+/]{20}", group=1, needles=("dXNlcj1",)),
+    # A mail or file service's password as a "pass" field ("SMTP pass: `...`").
+    _d("secret_assignment",
+       r"(?i)\b(?:smtp|imap|pop3?|mail|ftp|sftp|db|wifi|vpn|ldap)[ \t_-]+pass[ \t]*:[ \t]*"
+       r"`?([^\s`]+)`?", v.secret_value_ok,
+       prefilter=r"(?i)(?:smtp|imap|pop|mail|ftp|db|wifi|vpn|ldap)[ \t_-]+pass[ \t]*:",
+       group=1, needles=("pass", "PASS", "Pass")),
+    # A Meta (Facebook, Instagram, WhatsApp Cloud) access token: EAA and a long run.
+    _d("api_key", r"(?<![A-Za-z0-9])(EAA[A-Za-z0-9]{60,})(?![A-Za-z0-9])", v.has_digit_and_letter,
+       prefilter=r"EAA[A-Za-z0-9]{60}", group=1, needles=("EAA",)),
+    # A passport's number in the second line of its machine-readable zone (the two lines'
+    # layout tells it: an OCR'd or a forged zone's check digits may fail, so they are not read).
+    _d("national_id",
+       r"(?m)^P[A-Z<][A-Z<]{3}[A-Z<]{39}[ \t]*\r?\n([A-Z0-9<]{9}\d)[A-Z<]{3}\d{7}[MF<]\d{7}",
+       v.has_digit, prefilter=r"P[A-Z<]{43}[ \t]*\r?\n[A-Z0-9<]{10}", group=1,
+       needles=("<<",)),
+    # An Arabic one-time code ("كود التحقق الخاص بك في كريم هو 413218").
+    _d("secret_assignment",
+       "(?:\u0643\u0648\u062f|\u0631\u0645\u0632)[ \t]+(?:\u0627\u0644\u062a\u062d\u0642\u0642"
+       "|\u0627\u0644\u062a\u0641\u0639\u064a\u0644|\u0627\u0644\u062f\u062e\u0648\u0644)"
+       r"[^\n\d]{0,40}?(?<!\d)(\d{4,8})(?!\d)",
+       prefilter=r"a[ \t]+a[^\r\n]{0,80}\d{4}", group=1, digits=True,
+       needles=("\u0643\u0648\u062f", "\u0631\u0645\u0632")),
     # The same flags in a command's argument list, each argument quoted: an exec probe's or a
     # container's JSON array ("redis-cli", "-a", "X"; "--password", "X"), a Python list, an
     # audit log's EXECVE record (a0="mysql" a1="-uroot" a2="-pX").
@@ -4255,7 +4484,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"((?:[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
        # (each followed by a separator, "and" before the last, or the sentence's end:
        # "cpvvx-vxbj9, 2fmvl-4q6eh and rk4p4-tur0c.")
-       rf"(?:[a-z0-9]{{4,6}}-[a-z0-9]{{4,6}}|\d{{4}} \d{{4}}|\d{{8}})(?:[ \t,]+(?:{_AND}[ \t]+)?"
+       rf"(?:[a-z0-9]{{4,6}}(?:-[a-z0-9]{{4,6}}){{1,3}}|\d{{4}} \d{{4}}|\d{{8}})"
+       rf"(?:[ \t,]+(?:{_AND}[ \t]+)?"
        r"|\n|\\n|$|(?=[.;)\uff08\u3002\uff09]))){1,16})",
        v.has_digit,
        prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t]+code|kody[ \t]+(?:zapasowe|odzyskiwania)"
@@ -4946,6 +5176,24 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?i)(?:activation|product|licen[cs]e|registration)[ _-]?(?:code|key)"
                  r"|matching[ _-]?id",
        group=1, gate=r"(?i:activation|product|licen[cs]e|registration|matching)"),
+    # An address rewritten for forwarding (SRS: SRS0=hash=tt=orig-domain=orig-user@forwarder):
+    # the original address is inside, read whole. An Entra guest's user principal name
+    # (lucas.ferreira_gmail.com#EXT#@tenant.onmicrosoft.com): the guest's address inside.
+    # A UPI id (rohit.verma@okhdfcbank): a payment address at a bank's handle.
+    _d("email",
+       r"(?<![\w.+=-])(?:SRS[01][=+-][^\s@<>\"']{4,200}"
+       r"|[\w.+-]+_[\w-]+(?:\.[\w-]+)+#EXT#)@[\w-]+(?:\.[\w-]+)+"
+       r"|(?<![\w.+=-])[\w.-]{2,64}@(?:ybl|ibl|axl|paytm|upi|apl|okhdfcbank|okicici|oksbi|okaxis"
+       r"|ptyes|ptaxis|pthdfc|ptsbi|hdfcbank|axisbank|kotak|yesbank|freecharge|airtel|jio"
+       r"|waaxis|wahdfcbank|wasbi|waicici|ikwik|yapl|abfspay|axisb|idfcbank|federal|rbl"
+       r"|aubank|barodampay|unionbank|pnb|cnrb|boi|mahb|kbl|kvb|dbs)(?![\w.-])",
+       prefilter=r"SRS[01][=+-]|#EXT#@|@(?:ybl|ibl|axl|paytm|upi|apl|ok|pt|hdfc|axis|kotak|yes"
+                 r"|freecharge|airtel|jio|wa|ikwik|yapl|abfs|idfc|federal|rbl|aubank|baroda"
+                 r"|union|pnb|cnrb|boi|mahb|kbl|kvb|dbs)",
+       needles=("@",), joined=_nothing_joined,
+       joined_prefilter=r"SRS[01][=+-]|#EXT#@|@(?:ybl|ibl|axl|paytm|upi|apl|ok|pt|hdfc|axis"
+                        r"|kotak|yes|freecharge|airtel|jio|wa|ikwik|yapl|abfs|idfc|federal|rbl"
+                        r"|aubank|baroda|union|pnb|cnrb|boi|mahb|kbl|kvb|dbs)"),
     # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",
@@ -5408,7 +5656,8 @@ DETECTORS: tuple[Detector, ...] = (
        "ipv4", r"(?=\d)" + _edge(r"\w.-") + _NOT_A_VERSION + r"(?:\d{1,3}\.){3}\d{1,3}"
        # (after a "/", one or two digits are a prefix length; more are a port, as the ASA
        # writes "outside:161.46.172.62/5205")
-       r"(?![\w-]|\.\w|/(?!32(?!\d))\d\d?(?!\d))"
+       # (nor a version's build metadata after it: "Build id: 23.4.4.223+8d7e6f5a")
+       r"(?![\w-]|\.\w|/(?!32(?!\d))\d\d?(?!\d)|\+[0-9a-f]{6})"
        # (not llama.cpp's log stamp: minutes, seconds, ms and µs, then the level: "16.15.202.152
        # I srv  load: ...")
        r"(?<!\.\d{3}\.\d{3}(?=[ \t][DIWE][ \t]))", v.ipv4_ok,
@@ -5558,7 +5807,10 @@ def resolve(found: list[Finding]) -> list[Finding]:
             if start < k.end and k.start < end:
                 # A blocker keeps fragments of its span out, not a value that is exactly
                 # that span (13 digits that fail the card checksum after "to=" in an SMS link)
-                if k.kind[0] == "!" and k.start == start and k.end == end and f.kind[0] != "!":
+                # nor one that holds all of it (a CBU's 14-digit block, which reads as a card
+                # that needs its name beside it: the account's 22 digits are one value)
+                if (k.kind[0] == "!" and start <= k.start and k.end <= end and f.kind[0] != "!"
+                        and not any(start < o.end and o.start < end for o in kept[i + 1:])):
                     kept[i] = f
                 # Two secrets that overlap are one: the earlier detector's kind over both
                 # spans ("Bearer ya29.<part>.<part>": the vendor's prefix reads one part, the

@@ -235,6 +235,43 @@ def vn_citizen_id_ok(candidate: str) -> bool:
     return len(n) == 12 and 1 <= int(n[:3]) <= 96 and n[3] in "0123"
 
 
+def cnh_ok(candidate: str) -> bool:
+    """Brazil's CNH (Carteira Nacional de Habilitação): 11 digits, two MOD 11 checks over the
+    first nine (weights 9..1, then 1..9; a first check of 10 or more is 0 and lowers the
+    second by 2)."""
+    n = [int(ch) for ch in _numerals(candidate)]
+    if len(n) != 11 or len(set(n)) == 1:
+        return False
+    first = sum(d * (9 - i) for i, d in enumerate(n[:9])) % 11
+    shift = 0
+    if first >= 10:
+        first, shift = 0, 2
+    second = (sum(d * (1 + i) for i, d in enumerate(n[:9])) % 11 - shift) % 11
+    second = 0 if second >= 10 else second
+    return first == n[9] and second == n[10]
+
+
+def cbu_ok(candidate: str) -> bool:
+    """Argentina's CBU (or CVU): 22 digits, a block of eight (bank, branch, a check digit)
+    and one of fourteen (the account, a check digit), each check's weights 3, 1, 7, 9 from
+    the digit before it backwards."""
+    n = [int(ch) for ch in _numerals(candidate)]
+    if len(n) != 22 or len(set(n)) == 1:
+        return False
+    weights = (3, 1, 7, 9)
+
+    def check(block: list[int]) -> int:
+        total = sum(d * weights[i % 4] for i, d in enumerate(reversed(block)))
+        return (10 - total % 10) % 10
+
+    return check(n[:7]) == n[7] and check(n[8:21]) == n[21]
+
+
+def licence_number_ok(candidate: str) -> bool:
+    """A driver's licence number: five digits at least among its letters and digits."""
+    return sum(ch.isdigit() for ch in candidate) >= 5
+
+
 def digit_count_ok(least: int, most: int) -> Callable[[str], bool]:
     """A number named by its document whose check is not public (Nigeria's NIN and BVN, a
     c\u00e9dula): ``least`` to ``most`` digits, not one digit repeated."""

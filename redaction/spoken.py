@@ -164,13 +164,15 @@ def _number_runs(text: str) -> Iterator[list[_Item]]:
     groups = 0  # digit groups written out ("5209... 5470... 4915... 5987")
     paused = False  # an ellipsis between two of them
     plain = True  # only spaces, commas and spaced slashes or dashes between the items
+    wide_after = -1  # the run's length at its first gap of three spaces or a tab
     other_pause = False  # a pause other than an ellipsis
     groups_ok = True  # every digit group of three to six digits (a card's, not a cost range's)
     um_is_one = _PORTUGUESE.search(text) is not None
 
     def flush() -> Iterator[list[_Item]]:
         digits = sum(ch.isdigit() for chars, _, _ in run for ch in chars)
-        if (words >= 2 and digits >= 3) or (spelled >= 5 and plain) or (
+        columns = 0 <= wide_after < len(run)
+        if (words >= 2 and digits >= 3) or (spelled >= 5 and plain and not columns) or (
                 groups >= 3 and paused and not other_pause and groups_ok and not words):
             yield run
 
@@ -179,6 +181,11 @@ def _number_runs(text: str) -> Iterator[list[_Item]]:
         start, end = token.span()
         if not piece[0].isalnum():  # spaces and punctuation between words
             if piece.isspace():
+                # (columns apart, not a value spelled out: qshape's "TOTAL 282  0  1   2";
+                # two spaces are a pause between a spelled value's groups, and a wide gap
+                # after a run's last item only ends it)
+                if run and wide_after < 0 and ("   " in piece or "\t" in piece):
+                    wide_after = len(run)
                 continue
             if any(ch in _PAUSE or ch == "-" for ch in piece) and not any(
                     ch in "!?()[]{}\"'<>=@#*" for ch in piece):
@@ -194,6 +201,7 @@ def _number_runs(text: str) -> Iterator[list[_Item]]:
             run, words, spelled, pending, repeat, upper = [], 0, 0, None, 1, False
             tens_at = hundred_at = -1
             groups, paused, plain, other_pause, groups_ok = 0, False, True, False, True
+            wide_after = -1
             continue
         lower = piece.lower()
         if lower in _DASH_WORDS and run:
@@ -263,6 +271,7 @@ def _number_runs(text: str) -> Iterator[list[_Item]]:
             run, words, spelled, pending, repeat, upper = [], 0, 0, None, 1, False
             tens_at = hundred_at = -1
             groups, paused, plain, other_pause, groups_ok = 0, False, True, False, True
+            wide_after = -1
             joined_by_and = False
             continue
         # (a spelled word's letters join across pauses; a pause after "double" is inside

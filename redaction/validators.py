@@ -18,13 +18,16 @@ from urllib.parse import unquote
 
 __all__ = [
     "IBAN_COUNTRIES",
+    "app_password_ok",
     "aws_secret_like",
     "b64_text",
     "base64_credentials",
+    "bitlocker_key_ok",
     "card_prefix",
     "clabe_ok",
     "credential_ok",
     "digits",
+    "has_digit_and_letter",
     "header_credential_ok",
     "iban_ok",
     "iban_prefix",
@@ -39,6 +42,7 @@ __all__ = [
     "password_like",
     "payment_card_ok",
     "phone_digits_ok",
+    "profile_secret_ok",
     "random_token",
     "secret_value_ok",
     "ssn_ok",
@@ -533,6 +537,8 @@ _NAMES_A_SECRET = re.compile(
     r"(?:api[-_]?key|apikey|passw(?:or)?d|pass|token|secret|credentials?|"
     # (a Secret's key under a secretKeyRef: "key: id_key")
     r"(?:access|secret|private|auth)[-_]?key|client[-_]?secret|key|connection[-_]?string)s?")
+# ... and a setting's name in camel case (OCPP's {"key":"AuthorizationKey","value":...}).
+_CAMEL_SECRET_NAME = re.compile(r"(?:[A-Z][a-z]+){1,4}(?:Key|Password|Secret|Token|Credentials?)s?")
 # What every name it matches ends with (before its "s?"; ASCII: other text is matched as is).
 _SECRET_NAME_ENDS = ("key", "passwd", "password", "pass", "token", "secret", "credential",
                      "credentials", "string")
@@ -554,7 +560,9 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
                    r"|[a-z][a-z0-9_.-]*(?:/[a-z][a-z0-9_.-]*)+"
                    # a relative one to a file (path/to/key.json), an object store's key
                    # (builds/021a9a8/app.tar.gz)
-                   r"|[\w.-]+(?:/[\w.-]+)+\.[A-Za-z][A-Za-z0-9]{0,7}")
+                   r"|[\w.-]+(?:/[\w.-]+)+\.[A-Za-z][A-Za-z0-9]{0,7}"
+                   # an object store's prefix (AWSLogs/940481797238/elasticloadbalancing/)
+                   r"|[\w.-]+(?:/[\w.-]+){2,}/")
 
 
 # Where a configuration reads the secret from: os.environ["X"], os.environ/X (LiteLLM),
@@ -683,6 +691,15 @@ _PROSE_WORDS = frozenset((
     "generate", "auto", "random",
     # a field's name as the value (an ExternalSecret's "secretKey: username")
     "username", "user", "login", "email", "host", "hostname", "port", "database",
+    # a type where the value goes (pydantic's openai_api_key: SecretStr), a key exchange's
+    # group (openssl s_client's "Peer Temp Key: X25519")
+    "secretstr", "secretbytes", "x25519", "x448",
+    # an encoding named where the value goes ("Authorization: Basic base64(key:secret)")
+    "base64", "b64",
+    # the word for a password itself, as a form's label (i18n: "login.password": "...")
+    "كلمة المرور", "كلمة السر", "mot de passe", "contraseña", "passwort", "kennwort", "senha",
+    "wachtwoord", "hasło", "şifre", "пароль", "密码", "パスワード", "비밀번호", "parola",
+    "salasana", "lösenord", "adgangskode", "heslo", "jelszó",
     "expired", "changed", "hidden", "stored", "unset", "empty", "blank", "omitted", "prompted",
     "generated", "encrypted", "masked", "removed", "rotated", "updated", "injected", "mounted",
     "read", "set", "see", "same", "from", "via", "will", "must", "should", "is", "was",
@@ -784,6 +801,12 @@ _NOT_A_VALUE = re.compile(
     # a command's long option (wandb login --relogin)
     r"|--[a-z][a-z-]*[`'\")]?$"
     r"|%[A-Z_][A-Z0-9_]*%$|string\(\d+\)?|\d{14}(?:\.\d+)?Z$"
+    # a duration as .NET prints a TimeSpan (Get-ADDefaultDomainPasswordPolicy's
+    # MaxPasswordAge : 42.00:00:00), a signed score (SpamAssassin's tests=[SPF_PASS=-0.001])
+    r"|(?:\d+\.)?\d\d:\d\d:\d\d(?:\.\d+)?$|[-+]\d*\.?\d+$"
+    # a directory's distinguished name ({CN=SQL-PRD-03,OU=Servers,...}: who may read a
+    # managed password, not the password)
+    r"|\{(?:CN|OU|DC)=|(?:CN|OU|DC)=[^,=\s]+,(?:CN|OU|DC)="
     # a regular expression's rest (a log pipeline's rule: pattern: (?:api_key=)[a-f0-9]{28})
     r"|\)?\[\^?(?:\w-\w)+"
     # a spec of options (docker build --secret id=npmrc,src=$(HOME)/.npmrc)
@@ -814,7 +837,7 @@ def _may_be_no_value(value: str) -> bool:
     """False only where ``_NOT_A_VALUE`` cannot match at the start of ``value``."""
     return (":" in value or "@" in value or "{" in value or "|" in value
             or "-token-" in value or ("=" in value and "," in value)
-            or value[:1] in "$_-%[)" or value[:1].isdigit()
+            or value[:1] in "$_-%[)+" or value[:1].isdigit()
             or value.startswith(_NO_VALUE_OPENINGS))
 
 
@@ -838,7 +861,11 @@ def secret_value_ok(candidate: str) -> bool:
     """A value under a secret's key that is not just the name of one, a file's path, a
     reference to where the secret is kept or what a tool prints in its place."""
     # (quotes and backticks around it, and what ends a sentence or a call after it)
+    if candidate.strip("\"'").startswith(("`", "$(")) and " " in candidate:
+        return False  # a command that prints it (mutt's imap_pass = "`pass show mail/imap`")
     bare = candidate.strip("\"'`").rstrip("):`")
+    if bare.startswith("(") and bare[1:].isalpha():
+        return False  # a note in its place ("webhook_secret: (shown once on creation)")
     if _FINGERPRINT.match(bare) is not None:
         return False  # a public key's fingerprint ("ssh key: SHA256:..."): published
     if bare.endswith(".") and not bare.endswith(".."):  # (an ellipsis stands in for a value)
@@ -858,8 +885,10 @@ def secret_value_ok(candidate: str) -> bool:
                      and (not bare[1:2].isalnum() or _VERSION_PIN.fullmatch(bare)))
             and plain.lower() not in _PROSE_WORDS
             and not (_may_name_a_secret(bare) and _NAMES_A_SECRET.fullmatch(bare))
+            and _CAMEL_SECRET_NAME.fullmatch(bare) is None
             and not ("/" in bare and _PATH.fullmatch(bare)
-                     and _SLASH_LED_TOKEN.fullmatch(bare) is None)
+                     and _SLASH_LED_TOKEN.fullmatch(bare) is None
+                     and _AWS_SECRET_SHAPE.fullmatch(bare) is None)
             and _REFERENCE.match(bare) is None
             and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None
             and _STRIPE_TEST.fullmatch(bare) is None
@@ -885,6 +914,12 @@ _VERSION_PIN = re.compile(r"=+[ \t]*v?\d+(?:\.\d+)*(?:[._+-]?[a-z]+\d*)*(?:\.\*)
 # one segment, long, in mixed case with digits, which no file's path is.
 _SLASH_LED_TOKEN = re.compile(r"/(?=[A-Za-z0-9+]*[a-z])(?=[A-Za-z0-9+]*[A-Z])"
                               r"(?=[A-Za-z0-9+]*\d)[A-Za-z0-9+]{19,}")
+# An AWS secret access key: 40 base64 characters in mixed case with digits, which may hold
+# "/" anywhere ("/zF/Z6kzA6op5DMq3fEYCti96WFGUshy8XZiO0Bh" reads as a path).
+_AWS_SECRET_SHAPE = re.compile(r"(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])"
+                               r"(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{40}")
+
+
 def _keyboard_run(value: str) -> bool:
     """Documentation's example value typed along the keyboard (certbot's api_token
     0123456789abcdef0123456789abcdef01234567)."""
@@ -985,11 +1020,28 @@ def cookie_header_ok(candidate: str) -> bool:
         if target.startswith(("/", "https://", "http://")) and "@" not in target:
             continue  # where to go after a login (redirect_to=%2Fd%2Fllm-serving,
             # next-auth's callback-url=https%3A%2F%2F...)
-        # (a signed cookie's fields apart: Tornado's and JupyterHub's "2|ea562ac5|<hex>|<hex>")
+        # (a signed cookie's fields apart: Tornado's and JupyterHub's "2|ea562ac5|<hex>|<hex>";
+        # a percent-encoded one read as its text, its JSON or list apart: a consent's
+        # {"necessary":true,...}, "SKU-530350,SKU-815469"; Express' "s:<id>.<signature>")
+        parts = _COOKIE_FIELDS.split(target) if target else value.split("|")
         if any(_COOKIE_TOKEN.fullmatch(part) and any(ch.isdigit() for ch in part)
-               and any(ch.isalpha() for ch in part) for part in value.split("|")):
+               and any(ch.isalpha() for ch in part) for part in parts):
             return True
     return False
+
+
+_COOKIE_FIELDS = re.compile(r"[|,:{}\[\]\"' ]+")
+
+
+def app_password_ok(candidate: str) -> bool:
+    """Four groups of four random letters (a Google app password), not four words: a
+    group with no vowel, or one of the letters words seldom hold."""
+    groups = candidate.split()
+    return any(not set(g) & _VOWELS or set(g) & _RARE_LETTERS for g in groups)
+
+
+_VOWELS = frozenset("aeiouy")
+_RARE_LETTERS = frozenset("qxzj")
 
 
 def told_passphrase(candidate: str) -> bool:
@@ -1011,6 +1063,26 @@ _OKTA_ID = re.compile(r"00[ug][A-Za-z0-9]{17}")
 def has_letter(candidate: str) -> bool:
     """A letter anywhere (a password, not /etc/shadow's "99999:7:::")."""
     return any(ch.isalpha() for ch in candidate) and secret_value_ok(candidate)
+
+
+def profile_secret_ok(candidate: str) -> bool:
+    """A configuration profile's secret: a value under a secret's key, or a run of hex
+    digits (SCEP's challenge, F8599504B337017E, which reads as a key's id elsewhere)."""
+    return secret_value_ok(candidate) or _HEX_SECRET.fullmatch(candidate) is not None
+
+
+_HEX_SECRET = re.compile(r"(?=[0-9A-Fa-f]*\d)(?=[0-9A-Fa-f]*[A-Fa-f])[0-9A-Fa-f]{16,}")
+
+
+def has_digit_and_letter(candidate: str) -> bool:
+    """A random run: a digit and a letter in it (not a run of one kind, 0000... or FFFF...)."""
+    return any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
+
+
+def bitlocker_key_ok(candidate: str) -> bool:
+    """A BitLocker recovery password: each of its eight groups a multiple of 11 below
+    720896 (each encodes 16 bits of the key times 11)."""
+    return all(int(group) % 11 == 0 and int(group) < 720896 for group in candidate.split("-"))
 
 
 def has_digit(candidate: str) -> bool:
@@ -1173,6 +1245,9 @@ def international_00_ok(candidate: str) -> bool:
         return False
     if any(not ch.isdigit() for ch in candidate):
         return True
+    if numerals[2] == "1":  # (North America's: ten digits, the area code from 2, or none:
+        # Morocco's ICE, a company's 15 digits, "001524791000088")
+        return len(numerals) == 13 and numerals[3] not in "01"
     # (one-digit country codes are 1 and 7 only)
     return any(numerals[2 + n] != "0" for n in (1, 2, 3) if n > 1 or numerals[2] in "17") \
         and len(numerals) <= 15
@@ -1212,7 +1287,7 @@ def ldap_password_ok(candidate: str) -> bool:
 # A message's id, not a mailbox (Message-ID, In-Reply-To, a relay's msgid=): mail servers
 # name them by hosts no one has a mailbox on (Gmail's mail.gmail.com, Exchange Online's
 # *.prod.outlook.com), JavaMail by its own name, others by a UUID or a run of hex digits.
-_MESSAGE_ID_HOST = re.compile(r"(?i)mail\.gmail\.com|.*\.prod\.outlook\.com"
+_MESSAGE_ID_HOST = re.compile(r"(?i)mail\.gmail\.com|.*\.prod\.outlook\.com|(?:.*\.)?amazonses\.com"
                               # a systemd unit's instance (getty@tty1.service, user@1000.service)
                               r"|.*\.(?:service|socket|target|timer|mount|automount|path|slice"
                               r"|scope|device|swap)")
@@ -1223,7 +1298,9 @@ _MACHINE_LOCAL = re.compile(r"(?=(?:[.-]*[0-9a-fA-F]){16})(?=.*\d)[0-9a-fA-F.-]+
 # A system account at a host of a private name space (cron's "From: root@db-1.internal"):
 # mail between machines, no one's address.
 _SYSTEM_ACCOUNT = frozenset({"root", "daemon", "nobody", "postmaster", "mailer-daemon", "cron",
-                             "www-data", "systemd"})
+                             "www-data", "systemd",
+                             # a build's or a pipeline's sender (git's "Author: ci-bot <ci@...>")
+                             "ci", "ci-bot", "jenkins", "gitlab-runner", "build", "deploy"})
 _PRIVATE_HOST = re.compile(r"(?i)(?:[\w-]+\.)*[\w-]+\.(?:internal|local|localdomain|lan|"
                            r"home\.arpa|intranet|corp)")
 

@@ -8,6 +8,11 @@ A value is caught when no fragment of half its length (at least 6 characters) is
 a fragment the rest of the line holds anyway (the domain of an encoded e-mail that is also the
 URL's host).
 
+Corpora ZA to ZF were briefed to label every host's address, private ones too; the policy
+redacts public addresses only (private ones are a kind a policy opts into), so a script
+removed the labels of private, loopback and malformed addresses afterwards, nothing else
+changed.
+
 Corpora Y, AA, AB, UE and UF were briefed to leave documentation addresses (192.0.2/24,
 198.51.100/24, 203.0.113/24, 2001:db8::/32) unlabelled; the redactor treats them as public
 (corpora A-E label them as PII), so a script labelled them afterwards (UE and UF: each address
@@ -192,8 +197,6 @@ _TOLD_PASSCODE = "a telephone-banking passcode told on the caller's line after t
 # Corpus UG (security and identity operations).
 _ENCODED_COMMAND = ("a password inside PowerShell's -EncodedCommand (base64 of UTF-16 text): "
                     "the redactor decodes base64 only where a credential is likely")
-_TOLD_TEMP_PASSWORD = ("a temporary password after 'given over the phone:', words between it "
-                       "and 'password'")
 _SKIMMED_CODE = "a card's code under a skimmer's one-letter key (\"c\"), URL-encoded JSON"
 _TOLD_OTP = "a one-time code a caller reads back ('ok got it its 421 069'), nothing naming it"
 _OLD_PASSWORD_PROSE = "an old password told in prose ('the OLD one ... was X'), no key"
@@ -204,7 +207,266 @@ _SPOKEN_CODE = "a one-time code read out in Spanish or Russian words by a voice 
 _NAME = ("a person's name percent-encoded in a form or a query (no detector reads names: the "
          "kinds are identifiers and secrets)")
 _ADDRESS = "a street address percent-encoded in a form or a query (no detector reads addresses)"
+# Corpora ZA to ZF (mail servers; web edge and API gateways; Windows and endpoint security;
+# LLM applications' own data; Latin America and Africa; mobility and logistics).
+_Z_TRACKING = ("a mail's tracking or unsubscribe token in a pixel's or a list's URL (an opaque id,"
+               ' no login)')
+_Z_SIGNATURE_PHONE = ("a mobile number in a mail signature after 'M' in a format of no country's "
+                      'plan')
+_Z_MIGRATED_LOGIN = ('a password after an address on a commented line of a migration script, '
+                     'nothing naming it')
+_Z_GUILLEMETS = ("a password in French guillemets after 'j'ai bien mis', no word for a password "
+                 'before it')
+_Z_ESCAPED_BREAK = "an address split by a configuration file's escaped line break"
+_Z_TOLD_CREDS = ("a password told after a user and a slash ('admin / X'), words between it and "
+                 "'creds'")
+_Z_CARD_IN_PATH = "a card number in a URL's path segments, its groups apart by '/'"
+_Z_REFRESH_QUERY = 'a refresh token under a query key of two letters (rt=)'
+_Z_PIN_SPACED = ('a PIN or a code told in two groups of three digits after words the detectors do '
+                 'not read as naming it')
+_Z_TOLD_NO_NAME = ("a password told in prose or chat with no word for a password next to it ('the "
+                   "temp is X', 'it's X', 'the new one I set is X')")
+_Z_NAME_VALUE_APART = ("an API token as a JSON object's 'value' with its name ('s1-api-token') and"
+                       ' tags fields before it')
+_Z_BASE64_BSN = ("a BSN base64-encoded as a SAML attribute's value (the attribute's name says BSN,"
+                 ' the redactor does not decode there)')
+_Z_CRACKED = "a password in a tool's output after 'Cracked offline in 14 minutes:'"
+_Z_USERNAME_FIELD = "a password typed into a username field (Windows 4625's Account Name)"
+_Z_MAINTENANCE_TOKEN = "a sensor's maintenance token after words between 'token' and its colon"
+_Z_TABLE_COLUMN = 'a password in a headerless table column of a PowerShell listing'
+_Z_DOUBLE_ESCAPED = ('a password with escaped backslashes and quotes inside a JSON string inside a'
+                     " log's JSON")
+_Z_DECRYPTED_COOKIE = "a cookie's decrypted value after 'decrypted=' in a browser-store dump"
+_Z_RECOVERY_PREFIX = ("a recovery code with a letter prefix (RCV-7Q2M-X8K4-L1N9) after 'use "
+                      "recovery code'")
+_Z_WRAPPED_CARD = 'a card number broken across two lines'
+_Z_UNNAMED_PHONE = ('a mobile number with no word for a phone beside it, or in a local format of '
+                    "no plan read (India's 98201 44718 without +91, Brazil's 11 98241-7730)")
+_Z_SIN_TOLD = ("a SIN told after a question naming it ('you need my SIN right? it's ...'), the "
+               'name out of reach')
+_Z_ASPNET_HAR = 'ASP.NET\'s auth cookie as a HAR\'s {"name": ..., "value": ...} object'
+_Z_SPOKEN_CODE = 'a one-time code or a PIN in a chat with no word for a code beside it'
+_Z_MEMBER_ID = 'an insurance member id (no national document)'
+_Z_BAD_CHECK = ("a national id whose check digit fails its country's check (the corpus's "
+                "generator's)")
+_Z_BARE_ID = ("a national id as bare digits with no name beside it (a table cell, a URL's path, a "
+              "log's field)")
+_Z_CONSUMER_KEY = "M-Pesa's consumerKey (an OAuth consumer's id: its secret beside it is redacted)"
+_Z_TYPO_NAME = "a BVN named with a typo ('BBN') in Pidgin"
+_Z_OCR_SPLIT = 'a CPF broken across two lines by OCR'
+_Z_QUERY_SIGNATURE = "a payment gateway's hash under a one-letter query key (s=)"
+_Z_MIXED_SEPARATORS = 'a card number with dots, a space and a dash between its groups'
+_Z_COMPANY_SHAPE = ("a person's tax number in a company's shape (Peru's RUC 10..., Colombia's NIT,"
+                    " Chile's RUTRecep)")
+_Z_RWANDA = "Rwanda's national id spaced in its groups under applicant_nid"
+_Z_IMMAT = 'a Moroccan CNSS registration number (immat=), nine digits with no check'
+_Z_CSV_HEADER = ('an RFC and an NSS in a CSV row under headers (rfc, nss) the table reader does '
+                 'not know')
+_Z_ID_NO_NAME = "an id number after 'verified ID', the document unnamed"
+_Z_BAD_SHAPE = ("a national id not of its country's shape (a Ugandan NIN of 15 characters, an INE "
+                'voter key of random letters)')
+_Z_PIX_EMV = "a PIX key inside a BR Code's EMV fields, glued to their lengths"
+_Z_LICENCE_JSON = "a driver's licence number as a JSON 'number' inside a licence or cdl object"
+_Z_CHARGING_ID = ("an EV charging card's RFID uid or contract id (EMAID), a token to a charging "
+                  "network, no person's id")
+_Z_SESSION_KEY = ("a session id under a bare 'session' JSON key (also a trace's or a worker's id "
+                  'there)')
+_Z_STATION_SUFFIX = 'three digits of a station id labelled as a secret'
+_Z_FAMOUS_CF = ("Italy's textbook codice fiscale (Mario Rossi's, RSSMRA85M01H501Z), left as the "
+                'published example')
+_Z_TRACK2 = "a card's track 2 data broken across two lines"
+_Z_DVLA_CODE = 'a DVLA check code spelled in pairs'
+_Z_PAIRING = "a car's pairing code in support chat ('it shows 9067-7989')"
+_Z_CALL_ARG = "a code as a call's argument (verifyEmail(..., code=470212))"
+_Z_SV_CSV = 'a German SV-Nummer spaced in a CSV cell under its header'
+_Z_SLASH_PHONE = "a German mobile written '+49 (0) 151 / 228 440 19'"
+_Z_GERMAN_MOBILE = "a German mobile spaced 0176 22 918 403 after 'Rückruf bitte unter'"
+_Z_NIF_FAILS = 'a Portuguese NIF whose check digit fails'
+_Z_MESSAGE_ID = ('a message id under a JSON message_id key on a host no mail provider uses for '
+                 "ids, its part after '=' read as an address")
+_Z_PRODUCT_KEY = ("a Windows product key (KMS's published one): a licence key is redacted whatever"
+                  ' its fame')
+_Z_NOREPLY = "a commit author's GitHub noreply address (per user on GitHub: it names the account)"
+_Z_STEUERNUMMER = "a German Steuernummer of a company (a person's has the same shape)"
+_Z_URL_PASSWORD = ("the password in postgresql://rag:rag@localhost: a URL's password is redacted "
+                   'whatever it is')
+_Z_ROLE_MAILBOX = "a company's role mailbox (support@): addresses are redacted whoever reads them"
+_Z_RESERVED_TLD = ('an address at a reserved name (.invalid): redacted as documentation addresses '
+                   'are')
+_Z_ETIMS = "a Kenyan eTIMS receipt's internal data and signature in groups of four, read as codes"
+_Z_BANK_CODE = "a bank's five-digit code under a YAML 'code' key, read as a one-time code"
+_Z_DEVICE_IDS = "a tracker's IMEI and ICCID: handset ids are redacted on purpose"
+_Z_TICKET = "a parking ticket's number in groups of four after 'ticket=', read as a phone"
+_Z_LUHN_SERIALS = ("a charger's 16-digit serial that passes Luhn with a card's prefix, read as a "
+                   'card')
+_KNOWN_MISSES_Z: dict[str, dict[str, str]] = {
+    'corpus_za': {
+        '4792 5500\n> 1758 2394': _W_WRAP76,
+        's8Zx-crvZfz00mq_B9CuBN6GVnhS8oCE79MIwW6RJW8t': _Z_TRACKING,
+        '{ARGON2ID}$argon2id$v=19$m=65536,t=3,p=1$XDjxWwypVwJLki1+xjkzIK$W2nUrDhViB9bPK4y'
+        't+a6klSNmAoIpq50SPkkqBMd385': (_CRYPT_HASH),
+        'L17r01_DyQQTwZ8UDVRaSq19j6q7dJ9GFQ7RVaDR': _Z_TRACKING,
+        '795-542-913': _Z_SIGNATURE_PHONE,
+        'uJLxRcqXJmN6CRlixpEeVC4vo3LZiPJyOo02VmgG1TSylOg': _Z_TRACKING,
+        'Fjord_maple-24': _Z_MIGRATED_LOGIN,
+        'Cactus-Kaffee-10': _Z_GUILLEMETS,
+        'kawa#NEBEL1': _Z_MIGRATED_LOGIN,
+        'DE6709553837\n8895448551': _W_LINE_WRAP,
+        '{SHA512-CRYPT}$6$OHZrdoO/k3Oz5zf3$Z9.ZHPt9xLyKAXjpMQgmfTUGXCfjRxGQbJDRhiC.aCVJO5'
+        'fxwYazHQl443lrGf8KyAv78qccOjMjAZ/tKqGcrp': (_CRYPT_HASH),
+        '{ARGON2ID}$argon2id$v=19$m=65536,t=3,p=1$4LouNzs0CQ/YubCnqPQT6F$46ZOTfqMwj58IDzQ'
+        'MUG1FB42Neg25BAQW/euoTG7X07': (_CRYPT_HASH),
+        '{ARGON2ID}$argon2id$v=19$m=65536,t=3,p=1$+/Nh5SWD4tfNVW3VPQ9SWh$7GIg3zYtcKMDhlao'
+        '7lqRTCqA2bSQdWZhjx4MKzGkTmY': (_CRYPT_HASH),
+        'DE6140654635\n1259210824': _W_LINE_WRAP,
+    },
+    'corpus_zb': {
+        'chen_morea\\\n    u@seznam.cz': _Z_ESCAPED_BREAK,
+        '0704f8f0d56601812eb837f98807669751e01b620bfa4565eb30fbd067e249e2': _WEBHOOK_SIGNATURE,
+        'Changeme449#': _STAND_IN_SET,
+        '4d8242c5462fada475bb91e26ac3e01c3b97cde1ad71dea409454ea89f15a028': _WEBHOOK_SIGNATURE,
+        'Changeme379': _STAND_IN_SET,
+        'sommer-paris98': _Z_TOLD_CREDS,
+        '3782/9697/3239/765': _Z_CARD_IN_PATH,
+        'b739ae6f9d1fd0e39d034ec33e8405340f02c2e6d0cf2925062540f0255ed9f4': _WEBHOOK_SIGNATURE,
+        'Changeme853!': _STAND_IN_SET,
+        '0a74e6c1fc25d5071021606e4110ad9480f58bade2a9212a0fbc11a113bceebb': _Z_REFRESH_QUERY,
+    },
+    'corpus_zc': {
+        '881 204': _Z_PIN_SPACED,
+        'Harbrook2024!SW': _Z_TOLD_NO_NAME,
+        '0ws8U1Mx5LocJNSi2V9D6SjoBwO60MCi9rj3mBEIE4w0nQEQqPjt4quKPWdRYLTh9bgUGVs3ya1fIfUl': (
+            _Z_NAME_VALUE_APART),
+        'OTU3ODQ3ODE2': _Z_BASE64_BSN,
+        'Summer2019': _Z_CRACKED,
+        'Spring2024!mk': _Z_USERNAME_FIELD,
+        '482 913': _Z_PIN_SPACED,
+        '03f147619b9b8f679cde0a189963e2b3eeb00b792d71c2da0bac0aa68e32a168': _Z_MAINTENANCE_TOKEN,
+        'bgBlAHQAIAB1AHMAZQAgAFoAOgAgAFwAXABmAHMAMAAyAFwAZgBpAG4AYQBuAGMAZQAkACAALwB1AHMA'
+        'ZQByADoASABBAFIAQgBSAE8ATwBLAFwAYQAuAHMAYwBoAHUAbAB6ACAARgByAPwAaABsAGkAbgBnADIA'
+        'MAAyADQAIQAgAC8AcABlAHIAcwBpAHMAdABlAG4AdAA6AG4AbwA=': (_UTF16_BASE64),
+        'w7+Kq2#Lm9Vz4xTp': _Z_TABLE_COLUMN,
+        'Liverpool!1987': _Z_TOLD_NO_NAME,
+        'HKBNbhrc735/.K9Wqe': _Z_TOLD_NO_NAME,
+        'J1ra\\\\\\\\Ld@p\\\\\\"bind': _Z_DOUBLE_ESCAPED,
+        'PVlaCRwlqNL-V6SQPx71rvo0hTK1eWX3Dj0QuYkxnyhvGXEcEGl4G3RY6JX61A_hGK4VM0_kkmc-dkvl'
+        'lK3zjmU1Xgmv5vw0l4c-hws8a1EMITJ649bmc6Ca4WFOrzFI0o-hbE-Xd0JFJN7x2SGYuFcTYI8Tw6FG':
+            _Z_DECRYPTED_COOKIE,
+    },
+    'corpus_zd': {
+        '0fa68bf81f4ffb8b616c763e540b8a58105e6957': _CSRF,
+        'RCV-7Q2M-X8K4-L1N9': _Z_RECOVERY_PREFIX,
+        '$apr1$Zx8kQ2mL$Fq7vR1tN3pW9yB5cE0hJ4/': _CRYPT_HASH,
+        '5206 9006\n7921 8810': _Z_WRAPPED_CARD,
+        '98201 44718': _Z_UNNAMED_PHONE,
+        '311 691 711': _Z_SIN_TOLD,
+        'CfDJ8WGvct9k_QHBKD8YntDNb9EH2_2UmS3xC7JteTKr30lA0nd0n-l94_Xo6P3V2FAYT50MMJlPzDqf'
+        'D2oLIpH21bqDwZs5oN0bK2hBK_p4qiMo-msmhFfJEB5ER_UntqgdPHXeKa2Ph66BGf5e_zB0bTycNezk'
+        'PYWvHzrL9zBwo2dAHMIhTWTr3Ca5IXPz1D_f_5xovXDAt7CPvJfC1cJ1-u43sgborDeMrHh1pfkIHmBq'
+        'XTs0k_a3kOzaoSHex5mYhOej0c_LY9I_bNfInzqMNvAbn6guNcTcYbFpKTd_84s6Y': (_Z_ASPNET_HAR),
+        '302 118': _Z_SPOKEN_CODE,
+        '7714': _Z_SPOKEN_CODE,
+        '17184482290': _Z_UNNAMED_PHONE,
+        'Wiosna2024!!': _Z_TOLD_NO_NAME,
+        '4ac6d131cf218c8759714f9528c8317577ac40117d27652e2f4f4a99943bb52c': _WEBHOOK_SIGNATURE,
+        'seX6YGOrTBt3ZCrcF5ERh77QNXM=': _REQUEST_SIGNATURE,
+        'JP-H8841207': _Z_MEMBER_ID,
+        '7812 448 209': _Z_UNNAMED_PHONE,
+        '882 914': _Z_SPOKEN_CODE,
+        '248 112 909': _Z_NIF_FAILS,
+    },
+    'corpus_ze': {
+        '19727054384': _Z_BAD_CHECK,
+        '955 210 447': _Z_UNNAMED_PHONE,
+        '30082214328': _Z_BARE_ID,
+        'cUaU73frhGspLDFjikXYEm9F9jZjsmQmncOnG4Q6JJl3NteJ': _Z_CONSUMER_KEY,
+        '63199': _Z_SPOKEN_CODE,
+        '9343': _Z_SPOKEN_CODE,
+        '22224655196': _Z_TYPO_NAME,
+        '274 333 700\n13': _Z_OCR_SPLIT,
+        '305790': _Z_SPOKEN_CODE,
+        '04903496171': _Z_BARE_ID,
+        '6933435974e97eccab1866a394081395003ee3fef104240258df6a1605cf032e': _Z_QUERY_SIGNATURE,
+        '11 98241-7730': _Z_UNNAMED_PHONE,
+        '132120065': _Z_IMMAT,
+        '10494252055': _Z_COMPANY_SHAPE,
+        '5502.7060 0450-9034': _Z_MIXED_SEPARATORS,
+        '6699': _USSD_STEP,
+        '6270274230': _Z_COMPANY_SHAPE,
+        '18444603-0': _Z_COMPANY_SHAPE,
+        '904': _Z_SPOKEN_CODE,
+        '1 1990 8 7371976 0 59': _Z_RWANDA,
+        '20181465671': _Z_BARE_ID,
+        '5581220934': _Z_UNNAMED_PHONE,
+        '8806235098087': _Z_BARE_ID,
+        '468567': _Z_SPOKEN_CODE,
+        '0712338901': _Z_UNNAMED_PHONE,
+        '01223340918': _Z_UNNAMED_PHONE,
+        'PEVM910228QK0': _Z_CSV_HEADER,
+        '33246477025': _Z_CSV_HEADER,
+        '13029817': _Z_ID_NO_NAME,
+        'CM37238884865CS': _Z_BAD_SHAPE,
+        'pix.lucas.amaral@gmail.com': _Z_PIX_EMV,
+        '378813': _Z_SPOKEN_CODE,
+        '20801732659': _Z_BARE_ID,
+        'Z2NEZM2GTLHGVTLTLJ': _Z_BAD_SHAPE,
+        '01550912238': _Z_UNNAMED_PHONE,
+    },
+    'corpus_zf': {
+        '41823067': _Z_LICENCE_JSON,
+        '0176 22 918 403': _Z_GERMAN_MOBILE,
+        'VnsYejRKg955U3kgXQMlO6UsBCho73EM': _Z_SESSION_KEY,
+        '04A1C2B3D4E580': _Z_CHARGING_ID,
+        'DE-CWK-C78554227-J': _Z_CHARGING_ID,
+        '412': _Z_STATION_SUFFIX,
+        'NL-EVN-C00418825-7': _Z_CHARGING_ID,
+        'RSSMRA85M01H501Z': _Z_FAMOUS_CF,
+        'T2s0Z2dYYWVnV2xLYWx0SUNidURNbG95SDI2OW1NY2I=': _WEBHOOK_SIGNATURE,
+        '54592441\n87629398': _Z_TRACK2,
+        'Xk 7P Qz 2R': _Z_DVLA_CODE,
+        '9067-7989': _Z_PAIRING,
+        '1994': _Z_SPOKEN_CODE,
+        '812 441 209': _Z_LICENCE_JSON,
+        '470212': _Z_CALL_ARG,
+        '38 240286 G 159': _Z_SV_CSV,
+        '043B3878C9140B': _Z_CHARGING_ID,
+        '+49 (0) 151 / 228 440 19': _Z_SLASH_PHONE,
+        '$9$ZpxVKL1BBKM6yt$7mtOs.uSJZ7sb/KGgln23aCzE3TS/HWjQbsnF4a.n14': _CRYPT_HASH,
+        '98201 44120': _Z_UNNAMED_PHONE,
+    },
+}
+_KNOWN_CHANGED_Z: dict[str, dict[str, str]] = {
+    'corpus_za': {
+        'ZA-096': _Z_MESSAGE_ID,
+        'ZA-201': _Z_MESSAGE_ID,
+        'ZA-466': _Z_MESSAGE_ID,
+    },
+    'corpus_zc': {
+        'ZC-193': _Z_PRODUCT_KEY,
+    },
+    'corpus_zd': {
+        'ZD-174': _Z_NOREPLY,
+        'ZD-346': _Z_STEUERNUMMER,
+        'ZD-352': _Z_URL_PASSWORD,
+        'ZD-467': _Z_ROLE_MAILBOX,
+    },
+    'corpus_ze': {
+        'ZE-063': _Z_RESERVED_TLD,
+        'ZE-274': _Z_ETIMS,
+        'ZE-462': _Z_BANK_CODE,
+    },
+    'corpus_zf': {
+        'ZF-034': _Z_DEVICE_IDS,
+        'ZF-120': _Z_DEVICE_IDS,
+        'ZF-143': _Z_TICKET,
+        'ZF-254': _Z_LUHN_SERIALS,
+    },
+}
+
+
+
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    **_KNOWN_MISSES_Z,
     # Corpora VA, VB and VC (LLM-serving operations text, mostly clean; the classes that slip
     # past redactors, in six surroundings; records as observability backends store them).
     "corpus_va": {"679551805": ("an SSN bare in Postgres's 'Failing row contains (...)', no "
@@ -507,7 +769,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "WG913390D": "a NINO in a csvde row under employeeNumber, no word for it",
         "marguerite.abernathy@sable-analytics.io": ("an address glued to the next word by '-' "
                                                     "(AD FS's 'X-The user name ...')"),
-        "Harb$6WfM%25": "a password after 'password given verbally:', words between key and ':'",
         "Ember&amp;Pebble93": _XML_ESCAPED_VALUE,
     },
     "corpus_we": {
@@ -909,8 +1170,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "2c0f:f4c0:afe6:58fc:82e:b805:d830": ("seven groups and no '::': no IPv6 address (one "
                                               "has eight, or '::' for the zeros left out)"),
         "2c0f:eb58:b5da:fd0f:1fce:56b0:371d": "seven groups and no '::' again",
-        "83.283.591": ("a Colombian cédula in a form's 'Número:' cell, its type ('CC') a cell "
-                       "before it"),
         "4059": ("a PIN as the last step of a USSD session's text ('1*3*4059', percent-encoded): "
                  "what each step is belongs to the menu"),
         "2057": "a PIN as the last step of a USSD trace's path ('1>1>0711610604>1500>2057')",
@@ -948,8 +1207,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
             "JABwAD0AQwBvAG4AdgBlAHIAdABUAG8ALQBTAGUAYwB1AHIAZQBTAHQAcgBpAG4AZwAgACcAYgBsAFMA"
             "NQBGAHUANwBFAEgAIwA5AGkAYwBIACsARAB2AHIAJwAgAC0AQQBzAFAAbABhAGkAbgBUAGUAeAB0ACAA"
             "LQBGAG8AcgBjAGUA"), _ENCODED_COMMAND),
-        "Ember_7019!": _TOLD_TEMP_PASSWORD,
-        "Kestrel#2399": _TOLD_TEMP_PASSWORD,
         "608": _SKIMMED_CODE,
         "708": _SKIMMED_CODE,
         "172": ("a card's code as a form's one-letter field (c=172) in an IDS alert's "
@@ -1414,6 +1671,7 @@ _HASHED_KEY = ("LiteLLM's key records hold the key's sha256 under 'key' and 'api
                "digits under a key's name are read as the key, as a secret's value is")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    **_KNOWN_CHANGED_Z,
     "corpus_va": dict.fromkeys(
         ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
@@ -1427,7 +1685,7 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     "corpus_vs": {
         **dict.fromkeys(("VS-036", "VS-089", "VS-169", "VS-193", "VS-285", "VS-303", "VS-380",
                          "VS-421", "VS-476"), _DOCS_RANGE),
-        **dict.fromkeys(("VS-001", "VS-214", "VS-377"),
+        **dict.fromkeys(("VS-214", "VS-377"),
                         "a device's UDI-DI (a GTIN-14 with 00) read as a number dialled with 00"),
     },
     "corpus_vu": {
@@ -1444,7 +1702,6 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
                          "VP-218", "VP-232", "VP-252", "VP-279", "VP-293", "VP-301", "VP-304",
                          "VP-341", "VP-355", "VP-383", "VP-406", "VP-424", "VP-444", "VP-471",
                          "VP-475", "VP-499", "VP-518"), _DOCS_RANGE),
-        "VP-208": "a product's four-part version in a public range, read as an address",
     },
     "corpus_vq": {
         **dict.fromkeys(("VQ-122", "VQ-299", "VQ-313"), _DOCS_RANGE),
