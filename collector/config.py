@@ -123,6 +123,8 @@ RE2_PATTERNS: dict[str, str] = {
                # (the thirteenth round: age's secret key, a k3s node token, a Slack webhook as
                # JSON escapes its slashes)
                r"|AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}|K10[0-9a-f]{64}::[a-z]+:[0-9a-f]{16,64}"
+               # (the fourteenth round: a Meta access token)
+               r"|\bEAA[A-Za-z0-9]{60,}"
                r"|hooks\.slack\.com\\/services\\/T[A-Z0-9]{8,12}\\/B[A-Z0-9]{8,12}\\/[A-Za-z0-9]{24})",
     # (also "Bearer-Token lautet X", "jeton bearer est X")
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)"
@@ -224,6 +226,23 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|(?i:dlp_?match|matched?_value)[\"']?[ \t]*[:=][ \t]*[\"'][^\"'\n]+"
                          r"|(?i:NickServ[ \t]+(IDENTIFY|REGISTER))[^\n]*"
                          r"|(NetworkCredential|HTTPBasicAuth|PasswordAuthentication)\([^)\n]*"
+                         # (the fourteenth round: more tools' password arguments, Dovecot's
+                         # plain passwords, SMTP's AUTH answers, BitLocker's recovery key, NT
+                         # hashes and Kerberos keys, a Wi-Fi profile's key, a one-time code in
+                         # a query, CloudFront's signature, CrowdStrike's customer id)
+                         r"|--password[12][= \t]+[^\s]+|insecure-password[ \t]+[^\s]+"
+                         r"|(?i:stats[ \t]+auth[ \t]+[^\s:]+:[^\s]+)"
+                         r"|\{(PLAIN|CLEARTEXT)\}[^\s:\"']+"
+                         r"|334[ \t]+UGFzc3dvcmQ6[ \t]*\r?\n[^\r\n]+"
+                         r"|dXNlcj1[A-Za-z0-9+/]{20,}={0,2}"
+                         r"|\b[0-9]{6}(-[0-9]{6}){7}\b"
+                         r"|(?i:-hashes[\"' \t]+(a[0-9]{1,2}=)?[\"']?([0-9a-f]{32})?:[0-9a-f]{32})"
+                         r"|(?i:(aes256_hmac|aes128_hmac|rc4_hmac(_nt|_old)?|des_cbc_md5)[ \t]*"
+                         r"(\([0-9]+\))?[ \t]*:[ \t]*[0-9a-f]{16,64})"
+                         r"|(?i:<keyMaterial>[^<\n]+)"
+                         r"|(?i:(totp|otp|mfa_?code|otp_?code|2fa_?code)=[0-9]{4,8})"
+                         r"|CloudFront-Signature=[A-Za-z0-9~_-]{40,}"
+                         r"|\b[0-9A-F]{32}-[0-9A-F]{2}\b"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -296,6 +315,13 @@ RE2_PATTERNS: dict[str, str] = {
                          r"[^\n]{3,}"
                          r"|(?i:oauth_signature)=[^&\s\"'#<>]{16,}",
     "email": r"[A-Za-z0-9._%+-]{1,64}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}"
+             # (an address rewritten for forwarding, SRS0=...=domain=user@forwarder, and an
+             # Entra guest's user principal name, name_domain#EXT#@tenant: the first's
+             # characters before the plain address's)
+             r"|SRS[01][=+-][^\s@<>\"']{4,200}@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}"
+             r"|[A-Za-z0-9._%+-]{1,64}#EXT#@([A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}"
+             # (a UPI id at a bank's handle)
+             r"|[A-Za-z0-9._-]{2,64}@(ybl|ibl|axl|paytm|upi|apl|okhdfcbank|okicici|oksbi|okaxis)\b"
              # said or disguised: its at and dot in brackets, or said in words beside a
              # mailbox provider's name ("anna.k AT proton DOT me", "maria arroba hotmail punto
              # com"); the in-process reader takes more (redaction/spoken.py)
