@@ -3796,7 +3796,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?:[ \t]*,[ \t]*\\?\"readonly\\?\"[ \t]*:[ \t]*\w+)?[ \t]*,[ \t]*\\?\"value\\?\"[ \t]*:"
        r"[ \t]*\\?\"|\bid=\"[\w.-]*(?:passw(?:or)?d|pwd|secret)[\w.-]*\"[ \t]+value=\""
        r"|<keyMaterial>)([^\"<\\\s]+)", v.secret_value_ok,
-       prefilter=r"(?i)\"value\\?\"[ \t]*:|[ \t]value=\"|<keymaterial>", group=1,
+       prefilter=r"(?i)key\\?\"[ \t]*:[ \t]*\\?\"[A-Za-z0-9_.-]*(?:passw|pwd|secret|token|key|pass)"
+                 r"|id=\"[A-Za-z0-9_.-]*(?:passw|pwd|secret)|<keymaterial>", group=1,
        needles=("alue", "ALUE", "eyMaterial")),
     # A password under Spanish's "clave" (a bank's login form: clave=Colocolo.1991): a
     # password-shaped value only, as "clave" names any key too.
@@ -3852,9 +3853,11 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i:pass(?:word|wort)|contrase[ñn]a|mot de passe|senha|wachtwoord|passord"
        r"|l[öo]senord|kennwort)[^\n]{0,80}?(?:\n[ \t]*){0,2}"
        r"(?<![a-z])([a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4})(?![a-z])", v.app_password_ok,
-       prefilter=r"[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4}", group=1,
-       needles=("ass", "ASS", "ontrase", "ONTRASE", "enha", "ENHA", "achtwoord", "ACHTWOORD",
-                "senord", "SENORD", "ennwort", "ENNWORT")),
+       prefilter=r"(?is)(?:passw|contrase|mot de passe|senha|wachtwoord|passord|senord"
+                 r"|kennwort).*[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4}", group=1,
+       needles=("assw", "ASSW", "ontrase", "ONTRASE", "ot de passe", "OT DE PASSE", "enha",
+                "ENHA", "achtwoord", "ACHTWOORD", "assord", "ASSORD", "senord", "SENORD",
+                "ennwort", "ENNWORT")),
     # A password told as a temporary one ("temp password sent: NQY0875ropv$", "Temp password
     # given verbally: Welcome-Harbrook-4471"): a few words between, then a colon.
     _d("secret_assignment",
