@@ -657,6 +657,12 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     # an Apple crash report's device digest ("CrashReporter Key:   <40 hex>")
     "crashreporter"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
+# A number under a telephony system's key (the phone detector after Alibaba's keys).
+_TELECOM_KEY_PHONE = (r"(?:wa_id|display_phone_number|caller_?id|callerid|destination_number"
+                      r"|sip_from_user|sip_to_user|cid_num|cid_ani|agi_callerid|agi_dnid|ani"
+                      r"|dnis|msisdn|rU|fU|tU|exten|src|dst)[\"']?[ \t]*(?::|=)[ \t]*[\"']?"
+                      r"\+?[0-9]{10}|\"(?:from|to)\\?\"[ \t]*:[ \t]*\[?[ \t]*\\?\"\+?[0-9]{10}"
+                      r"|(?:From|To)=\+?[0-9]{10}")
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"  # a ULID: a timestamp's 10 characters, then 16
 # An entity's id: its type's word, a joiner, then letters and digits.
@@ -1131,9 +1137,36 @@ _NATIONAL_IDS = (
     # "CDL: FL B123-456-78-912-0", "permis=12AB34567"): letters and digits, five digits at least.
     _named_id((r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?",
                r"(?<![a-z])(?-i:CDL|DL)\b(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
-               _AS_KEY % "permis", r"permis[ \t]+de[ \t]+conduire", r"f[üu]hrerschein(?:nummer)?"),
-              ("driver", "cdl", "dl", "permis", "f\u00fchrerschein", "fuhrerschein"),
-              r"(?:[A-Z]{2}[ \t]+)?[A-Z0-9]{1,4}(?:-?[A-Z0-9]{1,5}){1,6}", ids.licence_number_ok,
+               _AS_KEY % "permis", r"permis[ \t]+de[ \t]+conduire",
+               r"f[üu]hrerschein(?:nummer)?",
+               _AS_KEY % "dl_no", _AS_KEY % "licen[cs]e_no"),
+              ("driver", "cdl", "dl", "permis", "f\u00fchrerschein", "fuhrerschein", "licen"),
+              r"(?:[A-Z]{2}[ \t]+)?[A-Z0-9]{1,4}(?:[ -]?\d[A-Z0-9]{0,10}){1,6}",
+              ids.licence_number_ok,
+              checksummed=False),
+    # The Philippines' PhilSys (PSN, PCN: 16 digits), PhilHealth, Pag-IBIG and UMID numbers;
+    # Thailand's id card's laser code; India's voter id (EPIC) and EPF account (UAN); Japan's
+    # residence card; Vietnam's old identity card (CMND, nine digits).
+    _named_id((r"philsys", _AS_KEY % "psn", _AS_KEY % "pcn", r"philippine identification card",
+               r"phil[ _-]?id\b"),
+              ("philsys", "psn", "pcn", "philippine", "phil"),
+              r"\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{4}",
+              ids.digit_count_ok(16, 16), checksummed=False),
+    _named_id((r"phil[ -]?health",), ("phil",), r"\d{2}-?\d{9}-?\d", ids.digit_count_ok(12, 12),
+              checksummed=False),
+    _named_id((r"pag-?ibig(?:[ \t]+mid)?", r"(?<![a-z])hdmf\b"), ("pag", "hdmf"),
+              r"\d{4}-?\d{4}-?\d{4}", ids.digit_count_ok(12, 12), checksummed=False),
+    _named_id((r"(?<![a-z])umid\b", _AS_KEY % "umid_crn", r"(?-i:CRN)\b"), ("umid", "crn"),
+              r"\d{4}-?\d{7}-?\d", ids.digit_count_ok(12, 12), checksummed=False),
+    _named_id((r"laser[ _-]?code",), ("laser",), r"[A-Z]{2}\d-?\d{7}-?\d{2}", _has_digit,
+              checksummed=False),
+    _named_id((r"(?<![a-z])epic(?:[ _-]?no)?\b",), ("epic",), r"[A-Z]{3}\d{7}", _has_digit,
+              checksummed=False),
+    _named_id((_AS_KEY % "uan", r"(?-i:UAN)\b"), ("uan",), r"\d{12}", ids.digit_count_ok(12, 12),
+              checksummed=False),
+    _named_id((r"zairyu[ _-]?card(?:[ _-]?no)?", "\u5728\u7559\u30ab\u30fc\u30c9"),
+              ("zairyu", "\u5728\u7559"), r"[A-Z]{2}\d{8}[A-Z]{2}", _has_digit, checksummed=False),
+    _named_id((r"(?<![a-z])cmnd\b",), ("cmnd",), r"\d{9}", ids.digit_count_ok(9, 9),
               checksummed=False),
     _named_id(("c[ée]dula(?:[ _-]?(?:de[ _]identidad|n[úu]mero|no\\.?))?",
                r"(?-i:C\.I\.)", r"(?-i:DPI)\b", _AS_KEY % "dpi",
@@ -1414,8 +1447,9 @@ _NATIONAL_IDS = (
               r"[2-9]\d{3}[ -]?\d{4}[ -]?\d{4}", ids.aadhaar_ok),
     # (and in Hindi: पैन)
     _named_id((r"pan\b", r"pan[ _-]?(?:card|no|number|num)\b", r"permanent account",
-               "\u092a\u0948\u0928"),
-              ("pan", "permanent account", "\u092a\u0948\u0928"), r"[A-Z]{3}P[A-Z]\d{4}[A-Z]",
+               "\u092a\u0948\u0928", "\u092a\u0945\u0928"),
+              ("pan", "permanent account", "\u092a\u0948\u0928", "\u092a\u0945\u0928"),
+              r"[A-Z]{3}P[A-Z]\d{4}[A-Z]",
               ids.person_pan_ok,
               checksummed=False),
     _named_id(("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7",
@@ -3863,10 +3897,10 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        r"(?i)(?:(?<![a-z])(?:temp(?:orary)?|initial|one-time)[ \t]+(?:password|passwort|pw)\b"
        "|\u0432\u0440\u0435\u043c\u0435\u043d\u043d\\w*[ \t]+\u043f\u0430\u0440\u043e\u043b\\w*)"
-       r"[^\n:]{0,30}?:[ \t]*[\"'\u00ab\u201c]?[ \t]*([^\s\"'\u00bb\u201d]{6,64})",
+       r"[^\n:]{0,45}?:[ \t]*[\"'\u00ab\u201c]?[ \t]*([^\s\"'\u00bb\u201d]{6,64})",
        v.told_passphrase,
        prefilter=r"(?i)(?:(?:temp|initial|one-time)[a-z]*[ \t]+(?:password|passwort|pw)"
-                 r"|a{8}[ \t]+a{6})[^\r\n:]{0,30}:",
+                 r"|a{8}[ \t]+a{6})[^\r\n:]{0,45}:",
        group=1, needles=("emp", "EMP", "nitial", "NITIAL", "ne-time", "NE-TIME",
                          "\u0440\u0435\u043c\u0435\u043d\u043d",
                          "\u0420\u0415\u041c\u0415\u041d\u041d")),
@@ -3969,6 +4003,57 @@ DETECTORS: tuple[Detector, ...] = (
        r"[^\n\d]{0,40}?(?<!\d)(\d{4,8})(?!\d)",
        prefilter=r"a[ \t]+a[^\r\n]{0,80}\d{4}", group=1, digits=True,
        needles=("\u0643\u0648\u062f", "\u0631\u0645\u0632")),
+    # Jenkins' first start ("Please use the following password to proceed to installation:",
+    # then the password on a line of its own) and a Jupyter server's login cookie
+    # (username-<host>-<port>: a JupyterHub user's server's session).
+    _d("secret_assignment",
+       r"(?i)use the following password to proceed to installation:[ \t]*(?:\r?\n[ \t]*){1,3}"
+       r"([0-9a-f]{32})(?![0-9a-f])",
+       prefilter=r"(?i)use the following password to proceed to installation:", group=1,
+       needles=("proceed to installation",)),
+    _d("secret_assignment",
+       r"(?<![\w-])username-[\w.-]+\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?([A-Za-z0-9|:_-]{20,})",
+       v.has_digit_and_letter, prefilter=r"username-[A-Za-z0-9_.-]+[\"']?[ \t]*[:=]", group=1,
+       needles=("username-",)),
+    # A Wi-Fi passphrase given to wpa_passphrase, PuTTY's -pw, IMAP's LOGIN command (a tag,
+    # LOGIN, the user, the password) and rtpengine's --redis-auth.
+    _d("secret_assignment",
+       r"(?:(?<![\w-])wpa_passphrase[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\S+)[ \t]+"
+       r"|(?<![\w-])(?:plink|pscp|psftp)(?:\.exe)?\b[^\n|;&]*?[ \t]-pw[ \t]+"
+       r"|(?m:^[ \t]*(?:[~>]|C:)?[ \t]*[A-Za-z]?\d{1,4}[ \t]+(?i:LOGIN)[ \t]+\S+[ \t]+)"
+       r"|--redis-auth(?:=|[ \t]+))"
+       r"(\"[^\"\n]+\"|'[^'\n]+'|[^\s\"']+)", v.secret_value_ok,
+       prefilter=r"wpa_passphrase|plink|pscp|psftp|(?i:[ \t]login[ \t])|--redis-auth", group=1,
+       needles=("wpa_passphrase", "plink", "pscp", "psftp", "LOGIN", "login", "--redis-auth")),
+    # A password echoed into a password file (echo 'X' > ~/.vault_pass).
+    _d("secret_assignment",
+       r"(?i)\becho[ \t]+['\"](?![$%])([^'\"\n]{4,128})['\"][ \t]*>>?[ \t]*\S*(?:pass|secret|token"
+       r"|key|cred)\S*",
+       v.secret_value_ok, prefilter=r"(?i)echo[ \t]+['\"][^\r\n]{4,130}>[^\r\n]*(?:pass|secret"
+                                    r"|token|key|cred)", group=1,
+       needles=("echo", "ECHO", "Echo")),
+    # Heroku's and HubSpot's tokens (HRKU-<uuid>, pat-na1-<uuid>), and Alibaba Cloud's
+    # AccessKey secret after its id (LTAI... / secret).
+    _d("api_key",
+       r"(?<![\w-])(HRKU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+       r"|pat-(?:na|eu|ap)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![\w-])",
+       prefilter=r"HRKU-[0-9a-f]{8}-|pat-(?:na|eu|ap)[0-9]-[0-9a-f]{8}-", group=1,
+       needles=("HRKU-", "pat-")),
+    _d("secret_assignment",
+       r"(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{12,20}[ \t]*[/:,|][ \t]*([A-Za-z0-9]{30})(?![A-Za-z0-9])",
+       prefilter=r"LTAI[A-Za-z0-9]{12}", group=1, needles=("LTAI",)),
+    # A phone number under a telephony system's own key, bare digits with a country code
+    # (a WhatsApp contact's wa_id, a SIP proxy's rU/fU, an AGI call's callerid, a CDR's
+    # src/dst): the key says what it is.
+    _d("phone",
+       r"(?:(?<![\w-])(?:wa_id|display_phone_number|caller_?id(?:_number)?|callerid(?:num)?"
+       r"|destination_number|sip_(?:from|to)_user|cid_(?:num|ani)|agi_(?:callerid|dnid)"
+       r"|ani|dnis|msisdn|rU|fU|tU|exten|src|dst)\\?[\"']?[ \t]*(?::|=>?)[ \t]*\\?[\"']?"
+       # (and an SMS API's sender and recipients, quoted in JSON or as Twilio's From=/To=)
+       r"|\\?\"(?:from|to)\\?\"[ \t]*:[ \t]*\[?[ \t]*\\?\"|(?<![\w-])(?-i:From|To)=)"
+       r"(\+?\d{10,15})(?![\d\w])", v.told_phone_ok,
+       prefilter=_TELECOM_KEY_PHONE, group=1, digits=True, joined=_nothing_joined,
+       joined_prefilter=_TELECOM_KEY_PHONE),
     # The same flags in a command's argument list, each argument quoted: an exec probe's or a
     # container's JSON array ("redis-cli", "-a", "X"; "--password", "X"), a Python list, an
     # audit log's EXECVE record (a0="mysql" a1="-uroot" a2="-pX").
@@ -4481,7 +4566,7 @@ DETECTORS: tuple[Detector, ...] = (
        # (or a sentence, then the codes numbered one a line, as Google's sheet prints them:
        # "Keep these backup codes somewhere safe.\n1. 5012 0379\n2. ...")
        # (a Markdown list's items too, "- t3u06-eo6ol", and its lines JSON-escaped, "\\n")
-       r"[^\n:]{0,60}?(?::[ \t]*(?:\n|\\n)?|\.?[ \t]*(?:\n|\\n))"
+       r"[^\n:]{0,100}?(?::[ \t]*(?:\n|\\n)?|\.?[ \t]*(?:\n|\\n))"
        # (a sentence's line between: "Backup codes for x@y.de\nKeep these somewhere safe.\n")
        r"(?:[^\n:]{0,80}?[.:][ \t]*(?:\n|\\n))?"
        r"((?:[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
@@ -5186,10 +5271,10 @@ DETECTORS: tuple[Detector, ...] = (
     _d("email",
        r"(?<![\w.+=-])(?:SRS[01][=+-][^\s@<>\"']{4,200}"
        r"|[\w.+-]+_[\w-]+(?:\.[\w-]+)+#EXT#)@[\w-]+(?:\.[\w-]+)+"
-       r"|(?<![\w.+=-])[\w.-]{2,64}@(?:ybl|ibl|axl|paytm|upi|apl|okhdfcbank|okicici|oksbi|okaxis"
+       r"|(?<![\w.+])[\w.-]{2,64}@(?:ybl|ibl|axl|paytm|upi|apl|okhdfcbank|okicici|oksbi|okaxis"
        r"|ptyes|ptaxis|pthdfc|ptsbi|hdfcbank|axisbank|kotak|yesbank|freecharge|airtel|jio"
        r"|waaxis|wahdfcbank|wasbi|waicici|ikwik|yapl|abfspay|axisb|idfcbank|federal|rbl"
-       r"|aubank|barodampay|unionbank|pnb|cnrb|boi|mahb|kbl|kvb|dbs)(?![\w.-])",
+       r"|aubank|barodampay|unionbank|pnb|cnrb|boi|mahb|kbl|kvb|dbs)(?![\w.])",
        prefilter=r"SRS[01][=+-]|#EXT#@|@(?:ybl|ibl|axl|paytm|upi|apl|ok|pt|hdfc|axis|kotak|yes"
                  r"|freecharge|airtel|jio|wa|ikwik|yapl|abfs|idfc|federal|rbl|aubank|baroda"
                  r"|union|pnb|cnrb|boi|mahb|kbl|kvb|dbs)",

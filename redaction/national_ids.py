@@ -334,7 +334,8 @@ def pan_ok(candidate: str) -> bool:
     check digit, so only ever after its name."""
     return (len(candidate) == 10 and candidate[:5].isalpha() and candidate[5:9].isdigit()
             and candidate[9].isalpha() and candidate.isascii() and candidate.isupper()
-            and candidate[3] in "ABCFGHJLPT")
+            # (not a form's "AAAPZ0000Z")
+            and candidate[3] in "ABCFGHJLPT" and candidate[5:9] != "0000")
 
 
 def my_number_ok(candidate: str) -> bool:
@@ -506,7 +507,8 @@ def tfn_ok(candidate: str) -> bool:
     """Australia's Tax File Number: 8 or 9 digits whose weighted sum divides by 11."""
     n = _numerals(candidate)
     weights = (1, 4, 3, 7, 5, 8, 6, 9, 10)
-    return len(n) in (8, 9) and sum(w * int(d) for w, d in zip(weights, n, strict=False)) % 11 == 0
+    return (len(n) in (8, 9) and len(set(n)) > 1  # (not a placeholder's zeros)
+            and sum(w * int(d) for w, d in zip(weights, n, strict=False)) % 11 == 0)
 
 
 def medicare_ok(candidate: str) -> bool:

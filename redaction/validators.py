@@ -561,8 +561,9 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
                    # a relative one to a file (path/to/key.json), an object store's key
                    # (builds/021a9a8/app.tar.gz)
                    r"|[\w.-]+(?:/[\w.-]+)+\.[A-Za-z][A-Za-z0-9]{0,7}"
-                   # an object store's prefix (AWSLogs/940481797238/elasticloadbalancing/)
-                   r"|[\w.-]+(?:/[\w.-]+){2,}/")
+                   # an object store's prefix (AWSLogs/940481797238/elasticloadbalancing/,
+                   # secrets_prefix = "iam-keys/")
+                   r"|[\w.-]+(?:/[\w.-]+){2,}/|[a-z][a-z0-9_.-]*/")
 
 
 # Where a configuration reads the secret from: os.environ["X"], os.environ/X (LiteLLM),
@@ -694,6 +695,14 @@ _PROSE_WORDS = frozenset((
     # a type where the value goes (pydantic's openai_api_key: SecretStr), a key exchange's
     # group (openssl s_client's "Peer Temp Key: X25519")
     "secretstr", "secretbytes", "x25519", "x448",
+    # what a loader says it did ("secrets: loaded 7 secrets"), git's credential helpers
+    # (credential.helper=cache), where a voicemail keeps its PINs (passwordlocation=spooldir)
+    # and an instance's role as credentials (credentials: instance-profile)
+    "loaded", "fetched", "found", "synced", "retrieved", "resolved", "refreshed", "cache",
+    "store", "osxkeychain", "libsecret", "wincred", "manager-core", "spooldir",
+    "instance-profile", "successfully",
+    # AWS CloudTrail's stand-in for a value it withholds
+    "hidden_due_to_security_reasons",
     # an encoding named where the value goes ("Authorization: Basic base64(key:secret)")
     "base64", "b64",
     # the word for a password itself, as a form's label (i18n: "login.password": "...")
@@ -863,6 +872,11 @@ def secret_value_ok(candidate: str) -> bool:
     # (quotes and backticks around it, and what ends a sentence or a call after it)
     if candidate.strip("\"'").startswith(("`", "$(")) and " " in candidate:
         return False  # a command that prints it (mutt's imap_pass = "`pass show mail/imap`")
+    if candidate.strip("\"'").startswith(("!/", "$${", "{$")) or ".helper=" in candidate \
+            or ".username=" in candidate:
+        return False  # git's credential helper command, FreeSWITCH's $${var}, {$var}
+    if _SCHEME_NAME.fullmatch(candidate) is not None:
+        return False  # an Authorization scheme's name ("Klaviyo-API-Key [REDACTED]")
     bare = candidate.strip("\"'`").rstrip("):`")
     if bare.startswith("(") and bare[1:].isalpha():
         return False  # a note in its place ("webhook_secret: (shown once on creation)")
@@ -914,6 +928,7 @@ _VERSION_PIN = re.compile(r"=+[ \t]*v?\d+(?:\.\d+)*(?:[._+-]?[a-z]+\d*)*(?:\.\*)
 # one segment, long, in mixed case with digits, which no file's path is.
 _SLASH_LED_TOKEN = re.compile(r"/(?=[A-Za-z0-9+]*[a-z])(?=[A-Za-z0-9+]*[A-Z])"
                               r"(?=[A-Za-z0-9+]*\d)[A-Za-z0-9+]{19,}")
+_SCHEME_NAME = re.compile(r"(?i)[a-z]+-api-key")
 # An AWS secret access key: 40 base64 characters in mixed case with digits, which may hold
 # "/" anywhere ("/zF/Z6kzA6op5DMq3fEYCti96WFGUshy8XZiO0Bh" reads as a path).
 _AWS_SECRET_SHAPE = re.compile(r"(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])"
@@ -971,7 +986,8 @@ def table_secret_ok(candidate: str) -> bool:
 def credential_ok(candidate: str) -> bool:
     """A token (see :func:`tokenish`) that is not one already masked ("sk-...REDACTED") nor
     documentation's stand-in ("hf_org_api_key_YourOrganizationToken", "abcdef1234567890...")."""
-    return tokenish(candidate) and _not_a_stand_in(candidate)
+    return (tokenish(candidate) and _not_a_stand_in(candidate)
+            and _SCHEME_NAME.fullmatch(candidate) is None)
 
 
 def header_credential_ok(candidate: str) -> bool:
@@ -1323,6 +1339,10 @@ def email_ok(candidate: str) -> bool:
         return False  # a URL's user:password masked (Go's url.Redacted(): "user:xxxxx@host")
     if local.lower() in _SYSTEM_ACCOUNT and _PRIVATE_HOST.fullmatch(host) is not None:
         return False
+    if local.isdigit() and _PRIVATE_HOST.fullmatch(host) is not None:
+        return False  # a PBX's extension (sip:2104@pbx.internal), no one's mailbox
+    if local.lower() == "anonymous" and host.lower().endswith(".invalid"):
+        return False  # SIP's anonymous caller (RFC 3261's anonymous@anonymous.invalid)
     last_label = host.rpartition(".")[2]
     if last_label.lower() in _IMAGE_SUFFIXES:
         return False  # an image's density variant (avatar_placeholder@2x.png)

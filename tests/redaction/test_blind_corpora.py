@@ -11,7 +11,8 @@ URL's host).
 Corpora ZA to ZF were briefed to label every host's address, private ones too; the policy
 redacts public addresses only (private ones are a kind a policy opts into), so a script
 removed the labels of private, loopback and malformed addresses afterwards, nothing else
-changed.
+changed. Corpora YA to YF were briefed to label public addresses only (the same script
+removed four malformed ones from YC).
 
 Corpora Y, AA, AB, UE and UF were briefed to leave documentation addresses (192.0.2/24,
 198.51.100/24, 203.0.113/24, 2001:db8::/32) unlabelled; the redactor treats them as public
@@ -465,8 +466,295 @@ _KNOWN_CHANGED_Z: dict[str, dict[str, str]] = {
 
 
 
+# Corpora YA to YF (ad-tech and marketing; cloud audit trails; shell histories; Asia-Pacific
+# government and fintech; data science work; voice and messaging infrastructure).
+_Y_PASSWORD = ('a password told with no key or word the detectors read beside it (prose, chat, a '
+               "table cell, a device's numbered field, a call's argument)")
+_Y_SECRET = ('a code or a secret told with no word for it beside it, or after words the detectors '
+             'do not read as naming it')
+_Y_PHONE = ('a phone number with no word or key the detectors read as naming it (a table column, a'
+            ' local format, a number in another script)')
+_Y_NATIONAL_ID = ('a national id with no name beside it the detectors read, its name out of reach '
+                  "(digits between), a form's code or a shape no detector reads")
+_Y_PASSPORT = 'a passport number after words the detectors do not read as naming it'
+_Y_API_KEY = ("a key with no vendor prefix of its own, under no key the detectors read (a call's "
+              "argument, a URL's path, prose)")
+_Y_EMAIL = "an address glued to a URL's '#' or split across a CSV's comma"
+_Y_CARD = 'a card number broken across lines, grouped with dots or commas, or sent as tones'
+_Y_IBAN = 'an IBAN broken across lines or spaced after its country code'
+_Y_TOKEN = 'an opaque token under no key the detectors read'
+_Y_SSN = 'nine bare digits with no key or word for an SSN beside them'
+_Y_ENCODED = ("PII base64-encoded in a URL's path or a secret's data, where the redactor does not "
+              'decode')
+_Y_IPV4 = 'a public address glued to Korean text'
+_Y_PRIVATE_KEY = 'a WireGuard key given through process substitution (<(echo KEY))'
+_Y_DIGEST = "a SIP digest's hash (ha1, a response): one-way, left as password hashes are"
+_Y_ENCODED_DASHES = 'a Thai id percent-encoded with its dashes (%2D) in a query'
+_Y_RECOVERY_GRID = ("backup codes in two columns of numbered pairs ('1. wbbxz 1pslx   6. v1iak "
+                    "u2ui7')")
+_Y_RECOVERY_LINES = ('recovery codes on the lines after a sentence that names them but does not '
+                     'end in a colon')
+_Y_ADS_ID = ("a Google Ads customer id (3-3-4 digits, a North American number's shape) read as a "
+             'phone')
+_Y_ANON_PREFIX = ('an anonymised IPv6 prefix (2a02:8109::): prefixes are redacted, as delegated '
+                  'ones name a household')
+_Y_SSN_SHAPE = "a batch number in an SSN's shape (202-40-6121)"
+_Y_LIST_PAIR = ('a Kubernetes audit policy\'s resource list ("secrets", "configmaps") read as a key'
+                ' and its value')
+_Y_AWS_USER_ID = "an IAM user's unique id (AIDA...) in a console URL, read as an access key's id"
+_Y_SEALED = ("a SealedSecret's encrypted value under 'password:', redacted as a value under a "
+             "password's key")
+_Y_RECORD_NUMBER = "an order's, a trace's or a receipt's number in a phone's shape"
+_Y_COMPANY_TIN = "a company's TIN on a receipt (a person's has the same shape)"
+_Y_AIRPORT_SIN = "Singapore's airport code (SIN) before a flight's times, read as a SIN's name"
+_Y_URL_PASSWORD = ("the password in amqp://guest:guest@localhost: a URL's password is redacted "
+                   'whatever it is')
+_Y_LUHN_13 = 'a 13-digit id that passes Luhn with a Visa prefix, read as a card'
+_Y_CARD_TOKEN = "a payment processor's card token under 'Token:' (tok_...), redacted as a token"
+_Y_DB_URL = "Kamailio's database URL built from a variable, read as a password"
+_Y_SIP_ACCOUNT = 'a SIP account at a provider (sip:acme_voice_prod@sip.telnyx.com): an address'
+_Y_FLOW_TOKEN = "a WhatsApp flow's token under flow_token, redacted as a token"
+_Y_SID = "a SIP capture's call id as a search's 'sid' value, read as a session id"
+_Y_SECRET_REF = "a Kubernetes secretKeyRef's key name (auth_id) read as a value"
+_Y_VAULT_LOOKUP = "an Ansible vault lookup's path, read as a value under a secret's key"
+_Y_VERSION_COLUMN = "FreePBX modules' four-part versions in a table column, read as addresses"
+_Y_FIRMWARE = "a desk phone's firmware version in its User-Agent (Yealink SIP-T46U 108.86.0.90)"
+_Y_SERVICE_ACCOUNT = ("a cloud service account's or a group's address: addresses are redacted "
+                      'whoever reads them')
+_KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
+    'corpus_ya': {
+        'ZW1haWw9d29qY2llY2gubWF6dXJAZ2F6ZXRhLnBsJmNpZD1qdW5fbmV3cw==': _Y_ENCODED,
+        '024175794': _Y_SSN,
+        'ZmaZfLEAEPeaaExy9BWGp6rz3Hoj554W': _Y_API_KEY,
+        'aGVjdG9yLmFsdmFyZXpAcHJvZGlneS5uZXQubXg': _Y_ENCODED,
+        'MDM3MzhlMTUzOWE3NDhhOWE3YmI=': _Y_API_KEY,
+        '137066685': _Y_NATIONAL_ID,
+        '5232.3359.4176.8565': _Y_CARD,
+        '6006 4912 8831 0047': _Y_SECRET,
+        'frederik.holm,jubii.dk': _Y_EMAIL,
+        'GC-ZLSX-K7X3-591M': _Y_SECRET,
+        '6YbgqaD7XBPgUbqr2RbwXO': _Y_API_KEY,
+    },
+    'corpus_yb': {
+        'iuz81mqQOC6VTU6kgsIzFAGRqriiEsmAtk4ukwi': _Y_PASSWORD,
+        'wbbxz 1pslx': _Y_RECOVERY_GRID,
+        'v1iak u2ui7': _Y_RECOVERY_GRID,
+        '5q242 1nkjl': _Y_RECOVERY_GRID,
+        'o87jp hn8zu': _Y_RECOVERY_GRID,
+        'tq1k3 ibayk': _Y_RECOVERY_GRID,
+        'pifl2 3xlei': _Y_RECOVERY_GRID,
+        'w87t8 1oz6q': _Y_RECOVERY_GRID,
+        'qucxi 313he': _Y_RECOVERY_GRID,
+        '3j9cr lh59q': _Y_RECOVERY_GRID,
+        'imgdr polyn': _Y_RECOVERY_GRID,
+        'UrVKaSuy': _Y_SECRET,
+        '46627986\n86673732': _Y_CARD,
+        'FR47 6674 9909\n4699 0659 0884 078': _Y_IBAN,
+        'J3372959': _Y_PASSPORT,
+        'hannah_kim7@cobaltgrid.net': _Y_EMAIL,
+        'brennan.giulia@pinecrest.edu': _Y_EMAIL,
+        'river-correct-piano-saddle': _Y_PASSWORD,
+        'Kestrel942*': _Y_PASSWORD,
+        '00krg10EASs20GITSOU8TZt-cOu8QKtQnFy973eOVB': _Y_API_KEY,
+        'thunder-staple-piano-saddle': _Y_PASSWORD,
+        'fefddb15fbedf2aa19a7782ec125c0fc': _Y_API_KEY,
+        'TFIECA508N': _Y_SECRET,
+        'OMA6R5C5AOXVPZKUUOVPYBZENR5GMZQU': _Y_SECRET,
+        '217.35.37.139': _Y_IPV4,
+    },
+    'corpus_yc': {
+        '61646D696E3A7333637233742D5A326D47665648615A77': _Y_PASSWORD,
+        '65489679V132': _Y_NATIONAL_ID,
+        'SbyNnfKjl41MQHEOPALTw4vZ+pEo811fOtyDi9JSO78=': _Y_PRIVATE_KEY,
+        'aqX85o^U!hkzn4-4p': _Y_PASSWORD,
+        '530454': _Y_SECRET,
+        'pk.eyJ1IjoiynKiCwb5XisxHIDaEhvWJsLI5Wzl7XMJwsWW4ZhG.nm_X9cHIfd1l0RQObgz-VA': _Y_TOKEN,
+        'Horse_1996$': _Y_PASSWORD,
+        '046 528 519': _Y_NATIONAL_ID,
+        'EK3993255': _Y_PASSPORT,
+        'XTbeJ56ySX7B%4934': _Y_PASSWORD,
+        '16463182274': _Y_PHONE,
+        '627568': _Y_SECRET,
+        '*1%^ihEe#^GY14iiMyD^5F': _Y_PASSWORD,
+        'bfcb77c76a9b175e3b0eba27fe2847d4f5fdb744d59b1435b8cfb8b70202c678': _WEBHOOK_SIGNATURE,
+        'c80105f61cba70772aff990f7aa3532a': _Y_SECRET,
+        'Blue_1992x': _Y_PASSWORD,
+        '00592062274de62dd0e030a58': _Y_API_KEY,
+        'Sommer@2025$': _Y_PASSWORD,
+        '8594': _Y_SECRET,
+        'af5e323f71cf370ca4e850343c6b8d8098e54486e4b118ae8d19322bf0550cf2': _WEBHOOK_SIGNATURE,
+        '6NxGMJg2UFWxIRxyL80ZQqZLR68QkxS535fThNDy': _CSRF,
+        'AHXPM1031F': _Y_NATIONAL_ID,
+        'Winter_2010': _Y_PASSWORD,
+    },
+    'corpus_yd': {
+        '9351046697': _Y_PHONE,
+        '628777855276': _Y_PHONE,
+        'Lakshmanan': _Y_SECRET,
+        '72115-20637': _Y_PHONE,
+        'rzp_live_0DVbpag1xYKiuM': _Y_API_KEY,
+        '6586784619': _Y_PHONE,
+        '8889 2393': _Y_PHONE,
+        'q8Kz2m#X9LpR4vWc': _Y_SECRET,
+        'AB1928374': _Y_PASSPORT,
+        '1%2D1037%2D02291%2D44%2D2': _Y_ENCODED_DASHES,
+        '523998116379': _Y_NATIONAL_ID,
+        'B1928374': _Y_PASSPORT,
+        '1596259098077': _Y_NATIONAL_ID,
+        'C4812903': _Y_PASSPORT,
+        'Sayang2024#': _Y_PASSWORD,
+        '089542223511': _Y_PHONE,
+        '4807 2886 6045': _Y_NATIONAL_ID,
+        '2081928374': _Y_NATIONAL_ID,
+        '19OSZPD5894A3ZR': _Y_NATIONAL_ID,
+        '8137714969002': _Y_NATIONAL_ID,
+        '1257995974627': _Y_NATIONAL_ID,
+        '71.057.750.8-185.000': _Y_NATIONAL_ID,
+        't1433873f': _Y_NATIONAL_ID,
+        'rzp_live_sllZq3ZycZOkN8': _Y_API_KEY,
+        '740 743 006': _Y_NATIONAL_ID,
+        'imgpt2026q': _Y_NATIONAL_ID,
+        '157 387 222': _Y_NATIONAL_ID,
+        '104-399-860': _Y_NATIONAL_ID,
+        'Kq9Tz2LmX8vB4nWc': _Y_TOKEN,
+        '3849618368430': _Y_NATIONAL_ID,
+        '3781944017940': _Y_NATIONAL_ID,
+        '890908-1945718': _Y_NATIONAL_ID,
+        '301204881920': _Y_NATIONAL_ID,
+        '4821': _Y_SECRET,
+        '60522-75443': _Y_PHONE,
+        '9041118518': _Y_PHONE,
+        '690143': _Y_SECRET,
+    },
+    'corpus_ye': {
+        'CRqY462M4Oy': _Y_PASSWORD,
+        '16655069993': _Y_NATIONAL_ID,
+        '56284509532': _Y_NATIONAL_ID,
+        '445421605': _Y_NATIONAL_ID,
+        '39019628195': _Y_NATIONAL_ID,
+        '2 68 01 75 392 852 86': _Y_NATIONAL_ID,
+        '413169443': _Y_NATIONAL_ID,
+        '267355014': _Y_NATIONAL_ID,
+        '71711671759': _Y_NATIONAL_ID,
+        '263749861': _Y_NATIONAL_ID,
+        '47746235680': _Y_NATIONAL_ID,
+        '241929593': _Y_NATIONAL_ID,
+        '409034137': _Y_NATIONAL_ID,
+        '27199049740': _Y_NATIONAL_ID,
+        '71091758864': _Y_NATIONAL_ID,
+        'WGBRUK79L44H380E': _Y_NATIONAL_ID,
+        '83052863010': _Y_NATIONAL_ID,
+        '1 66 05 33 288 465 89': _Y_NATIONAL_ID,
+    },
+    'corpus_yf': {
+        '80417': _Y_SECRET,
+        'e1d8d0f3c66b1a0d7e9b3f29b8c4d601': _Y_DIGEST,
+        '7731': _Y_SECRET,
+        '4932158771': _Y_PHONE,
+        '40559c121604c5dc7c1158ade60b349c': _Y_DIGEST,
+        '0c7f1e3b9a2d44e8a0f1b6c3d9e2a7f4': _Y_DIGEST,
+        '551140040055': _Y_PHONE,
+        '7558545395': _Y_PHONE,
+        '4226973321': _Y_PHONE,
+        '016271339325': _Y_PHONE,
+        '8161040662': _Y_PHONE,
+        '8107377677': _Y_PHONE,
+        '3338170184': _Y_PHONE,
+        'B21mGHUnuY5G+h8+XkvtdNBXVoQ=': _WEBHOOK_SIGNATURE,
+        'fff5d2bf25d3299ce9edbe5790d5c41609d71ea0feaf0e23f41ff229674283d4': _WEBHOOK_SIGNATURE,
+        '5215713734602': _Y_PHONE,
+        '839204': _Y_SECRET,
+        '16475093318': _Y_PHONE,
+        '51 98412-4706': _Y_PHONE,
+        'DE 17 9850 5286 2486 7984 40': _Y_IBAN,
+        '95907 29148': _Y_PHONE,
+        '5 5 2 1': _Y_SECRET,
+        '4417': _Y_SECRET,
+        '5 8 2 0 4': _Y_SECRET,
+        'Fr3nzel!2024': _Y_PASSWORD,
+        'd0c33d79d33fd86562a8ced35982e06e': _Y_API_KEY,
+        'CXVKCOYCE': _Y_PASSPORT,
+        'PL 3725 0735 4697 3402 2415 4898 40': _Y_IBAN,
+        '23113490\n61433638': _Y_CARD,
+        '0763159006': _Y_PHONE,
+        'Gr4ndstr3am#01': _Y_PASSWORD,
+        'admin_eAWT1U': _Y_PASSWORD,
+        '3S102EFf29': _Y_PASSWORD,
+        '582019': _Y_SECRET,
+        '٠١١١٦٣٦٩٢٦٧': _Y_PHONE,
+        '656 872 766': _Y_PHONE,
+        '491527062952': _Y_PHONE,
+        '6363.6803.9871.3047': _Y_CARD,
+        '222992783': _Y_SSN,
+        'mot2passe-VoIP': _Y_PASSWORD,
+        '密码Voip#2024': _Y_PASSWORD,
+        'AmiS3cret': _Y_PASSWORD,
+        '771-204': _Y_SECRET,
+        'mm1dkPd6JFcJJkGIgkhQvXg1Lms=': _WEBHOOK_SIGNATURE,
+        'oPdTEPXVI0EYhRNz+KcAj+iuVL4=': _WEBHOOK_SIGNATURE,
+        '5,2,1,3,1,6,8,4,8,1,7,6,3,4,0,4': _Y_CARD,
+        'WTZjeHLnrXCjGomJYkTeMAIg1NgvBpwHOIl7Qige': _Y_API_KEY,
+        '4471': _Y_SECRET,
+    },
+}
+_KNOWN_CHANGED_Y: dict[str, dict[str, str]] = {
+    'corpus_ya': {
+        'YA-037': _Y_ADS_ID,
+        'YA-045': _Y_ADS_ID,
+        'YA-047': _Y_ANON_PREFIX,
+        'YA-173': _Y_ADS_ID,
+        'YA-250': _Y_SSN_SHAPE,
+    },
+    'corpus_yb': {
+        'YB-063': _Y_LIST_PAIR,
+        'YB-102': _Y_SERVICE_ACCOUNT,
+        'YB-201': _Y_SERVICE_ACCOUNT,
+        'YB-256': _Y_SERVICE_ACCOUNT,
+        'YB-291': _Y_SERVICE_ACCOUNT,
+        'YB-329': _Y_SERVICE_ACCOUNT,
+        'YB-355': _Y_SERVICE_ACCOUNT,
+        'YB-431': _Y_SERVICE_ACCOUNT,
+        'YB-432': _Y_AWS_USER_ID,
+        'YB-437': _Y_SERVICE_ACCOUNT,
+    },
+    'corpus_yc': {
+        'YC-112': _Y_SERVICE_ACCOUNT,
+        'YC-187': _Y_SEALED,
+        'YC-266': _Y_SERVICE_ACCOUNT,
+    },
+    'corpus_yd': {
+        'YD-288': _Y_RECORD_NUMBER,
+        'YD-317': _Y_RECORD_NUMBER,
+        'YD-351': _Y_RECORD_NUMBER,
+        'YD-375': _Y_COMPANY_TIN,
+        'YD-377': _Y_AIRPORT_SIN,
+        'YD-461': _Y_URL_PASSWORD,
+    },
+    'corpus_ye': {
+        'YE-005': _Y_LUHN_13,
+        'YE-070': _Y_SERVICE_ACCOUNT,
+        'YE-255': _Y_LUHN_13,
+        'YE-339': _Y_LUHN_13,
+    },
+    'corpus_yf': {
+        'YF-124': _Y_CARD_TOKEN,
+        'YF-224': _Y_DB_URL,
+        'YF-234': _Y_SIP_ACCOUNT,
+        'YF-255': _Y_FLOW_TOKEN,
+        'YF-282': _Y_SID,
+        'YF-287': _Y_SECRET_REF,
+        'YF-292': _Y_VAULT_LOOKUP,
+        'YF-348': _Y_CARD_TOKEN,
+        'YF-359': _Y_VERSION_COLUMN,
+        'YF-362': _Y_FIRMWARE,
+    },
+}
+
+
+
 KNOWN_MISSES: dict[str, dict[str, str]] = {
     **_KNOWN_MISSES_Z,
+    **_KNOWN_MISSES_Y,
     # Corpora VA, VB and VC (LLM-serving operations text, mostly clean; the classes that slip
     # past redactors, in six surroundings; records as observability backends store them).
     "corpus_va": {"679551805": ("an SSN bare in Postgres's 'Failing row contains (...)', no "
@@ -751,8 +1039,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "be99985a-b53b-3c5c-9f2b-14a8fc471da0": ("a Genesys cookie's UUID value under its name "
                                                  "(ININ-Auth-Api), a name no list holds"),
         "192 042 703": "a SIN on the line after the agent's question, behind a timestamp",
-        "447576829383": ("a caller's number under Vonage's 'from', digits alone (the key names "
-                         "a timestamp as often)"),
     },
     "corpus_wd": {
         **dict.fromkeys(
@@ -1185,7 +1471,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_uh": {
         "885636472": "an Israeli id under doc_no, its document's type (tz) a field before it",
         "883696": "an SMS template's code under a JSON key 'code' in a sender's log",
-        "8018911624": "a phone number as a UPI address's name (8018911624@ybl)",
         "S3UfGIhDIwDbOT5YYVVVeVRr": ("Razorpay's key secret as the second of a client's auth "
                                      "pair, its id read from the environment"),
         "0544132438": _UNNAMED_PHONE,
@@ -1672,6 +1957,7 @@ _HASHED_KEY = ("LiteLLM's key records hold the key's sha256 under 'key' and 'api
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
     **_KNOWN_CHANGED_Z,
+    **_KNOWN_CHANGED_Y,
     "corpus_va": dict.fromkeys(
         ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
@@ -1859,9 +2145,8 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
         **dict.fromkeys(("UO-124", "UO-332", "UO-531"),
                         "ICCIDs, IMSIs and IMEIs the corpus counts clean: a SIM's and a "
                         "handset's ids are redacted whatever carries them"),
-        **dict.fromkeys(("UO-367", "UO-406"),
-                        "a SIP URI with an extension at a PBX's .lan host, read as an e-mail "
-                        "address"),
+        "UO-367": ("a SIP URI with an extension at a PBX's .lan host, read as an e-mail "
+                   "address"),
         "UO-250": ("ONVIF's profile tokens (token=\"Profile_1\"): a value under a token's "
                    "name is redacted"),
     },
@@ -2086,6 +2371,10 @@ def test_blind_corpus(path: Path) -> None:
     on_purpose = KNOWN_CHANGED.get(path.stem, {})
     misses, changed, clean, kept_on_purpose = [], [], 0, 0
     known_kinds: set[str] = set()  # kinds with a known miss: their floor is the list
+    # (a listed value caught everywhere it stands is caught now: take it off the list; one
+    # caught in one row and left in another stays listed)
+    caught_known: set[str] = set()
+    missed_known: set[str] = set()
     for row in _rows(path):
         out = redactor.redact_text(row["text"], {})
         if not row["values"]:
@@ -2101,9 +2390,11 @@ def test_blind_corpus(path: Path) -> None:
             left = leaked(value["value"], row["text"], out)
             if left is None:
                 caught[value["kind"]] += 1
-                assert value["value"] not in known, f"caught now: {value['value']!r}"
+                if value["value"] in known:
+                    caught_known.add(value["value"])
             elif value["value"] in known:
                 known_kinds.add(value["kind"])
+                missed_known.add(value["value"])
             else:
                 misses.append(f"{value['kind']}: {left!r} left in {out[:200]!r}")
     print(f"\n{path.stem}: {sum(caught.values())}/{sum(total.values())} values caught, "
@@ -2118,6 +2409,7 @@ def test_blind_corpus(path: Path) -> None:
     # (a corpus is big enough to mean something: NA and NB, written in twenty minutes, are
     # the smallest, 130 clean lines and 244 values each)
     assert clean >= 120 and sum(total.values()) >= 100 and clean + sum(total.values()) >= 370
+    assert not caught_known - missed_known, f"caught now: {sorted(caught_known - missed_known)}"
     assert not failures, (failures, misses)
     assert not misses, misses
     assert len(changed) / clean <= MAX_CHANGED, changed
