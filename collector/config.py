@@ -123,8 +123,10 @@ RE2_PATTERNS: dict[str, str] = {
                # (the thirteenth round: age's secret key, a k3s node token, a Slack webhook as
                # JSON escapes its slashes)
                r"|AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}|K10[0-9a-f]{64}::[a-z]+:[0-9a-f]{16,64}"
-               # (the fourteenth round: a Meta access token)
+               # (the fourteenth round: a Meta access token, Heroku's and HubSpot's tokens)
                r"|\bEAA[A-Za-z0-9]{60,}"
+               r"|\b(HRKU|pat-(na|eu|ap)[0-9])-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}"
+               r"-[0-9a-f]{12}\b"
                r"|hooks\.slack\.com\\/services\\/T[A-Z0-9]{8,12}\\/B[A-Z0-9]{8,12}\\/[A-Za-z0-9]{24})",
     # (also "Bearer-Token lautet X", "jeton bearer est X")
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)"
@@ -243,6 +245,15 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|(?i:(totp|otp|mfa_?code|otp_?code|2fa_?code)=[0-9]{4,8})"
                          r"|CloudFront-Signature=[A-Za-z0-9~_-]{40,}"
                          r"|\b[0-9A-F]{32}-[0-9A-F]{2}\b"
+                         # (and the YA-YF corpora's: Jenkins' and MySQL's first passwords,
+                         # wpa_passphrase, PuTTY's -pw, IMAP's LOGIN, Alibaba's secret)
+                         r"|(?i:use the following password to proceed to installation:"
+                         r"\s+[0-9a-f]{32})"
+                         r"|(?i:temporary password is generated for [^\s:]+:[ \t]*[^\s]+)"
+                         r"|wpa_passphrase[ \t]+(\"[^\"\n]*\"|[^\s]+)[ \t]+[^\s|]+"
+                         r"|\b(plink|pscp|psftp)(\.exe)?\b[^\n|;&]*[ \t]-pw[ \t]+[^\s]+"
+                         r"|\b[A-Za-z]?[0-9]{1,4}[ \t]+LOGIN[ \t]+[^\s]+[ \t]+[^\s]+"
+                         r"|LTAI[A-Za-z0-9]{12,20}[ \t]*[/:,|][ \t]*[A-Za-z0-9]{30}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

@@ -479,6 +479,19 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
      "lucas.ferreira_gmail.com#EXT#@harbrook.onmicrosoft.com"),
     ("api_key", "'page_token': 'EAAmswf0gPgrCJTgRwmvROothHDqrrQsg1EtBiZISVyBrYUAumn7VSj8djKUGCw'",
      "EAAmswf0gPgrCJTgRwmvROothHDqrrQsg1EtBiZISVyBrYUAumn7VSj8djKUGCw"),
+    ("api_key", "heroku token: HRKU-967cd9d6-2a85-4154-9f57-51d2b8814f22",
+     "HRKU-967cd9d6-2a85-4154-9f57-51d2b8814f22"),
+    ("secret_assignment", "Please use the following password to proceed to installation:\n\n"
+     "f84ed9e7f2baf78d26c9730b2662a81f", "f84ed9e7f2baf78d26c9730b2662a81f"),
+    ("secret_assignment", "A temporary password is generated for root@localhost: WQ025Tpn8Scq!1",
+     "WQ025Tpn8Scq!1"),
+    ("secret_assignment", 'wpa_passphrase "Office-Guest" "orbit-anchor-velvet" | sudo tee',
+     "orbit-anchor-velvet"),
+    ("secret_assignment", "plink.exe -ssh -pw Mu14AFpuuxvX!6744 admin@10.0.250.3",
+     "Mu14AFpuuxvX!6744"),
+    ("secret_assignment", 'a1 LOGIN d.kruger@gmx.de "IjgUFKNp9WGA&5731"', "IjgUFKNp9WGA&5731"),
+    ("secret_assignment", "aliyun LTAI5tCZmlgTJxKyuzMqe5GO / wDipUpNpwBkWS10hr6J6xPSVXfx149",
+     "wDipUpNpwBkWS10hr6J6xPSVXfx149"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
