@@ -133,6 +133,7 @@ class Relay:
         # the request's end-to-end time and its paused time end at (the cut's last bytes may
         # wait on a client that reads nothing, until the connection is reset)
         self._decided_at: float | None = None
+        self._unread_from: float | None = None  # when the unread bytes' count began
         self._reason = FinishReason.ERROR
         self._upstream_error: str | None = None  # the span's error.type of an upstream error
         self._finishes: dict[int, str] | None = None  # the engine's own, for the span
@@ -196,8 +197,8 @@ class Relay:
         rec = self.recorder
         if self._prompt:
             rec.prompt_tokens(self._prompt)
-        if self.disconnected:
-            rec.finish(FinishReason.CLIENT_CANCEL)
+        if self.disconnected:  # (when it was handled, not after the unread bytes were read)
+            rec.finish(FinishReason.CLIENT_CANCEL, now=self._unread_from)
         elif self.cut is not None:
             rec.error_type(self.cut.code)  # reset, malformed, incomplete: all finish "error"
             # a deadline or a slow consumer at its decision; an error as its last bytes went
@@ -254,6 +255,7 @@ class Relay:
             FinishReason.SLOW_CONSUMER, FinishReason.DEADLINE))
         if scanner is None or not ended_early or scanner.facts.done or scanner.failure:
             return
+        self._unread_from = self.settings.clock()
         bound = self.response.receive_buffer_bytes
         taken = 0
         with contextlib.suppress(Exception):

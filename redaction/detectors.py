@@ -657,6 +657,13 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     # an Apple crash report's device digest ("CrashReporter Key:   <40 hex>")
     "crashreporter"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
+# UPI's handles (a payment address's bank: rohit.verma@okhdfcbank), and what the detector
+# of rewritten, guest and UPI addresses needs (its prefilter, plain and joined alike).
+_UPI_HANDLES = ("ybl|ibl|axl|paytm|upi|apl|okhdfcbank|okicici|oksbi|okaxis|ptyes|ptaxis|pthdfc"
+                "|ptsbi|hdfcbank|axisbank|kotak|yesbank|freecharge|airtel|jio|waaxis|wahdfcbank"
+                "|wasbi|waicici|ikwik|yapl|abfspay|axisb|idfcbank|federal|rbl|aubank|barodampay"
+                "|unionbank|pnb|cnrb|boi|mahb|kbl|kvb|dbs")
+_REWRITTEN_OR_UPI = rf"SRS[01][=+-]|#EXT#@|@(?:{_UPI_HANDLES})"
 # A number under a telephony system's key (the phone detector after Alibaba's keys).
 _TELECOM_KEY_PHONE = (r"(?:wa_id|display_phone_number|caller_?id|callerid|destination_number"
                       r"|sip_from_user|sip_to_user|cid_num|cid_ani|agi_callerid|agi_dnid|ani"
@@ -5271,17 +5278,9 @@ DETECTORS: tuple[Detector, ...] = (
     _d("email",
        r"(?<![\w.+=-])(?:SRS[01][=+-][^\s@<>\"']{4,200}"
        r"|[\w.+-]+_[\w-]+(?:\.[\w-]+)+#EXT#)@[\w-]+(?:\.[\w-]+)+"
-       r"|(?<![\w.+])[\w.-]{2,64}@(?:ybl|ibl|axl|paytm|upi|apl|okhdfcbank|okicici|oksbi|okaxis"
-       r"|ptyes|ptaxis|pthdfc|ptsbi|hdfcbank|axisbank|kotak|yesbank|freecharge|airtel|jio"
-       r"|waaxis|wahdfcbank|wasbi|waicici|ikwik|yapl|abfspay|axisb|idfcbank|federal|rbl"
-       r"|aubank|barodampay|unionbank|pnb|cnrb|boi|mahb|kbl|kvb|dbs)(?![\w.])",
-       prefilter=r"SRS[01][=+-]|#EXT#@|@(?:ybl|ibl|axl|paytm|upi|apl|ok|pt|hdfc|axis|kotak|yes"
-                 r"|freecharge|airtel|jio|wa|ikwik|yapl|abfs|idfc|federal|rbl|aubank|baroda"
-                 r"|union|pnb|cnrb|boi|mahb|kbl|kvb|dbs)",
-       needles=("@",), joined=_nothing_joined,
-       joined_prefilter=r"SRS[01][=+-]|#EXT#@|@(?:ybl|ibl|axl|paytm|upi|apl|ok|pt|hdfc|axis"
-                        r"|kotak|yes|freecharge|airtel|jio|wa|ikwik|yapl|abfs|idfc|federal|rbl"
-                        r"|aubank|baroda|union|pnb|cnrb|boi|mahb|kbl|kvb|dbs)"),
+       rf"|(?<![\w.+])[\w.-]{{2,64}}@(?:{_UPI_HANDLES})(?![\w.])",
+       prefilter=_REWRITTEN_OR_UPI, needles=("@",), joined=_nothing_joined,
+       joined_prefilter=_REWRITTEN_OR_UPI),
     # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
     # the prefilter decides, it is [A-Za-z0-9_]).
     _d("email",

@@ -872,9 +872,10 @@ def secret_value_ok(candidate: str) -> bool:
     # (quotes and backticks around it, and what ends a sentence or a call after it)
     if candidate.strip("\"'").startswith(("`", "$(")) and " " in candidate:
         return False  # a command that prints it (mutt's imap_pass = "`pass show mail/imap`")
-    if candidate.strip("\"'").startswith(("!/", "$${", "{$")) or ".helper=" in candidate \
-            or ".username=" in candidate:
-        return False  # git's credential helper command, FreeSWITCH's $${var}, {$var}
+    if candidate.strip("\"'").startswith(("!/", "$${", "{$", "//")):
+        # git's credential helper command, FreeSWITCH's $${var}, {$var}; a URL's rest after a
+        # key's word and its scheme's colon (git's credential.https://host.helper=...)
+        return False
     if _SCHEME_NAME.fullmatch(candidate) is not None:
         return False  # an Authorization scheme's name ("Klaviyo-API-Key [REDACTED]")
     bare = candidate.strip("\"'`").rstrip("):`")
@@ -902,7 +903,7 @@ def secret_value_ok(candidate: str) -> bool:
             and _CAMEL_SECRET_NAME.fullmatch(bare) is None
             and not ("/" in bare and _PATH.fullmatch(bare)
                      and _SLASH_LED_TOKEN.fullmatch(bare) is None
-                     and _AWS_SECRET_SHAPE.fullmatch(bare) is None)
+                     and not (_AWS_SECRET_SHAPE.fullmatch(bare) and aws_secret_like(bare)))
             and _REFERENCE.match(bare) is None
             and _SEALED.fullmatch(bare) is None and _PUBLIC.match(bare) is None
             and _STRIPE_TEST.fullmatch(bare) is None
@@ -931,8 +932,7 @@ _SLASH_LED_TOKEN = re.compile(r"/(?=[A-Za-z0-9+]*[a-z])(?=[A-Za-z0-9+]*[A-Z])"
 _SCHEME_NAME = re.compile(r"(?i)[a-z]+-api-key")
 # An AWS secret access key: 40 base64 characters in mixed case with digits, which may hold
 # "/" anywhere ("/zF/Z6kzA6op5DMq3fEYCti96WFGUshy8XZiO0Bh" reads as a path).
-_AWS_SECRET_SHAPE = re.compile(r"(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])"
-                               r"(?=[A-Za-z0-9+/]*\d)[A-Za-z0-9+/]{40}")
+_AWS_SECRET_SHAPE = re.compile(r"[A-Za-z0-9+/]{40}")  # (its cases and digit: aws_secret_like)
 
 
 def _keyboard_run(value: str) -> bool:
