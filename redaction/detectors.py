@@ -50,7 +50,10 @@ _NOT_IN_HEX_DUMP = r"(?<![0-9A-Fa-f][0-9] )(?<![0-9][0-9A-Fa-f] )"
 _NOT_SECONDS = r"(?<!\d:)"
 # Not an AWS account's id (twelve digits, "008465319470"): under its key, or in an ARN
 # ("arn:aws:sts::008465319470:assumed-role/...").
-_NOT_A_SERIAL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in ("serial", "Serial", "S/N", "SN"))
+# (nor a part's number: "品番 04465-48150", "P/N 90915-10004", "Teilenummer 1K0-615-301")
+_NOT_A_SERIAL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
+    "serial", "Serial", "S/N", "SN", "\u54c1\u756a", "\u90e8\u54c1\u756a\u53f7", "P/N", "PN",
+    "part", "Part", "Teilenummer", "Teile-Nr."))
 # Nor a record's number after its word ("Case number 654-305-3723", "ref 767 900 9809").
 _NOT_A_RECORD = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w}#)" for w in (
     "case number", "Case number", "case", "Case", "ticket", "Ticket", "ref", "Ref", "REF",
@@ -987,16 +990,17 @@ _AADHAAR_SCRIPTS = ("\u0b86\u0ba4\u0bbe\u0bb0\u0bcd", "\u0986\u09a7\u09be\u09b0"
 
 def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
               validator: Callable[[str], bool], *, checksummed: bool = True,
-              shape: str = "") -> Detector:
+              shape: str = "", gap: str = _NAMED_GAP) -> Detector:
     """A national id after its document's name: ``names`` (regexes, ASCII case folded), then
     :data:`_NAMED_GAP`, then ``value`` (its shape, case as written); ``words``: where a name
     can start, lower case (the scan starts at the first; none in the text: not run).
     ``validator``: the country's check. The prefilter asks for a name and the value's shape
     within reach (``shape``: the value's, without look-arounds, where ``value`` has them);
+    ``gap``: what may stand between the name and the value;
     the engine reads the names of other scripts as runs of "a" (prefilter.py)."""
     near = "|".join(dict.fromkeys(_engine_name(n) for n in names))
     return _d("national_id",
-              rf"(?ai)(?:{'|'.join(names)}){_NAMED_GAP}{_ID_L}((?-i:{value})){_ID_R}",
+              rf"(?ai)(?:{'|'.join(names)}){gap}{_ID_L}((?-i:{value})){_ID_R}",
               validator,
               prefilter=rf"(?i:{near})(?:[^\n]{{0,60}}\n){{0,2}}[^\n]{{0,60}}(?:{shape or value})",
               group=1, checksummed=checksummed, digits=True, start=_at_words(words))
@@ -1087,7 +1091,9 @@ _NATIONAL_IDS = (
     _named_id((r"iqama", r"(?<![a-z])absher",
                "\u0631\u0642\u0645 \u0627\u0644\u0647\u0648\u064a\u0629",
                "\u0627\u0644\u0647\u0648\u064a\u0629 \u0627\u0644\u0648\u0637\u0646\u064a\u0629",
-               "\u0627\u0644\u0625\u0642\u0627\u0645\u0629", r"emirates[ _-]?id"),
+               "\u0627\u0644\u0625\u0642\u0627\u0645\u0629", r"emirates[ _-]?id",
+               # (a customer's "my id number", رقم هويتي)
+               "\u0631\u0642\u0645 \u0647\u0648\u064a\u062a\u064a"),
               ("iqama", "absher", "\u0631\u0642\u0645", "\u0627\u0644\u0647\u0648\u064a\u0629",
                "\u0627\u0644\u0625\u0642\u0627\u0645\u0629", "emirates"),
               r"[12]\d{9}|784-?\d{4}-?\d{7}-?\d",
@@ -1146,7 +1152,7 @@ _NATIONAL_IDS = (
                r"(?<![a-z])(?-i:CDL|DL)\b(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
                _AS_KEY % "permis", r"permis[ \t]+de[ \t]+conduire",
                r"f[üu]hrerschein(?:nummer)?",
-               _AS_KEY % "dl_no", _AS_KEY % "licen[cs]e_no"),
+               _AS_KEY % "dl_no", _AS_KEY % "dl_number", _AS_KEY % "licen[cs]e_no"),
               ("driver", "cdl", "dl", "permis", "f\u00fchrerschein", "fuhrerschein", "licen"),
               r"(?:[A-Z]{2}[ \t]+)?[A-Z0-9]{1,4}(?:[ -]?\d[A-Z0-9]{0,10}){1,6}",
               ids.licence_number_ok,
@@ -1314,8 +1320,9 @@ _NATIONAL_IDS = (
                r"sozialversicherungs-?n(?:umme)?r"),
               ("versicherungs", "rentenversicherungs", "sv", "rv", "sozialversicherungs"),
               r"\d{2} ?\d{6} ?[A-Z] ?\d{3}", ids.de_rvnr_ok),
-    _named_id((r"(?-i:SVNR|VSNR|SV-Nr|VSNR)\b", r"(?<![a-z])(?:sozial)?versicherungs-?n(?:umme)?r"),
-              ("svnr", "vsnr", "sv-nr", "sozialversicherungs", "versicherungs"),
+    _named_id((r"(?-i:SVNR|VSNR|SV-Nr|SV-Nummer)\b",
+               r"(?<![a-z])(?:sozial)?versicherungs-?n(?:umme)?r"),
+              ("svnr", "vsnr", "sv-nr", "sv-nummer", "sozialversicherungs", "versicherungs"),
               r"\d{4} ?\d{6}", ids.at_svnr_ok),
     _named_id((r"ausweis[ _-]?n(?:umme)?r", r"personalausweis(?:[ _-]?n(?:umme)?r)?"),
               ("ausweis", "personalausweis"), r"[0-9CFGHJKLMNPRTVWXYZ]{9}\d", ids.de_id_card_ok),
@@ -1634,7 +1641,21 @@ _NATIONAL_IDS = (
                # (a form's abbreviation, מס' זהות)
                "\u05de\u05e1['\u05f3] \u05d6\u05d4\u05d5\u05ea"),
               ("\u05ea\u05e2\u05d5\u05d3\u05ea", "\u05de\u05e1\u05e4\u05e8", "\u05ea",
-               "teudat", "israeli", "tz", "\u05de\u05e1"), r"\d{8}-?\d", ids.teudat_zehut_ok),
+               "teudat", "israeli", "tz", "\u05de\u05e1"), r"\d{8}-?\d|\d{3} \d{3} \d{3}",
+              ids.teudat_zehut_ok),
+    # Portugal's Cartão de Cidadão ("Cartão de Cidadão: 79434950 1 TV3"), Poland's identity
+    # card ("numer dowodu ABD426471"), France's tax number (numero_fiscal=, numéro fiscal).
+    _named_id((r"cart[ãa]o[ \t]+de[ \t]+cidad[ãa]o", r"(?-i:CC)\b"), ("cart", "cc"),
+              r"\d{8}[ -]?\d[ -]?[0-9A-Z]{2}\d", ids.pt_cc_ok),
+    _named_id((r"dowod(?:u|em)?(?:[ \t]+osobist\w+)?\b", r"dow[óo]d(?:[ \t]+osobisty)?\b"),
+              ("dowod", "dowód", "dow"), r"[A-Z]{3} ?\d{6}", ids.pl_id_card_ok),
+    _named_id((r"num[ée]ro[ _]fiscal", r"(?-i:SPI)\b"), ("num", "spi"), r"[0-3]\d(?: ?\d){11}",
+              ids.digit_count_ok(13, 13), checksummed=False),
+    # Greece's tax number (ΑΦΜ, Α.Φ.Μ., afm=) and social security number (ΑΜΚΑ, amka=).
+    _named_id(("\u0391\\.?\u03a6\\.?\u039c\\.?", _AS_KEY % "afm", r"(?-i:AFM)\b"),
+              ("\u03b1", "afm"), r"\d{9}", ids.afm_ok),
+    _named_id(("\u0391\\.?\u039c\\.?\u039a\\.?\u0391\\.?", _AS_KEY % "amka", r"(?-i:AMKA)\b"),
+              ("\u03b1", "amka"), r"\d{11}", ids.amka_ok),
     _named_id((r"(?<![a-z])cnp(?![a-z])", r"cod numeric personal"), ("cnp", "cod numeric"),
               r"[1-9]\d{12}", ids.cnp_ok),
     _named_id((r"(?<![a-z])ppsn?\b", r"personal public service", r"(?-i:PSP)\b", r"(?-i:Ppsn)\b"),
@@ -1653,20 +1674,37 @@ _NATIONAL_IDS = (
                r"(?<![a-z_])personal[ _-]?(?:id|number)\b",
                r"(?<![a-z_])identity[ _-]?(?:number|no)\b",
                r"(?<![a-z_])identification[ _-]?(?:number|no)\b",
-               r"(?<![a-z_])citizen[ _-]?id\b", r"(?<![a-z_])id[ _-]?card\b", _AS_KEY % "tin"),
+               r"(?<![a-z_])citizen[ _-]?id\b", r"(?<![a-z_])id[ _-]?card\b", _AS_KEY % "tin",
+               _AS_KEY % "documento", _AS_KEY % "numero_documento"),
               ("national", "document", "tax", "id", "personal", "identity", "identification",
-               "citizen", "tin"),
+               "citizen", "tin", "documento", "numero_documento"),
               r"\d(?:[ .-]?\d){8,17}|(?=[A-Za-z]*\d)[A-Za-z0-9]{7,18}", ids.checked_id_ok,
               shape=r"\d(?:[ .-]?\d){8,17}|[A-Za-z0-9]{7,18}"),
+    # ... and a name no other number has (a key "nationalId", "customerNationalId=", Go's
+    # "NationalID:", Bangladesh's "nidNumber"): any number of an id's length, checked or not.
+    # (and Bengali's NID, এনআইডি; Nepal's citizenship number, नागरिकता नं)
+    _named_id((r"national[ _-]?id(?:[ _-]?(?:number|no|num))?\b",
+               r"(?<![a-z])nid(?:[ _-]?(?:number|no|num))?\b",
+               "\u098f\u09a8\u0986\u0987\u09a1\u09bf",
+               "\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e"),
+              ("national", "nid", "\u098f\u09a8\u0986\u0987\u09a1\u09bf",
+               "\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e"),
+              r"\d(?:[ -]?\d){7,19}", ids.digit_count_ok(8, 20), checksummed=False,
+              # (its value right after it: not "national_id document_number=419481707")
+              gap=r"[^\n\d=:]{0,12}?(?:[:=：][ \t]*\\?[\"']?)?"),
     # A passport's number after its name (a booking agent's call, a KYC form, a PAX list) ...
     # (NDC's <IdentityDocID>, a visa form's "Number of travel document")
     _named_id((r"passport", r"pasaporte", r"identity[ _-]?doc(?:ument)?[ _-]?id",
                r"travel[ _-]document", r"passaporte", r"passeport", r"reisepass",
                r"passaporto", r"paspoort", r"paszport", r"pasaport", r"paspor",
+               # (Greek's διαβατήριο, Czech's cestovní pas)
+               "[\u0394\u03b4]\u03b9\u03b1\u03b2\u03b1\u03c4[\u03ae\u03b7]\u03c1[\u03b9\u03af]\u03bf\u03c5?",
+               "cestovn[\u00edi](?:ho)?[ \t]+pasu?",
                r"pass(?:nummer|nr)", r"(?-i:PPT)\b", r"(?:personal)?ausweis(?:nummer)?",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167",
                "\uc5ec\uad8c", "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f"),
               ("pas", "reisepass", "ppt", "personalausweis", "ausweis", "identity", "travel",
+               "\u03b4\u03b9\u03b1\u03b2\u03b1\u03c4", "cestovn",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238",
                "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c",
                "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f"),
@@ -1910,6 +1948,9 @@ _CARD_CODES = (
        # Bluetooth pairing's passkey)
        # (a camel-case key's too: an HSM test's clearPIN=, walletPin)
        rf"(?ai)(?:(?<![a-z])|(?<=(?-i:[a-z]))(?-i:(?=PIN|Pin(?![a-z]))))"
+       # (not India's postal PIN code: "Delivery address PIN code 427284", "pincode":"457138")
+       r"(?<!address )(?<!delivery )(?<!postal )(?<!area )"
+       r"(?!pincode\\?\"?[ \t]*[:=][ \t]*\\?\"?\d{6}\b)"
        rf"(?:pin[12]?(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
        "|[\u041f\u043f]\u0438\u043d"
        r"|(?:supervisor|refund|admin|operator|master|service)[ _-]?pin|passkey"
@@ -1928,7 +1969,8 @@ _CARD_CODES = (
                   r"|garaje)[^\r\n]{0,48}\d{4}"),
        group=1,
        digits=True,
-       start=_at_words(("pin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d", "passkey",
+       start=_at_words(("pin", "mpin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d",
+                        "passkey",
                         "supervisor", "refund", "admin", "operator", "master", "service",
                         "\ube44\ubc00\ubc88\ud638", "\u09aa\u09bf\u09a8",
                         *_OPENING_CODE_WORDS))),
@@ -2043,7 +2085,9 @@ _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     "approval"))
 # (after a space, or a colon: the prefilter below looks for the same)
 _CODE_SAYS = (r"(?:[ \t]*:|[ \t]*,[ \t]*(?:it'?s|it[ \t]+is|which[ \t]+is)"  # ("PIN, it's 9475")
-              r"|[ \t]+(?:is|was|es|est|ist|lautet|lautete|war|è|é|e|to|jest|says|said"
+              # (French says "is the": "Votre code de sécurité ... est le 841979")
+              r"|[ \t]+(?:is|was|es|est[ \t]+l[ea]|est|ist|lautet|lautete|war|è|é|e|to|jest"
+              r"|says|said"
               r"|era|foi|are|were|be|will[ \t]+be))")
 _CODE_UNITS = (r"(?![ \t]*(?:lines?|ms|seconds?|secs?|s\b|bytes?|[kmg]b|tokens?|rows?|items?|%"
                r"|px|chars?|characters|words|times|users?|requests?|errors?|files?|steps?))")
@@ -2096,7 +2140,8 @@ _SECURITY_ANSWERS = (
        group=1),
     _d("secret_assignment", _NAMED_CODE,
        prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|geheimzahl|aaa)"
-                 r"[^\r\n]{0,160}(?::|[ \t](?:it.s|is|was|es|est|ist|lautet|war|a|e|to|jest"
+                 r"[^\r\n]{0,160}(?::|[ \t](?:it.s|is|was|es|est(?:[ \t]+l[ea])?|ist|lautet|war|a"
+                 r"|e|to|jest"
                  r"|says|said|era|foi|are|were|be))[ \t]*[\"'(]?\d{3}",
        group=1, digits=True,
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
@@ -2277,7 +2322,8 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
 # Matched folding ASCII case only ((?ai)): the other scripts' capitals are spelled out.
 # English is the other detectors' ("password: X", "the password is X").
 _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtwoord|has[łl]o|"
-                   "[Пп]ароль|パスワード|密码|密碼|비밀번호|비번|पासवर्ड|كلمة[ _]المرور|[ŞşSs]ifre|"
+                   "[Пп]ароль|パスワード|密码|密碼|비밀번호|패스워드|비번|पासवर्ड|كلمة[ _]المرور|"
+                   "[ŞşSs]ifre|"
                    # (a chat's "and pass is X"; a login told as "... is user / X")
                    r"l[öÖ]senord|passord|salasana|heslo|login\b[^\n/]{0,30}? /|"
                    r"palavra[ -]passe|"
@@ -2309,6 +2355,7 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
                      "pass is", "pass was", "Pass is", "PASS IS", "alavra",
                      "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
+                     "패스워드",
                      "비번", "पासवर्ड", "كلمة المرور", "كلمة_المرور", "ifre", "ösenord", "assord",
                      "alasana",
                      "eslo",
@@ -2328,7 +2375,8 @@ _NOT_A_RECORDS_NUMBER = "".join(rf"(?<!{w} )" for w in (
 # (a word starts after a JSON escape too: "...\\nTel. 843-215-389" in a logged prompt)
 # (a camelCase key's word starts at its capital: recipientPhone, payerMobile)
 _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
-                r"(?:phone|phone_?number|mobile_?phone|wa_?id|contacto|contato|contact[áa]vel|tel|"
+                r"(?:phone|phone_?number|mobile_?(?:phone|number)|wa_?id|contacto|contato|contact[áa]vel|"
+                r"tel(?![ \t]+aviv)|"  # (not the city)
                 # (Twilio's WaId: a WhatsApp sender's number; a signature's "Línea directa")
                 # (a Spanish telecom's "dar de baja la línea 699 93 41 70")
                 r"l[íi]nea(?:[ \t]+directa)?|"
@@ -2356,7 +2404,7 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"(?:mi|mio|meu|mon|mein|mijn)(?:[ \t]+[a-z]{3,8})?[ \t]+n(?:[úu]mero|um[ée]ro)|"
                 # French and Portuguese verbs for calling ("m'appeler au", "me joindre au",
                 # "pode me ligar no"); "ring" only before a number ("should ring (03) ...")
-                r"(?:r?appel(?:er|ez|le|lez)|joindre|ligar)|ring(?=[ \t]+[(+0-9])|"
+                r"(?:r?appel(?:er|ez|le|lez)|joindre|ligar|ligamos)|ring(?=[ \t]+[(+0-9])|"
                 r"kontakt\w*|pod[ \t]+numerem|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|tlm|telem[óo]vel|llam(?:ar|e|ame)\w*|llamada|llámame|"
                 r"ligue|zadzwo\w*|"
@@ -2371,8 +2419,14 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
                 "नंबर|मोबाइल|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
                 # (Persian's number right before its digits: "برای شماره ۰۹۰۱۰۹۷۹۵۸۷")
-                "\u0634\u0645\u0627\u0631\u0647(?=[ \t]?[0-9\u06f0-\u06f9\u0660-\u0669])|"
+                # (its digits open with a zero or "+": "سفارش شما با شماره ۳۵۲۴۴۴۸۶۸" is an
+                # order's number)
+                "\u0634\u0645\u0627\u0631\u0647(?=[ \t]?[0+\u06f0\u0660])|"
                 r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி|"
+                # Tamil's and Bengali's "mobile", Sinhala's "telephone" and "mobile"
+                "மொபைல்|মোবাইল|දුරකථන|ජංගම|"
+                # Greek's telephone and mobile (Τηλέφωνο, κινητό)
+                "[\u03a4\u03c4]\u03b7\u03bb\u03ad\u03c6\u03c9\u03bd\u03bf|[\u039a\u03ba]\u03b9\u03bd\u03b7\u03c4\u03cc|"
                 # Thai: "เบอร์" (a number), "โทร" (to call)
                 "เบอร์|โทร|"
                 # Armenian: "հեռ." and "հեռախոս" (telephone)
@@ -2382,12 +2436,13 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid",
                   "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0",
                   "nea directa", "NEA DIRECTA", "ontact", "ONTACT", "ontakt",
                   "ONTAKT", "umerem", "UMEREM", "नंबर", "मोबाइल", "व्हाट्सऐप",
-                  "جوال", "موبايل", "شماره",
+                  "جوال", "موبايل", "شماره", "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම",
+                  "ηλέφωνο", "ινητό",
                   "تلفن", "simu", "atel", "தொலைபேசி", "sisdn", "SISDN", "umber", "UMBER", "úmero",
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
                   "ovil", "ortable", "lam", "hiam", "igue", "adzwo", "sms", "SMS", "hatsapp",
-                  "ppel", "oindre", "igar", "uméro", "UMÉRO",
+                  "ppel", "oindre", "igar", "igamos", "uméro", "UMÉRO",
                   "電話", "携帯", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
                   "휴대폰", "핸드폰", "HP", "hubungi", "ontatt", "lternat", "cel", "Cel", "CEL",
@@ -2470,7 +2525,8 @@ _OTP_PREFILTER = (r"(?i)(?:code|codic|otp|c[ao]digo|kod|k[a]d|x[a]c|aa|rulama|ta
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "pass", "palavra",
-                    "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "비번", "पासवर्ड",
+                    "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "패스워드", "비번",
+                    "पासवर्ड",
                     "كلمة المرور", "كلمة_المرور", "ifre", "senord", "assord", "alasana", "eslo",
                     "ogin",
                     "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
@@ -2486,12 +2542,14 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "h
                  "nomor", "mi ", "mio ", "meu ", "mon ", "mein ", "mijn ", "ел.", "नंबर",
                  "मोबाइल", "kontakt", "pod",
                  "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "simu", "natel", "தொலைபேசி",
+                 "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "τηλέφωνο", "κινητό",
                  "sms", "llam", "chiam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機",
                  "携帯",
                  "tlm", "連絡先", "联系方式",
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
                  "휴대폰", "핸드폰",
-                 "text me", "appel", "rappel", "joind", "ligar", "ring ", "ring\t", "number",
+                 "text me", "appel", "rappel", "joind", "ligar", "ligamos", "ring ", "ring\t",
+                 "number",
                  "hp", "hubungi", "contatt", "alternat", "cel", "tlf",
                  "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23", "mobit",
                  "\u0570\u0565\u057c", "sdt", "s\u0111t", "called", "calling",
@@ -2513,6 +2571,7 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "هاتف", "휴대폰", "핸드폰",
     "Телефон", "телефон", "Тел.", "тел.", "Звон", "звон", "नंबर", "मोबाइल", "व्हाट्सऐप", "جوال",
     "موبايل", "شماره ", "تلفن", "தொலைபேசி", "เบอร์", "โทร", "\u0570\u0565\u057c",
+    "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "Τηλέφωνο", "τηλέφωνο", "Κινητό", "κινητό",
     "\u0540\u0565\u057c", "\u09a8\u09ae\u09cd\u09ac\u09b0",
     "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0")
 
@@ -2582,9 +2641,12 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"n[au]mero|"
                     r"simu|natel|"
                     r"llam(?:ar|e|ame|ada)|chiam|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me|"
-                    r"num[ae]ro|appel|joindre|ligar|ring[ \t]+[(+0-9]|hp|hubungi|contatt|cel|"
+                    r"num[ae]ro|appel|joindre|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi|contatt"
+                    r"|cel|"
                     r"tlf|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)")
-_TOLD_STOP = r"\s«»„“”\"'「」『』，,、；;：؛)）\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+# (CJK's full stop and marks end a value too: "密码：Sunflower@435。谢谢！")
+_TOLD_STOP = (r"\s«»„“”\"'「」『』，,、；;：؛)）！？\u3000-\u303f\u3040-\u30ff\u3400-\u9fff"
+              r"\uac00-\ud7af")
 
 
 # What each word of _told holds in any case's capitalisation ("Password", "API", "Secret").
@@ -3702,12 +3764,15 @@ DETECTORS: tuple[Detector, ...] = (
     # ..., "code": "549142"}).
     _d("secret_assignment",
        # (Dutch: DigiD's sms_verificatie)
-       r"(?i)(?:otp|2fa|mfa|one[ _-]?time|verification|verificatie)[^\n]{0,160}?"
+       # (and BLIK's six digits: POST /v1/blik/authorize body={"code":"930432"})
+       r"(?i)(?:otp|2fa|mfa|one[ _-]?time|verification|verificatie|blik|reset[ _]code)"
+       r"[^\n]{0,160}?"
        r"(?:\\?\"code\\?\"[ \t]*:[ \t]*\\?\"(?=\d{4,8}\\?\")"
        # (or a log's code=NNNNNN: six or eight digits, not an error's code=4003)
-       r"|(?<![\w.-])(?:code|expected|received|entered|submitted)=\\?\"?"
+       r"|(?<![\w.-])(?:(?:submitted|entered|received|expected|input)_)?"
+       r"(?:code|expected|received|entered|submitted)=\\?\"?"
        r"(?=(?:\d{6}|\d{8})(?![\w.-])))(\d{4,8})",
-       prefilter=(r"(?i)(?:otp|2fa|mfa|one.time|verificati)[^\r\n]{0,160}code"
+       prefilter=(r"(?i)(?:otp|2fa|mfa|one.time|verificati|blik|reset.code)[^\r\n]{0,160}code"
                   r"(?:\\?\"[ \t]*:[ \t]*\\?\"\d{4}|=\\?\"?\d{6})"
                   r"|(?:otp|2fa|mfa|one.time|verificati)[^\r\n]{0,160}"
                   r"(?:expected|received|entered|submitted)=\\?\"?\d{6}"),
@@ -3770,7 +3835,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])(?:htpasswd|mosquitto_passwd)(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*"
        r"(?:[ \t]+[^\s-]\S*){2}[ \t]+"
        r"|(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-u|--user)[ \t]+"
-       r"(?:['\"]?[^\s:'\"]*|\"[^\s:'\"]*\"|'[^\s:'\"]*'):"
+       # (no password after a key and its colon: -u "$STRIPE_SECRET_KEY:" -d ...)
+       r"(?:['\"]?[^\s:'\"]*|\"[^\s:'\"]*\"|'[^\s:'\"]*'):(?![\"'](?:[ \t]|$))"
        r"|(?<![\w-])curl\b[^\n|&]*?[ \t](?:-b|--cookie)[ \t]+"
        r"|(?<![\w-])az[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])mosquitto_(?:pub|sub|rr)\b[^\n|;&]*?[ \t]-P[ \t]+"
@@ -4032,6 +4098,44 @@ DETECTORS: tuple[Detector, ...] = (
        r"(\"[^\"\n]+\"|'[^'\n]+'|[^\s\"']+)", v.secret_value_ok,
        prefilter=r"wpa_passphrase|plink|pscp|psftp|(?i:[ \t]login[ \t])|--redis-auth", group=1,
        needles=("wpa_passphrase", "plink", "pscp", "psftp", "LOGIN", "login", "--redis-auth")),
+    # A password in database text: hashed in the query itself (password=SHA2('X', 256),
+    # PASSWORD('X')), a Redis ACL's >X (user app on >X ~app:*, ACL SETUSER), Oracle's
+    # user/X@db on a command line (sqlplus system/X@//host:1521/FIN).
+    _d("secret_assignment",
+       r"(?i)(?:(?<![\w-])passw(?:or)?d[\"'`]?[ \t]*=[ \t]*(?:sha[12]?|md5|password|"
+       r"old_password|crypt|encrypt|aes_encrypt|crypt_gen_salt|digest)[ \t]*\([ \t]*"
+       r"|(?m:^)[ \t]*(?:acl[ \t]+setuser|user)[ \t]+[^\s>]+(?:[ \t]+[^\s>]+)*?[ \t]+>"
+       r"|(?<![\w-])(?:sqlplus|sqlldr|expdp|impdp|rman)(?:\.exe)?(?:[ \t]+-\w+)*[ \t]+"
+       r"['\"]?\w+/(?=[^\s@/'\"]{4}))"
+       r"('[^'\n]{4,128}'|[^\s@'\"]{4,128})",
+       v.secret_value_ok, group=1,
+       prefilter=(r"(?i)passw(?:or)?d[\"'`]?[ \t]*=[ \t]*(?:sha|md5|password|old_|crypt|encrypt"
+                  r"|aes_|digest)|(?:acl[ \t]+setuser|user)[ \t]+\S+[^\r\n]*[ \t]>"
+                  r"|(?:sqlplus|sqlldr|expdp|impdp|rman)[^\r\n]*/"),
+       needles=("assw", "ASSW", "user", "USER", "setuser", "SETUSER", "sqlplus", "sqlldr",
+                "expdp", "impdp", "rman")),
+    # A one-time code set in Redis under its key ("SETEX" "otp:sms:+48..." "300" "384986").
+    _d("secret_assignment",
+       r"(?i)\"(?:setex|psetex|set|setnx)\"[ \t]+\"[^\"\n]*(?:otp|2fa|mfa|verif\w*|one.?time)"
+       r"[^\"\n]*\"(?:[ \t]+\"\d+\")?[ \t]+\"(\d{4,8})\"",
+       group=1, prefilter=r"(?i)\"(?:p?setex|setnx|set)\"[ \t]+\"[^\"\r\n]*(?:otp|2fa|mfa|verif"
+                           r"|one.?time)",
+       needles=("SET", "set", "Set")),
+    # A password under its label, of the shapes the key rules leave: digits only
+    # ("Passwort: 051793676") or symbols and both cases with no digit
+    # ("パスワード：m*K#Nx.&$gxQ.P").
+    _d("secret_assignment",
+       r"(?i)(?:(?<![\w.-])(?:password|passwort|passwd|pwd|kennwort|wachtwoord|senha|contrase[ñn]a"
+       r"|has[łl]o|mot[ \t]+de[ \t]+passe)|パスワード|密码|密碼|비밀번호|패스워드|(?<!\w)[Пп]ароль)"
+       r"\\*[\"']?[ \t]*[:=：][ \t]*\\*[\"']?"
+       r"(\d{6,16}(?![\w.-])|[^\s\"'，。、\\]{8,64}(?<![.,;:!?]))", v.labelled_password_ok,
+       group=1, prefilter=(r"(?i)(?:passw|pwd|kennwort|wachtwoord|senha|contrase|has.o|de passe"
+                           r"|aa)[^\r\n]{0,6}[:=a]"),  # (a full-width colon reads "a")
+       needles=(*_PASSWORD_NEEDLES, "pwd", "PWD", "Pwd", "ennwort", "ENNWORT", "ACHTWOORD",
+                "ENHA", "DE PASSE"),
+       start=_at_words(("password", "passwort", "passwd", "pwd", "kennwort", "wachtwoord",
+                        "senha", "contrase", "has", "mot", "パスワード", "密码", "密碼", "비밀번호",
+                        "패스워드", "пароль"))),
     # A password echoed into a password file (echo 'X' > ~/.vault_pass).
     _d("secret_assignment",
        r"(?i)\becho[ \t]+['\"](?![$%])([^'\"\n]{4,128})['\"][ \t]*>>?[ \t]*\S*(?:pass|secret|token"
@@ -4049,6 +4153,44 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        r"(?<![A-Za-z0-9])LTAI[A-Za-z0-9]{12,20}[ \t]*[/:,|][ \t]*([A-Za-z0-9]{30})(?![A-Za-z0-9])",
        prefilter=r"LTAI[A-Za-z0-9]{12}", group=1, needles=("LTAI",)),
+    # Integration platforms' tokens, by their prefixes: Shopify's admin, app and custom-app
+    # tokens (shpat_, shpss_, shpca_, shppa_), Atlassian's API tokens (ATATT3...), Typeform's
+    # personal tokens (tfp_), Asana's personal access tokens (2/<user>/<app>:<32 hex>).
+    _d("api_key",
+       _edge("A-Za-z0-9_-") +
+       r"(shp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}|ATATT3[A-Za-z0-9_=-]{40,}|tfp_[A-Za-z0-9_]{40,}"
+       # (GitLab's runner, trigger, deploy, CI job and agent tokens; a runner's registration
+       # token, GR1348941...)
+       r"|gl(?:rt|ptt|dt|cbt|imt|agent|soat|ffct|oas)-[A-Za-z0-9_-]{20,}|GR1348941[A-Za-z0-9_-]{20}"
+       r"|[12]/\d{10,20}(?:/\d{10,20})?:[0-9a-f]{32})(?![A-Za-z0-9_=-])",
+       v.not_filler, group=1,
+       prefilter=(r"shp(?:at|ss|ca|pa)_[0-9a-fA-F]{32}|ATATT3[A-Za-z0-9_=-]{40}"
+                  r"|gl(?:rt|ptt|dt|cbt|imt|agent|soat|ffct|oas)-[A-Za-z0-9_-]{20}"
+                  r"|GR1348941[A-Za-z0-9_-]{20}"
+                  r"|tfp_[A-Za-z0-9_]{40}|[12]/\d{10}[0-9/]*:[0-9a-f]{32}"),
+       needles=("shp", "ATATT3", "tfp_", "1/", "2/", "gl", "GR1348941"),
+       start=_at_literal(("shp", "ATATT3", "tfp_", "1/", "2/", "gl", "GR1348941"))),
+    # DeepL's API keys: a UUID, then ":fx" on the free plan.
+    _d("api_key",
+       r"(?<![\w-])([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:fx)(?![\w-])",
+       group=1, prefilter=r"[0-9a-f]{12}:fx", needles=(":fx",), start=_at_literal((":fx",), 36)),
+    # A webhook's secret path: Make's (hook.eu1.make.com/<32>), Zapier's catch hooks
+    # (hooks.zapier.com/hooks/catch/<account>/<hook>/), and a ThingsBoard device's access
+    # token in its HTTP API's path (/api/v1/<token>/telemetry).
+    _d("api_key",
+       r"(?:\bhook\.(?:[a-z]{2}\d\.)?(?:make|integromat)\.com/"
+       r"|\bhooks\.zapier\.com/hooks/catch/\d+/"
+       r"|/api/v1/(?=[A-Za-z0-9]{20}/(?:telemetry|attributes|rpc|claim)\b))"
+       r"([A-Za-z0-9]{6,40})(?![A-Za-z0-9])", v.not_filler, group=1,
+       prefilter=r"hook\.(?:[a-z]{2}[0-9]\.)?(?:make|integromat)\.com/|hooks\.zapier\.com/"
+                 r"|/api/v1/[A-Za-z0-9]{20}/(?:telemetry|attributes|rpc|claim)",
+       needles=("make.com/", "integromat.com/", "zapier.com/", "/api/v1/")),
+    # Twilio's auth token beside its account SID (twilio('AC...', '<32 hex>'), AC...:<token>).
+    _d("secret_assignment",
+       r"(?<![A-Za-z0-9])AC[0-9a-f]{32}\\?['\"]?[ \t]*[,:][ \t]*\\?['\"]?([0-9a-f]{32})"
+       r"(?![0-9A-Za-z])", group=1,
+       prefilter=r"AC[0-9a-f]{32}[^\r\n]{0,8}[0-9a-f]{32}", needles=("AC",),
+       start=_at_literal(("AC",))),
     # A phone number under a telephony system's own key, bare digits with a country code
     # (a WhatsApp contact's wa_id, a SIP proxy's rU/fU, an AGI call's callerid, a CDR's
     # src/dst): the key says what it is.
@@ -4574,6 +4716,7 @@ DETECTORS: tuple[Detector, ...] = (
        # "Keep these backup codes somewhere safe.\n1. 5012 0379\n2. ...")
        # (a Markdown list's items too, "- t3u06-eo6ol", and its lines JSON-escaped, "\\n")
        r"[^\n:]{0,100}?(?::[ \t]*(?:\n|\\n)?|\.?[ \t]*(?:\n|\\n))"
+       r"(?:[ \t]*(?:\n|\\n))?"  # (a blank line under the heading)
        # (a sentence's line between: "Backup codes for x@y.de\nKeep these somewhere safe.\n")
        r"(?:[^\n:]{0,80}?[.:][ \t]*(?:\n|\\n))?"
        r"((?:[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
@@ -4648,8 +4791,10 @@ DETECTORS: tuple[Detector, ...] = (
     # 28 01 47", "Ihr TAN lautet ET345G").
     _d("secret_assignment",
        r"(?ai)(?<![a-z])(?:(?:mobile|sms|push|photo|chip|m)?tan|code|einmalcode)(?![a-z])"
-       r"[^\n]{0,120}?(?<![a-z])lautet[ \t]+(\d{2} \d{2} \d{2}|\d{3} \d{3}|[A-Z0-9]{4,8})(?![\w-])",
-       v.has_digit, prefilter=r"(?i)(?:tan|code)[^\r\n]{0,120}lautet[ \t]+[A-Z0-9]",
+       # (after a colon too, and in groups: "Ihr Aktivierungs-Code für ELSTER lautet: 5CKS-...")
+       r"[^\n]{0,120}?(?<![a-z])lautet:?[ \t]+"
+       r"(\d{2} \d{2} \d{2}|\d{3} \d{3}|[A-Z0-9]{4}(?:-[A-Z0-9]{4}){1,3}|[A-Z0-9]{4,8})(?![\w-])",
+       v.has_digit, prefilter=r"(?i)(?:tan|code)[^\r\n]{0,120}lautet:?[ \t]+[A-Z0-9]",
        group=1, needles=("lautet",), start=_at_words(("tan", "code", "einmalcode"), 6)),
     # ... and as an SMS gives it with no word for what kind of code: "Your code 483241 expires
     # in 5 minutes", "Code 483241 to confirm EUR 39.96", "Use code 483241 to sign in". Said
@@ -4810,8 +4955,12 @@ DETECTORS: tuple[Detector, ...] = (
     # Told in prose: "the admin password is hunter2X!", "my api key was 9f8e...". Only a
     # token-shaped value (a digit, or mixed case): "the password is wrong" stays.
     # (and as Italian and Spanish say it: "la password fosse ...", "la contraseña era ...")
-    _told(r"\s+(?:is|was|fosse|era|fue)\s*:?\s+" + _PROSE_VALUE,
-          r"[ \t\r\n]+(?:is|was|fosse|era|fue)[ \t\r\n:]", v.tokenish, pwd=True),
+    # (and what it is for, and "now": "das Webhook-Secret für Calendly ist jetzt X")
+    _told(r"(?:\s+(?:for|f[üu]r|pour|para|per|von)\s+[\w.-]+)?"
+          r"\s+(?:is|was|fosse|era|fue|ist|war)(?:\s+(?:now|jetzt|nun|ahora|agora|ora))?\s*:?\s+"
+          + _PROSE_VALUE,
+          r"[^\r\n]{0,40}[ \t\r\n](?:is|was|fosse|era|fue|ist|war)[ \t\r\n:]", v.tokenish,
+          pwd=True),
     # "I changed my password to X": a password-shaped value only.
     _told(r"\s+to\s+" + _PROSE_VALUE, r"[ \t\r\n]+to[ \t\r\n]", v.password_like, pwd=True),
     # ... and with no verb: "twilio auth token 9f86d081884c7d65...": a long token only ("pwd"
@@ -4871,7 +5020,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (not an id a word for a phone names: Teams' "Phone Conference ID: 875 358 208#")
        rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+])){{0,30}}?(?<!\d)"
        r"(?<!id: )(?<!id:)(?<!id )"
-       r"\(?(\d{9,12}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:[ ./-]\d{2,9}){1,4})"
+       # (German's slash between spaces too: "0176 / 449 404 77")
+       r"\(?(\d{9,12}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:(?: / |[ ./-])\d{2,9}){1,4})"
        r"(?!\d|[./-]\d)",
        v.told_phone_ok,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
@@ -5177,7 +5327,9 @@ DETECTORS: tuple[Detector, ...] = (
     # (a camel-case key's too: Auth0's log stream "httpAuthorization": "Splunk ...")
     _d("bearer_token",
        r"(?i)(?:(?<![\w-])|(?<=(?-i:[a-z]))(?=(?-i:A)))(?:proxy-)?authorization\\*[\"']?[ \t]*[:=]"
-       r"[ \t]*\\*[\"']?(?:[a-z][\w-]*[ \t]+)?([A-Za-z0-9._~+/=-]{12,})", v.credential_ok,
+       # (not SigV4's scheme name before its fields: "AWS4-HMAC-SHA256 Credential=<...>")
+       r"[ \t]*\\*[\"']?(?:[a-z][\w-]*[ \t]+)?(?!AWS4-HMAC-SHA256[ \t])"
+       r"([A-Za-z0-9._~+/=-]{12,})", v.credential_ok,
        prefilter=r"(?i)authorization\\*[\"']?[ \t]*[:=]", group=1,
        needles=("uthorization", "UTHORIZATION"),
        start=_at_literal(("authorization",), 6, fold=True)),
@@ -5659,13 +5811,13 @@ DETECTORS: tuple[Detector, ...] = (
        r"\\?[\"']?\s*"
        # (FHIR's token search: "identifier=...us-ssn|123456789")
        r"[:=|,>]?\s*(?:(?:it'?s|it is|is|was)\s*:?\s*)?(?:\\?[\"'])?(\d{9})(?!\d)", v.ssn_ok,
-       prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)|id[_-]?number", group=1,
+       prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)|id[_ -]?number", group=1,
        needles=("ssn", "SSN", "Ssn", "ecurity", "ECURITY", "TIN", "id_number", "id-number",
                 "idnumber", "ID_NUMBER", "idNumber", "IdNumber"), digits=True,
        start=_at_literal(("ssn", "social", "TIN", "ITIN", "id_number", "id-number", "idnumber"),
                          fold=True), joined=_joined_ssn_key,
        starts=((r"(?i)ssn|soc|idn", 3), (r"TIN", 3), (r"ITI", 3), (r"(?i)id[_-]n", 4)),
-       joined_prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)|id[_-]?number"),
+       joined_prefilter=r"(?i)ssn|social[_ -]?security|(?-i:TIN)|id[_ -]?number"),
     # ... or a few words after the word, in prose or an error ("my SSN. i typed 568967118",
     # "Invalid SSN checksum for applicant: 462144005"): no digit between, and not a number
     # the words before it name (an order's, a ticket's) nor another field's value.
@@ -5727,7 +5879,9 @@ DETECTORS: tuple[Detector, ...] = (
     *_with_private_twin(_d("ipv6",
        # after a colon only when a name ends there (Go's PeerAddr:2a01:4f8::1), not a group
        # (or an ASA's interface: "src outside:2003:40eb::1/30936")
-       r"(?=[0-9A-Fa-f:])" + _edge(r"\w.") + r"(?<!::)(?:(?<=[G-Zg-z_]:)|(?<=side:)|(?<!:))"
+       # (after an ellipsis too: strongSwan's "local[id]...remote[id]")
+       r"(?=[0-9A-Fa-f:])(?:" + _edge(r"\w.") + r"|(?<=\.\.\.))"
+       r"(?<!::)(?:(?<=[G-Zg-z_]:)|(?<=side:)|(?<!:))"
        r"(?:[0-9A-Fa-f]{1,4}|:)[0-9A-Fa-f:.]{1,43}"
        r"(?:[0-9A-Fa-f]|::)(?:%[\w.]+)?"
        # (a colon after it ends a field: "x-forwarded-for=2406:...:1b48: rate limit"; after

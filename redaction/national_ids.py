@@ -19,6 +19,8 @@ from .validators import ean13_ok, luhn_ok
 
 __all__ = [
     "aadhaar_ok",
+    "afm_ok",
+    "amka_ok",
     "any_id_ok",
     "baltic_code_ok",
     "be_national_number_ok",
@@ -67,7 +69,9 @@ __all__ = [
     "personas_kods_ok",
     "personnummer_ok",
     "pesel_ok",
+    "pl_id_card_ok",
     "pps_ok",
+    "pt_cc_ok",
     "pt_nif_ok",
     "rnokpp_ok",
     "rodne_cislo_ok",
@@ -752,6 +756,49 @@ def mykad_ok(candidate: str) -> bool:
     return _real_date(2000 + int(n[:2]), month, day) or _real_date(1900 + int(n[:2]), month, day)
 
 
+def afm_ok(candidate: str) -> bool:
+    """Greece's tax number (ΑΦΜ): 9 digits, the last the first eight weighted by powers of
+    two, mod 11, mod 10."""
+    n = _numerals(candidate)
+    if len(n) != 9 or len(set(n)) == 1:
+        return False
+    return sum(int(d) << (8 - i) for i, d in enumerate(n[:8])) % 11 % 10 == int(n[8])
+
+
+def amka_ok(candidate: str) -> bool:
+    """Greece's social security number (ΑΜΚΑ): the birth date (DDMMYY), four digits and a
+    Luhn check digit."""
+    n = _numerals(candidate)
+    return len(n) == 11 and _valid_day(int(n[2:4]), int(n[:2])) and luhn_ok(n)
+
+
+def pt_cc_ok(candidate: str) -> bool:
+    """Portugal's Cartão de Cidadão's number: the civil id (8 digits) and its check digit,
+    the card's version (two letters or digits) and a check digit over all twelve (Luhn's
+    doubling, letters read as 10 to 35)."""
+    text = candidate.replace(" ", "").replace("-", "").upper()
+    if len(text) != 12 or not text[:9].isdigit() or not text[9:].isalnum() or not text.isascii():
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(text)):
+        value = int(ch, 36)
+        if i % 2:
+            value = value * 2 - 9 if value * 2 > 9 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def pl_id_card_ok(candidate: str) -> bool:
+    """Poland's identity card (dowód osobisty): three letters, six digits, the first of
+    them a check digit (weights 7 3 1 . 7 3 1 7 3, letters read as 10 to 35)."""
+    text = candidate.replace(" ", "").upper()
+    if (len(text) != 9 or not text.isascii() or not text[:3].isalpha()
+            or not text[3:].isdigit()):
+        return False
+    weights = (7, 3, 1, 0, 7, 3, 1, 7, 3)
+    return sum(int(ch, 36) * w for ch, w in zip(text, weights, strict=True)) % 10 == int(text[3])
+
+
 def teudat_zehut_ok(candidate: str) -> bool:
     """Israel's identity number (teudat zehut): up to 9 digits, Luhn check digit."""
     n = _numerals(candidate)
@@ -1192,11 +1239,11 @@ def person_pan_ok(candidate: str) -> bool:
 
 _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
     8: (tfn_ok, ird_ok),
-    9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok),
+    9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok, afm_ok),
     10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok, sa_id_ok, melli_ok, at_svnr_ok,
          kennitala_ok, ph_sss_ok),
     11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok, cuil_ok,
-         fodselsnummer_ok, medicare_ok, qid_ok),
+         fodselsnummer_ok, medicare_ok, qid_ok, amka_ok),
     12: (aadhaar_ok, my_number_ok, personnummer_ok, mykad_ok, vn_citizen_id_ok, kw_civil_id_ok,
          lk_nic_ok, ph_tin_ok),
     13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok, cnic_ok, lu_matricule_ok, ahv_ok),
@@ -1240,4 +1287,4 @@ def checked_id_ok(candidate: str) -> bool:
         return any(check(candidate) for check in _CHECKED_DIGITS.get(len(n), ()))
     return any(check(candidate) for check in (dni_ok, codice_fiscale_ok, cn_resident_id_ok,
                                                rut_ok, curp_ok, hetu_ok, nric_ok, hkid_ok,
-                                               pps_ok, tw_id_ok))
+                                               pps_ok, tw_id_ok, de_id_card_ok, pl_id_card_ok))

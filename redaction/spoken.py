@@ -490,7 +490,9 @@ def _run_kind(text: str, chars: str, start: int, written: bool) -> str | None:
         return "us_ssn"
     if any(13 <= len(number) <= 19 and luhn_ok(number) for number in (chars, chars[1:])):
         return "credit_card"  # (its first digit may be a word before it: "this one 4183 ...")
-    return "phone" if 10 <= digits <= 15 else None
+    # (a list of digits in brackets is code's, not a number told: "[0, 1, 2, 3, ..., 9]")
+    listed = text[start - 1:start] in ("[", "(", "{") and "," in text[start:start + 3]
+    return "phone" if 10 <= digits <= 15 and not listed else None
 
 
 def _lower_ibans(text: str) -> list[tuple[str, int, int]]:

@@ -57,7 +57,10 @@ _GATE = re.compile(
     r"|id.?number|身分證|ni.?number|ni.?no|sin|nas|chi|ird|dl.?number"
     # (China's and Belgium's ids as their sheets head them, France's NIR as "num_secu"; a
     # contact centre's caller number, its ANI)
-    r"|id.?card|rijksregister|secu|ani|caller.?id|aes.?key")
+    r"|id.?card|rijksregister|secu|ani|caller.?id|aes.?key"
+    # (Greece's tax and social security numbers, Jordan's and Saudi Arabia's ids, the Czech
+    # birth number)
+    r"|αφμ|αμκα|afm|amka|iqama|rodne")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "cell",
@@ -88,7 +91,8 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "ni-number", "ni_no", "sin", "nas", "chi", "ird", "dl_number", "dl number",
                "dl-number", "dlnumber", "idcard", "id card", "id_card", "id-card", "id.card",
                "rijksregister", "secu", "ani", "callerid", "caller id", "caller_id",
-               "caller-id", "caller.id", "aes_key", "aes key", "aeskey", "aes-key", "aes.key")
+               "caller-id", "caller.id", "aes_key", "aes key", "aeskey", "aes-key", "aes.key",
+               "αφμ", "αμκα", "afm", "amka", "iqama", "rodne")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -133,7 +137,9 @@ _ID_WORDS = frozenset((
     # (Canada's SIN and its French name, Scotland's CHI)
     "sin", "nas", "chi", "ird",
     # (China's ID card as one word, Belgium's national register's number)
-    "idcard", "rijksregisternr", "rijksregisternummer", "rijksregister"))
+    "idcard", "rijksregisternr", "rijksregisternummer", "rijksregister",
+    # (Greece's ΑΦΜ and ΑΜΚΑ, Saudi Arabia's iqama)
+    "αφμ", "αμκα", "afm", "amka", "iqama"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
@@ -145,7 +151,9 @@ _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number
              # (a driving licence's number, a voter file's dl_number)
              ("dl", "number"),
              # (France's NIR as a form's field names it: num_secu, numero_secu)
-             ("num", "secu"), ("numero", "secu"))
+             ("num", "secu"), ("numero", "secu"),
+             # (Jordan's national number, the Czech birth number)
+             ("national", "no"), ("national", "number"), ("rodne", "cislo"))
 _ID_SCRIPTS = ("身份证", "身份證", "身分證", "マイナンバー", "個人番号", "주민등록번호", "주민번호",
                "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
@@ -632,7 +640,8 @@ def _layouts(text: str, start: int, end: int) -> Iterator[str | None]:
 
 # A column's name: words (of any script) with the few symbols names hold ("E-mail", "Phone #",
 # "Tel. (mobile)"), starting with a letter; not code ("('pw','pwd')"), a comment or a value.
-_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?]*")
+# (or a row number's column: "#", "№")
+_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?]*|#|№")
 
 
 def _name_like(name: str) -> bool:

@@ -37,6 +37,7 @@ __all__ = [
     "ipv6_ok",
     "ipv6_private_ok",
     "jwt_ok",
+    "labelled_password_ok",
     "luhn_ok",
     "nanp_ok",
     "password_like",
@@ -128,6 +129,7 @@ _CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
     ((9804, 9804), 4, frozenset({16})),                   # Prostir (Ukraine)
     ((6037, 6037), 4, frozenset({16})),                   # Shetab (Iran)
     ((6104, 6104), 4, frozenset({16})),
+    ((5078, 5078), 4, frozenset({16})),                   # Meeza (Egypt)
 )
 
 
@@ -335,7 +337,8 @@ _STAMP = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:[0
 
 # A measurement with its decimals (an SMS gateway's "sms_dlr_latency_seconds_sum 16237.963"):
 # one point, at most three digits after it.
-_DECIMAL = re.compile(r"\d+\.\d{1,3}")
+# (and a coordinate: "lat: 32.085790")
+_DECIMAL = re.compile(r"\d+\.\d{1,3}|\d{1,3}\.\d{5,}")
 
 
 # A date, not a number to call ("Итоги звонка 18.11.2025", a call's summary).
@@ -1104,6 +1107,17 @@ def bitlocker_key_ok(candidate: str) -> bool:
 def has_digit(candidate: str) -> bool:
     """A digit anywhere (a list of codes, not of words)."""
     return any(ch.isdigit() for ch in candidate)
+
+
+def labelled_password_ok(candidate: str) -> bool:
+    """A password under its label that :func:`password_like` leaves: six to sixteen digits,
+    not a stand-in ("123456", "000000"), or eight characters and more of both cases and a
+    password rule's symbol, no digit ("m*K#Nx.&$gxQ.P")."""
+    if candidate.isdigit():
+        return len(set(candidate)) > 2 and "123456" not in candidate and secret_value_ok(candidate)
+    return (len(candidate) >= 8 and "://" not in candidate
+            and any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate)
+            and any(ch in "!#$%&*~^@+?=" for ch in candidate) and secret_value_ok(candidate))
 
 
 def password_like(candidate: str) -> bool:
