@@ -127,7 +127,16 @@ RE2_PATTERNS: dict[str, str] = {
                r"|\bEAA[A-Za-z0-9]{60,}"
                r"|\b(HRKU|pat-(na|eu|ap)[0-9])-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}"
                r"-[0-9a-f]{12}\b"
-               r"|hooks\.slack\.com\\/services\\/T[A-Z0-9]{8,12}\\/B[A-Z0-9]{8,12}\\/[A-Za-z0-9]{24})",
+               r"|hooks\.slack\.com\\/services\\/T[A-Z0-9]{8,12}\\/B[A-Z0-9]{8,12}\\/[A-Za-z0-9]{24}"
+               # (the fifteenth round: Shopify's, Atlassian's, Typeform's, Asana's, GitLab's
+               # runner and DeepL's keys; Make's and Zapier's hook paths)
+               r"|\bshp(at|ss|ca|pa)_[0-9a-fA-F]{32}\b|\bATATT3[A-Za-z0-9_=-]{40,}"
+               r"|\btfp_[A-Za-z0-9_]{40,}|\b[12]/[0-9]{10,20}(/[0-9]{10,20})?:[0-9a-f]{32}\b"
+               r"|\bgl(rt|ptt|dt|cbt|imt|agent|soat|ffct|oas)-[A-Za-z0-9_-]{20,}"
+               r"|\bGR1348941[A-Za-z0-9_-]{20}"
+               r"|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:fx\b"
+               r"|\bhook\.([a-z]{2}[0-9]\.)?(make|integromat)\.com/[A-Za-z0-9]{6,40}"
+               r"|hooks\.zapier\.com/hooks/catch/[0-9]+/[A-Za-z0-9]{6,40})",
     # (also "Bearer-Token lautet X", "jeton bearer est X")
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)"
                     r"([\s-]+([Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è))*[\s:=]+"
@@ -254,6 +263,15 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|\b(plink|pscp|psftp)(\.exe)?\b[^\n|;&]*[ \t]-pw[ \t]+[^\s]+"
                          r"|\b[A-Za-z]?[0-9]{1,4}[ \t]+LOGIN[ \t]+[^\s]+[ \t]+[^\s]+"
                          r"|LTAI[A-Za-z0-9]{12,20}[ \t]*[/:,|][ \t]*[A-Za-z0-9]{30}"
+                         # (and the QC-QH corpora's: Twilio's token beside its SID, SQL-hashed,
+                         # Redis ACL and sqlplus passwords)
+                         r"|\bAC[0-9a-f]{32}['\"]?[ \t]*[,:][ \t]*['\"]?[0-9a-f]{32}\b"
+                         r"|(?i:passw(or)?d[\"'`]?[ \t]*=[ \t]*(sha[12]?|md5|password|crypt"
+                         r"|encrypt|aes_encrypt|digest)[ \t]*\([ \t]*'[^'\n]{4,128}')"
+                         r"|(?m:^[ \t]*(ACL[ \t]+SETUSER|user)[ \t]+[^\s>]+([ \t]+[^\s>]+)*"
+                         r"[ \t]+>[^\s]{4,})"
+                         r"|\b(sqlplus|sqlldr|expdp|impdp|rman)[ \t]+['\"]?[A-Za-z0-9_]+/"
+                         r"[^\s@/'\"]{4,}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

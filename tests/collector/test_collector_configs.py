@@ -492,6 +492,27 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
     ("secret_assignment", 'a1 LOGIN d.kruger@gmx.de "IjgUFKNp9WGA&5731"', "IjgUFKNp9WGA&5731"),
     ("secret_assignment", "aliyun LTAI5tCZmlgTJxKyuzMqe5GO / wDipUpNpwBkWS10hr6J6xPSVXfx149",
      "wDipUpNpwBkWS10hr6J6xPSVXfx149"),
+    # the fifteenth round's (QC-QH): integration platforms' keys and hook paths, Twilio's
+    # token, passwords in database text
+    ("api_key", "Here is the key: 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",
+     "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"),
+    ("api_key", '("p@x.au", "ATATT3xFfGF0TtZg5_jbcu54Tj4Be7gVsHfEnYa318kYMGp4bCS-kVGjB4cUpck8o")',
+     "ATATT3xFfGF0TtZg5_jbcu54Tj4Be7gVsHfEnYa318kYMGp4bCS-kVGjB4cUpck8o"),
+    ("api_key", "token 2/7905542807328103/1612753841586585:950a54a5ec3f2317e5d554af327a3179 for",
+     "2/7905542807328103/1612753841586585:950a54a5ec3f2317e5d554af327a3179"),
+    ("api_key", '--registration-token "glrt-fCP0aPQMuA-zYCzB-WTh" \\', "glrt-fCP0aPQMuA-zYCzB-WTh"),
+    ("api_key", 'deepl.Translator("ee79929f-16e9-475b-9121-33e21249e0dc:fx")',
+     "ee79929f-16e9-475b-9121-33e21249e0dc:fx"),
+    ("api_key", "posts to https://hook.eu1.make.com/74vr1foxtcepfuuonbde7rsrwhckaanm and",
+     "74vr1foxtcepfuuonbde7rsrwhckaanm"),
+    ("secret_assignment", "twilio('AC3ed6276ed60ca4ee46bca4e85015cd13', "
+     "'761ac34669eca5ae0a4e300044cfef38');", "761ac34669eca5ae0a4e300044cfef38"),
+    ("secret_assignment", "WHERE email='m@s.cz' AND password=SHA2('glacier-ember-willow5', 256)",
+     "glacier-ember-willow5"),
+    ("secret_assignment", "user app on >raven-saddle-saddle-raven9 ~app:* &* +@read",
+     "raven-saddle-saddle-raven9"),
+    ("secret_assignment", "sqlplus system/41qK71MoMRyGc2KulmSLyA5M@//ora-fin-01:1521/FIN",
+     "41qK71MoMRyGc2KulmSLyA5M"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
