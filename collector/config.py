@@ -136,7 +136,13 @@ RE2_PATTERNS: dict[str, str] = {
                r"|\bGR1348941[A-Za-z0-9_-]{20}"
                r"|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:fx\b"
                r"|\bhook\.([a-z]{2}[0-9]\.)?(make|integromat)\.com/[A-Za-z0-9]{6,40}"
-               r"|hooks\.zapier\.com/hooks/catch/[0-9]+/[A-Za-z0-9]{6,40})",
+               r"|hooks\.zapier\.com/hooks/catch/[0-9]+/[A-Za-z0-9]{6,40}"
+               # (and the NC-NH corpora's: RPC providers' keys in their URLs, WeCom's and
+               # Feishu's bot hooks)
+               r"|infura\.io/v3/[0-9a-f]{32}\b|alchemy\.com/v2/[A-Za-z0-9_-]{32}\b"
+               r"|quiknode\.pro/[0-9a-f]{40}\b"
+               r"|qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=[A-Za-z0-9-]{20,}"
+               r"|open-apis/bot/v2/hook/[A-Za-z0-9-]{20,})",
     # (also "Bearer-Token lautet X", "jeton bearer est X")
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)"
                     r"([\s-]+([Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è))*[\s:=]+"
@@ -272,6 +278,12 @@ RE2_PATTERNS: dict[str, str] = {
                          r"[ \t]+>[^\s]{4,})"
                          r"|\b(sqlplus|sqlldr|expdp|impdp|rman)[ \t]+['\"]?[A-Za-z0-9_]+/"
                          r"[^\s@/'\"]{4,}"
+                         # (NC-NH: wallets' extended keys, WalletConnect's symKey, a Lightning
+                         # macaroon, an exchange's withdrawal codes)
+                         r"|\b[xyzt]prv[1-9A-HJ-NP-Za-km-z]{100,}"
+                         r"|[?&]symKey=[0-9a-f]{40,}"
+                         r"|(?i:macaroon[\"']?[ \t]*[:=][ \t]*[\"']?[0-9a-f]{40,})"
+                         r"|(?i:\b(email|sms|google)_code=[0-9]{4,8})"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

@@ -616,7 +616,8 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
 # time_per_token, tokenizer) nor keys that index data (cache_key, routing_key).
 # Each alternative starts with its literal and looks behind only once that matched: a
 # look-behind first would run at every position of every line.
-_NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)(?!izer|s|[_ -](?:ids?|count|type|len|logprobs?)\b)"
+_NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)"
+                     r"(?!izer|s|total|[_ -](?:ids?|count|type|len|logprobs?)\b)"
                      # a page's place in a listing (page_token, nextPageToken, NextToken)
                      + "".join(rf"(?<!{w}[_ -]token)(?<!{w}token)" for w in (
                          "page", "next", "continuation", "sync", "resume", "progress",
@@ -670,9 +671,11 @@ _REWRITTEN_OR_UPI = rf"SRS[01][=+-]|#EXT#@|@(?:{_UPI_HANDLES})"
 # A number under a telephony system's key (the phone detector after Alibaba's keys).
 _TELECOM_KEY_PHONE = (r"(?:wa_id|display_phone_number|caller_?id|callerid|destination_number"
                       r"|sip_from_user|sip_to_user|cid_num|cid_ani|agi_callerid|agi_dnid|ani"
-                      r"|dnis|msisdn|rU|fU|tU|exten|src|dst)[\"']?[ \t]*(?::|=)[ \t]*[\"']?"
+                      r"|dnis|msisdn|rU|fU|tU|exten|src|dst|Party[AB])[\"']?[ \t]*(?::|=)[ \t]*"
+                      r"[\"']?"
                       r"\+?[0-9]{10}|\"(?:from|to)\\?\"[ \t]*:[ \t]*\[?[ \t]*\\?\"\+?[0-9]{10}"
-                      r"|(?:From|To)=\+?[0-9]{10}")
+                      r"|(?:From|To)=\+?[0-9]{10}|PhoneNumber\",\s*\"Value\":[ \t]*\"?[0-9]{10}"
+                      r"|msisdn>\+?[0-9]{10}")
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"  # a ULID: a timestamp's 10 characters, then 16
 # An entity's id: its type's word, a joiner, then letters and digits.
@@ -708,7 +711,9 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  + r"(?<=db)pass(?![a-z])|"
                  # (not a debug namespace: Playwright's "pw:browser")
                  + r"(?<![a-z0-9])pw(?![a-z0-9])(?=\\*[\"']?[ \t]*(?:=|:[ \t]))|"
-                 r"credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
+                 # (not a validator's withdrawal credentials: an address, on chain)
+                 r"(?<!withdrawal_)credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|"
+                 r"private[_-]?key|"
                  # Wi-Fi and VPN keys (wpa_passphrase=, psk=, WireGuard's PresharedKey), SNMP's
                  # (LibreNMS' ['authpass'], ['cryptopass'], ['community'])
                  # (capital PSK only before "=": OpenSSL's cipher lists say "PSK:HIGH")
@@ -759,7 +764,9 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?[a-z][\w.-]*:[0-9a-f]{32,64}(?![\w-]))"
                  # nor lower-case words joined by "-" or "_" (a feature flag's key,
                  # "new-checkout-flow", an experiment's "onboarding_carousel")
-                 + r"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"'][a-z]+(?:[-_][a-z]+)+\\*[\"'])"
+                 # (quoted, or bare to the line's end: Envoy's rate limit "- key: remote_address")
+                 + r"(?!\\*[\"']?[ \t]*[:=][ \t]*(?:\\*[\"'][a-z]+(?:[-_][a-z]+)+\\*[\"']"
+                 r"|[a-z]+(?:[-_][a-z]+)+[ \t]*(?:\n|$)))"
                  # nor an HSM key's name (key=ZMK.VISA.2024, key=ZPK.ACQ.NEXI.01: a key check
                  # value beside it, never the key), a Spark plan's attribute (keys=[country#12])
                  # or a SQL Server lock's resource ("KEY: 7:72057594045333504 (8194443284a0)")
@@ -1152,7 +1159,7 @@ _NATIONAL_IDS = (
                r"(?<![a-z])(?-i:CDL|DL)\b(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
                _AS_KEY % "permis", r"permis[ \t]+de[ \t]+conduire",
                r"f[üu]hrerschein(?:nummer)?",
-               _AS_KEY % "dl_no", _AS_KEY % "dl_number", _AS_KEY % "licen[cs]e_no"),
+               _AS_KEY % "dl_no", _AS_KEY % "dl_number", _AS_KEY % "licen[cs]e_?no"),
               ("driver", "cdl", "dl", "permis", "f\u00fchrerschein", "fuhrerschein", "licen"),
               r"(?:[A-Z]{2}[ \t]+)?[A-Z0-9]{1,4}(?:[ -]?\d[A-Z0-9]{0,10}){1,6}",
               ids.licence_number_ok,
@@ -1243,12 +1250,12 @@ _NATIONAL_IDS = (
     # EMŠO, Estonia's and Lithuania's personal codes, Latvia's, Hungary's tax id and TAJ,
     # Slovenia's tax number, Moldova's IDNP, a Czech DIČ of a person (its rodné číslo). Not
     # Poland's NIP: a sole trader's is public as a company's is.
-    _named_id(("\u0421\u041d\u0418\u041b\u0421", r"(?-i:SNILS)\b",
+    _named_id(("\u0421\u041d\u0418\u041b\u0421", r"(?-i:SNILS)\b", _AS_KEY % "snils",
                "\u0421\u0442\u0440\u0430\u0445\u043e\u0432\u043e\u0439\u041d\u043e\u043c\u0435\u0440"),
               ("\u0441\u043d\u0438\u043b\u0441", "snils",
                "\u0441\u0442\u0440\u0430\u0445\u043e\u0432\u043e\u0439"),
               r"\d{3}-\d{3}-\d{3}[ -]?\d{2}|\d{11}", ids.snils_ok),
-    _named_id(("\u0418\u041d\u041d", r"(?-i:INN)\b", r"(?-i:TIN)(?=>)"),
+    _named_id(("\u0418\u041d\u041d", r"(?-i:INN)\b", r"(?-i:TIN)(?=>)", _AS_KEY % "inn"),
               # (a person's twelve digits, or Ukraine's ten under the old name: an
               # organisation's ten are on its every invoice)
               ("\u0438\u043d\u043d", "inn", "tin"), r"\d{12}|\d{10}", ids.person_inn_ok),
@@ -1328,7 +1335,8 @@ _NATIONAL_IDS = (
               ("ausweis", "personalausweis"), r"[0-9CFGHJKLMNPRTVWXYZ]{9}\d", ids.de_id_card_ok),
     _named_id((r"(?<![a-z])matricule",), ("matricule",), r"\d{4} ?\d{4} ?\d{3} ?\d{2}",
               ids.lu_matricule_ok),
-    _named_id((r"kennital\w*", _AS_KEY % "kt", r"(?<![a-z])kt\."), ("kennital", "kt"),
+    # (and as Icelandic declines it: "fyrir kennitölu")
+    _named_id(("kennit(?:a|\u00f6)l\\w*", _AS_KEY % "kt", r"(?<![a-z])kt\."), ("kennit", "kt"),
               r"\d{6}-?\d{4}",
               ids.kennitala_ok),
     # Ukraine's record number in the population register (УНЗР, "запис в ЄДДР"): a birth
@@ -1338,32 +1346,35 @@ _NATIONAL_IDS = (
               ids.unzr_ok),
     _named_id(("\u0420\u041d\u041e\u041a\u041f\u041f", "\u0406\u041f\u041d",
                "\u0456\u0434\u0435\u043d\u0442\u0438\u0444\u0456\u043a\u0430\u0446\u0456\u0439\u043d",
-               "\u0414\u0420\u0424\u041e"),
-              ("\u0440\u043d\u043e\u043a\u043f\u043f", "\u0456\u043f\u043d",
+               "\u0414\u0420\u0424\u041e", r"(?-i:RNOKPP)\b", _AS_KEY % "rnokpp"),
+              ("\u0440\u043d\u043e\u043a\u043f\u043f", "rnokpp", "\u0456\u043f\u043d",
                "\u0456\u0434\u0435\u043d\u0442\u0438\u0444\u0456\u043a\u0430\u0446\u0456\u0439\u043d",
                "\u0434\u0440\u0444\u043e"), r"\d{10}", ids.rnokpp_ok),
-    _named_id(("\u0418\u0418\u041d", "\u0416\u0421\u041d", r"(?-i:IIN)\b"),
+    _named_id(("\u0418\u0418\u041d", "\u0416\u0421\u041d", r"(?-i:IIN)\b", _AS_KEY % "iin"),
               ("\u0438\u0438\u043d", "\u0436\u0441\u043d", "iin"), r"\d{6} ?\d{6}", ids.iin_ok),
-    _named_id(("\u0415\u0413\u041d", r"(?-i:EGN)\b"), ("\u0435\u0433\u043d", "egn"), r"\d{10}",
+    _named_id(("\u0415\u0413\u041d", r"(?-i:EGN)\b", _AS_KEY % "egn"),
+              ("\u0435\u0433\u043d", "egn"),
+              r"\d{10}",
               ids.egn_ok),
     _named_id(("\u041b\u041d\u0427", r"(?-i:LNCH|LNC)\b"), ("\u043b\u043d\u0447", "lnc"),
               r"\d{10}", ids.lnch_ok),
-    _named_id((r"(?-i:OIB)\b",), ("oib",), r"\d{11}", ids.oib_ok),
+    _named_id((r"(?-i:OIB)\b", _AS_KEY % "oib"), ("oib",), r"\d{11}", ids.oib_ok),
     _named_id(("\u0408\u041c\u0411\u0413", "\u0415\u041c\u0411\u0413", r"(?-i:JMBG|JMB)\b",
                "(?-i:EM\u0160O|EMSO)\\b", r"mati.n\w* (?:broj|knjig)"),
               ("\u0458\u043c\u0431\u0433", "\u0435\u043c\u0431\u0433", "jmb", "em\u0161o", "emso",
                "mati"), r"\d{13}", ids.jmbg_ok),
-    _named_id((r"isikukood\w*", r"asmens kod\w*", r"personal code"),
-              ("isikukood", "asmens kod", "personal code"), r"\d{11}", ids.baltic_code_ok),
-    _named_id((r"personas kod\w*", r"personal code"), ("personas kod", "personal code"),
+    _named_id((r"isikukood\w*", r"asmens[ _]kod\w*", r"personal code"),
+              ("isikukood", "asmens", "personal code"), r"\d{11}", ids.baltic_code_ok),
+    _named_id((r"personas[ _]?kod\w*", r"personal code"), ("personas", "personal code"),
               r"\d{6}-?\d{5}", ids.personas_kods_ok),
     _named_id(("ad\u00f3azonos\u00edt\u00f3\\w*", r"adoazonosito\w*"),
               ("ad\u00f3azonos", "adoazonos"), r"\d{10}", ids.hu_tax_id_ok),
-    _named_id((r"(?-i:TAJ)\b",), ("taj",), r"\d{3} ?\d{3} ?\d{3}", ids.taj_ok),
+    _named_id((r"(?-i:TAJ)\b", _AS_KEY % "taj"), ("taj",), r"\d{3} ?\d{3} ?\d{3}", ids.taj_ok),
     _named_id(("dav\u010dn\\w* \u0161tevil\\w*", r"davcn\w* stevil\w*"),
               ("dav\u010dn", "davcn"), r"\d{8}", ids.si_tax_ok),
     _named_id((r"(?-i:IDNP)",), ("idnp",), r"\d{13}", ids.idnp_ok),
-    _named_id(("DI\u010c", r"(?-i:DIC)\b"), ("di\u010d", "dic"), r"(?:CZ|SK)?\d{9,10}",
+    _named_id(("DI\u010c", r"(?-i:DIC)\b", "rodn[\u00e9e][ _]?[\u010dc][\u00edi]slo"),
+              ("di\u010d", "dic", "rodn"), r"(?:CZ|SK)?\d{9,10}",
               ids.rodne_cislo_ok),
     # ... and those whose check is not public, by their names: Uzbekistan's PINFL (JSHSHIR),
     # Georgia's personal number, Armenia's social card number (ՀԾՀ).
@@ -1467,13 +1478,14 @@ _NATIONAL_IDS = (
               ids.person_pan_ok,
               checksummed=False),
     _named_id(("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7",
-               r"my[ _-]?number"),
-              ("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7", "my"),
+               r"my[ _-]?number", _AS_KEY % "kojin_bango"),
+              ("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7", "my", "kojin"),
               r"\d{4}[ -]?\d{4}[ -]?\d{4}", ids.my_number_ok),
     _named_id(("\uc8fc\ubbfc\ub4f1\ub85d\ubc88\ud638", "\uc8fc\ubbfc\ubc88\ud638", r"rrn\b",
                # (a foreigner's registration number, 외국인등록번호: the same shape)
                "\uc678\uad6d\uc778\ub4f1\ub85d\ubc88\ud638",
                r"resident[ _]registration", r"jumin(?:[ _-]?(?:no|num|number|bunho))?\b",
+               _AS_KEY % "resident_?(?:no|num|number)",
                "\uc8fc\ubbfc\ub4f1\ub85d\uc99d"),
               ("\uc8fc\ubbfc", "rrn", "resident", "jumin", "\uc678\uad6d\uc778"),
               r"\d{6}-?[1-8]\d{6}", ids.rrn_ok,
@@ -1490,7 +1502,14 @@ _NATIONAL_IDS = (
     _named_id(("\u8eab\u4efd\u8bc1", "\u8eab\u4efd\u8b49", "\u516c\u6c11\u8eab\u4efd",
                r"resident[ _]id", r"id[ _-]?card", r"shenfenzheng", r"id[ _-]?num\b"),
               ("\u8eab\u4efd", "\u516c\u6c11", "resident", "id", "shenfenzheng"),
-              r"\d{17}[\dXx]", ids.cn_resident_id_ok),
+              # (spaced as the card groups it too: "350203 19750508 533X")
+              r"\d{17}[\dXx]|\d{6} \d{8} \d{3}[\dXx]",
+              lambda value: ids.cn_resident_id_ok(value.replace(" ", ""))),
+    # Korea's personal customs clearance code (개인통관고유부호): "P" and twelve digits.
+    _named_id((r"personal[ _-]?customs[ _-]?(?:clearance[ _-]?)?code", r"(?-i:PCCC)\b",
+               "\uac1c\uc778\ud1b5\uad00\uace0\uc720\ubd80\ud638"),
+              ("personal", "pccc", "\uac1c\uc778"), r"P\d{12}", ids.digit_count_ok(12, 12),
+              checksummed=False),
     # France's NIR, Belgium's national number, Chile's RUT, Sweden's personnummer.
     # (any one character for an accented one: "s\u00e9curit\u00e9", "securite")
     # (and France's INS, the NIR as health records carry it: FHIR's identifier system, its OID)
@@ -1651,6 +1670,16 @@ _NATIONAL_IDS = (
               ("dowod", "dowód", "dow"), r"[A-Z]{3} ?\d{6}", ids.pl_id_card_ok),
     _named_id((r"num[ée]ro[ _]fiscal", r"(?-i:SPI)\b"), ("num", "spi"), r"[0-3]\d(?: ?\d){11}",
               ids.digit_count_ok(13, 13), checksummed=False),
+    # Ethiopia's Fayda numbers (the FAN's 16 digits, the FIN's 12; "የፋይዳ ቁጥሬ", fan=),
+    # Senegal's CNI (13 digits, spaced as the card prints them), Mozambique's BI.
+    _named_id((r"fayda(?:[ \t]+(?:fan|fin|number|id))?", "\u12e8\u134b\u12ed\u12f3",
+               _AS_KEY % "fan", r"(?-i:FAN|FIN)\b"),
+              ("fayda", "\u12e8\u134b\u12ed\u12f3", "fan", "fin"),
+              r"\d{4} ?\d{4} ?\d{4}(?: ?\d{4})?", ids.digit_count_ok(12, 16), checksummed=False),
+    _named_id((r"(?-i:CNI)\b", _AS_KEY % "cni", r"carte[ \t]+nationale[ \t]+d.identit[ée]"),
+              ("cni", "carte"), r"\d(?: ?\d){12}", ids.digit_count_ok(13, 13), checksummed=False),
+    _named_id((r"(?-i:BI)\b", r"bilhete[ \t]+de[ \t]+identidade"), ("bi", "bilhete"),
+              r"\d{12}[A-Z]", ids.digit_count_ok(12, 12), checksummed=False),
     # Greece's tax number (ΑΦΜ, Α.Φ.Μ., afm=) and social security number (ΑΜΚΑ, amka=).
     _named_id(("\u0391\\.?\u03a6\\.?\u039c\\.?", _AS_KEY % "afm", r"(?-i:AFM)\b"),
               ("\u03b1", "afm"), r"\d{9}", ids.afm_ok),
@@ -1683,7 +1712,7 @@ _NATIONAL_IDS = (
     # ... and a name no other number has (a key "nationalId", "customerNationalId=", Go's
     # "NationalID:", Bangladesh's "nidNumber"): any number of an id's length, checked or not.
     # (and Bengali's NID, এনআইডি; Nepal's citizenship number, नागरिकता नं)
-    _named_id((r"national[ _-]?id(?:[ _-]?(?:number|no|num))?\b",
+    _named_id((r"national[ _-]?id(?:entity)?(?:[ _-]?(?:number|no|num|code))?\b",
                r"(?<![a-z])nid(?:[ _-]?(?:number|no|num))?\b",
                "\u098f\u09a8\u0986\u0987\u09a1\u09bf",
                "\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e"),
@@ -1951,7 +1980,7 @@ _CARD_CODES = (
        # (not India's postal PIN code: "Delivery address PIN code 427284", "pincode":"457138")
        r"(?<!address )(?<!delivery )(?<!postal )(?<!area )"
        r"(?!pincode\\?\"?[ \t]*[:=][ \t]*\\?\"?\d{6}\b)"
-       rf"(?:pin[12]?(?:[ _-]?(?:code|number|no))?|pincode|(?:card|atm|sim)[ _-]?pin"
+       rf"(?:pin[12]?(?:[ _-]?(?:code|number|no|lock))?|pincode|(?:card|atm|sim)[ _-]?pin"
        "|[\u041f\u043f]\u0438\u043d"
        r"|(?:supervisor|refund|admin|operator|master|service)[ _-]?pin|passkey"
        # (an IVR's digits collected for a PIN, "dtmf_collected=\"95507#\""; Hausa's "lambar
@@ -2300,7 +2329,7 @@ _OTLP_VALUE = (r"(?:\{[ \t]*\\?[\"']arrayValue\\?[\"'][ \t]*:[ \t]*\{[ \t]*\\?[\
 # A CLI's verb on a resource: the name of a Kubernetes Secret or a service account follows
 # ("kubectl describe secret robot-token-66z81"), not a secret.
 _NOT_A_RESOURCE = "".join(rf"(?<!{verb} )" for verb in (
-    "get", "describe", "delete", "edit", "patch", "create", "label", "annotate"))
+    "get", "describe", "delete", "edit", "patch", "create", "label", "annotate", "proxy-config"))
 
 
 #: In priority order: when two findings overlap, the one listed first wins.
@@ -2375,7 +2404,8 @@ _NOT_A_RECORDS_NUMBER = "".join(rf"(?<!{w} )" for w in (
 # (a word starts after a JSON escape too: "...\\nTel. 843-215-389" in a logged prompt)
 # (a camelCase key's word starts at its capital: recipientPhone, payerMobile)
 _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
-                r"(?:phone|phone_?number|mobile_?(?:phone|number)|wa_?id|contacto|contato|contact[áa]vel|"
+                r"(?:phone|phone_?numbers?|mobile_?(?:phone|number)|wa_?id|contacto|contato|"
+                r"contact[áa]vel|denwa|"
                 r"tel(?![ \t]+aviv)|"  # (not the city)
                 # (Twilio's WaId: a WhatsApp sender's number; a signature's "Línea directa")
                 # (a Spanish telecom's "dar de baja la línea 699 93 41 70")
@@ -2388,10 +2418,16 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"r[üu]ckrufnummer|rufnummer|"
                 # (Brazil's NF-e names it <fone>)
                 r"fone|"
-                r"whatsapp|sms|cell(?:[ _-]?phone)?|msisdn|"
+                # (not an SMS template's code: TemplateCode=SMS_245883971)
+                r"whatsapp|sms(?![_-]?\d)|cell(?:[ _-]?phone)?|msisdn|"
                 # (and in Hinglish: "mera number 08014521698 hai", "is number pe call ...")
-                r"(?:my|new|cell|mobile|phone|alternate|alternative|mera|mere|meri|apna|is)"
+                r"(?:my|new|cell|mobile|phone|alternate|alternative|mera|mere|meri|apna|is|wrong)"
                 r"[ \t]+number|"
+                # (Swahili's number and line, not an id's "namba ya kitambulisho"; Hausa's
+                # phone number; Darija's "my number")
+                # (only "namba ya simu" of its "number of ...": not a loan's, "namba ya mkopo")
+                r"namba(?![ \t]+ya[ \t]+(?!simu))|laini|lambar[ \t]+waya|"
+                r"num[ée]ro[ \t]+dyal\w*|"
                 # "number is 02-365-5762", not an order's or a ticket's number
                 + _NOT_A_RECORDS_NUMBER + r"number[ \t]+is|"
                 r"nomor(?:[ \t]+hp)?|"
@@ -2425,6 +2461,12 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி|"
                 # Tamil's and Bengali's "mobile", Sinhala's "telephone" and "mobile"
                 "மொபைல்|মোবাইল|දුරකථන|ජංගම|"
+                # Chinese's "call" (致电, 致電)
+                "\u81f4\u7535|\u81f4\u96fb|"
+                # Arabic's "my number", Amharic's phone (ስልክ)
+                # (a word of its own, or after "and": not "الرقمية", digital)
+                "(?:(?<![\u0600-\u06ff])|(?<=\u0648))\u0631\u0642\u0645\u064a(?![\u0600-\u06ff])|"
+                "\u1235\u120d\u12ad|"
                 # Greek's telephone and mobile (Τηλέφωνο, κινητό)
                 "[\u03a4\u03c4]\u03b7\u03bb\u03ad\u03c6\u03c9\u03bd\u03bf|[\u039a\u03ba]\u03b9\u03bd\u03b7\u03c4\u03cc|"
                 # Thai: "เบอร์" (a number), "โทร" (to call)
@@ -2437,7 +2479,9 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid",
                   "nea directa", "NEA DIRECTA", "ontact", "ONTACT", "ontakt",
                   "ONTAKT", "umerem", "UMEREM", "नंबर", "मोबाइल", "व्हाट्सऐप",
                   "جوال", "موبايل", "شماره", "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම",
-                  "ηλέφωνο", "ινητό",
+                  "ηλέφωνο", "ινητό", "amba", "AMBA", "aini", "AINI", "waya", "WAYA", "dyal",
+                  "\u0631\u0642\u0645\u064a", "\u1235\u120d\u12ad", "wrong", "denwa",
+                  "\u81f4\u7535", "\u81f4\u96fb",
                   "تلفن", "simu", "atel", "தொலைபேசி", "sisdn", "SISDN", "umber", "UMBER", "úmero",
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
@@ -2542,7 +2586,9 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "h
                  "nomor", "mi ", "mio ", "meu ", "mon ", "mein ", "mijn ", "ел.", "नंबर",
                  "मोबाइल", "kontakt", "pod",
                  "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "simu", "natel", "தொலைபேசி",
-                 "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "τηλέφωνο", "κινητό",
+                 "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "τηλέφωνο", "κινητό", "namba",
+                 "laini", "lambar", "numero", "numéro", "\u0631\u0642\u0645\u064a",
+                 "\u1235\u120d\u12ad", "wrong", "denwa", "\u81f4\u7535", "\u81f4\u96fb",
                  "sms", "llam", "chiam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機",
                  "携帯",
                  "tlm", "連絡先", "联系方式",
@@ -2561,7 +2607,7 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "h
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
-                       r"|mer|apn|is[ \t]|ruf|r[ua]c",
+                       r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den",
                        3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
@@ -2572,6 +2618,7 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "Телефон", "телефон", "Тел.", "тел.", "Звон", "звон", "नंबर", "मोबाइल", "व्हाट्सऐप", "جوال",
     "موبايل", "شماره ", "تلفن", "தொலைபேசி", "เบอร์", "โทร", "\u0570\u0565\u057c",
     "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "Τηλέφωνο", "τηλέφωνο", "Κινητό", "κινητό",
+    "\u0631\u0642\u0645\u064a", "\u1235\u120d\u12ad", "\u81f4\u7535", "\u81f4\u96fb",
     "\u0540\u0565\u057c", "\u09a8\u09ae\u09cd\u09ac\u09b0",
     "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0")
 
@@ -2636,7 +2683,9 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"|mobil|mobitel|handy|celular|fone|"
                     r"cellulare|m[ao]vil|portable|r.ckrufnummer|rufnummer|"
                     r"whatsapp|sms|"
-                    r"(?:my|new|cell|alternat\w*|mera|mere|meri|apna|is) number|number[ \t]+is"
+                    r"(?:my|new|cell|alternat\w*|mera|mere|meri|apna|is|wrong) number"
+                    r"|number[ \t]+is"
+                    r"|namba|laini|lambar[ \t]+waya|dyal|denwa"
                     r"|cell[ .:]|msisdn|nomor|"
                     r"n[au]mero|"
                     r"simu|natel|"
@@ -2984,6 +3033,28 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"PRIVATE KEY|PuTTY-User-Key-File-|OpenVPN Static key",
        needles=("PRIVATE KEY", "PuTTY-User-Key-File-", "OpenVPN Static key"),
        start=_at_literal(("----", "PuTTY-User-Key-File-"))),
+    # Wallets' keys: BIP32 extended private keys (xprv, tprv, yprv, zprv), Bitcoin's WIF
+    # (its base58check holds), a 64-byte key as Solana's id.json array of bytes.
+    _d("private_key", r"(?<![A-Za-z0-9])[xyzt]prv[1-9A-HJ-NP-Za-km-z]{100,}",
+       prefilter=r"[xyzt]prv[1-9A-HJ-NP-Za-km-z]{100}", needles=("prv",),
+       start=_at_literal(("prv",), 1)),
+    _d("private_key", r"(?<![A-Za-z0-9])([59cKL][1-9A-HJ-NP-Za-km-z]{50,51})(?![A-Za-z0-9])",
+       v.wif_ok, group=1, prefilter=r"[59cKL][1-9A-HJ-NP-Za-km-z]{50}",
+       needles=("5", "9", "c", "K", "L"),
+       start=_at_class("[59cKL]", within="[1-9A-HJ-NP-Za-km-z]")),
+    _d("private_key", r"\[(?:[ \t]*\d{1,3}[ \t]*,){63}[ \t]*\d{1,3}[ \t]*\]", v.keypair_bytes_ok,
+       prefilter=r"\[(?:[ \t]*[0-9]{1,3}[ \t]*,){63}", needles=("[",)),
+    # ... and a raw 32-byte hex key, or Solana's 64-byte base58 one, after the words for it
+    # (Account.from_key('0x...'), cast's --private-key, "khóa bí mật ví của em là 0x...").
+    _d("private_key",
+       r"(?i)(?:--private-key|from_key\(|privkey|priv(?:ate)?[ _-]?key|kh\u00f3a b\u00ed m\u1eadt)"
+       r"[^\n0-9a-f]{0,40}?(?:\b|['\"`])((?:0x)?[0-9a-f]{64}|[1-9A-HJ-NP-Za-km-z]{86,88})"
+       r"(?![0-9A-Za-z])",
+       group=1, prefilter=r"(?i)(?:private-key|from_key|privkey|priv(?:ate)?[ _-]?key|kh.a)"
+                          r"[^\r\n]{0,50}(?:[0-9a-f]{64}|[1-9A-HJ-NP-Za-km-z]{86})",
+       needles=("rivate", "RIVATE", "rivkey", "from_key", "riv_key", "riv-key", "kh\u00f3a"),
+       start=_at_literal(("--private-key", "from_key(", "privkey", "private", "priv_key",
+                          "priv-key", "priv key", "privatekey", "kh\u00f3a"), fold=True)),
     # A JSON Web Key with its private part ("d"; an RSA key's "p", "q", "dp"... beside it):
     # the whole key object, as a PEM block is (a JWKS of public keys has no "d").
     _d("private_key",
@@ -3056,11 +3127,14 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"['\"]authentication['\"]:[ \t]*\{[^{}\r\n]{0,80}['\"]simple['\"]:",
        needles=("simple",)),
     # Android's SharedPreferences file: <string name="refresh_token">...</string>.
+    # (and a Garmin app's properties.xml, <property id="ApiToken" type="string">...</property>)
     _d("secret_assignment",
-       r"(?i)<string[ \t]+name=\\?\"[\w.-]*(?:token|secret|passw(?:or)?d|api_?key)[\w.-]*\\?\">"
-       r"([^<\s]{8,})</string>", v.secret_value_ok, group=1,
-       prefilter=r"(?i)<string[ \t]+name=\\?\"[\w.-]*(?:token|secret|passw|api_?key)",
-       needles=("<string", "<STRING")),
+       r"(?i)<(string|property|setting|entry)[ \t]+(?:[\w:-]+=\\?\"[^\"<>\n]*\\?\"[ \t]+)?"
+       r"(?:name|id|key)=\\?\"[\w.-]*(?:token|secret|passw(?:or)?d|api_?key)[\w.-]*\\?\""
+       r"(?:[ \t]+[\w:-]+=\\?\"[^\"<>\n]*\\?\")*>([^<\s]{8,})</\1>", v.secret_value_ok, group=2,
+       prefilter=r"(?i)<(?:string|property|setting|entry)[ \t][^>\r\n]*(?:name|id|key)=\\?\""
+                 r"[\w.-]*(?:token|secret|passw|api_?key)",
+       needles=("<string", "<STRING", "<property", "<PROPERTY", "<setting", "<entry")),
     # More vendors, each by its prefix: LangSmith (lsv2_pt_, lsv2_sk_), DigitalOcean (dop_v1_),
     # Mapbox secret tokens (sk.eyJ...; pk. ones are public), Firebase Cloud Messaging's legacy
     # server keys, Telegram bot tokens (id:AA...), Discord webhooks, Prefect Cloud (pnu_),
@@ -3765,14 +3839,16 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        # (Dutch: DigiD's sms_verificatie)
        # (and BLIK's six digits: POST /v1/blik/authorize body={"code":"930432"})
-       r"(?i)(?:otp|2fa|mfa|one[ _-]?time|verification|verificatie|blik|reset[ _]code)"
+       r"(?i)(?:otp|2fa|mfa|one[ _-]?time|verification|verificatie|blik|reset[ _]code"
+       r"|templatecode=sms_)"
        r"[^\n]{0,160}?"
        r"(?:\\?\"code\\?\"[ \t]*:[ \t]*\\?\"(?=\d{4,8}\\?\")"
        # (or a log's code=NNNNNN: six or eight digits, not an error's code=4003)
        r"|(?<![\w.-])(?:(?:submitted|entered|received|expected|input)_)?"
        r"(?:code|expected|received|entered|submitted)=\\?\"?"
        r"(?=(?:\d{6}|\d{8})(?![\w.-])))(\d{4,8})",
-       prefilter=(r"(?i)(?:otp|2fa|mfa|one.time|verificati|blik|reset.code)[^\r\n]{0,160}code"
+       prefilter=(r"(?i)(?:otp|2fa|mfa|one.time|verificati|blik|reset.code|templatecode=sms_)"
+                  r"[^\r\n]{0,160}code"
                   r"(?:\\?\"[ \t]*:[ \t]*\\?\"\d{4}|=\\?\"?\d{6})"
                   r"|(?:otp|2fa|mfa|one.time|verificati)[^\r\n]{0,160}"
                   r"(?:expected|received|entered|submitted)=\\?\"?\d{6}"),
@@ -3806,7 +3882,9 @@ DETECTORS: tuple[Detector, ...] = (
     # A token as a URL's whole userinfo (pip's https://<token>@host/simple, git's
     # https://<token>@github.com): a long run of letters and digits, no password after it.
     _d("secret_assignment",
-       r"(?i)\b[a-z][a-z0-9+.-]{1,30}://([A-Za-z0-9_.~-]{20,})@(?=[\w\[])", v.strong_token,
+       # (not an Ethereum node's id, enode://<public key>@host: it is public)
+       r"(?i)\b(?!enode://)[a-z][a-z0-9+.-]{1,30}://([A-Za-z0-9_.~-]{20,})@(?=[\w\[])",
+       v.strong_token,
        prefilter=r"://[A-Za-z0-9_.~-]{20,}@", group=1, needles=("://",),
        start=_at_literal(("://",), 31)),
     # Passwords on command lines: --password X, mysql -pX, redis-cli -a X, sshpass -p X,
@@ -3915,10 +3993,12 @@ DETECTORS: tuple[Detector, ...] = (
        needles=("clave", "Clave", "CLAVE")),
     # A one-time code under its key in a query or a form (totp=957372, otp_code=...).
     _d("secret_assignment",
+       # (and an exchange's withdrawal: email_code=, sms_code=, google_code=)
        r"(?i)(?<![\w-])(?:totp|otp|mfa[_-]?code|otp[_-]?code|2fa[_-]?code"
-       r"|one[_-]?time[_-]?code|verification[_-]?code)=(\d{4,8})(?![\w])",
+       r"|one[_-]?time[_-]?code|verification[_-]?code|(?:email|sms|google|gauth|totp)_code)"
+       r"=(\d{4,8})(?![\w])",
        prefilter=r"(?i)(?:totp|otp|mfa[_-]?code|2fa[_-]?code|one[_-]?time[_-]?code"
-                 r"|verification[_-]?code)=\d{4}", group=1,
+                 r"|verification[_-]?code|(?:email|sms|google|gauth)_code)=\d{4}", group=1,
        needles=("otp=", "OTP=", "ode=", "ODE=", "otp_code=", "OTP_CODE=", "otp-code=",
                 "OTP-CODE=")),
     # More tools' password arguments: imapsync's --password1/--password2, doveadm pw -p,
@@ -4114,6 +4194,19 @@ DETECTORS: tuple[Detector, ...] = (
                   r"|(?:sqlplus|sqlldr|expdp|impdp|rman)[^\r\n]*/"),
        needles=("assw", "ASSW", "user", "USER", "setuser", "SETUSER", "sqlplus", "sqlldr",
                 "expdp", "impdp", "rman")),
+    # A wallet's password handed over in a command or a call: geth's --password <(echo 'X'),
+    # web3's account.decrypt(keyfile, 'X').
+    _d("secret_assignment",
+       r"(?:--password(?:-file)?[ \t=]+<\(echo[ \t]+|\.decrypt\([^,()\n]{1,60},[ \t]*)"
+       r"(['\"])([^'\"\n]{6,128})\1", v.secret_value_ok, group=2,
+       prefilter=r"--password(?:-file)?[ \t=]+<\(echo|\.decrypt\([^,()\r\n]{1,60},",
+       needles=("<(echo", ".decrypt(")),
+    # WalletConnect's symmetric key in its pairing URI (symKey=<64 hex>), a Lightning node's
+    # macaroon in a header (Grpc-Metadata-macaroon: <hex>).
+    _d("secret_assignment",
+       r"(?i)(?:[?&]symKey=|macaroon\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?)([0-9a-f]{40,})(?![0-9a-z])",
+       group=1, prefilter=r"(?i)(?:symKey=|macaroon[^\r\n]{0,6}[:=][^\r\n]{0,4}[0-9a-f]{40})",
+       needles=("symKey=", "symkey=", "acaroon")),
     # A one-time code set in Redis under its key ("SETEX" "otp:sms:+48..." "300" "384986").
     _d("secret_assignment",
        r"(?i)\"(?:setex|psetex|set|setnx)\"[ \t]+\"[^\"\n]*(?:otp|2fa|mfa|verif\w*|one.?time)"
@@ -4128,7 +4221,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)(?:(?<![\w.-])(?:password|passwort|passwd|pwd|kennwort|wachtwoord|senha|contrase[ñn]a"
        r"|has[łl]o|mot[ \t]+de[ \t]+passe)|パスワード|密码|密碼|비밀번호|패스워드|(?<!\w)[Пп]ароль)"
        r"\\*[\"']?[ \t]*[:=：][ \t]*\\*[\"']?"
-       r"(\d{6,16}(?![\w.-])|[^\s\"'，。、\\]{8,64}(?<![.,;:!?]))", v.labelled_password_ok,
+       r"(\d{6,16}(?![\w.-])|[^\s\"'，。、\\{}()\[\]<>]{8,64}(?<![.,;:!?]))",
+       v.labelled_password_ok,
        group=1, prefilter=(r"(?i)(?:passw|pwd|kennwort|wachtwoord|senha|contrase|has.o|de passe"
                            r"|aa)[^\r\n]{0,6}[:=a]"),  # (a full-width colon reads "a")
        needles=(*_PASSWORD_NEEDLES, "pwd", "PWD", "Pwd", "ennwort", "ENNWORT", "ACHTWOORD",
@@ -4177,14 +4271,24 @@ DETECTORS: tuple[Detector, ...] = (
     # A webhook's secret path: Make's (hook.eu1.make.com/<32>), Zapier's catch hooks
     # (hooks.zapier.com/hooks/catch/<account>/<hook>/), and a ThingsBoard device's access
     # token in its HTTP API's path (/api/v1/<token>/telemetry).
+    # (and blockchain RPC providers' keys: infura.io/v3/<32 hex>, alchemy.com/v2/<key>,
+    # QuickNode's <40 hex> path; Binance's user-data stream's listen key)
     _d("api_key",
        r"(?:\bhook\.(?:[a-z]{2}\d\.)?(?:make|integromat)\.com/"
        r"|\bhooks\.zapier\.com/hooks/catch/\d+/"
+       r"|\binfura\.io/v3/(?=[0-9a-f]{32}\b)|\balchemy\.com/v2/(?=[A-Za-z0-9_-]{32}\b)"
+       # (WeCom's and Feishu's bot webhooks: a UUID that posts to the group)
+       r"|\bqyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=|\bopen-apis/bot/v2/hook/"
+       r"|\bquiknode\.pro/(?=[0-9a-f]{40}\b)|\bstream\.binance\.com(?::\d+)?/ws/(?=[A-Za-z0-9]{60}\b)"
        r"|/api/v1/(?=[A-Za-z0-9]{20}/(?:telemetry|attributes|rpc|claim)\b))"
-       r"([A-Za-z0-9]{6,40})(?![A-Za-z0-9])", v.not_filler, group=1,
+       r"([A-Za-z0-9_-]{6,60})(?![A-Za-z0-9_-])", v.not_filler, group=1,
        prefilter=r"hook\.(?:[a-z]{2}[0-9]\.)?(?:make|integromat)\.com/|hooks\.zapier\.com/"
+                 r"|infura\.io/v3/|alchemy\.com/v2/|quiknode\.pro/|stream\.binance\.com"
+                 r"|webhook/send\?key=|bot/v2/hook/"
                  r"|/api/v1/[A-Za-z0-9]{20}/(?:telemetry|attributes|rpc|claim)",
-       needles=("make.com/", "integromat.com/", "zapier.com/", "/api/v1/")),
+       needles=("make.com/", "integromat.com/", "zapier.com/", "/api/v1/", "infura.io/",
+                "alchemy.com/", "quiknode.pro/", "binance.com", "webhook/send?key=",
+                "bot/v2/hook/")),
     # Twilio's auth token beside its account SID (twilio('AC...', '<32 hex>'), AC...:<token>).
     _d("secret_assignment",
        r"(?<![A-Za-z0-9])AC[0-9a-f]{32}\\?['\"]?[ \t]*[,:][ \t]*\\?['\"]?([0-9a-f]{32})"
@@ -4197,7 +4301,10 @@ DETECTORS: tuple[Detector, ...] = (
     _d("phone",
        r"(?:(?<![\w-])(?:wa_id|display_phone_number|caller_?id(?:_number)?|callerid(?:num)?"
        r"|destination_number|sip_(?:from|to)_user|cid_(?:num|ani)|agi_(?:callerid|dnid)"
-       r"|ani|dnis|msisdn|rU|fU|tU|exten|src|dst)\\?[\"']?[ \t]*(?::|=>?)[ \t]*\\?[\"']?"
+       r"|ani|dnis|msisdn|rU|fU|tU|exten|src|dst|Party[AB])\\?[\"']?[ \t]*(?::|=>?)[ \t]*\\?[\"']?"
+       # (M-Pesa's callback metadata, {"Name": "PhoneNumber", "Value": 2547...}; a SOAP
+       # body's <req:msisdn>)
+       r"|\"Name\":[ \t]*\"PhoneNumber\",\s*\"Value\":[ \t]*\"?|<(?:\w+:)?msisdn>"
        # (and an SMS API's sender and recipients, quoted in JSON or as Twilio's From=/To=)
        r"|\\?\"(?:from|to)\\?\"[ \t]*:[ \t]*\[?[ \t]*\\?\"|(?<![\w-])(?-i:From|To)=)"
        r"(\+?\d{10,15})(?![\d\w])", v.told_phone_ok,
@@ -4947,6 +5054,13 @@ DETECTORS: tuple[Detector, ...] = (
        v.secret_value_ok, prefilter=r"(?i)(?:password|passwd|secret|api_key|token)\d?\t'",
        group=1, needles=("\t'",), start=_at_literal(("password", "passwd", "secret", "api_key",
                                                       "token", "access_token"), fold=True)),
+    # A technician's "router admin pw X": "pw" or "pwd", then a password-shaped word.
+    _d("secret_assignment",
+       # (not a path after the shell's pwd)
+       r"(?i)(?<![\w/.$-])pwd?[ \t]+(?:is[ \t]+)?(?![/~.])([^\s'\",;()<>`]{8,64})(?<![.:])",
+       v.password_like, prefilter=r"(?i)pwd?[ \t]+[^\s'\",;]{8}", group=1,
+       needles=("pw ", "PW ", "Pw ", "pwd ", "PWD ", "pw\t", "pwd\t"),
+       start=_at_literal(("pw",), fold=True)),
     # A log's "auth failed for bob with pass \"X\"": a password-shaped value only.
     _d("secret_assignment", r"(?i)(?<![\w-])(?:pass|pwd?)\s+(['\"])([^'\"\n]{6,})\1",
        v.password_like, prefilter=r"(?i)(?:pass|pwd?)[ \t\r\n]+['\"]", group=2,
@@ -5019,9 +5133,9 @@ DETECTORS: tuple[Detector, ...] = (
     _d("phone",
        # (not an id a word for a phone names: Teams' "Phone Conference ID: 875 358 208#")
        rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+])){{0,30}}?(?<!\d)"
-       r"(?<!id: )(?<!id:)(?<!id )"
+       r"(?<!id: )(?<!id:)(?<!id )(?<![A-Za-z])"  # (not an id's digits after its letters)
        # (German's slash between spaces too: "0176 / 449 404 77")
-       r"\(?(\d{9,12}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:(?: / |[ ./-])\d{2,9}){1,4})"
+       r"\(?(\d{8,12}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:(?: / |[ ./-])\d{2,9}){1,4})"
        r"(?!\d|[./-]\d)",
        v.told_phone_ok,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
@@ -5628,6 +5742,8 @@ DETECTORS: tuple[Detector, ...] = (
     # (nor a product's GTIN as a device's UDI or a barcode names it)
     _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})(?!00\d{2,3}([ -])\d{3,4}\1\d{1,2}(?![\d-]))"
        r"(?<!UDI-DI )(?<!UDI )(?<!GTIN )(?<!GTIN: )(?<!barcode=)(?<!barcode: )(?<!EAN )"
+       # (a food scanner's "ean=0052521860632", a feed's gtin= and upc=)
+       r"(?<![Ee][Aa][Nn]=)(?<![Gg][Tt][Ii][Nn]=)(?<![Uu][Pp][Cc]=)(?<!EAN: )(?<!ean: )"
        + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
        + _NOT_AN_ACCOUNT + _NOT_A_PARCEL
        + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,9}){1,5})"

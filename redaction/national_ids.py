@@ -49,6 +49,7 @@ __all__ = [
     "ird_ok",
     "itin_ok",
     "jmbg_ok",
+    "kra_pin_ok",
     "lnch_ok",
     "medicare_ok",
     "melli_ok",
@@ -799,6 +800,13 @@ def pl_id_card_ok(candidate: str) -> bool:
     return sum(int(ch, 36) * w for ch, w in zip(text, weights, strict=True)) % 10 == int(text[3])
 
 
+def kra_pin_ok(candidate: str) -> bool:
+    """Kenya's KRA PIN of a person: "A", nine digits (not a form's zeros), a letter."""
+    return (len(candidate) == 11 and candidate[0] == "A" and candidate[1:10].isdigit()
+            and candidate[10].isalpha() and candidate.isascii() and candidate.isupper()
+            and candidate[1:10].strip("0") != "")
+
+
 def teudat_zehut_ok(candidate: str) -> bool:
     """Israel's identity number (teudat zehut): up to 9 digits, Luhn check digit."""
     n = _numerals(candidate)
@@ -1254,7 +1262,7 @@ _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
 }
 _SHAPE_CHECKS: tuple[Callable[[str], bool], ...] = (
     dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok, curp_ok,
-    hetu_ok, nric_ok, hkid_ok, pps_ok, tw_id_ok, lk_nic_ok, de_rvnr_ok, ph_tin_ok)
+    hetu_ok, nric_ok, hkid_ok, pps_ok, tw_id_ok, lk_nic_ok, de_rvnr_ok, ph_tin_ok, kra_pin_ok)
 
 
 def any_id_ok(candidate: str) -> bool:

@@ -153,7 +153,7 @@ _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number
              # (France's NIR as a form's field names it: num_secu, numero_secu)
              ("num", "secu"), ("numero", "secu"),
              # (Jordan's national number, the Czech birth number)
-             ("national", "no"), ("national", "number"), ("rodne", "cislo"))
+             ("national", "no"), ("national", "number"), ("rodne", "cislo"), ("kra", "pin"))
 _ID_SCRIPTS = ("身份证", "身份證", "身分證", "マイナンバー", "個人番号", "주민등록번호", "주민번호",
                "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
@@ -209,6 +209,9 @@ def column_kind(name: str) -> str | None:
     if not _SSN_WORDS.isdisjoint(tokens) and _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK):
         return "us_ssn"  # (before the generic pairs: ADP's "Tax ID (SSN)")
     if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_document(name, tokens):
+        # (a national id by that name: any id's number, checked or not; Kenya's has no check)
+        if tokens in (["national", "id"], ["nationalid"], ["nid"], ["national", "id", "number"]):
+            return "national_id_named"
         return "national_id"
     # (a PIN's or a key's column may say "code": pin_code, install_code)
     named_alone = _ABOUT_WORDS.isdisjoint(set(tokens) - {"code"})
@@ -272,6 +275,10 @@ def _cell_ok(kind: str, value: str) -> bool:
                 and _DOTTED_QUAD.fullmatch(value) is None and digits(value)[1:].strip("0") != "")
     if kind == "us_ssn":
         return _SSN_CELL.fullmatch(value) is not None and ssn_ok(value)
+    if kind == "national_id_named":  # under "national_id": six digits and more, not repeated
+        numerals = digits(value)
+        return len(value) <= 24 and (any_id_ok(value) or (
+            6 <= len(numerals) <= 20 and len(set(numerals)) > 1 and len(numerals) == len(value)))
     if kind == "national_id":  # under its document's name: one some country's check takes
         # (and, under its column's name only, Ukraine's RNOKPP and Russia's INN, whose one
         # check digit is too weak for a generic name's)
@@ -302,6 +309,7 @@ def _cell_ok(kind: str, value: str) -> bool:
 _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assignment",
                  "pin": "secret_assignment",
                  "secret": "secret_assignment", "national_id": "national_id",
+                 "national_id_named": "national_id",
                  "telecom_id": "telecom_id", "card_code": "credit_card"}
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "ipv6_ok",
     "ipv6_private_ok",
     "jwt_ok",
+    "key_bytes_ok",
     "labelled_password_ok",
     "luhn_ok",
     "nanp_ok",
@@ -50,6 +51,7 @@ __all__ = [
     "strong_token",
     "telecom_id_ok",
     "tokenish",
+    "wif_ok",
 ]
 
 
@@ -663,6 +665,8 @@ def stands_in(value: str) -> bool:
         return True
     if len(value) > 4 and value.startswith("%%") and value.endswith("%%"):
         return True  # a template's placeholder (CiviCRM's '%%siteKey%%')
+    if value[:1] == "[" and value[1:].isalpha() and value[1:].isupper() and len(value) > 4:
+        return True  # a note in brackets, cut at its first space ("[REMOVED BY MODERATOR]")
     if ("•" in value or "●" in value) and _BULLETS.search(value) is not None:
         return True
     if value[-1:] in ("_", "-") and _PREFIX_ONLY.fullmatch(value):
@@ -1107,6 +1111,34 @@ def bitlocker_key_ok(candidate: str) -> bool:
 def has_digit(candidate: str) -> bool:
     """A digit anywhere (a list of codes, not of words)."""
     return any(ch.isdigit() for ch in candidate)
+
+
+_BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def wif_ok(candidate: str) -> bool:
+    """A Bitcoin private key in Wallet Import Format: base58 whose last four bytes are the
+    double SHA-256 of the rest, which opens with 0x80 (main net) or 0xef (test net)."""
+    import hashlib  # (rare: only a 51- or 52-character base58 run reaches here)
+
+    number = 0
+    for ch in candidate:
+        digit = _BASE58.find(ch)
+        if digit < 0:
+            return False
+        number = number * 58 + digit
+    raw = number.to_bytes(38, "big").lstrip(b"\0")
+    if len(raw) not in (37, 38) or raw[0] not in (0x80, 0xEF):
+        return False
+    body, check = raw[:-4], raw[-4:]
+    return hashlib.sha256(hashlib.sha256(body).digest()).digest()[:4] == check
+
+
+def keypair_bytes_ok(candidate: str) -> bool:
+    """A 64-byte key written as a JSON array of its bytes (Solana's id.json)."""
+    parts = candidate.strip("[]").split(",")
+    return (len(parts) == 64 and all(p.strip().isdigit() and int(p) < 256 for p in parts)
+            and len(set(parts)) > 8)
 
 
 def labelled_password_ok(candidate: str) -> bool:

@@ -513,6 +513,15 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
      "raven-saddle-saddle-raven9"),
     ("secret_assignment", "sqlplus system/41qK71MoMRyGc2KulmSLyA5M@//ora-fin-01:1521/FIN",
      "41qK71MoMRyGc2KulmSLyA5M"),
+    # the NC-NH round's: RPC providers' keys, a bot hook, wallets' secrets
+    ("api_key", "MAINNET_RPC_URL=https://mainnet.infura.io/v3/86f8135790901ce47fbe6c4471beba1e",
+     "86f8135790901ce47fbe6c4471beba1e"),
+    ("api_key", "curl 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=7917b97b-929f-47d8-acdc"
+     "-0e14b5786687'", "7917b97b-929f-47d8-acdc-0e14b5786687"),
+    ("secret_assignment", "irn&symKey=1cceb1b5f0034e9248bc47fe9192e60bc1d2e89cc1b6a1bb39454790"
+     "058e8d1b&",
+     "1cceb1b5f0034e9248bc47fe9192e60bc1d2e89cc1b6a1bb39454790058e8d1b"),
+    ("secret_assignment", "withdraw amount=2690 email_code=387896 google_code=033617", "387896"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
