@@ -5073,7 +5073,8 @@ DETECTORS: tuple[Detector, ...] = (
     _told(r"(?:\s+(?:for|f[üu]r|pour|para|per|von)\s+[\w.-]+)?"
           r"\s+(?:is|was|fosse|era|fue|ist|war)(?:\s+(?:now|jetzt|nun|ahora|agora|ora))?\s*:?\s+"
           + _PROSE_VALUE,
-          r"[^\r\n]{0,40}[ \t\r\n](?:is|was|fosse|era|fue|ist|war)[ \t\r\n:]", v.tokenish,
+          r"(?:[ \t]+(?:for|f.r|pour|para|per|von)[ \t]+[\w.-]+)?[ \t\r\n]+"
+          r"(?:is|was|fosse|era|fue|ist|war)[ \t\r\n:]", v.tokenish,
           pwd=True),
     # "I changed my password to X": a password-shaped value only.
     _told(r"\s+to\s+" + _PROSE_VALUE, r"[ \t\r\n]+to[ \t\r\n]", v.password_like, pwd=True),
