@@ -450,8 +450,14 @@ class Relay:
         # acknowledged, and a mark covering them would never be confirmed.
         self._mark()
         self._completing = True
-        at = self.settings.clock()
-        await send({"type": "http.response.body", "body": body, "more_body": False})
+        # (a write the watcher sees: a client that stops reading just before the stream's
+        # end, its connection above its high watermark, is cut as slow like any other, not
+        # waited for forever)
+        at = self._in_send = self.settings.clock()
+        try:
+            await send({"type": "http.response.body", "body": body, "more_body": False})
+        finally:
+            self._in_send = None
         return at
 
     def _pause(self, since: float) -> None:
