@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from .detectors import Finding
-from .national_ids import any_id_ok, person_inn_ok
+from .national_ids import any_id_ok, digit_count_ok, person_inn_ok
 from .validators import (
     digits,
     lowered,
@@ -276,9 +276,8 @@ def _cell_ok(kind: str, value: str) -> bool:
     if kind == "us_ssn":
         return _SSN_CELL.fullmatch(value) is not None and ssn_ok(value)
     if kind == "national_id_named":  # under "national_id": six digits and more, not repeated
-        numerals = digits(value)
         return len(value) <= 24 and (any_id_ok(value) or (
-            6 <= len(numerals) <= 20 and len(set(numerals)) > 1 and len(numerals) == len(value)))
+            value.isdigit() and _ANY_ID_DIGITS(value)))
     if kind == "national_id":  # under its document's name: one some country's check takes
         # (and, under its column's name only, Ukraine's RNOKPP and Russia's INN, whose one
         # check digit is too weak for a generic name's)
@@ -304,6 +303,9 @@ def _cell_ok(kind: str, value: str) -> bool:
     # digits are one whatever symbol ends them: "kiwi741-", "monsoon754.")
     return told_password(value) or (len(value) >= 6 and value[0].isalpha()
                                     and any(ch.isdigit() for ch in value))
+
+
+_ANY_ID_DIGITS = digit_count_ok(6, 20)  # (under a national_id column: an id without a check)
 
 
 _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assignment",

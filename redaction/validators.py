@@ -38,6 +38,7 @@ __all__ = [
     "ipv6_private_ok",
     "jwt_ok",
     "key_bytes_ok",
+    "keypair_bytes_ok",
     "labelled_password_ok",
     "luhn_ok",
     "nanp_ok",
@@ -1020,7 +1021,7 @@ _WRITTEN_AS_PLACEHOLDER = re.compile(
 def told_password(candidate: str) -> bool:
     """A password told with no verb or separator: password-shaped (or mixed case with two of
     the symbols password rules ask for: "*JxQlav$%!yxq") and not a stand-in."""
-    symbols = sum(ch in "!#$%&*~^@+?=" for ch in candidate)
+    symbols = sum(ch in _RULE_SYMBOLS for ch in candidate)
     mixed = (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
     return (password_like(candidate) or (mixed and symbols >= 2)) and secret_value_ok(candidate)
 
@@ -1113,6 +1114,8 @@ def has_digit(candidate: str) -> bool:
     return any(ch.isdigit() for ch in candidate)
 
 
+# The symbols password rules ask for (a password's, not a word's or a version's).
+_RULE_SYMBOLS = "!#$%&*~^@+?="
 _BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 
@@ -1149,7 +1152,7 @@ def labelled_password_ok(candidate: str) -> bool:
         return len(set(candidate)) > 2 and "123456" not in candidate and secret_value_ok(candidate)
     return (len(candidate) >= 8 and "://" not in candidate
             and any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate)
-            and any(ch in "!#$%&*~^@+?=" for ch in candidate) and secret_value_ok(candidate))
+            and any(ch in _RULE_SYMBOLS for ch in candidate) and secret_value_ok(candidate))
 
 
 def password_like(candidate: str) -> bool:
@@ -1158,7 +1161,7 @@ def password_like(candidate: str) -> bool:
     https://..."): a URL's secrets are its parts', found by their own detectors."""
     return ("://" not in candidate and letters_and_digits(candidate)
             and ((any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
-                 or any(ch in "!#$%&*~^@+?=" for ch in candidate)))
+                 or any(ch in _RULE_SYMBOLS for ch in candidate)))
 
 
 def discord_token_ok(candidate: str) -> bool:
