@@ -155,3 +155,45 @@ def test_a_read_of_many_events_is_credited_event_by_event() -> None:
     assert _tokens(registry, "written") == 3
     assert _tokens(registry, "delivered") == 2
     assert _tokens(registry, "discarded") == 1
+
+
+def test_a_client_that_stops_reading_at_the_terminator_is_cut_as_slow_not_waited_for() -> None:
+    """Every event went out below the connection's high watermark, and the client stopped
+    reading just as the stream's last write began: that write waits on flow control for
+    ever. The watcher must see it as it sees any other stalled write (a ``slow_consumer``
+    finish after the timeout, then the connection reset once the cut's own write stalls too)
+    rather than hold the relay, its upstream and the request open (CI found it under load)."""
+    registry = CollectorRegistry()
+    telemetry = Telemetry(registry=registry, model="m")
+    connections = _Connections(_Peer())
+    settings = RelaySettings(
+        limits=HttpLimits(ack_wait_s=0.2, stall_poll_s=0.02, abandon_after_s=0.2),
+        slow_consumer_timeout_s=0.2, max_event_bytes=1 << 16,
+        connections=connections,  # type: ignore[arg-type]
+        clock=telemetry.clock)
+    relay = Relay(telemetry.request("r1"), _Upstream(), settings,  # type: ignore[arg-type]
+                  deadline_at=None)
+    never = asyncio.Event()
+    last_writes = 0
+
+    async def receive() -> dict[str, Any]:
+        await never.wait()  # the client neither reads nor closes
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal last_writes
+        if message["type"] == "http.response.body":
+            connections.peer.wrote(message.get("body", b""))
+            if not message.get("more_body", False):
+                last_writes += 1
+                await never.wait()  # the connection's buffer is full from here on
+
+    async def run() -> None:
+        await asyncio.wait_for(relay({"type": "http"}, receive, send), 10)  # type: ignore[arg-type]
+
+    asyncio.run(run())
+    finished = registry.get_sample_value(
+        "servescope_requests_finished_total", {"model": "m", "finish_reason": "slow_consumer"})
+    assert finished == 1
+    assert last_writes == 2  # the stream's own end, then the cut's error event and [DONE]
+    assert relay.abandoned and getattr(connections, "aborted", False)
