@@ -826,9 +826,11 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # an HLS playlist's tag (#EXT-X-KEY:METHOD=AES-128,URI=...): where the key is, not it
     "ext-x-key")) + "".join(
     # a source file (a changelog's "* tests/request_key.test: Likewise.", a compiler's
-    # "secrets.c:85:40: warning")
+    # "secrets.c:85:40: warning"), and a file's name as a manifest's key (a wallet pass's
+    # manifest.json: {"pass.json": "<sha1 of the file>"})
     rf"(?<!\.{ext})" for ext in ("c", "h", "cc", "cpp", "hpp", "py", "java", "kt", "go", "rs",
-                                  "js", "ts", "rb", "pl", "sh", "scm", "test", "txt", "md"))
+                                  "js", "ts", "rb", "pl", "sh", "scm", "test", "txt", "md",
+                                  "json", "png"))
 # A sampled token and its log probability ({"token": " Paris", "logprob": -0.27}, OpenAI's and
 # vLLM's logprobs): text the model wrote, not a credential. And a key/value pair's key
 # (OTLP/JSON attributes: {"key": "service.name", "value": {...}}): a name, not a key.
@@ -1156,7 +1158,8 @@ _NATIONAL_IDS = (
     # A driver's licence number under its name ("Driver's License #: D412-7790-3318",
     # "CDL: FL B123-456-78-912-0", "permis=12AB34567"): letters and digits, five digits at least.
     _named_id((r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?",
-               r"(?<![a-z])(?-i:CDL|DL)\b(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
+               # (not a link's direction: an LTE bearer's "UL/DL 45000/246000 kbps")
+               r"(?<![a-z/])(?-i:CDL|DL)\b(?!/)(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
                _AS_KEY % "permis", r"permis[ \t]+de[ \t]+conduire",
                r"f[üu]hrerschein(?:nummer)?",
                _AS_KEY % "dl_no", _AS_KEY % "dl_number", _AS_KEY % "licen[cs]e_?no"),
@@ -1192,7 +1195,8 @@ _NATIONAL_IDS = (
                r"(?-i:C\.I\.)", r"(?-i:DPI)\b", _AS_KEY % "dpi",
                # (Colombia's cédula as a form and a bank write it: "titular CC 79.845.120",
                # tipoDoc=CC&numDoc=...)
-               r"(?<![a-z])(?-i:CC)\b", _AS_KEY % "numdoc"),
+               # (not a Diameter AVP's "CC-Total-Octets=31457280")
+               r"(?<![a-z.-])(?-i:CC)\b(?!-)", _AS_KEY % "numdoc"),
               ("c\u00e9dula", "cedula", "c.i.", "dpi", "cc", "numdoc"),
               r"(?:[VE]-)?\d(?:[ .-]?\d){5,12}", ids.digit_count_ok(6, 13), checksummed=False),
     # (and New York Medicaid's CIN, two letters, five digits, a letter)
@@ -1904,13 +1908,13 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(
                     # digits on the back)
                     "|セキュリティコード|末三[碼码]|安全[碼码]|ספרות[ \t]+בגב|קוד[ \t]+אבטחה"
                     # (Spanish's code "on the back", Arabic's verification code)
-                    r"|c[óo]digo[ \t]+de[ \t]+atr[áa]s"
+                    r"|c[óo]digo[ \t]+(?:de[ \t]+)?atr[áa]s"
                     r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u062d\u0642\u0642")
 _CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|cc_cid|security[ _-]?code|card[ _-]?verification"
                         r"|pr[au]fziffer"
                         r"|digit code"
                         r"|series[ _-]?code|card[ _-]?code"
-                        r"|code on the|c[ao]digo de (?:segur|atr)|pr[au]fnummer|code de s"
+                        r"|code on the|c[ao]digo (?:de )?(?:segur|atr)|pr[au]fnummer|code de s"
                         r"|cryptogramme"
                         r"|codice di sicurezza|aaa)[^\r\n]{0,40}\d{3}")
 # Words that may stand between a code's or a PIN's name and its digits ("the card code on the
@@ -1958,12 +1962,108 @@ _joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|code|verificat
                                              r"|c[óo]digo|pr[üu]fnummer|cryptogramme|codice"
                                              r"|seguran[çc]a|seguridad|s[ée]curit[ée]|sicurezza)"
                                              r"[^\n]{0,48}?[-_]"))
+# A card's code asked for and answered on the next line of a call's transcript ("e il codice
+# CVV?" / "[00:02:17] CLIENTE: 218"): the answer's digits after its speaker's label.
+_CODE_ANSWERED = _d(
+    "credit_card",
+    rf"(?ai)(?<![a-z])(?:{_CARD_CODE_NAMES}|codice[ \t]+cvv)(?![a-z])[^\n?]{{0,30}}\?[ \t]*"
+    r"(?:\n|\\n)(?:\[[\d:.]{5,12}\][ \t]*)?[^\n\d:]{1,24}:[ \t]*(\d{3,4})(?![\d])",
+    prefilter=r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|c[ao]digo|codice|code)[^\r\n]{0,60}\?",
+    group=1, digits=True, needles=("?",), joined=_nothing_joined,
+    joined_prefilter=r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|c[ao]digo|codice|code)"
+                     r"[^\r\n]{0,60}\?")
+# Values whose name or place says what they are, found by held-out corpora of telecom, travel,
+# payroll and Latin American text.
+_BANK_WORDS = r"(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag[êe]ncia)"
+_ACCOUNT_WORDS = (r"(?:(?:bank[ ._-]?)?account(?:[ _-]?(?:number|no|num))?|acct|a/c(?:[ \t]*no\.?)?"
+                  r"|conta(?:[ \t]+corrente)?|n[°º][ \t]*(?:de[ \t]+)?cuenta)")
+_ROUND_R = (
+    # A card's number grouped with dots ("6062.8204.6167.0211", as some people type it).
+    _d("credit_card", r"(?<![\d.])([1-9]\d{3}\.\d{4}\.\d{4}\.\d{4})(?![\d]|\.\d)",
+       v.card_number_ok, prefilter=r"\d{4}\.\d{4}\.\d{4}\.\d{4}", group=1, checksummed=True,
+       digits=True, joined=_nothing_joined, joined_prefilter=r"\d{4}\.\d{4}\.\d{4}\.\d{4}"),
+    # A SIP address whose user is a number (client_uri=sip:491594377048@..., a trunk's
+    # registration): the subscriber's number; a PBX's short extension is not one.
+    _d("phone", r"(?i)(?<![\w.])sips?:(\+?\d{8,15})@", v.told_phone_ok,
+       prefilter=r"(?i)sips?:\+?\d{8}", group=1, needles=("sip", "SIP"), digits=True,
+       joined=_nothing_joined, joined_prefilter=r"(?i)sips?:\+?\d{8}"),
+    # A bank account's number beside its bank's routing code (a US RTN or ABA number, an
+    # Indian IFSC, an Australian BSB, a Brazilian agência), either order, within a few lines;
+    # or under a name that is a bank account's alone (bank.account=, "Bank A/c No:").
+    _d("iban",
+       rf"(?i)(?<![a-z]){_BANK_WORDS}(?![a-z])(?:[^\n]|\n(?!\n)){{0,120}}?(?<![a-z])"
+       rf"{_ACCOUNT_WORDS}(?![a-z])\\?[\"']?[ \t]*[:=#]?[ \t]*\\?[\"']?(\d{{6,18}})(?![\d])",
+       prefilter=r"(?i)(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)"
+                 r"[\s\S]{0,140}(?:account|acct|a/c|conta|cuenta)",
+       group=1, digits=True, needles=("outing", "OUTING", "RTN", "rtn", "ABA", "aba", "IFSC",
+                                      "ifsc", "BSB", "bsb", "ort", "ORT", "ncia", "NCIA"),
+       joined=_nothing_joined,
+       joined_prefilter=r"(?i)(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)"
+                        r"[\s\S]{0,140}(?:account|acct|a/c|conta|cuenta)"),
+    _d("iban",
+       rf"(?i)(?<![a-z]){_ACCOUNT_WORDS}(?![a-z])\\?[\"']?[ \t]*[:=#]?[ \t]*\\?[\"']?(\d{{6,18}})"
+       rf"(?![\d])(?:[^\n]|\n(?!\n)){{0,120}}?(?<![a-z]){_BANK_WORDS}(?![a-z])",
+       prefilter=r"(?i)(?:account|acct|a/c|conta|cuenta)[\s\S]{0,140}"
+                 r"(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)",
+       group=1, digits=True, needles=("ccount", "CCOUNT", "cct", "CCT", "/c", "/C", "onta",
+                                      "uenta"),
+       joined=_nothing_joined,
+       joined_prefilter=r"(?i)(?:account|acct|a/c|conta|cuenta)[\s\S]{0,140}"
+                        r"(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)"),
+    _d("iban",
+       r"(?i)(?<![a-z])(?:bank[ ._-]?(?:account|acct|a/c)(?:[ _-]?(?:number|no|num))?\.?"
+       r"|bankdetails|bank_account_number)(?![a-z])\\?[\"']?[ \t]*[:=#>]?[ \t]*\\?[\"']?"
+       r"(\d{6,18})(?![\d])",
+       prefilter=r"(?i)bank[ ._-]?(?:account|acct|a/c|details)[^\r\n]{0,12}\d{6}", group=1,
+       digits=True, needles=("ank", "ANK"), joined=_nothing_joined,
+       joined_prefilter=r"(?i)bank[ ._-]?(?:account|acct|a/c|details)[^\r\n]{0,12}\d{6}"),
+    # A network device's secret in its configuration's own words: a PPP or L2TP password
+    # ("ppp chap password 0 X", Cisco's type 0: in clear), an SNMP agent's community
+    # (Huawei's "snmp-agent community read X"), a ZTE OLT's ONU password
+    # ("registration-method pw X"), hostapd's passphrase (the rest of its line).
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:(?:ppp[ \t]+(?:chap|pap)|l2tp[ \t]+tunnel)[ \t]+password[ \t]+0"
+       r"|snmp-agent[ \t]+community[ \t]+(?:read|write)(?:[ \t]+cipher)?"
+       r"|registration-method[ \t]+pw)[ \t]+(\S{4,})",
+       v.secret_value_ok,
+       prefilter=r"(?i)(?:password[ \t]+0|snmp-agent[ \t]+community|registration-method[ \t]+pw)"
+                 r"[ \t]+[^ \t\r\n]",
+       group=1, needles=("password 0", "PASSWORD 0", "snmp-agent", "registration-method")),
+    _d("secret_assignment", r"(?m)^[ \t]*wpa_passphrase=([^\n]{8,63}?)[ \t]*$",
+       v.secret_value_ok, prefilter=r"wpa_passphrase=[^\r\n]{8}", group=1,
+       needles=("wpa_passphrase=",)),
+    # A subscriber's IMSI where a core network's logs put it: Open5GS's "[imsi-262039...]",
+    # an HSS's "User-Name=262013703629512" (S6a names the subscriber by its IMSI).
+    _d("telecom_id",
+       r"(?i)(?<![a-z])(?:imsi-|user-name[ \t]*=[ \t]*\"?)([2-7]\d{14})(?![\d])",
+       v.telecom_id_ok, prefilter=r"(?i)(?:imsi-|user-name[ \t]*=[ \t]*\"?)[2-7]\d{14}",
+       group=1, digits=True, needles=("msi-", "MSI-", "ser-", "SER-", "ser-N", "ame")),
+    # An identity document's number as a record holds it: a "document" or a "licence"
+    # object's number ({"document": {"type": "P", "number": "MU5064795"}}), an ID scanner's
+    # log (document=ID_CARD country=D number=WKY542CK8), a form's numeroDocumento.
+    _d("national_id",
+       r"(?i)(?<![a-z])(?:document|licen[cs]e|passport|id_?card)\\?[\"']?[ \t]*[:=][ \t]*"
+       r"(?:\{|[A-Z_]{1,12}\b)[^\n{}]{0,60}?(?<![a-z])number\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+       r"([A-Z0-9][A-Z0-9-]{4,19})(?![\w-])",
+       v.has_digit,
+       prefilter=r"(?i)(?:document|licen[cs]e|passport|id_?card)[^\r\n]{0,80}number",
+       group=1, needles=("ocument", "OCUMENT", "icen", "ICEN", "assport", "ASSPORT", "card",
+                         "CARD")),
+    _d("national_id",
+       r"(?i)(?<![a-z])(?:numero_?documento|nro_?documento|doc_?nro|numdocumento)\\?[\"']?"
+       r"[ \t]*[:=][ \t]*\\?[\"']?([A-Z0-9][A-Z0-9.-]{4,19})(?![\w-])",
+       v.has_digit,
+       prefilter=r"(?i)(?:numero_?documento|nro_?documento|doc_?nro|numdocumento)[ \t]*[\"']?"
+                 r"[ \t]*[:=]",
+       group=1, needles=("ocumento", "OCUMENTO", "ocNro", "ocnro", "OCNRO", "oc_nro")),
+)
 _CARD_CODES = (
+    _CODE_ANSWERED,
     _d("credit_card",
        rf"(?ai)(?<![a-z])(?:{_CARD_CODE_NAMES})(?![a-z]){_CODE_GAP}"
        # (an XML element's close: <pay:Cvv2>012</pay:Cvv2>)
        # (its quotes escaped, once or thrice: a tool call's arguments inside a message)
-       r"[\]\\\"'>]{0,8}[ \t]*(?:[:=]|is\b)?[ \t]*(?:\\*[\"']|\()?(\d{3,4})(?![\d.,:/-]?\d)",
+       r"[\]\\\"'>]{0,8}[ \t]*(?:[:=]|is\b|は)?[ \t]*(?:\\*[\"']|\()?(\d{3,4})(?![\d.,:/-]?\d)",
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
        start=_at_words(("cvc", "cvv", "cvn", "cc_cid", "security", "card", "digit", "code",
                         "c\u00f3digo",
@@ -2051,7 +2151,7 @@ _KBA_NAMES = (
     rf"|nome{_T}do{_T}(?:meu|seu|teu){_T}primeiro{_T}animal"
     rf"|resposta{_T}[àa]{_T}pergunta{_T}(?:de{_T}seguran[çc]a|secreta)"
     # the abbreviations of an ID&V note ("MMN Drummond", "SQ1 Carlisle / SQ2 Rex")
-    rf"|(?-i:MMN)|mother{_T}maiden{_T}name|(?-i:SQ)[1-3]?(?:{_T}answer)?"
+    rf"|(?-i:MMN)|mother{_T}maiden{_T}name|(?-i:SQ)(?:[1-3]|{_T}answer|(?=[ \t]*[:=]))"
     rf"|security{_T}question{_T}answer|(?:respuesta|risposta|r[ée]ponse|resposta){_T}secret[ae]"
     rf"|parola{_T}segreta|(?:mijn{_T})?geheime{_T}woord|(?:mi{_T})?primera{_T}mascota"
     rf"|nombre{_T}de{_T}soltera{_T}de{_T}(?:mi|tu|su){_T}madre|(?:la{_T}mia{_T})?prima{_T}scuola"
@@ -2333,15 +2433,19 @@ _NOT_A_RESOURCE = "".join(rf"(?<!{verb} )" for verb in (
 
 
 #: In priority order: when two findings overlap, the one listed first wins.
-def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, pwd: bool
-          ) -> Detector:
+def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, pwd: bool,
+          compound: bool = False) -> Detector:
     """A secret told in prose: one of the words for it, then ``then`` (its value in group 1);
-    ``then_prefilter`` is ``then`` in the prefilter's syntax."""
+    ``then_prefilter`` is ``then`` in the prefilter's syntax. ``compound``: the word may be a
+    hyphenated word's second half (German joins words so: "das Webhook-Secret lautet X"; a
+    flag's name does not count, "--token"); off where a verb does not follow, since a
+    resource's name then reads alike ("notifier-db-password --project=...")."""
     words = ["password", "passwd", "passcode", "api", "access", "secret", "token"] + (
         ["pwd", "pw"] * pwd)
     spoken = "|".join(_TOLD_WORDS.get(w, w) for w in words)
     needles = [n for w in words for n in (_TOLD_NEEDLES[w], _TOLD_NEEDLES[w].upper())]
-    return _d("secret_assignment", rf"(?i)(?<![\w-]){_NOT_A_RESOURCE}(?:{spoken}){then}",
+    before = r"(?<!\w)(?<![^\w]-)(?<!^-)" if compound else r"(?<![\w-])"
+    return _d("secret_assignment", rf"(?i){before}{_NOT_A_RESOURCE}(?:{spoken}){then}",
               validator,
               prefilter=rf"(?i)(?:{spoken}){then_prefilter}", group=1, needles=tuple(needles),
               start=_at_literal(tuple(words), fold=True))
@@ -2399,7 +2503,7 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de pass
 _NOT_A_RECORDS_NUMBER = "".join(rf"(?<!{w} )" for w in (
     "order", "ticket", "tracking", "case", "invoice", "reference", "account", "serial", "part",
     "model", "build", "version", "card", "policy", "claim", "confirmation", "booking",
-    "reservation", "member", "customer", "application"))
+    "reservation", "member", "customer", "application", "document"))
 # Latin words whole ("tel", not "telemetry" or "hotel"; "llame", not "llama").
 # (a word starts after a JSON escape too: "...\\nTel. 843-215-389" in a logged prompt)
 # (a camelCase key's word starts at its capital: recipientPhone, payerMobile)
@@ -2413,7 +2517,8 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # ("cellphone 0713672127", a credit bureau's <mobileNo>)
                 # (the Balkans' "Mobitel")
                 r"mobile?(?:[ _-]?no)?|mobitel|handy|"
-                r"celular|cellulare|m[óo]vil|portable|"
+                # (and Argentina's "celu"; Indonesia's no_hp; a CDR's A and B parties)
+                r"celular|cellulare|celu|no[_ ]?hp|[ab]_party|m[óo]vil|portable|"
                 # (German's number to call and call back: "Rückrufnummer 040 318688")
                 r"r[üu]ckrufnummer|rufnummer|"
                 # (Brazil's NF-e names it <fone>)
@@ -2473,7 +2578,8 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 "เบอร์|โทร|"
                 # Armenian: "հեռ." and "հեռախոս" (telephone)
                 "[\u0540\u0570]\u0565\u057c(?:\u0561\u056d\u0578\u057d)?")
-_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "wa_id", "WaId", "waId", "waid", "WAID",
+_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "elu", "ELU", "_hp", "_HP", "ohp", "OHP",
+                  "_party", "_PARTY", "wa_id", "WaId", "waId", "waid", "WAID",
                   "sdt", "SDT", "s\u0111t", "S\u0110T", "S\u0111t", "alled", "alling",
                   "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0",
                   "nea directa", "NEA DIRECTA", "ontact", "ONTACT", "ontakt",
@@ -2580,6 +2686,7 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "\u043e\u0437\u0438\u043d\u043a", "\u0430\u0440\u043e\u043b\u0430", "arool",
                     "\u10de\u10d0\u10e0\u10dd\u10da")
 _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "handy",
+                 "no_hp", "nohp", "no hp", "a_party", "b_party",
                  "celular", "cellulare", "fone",
                  "vil", "portable",
                  "whatsapp", "msisdn", "my number", "new number", "cell ", "cell.", "cell:",
@@ -2607,7 +2714,7 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "h
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
-                       r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den",
+                       r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p",
                        3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
@@ -2691,7 +2798,7 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"simu|natel|"
                     r"llam(?:ar|e|ame|ada)|chiam|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me|"
                     r"num[ae]ro|appel|joindre|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi|contatt"
-                    r"|cel|"
+                    r"|cel|[ab]_party|"
                     r"tlf|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)")
 # (CJK's full stop and marks end a value too: "密码：Sunflower@435。谢谢！")
 _TOLD_STOP = (r"\s«»„“”\"'「」『』，,、；;：؛)）！？\u3000-\u303f\u3040-\u30ff\u3400-\u9fff"
@@ -3087,7 +3194,7 @@ DETECTORS: tuple[Detector, ...] = (
        # (after a JSON-escaped newline too: a terminal's output in a tool call, "\\ngho_...")
        r"(?:(?<![A-Za-z0-9_])|(?<=\\[nrt]))"
        r"(?:gh[pousr]_[A-Za-z0-9_]{36,251}|github_pat_[A-Za-z0-9_]{22,255})"
-       r"(?![A-Za-z0-9_])",
+       r"(?![A-Za-z0-9_])(?<!xxxxxxxxxxxx)",  # (not documentation's ghp_xxxx...)
        prefilter=r"gh[pousr]_[A-Za-z0-9_]{36}|github_pat_[A-Za-z0-9_]{22}",
        needles=("gh", "github_pat_"), start=_at_literal(("gh", "github_pat_")),
        starts=((r"gh[pousr]_|gith", 4),)),
@@ -3679,6 +3786,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?i)(?<![\w-])(?:proxy-)?authorization\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
        # (or the scheme and the credential as strings joined in code: "Basic " + "...")
        r"(?:bearer|basic|token|digest|apikey)(?:[ \t]*\\*[\"'][ \t]*\+[ \t]*\\*[\"']|[ \t]+)"
+       # (a Digest's parameters are not one: username="...", its response its own)
+       r"(?![A-Za-z]+=\\?[\"'])"
        # (eBay's user tokens hold "^" and "#": v^1.1#i^1#I^3#f^0#...)
        r"([A-Za-z0-9._~+/!-][A-Za-z0-9._~+/!|^#%-]{5,}=*)(?![\w.~+/!|^#%-])",
        v.header_credential_ok,
@@ -5035,6 +5144,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (a quote inside it doubled, as SQL writes it, or escaped, as MySQL also takes it)
        r"(?i)(?<![\w-])(?:password|identified(?:\s+with\s+\w+)?\s+by)\s+(['\"])"
        r"((?:(?!\1)[^\\\n]|\1\1|\\[^\n])+)\1",
+       # (not a log's mask: Airflow's "password '***'")
+       lambda value: not v.stands_in(value),
        prefilter=r"(?i)(?:password|identified[ \t\r\n]+(?:with[ \t\r\n]+\w+[ \t\r\n]+)?by)"
                  r"[ \t\r\n]+['\"]", group=2,
        needles=("assword", "ASSWORD", "dentified", "DENTIFIED"),
@@ -5071,11 +5182,12 @@ DETECTORS: tuple[Detector, ...] = (
     # (and as Italian and Spanish say it: "la password fosse ...", "la contraseña era ...")
     # (and what it is for, and "now": "das Webhook-Secret für Calendly ist jetzt X")
     _told(r"(?:\s+(?:for|f[üu]r|pour|para|per|von)\s+[\w.-]+)?"
-          r"\s+(?:is|was|fosse|era|fue|ist|war)(?:\s+(?:now|jetzt|nun|ahora|agora|ora))?\s*:?\s+"
+          r"\s+(?:is|was|fosse|era|fue|ist|war|lautete?)(?:\s+(?:now|jetzt|nun|ahora|agora|ora))?"
+          r"\s*:?\s+"
           + _PROSE_VALUE,
           r"(?:[ \t]+(?:for|f.r|pour|para|per|von)[ \t]+[\w.-]+)?[ \t\r\n]+"
-          r"(?:is|was|fosse|era|fue|ist|war)[ \t\r\n:]", v.tokenish,
-          pwd=True),
+          r"(?:is|was|fosse|era|fue|ist|war|lautet)[ \t\r\n:e]", v.tokenish,
+          pwd=True, compound=True),
     # "I changed my password to X": a password-shaped value only.
     _told(r"\s+to\s+" + _PROSE_VALUE, r"[ \t\r\n]+to[ \t\r\n]", v.password_like, pwd=True),
     # ... and with no verb: "twilio auth token 9f86d081884c7d65...": a long token only ("pwd"
@@ -5136,7 +5248,7 @@ DETECTORS: tuple[Detector, ...] = (
        rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+])){{0,30}}?(?<!\d)"
        r"(?<!id: )(?<!id:)(?<!id )(?<![A-Za-z])"  # (not an id's digits after its letters)
        # (German's slash between spaces too: "0176 / 449 404 77")
-       r"\(?(\d{8,12}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:(?: / |[ ./-])\d{2,9}){1,4})"
+       r"\(?(\d{8,13}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:(?: / |[ ./-])\d{2,9}){1,4})"
        r"(?!\d|[./-]\d)",
        v.told_phone_ok,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
@@ -5179,7 +5291,7 @@ DETECTORS: tuple[Detector, ...] = (
     # ... and in the languages whose verb comes last, the number first ("92006 99787 पर कॉल
     # करें", "090-1234-5678に電話して", "010-1234-5678로 전화"): a word for calling right after.
     _d("phone",
-       r"(?a)(?<![\d.])(\d{2,5}(?:[ .-]\d{2,5}){1,4})(?![\d])[^\n\d.!?。！？A-Za-z]{0,8}?"
+       r"(?a)(?<![\d.])(\d{2,5}(?:[ .-]\d{2,5}){1,4}|\d{9,12})(?![\d])[^\n\d.!?。！？A-Za-z]{0,8}?"
        rf"(?:{_CALL_AFTER})", lambda s: 9 <= len(v.digits(s)) <= 12,
        prefilter=_CALL_AFTER_PREFILTER, group=1, needles=_CALL_AFTER_NEEDLES, digits=True,
        start=_at_class(r"\d"), joined=_joined_digits(9),
@@ -5559,6 +5671,8 @@ DETECTORS: tuple[Detector, ...] = (
        rf"(?:(?<![\w.+%$#-])(?<!\*\*)(?!(?<=\\)[nrt])|(?<=\\[nrt]))(?<!placeholder=[\"'])(?<!://)"
        # (nor a mail's Message-ID or a calendar event's UID: ids in an address's shape)
        r"(?<!Message-ID: <)(?<!Message-Id: <)(?<!Message ID: <)(?<!Message Id: <)(?<!\nUID:)"
+       # (nor a SIP dialog's Call-ID: "c8tkifr3pa0RsQIMSVlKYE76z@pbx.local")
+       r"(?<!Call-ID: )(?<!Call-ID:)(?<!\ni: )"
        rf"{_NOT_AN_SSH_LOGIN}"
        rf"[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path
@@ -5989,6 +6103,7 @@ DETECTORS: tuple[Detector, ...] = (
     *_SYSTEM_FIELDS,
     *_TELECOM_IDS,
     *_CARD_CODES,
+    *_ROUND_R,
     *_SECURITY_ANSWERS,
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported,
     # unless it holds exactly one host (/32, /128: an allow-list entry for one client).

@@ -433,6 +433,8 @@ def rut_ok(candidate: str) -> bool:
     text = candidate.replace(".", "").replace("-", "").upper()
     if not 8 <= len(text) <= 9 or not text[:-1].isdigit() or not text.isascii():
         return False
+    if int(text[:-1]) >= 50_000_000:
+        return False  # a company's (persons' run below 50 million: "SpA (RUT 77.754.014-9)")
     total, weight = 0, 2
     for ch in reversed(text[:-1]):
         total += int(ch) * weight
@@ -645,7 +647,8 @@ def curp_ok(candidate: str) -> bool:
     return str((10 - total % 10) % 10) == text[17]
 
 
-_ITIN_GROUPS = frozenset(range(70, 100)) - {89, 93}
+# (50 to 65 since 2011, 70 to 88, 90 to 92 and 94 to 99: the IRS's ranges)
+_ITIN_GROUPS = frozenset(range(50, 66)) | frozenset(range(70, 100)) - {89, 93}
 
 
 def itin_ok(candidate: str) -> bool:

@@ -314,7 +314,9 @@ def told_phone_ok(candidate: str) -> bool:
     date or an address ("via mobile app from IP 100.113.35.181": the address detectors
     decide on those)."""
     numerals = digits(candidate)
+    # (13 digits from a "1" are no number of any plan: a time in milliseconds)
     return (8 <= len(numerals) <= 13 and numerals[1:].strip("0") != ""
+            and not (len(numerals) == 13 and numerals[0] == "1")
             and _DATED.match(candidate) is None and _ipv4_octets(candidate) is None
             and _DECIMAL.fullmatch(candidate) is None)
 
@@ -564,6 +566,9 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
                    # a secret store's path to it (Vault's database/creds/app, a secrets
                    # manager's prod/ledger/stripe): lower-case names
                    r"|[a-z][a-z0-9_.-]*(?:/[a-z][a-z0-9_.-]*)+"
+                   # (and the key to read there, as Ansible's hashi_vault lookup names it:
+                   # secret=kv/data/payroll:db_password)
+                   r"(?::[a-z][a-z0-9_]*)?"
                    # a relative one to a file (path/to/key.json), an object store's key
                    # (builds/021a9a8/app.tar.gz)
                    r"|[\w.-]+(?:/[\w.-]+)+\.[A-Za-z][A-Za-z0-9]{0,7}"
@@ -637,6 +642,9 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e"
                               # a format's placeholder: %(token)s, {password}, {0}
                               r"|%\(\w+\)[sdr]$|\{\w*\}?$"
                               r"|(?:\(sensitive(?: value)?\)?|\(redacted\)?|\(hidden\)?|\*+"
+                              # (a logger's bracketed mask: Okta's "[hidden]", Spring's
+                              # "[PROTECTED]")
+                              r"|\[?(?:hidden|protected|scrubbed|obfuscated)\]?"
                               # (or a CI's mask, four x's and the last characters:
                               # CircleCI's "xxxxa5t1")
                               r"|x{4,}(?:[A-Za-z0-9]{1,4})?"
@@ -863,7 +871,10 @@ def telecom_id_ok(candidate: str) -> bool:
     (18 to 22, an "F" filler at the end) or a MEID (14 hexadecimal digits) under its name;
     not one character repeated (a stand-in)."""
     compact = candidate.replace(" ", "").replace("-", "")
-    return len(set(compact)) > 1 and (14 <= len(digits(compact)) <= 22 or len(compact) == 14)
+    return (len(set(compact)) > 1 and (14 <= len(digits(compact)) <= 22 or len(compact) == 14)
+            # (not a test network's subscriber: MCC 001 and 999 are for test SIMs,
+            # "001010000000000" a lab's fixture)
+            and not (len(compact) == 15 and compact.startswith(("00101", "999"))))
 
 
 def lowered(text: str) -> str:
@@ -925,10 +936,14 @@ def secret_value_ok(candidate: str) -> bool:
             and not (_ENV_NAME.fullmatch(bare) and (_SECRET_PART.search(bare)
                                                      or bare.endswith(_ENV_NAME_ENDS)))
             and not bare.startswith(_PEM_START)
+            # the next field of a line after a key that names a job ("xero-token-refresh:
+            # tenants=4 refreshed=31"): a name and a count, no secret
+            and _FIELD_AND_COUNT.fullmatch(bare) is None
             # a Kubernetes Secret's name (cert-manager's secret=api-example-tls)
             and _SECRET_RESOURCE_NAME.fullmatch(bare) is None)
 
 
+_FIELD_AND_COUNT = re.compile(r"[a-z][a-z_]{1,23}=\d{1,6}")
 # A version a requirement pins, the "=" of "==" left in front ("=0.7.0", "=2.1.0rc1").
 _VERSION_PIN = re.compile(r"=+[ \t]*v?\d+(?:\.\d+)*(?:[._+-]?[a-z]+\d*)*(?:\.\*)?")
 
@@ -1262,7 +1277,9 @@ def strong_token(candidate: str) -> bool:
     verb or separator between them ("auth token 9f86d0...") must be to count; not a Stripe
     object's id ("token pm_1Nx..." names a saved card, which charges nothing by itself)."""
     return (len(candidate) >= 16 and letters_and_digits(candidate)
-            and _STRIPE_OBJECT.fullmatch(candidate) is None)
+            and _STRIPE_OBJECT.fullmatch(candidate) is None
+            # (not a secret store's path: "vault kv get -field=secret kv/noc/radius/bng-02")
+            and not ("/" in candidate and _PATH.fullmatch(candidate)))
 
 
 
@@ -1390,8 +1407,10 @@ def email_ok(candidate: str) -> bool:
         return False
     if local.isdigit() and _PRIVATE_HOST.fullmatch(host) is not None:
         return False  # a PBX's extension (sip:2104@pbx.internal), no one's mailbox
-    if local.lower() == "anonymous" and host.lower().endswith(".invalid"):
-        return False  # SIP's anonymous caller (RFC 3261's anonymous@anonymous.invalid)
+    if local.lower() == "anonymous":
+        # SIP's anonymous caller (RFC 3261's anonymous@anonymous.invalid), EAP's outer
+        # identity (anonymous@realm: who the user is stays inside the tunnel)
+        return False
     last_label = host.rpartition(".")[2]
     if last_label.lower() in _IMAGE_SUFFIXES:
         return False  # an image's density variant (avatar_placeholder@2x.png)

@@ -81,8 +81,10 @@ CASES = {
                     lambda r: _ymd(r) + _digits(r, 4) + r.choice("0112") + _digits(r, 1),
                     tuple(D)),
     "mx.curp": Case(ids.curp_ok, "stdnum.mx.curp", _curp_body, tuple(D)),
+    # (the IRS issues groups 50 to 65 too, since 2011; stdnum's ranges stop at 70 to 99)
     "us.itin": Case(ids.itin_ok, "stdnum.us.itin", lambda r: r.choice("89") + _digits(r, 2),
-                    tuple(f"{g:02d}" for g in range(100)), suffix=lambda r: _digits(r, 4)),
+                    tuple(f"{g:02d}" for g in range(100)), suffix=lambda r: _digits(r, 4),
+                    exact=False, extra=16),
     "fi.hetu": Case(ids.hetu_ok, "stdnum.fi.hetu",
                     lambda r: _date(r, loose=True) + r.choice("+-YXWVUABCDEFG") + _serial(r),
                     tuple("0123456789ABCDEFHJKLMNPRSTUVWXY")),
@@ -144,7 +146,8 @@ CASES = {
     "be.nn": Case(ids.be_national_number_ok, "stdnum.be.nn",
                   lambda r: _ymd(r) + _digits(r, 3), tuple(f"{k:02d}" for k in range(100)),
                   exact=False, extra=1),  # (the key for a birth since 2000 too)
-    "cl.rut": Case(ids.rut_ok, "stdnum.cl.rut", lambda r: str(r.randint(1_000_000, 99_999_999)),
+    # (persons' numbers: from 50 million on, RUTs are companies', which rut_ok refuses)
+    "cl.rut": Case(ids.rut_ok, "stdnum.cl.rut", lambda r: str(r.randint(1_000_000, 49_999_999)),
                    tuple(D + "K"), exact=False),
     "it.codicefiscale": Case(
         ids.codice_fiscale_ok, "stdnum.it.codicefiscale",
