@@ -616,7 +616,7 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
 # time_per_token, tokenizer) nor keys that index data (cache_key, routing_key).
 # Each alternative starts with its literal and looks behind only once that matched: a
 # look-behind first would run at every position of every line.
-_NOT_TOKEN_COUNTS = (r"token(?<!per[_ -]token)"
+_NOT_TOKEN_COUNTS = (r"token(?<!(?<![a-z])per[_ -]token)"
                      r"(?!izer|s|total|[_ -](?:ids?|count|type|len|logprobs?)\b)"
                      # a page's place in a listing (page_token, nextPageToken, NextToken)
                      + "".join(rf"(?<!{w}[_ -]token)(?<!{w}token)" for w in (
@@ -732,6 +732,12 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # salt_key, a UUID; an environment's *_BEARER; a form's userPw)
                  # (a camel-case "Pwd" too, tempPwd)
                  r"hmac[_-]?key|salt[_-]?key|bearer(?![a-z])|(?<=[a-z])(?-i:Pwd?)(?![a-z0-9])|"
+                 # (a payment gateway's MerchantKey, AppsFlyer's devKey, Airflow's fernetKey; a
+                 # one-time code under its key: invitation_code=, authorizationCode=, smsCode=;
+                 # a signing keystore in base64)
+                 r"merchant[_-]?key(?![a-z])|(?<![a-z])devkey(?![a-z])|appsflyer[_-]?key|"
+                 r"fernet[_-]?key|(?:invitation|authorization|verification)[_-]?code(?![a-z])|"
+                 r"sms[_-]?code(?![a-z])|keystore[_-]?(?:base64|b64)|"
                  # (Dex's bindPW, Entra's temporaryAccessPass; Duo's skey, its secret key;
                  # LoRaWAN's nwkKey and a Thread network's key; Portuguese's palavra-passe)
                  r"(?<=[a-z])(?-i:PW|Pass)(?![a-zA-Z0-9])|(?<![a-z0-9])skey(?![a-z])|"
@@ -845,7 +851,7 @@ _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
 _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\"']"
               r"(?:type|vType|readonly|value)\\*[\"'])")
 # (not a word of an image's or a path's last part: ghcr.io/acme/token-meter:5400fb8)
-_SECRET_KEY = (rf"(?i)(?=[abceghikmnprstuw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*"
+_SECRET_KEY = (rf"(?i)(?=[abcdefghikmnprstuvw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*"
                rf"{_NOT_THE_SECRET}"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key"
@@ -856,7 +862,7 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                          r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat|access[_-]?code"
                          r"|encryption[_-]?key|shared[_-]?key|stream[_-]?key|admin[_-]?key"
-                         r"|guek|gbek|gak"
+                         r"|guek|gbek|gak|(?:invitation|authorization|verification|sms)[_-]?code"
                          r"|unlock[_-]?phrase|seed[_-]?phrase|recovery[_-]?phrase|mnemonic)"
                          r"[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
@@ -866,7 +872,8 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "transaction", "primary", "secondary", "pat", "clave", "klucz", "chave",
                   "kulcs", "unlock", "seed", "recovery", "mnemonic", "tkn", "skey", "nwk",
                   "network", "palavra", "encryption", "shared", "stream", "admin", "guek",
-                  "gbek", "gak")
+                  "gbek", "gak", "merchant", "devkey", "appsflyer", "fernet", "invitation",
+                  "verification", "smscode", "sms_code", "sms-code")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -1153,7 +1160,8 @@ _NATIONAL_IDS = (
                r"carteira[ \t]+(?:nacional[ \t]+)?de[ \t]+habilita\w+"),
               ("cnh", "carteira"), r"\d{11}", ids.cnh_ok),
     _named_id((_AS_KEY % "chave", r"chave[ \t]+pix"), ("chave",), r"\d{11}", ids.cpf_ok),
-    _named_id((r"(?<![a-z])(?-i:CBU|CVU)\b", _AS_KEY % "cbu", _AS_KEY % "cvu"), ("cbu", "cvu"),
+    _named_id((r"(?<![a-z])(?-i:CBU|CVU)\b", _AS_KEY % "cbu(?:_[a-z]{1,12})?",
+               _AS_KEY % "cvu(?:_[a-z]{1,12})?"), ("cbu", "cvu"),
               r"\d{8}[ -]?\d{14}", ids.cbu_ok),
     # A driver's licence number under its name ("Driver's License #: D412-7790-3318",
     # "CDL: FL B123-456-78-912-0", "permis=12AB34567"): letters and digits, five digits at least.
@@ -1162,7 +1170,8 @@ _NATIONAL_IDS = (
                r"(?<![a-z/])(?-i:CDL|DL)\b(?!/)(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
                _AS_KEY % "permis", r"permis[ \t]+de[ \t]+conduire",
                r"f[üu]hrerschein(?:nummer)?",
-               _AS_KEY % "dl_no", _AS_KEY % "dl_number", _AS_KEY % "licen[cs]e_?no"),
+               _AS_KEY % "dl_no", _AS_KEY % "dl_number", _AS_KEY % "licen[cs]e_?no",
+               _AS_KEY % "driver_?licen[cs]e(?:_?(?:number|no))?"),
               ("driver", "cdl", "dl", "permis", "f\u00fchrerschein", "fuhrerschein", "licen"),
               r"(?:[A-Z]{2}[ \t]+)?[A-Z0-9]{1,4}(?:[ -]?\d[A-Z0-9]{0,10}){1,6}",
               ids.licence_number_ok,
@@ -1205,7 +1214,7 @@ _NATIONAL_IDS = (
               _has_digit, checksummed=False),
     _named_id((r"(?-i:RG)\b", r"registro geral"), ("rg", "registro"),
               r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dXx]", ids.digit_count_ok(8, 10), checksummed=False),
-    _named_id((r"(?-i:RFC)\b", _AS_KEY % "rfc"), ("rfc",),
+    _named_id((r"(?-i:RFC)\b", _AS_KEY % "rfc(?:_[a-z]{1,12})?"), ("rfc",),
               # (not the generic RFCs of the public and of foreigners, on every such invoice)
               "(?!X[AE]XX010101000)[A-ZÑ&]{4}\\d{6}[A-Z0-9]{3}", _has_digit, checksummed=False,
               shape=r"[A-Za-z&]{4}\d{6}[A-Z0-9]{3}"),
@@ -1496,9 +1505,9 @@ _NATIONAL_IDS = (
               checksummed=False),
     _named_id((r"nik\b", r"nomor induk kependudukan", r"ktp\b"), ("nik", "nomor induk", "ktp"),
               r"\d{16}|\d{6} \d{6} \d{4}", ids.nik_ok, checksummed=False),
-    _named_id((r"national insurance", r"ni[ _]?(?:number|no)\b", r"nino\b", r"(?-i:NI)\b",
-               _AS_KEY % "ni"),
-              ("national insurance", "ni", "nino"),
+    _named_id((r"national[ _-]?insurance", r"ni[ _]?(?:number|no)\b", r"nino\b",
+               r"(?-i:NI)\b", _AS_KEY % "ni"),
+              ("national", "ni", "nino"),
               r"[A-CEGHJ-PR-TW-Za-ceghj-pr-tw-z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-Da-d]",
               ids.nino_ok, checksummed=False),
     # China's resident id: 18 characters with a birth date and a check character, but an
@@ -2056,6 +2065,150 @@ _ROUND_R = (
        prefilter=r"(?i)(?:numero_?documento|nro_?documento|doc_?nro|numdocumento)[ \t]*[\"']?"
                  r"[ \t]*[:=]",
        group=1, needles=("ocumento", "OCUMENTO", "ocNro", "ocnro", "OCNRO", "oc_nro")),
+)
+def _plain(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
+           prefilter: str, needles: tuple[str, ...], group: int = 1,
+           digits: bool = False) -> Detector:
+    """A detector whose pattern reads "-", "_" and " " as itself alone, where each is read
+    (a joinable kind's then has nothing for the joined pass to rescan)."""
+    joinable = kind in ("email", "iban", "credit_card", "us_ssn", "phone")
+    return _d(kind, pattern, validator, prefilter=prefilter, group=group, needles=needles,
+              digits=digits, joined=_nothing_joined if joinable else None,
+              joined_prefilter=prefilter if joinable else "")
+
+
+# Values in the records and configurations of telecom, travel, payroll and Latin American
+# systems, by the fields those systems name them with.
+_ROUND_R2 = (
+    # A phone under an XML element's number (OpenTravel's <Phone countryCode="1"
+    # number="7182008373"/>), Tally's ledger contacts, a PCF's subscription id
+    # ({"type": "END_USER_E164", "data": "..."}), an HLR's ISDN="...", FreeRADIUS's
+    # "(from client bng port 1584 cli 491623092909)", RADIUS's User-Name of digits.
+    _plain("phone", r"(?i)<phone\b[^>\n]{0,80}?\bnumber=\\?\"(\+?\d[\d -]{5,18}\d)\\?\"",
+           v.told_phone_ok, prefilter=r"(?i)<phone[^>\r\n]{0,80}number=",
+           needles=("hone", "HONE")),
+    _plain("phone", r"<(LEDGER(?:PHONE|MOBILE))>(\+?[\d -]{8,18})</\1>", v.told_phone_ok,
+           prefilter=r"<LEDGER(?:PHONE|MOBILE)>", needles=("<LEDGER",), group=2),
+    _plain("phone",
+           r"END_USER_E164\\?\"[ \t]*,[ \t]*\\?\"data\\?\"[ \t]*:[ \t]*\\?\"(\+?\d{8,15})",
+           v.e164ish, prefilter=r"END_USER_E164[^\r\n]{0,30}data", needles=("END_USER_E164",)),
+    _plain("phone", r"\bISDN=\"(\+?\d{8,15})\"", v.e164ish, prefilter=r"ISDN=\"\+?\d{8}",
+           needles=("ISDN=",)),
+    _plain("phone", r"\(from client \S+ port \d+ cli (\+?\d{8,15})\)", v.e164ish,
+           prefilter=r"from client [^ \t\r\n]+ port [0-9]+ cli [0-9+]", needles=(" cli ",)),
+    _plain("phone", r"(?i)\buser-name[ \t]*=[ \t]*\"?(\+?\d{10,13})(?![\d])", v.told_phone_ok,
+           prefilter=r"(?i)user-name[ \t]*=[ \t]*\"?\+?\d{10}", needles=("ame",)),
+    # A SIM's secret key in an HLR's command (ADD KI: ... KIVALUE="...").
+    _plain("secret_assignment", r"\bKIVALUE=\"([0-9A-Fa-f]{32})\"",
+           prefilter=r"KIVALUE=\"[0-9A-Fa-f]{32}", needles=("KIVALUE",)),
+    # Device configurations: a Zabbix user macro's value ({$SNMP_COMMUNITY}), a MikroTik
+    # SNMP community's name, radclient's shared secret (its last argument), a Huawei
+    # local user's password cipher text.
+    _plain("secret_assignment",
+           r"\{\$[A-Z0-9_.]*(?:PASSWORD|PASSWD|SECRET|COMMUNITY|TOKEN|KEY|PSK|PASS)[A-Z0-9_.]*\}"
+           r"\\?\"[ \t]*,[ \t]*\\?\"value\\?\"[ \t]*:[ \t]*\\?\"([^\"\\\n]{4,})",
+           v.secret_value_ok,
+           prefilter=r"\{\$[A-Z0-9_.]*(?:PASS|SECRET|COMMUNITY|TOKEN|KEY|PSK)[^\r\n]{0,60}value",
+           needles=("{$",)),
+    _plain("secret_assignment",
+           r"(?m)^/snmp community\b(?:\n(?!/)[^\n]*){0,6}?\n[ \t]*(?:add|set)\b[^\n]*?"
+           r"[ \t]name=(\S+)",
+           v.secret_value_ok, prefilter=r"/snmp community", needles=("/snmp community",)),
+    _plain("secret_assignment",
+           r"\bradclient\b[^\n|;]*?[ \t](?:auth|acct|status|coa|disconnect)[ \t]+'?([^'\s]{4,})",
+           v.secret_value_ok,
+           prefilter=r"radclient[^\r\n]{0,200}(?:auth|acct|status|coa|disconnect)[ \t]",
+           needles=("radclient",)),
+    _plain("secret_assignment", r"(?i)\bpassword[ \t]+(?:irreversible-)?cipher[ \t]+(\S{8,})",
+           v.secret_value_ok,
+           prefilter=r"(?i)password[ \t]+(?:irreversible-)?cipher[ \t]+[^ \t\r\n]",
+           needles=("ipher", "IPHER")),
+    # Credentials told as user/password ("creds admin/dhlR6HCko0"), Peru's "clave SOL", an
+    # API's "Clave API: ...", a password in backticks after its word ("pw `...`").
+    _plain("secret_assignment",
+           r"(?i)(?<![a-z])creds?\b[ \t]*:?[ \t]+[^\s/]{1,40}/([^\s/]{4,64}?)(?=[.,;]?(?:\s|$))",
+           v.told_password, prefilter=r"(?i)creds?[ \t:]+[^ \t\r\n/]{1,40}/",
+           needles=("red", "RED")),
+    _plain("secret_assignment",
+           r"(?i)(?<![a-z])clave[ \t]+(?:sol|api|de[ \t]+acceso)\b[ \t]*:?[ \t]*[«\"']?"
+           r"([^\s«»\"',]{6,64})",
+           v.secret_value_ok, prefilter=r"(?i)clave[ \t]+(?:sol|api|de[ \t]+acceso)",
+           needles=("lave", "LAVE")),
+    _plain("secret_assignment",
+           r"(?i)(?<![\w`-])(?:pw|pwd|password|pass)[ \t]*[:=]?[ \t]*`([^`\s]{6,64})`",
+           v.secret_value_ok, prefilter=r"(?i)(?:pw|pwd|pass)[^\r\n]{0,12}`", needles=("`",)),
+    # A PIN told as Brazilians tell a password of digits ("minha senha do cartão é 4998").
+    _plain("secret_assignment",
+           r"(?i)(?<![a-z])senha\b[^\n.!?]{0,40}?[ \t](?:é|e|era|foi)[ \t]+(\d{4,8})(?![\d])",
+           prefilter=r"(?i)senha[^\r\n]{0,48}[0-9]{4}", needles=("enha", "ENHA"), digits=True),
+    # A session's credentials as SQL takes them (Redshift's UNLOAD ... SESSION_TOKEN '...'),
+    # an ODBC string's PWD={...}, a Terraform plan's new secret ("old" -> "new").
+    _plain("secret_assignment",
+           r"(?i)\b(?:aws_)?(?:session|security)_token[ \t]+'([^'\s]{16,})'",
+           prefilter=r"(?i)(?:session|security)_token[ \t]+'", needles=("_TOKEN", "_token")),
+    _plain("secret_assignment", r"(?i)(?<![a-z])(?:pwd|password)=\{([^{}\s]{4,})\}",
+           v.secret_value_ok, prefilter=r"(?i)(?:pwd|password)=\{", needles=("={",)),
+    _plain("secret_assignment",
+           r"(?i)(?:password|secret|token)[\w-]*\"?[ \t]*=[ \t]*\"[^\"\n]*\"[ \t]*->[ \t]*"
+           r"\"([^\"\n]{4,})\"",
+           v.secret_value_ok, prefilter=r"(?i)(?:password|secret|token)[^\r\n]{0,60}->[ \t]*\"",
+           needles=("->",)),
+    # macOS's security tool's keychain password (-p) and a PKCS#12's passphrase (-P).
+    _plain("secret_assignment",
+           r"\bsecurity[ \t]+(?:create-keychain|unlock-keychain|import|export"
+           r"|set-keychain-password)\b[^\n|;&]*?[ \t]-[pP][ \t]+(?!-)(\S+)",
+           v.secret_value_ok,
+           prefilter=r"security[ \t]+(?:create-keychain|unlock-keychain|import|export"
+                     r"|set-keychain-password)[^\r\n]{0,200}[ \t]-[pP][ \t]",
+           needles=("security",)),
+    # A key-value store's write of a secret (an app's "KeychainStore set key=refreshToken
+    # value=..."): the value after the secret's name.
+    _plain("secret_assignment",
+           r"(?i)\bkey=\w*(?:token|pin|password|passwd|secret|passcode|credential)\w*[ \t]+"
+           r"value=([^\s\"',;]{4,})",
+           v.secret_value_ok,
+           prefilter=r"(?i)key=[A-Za-z0-9_]*(?:token|pin|passw|secret|passcode|credential)"
+                     r"[^\r\n]{0,40}value=",
+           needles=("alue=", "ALUE=")),
+    # ASP.NET Core's session and login cookies.
+    _plain("secret_assignment",
+           r"(?<![\w.])\.AspNetCore\.(?:Session|Cookies|Identity\.Application)=([^;\s\"']{16,})",
+           prefilter=r"\.AspNetCore\.[A-Za-z.]+=", needles=(".AspNetCore.",)),
+    # Travel: an APIS entry's passport (DCS's "DOC P THA AC0768454 EXP ..."), SSR DOCS in its
+    # dashed form ("SR DOCS LH HK1-P-D-HYMVGPJZT-D-...").
+    _plain("national_id", r"\bDOC[ \t]+P[ \t]+[A-Z]{3}[ \t]+([A-Z0-9]{6,9})[ \t]+EXP\b",
+           prefilter=r"DOC[ \t]+P[ \t]+[A-Z]{3}[ \t]+[A-Z0-9]{6}", needles=("DOC P",)),
+    _plain("national_id", r"\bDOCS[ \t]+[A-Z0-9]{2}[ \t]+HK\d-P-[A-Z]{1,3}-([A-Z0-9]{5,20})-",
+           prefilter=r"DOCS[ \t]+[A-Z0-9]{2}[ \t]+HK[0-9]-P-", needles=("DOCS",)),
+    # A PIX key that is an e-mail inside a payment's BR Code ("...br.gov.bcb.pix0121
+    # paula@...5204..."): up to the next field, the merchant's category.
+    _plain("email",
+           r"br\.gov\.bcb\.pix01\d\d([A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+?)(?=5204\d{4}5303)",
+           prefilter=r"br\.gov\.bcb\.pix01[0-9]{2}[^\r\n]{1,80}@", needles=("bcb.pix",)),
+    # Mexico's SPEI fields (cuentaOrdenante, cuentaBeneficiario): a CLABE.
+    _plain("iban",
+           r"(?i)(?<![a-z])cuenta_?(?:ordenante|beneficiario|destino|origen)\\?[\"']?[ \t]*[:=]"
+           r"[ \t]*\\?[\"']?(\d{18})(?![\d])",
+           v.clabe_ok, prefilter=r"(?i)cuenta_?(?:ordenante|beneficiario|destino|origen)",
+           needles=("uenta", "UENTA"), digits=True),
+    # India: EPFO's ECR file (UAN#~#NAME#~#...), Tally's <INCOMETAXNUMBER> (a PAN).
+    _plain("national_id", r"(?m)^(1\d{11})#~#", prefilter=r"(?:^|[\r\n])1[0-9]{11}#~#",
+           needles=("#~#",), digits=True),
+    # Named ids: India's PAN typed in lower case after its name, an ESIC insurance number, a
+    # UK UTR or a tax reference, a US I-94 record, Mexico's voter key.
+    _named_id((r"(?<![a-z])pan(?:[ \t]*(?:no|number|card))?\b\.?",), ("pan",),
+              r"[a-z]{3}[abcfghjlpt][a-z]\d{4}[a-z]", lambda value: ids.pan_ok(value.upper()),
+              checksummed=False),
+    _named_id((r"(?<![a-z])esic(?:[ _-]?ip)?(?:[ _-]?(?:number|no))?\b",), ("esic",), r"\d{10}",
+              ids.digit_count_ok(10, 10), checksummed=False),
+    _named_id((r"(?<![a-z])utr\b", r"tax[ _-]?ref(?:erence)?(?:[ _-]?(?:number|no))?\b"),
+              ("utr", "tax"), r"\d{10}", ids.digit_count_ok(10, 10), checksummed=False),
+    _named_id((r"(?-i:I-94)",), ("i-94",), r"\d{11}|\d{9}[A-Z]\d", _has_digit, checksummed=False),
+    _named_id((r"clave[ \t_]+de[ \t_]+elector", r"clave_?elector"), ("clave",),
+              r"[A-Z]{6}\d{8}[HM]\d{3}", _has_digit, checksummed=False),
+    _plain("national_id", r"<INCOMETAXNUMBER>([A-Za-z0-9]{10})</INCOMETAXNUMBER>",
+           lambda value: ids.pan_ok(value.upper()),
+           prefilter=r"<INCOMETAXNUMBER>", needles=("<INCOMETAXNUMBER>",)),
 )
 _CARD_CODES = (
     _CODE_ANSWERED,
@@ -3405,9 +3558,11 @@ DETECTORS: tuple[Detector, ...] = (
             r"FOID[ /](?:PP|NI|ID)([A-Z0-9]{5,15})\b"),
            prefilter=r"DOCS[^\r\n]{0,80}P/[A-Z]{2}|FOID[ /]", needles=("DOCS", "FOID")),
     _d("email",
-       r"\bCTCE\b[ \t]*(?:[A-Z]{2}[ \t]*)?(?:HK\d[ \t]*)?/([A-Z0-9._%+-]+//[A-Z0-9.-]+\.[A-Z]{2,})",
-       prefilter=r"CTCE[^\r\n]{0,12}/[A-Z0-9._%+-]+//", group=1, needles=("CTCE",),
-       joined=_nothing_joined, joined_prefilter=r"CTCE[^\r\n]{0,12}/[A-Z0-9._%+-]+//"),
+       # (EDIFACT's PNR element has no "/": "SSR+CTCE CHLOE_TAYLOR62//GMAIL.COM'")
+       r"\bCTCE\b[ \t]*(?:[A-Z]{2}[ \t]*)?(?:HK\d[ \t]*)?(?:/|(?<=[ \t]))"
+       r"([A-Z0-9._%+-]+//[A-Z0-9.-]+\.[A-Z]{2,})",
+       prefilter=r"CTCE[^\r\n]{0,12}[A-Z0-9._%+-]+//", group=1, needles=("CTCE",),
+       joined=_nothing_joined, joined_prefilter=r"CTCE[^\r\n]{0,12}[A-Z0-9._%+-]+//"),
     *_each("phone",
            (r"\bCTC[MPBH]\b[ \t]*(?:[A-Z]{2}[ \t]*)?(?:HK\d[ \t]*)?/?[ \t]*(\+?\d{8,15})\b",
             r"(?m)^[ \t]*\d\.[A-Z]{3}(\d{8,15})-[MHBA]\b",
@@ -5889,7 +6044,7 @@ DETECTORS: tuple[Detector, ...] = (
     # Mexico's CLABE, its IBAN, under its name ("Cuenta CLABE: 012580701756758963", "mi clabe
     # interbancaria: 002 580 24268331726 3"): eighteen digits, a weighted check digit.
     _d("iban",
-       r"(?i)(?<![a-z])clabe(?![a-z])[^\n\d]{0,30}?(?<!\d)(\d{3}[ _-]?\d{3}[ _-]?\d{11}[ _-]?\d)"
+       r"(?i)(?<![a-z])clabe(?![a-z])[^\n\d]{0,48}?(?<!\d)(\d{3}[ _-]?\d{3}[ _-]?\d{11}[ _-]?\d)"
        r"(?!\d)",
        v.clabe_ok, prefilter=r"(?i)clabe[^\r\n]{0,40}\d{3}", group=1,
        needles=("clabe", "CLABE", "Clabe"), digits=True,
@@ -6104,6 +6259,7 @@ DETECTORS: tuple[Detector, ...] = (
     *_TELECOM_IDS,
     *_CARD_CODES,
     *_ROUND_R,
+    *_ROUND_R2,
     *_SECURITY_ANSWERS,
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported,
     # unless it holds exactly one host (/32, /128: an allow-list entry for one client).

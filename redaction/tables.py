@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from .detectors import Finding
-from .national_ids import any_id_ok, digit_count_ok, person_inn_ok
+from .national_ids import any_id_ok, digit_count_ok, passport_ok, person_inn_ok
 from .validators import (
     digits,
     lowered,
@@ -197,7 +197,8 @@ def _tokens(name: str) -> list[str]:
 
 
 def column_kind(name: str) -> str | None:
-    """The kind a column's header names: "phone", "us_ssn", "national_id", "telecom_id",
+    """The kind a column's header names: "phone", "us_ssn", "national_id", "passport",
+    "telecom_id",
     "card_code" (a card's CVC), "pin", "password" (a password's or a secret's column) or
     None."""
     name = name.strip().strip("\"'`*").strip()
@@ -212,6 +213,9 @@ def column_kind(name: str) -> str | None:
         # (a national id by that name: any id's number, checked or not; Kenya's has no check)
         if tokens in (["national", "id"], ["nationalid"], ["nid"], ["national", "id", "number"]):
             return "national_id_named"
+        # (a passport's column: a passport's shape, which has no check to ask for)
+        if not _PASSPORT_WORDS.isdisjoint(tokens) or any(s in name for s in _PASSPORT_SCRIPTS):
+            return "passport"
         return "national_id"
     # (a PIN's or a key's column may say "code": pin_code, install_code)
     named_alone = _ABOUT_WORDS.isdisjoint(set(tokens) - {"code"})
@@ -245,6 +249,11 @@ def column_kind(name: str) -> str | None:
             or ("session" in tokens and ("key" in tokens or "cookie" in tokens))):
         return "secret"
     return None
+
+
+_PASSPORT_WORDS = frozenset(("passport", "passeport", "pasaporte", "paszport", "paspor",
+                             "reisepass", "passaporto", "passaporte"))
+_PASSPORT_SCRIPTS = ("旅券", "护照", "여권", "パスポート")
 
 
 def _names_a_document(name: str, tokens: list[str]) -> bool:
@@ -282,6 +291,8 @@ def _cell_ok(kind: str, value: str) -> bool:
         # (and, under its column's name only, Ukraine's RNOKPP and Russia's INN, whose one
         # check digit is too weak for a generic name's)
         return len(value) <= 24 and (any_id_ok(value) or person_inn_ok(value))
+    if kind == "passport":
+        return len(value) <= 24 and (passport_ok(value) or any_id_ok(value))
     if kind == "telecom_id":
         return len(value) <= 26 and telecom_id_ok(value)
     if kind == "card_code":
@@ -311,7 +322,7 @@ _ANY_ID_DIGITS = digit_count_ok(6, 20)  # (under a national_id column: an id wit
 _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assignment",
                  "pin": "secret_assignment",
                  "secret": "secret_assignment", "national_id": "national_id",
-                 "national_id_named": "national_id",
+                 "national_id_named": "national_id", "passport": "national_id",
                  "telecom_id": "telecom_id", "card_code": "credit_card"}
 
 
@@ -651,7 +662,7 @@ def _layouts(text: str, start: int, end: int) -> Iterator[str | None]:
 # A column's name: words (of any script) with the few symbols names hold ("E-mail", "Phone #",
 # "Tel. (mobile)"), starting with a letter; not code ("('pw','pwd')"), a comment or a value.
 # (or a row number's column: "#", "№")
-_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?]*|#|№")
+_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º]*|#|№")  # (French's "N° passeport")
 
 
 def _name_like(name: str) -> bool:

@@ -1038,7 +1038,18 @@ def told_password(candidate: str) -> bool:
     the symbols password rules ask for: "*JxQlav$%!yxq") and not a stand-in."""
     symbols = sum(ch in _RULE_SYMBOLS for ch in candidate)
     mixed = (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
-    return (password_like(candidate) or (mixed and symbols >= 2)) and secret_value_ok(candidate)
+    return (password_like(candidate) or (mixed and symbols >= 2)
+            or (mixed and _random_letters(candidate))) and secret_value_ok(candidate)
+
+
+def _random_letters(candidate: str) -> bool:
+    """Twelve letters and more in both cases that no words in CamelCase make up: a generated
+    password ("oFDKNHXBOqEMRXWa"), not a name ("ReadOnlyAccess")."""
+    return (len(candidate) >= 12 and candidate.isascii() and candidate.isalpha()
+            and _CAMEL_WORDS.fullmatch(candidate) is None)
+
+
+_CAMEL_WORDS = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+[a-z]*(?:[A-Z][a-z]+)*")
 
 
 _COOKIE_TOKEN = re.compile(r"[A-Za-z0-9%._~+/=-]{16,}")
@@ -1165,9 +1176,10 @@ def labelled_password_ok(candidate: str) -> bool:
     password rule's symbol, no digit ("m*K#Nx.&$gxQ.P")."""
     if candidate.isdigit():
         return len(set(candidate)) > 2 and "123456" not in candidate and secret_value_ok(candidate)
-    return (len(candidate) >= 8 and "://" not in candidate
-            and any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate)
-            and any(ch in _RULE_SYMBOLS for ch in candidate) and secret_value_ok(candidate))
+    return ((len(candidate) >= 8 and "://" not in candidate
+             and any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate)
+             and any(ch in _RULE_SYMBOLS for ch in candidate)) or _random_letters(candidate)
+            ) and secret_value_ok(candidate)
 
 
 def password_like(candidate: str) -> bool:
