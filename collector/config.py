@@ -154,6 +154,10 @@ RE2_PATTERNS: dict[str, str] = {
     # (Windows' autologon password as reg query prints it first: an alternative before it
     # would take "Password    REG_SZ" alone, leftmost-first)
     "secret_assignment": r"(?i:password)[ \t]+REG_SZ[ \t]+[^\s]+|"
+                         # (RC-RH: a key-value store's write of a secret, before the generic
+                         # key=value below would take its name alone)
+                         r"(?i:key=[a-z0-9_]*(token|pin|password|secret|passcode|credential)"
+                         r"[a-z0-9_]*[ \t]+value=)[^\s\"',;]{4,}|"
                          r"(?i)(api[_-]?key|apikey|secret|token|passw(or)?d|pwd|credentials?|"
                          r"auth[_-]?key|access[_-]?key|private[_-]?key|client[_-]?secret|key"
                          r"|x-honeycomb-team|pass[_-]?phrase)"
@@ -284,6 +288,27 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|[?&]symKey=[0-9a-f]{40,}"
                          r"|(?i:macaroon[\"']?[ \t]*[:=][ \t]*[\"']?[0-9a-f]{40,})"
                          r"|(?i:\b(email|sms|google)_code=[0-9]{4,8})"
+                         # (RC-RH: device secrets (Huawei's SNMP agent, a ZTE OLT's ONU
+                         # password, a SIM's Ki, a Zabbix macro, radclient's secret), creds
+                         # user/password, Peru's clave SOL, keys and codes by their names, an
+                         # ASP.NET Core session, a SQL session token, macOS keychains)
+                         r"|(?i:snmp-agent[ \t]+community[ \t]+(read|write)([ \t]+cipher)?)"
+                         r"[ \t]+[^\s]+"
+                         r"|registration-method[ \t]+pw[ \t]+[^\s]+|KIVALUE=\"[0-9A-Fa-f]{32}\""
+                         r"|\{\$[A-Z0-9_.]*(PASSWORD|SECRET|COMMUNITY|TOKEN|KEY|PSK|PASS)"
+                         r"[A-Z0-9_.]*\}\\?\"[ \t]*,[ \t]*\\?\"value\\?\"[ \t]*:[ \t]*\\?\""
+                         r"[^\"\\\n]{4,}"
+                         r"|radclient[^\n|;]*[ \t](auth|acct|status|coa|disconnect)[ \t]+'?"
+                         r"[^'\s]{4,}"
+                         r"|(?i:\bcreds?)[ \t]*:?[ \t]+[^\s/]{1,40}/[^\s/]{4,64}"
+                         r"|(?i:clave[ \t]+(sol|api|de[ \t]+acceso))[ \t]*:?[ \t]*[^\s,]{6,64}"
+                         r"|(?i:(merchant[_-]?key|devkey|appsflyer[_-]?key|fernet[_-]?key"
+                         r"|(invitation|authorization|verification)[_-]?code"
+                         r"|keystore[_-]?(base64|b64)))[\"']?[ \t]*[:=][ \t]*[\"']?[^\s\"',;]{8,}"
+                         r"|\.AspNetCore\.(Session|Cookies|Identity\.Application)=[^;\s\"']{16,}"
+                         r"|(?i:(session|security)_token)[ \t]+'[^'\s]{16,}'"
+                         r"|security[ \t]+(create-keychain|unlock-keychain|import|export"
+                         r"|set-keychain-password)[^\n|;&]*[ \t]-[pP][ \t]+[^\s-][^\s]*"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -373,7 +398,10 @@ RE2_PATTERNS: dict[str, str] = {
              r"(gmail|googlemail|yahoo|hotmail|outlook|live|icloud|aol|proton|protonmail|gmx|web"
              r"|orange|free|wp|o2|onet|interia|yandex|zoho|fastmail|libero|t-online|posteo"
              r"|hey)([ \t]+(dot|punkt|punto|point|kropka|punt|ponto)[ \t]+|\.)[a-z]{2,6})",
-    "iban": r"\b[A-Z]{2}[0-9]{2}( ?[A-Z0-9]{4}){2,7}( ?[A-Z0-9]{1,3})?\b",
+    "iban": r"\b[A-Z]{2}[0-9]{2}( ?[A-Z0-9]{4}){2,7}( ?[A-Z0-9]{1,3})?\b"
+            # (RC-RH: a bank account under a name that is a bank account's alone)
+            r"|(?i:bank[ ._-]?(account|acct|a/c)([ _-]?(number|no|num))?\.?|bankdetails)"
+            r"[\"']?[ \t]*[:=#>]?[ \t]*[\"']?[0-9]{6,18}",
     "credit_card": r"\b(4[0-9]{3}|5[1-5][0-9]{2}|2[2-7][0-9]{2}|6011|6[245][0-9]{2}|3[0-9]{3}|"
                    r"50[0-9]{2}|67[0-9]{2})([ -]?[0-9]{4}){2,3}[ -]?[0-9]{1,7}\b|"
                    r"\b3[0-9]{3}[ -]?[0-9]{6}[ -]?[0-9]{4,5}\b|"
@@ -382,7 +410,9 @@ RE2_PATTERNS: dict[str, str] = {
                    r"|card[ _-]?security[ _-]?(code|value)|[34]-digit( security)? code"
                    r"|code on the (back|front)|c[oó]digo de (seguran[cç]a|seguridad)"
                    r"|(karten)?pr[uü]fnummer|code de s[eé]curit[eé]|cryptogramme"
-                   r"|codice di sicurezza)([^a-z]|$)[^0-9\n]{0,32}[0-9]{3,4}\b)",
+                   r"|codice di sicurezza)([^a-z]|$)[^0-9\n]{0,32}[0-9]{3,4}\b)|"
+                   # (RC-RH: a card's groups joined by dots)
+                   r"\b[1-9][0-9]{3}\.[0-9]{4}\.[0-9]{4}\.[0-9]{4}\b",
     # dashed anywhere; nine bare digits only after the word for one (a few words between)
     # or under a taxpayer id's key
     "us_ssn": r"\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\b"
@@ -485,11 +515,18 @@ RE2_PATTERNS: dict[str, str] = {
                    r"\b[A-Z]{6}[0-9LMNP-V]{2}[ABCDEHLMPRST][0-9LMNP-V]{2}[A-Z][0-9LMNP-V]{3}[A-Z]\b|"
                    r"\b[A-Z]{4}[0-9]{6}[HM][A-Z]{5}[0-9A-Z][0-9]\b|"
                    # (Spain's NIE in its shape)
-                   r"\b[XYZ][0-9]{7}[A-Z]\b",
+                   r"\b[XYZ][0-9]{7}[A-Z]\b|"
+                   # (RC-RH: an APIS entry's and a dashed SSR DOCS's passport, EPFO's ECR
+                   # line, Tally's PAN)
+                   r"DOC[ \t]+P[ \t]+[A-Z]{3}[ \t]+[A-Z0-9]{6,9}[ \t]+EXP"
+                   r"|DOCS[ \t]+[A-Z0-9]{2}[ \t]+HK[0-9]-P-[A-Z]{1,3}-[A-Z0-9]{5,20}-"
+                   r"|(?m:^1[0-9]{11}#~#)|<INCOMETAXNUMBER>[A-Za-z0-9]{10}<",
     # A handset's, a subscriber's or a SIM's id after its name.
     "telecom_id": r"(?i)\b((served[ _-]?)?(imei(sv|2)?|imsi|iccid|meid|sim[ _-]?(serial|card[ _-]?"
                   r"(number|no)))([^a-z]|$)|sim[ \t]*[:=]|at\+(cimi|c?gsn|q?i?ccid))"
-                  r"[^0-9\n]{0,40}[0-9A-F][0-9A-F -]{12,26}",
+                  r"[^0-9\n]{0,40}[0-9A-F][0-9A-F -]{12,26}"
+                  # (RC-RH: a core network's IMSI, Open5GS's [imsi-...], S6a's User-Name)
+                  r"|imsi-[2-7][0-9]{14}|user-name[ \t]*=[ \t]*\"?[2-7][0-9]{14}",
     "ipv6": _v6(_V6_ROUTED_HEAD),
     "ipv4": _PUBLIC_V4,
     # Broader than their detectors, as the rest: every address of that family.
@@ -502,7 +539,14 @@ RE2_PATTERNS: dict[str, str] = {
              # (Russia's mobiles with the trunk 8: "8(999)6934559")
              r"\b8[ -]?\(9[0-9]{2}\)[ -]?[0-9]{3}[ -]?[0-9]{2}[ -]?[0-9]{2}\b|"
              # a number said digit by digit: seven digit words or more in a row
-             rf"(?i:\b({_DIGIT_WORDS})([ \t,.-]+({_DIGIT_WORDS})){{6,}}\b)",
+             rf"(?i:\b({_DIGIT_WORDS})([ \t,.-]+({_DIGIT_WORDS})){{6,}}\b)|"
+             # (RC-RH: a SIP user's number, a PCF's E.164 id, an HLR's ISDN, FreeRADIUS's cli,
+             # an XML phone element's number, Tally's ledger phone)
+             r"sips?:\+?[0-9]{8,15}@"
+             r"|END_USER_E164\\?\"[ \t]*,[ \t]*\\?\"data\\?\"[ \t]*:[ \t]*\\?\"\+?[0-9]{8,15}"
+             r"|ISDN=\"\+?[0-9]{8,15}\"|\(from client [^\s]+ port [0-9]+ cli \+?[0-9]{8,15}\)"
+             r"|(?i:<phone[^>\n]{0,80}number=)\\?\"\+?[0-9][0-9 -]{5,18}[0-9]"
+             r"|<LEDGER(PHONE|MOBILE)>\+?[0-9 -]{8,18}<",
 }
 # What Python's re takes and RE2 refuses: look-around, atomic groups, back-references, named
 # groups in Python's spelling, and the escapes RE2 lacks (\u00f3: RE2 spells it \x{f3}, and

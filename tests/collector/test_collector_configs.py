@@ -522,6 +522,30 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
      "058e8d1b&",
      "1cceb1b5f0034e9248bc47fe9192e60bc1d2e89cc1b6a1bb39454790058e8d1b"),
     ("secret_assignment", "withdraw amount=2690 email_code=387896 google_code=033617", "387896"),
+    # the RC-RH round's: device secrets, creds, keys by their names, numbers in telecom
+    # records, travel and payroll documents, dotted cards, bank accounts by their names
+    ("secret_assignment", "snmp-agent community read Rnv6ZnIEEcZv acl 2001", "Rnv6ZnIEEcZv"),
+    ("secret_assignment", 'IMSI="262018721159311", KIVALUE="B5B720470D0A04FDDDB09DBCCF562846"',
+     "B5B720470D0A04FDDDB09DBCCF562846"),
+    ("secret_assignment", '"macro": "{$SNMP_COMMUNITY}", "value": "zooMPnfWkojY"}', "zooMPnfWkojY"),
+    ("secret_assignment", "radclient -x 10.20.4.11:3799 disconnect 'oxSd1lKuVBV9lE6P'",
+     "oxSd1lKuVBV9lE6P"),
+    ("secret_assignment", "Remote GUI creds admin/dhlR6HCko0. Call back", "dhlR6HCko0"),
+    ("secret_assignment", "usuario SOL FSNAVOSU, clave SOL xwpcby14wa", "xwpcby14wa"),
+    ("secret_assignment", "devKey: Lqn9wut4e4uO4SkOXdyEUl, customerUserID", "Lqn9wut4e4uO4SkOXdyEUl"),
+    ("secret_assignment", "cookie .AspNetCore.Session=CfDJ8HkR8JBa3igInLzCyZw6S1b seen",
+     "CfDJ8HkR8JBa3igInLzCyZw6S1b"),
+    ("secret_assignment", "+ security create-keychain -p 13a4ctwzGiIm build.keychain",
+     "13a4ctwzGiIm"),
+    ("secret_assignment", "KeychainStore set key=appPIN value=689917", "689917"),
+    ("phone", "client_uri=sip:491594377048@netz-nordwest.de", "491594377048"),
+    ("phone", '[{"type": "END_USER_E164", "data": "491715251839"}]', "491715251839"),
+    ("phone", '<Phone countryCode="1" number="7182008373"/>', "7182008373"),
+    ("telecom_id", "[amf] INFO: [imsi-262039557187256] Registration complete", "262039557187256"),
+    ("national_id", "APIS OK DOC P THA AC0768454 EXP 04FEB31", "AC0768454"),
+    ("national_id", "101816195206#~#PRIYA RAMAN#~#88552#~#15000", "101816195206"),
+    ("credit_card", "te paso todo: 6062.8204.6167.0211, vence 05/28", "6062.8204.6167.0211"),
+    ("iban", "PF No: TN/MAS/19907/671\nBank A/c No: 2728897389961107   Days", "2728897389961107"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
