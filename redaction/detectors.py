@@ -649,6 +649,8 @@ _ARG_SEP = r"(?:[ \t]*,[ \t]*|[ \t]+a\d{1,2}=)"
 _COMMAND = r"\\?[\"'](?:[^\s\"']*/)?"  # an argument list's first: the command, maybe by its path
 _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" for w in (
     "cache", "routing", "partition", "sort", "replication", "virtual", "primary", "foreign",
+    # (Safe Exam Browser's Config Key and Browser Exam Key: hashes of its settings)
+    "config", "exam",
     "idempotency", "dedup", "dedupe", "message", "record", "incident", "alert",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
     # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
@@ -707,8 +709,10 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  + _NOT_TOKEN_COUNTS
                  # pwd as a word or after "db" (DB_PWD, dbpwd), not inside an id (AROA...RPWDD)
                  + r"|passw(?:or)?[dt]|(?:(?<![a-z0-9])|(?<=db)|(?<=\\[nrt]))pwd|"
-                 # (a PHP config's $CFG->dbpass)
-                 + r"(?<=db)pass(?![a-z])|"
+                 # (a PHP config's $CFG->dbpass; sshpass's SSHPASS, Moodle's --adminpass and
+                 # smtppass)
+                 + r"(?<=db)pass(?![a-z])|(?<=ssh)pass(?![a-z])|(?<=smtp)pass(?![a-z])"
+                 + r"|(?<=admin)pass(?![a-z])|"
                  # (not a debug namespace: Playwright's "pw:browser")
                  + r"(?<![a-z0-9])pw(?![a-z0-9])(?=\\*[\"']?[ \t]*(?:=|:[ \t]))|"
                  # (not a validator's withdrawal credentials: an address, on chain)
@@ -738,6 +742,11 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  r"merchant[_-]?key(?![a-z])|(?<![a-z])devkey(?![a-z])|appsflyer[_-]?key|"
                  r"fernet[_-]?key|(?:invitation|authorization|verification)[_-]?code(?![a-z])|"
                  r"sms[_-]?code(?![a-z])|keystore[_-]?(?:base64|b64)|"
+                 # (PlayStation's SSO cookie, kept in a tool's config as npsso = "..."; a
+                 # one-time password's seed, mfa_seed in a vault's listing)
+                 r"(?<![a-z])npsso(?![a-z])|(?<![a-z])(?:mfa|totp|otp)[_-]?seed(?![a-z])|"
+                 # (a security question's answer as an agent's memory keeps it)
+                 r"security[_-]?answer|"
                  # (Dex's bindPW, Entra's temporaryAccessPass; Duo's skey, its secret key;
                  # LoRaWAN's nwkKey and a Thread network's key; Portuguese's palavra-passe)
                  r"(?<=[a-z])(?-i:PW|Pass)(?![a-zA-Z0-9])|(?<![a-z0-9])skey(?![a-z])|"
@@ -811,6 +820,8 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "signature_key",
     # how a secret is used or checked: auth_method, password_policy, KeyError, key_usage
     "method", "policy", "policies", "rules", "requirements", "hint", "error", "usage", "usages",
+    # (the same in German: "Passwort-Anforderungen: mindestens 12 Zeichen")
+    "anforderungen", "richtlinie", "richtlinien", "regeln",
     "purpose",
     # an exception's class (Android's WindowManager$BadTokenException: Unable to add window)
     "exception",
@@ -830,7 +841,10 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # an assembly's public key token (.NET's publicKeyToken="31bf3856ad364e35"): public
     "lastset", "neverexpires", "notrequired", "expired", "publickeytoken",
     # an HLS playlist's tag (#EXT-X-KEY:METHOD=AES-128,URI=...): where the key is, not it
-    "ext-x-key")) + "".join(
+    "ext-x-key",
+    # a job about keys and its schedule (key_rotation_check: "0 3 1 * *"), when a key
+    # changed (stream_key_last_rotated)
+    "check", "schedule", "cron", "rotated", "updated", "created")) + "".join(
     # a source file (a changelog's "* tests/request_key.test: Likewise.", a compiler's
     # "secrets.c:85:40: warning"), and a file's name as a manifest's key (a wallet pass's
     # manifest.json: {"pass.json": "<sha1 of the file>"})
@@ -863,6 +877,7 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
                          r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat|access[_-]?code"
                          r"|encryption[_-]?key|shared[_-]?key|stream[_-]?key|admin[_-]?key"
                          r"|guek|gbek|gak|(?:invitation|authorization|verification|sms)[_-]?code"
+                         r"|npsso|(?:mfa|totp|otp)[_-]?seed|security[_-]?answer"
                          r"|unlock[_-]?phrase|seed[_-]?phrase|recovery[_-]?phrase|mnemonic)"
                          r"[\w.-]*\\*[\"']?")
 # What every alternative of _SECRET_WORDS starts with (lower case), for the start bound.
@@ -873,7 +888,8 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "kulcs", "unlock", "seed", "recovery", "mnemonic", "tkn", "skey", "nwk",
                   "network", "palavra", "encryption", "shared", "stream", "admin", "guek",
                   "gbek", "gak", "merchant", "devkey", "appsflyer", "fernet", "invitation",
-                  "verification", "smscode", "sms_code", "sms-code")
+                  "verification", "smscode", "sms_code", "sms-code", "npsso", "mfa", "totp",
+                  "otp", "security")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -881,7 +897,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
 _SECRET_KEY_STARTS = (*(("(?i)" + "|".join(sorted(w for w in _SECRET_STARTS
                                                  if len(w) == n and w != "tok")), n)
                         for n in sorted({len(w) for w in _SECRET_STARTS} - {2, 5})),
-                      (r"(?i)pw", 2), (r"(?i)write|clave|klucz|chave|kulcs|admin", 5),
+                      (r"(?i)pw", 2), (r"(?i)write|clave|klucz|chave|kulcs|admin|npsso", 5),
                       # "tok" as a key's word, not the start of "token" (reported apart)
                       (r"(?i)tok[^e]", 4),
                       # "token" as a key, not "tokens" (which the pattern refuses): a character
@@ -1337,8 +1353,11 @@ _NATIONAL_IDS = (
               checksummed=False),
     _named_id((r"(?<![a-z])(?:renten)?versicherungs-?n(?:umme)?r",
                r"(?-i:SV|RV)[ -]?(?:Nr|Nummer)\.?",
-               r"sozialversicherungs-?n(?:umme)?r"),
-              ("versicherungs", "rentenversicherungs", "sv", "rv", "sozialversicherungs"),
+               r"sozialversicherungs-?n(?:umme)?r",
+               # (and as a form abbreviates it: "Rentenvers.-Nr.: 39 010477 G 398")
+               r"rentenvers\.-?nr\.?"),
+              ("versicherungs", "rentenversicherungs", "sv", "rv", "sozialversicherungs",
+               "rentenvers"),
               r"\d{2} ?\d{6} ?[A-Z] ?\d{3}", ids.de_rvnr_ok),
     _named_id((r"(?-i:SVNR|VSNR|SV-Nr|SV-Nummer)\b",
                r"(?<![a-z])(?:sozial)?versicherungs-?n(?:umme)?r"),
@@ -1742,7 +1761,8 @@ _NATIONAL_IDS = (
                # (Greek's διαβατήριο, Czech's cestovní pas)
                "[\u0394\u03b4]\u03b9\u03b1\u03b2\u03b1\u03c4[\u03ae\u03b7]\u03c1[\u03b9\u03af]\u03bf\u03c5?",
                "cestovn[\u00edi](?:ho)?[ \t]+pasu?",
-               r"pass(?:nummer|nr)", r"(?-i:PPT)\b", r"(?:personal)?ausweis(?:nummer)?",
+               r"pass(?:nummer|nr)", r"pass-nr\.?", r"(?-i:PPT)\b",
+               r"(?:personal)?ausweis(?:nummer)?",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167",
                "\uc5ec\uad8c", "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f"),
               ("pas", "reisepass", "ppt", "personalausweis", "ausweis", "identity", "travel",
@@ -1946,6 +1966,7 @@ _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjet
 # Codes that open something, said as a PIN is ("the alarm code is 7345", "telephone banking
 # passcode 109258"): the same digits after them.
 _OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lockbox",
+                       "locker", "disarm",
                        "key safe", "key-safe", "key_safe", "keysafe", "building", "passcode",
                        "pass code", "pass-code", "pass_code", "digicode", "c\u00f3digo",
                        "codigo", "kod ", "t\u00fcrcode", "haust\u00fcrcode", "torcode",
@@ -1955,7 +1976,8 @@ _OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lo
 # (and as a courier's or a concierge's message says it in French, Spanish, Polish, German
 # and Japanese: "Digicode communiqué : 7904", "Código del portal 0336", "kod odbioru paczki
 # 2921", "Haustürcode", "オートロック暗証番号は1029です")
-_OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe|building)"
+_OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe|building|locker"
+                  r"|disarm)"
                   r"[ _-]?code|pass[ _-]?code|digicode"
                   r"|c[óo]digo[ \t]+de(?:l|[ \t]+la)?[ \t]+(?:portal|puerta|port[óo]n)"
                   r"|kod[ \t]+(?:do[ \t]+(?:drzwi|domofonu|bramy)|odbioru(?:[ \t]+paczki)?)"
@@ -2051,12 +2073,16 @@ _ROUND_R = (
     # object's number ({"document": {"type": "P", "number": "MU5064795"}}), an ID scanner's
     # log (document=ID_CARD country=D number=WKY542CK8), a form's numeroDocumento.
     _d("national_id",
-       r"(?i)(?<![a-z])(?:document|licen[cs]e|passport|id_?card)\\?[\"']?[ \t]*[:=][ \t]*"
-       r"(?:\{|[A-Z_]{1,12}\b)[^\n{}]{0,60}?(?<![a-z])number\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+       r"(?i)(?<![a-z])(?:document|doc_?type|dokument|licen[cs]e|passport|id_?card)\\?[\"']?"
+       r"[ \t]*[:=][ \t]*(?:\{|[A-Z_]{1,16}\b)[^\n{}]{0,60}?(?<![a-z])"
+       r"(?:number|numer|numero|nummer)"
+       r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
        r"([A-Z0-9][A-Z0-9-]{4,19})(?![\w-])",
        v.has_digit,
-       prefilter=r"(?i)(?:document|licen[cs]e|passport|id_?card)[^\r\n]{0,80}number",
-       group=1, needles=("ocument", "OCUMENT", "icen", "ICEN", "assport", "ASSPORT", "card",
+       prefilter=r"(?i)(?:document|doc_?type|dokument|licen[cs]e|passport|id_?card)[^\r\n]{0,80}"
+                 r"nu(?:mb|m|mm)er",
+       group=1, needles=("ocument", "OCUMENT", "okument", "OKUMENT", "ocType", "octype",
+                         "OCTYPE", "oc_type", "icen", "ICEN", "assport", "ASSPORT", "card",
                          "CARD")),
     _d("national_id",
        r"(?i)(?<![a-z])(?:numero_?documento|nro_?documento|doc_?nro|numdocumento)\\?[\"']?"
@@ -2139,7 +2165,8 @@ _ROUND_R2 = (
            v.secret_value_ok, prefilter=r"(?i)(?:pw|pwd|pass)[^\r\n]{0,12}`", needles=("`",)),
     # A PIN told as Brazilians tell a password of digits ("minha senha do cartão é 4998").
     _plain("secret_assignment",
-           r"(?i)(?<![a-z])senha\b[^\n.!?]{0,40}?[ \t](?:é|e|era|foi)[ \t]+(\d{4,8})(?![\d])",
+           r"(?i)(?<![a-z])senha\b[^\n.!?]{0,40}?(?:[ \t](?:é|e|era|foi)[ \t]+|:[ \t]*)(\d{4,8})"
+           r"(?![\d])",
            prefilter=r"(?i)senha[^\r\n]{0,48}[0-9]{4}", needles=("enha", "ENHA"), digits=True),
     # A session's credentials as SQL takes them (Redshift's UNLOAD ... SESSION_TOKEN '...'),
     # an ODBC string's PWD={...}, a Terraform plan's new secret ("old" -> "new").
@@ -2206,6 +2233,100 @@ _ROUND_R2 = (
     _named_id((r"(?-i:I-94)",), ("i-94",), r"\d{11}|\d{9}[A-Z]\d", _has_digit, checksummed=False),
     _named_id((r"clave[ \t_]+de[ \t_]+elector", r"clave_?elector"), ("clave",),
               r"[A-Z]{6}\d{8}[HM]\d{3}", _has_digit, checksummed=False),
+    # An MFA device's code on the AWS CLI (sts get-session-token ... --token-code 716821), a
+    # YubiKey's one-time password in a RADIUS log (otp=ccccccvvv...: 44 modhex characters),
+    # Entra ID's Temporary Access Pass as a helpdesk hands it out.
+    _plain("secret_assignment", r"--token-code[ =]+(\d{6})(?![\d])",
+           prefilter=r"--token-code[ =]+[0-9]{6}", needles=("--token-code",), digits=True),
+    _plain("secret_assignment", r"(?i)(?<![a-z])otp=([cbdefghijklnrtuv]{32,48})(?![a-z])",
+           prefilter=r"(?i)otp=[cbdefghijklnrtuv]{32}", needles=("otp=", "OTP=")),
+    _plain("secret_assignment",
+           r"(?i)(?:temporary[ \t]+access[ \t]+pass|passe[ \t]+d['’]acc[èe]s[ \t]+temporaire)"
+           r"(?:[ \t]*\(TAP\))?(?:[^\n:]{0,60}:)?[ \t]+([^\s]{8,})",
+           v.told_password,
+           prefilter=r"(?i)temporary[ \t]+access[ \t]+pass|passe[ \t]+d.acc.s[ \t]+temporaire",
+           needles=("emporary", "EMPORARY", "emporaire")),
+    # A presigned POST's x-amz-signature field (the policy it signs grants an upload; a
+    # webhook's signature, Stripe's or Zoom's, is left as everywhere: it grants nothing).
+    _plain("secret_assignment",
+           r"(?i)(?<![\w-])x-amz-signature\\?[\"']?[ \t]*:[ \t]*\\?[\"']([0-9a-f]{64})",
+           prefilter=r"(?i)x-amz-signature[^\r\n]{0,8}:[^\r\n]{0,4}[0-9a-f]{64}",
+           needles=("amz-signature", "AMZ-SIGNATURE", "Amz-Signature")),
+    # A door's code where a host or a smart lock's log puts it: a key box's code in a host's
+    # message ("A caixa das chaves está ao lado da porta, código 6478"), an access code
+    # object's code (Seam's {"access_code": {..., "code": "11852625"}}), Z-Wave's user code.
+    _plain("secret_assignment",
+           r"(?i)(?:caixa[ \t]+das[ \t]+chaves|cassetta[ \t]+delle[ \t]+chiavi"
+           r"|bo[iî]te[ \t]+[àa][ \t]+cl[ée]s|key[ \t]*box|schl[üu]ssel(?:tresor|kasten)?|tresor"
+           r"|smart[ \t]+lock)[^\n.]{0,60}?(?:c[óo]digo|codice|code)[ \t:]*[«\"']?(\d{4,8})"
+           r"(?![\d])",
+           prefilter=r"(?i)(?:caixa|cassetta|bo.te|key[ \t]*box|schl.ssel|tresor|smart[ \t]+lock)"
+                     r"[^\r\n]{0,64}(?:c.digo|codice|code)",
+           needles=("aixa", "assetta", "te ", "box", "BOX", "ssel", "resor", "lock", "LOCK"),
+           digits=True),
+    _plain("secret_assignment",
+           r"access_code\\?\"[ \t]*:[ \t]*\{[^{}\n]{0,200}?\\?\"code\\?\"[ \t]*:[ \t]*\\?\"?"
+           r"(\d{4,10})",
+           prefilter=r"access_code[^\r\n]{0,210}code[^\r\n]{0,6}[0-9]{4}", needles=("access_code",),
+           digits=True),
+    _plain("secret_assignment", r"\[User Code CC\][^\n]{0,80}?\bcode=\\?\"?(\d{4,10})",
+           prefilter=r"User Code CC[^\r\n]{0,80}code=", needles=("User Code CC",), digits=True),
+    # A card's code after the card and its expiry in one breath ("amex 370238469673261 0926
+    # cid 4471", "card 3457 670752 95434 exp 04/28 cid 0042").
+    _plain("credit_card",
+           r"(?i)(?<![\d])(?:\d[ -]?){12,18}\d[ \t,]+(?:exp(?:iry|ires)?[ \t:.]*)?"
+           r"(?:0[1-9]|1[0-2])/?\d{2}[ \t,;]+(?:cvv2?|cvc2?|cid|csc|code)[ \t:]*(\d{3,4})(?![\d])",
+           prefilter=r"(?i)[0-9]{4}[^\r\n]{0,30}[01][0-9]/?[0-9]{2}[ \t,;]+"
+                     r"(?:cvv|cvc|cid|csc|code)",
+           needles=("cvv", "CVV", "cvc", "CVC", "cid", "CID", "csc", "CSC", "code", "CODE"),
+           digits=True),
+    # A form's field as an agent or a page script holds it: a labelled value
+    # ({"label": "CVC", "value": "056"}), a browser agent's fill of a password input, a
+    # cookie object's value (Playwright's {name: 'PHPSESSID', value: '...'}), a Moodle
+    # setting, a secret printed by the command that names it on the line before
+    # (terraform output -raw db_password, vault kv get -field=password).
+    _plain("secret_assignment",
+           r"(?i)\\?[\"']label\\?[\"'][ \t]*:[ \t]*\\?[\"'](?:cvc2?|cvv2?|security[ \t]+code|pin"
+           r"|password|passcode)\\?[\"'][ \t]*,[ \t]*\\?[\"']value\\?[\"'][ \t]*:[ \t]*\\?[\"']"
+           r"([^\"'\\\n]{3,64})",
+           prefilter=r"(?i)label[^\r\n]{0,8}(?:cvc|cvv|security code|pin|passw|passcode)"
+                     r"[^\r\n]{0,12}value",
+           needles=("abel", "ABEL")),
+    _plain("secret_assignment",
+           r"(?i)selector=\\?\"[^\"\n]*password[^\"\n]*\\?\"[ \t]+value=\\?\"([^\"\\\n]{4,})",
+           v.secret_value_ok, prefilter=r"(?i)selector=[^\r\n]{0,80}password[^\r\n]{0,80}value=",
+           needles=("selector=",)),
+    _plain("secret_assignment",
+           r"(?i)\bname:[ \t]*['\"](?:PHPSESSID|JSESSIONID|ASP\.NET_SessionId|connect\.sid"
+           r"|sessionid|session|sid|[\w.-]*_session)['\"][ \t]*,[ \t]*value:[ \t]*['\"]"
+           r"([^'\"\s]{16,})",
+           prefilter=r"(?i)name:[ \t]*['\"][A-Za-z0-9_.-]*(?:sess|sid)[^\r\n]{0,40}value:",
+           needles=("name:", "NAME:", "Name:")),
+    _plain("secret_assignment",
+           r"(?i)<setting[ \t]+name=\"[^\"\n]*(?:pass|secret|token|apikey|api_key)[^\"\n]*\">"
+           r"([^<\n]{4,})</setting>",
+           v.secret_value_ok, prefilter=r"(?i)<setting[ \t]+name=\"[^\"\r\n]*(?:pass|secret|token"
+                                        r"|apikey|api_key)",
+           needles=("<setting", "<SETTING")),
+    _plain("secret_assignment",
+           r"(?:\bterraform[ \t]+output[ \t]+(?:-raw|-json)[ \t]+|\bvault[ \t]+kv[ \t]+get[ \t]+"
+           r"-field=)[\w-]*(?:password|passwd|secret|token|api_key)[^\n]*\r?\n([^\s]{6,})",
+           v.secret_value_ok,
+           prefilter=r"(?:terraform[ \t]+output|vault[ \t]+kv[ \t]+get[ \t]+-field=)[^\r\n]{0,80}"
+                     r"(?:passw|secret|token|api_key)",
+           needles=("output", "-field=")),
+    # A mail client's preference (Thunderbird's user_pref("mail.smtpserver.smtp1.password",
+    # "...")).
+    _plain("secret_assignment",
+           r"(?i)user_pref\(\"[^\"\n]*(?:password|secret|token)[^\"\n]*\",[ \t]*"
+           r"\"([^\"\n]{4,})\"\)",
+           v.secret_value_ok, prefilter=r"(?i)user_pref\([^\r\n]{0,80}(?:passw|secret|token)",
+           needles=("user_pref(",)),
+    # Steam Guard's login code in its e-mail, in any language ("Steam Guard コード:\n\n9FKBT").
+    _plain("secret_assignment",
+           r"Steam[ \t]+Guard[^\n]{0,80}?[:：][ \t]*(?:\r?\n[ \t]*){0,3}([A-Z0-9]{5})"
+           r"(?![A-Za-z0-9])",
+           prefilter=r"Steam[ \t]+Guard", needles=("Steam Guard",)),
     _plain("national_id", r"<INCOMETAXNUMBER>([A-Za-z0-9]{10})</INCOMETAXNUMBER>",
            lambda value: ids.pan_ok(value.upper()),
            prefilter=r"<INCOMETAXNUMBER>", needles=("<INCOMETAXNUMBER>",)),
@@ -2695,7 +2816,10 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # Spanish "cel", Nordic "tlf" and "ring meg/mig" (call me)
                 r"cel|tlf|ring[ \t]+m[ei]g|"
                 r"contatta(?:mi|rmi|re)|"
-                r"(?:mi|mio|meu|mon|mein|mijn)(?:[ \t]+[a-z]{3,8})?[ \t]+n(?:[úu]mero|um[ée]ro)|"
+                r"(?:mi|mio|meu|mon|mein|mijn|m[óo]j)(?:[ \t]+[a-z]{3,8})?[ \t]+"
+                r"n(?:[úu]mero|um[ée]ro|ummer|umer)|"
+                # (Dutch's "bereikbaar op", Italian's "Recapito:", Polish's "dzwonić")
+                r"bereikbaar(?:[ \t]+op)?|recapito|dzwoni\w*|"
                 # French and Portuguese verbs for calling ("m'appeler au", "me joindre au",
                 # "pode me ligar no"); "ring" only before a number ("should ring (03) ...")
                 r"(?:r?appel(?:er|ez|le|lez)|joindre|ligar|ligamos)|ring(?=[ \t]+[(+0-9])|"
@@ -2749,6 +2873,7 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "elu", "ELU", "_hp", "_HP", "ohp
                   "電話", "携帯", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
                   "휴대폰", "핸드폰", "HP", "hubungi", "ontatt", "lternat", "cel", "Cel", "CEL",
+                  "ummer", "umer", "UMER", "ereikbaar", "ecapito", "ECAPITO", "dzwo",
                   "tlf", "Tlf", "TLF", "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23",
                   "obitel", "OBITEL", "\u0565\u057c",
                  "call", "ring", "text")
@@ -2850,6 +2975,7 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "h
                  "laini", "lambar", "numero", "numéro", "\u0631\u0642\u0645\u064a",
                  "\u1235\u120d\u12ad", "wrong", "denwa", "\u81f4\u7535", "\u81f4\u96fb",
                  "sms", "llam", "chiam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機",
+                 "mój ", "moj ", "bereikbaar", "recapito", "dzwoni",
                  "携帯",
                  "tlm", "連絡先", "联系方式",
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
@@ -2867,7 +2993,8 @@ _PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "h
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
-                       r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p",
+                       r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p|m[oa]j"
+                       r"|ber|rec|dzw",
                        3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
@@ -2949,7 +3076,8 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"|cell[ .:]|msisdn|nomor|"
                     r"n[au]mero|"
                     r"simu|natel|"
-                    r"llam(?:ar|e|ame|ada)|chiam|ligue|zadzwo|aa|(?:call|ring|text)[ \t]+me|"
+                    r"llam(?:ar|e|ame|ada)|chiam|ligue|dzwo|aa|(?:call|ring|text)[ \t]+me|"
+                    r"nummer|numer|bereikbaar|recapito|"
                     r"num[ae]ro|appel|joindre|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi|contatt"
                     r"|cel|[ab]_party|"
                     r"tlf|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)")
@@ -3075,7 +3203,7 @@ _SYSTEM_FIELDS = (
        r"(?:transmisi[óo]n|retransmisi[óo]n|stream)|stream-?schl[üu]ssel|chave[ \t]+de[ \t]+"
        r"(?:transmiss[ãa]o|stream))[^\n]{0,30}?(?:[:=]|[ \t](?:is|c['’]est|est|es|ist|é))"
        # (not a masked one: "live_574002767_••••••", a dashboard's)
-       r"[ \t]*[\"']?([A-Za-z0-9_-]{12,128}+)(?![•●*])", v.letters_and_digits,
+       r"[ \t]*[\"']?([A-Za-z0-9_-]{12,128}+)(?![•●*:])", v.letters_and_digits,
        prefilter=(r"(?i)(?:stream[ \t_-]?key|cl.[ \t]+de[ \t]+(?:diffusion|stream)|clave[ \t]+de"
                   r"|stream-?schl|chave[ \t]+de)"), group=1,
        gate=r"(?i:stream|diffusion|clave|chave)"),
@@ -3413,7 +3541,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"|nvapi-[A-Za-z0-9_-]{40,}"
        r"|sk\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
        r"|AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}|\d{8,10}:AA[A-Za-z0-9_-]{33}"
-       r"|https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{60,}"
+       r"|https://(?:canary\.|ptb\.)?discord(?:app)?\.com/api/(?:v\d+/)?webhooks/\d+/"
+       r"[A-Za-z0-9_-]{60,}"
        r"|dapi[0-9a-f]{32}(?:-\d{1,2})?|[0-9a-f]{36}NRAL|NRII-[A-Za-z0-9_-]{32}"
        r"|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56,}|key_live_[a-z0-9]{32}"
        r"|hv[sbr]\.[A-Za-z0-9_-]{24,}|dckr_pat_[A-Za-z0-9_-]{27}|glsa_[A-Za-z0-9]{32}_[0-9a-f]{8}"
@@ -3422,27 +3551,33 @@ DETECTORS: tuple[Detector, ...] = (
        r"|[0-9a-f]{32}-us\d{1,2}"
        # (Entra ID's client secrets: three characters, a digit, "Q~", then 31 to 34)
        r"|[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}"
-       # (Tencent Cloud's SecretId; Tavily's keys)
-       r"|AKID[A-Za-z0-9]{32}|tvly-(?:dev-|prod-)?[A-Za-z0-9]{32})"
+       # (Tencent Cloud's SecretId; Tavily's keys; Riot Games' API keys)
+       r"|AKID[A-Za-z0-9]{32}|tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}"
+       r"|RGAPI-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+       # (Plaid's access tokens)
+       r"|access-(?:production|sandbox|development)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}"
+       r"-[0-9a-f]{4}-[0-9a-f]{12})"
        # (not a template's filler: TOSS_SECRET_KEY=test_sk_xxxxxxxxxxxxxxxxxxxx)
        r"(?![A-Za-z0-9_-])", v.not_filler,
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
-                  r"|discord(?:app)?\.com/api/webhooks/|pnu_[A-Za-z0-9]{36}"
+                  r"|discord(?:app)?\.com/api/(?:v[0-9]+/)?webhooks/|pnu_[A-Za-z0-9]{36}"
                   r"|nvapi-[A-Za-z0-9_-]{40}|dapi[0-9a-f]{32}|[0-9a-f]{36}NRAL"
                   r"|NRII-[A-Za-z0-9_-]{32}|NRAK-[A-Z0-9]{27}|GOOG1[A-Z0-9]{56}"
                   r"|key_live_[a-z0-9]{32}|hv[sbr]\.[A-Za-z0-9_-]{24}|dckr_pat_[A-Za-z0-9_-]{27}"
                   r"|glsa_[A-Za-z0-9]{32}_|xnd_(?:production|development)_|(?:live|test)_sk_"
                   r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12}|whsec_[A-Za-z0-9+/=]{32}"
-                  r"|[0-9a-f]{32}-us\d|\dQ~[A-Za-z0-9_~.-]{31}|AKID[A-Za-z0-9]{32}|tvly-"),
-       needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/api/webhooks/", "pnu_",
+                  r"|[0-9a-f]{32}-us\d|\dQ~[A-Za-z0-9_~.-]{31}|AKID[A-Za-z0-9]{32}|tvly-"
+                  r"|RGAPI-|access-(?:production|sandbox|development)-[0-9a-f]{8}-"),
+       needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/webhooks/", "pnu_",
                 "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.", "hvb.",
                 "hvr.", "dckr_pat_", "glsa_", "xnd_", "_sk_", "r8_", "LTAI", "whsec_", "-us",
-                "Q~", "AKID", "tvly-"),
+                "Q~", "AKID", "tvly-", "RGAPI-", "access-"),
        # (back 36: New Relic's license ends in its needle)
        start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_",
                           "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.",
                           "hvb.", "hvr.", "dckr_pat_", "glsa_", "xnd_", "live_sk_", "test_sk_",
-                          "r8_", "LTAI", "whsec_", "-us", "Q~", "AKID", "tvly-"),
+                          "r8_", "LTAI", "whsec_", "-us", "Q~", "AKID", "tvly-", "RGAPI-",
+                          "access-"),
                          36)),
     # A Stripe PaymentIntent's or SetupIntent's client secret (pi_..._secret_..., what a page
     # confirms a payment with), LaunchDarkly's server and mobile SDK keys (sdk- or mob-, then

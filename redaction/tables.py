@@ -171,8 +171,9 @@ _SECRET_WORDS = frozenset(("secret", "token", "apikey", "api_key",
 # A key's column named by two words: a LoRaWAN import's app_key, a Zigbee network_key.
 _KEY_PAIRS = (("app", "key"), ("nwk", "key"), ("network", "key"), ("master", "key"),
               ("private", "key"), ("secret", "key"), ("install", "code"),
-              # (a wireless M-Bus meter's AES key, an export's column)
-              ("aes", "key"))
+              # (a wireless M-Bus meter's AES key, an export's column; a one-time password's
+              # seed, a vault listing's mfa_seed)
+              ("aes", "key"), ("mfa", "seed"), ("totp", "seed"), ("otp", "seed"))
 # A PIN's column: an access system's door_pin, a card's pin (a code of 4 to 8 digits).
 _PIN_WORDS = frozenset(("pin", "pins", "pincode", "passcode"))
 # What a tokenization vault stands a token in for: a column of them holds no secret.

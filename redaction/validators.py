@@ -586,8 +586,9 @@ _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.-]+(?:/[\w.-]+)*/?"
 _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\$[A-Z_][A-Z0-9_]*$"
                         # Grafana's provisioning ($__env{X}, $__file{/path})
                         r"|\$__(?:env|file|vault)\{"
-                        # Kong's vault references ({vault://env/mobile-app-key})
-                        r"|\{vault://"
+                        # Kong's vault references ({vault://env/mobile-app-key}), 1Password's
+                        # secret references (op://Engineering/GitHub/token)
+                        r"|\{vault://|op://"
                         # a bracketed stand-in ([YOUR-PASSWORD], [PASSWORD])
                         r"|\[[A-Z][A-Z0-9_ -]*\]$"
                         # a release tool's variable (Azure DevOps, Octopus: #{MapsApiKey}#)
@@ -637,8 +638,9 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e"
                               r"|no[-_]key(?:[-_]required)?|sk-no-key-required)$"
                               r"|VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|NOT_LOGGING_PARAMETER$"
                               r"|DATA\+OMITTED$"
-                              # the Auth0 Deploy CLI's keyword to replace (##CLIENT_SECRET##)
-                              r"|##[A-Za-z0-9_]+##$"
+                              # the Auth0 Deploy CLI's keywords to replace (##CLIENT_SECRET##,
+                              # @@SCIM_BRIDGE_SECRET@@)
+                              r"|##[A-Za-z0-9_]+##$|@@[A-Za-z0-9_]+@@$"
                               # a format's placeholder: %(token)s, {password}, {0}
                               r"|%\(\w+\)[sdr]$|\{\w*\}?$"
                               r"|(?:\(sensitive(?: value)?\)?|\(redacted\)?|\(hidden\)?|\*+"
@@ -725,6 +727,8 @@ _PROSE_WORDS = frozenset((
     "كلمة المرور", "كلمة السر", "mot de passe", "contraseña", "passwort", "kennwort", "senha",
     "wachtwoord", "hasło", "şifre", "пароль", "密码", "パスワード", "비밀번호", "parola",
     "salasana", "lösenord", "adgangskode", "heslo", "jelszó",
+    # (a key that is public by design: a Sentry DSN's "sentry_key=public")
+    "public",
     "expired", "changed", "hidden", "stored", "unset", "empty", "blank", "omitted", "prompted",
     "generated", "encrypted", "masked", "removed", "rotated", "updated", "injected", "mounted",
     "read", "set", "see", "same", "from", "via", "will", "must", "should", "is", "was",
@@ -937,13 +941,17 @@ def secret_value_ok(candidate: str) -> bool:
                                                      or bare.endswith(_ENV_NAME_ENDS)))
             and not bare.startswith(_PEM_START)
             # the next field of a line after a key that names a job ("xero-token-refresh:
-            # tenants=4 refreshed=31"): a name and a count, no secret
+            # tenants=4 refreshed=31"): a name and a count, no secret; a date and a time
+            # (when a stream key was last rotated)
             and _FIELD_AND_COUNT.fullmatch(bare) is None
+            and _DATE_TIME_VALUE.fullmatch(bare) is None
             # a Kubernetes Secret's name (cert-manager's secret=api-example-tls)
             and _SECRET_RESOURCE_NAME.fullmatch(bare) is None)
 
 
 _FIELD_AND_COUNT = re.compile(r"[a-z][a-z_]{1,23}=\d{1,6}")
+_DATE_TIME_VALUE = re.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d(?:[T ][0-2]\d(?::[0-5]\d(?::[0-5]\d"
+                              r"(?:\.\d{1,9})?)?)?(?:Z|[+-][0-2]\d:?[0-5]\d)?)?")
 # A version a requirement pins, the "=" of "==" left in front ("=0.7.0", "=2.1.0rc1").
 _VERSION_PIN = re.compile(r"=+[ \t]*v?\d+(?:\.\d+)*(?:[._+-]?[a-z]+\d*)*(?:\.\*)?")
 

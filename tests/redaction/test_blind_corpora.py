@@ -670,7 +670,6 @@ _KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
         'admin_eAWT1U': _Y_PASSWORD,
         '3S102EFf29': _Y_PASSWORD,
         '582019': _Y_SECRET,
-        '656 872 766': _Y_PHONE,
         '491527062952': _Y_PHONE,
         '222992783': _Y_SSN,
         'mot2passe-VoIP': _Y_PASSWORD,
@@ -1297,7 +1296,6 @@ _KNOWN_CHANGED_N: dict[str, dict[str, str]] = {
 }
 
 
-
 # Corpora RC to RH (Latin America's consumer and public services; data platforms and
 # pipelines; telecom and ISP operations; travel and hospitality; mobile apps' crash
 # reporting and analytics; human resources, payroll and accounting).
@@ -1442,7 +1440,6 @@ _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
         '4916079042844': _R_PHONE,
         'FVEthljNQlHTCBYIY4fOHcr3CD80sfwY': _R_KEY,
         '（080）0270-8004': _R_PHONE,
-        '1567': _R_SECRET,
         '13056953333': _R_PHONE,
         '（090）5136-9885': _R_PHONE,
         '2fbjIHhQlgFYizcSE8kaAjv8Ow6uzpRu': _R_KEY,
@@ -1452,7 +1449,6 @@ _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
         '9pYEmFpBF8PI3cfqduri5NpZzdxrsgga': _R_KEY,
         'CA29339FX': _R_NATIONAL_ID,
         '15NB48683': _R_PASSPORT,
-        '0042': _R_SECRET,
         '16467799669': _R_PHONE,
         '33729406242': _R_PHONE,
         '33710635702': _R_PHONE,
@@ -1619,12 +1615,207 @@ _KNOWN_CHANGED_R: dict[str, dict[str, str]] = {
 }
 
 
+# Corpora GC to GH (education; real estate, property management and utilities; online
+# gaming and streaming; cloud identity and audit logs; LLM agents and their tool calls;
+# insurance and claims).
+_G_PASSWORD = ("a password with no key or word the detectors read beside it (a CSV's column "
+               "without a password's header, a secret store's JSON whose name is lines above, a "
+               "German 'Kennwort (...!):', an EZproxy -Auth=user:password)")
+_G_SECRET = ('a code or a secret with no word for it the detectors read (a join, invite, '
+             "registration or gift card's code, a door code in a smart lock's event, a one-time "
+             'code answered in a chat or told in Japanese, a stream key named in Turkish, a '
+             "library patron's PIN in SIP2)")
+_G_PHONE = ('a phone number with no word the detectors read beside it, or broken across lines (a '
+            "chat's signature, a fixed-width record, a callback form's query with '+' for spaces, "
+            'a Korean chat)')
+_G_NATIONAL_ID = ("a national id with no name the detectors read beside it (a CSV's claimant_id or"
+                  ' tax_id column, a fixed-width or pipe-separated record, a Belgian RRN, a CAF '
+                  'number, an SSN spaced around its dashes, a codice fiscale in lower case in a '
+                  'URL)')
+_G_PASSPORT = ("a passport number told in Ukrainian, after a traveller's name, or in an MRZ line "
+               "after a stand-in's filler")
+_G_KEY = ("a key with no vendor prefix under a name the detectors do not read (a client library's "
+          "constructor argument, a property system's interface license, a key wrapped by a "
+          'terminal)')
+_G_TOKEN = ('a token the redactor leaves by design or cannot name (a CSRF token, an invitation '
+            "link's path, a PHP session key in a var_dump, a session's id inside a Redis key)")
+_G_BROKEN = ('a card number or an IBAN broken across lines or chat messages, or a card inside a '
+             'fixed-width record')
+_G_ENCODED = ('a base64 body the redactor does not decode (a MIME part, a field of a Korean school'
+              ' system)')
+_G_COMPANY_IBAN = ("a company's IBAN (a property manager's, a game studio's, an insurer's, a "
+                   "garage's) on an invoice: accounts are redacted whoever holds them")
+_G_SSN_SHAPE = "a part number in an SSN's shape on an order (551-76-2835)"
+_G_VERSION_IP = "a version in an address's shape (mod_hvp 1.27.2.3, api 2.8.41.3)"
+_G_SEALED = ("a SealedSecret's encryptedData that does not start as the controller's ciphertext "
+             'does (AgB...): read as the secret under its key')
+_G_CDP_SESSION = "the DevTools protocol's sessionId (32 hex digits): read as a session's id"
+_G_TELECOM = ("a device's IMEI or ICCID (a stolen phone's, a car's telematics unit): redacted on "
+              'purpose')
+_G_OTHER_CHANGE = ("an id or a name the detectors read as a value (a course's id decoded from "
+                   "base64 as a phone, a warehouse's surrogate keys listed after 'keys:')")
+_KNOWN_MISSES_G: dict[str, dict[str, str]] = {
+    'corpus_gc': {
+        'MDYwODA3LTQ3Mjk5NTM=': _G_ENCODED,
+        'BFA5EB984A7D6050C71204DCA45FA9F0': _G_SECRET,
+        'dZGVrMKINt': _G_TOKEN,
+        '045417': _G_SECRET,
+        '99358272C': _G_NATIONAL_ID,
+        'LibHYFq6vh43z': _G_PASSWORD,
+        '354432385': _G_NATIONAL_ID,
+        '660040531': _G_NATIONAL_ID,
+        '4TIETC': _G_SECRET,
+        '8fe3b8a48254864d0d0f6752b7d93f6b': _G_KEY,
+        'UQJKLAW1': _G_SECRET,
+        '30eaf6ec037301bf': _G_TOKEN,
+        'MD4557329': _G_PASSPORT,
+        '384934710': _G_NATIONAL_ID,
+        '5014': _G_SECRET,
+        '741640': _G_SECRET,
+        '272': _G_SECRET,
+        'YhMW_5FEZ2KRd1wqoI6gwL': _G_TOKEN,
+        'NNH2CI': _G_SECRET,
+        'changeme': _G_PASSWORD,
+        'FVJDX-GUB8D': _G_SECRET,
+        '404 - 20 - 6453': _G_NATIONAL_ID,
+        '4500\n6681\n0191\n0132': _G_BROKEN,
+        '7e6317a29da24a1f89d2030f904a4bbff38d6030a4f9ee528657ec2d924ec08b': _WEBHOOK_SIGNATURE,
+        '01080161468': _G_PHONE,
+    },
+    'corpus_gd': {
+        '144503': _G_SECRET,
+        'KZVzl+gverN41ePyC27fqJ/93NqyIgxjiOWambabANhIaPZL/4S156b7Vzx3xkGWqOmCutRcfADsejgxWskkmP7GSiQO9tmrtjjHwmqFBbST1RAtrjPPNs74+bzlOz2LMDdII7J8rgoz4zqClpr7mjsLSxY18GWsJlTUm+zmOCUSYn1jsDsNusqIaHHNTCSXCdlkF9iDshEc9chyiDz+I+uHNB1aA0HxpmElimY8FLDs/YgJBNAjWFiJ81pMljAxj2LIRnDvFIemG91vrw==':
+            _G_KEY,
+        '3454 847067\n35123': _G_BROKEN,
+        'hMtaBWAnKdWv45I5Da6s7OIV27Kqnm0atuw6ExEJldq2p-Y84_XYKHEFLzp3XqJUKLjVcz--xYfmPes2F4WIsw':
+            _G_TOKEN,
+        '191928': _G_SECRET,
+        '962 028 211': _G_PHONE,
+        'ca4b73d73b00d7a7c492dff24271ad8d0d8fd4fe7963cbb1b3407a7c3c974846': _WEBHOOK_SIGNATURE,
+        '28B66': _G_SECRET,
+        'C61L-D2JV': _G_SECRET,
+        '724+042+003': _G_PHONE,
+        'sRyQxEl2Jl7MoJUN/WzkO04bR/wMjbW9SD3G1gk1y304Xk4QATsN+cAvXNr5BPpbDR4tPz0V0FDY2gc+XbihTlZVUt20OsYwx2gy37RczLrFd4tM65PTQebIQKPms/DFbdsZTWCS4dDnvWyfuk2MzIg695A1tGr0Om/FT2MlaUNfKDOQxygB44nl0dfTUFdo5wEdIi2cWMHajsQYro5BOnGMnra9v08=':
+            _G_KEY,
+        'DE80 4306 0967\n5639 2720 82': _G_BROKEN,
+        '+49 157\n45694490': _G_PHONE,
+        'FM961112': _G_PASSPORT,
+        '486f3f87c3cc4c128287e7eb0278c9a45cc097b7608d63737010aa1bb3f85fa3': _WEBHOOK_SIGNATURE,
+        '9750877': _G_NATIONAL_ID,
+        '+49 171\n32841017': _G_PHONE,
+        '60A88': _G_SECRET,
+        '3712 995019\n24301': _G_BROKEN,
+        'FR76 3000 3710\n1829 4071 4331 648': _G_BROKEN,
+        'IMvQu8D_87b6p7gEazs0YI037KgTAiId6mYgRePOOt1jGDmWkUah6un2OtWVT4miA4vOKIuFkutO_bfWGSsOfw':
+            _G_TOKEN,
+        '95897': _G_SECRET,
+        'IE6X-QJA8': _G_SECRET,
+        'FN448241': _G_PASSPORT,
+        '1433281': _G_NATIONAL_ID,
+        '615 906 437': _G_PHONE,
+        'CT5XLG9YF': _G_PASSPORT,
+        '182760': _G_SECRET,
+        '737 244 642': _G_PHONE,
+    },
+    'corpus_ge': {
+        'N3DR-QFYF-QZRE': _G_SECRET,
+        '678-747-25-99': _G_NATIONAL_ID,
+        'xfw7-7ryg-h1jj-0jxf-1fua': _G_SECRET,
+        '332263': _G_SECRET,
+        '197851797': _G_NATIONAL_ID,
+        '41933981738': _G_NATIONAL_ID,
+    },
+    'corpus_gf': {
+        'Granit.sommer76': _G_PASSWORD,
+        '5411 5485\n6508 0850': _G_BROKEN,
+        'g-yqNvY9+e&rurS1pz': _G_PASSWORD,
+        'raven-violet-copper-anchor85': _G_PASSWORD,
+        '5563 0219\n3753 0594': _G_BROKEN,
+        '@NNpJ2j!?8-eqePxNJzQnc=': _G_PASSWORD,
+        'BJ210243B': _G_NATIONAL_ID,
+        'NKI9YEP2': _G_SECRET,
+        'AZ03SH7N': _G_SECRET,
+    },
+    'corpus_gg': {
+        'fe9d5b629ae1d032a7412c225cbeaa2cb7ee89d9': _G_TOKEN,
+        '+49 170\n18069083': _G_PHONE,
+        'EF88666553': _G_PASSPORT,
+        'sk-proj-DkuOUGHHevxbcwAP5I_Aj2VKHiYLXV07pkW4WC2Uodk6ExU1RcBis2OqB\nbH7N7saEo21CV4jjMT3BlbkFJYtIsMpp7FSZzF-rCwEaFgA1K1hLN94vDbaprQH16l-EFCmg9UQFRnVM\nRKFo8jxvuBRT7ezXLPi':
+            _G_KEY,
+        '40008760': _G_BROKEN,
+        '14912609': _G_BROKEN,
+        'c6Jb00014YvfwrW1xFY8FMxDE3uDBTHjHcrnNtkQ': _G_KEY,
+        '4a42eea78544d6abd250075f63facd487bacce6d': _G_TOKEN,
+        '49163545': _G_BROKEN,
+        '49619902': _G_BROKEN,
+        '95425489': _G_SECRET,
+        '477-416': _G_SECRET,
+        '6ad52c708c02cf9d2a1a8f4cb032cd7b769be3c2': _G_TOKEN,
+    },
+    'corpus_gh': {
+        '210191': _G_SECRET,
+        '+491765551322': _G_PHONE,
+        'CC10J5VF8': _G_PASSPORT,
+        '347360489208728': _G_BROKEN,
+        'R3V0ZW4gVGFnIEZyYXUgRmlzY2hlciwKCndpciBiZXN0w6R0aWdlbiBkZW4gRWluZ2FuZyBJaHJl\nciBTY2hhZGVubWVsZHVuZyBLRlotMjQtMDA0MTMuCkRpZSBBdXN6YWhsdW5nIGVyZm9sZ3QgYXVm\nIERFNTMgMzcwNCAwMDQ0IDY0MDcgMDY4MyAyNi4KUsO8Y2tmcmFnZW4gYW4gbHVrYXMud2FnbmVy\nQHdlYi5kZS4K':
+            _G_ENCODED,
+        'EiwMqMCvfZBJCOp95Wl0Rka53ZMG7SRXIRFU19aC_KkD2lQ1': _G_TOKEN,
+        '7563976367704': _G_NATIONAL_ID,
+        '98.08.25-947.29': _G_NATIONAL_ID,
+        '1496': _G_SECRET,
+        'DE66 7605 0101\n6014 6067 45': _G_BROKEN,
+        'frrpla99m23c351y': _G_NATIONAL_ID,
+        '251051327397689': _G_NATIONAL_ID,
+        '64384627Z': _G_NATIONAL_ID,
+        '340 9886888': _G_PHONE,
+        '4825 1545\n4266 1145': _G_BROKEN,
+    },
+}
+_KNOWN_CHANGED_G: dict[str, dict[str, str]] = {
+    'corpus_gc': {
+        'GC-276': _G_VERSION_IP,
+        'GC-336': _G_OTHER_CHANGE,
+    },
+    'corpus_gd': {
+        'GD-058': _G_SSN_SHAPE,
+        'GD-116': _G_COMPANY_IBAN,
+        'GD-194': _G_COMPANY_IBAN,
+        'GD-195': _G_SSN_SHAPE,
+        'GD-196': _G_SSN_SHAPE,
+        'GD-418': _G_SSN_SHAPE,
+    },
+    'corpus_ge': {
+        'GE-101': _G_COMPANY_IBAN,
+        'GE-202': _G_COMPANY_IBAN,
+    },
+    'corpus_gf': {
+        'GF-032': _G_SEALED,
+        'GF-111': _G_SEALED,
+    },
+    'corpus_gg': {
+        'GG-151': _G_CDP_SESSION,
+        'GG-184': _G_CDP_SESSION,
+        'GG-410': _G_CDP_SESSION,
+    },
+    'corpus_gh': {
+        'GH-076': _G_COMPANY_IBAN,
+        'GH-078': _G_TELECOM,
+        'GH-152': _G_TELECOM,
+        'GH-213': _G_COMPANY_IBAN,
+        'GH-283': _G_OTHER_CHANGE,
+        'GH-425': _G_VERSION_IP,
+        'GH-515': _G_COMPANY_IBAN,
+    },
+}
+
+
 KNOWN_MISSES: dict[str, dict[str, str]] = {
     **_KNOWN_MISSES_Z,
     **_KNOWN_MISSES_Y,
     **_KNOWN_MISSES_Q,
     **_KNOWN_MISSES_N,
     **_KNOWN_MISSES_R,
+    **_KNOWN_MISSES_G,
     # Corpora VA, VB and VC (LLM-serving operations text, mostly clean; the classes that slip
     # past redactors, in six surroundings; records as observability backends store them).
     "corpus_va": {"679551805": ("an SSN bare in Postgres's 'Failing row contains (...)', no "
@@ -2431,7 +2622,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "F U J acht M D F E vier": _SPOKEN_OTHER,
         "pumpkin with a capital P one nine nine two": _SPOKEN_OTHER,
         "siete tres siete ... cuatro uno siete ... ocho tres siete": _SPOKEN_OTHER,
-        "7 7 6 4 6 8 7 2 3": _WRITTEN_CODE,
         "G B seven zero, SRLG 2863 9683 6653 05": _MIXED_GROUPS,
         "five three nine": _SPOKEN_OTHER,
         "een negen twee": _SPOKEN_OTHER,
@@ -2815,6 +3005,7 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     **_KNOWN_CHANGED_Q,
     **_KNOWN_CHANGED_N,
     **_KNOWN_CHANGED_R,
+    **_KNOWN_CHANGED_G,
     "corpus_va": dict.fromkeys(
         ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
