@@ -106,7 +106,11 @@ _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|
                   # kong/3.8.0.0, "Sentinel Agent 23.4.4.223")
                   + "".join(rf"(?<!{name})" for name in (
                       "openresty/", "nginx/", "kong/", "envoy/", "haproxy/", "traefik/",
-                      "Apache/", "lighttpd/", "Agent "))
+                      "Apache/", "lighttpd/", "Agent ",
+                      # (a device's firmware, a program's build: "Firmware 7.50.5.138",
+                      # "build 72.6.22.36 (previous 97.12.6.32)")
+                      "Firmware ", "firmware ", "build ", "Build ", r"\(previous ", "mod_hvp ",
+                      r"\(api "))
                   + r"(?!(?!" + _ICONIC_V4 + r")(?:[1-9]|1[12])\.1?\d\.1?\d\.\d{1,3}"
                   r"(?![\d:/]|\.\d))")
 
@@ -1083,7 +1087,8 @@ _NATIONAL_IDS = (
     _named_id((r"cpf", r"documento\b"), ("cpf", "documento"), r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}",
               ids.cpf_ok),
     # (and written with dots, as a deed writes them: "D.N.I. número 72.386.408-A")
-    _named_id((r"dni", r"nie\b", r"nif\b", r"documento(?: nacional)?\b", _AS_KEY % "doc",
+    _named_id((r"dni", r"nie\b", r"nif(?:_[a-z]{1,16})?\b", r"documento(?: nacional)?\b",
+               _AS_KEY % "doc",
                r"d\.n\.i\.?", r"n\.i\.e\.?"),
               ("dni", "nie", "nif", "documento", "doc", "d.n.i", "n.i.e"),
               r"\d{8}-?[A-Za-z]|\d{2}\.\d{3}\.\d{3}-?[A-Za-z]|[XYZxyz]-?\d{7}-?[A-Za-z]",
@@ -1124,8 +1129,8 @@ _NATIONAL_IDS = (
                "\u0631\u0642\u0645 \u0627\u0644\u0647\u0648\u064a\u0629",
                "\u0627\u0644\u0647\u0648\u064a\u0629 \u0627\u0644\u0648\u0637\u0646\u064a\u0629",
                "\u0627\u0644\u0625\u0642\u0627\u0645\u0629", r"emirates[ _-]?id",
-               # (a customer's "my id number", رقم هويتي)
-               "\u0631\u0642\u0645 \u0647\u0648\u064a\u062a\u064a"),
+               # (a customer's "my id number", رقم هويتي, and "his", رقم هويته)
+               "\u0631\u0642\u0645 \u0647\u0648\u064a\u062a[\u064a\u0647]"),
               ("iqama", "absher", "\u0631\u0642\u0645", "\u0627\u0644\u0647\u0648\u064a\u0629",
                "\u0627\u0644\u0625\u0642\u0627\u0645\u0629", "emirates"),
               r"[12]\d{9}|784-?\d{4}-?\d{7}-?\d",
@@ -1761,15 +1766,18 @@ _NATIONAL_IDS = (
                # (Greek's διαβατήριο, Czech's cestovní pas)
                "[\u0394\u03b4]\u03b9\u03b1\u03b2\u03b1\u03c4[\u03ae\u03b7]\u03c1[\u03b9\u03af]\u03bf\u03c5?",
                "cestovn[\u00edi](?:ho)?[ \t]+pasu?",
-               r"pass(?:nummer|nr)", r"pass-nr\.?", r"(?-i:PPT)\b",
+               r"pass(?:nummer|nr)", r"pass-nr\.?", r"(?-i:PPT)\b", r"documentn(?:r|ummer)\b",
                r"(?:personal)?ausweis(?:nummer)?",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167",
-               "\uc5ec\uad8c", "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f"),
+               "\uc5ec\uad8c", "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f",
+               # (Arabic's "passport", جواز السفر)
+               "\u062c\u0648\u0627\u0632 \u0627\u0644\u0633\u0641\u0631"),
               ("pas", "reisepass", "ppt", "personalausweis", "ausweis", "identity", "travel",
+               "documentn",
                "\u03b4\u03b9\u03b1\u03b2\u03b1\u03c4", "cestovn",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238",
                "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c",
-               "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f"),
+               "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f", "\u062c\u0648\u0627\u0632"),
               r"(?=[A-Z]*\d)[A-Z0-9]{7,9}", ids.passport_ok, checksummed=False,
               shape=r"[A-Z0-9]{7,9}"),
     # Turkish names the number after it: "86129891194 TC numaralı müşteri".
@@ -1927,7 +1935,7 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(
                     # (Magento's saved-card field, cc_cid: "cid" alone is most often an id)
                     r"|cc_cid"
                     r"|series[_-]?code|card[_-]?code|pr[üu]fziffer"
-                    r"|security[ _-]?code|card[ _-]?verification(?:[ _-]?value)?"
+                    r"|security[ _-]?code|sec[ .]code|card[ _-]?verification(?:[ _-]?value)?"
                     r"|[34]-digit[ \t]+(?:security[ \t]+)?code"
                     r"|code[ \t]+on[ \t]+the[ \t]+(?:back|front)"
                     r"|c[óo]digo[ \t]+de[ \t]+seguran[çc]a|c[óo]digo[ \t]+de[ \t]+seguridad"
@@ -1939,7 +1947,8 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(
                     # (Spanish's code "on the back", Arabic's verification code)
                     r"|c[óo]digo[ \t]+(?:de[ \t]+)?atr[áa]s"
                     r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u062d\u0642\u0642")
-_CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|cc_cid|security[ _-]?code|card[ _-]?verification"
+_CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|cc_cid|security[ _-]?code|sec[ .]code"
+                        r"|card[ _-]?verification"
                         r"|pr[au]fziffer"
                         r"|digit code"
                         r"|series[ _-]?code|card[ _-]?code"
@@ -2075,12 +2084,12 @@ _ROUND_R = (
     _d("national_id",
        r"(?i)(?<![a-z])(?:document|doc_?type|dokument|licen[cs]e|passport|id_?card)\\?[\"']?"
        r"[ \t]*[:=][ \t]*(?:\{|[A-Z_]{1,16}\b)[^\n{}]{0,60}?(?<![a-z])"
-       r"(?:number|numer|numero|nummer)"
+       r"(?:number|numer|numero|nummer|nr)"
        r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
        r"([A-Z0-9][A-Z0-9-]{4,19})(?![\w-])",
        v.has_digit,
        prefilter=r"(?i)(?:document|doc_?type|dokument|licen[cs]e|passport|id_?card)[^\r\n]{0,80}"
-                 r"nu(?:mb|m|mm)er",
+                 r"(?:nu(?:mb|m|mm)er|nr)",
        group=1, needles=("ocument", "OCUMENT", "okument", "OKUMENT", "ocType", "octype",
                          "OCTYPE", "oc_type", "icen", "ICEN", "assport", "ASSPORT", "card",
                          "CARD")),
@@ -2233,6 +2242,15 @@ _ROUND_R2 = (
     _named_id((r"(?-i:I-94)",), ("i-94",), r"\d{11}|\d{9}[A-Z]\d", _has_digit, checksummed=False),
     _named_id((r"clave[ \t_]+de[ \t_]+elector", r"clave_?elector"), ("clave",),
               r"[A-Z]{6}\d{8}[HM]\d{3}", _has_digit, checksummed=False),
+    # (Italy's codice fiscale typed in lower case after its name; a Ukrainian passport's
+    # series and number, "серія СО 017988"; Poland's patient id in the P1 system's query)
+    _named_id((r"codice[ \t]+fiscale", r"(?<![a-z])cf\b"), ("codice", "cf"),
+              r"[a-z]{6}\d{2}[a-z]\d{2}[a-z]\d{3}[a-z]",
+              lambda value: ids.codice_fiscale_ok(value.upper())),
+    _named_id(("\u0441\u0435\u0440\u0456\u044f",), ("\u0441\u0435\u0440\u0456\u044f",),
+              "[\u0410-\u042f\u0406\u0407\u0404\u0490]{2} ?\\d{6}", _has_digit,
+              checksummed=False, shape=r"aa ?[0-9]{6}"),
+    _named_id((r"identyfikator_?pacjenta",), ("identyfikator",), r"\d{11}", ids.pesel_ok),
     # An MFA device's code on the AWS CLI (sts get-session-token ... --token-code 716821), a
     # YubiKey's one-time password in a RADIUS log (otp=ccccccvvv...: 44 modhex characters),
     # Entra ID's Temporary Access Pass as a helpdesk hands it out.
@@ -2322,6 +2340,72 @@ _ROUND_R2 = (
            r"\"([^\"\n]{4,})\"\)",
            v.secret_value_ok, prefilter=r"(?i)user_pref\([^\r\n]{0,80}(?:passw|secret|token)",
            needles=("user_pref(",)),
+    # Banking messages: an ISO 20022 gateway's debtor id by its type (debtorIdType=NAT_ID
+    # debtorId=...), SWIFT MT103's party identification line (6/FR/NIDN/..., CCPT a
+    # passport's), Temenos T24's OFS message's password (APP,VERSION/I/PROCESS,USER/PASSWORD,),
+    # an ISO 8583 message's PIN block (field 52).
+    _plain("national_id",
+           r"(?i)idType=(?:NAT_ID|NIDN|NATIONAL_ID|PASSPORT|CCPT|TXID)[ \t,;&]+\w*?Id="
+           r"([A-Za-z0-9]{5,20})",
+           prefilter=r"(?i)idType=(?:NAT_ID|NIDN|NATIONAL_ID|PASSPORT|CCPT|TXID)",
+           needles=("dType=", "DTYPE=", "dtype=")),
+    _plain("national_id", r"(?m)^6/[A-Z]{2}/(?:NIDN|CCPT|SOSE|DRLC|TXID)/([^\s/]{5,35})",
+           prefilter=r"(?:^|[\r\n])6/[A-Z]{2}/(?:NIDN|CCPT|SOSE|DRLC|TXID)/", needles=("6/",)),
+    _plain("secret_assignment",
+           r"\bOFS IN :[ \t]*[A-Z][A-Z.]*,[^,\s]*,[^/\s,]+/([^,\s]+),",
+           v.secret_value_ok, prefilter=r"OFS IN :[ \t]*[A-Z][A-Z.]*,[^,\r\n]*,[^/\r\n,]+/",
+           needles=("OFS IN",)),
+    _plain("secret_assignment", r"<field id=\"52\" value=\"([0-9A-Fa-f]{16})\"",
+           prefilter=r"<field id=\"52\" value=\"[0-9A-Fa-f]{16}", needles=('id="52"',)),
+    # CI's credentials on a command line: signtool's PFX password (sign /f x.pfx /p ...), a
+    # registry login's -p="..." (podman, docker, helm), Azure DevOps' PAT in a debug line,
+    # Codecov's and Snyk's tokens (UUIDs after -t and auth), Netlify's tokens (nfp_).
+    _plain("secret_assignment",
+           r"(?i)\bsigntool(?:\.exe)?\"?[ \t]+sign\b[^\n]*?[ \t]/p[ \t]+\"?([^\s\"]{4,})",
+           v.secret_value_ok, prefilter=r"(?i)signtool[^\r\n]{0,200}[ \t]/p[ \t]",
+           needles=("signtool", "SIGNTOOL", "SignTool")),
+    _plain("secret_assignment",
+           r"\b(?:docker|podman|buildah|skopeo|helm[ \t]+registry)[ \t]+login\b[^\n|;&]*?[ \t]"
+           r"(?:-p|--password)=[\"']?([^\s\"']{4,})",
+           v.secret_value_ok,
+           prefilter=r"(?:docker|podman|buildah|skopeo|registry)[ \t]+login[^\r\n]{0,200}"
+                     r"(?:-p|--password)=",
+           needles=("login",)),
+    _plain("secret_assignment", r"\bPAT\b[^\n]{0,40}?:[ \t]*([a-z2-7]{52})(?![a-z0-9])",
+           prefilter=r"PAT[^\r\n]{0,40}:[ \t]*[a-z2-7]{52}", needles=("PAT",)),
+    _plain("secret_assignment",
+           r"(?i)\b(?:codecov\b[^\n]*?[ \t]-t|snyk[ \t]+auth)[ \t]+['\"]?"
+           r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
+           prefilter=r"(?i)(?:codecov[^\r\n]{0,200}[ \t]-t|snyk[ \t]+auth)[ \t]+['\"]?[0-9a-f]{8}-",
+           needles=("codecov", "snyk", "Codecov", "Snyk")),
+    # A code a log says it sent, then names (sending recovery code via sms ... code=528128).
+    _plain("secret_assignment",
+           r"(?i)(?:recovery|verification|reset|login|one[- ]time|otp)[ \t]+code\b[^\n]{0,80}?"
+           r"(?<![\w-])code=(\d{4,8})(?![\d])",
+           prefilter=r"(?i)(?:recovery|verification|reset|login|one[- ]time|otp)[ \t]+code"
+                     r"[^\r\n]{0,80}code=[0-9]{4}",
+           needles=("code=", "CODE="), digits=True),
+    # A parcel locker's or a courier's handover code by its key (open_code=, openCode=,
+    # handoverCode=) or its word (Dutch "Ophaalcode:", Turkish "Teslim alma şifreniz:"), a
+    # Dutch key box's code; an FTP server's log of a client's PASS command.
+    _plain("secret_assignment",
+           r"(?i)(?<![a-z])(?:open|handover|pickup|pick_up|collect(?:ion)?|unlock|locker)[_-]?code"
+           r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(\d{4,8})(?![\d])",
+           prefilter=r"(?i)(?:open|handover|pickup|pick_up|collect|unlock|locker)[_-]?code[^\r\n]{0,6}"
+                     r"[:=][^\r\n]{0,6}[0-9]{4}",
+           needles=("ode", "ODE"), digits=True),
+    _plain("secret_assignment",
+           r"(?i)(?:ophaalcode|afhaalcode|abholcode|teslim[ \t]+alma[ \t]+şifre(?:niz|si)?"
+           r"|sleutelkast(?:je)?[^\n.]{0,40}?code)[ \t]*:?[ \t]*[«\"']?(\d{4,8})(?![\d])",
+           prefilter=r"(?i)ophaalcode|afhaalcode|abholcode|teslim[ \t]+alma|sleutelkast",
+           needles=("code", "CODE", "eslim", "ESLIM", "leutelkast"), digits=True),
+    _plain("secret_assignment", r"\)[ \t]*>[ \t]*PASS[ \t]+(?!\*+(?:\s|$))(\S{4,})",
+           prefilter=r"\)[ \t]*>[ \t]*PASS[ \t]+[^ \t\r\n]", needles=("> PASS", ">PASS")),
+    # The UK's driving licence number: the surname's five letters, a birth date, initials.
+    _plain("national_id",
+           r"(?<![A-Za-z0-9])([A-Z9]{5}\d[0156]\d[0-3]\d\d[A-Z9]{2}\d[A-Z]{2})(?![A-Za-z0-9])",
+           prefilter=r"[A-Z9]{5}[0-9][0156][0-9][0-3][0-9][0-9][A-Z9]{2}[0-9][A-Z]{2}",
+           needles=(), digits=True),
     # Steam Guard's login code in its e-mail, in any language ("Steam Guard コード:\n\n9FKBT").
     _plain("secret_assignment",
            r"Steam[ \t]+Guard[^\n]{0,80}?[:：][ \t]*(?:\r?\n[ \t]*){0,3}([A-Z0-9]{5})"
@@ -2339,7 +2423,7 @@ _CARD_CODES = (
        # (its quotes escaped, once or thrice: a tool call's arguments inside a message)
        r"[\]\\\"'>]{0,8}[ \t]*(?:[:=]|is\b|は)?[ \t]*(?:\\*[\"']|\()?(\d{3,4})(?![\d.,:/-]?\d)",
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
-       start=_at_words(("cvc", "cvv", "cvn", "cc_cid", "security", "card", "digit", "code",
+       start=_at_words(("cvc", "cvv", "cvn", "cc_cid", "security", "sec", "card", "digit", "code",
                         "c\u00f3digo",
                         "series",
                         "codigo", "pr\u00fcf", "pruf", "kartenpr", "cryptogramme", "codice",
@@ -2792,7 +2876,7 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (the Balkans' "Mobitel")
                 r"mobile?(?:[ _-]?no)?|mobitel|handy|"
                 # (and Argentina's "celu"; Indonesia's no_hp; a CDR's A and B parties)
-                r"celular|cellulare|celu|no[_ ]?hp|[ab]_party|m[óo]vil|portable|"
+                r"celular|cellulare|celu|no[_ ]?hp|[ab]_party|m[óo]vil|portable|smsnr|mobiel|"
                 # (German's number to call and call back: "Rückrufnummer 040 318688")
                 r"r[üu]ckrufnummer|rufnummer|"
                 # (Brazil's NF-e names it <fone>)
@@ -2825,7 +2909,7 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"(?:r?appel(?:er|ez|le|lez)|joindre|ligar|ligamos)|ring(?=[ \t]+[(+0-9])|"
                 r"kontakt\w*|pod[ \t]+numerem|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|tlm|telem[óo]vel|llam(?:ar|e|ame)\w*|llamada|llámame|"
-                r"ligue|zadzwo\w*|"
+                r"ligue(?:m(?:-me)?)?|zadzwo\w*|"
                 r"(?:ri)?chiam(?:a|ami|are|ar[mtc][ei]|ate|atemi|at[oai])|richiamo"
                 # Vietnamese's SĐT (số điện thoại), a caller's "called from"
                 r"|s[đĐd]t|called[ \t]+(?:from|on)|calling[ \t]+from)(?![a-z])|"
@@ -2873,7 +2957,8 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "elu", "ELU", "_hp", "_HP", "ohp
                   "電話", "携帯", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
                   "휴대폰", "핸드폰", "HP", "hubungi", "ontatt", "lternat", "cel", "Cel", "CEL",
-                  "ummer", "umer", "UMER", "ereikbaar", "ecapito", "ECAPITO", "dzwo",
+                  "ummer", "umer", "UMER", "ereikbaar", "ecapito", "ECAPITO", "dzwo", "obiel",
+                  "OBIEL",
                   "tlf", "Tlf", "TLF", "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23",
                   "obitel", "OBITEL", "\u0565\u057c",
                  "call", "ring", "text")
@@ -2892,7 +2977,8 @@ _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+
               r"|e-?mail)|[ \t]*[,\u2014\u2013-][ \t]*(?:valid|expires|g\u00fcltig|v\u00e1lido"
               r"|valable)))|"
               "(?:verification|security|login|one[- ]time|2fa|otp|access|confirmation|sms)"
-              r"[ \t]+(?:code|pin)|(?<![a-z])otp(?![a-z])|(?:your|the)[ \t]+code[ \t]+is|"
+              # (not a metric's name: "otp_sent_total{channel=\"sms\"} 8181279")
+              r"[ \t]+(?:code|pin)|(?<![a-z])otp(?![a-z])(?!\w*\{)|(?:your|the)[ \t]+code[ \t]+is|"
               r"the[ \t]+code[ \t]+(?:you|we)[ \t]+(?:just[ \t]+)?(?:sent|texted|emailed)|"
               r"code[ \t]+re[çc]u|code[ \t]+de[ \t]+(?:v[ée]rification|confirmation)|"
               r"c[óo]digo[ \t]+de[ \t]+(?:verificaci[óo]n|verifica[çc][ãa]o|acesso|acceso|"
@@ -3077,7 +3163,7 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"n[au]mero|"
                     r"simu|natel|"
                     r"llam(?:ar|e|ame|ada)|chiam|ligue|dzwo|aa|(?:call|ring|text)[ \t]+me|"
-                    r"nummer|numer|bereikbaar|recapito|"
+                    r"nummer|numer|bereikbaar|recapito|mobiel|"
                     r"num[ae]ro|appel|joindre|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi|contatt"
                     r"|cel|[ab]_party|"
                     r"tlf|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)")
@@ -3554,9 +3640,11 @@ DETECTORS: tuple[Detector, ...] = (
        # (Tencent Cloud's SecretId; Tavily's keys; Riot Games' API keys)
        r"|AKID[A-Za-z0-9]{32}|tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}"
        r"|RGAPI-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-       # (Plaid's access tokens)
+       # (Plaid's access tokens; Netlify's personal access tokens)
        r"|access-(?:production|sandbox|development)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}"
-       r"-[0-9a-f]{4}-[0-9a-f]{12})"
+       r"-[0-9a-f]{4}-[0-9a-f]{12}|nfp_[A-Za-z0-9]{36,40}"
+       # (EasyPost's production and test keys)
+       r"|EZ[AT]K[0-9a-f]{48,64})"
        # (not a template's filler: TOSS_SECRET_KEY=test_sk_xxxxxxxxxxxxxxxxxxxx)
        r"(?![A-Za-z0-9_-])", v.not_filler,
        prefilter=(r"lsv2_(?:pt|sk)_|do[por]_v1_|sk\.eyJ|:APA91b|\d{8}:AA[A-Za-z0-9_-]{33}"
@@ -3567,17 +3655,18 @@ DETECTORS: tuple[Detector, ...] = (
                   r"|glsa_[A-Za-z0-9]{32}_|xnd_(?:production|development)_|(?:live|test)_sk_"
                   r"|r8_[A-Za-z0-9]{37}|LTAI[A-Za-z0-9]{12}|whsec_[A-Za-z0-9+/=]{32}"
                   r"|[0-9a-f]{32}-us\d|\dQ~[A-Za-z0-9_~.-]{31}|AKID[A-Za-z0-9]{32}|tvly-"
-                  r"|RGAPI-|access-(?:production|sandbox|development)-[0-9a-f]{8}-"),
+                  r"|RGAPI-|access-(?:production|sandbox|development)-[0-9a-f]{8}-"
+                  r"|nfp_[A-Za-z0-9]{36}|EZ[AT]K[0-9a-f]{48}"),
        needles=("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "/webhooks/", "pnu_",
                 "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.", "hvb.",
                 "hvr.", "dckr_pat_", "glsa_", "xnd_", "_sk_", "r8_", "LTAI", "whsec_", "-us",
-                "Q~", "AKID", "tvly-", "RGAPI-", "access-"),
+                "Q~", "AKID", "tvly-", "RGAPI-", "access-", "nfp_", "EZAK", "EZTK"),
        # (back 36: New Relic's license ends in its needle)
        start=_at_literal(("lsv2_", "_v1_", "sk.eyJ", ":APA91b", ":AA", "discord", "pnu_",
                           "nvapi-", "dapi", "NRAL", "NRII-", "NRAK-", "GOOG1", "key_live_", "hvs.",
                           "hvb.", "hvr.", "dckr_pat_", "glsa_", "xnd_", "live_sk_", "test_sk_",
                           "r8_", "LTAI", "whsec_", "-us", "Q~", "AKID", "tvly-", "RGAPI-",
-                          "access-"),
+                          "access-", "nfp_", "EZAK", "EZTK"),
                          36)),
     # A Stripe PaymentIntent's or SetupIntent's client secret (pi_..._secret_..., what a page
     # confirms a payment with), LaunchDarkly's server and mobile SDK keys (sdk- or mob-, then
@@ -5224,11 +5313,14 @@ DETECTORS: tuple[Detector, ...] = (
        r"[^\n:]{0,100}?(?::[ \t]*(?:\n|\\n)?|\.?[ \t]*(?:\n|\\n))"
        r"(?:[ \t]*(?:\n|\\n))?"  # (a blank line under the heading)
        # (a sentence's line between: "Backup codes for x@y.de\nKeep these somewhere safe.\n")
-       r"(?:[^\n:]{0,80}?[.:][ \t]*(?:\n|\\n))?"
+       r"(?:[^\n:]{0,80}?[.:][ \t]*(?:\n|\\n)(?:[ \t]*(?:\n|\\n))?)?"
+       # (and a Markdown code fence's opening: "```\na712a-a3637\n...")
+       r"(?:```\w*[ \t]*(?:\n|\\n))?"
        r"((?:[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
        # (each followed by a separator, "and" before the last, or the sentence's end:
        # "cpvvx-vxbj9, 2fmvl-4q6eh and rk4p4-tur0c.")
-       rf"(?:[a-z0-9]{{4,6}}(?:-[a-z0-9]{{4,6}}){{1,3}}|\d{{4}} \d{{4}}|\d{{8}})"
+       # (or GitHub's and PyPI's hex codes: "cdd84f9651", "f9641166f45ecd47")
+       rf"(?:[a-z0-9]{{4,6}}(?:-[a-z0-9]{{4,6}}){{1,3}}|\d{{4}} \d{{4}}|\d{{8}}|[0-9a-f]{{10,16}})"
        rf"(?:[ \t,]+(?:{_AND}[ \t]+)?"
        r"|\n|\\n|$|(?=[.;)\uff08\u3002\uff09]))){1,16})",
        v.has_digit,

@@ -589,6 +589,8 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
                         # Kong's vault references ({vault://env/mobile-app-key}), 1Password's
                         # secret references (op://Engineering/GitHub/token)
                         r"|\{vault://|op://"
+                        # (a Jenkins pipeline's credentials('harbor-robot-ci'): an id)
+                        r"|credentials\("
                         # a bracketed stand-in ([YOUR-PASSWORD], [PASSWORD])
                         r"|\[[A-Z][A-Z0-9_ -]*\]$"
                         # a release tool's variable (Azure DevOps, Octopus: #{MapsApiKey}#)
