@@ -109,8 +109,7 @@ _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|
                       "Apache/", "lighttpd/", "Agent ",
                       # (a device's firmware, a program's build: "Firmware 7.50.5.138",
                       # "build 72.6.22.36 (previous 97.12.6.32)")
-                      "Firmware ", "firmware ", "build ", "Build ", r"\(previous ", "mod_hvp ",
-                      r"\(api "))
+                      "Firmware ", "firmware ", "build ", "Build ", r"\(previous ", r"\(api "))
                   + r"(?!(?!" + _ICONIC_V4 + r")(?:[1-9]|1[12])\.1?\d\.1?\d\.\d{1,3}"
                   r"(?![\d:/]|\.\d))")
 
@@ -2017,104 +2016,97 @@ _CODE_ANSWERED = _d(
 _BANK_WORDS = r"(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag[êe]ncia)"
 _ACCOUNT_WORDS = (r"(?:(?:bank[ ._-]?)?account(?:[ _-]?(?:number|no|num))?|acct|a/c(?:[ \t]*no\.?)?"
                   r"|conta(?:[ \t]+corrente)?|n[°º][ \t]*(?:de[ \t]+)?cuenta)")
-_ROUND_R = (
-    # A card's number grouped with dots ("6062.8204.6167.0211", as some people type it).
-    _d("credit_card", r"(?<![\d.])([1-9]\d{3}\.\d{4}\.\d{4}\.\d{4})(?![\d]|\.\d)",
-       v.card_number_ok, prefilter=r"\d{4}\.\d{4}\.\d{4}\.\d{4}", group=1, checksummed=True,
-       digits=True, joined=_nothing_joined, joined_prefilter=r"\d{4}\.\d{4}\.\d{4}\.\d{4}"),
-    # A SIP address whose user is a number (client_uri=sip:491594377048@..., a trunk's
-    # registration): the subscriber's number; a PBX's short extension is not one.
-    _d("phone", r"(?i)(?<![\w.])sips?:(\+?\d{8,15})@", v.told_phone_ok,
-       prefilter=r"(?i)sips?:\+?\d{8}", group=1, needles=("sip", "SIP"), digits=True,
-       joined=_nothing_joined, joined_prefilter=r"(?i)sips?:\+?\d{8}"),
-    # A bank account's number beside its bank's routing code (a US RTN or ABA number, an
-    # Indian IFSC, an Australian BSB, a Brazilian agência), either order, within a few lines;
-    # or under a name that is a bank account's alone (bank.account=, "Bank A/c No:").
-    _d("iban",
-       rf"(?i)(?<![a-z]){_BANK_WORDS}(?![a-z])(?:[^\n]|\n(?!\n)){{0,120}}?(?<![a-z])"
-       rf"{_ACCOUNT_WORDS}(?![a-z])\\?[\"']?[ \t]*[:=#]?[ \t]*\\?[\"']?(\d{{6,18}})(?![\d])",
-       prefilter=r"(?i)(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)"
-                 r"[\s\S]{0,140}(?:account|acct|a/c|conta|cuenta)",
-       group=1, digits=True, needles=("outing", "OUTING", "RTN", "rtn", "ABA", "aba", "IFSC",
-                                      "ifsc", "BSB", "bsb", "ort", "ORT", "ncia", "NCIA"),
-       joined=_nothing_joined,
-       joined_prefilter=r"(?i)(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)"
-                        r"[\s\S]{0,140}(?:account|acct|a/c|conta|cuenta)"),
-    _d("iban",
-       rf"(?i)(?<![a-z]){_ACCOUNT_WORDS}(?![a-z])\\?[\"']?[ \t]*[:=#]?[ \t]*\\?[\"']?(\d{{6,18}})"
-       rf"(?![\d])(?:[^\n]|\n(?!\n)){{0,120}}?(?<![a-z]){_BANK_WORDS}(?![a-z])",
-       prefilter=r"(?i)(?:account|acct|a/c|conta|cuenta)[\s\S]{0,140}"
-                 r"(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)",
-       group=1, digits=True, needles=("ccount", "CCOUNT", "cct", "CCT", "/c", "/C", "onta",
-                                      "uenta"),
-       joined=_nothing_joined,
-       joined_prefilter=r"(?i)(?:account|acct|a/c|conta|cuenta)[\s\S]{0,140}"
-                        r"(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)"),
-    _d("iban",
-       r"(?i)(?<![a-z])(?:bank[ ._-]?(?:account|acct|a/c)(?:[ _-]?(?:number|no|num))?\.?"
-       r"|bankdetails|bank_account_number)(?![a-z])\\?[\"']?[ \t]*[:=#>]?[ \t]*\\?[\"']?"
-       r"(\d{6,18})(?![\d])",
-       prefilter=r"(?i)bank[ ._-]?(?:account|acct|a/c|details)[^\r\n]{0,12}\d{6}", group=1,
-       digits=True, needles=("ank", "ANK"), joined=_nothing_joined,
-       joined_prefilter=r"(?i)bank[ ._-]?(?:account|acct|a/c|details)[^\r\n]{0,12}\d{6}"),
-    # A network device's secret in its configuration's own words: a PPP or L2TP password
-    # ("ppp chap password 0 X", Cisco's type 0: in clear), an SNMP agent's community
-    # (Huawei's "snmp-agent community read X"), a ZTE OLT's ONU password
-    # ("registration-method pw X"), hostapd's passphrase (the rest of its line).
-    _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:(?:ppp[ \t]+(?:chap|pap)|l2tp[ \t]+tunnel)[ \t]+password[ \t]+0"
-       r"|snmp-agent[ \t]+community[ \t]+(?:read|write)(?:[ \t]+cipher)?"
-       r"|registration-method[ \t]+pw)[ \t]+(\S{4,})",
-       v.secret_value_ok,
-       prefilter=r"(?i)(?:password[ \t]+0|snmp-agent[ \t]+community|registration-method[ \t]+pw)"
-                 r"[ \t]+[^ \t\r\n]",
-       group=1, needles=("password 0", "PASSWORD 0", "snmp-agent", "registration-method")),
-    _d("secret_assignment", r"(?m)^[ \t]*wpa_passphrase=([^\n]{8,63}?)[ \t]*$",
-       v.secret_value_ok, prefilter=r"wpa_passphrase=[^\r\n]{8}", group=1,
-       needles=("wpa_passphrase=",)),
-    # A subscriber's IMSI where a core network's logs put it: Open5GS's "[imsi-262039...]",
-    # an HSS's "User-Name=262013703629512" (S6a names the subscriber by its IMSI).
-    _d("telecom_id",
-       r"(?i)(?<![a-z])(?:imsi-|user-name[ \t]*=[ \t]*\"?)([2-7]\d{14})(?![\d])",
-       v.telecom_id_ok, prefilter=r"(?i)(?:imsi-|user-name[ \t]*=[ \t]*\"?)[2-7]\d{14}",
-       group=1, digits=True, needles=("msi-", "MSI-", "ser-", "SER-", "ser-N", "ame")),
-    # An identity document's number as a record holds it: a "document" or a "licence"
-    # object's number ({"document": {"type": "P", "number": "MU5064795"}}), an ID scanner's
-    # log (document=ID_CARD country=D number=WKY542CK8), a form's numeroDocumento.
-    _d("national_id",
-       r"(?i)(?<![a-z])(?:document|doc_?type|dokument|licen[cs]e|passport|id_?card)\\?[\"']?"
-       r"[ \t]*[:=][ \t]*(?:\{|[A-Z_]{1,16}\b)[^\n{}]{0,60}?(?<![a-z])"
-       r"(?:number|numer|numero|nummer|nr)"
-       r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
-       r"([A-Z0-9][A-Z0-9-]{4,19})(?![\w-])",
-       v.has_digit,
-       prefilter=r"(?i)(?:document|doc_?type|dokument|licen[cs]e|passport|id_?card)[^\r\n]{0,80}"
-                 r"(?:nu(?:mb|m|mm)er|nr)",
-       group=1, needles=("ocument", "OCUMENT", "okument", "OKUMENT", "ocType", "octype",
-                         "OCTYPE", "oc_type", "icen", "ICEN", "assport", "ASSPORT", "card",
-                         "CARD")),
-    _d("national_id",
-       r"(?i)(?<![a-z])(?:numero_?documento|nro_?documento|doc_?nro|numdocumento)\\?[\"']?"
-       r"[ \t]*[:=][ \t]*\\?[\"']?([A-Z0-9][A-Z0-9.-]{4,19})(?![\w-])",
-       v.has_digit,
-       prefilter=r"(?i)(?:numero_?documento|nro_?documento|doc_?nro|numdocumento)[ \t]*[\"']?"
-                 r"[ \t]*[:=]",
-       group=1, needles=("ocumento", "OCUMENTO", "ocNro", "ocnro", "OCNRO", "oc_nro")),
-)
+
+
 def _plain(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
            prefilter: str, needles: tuple[str, ...], group: int = 1,
-           digits: bool = False) -> Detector:
+           digits: bool = False, checksummed: bool = False) -> Detector:
     """A detector whose pattern reads "-", "_" and " " as itself alone, where each is read
     (a joinable kind's then has nothing for the joined pass to rescan)."""
     joinable = kind in ("email", "iban", "credit_card", "us_ssn", "phone")
     return _d(kind, pattern, validator, prefilter=prefilter, group=group, needles=needles,
-              digits=digits, joined=_nothing_joined if joinable else None,
+              digits=digits, checksummed=checksummed,
+              joined=_nothing_joined if joinable else None,
               joined_prefilter=prefilter if joinable else "")
 
 
-# Values in the records and configurations of telecom, travel, payroll and Latin American
-# systems, by the fields those systems name them with.
-_ROUND_R2 = (
+# Values found by the name or the place their system gives them: records and configurations
+# of telecom, travel, payroll, banking, CI and Latin American systems (held-out corpora RC to
+# LH found each).
+_NAMED_FIELDS = (
+    # A card's number grouped with dots ("6062.8204.6167.0211", as some people type it).
+    _plain("credit_card", r"(?<![\d.])([1-9]\d{3}\.\d{4}\.\d{4}\.\d{4})(?![\d]|\.\d)",
+           v.card_number_ok, prefilter=r"\d{4}\.\d{4}\.\d{4}\.\d{4}", needles=(),
+           checksummed=True, digits=True),
+    # A SIP address whose user is a number (client_uri=sip:491594377048@..., a trunk's
+    # registration): the subscriber's number; a PBX's short extension is not one.
+    _plain("phone", r"(?i)(?<![\w.])sips?:(\+?\d{8,15})@", v.told_phone_ok,
+           prefilter=r"(?i)sips?:\+?\d{8}", needles=("sip", "SIP"), digits=True),
+    # A bank account's number beside its bank's routing code (a US RTN or ABA number, an
+    # Indian IFSC, an Australian BSB, a Brazilian agência), either order, within a few lines;
+    # or under a name that is a bank account's alone (bank.account=, "Bank A/c No:").
+    _plain("iban",
+           rf"(?i)(?<![a-z]){_BANK_WORDS}(?![a-z])(?:[^\n]|\n(?!\n)){{0,120}}?(?<![a-z])"
+           rf"{_ACCOUNT_WORDS}(?![a-z])\\?[\"']?[ \t]*[:=#]?[ \t]*\\?[\"']?"
+           r"(\d{6,18})(?![\d])",
+           prefilter=r"(?i)(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)"
+                     r"[\s\S]{0,140}(?:account|acct|a/c|conta|cuenta)",
+           digits=True, needles=("outing", "OUTING", "RTN", "rtn", "ABA", "aba", "IFSC", "ifsc",
+                                 "BSB", "bsb", "ort", "ORT", "ncia", "NCIA")),
+    _plain("iban",
+           rf"(?i)(?<![a-z]){_ACCOUNT_WORDS}(?![a-z])\\?[\"']?[ \t]*[:=#]?[ \t]*\\?[\"']?"
+           rf"(\d{{6,18}})(?![\d])(?:[^\n]|\n(?!\n)){{0,120}}?(?<![a-z]){_BANK_WORDS}(?![a-z])",
+           prefilter=r"(?i)(?:account|acct|a/c|conta|cuenta)[\s\S]{0,140}"
+                     r"(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)",
+           digits=True, needles=("ccount", "CCOUNT", "cct", "CCT", "/c", "/C", "onta", "uenta")),
+    _plain("iban",
+           r"(?i)(?<![a-z])(?:bank[ ._-]?(?:account|acct|a/c)(?:[ _-]?(?:number|no|num))?\.?"
+           r"|bankdetails|bank_account_number)(?![a-z])\\?[\"']?[ \t]*[:=#>]?[ \t]*\\?[\"']?"
+           r"(\d{6,18})(?![\d])",
+           prefilter=r"(?i)bank[ ._-]?(?:account|acct|a/c|details)[^\r\n]{0,12}\d{6}",
+           digits=True, needles=("ank", "ANK")),
+    # A network device's secret in its configuration's own words: a PPP or L2TP password
+    # ("ppp chap password 0 X", Cisco's type 0: in clear), an SNMP agent's community
+    # (Huawei's "snmp-agent community read X"), a ZTE OLT's ONU password
+    # ("registration-method pw X"), hostapd's passphrase (the rest of its line).
+    _plain("secret_assignment",
+           r"(?i)(?<![\w-])(?:(?:ppp[ \t]+(?:chap|pap)|l2tp[ \t]+tunnel)[ \t]+password[ \t]+0"
+           r"|snmp-agent[ \t]+community[ \t]+(?:read|write)(?:[ \t]+cipher)?"
+           r"|registration-method[ \t]+pw)[ \t]+(\S{4,})",
+           v.secret_value_ok,
+           prefilter=r"(?i)(?:password[ \t]+0|snmp-agent[ \t]+community"
+                     r"|registration-method[ \t]+pw)[ \t]+[^ \t\r\n]",
+           needles=("password 0", "PASSWORD 0", "snmp-agent", "registration-method")),
+    _plain("secret_assignment", r"(?m)^[ \t]*wpa_passphrase=([^\n]{8,63}?)[ \t]*$",
+           v.secret_value_ok, prefilter=r"wpa_passphrase=[^\r\n]{8}", needles=("wpa_passphrase=",)),
+    # A subscriber's IMSI where a core network's logs put it: Open5GS's "[imsi-262039...]",
+    # an HSS's "User-Name=262013703629512" (S6a names the subscriber by its IMSI).
+    _plain("telecom_id",
+           r"(?i)(?<![a-z])(?:imsi-|user-name[ \t]*=[ \t]*\"?)([2-7]\d{14})(?![\d])",
+           v.telecom_id_ok, prefilter=r"(?i)(?:imsi-|user-name[ \t]*=[ \t]*\"?)[2-7]\d{14}",
+           digits=True, needles=("msi-", "MSI-", "ser-", "SER-", "ser-N", "ame")),
+    # An identity document's number as a record holds it: a "document" or a "licence"
+    # object's number ({"document": {"type": "P", "number": "MU5064795"}}), an ID scanner's
+    # log (document=ID_CARD country=D number=WKY542CK8), a form's numeroDocumento.
+    _plain("national_id",
+           r"(?i)(?<![a-z])(?:document|doc_?type|dokument|licen[cs]e|passport|id_?card)\\?[\"']?"
+           r"[ \t]*[:=][ \t]*(?:\{|[A-Z_]{1,16}\b)[^\n{}]{0,60}?(?<![a-z])"
+           r"(?:number|numer|numero|nummer|nr)"
+           r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+           r"([A-Z0-9][A-Z0-9-]{4,19})(?![\w-])",
+           v.has_digit,
+           prefilter=r"(?i)(?:document|doc_?type|dokument|licen[cs]e|passport|id_?card)[^\r\n]{0,80}"
+                     r"(?:nu(?:mb|m|mm)er|nr)",
+           needles=("ocument", "OCUMENT", "okument", "OKUMENT", "ocType", "octype",
+                         "OCTYPE", "oc_type", "icen", "ICEN", "assport", "ASSPORT", "card",
+                         "CARD")),
+    _plain("national_id",
+           r"(?i)(?<![a-z])(?:numero_?documento|nro_?documento|doc_?nro|numdocumento)\\?[\"']?"
+           r"[ \t]*[:=][ \t]*\\?[\"']?([A-Z0-9][A-Z0-9.-]{4,19})(?![\w-])",
+           v.has_digit,
+           prefilter=r"(?i)(?:numero_?documento|nro_?documento|doc_?nro|numdocumento)[ \t]*[\"']?"
+                     r"[ \t]*[:=]",
+           needles=("ocumento", "OCUMENTO", "ocNro", "ocnro", "OCNRO", "oc_nro")),
     # A phone under an XML element's number (OpenTravel's <Phone countryCode="1"
     # number="7182008373"/>), Tally's ledger contacts, a PCF's subscription id
     # ({"type": "END_USER_E164", "data": "..."}), an HLR's ISDN="...", FreeRADIUS's
@@ -6485,8 +6477,7 @@ DETECTORS: tuple[Detector, ...] = (
     *_SYSTEM_FIELDS,
     *_TELECOM_IDS,
     *_CARD_CODES,
-    *_ROUND_R,
-    *_ROUND_R2,
+    *_NAMED_FIELDS,
     *_SECURITY_ANSWERS,
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported,
     # unless it holds exactly one host (/32, /128: an allow-list entry for one client).
