@@ -309,6 +309,22 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|(?i:(session|security)_token)[ \t]+'[^'\s]{16,}'"
                          r"|security[ \t]+(create-keychain|unlock-keychain|import|export"
                          r"|set-keychain-password)[^\n|;&]*[ \t]-[pP][ \t]+[^\s-][^\s]*"
+                         # (KC-KH: a Z-Wave controller's keys, a Zigbee link key seed, a
+                         # Thread dataset, an install code, Telegram's api_hash, a Home
+                         # Assistant webhook's path, a lock's code in home automation, a
+                         # WooCommerce order key, a share code, eBay's cert name)
+                         r"|(S[02]_(Unauthenticated|Authenticated|AccessControl|Legacy)|tclk_seed)"
+                         r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?[0-9A-Fa-f]{32}"
+                         r"|(?i:(active_)?dataset_tlvs)[\"']?[ \t]*[:=][ \t]*[\"']?[0-9A-Fa-f]{64,}"
+                         r"|(?i:install[ _-]?code)[ \t]*[:;=][ \t]*[\"']?[0-9A-Fa-f]{4}"
+                         r"([ \t]?[0-9A-Fa-f]{4}){3,8}"
+                         r"|(?i:api[_-]?hash)[\"']?[ \t]*[:=][ \t]*[\"']?[0-9a-f]{32}"
+                         r"|(/api/webhook/|hooks\.nabu\.casa/)[A-Za-z0-9_-]{16,}"
+                         r"|(code_slot|alarm_(dis)?arm|alarm_control_panel\.|lock\.[a-z])[^\n]{0,200}?"
+                         r"\bcode\\?[\"']?[ \t]*[:=][ \t]*\\?[\"'][0-9]{4,8}"
+                         r"|\bwc_order_[A-Za-z0-9]{10,16}"
+                         r"|(?i:share[ \t]+code)[ \t]*[:=][ \t]*[A-Z0-9]{3} ?[A-Z0-9]{3} ?[A-Z0-9]{3}"
+                         r"|(?i:X-EBAY-API-CERT-NAME)[ \t]*:[ \t]*[A-Za-z0-9-]{16,}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -546,7 +562,10 @@ RE2_PATTERNS: dict[str, str] = {
              r"|END_USER_E164\\?\"[ \t]*,[ \t]*\\?\"data\\?\"[ \t]*:[ \t]*\\?\"\+?[0-9]{8,15}"
              r"|ISDN=\"\+?[0-9]{8,15}\"|\(from client [^\s]+ port [0-9]+ cli \+?[0-9]{8,15}\)"
              r"|(?i:<phone[^>\n]{0,80}number=)\\?\"\+?[0-9][0-9 -]{5,18}[0-9]"
-             r"|<LEDGER(PHONE|MOBILE)>\+?[0-9 -]{8,18}<",
+             r"|<LEDGER(PHONE|MOBILE)>\+?[0-9 -]{8,18}<"
+             # (KC-KH: a WhatsApp account's JID, a Cloud API status's recipient)
+             r"|\b[0-9]{8,15}(:[0-9]{1,3})?@(s\.whatsapp\.net|c\.us)\b"
+             r"|(?i:recipient_id)\\?\"[ \t]*:[ \t]*\\?\"\+?[1-9][0-9]{9,14}",
 }
 # What Python's re takes and RE2 refuses: look-around, atomic groups, back-references, named
 # groups in Python's spelling, and the escapes RE2 lacks (\u00f3: RE2 spells it \x{f3}, and

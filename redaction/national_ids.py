@@ -54,6 +54,7 @@ __all__ = [
     "medicare_ok",
     "melli_ok",
     "mrz_ok",
+    "mx_rfc_ok",
     "my_number_ok",
     "mykad_ok",
     "naf_ok",
@@ -1096,6 +1097,29 @@ def de_rvnr_ok(candidate: str) -> bool:
     total = sum(sum(divmod(int(d) * w, 10))
                 for d, w in zip(n, (2, 1, 2, 5, 7, 1, 2, 1, 2, 1, 2, 1), strict=True))
     return total % 10 == int(text[11])
+
+
+# The SAT's alphabet for the RFC's check digit: each character's value is its place.
+_RFC_ALPHABET = "0123456789ABCDEFGHIJKLMN&OPQRSTUVWXYZ \u00d1"
+
+
+def mx_rfc_ok(candidate: str) -> bool:
+    """Mexico's RFC of a person: four letters, the birth date (YYMMDD), a two-character
+    homoclave and a check digit (the twelve before it read in the SAT's alphabet, weighted
+    13 down to 2, modulo 11; 10 is "A"). Not the generic RFCs of the public and of
+    foreigners, on every such invoice."""
+    text = candidate.upper()
+    if (len(text) != 13 or not text[4:10].isdigit() or text in _GENERIC_RFCS
+            or not _valid_day(int(text[6:8]), int(text[8:10]))):
+        return False
+    values = [_RFC_ALPHABET.find(ch) for ch in text[:12]]
+    if min(values) < 0:
+        return False
+    check = (11 - sum(value * (13 - i) for i, value in enumerate(values)) % 11) % 11
+    return text[12] == ("A" if check == 10 else str(check))
+
+
+_GENERIC_RFCS = frozenset(("XAXX010101000", "XEXX010101000"))
 
 
 _DE_ID_CARD = "0123456789CFGHJKLMNPRTVWXYZ"

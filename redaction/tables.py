@@ -49,7 +49,7 @@ _GATE = re.compile(
     r"|pesel|cpf|dni|nie|nif|bsn|aadha|pan|nik|ktp|rrn|jumin|nino|nir|rut|kimlik|tckn|steuer"
     r"|national|fiscal|personnummer|身份|マイナンバー|個人番号|주민|आधार|旅券|护照|여권"
     r"|nhs|medicare|nric|hkid|curp|hetu|henkil|f[øo]dsels|cpr|cui[tl]|cnp|ppsn|teudat"
-    r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז|imei|imsi|iccid|meid|cvv|cvc|cvn|pr[üu]e?fnummer"
+    r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז|imei|imsi|iccid|meid|cvv|cvc|cvn|pr[üu]e?f(?:nummer|ziffer)"
     r"|инн|снилс|рнокпп|іпн|иин|жсн|егн|snils|rnokpp|pinfl|jmbg|oib"
     r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code"
     # (South Asia's, the Gulf's, South-East Asia's, the DACH countries' and the Nordics' ids)
@@ -79,7 +79,8 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "fodsels", "cpr", "cuit", "cuil", "cnp", "ppsn", "teudat", "taxfile",
                "tax_file", "tax file", "tax-file", "tax.file", "เลขประจำตัว", "บัตรประชาชน",
                "תעודת", "ת.ז", "imei", "imsi", "iccid", "meid", "cvv", "cvc", "cvn", "pin",
-               "prüfnummer", "pruefnummer", "prufnummer",
+               "prüfnummer", "pruefnummer", "prufnummer", "prüfziffer", "pruefziffer",
+               "prufziffer",
                "инн", "снилс", "рнокпп", "іпн", "иин", "жсн", "егн", "snils", "rnokpp", "pinfl",
                "jmbg", "oib",
                "appkey", "app_key", "app key", "nwkkey", "nwk_key", "network_key",
@@ -116,7 +117,9 @@ _TELECOM_WORDS = frozenset(("imei", "imeisv", "imsi", "iccid", "meid"))
 _CARD_CODE_WORDS = frozenset(("cvv", "cvc", "cvv2", "cvc2", "cvn",
                               # (German's "Kartenprüfnummer": its check number)
                               "prüfnummer", "pruefnummer", "prufnummer", "kartenprüfnummer",
-                              "kartenpruefnummer"))
+                              "kartenpruefnummer",
+                              # (and its "Prüfziffer", as a shop's order export heads it)
+                              "prüfziffer", "pruefziffer", "prufziffer"))
 # An identity document's number: its name as a header token, or two tokens ("national_id",
 # "steuer_id", "ni_number", "codice_fiscale"), or in its own script ("身份证号").
 _ID_WORDS = frozenset((

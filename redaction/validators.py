@@ -696,9 +696,10 @@ _HERE = ("_here", " here", "-here", "hier-in", "hier_in", "hier in", "eintragen"
 
 
 def _x_run_after_joiner(text: str) -> bool:
-    """Three or more x's at the end, after "_" or "-" (ghp_xxxxxxxx, "token-XXX")."""
+    """Three or more x's at the end, after "_", "-" or "." (ghp_xxxxxxxx, "token-XXX",
+    SendGrid's "SG.xxxxx")."""
     head = text.rstrip("x")
-    return len(text) - len(head) >= 3 and head.endswith(("_", "-"))
+    return len(text) - len(head) >= 3 and head.endswith(("_", "-", "."))
 
 
 # Words that follow "password:" in prose and documentation, not passwords ("# password:
@@ -908,6 +909,8 @@ def secret_value_ok(candidate: str) -> bool:
         return False  # a note in its place ("webhook_secret: (shown once on creation)")
     if _FINGERPRINT.match(bare) is not None:
         return False  # a public key's fingerprint ("ssh key: SHA256:..."): published
+    if _VENDOR_PREFIX.fullmatch(bare) is not None:
+        return False  # a vendor's prefix alone, its value hidden ("amzn1.oa2-cs.v1.<hidden>")
     if bare.endswith(".") and not bare.endswith(".."):  # (an ellipsis stands in for a value)
         bare = bare[:-1].rstrip("`):")  # (a sentence's end after a call's: "(key: X).")
     # a stand-in percent-encoded in a query ("token=%3Credacted%3E")
@@ -948,10 +951,19 @@ def secret_value_ok(candidate: str) -> bool:
             and _FIELD_AND_COUNT.fullmatch(bare) is None
             and _DATE_TIME_VALUE.fullmatch(bare) is None
             # a Kubernetes Secret's name (cert-manager's secret=api-example-tls)
-            and _SECRET_RESOURCE_NAME.fullmatch(bare) is None)
+            and _SECRET_RESOURCE_NAME.fullmatch(bare) is None
+            # a record's number under a bare "key" (a Kafka record's key=DE-2023-298596) and
+            # an event's constant (a WeChat menu button's "key": "V1001_ORDER")
+            and _RECORD_NUMBER.fullmatch(bare) is None and _EVENT_CONSTANT.fullmatch(bare) is None)
 
 
-_FIELD_AND_COUNT = re.compile(r"[a-z][a-z_]{1,23}=\d{1,6}")
+_VENDOR_PREFIX = re.compile(r"[a-z]{2,8}\d\.(?:[a-z0-9-]{1,8}\.){1,4}")
+_RECORD_NUMBER = re.compile(r"[A-Z]{2,5}-(?:19|20)\d\d-\d{3,9}")
+_EVENT_CONSTANT = re.compile(r"[A-Z]+\d+(?:_[A-Z]{3,})+")
+
+
+# (or an address: "Invalid encryption key: host=192.168.1.75, port=6053")
+_FIELD_AND_COUNT = re.compile(r"[a-z][a-z_]{1,23}=(?:\d{1,6}|\d{1,3}(?:\.\d{1,3}){3})")
 _DATE_TIME_VALUE = re.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d(?:[T ][0-2]\d(?::[0-5]\d(?::[0-5]\d"
                               r"(?:\.\d{1,9})?)?)?(?:Z|[+-][0-2]\d:?[0-5]\d)?)?")
 # A version a requirement pins, the "=" of "==" left in front ("=0.7.0", "=2.1.0rc1").
@@ -1076,7 +1088,7 @@ def cookie_header_ok(candidate: str) -> bool:
         value = value.strip()
         if name.strip().startswith(_ANALYTICS_COOKIES):
             continue  # a visitor's analytics id ("_ga=GA1.2.907934097.1722241722")
-        target = unquote(value) if "%" in value else ""
+        target = unquote(value) if "%" in value else _base64_json(value)
         if target.startswith(("/", "https://", "http://")) and "@" not in target:
             continue  # where to go after a login (redirect_to=%2Fd%2Fllm-serving,
             # next-auth's callback-url=https%3A%2F%2F...)
@@ -1091,6 +1103,18 @@ def cookie_header_ok(candidate: str) -> bool:
 
 
 _COOKIE_FIELDS = re.compile(r"[|,:{}\[\]\"' ]+")
+
+
+def _base64_json(value: str) -> str:
+    """A cookie's value that is a JSON object in base64 (a preferences cookie's
+    "eyJ0aGVtZSI6..."), decoded; "" for any other (a signed one holds a "." after it)."""
+    if not value.startswith("eyJ") or "." in value:
+        return ""
+    try:
+        decoded = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return ""
+    return decoded if decoded.endswith("}") else ""
 
 
 def app_password_ok(candidate: str) -> bool:

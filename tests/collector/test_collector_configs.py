@@ -547,6 +547,21 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
     ("national_id", "101816195206#~#PRIYA RAMAN#~#88552#~#15000", "101816195206"),
     ("credit_card", "te paso todo: 6062.8204.6167.0211, vence 05/28", "6062.8204.6167.0211"),
     ("iban", "PF No: TN/MAS/19907/671\nBank A/c No: 2728897389961107   Days", "2728897389961107"),
+    # the KC-KH round's: smart homes' keys and codes, a bot's API hash, a shop's order key,
+    # an immigration share code, a WhatsApp account's number
+    ("secret_assignment", '"S2_AccessControl": "2031A4E11578D7D9A5B3E2D30D3867C7",',
+     "2031A4E11578D7D9A5B3E2D30D3867C7"),
+    ("secret_assignment", "Install code: 969B 0809 DF15 FE1B 052E 100C DE21 400B E795",
+     "969B 0809 DF15 FE1B 052E 100C DE21 400B E795"),
+    ("secret_assignment", "API_ID=9640636\nAPI_HASH=ec5d44116a3419bb1bc0a88f48f76cfc",
+     "ec5d44116a3419bb1bc0a88f48f76cfc"),
+    ("secret_assignment", "curl -X POST http://192.168.1.12:8123/api/webhook/-1xLzXtUGOtGiYvkeTa",
+     "-1xLzXtUGOtGiYvkeTa"),
+    ("secret_assignment", 'sensor.frontdoor_code_slot_1: name="Claire" code="7951" enabled=true',
+     "7951"),
+    ("secret_assignment", "(2340, '_order_key', 'wc_order_PLyJLdf6oljzy');", "wc_order_PLyJLdf6oljzy"),
+    ("secret_assignment", "Right to work share code: WWIWCNPUB", "WWIWCNPUB"),
+    ("phone", '"me":{"id":"34688710430:33@s.whatsapp.net","name":"Carlos"}', "34688710430"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
