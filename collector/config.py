@@ -323,8 +323,16 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|(code_slot|alarm_(dis)?arm|alarm_control_panel\.|lock\.[a-z])[^\n]{0,200}?"
                          r"\bcode\\?[\"']?[ \t]*[:=][ \t]*\\?[\"'][0-9]{4,8}"
                          r"|\bwc_order_[A-Za-z0-9]{10,16}"
-                         r"|(?i:share[ \t]+code)[ \t]*[:=][ \t]*[A-Z0-9]{3} ?[A-Z0-9]{3} ?[A-Z0-9]{3}"
+                         r"|(?i:share[ \t]+code)[ \t]*[:=][ \t]*"
+                         r"[A-Z0-9]{3} ?[A-Z0-9]{3} ?[A-Z0-9]{3}"
                          r"|(?i:X-EBAY-API-CERT-NAME)[ \t]*:[ \t]*[A-Za-z0-9-]{16,}"
+                         # (JC-JH: a combo list's line with ";" or " | ", PyMISP's key, a
+                         # conda channel's token, Oracle EZConnect's password, DigiD's BSN)
+                         r"|(?m:^[\w.+-]{1,64}@[\w-]+(\.[\w-]+)+(;|[ \t]\|[ \t])[^\s|/:;]{6,64})"
+                         r"|PyMISP\([^,\n]{1,200},[ \t]*['\"][A-Za-z0-9]{40}"
+                         r"|anaconda\.org/t/[A-Za-z0-9-]{20,}"
+                         r"|\b[A-Za-z][\w$#]{0,29}/[^\s/@\"']{4,64}@//[\w.-]"
+                         r"|\bs00000000:[0-9]{9}\b"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -433,7 +441,9 @@ RE2_PATTERNS: dict[str, str] = {
     # or under a taxpayer id's key
     "us_ssn": r"\b[0-9]{3}[- ][0-9]{2}[- ][0-9]{4}\b"
               r"|(?i:\b(ssn|social[ _-]?security([ _-]?(number|no))?)\b)[^0-9\n=|,;]{0,40}"
-              r"\b[0-9]{9}\b|\bI?TIN\b[\"']?[ \t]*[:=]?[ \t]*[\"']?[0-9]{9}\b",
+              r"\b[0-9]{9}\b|\bI?TIN\b[\"']?[ \t]*[:=]?[ \t]*[\"']?[0-9]{9}\b"
+              # (JC-JH: NCIC's .SOC/ field, Stripe Connect's individual[id_number])
+              r"|\.SOC/[0-9]{9}\b|individual\[id_number\]\\?\"?[ \t]*=[ \t]*\\?\"?[0-9]{9}\b",
     # A document's name, then the first number within reach (the detectors check it); the
     # two shapes found without a name as they are.
     "national_id": r"(?i)(\b(pesel|cpf|bsn|burgerservicenummer|sofi.?nummer|dni|nie|nif|"

@@ -109,7 +109,8 @@ _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|
                       "Apache/", "lighttpd/", "Agent ",
                       # (a device's firmware, a program's build: "Firmware 7.50.5.138",
                       # "build 72.6.22.36 (previous 97.12.6.32)")
-                      "Firmware ", "firmware ", "build ", "Build ", r"\(previous ", r"\(api "))
+                      "Firmware ", "firmware ", "Firmware: ", "firmware: ", "build ", "Build ",
+                      r"\(previous ", r"\(api "))
                   + r"(?!(?!" + _ICONIC_V4 + r")(?:[1-9]|1[12])\.1?\d\.1?\d\.\d{1,3}"
                   r"(?![\d:/]|\.\d))")
 
@@ -658,6 +659,8 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" if w != "map" else
     "config", "exam",
     "idempotency", "dedup", "dedupe", "message", "record", "incident", "alert",
     "lookup", "shard", "group", "hash", "prefix", "row", "index", "dict", "map", "sharding",
+    # (a dedupe job's "sample keys: <md5>, ...": a list's keys, a mailing list member's hash)
+    "sample",
     # a CI cache's key ("Cache restored from key: pip-Linux-<sha256>")
     "from", "saved with", "input", "step", "asset", "run", "job",
     # a public key (WireGuard's "public key:", MikroTik's public-key=): published by design
@@ -745,6 +748,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # one-time code under its key: invitation_code=, authorizationCode=, smsCode=;
                  # a signing keystore in base64)
                  r"merchant[_-]?key(?![a-z])|(?<![a-z])devkey(?![a-z])|appsflyer[_-]?key|"
+                 # (French's password as a form's field: mot_de_passe=)
+                 r"(?<![a-z])mot[_-]de[_-]passe(?![a-z])|"
                  # (a tax API's licenseKey, Avalara's)
                  r"licen[cs]e[_-]?key(?![a-z])|"
                  r"fernet[_-]?key|(?:invitation|authorization|verification)[_-]?code(?![a-z])|"
@@ -889,7 +894,7 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
                          r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat|access[_-]?code"
                          r"|encryption[_-]?key|shared[_-]?key|stream[_-]?key|admin[_-]?key"
                          r"|guek|gbek|gak|(?:invitation|authorization|verification|sms)[_-]?code"
-                         r"|licen[cs]e[_-]?key"
+                         r"|licen[cs]e[_-]?key|mot[_-]de[_-]passe"
                          r"|npsso|(?:mfa|totp|otp)[_-]?seed|security[_-]?answer"
                          r"|unlock[_-]?phrase|seed[_-]?phrase|recovery[_-]?phrase|mnemonic)"
                          r"[\w.-]*\\*[\"']?")
@@ -901,7 +906,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "kulcs", "unlock", "seed", "recovery", "mnemonic", "tkn", "skey", "nwk",
                   "network", "palavra", "encryption", "shared", "stream", "admin", "guek",
                   "gbek", "gak", "merchant", "devkey", "appsflyer", "fernet", "invitation",
-                  "license", "licence",
+                  "license", "licence", "mot",
                   "verification", "smscode", "sms_code", "sms-code", "npsso", "mfa", "totp",
                   "otp", "security")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
@@ -1638,7 +1643,8 @@ _NATIONAL_IDS = (
               r"(?=[A-Z]*\d)[A-Z0-9]{8,13}", _has_digit, checksummed=False,
               shape=r"[A-Z0-9]{8,13}"),
     _named_id((r"a[-_]?number", r"alien[ \t]+(?:registration[ \t]+)?number", r"uscis[ \t]+number"),
-              ("a-number", "a_number", "anumber", "alien", "uscis"), r"A-?\d{8,9}", _has_digit,
+              ("a-number", "a_number", "anumber", "alien", "uscis"),
+              r"A-?\d{8,9}|A\d{3}-\d{3}-\d{3}", _has_digit,
               checksummed=False),
     # An I-94 record's number (nine digits, a letter, a digit), France's foreigner's number
     # (AGDREF: ten digits), a UK biometric residence permit's, Brazil's migrant registration
@@ -2210,7 +2216,8 @@ _NAMED_FIELDS = (
     _plain("secret_assignment",
            r"(?i)\b(?:aws_)?(?:session|security)_token[ \t]+'([^'\s]{16,})'",
            prefilter=r"(?i)(?:session|security)_token[ \t]+'", needles=("_TOKEN", "_token")),
-    _plain("secret_assignment", r"(?i)(?<![a-z])(?:pwd|password)=\{([^{}\s]{4,})\}",
+    # (not Spring Cloud Config's marker of a ciphertext: password={cipher}...)
+    _plain("secret_assignment", r"(?i)(?<![a-z])(?:pwd|password)=\{(?!cipher\})([^{}\s]{4,})\}",
            v.secret_value_ok, prefilter=r"(?i)(?:pwd|password)=\{", needles=("={",)),
     _plain("secret_assignment",
            r"(?i)(?:password|secret|token)[\w-]*\"?[ \t]*=[ \t]*\"[^\"\n]*\"[ \t]*->[ \t]*"
@@ -2449,19 +2456,22 @@ _NAMED_FIELDS = (
     # An IBAN or a card's number broken over two lines, as a letter's or a chat's wrapping
     # leaves it ("IBAN: DE61 5605 6961\n3705 8827 16"): its check read across the break.
     _plain("iban",
-           r"(?<![A-Za-z0-9])([A-Z]{2}\d{2}(?: [A-Z0-9]{4}){0,6}[ \t]*\r?\n[ \t]*"
-           r"(?:[A-Z0-9]{4} ){0,6}[A-Z0-9]{1,4})(?![A-Za-z0-9])",
+           r"(?<![A-Za-z0-9])([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){0,6}[ \t]*\r?\n[ \t]*(?:> ?)?"
+           r"(?:[A-Z0-9]{4} ?){0,6}[A-Z0-9]{1,4})(?![A-Za-z0-9])",
            _across_a_break(v.iban_ok),
-           prefilter=r"[A-Z]{2}[0-9]{2}(?: [A-Z0-9]{4}){0,6}[ \t]*\r?\n[ \t]*[A-Z0-9]",
+           prefilter=r"[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){0,6}[ \t]*\r?\n[ \t]*(?:> ?)?[A-Z0-9]",
            needles=("\n",), digits=True),
     _plain("credit_card",
-           r"(?i)(?:card|karte|tarjeta|carte|carta|cart[ãa]o)[^\n\d]{0,80}?(?:\r?\n[^\n\d]{0,80}?)?"
+           r"(?i)(?:card|karte|tarjeta|carte|carta|cart[ãa]o|valid[ \t]+thru)[^\n]{0,80}?"
+           r"(?:\r?\n[^\n\d]{0,80}?)?"
            # (the whole number: not a group inside one, nor a date's year on the next line)
-           r"(?<![\d])(?<!\d )(\d{4}(?: ?\d{2,6}){0,3}[ \t]*\r?\n[ \t]*\d{2,6}(?: ?\d{2,6}){0,3})"
+           r"(?<![\d])(?<!\d )(\d{4}(?: ?\d{2,6}){0,3}[ \t]*\r?\n[ \t]*(?:> ?)?"
+           r"\d{2,6}(?: ?\d{2,6}){0,3})"
            r"(?![\d]|[-/:.T]\d)",
            _across_a_break(v.card_number_ok),
-           prefilter=r"(?i)(?:card|karte|tarjeta|carte|carta|cart.o)",
-           needles=("ard", "ARD", "arte", "ARTE", "arjeta", "ARJETA", "arta", "ARTA", "art"),
+           prefilter=r"(?i)(?:card|karte|tarjeta|carte|carta|cart.o|valid[ \t]+thru)",
+           needles=("ard", "ARD", "arte", "ARTE", "arjeta", "ARJETA", "arta", "ARTA", "art",
+                    "THRU", "thru", "Thru"),
            checksummed=True, digits=True),
     # A lock's or an alarm panel's user code where home automation holds it: keymaster's code
     # slots (code_slot_1: name="Claire" code="7951"), a service call's data ({"service":
@@ -2609,7 +2619,8 @@ _NAMED_FIELDS = (
            prefilter=r"(?i)access[_-]?code[^\r\n]{0,8}[:=][^\r\n]{0,6}[0-9]{4}",
            needles=("ccess", "CCESS"), digits=True),
     _plain("secret_assignment",
-           r"(?i)(?<![a-z])(?:gift[_-]?)?card[_-]?(?:number|no|num)\\*[\"']?[ \t]*[:=][ \t]*"
+           # (the key's own name: not a membership card's, membership_card_no=)
+           r"(?i)(?<![\w-])(?:gift[_-]?)?card[_-]?(?:number|no|num)\\*[\"']?[ \t]*[:=][ \t]*"
            r"\\*[\"']?(\d{16,19})(?![\d])",
            prefilter=r"(?i)card[_-]?(?:number|no|num)[^\r\n]{0,8}[:=][^\r\n]{0,6}[0-9]{16}",
            needles=("ard", "ARD"), digits=True),
@@ -2656,6 +2667,87 @@ _NAMED_FIELDS = (
     _plain("phone",
            "(?:(?<=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff][ \t]))(1[3-9]\\d{9})(?![\\d])",
            v.told_phone_ok, prefilter=r"a[ \t]?1[3-9][0-9]{9}", needles=(), digits=True),
+    # A card dump's line (number|MM|YYYY|CVV|...), an FTP session's password after the
+    # server asks for it, PyMISP's key by position, a threat-intel service's key told in a
+    # prompt, Akismet's key as its API host's name, WordPress' application password (six
+    # groups of four), a comment's "# pass:" in an htpasswd file's notes.
+    _plain("secret_assignment",
+           r"(?<![\d|])\d{13,19}\|(?:0[1-9]|1[0-2])\|(?:20)?\d\d\|(\d{3,4})\|",
+           prefilter=r"[0-9]{13}\|[01][0-9]\|[0-9]{2,4}\|[0-9]{3}", needles=("|",), digits=True),
+    _plain("secret_assignment",
+           r"(?m)^331[ \t][^\n]*\r?\n(?:[^\n]*\r?\n)?PASS[ \t]+(?!\*+(?:\s|$))(\S{4,})",
+           prefilter=r"331[ \t][^\r\n]*\r?\n(?:[^\r\n]*\r?\n)?PASS[ \t]", needles=("PASS",)),
+    _plain("secret_assignment",
+           r"PyMISP\([ \t]*[^,\n]{1,200},[ \t]*['\"]([A-Za-z0-9]{40})['\"]",
+           prefilter=r"PyMISP\(", needles=("PyMISP(",)),
+    _plain("secret_assignment",
+           r"(?i)(?<![a-z])(?:virustotal|shodan|abuseipdb|otx|urlscan|greynoise|hybrid[ -]analysis)"
+           r"[ \t_-]*(?:api[ \t_-]*)?key[ \t]*[:=]?[ \t]*[\"'`]?([0-9a-f]{32,64})(?![0-9a-f])",
+           prefilter=r"(?i)(?:virustotal|shodan|abuseipdb|otx|urlscan|greynoise|analysis)[^\r\n]{0,12}"
+                     r"key",
+           needles=("otal", "OTAL", "hodan", "HODAN", "buse", "BUSE", "otx", "OTX", "rlscan",
+                    "reynoise", "nalysis")),
+    _plain("secret_assignment", r"(?<![\w-])([0-9a-f]{12})\.rest\.akismet\.com",
+           prefilter=r"[0-9a-f]{12}\.rest\.akismet\.com", needles=(".rest.akismet.com",)),
+    _plain("secret_assignment",
+           r"(?i)application[ \t]+password[^\n]{0,40}?[`\"'][ \t]*"
+           r"((?-i:[a-zA-Z0-9]{4}(?: [a-zA-Z0-9]{4}){5}))[ \t]*[`\"']",
+           prefilter=r"(?i)application[ \t]+password", needles=("pplication", "PPLICATION")),
+    _plain("secret_assignment", r"(?m)^#[ \t]*pass(?:word)?:[ \t]+(\S{6,64})[ \t]*$",
+           _password_or_passphrase, prefilter=r"#[ \t]*pass(?:word)?:[ \t]", needles=("pass",)),
+    # Stripe Connect's person's SSN (individual[id_number]=...), a W-8BEN's foreign TIN in
+    # India's PAN shape, Veriff's client key header.
+    _plain("us_ssn",
+           r"individual\[id_number\]\\?\"?[ \t]*=[ \t]*\\?\"?(\d{3}-?\d{2}-?\d{4})(?![\d])",
+           v.ssn_ok, prefilter=r"individual\[id_number\]", needles=("[id_number]",), digits=True),
+    _plain("national_id",
+           r"(?i)foreign[_-]?tin\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?((?-i:[A-Z]{5}\d{4}[A-Z]))"
+           r"(?![A-Za-z0-9])", ids.pan_ok,
+           prefilter=r"(?i)foreign[_-]?tin", needles=("oreign", "OREIGN")),
+    _plain("secret_assignment",
+           r"(?i)x-auth-client\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
+           r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?![0-9a-f-])",
+           prefilter=r"(?i)x-auth-client", needles=("auth-client", "AUTH-CLIENT", "Auth-Client")),
+    # DigiD's BSN in a SAML attribute (s00000000:<BSN>), a US criminal-justice query's
+    # SSN and licence (NCIC's .SOC/ and .OLN/ fields), an SSN with dots after its word, a
+    # voter portal's magic login link.
+    _plain("national_id", r"(?<![\w])s00000000:(\d{9})(?![\d])", ids.bsn_ok,
+           prefilter=r"s00000000:[0-9]{9}", needles=("s00000000:",), digits=True),
+    _plain("us_ssn", r"\.SOC/(\d{3}-?\d{2}-?\d{4})(?![\d])", v.ssn_ok,
+           prefilter=r"\.SOC/[0-9]{3}", needles=(".SOC/",), digits=True),
+    _plain("national_id", r"\.OLN/([A-Z0-9][A-Z0-9-]{5,24})(?=[.\s])", v.has_digit,
+           prefilter=r"\.OLN/[A-Z0-9]", needles=(".OLN/",), digits=True),
+    _plain("us_ssn",
+           r"(?i)(?<![a-z])(?:social|ssn|soc\.?[ \t]*sec\.?)[^\n\d]{0,24}?(?<![\d.])"
+           r"(\d{3}\.\d{2}\.\d{4})(?![\d.])", v.ssn_ok,
+           prefilter=r"(?i)(?:social|ssn|soc)[^\r\n]{0,30}[0-9]{3}\.[0-9]{2}\.[0-9]{4}",
+           needles=("ocial", "OCIAL", "ssn", "SSN", "oc", "OC"), digits=True),
+    _plain("secret_assignment", r"/(?:login/)?magic(?:[_-]link)?/([0-9a-f]{32,64})(?![\w-])",
+           prefilter=r"/magic(?:[_-]link)?/[0-9a-f]{32}", needles=("/magic",)),
+    # Research computing's keys: Dataverse's API key header, a JupyterHub cookie secret from
+    # hex, a Medidata RWS connection's password by position, a conda channel's token, an
+    # Oracle EZConnect string's password (user/password@//host), a JupyterHub pod's name
+    # holding its user's e-mail escaped (jupyter-wei-2ezhang-40qq-2ecom).
+    _plain("secret_assignment",
+           r"(?i)x-dataverse-key[\"']?[ \t]*[:=][ \t]*[\"']?"
+           r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
+           prefilter=r"(?i)x-dataverse-key", needles=("ataverse", "ATAVERSE")),
+    _plain("secret_assignment",
+           r"(?i)secret[\w.]*[ \t]*=[ \t]*bytes\.fromhex\([ \t]*['\"]([0-9a-f]{32,})['\"]",
+           prefilter=r"(?i)bytes\.fromhex\(", needles=("fromhex(",)),
+    _plain("secret_assignment",
+           r"RWSConnection\([^,\n]{1,200},[ \t]*['\"][^'\"\n]{1,80}['\"],[ \t]*"
+           r"['\"]([^'\"\n]{4,})['\"]",
+           prefilter=r"RWSConnection\(", needles=("RWSConnection(",)),
+    _plain("secret_assignment", r"anaconda\.org/t/([A-Za-z0-9-]{20,})/",
+           prefilter=r"anaconda\.org/t/", needles=("anaconda.org/t/",)),
+    _plain("secret_assignment", r"(?<![\w/])[A-Za-z][\w$#]{0,29}/([^\s/@\"']{4,64})@//[\w.-]",
+           prefilter=r"/[^ \t\r\n/@]{4,64}@//", needles=("@//",)),
+    _plain("email",
+           r"(?<![\w-])jupyter-([a-z0-9]+(?:-2e[a-z0-9]+)*-40[a-z0-9]+(?:-2e[a-z0-9]+)*-2e"
+           r"[a-z]{2,10})(?![a-z0-9])",
+           lambda value: v.email_ok(value.replace("-40", "@").replace("-2e", ".")),
+           prefilter=r"jupyter-[a-z0-9-]{1,64}-40[a-z0-9-]{1,64}-2e", needles=("jupyter-",)),
     # A password told after "with" or "using" ("login is ... with password volga_perro5342").
     _plain("secret_assignment",
            r"(?i)(?<![\w-])(?:with|using|use|mit|avec|con|com)[ \t]+(?:(?:the|das|dem|le|la|el|a|o)"
@@ -2673,6 +2765,8 @@ _CARD_CODES = (
        # (an XML element's close: <pay:Cvv2>012</pay:Cvv2>)
        # (its quotes escaped, once or thrice: a tool call's arguments inside a message)
        r"[\]\\\"'>]{0,8}[ \t]*(?:[:=]|is\b|は)?[ \t]*(?:\\*[\"']|\()?(\d{3,4})(?![\d.,:/-]?\d)",
+       # (not a sandbox's zeros: "any card, CVV 000 → declined")
+       _not_zeros,
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
        start=_at_words(("cvc", "cvv", "cvn", "cc_cid", "security", "sec", "card", "digit", "code",
                         "c\u00f3digo",
@@ -2986,8 +3080,11 @@ def _after(literal: str, pattern: str, *, group: int, prefilter: str = "") -> De
 
 # A field named for a secret (a form's name="db_password", <smtp_password>, ["secret_key"]),
 # and, in the prefilter's syntax, a necessary condition for it.
-_FIELD_SECRET = r"passw(?:or)?d|pwd|secret|token|api_?key|pre-?shared-?key|passphrase"
-_FIELD_SECRET_PREFILTER = r"passw|pwd|secret|token|api_?key|pre-?shared-?key|passphrase"
+# (and Authorize.net's <transactionKey>)
+_FIELD_SECRET = (r"passw(?:or)?d|pwd|secret|token|api_?key|pre-?shared-?key|passphrase"
+                 r"|transaction_?key")
+_FIELD_SECRET_PREFILTER = (r"passw|pwd|secret|token|api_?key|pre-?shared-?key|passphrase"
+                           r"|transaction_?key")
 #: The words before a user@host that is an SSH login, not an address (ssh pi@host, sftp
 #: connect feeds@host); the joined pass reads them too (joined.py).
 SSH_LOGIN_WORDS = ("ssh", "sftp", "scp", "connect")
@@ -3071,6 +3168,8 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
                    "[ŞşSs]ifre|"
                    # (a chat's "and pass is X"; a login told as "... is user / X")
                    r"l[öÖ]senord|passord|salasana|heslo|login\b[^\n/]{0,30}? /|"
+                   # (an e-mail for the login: "Login gegeben: x@mail.ru / X")
+                   r"login\b[^\n/@]{0,20}?[\w.+-]+@[\w.-]+ /|"
                    r"palavra[ -]passe|"
                    r"login\b[^\n/]{0,48}?[ \t]is[ \t]+[^\s/]+[ \t]+/|"
                    r"(?<![a-z])pass(?=[ \t]+(?:is|was)[ \t])|"
@@ -4469,8 +4568,11 @@ DETECTORS: tuple[Detector, ...] = (
     # A combo list's line (what credential stuffing feeds on): an e-mail, ":" or "|", a
     # password, then the line's end or the next field.
     _d("secret_assignment",
-       r"(?m)(?:^|(?<=\\n))[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+[:|]([^\s|/:]{6,64})(?=\||\\n|$)",
-       v.password_like, prefilter=r"@[\w-]+(?:\.[\w-]+)+[:|][^ \t\r\n|/:]{6}", group=1,
+       # (";" or " | " between them too, as stealer logs' samples print them)
+       r"(?m)(?:^|(?<=\\n))[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)+(?:[:|;]|[ \t]\|[ \t])"
+       r"([^\s|/:;]{6,64})(?=[ \t]*\||\\n|$)",
+       _password_or_passphrase,
+       prefilter=r"@[\w-]+(?:\.[\w-]+)+(?:[:|;]|[ \t]\|[ \t])[^ \t\r\n|/:;]{6}", group=1,
        needles=("@",)),
     # A browser's cookies.txt (Netscape's format, as infostealers dump it): domain, flag,
     # path, secure, expiry, a session's name, its value.
@@ -5554,7 +5656,8 @@ DETECTORS: tuple[Detector, ...] = (
        # konta (każdy działa raz):")
        # (the Korean and Japanese names after any character: a CJK word runs into them,
        # "管理者アカウント用リカバリーコード")
-       r"(?i)(?:(?<![\w-])(?:(?:recovery|backup|2fa|mfa)[ \t]+codes?\b|kody[ \t]+(?:zapasowe"
+       # (and a file's name: an infostealer's "github-recovery-codes.txt:")
+       r"(?i)(?:(?<![\w-])(?:(?:recovery|backup|2fa|mfa)[ \t-]+codes?\b|kody[ \t]+(?:zapasowe"
        r"|odzyskiwania)|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]+(?:secours"
        r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recupera(?:ci[óo]n|[çc][ãa]o)|respaldo)"
        # (Italian's, "Codici di recupero (conservali in un luogo sicuro):")
@@ -5563,7 +5666,9 @@ DETECTORS: tuple[Detector, ...] = (
        "|yedek[ \t]+kod\\w*)|\ubc31\uc5c5[ \t]*\ucf54\ub4dc"
        # (and Japanese's, バックアップコード, リカバリーコード)
        "|\u30d0\u30c3\u30af\u30a2\u30c3\u30d7\u30b3\u30fc\u30c9"
-       "|\u30ea\u30ab\u30d0\u30ea\u30fc\u30b3\u30fc\u30c9)"
+       "|\u30ea\u30ab\u30d0\u30ea\u30fc\u30b3\u30fc\u30c9"
+       # (and a file of them an infostealer lists: "github-recovery-codes.txt:")
+       r"|recovery[_-]codes\.txt)"
        # (or a sentence, then the codes numbered one a line, as Google's sheet prints them:
        # "Keep these backup codes somewhere safe.\n1. 5012 0379\n2. ...")
        # (a Markdown list's items too, "- t3u06-eo6ol", and its lines JSON-escaped, "\\n")
@@ -5581,7 +5686,7 @@ DETECTORS: tuple[Detector, ...] = (
        rf"(?:[ \t,]+(?:{_AND}[ \t]+)?"
        r"|\n|\\n|$|(?=[.;)\uff08\u3002\uff09]))){1,16})",
        v.has_digit,
-       prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t]+code|kody[ \t]+(?:zapasowe|odzyskiwania)"
+       prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t-]+code|kody[ \t]+(?:zapasowe|odzyskiwania)"
                  r"|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]|c[ao]digos[ \t]+de"
                  r"|yedek[ \t]+kod|codici[ \t]+di[ \t]|aa[ \t]*aa",
        group=1, needles=("code", "Code", "CODE", "kody", "Kody", "KODY", "digos", "DIGOS", "kod",
@@ -5859,7 +5964,8 @@ DETECTORS: tuple[Detector, ...] = (
     # mixed case or a symbol, within the clause.
     _d("secret_assignment",
        # (a full stop inside a word is no clause's end: "la contraseña de la e.firma es X")
-       rf"(?ai)(?:{_PASSWORD_WORDS})(?:[^\n.!?。！？]|\.(?=[a-z])){{0,80}}?"
+       # (not a link's path: ".../passwort/neu?key=...")
+       rf"(?ai)(?<!/)(?:{_PASSWORD_WORDS})(?:[^\n.!?。！？]|\.(?=[a-z])){{0,80}}?"
        r"[ \t\u3000:：=«»„“”\"'「」『』—–/是はが为為는은]"  # a separator, or CJK's "is"
        # (not what is named beside it, "Passwort oder 2FA-Codes", "password or PIN")
        # (not Swahili's "ni" nor Romanian's "e", which say "is")
@@ -5890,7 +5996,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?<!(?-i:[A-Z])-)"  # (nor after its letters and a dash: "wegen SO-2024-442462")
        # (German's slash between spaces too: "0176 / 449 404 77")
        r"\(?(\d{8,13}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:(?: / |[ ./-])\d{2,9}){1,4})"
-       r"(?!\d|[./-]\d)",
+       # (nor a digest's first digits: "git_sha": "065943807f948fc6...")
+       r"(?!\d|[./-]\d|[a-fA-F][0-9a-fA-F])",
        v.told_phone_ok,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
@@ -6110,7 +6217,7 @@ DETECTORS: tuple[Detector, ...] = (
        # analytics field's firstSessionId=)
        r"|[A-Za-z][A-Za-z0-9]*(?-i:Session)"
        r"|sessionid|session_id|jsessionid|_?oauth2_proxy|[a-z][a-z0-9]{1,20}session|[\w-]*_sid"
-       r"|[\w-]*_sess"
+       r"|[\w-]*_sess(?:id)?|[\w-]*-session-id"
        # (VK's remixsid)
        # (not a Twilio resource's id, sid=SM and 32 hex digits: a message's, a call's)
        r"|phpsessid|connect\.sid|asp\.net_sessionid|moodlesession|remixsid"

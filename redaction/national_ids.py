@@ -12,6 +12,7 @@ anywhere, their check being the only gate.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import date
 
@@ -274,8 +275,12 @@ def cbu_ok(candidate: str) -> bool:
 
 
 def licence_number_ok(candidate: str) -> bool:
-    """A driver's licence number: five digits at least among its letters and digits."""
-    return sum(ch.isdigit() for ch in candidate) >= 5
+    """A driver's licence number: five digits at least among its letters and digits, not a
+    date ("your new driver licence was mailed 2024-05-05")."""
+    return sum(ch.isdigit() for ch in candidate) >= 5 and _ISO_DATE.fullmatch(candidate) is None
+
+
+_ISO_DATE = re.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d")
 
 
 def digit_count_ok(least: int, most: int) -> Callable[[str], bool]:
@@ -390,7 +395,8 @@ def nino_ok(candidate: str) -> bool:
     if len(text) != 9 or not text[2:8].isdigit() or text[8] not in "ABCD":
         return False
     prefix = text[:2]
-    return (prefix[0] not in "DFIQUV" and prefix[1] not in "DFIOQUV"
+    return (text[2:8] != "000000"  # (a format's example: "AA 00 00 00 A")
+            and prefix[0] not in "DFIQUV" and prefix[1] not in "DFIOQUV"
             and prefix not in ("BG", "GB", "KN", "NK", "NT", "TN", "ZZ"))
 
 

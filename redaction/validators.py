@@ -287,9 +287,11 @@ def ssn_ok(candidate: str) -> bool:
 
 def phone_digits_ok(candidate: str) -> bool:
     """E.164 numbers carry 8 to 15 digits after the +, country code first (never 0), and a
-    number after it (a page's "+1-000-000-0000" stands in for one)."""
+    number after it (a page's "+1-000-000-0000" stands in for one, and a form's
+    "+55 (00) 00000-0000": its last seven digits zeros)."""
     numerals = digits(candidate)
-    return 8 <= len(numerals) <= 15 and numerals[0] != "0" and numerals[1:].strip("0") != ""
+    return (8 <= len(numerals) <= 15 and numerals[0] != "0" and numerals[1:].strip("0") != ""
+            and numerals[-7:].strip("0") != "")
 
 
 
@@ -316,6 +318,7 @@ def told_phone_ok(candidate: str) -> bool:
     numerals = digits(candidate)
     # (13 digits from a "1" are no number of any plan: a time in milliseconds)
     return (8 <= len(numerals) <= 13 and numerals[1:].strip("0") != ""
+            and numerals[-7:].strip("0") != ""
             and not (len(numerals) == 13 and numerals[0] == "1")
             and _DATED.match(candidate) is None and _ipv4_octets(candidate) is None
             and _DECIMAL.fullmatch(candidate) is None)
@@ -905,6 +908,8 @@ def secret_value_ok(candidate: str) -> bool:
     if _SCHEME_NAME.fullmatch(candidate) is not None:
         return False  # an Authorization scheme's name ("Klaviyo-API-Key [REDACTED]")
     bare = candidate.strip("\"'`").rstrip("):`")
+    if bare.startswith("{cipher}${"):
+        bare = bare[8:]  # Spring Cloud Config's cipher of a variable: the variable's reference
     if bare.startswith("(") and bare[1:].isalpha():
         return False  # a note in its place ("webhook_secret: (shown once on creation)")
     if _FINGERPRINT.match(bare) is not None:
@@ -1096,13 +1101,16 @@ def cookie_header_ok(candidate: str) -> bool:
         # a percent-encoded one read as its text, its JSON or list apart: a consent's
         # {"necessary":true,...}, "SKU-530350,SKU-815469"; Express' "s:<id>.<signature>")
         parts = _COOKIE_FIELDS.split(target) if target else value.split("|")
+        # (not a page's slug: last_visited_event=summer-fete-2024)
         if any(_COOKIE_TOKEN.fullmatch(part) and any(ch.isdigit() for ch in part)
-               and any(ch.isalpha() for ch in part) for part in parts):
+               and any(ch.isalpha() for ch in part) and _SLUG.fullmatch(part) is None
+               for part in parts):
             return True
     return False
 
 
 _COOKIE_FIELDS = re.compile(r"[|,:{}\[\]\"' ]+")
+_SLUG = re.compile(r"[a-z]+(?:-[a-z]+)+-\d{1,4}")
 
 
 def _base64_json(value: str) -> str:

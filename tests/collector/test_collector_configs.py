@@ -559,9 +559,24 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
      "-1xLzXtUGOtGiYvkeTa"),
     ("secret_assignment", 'sensor.frontdoor_code_slot_1: name="Claire" code="7951" enabled=true',
      "7951"),
-    ("secret_assignment", "(2340, '_order_key', 'wc_order_PLyJLdf6oljzy');", "wc_order_PLyJLdf6oljzy"),
+    ("secret_assignment", "(2340, '_order_key', 'wc_order_PLyJLdf6oljzy');",
+     "wc_order_PLyJLdf6oljzy"),
     ("secret_assignment", "Right to work share code: WWIWCNPUB", "WWIWCNPUB"),
     ("phone", '"me":{"id":"34688710430:33@s.whatsapp.net","name":"Carlos"}', "34688710430"),
+    # the JC-JH round's: combo lists, a threat-intel client's key, a conda token, Oracle's
+    # EZConnect, DigiD's BSN, NCIC's SSN, Stripe Connect's SSN
+    ("secret_assignment", "sample:\nolga1998@corvid-systems.nl;Winter2024!\n", "Winter2024!"),
+    ("secret_assignment",
+     "misp = PyMISP('https://misp.soc', 'Z0kRk8HTlKF8pVjFSa6fz0TgcNilVlcKmsaXvST2')",
+     "Z0kRk8HTlKF8pVjFSa6fz0TgcNilVlcKmsaXvST2"),
+    ("secret_assignment", "  - https://conda.anaconda.org/t/su9r5y9plkul0p5n3cwd3ka7jno50h/bio",
+     "su9r5y9plkul0p5n3cwd3ka7jno50h"),
+    ("secret_assignment", "LIMS_DB_CONNECT=lims_app/glacier-mango-quasar85@//ora-lims01:1521/P",
+     "glacier-mango-quasar85"),
+    ("secret_assignment", "<saml:AttributeValue>s00000000:111222333</saml:AttributeValue>",
+     "111222333"),
+    ("us_ssn", ".OLN/Q136-478-58-336-2.SOC/755214356\n", "755214356"),
+    ("us_ssn", '-d "individual[id_number]"=643492448', "643492448"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is

@@ -50,7 +50,8 @@ def _redact(text: str) -> str:
     ("curl -X POST http://192.168.1.12:8123/api/webhook/-1xLzXtUGOtGiYvkeTaAvbZ4u",
      "-1xLzXtUGOtGiYvkeTaAvbZ4u"),
     # Telegram's api_hash, a WhatsApp account's number, a Chinese mobile after a word
-    ("API_ID=9640636\nAPI_HASH=ec5d44116a3419bb1bc0a88f48f76cfc", "ec5d44116a3419bb1bc0a88f48f76cfc"),
+    ("API_ID=9640636\nAPI_HASH=ec5d44116a3419bb1bc0a88f48f76cfc",
+     "ec5d44116a3419bb1bc0a88f48f76cfc"),
     ('"me":{"id":"34688710430:33@s.whatsapp.net","name":"Carlos"}', "34688710430"),
     ("帮我分析一下这条告警：用户 13909731281 的短信验证码一直发送失败", "13909731281"),
     # recovery codes in Italian, an authenticator's secret for manual entry
