@@ -792,8 +792,10 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # nor lower-case words joined by "-" or "_" (a feature flag's key,
                  # "new-checkout-flow", an experiment's "onboarding_carousel")
                  # (quoted, or bare to the line's end: Envoy's rate limit "- key: remote_address")
-                 + r"(?!\\*[\"']?[ \t]*[:=][ \t]*(?:\\*[\"'][a-z]+(?:[-_][a-z]+)+\\*[\"']"
-                 r"|[a-z]+(?:[-_][a-z]+)+[ \t]*(?:\n|$)))"
+                 # (a serial after them too: NetSuite's customdeploy_mr_invoice_sync_3)
+                 + r"(?!\\*[\"']?[ \t]*[:=][ \t]*(?:\\*[\"'][a-z]+(?:[-_][a-z]+)+(?:[-_]\d{1,3})?"
+                 r"\\*[\"']"
+                 r"|[a-z]+(?:[-_][a-z]+)+(?:[-_]\d{1,3})?[ \t]*(?:\n|$)))"
                  # nor an HSM key's name (key=ZMK.VISA.2024, key=ZPK.ACQ.NEXI.01: a key check
                  # value beside it, never the key), a Spark plan's attribute (keys=[country#12])
                  # or a SQL Server lock's resource ("KEY: 7:72057594045333504 (8194443284a0)")
@@ -873,7 +875,8 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
 # (OTLP/JSON attributes: {"key": "service.name", "value": {...}}): a name, not a key.
 _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
                  # LiteLLM's spend log: the key's SHA-256 under api_key, then the spend
-                 r"(?!(?<=[0-9a-f]{64})\\?[\"']\s*,\s*\\?[\"']spend\\?[\"'])"
+                 # (and its key info: {"key": "<sha256>", "info": {"key_name": "sk-...x"}})
+                 r"(?!(?<=[0-9a-f]{64})\\?[\"']\s*,\s*\\?[\"'](?:spend|info)\\?[\"'])"
                  # the same pair in protobuf's text format (key:"span_id" value:{...})
                  r"(?!\\?[\"']?[ \t]+value[ \t]*:[ \t]*\{)")
 # A key holding a secret's word, read whole, and its closing quote; and, in the prefilter's
@@ -1203,7 +1206,8 @@ _NATIONAL_IDS = (
     # "CDL: FL B123-456-78-912-0", "permis=12AB34567"): letters and digits, five digits at least.
     _named_id((r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?",
                # (not a link's direction: an LTE bearer's "UL/DL 45000/246000 kbps")
-               r"(?<![a-z/])(?-i:CDL|DL)\b(?!/)(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
+               # (nor a bearer's downlink rate: Diameter's APN-AMBR-DL=256336971)
+               r"(?<![a-z/-])(?-i:CDL|DL)\b(?!/)(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
                _AS_KEY % "permis", r"permis[ \t]+de[ \t]+conduire",
                r"f[üu]hrerschein(?:nummer)?",
                _AS_KEY % "dl_no", _AS_KEY % "dl_number", _AS_KEY % "licen[cs]e_?no",
@@ -1248,7 +1252,8 @@ _NATIONAL_IDS = (
     _named_id((r"(?-i:CIN|CNI)\b", _AS_KEY % "cin"), ("cin", "cni"),
               r"[A-Z]{1,2}\d{5,9}|\d{8,13}|[A-Z]{2}\d{5}[A-Z]",
               _has_digit, checksummed=False),
-    _named_id((r"(?-i:RG)\b", r"registro geral"), ("rg", "registro"),
+    # (its name a word of its own: not the end of SAP's BETRG column)
+    _named_id((r"(?<![A-Za-z])(?-i:RG)\b", r"registro geral"), ("rg", "registro"),
               r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dXx]", ids.digit_count_ok(8, 10), checksummed=False),
     _named_id((r"(?-i:RFC)\b", _AS_KEY % "rfc(?:_[a-z]{1,12})?"), ("rfc",),
               # (not the generic RFCs of the public and of foreigners, on every such invoice)
@@ -1623,8 +1628,9 @@ _NATIONAL_IDS = (
     _named_id((r"(?-i:RAMQ)\b", r"assurance[ \t]+maladie"), ("ramq", "assurance"),
               r"[A-Z]{4} ?\d{4} ?\d{4}", _has_digit, checksummed=False),
     _named_id((r"driver'?s?[ _-]?licen[cs]e(?:[ _-]?(?:no|number|num|#))?\.?",
-               # (not inside a word in capitals: a report's "CALLS HANDLED" column)
-               r"(?<![A-Za-z])(?-i:DL)(?:[ _/-]?(?:#|no|number|ID[ \t]+Number))?",
+               # (not inside a word in capitals: a report's "CALLS HANDLED" column; nor a
+               # bearer's downlink rate, APN-AMBR-DL=)
+               r"(?<![A-Za-z-])(?-i:DL)(?:[ _/-]?(?:#|no|number|ID[ \t]+Number))?",
                _AS_KEY % "dl_?number",
                r"permis[ \t]+de[ \t]+conduire", r"(?<![a-z])licencia",
                r"licen[cs]e[ _-]?(?:number|no)\b"),
@@ -2003,7 +2009,8 @@ _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjet
 # passcode 109258"): the same digits after them.
 _OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lockbox",
                        "locker", "disarm",
-                       "key safe", "key-safe", "key_safe", "keysafe", "building", "passcode",
+                       "key safe", "key-safe", "key_safe", "keysafe", "keybox", "key box",
+                       "key_box", "key-box", "building", "passcode",
                        "pass code", "pass-code", "pass_code", "digicode", "c\u00f3digo",
                        "codigo", "kod ", "t\u00fcrcode", "haust\u00fcrcode", "torcode",
                        "\u6697\u8a3c\u756a\u53f7", "\u30aa\u30fc\u30c8\u30ed\u30c3\u30af",
@@ -2012,7 +2019,8 @@ _OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lo
 # (and as a courier's or a concierge's message says it in French, Spanish, Polish, German
 # and Japanese: "Digicode communiqué : 7904", "Código del portal 0336", "kod odbioru paczki
 # 2921", "Haustürcode", "オートロック暗証番号は1029です")
-_OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe|building|locker"
+_OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe|key[ _-]?box"
+                  r"|building|locker"
                   r"|disarm)"
                   r"[ _-]?code|pass[ _-]?code|digicode"
                   r"|c[óo]digo[ \t]+de(?:l|[ \t]+la)?[ \t]+(?:portal|puerta|port[óo]n)"
@@ -2090,7 +2098,7 @@ _NAMED_FIELDS = (
     _plain("iban",
            rf"(?i)(?<![a-z]){_BANK_WORDS}(?![a-z])(?:[^\n]|\n(?!\n)){{0,120}}?(?<![a-z])"
            rf"{_ACCOUNT_WORDS}(?![a-z])\\?[\"']?[ \t]*[:=#]?[ \t]*\\?[\"']?"
-           r"(\d{6,18})(?![\d])",
+           r"(\d{6,18})(?![\d])", _not_zeros,
            prefilter=r"(?i)(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)"
                      r"[\s\S]{0,140}(?:account|acct|a/c|conta|cuenta)",
            digits=True, needles=("outing", "OUTING", "RTN", "rtn", "ABA", "aba", "IFSC", "ifsc",
@@ -2098,6 +2106,8 @@ _NAMED_FIELDS = (
     _plain("iban",
            rf"(?i)(?<![a-z]){_ACCOUNT_WORDS}(?![a-z])\\?[\"']?[ \t]*[:=#]?[ \t]*\\?[\"']?"
            rf"(\d{{6,18}})(?![\d])(?:[^\n]|\n(?!\n)){{0,120}}?(?<![a-z]){_BANK_WORDS}(?![a-z])",
+           # (not a template's zeros: "sort code 00-00-00, account 00000000")
+           _not_zeros,
            prefilter=r"(?i)(?:account|acct|a/c|conta|cuenta)[\s\S]{0,140}"
                      r"(?:routing|rtn|aba|ifsc|bsb|sort[ _-]?code|ag.ncia)",
            digits=True, needles=("ccount", "CCOUNT", "cct", "CCT", "/c", "/C", "onta", "uenta")),
@@ -2311,11 +2321,17 @@ _NAMED_FIELDS = (
     _plain("secret_assignment",
            r"(?i)(?:caixa[ \t]+das[ \t]+chaves|cassetta[ \t]+delle[ \t]+chiavi"
            r"|bo[iî]te[ \t]+[àa][ \t]+cl[ée]s|key[ \t]*box|schl[üu]ssel(?:tresor|kasten)?|tresor"
-           r"|smart[ \t]+lock)[^\n.]{0,60}?(?:c[óo]digo|codice|code)[ \t:]*[«\"']?(\d{4,8})"
+           # (and Spanish's, Italian's and Dutch's: "Caja de llaves ..., combinación 2488",
+           # "Chiave cassetta: codice 0709", "Sleutelkluis naast voordeur, code 6483")
+           r"|caja[ \t]+de[ \t]+llaves|chiave[ \t]+cassetta|sleutelkluis"
+           r"|smart[ \t]+lock)[^\n.]{0,60}?(?:c[óo]digo|codice|code|combinaci[óo]n)[ \t:]*[«\"']?"
+           r"(\d{4,8})"
            r"(?![\d])",
-           prefilter=r"(?i)(?:caixa|cassetta|bo.te|key[ \t]*box|schl.ssel|tresor|smart[ \t]+lock)"
-                     r"[^\r\n]{0,64}(?:c.digo|codice|code)",
-           needles=("aixa", "assetta", "te ", "box", "BOX", "ssel", "resor", "lock", "LOCK"),
+           prefilter=r"(?i)(?:caixa|cassetta|bo.te|key[ \t]*box|schl.ssel|tresor|smart[ \t]+lock"
+                     r"|caja[ \t]+de[ \t]+llaves|sleutelkluis)"
+                     r"[^\r\n]{0,64}(?:c.digo|codice|code|combinaci)",
+           needles=("aixa", "assetta", "te ", "box", "BOX", "ssel", "resor", "lock", "LOCK",
+                    "llaves", "LLAVES", "kluis", "KLUIS"),
            digits=True),
     _plain("secret_assignment",
            r"access_code\\?\"[ \t]*:[ \t]*\{[^{}\n]{0,200}?\\?\"code\\?\"[ \t]*:[ \t]*\\?\"?"
@@ -2748,6 +2764,66 @@ _NAMED_FIELDS = (
            r"[a-z]{2,10})(?![a-z0-9])",
            lambda value: v.email_ok(value.replace("-40", "@").replace("-2e", ".")),
            prefilter=r"jupyter-[a-z0-9-]{1,64}-40[a-z0-9-]{1,64}-2e", needles=("jupyter-",)),
+    # Access control and alarm monitoring: a code before what it does ("needs code 1502 to
+    # disarm"), an invitation code in prose, a door's user_code, OSDP's secure channel base
+    # key, a monitoring centre's password words ("DURESS WORD: RAINCOAT", "Codewort bei
+    # Rückruf: KELLER"), a keypad's digits after the word.
+    _plain("secret_assignment",
+           r"(?i)(?<![a-z])code[ \t]+(\d{4,8})[ \t]+to[ \t]+(?:disarm|arm|open|unlock|enter)"
+           r"(?![a-z])",
+           prefilter=r"(?i)code[ \t]+[0-9]{4,8}[ \t]+to[ \t]+(?:disarm|arm|open|unlock|enter)",
+           needles=("code", "CODE", "Code"), digits=True),
+    _plain("secret_assignment",
+           r"(?i)invitation[ \t]+code[ \t]*:?[ \t]*((?-i:[A-Z0-9]{4}(?:-[A-Z0-9]{4}){1,3}))"
+           r"(?![A-Za-z0-9])", v.has_digit,
+           prefilter=r"(?i)invitation[ \t]+code", needles=("nvitation", "NVITATION")),
+    _plain("secret_assignment",
+           r"(?i)(?<![a-z])user_code\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(\d{4,8})(?![\d])",
+           prefilter=r"(?i)user_code[^\r\n]{0,8}[:=][^\r\n]{0,6}[0-9]{4}",
+           needles=("user_code", "USER_CODE"), digits=True),
+    _plain("secret_assignment",
+           r"(?i)(?<![a-z])scbk\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?([0-9a-f]{32})(?![0-9a-f])",
+           prefilter=r"(?i)scbk[^\r\n]{0,8}[:=][^\r\n]{0,6}[0-9a-f]{32}", needles=("scbk", "SCBK")),
+    _plain("secret_assignment",
+           # (not "password": a word of its own, "PASS WORD", or a duress or code word)
+           r"(?i)(?:(?:duress|code)[ \t]*word|pass[ \t]+word|codewort)[^:\n\"'=]{0,30}:[ \t]*"
+           r"((?-i:[A-Z][A-Za-z]{3,19}))(?![A-Za-z0-9])",
+           prefilter=r"(?i)(?:duress|code)[ \t]*word|pass[ \t]+word|codewort",
+           needles=("ord", "ORD", "ort", "ORT")),
+    _plain("secret_assignment", r"(?i)(?<![a-z])keypad[ \t]+(\d{4,8})(?![\d])(?![ \t]*[a-z])",
+           prefilter=r"(?i)keypad[ \t]+[0-9]{4}", needles=("eypad", "EYPAD"), digits=True),
+    # Mobile carriers' codes: a device's network unlock code (NCK, "codice di sblocco"), a
+    # SIM's PUK1 and CHV1 in an OTA or IVR log, a porting request's telephone number
+    # (NANP's tn=) and Mexico's porting NIP, France's RIO, the UK's STAC as a template's key.
+    _plain("secret_assignment",
+           r"(?i)(?:(?:network[ \t]+)?unlock[ \t]+code(?:[ \t]+\((?:NCK|SPCK)\))?"
+           r"|(?<![a-z])(?:nck|spck)"
+           r"|codice[ \t]+di[ \t]+sblocco|c[óo]digo[ \t]+de[ \t]+desbloqueo|entsperrcode)"
+           r"[^\n\d]{0,40}?(?<![\d])(\d{8,16})(?![\d])",
+           prefilter=r"(?i)unlock[ \t]+code|nck|spck|codice[ \t]+di[ \t]+sblocco|desbloqueo"
+                     r"|entsperrcode",
+           needles=("nlock", "NLOCK", "nck", "NCK", "spck", "SPCK", "sblocco", "desbloqueo",
+                    "ntsperrcode"), digits=True),
+    _plain("secret_assignment",
+           r"(?i)(?<![a-z])(?:puk[12]|chv[12])\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(\d{4,8})(?![\d])",
+           prefilter=r"(?i)(?:puk[12]|chv[12])[^\r\n]{0,6}[:=][^\r\n]{0,4}[0-9]{4}",
+           needles=("puk", "PUK", "chv", "CHV"), digits=True),
+    _plain("phone",
+           r"(?<![\w.-])tn\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(\+?1?[2-9]\d{9})(?![\d])",
+           v.told_phone_ok, prefilter=r"tn\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?\+?[0-9]{10}",
+           needles=("tn=", "tn\"", "tn:"), digits=True),
+    _plain("secret_assignment", r"(?<![\w.-])nip=(\d{4})(?![\d])",
+           prefilter=r"nip=[0-9]{4}", needles=("nip=",), digits=True),
+    _plain("secret_assignment",
+           r"(?i)(?<![a-z])(?:code[ \t]+)?RIO(?:[ \t]+(?:est|is|:))?[ \t]*:?[ \t]*"
+           r"((?-i:\d{2}[PE][A-Z0-9]{9}))(?![A-Za-z0-9])",
+           prefilter=r"(?i)RIO[^\r\n]{0,12}[0-9]{2}[PE][A-Z0-9]{9}", needles=("RIO", "rio")),
+    _plain("secret_assignment",
+           r"(?i)\\?[\"'](?:pac|stac)\\?[\"'][ \t]*:[ \t]*\\?[\"']"
+           r"((?-i:[A-Z]{3}\d{6}|\d{6}[A-Z]{3}))"
+           r"\\?[\"']", _not_zeros,
+           prefilter=r"(?i)[\"'](?:pac|stac)\\?[\"'][ \t]*:",
+           needles=("ac\"", "AC\"", "ac'", "AC'")),
     # A password told after "with" or "using" ("login is ... with password volga_perro5342").
     _plain("secret_assignment",
            r"(?i)(?<![\w-])(?:with|using|use|mit|avec|con|com)[ \t]+(?:(?:the|das|dem|le|la|el|a|o)"
@@ -3500,7 +3576,8 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"ifre|senord|passord|salasana|heslo|login|aa|laluan|jelsz|nenosiri|"
                        r"parole|slapta|ifr|geslo|lozink|parool|"
                        r"parola|m[a]t[ _]kh|"
-                       r"password(?:[ \t]+[a-z]+){0,6}[ \t]+(?:a|e')[ \t]|kata sandi|"
+                       # (the pattern asks for nothing after Italian's "è": no space either)
+                       r"password(?:[ \t]+[a-z]+){0,6}[ \t]+(?:a|e')|kata sandi|"
                        r"password[^\r\n]{0,40}[ \t](?:ora|adesso)[ \t]+(?:a|e')|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
@@ -5430,7 +5507,8 @@ DETECTORS: tuple[Detector, ...] = (
     # "كود التفعيل الخاص بك هو ٨٢١٥٠٦", "رمز پویا: ۹۴۳۷۰", "ओटीपी १३११३२ है"); digits of any
     # script.
     _d("secret_assignment",
-       r"(?i)(?<![a-z])(?:otp|tac|one[ -]time[ -](?:password|passcode|code|pin)"
+       # (a bank's TAC, not a cell's tracking area code or an IMEI's type code, tac=16962)
+       r"(?i)(?<![a-z])(?:otp|tac(?!=)|one[ -]time[ -](?:password|passcode|code|pin)"
        r"|kode[ \t]+(?:otp|verifikasi)|m[aã][ \t]+(?:x[aá]c[ \t]+(?:th[uự]c|nh[aậ]n)|otp)"
        "|\u0913\u091f\u0940\u092a\u0940|\u8a8d\u8a3c\u756a\u53f7|\u78ba\u8a8d\u30b3\u30fc\u30c9"
        "|\u9a8c\u8bc1\u7801|\u9a57\u8b49\u78bc|\uc778\uc99d\ubc88\ud638"
@@ -5794,7 +5872,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        r"(?<![A-Za-z])(?:N-)?(?:PAC|STAC)(?:[ \t]+(?:code|is))*[ \t]*:?[ \t]*"
        r"([A-Z]{3}\d{6}|\d{6}[A-Z]{3})"
-       r"(?![\w-])", prefilter=r"PAC|STAC", group=1, needles=("PAC", "STAC")),
+       # (not a template's "AAA000000")
+       r"(?![\w-])", _not_zeros, prefilter=r"PAC|STAC", group=1, needles=("PAC", "STAC")),
     _d("secret_assignment",
        r"(?i)share[ \t]+code(?:[ \t]+(?:is|of))?[ \t]*:?[ \t]*"
        r"([A-Z0-9]{3} ?[A-Z0-9]{3} ?[A-Z0-9]{3})"
@@ -6472,7 +6551,9 @@ DETECTORS: tuple[Detector, ...] = (
     _d("phone",
        # (Msegat's and Unifonic's "numbers", Kavenegar's receptor=, Swish's payerAlias)
        r"(?i)(?:(?<![\w.-])(?:msisdn|recipients?|source_addr|dest(?:ination)?_addr|ani"
-       r"|subscription-id-data|numbers|receptor|payer_?alias)\\?[\"']?[ \t]*[:=][ \t]*"
+       # (not a shipment's "Serial numbers:")
+       r"|subscription-id-data|(?<![Ss]erial )numbers|receptor|payer_?alias)\\?[\"']?[ \t]*[:=]"
+       r"[ \t]*"
        r"(?:\[[ \t]*)?"
        r"|\"to\"[ \t]*:[ \t]*(?=\")|(?<![\w.&?/-])to=|(?<=\[)to:)\\?[\"']?\+?(\d{10,15})"
        r"(?![\w.])",
@@ -6613,6 +6694,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?<!UDI-DI )(?<!UDI )(?<!GTIN )(?<!GTIN: )(?<!barcode=)(?<!barcode: )(?<!EAN )"
        # (a food scanner's "ean=0052521860632", a feed's gtin= and upc=)
        r"(?<![Ee][Aa][Nn]=)(?<![Gg][Tt][Ii][Nn]=)(?<![Uu][Pp][Cc]=)(?<!EAN: )(?<!ean: )"
+       # (a GS1 barcode's GTIN after its application identifier: "]d2(01)0097357811452")
+       r"(?<!\(01\))"
        + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
        + _NOT_AN_ACCOUNT + _NOT_A_PARCEL
        + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,9}){1,5})"

@@ -624,6 +624,8 @@ _STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "cha
                     "replaceme", "replace_me", "replace-me",
                     # a format shown by its first letters and digits ("ABCDE-12345-FGHIJ")
                     "abcde-12345", "abcde12345", "12345-abcde",
+                    # (SendGrid's documentation's key, "SG.xxxxx.yyyyy")
+                    "xxxxx.yyyyy",
                     # a tool's mask, alone or after a vendor's prefix ("sk-proj-[REDACTED]")
                     "[redacted", "[masked", "[filtered", "<redacted",
                     # what PowerShell prints for a SecureString, and an app setting's
@@ -910,7 +912,7 @@ def secret_value_ok(candidate: str) -> bool:
     bare = candidate.strip("\"'`").rstrip("):`")
     if bare.startswith("{cipher}${"):
         bare = bare[8:]  # Spring Cloud Config's cipher of a variable: the variable's reference
-    if bare.startswith("(") and bare[1:].isalpha():
+    if bare.startswith("(") and bare[1:].replace(" ", "").isalpha():
         return False  # a note in its place ("webhook_secret: (shown once on creation)")
     if _FINGERPRINT.match(bare) is not None:
         return False  # a public key's fingerprint ("ssh key: SHA256:..."): published
@@ -1465,6 +1467,8 @@ def email_ok(candidate: str) -> bool:
         # SIP's anonymous caller (RFC 3261's anonymous@anonymous.invalid), EAP's outer
         # identity (anonymous@realm: who the user is stays inside the tunnel)
         return False
+    if "_" in host and host.isupper():
+        return False  # an Oracle database link, no mail host (ap_invoices_all@EBSPRD_LINK.WORLD)
     last_label = host.rpartition(".")[2]
     if last_label.lower() in _IMAGE_SUFFIXES:
         return False  # an image's density variant (avatar_placeholder@2x.png)

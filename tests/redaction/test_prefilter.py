@@ -21,7 +21,7 @@ from pathlib import Path
 import ops_corpus
 import pytest
 import redaction_corpus as rc
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from servescope.redaction import DETECTORS, Redactor, scan
@@ -129,6 +129,8 @@ _TEXTS = st.lists(st.one_of(_FRAGMENTS, st.text(max_size=12)), max_size=14).map(
 
 @settings(max_examples=600, deadline=None)
 @given(_TEXTS)
+# (Italian's "la password è" with no space after the "è": the engine's prefilter asked for one)
+@example("--password éBearer AKIA12345678901234567890")
 def test_property_findings_are_identical_with_every_prefilter(text: str) -> None:
     expected = reference(text)
     assert with_(HYPERSCAN, text) == expected
