@@ -887,6 +887,9 @@ _NOT_A_TAG = (r"(?!key\\*[\"'][ \t]*:[ \t]*\\*[\"'][^\"'\n]*\\*[\"']\s*,\s*\\*[\
 # (not a word of an image's or a path's last part: ghcr.io/acme/token-meter:5400fb8)
 _SECRET_KEY = (rf"(?i)(?=[abcdefghiklmnprstuvw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WORDS})[\w.-]*"
                rf"{_NOT_THE_SECRET}"
+               # (not a chart's name of a Secret's entry: LiteLLM's "masterkeySecretKey:
+               # masterkey", "passwordKey: password", a word alone to the line's end)
+               r"(?!(?<=(?-i:Key))[ \t]*:[ \t]*(?-i:[a-z][a-z_-]{1,30})[ \t]*(?:\r?\n|$))"
                r"\\*[\"']?")
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key"
                          r"|clave|klucz|chave|kulcs|api[_-]?(?:clave|klucz|chave)"

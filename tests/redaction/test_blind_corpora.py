@@ -2078,7 +2078,6 @@ _KNOWN_MISSES_K: dict[str, dict[str, str]] = {
 }
 _KNOWN_CHANGED_K: dict[str, dict[str, str]] = {
     'corpus_kc': {
-        'KC-090': _K_OTHER_CHANGE,
         'KC-525': _K_OTHER_CHANGE,
     },
     'corpus_ke': {
@@ -2518,8 +2517,6 @@ _KNOWN_CHANGED_I: dict[str, dict[str, str]] = {
         'IF-379': _I_OTHER_CHANGE,
     },
     'corpus_ig': {
-        'IG-356': _I_OTHER_CHANGE,
-        'IG-398': _I_OTHER_CHANGE,
     },
     'corpus_ih': {
         'IH-017': _I_RECORD_PHONE,
@@ -3703,9 +3700,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
 _DOCS_RANGE = ("documentation addresses (192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32) "
                "are redacted as public ones: corpora A-E, like most test data, stand them in for "
                "real clients' addresses")
-_SECRET_KEY_NAME = ("Helm's 'secretKey: masterkey' names a key inside an existing Sec"
-    "ret; the same "
-                    "key holds the secret itself in other configs (MinIO's secretKey), so it goes")
 _AWS_EXAMPLE = ("AWS's documentation key pair (AKIA...EXAMPLE): redacted like any key, as test "
                 "data stands it in for real ones (this project's own corpus does)")
 _HASHED_KEY = ("LiteLLM's request logs hold the key's sha256 under 'api_key' before the model: 64 "
@@ -3850,7 +3844,6 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     "corpus_vi": {
         **dict.fromkeys(("VI-006", "VI-021", "VI-043", "VI-095", "VI-281", "VI-312"),
                         _DOCS_RANGE),
-        **dict.fromkeys(("VI-168", "VI-256", "VI-326", "VI-369"), _SECRET_KEY_NAME),
     },
     "corpus_vd": {
         **dict.fromkeys(("VD-202", "VD-289", "VD-409", "VD-428", "VD-444"), _DOCS_RANGE),
@@ -4058,8 +4051,6 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     "corpus_g": {
         **dict.fromkeys(("g-0013", "g-0250", "g-0285", "g-0310", "g-0352", "g-0375", "g-0384",
                          "g-0399"), _DOCS_RANGE),
-        **dict.fromkeys(("g-0022", "g-0159", "g-0217", "g-0232", "g-0407", "g-0447"),
-                        _SECRET_KEY_NAME),
         "g-0383": _AWS_EXAMPLE,
     },
     "corpus_h": {"h11-0397": _DOCS_RANGE},

@@ -39,6 +39,8 @@ def _redact(text: str) -> str:
     ("Conseiller : Pas de souci. Votre code RIO est 03P2KW2PXIJJ, vous pouvez", "03P2KW2PXIJJ"),
     ('render tmpl=stac_v2 lang=en-GB vars={"stac":"293518VVP","msisdn":"+447817326381"}',
      "293518VVP"),
+    # ... while a key's value with digits under such a name is still a key
+    ("minio:\n  secretKey: minio4Fq9ZrT2x\n", "minio4Fq9ZrT2x"),
 ])
 def test_found_in_process(text: str, value: str) -> None:
     assert value not in _redact(text), _redact(text)
@@ -64,6 +66,9 @@ def test_found_in_process(text: str, value: str) -> None:
     "Firmware: 3.10.30.1\nBaseSpace",
     '{"user": {"password": "[hidden]", "pin_set": true, "mfa_secret": "(not shown)"}}',
     "SENDGRID_API_KEY=SG.xxxxx.yyyyy",
+    # a chart's names of a Secret's entries (LiteLLM's Helm values)
+    "masterkeySecretName: litellm-masterkey\nmasterkeySecretKey: masterkey\n"
+    "  secret:\n    usernameKey: username\n    passwordKey: password\nresources:",
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text
