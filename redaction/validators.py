@@ -291,8 +291,14 @@ def phone_digits_ok(candidate: str) -> bool:
     "+55 (00) 00000-0000": its last seven digits zeros)."""
     numerals = digits(candidate)
     return (8 <= len(numerals) <= 15 and numerals[0] != "0" and numerals[1:].strip("0") != ""
-            and numerals[-7:].strip("0") != "")
+            and not _zeros_after(numerals))
 
+
+
+def _zeros_after(numerals: str) -> bool:
+    """A stand-in's subscriber number: the last seven digits zeros ("+55 (00) 00000-0000",
+    "SAC 0800 000 0000")."""
+    return numerals[-7:].strip("0") == ""
 
 
 def national_ok(candidate: str) -> bool:
@@ -302,7 +308,7 @@ def national_ok(candidate: str) -> bool:
     digits are zeros (a form's "SAC 0800 000 0000")."""
     numerals = digits(candidate)
     return (10 <= len(numerals) <= 12 and numerals[1] != "0"
-            and numerals[-7:].strip("0") != ""
+            and not _zeros_after(numerals)
             and _DATE_TIME.fullmatch(candidate) is None)
 
 
@@ -318,7 +324,7 @@ def told_phone_ok(candidate: str) -> bool:
     numerals = digits(candidate)
     # (13 digits from a "1" are no number of any plan: a time in milliseconds)
     return (8 <= len(numerals) <= 13 and numerals[1:].strip("0") != ""
-            and numerals[-7:].strip("0") != ""
+            and not _zeros_after(numerals)
             and not (len(numerals) == 13 and numerals[0] == "1")
             and _DATED.match(candidate) is None and _ipv4_octets(candidate) is None
             and _DECIMAL.fullmatch(candidate) is None)
