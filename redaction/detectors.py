@@ -739,7 +739,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  r"community(?![a-z])|"
                  # a bare "key" holding a UUID is a record's key (Kafka's key=<uuid>, a store's
                  # key='<uuid>'), not a credential
-                 # (not an XML setting's name attribute: <add key="X" value="..."/>)
+                 # (not an XML setting's name attribute: <add key="X" value="..."/>, Azure
+                 # AD B2C's <Item Key="IdTokenAudience">)
                  # (a payment platform's webhook signing key: Adyen's hmacKey; PhonePe's
                  # salt_key, a UUID; an environment's *_BEARER; a form's userPw)
                  # (a camel-case "Pwd" too, tempPwd)
@@ -775,7 +776,7 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # StreamKey, a search service's adminKey; a smart meter's DLMS keys)
                  r"encryption[_-]?key|shared[_-]?key|stream[_-]?key|admin[_-]?key|"
                  r"(?<![a-z0-9])(?:guek|gbek|gak)(?![a-z0-9])|"
-                 r"key(?<![a-z0-9]key)(?<!<add key)(?<!hashed_api_key)(?![a-z]{2})"
+                 r"key(?<![a-z0-9]key)(?<!<add key)(?<!<item key)(?<!hashed_api_key)(?![a-z]{2})"
                  rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
                  # nor an entity's id (a Kafka record's key=tenant-2704, LaunchDarkly's
                  # context {"kind":"user","key":"usr_x4qk..."})
@@ -851,6 +852,9 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # an app's strings about it (Localizable.strings' "login.password.placeholder",
     # "password.forgot"): what a screen says, in the user's language
     "placeholder", "label", "title", "forgot", "caption", "tooltip",
+    # (and a message bundle's text about it: Keycloak's invalidPasswordMessage=..., a
+    # token's audience, B2C's IdTokenAudience)
+    "message", "audience",
     # Active Directory's facts about a password (PasswordLastSet, PasswordNeverExpires), and
     # an assembly's public key token (.NET's publicKeyToken="31bf3856ad364e35"): public
     "lastset", "neverexpires", "notrequired", "expired", "publickeytoken",
@@ -1974,6 +1978,9 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(
                     r"|security[ _-]?code|sec[ .]code|card[ _-]?verification(?:[ _-]?value)?"
                     r"|[34]-digit[ \t]+(?:security[ \t]+)?code"
                     r"|code[ \t]+on[ \t]+the[ \t]+(?:back|front)"
+                    # ("the three or four digits on the back", asked on a call)
+                    r"|(?:three|four|[34])(?:[ \t]+or[ \t]+(?:three|four|[34]))?[ \t]+digits"
+                    r"[ \t]+on[ \t]+the[ \t]+(?:back|front)"
                     r"|c[óo]digo[ \t]+de[ \t]+seguran[çc]a|c[óo]digo[ \t]+de[ \t]+seguridad"
                     r"|(?:karten)?pr[üu]fnummer|code[ \t]+de[ \t]+s[ée]curit[ée]"
                     r"|cryptogramme(?:[ \t]+visuel)?|codice[ \t]+di[ \t]+sicurezza"
@@ -1986,7 +1993,7 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(
 _CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|cc_cid|security[ _-]?code|sec[ .]code"
                         r"|card[ _-]?verification"
                         r"|pr[au]fziffer"
-                        r"|digit code"
+                        r"|digit code|digits on the"
                         r"|series[ _-]?code|card[ _-]?code"
                         r"|code on the|c[ao]digo (?:de )?(?:segur|atr)|pr[au]fnummer|code de s"
                         r"|cryptogramme"
@@ -2046,9 +2053,10 @@ _CODE_ANSWERED = _d(
     "credit_card",
     rf"(?ai)(?<![a-z])(?:{_CARD_CODE_NAMES}|codice[ \t]+cvv)(?![a-z])[^\n?]{{0,30}}\?[ \t]*"
     r"(?:\n|\\n)(?:\[[\d:.]{5,12}\][ \t]*)?[^\n\d:]{1,24}:[ \t]*(\d{3,4})(?![\d])",
-    prefilter=r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|c[ao]digo|codice|code)[^\r\n]{0,60}\?",
+    prefilter=r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|c[ao]digo|codice|code|digits on the)"
+              r"[^\r\n]{0,60}\?",
     group=1, digits=True, needles=("?",), joined=_nothing_joined,
-    joined_prefilter=r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|c[ao]digo|codice|code)"
+    joined_prefilter=r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|c[ao]digo|codice|code|digits on the)"
                      r"[^\r\n]{0,60}\?")
 # Values whose name or place says what they are, found by held-out corpora of telecom, travel,
 # payroll and Latin American text.
@@ -2076,7 +2084,7 @@ def _plain(kind: str, pattern: str, validator: Callable[[str], bool] | None = No
            digits: bool = False, checksummed: bool = False) -> Detector:
     """A detector whose pattern reads "-", "_" and " " as itself alone, where each is read
     (a joinable kind's then has nothing for the joined pass to rescan)."""
-    joinable = kind in ("email", "iban", "credit_card", "us_ssn", "phone")
+    joinable = kind in ("email", "iban", "credit_card", "us_ssn", "phone", "ipv4", "ipv6")
     return _d(kind, pattern, validator, prefilter=prefilter, group=group, needles=needles,
               digits=digits, checksummed=checksummed,
               joined=_nothing_joined if joinable else None,
@@ -3415,7 +3423,7 @@ _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+
               r"code[ \t]+re[çc]u|code[ \t]+de[ \t]+(?:v[ée]rification|confirmation)|"
               r"c[óo]digo[ \t]+de[ \t]+(?:verificaci[óo]n|verifica[çc][ãa]o|acesso|acceso|"
               r"confirmaci[óo]n|confirma[çc][ãa]o|seguridad|seguran[çc]a)|bestätigungscode|"
-              r"verifizierungscode|sicherheitscode|verifieringskod|verificatiecode|"
+              r"verifizierungscode|sicherheitscode|verifieringskod|verificatiecode|inlogcode|"
               r"einmal(?:passwort|kennwort|code)|"
               r"kod[ \t]+weryfikacyjny|doğrulama[ \t]+kod\w*|kode[ \t]+(?:otp|verifikasi)|"
               r"(?:tuo[ \t]+)?codice(?:[ \t]+di[ \t]+verifica)?(?=[ \t]+[èe:])|"
@@ -3927,9 +3935,199 @@ _SYSTEM_FIELDS = (
        r"(0x[0-9a-f]{16,512})(?![0-9a-f])",
        prefilter=r"(?:auth|enc|aead|comp)[^\n]{0,40}\)[ \t]+0x[0-9a-f]{16}", group=1,
        gate=r"\)[ \t]+0x"),
+    # Held-out corpora HC to HH: identity providers, personal-life apps, energy retail and EV
+    # charging, OCR'd documents, infrastructure-as-code, South-East Asia.
+    # SSSD's bind password (ldap_default_authtok = X, as sssd.conf and a Puppet diff of it
+    # hold it), and a principal's password on kadmin's command line (addprinc -pw X).
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:ldap_default_authtok|ldap_authtok)[ \t]*[:=][ \t]*\\?[\"']?"
+       r"([^\s\"'#]{4,128})",
+       v.secret_value_ok, prefilter=r"(?i)ldap_(?:default_)?authtok[ \t]*[:=]", group=1,
+       gate=r"(?i:authtok)"),
+    _d("secret_assignment",
+       r"(?<![\w-])(?:addprinc|add_principal|ank|cpw|change_password|ktadd)[ \t][^\n]{0,80}?"
+       r"(?<![\w-])-pw[ \t]+([^\s\"']{4,128})",
+       v.secret_value_ok, prefilter=r"(?:addprinc|add_principal|ank|cpw|change_password|ktadd)"
+                                    r"[ \t][^\r\n]{0,80}-pw[ \t]",
+       group=1, needles=("-pw",)),
+    # RabbitMQ's Erlang cookie (an Ansible variable or a Helm value: capitals, 20 of them).
+    _d("secret_assignment",
+       r"(?i)erlang[_-]?cookie\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?([A-Za-z0-9]{16,64})(?![\w])",
+       v.secret_value_ok, prefilter=r"(?i)erlang[_-]?cookie", group=1, gate=r"(?i:cookie)"),
+    # Consul's gossip encryption key in HCL (encrypt = "...", 32 bytes in base64), and its
+    # bootstrap ACL token (initial_management, formerly master).
+    _d("secret_assignment",
+       r"(?m)^[ \t]*encrypt[ \t]*=[ \t]*\"([A-Za-z0-9+/]{42,43}=)\"",
+       v.strong_token, prefilter=r"encrypt[ \t]*=[ \t]*\"[A-Za-z0-9+/]{42}", group=1,
+       needles=("encrypt",)),
+    _d("secret_assignment",
+       r"(?<![\w-])(?:initial_management|acl_master_token)[ \t]*=[ \t]*\""
+       rf"({_UUID})\"",
+       prefilter=r"(?:initial_management|master_token)[ \t]*=[ \t]*\"[0-9a-fA-F]{8}-",
+       group=1, needles=("initial_management", "master_token")),
+    # A parameter store's or a key vault's secret printed whole: the value beside a name
+    # that says it is a secret (AWS SSM's {"Name": "/prod/db/PASSWORD", "Type":
+    # "SecureString", "Value": "X"}, az keyvault secret show's "name": "db-password" ...
+    # "value": "X"), or any SecureString's value; and an OCPP key/value pair
+    # ({"key":"AuthorizationKey","value":"..."}).
+    _d("secret_assignment",
+       # (not a form's CSRF token, a HAR's {"name": "X-CSRF-Token", "value": ...}: left)
+       r"(?i)\\?\"(?:name|key)\\?\"[ \t]*:[ \t]*\\?\"(?![^\"\n]*[cx]srf)[^\"\n\\]{0,120}?"
+       r"(?:password|passwd|secret"
+       # (a tags object between: az keyvault secret show's "tags": {"owner": "x"})
+       r"|api[_-]?key|token|authorizationkey|credential)s?\\?\"(?:[^{}]|\{[^{}\n]{0,80}\}){0,200}?"
+       r"\\?\"value\\?\"[ \t]*:[ \t]*\\?\"([^\"\\\n]{4,512})\\?\"",
+       v.secret_value_ok,
+       prefilter=r"(?i)\"(?:name|key)\\?\"[ \t]*:[ \t]*\\?\"[^\"\r\n]{0,120}"
+                 r"(?:passw|secret|api.?key|token|authorizationkey|credential)",
+       group=1, gate=r"(?i:value)"),
+    _d("secret_assignment",
+       r"(?i)\\?\"type\\?\"[ \t]*:[ \t]*\\?\"SecureString\\?\"[^{}]{0,200}?"
+       r"\\?\"value\\?\"[ \t]*:[ \t]*\\?\"([^\"\\\n]{4,512})\\?\"",
+       v.secret_value_ok, prefilter=r"(?i)SecureString", group=1,
+       gate=r"(?i:securestring)"),
+    # PingFederate's session cookie, PF=, as a browser or a test note prints it.
+    _d("secret_assignment", r"(?<![\w-])PF=([A-Za-z0-9_-]{30,128})(?![\w-])",
+       v.strong_token, prefilter=r"PF=[A-Za-z0-9_-]{30}", group=1, needles=("PF=",)),
+    # A password after "PW" in a message ("Login x@y.de, PW nube-strada-strada72").
+    _d("secret_assignment",
+       r"(?<![\w-])PW[ \t]+([^\s\"',;<>]{6,64})(?![^\s\"',;<>])", v.has_digit_and_letter,
+       prefilter=r"PW[ \t]+[^\s]{6}", group=1, needles=("PW",)),
+    # Kerberos keys as klist -K prints them: the principal, then the key in brackets.
+    _d("secret_assignment",
+       r"@[A-Z0-9.-]+[ \t]+\((0x[0-9a-f]{32,128})\)",
+       prefilter=r"@[A-Z0-9.-]+[ \t]+\(0x[0-9a-f]{32}", group=1, needles=("(0x",)),
+    # A wallet's PIN said in Tagalog or Indonesian ("MPIN ko 9900", "PIN ko ay 4321").
+    _d("secret_assignment",
+       r"(?<![\w-])M?PIN[ \t]+(?:ko|ku|nya|saya|namin)(?:[ \t]+(?:ay|ya|is))?[ \t]+(\d{4,6})(?!\d)",
+       prefilter=r"PIN[ \t]+(?:ko|ku|nya|saya|namin)", group=1, needles=("PIN",), digits=True),
+    # EV charging: an RFID card's uid where OCPI names it (its token's path, a cdr_token's or
+    # a token's "uid" beside "RFID"): what the charger takes as the driver's card. (Not the
+    # contract's eMAID, DE-8EO-C12345678-9: a customer's number, as an order's is.)
+    _d("secret_assignment", r"/tokens/[A-Z]{2}/[A-Z0-9]{3}/([0-9A-Fa-f]{8,20})(?![\w-])",
+       prefilter=r"/tokens/[A-Z]{2}/[A-Z0-9]{3}/[0-9A-Fa-f]{8}", group=1, needles=("/tokens/",)),
+    _d("secret_assignment",
+       r"\\?\"uid\\?\"[ \t]*:[ \t]*\\?\"([0-9A-Fa-f]{8,20})\\?\"[ \t]*,[ \t]*\\?\"type\\?\""
+       r"[ \t]*:[ \t]*\\?\"RFID",
+       prefilter=r"uid\\?\"[ \t]*:[ \t]*\\?\"[0-9A-Fa-f]{8}", group=1, needles=("RFID",)),
+    # A Malaysian MyKad under a short key (ic=, idno=, beneficiary_idno=).
+    _d("national_id",
+       r"(?i)(?<![a-z])(?:ic|ic_?no|idno|id_no|mykad)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+       r"(\d{6}-?\d{2}-?\d{4})(?![\d-])", ids.mykad_ok,
+       prefilter=r"(?i)(?:ic|idno|id_no|mykad)[^\r\n]{0,6}[:=][^\r\n]{0,4}\d{6}", group=1,
+       gate=r"(?i:ic|id|mykad)", digits=True),
+    # An Indonesian NIK grouped in fours under its key (an OCR of a KTP: nik: '3172 0311 ...').
+    _d("national_id",
+       r"(?i)(?<![a-z])nik\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(\d{4} \d{4} \d{4} \d{4})(?![\d])",
+       ids.nik_ok, prefilter=r"(?i)nik[^\r\n]{0,6}[:=][^\r\n]{0,4}\d{4} \d{4}", group=1,
+       gate=r"(?i:nik)", digits=True),
+    # The Philippines' PhilHealth number (2-9-1 digits), anywhere in its shape.
+    _d("national_id", r"(?<![\d-])(\d{2}-\d{9}-\d)(?![\d-])", prefilter=r"\d{2}-\d{9}-\d",
+       group=1, digits=True, gate=r"-\d{9}-"),
+    # Passports and identity documents: a Vietnamese passport after its word ("hộ chiếu số
+    # N1435927"), a Russian one's series and number, a Japanese licence's number between
+    # 第 and 号, an EU driving licence's field 5 (its number) on an OCR of the card, Textract
+    # AnalyzeID's DOCUMENT_NUMBER, and an ID card's machine-readable zone (TD1: the
+    # document's number, its check digit, and the optional data a country puts there, a
+    # Spanish DNI or a Polish PESEL).
+    _d("national_id",
+       "(?i)(?<![\\w])(?:h\u1ed9[ \\t]+chi\u1ebfu|ho[ \\t]+chieu|paspor|pasaporte)"
+       r"(?:[ \t]+(?:s\u1ed1|so|no\.?|nomor|number))?[ \t]*:?[ \t]*([A-Z]{1,2}\d{6,8})(?![\w])",
+       prefilter=r"(?i)(?:ha[ \t]+chiau|ho[ \t]+chieu|paspor|pasaporte)[^\r\n]{0,12}[A-Z]\d{6}",
+       group=1, digits=True, gate="(?i:h\u1ed9|ho|paspor|pasaporte)"),
+    _d("national_id",
+       "(?i)\u0441\u0435\u0440\u0438\u044f[ \\t]+\u0438[ \\t]+\u043d\u043e\u043c\u0435\u0440"
+       r"[ \t]*:?[ \t]*(\d{2}[ \t]?\d{2}[ \t]?\d{6})(?!\d)",
+       prefilter=r"aaaaa[ \t]+a[ \t]+aaaaa[ \t]*:?[ \t]*\d{2}[ \t]?\d{2}[ \t]?\d{6}", group=1,
+       gate="(?i:\u0441\u0435\u0440\u0438\u044f)", digits=True),
+    _d("national_id", "\u7b2c[ \\t\u3000]{0,3}(\\d{12})[ \\t\u3000]{0,3}\u53f7",
+       v.has_digit, prefilter=r"a[ \t]{0,3}\d{12}[ \t]{0,3}a", group=1, needles=("\u7b2c",),
+       digits=True),
+    _d("national_id",
+       "(?i)(?:f\u00fchrerschein|permis[ \\t]+de[ \\t]+conduire|driving[ \\t]+licen[cs]e"
+       "|patente[ \\t]+di[ \\t]+guida|permiso[ \\t]+de[ \\t]+conducci\u00f3n|rijbewijs"
+       r"|prawo[ \t]+jazdy)[\s\S]{0,400}?(?<![\w.])5\.[ \t]+(?-i:([A-Z0-9]{8,13}))(?![\w])",
+       v.has_digit,
+       prefilter=r"(?i)f.hrerschein|permis[ \t]+de[ \t]+conduire|driving[ \t]+licen[cs]e"
+                 r"|patente[ \t]+di[ \t]+guida|permiso[ \t]+de[ \t]+conducci.n|rijbewijs"
+                 r"|prawo[ \t]+jazdy",
+       group=1, digits=True,
+       gate="(?i:f\u00fchrerschein|permis|licen|patente|permiso|rijbewijs|prawo)"),
+    _d("national_id",
+       r"\\?\"Text\\?\"[ \t]*:[ \t]*\\?\"(?:DOCUMENT_NUMBER|ID_NUMBER|PASSPORT_NUMBER)\\?\"\}"
+       r"[ \t]*,[ \t]*\\?\"ValueDetection\\?\"[ \t]*:[ \t]*\{[ \t]*\\?\"Text\\?\"[ \t]*:[ \t]*"
+       r"\\?\"([^\"\\\n]{4,30})\\?\"",
+       v.has_digit, prefilter=r"(?:DOCUMENT|ID|PASSPORT)_NUMBER", group=1,
+       needles=("_NUMBER",)),
+    _d("national_id", r"(?<![A-Z0-9<])[IAC][A-Z<][A-Z<]{3}([A-Z0-9<]{9}\d[A-Z0-9<]{15})"
+                      r"(?![A-Z0-9<])",
+       prefix=ids.td1_length, prefilter=r"[ACI][A-Z<][A-Z<]{3}[A-Z0-9<]{9}\d[A-Z0-9<]{15}",
+       group=1,
+       digits=True, gate=r"[ACI][A-Z<][A-Z<]{3}"),
+    # France's NIR printed in its groups ("1 67 03 18 370 369 86"), its key right.
+    _d("national_id",
+       r"(?<!\d)(?<!\d )([12] \d{2} (?:0[1-9]|1[0-2]|[2-9]\d) (?:\d{2}|2[AB]) \d{3} \d{3} \d{2})"
+       r"(?![\d])", ids.nir_ok,
+       prefilter=r"[12] \d{2} \d{2} [0-9AB]{2} \d{3} \d{3} \d{2}", group=1, digits=True,
+       checksummed=True, gate=r"\d \d{3} \d{3} \d"),
+    # A public address as EC2's public DNS name spells it (ec2-54-1-2-3.compute-1...).
+    _plain("ipv4",
+           r"(?<![\w-])ec2-(\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3})\.(?:[a-z0-9-]+\.)?compute(?:-1)?\."
+           r"amazonaws\.com", v.dashed_public_ipv4,
+           prefilter=r"ec2-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\.", needles=("ec2-",), digits=True),
+    # A Swedish personnummer under "ssn", as BankID's claims carry it ("ssn": "199905173366").
+    _d("national_id",
+       r"(?i)\\?[\"']ssn\\?[\"'][ \t]*:[ \t]*\\?[\"']((?:19|20)\d{6}-?\d{4})\\?[\"']",
+       ids.personnummer_ok, prefilter=r"(?i)ssn\\?[\"'][ \t]*:[ \t]*\\?[\"'](?:19|20)\d{6}",
+       group=1, gate=r"(?i:ssn)", digits=True),
+    # A number after "my number" in Tagalog ("number ko 09661557803"), and after Arabic's
+    # "to reach me" and "call me at" ("للتواصل: ٠٥٧٣٤٠٥٥٣٠", "اتصل بي على ٠٧٩...").
+    _d("phone",
+       r"(?i)(?<![a-z])(?:number|numero|num)[ \t]+(?:ko|nya|namin)[ \t]*:?[ \t]*"
+       r"(\+?\d[\d \t-]{7,15}\d)(?![\d])", v.told_phone_ok,
+       prefilter=r"(?i)num(?:ber|ero)?[ \t]+(?:ko|nya|namin)[ \t]*:?[ \t]*\+?\d", group=1,
+       gate=r"(?i:num)", digits=True, joined=_nothing_joined,
+       joined_prefilter=r"(?i)num(?:ber|ero)?[ \t_-]+(?:ko|nya|namin)[ \t_-]*:?[ \t_-]*\+?\d"),
+    _plain("phone",
+           "(?:\u0644\u0644\u062a\u0648\u0627\u0635\u0644|\u0627\u062a\u0635\u0644(?:[ \\t]+"
+           "\u0628\u064a)?(?:[ \\t]+\u0639\u0644\u0649)?|\u0631\u0642\u0645\u064a)[ \\t]*:?[ \\t]*"
+           r"(\+?\d[\d \t-]{7,15}\d)(?![\d])", v.told_phone_ok,
+           # (a joiner where the pattern reads a space: the joined reading's prefilter)
+           prefilter=r"aa[ \t_-]*:?[ \t_-]*\+?[0-9]", digits=True,
+           needles=("\u0644\u0644\u062a\u0648\u0627\u0635\u0644", "\u0627\u062a\u0635\u0644",
+                    "\u0631\u0642\u0645\u064a")),
+)
+
+
+# Long digit runs named by their place, ahead of the cards' checks: a card-shaped run that
+# fails Luhn blocks any later detector's finding inside it, and these are such runs (a QR
+# payload's fields, an SMS registration's two ids, a voucher's PIN in a USSD code).
+_BEFORE_CARDS = (
+    # A voucher's PIN keyed into a USSD code ("*1388*73550704277399#"): twelve digits and more.
+    _d("secret_assignment", r"(?<![\w*#])\*\d{2,4}\*(\d{12,20})#",
+       prefilter=r"\*\d{2,4}\*\d{12}", group=1, needles=("*",), digits=True),
+    # Thailand's PromptPay in an EMVCo QR payload: after its application id, tag 01 holds a
+    # mobile ("0066" and nine digits), tag 02 a citizen id, 03 an e-wallet's id.
+    # (each field its length after its tag: the next tag's digits follow at once)
+    _plain("phone", r"A000000677010111(?:\d\d\d\d[0-9A-Z]*?)??0113(0066\d{9})",
+           prefilter=r"A000000677010111", needles=("A000000677010111",), digits=True),
+    _d("national_id", r"A000000677010111(?:01\d\d\d+?)??0213(\d{13})", ids.thai_id_ok,
+       prefilter=r"A000000677010111", group=1, needles=("A000000677010111",), digits=True),
+    # A Thai citizen id as a payment's proxy ({"type": "NATID", "value": "..."}).
+    _d("national_id",
+       r"\\?\"type\\?\"[ \t]*:[ \t]*\\?\"NATID\\?\"[ \t]*,[ \t]*\\?\"value\\?\"[ \t]*:[ \t]*"
+       r"\\?\"(\d{13})\\?\"", ids.thai_id_ok, prefilter=r"NATID", group=1, needles=("NATID",),
+       digits=True),
+    # Indonesia's SIM registration by SMS: REG#<NIK>#<family card number>#, each its own
+    # finding (each is exactly a failed card's run, which a finding over both would not win).
+    _d("national_id", r"(?<![\w])REG#(\d{16})#\d{16}#", prefilter=r"REG#\d{16}#\d{16}#",
+       group=1, needles=("REG#",), digits=True),
+    _d("national_id", r"(?<![\w])REG#\d{16}#(\d{16})#", prefilter=r"REG#\d{16}#\d{16}#",
+       group=1, needles=("REG#",), digits=True),
 )
 
 DETECTORS: tuple[Detector, ...] = (
+    *_BEFORE_CARDS,
     # PEM/OpenSSH/PGP/SSH2 private key blocks (a dump cut short still counts), PuTTY key files.
     # OpenVPN's static keys (tls-auth, tls-crypt) too.
     _d("private_key",
@@ -4920,9 +5118,11 @@ DETECTORS: tuple[Detector, ...] = (
        # (and an exchange's withdrawal: email_code=, sms_code=, google_code=)
        r"(?i)(?<![\w-])(?:totp|otp|mfa[_-]?code|otp[_-]?code|2fa[_-]?code"
        r"|one[_-]?time[_-]?code|verification[_-]?code|(?:email|sms|google|gauth|totp)_code)"
-       r"=(\d{4,8})(?![\w])",
+       # (quoted too: Entra's audit log, verificationCode="810398")
+       r"=(?:\\?\")?(\d{4,8})(?![\w])",
        prefilter=r"(?i)(?:totp|otp|mfa[_-]?code|2fa[_-]?code|one[_-]?time[_-]?code"
-                 r"|verification[_-]?code|(?:email|sms|google|gauth)_code)=\d{4}", group=1,
+                 r"|verification[_-]?code|(?:email|sms|google|gauth)_code)=(?:\\?\")?\d{4}",
+       group=1,
        needles=("otp=", "OTP=", "ode=", "ODE=", "otp_code=", "OTP_CODE=", "otp-code=",
                 "OTP-CODE=")),
     # More tools' password arguments: imapsync's --password1/--password2, doveadm pw -p,
@@ -5744,7 +5944,11 @@ DETECTORS: tuple[Detector, ...] = (
        # (Italian's, "Codici di recupero (conservali in un luogo sicuro):")
        r"|codici[ \t]+di[ \t]+(?:recupero|backup)"
        # (Turkish's "yedek kodlarınız", Korean's 백업 코드)
-       "|yedek[ \t]+kod\\w*)|\ubc31\uc5c5[ \t]*\ucf54\ub4dc"
+       "|yedek[ \t]+kod\\w*"
+       # (Russian's "резервные коды", "коды восстановления")
+       "|\u0440\u0435\u0437\u0435\u0440\u0432\u043d\\w*[ \t]+\u043a\u043e\u0434\\w*"
+       "|\u043a\u043e\u0434\\w*[ \t]+\u0432\u043e\u0441\u0441\u0442\u0430\u043d\\w*)"
+       "|\ubc31\uc5c5[ \t]*\ucf54\ub4dc"
        # (and Japanese's, バックアップコード, リカバリーコード)
        "|\u30d0\u30c3\u30af\u30a2\u30c3\u30d7\u30b3\u30fc\u30c9"
        "|\u30ea\u30ab\u30d0\u30ea\u30fc\u30b3\u30fc\u30c9"
@@ -5763,7 +5967,9 @@ DETECTORS: tuple[Detector, ...] = (
        # (each followed by a separator, "and" before the last, or the sentence's end:
        # "cpvvx-vxbj9, 2fmvl-4q6eh and rk4p4-tur0c.")
        # (or GitHub's and PyPI's hex codes: "cdd84f9651", "f9641166f45ecd47")
-       rf"(?:[a-z0-9]{{4,6}}(?:-[a-z0-9]{{4,6}}){{1,3}}|\d{{4}} \d{{4}}|\d{{8}}|[0-9a-f]{{10,16}})"
+       # (or Auth0 Guardian's one code in capitals, "EEFFR8519WCK3XHTV6FDZY3B")
+       rf"(?:[a-z0-9]{{4,6}}(?:-[a-z0-9]{{4,6}}){{1,3}}|\d{{4}} \d{{4}}|\d{{8}}|[0-9a-f]{{10,16}}"
+       r"|(?-i:[A-Z0-9]{20,32}))"
        rf"(?:[ \t,]+(?:{_AND}[ \t]+)?"
        r"|\n|\\n|$|(?=[.;)\uff08\u3002\uff09]))){1,16})",
        v.has_digit,
@@ -5771,10 +5977,12 @@ DETECTORS: tuple[Detector, ...] = (
                  r"|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]|c[ao]digos[ \t]+de"
                  r"|yedek[ \t]+kod|codici[ \t]+di[ \t]|aa[ \t]*aa",
        group=1, needles=("code", "Code", "CODE", "kody", "Kody", "KODY", "digos", "DIGOS", "kod",
-                         "odici", "ODICI",
+                         "odici", "ODICI", "\u043a\u043e\u0434", "\u041a\u043e\u0434",
+                         "\u041a\u041e\u0414",
                          "KOD", "\ucf54\ub4dc", "\u30b3\u30fc\u30c9"),
        start=_at_words(("recovery", "backup", "2fa", "mfa", "kody", "wiederherstellungscodes",
                         "codes", "c\u00f3digos", "codigos", "codici", "yedek", "\ubc31\uc5c5",
+                        "\u0440\u0435\u0437\u0435\u0440\u0432", "\u043a\u043e\u0434",
                         "\u30d0\u30c3\u30af", "\u30ea\u30ab\u30d0"))),
     # A one-time code, told in the languages messages are written in ("Ihr Bestätigungscode
     # lautet 982549", "验证码是636507", "Code reçu par SMS : 996 016"): six to eight digits.
@@ -6510,6 +6718,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (nor a SIP dialog's Call-ID: "c8tkifr3pa0RsQIMSVlKYE76z@pbx.local")
        r"(?<!Call-ID: )(?<!Call-ID:)(?<!\ni: )"
        rf"{_NOT_AN_SSH_LOGIN}"
+       # (nor a Kerberos service's principal, its realm in capitals: HTTP/sso.corp.ch@CORP.LOCAL)
+       r"(?!(?<=[A-Za-z]/)[\w.+-]{1,64}@[A-Z0-9-]+(?:\.[A-Z0-9-]+)+(?![\w.-]))"
        rf"[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
        # not git's scp form (git@github.com:org/repo.git): a host and a path
        rf"(?:(?:[^\W\d_]|[{_MARKS}]){{2,24}}|xn--[a-z0-9-]{{2,59}})(?![{_UW}-])"

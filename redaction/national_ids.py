@@ -1329,3 +1329,17 @@ def checked_id_ok(candidate: str) -> bool:
     return any(check(candidate) for check in (dni_ok, codice_fiscale_ok, cn_resident_id_ok,
                                                rut_ok, curp_ok, hetu_ok, nric_ok, hkid_ok,
                                                pps_ok, tw_id_ok, de_id_card_ok, pl_id_card_ok))
+
+
+def td1_length(candidate: str) -> int | None:
+    """An ID card's machine-readable zone (ICAO 9303 TD1), its first line after the state: the
+    document's number (a digit in it, its check digit right), then the optional data a
+    country puts there (a Spanish DNI, a Polish PESEL). The length to redact: the number
+    alone when the optional data is fillers (so its other mentions are found as repeats),
+    else up to the data's last character; None: not a TD1 line."""
+    number = candidate[:9]
+    if not (len(candidate) == 25 and any(ch.isdigit() for ch in number)
+            and _mrz_check(number) == candidate[9]):
+        return None
+    data = candidate[10:].rstrip("<")
+    return len(candidate) - (15 - len(data)) if data else 9

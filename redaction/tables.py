@@ -54,6 +54,8 @@ _GATE = re.compile(
     r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code"
     # (South Asia's, the Gulf's, South-East Asia's, the DACH countries' and the Nordics' ids)
     r"|cnic|nic|sss|tin|qid|svnr|vsnr|pnr|kennital|matricule|ahv|abha|npwp|perid|idnr|sv.?nr"
+    # (the Philippines' PhilHealth, Vietnam's CCCD and its phone's abbreviation, SĐT)
+    r"|philhealth|cccd|s\u0111t"
     r"|id.?number|身分證|ni.?number|ni.?no|sin|nas|chi|ird|dl.?number"
     # (China's and Belgium's ids as their sheets head them, France's NIR as "num_secu"; a
     # contact centre's caller number, its ANI)
@@ -93,7 +95,8 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "dl-number", "dlnumber", "idcard", "id card", "id_card", "id-card", "id.card",
                "rijksregister", "secu", "ani", "callerid", "caller id", "caller_id",
                "caller-id", "caller.id", "aes_key", "aes key", "aeskey", "aes-key", "aes.key",
-               "αφμ", "αμκα", "afm", "amka", "iqama", "rodne")
+               "αφμ", "αμκα", "afm", "amka", "iqama", "rodne", "philhealth", "cccd",
+               "s\u0111t")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -105,7 +108,9 @@ _PHONE_WORDS = frozenset((
     # (an SMS gateway's delivery report: the number it sent to)
     "recipient",
     # (a contact centre's report: the caller's number, automatic number identification)
-    "ani", "callerid"))
+    "ani", "callerid",
+    # (Vietnamese's số điện thoại, as a sheet heads it: SĐT)
+    "s\u0111t"))
 _PHONE_STEMS = ("phone", "telefon", "teléfon", "téléphon", "telephon", "telefoon", "mobil",
                 "телефон")
 _PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "휴대폰", "연락처", "тел",
@@ -142,7 +147,9 @@ _ID_WORDS = frozenset((
     # (China's ID card as one word, Belgium's national register's number)
     "idcard", "rijksregisternr", "rijksregisternummer", "rijksregister",
     # (Greece's ΑΦΜ and ΑΜΚΑ, Saudi Arabia's iqama)
-    "αφμ", "αμκα", "afm", "amka", "iqama"))
+    "αφμ", "αμκα", "afm", "amka", "iqama",
+    # (the Philippines' health insurance number, Vietnam's citizen identity card)
+    "philhealth", "cccd"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),

@@ -133,6 +133,7 @@ _CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
     ((6037, 6037), 4, frozenset({16})),                   # Shetab (Iran)
     ((6104, 6104), 4, frozenset({16})),
     ((5078, 5078), 4, frozenset({16})),                   # Meeza (Egypt)
+    ((9704, 9704), 4, frozenset({16, 19})),               # NAPAS (Vietnam)
 )
 
 
@@ -461,6 +462,11 @@ def ipv4_ok(candidate: str) -> bool:
     return _ipv4_scope(candidate) == "public"
 
 
+def dashed_public_ipv4(candidate: str) -> bool:
+    """A public address with its dots as dashes (EC2's ec2-54-12-3-4 host names)."""
+    return ipv4_ok(candidate.replace("-", "."))
+
+
 def defanged_ipv4_ok(candidate: str) -> bool:
     """A public address written defanged ("89[.]42[.]110[.]213")."""
     return ipv4_ok(candidate.replace("[.]", ".").replace("(.)", ".").replace("[dot]", "."))
@@ -764,7 +770,8 @@ _PROSE_WORDS = frozenset((
     "passed", "failed", "skipped"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
-_SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}")
+# (and AWS KMS's ciphertext blob, as SSM prints a SecureString not decrypted: "AQICAH...")
+_SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}|AQ[IE][BCD]AH[A-Za-z0-9+/]{60,}={0,2}")
 # Stripe's test-mode tokens and payment methods by name (tok_visa, pm_card_mastercard): what its
 # docs tell tests to send; a real one is its prefix and 24 mixed-case letters and digits.
 _STRIPE_TEST = re.compile(r"(?:tok|pm|src)_[a-z]+(?:_[a-z0-9]+)*")
