@@ -2848,7 +2848,8 @@ _NAMED_FIELDS = (
 _CARD_CODES = (
     _CODE_ANSWERED,
     _d("credit_card",
-       rf"(?ai)(?<![a-z])(?:{_CARD_CODE_NAMES})(?![a-z]){_CODE_GAP}"
+       # (a card scanner's guess at it too: cvc_candidate="229")
+       rf"(?ai)(?<![a-z])(?:{_CARD_CODE_NAMES})(?:_(?:candidate|value|input))?(?![a-z]){_CODE_GAP}"
        # (an XML element's close: <pay:Cvv2>012</pay:Cvv2>)
        # (its quotes escaped, once or thrice: a tool call's arguments inside a message)
        r"[\]\\\"'>]{0,8}[ \t]*(?:[:=]|is\b|は)?[ \t]*(?:\\*[\"']|\()?(\d{3,4})(?![\d.,:/-]?\d)",
@@ -3975,7 +3976,7 @@ _SYSTEM_FIELDS = (
        r"(?i)\\?\"(?:name|key)\\?\"[ \t]*:[ \t]*\\?\"(?![^\"\n]*[cx]srf)[^\"\n\\]{0,120}?"
        r"(?:password|passwd|secret"
        # (a tags object between: az keyvault secret show's "tags": {"owner": "x"})
-       r"|api[_-]?key|token|authorizationkey|credential)s?\\?\"(?:[^{}]|\{[^{}\n]{0,80}\}){0,200}?"
+       r"|api[_-]?key|token|authorizationkey|credential)s?\\?\"(?:[^{}]|\{[^{}]{0,80}\}){0,200}?"
        r"\\?\"value\\?\"[ \t]*:[ \t]*\\?\"([^\"\\\n]{4,512})\\?\"",
        v.secret_value_ok,
        prefilter=r"(?i)\"(?:name|key)\\?\"[ \t]*:[ \t]*\\?\"[^\"\r\n]{0,120}"
@@ -4080,6 +4081,36 @@ _SYSTEM_FIELDS = (
        r"(?i)\\?[\"']ssn\\?[\"'][ \t]*:[ \t]*\\?[\"']((?:19|20)\d{6}-?\d{4})\\?[\"']",
        ids.personnummer_ok, prefilter=r"(?i)ssn\\?[\"'][ \t]*:[ \t]*\\?[\"'](?:19|20)\d{6}",
        group=1, gate=r"(?i:ssn)", digits=True),
+    # An SSN after its name on a form's OCR: broken after its second dash by the line's end
+    # ("social security number 098-96-\n0382"), or a zero read as the letter O.
+    _plain("us_ssn",
+           r"(?i)(?:social[ \t]+security[ \t]+(?:number|no\.?)|(?<![a-z])ssn(?![a-z]))"
+           r"[^\n\d]{0,24}\n?[ \t'\"]*(\d{3}-\d{2}-[ \t]*\n[ \t]*\d{4})(?!\d)", v.ssn_ok,
+           prefilter=r"(?i)(?:security[ \t]+(?:number|no)|ssn)[^\n0-9]{0,24}\n?[ \t'\"]*"
+                     r"\d{3}-\d{2}-[ \t]*\n",
+           needles=("ecurity", "ECURITY", "ssn", "SSN", "Ssn"), digits=True),
+    _plain("us_ssn",
+           r"(?i)(?:social[ \t]+security[ \t]+(?:number|no\.?)|(?<![a-z])ssn(?![a-z]))"
+           r"[^\n\d]{0,24}\n?[ \t'\"]*(?-i:([\dO]{3}-[\dO]{2}-[\dO]{4}))(?![\dO])", v.ocr_ssn_ok,
+           prefilter=r"(?i)(?:security[ \t]+(?:number|no)|ssn)[^\n0-9]{0,24}\n?[ \t'\"]*"
+                     r"[0-9O]{3}-[0-9O]{2}-[0-9O]{4}",
+           needles=("ecurity", "ECURITY", "ssn", "SSN", "Ssn")),
+    # A bank's letter with a card's PIN, the PIN alone on a line after "lautet:" ("Ihre
+    # persönliche Geheimzahl (PIN) für die Karte ... lautet:\n\n    2304").
+    _d("secret_assignment",
+       r"(?i)(?:geheimzahl|(?<![a-z])pin(?![a-z]))[^\n]{0,100}?lautet:?[ \t]*\n(?:[ \t]*\n)?"
+       r"[ \t]*(\d{4,6})[ \t]*(?:\n|$)",
+       prefilter=r"(?i)(?:geheimzahl|pin)[^\n]{0,100}lautet:?[ \t]*\n", group=1,
+       gate=r"(?i:lautet)", digits=True),
+    # Midtrans' server key (its client key is public: a Snap page embeds it).
+    _d("api_key", r"(?<![\w-])((?:SB-)?Mid-server-[A-Za-z0-9_-]{20,64})(?![\w-])",
+       prefilter=r"Mid-server-[A-Za-z0-9_-]{20}", group=1, needles=("Mid-server-",)),
+    # A Wi-Fi's or an account's password after a lower-case "pass:" in a chat message ("--
+    # PLDTHOMEFIBR_QS5PO pass: kuv0ifm8k9 po"): letters and digits, no path or file name.
+    _d("secret_assignment",
+       r"(?<![\w-])pass[ \t]*:[ \t]*([A-Za-z0-9!@#$%^&*_+=~-]{6,64})(?![^\s\"',;<>])",
+       v.has_digit_and_letter, prefilter=r"pass[ \t]*:[ \t]*[A-Za-z0-9!@#$%^&*_+=~-]{6}", group=1,
+       needles=("pass",)),
     # A number after "my number" in Tagalog ("number ko 09661557803"), and after Arabic's
     # "to reach me" and "call me at" ("للتواصل: ٠٥٧٣٤٠٥٥٣٠", "اتصل بي على ٠٧٩...").
     _d("phone",
@@ -6787,11 +6818,14 @@ DETECTORS: tuple[Detector, ...] = (
        r"(\d{2}-?\d{2}-?\d{2}(?:[ \t]*[/,][ \t]*|[ \t]+)\d{8})(?!\d)",
        prefilter=r"(?i)sort[ _-]?code", group=1, needles=("ort", "ORT"), digits=True,
        joined=_nothing_joined, joined_prefilter=r"(?i)sort[ _-]?code"),
+    # (a payments API's GB account: "branch_code": "624015", "account_number": "79170266")
     _d("iban",
-       r"(?i)sort[ _-]?code\\?[\"']?\W{1,8}\d{2}-?\d{2}-?\d{2}(?!\d)(?:[^\n]|\n(?!\n)){0,80}?"
+       r"(?i)(?:sort|branch)[ _-]?code\\?[\"']?\W{1,8}\d{2}-?\d{2}-?\d{2}(?!\d)"
+       r"(?:[^\n]|\n(?!\n)){0,80}?"
        r"account[ _-]?(?:number|no|identifier)?\\?[\"']?\W{1,8}(\d{8})(?!\d)",
-       prefilter=r"(?i)sort[ _-]?code", group=1, needles=("ort", "ORT"), digits=True,
-       joined=_nothing_joined, joined_prefilter=r"(?i)sort[ _-]?code"),
+       prefilter=r"(?i)(?:sort|branch)[ _-]?code", group=1,
+       needles=("ort", "ORT", "ranch", "RANCH"), digits=True, joined=_nothing_joined,
+       joined_prefilter=r"(?i)(?:sort|branch)[ _-]?code"),
     _d("iban",
        r"(?i)account[ _-]?(?:number|no|identifier)\\?[\"']?\W{1,8}(\d{8})(?!\d)[^\n]{0,100}?"
        r"sort[ _-]?code",

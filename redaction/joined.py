@@ -51,12 +51,14 @@ def glued_number(text: str, found: Finding) -> bool:
         return True  # an HDFS block's id (blk_3852281952649038166, blk_-4980916519894289629)
     if found.kind == "ipv4":  # a four-part version (Linux-5.15.153.1-microsoft-standard)
         return _VERSION_BEFORE.search(text, max(0, start - 12), start) is not None
-    if found.kind != "phone":
+    if found.kind not in ("phone", "us_ssn"):
         return False
-    if _CODE_BEFORE.search(text, max(0, start - 12), start) is not None:
-        return True
     digit_before = start >= 2 and text[start - 1] in "-_" and text[start - 2].isdigit()
     digit_after = text[end:end + 1] in ("-", "_") and text[end + 1:end + 2].isdigit()
+    if found.kind == "us_ssn":  # an ISBN's middle groups (978-616-26-1542-1)
+        return digit_before and digit_after
+    if _CODE_BEFORE.search(text, max(0, start - 12), start) is not None:
+        return True
     return digit_before or digit_after or _ID_TAIL.match(text, end) is not None
 
 

@@ -286,6 +286,11 @@ def ssn_ok(candidate: str) -> bool:
             and serial != "0000")
 
 
+def ocr_ssn_ok(candidate: str) -> bool:
+    """An SSN as OCR read it, a zero or two taken for the letter O ("3O6-79-3835")."""
+    return 0 < candidate.count("O") <= 2 and ssn_ok(candidate.replace("O", "0"))
+
+
 def phone_digits_ok(candidate: str) -> bool:
     """E.164 numbers carry 8 to 15 digits after the +, country code first (never 0), and a
     number after it (a page's "+1-000-000-0000" stands in for one, and a form's
