@@ -84,7 +84,9 @@ _NOT_AN_ACCOUNT = "(?<!::)" + "".join(rf"(?<!{k}{sep})" for k in ("ccountId", "c
 _NOT_A_CLOCK = "".join(rf"(?<!{k}\": )(?<!{k}\":)(?<!{k}=)" for k in (
     "ns", "ms", "us", "ts", "time", "stamp", "nanos", "millis", "epoch",
     # a Cloud Storage object's generation (microseconds since the epoch: ?generation=...)
-    "generation"))
+    "generation")) + "".join(
+    # (nor a barcode after its name: "EAN 4841672956896", "GTIN: ...")
+    rf"(?<!{k} )(?<!{k}: )" for k in ("EAN", "GTIN", "UPC", "EAN-13", "ISBN"))
 # ... and none right after (Node's "<Buffer 02 01 04 03 06 05 08 07>").
 _NOT_BEFORE_HEX_BYTES = r"(?! [0-9][0-9A-Fa-f](?![^\s>\]]))(?! [0-9A-Fa-f][0-9](?![^\s>\]]))"
 
@@ -110,7 +112,9 @@ _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|
                       # (a device's firmware, a program's build: "Firmware 7.50.5.138",
                       # "build 72.6.22.36 (previous 97.12.6.32)")
                       "Firmware ", "firmware ", "Firmware: ", "firmware: ", "build ", "Build ",
-                      r"\(previous ", r"\(api "))
+                      r"\(previous ", r"\(api ",
+                      # (a browser's engine as its about page prints it: "V8\t11.2.211.23")
+                      r"V8\t", "V8 "))
                   + r"(?!(?!" + _ICONIC_V4 + r")(?:[1-9]|1[12])\.1?\d\.1?\d\.\d{1,3}"
                   r"(?![\d:/]|\.\d))")
 
@@ -558,14 +562,16 @@ _BIP39_WORD = "(?:" + _trie(_BIP39_WORDS) + ")(?![a-z])"
 _SEED_WORDS = (*(w for word in (
     "seed", "phrase", "mnemonic", "wallet", "recovery", "words", "frase", "semilla", "semente",
     "palabras", "palavras", "mots", "w\u00f6rter", "woorden", "parole", "s\u0142owa", "kelime",
-    "herstel", "r\u00e9cup", "recupera", "wiederherstellung")
+    "herstel", "r\u00e9cup", "recupera", "wiederherstellung",
+    # (a browser's sync chain, Brave's "Sync chain code", its words BIP-39's)
+    "sync")
     for w in (word, word.capitalize(), word.upper())),
     "\u30b7\u30fc\u30c9", "\u30cb\u30fc\u30e2\u30cb\u30c3\u30af", "\u52a9\u8bb0\u8bcd",
     "\ubcf5\uad6c")
 # ... for the engine, which reads other scripts' letters as "a" (and is given "phrase" for
 # "Wiederherstellungsphrase", "phrase de récupération").
 _SEED_CONTEXT = ("seed|phrase|mnemonic|wallet|recovery|words|frase|semilla|semente|palabras"
-                 "|palavras|mots|woorden|parole|kelime|herstel|recupera|aaa")
+                 "|palavras|mots|woorden|parole|kelime|herstel|recupera|sync|aaa")
 # Twelve lower-case words in a row, as a seed phrase is written.
 _WORD_ROW = r"(?:[a-z]{3,8}(?:[ \t]+|,[ \t]*)){11}[a-z]{3,8}"
 # A word as the seed phrase's pattern reads one (a letter run; "'" and "-" join none).
@@ -777,6 +783,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  r"encryption[_-]?key|shared[_-]?key|stream[_-]?key|admin[_-]?key|"
                  r"(?<![a-z0-9])(?:guek|gbek|gak)(?![a-z0-9])|"
                  r"key(?<![a-z0-9]key)(?<!<add key)(?<!<item key)(?<!hashed_api_key)(?![a-z]{2})"
+                 # (nor keys= and a word of letters: a PIN pad's "keys=numeric", its layout)
+                 r"(?!s=[a-z]{2,16}(?![\w-]))"
                  rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
                  # nor an entity's id (a Kafka record's key=tenant-2704, LaunchDarkly's
                  # context {"kind":"user","key":"usr_x4qk..."})
@@ -867,7 +875,9 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # optimistic locking (Square's version_token), a cache key's prefix (WordPress'
     # WP_CACHE_KEY_SALT), a request's trace id (DocuSign's X-DocuSign-TraceToken)
     "pair", "version_token", "versiontoken", "cache_key_salt", "tracetoken", "trace_token",
-    "trace-token")) + "".join(
+    "trace-token",
+    # Feishu's and Lark's tenant_key: the tenant's id in every event
+    "tenant_key")) + "".join(
     # a source file (a changelog's "* tests/request_key.test: Likewise.", a compiler's
     # "secrets.c:85:40: warning"), and a file's name as a manifest's key (a wallet pass's
     # manifest.json: {"pass.json": "<sha1 of the file>"})
@@ -2002,10 +2012,10 @@ _CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|cc_cid|security[ _-]?code|sec[ .]co
 # back is 591", "el PIN de la tarjeta SIM es 9202"): a closed list, so "pin count is 1024"
 # names no PIN.
 _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjeta|sim|da|do|"
-             r"cart[ãa]o|der|die|meiner|karte|ma|carte|mi|mia|carta|is|es|ist|est|[ée]|was|"
+             r"cart[ãa]o|der|die|meiner|karte|ma|carte|mi|mia|carta|is|es|ist|est|[ée\u00e8]|was|"
              # how a caller says where it came from ("the PIN I set up was 1504", "the
              # delivery PIN on the text is 5456")
-             r"i|set|up|just|you|sent|texted|me|text|message|sms|new|"
+             r"i|set|up|just|you|sent|texted|me|text|message|sms|new|now|"
              # Swahili's and Hausa's ("PIN yangu ya M-PESA kuwa 0756", "ta ita ce 2546")
              r"yangu|ya|m-?pesa|kuwa|ta|ita|ce|"
              # Indonesian's my and your, and its wallets ("PIN DANA saya 726045")
@@ -2025,7 +2035,8 @@ _OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lo
                        "codigo", "kod ", "t\u00fcrcode", "haust\u00fcrcode", "torcode",
                        "\u6697\u8a3c\u756a\u53f7", "\u30aa\u30fc\u30c8\u30ed\u30c3\u30af",
                        "codice", "hoftor", "garagentor", "tor ", "portail", "code du",
-                       "code portail", "garaje")
+                       "code portail", "garaje", "safe code", "safe-code", "safe_code",
+                       "safecode", "combinazione")
 # (and as a courier's or a concierge's message says it in French, Spanish, Polish, German
 # and Japanese: "Digicode communiqué : 7904", "Código del portal 0336", "kod odbioru paczki
 # 2921", "Haustürcode", "オートロック暗証番号は1029です")
@@ -2041,6 +2052,9 @@ _OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe
                   r"|codice[ \t]+(?:del[ \t]+)?(?:cancello|portone|citofono)"
                   r"|(?:hof|garagen)?tor[ \t]+code|portail[ \t]+code|code[ \t]+(?:du[ \t]+)?portail"
                   r"|garaje[ \t]+con[ \t]+c[óo]digo"
+                  # (a safe's: "Safe code is now 4992", Italian's "la combinazione della
+                  # cassaforte è 2056")
+                  r"|safe[ _-]?code|combinazione(?:[ \t]+della[ \t]+cassaforte)?"
                   "|(?:\u30aa\u30fc\u30c8\u30ed\u30c3\u30af)?\u6697\u8a3c\u756a\u53f7")
 # (a joiner between the name and the code, or one and a digit after it: the whole text again)
 _joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|code|verification|value"
@@ -2852,7 +2866,9 @@ _CARD_CODES = (
        rf"(?ai)(?<![a-z])(?:{_CARD_CODE_NAMES})(?:_(?:candidate|value|input))?(?![a-z]){_CODE_GAP}"
        # (an XML element's close: <pay:Cvv2>012</pay:Cvv2>)
        # (its quotes escaped, once or thrice: a tool call's arguments inside a message)
-       r"[\]\\\"'>]{0,8}[ \t]*(?:[:=]|is\b|は)?[ \t]*(?:\\*[\"']|\()?(\d{3,4})(?![\d.,:/-]?\d)",
+       # (Japanese's は, Korean's 는 and 은: "CVC는 190입니다")
+       r"[\]\\\"'>]{0,8}[ \t]*(?:[:=]|is\b|は|는|은)?[ \t]*(?:\\*[\"']|\()?(\d{3,4})"
+       r"(?![\d.,:/-]?\d)",
        # (not a sandbox's zeros: "any card, CVV 000 → declined")
        _not_zeros,
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
@@ -2889,7 +2905,7 @@ _CARD_CODES = (
        r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?#?(\d{4,8}|(?<==)(?<![?&]pin=)\d{9,12})"
        r"(?![\d.,:/-]?\d)",
        prefilter=(r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey|codice|portail"
-                  r"|garaje)[^\r\n]{0,48}\d{4}"),
+                  r"|garaje|combinaz)[^\r\n]{0,48}\d{4}"),
        group=1,
        digits=True,
        start=_at_words(("pin", "mpin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d",
@@ -3973,14 +3989,17 @@ _SYSTEM_FIELDS = (
     # ({"key":"AuthorizationKey","value":"..."}).
     _d("secret_assignment",
        # (not a form's CSRF token, a HAR's {"name": "X-CSRF-Token", "value": ...}: left)
-       r"(?i)\\?\"(?:name|key)\\?\"[ \t]*:[ \t]*\\?\"(?![^\"\n]*[cx]srf)[^\"\n\\]{0,120}?"
-       r"(?:password|passwd|secret"
+       # (and a browser's session cookie by its name, as a cookie export holds it:
+       # {"name": "_gh_sess", ..., "value": "..."})
+       r"(?i)\\?\"(?:name|key)\\?\"[ \t]*:[ \t]*\\?\"(?![^\"\n]*[cx]srf)(?:[^\"\n\\]{0,120}?"
+       r"(?:password|passwd|secret|api[_-]?key|token|authorizationkey|credential)s?"
+       r"|[^\"\n\\]{0,60}?(?:sess(?:ion)?(?:_?id)?|sid))"
        # (a tags object between: az keyvault secret show's "tags": {"owner": "x"})
-       r"|api[_-]?key|token|authorizationkey|credential)s?\\?\"(?:[^{}]|\{[^{}]{0,80}\}){0,200}?"
+       r"\\?\"(?:[^{}]|\{[^{}]{0,80}\}){0,200}?"
        r"\\?\"value\\?\"[ \t]*:[ \t]*\\?\"([^\"\\\n]{4,512})\\?\"",
        v.secret_value_ok,
        prefilter=r"(?i)\"(?:name|key)\\?\"[ \t]*:[ \t]*\\?\"[^\"\r\n]{0,120}"
-                 r"(?:passw|secret|api.?key|token|authorizationkey|credential)",
+                 r"(?:passw|secret|api.?key|token|authorizationkey|credential|sess|sid)",
        group=1, gate=r"(?i:value)"),
     _d("secret_assignment",
        r"(?i)\\?\"type\\?\"[ \t]*:[ \t]*\\?\"SecureString\\?\"[^{}]{0,200}?"
@@ -4072,10 +4091,12 @@ _SYSTEM_FIELDS = (
        prefilter=r"[12] \d{2} \d{2} [0-9AB]{2} \d{3} \d{3} \d{2}", group=1, digits=True,
        checksummed=True, gate=r"\d \d{3} \d{3} \d"),
     # A public address as EC2's public DNS name spells it (ec2-54-1-2-3.compute-1...).
-    _plain("ipv4",
-           r"(?<![\w-])ec2-(\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3})\.(?:[a-z0-9-]+\.)?compute(?:-1)?\."
-           r"amazonaws\.com", v.dashed_public_ipv4,
-           prefilter=r"ec2-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\.", needles=("ec2-",), digits=True),
+    # (its prefilter needs the "-" the joined reading has none of: no joined prefilter)
+    _d("ipv4",
+       r"(?<![\w-])ec2-(\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3})\.(?:[a-z0-9-]+\.)?compute(?:-1)?\."
+       r"amazonaws\.com", v.dashed_public_ipv4,
+       prefilter=r"ec2-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\.", group=1, needles=("ec2-",),
+       digits=True, joined=_nothing_joined),
     # A Swedish personnummer under "ssn", as BankID's claims carry it ("ssn": "199905173366").
     _d("national_id",
        r"(?i)\\?[\"']ssn\\?[\"'][ \t]*:[ \t]*\\?[\"']((?:19|20)\d{6}-?\d{4})\\?[\"']",
@@ -4083,18 +4104,20 @@ _SYSTEM_FIELDS = (
        group=1, gate=r"(?i:ssn)", digits=True),
     # An SSN after its name on a form's OCR: broken after its second dash by the line's end
     # ("social security number 098-96-\n0382"), or a zero read as the letter O.
-    _plain("us_ssn",
-           r"(?i)(?:social[ \t]+security[ \t]+(?:number|no\.?)|(?<![a-z])ssn(?![a-z]))"
-           r"[^\n\d]{0,24}\n?[ \t'\"]*(\d{3}-\d{2}-[ \t]*\n[ \t]*\d{4})(?!\d)", v.ssn_ok,
-           prefilter=r"(?i)(?:security[ \t]+(?:number|no)|ssn)[^\n0-9]{0,24}\n?[ \t'\"]*"
-                     r"\d{3}-\d{2}-[ \t]*\n",
-           needles=("ecurity", "ECURITY", "ssn", "SSN", "Ssn"), digits=True),
-    _plain("us_ssn",
-           r"(?i)(?:social[ \t]+security[ \t]+(?:number|no\.?)|(?<![a-z])ssn(?![a-z]))"
-           r"[^\n\d]{0,24}\n?[ \t'\"]*(?-i:([\dO]{3}-[\dO]{2}-[\dO]{4}))(?![\dO])", v.ocr_ssn_ok,
-           prefilter=r"(?i)(?:security[ \t]+(?:number|no)|ssn)[^\n0-9]{0,24}\n?[ \t'\"]*"
-                     r"[0-9O]{3}-[0-9O]{2}-[0-9O]{4}",
-           needles=("ecurity", "ECURITY", "ssn", "SSN", "Ssn")),
+    # (each prefilter needs a "-", which the joined reading has none of: no joined prefilter)
+    _d("us_ssn",
+       r"(?i)(?:social[ \t]+security[ \t]+(?:number|no\.?)|(?<![a-z])ssn(?![a-z]))"
+       r"[^\n\d]{0,24}\n?[ \t'\"]*(\d{3}-\d{2}-[ \t]*\n[ \t]*\d{4})(?!\d)", v.ssn_ok,
+       prefilter=r"(?i)(?:security[ \t]+(?:number|no)|ssn)[^\n0-9]{0,24}\n?[ \t'\"]*"
+                 r"\d{3}-\d{2}-[ \t]*\n",
+       needles=("ecurity", "ECURITY", "ssn", "SSN", "Ssn"), digits=True, group=1,
+       joined=_nothing_joined),
+    _d("us_ssn",
+       r"(?i)(?:social[ \t]+security[ \t]+(?:number|no\.?)|(?<![a-z])ssn(?![a-z]))"
+       r"[^\n\d]{0,24}\n?[ \t'\"]*(?-i:([\dO]{3}-[\dO]{2}-[\dO]{4}))(?![\dO])", v.ocr_ssn_ok,
+       prefilter=r"(?i)(?:security[ \t]+(?:number|no)|ssn)[^\n0-9]{0,24}\n?[ \t'\"]*"
+                 r"[0-9O]{3}-[0-9O]{2}-[0-9O]{4}",
+       needles=("ecurity", "ECURITY", "ssn", "SSN", "Ssn"), group=1, joined=_nothing_joined),
     # A bank's letter with a card's PIN, the PIN alone on a line after "lautet:" ("Ihre
     # persönliche Geheimzahl (PIN) für die Karte ... lautet:\n\n    2304").
     _d("secret_assignment",
@@ -4102,6 +4125,171 @@ _SYSTEM_FIELDS = (
        r"[ \t]*(\d{4,6})[ \t]*(?:\n|$)",
        prefilter=r"(?i)(?:geheimzahl|pin)[^\n]{0,100}lautet:?[ \t]*\n", group=1,
        gate=r"(?i:lautet)", digits=True),
+    # Held-out corpora FC to FH: restaurants and delivery, gambling, browsers and password
+    # managers, student finance, payment card internals, CJK developers' text.
+    # A card's number where card processing writes it: EMV's PAN tag (5A, eight bytes) in a
+    # terminal's TLV hex, packed or spaced by bytes; an ISO 8583 packager's BCD of field 2;
+    # Postilion's structured data (CardNumber, the length of the length, the length).
+    _plain("credit_card", r"(?<![0-9A-F])(?:[0-9A-F]{2})*?5A08(\d{16})(?=[0-9A-F]|\b)",
+           v.card_number_ok, prefilter=r"5A08\d{16}", needles=("5A08",), digits=True),
+    # (the prefilters read a joiner as the space it stands for in the joined reading)
+    _plain("credit_card", r"(?<![0-9A-F])5A 08 ((?:\d\d ){7}\d\d)(?![ ]?[0-9A-F]{2}\b(?! ))",
+           lambda value: v.card_number_ok(value.replace(" ", "")),
+           prefilter=r"5A[ _-]08[ _-](?:\d\d[ _-]){7}\d\d", needles=(), digits=True),
+    _plain("credit_card", r"(?i)(?:BCD|PAN)[^\n:]{0,20}:[ \t]*((?:\d\d ){6,9}\d\d)(?![ ]?\d)",
+           lambda value: v.card_number_ok(value.replace(" ", "")),
+           prefilter=r"(?i)(?:BCD|PAN)[^\r\n:]{0,20}:[ \t_-]*(?:\d\d[ _-]){6}\d\d", needles=(),
+           digits=True),
+    *(_plain("credit_card", rf"CardNumber1{n}(\d{{{n}}})", v.card_number_ok,
+             prefilter=rf"CardNumber1{n}\d{{{n}}}", needles=("CardNumber1",), digits=True)
+      for n in (15, 16, 19)),
+    # PINs and keys in card processing: a PIN block under its name (a JSON's pin_block, an
+    # ISO 8583 dump's DE052 or field 52), a PIN pad's buffer, a key's clear components
+    # (a key loading device's log, a custodian's e-mail) and clear keys a debug build
+    # printed (clear(zpk)=, dukpt.bdk.clear=), 3-D Secure's challenge answer. (Not its
+    # authentication value, the CAVV: an older corpus counts an ARes with one as clean.)
+    _d("secret_assignment",
+       r"(?i)(?:pin[ _-]?block|pin[ \t]+data|(?<![\w])de0?52|(?<![\w.])52)\\?[\"']?[ \t.]*[:=]"
+       r"[ \t.:]*\\?[\"']?([0-9A-F]{16})(?![0-9A-F])",
+       prefilter=r"(?i)(?:pin.?block|pin[ \t]+data|de0?52|52)[^\r\n]{0,40}[:=][^\r\n]{0,40}"
+                 r"[0-9A-F]{16}",
+       group=1, gate=r"(?i:pin|52)"),
+    _d("secret_assignment", r"(?i)PIN entry[^\n]{0,40}?buf=(\d{4,12})(?![\w*])",
+       prefilter=r"(?i)PIN entry[^\r\n]{0,40}buf=\d{4}", group=1, gate=r"(?i:buf=)",
+       digits=True),
+    _d("secret_assignment",
+       r"(?i)(?:component(?:\[\d\]|[ \t]+\d)|clear\([a-z]{2,4}\)|bdk\.clear|clear[_ ]key)"
+       r"[ \t]*[:=][ \t]*((?:[0-9A-F]{4}[ ]?){3,11}[0-9A-F]{4})(?![0-9A-F])",
+       prefilter=r"(?i)(?:component|clear\(|bdk\.clear|clear.key)[^\r\n]{0,8}[:=][ \t]*"
+                 r"[0-9A-F]{4}",
+       group=1, gate=r"(?i:component|clear)"),
+    _d("secret_assignment",
+       r"\\?\"challengeDataEntry\\?\"[ \t]*:[ \t]*\\?\"([^\"\\\n]{4,16})\\?\"",
+       prefilter=r"challengeDataEntry", group=1, needles=("challengeDataEntry",)),
+    # Chinese and Korean clouds' keys: Tencent Cloud's SecretKey beside its AKID SecretId
+    # (NewCredential("AKID...", "...")), Alibaba Cloud's STS key id, Huawei Cloud's
+    # credentials file (ak=, sk=); Naver's login cookies; an Alipay buyer's login (a mobile).
+    _d("api_key",
+       r"AKID[A-Za-z0-9]{32}\\?[\"']?[ \t]*,[ \t\n]*\\?[\"']([A-Za-z0-9]{32})\\?[\"']",
+       prefilter=r"AKID[A-Za-z0-9]{32}[^\r\n]{0,4},\s*[^\r\n]{0,2}[A-Za-z0-9]{32}", group=1,
+       needles=("AKID",)),
+    _d("api_key", r"(?<![\w.])(STS\.[A-Za-z0-9]{20,40})(?![\w])",
+       prefilter=r"STS\.[A-Za-z0-9]{20}", group=1, needles=("STS.",)),
+    _d("api_key", r"(?m)^[ \t]*(?:ak|AK)[ \t]*=[ \t]*([A-Z0-9]{20})[ \t]*$",
+       prefilter=r"(?:ak|AK)[ \t]*=[ \t]*[A-Z0-9]{20}", group=1, gate=r"(?i:ak)"),
+    _d("api_key", r"(?m)^[ \t]*(?:sk|SK)[ \t]*=[ \t]*([A-Za-z0-9]{30,64})[ \t]*$",
+       prefilter=r"(?:sk|SK)[ \t]*=[ \t]*[A-Za-z0-9]{30}", group=1, gate=r"(?i:sk)"),
+    _d("secret_assignment",
+       r"\\?[\"']NID_(?:AUT|SES)\\?[\"'][ \t]*:[ \t]*\\?[\"']([^\"'\\\s]{20,})",
+       prefilter=r"NID_(?:AUT|SES)", group=1, needles=("NID_",)),
+    # Japanese and Chinese: a channel's access token on the line after its name (LINE's
+    # チャネルアクセストークン), a mobile after 手机号 with spaced dashes, a Japanese number
+    # glued to TEL, a Chinese resident id under an Alipay certification's certNo, a short
+    # code after 验证码.
+    _d("secret_assignment",
+       "\u30a2\u30af\u30bb\u30b9\u30c8\u30fc\u30af\u30f3[^\\n]{0,12}[:\uff1a][ \\t]*\\n?"
+       r"[ \t]*([A-Za-z0-9+/=]{40,})",
+       prefilter=r"a[^\r\n]{0,12}~[ \t]*\n?[ \t]*[A-Za-z0-9+/=]{40}", group=1,
+       needles=("\u30a2\u30af\u30bb\u30b9\u30c8\u30fc\u30af\u30f3",)),
+    # (these three's prefilters need a "-" or a "_", which the joined reading has none of:
+    # no joined prefilter)
+    _d("phone",
+       "(?:\u624b\u673a\u53f7?|\u7535\u8bdd|\u624b\u6a5f)[^\\d\\n]{0,6}"
+       r"(1[3-9]\d[ \t]*-[ \t]*\d{4}[ \t]*-[ \t]*\d{4})(?!\d)",
+       prefilter=r"a[^\r\n0-9]{0,6}1[3-9][0-9][ \t]*-[ \t]*[0-9]{4}", group=1, digits=True,
+       needles=("\u624b\u673a", "\u7535\u8bdd", "\u624b\u6a5f"), joined=_nothing_joined),
+    _d("phone", r"(?<![A-Za-z])TEL[:\uff1a]?[ \t]*(0\d{1,4}-\d{1,4}-\d{4})(?![\d-])",
+       v.told_phone_ok, prefilter=r"TEL[^\r\n]{0,3}0\d{1,4}-\d{1,4}-\d{4}", group=1,
+       needles=("TEL",), digits=True, joined=_nothing_joined),
+    _d("national_id",
+       r"(?i)\\?[\"'](?:cert_?no|id_?card_?no)\\?[\"'][ \t]*:[ \t]*\\?[\"'](\d{17}[\dXx])\\?[\"']",
+       ids.cn_resident_id_ok, prefilter=r"(?i)(?:cert_?no|id_?card_?no)[^\r\n]{0,8}\d{17}",
+       group=1, gate=r"(?i:no)", digits=True),
+    _d("phone", r"(?<![\w])buyer_logon_id=(1[3-9]\d{9})(?![\d])",
+       prefilter=r"buyer_logon_id=1[3-9][0-9]{9}", group=1, needles=("buyer_logon_id=",),
+       digits=True, joined=_nothing_joined),
+    _d("secret_assignment",
+       "\u9a8c\u8bc1\u7801[\u4e3a\u662f:\uff1a]?[ \\t]*(\\d{4,8})(?!\\d)",
+       prefilter=r"a[^\r\n]{0,2}[ \t]*[0-9]{4}", group=1,
+       needles=("\u9a8c\u8bc1\u7801",), digits=True),
+    # A Belgian mobile as Belgians write it (0478/25.35.95), anywhere.
+    _plain("phone", r"(?<![\d/.])(04[5-9]\d/\d\d\.\d\d\.\d\d)(?![\d.])",
+           prefilter=r"04[5-9][0-9]/[0-9]{2}\.[0-9]{2}\.[0-9]{2}", needles=("/",), digits=True),
+    # A booking's manage link: its token opens the booking (TheFork's ?t=).
+    _d("secret_assignment",
+       r"(?i)/(?:reservations?|bookings?)/manage/[\w-]*\?(?:[^\s&#\"']*&)*(?:t|token)="
+       r"([A-Za-z0-9_-]{24,128})",
+       prefilter=r"(?i)/(?:reservation|booking)s?/manage/", group=1, gate=r"(?i:manage/)"),
+    # A Norwegian fødselsnummer or a Swedish personnummer under BankID's claims and a
+    # payment's payer (nnin, personid).
+    _d("national_id",
+       r"(?i)\\?[\"']?(?:nnin|personid|person_id|personal_?number)\\?[\"']?[ \t]*[:=][ \t]*"
+       r"\\?[\"']?(\d{6}-?\d{4,5})(?![\d-])", ids.checked_id_ok,
+       prefilter=r"(?i)(?:nnin|person_?id|personal_?number)[^\r\n]{0,6}[:=][^\r\n]{0,4}\d{6}",
+       group=1, gate=r"(?i:nnin|person)", digits=True),
+    # A paysafecard's PIN (sixteen digits, grouped or not) told or logged by its redeemer.
+    _d("secret_assignment",
+       r"(?i)(?:paysafecard|psc-redeem)[^\n]{0,60}?(?<![a-z])pin[^\n\d]{0,12}"
+       r"(\d{4}[ ]?\d{4}[ ]?\d{4}[ ]?\d{4})(?![\d])",
+       prefilter=r"(?i)(?:paysafecard|psc-redeem)[^\r\n]{0,60}pin",
+       group=1, gate=r"(?i:pin)", digits=True),
+    # A US payee's taxpayer id under a W-2G's or a 1099's key (payee_tin=092200204).
+    _d("us_ssn",
+       r"(?i)(?<![a-z])(?:payee|recipient|player|winner|customer)_tin[ \t]*[:=][ \t]*\\?[\"']?"
+       r"(\d{3}-?\d{2}-?\d{4})(?![\d-])", v.ssn_ok,
+       prefilter=r"(?i)_tin[ \t]*[:=][^\r\n]{0,3}\d{3}", group=1, gate=r"(?i:_tin)",
+       digits=True, joined=_nothing_joined),
+    # Sumsub's app token (prd: or sbx:, a key and its secret).
+    _d("api_key", r"(?<![\w])((?:prd|sbx):[A-Za-z0-9]{24}\.[A-Za-z0-9]{32})(?![\w])",
+       prefilter=r"(?:prd|sbx):[A-Za-z0-9]{24}\.[A-Za-z0-9]{32}", group=1,
+       needles=("prd:", "sbx:")),
+    # Italy's electronic identity card's number (CA12345AB) after its name.
+    _d("national_id",
+       r"(?i)(?:carta[ \t]+d.identit[aà]|documento[ \t]*=[ \t]*CI|(?<![a-z])CIE)"
+       r"[^\n]{0,30}?(?<![A-Za-z0-9])(?-i:([A-Z]{2}\d{5}[A-Z]{2}))(?![A-Za-z0-9])",
+       prefilter=r"(?i)(?:carta[ \t]+d.identit|documento[ \t]*=[ \t]*CI|CIE)[^\r\n]{0,30}"
+                 r"[A-Z]{2}[0-9]{5}[A-Z]{2}",
+       group=1, gate=r"(?i:identit|ci)", digits=True),
+    # A number after Spanish's "call me at" (Llamadme al 699999015).
+    _plain("phone",
+           r"(?i)(?<![a-z])(?:ll[aá]ma(?:me|dme|nos)|ll[aá]menme)[ \t]+al[ \t]+"
+           r"(\+?\d[\d \t-]{7,14}\d)(?![\d])", v.told_phone_ok,
+           prefilter=r"(?i)ll[a-z]{4,7}[ \t_-]+al[ \t_-]+\+?[0-9]", needles=(),
+           digits=True),
+    # Password managers' exports and the tools around them: a KeePass XML entry's protected
+    # values (Password, PIN, ...), FileZilla's base64 password, 1Password's Secret Key, an
+    # item's TOTP seed, a card item's code after its expiry, the line macOS' security tool
+    # prints a password on (-w), an IMAP LOGIN's quoted password.
+    _d("secret_assignment",
+       r"(?i)<Key>(?:password|passwort|pin|passphrase|secret|otp|totp[^<]{0,20})</Key>[ \t]*"
+       r"<Value(?:[ \t][^>\n]{0,60})?>([^<\n]{3,256})</Value>",
+       v.secret_value_ok, prefilter=r"(?i)<Key>(?:passw|pin|passphrase|secret|otp|totp)",
+       group=1, gate=r"(?i:</key>)"),
+    _d("secret_assignment", r"<Pass(?:[ \t]+encoding=\"base64\")?>([^<\n]{3,256})</Pass>",
+       v.secret_value_ok, prefilter=r"<Pass[ >]", group=1, needles=("<Pass",)),
+    _d("secret_assignment",
+       r"(?<![A-Z0-9-])(A3-[A-Z0-9]{6}-[A-Z0-9]{6}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"
+       r"-[A-Z0-9]{5})(?![A-Z0-9-])",
+       prefilter=r"A3-[A-Z0-9]{6}-[A-Z0-9]{6}-[A-Z0-9]{5}-", group=1, needles=("A3-",)),
+    _d("secret_assignment",
+       r"(?i)\\?[\"'](?:totp|login_totp|otp_?secret)\\?[\"'][ \t]*:[ \t]*\\?[\"']"
+       r"((?:otpauth://[^\"'\\\s]{10,})|[A-Z2-7]{16,128}=*)\\?[\"']",
+       prefilter=r"(?i)(?:totp|otp_?secret)\\?[\"'][ \t]*:[ \t]*\\?[\"'][A-Z2-7]{16}", group=1,
+       gate=r"(?i:otp)"),
+    _d("credit_card",
+       r"(?i)\\?\"exp_?year\\?\"[ \t]*:[ \t]*\\?\"?\d{2,4}\\?\"?[ \t]*,[ \t\n]*"
+       r"\\?\"(?:code|cvv|cvc|security_?code)\\?\"[ \t]*:[ \t]*\\?\"(\d{3,4})\\?\"",
+       prefilter=r"(?i)exp[ _-]?year[^\r\n]{0,12}[0-9]{2}", group=1, gate=r"(?i:year)",
+       digits=True, joined=_nothing_joined,
+       joined_prefilter=r"(?i)exp[ _-]?year[^\r\n]{0,12}[0-9]{2}"),
+    _d("secret_assignment",
+       r"(?<![\w-])security[ \t]+find-(?:generic|internet)-password[^\n]*?[ \t]-w[ \t]*\n"
+       r"([^\s$]{4,256})(?=\n|$)",
+       v.secret_value_ok, prefilter=r"find-(?:generic|internet)-password[^\r\n]*-w",
+       group=1, needles=("find-",)),
+    _d("secret_assignment",
+       r"(?<![\w])\d{1,4}[ \t]+LOGIN[ \t]+\"[^\"\n]{1,128}\"[ \t]+\"([^\"\n]{3,128})\"",
+       v.secret_value_ok, prefilter=r"[0-9][ \t]+LOGIN[ \t]+\"", group=1, needles=("LOGIN",)),
     # Midtrans' server key (its client key is public: a Snap page embeds it).
     _d("api_key", r"(?<![\w-])((?:SB-)?Mid-server-[A-Za-z0-9_-]{20,64})(?![\w-])",
        prefilter=r"Mid-server-[A-Za-z0-9_-]{20}", group=1, needles=("Mid-server-",)),
@@ -4233,9 +4421,11 @@ DETECTORS: tuple[Detector, ...] = (
        # (glued after "-" or "_" only with a prefix no word has: an adapter named
        # lora-sk-proj-..., a variable's value in a slug; "eu-sk-bratislava-..." is a name)
        "(?:" + _edge("A-Za-z0-9_-") + "|(?<=[-_])(?=sk-(?:proj|svcacct|ant)-|[sr]k_(?:live|test)_"
-       r"|xox[abposre]-|glpat-|npm_|pypi-|gsk_))"
+       r"|xox[abposred]-|glpat-|npm_|pypi-|gsk_))"
        r"(?:(?:sk|rk)[-_](?:live_|test_|proj-|svcacct-|ant-api03-|ant-)?"
-       r"[A-Za-z0-9_-]{20,}|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}"
+       # (Slack's d cookie, xoxd-, percent-encoded as a browser keeps it)
+       r"[A-Za-z0-9_-]{20,}|xox[abposre]-[A-Za-z0-9-]{10,}|xoxd-[A-Za-z0-9%/+=-]{20,}"
+       r"|xapp-\d-[A-Za-z0-9-]{10,}"
        r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34,}"
        r"|glpat-[A-Za-z0-9_-]{20,}|npm_[A-Za-z0-9]{36,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"
        r"|pypi-[A-Za-z0-9_-]{50,}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20,}|gsk_[A-Za-z0-9]{40,}"
@@ -4244,6 +4434,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"|/services/T[A-Z0-9]{8,12}/B[A-Z0-9]{8,12}/[A-Za-z0-9]{24})"
        r"(?![A-Za-z0-9_-])", v.not_filler,
        prefilter=(r"[sr]k[-_][A-Za-z0-9_-]{20}|xox[abposre]-[A-Za-z0-9-]{10}|xapp-\d-"
+                  r"|xoxd-[A-Za-z0-9%/+=-]{20}"
                   r"|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{34}|https://hooks\.slack\.com/"
                   r"|glpat-[A-Za-z0-9_-]{20}|npm_[A-Za-z0-9]{36}|SG\.[A-Za-z0-9_-]{16}"
                   r"|pypi-[A-Za-z0-9_-]{50}|SK[0-9a-fA-F]{32}|ya29\.[A-Za-z0-9_-]{20}|gsk_"
@@ -5793,7 +5984,10 @@ DETECTORS: tuple[Detector, ...] = (
                                    r"(?:[^A-Za-z0-9/+=]|$)", group=1, needles=("/", "+"),
        start=_at_literal(("/", "+"), 39)),
     _d("secret_assignment",
-       r"(?<![A-Za-z0-9/+=])(?<![^\W_])(?<!sha512-)(?<!sha512:)(?<!sha512=)"
+       # (a digest under its algorithm's name: an integrity attribute, electron-builder's
+       # latest.yml "sha512: ...")
+       r"(?<![A-Za-z0-9/+=])(?<![^\W_])(?<!sha512-)(?<!sha512:)(?<!sha512=)(?<!sha512: )"
+       r"(?<!sha256-)(?<!sha384-)"
        # (nor an embedding of 16 floats, as the OpenAI API's base64 encoding returns it)
        r"(?<!\"embedding\": \")(?<!\"embedding\":\")"
        # (nor a German till receipt's TSE signature: printed for anyone to check)
@@ -5970,7 +6164,8 @@ DETECTORS: tuple[Detector, ...] = (
        # "管理者アカウント用リカバリーコード")
        # (and a file's name: an infostealer's "github-recovery-codes.txt:")
        r"(?i)(?:(?<![\w-])(?:(?:recovery|backup|2fa|mfa)[ \t-]+codes?\b|kody[ \t]+(?:zapasowe"
-       r"|odzyskiwania)|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]+(?:secours"
+       r"|odzyskiwania)|backup-codes|wiederherstellungscodes|sicherungscodes"
+       r"|codes[ \t]+de[ \t]+(?:secours"
        r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recupera(?:ci[óo]n|[çc][ãa]o)|respaldo)"
        # (Italian's, "Codici di recupero (conservali in un luogo sicuro):")
        r"|codici[ \t]+di[ \t]+(?:recupero|backup)"
@@ -5979,6 +6174,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (Russian's "резервные коды", "коды восстановления")
        "|\u0440\u0435\u0437\u0435\u0440\u0432\u043d\\w*[ \t]+\u043a\u043e\u0434\\w*"
        "|\u043a\u043e\u0434\\w*[ \t]+\u0432\u043e\u0441\u0441\u0442\u0430\u043d\\w*)"
+       # (Chinese's backup and recovery codes, 备用码, 恢复码, 备份码)
+       "|\u5907\u7528\u7801|\u6062\u590d\u7801|\u5907\u4efd\u7801"
        "|\ubc31\uc5c5[ \t]*\ucf54\ub4dc"
        # (and Japanese's, バックアップコード, リカバリーコード)
        "|\u30d0\u30c3\u30af\u30a2\u30c3\u30d7\u30b3\u30fc\u30c9"
@@ -6005,15 +6202,19 @@ DETECTORS: tuple[Detector, ...] = (
        r"|\n|\\n|$|(?=[.;)\uff08\u3002\uff09]))){1,16})",
        v.has_digit,
        prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t-]+code|kody[ \t]+(?:zapasowe|odzyskiwania)"
-                 r"|backup-codes|wiederherstellungscodes|codes[ \t]+de[ \t]|c[ao]digos[ \t]+de"
-                 r"|yedek[ \t]+kod|codici[ \t]+di[ \t]|aa[ \t]*aa",
+                 r"|backup-codes|wiederherstellungscodes|sicherungscodes|codes[ \t]+de[ \t]"
+                 r"|c[ao]digos[ \t]+de"
+                 r"|yedek[ \t]+kod|codici[ \t]+di[ \t]|aa[ \t]*aa|aaa",
        group=1, needles=("code", "Code", "CODE", "kody", "Kody", "KODY", "digos", "DIGOS", "kod",
                          "odici", "ODICI", "\u043a\u043e\u0434", "\u041a\u043e\u0434",
+                         "\u7801",
                          "\u041a\u041e\u0414",
                          "KOD", "\ucf54\ub4dc", "\u30b3\u30fc\u30c9"),
        start=_at_words(("recovery", "backup", "2fa", "mfa", "kody", "wiederherstellungscodes",
+                        "sicherungscodes",
                         "codes", "c\u00f3digos", "codigos", "codici", "yedek", "\ubc31\uc5c5",
                         "\u0440\u0435\u0437\u0435\u0440\u0432", "\u043a\u043e\u0434",
+                        "\u5907\u7528", "\u6062\u590d", "\u5907\u4efd",
                         "\u30d0\u30c3\u30af", "\u30ea\u30ab\u30d0"))),
     # A one-time code, told in the languages messages are written in ("Ihr Bestätigungscode
     # lautet 982549", "验证码是636507", "Code reçu par SMS : 996 016"): six to eight digits.

@@ -56,6 +56,9 @@ _GATE = re.compile(
     r"|cnic|nic|sss|tin|qid|svnr|vsnr|pnr|kennital|matricule|ahv|abha|npwp|perid|idnr|sv.?nr"
     # (the Philippines' PhilHealth, Vietnam's CCCD and its phone's abbreviation, SĐT)
     r"|philhealth|cccd|s\u0111t"
+    # (Nigeria's BVN, France's "N° Sécurité sociale", an exported item's TOTP seed; Nigeria's
+    # NIN beside another's name only: "nin" is in too many words)
+    r"|bvn|s\u00e9cu|totp"
     r"|id.?number|身分證|ni.?number|ni.?no|sin|nas|chi|ird|dl.?number"
     # (China's and Belgium's ids as their sheets head them, France's NIR as "num_secu"; a
     # contact centre's caller number, its ANI)
@@ -96,7 +99,7 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "rijksregister", "secu", "ani", "callerid", "caller id", "caller_id",
                "caller-id", "caller.id", "aes_key", "aes key", "aeskey", "aes-key", "aes.key",
                "αφμ", "αμκα", "afm", "amka", "iqama", "rodne", "philhealth", "cccd",
-               "s\u0111t")
+               "s\u0111t", "bvn", "s\u00e9cu", "totp")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -149,7 +152,9 @@ _ID_WORDS = frozenset((
     # (Greece's ΑΦΜ and ΑΜΚΑ, Saudi Arabia's iqama)
     "αφμ", "αμκα", "afm", "amka", "iqama",
     # (the Philippines' health insurance number, Vietnam's citizen identity card)
-    "philhealth", "cccd"))
+    "philhealth", "cccd",
+    # (Nigeria's national identification number and bank verification number)
+    "nin", "bvn"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
@@ -163,7 +168,9 @@ _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number
              # (France's NIR as a form's field names it: num_secu, numero_secu)
              ("num", "secu"), ("numero", "secu"),
              # (Jordan's national number, the Czech birth number)
-             ("national", "no"), ("national", "number"), ("rodne", "cislo"), ("kra", "pin"))
+             ("national", "no"), ("national", "number"), ("rodne", "cislo"), ("kra", "pin"),
+             # (France's social security number as a payroll export heads it)
+             ("s\u00e9curit\u00e9", "sociale"), ("securite", "sociale"))
 _ID_SCRIPTS = ("身份证", "身份證", "身分證", "マイナンバー", "個人番号", "주민등록번호", "주민번호",
                "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
@@ -177,7 +184,9 @@ _PASSWORD_WORDS = frozenset((
 _PASSWORD_SCRIPTS = ("密码", "密碼", "パスワード", "비밀번호", "пароль")
 _SECRET_WORDS = frozenset(("secret", "token", "apikey", "api_key",
                            # LoRaWAN's root and session keys (app_key is split to "app", "key")
-                           "appkey", "nwkkey", "appskey", "nwkskey"))
+                           "appkey", "nwkkey", "appskey", "nwkskey",
+                           # (a password manager's export: Bitwarden's login_totp, its seed)
+                           "totp"))
 # A key's column named by two words: a LoRaWAN import's app_key, a Zigbee network_key.
 _KEY_PAIRS = (("app", "key"), ("nwk", "key"), ("network", "key"), ("master", "key"),
               ("private", "key"), ("secret", "key"), ("install", "code"),
@@ -222,7 +231,8 @@ def column_kind(name: str) -> str | None:
         return "us_ssn"  # (before the generic pairs: ADP's "Tax ID (SSN)")
     if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_document(name, tokens):
         # (a national id by that name: any id's number, checked or not; Kenya's has no check)
-        if tokens in (["national", "id"], ["nationalid"], ["nid"], ["national", "id", "number"]):
+        if tokens in (["national", "id"], ["nationalid"], ["nid"], ["national", "id", "number"],
+                      ["nin"], ["bvn"]):
             return "national_id_named"
         # (a passport's column: a passport's shape, which has no check to ask for)
         if not _PASSPORT_WORDS.isdisjoint(tokens) or any(s in name for s in _PASSPORT_SCRIPTS):

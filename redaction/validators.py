@@ -134,6 +134,7 @@ _CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
     ((6104, 6104), 4, frozenset({16})),
     ((5078, 5078), 4, frozenset({16})),                   # Meeza (Egypt)
     ((9704, 9704), 4, frozenset({16, 19})),               # NAPAS (Vietnam)
+    ((6767, 6767), 4, frozenset({16, 18, 19})),           # Solo (United Kingdom)
 )
 
 
@@ -784,7 +785,11 @@ _STRIPE_TEST = re.compile(r"(?:tok|pm|src)_[a-z]+(?:_[a-z0-9]+)*")
 # keys and certificates; values encrypted at rest (SOPS's ENC[AES256_GCM,...], Ansible's
 # !vault).
 # (and Midtrans' client key, which its Snap page embeds: Mid-client-...)
+# (and a public key's DER in base64, as a browser extension's manifest "key" holds it: RSA's
+# SubjectPublicKeyInfo, 2048 and 4096 bits, and an EC P-256 key's)
 _PUBLIC = re.compile(r"pk\.eyJ|pk_(?:live|test)_|Mid-client-|-----BEGIN (?:PUBLIC KEY|CERTIFICATE)"
+                     r"|MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A|MIICIjANBgkqhkiG9w0BAQEFAAOCAg8A"
+                     r"|MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE"
                      r"|ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-|ENC\[|!vault"
                      # Stripe's object ids (a card's single-use token, a customer, a charge: 14
                      # to 28 characters; tok_ and 40 is an OAuth server's access token)
@@ -1459,6 +1464,8 @@ _SYSTEM_ACCOUNT = frozenset({"root", "daemon", "nobody", "postmaster", "mailer-d
                              "ci", "ci-bot", "jenkins", "gitlab-runner", "build", "deploy"})
 _PRIVATE_HOST = re.compile(r"(?i)(?:[\w-]+\.)*[\w-]+\.(?:internal|local|localdomain|lan|"
                            r"home\.arpa|intranet|corp)")
+# A local part of two words whose second is "lan" (a given name): a person's, not a host's.
+_NAMED_LAN = re.compile(r"(?i)[a-z]+[._]lan$")
 
 
 # Not a top-level domain: an image's file type, a cloud region.
@@ -1490,8 +1497,11 @@ def email_ok(candidate: str) -> bool:
     last_label = host.rpartition(".")[2]
     if last_label.lower() in _IMAGE_SUFFIXES:
         return False  # an image's density variant (avatar_placeholder@2x.png)
-    if local.lower() == host.lower() or _PRIVATE_HOST.fullmatch(local) is not None:
-        return False  # a Kerberos principal (krbtgt/REALM@REALM, HTTP/host.corp.internal@REALM)
+    if local.lower() == host.lower() or (_PRIVATE_HOST.fullmatch(local) is not None
+                                         and (host.isupper() or not _NAMED_LAN.match(local))):
+        # a Kerberos principal (krbtgt/REALM@REALM, HTTP/host.corp.internal@REALM); a person
+        # named Lan is no host on a LAN unless a realm in capitals follows (tanaka.lan@mail.ru)
+        return False
     # (git@github.com is SSH's user at a forge, [url "git@github.com:"] in a git config)
     # (a cloud region is no top-level domain: Snowflake's account locator in
     # snowflake://DBT_CI@xy12345.us-east-1/ANALYTICS)
