@@ -333,6 +333,21 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|anaconda\.org/t/[A-Za-z0-9-]{20,}"
                          r"|\b[A-Za-z][\w$#]{0,29}/[^\s/@\"']{4,64}@//[\w.-]"
                          r"|\bs00000000:[0-9]{9}\b"
+                         # (HC-HH, FC-FH: SSSD's bind password, kadmin's -pw, SSM's
+                         # SecureString, 1Password's Secret Key, Slack's d cookie, KeePass'
+                         # and FileZilla's passwords, a PIN block under its name, Alibaba
+                         # Cloud's STS key id)
+                         r"|(?i:ldap_default_authtok)[ \t]*[:=][ \t]*[^\s#]{4,}"
+                         r"|\b(addprinc|add_principal|cpw)\b[^\n]*[ \t]-pw[ \t]+[^\s]+"
+                         r"|SecureString\\?\"[^{}]{0,200}?\\?\"Value\\?\"[ \t]*:[ \t]*"
+                         r"\\?\"[^\"\\]{4,}"
+                         r"|\bA3-[A-Z0-9]{6}-[A-Z0-9]{6}-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}"
+                         r"-[A-Z0-9]{5}\b"
+                         r"|xoxd-[A-Za-z0-9%/+=-]{20,}"
+                         r"|<Key>(?i:password|pin)</Key>[ \t]*<Value[^>\n]*>[^<\n]+"
+                         r"|<Pass( encoding=\"base64\")?>[^<\n]+"
+                         r"|(?i:pin[ _-]?block)[\"']?[ \t]*[:=][ \t]*[\"']?[0-9A-F]{16}"
+                         r"|\bSTS\.[A-Za-z0-9]{20,40}\b"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

@@ -577,6 +577,23 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
      "111222333"),
     ("us_ssn", ".OLN/Q136-478-58-336-2.SOC/755214356\n", "755214356"),
     ("us_ssn", '-d "individual[id_number]"=643492448', "643492448"),
+    # the HC-HH and FC-FH rounds': SSSD, kadmin, SSM, 1Password, Slack's d cookie, KeePass,
+    # FileZilla, a PIN block, an STS key id
+    ("secret_assignment", "ldap_default_authtok = Kaffee2020!", "Kaffee2020!"),
+    ("secret_assignment", "kadmin.local:  addprinc -pw UgJt314$LhT HTTP/wiki", "UgJt314$LhT"),
+    ("secret_assignment", '"Type": "SecureString",\n"Value": "Maple1065%Falcon",',
+     "Maple1065%Falcon"),
+    ("secret_assignment", "Secret Key A3-FHHC0K-11AHLX-UJKKK-1W8HY-GYNG1-WLZXY",
+     "A3-FHHC0K-11AHLX-UJKKK-1W8HY-GYNG1-WLZXY"),
+    ("secret_assignment", "cookie d=xoxd-8qqOKLVIex103eX9jt01HrgYNorfl5SS; domain=.slack.com",
+     "xoxd-8qqOKLVIex103eX9jt01HrgYNorfl5SS"),
+    ("secret_assignment", '<Key>Password</Key><Value ProtectInMemory="True">zebra4235!</Value>',
+     "zebra4235!"),
+    ("secret_assignment", '<Pass encoding="base64">LSRQK08jMGRrdVctMCV6Qis3JXdt</Pass>',
+     "LSRQK08jMGRrdVctMCV6Qis3JXdt"),
+    ("secret_assignment", '"pin_block":"C79FBD4B08D666D0"', "C79FBD4B08D666D0"),
+    ("secret_assignment", '"AccessKeyId": "STS.4nhMDku5Q9UN9KneGBsQpM2h3"',
+     "STS.4nhMDku5Q9UN9KneGBsQpM2h3"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
