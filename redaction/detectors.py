@@ -1794,7 +1794,7 @@ _NATIONAL_IDS = (
                _AS_KEY % "documento", _AS_KEY % "numero_documento"),
               ("national", "document", "tax", "id", "personal", "identity", "identification",
                "citizen", "tin", "documento", "numero_documento"),
-              r"\d(?:[ .-]?\d){8,17}|(?=[A-Za-z]*\d)[A-Za-z0-9]{7,18}", ids.checked_id_ok,
+              r"\d(?:[ .-]?\d){8,17}|(?=[A-Za-z]*\d)[A-Za-z0-9]{7,18}", ids.generic_id_ok,
               shape=r"\d(?:[ .-]?\d){8,17}|[A-Za-z0-9]{7,18}"),
     # ... and a name no other number has (a key "nationalId", "customerNationalId=", Go's
     # "NationalID:", Bangladesh's "nidNumber"): any number of an id's length, checked or not.
@@ -2539,7 +2539,8 @@ _NAMED_FIELDS = (
                     "NSTALLER", "ser", "SER", "enutzer", "ENUTZER"), digits=True),
     _plain("secret_assignment",
            r"(?i)(?<![a-z])(?:(?:notfall|zwangs|errichter|master|benutzer|bedien)code"
-           r"[^\n\d]{0,60}?|keypad(?:[ \t]+code)?[ \t]*[:=][ \t]*|(?:unscharf[ \t]+(?:schalten"
+           # (the keypad's code in a chat's code span too: "Garage keypad: `7543`")
+           r"[^\n\d]{0,60}?|keypad(?:[ \t]+code)?[ \t]*[:=][ \t]*`?|(?:unscharf[ \t]+(?:schalten"
            r"|stellen)|entsch[äa]rfen|disarm(?:ed)?|d[ée]sarmer|desactivar|disattivare)[ \t]+"
            r"(?:mit|with|avec|con)[ \t]+(?:(?:dem|the|le|el|il)[ \t]+)?"
            r"(?:(?:code|pin|c[óo]digo|codice)[ \t]+)?)(\d{4,8})(?![\d])",
@@ -2902,7 +2903,7 @@ _CARD_CODES = (
        r"[\]\\\"')]{0,3}[ \t]*(?:[:=\uff1a]|is\b|\u306f)?[ \t]*(?:is[ \t]*:[ \t]*)?"
        # (nine digits and more only as a key's value, not a link's query: Fisconline's
        # pin=7996147652, not a dial-in link's ?pin=986878147)
-       r"(?:dtmf[ \t]*=[ \t]*)?\\?[\"']?#?(\d{4,8}|(?<==)(?<![?&]pin=)\d{9,12})"
+       r"(?:dtmf[ \t]*=[ \t]*)?(?:\\?[\"']|`)?#?(\d{4,8}|(?<==)(?<![?&]pin=)\d{9,12})"
        r"(?![\d.,:/-]?\d)",
        prefilter=(r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey|codice|portail"
                   r"|garaje|combinaz)[^\r\n]{0,48}\d{4}"),
@@ -3325,7 +3326,9 @@ _NOT_A_RECORDS_NUMBER = "".join(rf"(?<!{w} )" for w in (
 _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"(?:phone|phone_?numbers?|mobile_?(?:phone|number)|wa_?id|contacto|contato|"
                 r"contact[áa]vel|denwa|"
-                r"tel(?![ \t]+aviv)|"  # (not the city)
+                r"t[eé]l(?![ \t]+aviv)|"  # (not the city; French's "Tél")
+                # (a messenger's number: "Telegram або Viber: (068) 232-66-77")
+                r"viber|"
                 # (Twilio's WaId: a WhatsApp sender's number; a signature's "Línea directa")
                 # (a Spanish telecom's "dar de baja la línea 699 93 41 70")
                 r"l[íi]nea(?:[ \t]+directa)?|"
@@ -3418,7 +3421,7 @@ _PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "elu", "ELU", "_hp", "_HP", "ohp
                   "OBIEL",
                   "tlf", "Tlf", "TLF", "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23",
                   "obitel", "OBITEL", "\u0565\u057c",
-                 "call", "ring", "text")
+                 "call", "ring", "text", "T\u00e9l", "t\u00e9l", "T\u00c9L", "iber", "IBER")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
 _CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락", "llámame", "llámeme",
                        "llamame")
@@ -3467,7 +3470,9 @@ _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Ko
 # a bank's БИК and МФО): public numbers, not one-time codes.
 _COMPANY_CODES = ("\u0404\u0414\u0420\u041f\u041e\u0423|\u0415\u0414\u0420\u041f\u041e\u0423"
                   "|\u041e\u041a\u041f\u041e|\u0418\u041d\u041d|\u041a\u041f\u041f"
-                  "|\u041e\u0413\u0420\u041d|\u0411\u0418\u041a|\u041c\u0424\u041e")
+                  "|\u041e\u0413\u0420\u041d|\u0411\u0418\u041a|\u041c\u0424\u041e"
+                  # (and a card payment's approval code on a receipt, "Код авторизации")
+                  "|\u0430\u0432\u0442\u043e\u0440\u0438\u0437\u0430\u0446\u0438\u0438")
 # What every match holds, ASCII letters lowered, at most five characters in.
 _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces", "confi", "sms",
                "code", "digo", "best", "siche", "kod", "codic", "tuo c", "rulama", "xác", "код",
@@ -3537,7 +3542,7 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
                        r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p|m[oa]j"
-                       r"|ber|rec|dzw",
+                       r"|ber|rec|dzw|vib",
                        3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
@@ -3624,7 +3629,7 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"nummer|numer|bereikbaar|recapito|mobiel|"
                     r"num[ae]ro|appel|joindre|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi|contatt"
                     r"|cel|[ab]_party|"
-                    r"tlf|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)")
+                    r"tlf|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)|viber")
 # (CJK's full stop and marks end a value too: "密码：Sunflower@435。谢谢！")
 _TOLD_STOP = (r"\s«»„“”\"'「」『』，,、；;：؛)）！？\u3000-\u303f\u3040-\u30ff\u3400-\u9fff"
               r"\uac00-\ud7af")
@@ -4290,6 +4295,97 @@ _SYSTEM_FIELDS = (
     _d("secret_assignment",
        r"(?<![\w])\d{1,4}[ \t]+LOGIN[ \t]+\"[^\"\n]{1,128}\"[ \t]+\"([^\"\n]{3,128})\"",
        v.secret_value_ok, prefilter=r"[0-9][ \t]+LOGIN[ \t]+\"", group=1, needles=("LOGIN",)),
+    # Held-out corpora EC to EH: pet services, second-hand marketplaces, call centres' speech
+    # to text, git hosting, post-Soviet services, aviation.
+    # A passport's or an identity card's number after its name in Russian, Ukrainian, Uzbek,
+    # Kazakh and Azerbaijani ("паспорт AS5010925", "паспорт серії КВ130397", "Төлқұжат
+    # нөмірі: N14226515", "Жеке куәлік: 045606802", "Şəxsiyyət vəsiqəsi: AA6344161").
+    _d("national_id",
+       "(?i)(?<![\\w])(?:\u043f\u0430\u0441\u043f\u043e\u0440\u0442\\w*"
+       "(?:[ \\t]+\u0441\u0435\u0440(?:\u0438[\u0438\u044f]|\u0456\u0457))?"
+       "|\u0442\u04e9\u043b\u049b\u04b1\u0436\u0430\u0442\\w*"
+       "(?:[ \\t]+\u043d\u04e9\u043c\u0456\u0440\u0456)?"
+       "|\u0436\u0435\u043a\u0435[ \\t]+\u043a\u0443\u04d9\u043b\u0456\u043a\\w*"
+       "|\u015f\u0259xsiyy\u0259t[ \\t]+v\u0259siq\u0259si|pasport)"
+       "[ \\t]*:?[ \\t]*(?-i:((?:[A-Z\u0410-\u042f\u0406\u0407\u0404]{1,2}[ ]?)?\\d{6,9}))"
+       "(?![\\w])",
+       prefilter=r"(?i)(?:aaaaaaa|pasport|aaaaaaaa|aaaa[ \t]+aaaaaa|aaxsiyyat)[^\r\n]{0,24}"
+                 r"[0-9]{6}",
+       group=1, gate="(?i:\u043f\u0430\u0441\u043f\u043e\u0440\u0442|\u0442\u04e9\u043b\u049b"
+                     "|\u043a\u0443\u04d9\u043b\u0456\u043a|v\u0259siq\u0259|pasport)",
+       digits=True),
+    # Russia's INN of a person (twelve digits, two check digits) after its name or as the
+    # FNS' XML element; Ukraine's UNZR under its key; Azerbaijan's FIN under its key; the
+    # series of a Russian passport in a form's JSON (its number, six digits, is its own).
+    _d("national_id",
+       "(?i)(?:(?<![\\w])\u0438\u043d\u043d|<(?:[\\w-]+:)?INNFL>|(?<![a-z])inn(?![a-z]))"
+       r"[ \t]*[:=]?[ \t]*\\?[\"']?(\d{12})(?!\d)", ids.person_inn_ok,
+       prefilter=r"(?i)(?:aaa|innfl>|inn)[^\r\n]{0,6}[0-9]{12}", group=1,
+       gate="(?i:\u0438\u043d\u043d|inn)", digits=True),
+    _d("national_id",
+       r"(?i)(?<![a-z])unzr\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(\d{8}-?\d{5})(?![\d])", ids.unzr_ok,
+       prefilter=r"(?i)unzr[^\r\n]{0,6}[0-9]{8}", group=1, gate=r"(?i:unzr)", digits=True),
+    _d("national_id", r"(?i)(?<![a-z])fin[ \t]*[:=][ \t]*(?-i:([0-9A-Z]{7}))(?![0-9A-Za-z])",
+       v.has_digit_and_letter, prefilter=r"(?i)fin[ \t]*[:=][ \t]*[0-9A-Z]{7}", group=1,
+       gate=r"(?i:fin)", digits=True),
+    _d("national_id",
+       r"\\?\"series\\?\"[ \t]*:[ \t]*\\?\"(\d{4})\\?\"[ \t]*,[ \t]*\\?\"number\\?\"[ \t]*:"
+       r"[ \t]*\\?\"\d{6}\\?\"",
+       prefilter=r"series\\?\"[ \t]*:[ \t]*\\?\"[0-9]{4}", group=1, needles=("series",),
+       digits=True),
+    # An SMS gateway's request: its password and its recipients in the query (smsc.ru's
+    # psw= and phones=).
+    _d("secret_assignment", r"(?<=[?&])psw=([^&\s#\"']{4,128})",
+       v.secret_value_ok, prefilter=r"[?&]psw=", group=1, needles=("psw=",)),
+    _d("phone", r"(?<=[?&])phones?=(\+?\d{10,15})(?![\d])", v.told_phone_ok,
+       prefilter=r"[?&]phones?=\+?[0-9]{10}", group=1, needles=("phone",), digits=True,
+       joined=_nothing_joined, joined_prefilter=r"[?&]phones?=\+?[0-9]{10}"),
+    # A Wi-Fi's password in Uzbek and Azerbaijani ("Wi-Fi parol: ..."), in German (a FRITZ!Box's
+    # "WLAN-Schlüssel: 8501 0525 2097 7517 0397", the rest of its line).
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])parol(?![a-z])[ \t]*:[ \t]*([^\s\"',;<>]{6,64})(?![^\s\"',;<>])",
+       v.secret_value_ok, prefilter=r"(?i)parol[ \t]*:[ \t]*[^\s]{6}", group=1,
+       gate=r"(?i:parol)"),
+    _d("secret_assignment",
+       "(?i)(?:(?:wlan|wifi|wi-fi|wpa)[ -]?(?:schl\u00fcssel|kennwort|passwort)"
+       r"|netzwerkschl\u00fcssel)[ \t]*:[ \t]*([^\n]{8,63}?)[ \t]*(?:\n|$)",
+       v.secret_value_ok, prefilter=r"(?i)(?:schl.ssel|kennwort|passwort)[ \t]*:[ \t]*[^\r\n]{8}",
+       group=1, gate="(?i:schl\u00fcssel|kennwort|passwort)"),
+    # A Georgian number after "tel" in Georgian (ტელ), a number after "call" in a note.
+    _plain("phone", "\u10e2\u10d4\u10da[:.]?[ \\t]*(\\+?\\d[\\d \\t-]{7,15}\\d)(?![\\d])",
+           v.told_phone_ok, prefilter=r"aaa[:.]?[ \t_-]*\+?[0-9]",
+           needles=("\u10e2\u10d4\u10da",), digits=True),
+    _plain("phone",
+           r"(?i)(?<![a-z])call(?:[ \t]+(?:me|us))?(?:[ \t]+(?:on|at))?[ \t]+"
+           r"(\+?\d[\d \t]{8,15}\d)(?![\d])", v.told_phone_ok,
+           prefilter=r"(?i)call[ \t_-]+(?:[a-z]{2}[ \t_-]+){0,2}\+?[0-9][0-9 \t_-]{8}",
+           needles=("all", "ALL"), digits=True),
+    # Tokens by their vendors' shapes and places: Yandex Cloud's IAM token (t1.), a Diia
+    # deep link's share token, Salesforce's session id (the org's id, "!", the session).
+    _d("api_key", r"(?<![\w.])(t1\.9euel[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{40,})",
+       prefilter=r"t1\.9euel", group=1, needles=("t1.9euel",)),
+    _d("secret_assignment", r"diia\.app/[^\s\"']*?/share/([A-Za-z0-9_-]{30,})",
+       prefilter=r"diia\.app/", group=1, needles=("diia.app/",)),
+    _d("secret_assignment", r"(?<![\w!])(00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{40,})",
+       prefilter=r"00D[A-Za-z0-9]{12}", group=1, needles=("00D",)),
+    # A call's keyed digits in Twilio's webhook (Digits=), a caller's number in Asterisk's
+    # recording name (in-+33632607133-110-...wav), a crew member's PIN in an ACARS login.
+    _d("secret_assignment", r"(?<=[?&])Digits=(\d{4,12})(?![\d])",
+       prefilter=r"Digits=[0-9]{4}", group=1, needles=("Digits=",), digits=True),
+    _d("phone", r"/(?:in|out)-(\+\d{8,15})-\d", v.told_phone_ok,
+       prefilter=r"/(?:in|out)-\+[0-9]{8}", group=1, needles=("-+",), digits=True,
+       joined=_nothing_joined),
+    _d("secret_assignment", r"(?<=/)PIN(\d{4,8})/",
+       prefilter=r"/PIN[0-9]{4}", group=1, needles=("/PIN",), digits=True),
+    # A travel document's number in an airline's XML (<TravelDocument ...><DocNumber>).
+    _d("national_id",
+       r"<TravelDocument[^>\n]{0,40}>[ \t\n]*<DocNumber>([A-Z0-9]{6,12})</DocNumber>",
+       prefilter=r"<TravelDocument", group=1, needles=("<TravelDocument",)),
+    # What git filter-repo's replacements file names to remove ("<secret>==>REMOVED"), a line
+    # each (or "\n" escaped inside a command).
+    _d("secret_assignment",
+       r"(?:^|(?<=\n)|(?<=\\n)|(?<=printf ')|(?<=printf \"))([^\s'\"\\=]{8,128})==>",
+       v.has_digit_and_letter, prefilter=r"[^\s'\"\\=]{8}==>", group=1, needles=("==>",)),
     # Midtrans' server key (its client key is public: a Snap page embeds it).
     _d("api_key", r"(?<![\w-])((?:SB-)?Mid-server-[A-Za-z0-9_-]{20,64})(?![\w-])",
        prefilter=r"Mid-server-[A-Za-z0-9_-]{20}", group=1, needles=("Mid-server-",)),
@@ -5289,7 +5385,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])-u[ \t]+['\"]?[^\s'\"-][^\s'\"]*['\"]?[ \t]+-p[ \t]+"
        r"(?=['\"]?[^\s'\"]*[A-Za-z])(?=['\"]?[^\s'\"]*\d)"
        r"(?=['\"]?[^\s'\"]*(?:[!#$%&*~^@+?=]|[A-Z][^\s'\"]*[a-z]|[a-z][^\s'\"]*[A-Z])))"
-       r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)", v.secret_value_ok,
+       r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)", v.command_line_secret_ok,
        prefilter=r"--(?:pass|access-token|api-key|auth-token|token|client-secret|secret"
                  r"|requirepass|masterauth)"
                  r"|-(?:api-key|passw|secret|access-token|auth-token)"
@@ -6186,12 +6282,13 @@ DETECTORS: tuple[Detector, ...] = (
        # "Keep these backup codes somewhere safe.\n1. 5012 0379\n2. ...")
        # (a Markdown list's items too, "- t3u06-eo6ol", and its lines JSON-escaped, "\\n")
        r"[^\n:]{0,100}?(?::[ \t]*(?:\n|\\n)?|\.?[ \t]*(?:\n|\\n))"
-       r"(?:[ \t]*(?:\n|\\n))?"  # (a blank line under the heading)
+       # (a blank line under the heading; each line a diff's added one too, "+")
+       r"(?:\+?[ \t]*(?:\n|\\n))?"
        # (a sentence's line between: "Backup codes for x@y.de\nKeep these somewhere safe.\n")
        r"(?:[^\n:]{0,80}?[.:][ \t]*(?:\n|\\n)(?:[ \t]*(?:\n|\\n))?)?"
        # (and a Markdown code fence's opening: "```\na712a-a3637\n...")
        r"(?:```\w*[ \t]*(?:\n|\\n))?"
-       r"((?:[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
+       r"((?:(?:(?<=\n)\+)?[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
        # (each followed by a separator, "and" before the last, or the sentence's end:
        # "cpvvx-vxbj9, 2fmvl-4q6eh and rk4p4-tur0c.")
        # (or GitHub's and PyPI's hex codes: "cdd84f9651", "f9641166f45ecd47")
@@ -6224,7 +6321,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (not a company's code: "код ЄДРПОУ 42257545", "код ИНН"; nor a personal code's
        # first half, "Personas kods: 150388-*****", which the ids' detectors read)
        # (not digits inside a hex id, a trace's "cb754730b0...")
-       rf"(?ai)(?:{_OTP_WORDS})(?![ \t]+(?:{_COMPANY_CODES}))[^\n\d]{{0,40}}?(?<![\da-z])"
+       # (not a record's id after its key: "otp.sent user_id=96693868")
+       rf"(?ai)(?:{_OTP_WORDS})(?![ \t]+(?:{_COMPANY_CODES}))[^\n\d]{{0,40}}?(?<![\da-z])(?<!id=)"
        r"(\d{3} \d{3}|\d{6,8})(?! ?\d)(?!-[\d*])(?![a-z])",
        prefilter=_OTP_PREFILTER, group=1, needles=_OTP_NEEDLES, digits=True,
        start=_at_words(_OTP_STARTS, 5)),
@@ -6240,7 +6338,12 @@ DETECTORS: tuple[Detector, ...] = (
        "|\u043e\u0442\u0440\u0438\u043c\u0430\u043d\u043d\u044f"
        "|\u043f\u0456\u0434\u0442\u0432\u0435\u0440\u0434\u0436\u0435\u043d\u043d\u044f"
        "|\u043f\u043e\u0434\u0442\u0432\u0435\u0440\u0436\u0434\u0435\u043d\u0438\u044f)"
-       "|[\u0420\u0440]\u0430\u0441\u0442\u0430\u0443[ \t]+\u043a\u043e\u0434\u044b)"
+       "|[\u0420\u0440]\u0430\u0441\u0442\u0430\u0443[ \t]+\u043a\u043e\u0434\u044b"
+       # (a marketplace's pickup code and a courier's: "код для получения 6865", "Код для
+       # курьера: 2872", "назовите код 1735")
+       "|[\u041a\u043a]\u043e\u0434[ \t]+\u0434\u043b\u044f[ \t]+"
+       "(?:\u043f\u043e\u043b\u0443\u0447\u0435\u043d\u0438\u044f|\u043a\u0443\u0440\u044c\u0435\u0440\u0430)"
+       "|\u043d\u0430\u0437\u043e\u0432\u0438\u0442\u0435[ \t]+\u043a\u043e\u0434)"
        r"[ \t]*(?:[:\uff1a=\u2014\u2013-]|is|je|es|est|ist|lautet|\u0435)?[ \t]*"
        r"(\d{4,8})(?![\d.,:/-]?\d)",
        prefilter=r"(?i)(?:code|c[ao]digo|k[a]d|kod|aa)[^\r\n]{0,40}\d{4}", group=1, digits=True,
@@ -6248,7 +6351,8 @@ DETECTORS: tuple[Detector, ...] = (
              "verificaci|bestätigungs|doğrulama|\u043a\u043e\u0434)"),
        start=_at_words(("verification", "one", "pickup", "over", "ov\u011b", "kod", "jednokratni",
                         "code", "c\u00f3digo", "codigo", "best\u00e4tigungscode", "do\u011frulama",
-                        "\u043a\u043e\u0434", "\u0440\u0430\u0441\u0442\u0430\u0443"))),
+                        "\u043a\u043e\u0434", "\u0440\u0430\u0441\u0442\u0430\u0443",
+                        "\u043d\u0430\u0437\u043e\u0432"))),
     # ... and in the scripts of South Asia, the Middle East and Japan: a login's, an
     # activation's or a verification's code, a one-time password, four to eight digits within
     # its clause ("کد ورود شما به اسنپ: ۰۵۵۵۶", "آپ کا JazzCash تصدیقی کوڈ 8856", "bKash
@@ -7140,6 +7244,8 @@ DETECTORS: tuple[Detector, ...] = (
     # (nor a product's GTIN as a device's UDI or a barcode names it)
     _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})(?!00\d{2,3}([ -])\d{3,4}\1\d{1,2}(?![\d-]))"
        r"(?<!UDI-DI )(?<!UDI )(?<!GTIN )(?<!GTIN: )(?<!barcode=)(?<!barcode: )(?<!EAN )"
+       # (a GTIN as JSON's key holds it: "gtin": "0029812983844")
+       r'(?<!gtin": ")(?<!gtin":")'
        # (a food scanner's "ean=0052521860632", a feed's gtin= and upc=)
        r"(?<![Ee][Aa][Nn]=)(?<![Gg][Tt][Ii][Nn]=)(?<![Uu][Pp][Cc]=)(?<!EAN: )(?<!ean: )"
        # (a GS1 barcode's GTIN after its application identifier: "]d2(01)0097357811452")
@@ -7454,8 +7560,9 @@ DETECTORS: tuple[Detector, ...] = (
        joined_prefilter=r"(?:IP|>)[ _-]\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d"),
     # (a "/" after the area code too, as Germany writes it: "+49 (0)172/9439856")
     # (not across two spaces: a table's next column, "+91-8717461003  2694")
-    _d("phone", _edge(r"A-Za-z_+\d") + r"\+\d(?:[\d.()-]| (?! )|/(?=\d)){6,20}\d"
-       r"(?![A-Za-z_\d-]|\.\d)",
+    # (nor an address a diff's line adds: "+10.204.198.31 ansible_host=...")
+    _d("phone", _edge(r"A-Za-z_+\d") + r"\+(?!\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\d.]))"
+       r"\d(?:[\d.()-]| (?! )|/(?=\d)){6,20}\d(?![A-Za-z_\d-]|\.\d)",
        v.phone_digits_ok,
        prefilter=r"\+\d[\d .()/-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
        starts=((r"\+\d", 2),),

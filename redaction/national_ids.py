@@ -405,8 +405,10 @@ def passport_ok(candidate: str) -> bool:
     or mixed with letters (a word in capitals, "VERIFIED", is none); no check digit outside
     the machine-readable zone, so only ever after its name or in a booking's DOCS element."""
     digits = sum(ch.isdigit() for ch in candidate)
+    # (not a mask that keeps the last digits: "XXXXXX910")
     return (7 <= len(candidate) <= 9 and candidate.isascii() and candidate.isalnum()
-            and candidate == candidate.upper() and (digits >= 5 or 0 < digits < len(candidate)))
+            and candidate == candidate.upper() and (digits >= 5 or 0 < digits < len(candidate))
+            and not candidate.startswith("XXX"))
 
 
 def nir_ok(candidate: str) -> bool:
@@ -1343,3 +1345,10 @@ def td1_length(candidate: str) -> int | None:
         return None
     data = candidate[10:].rstrip("<")
     return len(candidate) - (15 - len(data)) if data else 9
+
+
+def generic_id_ok(candidate: str) -> bool:
+    """:func:`checked_id_ok`, and the two shapes no other number has though they carry no
+    check: the UK's National Insurance number and India's PAN of a person (under "tax id",
+    "id number")."""
+    return checked_id_ok(candidate) or nino_ok(candidate) or person_pan_ok(candidate)

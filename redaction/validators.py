@@ -148,7 +148,8 @@ _CARD_PREFIXES: frozenset[tuple[str, int]] = frozenset(
 def luhn_13_19(candidate: str) -> bool:
     """13 to 19 digits that pass Luhn (a number told as a card, whatever its prefix)."""
     numerals = digits(candidate)
-    return 13 <= len(numerals) <= 19 and luhn_ok(numerals)
+    # (not a form's zeros, "0000 0000 0000 0000", which pass Luhn)
+    return 13 <= len(numerals) <= 19 and luhn_ok(numerals) and numerals.strip("0") != ""
 
 
 def payment_card_ok(candidate: str) -> bool:
@@ -918,6 +919,19 @@ def lowered(text: str) -> str:
     line than a translate() of the ASCII capitals alone.)"""
     lower = text.lower()
     return lower if len(lower) == len(text) else text.replace("\u0130", "i").lower()
+
+
+def command_line_secret_ok(candidate: str) -> bool:
+    """A secret after its flag on a command line, not a usage line's placeholder for one:
+    its metavar in capitals ("[--token TOKEN]") or its type ("--api-key string")."""
+    bare = candidate.rstrip("]").strip("<>")
+    if bare.lower() in _METAVARS or (bare.isalpha() and bare.isupper()):
+        return False
+    return secret_value_ok(candidate)
+
+
+_METAVARS = frozenset(("string", "str", "text", "value", "token", "secret", "key", "pass",
+                       "password", "passwd"))
 
 
 def secret_value_ok(candidate: str) -> bool:
