@@ -1776,7 +1776,9 @@ _NATIONAL_IDS = (
               r"[1-9]\d{12}", ids.cnp_ok),
     _named_id((r"(?<![a-z])ppsn?\b", r"personal public service", r"(?-i:PSP)\b", r"(?-i:Ppsn)\b"),
               ("pps", "personal public", "psp"), r"\d{7} ?[A-Wa-w][ABHWTXabhwtx]?", ids.pps_ok),
-    _named_id((r"(?<![a-z])ird(?:[ _-]?(?:number|no|num))?\b", r"inland revenue"),
+    # (and myIR's "IR number 36-916-656")
+    _named_id((r"(?<![a-z])ird(?:[ _-]?(?:number|no|num))?\b", r"inland revenue",
+               r"(?<![a-z])ir[ \t]+number\b"),
               ("ird", "inland revenue"), r"\d{2,3}[ -]?\d{3}[ -]?\d{3}", ids.ird_ok),
     _named_id((r"(?<![a-z])curp(?![a-z])",), ("curp",),
               r"[A-Za-z]{4}\d{6}[HMhm][A-Za-z]{5}[0-9A-Za-z]\d", ids.curp_ok),
@@ -1981,7 +1983,8 @@ _TELECOM_IDS = (
 # SIM's and its PUK) under their names: three to eight digits, any number's anywhere else.
 # (OpenTravel's SeriesCode="778", Authorize.net's "cardCode": "310"; as a key only, not a
 # UI card's "Card code 404")
-_CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(?:code|value)"
+# (and Moneris' and Canada's cvd, the card verification digits)
+_CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|cvd|card[ _-]?(?:security|verification)[ _-]?(?:code|value)"
                     # (Magento's saved-card field, cc_cid: "cid" alone is most often an id)
                     r"|cc_cid"
                     r"|series[_-]?code|card[_-]?code|pr[üu]fziffer"
@@ -2000,7 +2003,7 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|card[ _-]?(?:security|verification)[ _-]?(
                     # (Spanish's code "on the back", Arabic's verification code)
                     r"|c[óo]digo[ \t]+(?:de[ \t]+)?atr[áa]s"
                     r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u062d\u0642\u0642")
-_CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|cc_cid|security[ _-]?code|sec[ .]code"
+_CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|cvd|cc_cid|security[ _-]?code|sec[ .]code"
                         r"|card[ _-]?verification"
                         r"|pr[au]fziffer"
                         r"|digit code|digits on the"
@@ -2057,7 +2060,7 @@ _OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe
                   r"|safe[ _-]?code|combinazione(?:[ \t]+della[ \t]+cassaforte)?"
                   "|(?:\u30aa\u30fc\u30c8\u30ed\u30c3\u30af)?\u6697\u8a3c\u756a\u53f7")
 # (a joiner between the name and the code, or one and a digit after it: the whole text again)
-_joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|code|verification|value"
+_joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|cvd|code|verification|value"
                                              r"|c[óo]digo|pr[üu]fnummer|cryptogramme|codice"
                                              r"|seguran[çc]a|seguridad|s[ée]curit[ée]|sicurezza)"
                                              r"[^\n]{0,48}?[-_]"))
@@ -2067,10 +2070,11 @@ _CODE_ANSWERED = _d(
     "credit_card",
     rf"(?ai)(?<![a-z])(?:{_CARD_CODE_NAMES}|codice[ \t]+cvv)(?![a-z])[^\n?]{{0,30}}\?[ \t]*"
     r"(?:\n|\\n)(?:\[[\d:.]{5,12}\][ \t]*)?[^\n\d:]{1,24}:[ \t]*(\d{3,4})(?![\d])",
-    prefilter=r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|c[ao]digo|codice|code|digits on the)"
+    prefilter=r"(?i)(?:cvc|cvv|cvn|cvd|security[ _-]?code|c[ao]digo|codice|code|digits on the)"
               r"[^\r\n]{0,60}\?",
     group=1, digits=True, needles=("?",), joined=_nothing_joined,
-    joined_prefilter=r"(?i)(?:cvc|cvv|cvn|security[ _-]?code|c[ao]digo|codice|code|digits on the)"
+    joined_prefilter=r"(?i)(?:cvc|cvv|cvn|cvd|security[ _-]?code|c[ao]digo|codice|code"
+                     r"|digits on the)"
                      r"[^\r\n]{0,60}\?")
 # Values whose name or place says what they are, found by held-out corpora of telecom, travel,
 # payroll and Latin American text.
@@ -2873,7 +2877,8 @@ _CARD_CODES = (
        # (not a sandbox's zeros: "any card, CVV 000 → declined")
        _not_zeros,
        prefilter=_CARD_CODE_PREFILTER, group=1, digits=True,
-       start=_at_words(("cvc", "cvv", "cvn", "cc_cid", "security", "sec", "card", "digit", "code",
+       start=_at_words(("cvc", "cvv", "cvn", "cvd", "cc_cid", "security", "sec", "card", "digit",
+                        "code",
                         "c\u00f3digo",
                         "series",
                         "codigo", "pr\u00fcf", "pruf", "kartenpr", "cryptogramme", "codice",
@@ -3032,7 +3037,9 @@ _CODE_SAYS = (r"(?:[ \t]*:|[ \t]*,[ \t]*(?:it'?s|it[ \t]+is|which[ \t]+is)"  # (
 _CODE_UNITS = (r"(?![ \t]*(?:lines?|ms|seconds?|secs?|s\b|bytes?|[kmg]b|tokens?|rows?|items?|%"
                r"|px|chars?|characters|words|times|users?|requests?|errors?|files?|steps?))")
 _NAMED_CODE = (
-    rf"(?ai)(?<![a-z]){_NAMED_CODE_NOT}(?:{_NAMED_CODES})(?![a-z0-9])"
+    # (not India's postal PIN code, "Pincode: 380015", six digits)
+    rf"(?ai)(?<![a-z]){_NAMED_CODE_NOT}(?!pincode\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?[1-9]\d{{5}}\b)"
+    rf"(?:{_NAMED_CODES})(?![a-z0-9])"
     r"(?:[ \t]+(?!(?:count|pad|pads|length|size|memory|mode|map|mapping|number|numbers|of|in"
     r"|change|review|base|path|block|coverage|owner|owners|style|smell|freeze|generation"
     r"|point|page|name|editor|quality|sample|snippet|example|lines?|postal|post|zip|area"
@@ -3344,7 +3351,8 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (not an SMS template's code: TemplateCode=SMS_245883971)
                 r"whatsapp|sms(?![_-]?\d)|cell(?:[ _-]?phone)?|msisdn|"
                 # (and in Hinglish: "mera number 08014521698 hai", "is number pe call ...")
-                r"(?:my|new|cell|mobile|phone|alternate|alternative|mera|mere|meri|apna|is|wrong)"
+                r"(?:my|new|cell|mobile|phone|alternate|alternative|mera|mere|meri|apna|is|wrong"
+                r"|registered)"
                 r"[ \t]+number|"
                 # (Swahili's number and line, not an id's "namba ya kitambulisho"; Hausa's
                 # phone number; Darija's "my number")
@@ -3542,7 +3550,7 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
                        r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p|m[oa]j"
-                       r"|ber|rec|dzw|vib",
+                       r"|ber|rec|dzw|vib|reg",
                        3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
@@ -3619,7 +3627,7 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"|mobil|mobitel|handy|celular|fone|"
                     r"cellulare|m[ao]vil|portable|r.ckrufnummer|rufnummer|"
                     r"whatsapp|sms|"
-                    r"(?:my|new|cell|alternat\w*|mera|mere|meri|apna|is|wrong) number"
+                    r"(?:my|new|cell|alternat\w*|mera|mere|meri|apna|is|wrong|registered) number"
                     r"|number[ \t]+is"
                     r"|namba|laini|lambar[ \t]+waya|dyal|denwa"
                     r"|cell[ .:]|msisdn|nomor|"
@@ -4102,10 +4110,12 @@ _SYSTEM_FIELDS = (
        r"amazonaws\.com", v.dashed_public_ipv4,
        prefilter=r"ec2-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\.", group=1, needles=("ec2-",),
        digits=True, joined=_nothing_joined),
-    # A Swedish personnummer under "ssn", as BankID's claims carry it ("ssn": "199905173366").
+    # A Swedish personnummer under "ssn", as BankID's claims carry it ("ssn": "199905173366"),
+    # or a payment's payerSSN ("810705-9928").
     _d("national_id",
-       r"(?i)\\?[\"']ssn\\?[\"'][ \t]*:[ \t]*\\?[\"']((?:19|20)\d{6}-?\d{4})\\?[\"']",
-       ids.personnummer_ok, prefilter=r"(?i)ssn\\?[\"'][ \t]*:[ \t]*\\?[\"'](?:19|20)\d{6}",
+       r"(?i)\\?[\"'][a-z_]{0,16}ssn\\?[\"'][ \t]*:[ \t]*\\?[\"']((?:19|20)?\d{6}[-+]?\d{4})"
+       r"\\?[\"']",
+       ids.personnummer_ok, prefilter=r"(?i)ssn\\?[\"'][ \t]*:[ \t]*\\?[\"'][0-9]{6}",
        group=1, gate=r"(?i:ssn)", digits=True),
     # An SSN after its name on a form's OCR: broken after its second dash by the line's end
     # ("social security number 098-96-\n0382"), or a zero read as the letter O.
@@ -4386,6 +4396,120 @@ _SYSTEM_FIELDS = (
     _d("secret_assignment",
        r"(?:^|(?<=\n)|(?<=\\n)|(?<=printf ')|(?<=printf \"))([^\s'\"\\=]{8,128})==>",
        v.has_digit_and_letter, prefilter=r"[^\s'\"\\=]{8}==>", group=1, needles=("==>",)),
+    # Held-out corpora DC to DH: consumer payments, penetration tests, contact sheets, Canada,
+    # Australia and New Zealand, India's consumer services, forwarded e-mails.
+    # An offensive engagement's output: NT hashes after the empty LM hash (secretsdump, nxc,
+    # getST) and after mimikatz's "Hash NTLM:", pass-the-hash on a command line, domain
+    # cached credentials ($DCC2$), Kerberos AES keys, DPAPI keys, a KeePass database's hash.
+    _d("secret_assignment", r"(?i)aad3b435b51404eeaad3b435b51404ee:([0-9a-f]{32})(?![0-9a-f])",
+       prefilter=r"(?i)aad3b435b51404eeaad3b435b51404ee:[0-9a-f]{32}", group=1,
+       gate=r"(?i:aad3b435b51404ee)"),
+    _d("secret_assignment",
+       r"(?i)(?:Hash NTLM|ntlm- \d|NTLM)[ \t]*:[ \t]*([0-9a-f]{32})(?![0-9a-f])",
+       prefilter=r"(?i)ntlm[^\r\n]{0,4}:[ \t]*[0-9a-f]{32}", group=1, gate=r"(?i:ntlm)"),
+    _d("secret_assignment",
+       r"(?<![\w-])(?:nxc|netexec|crackmapexec|cme|evil-winrm|impacket-\w+|\w+\.py)\b[^\n]*?"
+       r"[ \t]-(?:H|hashes)[ \t]+['\"]?(?:[0-9a-fA-F]{32})?:?([0-9a-fA-F]{32})(?![0-9a-fA-F])",
+       prefilter=r"-(?:H|hashes)[ \t]+['\"]?[0-9a-fA-F:]{32}", group=1, gate=r"-(?:H|hashes)[ \t]"),
+    _d("secret_assignment", r"(\$DCC2\$\d+#[^#\s]{1,64}#[0-9a-f]{32})",
+       prefilter=r"\$DCC2\$", group=1, needles=("$DCC2$",)),
+    _d("secret_assignment",
+       r"(?i):(?:aes256|aes128)-cts-hmac-sha1-96:([0-9a-f]{32,64})(?![0-9a-f])"
+       r"|(?i:dpapi_(?:machine|user)key):0x([0-9a-f]{40})(?![0-9a-f])"
+       r"|\[MASTERKEY\][^:\n]{0,60}:([0-9a-f]{64,128})(?![0-9a-f])",
+       prefilter=r"(?i)cts-hmac-sha1-96:[0-9a-f]{32}|dpapi_(?:machine|user)key:0x|\[MASTERKEY\]",
+       group=0, gate=r"(?i:hmac-sha1|dpapi|masterkey)"),
+    _d("secret_assignment", r"(\$keepass\$\*[^\s:]{20,})",
+       prefilter=r"\$keepass\$\*", group=1, needles=("$keepass$",)),
+    # ... and the passwords such tools print in clear: john --show's passwd lines, hashcat's
+    # cracked "<hash>:<plaintext>" (an NT hash, a NetNTLMv2 response, a KeePass hash) and
+    # john's "<plaintext> ($krb5asrep$...)", secretsdump's CLEARTEXT, aircrack-ng's KEY
+    # FOUND, onesixtyone's community, kpcli's Pass:, Responder's captured passwords, a
+    # decoded Basic header, gpp-decrypt's answer, impacket's 'domain/user:password@host'.
+    _d("secret_assignment",
+       r"(?m)^[\w.$-]{1,32}:([^:\s]{4,64}):\d{1,6}:\d{1,6}:[^:\n]*:/",
+       v.secret_value_ok, prefilter=r":[0-9]{1,6}:[0-9]{1,6}:[^:\r\n]*:/", group=1,
+       needles=(":/",), digits=True),
+    _d("secret_assignment",
+       r"(?m)(?:^[0-9a-f]{32}|\$keepass\$\*[^\s:]{20,}|::[\w.-]+:[0-9a-f]{16}:[0-9a-f]{32}:"
+       r"[0-9a-f]{20,})(:[^\s:][^\s]{2,127})$",
+       v.secret_value_ok, prefilter=r"[0-9a-f]{16}:[^\s:][^\s]{2}", group=1,
+       gate=r"[0-9a-f]{16}:"),
+    _d("secret_assignment", r"(?m)^(\S{4,64})[ \t]+\(\$krb5(?:asrep|tgs)\$",
+       v.secret_value_ok, prefilter=r"\(\$krb5(?:asrep|tgs)\$", group=1, needles=("($krb5",)),
+    _d("secret_assignment", r":CLEARTEXT:(\S{3,128})", prefilter=r":CLEARTEXT:", group=1,
+       needles=(":CLEARTEXT:",)),
+    _d("secret_assignment", r"KEY FOUND! \[ (.{4,63}?) \]", prefilter=r"KEY FOUND! \[ ",
+       group=1, needles=("KEY FOUND!",)),
+    _d("secret_assignment",
+       r"(?m)^\d{1,3}(?:\.\d{1,3}){3} \[([^\]\s]{3,64})\] ",
+       prefilter=r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3} \[", group=1,
+       needles=(" [",), digits=True),
+    _d("secret_assignment", r"(?m)^[ \t]*Pass:[ \t]+(\S{4,128})[ \t]*$", v.secret_value_ok,
+       prefilter=r"Pass:[ \t]+[^\s]{4}", group=1, needles=("Pass:",)),
+    _d("secret_assignment",
+       r"\] (?:Basic |Cleartext |NTLMv\d )?Password[ \t]*:[ \t]*(\S{3,128})", None,
+       prefilter=r"\] (?:Basic |Cleartext |NTLMv[0-9] )?Password[ \t]*:", group=1,
+       needles=("Password",)),
+    _d("secret_assignment", r"decoded -> [^:\s]{1,64}:(\S{3,128})", v.secret_value_ok,
+       prefilter=r"decoded -> [^:\s]{1,64}:", group=1, needles=("decoded ->",)),
+    _d("secret_assignment", r"gpp-decrypt[ \t]+\S+[ \t]*\n(\S{3,128})", v.secret_value_ok,
+       prefilter=r"gpp-decrypt[ \t]", group=1, needles=("gpp-decrypt",)),
+    _d("secret_assignment",
+       r"(?<![\w-])impacket-\w+[ \t]+['\"]?[\w.-]+/[\w.$-]+:([^@\s'\"]{3,128})@",
+       v.secret_value_ok, prefilter=r"impacket-[a-z]+[ \t]+['\"]?[^\s/]+/[^\s:]+:", group=1,
+       needles=("impacket-",)),
+    # Canada's, Australia's and New Zealand's ids where their systems put them: a health
+    # number in a booking's or PharmaNet's query (ohip=, phn=), Ontario's in an HL7 PID
+    # (^^^ON^JHN), an IHI in its URI, Quebec's RAMQ number under its key, a Centrelink CRN
+    # (nine digits and a letter), IRCC's UCI, Alberta's ULI, an NHI after its name or in
+    # the FHIR path that names it.
+    _d("national_id", r"(?i)[?&](?:ohip|phn|hcn|health_?card)=(\d{10})(?![\d])",
+       lambda value: ids.ohip_ok(value) or ids.bc_phn_ok(value),
+       prefilter=r"(?i)[?&](?:ohip|phn|hcn|health_?card)=[0-9]{10}", group=1,
+       gate=r"(?i:ohip|phn|hcn|health)", digits=True),
+    _d("national_id", r"\|(\d{10})\^[A-Z]{0,2}\^\^\^ON\^JHN", ids.ohip_ok,
+       prefilter=r"\|[0-9]{10}\^[A-Z]{0,2}\^\^\^ON\^JHN", group=1, needles=("^ON^JHN",),
+       digits=True),
+    _d("national_id", r"/ihi/1\.0/(\d{16})(?![\d])", ids.ihi_ok,
+       prefilter=r"/ihi/1\.0/[0-9]{16}", group=1, needles=("/ihi/",), digits=True),
+    _d("national_id",
+       r"(?i)assurance_?maladie\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?([A-Z]{4}[ ]?\d{4}[ ]?\d{4})",
+       prefilter=r"(?i)assurance_?maladie", group=1, gate=r"(?i:maladie)", digits=True),
+    _d("national_id",
+       r"(?<![A-Za-z])CRN(?:[ \t]+Centrelink)?[^\n\d]{0,30}?(?<![\w])(\d{9}[A-Z])(?![\w])",
+       prefilter=r"CRN[^\r\n]{0,40}[0-9]{9}[A-Z]", group=1, needles=("CRN",), digits=True),
+    _d("national_id",
+       r"(?i)(?<![a-z])uci\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(\d{2,4}-\d{4}(?:-\d{4})?|\d{8,10})"
+       r"(?![\d-])",
+       prefilter=r"(?i)uci[^\r\n]{0,6}[:=][^\r\n]{0,4}[0-9]{2}", group=1, gate=r"(?i:uci)",
+       digits=True),
+    _d("national_id", r"(?<![A-Za-z])ULI\)?[ \t]*:[ \t]*(\d{5}-\d{4})(?![\d])",
+       prefilter=r"ULI\)?[ \t]*:[ \t]*[0-9]{5}-", group=1, needles=("ULI",), digits=True),
+    _d("national_id",
+       r"(?i)(?:(?<![a-z])nhi(?![a-z])|/Patient/)[^\n]{0,60}?(?<![A-Za-z0-9])"
+       r"(?-i:([A-HJ-NP-Z]{3}\d{4}))(?![A-Za-z0-9])", ids.nhi_ok,
+       prefilter=r"(?i)(?:nhi|/Patient/)[^\r\n]{0,60}[A-Z]{3}[0-9]{4}", group=1,
+       gate=r"(?i:nhi|/patient/)", digits=True),
+    # An address a bounce's VERP return path carries inside ("bounce+1db92530-kenji.nowak+bank=
+    # hotmail.es@em.sparkasse.de": kenji.nowak+bank@hotmail.es), a sender's IPv6 address in a
+    # Received header ([IPv6:2607:f8b0:...]), Spain's social security number after its name
+    # ("Nº afiliación SS: 28/12650363/53").
+    _d("email", r"(?i)(?<![\w.+-])bounces?[+-][0-9a-f]{6,16}-([\w.+-]{1,64}=[\w-]+(?:\.[\w-]+)+)@",
+       prefilter=r"(?i)bounces?[+-][0-9a-f]{6}", group=1, gate=r"(?i:bounce)",
+       # (the joined reading keeps the "+" alone of the two: "-" reads as a space there)
+       joined=_nothing_joined, joined_prefilter=r"(?i)bounces?\+[0-9a-f]{6}"),
+    _plain("ipv6", r"\[IPv6:([0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{0,4}){2,7})\]", v.ipv6_ok,
+           prefilter=r"\[IPv6:[0-9a-fA-F]", needles=("[IPv6:",)),
+    _d("national_id",
+       "(?i)afiliaci[o\u00f3]n[^\\n\\d]{0,24}(\\d{2}/\\d{8}/\\d{2}|\\d{12})(?![\\d/])",
+       prefilter=r"(?i)afiliaci.n[^\r\n0-9]{0,24}[0-9]{2}", group=1, gate=r"(?i:afiliaci)",
+       digits=True),
+    # A Pix key that is a phone, in a Pix copy-and-paste code (EMV's tag 01 after the
+    # scheme's id: "br.gov.bcb.pix0114+5521917734833").
+    _d("phone", r"(?i)br\.gov\.bcb\.pix01\d\d(\+\d{12,13})(?=\d{4}|[0-9]{2}[0-9A-Z])",
+       prefilter=r"(?i)br\.gov\.bcb\.pix01[0-9]{2}\+", group=1, gate=r"(?i:bcb\.pix)",
+       digits=True, joined=_nothing_joined),
     # Midtrans' server key (its client key is public: a Snap page embeds it).
     _d("api_key", r"(?<![\w-])((?:SB-)?Mid-server-[A-Za-z0-9_-]{20,64})(?![\w-])",
        prefilter=r"Mid-server-[A-Za-z0-9_-]{20}", group=1, needles=("Mid-server-",)),
@@ -7037,7 +7161,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d("email",
        r"(?<![\w.+=-])(?:SRS[01][=+-][^\s@<>\"']{4,200}"
        r"|[\w.+-]+_[\w-]+(?:\.[\w-]+)+#EXT#)@[\w-]+(?:\.[\w-]+)+"
-       rf"|(?<![\w.+])[\w.-]{{2,64}}@(?:{_UPI_HANDLES})(?![\w.])",
+       # (not a mask: "xxxx@ybl")
+       rf"|(?<![\w.+])(?![xX*]+@)[\w.-]{{2,64}}@(?:{_UPI_HANDLES})(?![\w.])",
        prefilter=_REWRITTEN_OR_UPI, needles=("@",), joined=_nothing_joined,
        joined_prefilter=_REWRITTEN_OR_UPI),
     # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
@@ -7051,6 +7176,8 @@ DETECTORS: tuple[Detector, ...] = (
        rf"(?:(?<![\w.+%$#-])(?<!\*\*)(?!(?<=\\)[nrt])|(?<=\\[nrt]))(?<!placeholder=[\"'])(?<!://)"
        # (nor a mail's Message-ID or a calendar event's UID: ids in an address's shape)
        r"(?<!Message-ID: <)(?<!Message-Id: <)(?<!Message ID: <)(?<!Message Id: <)(?<!\nUID:)"
+       # (nor the ids a reply names: In-Reply-To, References)
+       r"(?<!In-Reply-To: <)(?<!References: <)"
        # (nor a SIP dialog's Call-ID: "c8tkifr3pa0RsQIMSVlKYE76z@pbx.local")
        r"(?<!Call-ID: )(?<!Call-ID:)(?<!\ni: )"
        rf"{_NOT_AN_SSH_LOGIN}"

@@ -107,6 +107,8 @@ _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 _PHONE_WORDS = frozenset((
     "phone", "phones", "telephone", "tel", "tele", "mobile", "mob", "cell", "cellphone",
     "fax", "msisdn", "handy", "mobil", "mobiel", "gsm", "whatsapp", "celular", "movil",
+    # (Italian's mobile)
+    "cellulare",
     "móvil", "portable", "cep", "hp", "telf", "tlf", "tfn", "puhelin", "telefoon",
     # (an SMS gateway's delivery report: the number it sent to)
     "recipient",
@@ -135,6 +137,7 @@ _ID_WORDS = frozenset((
     "jumin",
     "nino", "nir", "rut", "tckn", "personnummer", "passport", "paszport", "pasaporte",
     "passaporte", "passeport", "reisepass", "passaporto", "paspoort", "pasaport", "paspor",
+    "reisepassnr",
     "steuerid", "idnr", "mynumber", "nhs", "medicare", "nric", "hkid", "curp", "hetu",
     "henkilötunnus", "fødselsnummer", "fodselsnummer", "cpr", "cuit", "cuil", "cnp", "ppsn",
     # (the ids of Russia, Ukraine, Kazakhstan, Bulgaria, Uzbekistan and the Balkans, as their
@@ -153,8 +156,9 @@ _ID_WORDS = frozenset((
     "αφμ", "αμκα", "afm", "amka", "iqama",
     # (the Philippines' health insurance number, Vietnam's citizen identity card)
     "philhealth", "cccd",
-    # (Nigeria's national identification number and bank verification number)
-    "nin", "bvn"))
+    # (Nigeria's national identification number and bank verification number; New Zealand's
+    # National Health Index)
+    "nin", "bvn", "nhi"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
@@ -219,8 +223,8 @@ def _tokens(name: str) -> list[str]:
 def column_kind(name: str) -> str | None:
     """The kind a column's header names: "phone", "us_ssn", "national_id", "passport",
     "telecom_id",
-    "card_code" (a card's CVC), "pin", "password" (a password's or a secret's column) or
-    None."""
+    "card_code" (a card's CVC), "pin", "codes" (an account's backup codes), "password" (a
+    password's or a secret's column) or None."""
     name = name.strip().strip("\"'`*").strip()
     if not name or len(name) > 40 or "@" in name or "://" in name:
         return None
@@ -242,6 +246,9 @@ def column_kind(name: str) -> str | None:
     named_alone = _ABOUT_WORDS.isdisjoint(set(tokens) - {"code"})
     if named_alone and not _PIN_WORDS.isdisjoint(tokens):
         return "pin"
+    # (an account's backup or recovery codes, as a sheet of logins heads them)
+    if ("backup" in tokens or "recovery" in tokens) and ("codes" in tokens or "code" in tokens):
+        return "codes"
     if named_alone and any(a in tokens and b in tokens for a, b in _KEY_PAIRS):
         return "secret"
     if not _ABOUT_WORDS.isdisjoint(tokens):
@@ -273,7 +280,7 @@ def column_kind(name: str) -> str | None:
 
 
 _PASSPORT_WORDS = frozenset(("passport", "passeport", "pasaporte", "paszport", "paspor",
-                             "reisepass", "passaporto", "passaporte"))
+                             "reisepass", "passaporto", "passaporte", "reisepassnr"))
 _PASSPORT_SCRIPTS = ("旅券", "护照", "여권", "パスポート")
 
 
@@ -320,6 +327,8 @@ def _cell_ok(kind: str, value: str) -> bool:
         return 3 <= len(value) <= 4 and value.isdigit() and value.isascii()
     if kind == "pin":
         return 4 <= len(value) <= 8 and value.isdigit() and value.isascii() and len(set(value)) > 1
+    if kind == "codes":  # (one or several, "4387-2500 4574-9699", each a code's shape)
+        return _CODES_CELL.fullmatch(value) is not None and any(ch.isdigit() for ch in value)
     # (a hex digest under a password's column is its hash; under a key's, the key itself)
     if (len(value) < 4 or len(value) > 256 or any(ch.isspace() for ch in value)
             or value.lower() in _NOT_A_SECRET
@@ -344,7 +353,10 @@ _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assig
                  "pin": "secret_assignment",
                  "secret": "secret_assignment", "national_id": "national_id",
                  "national_id_named": "national_id", "passport": "national_id",
-                 "telecom_id": "telecom_id", "card_code": "credit_card"}
+                 "telecom_id": "telecom_id", "card_code": "credit_card",
+                 "codes": "secret_assignment"}
+_CODE_SHAPE = r"(?:[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})+|\d{8}|\d{4} \d{4})"
+_CODES_CELL = re.compile(rf"{_CODE_SHAPE}(?:[ ,;]+{_CODE_SHAPE})*")
 
 
 def table_findings(text: str, kinds: frozenset[str] | None = None) -> list[Finding]:

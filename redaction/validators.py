@@ -791,6 +791,8 @@ _STRIPE_TEST = re.compile(r"(?:tok|pm|src)_[a-z]+(?:_[a-z0-9]+)*")
 _PUBLIC = re.compile(r"pk\.eyJ|pk_(?:live|test)_|Mid-client-|-----BEGIN (?:PUBLIC KEY|CERTIFICATE)"
                      r"|MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A|MIICIjANBgkqhkiG9w0BAQEFAAOCAg8A"
                      r"|MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE"
+                     # (the LM and NT hashes of the empty password: constants, no secret)
+                     r"|(?i:aad3b435b51404eeaad3b435b51404ee|31d6cfe0d16ae931b73c59d7e0c089c0)$"
                      r"|ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-|ENC\[|!vault"
                      # Stripe's object ids (a card's single-use token, a customer, a charge: 14
                      # to 28 characters; tok_ and 40 is an OAuth server's access token)
