@@ -4149,10 +4149,10 @@ _SYSTEM_FIELDS = (
            v.card_number_ok, prefilter=r"5A08\d{16}", needles=("5A08",), digits=True),
     # (the prefilters read a joiner as the space it stands for in the joined reading)
     _plain("credit_card", r"(?<![0-9A-F])5A 08 ((?:\d\d ){7}\d\d)(?![ ]?[0-9A-F]{2}\b(?! ))",
-           lambda value: v.card_number_ok(value.replace(" ", "")),
+           v.card_number_ok,
            prefilter=r"5A[ _-]08[ _-](?:\d\d[ _-]){7}\d\d", needles=(), digits=True),
     _plain("credit_card", r"(?i)(?:BCD|PAN)[^\n:]{0,20}:[ \t]*((?:\d\d ){6,9}\d\d)(?![ ]?\d)",
-           lambda value: v.card_number_ok(value.replace(" ", "")),
+           v.card_number_ok,
            prefilter=r"(?i)(?:BCD|PAN)[^\r\n:]{0,20}:[ \t_-]*(?:\d\d[ _-]){6}\d\d", needles=(),
            digits=True),
     *(_plain("credit_card", rf"CardNumber1{n}(\d{{{n}}})", v.card_number_ok,
@@ -4559,10 +4559,8 @@ _BEFORE_CARDS = (
        digits=True),
     # Indonesia's SIM registration by SMS: REG#<NIK>#<family card number>#, each its own
     # finding (each is exactly a failed card's run, which a finding over both would not win).
-    _d("national_id", r"(?<![\w])REG#(\d{16})#\d{16}#", prefilter=r"REG#\d{16}#\d{16}#",
-       group=1, needles=("REG#",), digits=True),
-    _d("national_id", r"(?<![\w])REG#\d{16}#(\d{16})#", prefilter=r"REG#\d{16}#\d{16}#",
-       group=1, needles=("REG#",), digits=True),
+    *_each("national_id", (r"(?<![\w])REG#(\d{16})#\d{16}#", r"(?<![\w])REG#\d{16}#(\d{16})#"),
+           prefilter=r"REG#\d{16}#\d{16}#", needles=("REG#",), digits=True),
 )
 
 DETECTORS: tuple[Detector, ...] = (

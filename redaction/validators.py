@@ -302,7 +302,6 @@ def phone_digits_ok(candidate: str) -> bool:
             and not _zeros_after(numerals))
 
 
-
 def _zeros_after(numerals: str) -> bool:
     """A stand-in's subscriber number: the last seven digits zeros ("+55 (00) 00000-0000",
     "SAC 0800 000 0000")."""
