@@ -348,6 +348,19 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|<Pass( encoding=\"base64\")?>[^<\n]+"
                          r"|(?i:pin[ _-]?block)[\"']?[ \t]*[:=][ \t]*[\"']?[0-9A-F]{16}"
                          r"|\bSTS\.[A-Za-z0-9]{20,40}\b"
+                         # (EC-EH, DC-DH: an NT hash after the empty LM hash or mimikatz's
+                         # "Hash NTLM:", DCC2 and KeePass hashes, secretsdump's CLEARTEXT,
+                         # aircrack-ng's key, smsc.ru's psw=, Twilio's Digits=, Yandex Cloud's
+                         # IAM token, a Salesforce session)
+                         r"|(?i:aad3b435b51404eeaad3b435b51404ee):[0-9a-fA-F]{32}"
+                         r"|(?i:hash ntlm)[ \t]*:[ \t]*[0-9a-fA-F]{32}"
+                         r"|\$DCC2\$[0-9]+#[^#\s]{1,64}#[0-9a-f]{32}"
+                         r"|\$keepass\$\*[^\s:]{20,}"
+                         r"|:CLEARTEXT:[^\s]{3,128}"
+                         r"|KEY FOUND! \[ [^\]\n]{4,63} \]"
+                         r"|[?&](psw|Digits)=[^&\s#\"']{4,128}"
+                         r"|\bt1\.9euel[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{40,}"
+                         r"|\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{40,}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

@@ -594,6 +594,28 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
     ("secret_assignment", '"pin_block":"C79FBD4B08D666D0"', "C79FBD4B08D666D0"),
     ("secret_assignment", '"AccessKeyId": "STS.4nhMDku5Q9UN9KneGBsQpM2h3"',
      "STS.4nhMDku5Q9UN9KneGBsQpM2h3"),
+    # the EC-EH and DC-DH rounds': offensive tools' hashes and cracked passwords, an SMS
+    # gateway's psw=, Twilio's Digits=, Yandex Cloud's IAM token, a Salesforce session
+    ("secret_assignment",
+     "svc_backup:1107:aad3b435b51404eeaad3b435b51404ee:5f4b1c2e9a7d3e8f0b6c4a2d1e9f8c7b:::",
+     "5f4b1c2e9a7d3e8f0b6c4a2d1e9f8c7b"),
+    ("secret_assignment", "\t * Hash NTLM: 8846f7eaee8fb117ad06bdd830b7586c",
+     "8846f7eaee8fb117ad06bdd830b7586c"),
+    ("secret_assignment", "$DCC2$10240#jsmith#9c1e5e2b7f0a4d3c8b6a5f4e3d2c1b0a",
+     "$DCC2$10240#jsmith#9c1e5e2b7f0a4d3c8b6a5f4e3d2c1b0a"),
+    ("secret_assignment", "CORP\\mlopez:CLEARTEXT:Winter2026!#", "Winter2026!#"),
+    ("secret_assignment", "KEY FOUND! [ Tr4ffic-Lights ]", "Tr4ffic-Lights"),
+    ("secret_assignment", "GET /sys/send.php?login=acme&psw=Qz7hP2wX&phones=79161234567",
+     "Qz7hP2wX"),
+    ("secret_assignment", "POST /ivr/verify CallSid=CA12&Digits=482913&From=%2B1", "482913"),
+    ("secret_assignment",
+     "Authorization: Bearer t1.9euelZqLjJGTyZWMk5KRnJ2Nx5CKi-3rnpWaipKeyJONlI6Nx8qRz8_l8_c"
+     ".kQW3xqz0hTyVb8GnnXcP1aE5sRj2dLm9UfK7wHcY4iOeA6tZgBpNvD0qS_Ilo",
+     "t1.9euelZqLjJGTyZWMk5KRnJ2Nx5CKi-3rnpWaipKeyJONlI6Nx8qRz8_l8_c"
+     ".kQW3xqz0hTyVb8GnnXcP1aE5sRj2dLm9UfK7wHcY4iOeA6tZgBpNvD0qS_Ilo"),
+    ("secret_assignment",
+     "sid=00D5g000004Xy2Z!AQ0AQH8mZ1kP.qL7wR3tYvB9nC2xF6hJ4sD8gK0aE5uI1oP3zM7bN2cV6xW9eT4rY",
+     "00D5g000004Xy2Z!AQ0AQH8mZ1kP.qL7wR3tYvB9nC2xF6hJ4sD8gK0aE5uI1oP3zM7bN2cV6xW9eT4rY"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
@@ -607,7 +629,10 @@ def test_the_collectors_tenth_round_leaves_its_look_alikes():
     for text in ['"command": ["redis-cli", "-h", "127.0.0.1", "-p", "6379", "ping"]',
                  r"net use Z: \\fs01\share /persistent:no",
                  "otp.verify failed code=4003 reason=expired",
-                 "cs1Label=tenant.tier cs1=gold cs2Label=region cs2=eu"]:
+                 "cs1Label=tenant.tier cs1=gold cs2Label=region cs2=eu",
+                 # (the empty password's LM hash alone, a hash's name without one)
+                 "LM: aad3b435b51404eeaad3b435b51404ee", "Hash NTLM: (null)",
+                 "GET /ivr?Digits=&CallSid=CA12", "KEY FOUND! [ ]"]:
         assert pattern.search(text) is None, text
 
 
