@@ -57,6 +57,8 @@ _NOT_A_SERIAL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
 # Nor a record's number after its word ("Case number 654-305-3723", "ref 767 900 9809").
 _NOT_A_RECORD = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w}#)" for w in (
     "case number", "Case number", "case", "Case", "ticket", "Ticket", "ref", "Ref", "REF",
+    # (and abbreviated with its dot: "Ref. 731 777 9183")
+    "ref.", "Ref.", "REF.",
     "reference", "Reference", "claim", "Claim", "invoice", "Invoice", "order", "Order",
     "confirmation", "Confirmation", "RMA"))
 _NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
@@ -1506,7 +1508,9 @@ _NATIONAL_IDS = (
     _d("national_id", rf"{_ID_L}(\d{{3}}-\d{{3}}-\d{{3}}[ -]\d{{2}}){_ID_R}", ids.snils_ok,
        prefilter=r"\d{3}-\d{3}-\d{3}[ -]\d{2}", group=1, checksummed=True, digits=True,
        start=_at_class(r"\d")),
-    _d("national_id", rf"{_ID_L}(\d{{2}}[0-35-8]\d{{3}}/\d{{3,4}}){_ID_R}", ids.rodne_cislo_ok,
+    # (not a path's or a reference's middle: "FRPA/513123/6583/81")
+    _d("national_id", rf"{_ID_L}(?<!/)(\d{{2}}[0-35-8]\d{{3}}/\d{{3,4}}){_ID_R}(?!/)",
+       ids.rodne_cislo_ok,
        prefilter=r"\d{2}[0-35-8]\d{3}/\d{3}", group=1, digits=True, start=_at_class(r"\d")),
     _d("national_id", rf"{_ID_L}(\d{{7}}[A-Z]\d{{3}}[A-Z]{{2}}\d){_ID_R}",
        prefilter=r"\d{7}[A-Z]\d{3}[A-Z]{2}\d", group=1, digits=True, start=_at_class(r"\d")),
@@ -1566,7 +1570,7 @@ _NATIONAL_IDS = (
               checksummed=False),
     _named_id((r"nik\b", r"nomor induk kependudukan", r"ktp\b"), ("nik", "nomor induk", "ktp"),
               r"\d{16}|\d{6} \d{6} \d{4}", ids.nik_ok, checksummed=False),
-    _named_id((r"national[ _-]?insurance", r"ni[ _]?(?:number|no)\b", r"nino\b",
+    _named_id((r"national[ _-]?insurance", r"ni[ _]?(?:number|no)(?:__c)?\b", r"nino\b",
                r"(?-i:NI)\b", _AS_KEY % "ni"),
               ("national", "ni", "nino"),
               r"[A-CEGHJ-PR-TW-Za-ceghj-pr-tw-z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-Da-d]",
@@ -1665,9 +1669,11 @@ _NATIONAL_IDS = (
                "rijbewijs", "prawo"),
               r"(?=[A-Z]*\d)[A-Z0-9]{8,13}", _has_digit, checksummed=False,
               shape=r"[A-Z0-9]{8,13}"),
-    _named_id((r"a[-_]?number", r"alien[ \t]+(?:registration[ \t]+)?number", r"uscis[ \t]+number"),
+    # (E-Verify's alien_number=; not a fixture's "A000000000")
+    _named_id((r"a[-_]?number", r"alien[ _-]?(?:registration[ _-]?)?(?:number|no|num)\b",
+               r"uscis[ \t]+number"),
               ("a-number", "a_number", "anumber", "alien", "uscis"),
-              r"A-?\d{8,9}|A\d{3}-\d{3}-\d{3}", _has_digit,
+              r"A-?\d{8,9}|A-?\d{3}-\d{3}-\d{3}", _not_zeros,
               checksummed=False),
     # An I-94 record's number (nine digits, a letter, a digit), France's foreigner's number
     # (AGDREF: ten digits), a UK biometric residence permit's, Brazil's migrant registration
@@ -1676,7 +1682,8 @@ _NATIONAL_IDS = (
               checksummed=False),
     _named_id((r"agdref",), ("agdref",), r"\d{10}", ids.digit_count_ok(10, 10),
               checksummed=False),
-    _named_id((r"(?-i:BRP)\b", r"biometric[ \t]+residence[ \t]+permit"), ("brp", "biometric"),
+    _named_id((r"(?-i:BRP)\b", r"biometric[ \t]+residence[ \t]+permit",
+               r"(?<![a-z])brp[_-]?(?:no|num|number)\b"), ("brp", "biometric"),
               r"[A-Z]{2}[0-9X]\d{6}", _has_digit, checksummed=False),
     _named_id((r"(?-i:RNM|RNE)\b",), ("rnm", "rne"), r"[A-Z]\d{6}-?[0-9A-Z]", _has_digit,
               checksummed=False),
@@ -1781,14 +1788,15 @@ _NATIONAL_IDS = (
                r"(?<![a-z])ir[ \t]+number\b"),
               ("ird", "inland revenue"), r"\d{2,3}[ -]?\d{3}[ -]?\d{3}", ids.ird_ok),
     _named_id((r"(?<![a-z])curp(?![a-z])",), ("curp",),
-              r"[A-Za-z]{4}\d{6}[HMhm][A-Za-z]{5}[0-9A-Za-z]\d", ids.curp_ok),
+              r"[A-Za-z]{4}\d{6}[HMhm][A-Za-z]{5}[0-9A-Za-z]\d", ids.curp_shape_ok),
     # A generic name ("national_id", "document_number", "tax id", "id number"): a number one
     # of the checks above accepts.
     # (a word of its own: not an order's "order_id_no", a "tax_id_type" or a "syntax id"; nor
     # an invoice's or a ticket's "document number is ...", "ticket id number ...")
     _named_id((r"(?<![a-z])national[ _-]?id",
                _NOT_A_RECORDS + r"(?<![a-z_])document[ _-]?(?:number|no)\b",
-               r"(?<![a-z_])tax[ _-]?id\b", _NOT_A_RECORDS + r"(?<![a-z_])id[ _-]?(?:number|no)\b",
+               r"(?<![a-z_])tax[ _-]?id(?:entifier)?\b",
+               _NOT_A_RECORDS + r"(?<![a-z_])id[ _-]?(?:number|no)\b",
                r"(?<![a-z_])personal[ _-]?(?:id|number)\b",
                r"(?<![a-z_])identity[ _-]?(?:number|no)\b",
                r"(?<![a-z_])identification[ _-]?(?:number|no)\b",
@@ -1822,14 +1830,17 @@ _NATIONAL_IDS = (
                r"(?:personal)?ausweis(?:nummer)?",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167",
                "\uc5ec\uad8c", "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f",
-               # (Arabic's "passport", جواز السفر)
-               "\u062c\u0648\u0627\u0632 \u0627\u0644\u0633\u0641\u0631"),
+               # (Arabic's "passport", جواز السفر, and "his passport", جواز سفره)
+               "\u062c\u0648\u0627\u0632 (?:\u0627\u0644)?\u0633\u0641\u0631[\u0621-\u064a]?",
+               # (a form's key: pp_num=M6737322)
+               r"(?<![a-z])pp[_-]?(?:num|no|nr|number)\b"),
               ("pas", "reisepass", "ppt", "personalausweis", "ausweis", "identity", "travel",
                "documentn",
                "\u03b4\u03b9\u03b1\u03b2\u03b1\u03c4", "cestovn",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238",
                "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c",
-               "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f", "\u062c\u0648\u0627\u0632"),
+               "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f", "\u062c\u0648\u0627\u0632",
+               "pp"),
               r"(?=[A-Z]*\d)[A-Z0-9]{7,9}", ids.passport_ok, checksummed=False,
               shape=r"[A-Z0-9]{7,9}"),
     # Turkish names the number after it: "86129891194 TC numaralı müşteri".
@@ -2112,6 +2123,20 @@ def _plain(kind: str, pattern: str, validator: Callable[[str], bool] | None = No
 # Values found by the name or the place their system gives them: records and configurations
 # of telecom, travel, payroll, banking, CI and Latin American systems (held-out corpora RC to
 # LH found each).
+def _not_stand_in(value: str) -> bool:
+    """A value in a place only a secret takes (a device's encrypted secret after its type's
+    word, Huawei's cipher or Cisco's type 6; LAPS' password as PowerShell lists it): any
+    printable run is the secret, unless it is a tool's stand-in ("<removed>")."""
+    return not v.stands_in(value)
+
+
+# Oxidized's models, as its router.db names them (name:model:username:password:enable).
+_OXIDIZED_MODELS = (r"ios|iosxe|iosxr|nxos|junos|eos|fortios|asa|procurve|aoscx|routeros|vyos"
+                    r"|edgeos|panos|comware|vrp|ironware|powerconnect|dnos\d*|aos\d*|screenos"
+                    r"|opnsense|pfsense|airos|mlnxos|awplus|saos|timos|sros|arubaos|dlink|zynos"
+                    r"|netscaler|tmos|sonicos|cumulus|onyx|slxos|ciscosmb")
+
+
 _NAMED_FIELDS = (
     # A card's number grouped with dots ("6062.8204.6167.0211", as some people type it).
     _plain("credit_card", r"(?<![\d.])([1-9]\d{3}\.\d{4}\.\d{4}\.\d{4})(?![\d]|\.\d)",
@@ -3455,7 +3480,7 @@ _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+
               r"einmal(?:passwort|kennwort|code)|"
               r"kod[ \t]+weryfikacyjny|doğrulama[ \t]+kod\w*|kode[ \t]+(?:otp|verifikasi)|"
               r"(?:tuo[ \t]+)?codice(?:[ \t]+di[ \t]+verifica)?(?=[ \t]+[èe:])|"
-              r"mã[ \t]+xác[ \t]+(?:thực|nhận)|код[ \t]+подтверждения|验证码|驗證碼|"
+              r"mã[ \t]+xác[ \t]+(?:thực|nhận)|[Кк]од[ \t]+подтверждения|验证码|驗證碼|"
               "認証コード|確認コード|인증번호|رمز التحقق|الرمز|"
               # more languages: a code's word with six digits after it
               r"kód|(?<![a-z])tan(?![a-z])|msimbo|κωδικός|(?<![\u05d0-\u05ea])קוד|[Кк]од|"
@@ -4004,14 +4029,16 @@ _SYSTEM_FIELDS = (
        # (not a form's CSRF token, a HAR's {"name": "X-CSRF-Token", "value": ...}: left)
        # (and a browser's session cookie by its name, as a cookie export holds it:
        # {"name": "_gh_sess", ..., "value": "..."})
-       r"(?i)\\?\"(?:name|key)\\?\"[ \t]*:[ \t]*\\?\"(?![^\"\n]*[cx]srf)(?:[^\"\n\\]{0,120}?"
+       # (or a session's record of one: {"cookie_name": "connect.sid", "value": "..."})
+       r"(?i)\\?\"(?:(?:cookie_?)?name|key)\\?\"[ \t]*:[ \t]*\\?\"(?![^\"\n]*[cx]srf)"
+       r"(?:[^\"\n\\]{0,120}?"
        r"(?:password|passwd|secret|api[_-]?key|token|authorizationkey|credential)s?"
        r"|[^\"\n\\]{0,60}?(?:sess(?:ion)?(?:_?id)?|sid))"
        # (a tags object between: az keyvault secret show's "tags": {"owner": "x"})
        r"\\?\"(?:[^{}]|\{[^{}]{0,80}\}){0,200}?"
        r"\\?\"value\\?\"[ \t]*:[ \t]*\\?\"([^\"\\\n]{4,512})\\?\"",
        v.secret_value_ok,
-       prefilter=r"(?i)\"(?:name|key)\\?\"[ \t]*:[ \t]*\\?\"[^\"\r\n]{0,120}"
+       prefilter=r"(?i)(?:name|key)\\?\"[ \t]*:[ \t]*\\?\"[^\"\r\n]{0,120}"
                  r"(?:passw|secret|api.?key|token|authorizationkey|credential|sess|sid)",
        group=1, gate=r"(?i:value)"),
     _d("secret_assignment",
@@ -4358,17 +4385,24 @@ _SYSTEM_FIELDS = (
        gate=r"(?i:parol)"),
     _d("secret_assignment",
        "(?i)(?:(?:wlan|wifi|wi-fi|wpa)[ -]?(?:schl\u00fcssel|kennwort|passwort)"
-       r"|netzwerkschl\u00fcssel)[ \t]*:[ \t]*([^\n]{8,63}?)[ \t]*(?:\n|$)",
-       v.secret_value_ok, prefilter=r"(?i)(?:schl.ssel|kennwort|passwort)[ \t]*:[ \t]*[^\r\n]{8}",
+       # (a sticker's "WLAN-Netzwerkschlüssel (WPA2): ...")
+       r"|netzwerkschl\u00fcssel)(?:[ \t]*\([^)\n]{1,12}\))?[ \t]*:[ \t]*([^\n]{8,63}?)"
+       r"[ \t]*(?:\n|$)",
+       v.secret_value_ok,
+       prefilter=r"(?i)(?:schl.ssel|kennwort|passwort)(?:[ \t]*\([^)\r\n]{1,12}\))?[ \t]*:"
+                 r"[ \t]*[^\r\n]{8}",
        group=1, gate="(?i:schl\u00fcssel|kennwort|passwort)"),
     # A Georgian number after "tel" in Georgian (ტელ), a number after "call" in a note.
     _plain("phone", "\u10e2\u10d4\u10da[:.]?[ \\t]*(\\+?\\d[\\d \\t-]{7,15}\\d)(?![\\d])",
            v.told_phone_ok, prefilter=r"aaa[:.]?[ \t_-]*\+?[0-9]",
            needles=("\u10e2\u10d4\u10da",), digits=True),
     _plain("phone",
-           r"(?i)(?<![a-z])call(?:[ \t]+(?:me|us))?(?:[ \t]+(?:on|at))?[ \t]+"
+           # (and "called back on 761 070 977")
+           r"(?i)(?<![a-z])call(?:ed|ing)?(?:[ \t]+(?:me|us|back|him|her|them))?"
+           r"(?:[ \t]+(?:on|at))?[ \t]+"
            r"(\+?\d[\d \t]{8,15}\d)(?![\d])", v.told_phone_ok,
-           prefilter=r"(?i)call[ \t_-]+(?:[a-z]{2}[ \t_-]+){0,2}\+?[0-9][0-9 \t_-]{8}",
+           prefilter=r"(?i)call[a-z]{0,3}[ \t_-]+(?:[a-z]{2,4}[ \t_-]+){0,2}"
+                     r"\+?[0-9][0-9 \t_-]{8}",
            needles=("all", "ALL"), digits=True),
     # Tokens by their vendors' shapes and places: Yandex Cloud's IAM token (t1.), a Diia
     # deep link's share token, Salesforce's session id (the org's id, "!", the session).
@@ -4499,8 +4533,8 @@ _SYSTEM_FIELDS = (
        prefilter=r"(?i)bounces?[+-][0-9a-f]{6}", group=1, gate=r"(?i:bounce)",
        # (the joined reading keeps the "+" alone of the two: "-" reads as a space there)
        joined=_nothing_joined, joined_prefilter=r"(?i)bounces?\+[0-9a-f]{6}"),
-    _plain("ipv6", r"\[IPv6:([0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{0,4}){2,7})\]", v.ipv6_ok,
-           prefilter=r"\[IPv6:[0-9a-fA-F]", needles=("[IPv6:",)),
+    _plain("ipv6", r"[\[(]IPv6:([0-9a-fA-F]{1,4}(?::[0-9a-fA-F]{0,4}){2,7})[\])]", v.ipv6_ok,
+           prefilter=r"[\[(]IPv6:[0-9a-fA-F]", needles=("IPv6:",)),
     _d("national_id",
        "(?i)afiliaci[o\u00f3]n[^\\n\\d]{0,24}(\\d{2}/\\d{8}/\\d{2}|\\d{12})(?![\\d/])",
        prefilter=r"(?i)afiliaci.n[^\r\n0-9]{0,24}[0-9]{2}", group=1, gate=r"(?i:afiliaci)",
@@ -4510,6 +4544,313 @@ _SYSTEM_FIELDS = (
     _d("phone", r"(?i)br\.gov\.bcb\.pix01\d\d(\+\d{12,13})(?=\d{4}|[0-9]{2}[0-9A-Z])",
        prefilter=r"(?i)br\.gov\.bcb\.pix01[0-9]{2}\+", group=1, gate=r"(?i:bcb\.pix)",
        digits=True, joined=_nothing_joined),
+    # Held-out corpora CC to CH: network gear's configs, device management, hiring, web
+    # frameworks' debug output, immigration, ticketing and memberships.
+    # Cisco's type 7 (a Vigenère of a fixed key: reversible) wherever its type says so: after
+    # a keyword and "7" in a diff's line or an FTP client's (ip ftp password 7 X), quoted
+    # (tacacs-server key 7 "X"), after NTP's key with its type last ("md5 X 7"), in a
+    # question ("the cleartext of this cisco type 7: X").
+    _d("secret_assignment",
+       r"(?i)(?:password|secret|key|key-string)[ \t]+7[ \t]+\\?\"?"
+       r"((?:0[0-9]|1[0-5])(?:[0-9A-F]{2}){2,})(?![0-9A-Za-z])",
+       prefilter=r"(?i)(?:password|secret|key|key-string)[ \t]+7[ \t]+\\?\"?[01][0-9A-F]{5}",
+       group=1, gate=r"(?i:password|secret|key)", digits=True),
+    _d("secret_assignment",
+       r"(?i)authentication-key[ \t]+\d+[ \t]+md5[ \t]+([0-9A-F]{4,})[ \t]+7(?![\w])",
+       prefilter=r"(?i)authentication-key[ \t]+[0-9]+[ \t]+md5[ \t]+[0-9A-F]{4}", group=1,
+       gate=r"(?i:authentication-key)"),
+    _d("secret_assignment",
+       r"(?i)type[ \t-]?7\b[^\n]{0,80}?(?<![0-9A-Za-z])[`'\"]?"
+       r"((?:0[0-9]|1[0-5])(?:[0-9A-F]{2}){4,})(?![0-9A-Za-z])",
+       prefilter=r"(?i)type[ \t-]?7[^\r\n]{0,80}[01][0-9A-F]{9}", group=1,
+       gate=r"(?i:type)", digits=True),
+    # A network device's reversibly encrypted secrets by their markers: Huawei's %^%#...%^%#
+    # and "cipher"/"ciphertext" values, Cisco's type 6, PAN-OS' -AQ== values and API keys
+    # (LUFRPT...), Extreme's "shared-secret encrypted", FortiOS' ENC values (not the SH2 of
+    # an admin's one-way hash), a D-Link/TP-Link PreSharedKey attribute.
+    _d("secret_assignment", r"(%\^%#[^\s%]{8,}%\^%#)", prefilter=r"%\^%#", group=1,
+       needles=("%^%#",)),
+    _d("secret_assignment",
+       r"(?i)(?:password|key|secret|shared-key)[ \t]+(?:cipher(?:text)?|6)[ \t]+"
+       r"([!-~]{16,})(?![!-~])",
+       _not_stand_in,
+       prefilter=r"(?i)(?:password|key|secret|shared-key)[ \t]+(?:cipher|6[ \t])", group=1,
+       gate=r"(?i:cipher|key[ \t]+6|secret[ \t]+6|password[ \t]+6)"),
+    _d("secret_assignment", r"(?<![\w+/=-])(-AQ==[A-Za-z0-9+/=]{16,})", prefilter=r"-AQ==",
+       group=1, needles=("-AQ==",)),
+    _d("api_key", r"<key>(LUFRPT[A-Za-z0-9+/=]{20,})</key>", prefilter=r"<key>LUFRPT", group=1,
+       needles=("LUFRPT",)),
+    _d("secret_assignment",
+       r"(?i)shared-secret[ \t]+(?:encrypted[ \t]+)?\"([^\"\n]{4,})\"", v.secret_value_ok,
+       prefilter=r"(?i)shared-secret[ \t]+", group=1, gate=r"(?i:shared-secret)"),
+    _d("secret_assignment",
+       r"(?m)^[ \t]*set[ \t]+(?:[\w-]+-)?(?:passwd|password|psk|secret|key)[ \t]+ENC[ \t]+"
+       r"(?!SH2)([A-Za-z0-9+/=]{16,})",
+       prefilter=r"set[ \t]+[^\s]*(?:passwd|password|psk|secret|key)[ \t]+ENC[ \t]", group=1,
+       needles=("ENC",)),
+    _d("secret_assignment", r"(?i)<(?:X_[A-Z]+_)?PreSharedKey[ \t]+val=\"([^\"\n]+)\"",
+       v.secret_value_ok, prefilter=r"(?i)PreSharedKey[ \t]+val=\"", group=1,
+       gate=r"(?i:presharedkey)"),
+    # ... and in clear: a diff's changed config line or IOS' command log ("logged command:
+    # snmp-server community X RO"), a WLC's PSK (set-key ascii [0] X), MikroTik's
+    # wpa2-pre-shared-key=, Extreme's SNMP communities, a cable modem's, LibreNMS', FortiOS'
+    # community by its name, an OLT's ONT password, Oxidized's enable and router.db, RANCID's
+    # .cloginrc without braces.
+    _d("secret_assignment",
+       r"(?m)(?:^[-+]|logged command:)[ \t]*(?:(?:snmp-server[ \t]+)?community|enable[ \t]+"
+       r"(?:secret|password)|username[ \t]+\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+"
+       r"(?:secret|password))[ \t]+(?:[0-9][ \t]+)?(?!\$\w+\$)([^\s\"\\;{}]{4,})",
+       v.table_secret_ok,
+       prefilter=r"(?:community|secret|password)[ \t]+[^\s]{4}", group=1,
+       needles=("ommunity", "secret", "password")),
+    _d("secret_assignment",
+       r"(?i)set-key[ \t]+(?:ascii|hex)[ \t]+(?:0[ \t]+)?(\S{8,63})(?:[ \t]*$|[ \t]*\n)",
+       v.secret_value_ok, prefilter=r"(?i)set-key[ \t]+(?:ascii|hex)[ \t]", group=1,
+       gate=r"(?i:set-key)"),
+    _d("secret_assignment",
+       r"(?i)wlan[ \t]+security[ \t]+wpa[ \t]+akm[ \t]+psk[ \t]+set-key[ \t]+(?:ascii|hex)"
+       r"[ \t]+(\S[^\n]{6,62}?)[ \t]+\d+[ \t]*(?=\n|$)",
+       v.secret_value_ok, prefilter=r"(?i)akm[ \t]+psk[ \t]+set-key", group=1,
+       gate=r"(?i:set-key)"),
+    # (MikroTik's export wraps a long line with a backslash: the key runs on after it)
+    _d("secret_assignment",
+       r"(?i)(?:wpa2?-)?pre-shared-key=\"?((?:[^\s\"\\]|\\\n[ \t]*){8,80})",
+       v.secret_value_ok, prefilter=r"(?i)pre-shared-key=", group=1,
+       gate=r"(?i:pre-shared-key=)"),
+    *(_d("secret_assignment", r"(?i)snmpv3[ \t]+add[ \t]+community[ \t]+" + value,
+         v.secret_value_ok, prefilter=r"(?i)snmpv3[ \t]+add[ \t]+community[ \t]", group=1,
+         gate=r"(?i:snmpv3)")
+      for value in (r"(\S+)", r"\S+[ \t]+name[ \t]+(\S+)")),
+    _d("secret_assignment",
+       r"(?i)Community(?:\.\d+)*[ \t]+String[ \t]+\"([^\"\n]+)\"", v.secret_value_ok,
+       prefilter=r"(?i)Community[.0-9]*[ \t]+String[ \t]+\"", group=1,
+       gate=r"(?i:community)"),
+    _d("secret_assignment",
+       r"\['community'\][ \t]*=[ \t]*(?:array\(|\[)[ \t]*'([^'\n]+)'", v.secret_value_ok,
+       prefilter=r"\['community'\][ \t]*=", group=1, needles=("['community']",)),
+    _d("secret_assignment",
+       r"\['community'\][ \t]*=[ \t]*(?:array\(|\[)[ \t]*'[^'\n]+'[ \t]*,[ \t]*'([^'\n]+)'",
+       v.secret_value_ok, prefilter=r"\['community'\][ \t]*=", group=1,
+       needles=("['community']",)),
+    _d("secret_assignment",
+       r"config[ \t]+system[ \t]+snmp[ \t]+community[ \t]*\n[ \t]*edit[ \t]+\d+[ \t]*\n"
+       r"[ \t]*set[ \t]+name[ \t]+\"([^\"\n]+)\"",
+       v.secret_value_ok, prefilter=r"system[ \t]+snmp[ \t]+community", group=1,
+       needles=("snmp community",)),
+    _d("secret_assignment", r"\bont[ \t]+add[ \t][^\n]*?password-auth[ \t]+\"([^\"\n]+)\"",
+       v.secret_value_ok, prefilter=r"password-auth[ \t]+\"", group=1,
+       needles=("password-auth",)),
+    _d("secret_assignment", r"(?m)^[ \t]*enable:[ \t]*\"([^\"\n]{4,})\"", v.password_like,
+       prefilter=r"enable:[ \t]*\"", group=1, needles=("enable:",)),
+    *(_d("secret_assignment",
+         rf"(?m)^[\w.-]+:(?:{_OXIDIZED_MODELS}):[\w.@-]+:" + value, v.secret_value_ok,
+         prefilter=rf":(?:{_OXIDIZED_MODELS}):[^\s:]+:[^\s:]{{4}}", group=1, needles=(":",))
+      for value in (r"([^:\s]{4,}):[^:\s]*$", r"[^:\s]+:([^:\s]{4,})$")),
+    *(_d("secret_assignment", _RANCID_PASSWORD + value, v.secret_value_ok,
+         prefilter=r"add[ \t]+s?password[ \t]", group=1, needles=("add",))
+      for value in (r"([^\s{}]{4,})", r"\{?[^\s{}]+\}?[ \t]+([^\s{}]{4,})")),
+    # Cisco Smart Licensing's registration token, a Zabbix API session, Meraki's key in code.
+    _d("secret_assignment", r"(?i)license[ \t]+smart[ \t]+register[ \t]+idtoken[ \t]+(\S{20,})",
+       prefilter=r"(?i)register[ \t]+idtoken[ \t]", group=1, gate=r"(?i:idtoken)"),
+    _d("secret_assignment", r"\"auth\"[ \t]*:[ \t]*\"([0-9a-f]{32})\"",
+       prefilter=r"\"auth\"[ \t]*:[ \t]*\"[0-9a-f]{32}\"", group=1, needles=("\"auth\"",)),
+    _d("api_key", r"DashboardAPI\([ \t]*(?:api_key[ \t]*=[ \t]*)?['\"]([0-9a-f]{40})['\"]",
+       prefilter=r"DashboardAPI\(", group=1, needles=("DashboardAPI(",)),
+    # A key or a password told by what it opens, in a chat: "RADIUS-Schlüssel ... ist X",
+    # "la comunidad SNMP para el Zabbix: X", "Ключ IPsec до филиала: X", "Пароль от Wi-Fi в
+    # переговорке — X", "clave compartida: X", "事前共有鍵は「X」".
+    _d("secret_assignment",
+       "(?i)(?:(?:radius|ipsec|vpn|wlan|wi-?fi|psk|snmp|tacacs)[ -]?(?:schl\u00fcssel|key"
+       "|kennwort|passwort|secret|community)|clave[ \\t]+(?:compartida|wifi|wi-fi|del[ \\t]+wifi)"
+       "|la[ \\t]+clave|comunidad[ \\t]+snmp|community[ \\t]+snmp"
+       "|(?:\u043a\u043b\u044e\u0447|\u043f\u0430\u0440\u043e\u043b\u044c)[ \\t]+"
+       "(?:ipsec|vpn|radius|snmp|\u043e\u0442[ \\t]+wi-?fi))"
+       "[^\\n]{0,40}?(?:[ \\t](?:ist|is|es|est|lautet|\u2014|-)|:)[ \\t]+"
+       "([^\\s\"',;<>()]{6,64}?)(?:[.,;)]?(?:\\s|$))",
+       v.told_secret_ok,
+       prefilter=r"(?i)(?:radius|ipsec|vpn|wlan|wi-?fi|psk|snmp|tacacs|clave|comunidad|aaaa|aaaaaa)",
+       group=1,
+       gate="(?i:radius|ipsec|vpn|wlan|wi-?fi|psk|snmp|tacacs|clave|comunidad"
+            "|\u043a\u043b\u044e\u0447|\u043f\u0430\u0440\u043e\u043b\u044c)"),
+    _d("secret_assignment",
+       "\u4e8b\u524d\u5171\u6709\u9375(?:\u306f|:|\uff1a)[ \\t]*[\u300c\"']?([!-~]{6,64}?)"
+       "[\u300d\"']",
+       v.told_secret_ok, prefilter=r"aaaaa", group=1, needles=("\u4e8b\u524d\u5171\u6709\u9375",)),
+    # Hiring and immigration: a document's number after "document number" in a passport's
+    # shape (an I-9, an MRZ reader's parsed fields), a right-to-work share code, a scheduling
+    # link's token, LinkedIn's JSESSIONID (its CSRF token too), a residence permit's number
+    # in German (Aufenthaltstitel), a passport in a list of documents ({"type": "P",
+    # "number": ...}).
+    _d("national_id",
+       r"(?i)" + _NOT_A_RECORDS + r"(?<![a-z_])document[ _-]?(?:number|no)\\?[\"']?[ \t]*[:=]"
+       r"[ \t]*\\?[\"']?(?-i:((?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{8,9}))(?![A-Za-z0-9-])",
+       ids.passport_ok,
+       prefilter=r"(?i)document[ _-]?(?:number|no)[^\r\n]{0,6}[:=][^\r\n]{0,6}[A-Z0-9]{8}",
+       group=1, gate=r"(?i:document)", digits=True),
+    _d("national_id",
+       r"\\?\"type\\?\"[ \t]*:[ \t]*\\?\"P\\?\"[ \t]*,[ \t]*\\?\"number\\?\"[ \t]*:[ \t]*\\?\""
+       r"([A-Z0-9]{6,9})\\?\"", ids.passport_ok,
+       prefilter=r"\"P\\?\"[ \t]*,[ \t]*\\?\"number", group=1, needles=("number",),
+       digits=True),
+    _d("secret_assignment",
+       r"(?i)share[ _-]?code\b[^\n:]{0,40}:[ \t]*"
+       r"(?-i:([A-Z0-9]{3}[ -]?[A-Z0-9]{3}[ -]?[A-Z0-9]{3}))(?![A-Za-z0-9])",
+       v.has_digit_and_letter, prefilter=r"(?i)share[ _-]?code", group=1,
+       gate=r"(?i:share)"),
+    _d("secret_assignment", r"(?<=/schedule/)([A-Za-z0-9_-]{24,64})(?![\w-])", v.strong_token,
+       prefilter=r"/schedule/[A-Za-z0-9_-]{24}", group=1, needles=("/schedule/",)),
+    _d("secret_assignment", r"(?i)JSESSIONID=\\?\"?(ajax:\d{15,20})", prefilter=r"(?i)=\\?\"?ajax:",
+       group=1, gate=r"(?i:ajax:)"),
+    _named_id((r"(?:elektronischen[ \t]+)?aufenthaltstitels?", r"aufenthaltskarte"),
+              ("aufenthalts", "elektronischen"),
+              r"(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{9}", _has_digit, checksummed=False,
+              shape=r"[A-Z0-9]{9}"),
+    # Device management: SCEP's challenge, FileVault's personal recovery key, Activation
+    # Lock's bypass code, BitLocker's key spaced or wrapped, Workspace ONE's tenant code,
+    # NanoMDM's API key on its command line, Apple's push magic and unlock token, a
+    # profile's PKCS#12 and shared secret as data, Windows' WLAN <SecurityKey>, Entra's
+    # Temporary Access Pass, an enrolment's code, Apple's ADM session.
+    _d("secret_assignment",
+       # (not OAuth's PKCE code_challenge: a verifier's SHA-256, 43 characters, public)
+       r"(?i)(?<![\w-])challenge(?:[_ ]?password)?\\?\"?[ \t]*[:=][ \t]*\\?\"?"
+       r"([A-Za-z0-9+/=_-]{8,40})(?![\w+/=-])",
+       v.has_digit_and_letter, prefilter=r"(?i)challenge[^\r\n]{0,12}[:=]", group=1,
+       gate=r"(?i:challenge)"),
+    _d("secret_assignment",
+       # (and in French, Portuguese, Spanish, Italian and Dutch: "Sua chave de recuperação é:")
+       "(?i)(?:recovery[ _-]?key|filevault|cl[\u00e9e][ \\t]+de[ \\t]+(?:secours|r[\u00e9e]cup)"
+       "|chave[ \\t]+de[ \\t]+recupera|clave[ \\t]+de[ \\t]+recuperaci"
+       "|chiave[ \\t]+di[ \\t]+recupero|herstelsleutel"
+       "|wiederherstellungsschl)[^\\n]{0,60}?(?<![\\w-])(?-i:([A-Z0-9]{4}(?:-[A-Z0-9]{4}){5}))"
+       r"(?![\w-])", v.product_key_ok,
+       prefilter=r"(?i)(?:recovery[ _-]?key|filevault|cl. de (?:secours|r.cup)"
+                 r"|chave de recupera|clave de recuperaci|chiave di recupero|herstelsleutel"
+                 r"|wiederherstellungsschl)"
+                 r"[^\r\n]{0,60}[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}-",
+       group=1, gate="(?i:recovery|filevault|secours|cup|recupera|recupero|herstel"
+                     "|wiederherstellungs)"),
+    _d("secret_assignment",
+       r"(?i)bypass[ _-]?code\\?\"?[ \t]*[:=][ \t]*\\?\"?([A-Z0-9]{4,6}(?:-[A-Z0-9]{2,6}){3,6})",
+       prefilter=r"(?i)bypass[ _-]?code", group=1, gate=r"(?i:bypass)"),
+    _d("secret_assignment", r"(?<![\d-])(\d{6}(?:(?:-[ \t]*\n?[ \t]*|[ ])\d{6}){7})(?![\d-])",
+       v.bitlocker_groups_ok, prefilter=r"\d{6}[ \t\r\n-]{1,8}\d{6}", group=1, digits=True),
+    _d("api_key", r"(?i)aw-tenant-code[ \t]*:[ \t]*([A-Za-z0-9+/=]{16,})",
+       prefilter=r"(?i)aw-tenant-code", group=1, gate=r"(?i:aw-tenant-code)"),
+    _d("secret_assignment", r"(?<![\w-])-api(?:-key)?[ \t]+([A-Za-z0-9_-]{20,})(?![\w-])",
+       v.strong_token, prefilter=r"-api(?:-key)?[ \t]+[A-Za-z0-9_-]{20}", group=1,
+       needles=("-api",)),
+    _d("secret_assignment",
+       r"<key>(?:PushMagic|UnlockToken)</key>\s*<(?:string|data)>\s*([A-Za-z0-9+/=\s-]{16,}?)"
+       r"\s*</(?:string|data)>",
+       prefilter=r"<key>(?:PushMagic|UnlockToken)</key>", group=1,
+       needles=("PushMagic", "UnlockToken")),
+    _d("secret_assignment",
+       r"\.(?:p12|pfx)</string>\s*<key>PayloadContent</key>\s*<data>\s*"
+       r"([A-Za-z0-9+/=\s]{40,}?)\s*</data>",
+       prefilter=r"\.(?:p12|pfx)</string>", group=1, needles=(".p12<", ".pfx<")),
+    _d("secret_assignment",
+       rf"(?i)<key>[^<\n]*(?:{_FIELD_SECRET}|psk)[^<\n]*</key>\s*<data>\s*([A-Za-z0-9+/=]{{8,}})"
+       r"\s*</data>", v.secret_value_ok,
+       prefilter=rf"(?i)<key>[^<\r\n]*(?:{_FIELD_SECRET_PREFILTER}|psk)", group=1,
+       needles=("<key>", "<KEY>")),
+    _d("secret_assignment", r"(?i)<SecurityKey>([^<\n]{4,})</SecurityKey>", v.secret_value_ok,
+       prefilter=r"(?i)<SecurityKey>", group=1, gate=r"(?i:<securitykey>)"),
+    _d("secret_assignment",
+       r"(?i)temporary[ \t]+access[ \t]+pass[^\n]{0,60}?[ \t](?:is|:)[ \t]+(\S{8,48}?)"
+       r"(?=[ \t]*[(\"]|[ \t]*$|[.,;]?[ \t]|\n)",
+       v.secret_value_ok, prefilter=r"(?i)temporary[ \t]+access[ \t]+pass", group=1,
+       gate=r"(?i:access[ \t]+pass)"),
+    _d("secret_assignment",
+       r"(?i)(?:enrol?lment[ \t]+(?:code|token|pin)|one-time[ \t]+token)(?:[ \t]+is)?[ \t]*:?"
+       r"[ \t]*(?-i:([A-Z0-9]{6,8}|\d{4}-\d{4}))(?![\w-])",
+       v.has_digit,
+       prefilter=r"(?i)(?:enrol?lment[ \t]+(?:code|token|pin)|one-time[ \t]+token)", group=1,
+       gate=r"(?i:enrol|one-time)", digits=True),
+    _d("secret_assignment", r"(?i)X-ADM-Auth-Session[ \t]*:[ \t]*([A-Za-z0-9_]{20,})",
+       prefilter=r"(?i)X-ADM-Auth-Session", group=1, gate=r"(?i:adm-auth-session)"),
+    _d("secret_assignment",
+       "(?i)(?:laps-)?kennwort[ \\t]+f(?:\u00fc|ue)r[ \\t]+[^\\s:]{1,64}[ \\t]*:[ \\t]*"
+       r"([^\s\"']{6,64}?)(?=[ \t]*\(|[ \t]*$|\s)",
+       v.secret_value_ok, prefilter=r"(?i)kennwort[ \t]+f", group=1, gate=r"(?i:kennwort)"),
+    # Web frameworks' debug output: Symfony's and Laravel's tables of environment variables
+    # (a name, tabs or aligned spaces, the value quoted), Werkzeug's debugger PIN, a PHP
+    # var_dump's PHP_AUTH_PW, a SignalR connection's id beside its access token, Go's
+    # securecookie rejecting a session, PHP's session id in its warning, Rails' params
+    # (=>) under an SSN's or a card code's key.
+    _d("secret_assignment",
+       r"(?m)^[ \t]*[A-Z][A-Z0-9_]*(?:PASSWORD|PASSWD|SECRET|_KEY|TOKEN|_PASS)[A-Z0-9_]*"
+       r"(?:\t|[ ]{2,})(?:n/a[ \t]+)?\"([^\"\n]{4,})\"",
+       v.secret_value_ok,
+       prefilter=r"(?:PASSWORD|PASSWD|SECRET|_KEY|TOKEN|_PASS)[A-Z0-9_]*(?:\t|  )[^\r\n]*\"",
+       group=1, needles=("PASS", "SECRET", "_KEY", "TOKEN")),
+    _d("secret_assignment", r"Debugger PIN: (\d{3}-\d{3}-\d{3})", prefilter=r"Debugger PIN: ",
+       group=1, needles=("Debugger PIN",)),
+    _d("secret_assignment", r"\[\"PHP_AUTH_PW\"\]=>\s*string\(\d+\)\s*\"([^\"\n]+)\"",
+       prefilter=r"PHP_AUTH_PW", group=1, needles=("PHP_AUTH_PW",)),
+    _d("secret_assignment", r"(?<=[?&])id=([A-Za-z0-9_-]{22})(?=&access_token=)",
+       prefilter=r"[?&]id=[A-Za-z0-9_-]{22}&access_token=", group=1, needles=("&access_token=",)),
+    _d("secret_assignment", r"(?i)cookie[ \t]+\"([\w.-]*sess[\w.-]*)\"=([A-Za-z0-9_=+/-]{20,})",
+       prefilter=r"(?i)cookie[ \t]+\"[^\"\r\n]*sess", group=2, gate=r"(?i:sess)"),
+    _d("secret_assignment", r"\(sid ([a-z0-9]{26,40})\)", prefilter=r"\(sid [a-z0-9]{26}",
+       group=1, needles=("(sid ",)),
+    _d("us_ssn",
+       r"(?i)\"(?:ssn|social_security_number|social_security_no)\"=>\"(\d{3}-?\d{2}-?\d{4})\"",
+       v.ssn_ok, prefilter=r"(?i)(?:ssn|social_security_n[a-z]*)\"=>\"", group=1,
+       gate=r"(?i:ssn|social_security)", digits=True, joined=_nothing_joined),
+    _d("secret_assignment", r"(?i)\"(?:cc_)?(?:cvc|cvv|cvv2|cvc2|cvn)\"=>\"(\d{3,4})\"",
+       prefilter=r"(?i)(?:cvc|cvv|cvn)[0-9]?\"=>\"", group=1, gate=r"(?i:cvc|cvv|cvn)",
+       digits=True),
+    # Tickets, gyms and clubs: a card's code "the 3 digits on the back", a climbing wall's
+    # access code (Zugangscode), a locker bank's set code.
+    _d("secret_assignment",
+       r"(?i)(?:3|three|4|four)[ \t]+digits[ \t]+on[ \t]+the[ \t]+back(?:[ \t]+(?:are|is))?"
+       r"[ \t]*:?[ \t]*(\d{3,4})(?!\d)",
+       prefilter=r"(?i)digits[ \t]+on[ \t]+the[ \t]+back", group=1, gate=r"(?i:on the back)",
+       digits=True),
+    _d("secret_assignment",
+       "(?i)zugangscode(?:[ \\t]+f(?:\u00fc|ue)r[^\\n:]{0,40})?[ \\t]*:?[ \\t]*(\\d{4,8})(?!\\d)",
+       prefilter=r"(?i)zugangscode", group=1, gate=r"(?i:zugangscode)", digits=True),
+    _d("secret_assignment", r"action=SET_CODE[ \t]+code=(\d{4,8})(?!\d)",
+       prefilter=r"action=SET_CODE", group=1, needles=("SET_CODE",)),
+    # nfdump's IPv6 address and port ("2c0f:f248::dde0.28577 -> fe80::1.443").
+    _d("ipv6", r"(?<![\w:.])([0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{0,4}){2,7})\.\d{1,5}(?=[ \t]+->)",
+       v.ipv6_ok, prefilter=r"[0-9A-Fa-f]:[0-9A-Fa-f:]*\.[0-9]{1,5}[ \t]+->", group=1,
+       needles=("->",), joined=_nothing_joined,
+       joined_prefilter=r"[0-9A-Fa-f]:[0-9A-Fa-f:]*\.[0-9]{1,5}[ \t]+->"),
+    # France's identity card (CNI: nine letters and digits since 2021, twelve digits before)
+    # after its name, quoted or in parentheses; a password as PowerShell's Format-List prints
+    # it (LAPS: "Password            : X"); a phone after an e-mail signature's "T:" or "M:";
+    # a one-time code in the arguments of a task named for sending one (Celery's
+    # "send_otp[...] ... args: ['x@y', '+44...', '358181']"); strongSwan's remote address
+    # after its "..." ("192.168.1.2[gw]...150.67.145.228[user]").
+    _named_id(("carte[ \t]+(?:nationale[ \t]+)?d['\u2019]identit[e\u00e9]", r"(?-i:CNI)\b"),
+              ("carte", "cni"),
+              r"(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{9}|\d{12}", _has_digit,
+              checksummed=False, shape=r"[A-Z0-9]{9}"),
+    _d("secret_assignment",
+       r"(?m)^(?:Password|ClearTextPassword|AccountPassword)[ \t]{2,}:[ \t]*(\S[^\n]{3,127}?)"
+       r"[ \t]*$",
+       _not_stand_in, prefilter=r"Password[ \t]{2,}:", group=1, needles=("Password",)),
+    _d("phone", r"(?:(?<=\| )|(?<=\n)|^)[TM]:[ \t]*(\(?\d[\d ().-]{7,16}\d)(?![\d])",
+       v.told_phone_ok, prefilter=r"[TM]:[ \t]*\(?[0-9][0-9 ().-]{7}", group=1,
+       needles=("T:", "M:"), digits=True, joined=_nothing_joined,
+       joined_prefilter=r"[TM]:[ \t]*\(?[0-9][0-9 ().-]{7}"),
+    _d("secret_assignment",
+       r"(?i)\bsend_(?:otp|verification_code|sms_code|2fa_code)\[[^\n]{0,400}\n(?:[^\n]*\n){0,3}?"
+       r"args:[ \t]*\[[^\]\n]*?'(\d{4,8})'\]",
+       prefilter=r"(?i)send_(?:otp|verification_code|sms_code|2fa_code)\[", group=1,
+       gate=r"(?i:send_)", digits=True),
+    _d("ipv4", r"\.\.\.((?:\d{1,3}\.){3}\d{1,3})\[", v.ipv4_ok,
+       prefilter=r"\.\.\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\[", group=1,
+       needles=("...",), digits=True, joined=_nothing_joined,
+       joined_prefilter=r"\.\.\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\["),
+    # OpenWrt's uci show: an interface's or a radio's password or key ('00833648', digits
+    # too), and a Deutsche Telekom PPPoE login (the line id, '#', the co-user's number).
+    _d("secret_assignment", r"(?m)^[\w@\[\].-]+\.(?:password|key)='([^'\n]{4,})'$", _not_stand_in,
+       prefilter=r"\.(?:password|key)='", group=1, needles=(".password='", ".key='")),
+    _d("email", r"(?<![\w#])(\d{12,24}#\d{4}@t-online\.de)(?![\w.-])",
+       prefilter=r"#[0-9]{4}@t-online\.de", group=1, needles=("@t-online.de",),
+       joined=_nothing_joined),
     # Midtrans' server key (its client key is public: a Snap page embeds it).
     _d("api_key", r"(?<![\w-])((?:SB-)?Mid-server-[A-Za-z0-9_-]{20,64})(?![\w-])",
        prefilter=r"Mid-server-[A-Za-z0-9_-]{20}", group=1, needles=("Mid-server-",)),
@@ -5401,7 +5742,8 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        # (Dutch: DigiD's sms_verificatie)
        # (and BLIK's six digits: POST /v1/blik/authorize body={"code":"930432"})
-       r"(?i)(?:otp|2fa|mfa|one[ _-]?time|verification|verificatie|blik|reset[ _]code"
+       # (not inside a hex id: "span_id=8e2fabba...")
+       r"(?i)(?:otp|(?<![0-9a-f])2fa|mfa|one[ _-]?time|verification|verificatie|blik|reset[ _]code"
        r"|templatecode=sms_)"
        r"[^\n]{0,160}?"
        r"(?:\\?\"code\\?\"[ \t]*:[ \t]*\\?\"(?=\d{4,8}\\?\")"
@@ -6406,8 +6748,9 @@ DETECTORS: tuple[Detector, ...] = (
        r"[^\n:]{0,100}?(?::[ \t]*(?:\n|\\n)?|\.?[ \t]*(?:\n|\\n))"
        # (a blank line under the heading; each line a diff's added one too, "+")
        r"(?:\+?[ \t]*(?:\n|\\n))?"
-       # (a sentence's line between: "Backup codes for x@y.de\nKeep these somewhere safe.\n")
-       r"(?:[^\n:]{0,80}?[.:][ \t]*(?:\n|\\n)(?:[ \t]*(?:\n|\\n))?)?"
+       # (a sentence's line between: "Backup codes for x@y.de\nKeep these somewhere safe.\n",
+       # "(keep these safe!)")
+       r"(?:[^\n:]{0,80}?[.:!)][ \t]*(?:\n|\\n)(?:[ \t]*(?:\n|\\n))?)?"
        # (and a Markdown code fence's opening: "```\na712a-a3637\n...")
        r"(?:```\w*[ \t]*(?:\n|\\n))?"
        r"((?:(?:(?<=\n)\+)?[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
@@ -6811,7 +7154,9 @@ DETECTORS: tuple[Detector, ...] = (
     # "ascii-text"); one-way hashes ($1$, $5$, $6$) are left as everywhere else.
     _d("secret_assignment",
        # (not FortiOS' "ENC SH2...": an admin password's SHA-256 hash, one-way like $6$)
+       # (nor a BGP community, "set community 64810:259": an AS's number and a value)
        _NET_LINE + rf"(?:{_NET_SECRET_WORDS})[ \t]+{_NET_TYPE}(?!SH2[A-Za-z0-9+/]{{40}})"
+       r"(?!\d{1,10}:\d{1,10}(?![^\s\"\\;{}]))"
        rf"(\\?\"?)([^\s\"\\;{{}}]{{4,}})\1",
        v.table_secret_ok, prefilter=rf"(?:{_NET_SECRET_PREFILTER})[ \t]", group=2,
        needles=_NET_NEEDLES),

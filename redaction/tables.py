@@ -58,7 +58,7 @@ _GATE = re.compile(
     r"|philhealth|cccd|s\u0111t"
     # (Nigeria's BVN, France's "N° Sécurité sociale", an exported item's TOTP seed; Nigeria's
     # NIN beside another's name only: "nin" is in too many words)
-    r"|bvn|s\u00e9cu|totp"
+    r"|bvn|s\u00e9cu|totp|tax.?id"
     r"|id.?number|身分證|ni.?number|ni.?no|sin|nas|chi|ird|dl.?number"
     # (China's and Belgium's ids as their sheets head them, France's NIR as "num_secu"; a
     # contact centre's caller number, its ANI)
@@ -99,7 +99,8 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "rijksregister", "secu", "ani", "callerid", "caller id", "caller_id",
                "caller-id", "caller.id", "aes_key", "aes key", "aeskey", "aes-key", "aes.key",
                "αφμ", "αμκα", "afm", "amka", "iqama", "rodne", "philhealth", "cccd",
-               "s\u0111t", "bvn", "s\u00e9cu", "totp")
+               "s\u0111t", "bvn", "s\u00e9cu", "totp", "tax_id", "tax id", "taxid",
+               "tax-id", "tax.id")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -226,6 +227,8 @@ def column_kind(name: str) -> str | None:
     "card_code" (a card's CVC), "pin", "codes" (an account's backup codes), "password" (a
     password's or a secret's column) or None."""
     name = name.strip().strip("\"'`*").strip()
+    # (an import template's note after the name: "Password [Required]")
+    name = _BRACKETED_NOTE.sub("", name).strip() if "[" in name else name
     if not name or len(name) > 40 or "@" in name or "://" in name:
         return None
     tokens = [t for t in _tokens(name) if t]
@@ -279,6 +282,7 @@ def column_kind(name: str) -> str | None:
     return None
 
 
+_BRACKETED_NOTE = re.compile(r"[ \t]*\[[^\]]*\]")
 _PASSPORT_WORDS = frozenset(("passport", "passeport", "pasaporte", "paszport", "paspor",
                              "reisepass", "passaporto", "passaporte", "reisepassnr"))
 _PASSPORT_SCRIPTS = ("旅券", "护照", "여권", "パスポート")
@@ -341,9 +345,15 @@ def _cell_ok(kind: str, value: str) -> bool:
         return (len(value) >= 12 and any(ch.isdigit() for ch in value)
                 and any(ch.isalpha() for ch in value))
     # (words under "pass" are a test's results; under a password's column, letters and
-    # digits are one whatever symbol ends them: "kiwi741-", "monsoon754.")
+    # digits are one whatever symbol ends them: "kiwi741-", "monsoon754."; and under
+    # "password", a passphrase of words: "thistle-quartz-nebula-ripple")
     return told_password(value) or (len(value) >= 6 and value[0].isalpha()
-                                    and any(ch.isdigit() for ch in value))
+                                    and any(ch.isdigit() for ch in value)) or (
+        kind == "password" and _WORD_PASSPHRASE.fullmatch(value) is not None)
+
+
+# Three to six words of four letters and more, joined by dashes: a generated passphrase.
+_WORD_PASSPHRASE = re.compile(r"[a-z]{4,}(?:-[a-z]{4,}){2,5}\d{0,4}")
 
 
 _ANY_ID_DIGITS = digit_count_ok(6, 20)  # (under a national_id column: an id without a check)
@@ -699,7 +709,10 @@ _HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º]*|#|№")  # (French's "N
 
 
 def _name_like(name: str) -> bool:
-    """A header cell: a short name, not a value."""
+    """A header cell: a short name, not a value (an import template's note after it read
+    away: "Recovery Phone [MUST BE IN THE E.164 FORMAT]")."""
+    if "[" in name:
+        name = _BRACKETED_NOTE.sub("", name)
     return (len(name) <= 40 and _HEADER_CELL.fullmatch(name.strip("*")) is not None
             and len(name.split()) <= 4)
 

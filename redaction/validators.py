@@ -486,6 +486,8 @@ def interface_ipv4_ok(candidate: str) -> bool:
     if address.endswith(".0") or not ipv4_ok(address):
         return False
     host_bits = 32 - int(length)
+    if host_bits == 1:  # (a point-to-point link's /31: both its addresses are hosts)
+        return True
     return host_bits > 0 and int(ipaddress.IPv4Address(address)) & ((1 << host_bits) - 1) != 0
 
 
@@ -496,6 +498,8 @@ def ipv6_interface_ok(candidate: str) -> bool:
     if not ipv6_ok(address):
         return False
     host_bits = 128 - int(length)
+    if host_bits == 1:  # (a point-to-point link's /127, as RFC 6164 numbers it)
+        return True
     return int(ipaddress.IPv6Address(address)) & ((1 << host_bits) - 1) != 0
 
 
@@ -654,7 +658,8 @@ _STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "cha
 # A vendor's prefix with nothing after it: what is left of "sk_live_<YOUR_KEY_HERE>" before
 # its "<" ("ghp_", "xoxb-", "sk_live_").
 _PREFIX_ONLY = re.compile(r"[A-Za-z]{2,8}(?:[_-][A-Za-z]{2,8})?[_-]")
-_BULLETS = re.compile(r"[•●]{3}")
+# (three bullets, or their escapes in a JSON string: "sk_live_\\u2022\\u2022\\u2022")
+_BULLETS = re.compile(r"[•●]{3}|(?:\\u(?:2022|25cf|25CF)){3}")
 _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e": JSON's "<")
                               r"|\*+redacted\*+$|redacted|fake|dummy|value\d*$|\[secret\]?$"
                               # what a local server's client is given for a key it ignores
@@ -677,7 +682,9 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e"
                               r"|x{4,}(?:[A-Za-z0-9]{1,4})?"
                               r"|filtered|\*password\*"
                               r"|creation|modifications|destruction|still|refreshing|reading"
-                              r"|none\.?|null|nil|undefined)$",
+                              r"|none\.?|null|nil|undefined"
+                              # (an empty PHP array: "'client_passphrases'] = array();")
+                              r"|array\(\)?)$",
                               re.IGNORECASE)
 
 
@@ -703,7 +710,7 @@ def stands_in(value: str) -> bool:
         return True  # a template's placeholder (CiviCRM's '%%siteKey%%')
     if value[:1] == "[" and value[1:].isalpha() and value[1:].isupper() and len(value) > 4:
         return True  # a note in brackets, cut at its first space ("[REMOVED BY MODERATOR]")
-    if ("•" in value or "●" in value) and _BULLETS.search(value) is not None:
+    if ("•" in value or "●" in value or "\\u2" in value) and _BULLETS.search(value) is not None:
         return True
     if value[-1:] in ("_", "-") and _PREFIX_ONLY.fullmatch(value):
         return True
@@ -1178,9 +1185,10 @@ _RARE_LETTERS = frozenset("qxzj")
 
 def told_passphrase(candidate: str) -> bool:
     """A password told beside the word for it: password-shaped, or a passphrase (letters and
-    a digit, ten characters or more: "jupiter-marmotte-falcon59"), not a stand-in."""
-    passphrase = (len(candidate) >= 10 and any(ch.isdigit() for ch in candidate)
-                  and any(ch.isalpha() for ch in candidate))
+    a digit, eight characters or more: "jupiter-marmotte-falcon59"), not a stand-in."""
+    # (eight characters are enough: "zrbo2368", what a router's sticker and a provider's
+    # letter print)
+    passphrase = len(candidate) >= 8 and letters_and_digits(candidate)
     # (whose password it is, not the password: an account's id after the word, a UUID with
     # its sentence's full stop, Okta's user and group ids)
     return ((password_like(candidate) or passphrase) and secret_value_ok(candidate)
@@ -1190,6 +1198,13 @@ def told_passphrase(candidate: str) -> bool:
 
 # Okta's user and group ids: 00u or 00g, then 17 letters and digits.
 _OKTA_ID = re.compile(r"00[ug][A-Za-z0-9]{17}")
+
+
+def told_secret_ok(candidate: str) -> bool:
+    """A key or a password told in a chat by what it opens ("the RADIUS key is X"): password-
+    shaped, a passphrase, random letters, or six digits and more (not a stand-in)."""
+    return (told_password(candidate) or told_passphrase(candidate)
+            or labelled_password_ok(candidate))
 
 
 def has_letter(candidate: str) -> bool:
@@ -1215,6 +1230,12 @@ def bitlocker_key_ok(candidate: str) -> bool:
     """A BitLocker recovery password: each of its eight groups a multiple of 11 below
     720896 (each encodes 16 bits of the key times 11)."""
     return all(int(group) % 11 == 0 and int(group) < 720896 for group in candidate.split("-"))
+
+
+def bitlocker_groups_ok(candidate: str) -> bool:
+    """:func:`bitlocker_key_ok` for a key written with spaces or wrapped after a dash."""
+    groups = re.findall(r"\d{6}", candidate)
+    return len(groups) == 8 and bitlocker_key_ok("-".join(groups))
 
 
 def has_digit(candidate: str) -> bool:
@@ -1336,8 +1357,12 @@ _FILLER = re.compile(r"(.)\1{5,}")
 
 def not_filler(candidate: str) -> bool:
     """A vendor's key that is not its documentation's placeholder (hf_ and 34 x's, or words:
-    xoxb-your-token-here)."""
-    return _FILLER.search(candidate) is None and _PLACEHOLDER_WORDS.search(candidate) is None
+    xoxb-your-token-here, a webhook's /services/XXXX/XXXX/XXXX)."""
+    return (_FILLER.search(candidate) is None and _PLACEHOLDER_WORDS.search(candidate) is None
+            and _X_PATH.search(candidate) is None)
+
+
+_X_PATH = re.compile(r"/X{3,}/X{3,}(?:/X{3,})?$")
 
 
 _PLACEHOLDER_WORDS = re.compile(r"(?i)(?:^|[_.-])(?:your|here|example|placeholder|replace"
@@ -1507,6 +1532,8 @@ def email_ok(candidate: str) -> bool:
         # SIP's anonymous caller (RFC 3261's anonymous@anonymous.invalid), EAP's outer
         # identity (anonymous@realm: who the user is stays inside the tunnel)
         return False
+    if host.lower().startswith("odata."):
+        return False  # an OData annotation's name ("rootCertificate@odata.bind")
     if "_" in host and host.isupper():
         return False  # an Oracle database link, no mail host (ap_invoices_all@EBSPRD_LINK.WORLD)
     last_label = host.rpartition(".")[2]

@@ -115,7 +115,7 @@ _CRYPT_HASH = ("a one-way password hash ($1$, $5$, $6$, $2y$, Cisco's $8$/$9$ wi
                "ASA's $sha512$): left, as /etc/shadow lines are (corpora O and Z); Junos' "
                "reversible $9$ and Cisco's type 7 are redacted")
 #: Corpora that label one-way hashes as passwords: their hashes are known misses (_CRYPT_HASH).
-_HASHES_LABELLED = frozenset({"corpus_ab"})
+_HASHES_LABELLED = frozenset({"corpus_ab", "corpus_cc"})
 _CRYPT_HASH_SHAPE = re.compile(r"\$(?:1|5|6|2[aby]|[89]|sha512)\$[^$\s]+\$\S+")
 _NACHA_ID = ("an SSN at the end of a fixed-width ACH entry's 15-character id field, glued to "
              "six other digits: nothing in the line marks it")
@@ -524,8 +524,6 @@ _KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
         'J3372959': _Y_PASSPORT,
         'hannah_kim7@cobaltgrid.net': _Y_EMAIL,
         'brennan.giulia@pinecrest.edu': _Y_EMAIL,
-        'river-correct-piano-saddle': _Y_PASSWORD,
-        'Kestrel942*': _Y_PASSWORD,
         '00krg10EASs20GITSOU8TZt-cOu8QKtQnFy973eOVB': _Y_API_KEY,
         'thunder-staple-piano-saddle': _Y_PASSWORD,
         'fefddb15fbedf2aa19a7782ec125c0fc': _Y_API_KEY,
@@ -541,7 +539,6 @@ _KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
         'pk.eyJ1IjoiynKiCwb5XisxHIDaEhvWJsLI5Wzl7XMJwsWW4ZhG.nm_X9cHIfd1l0RQObgz-VA': _Y_TOKEN,
         'Horse_1996$': _Y_PASSWORD,
         '046 528 519': _Y_NATIONAL_ID,
-        'EK3993255': _Y_PASSPORT,
         'XTbeJ56ySX7B%4934': _Y_PASSWORD,
         '16463182274': _Y_PHONE,
         '627568': _Y_SECRET,
@@ -593,18 +590,6 @@ _KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
     },
     'corpus_ye': {
         'CRqY462M4Oy': _Y_PASSWORD,
-        '16655069993': _Y_NATIONAL_ID,
-        '56284509532': _Y_NATIONAL_ID,
-        '445421605': _Y_NATIONAL_ID,
-        '39019628195': _Y_NATIONAL_ID,
-        '413169443': _Y_NATIONAL_ID,
-        '267355014': _Y_NATIONAL_ID,
-        '71711671759': _Y_NATIONAL_ID,
-        '263749861': _Y_NATIONAL_ID,
-        '47746235680': _Y_NATIONAL_ID,
-        '241929593': _Y_NATIONAL_ID,
-        '409034137': _Y_NATIONAL_ID,
-        '27199049740': _Y_NATIONAL_ID,
         '71091758864': _Y_NATIONAL_ID,
         'WGBRUK79L44H380E': _Y_NATIONAL_ID,
         '83052863010': _Y_NATIONAL_ID,
@@ -734,8 +719,6 @@ _Q_SPELLED_IBAN = ("an IBAN whose country letters and check digits are spelled a
 _Q_BAD_CHECK = ('an id whose date or check the corpus generator got wrong (a Kuwaiti civil id with'
                 ' month 00 or 96, a CNIC ending in 0)')
 _Q_TOLD_NEXT_LINE = "a DNI told on the chat's line after the agent's question for it"
-_Q_MRZ_REPEAT = ("a passport number repeated under 'document_number' after its MRZ line (the line "
-                 'is redacted; a generic name needs a check digit)')
 _Q_MRZ_ESCAPED = "a passport's MRZ lines joined by a JSON-escaped line break inside a string"
 _Q_DEVICE_TOKEN = ("a Firebase device registration token (<id>:APA91b...) as a push's 'to': a "
                    "device's address, left as device tokens are")
@@ -792,8 +775,6 @@ _KNOWN_MISSES_Q: dict[str, dict[str, str]] = {
         '3696625574129': _Q_NATIONAL_ID,
         'ABFDCB64F3F0468E068A29301FFDB801678332777C027AADDBFE258B6736C838': _WEBHOOK_SIGNATURE,
         '854948\n664123': _Q_BROKEN,
-        'A98120085': _Q_MRZ_REPEAT,
-        'A07856304': _Q_MRZ_REPEAT,
         '7668992551523': _Q_NATIONAL_ID,
         'D723E1F94F401F062407BD8ECEF4E670D262B1E23CC47C3EE38AE14E8496F2FA': _WEBHOOK_SIGNATURE,
         '376966840057': _Q_BAD_CHECK,
@@ -1099,7 +1080,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         '39088807': _N_NATIONAL_ID,
         '1202': _N_SECRET,
         '0548339302': _N_PHONE,
-        'G9996163': _N_PASSPORT,
         '443657': _N_SECRET,
         'BK5213120': _N_PASSPORT,
         '08152944088': _N_PHONE,
@@ -1367,7 +1347,6 @@ _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
         '4416 5443 8752 3184 0910': _R_PASSWORD,
         'xEZV9kUjxdlAzlG': _R_PASSWORD,
         '393802443458': _R_PHONE,
-        'YTHMPuxYhM1GjD': _R_SECRET,
         '8753': _R_SECRET,
         '3C3R-7IX6': _R_SECRET,
         '$9$IvpWnTNQj/e4rq$XI.PpAlmXZM0eUUJ5NNViVppAi7GGifNaJb0N0TgJdv': _R_SECRET,
@@ -1659,7 +1638,6 @@ _KNOWN_MISSES_G: dict[str, dict[str, str]] = {
         'xfw7-7ryg-h1jj-0jxf-1fua': _G_SECRET,
         '332263': _G_SECRET,
         '197851797': _G_NATIONAL_ID,
-        '41933981738': _G_NATIONAL_ID,
     },
     'corpus_gf': {
         'Granit.sommer76': _G_PASSWORD,
@@ -1839,14 +1817,12 @@ _KNOWN_MISSES_L: dict[str, dict[str, str]] = {
         'BpIoQnec8d01dwMhk8rFhqYGwiQ4x2K0XjyUAV8ZrhjpQ64C+Ld1gXtdjPRTAzeV\nrsL3j74kYssFDaMTT+oYn1o++YPyl0vi6Z11wuIFxYVcfXR8JDrBph7Shz/d6BpD\nYCjbbgRbJpnrFYieg7cKg/D1tlb0MnhW8WzwDY9jCBMVhTsBkbTA/UX3qtd82Gdy\nVY6YMQyEJTNSNfQKzamdfNbmL76JrGI/5X1+uqIQVhSG1EUsiQij/z5bqQq8Joss\nB3hvUNPopV7s8diwbSnLbILoTcxttf=':
             _L_BROKEN,
         'ktsnda4m2fs10maur9jff80s1lhlfz': _L_SECRET,
-        'YB649876': _L_PASSPORT,
         '614657': _L_SECRET,
         'persib1933': _L_PASSWORD,
         '(11) 93845-\n8194': _L_PHONE,
         '21826290': _L_SECRET,
         '7393 8095': _L_SECRET,
         '49.374.445.2-936.000': _L_NATIONAL_ID,
-        '08PZ-9W9I-Z31H-AZ0J-JTI5-OFVY': _L_SECRET,
         '5531916514151': _L_PHONE,
     },
     'corpus_lg': {
@@ -1972,7 +1948,6 @@ _KNOWN_MISSES_K: dict[str, dict[str, str]] = {
         '7-5-9, 5-7, 3-9-4-2': _K_NATIONAL_ID,
         'Aut0mne_2021!': _K_PASSWORD,
         '52142182': _K_PASSPORT,
-        'G47672378': _K_PASSPORT,
         '78534286901': _K_NATIONAL_ID,
         'HRMVHNVZG': _K_PASSPORT,
         '27800673': _K_PASSPORT,
@@ -2142,7 +2117,6 @@ _KNOWN_MISSES_J: dict[str, dict[str, str]] = {
     },
     'corpus_je': {
         'f.nwosu@@talktalk.net': _J_OTHER,
-        'VJOX800417HVZZBC00': _J_NATIONAL_ID,
         '(404) \n360-4839': _J_PHONE,
         '860850': _J_SECRET,
         'XB6O3ysLirfHkA5Yo16vhuG4PWmhHHs9wET7k56OcGVJhJKv3tVbL64Y_uxqmpQ-3LDfBAgIs7': _J_SECRET,
@@ -2279,7 +2253,6 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
         'B8726': _I_SECRET,
         '5-5-6-5': _I_SECRET,
         'Boiler2023?': _I_PASSWORD,
-        '82.97.38.81': _I_OTHER,
         '0624028241': _I_PHONE,
         'A1339': _I_SECRET,
         '452078': _I_SECRET,
@@ -2298,7 +2271,6 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
         '9620': _I_SECRET,
         '5018': _I_SECRET,
         '29/73226537/15': _I_NATIONAL_ID,
-        '95.254.200.121': _I_OTHER,
         '6060': _I_SECRET,
     },
     'corpus_ie': {
@@ -2374,7 +2346,6 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
     'corpus_ig': {
         '333 3720725': _I_PHONE,
         '18832334096': _I_PHONE,
-        'HF4295RGF': _I_NATIONAL_ID,
         'Lqf+vRzoNM2DqvSyHsH82HtaG87/xn54': _I_SECRET,
         '8eafZvzl1Fr0bFfE4shB33TkY0Xi6pgH': _I_TOKEN,
         '317590226': _I_NATIONAL_ID,
@@ -2881,7 +2852,6 @@ _E_OTHER_CHANGE = ("a name or a number the detectors read as a value (a parcel's
 _KNOWN_MISSES_E: dict[str, dict[str, str]] = {
     'corpus_ec': {
         'YJ777625C': _E_NATIONAL_ID,
-        '07887958153': _E_PHONE,
         '1358': _E_SECRET,
         '9356#': _E_SECRET,
         '4225': _E_SECRET,
@@ -2889,7 +2859,6 @@ _KNOWN_MISSES_E: dict[str, dict[str, str]] = {
     },
     'corpus_ed': {
         '366-2896444': _E_PHONE,
-        'kot.2003': _E_PASSWORD,
         '0740049911': _E_PHONE,
         '46999': _E_SECRET,
         '349 064 7726': _E_PHONE,
@@ -3270,7 +3239,6 @@ _KNOWN_MISSES_D: dict[str, dict[str, str]] = {
         'bounce+892503e1-jana.andersson=ziggo.nl@em.elcorteingles.es': _D_OTHER,
         '093801': _D_SECRET,
         '90321408': _D_SECRET,
-        'azerty400': _D_PASSWORD,
     },
 }
 _KNOWN_CHANGED_D: dict[str, dict[str, str]] = {
@@ -3313,6 +3281,115 @@ _KNOWN_CHANGED_D: dict[str, dict[str, str]] = {
         'DH-497': _D_COMPANY_IBAN,
     },
 }
+# Corpora CC to CH (network gear; device management; hiring; web frameworks' debug
+# output; immigration and visas; ticketing, gyms and clubs).
+_C_ONE_WAY = ("a one-way hash of a device's admin password (FortiOS' SH2, ProCurve's sha1): left, "
+              'as crypt hashes are')
+_C_NO_WORD = ("a password or a key with no word for it the detectors read (a creds.txt's comment "
+              "line, 'enable is X', what a type 7 'decodes to', a PSK of three words with spaces, "
+              "a token pasted alone, a passphrase of words after 'Пароль от Wi-Fi')")
+_C_SSHD_USER = "a password typed as the user's name: sshd logs it as 'invalid user X'"
+_C_CODE_IN_CHAT = ("a one-time or a device's code told in a chat with no word the detectors read "
+                   "beside it ('519 387' on its own line, 'den Code 637754')")
+_C_PHONE = "a UK number written '(0)7930 123359' without its country code"
+_C_BARE_ID = "a tax number in an ORM's bound parameters, with no name beside it"
+_C_BIND_PARAMETER = ("a refresh token in Prisma's bound parameters: the query names the column a "
+                     'line before')
+_C_WRAPPED_CARD = "a card's number wrapped across two lines by a log collector"
+_C_ID_COLUMN = "an id under a table's column named only 'ID' (most such columns hold records' ids)"
+_C_PUSH_TOKEN = "a device's push token (FCM, Expo): left by design"
+_C_MRZ_CHECK = 'a passport number in an MRZ line whose check digits the corpus got wrong'
+_C_TOLL_FREE = "a carrier's NOC number (a +49 800 freephone) in an interface's description"
+_C_SSH_LOGIN = "sftp's user@host after its options ('-i key'): read as an address"
+_C_COMPANY_IBAN = ("a company's or a club's IBAN on a remittance or a notice: accounts are "
+                   'redacted whoever holds them')
+_C_IMEI = "modems' IMEIs in an inventory CSV: redacted on purpose (telecom_id)"
+_C_DDM_TOKEN = "Apple DDM's ServerToken (a declaration's version): read as a secret by its key"
+_C_VERSION = "a TPM's firmware version after aligned spaces ('ManufacturerVersion    : ...')"
+_KNOWN_MISSES_C: dict[str, dict[str, str]] = {
+    'corpus_cc': {
+        'SH24RMx0aZ969B/jsiDYN+GpDKyq9sKaa9/vEekB3k4BBmXMswIzBK1gz5Vb=': _C_ONE_WAY,
+        'SH2Xem4zX7b0omc18fCGlRbOo7EfVQ3JnXMkNyx1E7LDjHHIkrV9VHGuVqr4=': _C_ONE_WAY,
+        'jiUr5+7tbxq1M@Edu': _C_NO_WORD,
+        'SH2tGb7DeYx52cMAgHBj7GVb3D9WQYibMWj0rqJLdJ+8EpF9MAZ0b+ZkgAtz=': _C_ONE_WAY,
+        'SH29Ph0d/baOcB2wwIGLnVquTVquGbpv/ieDVyT9d9XiqkI65fNcFjl9vd9w=': _C_ONE_WAY,
+        'Ba$4lt$358': _C_SSHD_USER,
+        'Raptor48zHDY': _C_NO_WORD,
+        'T4ngo#172': _C_NO_WORD,
+        'tiger forty apple': _C_NO_WORD,
+        '519 387': _C_CODE_IN_CHAT,
+        '598 224': _C_CODE_IN_CHAT,
+        'Nordwind79SNS': _C_NO_WORD,
+        'Switch623fM': _C_NO_WORD,
+        'H^OM%d1ZQap?r': _C_SSHD_USER,
+        '5724095bd3071723135c5303089bb208a38bf875': _C_ONE_WAY,
+        '6b83c071485d6e51d21716b0a21ff7a95ad2a787': _C_ONE_WAY,
+    },
+    'corpus_cd': {
+        'd6cvpdq377anrc528l8ltewe': _C_NO_WORD,
+        '637754': _C_CODE_IN_CHAT,
+        'thistle-falcon-summit': _C_NO_WORD,
+        '7422': _C_CODE_IN_CHAT,
+    },
+    'corpus_ce': {
+        '(0)7930 123359': _C_PHONE,
+    },
+    'corpus_cf': {
+        'abbac7033b757a5eb77382f58205c840f934d58e6bb45f65687de4f1bda6c96e': _WEBHOOK_SIGNATURE,
+        '43d09e3ee4cc9fe7436bcc46e9cad3a2172c9f19f11df09e68f9c1b564a3301a': _WEBHOOK_SIGNATURE,
+        'c32456b635192320f58a23fc0f3d903a079ca5bc249e34eaa8a0e0c8fa5d37ac': _WEBHOOK_SIGNATURE,
+        'ffad3b3865417d93c148c069f3980378f4fe0f9564111c8690761fa6b880dde3': _WEBHOOK_SIGNATURE,
+        '89112348831': _C_BARE_ID,
+        'CkxgQv6nDVMRJzu7SjDfvdo93A3BCOM5': _CSRF,
+        '6fbbb148c646285b8ea609c828297817823bee30fd37e9aee5b18d714b1f0361': _WEBHOOK_SIGNATURE,
+        '60119436\n80117855': _C_WRAPPED_CARD,
+        '-TuGrzieCyAQL97eT5qCR8TQm6dsQ7JkZ-10ZmtO9NLT4o-rAOguVQhjM9rMvclD': _C_BIND_PARAMETER,
+        'lOfn_0kdjycN_sxJ_fXOBRC4QCbsSheX-0XRC32QiNIUD-oo2J7VGK82kLLxKXqx': _C_BIND_PARAMETER,
+        '36219420\n941225': _C_WRAPPED_CARD,
+    },
+    'corpus_cg': {
+        '183051322556138': _C_ID_COLUMN,
+        '281069414322829': _C_ID_COLUMN,
+        '166123131788730': _C_ID_COLUMN,
+        '48185931B': _C_ID_COLUMN,
+    },
+    'corpus_ch': {
+        ('N2SBMxN0SmZMDM1pWgiszu:APA91beYK9lX7IgWx_9ETLDi0QRPoksgP-c_Hdb90'
+         'hpr0u0oKDuIh-5ZzjJPW6hp7f9wvzV89b_PHmdX31MTndYH2EABtggiueNQ8HhJH'
+         '1qn0-jDXH5jVsIzf1bno9naGJBgQVOa7XWC'):
+            _C_PUSH_TOKEN,
+        'asCLqZRVIfz2uFH9i23rF3drD2e5Tw6K8DNAj0Acpec=': _WEBHOOK_SIGNATURE,
+        '403167113': _C_MRZ_CHECK,
+        'ExponentPushToken[aZGuZ87-bVnNAVN8lhB77h]': _C_PUSH_TOKEN,
+        '31a3d39a01df9ab0defe0ad1f3f435c9aef69a4d5b756ef4703810b8ebbea6e0': _WEBHOOK_SIGNATURE,
+    },
+}
+_KNOWN_CHANGED_C: dict[str, dict[str, str]] = {
+    'corpus_cc': {
+        'CC-078': _C_TOLL_FREE,
+        'CC-121': _C_TOLL_FREE,
+        'CC-166': _C_TOLL_FREE,
+    },
+    'corpus_cd': {
+        'CD-060': _C_DDM_TOKEN,
+        'CD-092': _C_IMEI,
+        'CD-109': _C_VERSION,
+        'CD-423': _C_DDM_TOKEN,
+        'CD-424': _C_IMEI,
+    },
+    'corpus_ce': {
+        'CE-107': _C_SSH_LOGIN,
+        'CE-160': _C_COMPANY_IBAN,
+        'CE-200': _C_SSH_LOGIN,
+        'CE-206': _C_SSH_LOGIN,
+        'CE-263': _C_COMPANY_IBAN,
+        'CE-295': _C_COMPANY_IBAN,
+    },
+    'corpus_ch': {
+        'CH-088': _C_COMPANY_IBAN,
+        'CH-368': _C_COMPANY_IBAN,
+    },
+}
 
 
 KNOWN_MISSES: dict[str, dict[str, str]] = {
@@ -3330,6 +3407,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     **_KNOWN_MISSES_F,
     **_KNOWN_MISSES_E,
     **_KNOWN_MISSES_D,
+    **_KNOWN_MISSES_C,
     # Corpora VA, VB and VC (LLM-serving operations text, mostly clean; the classes that slip
     # past redactors, in six surroundings; records as observability backends store them).
     "corpus_va": {"679551805": ("an SSN bare in Postgres's 'Failing row contains (...)', no "
@@ -3885,7 +3963,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "tqYlD0VgxEzu": "Velocity's forwarding.secret file content alone on its line",
         **dict.fromkeys(("758138705", "282165609"), (
             "SSNs under a 1099 CSV's 'tin' column: a TIN may be an EIN (a business's), left")),
-        **dict.fromkeys(("Qoh_f4mJ8PRwBJDAS", "CNJ#PLs0u+055", "Kiara1999", "Luna2010"),
+        **dict.fromkeys(("Kiara1999", "Luna2010"),
                         "a password told in a chat or a call after 'la clave es' or 'so', "
                         "past the clause the reading takes"),
         "4147 71 613845 6253": "a card OCR'd from a receipt in 4-2-6-4 groups",
@@ -4104,7 +4182,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "8 0 9  6 7 5  7 6 4": _WRITTEN_CODE,
         "3454, 322873, 07903": _WRITTEN_CODE,
         "4746 ... 9518 ... 8790 ... 3818": _WRITTEN_CODE,
-        "063": _WRITTEN_CODE,
         ("C for charlie, A for apple, L for lima, L for lima, U for un"
          "iform, M for mike, 51, at gmail dot com"): _NATO_SPELLING,
         "3462, 009031, 12307": _WRITTEN_CODE,
@@ -4117,10 +4194,8 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "pumpkin with a capital P one nine nine two": _SPOKEN_OTHER,
         "siete tres siete ... cuatro uno siete ... ocho tres siete": _SPOKEN_OTHER,
         "G B seven zero, SRLG 2863 9683 6653 05": _MIXED_GROUPS,
-        "five three nine": _SPOKEN_OTHER,
         "een negen twee": _SPOKEN_OTHER,
         "vier vijf zes": _SPOKEN_OTHER,
-        "four eight seven": _SPOKEN_OTHER,
         "V T T acht R zeven E K vier": _SPOKEN_OTHER,
         "L for lima, I for india, A for apple, M for mike, 61, at outlook dot com": _NATO_SPELLING,
         "Apfelstrudel": _SECURITY_ANSWER,
@@ -4502,6 +4577,7 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     **_KNOWN_CHANGED_F,
     **_KNOWN_CHANGED_E,
     **_KNOWN_CHANGED_D,
+    **_KNOWN_CHANGED_C,
     "corpus_va": dict.fromkeys(
         ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
@@ -4902,9 +4978,11 @@ def _rows(path: Path) -> list[dict]:
 def test_blind_corpus(path: Path) -> None:
     redactor = Redactor()
     known = dict(KNOWN_MISSES.get(path.stem, {}))
+    hashes: set[str] = set()  # (left as one-way hashes are, or caught beside a secret's name)
     if path.stem in _HASHES_LABELLED:
-        known.update({v["value"]: _CRYPT_HASH for row in _rows(path) for v in row["values"]
-                      if _CRYPT_HASH_SHAPE.fullmatch(v["value"])})
+        hashes = {v["value"] for row in _rows(path) for v in row["values"]
+                  if _CRYPT_HASH_SHAPE.fullmatch(v["value"])}
+        known.update(dict.fromkeys(hashes, _CRYPT_HASH))
     caught: Counter[str] = Counter()
     total: Counter[str] = Counter()
     on_purpose = KNOWN_CHANGED.get(path.stem, {})
@@ -4948,7 +5026,8 @@ def test_blind_corpus(path: Path) -> None:
     # (a corpus is big enough to mean something: NA and NB, written in twenty minutes, are
     # the smallest, 130 clean lines and 244 values each)
     assert clean >= 120 and sum(total.values()) >= 100 and clean + sum(total.values()) >= 370
-    assert not caught_known - missed_known, f"caught now: {sorted(caught_known - missed_known)}"
+    now = caught_known - missed_known - hashes
+    assert not now, f"caught now: {sorted(now)}"
     assert not failures, (failures, misses)
     assert not misses, misses
     assert len(changed) / clean <= MAX_CHANGED, changed
