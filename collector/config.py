@@ -361,6 +361,33 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|[?&](psw|Digits)=[^&\s#\"']{4,128}"
                          r"|\bt1\.9euel[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{40,}"
                          r"|\b00D[A-Za-z0-9]{12,15}![A-Za-z0-9._]{40,}"
+                         # (CC-CH: Cisco's type 7 wherever its type says so, type 6 and
+                         # Huawei's ciphers, PAN-OS' encrypted values and API keys, WLC and
+                         # MikroTik PSKs, Extreme's and a cable modem's communities, Werkzeug's
+                         # PIN, PHP_AUTH_PW, Workspace ONE's tenant code, Apple's push magic and
+                         # unlock token, a Temporary Access Pass, LinkedIn's JSESSIONID, a
+                         # right-to-work share code, a locker's and a climbing wall's codes)
+                         r"|(?i:password|secret|key)[ \t]+7[ \t]+\\?\"?(0[0-9]|1[0-5])"
+                         r"([0-9A-Fa-f]{2}){2,}"
+                         r"|(?i:authentication-key)[ \t]+[0-9]+[ \t]+md5[ \t]+[0-9A-F]{4,}[ \t]+7\b"
+                         r"|%\^%#[^\s%]{8,}%\^%#"
+                         r"|(?i:password|key|secret|shared-key)[ \t]+(?i:cipher(text)?|6)[ \t]+"
+                         r"[!-~]{16,}"
+                         r"|-AQ==[A-Za-z0-9+/=]{16,}|<key>LUFRPT[A-Za-z0-9+/=]{20,}"
+                         r"|(?i:set-key)[ \t]+(?i:ascii|hex)[ \t]+(0[ \t]+)?[^\s]{8,63}"
+                         r"|(?i:pre-shared-key)=\"?[^\s\"\\]{8,63}"
+                         r"|(?i:snmpv3)[ \t]+add[ \t]+community[ \t]+[^\s]+"
+                         r"|Community(\.[0-9]+)*[ \t]+String[ \t]+\"[^\"\n]+"
+                         r"|Debugger PIN: [0-9]{3}-[0-9]{3}-[0-9]{3}"
+                         r"|\[\"PHP_AUTH_PW\"\]=>\s*string\([0-9]+\)\s*\"[^\"\n]+"
+                         r"|(?i:aw-tenant-code)[ \t]*:[ \t]*[A-Za-z0-9+/=]{16,}"
+                         r"|<key>(PushMagic|UnlockToken)</key>\s*<(string|data)>\s*[A-Za-z0-9+/=-]{16,}"
+                         r"|(?i:temporary access pass)[^\n]{0,60}[ \t](is|:)[ \t]+[^\s]{8,48}"
+                         r"|JSESSIONID=\\?\"?ajax:[0-9]{15,20}"
+                         r"|(?i:share[ _-]?code)[^\n:]{0,40}:[ \t]*[A-Z0-9]{3}[ -]?[A-Z0-9]{3}"
+                         r"[ -]?[A-Z0-9]{3}"
+                         r"|action=SET_CODE[ \t]+code=[0-9]{4,8}"
+                         r"|(?i:zugangscode)[^\n:0-9]{0,40}:?[ \t]*[0-9]{4,8}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -521,6 +548,9 @@ RE2_PATTERNS: dict[str, str] = {
                    # (the ninth round: the US's, Canada's, the UK's, Ireland's, Australia's and
                    # New Zealand's health, tax and driving numbers)
                    r"(?-i:OHIP|HCN|PHN|RAMQ|CHI|UTR|NHI|CIN|DL)|health.?card|assurance maladie|"
+                   # (the CC-CH round: Germany's residence title, France's identity card,
+                   # a BRP's and a passport's keys)
+                   r"aufenthaltstitels?|carte d.identit.|(?-i:CNI)|brp.?no|pp.?num|"
                    r"a-?number|driver'?s?.?licen[cs]e|permis de conduire|licencia|"
                    r"unique taxpayer reference|personal health number)([^a-z]|$)|"
                    # (their Cyrillic names: SNILS, INN, RNOKPP, IIN, ZhSN, EGN, JMBG, LNCh)

@@ -616,6 +616,41 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
     ("secret_assignment",
      "sid=00D5g000004Xy2Z!AQ0AQH8mZ1kP.qL7wR3tYvB9nC2xF6hJ4sD8gK0aE5uI1oP3zM7bN2cV6xW9eT4rY",
      "00D5g000004Xy2Z!AQ0AQH8mZ1kP.qL7wR3tYvB9nC2xF6hJ4sD8gK0aE5uI1oP3zM7bN2cV6xW9eT4rY"),
+    # the CC-CH round's: type 7 in a diff and after an FTP client's password, Huawei's
+    # cipher, type 6, PAN-OS' values, a WLC's PSK, MikroTik's, Extreme's community, a cable
+    # modem's, Werkzeug's PIN, PHP_AUTH_PW, Workspace ONE, push magic, a TAP, JSESSIONID, a
+    # share code, a locker's code; a residence title's and a French identity card's numbers
+    ("secret_assignment", "-  tacacs-server key 7 0314722D20297501033F4F4F15085B29",
+     "0314722D20297501033F4F4F15085B29"),
+    ("secret_assignment", "ip ftp password 7 107A1B180B041B1F58577A1207",
+     "107A1B180B041B1F58577A1207"),
+    ("secret_assignment", " hwtacacs-server shared-key cipher %^%#=k1IMIl*g{Z@<]Zcd5]%^%#",
+     "=k1IMIl*g{Z@<]Zcd5]"),
+    ("secret_assignment", " key 6 eaR[RSPcD^XZW]MbFAIEdJC[SQMdSD`[bYCGWU\n",
+     "eaR[RSPcD^XZW]MbFAIEdJC[SQMdSD`[bYCGWU"),
+    ("secret_assignment", "<key>-AQ==82CvDB0rZYRjKVKE725IEU/34sk=66IU</key>",
+     "-AQ==82CvDB0rZYRjKVKE725IEU/34sk=66IU"),
+    ("secret_assignment", " security wpa psk set-key ascii 0 Wn33zd0hlIW2B0fNWnfB",
+     "Wn33zd0hlIW2B0fNWnfB"),
+    ("secret_assignment", "name=corp wpa2-pre-shared-key=gO6MEKKY9lX4TJxXmexFEf",
+     "gO6MEKKY9lX4TJxXmexFEf"),
+    ("secret_assignment", "configure snmpv3 add community GJdA_Sh6jhgHP name Delta",
+     "GJdA_Sh6jhgHP"),
+    ("secret_assignment", 'SnmpMibObject docsDevNmAccessCommunity.1 String "Sommer601ro";',
+     "Sommer601ro"),
+    ("secret_assignment", " * Debugger PIN: 194-857-551", "194-857-551"),
+    ("secret_assignment", '["PHP_AUTH_PW"]=>\n  string(11) "Winter2025$"', "Winter2025$"),
+    ("secret_assignment", "aw-tenant-code: abpEa55KAb7HVQCUpJOkMAAO05A67KKe",
+     "abpEa55KAb7HVQCUpJOkMAAO05A67KKe"),
+    ("secret_assignment", "<key>PushMagic</key>\n<string>522E2D4F-BF1B-4601-94C7</string>",
+     "522E2D4F-BF1B-4601-94C7"),
+    ("secret_assignment", "Your Temporary Access Pass for your laptop is JA+UU5KCOsDn6u5J (8h)",
+     "JA+UU5KCOsDn6u5J"),
+    ("secret_assignment", 'JSESSIONID=\\"ajax:4562774592459104150\\"', "ajax:4562774592459104150"),
+    ("secret_assignment", "Share code provided by candidate: UMB NHC ZK9", "UMB NHC ZK9"),
+    ("secret_assignment", "locker=233 action=SET_CODE code=9606 member=1", "9606"),
+    ("national_id", "Nummer des elektronischen Aufenthaltstitels: Y2R3V7WH3.", "Y2R3V7WH3"),
+    ("national_id", "le numéro de votre carte d'identité : QLUSEF4KY et", "QLUSEF4KY"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
