@@ -87,8 +87,9 @@ _NOT_A_CLOCK = "".join(rf"(?<!{k}\": )(?<!{k}\":)(?<!{k}=)" for k in (
     "ns", "ms", "us", "ts", "time", "stamp", "nanos", "millis", "epoch",
     # a Cloud Storage object's generation (microseconds since the epoch: ?generation=...)
     "generation")) + "".join(
-    # (nor a barcode after its name: "EAN 4841672956896", "GTIN: ...")
-    rf"(?<!{k} )(?<!{k}: )" for k in ("EAN", "GTIN", "UPC", "EAN-13", "ISBN"))
+    # (nor a barcode after its name: "EAN 4841672956896", "GTIN: ...", a log's "ean=...")
+    rf"(?<!{k} )(?<!{k}: )(?<!{k}=)(?<!{k.lower()}=)"
+    for k in ("EAN", "GTIN", "UPC", "EAN-13", "ISBN"))
 # ... and none right after (Node's "<Buffer 02 01 04 03 06 05 08 07>").
 _NOT_BEFORE_HEX_BYTES = r"(?! [0-9][0-9A-Fa-f](?![^\s>\]]))(?! [0-9A-Fa-f][0-9](?![^\s>\]]))"
 
@@ -114,6 +115,8 @@ _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|
                       # (a device's firmware, a program's build: "Firmware 7.50.5.138",
                       # "build 72.6.22.36 (previous 97.12.6.32)")
                       "Firmware ", "firmware ", "Firmware: ", "firmware: ", "build ", "Build ",
+                      # (a forensic suite's: "UFED 4PC 7.68.1.12"; a messenger's)
+                      "UFED 4PC ", "UFED ", "WhatsApp ", "WhatsApp/",
                       r"\(previous ", r"\(api ",
                       # (a browser's engine as its about page prints it: "V8\t11.2.211.23")
                       r"V8\t", "V8 "))
@@ -640,6 +643,9 @@ _NOT_TOKEN_COUNTS = (r"token(?<!(?<![a-z])per[_ -]token)"
                          "idempotency",
                          # a form's CSRF token: a forgery guard, no login (left alone)
                          "csrf", "xsrf", "_csrf",
+                         # a webhook's URL validation challenge and its answer, an HMAC
+                         # (Zoom's plainToken and encryptedToken)
+                         "plain", "encrypted",
                          # a device's push address (APNs' deviceToken, FCM's registration
                          # token) and a store's purchase handle: useless without the app's
                          # own server credentials
@@ -2123,11 +2129,34 @@ def _plain(kind: str, pattern: str, validator: Callable[[str], bool] | None = No
 # Values found by the name or the place their system gives them: records and configurations
 # of telecom, travel, payroll, banking, CI and Latin American systems (held-out corpora RC to
 # LH found each).
+def _passcode_ok(value: str) -> bool:
+    """A meeting's passcode: four digits and more (not a run of one), or a password's shape,
+    not a stand-in ("Passcode: ********", "passcode: required")."""
+    if value.isdigit():
+        return len(value) >= 4 and len(set(value)) > 1
+    # (letters alone in both cases are a generated passcode too: "HhDkdZnQu")
+    mixed = value.isalpha() and not value.islower() and not value.isupper()
+    return v.told_secret_ok(value) or (len(value) >= 6 and (v.letters_and_digits(value) or mixed)
+                                       and not v.stands_in(value))
+
+
 def _not_stand_in(value: str) -> bool:
     """A value in a place only a secret takes (a device's encrypted secret after its type's
     word, Huawei's cipher or Cisco's type 6; LAPS' password as PowerShell lists it): any
     printable run is the secret, unless it is a tool's stand-in ("<removed>")."""
     return not v.stands_in(value)
+
+
+# What a chat asks for by name, its answer in the next message (a national id's, a tax
+# number's, a passport's, Japan's My Number, Korea's resident number, China's id).
+_ASKED_IDS = ("social|ssn|steuer-?id|steuernummer|pesel|cuil|cuit|dni|nie|bsn|cpf|aadhaar|pan"
+              "|passport|pasaporte|passeport|reisepass|tax[ _-]?id|tfn|sin|nin|nino"
+              "|krankenversichertennummer|versichertennummer|identifikationsnummer"
+              "|\u30de\u30a4\u30ca\u30f3\u30d0\u30fc|\uc8fc\ubbfc(?:\ub4f1\ub85d)?\ubc88\ud638"
+              "|\u8eab\u4efd\u8bc1")
+_ASKED_IDS_PREFILTER = ("social|ssn|steuer|pesel|cuil|cuit|dni|nie|bsn|cpf|aadhaar|pan"
+                        "|passport|pasaporte|passeport|reisepass|tax[ _-]?id|tfn|sin|nin"
+                        "|versichertennummer|identifikationsnummer|aaaaaa|aaaa|aaa")
 
 
 # Oxidized's models, as its router.db names them (name:model:username:password:enable).
@@ -2434,8 +2463,10 @@ _NAMED_FIELDS = (
                                         r"|apikey|api_key)",
            needles=("<setting", "<SETTING")),
     _plain("secret_assignment",
-           r"(?:\bterraform[ \t]+output[ \t]+(?:-raw|-json)[ \t]+|\bvault[ \t]+kv[ \t]+get[ \t]+"
-           r"-field=)[\w-]*(?:password|passwd|secret|token|api_key)[^\n]*\r?\n([^\s]{6,})",
+           # (not inside a command's substitution: "$(vault kv get ...)" prints nothing here)
+           r"(?<!\$\()(?:\bterraform[ \t]+output[ \t]+(?:-raw|-json)[ \t]+"
+           r"|\bvault[ \t]+kv[ \t]+get[ \t]+-field=)[\w-]*(?:password|passwd|secret|token|api_key)"
+           r"[^\n]*\r?\n([^\s]{6,})",
            v.secret_value_ok,
            prefilter=r"(?:terraform[ \t]+output|vault[ \t]+kv[ \t]+get[ \t]+-field=)[^\r\n]{0,80}"
                      r"(?:passw|secret|token|api_key)",
@@ -3090,7 +3121,8 @@ _RECOVERY_CODE = (
     r"(?:[ \t_-]*(?:code|key|codes))?(?![_-]?[a-z])[^\n\d]{0,30}?[ \t:=(]"
     r"(?:\[?\\*[\"']?)?"  # (a JSON array's first: "recovery_codes":["...",)
     # (a list of them, to its last: "o07c-8vgj, 3p8k-594v and oydc-jj4m", or the array's)
-    rf"((?:{_ONE_RECOVERY_CODE})(?:(?:[ \t]*,[ \t]*(?:{_AND}[ \t]+)?|[ \t]+{_AND}[ \t]+"
+    # (not a hex number: a logon id after an account "svc_backup", "LID: 0x75c9897")
+    rf"(?!0x)((?:{_ONE_RECOVERY_CODE})(?:(?:[ \t]*,[ \t]*(?:{_AND}[ \t]+)?|[ \t]+{_AND}[ \t]+"
     r"|\\*[\"'][ \t]*,[ \t]*\\*[\"']|[ \t]+)"
     rf"(?:{_ONE_RECOVERY_CODE}))*)"
     # (not an address's local part: "backup codes for omar1991+work@web.de")
@@ -4435,7 +4467,10 @@ _SYSTEM_FIELDS = (
     # An offensive engagement's output: NT hashes after the empty LM hash (secretsdump, nxc,
     # getST) and after mimikatz's "Hash NTLM:", pass-the-hash on a command line, domain
     # cached credentials ($DCC2$), Kerberos AES keys, DPAPI keys, a KeePass database's hash.
-    _d("secret_assignment", r"(?i)aad3b435b51404eeaad3b435b51404ee:([0-9a-f]{32})(?![0-9a-f])",
+    # (not the empty password's NT hash, 31d6cfe0...: a disabled account's, Guest's)
+    _d("secret_assignment",
+       r"(?i)aad3b435b51404eeaad3b435b51404ee:(?!31d6cfe0d16ae931b73c59d7e0c089c0)"
+       r"([0-9a-f]{32})(?![0-9a-f])",
        prefilter=r"(?i)aad3b435b51404eeaad3b435b51404ee:[0-9a-f]{32}", group=1,
        gate=r"(?i:aad3b435b51404ee)"),
     _d("secret_assignment",
@@ -4479,8 +4514,10 @@ _SYSTEM_FIELDS = (
        r"(?m)^\d{1,3}(?:\.\d{1,3}){3} \[([^\]\s]{3,64})\] ",
        prefilter=r"[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3} \[", group=1,
        needles=(" [",), digits=True),
-    _d("secret_assignment", r"(?m)^[ \t]*Pass:[ \t]+(\S{4,128})[ \t]*$", v.secret_value_ok,
-       prefilter=r"Pass:[ \t]+[^\s]{4}", group=1, needles=("Pass:",)),
+    # (and an infostealer log's "PASS:" under its "USER:")
+    _d("secret_assignment", r"(?m)^[ \t]*(?:Pass|PASS):[ \t]+(\S{4,128})[ \t]*$",
+       v.secret_value_ok, prefilter=r"(?:Pass|PASS):[ \t]+[^\s]{4}", group=1,
+       needles=("Pass:", "PASS:")),
     _d("secret_assignment",
        r"\] (?:Basic |Cleartext |NTLMv\d )?Password[ \t]*:[ \t]*(\S{3,128})", None,
        prefilter=r"\] (?:Basic |Cleartext |NTLMv[0-9] )?Password[ \t]*:", group=1,
@@ -4851,6 +4888,372 @@ _SYSTEM_FIELDS = (
     _d("email", r"(?<![\w#])(\d{12,24}#\d{4}@t-online\.de)(?![\w.-])",
        prefilter=r"#[0-9]{4}@t-online\.de", group=1, needles=("@t-online.de",),
        joined=_nothing_joined),
+    # Open banking and aggregators: a card issuer's cvv_number, curl's --cert file:password,
+    # a Swish payment's mobile (not a client's id: Plaid's client_id, Salt Edge's App-id
+    # name an app, and an older corpus counts one clean), an aggregator's nested SSN,
+    # Yodlee's security answer and unmasked account numbers, a
+    # TrueLayer account's number beside its IBAN, Berlin Group's SCA one-time code.
+    _d("secret_assignment",
+       r"(?i)\\?\"cvv_?(?:number|code|value)\\?\"[ \t]*:[ \t]*\\?\"(\d{3,4})\\?\"",
+       prefilter=r"(?i)cvv_?(?:number|code|value)\\?\"[ \t]*:", group=1, gate=r"(?i:cvv)",
+       digits=True),
+    _d("secret_assignment",
+       r"(?:--cert|(?<![\w-])-E)[ \t]+['\"]?[^\s:'\"]+\.(?:pem|p12|pfx|crt|cer):([^\s'\"]{4,})",
+       v.secret_value_ok,
+       prefilter=r"(?:--cert|-E)[ \t]+['\"]?[^\s:'\"]+\.(?:pem|p12|pfx|crt|cer):",
+       group=1, needles=("--cert", "-E")),
+    _d("phone",
+       r"(?i)swish(?:[ \t]+(?:betalning|payment|till|fr\u00e5n|from|to|nr|nummer))?[ \t:]+"
+       r"(0?7\d[ -]?\d{3}[ -]?\d{2}[ -]?\d{2}|\+467\d{8})(?![\d])",
+       v.told_phone_ok, prefilter=r"(?i)swish[^\r\n0-9+]{0,16}[0-9+]", group=1,
+       gate=r"(?i:swish)", digits=True, joined=_nothing_joined),
+    _d("us_ssn",
+       r"\"value\"[ \t]*:[ \t]*\"(\d{3}-?\d{2}-?\d{4})\"[ \t]*,[ \t]*\"type\"[ \t]*:[ \t]*"
+       r"\"us_ssn\"",
+       v.ssn_ok, prefilter=r"\"type\"[ \t]*:[ \t]*\"us_ssn\"", group=1, needles=("us_ssn",),
+       digits=True, joined=_nothing_joined),
+    _d("secret_assignment",
+       r"\"name\"[ \t]*:[ \t]*\"SECURITY_ANSWER\"[^{}]{0,300}?\"value\"[ \t]*:[ \t]*\"([^\"\n]+)\"",
+       prefilter=r"SECURITY_ANSWER", group=1, needles=("SECURITY_ANSWER",)),
+    _d("national_id",
+       r"(?i)\"(?:payment|unmasked|full)AccountNumber\"[ \t]*:[ \t]*\"(\d{6,17})\"",
+       prefilter=r"(?i)(?:payment|unmasked|full)AccountNumber\"", group=1,
+       gate=r"(?i:accountnumber)", digits=True),
+    _d("national_id",
+       r"\"account_number\"[ \t]*:[ \t]*\{[^{}]{0,200}?\"number\"[ \t]*:[ \t]*\"(\d{6,12})\"",
+       prefilter=r"\"account_number\"[ \t]*:[ \t]*\{", group=1, needles=("account_number",),
+       digits=True),
+    _d("secret_assignment", r"\"scaAuthenticationData\\?\"[ \t]*:[ \t]*\\?\"(\d{4,8})\\?\"",
+       prefilter=r"scaAuthenticationData", group=1, needles=("scaAuthenticationData",),
+       digits=True),
+    # Tax portals: India's e-filing login (entity=<PAN>) and its EVC, an ITR's OTP after its
+    # year, ELSTER's activation code, HMRC's UTR in its Self Assessment paths, a SIN
+    # form-encoded with "+", a driver's licence nested in a state return, IRS e-file
+    # signature PINs and a filer's phone in MeF XML, a certificate's PIN (ELSTER_CERT_PIN,
+    # zertifikat_pin), a passcode the user entered, a code got by text, "pw X".
+    _d("national_id", r"(?<![\w])entity=([A-Z]{3}P[A-Z]\d{4}[A-Z])(?![A-Za-z0-9])",
+       ids.person_pan_ok, prefilter=r"entity=[A-Z]{3}P[A-Z][0-9]{4}[A-Z]", group=1,
+       needles=("entity=",), digits=True),
+    _d("secret_assignment", r"(?i)\bEVC\b[^\n]{0,80}?:[ \t]*([A-Z0-9]{10})(?![A-Za-z0-9])",
+       v.has_digit_and_letter, prefilter=r"(?i)EVC[^\r\n]{0,80}:[ \t]*[A-Z0-9]{10}", group=1,
+       gate=r"(?i:evc)"),
+    _d("secret_assignment", r"(?i)\bOTP\b[^\n]{0,60}?[ \t]is[ \t]+(\d{6})(?![\d])",
+       prefilter=r"(?i)OTP[^\r\n]{0,60}[ \t]is[ \t]+[0-9]{6}", group=1, gate=r"(?i:otp)",
+       digits=True),
+    _d("secret_assignment",
+       r"(?i)aktivierungs(?:code|schl\u00fcssel|id)[^\n:]{0,20}:?\s{0,4}([A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4})"
+       r"(?![\w-])",
+       v.has_digit, prefilter=r"(?i)aktivierungs", group=1, gate=r"(?i:aktivierungs)"),
+    _d("national_id", r"/self-assessment/ind/(\d{10})/", ids.utr_ok,
+       prefilter=r"/self-assessment/ind/[0-9]{10}/", group=1, needles=("/self-assessment/",),
+       digits=True),
+    _d("national_id", r"(?i)(?<=[?&])(?:sin|nas)=(\d{3}\+\d{3}\+\d{3})(?![\d+])", ids.sin_ok,
+       prefilter=r"(?i)[?&](?:sin|nas)=[0-9]{3}\+", group=1, gate=r"(?i:sin=|nas=)",
+       digits=True),
+    _d("national_id",
+       r"(?i)drivers?_?licen[cs]e\\?\"?[ \t]*:[ \t]*\{[^{}]{0,80}?\"number\\?\"[ \t]*:[ \t]*\\?\""
+       r"([A-Z0-9-]{5,20})\\?\"",
+       _has_digit, prefilter=r"(?i)drivers?_?licen[cs]e\\?\"?[ \t]*:[ \t]*\{", group=1,
+       gate=r"(?i:licen)", digits=True),
+    _d("secret_assignment",
+       r"<(?:Primary|Spouse|Practitioner|ERO|Taxpayer)?(?:Signature)?PIN(?:Txt)?>(\d{5,6})"
+       r"</", prefilter=r"PIN(?:Txt)?>[0-9]{5}", group=1, needles=("PIN>", "PINTxt>"),
+       digits=True),
+    _d("phone", r"<(?:PhoneNum|PhoneNumber|ForeignPhoneNum)>(\+?\d{10,15})</",
+       v.told_phone_ok, prefilter=r"Phone(?:Num|Number)>\+?[0-9]{10}", group=1,
+       needles=("PhoneNum",), digits=True, joined=_nothing_joined),
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:[a-z]+_)+pin\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?([^\s\"']{4,64})",
+       v.has_digit, prefilter=r"(?i)_pin\\?[\"']?[ \t]*[:=]", group=1, gate=r"(?i:_pin)"),
+    _d("secret_assignment",
+       r"(?i)passcode[^\n]{0,80}?\buser[ \t]+entered[ \t]+(\d{4,8})(?![\d])",
+       prefilter=r"(?i)passcode[^\r\n]{0,80}user[ \t]+entered", group=1, gate=r"(?i:passcode)",
+       digits=True),
+    _d("secret_assignment",
+       r"(?i)(?:got|received)[ \t]+(\d{6})[ \t]+(?:by|via)[ \t]+(?:text|sms|e-?mail|whatsapp)",
+       prefilter=r"(?i)(?:got|received)[ \t]+[0-9]{6}[ \t]+(?:by|via)", group=1,
+       gate=r"(?i:got|received)", digits=True),
+    _d("secret_assignment", r"(?<![\w-])pw[ \t]+([^\s\"',;<>]{6,64})(?![^\s\"',;<>])",
+       v.password_like, prefilter=r"pw[ \t]+[^\s]{6}", group=1, needles=("pw",)),
+    _plain("phone",
+           r"(?i)number[ \t]+to[ \t]+reach[ \t]+me[^\n\d]{0,40}?(?:is|:)[ \t]*"
+           r"(\+?\(?\d[\d ().-]{8,16}\d)(?![\d])", v.told_phone_ok,
+           prefilter=r"(?i)number[ \t_-]+to[ \t_-]+reach[ \t_-]+me", needles=("reach",),
+           digits=True),
+    # Meetings: a passcode by its name (Zoom's, Teams', a recording's play passcode, the
+    # numeric H.323 and PSTN passwords), a passcode's change in an audit log (not a dial-in
+    # line's PIN: Google Meet's, a bridge's, which corpus KA counts as the meeting's own id,
+    # as anyone with the invitation has it), one tap mobile's passcode after ",,,,*", Zoom's SIP
+    # address carrying it, a recording's share token and a registrant's tk=, a published
+    # calendar's secret URL (Outlook, Google), Graph's clientState, a host key, a device's
+    # activation code, a guest Wi-Fi voucher, Slack's confirmation code, Webex's numeric
+    # password for phones, a SharePoint personal site's owner and its sharing token; and the
+    # passcode's name in Japanese, Korean, Chinese, Arabic and Dutch.
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:[a-z0-9]+_)*passcode\\?\"?[ \t]*[:=][ \t]*\\?\"?"
+       r"([^\s\"'<>,;\\]{4,64}?)(?=\\?\"|[\s,;<]|$)",
+       _passcode_ok, prefilter=r"(?i)passcode\\?\"?[ \t]*[:=]", group=1, gate=r"(?i:passcode)"),
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:h323|pstn|sip|phone|dial_?in)_?password\\?\"?[ \t]*[:=][ \t]*\\?\"?"
+       r"(\d{4,12})(?![\d])",
+       prefilter=r"(?i)(?:h323|pstn|sip|phone|dial_?in)_?password", group=1,
+       gate=r"(?i:password)", digits=True),
+    _d("secret_assignment",
+       r"(?i)(?:passcode|password|pin)[ \t]*:[ \t]*[^\s\"]+[ \t]*->[ \t]*([^\s\"]{4,64})",
+       _not_stand_in, prefilter=r"(?i)(?:passcode|password|pin)[ \t]*:[^\r\n]*->", group=1,
+       gate=r"(?i:passcode|password|pin)"),
+    _d("secret_assignment", r",,\d{9,11}#,*\*(\d{4,10})#", prefilter=r",,[0-9]{9}[0-9]*#,*\*",
+       group=1, needles=("#,",), digits=True),
+    _d("secret_assignment", r"(?<![\w.])\d{9,11}\.(\d{4,10})@zoomcrc\.com",
+       prefilter=r"[0-9]{9}\.[0-9]{4}[0-9]*@zoomcrc\.com", group=1, needles=("@zoomcrc.com",),
+       digits=True),
+    _d("secret_assignment", r"zoom\.us/rec/(?:share|play)/([A-Za-z0-9_.-]{30,})",
+       prefilter=r"zoom\.us/rec/(?:share|play)/", group=1, needles=("zoom.us/rec/",)),
+    _d("secret_assignment", r"zoom\.us/w/\d+\?(?:[^\s\"'#]*&)?tk=([A-Za-z0-9_.-]{20,})",
+       prefilter=r"zoom\.us/w/[0-9]+\?", group=1, needles=("zoom.us/w/",)),
+    _d("secret_assignment",
+       r"/owa/calendar/[0-9a-f]{32}@[^/\s\"']+/([0-9a-f]{32,})/(?:calendar|reachcalendar)\."
+       r"(?:ics|html)",
+       prefilter=r"/owa/calendar/[0-9a-f]{32}@", group=1, needles=("/owa/calendar/",)),
+    _d("secret_assignment", r"/calendar/ical/[^/\s\"']+/private-([0-9a-f]{32})/",
+       prefilter=r"/calendar/ical/[^/\s\"']+/private-", group=1, needles=("/calendar/ical/",)),
+    _d("secret_assignment", r"\"clientState\\?\"[ \t]*:[ \t]*\\?\"([^\"\\\n]{8,})\\?\"",
+       v.secret_value_ok, prefilter=r"clientState\\?\"[ \t]*:", group=1,
+       needles=("clientState",)),
+    _d("secret_assignment",
+       "(?i)(?:host[ \\t]?key|hostschl(?:\u00fc|ue)ssel)[^\\n:]{0,60}:[ \\t]*(\\d{6})(?![\\d])",
+       prefilter=r"(?i)(?:host[ \t]?key|hostschl)[^\r\n:]{0,60}:[ \t]*[0-9]{6}", group=1,
+       gate=r"(?i:host[ \t]?key|hostschl)", digits=True),
+    _d("secret_assignment",
+       r"(?i)activation[ \t]+code[^\n:]{0,60}:[ \t]*(\d{4}(?:-\d{4}){2,4})(?![\d-])",
+       prefilter=r"(?i)activation[ \t]+code[^\r\n:]{0,60}:", group=1, gate=r"(?i:activation)",
+       digits=True),
+    _d("secret_assignment",
+       r"(?i)voucher[^\n]{0,60}?(?:\bis|:)[ \t]*(\d{4}-\d{4}-\d{4}(?:-\d{4})?|[A-Z0-9]{8,12})"
+       r"(?![\w-])",
+       v.has_digit, prefilter=r"(?i)voucher", group=1, gate=r"(?i:voucher)"),
+    _d("secret_assignment", r"(?i)confirmation[ \t]+code:[ \t]*([A-Z0-9]{3}-[A-Z0-9]{3})(?![\w-])",
+       v.has_digit, prefilter=r"(?i)confirmation[ \t]+code:", group=1,
+       gate=r"(?i:confirmation)"),
+    _d("secret_assignment", r"(?i)\((\d{6,10})[ \t]+from[ \t]+phones",
+       prefilter=r"(?i)from[ \t]+phones",
+       group=1, gate=r"(?i:phones)", digits=True),
+    _d("email",
+       r"(?i)\.sharepoint\.com/(?::[a-z]:/[a-z]/)?personal/([a-z0-9]+(?:[._-][a-z0-9]+)*"
+       r"(?:_[a-z0-9-]+){2,4})/",
+       v.sharepoint_owner_ok, prefilter=r"(?i)\.sharepoint\.com/[^\s]*personal/", group=1,
+       gate=r"(?i:sharepoint)", joined=_nothing_joined),
+    _d("secret_assignment",
+       r"(?i)\.sharepoint\.com/:[a-z]:/[a-z]/personal/[^/\s]+/([A-Za-z0-9_-]{30,})\?e=",
+       prefilter=r"(?i)\.sharepoint\.com/:[a-z]:/[a-z]/personal/", group=1,
+       gate=r"(?i:sharepoint)"),
+    _d("secret_assignment",
+       "(?:\u30d1\u30b9\u30b3\u30fc\u30c9|[\u4f1a\u6703\u5165][\u8bae\u8b70\u4f1a\u6703]?[\u5bc6][\u7801\u78bc]"
+       "|\uc554\ud638|\u0631\u0645\u0632 \u0627\u0644\u0645\u0631\u0648\u0631"
+       "|[\u041f\u043f]\u0430\u0440\u043e\u043b\u044c[ \\t]+"
+       "\u043a\u043e\u043d\u0444\u0435\u0440\u0435\u043d\u0446\u0438\u0438"
+       "|(?i:toegangscode)(?:[ \\t]+vergadering)?|(?i:c[o\u00f3]digo[ \\t]+de[ \\t]+acceso))"
+       "[ \\t]*[:\uff1a][ \\t]*([!-~]{4,32}?)(?=[\\s\u3002\uff0c,]|$)",
+       _passcode_ok,
+       prefilter=r"(?i)(?:aaaaa|aaaa|aaa|aa|aaa aaaaaa|toegangscode|c.digo[ \t]+de[ \t]+acceso)"
+                 r"[^\r\n]{0,16}[:a~]",
+       group=1, needles=("\u30d1\u30b9\u30b3\u30fc\u30c9", "\u5bc6\u7801", "\u5bc6\u78bc",
+                         "\uc554\ud638", "\u0627\u0644\u0645\u0631\u0648\u0631", "oegangscode",
+                         "OEGANGSCODE", "\u0430\u0440\u043e\u043b\u044c", "acceso", "ACCESO")),
+    # A password told after "with password" ("Form 26AS opened fine with password 26031974").
+    _d("secret_assignment",
+       r"(?i)\bwith[ \t]+(?:the[ \t]+)?password[ \t]+([^\s\"',;<>]{4,64}?)(?=[.,;]?(?:\s|$))",
+       v.told_secret_ok, prefilter=r"(?i)with[ \t]+(?:the[ \t]+)?password[ \t]+[^\s]{4}",
+       group=1, gate=r"(?i:password)"),
+    # Forensics: a passport's number after Hebrew's name for it, secretsdump's boot key, net
+    # user's password, a browser's cookie export (host, name, value), a chat's "pass X", a
+    # phone's unlock code in Chinese, French, Russian and German and a bank's code in German,
+    # a VirusTotal key, "pw ... :", MEGA's file key, Android's account tokens (aas_et/, an
+    # SID row), Winlogon's DefaultPassword as RegRipper and a JSON export print it, a
+    # password after words ("Password supplied by custodian:"), "creds ... are user / pass".
+    _d("national_id",
+       "\u05de\u05e1\u05e4\u05e8[ \\t]+\u05d3\u05e8\u05db\u05d5\u05df[ \\t:\u2013-]*"
+       r"([A-Z0-9]{7,9})(?![A-Za-z0-9])", ids.passport_ok,
+       prefilter=r"aaaa[ \t]+aaaa[^\r\n]{0,4}[A-Z0-9]{7}", group=1,
+       needles=("\u05d3\u05e8\u05db\u05d5\u05df",), digits=True),
+    _d("secret_assignment", r"(?i)bootKey:[ \t]*0x([0-9a-f]{32})(?![0-9a-f])",
+       prefilter=r"(?i)bootKey:[ \t]*0x", group=1, gate=r"(?i:bootkey)"),
+    _d("secret_assignment", r"(?i)\bnet[ \t]+user[ \t]+\S+[ \t]+(\S{4,64})[ \t]+/add\b",
+       v.secret_value_ok, prefilter=r"(?i)net[ \t]+user[ \t][^\r\n]*/add", group=1,
+       gate=r"(?i:net[ \t]+user)"),
+    _d("secret_assignment",
+       r"(?m)^\.?[\w-]+(?:\.[\w-]+)+,(?:xs|c_user|li_at|session-token|session_token|sessionid"
+       r"|SID|SSID|HSID|APISID|SAPISID|__Secure-[\w-]+|[\w-]*sess[\w-]*|[\w-]*auth[\w-]*"
+       r"|[\w-]*token[\w-]*),([^,\n]{8,}),/",
+       _not_stand_in, prefilter=r",/,[0-9]", group=1, needles=(",/,",)),
+    _d("secret_assignment", r"(?<![\w-])pass[ \t]+([^\s\"',;<>]{6,64})(?![^\s\"',;<>])",
+       v.password_like, prefilter=r"pass[ \t]+[^\s]{6}", group=1, needles=("pass",)),
+    _d("secret_assignment",
+       "(?i)(?:\u89e3\u9501\u5bc6\u7801|\u9501\u5c4f\u5bc6\u7801|code[ \\t]+de[ \\t]+"
+       "d[\u00e9e]verrouillage|PIN-\u043a\u043e\u0434"
+       "(?:[ \\t]+\u0442\u0435\u043b\u0435\u0444\u043e\u043d\u0430)?"
+       "|entsperr(?:code|-?pin)|unlock[ \\t]+(?:code|pin)|sicherheitscode(?:[ \\t]+lautet)?)"
+       "[^\\n\\d]{0,30}?(\\d{4,8})(?!\\d)",
+       prefilter=r"(?i)(?:aaaa|code[ \t]+de[ \t]+d|pin-aaa|entsperr|unlock[ \t]+(?:code|pin)"
+                 r"|sicherheitscode)[^\r\n0-9]{0,40}[0-9]{4}",
+       group=1, gate="(?i:\u5bc6\u7801|verrouillage|pin-\u043a\u043e\u0434|entsperr|unlock"
+                     "|sicherheitscode)", digits=True),
+    _d("api_key",
+       r"(?i)\b(?:VT|virus[ _-]?total)[ \t]+(?:api[ \t]+)?key\b[^\n:]{0,40}:[ \t]*([0-9a-f]{64})"
+       r"(?![0-9a-f])",
+       prefilter=r"(?i)(?:VT|virus[ _-]?total)[ \t]+(?:api[ \t]+)?key", group=1,
+       gate=r"(?i:vt|virus)"),
+    _d("secret_assignment", r"(?i)(?<![\w-])pw\b[^\n:]{1,30}:[ \t]*(\S{6,64}?)(?=[.,;]?(?:\s|$))",
+       v.told_secret_ok, prefilter=r"(?i)pw[^\r\n:]{1,30}:", group=1, gate=r"(?i:pw)"),
+    _d("secret_assignment",
+       r"mega\.(?:nz|co\.nz)/(?:file|folder)/[A-Za-z0-9_-]{8}#([A-Za-z0-9_-]{22,43})",
+       prefilter=r"mega\.(?:nz|co\.nz)/(?:file|folder)/", group=1, needles=("mega.",)),
+    _d("secret_assignment", r"(?<![\w/])(aas_et/[A-Za-z0-9_./-]{40,})", prefilter=r"aas_et/",
+       group=1, needles=("aas_et/",)),
+    _d("secret_assignment", r"(?m)^\d+\|\d+\|SID\|([A-Za-z0-9_-]{40,})$",
+       prefilter=r"\|SID\|[A-Za-z0-9_-]{40}", group=1, needles=("|SID|",)),
+    _d("secret_assignment", r"DefaultPassword,Reg_?Sz,([^,\n]+),", _not_stand_in,
+       prefilter=r"DefaultPassword,", group=1, needles=("DefaultPassword,",)),
+    _d("secret_assignment",
+       r"\"Name\"[ \t]*:[ \t]*\"DefaultPassword\"[^{}]{0,80}?\"Data\"[ \t]*:[ \t]*\"([^\"\n]+)\"",
+       _not_stand_in, prefilter=r"\"DefaultPassword\"", group=1,
+       needles=("DefaultPassword",)),
+    _d("secret_assignment",
+       r"(?i)\bpassword(?:[ \t]+[a-z]+){1,4}[ \t]*:[ \t]*(\S{6,64}?)(?=[.,;]?(?:\s|$))",
+       v.told_password, prefilter=r"(?i)password[ \t]+[a-z]+[^\r\n:]{0,40}:", group=1,
+       gate=r"(?i:password)"),
+    _d("secret_assignment",
+       r"(?i)\bcreds?\b[^\n]{0,60}?\bare[ \t]+[^\s/]+[ \t]*/[ \t]*(\S{6,64}?)(?=[.,;]?(?:\s|$))",
+       v.told_password, prefilter=r"(?i)creds?[^\r\n]{0,60}are[ \t]+[^\s/]+[ \t]*/", group=1,
+       gate=r"(?i:cred)"),
+    # Kubernetes: a token as a container's next argument ("- --token" then "- X"), a
+    # Secret's field printed by kubectl's jsonpath (base64 on the next line), kubeadm's
+    # certificate key, a password piped into docker login, a Secret in etcd as protobuf
+    # (base64 of "k8s\0"), the API server's static token file, a realm's credential value.
+    _d("secret_assignment",
+       r"(?m)^[ \t]*-[ \t]+['\"]?--(?:token|password|api-key|secret|auth-token)['\"]?[ \t]*\n"
+       r"[ \t]*-[ \t]+['\"]?([^\s'\"]{8,})",
+       v.secret_value_ok, prefilter=r"-[ \t]+['\"]?--(?:token|password|api-key|secret|auth-token)",
+       group=1, needles=("--",)),
+    _d("secret_assignment",
+       r"(?i)jsonpath=['\"]?\{\.data\.[\w.\\-]*(?:password|passwd|token|secret|key)[\w.\\-]*\}"
+       r"['\"]?[^\n]*\n[^\S\n]*([A-Za-z0-9+/]{8,}={0,2})%?(?=\s|$)",
+       prefilter=r"(?i)jsonpath=['\"]?\{\.data\.", group=1, gate=r"(?i:jsonpath)"),
+    _d("secret_assignment", r"--certificate-key[ \t=]+([0-9a-f]{64})(?![0-9a-f])",
+       prefilter=r"--certificate-key[ \t=]+[0-9a-f]{64}", group=1,
+       needles=("--certificate-key",)),
+    _d("secret_assignment",
+       # (not a variable: "$REGISTRY_TOKEN", a Makefile's "$$REGISTRY_TOKEN")
+       r"\becho[ \t]+(['\"]?)(?!\$)([^\s'\"|]{4,128})\1[ \t]*\|[ \t]*(?:sudo[ \t]+)?"
+       r"(?:docker|podman|helm"
+       r"|nerdctl|buildah)[ \t]+(?:registry[ \t]+)?login\b",
+       # (the prefilter without its "|": beside "\|[ \t]*convertto-securestring" the engine
+       # (Hyperscan 5.4, python-hyperscan 0.9.1) lost this one's matches when it began so;
+       # tests/redaction/test_prefilter.py checks the corpora for any such loss)
+       v.secret_value_ok, prefilter=r"(?:docker|podman|helm|nerdctl|buildah)[ \t]+"
+                                    r"(?:registry[ \t]+)?login", group=2, needles=("login",)),
+    _d("secret_assignment", r"\"value\"[ \t]*:[ \t]*\"(azhzAA[A-Za-z0-9+/=]{40,})\"",
+       v.k8s_protobuf_secret, prefilter=r"\"azhzAA", group=1, needles=("azhzAA",)),
+    _d("secret_assignment",
+       r"(?m)^((?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{32,64}),"
+       r"[\w:.@-]+,[\w:.@-]+(?:,\"[^\"\n]*\")?$",
+       prefilter=r"[A-Za-z0-9]{32},[^\s,]+,[^\s,]+", group=1, needles=(",",)),
+    _d("secret_assignment",
+       r"(?m)^[ \t]*-?[ \t]*type:[ \t]*['\"]?password['\"]?[ \t]*\n[ \t]*value:[ \t]*['\"]?"
+       r"([^\s'\"]{4,128})",
+       v.secret_value_ok, prefilter=r"type:[ \t]*['\"]?password['\"]?[ \t]*\r?\n[ \t]*value:",
+       group=1, needles=("password",)),
+    # Chats: a value answered in the next message after its name was asked for ("what's your
+    # social again?" ... "Tyler: 674588080"; "daj kod BLIK" ... "974384 szybko"), in the
+    # exports of WhatsApp, LINE, Telegram and KakaoTalk (a timestamp, a name, the text).
+    _d("national_id",
+       rf"(?i)(?<![a-z])(?:{_ASKED_IDS})(?![a-z])[^\n]{{0,100}}\n(?:[^\n]{{0,60}}\n)?"
+       r"[^\n]{0,60}?"
+       r"(?:[:\t\]][ \t]*)(?:(?:el|la)[ \t]+m[i\u00ed][oa][ \t]+|mine(?:[ \t]+is)?[ \t]+"
+       r"|it'?s[ \t]+|meine?[ \t]+(?:ist[ \t]+)?)?"
+       r"(?-i:([A-Z0-9][A-Z0-9 .\-/]{4,18}[A-Z0-9]))(?=[ \t]*(?:\n|$))",
+       v.answered_id_ok, prefilter=rf"(?i)(?:{_ASKED_IDS_PREFILTER})[^\r\n]{{0,100}}\r?\n",
+       group=1, gate=rf"(?i:{_ASKED_IDS})", digits=True),
+    _d("secret_assignment",
+       r"(?i)(?:kod[ \t]+blik|blik[ \t]+kod|\bblik\b|verification[ \t]+code|the[ \t]+code)"
+       r"[^\n]{0,80}\n(?:[^\n]{0,60}\n)?[^\n]{0,60}?[:\t\]][ \t]*(\d{3}[ -]?\d{3}|\d{4,8})"
+       r"(?=[ \t]*(?:\n|$)|[ \t]+[^\W\d_]{2,})",
+       prefilter=r"(?i)(?:blik|verification[ \t]+code|the[ \t]+code)[^\r\n]{0,80}\r?\n", group=1,
+       gate=r"(?i:blik|code)", digits=True),
+    # ... and messengers' own secrets: WhatsApp's media and bundle keys, its end-to-end
+    # backup's key (64 hex digits in fours), its code ("código do WhatsApp: 314-353"), a
+    # template's one-time code, Signal's backup passphrase (30 digits), a Telethon session
+    # and its api_hash, Baileys' pairing code, a Telegram login code, Google's and Apple's
+    # codes by their senders, a bank's pushTAN, a door's code, "mdp :", "Schlüssel:", an
+    # iPhone backup's password, an SMS backup's call number, decryption keys on a command
+    # line (--key).
+    _d("secret_assignment",
+       r"\\?\"(?:enc|mac|media|cipher|noise|adv|signed|root)Key\\?\"[ \t]*:[ \t]*\\?\""
+       r"([A-Za-z0-9+/]{40,}={0,2})\\?\"",
+       prefilter=r"Key\\?\"[ \t]*:[ \t]*\\?\"[A-Za-z0-9+/]{40}", group=1, needles=("Key",)),
+    _d("secret_assignment", r"(?<![0-9a-f])((?:[0-9a-f]{4} ){15}[0-9a-f]{4})(?![0-9a-f])",
+       prefilter=r"(?:[0-9a-f]{4} ){15}[0-9a-f]{4}", group=1, needles=(" ",)),
+    _d("secret_assignment", r"(?i)whatsapp[^\n\d]{0,40}?(\d{3}-\d{3})(?![\d-])",
+       prefilter=r"(?i)whatsapp[^\r\n0-9]{0,40}[0-9]{3}-[0-9]{3}", group=1,
+       gate=r"(?i:whatsapp)", digits=True),
+    _d("secret_assignment",
+       r"(?i)\"name\"[ \t]*:[ \t]*\"[^\"\n]*(?:otp|auth|verif|code|login)[^\"\n]*\"[^\n]{0,300}?"
+       r"\"parameters\"[ \t]*:[ \t]*\[[ \t]*\{[ \t]*\"type\"[ \t]*:[ \t]*\"text\"[ \t]*,[ \t]*"
+       r"\"text\"[ \t]*:[ \t]*\"(\d{4,8})\"",
+       prefilter=r"\"parameters\"[ \t]*:[ \t]*\[", group=1, needles=("parameters",),
+       digits=True),
+    _d("secret_assignment", r"(?i)(?:signalbackup-tools[ \t]+\S+\.backup[ \t]+|backup[ \t]+"
+       r"passphrase[^\n]{0,80}\n[ \t]*)(\d{30}|\d{5}(?:[ ]\d{5}){5})(?![\d])",
+       prefilter=r"(?i)(?:signalbackup-tools|backup[ \t]+passphrase)", group=1,
+       gate=r"(?i:signalbackup|passphrase)", digits=True),
+    _d("secret_assignment", r"StringSession\([ \t]*['\"]([A-Za-z0-9_=+/-]{40,})['\"]",
+       prefilter=r"StringSession\(", group=1, needles=("StringSession(",)),
+    _d("secret_assignment",
+       r"(?:TelegramClient\([^,\n]+,[ \t]*\d+,[ \t]*['\"]|\bAPI_HASH=['\"]?|api_hash[ \t]*=[ \t]*"
+       r"['\"])([0-9a-f]{32})(?![0-9a-f])",
+       prefilter=r"(?i)(?:TelegramClient\(|api_hash)", group=1,
+       gate=r"(?i:telegramclient|api_hash)"),
+    _d("secret_assignment", r"(?i)\bSESSION_STRING=['\"]?([A-Za-z0-9_=+/-]{40,})",
+       prefilter=r"(?i)SESSION_STRING=", group=1, gate=r"(?i:session_string)"),
+    _d("secret_assignment", r"(?i)pairing[ \t]+code[^\n:]{0,40}:[ \t]*([A-Z0-9]{4}-[A-Z0-9]{4})",
+       prefilter=r"(?i)pairing[ \t]+code", group=1, gate=r"(?i:pairing)"),
+    _d("secret_assignment",
+       "[\u041a\u043a]\u043e\u0434[ \\t]+(?:\u0434\u043b\u044f[ \\t]+\u0432\u0445\u043e\u0434\u0430"
+       "|\u043f\u043e\u0434\u0442\u0432\u0435\u0440\u0436\u0434\u0435\u043d\u0438\u044f)"
+       "[^\\n\\d]{0,40}?:[ \\t]*(\\d{4,8})(?![\\d])",
+       prefilter=r"aaa[ \t]+aaa[^\r\n0-9]{0,60}:[ \t]*[0-9]{4}", group=1,
+       needles=("\u043e\u0434",), digits=True),
+    _d("secret_assignment", r"(?<![\w-])G-(\d{6})(?=[ \t]+is[ \t]+your[ \t]+Google)",
+       prefilter=r"G-[0-9]{6}[ \t]+is[ \t]+your[ \t]+Google", group=1, needles=("G-",),
+       digits=True),
+    _d("secret_assignment",
+       r"(?i)(?:account|login|sign-in|security|verification|apple|google|microsoft)[ \t]+"
+       r"(?:account[ \t]+)?code[ \t]+is:?[ \t]*(\d{4,8})(?![\d])",
+       prefilter=r"(?i)code[ \t]+is:?[ \t]*[0-9]{4}", group=1, gate=r"(?i:code)", digits=True),
+    _d("secret_assignment",
+       "(?i)(?<![a-z])(?:push|sms|mobile|chip|photo)tan\\b[^\\n\\d]{0,40}?:?[ \\t]*"
+       "(\\d{6})(?![\\d])",
+       prefilter=r"(?i)(?:push|sms|mobile|chip|photo)tan", group=1, gate=r"(?i:tan)",
+       digits=True),
+    _d("secret_assignment",
+       "(?i)(?:haust(?:\u00fc|ue)r|t(?:\u00fc|ue)r|tor)-?code[ \\t]*:?[ \\t]*(\\d{4,8})(?![\\d])",
+       prefilter=r"(?i)t(?:.|ue)r-?code[ \t]*:?[ \t]*[0-9]{4}", group=1, gate=r"(?i:code)",
+       digits=True),
+    _d("secret_assignment", r"(?i)(?<![a-z])mdp[ \t]*:[ \t]*(\S{4,64}?)(?=[.,;)]?(?:\s|$))",
+       v.told_secret_ok, prefilter=r"(?i)mdp[ \t]*:", group=1, gate=r"(?i:mdp)"),
+    _d("secret_assignment",
+       "(?i)(?<![a-z\u00e4\u00f6\u00fc-])schl(?:\u00fc|ue)ssel[ \\t]*:[ \\t]*(\\S{6,64}?)"
+       r"(?=[.,;)]?(?:\s|$))",
+       v.told_password, prefilter=r"(?i)schl(?:.|ue)ssel[ \t]*:", group=1,
+       gate="(?i:schl\u00fcssel|schluessel)"),
+    _d("secret_assignment",
+       r"idevicebackup2\b[^\n]*?encryption[ \t]+on[ \t]+['\"]?([^\s'\"]{4,128})",
+       prefilter=r"idevicebackup2", group=1, needles=("idevicebackup2",)),
+    _d("phone", r"<call[ \t]+number=\"(\+?\d{7,15})\"", v.told_phone_ok,
+       prefilter=r"<call[ \t]+number=\"", group=1, needles=("<call",), digits=True,
+       joined=_nothing_joined),
+    _d("secret_assignment", r"(?<![\w-])--key[ \t=]+([0-9a-f]{64})(?![0-9a-f])",
+       prefilter=r"--key[ \t=]+[0-9a-f]{64}", group=1, needles=("--key",)),
     # Midtrans' server key (its client key is public: a Snap page embeds it).
     _d("api_key", r"(?<![\w-])((?:SB-)?Mid-server-[A-Za-z0-9_-]{20,64})(?![\w-])",
        prefilter=r"Mid-server-[A-Za-z0-9_-]{20}", group=1, needles=("Mid-server-",)),
@@ -5609,7 +6012,10 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?<=::)[\w.-]{1,64}:([0-9a-fA-F]{16}:[0-9a-fA-F]{32}:[0-9a-fA-F]{20,})",
        prefilter=r"::[\w.-]{1,64}:[0-9a-fA-F]{16}:[0-9a-fA-F]{32}:", group=1, needles=("::",),
        start=_at_literal(("::",))),
-    _d("secret_assignment", r":\d{1,10}:([0-9a-fA-F]{32}:[0-9a-fA-F]{32}):::",
+    # (not the empty password's pair, a disabled account's: Guest's, DefaultAccount's)
+    _d("secret_assignment",
+       r":\d{1,10}:(?!(?i:aad3b435b51404eeaad3b435b51404ee:31d6cfe0d16ae931b73c59d7e0c089c0))"
+       r"([0-9a-fA-F]{32}:[0-9a-fA-F]{32}):::",
        prefilter=r":[0-9a-fA-F]{32}:[0-9a-fA-F]{32}:::", group=1, needles=(":::",),
        start=_at_literal((":::",), 80)),
     _d("secret_assignment", r"\*[ \t]+(?:NTLM|LM|SHA1)[ \t]*:[ \t]*([0-9a-fA-F]{32,40})\b",
@@ -8032,7 +8438,8 @@ DETECTORS: tuple[Detector, ...] = (
     # (not across two spaces: a table's next column, "+91-8717461003  2694")
     # (nor an address a diff's line adds: "+10.204.198.31 ansible_host=...")
     _d("phone", _edge(r"A-Za-z_+\d") + r"\+(?!\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\d.]))"
-       r"\d(?:[\d.()-]| (?! )|/(?=\d)){6,20}\d(?![A-Za-z_\d-]|\.\d)",
+       # (nor a dial plan's prefix before its group: "Translation +49301606$1")
+       r"\d(?:[\d.()-]| (?! )|/(?=\d)){6,20}\d(?![A-Za-z_\d$-]|\.\d)",
        v.phone_digits_ok,
        prefilter=r"\+\d[\d .()/-]{6,20}\d", needles=("+",), start=_at_literal(("+",)),
        starts=((r"\+\d", 2),),

@@ -200,8 +200,9 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
 
 # A value found once is redacted wherever else the text holds it: an ORM's log prints the
 # query (where the value sits under its column's name) and then its parameters bare
-# ("... session_key = 'X' ... args=('X',)"). Shorter values than this may be common words.
-_REPEAT_MIN = 8
+# ("... session_key = 'X' ... args=('X',)"), an e-mail its code in the subject and then
+# alone in the body ("L5D-2J9"). Shorter values than this may be common words.
+_REPEAT_MIN = 7
 
 
 def _with_repeats(text: str, found: list[Finding]) -> list[Finding]:
@@ -213,10 +214,7 @@ def _with_repeats(text: str, found: list[Finding]) -> list[Finding]:
     taken = sorted((f.start, f.end) for f in found)  # apart, so neighbours tell an overlap
     past = len(text) + 1  # (at, past) sorts after every span starting at ``at``
     seen: set[str] = set()
-    for f in found:
-        value = f.value
-        if len(value) > 2 and value[0] == value[-1] and value[0] in "'\"`":
-            value = value[1:-1]  # a quoted value, printed bare elsewhere (nxc's "[+] d\\u:pw")
+    for f, value in _repeated_values(found):
         if len(value) < _REPEAT_MIN or value in seen:
             continue
         seen.add(value)
@@ -230,6 +228,24 @@ def _with_repeats(text: str, found: list[Finding]) -> list[Finding]:
                 taken.insert(i, (at, end))
             at = text.find(value, end)
     return _merge(text, found, extra) if extra else found
+
+
+def _repeated_values(found: list[Finding]) -> Iterator[tuple[Finding, str]]:
+    """Each finding and the value to look for elsewhere: its own, unquoted (a quoted value,
+    printed bare elsewhere: nxc's "[+] d\\u:pw"); and for a passport's machine-readable
+    line, its document's number too, which a reader's parsed fields print again
+    ("document_number: 292701895")."""
+    for f in found:
+        value = f.value
+        if len(value) > 2 and value[0] == value[-1] and value[0] in "'\"`":
+            value = value[1:-1]
+        yield f, value
+        if f.kind == "national_id" and len(value) == 28 and _MRZ_LINE.fullmatch(value):
+            yield f, value[:9].rstrip("<")
+
+
+# A passport's machine-readable zone, its second line's first 28 characters.
+_MRZ_LINE = re.compile(r"[A-Z0-9<]{9}\d[A-Z<]{3}\d{7}[MFX<]\d{7}")
 
 
 def _inside_a_word(text: str, start: int, end: int) -> bool:

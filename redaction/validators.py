@@ -676,7 +676,7 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e"
                               r"|(?:\(sensitive(?: value)?\)?|\(redacted\)?|\(hidden\)?|\*+"
                               # (a logger's bracketed mask: Okta's "[hidden]", Spring's
                               # "[PROTECTED]")
-                              r"|\[?(?:hidden|protected|scrubbed|obfuscated)\]?"
+                              r"|\[?(?:hidden|protected|scrubbed|obfuscated|stripped)\]?"
                               # (or a CI's mask, four x's and the last characters:
                               # CircleCI's "xxxxa5t1")
                               r"|x{4,}(?:[A-Za-z0-9]{1,4})?"
@@ -684,7 +684,10 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e"
                               r"|creation|modifications|destruction|still|refreshing|reading"
                               r"|none\.?|null|nil|undefined"
                               # (an empty PHP array: "'client_passphrases'] = array();")
-                              r"|array\(\)?)$",
+                              r"|array\(\)?"
+                              # (a setting's word, "jbh_only"; a Terraform function opening,
+                              # "jsonencode({")
+                              r"|[a-z]+_only|[a-z_]+\(\{?)$",
                               re.IGNORECASE)
 
 
@@ -850,8 +853,10 @@ def _may_be_code(value: str) -> bool:
 # "failed to list *v1.Secret: resourceVersion 1100254 is too old" (secretName, keyRef...).
 _API_FIELD = re.compile(r"[a-z]{2,}(?:[A-Z][a-z]+)?(?:Version|Name|Ref|Id|Key|Type|Count|Time"
                         r"|Policy|Mode|Path|Status|Spec|Selector|Namespace)")
+# (and a label's dotted name with dashes: "io.cri-containerd.image")
 _IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
-                         r"|(?:[A-Z]?[a-z]+|[a-z_]+)(?:\.(?:[A-Z]?[a-z]+|[a-z_]+))+")
+                         r"|(?:[A-Z]?[a-z]+|[a-z_]+(?:-[a-z]+)*)"
+                         r"(?:\.(?:[A-Z]?[a-z]+|[a-z_]+(?:-[a-z]+)*))+")
 # Not a value: a timestamp (password_changed_at: 2026-08-08T21:39:00Z), the next field of a
 # struct or map print ("token: created_at:2026-...", not Rancher's "kubeconfig-user-x:<token>"),
 # Vault's audit log's HMAC of a value ("hmac-sha256:..."), a password's hash ($2b$, $argon2id$,
@@ -946,8 +951,11 @@ def secret_value_ok(candidate: str) -> bool:
     """A value under a secret's key that is not just the name of one, a file's path, a
     reference to where the secret is kept or what a tool prints in its place."""
     # (quotes and backticks around it, and what ends a sentence or a call after it)
-    if candidate.strip("\"'").startswith(("`", "$(")) and " " in candidate:
-        return False  # a command that prints it (mutt's imap_pass = "`pass show mail/imap`")
+    if candidate.strip("\"'").startswith(("`", "$(")) and (
+            " " in candidate or candidate.strip("\"'").startswith("$(")):
+        # a command that prints it (mutt's imap_pass = "`pass show mail/imap`"; a shell's
+        # "$(vault kv get ...)", cut at its first space)
+        return False
     if candidate.strip("\"'").startswith(("!/", "$${", "{$", "//")):
         # git's credential helper command, FreeSWITCH's $${var}, {$var}; a URL's rest after a
         # key's word and its scheme's colon (git's credential.https://host.helper=...)
@@ -1198,6 +1206,38 @@ def told_passphrase(candidate: str) -> bool:
 
 # Okta's user and group ids: 00u or 00g, then 17 letters and digits.
 _OKTA_ID = re.compile(r"00[ug][A-Za-z0-9]{17}")
+
+
+def sharepoint_owner_ok(candidate: str) -> bool:
+    """A SharePoint personal site's owner, its address with "@" and "." as "_"
+    (azhang_pinecrest_university_edu): a user's part and a domain of two labels and more,
+    the last one a top-level domain's shape."""
+    parts = candidate.split("_")
+    return len(parts) >= 3 and 2 <= len(parts[-1]) <= 6 and parts[-1].isalpha()
+
+
+def k8s_protobuf_secret(candidate: str) -> bool:
+    """A Kubernetes object as the API server stores it in etcd (protobuf, "k8s\\0" first), in
+    base64: a Secret's, its type's name inside."""
+    try:
+        raw = base64.b64decode(candidate + "=" * (-len(candidate) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return raw.startswith(b"k8s\x00") and b"Secret" in raw[:64]
+
+
+def answered_id_ok(candidate: str) -> bool:
+    """A value given as the answer to a chat's question for an id: one that some country's
+    check takes, an SSN, a passport's shape with letters, or Korea's resident number."""
+    from .national_ids import any_id_ok, passport_ok, rrn_ok  # (national_ids imports this)
+
+    if "/" in candidate or _DATED.match(candidate) is not None:
+        return False  # a date on the next line ("DOB: 07/03/1993"), not the answer
+    bare = candidate.replace(" ", "").replace("-", "").replace(".", "")
+    # (a passport's shape with its letters: nine digits alone answer anything)
+    return (any_id_ok(candidate) or any_id_ok(bare) or ssn_ok(candidate)
+            or (bare.isalnum() and not bare.isdigit() and passport_ok(bare))
+            or rrn_ok(candidate))
 
 
 def told_secret_ok(candidate: str) -> bool:
@@ -1508,9 +1548,11 @@ _PRIVATE_HOST = re.compile(r"(?i)(?:[\w-]+\.)*[\w-]+\.(?:internal|local|localdom
 _NAMED_LAN = re.compile(r"(?i)[a-z]+[._]lan$")
 
 
-# Not a top-level domain: an image's file type, a cloud region.
+# Not a top-level domain: an image's or a media file's type (a chat export's
+# "video_2@05-03-2024_19-41-22.mp4"), a cloud region.
 _IMAGE_SUFFIXES = frozenset({"png", "jpg", "jpeg", "gif", "webp", "svg", "ico", "bmp", "heic",
-                             "avif", "tiff"})
+                             "avif", "tiff", "mp4", "m4a", "mp3", "ogg", "oga", "opus", "wav",
+                             "webm", "pdf", "txt", "csv", "tgs", "vcf"})
 _CLOUD_REGION = re.compile(r"(?i)[a-z]{2}(?:-gov)?-[a-z]+-\d{1,2}")
 
 
@@ -1526,6 +1568,10 @@ def email_ok(candidate: str) -> bool:
         return False  # a URL's user:password masked (Go's url.Redacted(): "user:xxxxx@host")
     if local.lower() in _SYSTEM_ACCOUNT and _PRIVATE_HOST.fullmatch(host) is not None:
         return False
+    if local == "0" and host.lower() == "s.whatsapp.net":
+        return False  # WhatsApp's server's own id (server_jid=0@s.whatsapp.net)
+    if host.lower() == "zoomcrc.com" and local.replace(".", "").isdigit():
+        return False  # a Zoom meeting's SIP address (its id, and its passcode after a dot)
     if local.isdigit() and _PRIVATE_HOST.fullmatch(host) is not None:
         return False  # a PBX's extension (sip:2104@pbx.internal), no one's mailbox
     if local.lower() == "anonymous":
