@@ -388,6 +388,20 @@ RE2_PATTERNS: dict[str, str] = {
                          r"[ -]?[A-Z0-9]{3}"
                          r"|action=SET_CODE[ \t]+code=[0-9]{4,8}"
                          r"|(?i:zugangscode)[^\n:0-9]{0,40}:?[ \t]*[0-9]{4,8}"
+                         # (BC-BH: a meeting's passcode by its name, Zoom's recording and
+                         # registrant tokens, kubeadm's certificate key, secretsdump's boot key,
+                         # MEGA's file key, Android's aas_et token, Winlogon's DefaultPassword,
+                         # Graph's clientState, a Telethon session)
+                         r"|(?i:passcode)\\?\"?[ \t]*[:=][ \t]*\\?\"?[^\s\"'<>,;\\]{4,64}"
+                         r"|zoom\.us/rec/(share|play)/[A-Za-z0-9_.-]{30,}"
+                         r"|zoom\.us/w/[0-9]+\?([^\s\"'#]*&)?tk=[A-Za-z0-9_.-]{20,}"
+                         r"|--certificate-key[ \t=]+[0-9a-f]{64}"
+                         r"|(?i:bootkey):[ \t]*0x[0-9a-f]{32}"
+                         r"|mega\.(nz|co\.nz)/(file|folder)/[A-Za-z0-9_-]{8}#[A-Za-z0-9_-]{22,43}"
+                         r"|aas_et/[A-Za-z0-9_./-]{40,}"
+                         r"|DefaultPassword,Reg_?Sz,[^,\n]+"
+                         r"|\"clientState\\?\"[ \t]*:[ \t]*\\?\"[^\"\\\n]{8,}"
+                         r"|StringSession\([ \t]*['\"][A-Za-z0-9_=+/-]{40,}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

@@ -651,6 +651,26 @@ def test_the_collectors_patterns_take_values_said_aloud_and_security_answers():
     ("secret_assignment", "locker=233 action=SET_CODE code=9606 member=1", "9606"),
     ("national_id", "Nummer des elektronischen Aufenthaltstitels: Y2R3V7WH3.", "Y2R3V7WH3"),
     ("national_id", "le numéro de votre carte d'identité : QLUSEF4KY et", "QLUSEF4KY"),
+    # the BC-BH round's: a passcode, Zoom's tokens, kubeadm's key, a boot key, MEGA's key,
+    # Android's aas_et, Winlogon's password, Graph's clientState, a Telethon session
+    ("secret_assignment", "Meeting ID: 715 575 1649\nPasscode: US!6327wbg\n", "US!6327wbg"),
+    ("secret_assignment", "https://us06web.zoom.us/rec/share/i9PnYAJtNHMj3tVaXTraM24NnfdP1Qq51kk",
+     "i9PnYAJtNHMj3tVaXTraM24NnfdP1Qq51kk"),
+    ("secret_assignment", "--certificate-key 24f3a44d7817b1085642bc4e2101121b653adf4ee6591e577f1"
+     "65924fe7ea2c2", "24f3a44d7817b1085642bc4e2101121b653adf4ee6591e577f165924fe7ea2c2"),
+    ("secret_assignment", "[*] Target system bootKey: 0x9077f42ca9c799396994882719708f39",
+     "9077f42ca9c799396994882719708f39"),
+    ("secret_assignment", "https://mega.nz/file/gE3pyRjL#CE6z0GX86uWIqG29U90KS5V6WoJ77Jf-TkWASl",
+     "CE6z0GX86uWIqG29U90KS5V6WoJ77Jf-TkWASl"),
+    ("secret_assignment", "3|1|com.google.android.gms|aas_et/5xeFNYef0EpmzpqXB9xG1aV8DlD73"
+     "jWIuCTS-sfvZZN5", "aas_et/5xeFNYef0EpmzpqXB9xG1aV8DlD73jWIuCTS-sfvZZN5"),
+    ("secret_assignment", "Winlogon,DefaultPassword,RegSz,p7jFqwzyR!VDiGI,2024-03-03",
+     "p7jFqwzyR!VDiGI"),
+    ("secret_assignment", '  "clientState": "OTdkM6r0zBnZvj5QP2yOJZPlsJyNO47h"',
+     "OTdkM6r0zBnZvj5QP2yOJZPlsJyNO47h"),
+    ("secret_assignment",
+     'TelegramClient(StringSession("10sxJ0-mIStT6AkqtOmvaSM-p0gBk009M_FWkwFQT"))',
+     "10sxJ0-mIStT6AkqtOmvaSM-p0gBk009M_FWkwFQT"),
 ])
 def test_the_collectors_seventh_and_eighth_rounds(kind, text, value):
     """What the detectors found in the last two rounds and RE2 did not reach: each value is
