@@ -1794,7 +1794,7 @@ _NATIONAL_IDS = (
                r"(?<![a-z])ir[ \t]+number\b"),
               ("ird", "inland revenue"), r"\d{2,3}[ -]?\d{3}[ -]?\d{3}", ids.ird_ok),
     _named_id((r"(?<![a-z])curp(?![a-z])",), ("curp",),
-              r"[A-Za-z]{4}\d{6}[HMhm][A-Za-z]{5}[0-9A-Za-z]\d", ids.curp_shape_ok),
+              r"[A-Za-z]{4}\d{6}[HMhm][A-Za-z]{5}[0-9A-Za-z]\d", ids.curp_ok),
     # A generic name ("national_id", "document_number", "tax id", "id number"): a number one
     # of the checks above accepts.
     # (a word of its own: not an order's "order_id_no", a "tax_id_type" or a "syntax id"; nor
@@ -2154,6 +2154,11 @@ _ASKED_IDS = ("social|ssn|steuer-?id|steuernummer|pesel|cuil|cuit|dni|nie|bsn|cp
               "|krankenversichertennummer|versichertennummer|identifikationsnummer"
               "|\u30de\u30a4\u30ca\u30f3\u30d0\u30fc|\uc8fc\ubbfc(?:\ub4f1\ub85d)?\ubc88\ud638"
               "|\u8eab\u4efd\u8bc1")
+_ASKING = ("\\?|\\b(?:need|send|give|tell|what|enter|provide|please|confirm|share|bitte"
+           "|brauch|schick|gib|necesit|pasa|dame|manda|daj"
+           "|podaj|potrzeb|nodig|stuur|geef|besoin|envoie|donne|preciso|passa|serve)"
+           "|\u6559\u3048\u3066|\uc54c\ub824|\ubcf4\ub0b4|\ud544\uc694|\u53d1\u7ed9|\u544a\u8bc9"
+           "|\u9700\u8981|\uff1f")
 _ASKED_IDS_PREFILTER = ("social|ssn|steuer|pesel|cuil|cuit|dni|nie|bsn|cpf|aadhaar|pan"
                         "|passport|pasaporte|passeport|reisepass|tax[ _-]?id|tfn|sin|nin"
                         "|versichertennummer|identifikationsnummer|aaaaaa|aaaa|aaa")
@@ -4962,8 +4967,10 @@ _SYSTEM_FIELDS = (
     _d("phone", r"<(?:PhoneNum|PhoneNumber|ForeignPhoneNum)>(\+?\d{10,15})</",
        v.told_phone_ok, prefilter=r"Phone(?:Num|Number)>\+?[0-9]{10}", group=1,
        needles=("PhoneNum",), digits=True, joined=_nothing_joined),
+    # (not Kenya's KRA PIN, a taxpayer's number; nor a pattern, "port_pin: '^\d{4,10}$'")
     _d("secret_assignment",
-       r"(?i)(?<![a-z])(?:[a-z]+_)+pin\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?([^\s\"']{4,64})",
+       r"(?i)(?<![a-z])(?!kra_pin)(?:[a-z]+_)+pin\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+       r"([^\s\"'^\\]{4,64})(?=[\s\"',;]|$)",
        v.has_digit, prefilter=r"(?i)_pin\\?[\"']?[ \t]*[:=]", group=1, gate=r"(?i:_pin)"),
     _d("secret_assignment",
        r"(?i)passcode[^\n]{0,80}?\buser[ \t]+entered[ \t]+(\d{4,8})(?![\d])",
@@ -4999,7 +5006,9 @@ _SYSTEM_FIELDS = (
        prefilter=r"(?i)(?:h323|pstn|sip|phone|dial_?in)_?password", group=1,
        gate=r"(?i:password)", digits=True),
     _d("secret_assignment",
-       r"(?i)(?:passcode|password|pin)[ \t]*:[ \t]*[^\s\"]+[ \t]*->[ \t]*([^\s\"]{4,64})",
+       # (not a signature's return type: "password: str) -> Session:")
+       r"(?i)(?:passcode|password|pin)[ \t]*:[ \t]*[^\s\"]+[ \t]*->[ \t]*([^\s\":]{4,64})"
+       r"(?=[\"\s]|$)",
        _not_stand_in, prefilter=r"(?i)(?:passcode|password|pin)[ \t]*:[^\r\n]*->", group=1,
        gate=r"(?i:passcode|password|pin)"),
     _d("secret_assignment", r",,\d{9,11}#,*\*(\d{4,10})#", prefilter=r",,[0-9]{9}[0-9]*#,*\*",
@@ -5086,7 +5095,8 @@ _SYSTEM_FIELDS = (
        r"|SID|SSID|HSID|APISID|SAPISID|__Secure-[\w-]+|[\w-]*sess[\w-]*|[\w-]*auth[\w-]*"
        r"|[\w-]*token[\w-]*),([^,\n]{8,}),/",
        _not_stand_in, prefilter=r",/,[0-9]", group=1, needles=(",/,",)),
-    _d("secret_assignment", r"(?<![\w-])pass[ \t]+([^\s\"',;<>]{6,64})(?![^\s\"',;<>])",
+    # (not a check's result before the next field: "result=pass rule=min_age_18")
+    _d("secret_assignment", r"(?<![\w=.-])pass[ \t]+([^\s\"',;<>=]{6,64})(?![^\s\"',;<>])",
        v.password_like, prefilter=r"pass[ \t]+[^\s]{6}", group=1, needles=("pass",)),
     _d("secret_assignment",
        "(?i)(?:\u89e3\u9501\u5bc6\u7801|\u9501\u5c4f\u5bc6\u7801|code[ \\t]+de[ \\t]+"
@@ -5119,7 +5129,8 @@ _SYSTEM_FIELDS = (
        _not_stand_in, prefilter=r"\"DefaultPassword\"", group=1,
        needles=("DefaultPassword",)),
     _d("secret_assignment",
-       r"(?i)\bpassword(?:[ \t]+[a-z]+){1,4}[ \t]*:[ \t]*(\S{6,64}?)(?=[.,;]?(?:\s|$))",
+       # (not a log line's quote after it: "already hidden: '[C][wifi:410]:")
+       r"(?i)\bpassword(?:[ \t]+[a-z]+){1,4}[ \t]*:[ \t]*([^\s'\"\[(<]\S{5,63}?)(?=[.,;]?(?:\s|$))",
        v.told_password, prefilter=r"(?i)password[ \t]+[a-z]+[^\r\n:]{0,40}:", group=1,
        gate=r"(?i:password)"),
     _d("secret_assignment",
@@ -5155,8 +5166,9 @@ _SYSTEM_FIELDS = (
     _d("secret_assignment", r"\"value\"[ \t]*:[ \t]*\"(azhzAA[A-Za-z0-9+/=]{40,})\"",
        v.k8s_protobuf_secret, prefilter=r"\"azhzAA", group=1, needles=("azhzAA",)),
     _d("secret_assignment",
+       # (its groups quoted last, "system:masters": not a CSV row of ids)
        r"(?m)^((?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{32,64}),"
-       r"[\w:.@-]+,[\w:.@-]+(?:,\"[^\"\n]*\")?$",
+       r"[\w:.@-]+,[\w:.@-]+,\"[^\"\n]*\"$",
        prefilter=r"[A-Za-z0-9]{32},[^\s,]+,[^\s,]+", group=1, needles=(",",)),
     _d("secret_assignment",
        r"(?m)^[ \t]*-?[ \t]*type:[ \t]*['\"]?password['\"]?[ \t]*\n[ \t]*value:[ \t]*['\"]?"
@@ -5167,9 +5179,13 @@ _SYSTEM_FIELDS = (
     # social again?" ... "Tyler: 674588080"; "daj kod BLIK" ... "974384 szybko"), in the
     # exports of WhatsApp, LINE, Telegram and KakaoTalk (a timestamp, a name, the text).
     _d("national_id",
-       rf"(?i)(?<![a-z])(?:{_ASKED_IDS})(?![a-z])[^\n]{{0,100}}\n(?:[^\n]{{0,60}}\n)?"
-       r"[^\n]{0,60}?"
-       r"(?:[:\t\]][ \t]*)(?:(?:el|la)[ \t]+m[i\u00ed][oa][ \t]+|mine(?:[ \t]+is)?[ \t]+"
+       # (asked: the line holds a question's mark or a word that asks, "what's your social
+       # again?", "pasame tu CUIL", "マイナンバー教えて"; the answer follows a speaker's name,
+       # not a clock's "18:09:")
+       rf"(?i)(?:(?:{_ASKING})[^\n]{{0,100}}?(?<![a-z])(?:{_ASKED_IDS})(?![a-z0-9])"
+       rf"|(?<![a-z])(?:{_ASKED_IDS})(?![a-z0-9])(?=[^\n]{{0,100}}?(?:{_ASKING})))"
+       r"[^\n]{0,100}\n(?:[^\n]{0,60}\n)?[^\n]{0,60}?"
+       r"(?:(?<!\d):|[\t\]])[ \t]*(?:(?:el|la)[ \t]+m[i\u00ed][oa][ \t]+|mine(?:[ \t]+is)?[ \t]+"
        r"|it'?s[ \t]+|meine?[ \t]+(?:ist[ \t]+)?)?"
        r"(?-i:([A-Z0-9][A-Z0-9 .\-/]{4,18}[A-Z0-9]))(?=[ \t]*(?:\n|$))",
        v.answered_id_ok, prefilter=rf"(?i)(?:{_ASKED_IDS_PREFILTER})[^\r\n]{{0,100}}\r?\n",

@@ -35,7 +35,6 @@ __all__ = [
     "cuil_ok",
     "cuit_ok",
     "curp_ok",
-    "curp_shape_ok",
     "digit_count_ok",
     "dni_ok",
     "eg_national_id_ok",
@@ -655,16 +654,6 @@ def curp_ok(candidate: str) -> bool:
         return False
     total = sum(_CURP_ALPHABET.index(ch) * (18 - i) for i, ch in enumerate(text[:17]))
     return str((10 - total % 10) % 10) == text[17]
-
-
-def curp_shape_ok(candidate: str) -> bool:
-    """A CURP after its name: its shape, date, sex and state (a check digit mistyped or made
-    up still names a person's record; the shape alone is too specific to be anything else)."""
-    text = candidate.upper()
-    if len(text) != 18 or not text.isascii() or not text[:17].isalnum() or not text[17].isdigit():
-        return False
-    total = sum(_CURP_ALPHABET.index(ch) * (18 - i) for i, ch in enumerate(text[:17]))
-    return curp_ok(text[:17] + str((10 - total % 10) % 10))
 
 
 # (50 to 65 since 2011, 70 to 88, 90 to 92 and 94 to 99: the IRS's ranges)

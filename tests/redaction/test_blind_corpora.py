@@ -2096,6 +2096,7 @@ _KNOWN_MISSES_J: dict[str, dict[str, str]] = {
     },
     'corpus_je': {
         'f.nwosu@@talktalk.net': _J_OTHER,
+        'VJOX800417HVZZBC00': _J_NATIONAL_ID,
         '(404) \n360-4839': _J_PHONE,
         '860850': _J_SECRET,
         'XB6O3ysLirfHkA5Yo16vhuG4PWmhHHs9wET7k56OcGVJhJKv3tVbL64Y_uxqmpQ-3LDfBAgIs7': _J_SECRET,
@@ -3268,6 +3269,8 @@ _C_WRAPPED_CARD = "a card's number wrapped across two lines by a log collector"
 _C_ID_COLUMN = "an id under a table's column named only 'ID' (most such columns hold records' ids)"
 _C_PUSH_TOKEN = "a device's push token (FCM, Expo): left by design"
 _C_MRZ_CHECK = 'a passport number in an MRZ line whose check digits the corpus got wrong'
+_C_CURP_CHECK = ("a CURP after its name whose check digit fails (corpus TC counts such a one "
+                 "clean: a CURP's digit is checked)")
 _C_TOLL_FREE = "a carrier's NOC number (a +49 800 freephone) in an interface's description"
 _C_SSH_LOGIN = "sftp's user@host after its options ('-i key'): read as an address"
 _C_COMPANY_IBAN = ("a company's or a club's IBAN on a remittance or a notice: accounts are "
@@ -3317,6 +3320,8 @@ _KNOWN_MISSES_C: dict[str, dict[str, str]] = {
         '36219420\n941225': _C_WRAPPED_CARD,
     },
     'corpus_cg': {
+        'TQRL781114HPLVDJ75': _C_CURP_CHECK,
+        'MAGG911115HDFLZF72': _C_CURP_CHECK,
         '183051322556138': _C_ID_COLUMN,
         '281069414322829': _C_ID_COLUMN,
         '166123131788730': _C_ID_COLUMN,

@@ -197,6 +197,10 @@ def test_found_in_process(text: str, value: str) -> None:
     "Guest:501:aad3b435b51404eeaad3b435b51404ee:31d6cfe0d16ae931b73c59d7e0c089c0:::",
     "WhatsApp 2.24.5.76 (Android 14), Telegram 10.9.1 (4821), Signal 7.3.0",
     'export AWS_SECRET_ACCESS_KEY="$(vault kv get -field=secret aws/ir-upload)"\nexport X=1',
+    # (an id's name with no question on its line, or a host's name: no answer follows)
+    "Your passport has been dispatched.\nCourier: DHL Express\nWaybill: 5572177377\n",
+    "sin1-fw19#show license summary\nAccount Information:\n  Smart Account: CORP-NET As of Oct 08 "
+    "18:09:51 2023 UTC\n",
 ])
 def test_stays(text: str) -> None:
     assert _redact(text) == text

@@ -170,12 +170,10 @@ def _redact(text: str) -> str:
     ('"cc_num"=>"[FILTERED]", "cc_cvc"=>"168", "cc_exp"=>"10/27"', "168"),
     ("Task notifications.tasks.send_otp[4195fe96-a05e] raised unexpected: X\n"
      "args: ['m@gmail.com', '+447572599493', '358181'] kwargs: {'channel': 'sms'}", "358181"),
-    # immigration: a CURP whose check digit was made up, an eAT's number, a passport after
-    # Arabic's "his passport" and under pp_num, a passport in a list of documents, a French
-    # CNI in parentheses, a Russian code after words, a phone after "called back on" and
-    # after a signature's "T:", a session cookie by its record's name
-    ("Hola! te paso: pasaporte N49660994, CURP TQRL781114HPLVDJ75, cel +52 55 8682 3809.",
-     "TQRL781114HPLVDJ75"),
+    # immigration: an eAT's number, a passport after Arabic's "his passport" and under
+    # pp_num, a passport in a list of documents, a French CNI in parentheses, a Russian code
+    # after words, a phone after "called back on" and after a signature's "T:", a session
+    # cookie by its record's name
     ("Nummer des elektronischen Aufenthaltstitels: Y2R3V7WH3. Meine Telefonnummer", "Y2R3V7WH3"),
     ("اكتب لي خطاب دعوة لزيارة أخي. رقم جواز سفره A86571533 ورقم هاتفه", "A86571533"),
     ("DEBUG applicant.validate pp_num=M6737322 step=review ok=true", "M6737322"),
