@@ -5188,7 +5188,7 @@ _SYSTEM_FIELDS = (
        r"(?:(?<!\d):|[\t\]])[ \t]*(?:(?:el|la)[ \t]+m[i\u00ed][oa][ \t]+|mine(?:[ \t]+is)?[ \t]+"
        r"|it'?s[ \t]+|meine?[ \t]+(?:ist[ \t]+)?)?"
        r"(?-i:([A-Z0-9][A-Z0-9 .\-/]{4,18}[A-Z0-9]))(?=[ \t]*(?:\n|$))",
-       v.answered_id_ok, prefilter=rf"(?i)(?:{_ASKED_IDS_PREFILTER})[^\r\n]{{0,100}}\r?\n",
+       ids.answered_id_ok, prefilter=rf"(?i)(?:{_ASKED_IDS_PREFILTER})[^\r\n]{{0,100}}\r?\n",
        group=1, gate=rf"(?i:{_ASKED_IDS})", digits=True),
     _d("secret_assignment",
        r"(?i)(?:kod[ \t]+blik|blik[ \t]+kod|\bblik\b|verification[ \t]+code|the[ \t]+code)"

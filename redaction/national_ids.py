@@ -16,12 +16,13 @@ import re
 from collections.abc import Callable
 from datetime import date
 
-from .validators import ean13_ok, luhn_ok
+from .validators import ean13_ok, luhn_ok, ssn_ok
 
 __all__ = [
     "aadhaar_ok",
     "afm_ok",
     "amka_ok",
+    "answered_id_ok",
     "any_id_ok",
     "baltic_code_ok",
     "be_national_number_ok",
@@ -1353,3 +1354,21 @@ def generic_id_ok(candidate: str) -> bool:
     check: the UK's National Insurance number and India's PAN of a person (under "tax id",
     "id number")."""
     return checked_id_ok(candidate) or nino_ok(candidate) or person_pan_ok(candidate)
+
+
+# A passport's shape as a chat's answer: letters, then digits (nine digits alone answer
+# anything); a date's, which is no answer ("DOB: 07/03/1993" on the next line).
+_PASSPORT_ANSWER = re.compile(r"[A-Z]{1,3}\d{6,9}")
+_DATE_ANSWER = re.compile(r"\d{1,2}([.-])\d{1,2}\1\d{4}|\d{4}([.-])\d{1,2}\2\d{1,2}")
+
+
+def answered_id_ok(candidate: str) -> bool:
+    """A value given as the answer to a chat's question for an id: one that some country's
+    check takes, an SSN, a passport's shape (letters, then digits), or Korea's resident
+    number; not a date."""
+    if "/" in candidate or _DATE_ANSWER.fullmatch(candidate) is not None:
+        return False
+    bare = candidate.replace(" ", "").replace("-", "").replace(".", "")
+    return (any_id_ok(candidate) or any_id_ok(bare) or ssn_ok(candidate)
+            or (_PASSPORT_ANSWER.fullmatch(bare) is not None and passport_ok(bare))
+            or rrn_ok(candidate))

@@ -1226,24 +1226,6 @@ def k8s_protobuf_secret(candidate: str) -> bool:
     return raw.startswith(b"k8s\x00") and b"Secret" in raw[:64]
 
 
-_PASSPORT_ANSWER = re.compile(r"[A-Z]{1,3}\d{6,9}")
-
-
-def answered_id_ok(candidate: str) -> bool:
-    """A value given as the answer to a chat's question for an id: one that some country's
-    check takes, an SSN, a passport's shape (letters, then digits), or Korea's resident
-    number."""
-    from .national_ids import any_id_ok, passport_ok, rrn_ok  # (national_ids imports this)
-
-    if "/" in candidate or _DATED.match(candidate) is not None:
-        return False  # a date on the next line ("DOB: 07/03/1993"), not the answer
-    bare = candidate.replace(" ", "").replace("-", "").replace(".", "")
-    # (a passport's shape with its letters: nine digits alone answer anything)
-    return (any_id_ok(candidate) or any_id_ok(bare) or ssn_ok(candidate)
-            or (_PASSPORT_ANSWER.fullmatch(bare) is not None and passport_ok(bare))
-            or rrn_ok(candidate))
-
-
 def told_secret_ok(candidate: str) -> bool:
     """A key or a password told in a chat by what it opens ("the RADIUS key is X"): password-
     shaped, a passphrase, random letters, or six digits and more (not a stand-in)."""
