@@ -4637,7 +4637,7 @@ _SYSTEM_FIELDS = (
     # snmp-server community X RO"), a WLC's PSK (set-key ascii [0] X), MikroTik's
     # wpa2-pre-shared-key=, Extreme's SNMP communities, a cable modem's, LibreNMS', FortiOS'
     # community by its name, an OLT's ONT password, Oxidized's enable and router.db, RANCID's
-    # .cloginrc without braces.
+    # .cloginrc without braces (beside its braced shapes, below).
     _d("secret_assignment",
        r"(?m)(?:^[-+]|logged command:)[ \t]*(?:(?:snmp-server[ \t]+)?community|enable[ \t]+"
        r"(?:secret|password)|username[ \t]+\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+"
@@ -4688,9 +4688,6 @@ _SYSTEM_FIELDS = (
          rf"(?m)^[\w.-]+:(?:{_OXIDIZED_MODELS}):[\w.@-]+:" + value, v.secret_value_ok,
          prefilter=rf":(?:{_OXIDIZED_MODELS}):[^\s:]+:[^\s:]{{4}}", group=1, needles=(":",))
       for value in (r"([^:\s]{4,}):[^:\s]*$", r"[^:\s]+:([^:\s]{4,})$")),
-    *(_d("secret_assignment", _RANCID_PASSWORD + value, v.secret_value_ok,
-         prefilter=r"add[ \t]+s?password[ \t]", group=1, needles=("add",))
-      for value in (r"([^\s{}]{4,})", r"\{?[^\s{}]+\}?[ \t]+([^\s{}]{4,})")),
     # Cisco Smart Licensing's registration token, a Zabbix API session, Meraki's key in code.
     _d("secret_assignment", r"(?i)license[ \t]+smart[ \t]+register[ \t]+idtoken[ \t]+(\S{20,})",
        prefilter=r"(?i)register[ \t]+idtoken[ \t]", group=1, gate=r"(?i:idtoken)"),
@@ -7625,10 +7622,12 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment", r"(?i)community(?:\.\d+)*[ \t]*=[ \t]*STRING:[ \t]*\"([^\"\n]+)\"",
        v.table_secret_ok, prefilter=r"(?i)community[^\r\n]*STRING:", group=1,
        needles=("ommunity", "OMMUNITY")),
-    # RANCID's .cloginrc: add password <router glob> {vty password} {enable password}.
+    # RANCID's .cloginrc: add password <router glob> {vty password} {enable password}, the
+    # braces left out too.
     *(_d("secret_assignment", _RANCID_PASSWORD + value, v.secret_value_ok,
          prefilter=r"add[ \t]+s?password[ \t]", group=1, needles=("add",))
-      for value in (r"\{([^{}\n]+)\}", r"\{[^{}\n]*\}[ \t]+\{([^{}\n]+)\}")),
+      for value in (r"\{([^{}\n]+)\}", r"\{[^{}\n]*\}[ \t]+\{([^{}\n]+)\}",
+                    r"([^\s{}]{4,})", r"\{?[^\s{}]+\}?[ \t]+([^\s{}]{4,})")),
     # FreeRADIUS with auth_badpass/auth_goodpass: "Login incorrect (...): [user/password]".
     _d("secret_assignment", r"Login (?:incorrect|OK)[^\n]*?: \[(?!host/)[^/\]\n]+/([^\]\n]+)\]",
        v.secret_value_ok, prefilter=r"Login (?:incorrect|OK)", group=1, needles=("Login",)),
