@@ -56,7 +56,8 @@ _NOT_A_SERIAL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     "part", "Part", "Teilenummer", "Teile-Nr."))
 # Nor a record's number after its word ("Case number 654-305-3723", "ref 767 900 9809").
 _NOT_A_RECORD = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w}#)" for w in (
-    "case number", "Case number", "case", "Case", "ticket", "Ticket", "ref", "Ref", "REF",
+    "case number", "Case number", "Case Number", "CASE NUMBER", "case", "Case", "ticket",
+    "Ticket", "ref", "Ref", "REF",
     # (and abbreviated with its dot: "Ref. 731 777 9183")
     "ref.", "Ref.", "REF.",
     "reference", "Reference", "claim", "Claim", "invoice", "Invoice", "order", "Order",
@@ -846,6 +847,10 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias", "hash",
     # a cache of tokens and its key (TokenCacheKey, token_cache)
     "cache", "cachekey",
+    # what a key starts with, and how passwords are hashed and checked (api_key_prefix:
+    # "lumo_sk_live_", key_prefix: uploads/, PASSWORD_HASHERS, AUTH_PASSWORD_VALIDATORS,
+    # password_attribute: unicodePwd)
+    "prefix", "hashers", "validators", "attribute",
     "fingerprint", "sha1", "sha256", "sha512", "md5", "digest", "checksum", "slug",
     # a callback's signature of its own request (Midtrans' signature_key)
     "(?<!webhook_)signature_key",
@@ -1229,7 +1234,11 @@ _NATIONAL_IDS = (
               r"\d{8}[ -]?\d{14}", ids.cbu_ok),
     # A driver's licence number under its name ("Driver's License #: D412-7790-3318",
     # "CDL: FL B123-456-78-912-0", "permis=12AB34567"): letters and digits, five digits at least.
+    # ("DRIVER LIC: X803-...", "my license is CA Q9340508", "Rijbewijs PL nr: 89685/36/1197",
+    # a British licence's own shape: "driver licence no. THORN450896QZ5SW")
     _named_id((r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?",
+               r"driver'?s?[ \t]+lic\b\.?", r"(?<![a-z])licen[cs]e[ \t]+is", r"rijbewijs",
+               r"(?<![a-z])permis\b",
                # (not a link's direction: an LTE bearer's "UL/DL 45000/246000 kbps")
                # (nor a bearer's downlink rate: Diameter's APN-AMBR-DL=256336971)
                r"(?<![a-z/-])(?-i:CDL|DL)\b(?!/)(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
@@ -1237,8 +1246,10 @@ _NATIONAL_IDS = (
                r"f[üu]hrerschein(?:nummer)?",
                _AS_KEY % "dl_no", _AS_KEY % "dl_number", _AS_KEY % "licen[cs]e_?no",
                _AS_KEY % "driver_?licen[cs]e(?:_?(?:number|no))?"),
-              ("driver", "cdl", "dl", "permis", "f\u00fchrerschein", "fuhrerschein", "licen"),
-              r"(?:[A-Z]{2}[ \t]+)?[A-Z0-9]{1,4}(?:[ -]?\d[A-Z0-9]{0,10}){1,6}",
+              ("driver", "cdl", "dl", "permis", "f\u00fchrerschein", "fuhrerschein", "licen",
+               "rijbewijs"),
+              r"\d{5}/\d{2}/\d{4}|[A-Z9]{5}\d{6}[A-Z9]{2}\d[A-Z]{2}"
+              r"|(?:[A-Z]{2}[ \t]+)?[A-Z0-9]{1,4}(?:[ -]?\d[A-Z0-9]{0,10}){1,6}",
               ids.licence_number_ok,
               checksummed=False),
     # The Philippines' PhilSys (PSN, PCN: 16 digits), PhilHealth, Pag-IBIG and UMID numbers;
@@ -1343,6 +1354,46 @@ _NATIONAL_IDS = (
     _named_id((r"(?-i:KVNR)\b", r"versicherten[ -]?n(?:umme)?r\.?", r"kvid-10",
                r"(?-i:eGK)\b", r"insured[ _-]?id"),
               ("kvnr", "versicherten", "kvid", "egk", "insured"), r"[A-Z]\d{9}", ids.kvnr_ok),
+    # (and under its card's and its fund's names: "KV-Nr. O368723124", "Krankenkasse ... die
+    # Nummer ist L712969113")
+    _named_id((r"(?-i:KV)-?(?:nr|nummer)\.?", r"krankenkasse", r"krankenversicherungsnummer"),
+              ("kv", "krankenkasse", "krankenversicherungsnummer"), r"[A-Z]\d{9}", ids.kvnr_ok),
+    # Australia's Centrelink Customer Reference Number (nine digits, a letter), under its name
+    # or its key ("CRN 394 912 969D", {"crn":"369924494L"}).
+    _named_id((r"(?-i:CRN)\b", r"customer reference number", _AS_KEY % "crn"),
+              ("crn", "customer"), r"\d{3} ?\d{3} ?\d{3}[A-Z]", ids.crn_ok),
+    # Pakistan's CNIC in its own shape (five digits, seven, one), named or not.
+    _d("national_id", rf"{_ID_L}(\d{{5}}-\d{{7}}-\d){_ID_R}",
+       prefilter=r"\d{5}-\d{7}-\d", group=1, digits=True, start=_at_class(r"\d")),
+    # Colombia's cédula by its abbreviation ("C.C. 4080972494 de Bogotá"), Brazil's NIS, PIS
+    # and NIT by their names, France's NIR after "numéro sécu", Korea's personal customs
+    # clearance code (P and twelve digits) by its name and its query's parameter.
+    _named_id((r"(?<![A-Za-z.])C\.[ \t]?C\.", r"c[ée]dula de ciudadan[ií]a"), ("c.", "c"),
+              r"\d{1,3}(?:\.?\d{3}){1,3}", ids.digit_count_ok(6, 10)),
+    _named_id((r"(?-i:NIS|PIS|PASEP|NIT)\b",), ("nis", "pis", "pasep", "nit"), r"\d{11}",
+              ids.nis_ok),
+    _named_id((r"num[ée]ro[ \t]+s[ée]cu\b",), ("num",),
+              r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
+    _named_id(("\uac1c\uc778\ud1b5\uad00\uace0\uc720\ubd80\ud638", r"persEcm=",
+               r"(?-i:PCCC)\b", r"customs clearance code"),
+              ("\uac1c\uc778\ud1b5\uad00", "persecm", "pccc", "customs"), r"P\d{12}",
+              _has_digit, checksummed=False),
+    # A US Medicaid or Medicare member's id: by its name ("Your Medicaid ID is RP39989S"),
+    # as an X12 eligibility message's subscriber (NM1*IL*...*MI*<id>~), and under FHIR's
+    # identifier systems (us-medicaid, us-medicare, a state's driver's licence OID).
+    _named_id((r"medica(?:id|re)[ \t]+(?:id|number|no\.?|#|member[ \t]+id)(?:[ \t]+is)?",),
+              ("medica",), r"[A-Z0-9]{8,14}", _has_digit, checksummed=False),
+    _d("national_id", r"NM1\*(?:IL|QC)\*[^~\n]{0,120}?\*MI\*([A-Z0-9]{6,20})~",
+       _has_digit, prefilter=r"NM1\*(?:IL|QC)\*", group=1, needles=("NM1*",)),
+    _d("national_id",
+       r"\\?\"system\\?\"[ \t]*:[ \t]*\\?\"(?:http://hl7\.org/fhir/sid/us-(?:medicaid|medicare|mbi)"
+       r"|urn:oid:2\.16\.840\.1\.113883\.4\.3\.\d+)\\?\"[ \t]*,[ \t]*\\?\"value\\?\""
+       r"[ \t]*:[ \t]*\\?\"([A-Za-z0-9-]{4,30})\\?\"",
+       _has_digit, prefilter=r"sid/us-medica|sid/us-mbi|113883\.4\.3\.", group=1,
+       needles=("sid/us-", "113883.4.3.")),
+    # A driver's licence as its barcode (AAMVA's PDF417) reads: the DAQ field's number.
+    _d("national_id", r"DAQ([A-Z0-9]{4,25})(?=\r?\n|\\n|$)", _has_digit,
+       prefilter=r"DAQ[A-Z0-9]{4}", group=1, gate="ANSI "),
     _named_id((r"(?-i:CNS)\b", r"cart[ãa]o (?:nacional de sa[úu]de|sus)", r"(?<=sid/)cns\b"),
               ("cns", "cart"), r"\d{15}|\d{3} \d{4} \d{4} \d{4}", ids.cns_ok),
     # South Asia's, the Gulf's and the Levant's under their names: Pakistan's CNIC (and in
@@ -3050,7 +3101,9 @@ _KBA_NOT = (r"(?:required|needed|missing|wrong|incorrect|correct|invalid|not|set
             r"|rejected|used|no|yes|ok|okay|fine|on|in|at|for|to|of|and|or|but|so|because"
             r"|something|anything|easy|hard|simple|un|une|el|la|le|der|die|das|de|het|een"
             r"|il|lo|o|os|as|uh|um|hmm|er|like|actually|probably|maybe|i|we|you|it|its|this"
-            r"|that|there|so|was|is|very|quite|really|all|just|gone|lost|forgotten)")
+            r"|that|there|so|was|is|very|quite|really|all|just|gone|lost|forgotten"
+            # (a state, not an answer: "The secret word is hidden from you")
+            r"|hidden|shown|private|here|below|above|attached|redacted|masked)")
 # What ends an answer of several words ("Van der Berg", "St Mary's primary" go on).
 _KBA_THEN = (r"(?:and|but|so|or|if|because|y|et|und|en|e|o|ou|oder|lub|ale|please|thanks|which"
              r"|that|who|when|is|was|it|i|we|you|with|for|not|then|also|to|in|on|at|from|as)")
@@ -3892,6 +3945,61 @@ _SYSTEM_FIELDS = (
        v.discord_token_ok,
        prefilter=r"[MNO][A-Za-z0-9_-]{23}[A-Za-z0-9_-]{0,2}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",
        group=1, gate=r"[MNO][\w-]{23,25}\.[\w-]{6}\."),
+    # (any first part where the text names Discord or a bot: a token pasted from a tutorial,
+    # or made up for a test, is read as a real one would be)
+    _d("api_key",
+       r"(?<![\w-])([A-Za-z\d_-]{24,26}\.[\w-]{6}\.[\w-]{27,38})(?![\w-])",
+       v.letters_and_digits,
+       prefilter=r"[A-Za-z0-9_-]{24}[A-Za-z0-9_-]{0,2}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",
+       group=1, gate=r"(?i:discord|\bbot\b)"),
+    # ASP.NET's machine key (<machineKey validationKey="..." decryptionKey="..."/>): it signs
+    # and decrypts every session's and view state's data.
+    _d("secret_assignment", r"\b(?:validationKey|decryptionKey)=\"([0-9A-Fa-f]{16,256})\"",
+       prefilter=r"(?:validationKey|decryptionKey)=\"[0-9A-Fa-f]{16}", group=1,
+       needles=("validationKey", "decryptionKey")),
+    # Tailscale's keys (tskey-auth-..., tskey-api-...), OneSignal's REST keys (os_v2_app_...),
+    # Scale AI's (live_ and 32 hex digits), GOV.UK Notify's (a name, then two UUIDs).
+    _d("api_key",
+       r"(?<![\w-])(?:tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"
+       r"|os_v2_(?:app|org)_[a-z2-7]{50,}|live_[0-9a-f]{32})(?![\w-])",
+       prefilter=r"tskey-[a-z]{3}|os_v2_[a-z]{3}_[a-z2-7]{50}|live_[0-9a-f]{32}",
+       needles=("tskey-", "os_v2_", "live_")),
+    _d("api_key",
+       rf"(?<![\w-])[a-z0-9_-]{{1,80}}-{_UUID}-{_UUID}(?![\w-])",
+       prefilter=r"-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9a-f]{8}-",
+       gate=r"-[0-9a-f]{12}-[0-9a-f]{8}-"),
+    # Zendesk's API token in its Basic credentials' text ("agent@acme.com/token:KEY").
+    _d("secret_assignment", r"@[\w.-]+/token:([A-Za-z0-9]{40})(?![A-Za-z0-9])",
+       prefilter=r"/token:[A-Za-z0-9]{40}", group=1, needles=("/token:",)),
+    # An authenticator's setup key as sites show it to type in by hand (Google's eight groups
+    # of four, lower case; or one run in capitals), after its name and an aside
+    # ("Portbase MFA setup key (if the QR doesn't scan): bico 6d4r xhek ...").
+    _d("secret_assignment",
+       r"(?i)(?:setup|secret|authenticator|2fa|mfa|totp|otp)[ \t-]*key\b[^:\n]{0,50}?"
+       r"[:=]?[ \t]*((?-i:(?:[a-z2-7]{4} ){3,7}[a-z2-7]{4}|[A-Z2-7]{16,64}))(?![\w])",
+       v.letters_and_digits,
+       prefilter=r"(?i)(?:setup|secret|authenticator|2fa|mfa|totp|otp)[ \t-]*key",
+       group=1, gate=r"(?i:key)"),
+    # A PIN in brackets after its name ("I've tried my PIN (8207)"), and any secret's name, an
+    # aside in brackets, then its value ("Booking PIN (to manage): 8830", "signing secret (from
+    # Basic Information page): a74f...", "API token (Configure > API Token): 1120...").
+    _d("secret_assignment", r"(?<![\w-])PIN[ \t]*\((\d{4,8})\)",
+       prefilter=r"PIN[ \t]*\([0-9]{4}", group=1, needles=("PIN",)),
+    _d("secret_assignment",
+       # (a space before the aside: not a call's or an encoding's "key(base64)=", nor
+       # PostgreSQL's "Key (key)=(<uuid>) already exists", its value in brackets)
+       r"(?i)(?<![\w-])(?:pin|passcode|password|secret|token|key)[ \t]+\([^()\n]{1,40}\)"
+       r"[ \t]*[:=][ \t]*([^\s\"',;<>(]{4,128})(?![^\s\"',;<>])", v.bracketed_secret,
+       prefilter=r"(?i)(?:pin|passcode|password|secret|token|key)[ \t]*\(", group=1,
+       gate=r"\)[ \t]*[:=]"),
+    # A code or a password told in Chinese as digits alone ("卡密码是 03551662", a print
+    # job's release code "释放码是 937099").
+    _d("secret_assignment",
+       "(?:\u5bc6\u7801|\u5bc6\u78bc|\u91ca\u653e\u7801|\u53d6\u4ef6\u7801"
+       "|\u63d0\u53d6\u7801)(?:\u662f|\u4e3a|\u70ba|\uff1a|:)[ \t]*(\d{4,12})(?!\d)",
+       prefilter=engine_reading("(?:\u5bc6\u7801|\u5bc6\u78bc|\u91ca\u653e\u7801"
+                                "|\u53d6\u4ef6\u7801|\u63d0\u53d6\u7801)"),
+       group=1, digits=True),
     # A key safe's or a lockbox's code, in a listing's showing notes ("key safe by the bins,
     # code 7868", "Schlüsseltresor rechts neben der Tür, Code 9882", "combo box ..., combo 8227").
     _d("secret_assignment",
@@ -4090,6 +4198,29 @@ _SYSTEM_FIELDS = (
     _d("secret_assignment",
        r"(?<![\w-])PW[ \t]+([^\s\"',;<>]{6,64})(?![^\s\"',;<>])", v.has_digit_and_letter,
        prefilter=r"PW[ \t]+[^\s]{6}", group=1, needles=("PW",)),
+    # A password right after its short name, no verb ("user tdelgado88 pw hYEQLeBkQX?",
+    # "Temp pw bronco.1967", "pass: Panther$1070z", "password HS674IZZ", "pw - jasp3rT!remo"):
+    # "pass" only before a separator ("pass rate" and "1 pass 2 fail" name none).
+    _d("secret_assignment",
+       # (not go test's "--- PASS: TestLuhn/invalid_16_digit", nor inside a base64 value)
+       r"(?i)(?<![\w/+=-])(?:pwd?|passw(?:or)?d|passwort|(?-i:[Pp]ass)(?=[ \t]*[:=]))"
+       r"(?:[ \t]*[:=][ \t]*|[ \t]+-[ \t]+|[ \t]+)([^\s\"',;<>\\]{5,64})(?![^\s\"',;<>])",
+       v.named_password,
+       prefilter=r"(?i)(?:pw|pass)[a-z]{0,5}[ \t:=-]+[^\s]{5}", group=1,
+       gate=r"(?i:pw|pass)"),
+    # A login and its password with a slash between, as people write them down ("gmail:
+    # jo@x.com / Lilo&Stitch09", "RouteOne: mike.f / Pant36Fwey#", "(vpnuser07 / Vpn07#spring)"):
+    # after an address, a password's shape; after a bare login, a rule's symbol too.
+    _d("secret_assignment",
+       r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+[ \t]+/[ \t]+"
+       r"([^\s\"',;<>()]{5,64})(?![^\s\"',;<>()])", v.named_password,
+       prefilter=r"@[A-Za-z0-9_-]+\.[A-Za-z0-9_.-]+[ \t]+/[ \t]+[^\s]{5}", group=1,
+       needles=(" / ",)),
+    _d("secret_assignment",
+       r"(?<![\w./@-])[A-Za-z0-9][\w.-]{1,40}[ \t]+/[ \t]+"
+       r"([^\s\"',;<>()]{5,64})(?![^\s\"',;<>()])", v.paired_password,
+       prefilter=r"[A-Za-z0-9][ \t]+/[ \t]+[^\s]{0,63}[!#$%&*~^@+?=]", group=1,
+       needles=(" / ",)),
     # Kerberos keys as klist -K prints them: the principal, then the key in brackets.
     _d("secret_assignment",
        r"@[A-Z0-9.-]+[ \t]+\((0x[0-9a-f]{32,128})\)",
@@ -6214,8 +6345,10 @@ DETECTORS: tuple[Detector, ...] = (
     # docker login -p X, htpasswd -b file user X; a tool's own key (--wandb-api-key X); the
     # tools of a security test (nxc smb ... -p X, evil-winrm, hydra) and Windows' net user.
     _d("secret_assignment",
-       r"(?:(?<![\w-])--(?:password|passwd|pass|access-token|api-key|auth-token|token"
-       r"|client-secret|secret|requirepass|masterauth)(?![\w-])(?:=|[ \t]+)"
+       r"(?:(?<![\w-])--(?:password|passwd|pass|passphrase|access-token|api-key|auth-token"
+       r"|token|client-secret|secret|requirepass|masterauth)(?![\w-])(?:=|[ \t]+)"
+       # (and one dash, as WebSphere's wsadmin and other Java tools take it: -password X)
+       r"|(?<![\w-])-(?:password|passwd|passphrase)(?![\w-])(?:=|[ \t]+)"
        r"|(?<![\w-])--[a-z][\w-]*?-(?:api-key|password|passwd|secret|access-token|auth-token)"
        r"(?![\w-])(?:=|[ \t]+)"
        r"|(?<![\w-])(?:nxc|netexec|crackmapexec|cme|evil-winrm|hydra|kerbrute|smbmap)\b"
@@ -6300,11 +6433,12 @@ DETECTORS: tuple[Detector, ...] = (
     # {"key":"AuthorizationKey","value":X}; a GPO's <data id="DefaultPassword" value="X"/>),
     # and a Wi-Fi profile's key (netsh wlan export: <keyMaterial>X</keyMaterial>).
     _d("secret_assignment",
-       rf"(?i)(?:\\?\"key\\?\"[ \t]*:[ \t]*\\?\"[\w.-]*(?:{_FIELD_SECRET}|key)\\?\""
-       r"(?:[ \t]*,[ \t]*\\?\"readonly\\?\"[ \t]*:[ \t]*\w+)?[ \t]*,[ \t]*\\?\"value\\?\"[ \t]*:"
+       # (pretty-printed too, the pair on two lines: a CI's variables, Postman's environment)
+       rf"(?i)(?:\\?\"key\\?\"[ \t]*:[ \t]*\\?\"[\w.-]*(?:{_FIELD_SECRET}|key|(?<![a-z])pin)\\?\""
+       r"(?:\s*,\s*\\?\"readonly\\?\"[ \t]*:[ \t]*\w+)?\s*,\s*\\?\"value\\?\"[ \t]*:"
        r"[ \t]*\\?\"|\bid=\"[\w.-]*(?:passw(?:or)?d|pwd|secret)[\w.-]*\"[ \t]+value=\""
        r"|<keyMaterial>)([^\"<\\\s]+)", v.secret_value_ok,
-       prefilter=r"(?i)key\\?\"[ \t]*:[ \t]*\\?\"[A-Za-z0-9_.-]*(?:passw|pwd|secret|token|key|pass)"
+       prefilter=r"(?i)key\\?\"[ \t]*:[ \t]*\\?\"[A-Za-z0-9_.-]*(?:passw|pwd|secret|token|key|pass|pin)"
                  r"|id=\"[A-Za-z0-9_.-]*(?:passw|pwd|secret)|<keymaterial>", group=1,
        needles=("alue", "ALUE", "eyMaterial")),
     # A password under Spanish's "clave" (a bank's login form: clave=Colocolo.1991): a

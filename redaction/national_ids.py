@@ -528,6 +528,13 @@ def tfn_ok(candidate: str) -> bool:
             and sum(w * int(d) for w, d in zip(weights, n, strict=False)) % 11 == 0)
 
 
+def crn_ok(candidate: str) -> bool:
+    """Australia's Centrelink CRN: nine digits and a letter, not one digit repeated (its
+    check letter's scheme is not published)."""
+    n = _numerals(candidate)
+    return len(n) == 9 and len(set(n)) > 1 and candidate[-1].isalpha()
+
+
 def medicare_ok(candidate: str) -> bool:
     """Australia's Medicare card number: 10 digits (and an individual's 11th), the first 2
     to 6, the ninth a weighted check of the eight before it."""

@@ -54,6 +54,7 @@ _GATE = re.compile(
     r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code"
     # (South Asia's, the Gulf's, South-East Asia's, the DACH countries' and the Nordics' ids)
     r"|cnic|nic|sss|tin|qid|svnr|vsnr|pnr|kennital|matricule|ahv|abha|npwp|perid|idnr|sv.?nr"
+    r"|nuss|naf|crn|nis|kvnr|homeph"
     # (the Philippines' PhilHealth, Vietnam's CCCD and its phone's abbreviation, SĐT)
     r"|philhealth|cccd|s\u0111t"
     # (Nigeria's BVN, France's "N° Sécurité sociale", an exported item's TOTP seed; Nigeria's
@@ -92,6 +93,7 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "network key", "networkkey", "master_key", "masterkey", "private_key",
                "privatekey", "install_code", "installcode",
                "cnic", "nic", "sss", "tin", "qid", "svnr", "vsnr", "pnr", "kennital", "matricule",
+               "nuss", "naf", "crn", "nis", "kvnr", "homeph",
                "ahv", "abha", "npwp", "perid", "idnr", "sv-nr", "sv_nr", "id_number",
                "idnumber", "id number", "id-number", "身分證", "ni_number", "ni number",
                "ni-number", "ni_no", "sin", "nas", "chi", "ird", "dl_number", "dl number",
@@ -110,6 +112,8 @@ _PHONE_WORDS = frozenset((
     "fax", "msisdn", "handy", "mobil", "mobiel", "gsm", "whatsapp", "celular", "movil",
     # (Italian's mobile)
     "cellulare",
+    # (a dealer system's export: HOMEPH, CELLPH, WORKPH)
+    "homeph", "cellph", "workph", "mobph",
     "móvil", "portable", "cep", "hp", "telf", "tlf", "tfn", "puhelin", "telefoon",
     # (an SMS gateway's delivery report: the number it sent to)
     "recipient",
@@ -159,7 +163,10 @@ _ID_WORDS = frozenset((
     "philhealth", "cccd",
     # (Nigeria's national identification number and bank verification number; New Zealand's
     # National Health Index)
-    "nin", "bvn", "nhi"))
+    "nin", "bvn", "nhi",
+    # (Spain's social security number, Australia's Centrelink CRN, Brazil's NIS, Germany's
+    # health insurance number)
+    "nuss", "naf", "crn", "nis", "kvnr"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),

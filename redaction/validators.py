@@ -783,7 +783,9 @@ _PROSE_WORDS = frozenset((
     # Terraform's plan for a value it cannot show ("(known after apply)", "(sensitive value)")
     "(known", "(sensitive",
     # a check's outcome after its dotted leader (pre-commit's "detect private key.....Passed")
-    "passed", "failed", "skipped"))
+    "passed", "failed", "skipped",
+    # who may hold one, in prose ("Treat it like a key: anyone with the PIN ...")
+    "anyone", "anybody", "someone", "somebody", "everyone", "nobody", "nothing"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 # (and AWS KMS's ciphertext blob, as SSM prints a SecureString not decrypted: "AQICAH...")
@@ -870,6 +872,9 @@ _NOT_A_VALUE = re.compile(
     # Cisco's type 8 and 9 hashes ($9$salt$hash; Junos' reversible $9$ has no second "$") and
     # the ASA's $sha512$
     r"|\$[89]\$[^$\s]+\$|\$sha512\$"
+    # Django's and Passlib's hashes: the algorithm's name, then "$" (pbkdf2_sha256$600000$...,
+    # bcrypt_sha256$$2b$..., argon2$argon2id$...)
+    r"|(?:pbkdf2_sha(?:1|256|512)|bcrypt(?:_sha256)?|argon2|scrypt)\$\$?[\w$./+=-]{20,}$"
     # a cookie's name (__Secure-next-auth.session-token)
     r"|__(?:Secure|Host)-[\w.-]+$"
     # a command's long option (wandb login --relogin)
@@ -904,7 +909,8 @@ _NOT_A_VALUE = re.compile(
 # What every string it matches holds, or opens with (keep in step with the pattern: a test
 # checks this against it on every corpus's words).
 _NO_VALUE_OPENINGS = ("string(", "com.", "org.", "net.", "io.", "android", "amd64", "arm64",
-                      "i386", "armhf", "armel", "ppc64el", "s390x", "riscv64", "mips64el")
+                      "i386", "armhf", "armel", "ppc64el", "s390x", "riscv64", "mips64el",
+                      "pbkdf2_", "bcrypt", "argon2$", "scrypt$")
 
 
 def _may_be_no_value(value: str) -> bool:
@@ -947,6 +953,12 @@ _METAVARS = frozenset(("string", "str", "text", "value", "token", "secret", "key
                        "password", "passwd"))
 
 
+# A pattern or a schedule where a value would be (a scanner's rule, "aws_access_key:
+# 'A(KIA|SIA)[A-Z0-9]{16}'"; a job's cron, "rotate_session_keys: \"0 3 * * 0\""): no secret.
+_PATTERN_OR_CRON = re.compile(r"\[[A-Za-z0-9]-[A-Za-z0-9]|\\[dwsb][+*{]|\{\d+(?:,\d*)?\}|\(\?[:=!<]"
+                              r"|^[\d*/,-]+(?: [\d*/,?A-Za-z-]+){4,5}$")
+
+
 def secret_value_ok(candidate: str) -> bool:
     """A value under a secret's key that is not just the name of one, a file's path, a
     reference to where the secret is kept or what a tool prints in its place."""
@@ -976,6 +988,9 @@ def secret_value_ok(candidate: str) -> bool:
     # a stand-in percent-encoded in a query ("token=%3Credacted%3E")
     plain = unquote(bare) if "%" in bare else bare
     if _keyboard_run(plain) or _placeholder_in_base64(plain):
+        return False
+    if ("{" in plain or "[" in plain or "*" in plain or "(?" in plain or "\\" in plain) \
+            and _PATTERN_OR_CRON.search(plain):
         return False
     if not plain.isascii() and (_prose_word(plain) or plain.endswith(("。", "।", "؟"))):
         return False  # a message under a secret's key ("password_short": "Пароль должен ...")
@@ -1122,6 +1137,52 @@ def told_password(candidate: str) -> bool:
     mixed = (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
     return (password_like(candidate) or (mixed and symbols >= 2)
             or (mixed and _random_letters(candidate))) and secret_value_ok(candidate)
+
+
+def named_password(candidate: str) -> bool:
+    """A password right after its short name and no verb ("pw bronco.1967", "pass: Roma$",
+    "password HS674IZZ"): letters with a digit or a rule's symbol, not a version, a path or a
+    stand-in. The name says what it is; the shape only keeps words and numbers out."""
+    bare = candidate.rstrip(".,;:)")
+    if (len(bare) < 5 or bare.startswith(("/", "~", "-", "{", "}")) or "(" in bare
+            or "{{" in bare or "}}" in bare or bare.endswith(("=", ":"))
+            or _VERSION_LIKE.fullmatch(bare) or _PRICE.fullmatch(bare)):
+        return False  # (a path, a note, a template's, an attribute's name: 'Password
+        # encrypted="true"', a price: "HK$32 / S$5.20")
+    # (a sentence's mark after a word is no symbol: "das Passwort geändert?"; after a word in
+    # both cases it may be: "wtIipBqveu!")
+    body = bare.rstrip("!?")
+    mixed = any(ch.isupper() for ch in body) and any(ch.islower() for ch in body)
+    marked = (any(ch.isdigit() or ch in _RULE_SYMBOLS for ch in body)
+              or (mixed and len(body) < len(bare)))
+    return any(ch.isalpha() for ch in bare) and marked and secret_value_ok(bare)
+
+
+def paired_password(candidate: str) -> bool:
+    """A password after a login and a slash with no name for either ("mike.f / Pant36Fwey#"):
+    one of the symbols password rules ask for as well, which model names and versions
+    ("GPT-4o / GPT-4o-mini") and pairs of words ("read / write") do not hold."""
+    # (not a setting, "p50 / p99=12ms", nor a word with a mark, "read / write!")
+    # (nor Markdown's bold closing after a name: "**1:1 Jennifer / Marcus**")
+    body = candidate.rstrip("*")
+    return ("=" not in body and any(ch in _RULE_SYMBOLS for ch in body)
+            and any(ch.isdigit() or ch.isupper() for ch in candidate)
+            and named_password(candidate))
+
+
+def bracketed_secret(candidate: str) -> bool:
+    """A value after a secret's name and an aside in brackets: a PIN's digits, a key's
+    letters and digits (16 and more), or a password's shape."""
+    bare = candidate.rstrip(".,;:)")
+    if bare.isdigit():
+        return 4 <= len(bare) <= 12
+    return ((len(bare) >= 16 and letters_and_digits(bare)) or password_like(bare)) \
+        and secret_value_ok(bare)
+
+
+# A version or a build's name ("v1.2.3", "TLSv1.3", "1.0.4-rc2"): no password
+_PRICE = re.compile(r"[A-Za-z]{0,3}[$\u20ac\u00a3\u00a5\u20b9][\d.,]+[A-Za-z]{0,3}")
+_VERSION_LIKE = re.compile(r"(?i)[a-z]{0,6}v?\d+(?:[._-]\d+)+(?:[._-]?[a-z]+\d*)?")
 
 
 def _random_letters(candidate: str) -> bool:
