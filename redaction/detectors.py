@@ -1241,7 +1241,7 @@ _NATIONAL_IDS = (
                r"(?<![a-z])permis\b",
                # (not a link's direction: an LTE bearer's "UL/DL 45000/246000 kbps")
                # (nor a bearer's downlink rate: Diameter's APN-AMBR-DL=256336971)
-               r"(?<![a-z/-])(?-i:CDL|DL)\b(?!/)(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
+               r"(?<![a-z0-9/-])(?-i:CDL|DL)\b(?!/)(?:[ \t]*#|[ \t]+(?:no\.?|number))?",
                _AS_KEY % "permis", r"permis[ \t]+de[ \t]+conduire",
                r"f[üu]hrerschein(?:nummer)?",
                _AS_KEY % "dl_no", _AS_KEY % "dl_number", _AS_KEY % "licen[cs]e_?no",
@@ -1363,7 +1363,7 @@ _NATIONAL_IDS = (
     _named_id((r"(?-i:CRN)\b", r"customer reference number", _AS_KEY % "crn"),
               ("crn", "customer"), r"\d{3} ?\d{3} ?\d{3}[A-Z]", ids.crn_ok),
     # Pakistan's CNIC in its own shape (five digits, seven, one), named or not.
-    _d("national_id", rf"{_ID_L}(\d{{5}}-\d{{7}}-\d){_ID_R}",
+    _d("national_id", rf"{_ID_L}(\d{{5}}-\d{{7}}-\d){_ID_R}", ids.not_a_run,
        prefilter=r"\d{5}-\d{7}-\d", group=1, digits=True, start=_at_class(r"\d")),
     # Colombia's cédula by its abbreviation ("C.C. 4080972494 de Bogotá"), Brazil's NIS, PIS
     # and NIT by their names, France's NIR after "numéro sécu", Korea's personal customs
@@ -1384,7 +1384,7 @@ _NATIONAL_IDS = (
     _named_id((r"medica(?:id|re)[ \t]+(?:id|number|no\.?|#|member[ \t]+id)(?:[ \t]+is)?",),
               ("medica",), r"[A-Z0-9]{8,14}", _has_digit, checksummed=False),
     _d("national_id", r"NM1\*(?:IL|QC)\*[^~\n]{0,120}?\*MI\*([A-Z0-9]{6,20})~",
-       _has_digit, prefilter=r"NM1\*(?:IL|QC)\*", group=1, needles=("NM1*",)),
+       ids.member_id_ok, prefilter=r"NM1\*(?:IL|QC)\*", group=1, needles=("NM1*",)),
     _d("national_id",
        r"\\?\"system\\?\"[ \t]*:[ \t]*\\?\"(?:http://hl7\.org/fhir/sid/us-(?:medicaid|medicare|mbi)"
        r"|urn:oid:2\.16\.840\.1\.113883\.4\.3\.\d+)\\?\"[ \t]*,[ \t]*\\?\"value\\?\""
@@ -3188,13 +3188,18 @@ _RECOVERY_CODE = (
 _SECURITY_ANSWERS = (
     _d("secret_assignment",
        rf"(?i)(?<![a-z])(?:{_KBA_NAMES})(?![a-z])"
+       # (the question quoted or in brackets before the colon: 'Security question "first pet's
+       # name": Kettering', "security q (first pet): Chispita")
+       r"(?:[\"'\u2019\u201d)]{1,2}(?=[ \t]*[:=]))?"
        rf"(?:[ \t]*[:=,\u2013-][ \t]*(?:{_KBA_IS}[ \t]+)?|[ \t]+{_KBA_IS}[ \t]+"
        # a note's "first pet Ziggy", "(Okafor)", a caller's answer after the question
        r"|[ \t]+(?=(?-i:[\"'\u2018\u201c]?[A-Z0-9]))|[ \t]*\([ \t]*(?:current:[ \t]*)?"
        rf"|\?[ \t]*(?:{_KBA_ANSWERER})[ \t]*:[ \t]*)"
        r"(?:(?:a|an|the|ein|eine|la|el|le|de)[ \t]+(?=(?-i:[A-Z])))?"
        r"[\"'\u2018\u201c\u201e]?"
-       rf"((?!{_KBA_NOT}(?![^\W_]))(?:{_KBA_VALUE}['\u2019]{_KBA_VALUE}{{1,20}}"
+       # (a title's dot is part of it: "Mrs. Okafor")
+       rf"((?!{_KBA_NOT}(?![^\W_]))(?:(?-i:Mrs?|Ms|Dr|St)\.[ \t](?=(?-i:[A-Z])))?"
+       rf"(?:{_KBA_VALUE}['\u2019]{_KBA_VALUE}{{1,20}}"
        rf"|{_KBA_VALUE}{{2,40}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?)"
        rf"(?:[ \t](?!{_KBA_THEN}(?![^\W_])){_KBA_VALUE}{{2,30}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?)"
        r"{0,2})",
@@ -4221,6 +4226,23 @@ _SYSTEM_FIELDS = (
        r"([^\s\"',;<>()]{5,64})(?![^\s\"',;<>()])", v.paired_password,
        prefilter=r"[A-Za-z0-9][ \t]+/[ \t]+[^\s]{0,63}[!#$%&*~^@+?=]", group=1,
        needles=(" / ",)),
+    # A password said to have changed, and to what ("mailbox password expired again, reset it
+    # to `kopierer_Falcon94`", "then i changed it to Destiny2024!!", "its now Bunnings2024!!
+    # but the old one was koala_bear_88"): the password's word first, on the same line.
+    _d("secret_assignment",
+       r"(?i)(?:passw|pwd|(?<![a-z])pw(?![a-z])|kennwort|passwort|contrase|senha)[^\n]{0,80}?"
+       r"(?<![a-z])(?:(?:changed|reset|set|updated|switched)(?:[ \t]+(?:it|mine))?[ \t]+to"
+       r"|(?:it'?s|its|is)[ \t]+now|(?:old|new)[ \t]+one[ \t]+(?:was|is)|it'?s[ \t]+either"
+       r"|either)[ \t]+[`'\"\u201c]?([^\s`'\"\u201d,;<>]{5,64})", v.named_password,
+       prefilter=r"(?i)(?:passw|pw|kennwort|contrase|senha)[^\r\n]{0,80}(?:to|now|was|is|either)"
+                 r"[ \t]",
+       group=1, gate=r"(?i:pw|pass|kennwort|contrase|senha)"),
+    # A device's or a profile's key as network gear's configs quote it after its word, on a
+    # line of its own (Aruba's wlan ssid-profile: passphrase "Butterfly0683$").
+    _d("secret_assignment",
+       r"(?im)^[ \t]*(?:passphrase|wpa-passphrase|psk|wpa2-psk)[ \t]+\"([^\"\n]{8,63})\"[ \t]*$",
+       v.secret_value_ok, prefilter=r"(?i)(?:passphrase|psk)[ \t]+\"", group=1,
+       gate=r"(?i:passphrase|psk)"),
     # Kerberos keys as klist -K prints them: the principal, then the key in brackets.
     _d("secret_assignment",
        r"@[A-Z0-9.-]+[ \t]+\((0x[0-9a-f]{32,128})\)",
