@@ -1392,8 +1392,8 @@ _NATIONAL_IDS = (
        _has_digit, prefilter=r"sid/us-medica|sid/us-mbi|113883\.4\.3\.", group=1,
        needles=("sid/us-", "113883.4.3.")),
     # A driver's licence as its barcode (AAMVA's PDF417) reads: the DAQ field's number.
-    _d("national_id", r"DAQ([A-Z0-9]{4,25})(?=\r?\n|\\n|$)", _has_digit,
-       prefilter=r"DAQ[A-Z0-9]{4}", group=1, gate="ANSI "),
+    _d("national_id", r"ANSI [\s\S]{0,400}?DAQ([A-Z0-9]{4,25})(?=\r?\n|\\n|$)", _has_digit,
+       prefilter=r"ANSI ", group=1, needles=("ANSI ",)),
     _named_id((r"(?-i:CNS)\b", r"cart[ãa]o (?:nacional de sa[úu]de|sus)", r"(?<=sid/)cns\b"),
               ("cns", "cart"), r"\d{15}|\d{3} \d{4} \d{4} \d{4}", ids.cns_ok),
     # South Asia's, the Gulf's and the Levant's under their names: Pakistan's CNIC (and in
@@ -3143,7 +3143,10 @@ _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     # an issuer's answer on a receipt ("APPROVAL CODE: 889509")
     "approval"))
 # (after a space, or a colon: the prefilter below looks for the same)
-_CODE_SAYS = (r"(?:[ \t]*:|[ \t]*,[ \t]*(?:it'?s|it[ \t]+is|which[ \t]+is)"  # ("PIN, it's 9475")
+# (and "changed to": "door code ... changed to 58219#"; " = " between spaces, not a log's
+# "code=21211")
+_CODE_SAYS = (r"(?:[ \t]*:|[ \t]+=(?=[ \t])|[ \t]+(?:changed|set|reset)[ \t]+to"
+              r"|[ \t]*,[ \t]*(?:it'?s|it[ \t]+is|which[ \t]+is)"  # ("PIN, it's 9475")
               # (French says "is the": "Votre code de sécurité ... est le 841979")
               r"|[ \t]+(?:is|was|es|est[ \t]+l[ea]|est|ist|lautet|lautete|war|è|é|e|to|jest"
               r"|says|said"
@@ -3207,7 +3210,8 @@ _SECURITY_ANSWERS = (
        group=1),
     _d("secret_assignment", _NAMED_CODE,
        prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|geheimzahl|aaa)"
-                 r"[^\r\n]{0,160}(?::|[ \t](?:it.s|is|was|es|est(?:[ \t]+l[ea])?|ist|lautet|war|a"
+                 r"[^\r\n]{0,160}(?:[:=]|[ \t]to|[ \t](?:it.s|is|was|es|est(?:[ \t]+l[ea])?|ist"
+                 r"|lautet|war|a"
                  r"|e|to|jest"
                  r"|says|said|era|foi|are|were|be))[ \t]*[\"'(]?\d{3}",
        group=1, digits=True,
@@ -3953,10 +3957,12 @@ _SYSTEM_FIELDS = (
     # (any first part where the text names Discord or a bot: a token pasted from a tutorial,
     # or made up for a test, is read as a real one would be)
     _d("api_key",
-       r"(?<![\w-])([A-Za-z\d_-]{24,26}\.[\w-]{6}\.[\w-]{27,38})(?![\w-])",
+       r"(?i)(?:discord|client\.run\(|bot[ _-]?token)[^\n]{0,200}?(?<![\w-])"
+       r"((?-i:[A-Za-z\d_-]{24,26}\.[\w-]{6}\.[\w-]{27,38}))(?![\w-])",
        v.letters_and_digits,
-       prefilter=r"[A-Za-z0-9_-]{24}[A-Za-z0-9_-]{0,2}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",
-       group=1, gate=r"(?i:discord|\bbot\b)"),
+       prefilter=r"(?i)(?:discord|client\.run\(|bot[ _-]?token)[^\r\n]{0,200}[A-Za-z0-9_-]{24}"
+                 r"[A-Za-z0-9_-]{0,2}\.[A-Za-z0-9_-]{6}\.",
+       group=1, gate=r"(?i:discord|client\.run|bot)"),
     # ASP.NET's machine key (<machineKey validationKey="..." decryptionKey="..."/>): it signs
     # and decrypts every session's and view state's data.
     _d("secret_assignment", r"\b(?:validationKey|decryptionKey)=\"([0-9A-Fa-f]{16,256})\"",
@@ -4001,7 +4007,7 @@ _SYSTEM_FIELDS = (
     # job's release code "释放码是 937099").
     _d("secret_assignment",
        "(?:\u5bc6\u7801|\u5bc6\u78bc|\u91ca\u653e\u7801|\u53d6\u4ef6\u7801"
-       "|\u63d0\u53d6\u7801)(?:\u662f|\u4e3a|\u70ba|\uff1a|:)[ \t]*(\d{4,12})(?!\d)",
+       "|\u63d0\u53d6\u7801)(?:\u662f|\u4e3a|\u70ba|\uff1a|:)[ \t]*(\\d{4,12})(?!\\d)",
        prefilter=engine_reading("(?:\u5bc6\u7801|\u5bc6\u78bc|\u91ca\u653e\u7801"
                                 "|\u53d6\u4ef6\u7801|\u63d0\u53d6\u7801)"),
        group=1, digits=True),
@@ -4243,6 +4249,64 @@ _SYSTEM_FIELDS = (
        r"(?im)^[ \t]*(?:passphrase|wpa-passphrase|psk|wpa2-psk)[ \t]+\"([^\"\n]{8,63})\"[ \t]*$",
        v.secret_value_ok, prefilter=r"(?i)(?:passphrase|psk)[ \t]+\"", group=1,
        gate=r"(?i:passphrase|psk)"),
+    # A user and a password under a basic-auth setting (ADMIN_BASIC_AUTH=ops:X), an internal
+    # auth header's token in a logged headers object ("X-Internal-Auth": "..."), an access and
+    # a refresh token a log line says it issued (access=... refresh=...), Agora's app
+    # certificate, a print job's PIN (PJL's JOBPASSWORD and HOLDKEY, IPP's job-password).
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])[\w-]*basic[_-]?auth[\w-]*\\?[\"']?[ \t]*[=:][ \t]*\\?[\"']?[^\s:\"'/]+:"
+       r"([^\s\"']{4,128})", v.secret_value_ok,
+       prefilter=r"(?i)basic[_-]?auth[A-Za-z0-9_-]*[\"' \t]*[=:]", group=1,
+       gate=r"(?i:basic.?auth)"),
+    _d("secret_assignment",
+       r"(?i)\\?[\"'](?:x-(?:[\w-]*-)?)?(?:internal|service|upstream|gateway)[_-]auth"
+       r"\\?[\"'][ \t]*:"
+       r"[ \t]*\\?[\"']([A-Za-z0-9_.~+/=-]{20,256})\\?[\"']", v.strong_token,
+       prefilter=r"(?i)(?:internal|service|upstream|gateway)[_-]auth[\"'\\]+[ \t]*:", group=1,
+       gate=r"(?i:auth)"),
+    _d("secret_assignment",
+       r"(?i)(?<![\w.-])(?:access|refresh)=([A-Za-z0-9_.~+/-]{24,512}={0,2})"
+       r"(?![\w.~+/=-])", v.strong_token,
+       prefilter=r"(?i)(?:access|refresh)=[A-Za-z0-9_.~+/-]{24}", group=1,
+       gate=r"(?i:access=|refresh=)"),
+    _d("secret_assignment",
+       r"(?i)app[_-]?certificate\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?([0-9a-f]{32})(?![0-9a-f])",
+       prefilter=r"(?i)app[_-]?certificate[\"'\\]*[ \t]*[:=]", group=1,
+       gate=r"(?i:certificate)"),
+    _d("secret_assignment",
+       r"(?:@PJL[ \t]+SET[ \t]+(?:JOBPASSWORD|HOLDKEY)[ \t]*=[ \t]*\"?"
+       r"|job-password[ \t]+\(octetString\)[ \t]*=[ \t]*)(\d{4,12})(?!\d)",
+       prefilter=r"JOBPASSWORD|HOLDKEY|job-password", group=1,
+       needles=("JOBPASSWORD", "HOLDKEY", "job-password")),
+    # Gift cards' codes where a text names the cards (a scam's victim sends them: "Razer Gold
+    # cards ... here are the codes: 9265UXWULW8OLY9T and PAS9BE4BE9OS6KKH"): sixteen capitals
+    # and digits, both.
+    _d("secret_assignment",
+       r"(?i)(?:gift[ \t-]?cards?|razer[ \t]+gold|steam[ \t]+(?:wallet|card)|itunes"
+       r"|google[ \t]+play[ \t]+cards?|apple[ \t]+gift)[^\n]{0,120}?codes?\b[^\n\w]{0,6}"
+       r"((?-i:(?=[A-Z0-9]{0,15}\d)(?=[A-Z0-9]{0,15}[A-Z])[A-Z0-9]{16})"
+       r"(?:(?:[ \t]*,[ \t]*|[ \t]+and[ \t]+|[ \t]*&[ \t]*)"
+       r"(?-i:(?=[A-Z0-9]{0,15}\d)(?=[A-Z0-9]{0,15}[A-Z])[A-Z0-9]{16})){0,5})(?![A-Za-z0-9])",
+       prefilter=r"(?i)(?:gift|razer|steam|itunes|play|apple)[^\r\n]{0,130}code[^\r\n]{0,8}"
+                 r"[A-Z0-9]{16}", group=1,
+       gate=r"(?i:code)"),
+    # Recovery codes listed one to a line under their name (Login.gov's "7bt5 25kr k2ze"), and
+    # three and more of one shape with nothing naming them, each of letters and digits ("ignore:
+    # 7kdq-2mzx p4wn-8fhe 3tcj-9rvb", "a7f2c-91e4b\na8e0-c6b17\n..."): a list of one account's
+    # backup codes.
+    _d("secret_assignment",
+       r"(?im)(?:recovery|backup)[ \t]+codes?\b[^\n]{0,80}\n"
+       r"((?:[ \t]*(?:[a-z0-9]{4}(?: [a-z0-9]{4}){2}|[a-z0-9]{4,6}-[a-z0-9]{4,6})[ \t]*\n){1,15}"
+       r"[ \t]*(?:[a-z0-9]{4}(?: [a-z0-9]{4}){2}|[a-z0-9]{4,6}-[a-z0-9]{4,6}))(?=[ \t]*(?:\n|$))",
+       v.letters_and_digits, prefilter=r"(?i)(?:recovery|backup)[ \t]+code", group=1,
+       gate=r"(?i:code)"),
+    _d("secret_assignment",
+       r"(?<![\w-])((?:(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,5}-(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,5}"
+       r"(?:[ \t]+|[ \t]*\n)){2,15}(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,5}-(?=[a-z]*\d)"
+       r"(?=\d*[a-z])[a-z0-9]{4,5})(?![\w-])",
+       prefilter=r"[a-z0-9]{4}[a-z0-9]?-[a-z0-9]{4}[a-z0-9]?[ \t\n]+[a-z0-9]{4}[a-z0-9]?-"
+                 r"[a-z0-9]{4}[a-z0-9]?[ \t\n]+[a-z0-9]{4}",
+       group=1, gate=r"[a-z0-9]-[a-z0-9]{4}"),
     # Kerberos keys as klist -K prints them: the principal, then the key in brackets.
     _d("secret_assignment",
        r"@[A-Z0-9.-]+[ \t]+\((0x[0-9a-f]{32,128})\)",
@@ -6460,7 +6524,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?:\s*,\s*\\?\"readonly\\?\"[ \t]*:[ \t]*\w+)?\s*,\s*\\?\"value\\?\"[ \t]*:"
        r"[ \t]*\\?\"|\bid=\"[\w.-]*(?:passw(?:or)?d|pwd|secret)[\w.-]*\"[ \t]+value=\""
        r"|<keyMaterial>)([^\"<\\\s]+)", v.secret_value_ok,
-       prefilter=r"(?i)key\\?\"[ \t]*:[ \t]*\\?\"[A-Za-z0-9_.-]*(?:passw|pwd|secret|token|key|pass|pin)"
+       prefilter=r"(?i)key\\?\"[ \t]*:[ \t]*\\?\"[A-Za-z0-9_.-]*"
+                 r"(?:passw|pwd|secret|token|key|pass|pin)"
                  r"|id=\"[A-Za-z0-9_.-]*(?:passw|pwd|secret)|<keymaterial>", group=1,
        needles=("alue", "ALUE", "eyMaterial")),
     # A password under Spanish's "clave" (a bank's login form: clave=Colocolo.1991): a
