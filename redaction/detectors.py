@@ -844,7 +844,7 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "echotoken",
     # how keys are managed (wpa_supplicant's key_mgmt=WPA-PSK)
     "mgmt",
-    "expiry", "expires", "timeout", "provider", "store", "backend", "enabled", "alias", "hash",
+    "expiry", "expires", "timeout", "lifetime", "minutes", "provider", "store", "backend", "enabled", "alias", "hash",
     # a cache of tokens and its key (TokenCacheKey, token_cache)
     "cache", "cachekey",
     # what a key starts with, and how passwords are hashed and checked (api_key_prefix:
@@ -1362,9 +1362,6 @@ _NATIONAL_IDS = (
     # or its key ("CRN 394 912 969D", {"crn":"369924494L"}).
     _named_id((r"(?-i:CRN)\b", r"customer reference number", _AS_KEY % "crn"),
               ("crn", "customer"), r"\d{3} ?\d{3} ?\d{3}[A-Z]", ids.crn_ok),
-    # Pakistan's CNIC in its own shape (five digits, seven, one), named or not.
-    _d("national_id", rf"{_ID_L}(\d{{5}}-\d{{7}}-\d){_ID_R}", ids.not_a_run,
-       prefilter=r"\d{5}-\d{7}-\d", group=1, digits=True, start=_at_class(r"\d")),
     # Colombia's cédula by its abbreviation ("C.C. 4080972494 de Bogotá"), Brazil's NIS, PIS
     # and NIT by their names, France's NIR after "numéro sécu", Korea's personal customs
     # clearance code (P and twelve digits) by its name and its query's parameter.
@@ -2115,6 +2112,9 @@ _OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe
                   r"|building|locker"
                   r"|disarm)"
                   r"[ _-]?code|pass[ _-]?code|digicode"
+                  # (a keypad's or an alarm's disarming code by its word alone: "Main entrance
+                  # keypad: **3872**", "Alarm (Texecom) disarm: 5197")
+                  r"|keypad|disarm"
                   r"|c[óo]digo[ \t]+de(?:l|[ \t]+la)?[ \t]+(?:portal|puerta|port[óo]n)"
                   r"|kod[ \t]+(?:do[ \t]+(?:drzwi|domofonu|bramy)|odbioru(?:[ \t]+paczki)?)"
                   r"|(?:haus)?t[üu]rcode|torcode"
@@ -3020,10 +3020,11 @@ _CARD_CODES = (
        r"[\]\\\"')]{0,3}[ \t]*(?:[:=\uff1a]|is\b|\u306f)?[ \t]*(?:is[ \t]*:[ \t]*)?"
        # (nine digits and more only as a key's value, not a link's query: Fisconline's
        # pin=7996147652, not a dial-in link's ?pin=986878147)
-       r"(?:dtmf[ \t]*=[ \t]*)?(?:\\?[\"']|`)?#?(\d{4,8}|(?<==)(?<![?&]pin=)\d{9,12})"
+       # (in Markdown's bold too: "keypad: **3872**")
+       r"(?:dtmf[ \t]*=[ \t]*)?(?:\\?[\"']|`|\*\*)?#?(\d{4,8}|(?<==)(?<![?&]pin=)\d{9,12})"
        r"(?![\d.,:/-]?\d)",
        prefilter=(r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey|codice|portail"
-                  r"|garaje|combinaz)[^\r\n]{0,48}\d{4}"),
+                  r"|garaje|combinaz|keypad|disarm)[^\r\n]{0,48}\d{4}"),
        group=1,
        digits=True,
        start=_at_words(("pin", "mpin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d",
@@ -4307,6 +4308,17 @@ _SYSTEM_FIELDS = (
        prefilter=r"[a-z0-9]{4}[a-z0-9]?-[a-z0-9]{4}[a-z0-9]?[ \t\n]+[a-z0-9]{4}[a-z0-9]?-"
                  r"[a-z0-9]{4}[a-z0-9]?[ \t\n]+[a-z0-9]{4}",
        group=1, gate=r"[a-z0-9]-[a-z0-9]{4}"),
+    # A PIN or an activation, registration or release code in capitals and digits both, after
+    # its name ("Pincode: 7T6LGM", "PIN 2U45ES1S6E", "pin=DHS96KYN", "one-time registration
+    # code: 4IN4-O8X7", "Your activation code is: X8SAU944E4", proda.device.activation.code=).
+    _d("secret_assignment",
+       # (not Kenya's KRA PIN, a tax number, nor a board's pin: "pin: GPIO23")
+       r"(?i)(?<![\w-])(?<!KRA )(?:pin(?:code)?|(?:activation|registration|release|unlock)"
+       r"[ _.-]?code)(?:[ \t]*[:=][ \t]*|[ \t]+is:?[ \t]+|[ \t]+)(?!GPIO)"
+       r"((?-i:(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{4,12}(?:-[A-Z0-9]{3,6})?))(?![\w-])",
+       v.mixed_code,
+       prefilter=r"(?i)(?:pin|code)[ \t:=]+(?:is:?[ \t]+)?[A-Z0-9]{4}", group=1,
+       gate=r"(?i:pin|code)"),
     # Kerberos keys as klist -K prints them: the principal, then the key in brackets.
     _d("secret_assignment",
        r"@[A-Z0-9.-]+[ \t]+\((0x[0-9a-f]{32,128})\)",
@@ -7779,14 +7791,19 @@ DETECTORS: tuple[Detector, ...] = (
     # configs' <param name="password" value="..."/>.
     _d("secret_assignment",
        # (not a form's anti-forgery token: name="csrf_token" value="...")
-       rf"(?i)\b(?:key|name)=([\"'])(?![^\"'\n]*[cx]srf)[^\"'\n]*(?:{_FIELD_SECRET}|connectionstring)"
+       # (nor a setting about one: PasswordResetTokenLifetimeMinutes, MinPasswordLength)
+       rf"(?i)\b(?:key|name)=([\"'])(?![^\"'\n]*[cx]srf)"
+       r"(?![^\"'\n]*(?:lifetime|minutes|seconds|hours|days|length|ttl|expir|timeout|count"
+       r"|attempts|policy|enabled|required)[^\"'\n]*[\"'])"
+       rf"[^\"'\n]*(?:{_FIELD_SECRET}|connectionstring)"
        r"[^\"'\n]*\1[ \t]+value=([\"'])([^\"'\n]+)\2", v.secret_value_ok,
        prefilter=rf"(?i)(?:key|name)=[\"'][^\"'\r\n]*(?:{_FIELD_SECRET_PREFILTER}|connectionstring)",
        group=3, needles=("key=", "KEY=", "Key=", "name=", "NAME=", "Name="),
        start=_at_literal(("key=", "name="), fold=True)),
     # chpasswd's input: echo 'user:password' | chpasswd.
     _after("echo",
-           r"\becho[ \t]+(['\"]?)[\w.-]+:([^'\"\s|]+)\1[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd",
+           # (the user a shell's variable in a loop: echo "$u:Changeme!2024q" | chpasswd)
+           r"\becho[ \t]+(['\"]?)\$?[\w.-]+:([^'\"\s|]+)\1[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd",
            group=2, prefilter=r"chpasswd"),
     # Network gear's configs, by their own keywords at a line's start (after its indentation,
     # or a Junos/FortiOS "set <path>"): Cisco IOS/NX-OS/ASA, Junos, FortiOS, EdgeOS, BIRD,

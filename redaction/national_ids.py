@@ -540,13 +540,6 @@ def member_id_ok(candidate: str) -> bool:
     return sum(ch.isdigit() for ch in candidate) >= 4 and "XXX" not in candidate
 
 
-def not_a_run(candidate: str) -> bool:
-    """A number in its own shape that is no stand-in: no run of seven counting digits up or
-    down ("54321-1234567-1"), not one digit repeated."""
-    n = _numerals(candidate)
-    return len(set(n)) > 1 and "1234567" not in n and "7654321" not in n
-
-
 def medicare_ok(candidate: str) -> bool:
     """Australia's Medicare card number: 10 digits (and an individual's 11th), the first 2
     to 6, the ninth a weighted check of the eight before it."""

@@ -785,7 +785,9 @@ _PROSE_WORDS = frozenset((
     # a check's outcome after its dotted leader (pre-commit's "detect private key.....Passed")
     "passed", "failed", "skipped",
     # who may hold one, in prose ("Treat it like a key: anyone with the PIN ...")
-    "anyone", "anybody", "someone", "somebody", "everyone", "nobody", "nothing"))
+    "anyone", "anybody", "someone", "somebody", "everyone", "nobody", "nothing",
+    # a field reference's notes on its columns ("secret : reserved", "key : display")
+    "reserved", "display"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 # (and AWS KMS's ciphertext blob, as SSM prints a SecureString not decrypted: "AQICAH...")
@@ -953,6 +955,7 @@ _METAVARS = frozenset(("string", "str", "text", "value", "token", "secret", "key
                        "password", "passwd"))
 
 
+_POSSESSIVE = re.compile(r"[A-Z]?[a-z]+['\u2019]s")
 # A pattern or a schedule where a value would be (a scanner's rule, "aws_access_key:
 # 'A(KIA|SIA)[A-Z0-9]{16}'"; a job's cron, "rotate_session_keys: \"0 3 * * 0\""): no secret.
 _PATTERN_OR_CRON = re.compile(r"\[[A-Za-z0-9]-[A-Za-z0-9]|\\[dwsb][+*{]|\{\d+(?:,\d*)?\}|\(\?[:=!<]"
@@ -989,6 +992,8 @@ def secret_value_ok(candidate: str) -> bool:
     plain = unquote(bare) if "%" in bare else bare
     if _keyboard_run(plain) or _placeholder_in_base64(plain):
         return False
+    if _POSSESSIVE.fullmatch(plain):
+        return False  # a name's possessive in prose ("(Token = Paxton's term for a card)")
     if ("{" in plain or "[" in plain or "*" in plain or "(?" in plain or "\\" in plain) \
             and _PATTERN_OR_CRON.search(plain):
         return False
@@ -1178,6 +1183,13 @@ def bracketed_secret(candidate: str) -> bool:
         return 4 <= len(bare) <= 12
     return ((len(bare) >= 16 and letters_and_digits(bare)) or password_like(bare)) \
         and secret_value_ok(bare)
+
+
+def mixed_code(candidate: str) -> bool:
+    """A code of capitals and digits, two of each at least (a release PIN, "7T6LGM"), not a
+    word with a number ("VERIFY2", "ATM4")."""
+    return (sum(ch.isdigit() for ch in candidate) >= 2
+            and sum(ch.isalpha() for ch in candidate) >= 2)
 
 
 # A version or a build's name ("v1.2.3", "TLSv1.3", "1.0.4-rc2"): no password
