@@ -844,7 +844,8 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "echotoken",
     # how keys are managed (wpa_supplicant's key_mgmt=WPA-PSK)
     "mgmt",
-    "expiry", "expires", "timeout", "lifetime", "minutes", "provider", "store", "backend", "enabled", "alias", "hash",
+    "expiry", "expires", "timeout", "lifetime", "minutes", "provider", "store", "backend",
+    "enabled", "alias", "hash",
     # a cache of tokens and its key (TokenCacheKey, token_cache)
     "cache", "cachekey",
     # what a key starts with, and how passwords are hashed and checked (api_key_prefix:
