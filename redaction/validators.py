@@ -1158,8 +1158,11 @@ def named_password(candidate: str) -> bool:
     # both cases it may be: "wtIipBqveu!")
     body = bare.rstrip("!?")
     mixed = any(ch.isupper() for ch in body) and any(ch.islower() for ch in body)
+    # (or capitals inside letters that no words in CamelCase make: "password ZfLEAEPe")
     marked = (any(ch.isdigit() or ch in _RULE_SYMBOLS for ch in body)
-              or (mixed and len(body) < len(bare)))
+              or (mixed and len(body) < len(bare))
+              or (mixed and len(body) >= 8 and body.isalpha()
+                  and _CAMEL_WORDS.fullmatch(body) is None))
     return any(ch.isalpha() for ch in bare) and marked and secret_value_ok(bare)
 
 

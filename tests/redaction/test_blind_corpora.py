@@ -527,14 +527,12 @@ _KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
         '00krg10EASs20GITSOU8TZt-cOu8QKtQnFy973eOVB': _Y_API_KEY,
         'thunder-staple-piano-saddle': _Y_PASSWORD,
         'fefddb15fbedf2aa19a7782ec125c0fc': _Y_API_KEY,
-        'TFIECA508N': _Y_SECRET,
         '217.35.37.139': _Y_IPV4,
     },
     'corpus_yc': {
         '61646D696E3A7333637233742D5A326D47665648615A77': _Y_PASSWORD,
         '65489679V132': _Y_NATIONAL_ID,
         'SbyNnfKjl41MQHEOPALTw4vZ+pEo811fOtyDi9JSO78=': _Y_PRIVATE_KEY,
-        'aqX85o^U!hkzn4-4p': _Y_PASSWORD,
         'pk.eyJ1IjoiynKiCwb5XisxHIDaEhvWJsLI5Wzl7XMJwsWW4ZhG.nm_X9cHIfd1l0RQObgz-VA': _Y_TOKEN,
         'Horse_1996$': _Y_PASSWORD,
         '046 528 519': _Y_NATIONAL_ID,
@@ -616,7 +614,6 @@ _KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
         '5 5 2 1': _Y_SECRET,
         '4417': _Y_SECRET,
         '5 8 2 0 4': _Y_SECRET,
-        'Fr3nzel!2024': _Y_PASSWORD,
         'CXVKCOYCE': _Y_PASSPORT,
         'PL 3725 0735 4697 3402 2415 4898 40': _Y_IBAN,
         '0763159006': _Y_PHONE,
@@ -1162,7 +1159,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         '870502 - 1432539': _N_NATIONAL_ID,
         'dcb0e86af171a33b7b10e9e1bc6a7833': _N_KEY,
         '9971#': _N_SECRET,
-        '326617': _N_SECRET,
         'M63122746': _N_PASSPORT,
         '99742656': _N_PHONE,
         'f07b7253bd4e17c4b5444deda18f3d7814330c95d604eb427e0ace6f141af9d0': _WEBHOOK_SIGNATURE,
@@ -1318,7 +1314,6 @@ _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
         '08176282449': _R_PHONE,
         '$6$DLY8Ci6c$QkWqAhJPdQJADmMW1fQF7sbd5.xk.BQfHz9Es8zv/c1lFxy9HTLDAiQRTpU57Qva.tY3dvOt0oVZCOyRhqs1cH':
             _R_SECRET,
-        '5CNrxyHpxt': _R_PASSWORD,
         '6023': _R_SECRET,
         '345 6248428': _R_PHONE,
         '4917857889193': _R_PHONE,
@@ -1348,7 +1343,6 @@ _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
     'corpus_rf': {
         '3S7aFit0aSdz1FAbvmBT74vIO37ypXiI': _R_KEY,
         '4917183000616': _R_PHONE,
-        '8261': _R_SECRET,
         'CA74892IX': _R_NATIONAL_ID,
         'HZLG80NHY': _R_PASSPORT,
         '4916079042844': _R_PHONE,
@@ -1738,7 +1732,6 @@ _KNOWN_MISSES_L: dict[str, dict[str, str]] = {
         '6127': _L_SECRET,
         'LGOCHQ': _L_SECRET,
         '14596018': _L_SECRET,
-        'aJp%_BSOaAfOB!U@4i29': _L_PASSWORD,
         '4028': _L_SECRET,
         'M4YHWCCXANCK3UZT': _L_SECRET,
         '885 657 948': _L_PHONE,
@@ -1767,7 +1760,6 @@ _KNOWN_MISSES_L: dict[str, dict[str, str]] = {
         '9196502365': _L_PHONE,
         '8986296174': _L_NATIONAL_ID,
         '96021102': _L_SECRET,
-        'Lavande18C#': _L_PASSWORD,
     },
     'corpus_ld': {
         '8e5a9a372a4d8c594e882c7d9668228f': _L_KEY,
@@ -1911,7 +1903,6 @@ _KNOWN_MISSES_K: dict[str, dict[str, str]] = {
         '1MiggbbuFIsme\n> ltTEtT9GBjl': _K_PASSWORD,
         '60070': _K_SECRET,
         '7130': _K_SECRET,
-        '1uRicVq5cr09': _K_PASSWORD,
         '2a01:c23:11ad:a58f:5ab5:1012:4388:42fd': _K_OTHER,
         '2409:10:519:ba56:84a4:280c:9ae3:4578': _K_OTHER,
         'b8LtY5YEwA37n\n> fnILMWSJaBR': _K_PASSWORD,
@@ -2132,9 +2123,7 @@ _KNOWN_MISSES_J: dict[str, dict[str, str]] = {
     'corpus_jh': {
         'vhtWWob%2FO4iNgAuvfwbG6Xqe%2Bb9Ukk39lwO611o4': _J_OTHER,
         '030 450 501288': _J_PHONE,
-        'A1M4C4NH': _J_SECRET,
         'RL21-9N0W-GBLO': _J_SECRET,
-        'liint7': _J_PASSWORD,
         '030 450 521180': _J_PHONE,
         'FR58  9384  1766 6634 4712 2391 109': _J_OTHER,
         'Genome!363$': _J_PASSWORD,
@@ -3504,7 +3493,6 @@ _KNOWN_MISSES_B: dict[str, dict[str, str]] = {
         'Changeme#1': _B_STAND_IN,
         'opacabana5527': _B_NO_WORD,
         'JMGa+3bsBzLd': _B_NONCE,
-        'Winter$389': _B_NO_WORD,
         'Letmein!': _B_NO_WORD,
         '0765324768': _B_PHONE,
         '338 9529158': _B_PHONE,
@@ -3540,6 +3528,241 @@ _KNOWN_CHANGED_B: dict[str, dict[str, str]] = {
 }
 
 
+# Corpora MC to MH (office printing, badges and building access; car dealers, vehicle finance
+# and rental; social services and benefits casework; fine-tuning datasets and annotation
+# platforms; customs brokers and freight forwarders; dating apps and trust and safety).
+_M_NO_WORD = ("a password or a key with no word for it the detectors read beside it (an answer "
+              "on the chat's next line, \"I think it's X\", \"tried X and Y\", a REPL's output, a "
+              "creds file's second line, a Wi-Fi key after the network's name and a slash)")
+_M_CODE_APART = ("a PIN or a code with its name words away, in words the detectors do not read "
+                 "as one, or of a shape they do not take (three letters, 'c'est 0144B', 'Cust "
+                 "chose 5432', 'I set it as 8842', 'MPIN ko pala 9047', a voicemail's spaced "
+                 "digits, an answer on the chat's next line)")
+_M_ANSWER_APART = ("a security question's answer with the question apart (a table's columns, an "
+                   "agent's question a line before, 'answered ... with \"X\"', 'Recovery word she "
+                   "set was X')")
+_M_SPOKEN = ("a phone or an address written to dodge a filter (digits spelled in words, keycap "
+             "emoji, the letter O for a zero, 'chez ... point fr')")
+_M_KEY_ID = ("a vendor's key id or client id under a name that says id (keyid, access_key_id, "
+             "SecNo, a partner header's UUID): read as an identifier")
+_M_BAD_IPV6 = "an IPv6 address of seven groups and no '::' (the corpus generator's: no address)"
+_M_CHECK_FAILS = ("a national id whose check digit fails (the corpus generator's, not an issued "
+                  "number: a CNIC ending in 0, a CURP's, a NIS's)")
+_M_ID_COLUMN = ("an id in a table's column whose values no check the detectors know confirms "
+                "(Centrelink's CRN, Spain's NUSS, Korea's personal customs code), or a member id "
+                "under 'Member ID' with the plan's name lines above")
+_M_ID_NO_NAME = ("an id with no name the detectors read beside it (a CRN told in lower case, a BSN "
+                 "glued into a file's name, a NINO in a pipe-delimited record, an SSN after "
+                 "'type=SSN value=', a titre de séjour's N°, a licence after an SQL column list, "
+                 "a passport after 'Passeport du père', an id after a question mark or an OCR's "
+                 "ellipsis, a DNI in an MRZ's optional data, China's id under buyerIdNumber)")
+_M_PHONE_FORMAT = ("a phone in a format or a place the detectors do not read (an HL7 component's "
+                   "area code apart, an EDIFACT segment's '+31(0)...', Cargo-IMP's /TE/, a "
+                   "query's cralTelno=, a bare national number in a CSV or as a chat's answer)")
+_M_EDI_PASSWORD = "a password in an EDIFACT UNB header's recipient reference position"
+_M_CARGO_EMAIL = "an address in capitals after a Cargo-IMP message's /EM/ element"
+_M_TOKEN_KEY = ("a token under a key read as another thing's (clientToken, AWS's idempotency "
+                "token; registration_token, a device's; a config editor's 'from \"\" to \"X\"'; a "
+                "cookie's value on a Set-Cookie line without its header)")
+_M_CARD_CODE_APART = ("a card's CVV or PIN after words the card code detector does not read ('the "
+                      "3 numbers on the back are', 'code on back', 'PIN de su tarjeta de débito')")
+_M_ENCODED = ("a tax id base64-encoded under an element that says so: the decoded digits alone "
+              "name no kind")
+_M_KEY_NAME = ("a key under a name the detectors do not read as a secret's (ASP.NET's SigningKey "
+               "in camel case, AvaTax's license_key of sixteen capital hex digits read as a PGP "
+               "key's id, a JS config's secret read as a path, a consumer key in an error "
+               "message, crkyCn=, an SNMP community in an XML element, a token a sentence after "
+               "its name)")
+_M_LEADING_EQUALS = ("a password opening with '=' and a symbol after 'password=' (read as a "
+                     "comparison)")
+_M_CSV_CREDENTIAL = ("a credential in a CSV under a generic column ('Value', 'Credential'), or "
+                     "digits alone under 'Password'")
+_M_VOUCHERS = "guest Wi-Fi vouchers' codes in a CSV under 'Code' (digits in two groups)"
+_KNOWN_MISSES_M: dict[str, dict[str, str]] = {
+    'corpus_mc': {
+        'Toner-Nordlicht-04': _M_NO_WORD,
+        'pcm_4oz6-njrxSQN5ONc8_4DpdZDr3MMT9362mwmfaC2sNl8ZZh4': _M_TOKEN_KEY,
+        '0Bg8d9fJUo0-CAmXlQ-mBxf00PMyEtqdfXSnbEIeu_8c3ik7': _M_TOKEN_KEY,
+        'snmp0dymJO': _M_KEY_NAME,
+        '25104': _M_CODE_APART,
+        '376861678': _M_ID_NO_NAME,
+        'zLJWImK??MG4': _M_CSV_CREDENTIAL,
+        'DR&#m0k5^i%q': _M_CSV_CREDENTIAL,
+        '3aiGXi85RBvPKaHMPTlLyuiC': _M_TOKEN_KEY,
+        'sm0FGw@RA%ZHqs': _M_NO_WORD,
+        'haq8jiwaouT2pHYZVc13y--wVrKI-734DkRI': _CSRF,
+        '24847-96317': _M_VOUCHERS,
+        '64428-26676': _M_VOUCHERS,
+        '67044-68555': _M_VOUCHERS,
+        '53766-41043': _M_VOUCHERS,
+        '4132': _M_CODE_APART,
+        '476386': _M_CODE_APART,
+        '7560': _M_CODE_APART,
+        'Sakura-Harbor-12': _M_NO_WORD,
+    },
+    'corpus_md': {
+        ('ctosSEWu2CLjN0DbXbibAi:APA91bUExsrYQvpDu1IqcRiuHHjIC8d586fDXkOXwO3qigi'
+         'NLs64z1SBmLukE46-xnCRFAq4fAmeKCXOXndM5BD_TJai5SdZUI0MNr2esXQMI_frubSS-'
+         'gkYuVM-fQGzLu0-xrq_mwf3'): _C_PUSH_TOKEN,
+        'MjcyNTMzMjQz': _M_ENCODED,
+        'Oak Cliff High': _M_ANSWER_APART,
+        '2001:4860:f005:a121:447b:7763:6462': _M_BAD_IPV6,
+        '1 1 4 9': _M_CODE_APART,
+        '951 608': _M_CODE_APART,
+        '974212': _M_CODE_APART,
+        'Tigers8*': _M_NO_WORD,
+        'frzDm80yvIuA6aeEtqWWnmkyXx7VCWdp': _M_KEY_NAME,
+        '264626': _M_CODE_APART,
+        'FDYIME1KQE43DXJB': _KEY_ID_AS_USER,
+        'C5Q0': _M_CODE_APART,
+        '5432': _M_CODE_APART,
+        '2607:fb90:9fd4:9c80:36:6886:93ec': _M_BAD_IPV6,
+        '450ba50e-8481-4aee-babd-aebc6d829166': _M_KEY_ID,
+        "grandma's lasagna": _M_ANSWER_APART,
+        'AISlYwziXBTd0hZkR+KAv5/AyIJtbqjG+hrbI+DfkN2uaqOMWZr3cXWd6IUFKwtC': _M_KEY_NAME,
+        'WDLJZVBURYT0': _M_ID_NO_NAME,
+        'wtIipBqveu!': _M_NO_WORD,
+        'W6OCT18TTW0': _M_ID_NO_NAME,
+    },
+    'corpus_me': {
+        'N362792676': _M_ID_NO_NAME,
+        '0735029894': _M_PHONE_FORMAT,
+        '/oOByG44Qkn6VeeOnmlVY/0/P1HDKLFnD8MwksQ0NlrPtzzOLDkvlkc0mNnWG7eN': _M_KEY_NAME,
+        '7319': _M_CARD_CODE_APART,
+        '4631': _M_CODE_APART,
+        '468258903877': _M_ID_COLUMN,
+        'Tamworth': _M_ANSWER_APART,
+        ('YTZhM2E3YTFlNmNjZWRmZDQ4OWE2NDcy|1712681411|L11RWZ2iYegmvFYkfoeaulkrrl'
+         'YlXMnj0GuEPH_TnTI'): _M_TOKEN_KEY,
+        '2096': _M_CODE_APART,
+        '758474944544': _M_ID_COLUMN,
+        '8355820019': _M_ID_NO_NAME,
+        '60218': _M_CSV_CREDENTIAL,
+        'lamingtons': _M_ANSWER_APART,
+        'Ok4f0r': _M_CODE_APART,
+        'Anfield': _M_ANSWER_APART,
+        'SAJ': _M_CODE_APART,
+        'Corolla': _M_ANSWER_APART,
+        'Mrs. Hutchins': _M_ANSWER_APART,
+        '918273': _M_CSV_CREDENTIAL,
+        '40719': _M_CSV_CREDENTIAL,
+        '724': _M_CARD_CODE_APART,
+        'Bunnings2024!!': _M_NO_WORD,
+        'koala_bear_88': _M_NO_WORD,
+        '288878279K': _M_ID_NO_NAME,
+        '53 10 51 BZ 7A': _M_CODE_APART,
+        '8842': _M_CODE_APART,
+        'Rusty': _M_ANSWER_APART,
+        'Ciudad Juarez': _M_ANSWER_APART,
+        'cutlass supreme': _M_ANSWER_APART,
+        'MyKids#Amari&Zoe': _M_NO_WORD,
+        '804417': _M_CODE_APART,
+        'Tyrone2024?': _M_NO_WORD,
+        'YS392743B': _M_ID_NO_NAME,
+        '07721241874': _M_PHONE_FORMAT,
+        '507437385': _FIXED_WIDTH_SSN,
+        '711613184': _FIXED_WIDTH_SSN,
+        '203330559': _M_ID_NO_NAME,
+        '98598031193': _M_CHECK_FAILS,
+        '551523646': _M_ID_NO_NAME,
+        '6219': _M_CODE_APART,
+        'jeremiah2911': _M_NO_WORD,
+        '614^6908178': _M_PHONE_FORMAT,
+        '307 943 464V': _M_ID_COLUMN,
+        '427 335 605L': _M_ID_COLUMN,
+        '566671482D': _M_ID_COLUMN,
+        '37518043Y': _M_ID_NO_NAME,
+        'HLV': _M_CODE_APART,
+    },
+    'corpus_mf': {
+        '73916': _M_CODE_APART,
+        '0716': _M_CARD_CODE_APART,
+        '5df60f290d94d7efecc22a4e5d4697ea93ff69b5': _M_KEY_NAME,
+        'sunset1985': _M_NO_WORD,
+        '58219': _M_CODE_APART,
+        '37631-0722212-0': _M_CHECK_FAILS,
+        'lunallena2023': _M_NO_WORD,
+        '4821 7730 9165 2284': _M_CODE_APART,
+        '14031996F': _M_NO_WORD,
+        '9047': _M_CODE_APART,
+        '98112 40367': _M_PHONE_FORMAT,
+        '27-04-13': _M_CODE_APART,
+        'WLDO940709MVZHLL98': _M_CHECK_FAILS,
+        'G7K-2QX': _M_CODE_APART,
+        'a9eaec0d21382b0c945880e0eb766cea': _M_KEY_ID,
+        'Tallahassee': _M_ANSWER_APART,
+        'Wentworth Avenue': _M_ANSWER_APART,
+        'LH-cebu-2024-fiber': _M_NO_WORD,
+        'Carv3ll-Rpts!': _M_NO_WORD,
+        'Sunflower@1987': _M_NO_WORD,
+        'Hp-Admin#2291': _M_NO_WORD,
+        '09276184405': _M_PHONE_FORMAT,
+        'bellamy2012': _M_NO_WORD,
+        '679 161 794': _M_ID_NO_NAME,
+        'purple-otter': _M_NO_WORD,
+        '552038': _M_CODE_APART,
+        'Hollister#Law2024': _M_NO_WORD,
+        'Changeme!2024q': _STAND_IN_SET,
+        '2a02:8108:e3de:3d8d:2929:67d1:3687:e037': _INTERFACE_IPV6,
+        '0419': _M_CODE_APART,
+        '449 102': _M_CODE_APART,
+    },
+    'corpus_mg': {
+        '295ADE912CF389FD': _M_KEY_NAME,
+        'Otter_935#': _M_NO_WORD,
+        'P735274241634': _M_ID_COLUMN,
+        'P362931060204': _M_ID_COLUMN,
+        'P881783513563': _M_ID_COLUMN,
+        'P480109807989': _M_ID_COLUMN,
+        'P998144987142': _M_ID_COLUMN,
+        '642538510': _M_ID_NO_NAME,
+        '3758DE6B-1645-FA84-7F6C-34EBF62AA514': _M_KEY_ID,
+        'IT3RF1R64AU4VB7J': _KEY_ID_AS_USER,
+        '496472559571': _M_PHONE_FORMAT,
+        'CHLOE.GARCIA@MEKONGEXPORTS.COM.VN': _M_CARGO_EMAIL,
+        'UL1MDC3QXDSQ6JHC': _KEY_ID_AS_USER,
+        '1c3b2b217200d3f76a23632d7952f3ee': _M_KEY_ID,
+        '+31(0)204527415': _M_PHONE_FORMAT,
+        'Kaai#412?': _M_NO_WORD,
+        '820616-2053328': _M_ID_NO_NAME,
+        'nIGujByCxNUoMH2GqtbBeKH80bfiRWXN': _M_KEY_NAME,
+        '370202198004153308': _M_ID_NO_NAME,
+        '52fd5162cd496cb198833becbd5a525d': _M_KEY_ID,
+        '388504830': _FIXED_WIDTH_SSN,
+        'Sporting': _M_ANSWER_APART,
+        'k522e793r873t81': _M_KEY_NAME,
+        '01092250302': _M_PHONE_FORMAT,
+        'U51NKR0W': _M_EDI_PASSWORD,
+    },
+    'corpus_mh': {
+        '06 . 71 . 48 . 22 . 90': _M_SPOKEN,
+        'O1 seven 6 2 3 9 8 4 4 1 O': _M_SPOKEN,
+        '32937711': _M_CODE_APART,
+        'camille.moreau chez orange point fr': _M_SPOKEN,
+        'Roma$': _M_NO_WORD,
+        '84galatasaray!': _M_NO_WORD,
+        'R0m@1994': _M_NO_WORD,
+        '19 943870303': _M_PHONE_FORMAT,
+        '(seven one eight) 4 0 2 -- 6 6 1 9': _M_SPOKEN,
+        '0eight0 - 3two1 - 77 09': _M_SPOKEN,
+        'Hernández': _M_ANSWER_APART,
+        '=+ZhryscYipWQRS+QMeU': _M_LEADING_EQUALS,
+        'seis cuatro dos - 38 - 91 - 07': _M_SPOKEN,
+        '3️⃣1️⃣0️⃣ 4️⃣7️⃣2️⃣ 9️⃣0️⃣1️⃣8️⃣': _M_SPOKEN,
+        'liverpool.': _M_NO_WORD,
+        '2593': _M_CARD_CODE_APART,
+        '3496 9848 3322': _M_ID_NO_NAME,
+        'plus four four seven 9 one one 48two 3o7': _M_SPOKEN,
+        'Maggie!!': _M_NO_WORD,
+        '8164': _M_CODE_APART,
+        'Cookie58': _M_NO_WORD,
+        'onze nove 8 7 4 2 - 1 9 0 6': _M_SPOKEN,
+        '0144B': _M_CODE_APART,
+        '57724': _M_CODE_APART,
+    },
+}
+
+
 KNOWN_MISSES: dict[str, dict[str, str]] = {
     **_KNOWN_MISSES_Z,
     **_KNOWN_MISSES_Y,
@@ -3557,6 +3780,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     **_KNOWN_MISSES_D,
     **_KNOWN_MISSES_C,
     **_KNOWN_MISSES_B,
+    **_KNOWN_MISSES_M,
     # Corpora VA, VB and VC (LLM-serving operations text, mostly clean; the classes that slip
     # past redactors, in six surroundings; records as observability backends store them).
     "corpus_va": {"679551805": ("an SSN bare in Postgres's 'Failing row contains (...)', no "
@@ -3647,8 +3871,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                             ", Stempelplakette)"),
         **dict.fromkeys(("0S2ISC", "XBXCP0",),
                         "a tax return's reference code as a log's ref="),
-        **dict.fromkeys(("947492", "974526",),
-                        "the second half of a PIN told in Italian a sentence after its name"),
         **dict.fromkeys(("Paprika#9415bramble", "DGRC@kbvof095",),
                         "a certificate's PIN in ELSTER ERiC's debug line"),
         **dict.fromkeys(("qw72u", "glzet",),
@@ -3690,7 +3912,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_vp": {
         **dict.fromkeys(("730717-5435", "951119-9680"),
                         "a ten-digit personnummer under an LDAP attribute named for nothing"),
-        "Norrsken!1663": "a password told in chat after 'new one is', its word a clause before",
         "c6070f1d92c60f52c2c6be8b45d75f0ae159c8e043b5a2a3": (
             "a PIV management key as ykman's --new-management-key argument"),
         "2806:2f0:d7ef:21de:feef:da4a:92b:570": (
@@ -4009,12 +4230,10 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "frk*ciWwhKvwUVB%$l": "a Wi-Fi key after 'SSID ..., key' in prose",
         "6983094234": "a UTR repeated as a payment reference glued to its K (6983094234K)",
         "QSY*0WTtkX8A": "a password after 'tried resetting to', no word for it",
-        "235 559 223J": "a Centrelink CRN (no reader for it)",
     },
     "corpus_ut": {
         "196812308879": "a personnummer as a payslip PDF's file name in a blob URL's path",
         "683 8262": "an Icelandic number (seven digits) after 'Hringdu í' (call), a verb not read",
-        "Sommerhus2019?": "a password after 'PIN (alt):', a PIN's name with a note between",
         "199509241114": "a personnummer in Skatteverket's XML as <ink:Arendeagare>, no name",
         "MzExMjQ2LTI4NzE=": ("a Danish CPR number base64-encoded in a header (a CPR has no "
                              "check digit to read it bare)"),
@@ -4136,7 +4355,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "2600:1700:5ef1:6e2b::": _DELEGATED_PREFIX,
         "4917046433921": "a number in an Asterisk Master.csv row: headerless CSV columns",
         "614 059 188": "a Spanish mobile bare in a semicolon-separated visitor row",
-        "1297": "a keypad's code in German prose ('auf 1297 eingestellt'), no word for a code",
         "sparrow-hazel-copper-61": ("a Wi-Fi key after German 'Schlüssel:' (key), a word not "
                                     "read as a password's"),
         "467795": ("a Bluetooth passkey after 'passkey entry for <address> (<name>):': the "
@@ -4181,13 +4399,11 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
             "LiqPay's private key as a constructor's second argument, no name beside it"),
     },
     "corpus_un": {
-        "nord-quartz-09": "a Wi-Fi password after 'SSID X / pwd' in a handover note: no separator",
         "7717": "a safe's combination 'changed to' a number: no word for a code before it",
         "3d62d5e9ae99f6e83892c6dcfc4fbf7b": ("an iCal export link's s= token (32 hex digits, "
                                              "the query's one-letter key)"),
         "sGBDTwyiWIEk6yCsHQLLx6broCoriU3p": _CLIENT_ID,
         "BUqbhk8glbv1VkLBM9W3pBBAWI9El8kr": _CLIENT_ID,
-        "111296059750": "a French driving licence's number after 'Permis n°'",
         "833515002": "an SSN in a headerless CSV row, nine bare digits",
         "07863 003857": ("a UK mobile in a Sabre PNR's PHONES element glued to its city code "
                          "('1.LHR07863 003857-M')"),
@@ -4394,7 +4610,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "Our Lady of Lourdes": _TG_WORDS,
         "118420": _TG_DIGITS,
         "6251": _TG_DIGITS,
-        "movienight99": _TG_WORDS,
         "30815": _TG_DIGITS,
         "Biscuit": _TG_WORDS,
         "Hawthorn Close": _TG_WORDS,
@@ -4410,7 +4625,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "913 442": _TG_DIGITS,
         "Bramble": _TG_WORDS,
         "Port Talbot": _TG_WORDS,
-        "2291": _TG_DIGITS,
     },
     "corpus_ha": {
         "river-amber-quiet-horse67": "'requirepass X' quoted in the middle of a chat line, not "
@@ -4512,7 +4726,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         'kqzynN_L!T8n': _TOLD_IN_PARENS,
         '3054028984': _CDR_COLUMNS,
         'Falcon@411': "a secret in the third column of PPP's chap-secrets, no key beside it",
-        'router#KsSa': "'md5 password X.' in the middle of a sentence",
     },
     "corpus_t": {
         "134982295": _W_PYTHON_LOGGING,
@@ -4706,6 +4919,88 @@ _HASHED_KEY = ("LiteLLM's request logs hold the key's sha256 under 'api_key' bef
                "hex digits under a key's name are read as the key, as a secret's value is (its "
                "key records, the hash before 'info' or 'spend', are left)")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
+# Corpora MC to MH: the clean lines redacted on purpose, or left changed.
+_M_VERSION_IP = "a firmware version shaped as a public address ('NIB : 68.28.4.72')"
+_M_FIELD_NOTE = ("a field reference's or a setting's text after a secret's name ('password : "
+                 "SMB/FTP login password', PowerShell's 'PasswordCredentials: {KeyId=...}', a "
+                 "Django setting's second hasher class)")
+_M_PLACEHOLDER_EMAIL = ("an address used as a placeholder or an example (user@domain.tld, "
+                        "name@company.com, .test, .invalid): redacted as any address is")
+_M_RECORD_PHONE = ("a record's number shaped as a phone (an expediente's last groups after a "
+                   "slash, an ACH trace number, an IMb's first fields, a parts list's number)")
+_M_STOCK_NUMBER = "a dealer's stock number (a letter, five digits, a letter) read as an id"
+_M_DIGEST = ("a password's sha256sum printed after the command that read it, and a WS-Security "
+             "PasswordDigest: read as the password")
+_M_SECRET_NAME = "a Docker secret's name (/run/secrets/amqp_url, secrets: [amqp_url])"
+_M_NOT_AN_ADDRESS = "a Kerberos principal and an SMTP message id: read as addresses"
+_M_COOKIE_HEADER = ("a Cookie header whose cookies include a load balancer's (AWSALB): one with "
+                    "a token-shaped value is redacted whole")
+_M_ASKED_PASSWORD = ("a password asked about in a prompt ('Is 'P@ssw0rd123' a good password?'): "
+                     "redacted as any password told")
+_M_TEST_CARD = "Stripe's test cards: a valid card number is redacted whoever publishes it"
+_M_TOKENIZER = "a tokenizer's vocabulary row ('\u2581PIN\\t27149'): read as a PIN in a table"
+_M_INDIA_PIN = "India's postal PIN code on an address ('PIN Code: 560048'), read as a PIN"
+_M_CHALLENGE = "an OTP service's challenge id (challenge=ch_...): read as a secret by its key"
+_M_MEMBER_ID = ("a health plan member's id in an X12 message (NM1*IL or NM1*QC ... *MI*): a HIPAA "
+                "identifier, redacted on purpose (corpus ME labels it)")
+_KNOWN_CHANGED_M: dict[str, dict[str, str]] = {
+    'corpus_mc': {
+        'MC-004': _M_VERSION_IP,
+        'MC-121': _M_FIELD_NOTE,
+        'MC-202': _M_FIELD_NOTE,
+        'MC-309': _M_PLACEHOLDER_EMAIL,
+        'MC-526': _M_RECORD_PHONE,
+    },
+    'corpus_md': {
+        'MD-001': _AWS_EXAMPLE,
+        'MD-059': _C_IMEI,
+        'MD-061': _C_IMEI,
+        'MD-195': _C_IMEI,
+        'MD-255': _AWS_EXAMPLE,
+        'MD-260': _C_IMEI,
+        'MD-310': _M_STOCK_NUMBER,
+        'MD-336': _C_IMEI,
+        'MD-341': _M_STOCK_NUMBER,
+        'MD-445': _C_IMEI,
+    },
+    'corpus_me': {
+        'ME-095': _M_DIGEST,
+        'ME-167': _M_FIELD_NOTE,
+        'ME-195': _M_SECRET_NAME,
+        'ME-242': _M_RECORD_PHONE,
+        'ME-262': _M_RECORD_PHONE,
+        'ME-270': _M_DIGEST,
+        'ME-303': _M_NOT_AN_ADDRESS,
+        'ME-320': _M_COOKIE_HEADER,
+        'ME-329': _M_NOT_AN_ADDRESS,
+        'ME-504': _M_RECORD_PHONE,
+    },
+    'corpus_mf': {
+        'MF-007': _Z_NOREPLY,
+        'MF-082': _Z_ROLE_MAILBOX,
+        'MF-087': _M_ASKED_PASSWORD,
+        'MF-181': _M_PLACEHOLDER_EMAIL,
+        'MF-235': _M_PLACEHOLDER_EMAIL,
+        'MF-260': _AWS_EXAMPLE,
+        'MF-405': _M_TEST_CARD,
+        'MF-427': _M_PLACEHOLDER_EMAIL,
+        'MF-466': _M_TOKENIZER,
+        'MF-525': _M_PLACEHOLDER_EMAIL,
+    },
+    'corpus_mg': {
+        'MG-496': _M_INDIA_PIN,
+    },
+    'corpus_mh': {
+        'MH-134': _M_CHALLENGE,
+        'MH-292': _M_CHALLENGE,
+        'MH-421': _M_TEST_CARD,
+        'MH-461': _M_CHALLENGE,
+        'MH-480': _Z_NOREPLY,
+        'MH-524': _M_TEST_CARD,
+    },
+}
+
+
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
     **_KNOWN_CHANGED_Z,
     **_KNOWN_CHANGED_Y,
@@ -4723,6 +5018,7 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     **_KNOWN_CHANGED_D,
     **_KNOWN_CHANGED_C,
     **_KNOWN_CHANGED_B,
+    **_KNOWN_CHANGED_M,
     "corpus_va": dict.fromkeys(
         ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
@@ -5035,6 +5331,8 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
                                "Airflow's sql_alchemy_conn_secret names the secret backend's key "
                                "(sql_alchemy_conn): a value under a secret's key"),
     "corpus_aa": {
+        **dict.fromkeys(("aa-0032", "aa-0086", "aa-0119", "aa-0164", "aa-0217", "aa-0287",
+                         "aa-0292", "aa-0350", "aa-0357", "aa-0359"), _M_MEMBER_ID),
         "aa-0003": "an ACH trace number, fifteen bare digits after '00', read as a number "
                    "dialled abroad (the country codes' lengths are not known to the detector)",
         **dict.fromkeys(("aa-0022", "aa-0027", "aa-0133"),
