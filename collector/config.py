@@ -142,7 +142,13 @@ RE2_PATTERNS: dict[str, str] = {
                r"|infura\.io/v3/[0-9a-f]{32}\b|alchemy\.com/v2/[A-Za-z0-9_-]{32}\b"
                r"|quiknode\.pro/[0-9a-f]{40}\b"
                r"|qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=[A-Za-z0-9-]{20,}"
-               r"|open-apis/bot/v2/hook/[A-Za-z0-9-]{20,})",
+               r"|open-apis/bot/v2/hook/[A-Za-z0-9-]{20,}"
+               # (and the MC-MH corpora's: Tailscale's, OneSignal's, Scale AI's and GOV.UK
+               # Notify's keys)
+               r"|\btskey-(auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"
+               r"|\bos_v2_(app|org)_[a-z2-7]{50,}|\blive_[0-9a-f]{32}\b"
+               r"|-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9a-f]{8}"
+               r"-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b)",
     # (also "Bearer-Token lautet X", "jeton bearer est X")
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)"
                     r"([\s-]+([Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è))*[\s:=]+"
@@ -402,6 +408,30 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|DefaultPassword,Reg_?Sz,[^,\n]+"
                          r"|\"clientState\\?\"[ \t]*:[ \t]*\\?\"[^\"\\\n]{8,}"
                          r"|StringSession\([ \t]*['\"][A-Za-z0-9_=+/-]{40,}"
+                         # (MC-MH: a password after its short name or a login and a slash, a
+                         # basic-auth setting's, ASP.NET's machine key, Agora's certificate, an
+                         # authenticator's setup key, a print job's PIN, a release PIN or an
+                         # activation code in capitals and digits, issued access and refresh
+                         # tokens, a password said to have changed)
+                         r"|(?i:\b(pwd?|passwd|password|passwort)"
+                         r"([ \t]*[:=][ \t]*|[ \t]+-[ \t]+"
+                         r"|[ \t]+))[A-Za-z0-9!#$%&*^@+?=._~-]*[0-9!#$%&*^@+?][^\s\"',;<>]*"
+                         r"|\b[Pp]ass[ \t]*[:=][ \t]*[A-Za-z][A-Za-z0-9._~-]*[0-9!#$%&*^@+?]"
+                         r"[^\s\"',;<>]*"
+                         r"|@[A-Za-z0-9-]+\.[A-Za-z0-9.-]+[ \t]+/[ \t]+[^\s\"',;<>()]{5,64}"
+                         r"|(?i:basic[_-]?auth)[A-Za-z0-9_-]*[ \t]*[=:][ \t]*[^\s:\"'/]+:"
+                         r"[^\s\"']{4,}"
+                         r"|(validationKey|decryptionKey)=\"[0-9A-Fa-f]{16,}"
+                         r"|(?i:app[_-]?certificate)[\"']?[ \t]*[:=][ \t]*[\"']?[0-9a-f]{32}"
+                         r"|(?i:(setup|secret|authenticator|2fa|mfa|totp|otp)[ \t-]*key)"
+                         r"[^:\n]{0,50}[:=]?[ \t]*([a-z2-7]{4} ){3,7}[a-z2-7]{4}"
+                         r"|@PJL[ \t]+SET[ \t]+(JOBPASSWORD|HOLDKEY)[ \t]*=[ \t]*\"?[0-9]{4,12}"
+                         r"|(?i:pin(code)?|(activation|registration|release)[ _.-]?code)"
+                         r"([ \t]*[:=][ \t]*|[ \t]+is:?[ \t]+|[ \t]+)"
+                         r"[A-Z0-9]*[0-9][A-Z0-9]*[A-Z][A-Z0-9]*"
+                         r"|\b(access|refresh)=[A-Za-z0-9_.~+/-]{24,}"
+                         r"|(?i:(passw|pwd|kennwort|passwort)[^\n]{0,80}(changed|reset|set|updated)"
+                         r"([ \t]+it)?[ \t]+to)[ \t]+[`'\"]?[^\s`'\",;<>]{5,64}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -566,7 +596,11 @@ RE2_PATTERNS: dict[str, str] = {
                    # a BRP's and a passport's keys)
                    r"aufenthaltstitels?|carte d.identit.|(?-i:CNI)|brp.?no|pp.?num|"
                    r"a-?number|driver'?s?.?licen[cs]e|permis de conduire|licencia|"
-                   r"unique taxpayer reference|personal health number)([^a-z]|$)|"
+                   r"unique taxpayer reference|personal health number|"
+                   # (the MC-MH round: Centrelink's CRN, a KV-Nr., a driver's licence's short
+                   # names, a Medicaid id)
+                   r"(?-i:CRN|KV-?Nr)|customer reference number|driver'?s?.?lic|rijbewijs|"
+                   r"medica(id|re).?(id|number|no|#))([^a-z]|$)|"
                    # (their Cyrillic names: SNILS, INN, RNOKPP, IIN, ZhSN, EGN, JMBG, LNCh)
                    "\u0421\u041d\u0418\u041b\u0421|\u0418\u041d\u041d|"
                    "\u0420\u041d\u041e\u041a\u041f\u041f|\u0418\u0418\u041d|\u0416\u0421\u041d|"

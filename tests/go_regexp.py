@@ -13,5 +13,9 @@ __all__ = ["compile_re2"]
 
 
 def compile_re2(pattern: str) -> Any:
-    """``pattern`` compiled by RE2 (``re2.error`` names what it refuses)."""
-    return re2.compile(pattern)
+    """``pattern`` compiled by RE2 (``re2.error`` names what it refuses). Go's regexp has no
+    DFA memory budget; RE2's default (8 MiB) is too small for the largest pattern's DFA and
+    would fall back to its NFA with a warning, so the budget is raised to 64 MiB."""
+    options = re2.Options()
+    options.max_mem = 64 << 20
+    return re2.compile(pattern, options=options)
