@@ -719,7 +719,9 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # (not a Secret's name in an ingress annotation: .../auth-secret: <name>)
                  # (nor detect-secrets' baseline: a secret's SHA-1 under hashed_secret)
                  r"secret(?<!:secret)(?<!\.io/auth-secret)(?<!auth-tls-secret)"
-                 r"(?<!hashed_secret)(?<!hashed-secret)(?<!hashedsecret)|"
+                 r"(?<!hashed_secret)(?<!hashed-secret)(?<!hashedsecret)"
+                 # (nor Asterisk's md5secret: the MD5 of user:realm:secret)
+                 r"(?<!md5secret)|"
                  r"session[_-]?cookie|"
                  # "pass" as a key's word only after a separator, in an object or before "="
                  # (NEXUS_PASS, "pass":, { user, pass: }, pass = x), not in prose ("first
@@ -748,7 +750,7 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  r"pass[_-]?phrase|pass[_-]?key|"
                  # (a key's unlock phrase, a wallet's seed or recovery phrase, its mnemonic)
                  r"unlock[_-]?phrase|seed[_-]?phrase|recovery[_-]?phrase|mnemonic|"
-                 r"(?:(?-i:psk)|(?-i:PSK)(?=[ \t]*=))(?![a-z])"
+                 r"(?:(?-i:psk)|(?-i:PSK)(?=[ \t]*=|:[ \t]))(?![a-z])"
                  r"|pre[_-]?shared[_-]?key|"
                  r"(?:auth|crypto|priv)pass(?![a-z])|"
                  r"community(?![a-z])|"
@@ -794,7 +796,9 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  r"key(?<![a-z0-9]key)(?<!<add key)(?<!<item key)(?<!hashed_api_key)(?![a-z]{2})"
                  # (nor keys= and a word of letters: a PIN pad's "keys=numeric", its layout)
                  r"(?!s=[a-z]{2,16}(?![\w-]))"
-                 rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
+                 # (a "secret key" may be one: DocuSign's, "Secret key: <uuid>")
+                 rf"(?!(?<!secret key)(?<!Secret key)(?<!SECRET KEY)"
+                 rf"\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(?:{_UUID}|{_ULID})(?![\w-]))"
                  # nor an entity's id (a Kafka record's key=tenant-2704, LaunchDarkly's
                  # context {"kind":"user","key":"usr_x4qk..."})
                  rf"(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?{_ENTITY_ID})"
@@ -1366,7 +1370,9 @@ _NATIONAL_IDS = (
     # Colombia's cédula by its abbreviation ("C.C. 4080972494 de Bogotá"), Brazil's NIS, PIS
     # and NIT by their names, France's NIR after "numéro sécu", Korea's personal customs
     # clearance code (P and twelve digits) by its name and its query's parameter.
-    _named_id((r"(?<![A-Za-z.])C\.[ \t]?C\.", r"c[ée]dula de ciudadan[ií]a"), ("c.", "c"),
+    # (the abbreviation in capitals only: not a Java package's "c.c.rating.RateJob")
+    _named_id((r"(?<![A-Za-z.])(?-i:C\.[ \t]?C\.)(?=[ \t])", r"c[ée]dula de ciudadan[ií]a"),
+              ("c.", "c"),
               r"\d{1,3}(?:\.?\d{3}){1,3}", ids.digit_count_ok(6, 10)),
     _named_id((r"(?-i:NIS|PIS|PASEP|NIT)\b",), ("nis", "pis", "pasep", "nit"), r"\d{11}",
               ids.nis_ok),
@@ -3022,10 +3028,12 @@ _CARD_CODES = (
        # (nine digits and more only as a key's value, not a link's query: Fisconline's
        # pin=7996147652, not a dial-in link's ?pin=986878147)
        # (in Markdown's bold too: "keypad: **3872**")
-       r"(?:dtmf[ \t]*=[ \t]*)?(?:\\?[\"']|`|\*\*)?#?(\d{4,8}|(?<==)(?<![?&]pin=)\d{9,12})"
+       # (and said one digit at a time: "my pin is 6 1 2 7")
+       r"(?:dtmf[ \t]*=[ \t]*)?(?:\\?[\"']|`|\*\*)?#?(\d{4,8}|(?<==)(?<![?&]pin=)\d{9,12}"
+       r"|\d(?: \d){3,5}(?! ?\d))"
        r"(?![\d.,:/-]?\d)",
        prefilter=(r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey|codice|portail"
-                  r"|garaje|combinaz|keypad|disarm)[^\r\n]{0,48}\d{4}"),
+                  r"|garaje|combinaz|keypad|disarm)[^\r\n]{0,48}(?:\d{4}|\d \d \d \d)"),
        group=1,
        digits=True,
        start=_at_words(("pin", "mpin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d",
@@ -3168,7 +3176,8 @@ _NAMED_CODE = (
     r"|receita|tributo|munic[íi]pio|ibge|cnae|ncm|cfop)\b)"
     # (or an amount: a 3-D Secure text's "code to approve the 84.20 EUR payment at X is")
     r"(?:[^\s\d:=]{1,24}|\d{1,7}[.,]\d{2}(?![\d.,]))){0,8}?"
-    rf"{_CODE_SAYS}[ \t]*[\"'(]?(\d{{4,8}}|\d{{3}} \d{{3}})(?![\d.,:/-]?\d)(?! \d)"
+    # (a gate's keypad code with its keys: "new contractor code is #3625*")
+    rf"{_CODE_SAYS}[ \t]*[\"'(]?#?(\d{{4,8}}|\d{{3}} \d{{3}})(?![\d.,:/-]?\d)(?! \d)"
     rf"{_CODE_UNITS}")
 # A recovery or backup code, told one at a time ("my recovery code is 7QJX-P2LM-9H4D",
 # "Backup code used: 92618374"); a list of them after "Backup codes:" is the detector below.
@@ -3210,12 +3219,12 @@ _SECURITY_ANSWERS = (
        r"{0,2})",
        prefilter=_KBA_PREFILTER, gate=_KBA_PREFILTER,
        group=1),
-    _d("secret_assignment", _NAMED_CODE,
+    _d("secret_assignment", _NAMED_CODE, v.not_counting_run,
        prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|geheimzahl|aaa)"
                  r"[^\r\n]{0,160}(?:[:=]|[ \t]to|[ \t](?:it.s|is|was|es|est(?:[ \t]+l[ea])?|ist"
                  r"|lautet|war|a"
                  r"|e|to|jest"
-                 r"|says|said|era|foi|are|were|be))[ \t]*[\"'(]?\d{3}",
+                 r"|says|said|era|foi|are|were|be))[ \t]*[\"'(#]?\d{3}",
        group=1, digits=True,
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
                         "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo",
@@ -4297,10 +4306,14 @@ _SYSTEM_FIELDS = (
     # 7kdq-2mzx p4wn-8fhe 3tcj-9rvb", "a7f2c-91e4b\na8e0-c6b17\n..."): a list of one account's
     # backup codes.
     _d("secret_assignment",
-       r"(?im)(?:recovery|backup)[ \t]+codes?\b[^\n]{0,80}\n"
-       r"((?:[ \t]*(?:[a-z0-9]{4}(?: [a-z0-9]{4}){2}|[a-z0-9]{4,6}-[a-z0-9]{4,6})[ \t]*\n){1,15}"
-       r"[ \t]*(?:[a-z0-9]{4}(?: [a-z0-9]{4}){2}|[a-z0-9]{4,6}-[a-z0-9]{4,6}))(?=[ \t]*(?:\n|$))",
-       v.letters_and_digits, prefilter=r"(?i)(?:recovery|backup)[ \t]+code", group=1,
+       r"(?im)(?:recovery|backup)[ \t]+(?:verification[ \t]+)?codes?\b[^\n]{0,80}\n"
+       # (numbered too, and Google's eight digits in two groups: "1. 1820 0769")
+       r"((?:[ \t]*(?:\d{1,2}[.)][ \t]*)?(?:[a-z0-9]{4}(?: [a-z0-9]{4}){2}"
+       r"|[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4})[ \t]*\n){1,15}"
+       r"[ \t]*(?:\d{1,2}[.)][ \t]*)?(?:[a-z0-9]{4}(?: [a-z0-9]{4}){2}|[a-z0-9]{4,6}-[a-z0-9]{4,6}"
+       r"|\d{4} \d{4}))(?=[ \t]*(?:\n|$))",
+       v.has_digit, prefilter=r"(?i)(?:recovery|backup)[ \t]+(?:verification[ \t]+)?code",
+       group=1,
        gate=r"(?i:code)"),
     _d("secret_assignment",
        r"(?<![\w-])((?:(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,5}-(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,5}"
@@ -4320,6 +4333,97 @@ _SYSTEM_FIELDS = (
        v.mixed_code,
        prefilter=r"(?i)(?:pin|code)[ \t:=]+(?:is:?[ \t]+)?[A-Z0-9]{4}", group=1,
        gate=r"(?i:pin|code)"),
+    # Twilio's account SID and its auth token joined by a slash or a colon (an MCP server's
+    # argument, a basic credential's text), an API key told in French ("voici la clé API
+    # Mistral pour le POC : ..."), Haystack's Secret.from_token("...").
+    _d("secret_assignment", r"(?<![\w-])AC[0-9a-f]{32}[/:]([0-9a-f]{32})(?![\w-])",
+       prefilter=r"AC[0-9a-f]{32}[/:][0-9a-f]{32}", group=1, needles=("AC",)),
+    _d("secret_assignment",
+       r"(?i)cl[ée]s?[ \t]+(?:d['\u2019])?api[^\n:]{0,50}?[ \t]*:[ \t]*([A-Za-z0-9_.-]{16,128})"
+       r"(?![\w.-])", v.strong_token,
+       prefilter=r"(?i)cl.s?[ \t]+(?:d.)?api[^\r\n:]{0,50}:[ \t]*[A-Za-z0-9_.-]{16}", group=1,
+       gate=r"(?i:api)"),
+    _d("secret_assignment", r"Secret\.from_token\([ \t]*[\"']([^\"'\s]{8,256})[\"']",
+       prefilter=r"Secret\.from_token\(", group=1, needles=("Secret.from_token(",)),
+    # An Aadhaar number in its groups where the text is an Aadhaar card's (its OCR, a
+    # description of one): the Verhoeff check decides.
+    _d("national_id",
+       r"(?i)(?:government[ \t]+of[ \t]+india|aadhaa?r|\u0906\u0927\u093e\u0930|uidai)"
+       r"[\s\S]{0,200}?(?<![\d-])(\d{4} \d{4} \d{4})(?![\d-])", ids.aadhaar_ok,
+       prefilter=engine_reading("(?i)(?:government[ \t]+of[ \t]+india|aadhaa?r"
+                                "|\u0906\u0927\u093e\u0930|uidai)"),
+       group=1, digits=True),
+    # A combination lock's numbers ("Master Lock combo on the door is 1-3-7-5", "safe in QS
+    # room, combination 39-38-21", "Zahlenschloss vom Materialcontainer ist 2460").
+    _d("secret_assignment",
+       # (not a name's part, "IEC_62196_T2_COMBO", nor past a quote or a comma)
+       r"(?i)(?<![\w-])(?:combo|combination|zahlenschloss|kombination|combinaison)(?![a-z])"
+       # (digits alone only after a word or a mark saying "is": not "the combination of both
+       # 2024")
+       r"[^\n\d.;,\"']{0,40}?(?:(?:[ \t](?:is|ist|est|es)|:|=)[ \t]+|[ \t]+(?=\d{1,2}-\d))"
+       r"(\d{1,2}(?:-\d{1,2}){2,3}|\d{3,6})(?![\d.,/-]?\d)",
+       prefilter=r"(?i)(?:combo|combination|zahlenschloss|kombination|combinaison)[^\r\n]{0,48}"
+                 r"[ \t][0-9]{1,2}",
+       group=1, digits=True),
+    # A password said to be changed to a value with the password's word between ("I changed my
+    # password yesterday to correct-nimbus-pepper15").
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:changed|reset|set|updated)[ \t]+(?:my|the|your|his|her|our)[ \t]+"
+       r"(?:password|passwort|pw|pin|passcode)(?:[ \t]+[a-z]+){0,2}?[ \t]+to[ \t]+[`'\"\u201c]?"
+       r"([^\s`'\"\u201d,;<>]{5,64})", v.named_password,
+       prefilter=r"(?i)(?:changed|reset|set|updated)[ \t]+[a-z]+[ \t]+(?:passw|pw|pin|passcode)",
+       group=1, gate=r"(?i:pass|pw|pin)"),
+    # A user and a password as a call's tuple or arguments (Gradio's auth=("u", "p"),
+    # Elasticsearch's basic_auth=("elastic", "p"), smtplib's s.login("u", "p")), a client's
+    # token setter (ngrok.set_auth_token("...")), Dropbox's short-lived token, a command's
+    # --accesskey, a Rails master.key told, Slack's invite link and a Hugging Face org's share
+    # link.
+    _d("secret_assignment",
+       r"(?:\b(?:basic_|http_)?auth[ \t]*=[ \t]*\(|\.login\()[ \t]*\\?[\"'][^\"'\n\\]{1,80}\\?[\"']"
+       r"[ \t]*,[ \t]*\\?[\"']([^\"'\n\\]{4,128})\\?[\"'][ \t]*\)", v.secret_value_ok,
+       prefilter=r"(?:auth[ \t]*=[ \t]*\(|\.login\()", group=1,
+       needles=("auth", ".login(")),
+    _d("secret_assignment",
+       r"\.set_(?:auth_)?(?:token|api_key|key|password|secret)\([ \t]*\\?[\"']([^\"'\s\\]{8,256})"
+       r"\\?[\"']", v.secret_value_ok,
+       prefilter=r"\.set_(?:auth_)?(?:token|api_key|key|password|secret)\(", group=1,
+       needles=(".set_",)),
+    _d("api_key", r"(?<![\w.-])(sl\.(?:u\.)?[A-Za-z0-9_-]{100,})(?![\w-])",
+       prefilter=r"sl\.[A-Za-z0-9_-]{100}", group=1, needles=("sl.",)),
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])--(?:access-?key|secret-?key|accesskey-?secret)(?:=|[ \t]+)"
+       r"([A-Za-z0-9_/+=.-]{16,128})"
+       r"(?![\w/+=.-])", v.strong_token,
+       prefilter=r"(?i)--(?:access|secret)-?key", group=1, gate=r"(?i:key)"),
+    _d("secret_assignment",
+       r"(?i)master\.key[^\n]{0,20}?(?:[ \t]is|:|=)[ \t]*`?([0-9a-f]{32})(?![0-9a-f])",
+       prefilter=r"(?i)master\.key", group=1, gate=r"(?i:master\.key)"),
+    _d("secret_assignment",
+       r"(?:join\.slack\.com/t/[\w-]+/shared_invite/|huggingface\.co/organizations/[\w-]+/share/)"
+       r"([A-Za-z0-9_-]{16,})",
+       prefilter=r"join\.slack\.com/t/|huggingface\.co/organizations/", group=1,
+       needles=("join.slack.com/t/", "huggingface.co/organizations/")),
+    # Telephony's configs: Asterisk's voicemail.conf (a mailbox => its PIN, the name, the
+    # address), Grandstream's provisioning P-values (P2 the admin's password, P34 the SIP
+    # account's), Yealink's user_password (user:password), a session border controller's
+    # SNMP auth and privacy passwords, Cisco's cleartext "password 0 X" inside a line, an ARI
+    # link's api_key=user:password.
+    _d("secret_assignment", r"(?m)^[ \t]*\d{2,10}[ \t]*=>[ \t]*(\d{3,10}),",
+       prefilter=r"[0-9]{2}[ \t]*=>[ \t]*[0-9]{3}", group=1, needles=("=>",), digits=True),
+    _d("secret_assignment",
+       r"(?m)(?:^[ \t]*P(?:2|34)[ \t]*=[ \t]*|<P(?:2|34)>)([^<\s]{4,64})",
+       v.secret_value_ok, prefilter=r"(?:^|<)[ \t]*P(?:2|34)[ \t]*[=>]", group=1,
+       needles=("P2", "P34")),
+    _d("secret_assignment",
+       r"(?i)\buser_password[ \t]*=[ \t]*[^:\s]{1,40}:(\S{4,64})", v.secret_value_ok,
+       prefilter=r"(?i)user_password[ \t]*=", group=1, gate=r"(?i:user_password)"),
+    _d("secret_assignment",
+       r"(?im)^[ \t]*(?:auth|priv)-password[ \t]+(\S{6,64})[ \t]*$", v.secret_value_ok,
+       prefilter=r"(?i)(?:auth|priv)-password[ \t]", group=1, gate=r"(?i:-password)"),
+    _d("secret_assignment", r"(?<![\w-])password[ \t]+0[ \t]+(\S{4,64})(?![^\s])",
+       v.secret_value_ok, prefilter=r"password[ \t]+0[ \t]+", group=1, needles=("password",)),
+    _d("secret_assignment", r"[?&]api_key=[^:&\s]{1,40}:([^&\s#]{6,128})", v.secret_value_ok,
+       prefilter=r"[?&]api_key=[^:&\s]{1,40}:", group=1, needles=("api_key=",)),
     # Kerberos keys as klist -K prints them: the principal, then the key in brackets.
     _d("secret_assignment",
        r"@[A-Z0-9.-]+[ \t]+\((0x[0-9a-f]{32,128})\)",
@@ -8153,7 +8257,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        r"(?i)(?<![\w-])(?:(?:activation|product|licen[cs]e|registration)[ _-]?(?:code|key)"
        r"|matching[ _-]?id)\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
-       r"([A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,5})(?![\w-])", v.has_digit,
+       r"([A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,5})(?![\w-])", v.unmasked_code,
        prefilter=r"(?i)(?:activation|product|licen[cs]e|registration)[ _-]?(?:code|key)"
                  r"|matching[ _-]?id",
        group=1, gate=r"(?i:activation|product|licen[cs]e|registration|matching)"),
@@ -8380,6 +8484,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?<![Ee][Aa][Nn]=)(?<![Gg][Tt][Ii][Nn]=)(?<![Uu][Pp][Cc]=)(?<!EAN: )(?<!ean: )"
        # (a GS1 barcode's GTIN after its application identifier: "]d2(01)0097357811452")
        r"(?<!\(01\))"
+       # (an order's or a ticket's number after "#": "Order #0099-3475-8203-7922")
+       r"(?<!#)"
        + _L + _NOT_IN_HEX_DUMP + _NOT_SECONDS
        + _NOT_AN_ACCOUNT + _NOT_A_PARCEL
        + r"00(?:[1-9](?:\d{9,13}|\d{0,3}(?:[ .-]\d{1,9}){1,5})"
@@ -8702,7 +8808,9 @@ DETECTORS: tuple[Detector, ...] = (
     # not after a status and a space: a load balancer's statuses and byte counts (an ALB's
     # "200 200 934 4731", the second status read as an area code).
     # Nor a meeting's id ("ID: 798 987 2413", "Zoom 622 417 9140"), nor a device's serial.
-    _d("phone", r"(?=[\d(])" + _L + r"(?<!\d/)(?<![ \t][1-5]\d\d[ \t])(?<!ID: )(?<!ID )(?<!Zoom )"
+    # (a caller's id is a number: "Caller-ID: (704) 836-5816")
+    _d("phone", r"(?=[\d(])" + _L + r"(?<!\d/)(?<![ \t][1-5]\d\d[ \t])"
+       r"(?<!(?<!Caller-)(?<!Caller )ID: )(?<!ID )(?<!Zoom )"
        + _NOT_A_SERIAL + _NOT_A_RECORD +
        r"(?:1[ .-]?)?(?:\(\d{3}\) ?|\d{3}[ .-])\d{3}[ .-]\d{4}"
        + _R,
@@ -8713,7 +8821,8 @@ DETECTORS: tuple[Detector, ...] = (
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     # Not Chromium's log prefix ("[0701/114930:WARNING:...]": the month, day and time).
     # Nor a parcel's tracking number after the word for one ("spedizione 0712 2245 9981").
-    _d("phone", r"(?=0)" + _L + r"(?<!Zoom )(?<!ID: )" + _NOT_A_SERIAL + _NOT_IN_HEX_DUMP
+    _d("phone", r"(?=0)" + _L + r"(?<!Zoom )(?<!(?<!Caller-)(?<!Caller )ID: )" + _NOT_A_SERIAL
+       + _NOT_IN_HEX_DUMP
        + _NOT_SECONDS + _NOT_A_PARCEL
        # (and Belgium's mobiles, 0478 13 96 75; Vienna's, 01 868 59 92)
        + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{3} \d{2} \d{2} \d{2}"

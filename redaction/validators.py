@@ -827,7 +827,8 @@ _KEY_ID = re.compile(r"(?=[0-9A-F]*[A-F])(?=[0-9A-F]*\d)(?:[0-9A-F]{8}|[0-9A-F]{
 # A PEM block's first word: the private key detector finds the block whole.
 _PEM_START = "-----BEGIN"
 _CODE = re.compile(
-    r"[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+\(|[A-Za-z_]\w*::[A-Za-z_]"
+    # (optional chaining too: req.headers.authorization?.split(' '))
+    r"[A-Za-z_]\w*(?:(?:\??\.|::)[A-Za-z_]\w*)+\(|[A-Za-z_]\w*::[A-Za-z_]"
     # a call of a snake_case name or a builtin, a subscript by a name, a tuple's opening
     r"|[a-z_][a-z0-9]*_[a-z0-9_]*\(|(?:set|list|dict|tuple|sorted|len|str|int|bytes|bool|getattr"
     r"|open|lambda)\b|[A-Za-z_]\w*\[[A-Za-z_]|\([A-Za-z_]\w*\(|self\.|cls\.|this\."
@@ -876,7 +877,7 @@ _NOT_A_VALUE = re.compile(
     r"|\$[89]\$[^$\s]+\$|\$sha512\$"
     # Django's and Passlib's hashes: the algorithm's name, then "$" (pbkdf2_sha256$600000$...,
     # bcrypt_sha256$$2b$..., argon2$argon2id$...)
-    r"|(?:pbkdf2_sha(?:1|256|512)|bcrypt(?:_sha256)?|argon2|scrypt)\$\$?[\w$./+=-]{20,}$"
+    r"|(?:pbkdf2_sha(?:1|256|512)|bcrypt(?:_sha256)?|argon2|scrypt)[$:]\$?[\w$./+=,-]{20,}$"
     # a cookie's name (__Secure-next-auth.session-token)
     r"|__(?:Secure|Host)-[\w.-]+$"
     # a command's long option (wandb login --relogin)
@@ -912,7 +913,7 @@ _NOT_A_VALUE = re.compile(
 # checks this against it on every corpus's words).
 _NO_VALUE_OPENINGS = ("string(", "com.", "org.", "net.", "io.", "android", "amd64", "arm64",
                       "i386", "armhf", "armel", "ppc64el", "s390x", "riscv64", "mips64el",
-                      "pbkdf2_", "bcrypt", "argon2$", "scrypt$")
+                      "pbkdf2_", "bcrypt", "argon2$", "argon2:", "scrypt$")
 
 
 def _may_be_no_value(value: str) -> bool:
@@ -956,6 +957,10 @@ _METAVARS = frozenset(("string", "str", "text", "value", "token", "secret", "key
 
 
 _POSSESSIVE = re.compile(r"[A-Z]?[a-z]+['\u2019]s")
+_CSS_COLOUR = re.compile(r"#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
+_EMOJI_CODE = re.compile(r":?[a-z0-9_+-]+:\.?")
+_MASKED = re.compile(r"(?i)x{4}[- ]x{4}|\*{4}[- ]?\*{4}")
+_TWILIO_RESOURCE_SID = re.compile(r"(?:CA|SM|MM|MG|PN|RE|CF|QU|IS|VA|WW|FW)[0-9a-f]{32}")
 # A pattern or a schedule where a value would be (a scanner's rule, "aws_access_key:
 # 'A(KIA|SIA)[A-Z0-9]{16}'"; a job's cron, "rotate_session_keys: \"0 3 * * 0\""): no secret.
 _PATTERN_OR_CRON = re.compile(r"\[[A-Za-z0-9]-[A-Za-z0-9]|\\[dwsb][+*{]|\{\d+(?:,\d*)?\}|\(\?[:=!<]"
@@ -992,8 +997,14 @@ def secret_value_ok(candidate: str) -> bool:
     plain = unquote(bare) if "%" in bare else bare
     if _keyboard_run(plain) or _placeholder_in_base64(plain):
         return False
-    if _POSSESSIVE.fullmatch(plain):
-        return False  # a name's possessive in prose ("(Token = Paxton's term for a card)")
+    if (_POSSESSIVE.fullmatch(plain) or _CSS_COLOUR.fullmatch(plain)
+            or _EMOJI_CODE.fullmatch(candidate) or _MASKED.search(plain)
+            or _TWILIO_RESOURCE_SID.fullmatch(plain)):
+        # a name's possessive in prose ("(Token = Paxton's term for a card)"), a stylesheet's
+        # colour ("--token-highlight: #ffe066"), an emoji's short code ("keep it secret
+        # :shushing_face:."), a masked value ("Licence key: XXXX-XXXX-XXXX-XR8E"), a Twilio
+        # resource's SID (a call's, a message's: ids, not its API key's SK...)
+        return False
     if ("{" in plain or "[" in plain or "*" in plain or "(?" in plain or "\\" in plain) \
             and _PATTERN_OR_CRON.search(plain):
         return False
@@ -1343,6 +1354,19 @@ def bitlocker_groups_ok(candidate: str) -> bool:
 def has_digit(candidate: str) -> bool:
     """A digit anywhere (a list of codes, not of words)."""
     return any(ch.isdigit() for ch in candidate)
+
+
+def not_counting_run(candidate: str) -> bool:
+    """A code that is not a sample's stand-in: not digits counting up from 0 or 1 ("Your code
+    is 123456" in an SMS campaign's sample messages), nor one digit repeated."""
+    digits_only = candidate.replace(" ", "")
+    return len(set(digits_only)) > 1 and not (
+        digits_only[0] in "01" and (digits_only in "0123456789" or digits_only in "1234567890"))
+
+
+def unmasked_code(candidate: str) -> bool:
+    """A code with a digit, not one masked but for its last group ("XXXX-XXXX-XXXX-XR8E")."""
+    return has_digit(candidate) and _MASKED.search(candidate) is None
 
 
 # The symbols password rules ask for (a password's, not a word's or a version's).
