@@ -3151,7 +3151,9 @@ _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     # a card's (the card code detector's: credit_card)
     "security", "verification",
     # an issuer's answer on a receipt ("APPROVAL CODE: 889509")
-    "approval"))
+    "approval",
+    # a school's code for college boards and tests ("CEEB code (high school feeder): 146322")
+    "ceeb"))
 # (after a space, or a colon: the prefilter below looks for the same)
 # (and "changed to": "door code ... changed to 58219#"; " = " between spaces, not a log's
 # "code=21211")
@@ -4011,7 +4013,9 @@ _SYSTEM_FIELDS = (
        # (a space before the aside: not a call's or an encoding's "key(base64)=", nor
        # PostgreSQL's "Key (key)=(<uuid>) already exists", its value in brackets)
        r"(?i)(?<![\w-])(?:pin|passcode|password|secret|token|key)[ \t]+\([^()\n]{1,40}\)"
-       r"[ \t]*[:=][ \t]*([^\s\"',;<>(]{4,128})(?![^\s\"',;<>])", v.bracketed_secret,
+       # (quoted, words and all: 'Pickup password (must be given verbally): "sunflower 9"')
+       r"[ \t]*[:=][ \t]*\"?((?<=\")[^\"\n]{4,64}(?=\")|[^\s\"',;<>(]{4,128}(?![^\s\"',;<>]))",
+       v.bracketed_secret,
        prefilter=r"(?i)(?:pin|passcode|password|secret|token|key)[ \t]*\(", group=1,
        gate=r"\)[ \t]*[:=]"),
     # A code or a password told in Chinese as digits alone ("卡密码是 03551662", a print
@@ -4225,11 +4229,15 @@ _SYSTEM_FIELDS = (
     # "pass" only before a separator ("pass rate" and "1 pass 2 fail" name none).
     _d("secret_assignment",
        # (not go test's "--- PASS: TestLuhn/invalid_16_digit", nor inside a base64 value)
-       r"(?i)(?<![\w/+=-])(?:pwd?|passw(?:or)?d|passwort|(?-i:[Pp]ass)(?=[ \t]*[:=]))"
+       # (and its names in other languages, and "passcode": "y la clave Kalayaan2021@",
+       # "mot de passe Cielo$archangel9", "passcode blauwal_304")
+       r"(?i)(?<![\w/+=-])(?:pwd?|passw(?:or)?d|passwort|(?-i:[Pp]ass)(?=[ \t]*[:=])|clave|senha"
+       r"|contrase[ñn]a|wachtwoord|has[łl]o|kennwort|passcode|mot[ \t]+de[ \t]+passe|mdp)"
        r"(?:[ \t]*[:=][ \t]*|[ \t]+-[ \t]+|[ \t]+)([^\s\"',;<>\\]{5,64})(?![^\s\"',;<>])",
        v.named_password,
-       prefilter=r"(?i)(?:pw|pass)[a-z]{0,5}[ \t:=-]+[^\s]{5}", group=1,
-       gate=r"(?i:pw|pass)"),
+       prefilter=engine_reading(r"(?i)(?:pw|pass|clave|senha|contrase|wachtwoord|has[łl]o|kennwort"
+                                r"|mdp)[a-z]{0,5}[ \t:=-]+[^\s]{5}"), group=1,
+       gate=r"(?i:pw|pass|clave|senha|contrase|wachtwoord|has[łl]o|kennwort|mdp)"),
     # A login and its password with a slash between, as people write them down ("gmail:
     # jo@x.com / Lilo&Stitch09", "RouteOne: mike.f / Pant36Fwey#", "(vpnuser07 / Vpn07#spring)"):
     # after an address, a password's shape; after a bare login, a rule's symbol too.
@@ -4357,12 +4365,14 @@ _SYSTEM_FIELDS = (
     # room, combination 39-38-21", "Zahlenschloss vom Materialcontainer ist 2460").
     _d("secret_assignment",
        # (not a name's part, "IEC_62196_T2_COMBO", nor past a quote or a comma)
-       r"(?i)(?<![\w-])(?:combo|combination|zahlenschloss|kombination|combinaison)(?![a-z])"
+       r"(?i)(?<![\w-])(?:combo|combination|zahlenschloss|kombination|combinaison"
+       r"|(?=[a-z]+[^\n\d.;,\"']{0,40}?[ \t]+\d{1,2}-\d)(?:safe|tresor|cadenas|padlock))(?![a-z])"
        # (digits alone only after a word or a mark saying "is": not "the combination of both
        # 2024")
        r"[^\n\d.;,\"']{0,40}?(?:(?:[ \t](?:is|ist|est|es)|:|=)[ \t]+|[ \t]+(?=\d{1,2}-\d))"
-       r"(\d{1,2}(?:-\d{1,2}){2,3}|\d{3,6})(?![\d.,/-]?\d)",
-       prefilter=r"(?i)(?:combo|combination|zahlenschloss|kombination|combinaison)[^\r\n]{0,48}"
+       r"(\d{1,2}(?:-\d{1,2}){2,3}|\d{3,6})(?![\d.,/-]?\d)", v.combination_ok,
+       prefilter=r"(?i)(?:combo|combination|zahlenschloss|kombination|combinaison|safe|tresor"
+                 r"|cadenas|padlock)[^\r\n]{0,48}"
                  r"[ \t][0-9]{1,2}",
        group=1, digits=True),
     # A password said to be changed to a value with the password's word between ("I changed my
@@ -4424,6 +4434,26 @@ _SYSTEM_FIELDS = (
        v.secret_value_ok, prefilter=r"password[ \t]+0[ \t]+", group=1, needles=("password",)),
     _d("secret_assignment", r"[?&]api_key=[^:&\s]{1,40}:([^&\s#]{6,128})", v.secret_value_ok,
        prefilter=r"[?&]api_key=[^:&\s]{1,40}:", group=1, needles=("api_key=",)),
+    # A health plan's member id where the text names an insurer or a plan ("Insurance: Aetna
+    # member ID W579719795", a card's OCR: "UnitedHealthcare ... Member ID: 907291269").
+    _d("national_id",
+       r"(?i)(?:insurance|insurer|health[ \t]+plan|aetna|cigna|humana|unitedhealthcare|bluecross"
+       r"|blue[ \t]+cross|blue[ \t]+shield|anthem|kaiser|medicaid|medicare|tricare)[\s\S]{0,120}?"
+       r"member[ \t]+(?:id|number|no\.?|#)[ \t]*(?:[:#]|is)?[ \t]*"
+       r"((?-i:[A-Z]{0,4}\d[A-Z0-9]{5,14}))(?![\w-])", ids.member_id_ok,
+       prefilter=r"(?i)(?:insur|health|aetna|cigna|humana|unitedhealth|blue|anthem|kaiser|medica"
+                 r"|tricare)",
+       group=1, gate=r"(?i:member)"),
+    # redis-cli's AUTH at its prompt, a session cookie told with spaces round its "=", and a
+    # Facebook Live stream key.
+    _d("secret_assignment", r"(?m)^[\w.:-]*>[ \t]*AUTH[ \t]+(?:\S+[ \t]+)?(\S{6,128})[ \t]*$",
+       v.secret_value_ok, prefilter=r">[ \t]*AUTH[ \t]", group=1, needles=("AUTH",)),
+    _d("secret_assignment",
+       r"\b(?:PHPSESSID|JSESSIONID|ASP\.NET_SessionId|laravel_session|connect\.sid)[ \t]+=[ \t]+"
+       r"([A-Za-z0-9%._~-]{16,256})", prefilter=r"(?:SESSID|SESSIONID|SessionId|_session|\.sid)"
+       r"[ \t]+=[ \t]+", group=1, needles=("SESSID", "SESSIONID", "SessionId", "_session", ".sid")),
+    _d("secret_assignment", r"(?<![\w-])(FB-\d{15,17}-\d-[A-Za-z0-9_-]{20,})(?![\w-])",
+       prefilter=r"FB-[0-9]{15}", group=1, needles=("FB-",)),
     # Kerberos keys as klist -K prints them: the principal, then the key in brackets.
     _d("secret_assignment",
        r"@[A-Z0-9.-]+[ \t]+\((0x[0-9a-f]{32,128})\)",

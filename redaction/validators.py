@@ -980,6 +980,8 @@ def secret_value_ok(candidate: str) -> bool:
         # git's credential helper command, FreeSWITCH's $${var}, {$var}; a URL's rest after a
         # key's word and its scheme's colon (git's credential.https://host.helper=...)
         return False
+    if candidate.strip("\"'`").endswith(":") and candidate.strip("\"'`:").isalpha():
+        return False  # a label after the secret's word ("client ID and secret: `Authorization:")
     if _SCHEME_NAME.fullmatch(candidate) is not None:
         return False  # an Authorization scheme's name ("Klaviyo-API-Key [REDACTED]")
     bare = candidate.strip("\"'`").rstrip("):`")
@@ -1362,6 +1364,12 @@ def not_counting_run(candidate: str) -> bool:
     digits_only = candidate.replace(" ", "")
     return len(set(digits_only)) > 1 and not (
         digits_only[0] in "01" and (digits_only in "0123456789" or digits_only in "1234567890"))
+
+
+def combination_ok(candidate: str) -> bool:
+    """A lock's combination, not a date written with dashes ("12-03-24")."""
+    parts = candidate.split("-")
+    return not (len(parts) == 3 and 1 <= int(parts[0]) <= 31 and 1 <= int(parts[1]) <= 12)
 
 
 def unmasked_code(candidate: str) -> bool:

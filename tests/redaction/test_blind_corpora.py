@@ -4941,8 +4941,9 @@ _M_TEST_CARD = "Stripe's test cards: a valid card number is redacted whoever pub
 _M_TOKENIZER = "a tokenizer's vocabulary row ('\u2581PIN\\t27149'): read as a PIN in a table"
 _M_INDIA_PIN = "India's postal PIN code on an address ('PIN Code: 560048'), read as a PIN"
 _M_CHALLENGE = "an OTP service's challenge id (challenge=ch_...): read as a secret by its key"
-_M_MEMBER_ID = ("a health plan member's id in an X12 message (NM1*IL or NM1*QC ... *MI*): a HIPAA "
-                "identifier, redacted on purpose (corpus ME labels it)")
+_M_MEMBER_ID = ("a health plan member's id (in an X12 message, NM1*IL or NM1*QC ... *MI*, or as "
+                "the plan's 'Member ID'): a HIPAA identifier, redacted on purpose (corpora ME and "
+                "PE label it)")
 _KNOWN_CHANGED_M: dict[str, dict[str, str]] = {
     'corpus_mc': {
         'MC-004': _M_VERSION_IP,
@@ -5332,7 +5333,7 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
                                "(sql_alchemy_conn): a value under a secret's key"),
     "corpus_aa": {
         **dict.fromkeys(("aa-0032", "aa-0086", "aa-0119", "aa-0164", "aa-0217", "aa-0287",
-                         "aa-0292", "aa-0350", "aa-0357", "aa-0359"), _M_MEMBER_ID),
+                         "aa-0292", "aa-0350", "aa-0357", "aa-0359", "aa-0403"), _M_MEMBER_ID),
         "aa-0003": "an ACH trace number, fifteen bare digits after '00', read as a number "
                    "dialled abroad (the country codes' lengths are not known to the detector)",
         **dict.fromkeys(("aa-0022", "aa-0027", "aa-0133"),
