@@ -3207,7 +3207,9 @@ _SECURITY_ANSWERS = (
        # (the question quoted or in brackets before the colon: 'Security question "first pet's
        # name": Kettering', "security q (first pet): Chispita")
        r"(?:[\"'\u2019\u201d)]{1,2}(?=[ \t]*[:=]))?"
-       rf"(?:[ \t]*[:=,\u2013-][ \t]*(?:{_KBA_IS}[ \t]+)?|[ \t]+{_KBA_IS}[ \t]+"
+       # (or an arrow: "First car? \u2192 Fiat Uno")
+       rf"(?:[ \t]*(?:[:=,\u2013\u2192-]|\?[ \t]*(?:\u2192|->))[ \t]*(?:{_KBA_IS}[ \t]+)?"
+       rf"|[ \t]+{_KBA_IS}[ \t]+"
        # a note's "first pet Ziggy", "(Okafor)", a caller's answer after the question
        r"|[ \t]+(?=(?-i:[\"'\u2018\u201c]?[A-Z0-9]))|[ \t]*\([ \t]*(?:current:[ \t]*)?"
        rf"|\?[ \t]*(?:{_KBA_ANSWERER})[ \t]*:[ \t]*)"
