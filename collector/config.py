@@ -148,7 +148,11 @@ RE2_PATTERNS: dict[str, str] = {
                r"|\btskey-(auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}"
                r"|\bos_v2_(app|org)_[a-z2-7]{50,}|\blive_[0-9a-f]{32}\b"
                r"|-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-[0-9a-f]{8}"
-               r"-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b)",
+               r"-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"
+               # (and the PC-PH corpora's: Dropbox's short-lived token, a Facebook Live
+               # stream key, Slack's invite link's token)
+               r"|\bsl\.(u\.)?[A-Za-z0-9_-]{100,}|\bFB-[0-9]{15,17}-[0-9]-[A-Za-z0-9_-]{20,}"
+               r"|join\.slack\.com/t/[A-Za-z0-9_-]+/shared_invite/[A-Za-z0-9_-]{16,})",
     # (also "Bearer-Token lautet X", "jeton bearer est X")
     "bearer_token": r"\b([Bb]earer|BEARER|[Bb]asic|BASIC)"
                     r"([\s-]+([Tt]oken|TOKEN|is|was|lautet|ist|est|es|é|è))*[\s:=]+"
@@ -432,6 +436,24 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|\b(access|refresh)=[A-Za-z0-9_.~+/-]{24,}"
                          r"|(?i:(passw|pwd|kennwort|passwort)[^\n]{0,80}(changed|reset|set|updated)"
                          r"([ \t]+it)?[ \t]+to)[ \t]+[`'\"]?[^\s`'\",;<>]{5,64}"
+                         # (PC-PH: voicemail.conf's PINs, Grandstream's P2 and P34, Yealink's
+                         # user_password, an SBC's SNMP passwords, Cisco's "password 0", a
+                         # Twilio SID/token pair, a lock's combination, a call's credentials
+                         # tuple, Haystack's Secret.from_token, redis-cli's AUTH)
+                         r"|(?m:^[ \t]*[0-9]{2,10}[ \t]*=>[ \t]*[0-9]{3,10},)"
+                         r"|(?m:^[ \t]*P(2|34)[ \t]*=[ \t]*[^<\s]{4,64})|<P(2|34)>[^<\s]{4,64}"
+                         r"|(?i:user_password)[ \t]*=[ \t]*[^:\s]{1,40}:[^\s]{4,64}"
+                         r"|(?im:^[ \t]*(auth|priv)-password[ \t]+[^\s]{6,64})"
+                         r"|\bpassword[ \t]+0[ \t]+[^\s]{4,64}"
+                         r"|\bAC[0-9a-f]{32}[/:][0-9a-f]{32}"
+                         r"|(?i:combo|combination|zahlenschloss|safe|tresor)[^\n0-9.;,\"']{0,40}"
+                         r"[ \t][0-9]{1,2}-[0-9]{1,2}-[0-9]{1,2}"
+                         r"|\b(basic_|http_)?auth[ \t]*=[ \t]*\([ \t]*[\"'][^\"'\n]{1,80}[\"']"
+                         r"[ \t]*,[ \t]*[\"'][^\"'\n]{4,128}"
+                         r"|\.login\([ \t]*[\"'][^\"'\n]{1,80}[\"'][ \t]*,"
+                         r"[ \t]*[\"'][^\"'\n]{4,128}"
+                         r"|Secret\.from_token\([ \t]*[\"'][^\"'\s]{8,}"
+                         r"|>[ \t]*AUTH[ \t]+[^\s]{6,128}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

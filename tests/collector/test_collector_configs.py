@@ -734,3 +734,30 @@ def test_the_collectors_mc_to_mh_round_leaves_its_look_alikes():
     for text in ["pass: true", "the pass rate 95%", "--- PASS: TestX", "pwd /home/a1",
                  "Passwort geändert?", "pass=1 fail=0"]:
         assert pattern.search(text) is None, text
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), [
+    ("secret_assignment", "[default]\n207 => 5065,Priya Moretti,priya@x.net,,attach=no", "5065"),
+    ("secret_assignment", "<P34>9jxdH61s5v2BR1C9DoC6</P34>", "9jxdH61s5v2BR1C9DoC6"),
+    ("secret_assignment", "static.security.user_password = admin:Qu@rtz993?", "Qu@rtz993?"),
+    ("secret_assignment", "  auth-password cobalt-comet-marlin1", "cobalt-comet-marlin1"),
+    ("secret_assignment", " authentication username gw01 password 0 L@nt3rn794?", "L@nt3rn794?"),
+    ("secret_assignment", "ACd88c75f3fb0aa79715968d9d719116ad/4c21c1fe1b3faf5c36c60d7b000b4411",
+     "4c21c1fe1b3faf5c36c60d7b000b4411"),
+    ("secret_assignment", "Master Lock combo on the door is 13-37-5", "13-37-5"),
+    ("secret_assignment", 'demo.launch(auth=("mateus_alb", "Ac5P5h?UJec3@"))', "Ac5P5h?UJec3@"),
+    ("secret_assignment", 's.login("anna@gmail.com", "ruol flwq bpfg jodn")', "ruol flwq bpfg jodn"),
+    ("secret_assignment", 'Secret.from_token("rr1gFrh8SSL8NwYEOsDxvRfK7HA8pk8acHoVLHvC")',
+     "rr1gFrh8SSL8NwYEOsDxvRfK7HA8pk8acHoVLHvC"),
+    ("secret_assignment", "127.0.0.1:6379> AUTH QHn7jxMTqfayOmPnuEWNIU1a",
+     "QHn7jxMTqfayOmPnuEWNIU1a"),
+    ("api_key", "use FB-7997915444402292-0-AbH6zETZWl5VEBZGUeCWuv8y2eiTYi_d",
+     "FB-7997915444402292-0-AbH6zETZWl5VEBZGUeCWuv8y2eiTYi_d"),
+    ("api_key", "https://join.slack.com/t/cohort26/shared_invite/zt-kq8hnebpzu8-9V4Kk0lq0sD71qK6T",
+     "zt-kq8hnebpzu8-9V4Kk0lq0sD71qK6T"),
+])
+def test_the_collectors_pc_to_ph_round(kind, text, value):
+    """The PC-PH round's shapes in RE2: each value inside a match, or a match runs up to it
+    from its name."""
+    pattern = compile_re2(RE2_PATTERNS[kind])
+    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
