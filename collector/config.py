@@ -454,6 +454,19 @@ RE2_PATTERNS: dict[str, str] = {
                          r"[ \t]*[\"'][^\"'\n]{4,128}"
                          r"|Secret\.from_token\([ \t]*[\"'][^\"'\s]{8,}"
                          r"|>[ \t]*AUTH[ \t]+[^\s]{6,128}"
+                         # (SC-SE: a password typed at sshd's user prompt, a built-in account's
+                         # after a slash, "pw for ... is", a Terraform variable's default, a
+                         # security answer given, a password manager's SecQ)
+                         r"|(?i:invalid|illegal)[ \t]+user[ \t]+([^\s]*[!#$%&*^@+?=~][^\s]*"
+                         r"|(?-i:[^\s]*[A-Z][^\s]*[0-9][^\s]*|[^\s]*[0-9][^\s]*[A-Z][^\s]*))[ \t]"
+                         r"|(?i:\b(admin|administrator|root))[ \t]+/[ \t]+[^\s/]*[0-9!#$%&*^@+?=~]"
+                         r"[^\s/]*"
+                         r"|(?i:\bpwd?[ \t]+(for|to)[ \t]+[^\n.!?]{1,80}[ \t]+(is|was))[ \t]+"
+                         r"[^\s]{6,64}"
+                         r"|(?i:variable[ \t]+\\?\"[^\"\n]*(passw|secret|token|api_?key)"
+                         r"[^\"\n]*\"[ \t]*\{[^}]{0,400}default[ \t]*=[ \t]*)\\?\"[^\"\\\n]{6,}"
+                         r"|(?i:answer[ \t]+given[ \t]*:[ \t]*)['\"]?[^\s'\".,;]{2,40}"
+                         r"|\bSecQ[ \t]*[a-z]{0,12}[ \t]*=[ \t]*[^;\s\"]{2,40}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -623,6 +636,8 @@ RE2_PATTERNS: dict[str, str] = {
                    # names, a Medicaid id)
                    r"(?-i:CRN|KV-?Nr)|customer reference number|driver'?s?.?lic|rijbewijs|"
                    r"medica(id|re).?(id|number|no|#))([^a-z]|$)|"
+                   # (the SC-SE round: a seafarer's documents, Brazil's voter card)
+                   r"(?-i:INDoS|SIRB)|cdc.?no|seam[ae]n'?s?.?book|t.tulo.(de.)?eleitor|"
                    # (their Cyrillic names: SNILS, INN, RNOKPP, IIN, ZhSN, EGN, JMBG, LNCh)
                    "\u0421\u041d\u0418\u041b\u0421|\u0418\u041d\u041d|"
                    "\u0420\u041d\u041e\u041a\u041f\u041f|\u0418\u0418\u041d|\u0416\u0421\u041d|"

@@ -116,6 +116,8 @@ _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|
                       # (a device's firmware, a program's build: "Firmware 7.50.5.138",
                       # "build 72.6.22.36 (previous 97.12.6.32)")
                       "Firmware ", "firmware ", "Firmware: ", "firmware: ", "build ", "Build ",
+                      # (a modem's status page: "Modem SN: 54195  FW 4.8.20.4")
+                      r"\bFW ", r"\bFW: ", r"\bfw ",
                       # (a forensic suite's: "UFED 4PC 7.68.1.12"; a messenger's)
                       "UFED 4PC ", "UFED ", "WhatsApp ", "WhatsApp/",
                       r"\(previous ", r"\(api ",
@@ -1275,6 +1277,13 @@ _NATIONAL_IDS = (
               checksummed=False),
     _named_id((r"(?<![a-z])epic(?:[ _-]?no)?\b",), ("epic",), r"[A-Z]{3}\d{7}", _has_digit,
               checksummed=False),
+    # A seafarer's documents: his seaman's book (the Philippines' SIRB, India's CDC) and
+    # India's INDoS number ("INDoS No: 27H5432", "CDC No: MUM 714431", "seaman book C8079316")
+    _named_id((r"seam[ae]n'?s?[ _-]?book", r"(?-i:SIRB)\b", r"(?-i:CDC)[ _-]?(?:no|number)\b",
+               r"indos\b", r"discharge[ _-]?book"),
+              ("seam", "sirb", "cdc", "indos", "discharge"),
+              r"(?:[A-Z]{1,4}[ -]?)?\d{5,10}[A-Z]?|\d{2}[A-Z]\d{4}", _not_zeros,
+              checksummed=False),
     _named_id((_AS_KEY % "uan", r"(?-i:UAN)\b"), ("uan",), r"\d{12}", ids.digit_count_ok(12, 12),
               checksummed=False),
     _named_id((r"zairyu[ _-]?card(?:[ _-]?no)?", "\u5728\u7559\u30ab\u30fc\u30c9"),
@@ -1376,6 +1385,10 @@ _NATIONAL_IDS = (
               r"\d{1,3}(?:\.?\d{3}){1,3}", ids.digit_count_ok(6, 10)),
     _named_id((r"(?-i:NIS|PIS|PASEP|NIT)\b",), ("nis", "pis", "pasep", "nit"), r"\d{11}",
               ids.nis_ok),
+    # Brazil's voter card, under its names ("Título de eleitor: 1263 4861 0485")
+    _named_id((r"t.tulo[ _](?:de[ _])?eleitor(?:al)?", r"inscri..o[ _]eleitoral"),
+              ("título", "titulo", "inscri"), r"\d{4}[ .]?\d{4}[ .]?\d{4}",
+              ids.titulo_eleitor_ok),
     _named_id((r"num[ée]ro[ \t]+s[ée]cu\b",), ("num",),
               r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
     _named_id(("\uac1c\uc778\ud1b5\uad00\uace0\uc720\ubd80\ud638", r"persEcm=",
@@ -1748,7 +1761,9 @@ _NATIONAL_IDS = (
               r"[A-Z]{2}[0-9X]\d{6}", _has_digit, checksummed=False),
     _named_id((r"(?-i:RNM|RNE)\b",), ("rnm", "rne"), r"[A-Z]\d{6}-?[0-9A-Z]", _has_digit,
               checksummed=False),
-    _named_id((r"(?<![a-z])nhs(?![a-z])", r"rhif gig"), ("nhs", "rhif gig"),
+    # (and as a record's key: nhsNumber="159 564 1904")
+    _named_id((r"(?<![a-z])nhs(?![a-z])", r"(?<![a-z])nhs[_-]?(?:number|no|num)\b", r"rhif gig"),
+              ("nhs", "rhif gig"),
               r"\d{3}[ -]?\d{3}[ -]?\d{4}", ids.nhs_ok),
     _named_id((r"(?-i:TFN)\b", r"(?<![a-z])tfn[ _-]?(?:no|number)\b", _AS_KEY % "tfn",
                r"tax[ _-]?file[ _-]?number"),
@@ -1894,7 +1909,10 @@ _NATIONAL_IDS = (
                # (Arabic's "passport", جواز السفر, and "his passport", جواز سفره)
                "\u062c\u0648\u0627\u0632 (?:\u0627\u0644)?\u0633\u0641\u0631[\u0621-\u064a]?",
                # (a form's key: pp_num=M6737322)
-               r"(?<![a-z])pp[_-]?(?:num|no|nr|number)\b"),
+               r"(?<![a-z])pp[_-]?(?:num|no|nr|number)\b",
+               # (a crew list's "Indian pp M5226333": the abbreviation, a passport's shape
+               # after it, not a page range)
+               r"(?<![\w.])pp(?=[ \t]+(?-i:[A-Z]))"),
               ("pas", "reisepass", "ppt", "personalausweis", "ausweis", "identity", "travel",
                "documentn",
                "\u03b4\u03b9\u03b1\u03b2\u03b1\u03c4", "cestovn",
@@ -2053,10 +2071,20 @@ _TELECOM_IDS = (
 )
 # A card's security code (CVC, CVV, Amex's four digits on the front) and a PIN (a card's, a
 # SIM's and its PUK) under their names: three to eight digits, any number's anywhere else.
+# An address in India, its state last before its postal PIN code ("Noida, Uttar Pradesh\nPIN:
+# 600017"): no secret PIN after it.
+_AFTER_AN_INDIAN_STATE = "".join(
+    rf"(?<!{state}{sep})"
+    for state in ("Pradesh", "Maharashtra", "Karnataka", "Tamil Nadu", "Kerala", "Gujarat",
+                  "Rajasthan", "Bihar", "Delhi", "Telangana", "Bengal", "Punjab", "Haryana",
+                  "Odisha", "Assam", "Jharkhand", "Uttarakhand", "Goa", "India")
+    for sep in ("\n", ", ", " - ", " "))
 # (OpenTravel's SeriesCode="778", Authorize.net's "cardCode": "310"; as a key only, not a
 # UI card's "Card code 404")
-# (and Moneris' and Canada's cvd, the card verification digits)
-_CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|cvd|card[ _-]?(?:security|verification)[ _-]?(?:code|value)"
+# (and Moneris' and Canada's cvd, the card verification digits; not a code's letters before
+# its digits, a project's 'CVD-677', which the joined reading sees as 'CVD 677')
+_CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|cvd(?![-_]?\d)(?!(?<=['\"]cvd) \d)"
+                    r"|card[ _-]?(?:security|verification)[ _-]?(?:code|value)"
                     # (Magento's saved-card field, cc_cid: "cid" alone is most often an id)
                     r"|cc_cid"
                     r"|series[_-]?code|card[_-]?code|pr[üu]fziffer"
@@ -2163,7 +2191,9 @@ def _across_a_break(check: Callable[[str], bool]) -> Callable[[str], bool]:
     its own detector's."""
 
     def across(value: str) -> bool:
-        return "\n" in value and check(" ".join(value.split()))
+        # (a JSON string's escaped break too)
+        return ("\n" in value or "\\n" in value) and check(
+            " ".join(value.replace("\\r\\n", " ").replace("\\n", " ").split()))
 
     return across
 
@@ -2618,13 +2648,15 @@ _NAMED_FIELDS = (
     # Held-out corpora of monitoring stacks, smart homes, legal work, tax filing, chat bots
     # and retail (KC to KH) found the rest of this tuple.
     # An IBAN or a card's number broken over two lines, as a letter's or a chat's wrapping
-    # leaves it ("IBAN: DE61 5605 6961\n3705 8827 16"): its check read across the break.
+    # leaves it ("IBAN: DE61 5605 6961\n3705 8827 16"): its check read across the break
+    # (a JSON string's escaped one too: a document loader's page_content).
     _plain("iban",
-           r"(?<![A-Za-z0-9])([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){0,6}[ \t]*\r?\n[ \t]*(?:> ?)?"
+           r"(?<![A-Za-z0-9])([A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){0,6}[ \t]*(?:\r?\n|\\n)[ \t]*(?:> ?)?"
            r"(?:[A-Z0-9]{4} ?){0,6}[A-Z0-9]{1,4})(?![A-Za-z0-9])",
            _across_a_break(v.iban_ok),
-           prefilter=r"[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){0,6}[ \t]*\r?\n[ \t]*(?:> ?)?[A-Z0-9]",
-           needles=("\n",), digits=True),
+           prefilter=(r"[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){0,6}[ \t]*(?:\r?\n|\\n)[ \t]*(?:> ?)?"
+                      r"[A-Z0-9]"),
+           needles=("\n", "\\n"), digits=True),
     _plain("credit_card",
            r"(?i)(?:card|karte|tarjeta|carte|carta|cart[ãa]o|valid[ \t]+thru)[^\n]{0,80}?"
            r"(?:\r?\n[^\n\d]{0,80}?)?"
@@ -3008,9 +3040,9 @@ _CARD_CODES = (
        # (Russian's "пин"; a PIN numbered, Smart-ID's "PIN1"; a role's, SupervisorPIN=; a
        # Bluetooth pairing's passkey)
        # (a camel-case key's too: an HSM test's clearPIN=, walletPin)
-       rf"(?ai)(?:(?<![a-z])|(?<=(?-i:[a-z]))(?-i:(?=PIN|Pin(?![a-z]))))"
+       r"(?ai)(?:(?<![a-z])|(?<=(?-i:[a-z]))(?-i:(?=PIN|Pin(?![a-z]))))"
        # (not India's postal PIN code: "Delivery address PIN code 427284", "pincode":"457138")
-       r"(?<!address )(?<!delivery )(?<!postal )(?<!area )"
+       r"(?<!address )(?<!delivery )(?<!postal )(?<!area )" + _AFTER_AN_INDIAN_STATE +
        r"(?!pincode\\?\"?[ \t]*[:=][ \t]*\\?\"?\d{6}\b)"
        rf"(?:pin[12]?(?:[ _-]?(?:code|number|no|lock))?|pincode|(?:card|atm|sim)[ _-]?pin"
        "|[\u041f\u043f]\u0438\u043d"
@@ -3063,7 +3095,13 @@ _KBA_NAMES = (
     # (a favourite film or food is what a chat is about; a favourite teacher, a question's)
     rf"|favou?rite{_T}teacher"
     rf"|memorable{_T}(?:word|place|name|date|phrase|information|info)"
-    rf"|(?:security|secret){_T}(?:answer|word|phrase)"
+    # (and as a call's note writes it: "Security answer given: 'Bartolina'")
+    rf"|(?:security|secret){_T}(?:answer|word|phrase)(?:{_T}(?:given|provided|supplied))?"
+    rf"|answer{_T}(?:given|provided|supplied)"
+    # (the question in brackets, "Security Q (first pet / school): Rex"; a password
+    # manager's note, "SecQ pet=Ardbeg; SecQ city=Leuven")
+    rf"|security{_T}q(?:uestion)?[1-3]?[ \t]*\([^)\n]{{1,40}}\)(?=[ \t]*[:=])"
+    rf"|(?-i:SecQ|SECQ|secq)[1-3]?(?:{_T}[a-z]{{2,12}})?(?=[ \t]*[:=])"
     rf"|answer{_T}to{_T}(?:(?:my|the|your){_T})?(?:security|secret){_T}question"
     rf"|nombre{_T}de{_T}(?:mi|tu|su){_T}primera{_T}mascota"
     rf"|apellido{_T}de{_T}soltera{_T}de{_T}(?:mi|tu|su){_T}madre"
@@ -3123,7 +3161,8 @@ _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|gehei
                   r"|born|geburtsort|naissance|natal|lieblingslehrer|erstes|grew"
                   r"|first[ \t]+(?:pet|dog|cat|school|car|teacher|boss|employer)"
                   r"|birth|favou?rite|memorable|(?:security|secret)[ \t]+(?:answer|word|phrase"
-                  r"|question)|mascota|soltera|pregunta|palabra"
+                  r"|question|q)|secq|answer[ \t]+(?:given|provided|supplied)"
+                  r"|mascota|soltera|pregunta|palabra"
                   r"|jeune[ \t]+fille|premier[ \t]+animal|question|m.morable|m.+dchenname"
                   r"|haustier|sicherheits|meisjesnaam|(?:beveiligings|veiligheids)vraag"
                   r"|huisdier|panie.+skie|pierwszego|pytanie|nubile|nascita|primo[ \t]+animale"
@@ -3163,11 +3202,15 @@ _CODE_SAYS = (r"(?:[ \t]*:|[ \t]+=(?=[ \t])|[ \t]+(?:changed|set|reset)[ \t]+to"
               r"|[ \t]+(?:is|was|es|est[ \t]+l[ea]|est|ist|lautet|lautete|war|è|é|e|to|jest"
               r"|says|said"
               r"|era|foi|are|were|be|will[ \t]+be))")
+# When a code holds from: "ab Montag", "from Monday", "as of today", "now".
+_CODE_FROM = (r"(?:(?:ab|seit|from|starting|desde|vanaf|dal|as[ \t]+of)[ \t]+[^\s\d:=,.]{2,12}"
+              r"|now|jetzt|nun|ahora|maintenant|nu)")
 _CODE_UNITS = (r"(?![ \t]*(?:lines?|ms|seconds?|secs?|s\b|bytes?|[kmg]b|tokens?|rows?|items?|%"
                r"|px|chars?|characters|words|times|users?|requests?|errors?|files?|steps?))")
 _NAMED_CODE = (
     # (not India's postal PIN code, "Pincode: 380015", six digits)
-    rf"(?ai)(?<![a-z]){_NAMED_CODE_NOT}(?!pincode\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?[1-9]\d{{5}}\b)"
+    rf"(?ai)(?<![a-z]){_NAMED_CODE_NOT}{_AFTER_AN_INDIAN_STATE}"
+    r"(?!pincode\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?[1-9]\d{5}\b)"
     rf"(?:{_NAMED_CODES})(?![a-z0-9])"
     r"(?:[ \t]+(?!(?:count|pad|pads|length|size|memory|mode|map|mapping|number|numbers|of|in"
     r"|change|review|base|path|block|coverage|owner|owners|style|smell|freeze|generation"
@@ -3177,9 +3220,12 @@ _NAMED_CODE = (
     # (a tax's, Brazil's "Código da receita: 0190", an activity's or a product's class)
     r"|receita|tributo|munic[íi]pio|ibge|cnae|ncm|cfop)\b)"
     # (or an amount: a 3-D Secure text's "code to approve the 84.20 EUR payment at X is")
-    r"(?:[^\s\d:=]{1,24}|\d{1,7}[.,]\d{2}(?![\d.,]))){0,8}?"
+    # (or a room's number: "zum Kühlraum 2.114")
+    r"(?:[^\s\d:=]{1,24}|\d{1,7}[.,]\d{2}(?![\d.,])|\d{1,2}\.\d{3}(?![\d.,]))){0,8}?"
     # (a gate's keypad code with its keys: "new contractor code is #3625*")
-    rf"{_CODE_SAYS}[ \t]*[\"'(]?#?(\d{{4,8}}|\d{{3}} \d{{3}})(?![\d.,:/-]?\d)(?! \d)"
+    # (and when it holds: "der Code ... ist ab Montag 1016", "is from Monday 4471")
+    rf"{_CODE_SAYS}(?:[ \t]+{_CODE_FROM})?[ \t]*[\"'(]?#?(\d{{4,8}}|\d{{3}} \d{{3}})"
+    r"(?![\d.,:/-]?\d)(?! \d)"
     rf"{_CODE_UNITS}")
 # A recovery or backup code, told one at a time ("my recovery code is 7QJX-P2LM-9H4D",
 # "Backup code used: 92618374"); a list of them after "Backup codes:" is the detector below.
@@ -3208,7 +3254,7 @@ _SECURITY_ANSWERS = (
        # name": Kettering', "security q (first pet): Chispita")
        r"(?:[\"'\u2019\u201d)]{1,2}(?=[ \t]*[:=]))?"
        # (or an arrow: "First car? \u2192 Fiat Uno")
-       rf"(?:[ \t]*(?:[:=,\u2013\u2192-]|\?[ \t]*(?:\u2192|->))[ \t]*(?:{_KBA_IS}[ \t]+)?"
+       rf"(?:[ \t]*(?:->|[:=,\u2013\u2192-]|\?[ \t]*(?:\u2192|->))[ \t]*(?:{_KBA_IS}[ \t]+)?"
        rf"|[ \t]+{_KBA_IS}[ \t]+"
        # a note's "first pet Ziggy", "(Okafor)", a caller's answer after the question
        r"|[ \t]+(?=(?-i:[\"'\u2018\u201c]?[A-Z0-9]))|[ \t]*\([ \t]*(?:current:[ \t]*)?"
@@ -3228,7 +3274,7 @@ _SECURITY_ANSWERS = (
                  r"[^\r\n]{0,160}(?:[:=]|[ \t]to|[ \t](?:it.s|is|was|es|est(?:[ \t]+l[ea])?|ist"
                  r"|lautet|war|a"
                  r"|e|to|jest"
-                 r"|says|said|era|foi|are|were|be))[ \t]*[\"'(#]?\d{3}",
+                 r"|says|said|era|foi|are|were|be))[^\r\n\d]{0,24}[\"'(#]?\d{3}",
        group=1, digits=True,
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
                         "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo",
@@ -3290,12 +3336,12 @@ _SECURITY_ANSWERS = (
        group=1, needles=("lan", "LAN", "ifi", "IFI", "i-Fi", "i-fi", "pa", "PA", "etzwerk",
                          "ETZWERK")),
     # A password told for what it opens ("the password for the scanning station login (user:
-    # scan01) is Juniper#1771juniper").
+    # scan01) is Juniper#1771juniper", "pw for the CCTV NVR is Capitan_104Qbq").
     _d("secret_assignment",
-       r"(?i)\bpassword[ \t]+(?:for|to)[ \t]+[^\n.!?]{1,80}?[ \t]+(?:is|was)[ \t]*:?[ \t]+"
-       r"[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?(?=[\s,;)]|[.!?](?:\s|$)|$)", v.told_passphrase,
-       prefilter=r"(?i)password[ \t]+(?:for|to)[ \t][^\r\n.!?]{1,80}[ \t](?:is|was)[ \t:]",
-       group=1, needles=("assword", "ASSWORD")),
+       r"(?i)\b(?:password|pwd?)[ \t]+(?:for|to)[ \t]+[^\n.!?]{1,80}?[ \t]+(?:is|was)[ \t]*:?"
+       r"[ \t]+[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?(?=[\s,;)]|[.!?](?:\s|$)|$)", v.told_passphrase,
+       prefilter=r"(?i)(?:password|pw)d?[ \t]+(?:for|to)[ \t][^\r\n.!?]{1,80}[ \t](?:is|was)[ \t:]",
+       group=1, needles=("assword", "ASSWORD", "pw", "PW", "Pw", "pW")),
     # Australia's TFN asked for on its declaration ("What is your tax file number (TFN)?
     # 405 334 791"), by its check.
     _d("national_id",
@@ -3304,9 +3350,9 @@ _SECURITY_ANSWERS = (
        prefilter=r"(?i)tax[ \t]+file[ \t]+number[^\r\n]{0,8}\?[ \t]*\d{3}", group=1,
        needles=("file", "FILE", "File")),
     # A PIN asked for and told in a call's transcript ("can you confirm the PIN? Caller: yes,
-    # it's 8640").
+    # it's 8640"; a chat's "fill station PIN? -> it's 7214").
     _d("secret_assignment",
-       r"(?ai)(?<![a-z])(?:pin|pincode|pin[ \t]+code|passcode)\?[ \t]*"
+       r"(?ai)(?<![a-z])(?:pin|pincode|pin[ \t]+code|passcode)\?[ \t]*(?:(?:->|\u2192)[ \t]*)?"
        rf"(?:(?:agent|{_KBA_ANSWERER})[ \t]*:[ \t]*)?"
        r"(?:(?:yes|yeah|yep|sure|ok|okay)[ \t]*[,.]?[ \t]*)?"
        r"(?:it'?s[ \t]+|it[ \t]+is[ \t]+|that'?s[ \t]+)?(\d{4,8})(?![\d.,:/-]?\d)",
@@ -7070,15 +7116,16 @@ DETECTORS: tuple[Detector, ...] = (
     # link's /reset-password/<token>): whoever holds the link joins or signs in.
     _d("bearer_token",
        r"(?i)/(?:invite|invites|invitation|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
-       r"|magic[_-]?(?:link|login)|verify[_-]?email|email[_-]?verification|activate|activation"
+       r"|magic(?:[_-]?(?:link|login))?|verify[_-]?email|email[_-]?verification|activate"
+       r"|activation"
        # (a reset link of its own: /password/reset?t=..., Django's /reset/<uidb64>/<token>/)
        r"|reset)"
        # (or its query's one-letter parameter: /onboarding/magic-link?t=<token>)
        r"(?:/(?:(?<=/reset/)[A-Za-z0-9_-]{1,12}/)?|\?(?:[\w-]+=[^&#\s]*&)*(?:t|k|c)=)"
        r"([A-Za-z0-9_-]{20,})(?![A-Za-z0-9_.~%-])", v.path_token_ok,
        prefilter=r"(?i)/(?:invite|invitation|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
-                 r"|magic[_-]?(?:link|login)|verify[_-]?email|email[_-]?verification|activat"
-                 r"|reset)[a-z]*(?:/(?:[A-Za-z0-9_-]{1,12}/)?|\?[^ \t\r\n#]*[tkc]=)"
+                 r"|magic|verify[_-]?email|email[_-]?verification|activat"
+                 r"|reset)[a-z_-]*(?:/(?:[A-Za-z0-9_-]{1,12}/)?|\?[^ \t\r\n#]*[tkc]=)"
                  r"[A-Za-z0-9_-]{20}",
        group=1, needles=("/",), start=_at_literal(("/",))),
     # The credential of a Vault AppRole (secret_id, a UUID: vault write auth/approle/login
@@ -7360,6 +7407,14 @@ DETECTORS: tuple[Detector, ...] = (
        r"([^\s\"'\\]{6,})", v.secret_value_ok,
        prefilter=r"(?i)name[ \t]*[:=][^\r\n]*(?:\r?\n|\\n)[ \t]*[+~-]?[ \t]*value[ \t]*[:=]",
        group=1, needles=("value", "VALUE", "Value"), start=_at_literal(("name",), fold=True)),
+    # A Terraform variable's default, the secret its name says it holds (variable
+    # "db_password" { default = "..." }).
+    _d("secret_assignment",
+       rf"(?i)\bvariable[ \t]+\\?\"[\w-]*?(?:{_SECRET_WORDS})[\w-]*{_NOT_THE_SECRET}\\?\""
+       r"[ \t]*\{[^{}]{0,400}?\bdefault[ \t]*=[ \t]*\\?\"([^\"\\\n]{6,})",
+       v.secret_value_ok,
+       prefilter=r"(?i)variable[ \t]+\\?\"[^\r\n]*\{[^{}]{0,400}default[ \t]*=[ \t]*\\?\"",
+       group=1, needles=("variable",), start=_at_literal(("variable",))),
     # The password a random_password resource made, in Terraform's state.
     _d("secret_assignment",
        r"\\?\"type\\?\"[ \t]*:[ \t]*\\?\"random_password\\?\"[\s\S]{0,2000}?\\?\"result\\?\"[ \t]*:"
@@ -7585,6 +7640,8 @@ DETECTORS: tuple[Detector, ...] = (
     # ("Код получения: 4178", "Код отримання 2640", "Растау коды 5916", "Overovací kód 2277").
     _d("secret_assignment",
        r"(?ai)(?<![\w])(?:verification[ \t]+code|one[ -]time[ \t]+code|pickup[ \t]+code"
+       # (a sign-in's: "Meta sent the login code 8355 to it", "the SMS code 4417")
+       r"|(?:log-?in|sign-?in|sms|mfa|2fa)[ \t]+code"
        r"|(?:over|ov[eě]r)ovac[ií][ \t]+k[oó]d|kod[ \t]+weryfikacyjny|jednokratni[ \t]+kod"
        r"|code[ \t]+de[ \t]+v[ée]rification|c[óo]digo[ \t]+de[ \t]+verificaci[óo]n"
        r"|bestätigungscode|doğrulama[ \t]+kodu[nm]?"
@@ -7599,11 +7656,13 @@ DETECTORS: tuple[Detector, ...] = (
        "(?:\u043f\u043e\u043b\u0443\u0447\u0435\u043d\u0438\u044f|\u043a\u0443\u0440\u044c\u0435\u0440\u0430)"
        "|\u043d\u0430\u0437\u043e\u0432\u0438\u0442\u0435[ \t]+\u043a\u043e\u0434)"
        r"[ \t]*(?:[:\uff1a=\u2014\u2013-]|is|je|es|est|ist|lautet|\u0435)?[ \t]*"
-       r"(\d{4,8})(?![\d.,:/-]?\d)",
+       rf"(\d{{4,8}})(?![\d.,:/-]?\d){_CODE_UNITS}",
        prefilter=r"(?i)(?:code|c[ao]digo|k[a]d|kod|aa)[^\r\n]{0,40}\d{4}", group=1, digits=True,
        gate=("(?i:verification|one.time|pickup|ovac|weryfikac|jednokratni|rification|"
-             "verificaci|bestätigungs|doğrulama|\u043a\u043e\u0434)"),
+             "verificaci|bestätigungs|doğrulama|\u043a\u043e\u0434|log-?in|sign-?in|sms|mfa"
+             "|2fa)"),
        start=_at_words(("verification", "one", "pickup", "over", "ov\u011b", "kod", "jednokratni",
+                        "log", "sign", "sms", "mfa", "2fa",
                         "code", "c\u00f3digo", "codigo", "best\u00e4tigungscode", "do\u011frulama",
                         "\u043a\u043e\u0434", "\u0440\u0430\u0441\u0442\u0430\u0443",
                         "\u043d\u0430\u0437\u043e\u0432"))),
@@ -7860,6 +7919,22 @@ DETECTORS: tuple[Detector, ...] = (
        rf"[^{_TOLD_STOP}]{{6,64}})",
        v.told_passphrase, prefilter=_PASSWORD_PREFILTER, group=1,
        needles=_PASSWORD_NEEDLES, start=_at_words(_PASSWORD_STARTS, 2)),
+    # A built-in account's password after its name and a slash, as handover notes and
+    # README files write them ("NAS (Synology): admin / khswpLj9Gi1iuf", "VENUS admin
+    # login: Administrator / ^Iblni=PhMsLewIt", "root/Tr0ub4dor&3")
+    _d("secret_assignment",
+       r"(?i)(?<![\w/.@-])(?:admin|administrator|root|sa|superuser|supervisor|sysadmin|"
+       r"manager|operator|service|maintenance)[ \t]*/[ \t]*"
+       r"((?-i:[^\s/,;<>\"'()\[\]]{6,64}))(?![^\s,;<>\"')\]])",
+       v.slashed_password, prefilter=r"(?i)(?:admin|administrator|root|sa|user|visor|manager|"
+       r"operator|service|maintenance)[ \t]*/[ \t]*[^\s/]{6}", group=1, needles=("/",)),
+    # A password typed at a login's user prompt, as sshd logs the attempt ("Failed password
+    # for invalid user Dgyot7427!Ma from ...", "Invalid user x@nzAc3twVVNF from ...")
+    _d("secret_assignment",
+       r"(?<![\w-])(?:[Ii]nvalid|[Ii]llegal) user ([^\s]{6,64})"
+       r"(?= (?:from )?[0-9A-Fa-f:.]{3,45} port\b| from )",
+       v.password_as_user, prefilter=r"(?:nvalid|llegal) user [^\s]{6,64} ", group=1,
+       needles=("nvalid user", "llegal user")),
     # ... and as a JSON object's key in those languages ({"пароль":"kalyna_10"}, its key
     # \u-escaped in the raw body): an assignment, read as "password" is.
     _d("secret_assignment",
@@ -7874,6 +7949,8 @@ DETECTORS: tuple[Detector, ...] = (
        rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+])){{0,30}}?(?<!\d)"
        r"(?<!id: )(?<!id:)(?<!id )(?<![A-Za-z])"  # (not an id's digits after its letters)
        r"(?<!(?-i:[A-Z])-)"  # (nor after its letters and a dash: "wegen SO-2024-442462")
+       # (nor a dotted path's part: a DOI's journal, "doi:10.7039/j.cell.4562.84634")
+       r"(?<!\.cell\.)(?<!\.tel\.)(?<!\.phone\.)(?<!\.mobile\.)"
        # (German's slash between spaces too: "0176 / 449 404 77")
        r"\(?(\d{8,13}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:(?: / |[ ./-])\d{2,9}){1,4})"
        # (nor a digest's first digits: "git_sha": "065943807f948fc6...")
@@ -8859,7 +8936,10 @@ DETECTORS: tuple[Detector, ...] = (
        # (and Belgium's mobiles, 0478 13 96 75; Vienna's, 01 868 59 92)
        + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{3} \d{2} \d{2} \d{2}"
        r"|0\d{4,5}[ -]\d{5,6}|0\d{1,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6,8}(?!:[A-Z]))" + _R
-       + _NOT_BEFORE_HEX_BYTES,
+       + _NOT_BEFORE_HEX_BYTES
+       # (nor the first groups of a longer number in fours: an NF-e's access key, "Chave de
+       # acesso: 0265 3794 6235 1562 ...")
+       + r"(?! \d{4}\b)",
        v.national_ok,
        prefilter=r"0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{4,5}[ -]\d{5}"
                  r"|0\d{3} \d{2} \d{2} \d{2}|0\d{1,3} \d{3} \d{2} \d{2}|0\d{2,4}/\d{6}",

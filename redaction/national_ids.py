@@ -92,6 +92,7 @@ __all__ = [
     "teudat_zehut_ok",
     "tfn_ok",
     "thai_id_ok",
+    "titulo_eleitor_ok",
     "tw_id_ok",
     "vn_citizen_id_ok",
     "za_id_ok",
@@ -631,6 +632,24 @@ def nis_ok(candidate: str) -> bool:
         return False
     check = 11 - _weighted(n, (3, 2, 9, 8, 7, 6, 5, 4, 3, 2)) % 11
     return (0 if check >= 10 else check) == int(n[10])
+
+
+def titulo_eleitor_ok(candidate: str) -> bool:
+    """Brazil's voter card (título de eleitor): eight digits of sequence, a state's code
+    (01 to 28) and two mod-11 check digits, the first over the sequence weighted 2 to 9, the
+    second over the state's code and the first weighted 7, 8, 9 (10 read as 0; São Paulo's
+    and Minas Gerais' 0 read as 1)."""
+    n = _numerals(candidate)
+    if len(n) != 12 or not 1 <= int(n[8:10]) <= 28:
+        return False
+    first = _voter_digit(_weighted(n[:8], (2, 3, 4, 5, 6, 7, 8, 9)), n[8:10])
+    second = _voter_digit(int(n[8]) * 7 + int(n[9]) * 8 + first * 9, n[8:10])
+    return n[10:] == f"{first}{second}"
+
+
+def _voter_digit(total: int, state: str) -> int:
+    rest = total % 11
+    return 1 if rest == 0 and state in ("01", "02") else rest % 10
 
 
 def za_id_ok(candidate: str) -> bool:

@@ -66,7 +66,10 @@ _GATE = re.compile(
     r"|id.?card|rijksregister|secu|ani|caller.?id|aes.?key"
     # (Greece's tax and social security numbers, Jordan's and Saudi Arabia's ids, the Czech
     # birth number)
-    r"|αφμ|αμκα|afm|amka|iqama|rodne")
+    r"|αφμ|αμκα|afm|amka|iqama|rodne"
+    # (India's voter id; a seafarer's documents: his seaman's book, the Philippines' SIRB,
+    # India's CDC and INDoS number)
+    r"|epic|sirb|seam[ae]n|cdc|indos")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "cell",
@@ -102,7 +105,7 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "caller-id", "caller.id", "aes_key", "aes key", "aeskey", "aes-key", "aes.key",
                "αφμ", "αμκα", "afm", "amka", "iqama", "rodne", "philhealth", "cccd",
                "s\u0111t", "bvn", "s\u00e9cu", "totp", "tax_id", "tax id", "taxid",
-               "tax-id", "tax.id")
+               "tax-id", "tax.id", "epic", "sirb", "seaman", "seamen", "cdc", "indos")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -230,7 +233,7 @@ def _tokens(name: str) -> list[str]:
 
 def column_kind(name: str) -> str | None:
     """The kind a column's header names: "phone", "us_ssn", "national_id", "passport",
-    "telecom_id",
+    "document" (an id with no check digit that only its column tells), "telecom_id",
     "card_code" (a card's CVC), "pin", "codes" (an account's backup codes), "password" (a
     password's or a secret's column) or None."""
     name = name.strip().strip("\"'`*").strip()
@@ -252,6 +255,8 @@ def column_kind(name: str) -> str | None:
         if not _PASSPORT_WORDS.isdisjoint(tokens) or any(s in name for s in _PASSPORT_SCRIPTS):
             return "passport"
         return "national_id"
+    if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_travel_document(tokens):
+        return "document"
     # (a PIN's or a key's column may say "code": pin_code, install_code)
     named_alone = _ABOUT_WORDS.isdisjoint(set(tokens) - {"code"})
     if named_alone and not _PIN_WORDS.isdisjoint(tokens):
@@ -264,7 +269,9 @@ def column_kind(name: str) -> str | None:
     if not _ABOUT_WORDS.isdisjoint(tokens):
         return None
     lower = name.lower()
-    if (not _PHONE_WORDS.isdisjoint(tokens) or any(t.startswith(_PHONE_STEMS) for t in tokens)
+    # (a word that camelCase split: "WhatsApp")
+    if (not _PHONE_WORDS.isdisjoint(tokens) or "".join(tokens) in _PHONE_WORDS
+            or any(t.startswith(_PHONE_STEMS) for t in tokens)
             or any(s in lower for s in _PHONE_SCRIPTS)
             # (a CDR's calling_number and called_number)
             or (not _CALL_PARTIES.isdisjoint(tokens) and not _CALL_NUMBERS.isdisjoint(tokens))):
@@ -301,6 +308,22 @@ def _names_a_document(name: str, tokens: list[str]) -> bool:
     return any(a in tokens and b in tokens for a, b in _ID_PAIRS)
 
 
+# Documents with no check digit, whose numbers only their column tells: India's voter id
+# (EPIC) and a seafarer's identity documents (a seaman's book, the Philippines' SIRB, India's
+# CDC and INDoS number).
+_TRAVEL_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos"))
+_TRAVEL_DOCUMENT_PAIRS = (("seaman", "book"), ("seamans", "book"), ("seamen", "book"),
+                          ("cdc", "no"), ("cdc", "number"))
+
+
+def _names_a_travel_document(tokens: list[str]) -> bool:
+    return (not _TRAVEL_DOCUMENT_WORDS.isdisjoint(tokens)
+            or any(a in tokens and b in tokens for a, b in _TRAVEL_DOCUMENT_PAIRS))
+
+
+# Such a document's number: a few capitals (a series, an office's code: "MUM 658730"), then
+# five digits and more.
+_DOCUMENT_CELL = re.compile(r"(?:[A-Z]{1,4}[ -]?)?\d{5,10}[A-Z]?")
 _PHONE_CELL = re.compile(r"\+?\(?\d[\d \t().\-/]*\d")
 _DATE_OR_TIME = re.compile(r"\d{4}[-./]\d\d[-./]\d\d.*|\d\d?[-./]\d\d?[-./]\d{2,4}"
                            r"|\d\d?:\d\d(?::\d\d(?:\.\d+)?)?")
@@ -330,6 +353,8 @@ def _cell_ok(kind: str, value: str) -> bool:
         # (and, under its column's name only, Ukraine's RNOKPP and Russia's INN, whose one
         # check digit is too weak for a generic name's)
         return len(value) <= 24 and (any_id_ok(value) or person_inn_ok(value))
+    if kind == "document":
+        return _DOCUMENT_CELL.fullmatch(value) is not None and digits(value).strip("0") != ""
     if kind == "passport":
         return len(value) <= 24 and (passport_ok(value) or any_id_ok(value))
     if kind == "telecom_id":
@@ -370,6 +395,7 @@ _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assig
                  "pin": "secret_assignment",
                  "secret": "secret_assignment", "national_id": "national_id",
                  "national_id_named": "national_id", "passport": "national_id",
+                 "document": "national_id",
                  "telecom_id": "telecom_id", "card_code": "credit_card",
                  "codes": "secret_assignment"}
 _CODE_SHAPE = r"(?:[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})+|\d{8}|\d{4} \d{4})"

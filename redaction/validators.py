@@ -42,12 +42,14 @@ __all__ = [
     "labelled_password_ok",
     "luhn_ok",
     "nanp_ok",
+    "password_as_user",
     "password_like",
     "payment_card_ok",
     "phone_digits_ok",
     "profile_secret_ok",
     "random_token",
     "secret_value_ok",
+    "slashed_password",
     "ssn_ok",
     "strong_token",
     "telecom_id_ok",
@@ -1428,6 +1430,31 @@ def password_like(candidate: str) -> bool:
                  or any(ch in _RULE_SYMBOLS for ch in candidate)))
 
 
+def password_as_user(candidate: str) -> bool:
+    """A password typed at a login's user prompt, as sshd logs it ("Invalid user
+    Dgyot7427!Ma"): a password's shape, with mixed case or a symbol no user name has (not
+    "ec2-user", "svc_backup01")."""
+    return (password_like(candidate) and secret_value_ok(candidate)
+            and (any(ch in _RULE_SYMBOLS for ch in candidate)
+                 or (any(ch.isupper() for ch in candidate)
+                     and any(ch.islower() for ch in candidate))))
+
+
+def slashed_password(candidate: str) -> bool:
+    """A password after an account's name and a slash ("admin / khswpLj9Gi1iuf"): a
+    password's shape, or eight characters and more of both cases and a symbol
+    ("^Iblni=PhMsLewIt"), or twelve of random case ("pPIUhuyuCrnDoBlk", not CamelCase
+    words)."""
+    if not secret_value_ok(candidate):
+        return False
+    mixed = (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
+    return password_like(candidate) or (mixed and len(candidate) >= 8 and any(
+        ch in _RULE_SYMBOLS for ch in candidate)) or (
+        mixed and len(candidate) >= 12 and candidate.isalpha()
+        and _case_switches(candidate) >= 0.35 * len(candidate))
+
+
+
 def discord_token_ok(candidate: str) -> bool:
     """A Discord bot token's first part is its bot's id (a snowflake: 17 to 20 digits) in
     base64."""
@@ -1555,9 +1582,18 @@ def path_token_ok(candidate: str) -> bool:
     digits, or 32 hex digits or more."""
     if len(candidate) >= 32 and all(ch in _HEX_DIGITS for ch in candidate):
         return letters_and_digits(candidate)
-    return (sum(ch.isupper() for ch in candidate) >= 2
-            and sum(ch.islower() for ch in candidate) >= 2
-            and sum(ch.isdigit() for ch in candidate) >= 2 and _not_a_stand_in(candidate))
+    return ((sum(ch.isupper() for ch in candidate) >= 2
+             and sum(ch.islower() for ch in candidate) >= 2
+             and sum(ch.isdigit() for ch in candidate) >= 2) or _base36_token(candidate)) and (
+        _not_a_stand_in(candidate))
+
+
+def _base36_token(candidate: str) -> bool:
+    """Random lower-case letters and digits, one run ("xltjm88a132do0hzyjue"): twenty
+    characters and more, digits in three places and more (a slug's words have none inside)."""
+    return (len(candidate) >= 20 and candidate.isalnum() and candidate.isascii()
+            and candidate == candidate.lower()
+            and len(re.findall(r"\d+", candidate)) >= 3 and not candidate.isdigit())
 
 
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")

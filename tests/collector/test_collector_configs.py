@@ -762,3 +762,35 @@ def test_the_collectors_pc_to_ph_round(kind, text, value):
     from its name."""
     pattern = compile_re2(RE2_PATTERNS[kind])
     assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), [
+    ("secret_assignment", "sshd[10744]: Failed password for invalid user Dgyot7427!Ma from "
+     "109.8.66.18 port 22", "Dgyot7427!Ma"),
+    ("secret_assignment", "- NAS (Synology): admin / khswpLj9Gi1iuf", "khswpLj9Gi1iuf"),
+    ("secret_assignment", "pw for the CCTV NVR is Capitan_104Qbq", "Capitan_104Qbq"),
+    ("secret_assignment", 'variable "db_password" { default = "fzLdjuHHSa0Dh4KV" }',
+     "fzLdjuHHSa0Dh4KV"),
+    ("secret_assignment", "Caller verified identity. Security answer given: 'Bartolina'",
+     "Bartolina"),
+    ("secret_assignment", '"SecQ pet=Ardbeg; SecQ city=Leuven"', "Leuven"),
+    ("national_id", "INDoS No: 27H5432", "27H5432"),
+    ("national_id", "CDC No: MUM 714431", "MUM 714431"),
+    ("national_id", "tsaka seaman book C8079316", "C8079316"),
+    ("national_id", "Título de eleitor: 1263 4861 0485", "1263 4861 0485"),
+])
+def test_the_collectors_sc_to_se_round(kind, text, value):
+    """The SC-SE round's shapes in RE2: each value inside a match, or a match runs up to it
+    from its name."""
+    pattern = compile_re2(RE2_PATTERNS[kind])
+    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
+
+
+def test_the_collectors_sc_to_se_round_leaves_its_look_alikes():
+    pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
+    for text in ["sshd[1]: Invalid user oracle from 10.0.0.5 port 22",
+                 "sshd[1]: Invalid user ec2-user from 10.0.0.5 port 22",
+                 "see admin / user roles and root/sudo",
+                 'variable "db_password_length" { type = number }',
+                 "no answer given."]:
+        assert pattern.search(text) is None, text

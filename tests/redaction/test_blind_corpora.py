@@ -287,7 +287,6 @@ _Z_RESERVED_TLD = ('an address at a reserved name (.invalid): redacted as docume
 _Z_ETIMS = "a Kenyan eTIMS receipt's internal data and signature in groups of four, read as codes"
 _Z_BANK_CODE = "a bank's five-digit code under a YAML 'code' key, read as a one-time code"
 _Z_DEVICE_IDS = "a tracker's IMEI and ICCID: handset ids are redacted on purpose"
-_Z_TICKET = "a parking ticket's number in groups of four after 'ticket=', read as a phone"
 _Z_LUHN_SERIALS = ("a charger's 16-digit serial that passes Luhn with a card's prefix, read as a "
                    'card')
 _KNOWN_MISSES_Z: dict[str, dict[str, str]] = {
@@ -438,7 +437,6 @@ _KNOWN_CHANGED_Z: dict[str, dict[str, str]] = {
     'corpus_zf': {
         'ZF-034': _Z_DEVICE_IDS,
         'ZF-120': _Z_DEVICE_IDS,
-        'ZF-143': _Z_TICKET,
         'ZF-254': _Z_LUHN_SERIALS,
     },
 }
@@ -509,7 +507,6 @@ _KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
         'GC-ZLSX-K7X3-591M': _Y_SECRET,
     },
     'corpus_yb': {
-        'iuz81mqQOC6VTU6kgsIzFAGRqriiEsmAtk4ukwi': _Y_PASSWORD,
         'wbbxz 1pslx': _Y_RECOVERY_GRID,
         'v1iak u2ui7': _Y_RECOVERY_GRID,
         '5q242 1nkjl': _Y_RECOVERY_GRID,
@@ -1882,7 +1879,6 @@ _KNOWN_MISSES_K: dict[str, dict[str, str]] = {
     'corpus_kc': {
         'nuLiY0EmbPvMRXBxUN%252F53': _K_OTHER,
         'Zabbix_Prod!': _K_PASSWORD,
-        'Lachsgirasol6268*': _K_PASSWORD,
         '230dccf32f74df4553aeefd8a84a0752': _K_KEY,
         'bGVmZXZyZS5kbWl0cmlAaGVsaW8tbW9iaWxpdHkuZnI=': _K_OTHER,
     },
@@ -3044,7 +3040,6 @@ _KNOWN_MISSES_D: dict[str, dict[str, str]] = {
         '$2y$10$.eZBTWAFcDZ13gPTswuJveKOQUqM2DG1N6XNSTf9fMFzbSJohH4lx': _D_HASH,
         'f328fe21ae8b78a8e9dd92712b2b02fa40a6fcf6': _D_SECRET,
         'u7dxjCXDU0#': _D_PASSWORD,
-        '259880': _D_SECRET,
         'Brightwater.119*': _D_PASSWORD,
         'admin123': _D_PASSWORD,
         '819176795': _D_NATIONAL_ID,
@@ -3077,7 +3072,6 @@ _KNOWN_MISSES_D: dict[str, dict[str, str]] = {
         'Pa55w0rd!': _D_PASSWORD,
         '9002b53215bfeaa148b420912e2f0ae42564fc09': _D_SECRET,
         'BJ208188C': _D_NATIONAL_ID,
-        '616770': _D_SECRET,
         'supersecretkey': _D_SECRET,
         'Bienvenue2019#': _D_SECRET,
         'PX904025A': _D_NATIONAL_ID,
@@ -3229,7 +3223,6 @@ _C_ONE_WAY = ("a one-way hash of a device's admin password (FortiOS' SH2, ProCur
 _C_NO_WORD = ("a password or a key with no word for it the detectors read (a creds.txt's comment "
               "line, 'enable is X', what a type 7 'decodes to', a PSK of three words with spaces, "
               "a token pasted alone, a passphrase of words after 'Пароль от Wi-Fi')")
-_C_SSHD_USER = "a password typed as the user's name: sshd logs it as 'invalid user X'"
 _C_CODE_IN_CHAT = ("a one-time or a device's code told in a chat with no word the detectors read "
                    "beside it ('519 387' on its own line, 'den Code 637754')")
 _C_PHONE = "a UK number written '(0)7930 123359' without its country code"
@@ -3256,7 +3249,6 @@ _KNOWN_MISSES_C: dict[str, dict[str, str]] = {
         'jiUr5+7tbxq1M@Edu': _C_NO_WORD,
         'SH2tGb7DeYx52cMAgHBj7GVb3D9WQYibMWj0rqJLdJ+8EpF9MAZ0b+ZkgAtz=': _C_ONE_WAY,
         'SH29Ph0d/baOcB2wwIGLnVquTVquGbpv/ieDVyT9d9XiqkI65fNcFjl9vd9w=': _C_ONE_WAY,
-        'Ba$4lt$358': _C_SSHD_USER,
         'Raptor48zHDY': _C_NO_WORD,
         'T4ngo#172': _C_NO_WORD,
         'tiger forty apple': _C_NO_WORD,
@@ -3264,7 +3256,6 @@ _KNOWN_MISSES_C: dict[str, dict[str, str]] = {
         '598 224': _C_CODE_IN_CHAT,
         'Nordwind79SNS': _C_NO_WORD,
         'Switch623fM': _C_NO_WORD,
-        'H^OM%d1ZQap?r': _C_SSHD_USER,
         '5724095bd3071723135c5303089bb208a38bf875': _C_ONE_WAY,
         '6b83c071485d6e51d21716b0a21ff7a95ad2a787': _C_ONE_WAY,
     },
@@ -3591,7 +3582,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         '2001:4860:f005:a121:447b:7763:6462': _M_BAD_IPV6,
         '1 1 4 9': _M_CODE_APART,
         '951 608': _M_CODE_APART,
-        '974212': _M_CODE_APART,
         'Tigers8*': _M_NO_WORD,
         'frzDm80yvIuA6aeEtqWWnmkyXx7VCWdp': _M_KEY_NAME,
         '264626': _M_CODE_APART,
@@ -3765,6 +3755,43 @@ _P_PERCENT_PASSWORD = "a password glued to mysql's -p with a percent sign in it 
 _P_PUBLIC_KEY = "Langfuse's public key (pk-lf-...): public by design, its secret key beside it is"
 _P_TYPED = "a password typed by a computer-use agent's type action and xdotool, no name beside it"
 _P_SALT = "Langfuse's SALT: a hashing salt under its bare name, read as no secret"
+_S_TOLD_A_SENTENCE_LATER = ("a password told a sentence after the word for it (Dutch: 'het "
+                            "wachtwoord ... resetten? Het oude was X')")
+_S_RECORD_TOKEN = ("LabArchives' user_eid (a user's id for its API, read as an identifier) under "
+                   "its config's key")
+_S_PERSON_TIN = ("a person's TIN as nine bare digits in an INSERT's tin column: an EIN has the "
+                 "same shape, and companies' are left")
+_S_VOUCHERS = ("crew Wi-Fi vouchers' codes in a numbered list, the word a heading above (vouchers "
+               "by name are read as discount codes, left)")
+_S_SHORT_IPV6 = "an IPv6 address of five groups and no '::' (the corpus generator's: no address)"
+_S_SSN_LAST_FOUR = ("an SSN's last four digits: older corpora count them clean (ssn_last4 in a "
+                    "tool call and a tax refund), four digits name no one alone")
+_S_SENTRY_DSN = ("a Sentry DSN's key in a page's config: other corpora label DSN keys (whoever "
+                 "holds one can send events)")
+_KNOWN_MISSES_S: dict[str, dict[str, str]] = {
+    'corpus_sc': {
+        '76QltbsFi9=FD^cnEVj': _S_TOLD_A_SENTENCE_LATER,
+        '*IOjIlEahC%fzeA8DmL': _S_TOLD_A_SENTENCE_LATER,
+        'Lambda727*': _S_TOLD_A_SENTENCE_LATER,
+        **dict.fromkeys(('XQKERQ46D16L002X', 'AQEXGU91S41G121R', 'SIOPIY40D10G981Y'),
+                        _M_CHECK_FAILS),
+        **dict.fromkeys(('0bbbcbc3cead13ae9233c10a13dbb5c1', '6f52f573a17c84ccf6361cb7a156d489'),
+                        _S_RECORD_TOKEN),
+        '651045926': _S_PERSON_TIN,
+    },
+    'corpus_sd': {
+        **dict.fromkeys(('P2CB-ENKF', '4ST4-EA92', 'SBAK-9RN9', 'M6GL-4E86', '57T0-2Y86',
+                         'U5J1-6ECM', 'SXI5-7YK0', 'AX1U-PK9C', 'LRIJ-HY9D'), _S_VOUCHERS),
+        **dict.fromkeys(('INDPPJ52A06H061K', 'DYUNTS92R29G762K', 'XSSLNK66B93H109O',
+                         '113841385670', '245670236918', '626758996890', '3958707463',
+                         '7248826397', '8295710399'), _M_CHECK_FAILS),
+        **dict.fromkeys(('2434 3331 1238', '9893 1900 9002', '4190 6683 3074', '7020 1995 5524'),
+                        _BAD_AADHAAR),
+        **dict.fromkeys(('2a03:b0c0:d884:251e:7785', '2605:59c8:c9d8:72ee:fe5e',
+                         '2a02:587:2da4:3866:61c1'), _S_SHORT_IPV6),
+    },
+    'corpus_se': dict.fromkeys(('5023', '4423', '1490'), _S_SSN_LAST_FOUR),
+}
 _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
     'corpus_pc': {
         'kran3107@Bayern': _M_CODE_APART,
@@ -3808,7 +3835,6 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         '5127845081': _M_PHONE_FORMAT,
         'JFG931841': _M_CODE_APART,
         'harbor-pelican-orchid62': _M_NO_WORD,
-        'avWkEJJ9rRpWViUX': _M_NO_WORD,
         '378977': _M_CODE_APART,
         '3467541153': _M_PHONE_FORMAT,
         '10.636.942/0001-14': _P_COMPANY_TIN,
@@ -3948,12 +3974,10 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         '0714928182': _M_PHONE_FORMAT,
         'pepper-velvet-pepper54': _M_NO_WORD,
         '81 6317 7826': _M_PHONE_FORMAT,
-        'tigerBailey%33': _C_SSHD_USER,
         'Mrs. Okoro': _M_ANSWER_APART,
         '0711096690': _M_PHONE_FORMAT,
         'Springfield Elementary': _M_ANSWER_APART,
         '953034': _M_CODE_APART,
-        'x@nzAc3twVVNF': _C_SSHD_USER,
     },
     'corpus_ph': {
         '9 9 7 7': _M_CODE_APART,
@@ -3988,6 +4012,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     **_KNOWN_MISSES_B,
     **_KNOWN_MISSES_M,
     **_KNOWN_MISSES_P,
+    **_KNOWN_MISSES_S,
     # Corpora VA, VB and VC (LLM-serving operations text, mostly clean; the classes that slip
     # past redactors, in six surroundings; records as observability backends store them).
     "corpus_va": {"679551805": ("an SSN bare in Postgres's 'Failing row contains (...)', no "
@@ -4509,14 +4534,10 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         **dict.fromkeys(("ZRXAqoSHQM", "Quartz!Tulip83", "embe#438PEP*"),
                         _NO_NAME_PASSWORD),
         "340 126": _SPOKEN_OTP,
-        "bmhzTnVtYmVyPTQ1ODQxNjU5OTg7b2RzPVJKMQ==": (
-            "base64 of 'nhsNumber=...;ods=...': key=value pairs, not JSON, decoded to no "
-            "finding"),
         "72507081H": "a DNI as a FHIR identifier's value, its type two fields before it",
         "084683288388": "Spain's NASS (social security) as a FHIR identifier, type named apart",
         "1RIRAQRK": "an unblinding authorization code of capitals only after its name",
         "712": "a card's code told in a chat after the card, no name for it",
-        "Rosalind": "a security question's answer quoted after 'answer given:'",
         "442494227": "an SSN as a DICOMweb query's PatientID= with IssuerOfPatientID=SSA",
         "V866850587": "a KVNR in an HL7 IN1 segment's 38th field (not IN1-36 or IN1-49)",
         "6956725642": "a Medicare number under patientMedicareNo= (the name glued to a word)",
@@ -4536,7 +4557,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "4147 71 613845 6253": "a card OCR'd from a receipt in 4-2-6-4 groups",
         **dict.fromkeys(("WZQFM3UHO7", "XFMWN"), _CAMERA_AND_CODES_LEFT),
         "UV6qmSa7bpBhdD3B2b": "a password as mysqloo.connect's third argument",
-        "749 17 26 19": "a Spanish number in a Markdown table under 'WhatsApp', spaced 3-2-2-2",
     },
     "corpus_ur": {
         "4311": "a door code in German after 'Hintertür, Code' (four digits after 'Code' alone)",
@@ -5204,6 +5224,14 @@ _P_GLUED_SSN = ("an SSN's shape inside a longer number (a parcel's APN after its
                 "catalogue's part number)")
 _P_DIGEST = ("a SIP Digest's response (read as a secret: it can be cracked offline), and a "
              "version after a product's name read as an address")
+_KNOWN_CHANGED_S: dict[str, dict[str, str]] = {
+    'corpus_sc': {
+        **dict.fromkeys(('SC-245', 'SC-365'), _S_SENTRY_DSN),
+        **dict.fromkeys(('SC-451', 'SC-461', 'SC-481'), _Z_NOREPLY),
+    },
+    'corpus_sd': dict.fromkeys(('SD-033', 'SD-175', 'SD-183', 'SD-321', 'SD-354', 'SD-356',
+                                'SD-359', 'SD-388', 'SD-440', 'SD-441', 'SD-511'), _G_TELECOM),
+}
 _KNOWN_CHANGED_P: dict[str, dict[str, str]] = {
     'corpus_pc': {
         'PC-029': _AWS_EXAMPLE,
@@ -5263,6 +5291,7 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     **_KNOWN_CHANGED_B,
     **_KNOWN_CHANGED_M,
     **_KNOWN_CHANGED_P,
+    **_KNOWN_CHANGED_S,
     "corpus_va": dict.fromkeys(
         ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
