@@ -467,6 +467,18 @@ RE2_PATTERNS: dict[str, str] = {
                          r"[^\"\n]*\"[ \t]*\{[^}]{0,400}default[ \t]*=[ \t]*)\\?\"[^\"\\\n]{6,}"
                          r"|(?i:answer[ \t]+given[ \t]*:[ \t]*)['\"]?[^\s'\".,;]{2,40}"
                          r"|\bSecQ[ \t]*[a-z]{0,12}[ \t]*=[ \t]*[^;\s\"]{2,40}"
+                         # (OC-OH: EPP's authInfo, cPanel's session and API tokens,
+                         # GoDaddy's sso-key, WHMCS's hash, RCON and Steam passwords, a GSLT,
+                         # ScholarOne's URL_MASK, EZproxy's cookie, an EPP code told)
+                         r"|<(domain|contact|host):pw>[^<\s]{4,64}|/cpsess[0-9]{10}"
+                         r"|(?i:authorization:[ \t]*(whm|cpanel)[ \t]+)[\w.@-]+:[A-Z0-9]{32}"
+                         r"|(?i:sso-key)[ \t]+[\w-]{8,}:[\w-]{8,}"
+                         r"|\$(cc_encryption_hash|license)[ \t]*=[ \t]*'[^'\s]{16,128}"
+                         r"|(?i:rcon[_ .]?password|steampass|sv_password)([ \t]*=[ \t]*|[ \t]+)"
+                         r"[\"']?[^\s\"']{4,64}"
+                         r"|\bGSLT[ \t]*[:=]?[ \t]*[0-9A-F]{32}|URL_MASK=[0-9a-f]{32}"
+                         r"|(?i:ezproxy)[a-z0-9]*=[A-Za-z0-9]{12,64}"
+                         r"|(?i:\bEPP[ -]?code)[^\n:=]{0,60}[:=][ \t]*[^\s]{6,64}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -638,6 +650,9 @@ RE2_PATTERNS: dict[str, str] = {
                    r"medica(id|re).?(id|number|no|#))([^a-z]|$)|"
                    # (the SC-SE round: a seafarer's documents, Brazil's voter card)
                    r"(?-i:INDoS|SIRB)|cdc.?no|seam[ae]n'?s?.?book|t.tulo.(de.)?eleitor|"
+                   # (the OC-OH round: Australia's DVA and NDIS numbers, Belgium's NISS,
+                   # Germany's Vers.-Nr.)
+                   r"(?-i:DVA|NISS)|ndis.?(number|no)|vers\.?.?-?nr|"
                    # (their Cyrillic names: SNILS, INN, RNOKPP, IIN, ZhSN, EGN, JMBG, LNCh)
                    "\u0421\u041d\u0418\u041b\u0421|\u0418\u041d\u041d|"
                    "\u0420\u041d\u041e\u041a\u041f\u041f|\u0418\u0418\u041d|\u0416\u0421\u041d|"

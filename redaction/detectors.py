@@ -90,7 +90,7 @@ _NOT_A_CLOCK = "".join(rf"(?<!{k}\": )(?<!{k}\":)(?<!{k}=)" for k in (
     "generation")) + "".join(
     # (nor a barcode after its name: "EAN 4841672956896", "GTIN: ...", a log's "ean=...")
     rf"(?<!{k} )(?<!{k}: )(?<!{k}=)(?<!{k.lower()}=)"
-    for k in ("EAN", "GTIN", "UPC", "EAN-13", "ISBN"))
+    for k in ("EAN", "GTIN", "UPC", "EAN-13", "ISBN", "JAN"))
 # ... and none right after (Node's "<Buffer 02 01 04 03 06 05 08 07>").
 _NOT_BEFORE_HEX_BYTES = r"(?! [0-9][0-9A-Fa-f](?![^\s>\]]))(?! [0-9A-Fa-f][0-9](?![^\s>\]]))"
 
@@ -116,6 +116,8 @@ _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|
                       # (a device's firmware, a program's build: "Firmware 7.50.5.138",
                       # "build 72.6.22.36 (previous 97.12.6.32)")
                       "Firmware ", "firmware ", "Firmware: ", "firmware: ", "build ", "Build ",
+                      # (cPanel's updater: "Detected version '11.118.0.16'", its sync URL)
+                      "version '", "version set to '", "cpanelsync/",
                       # (a modem's status page: "Modem SN: 54195  FW 4.8.20.4")
                       r"\bFW ", r"\bFW: ", r"\bfw ",
                       # (a forensic suite's: "UFED 4PC 7.68.1.12"; a messenger's)
@@ -1134,7 +1136,9 @@ _NATIONAL_IDS = (
                r"identifikationsnummer(?:[ \t]*\(§[ \t]*139b[ \t]*AO\))?", r"idnr"),
               ("steuer", "identifikationsnummer", "idnr"),
               r"\d{2} ?\d{3} ?\d{3} ?\d{3}", ids.steuer_id_ok),
-    _named_id((r"pesel",), ("pesel",), r"\d{11}|\d{2} \d{2} \d{2} \d{3} \d{2}", ids.pesel_ok),
+    _named_id((r"pesel",), ("pesel",),
+              r"\d{11}|\d{2} \d{2} \d{2} \d{3} \d{2}|\d{3} \d{3} \d{3} \d{2}",
+              ids.pesel_ok),
     # (not "TC" alone: a test case's number, "TC 57672946624 passed")
     _named_id((r"t\.?c\.?[ _]?kimlik", r"tckn", r"kimlik[ _]?no", _AS_KEY % "tc(?:no)?",
                r"tc(?:'[a-z]+\b|[ _]?no\b|[ _]?numara|:)"),
@@ -1245,6 +1249,9 @@ _NATIONAL_IDS = (
     # a British licence's own shape: "driver licence no. THORN450896QZ5SW")
     _named_id((r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?",
                r"driver'?s?[ \t]+lic\b\.?", r"(?<![a-z])licen[cs]e[ \t]+is", r"rijbewijs",
+               # (an Australian state's: "NSW licence 76745270")
+               r"(?-i:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)[ \t]+(?:driver'?s?[ \t]+)?licen[cs]e"
+               r"(?:[ \t]+(?:number|no\.?|#))?",
                r"(?<![a-z])permis\b",
                # (not a link's direction: an LTE bearer's "UL/DL 45000/246000 kbps")
                # (nor a bearer's downlink rate: Diameter's APN-AMBR-DL=256336971)
@@ -1254,7 +1261,7 @@ _NATIONAL_IDS = (
                _AS_KEY % "dl_no", _AS_KEY % "dl_number", _AS_KEY % "licen[cs]e_?no",
                _AS_KEY % "driver_?licen[cs]e(?:_?(?:number|no))?"),
               ("driver", "cdl", "dl", "permis", "f\u00fchrerschein", "fuhrerschein", "licen",
-               "rijbewijs"),
+               "rijbewijs", "nsw", "vic", "qld", "wa ", "sa ", "tas", "act", "nt "),
               r"\d{5}/\d{2}/\d{4}|[A-Z9]{5}\d{6}[A-Z9]{2}\d[A-Z]{2}"
               r"|(?:[A-Z]{2}[ \t]+)?[A-Z0-9]{1,4}(?:[ -]?\d[A-Z0-9]{0,10}){1,6}",
               ids.licence_number_ok,
@@ -1277,6 +1284,12 @@ _NATIONAL_IDS = (
               checksummed=False),
     _named_id((r"(?<![a-z])epic(?:[ _-]?no)?\b",), ("epic",), r"[A-Z]{3}\d{7}", _has_digit,
               checksummed=False),
+    # Australia's DVA file number (its Gold Card's: a state's letter or two, then digits) and
+    # NDIS number (nine digits, 43 first)
+    _named_id((r"(?-i:DVA)(?:[ \t]+(?:gold[ \t]+card|file))?(?:[ \t]*(?:no\.?|number|#))?",),
+              ("dva",), r"[A-Z]{1,3}[ ]?\d{5,7}[A-Z]?", _has_digit, checksummed=False),
+    _named_id((r"ndis(?:[ _-]?(?:number|no|#))?",), ("ndis",), r"43\d{7}",
+              ids.digit_count_ok(9, 9), checksummed=False),
     # A seafarer's documents: his seaman's book (the Philippines' SIRB, India's CDC) and
     # India's INDoS number ("INDoS No: 27H5432", "CDC No: MUM 714431", "seaman book C8079316")
     _named_id((r"seam[ae]n'?s?[ _-]?book", r"(?-i:SIRB)\b", r"(?-i:CDC)[ _-]?(?:no|number)\b",
@@ -1365,9 +1378,11 @@ _NATIONAL_IDS = (
               ("\u0438\u043d\u043d", "inn", "tin"), r"\d{12}|\d{10}", ids.person_inn_ok),
     # Germany's health insurance number (KVNR: a letter, nine digits, a check digit), under
     # its names and FHIR's identifier system (kvid-10); Brazil's CNS under its name.
+    # (a care service's "Vers.-Nr." and the eGK's egk="..." attribute too)
     _named_id((r"(?-i:KVNR)\b", r"versicherten[ -]?n(?:umme)?r\.?", r"kvid-10",
-               r"(?-i:eGK)\b", r"insured[ _-]?id"),
-              ("kvnr", "versicherten", "kvid", "egk", "insured"), r"[A-Z]\d{9}", ids.kvnr_ok),
+               r"(?-i:eGK)\b", r"insured[ _-]?id", r"vers\.?[ -]?-?nr\.?", r"egk(?==)"),
+              ("kvnr", "versicherten", "kvid", "egk", "insured", "vers"), r"[A-Z]\d{9}",
+              ids.kvnr_ok),
     # (and under its card's and its fund's names: "KV-Nr. O368723124", "Krankenkasse ... die
     # Nummer ist L712969113")
     _named_id((r"(?-i:KV)-?(?:nr|nummer)\.?", r"krankenkasse", r"krankenversicherungsnummer"),
@@ -1675,8 +1690,8 @@ _NATIONAL_IDS = (
               r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
     # (an eID's and itsme's nationalNumber, eHealth's SSIN)
     _named_id((r"rijksregister", r"registre national", r"num.ro national",
-               r"national[ _-]?number", r"insz", r"(?<![a-z])ssin\b"),
-              ("rijksregister", "registre", "num", "national", "insz", "ssin"),
+               r"national[ _-]?number", r"insz", r"(?<![a-z])ssin\b", r"(?<![a-z])niss\b"),
+              ("rijksregister", "registre", "num", "national", "insz", "ssin", "niss"),
               r"\d{2}\.?\d{2}\.?\d{2}[ -]?\d{3}[.-]?\d{2}", ids.be_national_number_ok),
     _named_id((r"rut\b", r"run\b"), ("rut", "run"), r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dkK]",
               ids.rut_ok),
@@ -2118,7 +2133,7 @@ _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjet
              r"cart[ãa]o|der|die|meiner|karte|ma|carte|mi|mia|carta|is|es|ist|est|[ée\u00e8]|was|"
              # how a caller says where it came from ("the PIN I set up was 1504", "the
              # delivery PIN on the text is 5456")
-             r"i|set|up|just|you|sent|texted|me|text|message|sms|new|now|"
+             r"i|set|up|just|you|sent|texted|me|text|message|sms|new|now|door|gate|entrance|"
              # Swahili's and Hausa's ("PIN yangu ya M-PESA kuwa 0756", "ta ita ce 2546")
              r"yangu|ya|m-?pesa|kuwa|ta|ita|ce|"
              # Indonesian's my and your, and its wallets ("PIN DANA saya 726045")
@@ -2139,19 +2154,33 @@ _OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lo
                        "\u6697\u8a3c\u756a\u53f7", "\u30aa\u30fc\u30c8\u30ed\u30c3\u30af",
                        "codice", "hoftor", "garagentor", "tor ", "portail", "code du",
                        "code portail", "garaje", "safe code", "safe-code", "safe_code",
-                       "safecode", "combinazione")
+                       "safecode", "combinazione",
+                       # (a care worker's and a tenant's key safes, padlocks and lift codes in
+                       # Dutch, German, Polish and Japanese)
+                       "sleutelkast", "sleutelkluis", "cijferslot", "kluis", "zahlenschloss",
+                       "schl\u00fcsselkasten", "schluesselkasten", "schl\u00fcsselsafe",
+                       "schl\u00fcsseltresor", "tresor", "ks ", "ks-", "lift", "intercom",
+                       "override", "\u30ad\u30fc\u30dc\u30c3\u30af\u30b9",
+                       "\u30ad\u4e00\u30dc\u30c3\u30af\u30b9")
 # (and as a courier's or a concierge's message says it in French, Spanish, Polish, German
 # and Japanese: "Digicode communiqué : 7904", "Código del portal 0336", "kod odbioru paczki
 # 2921", "Haustürcode", "オートロック暗証番号は1029です")
 _OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe|key[ _-]?box"
-                  r"|building|locker"
+                  r"|building|locker|lift|intercom|override|(?-i:KS)"
                   r"|disarm)"
                   r"[ _-]?code|pass[ _-]?code|digicode"
+                  # (a key safe or a padlock by its word alone: "keybox 3197", "the lockbox to
+                  # 4639", Dutch's "sleutelkastje 2488" and "cijferslot 7736", German's
+                  # "Zahlenschloss 928", Japanese's "キーボックス6301")
+                  r"|lock[ _-]?box|key[ _-]?box|key[ _-]?safe|sleutel(?:kast(?:je)?|kluis(?:je)?)"
+                  r"|cijferslot|kluisje|zahlenschloss|schl(?:ü|ue)ssel(?:kasten|safe|tresor)"
+                  "|\u30ad[\u30fc\u4e00]\u30dc\u30c3\u30af\u30b9"
+                  "(?:\u306e\u756a\u53f7(?:[^\\n\\d]{0,12}?(?=\u2192|\u306f))?)?"
                   # (a keypad's or an alarm's disarming code by its word alone: "Main entrance
                   # keypad: **3872**", "Alarm (Texecom) disarm: 5197")
                   r"|keypad|disarm"
                   r"|c[óo]digo[ \t]+de(?:l|[ \t]+la)?[ \t]+(?:portal|puerta|port[óo]n)"
-                  r"|kod[ \t]+(?:do[ \t]+(?:drzwi|domofonu|bramy)|odbioru(?:[ \t]+paczki)?)"
+                  r"|kod[ \t]+(?:do[ \t]+(?:drzwi|domofonu|bramy|sejfu)|odbioru(?:[ \t]+paczki)?)"
                   r"|(?:haus)?t[üu]rcode|torcode"
                   # (a gate's code in Italian, a yard gate's in German, a French portail's, a
                   # Spanish garage's: "Codice cancello 51419", "Hoftor Code 32818")
@@ -2863,7 +2892,8 @@ _NAMED_FIELDS = (
     # A Chinese mobile number right after a Chinese word ("用户 13909731281 的短信验证码").
     _plain("phone",
            "(?:(?<=[\u4e00-\u9fff])|(?<=[\u4e00-\u9fff][ \t]))(1[3-9]\\d{9})(?![\\d])",
-           v.told_phone_ok, prefilter=r"a[ \t]?1[3-9][0-9]{9}", needles=(), digits=True),
+           # (its prefilter reads a joiner as the space it is in the joined reading)
+           v.told_phone_ok, prefilter=r"a[ \t_-]?1[3-9][0-9]{9}", needles=(), digits=True),
     # A card dump's line (number|MM|YYYY|CVV|...), an FTP session's password after the
     # server asks for it, PyMISP's key by position, a threat-intel service's key told in a
     # prompt, Akismet's key as its API host's name, WordPress' application password (six
@@ -3056,7 +3086,8 @@ _CARD_CODES = (
        # (a wallet's MPIN; Korean's 비밀번호 and Bengali's পিন before digits only)
        "|mpin|\ube44\ubc00\ubc88\ud638|\u09aa\u09bf\u09a8)(?![a-z0-9_])" + _CODE_GAP +
        # (Japanese's "は" says "is": "暗証番号は1029です")
-       r"[\]\\\"')]{0,3}[ \t]*(?:[:=\uff1a]|is\b|\u306f)?[ \t]*(?:is[ \t]*:[ \t]*)?"
+       # (and changed to it: "the son changed the lockbox to 4639")
+       r"[\]\\\"')]{0,3}[ \t]*(?:[:=\uff1a\u2192]|is\b|to\b|\u306f)?[ \t]*(?:is[ \t]*:[ \t]*)?"
        # (nine digits and more only as a key's value, not a link's query: Fisconline's
        # pin=7996147652, not a dial-in link's ?pin=986878147)
        # (in Markdown's bold too: "keypad: **3872**")
@@ -3065,7 +3096,8 @@ _CARD_CODES = (
        r"|\d(?: \d){3,5}(?! ?\d))"
        r"(?![\d.,:/-]?\d)",
        prefilter=(r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey|codice|portail"
-                  r"|garaje|combinaz|keypad|disarm)[^\r\n]{0,48}(?:\d{4}|\d \d \d \d)"),
+                  r"|garaje|combinaz|keypad|disarm|box|safe|sleutel|slot|kluisje|schloss"
+                  r"|ssel)[^\r\n]{0,48}(?:\d{4}|\d \d \d \d)"),
        group=1,
        digits=True,
        start=_at_words(("pin", "mpin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d",
@@ -3095,12 +3127,20 @@ _KBA_NAMES = (
     # (a favourite film or food is what a chat is about; a favourite teacher, a question's)
     rf"|favou?rite{_T}teacher"
     rf"|memorable{_T}(?:word|place|name|date|phrase|information|info)"
+    # (the question in brackets first: "security answer (first pet): 'Biscuit'", "Security
+    # question (first pet) answered 'Mrs Finnegan'")
+    rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*\([^)\n]{{1,40}}\)"
+    rf"(?:(?=[ \t]*[:=])|{_T}answered)"
     # (and as a call's note writes it: "Security answer given: 'Bartolina'")
     rf"|(?:security|secret){_T}(?:answer|word|phrase)(?:{_T}(?:given|provided|supplied))?"
-    rf"|answer{_T}(?:given|provided|supplied)"
+    rf"|answer{_T}(?:given|provided|supplied)(?:{_T}by{_T}(?:the{_T})?(?:caller|customer|client"
+    rf"|member|tenant|user))?"
+    # (the question on its line, the answer on the next: "Security question: Name of your
+    # first pet?\nAnswer: Kruimel")
+    rf"|security{_T}question[^\n]{{0,100}}\n[ \t]*answer(?=[ \t]*:)"
     # (the question in brackets, "Security Q (first pet / school): Rex"; a password
     # manager's note, "SecQ pet=Ardbeg; SecQ city=Leuven")
-    rf"|security{_T}q(?:uestion)?[1-3]?[ \t]*\([^)\n]{{1,40}}\)(?=[ \t]*[:=])"
+
     rf"|(?-i:SecQ|SECQ|secq)[1-3]?(?:{_T}[a-z]{{2,12}})?(?=[ \t]*[:=])"
     rf"|answer{_T}to{_T}(?:(?:my|the|your){_T})?(?:security|secret){_T}question"
     rf"|nombre{_T}de{_T}(?:mi|tu|su){_T}primera{_T}mascota"
@@ -3151,7 +3191,7 @@ _KBA_NOT = (r"(?:required|needed|missing|wrong|incorrect|correct|invalid|not|set
             r"|il|lo|o|os|as|uh|um|hmm|er|like|actually|probably|maybe|i|we|you|it|its|this"
             r"|that|there|so|was|is|very|quite|really|all|just|gone|lost|forgotten"
             # (a state, not an answer: "The secret word is hidden from you")
-            r"|hidden|shown|private|here|below|above|attached|redacted|masked)")
+            r"|hidden|shown|private|here|below|above|attached|redacted|masked|see|ask|check)")
 # What ends an answer of several words ("Van der Berg", "St Mary's primary" go on).
 _KBA_THEN = (r"(?:and|but|so|or|if|because|y|et|und|en|e|o|ou|oder|lub|ale|please|thanks|which"
              r"|that|who|when|is|was|it|i|we|you|with|for|not|then|also|to|in|on|at|from|as)")
@@ -3161,7 +3201,7 @@ _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|gehei
                   r"|born|geburtsort|naissance|natal|lieblingslehrer|erstes|grew"
                   r"|first[ \t]+(?:pet|dog|cat|school|car|teacher|boss|employer)"
                   r"|birth|favou?rite|memorable|(?:security|secret)[ \t]+(?:answer|word|phrase"
-                  r"|question|q)|secq|answer[ \t]+(?:given|provided|supplied)"
+                  r"|question|q)|secq|answer[ \t]+(?:given|provided|supplied)|security[ \t]+answer"
                   r"|mascota|soltera|pregunta|palabra"
                   r"|jeune[ \t]+fille|premier[ \t]+animal|question|m.morable|m.+dchenname"
                   r"|haustier|sicherheits|meisjesnaam|(?:beveiligings|veiligheids)vraag"
@@ -3192,12 +3232,15 @@ _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     # an issuer's answer on a receipt ("APPROVAL CODE: 889509")
     "approval",
     # a school's code for college boards and tests ("CEEB code (high school feeder): 146322")
-    "ceeb"))
+    "ceeb",
+    # a Dutch care provider's AGB code ("AGB-code zorgaanbieder: 98001234")
+    "agb"))
 # (after a space, or a colon: the prefilter below looks for the same)
 # (and "changed to": "door code ... changed to 58219#"; " = " between spaces, not a log's
 # "code=21211")
 _CODE_SAYS = (r"(?:[ \t]*:|[ \t]+=(?=[ \t])|[ \t]+(?:changed|set|reset)[ \t]+to"
               r"|[ \t]*,[ \t]*(?:it'?s|it[ \t]+is|which[ \t]+is)"  # ("PIN, it's 9475")
+              r"|[ \t]+c'est"  # ("mon code confidentiel c'est 7156")
               # (French says "is the": "Votre code de sécurité ... est le 841979")
               r"|[ \t]+(?:is|was|es|est[ \t]+l[ea]|est|ist|lautet|lautete|war|è|é|e|to|jest"
               r"|says|said"
@@ -3235,7 +3278,8 @@ _ONE_RECOVERY_CODE = (r"(?=[a-z0-9-]*\d)[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){1,7}|\d{
                       r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{8,12}")
 _AND = r"(?:and|or|und|oder|et|ou|y|o|e|en|i|och|og)"
 _RECOVERY_CODE = (
-    r"(?ai)(?<![a-z])(?:recovery|backup|wiederherstellungs|(?:codice|c[óo]digo)[ \t]+de?[ \t]*"
+    r"(?ai)(?<![a-z])(?:recovery|backup|wiederherstellungs|herstel"
+    r"|(?:codice|c[óo]digo)[ \t]+de?[ \t]*"
     r"recupera\w*|codice[ \t]+di[ \t]+recupero|code[ \t]+de[ \t]+r[ée]cup[ée]ration)"
     # (not another field of a backup's: backup_card, backup-email)
     r"(?:[ \t_-]*(?:code|key|codes))?(?![_-]?[a-z])[^\n\d]{0,30}?[ \t:=(]"
@@ -3272,7 +3316,7 @@ _SECURITY_ANSWERS = (
     _d("secret_assignment", _NAMED_CODE, v.not_counting_run,
        prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|geheimzahl|aaa)"
                  r"[^\r\n]{0,160}(?:[:=]|[ \t]to|[ \t](?:it.s|is|was|es|est(?:[ \t]+l[ea])?|ist"
-                 r"|lautet|war|a"
+                 r"|lautet|war|a|c.est"
                  r"|e|to|jest"
                  r"|says|said|era|foi|are|were|be))[^\r\n\d]{0,24}[\"'(#]?\d{3}",
        group=1, digits=True,
@@ -3359,10 +3403,11 @@ _SECURITY_ANSWERS = (
        prefilter=r"(?i)(?:pin|passcode|pin[ \t]+code)\?[^\r\n]{0,40}\d{4}", group=1,
        needles=("?",), digits=True, start=_at_words(("pin", "passcode"))),
     _d("secret_assignment", _RECOVERY_CODE,
-       prefilter=r"(?i)(?:recovery|backup|wiederherstellungs|recupera|recupero|r.cup.ration)"
-                 r"[^\r\n]{0,60}\d",
+       prefilter=r"(?i)(?:recovery|backup|wiederherstellungs|herstel|recupera|recupero"
+                 r"|r.cup.ration)[^\r\n]{0,60}\d",
        group=1, digits=True,
-       start=_at_words(("recovery", "backup", "wiederherstellungs", "codice", "c\u00f3digo",
+       start=_at_words(("recovery", "backup", "wiederherstellungs", "herstel", "codice",
+                        "c\u00f3digo",
                         "codigo", "code"))),
 )
 
@@ -3472,6 +3517,8 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
                    r"(?<![a-z])pass(?=[ \t]+(?:is|was)[ \t])|"
                    # Italian says the English word, then "è" ("la password temporanea è X")
                    r"password(?:[ \t]+[a-z]+){0,6}[ \t]+(?:è|é|e')|"
+                   # ("ho cambiato la password in X")
+                   r"cambiat[oa][ \t]+(?:la[ \t]+)?password[ \t]+in|"
                    # ... or says what it is now ("ho reimpostato la password ...: ora è X")
                    r"password\b[^\n.!?]{0,40}?[ \t](?:ora|adesso)[ \t]+(?:è|e')|"
                    # Indonesian and Malay: "kata sandi", or the English word ("Password baru
@@ -3518,7 +3565,8 @@ _NOT_A_RECORDS_NUMBER = "".join(rf"(?<!{w} )" for w in (
 _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"(?:phone|phone_?numbers?|mobile_?(?:phone|number)|wa_?id|contacto|contato|"
                 r"contact[áa]vel|denwa|"
-                r"t[eé]l(?![ \t]+aviv)|"  # (not the city; French's "Tél")
+                # (not HAL's thesis id, "tel-04612877")
+                r"t[eé]l(?![ \t]+aviv)(?!-\d)|"  # (not the city; French's "Tél")
                 # (a messenger's number: "Telegram або Viber: (068) 232-66-77")
                 r"viber|"
                 # (Twilio's WaId: a WhatsApp sender's number; a signature's "Línea directa")
@@ -3557,6 +3605,9 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"n(?:[úu]mero|um[ée]ro|ummer|umer)|"
                 # (Dutch's "bereikbaar op", Italian's "Recapito:", Polish's "dzwonić")
                 r"bereikbaar(?:[ \t]+op)?|recapito|dzwoni\w*|"
+                # (Dutch's "bel me op", "Zoon bellen bij vragen:"; Indonesian's "telp";
+                # "Contact No.:")
+                r"bel(?:len)?|telp|contact[ \t]+no\.?|"
                 # French and Portuguese verbs for calling ("m'appeler au", "me joindre au",
                 # "pode me ligar no"); "ring" only before a number ("should ring (03) ...")
                 r"(?:r?appel(?:er|ez|le|lez)|joindre|ligar|ligamos)|ring(?=[ \t]+[(+0-9])|"
@@ -3592,7 +3643,8 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 "เบอร์|โทร|"
                 # Armenian: "հեռ." and "հեռախոս" (telephone)
                 "[\u0540\u0570]\u0565\u057c(?:\u0561\u056d\u0578\u057d)?")
-_PHONE_NEEDLES = ("hone", "HONE", " me", " ME", "elu", "ELU", "_hp", "_HP", "ohp", "OHP",
+_PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU", "_hp", "_HP",
+                  "ohp", "OHP",
                   "_party", "_PARTY", "wa_id", "WaId", "waId", "waid", "WAID",
                   "sdt", "SDT", "s\u0111t", "S\u0110T", "S\u0111t", "alled", "alling",
                   "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0",
@@ -3703,8 +3755,8 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "รหัสผ่าน", "parola", "密钥", "秘钥", "シークレット", "apiキー", "시크릿", "비밀",
                     "รหัส", "المفتاح", "مفتاح", "کلید", "arole", "lapta", "ifr", "ozink",
                     "\u043e\u0437\u0438\u043d\u043a", "\u0430\u0440\u043e\u043b\u0430", "arool",
-                    "\u10de\u10d0\u10e0\u10dd\u10da")
-_PHONE_STARTS = ("phone", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "handy",
+                    "\u10de\u10d0\u10e0\u10dd\u10da", "cambiat")
+_PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "handy",
                  "no_hp", "nohp", "no hp", "a_party", "b_party",
                  "celular", "cellulare", "fone",
                  "vil", "portable",
@@ -3735,7 +3787,7 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
                        r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p|m[oa]j"
-                       r"|ber|rec|dzw|vib|reg",
+                       r"|ber|rec|dzw|vib|reg|bel",
                        3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
@@ -3805,7 +3857,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        # (the pattern asks for nothing after Italian's "è": no space either)
                        r"password(?:[ \t]+[a-z]+){0,6}[ \t]+(?:a|e')|kata sandi|"
                        r"password[^\r\n]{0,40}[ \t](?:ora|adesso)[ \t]+(?:a|e')|"
-                       r"password[ \t]+(?:baru|saya|lama|anda|kamu)")
+                       r"password[ \t]+(?:baru|saya|lama|anda|kamu)|cambiat")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
 _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|kontakt|"
                     r"numerem|tlm|(?:^|[^a-z]|\\[nrt])t[ea]l"
@@ -3822,7 +3874,8 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"nummer|numer|bereikbaar|recapito|mobiel|"
                     r"num[ae]ro|appel|joindre|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi|contatt"
                     r"|cel|[ab]_party|"
-                    r"tlf|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)|viber")
+                    r"tlf|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)|viber"
+                    r"|(?:^|[^a-z])bel|contact[ \t]+no")
 # (CJK's full stop and marks end a value too: "密码：Sunflower@435。谢谢！")
 _TOLD_STOP = (r"\s«»„“”\"'「」『』，,、；;：؛)）！？\u3000-\u303f\u3040-\u30ff\u3400-\u9fff"
               r"\uac00-\ud7af")
@@ -4486,12 +4539,159 @@ _SYSTEM_FIELDS = (
     # member ID W579719795", a card's OCR: "UnitedHealthcare ... Member ID: 907291269").
     _d("national_id",
        r"(?i)(?:insurance|insurer|health[ \t]+plan|aetna|cigna|humana|unitedhealthcare|bluecross"
-       r"|blue[ \t]+cross|blue[ \t]+shield|anthem|kaiser|medicaid|medicare|tricare)[\s\S]{0,120}?"
+       r"|blue[ \t]+cross|blue[ \t]+shield|anthem|kaiser|medicaid|medicare|tricare"
+       # (a dental or a vision plan's, a claim's, a payer's: "EyeMed VISION CARE\nMember ID:
+       # 122733160", "Appeal of Claim Denial - Patient: ..., Member ID: 37983678461")
+       r"|eyemed|vsp|delta[ \t]+dental|metlife|bcbs|dental|vision|hicaps|claim|payer)"
+       r"[\s\S]{0,120}?"
        r"member[ \t]+(?:id|number|no\.?|#)[ \t]*(?:[:#]|is)?[ \t]*"
        r"((?-i:[A-Z]{0,4}\d[A-Z0-9]{5,14}))(?![\w-])", ids.member_id_ok,
        prefilter=r"(?i)(?:insur|health|aetna|cigna|humana|unitedhealth|blue|anthem|kaiser|medica"
-                 r"|tricare)",
+                 r"|tricare|eyemed|vsp|dental|metlife|bcbs|vision|hicaps|claim|payer)",
        group=1, gate=r"(?i:member)"),
+    # ... and a Medicaid id under its name, as a key or in prose ("medicaid_id": "ZP45081U",
+    # "medicaid DS28316E").
+    _d("national_id",
+       r"(?i)(?<![a-z])medicaid(?:[ _-]?(?:id|number|no|#))?\\?[\"']?"
+       r"[ \t]*[:=]?[ \t]*\\?[\"']?((?-i:[A-Z]{0,4}\d[A-Z0-9]{5,14}))(?![\w-])",
+       ids.member_id_ok, prefilter=r"(?i)medicaid", group=1, gate=r"(?i:medicaid)"),
+    # Held-out corpora OC to OH (web hosting and registrars, home care, storage and parking,
+    # dental and allied health practices, game servers, academic publishing) found these.
+    # cPanel's session token in its URLs and its API's Authorization schemes (whm, cpanel),
+    # GoDaddy's sso-key, WHMCS's card encryption hash, licence and AutoAuth hash, Plesk's
+    # session id, WHM's legacy remote access key, ZeroSSL's EAB HMAC key, Imunify360's key.
+    _plain("secret_assignment", r"/(cpsess\d{10})(?![\w])", prefilter=r"/cpsess\d{10}",
+           needles=("/cpsess",)),
+    _plain("secret_assignment",
+           r"(?i)Authorization:[ \t]*(?:whm|cpanel)[ \t]+[\w.@-]+:([A-Z0-9]{32})(?![A-Za-z0-9])",
+           prefilter=r"(?i)authorization:[ \t]*(?:whm|cpanel)[ \t]", needles=("uthorization",)),
+    _plain("secret_assignment", r"(?i)\bsso-key[ \t]+([\w-]{8,}:[\w-]{8,})",
+           prefilter=r"(?i)sso-key[ \t]", needles=("sso-key", "SSO-KEY")),
+    _plain("secret_assignment",
+           r"\$(?:cc_encryption_hash|license)[ \t]*=[ \t]*'([^'\s]{16,128})'", v.secret_value_ok,
+           prefilter=r"\$(?:cc_encryption_hash|license)[ \t]*=", needles=("$cc_enc", "$license")),
+    _plain("secret_assignment", r"(?i)dologin\.php\?[^\s\"'<>]*?[?&]hash=([0-9a-f]{40,64})",
+           prefilter=r"(?i)dologin\.php\?", needles=("dologin",)),
+    _plain("secret_assignment", r"(?i)[?&;][a-z]*sessid=([0-9a-f]{32}|[A-Za-z0-9,-]{20,64})",
+           v.tokenish, prefilter=r"(?i)[?&;][a-z]*sessid=", needles=("SESSID=", "sessid=")),
+    _plain("secret_assignment",
+           r"(?i)remote[ \t]+access[ \t]+key[^\n]*\n(?:[ \t]*\n)?[ \t]*((?:[0-9a-f]{32}[ \t]*\r?\n"
+           r"[ \t]*){2,}[0-9a-f]{32})",
+           prefilter=r"(?i)remote[ \t]+access[ \t]+key", needles=("ccess",)),
+    _plain("secret_assignment", r"--eab-hmac-key[ =]['\"]?([A-Za-z0-9_-]{20,})",
+           prefilter=r"--eab-hmac-key", needles=("--eab-hmac-key",)),
+    _plain("secret_assignment", r"\b(IM360-[A-Z0-9]{16,40})\b", prefilter=r"IM360-[A-Z0-9]{16}",
+           needles=("IM360-",)),
+    # Game servers: RCON and Steam passwords by their settings' names (+rcon_password X,
+    # RConPassword X, steampass='...'), steamcmd's and a chat's login and register commands
+    # (a password typed into a game's chat), Twitch's chat token, a Discord gift link, a
+    # game server login token (GSLT), Discord's CDN signature, a
+    # FiveM convar holding a key (set steam_webApiKey "...").
+    _plain("secret_assignment",
+           r"(?i)(?<![\w-])(?:rcon[_ .]?password|sv_password|steampass|serveradminpassword)"
+           r"(?:[ \t]*=[ \t]*|[ \t]+)[\"']?([^\s\"']{4,64})", _password_or_passphrase,
+           prefilter=r"(?i)(?:rcon.?password|sv_password|steampass|serveradminpassword)",
+           needles=("assword", "ASSWORD", "steampass", "STEAMPASS")),
+    _plain("secret_assignment",
+           r"(?m)(?:^|Steam>|[:>\]][ \t]+)/?(?:login[ \t]+[\w.@-]+|login|register|enablecheats)"
+           r"[ \t]+(\S{6,64})[ \t]*\r?$", v.password_like,
+           prefilter=r"(?:login|register|enablecheats)[ \t]+[^ \t\r\n]{6}",
+           needles=("login", "register", "enablecheats")),
+    _plain("secret_assignment",
+           r"(?m)(?:^|[:>\]][ \t]+)/?register[ \t]+(\S{6,64})[ \t]+\1[ \t]*\r?$", v.told_passphrase,
+           prefilter=r"register[ \t]+[^ \t\r\n]{6}", needles=("register",)),
+    _plain("secret_assignment", r"\boauth:([a-z0-9]{30})\b", prefilter=r"oauth:[a-z0-9]{30}",
+           needles=("oauth:",)),
+    _plain("secret_assignment", r"\bdiscord(?:app\.com/gifts|\.gift)/([A-Za-z0-9]{16,24})\b",
+           prefilter=r"discord(?:app\.com/gifts|\.gift)/", needles=("discord",)),
+    _plain("secret_assignment", r"\bGSLT[ \t]*[:=]?[ \t]*([0-9A-F]{32})\b",
+           prefilter=r"GSLT[ \t]*[:=]?[ \t]*[0-9A-F]{32}", needles=("GSLT",)),
+    _plain("secret_assignment", r"[?&]ex=[0-9a-f]{6,}&is=[0-9a-f]{6,}&hm=([0-9a-f]{64})",
+           prefilter=r"[?&]ex=[0-9a-f]{6,}&is=[0-9a-f]{6,}&hm=", needles=("&hm=",)),
+    _plain("secret_assignment",
+           r"(?im)^[ \t]*set[rs]?[ \t]+[\w.]*(?:api_?key|password|secret|token|licen[cs]e_?key)"
+           r"\w*[ \t]+\"([^\"\s]{8,})\"", v.secret_value_ok,
+           prefilter=r"(?i)set[rs]?[ \t]+[\w.]*(?:api_?key|password|secret|token|licen)",
+           needles=("set", "SET")),
+    # A Wi-Fi network's key: on a line below its heading ("GUEST WI-FI\nNetwork: UB-Gast\nKey:
+    # thistle-granite-43"), or after the network's name and a slash ("SSID: himawari-staff /
+    # ZDyGudAFvAWvkBo2", "wifi for the tablet is DelgadoHome / bc8465hbn"); EZproxy's session
+    # cookie (fifteen characters, shorter than other sessions' ids).
+    _plain("secret_assignment",
+           r"(?i)(?:wi-?fi|wlan)\b[^\n]{0,60}\n(?:[^\n]{0,60}\n){0,2}?[ \t]*(?:key|password"
+           r"|passphrase|psk|passwort|wachtwoord|schl[üu]ssel)[ \t]*[:=][ \t]*([^\s\"']{8,63})",
+           v.told_passphrase,
+           prefilter=r"(?i)(?:wi-?fi|wlan)[^\r]{0,200}(?:key|passw|passphrase|psk|wachtwoord|ssel)",
+           needles=("i-Fi", "i-fi", "I-FI", "iFi", "ifi", "IFI", "lan", "LAN")),
+    _plain("secret_assignment",
+           r"(?i)(?:wi-?fi|wlan|ssid)\b[^\n/]{0,60}?[ \t:\uff1a][^\s/:]{2,32}[ \t]+/[ \t]+"
+           r"([^\s/]{8,63}?)(?=[,.;)]?(?:\s|$))", v.told_passphrase,
+           prefilter=r"(?i)(?:wi-?fi|wlan|ssid)[^\r\n/]{0,100}[ \t]/[ \t]",
+           needles=(" / ",)),
+    _plain("secret_assignment", r"(?i)(?<![\w.-])ezproxy[a-z0-9]*=([A-Za-z0-9]{12,64})(?![\w-])",
+           v.tokenish, prefilter=r"(?i)ezproxy[a-z0-9]*=", needles=("zproxy", "ZPROXY")),
+    # Manuscript systems' login links (ScholarOne's URL_MASK, Editorial Manager's l.asp?...&l=),
+    # an ORCID sign-in's callback code, an app's invite code, a Rails master key as cat prints
+    # it, an authenticator's setup key typed by hand, a FHIR contact's phone.
+    _plain("secret_assignment", r"[?&]URL_MASK=([0-9a-f]{32})\b", prefilter=r"URL_MASK=",
+           needles=("URL_MASK=",)),
+    _plain("secret_assignment", r"/l\.asp\?[^\s\"'<>]*?[?&]l=([A-Z0-9]{8,16})\b",
+           prefilter=r"/l\.asp\?", needles=("/l.asp?",)),
+    _plain("secret_assignment", r"/callback\?(?:[^\s&#\"']*&)*code=([A-Za-z0-9_-]{6,})",
+           v.tokenish, prefilter=r"/callback\?[^\s\"']*code=", needles=("/callback?",)),
+    _plain("secret_assignment",
+           r"(?i)invit(?:e|ation)[ \t_-]+code[ \t]*:?[ \t]*((?=[A-Z0-9-]*\d)(?=[0-9-]*[A-Z])"
+           r"(?-i:[A-Z0-9]{4}-[A-Z0-9]{4}|[A-Z0-9]{6,12}))\b",
+           prefilter=r"(?i)invit(?:e|ation)[ \t_-]+code", needles=("nvit", "NVIT")),
+    _plain("secret_assignment",
+           r"\b(?:master|credentials/[\w-]+)\.key\b[^\n]*\n[ \t]*([0-9a-f]{32})\b",
+           prefilter=r"\.key[^\r\n]*\n[ \t]*[0-9a-f]{32}", needles=(".key",)),
+    _plain("secret_assignment",
+           r"(?i)(?:authenticator|authy|totp|2fa|mfa)[^\n]{0,60}?:[ \t]*(?:\r?\n[ \t]*)?"
+           r"((?-i:[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,7}|[A-Z2-7]{16,32}))(?![A-Za-z0-9])",
+           v.has_digit,
+           prefilter=r"(?i)(?:authenticator|authy|totp|2fa|mfa)[^\r\n]{0,60}:",
+           needles=("uthenticator", "UTHENTICATOR", "uthy", "UTHY", "otp", "OTP", "2fa", "2FA",
+                    "mfa", "MFA")),
+    _plain("phone",
+           r"\\?\"system\\?\"[ \t]*:[ \t]*\\?\"(?:phone|sms)\\?\"[ \t]*,[ \t\r\n]*"
+           r"\\?\"value\\?\"[ \t]*:"
+           r"[ \t]*\\?\"(\+?[\d][\d ().-]{6,18}\d)\\?\"", v.e164ish,
+           prefilter=r"\"system\\?\"[ \t]*:[ \t]*\\?\"(?:phone|sms)", needles=('"system',)),
+    # A database's or a mail server's password under a short key ($c->{dbpass} = '...',
+    # $smtp_pass = "..."), and PHP's session id told in a log's prose ("in session
+    # mtzbg018es1ivxtfpqp843vtro").
+    _plain("secret_assignment",
+           r"(?i)(?<![a-z])(?:db|sql|mysql|pg|smtp|ldap|ftp|mail|imap)_?pass(?:wd)?(?![\w-])\}?"
+           r"\\?[\"']?[ \t]*(?:=>|[:=])[ \t]*\\?[\"']([^\"'\n\\]{4,128})\\?[\"']",
+           v.secret_value_ok, prefilter=r"(?i)(?:db|sql|pg|smtp|ldap|ftp|mail|imap)_?pass",
+           needles=("pass", "PASS", "Pass")),
+    _plain("secret_assignment", r"(?i)\bin[ \t]+session[ \t]+([a-z0-9]{26})\b",
+           v.letters_and_digits,
+           prefilter=r"(?i)in[ \t]+session[ \t]+[a-z0-9]{26}", needles=("session", "SESSION")),
+    # Practices: Cliniko's API key, Open Dental's FHIR Authorization (developer and customer
+    # keys), a PHP-serialized option's secret, rsyncd's secrets file, TeamViewer's id and
+    # password, Hikvision's Hik-Connect verification code, a FHIR phone.
+    _plain("secret_assignment", r"\b(MS0[A-Za-z0-9]{30,80}-(?:au|uk|ca|eu|us)\d)\b",
+           prefilter=r"MS0[A-Za-z0-9]{30}", needles=("MS0",)),
+    _plain("secret_assignment", r"\bODFHIR[ \t]+([A-Za-z0-9]{8,}/[A-Za-z0-9]{8,})",
+           prefilter=r"ODFHIR[ \t]", needles=("ODFHIR",)),
+    _plain("secret_assignment",
+           r"(?i)s:\d+:\\?\"[\w-]*(?:api_?key|passw(?:or)?d|secret|token)[\w-]*\\?\";s:\d+:\\?\""
+           r"([^\"\\]{6,})", v.secret_value_ok,
+           prefilter=r"(?i)s:\d+:\\?\"[\w-]*(?:api_?key|passw|secret|token)",
+           needles=(";s:",)),
+    _plain("secret_assignment",
+           r"rsyncd\.secrets\b[^\n]*\n[ \t]*[\w.-]+:(\S{4,128})", v.secret_value_ok,
+           prefilter=r"rsyncd\.secrets", needles=("rsyncd.secrets",)),
+    _plain("secret_assignment",
+           r"(?i)teamviewer[^\n/]{0,30}?\d(?:[ ]?\d){7,10}[ \t]*/[ \t]*(\S{4,32})",
+           v.secret_value_ok, prefilter=r"(?i)teamviewer[^\r\n]{0,50}/",
+           needles=("eamViewer", "eamviewer", "EAMVIEWER")),
+    _plain("secret_assignment",
+           r"(?i)hik-?connect\)?[ \t]+verification[ \t]+code[ \t]*:[ \t]*((?-i:[A-Z]{6}))\b",
+           prefilter=r"(?i)hik-?connect", needles=("ik-Connect", "ikConnect", "ik-connect")),
+
     # redis-cli's AUTH at its prompt, a session cookie told with spaces round its "=", and a
     # Facebook Live stream key.
     _d("secret_assignment", r"(?m)^[\w.:-]*>[ \t]*AUTH[ \t]+(?:\S+[ \t]+)?(\S{6,128})[ \t]*$",
@@ -6971,6 +7171,42 @@ DETECTORS: tuple[Detector, ...] = (
        start=_at_words(("password", "passwort", "passwd", "pwd", "kennwort", "wachtwoord",
                         "senha", "contrase", "has", "mot", "パスワード", "密码", "密碼", "비밀번호",
                         "패스워드", "пароль"))),
+    # ... and one with brackets, braces or angles in it, which the key rules end a value at
+    # (generated passwords hold them: "W<=lvO@uvEWGI+0e]mx"): to its closing quote when quoted
+    # ("password": "...", $db_password = '...', password="..."), to the line's end when not
+    # (passwd=oxmw%^<<8*+wFz^).
+    _d("secret_assignment",
+       r"(?i)(?<![\w.-])[\w$.-]*?(?:passw(?:or)?d|pwd|passwort|kennwort|passphrase)\\*[\"']?"
+       r"[ \t]*(?:=>|[:=])[ \t]*\\*[\"']((?=[^\"'\n\\]*[<>{}()\[\]])[^\"'\n\\]{6,128})"
+       r"\\*[\"']",
+       v.bracketed_password, group=1,
+       prefilter=(r"(?i)(?:passw|pwd|kennwort|passphrase)[^\r\n]{0,40}[:=][ \t]*\\*[\"']"
+                  r"[^\"'\r\n]*[<>{}()\[\]]"),
+       needles=("[", "]", "{", "}", "(", ")", "<", ">")),
+    _d("secret_assignment",
+       r"(?im)^[ \t]*(?:export[ \t]+)?[\w.-]*?(?:passw(?:or)?d|pwd)[ \t]*[:=][ \t]*"
+       r"((?=[^\s\"']*[<>{}()\[\]])[^\s\"'][^\s]{5,127})[ \t]*\r?$",
+       v.bracketed_password,
+       prefilter=r"(?i)(?:passw|pwd)[^\r\n]{0,30}[:=][ \t]*[^\s\"'][^\r\n]*[<>{}()\[\]]",
+       group=1, needles=("[", "]", "{", "}", "(", ")", "<", ">")),
+    # A domain's transfer code (EPP's authInfo): in EPP's XML (<domain:pw>...</domain:pw>),
+    # and told by its names in mail and tickets ("EPP code: hPir2ofRS0is", "the
+    # authorization code (EPP code) for mendeztiles.eu:\n\n    GiH7NsKI%n4i", "código EPP do
+    # domínio ...: X", "el código de transferencia de ... es X", "Auth code supplied: X").
+    _d("secret_assignment", r"<(?:domain|contact|host):pw>([^<\s]{4,64})</",
+       v.secret_value_ok, prefilter=r":pw>[^<\s]{4}", group=1, needles=(":pw>",)),
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:epp(?:[ _-]?(?:auth(?:info)?[ _-]?)?(?:code|key|password))?"
+       # (an authorization code by that name only as a registrar's form says it: a payment's
+       # auth_code is its issuer's approval)
+       r"|auth(?:ori[sz]ation)?[ _-]?code[ \t]+supplied|authinfo|transfer[ _-]?(?:code|key)"
+       r"|c[óo]digo[ \t]+(?:epp|de[ \t]+transfer[eê]ncia))(?![\w-])"
+       r"[^\n:=]{0,60}?(?:[ \t]*[:=]|[ \t]+(?:is|es|é|ist|supplied:?))[ \t]*(?:\n[ \t]*){0,2}"
+       r"[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?(?=[.,;:!?)]*(?:\s|$))",
+       v.told_passphrase,
+       prefilter=(r"(?i)(?:epp|auth|transfer)[^\r\n]{0,80}(?:[:=]|[ \t](?:is|es|ist|supplied)"
+                  r"|[ \t][^\x00-\x7f])"),
+       group=1, needles=("EPP", "epp", "Epp", "uth", "UTH", "ransfer", "RANSFER")),
     # A password echoed into a password file (echo 'X' > ~/.vault_pass).
     _d("secret_assignment",
        r"(?i)\becho[ \t]+['\"](?![$%])([^'\"\n]{4,128})['\"][ \t]*>>?[ \t]*\S*(?:pass|secret|token"
@@ -7388,6 +7624,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?<!\"embedding\": \")(?<!\"embedding\":\")"
        # (nor a German till receipt's TSE signature: printed for anyone to check)
        r"(?<!TSE-Signatur: )"
+       # (nor a zone's public key: "IN DNSKEY 257 3 13 <88 characters>")
+       r"(?<!DNSKEY 257 3 13 )(?<!DNSKEY 256 3 13 )"
        r"([A-Za-z0-9/+]{86}==)(?![A-Za-z0-9/+=])(?![^\W_])", v.aws_secret_like,
        prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9/+]{86}==(?:[^A-Za-z0-9/+=]|$)", group=1,
        needles=("==",), start=_at_literal(("==",), 86)),
@@ -7526,18 +7764,25 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        # (a name in backticks among the words: "the temp password for the read replica user
        # `analyst_ro` is X")
-       r"(?i)(?<![\w-])(?:password|passwd|passcode)(?:,?[ \t]+(?:[\w']+|`[\w.@-]+`)){1,6}?"
-       r"[ \t]+(?:is|was)"
+       # ("If I did the password would be Tussock2018@")
+       r"(?i)(?<![\w-])(?:password|passwd|passcode|passphrase)"
+       r"(?:(?:,?[ \t]+(?:[\w']+|`[\w.@-]+`)){0,6}?"
+       r"[ \t]+(?:is|was)|(?:,?[ \t]+[\w']+){0,6}?[ \t]+(?:would|should|will)[ \t]+be)"
        r"[ \t]*:?[ \t]+" + _PROSE_VALUE, v.told_passphrase,
-       prefilter=r"(?i)passw(?:or)?d,?[ \t][^\r\n]{0,60}[ \t](?:is|was)[ \t]|passcode,?[ \t]",
+       prefilter=(r"(?i)passw(?:or)?d,?[ \t][^\r\n]{0,60}[ \t](?:is|was|be)[ \t]"
+                  r"|passcode,?[ \t]|passphrase[ \t]"),
        group=1,
-       needles=("assw", "ASSW", "asscode"), start=_at_literal(("passw", "passcode"), fold=True)),
+       needles=("assw", "ASSW", "asscode", "assphrase", "ASSPHRASE"),
+       start=_at_literal(("passw", "passcode", "passphrase"), fold=True)),
     # ... and with no verb ("try my usual password Zebra!Lamp_u6emuT7"): a password-shaped
     # value that is not a placeholder.
     _d("secret_assignment",
-       r"(?i)(?<![\w-])(?:password|passwd)[ \t]+([^\s\"',;<>()\[\]{}]{8,64})(?![^\s\"',;<>])",
-       v.told_password, prefilter=r"(?i)passw(?:or)?d[ \t]+[^ \t\r\n]{8}", group=1,
-       needles=("assw", "ASSW"), start=_at_literal(("passw",), fold=True)),
+       # (a certificate's passphrase too: "fac_8003629900011234.p12, passphrase Retina2022!")
+       r"(?i)(?<![\w-])(?:password|passwd|passphrase)[ \t]+([^\s\"',;<>()\[\]{}]{8,64})"
+       r"(?![^\s\"',;<>])",
+       v.told_password, prefilter=r"(?i)(?:passw(?:or)?d|passphrase)[ \t]+[^ \t\r\n]{8}", group=1,
+       needles=("assw", "ASSW", "assphrase", "ASSPHRASE"),
+       start=_at_literal(("passw", "passphrase"), fold=True)),
     # A password in brackets or quotes within the clause after the word ("the temporary
     # password you sent (X)", "the wifi password at the office is \"X\""), or set by someone
     # ("Password was reset to X").
@@ -7602,8 +7847,9 @@ DETECTORS: tuple[Detector, ...] = (
        # "cpvvx-vxbj9, 2fmvl-4q6eh and rk4p4-tur0c.")
        # (or GitHub's and PyPI's hex codes: "cdd84f9651", "f9641166f45ecd47")
        # (or Auth0 Guardian's one code in capitals, "EEFFR8519WCK3XHTV6FDZY3B")
+       # (or letters and digits in one run, "o72482tmyf")
        rf"(?:[a-z0-9]{{4,6}}(?:-[a-z0-9]{{4,6}}){{1,3}}|\d{{4}} \d{{4}}|\d{{8}}|[0-9a-f]{{10,16}}"
-       r"|(?-i:[A-Z0-9]{20,32}))"
+       r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{8,12}|(?-i:[A-Z0-9]{20,32}))"
        rf"(?:[ \t,]+(?:{_AND}[ \t]+)?"
        r"|\n|\\n|$|(?=[.;)\uff08\u3002\uff09]))){1,16})",
        v.has_digit,
@@ -7923,9 +8169,11 @@ DETECTORS: tuple[Detector, ...] = (
     # README files write them ("NAS (Synology): admin / khswpLj9Gi1iuf", "VENUS admin
     # login: Administrator / ^Iblni=PhMsLewIt", "root/Tr0ub4dor&3")
     _d("secret_assignment",
-       r"(?i)(?<![\w/.@-])(?:admin|administrator|root|sa|superuser|supervisor|sysadmin|"
-       r"manager|operator|service|maintenance)[ \t]*/[ \t]*"
-       r"((?-i:[^\s/,;<>\"'()\[\]]{6,64}))(?![^\s,;<>\"')\]])",
+       # (a Windows account's domain or machine before it: ".\itadmin / Falcon-Granite-77";
+       # brackets inside the password, not at its end: "root / P7[j-Nl4AB4o%c~mB@j")
+       r"(?i)(?<![\w/.@-])(?:[\w.-]*\\)?[a-z]{0,8}?(?:admin|administrator|root|sa|superuser"
+       r"|supervisor|sysadmin|manager|operator|service|maintenance)[ \t]*/[ \t]*"
+       r"((?-i:[^\s/,;\"']{5,63}[^\s/,;<>\"'()\[\]]))(?![^\s,;<>\"')\]])",
        v.slashed_password, prefilter=r"(?i)(?:admin|administrator|root|sa|user|visor|manager|"
        r"operator|service|maintenance)[ \t]*/[ \t]*[^\s/]{6}", group=1, needles=("/",)),
     # A password typed at a login's user prompt, as sshd logs the attempt ("Failed password
@@ -8748,7 +8996,9 @@ DETECTORS: tuple[Detector, ...] = (
        joined_prefilter=r"\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d[ _-]\d"
                         r"[ _-]\d[ _-]\d"),
     # (not a cell's tracking area, MCC-MNC-TAC: an MME's "TAI=262-02-7215")
-    _d("us_ssn", r"(?=\d)" + _L + r"(?<!TAI=)(?<!tai=)\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
+    # (not a part's number: "PSU part no. 390-42-8175")
+    _d("us_ssn", r"(?=\d)" + _L + r"(?<!TAI=)(?<!tai=)(?<!part no\. )(?<!part no )(?<!P/N )"
+       r"\d{3}([- ])\d{2}\1\d{4}" + _R, v.ssn_ok,
        prefilter=r"\d{3}[- ]\d{2}[- ]\d{4}", digits=True, start=_at_class(r"\d"),
        starts=((_ND + r"\d{3}[- ]\d{2}[- ]\d{4}", 11),),
        joined_starts=((_ND + r"\d{3}[ _-]\d{2}[ _-]\d{4}", 11),),

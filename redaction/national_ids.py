@@ -397,7 +397,8 @@ def nino_ok(candidate: str) -> bool:
     if len(text) != 9 or not text[2:8].isdigit() or text[8] not in "ABCD":
         return False
     prefix = text[:2]
-    return (text[2:8] != "000000"  # (a format's example: "AA 00 00 00 A")
+    # (a format's example: "AA 00 00 00 A", "AA 99 99 99 A")
+    return (text[2:8] not in ("000000", "999999")
             and prefix[0] not in "DFIQUV" and prefix[1] not in "DFIOQUV"
             and prefix not in ("BG", "GB", "KN", "NK", "NT", "TN", "ZZ"))
 

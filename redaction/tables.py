@@ -69,7 +69,9 @@ _GATE = re.compile(
     r"|αφμ|αμκα|afm|amka|iqama|rodne"
     # (India's voter id; a seafarer's documents: his seaman's book, the Philippines' SIRB,
     # India's CDC and INDoS number)
-    r"|epic|sirb|seam[ae]n|cdc|indos")
+    r"|epic|sirb|seam[ae]n|cdc|indos|ndis|medicaid"
+    # (an access system's or a care agency's door, gate and alarm codes: GateCode, entry_code)
+    r"|(?:gate|entry|door|alarm|access|keypad|lockbox)[ _-]?code")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "cell",
@@ -105,7 +107,13 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "caller-id", "caller.id", "aes_key", "aes key", "aeskey", "aes-key", "aes.key",
                "αφμ", "αμκα", "afm", "amka", "iqama", "rodne", "philhealth", "cccd",
                "s\u0111t", "bvn", "s\u00e9cu", "totp", "tax_id", "tax id", "taxid",
-               "tax-id", "tax.id", "epic", "sirb", "seaman", "seamen", "cdc", "indos")
+               "tax-id", "tax.id", "epic", "sirb", "seaman", "seamen", "cdc", "indos", "ndis",
+               "medicaid", "gatecode", "gate_code", "gate code", "entry_code", "entrycode",
+               "entry code", "door_code", "doorcode", "door code", "alarm_code", "alarmcode",
+               "alarm code", "access_code", "accesscode", "access code", "keypad_code",
+               "keypadcode", "keypad code", "lockbox_code", "lockboxcode", "lockbox code",
+               "gate-code", "entry-code", "door-code", "alarm-code", "access-code",
+               "keypad-code", "lockbox-code")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -210,6 +218,8 @@ _KEY_PAIRS = (("app", "key"), ("nwk", "key"), ("network", "key"), ("master", "ke
               ("aes", "key"), ("mfa", "seed"), ("totp", "seed"), ("otp", "seed"))
 # A PIN's column: an access system's door_pin, a card's pin (a code of 4 to 8 digits).
 _PIN_WORDS = frozenset(("pin", "pins", "pincode", "passcode"))
+# What a code opens, before "code" in a column's name (GateCode, entry_code, alarm_code).
+_OPENING_WORDS = frozenset(("gate", "entry", "door", "alarm", "access", "keypad", "lockbox"))
 # What a tokenization vault stands a token in for: a column of them holds no secret.
 _TOKENIZED = frozenset(("email", "phone", "card", "pan", "ssn", "account", "iban", "address"))
 # A header word that makes the column about the kind but not the value itself: a flag, a
@@ -259,7 +269,8 @@ def column_kind(name: str) -> str | None:
         return "document"
     # (a PIN's or a key's column may say "code": pin_code, install_code)
     named_alone = _ABOUT_WORDS.isdisjoint(set(tokens) - {"code"})
-    if named_alone and not _PIN_WORDS.isdisjoint(tokens):
+    if named_alone and (not _PIN_WORDS.isdisjoint(tokens) or (
+            "code" in tokens and not _OPENING_WORDS.isdisjoint(tokens))):
         return "pin"
     # (an account's backup or recovery codes, as a sheet of logins heads them)
     if ("backup" in tokens or "recovery" in tokens) and ("codes" in tokens or "code" in tokens):
@@ -309,9 +320,9 @@ def _names_a_document(name: str, tokens: list[str]) -> bool:
 
 
 # Documents with no check digit, whose numbers only their column tells: India's voter id
-# (EPIC) and a seafarer's identity documents (a seaman's book, the Philippines' SIRB, India's
-# CDC and INDoS number).
-_TRAVEL_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos"))
+# (EPIC), a seafarer's identity documents (a seaman's book, the Philippines' SIRB, India's
+# CDC and INDoS number), Australia's NDIS number, a Medicaid id.
+_TRAVEL_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos", "ndis", "ndisnumber", "medicaid"))
 _TRAVEL_DOCUMENT_PAIRS = (("seaman", "book"), ("seamans", "book"), ("seamen", "book"),
                           ("cdc", "no"), ("cdc", "number"))
 
@@ -323,7 +334,7 @@ def _names_a_travel_document(tokens: list[str]) -> bool:
 
 # Such a document's number: a few capitals (a series, an office's code: "MUM 658730"), then
 # five digits and more.
-_DOCUMENT_CELL = re.compile(r"(?:[A-Z]{1,4}[ -]?)?\d{5,10}[A-Z]?")
+_DOCUMENT_CELL = re.compile(r"(?:[A-Z]{1,4}[ -]?)?\d{5,12}[A-Z]?")
 _PHONE_CELL = re.compile(r"\+?\(?\d[\d \t().\-/]*\d")
 _DATE_OR_TIME = re.compile(r"\d{4}[-./]\d\d[-./]\d\d.*|\d\d?[-./]\d\d?[-./]\d{2,4}"
                            r"|\d\d?:\d\d(?::\d\d(?:\.\d+)?)?")

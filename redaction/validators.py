@@ -23,6 +23,7 @@ __all__ = [
     "b64_text",
     "base64_credentials",
     "bitlocker_key_ok",
+    "bracketed_password",
     "card_prefix",
     "clabe_ok",
     "credential_ok",
@@ -793,6 +794,18 @@ _PROSE_WORDS = frozenset((
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 # (and AWS KMS's ciphertext blob, as SSM prints a SecureString not decrypted: "AQICAH...")
+# A one-way hash in its scheme's format: crypt's "$id$salt$hash" (bcrypt, SHA-crypt, Argon2,
+# yescrypt), an algorithm and its salt and hash ("SHA3-512$salt$hash", "pbkdf2_sha256$..."),
+# a hex digest after its algorithm ("SHA1:1a79a4d6..."), LDAP's "{SSHA}...".
+_ONE_WAY_HASH = re.compile(
+    r"\$(?:2[abxy]?|1|5|6|7|y|gy|apr1|argon2(?:id|i|d)|scrypt|pbkdf2[\w-]*|sha\d*|md5)\$\S{8,}"
+    r"|(?i:sha3?-?\d{0,3}|pbkdf2_sha\d+|argon2\w*|bcrypt(?:_sha256)?|scrypt|md5)\$[^\s$]+\$\S{8,}"
+    r"|(?i:sha(?:1|224|256|384|512)|md5|ssha):[0-9a-fA-F]{32,}"
+    r"|\{(?i:s?sha\d*|md5|crypt|pbkdf2[\w-]*|argon2\w*)\}\S{8,}")
+_NOT_A_SECRET_VALUE = re.compile(
+    r"(?i)(?:var)?char\(\d+\)?$|(?:var)?binary\(\d+\)?$|(?-i:&[0-9a-fk-or][A-Z][a-z]+(?: |$))|@/"
+    r"|0{8}-0{4}-0{4}-0{4}-0{12}|\(?(?:argon2(?:id|i|d)?|bcrypt|scrypt|pbkdf2|sha-?\d+)\W*$"
+    r"|(?:2fa|mfa|otp)-?codes?\W*$")
 _SEALED = re.compile(r"Ag[A-Za-z0-9+/]{200,}={0,2}|AQ[IE][BCD]AH[A-Za-z0-9+/]{60,}={0,2}")
 # Stripe's test-mode tokens and payment methods by name (tok_visa, pm_card_mastercard): what its
 # docs tell tests to send; a real one is its prefix and 24 mixed-case letters and digits.
@@ -1011,6 +1024,10 @@ def secret_value_ok(candidate: str) -> bool:
         return False
     if ("{" in plain or "[" in plain or "*" in plain or "(?" in plain or "\\" in plain) \
             and _PATTERN_OR_CRON.search(plain):
+        return False
+    if _NOT_A_SECRET_VALUE.match(plain) is not None or _ONE_WAY_HASH.match(plain) is not None:
+        # a one-way hash, a column's SQL type, a game's colour-coded message, a file read in
+        # its place ("password=@/dev/stdin"), a UUID of zeros, a hash's algorithm, "2FA-Code"
         return False
     if not plain.isascii() and (_prose_word(plain) or plain.endswith(("。", "।", "؟"))):
         return False  # a message under a secret's key ("password_short": "Пароль должен ...")
@@ -1424,8 +1441,10 @@ def labelled_password_ok(candidate: str) -> bool:
 def password_like(candidate: str) -> bool:
     """A password, not a word, a date or a version: a letter and a digit, and mixed case or
     one of the symbols password rules ask for. Not a link ("Passwort zurücksetzen:
-    https://..."): a URL's secrets are its parts', found by their own detectors."""
+    https://..."): a URL's secrets are its parts', found by their own detectors. Not a
+    one-way hash (bcrypt's "$2y$10$..."), left as everywhere."""
     return ("://" not in candidate and letters_and_digits(candidate)
+            and _ONE_WAY_HASH.match(candidate) is None
             and ((any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
                  or any(ch in _RULE_SYMBOLS for ch in candidate)))
 
@@ -1438,6 +1457,22 @@ def password_as_user(candidate: str) -> bool:
             and (any(ch in _RULE_SYMBOLS for ch in candidate)
                  or (any(ch.isupper() for ch in candidate)
                      and any(ch.islower() for ch in candidate))))
+
+
+def bracketed_password(candidate: str) -> bool:
+    """A password with brackets, braces or angles in it ("D<nw=K0)xOLf&k"), not a template
+    or a call in its place ("<your-password>", "{{ .Values.pass }}", "${DB_PASS}",
+    "getenv('DB_PASS')", "os.environ['DB_PASSWORD']")."""
+    return (letters_and_digits(candidate) and " " not in candidate.strip()
+            and _TEMPLATE_OR_CALL.search(candidate) is None and secret_value_ok(candidate))
+
+
+# What stands in a password's place: a placeholder, a template's or a shell's variable, a
+# format's field, a call or a lookup.
+_TEMPLATE_OR_CALL = re.compile(
+    # (and a scheme's prefix in braces: LDAP's {SSHA} hash, Spring's {cipher})
+    r"\{\{|\$\{|\{\$|<%|%\(|^<[^<>]*>$|^\[[^\[\]]*\]$|^\([^()]*\)$|^\{[\w.:-]*\}"
+    r"|^[A-Za-z_][\w.]*\(.*\)$|^[A-Za-z_][\w.]*\[.*\]$")
 
 
 def slashed_password(candidate: str) -> bool:
@@ -1615,7 +1650,9 @@ def international_00_ok(candidate: str) -> bool:
     if not 8 <= len(numerals) - 2 <= 15:
         return False
     if any(not ch.isdigit() for ch in candidate):
-        return True
+        # (a separator right after a one-digit code other than 1 and 7 is no country code's
+        # place: a tag's serial, "004-12093847")
+        return not (candidate[3:4] in "-. /" and numerals[2] not in "17")
     if numerals[2] == "1":  # (North America's: ten digits, the area code from 2, or none:
         # Morocco's ICE, a company's 15 digits, "001524791000088")
         return len(numerals) == 13 and numerals[3] not in "01"

@@ -794,3 +794,36 @@ def test_the_collectors_sc_to_se_round_leaves_its_look_alikes():
                  'variable "db_password_length" { type = number }',
                  "no answer given."]:
         assert pattern.search(text) is None, text
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), [
+    ("secret_assignment", "<domain:authInfo><domain:pw>smakwb-gbtamr-08</domain:pw>",
+     "smakwb-gbtamr-08"),
+    ("secret_assignment", '"POST /cpsess9736912514/execute/Email HTTP/1.1"', "cpsess9736912514"),
+    ("secret_assignment", "Authorization: whm root:SO4YGC8S9E2R6WR9VYUR9C5QE68QUMZ5",
+     "SO4YGC8S9E2R6WR9VYUR9C5QE68QUMZ5"),
+    ("secret_assignment", "Authorization: sso-key VNeDLaKwMOw7_WGzK7cQ6:dqgjTxXMEXAXTTmdbSwFzr",
+     "dqgjTxXMEXAXTTmdbSwFzr"),
+    ("secret_assignment", "+rcon_password Mirage#Rtk2024 +map x", "Mirage#Rtk2024"),
+    ("secret_assignment", "GSLT EC564F625082E6CAC16753941A55D820",
+     "EC564F625082E6CAC16753941A55D820"),
+    ("secret_assignment", "ijoc?URL_MASK=4bba07931db925306a0799dc6ebd718b",
+     "4bba07931db925306a0799dc6ebd718b"),
+    ("secret_assignment", "Cookie: ezproxy=DZCI1d3BXHdnMb0", "DZCI1d3BXHdnMb0"),
+    ("secret_assignment", "- EPP code: hPir2ofRS0is", "hPir2ofRS0is"),
+    ("national_id", "DVA file no: VX548461", "VX548461"),
+    ("national_id", "NDIS number: 438534813", "438534813"),
+    ("national_id", "Vers.-Nr. W084354578", "W084354578"),
+])
+def test_the_collectors_oc_to_oh_round(kind, text, value):
+    """The OC-OH round's shapes in RE2: each value inside a match, or a match runs up to it
+    from its name."""
+    pattern = compile_re2(RE2_PATTERNS[kind])
+    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
+
+
+def test_the_collectors_oc_to_oh_round_leaves_its_look_alikes():
+    pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
+    for text in ["cpsess_ttl=3600", "EPP code requested, see ticket", "rcon_password is set",
+                 "GSLT required for public servers"]:
+        assert pattern.search(text) is None, text

@@ -1122,7 +1122,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         '672426': _N_PASSWORD,
         '661924314539': _N_NATIONAL_ID,
         'K100940670': _N_NATIONAL_ID,
-        '5311': _N_SECRET,
         '998': _N_SECRET,
         'FJ0mPN/ptzKPA/PMwPiGw8xzS6vux+Io64x/X1l6lFg=': _WEBHOOK_SIGNATURE,
         'rful79U4hIzQtmh6r5WZNO8C+HC9OA8dmVvyvc5sSjU=': _WEBHOOK_SIGNATURE,
@@ -2277,7 +2276,6 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
     'corpus_if': {
         '$apr1$cus5HDTN$aT9QHwOXUt81H9pGVrCy7f': _I_SECRET,
         'orbit-copper-juniper-harbor': _I_PASSWORD,
-        'e36dbea947d5c89c29c2e1fa46bcd39a': _I_SECRET,
         'RzxA-cTnLbVsJSfZiUT98J.Z-RRtscK-igQAfrBnWinahiwW.He': _I_TOKEN,
         'FRX5?2-@S1~=': _I_PASSWORD,
         '2bb45791-82bc-48a2-a6f8-61c98299f84b': _I_TOKEN,
@@ -3100,20 +3098,16 @@ _KNOWN_MISSES_D: dict[str, dict[str, str]] = {
         'KB77572622': _D_NATIONAL_ID,
         'PEA3963': _D_NATIONAL_ID,
         'EM958509': _D_NATIONAL_ID,
-        'SX555664': _D_NATIONAL_ID,
         '522 538 044': _D_NATIONAL_ID,
         '36-916-656': _D_NATIONAL_ID,
         'RW651962': _D_NATIONAL_ID,
         '302 309 255': _D_NATIONAL_ID,
         '329 524 797': _D_NATIONAL_ID,
         'LG214390': _D_NATIONAL_ID,
-        'QX598395': _D_NATIONAL_ID,
         'RJ447723': _D_NATIONAL_ID,
         '065 045 025': _D_NATIONAL_ID,
         '59-857-231': _D_NATIONAL_ID,
-        'QX458303': _D_NATIONAL_ID,
         '403 614 051': _D_NATIONAL_ID,
-        '39562030': _D_NATIONAL_ID,
         'OB89704173': _D_NATIONAL_ID,
         'LC953782': _D_NATIONAL_ID,
         'UO30778981': _D_NATIONAL_ID,
@@ -3603,7 +3597,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         '7319': _M_CARD_CODE_APART,
         '4631': _M_CODE_APART,
         '468258903877': _M_ID_COLUMN,
-        'Tamworth': _M_ANSWER_APART,
         ('YTZhM2E3YTFlNmNjZWRmZDQ4OWE2NDcy|1712681411|L11RWZ2iYegmvFYkfoeaulkrrl'
          'YlXMnj0GuEPH_TnTI'): _M_TOKEN_KEY,
         '2096': _M_CODE_APART,
@@ -3651,7 +3644,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         'sunset1985': _M_NO_WORD,
         '58219': _M_CODE_APART,
         '37631-0722212-0': _M_CHECK_FAILS,
-        'lunallena2023': _M_NO_WORD,
         '4821 7730 9165 2284': _M_CODE_APART,
         '14031996F': _M_NO_WORD,
         '9047': _M_CODE_APART,
@@ -3726,7 +3718,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         '8164': _M_CODE_APART,
         'Cookie58': _M_NO_WORD,
         'onze nove 8 7 4 2 - 1 9 0 6': _M_SPOKEN,
-        '0144B': _M_CODE_APART,
         '57724': _M_CODE_APART,
     },
 }
@@ -3792,6 +3783,209 @@ _KNOWN_MISSES_S: dict[str, dict[str, str]] = {
     },
     'corpus_se': dict.fromkeys(('5023', '4423', '1490'), _S_SSN_LAST_FOUR),
 }
+# Corpora OC to OH (web hosting and registrars; home care agencies; self-storage, parking and
+# tolls; dental and allied health practices; game servers; academic publishing).
+_O_SYMBOL_PASSWORD = ("a password whose brackets, braces or '&' end the value where no quote "
+                      "bounds it (a query's passwd=}-VC..., an XML <value>, a hosting export's "
+                      "'mysql=', a URL's password, one whose '[j-N' reads as a character range)")
+_O_HOSTING = ("a hosting tool's credential in a shape the detectors do not know (WHMCS's API "
+              "identifier, a cPanel session's name:token pair, a session id in brackets, a "
+              "Vault table's row, an activation code)")
+_O_GAME = ("a game platform's secret in a shape the detectors do not know (a Steam Guard code, "
+           "a Rust+ player token, a GCM check-in's ids, a gift card, a paysafecard PIN, an AMP "
+           "instance's key, Velocity's forwarding secret, a Pushover user key, a "
+           "RemoteSecurityKey element, backup 'tokens' of letters only)")
+_O_HEALTH_ID = ("a health insurer's or a care system's number with no name the detectors read "
+                "beside it (a carteira, a CDAnet certificate, 'ID on card', a member no. of a "
+                "South African scheme, Japan's care insurance number a line below its heading, "
+                "an NHS number words away, a file name's digits, an EDIFACT segment's)")
+_O_SHORT_CODE = "a padlock's or a lift's code of three digits: too short to tell from a number"
+_O_LOG_CODE = ("a gate's keypad entries in an access system's log ('ENTRY GRANTED ... code="
+               "20218'): 'code=' alone names no secret")
+_O_LIBRARY = ("a library system's credential in its protocol's or file's own place (SIP2's CO "
+              "and AD fields, EZproxy's user.txt lines and its log's session field, a "
+              "Shibboleth session id)")
+_O_HL7_SSN = "an SSN bare in an HL7 PID segment's nineteenth field, read by no HL7 field rule"
+_O_TABLE_TOKEN = "a reset token in a psql table under a column the detectors do not read"
+_O_HASH_SHAPED_KEY = ("an API key shaped as a bcrypt hash (CurseForge's): read as a one-way "
+                      "hash, left")
+_O_SEALED_SHORT = ("a SealedSecret's encrypted value shorter than the sealed shape the "
+                   "detectors know: read as a password")
+_O_LABEL = "a label's text after a name and a slash ('Dr Rossi / #11^FS' in ZPL), read as a login"
+_O_NAMED_NUMBER = ("an API error's code and a research field's 'FoR code' after 'code:', read as "
+                   "a code told")
+_O_LUHN_ID = "an Xbox user id (16 digits) that passes Luhn in a card network's range"
+_O_COMMENT = "a config's comment under a key named for a token (_comment_token), read as its value"
+_O_FIXTURE = ("a test fixture's or a default password ('fixture-only', dspace/dspace): a "
+              "password's value is redacted whatever it says")
+_O_ISSN = "a journal's ISSN after its name 'Cell', read as a phone"
+_O_CONTEXT_HEADER = "a client context header's base64 JSON, read as a credential header's value"
+_O_RESUMPTION = "an OAI-PMH resumption token (a listing's cursor), read as a token"
+_KNOWN_MISSES_O: dict[str, dict[str, str]] = {
+    'corpus_oc': {
+        '2R7[Bi]-K<PhN8S9': _O_SYMBOL_PASSWORD,
+        'eb32d2e8b677c8d9781403cd4aba4e8d': _O_HOSTING,
+        '>fn+Jm[4<(<u5EP': _O_SYMBOL_PASSWORD,
+        'P7[j-Nl4AB4o%c~mB@j': _O_SYMBOL_PASSWORD,
+        '87 559 822 838': _P_COMPANY_TIN,
+        'thistle-willow-cobalt-81': _M_NO_WORD,
+        'QuWMTU9AKgjd5wY457tshZSxNL0zdsbB': _O_HOSTING,
+        '245': _M_CARD_CODE_APART,
+        '12.624.653/0001-20': _P_COMPANY_TIN,
+        '=#b^fa3]j@YXNGk73e': _O_SYMBOL_PASSWORD,
+        ('oakridge:3Oz3tZuDWMfbDszf:CREATE_USER_SESSION,7cbb6f3247f224'
+         '643db403b5b1168b3e'): _O_HOSTING,
+        'Ba[m}by?#>&JWXnktt}4': _O_SYMBOL_PASSWORD,
+        'D5N7n4AIWKhFz3JONBLRXeMjpJC8caz9': _O_HOSTING,
+        '91-9907104': _P_COMPANY_TIN,
+        '<4y>!K#4[SAuW@E{89': _O_SYMBOL_PASSWORD,
+        '}-VC=b1VXv': _O_SYMBOL_PASSWORD,
+        'kN?>%vVJa81%({1': _O_SYMBOL_PASSWORD,
+    },
+    'corpus_od': {
+        'QG6AB9KEPT': _M_ID_NO_NAME,
+        '6553': _M_CODE_APART,
+        '5327': _M_CODE_APART,
+        '576747': _M_CODE_APART,
+        '0235637171': _O_HEALTH_ID,
+        '97125': _M_CODE_APART,
+        '8535519335': _O_HEALTH_ID,
+        '439': _O_SHORT_CODE,
+        '3445': _M_CODE_APART,
+        '680220': _M_CODE_APART,
+        '734057': _M_CODE_APART,
+        '026140': _M_CODE_APART,
+        'jollof rice': _M_ANSWER_APART,
+        'Adaeze': _M_ANSWER_APART,
+        'RK69329915ZI': _M_ID_NO_NAME,
+        '2296923885470': _M_ID_NO_NAME,
+        'olHIMUwvRfnY1S85OPJx7DQoM0HeJ36zDngbBN0jRUcpgS3yeUSsg0NMePg9LxX8': _CSRF,
+        '9325': _M_CODE_APART,
+        '5547': _M_CODE_APART,
+        '519341168': _M_ID_NO_NAME,
+        '756': _O_SHORT_CODE,
+        'Buttons': _M_ANSWER_APART,
+        'Alder Creek Rd': _M_ANSWER_APART,
+        'c3VucmlzZV9hcGk6M2wqMzR5NXJidTVPZzhzTkNwd1k=': _M_KEY_NAME,
+        '93RVFzAw': _M_CODE_APART,
+        '9615': _M_CODE_APART,
+        '3924': _M_CODE_APART,
+        '0980790414': _O_HEALTH_ID,
+        '4024': _M_CODE_APART,
+        'V562464376': _O_HEALTH_ID,
+        '6301': _M_CODE_APART,
+        '1312': _M_CODE_APART,
+        'ZA24833K': _O_HEALTH_ID,
+        'Dm+W3M+jHh0KWRufHRsNWZCWCyYs/GiIhcdE/jDsVqQ=': _O_HOSTING,
+        '7709': _M_CODE_APART,
+        'qnosck38ad': _O_HOSTING,
+        '(0231) 418 38979': _M_PHONE_FORMAT,
+        '928': _O_SHORT_CODE,
+        '9509': _M_CODE_APART,
+        '9732': _M_CODE_APART,
+        'UaNrsvhA3WoGVDdYWReVMtxTTnRRGEXcVdLFHH3a': _P_LINK_TOKEN,
+    },
+    'corpus_oe': {
+        'be4cddb9e7a8aca3d57f8e0380201e361a50179ec043ec25dc196e9d05976570': _REQUEST_SIGNATURE,
+        'PBAXiEJktDCl7kTlXxNdT8sNItzzjvPUcPPOqNNz4Hs': _P_LINK_TOKEN,
+        '7152': _M_CODE_APART,
+        '20218': _O_LOG_CODE,
+        '59840': _O_LOG_CODE,
+        '9674': _M_CODE_APART,
+        '123637': _M_CODE_APART,
+        'VHO4-Y9Q9-C6IG': _M_CODE_APART,
+        'RP4EURvxFs5S8D1DL45TB1aTIdvWF5w4LMcSG2dZ': _C_PUSH_TOKEN,
+        'mango orbit harbor velvet': _M_NO_WORD,
+        '0KrMM2mtsxvg': _M_CODE_APART,
+        'f38138d8f633cb8f91d79deb3be8cd89': _M_KEY_NAME,
+        '82-4419021': _P_COMPANY_TIN,
+        '4708': _M_CODE_APART,
+        '6692e998bba525f5df48d9472675e38b': _M_KEY_NAME,
+        '122609': _M_CODE_APART,
+        'y5TdH4gA1vI2KTVC': _M_NO_WORD,
+        '4726': _M_NO_WORD,
+        'Juniper96$': _M_NO_WORD,
+        '506766': _M_CODE_APART,
+        'c3fd93e23bf157aeea17deca0313d00f': _M_KEY_NAME,
+        'Corolla': _M_ANSWER_APART,
+        'Mrs Byrne': _M_ANSWER_APART,
+        '684137': _M_CODE_APART,
+        '0285': _M_CODE_APART,
+        'FIuYz-J6WEuUP1XgR55Be7IX4UP8dLFH-Fvt': _P_LINK_TOKEN,
+    },
+    'corpus_of': {
+        '4210297720': _O_HEALTH_ID,
+        '336639': _M_CODE_APART,
+        '5640': _M_CODE_APART,
+        '9320': _M_CARD_CODE_APART,
+        '188 422 019': _O_HEALTH_ID,
+        '5825': _M_CODE_APART,
+        'QX101577': _O_HEALTH_ID,
+        '53hpGYg15JSQk-_O': _M_NO_WORD,
+        '8813': _M_CODE_APART,
+        '250419': _M_CODE_APART,
+        '89920265534145629': _O_HEALTH_ID,
+        'XQJ199654948': _O_HEALTH_ID,
+        'eca79bfde0765d3377e46c1e9771ac9f15330235': _P_LINK_TOKEN,
+        'U996149425': _O_HEALTH_ID,
+        '592546551': _O_HL7_SSN,
+        '72751146': _O_HEALTH_ID,
+        'incisor!7761M': _M_NO_WORD,
+        'cae86e7d55eabf393b50552674a5bdd046d019a3216e672e548ca2c6cbd485c1': _O_TABLE_TOKEN,
+        '240063': _M_CODE_APART,
+    },
+    'corpus_og': {
+        'conveyor': _M_NO_WORD,
+        'ACLY1mVnh0LIPgYqJiHMGA.9slrydU13rAFscQEsRiWsjcWAEzW-PCjY': _REQUEST_SIGNATURE,
+        'gpg:WinterWarp88': _O_SYMBOL_PASSWORD,
+        'chidi-rcon-2210': _M_NO_WORD,
+        '49d6a9f40a97c0e3493bfc2991c8e651': _REQUEST_SIGNATURE,
+        'F7K2Q': _O_GAME,
+        '8939 7070 7207 5177': _O_GAME,
+        'k1h0sa3vgzkep3rz2jo23tc3wyoly5': _O_GAME,
+        'YmFja3VwdXNlcjpRejchYmtwLU5vZGUwMg==': _M_KEY_NAME,
+        '1287186482656359399': _O_GAME,
+        '0524337685225982553': _O_GAME,
+        'Pve!root-2023Qz': _M_NO_WORD,
+        'dpr45v1tPhTfZhDF4YS7': _P_SALT,
+        'mTrmEUnvcb': _O_GAME,
+        'JkAZLHopSI': _O_GAME,
+        'VwnpI4zrea': _O_GAME,
+        'rLrczOSwmI': _O_GAME,
+        '-7241445351': _O_GAME,
+        'Krepost_2023!': _M_NO_WORD,
+        'tV8qLr2mZpK4xN7w': _O_GAME,
+        '$2a$10$xPoCCkfpkCQ7trI7DbBX83joHL.lqkwg6GEtV/DXXI9W3GVeq/4G4': _O_HASH_SHAPED_KEY,
+        'GC-R7V6-YOU2-ZLN1': _O_GAME,
+        '6U63vfTFyHShPaMXscNqOw==': _O_GAME,
+        '6e7cca3e-438f-4737-ba1c-678d55b1564f': _O_GAME,
+        'AmpAdm1n_Kr4ken': _O_GAME,
+        'BtF2idjBSZNggDtybCgwnxEr4KAkKTdivKx4aiXH': _CSRF,
+    },
+    'corpus_oh': {
+        'BACA680909MDFGHV33': _M_CHECK_FAILS,
+        'Citrine&34': _O_SYMBOL_PASSWORD,
+        '665451': _M_CODE_APART,
+        'iH9r4_yHx3hx': _O_LIBRARY,
+        'violet2005.': _O_LIBRARY,
+        'HeB-Uuvd%-pdr%@': _M_NO_WORD,
+        'ZR9gEfoTnjNhd10Yo2R87fex': _P_SALT,
+        'zQ3zYCzoKn8GAw18VJSGj0wU8fXtWxQXNI7Z9kWr': _P_SALT,
+        'eHCKpcFfvQx8EeM': _O_LIBRARY,
+        'Zk1iJFAZIFFaYhb': _O_LIBRARY,
+        '06249135952': _M_PHONE_FORMAT,
+        'y4_3bmdOGIstriIp9ljM7r04zHBgsDgwOz6AXL7kbgG': _P_LINK_TOKEN,
+        '2217#': _M_CODE_APART,
+        'Wgrpdc064&AH': _M_NO_WORD,
+        'Ectfvo440#OW': _O_LIBRARY,
+        '8479': _O_LIBRARY,
+        '_13c2597c9495e4617acf1ce5abeca471': _O_LIBRARY,
+        ('eoHDlR5NGAIcRmHiV4gvtks1mQVLqTj1J6o9jz9OFN0Jj5chDgm5POuw0RFH'
+         '7iM47fdikSTOqJvzUikV'): _M_KEY_NAME,
+    },
+}
+
+
 _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
     'corpus_pc': {
         'kran3107@Bayern': _M_CODE_APART,
@@ -3885,7 +4079,6 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         '5275': _M_CODE_APART,
         '1068': _M_CODE_APART,
         '9687': _M_CODE_APART,
-        '6720': _M_CODE_APART,
         '8415': _M_CODE_APART,
         '7746': _M_CODE_APART,
         '872566': _M_NO_WORD,
@@ -4013,6 +4206,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     **_KNOWN_MISSES_M,
     **_KNOWN_MISSES_P,
     **_KNOWN_MISSES_S,
+    **_KNOWN_MISSES_O,
     # Corpora VA, VB and VC (LLM-serving operations text, mostly clean; the classes that slip
     # past redactors, in six surroundings; records as observability backends store them).
     "corpus_va": {"679551805": ("an SSN bare in Postgres's 'Failing row contains (...)', no "
@@ -4720,8 +4914,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "5391": _TOLD_PASSCODE,
         "6639": _TOLD_PASSCODE,
         "271485206": "a Dutch document number in a KYC report's document_numbers list",
-        "0175 653 17341": ("a German mobile (4-3-5 digits) as a pretty-printed FHIR telecom "
-                           "entry's value, its 'phone' on the line before"),
     },
     "corpus_ud": {
         "72030119382": "a PESEL typed by a browser agent into a field named only by its "
@@ -4782,7 +4974,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_tg": {
         "O'Sullivan": _TG_WORDS,
         "Mackenzie": _TG_WORDS,
-        "tangerine-orbit-castle-7": _TG_WORDS,
         "119 402": _TG_DIGITS,
         "557 083": _TG_DIGITS,
         "1122": _TG_DIGITS,
@@ -4797,7 +4988,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "Fluffy": _TG_WORDS,
         "Fluffie": _TG_WORDS,
         "381 664": _TG_DIGITS,
-        "Gr33nH0use!": _TG_WORDS,
         "Nakamura": _TG_WORDS,
         "719 046": _TG_DIGITS,
         "river ocean velvet nine": _TG_WORDS,
@@ -5232,6 +5422,53 @@ _KNOWN_CHANGED_S: dict[str, dict[str, str]] = {
     'corpus_sd': dict.fromkeys(('SD-033', 'SD-175', 'SD-183', 'SD-321', 'SD-354', 'SD-356',
                                 'SD-359', 'SD-388', 'SD-440', 'SD-441', 'SD-511'), _G_TELECOM),
 }
+_KNOWN_CHANGED_O: dict[str, dict[str, str]] = {
+    'corpus_od': {
+        'OD-049': _G_TELECOM,
+        'OD-304': _G_TELECOM,
+        'OD-444': _O_SEALED_SHORT,
+    },
+    'corpus_oe': {
+        'OE-037': _G_TELECOM,
+        'OE-077': _AWS_EXAMPLE,
+        'OE-140': _M_RECORD_PHONE,
+        'OE-195': _G_TELECOM,
+        'OE-259': _G_TELECOM,
+        'OE-400': _G_TELECOM,
+        'OE-542': _M_PLACEHOLDER_EMAIL,
+    },
+    'corpus_of': {
+        'OF-089': _M_VERSION_IP,
+        'OF-122': _M_NOT_AN_ADDRESS,
+        'OF-433': _O_LABEL,
+        'OF-504': _M_COOKIE_HEADER,
+        'OF-548': _S_SENTRY_DSN,
+    },
+    'corpus_og': {
+        'OG-080': _O_NAMED_NUMBER,
+        'OG-301': _O_LUHN_ID,
+        'OG-361': _N_ROLE_MAILBOX,
+        'OG-470': _M_TEST_CARD,
+        'OG-519': _O_COMMENT,
+    },
+    'corpus_oh': {
+        'OH-106': _M_TEST_CARD,
+        'OH-108': _O_FIXTURE,
+        'OH-230': _O_ISSN,
+        'OH-243': _M_PLACEHOLDER_EMAIL,
+        'OH-249': _O_CONTEXT_HEADER,
+        'OH-262': _Z_URL_PASSWORD,
+        'OH-281': _O_RESUMPTION,
+        'OH-329': _O_NAMED_NUMBER,
+        'OH-334': _M_ASKED_PASSWORD,
+        'OH-456': _O_FIXTURE,
+    },
+    'corpus_ea': {
+        'ea-0297': _M_MEMBER_ID,
+    },
+}
+
+
 _KNOWN_CHANGED_P: dict[str, dict[str, str]] = {
     'corpus_pc': {
         'PC-029': _AWS_EXAMPLE,
@@ -5292,6 +5529,7 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     **_KNOWN_CHANGED_M,
     **_KNOWN_CHANGED_P,
     **_KNOWN_CHANGED_S,
+    **_KNOWN_CHANGED_O,
     "corpus_va": dict.fromkeys(
         ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
@@ -5357,7 +5595,6 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
                          "WJ-437", "WJ-439", "WJ-440"), _DOCS_RANGE),
         **dict.fromkeys(("WJ-027", "WJ-204"), "a product's four-part version (vMix 25.0.0.30) "
                         "after its name, read as a public address"),
-        "WJ-273": "a musical work's ISWC (T-006.569.594-3) in an id's shape",
     },
     "corpus_wk": {
         **dict.fromkeys(("WK-094", "WK-230", "WK-232", "WK-257"), _DOCS_RANGE),
