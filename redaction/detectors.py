@@ -3096,8 +3096,9 @@ _CARD_CODES = (
        r"|\d(?: \d){3,5}(?! ?\d))"
        r"(?![\d.,:/-]?\d)",
        prefilter=(r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey|codice|portail"
-                  r"|garaje|combinaz|keypad|disarm|box|safe|sleutel|slot|kluisje|schloss"
-                  r"|ssel)[^\r\n]{0,48}(?:\d{4}|\d \d \d \d)"),
+                  r"|garaje|combinaz|keypad|disarm|lock[ _-]?box|key[ _-]?(?:box|safe)|sleutel"
+                  r"|cijferslot|kluisje|zahlenschloss|ssel(?:kasten|safe|tresor))"
+                  r"[^\r\n]{0,48}(?:\d{4}|\d \d \d \d)"),
        group=1,
        digits=True,
        start=_at_words(("pin", "mpin", "puk", "at+cpin", "dtmf", "lambar", "\u043f\u0438\u043d",
@@ -3318,7 +3319,9 @@ _SECURITY_ANSWERS = (
                  r"[^\r\n]{0,160}(?:[:=]|[ \t]to|[ \t](?:it.s|is|was|es|est(?:[ \t]+l[ea])?|ist"
                  r"|lautet|war|a|c.est"
                  r"|e|to|jest"
-                 r"|says|said|era|foi|are|were|be))[^\r\n\d]{0,24}[\"'(#]?\d{3}",
+                 r"|says|said|era|foi|are|were|be))"
+                 r"(?:[ \t]+(?:(?:ab|seit|from|starting|desde|vanaf|dal|as[ \t]+of)[ \t]+"
+                 r"[^\s\d:=,.]{2,12}|now|jetzt|nun|ahora|maintenant|nu))?[ \t]*[\"'(#]?\d{3}",
        group=1, digits=True,
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
                         "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo",
@@ -3607,7 +3610,8 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"bereikbaar(?:[ \t]+op)?|recapito|dzwoni\w*|"
                 # (Dutch's "bel me op", "Zoon bellen bij vragen:"; Indonesian's "telp";
                 # "Contact No.:")
-                r"bel(?:len)?|telp|contact[ \t]+no\.?|"
+                r"bel(?:len)?(?=[ \t]+(?:me|mij|ons|op|bij|naar|gerust|even|[0+(]))|telp"
+                r"|contact[ \t]+no\.?|"
                 # French and Portuguese verbs for calling ("m'appeler au", "me joindre au",
                 # "pode me ligar no"); "ring" only before a number ("should ring (03) ...")
                 r"(?:r?appel(?:er|ez|le|lez)|joindre|ligar|ligamos)|ring(?=[ \t]+[(+0-9])|"
@@ -3875,7 +3879,8 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"num[ae]ro|appel|joindre|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi|contatt"
                     r"|cel|[ab]_party|"
                     r"tlf|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)|viber"
-                    r"|(?:^|[^a-z])bel|contact[ \t]+no")
+                    r"|(?:^|[^a-z])bel(?:len)?[ \t]+(?:me|mij|ons|op|bij|naar|gerust|even|[0+(])"
+                    r"|contact[ \t]+no")
 # (CJK's full stop and marks end a value too: "密码：Sunflower@435。谢谢！")
 _TOLD_STOP = (r"\s«»„“”\"'「」『』，,、；;：؛)）！？\u3000-\u303f\u3040-\u30ff\u3400-\u9fff"
               r"\uac00-\ud7af")
@@ -4547,7 +4552,8 @@ _SYSTEM_FIELDS = (
        r"member[ \t]+(?:id|number|no\.?|#)[ \t]*(?:[:#]|is)?[ \t]*"
        r"((?-i:[A-Z]{0,4}\d[A-Z0-9]{5,14}))(?![\w-])", ids.member_id_ok,
        prefilter=r"(?i)(?:insur|health|aetna|cigna|humana|unitedhealth|blue|anthem|kaiser|medica"
-                 r"|tricare|eyemed|vsp|dental|metlife|bcbs|vision|hicaps|claim|payer)",
+                 r"|tricare|eyemed|vsp|dental|metlife|bcbs|vision|hicaps|claim|payer)"
+                 r"[\s\S]{0,130}member[ \t]",
        group=1, gate=r"(?i:member)"),
     # ... and a Medicaid id under its name, as a key or in prose ("medicaid_id": "ZP45081U",
     # "medicaid DS28316E").
@@ -7204,9 +7210,10 @@ DETECTORS: tuple[Detector, ...] = (
        r"[^\n:=]{0,60}?(?:[ \t]*[:=]|[ \t]+(?:is|es|é|ist|supplied:?))[ \t]*(?:\n[ \t]*){0,2}"
        r"[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?(?=[.,;:!?)]*(?:\s|$))",
        v.told_passphrase,
-       prefilter=(r"(?i)(?:epp|auth|transfer)[^\r\n]{0,80}(?:[:=]|[ \t](?:is|es|ist|supplied)"
-                  r"|[ \t][^\x00-\x7f])"),
-       group=1, needles=("EPP", "epp", "Epp", "uth", "UTH", "ransfer", "RANSFER")),
+       prefilter=(r"(?i)(?:epp|auth(?:ori[sz]ation)?[ _-]?code[ \t]+supplied|authinfo"
+                  r"|transfer[ _-]?(?:code|key)|c.digo[ \t]+(?:epp|de[ \t]+transfer))"),
+       group=1, needles=("EPP", "epp", "Epp", "uth", "UTH", "ransfer", "RANSFER"),
+       start=_at_words(("epp", "auth", "transfer", "c\u00f3digo", "codigo"))),
     # A password echoed into a password file (echo 'X' > ~/.vault_pass).
     _d("secret_assignment",
        r"(?i)\becho[ \t]+['\"](?![$%])([^'\"\n]{4,128})['\"][ \t]*>>?[ \t]*\S*(?:pass|secret|token"
@@ -8171,10 +8178,10 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        # (a Windows account's domain or machine before it: ".\itadmin / Falcon-Granite-77";
        # brackets inside the password, not at its end: "root / P7[j-Nl4AB4o%c~mB@j")
-       r"(?i)(?<![\w/.@-])(?:[\w.-]*\\)?[a-z]{0,8}?(?:admin|administrator|root|sa|superuser"
+       r"(?i)(?<![\w/.@-])(?:[\w.-]{1,30}\\)?[a-z]{0,8}?(?:admin|administrator|root|superuser"
        r"|supervisor|sysadmin|manager|operator|service|maintenance)[ \t]*/[ \t]*"
        r"((?-i:[^\s/,;\"']{5,63}[^\s/,;<>\"'()\[\]]))(?![^\s,;<>\"')\]])",
-       v.slashed_password, prefilter=r"(?i)(?:admin|administrator|root|sa|user|visor|manager|"
+       v.slashed_password, prefilter=r"(?i)(?:admin|administrator|root|superuser|visor|manager|"
        r"operator|service|maintenance)[ \t]*/[ \t]*[^\s/]{6}", group=1, needles=("/",)),
     # A password typed at a login's user prompt, as sshd logs the attempt ("Failed password
     # for invalid user Dgyot7427!Ma from ...", "Invalid user x@nzAc3twVVNF from ...")
