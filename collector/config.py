@@ -479,6 +479,14 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|\bGSLT[ \t]*[:=]?[ \t]*[0-9A-F]{32}|URL_MASK=[0-9a-f]{32}"
                          r"|(?i:ezproxy)[a-z0-9]*=[A-Za-z0-9]{12,64}"
                          r"|(?i:\bEPP[ -]?code)[^\n:=]{0,60}[:=][ \t]*[^\s]{6,64}"
+                         # (AF-SH: a C define's key, Postman's key, a vendor's live_sk_,
+                         # Confluent's basic auth, OpenWrt's Wi-Fi key, TTLock's keyboardPwd)
+                         r"|#define[ \t]+\w*(KEY|SECRET|TOKEN|PASS|PSK)\w*[ \t]+\"[^\"\s]{8,}"
+                         r"|\bPMAK-[0-9a-f]{24}-[0-9a-f]{34}"
+                         r"|\b[a-z][a-z0-9]{1,11}_(live|test|prod)_sk_[A-Za-z0-9]{20,}"
+                         r"|basic\.auth\.user\.info[ \t]*[=:][ \t]*[^\s:\"';]+:[^\s\"';]+"
+                         r"|option[ \t]+key[ \t]+'[^'\n]{8,63}"
+                         r"|\"keyboardPwd\"[ \t]*:[ \t]*\"[0-9]{4,10}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

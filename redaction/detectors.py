@@ -843,6 +843,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
 # key's last word, looked behind for once the key has been read whole.
 _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "name", "names", "header", "file", "path", "dir", "ref", "env", "url", "uri", "endpoint",
+    # (a UI string's key: api_key_label)
+    "label",
     # how a secret is stored, not the secret (postgresql.conf's password_encryption)
     "encryption",
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
@@ -1249,6 +1251,11 @@ _NATIONAL_IDS = (
     # a British licence's own shape: "driver licence no. THORN450896QZ5SW")
     _named_id((r"driver'?s?[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?",
                r"driver'?s?[ \t]+lic\b\.?", r"(?<![a-z])licen[cs]e[ \t]+is", r"rijbewijs",
+               # (a UK form's "Driving licence no.", the DVLA's, the Philippines' LTO's,
+               # Turkey's ehliyet, Italy's patente)
+               r"driving[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?",
+               r"(?-i:DVLA|LTO)[ \t]+licen[cs]e(?:[ \t]+(?:number|no\.?|#))?",
+               r"ehliyet(?:[ \t]+no)?",
                # (an Australian state's: "NSW licence 76745270")
                r"(?-i:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)[ \t]+(?:driver'?s?[ \t]+)?licen[cs]e"
                r"(?:[ \t]+(?:number|no\.?|#))?",
@@ -1261,8 +1268,9 @@ _NATIONAL_IDS = (
                _AS_KEY % "dl_no", _AS_KEY % "dl_number", _AS_KEY % "licen[cs]e_?no",
                _AS_KEY % "driver_?licen[cs]e(?:_?(?:number|no))?"),
               ("driver", "cdl", "dl", "permis", "f\u00fchrerschein", "fuhrerschein", "licen",
-               "rijbewijs", "nsw", "vic", "qld", "wa ", "sa ", "tas", "act", "nt "),
-              r"\d{5}/\d{2}/\d{4}|[A-Z9]{5}\d{6}[A-Z9]{2}\d[A-Z]{2}"
+               "rijbewijs", "nsw", "vic", "qld", "wa ", "sa ", "tas", "act", "nt ", "driving",
+               "dvla", "lto", "ehliyet"),
+              r"\d{5}/\d{2}/\d{4}|[A-Z9]{5}\d{6}[A-Z9]{2}\d[A-Z0-9]{2}"
               r"|(?:[A-Z]{2}[ \t]+)?[A-Z0-9]{1,4}(?:[ -]?\d[A-Z0-9]{0,10}){1,6}",
               ids.licence_number_ok,
               checksummed=False),
@@ -1628,8 +1636,10 @@ _NATIONAL_IDS = (
     _named_id((r"afiliaci.n", r"(?<![a-z])nuss\b", r"(?<![a-z])naf\b",
                r"n.mero de (?:la )?seguridad social"),
               ("afiliaci", "nuss", "naf", "n"), r"\d{2}[/ ]?\d{8}[/ ]?\d{2}", ids.naf_ok),
-    _named_id((r"bsn", r"burgerservicenummer", r"sofi[ _-]?n(?:umme)?r", _AS_KEY % "doc"),
-              ("bsn", "burgerservicenummer", "sofi", "doc"), r"\d{9}|\d{4}\.\d{2}\.\d{3}",
+    _named_id((r"bsn", r"burgerservicenummer", r"sofi[ _-]?n(?:umme)?r", _AS_KEY % "doc",
+               r"persoonsnummer"),
+              ("bsn", "burgerservicenummer", "sofi", "doc", "persoonsnummer"),
+              r"\d{9}|\d{4}\.\d{2}\.\d{3}",
               ids.bsn_ok),
     # (an Aadhaar e-KYC answer's or QR code's XML names it uid="...")
     # (and in Tamil, Bengali, Telugu, Kannada, Malayalam, Gujarati and Urdu)
@@ -1918,7 +1928,7 @@ _NATIONAL_IDS = (
                "[\u0394\u03b4]\u03b9\u03b1\u03b2\u03b1\u03c4[\u03ae\u03b7]\u03c1[\u03b9\u03af]\u03bf\u03c5?",
                "cestovn[\u00edi](?:ho)?[ \t]+pasu?",
                r"pass(?:nummer|nr)", r"pass-nr\.?", r"(?-i:PPT)\b", r"documentn(?:r|ummer)\b",
-               r"(?:personal)?ausweis(?:nummer)?",
+               r"(?:personal)?ausweis(?:nummer)?", "pa\u0219aport",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167",
                "\uc5ec\uad8c", "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f",
                # (Arabic's "passport", جواز السفر, and "his passport", جواز سفره)
@@ -1928,7 +1938,8 @@ _NATIONAL_IDS = (
                # (a crew list's "Indian pp M5226333": the abbreviation, a passport's shape
                # after it, not a page range)
                r"(?<![\w.])pp(?=[ \t]+(?-i:[A-Z]))"),
-              ("pas", "reisepass", "ppt", "personalausweis", "ausweis", "identity", "travel",
+              ("pas", "pa\u0219", "reisepass", "ppt", "personalausweis", "ausweis", "identity",
+               "travel",
                "documentn",
                "\u03b4\u03b9\u03b1\u03b2\u03b1\u03c4", "cestovn",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238",
@@ -2154,7 +2165,7 @@ _OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lo
                        "\u6697\u8a3c\u756a\u53f7", "\u30aa\u30fc\u30c8\u30ed\u30c3\u30af",
                        "codice", "hoftor", "garagentor", "tor ", "portail", "code du",
                        "code portail", "garaje", "safe code", "safe-code", "safe_code",
-                       "safecode", "combinazione",
+                       "safecode", "combinazione", "combinaci", "combina\u00e7", "master",
                        # (a care worker's and a tenant's key safes, padlocks and lift codes in
                        # Dutch, German, Polish and Japanese)
                        "sleutelkast", "sleutelkluis", "cijferslot", "kluis", "zahlenschloss",
@@ -2190,6 +2201,8 @@ _OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe
                   # (a safe's: "Safe code is now 4992", Italian's "la combinazione della
                   # cassaforte è 2056")
                   r"|safe[ _-]?code|combinazione(?:[ \t]+della[ \t]+cassaforte)?"
+                  # (Spanish's and Portuguese's combination, a master code for the locks)
+                  r"|combinaci[óo]n|combina[çc][ãa]o|master[ _-]?code"
                   "|(?:\u30aa\u30fc\u30c8\u30ed\u30c3\u30af)?\u6697\u8a3c\u756a\u53f7")
 # (a joiner between the name and the code, or one and a digit after it: the whole text again)
 _joined_card_code = _joined_where(re.compile(r"(?i)(?:cvc|cvv|cvn|cvd|code|verification|value"
@@ -3087,16 +3100,17 @@ _CARD_CODES = (
        "|mpin|\ube44\ubc00\ubc88\ud638|\u09aa\u09bf\u09a8)(?![a-z0-9_])" + _CODE_GAP +
        # (Japanese's "は" says "is": "暗証番号は1029です")
        # (and changed to it: "the son changed the lockbox to 4639")
-       r"[\]\\\"')]{0,3}[ \t]*(?:[:=\uff1a\u2192]|is\b|to\b|\u306f)?[ \t]*(?:is[ \t]*:[ \t]*)?"
+       r"[\]\\\"')]{0,3}[ \t]*(?:[:=\uff1a\u2192]|is\b|to\b|ni\b|\u306f)?[ \t]*(?:is[ \t]*:[ \t]*)?"
        # (nine digits and more only as a key's value, not a link's query: Fisconline's
        # pin=7996147652, not a dial-in link's ?pin=986878147)
        # (in Markdown's bold too: "keypad: **3872**")
        # (and said one digit at a time: "my pin is 6 1 2 7")
-       r"(?:dtmf[ \t]*=[ \t]*)?(?:\\?[\"']|`|\*\*)?#?(\d{4,8}|(?<==)(?<![?&]pin=)\d{9,12}"
+       r"(?:dtmf[ \t]*=[ \t]*)?(?:\\?[\"']|`|\*\*|\u300c)?#?(\d{4,8}|(?<==)(?<![?&]pin=)\d{9,12}"
        r"|\d(?: \d){3,5}(?! ?\d))"
        r"(?![\d.,:/-]?\d)",
        prefilter=(r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey|codice|portail"
-                  r"|garaje|combinaz|keypad|disarm|lock[ _-]?box|key[ _-]?(?:box|safe)|sleutel"
+                  r"|garaje|combinaz|combinaci|combina.{1,2}o|keypad|disarm|lock[ _-]?box"
+                  r"|key[ _-]?(?:box|safe)|sleutel"
                   r"|cijferslot|kluisje|zahlenschloss|ssel(?:kasten|safe|tresor))"
                   r"[^\r\n]{0,48}(?:\d{4}|\d \d \d \d)"),
        group=1,
@@ -3130,6 +3144,11 @@ _KBA_NAMES = (
     rf"|memorable{_T}(?:word|place|name|date|phrase|information|info)"
     # (the question in brackets first: "security answer (first pet): 'Biscuit'", "Security
     # question (first pet) answered 'Mrs Finnegan'")
+    # (a note's "Q: City where you met spouse A: Ames", "Security Q1: ...?  A: Beetle", a
+    # log's security_a="...")
+    rf"|(?-i:Q)[1-3]?:[^\n?;]{{3,80}}?(?:\?[ \t]*|[ \t]+)(?-i:A)(?=:)"
+    rf"|security_a(?:nswer)?(?==)"
+    rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*'[^'\n]{{1,40}}'{_T}answered(?=:)"
     rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*\([^)\n]{{1,40}}\)"
     rf"(?:(?=[ \t]*[:=])|{_T}answered)"
     # (and as a call's note writes it: "Security answer given: 'Bartolina'")
@@ -3192,7 +3211,9 @@ _KBA_NOT = (r"(?:required|needed|missing|wrong|incorrect|correct|invalid|not|set
             r"|il|lo|o|os|as|uh|um|hmm|er|like|actually|probably|maybe|i|we|you|it|its|this"
             r"|that|there|so|was|is|very|quite|really|all|just|gone|lost|forgotten"
             # (a state, not an answer: "The secret word is hidden from you")
-            r"|hidden|shown|private|here|below|above|attached|redacted|masked|see|ask|check)")
+            r"|hidden|shown|private|here|below|above|attached|redacted|masked|see|ask|check"
+            # (a form's list of fields after "place of birth", a question's own words)
+            r"|occupation|nationality|gender|security|question)")
 # What ends an answer of several words ("Van der Berg", "St Mary's primary" go on).
 _KBA_THEN = (r"(?:and|but|so|or|if|because|y|et|und|en|e|o|ou|oder|lub|ale|please|thanks|which"
              r"|that|who|when|is|was|it|i|we|you|with|for|not|then|also|to|in|on|at|from|as)")
@@ -3203,6 +3224,7 @@ _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|gehei
                   r"|first[ \t]+(?:pet|dog|cat|school|car|teacher|boss|employer)"
                   r"|birth|favou?rite|memorable|(?:security|secret)[ \t]+(?:answer|word|phrase"
                   r"|question|q)|secq|answer[ \t]+(?:given|provided|supplied)|security[ \t]+answer"
+                  r"|q[1-3]?:[^\r\n]{3,90}a:|security_a"
                   r"|mascota|soltera|pregunta|palabra"
                   r"|jeune[ \t]+fille|premier[ \t]+animal|question|m.morable|m.+dchenname"
                   r"|haustier|sicherheits|meisjesnaam|(?:beveiligings|veiligheids)vraag"
@@ -3268,7 +3290,9 @@ _NAMED_CODE = (
     r"(?:[^\s\d:=]{1,24}|\d{1,7}[.,]\d{2}(?![\d.,])|\d{1,2}\.\d{3}(?![\d.,]))){0,8}?"
     # (a gate's keypad code with its keys: "new contractor code is #3625*")
     # (and when it holds: "der Code ... ist ab Montag 1016", "is from Monday 4471")
-    rf"{_CODE_SAYS}(?:[ \t]+{_CODE_FROM})?[ \t]*[\"'(]?#?(\d{{4,8}}|\d{{3}} \d{{3}})"
+    # (and said a digit at a time: "Your Airbnb code is 9 9 0 0 3 2")
+    rf"{_CODE_SAYS}(?:[ \t]+{_CODE_FROM})?[ \t]*[\"'(]?#?"
+    r"(\d{4,8}|\d{3} \d{3}|\d(?: \d){3,7})"
     r"(?![\d.,:/-]?\d)(?! \d)"
     rf"{_CODE_UNITS}")
 # A recovery or backup code, told one at a time ("my recovery code is 7QJX-P2LM-9H4D",
@@ -3321,7 +3345,8 @@ _SECURITY_ANSWERS = (
                  r"|e|to|jest"
                  r"|says|said|era|foi|are|were|be))"
                  r"(?:[ \t]+(?:(?:ab|seit|from|starting|desde|vanaf|dal|as[ \t]+of)[ \t]+"
-                 r"[^\s\d:=,.]{2,12}|now|jetzt|nun|ahora|maintenant|nu))?[ \t]*[\"'(#]?\d{3}",
+                 r"[^\s\d:=,.]{2,12}|now|jetzt|nun|ahora|maintenant|nu))?[ \t]*[\"'(#]?"
+                 r"(?:\d{3}|\d \d \d)",
        group=1, digits=True,
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
                         "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo",
@@ -3385,10 +3410,17 @@ _SECURITY_ANSWERS = (
     # A password told for what it opens ("the password for the scanning station login (user:
     # scan01) is Juniper#1771juniper", "pw for the CCTV NVR is Capitan_104Qbq").
     _d("secret_assignment",
-       r"(?i)\b(?:password|pwd?)[ \t]+(?:for|to)[ \t]+[^\n.!?]{1,80}?[ \t]+(?:is|was)[ \t]*:?"
-       r"[ \t]+[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?(?=[\s,;)]|[.!?](?:\s|$)|$)", v.told_passphrase,
-       prefilter=r"(?i)(?:password|pw)d?[ \t]+(?:for|to)[ \t][^\r\n.!?]{1,80}[ \t](?:is|was)[ \t:]",
-       group=1, needles=("assword", "ASSWORD", "pw", "PW", "Pw", "pW")),
+       # (and a token's, a key's or a client secret's: "the H1 API token for the triage
+       # automation is `...`", "The sandbox client secret for the token endpoint is X")
+       r"(?i)\b(?:password|pwd?|(?:api[ \t]+)?token|api[ \t]+key|(?:client[ \t]+)?secret)[ \t]+"
+       # (or a colon after what it opens, with no bracket between: "pw for router: X")
+       r"(?:for|to)[ \t]+(?:[^\n.!?]{1,80}?[ \t]+(?:is|was)[ \t]*:?|[^\n.!?:(]{1,80}?[ \t]*:)"
+       r"[ \t]+[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?(?=[\s,;)]|[.!?](?:\s|$)|$)",
+       v.told_passphrase,
+       prefilter=(r"(?i)(?:password|pwd?|token|api[ \t]+key|secret)[ \t]+(?:for|to)[ \t]"
+                  r"[^\r\n.!?]{1,80}(?:[ \t](?:is|was)[ \t:]|:)"),
+       group=1, needles=("assword", "ASSWORD", "pw", "PW", "Pw", "pW", "oken", "OKEN", "key",
+                         "KEY", "ecret", "ECRET")),
     # Australia's TFN asked for on its declaration ("What is your tax file number (TFN)?
     # 405 334 791"), by its check.
     _d("national_id",
@@ -3519,9 +3551,11 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
                    r"login\b[^\n/]{0,48}?[ \t]is[ \t]+[^\s/]+[ \t]+/|"
                    r"(?<![a-z])pass(?=[ \t]+(?:is|was)[ \t])|"
                    # Italian says the English word, then "è" ("la password temporanea è X")
-                   r"password(?:[ \t]+[a-z]+){0,6}[ \t]+(?:è|é|e')|"
+                   r"password(?:[ \t]+[a-z-]+){0,6}[ \t]+(?:è|é|e')|"
                    # ("ho cambiato la password in X")
                    r"cambiat[oa][ \t]+(?:la[ \t]+)?password[ \t]+in|"
+                   # (French's and Dutch's short words: "mon mdp c'est X", "ww Valtra8R653#")
+                   r"(?<![a-z])mdp(?![a-z])|(?<![^\s,;:(])(?-i:ww)(?=[ \t])|"
                    # ... or says what it is now ("ho reimpostato la password ...: ora è X")
                    r"password\b[^\n.!?]{0,40}?[ \t](?:ora|adesso)[ \t]+(?:è|e')|"
                    # Indonesian and Malay: "kata sandi", or the English word ("Password baru
@@ -3542,7 +3576,8 @@ _PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtw
                    "密钥|秘钥|シークレット|APIキー|시크릿[ \t]?키|비밀[ \t]?키|รหัส(?!อ้างอิง)|"
                    # a secret key in Arabic and Persian
                    "المفتاح السري|مفتاح سري|کلید مخفی")
-_PASSWORD_NEEDLES = ("asswort", "ASSWORT", "sandi", "SANDI", "ennwort", "de passe", "ontrase",
+_PASSWORD_NEEDLES = ("asswort", "ASSWORT", "mdp", "MDP", "Mdp", "ww", "WW", "Ww", "sandi", "SANDI",
+                     "ennwort", "de passe", "ontrase",
                      "pass is", "pass was", "Pass is", "PASS IS", "alavra",
                      "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
@@ -3759,7 +3794,7 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "รหัสผ่าน", "parola", "密钥", "秘钥", "シークレット", "apiキー", "시크릿", "비밀",
                     "รหัส", "المفتاح", "مفتاح", "کلید", "arole", "lapta", "ifr", "ozink",
                     "\u043e\u0437\u0438\u043d\u043a", "\u0430\u0440\u043e\u043b\u0430", "arool",
-                    "\u10de\u10d0\u10e0\u10dd\u10da", "cambiat")
+                    "\u10de\u10d0\u10e0\u10dd\u10da", "cambiat", "mdp", "ww")
 _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "handy",
                  "no_hp", "nohp", "no hp", "a_party", "b_party",
                  "celular", "cellulare", "fone",
@@ -3859,9 +3894,9 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"parole|slapta|ifr|geslo|lozink|parool|"
                        r"parola|m[a]t[ _]kh|"
                        # (the pattern asks for nothing after Italian's "è": no space either)
-                       r"password(?:[ \t]+[a-z]+){0,6}[ \t]+(?:a|e')|kata sandi|"
+                       r"password(?:[ \t]+[a-z-]+){0,6}[ \t]+(?:a|e')|kata sandi|"
                        r"password[^\r\n]{0,40}[ \t](?:ora|adesso)[ \t]+(?:a|e')|"
-                       r"password[ \t]+(?:baru|saya|lama|anda|kamu)|cambiat")
+                       r"password[ \t]+(?:baru|saya|lama|anda|kamu)|cambiat|mdp|ww")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
 _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|kontakt|"
                     r"numerem|tlm|(?:^|[^a-z]|\\[nrt])t[ea]l"
@@ -4646,17 +4681,20 @@ _SYSTEM_FIELDS = (
     _plain("secret_assignment", r"/callback\?(?:[^\s&#\"']*&)*code=([A-Za-z0-9_-]{6,})",
            v.tokenish, prefilter=r"/callback\?[^\s\"']*code=", needles=("/callback?",)),
     _plain("secret_assignment",
-           r"(?i)invit(?:e|ation)[ \t_-]+code[ \t]*:?[ \t]*((?=[A-Z0-9-]*\d)(?=[0-9-]*[A-Z])"
+           r"(?i)(?:invit(?:e|ation)[ \t_-]+code|code[ \t]+d'invitation(?:[ \t]+est)?)"
+           r"[ \t]*:?[ \t]*((?=[A-Z0-9-]*\d)(?=[0-9-]*[A-Z])"
            r"(?-i:[A-Z0-9]{4}-[A-Z0-9]{4}|[A-Z0-9]{6,12}))\b",
-           prefilter=r"(?i)invit(?:e|ation)[ \t_-]+code", needles=("nvit", "NVIT")),
+           prefilter=r"(?i)invit(?:e|ation)[ \t_-]+code|code[ \t]+d.invitation",
+           needles=("nvit", "NVIT")),
     _plain("secret_assignment",
            r"\b(?:master|credentials/[\w-]+)\.key\b[^\n]*\n[ \t]*([0-9a-f]{32})\b",
            prefilter=r"\.key[^\r\n]*\n[ \t]*[0-9a-f]{32}", needles=(".key",)),
     _plain("secret_assignment",
-           r"(?i)(?:authenticator|authy|totp|2fa|mfa)[^\n]{0,60}?:[ \t]*(?:\r?\n[ \t]*)?"
+           r"(?i)(?:authenticator|authy|totp|2fa|mfa)[^\n]{0,60}?(?::|[ \t]is)[ \t]*"
+           r"(?:\r?\n[ \t]*)?"
            r"((?-i:[A-Z2-7]{4}(?: [A-Z2-7]{4}){3,7}|[A-Z2-7]{16,32}))(?![A-Za-z0-9])",
            v.has_digit,
-           prefilter=r"(?i)(?:authenticator|authy|totp|2fa|mfa)[^\r\n]{0,60}:",
+           prefilter=r"(?i)(?:authenticator|authy|totp|2fa|mfa)[^\r\n]{0,60}(?::|[ \t]is)",
            needles=("uthenticator", "UTHENTICATOR", "uthy", "UTHY", "otp", "OTP", "2fa", "2FA",
                     "mfa", "MFA")),
     _plain("phone",
@@ -4675,6 +4713,72 @@ _SYSTEM_FIELDS = (
     _plain("secret_assignment", r"(?i)\bin[ \t]+session[ \t]+([a-z0-9]{26})\b",
            v.letters_and_digits,
            prefilter=r"(?i)in[ \t]+session[ \t]+[a-z0-9]{26}", needles=("session", "SESSION")),
+    # Held-out corpora AF to AH and SF to SH (estates, farms, translation agencies, hotels
+    # and rentals, transit and ride-hailing, bug bounties): an SSN under FHIR's us-ssn system,
+    # Confluent's basic.auth.user.info, a C define holding a key, a smart lock's code in a
+    # deep link and after its lock=, TTLock's keyboardPwd, a WSKey, SIBA's chave_acesso, a
+    # PSK told, a vendor's live_sk_/test_sk_ key, an AES key as hex bytes.
+    _plain("us_ssn",
+           r"\\?\"system\\?\"[ \t]*:[ \t]*\\?\"http://hl7\.org/fhir/sid/us-ssn\\?\"[ \t]*,"
+           r"[ \t\r\n]*"
+           r"\\?\"value\\?\"[ \t]*:[ \t]*\\?\"(\d{3}-?\d{2}-?\d{4})\\?\"", v.ssn_ok,
+           prefilter=r"fhir/sid/us-ssn", needles=("us-ssn",)),
+    _plain("secret_assignment", r"basic\.auth\.user\.info[ \t]*[=:][ \t]*([^\s:\"';]+:[^\s\"';]+)",
+           prefilter=r"basic\.auth\.user\.info", needles=("basic.auth.user.info",)),
+    _plain("secret_assignment",
+           r"(?m)^[ \t]*#define[ \t]+\w*(?:KEY|SECRET|TOKEN|PASS(?:WORD)?|PSK)\w*[ \t]+"
+           r"\"([^\"\s]{8,})\"",
+           v.secret_value_ok, prefilter=r"#define[ \t]+\w*(?:KEY|SECRET|TOKEN|PASS|PSK)",
+           needles=("#define",)),
+    _plain("secret_assignment",
+           r"(?i)(?:unlock\?[^\s\"'&]*&|\block=[^\s&]+[ \t&]+)code=(\d{4,8})\b",
+           prefilter=r"(?i)(?:unlock\?|lock=)[^\r\n]{0,120}code=\d{4}", needles=("code=",)),
+    _plain("secret_assignment", r"\\?\"keyboardPwd\\?\"[ \t]*:[ \t]*\\?\"(\d{4,10})\\?\"",
+           prefilter=r"keyboardPwd", needles=("keyboardPwd",)),
+    _plain("secret_assignment",
+           r"(?im)^[ \t]*(?:wskey|chave_acesso|chave_de_acesso)[ \t]*[:=][ \t]*[\"']?"
+           r"((?=[^\s\"']*[A-Za-z])[A-Za-z0-9+/=_-]{16,})", v.letters_and_digits,
+           prefilter=r"(?i)(?:wskey|chave_acesso|chave_de_acesso)[ \t]*[:=]",
+           needles=("wskey", "WSKey", "chave_")),
+    _plain("secret_assignment",
+           r"(?i)\b(?:psk|pre-?shared[ -]key)[ \t]+(?:is|was)[ \t]*:?[ \t]+([^\s\"',;]{8,64})",
+           v.secret_value_ok, prefilter=r"(?i)(?:psk|pre-?shared[ -]key)[ \t]+(?:is|was)",
+           needles=("psk", "PSK", "shared")),
+    _plain("secret_assignment", r"\b([a-z][a-z0-9]{1,11}_(?:live|test|prod)_sk_[A-Za-z0-9]{20,})\b",
+           prefilter=r"_(?:live|test|prod)_sk_", needles=("_sk_",)),
+    _plain("secret_assignment",
+           r"(?i)\baes[ _-]?key[ \t]*[:=][ \t]*((?:[0-9A-F]{2}[ :]){15,31}[0-9A-F]{2})\b",
+           prefilter=r"(?i)aes[ _-]?key[ \t]*[:=]", needles=("aes", "AES")),
+    # A licence key in an env file (MMT_LICENSE=HPYZF3J6-R4MV-...), a Wi-Fi key after its
+    # German name with no colon ("WPA2-Schlüssel Lisboa2021?"), OpenWrt's wireless key, a
+    # secret in an aligned key/value table (vault kv get, Postman's export), Postman's API
+    # key, a session flag's value, base64 credentials piped to base64 -d.
+    _plain("secret_assignment",
+           r"(?im)^[ \t]*(?:export[ \t]+)?[A-Z0-9_]*LICEN[CS]E(?:_KEY)?[ \t]*=[ \t]*[\"']?"
+           r"((?=[A-Z0-9-]*\d)[A-Z0-9]{4,}(?:-[A-Z0-9]{4,}){3,})",
+           prefilter=r"(?i)licen[cs]e(?:_key)?[ \t]*=", needles=("LICEN", "licen")),
+    _plain("secret_assignment",
+           r"(?i)(?:wlan|wi-?fi|wpa2?)[ _-]?(?:schl[üu]ssel|passwort|kennwort|key|passphrase)"
+           r"[ \t]+([^\s\"',;<>]{8,63})", v.told_passphrase,
+           prefilter=r"(?i)(?:wlan|wi-?fi|wpa2?)[ _-]?(?:schl|passwort|kennwort|key|passphrase)",
+           needles=("lan", "LAN", "ifi", "IFI", "i-Fi", "i-fi", "pa", "PA")),
+    _plain("secret_assignment", r"(?m)^[ \t]*option[ \t]+key[ \t]+'([^'\n]{8,63})'",
+           v.secret_value_ok, prefilter=r"option[ \t]+key[ \t]+'", needles=("option",)),
+    _plain("secret_assignment",
+           r"(?im)^[ \t]*[\w.-]*(?:secret|passw(?:or)?d|passwd|token|api_?key|_key)[ \t]{2,}"
+           r"([^\s]{8,128})[ \t]*$", v.table_secret_ok,
+           prefilter=r"(?i)(?:secret|passw|token|api_?key|_key)[ \t][ \t]+[^\s]{8}",
+           needles=("  ", "\t ", " \t", "\t\t")),
+    _plain("secret_assignment", r"\b(PMAK-[0-9a-f]{24}-[0-9a-f]{34})\b", prefilter=r"PMAK-",
+           needles=("PMAK-",)),
+    _plain("secret_assignment", r"--session[ =][\"']?([A-Za-z0-9%._-]{20,})", v.tokenish,
+           prefilter=r"--session[ =]", needles=("--session",)),
+    _plain("secret_assignment",
+           r"\becho[ \t]+(?:-n[ \t]+)?['\"]?([A-Za-z0-9+/]{12,}={0,2})['\"]?[ \t]*\|[ \t]*base64"
+           r"[ \t]+(?:-d|--decode|-D)", v.base64_login,
+           # (not "\|[ \t]*base64...": beside two other prefilters that open with "\|", the
+           # engine's single-match mode missed it on some lines, a defect of the engine's)
+           prefilter=r"base64[ \t]+(?:-d|--decode|-D)", needles=("base64",)),
     # Practices: Cliniko's API key, Open Dental's FHIR Authorization (developer and customer
     # keys), a PHP-serialized option's secret, rsyncd's secrets file, TeamViewer's id and
     # password, Hikvision's Hik-Connect verification code, a FHIR phone.
@@ -6613,8 +6717,9 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?:bearer|basic|token|digest|apikey)(?:[ \t]*\\*[\"'][ \t]*\+[ \t]*\\*[\"']|[ \t]+)"
        # (a Digest's parameters are not one: username="...", its response its own)
        r"(?![A-Za-z]+=\\?[\"'])"
-       # (eBay's user tokens hold "^" and "#": v^1.1#i^1#I^3#f^0#...)
-       r"([A-Za-z0-9._~+/!-][A-Za-z0-9._~+/!|^#%-]{5,}=*)(?![\w.~+/!|^#%-])",
+       # (eBay's user tokens hold "^" and "#": v^1.1#i^1#I^3#f^0#...; a key's id and secret
+       # joined by ":", "Token a79wrshpz...:ws8g226u...", "ApiKey lbtrans:da581a9c...")
+       r"([A-Za-z0-9._~+/!-][A-Za-z0-9._~+/!|^#%:-]{5,}=*)(?![\w.~+/!|^#%:-])",
        v.header_credential_ok,
        prefilter=r"(?i)authorization\\*[\"']?" + _S + r"*[:=]",
        group=1, needles=("uthorization", "UTHORIZATION"),
@@ -7182,11 +7287,12 @@ DETECTORS: tuple[Detector, ...] = (
     # ("password": "...", $db_password = '...', password="..."), to the line's end when not
     # (passwd=oxmw%^<<8*+wFz^).
     _d("secret_assignment",
-       r"(?i)(?<![\w.-])[\w$.-]*?(?:passw(?:or)?d|pwd|passwort|kennwort|passphrase)\\*[\"']?"
+       r"(?i)(?<![\w.-])[\w$.-]*?(?:passw(?:or)?d|pwd|passwort|kennwort|passphrase|secret)"
+       r"\\*[\"']?"
        r"[ \t]*(?:=>|[:=])[ \t]*\\*[\"']((?=[^\"'\n\\]*[<>{}()\[\]])[^\"'\n\\]{6,128})"
        r"\\*[\"']",
        v.bracketed_password, group=1,
-       prefilter=(r"(?i)(?:passw|pwd|kennwort|passphrase)[^\r\n]{0,40}[:=][ \t]*\\*[\"']"
+       prefilter=(r"(?i)(?:passw|pwd|kennwort|passphrase|secret)[^\r\n]{0,40}[:=][ \t]*\\*[\"']"
                   r"[^\"'\r\n]*[<>{}()\[\]]"),
        needles=("[", "]", "{", "}", "(", ")", "<", ">")),
     _d("secret_assignment",
@@ -7358,7 +7464,7 @@ DETECTORS: tuple[Detector, ...] = (
     # A one-time link's token as a path segment (Grafana's /invite/<code>, a reset or magic
     # link's /reset-password/<token>): whoever holds the link joins or signs in.
     _d("bearer_token",
-       r"(?i)/(?:invite|invites|invitation|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
+       r"(?i)/(?:invite|invites|invitations?|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
        r"|magic(?:[_-]?(?:link|login))?|verify[_-]?email|email[_-]?verification|activate"
        r"|activation"
        # (a reset link of its own: /password/reset?t=..., Django's /reset/<uidb64>/<token>/)
@@ -7774,10 +7880,11 @@ DETECTORS: tuple[Detector, ...] = (
        # ("If I did the password would be Tussock2018@")
        r"(?i)(?<![\w-])(?:password|passwd|passcode|passphrase)"
        r"(?:(?:,?[ \t]+(?:[\w']+|`[\w.@-]+`)){0,6}?"
-       r"[ \t]+(?:is|was)|(?:,?[ \t]+[\w']+){0,6}?[ \t]+(?:would|should|will)[ \t]+be)"
+       r"[ \t]+(?:is|was)|(?:,?[ \t]+[\w']+){0,6}?[ \t]+(?:would|should|will|might|could|may"
+       r"|to)[ \t]+be|,[ \t]*it(?:'s|[ \t]+is))"
        r"[ \t]*:?[ \t]+" + _PROSE_VALUE, v.told_passphrase,
        prefilter=(r"(?i)passw(?:or)?d,?[ \t][^\r\n]{0,60}[ \t](?:is|was|be)[ \t]"
-                  r"|passcode,?[ \t]|passphrase[ \t]"),
+                  r"|passcode,?[ \t]|passphrase[ \t]|passw(?:or)?d,[ \t]*it"),
        group=1,
        needles=("assw", "ASSW", "asscode", "assphrase", "ASSPHRASE"),
        start=_at_literal(("passw", "passcode", "passphrase"), fold=True)),
@@ -7846,7 +7953,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?:\+?[ \t]*(?:\n|\\n))?"
        # (a sentence's line between: "Backup codes for x@y.de\nKeep these somewhere safe.\n",
        # "(keep these safe!)")
-       r"(?:[^\n:]{0,80}?[.:!)][ \t]*(?:\n|\\n)(?:[ \t]*(?:\n|\\n))?)?"
+       # (or the account's address: "BACKUP CODES\nt.ramsbottom@gmail.com\n\n1. 0113 3559")
+       r"(?:(?:[^\n:]{0,80}?[.:!)]|[\w.+-]+@[\w.-]+)[ \t]*(?:\n|\\n)(?:[ \t]*(?:\n|\\n))?)?"
        # (and a Markdown code fence's opening: "```\na712a-a3637\n...")
        r"(?:```\w*[ \t]*(?:\n|\\n))?"
        r"((?:(?:(?<=\n)\+)?[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
@@ -7856,7 +7964,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (or Auth0 Guardian's one code in capitals, "EEFFR8519WCK3XHTV6FDZY3B")
        # (or letters and digits in one run, "o72482tmyf")
        rf"(?:[a-z0-9]{{4,6}}(?:-[a-z0-9]{{4,6}}){{1,3}}|\d{{4}} \d{{4}}|\d{{8}}|[0-9a-f]{{10,16}}"
-       r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{8,12}|(?-i:[A-Z0-9]{20,32}))"
+       # (and Okta's, two groups of five digits: "00218 86625")
+       r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{8,12}|\d{5} \d{5}|(?-i:[A-Z0-9]{20,32}))"
        rf"(?:[ \t,]+(?:{_AND}[ \t]+)?"
        r"|\n|\\n|$|(?=[.;)\uff08\u3002\uff09]))){1,16})",
        v.has_digit,
@@ -7894,7 +8003,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d("secret_assignment",
        r"(?ai)(?<![\w])(?:verification[ \t]+code|one[ -]time[ \t]+code|pickup[ \t]+code"
        # (a sign-in's: "Meta sent the login code 8355 to it", "the SMS code 4417")
-       r"|(?:log-?in|sign-?in|sms|mfa|2fa)[ \t]+code"
+       r"|(?:log-?in|sign-?in|sms|mfa|2fa)[ \t]+code|kode[ \t]+otp(?:[ \t]+(?:saya|anda|kamu))?"
        r"|(?:over|ov[eě]r)ovac[ií][ \t]+k[oó]d|kod[ \t]+weryfikacyjny|jednokratni[ \t]+kod"
        r"|code[ \t]+de[ \t]+v[ée]rification|c[óo]digo[ \t]+de[ \t]+verificaci[óo]n"
        r"|bestätigungscode|doğrulama[ \t]+kodu[nm]?"
@@ -7913,7 +8022,7 @@ DETECTORS: tuple[Detector, ...] = (
        prefilter=r"(?i)(?:code|c[ao]digo|k[a]d|kod|aa)[^\r\n]{0,40}\d{4}", group=1, digits=True,
        gate=("(?i:verification|one.time|pickup|ovac|weryfikac|jednokratni|rification|"
              "verificaci|bestätigungs|doğrulama|\u043a\u043e\u0434|log-?in|sign-?in|sms|mfa"
-             "|2fa)"),
+             "|2fa|kode)"),
        start=_at_words(("verification", "one", "pickup", "over", "ov\u011b", "kod", "jednokratni",
                         "log", "sign", "sms", "mfa", "2fa",
                         "code", "c\u00f3digo", "codigo", "best\u00e4tigungscode", "do\u011frulama",

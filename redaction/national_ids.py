@@ -279,7 +279,9 @@ def cbu_ok(candidate: str) -> bool:
 def licence_number_ok(candidate: str) -> bool:
     """A driver's licence number: five digits at least among its letters and digits, not a
     date ("your new driver licence was mailed 2024-05-05")."""
-    return sum(ch.isdigit() for ch in candidate) >= 5 and _ISO_DATE.fullmatch(candidate) is None
+    # (not a masked one: "KA85 2417XXXXXXX")
+    return (sum(ch.isdigit() for ch in candidate) >= 5 and _ISO_DATE.fullmatch(candidate) is None
+            and "XXX" not in candidate.upper())
 
 
 _ISO_DATE = re.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d")

@@ -71,7 +71,8 @@ _GATE = re.compile(
     # India's CDC and INDoS number)
     r"|epic|sirb|seam[ae]n|cdc|indos|ndis|medicaid"
     # (an access system's or a care agency's door, gate and alarm codes: GateCode, entry_code)
-    r"|(?:gate|entry|door|alarm|access|keypad|lockbox)[ _-]?code")
+    r"|(?:gate|entry|door|alarm|access|keypad|lockbox)[ _-]?code|answer|num.?doc"
+    r"|num(?:ero)?.?documento|clave")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "cell",
@@ -113,7 +114,8 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "alarm code", "access_code", "accesscode", "access code", "keypad_code",
                "keypadcode", "keypad code", "lockbox_code", "lockboxcode", "lockbox code",
                "gate-code", "entry-code", "door-code", "alarm-code", "access-code",
-               "keypad-code", "lockbox-code")
+               "keypad-code", "lockbox-code", "answer", "num_doc", "num doc", "numdoc",
+               "num_documento", "numero_documento", "numero documento", "clave")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -203,7 +205,7 @@ _ID_ABOUT_OK = frozenset(("id", "no", "number", "num", "nr"))
 _PASSWORD_WORDS = frozenset((
     "password", "passwd", "pwd", "passphrase", "passwort", "kennwort", "contraseña",
     "contrasena", "senha", "hasło", "haslo", "wachtwoord", "lösenord", "losenord", "salasana",
-    "şifre", "sifre", "parola", "mdp", "пароль", "pass", "pw"))
+    "şifre", "sifre", "parola", "mdp", "пароль", "pass", "pw", "clave"))
 _PASSWORD_SCRIPTS = ("密码", "密碼", "パスワード", "비밀번호", "пароль")
 _SECRET_WORDS = frozenset(("secret", "token", "apikey", "api_key",
                            # LoRaWAN's root and session keys (app_key is split to "app", "key")
@@ -261,8 +263,10 @@ def column_kind(name: str) -> str | None:
         if tokens in (["national", "id"], ["nationalid"], ["nid"], ["national", "id", "number"],
                       ["nin"], ["bvn"]):
             return "national_id_named"
-        # (a passport's column: a passport's shape, which has no check to ask for)
-        if not _PASSPORT_WORDS.isdisjoint(tokens) or any(s in name for s in _PASSPORT_SCRIPTS):
+        # (a passport's column: a passport's shape, which has no check to ask for; and a
+        # guest register's document number, a passport's or an id card's: NUM_DOC)
+        if (not _PASSPORT_WORDS.isdisjoint(tokens) or any(s in name for s in _PASSPORT_SCRIPTS)
+                or any(a in tokens and b in tokens for a, b in _DOC_NUMBER_PAIRS)):
             return "passport"
         return "national_id"
     if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_travel_document(tokens):
@@ -293,6 +297,8 @@ def column_kind(name: str) -> str | None:
         return "telecom_id"
     if not _CARD_CODE_WORDS.isdisjoint(tokens) or "security code" in " ".join(tokens):
         return "card_code"
+    if ("security" in tokens or "secret" in tokens) and "answer" in tokens:
+        return "answer"  # (a security question's answer: a word or a name)
     if (not _PASSWORD_WORDS.isdisjoint(tokens) or "mot de passe" in lower
             or any(s in lower for s in _PASSWORD_SCRIPTS)):
         return "password"
@@ -307,6 +313,8 @@ def column_kind(name: str) -> str | None:
     return None
 
 
+# (not "doc_no" nor "DOC NUMBER" alone: a ticket system's and an airline's documents)
+_DOC_NUMBER_PAIRS = (("num", "doc"), ("numero", "documento"), ("num", "documento"))
 _BRACKETED_NOTE = re.compile(r"[ \t]*\[[^\]]*\]")
 _PASSPORT_WORDS = frozenset(("passport", "passeport", "pasaporte", "paszport", "paspor",
                              "reisepass", "passaporto", "passaporte", "reisepassnr"))
@@ -316,7 +324,7 @@ _PASSPORT_SCRIPTS = ("旅券", "护照", "여권", "パスポート")
 def _names_a_document(name: str, tokens: list[str]) -> bool:
     if not _ID_WORDS.isdisjoint(tokens) or any(s in name for s in _ID_SCRIPTS):
         return True
-    return any(a in tokens and b in tokens for a, b in _ID_PAIRS)
+    return any(a in tokens and b in tokens for a, b in (*_ID_PAIRS, *_DOC_NUMBER_PAIRS))
 
 
 # Documents with no check digit, whose numbers only their column tells: India's voter id
@@ -370,6 +378,9 @@ def _cell_ok(kind: str, value: str) -> bool:
         return len(value) <= 24 and (passport_ok(value) or any_id_ok(value))
     if kind == "telecom_id":
         return len(value) <= 26 and telecom_id_ok(value)
+    if kind == "answer":  # (letters, a word or three: not a flag, a date or a number)
+        return (2 <= len(value) <= 40 and any(ch.isalpha() for ch in value)
+                and value.lower() not in _NOT_A_SECRET and secret_value_ok(value))
     if kind == "card_code":
         return 3 <= len(value) <= 4 and value.isdigit() and value.isascii()
     if kind == "pin":
@@ -408,7 +419,7 @@ _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assig
                  "national_id_named": "national_id", "passport": "national_id",
                  "document": "national_id",
                  "telecom_id": "telecom_id", "card_code": "credit_card",
-                 "codes": "secret_assignment"}
+                 "codes": "secret_assignment", "answer": "secret_assignment"}
 _CODE_SHAPE = r"(?:[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})+|\d{8}|\d{4} \d{4})"
 _CODES_CELL = re.compile(rf"{_CODE_SHAPE}(?:[ ,;]+{_CODE_SHAPE})*")
 

@@ -22,6 +22,7 @@ __all__ = [
     "aws_secret_like",
     "b64_text",
     "base64_credentials",
+    "base64_login",
     "bitlocker_key_ok",
     "bracketed_password",
     "card_prefix",
@@ -744,6 +745,8 @@ _PROSE_WORDS = frozenset((
     # OAuth's client authentication methods, as an OIDC discovery document lists them under
     # token_endpoint_auth_methods_supported
     "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt",
+    # a strength meter's verdicts, a code's keyword in a diff
+    "strong", "weak", "medium", "very strong", "return",
     "tls_client_auth", "self_signed_tls_client_auth",
     "supplied", "required", "optional", "provided", "missing", "invalid", "incorrect",
     "generate", "auto", "random",
@@ -1025,7 +1028,8 @@ def secret_value_ok(candidate: str) -> bool:
     if ("{" in plain or "[" in plain or "*" in plain or "(?" in plain or "\\" in plain) \
             and _PATTERN_OR_CRON.search(plain):
         return False
-    if _NOT_A_SECRET_VALUE.match(plain) is not None or _ONE_WAY_HASH.match(plain) is not None:
+    if (_NOT_A_SECRET_VALUE.match(plain) is not None or _ONE_WAY_HASH.match(plain) is not None
+            or len(set(plain.lower())) == 1):  # (one character repeated: a factory default)
         # a one-way hash, a column's SQL type, a game's colour-coded message, a file read in
         # its place ("password=@/dev/stdin"), a UUID of zeros, a hash's algorithm, "2FA-Code"
         return False
@@ -1472,7 +1476,7 @@ def bracketed_password(candidate: str) -> bool:
 _TEMPLATE_OR_CALL = re.compile(
     # (and a scheme's prefix in braces: LDAP's {SSHA} hash, Spring's {cipher})
     r"\{\{|\$\{|\{\$|<%|%\(|^<[^<>]*>$|^\[[^\[\]]*\]$|^\([^()]*\)$|^\{[\w.:-]*\}"
-    r"|^[A-Za-z_][\w.]*\(.*\)$|^[A-Za-z_][\w.]*\[.*\]$")
+    r"|^[A-Za-z_][\w.]*\(.*\)$|^[A-Za-z_][\w.]*\[.*\]$|<[A-Za-z][A-Za-z _-]{2,}>")
 
 
 def slashed_password(candidate: str) -> bool:
@@ -1619,8 +1623,14 @@ def path_token_ok(candidate: str) -> bool:
         return letters_and_digits(candidate)
     return ((sum(ch.isupper() for ch in candidate) >= 2
              and sum(ch.islower() for ch in candidate) >= 2
-             and sum(ch.isdigit() for ch in candidate) >= 2) or _base36_token(candidate)) and (
+             and sum(ch.isdigit() for ch in candidate) >= 2) or _base36_token(candidate)
+            or _django_reset_token(candidate)) and (
         _not_a_stand_in(candidate))
+
+
+def _django_reset_token(candidate: str) -> bool:
+    """Django's password reset token: its time in base 36, "-", and an HMAC's hex digits."""
+    return re.fullmatch(r"[0-9a-z]{1,13}-[0-9a-f]{20,40}", candidate) is not None
 
 
 def _base36_token(candidate: str) -> bool:
@@ -1786,3 +1796,13 @@ def base64_credentials(candidate: str) -> bool:
     """Base64 of ``user:password`` (what a docker config.json keeps under ``auth``)."""
     text = b64_text(candidate)
     return text is not None and ":" in text and len(text) >= 3
+
+
+def base64_login(candidate: str) -> bool:
+    """Base64 of a login's ``user:password`` alone, not of JSON that holds a colon (a JWT's
+    header, '{"alg":"RS256"}')."""
+    text = b64_text(candidate)
+    return text is not None and _LOGIN_PAIR.fullmatch(text) is not None
+
+
+_LOGIN_PAIR = re.compile(r"[^\s:{}\"]{1,64}:[^\s]{1,128}")

@@ -827,3 +827,21 @@ def test_the_collectors_oc_to_oh_round_leaves_its_look_alikes():
     for text in ["cpsess_ttl=3600", "EPP code requested, see ticket", "rcon_password is set",
                  "GSLT required for public servers"]:
         assert pattern.search(text) is None, text
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), [
+    ("secret_assignment", '#define THINGSPEAK_KEY "BST5E61FCY5MKCPR"', "BST5E61FCY5MKCPR"),
+    ("secret_assignment", "postman_key PMAK-c0fd2110b8e4a2eae9a1c7d0-a1f03d0d16e26097923656ceb03b"
+     "084e48", "PMAK-c0fd2110b8e4a2eae9a1c7d0-a1f03d0d16e26097923656ceb03b084e48"),
+    ("secret_assignment", "Live secret key vlz_live_sk_xiRVlzC28aCwnXq6pj7jBdiw0bpCbDTw",
+     "vlz_live_sk_xiRVlzC28aCwnXq6pj7jBdiw0bpCbDTw"),
+    ("secret_assignment", "basic.auth.user.info=G1PP4ZHE6B5NAUM6:BMoG+wkryQtCkhP",
+     "BMoG+wkryQtCkhP"),
+    ("secret_assignment", "  option key 'e3n5gzcr3fxtpt'", "e3n5gzcr3fxtpt"),
+    ("secret_assignment", '{"keyboardPwd": "786578"}', "786578"),
+])
+def test_the_collectors_af_to_sh_round(kind, text, value):
+    """The AF-SH round's shapes in RE2: each value inside a match, or a match runs up to it
+    from its name."""
+    pattern = compile_re2(RE2_PATTERNS[kind])
+    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
