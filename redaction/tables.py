@@ -269,7 +269,8 @@ def column_kind(name: str) -> str | None:
                 or any(a in tokens and b in tokens for a, b in _DOC_NUMBER_PAIRS)):
             return "passport"
         return "national_id"
-    if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_travel_document(tokens):
+    if (_ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK)
+            and _names_an_unchecked_document(tokens)):
         return "document"
     # (a PIN's or a key's column may say "code": pin_code, install_code)
     named_alone = _ABOUT_WORDS.isdisjoint(set(tokens) - {"code"})
@@ -330,14 +331,14 @@ def _names_a_document(name: str, tokens: list[str]) -> bool:
 # Documents with no check digit, whose numbers only their column tells: India's voter id
 # (EPIC), a seafarer's identity documents (a seaman's book, the Philippines' SIRB, India's
 # CDC and INDoS number), Australia's NDIS number, a Medicaid id.
-_TRAVEL_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos", "ndis", "ndisnumber", "medicaid"))
-_TRAVEL_DOCUMENT_PAIRS = (("seaman", "book"), ("seamans", "book"), ("seamen", "book"),
-                          ("cdc", "no"), ("cdc", "number"))
+_UNCHECKED_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos", "ndis", "ndisnumber", "medicaid"))
+_UNCHECKED_DOCUMENT_PAIRS = (("seaman", "book"), ("seamans", "book"), ("seamen", "book"),
+                             ("cdc", "no"), ("cdc", "number"))
 
 
-def _names_a_travel_document(tokens: list[str]) -> bool:
-    return (not _TRAVEL_DOCUMENT_WORDS.isdisjoint(tokens)
-            or any(a in tokens and b in tokens for a, b in _TRAVEL_DOCUMENT_PAIRS))
+def _names_an_unchecked_document(tokens: list[str]) -> bool:
+    return (not _UNCHECKED_DOCUMENT_WORDS.isdisjoint(tokens)
+            or any(a in tokens and b in tokens for a, b in _UNCHECKED_DOCUMENT_PAIRS))
 
 
 # Such a document's number: a few capitals (a series, an office's code: "MUM 658730"), then
