@@ -90,7 +90,11 @@ _NOT_A_CLOCK = "".join(rf"(?<!{k}\": )(?<!{k}\":)(?<!{k}=)" for k in (
     "generation")) + "".join(
     # (nor a barcode after its name: "EAN 4841672956896", "GTIN: ...", a log's "ean=...")
     rf"(?<!{k} )(?<!{k}: )(?<!{k}=)(?<!{k.lower()}=)"
-    for k in ("EAN", "GTIN", "UPC", "EAN-13", "ISBN", "JAN"))
+    for k in ("EAN", "GTIN", "UPC", "EAN-13", "ISBN", "JAN")) + "".join(
+    # (nor a library's item barcode, 14 digits that pass Luhn and may open with a Diners
+    # prefix: "item=36006604502729", "barcode 38697943895796")
+    rf"(?<!{k} )(?<!{k}: )(?<!{k}=)(?<!{k}\": \")" for k in ("item", "barcode", "Barcode",
+                                                            "primary_item"))
 # ... and none right after (Node's "<Buffer 02 01 04 03 06 05 08 07>").
 _NOT_BEFORE_HEX_BYTES = r"(?! [0-9][0-9A-Fa-f](?![^\s>\]]))(?! [0-9A-Fa-f][0-9](?![^\s>\]]))"
 
@@ -124,7 +128,10 @@ _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|
                       "UFED 4PC ", "UFED ", "WhatsApp ", "WhatsApp/",
                       r"\(previous ", r"\(api ",
                       # (a browser's engine as its about page prints it: "V8\t11.2.211.23")
-                      r"V8\t", "V8 "))
+                      r"V8\t", "V8 ",
+                      # (a mail server's release, an upgrade's target: "Dovecot 2.3.21.1",
+                      # "MX firmware to 21.4.3.15", "Dovecot 2.3.17 → 2.3.21.1")
+                      "Dovecot ", "Postfix ", "Exim ", "firmware to ", r"\d → "))
                   + r"(?!(?!" + _ICONIC_V4 + r")(?:[1-9]|1[12])\.1?\d\.1?\d\.\d{1,3}"
                   r"(?![\d:/]|\.\d))")
 
@@ -848,8 +855,11 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # how a secret is stored, not the secret (postgresql.conf's password_encryption)
     "encryption",
     "ttl", "length", "len", "size", "type", "id", "arn", "version", "mode", "count", "format",
-    # a command that prints it (Airflow's AIRFLOW__CORE__FERNET_KEY_CMD)
-    "cmd",
+    # a command that prints it (Airflow's AIRFLOW__CORE__FERNET_KEY_CMD, restic's
+    # RESTIC_PASSWORD_COMMAND)
+    "cmd", "command",
+    # a policy's rule for it (password_complexity=3_of_4, new_password_strength=strong)
+    "complexity", "strength",
     # OpenTravel's message correlation id (<OTA_HotelResNotifRQ EchoToken="...">)
     "echotoken",
     # how keys are managed (wpa_supplicant's key_mgmt=WPA-PSK)
@@ -2302,6 +2312,24 @@ _OXIDIZED_MODELS = (r"ios|iosxe|iosxr|nxos|junos|eos|fortios|asa|procurve|aoscx|
 
 
 _NAMED_FIELDS = (
+    # A library's SIP2 message (a self-check's login, a patron's status): its fields are
+    # named by two letters, the patron's PIN (AD), the login's and terminal's passwords (CO,
+    # AC) and the patron's phone (BF); the message ends in its checksum, "AY<n>AZ<4 hex>".
+    _plain("secret_assignment",
+           r"\|(?:AD|CO|AC)([^|\r\n*][^|\r\n]{0,63})(?=\|[^\n]*AZ[0-9A-F]{4}(?![0-9A-Za-z]))",
+           _not_stand_in, prefilter=r"\|(?:AD|CO|AC)[^|\r\n*][^\n]*AZ[0-9A-F]{4}",
+           needles=("|AD", "|CO", "|AC")),
+    _plain("phone",
+           r"\|BF([+(]?\d[\d ()./-]{5,20}\d)(?=\|[^\n]*AZ[0-9A-F]{4}(?![0-9A-Za-z]))", None,
+           prefilter=r"\|BF[+(]?\d[^\n]*AZ[0-9A-F]{4}", needles=("|BF",), digits=True),
+    # EZproxy's log (LogFormat %h %{ezproxy-session}i %u %t ...): the session where the
+    # common log format's ident is, between the client's address and the user.
+    _plain("secret_assignment",
+           r"(?m)^(?:\d{1,3}(?:\.\d{1,3}){3}|\[[a-z]+:[0-9a-f]{16}\]|[0-9A-Fa-f:]{3,39}|"
+           r"\[REDACTED:ip(?:v4|v6)\]) ([A-Za-z0-9]{10,40}) [^\s\[]+ \[\d\d/[A-Z][a-z]{2}/\d{4}:",
+           v.mixed_token_ok,
+           prefilter=r"[A-Za-z0-9]{10} [^\s\[]+ \[\d\d/[A-Z][a-z]{2}/\d{4}:",
+           needles=("/",)),
     # A card's number grouped with dots ("6062.8204.6167.0211", as some people type it).
     _plain("credit_card", r"(?<![\d.])([1-9]\d{3}\.\d{4}\.\d{4}\.\d{4})(?![\d]|\.\d)",
            v.card_number_ok, prefilter=r"\d{4}\.\d{4}\.\d{4}\.\d{4}", needles=(),
@@ -3471,7 +3499,10 @@ _NOT_AN_SSH_LOGIN = "".join(rf"(?<!{word} )" for word in SSH_LOGIN_WORDS)
 # (Cisco, Junos, FortiOS, EdgeOS, BIRD, keepalived, FreeRADIUS, BIND, Redis, snmpd), the type
 # word a value may carry (Cisco's 0/5/7/8/9, FortiOS's ENC, Junos' ascii-text), and the same
 # keywords in the prefilter's syntax.
-_NET_LINE = r"(?m)(?:^|(?<=\\n)|(?<=\tcmd=))[ \t]*(?:set[ \t]+(?:[\w./:-]+[ \t]+)*?)?"
+_NET_LINE = (r"(?m)(?:^|(?<=\\n)|(?<=\tcmd=))[ \t]*"
+             # (after a device's prompt too: "FGT60F-HQ (to-Branch2) # set psksecret X")
+             r"(?:[\w.-]+(?:[ \t]*\([\w.-]{1,40}\))?[ \t]*[#>][ \t]*)?"
+             r"(?:set[ \t]+(?:[\w./:-]+[ \t]+)*?)?")
 _NET_SECRET_WORDS = (
     r"enable[ \t]+(?:secret|password)(?:[ \t]+level[ \t]+\d+)?"
     r"|username[ \t]+\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+(?:secret|password)"
@@ -3487,10 +3518,12 @@ _NET_SECRET_WORDS = (
     r"|neighbor[ \t]+\S+[ \t]+password|authentication-key|wpa-psk[ \t]+ascii"
     r"|ip[ \t]+nhrp[ \t]+authentication"
     # (an ASA's LDAP bind, EdgeOS' IPsec secret, HSRP's key, a WireGuard key in VyOS' set)
+    # (a Huawei's RADIUS key, "radius-server shared-key-cipher simple X")
+    r"|radius-server[ \t]+shared-key(?:-cipher)?(?:[ \t]+simple)?"
     r"|ldap-login-password|pre-shared-secret|standby[ \t]+\d+[ \t]+authentication[ \t]+md5"
     r"[ \t]+key-string|private-key")
 _NET_TYPE = r"(?:(?:[0-9]|ENC|ascii-text|hex|clear)[ \t]+)?"
-_NET_SECRET_PREFILTER = (r"secret|password|key(?:-string)?|auth_pass|requirepass|masterauth"
+_NET_SECRET_PREFILTER = (r"secret|password|key(?:-string|-cipher)?|auth_pass|requirepass|masterauth"
                          r"|community|psk"
                          r"|nhrp[ \t]+authentication"
                          r"|Community[ \t]+[a-z,]+")
@@ -4541,6 +4574,30 @@ _SYSTEM_FIELDS = (
        needles=(".set_",)),
     _d("api_key", r"(?<![\w.-])(sl\.(?:u\.)?[A-Za-z0-9_-]{100,})(?![\w-])",
        prefilter=r"sl\.[A-Za-z0-9_-]{100}", group=1, needles=("sl.",)),
+    # Backblaze B2's application key ("K005" and 27 more) and its key's id (25 hex digits:
+    # "00", the account's twelve, six zeros and more, as AWS's AKIA id is redacted too);
+    # Ex Libris Alma's API key ("l7xx" and 32 hex digits); IT Glue's ("ITG." and two parts).
+    _d("api_key", r"(?<![\w/+])(K00\d[A-Za-z0-9+/]{27})(?![\w/+])", v.letters_and_digits,
+       prefilter=r"K00\d[A-Za-z0-9+/]{27}", group=1, needles=("K00",)),
+    _d("api_key", r"(?<![0-9A-Za-z])(00[0-9a-f]{23})(?![0-9A-Za-z])", v.b2_key_id_ok,
+       prefilter=r"00[0-9a-f]{10}[0-9a-f]{0,3}000000", group=1, needles=("000000",)),
+    _d("api_key", r"(?<![\w])(l7xx[0-9a-f]{32})(?![\w])", prefilter=r"l7xx[0-9a-f]{32}",
+       group=1, needles=("l7xx",)),
+    _d("api_key", r"(?<![\w.])(ITG\.[0-9a-f]{32}\.[A-Za-z0-9_-]{32,})(?![\w-])",
+       prefilter=r"ITG\.[0-9a-f]{32}\.", group=1, needles=("ITG.",)),
+    # An S3-compatible store's access key id under its name (Wasabi's, DigitalOcean's,
+    # Scaleway's, MinIO's: 20 capitals and digits, as AWS's AKIA ids are).
+    _d("api_key",
+       r"(?i)(?:access[_-]?key(?:[_-]?id)?|b2_key_id|b2_account_id|_b2_id)\\?[\"']?[ \t]*[:=][ \t]*"
+       r"\\?[\"']?((?-i:[A-Z0-9]{20}|00[0-9a-f]{23}))(?![\w])", v.has_digit_and_letter,
+       prefilter=r"(?i)(?:access[_-]?key|b2_key_id|b2_account_id|_b2_id)[^\r\n]{0,8}[:=]",
+       group=1, gate=r"(?i:key|b2)"),
+    # A search API's key in its query (WorldCat's and Europeana's wskey=), Koha's password
+    # recovery link's uniqueKey=, PRTG's passhash=.
+    _d("secret_assignment",
+       r"[?&](?:wskey|uniqueKey|passhash)=([A-Za-z0-9_-]{8,})(?![\w-])", v.has_letter_or_long,
+       prefilter=r"[?&](?:wskey|uniqueKey|passhash)=[A-Za-z0-9_-]{8}", group=1,
+       needles=("wskey=", "uniqueKey=", "passhash=")),
     _d("secret_assignment",
        r"(?i)(?<![\w-])--(?:access-?key|secret-?key|accesskey-?secret)(?:=|[ \t]+)"
        r"([A-Za-z0-9_/+=.-]{16,128})"
@@ -7926,7 +7983,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (the Korean and Japanese names after any character: a CJK word runs into them,
        # "管理者アカウント用リカバリーコード")
        # (and a file's name: an infostealer's "github-recovery-codes.txt:")
-       r"(?i)(?:(?<![\w-])(?:(?:recovery|backup|2fa|mfa)[ \t-]+codes?\b|kody[ \t]+(?:zapasowe"
+       r"(?i)(?:(?<![\w-])(?:(?:recovery|backup|2fa|mfa|emergency)[ \t-]+codes?\b"
+       r"|kody[ \t]+(?:zapasowe"
        r"|odzyskiwania)|backup-codes|wiederherstellungscodes|sicherungscodes"
        r"|codes[ \t]+de[ \t]+(?:secours"
        r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recupera(?:ci[óo]n|[çc][ãa]o)|respaldo)"
@@ -7965,11 +8023,14 @@ DETECTORS: tuple[Detector, ...] = (
        # (or letters and digits in one run, "o72482tmyf")
        rf"(?:[a-z0-9]{{4,6}}(?:-[a-z0-9]{{4,6}}){{1,3}}|\d{{4}} \d{{4}}|\d{{8}}|[0-9a-f]{{10,16}}"
        # (and Okta's, two groups of five digits: "00218 86625")
-       r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{8,12}|\d{5} \d{5}|(?-i:[A-Z0-9]{20,32}))"
+       r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{8,12}|\d{5} \d{5}|(?-i:[A-Z0-9]{20,32})"
+       # (and Synology's emergency codes, eight capitals, some with no digit: "LVQNRWBF")
+       r"|(?-i:[A-Z0-9]{8}(?![A-Za-z0-9])))"
        rf"(?:[ \t,]+(?:{_AND}[ \t]+)?"
        r"|\n|\\n|$|(?=[.;)\uff08\u3002\uff09]))){1,16})",
        v.has_digit,
-       prefilter=r"(?i)(?:recovery|backup|2fa|mfa)[ \t-]+code|kody[ \t]+(?:zapasowe|odzyskiwania)"
+       prefilter=r"(?i)(?:recovery|backup|2fa|mfa|emergency)[ \t-]+code"
+                 r"|kody[ \t]+(?:zapasowe|odzyskiwania)"
                  r"|backup-codes|wiederherstellungscodes|sicherungscodes|codes[ \t]+de[ \t]"
                  r"|c[ao]digos[ \t]+de"
                  r"|yedek[ \t]+kod|codici[ \t]+di[ \t]|aa[ \t]*aa|aaa",
@@ -7978,7 +8039,8 @@ DETECTORS: tuple[Detector, ...] = (
                          "\u7801",
                          "\u041a\u041e\u0414",
                          "KOD", "\ucf54\ub4dc", "\u30b3\u30fc\u30c9"),
-       start=_at_words(("recovery", "backup", "2fa", "mfa", "kody", "wiederherstellungscodes",
+       start=_at_words(("recovery", "backup", "2fa", "mfa", "emergency", "kody",
+                        "wiederherstellungscodes",
                         "sicherungscodes",
                         "codes", "c\u00f3digos", "codigos", "codici", "yedek", "\ubc31\uc5c5",
                         "\u0440\u0435\u0437\u0435\u0440\u0432", "\u043a\u043e\u0434",
@@ -8395,6 +8457,12 @@ DETECTORS: tuple[Detector, ...] = (
        rf"(\\?\"?)([^\s\"\\;{{}}]{{4,}})\1",
        v.table_secret_ok, prefilter=rf"(?:{_NET_SECRET_PREFILTER})[ \t]", group=2,
        needles=_NET_NEEDLES),
+    # An SNMP community in Cisco's line, a word often ("snmp-server community birchfvrcro RO"):
+    # anything but the defaults everyone knows.
+    _d("secret_assignment",
+       r"(?m)^[ \t]*snmp-server[ \t]+community[ \t]+(?!(?:public|private)[ \t]|\[)"
+       r"([^\s\"]{4,})[ \t]+(?:RO|RW|ro|rw)\b", _not_stand_in,
+       prefilter=r"snmp-server[ \t]+community[ \t]", group=1, needles=("community",)),
     # ... and a bare "key" in a sub-mode (" key G8T9e0=D9n5Qb%BOfiTk" under "radius server X"):
     # indented, alone on its line with a password-shaped value.
     _d("secret_assignment", r"(?m)^[ \t]+key[ \t]+([^\s\"]{8,})[ \t]*$", v.told_password,
@@ -9063,7 +9131,7 @@ DETECTORS: tuple[Detector, ...] = (
        r"(?:card|tarjeta|carte|karte|cart[ãa]o|carta|kaart|karta|kart[ıi]|بطاق\w*"
        r"|کارت\w*|thẻ|pan(?=\\?[\"']?[ \t]*[:=]))"
        r"(?![a-z])[^\n\d]{0,20}?(?<!\d)(\d{4}(?:[ _-]?\d{3,4}){2,3}(?:[ _-]?\d{1,3})?)(?![\d])",
-       v.luhn_13_19, group=1,
+       v.told_card_ok, group=1,
        prefilter=r"(?i)(?:card|tarjeta|carte|karte|cart[aa]o|carta|kaart|karta|kart|aa|tha|pan)"
                  r"[^\r\n]{0,24}\d{4}",
        needles=("ard", "ARD", "arjeta", "arte", "arta", "aart", "art", "بطاق", "کارت", "thẻ",

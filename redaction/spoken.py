@@ -365,10 +365,16 @@ def _spoken_emails(text: str) -> Iterator[re.Match[str]]:
             pos = match.end()
 
 
+# A domain that runs on into more dotted words or a call's bracket is a code path.
+_CODE_PATH_GOES_ON = re.compile(r"\.[^\W\d]|\(")
+
+
 def _email_items(match: re.Match[str], text: str) -> list[_Item] | None:
     """The address a spoken match reads as, character by character, or None when it names
     a site rather than a mailbox."""
     local, at = match.group("local"), match.group("at")
+    if at.strip().lower() == "at" and _CODE_PATH_GOES_ON.match(text, match.end()):
+        return None  # a stack frame: "NullPointerException at se.app.ui.Main.run("
     if at.strip().lower() == "at" and _PART_ONLY.fullmatch(local) and " " not in local:
         if _NOT_A_MAILBOX.fullmatch(local):
             return None

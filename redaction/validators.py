@@ -156,6 +156,14 @@ def luhn_13_19(candidate: str) -> bool:
     return 13 <= len(numerals) <= 19 and luhn_ok(numerals) and numerals.strip("0") != ""
 
 
+def told_card_ok(candidate: str) -> bool:
+    """A number told as a card: :func:`luhn_13_19`, and fourteen digits only under Diners'
+    prefixes (the one issuer of that length; a library card's 14-digit barcode passes Luhn
+    too: "Card number: 21992845010738")."""
+    return luhn_13_19(candidate) and (len(digits(candidate)) != 14
+                                      or payment_card_ok(candidate))
+
+
 def payment_card_ok(candidate: str) -> bool:
     """A known issuer prefix, a length that issuer uses, and a valid Luhn checksum."""
     numerals = digits(candidate)
@@ -629,6 +637,8 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
                         # a shell variable in lower case: snake_case or a secret's own word
                         # ($redis_password, $pass), not a password that starts with "$"
                         r"|\$[a-z][a-z0-9]*_[a-z0-9_]*$|\$(?:pass|passwd|password|pwd?|token|secret|key)$"
+                        # (a loop's short variable: imapsync --password1 "$p1")
+                        r"|\$[a-z][a-z0-9]?\d$"
                         r"|\(?(?:Get|Read|ConvertTo|ConvertFrom|Unprotect|Import|Invoke)-[A-Z]"
                         r"|\{\$[A-Z]|\$ENV\{"
                         # Salesforce's merge fields ({!$Credential.Password}), PHP's and
@@ -675,6 +685,8 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e"
                               # the Auth0 Deploy CLI's keywords to replace (##CLIENT_SECRET##,
                               # @@SCIM_BRIDGE_SECRET@@)
                               r"|##[A-Za-z0-9_]+##$|@@[A-Za-z0-9_]+@@$"
+                              # (and a Docker image's template, Koha's "__DB_PASS__")
+                              r"|__[A-Z][A-Z0-9_]*__$"
                               # a format's placeholder: %(token)s, {password}, {0}
                               r"|%\(\w+\)[sdr]$|\{\w*\}?$"
                               r"|(?:\(sensitive(?: value)?\)?|\(redacted\)?|\(hidden\)?|\*+"
@@ -793,7 +805,11 @@ _PROSE_WORDS = frozenset((
     # who may hold one, in prose ("Treat it like a key: anyone with the PIN ...")
     "anyone", "anybody", "someone", "somebody", "everyone", "nobody", "nothing",
     # a field reference's notes on its columns ("secret : reserved", "key : display")
-    "reserved", "display"))
+    "reserved", "display",
+    # what a checklist or a policy says of it ("Wi-Fi guest PSK: regenerate", netsh's
+    # "key=clear", "Passwort: mindestens 12 Zeichen", Koha's "RequireStrongPassword: Require")
+    "regenerate", "clear", "mindestens", "minimum", "require", "enforce", "enforced", "enable",
+    "disable", "allow", "deny"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 # (and AWS KMS's ciphertext blob, as SSM prints a SecureString not decrypted: "AQICAH...")
@@ -1359,6 +1375,17 @@ def profile_secret_ok(candidate: str) -> bool:
 _HEX_SECRET = re.compile(r"(?=[0-9A-Fa-f]*\d)(?=[0-9A-Fa-f]*[A-Fa-f])[0-9A-Fa-f]{16,}")
 
 
+def b2_key_id_ok(candidate: str) -> bool:
+    """Backblaze B2's key id: "00", the account's twelve hex digits, then zeros and the key's
+    number (six zeros in a row where they stand), a letter somewhere."""
+    return "000000" in candidate[12:22] and has_digit_and_letter(candidate)
+
+
+def has_letter_or_long(candidate: str) -> bool:
+    """A key with a letter in it, or ten digits and more (PRTG's passhash is digits)."""
+    return has_letter(candidate) or len(candidate) >= 10
+
+
 def has_digit_and_letter(candidate: str) -> bool:
     """A random run: a digit and a letter in it (not a run of one kind, 0000... or FFFF...)."""
     return any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
@@ -1583,6 +1610,13 @@ def random_token(candidate: str) -> bool:
     :func:`bare_secret_ok` asks, its case switching between adjacent letters six times or
     more ("utKcE8gOYFNl...", not "Meta-Llama-3-8B-Instruct")."""
     return _case_switches(candidate) >= 6 and bare_secret_ok(candidate)
+
+
+def mixed_token_ok(candidate: str) -> bool:
+    """A generated id in a place no word takes (EZproxy's session, where the common log
+    format's ident is): letters and digits, or both cases switching often."""
+    return (letters_and_digits(candidate) and not candidate.isdigit()) or (
+        _case_switches(candidate) >= 4)
 
 
 def _case_switches(candidate: str) -> int:

@@ -1,0 +1,94 @@
+"""The round of corpora AK (internet providers), AM (backups and storage), AN (mail servers),
+SI (managed service providers), SJ (libraries, archives and museums) and TI (pensions): each
+shape they found left or wrongly changed, redacted or kept in process."""
+
+from __future__ import annotations
+
+import pytest
+
+from servescope.redaction import Redactor
+
+_redactor = Redactor(hash_key=b"test-key-0123456789abcdef")
+
+
+def _redact(text: str) -> str:
+    return _redactor.redact_text(text, {})
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    # a library's SIP2 messages: the patron's PIN, the login's password, the patron's phone
+    ("INPUT MSG: '9300CNbibliotheca1|COC0lophon2#|CPMAIN|AY0AZF181'", "C0lophon2#"),
+    ("<- 6300120240405    123622          AOMAIN|AA26029105241854|AC|AD7554|BP1|BQ5|AY2AZEDC5",
+     "7554"),
+    ("64              00120240611    102211000000030000000000000000AOMAIN|AA23756237224035|"
+     "AEHaverford, Maëlle|BLY|CQY|BHUSD|BV0.00|BF(608) 334-3067|AY2AZD008", "334-3067"),
+    # EZproxy's log: the session where the common log format's ident is
+    ('81.2.69.160 AHnnYWTynQtyvib jdelacroix [06/Feb/2024:13:29:21 -0800] "GET https://www-'
+     'nature-com.ezproxy.westmere.edu/articles/x.pdf HTTP/1.1" 200 831557', "AHnnYWTynQtyvib"),
+    # Backblaze B2's key id and application key, an S3-compatible store's access key id
+    ("$ b2 account authorize 0070663d4a511a00000000074 K005QMthvg8m27Oz52J+e0URYKpfRzn",
+     "0070663d4a511a00000000074"),
+    ("$ b2 account authorize 0070663d4a511a00000000074 K005QMthvg8m27Oz52J+e0URYKpfRzn",
+     "K005QMthvg8m27Oz52J+e0URYKpfRzn"),
+    ("[b2-offsite]\ntype = b2\naccount = 0056051ddc8ed540000000003\n", "0056051ddc8ed540000000003"),
+    ("[spaces]\ntype = s3\naccess_key_id = DO00IYZQJ37UWQIL3SYT\n", "DO00IYZQJ37UWQIL3SYT"),
+    ("AWS_ACCESS_KEY_ID=WIO4UJE5SGZ278V65E54\n", "WIO4UJE5SGZ278V65E54"),
+    # Alma's and IT Glue's keys, a search API's wskey, Koha's recovery link, PRTG's passhash
+    ("alma-analytics-export --key l7xx1f062407bd8ecef4e670d262b1e23cc4 --out x.csv",
+     "l7xx1f062407bd8ecef4e670d262b1e23cc4"),
+    ("Add-ITGlueAPIKey -Api_Key 'ITG.70c947f0f5262500801ace983818fbb8.0hKIO6MSGYW_Ghj7VNElKfLRz9n"
+     "VyIUUeP_fDDQd3NlVLi2ibaWHn76uJZh68IMA'", "ITG.70c947f0f5262500801ace983818fbb8"),
+    ("https://api.europeana.eu/record/v2/search.json?wskey=rowgczstf&query=x", "rowgczstf"),
+    ("https://opac.lib.example.net/cgi-bin/koha/opac-password-recovery.pl?uniqueKey=bw44PEeCU8HJ"
+     "28IhOtYxpOJKu1ZIgRwZ", "bw44PEeCU8HJ28IhOtYxpOJKu1ZIgRwZ"),
+    ("https://prtg.msp.net/api/table.json?username=bp-dashboard&passhash=8279793349", "8279793349"),
+    # Synology's emergency codes, eight capitals each, some with no digit
+    ("Emergency codes (each can be used once):\nVVUADM7X\nN6Z3QGCS\nLVQNRWBF\nFAIQYCIK",
+     "LVQNRWBF"),
+    # network gear: an SNMP community that is a word, FortiOS after its prompt, Huawei's RADIUS
+    ("snmp-server community birchfvrcro RO 10\n", "birchfvrcro"),
+    ("FGT60F-HQ (to-Branch2) # set psksecret CnpM3+FDVZZ!!7G9\n", "CnpM3+FDVZZ!!7G9"),
+    (" radius-server shared-key-cipher simple 2q1erc!211\n", "2q1erc!211"),
+])
+def test_the_round_s_shapes_are_redacted(text: str, value: str) -> None:
+    assert value not in _redact(text)
+
+
+@pytest.mark.parametrize("text", [
+    # a Java stack frame's "Exception at <package>" is no address said aloud
+    "Fatal Exception: java.lang.NullPointerException at se.pension.app.ui.PrognosFragment."
+    "onResume(PrognosFragment.kt:118) build=4.18.2",
+    # library barcodes: an item's after its name, a library card's 14 digits told as a card
+    "CHECKOUT patron=26808675567438 item=38030813030734 due=2024-05-02 kiosk=SC-MAIN-02",
+    '{"item_data": {"barcode": "38715785706952"}}',
+    "Card number: 21992845010738\nCategory: Juvenile (JUV)",
+    # a policy's words and keys, a checklist's verb, netsh's key=clear
+    "keep password_complexity=3_of_4, disable security questions",
+    "pwreset member=50418822 new_password_strength=strong(score=4) ip_class=residential_au",
+    "Passwort: mindestens 12 Zeichen, davon eine Zahl",
+    "- Wi-Fi guest PSK: regenerate, update QR in breakroom",
+    "    Key Content            : (requires key=clear)",
+    "RequireStrongPassword: Require\nEnableExpiredPasswordReset: Enable",
+    'export RESTIC_PASSWORD_COMMAND="secret-tool lookup service restic repo nas-offsite"',
+    # templates' placeholders and a loop's variables
+    " <pass>__DB_PASS__</pass>\n <api_secret_passphrase>__API_SECRET__</api_secret_passphrase>",
+    'imapsync --host1 "$h1" --user1 "$u1" --password1 "$p1" --host2 "$h2"',
+    # mail servers' releases and an upgrade's target are versions, not addresses
+    "Dovecot 2.3.21.1 on imap01 and 2.3.19.1 on imap02",
+    "Upgrade Dovecot 2.3.17 → 2.3.21.1 on imap01/imap02",
+    "Upgraded BIND to 9.18.27, MX firmware to 21.4.3.15 and ACOS to 5.2.1.223",
+    # masked and stood-in SNMP communities, an EZproxy-shaped line with the ident's "-"
+    "snmp-server community [REMOVED] RO\nsnmp-server community public RO",
+    '127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326',
+])
+def test_the_round_s_look_alikes_stay(text: str) -> None:
+    assert _redact(text) == text
+
+
+def test_an_address_said_aloud_is_still_read() -> None:
+    out = _redact("write to john dot smith at gmail dot com. thanks; email: ana at acme.de.")
+    assert "smith" not in out and "acme" not in out
+
+
+def test_a_diners_card_told_as_a_card_is_still_redacted() -> None:
+    assert "36082107965382" not in _redact("charge my card 36082107965382 please")
