@@ -748,7 +748,7 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # (a PHP config's $CFG->dbpass; sshpass's SSHPASS, Moodle's --adminpass and
                  # smtppass)
                  + r"(?<=db)pass(?![a-z])|(?<=ssh)pass(?![a-z])|(?<=smtp)pass(?![a-z])"
-                 + r"|(?<=admin)pass(?![a-z])|"
+                 + r"|(?<=admin)pass(?![a-z])|(?<=dn)pass(?![a-z])|"
                  # (not a debug namespace: Playwright's "pw:browser")
                  + r"(?<![a-z0-9])pw(?![a-z0-9])(?=\\*[\"']?[ \t]*(?:=|:[ \t]))|"
                  # (not a validator's withdrawal credentials: an address, on chain)
@@ -4593,11 +4593,123 @@ _SYSTEM_FIELDS = (
        prefilter=r"(?i)(?:access[_-]?key|b2_key_id|b2_account_id|_b2_id)[^\r\n]{0,8}[:=]",
        group=1, gate=r"(?i:key|b2)"),
     # A search API's key in its query (WorldCat's and Europeana's wskey=), Koha's password
-    # recovery link's uniqueKey=, PRTG's passhash=.
+    # recovery link's uniqueKey=, PRTG's passhash=, a COUNTER SUSHI harvest's requestor_id
+    # (a credential beside its api_key, a UUID often).
     _d("secret_assignment",
-       r"[?&](?:wskey|uniqueKey|passhash)=([A-Za-z0-9_-]{8,})(?![\w-])", v.has_letter_or_long,
-       prefilter=r"[?&](?:wskey|uniqueKey|passhash)=[A-Za-z0-9_-]{8}", group=1,
-       needles=("wskey=", "uniqueKey=", "passhash=")),
+       r"[?&](?:wskey|uniqueKey|passhash|requestor_id)=([A-Za-z0-9_-]{8,})(?![\w-])",
+       v.has_letter_or_long,
+       prefilter=r"[?&](?:wskey|uniqueKey|passhash|requestor_id)=[A-Za-z0-9_-]{8}", group=1,
+       needles=("wskey=", "uniqueKey=", "passhash=", "requestor_id=")),
+    # Mailgun's private key (32 hex digits and two groups of 8), Spamhaus' DQS and Abusix's
+    # keys where a mail server puts them (the first label of the list's DNS name), MaxMind's
+    # licence key in GeoIP.conf.
+    _d("api_key", r"(?<![\w-])([0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})(?![\w-])",
+       prefilter=r"[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}", group=1, needles=("-",)),
+    _d("api_key",
+       r"(?<![\w-])([a-z0-9]{26}|[a-z0-9]{32})\.(?:(?:zen|dbl|zrd|sbl|xbl|pbl|authbl|sbl-xbl)"
+       r"\.dq\.spamhaus\.net|[a-z.-]*\.mail\.abusix\.zone)", v.has_digit_and_letter,
+       prefilter=r"[a-z0-9]{26}\.[a-z.-]*(?:dq\.spamhaus|abusix)", group=1,
+       needles=("spamhaus", "abusix")),
+    _d("api_key", r"(?m)^[ \t]*LicenseKey[ \t]+([A-Za-z0-9_]{16,})[ \t]*$", v.has_digit_and_letter,
+       prefilter=r"LicenseKey[ \t]+[A-Za-z0-9_]{16}", group=1, needles=("LicenseKey",)),
+    # Washington's driving licence since 2018: "WDL" and nine capitals and digits.
+    _d("national_id", r"(?<![A-Za-z0-9])(WDL[A-Z0-9]{9})(?![A-Za-z0-9])", v.has_digit,
+       prefilter=r"WDL[A-Z0-9]{9}", group=1, needles=("WDL",)),
+    # Where mail servers keep a relay's password: Postfix's static map, sendmail's authinfo
+    # ("P:..."), Exim's client_send (": user : password"); a Perl DBI connection's list
+    # ('DBI:mysql:...', 'user', 'password'); ldappasswd's new password after -s; a session's
+    # header (X-ArchivesSpace-Session).
+    _d("secret_assignment", r"smtp_sasl_password_maps[ \t]*=[ \t]*static:[^:\s]+:(\S+)",
+       _not_stand_in, prefilter=r"smtp_sasl_password_maps[ \t]*=[ \t]*static:", group=1,
+       needles=("static:",)),
+    _d("secret_assignment", r"AuthInfo:[^\n]*?\"P:([^\"\n]+)\"", _not_stand_in,
+       prefilter=r"AuthInfo:[^\r\n]*\"P:", group=1, needles=("AuthInfo:",)),
+    _d("secret_assignment", r"client_send[ \t]*=[ \t]*[:^][^:^\n]*[:^][ \t]*([^\s:^]+)",
+       _not_stand_in, prefilter=r"client_send[ \t]*=", group=1, needles=("client_send",)),
+    _d("secret_assignment",
+       r"(?i)(?:[\"']DBI:[^\"'\n]+[\"']|DBI(?:->)?[ \t]*connect\([ \t]*[\"'][^\"'\n]+[\"'])"
+       r"[ \t]*,[ \t]*[\"'][^\"'\n]*[\"'][ \t]*,[ \t]*[\"']([^\"'\n]+)[\"']",
+       _not_stand_in, prefilter=r"(?i)[\"']DBI:|DBI(?:->)?[ \t]*connect\(", group=1,
+       gate=r"(?i:dbi)"),
+    _d("secret_assignment",
+       r"ldappasswd\b[^\n]*?[ \t]-s[ \t]+(['\"]?)([^\s'\"]+)\1", _not_stand_in,
+       prefilter=r"ldappasswd[^\r\n]*-s", group=2, needles=("ldappasswd",)),
+    _d("secret_assignment", r"(?i)X-[A-Za-z]+-Session[ \t]*[=:][ \t]*([A-Za-z0-9_-]{20,})",
+       v.session_key_ok, prefilter=r"(?i)x-[a-z]+-session[ \t]*[=:]", group=1,
+       gate=r"(?i:session)"),
+    # cloud-init's chpasswd list (user:password a line), AnyDesk's password piped to
+    # --set-password.
+    _d("secret_assignment",
+       r"chpasswd:[ \t]*\n[ \t]+list:[ \t]*\|?[ \t]*\n[ \t]+[\w.-]+:([^\s]+)",
+       _not_stand_in, prefilter=r"chpasswd:[ \t]*\n[ \t]+list:", group=1, needles=("chpasswd",)),
+    _d("secret_assignment",
+       r"echo[ \t]+([^\s|\"']{6,})[ \t]*\|[^\n]{0,60}--set-password", _not_stand_in,
+       prefilter=r"echo[ \t]+[^\r\n]*--set-password", group=1, needles=("--set-password",)),
+    # Broadband gear and its servers: FreeRADIUS' radcheck rows ('Cleartext-Password', ':=',
+    # 'X'), pppd's chap-secrets and pap-secrets ("user" * "secret" *), GenieACS' device
+    # documents and provisions ("Password": {"_value": "X"}, declare("...Password", ..., {value:
+    # "X"})), a GPON ONT's registration password (Huawei's password-auth, ZTE's "pw", Nokia's
+    # subslocid).
+    _d("secret_assignment",
+       r"'Cleartext-Password'[ \t]*,[ \t]*'[:=+]{1,2}'[ \t]*,[ \t]*'([^'\n]+)'", _not_stand_in,
+       prefilter=r"'Cleartext-Password'[ \t]*,", group=1, needles=("Cleartext-Password",)),
+    _d("secret_assignment",
+       r"(?m)^\"[^\"\s]+\"[ \t]+(?:\*|\"[^\"\s]*\"|[\w.-]+)[ \t]+\"([^\"\n]{4,})\""
+       r"(?:[ \t]+\S+)?[ \t]*$",
+       _not_stand_in, prefilter=r"\"[ \t]+(?:\*|\"[^\"\s]*\"|[\w.-]+)[ \t]+\"[^\"\r\n]{4}",
+       group=1, needles=("\"",)),
+    _d("secret_assignment",
+       r"\"\w*(?:Password|KeyPassphrase|PreSharedKey)\"[ \t]*:[ \t]*\{[ \t\n]*\"_value\""
+       r"[ \t]*:[ \t]*\"([^\"\n]+)\"", _not_stand_in,
+       prefilter=r"(?:Password|KeyPassphrase|PreSharedKey)\"[ \t]*:[ \t]*\{[ \t\r\n]*\"_value",
+       group=1, needles=("_value",)),
+    _d("secret_assignment",
+       r"declare\([ \t]*\"[\w.]*(?:Password|KeyPassphrase|PreSharedKey)\"[^)\n]*?\{[ \t]*"
+       r"value:[ \t]*\"([^\"\n]+)\"", _not_stand_in,
+       prefilter=r"declare\([ \t]*\"[\w.]*(?:Password|KeyPassphrase|PreSharedKey)\"", group=1,
+       needles=("declare(",)),
+    _d("secret_assignment",
+       r"(?:(?<![\w-])password-auth|\bonu[ \t]+\d+[ \t]+type[ \t]+\S+[ \t]+pw|\bsubslocid)[ \t]+"
+       r"([^\s\"]{4,})", _not_stand_in,
+       prefilter=r"password-auth[ \t]|type[ \t]+[^\r\n]*pw[ \t]|subslocid[ \t]", group=1,
+       needles=("password-auth", " pw", "subslocid")),
+    # Backup and storage tools' command lines: iscsiadm's CHAP password, NUT's MONITOR line,
+    # RMAN's connections (target user/password@db), zip's -P and 7-Zip's -p, MinIO's "mc
+    # alias set" (its access key and secret), a key piped into a keystore, a passphrase
+    # typed at ssh's prompt and echoed.
+    _d("secret_assignment",
+       r"-n[ \t]+[\w.]*\.auth\.password(?:_in)?[ \t]+-v[ \t]+(\S+)", _not_stand_in,
+       prefilter=r"auth\.password[^\r\n]*-v[ \t]", group=1, needles=("auth.password",)),
+    _d("secret_assignment",
+       r"(?m)^[ \t]*MONITOR[ \t]+\S+@\S+[ \t]+\d+[ \t]+\S+[ \t]+(\S+)[ \t]+"
+       r"(?:master|slave|primary|secondary)\b", _not_stand_in,
+       prefilter=r"MONITOR[ \t]+[^\r\n]*(?:master|slave|primary|secondary)", group=1,
+       needles=("MONITOR",)),
+    _d("secret_assignment",
+       r"(?i)\brman\b[^\n]*?\b(?:target|catalog|auxiliary)[ \t]+[\w$#]+/([^@\s/]+)@",
+       _not_stand_in, prefilter=r"(?i)rman[^\r\n]*(?:target|catalog|auxiliary)[ \t]+[^\r\n]*@",
+       group=1, gate=r"(?i:rman)"),
+    _d("secret_assignment",
+       r"(?i)\brman\b[^\n]*?\bcatalog[ \t]+[\w$#]+/([^@\s/]+)@", _not_stand_in,
+       prefilter=r"(?i)rman[^\r\n]*catalog[ \t]+[^\r\n]*@", group=1, gate=r"(?i:rman)"),
+    _d("secret_assignment",
+       r"(?:\bzip\b[^\n|;&]*?[ \t]-P[ \t]+|\b7z[a-z]?\b[^\n|;&]*?[ \t]-p)([^\s\"']+)",
+       _not_stand_in, prefilter=r"zip[^\r\n]*-P[ \t]|7z[^\r\n]*-p[^ \t]", group=1,
+       needles=("zip", "7z")),
+    _d("secret_assignment",
+       r"\bmc[ \t]+alias[ \t]+set[ \t]+\S+[ \t]+\S+[ \t]+([^\s\"']+[ \t]+[^\s\"']+)",
+       _not_stand_in, prefilter=r"mc[ \t]+alias[ \t]+set[ \t]", group=1, needles=("alias",)),
+    _d("secret_assignment",
+       r"echo[ \t]+(['\"]?)([^\s|\"']{6,})\1[ \t]*\|[^\n]{0,60}keystore[ \t]+add", _not_stand_in,
+       prefilter=r"echo[ \t]+[^\r\n]*keystore[ \t]+add", group=2, needles=("keystore",)),
+    _d("secret_assignment", r"Enter passphrase for key '[^'\n]*':[ \t]*(\S+)", _not_stand_in,
+       prefilter=r"Enter passphrase for key '", group=1, needles=("Enter passphrase",)),
+    # A Koha systempreferences row: its name, then its value ('OverDriveClientSecret','...')
+    _d("secret_assignment",
+       r"\([ \t]*'[A-Za-z]*(?:Pass|Password|Passwd|Pwd|Secret|ApiKey|Token)'[ \t]*,[ \t]*"
+       r"'([^'\s]{6,})'", v.secret_value_ok,
+       prefilter=r"'[A-Za-z]*(?:Pass|Password|Passwd|Pwd|Secret|ApiKey|Token)'[ \t]*,[ \t]*'",
+       group=1, needles=("',",)),
     _d("secret_assignment",
        r"(?i)(?<![\w-])--(?:access-?key|secret-?key|accesskey-?secret)(?:=|[ \t]+)"
        r"([A-Za-z0-9_/+=.-]{16,128})"
@@ -7983,7 +8095,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (the Korean and Japanese names after any character: a CJK word runs into them,
        # "管理者アカウント用リカバリーコード")
        # (and a file's name: an infostealer's "github-recovery-codes.txt:")
-       r"(?i)(?:(?<![\w-])(?:(?:recovery|backup|2fa|mfa|emergency)[ \t-]+codes?\b"
+       r"(?i)(?:(?<![\w-])(?:(?:recovery|backup|2fa|mfa|emergency)[ \t-]+"
+       r"(?:verification[ \t]+)?codes?\b"
        r"|kody[ \t]+(?:zapasowe"
        r"|odzyskiwania)|backup-codes|wiederherstellungscodes|sicherungscodes"
        r"|codes[ \t]+de[ \t]+(?:secours"
@@ -8029,7 +8142,7 @@ DETECTORS: tuple[Detector, ...] = (
        rf"(?:[ \t,]+(?:{_AND}[ \t]+)?"
        r"|\n|\\n|$|(?=[.;)\uff08\u3002\uff09]))){1,16})",
        v.has_digit,
-       prefilter=r"(?i)(?:recovery|backup|2fa|mfa|emergency)[ \t-]+code"
+       prefilter=r"(?i)(?:recovery|backup|2fa|mfa|emergency)[ \t-]+(?:verification[ \t]+)?code"
                  r"|kody[ \t]+(?:zapasowe|odzyskiwania)"
                  r"|backup-codes|wiederherstellungscodes|sicherungscodes|codes[ \t]+de[ \t]"
                  r"|c[ao]digos[ \t]+de"

@@ -23,6 +23,7 @@ from .detectors import Finding
 from .national_ids import any_id_ok, digit_count_ok, passport_ok, person_inn_ok
 from .validators import (
     digits,
+    generated_letters,
     lowered,
     secret_value_ok,
     ssn_ok,
@@ -218,6 +219,8 @@ _KEY_PAIRS = (("app", "key"), ("nwk", "key"), ("network", "key"), ("master", "ke
               # (a wireless M-Bus meter's AES key, an export's column; a one-time password's
               # seed, a vault listing's mfa_seed)
               ("aes", "key"), ("mfa", "seed"), ("totp", "seed"), ("otp", "seed"))
+# A wireless network's words before its key's.
+_WIFI_WORDS = frozenset(("wifi", "wlan", "wpa", "wpa2", "wireless"))
 # A PIN's column: an access system's door_pin, a card's pin (a code of 4 to 8 digits).
 _PIN_WORDS = frozenset(("pin", "pins", "pincode", "passcode"))
 # What a code opens, before "code" in a column's name (GateCode, entry_code, alarm_code).
@@ -282,6 +285,11 @@ def column_kind(name: str) -> str | None:
         return "codes"
     if named_alone and any(a in tokens and b in tokens for a, b in _KEY_PAIRS):
         return "secret"
+    # (a Wi-Fi network's key, as a router's label sheet heads it: wifi_key, wpa_psk, psk)
+    if named_alone and ("psk" in tokens or (
+            any(w in "".join(tokens) for w in _WIFI_WORDS)
+            and ("key" in tokens or "passphrase" in tokens))):
+        return "password"
     if not _ABOUT_WORDS.isdisjoint(tokens):
         return None
     lower = name.lower()
@@ -404,7 +412,8 @@ def _cell_ok(kind: str, value: str) -> bool:
     # "password", a passphrase of words: "thistle-quartz-nebula-ripple")
     return told_password(value) or (len(value) >= 6 and value[0].isalpha()
                                     and any(ch.isdigit() for ch in value)) or (
-        kind == "password" and _WORD_PASSPHRASE.fullmatch(value) is not None)
+        kind == "password" and (_WORD_PASSPHRASE.fullmatch(value) is not None
+                                or generated_letters(value)))
 
 
 # Three to six words of four letters and more, joined by dashes: a generated passphrase.

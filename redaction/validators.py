@@ -1259,6 +1259,13 @@ def _random_letters(candidate: str) -> bool:
             and _CAMEL_WORDS.fullmatch(candidate) is None)
 
 
+def generated_letters(candidate: str) -> bool:
+    """Eight letters and more in both cases, the case switching often and no CamelCase words
+    making them up: a generated password in a password's column ("ozOGzIUkWN")."""
+    return (len(candidate) >= 8 and candidate.isascii() and candidate.isalpha()
+            and _case_switches(candidate) >= 3 and _CAMEL_WORDS.fullmatch(candidate) is None)
+
+
 _CAMEL_WORDS = re.compile(r"[A-Z]?[a-z]+(?:[A-Z][a-z]+)*|[A-Z]+[a-z]*(?:[A-Z][a-z]+)*")
 
 

@@ -49,6 +49,72 @@ def _redact(text: str) -> str:
     ("snmp-server community birchfvrcro RO 10\n", "birchfvrcro"),
     ("FGT60F-HQ (to-Branch2) # set psksecret CnpM3+FDVZZ!!7G9\n", "CnpM3+FDVZZ!!7G9"),
     (" radius-server shared-key-cipher simple 2q1erc!211\n", "2q1erc!211"),
+    # a password's column of generated letters, a Wi-Fi key's column, backup verification
+    # codes under a sentence
+    ("serial,ssid,wifi_key,admin_password\nHWTC68E083EF,KBB-4FF1,Nebula-0369,ozOGzIUkWN\n"
+     "HWTC3F3973B8,KBB-9CA1,Kestrel-2210,BeuGOo0Eki", "ozOGzIUkWN"),
+    ("serial,ssid,wifi_key,admin_password\nHWTC68E083EF,KBB-4FF1,Nebula-0369,ozOGzIUkWN\n"
+     "HWTC3F3973B8,KBB-9CA1,Kestrel-2210,BeuGOo0Eki", "Nebula-0369"),
+    ("Backup verification codes for the super admin\nKeep them somewhere safe. Each code can "
+     "only be used once.\n\n1. 1955 7534\n2. 8721 3638\n3. 4143 9317\n", "8721 3638"),
+    # vendors' keys: Mailgun's, Spamhaus' DQS and Abusix's in a list's host name, MaxMind's
+    ("Use this Mailgun key: 8591547d988eb9ee0b04cd0db8fe451c-f5aaa983-23031308 (EU)",
+     "8591547d988eb9ee0b04cd0db8fe451c"),
+    ('rbl = "9sbd2590r5u4hnufrw3mohq7zs.zen.dq.spamhaus.net";', "9sbd2590r5u4hnufrw3mohq7zs"),
+    ("postscreen_dnsbl_sites = 82f4s1u4wehtvh3ts0lxcvtb6z3i58n9.combined.mail.abusix.zone*3",
+     "82f4s1u4wehtvh3ts0lxcvtb6z3i58n9"),
+    ("AccountID 498213\nLicenseKey rfClAt_qKDVa66pnNTt9RCNJy8saaG3GQHox\n",
+     "rfClAt_qKDVa66pnNTt9RCNJy8saaG3GQHox"),
+    ("tr_j1?customer_id=s2508679&requestor_id=dff9d425-d95e-43f6-99ce-3e77a95789d9&begin=2024",
+     "dff9d425-d95e-43f6-99ce-3e77a95789d9"),
+    # Washington's driving licence
+    ("ID verified: WA DL WDLKA5AMOWPJ, exp 2027.", "WDLKA5AMOWPJ"),
+    # mail servers' relay passwords, a Perl DBI connection, ldappasswd's new password,
+    # Dovecot's LDAP dnpass, a session header
+    ("smtp_sasl_password_maps = static:relay-erp:OLwnkhix39@ZI\n", "OLwnkhix39@ZI"),
+    ('AuthInfo:smtp.gmail.com "U:smmsp" "I:relay@corp.net" "P:fpqh cljc dzrt rxsn" "M:PLAIN"',
+     "fpqh cljc dzrt rxsn"),
+    ("  client_send = : relay@corp.net : KVzrxjzb95@QW\n", "KVzrxjzb95@QW"),
+    ("['DBI:mysql:database=amavisd;host=127.0.0.1', 'amavisd', 'Vera224winter&'],",
+     "Vera224winter&"),
+    ("DBI connect('database=koha_lib;host=db','koha_lib','tCkKQ34BexzRDW8xHIsdmX',...) failed",
+     "tCkKQ34BexzRDW8xHIsdmX"),
+    ("ldappasswd -x -D \"cn=admin\" -w $ADMINPW -s 'Dragon-kaffee-35' \"uid=lnavarro\"",
+     "Dragon-kaffee-35"),
+    ("dn = uid=dovecot,ou=sysaccounts\ndnpass = FeaQqzRRup#=KPMARw\n", "FeaQqzRRup#=KPMARw"),
+    ("Headers: X-ArchivesSpace-Session=6ee62dd5a7618638bcdd0a13aa1830943f84ed9e7f2baf78d26c9730"
+     "b2662a81, User-Agent=python", "6ee62dd5a7618638bcdd0a13aa1830943f84ed9e7f2baf78d26c9730"),
+    # cloud-init's chpasswd list, AnyDesk's password piped in, Koha's system preferences
+    ("chpasswd:\n  list: |\n    root:WillowClover#025\n  expire: false", "WillowClover#025"),
+    ('cmd /c "echo gBbW-hqD9dP34 | `"$ad`" --set-password _full_access"', "gBbW-hqD9dP34"),
+    ("INSERT INTO `systempreferences` VALUES ('OverDriveClientSecret','4WvNx558gKVXtHVa0eHEXwq3"
+     "CZYReVMK',NULL,'Client key',NULL,'Free');", "4WvNx558gKVXtHVa0eHEXwq3CZYReVMK"),
+    # broadband servers and gear: radcheck rows, chap-secrets, GenieACS, ONT registrations
+    ("  ('fn-5723383', 'Cleartext-Password', ':=', 'ottmBcUL'),", "ottmBcUL"),
+    ('# client\tserver\tsecret\t\t\tIP addresses\n"ftth0141165"\t*\t"ZAxKlinDnX"\t*\n',
+     "ZAxKlinDnX"),
+    ('"Password": {\n         "_value": "uM65Rark"\n        },', "uM65Rark"),
+    ('declare("InternetGatewayDevice.ManagementServer.Password", {value: 1}, {value: '
+     '"sGraFVn67OnTnh"});', "sGraFVn67OnTnh"),
+    ("ont add 5 7 loid-auth K088827557 always-on password-auth 4629258462 omci", "4629258462"),
+    ("  onu 21 type ZTEG-F660 pw 6900765750\n", "6900765750"),
+    ("configure equipment ont interface 1/1/4/5/40 subslocid 6858506403 fec-up enable",
+     "6858506403"),
+    # backup tools' command lines
+    ("iscsiadm -m node -T iqn.x --op=update -n node.session.auth.password -v 7ykXpMq1ymvRRz",
+     "7ykXpMq1ymvRRz"),
+    ("MONITOR ups@192.168.5.38 1 monuser XoQrlBM7h6GWMLZubC slave\n", "XoQrlBM7h6GWMLZubC"),
+    ("$ rman target sys/21gZlKkguUlcOLmarkxh4@ORCLPDB1 catalog rcat/3xme9EtechqZhnlg8n1vE@RCAT",
+     "3xme9EtechqZhnlg8n1vE"),
+    ("$ rman target sys/21gZlKkguUlcOLmarkxh4@ORCLPDB1 catalog rcat/3xme9EtechqZhnlg8n1vE@RCAT",
+     "21gZlKkguUlcOLmarkxh4"),
+    ("zip -r -P Raven1988* restore_44881.zip ./restore/", "Raven1988*"),
+    ("$ mc alias set nas-minio http://172.21.19.99:9000 I5QH90X89KAJZ44A0ANX jhb85IEVSXAh9kZgzQ"
+     "ltX49G1g39461EQQ4vLg8e", "jhb85IEVSXAh9kZgzQltX49G1g39461EQQ4vLg8e"),
+    ('echo "RPZU88KA47T1391FSRL9" | bin/elasticsearch-keystore add --stdin s3.client.access_key',
+     "RPZU88KA47T1391FSRL9"),
+    ("Enter passphrase for key '/root/.ssh/id_borg': bramble-basalt-saffron-cactus-35",
+     "bramble-basalt-saffron-cactus-35"),
 ])
 def test_the_round_s_shapes_are_redacted(text: str, value: str) -> None:
     assert value not in _redact(text)
@@ -80,6 +146,9 @@ def test_the_round_s_shapes_are_redacted(text: str, value: str) -> None:
     # masked and stood-in SNMP communities, an EZproxy-shaped line with the ident's "-"
     "snmp-server community [REMOVED] RO\nsnmp-server community public RO",
     '127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326',
+    # a job's session id (a UUID) is no credential; a Wi-Fi column's header alone is no key
+    "X-Veeam-Session: fc36bd81-431c-425c-9773-bc89603e6562\nSubject: [Success] Nightly",
+    "serial,ssid,wifi_key\nHWTC68E083EF,KBB-4FF1,\n",
 ])
 def test_the_round_s_look_alikes_stay(text: str) -> None:
     assert _redact(text) == text
