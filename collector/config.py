@@ -487,6 +487,19 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|basic\.auth\.user\.info[ \t]*[=:][ \t]*[^\s:\"';]+:[^\s\"';]+"
                          r"|option[ \t]+key[ \t]+'[^'\n]{8,63}"
                          r"|\"keyboardPwd\"[ \t]*:[ \t]*\"[0-9]{4,10}"
+                         # (AK-TI: a SIP2 message's PIN and passwords to its checksum, B2's,
+                         # Alma's, IT Glue's and Mailgun's keys, wskey and its kin in a query,
+                         # mail relays' passwords, FreeRADIUS' radcheck, ONTs' registration
+                         # passwords, ssh's echoed passphrase)
+                         r"|\|(AD|CO|AC)[^|\r\n*][^|\r\n]{0,63}\|[^\n]*AZ[0-9A-F]{4}"
+                         r"|\bK00[0-9][A-Za-z0-9+/]{27}\b|\bl7xx[0-9a-f]{32}\b"
+                         r"|\bITG\.[0-9a-f]{32}\.[A-Za-z0-9_-]{32,}|\b[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}\b"
+                         r"|[?&](wskey|uniqueKey|passhash|requestor_id)=[A-Za-z0-9_-]{8,}"
+                         r"|smtp_sasl_password_maps[ \t]*=[ \t]*static:[^:\s]+:\S+"
+                         r"|AuthInfo:[^\n]*\"P:[^\"\n]+"
+                         r"|'Cleartext-Password'[ \t]*,[ \t]*'[:=+]{1,2}'[ \t]*,[ \t]*'[^'\n]+"
+                         r"|\b(password-auth|subslocid)[ \t]+[^\s\"]{4,}"
+                         r"|Enter passphrase for key '[^'\n]*':[ \t]*\S+"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -604,6 +617,7 @@ RE2_PATTERNS: dict[str, str] = {
                    r"documento nacional|aadhaa?r|uidai|pan|permanent account|t\.?c\.?.?kimlik|"
                    r"tckn|kimlik.?no|steuer.?id|identifikationsnummer|idnr|nik|ktp|nomor induk|"
                    r"rrn|resident.?registration|national insurance|ni.?number|ni.?no|nino|"
+                   r"yswiriant gwladol|foreign tax identifying number|"
                    r"my.?number|resident.?id|id.?card|shenfenzheng|passport|pasaporte|"
                    r"passaporte|passeport|reisepass|passaporto|paspoort|paszport|pasaport|paspor|"
                    r"pass.?(nummer|nr)|ppt|(personal)?ausweis|s.curit. sociale|nir|insee|"

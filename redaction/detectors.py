@@ -1679,9 +1679,12 @@ _NATIONAL_IDS = (
               checksummed=False),
     _named_id((r"nik\b", r"nomor induk kependudukan", r"ktp\b"), ("nik", "nomor induk", "ktp"),
               r"\d{16}|\d{6} \d{6} \d{4}", ids.nik_ok, checksummed=False),
+    # (in Welsh too, "Rhif Yswiriant Gwladol", and on a W-8BEN as the "foreign tax identifying
+    # number" a UK resident gives)
     _named_id((r"national[ _-]?insurance", r"ni[ _]?(?:number|no)(?:__c)?\b", r"nino\b",
-               r"(?-i:NI)\b", _AS_KEY % "ni"),
-              ("national", "ni", "nino"),
+               r"(?-i:NI)\b", _AS_KEY % "ni", r"yswiriant gwladol",
+               r"foreign tax identifying number"),
+              ("national", "ni", "nino", "yswiriant", "foreign tax"),
               r"[A-CEGHJ-PR-TW-Za-ceghj-pr-tw-z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-Da-d]",
               ids.nino_ok, checksummed=False),
     # China's resident id: 18 characters with a birth date and a check character, but an
@@ -1801,7 +1804,7 @@ _NATIONAL_IDS = (
               ("nhs", "rhif gig"),
               r"\d{3}[ -]?\d{3}[ -]?\d{4}", ids.nhs_ok),
     _named_id((r"(?-i:TFN)\b", r"(?<![a-z])tfn[ _-]?(?:no|number)\b", _AS_KEY % "tfn",
-               r"tax[ _-]?file[ _-]?number"),
+               r"tax[ _-]?file[ _-]?number", r"(?<![a-z])tfn[ \t]+is\b"),
               ("tfn", "tax file", "tax_file", "tax-file", "taxfile"),
               r"\d{3}[ -]?\d{3}[ -]?\d{2,3}",
               ids.tfn_ok),
@@ -2068,6 +2071,18 @@ _NATIONAL_IDS = (
        r"(?<![A-Za-z0-9])([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] \d{2} \d{2} \d{2} [A-D])"
        r"(?![A-Za-z0-9])", ids.nino_ok, prefilter=r"[A-Z]{2} \d{2} \d{2} \d{2} [A-D]", group=1,
        digits=True, gate=r"[A-Z]{2} \d\d \d\d \d\d [A-D]", start=_at_class("[A-Z]")),
+    # ... and written whole, its prefix one HMRC issues and its suffix A to D ("XY269012D" in an
+    # actuary's list of members): nino_ok refuses the prefixes never issued.
+    _d("national_id",
+       r"(?<![A-Za-z0-9])([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\d{6}[A-D])(?![A-Za-z0-9])",
+       ids.nino_ok, prefilter=r"[A-Z]{2}\d{6}[A-D]", group=1, digits=True,
+       gate=r"[A-Z]{2}\d{6}[A-D]", start=_at_class("[A-Z]")),
+    # An SSN dotted after its name ("SS# 078.64.7958" on a fax cover).
+    _d("us_ssn",
+       r"(?i)(?<![a-z])(?:ss#|ssn|soc\.?[ \t]*sec\.?(?:[ \t]*(?:no\.?|#))?)[ \t:#]*"
+       r"(\d{3}\.\d{2}\.\d{4})(?![\d.])", v.ssn_ok,
+       prefilter=r"(?i)(?:ss#|ssn|soc)[^\r\n]{0,12}\d{3}\.\d{2}\.\d{4}", group=1, digits=True,
+       needles=("ss", "SS", "Soc", "soc", "SOC")),
     # A SWIFT MT103's ordering customer (50F) names a person by a document: its code, the
     # issuing country, the number (NIDN national id, CCPT passport, SOSE social security, TXID
     # tax id, DRLC driving licence, ARNU alien registration).
@@ -3176,7 +3191,11 @@ _KBA_NAMES = (
     # log's security_a="...")
     rf"|(?-i:Q)[1-3]?:[^\n?;]{{3,80}}?(?:\?[ \t]*|[ \t]+)(?-i:A)(?=:)"
     rf"|security_a(?:nswer)?(?==)"
-    rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*'[^'\n]{{1,40}}'{_T}answered(?=:)"
+    rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*'[^'\n]{{1,40}}'{_T}answered"
+    r"(?=:|[ \t]+['\"])"
+    # (a call's note: "Passed on memorable answer (first school) 'Kestrel Road Primary'", a
+    # KBA check's log: answer_given="Nonna Rosa")
+    rf"|memorable{_T}answer[ \t]*\([^)\n]{{1,40}}\)(?=[ \t]+['\"])|answer_given(?==)"
     rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*\([^)\n]{{1,40}}\)"
     rf"(?:(?=[ \t]*[:=])|{_T}answered)"
     # (and as a call's note writes it: "Security answer given: 'Bartolina'")
@@ -3252,7 +3271,7 @@ _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|gehei
                   r"|first[ \t]+(?:pet|dog|cat|school|car|teacher|boss|employer)"
                   r"|birth|favou?rite|memorable|(?:security|secret)[ \t]+(?:answer|word|phrase"
                   r"|question|q)|secq|answer[ \t]+(?:given|provided|supplied)|security[ \t]+answer"
-                  r"|q[1-3]?:[^\r\n]{3,90}a:|security_a"
+                  r"|q[1-3]?:[^\r\n]{3,90}a:|security_a|answer_given"
                   r"|mascota|soltera|pregunta|palabra"
                   r"|jeune[ \t]+fille|premier[ \t]+animal|question|m.morable|m.+dchenname"
                   r"|haustier|sicherheits|meisjesnaam|(?:beveiligings|veiligheids)vraag"
@@ -3670,7 +3689,7 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # Italian "ricontattare", "contattami" (not "HP: 250", a game's hit points)
                 r"(?-i:HP)(?=[ \t]*:|[ \t]+(?:0|\+|[89]\d{3} \d{4}))|(?:di)?hubungi|ricontatt\w*|"
                 # Spanish "cel", Nordic "tlf" and "ring meg/mig" (call me)
-                r"cel|tlf|ring[ \t]+m[ei]g|"
+                r"cel|tlf|tfno|ring[ \t]+m[ei]g|"
                 r"contatta(?:mi|rmi|re)|"
                 r"(?:mi|mio|meu|mon|mein|mijn|m[óo]j)(?:[ \t]+[a-z]{3,8})?[ \t]+"
                 r"n(?:[úu]mero|um[ée]ro|ummer|umer)|"
@@ -3736,7 +3755,8 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                   "휴대폰", "핸드폰", "HP", "hubungi", "ontatt", "lternat", "cel", "Cel", "CEL",
                   "ummer", "umer", "UMER", "ereikbaar", "ecapito", "ECAPITO", "dzwo", "obiel",
                   "OBIEL",
-                  "tlf", "Tlf", "TLF", "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23",
+                  "tlf", "Tlf", "TLF", "tfno", "Tfno", "TFNO",
+                  "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23",
                   "obitel", "OBITEL", "\u0565\u057c",
                  "call", "ring", "text", "T\u00e9l", "t\u00e9l", "T\u00c9L", "iber", "IBER")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
@@ -3847,7 +3867,7 @@ _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mob
                  "휴대폰", "핸드폰",
                  "text me", "appel", "rappel", "joind", "ligar", "ligamos", "ring ", "ring\t",
                  "number",
-                 "hp", "hubungi", "contatt", "alternat", "cel", "tlf",
+                 "hp", "hubungi", "contatt", "alternat", "cel", "tlf", "tfno",
                  "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23", "mobit",
                  "\u0570\u0565\u057c", "sdt", "s\u0111t", "called", "calling",
                  "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0",
@@ -3859,7 +3879,7 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
                        r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p|m[oa]j"
-                       r"|ber|rec|dzw|vib|reg|bel",
+                       r"|ber|rec|dzw|vib|reg|bel|tfn",
                        3),)
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
@@ -3946,7 +3966,7 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"nummer|numer|bereikbaar|recapito|mobiel|"
                     r"num[ae]ro|appel|joindre|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi|contatt"
                     r"|cel|[ab]_party|"
-                    r"tlf|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)|viber"
+                    r"tlf|tfno|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)|viber"
                     r"|(?:^|[^a-z])bel(?:len)?[ \t]+(?:me|mij|ons|op|bij|naar|gerust|even|[0+(])"
                     r"|contact[ \t]+no")
 # (CJK's full stop and marks end a value too: "密码：Sunflower@435。谢谢！")

@@ -281,7 +281,8 @@ def column_kind(name: str) -> str | None:
             "code" in tokens and not _OPENING_WORDS.isdisjoint(tokens))):
         return "pin"
     # (an account's backup or recovery codes, as a sheet of logins heads them)
-    if ("backup" in tokens or "recovery" in tokens) and ("codes" in tokens or "code" in tokens):
+    if ("backup" in tokens or "recovery" in tokens) and (
+            "codes" in tokens or "code" in tokens or "2fa" in tokens or "mfa" in tokens):
         return "codes"
     if named_alone and any(a in tokens and b in tokens for a, b in _KEY_PAIRS):
         return "secret"
@@ -770,7 +771,8 @@ def _layouts(text: str, start: int, end: int) -> Iterator[str | None]:
 # A column's name: words (of any script) with the few symbols names hold ("E-mail", "Phone #",
 # "Tel. (mobile)"), starting with a letter; not code ("('pw','pwd')"), a comment or a value.
 # (or a row number's column: "#", "№")
-_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º]*|#|№")  # (French's "N° passeport")
+# (a name may open with a digit before letters: "2FA backup", "3DS")
+_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º]*|\d[A-Za-z]{2,}[\w .\-/#&()%?°º]*|#|№")
 
 
 def _name_like(name: str) -> bool:

@@ -845,3 +845,37 @@ def test_the_collectors_af_to_sh_round(kind, text, value):
     from its name."""
     pattern = compile_re2(RE2_PATTERNS[kind])
     assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), [
+    ("secret_assignment", "INPUT MSG: '9300CNbibliotheca1|COC0lophon2#|CPMAIN|AY0AZF181'",
+     "C0lophon2#"),
+    ("secret_assignment", "$ b2 account authorize 0070663d4a511a00000000074 K005QMthvg8m27Oz52J+"
+     "e0URYKpfRzn", "K005QMthvg8m27Oz52J+e0URYKpfRzn"),
+    ("secret_assignment", "--key l7xx1f062407bd8ecef4e670d262b1e23cc4 --out x.csv",
+     "l7xx1f062407bd8ecef4e670d262b1e23cc4"),
+    ("secret_assignment", "Mailgun key: 8591547d988eb9ee0b04cd0db8fe451c-f5aaa983-23031308",
+     "8591547d988eb9ee0b04cd0db8fe451c-f5aaa983-23031308"),
+    ("secret_assignment", "search.json?wskey=rowgczstf&query=x", "rowgczstf"),
+    ("secret_assignment", "smtp_sasl_password_maps = static:relay-erp:OLwnkhix39@ZI",
+     "OLwnkhix39@ZI"),
+    ("secret_assignment", "  ('fn-5723383', 'Cleartext-Password', ':=', 'ottmBcUL'),", "ottmBcUL"),
+    ("secret_assignment", "ont add 5 7 loid-auth K088 always-on password-auth 4629258462 omci",
+     "4629258462"),
+    ("secret_assignment", "Enter passphrase for key '/root/.ssh/id_borg': bramble-basalt-35",
+     "bramble-basalt-35"),
+    ("national_id", "Rhif Yswiriant Gwladol: GN643135D.", "GN643135D"),
+])
+def test_the_collectors_ak_to_ti_round(kind, text, value):
+    """The AK-TI round's shapes in RE2: each value inside a match, or a match runs up to it
+    from its name."""
+    pattern = compile_re2(RE2_PATTERNS[kind])
+    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
+
+
+def test_the_collectors_ak_to_ti_round_leaves_its_look_alikes():
+    pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
+    for text in ["INPUT MSG: '9300CNsc_3m_lobby|CO********|CPMAIN|AY0AZF3E4'",
+                 "K005 is a model number", "password-auth is required",
+                 "smtp_sasl_password_maps = hash:/etc/postfix/sasl_passwd"]:
+        assert pattern.search(text) is None, text

@@ -2324,7 +2324,6 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
         '980716-3887': _I_NATIONAL_ID,
         'BM3I3ewYRtpjBxVFIRvmR2pUbWeFfLnbKMPue2efP44=': _I_SECRET,
         '58906314291': _I_NATIONAL_ID,
-        'MR071313D': _I_NATIONAL_ID,
         '410 677 687': _I_NATIONAL_ID,
         '721844541': _I_NATIONAL_ID,
         'ee97653e0d154279dee1d59a8d4032cb9d5059761791b353b191fd0bae5e67bb': _I_TOKEN,
@@ -2478,7 +2477,6 @@ _KNOWN_MISSES_H: dict[str, dict[str, str]] = {
         'P37Y4P41M': _H_TD1_IN_JSON,
     },
     'corpus_hg': {
-        'XW979630B': _H_NATIONAL_ID,
         '510107198407139511': _H_NATIONAL_ID,
         '$2a$10$8YW2oIKY9DuQjwD4QNXqfGpjfe7Oo9psHX1rqewgJk7GrZ940JzaI': _H_HASH,
         '$2a$10$IWUO8yGWtOXA0Y2lzoXnTlZ7TGc525ZdLFaPIQTIIjiwOq6cBN3fY': _H_HASH,
@@ -2781,11 +2779,9 @@ _E_OTHER_CHANGE = ("a name or a number the detectors read as a value (a parcel's
                    'delivery id, a cargo waybill number)')
 _KNOWN_MISSES_E: dict[str, dict[str, str]] = {
     'corpus_ec': {
-        'YJ777625C': _E_NATIONAL_ID,
         '1358': _E_SECRET,
         '9356#': _E_SECRET,
         '4225': _E_SECRET,
-        'XL556758A': _E_NATIONAL_ID,
     },
     'corpus_ed': {
         '366-2896444': _E_PHONE,
@@ -3025,7 +3021,6 @@ _KNOWN_MISSES_D: dict[str, dict[str, str]] = {
          '1tBL/mkE0/73gJm7QCj8TO+yhUpziltY5ftx79iWzTwbLtQLkmU5szGOceVu2SHc'
          'X2NiJVibuRr6HRwy9Bn7KiL31fuWoy+4AaDo'):
             _D_OTHER,
-        'HA099936B': _D_NATIONAL_ID,
         'z2lDlVqjUDjpS-B_': _D_SECRET,
         '3291d685cb7d552b84e28cc79170c50196dbf48d': _D_SECRET,
         '$2y$10$IYRzg//nDA5Nply1hHszrZ9KE9q8X2TCeifcXdO33GTWLBO3CYcDF': _D_HASH,
@@ -3063,10 +3058,8 @@ _KNOWN_MISSES_D: dict[str, dict[str, str]] = {
         'Letmein2021$': _D_PASSWORD,
         'Pa55w0rd!': _D_PASSWORD,
         '9002b53215bfeaa148b420912e2f0ae42564fc09': _D_SECRET,
-        'BJ208188C': _D_NATIONAL_ID,
         'supersecretkey': _D_SECRET,
         'Bienvenue2019#': _D_SECRET,
-        'PX904025A': _D_NATIONAL_ID,
     },
     'corpus_de': {
         '777 02 07 76': _D_PHONE,
@@ -3613,7 +3606,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         'MyKids#Amari&Zoe': _M_NO_WORD,
         '804417': _M_CODE_APART,
         'Tyrone2024?': _M_NO_WORD,
-        'YS392743B': _M_ID_NO_NAME,
         '07721241874': _M_PHONE_FORMAT,
         '507437385': _FIXED_WIDTH_SSN,
         '711613184': _FIXED_WIDTH_SSN,
@@ -4724,7 +4716,6 @@ _KNOWN_MISSES_U: dict[str, dict[str, str]] = {
         '6362': _U_CODE_OR_SECRET,
         'FTEVVCmY7HiBhbs': _U_TOKEN,
         '384 014 205': _U_ID,
-        '91 685 07 07': _U_PHONE,
         '22e2cf70-67b2-4d79-902f-48d9ca720e45': _U_KEY,
         'xmPd7p89fXjTVkH05B7oKJ9L0BSs45jBUEx/BeAsMAuY': _U_CODE_OR_SECRET,
         '2972 9623': _U_CODE_OR_SECRET,
@@ -4744,9 +4735,6 @@ _KNOWN_MISSES_U: dict[str, dict[str, str]] = {
     },
     'corpus_ti': {
         '%7B%22bsn%22%3A%20%22901890200%22%7D': _U_ENCODED,
-        'Chevy Nova': _U_CODE_OR_SECRET,
-        'LW057015C': _U_ID,
-        'Kestrel Road Primary': _U_CODE_OR_SECRET,
         'PY9DNF': _U_CODE_OR_SECRET,
         'WDZsMbWe70ZbD68PhoSSabdsB4Uzjuuh': _U_KEY,
         'Pelican&7088': _U_PASSWORD,
@@ -4755,13 +4743,8 @@ _KNOWN_MISSES_U: dict[str, dict[str, str]] = {
         'bluebell': _U_CODE_OR_SECRET,
         '9SEM-YLVL': _U_CODE_OR_SECRET,
         'ssn%3D559864935%26dob%3D1964-02-11': _U_ENCODED,
-        'XY269012D': _U_ID,
-        'LC510543C': _U_ID,
-        'KH735179D': _U_ID,
         'KDHX-WPSX-CPBX': _U_CODE_OR_SECRET,
         'Koala@997': _U_PASSWORD,
-        '330458591': _U_ID,
-        '078.64.7958': _U_SSN,
         'Windmolen!53': _U_PASSWORD,
         '4445': _U_CODE_OR_SECRET,
         '345995': _U_CODE_OR_SECRET,
@@ -4772,13 +4755,8 @@ _KNOWN_MISSES_U: dict[str, dict[str, str]] = {
         '97503281': _U_CODE_OR_SECRET,
         '969971568': _U_ID,
         'dvgeB474_boHLQ': _U_PASSWORD,
-        'marigold29Harbour!': _U_PASSWORD,
-        '68dc-089c-0888-8d0f': _U_CODE_OR_SECRET,
-        'Kookaburra1960#': _U_PASSWORD,
         'Tulpen!5871': _U_PASSWORD,
-        'GN643135D': _U_ID,
         '7406': _M_CARD_CODE_APART,
-        'Nonna Rosa': _U_CODE_OR_SECRET,
         'Pelican$84': _U_PASSWORD,
         '21855907': _U_PHONE,
         '800007207': _U_ID,
@@ -4926,9 +4904,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         **dict.fromkeys(("S516-3017-2571", "S077-8926-5637",),
                         "a driving licence in a CSV's dl_number column, its shape no coun"
                             "try's check"),
-        "eyJpZCI6ICJQTTY5MjU4OUMiLCAibmFtZSI6ICJLZWlzaGEgTGluZHF2aXN0Iiwg"
-            "InJvbGUiOiAiY2xhaW1hbnQifQ==": (
-            "a claimant's id and name in a base64 user-context header"),
     },
     "corpus_vt": {
         "370 0059934": ("a mobile number written national, no country code, after "
@@ -5090,7 +5065,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
               "QAB5AGEAbQBhAGIAdQBrAGkALQBzAGgAbwBqAGkALgBjAG8ALgBqAHAAJwAgAC0AUwB1AGIAagBlAGMAdAAg"
               "ACcAQgBhAGMAawB1AHAAIABkAG8AbgBlACcAIAAtAFMAbQB0AHAAUwBlAHIAdgBlAHIAIAByAGUAbABhAHkA"
               "MAAxAA==")), _UTF16_BASE64),
-        "WG913390D": "a NINO in a csvde row under employeeNumber, no word for it",
         "marguerite.abernathy@sable-analytics.io": ("an address glued to the next word by '-' "
                                                     "(AD FS's 'X-The user name ...')"),
         "Ember&amp;Pebble93": _XML_ESCAPED_VALUE,
@@ -5871,7 +5845,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                        "is the first number after the name",
         "56354362225": "a Medicare number after a question about it ('... for the claim form? "
                        "5635...'): a question on the number's line names none",
-        "535-872-713": "a TFN more than sixty characters after its name",
         "8560262MA": "a PPS number in a chat's follow-up line ('its the new format one'), "
                      "its name three lines up",
         "3940 56986 1": "a Medicare number in a chat's follow-up line ('its ... on the green "

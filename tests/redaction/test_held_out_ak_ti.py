@@ -115,6 +115,27 @@ def _redact(text: str) -> str:
      "RPZU88KA47T1391FSRL9"),
     ("Enter passphrase for key '/root/.ssh/id_borg': bramble-basalt-saffron-cactus-35",
      "bramble-basalt-saffron-cactus-35"),
+    # National Insurance numbers whole in a list, in Welsh, on a W-8BEN; a TFN told in chat;
+    # an SSN dotted after SS#; a Spanish phone after "tfno."
+    ("1. XY269012D - DOB 1901-01-01, looks like a default.\n2. LC510543C and KH735179D",
+     "LC510543C"),
+    ("Rhif Yswiriant Gwladol: GN643135D. Diolch", "GN643135D"),
+    ("6a Foreign tax identifying number: LW057015C\n", "LW057015C"),
+    ("Kylie: and her tfn is 330458591 if they ask", "330458591"),
+    ("Re: rollover for acct ending 4471 / SS# 078.64.7958\n", "078.64.7958"),
+    ("Alta de usuario: documento NIE X1915300K, tfno. 91 685 07 07, carné", "91 685 07 07"),
+    # a sheet's columns: passwords beside a "2FA backup" column, the backup codes under it
+    ("Client\tProvider\tUsername\tPassword\t2FA backup\nMcAllister G\tSIPP\tgmc62\t"
+     "marigold29Harbour!\t68dc-089c-0888-8d0f\n", "marigold29Harbour!"),
+    ("Client\tProvider\tUsername\tPassword\t2FA backup\nMcAllister G\tSIPP\tgmc62\t"
+     "marigold29Harbour!\t68dc-089c-0888-8d0f\n", "68dc-089c-0888-8d0f"),
+    # security answers: quoted after "answered", a memorable answer's question in brackets,
+    # a KBA log's answer_given
+    ("Passed secondary: security Q 'first car' answered 'Chevy Nova'. Proceeded", "Chevy Nova"),
+    ("Passed on memorable answer (first school) 'Kestrel Road Primary'. Amended",
+     "Kestrel Road Primary"),
+    ('recovery.kba question_id=Q3 answer_given="Nonna Rosa" normalized="nonnarosa"',
+     "Nonna Rosa"),
 ])
 def test_the_round_s_shapes_are_redacted(text: str, value: str) -> None:
     assert value not in _redact(text)
