@@ -500,6 +500,16 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|'Cleartext-Password'[ \t]*,[ \t]*'[:=+]{1,2}'[ \t]*,[ \t]*'[^'\n]+"
                          r"|\b(password-auth|subslocid)[ \t]+[^\s\"]{4,}"
                          r"|Enter passphrase for key '[^'\n]*':[ \t]*\S+"
+                         # (AP-TK: NuGet's, JFrog's and crates.io's keys, Yarn's npmAuthIdent,
+                         # SQL Server's CREATE LOGIN, Maven's master password, an alarm
+                         # receiver's AES key, a verbal passcode's or code word's name)
+                         r"|\boy2[a-z0-9]{43}\b|\bAKCp[A-Za-z0-9]{60,80}\b|\bcio[A-Za-z0-9]{32}\b"
+                         r"|npmAuthIdent[ \t]*:[ \t]*[\"']?[^:\s\"']+:[^\s\"']+"
+                         r"|(?i:with[ \t]+password[ \t]*=[ \t]*N?'[^'\n]{4,128})"
+                         r"|<master>\{[A-Za-z0-9+/=]{20,}\}"
+                         r"|(?i:(aes[ \t-]?key|encryption[ \t]+key)[^\n0-9a-f]{0,12}[0-9a-f]{32})"
+                         r"|(?i:(verbal[ \t]+(password|passcode)|code[ \t]?word|codewoord|kodeord)"
+                         r"[ \t]*:[ \t]*[^\s]{4,20})"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -617,7 +627,7 @@ RE2_PATTERNS: dict[str, str] = {
                    r"documento nacional|aadhaa?r|uidai|pan|permanent account|t\.?c\.?.?kimlik|"
                    r"tckn|kimlik.?no|steuer.?id|identifikationsnummer|idnr|nik|ktp|nomor induk|"
                    r"rrn|resident.?registration|national insurance|ni.?number|ni.?no|nino|"
-                   r"yswiriant gwladol|foreign tax identifying number|"
+                   r"yswiriant gwladol|foreign tax identifying number|foreign tin|"
                    r"my.?number|resident.?id|id.?card|shenfenzheng|passport|pasaporte|"
                    r"passaporte|passeport|reisepass|passaporto|paspoort|paszport|pasaport|paspor|"
                    r"pass.?(nummer|nr)|ppt|(personal)?ausweis|s.curit. sociale|nir|insee|"

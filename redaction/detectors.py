@@ -803,6 +803,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # (an engine's EncryptionKey, a webhook's sharedKey; an encoder's
                  # StreamKey, a search service's adminKey; a smart meter's DLMS keys)
                  r"encryption[_-]?key|shared[_-]?key|stream[_-]?key|admin[_-]?key|"
+                 # (Artifactory's masterKey and joinKey)
+                 r"master[_-]?key|join[_-]?key|"
                  r"(?<![a-z0-9])(?:guek|gbek|gak)(?![a-z0-9])|"
                  r"key(?<![a-z0-9]key)(?<!<add key)(?<!<item key)(?<!hashed_api_key)(?![a-z]{2})"
                  # (nor keys= and a word of letters: a PIN pad's "keys=numeric", its layout)
@@ -858,8 +860,9 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     # a command that prints it (Airflow's AIRFLOW__CORE__FERNET_KEY_CMD, restic's
     # RESTIC_PASSWORD_COMMAND)
     "cmd", "command",
-    # a policy's rule for it (password_complexity=3_of_4, new_password_strength=strong)
-    "complexity", "strength",
+    # a policy's rule for it (password_complexity=3_of_4, new_password_strength=strong), a
+    # hash's work factor (PasswordHashIterations), a signature's algorithm (sig_alg)
+    "complexity", "strength", "iterations", "alg",
     # OpenTravel's message correlation id (<OTA_HotelResNotifRQ EchoToken="...">)
     "echotoken",
     # how keys are managed (wpa_supplicant's key_mgmt=WPA-PSK)
@@ -962,7 +965,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "gbek", "gak", "merchant", "devkey", "appsflyer", "fernet", "invitation",
                   "license", "licence", "mot",
                   "verification", "smscode", "sms_code", "sms-code", "npsso", "mfa", "totp",
-                  "otp", "security")
+                  "otp", "security", "master", "join")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -1731,7 +1734,7 @@ _NATIONAL_IDS = (
     # ("SIN" in capitals or as a key only: "sin" is Spanish for "without")
     # (a T4 slip numbers its boxes: "Social insurance number (12): ...")
     _named_id((r"social[ _-]insurance[ _-]number[ \t]*\(\d{1,2}\)", r"social[ _-]insurance",
-               r"(?-i:SIN)\b", r"(?-i:S\.I\.N\.)",
+               r"(?-i:SIN)\b", r"(?-i:S\.I\.N\.)", r"(?-i:SIN)[ \t]*\([^)\n]{1,30}\)",
                r"(?<![a-z])sin[ _-]?(?:no|number|num)\b", _AS_KEY % "sin",
                r"num.ro d.assurance sociale", r"(?-i:NAS)\b", _AS_KEY % "nas"),
               ("social", "sin", "s.i.n", "num", "nas"), r"\d{3}[ -]?\d{3}[ -]?\d{3}", ids.sin_ok),
@@ -2082,7 +2085,8 @@ _NATIONAL_IDS = (
        r"(?i)(?<![a-z])(?:ss#|ssn|soc\.?[ \t]*sec\.?(?:[ \t]*(?:no\.?|#))?)[ \t:#]*"
        r"(\d{3}\.\d{2}\.\d{4})(?![\d.])", v.ssn_ok,
        prefilter=r"(?i)(?:ss#|ssn|soc)[^\r\n]{0,12}\d{3}\.\d{2}\.\d{4}", group=1, digits=True,
-       needles=("ss", "SS", "Soc", "soc", "SOC")),
+       needles=("ss", "SS", "Soc", "soc", "SOC"), joined=_nothing_joined,
+       joined_prefilter=r"(?i)(?:ss#|ssn|soc)[^\r\n]{0,12}\d{3}\.\d{2}\.\d{4}"),
     # A SWIFT MT103's ordering customer (50F) names a person by a document: its code, the
     # issuing country, the number (NIDN national id, CCPT passport, SOSE social security, TXID
     # tax id, DRLC driving licence, ARNU alien registration).
@@ -2289,8 +2293,10 @@ def _passcode_ok(value: str) -> bool:
     not a stand-in ("Passcode: ********", "passcode: required")."""
     if value.isdigit():
         return len(value) >= 4 and len(set(value)) > 1
-    # (letters alone in both cases are a generated passcode too: "HhDkdZnQu")
-    mixed = value.isalpha() and not value.islower() and not value.isupper()
+    # (letters alone in both cases are a generated passcode too: "HhDkdZnQu"; a capitalised
+    # word is prose's, "Passcode: Required")
+    mixed = (value.isalpha() and not value.islower() and not value.isupper()
+             and not value[1:].islower())
     return v.told_secret_ok(value) or (len(value) >= 6 and (v.letters_and_digits(value) or mixed)
                                        and not v.stands_in(value))
 
@@ -3196,8 +3202,14 @@ _KBA_NAMES = (
     # (a call's note: "Passed on memorable answer (first school) 'Kestrel Road Primary'", a
     # KBA check's log: answer_given="Nonna Rosa")
     rf"|memorable{_T}answer[ \t]*\([^)\n]{{1,40}}\)(?=[ \t]+['\"])|answer_given(?==)"
+    # (a profile's security_a1:, a log's q="..." answer="...", a question and its Answer: on
+    # one line, Spanish's "pregunta de seguridad (ciudad donde nací) es")
+    r"|security_a(?:nswer)?[1-3](?=[ \t]*[:=])|(?-i:q)=\"[^\"\n]{3,100}\"[ \t]+answer(?==)"
+    rf"|security{_T}question(?:[ \t]*\d)?[ \t]*:[^\n?]{{3,100}}\?[ \t]*answer(?=[ \t]*:)"
+    rf"|pregunta{_T}de{_T}seguridad[ \t]*\([^)\n]{{1,40}}\)"
     rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*\([^)\n]{{1,40}}\)"
-    rf"(?:(?=[ \t]*[:=])|{_T}answered)"
+    rf"(?:(?=[ \t]*[:=])|{_T}answered|(?={_T}is{_T}))"
+    rf"|security{_T}question[ \t]*'[^'\n]{{1,40}}'{_T}answer(?=[ \t]+['\"])"
     # (and as a call's note writes it: "Security answer given: 'Bartolina'")
     rf"|(?:security|secret){_T}(?:answer|word|phrase)(?:{_T}(?:given|provided|supplied))?"
     rf"|answer{_T}(?:given|provided|supplied)(?:{_T}by{_T}(?:the{_T})?(?:caller|customer|client"
@@ -3271,7 +3283,7 @@ _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|gehei
                   r"|first[ \t]+(?:pet|dog|cat|school|car|teacher|boss|employer)"
                   r"|birth|favou?rite|memorable|(?:security|secret)[ \t]+(?:answer|word|phrase"
                   r"|question|q)|secq|answer[ \t]+(?:given|provided|supplied)|security[ \t]+answer"
-                  r"|q[1-3]?:[^\r\n]{3,90}a:|security_a|answer_given"
+                  r"|q[1-3]?:[^\r\n]{3,90}a:|security_a|answer_given|answer="
                   r"|mascota|soltera|pregunta|palabra"
                   r"|jeune[ \t]+fille|premier[ \t]+animal|question|m.morable|m.+dchenname"
                   r"|haustier|sicherheits|meisjesnaam|(?:beveiligings|veiligheids)vraag"
@@ -3383,7 +3395,7 @@ _SECURITY_ANSWERS = (
        rf"|{_KBA_VALUE}{{2,40}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?)"
        rf"(?:[ \t](?!{_KBA_THEN}(?![^\W_])){_KBA_VALUE}{{2,30}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?)"
        r"{0,2})",
-       prefilter=_KBA_PREFILTER, gate=_KBA_PREFILTER,
+       _not_stand_in, prefilter=_KBA_PREFILTER, gate=_KBA_PREFILTER,
        group=1),
     _d("secret_assignment", _NAMED_CODE, v.not_counting_run,
        prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|geheimzahl|aaa)"
@@ -4665,6 +4677,158 @@ _SYSTEM_FIELDS = (
     _d("secret_assignment",
        r"echo[ \t]+([^\s|\"']{6,})[ \t]*\|[^\n]{0,60}--set-password", _not_stand_in,
        prefilter=r"echo[ \t]+[^\r\n]*--set-password", group=1, needles=("--set-password",)),
+    # Police systems: NCIC's and NLETS' fields (SOC/ an SSN, MNU/PP- a passport, MNU/CI- a
+    # Canadian SIN, OLN/ a licence), a radio system's keys (a P25 KVL's or KMF's KEY, TEK and
+    # KEK in hex), SQL Server's CREATE LOGIN ... WITH PASSWORD, PagerDuty's routing key.
+    _d("us_ssn", r"(?<![A-Z])SOC/(\d{9})(?!\d)", v.ssn_ok, prefilter=r"SOC/\d{9}", group=1,
+       needles=("SOC/",), joined=_nothing_joined, joined_prefilter=r"SOC/\d{9}"),
+    _d("national_id", r"(?<![A-Z])(?:MNU/(?:PP|CI|SS|AS|MD|MC|MI|MP|NA|OA|PI|VA)-|OLN/)"
+       r"([A-Z0-9]{6,20})(?![A-Z0-9])", v.has_digit,
+       prefilter=r"MNU/[A-Z]{2}-[A-Z0-9]{6}|OLN/[A-Z0-9]{6}", group=1, needles=("MNU/", "OLN/")),
+    _d("secret_assignment",
+       r"(?<![A-Za-z_<-])(?<!PUBLIC )(?:KEY|TEK|KEK)"
+       r"(?:[ \t]+(?:for[ \t]+)?KID[ \t]+[0-9A-Fa-f]{1,4})?"
+       r"(?:[ \t]*\([^)\n]{1,20}\))?[ \t]*(?:=[ \t]*|[ \t]+)"
+       r"([0-9A-Fa-f]{64}|[0-9A-Fa-f]{48}|[0-9A-Fa-f]{32})(?![0-9A-Fa-f])", v.has_digit_and_letter,
+       prefilter=r"(?:KEY|TEK|KEK)[^\r\n]{0,30}[0-9A-Fa-f]{32}", group=1,
+       needles=("KEY", "TEK", "KEK")),
+    _d("secret_assignment", r"(?i)with[ \t]+password[ \t]*=[ \t]*N?'([^'\n]{4,128})'",
+       _not_stand_in,
+       prefilter=r"(?i)with[ \t]+password[ \t]*=", group=1, gate=r"(?i:password)"),
+    _d("api_key", r"\"routing_key\"[ \t]*:[ \t]*\"([a-z0-9]{32})\"", v.has_digit_and_letter,
+       prefilter=r"\"routing_key\"[ \t]*:[ \t]*\"[a-z0-9]{32}\"", group=1,
+       needles=("routing_key",)),
+    # Alarm panels and monitoring centres: the installer's, the master's, the duress and the
+    # users' codes by their names in five languages (dotted leaders too: "[006] Installer
+    # code ......... 4943"); a verbal passcode or code word, a word in capitals or
+    # capitalised, in eight languages; a camera's six-letter verification code; a DC-09
+    # receiver's AES key; a Hikvision device's Wi-Fi key in its XML.
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:installer|master|duress|keypad|alarm|disarm|errichter|betreiber|benutzer"
+       r"|bedrohungs|zutritts?)[ \t-]*code(?![a-z])[ \t.:=]*(?:(?:is|was|now|es|ist)[ \t]+)?"
+       r"(\d{4,6}#?)(?![\d])", v.not_counting_run,
+       prefilter=r"(?i)(?:installer|master|duress|keypad|alarm|disarm|errichter|betreiber|benutzer"
+                 r"|bedrohungs|zutritt)[^\r\n]{0,30}\d{4}",
+       group=1, gate=r"(?i:code)"),
+    _d("secret_assignment",
+       r"(?i)c[óo]d(?:e|igo)[ \t]+(?:de[lí]?[ \t]+)?(?:installateur|instalador|ma[îi]tre|titular"
+       r"|coacci[óo]n|usuario|utilisateur|contrainte)(?![a-z])[^\n\d]{0,30}?(\d{4,6})(?!\d)",
+       v.not_counting_run,
+       prefilter=r"(?i)c.d(?:e|igo)[ \t]+[^\r\n]{0,40}\d{4}", group=1,
+       gate=r"(?i:installateur|instalador|ma.tre|titular|coacci|usuario|utilisateur|contrainte)"),
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:verbal[ \t]+(?:password|passcode|pass[ \t]?word)|code[ \t]?word|codewoord"
+       r"|kodeord|l[öo]senord[ \t]+till[ \t]+larmcentralen|contrase[ñn]a[ \t]+verbal"
+       r"|palabra[ \t]+clave|clave[ \t]+para[ \t]+la[ \t]+central|(?:bedrohungs)?kennwort"
+       r"(?:[ \t]+f[üu]r[ \t]+die[ \t]+(?:leitstelle|notruf\S*[ \t]+und[ \t]+serviceleitstelle))?"
+       r"|passcode|password[ \t]+for[ \t]+monitoring|duress[ \t]+word"
+       # (an operator's note abbreviates it, "gave pc 'Mickey'": quoted only)
+       r"|(?-i:pc)(?=[ \t]+['\"]))(?![a-z])"
+       r"(?:[ \t]*:|[ \t]+(?:is|es|ist|er|är|wäre|auf|remains|word[ \t]+is)|[ \t]+(?:von|da|la))?"
+       r"[ \t]*[\"'„“‚]?"
+       r"((?-i:[A-ZÄÖÜÅÆØ]{4,20}|[A-ZÄÖÜÅÆØ][a-zäöüßåæø]{3,19}(?:[ \t][A-Z][a-z]{2,15})?))"
+       r"(?![\w-])", v.verbal_passcode_ok,
+       prefilter=r"(?i)(?:verbal|code[ \t]?word|codewoord|kodeord|larmcentralen|contrase|palabra"
+                 r"|clave|kennwort|passcode|monitoring|duress|pc)[^\r\n]{0,60}[A-Z]",
+       group=1, gate=r"(?i:verbal|code|kodeord|larm|contrase|palabra|clave|kennwort|monitoring"
+                      r"|duress|pc)"),
+    _d("secret_assignment",
+       r"(?i)verification[ \t]+code(?:[ \t]+on[ \t]+the[ \t]+(?:sticker|label))?"
+       r"(?:[ \t]*:|[ \t]+is)"
+       r"[ \t]*((?-i:[A-Z]{6}))(?![A-Za-z0-9])",
+       prefilter=r"(?i)verification[ \t]+code[^\r\n]{0,30}[A-Z]{6}", group=1,
+       gate=r"(?i:verification)"),
+    _d("secret_assignment",
+       r"(?i)(?:aes[ \t-]?(?:key|schl[üu]ssel)|encryption[ \t]+key)[^\n0-9a-f]{0,12}"
+       r"((?-i:[0-9A-F]{32}|[0-9a-f]{32}))(?![0-9A-Fa-f])", v.has_digit_and_letter,
+       prefilter=r"(?i)(?:aes|encryption)[^\r\n]{0,24}[0-9a-f]{32}", group=1,
+       gate=r"(?i:aes|encryption)"),
+    _d("secret_assignment", r"<sharedKey>([^<\s]{8,63})</sharedKey>", _not_stand_in,
+       prefilter=r"<sharedKey>", group=1, needles=("<sharedKey>",)),
+    # Trucking's money: a fuel card's PIN as Mexico and Quebec name it ("el NIP 6829"), a
+    # Comchek express code and an EFS money code, The Work Number's salary key.
+    _d("secret_assignment", r"(?<![A-Za-z])(?:NIP|nip)(?![A-Za-z])[ \t]*(?::|es|is)?[ \t]*"
+       r"(\d{4,6})(?!\d)", v.not_counting_run, prefilter=r"(?i)nip[ \t]*(?::|es|is)?[ \t]*\d{4}",
+       group=1, needles=("NIP", "nip")),
+    _d("secret_assignment",
+       r"(?i)(?:express|money)[ \t]+code[^\n:\d]{0,40}?(?::|[ \t]+is|issued:)?[ \t]*"
+       r"(\d{4}[ -]?\d{4}[ -]?\d{2,4})(?![\d-])", v.not_counting_run,
+       prefilter=r"(?i)(?:express|money)[ \t]+code[^\r\n]{0,48}\d{4}", group=1,
+       gate=r"(?i:code)"),
+    _d("secret_assignment", r"(?i)salary[ \t]+key[^\n\d]{0,60}?(\d{6})(?!\d)", v.not_counting_run,
+       prefilter=r"(?i)salary[ \t]+key[^\r\n]{0,60}\d{6}", group=1, gate=r"(?i:salary)"),
+    # A login kept as "U:" and "P:" lines (a dispatcher's note of load boards' accounts).
+    _d("secret_assignment", r"(?m)^[ \t]*U:[ \t]*\S+[ \t]*\n[ \t]*P:[ \t]*(\S+)", _not_stand_in,
+       prefilter=r"U:[ \t]*[^ \t\r\n]+[ \t]*\n[ \t]*P:", group=1, needles=("P:",)),
+    # (an employer identification number is left: a company's, most often; and an ITIN
+    # dashed with no name, as test data and forms' stand-ins are written)
+    # An ITIN under a taxId key; an SSN card's number under its words.
+    _d("national_id",
+       r"(?i)tax_?id\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?(9\d{2}-?\d{2}-?\d{4})(?![\d-])", ids.itin_ok,
+       prefilter=r"(?i)tax_?id[^\r\n]{0,8}9\d{2}-?\d{2}-?\d{4}", group=1,
+       gate=r"(?i:taxid|tax_id)"),
+    _d("us_ssn",
+       r"(?i)this[ \t]+number[ \t]+has[ \t]+been[ \t]+established[ \t]+for[ \t]*\n?[ \t]*"
+       r"(\d{3}[ .-]?\d{2}[ .-]?\d{4})(?![\d.-])", v.ssn_ok,
+       prefilter=r"(?i)established[ \t]+for[ \t]*\n?[ \t]*\d{3}", group=1,
+       gate=r"(?i:established)", joined=_nothing_joined,
+       joined_prefilter=r"(?i)established[ \t]+for[ \t]*\n?[ \t]*\d{3}"),
+    # Mexico's Carta Porte names the driver's licence (NumLicencia="..."); India's PAN as a
+    # W-8BEN's foreign TIN.
+    _d("national_id", r"NumLicencia=\"([A-Z0-9]{6,15})\"", v.has_digit,
+       prefilter=r"NumLicencia=\"", group=1, needles=("NumLicencia",)),
+    _d("national_id",
+       r"(?i)(?:foreign[ \t]+tin|foreign[ \t]+tax[ \t]+identifying[ \t]+number)[^\n]{0,6}?:[ \t]*"
+       r"((?-i:[A-Z]{3}[PCHFATBLJG][A-Z]\d{4}[A-Z]))(?![A-Za-z0-9])",
+       prefilter=r"(?i)foreign[ \t]+t[^\r\n]{0,40}[A-Z]{5}\d{4}[A-Z]", group=1,
+       gate=r"(?i:foreign)"),
+    # App passwords: Google's sixteen letters, Apple's four groups of four, WordPress's six
+    # groups of four, after their name.
+    _d("secret_assignment",
+       r"(?i)app(?:lication|[ -]specific)?[ -]password\b(?:[^\n:]{0,60}?:|[ \t]+is)?[ \t]*\(?"
+       r"((?-i:[a-z]{16}|[a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4})|[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5})"
+       r"(?![\w-])", v.not_counting_run,
+       prefilter=r"(?i)app(?:lication|[ -]specific)?[ -]password[^\r\n]{0,70}[a-z0-9]{4}",
+       group=1, gate=r"(?i:password)"),
+    # Payments' links and signatures: a Stripe Express dashboard's login link, Tipalti's
+    # hashkey=, Persona's API key.
+    _d("secret_assignment",
+       r"connect\.stripe\.com/express/acct_[A-Za-z0-9]+/([A-Za-z0-9]{10,})(?![\w-])",
+       prefilter=r"connect\.stripe\.com/express/acct_", group=1, needles=("/express/acct_",)),
+    _d("secret_assignment", r"[?&]hashkey=([0-9a-fA-F]{32,})(?![\w-])",
+       prefilter=r"[?&]hashkey=[0-9a-fA-F]{32}", group=1, needles=("hashkey=",)),
+    _d("api_key", r"(?<![\w-])(persona_(?:production|sandbox)_[0-9a-f]{8}-[0-9a-f-]{27})(?![\w-])",
+       prefilter=r"persona_(?:production|sandbox)_", group=1, needles=("persona_",)),
+    # Package registries: Yarn's npmAuthIdent (user:password), Bundler's credentials in its
+    # environment (BUNDLE_GEMS__HOST__COM: "user:password"), NuGet's (oy2...), JFrog's
+    # (AKCp...) and crates.io's (cio...) keys, Maven's encrypted master password, Nexus's
+    # first admin password, conan's -p, npm hook's secret, Cloudsmith's entitlement in a
+    # repository's URL, a registry's confirmation and reset links.
+    _d("secret_assignment", r"npmAuthIdent[ \t]*:[ \t]*[\"']?[^:\s\"']+:([^\s\"']+)", _not_stand_in,
+       prefilter=r"npmAuthIdent[ \t]*:", group=1, needles=("npmAuthIdent",)),
+    _d("secret_assignment",
+       r"BUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[:=][ \t]*[\"']?[^:\s\"']+:([^\s\"']+)",
+       _not_stand_in, prefilter=r"BUNDLE_[A-Z0-9_]+__[A-Z0-9_]+[ \t]*[:=]", group=1,
+       needles=("BUNDLE_",)),
+    _d("api_key", r"(?<![\w-])(oy2[a-z0-9]{43}|AKCp[A-Za-z0-9]{60,80}|cio[A-Za-z0-9]{32})(?![\w-])",
+       v.has_digit_and_letter, prefilter=r"oy2[a-z0-9]{43}|AKCp[A-Za-z0-9]{60}|cio[A-Za-z0-9]{32}",
+       group=1, needles=("oy2", "AKCp", "cio")),
+    _d("secret_assignment", r"<master>(\{[A-Za-z0-9+/=]{20,}\})</master>",
+       prefilter=r"<master>\{", group=1, needles=("<master>",)),
+    _d("secret_assignment",
+       r"admin\.password[^\n]*\n[ \t]*"
+       r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})",
+       prefilter=r"admin\.password[^\r\n]*\n", group=1, needles=("admin.password",)),
+    _d("secret_assignment", r"\bconan[ \t]+remote[ \t]+login\b[^\n]*?[ \t]-p[ \t]+([^\s\"']+)",
+       _not_stand_in, prefilter=r"conan[ \t]+remote[ \t]+login", group=1, needles=("conan",)),
+    _d("secret_assignment",
+       r"\bnpm[ \t]+hook[ \t]+(?:add|update)[ \t]+\S+[ \t]+\S+[ \t]+([^\s\"']{8,})",
+       _not_stand_in, prefilter=r"npm[ \t]+hook[ \t]+(?:add|update)", group=1, needles=("hook",)),
+    _d("secret_assignment", r"dl\.cloudsmith\.io/([A-Za-z0-9]{16})/",
+       prefilter=r"dl\.cloudsmith\.io/[A-Za-z0-9]{16}/", group=1, needles=("cloudsmith",)),
+    _d("secret_assignment", r"(?:crates\.io/confirm/|#passwordreset/)([A-Za-z0-9_-]{20,})",
+       v.has_digit_and_letter, prefilter=r"crates\.io/confirm/|#passwordreset/", group=1,
+       needles=("/confirm/", "#passwordreset/")),
     # Broadband gear and its servers: FreeRADIUS' radcheck rows ('Cleartext-Password', ':=',
     # 'X'), pppd's chap-secrets and pap-secrets ("user" * "secret" *), GenieACS' device
     # documents and provisions ("Password": {"_value": "X"}, declare("...Password", ..., {value:

@@ -640,7 +640,7 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
                         # (a loop's short variable: imapsync --password1 "$p1")
                         r"|\$[a-z][a-z0-9]?\d$"
                         r"|\(?(?:Get|Read|ConvertTo|ConvertFrom|Unprotect|Import|Invoke)-[A-Z]"
-                        r"|\{\$[A-Z]|\$ENV\{"
+                        r"|\{\$[A-Z]|\$ENV\{|\{env:"
                         # Salesforce's merge fields ({!$Credential.Password}), PHP's and
                         # Laravel's getenv('X') and env('X')
                         r"|\{!\$|(?:getenv|env)\("
@@ -664,6 +664,8 @@ _STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "cha
                     "xxxxx.yyyyy",
                     # a tool's mask, alone or after a vendor's prefix ("sk-proj-[REDACTED]")
                     "[redacted", "[masked", "[filtered", "<redacted",
+                    # (a secret scanner's mask after a vendor's prefix: flk_REDACTED_BY_...)
+                    "_redacted_",
                     # what PowerShell prints for a SecureString, and an app setting's
                     # reference to where the secret is kept (Azure's Key Vault)
                     "system.security.securestring", "@microsoft.keyvault(",
@@ -678,6 +680,10 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e"
                               r"|\*+redacted\*+$|redacted|fake|dummy|value\d*$|\[secret\]?$"
                               # what a local server's client is given for a key it ignores
                               # (Ollama's, LM Studio's, vLLM's "EMPTY")
+                              # (and LiteLLM's documented master key, "sk-1234")
+                              r"|sk-1234$"
+                              # (a form's blank to fill in: "Answer: ____________")
+                              r"|_{3,}$"
                               r"|(?:ollama|lm-studio|empty|not[-_ ]?needed"
                               r"|no[-_]key(?:[-_]required)?|sk-no-key-required)$"
                               r"|VALUE_SPECIFIED_IN_NO_LOG_PARAMETER$|NOT_LOGGING_PARAMETER$"
@@ -809,7 +815,9 @@ _PROSE_WORDS = frozenset((
     # what a checklist or a policy says of it ("Wi-Fi guest PSK: regenerate", netsh's
     # "key=clear", "Passwort: mindestens 12 Zeichen", Koha's "RequireStrongPassword: Require")
     "regenerate", "clear", "mindestens", "minimum", "require", "enforce", "enforced", "enable",
-    "disable", "allow", "deny"))
+    "disable", "allow", "deny",
+    # (an Azure SDK setting's way to authenticate: EventHub__Credential=managedidentity)
+    "managedidentity", "workloadidentity", "azurecli", "defaultazurecredential"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
 # no text a person types starts with the byte 0x02 ("Ag" in base64).
 # (and AWS KMS's ciphertext blob, as SSM prints a SecureString not decrypted: "AQICAH...")
@@ -904,8 +912,10 @@ _IDENTIFIER = re.compile(r"_[a-z][a-z0-9]*(?:_[a-z0-9]+)*|_[A-Z][A-Za-z]*"
 _NOT_A_VALUE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?$"
     # (a name and a colon: a struct's next field; a word with a digit in it is a password's
-    # first half, "pwag64nixe:a4X94s")
-    r"|[A-Za-z_][A-Za-z_-]*:(?!//)(?![A-Za-z0-9]{32,}$)|hmac-sha(?:1|256|384|512):|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
+    # first half, "pwag64nixe:a4X94s"; and a name in one case or capitalised: letters of
+    # mixed case before the colon are a password's, "MGq:%FQZDi*aP0")
+    r"|(?:[a-z_][a-z_-]*|[A-Z][a-z_-]*|[A-Z_][A-Z_-]*|[A-Z]?[a-z]+(?:[A-Z][a-z0-9]+)+):(?!//)"
+    r"(?![A-Za-z0-9]{32,}$)|hmac-sha(?:1|256|384|512):|\$(?:2[aby]?|argon2(?:id|i|d)?|[156]|apr1|pbkdf2[\w-]*)\$"
     # Cisco's type 8 and 9 hashes ($9$salt$hash; Junos' reversible $9$ has no second "$") and
     # the ASA's $sha512$
     r"|\$[89]\$[^$\s]+\$|\$sha512\$"
@@ -1014,6 +1024,10 @@ def secret_value_ok(candidate: str) -> bool:
         # git's credential helper command, FreeSWITCH's $${var}, {$var}; a URL's rest after a
         # key's word and its scheme's colon (git's credential.https://host.helper=...)
         return False
+    if candidate.startswith("::") or _SCOPED_CLOSE.fullmatch(candidate) or "{env:" in candidate:
+        # a scope's operator after a name (Gradle's PasswordCredentials::class, the key's
+        # colon read as the first), Hatch's environment references ({env:PIP_PASSWORD})
+        return False
     if candidate.strip("\"'`").endswith(":") and candidate.strip("\"'`:").isalpha():
         return False  # a label after the secret's word ("client ID and secret: `Authorization:")
     if _SCHEME_NAME.fullmatch(candidate) is not None:
@@ -1089,6 +1103,7 @@ def secret_value_ok(candidate: str) -> bool:
             and _RECORD_NUMBER.fullmatch(bare) is None and _EVENT_CONSTANT.fullmatch(bare) is None)
 
 
+_SCOPED_CLOSE = re.compile(r":\w+\)")  # (what "::class)" leaves after a key's colon)
 _VENDOR_PREFIX = re.compile(r"[a-z]{2,8}\d\.(?:[a-z0-9-]{1,8}\.){1,4}")
 _RECORD_NUMBER = re.compile(r"[A-Z]{2,5}-(?:19|20)\d\d-\d{3,9}")
 _EVENT_CONSTANT = re.compile(r"[A-Z]+\d+(?:_[A-Z]{3,})+")
@@ -1386,6 +1401,23 @@ def b2_key_id_ok(candidate: str) -> bool:
     """Backblaze B2's key id: "00", the account's twelve hex digits, then zeros and the key's
     number (six zeros in a row where they stand), a letter somewhere."""
     return "000000" in candidate[12:22] and has_digit_and_letter(candidate)
+
+
+_NOT_A_PASSCODE = frozenset((
+    "required", "optional", "none", "not", "see", "set", "changed", "updated", "reset", "please",
+    "given", "correct", "incorrect", "wrong", "confirmed", "verified", "unknown", "needed",
+    "provided", "please", "same", "new", "old", "the", "this", "that", "your", "their", "our",
+    "his", "her", "was", "for", "and", "with", "from", "entered", "accepted", "failed", "valid",
+    "invalid", "match", "matches", "ok", "okay", "yes", "passcode", "password", "code", "word",
+    "none", "null", "empty", "blank", "pending", "expired", "hidden", "masked", "redacted",
+    "reveal", "show", "shown", "asked", "ask", "request", "requested", "change", "call"))
+
+
+def verbal_passcode_ok(candidate: str) -> bool:
+    """A monitoring centre's verbal passcode: a word (or two) in capitals or capitalised, not a
+    word prose says after the name ("passcode: Required", "code word: See file")."""
+    words = candidate.lower().split()
+    return bool(words) and words[0] not in _NOT_A_PASSCODE and not _may_be_code(candidate)
 
 
 def has_letter_or_long(candidate: str) -> bool:

@@ -879,3 +879,29 @@ def test_the_collectors_ak_to_ti_round_leaves_its_look_alikes():
                  "K005 is a model number", "password-auth is required",
                  "smtp_sasl_password_maps = hash:/etc/postfix/sasl_passwd"]:
         assert pattern.search(text) is None, text
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), [
+    ("secret_assignment", "nuget setapikey oy2kbv12ilhenb1gpgqp1cy8wrwyummh2zgv3btzkfmj4u -source",
+     "oy2kbv12ilhenb1gpgqp1cy8wrwyummh2zgv3btzkfmj4u"),
+    ("secret_assignment", "cargo login cioGnuNjfPfvt4unngTFG3TZo1eKiYh3sWm",
+     "cioGnuNjfPfvt4unngTFG3TZo1eKiYh3sWm"),
+    ("secret_assignment", '    npmAuthIdent: "svc-yarn:Sommer2024!"', "Sommer2024!"),
+    ("secret_assignment", "CREATE LOGIN [cad] WITH PASSWORD = N'*eU*mxyM7IkA_GDt', CHECK_POLICY",
+     "*eU*mxyM7IkA_GDt"),
+    ("secret_assignment", "account F402, encryption key \"5B444E621BF003F4058D4E42615171C4\"",
+     "5B444E621BF003F4058D4E42615171C4"),
+    ("secret_assignment", "Mobiel: 06 49 11 44 99\nCodewoord: HAGELSLAG\n", "HAGELSLAG"),
+])
+def test_the_collectors_ap_to_tk_round(kind, text, value):
+    """The AP-TK round's shapes in RE2: each value inside a match, or a match runs up to it
+    from its name."""
+    pattern = compile_re2(RE2_PATTERNS[kind])
+    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
+
+
+def test_the_collectors_ap_to_tk_round_leaves_its_look_alikes():
+    pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
+    for text in ["CHECK_POLICY = ON, CHECK_EXPIRATION = OFF", "code word required",
+                 "encryption key rotation every 90 days"]:
+        assert pattern.search(text) is None, text
