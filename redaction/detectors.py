@@ -4705,23 +4705,26 @@ _SYSTEM_FIELDS = (
     # receiver's AES key; a Hikvision device's Wi-Fi key in its XML.
     _d("secret_assignment",
        r"(?i)(?<![a-z])(?:installer|master|duress|keypad|alarm|disarm|errichter|betreiber|benutzer"
-       r"|bedrohungs|zutritts?)[ \t-]*code(?![a-z])[ \t.:=]*(?:(?:is|was|now|es|ist)[ \t]+)?"
+       r"|bedrohungs|zutritts?|engineer)[ \t-]*code(?![a-z])[ \t.:=]*"
+       r"(?:(?:is|was|now|es|ist)[ \t]+)?"
        r"(\d{4,6}#?)(?![\d])", v.not_counting_run,
        prefilter=r"(?i)(?:installer|master|duress|keypad|alarm|disarm|errichter|betreiber|benutzer"
-                 r"|bedrohungs|zutritt)[^\r\n]{0,30}\d{4}",
+                 r"|bedrohungs|zutritt|engineer)[^\r\n]{0,30}\d{4}",
        group=1, gate=r"(?i:code)"),
     _d("secret_assignment",
-       r"(?i)c[óo]d(?:e|igo)[ \t]+(?:de[lí]?[ \t]+)?(?:installateur|instalador|ma[îi]tre|titular"
-       r"|coacci[óo]n|usuario|utilisateur|contrainte)(?![a-z])[^\n\d]{0,30}?(\d{4,6})(?!\d)",
+       r"(?i)c[óo]d(?:e|igo|ice)[ \t]+(?:de[lí]?[ \t]+)?"
+       r"(?:installateur|instalador|ma[îi]tre|titular"
+       r"|coacci[óo]n|usuario|utilisateur|contrainte|installatore|utente)(?![a-z])[^\n\d]{0,30}?(\d{4,6})(?!\d)",
        v.not_counting_run,
-       prefilter=r"(?i)c.d(?:e|igo)[ \t]+[^\r\n]{0,40}\d{4}", group=1,
-       gate=r"(?i:installateur|instalador|ma.tre|titular|coacci|usuario|utilisateur|contrainte)"),
+       prefilter=r"(?i)c.d(?:e|igo|ice)[ \t]+[^\r\n]{0,40}\d{4}", group=1,
+       gate=r"(?i:installateur|instalador|ma.tre|titular|coacci|usuario|utilisateur|contrainte"
+            r"|installatore|utente)"),
     _d("secret_assignment",
        r"(?i)(?<![a-z])(?:verbal[ \t]+(?:password|passcode|pass[ \t]?word)|code[ \t]?word|codewoord"
        r"|kodeord|l[öo]senord[ \t]+till[ \t]+larmcentralen|contrase[ñn]a[ \t]+verbal"
        r"|palabra[ \t]+clave|clave[ \t]+para[ \t]+la[ \t]+central|(?:bedrohungs)?kennwort"
        r"(?:[ \t]+f[üu]r[ \t]+die[ \t]+(?:leitstelle|notruf\S*[ \t]+und[ \t]+serviceleitstelle))?"
-       r"|passcode|password[ \t]+for[ \t]+monitoring|duress[ \t]+word"
+       r"|passcode|password[ \t]+for[ \t]+(?:monitoring|the[ \t]+arc)|duress[ \t]+word|tunnussana"
        # (an operator's note abbreviates it, "gave pc 'Mickey'": quoted only)
        r"|(?-i:pc)(?=[ \t]+['\"]))(?![a-z])"
        r"(?:[ \t]*:|[ \t]+(?:is|es|ist|er|är|wäre|auf|remains|word[ \t]+is)|[ \t]+(?:von|da|la))?"
@@ -4729,9 +4732,29 @@ _SYSTEM_FIELDS = (
        r"((?-i:[A-ZÄÖÜÅÆØ]{4,20}|[A-ZÄÖÜÅÆØ][a-zäöüßåæø]{3,19}(?:[ \t][A-Z][a-z]{2,15})?))"
        r"(?![\w-])", v.verbal_passcode_ok,
        prefilter=r"(?i)(?:verbal|code[ \t]?word|codewoord|kodeord|larmcentralen|contrase|palabra"
-                 r"|clave|kennwort|passcode|monitoring|duress|pc)[^\r\n]{0,60}[A-Z]",
+                 r"|clave|kennwort|passcode|monitoring|arc|duress|pc|tunnussana)[^\r\n]{0,60}[A-Z]",
        group=1, gate=r"(?i:verbal|code|kodeord|larm|contrase|palabra|clave|kennwort|monitoring"
-                      r"|duress|pc)"),
+                      r"|arc|duress|pc|tunnussana)"),
+    # ... and a word given and checked on a call ("password Foxglove confirmed", "mot de
+    # passe CARIBOU correct", "pw HOPSCOTCH ok"): the checker's word after it says it is one.
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:password|passcode|pw|mot[ \t]+de[ \t]+passe|kennwort|wachtwoord)[ \t]+"
+       r"((?-i:[A-Z]{4,20}|[A-Z][a-z]{3,19}(?:[ \t][A-Z][a-z]{2,15})?))[ \t]+"
+       r"(?:correct|confirmed|verified|ok|matched|accepted|korrekt|correcte?)(?![a-z])",
+       v.verbal_passcode_ok,
+       prefilter=r"(?i)(?:password|passcode|pw|passe|kennwort|wachtwoord)[ \t]+[^\r\n]{4,36}"
+                 r"(?:correct|confirmed|verified|ok|matched|accepted|korrekt)",
+       group=1, gate=r"(?i:correct|confirmed|verified|ok|matched|accepted|korrekt)"),
+    # An alarm panel's download code or id (DLS, Compass), a TotalConnect request's user code.
+    _d("secret_assignment",
+       r"(?i)download(?:ing)?[ \t]+(?:id|code)[ \t.:]*((?-i:[0-9A-F]{6,8}))(?![0-9A-Za-z])",
+       v.has_digit_and_letter, prefilter=r"(?i)download[^\r\n]{0,30}[0-9a-f]{6}", group=1,
+       gate=r"(?i:download)"),
+    _d("secret_assignment", r"<UserCode>(\d{4,8})</UserCode>", v.not_counting_run,
+       prefilter=r"<UserCode>\d{4}", group=1, needles=("<UserCode>",)),
+    # Nagios' check_http with a login (-a user:password).
+    _d("secret_assignment", r"check_http\b[^\n]*?[ \t]-a[ \t]+[^:\s]+:([^\s]+)", _not_stand_in,
+       prefilter=r"check_http[^\r\n]*-a[ \t]", group=1, needles=("check_http",)),
     _d("secret_assignment",
        r"(?i)verification[ \t]+code(?:[ \t]+on[ \t]+the[ \t]+(?:sticker|label))?"
        r"(?:[ \t]*:|[ \t]+is)"

@@ -108,6 +108,21 @@ def _redact(text: str) -> str:
      "Tombstone"),
     ("Caller verified with security question 'first car?' answer 'Grandma Ruth'. Reset",
      "Grandma Ruth"),
+    # a word given and checked on a call, a Finnish tunnussana, the ARC's password, an
+    # engineer's code, Italian's installer's and user's codes, a panel's download id, a
+    # TotalConnect user code, check_http's login
+    ("Keyholder informed on the mobile, password Foxglove confirmed. URN 2248877", "Foxglove"),
+    ("Client joint au 780-834-8423, mot de passe CARIBOU correct. Fausse alarme", "CARIBOU"),
+    ("- 01:12 acct 4417 BURG z3, spoke to owner, pw HOPSCOTCH ok, cancelled", "HOPSCOTCH"),
+    ("Henkilötunnus annettu. Tunnussana REVONTULI.", "REVONTULI"),
+    ("Our password for the ARC remains PENGUIN.\n\nKind regards", "PENGUIN"),
+    ("UDL password changed. Engineer code 1664, master user 7876 (customer chose).", "1664"),
+    ("Il tecnico ha lasciato il codice installatore 8752 scritto sul manuale", "8752"),
+    ("*48 REPORT FORMAT: 77 (Contact ID)\n*94 DOWNLOAD ID: 44D60BAF\nUSER 02 (MASTER): 7896",
+     "44D60BAF"),
+    ("<DeviceID>8265448</DeviceID><ArmType>1</ArmType><UserCode>5795</UserCode>", "5795"),
+    ("command_line $USER1$/check_http -H $HOSTADDRESS$ -u /status -a monitor:KW=gzmX9oj2~ -e 200",
+     "KW=gzmX9oj2~"),
 ])
 def test_the_round_s_shapes_are_redacted(text: str, value: str) -> None:
     assert value not in _redact(text)
@@ -127,6 +142,9 @@ def test_the_round_s_shapes_are_redacted(text: str, value: str) -> None:
     "credentials(PasswordCredentials::class)   // reads from gradle.properties",
     'PIP_INDEX_URL = "https://{env:PIP_USER}:{env:PIP_PASSWORD}@pkgs.example.net/simple"',
     "EventHub__Credential=managedidentity\nEventHub__Name=alarm-signals",
+    # a checked word that is prose's ("password Reset ok"), a download's words without a code
+    "Password Reset ok for the portal user",
+    "Download ID: pending, ask the dealer",
     # a hash's work factor, a signature's algorithm, a secret scanner's mask
     "model=Body4 fw=1.52.7 sig_alg=ECDSA-P256 sig_ok=true",
     "-FLOCK_API_KEY=flk_REDACTED_BY_SECRET_SCANNER\n+FLOCK_API_KEY=${FLOCK_API_KEY}",
