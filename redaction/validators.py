@@ -640,7 +640,7 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
                         # (a loop's short variable: imapsync --password1 "$p1")
                         r"|\$[a-z][a-z0-9]?\d$"
                         r"|\(?(?:Get|Read|ConvertTo|ConvertFrom|Unprotect|Import|Invoke)-[A-Z]"
-                        r"|\{\$[A-Z]|\$ENV\{|\{env:"
+                        r"|\{\$[A-Z]|\$ENV\{"
                         # Salesforce's merge fields ({!$Credential.Password}), PHP's and
                         # Laravel's getenv('X') and env('X')
                         r"|\{!\$|(?:getenv|env)\("
@@ -1406,11 +1406,11 @@ def b2_key_id_ok(candidate: str) -> bool:
 _NOT_A_PASSCODE = frozenset((
     "required", "optional", "none", "not", "see", "set", "changed", "updated", "reset", "please",
     "given", "correct", "incorrect", "wrong", "confirmed", "verified", "unknown", "needed",
-    "provided", "please", "same", "new", "old", "the", "this", "that", "your", "their", "our",
-    "his", "her", "was", "for", "and", "with", "from", "entered", "accepted", "failed", "valid",
+    "provided", "same", "new", "old", "the", "this", "that", "your", "their", "our", "his",
+    "her", "was", "for", "and", "with", "from", "entered", "accepted", "failed", "valid",
     "invalid", "match", "matches", "ok", "okay", "yes", "passcode", "password", "code", "word",
-    "none", "null", "empty", "blank", "pending", "expired", "hidden", "masked", "redacted",
-    "reveal", "show", "shown", "asked", "ask", "request", "requested", "change", "call"))
+    "null", "empty", "blank", "pending", "expired", "hidden", "masked", "redacted", "reveal",
+    "show", "shown", "asked", "ask", "request", "requested", "change", "call"))
 
 
 def verbal_passcode_ok(candidate: str) -> bool:
