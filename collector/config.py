@@ -510,6 +510,14 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|(?i:(aes[ \t-]?key|encryption[ \t]+key)[^\n0-9a-f]{0,12}[0-9a-f]{32})"
                          r"|(?i:(verbal[ \t]+(password|passcode)|code[ \t]?word|codewoord|kodeord)"
                          r"[ \t]*:[ \t]*[^\s]{4,20})"
+                         # (AR-AW: a proxy list's user and password, bot managers' clearance
+                         # cookies, Airtable's token, curl's proxy user)
+                         r"|\b([0-9]{1,3}\.){3}[0-9]{1,3}:[0-9]{2,5}[:@][A-Za-z0-9_.+-]{2,64}:"
+                         r"[^\s:@'\"`]{6,128}"
+                         r"|\b(_abck|bm_s[zv]|ak_bmsc|_px[23]|_pxhd|datadome|cf_clearance)(=|\t)"
+                         r"[^\s;,\"']{20,}"
+                         r"|\bpat[A-Za-z0-9]{14}\.[0-9a-f]{64}\b"
+                         r"|--proxy-user[ \t]+[\"']?[^\s:\"']+:[^\s\"']+"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -675,6 +683,8 @@ RE2_PATTERNS: dict[str, str] = {
                    # a BRP's and a passport's keys)
                    r"aufenthaltstitels?|carte d.identit.|(?-i:CNI)|brp.?no|pp.?num|"
                    r"a-?number|driver'?s?.?licen[cs]e|permis de conduire|licencia|"
+                   # (the AR-AW round: an A-File's number, a service member's DoD ID)
+                   r"a-?file|edipi|dod.?id|"
                    r"unique taxpayer reference|personal health number|"
                    # (the MC-MH round: Centrelink's CRN, a KV-Nr., a driver's licence's short
                    # names, a Medicaid id)

@@ -55,13 +55,14 @@ _NOT_A_SERIAL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     "serial", "Serial", "S/N", "SN", "\u54c1\u756a", "\u90e8\u54c1\u756a\u53f7", "P/N", "PN",
     "part", "Part", "Teilenummer", "Teile-Nr."))
 # Nor a record's number after its word ("Case number 654-305-3723", "ref 767 900 9809").
-_NOT_A_RECORD = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w}#)" for w in (
+# (and "#:" after it: "FHA Case #: 096-1343609", "ACDV Control #: 0617-3394-8821")
+_NOT_A_RECORD = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w}#)(?<!{w} #: )" for w in (
     "case number", "Case number", "Case Number", "CASE NUMBER", "case", "Case", "ticket",
     "Ticket", "ref", "Ref", "REF",
     # (and abbreviated with its dot: "Ref. 731 777 9183")
     "ref.", "Ref.", "REF.",
     "reference", "Reference", "claim", "Claim", "invoice", "Invoice", "order", "Order",
-    "confirmation", "Confirmation", "RMA"))
+    "confirmation", "Confirmation", "RMA", "control", "Control"))
 _NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     "tracking", "Tracking", "Paket", "Sendungsnummer", "Sendung", "parcel", "Parcel",
     "shipment", "Shipment", "colis", "Colis", "spedizione", "Spedizione", "envío", "Envío",
@@ -644,7 +645,8 @@ def _d(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, 
 # Each alternative starts with its literal and looks behind only once that matched: a
 # look-behind first would run at every position of every line.
 _NOT_TOKEN_COUNTS = (r"token(?<!(?<![a-z])per[_ -]token)"
-                     r"(?!izer|s|total|[_ -](?:ids?|count|type|len|logprobs?)\b)"
+                     # (nor "tokenized": a vault's stand-in for a card, tokenized=tok_9Qm2)
+                     r"(?!izer|ized|s|total|[_ -](?:ids?|count|type|len|logprobs?)\b)"
                      # a page's place in a listing (page_token, nextPageToken, NextToken)
                      + "".join(rf"(?<!{w}[_ -]token)(?<!{w}token)" for w in (
                          "page", "next", "continuation", "sync", "resume", "progress",
@@ -707,7 +709,8 @@ _REWRITTEN_OR_UPI = rf"SRS[01][=+-]|#EXT#@|@(?:{_UPI_HANDLES})"
 # A number under a telephony system's key (the phone detector after Alibaba's keys).
 _TELECOM_KEY_PHONE = (r"(?:wa_id|display_phone_number|caller_?id|callerid|destination_number"
                       r"|sip_from_user|sip_to_user|cid_num|cid_ani|agi_callerid|agi_dnid|ani"
-                      r"|dnis|msisdn|rU|fU|tU|exten|src|dst|Party[AB])[\"']?[ \t]*(?::|=)[ \t]*"
+                      r"|dnis|msisdn|rU|fU|tU|exten|src|dst|dest|Party[AB])[\"']?[ \t]*"
+                      r"(?::|=)[ \t]*"
                       r"[\"']?"
                       r"\+?[0-9]{10}|\"(?:from|to)\\?\"[ \t]*:[ \t]*\[?[ \t]*\\?\"\+?[0-9]{10}"
                       r"|(?:From|To)=\+?[0-9]{10}|PhoneNumber\",\s*\"Value\":[ \t]*\"?[0-9]{10}"
@@ -764,7 +767,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  r"(?:(?-i:psk)|(?-i:PSK)(?=[ \t]*=|:[ \t]))(?![a-z])"
                  r"|pre[_-]?shared[_-]?key|"
                  r"(?:auth|crypto|priv)pass(?![a-z])|"
-                 r"community(?![a-z])|"
+                 # (not a place's name in a form: "Community: Orange County")
+                 r"community(?![a-z])(?![ \t]*:[ \t]*(?-i:[A-Z][a-z]+[ \t]+[A-Z][a-z]+))|"
                  # a bare "key" holding a UUID is a record's key (Kafka's key=<uuid>, a store's
                  # key='<uuid>'), not a credential
                  # (not an XML setting's name attribute: <add key="X" value="..."/>, Azure
@@ -830,7 +834,9 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # (a serial after them too: NetSuite's customdeploy_mr_invoice_sync_3)
                  + r"(?!\\*[\"']?[ \t]*[:=][ \t]*(?:\\*[\"'][a-z]+(?:[-_][a-z]+)+(?:[-_]\d{1,3})?"
                  r"\\*[\"']"
-                 r"|[a-z]+(?:[-_][a-z]+)+(?:[-_]\d{1,3})?[ \t]*(?:\n|$)))"
+                 r"|[a-z]+(?:[-_][a-z]+)+(?:[-_]\d{1,3})?[ \t]*(?:\n|$)"
+                 # (and dotted: a feature flag's namespaced key, key=portal.show_ssn_last4)
+                 r"|[a-z]+(?:_[a-z]+)*(?:\.[a-z]+(?:_[a-z]+)*\d{0,2})+(?=[ \t,]|$)))"
                  # nor an HSM key's name (key=ZMK.VISA.2024, key=ZPK.ACQ.NEXI.01: a key check
                  # value beside it, never the key), a Spark plan's attribute (keys=[country#12])
                  # or a SQL Server lock's resource ("KEY: 7:72057594045333504 (8194443284a0)")
@@ -1436,6 +1442,19 @@ _NATIONAL_IDS = (
     # identifier systems (us-medicaid, us-medicare, a state's driver's licence OID).
     _named_id((r"medica(?:id|re)[ \t]+(?:id|number|no\.?|#|member[ \t]+id)(?:[ \t]+is)?",),
               ("medica",), r"[A-Z0-9]{8,14}", _has_digit, checksummed=False),
+    # A US immigrant's alien registration number (the A-Number): "A" and eight or nine digits,
+    # after its name ("A-File A-957-735-322", "A-Number: A405760851", "USCIS # 123456789").
+    _d("national_id",
+       r"(?i)(?<![\w-])(?:a-?file|a-?number|a#|alien[ \t]+(?:registration[ \t]+)?"
+       r"(?:number|no\.?|#)|uscis[ \t]{0,3}(?:#|number|no\.?))[ \t:#.]{0,6}"
+       r"((?-i:A)?-?\d{3}-?\d{3}-?\d{3}|(?-i:A)-?\d{8})(?![\w-])",
+       _not_zeros,
+       prefilter=r"(?i)(?:a-?file|a-?number|a#|alien|uscis)[^\r\n]{0,40}\d{3}-?\d{3}",
+       group=1, digits=True, gate=r"(?i:file|number|a#|alien|uscis)"),
+    # A US service member's DoD ID number, the EDIPI on a CAC: ten digits, no check, by its
+    # name ("DoD ID: 1048541680", "User DoD ID (EDIPI): ...", edipi=, "dodid": ...).
+    _named_id((r"(?<![a-z])(?:dod[ _-]?id|dodid|edipi|dod[ _-]?edi[ _-]?pn[ _-]?id)\b",),
+              ("dod", "edipi"), r"\d{10}", _not_zeros, checksummed=False),
     _d("national_id", r"NM1\*(?:IL|QC)\*[^~\n]{0,120}?\*MI\*([A-Z0-9]{6,20})~",
        ids.member_id_ok, prefilter=r"NM1\*(?:IL|QC)\*", group=1, needles=("NM1*",)),
     _d("national_id",
@@ -2271,6 +2290,16 @@ def _across_a_break(check: Callable[[str], bool]) -> Callable[[str], bool]:
 
 def _password_or_passphrase(value: str) -> bool:
     return v.password_like(value) or v.told_passphrase(value)
+
+
+# One code of a grid of backup codes: groups joined by "-" or a run of capitals or of lower
+# case letters, with a digit ("65502-12542", "ma38-hbpp", "8A3B9ICHEF").
+_GRID_CODE = (r"(?=[\w-]*\d)(?-i:[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){1,3}|[A-Z0-9]{8,12}"
+              r"|[a-z0-9]{8,12})(?![\w-])")
+# Where a phone of the grouped shapes below can stand (Spain's, Sweden's, a record's).
+_GROUPED_PHONES = (r"[6-9]\d{2} \d{2} \d{2} \d{2}|9\d \d{3} \d{2} \d{2}|0\d{1,3}-\d{2,3} \d{2,3}"
+                   r"|\+?[\d() .-]{10,18}\\?\"\s*,\s*\\?\"(?:type|kind|label|line_type)"
+                   r"|ACCESS_NUMBER:\d")
 
 
 def _plain(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
@@ -3316,7 +3345,9 @@ _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     # a school's code for college boards and tests ("CEEB code (high school feeder): 146322")
     "ceeb",
     # a Dutch care provider's AGB code ("AGB-code zorgaanbieder: 98001234")
-    "agb"))
+    "agb",
+    # a school's facility code for benefits (the GI Bill's), an access card's site code
+    "facility"))
 # (after a space, or a colon: the prefilter below looks for the same)
 # (and "changed to": "door code ... changed to 58219#"; " = " between spaces, not a log's
 # "code=21211")
@@ -3393,8 +3424,11 @@ _SECURITY_ANSWERS = (
        rf"((?!{_KBA_NOT}(?![^\W_]))(?:(?-i:Mrs?|Ms|Dr|St)\.[ \t](?=(?-i:[A-Z])))?"
        rf"(?:{_KBA_VALUE}['\u2019]{_KBA_VALUE}{{1,20}}"
        rf"|{_KBA_VALUE}{{2,40}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?)"
-       rf"(?:[ \t](?!{_KBA_THEN}(?![^\W_])){_KBA_VALUE}{{2,30}}(?:['\u2019]{_KBA_VALUE}{{1,20}})?)"
-       r"{0,2})",
+       # (a middle initial's dot too: "Booker T. Washington")
+       rf"(?:[ \t](?:(?-i:[A-Z])\.(?=[ \t](?-i:[A-Z]))"
+       rf"|(?!{_KBA_THEN}(?![^\W_])){_KBA_VALUE}{{2,30}}"
+       rf"(?:['\u2019]{_KBA_VALUE}{{1,20}})?))"
+       r"{0,3})",
        _not_stand_in, prefilter=_KBA_PREFILTER, gate=_KBA_PREFILTER,
        group=1),
     _d("secret_assignment", _NAMED_CODE, v.not_counting_run,
@@ -4092,6 +4126,13 @@ _SYSTEM_FIELDS = (
        r"(?i)passw(?:or)?t[\w-]*[^\n.!?]{0,80}?(?<![a-z])lautet[ \t:]+[„\"']?([^\s„“”\"']{6,64})",
        v.told_passphrase, prefilter=r"(?i)passw[^\r\n]{0,90}lautet[ \t:]", group=1,
        gate=r"(?i:lautet)"),
+    # An AWS secret access key by its own name, whatever its first characters ("//Q3yA...":
+    # a value starting "//" is read as a path or a URL elsewhere).
+    _d("secret_assignment",
+       r"(?i)aws_?secret_?access_?key\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+       r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+       v.aws_secret_like, prefilter=r"(?i)aws_?secret_?access_?key[^\r\n]{0,6}[:=]", group=1,
+       gate=r"(?i:secret)"),
     # An AWS secret access key told in prose ("the rotated secret for the ... IAM user is X").
     _d("secret_assignment",
        r"(?i)\bsecret\b[^\n.]{0,60}?\b(?:is|was|:)[ \t]+([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
@@ -4255,10 +4296,11 @@ _SYSTEM_FIELDS = (
     # Studio's gather widget, Asterisk's Read() of a PIN); an SSN a voice bot captured
     # (VoiceXML's filled field, Amazon Lex's slot).
     *_each("secret_assignment",
-           (r"(?i)pin[\w-]*[ \t]+dtmf=(\d{4,8})(?!\d)",
+           # (and its input under a step naming a PIN: step=verify_pin input_dtmf="7937")
+           (r"(?i)pin[\w-]*[ \t]+(?:[\w-]*_)?dtmf=\\?\"?(\d{4,8})(?!\d)",
             r"(?i)\\?\"[\w-]*pin[\w-]*\\?\"\s*:\s*\{\s*\\?\"Digits\\?\"\s*:\s*\\?\"(\d{4,8})\\?\"",
             r"(?i)Read\([^)\n]*PIN[^)\n]*\)[^\n]*\r?\n[^\n]*User entered '(\d{3,12})'"),
-           prefilter=r"(?i)dtmf=\d|\"Digits\\?\"|User entered '\d", digits=True,
+           prefilter=r"(?i)dtmf=\\?\"?\d|\"Digits\\?\"|User entered '\d", digits=True,
            gate=r"(?i:dtmf=|Digits|User entered)"),
     *_each("us_ssn",
            (r"(?i)field '(?:ssn|social\w*)' filled: value=\"(\d{3}-?\d{2}-?\d{4})\"",
@@ -4529,6 +4571,14 @@ _SYSTEM_FIELDS = (
        v.has_digit, prefilter=r"(?i)(?:recovery|backup)[ \t]+(?:verification[ \t]+)?code",
        group=1,
        gate=r"(?i:code)"),
+    # ... and in two columns or more, a few lines below their heading ("two-factor recovery
+    # codes\nAccount: ...\nEach code can be used once.\n\n  65502-12542    8A3B9ICHEF\n...").
+    _d("secret_assignment",
+       rf"(?i)(?:recovery|backup)[ \t]+codes?\b[^\n]{{0,80}}\n(?:[^\n]{{0,100}}\n){{0,4}}?"
+       rf"((?:[ \t]*{_GRID_CODE}(?:(?:[ \t]{{2,}}|\t)[ \t]*{_GRID_CODE}){{1,3}}[ \t]*\n){{0,12}}"
+       rf"[ \t]*{_GRID_CODE}(?:(?:[ \t]{{2,}}|\t)[ \t]*{_GRID_CODE}){{1,3}})(?=[ \t]*(?:\n|$))",
+       v.has_digit, prefilter=r"(?i)(?:recovery|backup)[ \t]+code", group=1,
+       gate=r"(?i:code)"),
     _d("secret_assignment",
        r"(?<![\w-])((?:(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,5}-(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,5}"
        r"(?:[ \t]+|[ \t]*\n)){2,15}(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{4,5}-(?=[a-z]*\d)"
@@ -4680,6 +4730,15 @@ _SYSTEM_FIELDS = (
     # Police systems: NCIC's and NLETS' fields (SOC/ an SSN, MNU/PP- a passport, MNU/CI- a
     # Canadian SIN, OLN/ a licence), a radio system's keys (a P25 KVL's or KMF's KEY, TEK and
     # KEK in hex), SQL Server's CREATE LOGIN ... WITH PASSWORD, PagerDuty's routing key.
+    # An SSN after Spanish's name for it ("Confirmé su seguro social (125354905)"), and as
+    # PostgreSQL's unique-key error quotes it ("Key (ssn)=(759026486) already exists").
+    *_each("us_ssn",
+           (r"(?i)(?<![a-z])seguro[ \t]+social[^\d\n]{0,20}?(\d{3}-?\d{2}-?\d{4})(?![\d-])",
+            r"Key \((?:\w+,[ \t]*)*\\?\"?(?i:ssn|social_security\w*)\\?\"?(?:,[ \t]*\w+)*\)="
+            r"\((?:[^,()\n]*,[ \t]*)*(\d{3}-?\d{2}-?\d{4})[,)]"),
+           v.ssn_ok, prefilter=r"(?i)seguro[ \t]+social|Key \([^)\n]*(?:ssn|social)",
+           digits=True, joined=_nothing_joined,
+           joined_prefilter=r"(?i)seguro[ \t]+social|Key \([^)\n]*(?:ssn|social)"),
     _d("us_ssn", r"(?<![A-Z])SOC/(\d{9})(?!\d)", v.ssn_ok, prefilter=r"SOC/\d{9}", group=1,
        needles=("SOC/",), joined=_nothing_joined, joined_prefilter=r"SOC/\d{9}"),
     _d("national_id", r"(?<![A-Z])(?:MNU/(?:PP|CI|SS|AS|MD|MC|MI|MP|NA|OA|PI|VA)-|OLN/)"
@@ -5227,6 +5286,8 @@ _SYSTEM_FIELDS = (
     # Spanish DNI or a Polish PESEL).
     _d("national_id",
        "(?i)(?<![\\w])(?:h\u1ed9[ \\t]+chi\u1ebfu|ho[ \\t]+chieu|paspor|pasaporte)"
+       # (its country named first: "Hộ chiếu Việt Nam C0989859")
+       "(?:[ \\t]+Vi(?:\u1ec7|e)t[ \\t]+Nam)?"
        r"(?:[ \t]+(?:s\u1ed1|so|no\.?|nomor|number))?[ \t]*:?[ \t]*([A-Z]{1,2}\d{6,8})(?![\w])",
        prefilter=r"(?i)(?:ha[ \t]+chiau|ho[ \t]+chieu|paspor|pasaporte)[^\r\n]{0,12}[A-Z]\d{6}",
        group=1, digits=True, gate="(?i:h\u1ed9|ho|paspor|pasaporte)"),
@@ -5427,6 +5488,30 @@ _SYSTEM_FIELDS = (
        prefilter=r"(?i)(?:carta[ \t]+d.identit|documento[ \t]*=[ \t]*CI|CIE)[^\r\n]{0,30}"
                  r"[A-Z]{2}[0-9]{5}[A-Z]{2}",
        group=1, gate=r"(?i:identit|ci)", digits=True),
+    # A number after "call ... at" ("Questions: call your attorney's office at 3608070389")
+    # and Spanish's "number is" ("su nuevo número es 7028667131").
+    _plain("phone",
+           r"(?i)(?<![a-z])(?:call(?:[ \t]+[\w'\u2019]+){0,4}?[ \t]+at"
+           r"|n[\u00fau]mero[ \t]+es)[ \t]+"
+           r"(\+?\(?\d[\d \t().-]{7,14}\d)(?![\d])", v.told_phone_ok,
+           prefilter=r"(?i)(?:call[^\r\n]{0,50}[ \t]at|n.mero[ \t]+es)[ \t]+\+?\(?[0-9]",
+           needles=(), digits=True),
+    # Spain's numbers as Spaniards group them ("628 08 31 49", "91 696 96 69"), Sweden's
+    # ("08-834 963 59", "070-123 45 67"), a phone's record in a people-search answer ({"number":
+    # "7868524318","type":"mobile"}) and an SMS-activation service's rented number
+    # (ACCESS_NUMBER:<id>:<number>).
+    *_each("phone",
+           # (not a record's number after its word: "order 605 10 04 98 shipped")
+           (r"(?<![\w.,:/+-])" + _NOT_A_RECORD
+            + r"((?:[6-9]\d{2}(?: \d{2}){3}|9\d \d{3} \d{2} \d{2}))(?![\w:/-]|[.,]\d)",
+            r"(?<![\w.,:/+-])" + _NOT_A_RECORD
+            + r"(0\d{1,3}-\d{2,3}(?: \d{2,3}){1,2})(?![\w:/-]|[.,]\d)",
+            r"\\?\"(?:number|value|phone)\\?\"\s*:\s*\\?\"(\+?[\d() .-]{10,18})\\?\""
+            r"(?=\s*,\s*\\?\"(?:type|kind|label|line_type)\\?\"\s*:\s*\\?\""
+            r"(?i:mobile|cell|landline|home|work|wireless|voip|fax))",
+            r"ACCESS_NUMBER:\d+:(\d{10,15})(?!\d)"),
+           validator=v.told_phone_ok, prefilter=_GROUPED_PHONES, digits=True,
+           joined=_nothing_joined, joined_prefilter=_GROUPED_PHONES),
     # A number after Spanish's "call me at" (Llamadme al 699999015).
     _plain("phone",
            r"(?i)(?<![a-z])(?:ll[aá]ma(?:me|dme|nos)|ll[aá]menme)[ \t]+al[ \t]+"
@@ -6519,6 +6604,17 @@ DETECTORS: tuple[Detector, ...] = (
                           "gsk_", "/services/T")),
        starts=((r"[sr]k[-_]|xox|xap|AIz|hf_|glp|npm|SG\.|pyp|SK[0-9a-fA-F]|ya2|gsk", 3),
                (r"https://hooks\.slack\.com/", 24), (r"/services/T", 11))),
+    # A personal access code in a French letter ("le code d'accès personnel suivant :
+    # HGWG-BS63"): letters and digits, in groups.
+    _d("secret_assignment",
+       r"(?i)code[ \t]+d['\u2019]acc(?:\u00e8|e)s(?:[ \t]+(?:personnel|confidentiel|provisoire"
+       r"|unique|temporaire))?(?:[ \t]+suivant)?[ \t]*:?[ \t]*"
+       r"((?=[A-Z0-9-]*\d)(?-i:[A-Z0-9]{3,8}(?:-[A-Z0-9]{3,8}){0,3}))(?![\w-])",
+       prefilter=r"(?i)code[ \t]+d.{1,3}acc", group=1, gate=r"(?i:acc)"),
+    # Airtable's personal access token: "pat", its id's 14 characters, a dot, 64 hex digits.
+    _d("api_key", r"(?<![A-Za-z0-9_])pat[A-Za-z0-9]{14}\.[0-9a-f]{64}(?![A-Za-z0-9_])",
+       prefilter=r"pat[A-Za-z0-9]{14}\.[0-9a-f]{64}", needles=("pat",),
+       start=_at_literal(("pat",))),
     # ldap3's Connection repr: the simple bind's password ('authentication': {'sasl': None,
     # 'simple': '...'}).
     _d("secret_assignment",
@@ -7151,6 +7247,49 @@ DETECTORS: tuple[Detector, ...] = (
        _password_or_passphrase,
        prefilter=r"@[\w-]+(?:\.[\w-]+)+(?:[:|;]|[ \t]\|[ \t])[^ \t\r\n|/:;]{6}", group=1,
        needles=("@",)),
+    # Bot managers' clearance cookies, by name, as name=value or in a cookies.txt line
+    # (Akamai's _abck and bm_sz, PerimeterX's _px3, DataDome's, Cloudflare's cf_clearance):
+    # replayed, each passes a site's bot check as the browser that solved it; and DataDome's
+    # cookie as its captcha page's cid parameter.
+    *_each("secret_assignment",
+           (r"(?<![\w-])(?:_abck|bm_s[zv]|ak_bmsc|_px[23]|_pxhd|datadome|cf_clearance)(?:=|\t)"
+            r"([^\s;,\"']{20,})",
+            r"captcha-delivery\.com/[^\s\"'<>]*?[?&]cid=([^&\s\"'<>]{20,})"),
+           v.has_digit,
+           prefilter=(r"(?:_abck|bm_s[zv]|ak_bmsc|_px[23]|_pxhd|datadome|cf_clearance)[=\t]"
+                      r"|captcha-delivery\.com/"),
+           gate=r"_abck|bm_s|ak_bmsc|_px|datadome|cf_clearance|captcha-delivery"),
+    # A sign-in, verification or signing link's one-letter token (/auth/magic?...&t=tok_...,
+    # /verify?u=...&t=<40 hex>, DocuSign's StartInSession.aspx?t=<uuid>): the link signs in.
+    _d("secret_assignment",
+       r"(?i)/[\w./-]*(?:magic|verify|verification|login|signin|sign-in|confirm|activate|reset"
+       r"|startinsession)[\w./-]*\?(?:[^\s#\"'<>]*?&)?t=([A-Za-z0-9_-]{20,200})(?![\w-])",
+       v.has_digit,
+       prefilter=(r"(?i)(?:magic|verif|login|signin|sign-in|confirm|activate|reset"
+                  r"|startinsession)[^\s]{0,300}[?&]t=[A-Za-z0-9_-]{20}"),
+       group=1, gate=r"(?i:t=)"),
+    # A login written user, slash, password after its word ("auth: mobproxy / 4iXC8eBpbO",
+    # a proxy farm's status page), a German code for a place ("Code für den Lagerraum hinter
+    # Halle 3: 0070") and an SMS-activation service's code (STATUS_OK:660163).
+    *_each("secret_assignment",
+           (r"(?i)(?<![\w-])(?:auth|login|credentials?|creds)[ \t]*:[ \t]*[\w.@+-]{2,64}[ \t]*/"
+            r"[ \t]*([^\s/]{6,64})(?=[ \t]*(?:$|\n|,|;|\)))",),
+           v.proxy_password_ok,
+           prefilter=r"(?i)(?:auth|login|credentials?|creds)[ \t]*:[ \t]*[\w.@+-]{2,64}[ \t]*/",
+           gate=r"(?i:auth|login|cred)"),
+    *_each("secret_assignment",
+           (r"(?i)(?<![\w-])code[ \t]+f(?:\u00fc|u|ue)r[ \t]+[^\n:.]{1,50}:[ \t]*(\d{4,8})"
+            r"(?![\d,/:-]|\.\d)",
+            r"(?<![\w-])STATUS_OK:(\d{4,8})(?!\w)"),
+           prefilter=r"(?i)code[ \t]+f(?:.|ue)r[ \t]|STATUS_OK:\d", digits=True,
+           gate=r"(?i:code)|STATUS_OK"),
+    # A proxy list's line, as its sellers and scrapers' settings write it: address, port,
+    # user and password ("51.110.52.19:3128:mx8565:9H2Ex9jImmM9", "...:9421@cbtbtp:t60Z3DTV").
+    _d("secret_assignment",
+       r"(?<![\w.:@/-])(?:\d{1,3}\.){3}\d{1,3}:\d{2,5}[:@][A-Za-z0-9_.+-]{2,64}:"
+       r"([^\s:@'\"`]{6,128})(?![^\s,;'\"`)\]])", v.proxy_password_ok,
+       prefilter=r"\d\.\d{1,3}:\d{2,5}[:@][A-Za-z0-9_.+-]{2,64}:[^\s:@'\"`]{6}", group=1,
+       needles=(":",)),
     # A browser's cookies.txt (Netscape's format, as infostealers dump it): domain, flag,
     # path, secure, expiry, a session's name, its value.
     _d("secret_assignment",
@@ -7336,7 +7475,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+"
        r"|(?<![\w-])(?:htpasswd|mosquitto_passwd)(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*"
        r"(?:[ \t]+[^\s-]\S*){2}[ \t]+"
-       r"|(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-u|--user)[ \t]+"
+       # (its proxy's login too: -U, --proxy-user)
+       r"|(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-u|--user|-U|--proxy-user)[ \t]+"
        # (no password after a key and its colon: -u "$STRIPE_SECRET_KEY:" -d ...)
        r"(?:['\"]?[^\s:'\"]*|\"[^\s:'\"]*\"|'[^\s:'\"]*'):(?![\"'](?:[ \t]|$))"
        r"|(?<![\w-])curl\b[^\n|&]*?[ \t](?:-b|--cookie)[ \t]+"
@@ -7767,7 +7907,9 @@ DETECTORS: tuple[Detector, ...] = (
     _d("phone",
        r"(?:(?<![\w-])(?:wa_id|display_phone_number|caller_?id(?:_number)?|callerid(?:num)?"
        r"|destination_number|sip_(?:from|to)_user|cid_(?:num|ani)|agi_(?:callerid|dnid)"
-       r"|ani|dnis|msisdn|rU|fU|tU|exten|src|dst|Party[AB])\\?[\"']?[ \t]*(?::|=>?)[ \t]*\\?[\"']?"
+       # (an inmate phone platform's call setup: dest=, the number called)
+       r"|ani|dnis|msisdn|rU|fU|tU|exten|src|dst|dest|Party[AB])\\?[\"']?[ \t]*(?::|=>?)[ \t]*"
+       r"\\?[\"']?"
        # (M-Pesa's callback metadata, {"Name": "PhoneNumber", "Value": 2547...}; a SOAP
        # body's <req:msisdn>)
        r"|\"Name\":[ \t]*\"PhoneNumber\",\s*\"Value\":[ \t]*\"?|<(?:\w+:)?msisdn>"
@@ -9149,6 +9291,9 @@ DETECTORS: tuple[Detector, ...] = (
        # (nor a SIP dialog's Call-ID: "c8tkifr3pa0RsQIMSVlKYE76z@pbx.local")
        r"(?<!Call-ID: )(?<!Call-ID:)(?<!\ni: )"
        rf"{_NOT_AN_SSH_LOGIN}"
+       # (nor a URL's placeholder for its password: http://USERNAME:PASSWORD@gate.host:7000)
+       r"(?!(?<=:)(?i:(?:your[_-]?)?(?:password|passwd|pass|pwd|secret|token|api[_-]?key)"
+       r"(?:[_-]?here)?)@)"
        # (nor a Kerberos service's principal, its realm in capitals: HTTP/sso.corp.ch@CORP.LOCAL)
        r"(?!(?<=[A-Za-z]/)[\w.+-]{1,64}@[A-Z0-9-]+(?:\.[A-Z0-9-]+)+(?![\w.-]))"
        rf"[{_UW}.%+-]{{1,64}}@(?:[{_UW}](?:[{_UW}-]{{0,61}}[{_UW}])?\.)+"
@@ -9683,9 +9828,10 @@ DETECTORS: tuple[Detector, ...] = (
        starts=_nanp_starts(" ", "[ .-]"), joined_starts=_nanp_starts("[ _-]", "[ ._-]"),
        joined_prefilter=r"(?:\(\d{3}\)[ _-]?|\d{3}[ ._-])\d{3}[ ._-]\d{4}"),
     # Not Chromium's log prefix ("[0701/114930:WARNING:...]": the month, day and time).
-    # Nor a parcel's tracking number after the word for one ("spedizione 0712 2245 9981").
+    # Nor a parcel's tracking number after the word for one ("spedizione 0712 2245 9981"), nor
+    # a record's number after its word.
     _d("phone", r"(?=0)" + _L + r"(?<!Zoom )(?<!(?<!Caller-)(?<!Caller )ID: )" + _NOT_A_SERIAL
-       + _NOT_IN_HEX_DUMP
+       + _NOT_A_RECORD + _NOT_IN_HEX_DUMP
        + _NOT_SECONDS + _NOT_A_PARCEL
        # (and Belgium's mobiles, 0478 13 96 75; Vienna's, 01 868 59 92)
        + r"(?:0\d{1,4}[ -]\d{3,4}[ -]?\d{3,4}|0[1-9](?:[ .]\d{2}){4}|0\d{3} \d{2} \d{2} \d{2}"

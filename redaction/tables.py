@@ -71,6 +71,8 @@ _GATE = re.compile(
     # (India's voter id; a seafarer's documents: his seaman's book, the Philippines' SIRB,
     # India's CDC and INDoS number)
     r"|epic|sirb|seam[ae]n|cdc|indos|ndis|medicaid"
+    # (a service member's DoD ID, the EDIPI; a dialer's dialled and callback numbers)
+    r"|edipi|dodid|dial|callback"
     # (an access system's or a care agency's door, gate and alarm codes: GateCode, entry_code)
     r"|(?:gate|entry|door|alarm|access|keypad|lockbox)[ _-]?code|answer|num.?doc"
     r"|num(?:ero)?.?documento|clave")
@@ -110,7 +112,8 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "αφμ", "αμκα", "afm", "amka", "iqama", "rodne", "philhealth", "cccd",
                "s\u0111t", "bvn", "s\u00e9cu", "totp", "tax_id", "tax id", "taxid",
                "tax-id", "tax.id", "epic", "sirb", "seaman", "seamen", "cdc", "indos", "ndis",
-               "medicaid", "gatecode", "gate_code", "gate code", "entry_code", "entrycode",
+               "medicaid", "edipi", "dodid", "dial", "callback", "gatecode", "gate_code",
+               "gate code", "entry_code", "entrycode",
                "entry code", "door_code", "doorcode", "door code", "alarm_code", "alarmcode",
                "alarm code", "access_code", "accesscode", "access code", "keypad_code",
                "keypadcode", "keypad code", "lockbox_code", "lockboxcode", "lockbox code",
@@ -131,6 +134,8 @@ _PHONE_WORDS = frozenset((
     "móvil", "portable", "cep", "hp", "telf", "tlf", "tfn", "puhelin", "telefoon",
     # (an SMS gateway's delivery report: the number it sent to)
     "recipient",
+    # (a dialer's record: the number it dialled, the one a customer asked to be called back on)
+    "dialed", "dialled", "callback",
     # (a contact centre's report: the caller's number, automatic number identification)
     "ani", "callerid",
     # (Vietnamese's số điện thoại, as a sheet heads it: SĐT)
@@ -340,7 +345,9 @@ def _names_a_document(name: str, tokens: list[str]) -> bool:
 # Documents with no check digit, whose numbers only their column tells: India's voter id
 # (EPIC), a seafarer's identity documents (a seaman's book, the Philippines' SIRB, India's
 # CDC and INDoS number), Australia's NDIS number, a Medicaid id.
-_UNCHECKED_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos", "ndis", "ndisnumber", "medicaid"))
+_UNCHECKED_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos", "ndis", "ndisnumber", "medicaid",
+                                       # (a US service member's DoD ID number, the EDIPI)
+                                       "edipi", "dodid"))
 _UNCHECKED_DOCUMENT_PAIRS = (("seaman", "book"), ("seamans", "book"), ("seamen", "book"),
                              ("cdc", "no"), ("cdc", "number"))
 

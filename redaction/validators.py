@@ -657,7 +657,7 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # substring tests, what starts it by one anchored match: as one case-folded regex searched at
 # every position, this was most of a secret's validation.
 _STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "change-me",
-                    "replaceme", "replace_me", "replace-me",
+                    "replaceme", "replace_me", "replace-me", "replace_with", "replace-with",
                     # a format shown by its first letters and digits ("ABCDE-12345-FGHIJ")
                     "abcde-12345", "abcde12345", "12345-abcde",
                     # (SendGrid's documentation's key, "SG.xxxxx.yyyyy")
@@ -1608,6 +1608,12 @@ _WORD_RUN = re.compile(r"[^\W\d_A-Z]{5}")
 # A word, capitalised or not, or CamelCase words, or capitals alone ("KeePass", "API").
 _WORDISH = re.compile(r"(?:[A-Z]?[^\W\d_A-Z]+)+|[A-Z]+")
 _LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def proxy_password_ok(candidate: str) -> bool:
+    """A proxy list's password: not a word in lower case (a protocol's or a state's name,
+    "1.2.3.4:8080:http:enabled") and not a placeholder."""
+    return (not candidate.isalpha() or not candidate.islower()) and secret_value_ok(candidate)
 
 
 def aws_secret_like(candidate: str) -> bool:

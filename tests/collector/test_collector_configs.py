@@ -905,3 +905,30 @@ def test_the_collectors_ap_to_tk_round_leaves_its_look_alikes():
     for text in ["CHECK_POLICY = ON, CHECK_EXPIRATION = OFF", "code word required",
                  "encryption key rotation every 90 days"]:
         assert pattern.search(text) is None, text
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), [
+    ("secret_assignment", "51.110.52.19:3128:mx8565:9H2Ex9jImmM9", "9H2Ex9jImmM9"),
+    ("secret_assignment", "79.237.205.215:9421@cbtbtp:t60Z3DTV", "t60Z3DTV"),
+    ("secret_assignment", ".nike.com\tTRUE\t/\tTRUE\t1714384665\t_abck\t4D186602D0A42CA5E1AF23AA~0",
+     "4D186602D0A42CA5E1AF23AA~0"),
+    ("secret_assignment", 'pyairtable.Api("patapaYaNIJLZjAgp.2f7794342776116aa3fd4ce9fe83f72e'
+                          'b59657f3e3fdfb084ee2ff046ac70ac2")',
+     "patapaYaNIJLZjAgp.2f7794342776116aa3fd4ce9fe83f72eb59657f3e3fdfb084ee2ff046ac70ac2"),
+    ("secret_assignment", "curl --proxy-user 'customer-seo:notvwKLzKT_604~x' -o page.html",
+     "notvwKLzKT_604~x"),
+    ("national_id", "Soldier: GySgt James Yazzie   DoD ID: 1048541680", "1048541680"),
+    ("national_id", "I-247A detainer received. A-File A405760851. Subject", "A405760851"),
+])
+def test_the_collectors_ar_to_aw_round(kind, text, value):
+    """The AR-AW round's shapes in RE2: each value inside a match, or a match runs up to it
+    from its name."""
+    pattern = compile_re2(RE2_PATTERNS[kind])
+    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
+
+
+def test_the_collectors_ar_to_aw_round_leaves_its_look_alikes():
+    pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
+    for text in ["listening on 10.0.0.1:8080", "upstream 10.0.0.1:8080 weight=5",
+                 "bm_sz cookie is set by the bot manager"]:
+        assert pattern.search(text) is None, text

@@ -162,8 +162,6 @@ _LORAWAN_APP_KEY = "a LoRaWAN AppKey after --root-keys.app-key.key (32 hex digit
 # Corpus EA (what users paste into a prompt).
 _TYPED_BY_INDEX = ("typed by an agent into a page element named only by its index "
                    "(browser-use's input_text), nothing names the field")
-_SPANISH_LIST = ("a Spanish mobile number in a contact list (after a name, an e-mail or a dash), "
-                 "no word for a phone")
 _PYDANTIC_INPUT = ("nine digits as a validation error's 'input', the field named 'ssn' only "
                    "inside the error's 'loc' tuple printed before it, with a message between")
 #: Corpus UB labels URLs' credentials as the whole URL (see _WHOLE_URL).
@@ -656,7 +654,6 @@ _KNOWN_CHANGED_Y: dict[str, dict[str, str]] = {
         'YE-255': _Y_LUHN_13,
     },
     'corpus_yf': {
-        'YF-124': _Y_CARD_TOKEN,
         'YF-224': _Y_DB_URL,
         'YF-234': _Y_SIP_ACCOUNT,
         'YF-255': _Y_FLOW_TOKEN,
@@ -1307,7 +1304,6 @@ _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
         '$9$hic08BNzJ4xzBL$frauI5JEkAmbz04p1j/H48E0KSzD22xmZ9IaTUsas0q': _R_SECRET,
         '491706909268': _R_PHONE,
         'sommer26.': _R_PASSWORD,
-        '655 71 03 35': _R_PHONE,
         '16177445703': _R_PHONE,
         '14043820048': _R_PHONE,
         '13039274759': _R_PHONE,
@@ -2079,7 +2075,6 @@ _KNOWN_MISSES_J: dict[str, dict[str, str]] = {
         '46657272656972612334373239': _J_PASSWORD,
         'ChangeMe!36': _J_PASSWORD,
         'ePuix\\"SkRar\\\\': _J_PASSWORD,
-        '693 42 27 23': _J_PHONE,
     },
     'corpus_jg': {
         'tundra ample gravy brisk ladle onion quartz': _J_PASSWORD,
@@ -2224,7 +2219,6 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
         'LUL449846': _I_NATIONAL_ID,
         '447867106839': _I_PHONE,
         '33 2866 7255': _I_PHONE,
-        '688 47 20 87': _I_PHONE,
         '34648602192': _I_PHONE,
         '5.13.0.11': _I_OTHER,
         '2a0d:5600:985f::': _I_OTHER,
@@ -2237,9 +2231,7 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
         '6132601906': _I_PHONE,
         'Filou': _I_SECRET,
         '0sLt2lTXwQmbBI3yBldbKUJH1wAHWWOU': _I_TOKEN,
-        '611 74 45 20': _I_PHONE,
         '2a01:cb00:cec2:eace::': _I_OTHER,
-        '788 87 53 17': _I_PHONE,
         '973A3C66DFEE0304A6822C0EDD0300AC': _I_SECRET,
         '5585980808143': _I_PHONE,
         '497573': _I_SECRET,
@@ -2259,7 +2251,6 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
         '48891010': _I_SECRET,
         '2 7 4 1': _I_SECRET,
         'ZBX087693': _I_NATIONAL_ID,
-        '666 35 51 59': _I_PHONE,
         'Kira': _I_SECRET,
         '2245': _I_SECRET,
         'QR-G-ZN-RZK-NJIAOAA': _I_SECRET,
@@ -2583,7 +2574,6 @@ _KNOWN_MISSES_F: dict[str, dict[str, str]] = {
         'cnon:5QleB1uzSIylxVXB36e2WNpQ': _F_TOKEN,
         'cnon:VanMe14iXx5h2EwSbGbfjFmi': _F_TOKEN,
         'cnon:otk4pCVHsHbG8WAyVZ1fvbsO': _F_TOKEN,
-        '753 80 81 39': _F_PHONE,
         'Q3447': _F_SECRET,
         'qzWWMar3!j8WFq': _F_PASSWORD,
         'cnon:G-t3PAQFLFm5JdkP9tUvNHeK': _F_TOKEN,
@@ -3061,7 +3051,6 @@ _KNOWN_MISSES_D: dict[str, dict[str, str]] = {
         'Bienvenue2019#': _D_SECRET,
     },
     'corpus_de': {
-        '777 02 07 76': _D_PHONE,
         '+33': _D_PHONE,
         '7 64 75 29 90': _D_PHONE,
         '+34': _D_PHONE,
@@ -3589,7 +3578,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         'lamingtons': _M_ANSWER_APART,
         'Anfield': _M_ANSWER_APART,
         'SAJ': _M_CODE_APART,
-        'Corolla': _M_ANSWER_APART,
         'Mrs. Hutchins': _M_ANSWER_APART,
         '918273': _M_CSV_CREDENTIAL,
         '40719': _M_CSV_CREDENTIAL,
@@ -4327,9 +4315,7 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         'gyp3jk5xfryowntj': _P_LINK_TOKEN,
         '989235': _M_CODE_APART,
         '7023285992': _M_PHONE_FORMAT,
-        '7028306494': _M_PHONE_FORMAT,
         '3128656974': _M_PHONE_FORMAT,
-        '6138876810': _M_PHONE_FORMAT,
         'fa2VhGIXYB8hu0iMCZEm+mv+k28=': _REQUEST_SIGNATURE,
         '921': _M_CARD_CODE_APART,
         'M@rlin519?': _M_NO_WORD,
@@ -4795,6 +4781,30 @@ _V_JWT_HEADER = ("a JWT's header alone, cut short with '...', in documentation: 
                  "token a log cut")
 
 
+# Corpora AR to AW (conferences and events, corrections and inmate services, mortgages and
+# escrow, web scraping and proxies, debt collection, military and veterans' services).
+_X_DIGITS_ELSEWHERE = ("a card's three-digit code, redacted, whose digits stand inside the "
+                       "line's trace id too (the leak rule reads them there)")
+_X_SESSION_HEX = ("a bare session= holding 32 hex digits in an audit line: a WebDriver's or a "
+                  "kernel's id reads the same, left as every corpus's are")
+_X_GENERIC_ID = ("a DoD ID under a generic id_number column whose type (CAC) stands in the "
+                 "column beside: a generic id's column asks for a country's check")
+_X_LOCKBOX = "a bank lockbox's number under 'Lockbox:', read as a key box's code"
+_X_LPA_KEY = "Freddie Mac's LPA key (a loan's id) under 'Key:', read as a secret's"
+_X_FILE_NAME = "a record's number in a file's name after '_', read as a phone"
+_X_PROSE_PASSWORD = "prose's example of a bad password ('BAD password: Company name + year')"
+
+_KNOWN_MISSES_X: dict[str, dict[str, str]] = {
+    "corpus_as": {"523": _X_DIGITS_ELSEWHERE},
+    "corpus_at": {"cd7bacbcce4dca1293cac38aed8e3fa9": _X_SESSION_HEX,
+                  "544e100b983fd8b1caf965e41de70f6c": _X_SESSION_HEX},
+    "corpus_au": {"o9jbfc43w15gnvwst2as": _M_KEY_ID, "okonyknhzv0fe959zy0n": _M_KEY_ID,
+                  "ERdsft063ElqsN4OxIZ22xx2ClHytv92IwE13vhQzXTc0oe9h2ECiop9yWm8HubK": _CSRF},
+    "corpus_av": {"828532536": _V_SSN, "257105628": _V_SSN, "357075778": _V_SSN,
+                  "867930786": _V_SSN, "863916061": _V_SSN},
+    "corpus_aw": {"1262454713": _X_GENERIC_ID, "1400205757": _X_GENERIC_ID},
+}
+
 _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
     'corpus_ap': {
         '4045760622': _V_PHONE,
@@ -5016,7 +5026,6 @@ _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
         'Gooseberry': _V_PASSWORD,
         '5156': _V_CODE_OR_SECRET,
         '8 0 9 3': _V_CODE_OR_SECRET,
-        '6 3 0 3 3 5 9 0 7 2': _V_PHONE,
         'TANGERINE': _V_PASSWORD,
         '1058': _V_CODE_OR_SECRET,
         'acorn': _V_PASSWORD,
@@ -5079,6 +5088,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     **_KNOWN_MISSES_A,
     **_KNOWN_MISSES_U,
     **_KNOWN_MISSES_V,
+    **_KNOWN_MISSES_X,
     # Corpora VA, VB and VC (LLM-serving operations text, mostly clean; the classes that slip
     # past redactors, in six surroundings; records as observability backends store them).
     "corpus_va": {"679551805": ("an SSN bare in Postgres's 'Failing row contains (...)', no "
@@ -5154,8 +5164,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
             "fDE5OTgwNTA3fE18fHx8fHx8fHx8fDYxMzA2NjY0MjM=",),
                         "an HL7 message base64-encoded in a queue's event (a long base64 "
                             "token is decoded only in a URL or as JSON)"),
-        "633 92 48 36": (
-            "a Spanish mobile written national after 'contactar en el'"),
         **dict.fromkeys(("515009519", "556162018",),
                         "a BSN as DICOM's PatientID (a hospital's record number there, mo"
                             "st often)"),
@@ -5273,7 +5281,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
              "S29udG9pbmhhYmVyOiBIZW5yaWsgS8O8aG4KSUJBTjogREUzNiAyMDA4IDczNzQgNzQ4OCA5Mzcw\n"
              "IDczClRlbGVmb246ICs0OSAyMjEgNzUxMDQ2Nwo="),
             "a MIME part's base64 body broken into lines: each line alone decodes to no value"),
-        "947+49+40+25": "a Spanish number form-encoded with '+', its key (telefoon) in Dutch",
         "07549168719": "a UK mobile after an e-mail and a slash, no word for a phone",
     },
     "corpus_wi": {
@@ -5358,14 +5365,9 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                                                     "(AD FS's 'X-The user name ...')"),
         "Ember&amp;Pebble93": _XML_ESCAPED_VALUE,
     },
-    "corpus_we": {
-        **dict.fromkeys(("647-771-537", "570-620-743"),
-                        "nine digits 3-3-3 in a quoted chat message: no country's phone shape"),
-    },
     "corpus_wf": {
         "Ybb6UtyMW-9Iq-2iAH2xPvnIguhx3Guy": "a personal link's token in a URL's path (/l/X)",
         "419259920": _FIXED_WIDTH_SSN,
-        "08-056 762 56": "a Swedish number after 'Ring gärna', no word for a phone",
         "d87c0acecf0dba4693d06e7e8b769e41": "a PHP config's $salt (a salt is no credential alone)",
         "Mcslfi891!BH": "a password told in Italian without 'è' ('password temporanea X')",
     },
@@ -5765,7 +5767,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "Fjord@2023$": "a root password in backticks after 'is still', in a chat message",
     },
     "corpus_ue": {
-        "714 22 40 18": "nine digits without a trunk 0 or a country code after 'Caller from'",
         "niamh^%2Btest^%40web.de": _CMD_ESCAPED,
         "yuki^%2Bnews^%40voltaic.energy": _CMD_ESCAPED,
         "AAAAADMKImxpYW0uZmVycmVpcmFAbm9ydGh3aW5kLWZyZWlnaHQuZXUSDSs5MTgxNjUwNTM1MzM=":
@@ -5867,7 +5868,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "C2580": _TG_WORDS,
         "Vespa": _TG_WORDS,
         "7181": _TG_DIGITS,
-        "Scuola Elementare Carducci": _TG_WORDS,
         "604 933": _TG_DIGITS,
         "Mr Patel": _TG_WORDS,
         "57 40 19": _TG_DIGITS,
@@ -5879,7 +5879,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "Aberystwyth": _TG_WORDS,
         "KX7-29Q": _TG_WORDS,
         "Our Lady of Lourdes": _TG_WORDS,
-        "118420": _TG_DIGITS,
         "6251": _TG_DIGITS,
         "30815": _TG_DIGITS,
         "Biscuit": _TG_WORDS,
@@ -5905,7 +5904,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_ka": {
         "919 238 403": "a Portuguese mobile after \"Vendor contact:\" (a bare 'contact' as a "
                        "word for a phone took Intercom's created_at epochs)",
-        "08-230 541 58": "a Swedish number on an .ics DESCRIPTION's folded next line",
     },
     "corpus_jb": {
         **dict.fromkeys(("https://hook:Harbor9315x@ci.northwind.com/github-webhook/",
@@ -5934,7 +5932,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
             "its own line)",
     },
     "corpus_fa": {
-        **dict.fromkeys(("662 83 62 59", "686 73 17 21", "632 81 00 43"), _SPANISH_LIST),
         ("kx9R8onI-y5kbGWQ0VRmRfhWFbRjeSwmD-CKgJxQNol-1709948970-1.2.1.1-epZ-pQKacfiKkYX3CbWM1Jv5"
          "\\nX-Request-Id: 3623de81-ada4-41f1-98bc-271f9d4b5a9a\\n```\\nSSE stream opens, first "
          "token never arrives (waited 219s)\", \"create_at\": 1728903288953}}"):
@@ -5946,7 +5943,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     },
     "corpus_ea": {
         "Gatito!2022": "an alarm's code told in a Dutch group chat ('code alarm X')",
-        "759 52 80 32": "a Spanish landline alone on a signature's line, no word for a phone",
         "05352818507": "a Turkish mobile after 'Sorun olursa' (if there is a problem), no word "
                        "for a phone",
     },
@@ -5960,7 +5956,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                         _LORAWAN_APP_KEY),
     },
     "corpus_ba": {
-        "737 74 99 50": "a Spanish number in parentheses after an address, no word for a phone",
     },
     "corpus_bb": {
         "460929327": _SSN_EXAMPLES,
@@ -6059,7 +6054,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                                  "says it is a phone",
     },
     "corpus_la": dict.fromkeys(
-        ("071 98469-9544", "954.528.836", "775-084-291", "671 80 73 84"),
+        ("071 98469-9544", "954.528.836", "775-084-291"),
         "a phone number streamed as its own delta: the words that say it is a phone are in "
         "an earlier event or log line"),
     "corpus_ma": {
@@ -6415,7 +6410,6 @@ _KNOWN_CHANGED_P: dict[str, dict[str, str]] = {
     'corpus_pf': {
         'PF-021': _C_SSH_LOGIN,
         'PF-079': _AWS_EXAMPLE,
-        'PF-242': _M_RECORD_PHONE,
         'PF-349': _AWS_EXAMPLE,
         'PF-376': _C_SSH_LOGIN,
     },
@@ -6502,6 +6496,13 @@ _KNOWN_CHANGED_U: dict[str, dict[str, str]] = {
 }
 
 
+_KNOWN_CHANGED_X: dict[str, dict[str, str]] = {
+    "corpus_as": {"AS-192": _X_LOCKBOX, "AS-361": _X_LOCKBOX, "AS-397": _X_LOCKBOX},
+    "corpus_at": {"AT-025": _X_LPA_KEY},
+    "corpus_au": {"AU-262": _DOCS_RANGE},
+    "corpus_av": {"AV-381": _X_FILE_NAME, "AV-400": _X_PROSE_PASSWORD},
+}
+
 _KNOWN_CHANGED_V: dict[str, dict[str, str]] = {
     'corpus_ap': {
         'AP-186': _G_TELECOM,
@@ -6577,6 +6578,7 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     **_KNOWN_CHANGED_A,
     **_KNOWN_CHANGED_U,
     **_KNOWN_CHANGED_V,
+    **_KNOWN_CHANGED_X,
     "corpus_va": dict.fromkeys(
         ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
@@ -6612,7 +6614,6 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
         **dict.fromkeys(("VQ-122", "VQ-299", "VQ-313"), _DOCS_RANGE),
         **dict.fromkeys(("VQ-011", "VQ-109", "VQ-193"),
                         "an air waybill number (016-13801701) in a German mobile's shape"),
-        "VQ-069": "a documentation URL's PASSWORD placeholder, redacted as a URL's password",
     },
     "corpus_vr": {
         **dict.fromkeys(("VR-050", "VR-061", "VR-097", "VR-132", "VR-133", "VR-180", "VR-225",
