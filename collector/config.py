@@ -518,6 +518,15 @@ RE2_PATTERNS: dict[str, str] = {
                          r"[^\s;,\"']{20,}"
                          r"|\bpat[A-Za-z0-9]{14}\.[0-9a-f]{64}\b"
                          r"|--proxy-user[ \t]+[\"']?[^\s:\"']+:[^\s\"']+"
+                         # (AX-BK: devices' secrets as their tools print them, Paddle's key,
+                         # Cloudflare's bot cookie, a device's claim code)
+                         r"|AT%CMNG=0,[0-9]+,3,\"[0-9A-Fa-f]{8,128}|wps_pin[ \t]+\S+[ \t]+[0-9]{8}"
+                         r"|(?i:setup[ _-]?code)[ \t]*[:=][ \t]*[0-9]{3}-[0-9]{2}-[0-9]{3}"
+                         r"|(fw_)?setenv[ \t]+[\w.-]*(pass|pswd|pwd|token|secret|psk)[\w.-]*"
+                         r"[ \t]+\S+"
+                         r"|fastboot[ \t]+(oem|flashing)[ \t]+unlock[ \t]+[0-9A-Fa-f]{8,64}"
+                         r"|\bpdl_(live|sdbx|test)_apikey_[A-Za-z0-9_]{30,}|__cf_bm=[^\s;,\"']{20,}"
+                         r"|\"claim_code\"[ \t]*:[ \t]*\"[^\"\n]{4,64}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

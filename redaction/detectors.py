@@ -720,6 +720,8 @@ _ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"  # a ULID: a timestamp's 10 characters, t
 # An entity's id: its type's word, a joiner, then letters and digits.
 _ENTITY_ID = (r"(?:(?i:user|usr|tenant|org|account|acct|customer|cus|team|project|proj|device"
               r"|order|workspace|ws)[_-][A-Za-z0-9]+"
+              # (a payment platform's objects: an invoice's, a subscription's, a charge's)
+              r"|(?:in|sub|ch|pi|py|re|txn|ii|il)_[A-Za-z0-9]{14,}"
               # a Jira issue's key (OPS-4962)
               r"|[A-Z][A-Z0-9]{1,9}-\d+)(?![\w.-]*[^\w\s\"',;}\]])")
 _ROUTE_KEY = (r"(?!\\*[\"'][ \t]*:[ \t]*\\*[\"'][A-Z]\w*-[\w-]{21}\\*[\"'][ \t]*,[ \t]*"
@@ -785,7 +787,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  r"(?<![a-z])mot[_-]de[_-]passe(?![a-z])|"
                  # (a tax API's licenseKey, Avalara's)
                  r"licen[cs]e[_-]?key(?![a-z])|"
-                 r"fernet[_-]?key|(?:invitation|authorization|verification)[_-]?code(?![a-z])|"
+                 # (a device's claim code: "claim_code": "M8TENO")
+                 r"fernet[_-]?key|(?:invitation|authorization|verification|claim)[_-]?code(?![a-z])|"
                  r"sms[_-]?code(?![a-z])|keystore[_-]?(?:base64|b64)|"
                  # (PlayStation's SSO cookie, kept in a tool's config as npsso = "..."; a
                  # one-time password's seed, mfa_seed in a vault's listing)
@@ -896,6 +899,8 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
     "manager",
     # Helm's existingSecret: the name of a Kubernetes Secret that holds it
     "existingsecret", "existing_secret", "existing-secret",
+    # (a chart's reference to the Secret holding them: credentialsSecret: ota-s3)
+    "credentialssecret", "credentials_secret",
     # a secret's state, and when a tool updates it (Ansible's update_password: on_create)
     "status", "state", "update_password", "helper", "identifier",
     # when it changed (LDAP's pwdChangedTime)
@@ -956,7 +961,7 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                          r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat|access[_-]?code"
                          r"|encryption[_-]?key|shared[_-]?key|stream[_-]?key|admin[_-]?key"
-                         r"|guek|gbek|gak|(?:invitation|authorization|verification|sms)[_-]?code"
+                         r"|guek|gbek|gak|(?:invitation|authorization|verification|sms|claim)[_-]?code"
                          r"|licen[cs]e[_-]?key|mot[_-]de[_-]passe"
                          r"|npsso|(?:mfa|totp|otp)[_-]?seed|security[_-]?answer"
                          r"|unlock[_-]?phrase|seed[_-]?phrase|recovery[_-]?phrase|mnemonic)"
@@ -971,7 +976,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "gbek", "gak", "merchant", "devkey", "appsflyer", "fernet", "invitation",
                   "license", "licence", "mot",
                   "verification", "smscode", "sms_code", "sms-code", "npsso", "mfa", "totp",
-                  "otp", "security", "master", "join")
+                  "otp", "security", "master", "join", "claim")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -979,7 +984,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
 _SECRET_KEY_STARTS = (*(("(?i)" + "|".join(sorted(w for w in _SECRET_STARTS
                                                  if len(w) == n and w != "tok")), n)
                         for n in sorted({len(w) for w in _SECRET_STARTS} - {2, 5})),
-                      (r"(?i)pw", 2), (r"(?i)write|clave|klucz|chave|kulcs|admin|npsso", 5),
+                      (r"(?i)pw", 2), (r"(?i)write|clave|klucz|chave|kulcs|admin|npsso|claim", 5),
                       # "tok" as a key's word, not the start of "token" (reported apart)
                       (r"(?i)tok[^e]", 4),
                       # "token" as a key, not "tokens" (which the pattern refuses): a character
@@ -1406,7 +1411,8 @@ _NATIONAL_IDS = (
     # Germany's health insurance number (KVNR: a letter, nine digits, a check digit), under
     # its names and FHIR's identifier system (kvid-10); Brazil's CNS under its name.
     # (a care service's "Vers.-Nr." and the eGK's egk="..." attribute too)
-    _named_id((r"(?-i:KVNR)\b", r"versicherten[ -]?n(?:umme)?r\.?", r"kvid-10",
+    # (and a connector's log's "Versicherten-ID=")
+    _named_id((r"(?-i:KVNR)\b", r"versicherten[ -]?(?:n(?:umme)?r\.?|id)\b", r"kvid-10",
                r"(?-i:eGK)\b", r"insured[ _-]?id", r"vers\.?[ -]?-?nr\.?", r"egk(?==)"),
               ("kvnr", "versicherten", "kvid", "egk", "insured", "vers"), r"[A-Z]\d{9}",
               ids.kvnr_ok),
@@ -2188,11 +2194,14 @@ _CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|cvd|cc_cid|security[ _-]?code|sec[ 
 # Words that may stand between a code's or a PIN's name and its digits ("the card code on the
 # back is 591", "el PIN de la tarjeta SIM es 9202"): a closed list, so "pin count is 1024"
 # names no PIN.
+# A battery's or a circuit's measure after digits: no code ("pin" is a battery in Vietnamese).
+_ELECTRIC_UNITS = r"(?![ \t]*(?:mV|mAh|mA|\u00b5A|V|%)(?![A-Za-z]))"
 _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjeta|sim|da|do|"
              r"cart[ãa]o|der|die|meiner|karte|ma|carte|mi|mia|carta|is|es|ist|est|[ée\u00e8]|was|"
              # how a caller says where it came from ("the PIN I set up was 1504", "the
              # delivery PIN on the text is 5456")
-             r"i|set|up|just|you|sent|texted|me|text|message|sms|new|now|door|gate|entrance|"
+             # (a terminal's log: "PIN entered=868298")
+             r"i|set|up|just|you|sent|texted|me|text|message|sms|new|now|door|gate|entrance|entered|"
              # Swahili's and Hausa's ("PIN yangu ya M-PESA kuwa 0756", "ta ita ce 2546")
              r"yangu|ya|m-?pesa|kuwa|ta|ita|ce|"
              # Indonesian's my and your, and its wallets ("PIN DANA saya 726045")
@@ -2231,7 +2240,11 @@ _OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe
                   # (a key safe or a padlock by its word alone: "keybox 3197", "the lockbox to
                   # 4639", Dutch's "sleutelkastje 2488" and "cijferslot 7736", German's
                   # "Zahlenschloss 928", Japanese's "キーボックス6301")
-                  r"|lock[ _-]?box|key[ _-]?box|key[ _-]?safe|sleutel(?:kast(?:je)?|kluis(?:je)?)"
+                  # (not a bank's lockbox, the number its payments are sent to: "Lockbox 347033
+                  # deposit", "Lockbox: 604342" on a deposit batch; a key's lockbox opens with
+                  # four or five digits)
+                  r"|lock[ _-]?box(?![ \t]*:?[ \t]*\d{6})|key[ _-]?box|key[ _-]?safe"
+                  r"|sleutel(?:kast(?:je)?|kluis(?:je)?)"
                   r"|cijferslot|kluisje|zahlenschloss|schl(?:ü|ue)ssel(?:kasten|safe|tresor)"
                   "|\u30ad[\u30fc\u4e00]\u30dc\u30c3\u30af\u30b9"
                   "(?:\u306e\u756a\u53f7(?:[^\\n\\d]{0,12}?(?=\u2192|\u306f))?)?"
@@ -2296,10 +2309,10 @@ def _password_or_passphrase(value: str) -> bool:
 # case letters, with a digit ("65502-12542", "ma38-hbpp", "8A3B9ICHEF").
 _GRID_CODE = (r"(?=[\w-]*\d)(?-i:[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6}){1,3}|[A-Z0-9]{8,12}"
               r"|[a-z0-9]{8,12})(?![\w-])")
-# Where a phone of the grouped shapes below can stand (Spain's, Sweden's, a record's).
-_GROUPED_PHONES = (r"[6-9]\d{2} \d{2} \d{2} \d{2}|9\d \d{3} \d{2} \d{2}|0\d{1,3}-\d{2,3} \d{2,3}"
-                   r"|\+?[\d() .-]{10,18}\\?\"\s*,\s*\\?\"(?:type|kind|label|line_type)"
-                   r"|ACCESS_NUMBER:\d")
+
+# Where an SSN after Spanish's name for it or in PostgreSQL's key error can stand (joiners
+# read as spaces: the joined reading's prefilter too).
+_SSN_NAMED = r"(?i)seguro[ \t_-]+social|Key[ \t_-]\([^)\n]*(?:ssn|social)"
 
 
 def _plain(kind: str, pattern: str, validator: Callable[[str], bool] | None = None, *,
@@ -3178,14 +3191,18 @@ _CARD_CODES = (
        "|mpin|\ube44\ubc00\ubc88\ud638|\u09aa\u09bf\u09a8)(?![a-z0-9_])" + _CODE_GAP +
        # (Japanese's "は" says "is": "暗証番号は1029です")
        # (and changed to it: "the son changed the lockbox to 4639")
-       r"[\]\\\"')]{0,3}[ \t]*(?:[:=\uff1a\u2192]|is\b|to\b|ni\b|\u306f)?[ \t]*(?:is[ \t]*:[ \t]*)?"
+       # (and after a comma: "just use the keypad, 9499")
+       r"[\]\\\"')]{0,3}[ \t]*(?:[:=,\uff1a\u2192]|is\b|to\b|ni\b|\u306f)?[ \t]*"
+       r"(?:is[ \t]*:[ \t]*)?"
        # (nine digits and more only as a key's value, not a link's query: Fisconline's
        # pin=7996147652, not a dial-in link's ?pin=986878147)
        # (in Markdown's bold too: "keypad: **3872**")
        # (and said one digit at a time: "my pin is 6 1 2 7")
-       r"(?:dtmf[ \t]*=[ \t]*)?(?:\\?[\"']|`|\*\*|\u300c)?#?(\d{4,8}|(?<==)(?<![?&]pin=)\d{9,12}"
+       # (in brackets too: "garage keypad (8126)")
+       r"(?:dtmf[ \t]*=[ \t]*)?(?:\\?[\"']|`|\*\*|\u300c|\()?#?(\d{4,8}|(?<==)(?<![?&]pin=)\d{9,12}"
        r"|\d(?: \d){3,5}(?! ?\d))"
-       r"(?![\d.,:/-]?\d)",
+       # (not a measure: Vietnamese's "pin" is a battery, "Điện áp pin: 3807 mV")
+       r"(?![\d.,:/-]?\d)" + _ELECTRIC_UNITS,
        prefilter=(r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey|codice|portail"
                   r"|garaje|combinaz|combinaci|combina.{1,2}o|keypad|disarm|lock[ _-]?box"
                   r"|key[ _-]?(?:box|safe)|sleutel"
@@ -3230,7 +3247,9 @@ _KBA_NAMES = (
     r"(?=:|[ \t]+['\"])"
     # (a call's note: "Passed on memorable answer (first school) 'Kestrel Road Primary'", a
     # KBA check's log: answer_given="Nonna Rosa")
-    rf"|memorable{_T}answer[ \t]*\([^)\n]{{1,40}}\)(?=[ \t]+['\"])|answer_given(?==)"
+    rf"|memorable{_T}answer[ \t]*\([^)\n]{{1,40}}\)(?=[ \t]+['\"])"
+    # (and answer_provided=, answer_supplied= as an auth service logs them)
+    r"|answer_(?:given|provided|supplied)(?==)"
     # (a profile's security_a1:, a log's q="..." answer="...", a question and its Answer: on
     # one line, Spanish's "pregunta de seguridad (ciudad donde nací) es")
     r"|security_a(?:nswer)?[1-3](?=[ \t]*[:=])|(?-i:q)=\"[^\"\n]{3,100}\"[ \t]+answer(?==)"
@@ -3312,7 +3331,7 @@ _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|gehei
                   r"|first[ \t]+(?:pet|dog|cat|school|car|teacher|boss|employer)"
                   r"|birth|favou?rite|memorable|(?:security|secret)[ \t]+(?:answer|word|phrase"
                   r"|question|q)|secq|answer[ \t]+(?:given|provided|supplied)|security[ \t]+answer"
-                  r"|q[1-3]?:[^\r\n]{3,90}a:|security_a|answer_given|answer="
+                  r"|q[1-3]?:[^\r\n]{3,90}a:|security_a|answer_(?:given|provided|supplied)|answer="
                   r"|mascota|soltera|pregunta|palabra"
                   r"|jeune[ \t]+fille|premier[ \t]+animal|question|m.morable|m.+dchenname"
                   r"|haustier|sicherheits|meisjesnaam|(?:beveiligings|veiligheids)vraag"
@@ -3384,7 +3403,7 @@ _NAMED_CODE = (
     rf"{_CODE_SAYS}(?:[ \t]+{_CODE_FROM})?[ \t]*[\"'(]?#?"
     r"(\d{4,8}|\d{3} \d{3}|\d(?: \d){3,7})"
     r"(?![\d.,:/-]?\d)(?! \d)"
-    rf"{_CODE_UNITS}")
+    rf"{_CODE_UNITS}{_ELECTRIC_UNITS}")
 # A recovery or backup code, told one at a time ("my recovery code is 7QJX-P2LM-9H4D",
 # "Backup code used: 92618374"); a list of them after "Backup codes:" is the detector below.
 _ONE_RECOVERY_CODE = (r"(?=[a-z0-9-]*\d)[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){1,7}|\d{8}"
@@ -3417,7 +3436,10 @@ _SECURITY_ANSWERS = (
        rf"|[ \t]+{_KBA_IS}[ \t]+"
        # a note's "first pet Ziggy", "(Okafor)", a caller's answer after the question
        r"|[ \t]+(?=(?-i:[\"'\u2018\u201c]?[A-Z0-9]))|[ \t]*\([ \t]*(?:current:[ \t]*)?"
-       rf"|\?[ \t]*(?:{_KBA_ANSWERER})[ \t]*:[ \t]*)"
+       rf"|\?[ \t]*(?:{_KBA_ANSWERER})[ \t]*:[ \t]*"
+       # (a ticket's 'answered security question "first pet's name" with "Peanut"', "(first
+       # pet's name) with \"Granny Rosa\"")
+       "|[\"'\u201d)][ \t]+with[ \t]+(?=[\"'\u201c]))"
        r"(?:(?:a|an|the|ein|eine|la|el|le|de)[ \t]+(?=(?-i:[A-Z])))?"
        r"[\"'\u2018\u201c\u201e]?"
        # (a title's dot is part of it: "Mrs. Okafor")
@@ -4296,12 +4318,13 @@ _SYSTEM_FIELDS = (
     # Studio's gather widget, Asterisk's Read() of a PIN); an SSN a voice bot captured
     # (VoiceXML's filled field, Amazon Lex's slot).
     *_each("secret_assignment",
-           # (and its input under a step naming a PIN: step=verify_pin input_dtmf="7937")
-           (r"(?i)pin[\w-]*[ \t]+(?:[\w-]*_)?dtmf=\\?\"?(\d{4,8})(?!\d)",
+           # (and its input under a step naming a PIN: step=verify_pin input_dtmf="7937",
+           # action=pin_change dtmf_entered=0608)
+           (r"(?i)pin[\w-]*[ \t]+(?:[\w-]*_)?dtmf(?:_[a-z]+)?=\\?\"?(\d{4,8})(?!\d)",
             r"(?i)\\?\"[\w-]*pin[\w-]*\\?\"\s*:\s*\{\s*\\?\"Digits\\?\"\s*:\s*\\?\"(\d{4,8})\\?\"",
             r"(?i)Read\([^)\n]*PIN[^)\n]*\)[^\n]*\r?\n[^\n]*User entered '(\d{3,12})'"),
-           prefilter=r"(?i)dtmf=\\?\"?\d|\"Digits\\?\"|User entered '\d", digits=True,
-           gate=r"(?i:dtmf=|Digits|User entered)"),
+           prefilter=r"(?i)dtmf(?:_[a-z]+)?=\\?\"?\d|\"Digits\\?\"|User entered '\d",
+           digits=True, gate=r"(?i:dtmf|Digits|User entered)"),
     *_each("us_ssn",
            (r"(?i)field '(?:ssn|social\w*)' filled: value=\"(\d{3}-?\d{2}-?\d{4})\"",
             r"(?i)\\?\"(?:ssn|social\w*)\\?\"\s*:\s*\{\s*\\?\"value\\?\"\s*:\s*\{[^{}]{0,200}?"
@@ -4736,9 +4759,8 @@ _SYSTEM_FIELDS = (
            (r"(?i)(?<![a-z])seguro[ \t]+social[^\d\n]{0,20}?(\d{3}-?\d{2}-?\d{4})(?![\d-])",
             r"Key \((?:\w+,[ \t]*)*\\?\"?(?i:ssn|social_security\w*)\\?\"?(?:,[ \t]*\w+)*\)="
             r"\((?:[^,()\n]*,[ \t]*)*(\d{3}-?\d{2}-?\d{4})[,)]"),
-           v.ssn_ok, prefilter=r"(?i)seguro[ \t]+social|Key \([^)\n]*(?:ssn|social)",
-           digits=True, joined=_nothing_joined,
-           joined_prefilter=r"(?i)seguro[ \t]+social|Key \([^)\n]*(?:ssn|social)"),
+           v.ssn_ok, prefilter=_SSN_NAMED, digits=True, joined=_nothing_joined,
+           joined_prefilter=_SSN_NAMED),
     _d("us_ssn", r"(?<![A-Z])SOC/(\d{9})(?!\d)", v.ssn_ok, prefilter=r"SOC/\d{9}", group=1,
        needles=("SOC/",), joined=_nothing_joined, joined_prefilter=r"SOC/\d{9}"),
     _d("national_id", r"(?<![A-Z])(?:MNU/(?:PP|CI|SS|AS|MD|MC|MI|MP|NA|OA|PI|VA)-|OLN/)"
@@ -5488,30 +5510,58 @@ _SYSTEM_FIELDS = (
        prefilter=r"(?i)(?:carta[ \t]+d.identit|documento[ \t]*=[ \t]*CI|CIE)[^\r\n]{0,30}"
                  r"[A-Z]{2}[0-9]{5}[A-Z]{2}",
        group=1, gate=r"(?i:identit|ci)", digits=True),
-    # A number after "call ... at" ("Questions: call your attorney's office at 3608070389")
-    # and Spanish's "number is" ("su nuevo número es 7028667131").
+    # A number after "call ... at" ("Questions: call your attorney's office at 3608070389",
+    # "Called CH at 697-459-659"), Spanish's "number is" ("su nuevo número es 7028667131") and
+    # French's caller's number.
     _plain("phone",
-           r"(?i)(?<![a-z])(?:call(?:[ \t]+[\w'\u2019]+){0,4}?[ \t]+at"
-           r"|n[\u00fau]mero[ \t]+es)[ \t]+"
+           r"(?i)(?<![a-z])(?:call(?:ed|ing)?(?:[ \t]+[\w'\u2019]+){0,4}?[ \t]+at"
+           # (and French's caller's number: "Numéro appelant : 0764796029")
+           r"|n[\u00fau]mero[ \t]+es|num[\u00e9e]ro[ \t]+appelant[ \t]*:?"
+           # (a call note's "Best callback 6159584749"; a form's "Mobile (OTP sent): ...")
+           r"|call[ -]?back(?:[ \t]+(?:number|no\.?|#))?[ \t]*:?"
+           r"|(?:mobile|phone|cell)[ \t]*\([^()\n]{1,30}\)[ \t]*:)[ \t]+"
            r"(\+?\(?\d[\d \t().-]{7,14}\d)(?![\d])", v.told_phone_ok,
-           prefilter=r"(?i)(?:call[^\r\n]{0,50}[ \t]at|n.mero[ \t]+es)[ \t]+\+?\(?[0-9]",
+           # (joiners read as spaces: the prefilter serves the joined reading too)
+           prefilter=(r"(?i)(?:call[^\r\n]{0,50}[ \t_-]at|n.mero[ \t_-]+es"
+                      r"|num.ro[ \t_-]+appelant[ \t_-]*:?|call[ _-]?back[^\r\n]{0,8}"
+                      r"|(?:mobile|phone|cell)[ \t_-]*\([^\r\n]{1,30}:)[ \t_-]+\+?\(?[0-9]"),
            needles=(), digits=True),
     # Spain's numbers as Spaniards group them ("628 08 31 49", "91 696 96 69"), Sweden's
     # ("08-834 963 59", "070-123 45 67"), a phone's record in a people-search answer ({"number":
-    # "7868524318","type":"mobile"}) and an SMS-activation service's rented number
-    # (ACCESS_NUMBER:<id>:<number>).
-    *_each("phone",
+    # "7868524318","type":"mobile"}), an SMS-activation service's rented number
+    # (ACCESS_NUMBER:<id>:<number>) and EMV 3-D Secure's phone objects ("mobilePhone":
+    # {"cc": "1", "subscriber": "2125183538"}).
+    # (each shape first, then what may not stand before it: the look-behinds run only where
+    # a number of the shape starts)
+    _plain("phone",
            # (not a record's number after its word: "order 605 10 04 98 shipped")
-           (r"(?<![\w.,:/+-])" + _NOT_A_RECORD
-            + r"((?:[6-9]\d{2}(?: \d{2}){3}|9\d \d{3} \d{2} \d{2}))(?![\w:/-]|[.,]\d)",
-            r"(?<![\w.,:/+-])" + _NOT_A_RECORD
-            + r"(0\d{1,3}-\d{2,3}(?: \d{2,3}){1,2})(?![\w:/-]|[.,]\d)",
-            r"\\?\"(?:number|value|phone)\\?\"\s*:\s*\\?\"(\+?[\d() .-]{10,18})\\?\""
-            r"(?=\s*,\s*\\?\"(?:type|kind|label|line_type)\\?\"\s*:\s*\\?\""
-            r"(?i:mobile|cell|landline|home|work|wireless|voip|fax))",
-            r"ACCESS_NUMBER:\d+:(\d{10,15})(?!\d)"),
-           validator=v.told_phone_ok, prefilter=_GROUPED_PHONES, digits=True,
-           joined=_nothing_joined, joined_prefilter=_GROUPED_PHONES),
+           r"(?=[6-9]\d{2} \d{2} \d{2} \d{2}|9\d \d{3} \d{2} \d{2})(?<![\w.,:/+-])" + _NOT_A_RECORD
+           + r"((?:[6-9]\d{2}(?: \d{2}){3}|9\d \d{3} \d{2} \d{2}))(?![\w:/-]|[.,]\d)",
+           v.told_phone_ok,
+           prefilter=r"[6-9]\d{2}[ _-]\d{2}[ _-]\d{2}[ _-]\d{2}|9\d[ _-]\d{3}[ _-]\d{2}[ _-]\d{2}",
+           needles=(), digits=True),
+    _plain("phone",
+           r"(?=0\d{1,3}-\d{2,3} \d{2,3})(?<![\w.,:/+-])" + _NOT_A_RECORD
+           + r"(0\d{1,3}-\d{2,3}(?: \d{2,3}){1,2})(?![\w:/-]|[.,]\d)",
+           v.told_phone_ok, prefilter=r"0\d{1,3}[ _-]\d{2,3}[ _-]\d{2,3}", needles=("-",),
+           digits=True),
+    _plain("phone",
+           r"\\?\"(?:number|value|phone)\\?\"\s*:\s*\\?\"(\+?[\d() .-]{10,18})\\?\""
+           r"(?=\s*,\s*\\?\"(?:type|kind|label|line_type)\\?\"\s*:\s*\\?\""
+           r"(?i:mobile|cell|landline|home|work|wireless|voip|fax))",
+           v.told_phone_ok,
+           prefilter=(r"\+?[\d() ._-]{10,18}\\?\"[\s_-]*,[\s_-]*\\?\"(?:type|kind|label"
+                      r"|line[ _-]type)\\?\"[\s_-]*:[\s_-]*\\?\""
+                      r"(?i:mobile|cell|landline|home|work|wireless|voip|fax)"),
+           needles=(), digits=True),
+    _plain("phone", r"ACCESS_NUMBER:\d+:(\d{10,15})(?!\d)", v.told_phone_ok,
+           prefilter=r"ACCESS[ _-]NUMBER:\d", needles=("ACCESS_NUMBER:",), digits=True),
+    _plain("phone",
+           r"\\?\"(?:mobile|home|work)Phone\\?\"\s*:\s*\{\s*\\?\"cc\\?\"\s*:\s*\\?\"\d{1,3}\\?\"\s*,"
+           r"\s*\\?\"subscriber\\?\"\s*:\s*\\?\"(\d{4,15})\\?\"",
+           v.told_phone_ok, prefilter=r"Phone\\?\"[\s_-]*:[\s_-]*\{[\s_-]*\\?\"cc\\?\"",
+           needles=("Phone",),
+           digits=True),
     # A number after Spanish's "call me at" (Llamadme al 699999015).
     _plain("phone",
            r"(?i)(?<![a-z])(?:ll[aá]ma(?:me|dme|nos)|ll[aá]menme)[ \t]+al[ \t]+"
@@ -7252,13 +7302,14 @@ DETECTORS: tuple[Detector, ...] = (
     # replayed, each passes a site's bot check as the browser that solved it; and DataDome's
     # cookie as its captcha page's cid parameter.
     *_each("secret_assignment",
-           (r"(?<![\w-])(?:_abck|bm_s[zv]|ak_bmsc|_px[23]|_pxhd|datadome|cf_clearance)(?:=|\t)"
+           (r"(?<![\w-])(?:_abck|bm_s[zv]|ak_bmsc|_px[23]|_pxhd|datadome|cf_clearance|__cf_bm)"
+            r"(?:=|\t)"
             r"([^\s;,\"']{20,})",
             r"captcha-delivery\.com/[^\s\"'<>]*?[?&]cid=([^&\s\"'<>]{20,})"),
            v.has_digit,
-           prefilter=(r"(?:_abck|bm_s[zv]|ak_bmsc|_px[23]|_pxhd|datadome|cf_clearance)[=\t]"
+           prefilter=(r"(?:_abck|bm_s[zv]|ak_bmsc|_px[23]|_pxhd|datadome|cf_clearance|__cf_bm)[=\t]"
                       r"|captcha-delivery\.com/"),
-           gate=r"_abck|bm_s|ak_bmsc|_px|datadome|cf_clearance|captcha-delivery"),
+           gate=r"_abck|bm_s|ak_bmsc|_px|datadome|cf_clearance|_cf_bm|captcha-delivery"),
     # A sign-in, verification or signing link's one-letter token (/auth/magic?...&t=tok_...,
     # /verify?u=...&t=<40 hex>, DocuSign's StartInSession.aspx?t=<uuid>): the link signs in.
     _d("secret_assignment",
@@ -7269,20 +7320,84 @@ DETECTORS: tuple[Detector, ...] = (
                   r"|startinsession)[^\s]{0,300}[?&]t=[A-Za-z0-9_-]{20}"),
        group=1, gate=r"(?i:t=)"),
     # A login written user, slash, password after its word ("auth: mobproxy / 4iXC8eBpbO",
-    # a proxy farm's status page), a German code for a place ("Code für den Lagerraum hinter
-    # Halle 3: 0070") and an SMS-activation service's code (STATUS_OK:660163).
+    # a proxy farm's status page; "Wi-Fi: NETGEAR88 / NKIgnugMXNTT", a network and its key),
+    # a German code for a place ("Code für den Lagerraum hinter Halle 3: 0070") and an
+    # SMS-activation service's code (STATUS_OK:660163).
     *_each("secret_assignment",
-           (r"(?i)(?<![\w-])(?:auth|login|credentials?|creds)[ \t]*:[ \t]*[\w.@+-]{2,64}[ \t]*/"
+           (r"(?i)(?<![\w-])(?:auth|login|credentials?|creds|wi-?fi|wlan)[ \t]*:[ \t]*"
+            r"[\w.@+-]{2,64}[ \t]*/"
             r"[ \t]*([^\s/]{6,64})(?=[ \t]*(?:$|\n|,|;|\)))",),
            v.proxy_password_ok,
-           prefilter=r"(?i)(?:auth|login|credentials?|creds)[ \t]*:[ \t]*[\w.@+-]{2,64}[ \t]*/",
-           gate=r"(?i:auth|login|cred)"),
+           prefilter=(r"(?i)(?:auth|login|credentials?|creds|wi-?fi|wlan)[ \t]*:[ \t]*"
+                      r"[\w.@+-]{2,64}[ \t]*/"),
+           gate=r"(?i:auth|login|cred|fi|wlan)"),
     *_each("secret_assignment",
            (r"(?i)(?<![\w-])code[ \t]+f(?:\u00fc|u|ue)r[ \t]+[^\n:.]{1,50}:[ \t]*(\d{4,8})"
             r"(?![\d,/:-]|\.\d)",
             r"(?<![\w-])STATUS_OK:(\d{4,8})(?!\w)"),
            prefilter=r"(?i)code[ \t]+f(?:.|ue)r[ \t]|STATUS_OK:\d", digits=True,
            gate=r"(?i:code)|STATUS_OK"),
+    # A lockbox's or a door's code of letters ("lockbox: EFDE", a word lockbox's) or a letter
+    # and digits ("digicode A1156"); an OTP a verification service logs sending
+    # ("verify.send channel=sms to=... code=214106").
+    *_each("secret_assignment",
+           (r"(?i)(?<![a-z])(?:lock[ _-]?box|digicode|keypad|door[ _-]?code|gate[ _-]?code)"
+            r"[ \t]*(?::|is)[ \t]*((?-i:[A-Z]{4,6}))(?![\w/-])",
+            r"(?i)(?<![a-z])(?:digicode|lock[ _-]?box|keypad)(?:[ _-]?code)?[ \t]*(?::|is)?[ \t]*"
+            r"((?-i:[A-Z]\d{3,6}|\d{3,6}[A-Z]))(?![\w/-])",
+            r"(?i)(?<![a-z])(?:verify|verification|otp|2fa|mfa)[\w-]*\.(?:send|sent|issued?|deliver\w*)"
+            r"\b[^\n]{0,120}?(?<![\w-])code=\\?\"?(\d{4,8})(?!\d)"),
+           v.has_digit_or_letters,
+           prefilter=(r"(?i)(?:lock[ _-]?box|digicode|keypad|door[ _-]?code|gate[ _-]?code)"
+                      r"[ \t]*(?::|is)?[ \t]*[A-Z0-9]{4}|(?:verif|otp|2fa|mfa)[^\r\n]{0,200}code="),
+           gate=r"(?i:box|code|keypad)"),
+    # A session cookie's value quoted after its name in a log (cookie_session="..."); Brazil's
+    # CPF as a Pix key ("chave_pix": "58678739517"); Paddle's API key.
+    _d("secret_assignment",
+       r"(?i)(?<![\w.-])(?:cookie_session|session_cookie|[\w-]*_session_id)=\\?[\"']"
+       r"([^;\s\"'&,]{16,})\\?[\"']", v.session_cookie_ok,
+       prefilter=r"(?i)(?:cookie_session|session_cookie|_session_id)=\\?[\"']", group=1,
+       gate=r"(?i:session)"),
+    _d("national_id", r"\\?\"chave_?pix\\?\"\s*:\s*\\?\"(\d{11})\\?\"", ids.cpf_ok,
+       prefilter=r"(?i)chave_?pix\\?\"\s*:", group=1, digits=True, gate=r"(?i:chave)"),
+    _d("api_key", r"(?<![A-Za-z0-9_])pdl_(?:live|sdbx|test)_apikey_[A-Za-z0-9_]{30,}",
+       prefilter=r"pdl_(?:live|sdbx|test)_apikey_", needles=("pdl_",),
+       start=_at_literal(("pdl_",))),
+    # A temporary password given in a chat after a reset ("reset it, temp is Claims@8720T").
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])temp(?:orary)?(?:[ \t]+(?:password|passwd|pw|pass|pwd))?[ \t]*(?:is|:|=)"
+       r"[ \t]*([^\s,;\"'`]{6,64})(?=[\s,;\"'`]|$)", v.temp_password_ok,
+       prefilter=r"(?i)temp[a-z \t]{0,20}(?:is|:|=)[ \t]*[^\s,;\"'`]{6}", group=1,
+       gate=r"(?i:temp)"),
+    # Devices' secrets as their tools print them: a flash partition's strings, each value on
+    # the line after its key's ("sta.pswd\nHaus2010#", "mqtt_pass\n...", "cloud_token\n..."),
+    # a SIM's new PIN after its PUK (AT+CPIN="53375324","6942"), an nRF91 modem's pre-shared
+    # key (AT%CMNG=0,<tag>,3,"<hex>"), a WPS PIN (wpa_cli wps_pin any 94566512) and a HomeKit
+    # accessory's setup code ("setup code: 291-14-540").
+    *_each("secret_assignment",
+           (r"(?im)^[ \t]*[\w.-]*(?:pass(?:word|wd)?|pswd|pwd|token|secret|psk)[\w.-]*[ \t]*\r?\n"
+            r"[ \t]*([^\s]{6,128})[ \t]*\r?$",
+            r"(?i)AT%CMNG=0,\d+,3,\\?\"([0-9A-Fa-f]{8,128})\\?\""),
+           v.temp_password_ok,
+           prefilter=r"(?i)(?:pass|pswd|pwd|token|secret|psk)[\w.-]*[ \t]*\r?\n|AT%CMNG=0",
+           gate=r"(?i:pass|pswd|pwd|token|secret|psk|cmng)"),
+    # ... a bootloader's environment set by hand (U-Boot's "setenv ota_token X", "fw_setenv
+    # mqtt_pass 'X'"), an ESP device's proof of possession (pop=) and a bootloader's unlock
+    # code (fastboot oem unlock <hex>).
+    *_each("secret_assignment",
+           (r"(?i)(?<![\w-])(?:fw_)?setenv[ \t]+[\w.-]*(?:pass|pswd|pwd|token|secret|key|psk)"
+            r"[\w.-]*[ \t]+['\"]?([^\s'\"]{6,128})",
+            r"(?<![\w-])pop=([A-Za-z0-9]{6,64})(?![\w-])",
+            r"(?i)fastboot[ \t]+(?:oem|flashing)[ \t]+unlock[ \t]+([0-9A-Fa-f]{8,64})(?![\w-])"),
+           v.has_digit,
+           prefilter=r"(?i)setenv[ \t]|pop=[A-Za-z0-9]{6}|fastboot[ \t]",
+           gate=r"(?i:setenv|pop=|fastboot)"),
+    *_each("secret_assignment",
+           (r"(?i)AT\+CPIN=\\?\"\d{8}\\?\",\\?\"(\d{4,8})\\?\"",
+            r"(?i)wps_pin[ \t]+\S+[ \t]+(\d{8})(?!\d)",
+            r"(?i)setup[ _-]?code[ \t]*[:=][ \t]*(\d{3}-\d{2}-\d{3})(?![\d-])"),
+           _not_zeros, prefilter=r"(?i)AT\+CPIN=\\?\"\d{8}|wps_pin|setup[ _-]?code", digits=True,
+           gate=r"(?i:cpin|wps_pin|setup)"),
     # A proxy list's line, as its sellers and scrapers' settings write it: address, port,
     # user and password ("51.110.52.19:3128:mx8565:9H2Ex9jImmM9", "...:9421@cbtbtp:t60Z3DTV").
     _d("secret_assignment",
@@ -9210,7 +9325,8 @@ DETECTORS: tuple[Detector, ...] = (
        # not a link: a URL's own secrets are its parts' (and "curl -u $API_KEY: https://..."
        # is the user part of a login, the URL after it)
        r"(?![A-Za-z][A-Za-z0-9+.-]*://)"
-       r"(?:\r?\n[ \t]+(?![\w.-]+:(?:\s|$)))?"
+       # (nor a diff's next context line holding an assignment of its own: "+SECRET=\n PORT=5173")
+       r"(?:\r?\n[ \t]+(?![\w.-]+(?::(?:\s|$)|=)))?"
        # a list of one ('api_key': ['...'], vLLM's non-default args); a repr inside JSON
        # (Sentry's frame variables: "password": "'...'"); Rust's Debug of an Option (TGI's
        # start-up args: api_key: Some("..."))

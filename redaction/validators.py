@@ -1610,6 +1610,29 @@ _WORDISH = re.compile(r"(?:[A-Z]?[^\W\d_A-Z]+)+|[A-Z]+")
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
+def has_digit_or_letters(candidate: str) -> bool:
+    """A code of digits, or of letters that is no stand-in ("TBD", "NONE", "SEE NOTES")."""
+    return any(ch.isdigit() for ch in candidate) or candidate.upper() not in _NO_CODE_WORDS
+
+
+_NO_CODE_WORDS = frozenset(("NONE", "NULL", "TBD", "TBA", "NOTE", "NOTES", "SEE", "EMPTY", "BLANK",
+                            "UNSET", "XXXX", "XXXXX", "XXXXXX", "ASK", "CALL", "OPEN", "BROKEN",
+                            "MISSING", "CODE", "SAME", "NEW", "OLD", "LEFT", "RIGHT", "FRONT",
+                            "BACK", "BELOW", "ABOVE", "HERE", "LOCK", "LOCKED", "UNLOCK", "ENTER",
+                            "ALARM", "CLEAR", "RESET", "AWAY", "STAY", "HOME", "SMART", "TOUCH"))
+
+
+def temp_password_ok(candidate: str) -> bool:
+    """A temporary password told after "temp is": letters and digits together (not a
+    temperature, "temp is 37.5C", nor a folder, "temp is /tmp"), not a placeholder."""
+    return (any(ch.isalpha() for ch in candidate) and any(ch.isdigit() for ch in candidate)
+            and candidate[0] not in "/\\~.$%" and _TEMPERATURE.fullmatch(candidate) is None
+            and secret_value_ok(candidate))
+
+
+_TEMPERATURE = re.compile(r"-?\d+(?:[.,]\d+)?\s*(?:°|deg)?\s*[CFK]?\.?", re.IGNORECASE)
+
+
 def proxy_password_ok(candidate: str) -> bool:
     """A proxy list's password: not a word in lower case (a protocol's or a state's name,
     "1.2.3.4:8080:http:enabled") and not a placeholder."""

@@ -932,3 +932,29 @@ def test_the_collectors_ar_to_aw_round_leaves_its_look_alikes():
     for text in ["listening on 10.0.0.1:8080", "upstream 10.0.0.1:8080 weight=5",
                  "bm_sz cookie is set by the bot manager"]:
         assert pattern.search(text) is None, text
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), [
+    ("secret_assignment", 'AT%CMNG=0,13905815,3,"0a58197fae07e330f81f621bac556b6c"',
+     "0a58197fae07e330f81f621bac556b6c"),
+    ("secret_assignment", "wpa_cli -i wlan0 wps_pin any 94566512", "94566512"),
+    ("secret_assignment", "[hap] setup code: 291-14-540", "291-14-540"),
+    ("secret_assignment", "=> setenv ota_token ZtpEf5D2kNdKxd3NxArfNgqp1tolWPMW",
+     "ZtpEf5D2kNdKxd3NxArfNgqp1tolWPMW"),
+    ("secret_assignment", "$ fastboot oem unlock 9DA377B6ACBFF1D3", "9DA377B6ACBFF1D3"),
+    ("secret_assignment", '{"claim_code": "M8TENO", "region": "apac"}', "M8TENO"),
+    ("secret_assignment", "theme=dark; __cf_bm=H1DPcilnI0yvkYGFpRg9znLhBz0G0o3a",
+     "H1DPcilnI0yvkYGFpRg9znLhBz0G0o3a"),
+])
+def test_the_collectors_ax_to_bk_round(kind, text, value):
+    """The AX-BK round's shapes in RE2: each value inside a match, or a match runs up to it
+    from its name."""
+    pattern = compile_re2(RE2_PATTERNS[kind])
+    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
+
+
+def test_the_collectors_ax_to_bk_round_leaves_its_look_alikes():
+    pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
+    for text in ["=> setenv bootargs console=ttymxc1,115200", "fastboot oem unlock",
+                 "setup code is printed on the label"]:
+        assert pattern.search(text) is None, text

@@ -319,7 +319,6 @@ _KNOWN_MISSES_Z: dict[str, dict[str, str]] = {
     },
     'corpus_zc': {
         '881 204': _Z_PIN_SPACED,
-        'Harbrook2024!SW': _Z_TOLD_NO_NAME,
         'OTU3ODQ3ODE2': _Z_BASE64_BSN,
         'Summer2019': _Z_CRACKED,
         'Spring2024!mk': _Z_USERNAME_FIELD,
@@ -3350,8 +3349,6 @@ _KNOWN_MISSES_B: dict[str, dict[str, str]] = {
          'Yx1nbpq3yXd4d7bLyU3uv2v_cOdjDrnRdlfqQc91paBtEDOrcll3N_iOMI\n8JO6u'
          'lh-Z3Gx4iODU1VjPipvfQRmtg'):
             _B_WRAPPED,
-        'Db#PHDZDp29': _B_NO_WORD,
-        'Yl2se4EgETpGdZ_Msk': _B_NO_WORD,
         'WXVraSBUYW5ha2E=': _B_NAME_B64,
         'ghp_uWzKdax7tSWcnVVr': _B_WRAPPED,
         'mpdq61KMYb70jLB6yloL': _B_WRAPPED,
@@ -3677,7 +3674,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         '19 943870303': _M_PHONE_FORMAT,
         '(seven one eight) 4 0 2 -- 6 6 1 9': _M_SPOKEN,
         '0eight0 - 3two1 - 77 09': _M_SPOKEN,
-        'Hernández': _M_ANSWER_APART,
         '=+ZhryscYipWQRS+QMeU': _M_LEADING_EQUALS,
         'seis cuatro dos - 38 - 91 - 07': _M_SPOKEN,
         '3️⃣1️⃣0️⃣ 4️⃣7️⃣2️⃣ 9️⃣0️⃣1️⃣8️⃣': _M_SPOKEN,
@@ -4010,11 +4006,9 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
         '81-0325928': _A_ID,
         'BundabergMam82 rosebud': _M_NO_WORD,
         '9973': _A_CODE_OR_SECRET,
-        '180605': _A_CODE_OR_SECRET,
         '0409803668': _M_PHONE_FORMAT,
         'Bundaberg1985': _M_NO_WORD,
         '982335': _A_CODE_OR_SECRET,
-        '362007': _A_CODE_OR_SECRET,
         '5401 140736': _A_ID,
         'C42407961': _A_ID,
         'ShamrockDad31': _M_NO_WORD,
@@ -4789,10 +4783,35 @@ _X_SESSION_HEX = ("a bare session= holding 32 hex digits in an audit line: a Web
                   "kernel's id reads the same, left as every corpus's are")
 _X_GENERIC_ID = ("a DoD ID under a generic id_number column whose type (CAC) stands in the "
                  "column beside: a generic id's column asks for a country's check")
-_X_LOCKBOX = "a bank lockbox's number under 'Lockbox:', read as a key box's code"
 _X_LPA_KEY = "Freddie Mac's LPA key (a loan's id) under 'Key:', read as a secret's"
 _X_FILE_NAME = "a record's number in a file's name after '_', read as a phone"
 _X_PROSE_PASSWORD = "prose's example of a bad password ('BAD password: Company name + year')"
+# Corpora AX to BK (fraud and chargebacks, medical billing, embedded devices and factory
+# provisioning, home services marketplaces, subscription billing, the creator economy).
+_X_TOLD_CODE = ("a one-time code told after a verb or with other words between it and its name "
+                "('le client a lu le code 522449', 'SMS con il codice 642099', an amount between)")
+_X_MRZ_CHECK = "a passport's number in an MRZ line whose check digits fail (the corpus's own)"
+_X_SESSION_ID = ("a session_id in a JSON log: a chat's or an analytics session's id reads the "
+                 "same, left as every corpus's are")
+_X_ANSWER_APART = "a security answer after 'the answer is', the question's words a sentence away"
+_X_PHONE = ("a phone with no word the detectors read as naming it (an Italian mobile after an "
+            "office's name, a Mexican landline after an e-mail, an Indian mobile after 'Contact')")
+_X_PASSWORD_APART = ("a password at a sentence's end, the words naming it further back ('read "
+                     "out the local admin password so we could log in remotely: X', 'I reset it "
+                     "yesterday to X')")
+_X_CODES_IN_CHAT = "backup codes in a chat's reply to the question that names them"
+_X_DEVICE_KEY = ("a device's key as a tool prints it with no name beside it (jq's output, a key "
+                 "block's bytes in groups)")
+_X_SUPPORT_CODE = "a support session's one-time code of digits and a dash ('632-333')"
+_X_ACCESS_CODE = ("a door's, gate's or alarm's code in prose or under a table's 'Access' column "
+                  "('gate 263563', 'code FGHC' a clause after the lockbox, 'Code 2158 innerhalb')")
+_X_LINK_TOKEN = "a token in a link's path (/u/<token>, /alert-box/v3/<token>)"
+_X_LICENCE_HEX = "Avalara's licence key, 16 hex digits under LICENSE_KEY, read as an id"
+_X_LETTERS_CELL = ("a password of letters alone in a provisioning export's column, read by the "
+                   "cell check as a name")
+_X_IMEI = "an IMEI in a device's boot log or a carton's list: redacted on purpose"
+_X_FUSE_DIGEST = ("espefuse's key block holding a secure boot digest: a key block's bytes are "
+                  "redacted whatever its purpose")
 
 _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
     "corpus_as": {"523": _X_DIGITS_ELSEWHERE},
@@ -4803,6 +4822,30 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
     "corpus_av": {"828532536": _V_SSN, "257105628": _V_SSN, "357075778": _V_SSN,
                   "867930786": _V_SSN, "863916061": _V_SSN},
     "corpus_aw": {"1262454713": _X_GENERIC_ID, "1400205757": _X_GENERIC_ID},
+    "corpus_ax": {"522449": _X_TOLD_CODE, "642099": _X_TOLD_CODE, "200505": _X_TOLD_CODE,
+                  "545895": _X_TOLD_CODE, "266377263": _X_MRZ_CHECK,
+                  "42eletyie752ei49jceud19n0o": _X_SESSION_ID,
+                  "rkoid536cq32lknrhcmrgbeboc55ky29": _X_SESSION_ID},
+    "corpus_ay": {"Tacoma": _X_ANSWER_APART, "196617": _X_TOLD_CODE, "304 1590443": _X_PHONE,
+                  "rdhlfsEx6Ph3SOONKE9ALAHeBdnnxjgu9I6gBpANeSI": _CSRF,
+                  "nFltTL4NA9KPanSeERW0aEHzWCTe6Cof0BpfsQrv21k": _CSRF},
+    "corpus_az": {"Orbit!2705Q": _X_PASSWORD_APART, "Tundra#7449z": _X_PASSWORD_APART,
+                  "4uhre-35per": _X_CODES_IN_CHAT, "1gr6g-ru7rj": _X_CODES_IN_CHAT,
+                  "cq9ef-g8aa2": _X_CODES_IN_CHAT, "kk848-e4u8h": _X_CODES_IN_CHAT,
+                  "JGrCkaMajQim": _X_LETTERS_CELL, "ImBeQSKVWsLfP2x'": _X_DEVICE_KEY,
+                  "632-333": _X_SUPPORT_CODE, "095-459": _X_SUPPORT_CODE,
+                  "(33) 1011-1374": _X_PHONE,
+                  "9aa9 4ab4 29a0 bc79 caa5 ffb3 01c1 ed3f": _X_DEVICE_KEY,
+                  "212f f2b6 f405 5d61 a22e f29c 73f1 11ea": _X_DEVICE_KEY},
+    "corpus_bi": {**dict.fromkeys(("189", "263563", "47386", "6193", "2158", "9532", "FGHC",
+                                   "8044", "1099", "739120", "31664", "ADHF"), _X_ACCESS_CODE),
+                  "Rosie$tigers93": _X_PASSWORD_APART, "cowboys1758.": _X_PASSWORD_APART,
+                  "7582638214": _X_PHONE},
+    "corpus_bj": {"112181": _X_TOLD_CODE, "Bwo3ZWvfEPFL": _X_LINK_TOKEN,
+                  "rcKJUyLlfw7O": _X_LINK_TOKEN, "sX0Rf4GA8N": _X_LINK_TOKEN,
+                  "nTauyU4D": _X_LINK_TOKEN, "199608A437F4AF38": _X_LICENCE_HEX,
+                  "349 6621459": _X_PHONE},
+    "corpus_bk": {"FE8E0A46144DB8D2C428": _X_LINK_TOKEN},
 }
 
 _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
@@ -5046,7 +5089,6 @@ _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
         'Shadow$973c': _V_PASSWORD,
         'LuhkFtgupv': _V_TOKEN,
         '079242202': _V_SSN,
-        '09077556143': _V_PHONE,
         'Peaches582@': _V_PASSWORD,
         '0064752809': _V_CODE_OR_SECRET,
         '557036': _V_CODE_OR_SECRET,
@@ -6497,10 +6539,11 @@ _KNOWN_CHANGED_U: dict[str, dict[str, str]] = {
 
 
 _KNOWN_CHANGED_X: dict[str, dict[str, str]] = {
-    "corpus_as": {"AS-192": _X_LOCKBOX, "AS-361": _X_LOCKBOX, "AS-397": _X_LOCKBOX},
     "corpus_at": {"AT-025": _X_LPA_KEY},
     "corpus_au": {"AU-262": _DOCS_RANGE},
     "corpus_av": {"AV-381": _X_FILE_NAME, "AV-400": _X_PROSE_PASSWORD},
+    "corpus_az": {"AZ-077": _X_IMEI, "AZ-238": _X_IMEI, "AZ-426": _X_IMEI,
+                  "AZ-265": _X_FUSE_DIGEST, "AZ-452": _X_FUSE_DIGEST},
 }
 
 _KNOWN_CHANGED_V: dict[str, dict[str, str]] = {
