@@ -527,6 +527,14 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|fastboot[ \t]+(oem|flashing)[ \t]+unlock[ \t]+[0-9A-Fa-f]{8,64}"
                          r"|\bpdl_(live|sdbx|test)_apikey_[A-Za-z0-9_]{30,}|__cf_bm=[^\s;,\"']{20,}"
                          r"|\"claim_code\"[ \t]*:[ \t]*\"[^\"\n]{4,64}"
+                         # (BL-BQ: a Windows program's password switch, Agora's RTC token, a
+                         # vehicle's immobiliser and key codes, an authenticator's seed)
+                         r"|[ \t](?i:/(password|passwd|pwd)[:=])[^\s\"']{4,128}"
+                         r"|\b007eJ[A-Za-z0-9+/]{60,}"
+                         r"|(?i:(key[ \t]*code|incode|immobili[sz]er[ \t]*(pin|code)"
+                         r"|code[ \t]+carte)[ \t]*[:=]?[ \t]*)[0-9]{4,6}"
+                         r"|(?i:(manual[ \t]+entry[ \t]+key|mfa[ \t]+seed)[^\n:]{0,30}:?[ \t]*)"
+                         r"[A-Z2-7]{16,64}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

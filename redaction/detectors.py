@@ -697,7 +697,9 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" if w != "map" else
     # a WebSocket handshake's nonce (Sec-WebSocket-Key): 16 random bytes that guard nothing
     "websocket",
     # an Apple crash report's device digest ("CrashReporter Key:   <40 hex>")
-    "crashreporter"))
+    "crashreporter",
+    # a JWKS's cached key ids ("cached keys: [3891afa9aa0eeea1, ...]"): public
+    "cached"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
 # UPI's handles (a payment address's bank: rohit.verma@okhdfcbank), and what the detector
 # of rewritten, guest and UPI addresses needs (its prefilter, plain and joined alike).
@@ -938,7 +940,9 @@ _NOT_THE_SECRET = "".join(rf"(?<!{w})" for w in (
 _NOT_LOGPROBS = (r"(?!\\?[\"']?\s*,\s*\\?[\"'](?:logprob|value\\?[\"']\s*:))"
                  # LiteLLM's spend log: the key's SHA-256 under api_key, then the spend
                  # (and its key info: {"key": "<sha256>", "info": {"key_name": "sk-...x"}})
-                 r"(?!(?<=[0-9a-f]{64})\\?[\"']\s*,\s*\\?[\"'](?:spend|info)\\?[\"'])"
+                 # (its model's name between them too: "api_key": "<sha256>", "model": ..., "spend")
+                 r"(?!(?<=[0-9a-f]{64})\\?[\"']\s*,\s*(?:\\?[\"']model\\?[\"']\s*:\s*\\?[\"'][^\"'\\\n]{1,80}"
+                 r"\\?[\"']\s*,\s*)?\\?[\"'](?:spend|info)\\?[\"'])"
                  # the same pair in protobuf's text format (key:"span_id" value:{...})
                  r"(?!\\?[\"']?[ \t]+value[ \t]*:[ \t]*\{)")
 # A key holding a secret's word, read whole, and its closing quote; and, in the prefilter's
@@ -1791,7 +1795,8 @@ _NATIONAL_IDS = (
     _named_id((r"driver'?s?[ _-]?licen[cs]e(?:[ _-]?(?:no|number|num|#))?\.?",
                # (not inside a word in capitals: a report's "CALLS HANDLED" column; nor a
                # bearer's downlink rate, APN-AMBR-DL=)
-               r"(?<![A-Za-z-])(?-i:DL)(?:[ _/-]?(?:#|no|number|ID[ \t]+Number))?",
+               # (not a column's word that starts with it: "DLPerf")
+               r"(?<![A-Za-z-])(?-i:DL)(?![a-z])(?:[ _/-]?(?:#|no|number|ID[ \t]+Number))?",
                _AS_KEY % "dl_?number",
                r"permis[ \t]+de[ \t]+conduire", r"(?<![a-z])licencia",
                r"licen[cs]e[ _-]?(?:number|no)\b"),
@@ -2216,7 +2221,8 @@ _CODE_GAP = (r"(?:[ \t]+(?:on|the|back|front|of|my|your|card|de|la|el|del|tarjet
 _OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lockbox",
                        "locker", "disarm",
                        "key safe", "key-safe", "key_safe", "keysafe", "keybox", "key box",
-                       "key_box", "key-box", "building", "passcode",
+                       "key_box", "key-box", "key_drop", "key drop", "key-drop", "keydrop",
+                       "building", "passcode",
                        "pass code", "pass-code", "pass_code", "digicode", "c\u00f3digo",
                        "codigo", "kod ", "t\u00fcrcode", "haust\u00fcrcode", "torcode",
                        "\u6697\u8a3c\u756a\u53f7", "\u30aa\u30fc\u30c8\u30ed\u30c3\u30af",
@@ -2234,6 +2240,8 @@ _OPENING_CODE_WORDS = ("alarm", "door", "gate", "entry", "garage", "keypad", "lo
 # and Japanese: "Digicode communiqué : 7904", "Código del portal 0336", "kod odbioru paczki
 # 2921", "Haustürcode", "オートロック暗証番号は1029です")
 _OPENING_CODES = (r"(?:alarm|door|gate|entry|garage|keypad|lockbox|key[ _-]?safe|key[ _-]?box"
+                  # (a repair shop's key drop box: "key_drop_code": "4770")
+                  r"|key[ _-]?drop"
                   r"|building|locker|lift|intercom|override|(?-i:KS)"
                   r"|disarm)"
                   r"[ _-]?code|pass[ _-]?code|digicode"
@@ -3205,7 +3213,7 @@ _CARD_CODES = (
        r"(?![\d.,:/-]?\d)" + _ELECTRIC_UNITS,
        prefilter=(r"(?i)(?:pin|puk|code|c[ao]digo|kod|dtmf|sirri|aaa|passkey|codice|portail"
                   r"|garaje|combinaz|combinaci|combina.{1,2}o|keypad|disarm|lock[ _-]?box"
-                  r"|key[ _-]?(?:box|safe)|sleutel"
+                  r"|key[ _-]?(?:box|safe|drop)|sleutel"
                   r"|cijferslot|kluisje|zahlenschloss|ssel(?:kasten|safe|tresor))"
                   r"[^\r\n]{0,48}(?:\d{4}|\d \d \d \d)"),
        group=1,
@@ -3273,6 +3281,13 @@ _KBA_NAMES = (
     rf"|nombre{_T}de{_T}(?:mi|tu|su){_T}primera{_T}mascota"
     rf"|apellido{_T}de{_T}soltera{_T}de{_T}(?:mi|tu|su){_T}madre"
     rf"|respuesta{_T}(?:a|de){_T}(?:(?:la|mi|tu|su){_T})?pregunta{_T}(?:de{_T}seguridad|secreta)"
+    # (a call note's "respuesta de seguridad «Rivera» correcta"; an export's questions as JSON,
+    # {"q":"First pet's name","a":"Ms. Patterson"})
+    rf"|respuesta{_T}de{_T}seguridad"
+    # (and the question on its line, the answer on the next, "Q: Your first car?\nA (as
+    # given): blue Civic")
+    r"|(?-i:Q)[1-3]?:[^\n?]{3,80}\?[ \t]*\n[ \t]*(?-i:A)(?:[ \t]*\([^)\n]{1,30}\))?(?=[ \t]*:)"
+    r"|(?-i:q)\\?\"[ \t]*:[ \t]*\\?\"[^\"\n]{3,100}\\?\"[ \t]*,[ \t]*\\?\"(?-i:a)\\?\"(?=[ \t]*:)"
     rf"|palabra{_T}(?:secreta|memorable)"
     rf"|nom{_T}de{_T}jeune{_T}fille{_T}de{_T}(?:ma|votre|ta){_T}m[èe]re"
     rf"|(?:nom{_T}de{_T})?mon{_T}premier{_T}animal"
@@ -3324,7 +3339,7 @@ _KBA_NOT = (r"(?:required|needed|missing|wrong|incorrect|correct|invalid|not|set
 # What ends an answer of several words ("Van der Berg", "St Mary's primary" go on).
 _KBA_THEN = (r"(?:and|but|so|or|if|because|y|et|und|en|e|o|ou|oder|lub|ale|please|thanks|which"
              r"|that|who|when|is|was|it|i|we|you|with|for|not|then|also|to|in|on|at|from|as)")
-_KBA_VALUE = r"[^\s,.;:!?\"'()\[\]{}<>=]"
+_KBA_VALUE = r"[^\s,.;:!?\"'()\[\]{}<>=\u00ab\u00bb]"
 _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|geheime|mascota|scuola"
                   r"|eerste"
                   r"|born|geburtsort|naissance|natal|lieblingslehrer|erstes|grew"
@@ -3332,6 +3347,8 @@ _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|gehei
                   r"|birth|favou?rite|memorable|(?:security|secret)[ \t]+(?:answer|word|phrase"
                   r"|question|q)|secq|answer[ \t]+(?:given|provided|supplied)|security[ \t]+answer"
                   r"|q[1-3]?:[^\r\n]{3,90}a:|security_a|answer_(?:given|provided|supplied)|answer="
+                  r"|q[1-3]?:[^\r\n]{3,90}\?[ \t]*\r?\n[ \t]*a|respuesta[ \t]+de[ \t]+seguridad"
+                  r"|q\\?\"[ \t]*:[^\r\n]{3,110}\\?\"a\\?\"[ \t]*:"
                   r"|mascota|soltera|pregunta|palabra"
                   r"|jeune[ \t]+fille|premier[ \t]+animal|question|m.morable|m.+dchenname"
                   r"|haustier|sicherheits|meisjesnaam|(?:beveiligings|veiligheids)vraag"
@@ -3387,11 +3404,15 @@ _NAMED_CODE = (
     rf"(?ai)(?<![a-z]){_NAMED_CODE_NOT}{_AFTER_AN_INDIAN_STATE}"
     r"(?!pincode\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?[1-9]\d{5}\b)"
     rf"(?:{_NAMED_CODES})(?![a-z0-9])"
+    # (nor a customer's number: Italian's "Codice cliente: 83936")
     r"(?:[ \t]+(?!(?:count|pad|pads|length|size|memory|mode|map|mapping|number|numbers|of|in"
+    r"|cliente|clienti"
     r"|change|review|base|path|block|coverage|owner|owners|style|smell|freeze|generation"
     r"|point|page|name|editor|quality|sample|snippet|example|lines?|postal|post|zip|area"
     r"|country|promo\w*|descuento|r[ée]duction|rabatt|sconto|produit|producto|art[ií]culo"
-    r"|article|erreur|error|fehler|errore|erro|retour|de[ \t]+(?:erreur|error|erro|errore)"
+    # (and a device's identification: "Código de identificação da urna: 6871046")
+    r"|article|erreur|error|fehler|errore|erro|retour|de[ \t]+(?:erreur|error|erro|errore"
+    r"|identifica\w*)"
     # (a tax's, Brazil's "Código da receita: 0190", an activity's or a product's class)
     r"|receita|tributo|munic[íi]pio|ibge|cnae|ncm|cfop)\b)"
     # (or an amount: a 3-D Secure text's "code to approve the 84.20 EUR payment at X is")
@@ -3435,13 +3456,13 @@ _SECURITY_ANSWERS = (
        rf"(?:[ \t]*(?:->|[:=,\u2013\u2192-]|\?[ \t]*(?:\u2192|->))[ \t]*(?:{_KBA_IS}[ \t]+)?"
        rf"|[ \t]+{_KBA_IS}[ \t]+"
        # a note's "first pet Ziggy", "(Okafor)", a caller's answer after the question
-       r"|[ \t]+(?=(?-i:[\"'\u2018\u201c]?[A-Z0-9]))|[ \t]*\([ \t]*(?:current:[ \t]*)?"
+       r"|[ \t]+(?=(?-i:[\"'\u2018\u201c\u00ab]?[A-Z0-9]))|[ \t]*\([ \t]*(?:current:[ \t]*)?"
        rf"|\?[ \t]*(?:{_KBA_ANSWERER})[ \t]*:[ \t]*"
        # (a ticket's 'answered security question "first pet's name" with "Peanut"', "(first
        # pet's name) with \"Granny Rosa\"")
        "|[\"'\u201d)][ \t]+with[ \t]+(?=[\"'\u201c]))"
        r"(?:(?:a|an|the|ein|eine|la|el|le|de)[ \t]+(?=(?-i:[A-Z])))?"
-       r"[\"'\u2018\u201c\u201e]?"
+       r"[\"'\u2018\u201c\u201e\u00ab]?"
        # (a title's dot is part of it: "Mrs. Okafor")
        rf"((?!{_KBA_NOT}(?![^\W_]))(?:(?-i:Mrs?|Ms|Dr|St)\.[ \t](?=(?-i:[A-Z])))?"
        rf"(?:{_KBA_VALUE}['\u2019]{_KBA_VALUE}{{1,20}}"
@@ -7360,9 +7381,43 @@ DETECTORS: tuple[Detector, ...] = (
        gate=r"(?i:session)"),
     _d("national_id", r"\\?\"chave_?pix\\?\"\s*:\s*\\?\"(\d{11})\\?\"", ids.cpf_ok,
        prefilter=r"(?i)chave_?pix\\?\"\s*:", group=1, digits=True, gate=r"(?i:chave)"),
+    # Agora's RTC access token (AccessToken2: "007" and a zlib stream in base64, "eJ...").
+    _d("api_key", r"(?<![A-Za-z0-9+/])007eJ[A-Za-z0-9+/]{60,}={0,2}(?![A-Za-z0-9+/=])",
+       prefilter=r"007eJ[A-Za-z0-9+/]{60}", needles=("007eJ",), start=_at_literal(("007eJ",))),
     _d("api_key", r"(?<![A-Za-z0-9_])pdl_(?:live|sdbx|test)_apikey_[A-Za-z0-9_]{30,}",
        prefilter=r"pdl_(?:live|sdbx|test)_apikey_", needles=("pdl_",),
        start=_at_literal(("pdl_",))),
+    # A vehicle's immobiliser, key and radio codes (a locksmith portal's "key code 04505,
+    # incode 797360", "codice immobilizer 94402", "immo pin ... 54337" a line apart is not
+    # read) and a Wi-Fi network's WPA2 key after its label ("WPA2: Piston$camshaft75").
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:key[ \t]*code|incode|outcode|radio[ \t]*code"
+       r"|immo(?:bili[sz]er)?[ \t]*(?:pin|code)|codice[ \t]+(?:immobilizer|radio|autoradio)"
+       # (a French key's "code carte", the card the maker gives with the car)
+       r"|code[ \t]+carte)"
+       r"[ \t]*(?:is[ \t]+|[:=][ \t]*)?(\d{4,6})(?![\d/:-]|[.,]\d)", _not_zeros,
+       prefilter=(r"(?i)(?:key[ \t]*code|incode|outcode|radio[ \t]*code|immo"
+                  r"|codice[ \t]+(?:immo|radio|autoradio)|code[ \t]+carte)"),
+       group=1, digits=True, gate=r"(?i:code|immo)"),
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])wpa2?(?:[ _-]?(?:psk|key|personal|passphrase))?[ \t]*:[ \t]*"
+       r"([^\s,;\"']{8,63})"
+       r"(?=[\s,;\"']|$)", v.temp_password_ok,
+       prefilter=r"(?i)wpa2?[a-z _-]{0,12}:[ \t]*[^\s,;\"']{8}", group=1, gate=r"(?i:wpa)"),
+    # A Windows program's password switch ("/password:hjUC0XSb...", "/pwd:..."), as a process
+    # creation event's command line shows it; an authenticator's manual entry key ("Manual
+    # entry key shown to user: GLIPLXLL...", "MFA seed SIQQ..."), base32.
+    _d("secret_assignment",
+       r"(?i)(?<![\w/-])/(?:password|passwd|pass|pwd)[:=](\\?[\"']?[^\s\"']{4,128})",
+       v.secret_value_ok, prefilter=r"(?i)/(?:password|passwd|pass|pwd)[:=]", group=1,
+       gate=r"(?i:/pass|/pwd)"),
+    _d("secret_assignment",
+       r"(?i)(?:(?:manual[ \t]+entry|setup|totp|authenticator)[ \t]+key(?:[ \t]+[a-z]+){0,4}"
+       r"[ \t]*(?::|is)|(?:mfa|totp|otp|2fa)[ \t]+(?:seed|secret)(?:[ \t]*(?::|is))?)"
+       r"[ \t]*((?-i:[A-Z2-7]{16,64}))(?![A-Za-z0-9])", v.has_digit,
+       prefilter=(r"(?i)(?:manual[ \t]+entry|setup|totp|authenticator)[ \t]+key"
+                  r"|(?:mfa|totp|otp|2fa)[ \t]+(?:seed|secret)"), group=1,
+       gate=r"(?i:key|seed|secret)"),
     # A temporary password given in a chat after a reset ("reset it, temp is Claims@8720T").
     _d("secret_assignment",
        r"(?i)(?<![\w-])temp(?:orary)?(?:[ \t]+(?:password|passwd|pw|pass|pwd))?[ \t]*(?:is|:|=)"
@@ -7591,7 +7646,8 @@ DETECTORS: tuple[Detector, ...] = (
        r"|(?<![\w-])(?:htpasswd|mosquitto_passwd)(?:[ \t]+-\w+)*?[ \t]+-\w*b\w*(?:[ \t]+-\w+)*"
        r"(?:[ \t]+[^\s-]\S*){2}[ \t]+"
        # (its proxy's login too: -U, --proxy-user)
-       r"|(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-u|--user|-U|--proxy-user)[ \t]+"
+       # (and -u among other short flags: curl -su user:X)
+       r"|(?<![\w-])curl\b(?:[^\n|;&]|\\\n)*?[ \t](?:-[a-zA-Z]*u|--user|-U|--proxy-user)[ \t]+"
        # (no password after a key and its colon: -u "$STRIPE_SECRET_KEY:" -d ...)
        r"(?:['\"]?[^\s:'\"]*|\"[^\s:'\"]*\"|'[^\s:'\"]*'):(?![\"'](?:[ \t]|$))"
        r"|(?<![\w-])curl\b[^\n|&]*?[ \t](?:-b|--cookie)[ \t]+"
@@ -9334,6 +9390,8 @@ DETECTORS: tuple[Detector, ...] = (
        # (not a variable after a quoted key, {"password": jdbc_pw}: a string would be quoted;
        # nor a list of settings, Snowflake's CREDENTIALS = (AWS_KEY_ID='...' ...))
        r"(?!(?:(?<=[\"']:)|(?<=[\"']: ))[A-Za-z_]\w*[ \t]*[,})\]\n])(?!\([A-Za-z_]\w*[ \t]*=)"
+       # (nor a SQL or code function's call on a column: key_last4 = right(key_plain, 4))
+       r"(?![a-z_]+\((?:[a-z_]+[,)]|[a-z_]+::))"
        # (not an object or a list opening: "credentials": [{"type": ...}] holds pairs)
        # (not a number: something past digits and dots, "&" too, as in KC_DB_PASSWORD: 0&&tk4j)
        rf"(?!\[?\{{\\*[\"'])((?=[^{_VALUE_STOP}]*(?:[^{_VALUE_STOP}\d.]|&(?![\w.-]*=)))"

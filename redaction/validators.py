@@ -1661,7 +1661,8 @@ _X_PATH = re.compile(r"/X{3,}/X{3,}(?:/X{3,})?$")
 
 
 _PLACEHOLDER_WORDS = re.compile(r"(?i)(?:^|[_.-])(?:your|here|example|placeholder|replace"
-                                r"|changeme|dummy|fake)(?:[_.-]|$)")
+                                # (a rotated key's note in its place: sk_live_REDACTED_ROTATED)
+                                r"|changeme|dummy|fake|redacted|rotated|revoked)(?:[_.-]|$)")
 
 
 def bare_secret_ok(candidate: str) -> bool:

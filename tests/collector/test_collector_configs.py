@@ -958,3 +958,26 @@ def test_the_collectors_ax_to_bk_round_leaves_its_look_alikes():
     for text in ["=> setenv bootargs console=ttymxc1,115200", "fastboot oem unlock",
                  "setup code is printed on the label"]:
         assert pattern.search(text) is None, text
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), [
+    ("secret_assignment", "ResultsExport.exe /user:svc /password:hjUC0XSbO1IoWVUbTQYI2l /x",
+     "hjUC0XSbO1IoWVUbTQYI2l"),
+    ("secret_assignment", "# 007eJx3oXWiJDKp6+MHiKRIQxJnl7vE7NyBcsjhBbG1C4qouMMCJvRtJ5l9UJUkGI6"
+                          "Cksq0d4ccE3FB", "007eJx3oXWiJDKp6+MHiKRIQxJnl7vE7NyBcsjhBbG1C4qou"),
+    ("secret_assignment", "key code + PATS | key code 04505, incode 797360", "797360"),
+    ("secret_assignment", "Manual entry key shown to user: GLIPLXLLLMQYFDBCO3RLXURM36VYVHQA.",
+     "GLIPLXLLLMQYFDBCO3RLXURM36VYVHQA"),
+])
+def test_the_collectors_bl_to_bq_round(kind, text, value):
+    """The BL-BQ round's shapes in RE2: each value inside a match, or a match runs up to it
+    from its name."""
+    pattern = compile_re2(RE2_PATTERNS[kind])
+    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
+
+
+def test_the_collectors_bl_to_bq_round_leaves_its_look_alikes():
+    pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
+    for text in ["see https://help.portal.net/a/password:reset", "key code reader on door 3",
+                 "manual entry key is printed below the QR code"]:
+        assert pattern.search(text) is None, text

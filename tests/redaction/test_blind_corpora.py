@@ -866,7 +866,6 @@ _KNOWN_CHANGED_Q: dict[str, dict[str, str]] = {
     },
     'corpus_qd': {
         'QD-015': _Q_COMPANY_IBAN,
-        'QD-410': _Q_ENC,
         'QD-524': _Q_COMPANY_IBAN,
     },
     'corpus_qf': {
@@ -4810,6 +4809,32 @@ _X_LICENCE_HEX = "Avalara's licence key, 16 hex digits under LICENSE_KEY, read a
 _X_LETTERS_CELL = ("a password of letters alone in a provisioning export's column, read by the "
                    "cell check as a name")
 _X_IMEI = "an IMEI in a device's boot log or a carton's list: redacted on purpose"
+# Corpora BL to BQ (elections administration, auto repair, tutoring marketplaces, therapy
+# practices, sports teams, AI API resellers and GPU clouds).
+_X_ANSWER_COLUMN = "security answers under numbered columns (sq1|answer1|sq2|answer2)"
+_X_BUREAU_SSN = ("an SSN in a pipe-delimited feed's record or a SQL IN list's second item, "
+                 "no name beside it")
+_X_VOTER_TITLE = "Brazil's voter registration number (título de eleitor), no detector for it"
+_X_PASSWORD_NO_NAME = ("a password with no name the detectors read beside it (a line of a "
+                       "handover list after a network's name, a portal's one-time password "
+                       "opening with '=?', a diceware phrase after Korean's 비번은)")
+_X_CODE_APART = ("a code told apart from its name or with no name (an alarm's 'arm with code "
+                 "6658', a cabinet's 'combo', 'SKC ... it was 9328', a radio's 'codice' after a "
+                 "verb)")
+_X_VENDOR_KEY = ("a vendor's key or id in a shape the detectors do not know (fk_live_ after "
+                 "'Eccolo', Modal's ak- token id)")
+_X_SESSION_HEADER = ("a session's token under a header or a label the detectors do not read "
+                     "(X-Session-Id, Korean's 세션 토큰, a scanner's session hex)")
+_X_HEX_SIGNATURE = "a webhook's or a request's signature (HMAC hex or base64): left by design"
+_X_FAQ_ANSWER = "an FAQ's 'Q: ...? A: ...' read as a security question and its answer"
+_X_RECEIPT_AUTH = ("a card receipt's six-digit 'Auth code', read as a one-time code (a 2FA "
+                   "'auth code' reads the same)")
+_X_KEY_PROSE = ("a lower-case word after a name holding a secret's word, read as its value ('New "
+                 "key: delivered via ...', a job's 'sig-sync: pulled 1,882 ...')")
+_X_PART_NUMBER = "a part number in an invoice's PART NO. column, read as a phone"
+_X_LICENCE = "Italy's driving licence number after 'Patente n.:', no detector for it"
+_X_I18N_MESSAGE = ("a form's message under an i18n key naming a password "
+                   "(errors.password.too_short = \"Use at least 12 characters\")")
 _X_FUSE_DIGEST = ("espefuse's key block holding a secure boot digest: a key block's bytes are "
                   "redacted whatever its purpose")
 
@@ -4846,6 +4871,38 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
                   "nTauyU4D": _X_LINK_TOKEN, "199608A437F4AF38": _X_LICENCE_HEX,
                   "349 6621459": _X_PHONE},
     "corpus_bk": {"FE8E0A46144DB8D2C428": _X_LINK_TOKEN},
+    "corpus_bl": {"Mrs. Abernathy": _X_ANSWER_COLUMN, "Flagstaff": _X_ANSWER_COLUMN,
+                  "289447705": _X_BUREAU_SSN, "043815441": _X_BUREAU_SSN,
+                  "273273046": _X_BUREAU_SSN, "(81) 6919 3725": _X_PHONE,
+                  "3467 3086 0442": _X_VOTER_TITLE, "2350 7988 0906": _X_VOTER_TITLE,
+                  "7858 6212 0590": _X_VOTER_TITLE, "HJF7r31gr0Z2i7m0f4epUXfa": _X_PASSWORD_APART},
+    "corpus_bm": {**dict.fromkeys(("1340", "6658", "8287", "54337", "66883", "0351", "918519",
+                                   "9328", "1954"), _X_CODE_APART),
+                  "fk_live_X2hhmJR7yAWLttsxpYgFQKg86yKI": _X_VENDOR_KEY,
+                  "Bosch&motore17": _X_PASSWORD_APART, "Bosch-776*": _X_PASSWORD_NO_NAME,
+                  "=?SnRbF6qYAR3QD": _X_PASSWORD_NO_NAME, "Mustang_57!": _X_PASSWORD_NO_NAME,
+                  "lYLNeC5C": _X_CODE_APART,
+                  "6109dac733df8a294dc0a4d140fe2f2c": _X_SESSION_HEADER,
+                  "5fb0f22ed1edd868e812374604cd1ff6f92e4fd00b2071d5f241222e5ed7df36": _CSRF,
+                  "uE9n-D2PUVYMqnGlbPm30D4ARUqrrQ6i4E8wEq9Xy8D": _X_LINK_TOKEN,
+                  "f9ee10be7e77c595f929f58adb926e261a8f64437e7178183de2e8cf371c4513":
+                      _X_HEX_SIGNATURE,
+                  "YZLn+yDsW52qCdkzNMs+zoaHorI=": _X_HEX_SIGNATURE,
+                  "uopb-ol9b-s82c-16i2": _X_CODES_IN_CHAT, "q2wu-q0jr": _X_CODES_IN_CHAT,
+                  "750 811 189": _X_PHONE, "0769301743": _X_PHONE, "0621/159 3801": _X_PHONE,
+                  "NA5381546D": _X_LICENCE},
+    "corpus_bn": {"(six one five) six seven five nine zero seven eight": _SPOKEN_OTHER},
+    "corpus_bo": {"534449": _X_TOLD_CODE, "100489": _X_TOLD_CODE, "206913086": _X_BUREAU_SSN,
+                  "95Gt05EmQffL56k9hibn2jkP217NW5KU": _X_LINK_TOKEN,
+                  "RUJVQ8Fr1nHsRMtSOEgNMjB-TnMV5sE0": _X_LINK_TOKEN},
+    "corpus_bp": {"lfsypon0t40GqYVZ5wsyVeX9vLkegABBaBx7RsJ8": _X_SESSION_HEADER,
+                  "fREQWa0dtNOwwHctwkHQVX8Kz8OVPrDD7Uid0eG0": _X_SESSION_HEADER,
+                  "EKyTcKkq34bEXZrdw8XhiSDMxuxHCJCj6TA92ONx": _X_SESSION_HEADER,
+                  "366 6952948": _X_PHONE, "366 6391673": _X_PHONE},
+    "corpus_bq": {**dict.fromkeys(("horse-battery-mango-lantern", "orbit-mango-staple-staple",
+                                   "orbit-gravel-velvet-velvet", "mango-walnut-gravel-pixel"),
+                                  _X_PASSWORD_NO_NAME),
+                  "ak-HDZX9mWzjVGmEQcnJRVtQm": _M_KEY_ID, "ak-WMcQ0G7Yzd4csj7ihPCR5l": _M_KEY_ID},
 }
 
 _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
@@ -6220,9 +6277,6 @@ _DOCS_RANGE = ("documentation addresses (192.0.2/24, 198.51.100/24, 203.0.113/24
                "real clients' addresses")
 _AWS_EXAMPLE = ("AWS's documentation key pair (AKIA...EXAMPLE): redacted like any key, as test "
                 "data stands it in for real ones (this project's own corpus does)")
-_HASHED_KEY = ("LiteLLM's request logs hold the key's sha256 under 'api_key' before the model: 64 "
-               "hex digits under a key's name are read as the key, as a secret's value is (its "
-               "key records, the hash before 'info' or 'spend', are left)")
 #: Clean lines a corpus holds that the redactor changes on purpose, by id, and why.
 # Corpora MC to MH: the clean lines redacted on purpose, or left changed.
 _M_VERSION_IP = "a firmware version shaped as a public address ('NIB : 68.28.4.72')"
@@ -6544,6 +6598,10 @@ _KNOWN_CHANGED_X: dict[str, dict[str, str]] = {
     "corpus_av": {"AV-381": _X_FILE_NAME, "AV-400": _X_PROSE_PASSWORD},
     "corpus_az": {"AZ-077": _X_IMEI, "AZ-238": _X_IMEI, "AZ-426": _X_IMEI,
                   "AZ-265": _X_FUSE_DIGEST, "AZ-452": _X_FUSE_DIGEST},
+    "corpus_bl": {"BL-011": _X_RECEIPT_AUTH, "BL-105": _X_KEY_PROSE, "BL-354": _X_KEY_PROSE},
+    "corpus_bm": {"BM-059": _X_PART_NUMBER, "BM-230": _X_IMEI, "BM-358": _X_IMEI,
+                  "BM-297": _X_FAQ_ANSWER},
+    "corpus_bo": {"BO-441": _X_I18N_MESSAGE},
 }
 
 _KNOWN_CHANGED_V: dict[str, dict[str, str]] = {
@@ -6829,7 +6887,6 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     "corpus_ud": dict.fromkeys(("UD-041", "UD-158", "UD-169"), _DOCS_RANGE),
     "corpus_uc": dict.fromkeys(("UC-138", "UC-292"), _DOCS_RANGE),
     "corpus_ua": {
-        "UA-276": _HASHED_KEY,
         "UA-208": _DOCS_RANGE,
     },
     "corpus_ub": {
