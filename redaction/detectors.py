@@ -3285,8 +3285,10 @@ _KBA_NAMES = (
     # {"q":"First pet's name","a":"Ms. Patterson"})
     rf"|respuesta{_T}de{_T}seguridad"
     # (and the question on its line, the answer on the next, "Q: Your first car?\nA (as
-    # given): blue Civic")
-    r"|(?-i:Q)[1-3]?:[^\n?]{3,80}\?[ \t]*\n[ \t]*(?-i:A)(?:[ \t]*\([^)\n]{1,30}\))?(?=[ \t]*:)"
+    # given): blue Civic"; a question of a security question's words, not an FAQ's)
+    r"|(?-i:Q)[1-3]?:[^\n?]{0,60}\b(?:first|pets?|car|school|born|city|mother'?s?|maiden"
+    r"|street|favou?rite|teacher|nickname)\b[^\n?]{0,60}\?[ \t]*\n[ \t]*(?-i:A)"
+    r"(?:[ \t]*\([^)\n]{1,30}\))?(?=[ \t]*:)"
     r"|(?-i:q)\\?\"[ \t]*:[ \t]*\\?\"[^\"\n]{3,100}\\?\"[ \t]*,[ \t]*\\?\"(?-i:a)\\?\"(?=[ \t]*:)"
     rf"|palabra{_T}(?:secreta|memorable)"
     rf"|nom{_T}de{_T}jeune{_T}fille{_T}de{_T}(?:ma|votre|ta){_T}m[èe]re"
@@ -7430,10 +7432,13 @@ DETECTORS: tuple[Detector, ...] = (
     # key (AT%CMNG=0,<tag>,3,"<hex>"), a WPS PIN (wpa_cli wps_pin any 94566512) and a HomeKit
     # accessory's setup code ("setup code: 291-14-540").
     *_each("secret_assignment",
-           (r"(?im)^[ \t]*[\w.-]*(?:pass(?:word|wd)?|pswd|pwd|token|secret|psk)[\w.-]*[ \t]*\r?\n"
+           # (a key's name alone on its line, a short one: not a base64 body's line holding
+           # "pwd" or "psk" by chance)
+           (r"(?im)^[ \t]*(?=[\w.-]{3,32}[ \t]*\r?\n)[\w.-]{0,16}"
+            r"(?:pass(?:word|wd)?|pswd|pwd|token|secret|psk)[\w.-]{0,16}[ \t]*\r?\n"
             r"[ \t]*([^\s]{6,128})[ \t]*\r?$",
             r"(?i)AT%CMNG=0,\d+,3,\\?\"([0-9A-Fa-f]{8,128})\\?\""),
-           v.temp_password_ok,
+           v.device_secret_ok,
            prefilter=r"(?i)(?:pass|pswd|pwd|token|secret|psk)[\w.-]*[ \t]*\r?\n|AT%CMNG=0",
            gate=r"(?i:pass|pswd|pwd|token|secret|psk|cmng)"),
     # ... a bootloader's environment set by hand (U-Boot's "setenv ota_token X", "fw_setenv

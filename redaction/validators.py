@@ -1630,6 +1630,13 @@ def temp_password_ok(candidate: str) -> bool:
             and secret_value_ok(candidate))
 
 
+def device_secret_ok(candidate: str) -> bool:
+    """A device's secret on the line after its key's: a password's or a token's shape, not a
+    name in lower case joined by dots or dashes (a topic's, "auth.token-revoked.v1")."""
+    return temp_password_ok(candidate) and _DOTTED_NAME.fullmatch(candidate) is None
+
+
+_DOTTED_NAME = re.compile(r"[a-z0-9]+(?:[._-][a-z0-9]+)+")
 _TEMPERATURE = re.compile(r"-?\d+(?:[.,]\d+)?\s*(?:°|deg)?\s*[CFK]?\.?", re.IGNORECASE)
 
 
