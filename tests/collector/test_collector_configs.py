@@ -907,6 +907,9 @@ def test_the_collectors_ap_to_tk_round_leaves_its_look_alikes():
         assert pattern.search(text) is None, text
 
 
+
+# The rounds of this stop (AR-AW, AX-BK, BL-BQ): proxy lists, bot managers' cookies, devices'
+# secrets as their tools print them, a vehicle's codes, an authenticator's seed.
 @pytest.mark.parametrize(("kind", "text", "value"), [
     ("secret_assignment", "51.110.52.19:3128:mx8565:9H2Ex9jImmM9", "9H2Ex9jImmM9"),
     ("secret_assignment", "79.237.205.215:9421@cbtbtp:t60Z3DTV", "t60Z3DTV"),
@@ -919,22 +922,6 @@ def test_the_collectors_ap_to_tk_round_leaves_its_look_alikes():
      "notvwKLzKT_604~x"),
     ("national_id", "Soldier: GySgt James Yazzie   DoD ID: 1048541680", "1048541680"),
     ("national_id", "I-247A detainer received. A-File A405760851. Subject", "A405760851"),
-])
-def test_the_collectors_ar_to_aw_round(kind, text, value):
-    """The AR-AW round's shapes in RE2: each value inside a match, or a match runs up to it
-    from its name."""
-    pattern = compile_re2(RE2_PATTERNS[kind])
-    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
-
-
-def test_the_collectors_ar_to_aw_round_leaves_its_look_alikes():
-    pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
-    for text in ["listening on 10.0.0.1:8080", "upstream 10.0.0.1:8080 weight=5",
-                 "bm_sz cookie is set by the bot manager"]:
-        assert pattern.search(text) is None, text
-
-
-@pytest.mark.parametrize(("kind", "text", "value"), [
     ("secret_assignment", 'AT%CMNG=0,13905815,3,"0a58197fae07e330f81f621bac556b6c"',
      "0a58197fae07e330f81f621bac556b6c"),
     ("secret_assignment", "wpa_cli -i wlan0 wps_pin any 94566512", "94566512"),
@@ -945,22 +932,6 @@ def test_the_collectors_ar_to_aw_round_leaves_its_look_alikes():
     ("secret_assignment", '{"claim_code": "M8TENO", "region": "apac"}', "M8TENO"),
     ("secret_assignment", "theme=dark; __cf_bm=H1DPcilnI0yvkYGFpRg9znLhBz0G0o3a",
      "H1DPcilnI0yvkYGFpRg9znLhBz0G0o3a"),
-])
-def test_the_collectors_ax_to_bk_round(kind, text, value):
-    """The AX-BK round's shapes in RE2: each value inside a match, or a match runs up to it
-    from its name."""
-    pattern = compile_re2(RE2_PATTERNS[kind])
-    assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
-
-
-def test_the_collectors_ax_to_bk_round_leaves_its_look_alikes():
-    pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
-    for text in ["=> setenv bootargs console=ttymxc1,115200", "fastboot oem unlock",
-                 "setup code is printed on the label"]:
-        assert pattern.search(text) is None, text
-
-
-@pytest.mark.parametrize(("kind", "text", "value"), [
     ("secret_assignment", "ResultsExport.exe /user:svc /password:hjUC0XSbO1IoWVUbTQYI2l /x",
      "hjUC0XSbO1IoWVUbTQYI2l"),
     ("secret_assignment", "# 007eJx3oXWiJDKp6+MHiKRIQxJnl7vE7NyBcsjhBbG1C4qouMMCJvRtJ5l9UJUkGI6"
@@ -969,15 +940,19 @@ def test_the_collectors_ax_to_bk_round_leaves_its_look_alikes():
     ("secret_assignment", "Manual entry key shown to user: GLIPLXLLLMQYFDBCO3RLXURM36VYVHQA.",
      "GLIPLXLLLMQYFDBCO3RLXURM36VYVHQA"),
 ])
-def test_the_collectors_bl_to_bq_round(kind, text, value):
-    """The BL-BQ round's shapes in RE2: each value inside a match, or a match runs up to it
+def test_the_collectors_ar_to_bq_rounds(kind, text, value):
+    """The AR-BQ rounds' shapes in RE2: each value inside a match, or a match runs up to it
     from its name."""
     pattern = compile_re2(RE2_PATTERNS[kind])
     assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
 
 
-def test_the_collectors_bl_to_bq_round_leaves_its_look_alikes():
+def test_the_collectors_ar_to_bq_rounds_leave_their_look_alikes():
     pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
-    for text in ["see https://help.portal.net/a/password:reset", "key code reader on door 3",
+    for text in ["listening on 10.0.0.1:8080", "upstream 10.0.0.1:8080 weight=5",
+                 "bm_sz cookie is set by the bot manager",
+                 "=> setenv bootargs console=ttymxc1,115200", "fastboot oem unlock",
+                 "setup code is printed on the label",
+                 "see https://help.portal.net/a/password:reset", "key code reader on door 3",
                  "manual entry key is printed below the QR code"]:
         assert pattern.search(text) is None, text
