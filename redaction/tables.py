@@ -24,6 +24,7 @@ from .national_ids import any_id_ok, digit_count_ok, passport_ok, person_inn_ok
 from .validators import (
     digits,
     generated_letters,
+    has_digit_or_letters,
     lowered,
     secret_value_ok,
     ssn_ok,
@@ -370,9 +371,6 @@ _NOT_A_SECRET = frozenset((
     "hidden", "masked", "redacted", "required", "optional", "empty", "default", "changeme",
     "password", "secret", "token", "string", "str", "text", "varchar"))
 # A one-way hash (crypt's $id$salt$hash, LDAP's {SSHA}, a hex digest): left as everywhere.
-# What a code's column holds in place of one ("NONE", "TBD", "SEE NOTES").
-_NO_CODE = frozenset(("NONE", "NULL", "TBD", "TBA", "NOTE", "NOTES", "SEE", "EMPTY", "BLANK",
-                      "UNSET", "XXXX", "OPEN", "SAME", "KEYS", "LOCK", "CALL", "ASK"))
 _ONE_WAY = re.compile(r"\$[0-9a-z]{1,6}\$.*|\{[A-Z0-9-]+\}.*|[0-9a-fA-F]{32}|[0-9a-fA-F]{40}"
                       r"|[0-9a-fA-F]{64}|[0-9a-fA-F]{128}")
 
@@ -407,7 +405,7 @@ def _cell_ok(kind: str, value: str) -> bool:
         # (a word lockbox's code too, four to six capitals: "FAHC")
         return (4 <= len(value) <= 8 and value.isascii() and len(set(value)) > 1
                 and (value.isdigit() or (len(value) <= 6 and value.isalpha() and value.isupper()
-                                         and value not in _NO_CODE)))
+                                         and has_digit_or_letters(value))))
     if kind == "codes":  # (one or several, "4387-2500 4574-9699", each a code's shape)
         return _CODES_CELL.fullmatch(value) is not None and any(ch.isdigit() for ch in value)
     # (a hex digest under a password's column is its hash; under a key's, the key itself)

@@ -1619,7 +1619,8 @@ _NO_CODE_WORDS = frozenset(("NONE", "NULL", "TBD", "TBA", "NOTE", "NOTES", "SEE"
                             "UNSET", "XXXX", "XXXXX", "XXXXXX", "ASK", "CALL", "OPEN", "BROKEN",
                             "MISSING", "CODE", "SAME", "NEW", "OLD", "LEFT", "RIGHT", "FRONT",
                             "BACK", "BELOW", "ABOVE", "HERE", "LOCK", "LOCKED", "UNLOCK", "ENTER",
-                            "ALARM", "CLEAR", "RESET", "AWAY", "STAY", "HOME", "SMART", "TOUCH"))
+                            "ALARM", "CLEAR", "RESET", "AWAY", "STAY", "HOME", "SMART", "TOUCH",
+                            "KEYS"))
 
 
 def temp_password_ok(candidate: str) -> bool:
