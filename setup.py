@@ -69,6 +69,7 @@ def _native_modules() -> list[Any]:
               file=sys.stderr)
         return []
     paths = _stage()
+    restore = _cap_memory()
     try:
         return list(mypycify(paths, opt_level="3", group_name="servescope_redaction",
                              target_dir=str(Path("build") / "mypyc")))
@@ -76,6 +77,30 @@ def _native_modules() -> list[Any]:
         print(f"servescope: mypyc could not compile the detectors ({error!r}); redaction "
               "stays pure Python", file=sys.stderr)
         return []
+    finally:
+        restore()
+
+
+def _cap_memory() -> Any:
+    """Caps this process's address space at 85% of the machine's memory while mypyc runs, and
+    returns what lifts the cap. mypyc holds the whole detector table's module in memory at
+    once: on a small machine a compile that would outgrow it then fails with MemoryError, a
+    failed compile like any other (the package installs pure Python), instead of the kernel
+    killing the install. ``SERVESCOPE_BUILD_MEMORY_CAP=0`` leaves the limit alone."""
+    try:
+        import resource
+
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, ValueError, OSError, AttributeError):
+        return lambda: None
+    if os.environ.get("SERVESCOPE_BUILD_MEMORY_CAP", "1") == "0" or total <= 0:
+        return lambda: None
+    cap = int(total * 0.85)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
 class BuildNative(build_ext):  # type: ignore[misc]
