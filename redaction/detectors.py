@@ -1160,7 +1160,8 @@ def _engine_name(name: str) -> str:
 _LOOK_AROUND = re.compile(r"\(\?(?:<[!=]|!)[^()]*\)")
 
 
-_NATIONAL_IDS = (
+def _national_ids() -> tuple[Detector, ...]:
+    return (
     _named_id((r"steuer[ _-]?id", r"steuer[ _-]?identifikationsnummer",
                # (and the law that names it: "Identifikationsnummer (§ 139b AO): ...")
                r"identifikationsnummer(?:[ \t]*\(§[ \t]*139b[ \t]*AO\))?", r"idnr"),
@@ -2131,7 +2132,10 @@ _NATIONAL_IDS = (
     _d("national_id", r"\"type\"[ \t]*:[ \t]*\"P\"[ \t]*,[ \t]*\"id\"[ \t]*:[ \t]*\"(\d{14})\"",
        ids.eg_national_id_ok, prefilter=r"\"type\"[ \t]*:[ \t]*\"P\"[ \t]*,[ \t]*\"id\"",
        group=1, needles=('"P"',)),
-)
+    )
+
+
+_NATIONAL_IDS = _national_ids()
 
 
 # A handset's IMEI (and IMEISV, MEID), a subscriber's IMSI, a SIM's ICCID: any long number's
@@ -2382,7 +2386,8 @@ _OXIDIZED_MODELS = (r"ios|iosxe|iosxr|nxos|junos|eos|fortios|asa|procurve|aoscx|
                     r"|netscaler|tmos|sonicos|cumulus|onyx|slxos|ciscosmb")
 
 
-_NAMED_FIELDS = (
+def _named_fields() -> tuple[Detector, ...]:
+    return (
     # A library's SIP2 message (a self-check's login, a patron's status): its fields are
     # named by two letters, the patron's PIN (AD), the login's and terminal's passwords (CO,
     # AC) and the patron's phone (BF); the message ends in its checksum, "AY<n>AZ<4 hex>".
@@ -3156,7 +3161,10 @@ _NAMED_FIELDS = (
            prefilter=r"(?i)(?:with|using|use|mit|avec|con|com)[ \t]+[a-z \t]{0,4}"
                      r"(?:passw|mot[ \t]+de|contrase|senha)",
            needles=("ass", "ASS", "mot", "MOT", "ontrase", "ONTRASE", "enha", "ENHA")),
-)
+    )
+
+
+_NAMED_FIELDS = _named_fields()
 _CARD_CODES = (
     _CODE_ANSWERED,
     _d("credit_card",
@@ -4082,7 +4090,8 @@ def _with_private_twin(public: Detector, private_ok: Callable[[str], bool]
 # Formats of systems whose own fields carry a credential or a person's number: Windows
 # administration (the registry's autologon, unattend.xml, LAPS, PowerShell's logs), learning
 # platforms, game servers, contact centres and telephony, and leases and deeds.
-_SYSTEM_FIELDS = (
+def _system_fields() -> tuple[Detector, ...]:
+    return (
     # A learning platform's enrolment key, which lets whoever holds it into the course
     # ("a chave de inscrição da disciplina no Moodle é X", "ders kayıt anahtarı: X").
     _d("secret_assignment",
@@ -6548,7 +6557,10 @@ _SYSTEM_FIELDS = (
            prefilter=r"aa[ \t_-]*:?[ \t_-]*\+?[0-9]", digits=True,
            needles=("\u0644\u0644\u062a\u0648\u0627\u0635\u0644", "\u0627\u062a\u0635\u0644",
                     "\u0631\u0642\u0645\u064a")),
-)
+    )
+
+
+_SYSTEM_FIELDS = _system_fields()
 
 
 # Long digit runs named by their place, ahead of the cards' checks: a card-shaped run that
@@ -6576,7 +6588,10 @@ _BEFORE_CARDS = (
            prefilter=r"REG#\d{16}#\d{16}#", needles=("REG#",), digits=True),
 )
 
-DETECTORS: tuple[Detector, ...] = (
+def _detectors_first() -> tuple[Detector, ...]:
+    """The first half of the table (mypyc compiles each function on its own: the table as
+    one module-level expression outgrew a 24 GiB machine's memory in the compiler)."""
+    return (
     *_BEFORE_CARDS,
     # PEM/OpenSSH/PGP/SSH2 private key blocks (a dump cut short still counts), PuTTY key files.
     # OpenVPN's static keys (tls-auth, tls-crypt) too.
@@ -8252,6 +8267,12 @@ DETECTORS: tuple[Detector, ...] = (
        r"([A-Za-z0-9_.~+/-]{16,}):(?=[Xx]?['\"]?(?:\s|$))", v.credential_ok,
        prefilter=r"[ \t]-(?:u|-user)[ \t]+['\"]?[A-Za-z0-9_.~+/-]{16}", group=1,
        needles=("curl",), start=_at_literal(("curl",))),
+    )
+
+
+def _detectors_second() -> tuple[Detector, ...]:
+    """The second half of the table."""
+    return (
     # A login pair quoted after the word for credentials, as test notes write it ("default
     # credentials `admin` / `letmein5101`", "identifiants par défaut 'admin' / 'X'").
     _d("secret_assignment",
@@ -10028,7 +10049,10 @@ DETECTORS: tuple[Detector, ...] = (
        joined_prefilter=r"0\d{1,4}[ _-]\d{3,4}[ _-]?\d{3,4}|0[1-9](?:[ ._-]\d{2}){4}"
                         r"|0\d{4,5}[ _-]\d{5}|0\d{1,3}[ _-]\d{3}[ _-]\d{2}[ _-]\d{2}"
                         r"|0\d{3}[ _-]\d{2}[ _-]\d{2}[ _-]\d{2}|0\d{2,4}/\d{6}"),
-)
+    )
+
+
+DETECTORS: tuple[Detector, ...] = (*_detectors_first(), *_detectors_second())
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
 #: Kinds a policy must name to run: addresses of private networks fill operations text (pods,
