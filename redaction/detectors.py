@@ -7385,7 +7385,7 @@ def _detectors_first() -> tuple[Detector, ...]:
             r"((?-i:[A-Z]\d{3,6}|\d{3,6}[A-Z]))(?![\w/-])",
             r"(?i)(?<![a-z])(?:verify|verification|otp|2fa|mfa)[\w-]*\.(?:send|sent|issued?|deliver\w*)"
             r"\b[^\n]{0,120}?(?<![\w-])code=\\?\"?(\d{4,8})(?!\d)"),
-           v.has_digit_or_letters,
+           v.not_a_code_stand_in,
            prefilter=(r"(?i)(?:lock[ _-]?box|digicode|keypad|door[ _-]?code|gate[ _-]?code)"
                       r"[ \t]*(?::|is)?[ \t]*[A-Z0-9]{4}|(?:verif|otp|2fa|mfa)[^\r\n]{0,200}code="),
            gate=r"(?i:box|code|keypad)"),

@@ -24,8 +24,8 @@ from .national_ids import any_id_ok, digit_count_ok, passport_ok, person_inn_ok
 from .validators import (
     digits,
     generated_letters,
-    has_digit_or_letters,
     lowered,
+    not_a_code_stand_in,
     secret_value_ok,
     ssn_ok,
     telecom_id_ok,
@@ -405,7 +405,7 @@ def _cell_ok(kind: str, value: str) -> bool:
         # (a word lockbox's code too, four to six capitals: "FAHC")
         return (4 <= len(value) <= 8 and value.isascii() and len(set(value)) > 1
                 and (value.isdigit() or (len(value) <= 6 and value.isalpha() and value.isupper()
-                                         and has_digit_or_letters(value))))
+                                         and not_a_code_stand_in(value))))
     if kind == "codes":  # (one or several, "4387-2500 4574-9699", each a code's shape)
         return _CODES_CELL.fullmatch(value) is not None and any(ch.isdigit() for ch in value)
     # (a hex digest under a password's column is its hash; under a key's, the key itself)

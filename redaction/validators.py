@@ -1610,7 +1610,7 @@ _WORDISH = re.compile(r"(?:[A-Z]?[^\W\d_A-Z]+)+|[A-Z]+")
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
-def has_digit_or_letters(candidate: str) -> bool:
+def not_a_code_stand_in(candidate: str) -> bool:
     """A code of digits, or of letters that is no stand-in ("TBD", "NONE", "SEE NOTES")."""
     return any(ch.isdigit() for ch in candidate) or candidate.upper() not in _NO_CODE_WORDS
 
@@ -1626,9 +1626,8 @@ _NO_CODE_WORDS = frozenset(("NONE", "NULL", "TBD", "TBA", "NOTE", "NOTES", "SEE"
 def temp_password_ok(candidate: str) -> bool:
     """A temporary password told after "temp is": letters and digits together (not a
     temperature, "temp is 37.5C", nor a folder, "temp is /tmp"), not a placeholder."""
-    return (any(ch.isalpha() for ch in candidate) and any(ch.isdigit() for ch in candidate)
-            and candidate[0] not in "/\\~.$%" and _TEMPERATURE.fullmatch(candidate) is None
-            and secret_value_ok(candidate))
+    return (has_digit_and_letter(candidate) and candidate[0] not in "/\\~.$%"
+            and _TEMPERATURE.fullmatch(candidate) is None and secret_value_ok(candidate))
 
 
 def device_secret_ok(candidate: str) -> bool:
