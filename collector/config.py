@@ -535,6 +535,20 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|code[ \t]+carte)[ \t]*[:=]?[ \t]*)[0-9]{4,6}"
                          r"|(?i:(manual[ \t]+entry[ \t]+key|mfa[ \t]+seed)[^\n:]{0,30}:?[ \t]*)"
                          r"[A-Z2-7]{16,64}"
+                         # (BR-BW: remote support tools' passwords on their command lines, Chrome
+                         # Remote Desktop's PIN prompt and Google's authorization code, a
+                         # BitLocker recovery key, a release code, an app password, an
+                         # emergency code for a second factor)
+                         r"|(?i:setpassword|teamviewer[ \t]+passwd)[ \t]+['\"]?[^\s'\"]*"
+                         r"[0-9!@#$%^&*][^\s'\"]*"
+                         r"|--set-password[ \t]+_[a-z_]*access[ \t]+\S+"
+                         r"|Enter (a PIN of at least six digits|the same PIN again):[ \t]*[0-9]{6,}"
+                         r"|\b4/0A[A-Za-z0-9_-]{40,}|\b[0-9]{6}(-[0-9]{6}){7}\b"
+                         r"|(?i:(release|claim|redemption|unlock)[ \t]+code[ \t]*:[ \t]*)"
+                         r"[A-Z0-9]{4,6}(-[A-Z0-9]{4,6}){1,4}"
+                         r"|(?i:app[ \t-]*passwor[dt]|has[łl]o[ \t]+aplikacji)[^\n]{0,40}"
+                         r"[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4}"
+                         r"|(?i:notfallcode)[ \t]*:[ \t]*[A-Za-z0-9-]{6,}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"
@@ -702,6 +716,9 @@ RE2_PATTERNS: dict[str, str] = {
                    r"a-?number|driver'?s?.?licen[cs]e|permis de conduire|licencia|"
                    # (the AR-AW round: an A-File's number, a service member's DoD ID)
                    r"a-?file|edipi|dod.?id|"
+                   # (the BR-BW round: Spain's and Portugal's tax numbers in e-invoices'
+                   # elements, Facturae's and SAF-T's)
+                   r"taxidentificationnumber|customertaxid|"
                    r"unique taxpayer reference|personal health number|"
                    # (the MC-MH round: Centrelink's CRN, a KV-Nr., a driver's licence's short
                    # names, a Medicaid id)

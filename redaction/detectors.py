@@ -790,7 +790,9 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # (a tax API's licenseKey, Avalara's)
                  r"licen[cs]e[_-]?key(?![a-z])|"
                  # (a device's claim code: "claim_code": "M8TENO")
-                 r"fernet[_-]?key|(?:invitation|authorization|verification|claim)[_-]?code(?![a-z])|"
+                 # (an escrow's release code, a remote session's join code)
+                 r"fernet[_-]?key|(?:invitation|authorization|verification|claim|release|join)"
+                 r"[_-]?code(?![a-z])|"
                  r"sms[_-]?code(?![a-z])|keystore[_-]?(?:base64|b64)|"
                  # (PlayStation's SSO cookie, kept in a tool's config as npsso = "..."; a
                  # one-time password's seed, mfa_seed in a vault's listing)
@@ -965,7 +967,8 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                          r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat|access[_-]?code"
                          r"|encryption[_-]?key|shared[_-]?key|stream[_-]?key|admin[_-]?key"
-                         r"|guek|gbek|gak|(?:invitation|authorization|verification|sms|claim)[_-]?code"
+                         r"|guek|gbek|gak"
+                         r"|(?:invitation|authorization|verification|sms|claim|release|join)[_-]?code"
                          r"|licen[cs]e[_-]?key|mot[_-]de[_-]passe"
                          r"|npsso|(?:mfa|totp|otp)[_-]?seed|security[_-]?answer"
                          r"|unlock[_-]?phrase|seed[_-]?phrase|recovery[_-]?phrase|mnemonic)"
@@ -980,7 +983,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "gbek", "gak", "merchant", "devkey", "appsflyer", "fernet", "invitation",
                   "license", "licence", "mot",
                   "verification", "smscode", "sms_code", "sms-code", "npsso", "mfa", "totp",
-                  "otp", "security", "master", "join", "claim")
+                  "otp", "security", "master", "join", "claim", "release")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -1745,9 +1748,11 @@ def _national_ids() -> tuple[Detector, ...]:
                "nº", "no", "n.", "n "),
               r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
     # (an eID's and itsme's nationalNumber, eHealth's SSIN)
-    _named_id((r"rijksregister", r"registre national", r"num.ro national",
+    # (and an invoice's "N° national")
+    _named_id((r"rijksregister", r"registre national", r"num.ro national", r"n[°º][ \t]*national",
                r"national[ _-]?number", r"insz", r"(?<![a-z])ssin\b", r"(?<![a-z])niss\b"),
-              ("rijksregister", "registre", "num", "national", "insz", "ssin", "niss"),
+              ("rijksregister", "registre", "num", "national", "insz", "ssin", "niss", "n°",
+               "nº"),
               r"\d{2}\.?\d{2}\.?\d{2}[ -]?\d{3}[.-]?\d{2}", ids.be_national_number_ok),
     _named_id((r"rut\b", r"run\b"), ("rut", "run"), r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dkK]",
               ids.rut_ok),
@@ -2879,9 +2884,10 @@ def _named_fields() -> tuple[Detector, ...]:
            r"(?i)(?:(?:totp|2fa|mfa|otp|authenticator)[^\n:]{0,30}?(?:secret|key|chiave"
            r"|schl[üu]ssel|clave|cl[ée]|geheimnis|seed)|(?:secret|key|chiave|schl[üu]ssel|clave"
            r"|cl[ée]|geheimnis|seed)[ \t_-]+(?:totp|2fa|mfa|otp))[^\n:]{0,40}?:[ \t]*"
-           r"((?-i:[A-Z2-7]{4}(?: ?[A-Z2-7]{4}){3,15}))(?![A-Za-z0-9])",
+           # (in a wiki's backquotes too: "TOTP-Seed (im Tresor, nur zur Not): `FWCY...`")
+           r"`?((?-i:[A-Z2-7]{4}(?: ?[A-Z2-7]{4}){3,15}))(?![A-Za-z0-9])",
            v.has_digit,
-           prefilter=r"(?i)(?:totp|2fa|mfa|otp|authenticator)[^\r\n]{0,80}:[ \t]*[A-Z2-7]{4}",
+           prefilter=r"(?i)(?:totp|2fa|mfa|otp|authenticator)[^\r\n]{0,80}:[ \t]*`?[A-Z2-7]{4}",
            needles=("otp", "OTP", "2fa", "2FA", "mfa", "MFA", "uthenticator", "UTHENTICATOR")),
     # Mexico's RFC of a person wherever it stands (a download folder's name, a path): its
     # birth date and check digit tell it; a company's has three letters.
@@ -2957,10 +2963,12 @@ def _named_fields() -> tuple[Detector, ...]:
     # "accessCode": "765241"), a gift card's number and code (a balance check's
     # {"cardNumber": "6280745424192893666"}, "Gift card code: S4R3 WHUJ ZTD4 NFLK"), a share
     # code (the UK's right to work: "share code: WWIWCNPUB").
+    # (and a remote session's join code, ScreenConnect's "join_code": "083299")
     _plain("secret_assignment",
-           r"(?i)(?<![a-z])access[_-]?code\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?(\d{4,12})(?![\d])",
-           prefilter=r"(?i)access[_-]?code[^\r\n]{0,8}[:=][^\r\n]{0,6}[0-9]{4}",
-           needles=("ccess", "CCESS"), digits=True),
+           r"(?i)(?<![a-z])(?:access|join)[_-]?code\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
+           r"(\d{4,12})(?![\d])",
+           prefilter=r"(?i)(?:access|join)[_-]?code[^\r\n]{0,8}[:=][^\r\n]{0,6}[0-9]{4}",
+           needles=("ccess", "CCESS", "join", "Join", "JOIN"), digits=True),
     _plain("secret_assignment",
            # (the key's own name: not a membership card's, membership_card_no=)
            r"(?i)(?<![\w-])(?:gift[_-]?)?card[_-]?(?:number|no|num)\\*[\"']?[ \t]*[:=][ \t]*"
@@ -3292,6 +3300,20 @@ _KBA_NAMES = (
     # (a call note's "respuesta de seguridad «Rivera» correcta"; an export's questions as JSON,
     # {"q":"First pet's name","a":"Ms. Patterson"})
     rf"|respuesta{_T}de{_T}seguridad"
+    # (Spanish's, Italian's and Portuguese's notes: "respondió la pregunta de seguridad con
+    # «Captain»", "domanda di sicurezza superata, risposta \"Biscuit\"", "domanda di sicurezza
+    # home banking 'Nome del primo animale domestico' -> Lola", "pergunta de segurança 'Nome do
+    # primeiro animal de estimação': Briciola")
+    rf"|pregunta{_T}de{_T}seguridad{_T}con(?=[ \t]+[\"'\u00ab\u201c])"
+    # (and the answer's own label after the question's, "hat die Sicherheitsfrage beantwortet.
+    # Antwort: „Captain“")
+    rf"|(?:security{_T}question|sicherheitsfrage|pregunta{_T}de{_T}seguridad"
+    rf"|domanda{_T}di{_T}sicurezza|pergunta{_T}de{_T}seguran[çc]a)"
+    r"[^\n]{0,60}?(?<![a-z])(?:answer|antwort|respuesta|risposta|resposta)(?=[ \t]*:)"
+    rf"|(?:domanda{_T}di{_T}sicurezza|pergunta{_T}de{_T}seguran[çc]a|pregunta{_T}de{_T}seguridad)"
+    r"(?:[^\n\"'\u00ab]{0,40}?(?:risposta|resposta|respuesta)(?=[ \t]*[:=]?[ \t]*[\"'\u00ab\u201c])"
+    r"|[^\n\"'\u00ab]{0,40}?['\"\u00ab\u201c][^'\"\n\u00bb\u201d]{3,80}['\"\u00bb\u201d]"
+    r"(?=[ \t]*(?:->|:|\u2192)))"
     # (and the question on its line, the answer on the next, "Q: Your first car?\nA (as
     # given): blue Civic"; a question of a security question's words, not an FAQ's)
     r"|(?-i:Q)[1-3]?:[^\n?]{0,60}\b(?:first|pets?|car|school|born|city|mother'?s?|maiden"
@@ -3345,11 +3367,13 @@ _KBA_NOT = (r"(?:required|needed|missing|wrong|incorrect|correct|invalid|not|set
             # (a state, not an answer: "The secret word is hidden from you")
             r"|hidden|shown|private|here|below|above|attached|redacted|masked|see|ask|check"
             # (a form's list of fields after "place of birth", a question's own words)
-            r"|occupation|nationality|gender|security|question)")
+            r"|occupation|nationality|gender|security|question"
+            # (nor the note's next words: "security question (first car): answer given ...")
+            r"|answer|answered|answers|respuesta|risposta|resposta)")
 # What ends an answer of several words ("Van der Berg", "St Mary's primary" go on).
 _KBA_THEN = (r"(?:and|but|so|or|if|because|y|et|und|en|e|o|ou|oder|lub|ale|please|thanks|which"
              r"|that|who|when|is|was|it|i|we|you|with|for|not|then|also|to|in|on|at|from|as)")
-_KBA_VALUE = r"[^\s,.;:!?\"'()\[\]{}<>=\u00ab\u00bb]"
+_KBA_VALUE = r"[^\s,.;:!?\"'()\[\]{}<>=\u00ab\u00bb\u201c\u201d\u201e]"
 _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|geheime|mascota|scuola"
                   r"|eerste"
                   r"|born|geburtsort|naissance|natal|lieblingslehrer|erstes|grew"
@@ -3416,7 +3440,7 @@ _NAMED_CODE = (
     rf"(?:{_NAMED_CODES})(?![a-z0-9])"
     # (nor a customer's number: Italian's "Codice cliente: 83936")
     r"(?:[ \t]+(?!(?:count|pad|pads|length|size|memory|mode|map|mapping|number|numbers|of|in"
-    r"|cliente|clienti"
+    r"|cliente|clienti|destinatario"
     r"|change|review|base|path|block|coverage|owner|owners|style|smell|freeze|generation"
     r"|point|page|name|editor|quality|sample|snippet|example|lines?|postal|post|zip|area"
     r"|country|promo\w*|descuento|r[ée]duction|rabatt|sconto|produit|producto|art[ií]culo"
@@ -3443,11 +3467,15 @@ _ONE_RECOVERY_CODE = (r"(?=[a-z0-9-]*\d)[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){1,7}|\d{
                       r"|(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{8,12}")
 _AND = r"(?:and|or|und|oder|et|ou|y|o|e|en|i|och|og)"
 _RECOVERY_CODE = (
-    r"(?ai)(?<![a-z])(?:recovery|backup|wiederherstellungs|herstel"
+    # (and German's emergency code for a second factor, "Notfallcode: FC4T-NCXA-JL2H")
+    r"(?ai)(?<![a-z])(?:recovery|backup|wiederherstellungs|herstel|notfall"
     r"|(?:codice|c[óo]digo)[ \t]+de?[ \t]*"
     r"recupera\w*|codice[ \t]+di[ \t]+recupero|code[ \t]+de[ \t]+r[ée]cup[ée]ration)"
     # (not another field of a backup's: backup_card, backup-email)
-    r"(?:[ \t_-]*(?:code|key|codes))?(?![_-]?[a-z])[^\n\d]{0,30}?[ \t:=(]"
+    # (nor a request's reference: "Your recovery request reference is 3925 5851 ...")
+    # (the code a log says was used: "mfa.recovery_code_used": "udze-bm7z")
+    r"(?:[ \t_-]*(?:code|key|codes)(?:[_-](?:used|entered|provided|supplied))?)?(?![_-]?[a-z])"
+    r"(?:(?!reference|ticket|case|order)[^\n\d]){0,30}?[ \t:=(]"
     r"(?:\[?\\*[\"']?)?"  # (a JSON array's first: "recovery_codes":["...",)
     # (a list of them, to its last: "o07c-8vgj, 3p8k-594v and oydc-jj4m", or the array's)
     # (not a hex number: a logon id after an account "svc_backup", "LID: 0x75c9897")
@@ -3585,9 +3613,9 @@ _SECURITY_ANSWERS = (
        needles=("?",), digits=True, start=_at_words(("pin", "passcode"))),
     _d("secret_assignment", _RECOVERY_CODE,
        prefilter=r"(?i)(?:recovery|backup|wiederherstellungs|herstel|recupera|recupero"
-                 r"|r.cup.ration)[^\r\n]{0,60}\d",
+                 r"|r.cup.ration|notfall)[^\r\n]{0,60}\d",
        group=1, digits=True,
-       start=_at_words(("recovery", "backup", "wiederherstellungs", "herstel", "codice",
+       start=_at_words(("recovery", "backup", "wiederherstellungs", "herstel", "notfall", "codice",
                         "c\u00f3digo",
                         "codigo", "code"))),
 )
@@ -3789,9 +3817,12 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"(?-i:HP)(?=[ \t]*:|[ \t]+(?:0|\+|[89]\d{3} \d{4}))|(?:di)?hubungi|ricontatt\w*|"
                 # Spanish "cel", Nordic "tlf" and "ring meg/mig" (call me)
                 r"cel|tlf|tfno|ring[ \t]+m[ei]g|"
-                r"contatta(?:mi|rmi|re)|"
+                # (and Italian's contacts, "Contatti: 361 4497037 / ...")
+                r"contatta(?:mi|rmi|re)|contatti|"
                 r"(?:mi|mio|meu|mon|mein|mijn|m[óo]j)(?:[ \t]+[a-z]{3,8})?[ \t]+"
                 r"n(?:[úu]mero|um[ée]ro|ummer|umer)|"
+                # (Portuguese's "a request to the number", "call me on this number")
+                r"(?:para[ \t]+o|ao|nesse|neste)[ \t]+n[úu]mero|"
                 # (Dutch's "bereikbaar op", Italian's "Recapito:", Polish's "dzwonić")
                 r"bereikbaar(?:[ \t]+op)?|recapito|dzwoni\w*|"
                 # (Dutch's "bel me op", "Zoon bellen bij vragen:"; Indonesian's "telp";
@@ -3800,7 +3831,9 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"|contact[ \t]+no\.?|"
                 # French and Portuguese verbs for calling ("m'appeler au", "me joindre au",
                 # "pode me ligar no"); "ring" only before a number ("should ring (03) ...")
-                r"(?:r?appel(?:er|ez|le|lez)|joindre|ligar|ligamos)|ring(?=[ \t]+[(+0-9])|"
+                # (and a French secretariat "joignable au 04.91.94.31.72")
+                r"(?:r?appel(?:er|ez|le|lez)|joindre|joignable|ligar|ligamos)"
+                r"|ring(?=[ \t]+[(+0-9])|"
                 r"kontakt\w*|pod[ \t]+numerem|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|tlm|telem[óo]vel|llam(?:ar|e|ame)\w*|llamada|llámame|"
                 r"ligue(?:m(?:-me)?)?|zadzwo\w*|"
@@ -3848,7 +3881,7 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
                   "ovil", "ortable", "lam", "hiam", "igue", "adzwo", "sms", "SMS", "hatsapp",
-                  "ppel", "oindre", "igar", "igamos", "uméro", "UMÉRO",
+                  "ppel", "oindre", "oignable", "igar", "igamos", "uméro", "UMÉRO",
                   "電話", "携帯", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
                   "휴대폰", "핸드폰", "HP", "hubungi", "ontatt", "lternat", "cel", "Cel", "CEL",
@@ -3867,6 +3900,8 @@ _CALL_AFTER_PREFILTER = r"\d{2}[ .-]?\d[^\r\n]{0,40}(?:aa|llam[ae]me)"
 # Words for a one-time code. Matched folding ASCII case only ((?ai)).
 _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+(?:by|via|in)[ \t]+"
               r"(?:sms|text|whatsapp|e-?mail))|"  # ("I just got the code 071319 by SMS")
+              # (Spanish's and Portuguese's "me llegó el código 771273", "recebi o código")
+              r"(?:lleg[óo]|recib[íi]|recebi|chegou)[ \t]+(?:el|o|un|um)[ \t]+c[óo]digo|"
               # (a code and how it came or how long it holds: "den Code 927858 per SMS",
               # "Code 181441 — valid 5 min")
               r"code(?=[ \t]+\d{6}(?:[ \t]+(?:by|via|per|par|por)[ \t]+(?:sms|text|whatsapp"
@@ -3914,7 +3949,8 @@ _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces
                "code", "digo", "best", "siche", "kod", "codic", "tuo c", "rulama", "xác", "код",
                "Код", "验证码", "驗證碼", "認証コード", "確認コード", "인증번호", "رمز", "kód",
                "tan", "msimb", "κωδικός", "קוד", "ově", "کد", "codul", "vahvi", "ওটিপি", "jelsz",
-               "ароль", "einma", "got t", "got a", "got m", "recei")
+               "ароль", "einma", "got t", "got a", "got m", "recei", "lleg", "recib", "receb",
+               "chego")
 # A word for it, then six digits within reach (most lines with "code" hold none).
 # A one-time code's phrases in Persian (login and verification codes, a one-time password),
 # Arabic (an activation code), Urdu (a verification code), Hindi and Nepali, Bengali, Hebrew
@@ -3964,7 +4000,8 @@ _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mob
                  "tlm", "連絡先", "联系方式",
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
                  "휴대폰", "핸드폰",
-                 "text me", "appel", "rappel", "joind", "ligar", "ligamos", "ring ", "ring\t",
+                 "text me", "appel", "rappel", "joind", "joign", "ligar", "para o", "ao n",
+                 "nesse", "neste", "ligamos", "ring ", "ring\t",
                  "number",
                  "hp", "hubungi", "contatt", "alternat", "cel", "tlf", "tfno",
                  "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23", "mobit",
@@ -3979,7 +4016,10 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
                        r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p|m[oa]j"
                        r"|ber|rec|dzw|vib|reg|bel|tfn",
-                       3),)
+                       3),
+                      # (Portuguese's "para o número", "ao número", "nesse número": whole, not
+                      # every word that opens with "par")
+                      (r"(?i)para[ \t]o", 6), (r"(?i)ao[ \t]n", 4), (r"(?i)ness|nest", 4))
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
@@ -4063,7 +4103,8 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"simu|natel|"
                     r"llam(?:ar|e|ame|ada)|chiam|ligue|dzwo|aa|(?:call|ring|text)[ \t]+me|"
                     r"nummer|numer|bereikbaar|recapito|mobiel|"
-                    r"num[ae]ro|appel|joindre|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi|contatt"
+                    r"num[ae]ro|appel|joindre|joignable|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi"
+                    r"|contatt"
                     r"|cel|[ab]_party|"
                     r"tlf|tfno|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)|viber"
                     r"|(?:^|[^a-z])bel(?:len)?[ \t]+(?:me|mij|ons|op|bij|naar|gerust|even|[0+(])"
@@ -6854,10 +6895,11 @@ def _detectors_first() -> tuple[Detector, ...]:
     # Password-reset links: a French "jeton" (token) in the query, Django's reset path
     # (/reset/<uid in base64>/<token>/), an invitation's token (accept?invite=...).
     *_each("secret_assignment",
-           (r"[?&](?:jeton|invite|invitation|invite_token)=([A-Za-z0-9_-]{16,})",
+           # (and French's "accès" in a results portal's link, ?acces=<token>)
+           (r"[?&](?:jeton|acces|invite|invitation|invite_token)=([A-Za-z0-9_-]{16,})",
             r"/reset/[A-Za-z0-9_-]{1,40}/([a-z0-9]{1,13}-[0-9a-f]{20,40})/"),
-           prefilter=r"[?&](?:jeton|invite|invitation|invite_token)=|/reset/[A-Za-z0-9_-]{1,40}/",
-           needles=("jeton=", "invite", "/reset/")),
+           prefilter=r"[?&](?:jeton|acces|invite|invitation|invite_token)=|/reset/[A-Za-z0-9_-]{1,40}/",
+           needles=("jeton=", "acces=", "invite", "/reset/")),
     # A one-time code a helpdesk generated ("one-time bypass code 01012858 (valid 4h)").
     _d("secret_assignment",
        r"(?i)(?:one[- ]time|bypass|temporary|backup|recovery)[ \t]+(?:bypass[ \t]+|access[ \t]+)?"
@@ -7369,6 +7411,14 @@ def _detectors_first() -> tuple[Detector, ...]:
            prefilter=(r"(?i)(?:auth|login|credentials?|creds|wi-?fi|wlan)[ \t]*:[ \t]*"
                       r"[\w.@+-]{2,64}[ \t]*/"),
            gate=r"(?i:auth|login|cred|fi|wlan)"),
+    # (and after a user's label in English, German and Spanish, with a digit in it: "User:
+    # fernwartung / hafen289"; "User: admin / Operator" names two roles)
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:user|benutzer|usuario)[ \t]*:[ \t]*[\w.@+-]{2,64}[ \t]*/"
+       r"[ \t]*((?=[^\s/]*\d)[^\s/]{6,64})(?=[ \t]*(?:$|\n|,|;|\)))",
+       v.proxy_password_ok,
+       prefilter=r"(?i)(?:user|benutzer|usuario)[ \t]*:[ \t]*[\w.@+-]{2,64}[ \t]*/", group=1,
+       gate=r"(?i:user|benutzer|usuario)"),
     *_each("secret_assignment",
            (r"(?i)(?<![\w-])code[ \t]+f(?:\u00fc|u|ue)r[ \t]+[^\n:.]{1,50}:[ \t]*(\d{4,8})"
             r"(?![\d,/:-]|\.\d)",
@@ -8176,6 +8226,10 @@ def _detectors_first() -> tuple[Detector, ...]:
        r"(?i)/(?:invite|invites|invitations?|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
        r"|magic(?:[_-]?(?:link|login))?|verify[_-]?email|email[_-]?verification|activate"
        r"|activation"
+       # (and as Spanish, Portuguese, French, Italian and German links name it:
+       # /restablecer/<token>, /redefinir-senha/, /reinitialiser/, /reimposta/, /zuruecksetzen/)
+       r"|restablecer(?:[_-]contrase(?:n|%C3%B1)a)?|redefinir(?:[_-]senha)?|recuperar(?:[_-]senha)?"
+       r"|r(?:e|%C3%A9)initiali[sz]er|reimposta(?:re)?|zur(?:ue|%C3%BC)cksetzen"
        # (a reset link of its own: /password/reset?t=..., Django's /reset/<uidb64>/<token>/)
        r"|reset)"
        # (or its query's one-letter parameter: /onboarding/magic-link?t=<token>)
@@ -8183,7 +8237,8 @@ def _detectors_first() -> tuple[Detector, ...]:
        r"([A-Za-z0-9_-]{20,})(?![A-Za-z0-9_.~%-])", v.path_token_ok,
        prefilter=r"(?i)/(?:invite|invitation|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
                  r"|magic|verify[_-]?email|email[_-]?verification|activat"
-                 r"|reset)[a-z_-]*(?:/(?:[A-Za-z0-9_-]{1,12}/)?|\?[^ \t\r\n#]*[tkc]=)"
+                 r"|restablecer|redefinir|recuperar|r(?:e|%C3%A9)initiali|reimposta|zur(?:ue|%C3%BC)ck"
+                 r"|reset)[A-Za-z0-9%_-]*(?:/(?:[A-Za-z0-9_-]{1,12}/)?|\?[^ \t\r\n#]*[tkc]=)"
                  r"[A-Za-z0-9_-]{20}",
        group=1, needles=("/",), start=_at_literal(("/",))),
     # The credential of a Vault AppRole (secret_id, a UUID: vault write auth/approle/login
@@ -8671,7 +8726,8 @@ def _detectors_second() -> tuple[Detector, ...]:
        # (a sentence's line between: "Backup codes for x@y.de\nKeep these somewhere safe.\n",
        # "(keep these safe!)")
        # (or the account's address: "BACKUP CODES\nt.ramsbottom@gmail.com\n\n1. 0113 3559")
-       r"(?:(?:[^\n:]{0,80}?[.:!)]|[\w.+-]+@[\w.-]+)[ \t]*(?:\n|\\n)(?:[ \t]*(?:\n|\\n))?)?"
+       # (two: "Keep these somewhere safe. Each code can be used once.\n(a@b.com)\n")
+       r"(?:(?:[^\n:]{0,80}?[.:!)]|[\w.+-]+@[\w.-]+)[ \t]*(?:\n|\\n)(?:[ \t]*(?:\n|\\n))?){0,2}"
        # (and a Markdown code fence's opening: "```\na712a-a3637\n...")
        r"(?:```\w*[ \t]*(?:\n|\\n))?"
        r"((?:(?:(?<=\n)\+)?[ \t]*(?:(?:\d{1,2}[.)]|[*\u2022-])[ \t]+)?"
@@ -8987,14 +9043,20 @@ def _detectors_second() -> tuple[Detector, ...]:
     _d("secret_assignment",
        # (a full stop inside a word is no clause's end: "la contraseña de la e.firma es X")
        # (not a link's path: ".../passwort/neu?key=...")
-       rf"(?ai)(?<!/)(?:{_PASSWORD_WORDS})(?:[^\n.!?。！？]|\.(?=[a-z])){{0,80}}?"
+       # (nor a note that names the vault's item that keeps it: "Wachtwoord ... staat in de
+       # kluis (item \"KLANT-441\")")
+       rf"(?ai)(?<!/)(?:{_PASSWORD_WORDS})"
+       r"(?![^\n.!?]{0,80}?(?:kluis|vault|tresor|coffre|safe)[ \t]+\((?:item|entry|eintrag"
+       r"|entr[ée]e)\b)"
+       r"(?:[^\n.!?。！？]|\.(?=[a-z])){0,80}?"
        r"[ \t\u3000:：=«»„“”\"'「」『』—–/是はが为為는은]"  # a separator, or CJK's "is"
        # (not what is named beside it, "Passwort oder 2FA-Codes", "password or PIN")
        # (not Swahili's "ni" nor Romanian's "e", which say "is")
        r"(?<! or )(?<! oder )(?<! ou )(?<! lub )(?<! and )(?<! und )(?<! et )"
        r"(?<! ili )(?<! veya )(?<! atau )(?<! y )"
-       # (not the next field of a log line: "... para el usuario id=4412")
-       r"(?![A-Za-z_]\w*=\d+(?![^\s,;]))"
+       # (not the next field of a log line: "... para el usuario id=4412", "パスワード再設定
+       # リクエスト user_id=<uuid>")
+       r"(?![A-Za-z_]\w*=\d+(?![^\s,;]))(?![A-Za-z_]*(?:_id|Id|ID)=)"
        # a letter: ASCII mode's \w misses Latin's accents, Greek, Cyrillic, Hebrew, Arabic,
        # the Indic scripts and Thai ("كلمةالسر2024!")
        rf"((?=[^{_TOLD_STOP}]*\d)(?=[^{_TOLD_STOP}]*[A-Za-z\u00c0-\u024f\u0370-\u04ff"
@@ -9367,7 +9429,10 @@ def _detectors_second() -> tuple[Detector, ...]:
        r"(?i)(?:(?<![\w-])|(?<=(?-i:[a-z]))(?=(?-i:A)))(?:proxy-)?authorization\\*[\"']?[ \t]*[:=]"
        # (not SigV4's scheme name before its fields: "AWS4-HMAC-SHA256 Credential=<...>")
        r"[ \t]*\\*[\"']?(?:[a-z][\w-]*[ \t]+)?(?!AWS4-HMAC-SHA256[ \t])"
-       r"([A-Za-z0-9._~+/=-]{12,})", v.credential_ok,
+       # (nor a scheme's name before a placeholder: "Zoho-oauthtoken {access_token}"; the
+       # credential's fields after colons too, AnyDesk's "AD <license>:<time>:<hash>")
+       r"([A-Za-z0-9._~+/=-]{12,}+(?::[A-Za-z0-9._~+/=-]+)*+)(?![ \t]+(?:\{|<|\$\{?|%)[A-Za-z_])",
+       v.credential_ok,
        prefilter=r"(?i)authorization\\*[\"']?[ \t]*[:=]", group=1,
        needles=("uthorization", "UTHORIZATION"),
        start=_at_literal(("authorization",), 6, fold=True)),
@@ -9408,7 +9473,7 @@ def _detectors_second() -> tuple[Detector, ...]:
        # is the user part of a login, the URL after it)
        r"(?![A-Za-z][A-Za-z0-9+.-]*://)"
        # (nor a diff's next context line holding an assignment of its own: "+SECRET=\n PORT=5173")
-       r"(?:\r?\n[ \t]+(?![\w.-]+(?::(?:\s|$)|=)))?"
+       r"(?:\r?\n[ \t]+(?![\w.-]+(?::(?:\s|$)|[ \t]*=)))?"
        # a list of one ('api_key': ['...'], vLLM's non-default args); a repr inside JSON
        # (Sentry's frame variables: "password": "'...'"); Rust's Debug of an Option (TGI's
        # start-up args: api_key: Some("..."))
@@ -9997,6 +10062,198 @@ def _detectors_second() -> tuple[Detector, ...]:
        needles=("[.]", "(.)", "[dot]"),
        digits=True, joined=_nothing_joined,
        joined_prefilter=r"\d(?:\[\.\]|\(\.\)|\[dot\])\d"),
+    # Spain's and Portugal's tax numbers in their e-invoices' elements (Facturae's
+    # <TaxIdentificationNumber>, SAF-T PT's <CustomerTaxID>): a person's, by its check (a
+    # company's CIF and NIPC fail it).
+    _d("national_id",
+       r"<(?:TaxIdentificationNumber|CustomerTaxID|SupplierTaxID)>([0-9XYZ]\d{7,8}[A-Z]?)</",
+       ids.iberian_tax_id_ok,
+       prefilter=r"<(?:TaxIdentificationNumber|CustomerTaxID|SupplierTaxID)>", group=1,
+       needles=("TaxIdentificationNumber>", "TaxID>")),
+    # A mobile number of Portugal's or Poland's in brackets after a name (MB WAY's "Recebeu
+    # ... de HELENA RIBEIRO (924 104 670)", "pracownika banku (572-122-878)").
+    _plain("phone", r"\(([5-9]\d{2}([ -])\d{3}\2\d{3})\)", v.told_phone_ok,
+           prefilter=r"\([5-9][0-9]{2}[ _-][0-9]{3}[ _-][0-9]{3}\)", needles=("(",),
+           digits=True),
+    # Remote support tools' passwords on their command lines: TeamViewer's (teamviewer passwd
+    # 'X', TeamViewer.exe setpassword X) and AnyDesk's for a permission profile (anydesk
+    # --set-password _unattended_access X); and an ID with its password after a slash, as a
+    # technician passes them on ("TV 378 442 830 / 8vuimkso").
+    *_each("secret_assignment",
+           # (with a digit or a symbol: not a chat command's "/setpassword for claim vaults")
+           (r"(?i)(?<![\w-])(?:setpassword|(?<=teamviewer )passwd)[ \t]+(?=['\"]?\S*[\d!@#$%^&*])"
+            r"('[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+)",
+            r"(?i)--set-password[ \t]+_[a-z_]*access[ \t]+([^\s'\"]+)"),
+           v.command_line_secret_ok,
+           prefilter=r"(?i)setpassword[ \t]|teamviewer[ \t]+passwd[ \t]|--set-password[ \t]+_",
+           needles=("assword", "ASSWORD", "passwd")),
+    _d("secret_assignment",
+       r"(?<![\w-])(?:TV|TeamViewer|AnyDesk|RustDesk)(?:[ \t]+ID)?[ \t]*:?[ \t]*"
+       r"\d{3}[ \t]?\d{3}[ \t]?\d{3,4}[ \t]*/[ \t]*([^\s/,;]{4,32})",
+       v.secret_value_ok,
+       prefilter=r"(?:TV|TeamViewer|AnyDesk|RustDesk)[^\r\n]{0,8}[0-9]{3}[ \t]?[0-9]{3}[ \t]?"
+                 r"[0-9]{3,4}[ \t]*/",
+       group=1, needles=("TV", "TeamViewer", "AnyDesk", "RustDesk")),
+    # Chrome Remote Desktop's host setup: the PIN as its prompt takes it, and the OAuth
+    # authorization code it starts with (Google's "4/0A...", a grant whoever holds redeems).
+    _d("secret_assignment",
+       r"Enter (?:a PIN of at least six digits|the same PIN again):[ \t]*(\d{6,})",
+       prefilter=r"Enter (?:a PIN of|the same PIN)", group=1, needles=("PIN",)),
+    _d("bearer_token", r"(?<![\w/])4/0A[A-Za-z0-9_-]{40,}(?![\w-])",
+       prefilter=r"4/0A[A-Za-z0-9_-]{40}", needles=("4/0A",), start=_at_literal(("4/0A",))),
+    # A BitLocker recovery key: eight groups of six digits.
+    _d("secret_assignment", r"(?<![\d-])\d{6}(?:-\d{6}){7}(?![\d-])",
+       prefilter=r"[0-9]{6}-[0-9]{6}-[0-9]{6}-[0-9]{6}-[0-9]{6}-[0-9]{6}-[0-9]{6}-[0-9]{6}",
+       needles=("-",), digits=True),
+    # Quick Assist's code (six capitals and digits) after the tool's name, in the languages
+    # its users write ("abrí lo de Asistencia rápida, me sale el código 9Z34ZF", "Quick Assist
+    # with Susan P. - ... Her code was 6XY7FL", "I gave them a Quick Assist code (44KFE8)").
+    _d("secret_assignment",
+       r"(?i)(?:quick[ \t]?assist|asistencia[ \t]+r[áa]pida|schnellhilfe|assistance[ \t]+rapide"
+       r"|assist[êe]ncia[ \t]+r[áa]pida|assistenza[ \t]+rapida)[\s\S]{0,300}?(?<![\w-])"
+       # (not a Windows update's number, "KB503417")
+       r"(?-i:(?=[A-Z]*\d)(?=\d*[A-Z])(?!KB\d)([A-Z0-9]{6}))(?![\w-])",
+       prefilter=(r"(?i)quick[ \t]?assist|asistencia[ \t]+r|schnellhilfe|assistance[ \t]+rapide"
+                  r"|assist.ncia[ \t]+r|assistenza[ \t]+rapida"),
+       group=1, gate=r"(?i:assist|asisten|schnellhilfe)"),
+    # A code a support tool's or a sign-in page asks for, told with the verb for entering it
+    # ("enter the code 359093 and click Join", "escriba el código 163331").
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:enter|type|entered|typed|escriba|introduzca|introduce|ingrese|digite"
+       r"|insira|inserisci|saisissez|entrez)[ \t]+(?:(?:the|this|your|el|este|su|tu|o|seu|il"
+       r"|le|votre|ce)[ \t]+)?(?:code|c[óo]digo|codice)[ \t]+(\d{6,9})(?![\d.,:/-]?\d)",
+       prefilter=(r"(?i)(?:enter|type|escriba|introduzca|introduce|ingrese|digite|insira"
+                  r"|inserisci|saisissez|entrez)[a-z]*[ \t]+[^\r\n]{0,8}(?:code|c.digo|codice)"
+                  r"[ \t]+[0-9]{6}"),
+       group=1, digits=True),
+    # A recovery code in capitals told in its message ("Your account recovery code is:
+    # KKGKZT", "Seu código de recuperação é: K5VPCS", "Tu código de recuperación es: Z6N3ER").
+    _d("secret_assignment",
+       r"(?i)(?:recovery[ \t]+code|c[óo]digo[ \t]+de[ \t]+recupera(?:ci[óo]n|[çc][ãa]o)"
+       r"|code[ \t]+de[ \t]+r[ée]cup[ée]ration|wiederherstellungscode"
+       r"|codice[ \t]+di[ \t]+recupero)[ \t]+(?:is|es|é|est|ist|lautet|è)[ \t]*:?[ \t]*"
+       r"(?-i:([A-Z0-9]{6,10}))(?![\w-])", v.not_a_code_stand_in,
+       prefilter=(r"(?i)(?:recovery[ \t]+code|c.digo[ \t]+de[ \t]+recupera[a-z]*"
+                  r"|code[ \t]+de[ \t]+r.cup.ration|wiederherstellungscode"
+                  r"|codice[ \t]+di[ \t]+recupero)[ \t]+[a-z]{1,6}[ \t]*:?"),
+       group=1, gate=r"(?i:recover|recupera|r\u00e9cup|recup|wiederherstellung|recupero)"),
+    # A one-time code in a password reset's GraphQL request ({"operationName":
+    # "CompletePasswordReset", "variables": {..., "code": "561243"}}) and on Cognito's command
+    # line (aws cognito-idp confirm-forgot-password --confirmation-code 863216).
+    _d("secret_assignment",
+       r"(?i)\"operationName\"\s*:\s*\"[^\"\n]*(?:reset|verif|confirm|otp|mfa|2fa|login|signin)"
+       r"[^\"\n]*\"[\s\S]{0,400}?\"code\"\s*:\s*\"(\d{4,8})\"",
+       prefilter=r"(?i)\"operationName\"", group=1, needles=("operationName",)),
+    _d("secret_assignment",
+       r"(?<![\w-])--(?:confirmation|verification|mfa|otp|totp)-code(?:=|[ \t]+)(\d{4,8})(?!\d)",
+       prefilter=r"--(?:confirmation|verification|mfa|otp|totp)-code", group=1,
+       needles=("-code",)),
+    # A password's reset token as a cache's key (redis-cli's "GET reset:<token>"; a session's
+    # key there is a record's, "TTL session:<uuid>") and the sessions a runbook revoked
+    # ("revoked session sess_nAEg...", "revoked session <32 hex>").
+    _d("secret_assignment",
+       r"(?i)(?<![\w-])(?:GET|SET|SETEX|DEL|TTL|EXPIRE|HGETALL|EXISTS)[ \t]+(?:[\w-]+:)*"
+       r"(?:reset|pwreset|password_reset|magic|verify)[:_]([A-Za-z0-9_-]{20,})",
+       v.credential_ok,
+       prefilter=(r"(?i)(?:GET|SET|DEL|TTL|EXPIRE|EXISTS)[a-z]*[ \t]+[^\r\n]{0,40}(?:reset|magic"
+                  r"|verify)[^\r\n]{0,10}[A-Za-z0-9_-]{20}"),
+       group=1, gate=r"(?i:reset|magic|verify)"),
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:revoked|revoking|killed|terminated|invalidated)[ \t]+session[ \t]+"
+       r"((?-i:sess_)[A-Za-z0-9]{16,}|[0-9a-f]{32})(?![\w-])",
+       prefilter=r"(?i)(?:revok|killed|terminated|invalidated)[a-z]*[ \t]+session[ \t]",
+       group=1, needles=("ession", "ESSION")),
+    # A password change's log line with the old and the new one (old='X' new='Y').
+    *(_d("secret_assignment",
+         rf"(?i)pass(?:word|wd)[ \t]+change[^\n]*?[ \t]{which}=(['\"]?)([^'\"\s]{{3,128}})\1"
+         r"(?=[ \t]|$)",
+         v.secret_value_ok,
+         prefilter=r"(?i)pass(?:word|wd)[ \t]+change[^\r\n]*[ \t](?:old|new)=",
+         group=2, needles=("assw", "ASSW")) for which in ("old", "new")),
+    # A service's recovery codes as a debug log lists them ("mfa.RecoveryCodeService ...
+    # generated codes=[\"dhe3-8ajh\", \"6090 4116\"]"): the list, whole.
+    _d("secret_assignment",
+       r"(?i)(?:recovery|backup)[^\n]{0,120}?[ \t]codes?[ \t]*[=:][ \t]*\["
+       r"((?:\\?[\"'][^\"'\n]{4,24}"
+       r"\\?[\"'][ \t]*,?[ \t]*){1,20})\]",
+       prefilter=r"(?i)(?:recovery|backup)[^\r\n]{0,120}[ \t]codes?[ \t]*[=:][ \t]*\[", group=1,
+       gate=r"(?i:recovery|backup)"),
+    # Python's set_password("...") (Django's shell, a management command) and a form's pair in
+    # werkzeug's debug log (ImmutableMultiDict([('password', 'X')])).
+    _d("secret_assignment",
+       r"(?i)\.set_?password\([ \t]*(?:raw_password[ \t]*=[ \t]*)?([\"'])([^\"'\n]{1,128})\1"
+       r"[ \t]*\)",
+       v.secret_value_ok, prefilter=r"(?i)set_?password\([ \t]*", group=2,
+       needles=("password(", "Password(")),
+    _d("secret_assignment",
+       r"(?i)\([ \t]*([\"'])(?:password|passwd|pwd|new_password|password1|password2|passwort"
+       r"|senha|contrase\u00f1a|mot_de_passe)\1[ \t]*,[ \t]*([\"'])([^\"'\n]{1,128})\2[ \t]*\)",
+       v.secret_value_ok,
+       prefilter=r"(?i)\([ \t]*[\"'](?:passw|pwd|new_passw|senha|contrase|mot_de_passe)", group=3,
+       needles=("(",)),
+    # An app password as Google prints it (four groups of four letters) after its name, in
+    # the languages of the people who paste it ("Hasło aplikacji Google: xxuu edgb kkoo bifr").
+    _d("secret_assignment",
+       r"(?i)(?:app(?:lication)?[ \t-]*passwor[dt]|app-passwort"
+       r"|has[łl]o[ \t]+(?:do[ \t]+)?aplikacji"
+       r"|contrase\u00f1a[ \t]+de[ \t]+(?:la[ \t]+)?aplicaci[óo]n|mot[ \t]+de[ \t]+passe[ \t]+"
+       r"d.application|senha[ \t]+de[ \t]+app|password[ \t]+(?:per[ \t]+le[ \t]+)?app)"
+       r"[^\n]{0,40}?(?<![a-z])(?-i:([a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}))(?![a-z])",
+       prefilter=(r"(?i)(?:app[a-z]*[ \t-]*passwor|has.o[ \t]+(?:do[ \t]+)?aplikacji"
+                  r"|contrase.a[ \t]+de[ \t]+(?:la[ \t]+)?aplicac|mot[ \t]+de[ \t]+passe[ \t]+d"
+                  r"|senha[ \t]+de[ \t]+app|password[ \t]+(?:per[ \t]+le[ \t]+)?app)"
+                  r"[^\r\n]{0,40}[a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}"),
+       group=1, gate=r"(?i:app|aplica)"),
+    # A code that releases or redeems something, told after its name in capitals and dashes
+    # ("give the seller's agent this release code: LUOX-4DVR-4PS2", "claim code: ...").
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:release|claim|redemption|unlock)[ \t]+code[ \t]*:[ \t]*"
+       r"(?-i:((?=[A-Z-]*\d)[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){1,4}))(?![\w-])",
+       v.not_a_code_stand_in,
+       prefilter=r"(?i)(?:release|claim|redemption|unlock)[ \t]+code[ \t]*:", group=1,
+       gate=r"(?i:code)"),
+    # A password after its Japanese, Chinese or Korean name, ASCII after the name's colon
+    # ("パスワード：eknlqidq") or after a space with a letter and a digit in it ("一時パスワード
+    # fcehh7 を電話で確認", "临时密码 mb462e。"): a remote session's one-time password.
+    *(_d("secret_assignment",
+         "(?:\u30d1\u30b9\u30ef\u30fc\u30c9|\u5bc6\u7801|\u5bc6\u78bc|\ube44\ubc00\ubc88\ud638)"
+         + separator + r"([A-Za-z0-9!@#$%^&*._~+-]{6,32})(?![A-Za-z0-9!@#$%^&*._~+-])",
+         validator, prefilter=r"aa[^\r\n]{0,3}[A-Za-z0-9!@#$%^&*._~+-]{6}", group=1,
+         needles=("\u30d1\u30b9\u30ef\u30fc\u30c9", "\u5bc6\u7801", "\u5bc6\u78bc",
+                  "\ube44\ubc00\ubc88\ud638"))
+      for separator, validator in (("[ \t]*[:\uff1a][ \t\u3000]*", v.secret_value_ok),
+                                   ("[ \t\u3000]+", v.letters_and_digits))),
+    # Italy's and Spain's tax portals' own secrets: Fisconline's ten-digit PIN after its
+    # login, the Cl@ve PIN (three characters) and Renta WEB's reference (six), a Portuguese
+    # bank's multichannel code, and the digits a bank's matrix card gives for the positions it
+    # asks ("a matriz pede as posições B3, F7 e H2: 486 483 585").
+    _d("secret_assignment",
+       r"(?i)(?:fisconline|entratel)[\s\S]{0,200}?(?<![a-z])PIN[ \t]*:[ \t]*(\d{10})(?!\d)",
+       prefilter=r"(?i)fisconline|entratel", group=1, gate=r"(?i:fisconline|entratel)",
+       digits=True),
+    *_each("secret_assignment",
+           (r"(?i)PIN(?:[ \t]+de)?[ \t]+Cl@ve(?:[ \t]+PIN)?[ \t]*:?[ \t]*(?-i:([A-Z0-9]{3}))"
+            r"(?![\w@])",
+            r"(?i)referencia(?:[ \t]+de)?[ \t]+Renta[ \t]*WEB[ \t]*:?[ \t]*(?-i:([A-Z0-9]{6}))"
+            r"(?!\w)",
+            r"(?i)c[óo]digo[ \t]+multicanal[ \t]*:?[ \t]*(\d{4,8})(?!\d)",
+            r"(?i)(?:matriz|cart[ãa]o[ \t]+matriz|tarjeta[ \t]+de[ \t]+coordenadas|coordenadas)"
+            r"[^\n]{0,60}?(?:posi[çc](?:[õo]es|[ãa]o)|posiciones|posici[óo]n|casillas?)[^\n:]{0,30}:"
+            r"[ \t]*(\d{2,4}(?:[ \t,]+\d{2,4}){0,5})(?![\d.,])"),
+           prefilter=(r"(?i)cl@ve|renta[ \t]*web|c.digo[ \t]+multicanal"
+                      r"|(?:matriz|coordenadas)[^\r\n]{0,60}(?:posi|casilla)"),
+           gate=r"(?i:cl@ve|renta|multicanal|matriz|coordenadas)"),
+    # Chrome Remote Desktop's access code (twelve digits) on the line that names the tool
+    # ("the chrome thing says code 1518 2606 7188", "Escritorio remoto de Chrome ... Vale:
+    # 285235025091").
+    _d("secret_assignment",
+       r"(?i)(?:chrome[ \t-]+remote[ \t-]?desktop|remote[ \t-]?desktop|escritorio[ \t]+remoto"
+       r"|area[ \t]+de[ \t]+trabalho[ \t]+remota|remotedesktop|chrome(?=[ \t]+(?:thing|app))"
+       r"|chrome-remotedesktop)[^\n]{0,120}?(?<![\d.-])(\d{4}[ \t]?\d{4}[ \t]?\d{4})(?![\d.-])",
+       prefilter=(r"(?i)(?:remote[ \t-]?desktop|escritorio[ \t]+remoto|trabalho[ \t]+remota"
+                  r"|remotedesktop|chrome[ \t]+(?:thing|app))[^\r\n]{0,120}[0-9]{4}[ \t]?[0-9]{4}"
+                  r"[ \t]?[0-9]{4}"),
+       group=1, digits=True, gate=r"(?i:remot|chrome)"),
     # tcpdump's address and port ("IP 104.201.54.116.500 > 192.168.1.2.500: isakmp").
     _d("ipv4", r"(?:(?<=IP )|(?<=IP6 )|(?<=> ))((?:\d{1,3}\.){3}\d{1,3})\.\d{1,5}(?=[ :])",
        v.ipv4_ok, prefilter=r"(?:IP |> )\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d", group=1,

@@ -45,6 +45,7 @@ __all__ = [
     "hetu_ok",
     "hkid_ok",
     "hu_tax_id_ok",
+    "iberian_tax_id_ok",
     "idnp_ok",
     "iin_ok",
     "inn_ok",
@@ -65,6 +66,7 @@ __all__ = [
     "nino_ok",
     "nir_ok",
     "nis_ok",
+    "niss_ok",
     "nric_ok",
     "nss_ok",
     "oib_ok",
@@ -609,6 +611,21 @@ def pt_nif_ok(candidate: str) -> bool:
         return False
     check = 11 - _weighted(n, (9, 8, 7, 6, 5, 4, 3, 2)) % 11
     return (0 if check >= 10 else check) == int(n[8])
+
+
+def iberian_tax_id_ok(candidate: str) -> bool:
+    """A person's tax number in Spain (the DNI or the NIE, with its letter) or Portugal (the
+    NIF), as e-invoices carry them."""
+    return dni_ok(candidate) or pt_nif_ok(candidate)
+
+
+def niss_ok(candidate: str) -> bool:
+    """Portugal's social security number (NISS): eleven digits, a 1 or a 2 first, the last
+    nine less the remainder by ten of the others weighted 29, 23, 19, 17, 13, 11, 7, 5, 3, 2."""
+    n = _numerals(candidate)
+    if len(n) != 11 or n[0] not in "12":
+        return False
+    return 9 - _weighted(n, (29, 23, 19, 17, 13, 11, 7, 5, 3, 2)) % 10 == int(n[10])
 
 
 def nss_ok(candidate: str) -> bool:
@@ -1317,13 +1334,13 @@ def person_pan_ok(candidate: str) -> bool:
 
 _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
     8: (tfn_ok, ird_ok),
-    9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok, afm_ok),
+    9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok, afm_ok, pt_nif_ok),
     10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok, sa_id_ok, melli_ok, at_svnr_ok,
          kennitala_ok, ph_sss_ok),
     11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok, cuil_ok,
-         fodselsnummer_ok, medicare_ok, qid_ok, amka_ok),
+         fodselsnummer_ok, medicare_ok, qid_ok, amka_ok, niss_ok),
     12: (aadhaar_ok, my_number_ok, personnummer_ok, mykad_ok, vn_citizen_id_ok, kw_civil_id_ok,
-         lk_nic_ok, ph_tin_ok),
+         lk_nic_ok, ph_tin_ok, naf_ok),
     13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok, cnic_ok, lu_matricule_ok, ahv_ok),
     14: (eg_national_id_ok,),
     15: (nir_ok, emirates_id_ok),
@@ -1350,9 +1367,9 @@ def any_id_ok(candidate: str) -> bool:
 # four digits, the ITIN any 9 digits in its ranges; and not eight or nine digits, which under
 # "tax id" are a US employer's or person's (the SSN has its own kind), one in ten or eleven
 # of them passing the BSN's, the SIN's, the TFN's or the IRD number's test. Nor Medicare's
-# ten, whose check is one digit's.
+# ten nor Portugal's NISS, whose checks are one digit's.
 _UNCHECKED = (rrn_ok, nik_ok, cpr_ok, itin_ok, medicare_ok, mykad_ok, vn_citizen_id_ok, cnic_ok,
-              lk_nic_ok, ph_tin_ok, ph_sss_ok, qid_ok)
+              lk_nic_ok, ph_tin_ok, ph_sss_ok, qid_ok, niss_ok)
 _CHECKED_DIGITS = {n: tuple(c for c in checks if c not in _UNCHECKED)
                    for n, checks in _DIGIT_CHECKS.items() if n > 9}
 

@@ -76,7 +76,9 @@ _GATE = re.compile(
     r"|edipi|dodid|dial|callback"
     # (an access system's or a care agency's door, gate and alarm codes: GateCode, entry_code)
     r"|(?:gate|entry|door|alarm|access|keypad|lockbox)[ _-]?code|answer|num.?doc"
-    r"|num(?:ero)?.?documento|clave")
+    r"|num(?:ero)?.?documento|clave"
+    # (a gift card's claim or redemption code)
+    r"|claim.?code|redemption")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "cell",
@@ -120,7 +122,8 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "keypadcode", "keypad code", "lockbox_code", "lockboxcode", "lockbox code",
                "gate-code", "entry-code", "door-code", "alarm-code", "access-code",
                "keypad-code", "lockbox-code", "answer", "num_doc", "num doc", "numdoc",
-               "num_documento", "numero_documento", "numero documento", "clave")
+               "num_documento", "numero_documento", "numero documento", "clave", "claim code",
+               "claim_code", "claimcode", "claim-code", "redemption")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -128,8 +131,8 @@ _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 _PHONE_WORDS = frozenset((
     "phone", "phones", "telephone", "tel", "tele", "mobile", "mob", "cell", "cellphone",
     "fax", "msisdn", "handy", "mobil", "mobiel", "gsm", "whatsapp", "celular", "movil",
-    # (Italian's mobile)
-    "cellulare",
+    # (Italian's mobile, Portugal's telemóvel)
+    "cellulare", "telemóvel", "telemovel",
     # (a dealer system's export: HOMEPH, CELLPH, WORKPH)
     "homeph", "cellph", "workph", "mobph",
     "móvil", "portable", "cep", "hp", "telf", "tlf", "tfn", "puhelin", "telefoon",
@@ -186,7 +189,9 @@ _ID_WORDS = frozenset((
     "nin", "bvn", "nhi",
     # (Spain's social security number, Australia's Centrelink CRN, Brazil's NIS, Germany's
     # health insurance number)
-    "nuss", "naf", "crn", "nis", "kvnr"))
+    "nuss", "naf", "crn", "nis", "kvnr",
+    # (Portugal's social security number)
+    "niss"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
@@ -224,7 +229,9 @@ _KEY_PAIRS = (("app", "key"), ("nwk", "key"), ("network", "key"), ("master", "ke
               ("private", "key"), ("secret", "key"), ("install", "code"),
               # (a wireless M-Bus meter's AES key, an export's column; a one-time password's
               # seed, a vault listing's mfa_seed)
-              ("aes", "key"), ("mfa", "seed"), ("totp", "seed"), ("otp", "seed"))
+              ("aes", "key"), ("mfa", "seed"), ("totp", "seed"), ("otp", "seed"),
+              # (a gift card's code that spends it, in a scam's evidence list)
+              ("claim", "code"), ("redemption", "code"))
 # A wireless network's words before its key's.
 _WIFI_WORDS = frozenset(("wifi", "wlan", "wpa", "wpa2", "wireless"))
 # A PIN's column: an access system's door_pin, a card's pin (a code of 4 to 8 digits).

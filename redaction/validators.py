@@ -993,6 +993,12 @@ def command_line_secret_ok(candidate: str) -> bool:
     bare = candidate.rstrip("]").strip("<>")
     if bare.lower() in _METAVARS or (bare.isalpha() and bare.isupper()):
         return False
+    # (nor a usage line's optional argument, "--set-password [profile]", nor PowerShell's
+    # expression that computes it: --set-password ([Runtime.InteropServices...]::...))
+    if candidate.startswith("(") or (candidate.startswith("[") and candidate.endswith("]")):
+        return False
+    if candidate.startswith("_") and candidate.endswith("_access"):
+        return False  # AnyDesk's permission profile, the password after it (_unattended_access)
     return secret_value_ok(candidate)
 
 
@@ -1037,6 +1043,8 @@ def secret_value_ok(candidate: str) -> bool:
         bare = bare[8:]  # Spring Cloud Config's cipher of a variable: the variable's reference
     if bare.startswith("(") and bare[1:].replace(" ", "").isalpha():
         return False  # a note in its place ("webhook_secret: (shown once on creation)")
+    if bare.startswith(("(-", "([")):
+        return False  # PowerShell's expression that computes it ("$pw = (-join (...))")
     if _FINGERPRINT.match(bare) is not None:
         return False  # a public key's fingerprint ("ssh key: SHA256:..."): published
     if _VENDOR_PREFIX.fullmatch(bare) is not None:

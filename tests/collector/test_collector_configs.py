@@ -908,8 +908,9 @@ def test_the_collectors_ap_to_tk_round_leaves_its_look_alikes():
 
 
 
-# The rounds of this stop (AR-AW, AX-BK, BL-BQ): proxy lists, bot managers' cookies, devices'
-# secrets as their tools print them, a vehicle's codes, an authenticator's seed.
+# The rounds AR-AW, AX-BK, BL-BQ and BR-BW: proxy lists, bot managers' cookies, devices'
+# secrets as their tools print them, a vehicle's codes, an authenticator's seed, remote support
+# tools' passwords, recovery and release codes, Iberian e-invoices' tax numbers.
 @pytest.mark.parametrize(("kind", "text", "value"), [
     ("secret_assignment", "51.110.52.19:3128:mx8565:9H2Ex9jImmM9", "9H2Ex9jImmM9"),
     ("secret_assignment", "79.237.205.215:9421@cbtbtp:t60Z3DTV", "t60Z3DTV"),
@@ -939,20 +940,39 @@ def test_the_collectors_ap_to_tk_round_leaves_its_look_alikes():
     ("secret_assignment", "key code + PATS | key code 04505, incode 797360", "797360"),
     ("secret_assignment", "Manual entry key shown to user: GLIPLXLLLMQYFDBCO3RLXURM36VYVHQA.",
      "GLIPLXLLLMQYFDBCO3RLXURM36VYVHQA"),
+    # (BR-BW: remote support, account recovery, Iberian e-invoices)
+    ("secret_assignment", "& $tv setpassword Jpphq%*&np92*Nh@", "Jpphq%*&np92*Nh@"),
+    ("secret_assignment", "# anydesk --set-password _unattended_access kb*t~_4v^Yc*",
+     "kb*t~_4v^Yc*"),
+    ("secret_assignment", "Enter a PIN of at least six digits: 096732", "096732"),
+    ("secret_assignment", 'start-host --code="4/0AaYhkARTc0ghCDcsjI7S154wMTmNobCyDWkugEXRKePqeF'
+                          'PtaSgI5T6hI7kfe8kC9HN4_1"',
+     "4/0AaYhkARTc0ghCDcsjI7S154wMTmNobCyDWkugEXRKePqeFPtaSgI5T6hI7kfe8kC9HN4_1"),
+    ("secret_assignment", "recovery key to user: 294177-976237-966465-957449-645824-134766-"
+                          "091026-650393.",
+     "294177-976237-966465-957449-645824-134766-091026-650393"),
+    ("secret_assignment", "give the seller's agent this release code: LUOX-4DVR-4PS2",
+     "LUOX-4DVR-4PS2"),
+    ("secret_assignment", "Hasło aplikacji Google: xxuu edgb kkoo bifr.", "xxuu edgb kkoo bifr"),
+    ("secret_assignment", "Notfallcode: FC4T-NCXA-JL2H", "FC4T-NCXA-JL2H"),
+    ("national_id", "<TaxIdentificationNumber>71655157Z</TaxIdentificationNumber>", "71655157Z"),
+    ("national_id", "<CustomerTaxID>377760331</CustomerTaxID>", "377760331"),
 ])
-def test_the_collectors_ar_to_bq_rounds(kind, text, value):
-    """The AR-BQ rounds' shapes in RE2: each value inside a match, or a match runs up to it
+def test_the_collectors_ar_to_bw_rounds(kind, text, value):
+    """The AR-BW rounds' shapes in RE2: each value inside a match, or a match runs up to it
     from its name."""
     pattern = compile_re2(RE2_PATTERNS[kind])
     assert any(value in text[m.start():m.end() + len(value)] for m in pattern.finditer(text))
 
 
-def test_the_collectors_ar_to_bq_rounds_leave_their_look_alikes():
+def test_the_collectors_ar_to_bw_rounds_leave_their_look_alikes():
     pattern = compile_re2(RE2_PATTERNS["secret_assignment"])
     for text in ["listening on 10.0.0.1:8080", "upstream 10.0.0.1:8080 weight=5",
                  "bm_sz cookie is set by the bot manager",
                  "=> setenv bootargs console=ttymxc1,115200", "fastboot oem unlock",
                  "setup code is printed on the label",
                  "see https://help.portal.net/a/password:reset", "key code reader on door 3",
-                 "manual entry key is printed below the QR code"]:
+                 "manual entry key is printed below the QR code",
+                 "a7d3b90 feat: /setpassword for claim vaults (#214)",
+                 "release code: see the escrow e-mail"]:
         assert pattern.search(text) is None, text

@@ -345,7 +345,6 @@ _KNOWN_MISSES_Z: dict[str, dict[str, str]] = {
         'D2oLIpH21bqDwZs5oN0bK2hBK_p4qiMo-msmhFfJEB5ER_UntqgdPHXeKa2Ph66BGf5e_zB0bTycNezk'
         'PYWvHzrL9zBwo2dAHMIhTWTr3Ca5IXPz1D_f_5xovXDAt7CPvJfC1cJ1-u43sgborDeMrHh1pfkIHmBq'
         'XTs0k_a3kOzaoSHex5mYhOej0c_LY9I_bNfInzqMNvAbn6guNcTcYbFpKTd_84s6Y': (_Z_ASPNET_HAR),
-        '302 118': _Z_SPOKEN_CODE,
         '17184482290': _Z_UNNAMED_PHONE,
         'Wiosna2024!!': _Z_TOLD_NO_NAME,
         '4ac6d131cf218c8759714f9528c8317577ac40117d27652e2f4f4a99943bb52c': _WEBHOOK_SIGNATURE,
@@ -715,7 +714,6 @@ _KNOWN_MISSES_Q: dict[str, dict[str, str]] = {
         '1564deb64277e29976c4af0be484a104443f4006b496489d9cb081521243519a': _WEBHOOK_SIGNATURE,
         'D E 3 8 2004 1133 4189 6281 05': _Q_SPELLED_IBAN,
         '942484722': _Q_NATIONAL_ID,
-        '915739420': _Q_PHONE,
         'NTyDmVAjF4F5VJB9TGtdPxhDzNP5xVw_9yfxQJim': _CSRF,
         '150099206786644': _Q_NATIONAL_ID,
         'SASX-4DSG-W6HG': _Q_SECRET,
@@ -1592,7 +1590,6 @@ _KNOWN_MISSES_G: dict[str, dict[str, str]] = {
         '678-747-25-99': _G_NATIONAL_ID,
         'xfw7-7ryg-h1jj-0jxf-1fua': _G_SECRET,
         '332263': _G_SECRET,
-        '197851797': _G_NATIONAL_ID,
     },
     'corpus_gf': {
         'Granit.sommer76': _G_PASSWORD,
@@ -1797,7 +1794,6 @@ _KNOWN_MISSES_L: dict[str, dict[str, str]] = {
         '0152 / 1461782': _L_PHONE,
         '599552': _L_SECRET,
         '583 085': _L_SECRET,
-        'Rex18': _L_SECRET,
         '873792': _L_SECRET,
         '0327418501': _L_PHONE,
         'Rq6B3A4l8ms/V7lEqZ9pHHGZL0Q9F7wystW0AxnsXpg=': _WEBHOOK_SIGNATURE,
@@ -2667,7 +2663,6 @@ _KNOWN_MISSES_F: dict[str, dict[str, str]] = {
         '260389a3914dbd416467c6bbfcfc1935': _F_CLIENT_ID,
         'PXFQxt3+GFokSnFQWtg/Sytt9n0igsUv3HUHFAEJ8VU=': _WEBHOOK_SIGNATURE,
         '3TSMOltEgcblHMOZWZlOSsx4FZiQYtJcZ9ojLjQBJgk=': _WEBHOOK_SIGNATURE,
-        'tLHSmTZTeD': _F_PASSWORD,
         ('Dh0g9ZUqsQixLGPzKJ3bAtQrmkQnG3Gc8mrqRQk12lqUlH7Ua3gY9dBVq5IJ+ptc'
          '4GpMGgkv0kv5yEjlp8iIFfVOC/XfwjGyiuXGqvTSo3yMh1qaWhFW+rU2Ss/0+Nxw'
          'B4wV7j6R/3vYjBBWpXAXxKRcSl/cO/W/EHxFpujNFvEAjoAwJgdg6XzOhJ7kIUG3'
@@ -3565,7 +3560,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         '/oOByG44Qkn6VeeOnmlVY/0/P1HDKLFnD8MwksQ0NlrPtzzOLDkvlkc0mNnWG7eN': _M_KEY_NAME,
         '7319': _M_CARD_CODE_APART,
         '4631': _M_CODE_APART,
-        '468258903877': _M_ID_COLUMN,
         ('YTZhM2E3YTFlNmNjZWRmZDQ4OWE2NDcy|1712681411|L11RWZ2iYegmvFYkfoeaulkrrl'
          'YlXMnj0GuEPH_TnTI'): _M_TOKEN_KEY,
         '2096': _M_CODE_APART,
@@ -4608,7 +4602,6 @@ _KNOWN_MISSES_U: dict[str, dict[str, str]] = {
         'Welcome@426fx': _U_PASSWORD,
         'Bayern2021#': _U_PASSWORD,
         'gRFD9sGSz0PXXRcaQjH1Pacwoyrc': _U_PASSWORD,
-        'Kowalczyk': _U_CODE_OR_SECRET,
         'hrxm ntas cize dezc': _U_PASSWORD,
         'Frue139fruehling&': _U_PASSWORD,
         'Soleil-granit-11': _U_PASSWORD,
@@ -4686,7 +4679,6 @@ _KNOWN_MISSES_U: dict[str, dict[str, str]] = {
         '6AV1iB8PP1XXxhu0': _U_PASSWORD,
         'bsCjxJ675EvQ30xy': _U_PASSWORD,
         '1d65099eec01407ec6a1b044da05ca4e': _U_TOKEN,
-        'Yyu54dZzZ7CPM58T47MPCbVvH4ZqDGuJswBJC+YpLnQ=': _REQUEST_SIGNATURE,
         '735290': _U_CODE_OR_SECRET,
         '19091989': _U_PASSWORD,
         '6362': _U_CODE_OR_SECRET,
@@ -4837,6 +4829,16 @@ _X_I18N_MESSAGE = ("a form's message under an i18n key naming a password "
                    "(errors.password.too_short = \"Use at least 12 characters\")")
 _X_FUSE_DIGEST = ("espefuse's key block holding a secure boot digest: a key block's bytes are "
                   "redacted whatever its purpose")
+# Corpora BR to BW (remote support, account recovery, consumer genetics, auctions, CRMs,
+# Iberian and Italian small business).
+_X_PUSH_TOKEN = ("a device's push token (FCM's registration token): left by design, useless "
+                 "without the app's own server key")
+_X_GIFT_NUMBERS = ("gift cards' numbers or codes a scam's victim gave out, with no checksum and "
+                   "no name for them the detectors read")
+_X_NO_TLD = "a look-alike sender with no dot in its domain (accounts@reinholt-auktionen-de)"
+_X_SALT = ("a password's salt beside its hash, redacted: an application's salt (Nextcloud's "
+           "passwordsalt, Flask-Security's) is a secret, and the key reads the same")
+_X_SESSION_TRACE = "a remote tool's session ids in its trace (session=<16 hex>), redacted"
 
 _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
     "corpus_as": {"523": _X_DIGITS_ELSEWHERE},
@@ -4892,6 +4894,20 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
                   "750 811 189": _X_PHONE, "0769301743": _X_PHONE, "0621/159 3801": _X_PHONE,
                   "NA5381546D": _X_LICENCE},
     "corpus_bn": {"(six one five) six seven five nine zero seven eight": _SPOKEN_OTHER},
+    "corpus_br": {
+        "JOLuMEGD09i:APA91bcA0rXNd6AYlSndlZuRTD3UslFYzSw_r9E48IFLvzZ1HNPw9xlp0PsfmZ-rlMRCIJC7Rqn"
+        "05dOhiZQUHyc4Qn6d7TeATdFtkwqF1EPWXu3GXXBMRvQKCSM-RxmXL1Tuh1qxbWFT": _X_PUSH_TOKEN,
+        **dict.fromkeys(("1400466639608426", "6839924091561148", "C3Q4HHYA93QL5IZ6"),
+                        _X_GIFT_NUMBERS),
+        **dict.fromkeys(("350", "475791", "947788", "446193"), _X_CODE_APART),
+        **dict.fromkeys(("naxc33", "soleil-sommer44", "lisboa2324", "4_?ZirsiE!h-ZECGAr4L"),
+                        _X_PASSWORD_APART)},
+    "corpus_bs": {"7653": _X_CODE_APART},
+    "corpus_bt": {"0OHU1kxI6QsGF_FqKos--J9j6YGxs8aEabWvgJGBDe9": _X_LINK_TOKEN},
+    "corpus_bu": {"accounts@reinholt-auktionen-de": _X_NO_TLD},
+    "corpus_bv": {"X3HSEfXEarMpVxP5cr839h17pRgd_WNwRo--sWeze1d": _CSRF,
+                  "AloOjz5gQchXzFuYqsV4chl6XlGZejdu": _X_VENDOR_KEY},
+    "corpus_bw": {"23361314": _X_TOLD_CODE},
     "corpus_bo": {"534449": _X_TOLD_CODE, "100489": _X_TOLD_CODE, "206913086": _X_BUREAU_SSN,
                   "95Gt05EmQffL56k9hibn2jkP217NW5KU": _X_LINK_TOKEN,
                   "RUJVQ8Fr1nHsRMtSOEgNMjB-TnMV5sE0": _X_LINK_TOKEN},
@@ -4899,8 +4915,7 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
                   "fREQWa0dtNOwwHctwkHQVX8Kz8OVPrDD7Uid0eG0": _X_SESSION_HEADER,
                   "EKyTcKkq34bEXZrdw8XhiSDMxuxHCJCj6TA92ONx": _X_SESSION_HEADER,
                   "366 6952948": _X_PHONE, "366 6391673": _X_PHONE},
-    "corpus_bq": {**dict.fromkeys(("horse-battery-mango-lantern", "orbit-mango-staple-staple",
-                                   "orbit-gravel-velvet-velvet", "mango-walnut-gravel-pixel"),
+    "corpus_bq": {**dict.fromkeys(("horse-battery-mango-lantern", "orbit-gravel-velvet-velvet"),
                                   _X_PASSWORD_NO_NAME),
                   "ak-HDZX9mWzjVGmEQcnJRVtQm": _M_KEY_ID, "ak-WMcQ0G7Yzd4csj7ihPCR5l": _M_KEY_ID},
 }
@@ -5390,7 +5405,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "939 202 444": "a Portuguese mobile after 'enviado para', no word for a phone",
     },
     "corpus_wj": {
-        **dict.fromkeys(("127826149", "875 484 146"), _HEADERLESS_ROW),
+        "875 484 146": _HEADERLESS_ROW,
         "wez5e9hzonejscksij84rc24uvuixziwi379o05y": "a private feed's token in a URL's path",
         "2200": ("a PIN told in Italian with words between ('il PIN del telefono satellitare "
                  "della troupe in Libia è X')"),
@@ -5499,7 +5514,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                         "meeting's shared access"),
         "0621 485987-74": "a German dial-in number with its extension after a dash",
         "399437022": "nine digits after 'ID number ... on file', no check a generic name takes",
-        "y8dfBunR3gusbcnz0SwrBAkcn2DBkSpA": "a reset token in a Spanish path (/restablecer/)",
         "668229": "a gate's code in French after 'désormais', its '#' after",
         "Nr!BldzLXEfi": "a password after Spanish 'contraseña del portal de proveedores:'",
     },
@@ -6602,6 +6616,8 @@ _KNOWN_CHANGED_X: dict[str, dict[str, str]] = {
     "corpus_bm": {"BM-059": _X_PART_NUMBER, "BM-230": _X_IMEI, "BM-358": _X_IMEI,
                   "BM-297": _X_FAQ_ANSWER},
     "corpus_bo": {"BO-441": _X_I18N_MESSAGE},
+    "corpus_br": {"BR-251": _X_SALT, "BR-284": _X_SALT, "BR-389": _X_SESSION_TRACE},
+    "corpus_bs": {"BS-350": _AWS_EXAMPLE},
 }
 
 _KNOWN_CHANGED_V: dict[str, dict[str, str]] = {
