@@ -549,6 +549,21 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|(?i:app[ \t-]*passwor[dt]|has[łl]o[ \t]+aplikacji)[^\n]{0,40}"
                          r"[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4}"
                          r"|(?i:notfallcode)[ \t]*:[ \t]*[A-Za-z0-9-]{6,}"
+                         # (BX-CK: Ghost's Admin API key, FIX's passwords, Alpaca's key id and
+                         # headers, ELSTER's activation id, a cancellation code, GitLab's CI
+                         # variables, a PUK, a Teams passcode in German)
+                         r"|\b[0-9a-f]{24}:[0-9a-f]{64}\b|(^|[\x01|( ]|\^A)(554|925)=[^\x01|\s()]+"
+                         r"|\b(PK|AK)[A-Z0-9]{18}\b"
+                         r"|(?i:APCA[_-]API[_-](KEY[_-]ID|SECRET[_-]KEY))[\"']?[ \t]*[:=][ \t]*"
+                         r"[\"']?[A-Za-z0-9/+]{16,64}"
+                         r"|(?i:aktivierungs[ -]?(id|code))[^\n]{0,40}"
+                         r"[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}"
+                         r"|(?i:(absage|storno|cancel(lation)?)[ -]?code)[ \t]*:[ \t]*"
+                         r"[A-Za-z0-9]{6,64}"
+                         r"|(?i:variable:[ \t]*\w*(secret|password|token|api_?key|pin)\w*[ \t]+"
+                         r"value:)"
+                         r"[ \t]*\S{4,256}"
+                         r"|PUK\b[^\n0-9:]{0,30}:[ \t]*[0-9]{8,10}|Kennung:[ \t]*[A-Za-z0-9]{5,12}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

@@ -1100,6 +1100,11 @@ _NAMED_GAP = r"(?:[^\n\d]{0,60}?\n){0,2}?[^\n\d?!\uff1f\uff01]{0,60}?"
 # word: only ASCII letters and digits glue to one.
 # (after a JSON-escaped line break too: a form's value on the line after its label, "\\n920 ...")
 _ID_L, _ID_R = r"(?:(?<![0-9A-Za-z.-])|(?<=\\[nrt]))", r"(?![0-9A-Za-z-])"
+# ... for a passport: not across another record's number ("neuen Personalausweis, Vorgangsnummer
+# 50922225": the appointment's case, not the card's).
+_PASSPORT_GAP = (r"(?:[^\n\d]{0,60}?\n){0,2}?"
+                 r"(?:(?!vorgangsnummer|aktenzeichen|kundennummer|auftragsnummer|bestellnummer)"
+                 r"[^\n\d?!\uff1f\uff01]){0,60}?")
 
 
 # A short name as a key only ("sin=", "payee_tfn=", "\"tz\":"), not a word of prose.
@@ -1356,7 +1361,8 @@ def _national_ids() -> tuple[Detector, ...]:
               r"[A-Z]{1,2}\d{5,9}|\d{8,13}|[A-Z]{2}\d{5}[A-Z]",
               _has_digit, checksummed=False),
     # (its name a word of its own: not the end of SAP's BETRG column)
-    _named_id((r"(?<![A-Za-z])(?-i:RG)\b", r"registro geral"), ("rg", "registro"),
+    # (and as a KYC request's key: "rg": "83.874.263-4")
+    _named_id((r"(?<![A-Za-z])(?-i:RG)\b", r"registro geral", _AS_KEY % "rg"), ("rg", "registro"),
               r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dXx]", ids.digit_count_ok(8, 10), checksummed=False),
     _named_id((r"(?-i:RFC)\b", _AS_KEY % "rfc(?:_[a-z]{1,12})?"), ("rfc",),
               # (not the generic RFCs of the public and of foreigners, on every such invoice)
@@ -1420,7 +1426,9 @@ def _national_ids() -> tuple[Detector, ...]:
     # its names and FHIR's identifier system (kvid-10); Brazil's CNS under its name.
     # (a care service's "Vers.-Nr." and the eGK's egk="..." attribute too)
     # (and a connector's log's "Versicherten-ID=")
-    _named_id((r"(?-i:KVNR)\b", r"versicherten[ -]?(?:n(?:umme)?r\.?|id)\b", r"kvid-10",
+    # (and as a booking's JSON key: "kvnr":"D104707940")
+    _named_id((r"(?-i:KVNR)\b", r"(?<![a-z])kvnr(?=\\?[\"'][ \t]*:)",
+               r"versicherten[ -]?(?:n(?:umme)?r\.?|id)\b", r"kvid-10",
                r"(?-i:eGK)\b", r"insured[ _-]?id", r"vers\.?[ -]?-?nr\.?", r"egk(?==)"),
               ("kvnr", "versicherten", "kvid", "egk", "insured", "vers"), r"[A-Z]\d{9}",
               ids.kvnr_ok),
@@ -1439,12 +1447,18 @@ def _national_ids() -> tuple[Detector, ...]:
     _named_id((r"(?<![A-Za-z.])(?-i:C\.[ \t]?C\.)(?=[ \t])", r"c[ée]dula de ciudadan[ií]a"),
               ("c.", "c"),
               r"\d{1,3}(?:\.?\d{3}){1,3}", ids.digit_count_ok(6, 10)),
-    _named_id((r"(?-i:NIS|PIS|PASEP|NIT)\b",), ("nis", "pis", "pasep", "nit"), r"\d{11}",
-              ids.nis_ok),
+    # (and as a job's key: "responsavel_nis=12372509820")
+    _named_id((r"(?-i:NIS|PIS|PASEP|NIT)\b",
+               r"(?:(?<=_)|(?<![a-z]))(?:nis|pis)(?=\\?[\"']?[ \t]*[:=])"),
+              ("nis", "pis", "pasep", "nit"), r"\d{11}", ids.nis_ok),
     # Brazil's voter card, under its names ("Título de eleitor: 1263 4861 0485")
     _named_id((r"t.tulo[ _](?:de[ _])?eleitor(?:al)?", r"inscri..o[ _]eleitoral"),
               ("título", "titulo", "inscri"), r"\d{4}[ .]?\d{4}[ .]?\d{4}",
               ids.titulo_eleitor_ok),
+    # (or "título" alone right before the card's twelve digits: "regularização do título
+    # 2149 7093 1503")
+    _named_id((r"t.tulo",), ("título", "titulo"), r"\d{4}[ .]?\d{4}[ .]?\d{4}",
+              ids.titulo_eleitor_ok, gap=r"[ \t]+(?:n[º°o.]{1,2}[ \t]*)?"),
     _named_id((r"num[ée]ro[ \t]+s[ée]cu\b",), ("num",),
               r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
     _named_id(("\uac1c\uc778\ud1b5\uad00\uace0\uc720\ubd80\ud638", r"persEcm=",
@@ -1541,13 +1555,16 @@ def _national_ids() -> tuple[Detector, ...]:
     _named_id((r"(?<![a-z])(?:renten)?versicherungs-?n(?:umme)?r",
                r"(?-i:SV|RV)[ -]?(?:Nr|Nummer)\.?",
                r"sozialversicherungs-?n(?:umme)?r",
-               # (and as a form abbreviates it: "Rentenvers.-Nr.: 39 010477 G 398")
-               r"rentenvers\.-?nr\.?"),
+               # (and as a form abbreviates it: "Rentenvers.-Nr.: 39 010477 G 398"; the card's
+               # name, "SV-Ausweis: 52 150857 D 353")
+               r"rentenvers\.-?nr\.?", r"(?-i:SV)-?ausweis"),
               ("versicherungs", "rentenversicherungs", "sv", "rv", "sozialversicherungs",
                "rentenvers"),
               r"\d{2} ?\d{6} ?[A-Z] ?\d{3}", ids.de_rvnr_ok),
+    # (and as a payroll API's key: "svnr":"1918070963")
     _named_id((r"(?-i:SVNR|VSNR|SV-Nr|SV-Nummer)\b",
-               r"(?<![a-z])(?:sozial)?versicherungs-?n(?:umme)?r"),
+               r"(?<![a-z])(?:sozial)?versicherungs-?n(?:umme)?r",
+               r"(?<![a-z])svnr(?=\\?[\"'][ \t]*:)"),
               ("svnr", "vsnr", "sv-nr", "sv-nummer", "sozialversicherungs", "versicherungs"),
               r"\d{4} ?\d{6}", ids.at_svnr_ok),
     _named_id((r"ausweis[ _-]?n(?:umme)?r", r"personalausweis(?:[ _-]?n(?:umme)?r)?"),
@@ -1983,6 +2000,8 @@ def _national_ids() -> tuple[Detector, ...]:
                r"(?:personal)?ausweis(?:nummer)?", "pa\u0219aport",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167",
                "\uc5ec\uad8c", "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f",
+               # (Chinese's travel document, 旅行证件, as a visa form asks for its number)
+               "\u65c5\u884c\u8bc1\u4ef6",
                # (Arabic's "passport", جواز السفر, and "his passport", جواز سفره)
                "\u062c\u0648\u0627\u0632 (?:\u0627\u0644)?\u0633\u0641\u0631[\u0621-\u064a]?",
                # (a form's key: pp_num=M6737322)
@@ -1997,9 +2016,9 @@ def _national_ids() -> tuple[Detector, ...]:
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238",
                "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c",
                "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f", "\u062c\u0648\u0627\u0632",
-               "pp"),
+               "\u65c5\u884c\u8bc1\u4ef6", "pp"),
               r"(?=[A-Z]*\d)[A-Z0-9]{7,9}", ids.passport_ok, checksummed=False,
-              shape=r"[A-Z0-9]{7,9}"),
+              shape=r"[A-Z0-9]{7,9}", gap=_PASSPORT_GAP),
     # Turkish names the number after it: "86129891194 TC numaralı müşteri".
     _d("national_id", r"(?<![0-9A-Za-z.-])([1-9]\d{10}) (?:T\.?C\.?|TC kimlik) numaral",
        ids.tc_kimlik_ok, prefilter=r"[1-9]\d{10} (?:T\.?C\.?|TC kimlik) numaral", group=1,
@@ -3252,6 +3271,8 @@ _CARD_CODES = (
 # question alone ("what was your first pet's name?") and what is said of it ("memorable word
 # reset", "... is required") are not answers.
 _T = r"[ \t]+"
+# Who answers in a transcript, after the question's "?" ("... maiden name? Customer: X").
+_KBA_ANSWERER = r"caller|customer|cust|user|client|cliente|kunde|klant|klient\w*|c"
 _KBA_NAMES = (
     rf"(?:mother'?s|mom'?s|mum'?s){_T}maiden{_T}name|maiden{_T}name"
     rf"|(?:name{_T}of{_T}(?:my|your|the){_T})?first{_T}(?:pet|dog|cat|school|car|teacher|boss"
@@ -3265,7 +3286,9 @@ _KBA_NAMES = (
     # question (first pet) answered 'Mrs Finnegan'")
     # (a note's "Q: City where you met spouse A: Ames", "Security Q1: ...?  A: Beetle", a
     # log's security_a="...")
-    rf"|(?-i:Q)[1-3]?:[^\n?;]{{3,80}}?(?:\?[ \t]*|[ \t]+)(?-i:A)(?=:)"
+    # (and the answer's source in brackets: "A (provided by caller): Bella2")
+    rf"|(?-i:Q)[1-3]?:[^\n?;]{{3,80}}?(?:\?[ \t]*|[ \t]+)(?-i:A)"
+    r"(?:[ \t]*\([^)\n]{1,30}\))?(?=[ \t]*:)"
     rf"|security_a(?:nswer)?(?==)"
     rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*'[^'\n]{{1,40}}'{_T}answered"
     r"(?=:|[ \t]+['\"])"
@@ -3280,7 +3303,18 @@ _KBA_NAMES = (
     rf"|security{_T}question(?:[ \t]*\d)?[ \t]*:[^\n?]{{3,100}}\?[ \t]*answer(?=[ \t]*:)"
     rf"|pregunta{_T}de{_T}seguridad[ \t]*\([^)\n]{{1,40}}\)"
     rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*\([^)\n]{{1,40}}\)"
-    rf"(?:(?=[ \t]*[:=])|{_T}answered|(?={_T}is{_T}))"
+    # (a dash before "answered": "They asked the security question (first pet / street) —
+    # answered \"Oakridge Elementary\"")
+    rf"(?:(?=[ \t]*[:=])|(?:[ \t]*[\u2014\u2013-])?{_T}answered|(?={_T}is{_T}))"
+    # (the question quoted in the brackets, its answer after a colon: "security answer
+    # (\"mother maiden name\": Mittens)")
+    r"|security[ \t_-]+answer[ \t]*\([ \t]*[\"'][^\"'\n]{1,40}[\"'](?=[ \t]*:)"
+    # (a list of answers as a person set them up: "elementary school = Greenfield Primary")
+    rf"|(?:elementary|primary|grade){_T}school(?=[ \t]*[:=])"
+    # (the question asked in Portuguese or Spanish, the customer's answer on the next line:
+    # "...pergunta de segurança (nome do primeiro animal)?\nCliente: Frajola")
+    rf"|(?:pergunta{_T}de{_T}seguran[çc]a|pregunta{_T}de{_T}seguridad|security{_T}question)"
+    rf"[^\n?]{{0,100}}\?(?=[ \t]*\n[ \t]*(?:{_KBA_ANSWERER})[ \t]*:)"
     rf"|security{_T}question[ \t]*'[^'\n]{{1,40}}'{_T}answer(?=[ \t]+['\"])"
     # (and as a call's note writes it: "Security answer given: 'Bartolina'")
     rf"|(?:security|secret){_T}(?:answer|word|phrase)(?:{_T}(?:given|provided|supplied))?"
@@ -3353,8 +3387,6 @@ _KBA_NAMES = (
 _KBA_IS = (r"(?:it'?s|that'?s|it[ \t]+is|that[ \t]+is|is|was|es|era|c'est|est|[ée]tait|ist"
            r"|war|jest|to|[èeé]|foi|are|were|just|se[ \t]+llamaba|hie(?:ß|ss)|heette"
            r"|si[ \t]+chiamava|se[ \t]+chamava|è[ \t]+stata|era[ \t]+la|was[ \t]+called)")
-# Who answers in a transcript, after the question's "?" ("... maiden name? Customer: X").
-_KBA_ANSWERER = r"caller|customer|cust|user|client|cliente|kunde|klant|klient\w*|c"
 # First words of what is no answer ("... is required", "was a dog named Rex", "is wrong").
 _KBA_NOT = (r"(?:required|needed|missing|wrong|incorrect|correct|invalid|not|set|reset|updated"
             r"|changed|locked|the|a|an|your|my|his|her|their|our|what|which|who|where|when|how"
@@ -3400,6 +3432,8 @@ _NAMED_CODES = (r"pin|pincode|puk|passcode|geheimzahl|digicode|code|c[óo]digo|c
                 r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u0633\u0644\u064a\u0645")
 _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     "error", "exit", "status", "response", "return", "http", "zip", "postal", "post", "area",
+    # (a payslip's tax code, "Tax code: 1239L")
+    "tax",
     "country", "promo", "discount", "voucher", "coupon", "product", "tracking", "booking",
     "reference", "order", "source", "qr", "bar", "reason", "event", "result", "op", "opcode",
     "fault", "trouble", "diagnostic", "color", "colour", "hex", "unicode", "char", "key",
@@ -3475,7 +3509,8 @@ _RECOVERY_CODE = (
     # (nor a request's reference: "Your recovery request reference is 3925 5851 ...")
     # (the code a log says was used: "mfa.recovery_code_used": "udze-bm7z")
     r"(?:[ \t_-]*(?:code|key|codes)(?:[_-](?:used|entered|provided|supplied))?)?(?![_-]?[a-z])"
-    r"(?:(?!reference|ticket|case|order)[^\n\d]){0,30}?[ \t:=(]"
+    # (nor a backup tool's snapshot: "backup: restic snapshot be5cafa1 saved")
+    r"(?:(?!reference|ticket|case|order|snapshot)[^\n\d]){0,30}?[ \t:=(]"
     r"(?:\[?\\*[\"']?)?"  # (a JSON array's first: "recovery_codes":["...",)
     # (a list of them, to its last: "o07c-8vgj, 3p8k-594v and oydc-jj4m", or the array's)
     # (not a hex number: a logon id after an account "svc_backup", "LID: 0x75c9897")
@@ -3496,6 +3531,7 @@ _SECURITY_ANSWERS = (
        # a note's "first pet Ziggy", "(Okafor)", a caller's answer after the question
        r"|[ \t]+(?=(?-i:[\"'\u2018\u201c\u00ab]?[A-Z0-9]))|[ \t]*\([ \t]*(?:current:[ \t]*)?"
        rf"|\?[ \t]*(?:{_KBA_ANSWERER})[ \t]*:[ \t]*"
+       rf"|(?<=\?)[ \t]*\n[ \t]*(?:{_KBA_ANSWERER})[ \t]*:[ \t]*"
        # (a ticket's 'answered security question "first pet's name" with "Peanut"', "(first
        # pet's name) with \"Granny Rosa\"")
        "|[\"'\u201d)][ \t]+with[ \t]+(?=[\"'\u201c]))"
@@ -3605,11 +3641,16 @@ _SECURITY_ANSWERS = (
     # A PIN asked for and told in a call's transcript ("can you confirm the PIN? Caller: yes,
     # it's 8640"; a chat's "fill station PIN? -> it's 7214").
     _d("secret_assignment",
-       r"(?ai)(?<![a-z])(?:pin|pincode|pin[ \t]+code|passcode)\?[ \t]*(?:(?:->|\u2192)[ \t]*)?"
-       rf"(?:(?:agent|{_KBA_ANSWERER})[ \t]*:[ \t]*)?"
+       # (or "please?", the answer on the chat's next line: "can I take your account PIN
+       # please?\n[10:03] You: 480377")
+       r"(?ai)(?<![a-z])(?:pin|pincode|pin[ \t]+code|passcode)(?:[ \t]+please)?\?[ \t]*"
+       r"(?:(?:->|\u2192)[ \t]*|\n[ \t]*(?:\[[0-9:]{4,8}\][ \t]*)?(?=[a-z]{1,12}[ \t]*:))?"
+       rf"(?:(?:agent|you|{_KBA_ANSWERER})[ \t]*:[ \t]*)?"
        r"(?:(?:yes|yeah|yep|sure|ok|okay)[ \t]*[,.]?[ \t]*)?"
        r"(?:it'?s[ \t]+|it[ \t]+is[ \t]+|that'?s[ \t]+)?(\d{4,8})(?![\d.,:/-]?\d)",
-       prefilter=r"(?i)(?:pin|passcode|pin[ \t]+code)\?[^\r\n]{0,40}\d{4}", group=1,
+       prefilter=(r"(?i)(?:pin|passcode|pin[ \t]+code)(?:[ \t]+please)?\?[^\r\n]{0,40}"
+                  r"(?:\r?\n[^\r\n]{0,40})?\d{4}"),
+       group=1,
        needles=("?",), digits=True, start=_at_words(("pin", "passcode"))),
     _d("secret_assignment", _RECOVERY_CODE,
        prefilter=r"(?i)(?:recovery|backup|wiederherstellungs|herstel|recupera|recupero"
@@ -3719,7 +3760,9 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
 # Words for a password and for a phone, in the languages prompts are written in.
 # Matched folding ASCII case only ((?ai)): the other scripts' capitals are spelled out.
 # English is the other detectors' ("password: X", "the password is X").
-_PASSWORD_WORDS = ("passwort|kennwort|mot de passe|contrase[ñÑn]a|senha|wachtwoord|has[łl]o|"
+# (not the first half of a German compound: "Passwortrichtlinie für unser 8-Personen-Büro")
+_PASSWORD_WORDS = ("passwort(?![a-zäöüß]{5})|kennwort(?![a-zäöüß]{5})|mot de passe|"
+                   "contrase[ñÑn]a|senha|wachtwoord|has[łl]o|"
                    "[Пп]ароль|パスワード|密码|密碼|비밀번호|패스워드|비번|पासवर्ड|كلمة[ _]المرور|"
                    "[ŞşSs]ifre|"
                    # (a chat's "and pass is X"; a login told as "... is user / X")
@@ -3821,8 +3864,9 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"contatta(?:mi|rmi|re)|contatti|"
                 r"(?:mi|mio|meu|mon|mein|mijn|m[óo]j)(?:[ \t]+[a-z]{3,8})?[ \t]+"
                 r"n(?:[úu]mero|um[ée]ro|ummer|umer)|"
-                # (Portuguese's "a request to the number", "call me on this number")
-                r"(?:para[ \t]+o|ao|nesse|neste)[ \t]+n[úu]mero|"
+                # (Portuguese's "a request to the number", "call me on this number", "called back
+                # from the number"; Chile's "fono"; Spanish's "llama desde")
+                r"(?:para[ \t]+o|ao|do|nesse|neste)[ \t]+n[úu]mero|fono|llama[ \t]+desde|"
                 # (Dutch's "bereikbaar op", Italian's "Recapito:", Polish's "dzwonić")
                 r"bereikbaar(?:[ \t]+op)?|recapito|dzwoni\w*|"
                 # (Dutch's "bel me op", "Zoon bellen bij vragen:"; Indonesian's "telp";
@@ -3880,7 +3924,8 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                   "تلفن", "simu", "atel", "தொலைபேசி", "sisdn", "SISDN", "umber", "UMBER", "úmero",
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
-                  "ovil", "ortable", "lam", "hiam", "igue", "adzwo", "sms", "SMS", "hatsapp",
+                  "ovil", "ortable", "lam", "hiam", "fono", "FONO",
+                  "igue", "adzwo", "sms", "SMS", "hatsapp",
                   "ppel", "oindre", "oignable", "igar", "igamos", "uméro", "UMÉRO",
                   "電話", "携帯", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
                   "电话", "手机", "手機", "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон",
@@ -3902,6 +3947,10 @@ _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+
               r"(?:sms|text|whatsapp|e-?mail))|"  # ("I just got the code 071319 by SMS")
               # (Spanish's and Portuguese's "me llegó el código 771273", "recebi o código")
               r"(?:lleg[óo]|recib[íi]|recebi|chegou)[ \t]+(?:el|o|un|um)[ \t]+c[óo]digo|"
+              # (and "me ha llegado el 695967"; an SMS's "use o codigo 504529 para confirmar")
+              r"ha[ \t]+llegado[ \t]+(?:el|un)(?:[ \t]+c[óo]digo)?(?=[ \t]+\d)|"
+              r"(?:use|usa|utilize|digite|informe|ingresa|introduce)[ \t]+(?:o|el|este|esse)[ \t]+"
+              r"c[óo]digo|"
               # (a code and how it came or how long it holds: "den Code 927858 per SMS",
               # "Code 181441 — valid 5 min")
               r"code(?=[ \t]+\d{6}(?:[ \t]+(?:by|via|per|par|por)[ \t]+(?:sms|text|whatsapp"
@@ -3936,7 +3985,7 @@ _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Ko
                 "jelsz", "ароль",
                 "Код", "验证码", "驗證碼", "コード", "인증번호", "رمز", "kód", "Kód", "TAN", "tan",
                 "simbo", "κωδικός", "קוד", "Ově", "ově", "کد", "odul", "koodi", "ওটিপি", "inmal",
-                "INMAL")
+                "INMAL", "llegado")
 # A company's registry codes a "код" names (Ukraine's ЄДРПОУ, Russia's ИНН, ОГРН, КПП, ОКПО,
 # a bank's БИК and МФО): public numbers, not one-time codes.
 _COMPANY_CODES = ("\u0404\u0414\u0420\u041f\u041e\u0423|\u0415\u0414\u0420\u041f\u041e\u0423"
@@ -3950,7 +3999,7 @@ _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces
                "Код", "验证码", "驗證碼", "認証コード", "確認コード", "인증번호", "رمز", "kód",
                "tan", "msimb", "κωδικός", "קוד", "ově", "کد", "codul", "vahvi", "ওটিপি", "jelsz",
                "ароль", "einma", "got t", "got a", "got m", "recei", "lleg", "recib", "receb",
-               "chego")
+               "chego", "ha ll", "use o", "usa e", "utili", "digit", "infor", "ingre", "intro")
 # A word for it, then six digits within reach (most lines with "code" hold none).
 # A one-time code's phrases in Persian (login and verification codes, a one-time password),
 # Arabic (an activation code), Urdu (a verification code), Hindi and Nepali, Bengali, Hebrew
@@ -3969,7 +4018,7 @@ _OTP_PHRASES_OF_SCRIPTS = (
     "\u05e7\u05d5\u05d3 \u05d0\u05d9\u05de\u05d5\u05ea",
     "\u30ef\u30f3\u30bf\u30a4\u30e0\u30d1\u30b9\u30ef\u30fc\u30c9")
 _OTP_PREFILTER = (r"(?i)(?:code|codic|otp|c[ao]digo|kod|k[a]d|x[a]c|aa|rulama|tan|msimbo|ov[a]|"
-                  r"codul|koodi|jelsz|einmal)[^\r\n]{0,56}\d{3} ?\d{3}")
+                  r"codul|koodi|jelsz|einmal|ha[ \t]+llegado)[^\r\n]{0,56}\d{3} ?\d{3}")
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "pass", "palavra",
@@ -4001,7 +4050,7 @@ _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mob
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
                  "휴대폰", "핸드폰",
                  "text me", "appel", "rappel", "joind", "joign", "ligar", "para o", "ao n",
-                 "nesse", "neste", "ligamos", "ring ", "ring\t",
+                 "nesse", "neste", "do n", "fono", "ligamos", "ring ", "ring\t",
                  "number",
                  "hp", "hubungi", "contatt", "alternat", "cel", "tlf", "tfno",
                  "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23", "mobit",
@@ -4019,7 +4068,7 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
                        3),
                       # (Portuguese's "para o número", "ao número", "nesse número": whole, not
                       # every word that opens with "par")
-                      (r"(?i)para[ \t]o", 6), (r"(?i)ao[ \t]n", 4), (r"(?i)ness|nest", 4))
+                      (r"(?i)para[ \t]o", 6), (r"(?i)[ad]o[ \t]n", 4), (r"(?i)ness|nest|fono", 4))
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
@@ -4090,7 +4139,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password[^\r\n]{0,40}[ \t](?:ora|adesso)[ \t]+(?:a|e')|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)|cambiat|mdp|ww")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
-_PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|kontakt|"
+_PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|kontakt|fono|"
                     r"numerem|tlm|(?:^|[^a-z]|\\[nrt])t[ea]l"
                     r"|mobil|mobitel|handy|celular|fone|"
                     r"cellulare|m[ao]vil|portable|r.ckrufnummer|rufnummer|"
@@ -4101,7 +4150,8 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"|cell[ .:]|msisdn|nomor|"
                     r"n[au]mero|"
                     r"simu|natel|"
-                    r"llam(?:ar|e|ame|ada)|chiam|ligue|dzwo|aa|(?:call|ring|text)[ \t]+me|"
+                    r"llam(?:ar|e|ame|ada)|llama[ \t]+desde|"
+                    r"chiam|ligue|dzwo|aa|(?:call|ring|text)[ \t]+me|"
                     r"nummer|numer|bereikbaar|recapito|mobiel|"
                     r"num[ae]ro|appel|joindre|joignable|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi"
                     r"|contatt"
@@ -5608,8 +5658,10 @@ def _system_fields() -> tuple[Detector, ...]:
     # a number of the shape starts)
     _plain("phone",
            # (not a record's number after its word: "order 605 10 04 98 shipped")
-           r"(?=[6-9]\d{2} \d{2} \d{2} \d{2}|9\d \d{3} \d{2} \d{2})(?<![\w.,:/+-])" + _NOT_A_RECORD
-           + r"((?:[6-9]\d{2}(?: \d{2}){3}|9\d \d{3} \d{2} \d{2}))(?![\w:/-]|[.,]\d)",
+           # ("-" and "_" read as a space around it, as the joined reading reads them)
+           r"(?=[6-9]\d{2} \d{2} \d{2} \d{2}|9\d \d{3} \d{2} \d{2})(?<![A-Za-z0-9.,:/+])"
+           + _NOT_A_RECORD
+           + r"((?:[6-9]\d{2}(?: \d{2}){3}|9\d \d{3} \d{2} \d{2}))(?![A-Za-z0-9:/]|[.,]\d)",
            v.told_phone_ok,
            prefilter=r"[6-9]\d{2}[ _-]\d{2}[ _-]\d{2}[ _-]\d{2}|9\d[ _-]\d{3}[ _-]\d{2}[ _-]\d{2}",
            needles=(), digits=True),
@@ -8215,11 +8267,15 @@ def _detectors_first() -> tuple[Detector, ...]:
     # Firebase's action code (a sign-in link's), a refresh token, a password reset's or a
     # CAS login's ticket; bearer credentials while they last.
     _d("bearer_token",
-       r"(?<![\w.-])(?:code|code_verifier|oobCode|refresh_token|ticket)=([A-Za-z0-9._~-]{20,})"
-       r"(?![A-Za-z0-9._~%-])", v.credential_ok,
-       prefilter=r"(?:code|code_verifier|oobCode|refresh_token|ticket)=[A-Za-z0-9._~-]{20}",
-       group=1, needles=("code=", "Code=", "refresh_token=", "ticket="),
-       start=_at_literal(("code=", "Code=", "refresh_token=", "ticket="), 14)),
+       # (and Supabase's magic link's token_hash)
+       # (not a token's SHA-256 as a store keeps it: "token_hash=<64 hex>")
+       r"(?<![\w.-])(?:code|code_verifier|oobCode|refresh_token|ticket|token_hash)="
+       r"(?!(?<=token_hash=)[0-9a-f]{40,64}(?![A-Za-z0-9_~-]))"
+       r"([A-Za-z0-9._~-]{20,})(?![A-Za-z0-9._~%-])", v.credential_ok,
+       prefilter=(r"(?:code|code_verifier|oobCode|refresh_token|ticket|token_hash)="
+                  r"[A-Za-z0-9._~-]{20}"),
+       group=1, needles=("code=", "Code=", "refresh_token=", "ticket=", "token_hash="),
+       start=_at_literal(("code=", "Code=", "refresh_token=", "ticket=", "token_hash="), 14)),
     # A one-time link's token as a path segment (Grafana's /invite/<code>, a reset or magic
     # link's /reset-password/<token>): whoever holds the link joins or signs in.
     _d("bearer_token",
@@ -8230,6 +8286,9 @@ def _detectors_first() -> tuple[Detector, ...]:
        # /restablecer/<token>, /redefinir-senha/, /reinitialiser/, /reimposta/, /zuruecksetzen/)
        r"|restablecer(?:[_-]contrase(?:n|%C3%B1)a)?|redefinir(?:[_-]senha)?|recuperar(?:[_-]senha)?"
        r"|r(?:e|%C3%A9)initiali[sz]er|reimposta(?:re)?|zur(?:ue|%C3%BC)cksetzen"
+       # (a newsletter's double opt-in link: /newsletter/doi/<token>, /bevestig?k=...,
+       # /confirmar?c=<uuid>, /confirmation/<token>)
+       r"|doi|opt-?in|confirm(?:ation|ar|er)?|bevestig(?:en)?|best(?:ae|%C3%A4)tig(?:en|ung)?"
        # (a reset link of its own: /password/reset?t=..., Django's /reset/<uidb64>/<token>/)
        r"|reset)"
        # (or its query's one-letter parameter: /onboarding/magic-link?t=<token>)
@@ -8238,6 +8297,7 @@ def _detectors_first() -> tuple[Detector, ...]:
        prefilter=r"(?i)/(?:invite|invitation|accept[_-]?invite|reset[_-]?password|password[_-]?reset"
                  r"|magic|verify[_-]?email|email[_-]?verification|activat"
                  r"|restablecer|redefinir|recuperar|r(?:e|%C3%A9)initiali|reimposta|zur(?:ue|%C3%BC)ck"
+                 r"|doi|opt-?in|confirm|bevestig|best(?:ae|%C3%A4)tig"
                  r"|reset)[A-Za-z0-9%_-]*(?:/(?:[A-Za-z0-9_-]{1,12}/)?|\?[^ \t\r\n#]*[tkc]=)"
                  r"[A-Za-z0-9_-]{20}",
        group=1, needles=("/",), start=_at_literal(("/",))),
@@ -9099,7 +9159,9 @@ def _detectors_second() -> tuple[Detector, ...]:
        # (nor a dotted path's part: a DOI's journal, "doi:10.7039/j.cell.4562.84634")
        r"(?<!\.cell\.)(?<!\.tel\.)(?<!\.phone\.)(?<!\.mobile\.)"
        # (German's slash between spaces too: "0176 / 449 404 77")
-       r"\(?(\d{8,13}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})(?:(?: / |[ ./-])\d{2,9}){1,4})"
+       # (and none after the area code's bracket: "ligue (61)2738-3619")
+       r"\(?(\d{8,13}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})"
+       r"(?:(?: / |[ ./-]|(?<=\)))\d{2,9}){1,4})"
        # (nor a digest's first digits: "git_sha": "065943807f948fc6...")
        r"(?!\d|[./-]\d|[a-fA-F][0-9a-fA-F])",
        v.told_phone_ok,
@@ -9335,7 +9397,9 @@ def _detectors_second() -> tuple[Detector, ...]:
        # (an app's camel-case name before it: MyChartSession=, PLAY_SESSION= above; not an
        # analytics field's firstSessionId=)
        r"|[A-Za-z][A-Za-z0-9]*(?-i:Session)"
+       # (and a session id's name in capitals after the site's letters: Mailchimp's MCSID)
        r"|sessionid|session_id|jsessionid|_?oauth2_proxy|[a-z][a-z0-9]{1,20}session|[\w-]*_sid"
+       r"|(?!B?SSID)[A-Za-z]{1,8}(?-i:SID)"
        r"|[\w-]*_sess(?:id)?|[\w-]*-session-id"
        # (VK's remixsid)
        # (not a Twilio resource's id, sid=SM and 32 hex digits: a message's, a call's)
@@ -10072,7 +10136,7 @@ def _detectors_second() -> tuple[Detector, ...]:
        needles=("TaxIdentificationNumber>", "TaxID>")),
     # A mobile number of Portugal's or Poland's in brackets after a name (MB WAY's "Recebeu
     # ... de HELENA RIBEIRO (924 104 670)", "pracownika banku (572-122-878)").
-    _plain("phone", r"\(([5-9]\d{2}([ -])\d{3}\2\d{3})\)", v.told_phone_ok,
+    _plain("phone", r"\(([5-9]\d{2}[ _-]\d{3}[ _-]\d{3})\)", v.told_phone_ok,
            prefilter=r"\([5-9][0-9]{2}[ _-][0-9]{3}[ _-][0-9]{3}\)", needles=("(",),
            digits=True),
     # Remote support tools' passwords on their command lines: TeamViewer's (teamviewer passwd
@@ -10254,6 +10318,130 @@ def _detectors_second() -> tuple[Detector, ...]:
                   r"|remotedesktop|chrome[ \t]+(?:thing|app))[^\r\n]{0,120}[0-9]{4}[ \t]?[0-9]{4}"
                   r"[ \t]?[0-9]{4}"),
        group=1, digits=True, gate=r"(?i:remot|chrome)"),
+    # A dial-in's conference code before its "#" ("Numéro : +33 6 71 94 88 57, code 31944425#").
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:code|pin|passcode|conference[ \t]+id|kennung)[ \t]*:?[ \t]*(\d{4,10})#",
+       prefilter=r"(?i)(?:code|pin|passcode|conference[ \t]+id|kennung)[ \t]*:?[ \t]*[0-9]{4,10}#",
+       group=1, needles=("#",), digits=True),
+    # Teams' meeting passcode under its German name ("Besprechungs-ID: ... Kennung: jBSoTI").
+    _d("secret_assignment", r"(?<![\w-])Kennung:[ \t]*([A-Za-z0-9]{5,12})(?![\w-])",
+       v.letters_and_digits_or_mixed_case,
+       prefilter=r"Kennung:[ \t]*[A-Za-z0-9]{5}", group=1, needles=("Kennung:",)),
+    # A bounce address that carries its recipient (VERP: "bounces+9248226-d91d-ferreira.beatriz
+    # =sapo.pt@em4042.example.de", SRS's rewritten sender): whole, the recipient inside.
+    _plain("email",
+           # (what stands around it read alike with "-" and "_" as spaces, as the joined
+           # reading reads them)
+           r"(?i)(?<![A-Za-z0-9.+=])((?:bounces?|bnc|return|srs0|prvs|msprvs1)[+=][\w.+=-]{0,200}="
+           r"[\w.+-]{1,64}@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,24})(?![A-Za-z0-9])",
+           prefilter=r"(?i)(?:bounces?|bnc|return|srs0|prvs|msprvs1)[+=][^\s@]{0,200}=[^\s@]+@",
+           needles=("@",)),
+    # A mailbox an inbound mail service gives a customer (Postmark's <hash>@inbound.postmarkapp
+    # .com): mail to it reaches them, whatever the hash looks like.
+    _plain("email", r"(?<![A-Za-z0-9.+])([0-9a-f]{16,64}@inbound\.postmarkapp\.com)(?![A-Za-z0-9])",
+           prefilter=r"@inbound\.postmarkapp\.com", needles=("@inbound.postmarkapp",)),
+    # Ghost's Admin API key (24 hex, a colon, 64 hex: its id and its secret).
+    _d("api_key", r"(?<![0-9a-f])[0-9a-f]{24}:[0-9a-f]{64}(?![0-9a-f])",
+       prefilter=r"[0-9a-f]{24}:[0-9a-f]{64}", needles=(":",), digits=True),
+    # Germany's pension insurance number as it is printed, spaced, with its check ("SV-Ausweis:
+    # 52 150857 D 353").
+    _d("national_id", r"(?<![\w-])(\d{2} \d{6} [A-Z] \d{3})(?![\w-])", ids.de_rvnr_ok,
+       prefilter=r"[0-9]{2} [0-9]{6} [A-Z] [0-9]{3}", group=1, digits=True, checksummed=True),
+    # ELSTER's activation id ("Ihre Aktivierungs-ID lautet: DQV3-MZNL-JYQ6") and an
+    # appointment's cancellation code ("Absage-Code: <hex>"): they unlock the account or the
+    # booking.
+    *_each("secret_assignment",
+           (r"(?i)aktivierungs[ -]?(?:id|code)(?:[^\n]{0,40}?(?:lautet|ist|:))?[ \t]*:?[ \t]*"
+            r"(?-i:([A-Z0-9]{4}(?:-[A-Z0-9]{4}){2,3}))(?![\w-])",
+            r"(?i)(?:absage|storno|stornierungs|cancel(?:lation)?)[ -]?code[ \t]*:[ \t]*"
+            r"([A-Za-z0-9]{6,64})(?![\w-])"),
+           prefilter=r"(?i)aktivierungs[ -]?(?:id|code)|(?:absage|storno|cancel)[a-z]*[ -]?code",
+           gate=r"(?i:aktivierung|absage|storno|cancel)"),
+    # GitLab's CI/CD variables as an export lists them ("variable: DATEV_CLIENT_SECRET  value:
+    # f7c8..."), the name holding a secret's word.
+    _d("secret_assignment",
+       r"(?i)variable:[ \t]*\w*(?:secret|password|passwd|token|api_?key|pin|pwd)\w*[ \t]+"
+       r"value:[ \t]*(\S{4,256})", v.secret_value_ok,
+       prefilter=r"(?i)variable:[ \t]*[A-Za-z0-9_]*(?:secret|passw|token|api_?key|pin|pwd)",
+       group=1, needles=("ariable:", "ARIABLE:")),
+    # A PUK (eight to ten digits) after its name and a colon ("PUK aus dem PIN-Brief:
+    # 3417585368").
+    _d("secret_assignment", r"(?<![A-Za-z])PUK\b[^\n\d:]{0,30}:[ \t]*(\d{8,10})(?!\d)",
+       prefilter=r"PUK[^\r\n0-9:]{0,30}:[ \t]*[0-9]{8}", group=1, needles=("PUK",),
+       digits=True),
+    # A Wi-Fi password or a "PW" after its label, with a symbol in it as passwords have
+    # ("WLAN: GWx_GAsLN#-1w3lbj1", "WLAN für die Wallbox-Konfiguration: Lindenblatt_616$",
+    # "Zertifikat-PW Edelweiss_1011?"): a network's name has none.
+    *_each("secret_assignment",
+           (r"(?i)(?<![a-z])(?:wlan|wi-?fi)(?:[ \t]+[^\n:]{1,40})?[ \t]*:[ \t]*([^\s/,;]{8,63})",
+            r"(?<![A-Za-z])PW[ \t]*:?[ \t]+([^\s,;]{8,64})"),
+           v.symbol_password_ok, prefilter=r"(?i)(?:wlan|wi-?fi)[^\r\n]{0,44}:|PW[ \t]",
+           gate=r"(?i:wlan|wi-?fi|pw)"),
+    # A password a letter tells ("Ihr Erstpasswort lautet: lw!quCQEbvjvziXPr").
+    _d("secret_assignment",
+       r"(?i)(?:passwort|kennwort)[ \t]+lautet[ \t]*:?[ \t]*([^\s\"'„“]{6,64})",
+       v.symbol_password_ok, prefilter=r"(?i)(?:passwort|kennwort)[ \t]+lautet", group=1,
+       needles=("wort", "WORT")),
+    # An OpenVPN credentials file pasted under its name (auth-user-pass's creds.txt: the user
+    # on one line, the password on the next).
+    _d("secret_assignment",
+       r"(?i)(?:creds|credentials|auth|login|pass(?:word)?s?|up)\.txt:?[ \t]*\n[ \t]*[^\s]{1,64}"
+       r"[ \t]*\n[ \t]*([^\s]{4,128})", v.secret_value_ok,
+       prefilter=r"(?i)(?:creds|credentials|auth|login|pass|up)[a-z]*\.txt", group=1,
+       needles=(".txt",)),
+    # Alpaca's API key id (PK or AK, eighteen capitals and digits) and its headers' and
+    # environment's names; a settings class's validation error, its field's name on the line
+    # above the input it quotes (pydantic: "alpaca_secret\n  ... input_value='...'").
+    _d("api_key", r"(?<![A-Z0-9])(?:PK|AK)(?=[A-Z0-9]{18}(?![A-Za-z0-9]))(?=[A-Z]*\d)"
+       r"(?=\d*[A-Z])[A-Z0-9]{18}", v.alpaca_key_id_ok,
+       prefilter=r"(?:PK|AK)[A-Z0-9]{18}", needles=("PK", "AK"),
+       start=_at_literal(("PK", "AK"))),
+    _d("secret_assignment",
+       r"(?i)APCA[_-]API[_-](?:KEY[_-]ID|SECRET[_-]KEY)\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+       r"([A-Za-z0-9/+]{16,64})", prefilter=r"(?i)APCA[_-]API[_-]", group=1,
+       needles=("APCA", "apca")),
+    _d("secret_assignment",
+       r"(?m)^\w*(?:secret|password|passwd|token|api_?key|_key)\w*[ \t]*\n[^\n]*\binput_value="
+       r"'([^'\n]{6,256})'", v.secret_value_ok,
+       prefilter=(r"(?i)(?:secret|passw|token|api_?key|_key)[A-Za-z0-9_]*[ \t]*\n[^\r\n]*"
+                  r"input_value="),
+       group=1, needles=("input_value=",)),
+    # FIX's Password (554) and NewPassword (925) in a logon message or a log of its
+    # rejection ("554=Hawk_sole316", "|925=^0SFjQQ*ErNB*|").
+    _d("secret_assignment",
+       r"(?:(?<=[\x01|(^ \t])|(?<=\^A)|^)(?:554|925)=((?:[^\x01|\s()^]|\^(?!A)){1,64})",
+       v.secret_value_ok, prefilter=r"(?:554|925)=[^\r\n]", group=1, needles=("554=", "925="),
+       start=_at_literal(("554=", "925="))),
+    # A W-8BEN's foreign tax identifying number (a country's check: Spain's DNI, ...).
+    _d("national_id",
+       r"(?i)foreign[ \t]+tax[ \t]+identif(?:ying|ication)[ \t]+number[^\n:]{0,20}:[ \t]*"
+       r"([A-Z0-9][A-Z0-9 .-]{5,20}[A-Z0-9])(?![\w-])", ids.checked_id_ok,
+       prefilter=r"(?i)foreign[ \t]+tax[ \t]+identif", group=1, needles=("oreign", "OREIGN")),
+    # A session's id under its key when it is a random token of both cases and digits (an
+    # auth service's "session_id": "P_jnzWWKUC..."); hex or a UUID is as often a chat's or an
+    # analytics session's, and stays.
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])session[_-]?id\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+       r"((?=[A-Za-z0-9_-]*\d)(?-i:(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*[A-Z]))"
+       r"[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_-])", v.strong_token,
+       prefilter=r"(?i)session[_-]?id[^\r\n]{0,6}[:=][^\r\n]{0,4}[A-Za-z0-9_-]{20}", group=1,
+       needles=("ession", "ESSION")),
+    # Turkey's identity number after "TC Kimlik", "T.C." or "TC no" (its two check digits; a
+    # bare "TC" is as often a test case's).
+    _d("national_id", r"(?<![A-Za-z])(?-i:T\.C\.|TC(?=[ \t]+(?:[Kk]imlik|[Nn]o|numaram)|:))"
+       r"(?:[ \t]+(?:[Kk]imlik(?:[ \t]+[Nn]o)?|[Nn]o\.?|numaram))?[ \t:]*"
+       r"([1-9]\d{10})(?!\d)", ids.tc_kimlik_ok,
+       prefilter=r"T\.?C\.?[^\r\n0-9]{0,16}[1-9][0-9]{10}", group=1, needles=("TC", "T.C"),
+       digits=True, checksummed=True),
+    # A wireless network's key told as changed or named ("the WLAN key to jfes-yaaq-fstx-shsw",
+    # "Wi-Fi password is Tr0ub4dor&3").
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:wlan|wi-?fi|wireless|wpa2?)[ \t-]+(?:key|password|passphrase|passwort"
+       r"|schl(?:ü|ue)ssel)[ \t]+(?:to|is|ist|lautet)[ \t]*:?[ \t]*([^\s,;\"']{8,63})",
+       v.password_like,
+       prefilter=(r"(?i)(?:wlan|wi-?fi|wireless|wpa)[^\r\n]{0,4}(?:key|passw|passphrase|schl)"
+                  r"[^\r\n]{0,12}(?:to|is|ist|lautet)"),
+       group=1, gate=r"(?i:wlan|wi-?fi|wireless|wpa)"),
     # tcpdump's address and port ("IP 104.201.54.116.500 > 192.168.1.2.500: isakmp").
     _d("ipv4", r"(?:(?<=IP )|(?<=IP6 )|(?<=> ))((?:\d{1,3}\.){3}\d{1,3})\.\d{1,5}(?=[ :])",
        v.ipv4_ok, prefilter=r"(?:IP |> )\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d", group=1,

@@ -1343,14 +1343,14 @@ _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
          lk_nic_ok, ph_tin_ok, naf_ok),
     13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok, cnic_ok, lu_matricule_ok, ahv_ok),
     14: (eg_national_id_ok,),
-    15: (nir_ok, emirates_id_ok),
+    15: (nir_ok, emirates_id_ok, cns_ok),
     16: (nik_ok,),
     18: (cn_resident_id_ok,),
 }
 _SHAPE_CHECKS: tuple[Callable[[str], bool], ...] = (
     dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok, curp_ok,
     hetu_ok, nric_ok, hkid_ok, pps_ok, tw_id_ok, lk_nic_ok, de_rvnr_ok, ph_tin_ok, kra_pin_ok,
-    nhi_ok)
+    nhi_ok, kvnr_ok)
 
 
 def any_id_ok(candidate: str) -> bool:

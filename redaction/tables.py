@@ -56,7 +56,7 @@ _GATE = re.compile(
     r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code"
     # (South Asia's, the Gulf's, South-East Asia's, the DACH countries' and the Nordics' ids)
     r"|cnic|nic|sss|tin|qid|svnr|vsnr|pnr|kennital|matricule|ahv|abha|npwp|perid|idnr|sv.?nr"
-    r"|nuss|naf|crn|nis|kvnr|homeph"
+    r"|nuss|naf|crn|nis|kvnr|homeph|rvnr|cns"
     # (the Philippines' PhilHealth, Vietnam's CCCD and its phone's abbreviation, SĐT)
     r"|philhealth|cccd|s\u0111t"
     # (Nigeria's BVN, France's "N° Sécurité sociale", an exported item's TOTP seed; Nigeria's
@@ -105,7 +105,7 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "network key", "networkkey", "master_key", "masterkey", "private_key",
                "privatekey", "install_code", "installcode",
                "cnic", "nic", "sss", "tin", "qid", "svnr", "vsnr", "pnr", "kennital", "matricule",
-               "nuss", "naf", "crn", "nis", "kvnr", "homeph",
+               "nuss", "naf", "crn", "nis", "kvnr", "homeph", "rvnr", "cns",
                "ahv", "abha", "npwp", "perid", "idnr", "sv-nr", "sv_nr", "id_number",
                "idnumber", "id number", "id-number", "身分證", "ni_number", "ni number",
                "ni-number", "ni_no", "sin", "nas", "chi", "ird", "dl_number", "dl number",
@@ -190,8 +190,9 @@ _ID_WORDS = frozenset((
     # (Spain's social security number, Australia's Centrelink CRN, Brazil's NIS, Germany's
     # health insurance number)
     "nuss", "naf", "crn", "nis", "kvnr",
-    # (Portugal's social security number)
-    "niss"))
+    # (Portugal's social security number; Germany's pension insurance number, Brazil's health
+    # card)
+    "niss", "rvnr", "cns"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),

@@ -18,6 +18,7 @@ from urllib.parse import unquote
 
 __all__ = [
     "IBAN_COUNTRIES",
+    "alpaca_key_id_ok",
     "app_password_ok",
     "aws_secret_like",
     "b64_text",
@@ -42,6 +43,7 @@ __all__ = [
     "key_bytes_ok",
     "keypair_bytes_ok",
     "labelled_password_ok",
+    "letters_and_digits_or_mixed_case",
     "luhn_ok",
     "nanp_ok",
     "password_as_user",
@@ -54,6 +56,7 @@ __all__ = [
     "slashed_password",
     "ssn_ok",
     "strong_token",
+    "symbol_password_ok",
     "telecom_id_ok",
     "tokenish",
     "wif_ok",
@@ -656,7 +659,7 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # "[MASKED]", Redis's MONITOR "(redacted)". What may stand anywhere in a value is told by
 # substring tests, what starts it by one anchored match: as one case-folded regex searched at
 # every position, this was most of a secret's validation.
-_STANDS_IN_PARTS = ("...", "…", "xxxxxx", "***", "changeme", "change_me", "change-me",
+_STANDS_IN_PARTS = ("...", "…", "\\u2026", "xxxxxx", "***", "changeme", "change_me", "change-me",
                     "replaceme", "replace_me", "replace-me", "replace_with", "replace-with",
                     # a format shown by its first letters and digits ("ABCDE-12345-FGHIJ")
                     "abcde-12345", "abcde12345", "12345-abcde",
@@ -1045,6 +1048,10 @@ def secret_value_ok(candidate: str) -> bool:
         return False  # a note in its place ("webhook_secret: (shown once on creation)")
     if bare.startswith(("(-", "([")):
         return False  # PowerShell's expression that computes it ("$pw = (-join (...))")
+    if candidate.startswith("`") and not candidate.rstrip(".,;:)").endswith("`"):
+        # a code span that opens after the word and runs on past the value ("Update the
+        # Kubernetes secret: `kubectl -n x create secret ...`")
+        return False
     if _FINGERPRINT.match(bare) is not None:
         return False  # a public key's fingerprint ("ssh key: SHA256:..."): published
     if _VENDOR_PREFIX.fullmatch(bare) is not None:
@@ -1521,10 +1528,15 @@ def password_like(candidate: str) -> bool:
     one of the symbols password rules ask for. Not a link ("Passwort zurücksetzen:
     https://..."): a URL's secrets are its parts', found by their own detectors. Not a
     one-way hash (bcrypt's "$2y$10$..."), left as everywhere."""
+    if _GENERATED_GROUPS.fullmatch(candidate):
+        return True  # a generated password in groups of four letters ("xfnm-asgg-smjs-oebg")
     return ("://" not in candidate and letters_and_digits(candidate)
             and _ONE_WAY_HASH.match(candidate) is None
             and ((any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate))
                  or any(ch in _RULE_SYMBOLS for ch in candidate)))
+
+
+_GENERATED_GROUPS = re.compile(r"[a-z]{4}(?:-[a-z]{4}){3}")
 
 
 def password_as_user(candidate: str) -> bool:
@@ -1588,6 +1600,32 @@ def e164ish(candidate: str) -> bool:
 def letters_and_digits(candidate: str) -> bool:
     """A code of letters and digits both (not a word, not a number)."""
     return any(ch.isdigit() for ch in candidate) and any(ch.isalpha() for ch in candidate)
+
+
+def letters_and_digits_or_mixed_case(candidate: str) -> bool:
+    """A generated code: letters and digits, or letters whose case changes after the first
+    ("jBSoTI"; not a capitalised word)."""
+    return letters_and_digits(candidate) or (
+        candidate.isalpha() and any(ch.isupper() for ch in candidate[1:])
+        and any(ch.islower() for ch in candidate))
+
+
+def symbol_password_ok(candidate: str) -> bool:
+    """A password as a person or a generator makes one: a letter, one of the symbols password
+    rules ask for, and a digit or both cases ("Lindenblatt_616$", "lw!quCQEbvjvziXPr"); a
+    network's name or a word with an exclamation mark has no such mix."""
+    return (len(candidate) >= 6 and any(ch.isalpha() for ch in candidate)
+            and any(ch in _RULE_SYMBOLS for ch in candidate)
+            and (any(ch.isdigit() for ch in candidate)
+                 or (any(ch.isupper() for ch in candidate[1:])
+                     and any(ch.islower() for ch in candidate)))
+            and secret_value_ok(candidate))
+
+
+def alpaca_key_id_ok(candidate: str) -> bool:
+    """Alpaca's API key id (PK or AK, eighteen capitals and digits): both, not AWS' AKIA."""
+    digits_in = sum(ch.isdigit() for ch in candidate)
+    return not candidate.startswith("AKIA") and 3 <= digits_in <= 14
 
 
 def product_key_ok(candidate: str) -> bool:

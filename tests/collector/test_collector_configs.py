@@ -957,6 +957,18 @@ def test_the_collectors_ap_to_tk_round_leaves_its_look_alikes():
     ("secret_assignment", "Notfallcode: FC4T-NCXA-JL2H", "FC4T-NCXA-JL2H"),
     ("national_id", "<TaxIdentificationNumber>71655157Z</TaxIdentificationNumber>", "71655157Z"),
     ("national_id", "<CustomerTaxID>377760331</CustomerTaxID>", "377760331"),
+    # (BX-CK: e-mail marketing, German-speaking bureaucracy, brokerages)
+    ("secret_assignment", "Ghost Admin API key: dccab556097bff088e83ef81:97bc1d3f19560981b909b20"
+                          "71a8cc98c739f60d120b729d6d78e21672a9fdb4b",
+     "97bc1d3f19560981b909b2071a8cc98c739f60d120b729d6d78e21672a9fdb4b"),
+    ("secret_assignment", "|553=U08071|554=J#RglC$!l*576sOF^Vk|925=x|", "J#RglC$!l*576sOF^Vk"),
+    ("secret_assignment", "$ export APCA_API_KEY_ID=PKZR494RGSXN2IID7636", "PKZR494RGSXN2IID7636"),
+    ("secret_assignment", "Ihre Aktivierungs-ID lautet: DQV3-MZNL-JYQ6", "DQV3-MZNL-JYQ6"),
+    ("secret_assignment", "Absage-Code: 3e129db71dfee46adbe6f012cf9c440f",
+     "3e129db71dfee46adbe6f012cf9c440f"),
+    ("secret_assignment", "variable: DATEV_CLIENT_SECRET  value: f7c881590961c8c856bb1f969b08",
+     "f7c881590961c8c856bb1f969b08"),
+    ("secret_assignment", "PUK aus dem PIN-Brief: 3417585368", "3417585368"),
 ])
 def test_the_collectors_ar_to_bw_rounds(kind, text, value):
     """The AR-BW rounds' shapes in RE2: each value inside a match, or a match runs up to it
@@ -974,5 +986,6 @@ def test_the_collectors_ar_to_bw_rounds_leave_their_look_alikes():
                  "see https://help.portal.net/a/password:reset", "key code reader on door 3",
                  "manual entry key is printed below the QR code",
                  "a7d3b90 feat: /setpassword for claim vaults (#214)",
-                 "release code: see the escrow e-mail"]:
+                 "release code: see the escrow e-mail", "Tax code: 1239L",
+                 "Aktivierungs-ID per Post", "variable: LOG_LEVEL  value: debug"]:
         assert pattern.search(text) is None, text

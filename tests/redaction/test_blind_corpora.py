@@ -267,7 +267,6 @@ _Z_TRACK2 = "a card's track 2 data broken across two lines"
 _Z_DVLA_CODE = 'a DVLA check code spelled in pairs'
 _Z_PAIRING = "a car's pairing code in support chat ('it shows 9067-7989')"
 _Z_CALL_ARG = "a code as a call's argument (verifyEmail(..., code=470212))"
-_Z_SV_CSV = 'a German SV-Nummer spaced in a CSV cell under its header'
 _Z_SLASH_PHONE = "a German mobile written '+49 (0) 151 / 228 440 19'"
 _Z_GERMAN_MOBILE = "a German mobile spaced 0176 22 918 403 after 'Rückruf bitte unter'"
 _Z_NIF_FAILS = 'a Portuguese NIF whose check digit fails'
@@ -403,7 +402,6 @@ _KNOWN_MISSES_Z: dict[str, dict[str, str]] = {
         '9067-7989': _Z_PAIRING,
         '812 441 209': _Z_LICENCE_JSON,
         '470212': _Z_CALL_ARG,
-        '38 240286 G 159': _Z_SV_CSV,
         '043B3878C9140B': _Z_CHARGING_ID,
         '+49 (0) 151 / 228 440 19': _Z_SLASH_PHONE,
         '$9$ZpxVKL1BBKM6yt$7mtOs.uSJZ7sb/KGgln23aCzE3TS/HWjQbsnF4a.n14': _CRYPT_HASH,
@@ -1241,7 +1239,6 @@ _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
         '7unByGv7rWrnbVZJUVxDQPJXsSRuQYzrurPYkhjJFV1v7hqnxNRIYaTlFMIXh3iK': _R_TOKEN,
         '78023469-3': _R_NATIONAL_ID,
         '94229406890': _R_NATIONAL_ID,
-        '1406 8942 1279': _R_NATIONAL_ID,
         '448 738 803 19': _R_NATIONAL_ID,
         '17120146': _R_ACCOUNT,
         '50669954\n90869683': _R_CARD,
@@ -1904,7 +1901,6 @@ _KNOWN_MISSES_K: dict[str, dict[str, str]] = {
         '59085698H572': _K_NATIONAL_ID,
         'WOI': _K_SECRET,
         '85400022376': _K_NATIONAL_ID,
-        '1JDB-1A0L-6CM1': _K_SECRET,
         '42858 68874': _K_NATIONAL_ID,
         '10053023B639': _K_NATIONAL_ID,
         '62025398W195': _K_NATIONAL_ID,
@@ -1914,7 +1910,6 @@ _KNOWN_MISSES_K: dict[str, dict[str, str]] = {
         '4529F69AC654804C': _K_KEY,
         '63D0DC555B729338': _K_KEY,
         '42522527833': _K_NATIONAL_ID,
-        '3UG3-30Y5-A4D6': _K_SECRET,
     },
     'corpus_kg': {
         '250a5feb687a17e6650c959ca94bc05c0703c5ac3d4ae2083fafcc87d82a49ef': _WEBHOOK_SIGNATURE,
@@ -2255,7 +2250,6 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
         '$apr1$cus5HDTN$aT9QHwOXUt81H9pGVrCy7f': _I_SECRET,
         'orbit-copper-juniper-harbor': _I_PASSWORD,
         'RzxA-cTnLbVsJSfZiUT98J.Z-RRtscK-igQAfrBnWinahiwW.He': _I_TOKEN,
-        'FRX5?2-@S1~=': _I_PASSWORD,
         '2bb45791-82bc-48a2-a6f8-61c98299f84b': _I_TOKEN,
         '7de69b7b-2263-4603-97a5-b8a5038cbefc': _I_TOKEN,
         '440305199505019809': _I_NATIONAL_ID,
@@ -2868,7 +2862,6 @@ _KNOWN_MISSES_E: dict[str, dict[str, str]] = {
     },
     'corpus_eh': {
         'HfwEydpzlVKztJeMb7fZuSDGCSRX1Yc7': _E_CLIENT_ID,
-        '957568': _E_SECRET,
         '214 166 537': _E_NATIONAL_ID,
         'Cockpit530%': _E_PASSWORD,
         'lufthansa.Apron62': _E_PASSWORD,
@@ -2878,9 +2871,7 @@ _KNOWN_MISSES_E: dict[str, dict[str, str]] = {
         'TClkhS1wbHOpwyDz1L7xDTigzjhq1V7f': _E_CLIENT_ID,
         'pr6r76uPpUjxxeMhFvlQRIkwPvqDVpcX': _E_CLIENT_ID,
         'NIHtX6lc8LTf3EN6Z98WNyQuK2NoYLaG': _E_PASSWORD,
-        '019912': _E_SECRET,
         '656 101 927': _E_NATIONAL_ID,
-        '426798': _E_SECRET,
         '508 735 651': _E_NATIONAL_ID,
         'kranich-Tower37': _E_PASSWORD,
     },
@@ -3134,7 +3125,6 @@ _KNOWN_MISSES_D: dict[str, dict[str, str]] = {
          'NDQgNzg1OCAz\nMDEwMjcgd3VyZGUgZ2VzcGVpY2hlcnQuDQo='):
             _D_OTHER,
         'camille.weber%2Bshop%40gmail.com': _D_OTHER,
-        'bounce+892503e1-jana.andersson=ziggo.nl@em.elcorteingles.es': _D_OTHER,
         '093801': _D_SECRET,
     },
 }
@@ -3187,7 +3177,6 @@ _C_NO_WORD = ("a password or a key with no word for it the detectors read (a cre
               "a token pasted alone, a passphrase of words after 'Пароль от Wi-Fi')")
 _C_CODE_IN_CHAT = ("a one-time or a device's code told in a chat with no word the detectors read "
                    "beside it ('519 387' on its own line, 'den Code 637754')")
-_C_PHONE = "a UK number written '(0)7930 123359' without its country code"
 _C_BARE_ID = "a tax number in an ORM's bound parameters, with no name beside it"
 _C_BIND_PARAMETER = ("a refresh token in Prisma's bound parameters: the query names the column a "
                      'line before')
@@ -3226,9 +3215,6 @@ _KNOWN_MISSES_C: dict[str, dict[str, str]] = {
         '637754': _C_CODE_IN_CHAT,
         'thistle-falcon-summit': _C_NO_WORD,
         '7422': _C_CODE_IN_CHAT,
-    },
-    'corpus_ce': {
-        '(0)7930 123359': _C_PHONE,
     },
     'corpus_cf': {
         'abbac7033b757a5eb77382f58205c840f934d58e6bb45f65687de4f1bda6c96e': _WEBHOOK_SIGNATURE,
@@ -3624,7 +3610,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         '679 161 794': _M_ID_NO_NAME,
         'purple-otter': _M_NO_WORD,
         '552038': _M_CODE_APART,
-        'Hollister#Law2024': _M_NO_WORD,
         'Changeme!2024q': _STAND_IN_SET,
         '2a02:8108:e3de:3d8d:2929:67d1:3687:e037': _INTERFACE_IPV6,
         '0419': _M_CODE_APART,
@@ -4053,7 +4038,6 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
         'f2bEgAzcVmBk1uasRObkqb8j1TQXQQ_TU2-1_3pB': _A_CODE_OR_SECRET,
         'GLZ164652': _A_ID,
         'orchard-holstein1978': _M_NO_WORD,
-        'ClaasPuma645!': _A_CODE_OR_SECRET,
         'WWN 9JJ GUP': _A_CODE_OR_SECRET,
         'WWR TLW JYA': _A_CODE_OR_SECRET,
         '0fa6a4c1d3': _A_CODE_OR_SECRET,
@@ -4066,7 +4050,6 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
         '218610607': _A_ID,
         '46 53 415156': _A_ID,
         'Tulpen_QGil#': _M_NO_WORD,
-        'Tradutor%tradutor79': _A_CODE_OR_SECRET,
         'Lisboa1999*': _M_NO_WORD,
         '278132042': _A_ID,
         '75527': _A_CODE_OR_SECRET,
@@ -4175,7 +4158,6 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
         '085728766836': _M_PHONE_FORMAT,
         '447267232': _A_ID,
         'saddle-harbor-otter-correct': _M_NO_WORD,
-        '669210': _A_CODE_OR_SECRET,
         '28011158828851': _A_ID,
         '141545701': _A_SSN,
         'pc09Pxfj#KRKph': _M_NO_WORD,
@@ -4263,7 +4245,6 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         '61-2033346': _P_COMPANY_TIN,
         'Bluebonnet': _M_ANSWER_APART,
         '3509': _M_CODE_APART,
-        'spurs600!Redfish': _M_CODE_APART,
         'Bulldog#7255': _M_NO_WORD,
         '!Spurs9265I': _M_NO_WORD,
         '!Falcon9645P': _M_NO_WORD,
@@ -4327,7 +4308,6 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
     'corpus_pe': {
         '9727': _M_CODE_APART,
         'Trinity2010!': _M_NO_WORD,
-        'IgrejaDaPaz@2024': _M_NO_WORD,
         '46714841R': _M_ID_NO_NAME,
         '4402389': _M_ID_NO_NAME,
         '634646': _M_CODE_APART,
@@ -4507,7 +4487,6 @@ _KNOWN_MISSES_U: dict[str, dict[str, str]] = {
         'EBMT24QQ': _U_CODE_OR_SECRET,
         'E9JW4MP3': _U_CODE_OR_SECRET,
         '441733626411': _U_PHONE,
-        'vYfxfADgKI1YQRs0Q1DvXXm7LVf5rBkg': _U_TOKEN,
         'b4625c922a283462a1edea56429af213': _U_KEY,
         '1d9d0e8c90717bae1cc65daf02f348ed': _U_CODE_OR_SECRET,
         '0341/141 7538': _U_PHONE,
@@ -4695,7 +4674,6 @@ _KNOWN_MISSES_U: dict[str, dict[str, str]] = {
         'vi32NIfkDqCq1ztcVz51wo5FbMST6H2t': _U_TOKEN,
         'b6beed28ed7eb016f62242f9ac7108f7': _U_TOKEN,
         'V1Zhm9tbcN8ICrumqLK6H54ilvWpP7LDnqtCIz4P1y6pqLa81AX0OWKz0GE3Az0YgBANSeQahYKELkd7': _U_KEY,
-        '8980#': _U_CODE_OR_SECRET,
         '2 8 1 6': _U_CODE_OR_SECRET,
         '353047': _U_CODE_OR_SECRET,
         'pelican310': _U_CODE_OR_SECRET,
@@ -4839,6 +4817,21 @@ _X_NO_TLD = "a look-alike sender with no dot in its domain (accounts@reinholt-au
 _X_SALT = ("a password's salt beside its hash, redacted: an application's salt (Nextcloud's "
            "passwordsalt, Flask-Security's) is a secret, and the key reads the same")
 _X_SESSION_TRACE = "a remote tool's session ids in its trace (session=<16 hex>), redacted"
+# Corpora BX to CK (e-mail marketing, on-call, German-speaking bureaucracy, what people paste
+# into an LLM chat, Brazil's services, brokerages).
+_X_UNSUBSCRIBE = ("a list's unsubscribe link's token: left, as the corpus of transactional mail "
+                  "(LA) keeps it clean (it only unsubscribes)")
+_X_UUID_LINK = ("a double opt-in link's token that is a UUID (a record's id in a link reads "
+                "the same)")
+_X_ID_ACROSS = ("an id told a sentence or a list item away from its name ('BSN ...? Het is "
+                "937023437', 'pasaporte ...? El actual es ...', 'Eşimin: ...', '... und 6142 "
+                "250360', a bare CPF answering a question)")
+_X_PASS_ALONE = "a Swiss passport after 'Pass (CH):' ('Pass' alone names a password as often)"
+_X_TC_BARE = "Turkey's id after a bare 'TC' (a test case's id reads the same in English)"
+_X_SHORT_ID = "an id shorter than its country's (a 14-digit NIK)"
+_X_STEUERNUMMER = "a German Steuernummer: a person's tax number, redacted"
+_X_MPAN = "an electricity meter's MPAN, read as a phone"
+_X_ORDER_NO = "a Turkish order number after 'Sipariş no', read as a phone"
 
 _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
     "corpus_as": {"523": _X_DIGITS_ELSEWHERE},
@@ -4882,7 +4875,7 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
                                    "9328", "1954"), _X_CODE_APART),
                   "fk_live_X2hhmJR7yAWLttsxpYgFQKg86yKI": _X_VENDOR_KEY,
                   "Bosch&motore17": _X_PASSWORD_APART, "Bosch-776*": _X_PASSWORD_NO_NAME,
-                  "=?SnRbF6qYAR3QD": _X_PASSWORD_NO_NAME, "Mustang_57!": _X_PASSWORD_NO_NAME,
+                  "=?SnRbF6qYAR3QD": _X_PASSWORD_NO_NAME,
                   "lYLNeC5C": _X_CODE_APART,
                   "6109dac733df8a294dc0a4d140fe2f2c": _X_SESSION_HEADER,
                   "5fb0f22ed1edd868e812374604cd1ff6f92e4fd00b2071d5f241222e5ed7df36": _CSRF,
@@ -4908,12 +4901,32 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
     "corpus_bv": {"X3HSEfXEarMpVxP5cr839h17pRgd_WNwRo--sWeze1d": _CSRF,
                   "AloOjz5gQchXzFuYqsV4chl6XlGZejdu": _X_VENDOR_KEY},
     "corpus_bw": {"23361314": _X_TOLD_CODE},
+    "corpus_bx": {"s7k940Vz2Rywrj6l0LN74Piux3ys7khOiysI2CzqF6LRcdY6": _X_UNSUBSCRIBE,
+                  "WPCKwsP5hTDLI0HsSYmGViaYsTKDUeP4GjL_r3UIuM1InUiS": _X_UNSUBSCRIBE,
+                  "d78c7a7c-63f0-45c9-9c28-279f3532bc1f": _X_UUID_LINK,
+                  "19cee12e-f32b-4a18-a05a-d89772fcdc1a": _X_UUID_LINK,
+                  "937023437": _X_ID_ACROSS},
+    "corpus_bz": {"3trb#4FauXps": _X_PASSWORD_APART, "0159 760 51898": _X_PHONE,
+                  "X3004941": _X_PASS_ALONE, "6142 250360": _X_ID_ACROSS,
+                  "Lindau": _X_ANSWER_APART, "7655": _X_CODE_APART, "95758046319": _X_ID_ACROSS,
+                  "XK0NF06YXd2739_SmZ9sXPvxY3eU6uhn": _CSRF},
+    "corpus_ci": {**dict.fromkeys(("661126", "429022", "943130"), _X_TOLD_CODE),
+                  "G59755820": _X_ID_ACROSS, "72415597000": _X_TC_BARE,
+                  "35784405762323": _X_SHORT_ID,
+                  **dict.fromkeys(("cfa9f109a85254ad9a99b32c6246dbd1d4a3cfa3",
+                                   "4feeb4dc3adab6b84c6fc9746f0fcf29f3383b84",
+                                   "a8bb3b1a6e9c621822ed7573768c3979aa19f63c"), _X_SESSION_ID)},
+    "corpus_cj": {"65 98373-5837": _X_PHONE, "46132795855": _X_ID_ACROSS},
+    "corpus_ck": {"9b739940ef3dce04b7c281e368cea630": _X_SESSION_ID,
+                  "d17896a319604de6433d87a3d7392565": _X_SESSION_ID,
+                  "08fed73aa6ecd0fc27a7f599c9e0f89187a219da": _X_VENDOR_KEY,
+                  "6a0afdba95760ac837d0a400f217a2a1e00cb302": _X_VENDOR_KEY,
+                  "1800 172 5456": _X_PHONE},
     "corpus_bo": {"534449": _X_TOLD_CODE, "100489": _X_TOLD_CODE, "206913086": _X_BUREAU_SSN,
                   "95Gt05EmQffL56k9hibn2jkP217NW5KU": _X_LINK_TOKEN,
                   "RUJVQ8Fr1nHsRMtSOEgNMjB-TnMV5sE0": _X_LINK_TOKEN},
     "corpus_bp": {"lfsypon0t40GqYVZ5wsyVeX9vLkegABBaBx7RsJ8": _X_SESSION_HEADER,
                   "fREQWa0dtNOwwHctwkHQVX8Kz8OVPrDD7Uid0eG0": _X_SESSION_HEADER,
-                  "EKyTcKkq34bEXZrdw8XhiSDMxuxHCJCj6TA92ONx": _X_SESSION_HEADER,
                   "366 6952948": _X_PHONE, "366 6391673": _X_PHONE},
     "corpus_bq": {**dict.fromkeys(("horse-battery-mango-lantern", "orbit-gravel-velvet-velvet"),
                                   _X_PASSWORD_NO_NAME),
@@ -4997,7 +5010,6 @@ _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
         'Corinthians': _V_CODE_OR_SECRET,
         '992404': _V_CODE_OR_SECRET,
         '74875348-0001': _V_ID,
-        'Gimnazjum nr 3': _V_CODE_OR_SECRET,
         '756 | 27 | 8793': _V_SSN,
         '00.158.439/0001-47': _V_ID,
         '8uaUG4NbV7rM': _V_CODE_OR_SECRET,
@@ -5018,7 +5030,6 @@ _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
         '2472': _V_CODE_OR_SECRET,
         '317973': _V_CODE_OR_SECRET,
         '8880': _V_CODE_OR_SECRET,
-        '293416': _V_CODE_OR_SECRET,
         '4075836862': _V_PHONE,
         '3866': _V_CODE_OR_SECRET,
         '4470': _V_CODE_OR_SECRET,
@@ -5509,7 +5520,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "631 268971": "a Spanish mobile as a notification's to=, split 3/6",
     },
     "corpus_vl": {
-        **dict.fromkeys(("928 288 881", "440 975 891", "253472407"),
+        **dict.fromkeys(("928 288 881", "440 975 891"),
                         "a conference line's PIN or ID: corpus KA counts them clean, a "
                         "meeting's shared access"),
         "0621 485987-74": "a German dial-in number with its extension after a dash",
@@ -6039,11 +6050,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
          "https://qa:9amyVrPGwB@staging.coinpod.finance/account"),
         "the corpus labels the whole URL: its password is redacted, the user and the host "
         "(what locates the endpoint) are kept on purpose"),
-    "corpus_hb": {
-        "bounces+6579036-cd7e=wangxiaoming=qq.com@em9135.news.example.com":
-            "a VERP bounce address, its local part holding '=' (the recipient is redacted on "
-            "its own line)",
-    },
     "corpus_fa": {
         ("kx9R8onI-y5kbGWQ0VRmRfhWFbRjeSwmD-CKgJxQNol-1709948970-1.2.1.1-epZ-pQKacfiKkYX3CbWM1Jv5"
          "\\nX-Request-Id: 3623de81-ada4-41f1-98bc-271f9d4b5a9a\\n```\\nSSE stream opens, first "
@@ -6098,7 +6104,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         'tunnel_mon_63': "a community inside a PHP array(...) under ['community']",
         '2604:a880:ed70:ecf1::': _DELEGATED_PREFIX,
         'Jjg-TNyjG1T*': _TOLD_IN_PARENS,
-        'T4i3unnel$71': "a password alone on the second line of a credentials file printed by cat",
         '2607:f8b0:7527:2ea6::': _DELEGATED_PREFIX,
         'Fnzu6!vLw#X+JUd%': "told after 'the NAS secret in clients.conf is'",
         'kqzynN_L!T8n': _TOLD_IN_PARENS,
@@ -6618,6 +6623,8 @@ _KNOWN_CHANGED_X: dict[str, dict[str, str]] = {
     "corpus_bo": {"BO-441": _X_I18N_MESSAGE},
     "corpus_br": {"BR-251": _X_SALT, "BR-284": _X_SALT, "BR-389": _X_SESSION_TRACE},
     "corpus_bs": {"BS-350": _AWS_EXAMPLE},
+    "corpus_ci": {"CI-055": _X_STEUERNUMMER, "CI-369": _X_STEUERNUMMER, "CI-129": _X_MPAN,
+                  "CI-311": _X_ORDER_NO},
 }
 
 _KNOWN_CHANGED_V: dict[str, dict[str, str]] = {
