@@ -564,6 +564,16 @@ RE2_PATTERNS: dict[str, str] = {
                          r"value:)"
                          r"[ \t]*\S{4,256}"
                          r"|PUK\b[^\n0-9:]{0,30}:[ \t]*[0-9]{8,10}|Kennung:[ \t]*[A-Za-z0-9]{5,12}"
+                         # (CL-CQ: PASETO tokens, xAI's and Perplexity's keys, LoRaWAN root keys
+                         # on The Things Stack's command line, APRS-IS passcodes, IFTTT's
+                         # webhook key, eQSL's password, a right-to-work share code)
+                         r"|\bv[1-4]\.(local|public)\.[A-Za-z0-9_-]{20,}"
+                         r"|\b(xai-[A-Za-z0-9]{70,90}|pplx-[A-Za-z0-9]{40,56})\b"
+                         r"|--root-keys\.(app|nwk)-key\.key[ \t=]+[0-9A-Fa-f]{32}"
+                         r"|IGLOGIN[ \t]+\S+[ \t]+[0-9]{4,5}"
+                         r"|maker\.ifttt\.com/trigger/[^/\s]+/with/key/[A-Za-z0-9_-]{16,}"
+                         r"|(?i:pswd)=[^&\s]{4,128}"
+                         r"|share_code=[A-Z0-9]{3} ?[A-Z0-9]{3} ?[A-Z0-9]{3}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

@@ -736,7 +736,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  r"(?:clave|klucz|chave)[_-]?api|api[_-]?(?:clave|klucz|chave)|kulcs|"
                  # (not a Secret's name in an ingress annotation: .../auth-secret: <name>)
                  # (nor detect-secrets' baseline: a secret's SHA-1 under hashed_secret)
-                 r"secret(?<!:secret)(?<!\.io/auth-secret)(?<!auth-tls-secret)"
+                 # (nor a secretary, in English, Spanish or Italian: "bookings secretary: ...")
+                 r"secret(?!ar(?:y|ia|io|iat))(?<!:secret)(?<!\.io/auth-secret)(?<!auth-tls-secret)"
                  r"(?<!hashed_secret)(?<!hashed-secret)(?<!hashedsecret)"
                  # (nor Asterisk's md5secret: the MD5 of user:realm:secret)
                  r"(?<!md5secret)|"
@@ -759,7 +760,10 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # (not a debug namespace: Playwright's "pw:browser")
                  + r"(?<![a-z0-9])pw(?![a-z0-9])(?=\\*[\"']?[ \t]*(?:=|:[ \t]))|"
                  # (not a validator's withdrawal credentials: an address, on chain)
-                 r"(?<!withdrawal_)credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|"
+                 # (nor systemd's LoadCredential=<name>:<path>: where the credential is read from)
+                 r"(?<!withdrawal_)(?<!load)credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|"
+                 # (and an abbreviation: eQSL's EQSL_PSWD=)
+                 r"(?<![a-z])pswd(?![a-z])|(?<=_)pswd(?![a-z])|"
                  r"private[_-]?key|"
                  # Wi-Fi and VPN keys (wpa_passphrase=, psk=, WireGuard's PresharedKey), SNMP's
                  # (LibreNMS' ['authpass'], ['cryptopass'], ['community'])
@@ -962,7 +966,7 @@ _SECRET_KEY = (rf"(?i)(?=[abcdefghiklmnprstuvw])(?<!/){_NOT_A_TAG}(?:{_SECRET_WO
 _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:lication)?[_-]?key"
                          r"|clave|klucz|chave|kulcs|api[_-]?(?:clave|klucz|chave)"
                          r"|secret|tok|tkn|skey|nwk|network[_-]?key|palavra|"
-                         r"passw(?:or)?[dt]|pass|pwd?|credentials?|psk|pre[_-]?shared[_-]?key|"
+                         r"passw(?:or)?[dt]|pass|pwd?|pswd|credentials?|psk|pre[_-]?shared[_-]?key|"
                          r"community|"
                          r"auth[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key|"
                          r"client[_-]?secret|key|sig|session[_-]?cookie|bearer|pat|access[_-]?code"
@@ -983,7 +987,7 @@ _SECRET_STARTS = ("api", "app", "secret", "token", "pass", "pwd", "pw", "credent
                   "gbek", "gak", "merchant", "devkey", "appsflyer", "fernet", "invitation",
                   "license", "licence", "mot",
                   "verification", "smscode", "sms_code", "sms-code", "npsso", "mfa", "totp",
-                  "otp", "security", "master", "join", "claim", "release")
+                  "otp", "security", "master", "join", "claim", "release", "pswd")
 # Where a match of a pattern that opens with _SECRET_KEY can start, for the engine.
 # Each word whole, one expression per length (the start is the end less it): three-letter
 # prefixes fired at "created", "compute", "seconds" and "print" on most log lines, and every
@@ -1100,10 +1104,12 @@ _NAMED_GAP = r"(?:[^\n\d]{0,60}?\n){0,2}?[^\n\d?!\uff1f\uff01]{0,60}?"
 # word: only ASCII letters and digits glue to one.
 # (after a JSON-escaped line break too: a form's value on the line after its label, "\\n920 ...")
 _ID_L, _ID_R = r"(?:(?<![0-9A-Za-z.-])|(?<=\\[nrt]))", r"(?![0-9A-Za-z-])"
-# ... for a passport: not across another record's number ("neuen Personalausweis, Vorgangsnummer
-# 50922225": the appointment's case, not the card's).
+# ... for a passport or an identity card: not across another record's number ("neuen
+# Personalausweis, Vorgangsnummer 50922225": the appointment's case, not the card's).
 _PASSPORT_GAP = (r"(?:[^\n\d]{0,60}?\n){0,2}?"
-                 r"(?:(?!vorgangsnummer|aktenzeichen|kundennummer|auftragsnummer|bestellnummer)"
+                 r"(?:(?!vorgangsnummer|aktenzeichen|kundennummer|auftragsnummer|bestellnummer"
+                 # (nor a shift's reference: "... lub paszport. Nr ref. S596361")
+                 r"|ref\b|ref\.|reference|referenz)"
                  r"[^\n\d?!\uff1f\uff01]){0,60}?")
 
 
@@ -1642,7 +1648,8 @@ def _national_ids() -> tuple[Detector, ...]:
                "\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440\u0435\u043d\u0438"),
               ("\u0432\u0443", "\u0432\u043e\u0434\u0438\u0442\u0435\u043b\u044c\u0441\u043a"),
               "\\d{2} ?\\d{2} ?\\d{6}", ids.digit_count_ok(10, 10), checksummed=False),
-    _named_id((r"(?-i:OP)\b", r"osobn\w* iskaznic\w*", r"li.n\w* kart\w*",
+    # ("OP" not after a dash: a contest log's "CATEGORY-OPERATOR: SINGLE-OP")
+    _named_id((r"(?<![\w-])(?-i:OP)\b", r"osobn\w* iskaznic\w*", r"li.n\w* kart\w*",
                "szem\u00e9lyi igazolv\u00e1ny\\w*", r"dow[oó]d\w* osobist\w*",
                r"(?-i:CI) seria", "\u043b\\.\u043a\\.",
                # (Cyrillic endings spelt out: under (?a) \w is ASCII)
@@ -1656,7 +1663,7 @@ def _national_ids() -> tuple[Detector, ...]:
                "\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440\u0435\u043d\u0438",
                "f\u0131n", "fin", "f\u0130n", "\u0561\u0576\u0571\u0576\u0561\u0563\u056b\u0580"),
               r"(?:[A-Z]{2,3} ?|[A-Z]{2} nr\. )?\d{6,9}|\d{6}[A-Z]{2}|(?=[A-Z]*\d)[A-Z0-9]{7}",
-              _has_digit, checksummed=False, shape=r"\d{6}|[A-Z0-9]{7}"),
+              _has_digit, checksummed=False, shape=r"\d{6}|[A-Z0-9]{7}", gap=_PASSPORT_GAP),
     # ... and in their own shapes: South Africa's id (a birth date, citizenship, a Luhn
     # digit; "I-ID yami ngu-9603089161089"), Brazil's NIS/PIS (274.33116.80-5), Zimbabwe's
     # (29-164732-E-45), a PIX key's CPF inside its QR code's payload.
@@ -1697,7 +1704,9 @@ def _national_ids() -> tuple[Detector, ...]:
        start=_at_literal(("784-",))),
     # Spain's social security affiliation number ("N\u00ba afiliaci\u00f3n SS: 28/48216505/73")
     _named_id((r"afiliaci.n", r"(?<![a-z])nuss\b", r"(?<![a-z])naf\b",
-               r"n.mero de (?:la )?seguridad social"),
+               r"n.mero de (?:la )?seguridad social",
+               # (a contract's "Nº de la Seguridad Social: 35/16560640/46")
+               r"n[º°o]\.?[ \t]*de (?:la )?seguridad social"),
               ("afiliaci", "nuss", "naf", "n"), r"\d{2}[/ ]?\d{8}[/ ]?\d{2}", ids.naf_ok),
     _named_id((r"bsn", r"burgerservicenummer", r"sofi[ _-]?n(?:umme)?r", _AS_KEY % "doc",
                r"persoonsnummer"),
@@ -1756,13 +1765,15 @@ def _national_ids() -> tuple[Detector, ...]:
     # France's NIR, Belgium's national number, Chile's RUT, Sweden's personnummer.
     # (any one character for an accented one: "s\u00e9curit\u00e9", "securite")
     # (and France's INS, the NIR as health records carry it: FHIR's identifier system, its OID)
+    # (and as an Italian writes it to a French office: "numero di previdenza sociale")
     _named_id((r"s.curit.[ _-]sociale", r"nir\b", r"insee", r"carte vitale", r"assur. ",
+               r"previdenza sociale", r"french social security(?: number)?",
                r"(?-i:INS)\b", r"1\.2\.250\.1\.213\.1\.4\.8",
                r"num.ro de s.cu", r"n.[ \t]*de[ \t]+s.cu\b", _AS_KEY % "doc",
                r"n.[ \t]*s.cu\b", r"n.[ \t]*ss\b",
                r"num[_ .-]?s.cu\b"),
               ("s", "nir", "insee", "carte", "assur", "num", "doc", "ins", "1.2.250", "n°",
-               "nº", "no", "n.", "n "),
+               "nº", "no", "n.", "n ", "previdenza", "french"),
               r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
     # (an eID's and itsme's nationalNumber, eHealth's SSIN)
     # (and an invoice's "N° national")
@@ -1770,7 +1781,7 @@ def _national_ids() -> tuple[Detector, ...]:
                r"national[ _-]?number", r"insz", r"(?<![a-z])ssin\b", r"(?<![a-z])niss\b"),
               ("rijksregister", "registre", "num", "national", "insz", "ssin", "niss", "n°",
                "nº"),
-              r"\d{2}\.?\d{2}\.?\d{2}[ -]?\d{3}[.-]?\d{2}", ids.be_national_number_ok),
+              r"\d{2}\.?\d{2}\.?\d{2}[ -]?\d{3}[ .-]?\d{2}", ids.be_national_number_ok),
     _named_id((r"rut\b", r"run\b"), ("rut", "run"), r"\d{1,2}\.?\d{3}\.?\d{3}-?[\dkK]",
               ids.rut_ok),
     # (and as FHIR names it, by its OID and the samordningsnummer's; a journal's patient=)
@@ -2904,7 +2915,9 @@ def _named_fields() -> tuple[Detector, ...]:
            r"|schl[üu]ssel|clave|cl[ée]|geheimnis|seed)|(?:secret|key|chiave|schl[üu]ssel|clave"
            r"|cl[ée]|geheimnis|seed)[ \t_-]+(?:totp|2fa|mfa|otp))[^\n:]{0,40}?:[ \t]*"
            # (in a wiki's backquotes too: "TOTP-Seed (im Tresor, nur zur Not): `FWCY...`")
-           r"`?((?-i:[A-Z2-7]{4}(?: ?[A-Z2-7]{4}){3,15}))(?![A-Za-z0-9])",
+           # (and in lower case, in groups of four as Google shows it: "imcv dbzt hvbk fjjz ...")
+           r"`?((?-i:[A-Z2-7]{4}(?: ?[A-Z2-7]{4}){3,15}|[a-z2-7]{4}(?: [a-z2-7]{4}){3,15}))"
+           r"(?![A-Za-z0-9])",
            v.has_digit,
            prefilter=r"(?i)(?:totp|2fa|mfa|otp|authenticator)[^\r\n]{0,80}:[ \t]*`?[A-Z2-7]{4}",
            needles=("otp", "OTP", "2fa", "2FA", "mfa", "MFA", "uthenticator", "UTHENTICATOR")),
@@ -3319,10 +3332,20 @@ _KBA_NAMES = (
     # (and as a call's note writes it: "Security answer given: 'Bartolina'")
     rf"|(?:security|secret){_T}(?:answer|word|phrase)(?:{_T}(?:given|provided|supplied))?"
     rf"|answer{_T}(?:given|provided|supplied)(?:{_T}by{_T}(?:the{_T})?(?:caller|customer|client"
-    rf"|member|tenant|user))?"
+    rf"|member|tenant|user)|{_T}(?:on|over|by|via){_T}(?:the{_T})?(?:phone|call|chat|e-?mail))?"
+    # (and a quoted question, then who answered: "security question 'first pet's name', I
+    # answered Rusty")
+    rf"|security{_T}question[ \t]*['\"][^\"\n]{{1,40}}?['\"][ \t]*,?"
+    rf"(?:{_T}(?:i|we|they|he|she|customer|caller))?{_T}answered"
     # (the question on its line, the answer on the next: "Security question: Name of your
     # first pet?\nAnswer: Kruimel")
     rf"|security{_T}question[^\n]{{0,100}}\n[ \t]*answer(?=[ \t]*:)"
+    # (and in French, Dutch, German, Spanish, Portuguese and Italian: "Question secrète : ...?
+    # \nRéponse : Snuffie", "Beveiligingsvraag: ...?\nAntwoord: Sint-Truiden")
+    rf"|(?:question{_T}secr[èe]te|question{_T}de{_T}s[ée]curit[ée]|beveiligingsvraag"
+    rf"|veiligheidsvraag|sicherheitsfrage|pregunta{_T}de{_T}seguridad"
+    rf"|pergunta{_T}de{_T}seguran[çc]a|domanda{_T}di{_T}sicurezza)[^\n]{{0,100}}\n[ \t]*"
+    r"(?:r[ée]ponse|antwoord|antwort|respuesta|resposta|risposta)(?=[ \t]*:)"
     # (the question in brackets, "Security Q (first pet / school): Rex"; a password
     # manager's note, "SecQ pet=Ardbeg; SecQ city=Leuven")
 
@@ -3432,8 +3455,10 @@ _NAMED_CODES = (r"pin|pincode|puk|passcode|geheimzahl|digicode|code|c[óo]digo|c
                 r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u0633\u0644\u064a\u0645")
 _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     "error", "exit", "status", "response", "return", "http", "zip", "postal", "post", "area",
-    # (a payslip's tax code, "Tax code: 1239L")
-    "tax",
+    # (a payslip's tax code, "Tax code: 1239L"; a Dutch register's activity, "SBI-code: 8691")
+    "tax", "sbi",
+    # (a French municipality's code, "Code commune INSEE : 33063")
+    "commune", "insee",
     "country", "promo", "discount", "voucher", "coupon", "product", "tracking", "booking",
     "reference", "order", "source", "qr", "bar", "reason", "event", "result", "op", "opcode",
     "fault", "trouble", "diagnostic", "color", "colour", "hex", "unicode", "char", "key",
@@ -3474,7 +3499,7 @@ _NAMED_CODE = (
     rf"(?:{_NAMED_CODES})(?![a-z0-9])"
     # (nor a customer's number: Italian's "Codice cliente: 83936")
     r"(?:[ \t]+(?!(?:count|pad|pads|length|size|memory|mode|map|mapping|number|numbers|of|in"
-    r"|cliente|clienti|destinatario"
+    r"|cliente|clienti|destinatario|commune"
     r"|change|review|base|path|block|coverage|owner|owners|style|smell|freeze|generation"
     r"|point|page|name|editor|quality|sample|snippet|example|lines?|postal|post|zip|area"
     r"|country|promo\w*|descuento|r[ée]duction|rabatt|sconto|produit|producto|art[ií]culo"
@@ -3490,8 +3515,9 @@ _NAMED_CODE = (
     # (and when it holds: "der Code ... ist ab Montag 1016", "is from Monday 4471")
     # (and said a digit at a time: "Your Airbnb code is 9 9 0 0 3 2")
     rf"{_CODE_SAYS}(?:[ \t]+{_CODE_FROM})?[ \t]*[\"'(]?#?"
+    # (not a driver's error object's number before its name: "code: 8000, codeName: ...")
     r"(\d{4,8}|\d{3} \d{3}|\d(?: \d){3,7})"
-    r"(?![\d.,:/-]?\d)(?! \d)"
+    r"(?![\d.,:/-]?\d)(?! \d)(?![ \t]*,[ \t]*codeName)"
     rf"{_CODE_UNITS}{_ELECTRIC_UNITS}")
 # A recovery or backup code, told one at a time ("my recovery code is 7QJX-P2LM-9H4D",
 # "Backup code used: 92618374"); a list of them after "Backup codes:" is the detector below.
@@ -3624,10 +3650,15 @@ _SECURITY_ANSWERS = (
        # automation is `...`", "The sandbox client secret for the token endpoint is X")
        r"(?i)\b(?:password|pwd?|(?:api[ \t]+)?token|api[ \t]+key|(?:client[ \t]+)?secret)[ \t]+"
        # (or a colon after what it opens, with no bracket between: "pw for router: X")
-       r"(?:for|to)[ \t]+(?:[^\n.!?]{1,80}?[ \t]+(?:is|was)[ \t]*:?|[^\n.!?:(]{1,80}?[ \t]*:)"
+       # (or what uses it: "API key used by WaveLogGate: X", "API key in Cura plugin: X")
+       # (and "for" in German, French, Spanish, Italian and Dutch: "API-Token für Export: X")
+       r"(?:for|to|used[ \t]+by|in|f(?:ü|ue)r|pour|para|per|voor)[ \t]+"
+       r"(?:[^\n.!?]{1,80}?[ \t]+(?:is|was)[ \t]*:?"
+       r"|[^\n.!?:(]{1,80}?[ \t]*:)"
        r"[ \t]+[\"'`]?([^\s\"'`]{6,64}?)[\"'`]?(?=[\s,;)]|[.!?](?:\s|$)|$)",
        v.told_passphrase,
-       prefilter=(r"(?i)(?:password|pwd?|token|api[ \t]+key|secret)[ \t]+(?:for|to)[ \t]"
+       prefilter=(r"(?i)(?:password|pwd?|token|api[ \t]+key|secret)[ \t]+"
+                  r"(?:for|to|used[ \t]+by|in|f(?:.|ue)r|pour|para|per|voor)[ \t]"
                   r"[^\r\n.!?]{1,80}(?:[ \t](?:is|was)[ \t:]|:)"),
        group=1, needles=("assword", "ASSWORD", "pw", "PW", "Pw", "pW", "oken", "OKEN", "key",
                          "KEY", "ecret", "ECRET")),
@@ -3866,7 +3897,10 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"n(?:[úu]mero|um[ée]ro|ummer|umer)|"
                 # (Portuguese's "a request to the number", "call me on this number", "called back
                 # from the number"; Chile's "fono"; Spanish's "llama desde")
-                r"(?:para[ \t]+o|ao|do|nesse|neste)[ \t]+n[úu]mero|fono|llama[ \t]+desde|"
+                r"(?:para[ \t]+o|ao|do|nesse|neste)[ \t]+n[úu]mero|fono|llama[ \t]+(?:desde|al)|"
+                # (a form's "Emergency contact: Jack Hussain 07536832268"; Dutch's call back,
+                # "Terugbellen op 06 - 2449 3098", "Terugbelnummer: 0476 17 90 07")
+                r"emergency[ \t]+contact|terugbel(?:len|nummer)|"
                 # (Dutch's "bereikbaar op", Italian's "Recapito:", Polish's "dzwonić")
                 r"bereikbaar(?:[ \t]+op)?|recapito|dzwoni\w*|"
                 # (Dutch's "bel me op", "Zoon bellen bij vragen:"; Indonesian's "telp";
@@ -3876,7 +3910,8 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # French and Portuguese verbs for calling ("m'appeler au", "me joindre au",
                 # "pode me ligar no"); "ring" only before a number ("should ring (03) ...")
                 # (and a French secretariat "joignable au 04.91.94.31.72")
-                r"(?:r?appel(?:er|ez|le|lez)|joindre|joignable|ligar|ligamos)"
+                r"(?:r?appel(?:er|ez|le|lez)|joindre|joignable|contacte[rz](?:-moi|-nous)?|ligar"
+                r"|ligamos)"
                 r"|ring(?=[ \t]+[(+0-9])|"
                 r"kontakt\w*|pod[ \t]+numerem|"
                 r"t[ée]l[ée]?(?:f|ph)on\w*|tlm|telem[óo]vel|llam(?:ar|e|ame)\w*|llamada|llámame|"
@@ -3924,7 +3959,7 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                   "تلفن", "simu", "atel", "தொலைபேசி", "sisdn", "SISDN", "umber", "UMBER", "úmero",
                   "omor", "ell", "ел.", "ellulare", "tel", "TEL",
                   "Tel", "andy", "obil", "OBIL", "elular", "óvil",
-                  "ovil", "ortable", "lam", "hiam", "fono", "FONO",
+                  "ovil", "ortable", "lam", "hiam", "fono", "FONO", "mergency", "MERGENCY",
                   "igue", "adzwo", "sms", "SMS", "hatsapp",
                   "ppel", "oindre", "oignable", "igar", "igamos", "uméro", "UMÉRO",
                   "電話", "携帯", "tlm", "Tlm", "TLM", "連絡先", "联系方式",
@@ -4050,7 +4085,7 @@ _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mob
                  "연락처", "전화", "फ़ोन", "फोन", "هاتف", "елефон", "вон", "call me", "ring me",
                  "휴대폰", "핸드폰",
                  "text me", "appel", "rappel", "joind", "joign", "ligar", "para o", "ao n",
-                 "nesse", "neste", "do n", "fono", "ligamos", "ring ", "ring\t",
+                 "nesse", "neste", "do n", "fono", "emerg", "terugb", "ligamos", "ring ", "ring\t",
                  "number",
                  "hp", "hubungi", "contatt", "alternat", "cel", "tlf", "tfno",
                  "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23", "mobit",
@@ -4068,7 +4103,8 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
                        3),
                       # (Portuguese's "para o número", "ao número", "nesse número": whole, not
                       # every word that opens with "par")
-                      (r"(?i)para[ \t]o", 6), (r"(?i)[ad]o[ \t]n", 4), (r"(?i)ness|nest|fono", 4))
+                      (r"(?i)para[ \t]o", 6), (r"(?i)[ad]o[ \t]n", 4), (r"(?i)ness|nest|fono", 4),
+                      (r"(?i)emerg|terug", 5))
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
@@ -4081,6 +4117,23 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "\u0631\u0642\u0645\u064a", "\u1235\u120d\u12ad", "\u81f4\u7535", "\u81f4\u96fb",
     "\u0540\u0565\u057c", "\u09a8\u09ae\u09cd\u09ac\u09b0",
     "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0")
+
+
+def _strong_password_anchors(text: str) -> list[int]:
+    """Where the strong-password-after-a-colon detector can match: each ": " whose line holds a
+    symbol password rules ask for after it (most lines with a colon hold none)."""
+    found: list[int] = []
+    at = text.find(":")
+    while at >= 0:
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if any(ch in _STRONG_SYMBOLS for ch in text[at + 1:end]):
+            found.append(at)
+        at = text.find(":", at + 1)
+    return found
+
+
+_STRONG_SYMBOLS = frozenset("!#$%&*^@?")
 
 
 def _phone_word_anchors(text: str) -> list[int]:
@@ -4139,7 +4192,8 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        r"password[^\r\n]{0,40}[ \t](?:ora|adesso)[ \t]+(?:a|e')|"
                        r"password[ \t]+(?:baru|saya|lama|anda|kamu)|cambiat|mdp|ww")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
-_PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|kontakt|fono|"
+_PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|contacte[rz]|l[ai]nea[ \t]|kontakt"
+                    r"|fono|"
                     r"numerem|tlm|(?:^|[^a-z]|\\[nrt])t[ea]l"
                     r"|mobil|mobitel|handy|celular|fone|"
                     r"cellulare|m[ao]vil|portable|r.ckrufnummer|rufnummer|"
@@ -4150,7 +4204,7 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|l[ai]nea[ \t]|konta
                     r"|cell[ .:]|msisdn|nomor|"
                     r"n[au]mero|"
                     r"simu|natel|"
-                    r"llam(?:ar|e|ame|ada)|llama[ \t]+desde|"
+                    r"llam(?:ar|e|ame|ada)|llama[ \t]+(?:desde|al)|emergency[ \t]+contact|terugbel|"
                     r"chiam|ligue|dzwo|aa|(?:call|ring|text)[ \t]+me|"
                     r"nummer|numer|bereikbaar|recapito|mobiel|"
                     r"num[ae]ro|appel|joindre|joignable|ligar|ligamos|ring[ \t]+[(+0-9]|hp|hubungi"
@@ -5242,7 +5296,10 @@ def _system_fields() -> tuple[Detector, ...]:
            r"(?i)(?:wi-?fi|wlan)\b[^\n]{0,60}\n(?:[^\n]{0,60}\n){0,2}?[ \t]*(?:key|password"
            r"|passphrase|psk|passwort|wachtwoord|schl[üu]ssel)[ \t]*[:=][ \t]*([^\s\"']{8,63})",
            v.told_passphrase,
-           prefilter=r"(?i)(?:wi-?fi|wlan)[^\r]{0,200}(?:key|passw|passphrase|psk|wachtwoord|ssel)",
+           # (the words alone: with the key's word up to 200 characters on, the one Hyperscan
+           # database lost this expression's matches on a MicroPython boot.py, as
+           # test_prefilter.py's check of the corpora found)
+           prefilter=r"(?i)wi-?fi|wlan",
            needles=("i-Fi", "i-fi", "I-FI", "iFi", "ifi", "IFI", "lan", "LAN")),
     _plain("secret_assignment",
            r"(?i)(?:wi-?fi|wlan|ssid)\b[^\n/]{0,60}?[ \t:\uff1a][^\s/:]{2,32}[ \t]+/[ \t]+"
@@ -5306,7 +5363,9 @@ def _system_fields() -> tuple[Detector, ...]:
     _plain("secret_assignment", r"basic\.auth\.user\.info[ \t]*[=:][ \t]*([^\s:\"';]+:[^\s\"';]+)",
            prefilter=r"basic\.auth\.user\.info", needles=("basic.auth.user.info",)),
     _plain("secret_assignment",
-           r"(?m)^[ \t]*#define[ \t]+\w*(?:KEY|SECRET|TOKEN|PASS(?:WORD)?|PSK)\w*[ \t]+"
+           # (not a BLE characteristic's UUID: "#define KEYER_CFG_UUID \"961d061f-...\"")
+           r"(?m)^[ \t]*#define[ \t]+(?!\w*UUID\b)\w*(?:KEY|SECRET|TOKEN|PASS(?:WORD)?|PSK)\w*"
+           r"[ \t]+"
            r"\"([^\"\s]{8,})\"",
            v.secret_value_ok, prefilter=r"#define[ \t]+\w*(?:KEY|SECRET|TOKEN|PASS|PSK)",
            needles=("#define",)),
@@ -6324,7 +6383,10 @@ def _system_fields() -> tuple[Detector, ...]:
        needles=("PhoneNum",), digits=True, joined=_nothing_joined),
     # (not Kenya's KRA PIN, a taxpayer's number; nor a pattern, "port_pin: '^\d{4,10}$'")
     _d("secret_assignment",
+       # (not a board's pin in a printer's or a controller's config: Klipper's "step_pin: PF13",
+       # "dir_pin: !PF12", a GPIO's number)
        r"(?i)(?<![a-z])(?!kra_pin)(?:[a-z]+_)+pin\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+       r"(?![!^~]*(?-i:P[A-K]\d{1,2}|P\d\.\d{1,2}|gpio\d{1,3}|GPIO\d{1,3})(?![\w.]))"
        r"([^\s\"'^\\]{4,64})(?=[\s\"',;]|$)",
        v.has_digit, prefilter=r"(?i)_pin\\?[\"']?[ \t]*[:=]", group=1, gate=r"(?i:_pin)"),
     _d("secret_assignment",
@@ -6682,7 +6744,7 @@ _BEFORE_CARDS = (
 )
 
 def _detectors_first() -> tuple[Detector, ...]:
-    """The first half of the table (mypyc compiles each function on its own: the table as
+    """The first part of the table (mypyc compiles each function on its own: the table as
     one module-level expression outgrew a 24 GiB machine's memory in the compiler)."""
     return (
     *_BEFORE_CARDS,
@@ -8088,9 +8150,10 @@ def _detectors_first() -> tuple[Detector, ...]:
                            r"|aa)[^\r\n]{0,6}[:=a]"),  # (a full-width colon reads "a")
        needles=(*_PASSWORD_NEEDLES, "pwd", "PWD", "Pwd", "ennwort", "ENNWORT", "ACHTWOORD",
                 "ENHA", "DE PASSE"),
-       start=_at_words(("password", "passwort", "passwd", "pwd", "kennwort", "wachtwoord",
-                        "senha", "contrase", "has", "mot", "パスワード", "密码", "密碼", "비밀번호",
-                        "패스워드", "пароль"))),
+       # (the pattern folds case as Python does, "paſſword" too: the start folds alike)
+       start=_at_literal(("password", "passwort", "passwd", "pwd", "kennwort", "wachtwoord",
+                          "senha", "contrase", "has", "mot", "パスワード", "密码", "密碼",
+                          "비밀번호", "패스워드", "пароль"), fold=True)),
     # ... and one with brackets, braces or angles in it, which the key rules end a value at
     # (generated passwords hold them: "W<=lvO@uvEWGI+0e]mx"): to its closing quote when quoted
     # ("password": "...", $db_password = '...', password="..."), to the line's end when not
@@ -8386,7 +8449,7 @@ def _detectors_first() -> tuple[Detector, ...]:
 
 
 def _detectors_second() -> tuple[Detector, ...]:
-    """The second half of the table."""
+    """The second part of the table."""
     return (
     # A login pair quoted after the word for credentials, as test notes write it ("default
     # credentials `admin` / `letmein5101`", "identifiants par défaut 'admin' / 'X'").
@@ -8722,8 +8785,9 @@ def _detectors_second() -> tuple[Detector, ...]:
     # value that is not a placeholder.
     _d("secret_assignment",
        # (a certificate's passphrase too: "fac_8003629900011234.p12, passphrase Retina2022!")
-       r"(?i)(?<![\w-])(?:password|passwd|passphrase)[ \t]+([^\s\"',;<>()\[\]{}]{8,64})"
-       r"(?![^\s\"',;<>])",
+       # (not a log line's next field: "field=password user_id=WK54524")
+       r"(?i)(?<![\w-])(?:password|passwd|passphrase)[ \t]+(?![A-Za-z_]\w*=)"
+       r"([^\s\"',;<>()\[\]{}]{8,64})(?![^\s\"',;<>])",
        v.told_password, prefilter=r"(?i)(?:passw(?:or)?d|passphrase)[ \t]+[^ \t\r\n]{8}", group=1,
        needles=("assw", "ASSW", "assphrase", "ASSPHRASE"),
        start=_at_literal(("passw", "passphrase"), fold=True)),
@@ -8758,7 +8822,8 @@ def _detectors_second() -> tuple[Detector, ...]:
        # (and a file's name: an infostealer's "github-recovery-codes.txt:")
        r"(?i)(?:(?<![\w-])(?:(?:recovery|backup|2fa|mfa|emergency)[ \t-]+"
        r"(?:verification[ \t]+)?codes?\b"
-       r"|kody[ \t]+(?:zapasowe"
+       # (Dutch's "herstelcodes")
+       r"|herstelcodes?|kody[ \t]+(?:zapasowe"
        r"|odzyskiwania)|backup-codes|wiederherstellungscodes|sicherungscodes"
        r"|codes[ \t]+de[ \t]+(?:secours"
        r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recupera(?:ci[óo]n|[çc][ãa]o)|respaldo)"
@@ -8808,13 +8873,13 @@ def _detectors_second() -> tuple[Detector, ...]:
                  r"|kody[ \t]+(?:zapasowe|odzyskiwania)"
                  r"|backup-codes|wiederherstellungscodes|sicherungscodes|codes[ \t]+de[ \t]"
                  r"|c[ao]digos[ \t]+de"
-                 r"|yedek[ \t]+kod|codici[ \t]+di[ \t]|aa[ \t]*aa|aaa",
+                 r"|yedek[ \t]+kod|codici[ \t]+di[ \t]|aa[ \t]*aa|aaa|herstelcode",
        group=1, needles=("code", "Code", "CODE", "kody", "Kody", "KODY", "digos", "DIGOS", "kod",
                          "odici", "ODICI", "\u043a\u043e\u0434", "\u041a\u043e\u0434",
                          "\u7801",
                          "\u041a\u041e\u0414",
                          "KOD", "\ucf54\ub4dc", "\u30b3\u30fc\u30c9"),
-       start=_at_words(("recovery", "backup", "2fa", "mfa", "emergency", "kody",
+       start=_at_words(("recovery", "backup", "2fa", "mfa", "emergency", "kody", "herstelcode",
                         "wiederherstellungscodes",
                         "sicherungscodes",
                         "codes", "c\u00f3digos", "codigos", "codici", "yedek", "\ubc31\uc5c5",
@@ -8938,6 +9003,10 @@ def _detectors_second() -> tuple[Detector, ...]:
        r"([A-Z0-9]{3} ?[A-Z0-9]{3} ?[A-Z0-9]{3})"
        r"(?![\w])", v.has_digit, prefilter=r"(?i)share[ \t]+code", group=1,
        needles=("hare code", "HARE CODE")),
+    # (and a right-to-work service's log, letters alone too: "share_code=RRR LZA NQS")
+    _d("secret_assignment",
+       r"(?<![\w-])share_code=(?-i:([A-Z0-9]{3} ?[A-Z0-9]{3} ?[A-Z0-9]{3}))(?![\w])",
+       v.not_a_code_stand_in, prefilter=r"share_code=", group=1, needles=("share_code=",)),
     # Kavenegar's API key, the first segment of its API's path; an e-prescription's access
     # code (gematik's E-Rezept: /Task/<id>/$accept?ac=<64 hex>), which fetches the
     # prescription.
@@ -8984,7 +9053,11 @@ def _detectors_second() -> tuple[Detector, ...]:
        r"(?ai)[„\"“'«「『]([^\s„“”\"'«»「」『』]{8,64})[“”\"'»」』][^\n.!?。！？\"{}]{0,30}?"
        # the word, not a variable's name ("HOSTNAME=x", "DB_PASSWORD=...") or an argument's
        # (URL.create("postgresql+psycopg2", username=..., password=...))
-       rf"(?<![_A-Za-z])(?:{_PASSWORD_WORDS}|password)(?!\w*[ \t]*=)", v.password_like,
+       # (nor a network's name before its masked or hidden password: 'connecting to "Workshop-2.4"
+       # (password: ********)', 'Wi-Fi "Livebox-7A21" (senha oculta)')
+       rf"(?<![_A-Za-z])(?:{_PASSWORD_WORDS}|password)(?!\w*[ \t]*=)"
+       r"(?![ \t]*:?[ \t]*(?:\*{3,}|hidden|oculta|oculto|masqu|versteckt|verborgen|nascosta"
+       r"|redacted))", v.password_like,
        prefilter=r"(?i)[~\"'][^\r\n]{8,100}(?:passw|kennwort|de passe|contrase|senha|wachtwoord"
                  r"|has[al]o|sandi|aa)", group=1, needles=_PASSWORD_NEEDLES),
     # A secret key printed without "=" (aws configure list, env dumps).
@@ -9161,7 +9234,7 @@ def _detectors_second() -> tuple[Detector, ...]:
        # (German's slash between spaces too: "0176 / 449 404 77")
        # (and none after the area code's bracket: "ligue (61)2738-3619")
        r"\(?(\d{8,13}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})"
-       r"(?:(?: / |[ ./-]|(?<=\)))\d{2,9}){1,4})"
+       r"(?:(?: / | - |[ ./-]|(?<=\)))\d{2,9}){1,4})"
        # (nor a digest's first digits: "git_sha": "065943807f948fc6...")
        r"(?!\d|[./-]\d|[a-fA-F][0-9a-fA-F])",
        v.told_phone_ok,
@@ -10069,6 +10142,12 @@ def _detectors_second() -> tuple[Detector, ...]:
     *_CARD_CODES,
     *_NAMED_FIELDS,
     *_SECURITY_ANSWERS,
+    )
+
+
+def _detectors_third() -> tuple[Detector, ...]:
+    """The table's last part: the addresses, the held-out rounds' shapes and the phones."""
+    return (
     # A CIDR block (10.0.0.0/8, 2001:db8::/32) names a network, not a host: not reported,
     # unless it holds exactly one host (/32, /128: an allow-list entry for one client).
     # Addresses of private networks are a twin kind a policy opts into (validators.py).
@@ -10351,12 +10430,15 @@ def _detectors_second() -> tuple[Detector, ...]:
     # appointment's cancellation code ("Absage-Code: <hex>"): they unlock the account or the
     # booking.
     *_each("secret_assignment",
-           (r"(?i)aktivierungs[ -]?(?:id|code)(?:[^\n]{0,40}?(?:lautet|ist|:))?[ \t]*:?[ \t]*"
-            r"(?-i:([A-Z0-9]{4}(?:-[A-Z0-9]{4}){2,3}))(?![\w-])",
+           # (and DigiD's "Activeringscode: XKF1-NR5X-2G1F", nine characters without dashes too)
+           (r"(?i)(?:aktivierungs|activerings|activation)[ -]?(?:id|code)"
+            r"(?:[^\n]{0,40}?(?:lautet|ist|is|:))?[ \t]*:?[ \t]*"
+            r"(?-i:([A-Z0-9]{4}(?:-[A-Z0-9]{4}){2,3}|(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{9}))(?![\w-])",
             r"(?i)(?:absage|storno|stornierungs|cancel(?:lation)?)[ -]?code[ \t]*:[ \t]*"
             r"([A-Za-z0-9]{6,64})(?![\w-])"),
-           prefilter=r"(?i)aktivierungs[ -]?(?:id|code)|(?:absage|storno|cancel)[a-z]*[ -]?code",
-           gate=r"(?i:aktivierung|absage|storno|cancel)"),
+           prefilter=(r"(?i)(?:aktivierungs|activerings|activation)[ -]?(?:id|code)"
+                      r"|(?:absage|storno|cancel)[a-z]*[ -]?code"),
+           gate=r"(?i:aktivierung|activering|activation|absage|storno|cancel)"),
     # GitLab's CI/CD variables as an export lists them ("variable: DATEV_CLIENT_SECRET  value:
     # f7c8..."), the name holding a secret's word.
     _d("secret_assignment",
@@ -10366,8 +10448,8 @@ def _detectors_second() -> tuple[Detector, ...]:
        group=1, needles=("ariable:", "ARIABLE:")),
     # A PUK (eight to ten digits) after its name and a colon ("PUK aus dem PIN-Brief:
     # 3417585368").
-    _d("secret_assignment", r"(?<![A-Za-z])PUK\b[^\n\d:]{0,30}:[ \t]*(\d{8,10})(?!\d)",
-       prefilter=r"PUK[^\r\n0-9:]{0,30}:[ \t]*[0-9]{8}", group=1, needles=("PUK",),
+    _d("secret_assignment", r"(?<![A-Za-z])PUK\b[^\n\d:]{0,30}:?[ \t]*(\d{8,12})(?!\d)",
+       prefilter=r"PUK[^\r\n0-9:]{0,30}:?[ \t]*[0-9]{8}", group=1, needles=("PUK",),
        digits=True),
     # A Wi-Fi password or a "PW" after its label, with a symbol in it as passwords have
     # ("WLAN: GWx_GAsLN#-1w3lbj1", "WLAN für die Wallbox-Konfiguration: Lindenblatt_616$",
@@ -10421,11 +10503,14 @@ def _detectors_second() -> tuple[Detector, ...]:
     # auth service's "session_id": "P_jnzWWKUC..."); hex or a UUID is as often a chat's or an
     # analytics session's, and stays.
     _d("secret_assignment",
-       r"(?i)(?<![a-z])session[_-]?id\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+       # (and under German's, Portuguese's, Spanish's and Italian's names: "sessão=1ZG5...")
+       r"(?i)(?<![a-z])(?:session[_-]?id|sitzung|sess[ãa]o|sesi[óo]n|sessione)"
+       r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
        r"((?=[A-Za-z0-9_-]*\d)(?-i:(?=[A-Za-z0-9_-]*[a-z])(?=[A-Za-z0-9_-]*[A-Z]))"
        r"[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_-])", v.strong_token,
-       prefilter=r"(?i)session[_-]?id[^\r\n]{0,6}[:=][^\r\n]{0,4}[A-Za-z0-9_-]{20}", group=1,
-       needles=("ession", "ESSION")),
+       prefilter=(r"(?i)(?:session[_-]?id|sitzung|sess.o|sesi.n|sessione)[^\r\n]{0,6}[:=]"
+                  r"[^\r\n]{0,4}[A-Za-z0-9_-]{20}"),
+       group=1, gate=r"(?i:session|sitzung|sess|sesi)"),
     # Turkey's identity number after "TC Kimlik", "T.C." or "TC no" (its two check digits; a
     # bare "TC" is as often a test case's).
     _d("national_id", r"(?<![A-Za-z])(?-i:T\.C\.|TC(?=[ \t]+(?:[Kk]imlik|[Nn]o|numaram)|:))"
@@ -10442,6 +10527,101 @@ def _detectors_second() -> tuple[Detector, ...]:
        prefilter=(r"(?i)(?:wlan|wi-?fi|wireless|wpa)[^\r\n]{0,4}(?:key|passw|passphrase|schl)"
                   r"[^\r\n]{0,12}(?:to|is|ist|lautet)"),
        group=1, gate=r"(?i:wlan|wi-?fi|wireless|wpa)"),
+    # A PASETO token (v1 to v4, local or public, then its payload in base64url): a bearer
+    # credential, as a JWT is.
+    _d("bearer_token",
+       r"(?<![\w.])v[1-4]\.(?:local|public)\.[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)?",
+       prefilter=r"v[1-4]\.(?:local|public)\.[A-Za-z0-9_-]{20}", needles=(".local.", ".public."),
+       digits=True),
+    # itsme's confirmation code (five digits) after its name ("Klant gaf zijn itsme-code
+    # (86191) aan de telefoon").
+    _d("secret_assignment", r"(?i)itsme[- ]?(?:code|pin)[^\n\d]{0,20}?\(?(\d{5})\)?(?!\d)",
+       prefilter=r"(?i)itsme[- ]?(?:code|pin)[^\r\n0-9]{0,20}[0-9]{5}", group=1,
+       needles=("itsme", "ITSME", "Itsme"), digits=True),
+    # A digicode with a letter in it ("Digicode de l'entrée du cabinet : A3786").
+    _d("secret_assignment",
+       r"(?i)digicode[^\n:]{0,40}:[ \t]*(?-i:([A-Z]\d{3,6}|\d{3,6}[A-Z]))(?![\w])",
+       prefilter=r"(?i)digicode[^\r\n:]{0,40}:", group=1, needles=("igicode", "IGICODE"),
+       digits=True),
+    # France's NIR as people write it, its key apart ("1050276352554 54"), by its key.
+    _d("national_id", r"(?<![\w-])([12]\d{4}(?:\d{2}|2[AB])\d{6} \d{2})(?![\w-])", ids.nir_ok,
+       prefilter=r"[12][0-9]{4}(?:[0-9]{2}|2[AB])[0-9]{6} [0-9]{2}", group=1, digits=True,
+       checksummed=True),
+    # A network's or a broker's login in a board's code: MicroPython's wlan.connect('<ssid>',
+    # '<password>'), Arduino's WiFi.begin(ssid, "<password>"), PubSubClient's client.connect(
+    # "<id>", "<user>", "<password>"), a sketch's char pass[] = "...".
+    *_each("secret_assignment",
+           (r"(?i)(?:wlan|wifi|sta|sta_if|network)\w*\.(?:connect|begin)\([ \t]*"
+            r"(?:['\"][^'\"\n]{1,64}['\"]|\w+)[ \t]*,[ \t]*['\"]([^'\"\n]{4,64})['\"]",
+            r"(?i)(?:client|mqtt\w*)\.connect\([ \t]*\"[^\"\n]{1,64}\"[ \t]*,[ \t]*"
+            r"\"[^\"\n]{1,64}\"[ \t]*,[ \t]*\"([^\"\n]{4,64})\"",
+            r"(?i)\bchar[ \t]*\*?[ \t]*\w*(?:pass|pwd|password|psk|secret|token)\w*(?:\[\d*\])?"
+            r"[ \t]*=[ \t]*\"([^\"\n]{4,128})\""),
+           v.secret_value_ok,
+           prefilter=(r"(?i)(?:wlan|wifi|sta|network)[A-Za-z0-9_]*\.(?:connect|begin)\("
+                      r"|(?:client|mqtt[A-Za-z0-9_]*)\.connect\(|char[ \t]*\*?[ \t]*[A-Za-z0-9_]*"
+                      r"(?:pass|pwd|psk|secret|token)"),
+           gate=r"(?i:connect|begin|char)"),
+    # A LoRaWAN device's root key on The Things Stack's command line, an APRS-IS passcode in
+    # Dire Wolf's IGLOGIN, TQSL's certificate password after -p, a query's user and password
+    # as a logbook's API takes them (?u=...&p=...), IFTTT's webhook key in its URL.
+    *_each("secret_assignment",
+           (r"--root-keys\.(?:app|nwk)-key\.key[ \t=]+([0-9A-Fa-f]{32})(?![0-9A-Fa-f])",
+            r"(?m)^[ \t]*IGLOGIN[ \t]+\S+[ \t]+(\d{4,5})\b",
+            r"(?<![\w-])tqsl\b[^\n|;&]*?[ \t]-p[ \t]+('[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+)",
+            r"[?&]u=[^&\s#]{1,64}&p=([^&\s#]{4,128})",
+            r"maker\.ifttt\.com/trigger/[^/\s]+/with/key/([A-Za-z0-9_-]{16,})"),
+           prefilter=(r"--root-keys\.|IGLOGIN|tqsl|[?&]u=[^&\s#]{1,64}&p=|maker\.ifttt\.com"),
+           gate=r"--root-keys|IGLOGIN|tqsl|&p=|ifttt"),
+    # cloud-init's chpasswd list ("chpasswd:\n  list: |\n    root:<password>"), in a state
+    # file's JSON-escaped user data too.
+    _d("secret_assignment",
+       r"chpasswd:[ \t]*(?:\n|\\n)[ \t]*list:[ \t]*\|?[ \t]*(?:\n|\\n)[ \t]*[\w.-]{1,32}:"
+       r"([^\s\\:\"]{4,128})", v.secret_value_ok, prefilter=r"chpasswd:", group=1,
+       needles=("chpasswd:",)),
+    # xAI's and Perplexity's API keys.
+    _d("api_key", r"(?<![\w-])(?:xai-[A-Za-z0-9]{70,90}|pplx-[A-Za-z0-9]{40,56})(?![\w-])",
+       prefilter=r"xai-[A-Za-z0-9]{70}|pplx-[A-Za-z0-9]{40}", needles=("xai-", "pplx-"),
+       start=_at_literal(("xai-", "pplx-"))),
+    # A notebook's cell that reads a secret from the environment, and its output on the next
+    # line (In [8]: os.environ["COHERE_API_KEY"]\nOut[8]: '...').
+    _d("secret_assignment",
+       r"(?i)environ(?:\.get\()?\[?[\"'][A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASS|PWD)[A-Z0-9_]*"
+       r"[\"']\]?\)?[ \t]*\n[ \t]*Out\[\d+\]:[ \t]*'([^'\n]{8,256})'", v.secret_value_ok,
+       prefilter=r"(?i)environ[^\r\n]{0,80}\n[ \t]*Out\[", group=1, needles=("Out[",)),
+    # A strong password alone after a label's colon at a line's end, as handover notes and
+    # password sheets list them ("Router (Ziggo Connectbox) beheer: fvh+y@7O@Ixhoh",
+    # "- finance: L*Ny2_IzsNX?i++-+"): both cases, a digit and a symbol password rules ask
+    # for (a network's name, a path or a base64 blob has not these).
+    _d("secret_assignment",
+       r"(?m):[ \t]+(?:[\w.@+-]{1,64}[ \t]+/[ \t]+)?([^\s/\\{}()<>\[\]\"'`,;|]{8,64})[ \t]*$",
+       v.strong_password_shape,
+       prefilter=(r"(?m):[ \t]+(?:[^ \t\r\n]{1,64}[ \t]+/[ \t]+)?[^ \t\r\n]{0,63}[!#$%&*^@?]"
+                  r"[^ \t\r\n]{0,63}[ \t]*$"),
+       group=1,
+       needles=(": ", ":\t"),
+       anchors=_strong_password_anchors),
+    # A Wi-Fi network's key after its label and what it is for ("Wi-Fi för personal:
+    # meadow-sparrow-juniper-granite96", "Wifi personeel: Leuchtturm-Wolke-cerise46"): a
+    # generated passphrase or a password.
+    _d("secret_assignment",
+       r"(?im)(?<![a-z])(?:wlan|wi-?fi)[ \t]+[^\n:/]{2,40}:[ \t]*([^\s/,;]{8,63})[ \t]*$",
+       v.wifi_key_ok, prefilter=r"(?i)(?:wlan|wi-?fi)[ \t][^\r\n:]{2,40}:", group=1,
+       gate=r"(?i:wlan|wi-?fi)"),
+    # A key named in German, Dutch, Swedish or Polish, then what it is for,
+    # then a long token ("Schlüssel für Datenübernahme (Schulmanager): 7c2b253a...").
+    _d("secret_assignment",
+       r"(?i)(?<![a-z])(?:schl(?:ü|ue)ssel|sleutel|nyckel|klucz)\b[^\n:]{0,60}:"
+       r"[ \t]*([A-Za-z0-9+/_=-]{20,})(?![A-Za-z0-9+/_=-])", v.strong_token,
+       prefilter=(r"(?i)(?:schl(?:a|u|ue)ssel|sleutel|nyckel|klucz)[^\r\n:]{0,60}:"
+                  r"[ \t]*[A-Za-z0-9+/_=-]{20}"),
+       group=1, gate=r"(?i:schl|sleutel|nyckel|klucz)"),
+    # An OTA upload's password (PlatformIO's espota flag, --auth=...) and a logbook's API key
+    # as a form field (curl -F api=<hex>).
+    *_each("secret_assignment",
+           (r"(?<![\w-])--auth=((?=[^\s'\"]*\d)[^\s'\"]{6,64})",
+            r"(?<![\w-])-F[ \t]+['\"]?api(?:_?key)?=([A-Za-z0-9]{20,})"),
+           v.secret_value_ok, prefilter=r"--auth=|-F[ \t]+['\"]?api", gate=r"--auth=|-F"),
     # tcpdump's address and port ("IP 104.201.54.116.500 > 192.168.1.2.500: isakmp").
     _d("ipv4", r"(?:(?<=IP )|(?<=IP6 )|(?<=> ))((?:\d{1,3}\.){3}\d{1,3})\.\d{1,5}(?=[ :])",
        v.ipv4_ok, prefilter=r"(?:IP |> )\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\.\d", group=1,
@@ -10497,7 +10677,8 @@ def _detectors_second() -> tuple[Detector, ...]:
     )
 
 
-DETECTORS: tuple[Detector, ...] = (*_detectors_first(), *_detectors_second())
+DETECTORS: tuple[Detector, ...] = (*_detectors_first(), *_detectors_second(),
+                                   *_detectors_third())
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
 #: Kinds a policy must name to run: addresses of private networks fill operations text (pods,

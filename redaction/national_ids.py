@@ -1350,7 +1350,7 @@ _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
 _SHAPE_CHECKS: tuple[Callable[[str], bool], ...] = (
     dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok, curp_ok,
     hetu_ok, nric_ok, hkid_ok, pps_ok, tw_id_ok, lk_nic_ok, de_rvnr_ok, ph_tin_ok, kra_pin_ok,
-    nhi_ok, kvnr_ok)
+    nhi_ok, kvnr_ok, nir_ok, de_id_card_ok)
 
 
 def any_id_ok(candidate: str) -> bool:

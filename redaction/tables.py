@@ -41,7 +41,7 @@ _STRING_END = re.compile(r'(?<!\\)"')
 # Any header word: a cheap test that a text can hold a table this pass reads.
 # Any header word, in a text with its letters in lower case: a table this pass reads has one.
 _GATE = re.compile(
-    r"phone|tel|mobil|cell|fax|msisdn|handy|gsm|whatsapp|celular|m[oó]vil|ssn|social"
+    r"phone|tel|mobil|mobiel|cell|fax|msisdn|handy|gsm|whatsapp|celular|m[oó]vil|ssn|social"
     r"|pass|pwd?|contrase|senha|has[łl]o|wachtwoord|l[öo]senord|salasana|[şs]ifre|parola"
     r"|recipient"
     r"|secret|token|api.?key|credential|session|value|wert|valeur|valor|пароль|телефон|тел"
@@ -81,6 +81,7 @@ _GATE = re.compile(
     r"|claim.?code|redemption")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
+               "mobiel",
                "cell",
                "fax", "msisdn", "handy", "gsm", "whatsapp", "celular", "móvil", "movil", "ssn",
                "social", "contrase", "senha", "hasło", "haslo", "wachtwoord", "lösenord",
@@ -192,7 +193,9 @@ _ID_WORDS = frozenset((
     "nuss", "naf", "crn", "nis", "kvnr",
     # (Portugal's social security number; Germany's pension insurance number, Brazil's health
     # card)
-    "niss", "rvnr", "cns"))
+    "niss", "rvnr", "cns",
+    # (Germany's identity card, as a trip's list heads it: "Ausweis-Nr.")
+    "ausweis", "personalausweis"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),

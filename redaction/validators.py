@@ -55,11 +55,13 @@ __all__ = [
     "secret_value_ok",
     "slashed_password",
     "ssn_ok",
+    "strong_password_shape",
     "strong_token",
     "symbol_password_ok",
     "telecom_id_ok",
     "tokenish",
     "wif_ok",
+    "wifi_key_ok",
 ]
 
 
@@ -1048,6 +1050,8 @@ def secret_value_ok(candidate: str) -> bool:
         return False  # a note in its place ("webhook_secret: (shown once on creation)")
     if bare.startswith(("(-", "([")):
         return False  # PowerShell's expression that computes it ("$pw = (-join (...))")
+    if _NAME_LIST.fullmatch(candidate):
+        return False  # a list of names (docker-compose's "secrets: [db_root]")
     if candidate.startswith("`") and not candidate.rstrip(".,;:)").endswith("`"):
         # a code span that opens after the word and runs on past the value ("Update the
         # Kubernetes secret: `kubectl -n x create secret ...`")
@@ -1537,6 +1541,7 @@ def password_like(candidate: str) -> bool:
 
 
 _GENERATED_GROUPS = re.compile(r"[a-z]{4}(?:-[a-z]{4}){3}")
+_NAME_LIST = re.compile(r"\[[a-z][a-z0-9_.-]*(?:,[ \t]*[a-z][a-z0-9_.-]*)*\]")
 
 
 def password_as_user(candidate: str) -> bool:
@@ -1619,6 +1624,35 @@ def symbol_password_ok(candidate: str) -> bool:
             and (any(ch.isdigit() for ch in candidate)
                  or (any(ch.isupper() for ch in candidate[1:])
                      and any(ch.islower() for ch in candidate)))
+            and secret_value_ok(candidate))
+
+
+def strong_password_shape(candidate: str) -> bool:
+    """A generated or a strong password alone: a lower-case and an upper-case letter, a digit
+    and one of "!#$%&*^@?" (not "+", "/" and "=" alone: base64; nor "~" alone, a Windows
+    package's separator), not an address, a hash or a placeholder ("t=Wc@FbKO_nE*%DXu9",
+    "Gemeente$2017")."""
+    return (any(ch.islower() for ch in candidate) and any(ch.isupper() for ch in candidate)
+            and any(ch.isdigit() for ch in candidate)
+            and any(ch in "!#$%&*^@?" for ch in candidate)
+            and _NOT_A_STRONG_PASSWORD.search(candidate) is None
+            and not candidate.startswith(("$", "%", "0x"))
+            and secret_value_ok(candidate))
+
+
+# An address, a name at a version or a host (AzureCLI@2, app@4.8.8+7745, user@192.168.1.20,
+# "SMTP+queueing@00:30:00"), percent-encoding, a debugger's module!function.
+_NOT_A_STRONG_PASSWORD = re.compile(r"@[\w-]+\.[A-Za-z]{2,}|@[\d.:+]+$|%[0-9A-Fa-f]{2}"
+                                    r"|![A-Za-z_]{6,}$")
+
+
+def wifi_key_ok(candidate: str) -> bool:
+    """A Wi-Fi key after its network's label: a password with a symbol, or a generated
+    passphrase of words (three and more, joined by "-" or in capitals) with a digit."""
+    if symbol_password_ok(candidate):
+        return True
+    words = [w for w in re.split(r"[-_.]|(?<=[a-z])(?=[A-Z])", candidate) if w]
+    return (len(candidate) >= 10 and any(ch.isdigit() for ch in candidate) and len(words) >= 3
             and secret_value_ok(candidate))
 
 

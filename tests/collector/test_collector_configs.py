@@ -969,6 +969,16 @@ def test_the_collectors_ap_to_tk_round_leaves_its_look_alikes():
     ("secret_assignment", "variable: DATEV_CLIENT_SECRET  value: f7c881590961c8c856bb1f969b08",
      "f7c881590961c8c856bb1f969b08"),
     ("secret_assignment", "PUK aus dem PIN-Brief: 3417585368", "3417585368"),
+    # (CL-CQ: staffing, makers, LLM chat logs)
+    ("secret_assignment", "?t=v2.local.e8SVrJbIq3e8kD-5vySJqw08hHs5Y15l7wXPdC5pChMnKa",
+     "v2.local.e8SVrJbIq3e8kD-5vySJqw08hHs5Y15l7wXPdC5pChMnKa"),
+    ("secret_assignment", "key 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 fails",
+     "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"),
+    ("secret_assignment", "--root-keys.app-key.key 17FA4C7757110DD0DBF26EC3605CE2B7",
+     "17FA4C7757110DD0DBF26EC3605CE2B7"),
+    ("secret_assignment", "IGLOGIN VK3FUZ-10 26681", "26681"),
+    ("secret_assignment", "ImportADIF.cfm?EQSL_USER=KD4DUU&EQSL_PSWD=balun1962COP&x=1",
+     "balun1962COP"),
 ])
 def test_the_collectors_ar_to_bw_rounds(kind, text, value):
     """The AR-BW rounds' shapes in RE2: each value inside a match, or a match runs up to it

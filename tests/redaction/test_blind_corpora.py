@@ -158,7 +158,6 @@ _USER_COLON_PASSWORD = ("token=\"user:password\" (Milvus): the value reads as th
                         "struct print (\"token: created_at:...\"), which stays")
 # Corpora CA and CB (IoT and edge devices; HR, education, government, legal).
 _SYNOLOGY_SID = "a session id in a JSON answer's \"sid\" field (Synology's web API, format=sid)"
-_LORAWAN_APP_KEY = "a LoRaWAN AppKey after --root-keys.app-key.key (32 hex digits, no key's name)"
 # Corpus EA (what users paste into a prompt).
 _TYPED_BY_INDEX = ("typed by an agent into a page element named only by its index "
                    "(browser-use's input_text), nothing names the field")
@@ -982,7 +981,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         '8QSWC4QGQ0': _N_SECRET,
         '689-3405': _N_PHONE,
         '6508261308': _N_NATIONAL_ID,
-        '67280463': _N_SECRET,
         'AS9908263': _N_PASSPORT,
         '05035915933': _N_NATIONAL_ID,
         '9407': _N_SECRET,
@@ -1149,7 +1147,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         'd5699495ae35fdf0fbcce972fc04361ddc874baef6102025b1d2280c12592da2': _WEBHOOK_SIGNATURE,
         '310115199207246774': _N_NATIONAL_ID,
         '7282': _N_SECRET,
-        '40992308': _N_SECRET,
         '349165752247': _N_NATIONAL_ID,
         '012': _N_SECRET,
     },
@@ -1184,8 +1181,6 @@ _KNOWN_CHANGED_N: dict[str, dict[str, str]] = {
         'NG-318': _N_SECRET_REF,
         'NG-357': _N_SECRET_REF,
         'NG-389': _N_SECRET_REF,
-    },
-    'corpus_nh': {
     },
 }
 
@@ -1407,7 +1402,6 @@ _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
         '60579658': _R_SECRET,
         '321195400': _R_NATIONAL_ID,
         '238 816 821': _R_NATIONAL_ID,
-        'yI68DjT0Vs3!1QGPZBYRr': _R_PASSWORD,
         '62864896': _R_SECRET,
         '57356718': _R_SECRET,
         '5 | 7 | 9 | - | 0 | 3 | - | 4 | 7 | 1 | 8': _R_NATIONAL_ID,
@@ -1590,7 +1584,6 @@ _KNOWN_MISSES_G: dict[str, dict[str, str]] = {
     },
     'corpus_gf': {
         'Granit.sommer76': _G_PASSWORD,
-        'g-yqNvY9+e&rurS1pz': _G_PASSWORD,
         'raven-violet-copper-anchor85': _G_PASSWORD,
         'NKI9YEP2': _G_SECRET,
         'AZ03SH7N': _G_SECRET,
@@ -1702,7 +1695,6 @@ _KNOWN_MISSES_L: dict[str, dict[str, str]] = {
         '+39 320\n5089023': _L_PHONE,
         '6127': _L_SECRET,
         'LGOCHQ': _L_SECRET,
-        '14596018': _L_SECRET,
         '4028': _L_SECRET,
         'M4YHWCCXANCK3UZT': _L_SECRET,
         '885 657 948': _L_PHONE,
@@ -1728,7 +1720,6 @@ _KNOWN_MISSES_L: dict[str, dict[str, str]] = {
         '285235132': _L_NATIONAL_ID,
         '9196502365': _L_PHONE,
         '8986296174': _L_NATIONAL_ID,
-        '96021102': _L_SECRET,
     },
     'corpus_ld': {
         '8e5a9a372a4d8c594e882c7d9668228f': _L_KEY,
@@ -2087,7 +2078,6 @@ _KNOWN_MISSES_J: dict[str, dict[str, str]] = {
         'RL21-9N0W-GBLO': _J_SECRET,
         '030 450 521180': _J_PHONE,
         'FR58  9384  1766 6634 4712 2391 109': _J_OTHER,
-        'Genome!363$': _J_PASSWORD,
         '0dd05dcb148a53b8': _J_SECRET,
         'XRTYPGM6MX': _J_TOKEN,
         'cf6397c6-4ff2-420f-b292-e5470e0785d9': _J_TOKEN,
@@ -2175,17 +2165,14 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
         '250967-3582': _I_NATIONAL_ID,
     },
     'corpus_id': {
-        'B8726': _I_SECRET,
         'Boiler2023?': _I_PASSWORD,
         '0624028241': _I_PHONE,
-        'A1339': _I_SECRET,
         '452078': _I_SECRET,
         '756.3950.3052.3': _I_NATIONAL_ID,
         '815816': _I_SECRET,
         'AZ8HvgKdF52jZkXYQPjgwd9s0iRHrkXv': _I_TOKEN,
         '3600': _I_SECRET,
         '003916026894611': _I_PHONE,
-        '07964 - 173 - 889': _I_PHONE,
         '444080': _I_SECRET,
         '7670': _I_SECRET,
         '12/43456308/96': _I_NATIONAL_ID,
@@ -2273,8 +2260,6 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
         '57899ce222a99781435a3d34c6d9f5682ba0c2d6cf50b28232ff62d1daa5112b': _I_TOKEN,
         '706-748-393': _I_PHONE,
         'ek_ttJ3DM1PECO6y5hmONMa1RCBOCxkqSjJ': _I_TOKEN,
-        'xai-0LgjkmZp14ZQdBNmJR8G8yrpRXBdlgl3Pt6QIvaIvcp1de0NXk7vJo7krFD643x4Xjj4v6CEQHukL3We':
-            _I_TOKEN,
         'YFDBqnZzF+6fNG84biXG2BEHUPmVQ8nW': _I_SECRET,
     },
     'corpus_ih': {
@@ -2353,8 +2338,6 @@ _KNOWN_CHANGED_I: dict[str, dict[str, str]] = {
         'IF-237': _I_OTHER_CHANGE,
         'IF-365': _I_OTHER_CHANGE,
         'IF-379': _I_OTHER_CHANGE,
-    },
-    'corpus_ig': {
     },
     'corpus_ih': {
         'IH-017': _I_RECORD_PHONE,
@@ -3517,7 +3500,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         '4132': _M_CODE_APART,
         '476386': _M_CODE_APART,
         '7560': _M_CODE_APART,
-        'Sakura-Harbor-12': _M_NO_WORD,
     },
     'corpus_md': {
         ('ctosSEWu2CLjN0DbXbibAi:APA91bUExsrYQvpDu1IqcRiuHHjIC8d586fDXkOXwO3qigi'
@@ -3527,7 +3509,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         'Oak Cliff High': _M_ANSWER_APART,
         '2001:4860:f005:a121:447b:7763:6462': _M_BAD_IPV6,
         '951 608': _M_CODE_APART,
-        'Tigers8*': _M_NO_WORD,
         'frzDm80yvIuA6aeEtqWWnmkyXx7VCWdp': _M_KEY_NAME,
         '264626': _M_CODE_APART,
         'FDYIME1KQE43DXJB': _KEY_ID_AS_USER,
@@ -3644,7 +3625,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
     'corpus_mh': {
         '06 . 71 . 48 . 22 . 90': _M_SPOKEN,
         'O1 seven 6 2 3 9 8 4 4 1 O': _M_SPOKEN,
-        '32937711': _M_CODE_APART,
         'camille.moreau chez orange point fr': _M_SPOKEN,
         'Roma$': _M_NO_WORD,
         '84galatasaray!': _M_NO_WORD,
@@ -3887,14 +3867,12 @@ _KNOWN_MISSES_O: dict[str, dict[str, str]] = {
         'YmFja3VwdXNlcjpRejchYmtwLU5vZGUwMg==': _M_KEY_NAME,
         '1287186482656359399': _O_GAME,
         '0524337685225982553': _O_GAME,
-        'Pve!root-2023Qz': _M_NO_WORD,
         'dpr45v1tPhTfZhDF4YS7': _P_SALT,
         'mTrmEUnvcb': _O_GAME,
         'JkAZLHopSI': _O_GAME,
         'VwnpI4zrea': _O_GAME,
         'rLrczOSwmI': _O_GAME,
         '-7241445351': _O_GAME,
-        'Krepost_2023!': _M_NO_WORD,
         'tV8qLr2mZpK4xN7w': _O_GAME,
         '$2a$10$xPoCCkfpkCQ7trI7DbBX83joHL.lqkwg6GEtV/DXXI9W3GVeq/4G4': _O_HASH_SHAPED_KEY,
         'GC-R7V6-YOU2-ZLN1': _O_GAME,
@@ -3953,7 +3931,6 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
         '29448732': _A_ID,
         '10106724801974743794': _A_CODE_OR_SECRET,
         'A44524904': _A_ID,
-        'RPy1e0cb2qfGVFkJknnKJAk18TutjJFs': _A_CODE_OR_SECRET,
         '872581': _A_CODE_OR_SECRET,
         '1761': _A_CODE_OR_SECRET,
         '9FTW-3A6L-BR3V-CQB9-LRAC-Q7L3-Z84G-JLRB': _A_CODE_OR_SECRET,
@@ -4095,7 +4072,6 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
         'S6688352': _A_ID,
         'copper-tile-moss4': _A_CODE_OR_SECRET,
         'lantern-kettle-amber3': _A_CODE_OR_SECRET,
-        'kiefer12Zeeland#': _A_CODE_OR_SECRET,
         '0525': _A_CODE_OR_SECRET,
         '1031': _A_CODE_OR_SECRET,
         '0563': _A_CODE_OR_SECRET,
@@ -4224,7 +4200,6 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
         'rU1XILmy3W84': _M_NO_WORD,
         '55F39CB649DA65D3D4E019BF0621EF02': _A_CODE_OR_SECRET,
         'Lhe6UmKJa97*': _M_NO_WORD,
-        'Orb!sBB1403dDD': _M_NO_WORD,
     },
 }
 
@@ -4233,7 +4208,6 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
     'corpus_pc': {
         'kran3107@Bayern': _M_CODE_APART,
         'Excav_marlin282': _M_NO_WORD,
-        'Aggies5653%': _M_NO_WORD,
         'J*KVEQu+z6mm7Lm1cCaJNk': _M_NO_WORD,
         '01508': _M_CODE_APART,
         '334620': _M_CODE_APART,
@@ -4245,9 +4219,6 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         '61-2033346': _P_COMPANY_TIN,
         'Bluebonnet': _M_ANSWER_APART,
         '3509': _M_CODE_APART,
-        'Bulldog#7255': _M_NO_WORD,
-        '!Spurs9265I': _M_NO_WORD,
-        '!Falcon9645P': _M_NO_WORD,
         'Bruno2013$$': _M_NO_WORD,
         '885 985 144': _M_PHONE_FORMAT,
         '517899': _M_CODE_APART,
@@ -4303,11 +4274,9 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         '288775': _M_CODE_APART,
         '069 268840737': _M_PHONE_FORMAT,
         'gfODYkMisxmVEAD7Gau3': _P_TELEPHONY,
-        'F@lc0n1355#': _M_NO_WORD,
     },
     'corpus_pe': {
         '9727': _M_CODE_APART,
-        'Trinity2010!': _M_NO_WORD,
         '46714841R': _M_ID_NO_NAME,
         '4402389': _M_ID_NO_NAME,
         '634646': _M_CODE_APART,
@@ -4380,7 +4349,6 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         'Lt7gAYZsef0TeocwfykKc/4HGzxvP6sd5FkMiWXx': _P_SCANNER_RAW,
         'pixel-piano-river-90': _M_NO_WORD,
         '626 508 599': _M_CODE_APART,
-        'Pixel2017#': _M_NO_WORD,
         '*$WANj3@lbEL': _M_NO_WORD,
         'blue Vespa': _M_ANSWER_APART,
         '4/1Ap_3RTjV6p43Vx7fT4WL_EuB4UYmYP6FpnWL20u9NVsWyy_fICBR2StFcn35': _P_OAUTH_CODE,
@@ -4538,7 +4506,6 @@ _KNOWN_MISSES_U: dict[str, dict[str, str]] = {
          'sBRyDJrfRPBCLUXjzXuHYmTFarSFRxMMPbD4CGtrp'): _U_KEY,
         'j43jkkvfa0bprnpo46718ysgdwxx': _U_KEY,
         '903941387': _U_ID,
-        'ZephyrPylon77!': _U_PASSWORD,
         'orbit meadow tundra umber walnut cobalt': _U_PASSWORD,
         '8zo3fy0U0V7+879dqQ8e2ThEVAXG857jb4Rg2DJRGSI=': _U_PASSWORD,
         'CinderTundra72.': _U_PASSWORD,
@@ -4555,7 +4522,6 @@ _KNOWN_MISSES_U: dict[str, dict[str, str]] = {
         'MellowHarbor52%': _U_PASSWORD,
         'ypVlIi3p5#IawuP^!Wp4Nhs': _U_PASSWORD,
         '3mb3r_36': _U_PASSWORD,
-        'Thistle2009*': _U_PASSWORD,
         '_WTK_CwLjkV9S6-ctpagdG': _U_TOKEN,
         '026': _U_CODE_OR_SECRET,
         'thistle sparrow mosaic meadow cactus': _U_PASSWORD,
@@ -4736,7 +4702,6 @@ _V_CARD = ("a fleet card's PIN spaced a digit apart, a card's code on the line a
            "label, or a fuel card of an issuer's prefix no card network lists")
 _V_LICENCE_SHAPE = "a PayPal invoice id in a licence key's shape (groups of four capitals)"
 _V_CC_WORD = "Adobe's 'CC' before an invoice number, read as Colombia's cédula de ciudadanía"
-_V_PLATE = "a plate after 'LIC' in a dispatch log, read as a driving licence's number"
 _V_PUBLIC_SIGNATURE = ("a public signature (a sigstore bundle's, a firmware's config "
                        "signature) under 'sig', redacted as a request's signature would be")
 _V_SPOKEN_ID = "a request id read out in words by a caller, read as a code said aloud"
@@ -4832,6 +4797,20 @@ _X_SHORT_ID = "an id shorter than its country's (a 14-digit NIK)"
 _X_STEUERNUMMER = "a German Steuernummer: a person's tax number, redacted"
 _X_MPAN = "an electricity meter's MPAN, read as a phone"
 _X_ORDER_NO = "a Turkish order number after 'Sipariş no', read as a phone"
+# Corpora CL to CQ (temp agencies, one-person IT, LLM chat logs, ham radio and makers, French
+# and Dutch and Belgian administration).
+_X_PASSPHRASE_ALONE = ("a password of words or letters alone, with no symbol, after a label "
+                       "that does not name a password ('Tulpe-walnut-1 – aber bitte ...', "
+                       "'Wi-Fi: ..., key sparrow-thistle-walnut-2', 'Delad brevlåda ...: "
+                       "Midsommar_14', a sheet's 'WalnutViolet')")
+_X_CELL_WITH_NOTE = "a document's number in a cell with a note beside it ('C0K7HPCWF (Reisepass)')"
+_X_BASE64_HEADER = ("a login in base64 under a header of its own name ('cpro-account: ...'): "
+                    "read, base64 JSON under other headers would be too")
+_X_USER_ID_PHONE = "a user id's digits after 'u_' read as an international number (00...)"
+_X_MOSQUITTO_HASH = ("Mosquitto's password file: its PBKDF2 hashes' last field redacted as a "
+                     "base64 key, as corpus KD labels them")
+_X_SECRETS_LIST = ("docker-compose's secrets: a Secret's name under 'secrets:' read as its value "
+                   "(and its repeats)")
 
 _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
     "corpus_as": {"523": _X_DIGITS_ELSEWHERE},
@@ -4849,8 +4828,7 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
     "corpus_ay": {"Tacoma": _X_ANSWER_APART, "196617": _X_TOLD_CODE, "304 1590443": _X_PHONE,
                   "rdhlfsEx6Ph3SOONKE9ALAHeBdnnxjgu9I6gBpANeSI": _CSRF,
                   "nFltTL4NA9KPanSeERW0aEHzWCTe6Cof0BpfsQrv21k": _CSRF},
-    "corpus_az": {"Orbit!2705Q": _X_PASSWORD_APART, "Tundra#7449z": _X_PASSWORD_APART,
-                  "4uhre-35per": _X_CODES_IN_CHAT, "1gr6g-ru7rj": _X_CODES_IN_CHAT,
+    "corpus_az": {"4uhre-35per": _X_CODES_IN_CHAT, "1gr6g-ru7rj": _X_CODES_IN_CHAT,
                   "cq9ef-g8aa2": _X_CODES_IN_CHAT, "kk848-e4u8h": _X_CODES_IN_CHAT,
                   "JGrCkaMajQim": _X_LETTERS_CELL, "ImBeQSKVWsLfP2x'": _X_DEVICE_KEY,
                   "632-333": _X_SUPPORT_CODE, "095-459": _X_SUPPORT_CODE,
@@ -4917,6 +4895,44 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
                                    "4feeb4dc3adab6b84c6fc9746f0fcf29f3383b84",
                                    "a8bb3b1a6e9c621822ed7573768c3979aa19f63c"), _X_SESSION_ID)},
     "corpus_cj": {"65 98373-5837": _X_PHONE, "46132795855": _X_ID_ACROSS},
+    "corpus_cl": {**dict.fromkeys(("5c9a26e242ae5ba37c1074fe2d834c5f474bbebc",
+                                   "d13cca5e09fdf31dad89f7d5730d140850d80b8f",
+                                   "b0650ce5099a2b749d4a45909452bbf683e7fb4b",
+                                   "8188d87b44489a39fc882cec24b770fa"), _X_SESSION_ID),
+                  "Sunflower_1800?": _X_PASSWORD_APART, "pinguin.falcon96": _X_PASSWORD_APART},
+    "corpus_cm": {"TTNL0JC1J5": _X_CELL_WITH_NOTE, "C0K7HPCWF": _X_CELL_WITH_NOTE,
+                  "CKZ51K1GW": _X_CELL_WITH_NOTE,
+                  **dict.fromkeys(("5385", "285507", "5883", "0307", "1836", "607911", "90890",
+                                   "89973"), _X_CODE_APART),
+                  "240856-5335": _X_ID_ACROSS, "07866903895": _X_PHONE,
+                  **dict.fromkeys(("Tulpe-walnut-1", "Midsommar_14", "sparrow-thistle-walnut-2",
+                                   "WalnutViolet", "LanternGranitePebbleHarbour83",
+                                   "ThistleWalnutMoulin", "pebble-Kiesel-harbour-Leuchtturm28",
+                                   "203Bonjour", "FjordMeadow"), _X_PASSPHRASE_ALONE),
+                  **dict.fromkeys(("45991123", "6B7ke#p97%_.S", "Library_393"),
+                                  _X_PASSWORD_APART)},
+    "corpus_cn": {"1b4UIhfu5vxi6uvY3t5uitlmWObPvycg": _X_VENDOR_KEY,
+                  "Lakeview Elementary": _X_ANSWER_COLUMN, "Guadalajara": _X_ANSWER_COLUMN,
+                  "01018236927": _X_PHONE, "9848607817": _X_PHONE, "064709": _X_CODES_IN_CHAT,
+                  "==V$%NQD@fXM5qRMNk": _X_PASSWORD_APART,
+                  **dict.fromkeys(("モモ", "Bäckerstraße"), _X_ANSWER_APART)},
+    "corpus_co": {"Tundra2972%": _X_PASSWORD_APART, "494220": _X_CODE_APART,
+                  **dict.fromkeys(("24a1abc940cf6eb020d302d3eac361405867a3bc",
+                                   "9b177ecda9bd9fbba33623a1e50bbfe2",
+                                   "a5d3f9b032678efbeaa930336180d465",
+                                   "4f3aa4c792fba6d79bd4bc83bceadc1d0d199d60"), _X_SESSION_ID)},
+    "corpus_cp": {"lpb7e8xHZDgHH4rLGQB9ea:APA91bLL2M9PSWVYaqtuOjqZzXCNJZBkaAXB-tF6t2tv8aXEC-dgG80"
+                  "NtPzTLLuilRhQMGJaBFxekAFCgI0963rejyOJVDfRTGqRukDGx7MELAWCLQeMJgQ-_5uzBnGV_H5V5lj"
+                  "2NWszgmPs7hp_W4uU56AFIJ": _X_PUSH_TOKEN,
+                  "183073109960324": _X_ID_ACROSS, "8826": _X_CODE_APART,
+                  "QVBJXzgwMjg2MzQwMTo0d0s2Yll6aldvc1NqVw==": _X_BASE64_HEADER,
+                  "VEVDSF8xMzU3Mzg4OTI6RHVZYjRqeDJsUTBPN2U=": _X_BASE64_HEADER},
+    "corpus_cq": {"111369769": _X_ID_ACROSS, "526399533": _X_ID_ACROSS,
+                  "449718293": _X_ID_ACROSS, "413662780": _X_ID_ACROSS,
+                  "ef8cc4c9d00739f51f1add8ba0a3c2eb": _X_SESSION_ID,
+                  "421212b587584640c8a27968c0af1c29": _X_SESSION_ID,
+                  "071/54.43.22": _X_PHONE, "0032 487 01 76 88": _X_PHONE,
+                  **dict.fromkeys(("7434", "6396", "9999", "6555", "2971"), _X_CODE_APART)},
     "corpus_ck": {"9b739940ef3dce04b7c281e368cea630": _X_SESSION_ID,
                   "d17896a319604de6433d87a3d7392565": _X_SESSION_ID,
                   "08fed73aa6ecd0fc27a7f599c9e0f89187a219da": _X_VENDOR_KEY,
@@ -5012,7 +5028,6 @@ _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
         '74875348-0001': _V_ID,
         '756 | 27 | 8793': _V_SSN,
         '00.158.439/0001-47': _V_ID,
-        '8uaUG4NbV7rM': _V_CODE_OR_SECRET,
         '43 044 267 599': _V_ID,
     },
     'corpus_sk': {
@@ -5762,8 +5777,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "2600:1700:5ef1:6e2b::": _DELEGATED_PREFIX,
         "4917046433921": "a number in an Asterisk Master.csv row: headerless CSV columns",
         "614 059 188": "a Spanish mobile bare in a semicolon-separated visitor row",
-        "sparrow-hazel-copper-61": ("a Wi-Fi key after German 'Schlüssel:' (key), a word not "
-                                    "read as a password's"),
         "467795": ("a Bluetooth passkey after 'passkey entry for <address> (<name>):': the "
                    "device stands between the word and the value"),
         "40598672727": "Matter's manual pairing code as chip-tool's positional argument",
@@ -6071,10 +6084,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
             "dG3X8HkUgAgdQyo9Gw62wNrNZmDWIBE-mJJfn6KkpF4TFJ6uFxpYC94xwP2TbZlfvRzban",
             "5q4mcMHdUJxVHJXJ0x1rkmKjXJ9sZMAyskN07uhvYMJSPy3atyttOoOB2WRIIAdV7KPYJO"),
             _SYNOLOGY_SID),
-        **dict.fromkeys(("C1026BE55AC964131B5250F067B74C68", "CF0FF6A872CB916429990E524C8B8C51"),
-                        _LORAWAN_APP_KEY),
-    },
-    "corpus_ba": {
     },
     "corpus_bb": {
         "460929327": _SSN_EXAMPLES,
@@ -6306,7 +6315,6 @@ _M_PLACEHOLDER_EMAIL = ("an address used as a placeholder or an example (user@do
                         "name@company.com, .test, .invalid): redacted as any address is")
 _M_RECORD_PHONE = ("a record's number shaped as a phone (an expediente's last groups after a "
                    "slash, an ACH trace number, an IMb's first fields, a parts list's number)")
-_M_STOCK_NUMBER = "a dealer's stock number (a letter, five digits, a letter) read as an id"
 _M_DIGEST = ("a password's sha256sum printed after the command that read it, and a WS-Security "
              "PasswordDigest: read as the password")
 _M_SECRET_NAME = "a Docker secret's name (/run/secrets/amqp_url, secrets: [amqp_url])"
@@ -6337,9 +6345,7 @@ _KNOWN_CHANGED_M: dict[str, dict[str, str]] = {
         'MD-195': _C_IMEI,
         'MD-255': _AWS_EXAMPLE,
         'MD-260': _C_IMEI,
-        'MD-310': _M_STOCK_NUMBER,
         'MD-336': _C_IMEI,
-        'MD-341': _M_STOCK_NUMBER,
         'MD-445': _C_IMEI,
     },
     'corpus_me': {
@@ -6625,6 +6631,10 @@ _KNOWN_CHANGED_X: dict[str, dict[str, str]] = {
     "corpus_bs": {"BS-350": _AWS_EXAMPLE},
     "corpus_ci": {"CI-055": _X_STEUERNUMMER, "CI-369": _X_STEUERNUMMER, "CI-129": _X_MPAN,
                   "CI-311": _X_ORDER_NO},
+    "corpus_cm": {"CM-289": _X_SECRETS_LIST},
+    "corpus_co": {"CO-052": _X_MOSQUITTO_HASH, "CO-160": _X_MOSQUITTO_HASH,
+                  "CO-220": _X_MOSQUITTO_HASH},
+    "corpus_cn": {"CN-271": _X_USER_ID_PHONE},
 }
 
 _KNOWN_CHANGED_V: dict[str, dict[str, str]] = {
@@ -6647,7 +6657,6 @@ _KNOWN_CHANGED_V: dict[str, dict[str, str]] = {
         'SK-333': _Z_ROLE_MAILBOX,
         'SK-423': _M_RECORD_PHONE,
         'SK-473': _Y_SEALED,
-        'SK-534': _V_PLATE,
     },
     'corpus_sl': {
         'SL-053': _V_PUBLIC_SIGNATURE,
