@@ -4120,16 +4120,19 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
 
 
 def _strong_password_anchors(text: str) -> list[int]:
-    """Where the strong-password-after-a-colon detector can match: each ": " whose line holds a
-    symbol password rules ask for after it (most lines with a colon hold none)."""
+    """Where the strong-password-after-a-colon detector can match: a line's last ": " when the
+    line's last token holds a symbol password rules ask for (the value is that token, the
+    line's end after it)."""
     found: list[int] = []
-    at = text.find(":")
-    while at >= 0:
-        end = text.find("\n", at)
-        end = len(text) if end < 0 else end
-        if any(ch in _STRONG_SYMBOLS for ch in text[at + 1:end]):
-            found.append(at)
-        at = text.find(":", at + 1)
+    pos = 0
+    for line in text.split("\n"):
+        tail = line.rstrip()
+        last = tail[max(tail.rfind(" "), tail.rfind("\t")) + 1:]
+        if last and any(ch in _STRONG_SYMBOLS for ch in last):
+            at = max(tail.rfind(": "), tail.rfind(":\t"))
+            if at >= 0:
+                found.append(pos + at)
+        pos += len(line) + 1
     return found
 
 
