@@ -4128,15 +4128,12 @@ def _strong_password_anchors(text: str) -> list[int]:
     for line in text.split("\n"):
         tail = line.rstrip()
         last = tail[max(tail.rfind(" "), tail.rfind("\t")) + 1:]
-        if last and any(ch in _STRONG_SYMBOLS for ch in last):
+        if last and any(ch in v.STRONG_PASSWORD_SYMBOLS for ch in last):
             at = max(tail.rfind(": "), tail.rfind(":\t"))
             if at >= 0:
                 found.append(pos + at)
         pos += len(line) + 1
     return found
-
-
-_STRONG_SYMBOLS = frozenset("!#$%&*^@?")
 
 
 def _phone_word_anchors(text: str) -> list[int]:
@@ -7961,16 +7958,17 @@ def _detectors_first() -> tuple[Detector, ...]:
        prefilter=r"\{(?:PLAIN|CLEARTEXT)\}", group=1, needles=("{PLAIN}", "{CLEARTEXT}"),
        start=_at_literal(("{PLAIN}", "{CLEARTEXT}"))),
     # Google's app password, told near the word for a password: four groups of four
-    # letters ("Contraseña de aplicación: cfbb ysvo fixt koif").
+    # letters, spaced or dashed ("Contraseña de aplicación: cfbb ysvo fixt koif", Polish's
+    # "Hasło aplikacji Google: xxuu edgb kkoo bifr").
     _d("secret_assignment",
        r"(?i:pass(?:word|wort)|contrase[ñn]a|mot de passe|senha|wachtwoord|passord"
-       r"|l[öo]senord|kennwort)[^\n]{0,80}?(?:\n[ \t]*){0,2}"
-       r"(?<![a-z])([a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4})(?![a-z])", v.app_password_ok,
+       r"|l[öo]senord|kennwort|has[łl]o)[^\n]{0,80}?(?:\n[ \t]*){0,2}"
+       r"(?<![a-z])([a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4})(?![a-z])", v.app_password_ok,
        prefilter=r"(?is)(?:passw|contrase|mot de passe|senha|wachtwoord|passord|senord"
-                 r"|kennwort).*[a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4}", group=1,
+                 r"|kennwort|has.o).*[a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}", group=1,
        needles=("assw", "ASSW", "ontrase", "ONTRASE", "ot de passe", "OT DE PASSE", "enha",
                 "ENHA", "achtwoord", "ACHTWOORD", "assord", "ASSORD", "senord", "SENORD",
-                "ennwort", "ENNWORT")),
+                "ennwort", "ENNWORT", "as\u0142o", "AS\u0141O", "aslo", "ASLO")),
     # A password told as a temporary one ("temp password sent: NQY0875ropv$", "Temp password
     # given verbally: Welcome-Harbrook-4471"): a few words between, then a colon.
     _d("secret_assignment",
@@ -8007,8 +8005,9 @@ def _detectors_first() -> tuple[Detector, ...]:
        r"(?i)<key>[^<\n]*(?:passw(?:or)?d|passcode|challenge|secret|sharedsecret)[^<\n]*"
        r"</key>\s*<string>([^<\n]+)</string>", v.profile_secret_ok,
        prefilter=r"(?i)</key>[ \t\r\n]*<string>", group=1, needles=("</key>",)),
-    # A BitLocker recovery key: eight groups of six digits, each a multiple of 11.
-    _d("secret_assignment", r"(?<![\d-])(\d{6}(?:-\d{6}){7})(?![\d-])", v.bitlocker_key_ok,
+    # A BitLocker recovery key: eight groups of six digits, dashed (the shape alone: a key read
+    # out with a typo, a group no longer a multiple of 11, is still the key).
+    _d("secret_assignment", r"(?<![\d-])(\d{6}(?:-\d{6}){7})(?![\d-])",
        prefilter=r"\d{6}-\d{6}-\d{6}-\d{6}-\d{6}-\d{6}-\d{6}-\d{6}", group=1, digits=True,
        needles=("-",)),
     # An NT hash handed to impacket (-hashes LM:NT: pass-the-hash needs no password) and the
@@ -10247,10 +10246,6 @@ def _detectors_third() -> tuple[Detector, ...]:
        prefilter=r"Enter (?:a PIN of|the same PIN)", group=1, needles=("PIN",)),
     _d("bearer_token", r"(?<![\w/])4/0A[A-Za-z0-9_-]{40,}(?![\w-])",
        prefilter=r"4/0A[A-Za-z0-9_-]{40}", needles=("4/0A",), start=_at_literal(("4/0A",))),
-    # A BitLocker recovery key: eight groups of six digits.
-    _d("secret_assignment", r"(?<![\d-])\d{6}(?:-\d{6}){7}(?![\d-])",
-       prefilter=r"[0-9]{6}-[0-9]{6}-[0-9]{6}-[0-9]{6}-[0-9]{6}-[0-9]{6}-[0-9]{6}-[0-9]{6}",
-       needles=("-",), digits=True),
     # Quick Assist's code (six capitals and digits) after the tool's name, in the languages
     # its users write ("abrí lo de Asistencia rápida, me sale el código 9Z34ZF", "Quick Assist
     # with Susan P. - ... Her code was 6XY7FL", "I gave them a Quick Assist code (44KFE8)").
@@ -10337,19 +10332,6 @@ def _detectors_third() -> tuple[Detector, ...]:
        v.secret_value_ok,
        prefilter=r"(?i)\([ \t]*[\"'](?:passw|pwd|new_passw|senha|contrase|mot_de_passe)", group=3,
        needles=("(",)),
-    # An app password as Google prints it (four groups of four letters) after its name, in
-    # the languages of the people who paste it ("Hasło aplikacji Google: xxuu edgb kkoo bifr").
-    _d("secret_assignment",
-       r"(?i)(?:app(?:lication)?[ \t-]*passwor[dt]|app-passwort"
-       r"|has[łl]o[ \t]+(?:do[ \t]+)?aplikacji"
-       r"|contrase\u00f1a[ \t]+de[ \t]+(?:la[ \t]+)?aplicaci[óo]n|mot[ \t]+de[ \t]+passe[ \t]+"
-       r"d.application|senha[ \t]+de[ \t]+app|password[ \t]+(?:per[ \t]+le[ \t]+)?app)"
-       r"[^\n]{0,40}?(?<![a-z])(?-i:([a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}))(?![a-z])",
-       prefilter=(r"(?i)(?:app[a-z]*[ \t-]*passwor|has.o[ \t]+(?:do[ \t]+)?aplikacji"
-                  r"|contrase.a[ \t]+de[ \t]+(?:la[ \t]+)?aplicac|mot[ \t]+de[ \t]+passe[ \t]+d"
-                  r"|senha[ \t]+de[ \t]+app|password[ \t]+(?:per[ \t]+le[ \t]+)?app)"
-                  r"[^\r\n]{0,40}[a-z]{4}[ -][a-z]{4}[ -][a-z]{4}[ -][a-z]{4}"),
-       group=1, gate=r"(?i:app|aplica)"),
     # A code that releases or redeems something, told after its name in capitals and dashes
     # ("give the seller's agent this release code: LUOX-4DVR-4PS2", "claim code: ...").
     _d("secret_assignment",

@@ -18,6 +18,7 @@ from urllib.parse import unquote
 
 __all__ = [
     "IBAN_COUNTRIES",
+    "STRONG_PASSWORD_SYMBOLS",
     "alpaca_key_id_ok",
     "app_password_ok",
     "aws_secret_like",
@@ -1352,7 +1353,7 @@ def _base64_json(value: str) -> str:
 def app_password_ok(candidate: str) -> bool:
     """Four groups of four random letters (a Google app password), not four words: a
     group with no vowel, or one of the letters words seldom hold."""
-    groups = candidate.split()
+    groups = candidate.replace("-", " ").split()
     return any(not set(g) & _VOWELS or set(g) & _RARE_LETTERS for g in groups)
 
 
@@ -1634,12 +1635,15 @@ def strong_password_shape(candidate: str) -> bool:
     "Gemeente$2017")."""
     return (any(ch.islower() for ch in candidate) and any(ch.isupper() for ch in candidate)
             and any(ch.isdigit() for ch in candidate)
-            and any(ch in "!#$%&*^@?" for ch in candidate)
+            and any(ch in STRONG_PASSWORD_SYMBOLS for ch in candidate)
             and _NOT_A_STRONG_PASSWORD.search(candidate) is None
             and not candidate.startswith(("$", "%", "0x"))
             and secret_value_ok(candidate))
 
 
+#: The symbols a strong password alone on a line must hold one of (the rules' but "~", "+"
+#: and "=": a Windows package's separator and base64's).
+STRONG_PASSWORD_SYMBOLS = frozenset("!#$%&*^@?")
 # An address, a name at a version or a host (AzureCLI@2, app@4.8.8+7745, user@192.168.1.20,
 # "SMTP+queueing@00:30:00"), percent-encoding, a debugger's module!function.
 _NOT_A_STRONG_PASSWORD = re.compile(r"@[\w-]+\.[A-Za-z]{2,}|@[\d.:+]+$|%[0-9A-Fa-f]{2}"
