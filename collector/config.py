@@ -574,6 +574,13 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|maker\.ifttt\.com/trigger/[^/\s]+/with/key/[A-Za-z0-9_-]{16,}"
                          r"|(?i:pswd)=[^&\s]{4,128}"
                          r"|share_code=[A-Z0-9]{3} ?[A-Z0-9]{3} ?[A-Z0-9]{3}"
+                         # (CR-CW: ntfy's and Porkbun's keys, a Proxmox ticket, a Bitwarden Send
+                         # link's key, qm's --cipassword, a parcel locker's collection code)
+                         r"|\btk_[a-z0-9]{29}\b|\b[ps]k1_[0-9a-f]{64}\b"
+                         r"|PVE:[^\s:]{1,64}@[^\s:]{1,32}:[0-9A-F]{8}::[A-Za-z0-9+/=]{40,}"
+                         r"|/#/send/[A-Za-z0-9_-]{16,32}/[A-Za-z0-9+/_-]{20,}"
+                         r"|--cipassword[ \t=]+\S{4,128}"
+                         r"|(?i:(collection|pick-?up|drop-?off|locker)[ _-]?code)[\"' \t:#=]*[0-9]{4,8}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

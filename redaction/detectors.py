@@ -132,7 +132,12 @@ _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|
                       r"V8\t", "V8 ",
                       # (a mail server's release, an upgrade's target: "Dovecot 2.3.21.1",
                       # "MX firmware to 21.4.3.15", "Dovecot 2.3.17 → 2.3.21.1")
-                      "Dovecot ", "Postfix ", "Exim ", "firmware to ", r"\d → "))
+                      "Dovecot ", "Postfix ", "Exim ", "firmware to ", r"\d → ",
+                      # (a Greek business's activity code, ΚΑΔ: "ΚΑΔ κύριας δραστηριότητας:
+                      # 47.81.19.50")
+                      "\u039a\u0391\u0394 ", "\u039a\u0391\u0394: ",
+                      "\u03b4\u03c1\u03b1\u03c3\u03c4\u03b7\u03c1"
+                      "\u03b9\u03cc\u03c4\u03b7\u03c4\u03b1\u03c2: "))
                   + r"(?!(?!" + _ICONIC_V4 + r")(?:[1-9]|1[12])\.1?\d\.1?\d\.\d{1,3}"
                   r"(?![\d:/]|\.\d))")
 
@@ -699,7 +704,10 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" if w != "map" else
     # an Apple crash report's device digest ("CrashReporter Key:   <40 hex>")
     "crashreporter",
     # a JWKS's cached key ids ("cached keys: [3891afa9aa0eeea1, ...]"): public
-    "cached"))
+    "cached",
+    # a prior authorization's key at a pharmacy benefit portal ("PA Key: QRAG2CQO"), not a
+    # Wi-Fi's WPA key
+    "(?<![A-Za-z])(?-i:PA)"))
 # "secret" after an account id is an ARN's resource type (arn:aws:secretsmanager:...:secret:x)
 # UPI's handles (a payment address's bank: rohit.verma@okhdfcbank), and what the detector
 # of rewritten, guest and UPI addresses needs (its prefilter, plain and joined alike).
@@ -860,6 +868,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  + "".join(rf"(?<!\({kind}\) key)" for kind in ("direct", "topic", "fanout"))
                  + _DATA_KEYS +
                  r"|sig(?<![a-z0-9]sig)(?![a-z0-9])"
+                 # (not a word: a delivery's proof, "sig=captured")
+                 r"(?![ \t]*[:=][ \t]*[a-z]{2,20}(?![\w+/=%.-]))"
                  # Segment's writeKey; "tok" as a key's word (x_tok_v2, zd_tok_prod)
                  r"|write[_-]?key|(?<![a-z0-9])tok(?![a-z])"
                  # ("tkn" the same: a pipeline's zd_tkn)
@@ -1531,7 +1541,11 @@ def _national_ids() -> tuple[Detector, ...]:
               ("nid", "\u099c\u09be\u09a4\u09c0"), r"\d{17}|\d{13}|\d{10}",
               lambda value: len(value) in (10, 13, 17) and len(set(value)) > 2,
               checksummed=False),
-    _named_id((r"(?-i:QID)\b", _AS_KEY % "qid", r"qatar[ _-]?id"), ("qid", "qatar"), r"[23]\d{10}",
+    # (and Arabic's "personal card", البطاقة الشخصية, as Qatar's forms name the QID)
+    _named_id((r"(?-i:QID)\b", _AS_KEY % "qid", r"qatar[ _-]?id",
+               "\u0627\u0644\u0628\u0637\u0627\u0642\u0629 "
+               "\u0627\u0644\u0634\u062e\u0635\u064a\u0629"),
+              ("qid", "qatar", "\u0627\u0644\u0628\u0637\u0627\u0642\u0629"), r"[23]\d{10}",
               ids.digit_count_ok(11, 11), checksummed=False),
     # South-East Asia's: the Philippines' PhilSys number (PSN, or the card's PCN), TIN and
     # SSS number, Indonesia's NPWP of a person.
@@ -1752,7 +1766,10 @@ def _national_ids() -> tuple[Detector, ...]:
     # China's resident id: 18 characters with a birth date and a check character, but an
     # 18-digit run is also a chat platform's message id: after its name only.
     _named_id(("\u8eab\u4efd\u8bc1", "\u8eab\u4efd\u8b49", "\u516c\u6c11\u8eab\u4efd",
-               r"resident[ _]id", r"id[ _-]?card", r"shenfenzheng", r"id[ _-]?num\b"),
+               r"resident[ _]id", r"id[ _-]?card", r"shenfenzheng", r"id[ _-]?num\b",
+               # (a customs form's bare "ID (required for personal import):": the check and
+               # the birth date in it keep a message's id out)
+               r"(?-i:ID)(?:[ \t]*\([^)\n]{1,40}\))?[ \t]*:"),
               ("\u8eab\u4efd", "\u516c\u6c11", "resident", "id", "shenfenzheng"),
               # (spaced as the card groups it too: "350203 19750508 533X")
               r"\d{17}[\dXx]|\d{6} \d{8} \d{3}[\dXx]",
@@ -2015,6 +2032,8 @@ def _national_ids() -> tuple[Detector, ...]:
                "\u65c5\u884c\u8bc1\u4ef6",
                # (Arabic's "passport", جواز السفر, and "his passport", جواز سفره)
                "\u062c\u0648\u0627\u0632 (?:\u0627\u0644)?\u0633\u0641\u0631[\u0621-\u064a]?",
+               # (and "رقم الجواز: A95354461", the passport's number before its colon)
+               "\u062c\u0648\u0627\u0632(?=[ \t]*:)",
                # (a form's key: pp_num=M6737322)
                r"(?<![a-z])pp[_-]?(?:num|no|nr|number)\b",
                # (a crew list's "Indian pp M5226333": the abbreviation, a passport's shape
@@ -3308,6 +3327,8 @@ _KBA_NAMES = (
     # (a call's note: "Passed on memorable answer (first school) 'Kestrel Road Primary'", a
     # KBA check's log: answer_given="Nonna Rosa")
     rf"|memorable{_T}answer[ \t]*\([^)\n]{{1,40}}\)(?=[ \t]+['\"])"
+    # (and with no question: "caller passed security \u2014 memorable answer \"Mr Whiskers\"")
+    rf"|memorable{_T}answer(?=[ \t]*[:=]|[ \t]+[\"'\u201c\u00ab])"
     # (and answer_provided=, answer_supplied= as an auth service logs them)
     r"|answer_(?:given|provided|supplied)(?==)"
     # (a profile's security_a1:, a log's q="..." answer="...", a question and its Answer: on
@@ -3318,7 +3339,9 @@ _KBA_NAMES = (
     rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*\([^)\n]{{1,40}}\)"
     # (a dash before "answered": "They asked the security question (first pet / street) —
     # answered \"Oakridge Elementary\"")
-    rf"(?:(?=[ \t]*[:=])|(?:[ \t]*[\u2014\u2013-])?{_T}answered|(?={_T}is{_T}))"
+    # (or "answer" before a quoted answer: "security Q (mother's maiden name) answer \"Oak\"")
+    rf"(?:(?=[ \t]*[:=])|(?:[ \t]*[\u2014\u2013-])?{_T}answered|(?={_T}is{_T})"
+    rf"|{_T}answer(?=[ \t]+[\"'\u201c\u00ab]))"
     # (the question quoted in the brackets, its answer after a colon: "security answer
     # (\"mother maiden name\": Mittens)")
     r"|security[ \t_-]+answer[ \t]*\([ \t]*[\"'][^\"'\n]{1,40}[\"'](?=[ \t]*:)"
@@ -3510,7 +3533,10 @@ _NAMED_CODE = (
     r"|receita|tributo|munic[íi]pio|ibge|cnae|ncm|cfop)\b)"
     # (or an amount: a 3-D Secure text's "code to approve the 84.20 EUR payment at X is")
     # (or a room's number: "zum Kühlraum 2.114")
-    r"(?:[^\s\d:=]{1,24}|\d{1,7}[.,]\d{2}(?![\d.,])|\d{1,2}\.\d{3}(?![\d.,]))){0,8}?"
+    # (or an amount before its currency's sign, "la inversión de 2004 € es", a card's last
+    # four, "the pin for the card ending 2934 is", or "3D Secure")
+    r"(?:[^\s\d:=]{1,24}|\d{1,7}[.,]\d{2}(?![\d.,])|\d{1,2}\.\d{3}(?![\d.,])"
+    r"|\d{1,7}(?=[ \t]?[\u20ac$\u00a3])|(?<=ending[ \t])\d{4}(?![\d.,])|3-?d(?![a-z]))){0,8}?"
     # (a gate's keypad code with its keys: "new contractor code is #3625*")
     # (and when it holds: "der Code ... ist ab Montag 1016", "is from Monday 4471")
     # (and said a digit at a time: "Your Airbnb code is 9 9 0 0 3 2")
@@ -3518,6 +3544,8 @@ _NAMED_CODE = (
     # (not a driver's error object's number before its name: "code: 8000, codeName: ...")
     r"(\d{4,8}|\d{3} \d{3}|\d(?: \d){3,7})"
     r"(?![\d.,:/-]?\d)(?! \d)(?![ \t]*,[ \t]*codeName)"
+    # (nor a card terminal's approval code on its receipt, "Auth code: 154806   RRN: ...")
+    r"(?![ \t]+(?-i:RRN|STAN|Batch|BATCH|TID)\b)"
     rf"{_CODE_UNITS}{_ELECTRIC_UNITS}")
 # A recovery or backup code, told one at a time ("my recovery code is 7QJX-P2LM-9H4D",
 # "Backup code used: 92618374"); a list of them after "Backup codes:" is the detector below.
@@ -3588,6 +3616,25 @@ _SECURITY_ANSWERS = (
                         "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo",
                         "abhol", "zustell", "\u0631\u0645\u0632"),
                        4)),  # ("digicode": the name starts four characters before its "code")
+    # A parcel's pickup, drop-off or locker code, named and then its digits with no verb
+    # between, as carriers' messages print them ("Collection code 440863.", "Afhentningskode
+    # 87309", "code de dépôt 15279259", "Give the driver code 9475", "Zahlencode 5203").
+    _d("secret_assignment",
+       r"(?ai)(?<![a-z])(?:(?:collection|pick-?up|drop-?off|locker|parcel|delivery|driver|door"
+       r"|gate)[ \t_-]?code|code[ \t]+de[ \t]+(?:d[\u00e9e]p[\u00f4o]t|retrait)"
+       r"|(?:afhentnings|abhol|zahlen|zustell)(?:code|kode)"
+       r"|(?:give[ \t]+the[ \t]+driver|pr[\u00e9e]sente[rz][ \t]+(?:le|ce|votre))[ \t]+code)"
+       # (a JSON key's quotes too: "dropoff_code":"60262021")
+       rf"(?:\\?[\"'])?[ \t]*[:#=]?[ \t]*(?:\\?[\"'])?(\d{{4,8}})#?(?![\d.,:/-]?\d){_CODE_UNITS}",
+       v.not_counting_run,
+       prefilter=r"(?i)(?:code|kode)(?:[ \t]+de[ \t]+(?:d.p.t|retrait))?[^\r\n0-9]{0,8}[0-9]{4}",
+       group=1, digits=True, start=_at_words(("code", "kode"), 24)),
+    # ... and in Chinese: a courier station's pickup code (取件码, 取货码, 提货码).
+    _d("secret_assignment",
+       "(?:\u53d6\u4ef6\u7801|\u53d6\u4ef6\u78bc|\u53d6\u8d27\u7801|\u63d0\u8d27\u7801)"
+       "[ \t:\uff1a]{0,3}(\\d{4,8})(?!\\d)",
+       v.not_counting_run, prefilter=r"aaa[^\r\n0-9]{0,3}[0-9]{4}", group=1, digits=True,
+       needles=("\u53d6\u4ef6", "\u53d6\u8d27", "\u63d0\u8d27")),
     # A password line of a mail client's or a tool's config after its user (msmtp's
     # "user j.iyer@...\npassword crjalzsyemcyagxd", fetchmail's, a netrc written a line a key).
     _d("secret_assignment",
@@ -3820,7 +3867,8 @@ _PASSWORD_WORDS = ("passwort(?![a-zäöüß]{5})|kennwort(?![a-zäöüß]{5})|mo
                    "পাসওয়ার্ড|கடவுச்சொல்|รหัสผ่าน|parola|"
                    # Latvian, Lithuanian, Azerbaijani, Slovenian, Serbian and Croatian (Latin
                    # and Cyrillic), Bulgarian, Estonian, Hungarian's "my password", Georgian
-                   r"parole|slapta[žz]od\w*|[Şş]ifr[əe]si|geslo|[Šš]ifr[ae]|lozink\w*|"
+                   # (not Dutch's "gesloten", closed: "melding=DEUR_NIET_GESLOTEN")
+                   r"parole|slapta[žz]od\w*|[Şş]ifr[əe]si|geslo(?!t)|[Šš]ifr[ae]|lozink\w*|"
                    "\u043b\u043e\u0437\u0438\u043d\u043a|[Пп]арола|parool\\w*|jelszav\\w*|"
                    "\u10de\u10d0\u10e0\u10dd\u10da|"
                    # a secret key in Chinese, Japanese and Korean, Thai's "code" (what a shop
@@ -3894,13 +3942,18 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (and Italian's contacts, "Contatti: 361 4497037 / ...")
                 r"contatta(?:mi|rmi|re)|contatti|"
                 r"(?:mi|mio|meu|mon|mein|mijn|m[óo]j)(?:[ \t]+[a-z]{3,8})?[ \t]+"
-                r"n(?:[úu]mero|um[ée]ro|ummer|umer)|"
+                # (and "nr" for short: Polish's "mój nr 891-371-848")
+                r"n(?:[úu]mero|um[ée]ro|ummer|umer|r\.?)|"
                 # (Portuguese's "a request to the number", "call me on this number", "called back
                 # from the number"; Chile's "fono"; Spanish's "llama desde")
                 r"(?:para[ \t]+o|ao|do|nesse|neste)[ \t]+n[úu]mero|fono|llama[ \t]+(?:desde|al)|"
                 # (a form's "Emergency contact: Jack Hussain 07536832268"; Dutch's call back,
                 # "Terugbellen op 06 - 2449 3098", "Terugbelnummer: 0476 17 90 07")
                 r"emergency[ \t]+contact|terugbel(?:len|nummer)|"
+                # (Italian's emergency number, "Numero di emergenza assicurazione: 376 ...";
+                # a fax's, an NCPDP message's <Fax><Number>; a note's "Contact host: ...")
+                r"emergenza|fax(?![ \t]+(?:job|id|ticket|queue))"
+                r"|contact(?:[ \t]+[a-z]{2,10})?(?=[ \t]*:)|"
                 # (Dutch's "bereikbaar op", Italian's "Recapito:", Polish's "dzwonić")
                 r"bereikbaar(?:[ \t]+op)?|recapito|dzwoni\w*|"
                 # (Dutch's "bel me op", "Zoon bellen bij vragen:"; Indonesian's "telp";
@@ -3939,8 +3992,12 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (a word of its own, or after "and": not "الرقمية", digital)
                 "(?:(?<![\u0600-\u06ff])|(?<=\u0648))\u0631\u0642\u0645\u064a(?![\u0600-\u06ff])|"
                 "\u1235\u120d\u12ad|"
-                # Greek's telephone and mobile (Τηλέφωνο, κινητό)
-                "[\u03a4\u03c4]\u03b7\u03bb\u03ad\u03c6\u03c9\u03bd\u03bf|[\u039a\u03ba]\u03b9\u03bd\u03b7\u03c4\u03cc|"
+                # Greek's telephone and mobile (Τηλέφωνο, κινητό, and "τηλ." for short)
+                "[\u03a4\u03c4]\u03b7\u03bb(?:\u03ad\u03c6\u03c9\u03bd\u03bf|\\.)"
+                "|[\u039a\u03ba]\u03b9\u03bd\u03b7\u03c4\u03cc|"
+                # (Macedonian's, Bulgarian's and Serbian's "contact me": контактирајте,
+                # контактирайте)
+                "[\u041a\u043a]\u043e\u043d\u0442\u0430\u043a\u0442\\w*|"
                 # Thai: "เบอร์" (a number), "โทร" (to call)
                 "เบอร์|โทร|"
                 # Armenian: "հեռ." and "հեռախոս" (telephone)
@@ -3953,7 +4010,8 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                   "nea directa", "NEA DIRECTA", "ontact", "ONTACT", "ontakt",
                   "ONTAKT", "umerem", "UMEREM", "नंबर", "मोबाइल", "व्हाट्सऐप",
                   "جوال", "موبايل", "شماره", "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම",
-                  "ηλέφωνο", "ινητό", "amba", "AMBA", "aini", "AINI", "waya", "WAYA", "dyal",
+                  "ηλέφωνο", "ηλ.", "ινητό", "онтакт", "amba", "AMBA", "aini", "AINI", "waya",
+                  "WAYA", "dyal",
                   "\u0631\u0642\u0645\u064a", "\u1235\u120d\u12ad", "wrong", "denwa",
                   "\u81f4\u7535", "\u81f4\u96fb",
                   "تلفن", "simu", "atel", "தொலைபேசி", "sisdn", "SISDN", "umber", "UMBER", "úmero",
@@ -3970,7 +4028,8 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                   "tlf", "Tlf", "TLF", "tfno", "Tfno", "TFNO",
                   "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23",
                   "obitel", "OBITEL", "\u0565\u057c",
-                 "call", "ring", "text", "T\u00e9l", "t\u00e9l", "T\u00c9L", "iber", "IBER")
+                 "call", "ring", "text", "T\u00e9l", "t\u00e9l", "T\u00c9L", "iber", "IBER",
+                 " nr", " Nr", " NR", "mergenz", "fax", "Fax", "FAX")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
 _CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락", "llámame", "llámeme",
                        "llamame")
@@ -4005,7 +4064,7 @@ _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+
               r"mã[ \t]+xác[ \t]+(?:thực|nhận)|[Кк]од[ \t]+подтверждения|验证码|驗證碼|"
               "認証コード|確認コード|인증번호|رمز التحقق|الرمز|"
               # more languages: a code's word with six digits after it
-              r"kód|(?<![a-z])tan(?![a-z])|msimbo|κωδικός|(?<![\u05d0-\u05ea])קוד|[Кк]од|"
+              r"kód|(?<![a-z])tan(?![a-z])|msimbo|[Κκ]ωδικός|(?<![\u05d0-\u05ea])קוד|[Кк]од|"
               r"c[óo]digo[ \t]+es|kod|ověřovací|"
               # (Hungarian's one-time password, a numeric password told as a code)
               r"jelszav\w*|jelsz[óo]|[Пп]ароль|"
@@ -4019,7 +4078,8 @@ _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+
 _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Kod", "xác", "код",
                 "jelsz", "ароль",
                 "Код", "验证码", "驗證碼", "コード", "인증번호", "رمز", "kód", "Kód", "TAN", "tan",
-                "simbo", "κωδικός", "קוד", "Ově", "ově", "کد", "odul", "koodi", "ওটিপি", "inmal",
+                "simbo", "κωδικός", "Κωδικός", "קוד", "Ově", "ově", "کد", "odul", "koodi", "ওটিপি",
+                "inmal",
                 "INMAL", "llegado")
 # A company's registry codes a "код" names (Ukraine's ЄДРПОУ, Russia's ИНН, ОГРН, КПП, ОКПО,
 # a bank's БИК and МФО): public numbers, not one-time codes.
@@ -4053,7 +4113,7 @@ _OTP_PHRASES_OF_SCRIPTS = (
     "\u05e7\u05d5\u05d3 \u05d0\u05d9\u05de\u05d5\u05ea",
     "\u30ef\u30f3\u30bf\u30a4\u30e0\u30d1\u30b9\u30ef\u30fc\u30c9")
 _OTP_PREFILTER = (r"(?i)(?:code|codic|otp|c[ao]digo|kod|k[a]d|x[a]c|aa|rulama|tan|msimbo|ov[a]|"
-                  r"codul|koodi|jelsz|einmal|ha[ \t]+llegado)[^\r\n]{0,56}\d{3} ?\d{3}")
+                  r"codul|koodi|jelsz|einmal|ha[ \t]+llegado)[^\r\n]{0,80}\d{3} ?\d{3}")
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
 _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
                     "pass", "palavra",
@@ -4075,7 +4135,8 @@ _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mob
                  "nomor", "mi ", "mio ", "meu ", "mon ", "mein ", "mijn ", "ел.", "नंबर",
                  "मोबाइल", "kontakt", "pod",
                  "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "simu", "natel", "தொலைபேசி",
-                 "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "τηλέφωνο", "κινητό", "namba",
+                 "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "τηλέφωνο", "τηλ.", "κινητό", "контакт",
+                 "namba",
                  "laini", "lambar", "numero", "numéro", "\u0631\u0642\u0645\u064a",
                  "\u1235\u120d\u12ad", "wrong", "denwa", "\u81f4\u7535", "\u81f4\u96fb",
                  "sms", "llam", "chiam", "ligue", "zadzwo", "tél", "電話", "电话", "手机", "手機",
@@ -4092,14 +4153,14 @@ _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mob
                  "\u0570\u0565\u057c", "sdt", "s\u0111t", "called", "calling",
                  "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0",
                  "mera ", "mere ", "meri ", "apna ", "is number", "rufnummer", "rückruf",
-                 "ruckruf")
+                 "ruckruf", "fax")
 # Where a match of _PHONE_WORDS starts: each Latin word's first three characters ("í", "ó"
 # and "é" read as "a").
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
                        r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p|m[oa]j"
-                       r"|ber|rec|dzw|vib|reg|bel|tfn",
+                       r"|ber|rec|dzw|vib|reg|bel|tfn|fax",
                        3),
                       # (Portuguese's "para o número", "ao número", "nesse número": whole, not
                       # every word that opens with "par")
@@ -4113,7 +4174,8 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "هاتف", "휴대폰", "핸드폰",
     "Телефон", "телефон", "Тел.", "тел.", "Звон", "звон", "नंबर", "मोबाइल", "व्हाट्सऐप", "جوال",
     "موبايل", "شماره ", "تلفن", "தொலைபேசி", "เบอร์", "โทร", "\u0570\u0565\u057c",
-    "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "Τηλέφωνο", "τηλέφωνο", "Κινητό", "κινητό",
+    "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "Τηλέφωνο", "τηλέφωνο", "Τηλ.", "τηλ.", "Κινητό",
+    "κινητό", "Контакт", "контакт",
     "\u0631\u0642\u0645\u064a", "\u1235\u120d\u12ad", "\u81f4\u7535", "\u81f4\u96fb",
     "\u0540\u0565\u057c", "\u09a8\u09ae\u09cd\u09ac\u09b0",
     "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0")
@@ -4212,7 +4274,9 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|contacte[rz]|l[ai]n
                     r"|cel|[ab]_party|"
                     r"tlf|tfno|ring[ \t]+m[ei]g|s[ad]t|call(?:ed|ing)[ \t]+(?:from|on)|viber"
                     r"|(?:^|[^a-z])bel(?:len)?[ \t]+(?:me|mij|ons|op|bij|naar|gerust|even|[0+(])"
-                    r"|contact[ \t]+no")
+                    r"|contact[ \t]+no"
+                    r"|(?:mi|mio|meu|mon|mein|mijn|m.j)(?:[ \t]+[a-z]{3,8})?[ \t]+nr"
+                    r"|emergenz|fax|contact[^\r\n]{0,12}:")
 # (CJK's full stop and marks end a value too: "密码：Sunflower@435。谢谢！")
 _TOLD_STOP = (r"\s«»„“”\"'「」『』，,、；;：؛)）！？\u3000-\u303f\u3040-\u30ff\u3400-\u9fff"
               r"\uac00-\ud7af")
@@ -4697,7 +4761,7 @@ def _system_fields() -> tuple[Detector, ...]:
     _d("secret_assignment",
        r"(?<![\w./@-])[A-Za-z0-9][\w.-]{1,40}[ \t]+/[ \t]+"
        r"([^\s\"',;<>()]{5,64})(?![^\s\"',;<>()])", v.paired_password,
-       prefilter=r"[A-Za-z0-9][ \t]+/[ \t]+[^\s]{0,63}[!#$%&*~^@+?=]", group=1,
+       prefilter=r"[A-Za-z0-9][ \t]+/[ \t]+(?:[^\s]{0,63}[!#$%&*~^@+?=]|[A-Za-z0-9]{12})", group=1,
        needles=(" / ",)),
     # A password said to have changed, and to what ("mailbox password expired again, reset it
     # to `kopierer_Falcon94`", "then i changed it to Destiny2024!!", "its now Bunnings2024!!
@@ -4761,16 +4825,22 @@ def _system_fields() -> tuple[Detector, ...]:
     # three and more of one shape with nothing naming them, each of letters and digits ("ignore:
     # 7kdq-2mzx p4wn-8fhe 3tcj-9rvb", "a7f2c-91e4b\na8e0-c6b17\n..."): a list of one account's
     # backup codes.
+    # (and Greek's, "Κωδικοί ανάκτησης"; Nextcloud's sixteen letters and digits, a line or two
+    # of advice between)
     _d("secret_assignment",
-       r"(?im)(?:recovery|backup)[ \t]+(?:verification[ \t]+)?codes?\b[^\n]{0,80}\n"
+       r"(?im)(?:(?:recovery|backup)[ \t]+(?:verification[ \t]+)?codes?\b"
+       "|[\u039a\u03ba]\u03c9\u03b4\u03b9\u03ba\u03bf\u03af[ \t]+"
+       "\u03b1\u03bd\u03ac\u03ba\u03c4\u03b7\u03c3\u03b7\u03c2)"
+       r"[^\n]{0,80}\n(?:[^\n]{0,100}[.:][ \t]*\n){0,2}?"
        # (numbered too, and Google's eight digits in two groups: "1. 1820 0769")
        r"((?:[ \t]*(?:\d{1,2}[.)][ \t]*)?(?:[a-z0-9]{4}(?: [a-z0-9]{4}){2}"
-       r"|[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4})[ \t]*\n){1,15}"
+       r"|[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4}|[a-z0-9]{16})[ \t]*\n){1,15}"
        r"[ \t]*(?:\d{1,2}[.)][ \t]*)?(?:[a-z0-9]{4}(?: [a-z0-9]{4}){2}|[a-z0-9]{4,6}-[a-z0-9]{4,6}"
-       r"|\d{4} \d{4}))(?=[ \t]*(?:\n|$))",
-       v.has_digit, prefilter=r"(?i)(?:recovery|backup)[ \t]+(?:verification[ \t]+)?code",
+       r"|\d{4} \d{4}|[a-z0-9]{16}))(?=[ \t]*(?:\n|$))",
+       v.has_digit,
+       prefilter=r"(?i)(?:recovery|backup)[ \t]+(?:verification[ \t]+)?code|aaaaaaa[ \t]+aaaaaaaaa",
        group=1,
-       gate=r"(?i:code)"),
+       gate="(?i:code)|\u03b1\u03bd\u03ac\u03ba\u03c4\u03b7\u03c3\u03b7\u03c2"),
     # ... and in two columns or more, a few lines below their heading ("two-factor recovery
     # codes\nAccount: ...\nEach code can be used once.\n\n  65502-12542    8A3B9ICHEF\n...").
     _d("secret_assignment",
@@ -7121,7 +7191,8 @@ def _detectors_first() -> tuple[Detector, ...]:
     *_each("national_id",
            (r"(?i)\\?\"system\\?\"[ \t]*:[ \t]*\\?\"[^\"\n]*(?:us-ssn|nhs-number|/bsn|insee|nir"
             r"|kvid|ahv|medicare|ihi|health-?card|social-security)[^\"\n]*\\?\"[ \t]*,[ \t]*"
-            r"\\?\"value\\?\"[ \t]*:[ \t]*\\?\"([^\"\n\\]{6,20})\\?\"",
+            # (not a masked one: "X******399")
+            r"\\?\"value\\?\"[ \t]*:[ \t]*\\?\"([^\"\n\\*]{6,20})\\?\"",
             r"\(0010,1000\)[ \t]+LO[ \t]+\[([^\]\n]{6,20})\]",
             r"\\?\"00101000\\?\"[ \t]*:[ \t]*\{[^{}\n]*?\\?\"Value\\?\"[ \t]*:[ \t]*\[[ \t]*"
             r"\\?\"([^\"\n\\]{6,20})",
@@ -7806,7 +7877,8 @@ def _detectors_first() -> tuple[Detector, ...]:
     # docker login -p X, htpasswd -b file user X; a tool's own key (--wandb-api-key X); the
     # tools of a security test (nxc smb ... -p X, evil-winrm, hydra) and Windows' net user.
     _d("secret_assignment",
-       r"(?:(?<![\w-])--(?:password|passwd|pass|passphrase|access-token|api-key|auth-token"
+       # (Proxmox's qm set --cipassword: cloud-init's user password)
+       r"(?:(?<![\w-])--(?:password|passwd|pass|passphrase|access-token|api-key|auth-token|cipassword"
        r"|token|client-secret|secret|requirepass|masterauth)(?![\w-])(?:=|[ \t]+)"
        # (and one dash, as WebSphere's wsadmin and other Java tools take it: -password X)
        r"|(?<![\w-])-(?:password|passwd|passphrase)(?![\w-])(?:=|[ \t]+)"
@@ -7866,7 +7938,7 @@ def _detectors_first() -> tuple[Detector, ...]:
        r"(?=['\"]?[^\s'\"]*(?:[!#$%&*~^@+?=]|[A-Z][^\s'\"]*[a-z]|[a-z][^\s'\"]*[A-Z])))"
        r"('[^'\n]*'|\\\"[^\"\n]*\"|\"[^\"\n]*\"|[^\s'\"]+)", v.command_line_secret_ok,
        prefilter=r"--(?:pass|access-token|api-key|auth-token|token|client-secret|secret"
-                 r"|requirepass|masterauth)"
+                 r"|requirepass|masterauth|cipass)"
                  r"|-(?:api-key|passw|secret|access-token|auth-token)"
                  r"|mysql|mariadb|redis-cli|cqlsh|sshpass|docker|htpasswd|curl|az[ \t]+login"
                  r"|rabbitmqctl|wandb|mosquitto_|openssl[ \t]+passwd|ldap[a-z]"
@@ -8098,7 +8170,10 @@ def _detectors_first() -> tuple[Detector, ...]:
     _d("secret_assignment",
        r"(?:(?<![\w-])wpa_passphrase[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\S+)[ \t]+"
        r"|(?<![\w-])(?:plink|pscp|psftp)(?:\.exe)?\b[^\n|;&]*?[ \t]-pw[ \t]+"
-       r"|(?m:^[ \t]*(?:[~>]|C:)?[ \t]*[A-Za-z]?\d{1,4}[ \t]+(?i:LOGIN)[ \t]+\S+[ \t]+)"
+       # (an IMAP command's tag opens with a letter, or its LOGIN is in capitals: not a
+       # count, "8174 login attempts failed;")
+       r"|(?m:^[ \t]*(?:[~>]|C:)?[ \t]*(?:[A-Za-z]\d{1,4}[ \t]+(?i:LOGIN)|\d{1,4}[ \t]+LOGIN)"
+       r"[ \t]+\S+[ \t]+)"
        r"|--redis-auth(?:=|[ \t]+))"
        r"(\"[^\"\n]+\"|'[^'\n]+'|[^\s\"']+)", v.secret_value_ok,
        prefilter=r"wpa_passphrase|plink|pscp|psftp|(?i:[ \t]login[ \t])|--redis-auth", group=1,
@@ -8897,7 +8972,11 @@ def _detectors_second() -> tuple[Detector, ...]:
        # first half, "Personas kods: 150388-*****", which the ids' detectors read)
        # (not digits inside a hex id, a trace's "cb754730b0...")
        # (not a record's id after its key: "otp.sent user_id=96693868")
-       rf"(?ai)(?:{_OTP_WORDS})(?![ \t]+(?:{_COMPANY_CODES}))[^\n\d]{{0,40}}?(?<![\da-z])(?<!id=)"
+       # (and one amount or a "3D" between: "Codul tau 3D Secure este 218388", "رمز التحقق
+       # ... بمبلغ 250.00 درهم هو 154911")
+       rf"(?ai)(?:{_OTP_WORDS})(?![ \t]+(?:{_COMPANY_CODES}))[^\n\d]{{0,40}}?"
+       r"(?:(?<![\d.,])(?:\d{1,7}[.,]\d{2}|3-?d)(?![\d.,a-z])[^\n\d]{0,24}?)?"
+       r"(?<![\da-z])(?<!id=)"
        r"(\d{3} \d{3}|\d{6,8})(?! ?\d)(?!-[\d*])(?![a-z])",
        prefilter=_OTP_PREFILTER, group=1, needles=_OTP_NEEDLES, digits=True,
        start=_at_words(_OTP_STARTS, 5)),
@@ -10164,7 +10243,9 @@ def _detectors_third() -> tuple[Detector, ...]:
        # (a colon after it ends a field: "x-forwarded-for=2406:...:1b48: rate limit"; after
        # a "/", a prefix length is a network's, unless /128, and a port follows an ASA's
        # address, "outside:2003:40eb::1/30936": four or five digits, or three over 128)
-       r"(?!\w|:(?![ \t\"']|$)|/(?!128(?!\d)|\d{4,5}(?!\d)|(?:129|1[3-9]\d|[2-9]\d\d)(?!\d))\d)",
+       # (or a line's end: a YAML mapping's key, "2a01:4f9:442a:cc95::8b04:2c9e:\n")
+       r"(?!\w|:(?![ \t\"'\r\n]|$)"
+       r"|/(?!128(?!\d)|\d{4,5}(?!\d)|(?:129|1[3-9]\d|[2-9]\d\d)(?!\d))\d)",
        v.ipv6_ok,
        # A valid address holds "::" or six groups in a row; a time of day (12:30:45) neither.
        prefilter=r"::|[0-9A-Fa-f]{1,4}(?::[0-9A-Fa-f]{1,4}){5}:", needles=(":",),
@@ -10662,8 +10743,121 @@ def _detectors_third() -> tuple[Detector, ...]:
     )
 
 
+def _carriers_and_home_labs() -> tuple[Detector, ...]:
+    """The shapes of the CR to CW round: pharmacies, the Gulf's and the Balkans' services,
+    home labs, parcel carriers, crowdfunding."""
+    return (
+        # A home lab's secrets in their vendors' shapes: an ntfy access token (tk_ and 29),
+        # Porkbun's API key and secret (pk1_ and sk1_, 64 hex digits), a Proxmox VE ticket
+        # (PVE:user@realm:<hex time>::<signature>), a Bitwarden Send link's key (after its id
+        # in the fragment), docker-mailserver's new account's password.
+        _d("api_key", r"(?<![\w-])(?:tk_(?=[a-z]*\d)[a-z0-9]{29}|[ps]k1_[0-9a-f]{64})(?![\w-])",
+           prefilter=r"tk_[a-z0-9]{29}|[ps]k1_[0-9a-f]{64}", needles=("tk_", "k1_"),
+           start=_at_literal(("tk_", "pk1_", "sk1_"))),
+        _d("secret_assignment",
+           r"(?<![\w-])(PVE:[^\s:\\\"']{1,64}@[^\s:\\\"']{1,32}:[0-9A-F]{8}::[A-Za-z0-9+/=]{40,})",
+           prefilter=r"PVE:[^\r\n:]{1,64}@[^\r\n:]{1,32}:[0-9A-F]{8}::", group=1,
+           needles=("PVE:",)),
+        _d("secret_assignment", r"/#/send/[A-Za-z0-9_-]{16,32}/([A-Za-z0-9+/_-]{20,}={0,2})",
+           prefilter=r"/#/send/[A-Za-z0-9_-]{16}", group=1, needles=("/#/send/",)),
+        _d("secret_assignment",
+           r"(?<![\w-])setup[ \t]+email[ \t]+(?:add|update)[ \t]+[^\s@]+@\S+[ \t]+"
+           r"('[^'\n]+'|\"[^\"\n]+\"|[^\s'\"]+)", v.command_line_secret_ok,
+           prefilter=r"setup[ \t]+email[ \t]+(?:add|update)[ \t]", group=1, needles=("setup",)),
+        # A UAE salary file's employee record (WPS SIF: EDR, the worker's 14-digit id, the
+        # agent's routing code, the IBAN ...), an NCPDP claim's cardholder id (C2), Cyprus's
+        # tax identification code in a portal's log (tic=), Romania's identity card by its
+        # series and number ("seria și nr. IF 614907").
+        *_each("national_id",
+               (r"(?m)^EDR,(\d{14}),\d{9},",
+                r"(?<![\w(])C2(?:\((?i:cardholder[ _]?id)\))?=([A-Z0-9]{6,20})(?![\w])",
+                r"(?<![\w-])(?i:tic)=(\d{8}[A-Z])(?![\w])",
+                "(?i:seria)[ \t]+(?:(?i:\u0219i|\u015fi|si)[ \t]+)?(?i:nr\\.?|num\u0103rul|numarul)"
+                r"[ \t]*:?[ \t]*([A-Z]{2}[ \t]?\d{6})(?!\d)"),
+               prefilter=r"EDR,[0-9]{14},|C2(?:\([A-Za-z _]{12,14}\))?=[A-Z0-9]{6}"
+                         r"|(?i:tic)=[0-9]{8}[A-Z]|(?i:seria)[ \t]",
+               gate=r"EDR,|C2|(?i:tic=|seria)"),
+        # Cyprus's and Greece's identity card after its name ("Αρ. Δελτίου Ταυτότητας: 9714813",
+        # "ΑΔΤ: ΑΒ 123456").
+        _named_id(("\u03b4\u03b5\u03bb\u03c4[\u03af\u03b9]\u03bf\u03c5 "
+                   "\u03c4\u03b1\u03c5\u03c4[\u03cc\u03bf]\u03c4\u03b7\u03c4\u03b1\u03c2",
+                   "\u0394\u03b5\u03bb\u03c4[\u03af\u03b9]\u03bf\u03c5 "
+                   "\u03a4\u03b1\u03c5\u03c4[\u03cc\u03bf]\u03c4\u03b7\u03c4\u03b1\u03c2",
+                   "(?-i:\u0391\u0394\u03a4)"),
+                  ("\u03b4\u03b5\u03bb\u03c4", "\u0394\u03b5\u03bb\u03c4", "\u03b1\u03b4\u03c4"),
+                  "\\d{6,8}|[\u0391-\u03a9A-Z]{1,2}[ -]?\\d{6}", _has_digit, checksummed=False,
+                  shape=r"[0-9]{6}"),
+        # Bulgaria's personal identification code for the revenue agency's e-services (ПИК на
+        # НАП): a secret the agency mails, ten letters and digits.
+        _d("secret_assignment",
+           "\\(?\u041f\u0418\u041a\\)?[^\n\\d:]{0,24}?(?:[ \t]\u0435)?[ \t]*:[ \t]*"
+           r"((?=[A-Z0-9]{0,11}\d)[A-Z0-9]{8,12})(?![\w])",
+           prefilter=r"aaa[^\r\n0-9:]{0,26}:[ \t]*[A-Z0-9]{8}", group=1,
+           needles=("\u041f\u0418\u041a",)),
+        # Phones: Japan's toll-free numbers (0120-01-9625), Egypt's mobiles alone
+        # (01266659006), a JSON phone object's number ({"phone1": {"number": "0899793298"}})
+        # and a contact list's typed values ({"type":"work","value":"02 606 7074"}).
+        _d("phone", r"(?<![\d-])0(?:120|800)-\d{2,3}-\d{3,4}(?![\d-])",
+           prefilter=r"0(?:120|800)-[0-9]{2,3}-[0-9]{3}", needles=("0120-", "0800-"),
+           joined=_nothing_joined),
+        # (not a direct debit's reference, "referência ADC 01096252200"; "-" and "_" read as a
+        # space is read around it, as the joined reading would)
+        _d("phone", r"(?<![A-Za-z0-9+.])"
+           + "".join(rf"(?<!{w}[ _-])" for w in ("ADC", "ref", "Ref", "REF", "ref.", "Ref.",
+                                                 "ref:", "Ref:", "reference", "Reference",
+                                                 "order", "Order", "case", "Case", "ticket",
+                                                 "Ticket", "invoice", "Invoice"))
+           + r"01[0125]\d{8}(?![A-Za-z0-9.])",
+           v.told_phone_ok, prefilter=r"01[0125][0-9]{8}", digits=True, joined=_nothing_joined,
+           joined_prefilter=r"01[0125][0-9]{8}", start=_at_literal(("01",))),
+        *_each("phone",
+               (r"(?i)\\?\"(?:phone|mobile|tel|fax|cell)\w{0,12}\\?\"\s*:\s*\{\s*\\?\"(?:number|value)"
+                r"\\?\"\s*:\s*\\?\"(\+?[\d ()./-]{7,20})\\?\"",
+                r"(?i)\{\s*\\?\"type\\?\"\s*:\s*\\?\"(?:mobile|work|home|cell|landline|fax|phone"
+                r"|office|other|main|personal|business)\\?\"\s*,\s*\\?\"(?:value|number)\\?\"\s*:"
+                r"\s*\\?\"(\+?[\d ()./-]{7,20})\\?\""),
+               v.told_phone_ok,
+               prefilter=r"(?i)(?:phone|mobile|tel|fax|cell)[A-Za-z0-9_]{0,12}\\?\"\s*:\s*\{"
+                         r"|\"type\\?\"\s*:\s*\\?\"[a-z]{3,9}\\?\"\s*,\s*\\?\"(?:value|number)",
+               gate=r"(?i:number|value)", joined=_nothing_joined),
+        # One-time codes as SMS gateways and services print them: "Use 647607 for Nol Pay. It
+        # expires in 10 minutes.", "Your code 3026", an OTP service's log (submitted=746392
+        # expected=746392), a WhatsApp template's parameter ("template":"auth_code",
+        # "params":["200161"]).
+        *_each("secret_assignment",
+               (r"(?i)(?<![\w])use[ \t]+(\d{4,8})[ \t]+(?:for|to|as)[ \t][^\n]{0,60}?"
+                r"(?:expire|valid|do[ \t]+not[ \t]+share|don'?t[ \t]+share)",
+                r"(?i)(?<![a-z])your[ \t]+(?:(?:verification|login|one-time|otp|security|access"
+                r"|confirmation)[ \t]+)?code[ \t]*:?[ \t]+(\d{4,8})(?![\d.,:/-]?\d)"
+                + _CODE_UNITS,
+                r"(?<![\w.])submitted=(\d{4,8})[ \t]+expected=\d{4,8}(?!\d)",
+                r"(?<![\w.])submitted=\d{4,8}[ \t]+expected=(\d{4,8})(?!\d)",
+                r"\\?\"template\\?\"\s*:\s*\\?\"[^\"\n]{0,40}(?i:auth|otp|verif|code|login|2fa)"
+                r"[^\"\n]{0,40}\"\s*,\s*\\?\"params\\?\"\s*:\s*\[\s*\\?\"(\d{4,8})\\?\""),
+               v.not_counting_run,
+               prefilter=r"(?i)use[ \t]+[0-9]{4}|your[ \t]+[^\r\n]{0,14}code[ \t]*:?[ \t]+[0-9]{4}"
+                         r"|submitted=[0-9]{4,8}[ \t]+expected=[0-9]{4}"
+                         r"|template\\?\"\s*:",
+               gate=r"(?i:use|code)|submitted|template", digits=True),
+        # France's NIR as an ameli pro login's identifier ("identifiant 157110621938216").
+        _named_id((r"identifiant",), ("identifiant",),
+                  r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
+        # Security answers in Greek and Arabic ("Όνομα πρώτου κατοικίδιου: Ρεξ", "Πόλη γέννησης
+        # μητέρας: Τρίπολη", "إجابة سؤال الأمان \"الزمالك\"").
+        *_each("secret_assignment",
+               ("(?:[ΌοΟ]νομα πρώτου κατοικ[ίι]διου|[Ππ]όλη γέννησης(?: μητέρας| πατέρα)?"
+                "|[Ππ]ατρικό επώνυμο μητέρας)[ \t]*:[ \t]*"
+                "([^\\s,;.:!?\"'()]{2,30}(?: [^\\s,;.:!?\"'()]{2,30}){0,2})"
+                "(?=[ \t]*(?:$|\n|[,;.]))",
+                "سؤال الأمان[ \t]*[:\u00ab\"\u201c]+[ \t]*([^\"\u201d\u00bb\n]{2,40}?)[ \t]*"
+                "[\"\u201d\u00bb]"),
+               _not_stand_in, prefilter=r"aaaa[ \t]+aaaaaa[^\r\n]{0,20}[:\"]",
+               needles=("πρώτου", "γέννησης", "επώνυμο", "الأمان")),
+    )
+
+
 DETECTORS: tuple[Detector, ...] = (*_detectors_first(), *_detectors_second(),
-                                   *_detectors_third())
+                                   *_detectors_third(), *_carriers_and_home_labs())
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
 #: Kinds a policy must name to run: addresses of private networks fill operations text (pods,

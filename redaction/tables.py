@@ -61,7 +61,7 @@ _GATE = re.compile(
     r"|philhealth|cccd|s\u0111t"
     # (Nigeria's BVN, France's "N° Sécurité sociale", an exported item's TOTP seed; Nigeria's
     # NIN beside another's name only: "nin" is in too many words)
-    r"|bvn|s\u00e9cu|totp|tax.?id"
+    r"|bvn|s\u00e9cu|totp|otp|tax.?id"
     r"|id.?number|身分證|ni.?number|ni.?no|sin|nas|chi|ird|dl.?number"
     # (China's and Belgium's ids as their sheets head them, France's NIR as "num_secu"; a
     # contact centre's caller number, its ANI)
@@ -78,7 +78,7 @@ _GATE = re.compile(
     r"|(?:gate|entry|door|alarm|access|keypad|lockbox)[ _-]?code|answer|num.?doc"
     r"|num(?:ero)?.?documento|clave"
     # (a gift card's claim or redemption code)
-    r"|claim.?code|redemption")
+    r"|claim.?code|redemption|ausweis")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "mobiel",
@@ -114,10 +114,10 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "rijksregister", "secu", "ani", "callerid", "caller id", "caller_id",
                "caller-id", "caller.id", "aes_key", "aes key", "aeskey", "aes-key", "aes.key",
                "αφμ", "αμκα", "afm", "amka", "iqama", "rodne", "philhealth", "cccd",
-               "s\u0111t", "bvn", "s\u00e9cu", "totp", "tax_id", "tax id", "taxid",
+               "s\u0111t", "bvn", "s\u00e9cu", "totp", "otp", "tax_id", "tax id", "taxid",
                "tax-id", "tax.id", "epic", "sirb", "seaman", "seamen", "cdc", "indos", "ndis",
                "medicaid", "edipi", "dodid", "dial", "callback", "gatecode", "gate_code",
-               "gate code", "entry_code", "entrycode",
+               "gate code", "entry_code", "entrycode", "ausweis",
                "entry code", "door_code", "doorcode", "door code", "alarm_code", "alarmcode",
                "alarm code", "access_code", "accesscode", "access code", "keypad_code",
                "keypadcode", "keypad code", "lockbox_code", "lockboxcode", "lockbox code",
@@ -195,7 +195,7 @@ _ID_WORDS = frozenset((
     # card)
     "niss", "rvnr", "cns",
     # (Germany's identity card, as a trip's list heads it: "Ausweis-Nr.")
-    "ausweis", "personalausweis"))
+    "ausweis", "personalausweis", "ausweisnummer", "ausweisnr"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
@@ -255,7 +255,9 @@ _ABOUT_WORDS = frozenset((
     "strength", "age", "format", "prefix", "masked", "last4", "redacted", "name", "scope",
     "url", "tokens", "usage", "limit", "prompt", "completion", "total", "input", "output",
     "max", "min", "rotated", "ttl", "provider", "carrier", "model", "brand", "os", "plan",
-    "set", "is", "has", "manager", "ref", "path", "file", "version", "fingerprint", "kid"))
+    "set", "is", "has", "manager", "ref", "path", "file", "version", "fingerprint", "kid",
+    # (a dashboard's counts: "otp_sent", "OTP delivered", "login_success_rate")
+    "sent", "delivered", "attempts", "rate", "success", "failed", "failures", "errors"))
 
 
 def _tokens(name: str) -> list[str]:
@@ -294,8 +296,10 @@ def column_kind(name: str) -> str | None:
         return "document"
     # (a PIN's or a key's column may say "code": pin_code, install_code)
     named_alone = _ABOUT_WORDS.isdisjoint(set(tokens) - {"code"})
+    # (and a one-time code's, a test account's "otp bypass"; not its seed's, "otp_secret")
     if named_alone and (not _PIN_WORDS.isdisjoint(tokens) or (
-            "code" in tokens and not _OPENING_WORDS.isdisjoint(tokens))):
+            "code" in tokens and not _OPENING_WORDS.isdisjoint(tokens)) or (
+            "otp" in tokens and _SECRET_WORDS.isdisjoint(tokens) and "seed" not in tokens)):
         return "pin"
     # (an account's backup or recovery codes, as a sheet of logins heads them)
     if ("backup" in tokens or "recovery" in tokens) and (
@@ -436,7 +440,13 @@ def _cell_ok(kind: str, value: str) -> bool:
     return told_password(value) or (len(value) >= 6 and value[0].isalpha()
                                     and any(ch.isdigit() for ch in value)) or (
         kind == "password" and (_WORD_PASSPHRASE.fullmatch(value) is not None
-                                or generated_letters(value)))
+                                or generated_letters(value)
+                                # (and such letters with a symbol or two: "QwHOG=VG-XaXnT")
+                                or (not value.isalnum()
+                                    and generated_letters(_NOT_LETTERS.sub("", value)))))
+
+
+_NOT_LETTERS = re.compile(r"[^A-Za-z]")
 
 
 # Three to six words of four letters and more, joined by dashes: a generated passphrase.

@@ -1260,9 +1260,18 @@ def paired_password(candidate: str) -> bool:
     # (not a setting, "p50 / p99=12ms", nor a word with a mark, "read / write!")
     # (nor Markdown's bold closing after a name: "**1:1 Jennifer / Marcus**")
     body = candidate.rstrip("*")
-    return ("=" not in body and any(ch in _RULE_SYMBOLS for ch in body)
+    # (or twelve letters and digits and more, both cases, no words in CamelCase: a generated
+    # one, "erik / yO7Q52ETgR1Teh")
+    return ("=" not in body
+            and (any(ch in _RULE_SYMBOLS for ch in body) or _generated_mix(body.rstrip(".,;:!?")))
             and any(ch.isdigit() or ch.isupper() for ch in candidate)
             and named_password(candidate))
+
+
+def _generated_mix(candidate: str) -> bool:
+    return (len(candidate) >= 12 and candidate.isascii() and candidate.isalnum()
+            and any(ch.isdigit() for ch in candidate) and _case_switches(candidate) >= 4
+            and _CAMEL_WORDS.fullmatch(candidate.rstrip("0123456789")) is None)
 
 
 def bracketed_secret(candidate: str) -> bool:

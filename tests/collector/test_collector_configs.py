@@ -979,6 +979,20 @@ def test_the_collectors_ap_to_tk_round_leaves_its_look_alikes():
     ("secret_assignment", "IGLOGIN VK3FUZ-10 26681", "26681"),
     ("secret_assignment", "ImportADIF.cfm?EQSL_USER=KD4DUU&EQSL_PSWD=balun1962COP&x=1",
      "balun1962COP"),
+    # (CR-CW: home labs, parcel carriers)
+    ("secret_assignment", "- tk_ii293lxcifrhj3ethgh4buy4a26wi, never expires",
+     "tk_ii293lxcifrhj3ethgh4buy4a26wi"),
+    ("secret_assignment", "api_key sk1_66d5e469d5aca976b8fd2d69eff493aa4d80aa02da89fee98bdf9056e"
+                          "bd1c3a2",
+     "sk1_66d5e469d5aca976b8fd2d69eff493aa4d80aa02da89fee98bdf9056ebd1c3a2"),
+    ("secret_assignment", '"ticket":"PVE:root@pam:67DEED12::rVINMl5Fy2BSyTDztMD+/iKFD8ifY02UlePc'
+                          'GvwltNDKrT"', "rVINMl5Fy2BSyTDztMD+/iKFD8ifY02UlePcGvwltNDKrT"),
+    ("secret_assignment", "https://vault.x.de/#/send/4vG3nKq0T0-1P7xYAQJ9XQ/rZZ2U+eHHoKVLdOe3Z1W"
+                          "qUCzsX8fTF7Fp", "rZZ2U+eHHoKVLdOe3Z1WqUCzsX8fTF7Fp"),
+    ("secret_assignment", "qm set 9000 --cipassword 'e5B=UkcQxqHV9~Xk' --sshkeys x",
+     "e5B=UkcQxqHV9~Xk"),
+    ("secret_assignment", "Parcel Locker Bondi Junction. Collection code 440863. Expires",
+     "440863"),
 ])
 def test_the_collectors_ar_to_bw_rounds(kind, text, value):
     """The AR-BW rounds' shapes in RE2: each value inside a match, or a match runs up to it

@@ -357,7 +357,6 @@ _KNOWN_MISSES_Z: dict[str, dict[str, str]] = {
         '955 210 447': _Z_UNNAMED_PHONE,
         '30082214328': _Z_BARE_ID,
         'cUaU73frhGspLDFjikXYEm9F9jZjsmQmncOnG4Q6JJl3NteJ': _Z_CONSUMER_KEY,
-        '63199': _Z_SPOKEN_CODE,
         '9343': _Z_SPOKEN_CODE,
         '22224655196': _Z_TYPO_NAME,
         '274 333 700\n13': _Z_OCR_SPLIT,
@@ -377,14 +376,12 @@ _KNOWN_MISSES_Z: dict[str, dict[str, str]] = {
         '8806235098087': _Z_BARE_ID,
         '468567': _Z_SPOKEN_CODE,
         '0712338901': _Z_UNNAMED_PHONE,
-        '01223340918': _Z_UNNAMED_PHONE,
         '33246477025': _Z_CSV_HEADER,
         '13029817': _Z_ID_NO_NAME,
         'CM37238884865CS': _Z_BAD_SHAPE,
         '378813': _Z_SPOKEN_CODE,
         '20801732659': _Z_BARE_ID,
         'Z2NEZM2GTLHGVTLTLJ': _Z_BAD_SHAPE,
-        '01550912238': _Z_UNNAMED_PHONE,
     },
     'corpus_zf': {
         '41823067': _Z_LICENCE_JSON,
@@ -980,7 +977,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         '2275': _N_SECRET,
         '8QSWC4QGQ0': _N_SECRET,
         '689-3405': _N_PHONE,
-        '6508261308': _N_NATIONAL_ID,
         'AS9908263': _N_PASSPORT,
         '05035915933': _N_NATIONAL_ID,
         '9407': _N_SECRET,
@@ -1116,7 +1112,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         'MZ0629401': _N_PASSPORT,
         '4si/uC3x02uC3t0HGm5UVPNPQ2NxNF7bIHDNBkSOhWLf2JM4cUhPS4ZjUipnSMPXnFOVbnR4MX/rlwqg7d6jpE0VrzAuuNRinYVxfazWbMJAkJKoBBNn5VF2q4b4x8bl1Ak+wps0PfSh/afBsJeTQSgxjtAYk9A4x6gkSfz+Z77ZEjfzm5Ns2ZaP4TOwumDyWFM64/iTZLfON+n26UufGGjI1ihpRomvfJbkNjZZV/o30SrXu7EoHTf2Fp38jkRnby73BLT3ZVOi6EzDRFc8HUmMHget4qyVoKkMLxly+YOX4mPs38zDE3uAOA6yGL3xKqj7YnUXMGZYkogmLh6wGA==':
             _WEBHOOK_SIGNATURE,
-        '01036622214': _N_PHONE,
         'c4wyy-nh2zf': _N_SECRET,
         'jwxux-najys': _N_SECRET,
         'z6dfb-jxm25': _N_SECRET,
@@ -1130,7 +1125,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         'R198378641': _N_NATIONAL_ID,
         '#8841': _N_SECRET,
         '6C482307996661383321CBBC94187748': _WEBHOOK_SIGNATURE,
-        '17447058': _N_SECRET,
         '870502 - 1432539': _N_NATIONAL_ID,
         'dcb0e86af171a33b7b10e9e1bc6a7833': _N_KEY,
         '9971#': _N_SECRET,
@@ -1546,7 +1540,6 @@ _KNOWN_MISSES_G: dict[str, dict[str, str]] = {
         '404 - 20 - 6453': _G_NATIONAL_ID,
         '4500\n6681\n0191\n0132': _G_BROKEN,
         '7e6317a29da24a1f89d2030f904a4bbff38d6030a4f9ee528657ec2d924ec08b': _WEBHOOK_SIGNATURE,
-        '01080161468': _G_PHONE,
     },
     'corpus_gd': {
         '144503': _G_SECRET,
@@ -1861,8 +1854,6 @@ _KNOWN_MISSES_K: dict[str, dict[str, str]] = {
         '1MiggbbuFIsme\n> ltTEtT9GBjl': _K_PASSWORD,
         '60070': _K_SECRET,
         '7130': _K_SECRET,
-        '2a01:c23:11ad:a58f:5ab5:1012:4388:42fd': _K_OTHER,
-        '2409:10:519:ba56:84a4:280c:9ae3:4578': _K_OTHER,
         'b8LtY5YEwA37n\n> fnILMWSJaBR': _K_PASSWORD,
         '2ad06e2f-2fe1-4c2d-be60-97a5402d8afe': _K_TOKEN,
         'OWTDewy2PqoUj8SYsrpfSTBmm7T61u4ypQxM6bLLofs=': _WEBHOOK_SIGNATURE,
@@ -2007,7 +1998,6 @@ _KNOWN_MISSES_J: dict[str, dict[str, str]] = {
         'UYG': _J_SECRET,
         'K+zh6LVX6ctTyWWNxIs1vBZTUJpL1GQoMxpLUq9oXkY=': _J_TOKEN,
         '006057': _J_SECRET,
-        '6975428249': _J_PHONE,
         '252242452': _J_NATIONAL_ID,
         '8Zl8mtf3SPGznWVUi8IdM8QkB/j3KsFuRr9U86qpf8w=': _J_TOKEN,
         '540139': _J_SECRET,
@@ -2596,7 +2586,7 @@ _KNOWN_MISSES_F: dict[str, dict[str, str]] = {
         'ENG261010': _F_MRZ_CHECK,
     },
     'corpus_fe': {
-        'YlmZhkafPLKoB!': _F_PASSWORD,
+
         ('kitchen mercy vessel almond brick vessel pilot fabric nephew cou'
          'sin rocket rocket almond brick kitchen cousin fabric cousin neph'
          'ew rocket brick quote absorb kitchen'):
@@ -2747,7 +2737,6 @@ _KNOWN_MISSES_E: dict[str, dict[str, str]] = {
         '0740049911': _E_PHONE,
         '46999': _E_SECRET,
         '349 064 7726': _E_PHONE,
-        '٠١٥٦١٥٦٥٧٤٠': _E_PHONE,
         '6698': _E_SECRET,
         '(066) 232-17-01': _E_PHONE,
         '0wcj6tm9iq9tetakoy53bjmbcfn3m': _E_SCAM_LINK,
@@ -3619,7 +3608,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         '52fd5162cd496cb198833becbd5a525d': _M_KEY_ID,
         '388504830': _FIXED_WIDTH_SSN,
         'k522e793r873t81': _M_KEY_NAME,
-        '01092250302': _M_PHONE_FORMAT,
         'U51NKR0W': _M_EDI_PASSWORD,
     },
     'corpus_mh': {
@@ -3824,7 +3812,6 @@ _KNOWN_MISSES_O: dict[str, dict[str, str]] = {
         '4708': _M_CODE_APART,
         '6692e998bba525f5df48d9472675e38b': _M_KEY_NAME,
         '122609': _M_CODE_APART,
-        'y5TdH4gA1vI2KTVC': _M_NO_WORD,
         '4726': _M_NO_WORD,
         'Juniper96$': _M_NO_WORD,
         '506766': _M_CODE_APART,
@@ -3892,7 +3879,6 @@ _KNOWN_MISSES_O: dict[str, dict[str, str]] = {
         'zQ3zYCzoKn8GAw18VJSGj0wU8fXtWxQXNI7Z9kWr': _P_SALT,
         'eHCKpcFfvQx8EeM': _O_LIBRARY,
         'Zk1iJFAZIFFaYhb': _O_LIBRARY,
-        '06249135952': _M_PHONE_FORMAT,
         'y4_3bmdOGIstriIp9ljM7r04zHBgsDgwOz6AXL7kbgG': _P_LINK_TOKEN,
         '2217#': _M_CODE_APART,
         'Wgrpdc064&AH': _M_NO_WORD,
@@ -3980,7 +3966,6 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
     },
     'corpus_ag': {
         'U172288605': _A_ID,
-        'fQUSdRlyhDbN!': _M_NO_WORD,
         '5284': _A_CODE_OR_SECRET,
         'x9O3ZMi6ONycMUk9In1A2U': _A_TOKEN,
         '460179': _A_CODE_OR_SECRET,
@@ -4151,7 +4136,6 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
         'Amberbolt16#': _M_NO_WORD,
         'gravel-saddle-cactus-harbor': _M_NO_WORD,
         '9-2-6-6': _A_CODE_OR_SECRET,
-        'agCvvhgQzmMPbAWzBI2718q6': _M_NO_WORD,
         'woGmnFuN': _A_CODE_OR_SECRET,
         '738381834': _A_ID,
         'cobalt1691Velo': _M_NO_WORD,
@@ -4272,7 +4256,6 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         '928553': _M_CODE_APART,
         '708176c1': _P_TELEPHONY,
         '288775': _M_CODE_APART,
-        '069 268840737': _M_PHONE_FORMAT,
         'gfODYkMisxmVEAD7Gau3': _P_TELEPHONY,
     },
     'corpus_pe': {
@@ -4357,7 +4340,6 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         'ccccccnjcnujjhlkdbugkbjnturnevtdethkjhhvbvkl': _P_YUBIKEY_OTP,
         '15c13a6a199acccc59d3cffd62a5fc7093252311': _M_NO_WORD,
         'XJNAUBAOMO': _M_CSV_CREDENTIAL,
-        'JaRIHAr!J': _M_CSV_CREDENTIAL,
         '715-074-456': _M_ID_NO_NAME,
         '174 580 639': _M_ID_NO_NAME,
     },
@@ -4373,9 +4355,7 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         '4002#': _M_CODE_APART,
         '0714928182': _M_PHONE_FORMAT,
         'pepper-velvet-pepper54': _M_NO_WORD,
-        '81 6317 7826': _M_PHONE_FORMAT,
         'Mrs. Okoro': _M_ANSWER_APART,
-        '0711096690': _M_PHONE_FORMAT,
         'Springfield Elementary': _M_ANSWER_APART,
         '953034': _M_CODE_APART,
     },
@@ -4846,7 +4826,7 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
     "corpus_bk": {"FE8E0A46144DB8D2C428": _X_LINK_TOKEN},
     "corpus_bl": {"Mrs. Abernathy": _X_ANSWER_COLUMN, "Flagstaff": _X_ANSWER_COLUMN,
                   "289447705": _X_BUREAU_SSN, "043815441": _X_BUREAU_SSN,
-                  "273273046": _X_BUREAU_SSN, "(81) 6919 3725": _X_PHONE,
+                  "273273046": _X_BUREAU_SSN,
                   "3467 3086 0442": _X_VOTER_TITLE, "2350 7988 0906": _X_VOTER_TITLE,
                   "7858 6212 0590": _X_VOTER_TITLE, "HJF7r31gr0Z2i7m0f4epUXfa": _X_PASSWORD_APART},
     "corpus_bm": {**dict.fromkeys(("1340", "6658", "8287", "54337", "66883", "0351", "918519",
@@ -4913,7 +4893,7 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
                                   _X_PASSWORD_APART)},
     "corpus_cn": {"1b4UIhfu5vxi6uvY3t5uitlmWObPvycg": _X_VENDOR_KEY,
                   "Lakeview Elementary": _X_ANSWER_COLUMN, "Guadalajara": _X_ANSWER_COLUMN,
-                  "01018236927": _X_PHONE, "9848607817": _X_PHONE, "064709": _X_CODES_IN_CHAT,
+"9848607817": _X_PHONE, "064709": _X_CODES_IN_CHAT,
                   "==V$%NQD@fXM5qRMNk": _X_PASSWORD_APART,
                   **dict.fromkeys(("モモ", "Bäckerstraße"), _X_ANSWER_APART)},
     "corpus_co": {"Tundra2972%": _X_PASSWORD_APART, "494220": _X_CODE_APART,
@@ -4956,7 +4936,6 @@ _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
         '2794': _V_CODE_OR_SECRET,
         '3263': _V_CODE_OR_SECRET,
         '7849': _V_CODE_OR_SECRET,
-        'Tres Rios': _V_CODE_OR_SECRET,
         '3461': _V_CODE_OR_SECRET,
         '525015424': _V_ID,
         '980633272': _V_ID,
@@ -5014,7 +4993,6 @@ _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
         '46-4190674': _V_ID,
         'lantern lantern tundra ocean': _V_PASSWORD,
         'l6uv xzjg k56o tidj': _V_CODE_OR_SECRET,
-        '092758': _V_CODE_OR_SECRET,
         '757': _V_CARD,
         '268215': _V_CODE_OR_SECRET,
         '09451783534': _V_PHONE,
@@ -5204,8 +5182,60 @@ _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
 }
 
 
+_CR_KEY_ID = ("a Backblaze B2 application key's id (printed beside its key, and rclone's "
+              "account =): the key's public half, left as other key ids are")
+_CR_HEX_SESSION = ("a hex session id in a JSON or key=value log (sess=, session_id, geoSession, "
+                   "Pi-hole's sid): an analytics session's id reads the same, left")
+_CR_PHONE_AFTER_MISMATCH = ("a phone after 'message=' on a line that names a phone earlier "
+                            "('phone mismatch ... directory=<none> message=...')")
+_CR_WORDS_BETWEEN = ("a code or a PIN told with no word for it beside it ('وصلني رمز 987320 من "
+                     "البنك', 'second door 8478', 'New engineer code 73839008', Egyptian Arabic's "
+                     "'كان 9856 ولا 1994')")
+_CR_PHONE_UNNAMED = ("a phone after a name or a word the detectors do not read as naming one "
+                     "(Tagalog's 'number niya', Urdu's 'میرا نمبر', 'Agent: Priya Iyer 83207 "
+                     "37443')")
+_CR_ID_AS_LOGIN = ("a national id typed as a login (a password manager's username column) or "
+                   "after a question ('tu DNI, ¿es este? 27155702Q')")
+_CR_UUID_SECRET = ("a secret that is a UUID (Proxmox Backup Server's token secret after Czech's "
+                   "'tajemství', GoCardless' secret id): a UUID reads as an id")
+_CR_ACCOUNT_NUMBER = "Mullvad's account number under 'Account number:' (a generic name)"
+_CR_PASSWORD_TOLD_LATER = ("a password told after a command and a verb ('l'ho impostata con "
+                           "pihole -a -p e adesso è Saturn1976*')")
+
+_KNOWN_MISSES_CR: dict[str, dict[str, str]] = {
+    "corpus_cr": dict.fromkeys(("2156093347", "7133250588"), _CR_PHONE_AFTER_MISMATCH),
+    "corpus_cs": {
+        **dict.fromkeys(("9856", "1994", "987320"), _CR_WORDS_BETWEEN),
+        **dict.fromkeys(("09290308316", "0589558213"), _CR_PHONE_UNNAMED),
+        "OVjYfSevkgsWUA6SKUnN91:APA91bDvME1dK54x-3buIhNprpeblOohE-QTlz0KEESJ93BZbw9uy0IJkdcW9UZQw-"
+        "jCa0wXuFFFAdMY_ssoJ2PY91kimdvFPqJZu1huXeUSiaoutdtei_q7hb5La48JU6ltnmRO3Ld1": _X_PUSH_TOKEN,
+    },
+    "corpus_ct": dict.fromkeys(
+        ("107f7ed5d5845bfd8bf9dc6426a0ba59", "2f1c20d9fa24a3da0eae5915006564fe",
+         "b7dc50d4ea8797e18940f387d012823c0032185a", "19cc927b5852c4c2a6a6e3ef5a1537723472fcc3"),
+        _CR_HEX_SESSION),
+    "corpus_cu": {
+        **dict.fromkeys(("00519d85b61a2874d8a8e59b1", "00545b56ffb9c04a3acf56af6"), _CR_KEY_ID),
+        **dict.fromkeys(("28088148500", "27155702Q"), _CR_ID_AS_LOGIN),
+        **dict.fromkeys(("a5126f8e-f440-4689-a463-82130abdb6ca",
+                         "420ebade-d093-499e-afb1-a201ed130535"), _CR_UUID_SECRET),
+        "5982262896128986": _CR_ACCOUNT_NUMBER,
+        "1d1314ee00b38daede3cf2bc340896d1": _CR_HEX_SESSION,
+        "d6dVhwhWTa676FrvCUhPaodhU8XwbBaxmRxoqkcPzPsMjNo4": _CSRF,
+        "Saturn1976*": _CR_PASSWORD_TOLD_LATER,
+    },
+    "corpus_cv": {
+        "83207 37443": _CR_PHONE_UNNAMED,
+        **dict.fromkeys(("73839008", "8478"), _CR_WORDS_BETWEEN),
+        **dict.fromkeys(("e4b56946da1fe414eab14b87477fd50476fabd0f1b3852716b52aa5e8f428e47",
+                         "ec5ef73fa6724d6fbb736d2ebfef59bcf78c6347481bc4a01f6e513d7b417237"),
+                        _CR_HEX_SESSION),
+    },
+}
+
 KNOWN_MISSES: dict[str, dict[str, str]] = {
     **_KNOWN_MISSES_Z,
+    **_KNOWN_MISSES_CR,
     **_KNOWN_MISSES_Y,
     **_KNOWN_MISSES_Q,
     **_KNOWN_MISSES_N,
@@ -5455,7 +5485,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_wb": {
         **dict.fromkeys(("844957", "HaCJ1x"), "a meeting's 'code secret' told in French without "
                         "a verb (a word for a code, not a password)"),
-        "01029869562": "a Korean mobile in parentheses after a guardian's title, no word for it",
         **dict.fromkeys(("633496365", "886430113", "200590885", "567205053"), _HEADERLESS_ROW),
         **dict.fromkeys(("517844837", "069894088"), _FIXED_WIDTH_SSN),
         "hsXuHxkOif": _NO_NAME_PASSWORD,
@@ -5810,7 +5839,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "7603968033": _NIP,
         "7917738576": ("a person's Slovak DIČ: a tax number is left, as a company's DIČ "
                        "and INN are"),
-        "392728": _AMOUNT_BETWEEN,
         "644945": _AMOUNT_BETWEEN,
         "sandbox_trMbZPqtAISjtPiwHmQhYcA6SBR3M233eLzengIO": (
             "LiqPay's private key as a constructor's second argument, no name beside it"),
@@ -5874,7 +5902,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "883696": "an SMS template's code under a JSON key 'code' in a sender's log",
         "S3UfGIhDIwDbOT5YYVVVeVRr": ("Razorpay's key secret as the second of a client's auth "
                                      "pair, its id read from the environment"),
-        "01051548784": _UNNAMED_PHONE,
         "9301 2098": _UNNAMED_PHONE,
         "६५५००६१९४८": "a phone in Devanagari digits after Hindi 'contact' (संपर्क)",
         "%7B%22aadhaar%22%3A%20%22861943689304%22%7D": ("an Aadhaar number in a URL-encoded JSON "
@@ -6037,10 +6064,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                                      "at a config line's start",
         "5SvNEnlpx-Wihtu1DwZjAFGOBd0p8BnD": "a Postman cookie's key and value on two lines of a "
                                             "CI log, each behind its own timestamp",
-    },
-    "corpus_ka": {
-        "919 238 403": "a Portuguese mobile after \"Vendor contact:\" (a bare 'contact' as a "
-                       "word for a phone took Intercom's created_at epochs)",
     },
     "corpus_jb": {
         **dict.fromkeys(("https://hook:Harbor9315x@ci.northwind.com/github-webhook/",
@@ -6617,6 +6640,10 @@ _KNOWN_CHANGED_U: dict[str, dict[str, str]] = {
 }
 
 
+_KNOWN_CHANGED_CR: dict[str, dict[str, str]] = {
+    "corpus_cr": {"CR-250": _X_STEUERNUMMER, "CR-344": _X_STEUERNUMMER},
+}
+
 _KNOWN_CHANGED_X: dict[str, dict[str, str]] = {
     "corpus_at": {"AT-025": _X_LPA_KEY},
     "corpus_au": {"AU-262": _DOCS_RANGE},
@@ -6712,6 +6739,7 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     **_KNOWN_CHANGED_U,
     **_KNOWN_CHANGED_V,
     **_KNOWN_CHANGED_X,
+    **_KNOWN_CHANGED_CR,
     "corpus_va": dict.fromkeys(
         ("VA-018", "VA-045", "VA-046", "VA-049", "VA-128", "VA-177", "VA-244", "VA-285",
          "VA-337", "VA-386", "VA-418", "VA-458", "VA-471"), _DOCS_RANGE),
@@ -6819,8 +6847,6 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
     "corpus_vo": {
         **dict.fromkeys(("VO-020", "VO-069", "VO-181", "VO-278", "VO-385", "VO-394"),
                         _DOCS_RANGE),
-        "VO-218": ("a receipt's 'AUTH CODE: 255755' read as a one-time code ('auth code' names "
-                   "a sign-in code as often)"),
     },
     "corpus_vl": {
         **dict.fromkeys(
@@ -6940,7 +6966,6 @@ KNOWN_CHANGED: dict[str, dict[str, str]] = {
                         "shape, and the redactor does not tell a business's line from a "
                         "person's (another corpus labels a toll-free number as PII)"),
     },
-
     "corpus_tb": {
         "tb-0044": "'phone-shaped serial 0800-541-2400': a phone's word and a number in a "
                    "phone's national format",
