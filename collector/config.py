@@ -580,7 +580,8 @@ RE2_PATTERNS: dict[str, str] = {
                          r"|PVE:[^\s:]{1,64}@[^\s:]{1,32}:[0-9A-F]{8}::[A-Za-z0-9+/=]{40,}"
                          r"|/#/send/[A-Za-z0-9_-]{16,32}/[A-Za-z0-9+/_-]{20,}"
                          r"|--cipassword[ \t=]+\S{4,128}"
-                         r"|(?i:(collection|pick-?up|drop-?off|locker)[ _-]?code)[\"' \t:#=]*[0-9]{4,8}"
+                         r"|(?i:(collection|pick-?up|drop-?off|locker)[ _-]?code)"
+                         r"[\"' \t:#=]*[0-9]{4,8}"
                          # Windows and XML configs: name/value pairs, plists, cmdkey, PowerShell
                          r"|(?i:(key|name)=[\"'][^\"'\n]*(passw|pwd|secret|token|api_?key|shared"
                          r"|passphrase)[^\"'\n]*[\"'][ \t]+value=[\"'][^\"'\n]+)"

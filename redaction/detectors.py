@@ -769,7 +769,10 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  + r"(?<![a-z0-9])pw(?![a-z0-9])(?=\\*[\"']?[ \t]*(?:=|:[ \t]))|"
                  # (not a validator's withdrawal credentials: an address, on chain)
                  # (nor systemd's LoadCredential=<name>:<path>: where the credential is read from)
-                 r"(?<!withdrawal_)(?<!load)credentials?|auth[_-]?key|access[_-]?key|account[_-]?key|"
+                 # (not a door's credential type: "credential": "mobile")
+                 r"(?<!withdrawal_)(?<!load)credentials?(?!\\*[\"']?[ \t]*[:=][ \t]*\\*[\"']?"
+                 r"(?:mobile|card|badge|pin|fingerprint|face|nfc|ble|qr|fob|key[ _-]?fob|none)"
+                 r"\\*[\"'])|auth[_-]?key|access[_-]?key|account[_-]?key|"
                  # (and an abbreviation: eQSL's EQSL_PSWD=)
                  r"(?<![a-z])pswd(?![a-z])|(?<=_)pswd(?![a-z])|"
                  r"private[_-]?key|"
@@ -796,7 +799,8 @@ _SECRET_WORDS = (r"api[_-]?key(?<!hashed_api_key)(?<!hashed-api-key)|apikey|api[
                  # (a payment gateway's MerchantKey, AppsFlyer's devKey, Airflow's fernetKey; a
                  # one-time code under its key: invitation_code=, authorizationCode=, smsCode=;
                  # a signing keystore in base64)
-                 r"merchant[_-]?key(?![a-z])|(?<![a-z])devkey(?![a-z])|appsflyer[_-]?key|"
+                 # (and PayTR's merchant_salt, its HMAC's other secret)
+                 r"merchant[_-]?(?:key|salt)(?![a-z])|(?<![a-z])devkey(?![a-z])|appsflyer[_-]?key|"
                  # (French's password as a form's field: mot_de_passe=)
                  r"(?<![a-z])mot[_-]de[_-]passe(?![a-z])|"
                  # (a tax API's licenseKey, Avalara's)
@@ -983,7 +987,7 @@ _SECRET_KEY_PREFILTER = (r"(?i)(?:api[_-]?key|apikey|api[_-]?v\d[_-]?key|app(?:l
                          r"|encryption[_-]?key|shared[_-]?key|stream[_-]?key|admin[_-]?key"
                          r"|guek|gbek|gak"
                          r"|(?:invitation|authorization|verification|sms|claim|release|join)[_-]?code"
-                         r"|licen[cs]e[_-]?key|mot[_-]de[_-]passe"
+                         r"|licen[cs]e[_-]?key|mot[_-]de[_-]passe|merchant[_-]?salt"
                          r"|npsso|(?:mfa|totp|otp)[_-]?seed|security[_-]?answer"
                          r"|unlock[_-]?phrase|seed[_-]?phrase|recovery[_-]?phrase|mnemonic)"
                          r"[\w.-]*\\*[\"']?")
@@ -1120,7 +1124,10 @@ _PASSPORT_GAP = (r"(?:[^\n\d]{0,60}?\n){0,2}?"
                  r"(?:(?!vorgangsnummer|aktenzeichen|kundennummer|auftragsnummer|bestellnummer"
                  # (nor a shift's reference: "... lub paszport. Nr ref. S596361")
                  r"|ref\b|ref\.|reference|referenz)"
-                 r"[^\n\d?!\uff1f\uff01]){0,60}?")
+                 r"[^\n\d?!\uff1f\uff01]){0,60}?"
+                 # (a question, then the number told: "Can I buy with my German passport? Number
+                 # is C01VFF0YP")
+                 r"(?:\?[ \t]+(?:the[ \t]+)?(?:number|nr\.?|no\.?)(?:[ \t]+is)?[ \t]*:?[ \t]*)?")
 
 
 # A short name as a key only ("sin=", "payee_tfn=", "\"tz\":"), not a word of prose.
@@ -1196,7 +1203,9 @@ def _national_ids() -> tuple[Detector, ...]:
               ids.pesel_ok),
     # (not "TC" alone: a test case's number, "TC 57672946624 passed")
     _named_id((r"t\.?c\.?[ _]?kimlik", r"tckn", r"kimlik[ _]?no", _AS_KEY % "tc(?:no)?",
-               r"tc(?:'[a-z]+\b|[ _]?no\b|[ _]?numara|:)"),
+               # (lower case alone before its eleven digits, as a chat writes it: "tc
+               # 11518928274")
+               r"tc(?:'[a-z]+\b|[ _]?no\b|[ _]?numara|:)|(?-i:tc)(?=[ \t])"),
               ("tc", "t.c", "kimlik"), r"[1-9]\d{10}", ids.tc_kimlik_ok),
     _named_id((r"cpf", r"documento\b"), ("cpf", "documento"), r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}",
               ids.cpf_ok),
@@ -3472,6 +3481,8 @@ _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|gehei
 # saying "is" (or a colon) before the digits. Not an error's, a status's or a place's code,
 # and not a count ("the code is 2048 lines").
 _NAMED_CODES = (r"pin|pincode|puk|passcode|geheimzahl|digicode|code|c[óo]digo|codice|kod|kode"
+                # (a door's code in Swedish: "din portkod denna månad är 2673")
+                r"|portkod"
                 r"|clave|has[łl]o"
                 # (a parcel locker's pickup code: DHL's Abholcode; a delivery's in Arabic)
                 r"|abholcode|zustellcode|abhol-?pin"
@@ -3509,7 +3520,9 @@ _CODE_SAYS = (r"(?:[ \t]*:|[ \t]+=(?=[ \t])|[ \t]+(?:changed|set|reset)[ \t]+to"
               # (French says "is the": "Votre code de sécurité ... est le 841979")
               r"|[ \t]+(?:is|was|es|est[ \t]+l[ea]|est|ist|lautet|lautete|war|è|é|e|to|jest"
               r"|says|said"
-              r"|era|foi|are|were|be|will[ \t]+be))")
+              r"|era|foi|are|were|be|will[ \t]+be"
+              # (Azerbaijani's "as": "yeni PIN olaraq 5835 qoyduğunu dedi"; Swedish's "is")
+              r"|olaraq|\u00e4r))")
 # When a code holds from: "ab Montag", "from Monday", "as of today", "now".
 _CODE_FROM = (r"(?:(?:ab|seit|from|starting|desde|vanaf|dal|as[ \t]+of)[ \t]+[^\s\d:=,.]{2,12}"
               r"|now|jetzt|nun|ahora|maintenant|nu)")
@@ -3583,9 +3596,15 @@ _SECURITY_ANSWERS = (
        rf"(?:[ \t]*(?:->|[:=,\u2013\u2192-]|\?[ \t]*(?:\u2192|->))[ \t]*(?:{_KBA_IS}[ \t]+)?"
        rf"|[ \t]+{_KBA_IS}[ \t]+"
        # a note's "first pet Ziggy", "(Okafor)", a caller's answer after the question
-       r"|[ \t]+(?=(?-i:[\"'\u2018\u201c\u00ab]?[A-Z0-9]))|[ \t]*\([ \t]*(?:current:[ \t]*)?"
+       # (or a quoted answer in lower case: 'answer "blue heeler"')
+       r"|[ \t]+(?=(?-i:[\"'\u2018\u201c\u00ab]?[A-Z0-9])|[\"'\u201c\u00ab])"
+       r"|[ \t]*\([ \t]*(?:current:[ \t]*)?"
        rf"|\?[ \t]*(?:{_KBA_ANSWERER})[ \t]*:[ \t]*"
        rf"|(?<=\?)[ \t]*\n[ \t]*(?:{_KBA_ANSWERER})[ \t]*:[ \t]*"
+       # (the answer's own word after the colon, before its quotes: 'pregunta de seguridad
+       # ("...") : respuesta "Firulais"')
+       r"|[ \t]*[:=][ \t]*(?:respuesta|answer|r[ée]ponse|resposta|risposta|antwort)[ \t]*[:=]?"
+       r"[ \t]*(?=[\"'\u201c\u00ab])"
        # (a ticket's 'answered security question "first pet's name" with "Peanut"', "(first
        # pet's name) with \"Granny Rosa\"")
        "|[\"'\u201d)][ \t]+with[ \t]+(?=[\"'\u201c]))"
@@ -3607,7 +3626,7 @@ _SECURITY_ANSWERS = (
                  r"[^\r\n]{0,160}(?:[:=]|[ \t]to|[ \t](?:it.s|is|was|es|est(?:[ \t]+l[ea])?|ist"
                  r"|lautet|war|a|c.est"
                  r"|e|to|jest"
-                 r"|says|said|era|foi|are|were|be))"
+                 r"|says|said|era|foi|are|were|be|olaraq|ar))"
                  r"(?:[ \t]+(?:(?:ab|seit|from|starting|desde|vanaf|dal|as[ \t]+of)[ \t]+"
                  r"[^\s\d:=,.]{2,12}|now|jetzt|nun|ahora|maintenant|nu))?[ \t]*[\"'(#]?"
                  r"(?:\d{3}|\d \d \d)",
@@ -3621,11 +3640,16 @@ _SECURITY_ANSWERS = (
     # 87309", "code de dépôt 15279259", "Give the driver code 9475", "Zahlencode 5203").
     _d("secret_assignment",
        r"(?ai)(?<![a-z])(?:(?:collection|pick-?up|drop-?off|locker|parcel|delivery|driver|door"
-       r"|gate)[ \t_-]?code|code[ \t]+de[ \t]+(?:d[\u00e9e]p[\u00f4o]t|retrait)"
+       r"|gate|alarm|keypad|lockbox)[ \t_-]?code"
+       r"|code[ \t]+de[ \t]+(?:d[\u00e9e]p[\u00f4o]t|retrait)"
+       # (an alarm's: "Arm alarm: code 70711 then AWAY")
+       r"|alarm[ \t]*:[ \t]*code"
        r"|(?:afhentnings|abhol|zahlen|zustell)(?:code|kode)"
        r"|(?:give[ \t]+the[ \t]+driver|pr[\u00e9e]sente[rz][ \t]+(?:le|ce|votre))[ \t]+code)"
        # (a JSON key's quotes too: "dropoff_code":"60262021")
-       rf"(?:\\?[\"'])?[ \t]*[:#=]?[ \t]*(?:\\?[\"'])?(\d{{4,8}})#?(?![\d.,:/-]?\d){_CODE_UNITS}",
+       # (and the keypad's star before it: "Gate code *5768")
+       r"(?:\\?[\"'])?[ \t]*[:#=]?[ \t]*(?:\\?[\"'])?\*?(\d{4,8})#?(?![\d.,:/-]?\d)"
+       + _CODE_UNITS,
        v.not_counting_run,
        prefilter=r"(?i)(?:code|kode)(?:[ \t]+de[ \t]+(?:d.p.t|retrait))?[^\r\n0-9]{0,8}[0-9]{4}",
        group=1, digits=True, start=_at_words(("code", "kode"), 24)),
@@ -3868,7 +3892,8 @@ _PASSWORD_WORDS = ("passwort(?![a-zäöüß]{5})|kennwort(?![a-zäöüß]{5})|mo
                    # Latvian, Lithuanian, Azerbaijani, Slovenian, Serbian and Croatian (Latin
                    # and Cyrillic), Bulgarian, Estonian, Hungarian's "my password", Georgian
                    # (not Dutch's "gesloten", closed: "melding=DEUR_NIET_GESLOTEN")
-                   r"parole|slapta[žz]od\w*|[Şş]ifr[əe]si|geslo(?!t)|[Šš]ifr[ae]|lozink\w*|"
+                   # (and Azerbaijani's "your password", şifrəniz)
+                   r"parole|slapta[žz]od\w*|[Şş]ifr[əe](?:si|niz)|geslo(?!t)|[Šš]ifr[ae]|lozink\w*|"
                    "\u043b\u043e\u0437\u0438\u043d\u043a|[Пп]арола|parool\\w*|jelszav\\w*|"
                    "\u10de\u10d0\u10e0\u10dd\u10da|"
                    # a secret key in Chinese, Japanese and Korean, Thai's "code" (what a shop
@@ -3953,6 +3978,14 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (Italian's emergency number, "Numero di emergenza assicurazione: 376 ...";
                 # a fax's, an NCPDP message's <Fax><Number>; a note's "Contact host: ...")
                 r"emergenza|fax(?![ \t]+(?:job|id|ticket|queue))"
+                # (Colombia's wallets, keyed by a mobile: "al Nequi 3175954479"; "al" right
+                # before a Colombian mobile, "le mandé la plata al 3135823577")
+                r"|nequi|daviplata|al(?=[ \t]+3[0-5]\d[ ]?\d{3}[ ]?\d{4}(?!\d))"
+                # (Turkish's "to this number", "my number": numaraya, numaram)
+                r"|numaraya"
+                # (German's "call me back", "ruf mich zurück unter 040 647135")
+                r"|ruf(?:e|en)?[ \t]+(?:mich|uns)|"
+                r"rufen[ \t]+sie[ \t]+(?:mich|uns)"
                 r"|contact(?:[ \t]+[a-z]{2,10})?(?=[ \t]*:)|"
                 # (Dutch's "bereikbaar op", Italian's "Recapito:", Polish's "dzwonić")
                 r"bereikbaar(?:[ \t]+op)?|recapito|dzwoni\w*|"
@@ -3967,7 +4000,8 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"|ligamos)"
                 r"|ring(?=[ \t]+[(+0-9])|"
                 r"kontakt\w*|pod[ \t]+numerem|"
-                r"t[ée]l[ée]?(?:f|ph)on\w*|tlm|telem[óo]vel|llam(?:ar|e|ame)\w*|llamada|llámame|"
+                r"t[ée]l[ée]?(?:f|ph)on\w*(?:[ \t]+[1-3](?=[ \t]*:))?|tlm|telem[óo]vel"
+                r"|llam(?:ar|e|ame)\w*|llamada|llámame|"
                 r"ligue(?:m(?:-me)?)?|zadzwo\w*|"
                 r"(?:ri)?chiam(?:a|ami|are|ar[mtc][ei]|ate|atemi|at[oai])|richiamo"
                 # Vietnamese's SĐT (số điện thoại), a caller's "called from"
@@ -4029,7 +4063,9 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                   "\u0e40\u0e1a\u0e2d\u0e23\u0e4c", "\u0e42\u0e17\u0e23",
                   "obitel", "OBITEL", "\u0565\u057c",
                  "call", "ring", "text", "T\u00e9l", "t\u00e9l", "T\u00c9L", "iber", "IBER",
-                 " nr", " Nr", " NR", "mergenz", "fax", "Fax", "FAX")
+                 " nr", " Nr", " NR", "mergenz", "fax", "Fax", "FAX", "uf mich", "uf uns",
+                 "ufe mich", "ufe uns", "ufen mich", "ufen uns", "ufen Sie", "ufen sie",
+                 "equi", "EQUI", "aviplata", "AVIPLATA", "al 3", "umaray")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
 _CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락", "llámame", "llámeme",
                        "llamame")
@@ -4058,7 +4094,7 @@ _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+
               r"c[óo]digo[ \t]+de[ \t]+(?:verificaci[óo]n|verifica[çc][ãa]o|acesso|acceso|"
               r"confirmaci[óo]n|confirma[çc][ãa]o|seguridad|seguran[çc]a)|bestätigungscode|"
               r"verifizierungscode|sicherheitscode|verifieringskod|verificatiecode|inlogcode|"
-              r"einmal(?:passwort|kennwort|code)|"
+              r"einmal-?(?:passwort|kennwort|code)|"
               r"kod[ \t]+weryfikacyjny|doğrulama[ \t]+kod\w*|kode[ \t]+(?:otp|verifikasi)|"
               r"(?:tuo[ \t]+)?codice(?:[ \t]+di[ \t]+verifica)?(?=[ \t]+[èe:])|"
               r"mã[ \t]+xác[ \t]+(?:thực|nhận)|[Кк]од[ \t]+подтверждения|验证码|驗證碼|"
@@ -4153,19 +4189,19 @@ _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mob
                  "\u0570\u0565\u057c", "sdt", "s\u0111t", "called", "calling",
                  "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0",
                  "mera ", "mere ", "meri ", "apna ", "is number", "rufnummer", "rückruf",
-                 "ruckruf", "fax")
+                 "ruckruf", "fax", "ruf", "nequi", "davip", "al 3", "numara")
 # Where a match of _PHONE_WORDS starts: each Latin word's first three characters ("í", "ó"
 # and "é" read as "a").
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
                        r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p|m[oa]j"
-                       r"|ber|rec|dzw|vib|reg|bel|tfn|fax",
+                       r"|ber|rec|dzw|vib|reg|bel|tfn|fax|neq|dav",
                        3),
                       # (Portuguese's "para o número", "ao número", "nesse número": whole, not
                       # every word that opens with "par")
                       (r"(?i)para[ \t]o", 6), (r"(?i)[ad]o[ \t]n", 4), (r"(?i)ness|nest|fono", 4),
-                      (r"(?i)emerg|terug", 5))
+                      (r"(?i)emerg|terug", 5), (r"(?i)al[ \t]3", 4))
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
@@ -4276,7 +4312,9 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|contacte[rz]|l[ai]n
                     r"|(?:^|[^a-z])bel(?:len)?[ \t]+(?:me|mij|ons|op|bij|naar|gerust|even|[0+(])"
                     r"|contact[ \t]+no"
                     r"|(?:mi|mio|meu|mon|mein|mijn|m.j)(?:[ \t]+[a-z]{3,8})?[ \t]+nr"
-                    r"|emergenz|fax|contact[^\r\n]{0,12}:")
+                    r"|emergenz|fax|contact[^\r\n]{0,12}:|ruf(?:e|en)?[ \t]+(?:mich|uns)"
+                    r"|nequi|daviplata|al[ \t]+3[0-5][0-9]|numaray"
+                    r"|rufen[ \t]+sie")
 # (CJK's full stop and marks end a value too: "密码：Sunflower@435。谢谢！")
 _TOLD_STOP = (r"\s«»„“”\"'「」『』，,、；;：؛)）！？\u3000-\u303f\u3040-\u30ff\u3400-\u9fff"
               r"\uac00-\ud7af")
@@ -4831,12 +4869,14 @@ def _system_fields() -> tuple[Detector, ...]:
        r"(?im)(?:(?:recovery|backup)[ \t]+(?:verification[ \t]+)?codes?\b"
        "|[\u039a\u03ba]\u03c9\u03b4\u03b9\u03ba\u03bf\u03af[ \t]+"
        "\u03b1\u03bd\u03ac\u03ba\u03c4\u03b7\u03c3\u03b7\u03c2)"
-       r"[^\n]{0,80}\n(?:[^\n]{0,100}[.:][ \t]*\n){0,2}?"
+       r"[^\n]{0,80}\n(?:[^\n]{0,100}\n){0,3}?"
        # (numbered too, and Google's eight digits in two groups: "1. 1820 0769")
-       r"((?:[ \t]*(?:\d{1,2}[.)][ \t]*)?(?:[a-z0-9]{4}(?: [a-z0-9]{4}){2}"
-       r"|[a-z0-9]{4,6}-[a-z0-9]{4,6}|\d{4} \d{4}|[a-z0-9]{16})[ \t]*\n){1,15}"
-       r"[ \t]*(?:\d{1,2}[.)][ \t]*)?(?:[a-z0-9]{4}(?: [a-z0-9]{4}){2}|[a-z0-9]{4,6}-[a-z0-9]{4,6}"
-       r"|\d{4} \d{4}|[a-z0-9]{16}))(?=[ \t]*(?:\n|$))",
+       # (and two groups of four, ten letters and digits: "m3c9 q9zy", "carz4dqpz8")
+       r"((?:[ \t]*(?:\d{1,2}[.)][ \t]*)?(?:[a-z0-9]{4}(?: [a-z0-9]{4}){1,2}"
+       r"|[a-z0-9]{4,6}-[a-z0-9]{4,6}|(?=[a-z]*\d)[a-z0-9]{8,12}|[a-z0-9]{16})[ \t]*\n){1,15}"
+       r"[ \t]*(?:\d{1,2}[.)][ \t]*)?(?:[a-z0-9]{4}(?: [a-z0-9]{4}){1,2}"
+       r"|[a-z0-9]{4,6}-[a-z0-9]{4,6}|(?=[a-z]*\d)[a-z0-9]{8,12}|[a-z0-9]{16}))"
+       r"(?=[ \t]*(?:\n|$))",
        v.has_digit,
        prefilter=r"(?i)(?:recovery|backup)[ \t]+(?:verification[ \t]+)?code|aaaaaaa[ \t]+aaaaaaaaa",
        group=1,
@@ -7361,7 +7401,9 @@ def _detectors_first() -> tuple[Detector, ...]:
     # (an Xbox or Windows key's five, a Steam key's three: "DWMUN-B4FOG-BOSLQ"), or four of
     # four ("U26L-KPBK-HU82-JO0V"), letters and digits in its groups.
     _d("secret_assignment",
-       r"(?<![\w-])([A-Z0-9]{5}(?:-[A-Z0-9]{5}){2,4}|[A-Z0-9]{4}(?:-[A-Z0-9]{4}){3,4})(?![\w-])",
+       # (not a safety data sheet's formula identifier, "UFI: OPM3-PYYI-1Z6J-D3TC")
+       r"(?<![\w-])(?<!UFI: )(?<!UFI )"
+       r"([A-Z0-9]{5}(?:-[A-Z0-9]{5}){2,4}|[A-Z0-9]{4}(?:-[A-Z0-9]{4}){3,4})(?![\w-])",
        v.product_key_ok, prefilter=r"[A-Z0-9]{4}-[A-Z0-9]{4,5}-[A-Z0-9]{4}", group=1,
        needles=("-",), start=_at_class(r"[A-Z0-9]"),
        # (where a match can start: a group's first character before its dash)
@@ -7981,7 +8023,8 @@ def _detectors_first() -> tuple[Detector, ...]:
     # password-shaped value only, as "clave" names any key too.
     _d("secret_assignment",
        r"(?i)(?<![\w.-])clave(?:[_-]?(?:acceso|secreta|web|internet|app))?"
-       r"(?:[ \t]*=[ \t]*|\\?[\"'][ \t]*:[ \t]*\\?[\"'])([^\s,;&\"'}]{6,64})", v.told_password,
+       r"(?:[ \t]*=[ \t]*\\?[\"']?|\\?[\"'][ \t]*:[ \t]*\\?[\"'])([^\s,;&\"'}]{6,64})",
+       v.told_password,
        prefilter=r"(?i)clave[a-z_-]{0,10}(?:[ \t]*=|\\?[\"'][ \t]*:)", group=1,
        needles=("clave", "Clave", "CLAVE")),
     # A one-time code under its key in a query or a form (totp=957372, otp_code=...).
@@ -8987,9 +9030,9 @@ def _detectors_second() -> tuple[Detector, ...]:
        r"(?ai)(?<![\w])(?:verification[ \t]+code|one[ -]time[ \t]+code|pickup[ \t]+code"
        # (a sign-in's: "Meta sent the login code 8355 to it", "the SMS code 4417")
        r"|(?:log-?in|sign-?in|sms|mfa|2fa)[ \t]+code|kode[ \t]+otp(?:[ \t]+(?:saya|anda|kamu))?"
-       r"|(?:over|ov[eě]r)ovac[ií][ \t]+k[oó]d|kod[ \t]+weryfikacyjny|jednokratni[ \t]+kod"
+       r"|(?:over|ov[eě][rř])ovac[ií][ \t]+k[oó]d|kod[ \t]+weryfikacyjny|jednokratni[ \t]+kod"
        r"|code[ \t]+de[ \t]+v[ée]rification|c[óo]digo[ \t]+de[ \t]+verificaci[óo]n"
-       r"|bestätigungscode|doğrulama[ \t]+kodu[nm]?"
+       r"|bestätigungscode|doğrulama[ \t]+kodu(?:nuz|n|m)?"
        "|[\u041a\u043a]\u043e\u0434[ \t]+(?:\u043f\u043e\u043b\u0443\u0447\u0435\u043d\u0438\u044f"
        "|\u043e\u0442\u0440\u0438\u043c\u0430\u043d\u043d\u044f"
        "|\u043f\u0456\u0434\u0442\u0432\u0435\u0440\u0434\u0436\u0435\u043d\u043d\u044f"
@@ -9259,7 +9302,8 @@ def _detectors_second() -> tuple[Detector, ...]:
        # (not a link's path: ".../passwort/neu?key=...")
        # (nor a note that names the vault's item that keeps it: "Wachtwoord ... staat in de
        # kluis (item \"KLANT-441\")")
-       rf"(?ai)(?<!/)(?:{_PASSWORD_WORDS})"
+       # (nor a URL's placeholder, "postgres://usuario:contraseña@localhost:5432/tienda")
+       rf"(?ai)(?<!/)(?:{_PASSWORD_WORDS})(?!@)"
        r"(?![^\n.!?]{0,80}?(?:kluis|vault|tresor|coffre|safe)[ \t]+\((?:item|entry|eintrag"
        r"|entr[ée]e)\b)"
        r"(?:[^\n.!?。！？]|\.(?=[a-z])){0,80}?"
@@ -9307,7 +9351,9 @@ def _detectors_second() -> tuple[Detector, ...]:
     # phone within the clause.
     _d("phone",
        # (not an id a word for a phone names: Teams' "Phone Conference ID: 875 358 208#")
-       rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+])){{0,30}}?(?<!\d)"
+       # (a dot before a word and its colon too: "Tel. oficina: (55) 9985 4100")
+       rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+]"
+       r"|[ \t][a-z]{3,12}[ \t]*:)){0,30}?(?<!\d)"
        r"(?<!id: )(?<!id:)(?<!id )(?<![A-Za-z])"  # (not an id's digits after its letters)
        r"(?<!(?-i:[A-Z])-)"  # (nor after its letters and a dash: "wegen SO-2024-442462")
        # (nor a dotted path's part: a DOI's journal, "doi:10.7039/j.cell.4562.84634")
@@ -10743,9 +10789,22 @@ def _detectors_third() -> tuple[Detector, ...]:
     )
 
 
+def _mobile_alone_ok(value: str) -> bool:
+    """A mobile's eleven digits with no word for it: a phone's shape, not a test's sample
+    counting up ("01234567890")."""
+    return v.told_phone_ok(value) and "0123456789" not in value and "1234567890" not in value
+
+
+def _a_persons_nit(value: str) -> bool:
+    """Colombia's NIT without its check digit: a person's (a cédula's digits), not a
+    company's nine digits from 800.000.000 up."""
+    return not (len(value) == 9 and value[0] in "89")
+
+
 def _carriers_and_home_labs() -> tuple[Detector, ...]:
-    """The shapes of the CR to CW round: pharmacies, the Gulf's and the Balkans' services,
-    home labs, parcel carriers, crowdfunding."""
+    """The shapes of the CR to DK rounds: pharmacies, the Gulf's and the Balkans' services,
+    home labs, parcel carriers, crowdfunding; cannabis dispensaries, Mexico and Colombia,
+    Turkey and Azerbaijan, coworking spaces, film crews, salons."""
     return (
         # A home lab's secrets in their vendors' shapes: an ntfy access token (tk_ and 29),
         # Porkbun's API key and secret (pk1_ and sk1_, 64 hex digits), a Proxmox VE ticket
@@ -10794,8 +10853,9 @@ def _carriers_and_home_labs() -> tuple[Detector, ...]:
            r"((?=[A-Z0-9]{0,11}\d)[A-Z0-9]{8,12})(?![\w])",
            prefilter=r"aaa[^\r\n0-9:]{0,26}:[ \t]*[A-Z0-9]{8}", group=1,
            needles=("\u041f\u0418\u041a",)),
-        # Phones: Japan's toll-free numbers (0120-01-9625), Egypt's mobiles alone
-        # (01266659006), a JSON phone object's number ({"phone1": {"number": "0899793298"}})
+        # Phones: Japan's toll-free numbers (0120-01-9625), Egypt's and Turkey's mobiles alone
+        # (01266659006, 05309459414), a JSON phone object's number ({"phone1": {"number":
+        # "0899793298"}})
         # and a contact list's typed values ({"type":"work","value":"02 606 7074"}).
         _d("phone", r"(?<![\d-])0(?:120|800)-\d{2,3}-\d{3,4}(?![\d-])",
            prefilter=r"0(?:120|800)-[0-9]{2,3}-[0-9]{3}", needles=("0120-", "0800-"),
@@ -10807,9 +10867,10 @@ def _carriers_and_home_labs() -> tuple[Detector, ...]:
                                                  "ref:", "Ref:", "reference", "Reference",
                                                  "order", "Order", "case", "Case", "ticket",
                                                  "Ticket", "invoice", "Invoice"))
-           + r"01[0125]\d{8}(?![A-Za-z0-9.])",
-           v.told_phone_ok, prefilter=r"01[0125][0-9]{8}", digits=True, joined=_nothing_joined,
-           joined_prefilter=r"01[0125][0-9]{8}", start=_at_literal(("01",))),
+           + r"0(?:1[0125]|5[0345])\d{8}(?![A-Za-z0-9.])",
+           _mobile_alone_ok, prefilter=r"0(?:1[0125]|5[0345])[0-9]{8}", digits=True,
+           joined=_nothing_joined, joined_prefilter=r"0(?:1[0125]|5[0345])[0-9]{8}",
+           start=_at_literal(("01", "05"))),
         *_each("phone",
                (r"(?i)\\?\"(?:phone|mobile|tel|fax|cell)\w{0,12}\\?\"\s*:\s*\{\s*\\?\"(?:number|value)"
                 r"\\?\"\s*:\s*\\?\"(\+?[\d ()./-]{7,20})\\?\"",
@@ -10842,6 +10903,81 @@ def _carriers_and_home_labs() -> tuple[Detector, ...]:
         # France's NIR as an ameli pro login's identifier ("identifiant 157110621938216").
         _named_id((r"identifiant",), ("identifiant",),
                   r"[12378] ?\d{2} ?\d{2} ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}", ids.nir_ok),
+        # Colombia's NIT with its check digit ("NIT: 80646259-4", "1.016.206.602-9"), or a
+        # person's without it on the DIAN's form ("Identificación Tributaria (NIT): 43629769");
+        # Mexico's WhatsApp numbers (521 and ten digits: "from=5217223995951"); a PIN in an
+        # XML element of its own (DIAN's <softwarePin>96329</softwarePin>); a code in Spanish,
+        # "usa 07179423 para confirmar".
+        _named_id((r"(?-i:NIT)\b",), ("nit",), r"\d{6,10}-\d|\d{1,3}(?:\.\d{3}){2,3}-\d",
+                  ids.co_nit_ok, shape=r"[0-9]{6}"),
+        _d("national_id", r"(?i:tributaria)[ \t]*\((?-i:NIT)\)[ \t]*:[ \t]*(\d{6,10})(?![\d-])",
+           _a_persons_nit, prefilter=r"(?i:tributaria)[ \t]*\(NIT\)", group=1, needles=("(NIT)",)),
+        # (after "+", a key's "=", a colon or "al" only: a Russian ОГРН opens with 521 too)
+        _d("phone", r"(?:(?<=\+)|(?<==)|(?<=:[ _-])|(?<=al[ _-]))521[1-9]\d{9}(?![A-Za-z0-9.])",
+           v.told_phone_ok, prefilter=r"521[1-9][0-9]{9}", digits=True, joined=_nothing_joined,
+           joined_prefilter=r"521[1-9][0-9]{9}", start=_at_literal(("521",))),
+        _d("secret_assignment",
+           r"<(?:[a-z][A-Za-z0-9]*(?:Pin|PIN)|pin|PIN)>(\d{4,8})</", v.not_counting_run,
+           prefilter=r"(?i:pin)>[0-9]{4}", group=1, needles=("in>", "IN>")),
+        _d("secret_assignment",
+           r"(?i)(?<![\w])usa[ \t]+(\d{4,8})[ \t]+para[ \t][^\n]{0,60}?"
+           r"(?:confirmar|ingresar|validar|nunca|no[ \t]+lo[ \t]+compartas|vence|expira)",
+           v.not_counting_run, prefilter=r"(?i)usa[ \t]+[0-9]{4}", group=1, digits=True,
+           gate=r"(?i:usa)"),
+        # Azerbaijan's personal code (FİN, ФИН: seven letters and digits) and Turkey's
+        # identity card's serial ("Kimlik Kartı Seri No: M61O79798").
+        _named_id(("(?-i:F\u0130N|FIN)\\b", "\u0424\u0418\u041d"),
+                  ("fin", "f\u0131n", "f\u0130n", "f\u0069\u0307n", "\u0444\u0438\u043d"),
+                  r"(?=[A-Z]*\d)(?=\d*[A-Z])[0-9A-Z]{7}", _has_digit, checksummed=False,
+                  shape=r"[0-9A-Z]{7}"),
+        _named_id(("kimlik[ \t]+kart\u0131[ \t]+seri[ \t]+no", r"kimlik[ \t]+seri[ \t]+no"),
+                  ("kimlik",), r"[A-Z]\d{2}[A-Z]\d{5}", _has_digit, checksummed=False),
+        # Azerbaijan's identity card by its series and number ("Şəxsiyyət vəsiqəsinin seriya
+        # və nömrəsi: AA9908145").
+        _named_id(("seriya[ \t]+v\u0259[ \t]+n\u00f6mr\u0259si",), ("seriya",),
+                  r"AZE\d{8}|AA\d{7}", _has_digit, checksummed=False),
+        # A security question's answer in Turkish: güvenlik sorusu (...) cevabı "Ayten".
+        _d("secret_assignment",
+           "(?i)g\u00fcvenlik[ \t]+sorusu[ \t]*(?:\\([^)\n]{1,60}\\))?[ \t]*cevab\u0131"
+           "[ \t]*[\"\u201c]([^\"\u201d\n]{2,40})[\"\u201d]",
+           _not_stand_in, prefilter=r"(?i)g.venlik[ \t]+sorusu", group=1,
+           needles=("sorusu",)),
+        # A guest Wi-Fi's voucher (UniFi's five and five digits: "auth method=voucher
+        # code=45234-63167").
+        _d("secret_assignment",
+           r"(?i)voucher(?:[ \t]+code|[^\n]{0,12}?code=|[ \t]*:)[ \t]*:?[ \t]*(\d{5}-\d{5})"
+           r"(?![\d-])",
+           prefilter=r"(?i)voucher[^\r\n]{0,18}[0-9]{5}-[0-9]{5}", group=1, gate=r"(?i:voucher)"),
+        # China's mobiles grouped three, four and four after Chinese text ("王磊 196 9700
+        # 6853"), "-", "_" and a space read alike; a French digicode with its letters
+        # ("Digicode du portail : 7B467"); the WebOTP line that closes a one-time code's SMS
+        # ("@studiobinder.com #7853"); a URL's password whose scheme lost its colon
+        # ("postgresql+psycopg2//budget:X@10.40.2.15").
+        # (right after Chinese text only: Zoom's meeting ids are grouped so too)
+        _d("phone", "(?:(?<=[\u3000-\u9fff\uff00-\uffef])"
+           "|(?<=[\u3000-\u9fff\uff00-\uffef][ _-]))"
+           r"1[3-9]\d[ _-]\d{4}[ _-]\d{4}(?![ _-]?\d)", v.told_phone_ok,
+           prefilter=r"1[3-9][0-9][ -][0-9]{4}[ -][0-9]{4}", digits=True, joined=_nothing_joined,
+           joined_prefilter=r"1[3-9][0-9][ _-][0-9]{4}[ _-][0-9]{4}"),
+        *_each("secret_assignment",
+               (r"(?i)digicode[^\n:\d]{0,30}:[ \t]*((?=[0-9AB]*\d)[0-9AB]{4,6})(?![\w])",
+                r"(?m)^@[\w-]+(?:\.[\w-]+)+[ \t]+#([A-Za-z0-9]{4,10})[ \t]*$",
+                r"(?i)(?<![\w:])(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?"
+                r"|mssql|oracle|cockroachdb)(?:\+\w+)?//[^\s:/@]{1,64}:([^\s@/]{4,128})@[\w.-]+"),
+               v.secret_value_ok,
+               prefilter=r"(?i)digicode[^\r\n:]{0,30}:|@[A-Za-z0-9_-]+\.[A-Za-z0-9_.-]+[ \t]+#"
+                         r"|(?i:postgres|mysql|mariadb|mongodb|redis|amqp|mssql|oracle|cockroach)"
+                         r"[A-Za-z0-9+]{0,16}//[^\s:/@]{1,64}:[^\s@/]{4}",
+               gate=r"(?i:digicode)|#|//"),
+        # A session cookie under its own name as a JSON log's key ("TURKIYESESSIONID":
+        # "yQFFrgJgnS68cxScYsh2aOrexeufF0vW"): letters of both cases and digits (a hex id reads
+        # as an analytics session's, as elsewhere).
+        _d("secret_assignment",
+           # (a cookie's name in capitals: an audit log's "externalSessionId" names a record)
+           r"\\?\"[A-Z0-9_]*SESSIONID\\?\"[ \t]*:[ \t]*\\?\""
+           r"((?=[^\"]*[A-Z])(?=[^\"]*[a-z])"
+           r"[A-Za-z0-9_-]{20,128})\\?\"", v.strong_token,
+           prefilter=r"SESSIONID\\?\"[ \t]*:", group=1, needles=("SESSIONID",)),
         # Security answers in Greek and Arabic ("Όνομα πρώτου κατοικίδιου: Ρεξ", "Πόλη γέννησης
         # μητέρας: Τρίπολη", "إجابة سؤال الأمان \"الزمالك\"").
         *_each("secret_assignment",

@@ -30,6 +30,7 @@ __all__ = [
     "checked_id_ok",
     "cn_resident_id_ok",
     "cnp_ok",
+    "co_nit_ok",
     "codice_fiscale_ok",
     "cpf_ok",
     "cpr_ok",
@@ -1009,6 +1010,23 @@ def personas_kods_ok(candidate: str) -> bool:
         return True
     check = (1101 - _weighted(n, (1, 6, 3, 7, 9, 10, 5, 8, 4, 2))) % 11
     return _valid_day(int(n[2:4]), int(n[:2])) and check == int(n[10])
+
+
+def co_nit_ok(candidate: str) -> bool:
+    """Colombia's NIT with its check digit (DV) after a dash: up to fifteen digits weighted by
+    primes from the right (3, 7, 13, 17, 19, ...), the DIAN's modulo 11."""
+    number, dash, check = candidate.replace(".", "").replace(" ", "").rpartition("-")
+    if not dash or not number.isdigit() or not check.isdigit() or not 6 <= len(number) <= 15:
+        return False
+    if len(number) == 9 and number[0] in "89":
+        return False  # a company's (800.000.000 and up), not a person's: no one's data
+    total = sum(int(d) * w for d, w in zip(reversed(number), _NIT_WEIGHTS[:len(number)],
+                                           strict=True))
+    rest = total % 11
+    return (11 - rest if rest > 1 else rest) == int(check)
+
+
+_NIT_WEIGHTS = (3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71)
 
 
 def egn_ok(candidate: str) -> bool:

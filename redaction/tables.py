@@ -78,7 +78,7 @@ _GATE = re.compile(
     r"|(?:gate|entry|door|alarm|access|keypad|lockbox)[ _-]?code|answer|num.?doc"
     r"|num(?:ero)?.?documento|clave"
     # (a gift card's claim or redemption code)
-    r"|claim.?code|redemption|ausweis")
+    r"|claim.?code|redemption|ausweis|health.?card|c[eé]dula|fin|seriya")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "mobiel",
@@ -117,7 +117,8 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "s\u0111t", "bvn", "s\u00e9cu", "totp", "otp", "tax_id", "tax id", "taxid",
                "tax-id", "tax.id", "epic", "sirb", "seaman", "seamen", "cdc", "indos", "ndis",
                "medicaid", "edipi", "dodid", "dial", "callback", "gatecode", "gate_code",
-               "gate code", "entry_code", "entrycode", "ausweis",
+               "gate code", "entry_code", "entrycode", "ausweis", "health_card", "health card",
+               "healthcard", "health-card", "health.card", "cedula", "cédula", "fin", "seriya",
                "entry code", "door_code", "doorcode", "door code", "alarm_code", "alarmcode",
                "alarm code", "access_code", "accesscode", "access code", "keypad_code",
                "keypadcode", "keypad code", "lockbox_code", "lockboxcode", "lockbox code",
@@ -195,7 +196,9 @@ _ID_WORDS = frozenset((
     # card)
     "niss", "rvnr", "cns",
     # (Germany's identity card, as a trip's list heads it: "Ausweis-Nr.")
-    "ausweis", "personalausweis", "ausweisnummer", "ausweisnr"))
+    "ausweis", "personalausweis", "ausweisnummer", "ausweisnr",
+    # (Colombia's cédula, which has no check digit, and Mexico's social security number, NSS)
+    "cedula", "c\u00e9dula", "nss"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
@@ -211,7 +214,9 @@ _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number
              # (Jordan's national number, the Czech birth number)
              ("national", "no"), ("national", "number"), ("rodne", "cislo"), ("kra", "pin"),
              # (France's social security number as a payroll export heads it)
-             ("s\u00e9curit\u00e9", "sociale"), ("securite", "sociale"))
+             ("s\u00e9curit\u00e9", "sociale"), ("securite", "sociale"),
+             # (a provincial health card's number, as a clinic's export heads it)
+             ("health", "card"))
 _ID_SCRIPTS = ("身份证", "身份證", "身分證", "マイナンバー", "個人番号", "주민등록번호", "주민번호",
                "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
@@ -282,8 +287,10 @@ def column_kind(name: str) -> str | None:
         return "us_ssn"  # (before the generic pairs: ADP's "Tax ID (SSN)")
     if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_document(name, tokens):
         # (a national id by that name: any id's number, checked or not; Kenya's has no check)
+        # (and a provincial health card's: ten digits whose check is one Luhn digit)
         if tokens in (["national", "id"], ["nationalid"], ["nid"], ["national", "id", "number"],
-                      ["nin"], ["bvn"]):
+                      ["nin"], ["bvn"], ["health", "card"], ["health", "card", "number"],
+                      ["health", "card", "no"], ["cedula"], ["c\u00e9dula"], ["nss"]):
             return "national_id_named"
         # (a passport's column: a passport's shape, which has no check to ask for; and a
         # guest register's document number, a passport's or an id card's: NUM_DOC)
@@ -294,6 +301,8 @@ def column_kind(name: str) -> str | None:
     if (_ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK)
             and _names_an_unchecked_document(tokens)):
         return "document"
+    if tokens in (["fin"], ["fin", "kod"], ["f\u0131n"], ["f\u0069\u0307n"]):
+        return "az_fin"  # (Azerbaijan's personal code, seven letters and digits)
     # (a PIN's or a key's column may say "code": pin_code, install_code)
     named_alone = _ABOUT_WORDS.isdisjoint(set(tokens) - {"code"})
     # (and a one-time code's, a test account's "otp bypass"; not its seed's, "otp_secret")
@@ -363,7 +372,9 @@ def _names_a_document(name: str, tokens: list[str]) -> bool:
 # CDC and INDoS number), Australia's NDIS number, a Medicaid id.
 _UNCHECKED_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos", "ndis", "ndisnumber", "medicaid",
                                        # (a US service member's DoD ID number, the EDIPI)
-                                       "edipi", "dodid"))
+                                       "edipi", "dodid",
+                                       # (Azerbaijan's identity card's series and number)
+                                       "seriya"))
 _UNCHECKED_DOCUMENT_PAIRS = (("seaman", "book"), ("seamans", "book"), ("seamen", "book"),
                              ("cdc", "no"), ("cdc", "number"))
 
@@ -375,6 +386,7 @@ def _names_an_unchecked_document(tokens: list[str]) -> bool:
 
 # Such a document's number: a few capitals (a series, an office's code: "MUM 658730"), then
 # five digits and more.
+_AZ_FIN_CELL = re.compile(r"(?=[A-Z]*\d)(?=\d*[A-Z])[0-9A-Z]{7}")
 _DOCUMENT_CELL = re.compile(r"(?:[A-Z]{1,4}[ -]?)?\d{5,12}[A-Z]?")
 _PHONE_CELL = re.compile(r"\+?\(?\d[\d \t().\-/]*\d")
 _DATE_OR_TIME = re.compile(r"\d{4}[-./]\d\d[-./]\d\d.*|\d\d?[-./]\d\d?[-./]\d{2,4}"
@@ -405,6 +417,8 @@ def _cell_ok(kind: str, value: str) -> bool:
         # (and, under its column's name only, Ukraine's RNOKPP and Russia's INN, whose one
         # check digit is too weak for a generic name's)
         return len(value) <= 24 and (any_id_ok(value) or person_inn_ok(value))
+    if kind == "az_fin":
+        return _AZ_FIN_CELL.fullmatch(value) is not None
     if kind == "document":
         return _DOCUMENT_CELL.fullmatch(value) is not None and digits(value).strip("0") != ""
     if kind == "passport":
@@ -460,7 +474,7 @@ _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assig
                  "pin": "secret_assignment",
                  "secret": "secret_assignment", "national_id": "national_id",
                  "national_id_named": "national_id", "passport": "national_id",
-                 "document": "national_id",
+                 "document": "national_id", "az_fin": "national_id",
                  "telecom_id": "telecom_id", "card_code": "credit_card",
                  "codes": "secret_assignment", "answer": "secret_assignment"}
 _CODE_SHAPE = r"(?:[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})+|\d{8}|\d{4} \d{4})"

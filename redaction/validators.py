@@ -1053,6 +1053,8 @@ def secret_value_ok(candidate: str) -> bool:
         return False  # PowerShell's expression that computes it ("$pw = (-join (...))")
     if _NAME_LIST.fullmatch(candidate):
         return False  # a list of names (docker-compose's "secrets: [db_root]")
+    if _SECRETS_NAME.fullmatch(bare.rstrip(",")) is not None:
+        return False  # a secret's name in camelCase ("# keys: twilioAuthToken, sendgridApiKey")
     if candidate.startswith("`") and not candidate.rstrip(".,;:)").endswith("`"):
         # a code span that opens after the word and runs on past the value ("Update the
         # Kubernetes secret: `kubectl -n x create secret ...`")
@@ -1250,7 +1252,13 @@ def named_password(candidate: str) -> bool:
               or (mixed and len(body) < len(bare))
               or (mixed and len(body) >= 8 and body.isalpha()
                   and _CAMEL_WORDS.fullmatch(body) is None))
-    return any(ch.isalpha() for ch in bare) and marked and secret_value_ok(bare)
+    return ((any(ch.isalpha() for ch in bare) and marked and secret_value_ok(bare))
+            or _DASHED_WORDS.fullmatch(bare) is not None)
+
+
+# Three to six words of four letters and more, joined by dashes: a passphrase as generators
+# make them ("maple-sunset-ember"), after a password's short name.
+_DASHED_WORDS = re.compile(r"[a-z]{4,}(?:-[a-z]{4,}){2,5}")
 
 
 def paired_password(candidate: str) -> bool:
@@ -1552,6 +1560,8 @@ def password_like(candidate: str) -> bool:
 
 _GENERATED_GROUPS = re.compile(r"[a-z]{4}(?:-[a-z]{4}){3}")
 _NAME_LIST = re.compile(r"\[[a-z][a-z0-9_.-]*(?:,[ \t]*[a-z][a-z0-9_.-]*)*\]")
+_SECRETS_NAME = re.compile(r"[a-z]+(?:[A-Z][a-z]+)*(?:Token|Key|Secret|Password|Passwd|Pwd"
+                           r"|Credentials?)")
 
 
 def password_as_user(candidate: str) -> bool:

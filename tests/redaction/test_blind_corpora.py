@@ -368,7 +368,6 @@ _KNOWN_MISSES_Z: dict[str, dict[str, str]] = {
         '10494252055': _Z_COMPANY_SHAPE,
         '5502.7060 0450-9034': _Z_MIXED_SEPARATORS,
         '6699': _USSD_STEP,
-        '6270274230': _Z_COMPANY_SHAPE,
         '18444603-0': _Z_COMPANY_SHAPE,
         '904': _Z_SPOKEN_CODE,
         '20181465671': _Z_BARE_ID,
@@ -376,7 +375,6 @@ _KNOWN_MISSES_Z: dict[str, dict[str, str]] = {
         '8806235098087': _Z_BARE_ID,
         '468567': _Z_SPOKEN_CODE,
         '0712338901': _Z_UNNAMED_PHONE,
-        '33246477025': _Z_CSV_HEADER,
         '13029817': _Z_ID_NO_NAME,
         'CM37238884865CS': _Z_BAD_SHAPE,
         '378813': _Z_SPOKEN_CODE,
@@ -965,7 +963,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         'aFI4F5oIOcSVVUpL0zd3B5GJ/nidajGb2qrMb4nQ8Sw=': _WEBHOOK_SIGNATURE,
         '0a71ed7fe145c18ed4086c74f3b31cd4a5': _N_PRIVATE_KEY,
         '6818197af90778fe28cd26a73bc074': _N_PRIVATE_KEY,
-        '05400043467': _N_PHONE,
         '0xc6ec2016a43080f4607277e0cbc316c1a300987184e3bc946b4595bacd53037e': _N_PRIVATE_KEY,
         'df07efb18411c4be96c7578ed46ac919': _CSRF,
         '0xcc956b0aac49b73c3420b1c22fb208b2697420eca734b591ee5c4e08b7390b62': _N_PRIVATE_KEY,
@@ -978,7 +975,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         '8QSWC4QGQ0': _N_SECRET,
         '689-3405': _N_PHONE,
         'AS9908263': _N_PASSPORT,
-        '05035915933': _N_NATIONAL_ID,
         '9407': _N_SECRET,
         '130486<639D': _N_NATIONAL_ID,
         '8 (771) 624-64-37': _N_PHONE,
@@ -1091,7 +1087,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         'cactus-rocket-glacier-glacier': _N_PASSWORD,
         '515443050': _N_PASSPORT,
         'H371CR9N6': _N_PASSPORT,
-        'ember-rocket-ember-glacier': _N_PASSWORD,
         'AejlluAyeMY8ODmIgJKEXxQbukj5YyecsYZzwKgE': _N_SECRET,
         'Winter2025#': _N_PASSWORD,
         'anchor-correct-violet-staple': _N_PASSWORD,
@@ -1221,13 +1216,11 @@ _R_OTHER_CHANGE = ('an id, a hash, a name or a version in a shape the detectors 
 _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
     'corpus_rc': {
         '9981539170': _R_PHONE,
-        '1122703126-0': _R_NATIONAL_ID,
         '9d174e373bdb76b2ca917b4c5d21718cde22967e79f252019e78d0e2292d7633': _WEBHOOK_SIGNATURE,
         '51948505363': _R_PHONE,
         '00139387110': _R_NATIONAL_ID,
         '7unByGv7rWrnbVZJUVxDQPJXsSRuQYzrurPYkhjJFV1v7hqnxNRIYaTlFMIXh3iK': _R_TOKEN,
-        '78023469-3': _R_NATIONAL_ID,
-        '94229406890': _R_NATIONAL_ID,
+
         '448 738 803 19': _R_NATIONAL_ID,
         '17120146': _R_ACCOUNT,
         '50669954\n90869683': _R_CARD,
@@ -1236,7 +1229,6 @@ _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
         '14469506': _R_ACCOUNT,
         '1.415.163-3': _R_NATIONAL_ID,
         'ragf9704128x2': _R_NATIONAL_ID,
-        '68479642644': _R_NATIONAL_ID,
         'ryrAl0IXAifNG3I6gHsey9rEjRRztnXmjftADkdkztrNwPumBaRjLmLGII8jjKuh': _R_TOKEN,
         '72203592095': _R_NATIONAL_ID,
     },
@@ -1549,7 +1541,6 @@ _KNOWN_MISSES_G: dict[str, dict[str, str]] = {
             _G_TOKEN,
         '191928': _G_SECRET,
         'ca4b73d73b00d7a7c492dff24271ad8d0d8fd4fe7963cbb1b3407a7c3c974846': _WEBHOOK_SIGNATURE,
-        '28B66': _G_SECRET,
         'C61L-D2JV': _G_SECRET,
         '724+042+003': _G_PHONE,
         'sRyQxEl2Jl7MoJUN/WzkO04bR/wMjbW9SD3G1gk1y304Xk4QATsN+cAvXNr5BPpbDR4tPz0V0FDY2gc+XbihTlZVUt20OsYwx2gy37RczLrFd4tM65PTQebIQKPms/DFbdsZTWCS4dDnvWyfuk2MzIg695A1tGr0Om/FT2MlaUNfKDOQxygB44nl0dfTUFdo5wEdIi2cWMHajsQYro5BOnGMnra9v08=':
@@ -1558,7 +1549,6 @@ _KNOWN_MISSES_G: dict[str, dict[str, str]] = {
         '486f3f87c3cc4c128287e7eb0278c9a45cc097b7608d63737010aa1bb3f85fa3': _WEBHOOK_SIGNATURE,
         '9750877': _G_NATIONAL_ID,
         '+49 171\n32841017': _G_PHONE,
-        '60A88': _G_SECRET,
         'IMvQu8D_87b6p7gEazs0YI037KgTAiId6mYgRePOOt1jGDmWkUah6un2OtWVT4miA4vOKIuFkutO_bfWGSsOfw':
             _G_TOKEN,
         '95897': _G_SECRET,
@@ -2064,7 +2054,6 @@ _KNOWN_MISSES_J: dict[str, dict[str, str]] = {
     },
     'corpus_jh': {
         'vhtWWob%2FO4iNgAuvfwbG6Xqe%2Bb9Ukk39lwO611o4': _J_OTHER,
-        '030 450 501288': _J_PHONE,
         'RL21-9N0W-GBLO': _J_SECRET,
         '030 450 521180': _J_PHONE,
         'FR58  9384  1766 6634 4712 2391 109': _J_OTHER,
@@ -2244,7 +2233,6 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
         '8eafZvzl1Fr0bFfE4shB33TkY0Xi6pgH': _I_TOKEN,
         '317590226': _I_NATIONAL_ID,
         'oTLI5mOEhzqf2wR0PMiGARTxTMADnCWa': _I_TOKEN,
-        '138-2720-8914': _I_PHONE,
         '8aec3c0b98538cd27f024780502aa4b192cc7a2f49b702a87fe22131c853cd39': _WEBHOOK_SIGNATURE,
         'NL 23 ABNA0 664268 659': _I_OTHER,
         '57899ce222a99781435a3d34c6d9f5682ba0c2d6cf50b28232ff62d1daa5112b': _I_TOKEN,
@@ -3308,7 +3296,6 @@ _KNOWN_MISSES_B: dict[str, dict[str, str]] = {
     'corpus_bd': {
         'A53483036': _B_ANSWERED,
         '435484': _B_CODE_IN_CHAT,
-        '537780': _B_CODE_IN_CHAT,
         'XRZloxv221#': _B_NO_WORD,
         '135 6020 3051': _B_PHONE,
         'ANZXBQTRLKLW': _B_NO_WORD,
@@ -4606,7 +4593,6 @@ _KNOWN_MISSES_U: dict[str, dict[str, str]] = {
         '1d65099eec01407ec6a1b044da05ca4e': _U_TOKEN,
         '735290': _U_CODE_OR_SECRET,
         '19091989': _U_PASSWORD,
-        '6362': _U_CODE_OR_SECRET,
         'FTEVVCmY7HiBhbs': _U_TOKEN,
         '22e2cf70-67b2-4d79-902f-48d9ca720e45': _U_KEY,
         'xmPd7p89fXjTVkH05B7oKJ9L0BSs45jBUEx/BeAsMAuY': _U_CODE_OR_SECRET,
@@ -4924,8 +4910,7 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
     "corpus_bp": {"lfsypon0t40GqYVZ5wsyVeX9vLkegABBaBx7RsJ8": _X_SESSION_HEADER,
                   "fREQWa0dtNOwwHctwkHQVX8Kz8OVPrDD7Uid0eG0": _X_SESSION_HEADER,
                   "366 6952948": _X_PHONE, "366 6391673": _X_PHONE},
-    "corpus_bq": {**dict.fromkeys(("horse-battery-mango-lantern", "orbit-gravel-velvet-velvet"),
-                                  _X_PASSWORD_NO_NAME),
+    "corpus_bq": {"horse-battery-mango-lantern": _X_PASSWORD_NO_NAME,
                   "ak-HDZX9mWzjVGmEQcnJRVtQm": _M_KEY_ID, "ak-WMcQ0G7Yzd4csj7ihPCR5l": _M_KEY_ID},
 }
 
@@ -5127,7 +5112,7 @@ _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
         'Mr. Whiskers': _V_CODE_OR_SECRET,
         '931737': _V_CODE_OR_SECRET,
         '7876': _V_CODE_OR_SECRET,
-        '322 1733669': _V_PHONE,
+
         ('fsDyOBCQi2MiZ0fLuyk_19Bn75Vh1kvsBc1rlxSJBYG84rlyWGL141xPnqXG'
          'E6hRIryUhkAOBjerPO9mYUYhXM'): _V_TOKEN,
         'pineapple express': _V_PASSWORD,
@@ -5202,6 +5187,50 @@ _CR_ACCOUNT_NUMBER = "Mullvad's account number under 'Account number:' (a generi
 _CR_PASSWORD_TOLD_LATER = ("a password told after a command and a verb ('l'ho impostata con "
                            "pihole -a -p e adesso è Saturn1976*')")
 
+_CX_SPANISH_MOBILE = ("a Spanish mobile grouped three by three after a name and a '·' (no word "
+                      "for a phone; nine digits so grouped read as other numbers too)")
+_CX_PHONE_IN_BRACKETS = ("a phone in brackets after a name ('Fleur Jansen (06 68 527 719)', "
+                         "'Cliente (313 1911805): es 5422'), or before the word for it in "
+                         "Azerbaijani ('(10) 950-55-58 nömrəsi')")
+_CX_ANSWER_IS_NAME = ("a security answer that is also the caller's surname in the same note: "
+                      "its other mention is a name, not the secret")
+_CX_BANK_TOKEN = ("a bank token's code told in a chat with other words between ('el token "
+                  "digital me da 44054530', 'me pidió un código y le di 923898')")
+_CX_IVR_DIGITS = "an id said alone on an IVR's next line, the question on the line before"
+
+_KNOWN_MISSES_CX: dict[str, dict[str, str]] = {
+    "corpus_cx": {
+        **dict.fromkeys(("669 328 548", "678 049 448", "668 627 182"), _CX_SPANISH_MOBILE),
+        "06 68 527 719": _CX_PHONE_IN_BRACKETS,
+        **dict.fromkeys(("3Ve-shv3r7A60fFq3DmN0KQ_jPJHri_j",
+                         "24a1da09a803606cdab0c6781763b567e32da67e"), _X_LINK_TOKEN),
+        **dict.fromkeys(("0dcbab75dcc69cdf0763597a1483e794", "2e160f8d0c433a21f65348d550eff5dd"),
+                        _CR_HEX_SESSION),
+        **dict.fromkeys(("6549", "694170"), _CR_WORDS_BETWEEN),
+    },
+    "corpus_cz": {"914 800 014": _CX_SPANISH_MOBILE},
+    "corpus_di": {
+        **dict.fromkeys(("17602630702", "63133270498", "94671539464"), _X_ID_ACROSS),
+        "2325f1ef1afa252f7fb1b51b95dad3e2": _CR_HEX_SESSION,
+        **dict.fromkeys(("(10) 950-55-58", "(50) 335-47-66"), _CX_PHONE_IN_BRACKETS),
+        "Karaca": _CX_ANSWER_IS_NAME,
+    },
+    "corpus_dj": {
+        **dict.fromkeys(("281ecff64fed948078dfa100eaca37e5bbc0c8faae70a4efc093839d6307028c",
+                         "487a354d0dd2fcdecb326ca0a458be7364b33d1ae5757d02b6ded6bedd3ca70b"),
+                        _X_LINK_TOKEN),
+        "967213977": _CR_PHONE_UNNAMED,
+        **dict.fromkeys(("008790", "7955"), _CR_WORDS_BETWEEN),
+    },
+    "corpus_dk": {
+        **dict.fromkeys(("313 1911805", "320 108 0099", "2292694022"), _CX_PHONE_IN_BRACKETS),
+        **dict.fromkeys(("5422", "7005", "7858"), _CR_WORDS_BETWEEN),
+        **dict.fromkeys(("923898", "753868", "820764", "28990323", "44054530"), _CX_BANK_TOKEN),
+        **dict.fromkeys(("71196421", "80406404"), _CX_IVR_DIGITS),
+        "defb699322cb4988817f4e8b184c66e6": _CR_HEX_SESSION,
+    },
+}
+
 _KNOWN_MISSES_CR: dict[str, dict[str, str]] = {
     "corpus_cr": dict.fromkeys(("2156093347", "7133250588"), _CR_PHONE_AFTER_MISMATCH),
     "corpus_cs": {
@@ -5236,6 +5265,7 @@ _KNOWN_MISSES_CR: dict[str, dict[str, str]] = {
 KNOWN_MISSES: dict[str, dict[str, str]] = {
     **_KNOWN_MISSES_Z,
     **_KNOWN_MISSES_CR,
+    **_KNOWN_MISSES_CX,
     **_KNOWN_MISSES_Y,
     **_KNOWN_MISSES_Q,
     **_KNOWN_MISSES_N,
@@ -5390,9 +5420,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "2806:2f0:d7ef:21de:feef:da4a:92b:570": (
             "an IPv6 address with its port joined by a colon after Samba's 'ipv6:'"),
         "165125934104923": "a NIR as a CSV row's field in an import error, its column unnamed",
-        **dict.fromkeys(("6ggyr-6hbwe", "5pydj-zyxb9", "8fsay-pnkk7", "2jfvp-pe7k7",
-                         "2225z-zlbli"),
-                        "backup codes numbered in a file three lines below its heading"),
     },
     "corpus_vq": {
         **dict.fromkeys(("FR38522732786784", "FR34385227327", "GB797060107", "DE646331033",
@@ -5427,7 +5454,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_wg": {
         **dict.fromkeys(("8966", "5828"), "a till supervisor's code told in French, a till's "
                         "number between the name and the code"),
-        "349 8747344": "an Italian mobile after 'ti chiamiamo al', no word for a phone",
         **dict.fromkeys(("Sommer#3831", "#MarzoLager53"),
                         "a password told in Spanish after a parenthesis naming the user: the "
                         "user's name is read as the value"),
@@ -6098,8 +6124,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     },
     "corpus_ea": {
         "Gatito!2022": "an alarm's code told in a Dutch group chat ('code alarm X')",
-        "05352818507": "a Turkish mobile after 'Sorun olursa' (if there is a problem), no word "
-                       "for a phone",
     },
     "corpus_ca": {
         **dict.fromkeys((

@@ -96,7 +96,8 @@ def _redact(text: str) -> str:
     ("31.141.196.224:\n  banned_at: '2024-05-28'\n2a01:4f9:442a:cc95::8b04:2c9e:\n  banned_at: x",
      "2a01:4f9:442a:cc95::8b04:2c9e"),
     ("Nextcloud backup codes for user jonas (generated 2024-06-11)\nSave these codes in a safe "
-     "place. Each code can be used once.\nSKotjFXSajMDsgjQ\nIKdcP4vllwcMV9bv\n", "IKdcP4vllwcMV9bv"),
+     "place. Each code can be used once.\nSKotjFXSajMDsgjQ\nIKdcP4vllwcMV9bv\n",
+     "IKdcP4vllwcMV9bv"),
     ("Jag har skapat ett konto \u00e5t honom: erik / yO7Q52ETgR1Teh. Tips?", "yO7Q52ETgR1Teh"),
     ("- Contact host: 938 049 718", "938 049 718"),
     ("Numero di emergenza assicurazione: 376 0042602", "376 0042602"),
