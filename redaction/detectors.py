@@ -1127,7 +1127,9 @@ _PASSPORT_GAP = (r"(?:[^\n\d]{0,60}?\n){0,2}?"
                  r"[^\n\d?!\uff1f\uff01]){0,60}?"
                  # (a question, then the number told: "Can I buy with my German passport? Number
                  # is C01VFF0YP")
-                 r"(?:\?[ \t]+(?:the[ \t]+)?(?:number|nr\.?|no\.?)(?:[ \t]+is)?[ \t]*:?[ \t]*)?")
+                 r"(?:\?[ \t]+(?:the[ \t]+)?(?:number|nr\.?|no\.?)(?:[ \t]+is)?[ \t]*:?[ \t]*)?"
+                 # (not a form's example: placeholder="e.g. C01X00T47")
+                 r"(?<!e\.g\.[ \t])(?<!z\.B\.[ \t])(?<!eg[ \t])(?<!ex\.[ \t])")
 
 
 # A short name as a key only ("sin=", "payee_tfn=", "\"tz\":"), not a word of prose.
@@ -1958,10 +1960,17 @@ def _national_ids() -> tuple[Detector, ...]:
                "\u05ea\u05e2\u05d5\u05d3\u05ea \u05d4\u05d6\u05d4\u05d5\u05ea",
                "\u05de\u05e1\u05e4\u05e8 \u05d6\u05d4\u05d5\u05ea",
                "\u05ea[.\u05f4\"]\u05d6", r"teudat[ _-]?zehut", r"israeli id", _AS_KEY % "tz",
-               # (a form's abbreviation, מס' זהות)
-               "\u05de\u05e1['\u05f3] \u05d6\u05d4\u05d5\u05ea"),
+               # (a form's abbreviation, מס' זהות; Arabic's "ID number", رقم الهوية)
+               "\u05de\u05e1['\u05f3] \u05d6\u05d4\u05d5\u05ea",
+               "\u0631\u0642\u0645 \u0627\u0644\u0647\u0648\u064a\u0629",
+               # (a parent's on a kindergarten's form, "ת.ז. הורה 1:")
+               "\u05ea[.\u05f4\"]\u05d6\\.?[ \t]+\u05d4\u05d5\u05e8\u05d4[ \t]+[12]",
+               # (and in Russian, "Теудат зеут")
+               "[\u0422\u0442]\u0435\u0443\u0434\u0430\u0442[ \t]+\u0437\u0435\u0443\u0442\\w*"),
               ("\u05ea\u05e2\u05d5\u05d3\u05ea", "\u05de\u05e1\u05e4\u05e8", "\u05ea",
-               "teudat", "israeli", "tz", "\u05de\u05e1"), r"\d{8}-?\d|\d{3} \d{3} \d{3}",
+               "teudat", "israeli", "tz", "\u05de\u05e1",
+               "\u0631\u0642\u0645", "\u0442\u0435\u0443\u0434\u0430\u0442"),
+              r"\d{8}-?\d|\d{3} \d{3} \d{3}",
               ids.teudat_zehut_ok),
     # Portugal's Cartão de Cidadão ("Cartão de Cidadão: 79434950 1 TV3"), Poland's identity
     # card ("numer dowodu ABD426471"), France's tax number (numero_fiscal=, numéro fiscal).
@@ -3342,10 +3351,10 @@ _KBA_NAMES = (
     r"|answer_(?:given|provided|supplied)(?==)"
     # (a profile's security_a1:, a log's q="..." answer="...", a question and its Answer: on
     # one line, Spanish's "pregunta de seguridad (ciudad donde nací) es")
-    r"|security_a(?:nswer)?[1-3](?=[ \t]*[:=])|(?-i:q)=\"[^\"\n]{3,100}\"[ \t]+answer(?==)"
+    r"|security_a(?:nswer)?[1-3]?(?=[ \t]*[:=])|(?-i:q)=\"[^\"\n]{3,100}\"[ \t]+answer(?==)"
     rf"|security{_T}question(?:[ \t]*\d)?[ \t]*:[^\n?]{{3,100}}\?[ \t]*answer(?=[ \t]*:)"
     rf"|pregunta{_T}de{_T}seguridad[ \t]*\([^)\n]{{1,40}}\)"
-    rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*\([^)\n]{{1,40}}\)"
+    rf"|security{_T}(?:q(?:uestion)?|answer)[1-3]?[ \t]*\([^)\n]{{1,64}}\)"
     # (a dash before "answered": "They asked the security question (first pet / street) —
     # answered \"Oakridge Elementary\"")
     # (or "answer" before a quoted answer: "security Q (mother's maiden name) answer \"Oak\"")
@@ -3456,7 +3465,9 @@ _KBA_NOT = (r"(?:required|needed|missing|wrong|incorrect|correct|invalid|not|set
             # (a form's list of fields after "place of birth", a question's own words)
             r"|occupation|nationality|gender|security|question"
             # (nor the note's next words: "security question (first car): answer given ...")
-            r"|answer|answered|answers|respuesta|risposta|resposta)")
+            r"|answer|answered|answers|respuesta|risposta|resposta"
+            # (nor who answered: "...: customer answered \"Vizag\"")
+            r"|customer|caller|client|member)")
 # What ends an answer of several words ("Van der Berg", "St Mary's primary" go on).
 _KBA_THEN = (r"(?:and|but|so|or|if|because|y|et|und|en|e|o|ou|oder|lub|ale|please|thanks|which"
              r"|that|who|when|is|was|it|i|we|you|with|for|not|then|also|to|in|on|at|from|as)")
@@ -3605,6 +3616,9 @@ _SECURITY_ANSWERS = (
        # ("...") : respuesta "Firulais"')
        r"|[ \t]*[:=][ \t]*(?:respuesta|answer|r[ée]ponse|resposta|risposta|antwort)[ \t]*[:=]?"
        r"[ \t]*(?=[\"'\u201c\u00ab])"
+       # (or who answered: "...(mother's maiden name / first pet): customer answered \"Vizag\"")
+       r"|[ \t]*[:=][ \t]*(?:the[ \t]+)?(?:customer|caller|client|member|user)[ \t]+"
+       r"(?:answered|replied|said)[ \t]*:?[ \t]*(?=[\"'\u201c\u00ab])"
        # (a ticket's 'answered security question "first pet's name" with "Peanut"', "(first
        # pet's name) with \"Granny Rosa\"")
        "|[\"'\u201d)][ \t]+with[ \t]+(?=[\"'\u201c]))"
@@ -3983,6 +3997,12 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"|nequi|daviplata|al(?=[ \t]+3[0-5]\d[ ]?\d{3}[ ]?\d{4}(?!\d))"
                 # (Turkish's "to this number", "my number": numaraya, numaram)
                 r"|numaraya"
+                # (Hebrew's telephone, mobile and fax: טלפון, נייד, פקס; Tamil's "contact
+                # number", தொடர்பு எண்)
+                r"|\u05d8\u05dc\u05e4\u05d5\u05df|\u05e0\u05d9\u05d9\u05d3|\u05e4\u05e7\u05e1"
+                # (Russian's and Ukrainian's "my number": мой номер, мій номер)
+                r"|[\u041c\u043c](?:\u043e\u0439|\u0456\u0439)[ \t]+\u043d\u043e\u043c\u0435\u0440"
+                r"|\u0ba4\u0bca\u0b9f\u0bb0\u0bcd\u0baa\u0bc1 \u0b8e\u0ba3\u0bcd"
                 # (German's "call me back", "ruf mich zurück unter 040 647135")
                 r"|ruf(?:e|en)?[ \t]+(?:mich|uns)|"
                 r"rufen[ \t]+sie[ \t]+(?:mich|uns)"
@@ -4045,6 +4065,9 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                   "ONTAKT", "umerem", "UMEREM", "नंबर", "मोबाइल", "व्हाट्सऐप",
                   "جوال", "موبايل", "شماره", "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම",
                   "ηλέφωνο", "ηλ.", "ινητό", "онтакт", "amba", "AMBA", "aini", "AINI", "waya",
+                  "\u05d8\u05dc\u05e4\u05d5\u05df", "\u05e0\u05d9\u05d9\u05d3",
+                  "\u05e4\u05e7\u05e1", "\u0ba4\u0bca\u0b9f\u0bb0\u0bcd\u0baa\u0bc1",
+                  "\u0439 \u043d\u043e\u043c\u0435\u0440",
                   "WAYA", "dyal",
                   "\u0631\u0642\u0645\u064a", "\u1235\u120d\u12ad", "wrong", "denwa",
                   "\u81f4\u7535", "\u81f4\u96fb",
@@ -4110,7 +4133,7 @@ _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+
               "|\u0645\u0644\u06cc"
               "|\u0631\u0647\u06af\u06cc\u0631\u06cc|\u067e\u06cc\u06af\u06cc\u0631\u06cc"
               "|\u062a\u062e\u0641\u06cc\u0641|\u0633\u0641\u0627\u0631\u0634))"
-              r"|codul|vahvistuskoodi|ওটিপি")
+              r"|codul|vahvistuskoodi|kirjautumiskoodi\w*|ওটিপি")
 _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Kod", "xác", "код",
                 "jelsz", "ароль",
                 "Код", "验证码", "驗證碼", "コード", "인증번호", "رمز", "kód", "Kód", "TAN", "tan",
@@ -4122,13 +4145,17 @@ _OTP_NEEDLES = ("ode", "ODE", "otp", "OTP", "Otp", "ódigo", "odice", "kod", "Ko
 _COMPANY_CODES = ("\u0404\u0414\u0420\u041f\u041e\u0423|\u0415\u0414\u0420\u041f\u041e\u0423"
                   "|\u041e\u041a\u041f\u041e|\u0418\u041d\u041d|\u041a\u041f\u041f"
                   "|\u041e\u0413\u0420\u041d|\u0411\u0418\u041a|\u041c\u0424\u041e"
+                  # (Ukrainian's income classification code, a bank's code)
+                  "|\u043a\u043b\u0430\u0441\u0438\u0444\u0456\u043a\u0430\u0446\u0456\u0457"
+                  "|\u0431\u0430\u043d\u043a\u0443"
                   # (and a card payment's approval code on a receipt, "Код авторизации")
                   "|\u0430\u0432\u0442\u043e\u0440\u0438\u0437\u0430\u0446\u0438\u0438")
 # What every match holds, ASCII letters lowered, at most five characters in.
 _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces", "confi", "sms",
                "code", "digo", "best", "siche", "kod", "codic", "tuo c", "rulama", "xác", "код",
                "Код", "验证码", "驗證碼", "認証コード", "確認コード", "인증번호", "رمز", "kód",
-               "tan", "msimb", "κωδικός", "קוד", "ově", "کد", "codul", "vahvi", "ওটিপি", "jelsz",
+               "tan", "msimb", "κωδικός", "קוד", "ově", "کد", "codul", "vahvi",
+               "kirja", "ওটিপি", "jelsz",
                "ароль", "einma", "got t", "got a", "got m", "recei", "lleg", "recib", "receb",
                "chego", "ha ll", "use o", "usa e", "utili", "digit", "infor", "ingre", "intro")
 # A word for it, then six digits within reach (most lines with "code" hold none).
@@ -4189,7 +4216,10 @@ _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mob
                  "\u0570\u0565\u057c", "sdt", "s\u0111t", "called", "calling",
                  "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0",
                  "mera ", "mere ", "meri ", "apna ", "is number", "rufnummer", "rückruf",
-                 "ruckruf", "fax", "ruf", "nequi", "davip", "al 3", "numara")
+                 "ruckruf", "fax", "ruf", "nequi", "davip", "al 3", "numara",
+                 "\u05d8\u05dc\u05e4\u05d5\u05df", "\u05e0\u05d9\u05d9\u05d3",
+                 "\u05e4\u05e7\u05e1", "\u0ba4\u0bca\u0b9f\u0bb0\u0bcd\u0baa\u0bc1",
+                 "\u043c\u043e\u0439 \u043d\u043e\u043c", "\u043c\u0456\u0439 \u043d\u043e\u043c")
 # Where a match of _PHONE_WORDS starts: each Latin word's first three characters ("í", "ó"
 # and "é" read as "a").
 _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|wha|sms|msi|new|num"
@@ -4211,7 +4241,10 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "Телефон", "телефон", "Тел.", "тел.", "Звон", "звон", "नंबर", "मोबाइल", "व्हाट्सऐप", "جوال",
     "موبايل", "شماره ", "تلفن", "தொலைபேசி", "เบอร์", "โทร", "\u0570\u0565\u057c",
     "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "Τηλέφωνο", "τηλέφωνο", "Τηλ.", "τηλ.", "Κινητό",
-    "κινητό", "Контакт", "контакт",
+    "κινητό", "Контакт", "контакт", "\u05d8\u05dc\u05e4\u05d5\u05df",
+    "\u05e0\u05d9\u05d9\u05d3", "\u05e4\u05e7\u05e1",
+    "\u0ba4\u0bca\u0b9f\u0bb0\u0bcd\u0baa\u0bc1 \u0b8e\u0ba3\u0bcd",
+    "Мой номер", "мой номер", "Мій номер", "мій номер",
     "\u0631\u0642\u0645\u064a", "\u1235\u120d\u12ad", "\u81f4\u7535", "\u81f4\u96fb",
     "\u0540\u0565\u057c", "\u09a8\u09ae\u09cd\u09ac\u09b0",
     "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0")
@@ -4783,7 +4816,8 @@ def _system_fields() -> tuple[Detector, ...]:
        # "mot de passe Cielo$archangel9", "passcode blauwal_304")
        r"(?i)(?<![\w/+=-])(?:pwd?|passw(?:or)?d|passwort|(?-i:[Pp]ass)(?=[ \t]*[:=])|clave|senha"
        r"|contrase[ñn]a|wachtwoord|has[łl]o|kennwort|passcode|mot[ \t]+de[ \t]+passe|mdp)"
-       r"(?:[ \t]*[:=][ \t]*|[ \t]+-[ \t]+|[ \t]+)([^\s\"',;<>\\]{5,64})(?![^\s\"',;<>])",
+       r"(?:[ \t]*[:=][ \t]*|[ \t]+-[ \t]+|[ \t]+)(?!&(?-i:[a-z_]+)=)([^\s\"',;<>\\]{5,64})"
+       r"(?![^\s\"',;<>])",
        v.named_password,
        prefilter=engine_reading(r"(?i)(?:pw|pass|clave|senha|contrase|wachtwoord|has[łl]o|kennwort"
                                 r"|mdp)[a-z]{0,5}[ \t:=-]+[^\s]{5}"), group=1,
@@ -8263,7 +8297,8 @@ def _detectors_first() -> tuple[Detector, ...]:
     _d("secret_assignment",
        r"(?i)(?:(?<![\w.-])(?:password|passwort|passwd|pwd|kennwort|wachtwoord|senha|contrase[ñn]a"
        r"|has[łl]o|mot[ \t]+de[ \t]+passe)|パスワード|密码|密碼|비밀번호|패스워드|(?<!\w)[Пп]ароль)"
-       r"\\*[\"']?[ \t]*[:=：][ \t]*\\*[\"']?"
+       # (not the next field of a form when it is empty: "password=&remember=1")
+       r"\\*[\"']?[ \t]*[:=：][ \t]*\\*[\"']?(?!&(?-i:[a-z_]+)=)"
        r"(\d{6,16}(?![\w.-])|[^\s\"'，。、\\{}()\[\]<>]{8,64}(?<![.,;:!?]))",
        v.labelled_password_ok,
        group=1, prefilter=(r"(?i)(?:passw|pwd|kennwort|wachtwoord|senha|contrase|has.o|de passe"
@@ -10887,7 +10922,8 @@ def _carriers_and_home_labs() -> tuple[Detector, ...]:
         # "params":["200161"]).
         *_each("secret_assignment",
                (r"(?i)(?<![\w])use[ \t]+(\d{4,8})[ \t]+(?:for|to|as)[ \t][^\n]{0,60}?"
-                r"(?:expire|valid|do[ \t]+not[ \t]+share|don'?t[ \t]+share)",
+                r"(?:expire|valid|do[ \t]+not[ \t]+share|don'?t[ \t]+share|didn'?t[ \t]+request"
+                r"|did[ \t]+not[ \t]+request)",
                 r"(?i)(?<![a-z])your[ \t]+(?:(?:verification|login|one-time|otp|security|access"
                 r"|confirmation)[ \t]+)?code[ \t]*:?[ \t]+(\d{4,8})(?![\d.,:/-]?\d)"
                 + _CODE_UNITS,
@@ -10978,6 +11014,55 @@ def _carriers_and_home_labs() -> tuple[Detector, ...]:
            r"((?=[^\"]*[A-Z])(?=[^\"]*[a-z])"
            r"[A-Za-z0-9_-]{20,128})\\?\"", v.strong_token,
            prefilter=r"SESSIONID\\?\"[ \t]*:", group=1, needles=("SESSIONID",)),
+        # A value a shell printed when asked to decode it (kubectl's secret, "echo X | base64
+        # -d" and the line after it); a session's token under "session" in a JSON log, letters
+        # of both cases and digits (a hex or a UUID reads as an analytics session's id); a CRM's
+        # "ID on file:" before a national id some country's check takes; a security answer in
+        # Hebrew ("שאלת אבטחה (...): \"בית ספר אלונים\"").
+        _d("secret_assignment",
+           r"(?m)^[$#>][ \t]*echo[ \t]+\S{4,}[ \t]*\|[ \t]*base64[ \t]+(?:-d|--decode|-D)\b[^\n]*\n"
+           r"(?![{\[])([^\s]{4,128})[ \t]*$", v.secret_value_ok,
+           prefilter=r"echo[ \t]+[^\s]{4}[^\r\n]*base64[ \t]+(?:-d|--decode|-D)", group=1,
+           needles=("base64",)),
+        _d("secret_assignment",
+           r"\\?\"session(?:_?token)?\\?\"[ \t]*:[ \t]*\\?\""
+           # (not a vendor's object id: Stripe Identity's "vs_...")
+           r"(?![a-z]{2,5}_)((?=[^\"]*[A-Z])(?=[^\"]*[a-z])(?=[^\"]*\d)[A-Za-z0-9_-]{24,128})\\?\"",
+           v.strong_token, prefilter=r"session(?:_?token)?\\?\"[ \t]*:[ \t]*\\?\"[A-Za-z0-9_-]{24}",
+           group=1, needles=("session",)),
+        _named_id((r"(?-i:ID)[ \t]+on[ \t]+file[ \t]*:",), ("id",),
+                  r"\d{4}[ -]?\d{4}[ -]?\d{4}|\d{2}-?\d{7}-?\d|\d{9,12}",
+                  lambda value: ids.any_id_ok(value.replace(" ", "").replace("-", ""))
+                  or ids.ph_sss_ok(value)),
+        _d("secret_assignment",
+           "\u05e9\u05d0\u05dc\u05ea \u05d0\u05d1\u05d8\u05d7\u05d4[ \t]*(?:\\([^)\n]{1,64}\\))?"
+           "[ \t]*:[ \t]*[\"\u201c\u05f4]([^\"\u201d\u05f4\n]{2,40})[\"\u201d\u05f4]",
+           _not_stand_in, prefilter=r"aaaa[ \t]+aaaaa[^\r\n]{0,70}:[ \t]*\"", group=1,
+           needles=("\u05d0\u05d1\u05d8\u05d7\u05d4",)),
+        # Ukraine's: a person's RNOKPP under a bank statement's EDRPOU key (ten digits: a
+        # company's code has eight), a mobile quoted in a JSON list (380 and nine digits), a
+        # code word told to an operator ("кодовое слово «Зоряна»").
+        _d("national_id", r"(?i)\\?\"(?:counter)?edrpou\\?\"[ \t]*:[ \t]*\\?\"(\d{10})\\?\"",
+           ids.person_inn_ok, prefilter=r"(?i)edrpou\\?\"[ \t]*:[ \t]*\\?\"[0-9]{10}", group=1,
+           gate=r"(?i:edrpou)"),
+        # (an item of a JSON list: an AWS account's id is twelve digits under its key too)
+        _d("phone", r"(?:(?<=[\[,][\"'])|(?<=[\[,] [\"']))380[1-9]\d{8}(?=\\?[\"'])",
+           v.told_phone_ok, prefilter=r"[\[,] ?[\"']380[1-9][0-9]{8}\\?[\"']", digits=True,
+           joined=_nothing_joined, joined_prefilter=r"[\[,] ?[\"']380[1-9][0-9]{8}\\?[\"']"),
+        _d("secret_assignment",
+           "[Кк]одов(?:ое|е)[ \t]+слово"
+           "[ \t]*:?[ \t]*[\u00ab\"\u201c\u201e]([^\u00bb\"\u201d\n]{2,40})[\u00bb\"\u201d\u201c]",
+           _not_stand_in, prefilter=r"aaaaaa[ \t]+aaaaa[^\r\n]{0,4}[^\r\n]", group=1,
+           needles=("\u043b\u043e\u0432\u043e",)),
+        # A recovery code of three groups of three, by its whole name ("Recovery code read
+        # out: 097 359 399"; a backup job's three VM ids are not one).
+        _d("secret_assignment",
+           r"(?i)recovery[ \t]+code[^\n\d]{0,30}?(?<!\d)(\d{3} \d{3} \d{3})(?![ \d])",
+           prefilter=r"(?i)recovery[ \t]+code[^\r\n0-9]{0,30}[0-9]{3} [0-9]{3} [0-9]{3}", group=1,
+           gate=r"(?i:recovery)"),
+        # A PIN a kiosk's log says was entered ("method=PIN pin_entered=8845").
+        _d("secret_assignment", r"(?i)(?<![\w])pin[_-]?entered=(\d{4,8})(?!\d)", v.not_counting_run,
+           prefilter=r"(?i)pin[_-]?entered=[0-9]{4}", group=1, gate=r"(?i:entered)"),
         # Security answers in Greek and Arabic ("Όνομα πρώτου κατοικίδιου: Ρεξ", "Πόλη γέννησης
         # μητέρας: Τρίπολη", "إجابة سؤال الأمان \"الزمالك\"").
         *_each("secret_assignment",

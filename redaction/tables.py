@@ -78,7 +78,9 @@ _GATE = re.compile(
     r"|(?:gate|entry|door|alarm|access|keypad|lockbox)[ _-]?code|answer|num.?doc"
     r"|num(?:ero)?.?documento|clave"
     # (a gift card's claim or redemption code)
-    r"|claim.?code|redemption|ausweis|health.?card|c[eé]dula|fin|seriya")
+    r"|claim.?code|redemption|ausweis|health.?card|c[eé]dula|fin|seriya"
+    # (Hebrew's telephone and id: טלפון, ת"ז)
+    r"|\u05d8\u05dc\u05e4\u05d5\u05df|\u05ea[\"\u05f4]\u05d6")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "mobiel",
@@ -119,6 +121,7 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "medicaid", "edipi", "dodid", "dial", "callback", "gatecode", "gate_code",
                "gate code", "entry_code", "entrycode", "ausweis", "health_card", "health card",
                "healthcard", "health-card", "health.card", "cedula", "cédula", "fin", "seriya",
+               "\u05d8\u05dc\u05e4\u05d5\u05df", 'ת"ז', "ת\u05f4ז",
                "entry code", "door_code", "doorcode", "door code", "alarm_code", "alarmcode",
                "alarm code", "access_code", "accesscode", "access code", "keypad_code",
                "keypadcode", "keypad code", "lockbox_code", "lockboxcode", "lockbox code",
@@ -149,7 +152,7 @@ _PHONE_WORDS = frozenset((
 _PHONE_STEMS = ("phone", "telefon", "teléfon", "téléphon", "telephon", "telefoon", "mobil",
                 "телефон")
 _PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "휴대폰", "연락처", "тел",
-                  "هاتف", "جوال", "โทร")
+                  "هاتف", "جوال", "โทร", "\u05d8\u05dc\u05e4\u05d5\u05df")
 _CALL_PARTIES = frozenset(("calling", "called", "caller", "callee", "dialled", "dialed"))
 _CALL_NUMBERS = frozenset(("number", "no", "num", "party", "msisdn"))
 _SSN_WORDS = frozenset(("ssn", "ssns"))
@@ -220,7 +223,7 @@ _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number
 _ID_SCRIPTS = ("身份证", "身份證", "身分證", "マイナンバー", "個人番号", "주민등록번호", "주민번호",
                "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
-               "תעודת זהות", "ת.ז")
+               "תעודת זהות", "ת.ז", 'ת"ז', "ת\u05f4ז")
 # What an id column's header may add to its name: the number, not a fact about it.
 _ID_ABOUT_OK = frozenset(("id", "no", "number", "num", "nr"))
 _PASSWORD_WORDS = frozenset((

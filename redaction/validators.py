@@ -662,7 +662,12 @@ _REFERENCE = re.compile(r"os\.(?:environ|getenv)|process\.env\.|\$\{|\$\(|\{\{|\
 # "[MASKED]", Redis's MONITOR "(redacted)". What may stand anywhere in a value is told by
 # substring tests, what starts it by one anchored match: as one case-folded regex searched at
 # every position, this was most of a secret's validation.
+# Capitals of any script and "_", one at least: a placeholder's name.
+_CAPITALS_PLACEHOLDER = re.compile(r"(?=[^_]*_)[^\W\d_a-z\u0430-\u044f\u0451-\u045f]*(?:_[^\W\d_a-z"
+                                   r"\u0430-\u044f\u0451-\u045f]+)+")
 _STANDS_IN_PARTS = ("...", "…", "\\u2026", "xxxxxx", "***", "changeme", "change_me", "change-me",
+                    # (a template's "please-set-me", "set_me")
+                    "set-me", "set_me", "setme",
                     "replaceme", "replace_me", "replace-me", "replace_with", "replace-with",
                     # a format shown by its first letters and digits ("ABCDE-12345-FGHIJ")
                     "abcde-12345", "abcde12345", "12345-abcde",
@@ -734,6 +739,8 @@ def stands_in(value: str) -> bool:
     """Whether ``value`` is what a tool or a document writes in a secret's place."""
     if _STANDS_IN_WHOLE.match(value) is not None:
         return True
+    if not value.isascii() and _CAPITALS_PLACEHOLDER.fullmatch(value) is not None:
+        return True  # another script's YOUR_API_KEY ("ВАШ_API_КЛЮЧ")
     lower = value.lower()
     if any(part in lower for part in _STANDS_IN_PARTS) and not _truncated_token(value):
         return True
