@@ -11005,31 +11005,26 @@ def _carriers_and_home_labs() -> tuple[Detector, ...]:
                          r"|(?i:postgres|mysql|mariadb|mongodb|redis|amqp|mssql|oracle|cockroach)"
                          r"[A-Za-z0-9+]{0,16}//[^\s:/@]{1,64}:[^\s@/]{4}",
                gate=r"(?i:digicode)|#|//"),
-        # A session cookie under its own name as a JSON log's key ("TURKIYESESSIONID":
-        # "yQFFrgJgnS68cxScYsh2aOrexeufF0vW"): letters of both cases and digits (a hex id reads
-        # as an analytics session's, as elsewhere).
+        # A session's token as a JSON log's value: under a session cookie's own name
+        # ("TURKIYESESSIONID": "yQFFrgJgnS68cxScYsh2aOrexeufF0vW") or under "session"; letters
+        # of both cases and digits (a hex id or a UUID reads as an analytics session's, as
+        # elsewhere; a vendor's object id, Stripe Identity's "vs_...", is none).
         _d("secret_assignment",
            # (a cookie's name in capitals: an audit log's "externalSessionId" names a record)
-           r"\\?\"[A-Z0-9_]*SESSIONID\\?\"[ \t]*:[ \t]*\\?\""
-           r"((?=[^\"]*[A-Z])(?=[^\"]*[a-z])"
-           r"[A-Za-z0-9_-]{20,128})\\?\"", v.strong_token,
-           prefilter=r"SESSIONID\\?\"[ \t]*:", group=1, needles=("SESSIONID",)),
+           r"\\?\"(?:[A-Z0-9_]*SESSIONID|session(?:_?token)?)\\?\"[ \t]*:[ \t]*\\?\""
+           r"(?![a-z]{2,5}_)((?=[^\"]*[A-Z])(?=[^\"]*[a-z])[A-Za-z0-9_-]{20,128})\\?\"",
+           v.strong_token,
+           prefilter=r"(?:SESSIONID|session(?:_?token)?)\\?\"[ \t]*:[ \t]*\\?\"[A-Za-z0-9_-]{20}",
+           group=1, needles=("SESSIONID", "session")),
         # A value a shell printed when asked to decode it (kubectl's secret, "echo X | base64
-        # -d" and the line after it); a session's token under "session" in a JSON log, letters
-        # of both cases and digits (a hex or a UUID reads as an analytics session's id); a CRM's
-        # "ID on file:" before a national id some country's check takes; a security answer in
-        # Hebrew ("שאלת אבטחה (...): \"בית ספר אלונים\"").
+        # -d" and the line after it); a CRM's "ID on file:" before a national id some
+        # country's check takes; a security answer in Hebrew ("שאלת אבטחה (...): \"בית ספר
+        # אלונים\"").
         _d("secret_assignment",
            r"(?m)^[$#>][ \t]*echo[ \t]+\S{4,}[ \t]*\|[ \t]*base64[ \t]+(?:-d|--decode|-D)\b[^\n]*\n"
            r"(?![{\[])([^\s]{4,128})[ \t]*$", v.secret_value_ok,
            prefilter=r"echo[ \t]+[^\s]{4}[^\r\n]*base64[ \t]+(?:-d|--decode|-D)", group=1,
            needles=("base64",)),
-        _d("secret_assignment",
-           r"\\?\"session(?:_?token)?\\?\"[ \t]*:[ \t]*\\?\""
-           # (not a vendor's object id: Stripe Identity's "vs_...")
-           r"(?![a-z]{2,5}_)((?=[^\"]*[A-Z])(?=[^\"]*[a-z])(?=[^\"]*\d)[A-Za-z0-9_-]{24,128})\\?\"",
-           v.strong_token, prefilter=r"session(?:_?token)?\\?\"[ \t]*:[ \t]*\\?\"[A-Za-z0-9_-]{24}",
-           group=1, needles=("session",)),
         _named_id((r"(?-i:ID)[ \t]+on[ \t]+file[ \t]*:",), ("id",),
                   r"\d{4}[ -]?\d{4}[ -]?\d{4}|\d{2}-?\d{7}-?\d|\d{9,12}",
                   lambda value: ids.any_id_ok(value.replace(" ", "").replace("-", ""))
