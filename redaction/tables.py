@@ -821,7 +821,9 @@ def _layouts(text: str, start: int, end: int) -> Iterator[str | None]:
 # "Tel. (mobile)"), starting with a letter; not code ("('pw','pwd')"), a comment or a value.
 # (or a row number's column: "#", "№")
 # (a name may open with a digit before letters: "2FA backup", "3DS")
-_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º]*|\d[A-Za-z]{2,}[\w .\-/#&()%?°º]*|#|№")
+# (Hebrew's abbreviations hold a quote or a gershayim inside: ת"ז, ת״ז, מס')
+_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º'\"\u05f3\u05f4]*"
+                          r"|\d[A-Za-z]{2,}[\w .\-/#&()%?°º]*|#|№")
 
 
 def _name_like(name: str) -> bool:

@@ -5226,8 +5226,6 @@ _KNOWN_MISSES_CX: dict[str, dict[str, str]] = {
 
 _DL_GENERIC_ID = ("Israel's teudat zehut under a bare 'ID' (a patient's, a chat's 'My name is X, "
                   "ID ...'): nine digits whose check one number in ten passes")
-_DL_QUOTED_HEADER = ("a value in a Markdown table whose header holds a quote ('ת\"ז'): the table "
-                     "is not read as one")
 _DL_ENCODED_ID = "an id in base64 under a key of its own ('uid_b64=MDE3MjgzNDgy')"
 _DL_PIN_IN_BRACKETS = "a PIN read out in brackets after its name ('the PIN on the call (053750)')"
 _DM_UA_ID = ("Ukraine's RNOKPP under a bank statement's key or a form's other name, or an id "
@@ -5243,7 +5241,6 @@ _KNOWN_MISSES_DL: dict[str, dict[str, str]] = {
     "corpus_dl": {
         **dict.fromkeys(("115246233", "346284326", "216907998", "037893443", "011054681",
                          "217375823"), _DL_GENERIC_ID),
-        **dict.fromkeys(("022688436", "0584635473", "081499105", "371583816"), _DL_QUOTED_HEADER),
         **dict.fromkeys(("188125454", "387563877", "146849849"), _X_ID_ACROSS),
         **dict.fromkeys(("0509817690", "0587974588", "0505138295"), _CR_PHONE_UNNAMED),
         **dict.fromkeys(("MDE3MjgzNDgy", "MjQyMjcyMDc4", "MzM3MTMwNDEz"), _DL_ENCODED_ID),
