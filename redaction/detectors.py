@@ -10830,12 +10830,6 @@ def _mobile_alone_ok(value: str) -> bool:
     return v.told_phone_ok(value) and "0123456789" not in value and "1234567890" not in value
 
 
-def _a_persons_nit(value: str) -> bool:
-    """Colombia's NIT without its check digit: a person's (a cédula's digits), not a
-    company's nine digits from 800.000.000 up."""
-    return not (len(value) == 9 and value[0] in "89")
-
-
 def _carriers_and_home_labs() -> tuple[Detector, ...]:
     """The shapes of the CR to DK rounds: pharmacies, the Gulf's and the Balkans' services,
     home labs, parcel carriers, crowdfunding; cannabis dispensaries, Mexico and Colombia,
@@ -10947,7 +10941,8 @@ def _carriers_and_home_labs() -> tuple[Detector, ...]:
         _named_id((r"(?-i:NIT)\b",), ("nit",), r"\d{6,10}-\d|\d{1,3}(?:\.\d{3}){2,3}-\d",
                   ids.co_nit_ok, shape=r"[0-9]{6}"),
         _d("national_id", r"(?i:tributaria)[ \t]*\((?-i:NIT)\)[ \t]*:[ \t]*(\d{6,10})(?![\d-])",
-           _a_persons_nit, prefilter=r"(?i:tributaria)[ \t]*\(NIT\)", group=1, needles=("(NIT)",)),
+           ids.co_person_nit_ok, prefilter=r"(?i:tributaria)[ \t]*\(NIT\)", group=1,
+           needles=("(NIT)",)),
         # (after "+", a key's "=", a colon or "al" only: a Russian ОГРН opens with 521 too)
         _d("phone", r"(?:(?<=\+)|(?<==)|(?<=:[ _-])|(?<=al[ _-]))521[1-9]\d{9}(?![A-Za-z0-9.])",
            v.told_phone_ok, prefilter=r"521[1-9][0-9]{9}", digits=True, joined=_nothing_joined,

@@ -31,6 +31,7 @@ __all__ = [
     "cn_resident_id_ok",
     "cnp_ok",
     "co_nit_ok",
+    "co_person_nit_ok",
     "codice_fiscale_ok",
     "cpf_ok",
     "cpr_ok",
@@ -1018,8 +1019,8 @@ def co_nit_ok(candidate: str) -> bool:
     number, dash, check = candidate.replace(".", "").replace(" ", "").rpartition("-")
     if not dash or not number.isdigit() or not check.isdigit() or not 6 <= len(number) <= 15:
         return False
-    if len(number) == 9 and number[0] in "89":
-        return False  # a company's (800.000.000 and up), not a person's: no one's data
+    if not co_person_nit_ok(number):
+        return False
     total = sum(int(d) * w for d, w in zip(reversed(number), _NIT_WEIGHTS[:len(number)],
                                            strict=True))
     rest = total % 11
@@ -1027,6 +1028,12 @@ def co_nit_ok(candidate: str) -> bool:
 
 
 _NIT_WEIGHTS = (3, 7, 13, 17, 19, 23, 29, 37, 41, 43, 47, 53, 59, 67, 71)
+
+
+def co_person_nit_ok(number: str) -> bool:
+    """A Colombian NIT's digits that are a person's (a cédula's), not a company's nine digits
+    from 800.000.000 up: a company's is no one's data."""
+    return not (len(number) == 9 and number[0] in "89")
 
 
 def egn_ok(candidate: str) -> bool:

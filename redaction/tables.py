@@ -30,6 +30,7 @@ from .validators import (
     ssn_ok,
     telecom_id_ok,
     told_password,
+    word_passphrase,
 )
 
 __all__ = ["LineTables", "column_kind", "table_findings"]
@@ -456,7 +457,7 @@ def _cell_ok(kind: str, value: str) -> bool:
     # "password", a passphrase of words: "thistle-quartz-nebula-ripple")
     return told_password(value) or (len(value) >= 6 and value[0].isalpha()
                                     and any(ch.isdigit() for ch in value)) or (
-        kind == "password" and (_WORD_PASSPHRASE.fullmatch(value) is not None
+        kind == "password" and (word_passphrase(value)
                                 or generated_letters(value)
                                 # (and such letters with a symbol or two: "QwHOG=VG-XaXnT")
                                 or (not value.isalnum()
@@ -466,8 +467,6 @@ def _cell_ok(kind: str, value: str) -> bool:
 _NOT_LETTERS = re.compile(r"[^A-Za-z]")
 
 
-# Three to six words of four letters and more, joined by dashes: a generated passphrase.
-_WORD_PASSPHRASE = re.compile(r"[a-z]{4,}(?:-[a-z]{4,}){2,5}\d{0,4}")
 
 
 _ANY_ID_DIGITS = digit_count_ok(6, 20)  # (under a national_id column: an id without a check)

@@ -63,6 +63,7 @@ __all__ = [
     "tokenish",
     "wif_ok",
     "wifi_key_ok",
+    "word_passphrase",
 ]
 
 
@@ -1260,12 +1261,17 @@ def named_password(candidate: str) -> bool:
               or (mixed and len(body) >= 8 and body.isalpha()
                   and _CAMEL_WORDS.fullmatch(body) is None))
     return ((any(ch.isalpha() for ch in bare) and marked and secret_value_ok(bare))
-            or _DASHED_WORDS.fullmatch(bare) is not None)
+            or word_passphrase(bare))
 
 
-# Three to six words of four letters and more, joined by dashes: a passphrase as generators
-# make them ("maple-sunset-ember"), after a password's short name.
-_DASHED_WORDS = re.compile(r"[a-z]{4,}(?:-[a-z]{4,}){2,5}")
+def word_passphrase(candidate: str) -> bool:
+    """Three to six words of four letters and more, joined by dashes, maybe a few digits
+    after: a passphrase as generators make them ("maple-sunset-ember",
+    "thistle-quartz-nebula-ripple"), under a password's name or in its column."""
+    return _WORD_PASSPHRASE.fullmatch(candidate) is not None
+
+
+_WORD_PASSPHRASE = re.compile(r"[a-z]{4,}(?:-[a-z]{4,}){2,5}\d{0,4}")
 
 
 def paired_password(candidate: str) -> bool:
