@@ -121,6 +121,8 @@ _NOT_A_VERSION = ("(?:(?<![=<>~!]=)|(?<=addr==)|(?<=src==)|(?<=dst==)|(?<=ip==)|
                       # (a device's firmware, a program's build: "Firmware 7.50.5.138",
                       # "build 72.6.22.36 (previous 97.12.6.32)")
                       "Firmware ", "firmware ", "Firmware: ", "firmware: ", "build ", "Build ",
+                      # (and in Czech, "Sestavení: 2.13.226.211")
+                      "Sestaven\u00ed: ", "sestaven\u00ed: ",
                       # (cPanel's updater: "Detected version '11.118.0.16'", its sync URL)
                       "version '", "version set to '", "cpanelsync/",
                       # (a modem's status page: "Modem SN: 54195  FW 4.8.20.4")
@@ -1213,6 +1215,8 @@ def _national_ids() -> tuple[Detector, ...]:
               ids.cpf_ok),
     # (and written with dots, as a deed writes them: "D.N.I. número 72.386.408-A")
     _named_id((r"dni", r"nie\b", r"nif(?:_[a-z]{1,16})?\b", r"documento(?: nacional)?\b",
+               # (Catalan's "Document:", a CSV's DOC_IDENTIDAD column)
+               r"document\b", r"doc_identidad",
                _AS_KEY % "doc",
                r"d\.n\.i\.?", r"n\.i\.e\.?"),
               ("dni", "nie", "nif", "documento", "doc", "d.n.i", "n.i.e"),
@@ -1528,9 +1532,12 @@ def _national_ids() -> tuple[Detector, ...]:
     # civil id (and in Arabic), Jordan's national number, India's ABHA health number,
     # Bangladesh's NID (and in Bengali), Qatar's QID.
     _named_id((r"(?<![a-z])cnic\b", r"(?<![a-z])nicop\b",
-               "\u0634\u0646\u0627\u062e\u062a\u06cc \u06a9\u0627\u0631\u0688"),
-              ("cnic", "nicop", "\u0634\u0646\u0627\u062e\u062a\u06cc"), r"\d{5}-?\d{7}-?\d",
-              ids.cnic_ok, checksummed=False),
+               "\u0634\u0646\u0627\u062e\u062a\u06cc \u06a9\u0627\u0631\u0688",
+               # (Roman Urdu's "shanakhti card", NADRA's Verisys log's citizen_number)
+               r"shanakhti(?: card)?", _AS_KEY % "citizen_number"),
+              ("cnic", "nicop", "\u0634\u0646\u0627\u062e\u062a\u06cc", "shanakhti",
+               "citizen_number"), r"\d{5}-?\d{7}-?\d",
+              ids.cnic_named_ok, checksummed=False),
     _named_id((r"(?-i:NIC)\b", _AS_KEY % "nic", r"(?<![a-z])nic[ _-]?(?:no|number|old|new)\b",
                "\u0da2\u0dcf\u0dad\u0dd2\u0d9a \u0dc4\u0dd0\u0db3\u0dd4\u0db1\u0dd4\u0db8",
                "\u0ba4\u0bc7\u0b9a\u0bbf\u0baf \u0b85\u0b9f\u0bc8\u0baf\u0bbe\u0bb3"),
@@ -1636,12 +1643,15 @@ def _national_ids() -> tuple[Detector, ...]:
               r"\d{6}-?\d{5}", ids.personas_kods_ok),
     _named_id(("ad\u00f3azonos\u00edt\u00f3\\w*", r"adoazonosito\w*"),
               ("ad\u00f3azonos", "adoazonos"), r"\d{10}", ids.hu_tax_id_ok),
-    _named_id((r"(?-i:TAJ)\b", _AS_KEY % "taj"), ("taj",), r"\d{3} ?\d{3} ?\d{3}", ids.taj_ok),
+    _named_id((r"(?-i:TAJ)\b", _AS_KEY % "taj"), ("taj",), r"\d{3}[ -]?\d{3}[ -]?\d{3}",
+              ids.taj_ok),
     _named_id(("dav\u010dn\\w* \u0161tevil\\w*", r"davcn\w* stevil\w*"),
               ("dav\u010dn", "davcn"), r"\d{8}", ids.si_tax_ok),
     _named_id((r"(?-i:IDNP)",), ("idnp",), r"\d{13}", ids.idnp_ok),
-    _named_id(("DI\u010c", r"(?-i:DIC)\b", "rodn[\u00e9e][ _]?[\u010dc][\u00edi]slo"),
-              ("di\u010d", "dic", "rodn"), r"(?:CZ|SK)?\d{9,10}",
+    _named_id(("DI\u010c", r"(?-i:DIC)\b", "rodn[\u00e9e][ _]?[\u010dc][\u00edi]slo",
+               # (Czech bank identity's userinfo claim, "birthnumber")
+               _AS_KEY % "birth_?number"),
+              ("di\u010d", "dic", "rodn", "birth"), r"(?:CZ|SK)?\d{9,10}",
               ids.rodne_cislo_ok),
     # ... and those whose check is not public, by their names: Uzbekistan's PINFL (JSHSHIR),
     # Georgia's personal number, Armenia's social card number (ՀԾՀ).
@@ -1734,9 +1744,9 @@ def _national_ids() -> tuple[Detector, ...]:
                r"n[º°o]\.?[ \t]*de (?:la )?seguridad social"),
               ("afiliaci", "nuss", "naf", "n"), r"\d{2}[/ ]?\d{8}[/ ]?\d{2}", ids.naf_ok),
     _named_id((r"bsn", r"burgerservicenummer", r"sofi[ _-]?n(?:umme)?r", _AS_KEY % "doc",
-               r"persoonsnummer"),
-              ("bsn", "burgerservicenummer", "sofi", "doc", "persoonsnummer"),
-              r"\d{9}|\d{4}\.\d{2}\.\d{3}",
+               r"persoonsnummer", _AS_KEY % "personal_number"),
+              ("bsn", "burgerservicenummer", "sofi", "doc", "persoonsnummer", "personal_number"),
+              r"\d{9}|\d{4}\.\d{2}\.\d{3}|\d{3} \d{3} \d{3}",
               ids.bsn_ok),
     # (an Aadhaar e-KYC answer's or QR code's XML names it uid="...")
     # (and in Tamil, Bengali, Telugu, Kannada, Malayalam, Gujarati and Urdu)
@@ -3492,6 +3502,8 @@ _KBA_PREFILTER = (r"(?i:maiden|mmn|sq[1-3]?[^a-zA-Z0-9]|secret[ae]|segreta|gehei
 # saying "is" (or a colon) before the digits. Not an error's, a status's or a place's code,
 # and not a count ("the code is 2048 lines").
 _NAMED_CODES = (r"pin|pincode|puk|passcode|geheimzahl|digicode|code|c[óo]digo|codice|kod|kode"
+                # (Hungarian's code and "its code": "Riasztó kód: 5226", "ajtó kódja: 80761")
+                r"|k\u00f3d(?:ja)?"
                 # (a door's code in Swedish: "din portkod denna månad är 2673")
                 r"|portkod"
                 r"|clave|has[łl]o"
@@ -3529,7 +3541,8 @@ _CODE_SAYS = (r"(?:[ \t]*:|[ \t]+=(?=[ \t])|[ \t]+(?:changed|set|reset)[ \t]+to"
               r"|[ \t]*,[ \t]*(?:it'?s|it[ \t]+is|which[ \t]+is)"  # ("PIN, it's 9475")
               r"|[ \t]+c'est"  # ("mon code confidentiel c'est 7156")
               # (French says "is the": "Votre code de sécurité ... est le 841979")
-              r"|[ \t]+(?:is|was|es|est[ \t]+l[ea]|est|ist|lautet|lautete|war|è|é|e|to|jest"
+              # (and the Slavic languages' "je": "Kod za alarm je 3175", "PIN je 7001")
+              r"|[ \t]+(?:is|was|es|est[ \t]+l[ea]|est|ist|lautet|lautete|war|è|é|e|to|jest|je"
               r"|says|said"
               r"|era|foi|are|were|be|will[ \t]+be"
               # (Azerbaijani's "as": "yeni PIN olaraq 5835 qoyduğunu dedi"; Swedish's "is")
@@ -3554,7 +3567,10 @@ _NAMED_CODE = (
     r"|article|erreur|error|fehler|errore|erro|retour|de[ \t]+(?:erreur|error|erro|errore"
     r"|identifica\w*)"
     # (a tax's, Brazil's "Código da receita: 0190", an activity's or a product's class)
-    r"|receita|tributo|munic[íi]pio|ibge|cnae|ncm|cfop)\b)"
+    r"|receita|tributo|munic[íi]pio|ibge|cnae|ncm|cfop"
+    # (France's activity class, "Code NAF/APE : 6820B"; a school's "Code établissement", a
+    # ticket's check code, "Kod kontrolny")
+    r"|naf|ape|[ée]tablissement|kontrolny)\b)"
     # (or an amount: a 3-D Secure text's "code to approve the 84.20 EUR payment at X is")
     # (or a room's number: "zum Kühlraum 2.114")
     # (or an amount before its currency's sign, "la inversión de 2004 € es", a card's last
@@ -3636,17 +3652,18 @@ _SECURITY_ANSWERS = (
        _not_stand_in, prefilter=_KBA_PREFILTER, gate=_KBA_PREFILTER,
        group=1),
     _d("secret_assignment", _NAMED_CODE, v.not_counting_run,
-       prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|clave|has.o|geheimzahl|aaa)"
+       prefilter=r"(?i)(?:pin|puk|code|c.digo|codice|kod|kode|k.d|clave|has.o|geheimzahl|aaa)"
                  r"[^\r\n]{0,160}(?:[:=]|[ \t]to|[ \t](?:it.s|is|was|es|est(?:[ \t]+l[ea])?|ist"
                  r"|lautet|war|a|c.est"
-                 r"|e|to|jest"
+                 r"|e|to|jest|je"
                  r"|says|said|era|foi|are|were|be|olaraq|ar))"
                  r"(?:[ \t]+(?:(?:ab|seit|from|starting|desde|vanaf|dal|as[ \t]+of)[ \t]+"
                  r"[^\s\d:=,.]{2,12}|now|jetzt|nun|ahora|maintenant|nu))?[ \t]*[\"'(#]?"
                  r"(?:\d{3}|\d \d \d)",
        group=1, digits=True,
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
-                        "codigo", "codice", "kod", "kode", "clave", "has\u0142o", "haslo",
+                        "codigo", "codice", "kod", "kode", "k\u00f3d", "clave", "has\u0142o",
+                        "haslo",
                         "abhol", "zustell", "\u0631\u0645\u0632"),
                        4)),  # ("digicode": the name starts four characters before its "code")
     # A parcel's pickup, drop-off or locker code, named and then its digits with no verb
@@ -3960,10 +3977,11 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (Brazil's NF-e names it <fone>)
                 r"fone|"
                 # (not an SMS template's code: TemplateCode=SMS_245883971)
-                r"whatsapp|sms(?![_-]?\d)|cell(?:[ _-]?phone)?|msisdn|"
+                r"whatsapp|sms(?![_-]?\d)(?!_[a-z])|cell(?:[ _-]?phone)?|msisdn|"
                 # (and in Hinglish: "mera number 08014521698 hai", "is number pe call ...")
                 r"(?:my|new|cell|mobile|phone|alternate|alternative|mera|mere|meri|apna|is|wrong"
-                r"|registered)"
+                # (Banglish's "amar number", a fraud note's "caller number")
+                r"|registered|amar|caller)"
                 r"[ \t]+number|"
                 # (Swahili's number and line, not an id's "namba ya kitambulisho"; Hausa's
                 # phone number; Darija's "my number")
@@ -3995,6 +4013,22 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (Colombia's wallets, keyed by a mobile: "al Nequi 3175954479"; "al" right
                 # before a Colombian mobile, "le mandé la plata al 3135823577")
                 r"|nequi|daviplata|al(?=[ \t]+3[0-5]\d[ ]?\d{3}[ ]?\d{4}(?!\d))"
+                # (Belgium's and Slovenia's GSM, a telco's "Ligne :", a caller "appelé depuis
+                # le", Spain's landline column, Catalan's "contactar-me al")
+                r"|gsm(?![a-z])|ligne(?=[ \t]*:)|appel[\u00e9e][ \t]+depuis(?:[ \t]+le)?|fijo"
+                r"|contactar(?:-me|-nos|me)?|al[ \t]+n[\u00fau]mero"
+                # (Nepal's wallets keyed by a mobile: "eSewa ID 9744355714", "Wallet: ...")
+                r"|(?:e-?sewa|khalti)[ \t]+id|wallet(?=[ \t]*:)"
+                # (Sri Lankan Tamil's "number", இலக்கம்)
+                "|\u0b87\u0bb2\u0b95\u0bcd\u0b95\u0bae\u0bcd"
+                # (Slovak's "Telefón", Croatian's phone's number, "SIM broj", "s broja" (not
+                # a document's, "Broj dokumenta"), Slovenian's, "številka",
+                # Hungarian's phone number, "hívószám")
+                "|telef[\u00f3o]n\\w*"
+                r"|(?:sim|s|sa|moj|novi|mobilni|telefonski)[ \t]+broj(?:a|em|u)?(?![a-z])"
+                # (not a company's registration number, "Matična številka")
+                "|(?<!mati\u010dna )(?<!maticna )[\u0161s]tevilk\\w*"
+                "|h[\u00edi]v[\u00f3o]sz[\u00e1a]m\\w*"
                 # (Turkish's "to this number", "my number": numaraya, numaram)
                 r"|numaraya"
                 # (Hebrew's telephone, mobile and fax: טלפון, נייד, פקס; Tamil's "contact
@@ -4032,11 +4066,17 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 "\u09a8\u09ae\u09cd\u09ac\u09b0|\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0|"
                 r"(?<![a-z])(?:call|ring|text)[ \t]+me(?![a-z])|"
                 # Hindi, Arabic, Persian, Swahili, Swiss German, Tamil
-                "नंबर|मोबाइल|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه)|تلفن|"
+                "नंबर|मोबाइल|व्हाट्सऐप|جوال|موبايل|شماره (?:من|تلفن|موبایل|همراه|تماس)|تلفن|"
+                # (Persian's and Dari's mobile, Pashto's telephone and its number, "شمېره مې")
+                "موبایل|تلیفون|\u0634\u0645\u06d0\u0631\u0647(?:[ \t]+\u0645\u06d0)?"
+                "(?=[ \t]?:?[ \t]?[0+\u06f0\u0660])|"
+                # (Russian's mobile, a log's "тел=", Kaspi's "перевод по номеру")
+                "[\u041c\u043c]\u043e\u0431\u0438\u043b\u044c\u043d\\w*|\u0442\u0435\u043b(?==)|"
+                "\u043f\u043e[ \t]+\u043d\u043e\u043c\u0435\u0440\u0443|"
                 # (Persian's number right before its digits: "برای شماره ۰۹۰۱۰۹۷۹۵۸۷")
                 # (its digits open with a zero or "+": "سفارش شما با شماره ۳۵۲۴۴۴۸۶۸" is an
                 # order's number)
-                "\u0634\u0645\u0627\u0631\u0647(?=[ \t]?[0+\u06f0\u0660])|"
+                "\u0634\u0645\u0627\u0631\u0647(?=[ \t]?:?[ \t]?[0+\u06f0\u0660])|"
                 r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி|"
                 # Tamil's and Bengali's "mobile", Sinhala's "telephone" and "mobile"
                 "மொபைல்|মোবাইল|දුරකථන|ජංගම|"
@@ -4063,7 +4103,9 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                   "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0",
                   "nea directa", "NEA DIRECTA", "ontact", "ONTACT", "ontakt",
                   "ONTAKT", "umerem", "UMEREM", "नंबर", "मोबाइल", "व्हाट्सऐप",
-                  "جوال", "موبايل", "شماره", "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම",
+                  "جوال", "موبايل", "شماره", "موبایل", "تلیفون", "\u0634\u0645\u06d0\u0631\u0647",
+                  "\u043e\u0431\u0438\u043b\u044c\u043d", "\u0442\u0435\u043b=",
+                  "\u043d\u043e\u043c\u0435\u0440\u0443", "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම",
                   "ηλέφωνο", "ηλ.", "ινητό", "онтакт", "amba", "AMBA", "aini", "AINI", "waya",
                   "\u05d8\u05dc\u05e4\u05d5\u05df", "\u05e0\u05d9\u05d9\u05d3",
                   "\u05e4\u05e7\u05e1", "\u0ba4\u0bca\u0b9f\u0bb0\u0bcd\u0baa\u0bc1",
@@ -4088,7 +4130,12 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                  "call", "ring", "text", "T\u00e9l", "t\u00e9l", "T\u00c9L", "iber", "IBER",
                  " nr", " Nr", " NR", "mergenz", "fax", "Fax", "FAX", "uf mich", "uf uns",
                  "ufe mich", "ufe uns", "ufen mich", "ufen uns", "ufen Sie", "ufen sie",
-                 "equi", "EQUI", "aviplata", "AVIPLATA", "al 3", "umaray")
+                 "equi", "EQUI", "aviplata", "AVIPLATA", "al 3", "umaray", "gsm", "GSM", "Gsm",
+                  "igne", "IGNE", "depuis", "fijo", "FIJO", "Fijo", "amar", "Amar", "aller",
+                  "broj", "Broj", "BROJ", "allet", "ALLET", "sewa", "SEWA", "halti", "HALTI",
+                  "\u0b87\u0bb2\u0b95\u0bcd\u0b95\u0bae\u0bcd", "tevilk", "TEVILK",
+                  "v\u00f3sz\u00e1m", "voszam",
+                  "V\u00d3SZ\u00c1M")
 # Words for calling that come after the number (Hindi, Japanese, Chinese, Korean, Spanish).
 _CALL_AFTER_NEEDLES = ("कॉल", "फ़ोन", "फोन", "電話", "电话", "전화", "연락", "llámame", "llámeme",
                        "llamame")
@@ -4124,7 +4171,8 @@ _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+
               "認証コード|確認コード|인증번호|رمز التحقق|الرمز|"
               # more languages: a code's word with six digits after it
               r"kód|(?<![a-z])tan(?![a-z])|msimbo|[Κκ]ωδικός|(?<![\u05d0-\u05ea])קוד|[Кк]од|"
-              r"c[óo]digo[ \t]+es|kod|ověřovací|"
+              # (not a ticket's check code, Polish's "Kod kontrolny")
+              r"c[óo]digo[ \t]+es|kod(?![ \t]+kontroln)|ověřovací|"
               # (Hungarian's one-time password, a numeric password told as a code)
               r"jelszav\w*|jelsz[óo]|[Пп]ароль|"
               # (Persian's code, not a trip's, a postcode, a national code, a tracking or an
@@ -4164,6 +4212,8 @@ _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces
 # (a one-time password, a verification code) and Japanese (a one-time password).
 _OTP_PHRASES_OF_SCRIPTS = (
     "\u06a9\u062f \u0648\u0631\u0648\u062f", "\u06a9\u062f \u062a\u0627\u06cc\u06cc\u062f",
+    # (and in Dari, "کود تایید")
+    "\u06a9\u0648\u062f \u062a\u0627\u06cc\u06cc\u062f",
     "\u06a9\u062f \u062a\u0623\u06cc\u06cc\u062f",
     "\u0631\u0645\u0632 \u06cc\u06a9\u0628\u0627\u0631 \u0645\u0635\u0631\u0641",
     "\u0643\u0648\u062f \u0627\u0644\u062a\u0641\u0639\u064a\u0644",
@@ -4197,7 +4247,10 @@ _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mob
                  "whatsapp", "msisdn", "my number", "new number", "cell ", "cell.", "cell:",
                  "nomor", "mi ", "mio ", "meu ", "mon ", "mein ", "mijn ", "ел.", "नंबर",
                  "मोबाइल", "kontakt", "pod",
-                 "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "simu", "natel", "தொலைபேசி",
+                 "व्हाट्सऐप", "جوال", "موبايل", "شماره", "تلفن", "موبایل", "تلیفون",
+                 "\u0634\u0645\u06d0\u0631\u0647", "\u043c\u043e\u0431\u0438\u043b\u044c\u043d",
+                 "\u0442\u0435\u043b=",
+                 "\u043f\u043e \u043d\u043e\u043c", "simu", "natel", "தொலைபேசி",
                  "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "τηλέφωνο", "τηλ.", "κινητό", "контакт",
                  "namba",
                  "laini", "lambar", "numero", "numéro", "\u0631\u0642\u0645\u064a",
@@ -4216,7 +4269,12 @@ _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mob
                  "\u0570\u0565\u057c", "sdt", "s\u0111t", "called", "calling",
                  "\u09a8\u09ae\u09cd\u09ac\u09b0", "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0",
                  "mera ", "mere ", "meri ", "apna ", "is number", "rufnummer", "rückruf",
-                 "ruckruf", "fax", "ruf", "nequi", "davip", "al 3", "numara",
+                 "ruckruf", "fax", "ruf", "nequi", "davip", "al 3", "numara", "gsm", "ligne",
+                 "appelé", "appele", "fijo", "amar ", "caller ", "sim ", "s broj", "sa broj",
+                 "novi ", "\u0161tevilk",
+                 "al n", "wallet", "esewa", "e-sewa", "khalti",
+                 "\u0b87\u0bb2\u0b95\u0bcd\u0b95\u0bae\u0bcd",
+                 "stevilk", "h\u00edv\u00f3", "hivo",
                  "\u05d8\u05dc\u05e4\u05d5\u05df", "\u05e0\u05d9\u05d9\u05d3",
                  "\u05e4\u05e7\u05e1", "\u0ba4\u0bca\u0b9f\u0bb0\u0bcd\u0baa\u0bc1",
                  "\u043c\u043e\u0439 \u043d\u043e\u043c", "\u043c\u0456\u0439 \u043d\u043e\u043c")
@@ -4226,12 +4284,17 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
                        r"|nom|mi[ \to]|mij|meu|mon|mei|my[ \t]|rap|app|joi|lig|rin|kon|pod|t[ea]l"
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
                        r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p|m[oa]j"
-                       r"|ber|rec|dzw|vib|reg|bel|tfn|fax|neq|dav",
+                       r"|ber|rec|dzw|vib|reg|bel|tfn|fax|neq|dav|gsm|fij|ama|bro|wal|ese|e-s"
+                       r"|kha",
                        3),
                       # (Portuguese's "para o número", "ao número", "nesse número": whole, not
                       # every word that opens with "par")
                       (r"(?i)para[ \t]o", 6), (r"(?i)[ad]o[ \t]n", 4), (r"(?i)ness|nest|fono", 4),
-                      (r"(?i)emerg|terug", 5), (r"(?i)al[ \t]3", 4))
+                      (r"(?i)emerg|terug", 5), (r"(?i)al[ \t]3", 4),
+                      # (Slovenian's and Hungarian's words: "š", "í" and "ó" read as "a")
+                      (r"(?i)[sa]tevil|h[ia]v[oa]sz", 6), (r"(?i)al[ \t]n", 4),
+                      (r"(?i)s[ \t]bro", 5), (r"(?i)sa[ \t]bro", 6),
+                      (r"(?i)novi[ \t]bro", 8))
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
@@ -4239,7 +4302,11 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "電話", "电话", "手机", "手機", "携帯", "連絡先", "联系方式", "연락처", "전화", "फ़ोन", "फोन",
     "هاتف", "휴대폰", "핸드폰",
     "Телефон", "телефон", "Тел.", "тел.", "Звон", "звон", "नंबर", "मोबाइल", "व्हाट्सऐप", "جوال",
-    "موبايل", "شماره ", "تلفن", "தொலைபேசி", "เบอร์", "โทร", "\u0570\u0565\u057c",
+    "موبايل", "شماره ", "شماره:", "تلفن", "موبایل", "تلیفون", "\u0634\u0645\u06d0\u0631\u0647",
+    "\u041c\u043e\u0431\u0438\u043b\u044c\u043d", "\u043c\u043e\u0431\u0438\u043b\u044c\u043d",
+    "\u0442\u0435\u043b=", "\u043f\u043e \u043d\u043e\u043c\u0435\u0440\u0443",
+    "\u041f\u043e \u043d\u043e\u043c\u0435\u0440\u0443", "தொலைபேசி", "เบอร์", "โทร",
+    "\u0570\u0565\u057c",
     "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම", "Τηλέφωνο", "τηλέφωνο", "Τηλ.", "τηλ.", "Κινητό",
     "κινητό", "Контакт", "контакт", "\u05d8\u05dc\u05e4\u05d5\u05df",
     "\u05e0\u05d9\u05d9\u05d3", "\u05e4\u05e7\u05e1",
@@ -4247,6 +4314,7 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "Мой номер", "мой номер", "Мій номер", "мій номер",
     "\u0631\u0642\u0645\u064a", "\u1235\u120d\u12ad", "\u81f4\u7535", "\u81f4\u96fb",
     "\u0540\u0565\u057c", "\u09a8\u09ae\u09cd\u09ac\u09b0",
+    "\u0b87\u0bb2\u0b95\u0bcd\u0b95\u0bae\u0bcd",
     "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0")
 
 
@@ -4347,7 +4415,8 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|contacte[rz]|l[ai]n
                     r"|(?:mi|mio|meu|mon|mein|mijn|m.j)(?:[ \t]+[a-z]{3,8})?[ \t]+nr"
                     r"|emergenz|fax|contact[^\r\n]{0,12}:|ruf(?:e|en)?[ \t]+(?:mich|uns)"
                     r"|nequi|daviplata|al[ \t]+3[0-5][0-9]|numaray"
-                    r"|rufen[ \t]+sie")
+                    r"|rufen[ \t]+sie|gsm|ligne|fijo|contactar|(?:amar|caller) number"
+                    r"|broj|[sa]tevilk|h[ia]v[oa]sz[aa]m|wallet|e-?sewa|khalti")
 # (CJK's full stop and marks end a value too: "密码：Sunflower@435。谢谢！")
 _TOLD_STOP = (r"\s«»„“”\"'「」『』，,、；;：؛)）！？\u3000-\u303f\u3040-\u30ff\u3400-\u9fff"
               r"\uac00-\ud7af")
@@ -8984,6 +9053,8 @@ def _detectors_second() -> tuple[Detector, ...]:
        r"|r[ée]cup[ée]ration)|c[óo]digos[ \t]+de[ \t]+(?:recupera(?:ci[óo]n|[çc][ãa]o)|respaldo)"
        # (Italian's, "Codici di recupero (conservali in un luogo sicuro):")
        r"|codici[ \t]+di[ \t]+(?:recupero|backup)"
+       # (Slovenian's "Rezervne kode", Czech's and Slovak's "Záložní kódy", "záložné kódy")
+       "|rezervne[ \t]+kode|z[\u00e1a]lo[\u017ez]n[\u00ed\u00e9ie][ \t]+k[\u00f3o]dy"
        # (Turkish's "yedek kodlarınız", Korean's 백업 코드)
        "|yedek[ \t]+kod\\w*"
        # (Russian's "резервные коды", "коды восстановления")
@@ -9028,19 +9099,22 @@ def _detectors_second() -> tuple[Detector, ...]:
                  r"|kody[ \t]+(?:zapasowe|odzyskiwania)"
                  r"|backup-codes|wiederherstellungscodes|sicherungscodes|codes[ \t]+de[ \t]"
                  r"|c[ao]digos[ \t]+de"
-                 r"|yedek[ \t]+kod|codici[ \t]+di[ \t]|aa[ \t]*aa|aaa|herstelcode",
+                 r"|yedek[ \t]+kod|codici[ \t]+di[ \t]|aa[ \t]*aa|aaa|herstelcode"
+                 r"|rezervne[ \t]+kode|z.lo.n.[ \t]+k.dy",
        group=1, needles=("code", "Code", "CODE", "kody", "Kody", "KODY", "digos", "DIGOS", "kod",
                          "odici", "ODICI", "\u043a\u043e\u0434", "\u041a\u043e\u0434",
                          "\u7801",
                          "\u041a\u041e\u0414",
-                         "KOD", "\ucf54\ub4dc", "\u30b3\u30fc\u30c9"),
+                         "KOD", "\ucf54\ub4dc", "\u30b3\u30fc\u30c9", "k\u00f3dy",
+                         "K\u00d3DY"),
        start=_at_words(("recovery", "backup", "2fa", "mfa", "emergency", "kody", "herstelcode",
                         "wiederherstellungscodes",
                         "sicherungscodes",
                         "codes", "c\u00f3digos", "codigos", "codici", "yedek", "\ubc31\uc5c5",
                         "\u0440\u0435\u0437\u0435\u0440\u0432", "\u043a\u043e\u0434",
                         "\u5907\u7528", "\u6062\u590d", "\u5907\u4efd",
-                        "\u30d0\u30c3\u30af", "\u30ea\u30ab\u30d0"))),
+                        "\u30d0\u30c3\u30af", "\u30ea\u30ab\u30d0", "rezervne",
+                        "z\u00e1lo", "zalo"))),
     # A one-time code, told in the languages messages are written in ("Ihr Bestätigungscode
     # lautet 982549", "验证码是636507", "Code reçu par SMS : 996 016"): six to eight digits.
     _d("secret_assignment",
@@ -9096,7 +9170,7 @@ def _detectors_second() -> tuple[Detector, ...]:
     _d("secret_assignment",
        "(?i)(?:" + "|".join(_OTP_PHRASES_OF_SCRIPTS)
        + r"|\u0631\u0645\u0632[^\n\d]{0,30}?\u0647\u0648|3d[ \t]+secure[ \t]+[şs]ifre\w*)"
-       r"[^\n\d]{0,40}?(?<!\d)(\d{4,8})(?!\d)",
+       r"[^\n\d]{0,40}?(?<!\d)(\d{4,8})(?![\d*])",
        prefilter=r"(?i)(?:aa|3d[ \t]+secure)[^\r\n]{0,72}\d{4}", group=1, digits=True,
        start=_at_words((*_OTP_PHRASES_OF_SCRIPTS, "\u0631\u0645\u0632", "3d secure"))),
     # ... a one-time code first, the word for it after, as an SMS opens ("58497 आपका PhonePe
@@ -10896,10 +10970,11 @@ def _carriers_and_home_labs() -> tuple[Detector, ...]:
                                                  "ref:", "Ref:", "reference", "Reference",
                                                  "order", "Order", "case", "Case", "ticket",
                                                  "Ticket", "invoice", "Invoice"))
-           + r"0(?:1[0125]|5[0345])\d{8}(?![A-Za-z0-9.])",
-           _mobile_alone_ok, prefilter=r"0(?:1[0125]|5[0345])[0-9]{8}", digits=True,
-           joined=_nothing_joined, joined_prefilter=r"0(?:1[0125]|5[0345])[0-9]{8}",
-           start=_at_literal(("01", "05"))),
+           # (and Bangladesh's mobiles, 013 to 019, and Pakistan's, 030 to 034)
+           + r"0(?:1[0-9]|3[0-4]|5[0345])\d{8}(?![A-Za-z0-9.])",
+           _mobile_alone_ok, prefilter=r"0(?:1[0-9]|3[0-4]|5[0345])[0-9]{8}", digits=True,
+           joined=_nothing_joined, joined_prefilter=r"0(?:1[0-9]|3[0-4]|5[0345])[0-9]{8}",
+           start=_at_literal(("01", "03", "05"))),
         *_each("phone",
                (r"(?i)\\?\"(?:phone|mobile|tel|fax|cell)\w{0,12}\\?\"\s*:\s*\{\s*\\?\"(?:number|value)"
                 r"\\?\"\s*:\s*\\?\"(\+?[\d ()./-]{7,20})\\?\"",
@@ -11067,8 +11142,162 @@ def _carriers_and_home_labs() -> tuple[Detector, ...]:
     )
 
 
+# Digits as the countries of the DR to DW round write them: ASCII, Persian and Arabic-Indic,
+# Devanagari.
+_LOCAL_DIGIT = "[0-9\u06f0-\u06f9\u0660-\u0669\u0966-\u096f]"
+
+
+def _central_asia_and_europe() -> tuple[Detector, ...]:
+    """The shapes of the DR to DW round: Italy and Spain; France, Belgium, Switzerland and the
+    Maghreb; Central Europe; Pakistan, Bangladesh, Sri Lanka and Nepal; Iran, Afghanistan and
+    Central Asia; Germany, Austria, Switzerland and the Low Countries."""
+    d = _LOCAL_DIGIT
+    return (
+        # Afghanistan's e-Tazkira (a year, four and five digits: "نمبر تذکره الکترونیکی:
+        # ۱۴۰۱-۷۹۲۰-۶۳۵۳۰"), after its name in Dari, Pashto or English.
+        _d("national_id",
+           "(?i)(?:\u062a\u0630\u06a9\u0631[\u0647\u06d0]|tazkira|tazkera)[^\n\\d]{0,40}?"
+           rf"(?<!{d})({d}{{4}}-{d}{{4}}-{d}{{5}})(?!{d}|-)",
+           prefilter=r"(?i:aaaaa|tazk[ie]ra)[^\r\n]{0,60}[0-9]{4}-[0-9]{4}-[0-9]{5}", group=1,
+           needles=("\u062a\u0630\u06a9\u0631", "azkira", "AZKIRA", "azkera", "AZKERA")),
+        # Numbers a document's name in Persian, Russian, Uzbek, Kyrgyz or Kazakh names: Iran's
+        # insurance number (شماره بیمه), Uzbekistan's PINFL (ЖШШИР, ПИНФЛ, JShShIR) and
+        # Kyrgyzstan's PIN (fourteen digits), Kazakhstan's identity card (Жеке куәлік №).
+        _d("national_id",
+           "(?:\u0634\u0645\u0627\u0631\u0647 \u0628\u06cc\u0645\u0647)[ \t]*:?[ \t]*"
+           rf"({d}{{10}})(?!{d})", v.not_counting_run,
+           prefilter=r"aaaaa aaaa[ \t]*:?[ \t]*[0-9]{10}", group=1,
+           needles=("\u0634\u0645\u0627\u0631\u0647 \u0628\u06cc\u0645\u0647",)),
+        _d("national_id",
+           "(?:\u0416\u0428\u0428\u0418\u0420|\u041f\u0418\u041d\u0424\u041b|\u041f\u0418\u041d"
+           r"|(?i:jshshir|pinfl))\b[^\n\d]{0,20}?(?<!\d)([1-6]\d{13})(?!\d)",
+           v.not_counting_run,
+           prefilter=r"(?i:aaaa|aaa|jshshir|pinfl)[^\r\n0-9]{0,20}[1-6][0-9]{13}",
+           group=1, needles=("\u0416\u0428\u0428\u0418\u0420", "\u041f\u0418\u041d", "JShShIR",
+                             "jshshir", "PINFL", "pinfl", "Pinfl")),
+        _d("national_id",
+           "(?i:\u043a\u0443\u04d9\u043b\u0456(?:\u043a|\u0433\u0456))[ \t]*"
+           "(?:\u2116|N[o\u00ba]\\.?)?"
+           r"[ \t]*:?[ \t]*(\d{9})(?!\d)", v.not_counting_run,
+           prefilter=r"aaaaaa[^\r\n0-9]{0,6}[0-9]{9}", group=1,
+           needles=("\u043a\u0443\u04d9\u043b\u0456\u043a",
+                    "\u041a\u0443\u04d9\u043b\u0456\u043a")),
+        # Passports by their Russian, Tajik and Uzbek names: Tajikistan's nine digits
+        # ("паспорт гражданина РТ № 400246265", "Рақами шиносномаи: 400246265"), Uzbekistan's
+        # series and seven ("Паспорт серияси ва рақами: AC 3255169").
+        _d("national_id",
+           "(?:[\u041f\u043f]\u0430\u0441\u043f\u043e\u0440\u0442|\u0448\u0438\u043d\u043e\u0441"
+           "\u043d\u043e\u043c\\w*)[^\n\\d]{0,40}?(?<![\\w-])(\\d{9}|[A-Z]{2} ?\\d{7})(?![\\w-])",
+           v.not_counting_run,
+           prefilter=r"aaaaaa[^\r\n0-9]{0,40}(?:[0-9]{9}|[A-Z]{2} ?[0-9]{7})", group=1,
+           needles=("\u0430\u0441\u043f\u043e\u0440\u0442", "\u0448\u0438\u043d\u043e\u0441")),
+        # One-time codes told before their words (Kyrgyz "3872 - бир жолку код", Russian
+        # "300726 — код для подтверждения"), a JSON-RPC
+        # call's "code" beside its card's token (Payme's cards.verify), Persian's "رمز:" with
+        # its digits in Persian.
+        _d("secret_assignment",
+           r"(?<![\w.,])(\d{4,8})[ \t]*[-\u2013\u2014][ \t]*(?:\u0431\u0438\u0440 \u0436\u043e"
+           r"\u043b\u043a\u0443 \u043a\u043e\u0434|\u043a\u043e\u0434 (?:\u0434\u043b\u044f "
+           r"\u043f\u043e\u0434\u0442\u0432\u0435\u0440\u0436\u0434\u0435\u043d\u0438\u044f|"
+           r"\u043f\u043e\u0434\u0442\u0432\u0435\u0440\u0436\u0434\u0435\u043d\u0438\u044f))",
+           v.not_counting_run, prefilter=r"[0-9]{4,8}[ \t]*[^\r\n0-9]{1,3}[ \t]*aaa aaa",
+           group=1, needles=("\u0436\u043e\u043b\u043a\u0443", "\u043a\u043e\u0434 "),
+           digits=True),
+        _d("secret_assignment",
+           r"\\?\"method\\?\"\s*:\s*\\?\"cards\.verify\\?\"[^\n]{0,200}?\\?\"code\\?\"\s*:\s*"
+           r"\\?\"(\d{4,8})\\?\"", prefilter=r"cards\.verify", group=1, needles=("cards.verify",)),
+        _d("secret_assignment",
+           rf"(?:^|\n)\u0631\u0645\u0632[ \t]*:[ \t]*((?=[\u06f0-\u06f9]){d}{{4,8}})(?!{d})",
+           v.not_counting_run, prefilter=r"aaa[ \t]*:[ \t]*[0-9]{4}", group=1,
+           needles=("\u0631\u0645\u0632",)),
+        # France's tax number (numéro fiscal, the mod-511 check) after NIF, "numéro fiscal",
+        # impots.gouv's "identifiant"; a foreigner's AGDREF number ("N° étranger (titre de
+        # séjour) : 6999433524"); Algeria's NIN (eighteen digits); Morocco's CNSS registration
+        # (nine digits); Nepal's personal PAN (nine), Bangladesh's e-TIN (twelve).
+        _named_id((r"nif\b", r"num[ée]ro fiscal", r"identifiant(?: fiscal)?", r"(?-i:SPI)\b"),
+                  ("nif", "num", "identifiant", "spi"), r"[0-3]\d(?: ?\d){11}", ids.fr_spi_ok,
+                  shape=r"[0-3][0-9]"),
+        _named_id((r"n[°º]\.?[ \t]*(?:d')?[ée]tranger", r"agdref"), ("n", "agdref"), r"\d{10}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:NIN)\b", r"num[ée]ro national", r"numero national",
+                   "\u0631\u0642\u0645 \u0627\u0644\u062a\u0639\u0631\u064a\u0641 "
+                   "\u0627\u0644\u0648\u0637\u0646\u064a"),
+                  ("nin", "num", "\u0631\u0642\u0645"), r"[12]\d{17}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"cnss", r"immatriculation"), ("cnss", "immatriculation"), r"\d{9}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"personal[ \t]+(?-i:PAN)\b",), ("personal",), r"[1-6]\d{8}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"(?<![a-z])e-?tin\b", r"(?<![a-z])(?-i:TIN)\b"), ("e-tin", "etin", "tin"),
+                  r"\d{12}",
+                  v.not_counting_run, checksummed=False),
+        # Nepal's citizenship certificate (its number and the year it was issued, or district,
+        # year, ward and serial; in Devanagari's digits too) after its name in Nepali or
+        # English.
+        _named_id(("\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e",
+                   r"citizenship(?:[ _](?:no|number|certificate))?"),
+                  ("\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e", "citizenship"),
+                  rf"{d}{{1,6}}/{d}{{4}}|{d}{{2}}-{d}{{2}}-{d}{{2}}-{d}{{5}}|{d}{{11,12}}",
+                  _has_digit, checksummed=False,
+                  shape=r"[0-9]{1,6}/[0-9]{4}|[0-9]{2}-[0-9]{2}-[0-9]{2}-[0-9]{5}|[0-9]{11}"),
+        # Italy's health card's number (80380 and fifteen digits, after its name), Andalusia's
+        # NUHSA, Catalonia's
+        # CIP, Spain's identity card's support number (Nº SOPORTE).
+        _named_id((r"tessera",), ("tessera",), r"80380\d{15}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"nuhsa",), ("nuhsa",), r"AN\d{10}", _has_digit, checksummed=False),
+        _named_id((r"(?-i:CIP)\b",), ("cip",), r"[A-Z]{4}\d{10}", _has_digit, checksummed=False),
+        _named_id((r"soporte",), ("soporte",), r"[A-Z]{3}\d{6}", _has_digit, checksummed=False),
+        # A security question's answer in French ("question secrète : réponse « Kiki »"), a
+        # telco's customer password (Kundenkennwort), a PUK told after its SIM's number
+        # ("Ihr PUK für die Nummer ... lautet 15803995"), a BLIK code in a payment's log,
+        # Catalan's validation code, Fisconline's PIN.
+        _d("secret_assignment",
+           "(?i)question[ \t]+secr[\u00e8e]te[^\n\u00ab\"]{0,40}?r[\u00e9e]ponse[ \t]*"
+           "[\u00ab\"\u201c][ \t\u00a0]*([^\u00bb\"\u201d\n]{2,40}?)[ \t\u00a0]*[\u00bb\"\u201d]",
+           _not_stand_in, prefilter=r"(?i)question[ \t]+secr.te", group=1,
+           needles=("secr\u00e8te", "secrete", "SECR\u00c8TE")),
+        _d("secret_assignment", r"(?i)kunden-?kennwort[ \t]*:[ \t]*([^\s,;]{4,32})",
+           _not_stand_in, prefilter=r"(?i)kunden-?kennwort[ \t]*:", group=1,
+           needles=("ennwort", "ENNWORT")),
+        _d("secret_assignment",
+           r"(?i)(?<![a-z])puk(?:[ _-]?code)?(?![a-z])[^\n]{0,80}?(?:lautet|is|ist|est|es|je)"
+           r"[ \t]*:?[ \t]*(\d{8})(?!\d)", v.not_counting_run,
+           prefilter=r"(?i)puk[^\r\n]{0,90}[0-9]{8}", group=1, needles=("puk", "PUK", "Puk"),
+           digits=True),
+        _d("secret_assignment", r"(?i)\\?\"blik_?code\\?\"\s*:\s*\\?\"(\d{6})\\?\"",
+           prefilter=r"(?i)blik_?code", group=1, needles=("blik", "BLIK", "Blik")),
+        _d("secret_assignment",
+           "(?i)codi[ \t]+de[ \t]+(?:validaci[\u00f3o]|verificaci[\u00f3o]|seguretat)"
+           r"[^\n\d]{0,20}?(?<!\d)(\d{4,8})(?!\d)", v.not_counting_run,
+           prefilter=r"(?i)codi[ \t]+de[ \t]+", group=1, needles=("codi", "Codi", "CODI")),
+        _d("secret_assignment",
+           r"(?i)pin[ \t]+fisconline[^\n\d]{0,30}?(?<!\d)(\d{10})(?!\d)", v.not_counting_run,
+           prefilter=r"(?i)pin[ \t]+fisconline", group=1, needles=("isconline", "ISCONLINE")),
+        # Italy's electronic identity card (CIE) in its own shape: C, a letter, five digits,
+        # two letters ("N. CB89724DQ").
+        _d("national_id", r"(?<![\w-])(C[A-Z]\d{5}[A-Z]{2})(?![\w-])",
+           prefilter=r"C[A-Z][0-9]{5}[A-Z]{2}", group=1, digits=True, start=_at_class("C")),
+        # A German passport's or identity card's number as a booking's passenger record
+        # keys it ("doc_no": "CXKLVWZW51"): nine characters of its alphabet and the check.
+        _d("national_id",
+           r"(?i)\\?\"(?:doc(?:ument)?_?(?:no|nr|num(?:ber)?)|passport_?(?:no|nr|num(?:ber)?)?)"
+           r"\\?\"\s*:\s*\\?\"((?-i:[CFGHJKLMNPRTVWXYZ0-9]{9}\d))\\?\"", ids.de_id_card_ok,
+           prefilter=r"(?i)(?:doc|passport)[A-Za-z_]{0,12}\\?\"\s*:\s*\\?\"[A-Z0-9]{10}\\?\"",
+           group=1, needles=("doc", "Doc", "DOC", "assport", "ASSPORT")),
+        # An SMS API's recipient in its JSON ({'to': '94716789237'}): a phone with its country
+        # code.
+        _d("phone",
+           r"(?<![\w])\\?[\"']to\\?[\"']\s*:\s*\\?[\"'](\+?[1-9]\d{9,13})\\?[\"']",
+           v.told_phone_ok, prefilter=r"[\"']to\\?[\"']\s*:\s*\\?[\"']\+?[1-9][0-9]{9}",
+           group=1, needles=("'to'", '"to"', '\\"to\\"'), digits=True, joined=_nothing_joined,
+           joined_prefilter=r"[\"']to\\?[\"']\s*:\s*\\?[\"']\+?[1-9][0-9]{9}"),
+    )
+
+
 DETECTORS: tuple[Detector, ...] = (*_detectors_first(), *_detectors_second(),
-                                   *_detectors_third(), *_carriers_and_home_labs())
+                                   *_detectors_third(), *_carriers_and_home_labs(),
+                                   *_central_asia_and_europe())
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
 #: Kinds a policy must name to run: addresses of private networks fill operations text (pods,

@@ -1134,6 +1134,19 @@ def cnic_ok(candidate: str) -> bool:
     return len(n) == 13 and n[0] in "1234567" and n[12] != "0" and len(set(n)) > 2
 
 
+def cnic_named_ok(candidate: str) -> bool:
+    """A CNIC after its name: as :func:`cnic_ok`, its last digit any (the name tells it)."""
+    n = _numerals(candidate)
+    return len(n) == 13 and n[0] in "1234567" and len(set(n)) > 2
+
+
+def fr_spi_ok(candidate: str) -> bool:
+    """France's tax number (numéro fiscal, SPI): thirteen digits, the first 0 to 3, the last
+    three the first ten's remainder by 511."""
+    n = _numerals(candidate)
+    return len(n) == 13 and n[0] in "0123" and int(n[:10]) % 511 == int(n[10:])
+
+
 def lk_nic_ok(candidate: str) -> bool:
     """Sri Lanka's NIC: the old nine digits and V or X, or the new twelve; the birth year and
     the day of the year in it (a woman's plus 500)."""
@@ -1357,15 +1370,17 @@ def person_pan_ok(candidate: str) -> bool:
     return pan_ok(candidate) and candidate[3] == "P"
 
 
+# (and Central Europe's: Slovenia's tax number, Hungary's TAJ and tax id, Czechia's and
+# Slovakia's birth number, Croatia's OIB; Kazakhstan's IIN)
 _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
-    8: (tfn_ok, ird_ok),
-    9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok, afm_ok, pt_nif_ok),
+    8: (tfn_ok, ird_ok, si_tax_ok),
+    9: (bsn_ok, sin_ok, tfn_ok, ird_ok, teudat_zehut_ok, itin_ok, afm_ok, pt_nif_ok, taj_ok),
     10: (personnummer_ok, nhs_ok, medicare_ok, cpr_ok, hetu_ok, sa_id_ok, melli_ok, at_svnr_ok,
-         kennitala_ok, ph_sss_ok, egn_ok),
+         kennitala_ok, ph_sss_ok, egn_ok, rodne_cislo_ok, hu_tax_id_ok),
     11: (steuer_id_ok, pesel_ok, tc_kimlik_ok, cpf_ok, be_national_number_ok, cuil_ok,
-         fodselsnummer_ok, medicare_ok, qid_ok, amka_ok, niss_ok),
+         fodselsnummer_ok, medicare_ok, qid_ok, amka_ok, niss_ok, oib_ok),
     12: (aadhaar_ok, my_number_ok, personnummer_ok, mykad_ok, vn_citizen_id_ok, kw_civil_id_ok,
-         lk_nic_ok, ph_tin_ok, naf_ok),
+         lk_nic_ok, ph_tin_ok, naf_ok, iin_ok),
     13: (rrn_ok, za_id_ok, thai_id_ok, cnp_ok, cnic_ok, lu_matricule_ok, ahv_ok, jmbg_ok),
     14: (eg_national_id_ok,),
     15: (nir_ok, emirates_id_ok, cns_ok),

@@ -53,7 +53,9 @@ _GATE = re.compile(
     r"|national|fiscal|personnummer|身份|マイナンバー|個人番号|주민|आधार|旅券|护照|여권"
     r"|nhs|medicare|nric|hkid|curp|hetu|henkil|f[øo]dsels|cpr|cui[tl]|cnp|ppsn|teudat"
     r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז|imei|imsi|iccid|meid|cvv|cvc|cvn|pr[üu]e?f(?:nummer|ziffer)"
-    r"|инн|снилс|рнокпп|іпн|иин|жсн|егн|snils|rnokpp|pinfl|jmbg|oib"
+    r"|инн|снилс|рнокпп|іпн|иин|жсн|егн|snils|rnokpp|pinfl|jmbg|oib|dav[čc]na|em[šs]o|taj"
+    "|\u092e\u094b\u092c\u093e\u0907\u0932|\u09ae\u09cb\u09ac\u09be\u0987\u09b2"
+    "|\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e|citizenship"
     r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code"
     # (South Asia's, the Gulf's, South-East Asia's, the DACH countries' and the Nordics' ids)
     r"|cnic|nic|sss|tin|qid|svnr|vsnr|pnr|kennital|matricule|ahv|abha|npwp|perid|idnr|sv.?nr"
@@ -84,7 +86,9 @@ _GATE = re.compile(
     r"|\u05d8\u05dc\u05e4\u05d5\u05df|\u05ea[\"\u05f4]\u05d6")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
-               "mobiel",
+               "mobiel", "davčna", "davcna", "emšo", "emso", "taj",
+               "\u092e\u094b\u092c\u093e\u0907\u0932", "\u09ae\u09cb\u09ac\u09be\u0987\u09b2",
+               "\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e", "citizenship",
                "cell",
                "fax", "msisdn", "handy", "gsm", "whatsapp", "celular", "móvil", "movil", "ssn",
                "social", "contrase", "senha", "hasło", "haslo", "wachtwoord", "lösenord",
@@ -153,7 +157,9 @@ _PHONE_WORDS = frozenset((
 _PHONE_STEMS = ("phone", "telefon", "teléfon", "téléphon", "telephon", "telefoon", "mobil",
                 "телефон")
 _PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "휴대폰", "연락처", "тел",
-                  "هاتف", "جوال", "โทร", "\u05d8\u05dc\u05e4\u05d5\u05df")
+                  "هاتف", "جوال", "โทร", "\u05d8\u05dc\u05e4\u05d5\u05df",
+                  # (Hindi's and Nepali's mobile, Bengali's)
+                  "\u092e\u094b\u092c\u093e\u0907\u0932", "\u09ae\u09cb\u09ac\u09be\u0987\u09b2")
 _CALL_PARTIES = frozenset(("calling", "called", "caller", "callee", "dialled", "dialed"))
 _CALL_NUMBERS = frozenset(("number", "no", "num", "party", "msisdn"))
 _SSN_WORDS = frozenset(("ssn", "ssns"))
@@ -178,6 +184,8 @@ _ID_WORDS = frozenset((
     # tables head them: ИНН, СНИЛС, РНОКПП, ІПН, ИИН, ЖСН, ЕГН, PINFL, JMBG, OIB)
     "инн", "снилс", "рнокпп", "іпн", "иин", "жсн", "егн", "snils", "rnokpp", "pinfl", "jmbg",
     "oib",
+    # (Slovenia's tax number and EMŠO, Hungary's TAJ, as a staff list heads them)
+    "davčna", "davcna", "emšo", "emso", "taj",
     # (Pakistan's, Sri Lanka's, the Philippines', Qatar's, Austria's, Sweden's, Iceland's,
     # Luxembourg's, Switzerland's, India's health and Indonesia's tax numbers; SAP's PERID)
     "cnic", "nic", "sss", "tin", "qid", "svnr", "vsnr", "pnr", "kennitala", "kt", "matricule",
@@ -378,7 +386,11 @@ _UNCHECKED_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos", "ndis", "ndisnum
                                        # (a US service member's DoD ID number, the EDIPI)
                                        "edipi", "dodid",
                                        # (Azerbaijan's identity card's series and number)
-                                       "seriya"))
+                                       "seriya",
+                                       # (Nepal's citizenship certificate, in Nepali and
+                                       # English)
+                                       "\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e",
+                                       "citizenship"))
 _UNCHECKED_DOCUMENT_PAIRS = (("seaman", "book"), ("seamans", "book"), ("seamen", "book"),
                              ("cdc", "no"), ("cdc", "number"))
 
@@ -391,7 +403,9 @@ def _names_an_unchecked_document(tokens: list[str]) -> bool:
 # Such a document's number: a few capitals (a series, an office's code: "MUM 658730"), then
 # five digits and more.
 _AZ_FIN_CELL = re.compile(r"(?=[A-Z]*\d)(?=\d*[A-Z])[0-9A-Z]{7}")
-_DOCUMENT_CELL = re.compile(r"(?:[A-Z]{1,4}[ -]?)?\d{5,12}[A-Z]?")
+# (or Nepal's citizenship number: a serial and the year, or district, year, ward, serial)
+_DOCUMENT_CELL = re.compile(r"(?:[A-Z]{1,4}[ -]?)?\d{5,12}[A-Z]?|\d{1,6}/\d{4}"
+                            r"|\d{2}-\d{2}-\d{2}-\d{5}")
 _PHONE_CELL = re.compile(r"\+?\(?\d[\d \t().\-/]*\d")
 _DATE_OR_TIME = re.compile(r"\d{4}[-./]\d\d[-./]\d\d.*|\d\d?[-./]\d\d?[-./]\d{2,4}"
                            r"|\d\d?:\d\d(?::\d\d(?:\.\d+)?)?")
@@ -821,7 +835,8 @@ def _layouts(text: str, start: int, end: int) -> Iterator[str | None]:
 # (or a row number's column: "#", "№")
 # (a name may open with a digit before letters: "2FA backup", "3DS")
 # (Hebrew's abbreviations hold a quote or a gershayim inside: ת"ז, ת״ז, מס')
-_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º'\"\u05f3\u05f4]*"
+# (Indic and Thai vowel signs are marks, not word characters: "मोबाइल" holds three)
+_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º'\"\u05f3\u05f4\u0900-\u0dff\u0e00-\u0eff]*"
                           r"|\d[A-Za-z]{2,}[\w .\-/#&()%?°º]*|#|№")
 
 

@@ -140,6 +140,7 @@ _CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
     ((9860, 9860), 4, frozenset({16})),                   # Humo (Uzbekistan)
     ((8600, 8600), 4, frozenset({16})),                   # UzCard
     ((9051, 9051), 4, frozenset({16})),                   # ArCa (Armenia)
+    ((9762, 9762), 4, frozenset({16})),                   # Korti Milli (Tajikistan)
     ((9804, 9804), 4, frozenset({16})),                   # Prostir (Ukraine)
     ((6037, 6037), 4, frozenset({16})),                   # Shetab (Iran)
     ((6104, 6104), 4, frozenset({16})),
@@ -694,6 +695,8 @@ _STANDS_IN_WHOLE = re.compile(r"your[_ -]|<|\\*u003c"  # ("\u003credacted\u003e"
                               # (Ollama's, LM Studio's, vLLM's "EMPTY")
                               # (and LiteLLM's documented master key, "sk-1234")
                               r"|sk-1234$"
+                              # (an OpenAPI example's type where its value goes)
+                              r"|string$"
                               # (a form's blank to fill in: "Answer: ____________")
                               r"|_{3,}$"
                               r"|(?:ollama|lm-studio|empty|not[-_ ]?needed"
@@ -830,6 +833,8 @@ _PROSE_WORDS = frozenset((
     # "key=clear", "Passwort: mindestens 12 Zeichen", Koha's "RequireStrongPassword: Require")
     "regenerate", "clear", "mindestens", "minimum", "require", "enforce", "enforced", "enable",
     "disable", "allow", "deny",
+    # (and in Italian and Spanish: "Requisiti password: almeno 8 caratteri")
+    "almeno", "minimo", "m\u00ednimo",
     # (an Azure SDK setting's way to authenticate: EventHub__Credential=managedidentity)
     "managedidentity", "workloadidentity", "azurecli", "defaultazurecredential"))
 # A Sealed Secret's ciphertext (kind: SealedSecret, encryptedData): made to be committed, and
