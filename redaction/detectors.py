@@ -1905,8 +1905,10 @@ def _national_ids() -> tuple[Detector, ...]:
     _named_id((r"(?-i:RNM|RNE)\b",), ("rnm", "rne"), r"[A-Z]\d{6}-?[0-9A-Z]", _has_digit,
               checksummed=False),
     # (and as a record's key: nhsNumber="159 564 1904")
-    _named_id((r"(?<![a-z])nhs(?![a-z])", r"(?<![a-z])nhs[_-]?(?:number|no|num)\b", r"rhif gig"),
-              ("nhs", "rhif gig"),
+    # (and Northern Ireland's H&C number, its mod-11 check the same: "H&C No:", hc_number)
+    _named_id((r"(?<![a-z])nhs(?![a-z])", r"(?<![a-z])nhs[_-]?(?:number|no|num)\b", r"rhif gig",
+               r"(?<![a-z])h&c\b", _AS_KEY % "hc_number"),
+              ("nhs", "rhif gig", "h&c", "hc_number"),
               r"\d{3}[ -]?\d{3}[ -]?\d{4}", ids.nhs_ok),
     _named_id((r"(?-i:TFN)\b", r"(?<![a-z])tfn[ _-]?(?:no|number)\b", _AS_KEY % "tfn",
                r"tax[ _-]?file[ _-]?number", r"(?<![a-z])tfn[ \t]+is\b"),
@@ -2614,7 +2616,8 @@ def _named_fields() -> tuple[Detector, ...]:
            needles=("red", "RED")),
     _plain("secret_assignment",
            r"(?i)(?<![a-z])clave[ \t]+(?:sol|api|de[ \t]+acceso)\b[ \t]*:?[ \t]*[«\"']?"
-           r"([^\s«»\"',]{6,64})",
+           # (not an e-invoice's access key, Ecuador's 49 digits: a public reference)
+           r"(?!\d{49}(?!\d))([^\s«»\"',]{6,64})",
            v.secret_value_ok, prefilter=r"(?i)clave[ \t]+(?:sol|api|de[ \t]+acceso)",
            needles=("lave", "LAVE")),
     _plain("secret_assignment",
@@ -3896,7 +3899,10 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
 # (not the first half of a German compound: "Passwortrichtlinie für unser 8-Personen-Büro")
 _PASSWORD_WORDS = ("passwort(?![a-zäöüß]{5})|kennwort(?![a-zäöüß]{5})|mot de passe|"
                    "contrase[ñÑn]a|senha|wachtwoord|has[łl]o|"
-                   "[Пп]ароль|パスワード|密码|密碼|비밀번호|패스워드|비번|पासवर्ड|كلمة[ _]المرور|"
+                   "[Пп]ароль|パスワード|密码|密碼|비밀번호|패스워드|비번|पासवर्ड|"
+                   "كلمة[ _](?:المرور|السر)|"
+                   # (Kurdish's "وشەی نهێنی", Oromo's "jecha icciitii")
+                   "\u0648\u0634\u06d5\u06cc \u0646\u0647\u06ce\u0646\u06cc|jecha icciitii|"
                    "[ŞşSs]ifre|"
                    # (a chat's "and pass is X"; a login told as "... is user / X")
                    r"l[öÖ]senord|passord|salasana|heslo|login\b[^\n/]{0,30}? /|"
@@ -3940,7 +3946,7 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "mdp", "MDP", "Mdp", "ww", "WW", "Ww"
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
                      "패스워드",
                      "비번", "पासवर्ड", "كلمة المرور", "كلمة_المرور", "ifre", "ösenord", "assord",
-                     "alasana",
+                     "alasana", "كلمة السر", "\u0648\u0634\u06d5\u06cc", "icciitii",
                      "eslo",
                      "ogin", "assword", "ASSWORD", "laluan", "jelsz", "nenosiri", "κωδικός",
                      "סיסמה", "رمز عبور", "باسورد", "khẩu", "পাসওয়ার্ড", "கடவுச்சொல்", "รหัสผ่าน",
@@ -4021,6 +4027,12 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 r"|(?:e-?sewa|khalti)[ \t]+id|wallet(?=[ \t]*:)"
                 # (Sri Lankan Tamil's "number", இலக்கம்)
                 "|\u0b87\u0bb2\u0b95\u0bcd\u0b95\u0bae\u0bcd"
+                # (Somali's number, "Lambarkaygu waa", Oromo's phone, "bilbilaa", Kurmanji's
+                # number, "jimara", Sorani's mobile and number, Arabic's line, "رقم الخط")
+                r"|lambar(?:ka\w*|kay\w*)?(?![a-z])(?![ \t]+waya)|bilbil\w*|jimar[ae]"
+                "|\u0645\u06c6\u0628\u0627\u06cc\u0644"
+                "|\u0698\u0645\u0627\u0631\u06d5(?=[ \t]?:?[ \t]?[0+\u06f0\u0660])"
+                "|\u0631\u0642\u0645 \u0627\u0644\u062e\u0637"
                 # (Slovak's "Telefón", Croatian's phone's number, "SIM broj", "s broja" (not
                 # a document's, "Broj dokumenta"), Slovenian's, "številka",
                 # Hungarian's phone number, "hívószám")
@@ -4132,7 +4144,9 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                  "ufe mich", "ufe uns", "ufen mich", "ufen uns", "ufen Sie", "ufen sie",
                  "equi", "EQUI", "aviplata", "AVIPLATA", "al 3", "umaray", "gsm", "GSM", "Gsm",
                   "igne", "IGNE", "depuis", "fijo", "FIJO", "Fijo", "amar", "Amar", "aller",
-                  "broj", "Broj", "BROJ", "allet", "ALLET", "sewa", "SEWA", "halti", "HALTI",
+                  "broj", "Broj", "BROJ", "allet", "ALLET", "ambar", "AMBAR", "ilbil", "imar",
+                  "\u0645\u06c6\u0628\u0627\u06cc\u0644", "\u0698\u0645\u0627\u0631\u06d5",
+                  "\u0631\u0642\u0645 \u0627\u0644\u062e\u0637", "sewa", "SEWA", "halti", "HALTI",
                   "\u0b87\u0bb2\u0b95\u0bcd\u0b95\u0bae\u0bcd", "tevilk", "TEVILK",
                   "v\u00f3sz\u00e1m", "voszam",
                   "V\u00d3SZ\u00c1M")
@@ -4145,6 +4159,9 @@ _CALL_AFTER_PREFILTER = r"\d{2}[ .-]?\d[^\r\n]{0,40}(?:aa|llam[ae]me)"
 # Words for a one-time code. Matched folding ASCII case only ((?ai)).
 _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+(?:by|via|in)[ \t]+"
               r"(?:sms|text|whatsapp|e-?mail))|"  # ("I just got the code 071319 by SMS")
+              # ("a text with code 851774 that I didn't ask for")
+              r"code(?=[ \t]+\d{6}[ \t]+(?:that|which)[ \t]+i[ \t]+(?:didn'?t|did[ \t]+not|never)"
+              r"[ \t]+(?:ask|request))|"
               # (Spanish's and Portuguese's "me llegó el código 771273", "recebi o código")
               r"(?:lleg[óo]|recib[íi]|recebi|chegou)[ \t]+(?:el|o|un|um)[ \t]+c[óo]digo|"
               # (and "me ha llegado el 695967"; an SMS's "use o codigo 504529 para confirmar")
@@ -4196,6 +4213,8 @@ _COMPANY_CODES = ("\u0404\u0414\u0420\u041f\u041e\u0423|\u0415\u0414\u0420\u041f
                   # (Ukrainian's income classification code, a bank's code)
                   "|\u043a\u043b\u0430\u0441\u0438\u0444\u0456\u043a\u0430\u0446\u0456\u0457"
                   "|\u0431\u0430\u043d\u043a\u0443"
+                  # (a payment system's service code, ЕРИП's "Код услуги")
+                  "|\u0443\u0441\u043b\u0443\u0433\u0438"
                   # (and a card payment's approval code on a receipt, "Код авторизации")
                   "|\u0430\u0432\u0442\u043e\u0440\u0438\u0437\u0430\u0446\u0438\u0438")
 # What every match holds, ASCII letters lowered, at most five characters in.
@@ -4212,6 +4231,8 @@ _OTP_STARTS = ("verif", "secur", "login", "one t", "one-t", "2fa", "otp", "acces
 # (a one-time password, a verification code) and Japanese (a one-time password).
 _OTP_PHRASES_OF_SCRIPTS = (
     "\u06a9\u062f \u0648\u0631\u0648\u062f", "\u06a9\u062f \u062a\u0627\u06cc\u06cc\u062f",
+    # (and in Sorani Kurdish, "کۆدی پشتڕاستکردنەوە")
+    "\u06a9\u06c6\u062f\u06cc \u067e\u0634\u062a",
     # (and in Dari, "کود تایید")
     "\u06a9\u0648\u062f \u062a\u0627\u06cc\u06cc\u062f",
     "\u06a9\u062f \u062a\u0623\u06cc\u06cc\u062f",
@@ -4233,6 +4254,7 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "패스워드", "비번",
                     "पासवर्ड",
                     "كلمة المرور", "كلمة_المرور", "ifre", "senord", "assord", "alasana", "eslo",
+                    "كلمة السر", "\u0648\u0634\u06d5\u06cc", "jecha icciitii",
                     "ogin",
                     "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
                     "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
@@ -4272,7 +4294,9 @@ _PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mob
                  "ruckruf", "fax", "ruf", "nequi", "davip", "al 3", "numara", "gsm", "ligne",
                  "appelé", "appele", "fijo", "amar ", "caller ", "sim ", "s broj", "sa broj",
                  "novi ", "\u0161tevilk",
-                 "al n", "wallet", "esewa", "e-sewa", "khalti",
+                 "al n", "wallet", "esewa", "e-sewa", "khalti", "lambar", "bilbil", "jimar",
+                 "\u0645\u06c6\u0628\u0627\u06cc\u0644", "\u0698\u0645\u0627\u0631\u06d5",
+                 "\u0631\u0642\u0645 \u0627\u0644\u062e\u0637",
                  "\u0b87\u0bb2\u0b95\u0bcd\u0b95\u0bae\u0bcd",
                  "stevilk", "h\u00edv\u00f3", "hivo",
                  "\u05d8\u05dc\u05e4\u05d5\u05df", "\u05e0\u05d9\u05d9\u05d3",
@@ -4285,7 +4309,7 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
                        r"|tlm|lla|zad|ric|chi|cal|tex|sim|nat|hp[ \t:]|dih|hub|alt|tlf|fon|s[ad]t"
                        r"|mer|apn|is[ \t]|ruf|r[ua]c|nam|lai|lam|wro|den|no[_ h]|[ab]_p|m[oa]j"
                        r"|ber|rec|dzw|vib|reg|bel|tfn|fax|neq|dav|gsm|fij|ama|bro|wal|ese|e-s"
-                       r"|kha",
+                       r"|kha|bil|jim",
                        3),
                       # (Portuguese's "para o número", "ao número", "nesse número": whole, not
                       # every word that opens with "par")
@@ -4314,7 +4338,8 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "Мой номер", "мой номер", "Мій номер", "мій номер",
     "\u0631\u0642\u0645\u064a", "\u1235\u120d\u12ad", "\u81f4\u7535", "\u81f4\u96fb",
     "\u0540\u0565\u057c", "\u09a8\u09ae\u09cd\u09ac\u09b0",
-    "\u0b87\u0bb2\u0b95\u0bcd\u0b95\u0bae\u0bcd",
+    "\u0b87\u0bb2\u0b95\u0bcd\u0b95\u0bae\u0bcd", "\u0645\u06c6\u0628\u0627\u06cc\u0644",
+    "\u0698\u0645\u0627\u0631\u06d5", "\u0631\u0642\u0645 \u0627\u0644\u062e\u0637",
     "\u09a8\u09be\u09ae\u09cd\u09ac\u09be\u09b0")
 
 
@@ -4416,7 +4441,7 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|contacte[rz]|l[ai]n
                     r"|emergenz|fax|contact[^\r\n]{0,12}:|ruf(?:e|en)?[ \t]+(?:mich|uns)"
                     r"|nequi|daviplata|al[ \t]+3[0-5][0-9]|numaray"
                     r"|rufen[ \t]+sie|gsm|ligne|fijo|contactar|(?:amar|caller) number"
-                    r"|broj|[sa]tevilk|h[ia]v[oa]sz[aa]m|wallet|e-?sewa|khalti")
+                    r"|broj|[sa]tevilk|h[ia]v[oa]sz[aa]m|wallet|e-?sewa|khalti|lambar|bilbil|jimar")
 # (CJK's full stop and marks end a value too: "密码：Sunflower@435。谢谢！")
 _TOLD_STOP = (r"\s«»„“”\"'「」『』，,、；;：؛)）！？\u3000-\u303f\u3040-\u30ff\u3400-\u9fff"
               r"\uac00-\ud7af")
@@ -9491,15 +9516,17 @@ def _detectors_second() -> tuple[Detector, ...]:
        joined=_joined_digits(10, "0"),
        joined_prefilter=r"0[ _-]?\(\d{3}\)[ _-]?\d{3}[ _-]\d{2}[ _-]\d{2}"
                         r"|0\d{1,4}\(\d{1,4}\)\d{4}|\(0\d{1,5}\)[ _-]?\d{2}"),
-    # A Russian mobile number with its trunk 8, as Russia writes it: "8 (922) 073-81-52".
-    _d("phone", r"(?<![\w+(-])8[ -]?\(9\d{2}\)[ -]?\d{3}-\d{2}-\d{2}(?![\w-])",
-       prefilter=r"8[ -]?\(9\d{2}\)[ -]?\d{3}-\d{2}-\d{2}", needles=("(",), digits=True,
+    # A Russian mobile number with its trunk 8, as Russia writes it: "8 (922) 073-81-52" (or
+    # its groups spaced: the joined reading reads them so).
+    _d("phone", r"(?<![\w+(-])8[ -]?\(9\d{2}\)[ -]?\d{3}[ -]\d{2}[ -]\d{2}(?![\w-])",
+       prefilter=r"8[ -]?\(9\d{2}\)[ -]?\d{3}[ -]\d{2}[ -]\d{2}", needles=("(",), digits=True,
        start=_at_literal(("8",)), joined=_joined_digits(11),
-       joined_prefilter=r"8[ _-]?\(9\d{2}\)[ _-]?\d{3}[_-]\d{2}[_-]\d{2}"),
-    # A Brazilian mobile number as Brazil writes it: "(21) 92408-6939".
-    _d("phone", r"(?<![\w(])\(\d{2}\) ?9\d{4}-\d{4}(?![\w-])", prefilter=r"\(\d{2}\) ?9\d{4}-\d{4}",
+       joined_prefilter=r"8[ _-]?\(9\d{2}\)[ _-]?\d{3}[ _-]\d{2}[ _-]\d{2}"),
+    # A Brazilian mobile number as Brazil writes it: "(21) 92408-6939" (or "(21) 92408 6939").
+    _d("phone", r"(?<![\w(])\(\d{2}\) ?9\d{4}[ -]\d{4}(?![\w-])",
+       prefilter=r"\(\d{2}\) ?9\d{4}[ -]\d{4}",
        needles=("(",), digits=True, start=_at_literal(("(",)), joined=_nothing_joined,
-       joined_prefilter=r"\(\d{2}\) ?9\d{4}[_-]\d{4}"),
+       joined_prefilter=r"\(\d{2}\)[ _-]?9\d{4}[ _-]\d{4}"),
     # A WhatsApp link's number (https://wa.me/447700912345).
     _d("phone", r"(?i)(?<![\w.-])wa\.me/(\d{8,15})(?![\d])", prefilter=r"(?i)wa\.me/\d{8}",
        group=1, needles=("wa.me/",), start=_at_literal(("wa.me/",), fold=True),
@@ -10120,7 +10147,9 @@ def _detectors_second() -> tuple[Detector, ...]:
     # (nor a parcel's tracking number, DHL's 00 and ten digits: after a word for one, or with
     # its carrier after it, "006987681586,DHL")
     # (nor a product's GTIN as a device's UDI or a barcode names it)
+    # (nor an invoice's number, establishment, point and sequence: "Factura: 001-741-7931236")
     _d("phone", r"(?=0)(?!\d{5}[ -]\d{5}[ -]\d{5})(?!00\d{2,3}([ -])\d{3,4}\1\d{1,2}(?![\d-]))"
+       r"(?!0\d{2}([ _-])\d{3}\2\d{7,9}(?![\d_-]))"
        r"(?<!UDI-DI )(?<!UDI )(?<!GTIN )(?<!GTIN: )(?<!barcode=)(?<!barcode: )(?<!EAN )"
        # (a GTIN as JSON's key holds it: "gtin": "0029812983844")
        r'(?<!gtin": ")(?<!gtin":")'
@@ -11186,11 +11215,14 @@ def _central_asia_and_europe() -> tuple[Detector, ...]:
         # ("паспорт гражданина РТ № 400246265", "Рақами шиносномаи: 400246265"), Uzbekistan's
         # series and seven ("Паспорт серияси ва рақами: AC 3255169").
         _d("national_id",
-           "(?:[\u041f\u043f]\u0430\u0441\u043f\u043e\u0440\u0442|\u0448\u0438\u043d\u043e\u0441"
+           # (and Belarusian's, "пашпарт")
+           "(?:[\u041f\u043f]\u0430(?:\u0441\u043f\u043e|\u0448\u043f\u0430)\u0440\u0442"
+           "|\u0448\u0438\u043d\u043e\u0441"
            "\u043d\u043e\u043c\\w*)[^\n\\d]{0,40}?(?<![\\w-])(\\d{9}|[A-Z]{2} ?\\d{7})(?![\\w-])",
            v.not_counting_run,
            prefilter=r"aaaaaa[^\r\n0-9]{0,40}(?:[0-9]{9}|[A-Z]{2} ?[0-9]{7})", group=1,
-           needles=("\u0430\u0441\u043f\u043e\u0440\u0442", "\u0448\u0438\u043d\u043e\u0441")),
+           needles=("\u0430\u0441\u043f\u043e\u0440\u0442", "\u0448\u0438\u043d\u043e\u0441",
+                    "\u0430\u0448\u043f\u0430\u0440\u0442")),
         # One-time codes told before their words (Kyrgyz "3872 - бир жолку код", Russian
         # "300726 — код для подтверждения"), a JSON-RPC
         # call's "code" beside its card's token (Payme's cards.verify), Persian's "رمز:" with
@@ -11229,7 +11261,7 @@ def _central_asia_and_europe() -> tuple[Detector, ...]:
         _named_id((r"personal[ \t]+(?-i:PAN)\b",), ("personal",), r"[1-6]\d{8}",
                   v.not_counting_run, checksummed=False),
         _named_id((r"(?<![a-z])e-?tin\b", r"(?<![a-z])(?-i:TIN)\b"), ("e-tin", "etin", "tin"),
-                  r"\d{12}",
+                  r"\d{10}|\d{12}",
                   v.not_counting_run, checksummed=False),
         # Nepal's citizenship certificate (its number and the year it was issued, or district,
         # year, ward and serial; in Devanagari's digits too) after its name in Nepali or
@@ -11295,9 +11327,155 @@ def _central_asia_and_europe() -> tuple[Detector, ...]:
     )
 
 
+def _americas_and_the_east() -> tuple[Detector, ...]:
+    """The shapes of the DX to EK round: the Andes and the southern cone; Central America and
+    the Caribbean; the Levant and Iraq; the Horn of Africa and Sudan; Russia and Belarus;
+    Ireland and the UK's nations."""
+    return (
+        # Central America's and the Caribbean's ids after their names: El Salvador's DUI (its
+        # check), Jamaica's TRN, Guatemala's DPI (CUI) and NIT (its check), Honduras's DNI (13
+        # digits), Haiti's NIF, Costa Rica's identification (nine digits) and DIMEX, Cuba's
+        # CI as a JSON key.
+        _named_id((r"(?-i:DUI)\b", _AS_KEY % "dui"), ("dui",), r"\d{8}-\d", ids.dui_ok),
+        _named_id((r"(?-i:TRN)\b", r"(?<![a-z])trn\b"), ("trn",), r"\d{3}[ -]?\d{3}[ -]?\d{3}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:DPI|CUI)\b",), ("dpi", "cui"), r"\d{4} ?\d{5} ?\d{4}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:NIT)\b",), ("nit",), r"\d{5,8}-?[0-9K]", ids.gt_nit_ok),
+        _named_id((r"(?-i:DNI)\b",), ("dni",), r"\d{4}[ -]\d{4}[ -]\d{5}|\d{4} \d{4} \d{5}"
+                  r"|[01]\d{12}", v.not_counting_run, checksummed=False,
+                  shape=r"[0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{5}"),
+        _named_id((r"(?-i:NIF)\b",), ("nif",), r"\d{3}-\d{3}-\d{3}-\d", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"identificaci[óo]n",), ("identificaci",), r"[1-9]\d{8}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:DIMEX)\b",), ("dimex",), r"\d{11,12}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((_AS_KEY % "ci",), ("ci",), r"\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{5}",
+                  v.not_counting_run, checksummed=False),
+        # ... and in their own shapes anywhere: Nicaragua's cédula (3-6-4 and a letter, its
+        # birth date inside), Haiti's CIN (2-2-2-4-2-5), Venezuela's cédula with its dots.
+        _d("national_id", r"(?<![\w-])(\d{3}-\d{6}-\d{4}[A-Z])(?![\w-])", ids.ni_cedula_ok,
+           prefilter=r"[0-9]{3}-[0-9]{6}-[0-9]{4}[A-Z]", group=1, digits=True, needles=("-",)),
+        _named_id((r"c[ée]dula(?:_ni)?",), ("c",), r"\d{13}[A-Z]", ids.ni_cedula_ok),
+        _d("national_id", r"(?<![\w-])(\d{2}-\d{2}-\d{2}-\d{4}-\d{2}-\d{5})(?![\w-])",
+           prefilter=r"[0-9]{2}-[0-9]{2}-[0-9]{2}-[0-9]{4}-[0-9]{2}-[0-9]{5}", group=1,
+           digits=True, needles=("-",)),
+        _d("national_id", r"(?<![\w-])([VE]-\d{1,2}\.\d{3}\.\d{3})(?![\w-])",
+           prefilter=r"[VE]-[0-9]{1,2}\.[0-9]{3}\.[0-9]{3}", group=1, digits=True,
+           needles=("V-", "E-")),
+        # Venezuela's cédula, Ecuador's cédula and RUC (their checks), Paraguay's RUC of a
+        # person (its check) after their names.
+        _named_id((r"c[ée]dula", r"(?-i:C\.?I)\b\.?", r"nro\.?", r"doc_?(?:number|num|nro)?"),
+                  ("c", "ci", "nro", "doc"), r"[VE]-? ?\d{6,8}|[VE]-? ?\d{1,2}\.\d{3}\.\d{3}",
+                  _has_digit, checksummed=False, shape=r"[VE]"),
+        # Bolivia's CI right after its name ("CI 12755396", "Tipo doc.: CI  Nro.: 2167131"),
+        # Paraguay's with its dots after "Doc. nacional".
+        _d("national_id",
+           r"(?<![\w.])(?-i:C\.?I)\.?[ \t]*(?:(?:N[°º]|Nro)\.?[ \t]*)?:?[ \t]*(\d{6,8})"
+           r"(?![\d.,/-])",
+           v.not_counting_run, prefilter=r"C\.?I\.?[^\r\n0-9]{0,10}[0-9]{6}", group=1,
+           needles=("CI", "C.I"), digits=True),
+        _named_id((r"doc\.?[ \t]*nacional",), ("doc",), r"\d{1,2}\.\d{3}\.\d{3}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"c[ée]dula", r"(?-i:C\.?I)\b\.?", r"documento",
+                   _AS_KEY % "doc(?:_?(?:number|num|nro))?", r"(?-i:RUC)\b"),
+                  ("c", "ci", "documento", "doc", "ruc"), r"\d{10}",
+                  ids.ec_cedula_ok),
+        _named_id((r"(?-i:RUC)\b",), ("ruc",), r"\d{13}", ids.ec_ruc_ok),
+        _named_id((r"(?-i:RUC)\b",), ("ruc",), r"\d{5,8}-\d", ids.py_ruc_ok),
+        # One-time codes and PINs: a wallet's temporary PIN ("PIN temporal 0739"), a code
+        # before "para" ("código 330509 para activar"), Haitian Creole's ("Kòd verifikasyon ou
+        # se 713369"), an OTP service's "code=" on its line, Tatar's ("Алу коды: 93773").
+        *_each("secret_assignment",
+               (r"(?i)pin[ \t]+temporal[ \t]*:?[ \t]*(\d{4,8})(?!\d)",
+                r"(?i)c[óo]digo[ \t]+(\d{4,8})[ \t]+para[ \t]",
+                "(?i)k[\u00f2o]d(?:[ \t]+verifikasyon)?[ \t]+(?:ou[ \t]+)?(?:se|la)[ \t]*:?"
+                r"[ \t]*(\d{4,8})(?!\d)",
+                # (sent: not a verification's failure, "otp.verify failed code=4003")
+                r"(?i)(?<![a-z])sent[ \t]+otp(?![a-z])[^\n]{0,80}?(?<![\w.])code=(\d{4,8})(?!\d)",
+                "(?i)\u043a\u043e\u0434\u044b[ \t]*:[ \t]*(\\d{4,8})(?!\\d)"),
+               v.not_counting_run,
+               prefilter=r"(?i)pin[ \t]+temporal|c.digo[ \t]+[0-9]{4}[0-9]*[ \t]+para"
+                         r"|k.d[^\r\n]{0,20}[0-9]{4}|sent[ \t]+otp[^\r\n]{0,90}code=[0-9]{4}"
+                         r"|aaaa[ \t]*:[ \t]*[0-9]{4}",
+               gate=r"(?i:temporal|digo|k\u00f2d|kod|otp|\u043a\u043e\u0434\u044b)",
+               digits=True),
+        # A password whose word stands in brackets after another language's ("Furaha sirta ah
+        # (password): X").
+        _d("secret_assignment",
+           r"(?i)\((?:password|passwort|contrase[ñn]a|mot de passe|senha|wachtwoord)\)"
+           r"[ \t]*:[ \t]*([^\s\"'<>]{4,64})", v.secret_value_ok,
+           prefilter=r"(?i)\((?:password|passwort|contrase.a|mot de passe|senha|wachtwoord)\)"
+                     r"[ \t]*:", group=1, needles=("(", )),
+        # A router's CLI listing its Wi-Fi key after a dotted leader ("Passphrase ......
+        # mofongo_Tortuga3").
+        _d("secret_assignment",
+           r"(?i)(?<![\w])(?:passphrase|pre-?shared[ \t]+key|psk|wpa[ \t]+key)[ \t]*\.{3,}[ \t]*"
+           r"(\S{8,63})", v.secret_value_ok,
+           prefilter=r"(?i)(?:passphrase|shared[ \t]+key|psk|wpa[ \t]+key)[ \t]*\.\.\.",
+           group=1, gate=r"(?i:passphrase|key|psk)"),
+        # A security question's answer in Spanish ("pregunta de seguridad (...): respondió
+        # \"La Ceiba\"") and Russian ("Контрольный вопрос: ...\nОтвет: Шарик").
+        *_each("secret_assignment",
+               ("(?i)pregunta[ \t]+de[ \t]+seguridad[^\n\"\u201c]{0,80}?respondi[\u00f3o]"
+                "[ \t]*:?[ \t]*[\"\u201c\u00ab]([^\"\u201d\u00bb\n]{2,40})[\"\u201d\u00bb]",
+                "(?i)\u043a\u043e\u043d\u0442\u0440\u043e\u043b\u044c\u043d\\w*[ \t]+"
+                "\u0432\u043e\u043f\u0440\u043e\u0441[^\n]{0,80}\n[ \t]*\u041e\u0442\u0432"
+                "\u0435\u0442[ \t]*:[ \t]*([^\n]{2,40}?)[ \t]*(?=\n|$)"),
+               _not_stand_in,
+               prefilter=r"(?i)pregunta[ \t]+de[ \t]+seguridad|aaaaaaaaaaa[ \t]+aaaaaa",
+               needles=("seguridad", "SEGURIDAD", "\u043e\u043f\u0440\u043e\u0441")),
+        # Russia's passport as a bank's JSON keeps it (a PASSPORT document's series_number),
+        # a residence permit's series and number ("Вид на жительство: 83 1212746").
+        _d("national_id",
+           r"PASSPORT\w*\\?\"\s*,\s*\\?\"(?:series_number|number|series)\\?\"\s*:\s*\\?\""
+           r"(\d{4} ?\d{6})\\?\"", prefilter=r"PASSPORT[A-Za-z_]*\\?\"\s*,", group=1,
+           needles=("PASSPORT",)),
+        # The Levant's, Iraq's, Sudan's and Somalia's ids after their names (Arabic-Indic
+        # digits are read as ASCII ones by the view of other scripts' digits): Iraq's unified
+        # card, Kurdish's national card, Lebanon's identity card, Iraq's civil status id,
+        # Syria's and Sudan's national number, a Palestinian's "هويتي", a JSON's national_no,
+        # Somalia's NIRA number; UNHCR's registration numbers and Ethiopia's CBHI membership in
+        # their own shapes.
+        _named_id(("\u0631\u0642\u0645 \u0627\u0644\u0628\u0637\u0627\u0642\u0629 "
+                   "\u0627\u0644\u0645\u0648\u062d\u062f\u0629",
+                   "\u06a9\u0627\u0631\u062a\u06cc \u0646\u06cc\u0634\u062a\u0645\u0627"
+                   "\u0646\u06cc",
+                   "\u0631\u0642\u0645 \u0628\u0637\u0627\u0642\u0629 \u0627\u0644\u0647"
+                   "\u0648\u064a\u0629",
+                   "\u0647\u0648\u064a\u0629 \u0627\u0644\u0623\u062d\u0648\u0627\u0644",
+                   # (not an establishment's, "الرقم الوطني للمنشأة")
+                   "\u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0648\u0637\u0646\u064a"
+                   "(?! \u0644\u0644\u0645\u0646\u0634\u0623)",
+                   "\u0647\u0648\u064a\u062a\u064a", _AS_KEY % "national_no",
+                   r"(?-i:NIRA)\b", r"hawiye"),
+                  ("\u0631\u0642\u0645", "\u06a9\u0627\u0631\u062a\u06cc", "\u0647\u0648\u064a",
+                   "\u0627\u0644\u0631\u0642\u0645", "national_no", "nira", "hawiye"),
+                  r"\d{7,12}", v.not_counting_run, checksummed=False, shape=r"[0-9]{7}"),
+        _d("national_id", r"(?<![\w-])([A-Z0-9]{3}-\d{2}C\d{5,6})(?![\w-])",
+           prefilter=r"[A-Z0-9]{3}-[0-9]{2}C[0-9]{5}", group=1, digits=True, needles=("C",)),
+        _d("national_id", r"(?<![\w/])(CBHI/[A-Z]{2}/\d{2}/\d{5,7})(?![\w/])",
+           prefilter=r"CBHI/[A-Z]{2}/[0-9]{2}/[0-9]{5}", group=1, needles=("CBHI/",)),
+        # Passports by their Somali, Tigrinya, Arabic and Urdu names ("Baasaboor No.:",
+        # "ፓስፖርተይ ቁጽሪ", "رقم الجواز", "پاسپورٹ نمبر").
+        _named_id((r"baasaboor", "\u1353\u1235\u1356\u122d", "\u0627\u0644\u062c\u0648"
+                   "\u0627\u0632", "\u062c\u0648\u0627\u0632 \u0627\u0644\u0633\u0641\u0631",
+                   "\u067e\u0627\u0633\u067e\u0648\u0631\u0679"),
+                  ("baasaboor", "\u1353\u1235", "\u0627\u0644\u062c\u0648", "\u062c\u0648",
+                   "\u067e\u0627\u0633"),
+                  r"[A-Z]{1,2}\d{7,9}", _has_digit, checksummed=False,
+                  gap=_PASSPORT_GAP),
+        _named_id(("[\u0412\u0432]\u0438\u0434[ \t]+\u043d\u0430[ \t]+"
+                   "\u0436\u0438\u0442\u0435\u043b\u044c\u0441\u0442\u0432\u043e",),
+                  ("\u0432\u0438\u0434",),
+                  r"\d{2} ?\d{7}", v.not_counting_run, checksummed=False),
+    )
+
+
 DETECTORS: tuple[Detector, ...] = (*_detectors_first(), *_detectors_second(),
                                    *_detectors_third(), *_carriers_and_home_labs(),
-                                   *_central_asia_and_europe())
+                                   *_central_asia_and_europe(), *_americas_and_the_east())
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
 #: Kinds a policy must name to run: addresses of private networks fill operations text (pods,

@@ -1134,6 +1134,63 @@ def cnic_ok(candidate: str) -> bool:
     return len(n) == 13 and n[0] in "1234567" and n[12] != "0" and len(set(n)) > 2
 
 
+def dui_ok(candidate: str) -> bool:
+    """El Salvador's DUI: eight digits, then a check digit over them weighted 9 to 2 (the
+    sum's complement to ten)."""
+    n = _numerals(candidate)
+    return (len(n) == 9 and len(set(n)) > 2
+            and (10 - _weighted(n, (9, 8, 7, 6, 5, 4, 3, 2)) % 10) % 10 == int(n[8]))
+
+
+def ec_cedula_ok(candidate: str) -> bool:
+    """Ecuador's cédula: a province (01 to 24, or 30), a third digit below 6, and a check
+    digit over nine weighted 2, 1 (products past 9 less 9; the sum's complement to ten)."""
+    n = _numerals(candidate)
+    if len(n) != 10 or not (1 <= int(n[:2]) <= 24 or n[:2] == "30") or n[2] > "5":
+        return False
+    total = sum(d - 9 if d > 9 else d
+                for d in (int(ch) * (2 - i % 2) for i, ch in enumerate(n[:9])))
+    return (10 - total % 10) % 10 == int(n[9])
+
+
+def ec_ruc_ok(candidate: str) -> bool:
+    """Ecuador's RUC of a person: the holder's cédula and 001."""
+    n = _numerals(candidate)
+    return len(n) == 13 and n.endswith("001") and ec_cedula_ok(n[:10])
+
+
+def py_ruc_ok(candidate: str) -> bool:
+    """Paraguay's RUC of a person (below 80 million: a company's from there), "-", a check
+    digit by 11 over the number weighted 2, 3, 4 ... from the right."""
+    number, _, check = candidate.replace(".", "").partition("-")
+    if not (number.isdigit() and check.isdigit() and len(check) == 1 and 5 <= len(number) <= 8
+            and int(number) < 80_000_000):
+        return False
+    rest = sum(int(d) * k for k, d in enumerate(reversed(number), 2)) % 11
+    return (11 - rest if rest > 1 else 0) == int(check)
+
+
+def gt_nit_ok(candidate: str) -> bool:
+    """Guatemala's NIT: digits, then a check by 11 over them weighted from their count plus one
+    down to 2 (10 written K)."""
+    text = candidate.replace("-", "").upper()
+    number, check = text[:-1], text[-1]
+    if not (number.isdigit() and 5 <= len(number) <= 12) or len(set(number)) < 3:
+        return False
+    total = sum(int(d) * (len(number) + 1 - i) for i, d in enumerate(number))
+    value = (11 - total % 11) % 11
+    return check == ("K" if value == 10 else str(value))
+
+
+def ni_cedula_ok(candidate: str) -> bool:
+    """Nicaragua's cédula: a municipality's three digits, the birth date (DDMMYY), four digits
+    and a letter (3-6-4 and the letter, as the card prints it, or run together)."""
+    text = candidate.replace("-", "").upper()
+    if len(text) != 14 or not text[:13].isdigit() or not text[13].isalpha():
+        return False
+    return _valid_day(int(text[5:7]), int(text[3:5]))
+
+
 def cnic_named_ok(candidate: str) -> bool:
     """A CNIC after its name: as :func:`cnic_ok`, its last digit any (the name tells it)."""
     n = _numerals(candidate)
@@ -1390,7 +1447,7 @@ _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {
 _SHAPE_CHECKS: tuple[Callable[[str], bool], ...] = (
     dni_ok, codice_fiscale_ok, cn_resident_id_ok, rut_ok, nino_ok, pan_ok, passport_ok, curp_ok,
     hetu_ok, nric_ok, hkid_ok, pps_ok, tw_id_ok, lk_nic_ok, de_rvnr_ok, ph_tin_ok, kra_pin_ok,
-    nhi_ok, kvnr_ok, nir_ok, de_id_card_ok)
+    nhi_ok, kvnr_ok, nir_ok, de_id_card_ok, ni_cedula_ok)
 
 
 def any_id_ok(candidate: str) -> bool:

@@ -311,7 +311,8 @@ _TLDS = ("com|org|net|edu|gov|io|ai|co|uk|us|ca|de|fr|es|it|nl|pl|pt|br|mx|ar|cl
 _SPOKEN_EMAIL = re.compile(
     rf"(?i)(?<![\w@.])(?P<local>{_PART}(?:{_JOIN}{_PART}){{0,8}})(?P<at>{_AT})"
     rf"(?P<domain>{_PART}(?:(?:{_DOT}|{_DASH}){_PART}){{0,6}}{_DOT}(?:{_TLDS}|[a-z]{{2}}))"
-    rf"(?![\w@])")
+    # (not a site's page: "Manage at royalmail.com/track")
+    rf"(?![\w@/])")
 _MAIL_CUES = re.compile(r"(?i)e-?mail|\bmail|correo|courriel|adress|address|indirizzo|"
                         r"endereço|endereco|adres|skrzynk|inbox|write to|contact")
 _PROVIDERS = frozenset({"gmail", "googlemail", "yahoo", "hotmail", "outlook", "live", "msn",

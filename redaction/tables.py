@@ -55,7 +55,7 @@ _GATE = re.compile(
     r"|tax.?file|เลขประจำตัว|บัตรประชาชน|תעודת|ת\.ז|imei|imsi|iccid|meid|cvv|cvc|cvn|pr[üu]e?f(?:nummer|ziffer)"
     r"|инн|снилс|рнокпп|іпн|иин|жсн|егн|snils|rnokpp|pinfl|jmbg|oib|dav[čc]na|em[šs]o|taj"
     "|\u092e\u094b\u092c\u093e\u0907\u0932|\u09ae\u09cb\u09ac\u09be\u0987\u09b2"
-    "|\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e|citizenship"
+    "|\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e|citizenship|trn|dpi|dui"
     r"|pin|app.?key|nwk.?key|network.?key|master.?key|private.?key|install.?code"
     # (South Asia's, the Gulf's, South-East Asia's, the DACH countries' and the Nordics' ids)
     r"|cnic|nic|sss|tin|qid|svnr|vsnr|pnr|kennital|matricule|ahv|abha|npwp|perid|idnr|sv.?nr"
@@ -88,7 +88,8 @@ _GATE = re.compile(
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "mobiel", "davčna", "davcna", "emšo", "emso", "taj",
                "\u092e\u094b\u092c\u093e\u0907\u0932", "\u09ae\u09cb\u09ac\u09be\u0987\u09b2",
-               "\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e", "citizenship",
+               "\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e", "citizenship", "trn", "dpi",
+               "dui",
                "cell",
                "fax", "msisdn", "handy", "gsm", "whatsapp", "celular", "móvil", "movil", "ssn",
                "social", "contrase", "senha", "hasło", "haslo", "wachtwoord", "lösenord",
@@ -390,7 +391,10 @@ _UNCHECKED_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos", "ndis", "ndisnum
                                        # (Nepal's citizenship certificate, in Nepali and
                                        # English)
                                        "\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e",
-                                       "citizenship"))
+                                       "citizenship",
+                                       # (Jamaica's TRN, Guatemala's DPI, El Salvador's DUI,
+                                       # Bolivia's CI, as payroll sheets head them)
+                                       "trn", "dpi", "dui", "ci"))
 _UNCHECKED_DOCUMENT_PAIRS = (("seaman", "book"), ("seamans", "book"), ("seamen", "book"),
                              ("cdc", "no"), ("cdc", "number"))
 
@@ -404,8 +408,11 @@ def _names_an_unchecked_document(tokens: list[str]) -> bool:
 # five digits and more.
 _AZ_FIN_CELL = re.compile(r"(?=[A-Z]*\d)(?=\d*[A-Z])[0-9A-Z]{7}")
 # (or Nepal's citizenship number: a serial and the year, or district, year, ward, serial)
-_DOCUMENT_CELL = re.compile(r"(?:[A-Z]{1,4}[ -]?)?\d{5,12}[A-Z]?|\d{1,6}/\d{4}"
-                            r"|\d{2}-\d{2}-\d{2}-\d{5}")
+# (and Jamaica's TRN in threes, Guatemala's DPI in its groups, El Salvador's DUI and its
+# check digit)
+_DOCUMENT_CELL = re.compile(r"(?:[A-Z]{1,4}[ -]?)?\d{5,13}[A-Z]?|\d{1,6}/\d{4}"
+                            r"|\d{2}-\d{2}-\d{2}-\d{5}|\d{3}[ -]\d{3}[ -]\d{3}|\d{4} \d{5} \d{4}"
+                            r"|\d{8}-\d")
 _PHONE_CELL = re.compile(r"\+?\(?\d[\d \t().\-/]*\d")
 _DATE_OR_TIME = re.compile(r"\d{4}[-./]\d\d[-./]\d\d.*|\d\d?[-./]\d\d?[-./]\d{2,4}"
                            r"|\d\d?:\d\d(?::\d\d(?:\.\d+)?)?")
@@ -836,7 +843,8 @@ def _layouts(text: str, start: int, end: int) -> Iterator[str | None]:
 # (a name may open with a digit before letters: "2FA backup", "3DS")
 # (Hebrew's abbreviations hold a quote or a gershayim inside: ת"ז, ת״ז, מס')
 # (Indic and Thai vowel signs are marks, not word characters: "मोबाइल" holds three)
-_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º'\"\u05f3\u05f4\u0900-\u0dff\u0e00-\u0eff]*"
+# (and a number sign after a word, "Таб.№")
+_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º№'\"\u05f3\u05f4\u0900-\u0dff\u0e00-\u0eff]*"
                           r"|\d[A-Za-z]{2,}[\w .\-/#&()%?°º]*|#|№")
 
 
