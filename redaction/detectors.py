@@ -1380,13 +1380,15 @@ def _national_ids() -> tuple[Detector, ...]:
     _named_id((r"(?<![a-z])cmnd\b",), ("cmnd",), r"\d{9}", ids.digit_count_ok(9, 9),
               checksummed=False),
     _named_id(("c[ée]dula(?:[ _-]?(?:de[ _]identidad|n[úu]mero|no\\.?))?",
-               r"(?-i:C\.I\.)", r"(?-i:DPI)\b", _AS_KEY % "dpi",
+               r"(?-i:C\.I\.)", r"(?-i:DPI|CUI)\b", _AS_KEY % "dpi",
                # (Colombia's cédula as a form and a bank write it: "titular CC 79.845.120",
                # tipoDoc=CC&numDoc=...)
                # (not a Diameter AVP's "CC-Total-Octets=31457280")
                r"(?<![a-z.-])(?-i:CC)\b(?!-)", _AS_KEY % "numdoc"),
-              ("c\u00e9dula", "cedula", "c.i.", "dpi", "cc", "numdoc"),
-              r"(?:[VE]-)?\d(?:[ .-]?\d){5,12}", ids.digit_count_ok(6, 13), checksummed=False),
+              ("c\u00e9dula", "cedula", "c.i.", "dpi", "cui", "cc", "numdoc"),
+              # (Venezuela's with its letter, a dash or a space after it or neither: "V-5.825.291",
+              # "V- 14.148.505", "V10370935")
+              r"(?:[VE]-? ?)?\d(?:[ .-]?\d){5,12}", ids.digit_count_ok(6, 13), checksummed=False),
     # (and New York Medicaid's CIN, two letters, five digits, a letter)
     _named_id((r"(?-i:CIN|CNI)\b", _AS_KEY % "cin"), ("cin", "cni"),
               r"[A-Z]{1,2}\d{5,9}|\d{8,13}|[A-Z]{2}\d{5}[A-Z]",
@@ -1897,8 +1899,9 @@ def _national_ids() -> tuple[Detector, ...]:
     # (RNM, once RNE: a letter, six digits, a check character).
     _named_id((r"i-?94(?:[ _-]?(?:number|no))?",), ("i94", "i-94"), r"\d{9}[A-Z]\d", _has_digit,
               checksummed=False),
-    _named_id((r"agdref",), ("agdref",), r"\d{10}", ids.digit_count_ok(10, 10),
-              checksummed=False),
+    # (and as a préfecture's letter names it: "N° étranger (titre de séjour) : 6999433524")
+    _named_id((r"agdref", r"n[°º]\.?[ \t]*(?:d')?[ée]tranger"), ("agdref", "n\u00b0", "n\u00ba"),
+              r"\d{10}", ids.digit_count_ok(10, 10), checksummed=False),
     _named_id((r"(?-i:BRP)\b", r"biometric[ \t]+residence[ \t]+permit",
                r"(?<![a-z])brp[_-]?(?:no|num|number)\b"), ("brp", "biometric"),
               r"[A-Z]{2}[0-9X]\d{6}", _has_digit, checksummed=False),
@@ -11171,22 +11174,18 @@ def _carriers_and_home_labs() -> tuple[Detector, ...]:
     )
 
 
-# Digits as the countries of the DR to DW round write them: ASCII, Persian and Arabic-Indic,
-# Devanagari.
-_LOCAL_DIGIT = "[0-9\u06f0-\u06f9\u0660-\u0669\u0966-\u096f]"
 
 
 def _central_asia_and_europe() -> tuple[Detector, ...]:
     """The shapes of the DR to DW round: Italy and Spain; France, Belgium, Switzerland and the
     Maghreb; Central Europe; Pakistan, Bangladesh, Sri Lanka and Nepal; Iran, Afghanistan and
     Central Asia; Germany, Austria, Switzerland and the Low Countries."""
-    d = _LOCAL_DIGIT
     return (
         # Afghanistan's e-Tazkira (a year, four and five digits: "نمبر تذکره الکترونیکی:
         # ۱۴۰۱-۷۹۲۰-۶۳۵۳۰"), after its name in Dari, Pashto or English.
         _d("national_id",
            "(?i)(?:\u062a\u0630\u06a9\u0631[\u0647\u06d0]|tazkira|tazkera)[^\n\\d]{0,40}?"
-           rf"(?<!{d})({d}{{4}}-{d}{{4}}-{d}{{5}})(?!{d}|-)",
+           r"(?<![0-9])([0-9]{4}-[0-9]{4}-[0-9]{5})(?![0-9-])",
            prefilter=r"(?i:aaaaa|tazk[ie]ra)[^\r\n]{0,60}[0-9]{4}-[0-9]{4}-[0-9]{5}", group=1,
            needles=("\u062a\u0630\u06a9\u0631", "azkira", "AZKIRA", "azkera", "AZKERA")),
         # Numbers a document's name in Persian, Russian, Uzbek, Kyrgyz or Kazakh names: Iran's
@@ -11194,7 +11193,7 @@ def _central_asia_and_europe() -> tuple[Detector, ...]:
         # Kyrgyzstan's PIN (fourteen digits), Kazakhstan's identity card (Жеке куәлік №).
         _d("national_id",
            "(?:\u0634\u0645\u0627\u0631\u0647 \u0628\u06cc\u0645\u0647)[ \t]*:?[ \t]*"
-           rf"({d}{{10}})(?!{d})", v.not_counting_run,
+           r"([0-9]{10})(?![0-9])", v.not_counting_run,
            prefilter=r"aaaaa aaaa[ \t]*:?[ \t]*[0-9]{10}", group=1,
            needles=("\u0634\u0645\u0627\u0631\u0647 \u0628\u06cc\u0645\u0647",)),
         _d("national_id",
@@ -11239,18 +11238,17 @@ def _central_asia_and_europe() -> tuple[Detector, ...]:
            r"\\?\"method\\?\"\s*:\s*\\?\"cards\.verify\\?\"[^\n]{0,200}?\\?\"code\\?\"\s*:\s*"
            r"\\?\"(\d{4,8})\\?\"", prefilter=r"cards\.verify", group=1, needles=("cards.verify",)),
         _d("secret_assignment",
-           rf"(?:^|\n)\u0631\u0645\u0632[ \t]*:[ \t]*((?=[\u06f0-\u06f9]){d}{{4,8}})(?!{d})",
+           # (in Persian digits, as the SMS writes it: the view of other scripts' digits reads
+           # the others)
+           "(?:^|\n)\u0631\u0645\u0632[ \t]*:[ \t]*([\u06f0-\u06f9]{4,8})(?![\u06f0-\u06f9])",
            v.not_counting_run, prefilter=r"aaa[ \t]*:[ \t]*[0-9]{4}", group=1,
            needles=("\u0631\u0645\u0632",)),
         # France's tax number (numéro fiscal, the mod-511 check) after NIF, "numéro fiscal",
-        # impots.gouv's "identifiant"; a foreigner's AGDREF number ("N° étranger (titre de
-        # séjour) : 6999433524"); Algeria's NIN (eighteen digits); Morocco's CNSS registration
+        # impots.gouv's "identifiant"; Algeria's NIN (eighteen digits); Morocco's CNSS registration
         # (nine digits); Nepal's personal PAN (nine), Bangladesh's e-TIN (twelve).
         _named_id((r"nif\b", r"num[ée]ro fiscal", r"identifiant(?: fiscal)?", r"(?-i:SPI)\b"),
                   ("nif", "num", "identifiant", "spi"), r"[0-3]\d(?: ?\d){11}", ids.fr_spi_ok,
                   shape=r"[0-3][0-9]"),
-        _named_id((r"n[°º]\.?[ \t]*(?:d')?[ée]tranger", r"agdref"), ("n", "agdref"), r"\d{10}",
-                  v.not_counting_run, checksummed=False),
         _named_id((r"(?-i:NIN)\b", r"num[ée]ro national", r"numero national",
                    "\u0631\u0642\u0645 \u0627\u0644\u062a\u0639\u0631\u064a\u0641 "
                    "\u0627\u0644\u0648\u0637\u0646\u064a"),
@@ -11269,7 +11267,7 @@ def _central_asia_and_europe() -> tuple[Detector, ...]:
         _named_id(("\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e",
                    r"citizenship(?:[ _](?:no|number|certificate))?"),
                   ("\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e", "citizenship"),
-                  rf"{d}{{1,6}}/{d}{{4}}|{d}{{2}}-{d}{{2}}-{d}{{2}}-{d}{{5}}|{d}{{11,12}}",
+                  r"\d{1,6}/\d{4}|\d{2}-\d{2}-\d{2}-\d{5}|\d{11,12}",
                   _has_digit, checksummed=False,
                   shape=r"[0-9]{1,6}/[0-9]{4}|[0-9]{2}-[0-9]{2}-[0-9]{2}-[0-9]{5}|[0-9]{11}"),
         # Italy's health card's number (80380 and fifteen digits, after its name), Andalusia's
@@ -11333,13 +11331,12 @@ def _americas_and_the_east() -> tuple[Detector, ...]:
     Ireland and the UK's nations."""
     return (
         # Central America's and the Caribbean's ids after their names: El Salvador's DUI (its
-        # check), Jamaica's TRN, Guatemala's DPI (CUI) and NIT (its check), Honduras's DNI (13
+        # check), Jamaica's TRN, Guatemala's NIT (its check; its DPI is a cédula's, above),
+        # Honduras's DNI (13
         # digits), Haiti's NIF, Costa Rica's identification (nine digits) and DIMEX, Cuba's
         # CI as a JSON key.
         _named_id((r"(?-i:DUI)\b", _AS_KEY % "dui"), ("dui",), r"\d{8}-\d", ids.dui_ok),
         _named_id((r"(?-i:TRN)\b", r"(?<![a-z])trn\b"), ("trn",), r"\d{3}[ -]?\d{3}[ -]?\d{3}",
-                  v.not_counting_run, checksummed=False),
-        _named_id((r"(?-i:DPI|CUI)\b",), ("dpi", "cui"), r"\d{4} ?\d{5} ?\d{4}",
                   v.not_counting_run, checksummed=False),
         _named_id((r"(?-i:NIT)\b",), ("nit",), r"\d{5,8}-?[0-9K]", ids.gt_nit_ok),
         _named_id((r"(?-i:DNI)\b",), ("dni",), r"\d{4}[ -]\d{4}[ -]\d{5}|\d{4} \d{4} \d{5}"
@@ -11366,8 +11363,8 @@ def _americas_and_the_east() -> tuple[Detector, ...]:
            needles=("V-", "E-")),
         # Venezuela's cédula, Ecuador's cédula and RUC (their checks), Paraguay's RUC of a
         # person (its check) after their names.
-        _named_id((r"c[ée]dula", r"(?-i:C\.?I)\b\.?", r"nro\.?", r"doc_?(?:number|num|nro)?"),
-                  ("c", "ci", "nro", "doc"), r"[VE]-? ?\d{6,8}|[VE]-? ?\d{1,2}\.\d{3}\.\d{3}",
+        _named_id((r"(?-i:C\.?I)\b\.?", r"nro\.?", r"doc_?(?:number|num|nro)?"),
+                  ("ci", "c.i", "nro", "doc"), r"[VE]-? ?\d{6,8}|[VE]-? ?\d{1,2}\.\d{3}\.\d{3}",
                   _has_digit, checksummed=False, shape=r"[VE]"),
         # Bolivia's CI right after its name ("CI 12755396", "Tipo doc.: CI  Nro.: 2167131"),
         # Paraguay's with its dots after "Doc. nacional".
@@ -11378,9 +11375,9 @@ def _americas_and_the_east() -> tuple[Detector, ...]:
            needles=("CI", "C.I"), digits=True),
         _named_id((r"doc\.?[ \t]*nacional",), ("doc",), r"\d{1,2}\.\d{3}\.\d{3}",
                   v.not_counting_run, checksummed=False),
-        _named_id((r"c[ée]dula", r"(?-i:C\.?I)\b\.?", r"documento",
+        _named_id((r"(?-i:C\.?I)\b\.?", r"documento",
                    _AS_KEY % "doc(?:_?(?:number|num|nro))?", r"(?-i:RUC)\b"),
-                  ("c", "ci", "documento", "doc", "ruc"), r"\d{10}",
+                  ("ci", "c.i", "documento", "doc", "ruc"), r"\d{10}",
                   ids.ec_cedula_ok),
         _named_id((r"(?-i:RUC)\b",), ("ruc",), r"\d{13}", ids.ec_ruc_ok),
         _named_id((r"(?-i:RUC)\b",), ("ruc",), r"\d{5,8}-\d", ids.py_ruc_ok),

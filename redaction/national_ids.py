@@ -1130,8 +1130,7 @@ def _verhoeff_ok(n: str) -> bool:
 def cnic_ok(candidate: str) -> bool:
     """Pakistan's CNIC: 13 digits (5-7-1 as the card writes them), the first the province's
     (1 to 7), the last the holder's sex (odd or even, not 0); no public check digit."""
-    n = _numerals(candidate)
-    return len(n) == 13 and n[0] in "1234567" and n[12] != "0" and len(set(n)) > 2
+    return cnic_named_ok(candidate) and _numerals(candidate)[12] != "0"
 
 
 def dui_ok(candidate: str) -> bool:
@@ -1192,7 +1191,8 @@ def ni_cedula_ok(candidate: str) -> bool:
 
 
 def cnic_named_ok(candidate: str) -> bool:
-    """A CNIC after its name: as :func:`cnic_ok`, its last digit any (the name tells it)."""
+    """A CNIC after its name: 13 digits, the first the province's (1 to 7), the last any (the
+    name tells it; alone, :func:`cnic_ok` asks more)."""
     n = _numerals(candidate)
     return len(n) == 13 and n[0] in "1234567" and len(set(n)) > 2
 
