@@ -2057,7 +2057,8 @@ def _national_ids() -> tuple[Detector, ...]:
                # (Greek's διαβατήριο, Czech's cestovní pas)
                "[\u0394\u03b4]\u03b9\u03b1\u03b2\u03b1\u03c4[\u03ae\u03b7]\u03c1[\u03b9\u03af]\u03bf\u03c5?",
                "cestovn[\u00edi](?:ho)?[ \t]+pasu?",
-               r"pass(?:nummer|nr)", r"pass-nr\.?", r"(?-i:PPT)\b", r"documentn(?:r|ummer)\b",
+               r"pass(?:nummer|nr)", r"pass-nr\.?", r"(?-i:PPT)\b(?![ \t]*\n)",
+               r"documentn(?:r|ummer)\b",
                r"(?:personal)?ausweis(?:nummer)?", "pa\u0219aport",
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238", "\u62a4\u7167", "\u8b77\u7167",
                "\uc5ec\uad8c", "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f",
@@ -5033,7 +5034,9 @@ def _system_fields() -> tuple[Detector, ...]:
     _d("secret_assignment",
        # (not Kenya's KRA PIN, a tax number, nor a board's pin: "pin: GPIO23")
        r"(?i)(?<![\w-])(?<!KRA )(?:pin(?:code)?|(?:activation|registration|release|unlock)"
+       # (nor a firm's KRA PIN on an invoice: "PIN: P053371799S")
        r"[ _.-]?code)(?:[ \t]*[:=][ \t]*|[ \t]+is:?[ \t]+|[ \t]+)(?!GPIO)"
+       r"(?![AP]\d{9}[A-Z](?![\w-]))"
        r"((?-i:(?=[A-Z0-9-]*\d)(?=[A-Z0-9-]*[A-Z])[A-Z0-9]{4,12}(?:-[A-Z0-9]{3,6})?))(?![\w-])",
        v.mixed_code,
        prefilter=r"(?i)(?:pin|code)[ \t:=]+(?:is:?[ \t]+)?[A-Z0-9]{4}", group=1,
@@ -8884,7 +8887,7 @@ def _detectors_second() -> tuple[Detector, ...]:
        r"(?<!TSE-Signatur: )"
        # (nor a zone's public key: "IN DNSKEY 257 3 13 <88 characters>")
        r"(?<!DNSKEY 257 3 13 )(?<!DNSKEY 256 3 13 )"
-       r"([A-Za-z0-9/+]{86}==)(?![A-Za-z0-9/+=])(?![^\W_])", v.aws_secret_like,
+       r"([A-Za-z0-9/+]{86}==)(?![A-Za-z0-9/+=])(?![^\W_])", v.random_key_bytes,
        prefilter=r"(?:^|[^A-Za-z0-9/+=])[A-Za-z0-9/+]{86}==(?:[^A-Za-z0-9/+=]|$)", group=1,
        needles=("==",), start=_at_literal(("==",), 86)),
     # A secret's value a field or two below its name: terraform output -json ("db_password":
@@ -9085,6 +9088,9 @@ def _detectors_second() -> tuple[Detector, ...]:
        "|rezervne[ \t]+kode|z[\u00e1a]lo[\u017ez]n[\u00ed\u00e9ie][ \t]+k[\u00f3o]dy"
        # (Turkish's "yedek kodlarınız", Korean's 백업 코드)
        "|yedek[ \t]+kod\\w*"
+       # (Swedish's, Norwegian's, Danish's and Finnish's: "Återställningskoder för ...:")
+       "|[\u00e5a]terst[\u00e4a]llningskoder|gjenopprettingskoder|gendannelseskoder"
+       "|palautuskoodit"
        # (Russian's "резервные коды", "коды восстановления")
        "|\u0440\u0435\u0437\u0435\u0440\u0432\u043d\\w*[ \t]+\u043a\u043e\u0434\\w*"
        "|\u043a\u043e\u0434\\w*[ \t]+\u0432\u043e\u0441\u0441\u0442\u0430\u043d\\w*)"
@@ -9128,8 +9134,10 @@ def _detectors_second() -> tuple[Detector, ...]:
                  r"|backup-codes|wiederherstellungscodes|sicherungscodes|codes[ \t]+de[ \t]"
                  r"|c[ao]digos[ \t]+de"
                  r"|yedek[ \t]+kod|codici[ \t]+di[ \t]|aa[ \t]*aa|aaa|herstelcode"
-                 r"|rezervne[ \t]+kode|z.lo.n.[ \t]+k.dy",
+                 r"|rezervne[ \t]+kode|z.lo.n.[ \t]+k.dy"
+                 r"|.terst.llningskoder|gjenopprettingskoder|gendannelseskoder|palautuskoodit",
        group=1, needles=("code", "Code", "CODE", "kody", "Kody", "KODY", "digos", "DIGOS", "kod",
+                         "koodit",
                          "odici", "ODICI", "\u043a\u043e\u0434", "\u041a\u043e\u0434",
                          "\u7801",
                          "\u041a\u041e\u0414",
@@ -9142,7 +9150,9 @@ def _detectors_second() -> tuple[Detector, ...]:
                         "\u0440\u0435\u0437\u0435\u0440\u0432", "\u043a\u043e\u0434",
                         "\u5907\u7528", "\u6062\u590d", "\u5907\u4efd",
                         "\u30d0\u30c3\u30af", "\u30ea\u30ab\u30d0", "rezervne",
-                        "z\u00e1lo", "zalo"))),
+                        "z\u00e1lo", "zalo", "\u00e5terst\u00e4llningskoder",
+                        "aterstallningskoder", "gjenopprettingskoder", "gendannelseskoder",
+                        "palautuskoodit"))),
     # A one-time code, told in the languages messages are written in ("Ihr Bestätigungscode
     # lautet 982549", "验证码是636507", "Code reçu par SMS : 996 016"): six to eight digits.
     _d("secret_assignment",
@@ -9492,6 +9502,7 @@ def _detectors_second() -> tuple[Detector, ...]:
        rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+]"
        r"|[ \t][a-z]{3,12}[ \t]*:)){0,30}?(?<!\d)"
        r"(?<!id: )(?<!id:)(?<!id )(?<![A-Za-z])"  # (not an id's digits after its letters)
+       r"(?<![A-Za-z]/)"  # (nor a path's or an invoice number's part: "INV/20250831/MPL")
        r"(?<!(?-i:[A-Z])-)"  # (nor after its letters and a dash: "wegen SO-2024-442462")
        # (nor a dotted path's part: a DOI's journal, "doi:10.7039/j.cell.4562.84634")
        r"(?<!\.cell\.)(?<!\.tel\.)(?<!\.phone\.)(?<!\.mobile\.)"
@@ -10103,7 +10114,8 @@ def _detectors_second() -> tuple[Detector, ...]:
        r"[ \t]{0,2})"
        # (or with the country's code, one of Africa's 2xx, not a year's 20xx, for its 0:
        # "kutoka 255714216698")
-       r"(0[1-9]\d{8,9}|2[1-9]\d[1-9]\d{8})(?![\w-]|[.,]\d)",
+       # (nor a registry's host: "naming to 284392246720.dkr.ecr...")
+       r"(0[1-9]\d{8,9}|2[1-9]\d[1-9]\d{8})(?![\w-]|[.,]\d|\.[a-z0-9-]+\.)",
        v.told_phone_ok, prefilter=r"0[1-9]\d{8}|2[1-9]\d[1-9]\d{8}", group=1, needles=("0", "2"),
        digits=True, anchors=_money_word_anchors,
        joined=_joined_digits(10), joined_prefilter=r"0[1-9]\d{8}|2[1-9]\d[1-9]\d{8}"),
@@ -11470,9 +11482,379 @@ def _americas_and_the_east() -> tuple[Detector, ...]:
     )
 
 
+def _phone_digits(least: int, most: int) -> Callable[[str], bool]:
+    """A number told after a word for calling: ``least`` to ``most`` digits, not a date."""
+    return lambda value: (least <= len(v.digits(value)) <= most
+                          and _A_DATE.match(value) is None)
+
+
+_A_DATE = re.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d")
+
+
+def _baltic_or_latvian(value: str) -> bool:
+    return ids.baltic_code_ok(value) or ids.personas_kods_ok(value)
+
+
+def _dated_id(value: str) -> bool:
+    """An id that opens with a birth date (YYMMDD) and carries no check: Namibia's."""
+    n = v.digits(value)
+    return len(n) == 11 and 1 <= int(n[2:4]) <= 12 and 1 <= int(n[4:6]) <= 31
+
+
+def _dated_nida(value: str) -> bool:
+    """Tanzania's NIDA number: a birth date (YYYYMMDD), then twelve digits."""
+    n = v.digits(value)
+    return len(n) == 20 and 1 <= int(n[4:6]) <= 12 and 1 <= int(n[6:8]) <= 31
+
+
+# Words for calling, texting or reaching someone at a number, in the languages of the EL to EQ
+# round: "Courier will call 51500040", "call my wife 52141299", "Reach me at 0149380125",
+# Arabic's "will call on" (سيتصل على), Urdu's "my number" and "phone number", Malayalam's
+# number, Chinese's 号码, Latvian's phone and "my number is", Icelandic's phone, Bulgarian's
+# "called from" and courier, the wallets a mobile number keys (GCash, Maya, GoPay, DANA,
+# OVO, Touch 'n Go).
+_CALL_WORDS = (
+    r"(?:(?<![a-z])(?:will|shall|can|to|please|pls)[ \t]+(?:call|ring|text|sms|whatsapp)"
+    r"(?:[ \t]+(?:you|u|me|us))?(?:[ \t]+(?:on|at))?"
+    r"|(?<![a-z])(?:will|shall|can|to|please|pls)[ \t]+contact[ \t]+(?:(?:you|u|me|us)"
+    r"(?:[ \t]+(?:on|at))?|(?-i:[A-Z][a-z]{1,15})[ \t]+(?:on|at))"
+    r"|(?<![a-z])call[ \t]+(?:my|his|her|our)[ \t]+[a-z]{3,10}"
+    r"|(?<![a-z])reach(?:ed)?[ \t]+(?:me|us|on|at)(?:[ \t]+(?:at|on))?"
+    r"|(?<![a-z])text[ \t]+(?:the[ \t]+)?confirmation[ \t]+to"
+    r"|(?<![a-z])(?:your|my)[ \t]+line(?![a-z])|(?<![a-z])line[ \t]+ni(?![a-z])"
+    r"|(?<![a-z])my[ \t]+(?:hp|handphone)(?:[ \t]+(?:no|number))?[ \t]+is"
+    r"|(?<![a-z])(?:gcash|maya|gopay|dana|ovo|shopeepay|grabpay|touch[ \t]?'?n[ \t]?go)(?![a-z])"
+    # (West and Southern Africa: Yoruba's phone, Twi's, Krio's and Wolof's number, Igbo's
+    # "call me at", Swahili's "call me", Zulu's and Xhosa's phone's number, Setswana's,
+    # Afrikaans's cell number, Luganda's phone)
+    "|f\u00f3\u00f2n\u00f9|n\u0254ma|(?<![a-z])nomba(?![a-z])|(?<![a-z])nimero(?![a-z])"
+    "|kp\u1ecd\u1ecd[ \\t]+m|nipigie|inombolo[ \\t]+(?:yami[ \\t]+)?(?:yocingo|yefowuni)"
+    "|mogala|selnommer|essimu"
+    "|\u0633\u064a\u062a\u0635\u0644(?:[ \t]+\u0628\u0643)?[ \t]+\u0639\u0644\u0649"
+    "|\u0645\u06cc\u0631\u0627[ \t]+\u0646\u0645\u0628\u0631|\u0641\u0648\u0646[ \t]+"
+    "\u0646\u0645\u0628\u0631|\u06a9\u0627[ \t]+\u0646\u0645\u0628\u0631"
+    "|\u0d28\u0d2e\u0d4d\u0d2a\u0d7c|\u6211\u7684(?:\u53f7\u7801|\u865f\u78bc)"
+    "|t\u0101lrunis|t\u0101lr\\.|(?<![a-z])numurs(?:[ \t]+ir)?"
+    "|(?<![a-z])s\u00edm(?:i|an\u00famer)(?![a-z])"
+    "|\u043e\u0431\u0430\u0434\u0438[ \t]+\u043e\u0442|\u043a\u0443\u0440\u0438\u0435\u0440"
+    # (Greek's mobile for short, "Κιν.", its phone's "τηλ" before the number, and "call me
+    # at", καλέστε με στο; Tagalog's "my number", "the number that ...", "contact ... at")
+    "|[\u039a\u03ba]\u03b9\u03bd\\.|\u03ba\u03b1\u03bb\u03ad\u03c3\u03c4\u03b5"
+    "|[\u03a4\u03c4]\u03b7\u03bb(?=[ \t]+\\d)"
+    r"|(?<![a-z])number[ \t]+(?:ko|na|niya|mo)(?![a-z])|(?<![a-z])pa-?contact)")
+_CALL_PREFILTER = engine_reading(
+    r"(?i)(?:call|ring|text|sms|whatsapp|reach|contact|confirmation|line|hp|handphone|gcash"
+    "|maya|gopay|dana|ovo|pay|go|f\u00f3\u00f2n\u00f9|n\u0254ma|nomba|nimero|kp|nipigie"
+    r"|inombolo|mogala|selnommer|essimu|aaaa|aa|numurs|t.lr|s.m|aaa\.|number)[^\r\n]{0,30}"
+    r"[0-9][ ()-]?[0-9]")
+_CALL_NEEDLES = ("call", "CALL", "Call", "ring", "text", "Text", "sms", "SMS", "hatsapp",
+                 "each", "ontact", "ONTACT", "onfirmation", "line", "Line", "LINE",
+                 "hp", "HP", "Hp", "andphone",
+                 "cash", "CASH", "aya", "AYA", "opay", "OPAY", "ana", "ANA", "ovo", "OVO",
+                 "pay", "Pay", "PAY", "ouch", "OUCH", "\u00f3\u00f2n\u00f9", "n\u0254ma",
+                 "omba", "OMBA", "imero", "IMERO", "p\u1ecd\u1ecd", "ipigie", "nombolo",
+                 "ogala", "elnommer", "ssimu",
+                 "\u0633\u064a\u062a\u0635\u0644", "\u0646\u0645\u0628\u0631",
+                 "\u0d28\u0d2e\u0d4d\u0d2a\u0d7c", "\u6211\u7684",
+                 "t\u0101lr", "umurs", "s\u00edm", "\u043e\u0431\u0430\u0434\u0438",
+                 "\u043a\u0443\u0440\u0438\u0435\u0440", "\u03b9\u03bd.", "\u03b7\u03bb",
+                 "umber", "UMBER",
+                 "\u03ba\u03b1\u03bb\u03ad\u03c3\u03c4\u03b5")
+
+
+def _the_gulf_africa_and_the_north() -> tuple[Detector, ...]:
+    """The shapes of the EL to EQ round: the Gulf states; West Africa; East and Southern
+    Africa; South-East Europe and the Black Sea; the Nordics and the Baltics; maritime
+    South-East Asia."""
+    return (
+        # The Gulf: Oman's civil number, Bahrain's CPR (nine digits, a birth year and month
+        # first), a resident card's number, a Saudi id after "هوية" with words between (a
+        # student's, "رقم هوية الطالب"), Oman's civil status card.
+        _named_id((r"civil[ \t]*(?:no|number|num)\.?",), ("civil",), r"\d{7,9}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:CPR)(?:[ \t]*(?:no|nr|number)\.?)?",), ("cpr",),
+                  r"\d{2}(?:0[1-9]|1[0-2])\d{5}", v.not_counting_run, checksummed=False),
+        _named_id((r"resident(?:ce)?[ \t]+card(?:[ \t]+(?:no|number))?\.?",
+                   "carte[ \\t]+de[ \\t]+r[\u00e9e]sident"), ("resident", "carte"),
+                  r"(?:CR)?\d{7,9}", v.not_counting_run, checksummed=False,
+                  shape=r"(?:CR)?[0-9]{7}"),
+        _named_id(("\u0647\u0648\u064a\u0629",), ("\u0647\u0648\u064a\u0629",), r"[12]\d{9}",
+                  ids.sa_id_ok),
+        _named_id(("\u0627\u0644\u0623\u062d\u0648\u0627\u0644 \u0627\u0644\u0645\u062f\u0646"
+                   "\u064a\u0629",), ("\u0627\u0644\u0623\u062d\u0648\u0627\u0644",), r"\d{7,9}",
+                  v.not_counting_run, checksummed=False),
+        # ... a passport, a card's PIN and a one-time code in Malayalam; a delivery's code in
+        # Arabic ("رمز الاستلام") and English ("Share delivery PIN 832822").
+        _named_id(("\u0d2a\u0d3e\u0d38\u0d4d\u0d2a\u0d4b\u0d7c\u0d1f\u0d4d\u0d1f\u0d4d",),
+                  ("\u0d2a\u0d3e\u0d38\u0d4d\u0d2a\u0d4b\u0d7c",), r"[A-Z]\d{7,8}", _has_digit,
+                  checksummed=False),
+        *_each("secret_assignment",
+               ("(?:\u0d2a\u0d3f\u0d7b|\u0d12\u0d1f\u0d3f\u0d2a\u0d3f)[ \t]*:?[ \t]*(\\d{4,8})"
+                r"(?!\d)",
+                "\u0631\u0645\u0632[ \t]+(?:\u0627\u0644\u0627\u0633\u062a\u0644\u0627\u0645"
+                "|\u0627\u0644\u062a\u0633\u0644\u064a\u0645)[ \t]*:?[ \t]*(\\d{4,8})(?!\\d)",
+                r"(?i)(?<![a-z])(?:delivery|collection|pick-?up|handover)[ \t]+(?:PIN|code|OTP)"
+                r"(?:[ \t]+(?:is|:))?[ \t]*:?[ \t]*(\d{4,8})(?!\d)"),
+               v.not_counting_run,
+               prefilter=engine_reading(
+                   r"(?i)(?:aa|delivery|collection|pick-?up|handover)[ \t]+(?:[^\r\n]{0,20}"
+                   r"[ \t]*)?[0-9]{4}|aaa[ \t]*:?[ \t]*[0-9]{4}"),
+               gate="(?i:\u0d2a\u0d3f\u0d7b|\u0d12\u0d1f\u0d3f\u0d2a\u0d3f|\u0631\u0645\u0632"
+                    "|delivery|collection|pick|handover)",
+               digits=True),
+        # A number told after a word for calling or a wallet keyed by it (see _CALL_WORDS).
+        _d("phone",
+           # (not a pod's address, "ip-10-1-65-245", nor an order's "ORD-2024..."; Zulu's
+           # copula before the number, "ngu-0841336537")
+           rf"(?i){_CALL_WORDS}[^\n\d.!?(\"'=<>]{{0,20}}?(?<![\w+/])(?:(?<!-)|(?<=ngu-))"
+           r"(\+?\d[\d ()\-]{5,16}\d)"
+           r"(?![\d\w]|[./-]\d)",
+           _phone_digits(7, 13), prefilter=_CALL_PREFILTER, group=1, needles=_CALL_NEEDLES,
+           # (a joiner hides a number of nine digits or more: a date's eight are not rescanned)
+           digits=True, joined=_joined_digits(9),
+           joined_prefilter=_CALL_PREFILTER.replace("[ ()-]", "[ _()-]")),
+        # West Africa: Senegal's IPRES number, Benin's IFU, Ghana's NHIS and SSNIT
+        # numbers, Nigeria's voter (VIN, nineteen characters), Sierra Leone's NASSIT number
+        # and NIN (eight letters and digits), Cameroon's CNPS number and a person's NIU.
+        _named_id((r"(?-i:IPRES)",), ("ipres",), r"\d{6,9}", v.not_counting_run,
+                  checksummed=False),
+        # (a person's IFU opens with 1; a firm's, on its invoices, with 2 or 3. Not Benin's
+        # NPI by its name alone: "NPI" and ten digits is a US provider's number, most often)
+        _named_id((r"(?-i:IFU)\b",), ("ifu",), r"1\d{12}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"(?-i:NHIS)", r"(?-i:NHIF)", r"(?-i:NASSIT)"), ("nhis", "nhif", "nassit"),
+                  r"\d{7,10}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:SSNIT)",), ("ssnit",), r"[A-Z]\d{12}", _not_zeros, checksummed=False),
+        _named_id((r"(?-i:VIN)\b",), ("vin",), r"[0-9A-Z]{19}", _has_digit, checksummed=False),
+        _named_id((r"(?-i:NIN)\b",), ("nin",), r"(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{8}",
+                  _has_digit, checksummed=False, shape=r"[A-Z0-9]{8}"),
+        _named_id((r"(?-i:CNPS)",), ("cnps",), r"\d{9,10}[A-Z]?", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"(?-i:NIU)\b",), ("niu",), r"P\d{12}[A-Z]", _not_zeros, checksummed=False),
+        # ... and in their own shapes anywhere: Nigeria's pension PIN (PEN and twelve
+        # digits), Senegal's CNI spaced as the card prints it (1-3-4-5).
+        _d("national_id", r"(?<![\w-])(PEN\d{12})(?![\w-])", prefilter=r"PEN[0-9]{12}",
+           group=1, digits=True, needles=("PEN",)),
+        _d("national_id", r"(?<![\w-])([12] \d{3} \d{4} \d{5})(?![\w-]| \d)",
+           prefilter=r"[12] [0-9]{3} [0-9]{4} [0-9]{5}", group=1, digits=True,
+           needles=(" ",)),
+        # East and Southern Africa: Uganda's NIN (CM or CF, then twelve), Kenya's KRA PIN of
+        # a person alone (its own line under the certificate's heading), Zambia's NRC
+        # (6/2/1), Rwanda's national id spaced as the card prints it, Tanzania's NIDA number
+        # (a birth date and twelve digits), in their own shapes anywhere.
+        _d("national_id", r"(?<![\w-])(C[MF]\d{7,8}[0-9A-Z]{4,5})(?![\w-])", v.not_counting_run,
+           prefilter=r"C[MF][0-9]{7}[0-9A-Z]{4}", group=1, digits=True, needles=("CM", "CF")),
+        _d("national_id", r"(?<![\w-])(A\d{9}[A-Z])(?![\w-])", ids.kra_pin_ok,
+           prefilter=r"A[0-9]{9}[A-Z]", group=1, digits=True, needles=("A",)),
+        _d("national_id", r"(?<![\w/-])(\d{6}/\d{2}/[1-3])(?![\w/-])",
+           prefilter=r"[0-9]{6}/[0-9]{2}/[1-3]", group=1, digits=True, needles=("/",)),
+        _d("national_id", r"(?<![\w-])([123] (?:19|20)\d\d [78] \d{7} \d \d\d)(?![\w-]| \d)",
+           prefilter=r"[123] (?:19|20)[0-9]{2} [78] [0-9]{7} [0-9] [0-9]{2}", group=1,
+           digits=True, needles=(" ",)),
+        _d("national_id", r"(?<![\w-])((?:19|20)\d{6}-\d{5}-\d{5}-\d{2})(?![\w-])",
+           _dated_nida, prefilter=r"(?:19|20)[0-9]{6}-[0-9]{5}-[0-9]{5}-[0-9]{2}", group=1,
+           digits=True, needles=("-",)),
+        _named_id((r"(?-i:NIDA)", _AS_KEY % "nin"), ("nida", "nin"), r"\d{20}", _dated_nida),
+        # ... and after their names: Rwanda's "indangamuntu", Zambia's TPIN, Botswana's
+        # Omang, Namibia's id (a birth date first) after "ID No" or Afrikaans's "ID
+        # nommer", South Africa's income tax number, Zimbabwe's national id (a letter
+        # between its digits and its district).
+        _named_id((r"indangamuntu",), ("indangamuntu",), r"1 ?\d{4} ?[78] ?\d{7} ?\d ?\d\d",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:TPIN)",), ("tpin",), r"\d{10}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"omang",), ("omang",), r"\d{9}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:ID)[ \t]*(?:no|nommer|number|nr)\.?",), ("id",), r"\d{11}",
+                  _dated_id, checksummed=False),
+        _named_id((r"income[ \t]+tax[ \t]+(?:no|number|ref(?:erence)?)\.?",), ("income",),
+                  r"[0-39]\d{9}", v.not_counting_run, checksummed=False),
+        _named_id((r"national[ \t]+id(?:[ \t]+(?:no|number))?\.?",), ("national",),
+                  r"\d{2}-?\d{6,7}[ -]?[A-Z][ -]?\d{2}", _has_digit, checksummed=False),
+        # South-East Europe: Bulgaria's identity card, Cyprus's, Romania's by its series and
+        # number, Greece's ΑΔΤ (Greek capitals and six digits), ΑΦΜ and ΑΜΚΑ in lower case,
+        # Moldova's IDNP as a key, Romania's health card, Cyprus's TIN (eight digits and a
+        # letter).
+        _named_id(("\u043b\u0438\u0447\u043d\u0430[ \\t]+\u043a\u0430\u0440\u0442\u0430",
+                   "\u041b\u0438\u0447\u043d\u0430[ \\t]+\u043a\u0430\u0440\u0442\u0430"),
+                  ("\u043b\u0438\u0447\u043d\u0430",), r"(?:[A-Z]{2})?\d{7,9}", _has_digit,
+                  checksummed=False),
+        _named_id((r"identity[ \t]+card[ \t]*(?:no|number|nr)\.?",), ("identity",),
+                  r"\d{6,9}", v.not_counting_run, checksummed=False),
+        _d("national_id",
+           r"(?i)(?<![a-z])seria[ \t]+[A-Z]{2}[ \t]*(?:nr\.?|num[\u0103a]r)[ \t]*(\d{6})(?!\d)",
+           prefilter=r"(?i)seria[ \t]+[A-Z]{2}[ \t]*n[^\r\n]{0,6}[0-9]{6}", group=1,
+           digits=True, needles=("seria", "SERIA", "Seria")),
+        _named_id(("\u0391\\.?\u0394\\.?\u03a4\\.?",), ("\u03b1.\u03b4", "\u03b1\u03b4\u03c4"),
+                  "[\u0391-\u03a9A-Z]{1,2} ?\\d{6}", _has_digit, checksummed=False,
+                  shape="a{1,2} ?[0-9]{6}"),
+        _named_id(("[\u0391\u03b1]\\.?[\u03a6\u03c6]\\.?[\u039c\u03bc]\\.?",),
+                  ("\u03b1\u03c6\u03bc", "\u03b1.\u03c6"), r"\d{9}", ids.afm_ok),
+        _named_id(("[\u0391\u03b1]\\.?[\u039c\u03bc]\\.?[\u039a\u03ba]\\.?[\u0391\u03b1]\\.?",),
+                  ("\u03b1\u03bc\u03ba\u03b1", "\u03b1.\u03bc"), r"\d{11}", ids.amka_ok),
+        _named_id((_AS_KEY % "idnp",), ("idnp",), r"\d{13}", ids.idnp_ok),
+        _named_id(("card[ \\t]+na[\u021bt]ional[ \\t]+de[ \\t]+s[\u0103a]n[\u0103a]tate",),
+                  ("card",), r"\d{20}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:TIN)\b",), ("tin",), r"\d{8}[A-Z]", _not_zeros, checksummed=False),
+        # A card's CVV as a payment gateway's parameter ("CardCVV2=810").
+        _d("credit_card", r"(?i)card[_-]?cv[vc]2?[ \t]*[=:][ \t]*[\"']?(\d{3,4})(?![\d\w])",
+           prefilter=r"(?i)card[_-]?cv[vc]2?[ \t]*[=:][ \t]*[\"']?[0-9]{3}", group=1,
+           digits=True, needles=("cv", "CV", "Cv"), joined=_joined_card_code,
+           joined_prefilter=r"(?i)cardcv[vc]2?[ \t_-]*[=:][ \t_-]*[\"']?[0-9]{3}"),
+        # The Nordics and the Baltics: Latvia's and Lithuania's codes after "p.k." and
+        # "a.k.", Finland's veronumero and "hetuni" (my hetu), a Norwegian residence card,
+        # an EHIC's personal number and the card's own, driving licences by their Nordic
+        # and Baltic names, an Estonian or Lithuanian code as a JSON key.
+        _named_id((r"(?<![a-z])[pa]\.[ \t]?k\.",), ("p.k", "p. k", "a.k", "a. k"),
+                  r"\d{6}-?\d{5}", _baltic_or_latvian),
+        _named_id((r"veronumero",), ("veronumero",), r"\d{12}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"hetu(?:ni|si|n)",), ("hetu",), r"\d{6}[-+A-FU-Y]\d{3}[0-9A-Y]",
+                  ids.hetu_ok),
+        _named_id((r"oppholdskort(?:[ \t]*nr\.?)?",), ("oppholdskort",), r"[A-Z]?\d{8}",
+                  _has_digit, checksummed=False),
+        _named_id((r"personal[ \t]+identification[ \t]+number",), ("personal",),
+                  r"\d{6}-?\d{4,5}", ids.any_id_ok),
+        _named_id((r"identification[ \t]+number[ \t]+of[ \t]+the[ \t]+card",),
+                  ("identification",), r"\d{20}", v.not_counting_run, checksummed=False),
+        _named_id(("k\u00f8rekort(?:nummer|[ \\t]*nr\\.?)",
+                   "f\u00f8rerkort(?:nummer|[ \\t]*nr\\.?)", "k\u00f6rkortsnummer",
+                   "ajokortin[ \\t]+numero",
+                   "vairuotojo[ \\t]+pa\u017eym\u0117jimo(?:[ \\t]*nr\\.?)?",
+                   "vad\u012bt\u0101ja[ \\t]+apliec\u012bbas(?:[ \\t]*nr\\.?)?"),
+                  ("k\u00f8rekort", "f\u00f8rerkort", "k\u00f6rkort", "ajokortin", "vairuotojo",
+                   "vad\u012bt\u0101ja"),
+                  r"\d{8}|\d{3} ?\d{2} ?\d{6}", v.not_counting_run, checksummed=False),
+        _named_id((_AS_KEY % "personal_?code",), ("personal",), r"\d{11}", ids.baltic_code_ok),
+        # A passenger's passport in an airline's APIS record ("docType": "P", then its
+        # "docNumber").
+        _d("national_id",
+           r"\"docType\"[ \t]*:[ \t]*\"P\"[^{}]{0,80}?\"docNumber\"[ \t]*:[ \t]*"
+           r"\"([A-Z0-9]{6,12})\"",
+           _has_digit, prefilter=r"\"docType\"[ \t]*:[ \t]*\"P\"", group=1,
+           needles=("docType",)),
+        # Maritime South-East Asia: Indonesia's BPJS cards and KPJ, the SEP's card number,
+        # Malaysia's KWSP member number and income tax number, Brunei's smart card (2-6),
+        # Indonesia's driving licence (4-4-6), the Philippines' (a letter, 2-2-6), an SSS
+        # number as a JSON key.
+        _named_id((r"(?-i:BPJS)(?:[ \t]+kesehatan)?", r"no\.[ \t]*kartu"), ("bpjs", "no."),
+                  r"\d{13}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:KPJ)\b",), ("kpj",), r"\d{11}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"(?-i:KWSP)", r"(?-i:EPF)\b"), ("kwsp", "epf"), r"\d{7,9}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"cukai[ \t]+pendapatan",), ("cukai",), r"(?:IG|SG|OG)?\d{9,11}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"kad[ \t]+pengenalan(?:[ \t]+pintar)?", r"(?-i:IC)\b"),
+                  ("kad", "ic"), r"\d{2}-\d{6}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:SIM)\b",), ("sim",), r"\d{4}-\d{4}-\d{6}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"licen[cs]e[ \t]*(?:no|number)\.?",), ("licen",), r"[A-Z]\d{2}-\d{2}-\d{6}",
+                  _has_digit, checksummed=False),
+        _named_id((_AS_KEY % "sss",), ("sss",), r"\d{10}", v.not_counting_run,
+                  checksummed=False),
+        # Mobile numbers spaced as Cameroon and Senegal write them ("6 98 12 76 62", "77 056
+        # 63 08"): shapes no other number has.
+        _d("phone", r"(?<![\w])(?<!\d )(6 [5-9]\d \d\d \d\d \d\d|7[05678] \d{3} \d\d \d\d)"
+           r"(?![\w]| \d)",
+           prefilter=r"6 [5-9][0-9] [0-9]{2} [0-9]{2} [0-9]{2}|7[05678] [0-9]{3} [0-9]{2} [0-9]{2}",
+           group=1, digits=True, needles=(" ",), joined=_joined_digits(9),
+           joined_prefilter=r"6[ _][5-9][0-9][ _][0-9]{2}[ _][0-9]{2}[ _][0-9]{2}"
+                            r"|7[05678][ _][0-9]{3}[ _][0-9]{2}[ _][0-9]{2}"),
+        # A passport by Kinyarwanda's and Swahili's names ("nimero ya pasiporo yanjye ni
+        # PC339363"), a Kenyan id told in Swahili ("ID yangu ni 30943200").
+        _named_id((r"pasiporo", r"pasipoti"), ("pasiporo", "pasipoti"), r"[A-Z]{1,2}\d{6,8}",
+                  _has_digit, checksummed=False),
+        _named_id((r"(?-i:ID)[ \t]+yangu",), ("id",), r"\d{7,8}", v.not_counting_run,
+                  checksummed=False),
+        # A security question's answer as a JSON field ("security_answer": "Tartu").
+        _d("secret_assignment",
+           r"(?i)\"(?:security|secret)_?answer\"[ \t]*:[ \t]*\"([^\"\n]{2,64})\"",
+           prefilter=r"(?i)\"(?:security|secret)_?answer\"[ \t]*:[ \t]*\"[^\"\r\n]{2}",
+           group=1, needles=("nswer", "NSWER")),
+        # Passwords after the words of Zulu ("iphasiwedi ethi X"), Kinyarwanda ("Ijambo
+        # ry'ibanga ... ni X") and Luganda ("Ekigambo ky'ekyama ... kyekino: X").
+        *_each("secret_assignment",
+               (r"(?i)iphasiwedi[ \t]+(?:ethi|ngu-?)[ \t]*([^\s\"'<>]{4,64})",
+                r"(?i)ijambo[ \t]+ry['’]ibanga[^\n:]{0,40}?[ \t](?:ni|:)[ \t]*([^\s\"'<>]{4,64})",
+                r"(?i)ekigambo[ \t]+ky['’]ekyama[^\n:]{0,60}:[ \t]*([^\s\"'<>]{4,64})",
+                r"(?i)(?<![a-z])password(?:nya|ku|mu)[ \t]*:?[ \t]*([^\s\"'<>]{4,64})"),
+               v.told_password,
+               prefilter=r"(?i)iphasiwedi[ \t]+(?:ethi|ngu)|ijambo[ \t]+ry.ibanga"
+                         r"|ekigambo[ \t]+ky.ekyama|password(?:nya|ku|mu)",
+               gate=r"(?i:iphasiwedi|ibanga|ekyama|passwordnya|passwordku|passwordmu)"),
+        # More one-time codes: Wolof's "code secret bi 3331", Twi's "PIN no ne 8525", Zulu's
+        # "Ikhodi ... ngu-309994", Swahili's "Nambari yako ya uthibitisho ni 029450",
+        # French's confirmation code "est 20065341" and "code reçu ... était 10112",
+        # Kinyarwanda's "kode y'ibanga ni", Luganda's "ennamba ey'ekyama (OTP) ye", a result
+        # checker's "Card PIN", Bulgarian's ПИН.
+        *_each("secret_assignment",
+               (r"(?i)code[ \t]+secret(?:[ \t]+bi)?[ \t]*:?[ \t]*(\d{4,8})(?!\d)",
+                r"(?<![A-Za-z])PIN[ \t]+no[ \t]+ne[ \t]+(\d{4,8})(?!\d)",
+                r"(?i)ikhodi[^\n\d]{0,40}?(?:ngu-?|:)[ \t]*(\d{4,8})(?!\d)",
+                r"(?i)nambari[ \t]+(?:yako[ \t]+)?ya[ \t]+(?:uthibitisho|siri)[^\n\d]{0,12}?"
+                r"(\d{4,8})(?!\d)",
+                r"(?i)code[ \t]+de[ \t]+(?:confirmation|validation|v[ée]rification|retrait)"
+                r"[^\n]{0,60}?[ \t](?:est|:)[ \t]*(\d{4,8})(?!\d)",
+                r"(?i)code[ \t]+re[çc]u[^\n\d]{0,30}?(?:[ée]tait|est|:)[ \t]*(\d{4,8})(?!\d)",
+                r"(?i)kode[ \t]+y['’]ibanga[^\n\d]{0,10}?(\d{4,8})(?!\d)",
+                r"(?i)ey['’]ekyama[^\n\d]{0,20}?(\d{4,8})(?!\d)",
+                r"(?i)card[ \t]+pin[ \t]*:[ \t]*(\d{4,16})(?!\d)",
+                "\u041f\u0418\u041d[^\\n\\d]{0,20}:[ \\t]*(\\d{4,8})(?!\\d)"),
+               v.not_counting_run,
+               prefilter=engine_reading(
+                   r"(?i)code[ \t]+secret[^\r\n]{0,6}[0-9]{4}|PIN[ \t]+no[ \t]+ne[ \t]+[0-9]{4}"
+                   r"|ikhodi[^\r\n]{0,46}[0-9]{4}|nambari[^\r\n]{0,40}[0-9]{4}"
+                   r"|code[ \t]+(?:de|re)[^\r\n]{0,90}[0-9]{4}|kode[ \t]+y.ibanga"
+                   r"|ey.ekyama|card[ \t]+pin[ \t]*:|aaa[^\r\n]{0,20}:[ \t]*[0-9]{4}"),
+               gate="(?i:code|PIN|ikhodi|nambari|kode|ekyama|\u041f\u0418\u041d)",
+               digits=True),
+        # PayMongo's webhook secret by its prefix ("whsk_" and 32 letters and digits).
+        _d("secret_assignment", r"(?<![\w-])(whsk_[A-Za-z0-9]{24,64})(?![\w-])",
+           prefilter=r"whsk_[A-Za-z0-9]{24}", group=1, needles=("whsk_",)),
+        # A card's code "on the back" ("code au dos 365").
+        _d("credit_card", r"(?i)code[ \t]+au[ \t]+dos[ \t]*:?[ \t]*(\d{3,4})(?!\d)",
+           prefilter=r"(?i)code[ \t]+au[ \t]+dos[ \t]*:?[ \t]*[0-9]{3}", group=1, digits=True,
+           needles=("dos", "DOS"), joined=_joined_card_code,
+           joined_prefilter=r"(?i)code[ \t_-]+au[ \t_-]+dos[ \t_-]*:?[ \t_-]*[0-9]{3}"),
+        # One-time codes in the round's languages: Romanian's "Codul ... este 101287",
+        # Turkish's "şifreniz 771493", English's "one-time password ... is 71339325",
+        # Estonian's kinnituskood, Danish's, Norwegian's and Swedish's engangskode,
+        # Finnish's and the Baltic languages' one-time codes, Greek's code "είναι 4857",
+        # Moldova's pickup code, Malaysia's TAC, Indonesian's "kode 3669".
+        *_each("secret_assignment",
+               (r"(?i)(?<![a-z])cod(?:ul)?[ \t][^\n]{0,60}?[ \t]este[ \t]+(\d{4,8})(?!\d)",
+                "(?i)(?<![a-z])(?:tek[ \\t]+kullan[\u0131i]ml[\u0131i]k[ \\t]+)?"
+                "[\u015fs]ifren(?:iz|in)?[ \\t]*:?[ \\t]*(\\d{4,8})(?!\\d)",
+                r"(?i)one-?time[ \t]+password[^\n\d]{0,40}?[ \t]is[ \t]+(\d{4,8})(?!\d)",
+                "(?i)(?:kinnituskood|engangskode[nr]?|eng\u00e5ngskod(?:en)?|vahvistuskoodi"
+                "|kertak\u00e4ytt\u00f6koodi|vienreiz\u0113j\u0101?s?[ \\t]+kods"
+                "|vienkartinis[ \\t]+kodas)"
+                "[^\\n\\d]{0,30}?(?<![\\w])(\\d{4,8})(?!\\d)",
+                "\u03ba\u03c9\u03b4\u03b9\u03ba[^\\n]{0,90}?\u03b5\u03af\u03bd\u03b1\u03b9"
+                "[ \\t]+(\\d{4,8})(?!\\d)",
+                r"(?i)cod[ \t]+de[ \t]+ridicare[^\n\d]{0,50}?(\d{4,8})(?!\d)",
+                r"(?<![A-Za-z])TAC\b[^\n]{0,100}?[ \t]is[ \t]+(\d{6})(?!\d)",
+                r"(?i)(?<![a-z])kode(?:[ \t]+(?:otp|verifikasi|aktivasi))?[ \t]*:?[ \t]*(\d{4,8})"
+                r"(?!\d)"),
+               v.not_counting_run,
+               prefilter=engine_reading(
+                   r"(?i)cod[^\r\n]{0,70}este[ \t]+[0-9]{4}|ifren[^\r\n]{0,6}[0-9]{4}"
+                   r"|time[ \t]+password[^\r\n]{0,44}[0-9]{4}"
+                   r"|(?:kinnituskood|engangskode|eng.ngskod|vahvistuskoodi|kertak.ytt.koodi"
+                   r"|vienreiz|vienkartinis)[^\r\n]{0,40}[0-9]{4}"
+                   r"|aaaaaa[^\r\n]{0,100}[0-9]{4}|ridicare[^\r\n]{0,50}[0-9]{4}"
+                   r"|TAC[^\r\n]{0,104}[0-9]{6}|kode[^\r\n]{0,16}[0-9]{4}"),
+               gate="(?i:cod|ifren|password|kinnituskood|engangskode|eng\u00e5ngskod"
+                    "|vahvistuskoodi|kertak|vienreiz|vienkartinis|\u03ba\u03c9\u03b4\u03b9\u03ba"
+                    "|TAC|kode)",
+               digits=True),
+    )
+
+
 DETECTORS: tuple[Detector, ...] = (*_detectors_first(), *_detectors_second(),
                                    *_detectors_third(), *_carriers_and_home_labs(),
-                                   *_central_asia_and_europe(), *_americas_and_the_east())
+                                   *_central_asia_and_europe(), *_americas_and_the_east(),
+                                   *_the_gulf_africa_and_the_north())
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
 #: Kinds a policy must name to run: addresses of private networks fill operations text (pods,

@@ -29,6 +29,7 @@ from .decoding import (
     unicode_view,
 )
 from .detectors import DETECTORS, Detector, Finding, prefilter_for
+from .dialogue import dialogue_findings
 from .hl7 import hl7_findings
 from .joined import scan_plain
 from .policy import Action, Policy
@@ -191,6 +192,8 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
     in_tables = table_findings(text)
     if "|" in text:  # an HL7 v2 message's segments
         in_tables += hl7_findings(text)
+    if "\n" in text:  # a conversation's replies
+        in_tables += dialogue_findings(text)
     if in_tables:  # (rare: the kinds are gathered only then)
         kinds = {d.kind for d in detectors}
         extra += [f for f in in_tables if f.kind in kinds]

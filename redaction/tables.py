@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from .detectors import Finding
-from .national_ids import any_id_ok, digit_count_ok, passport_ok, person_inn_ok
+from .national_ids import any_id_ok, digit_count_ok, npwp_ok, passport_ok, person_inn_ok
 from .validators import (
     digits,
     generated_letters,
@@ -83,7 +83,13 @@ _GATE = re.compile(
     # (a gift card's claim or redemption code)
     r"|claim.?code|redemption|ausweis|health.?card|c[eé]dula|fin|seriya"
     # (Hebrew's telephone and id: טלפון, ת"ז)
-    r"|\u05d8\u05dc\u05e4\u05d5\u05df|\u05ea[\"\u05f4]\u05d6")
+    r"|\u05d8\u05dc\u05e4\u05d5\u05df|\u05ea[\"\u05f4]\u05d6"
+    # (the EL to EQ round's: Estonia's, Finland's, Moldova's, Bulgaria's ids; Kenya's,
+    # Zambia's, Botswana's, Ghana's, Malaysia's and Indonesia's social and health funds'
+    # numbers; Malaysia's IC; Arabic's passport)
+    r"|isikukood|veronumero|idnp|egn|nssf|nhif|tpin|omang|nrc|nhis|ssnit|kwsp|bpjs|ic.?no"
+    "|contact.?n"
+    "|\u062c\u0648\u0627\u0632")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "mobiel", "davčna", "davcna", "emšo", "emso", "taj",
@@ -134,7 +140,11 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "gate-code", "entry-code", "door-code", "alarm-code", "access-code",
                "keypad-code", "lockbox-code", "answer", "num_doc", "num doc", "numdoc",
                "num_documento", "numero_documento", "numero documento", "clave", "claim code",
-               "claim_code", "claimcode", "claim-code", "redemption")
+               "claim_code", "claimcode", "claim-code", "redemption", "isikukood", "veronumero",
+               "idnp", "egn", "nssf", "nhif", "tpin", "omang", "nrc", "nhis", "ssnit", "kwsp",
+               "bpjs", "ic_no", "ic no", "icno", "ic-no", "ic.no", "\u062c\u0648\u0627\u0632",
+               "contact n", "contact_n", "contactn",
+               "contact-n", "contact.n")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -211,7 +221,9 @@ _ID_WORDS = frozenset((
     # (Germany's identity card, as a trip's list heads it: "Ausweis-Nr.")
     "ausweis", "personalausweis", "ausweisnummer", "ausweisnr",
     # (Colombia's cédula, which has no check digit, and Mexico's social security number, NSS)
-    "cedula", "c\u00e9dula", "nss"))
+    "cedula", "c\u00e9dula", "nss",
+    # (Estonia's isikukood, Moldova's IDNP, Bulgaria's EGN in Latin letters)
+    "isikukood", "idnp", "egn"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
@@ -229,11 +241,13 @@ _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number
              # (France's social security number as a payroll export heads it)
              ("s\u00e9curit\u00e9", "sociale"), ("securite", "sociale"),
              # (a provincial health card's number, as a clinic's export heads it)
-             ("health", "card"))
+             ("health", "card"),
+             # (Malaysia's identity card number, as a customer table heads it: ic_no)
+             ("ic", "no"), ("ic", "number"))
 _ID_SCRIPTS = ("身份证", "身份證", "身分證", "マイナンバー", "個人番号", "주민등록번호", "주민번호",
                "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
-               "תעודת זהות", "ת.ז", 'ת"ז', "ת\u05f4ז")
+               "תעודת זהות", "ת.ז", 'ת"ז', "ת\u05f4ז", "\u062c\u0648\u0627\u0632")
 # What an id column's header may add to its name: the number, not a fact about it.
 _ID_ABOUT_OK = frozenset(("id", "no", "number", "num", "nr"))
 _PASSWORD_WORDS = frozenset((
@@ -296,6 +310,8 @@ def column_kind(name: str) -> str | None:
     tokens = [t for t in _tokens(name) if t]
     if not tokens or len(tokens) > 4:
         return None
+    if tokens in (["npwp"], ["no", "npwp"], ["npwp", "no"]):
+        return "npwp"  # (Indonesia's tax number: its own check, not a generic id's)
     if not _SSN_WORDS.isdisjoint(tokens) and _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK):
         return "us_ssn"  # (before the generic pairs: ADP's "Tax ID (SSN)")
     if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_document(name, tokens):
@@ -334,6 +350,8 @@ def column_kind(name: str) -> str | None:
             any(w in "".join(tokens) for w in _WIFI_WORDS)
             and ("key" in tokens or "passphrase" in tokens))):
         return "password"
+    if tokens in (["contact", "no"], ["contact", "number"], ["contact", "num"]):
+        return "phone"  # (a staff list's "Contact No")
     if not _ABOUT_WORDS.isdisjoint(tokens):
         return None
     lower = name.lower()
@@ -371,7 +389,7 @@ _DOC_NUMBER_PAIRS = (("num", "doc"), ("numero", "documento"), ("num", "documento
 _BRACKETED_NOTE = re.compile(r"[ \t]*\[[^\]]*\]")
 _PASSPORT_WORDS = frozenset(("passport", "passeport", "pasaporte", "paszport", "paspor",
                              "reisepass", "passaporto", "passaporte", "reisepassnr"))
-_PASSPORT_SCRIPTS = ("旅券", "护照", "여권", "パスポート")
+_PASSPORT_SCRIPTS = ("旅券", "护照", "여권", "パスポート", "\u062c\u0648\u0627\u0632")
 
 
 def _names_a_document(name: str, tokens: list[str]) -> bool:
@@ -394,7 +412,12 @@ _UNCHECKED_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos", "ndis", "ndisnum
                                        "citizenship",
                                        # (Jamaica's TRN, Guatemala's DPI, El Salvador's DUI,
                                        # Bolivia's CI, as payroll sheets head them)
-                                       "trn", "dpi", "dui", "ci"))
+                                       "trn", "dpi", "dui", "ci",
+                                       # (Finland's tax number; the social and health funds
+                                       # of Kenya, Ghana, Malaysia and Indonesia; Zambia's
+                                       # TPIN and NRC, Botswana's Omang)
+                                       "veronumero", "nssf", "nhif", "nhis", "ssnit", "kwsp",
+                                       "bpjs", "tpin", "nrc", "omang"))
 _UNCHECKED_DOCUMENT_PAIRS = (("seaman", "book"), ("seamans", "book"), ("seamen", "book"),
                              ("cdc", "no"), ("cdc", "number"))
 
@@ -428,6 +451,8 @@ _ONE_WAY = re.compile(r"\$[0-9a-z]{1,6}\$.*|\{[A-Z0-9-]+\}.*|[0-9a-fA-F]{32}|[0-
 
 
 def _cell_ok(kind: str, value: str) -> bool:
+    if kind == "npwp":
+        return npwp_ok(value)
     if kind == "phone":
         n = len(digits(value))
         return (7 <= n <= 15 and _PHONE_CELL.fullmatch(value) is not None
@@ -494,6 +519,7 @@ _ANY_ID_DIGITS = digit_count_ok(6, 20)  # (under a national_id column: an id wit
 
 
 _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assignment",
+                 "npwp": "national_id",
                  "pin": "secret_assignment",
                  "secret": "secret_assignment", "national_id": "national_id",
                  "national_id_named": "national_id", "passport": "national_id",
@@ -550,8 +576,9 @@ def _table_findings(text: str) -> list[Finding]:
 # database's statement log).
 _INSERT = re.compile(r"(?i)\binsert[ \t]+into[ \t]+[\w.\"`\[\]]+[ \t]*\(([^()\n]{1,2000})\)"
                      r"\s*values\s*\(")
-# One value: a quoted string ('' inside it is a quote), or anything up to a comma or the end.
-_SQL_VALUE = re.compile(r"[ \t]*('(?:[^'\n]|'')*'|[^,()'\n]*)[ \t]*([,)])")
+# One value: a quoted string ('' inside it is a quote), a function's call ("NOW()"), or
+# anything up to a comma or the end.
+_SQL_VALUE = re.compile(r"[ \t]*('(?:[^'\n]|'')*'|\w+\([^()'\n]*\)|[^,()'\n]*)[ \t]*([,)])")
 
 
 def _insert_findings(text: str) -> list[Finding]:
@@ -626,6 +653,8 @@ def _column_findings(text: str, view: str, rows: list[tuple[int, int]], columns:
         cells = _row_cells(view, row, columns, layout)
         for column, (start, stop) in cells.items():
             kind = columns[column][0]
+            if stop - start > 2 and text[start] == "`" == text[stop - 1]:
+                start, stop = start + 1, stop - 1  # (a Markdown cell's code span)
             value = text[start:stop]
             if kind == "value":
                 name = cells.get(name_column) if name_column is not None else None

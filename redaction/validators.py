@@ -52,6 +52,7 @@ __all__ = [
     "payment_card_ok",
     "phone_digits_ok",
     "profile_secret_ok",
+    "random_key_bytes",
     "random_token",
     "secret_value_ok",
     "slashed_password",
@@ -1771,6 +1772,18 @@ def aws_secret_like(candidate: str) -> bool:
     """40 base64 characters as an AWS secret key has them: both cases and a digit."""
     return (any(ch.isupper() for ch in candidate) and any(ch.islower() for ch in candidate)
             and any(ch.isdigit() for ch in candidate))
+
+
+def random_key_bytes(candidate: str) -> bool:
+    """64 bytes in base64 as a storage account's key has them: :func:`aws_secret_like`, and
+    not the encoding of a hex digest's text (an e-invoice's previous-invoice hash, PIH)."""
+    if not aws_secret_like(candidate):
+        return False
+    try:
+        decoded = base64.b64decode(candidate, validate=True)
+    except ValueError:
+        return True
+    return not (len(decoded) == 64 and all(c in b"0123456789abcdefABCDEF" for c in decoded))
 
 
 # A run of one character six times or more: a placeholder's filler (hf_xxxxxxxx...), never
