@@ -11514,15 +11514,17 @@ def _dated_nida(value: str) -> bool:
 # "called from" and courier, the wallets a mobile number keys (GCash, Maya, GoPay, DANA,
 # OVO, Touch 'n Go).
 _CALL_WORDS = (
-    r"(?:(?<![a-z])(?:will|shall|can|to|please|pls)[ \t]+(?:call|ring|text|sms|whatsapp)"
-    r"(?:[ \t]+(?:you|u|me|us))?(?:[ \t]+(?:on|at))?"
-    r"|(?<![a-z])(?:will|shall|can|to|please|pls)[ \t]+contact[ \t]+(?:(?:you|u|me|us)"
-    r"(?:[ \t]+(?:on|at))?|(?-i:[A-Z][a-z]{1,15})[ \t]+(?:on|at))"
+    # (every alternative starts at one of _CALL_STARTS, the words before it looked behind
+    # for: the engine reports where those words are, and the pattern is tried only there)
+    r"(?:(?:(?<=will )|(?<=shall )|(?<=can )|(?<=to )|(?<=please )|(?<=pls ))"
+    r"(?:call|ring|text|sms|whatsapp)(?:[ \t]+(?:you|u|me|us))?(?:[ \t]+(?:on|at))?"
+    r"|(?:(?<=will )|(?<=shall )|(?<=can )|(?<=to )|(?<=please )|(?<=pls ))"
+    r"contact[ \t]+(?:(?:you|u|me|us)(?:[ \t]+(?:on|at))?|(?-i:[A-Z][a-z]{1,15})[ \t]+(?:on|at))"
     r"|(?<![a-z])call[ \t]+(?:my|his|her|our)[ \t]+[a-z]{3,10}"
     r"|(?<![a-z])reach(?:ed)?[ \t]+(?:me|us|on|at)(?:[ \t]+(?:at|on))?"
     r"|(?<![a-z])text[ \t]+(?:the[ \t]+)?confirmation[ \t]+to"
-    r"|(?<![a-z])(?:your|my)[ \t]+line(?![a-z])|(?<![a-z])line[ \t]+ni(?![a-z])"
-    r"|(?<![a-z])my[ \t]+(?:hp|handphone)(?:[ \t]+(?:no|number))?[ \t]+is"
+    r"|(?:(?<=your )|(?<=my ))line(?![a-z])|(?<![a-z])line[ \t]+ni(?![a-z])"
+    r"|(?<=my )(?:hp|handphone)(?:[ \t]+(?:no|number))?[ \t]+is"
     r"|(?<![a-z])(?:gcash|maya|gopay|dana|ovo|shopeepay|grabpay|touch[ \t]?'?n[ \t]?go)(?![a-z])"
     # (West and Southern Africa: Yoruba's phone, Twi's, Krio's and Wolof's number, Igbo's
     # "call me at", Swahili's "call me", Zulu's and Xhosa's phone's number, Setswana's,
@@ -11530,9 +11532,10 @@ _CALL_WORDS = (
     "|f\u00f3\u00f2n\u00f9|n\u0254ma|(?<![a-z])nomba(?![a-z])|(?<![a-z])nimero(?![a-z])"
     "|kp\u1ecd\u1ecd[ \\t]+m|nipigie|inombolo[ \\t]+(?:yami[ \\t]+)?(?:yocingo|yefowuni)"
     "|mogala|selnommer|essimu"
+    # (Arabic's "will call on", Urdu's "my number", "phone number", "their number")
     "|\u0633\u064a\u062a\u0635\u0644(?:[ \t]+\u0628\u0643)?[ \t]+\u0639\u0644\u0649"
-    "|\u0645\u06cc\u0631\u0627[ \t]+\u0646\u0645\u0628\u0631|\u0641\u0648\u0646[ \t]+"
-    "\u0646\u0645\u0628\u0631|\u06a9\u0627[ \t]+\u0646\u0645\u0628\u0631"
+    "|(?:(?<=\u0645\u06cc\u0631\u0627 )|(?<=\u0641\u0648\u0646 )|(?<=\u06a9\u0627 ))"
+    "\u0646\u0645\u0628\u0631"
     "|\u0d28\u0d2e\u0d4d\u0d2a\u0d7c|\u6211\u7684(?:\u53f7\u7801|\u865f\u78bc)"
     "|t\u0101lrunis|t\u0101lr\\.|(?<![a-z])numurs(?:[ \t]+ir)?"
     "|(?<![a-z])s\u00edm(?:i|an\u00famer)(?![a-z])"
@@ -11541,12 +11544,33 @@ _CALL_WORDS = (
     # at", καλέστε με στο; Tagalog's "my number", "the number that ...", "contact ... at")
     "|[\u039a\u03ba]\u03b9\u03bd\\.|\u03ba\u03b1\u03bb\u03ad\u03c3\u03c4\u03b5"
     "|[\u03a4\u03c4]\u03b7\u03bb(?=[ \t]+\\d)"
-    r"|(?<![a-z])number[ \t]+(?:ko|na|niya|mo)(?![a-z])|(?<![a-z])pa-?contact)")
+    r"|(?<![a-z])number[ \t]+(?:ko|na|niya|mo)(?![a-z])|(?:(?<=pa-)|(?<=pa))contact)")
 _CALL_PREFILTER = engine_reading(
-    r"(?i)(?:call|ring|text|sms|whatsapp|reach|contact|confirmation|line|hp|handphone|gcash"
-    "|maya|gopay|dana|ovo|pay|go|f\u00f3\u00f2n\u00f9|n\u0254ma|nomba|nimero|kp|nipigie"
-    r"|inombolo|mogala|selnommer|essimu|aaaa|aa|numurs|t.lr|s.m|aaa\.|number)[^\r\n]{0,30}"
-    r"[0-9][ ()-]?[0-9]")
+    r"(?i)(?:(?:will|shall|can|to|please|pls)[ \t]+(?:call|ring|text|sms|whatsapp|contact)"
+    r"|call[ \t]+(?:my|his|her|our)|reach|text[ \t]+(?:the[ \t]+)?confirmation"
+    r"|(?:your|my)[ \t]+line|line[ \t]+ni|my[ \t]+(?:hp|handphone)|gcash|maya|gopay|dana|ovo"
+    "|shopeepay|grabpay|touch|f\u00f3\u00f2n\u00f9|n\u0254ma|nomba|nimero|kp|nipigie|inombolo"
+    r"|mogala|selnommer|essimu|aa|numurs|t.lr|s.m[ia]|number[ \t]+(?:ko|na|niya|mo)|contact)"
+    r"[^\r\n]{0,50}[0-9][ ()-]?[0-9]")
+# The words a match starts at.
+_CALL_STARTS = ("call", "ring", "text", "sms", "whatsapp", "contact", "reach", "line", "hp",
+                "handphone",
+                "gcash", "maya", "gopay", "dana", "ovo", "shopeepay", "grabpay", "touch",
+                "f\u00f3\u00f2n\u00f9", "n\u0254ma", "nomba", "nimero", "kp\u1ecd\u1ecd",
+                "nipigie", "inombolo", "mogala", "selnommer", "essimu",
+                "\u0633\u064a\u062a\u0635\u0644", "\u0646\u0645\u0628\u0631",
+                "\u0d28\u0d2e\u0d4d\u0d2a\u0d7c", "\u6211\u7684", "t\u0101lr", "numurs",
+                "s\u00edm", "\u043e\u0431\u0430\u0434\u0438",
+                "\u043a\u0443\u0440\u0438\u0435\u0440",
+                "\u03ba\u03b9\u03bd.", "\u03ba\u03b1\u03bb\u03ad\u03c3\u03c4\u03b5",
+                "\u03c4\u03b7\u03bb", "number")
+
+
+# ... as the engine reports them (other scripts' words as runs of "a", their lengths kept).
+_CALL_WORD_STARTS = tuple((engine_reading("(?i)" + re.escape(word)), len(word))
+                          for word in _CALL_STARTS)
+
+
 _CALL_NEEDLES = ("call", "CALL", "Call", "ring", "text", "Text", "sms", "SMS", "hatsapp",
                  "each", "ontact", "ONTACT", "onfirmation", "line", "Line", "LINE",
                  "hp", "HP", "Hp", "andphone",
@@ -11610,6 +11634,7 @@ def _the_gulf_africa_and_the_north() -> tuple[Detector, ...]:
            r"(\+?\d[\d ()\-]{5,16}\d)"
            r"(?![\d\w]|[./-]\d)",
            _phone_digits(7, 13), prefilter=_CALL_PREFILTER, group=1, needles=_CALL_NEEDLES,
+           start=_at_words(_CALL_STARTS), starts=_CALL_WORD_STARTS,
            # (a joiner hides a number of nine digits or more: a date's eight are not rescanned)
            digits=True, joined=_joined_digits(9),
            joined_prefilter=_CALL_PREFILTER.replace("[ ()-]", "[ _()-]")),
@@ -11843,7 +11868,7 @@ def _the_gulf_africa_and_the_north() -> tuple[Detector, ...]:
                    r"|(?:kinnituskood|engangskode|eng.ngskod|vahvistuskoodi|kertak.ytt.koodi"
                    r"|vienreiz|vienkartinis)[^\r\n]{0,40}[0-9]{4}"
                    r"|aaaaaa[^\r\n]{0,100}[0-9]{4}|ridicare[^\r\n]{0,50}[0-9]{4}"
-                   r"|TAC[^\r\n]{0,104}[0-9]{6}|kode[^\r\n]{0,16}[0-9]{4}"),
+                   r"|(?-i:TAC)[^\r\n]{0,104}[0-9]{6}|kode[^\r\n]{0,16}[0-9]{4}"),
                gate="(?i:cod|ifren|password|kinnituskood|engangskode|eng\u00e5ngskod"
                     "|vahvistuskoodi|kertak|vienreiz|vienkartinis|\u03ba\u03c9\u03b4\u03b9\u03ba"
                     "|TAC|kode)",
