@@ -2265,6 +2265,8 @@ _CARD_CODE_NAMES = (r"cvc2?|cvv2?|cvn|cvd(?![-_]?\d)(?!(?<=['\"]cvd) \d)"
                     # (Magento's saved-card field, cc_cid: "cid" alone is most often an id)
                     r"|cc_cid"
                     r"|series[_-]?code|card[_-]?code|pr[üu]fziffer"
+                    # (a payment gateway's parameter, CardCVV2=; French's "code au dos")
+                    r"|card[_-]?cv[vc]2?|code[ \t]+au[ \t]+dos"
                     r"|security[ _-]?code|sec[ .]code|card[ _-]?verification(?:[ _-]?value)?"
                     r"|[34]-digit[ \t]+(?:security[ \t]+)?code"
                     r"|code[ \t]+on[ \t]+the[ \t]+(?:back|front)"
@@ -2286,6 +2288,7 @@ _CARD_CODE_PREFILTER = (r"(?i)(?:cvc|cvv|cvn|cvd|cc_cid|security[ _-]?code|sec[ 
                         r"|digit code|digits on the"
                         r"|series[ _-]?code|card[ _-]?code"
                         r"|code on the|c[ao]digo (?:de )?(?:segur|atr)|pr[au]fnummer|code de s"
+                        r"|code au dos"
                         r"|cryptogramme"
                         r"|codice di sicurezza|aaa)[^\r\n]{0,40}\d{3}")
 # Words that may stand between a code's or a PIN's name and its digits ("the card code on the
@@ -11482,10 +11485,10 @@ def _americas_and_the_east() -> tuple[Detector, ...]:
     )
 
 
-def _phone_digits(least: int, most: int) -> Callable[[str], bool]:
-    """A number told after a word for calling: ``least`` to ``most`` digits, not a date."""
-    return lambda value: (least <= len(v.digits(value)) <= most
-                          and _A_DATE.match(value) is None)
+def _called_number_ok(value: str) -> bool:
+    """A number told after a word for calling: 7 to 13 digits (Iceland's and Brunei's have
+    seven), not a date."""
+    return 7 <= len(v.digits(value)) <= 13 and _A_DATE.match(value) is None
 
 
 _A_DATE = re.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d")
@@ -11493,18 +11496,6 @@ _A_DATE = re.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d")
 
 def _baltic_or_latvian(value: str) -> bool:
     return ids.baltic_code_ok(value) or ids.personas_kods_ok(value)
-
-
-def _dated_id(value: str) -> bool:
-    """An id that opens with a birth date (YYMMDD) and carries no check: Namibia's."""
-    n = v.digits(value)
-    return len(n) == 11 and 1 <= int(n[2:4]) <= 12 and 1 <= int(n[4:6]) <= 31
-
-
-def _dated_nida(value: str) -> bool:
-    """Tanzania's NIDA number: a birth date (YYYYMMDD), then twelve digits."""
-    n = v.digits(value)
-    return len(n) == 20 and 1 <= int(n[4:6]) <= 12 and 1 <= int(n[6:8]) <= 31
 
 
 # Words for calling, texting or reaching someone at a number, in the languages of the EL to EQ
@@ -11633,7 +11624,7 @@ def _the_gulf_africa_and_the_north() -> tuple[Detector, ...]:
            rf"(?i){_CALL_WORDS}[^\n\d.!?(\"'=<>]{{0,20}}?(?<![\w+/])(?:(?<!-)|(?<=ngu-))"
            r"(\+?\d[\d ()\-]{5,16}\d)"
            r"(?![\d\w]|[./-]\d)",
-           _phone_digits(7, 13), prefilter=_CALL_PREFILTER, group=1, needles=_CALL_NEEDLES,
+           _called_number_ok, prefilter=_CALL_PREFILTER, group=1, needles=_CALL_NEEDLES,
            start=_at_words(_CALL_STARTS), starts=_CALL_WORD_STARTS,
            # (a joiner hides a number of nine digits or more: a date's eight are not rescanned)
            digits=True, joined=_joined_digits(9),
@@ -11677,9 +11668,9 @@ def _the_gulf_africa_and_the_north() -> tuple[Detector, ...]:
            prefilter=r"[123] (?:19|20)[0-9]{2} [78] [0-9]{7} [0-9] [0-9]{2}", group=1,
            digits=True, needles=(" ",)),
         _d("national_id", r"(?<![\w-])((?:19|20)\d{6}-\d{5}-\d{5}-\d{2})(?![\w-])",
-           _dated_nida, prefilter=r"(?:19|20)[0-9]{6}-[0-9]{5}-[0-9]{5}-[0-9]{2}", group=1,
+           ids.nida_ok, prefilter=r"(?:19|20)[0-9]{6}-[0-9]{5}-[0-9]{5}-[0-9]{2}", group=1,
            digits=True, needles=("-",)),
-        _named_id((r"(?-i:NIDA)", _AS_KEY % "nin"), ("nida", "nin"), r"\d{20}", _dated_nida),
+        _named_id((r"(?-i:NIDA)", _AS_KEY % "nin"), ("nida", "nin"), r"\d{20}", ids.nida_ok),
         # ... and after their names: Rwanda's "indangamuntu", Zambia's TPIN, Botswana's
         # Omang, Namibia's id (a birth date first) after "ID No" or Afrikaans's "ID
         # nommer", South Africa's income tax number, Zimbabwe's national id (a letter
@@ -11690,7 +11681,7 @@ def _the_gulf_africa_and_the_north() -> tuple[Detector, ...]:
                   checksummed=False),
         _named_id((r"omang",), ("omang",), r"\d{9}", v.not_counting_run, checksummed=False),
         _named_id((r"(?-i:ID)[ \t]*(?:no|nommer|number|nr)\.?",), ("id",), r"\d{11}",
-                  _dated_id, checksummed=False),
+                  ids.na_id_ok, checksummed=False),
         _named_id((r"income[ \t]+tax[ \t]+(?:no|number|ref(?:erence)?)\.?",), ("income",),
                   r"[0-39]\d{9}", v.not_counting_run, checksummed=False),
         _named_id((r"national[ \t]+id(?:[ \t]+(?:no|number))?\.?",), ("national",),
@@ -11720,11 +11711,6 @@ def _the_gulf_africa_and_the_north() -> tuple[Detector, ...]:
         _named_id(("card[ \\t]+na[\u021bt]ional[ \\t]+de[ \\t]+s[\u0103a]n[\u0103a]tate",),
                   ("card",), r"\d{20}", v.not_counting_run, checksummed=False),
         _named_id((r"(?-i:TIN)\b",), ("tin",), r"\d{8}[A-Z]", _not_zeros, checksummed=False),
-        # A card's CVV as a payment gateway's parameter ("CardCVV2=810").
-        _d("credit_card", r"(?i)card[_-]?cv[vc]2?[ \t]*[=:][ \t]*[\"']?(\d{3,4})(?![\d\w])",
-           prefilter=r"(?i)card[_-]?cv[vc]2?[ \t]*[=:][ \t]*[\"']?[0-9]{3}", group=1,
-           digits=True, needles=("cv", "CV", "Cv"), joined=_joined_card_code,
-           joined_prefilter=r"(?i)cardcv[vc]2?[ \t_-]*[=:][ \t_-]*[\"']?[0-9]{3}"),
         # The Nordics and the Baltics: Latvia's and Lithuania's codes after "p.k." and
         # "a.k.", Finland's veronumero and "hetuni" (my hetu), a Norwegian residence card,
         # an EHIC's personal number and the card's own, driving licences by their Nordic
@@ -11836,11 +11822,6 @@ def _the_gulf_africa_and_the_north() -> tuple[Detector, ...]:
         # PayMongo's webhook secret by its prefix ("whsk_" and 32 letters and digits).
         _d("secret_assignment", r"(?<![\w-])(whsk_[A-Za-z0-9]{24,64})(?![\w-])",
            prefilter=r"whsk_[A-Za-z0-9]{24}", group=1, needles=("whsk_",)),
-        # A card's code "on the back" ("code au dos 365").
-        _d("credit_card", r"(?i)code[ \t]+au[ \t]+dos[ \t]*:?[ \t]*(\d{3,4})(?!\d)",
-           prefilter=r"(?i)code[ \t]+au[ \t]+dos[ \t]*:?[ \t]*[0-9]{3}", group=1, digits=True,
-           needles=("dos", "DOS"), joined=_joined_card_code,
-           joined_prefilter=r"(?i)code[ \t_-]+au[ \t_-]+dos[ \t_-]*:?[ \t_-]*[0-9]{3}"),
         # One-time codes in the round's languages: Romanian's "Codul ... este 101287",
         # Turkish's "şifreniz 771493", English's "one-time password ... is 71339325",
         # Estonian's kinnituskood, Danish's, Norwegian's and Swedish's engangskode,

@@ -62,8 +62,10 @@ __all__ = [
     "mx_rfc_ok",
     "my_number_ok",
     "mykad_ok",
+    "na_id_ok",
     "naf_ok",
     "nhs_ok",
+    "nida_ok",
     "nik_ok",
     "nino_ok",
     "nir_ok",
@@ -1338,6 +1340,18 @@ def npwp_ok(candidate: str) -> bool:
     n = _numerals(candidate)
     return (len(n) == 15 and n[:2] not in ("00", "01", "02", "03") and len(set(n)) > 2
             and luhn_ok(n[:9]))
+
+
+def na_id_ok(candidate: str) -> bool:
+    """Namibia's id: eleven digits, a birth date (YYMMDD) first, no public check digit."""
+    n = _numerals(candidate)
+    return len(n) == 11 and _valid_day(int(n[2:4]), int(n[4:6]))
+
+
+def nida_ok(candidate: str) -> bool:
+    """Tanzania's NIDA number: a birth date (YYYYMMDD), then twelve digits."""
+    n = _numerals(candidate)
+    return len(n) == 20 and _valid_day(int(n[4:6]), int(n[6:8]))
 
 
 def qid_ok(candidate: str) -> bool:

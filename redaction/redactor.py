@@ -189,14 +189,15 @@ def scan_joined(text: str, detectors: Sequence[Detector] = DETECTORS, *,
         kind = inside[0].kind if inside else _encoded_number_kind(plain, detectors)
         if kind is not None:
             extra.append(Finding(kind, start, end, text[start:end]))
-    in_tables = table_findings(text)
+    # (values told by where they stand: a table's column, a segment's field, a reply's question)
+    by_structure = table_findings(text)
     if "|" in text:  # an HL7 v2 message's segments
-        in_tables += hl7_findings(text)
+        by_structure += hl7_findings(text)
     if "\n" in text:  # a conversation's replies
-        in_tables += dialogue_findings(text)
-    if in_tables:  # (rare: the kinds are gathered only then)
+        by_structure += dialogue_findings(text)
+    if by_structure:  # (rare: the kinds are gathered only then)
         kinds = {d.kind for d in detectors}
-        extra += [f for f in in_tables if f.kind in kinds]
+        extra += [f for f in by_structure if f.kind in kinds]
     found = _merge(text, found, extra) if extra else found
     return _with_repeats(text, found) if found else found
 
