@@ -1635,8 +1635,10 @@ def _national_ids() -> tuple[Detector, ...]:
     _named_id(("\u041b\u041d\u0427", r"(?-i:LNCH|LNC)\b"), ("\u043b\u043d\u0447", "lnc"),
               r"\d{10}", ids.lnch_ok),
     _named_id((r"(?-i:OIB)\b", _AS_KEY % "oib"), ("oib",), r"\d{11}", ids.oib_ok),
-    _named_id(("\u0408\u041c\u0411\u0413", "\u0415\u041c\u0411\u0413", r"(?-i:JMBG|JMB)\b",
-               "(?-i:EM\u0160O|EMSO)\\b", r"mati.n\w* (?:broj|knjig)"),
+    # (and as keys, "jmbg=0807958284706"; in a chat, "embg 0205977411158")
+    _named_id(("\u0408\u041c\u0411\u0413?", "\u0415\u041c\u0411\u0413", r"(?-i:JMBG|JMB)\b",
+               "(?-i:EM\u0160O|EMSO)\\b", r"mati.n\w* (?:broj|knjig)", _AS_KEY % "jmbg",
+               _AS_KEY % "embg", _AS_KEY % "emso", r"(?-i:embg|jmbg)(?= \d)"),
               ("\u0458\u043c\u0431\u0433", "\u0435\u043c\u0431\u0433", "jmb", "em\u0161o", "emso",
                "mati"), r"\d{13}", ids.jmbg_ok),
     _named_id((r"isikukood\w*", r"asmens[ _]kod\w*", r"personal code"),
@@ -3404,7 +3406,7 @@ _KBA_NAMES = (
     # (and in French, Dutch, German, Spanish, Portuguese and Italian: "Question secrète : ...?
     # \nRéponse : Snuffie", "Beveiligingsvraag: ...?\nAntwoord: Sint-Truiden")
     rf"|(?:question{_T}secr[èe]te|question{_T}de{_T}s[ée]curit[ée]|beveiligingsvraag"
-    rf"|veiligheidsvraag|sicherheitsfrage|pregunta{_T}de{_T}seguridad"
+    rf"|veiligheidsvraag|sicherheitsfrage|pregunta{_T}(?:de{_T}seguridad|secreta)"
     rf"|pergunta{_T}de{_T}seguran[çc]a|domanda{_T}di{_T}sicurezza)[^\n]{{0,100}}\n[ \t]*"
     r"(?:r[ée]ponse|antwoord|antwort|respuesta|resposta|risposta)(?=[ \t]*:)"
     # (the question in brackets, "Security Q (first pet / school): Rex"; a password
@@ -3519,7 +3521,14 @@ _NAMED_CODES = (r"pin|pincode|puk|passcode|geheimzahl|digicode|code|c[óo]digo|c
                 r"|clave|has[łl]o"
                 # (a parcel locker's pickup code: DHL's Abholcode; a delivery's in Arabic)
                 r"|abholcode|zustellcode|abhol-?pin"
-                r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u0633\u0644\u064a\u0645")
+                r"|\u0631\u0645\u0632[ \t]+\u0627\u0644\u062a\u0633\u0644\u064a\u0645"
+                # (Arabic's secret number, a wallet's PIN, "الرقم السري"; Egyptian's and Dari's
+                # "كود", code, not a barcode's "باركود")
+                r"|\u0627\u0644\u0631\u0642\u0645[ \t]+\u0627\u0644\u0633\u0631\u064a"
+                # (nor a discount's, a product's, a postcode's or a shipment's code)
+                r"|(?<![\u0600-\u06ff])[\u0643\u06a9]\u0648\u062f(?![ \t]+(?:\u0627\u0644)?"
+                r"(?:\u062e\u0635\u0645|\u0645\u0646\u062a\u062c|\u0628\u0631\u064a\u062f"
+                r"|\u0634\u062d\u0646))")
 _NAMED_CODE_NOT = "".join(rf"(?<!{w}[ _-])" for w in (
     "error", "exit", "status", "response", "return", "http", "zip", "postal", "post", "area",
     # (a payslip's tax code, "Tax code: 1239L"; a Dutch register's activity, "SBI-code: 8691")
@@ -3593,7 +3602,8 @@ _NAMED_CODE = (
     rf"{_CODE_SAYS}(?:[ \t]+{_CODE_FROM})?[ \t]*[\"'(]?#?"
     # (not a driver's error object's number before its name: "code: 8000, codeName: ...")
     r"(\d{4,8}|\d{3} \d{3}|\d(?: \d){3,7})"
-    r"(?![\d.,:/-]?\d)(?! \d)(?![ \t]*,[ \t]*codeName)"
+    # (nor an id's digits before its letters: "Código de asegurado: 8911216TNEOF002")
+    r"(?![\d.,:/-]?\d)(?! \d)(?![ \t]*,[ \t]*codeName)(?![A-Z]{3,}\d)"
     # (nor a card terminal's approval code on its receipt, "Auth code: 154806   RRN: ...")
     r"(?![ \t]+(?-i:RRN|STAN|Batch|BATCH|TID)\b)"
     rf"{_CODE_UNITS}{_ELECTRIC_UNITS}")
@@ -3606,7 +3616,7 @@ _ONE_RECOVERY_CODE = (r"(?=[a-z0-9-]*\d)[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){1,7}|\d{
 _AND = r"(?:and|or|und|oder|et|ou|y|o|e|en|i|och|og)"
 _RECOVERY_CODE = (
     # (and German's emergency code for a second factor, "Notfallcode: FC4T-NCXA-JL2H")
-    r"(?ai)(?<![a-z])(?:recovery|backup|wiederherstellungs|herstel|notfall"
+    r"(?ai)(?<![a-z])(?:recovery|backup|wiederherstellungs|herstel|notfall|rezervn\w*"
     r"|(?:codice|c[óo]digo)[ \t]+de?[ \t]*"
     r"recupera\w*|codice[ \t]+di[ \t]+recupero|code[ \t]+de[ \t]+r[ée]cup[ée]ration)"
     # (not another field of a backup's: backup_card, backup-email)
@@ -3622,7 +3632,7 @@ _RECOVERY_CODE = (
     r"|\\*[\"'][ \t]*,[ \t]*\\*[\"']|[ \t]+)"
     rf"(?:{_ONE_RECOVERY_CODE}))*)"
     # (not an address's local part: "backup codes for omar1991+work@web.de")
-    r"(?![\w-])(?![+.%][\w.+%-]*@)")
+    r"(?![\w-])(?!@)(?![+.%][\w.+%-]*@)")
 _SECURITY_ANSWERS = (
     _d("secret_assignment",
        rf"(?i)(?<![a-z])(?:{_KBA_NAMES})(?![a-z])"
@@ -3674,7 +3684,8 @@ _SECURITY_ANSWERS = (
        start=_at_words(("pin", "puk", "passcode", "geheimzahl", "code", "c\u00f3digo",
                         "codigo", "codice", "kod", "kode", "k\u00f3d", "clave", "has\u0142o",
                         "haslo",
-                        "abhol", "zustell", "\u0631\u0645\u0632"),
+                        "abhol", "zustell", "\u0631\u0645\u0632", "\u0627\u0644\u0631\u0642\u0645",
+                        "\u0643\u0648\u062f", "\u06a9\u0648\u062f"),
                        4)),  # ("digicode": the name starts four characters before its "code")
     # A parcel's pickup, drop-off or locker code, named and then its digits with no verb
     # between, as carriers' messages print them ("Collection code 440863.", "Afhentningskode
@@ -3797,9 +3808,10 @@ _SECURITY_ANSWERS = (
        needles=("?",), digits=True, start=_at_words(("pin", "passcode"))),
     _d("secret_assignment", _RECOVERY_CODE,
        prefilter=r"(?i)(?:recovery|backup|wiederherstellungs|herstel|recupera|recupero"
-                 r"|r.cup.ration|notfall)[^\r\n]{0,60}\d",
+                 r"|r.cup.ration|notfall|rezervn)[^\r\n]{0,60}\d",
        group=1, digits=True,
        start=_at_words(("recovery", "backup", "wiederherstellungs", "herstel", "notfall", "codice",
+                        "rezervn",
                         "c\u00f3digo",
                         "codigo", "code"))),
 )
@@ -3904,7 +3916,9 @@ def _told(then: str, then_prefilter: str, validator: Callable[[str], bool], *, p
 # Matched folding ASCII case only ((?ai)): the other scripts' capitals are spelled out.
 # English is the other detectors' ("password: X", "the password is X").
 # (not the first half of a German compound: "Passwortrichtlinie für unser 8-Personen-Büro")
-_PASSWORD_WORDS = ("passwort(?![a-zäöüß]{5})|kennwort(?![a-zäöüß]{5})|mot de passe|"
+_PASSWORD_WORDS = ("passwort(?![a-zäöüß]{5})|kennwort(?![a-zäöüß]{5})|"
+                   # (a reset's "mot de passe temporaire : X"; Haitian Creole's "modpas")
+                   "mot de passe(?: temporaire| provisoire)?|modpas|"
                    "contrase[ñÑn]a|senha|wachtwoord|has[łl]o|"
                    "[Пп]ароль|パスワード|密码|密碼|비밀번호|패스워드|비번|पासवर्ड|"
                    "كلمة[ _](?:المرور|السر)|"
@@ -3931,7 +3945,10 @@ _PASSWORD_WORDS = ("passwort(?![a-zäöüß]{5})|kennwort(?![a-zäöüß]{5})|mo
                    r"kata sandi|kata laluan|password(?:[ \t]+(?:baru|saya|lama|anda|kamu|ko)){1,2}|"
                    # Hungarian, Swahili, Greek, Hebrew, Persian, Arabic, Vietnamese, Bengali,
                    # Tamil, Thai
-                   "jelszó|nenosiri|κωδικός|סיסמה|הסיסמה|رمز عبور|الباسورد|باسورد|mật[ _]khẩu|"
+                   "jelszó|nenosiri|κωδικός|סיסמה|הסיסמה|رمز عبور|الباسورد|باسورد|"
+                   "الباسوورد|باسوورد|"
+                   # (Persian's and Pashto's, Urdu's: "پسورد د سیستم", "پاس ورڈ")
+                   "پسورد|پاسورد|پاس ورڈ|mật[ _]khẩu|"
                    "পাসওয়ার্ড|கடவுச்சொல்|รหัสผ่าน|parola|"
                    # Latvian, Lithuanian, Azerbaijani, Slovenian, Serbian and Croatian (Latin
                    # and Cyrillic), Bulgarian, Estonian, Hungarian's "my password", Georgian
@@ -3956,7 +3973,8 @@ _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "mdp", "MDP", "Mdp", "ww", "WW", "Ww"
                      "alasana", "كلمة السر", "\u0648\u0634\u06d5\u06cc", "icciitii",
                      "eslo",
                      "ogin", "assword", "ASSWORD", "laluan", "jelsz", "nenosiri", "κωδικός",
-                     "סיסמה", "رمز عبور", "باسورد", "khẩu", "পাসওয়ার্ড", "கடவுச்சொல்", "รหัสผ่าน",
+                     "סיסמה", "رمز عبور", "باسورد", "باسوورد", "پسورد", "پاسورد", "پاس ورڈ",
+                     "modpas", "khẩu", "পাসওয়ার্ড", "கடவுச்சொல்", "รหัสผ่าน",
                      "arola", "密钥", "秘钥", "シークレット", "APIキー", "キー", "시크릿", "비밀",
                      "รหัส", "المفتاح", "مفتاح", "کلید", "arole", "lapta", "ifr", "IFR", "ozink",
                      "OZINK", "\u043e\u0437\u0438\u043d\u043a", "\u0430\u0440\u043e\u043b\u0430",
@@ -3984,7 +4002,9 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (the Balkans' "Mobitel")
                 r"mobile?(?:[ _-]?no)?|mobitel|handy|"
                 # (and Argentina's "celu"; Indonesia's no_hp; a CDR's A and B parties)
-                r"celular|cellulare|celu|no[_ ]?hp|[ab]_party|m[óo]vil|portable|smsnr|mobiel|"
+                # (Quechua's "Celularniy", my mobile; Haitian Creole's "telefòn")
+                r"celular\w*|cellulare|celu|no[_ ]?hp|[ab]_party|m[óo]vil|portable|smsnr|mobiel|"
+                r"telef[òo]n|"
                 # (German's number to call and call back: "Rückrufnummer 040 318688")
                 r"r[üu]ckrufnummer|rufnummer|"
                 # (Brazil's NF-e names it <fone>)
@@ -4096,6 +4116,11 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (its digits open with a zero or "+": "سفارش شما با شماره ۳۵۲۴۴۴۸۶۸" is an
                 # order's number)
                 "\u0634\u0645\u0627\u0631\u0647(?=[ \t]?:?[ \t]?[0+\u06f0\u0660])|"
+                # (Kurdish's telephone; Arabic's wallet and a transfer's alias, before a
+                # mobile's digits: "المحفظة: 0782503051", "الاسم المستعار: 0787438749")
+                "\u062a\u06d5\u0644\u06d5\u0641\u06c6\u0646|"
+                "(?:\u0627\u0644\u0645\u062d\u0641\u0638\u0629|\u0627\u0644\u0627\u0633\u0645"
+                " \u0627\u0644\u0645\u0633\u062a\u0639\u0627\u0631)(?=[ \t]?:?[ \t]?0[5-9])|"
                 r"(?<![a-z])simu(?![a-z])|natel\w*|தொலைபேசி|"
                 # Tamil's and Bengali's "mobile", Sinhala's "telephone" and "mobile"
                 "மொபைல்|মোবাইল|දුරකථන|ජංගම|"
@@ -4123,6 +4148,9 @@ _PHONE_NEEDLES = ("hone", "HONE", "bel", "Bel", "BEL", " me", " ME", "elu", "ELU
                   "nea directa", "NEA DIRECTA", "ontact", "ONTACT", "ontakt",
                   "ONTAKT", "umerem", "UMEREM", "नंबर", "मोबाइल", "व्हाट्सऐप",
                   "جوال", "موبايل", "شماره", "موبایل", "تلیفون", "\u0634\u0645\u06d0\u0631\u0647",
+                  "\u062a\u06d5\u0644\u06d5\u0641\u06c6\u0646",
+                  "\u0627\u0644\u0645\u062d\u0641\u0638\u0629",
+                  "\u0627\u0644\u0645\u0633\u062a\u0639\u0627\u0631",
                   "\u043e\u0431\u0438\u043b\u044c\u043d", "\u0442\u0435\u043b=",
                   "\u043d\u043e\u043c\u0435\u0440\u0443", "மொபைல்", "মোবাইল", "දුරකථන", "ජංගම",
                   "ηλέφωνο", "ηλ.", "ινητό", "онтакт", "amba", "AMBA", "aini", "AINI", "waya",
@@ -4200,9 +4228,9 @@ _OTP_WORDS = (r"(?:got|received)[ \t]+(?:the|a|my)[ \t]+code(?=[ \t]+\d{6}[ \t]+
               # (Hungarian's one-time password, a numeric password told as a code)
               r"jelszav\w*|jelsz[óo]|[Пп]ароль|"
               # (Persian's code, not a trip's, a postcode, a national code, a tracking or an
-              # order's number, a discount's)
+              # order's number, a discount's, a university course's, "کد درس")
               "\u06a9\u062f(?![ \t]+(?:\u0633\u0641\u0631|\u067e\u0633\u062a\u06cc"
-              "|\u0645\u0644\u06cc"
+              "|\u0645\u0644\u06cc|\u062f\u0631\u0633"
               "|\u0631\u0647\u06af\u06cc\u0631\u06cc|\u067e\u06cc\u06af\u06cc\u0631\u06cc"
               "|\u062a\u062e\u0641\u06cc\u0641|\u0633\u0641\u0627\u0631\u0634))"
               r"|codul|vahvistuskoodi|kirjautumiskoodi\w*|ওটিপি")
@@ -4264,7 +4292,8 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "كلمة السر", "\u0648\u0634\u06d5\u06cc", "jecha icciitii",
                     "ogin",
                     "assword", "kata", "jelsz", "nenosiri", "κωδικός", "סיסמה",
-                    "הסיסמה", "رمز", "باسورد", "الباسورد", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
+                    "הסיסמה", "رمز", "باسورد", "الباسورد", "باسوورد", "الباسوورد", "پسورد",
+                    "پاسورد", "پاس ورڈ", "modpas", "mật", "পাসওয়ার্ড", "கடவுச்சொல்",
                     "รหัสผ่าน", "parola", "密钥", "秘钥", "シークレット", "apiキー", "시크릿", "비밀",
                     "รหัส", "المفتاح", "مفتاح", "کلید", "arole", "lapta", "ifr", "ozink",
                     "\u043e\u0437\u0438\u043d\u043a", "\u0430\u0440\u043e\u043b\u0430", "arool",
@@ -4334,6 +4363,8 @@ _PHONE_WORDS_OF_OTHER_SCRIPTS = (
     "هاتف", "휴대폰", "핸드폰",
     "Телефон", "телефон", "Тел.", "тел.", "Звон", "звон", "नंबर", "मोबाइल", "व्हाट्सऐप", "جوال",
     "موبايل", "شماره ", "شماره:", "تلفن", "موبایل", "تلیفون", "\u0634\u0645\u06d0\u0631\u0647",
+    "\u062a\u06d5\u0644\u06d5\u0641\u06c6\u0646", "\u0627\u0644\u0645\u062d\u0641\u0638\u0629",
+    "\u0627\u0644\u0627\u0633\u0645 \u0627\u0644\u0645\u0633\u062a\u0639\u0627\u0631",
     "\u041c\u043e\u0431\u0438\u043b\u044c\u043d", "\u043c\u043e\u0431\u0438\u043b\u044c\u043d",
     "\u0442\u0435\u043b=", "\u043f\u043e \u043d\u043e\u043c\u0435\u0440\u0443",
     "\u041f\u043e \u043d\u043e\u043c\u0435\u0440\u0443", "தொலைபேசி", "เบอร์", "โทร",
@@ -4421,7 +4452,7 @@ _PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoor
                        # (the pattern asks for nothing after Italian's "è": no space either)
                        r"password(?:[ \t]+[a-z-]+){0,6}[ \t]+(?:a|e')|kata sandi|"
                        r"password[^\r\n]{0,40}[ \t](?:ora|adesso)[ \t]+(?:a|e')|"
-                       r"password[ \t]+(?:baru|saya|lama|anda|kamu)|cambiat|mdp|ww")
+                       r"password[ \t]+(?:baru|saya|lama|anda|kamu)|cambiat|mdp|ww|modpas")
 # "tel" starts a word ("telemetry" does, "OpenTelemetry" and "hotel" do not); "é" reads "a".
 _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|contacte[rz]|l[ai]nea[ \t]|kontakt"
                     r"|fono|"
@@ -5878,7 +5909,10 @@ def _system_fields() -> tuple[Detector, ...]:
     _d("secret_assignment",
        "\u30a2\u30af\u30bb\u30b9\u30c8\u30fc\u30af\u30f3[^\\n]{0,12}[:\uff1a][ \\t]*\\n?"
        r"[ \t]*([A-Za-z0-9+/=]{40,})",
-       prefilter=r"a[^\r\n]{0,12}~[ \t]*\n?[ \t]*[A-Za-z0-9+/=]{40}", group=1,
+       # (the name's eight characters as the engine reads them; either colon: "~" is how it
+       # reads the full-width one. A one-letter opening here met Hyperscan's single-match
+       # defect beside two other prefilters: tests/redaction/test_engine_single_match.py)
+       prefilter=r"aaaaaaaa[^\r\n]{0,12}[:~][ \t]*\n?[ \t]*[A-Za-z0-9+/=]{40}", group=1,
        needles=("\u30a2\u30af\u30bb\u30b9\u30c8\u30fc\u30af\u30f3",)),
     # (these three's prefilters need a "-" or a "_", which the joined reading has none of:
     # no joined prefilter)
@@ -9502,8 +9536,9 @@ def _detectors_second() -> tuple[Detector, ...]:
     _d("phone",
        # (not an id a word for a phone names: Teams' "Phone Conference ID: 875 358 208#")
        # (a dot before a word and its colon too: "Tel. oficina: (55) 9985 4100")
+       # (a label's index too: "Tél 2: 0699023394")
        rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+]"
-       r"|[ \t][a-z]{3,12}[ \t]*:)){0,30}?(?<!\d)"
+       r"|[ \t][a-z]{3,12}[ \t]*:)|(?<=[ \t])\d(?=:)){0,30}?(?<!\d)"
        r"(?<!id: )(?<!id:)(?<!id )(?<![A-Za-z])"  # (not an id's digits after its letters)
        r"(?<![A-Za-z]/)"  # (nor a path's or an invoice number's part: "INV/20250831/MPL")
        r"(?<!(?-i:[A-Z])-)"  # (nor after its letters and a dash: "wegen SO-2024-442462")
@@ -9513,8 +9548,9 @@ def _detectors_second() -> tuple[Detector, ...]:
        # (and none after the area code's bracket: "ligue (61)2738-3619")
        r"\(?(\d{8,13}|(?:\d{1,2}[ .-]?)?(?:\(\d{1,5}\)|\d{1,5})"
        r"(?:(?: / | - |[ ./-]|(?<=\)))\d{2,9}){1,4})"
-       # (nor a digest's first digits: "git_sha": "065943807f948fc6...")
-       r"(?!\d|[./-]\d|[a-fA-F][0-9a-fA-F])",
+       # (nor a digest's first digits: "git_sha": "065943807f948fc6...", nor a pod's name's
+       # hash after a phone word: "pod=sms-gw-743992302d-0wgka")
+       r"(?!\d|[./-]\d|[a-fA-F][0-9a-fA-F]|[a-z0-9]{0,3}-[a-z0-9]{5}(?![\w-]))",
        v.told_phone_ok,
        prefilter=_PHONE_PREFILTER, group=1, needles=_PHONE_NEEDLES,
        joined=_joined_digits(9), joined_prefilter=_PHONE_PREFILTER,
@@ -11857,10 +11893,203 @@ def _the_gulf_africa_and_the_north() -> tuple[Detector, ...]:
     )
 
 
+def _north_africa_the_levant_and_the_balkans() -> tuple[Detector, ...]:
+    """The shapes of the ER to EW round: North Africa; the Levant, Iraq and Israel; Iran,
+    Afghanistan and Pakistan; Central America and the Caribbean; the Andes; the Western
+    Balkans and Central Europe."""
+    return (
+        # North Africa: Egypt's national number in Arabizi ("ra2am el beta2a"), a tax
+        # registration's number (Egypt's, dashed in threes) and Lebanon's financial number,
+        # Tunisia's CNAM number ("96743218/24"), a Moroccan driving licence ("N° permis :
+        # 35/816136"), Algeria's CNAS number and NIN (eighteen digits), a tax identifier,
+        # Morocco's CNIE.
+        _named_id(("(?:el[ \\t]+)?(?:ra2am|raqam|rakam)[ \\t]+(?:el[ \\t]+)?"
+                   "(?:qawm[yi]|beta2a|bita2a|betaka)",), ("el", "ra2am", "raqam", "rakam"),
+                  r"[23]\d{13}", ids.eg_national_id_ok),
+        # (a person's, beside the national number on the next line: a firm's is the same)
+        _named_id(("\u0631\u0642\u0645 \u0627\u0644\u062a\u0633\u062c\u064a\u0644"
+                   " \u0627\u0644\u0636\u0631\u064a\u0628\u064a",),
+                  ("\u0631\u0642\u0645",),
+                  "\\d{3}-\\d{3}-\\d{3}(?=[^\\n]*\\n[^\\n]*\u0627\u0644\u0631\u0642\u0645"
+                  " \u0627\u0644\u0642\u0648\u0645\u064a)", v.not_counting_run,
+                  checksummed=False, shape=r"[0-9]{3}-[0-9]{3}-[0-9]{3}"),
+        _named_id(("\u0627\u0644\u0631\u0642\u0645 \u0627\u0644\u0645\u0627\u0644\u064a",),
+                  ("\u0627\u0644\u0631\u0642\u0645",), r"\d{5,9}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"(?-i:CNAM)",), ("cnam",), r"\d{8}/\d{2}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"permis(?:[ \t]+de[ \t]+conduire)?",), ("permis",), r"\d{2}/\d{6}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"immatriculation",), ("immatriculation",),
+                  r"\d{9,12}|\d{2} \d{4} \d{4} \d{2}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:NIN)\b", r"identifiant[ \t]+fiscal"), ("nin", "identifiant"),
+                  r"\d{18}|\d{7,8}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:CNIE)\b", r"national[ \t]+identity[ \t]+number"), ("cnie", "national"),
+                  r"[A-Z]{1,2}\d{5,6}", _has_digit, checksummed=False),
+        # The Levant and Iraq: a national number in Arabic ("رقمها الوطني", her national
+        # number), Iraq's unified card (twelve digits) by its names and keys, Kurdish's
+        # national id, a residence's number in Arabic and Kurdish ("D-8986509"); Israel's
+        # work visa and driving licence in Hebrew.
+        _named_id(("(?:\u0627\u0644\u0631\u0642\u0645|\u0631\u0642\u0645\u0647\u0627"
+                   "|\u0631\u0642\u0645\u0647|\u0631\u0642\u0645\u064a)"
+                   " \u0627\u0644\u0648\u0637\u0646\u064a"
+                   # (not an establishment's or a company's, "للمنشأة", "للشركة")
+                   "(?![ \\t]+\u0644\u0644\u0645\u0646\u0634\u0623\u0629)"
+                   "(?![ \\t]+\u0644\u0644\u0634\u0631\u0643\u0629)",
+                   "\u0627\u0644\u0628\u0637\u0627\u0642\u0629 \u0627\u0644\u0648\u0637\u0646"
+                   "\u064a\u0629",
+                   "\u0646\u0627\u0633\u0646\u0627\u0645\u06d5\u06cc \u0646\u06cc\u0634\u062a"
+                   "\u0645\u0627\u0646\u06cc",
+                   _AS_KEY % "unified_card_no", _AS_KEY % "national_card_no"),
+                  ("\u0627\u0644\u0631\u0642\u0645", "\u0631\u0642\u0645",
+                   "\u0627\u0644\u0628\u0637\u0627\u0642\u0629", "\u0646\u0627\u0633\u0646",
+                   "unified_card", "national_card"), r"\d{10,12}", v.not_counting_run,
+                  checksummed=False),
+        _named_id(("\u0631\u0642\u0645 \u0627\u0644\u0625\u0642\u0627\u0645\u0629",
+                   "\u0698\u0645\u0627\u0631\u06d5\u06cc \u0626\u06cc\u0642\u0627\u0645\u06d5"),
+                  ("\u0631\u0642\u0645", "\u0698\u0645\u0627\u0631\u06d5\u06cc"),
+                  r"[A-Z]-?\d{7}", _has_digit, checksummed=False),
+        _named_id(("\u05de\u05e1\u05e4\u05e8 \u05d0\u05e9\u05e8\u05d4",),
+                  ("\u05de\u05e1\u05e4\u05e8",),
+                  r"\d{9}", v.not_counting_run, checksummed=False),
+        _named_id(("\u05e8\u05d9\u05e9\u05d9\u05d5\u05df \u05e0\u05d4\u05d9\u05d2\u05d4",),
+                  ("\u05e8\u05d9\u05e9\u05d9\u05d5\u05df",), r"\d{7,8}", v.not_counting_run,
+                  checksummed=False),
+        # Iran, Afghanistan and Pakistan: a driving licence, a birth certificate's number, a
+        # passport in Persian; a tazkira in Dari and Pashto ("د تذکرې ګڼه مې ۵۸۹۲۴۸ ده");
+        # Pakistan's NTN of a person (seven digits and a check).
+        _named_id(("\u0634\u0645\u0627\u0631\u0647 \u06af\u0648\u0627\u0647\u06cc\u0646\u0627"
+                   "\u0645\u0647",
+                   "\u0634\u0645\u0627\u0631\u0647 \u0634\u0646\u0627\u0633\u0646\u0627"
+                   "\u0645\u0647",
+                   "\u062a\u0630\u06a9\u0631(?:\u0647|\u06d0)"),
+                  ("\u0634\u0645\u0627\u0631\u0647", "\u062a\u0630\u06a9\u0631"), r"\d{3,12}",
+                  v.not_counting_run, checksummed=False),
+        _named_id(("\u0634\u0645\u0627\u0631\u0647 \u06af\u0630\u0631\u0646\u0627\u0645\u0647",),
+                  ("\u0634\u0645\u0627\u0631\u0647",), r"[A-Z]\d{8}", _has_digit,
+                  checksummed=False),
+        # (not a shop's on its receipt, beside its sales tax registration: "NTN: 4661199-5
+        # STRN: ...")
+        _named_id((r"(?-i:NTN)\b",), ("ntn",), r"\d{7}-\d(?![^\n]*(?-i:STRN))",
+                  v.not_counting_run, checksummed=False, shape=r"[0-9]{7}-[0-9]"),
+        # Central America and the Caribbean: Costa Rica's cédula after "Identificación"
+        # (1-9497-7393), Panama's RUC of a person (its cédula, "7-420-1595"), Jamaica's NIS,
+        # Honduras's RTN, a social security fund's affiliation (IGSS, IHSS), Barbados's
+        # national registration number, Cuba's identity card, Peru's foreigner's card,
+        # Bolivia's NIT/CI/CEX.
+        _named_id(("identificaci[\u00f3o]n",), ("identificaci",),
+                  r"\d-\d{4}-\d{4}|\d \d{4} \d{4}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:RUC)[ \t]*\([ \t]*persona[ \t]+natural[ \t]*\)",), ("ruc",),
+                  r"(?:E|PE|N)-\d{1,2}-\d{1,6}|\d{1,2}-\d{1,4}-\d{1,6}", _has_digit,
+                  checksummed=False),
+        _named_id((r"(?-i:NIS)[ \t]*(?:no|number)\.?",), ("nis",), r"[A-Z]{2}\d{6}", _has_digit,
+                  checksummed=False),
+        _named_id((r"(?-i:RTN)\b",), ("rtn",), r"\d{14}", v.not_counting_run, checksummed=False),
+        _named_id(("afiliaci[\u00f3o]n(?:[ \\t]+(?-i:IHSS|IGSS))?",), ("afiliaci",),
+                  r"\d{3}-\d{5}-\d|\d{11}", v.not_counting_run, checksummed=False),
+        _named_id((r"national[ \t]+registration[ \t]+(?:number|no)\.?",), ("national",),
+                  r"\d{6}-\d{4}", v.not_counting_run, checksummed=False),
+        _named_id(("carn[\u00e9e][ \\t]+de[ \\t]+identidad",), ("carn",), r"\d{11}",
+                  v.not_counting_run, checksummed=False),
+        _named_id(("carn[\u00e9e][ \\t]+de[ \\t]+extranjer[\u00edi]a",), ("carn",), r"\d{9}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:NIT/CI)(?:/(?-i:CEX))?",), ("nit/ci",), r"\d{7,8}(?:-\d[A-Z])?",
+                  v.not_counting_run, checksummed=False),
+        # The Andes: Bolivia's identity card on its face ("CÉDULA DE IDENTIDAD\nNo. 14317363
+        # OR"), a cédula or a CI in Paraguay's dotted groups ("CI 7.347.415"), Chile's RUT
+        # said aloud ("13736023 guion 3"), EsSalud's insured code ("8911216TNEOF002").
+        _named_id(("c[\u00c9\u00e9e]dula[ \\t]+de[ \\t]+identidad",), ("c\u00e9dula", "cedula"),
+                  r"\d{7,8}", v.not_counting_run, checksummed=False),
+        _named_id(("c[\u00e9e]dula", r"(?-i:CI)\b", "documento"),
+                  ("c\u00e9dula", "cedula", "ci", "documento"),
+                  r"\d{1,2}\.\d{3}\.\d{3}(?:-[0-9K])?", v.not_counting_run, checksummed=False,
+                  shape=r"[0-9]{1,2}\.[0-9]{3}\.[0-9]{3}"),
+        _named_id((r"(?-i:rut|RUT)[ \t]+es",), ("rut",), r"\d{7,8} guion \d",
+                  v.not_counting_run, checksummed=False, shape=r"[0-9]{7,8} guion [0-9]"),
+        _named_id(("c[\u00f3o]digo[ \\t]+de[ \\t]+asegurado",), ("c\u00f3digo", "codigo"),
+                  r"\d{7}[A-Z]{5}\d{3}", _has_digit, checksummed=False),
+        # The Western Balkans and Central Europe: Kosovo's personal number (ten digits) and
+        # Albania's NID (a letter, eight digits, a letter), Serbia's health insurance number
+        # (LBO), Slovenia's and Bosnia's health cards' numbers, an identity card's number
+        # (Czech "Číslo dokladu", Hungarian "Okmányazonosító"), Hungary's personal number,
+        # driving licences, residence permits, passports.
+        _named_id((r"(?:nr\.?|numri|numrin)[ \t]+personal", r"(?-i:NID)\b"),
+                  ("nr", "numri", "nid"), r"\d{10}|[A-Z]\d{8}[A-Z]", _has_digit,
+                  checksummed=False),
+        _named_id((r"(?-i:LBO)\b", "\u041b\u0411\u041e"), ("lbo", "\u043b\u0431\u043e"),
+                  r"\d{11}", v.not_counting_run, checksummed=False),
+        _named_id((r"zavarovane[ \t]+osebe", r"(?:[Šš]t|broj)\.?[ \t]+(?:zdr\.?[ \t]+)?kartice"),
+                  ("zavarovane", "\u0161t", "broj"), r"\d{9}|\d{11}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"[Čč][íi]slo[ \t]+dokladu", "okm\u00e1nyazonos\u00edt\u00f3"),
+                  ("\u010d\u00edslo", "\u010dislo", "okm"), r"\d{6}[A-Z]{2}|\d{9}", _has_digit,
+                  checksummed=False),
+        _named_id(("szem\u00e9lyi[ \\t]+azonos\u00edt\u00f3",), ("szem\u00e9lyi",), r"\d{11}",
+                  v.not_counting_run, checksummed=False),
+        _named_id(("[Čč][íi]slo[ \\t]+\u0158P", "vezet\u0151i[ \\t]+enged\u00e9ly",
+                   "voza\u010dk\\w*[ \\t]+dozvol\\w*"), ("\u010d\u00edslo", "vezet", "voza\u010d"),
+                  r"[A-Z]{2} ?\d{6}", _has_digit, checksummed=False),
+        _named_id(("tart\u00f3zkod\u00e1si[ \\t]+enged\u00e9ly", r"doklad[ \t]+o[ \t]+pobyte"),
+                  ("tart\u00f3zkod\u00e1si", "doklad"), r"[A-Z]{2}\d{7}", _has_digit,
+                  checksummed=False),
+        _named_id(("[\u00da\u00fa]tlev\u00e9lsz\u00e1m", "(?-i:Pas)[ \\t]+\u010d\\.",
+                   "paso\u0161\\w*"),
+                  ("\u00fatlev\u00e9l", "pas", "paso\u0161"), r"[A-Z]{1,2}\d{6,8}|\d{9}",
+                  _has_digit, checksummed=False),
+        # Croatia's health insurance number (MBO), a Serbian identity card's number in
+        # Cyrillic ("Број личне карте", its "Рег. бр."), a Jordanian work permit's.
+        _named_id((r"(?-i:MBO)\b", "\u0411\u0440\u043e\u0458 \u043b\u0438\u0447\u043d\u0435"
+                   " \u043a\u0430\u0440\u0442\u0435", "\u0420\u0435\u0433\\. \u0431\u0440\\.",
+                   "broj[ \\t]+li\u010dne[ \\t]+karte"),
+                  ("mbo", "\u0431\u0440\u043e\u0458", "\u0440\u0435\u0433", "broj"), r"\d{9}",
+                  v.not_counting_run, checksummed=False),
+        _named_id(("\u062a\u0635\u0631\u064a\u062d \u0639\u0645\u0644",),
+                  ("\u062a\u0635\u0631\u064a\u062d",),
+                  r"\d{4}/\d{7}", v.not_counting_run, checksummed=False),
+        # The Czech insured person's number (the birth number), Haiti's NIF as a chat
+        # writes it ("nif li se 005-894-236-0").
+        _named_id(("[Čč][íi]slo[ \\t]+poji[šs]t[ěe]nce",), ("\u010d\u00edslo", "\u010dislo"),
+                  r"\d{9,10}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?<![a-z])nif(?=[ \t]+(?:li|mwen|se))",), ("nif",), r"\d{3}-\d{3}-\d{3}-\d",
+                  v.not_counting_run, checksummed=False),
+        # An airline's passport record (SSR DOCS), hyphens or slashes between its fields
+        # ("SRDOCS AT HK1-P-TUN-N100485-TUN-23SEP79-...").
+        _d("national_id", r"(?<![A-Za-z])(?:SR)?DOCS[ \t]+[A-Z0-9]{2}[ \t]+HK1[-/]P[-/][A-Z]{3}"
+           r"[-/]([A-Z0-9]{5,12})[-/]", _has_digit,
+           prefilter=r"DOCS[ \t]+[A-Z0-9]{2}[ \t]+HK1[-/]P[-/][A-Z]{3}[-/][A-Z0-9]{5}",
+           group=1, needles=("DOCS",)),
+        # A Maghreb bank account after its name: Morocco's RIB (twenty-four digits, run
+        # together or in threes), Algeria's postal RIP (twenty).
+        _d("iban", r"(?<![A-Za-z])RI[BP]\b[^\n\d]{0,30}?(\d{20}(?:\d{4})?|\d{3}(?: \d{3}){7})"
+           r"(?![\w-])", v.not_counting_run,
+           prefilter=r"RI[BP][^\r\n]{0,30}[0-9]{20}|RI[BP][^\r\n]{0,30}[0-9]{3} [0-9]{3} [0-9]{3}",
+           group=1, needles=("RIB", "RIP"), digits=True, joined=_nothing_joined,
+           joined_prefilter=r"RI[BP][^\r\n]{0,30}[0-9]{20}"
+                            r"|RI[BP][^\r\n]{0,30}[0-9]{3}[ _][0-9]{3}[ _][0-9]{3}"),
+        # A phone as Serbia, Bosnia and North Macedonia write it, the area code before a
+        # slash ("063/409-1093", "072/241-109").
+        _d("phone", r"(?<![\w/.-])(0\d{2}/\d{3}-\d{3,4})(?![\w/-]|\.\d)",
+           prefilter=r"0[0-9]{2}/[0-9]{3}-[0-9]{3}", group=1, needles=("/",), digits=True,
+           joined=_nothing_joined, joined_prefilter=r"0[0-9]{2}/[0-9]{3}[ _-][0-9]{3}"),
+        # A booking record's contact element (a PNR's "3 AP 56 685 675", its city's code
+        # before it or not).
+        _d("phone", r"(?m)^[ \t]*\d{1,2}[ \t]+AP[ \t]+(?:[A-Z]{3}[ \t]+)?(\+?\d[\d \-]{5,16}\d)"
+           r"(?=[ \t]*(?:-[A-Z]|$))",
+           prefilter=r"[0-9][ \t]+AP[ \t]+(?:[A-Z]{3}[ \t]+)?\+?[0-9]", group=1,
+           needles=(" AP ",), digits=True, joined=_nothing_joined,
+           joined_prefilter=r"[0-9][ \t]+AP[ \t]+(?:[A-Z]{3}[ \t]+)?\+?[0-9]"),
+        # A money transfer's control number (Western Union's MTCN): who holds it collects.
+        _d("secret_assignment", r"(?i)(?<![a-z])mtcn\b[^\n\d]{0,12}?(\d{3}-?\d{3}-?\d{4})(?!\d)",
+           v.not_counting_run, prefilter=r"(?i)mtcn[^\r\n]{0,12}[0-9]{3}-?[0-9]{3}-?[0-9]{4}",
+           group=1, digits=True, needles=("mtcn", "MTCN", "Mtcn")),
+    )
+
+
 DETECTORS: tuple[Detector, ...] = (*_detectors_first(), *_detectors_second(),
                                    *_detectors_third(), *_carriers_and_home_labs(),
                                    *_central_asia_and_europe(), *_americas_and_the_east(),
-                                   *_the_gulf_africa_and_the_north())
+                                   *_the_gulf_africa_and_the_north(),
+                                   *_north_africa_the_levant_and_the_balkans())
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
 #: Kinds a policy must name to run: addresses of private networks fill operations text (pods,

@@ -58,14 +58,18 @@ _PHONE = re.compile(
     r"phone|t[eé]l[eé]phon|tel[eé]fon|\btel\b|\bcel\b|celular|m[oó]vil|\bmobile?\b|whatsapp"
     r"|n[uú]mero de (?:l[ií]nea|contacto)|contact number|\bhandy\b|portable|телефон|мобильн"
     r"|هاتف|جوال|موبايل|telefonnummer|mobilnummer|mobilepay|swish|vipps|s[ií]man[uú]mer"
-    r"|\bnumurs|\bnombor|\bnomor|namba ya simu|\bnumara|τηλέφων|κινητ|\bgcash\b")
+    r"|\bnumurs|\bnombor|\bnomor|namba ya simu|\bnumara|τηλέφων|κινητ|\bgcash\b"
+    # (the Balkans' "broj telefona", "imaš broj od Selma?")
+    r"|\bbroj telefon|\bima[sš] broj")
 _ID = re.compile(
     r"\bdui\b|\bdni\b|c[eé]dula|documento|\bdocument\b|identidad|identity|identification"
     r"|\bid number\b|\bssn\b|social security|passport|pasaporte|passeport|\bcurp\b|\brut\b"
     r"|\bcpf\b|\bnie\b|\bnif\b|ausweis|national id|\bnin\b|паспорт|\bснилс\b|\bинн\b|هوية"
     r"|\bcpr\b|personnummer|f[øo]dselsnummer|henkilötunnus|\bhetu|kennitala|isikukood"
     r"|personas kods|asmens kodas|\bnik\b|\bktp\b|\bnric\b|mykad|\bic\b|kitambulisho"
-    r"|kimlik|\btckn\b|\bcnp\b|\begn\b|\bafm\b|αφμ|\bamka\b|αμκα|\bpesel\b|\bye-id\b|\bi-id\b")
+    r"|kimlik|\btckn\b|\bcnp\b|\begn\b|\bafm\b|αφμ|\bamka\b|αμκα|\bpesel\b|\bye-id\b|\bi-id\b"
+    # (Morocco's CIN, Pakistan's CNIC, Egypt's "raqam qawmy", the Balkans' JMBG and EMBG)
+    r"|\bcin\b|\bcnic\b|qawm|\bjmbg\b|\bembg\b")
 # A card's security code (three or four digits).
 _CARD_CODE = re.compile(
     r"\bcvv|\bcvc|security code|g[üu]venlik kodu|c[oó]digo de seguridad|code de s[ée]curit[ée]"
@@ -74,7 +78,7 @@ _ANSWER = re.compile(
     r"security question|secret question|security answer|maiden name|memorable word"
     r"|first pet|pet'?s name|first school|primera mascota|premier animal"
     r"|code ?word|pregunta de seguridad|respuesta secreta|question secr[eè]te"
-    r"|sicherheitsfrage|سؤال الأمان")
+    r"|sicherheitsfrage|سؤال الأمان|pregunta secreta|سوال امنیتی")
 # Words that ask for something else: a postcode; addresses and paths.
 _NOT_ASKED = re.compile(
     r"code postal|postal code|zip code|post ?code|c[oó]digo postal|postleitzahl"
@@ -91,11 +95,17 @@ _REQUEST = re.compile(
     r"|пожалуйста|введите|назовите|отправ|продиктуйте|فضلك|أرسل|ادخل|أدخل"
     r"|berapa|boleh|mohon|sebutkan|masukkan|kirim|\bpaki|ingiza|\btuma\b|\bweka\b|\bhva\b"
     r"|\bhvad\b|\bvad\b|vilket|\bmikä|\bkas\b|nedir|ποι[οα]|δώσ|μπορείτε|spune|introdu"
-    r"|ngicela|sicela")
+    r"|ngicela|sicela"
+    # (Urdu's "bata dein" and Darija's "3tini", tell me and give me; Egyptian's "momken",
+    # may I have; the Balkans' "molim", please)
+    r"|\bbata\b|batay|3tini|\bmomken|\bmolim|\bmolime")
 # A number in a reply: digits in groups, maybe after "+", maybe with a check character.
-_NUMBER = re.compile(r"(?<![\w+./:,#-])\+?\d(?:[ .-]?\d){2,16}(?:-[0-9A-Za-z])?"
+_NUMBER = re.compile(r"(?<![\w+./:,#-])\+?\d(?:[ .-]?\d){2,19}(?:-[0-9A-Za-z])?"
                      r"(?![\w/:@%€$]|[.,]\d)")
 _DECIMAL = re.compile(r"\.(?!\d{3}(?!\d))")
+# An id of a series' letters and digits, in a reply to a turn that asked for an id
+# (Morocco's CIN, "AE50800").
+_LETTERED_ID = re.compile(r"(?<![\w+./:,#-])[A-Z]{1,2}\d{5,8}(?![\w/:@%€$-])")
 # What a reply calls a number that is none of these kinds (the few words before it) ...
 _OTHER_BEFORE = re.compile(
     r"(?:order|pedido|ticket|ref|invoice|factura|caso|case|tracking|booking|reserva|folio"
@@ -241,7 +251,9 @@ def _reply(turns: list[tuple[str, int, int]], i: int, asker: str) -> tuple[str, 
 def _answers(text: str, start: int, end: int, asked: tuple[str, ...]) -> list[Finding]:
     """The numbers of the asked kinds in a reply of a few words."""
     numbers = list(_NUMBER.finditer(text, start, end))
-    words = _ADDRESS.sub(" ", _NUMBER.sub(" ", text[start:end]))
+    if "id" in asked:
+        numbers += _LETTERED_ID.finditer(text, start, end)
+    words = _ADDRESS.sub(" ", _NUMBER.sub(" ", _LETTERED_ID.sub(" ", text[start:end])))
     if not numbers or len(_WORD.findall(words)) > _MAX_WORDS:
         return []
     found = []

@@ -89,7 +89,12 @@ _GATE = re.compile(
     # numbers; Malaysia's IC; Arabic's passport)
     r"|isikukood|veronumero|idnp|egn|nssf|nhif|tpin|omang|nrc|nhis|ssnit|kwsp|bpjs|ic.?no"
     "|contact.?n"
-    "|\u062c\u0648\u0627\u0632")
+    "|\u062c\u0648\u0627\u0632"
+    # (the ER to EW round's: Morocco's and Tunisia's CIN, a Latin American sheet's documento,
+    # Central America's social security funds, Trinidad's BIR number, Hungary's tax id, a
+    # driver's licence, Persian's mobile)
+    r"|cin|documento|igss|ccss|ihss|asegurado|seguro|bir|adoazonosito|licen|\u0458\u043c\u0431|\u0435\u043c\u0431\u0433"
+    "|\u0645\u0648\u0628\u0627\u06cc\u0644")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "mobiel", "davčna", "davcna", "emšo", "emso", "taj",
@@ -144,7 +149,9 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "idnp", "egn", "nssf", "nhif", "tpin", "omang", "nrc", "nhis", "ssnit", "kwsp",
                "bpjs", "ic_no", "ic no", "icno", "ic-no", "ic.no", "\u062c\u0648\u0627\u0632",
                "contact n", "contact_n", "contactn",
-               "contact-n", "contact.n")
+               "contact-n", "contact.n", "cin", "documento", "igss", "ccss", "ihss", "asegurado",
+               "seguro", "bir", "adoazonosito", "licen", "\u0645\u0648\u0628\u0627\u06cc\u0644",
+               "\u0458\u043c\u0431", "\u0435\u043c\u0431\u0433")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -168,6 +175,7 @@ _PHONE_WORDS = frozenset((
 _PHONE_STEMS = ("phone", "telefon", "teléfon", "téléphon", "telephon", "telefoon", "mobil",
                 "телефон")
 _PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "휴대폰", "연락처", "тел",
+                  "\u0645\u0648\u0628\u0627\u06cc\u0644",
                   "هاتف", "جوال", "โทร", "\u05d8\u05dc\u05e4\u05d5\u05df",
                   # (Hindi's and Nepali's mobile, Bengali's)
                   "\u092e\u094b\u092c\u093e\u0907\u0932", "\u09ae\u09cb\u09ac\u09be\u0987\u09b2")
@@ -223,7 +231,12 @@ _ID_WORDS = frozenset((
     # (Colombia's cédula, which has no check digit, and Mexico's social security number, NSS)
     "cedula", "c\u00e9dula", "nss",
     # (Estonia's isikukood, Moldova's IDNP, Bulgaria's EGN in Latin letters)
-    "isikukood", "idnp", "egn"))
+    "isikukood", "idnp", "egn",
+    # (Morocco's and Tunisia's CIN, a Latin American sheet's "documento", Guatemala's CUI,
+    # Hungary's tax id, "adóazonosító jel")
+    "cin", "documento", "cui", "adoazonosito", "ad\u00f3azonos\u00edt\u00f3",
+    # (Serbia's and North Macedonia's personal numbers in Cyrillic)
+    "\u0458\u043c\u0431\u0433", "\u0458\u043c\u0431", "\u0435\u043c\u0431\u0433"))
 _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number"),
              ("ni", "no"), ("tc", "kimlik"), ("codice", "fiscale"), ("my", "number"),
              ("id", "card"), ("passport", "no"), ("passport", "number"), ("no", "paspor"),
@@ -243,7 +256,9 @@ _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number
              # (a provincial health card's number, as a clinic's export heads it)
              ("health", "card"),
              # (Malaysia's identity card number, as a customer table heads it: ic_no)
-             ("ic", "no"), ("ic", "number"))
+             ("ic", "no"), ("ic", "number"),
+             # (Iran's and Libya's national code and number, as a customer table heads them)
+             ("national", "code"), ("nro", "documento"), ("no", "documento"))
 _ID_SCRIPTS = ("身份证", "身份證", "身分證", "マイナンバー", "個人番号", "주민등록번호", "주민번호",
                "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
@@ -289,7 +304,9 @@ _ABOUT_WORDS = frozenset((
     "max", "min", "rotated", "ttl", "provider", "carrier", "model", "brand", "os", "plan",
     "set", "is", "has", "manager", "ref", "path", "file", "version", "fingerprint", "kid",
     # (a dashboard's counts: "otp_sent", "OTP delivered", "login_success_rate")
-    "sent", "delivered", "attempts", "rate", "success", "failed", "failures", "errors"))
+    "sent", "delivered", "attempts", "rate", "success", "failed", "failures", "errors",
+    # (a document's type, in Spanish and Portuguese: "tipo_documento")
+    "tipo"))
 
 
 def _tokens(name: str) -> list[str]:
@@ -312,15 +329,13 @@ def column_kind(name: str) -> str | None:
         return None
     if tokens in (["npwp"], ["no", "npwp"], ["npwp", "no"]):
         return "npwp"  # (Indonesia's tax number: its own check, not a generic id's)
+    if tokens in _NAMED_ID_COLUMNS:  # (before the words about an id: "national_code")
+        return "national_id_named"
     if not _SSN_WORDS.isdisjoint(tokens) and _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK):
         return "us_ssn"  # (before the generic pairs: ADP's "Tax ID (SSN)")
     if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_document(name, tokens):
         # (a national id by that name: any id's number, checked or not; Kenya's has no check)
         # (and a provincial health card's: ten digits whose check is one Luhn digit)
-        if tokens in (["national", "id"], ["nationalid"], ["nid"], ["national", "id", "number"],
-                      ["nin"], ["bvn"], ["health", "card"], ["health", "card", "number"],
-                      ["health", "card", "no"], ["cedula"], ["c\u00e9dula"], ["nss"]):
-            return "national_id_named"
         # (a passport's column: a passport's shape, which has no check to ask for; and a
         # guest register's document number, a passport's or an id card's: NUM_DOC)
         if (not _PASSPORT_WORDS.isdisjoint(tokens) or any(s in name for s in _PASSPORT_SCRIPTS)
@@ -386,6 +401,14 @@ def column_kind(name: str) -> str | None:
 
 # (not "doc_no" nor "DOC NUMBER" alone: a ticket system's and an airline's documents)
 _DOC_NUMBER_PAIRS = (("num", "doc"), ("numero", "documento"), ("num", "documento"))
+# The columns that name a national id whatever its country (any id's number, checked or
+# not): Kenya's has no check, nor a cédula, a DNI of Peru, a CIN of Morocco or Tunisia, a
+# Libyan national number, a provincial health card (ten digits, one Luhn digit).
+_NAMED_ID_COLUMNS = tuple(name.split() for name in (
+    "national id", "nationalid", "nid", "national id number", "nin", "bvn", "health card",
+    "health card number", "health card no", "cedula", "c\u00e9dula", "nss", "cin", "dni",
+    "national no", "national number", "national code", "documento", "nro documento",
+    "numero documento", "num documento", "no documento", "cui", "adoazonosito jel", "rut"))
 _BRACKETED_NOTE = re.compile(r"[ \t]*\[[^\]]*\]")
 _PASSPORT_WORDS = frozenset(("passport", "passeport", "pasaporte", "paszport", "paspor",
                              "reisepass", "passaporto", "passaporte", "reisepassnr"))
@@ -417,9 +440,16 @@ _UNCHECKED_DOCUMENT_WORDS = frozenset(("epic", "sirb", "indos", "ndis", "ndisnum
                                        # of Kenya, Ghana, Malaysia and Indonesia; Zambia's
                                        # TPIN and NRC, Botswana's Omang)
                                        "veronumero", "nssf", "nhif", "nhis", "ssnit", "kwsp",
-                                       "bpjs", "tpin", "nrc", "omang"))
+                                       "bpjs", "tpin", "nrc", "omang",
+                                       # (Central America's social security funds' numbers,
+                                       # Trinidad's BIR number)
+                                       "igss", "ccss", "ihss", "bir", "asegurado"))
 _UNCHECKED_DOCUMENT_PAIRS = (("seaman", "book"), ("seamans", "book"), ("seamen", "book"),
-                             ("cdc", "no"), ("cdc", "number"))
+                             ("cdc", "no"), ("cdc", "number"), ("seguro", "social"),
+                             # (a driver's licence, as a fleet's sheet heads it: licence_no)
+                             ("licence", "no"), ("license", "no"), ("licence", "number"),
+                             ("license", "number"), ("driving", "licence"),
+                             ("driving", "license"))
 
 
 def _names_an_unchecked_document(tokens: list[str]) -> bool:
@@ -435,7 +465,10 @@ _AZ_FIN_CELL = re.compile(r"(?=[A-Z]*\d)(?=\d*[A-Z])[0-9A-Z]{7}")
 # check digit)
 _DOCUMENT_CELL = re.compile(r"(?:[A-Z]{1,4}[ -]?)?\d{5,13}[A-Z]?|\d{1,6}/\d{4}"
                             r"|\d{2}-\d{2}-\d{2}-\d{5}|\d{3}[ -]\d{3}[ -]\d{3}|\d{4} \d{5} \d{4}"
-                            r"|\d{8}-\d")
+                            r"|\d{8}-\d"
+                            # (a social security fund's number in its groups, "872-51558-1";
+                            # a Pakistani licence, "KHI-86-18007")
+                            r"|\d{3}-\d{5}-\d|\d{3}-\d{4}|[A-Z]{2,4}-\d{2}-\d{4,6}")
 _PHONE_CELL = re.compile(r"\+?\(?\d[\d \t().\-/]*\d")
 _DATE_OR_TIME = re.compile(r"\d{4}[-./]\d\d[-./]\d\d.*|\d\d?[-./]\d\d?[-./]\d{2,4}"
                            r"|\d\d?:\d\d(?::\d\d(?:\.\d+)?)?")
@@ -461,8 +494,10 @@ def _cell_ok(kind: str, value: str) -> bool:
     if kind == "us_ssn":
         return _SSN_CELL.fullmatch(value) is not None and ssn_ok(value)
     if kind == "national_id_named":  # under "national_id": six digits and more, not repeated
+        # (as written: "13.367.283-4", "V-7246448", "6547409 PT", "T874084")
         return len(value) <= 24 and (any_id_ok(value) or (
-            value.isdigit() and _ANY_ID_DIGITS(value)))
+            _GROUPED_ID.fullmatch(value) is not None and _ANY_ID_DIGITS(value)
+            and _DATE_OR_TIME.fullmatch(value) is None))
     if kind == "national_id":  # under its document's name: one some country's check takes
         # (and, under its column's name only, Ukraine's RNOKPP and Russia's INN, whose one
         # check digit is too weak for a generic name's)
@@ -516,6 +551,9 @@ _NOT_LETTERS = re.compile(r"[^A-Za-z]")
 
 
 _ANY_ID_DIGITS = digit_count_ok(6, 20)  # (under a national_id column: an id without a check)
+# ... its digits in groups, a series' letters before them or an office's after.
+_GROUPED_ID = re.compile(r"(?:[A-Z]{1,2}-?)?\d{1,20}(?:[ .\-/]\d{1,10}){0,4}"
+                         r"(?:[ -]?[0-9A-Z]{1,2})?")
 
 
 _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assignment",

@@ -1054,6 +1054,8 @@ def secret_value_ok(candidate: str) -> bool:
         # a scope's operator after a name (Gradle's PasswordCredentials::class, the key's
         # colon read as the first), Hatch's environment references ({env:PIP_PASSWORD})
         return False
+    if candidate.startswith(("\u00bf", "\u00a1")):
+        return False  # a Spanish question's first word ("Pregunta secreta: \u00bfCiudad ...?")
     if candidate.strip("\"'`").endswith(":") and candidate.strip("\"'`:").isalpha():
         return False  # a label after the secret's word ("client ID and secret: `Authorization:")
     if _SCHEME_NAME.fullmatch(candidate) is not None:
