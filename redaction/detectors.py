@@ -12071,6 +12071,12 @@ def _north_africa_the_levant_and_the_balkans() -> tuple[Detector, ...]:
         _d("phone", r"(?<![\w/.-])(0\d{2}/\d{3}-\d{3,4})(?![\w/-]|\.\d)",
            prefilter=r"0[0-9]{2}/[0-9]{3}-[0-9]{3}", group=1, needles=("/",), digits=True,
            joined=_nothing_joined, joined_prefilter=r"0[0-9]{2}/[0-9]{3}[ _-][0-9]{3}"),
+        # An Israeli mobile glued to a Hebrew prefix letter ("תכתבי לי ל0549953108": to
+        # 054...; "ב", "מ", "ו", "ה", "ש" glue alike).
+        _d("phone", "(?<![\u05d0-\u05ea])[\u05d1\u05d4\u05d5\u05dc\u05de\u05e9]"
+           r"(05\d-?\d{3}-?\d{4})(?![\d-])",
+           prefilter=r"a05[0-9]-?[0-9]{3}-?[0-9]{4}", group=1, digits=True, needles=("05",),
+           joined=_nothing_joined, joined_prefilter=r"a05[0-9][ _-]?[0-9]{3}[ _-]?[0-9]{4}"),
         # A booking record's contact element (a PNR's "3 AP 56 685 675", its city's code
         # before it or not).
         _d("phone", r"(?m)^[ \t]*\d{1,2}[ \t]+AP[ \t]+(?:[A-Z]{3}[ \t]+)?(\+?\d[\d \-]{5,16}\d)"

@@ -93,8 +93,8 @@ _GATE = re.compile(
     # (the ER to EW round's: Morocco's and Tunisia's CIN, a Latin American sheet's documento,
     # Central America's social security funds, Trinidad's BIR number, Hungary's tax id, a
     # driver's licence, Persian's mobile)
-    r"|cin|documento|igss|ccss|ihss|asegurado|seguro|bir|adoazonosito|licen|\u0458\u043c\u0431|\u0435\u043c\u0431\u0433"
-    "|\u0645\u0648\u0628\u0627\u06cc\u0644")
+    r"|cin|documento|igss|ccss|ihss|asegurado|seguro|bir|adoazonosito|licen"
+    "|\u0458\u043c\u0431|\u0435\u043c\u0431\u0433|\u0645\u0648\u0628\u0627\u06cc\u0644")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "mobiel", "davčna", "davcna", "emšo", "emso", "taj",

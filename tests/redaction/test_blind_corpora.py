@@ -5589,9 +5589,9 @@ _ER_CODES_UNNAMED = ("recovery codes after an audit event's 'codes shown:' (its 
 _ER_ANSWER_SCRIPT = ("a security question's answer in Arabic or Persian on the line after the "
                      "question (الإجابة, پاسخ): read in the Latin languages only")
 _ER_PHONE_UNNAMED = ("a phone with no word for one before it, or a word not read: a Tunisian "
-                     "chat's 'el jdid', Pashto's 'zama number ... de', Hebrew's 'ל' joined to "
-                     "it, a Yape transfer's 'al', Guaraní's 'pumbyry', a prompt's quoted chat, a "
-                     "CSV whose header holds a quote (ת\"ז)")
+                     "chat's 'el jdid', Pashto's 'zama number ... de', a Yape transfer's 'al', "
+                     "Guaraní's 'pumbyry', a prompt's quoted chat, a CSV whose header holds a "
+                     "quote (ת\"ז)")
 _ER_CODE_APART = ("a code, a PIN or a password named words away or in words not read: Haitian "
                   "Creole's 'PIN li se', Chile's 'clave de 4 dígitos ... es', Guaraní's 'clave "
                   "ha'e', Darija's '3tawni code', Finglish's 'ramze gmailam X hast', an Arabic "
@@ -5649,14 +5649,11 @@ _KNOWN_MISSES_ER: dict[str, dict[str, str]] = {
         "672-35877122": _ER_ID_UNNAMED,
         "1457b2d5bcff7578a51c5568f8c0b2085c052b8063b65cd154b6889117586b81": _ER_SIGNATURE,
         "ef59bcf78c6347481bc4a01f6e513d7b4172374bb742ee678ae2a10cab39dc31": _ER_SIGNATURE,
-        "0506492873": _ER_PHONE_UNNAMED,
         "Mansaf%Fridayx": _ER_CODE_APART,
-        "0549953108": _ER_PHONE_UNNAMED,
         "672-89478752": _ER_ID_UNNAMED,
         "672-64000926": _ER_ID_UNNAMED,
         "9656460152": _EL_MRZ_NUMBER,
         "041b4071dd134cdbcf3ed6276ed60ca4ee46bca4e85015cd13761ac34669eca5": _ER_SIGNATURE,
-        "0541087852": _ER_PHONE_UNNAMED,
         "336789714": _ER_QUOTED_HEADER,
         "351305628": _ER_QUOTED_HEADER,
         "365441856": _ER_QUOTED_HEADER,
@@ -5665,7 +5662,6 @@ _KNOWN_MISSES_ER: dict[str, dict[str, str]] = {
         "20c1965d7b880e1d948beb75b044a8fe8b9e28ebd1049852b9dbc8a3e1bd460d": _ER_SIGNATURE,
         "dak92mel5jzcozujwus1b6soad6i7trd": _ER_APP_SID,
         "672-20447768": _ER_ID_UNNAMED,
-        "0529311646": _ER_PHONE_UNNAMED,
         "9952722500": _EL_MRZ_NUMBER,
     },
     "corpus_et": {

@@ -129,6 +129,8 @@ def _redact(text: str) -> str:
     ("nimewo telef\u00f2n mwen se (509) 3149 1581. Kisa pou m f\u00e8?", "(509) 3149 1581"),
     ("Allillanchu. DNI-ymi 72235112. Celularniy 985 606 757. Qhawariwaychik", "985 606 757"),
     ("Po\u0161tovani, otkazivanje na 063/409-1093 nije mogu\u0107e.", "063/409-1093"),
+    ("[21:16] \u05de\u05e9\u05d4: \u05d0\u05dd \u05dc\u05d0 \u05d4\u05d2\u05d9\u05e2 "
+     "\u05ea\u05db\u05ea\u05d1\u05d9 \u05dc\u05d9 \u05dc0549953108", "0549953108"),
     ("\u0625\u0644\u0649 \u0627\u0644\u0627\u0633\u0645 \u0627\u0644\u0645\u0633\u062a\u0639"
      "\u0627\u0631: 0787438749\n\u0627\u0644\u0631\u0642\u0645", "0787438749"),
     ("\u0635\u0627\u0644\u062d \u0644\u0645\u062f\u0629 5 \u062f\u0642\u0627\u0626\u0642\n\u0627"
@@ -186,6 +188,8 @@ def test_the_rounds_values_are_redacted(text: str, value: str) -> None:
     "\u0628\u0627\u0631\u0643\u0648\u062f \u0627\u0644\u0645\u0646\u062a\u062c: 6221234567890",
     "\u0643\u0648\u062f \u0627\u0644\u062e\u0635\u0645: 2024",
     "Pregunta secreta: \u00bfCiudad donde naci\u00f3 su madre?",
+    # (an order's number after a Hebrew word, not glued to a prefix letter)
+    "\u05de\u05e1\u05e4\u05e8 \u05d4\u05d6\u05de\u05e0\u05d4 0501234567",
     # an e-mail address after a list of backup codes' heading: the address, not its name
     "2025-10-13 03:20:19,057 INFO scan -> sscc=359012349208004514 gtin=25905051587113 "
     "location=D-36-3-2",
