@@ -11903,8 +11903,8 @@ def _north_africa_the_levant_and_the_balkans() -> tuple[Detector, ...]:
         # Tunisia's CNAM number ("96743218/24"), a Moroccan driving licence ("N° permis :
         # 35/816136"), Algeria's CNAS number and NIN (eighteen digits), a tax identifier,
         # Morocco's CNIE.
-        _named_id(("(?:el[ \\t]+)?(?:ra2am|raqam|rakam)[ \\t]+(?:el[ \\t]+)?"
-                   "(?:qawm[yi]|beta2a|bita2a|betaka)",), ("el", "ra2am", "raqam", "rakam"),
+        _named_id(("(?:ra2am|raqam|rakam)[ \\t]+(?:el[ \\t]+)?(?:qawm[yi]|beta2a|bita2a|betaka)",),
+                  ("ra2am", "raqam", "rakam"),
                   r"[23]\d{13}", ids.eg_national_id_ok),
         # (a person's, beside the national number on the next line: a firm's is the same)
         _named_id(("\u0631\u0642\u0645 \u0627\u0644\u062a\u0633\u062c\u064a\u0644"
@@ -11922,8 +11922,10 @@ def _north_africa_the_levant_and_the_balkans() -> tuple[Detector, ...]:
                   v.not_counting_run, checksummed=False),
         _named_id((r"immatriculation",), ("immatriculation",),
                   r"\d{9,12}|\d{2} \d{4} \d{4} \d{2}", v.not_counting_run, checksummed=False),
-        _named_id((r"(?-i:NIN)\b", r"identifiant[ \t]+fiscal"), ("nin", "identifiant"),
-                  r"\d{18}|\d{7,8}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:NIN)\b",), ("nin",), r"\d{18}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"identifiant[ \t]+fiscal",), ("identifiant",), r"\d{7,8}",
+                  v.not_counting_run, checksummed=False),
         _named_id((r"(?-i:CNIE)\b", r"national[ \t]+identity[ \t]+number"), ("cnie", "national"),
                   r"[A-Z]{1,2}\d{5,6}", _has_digit, checksummed=False),
         # The Levant and Iraq: a national number in Arabic ("رقمها الوطني", her national

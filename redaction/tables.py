@@ -256,9 +256,7 @@ _ID_PAIRS = (("national", "id"), ("steuer", "id"), ("tax", "id"), ("ni", "number
              # (a provincial health card's number, as a clinic's export heads it)
              ("health", "card"),
              # (Malaysia's identity card number, as a customer table heads it: ic_no)
-             ("ic", "no"), ("ic", "number"),
-             # (Iran's and Libya's national code and number, as a customer table heads them)
-             ("national", "code"), ("nro", "documento"), ("no", "documento"))
+             ("ic", "no"), ("ic", "number"))
 _ID_SCRIPTS = ("身份证", "身份證", "身分證", "マイナンバー", "個人番号", "주민등록번호", "주민번호",
                "आधार",
                "旅券", "护照", "여권", "パスポート", "เลขประจำตัวประชาชน", "บัตรประชาชน",
@@ -329,7 +327,7 @@ def column_kind(name: str) -> str | None:
         return None
     if tokens in (["npwp"], ["no", "npwp"], ["npwp", "no"]):
         return "npwp"  # (Indonesia's tax number: its own check, not a generic id's)
-    if tokens in _NAMED_ID_COLUMNS:  # (before the words about an id: "national_code")
+    if tuple(tokens) in _NAMED_ID_COLUMNS:  # (before the words about an id: "national_code")
         return "national_id_named"
     if not _SSN_WORDS.isdisjoint(tokens) and _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK):
         return "us_ssn"  # (before the generic pairs: ADP's "Tax ID (SSN)")
@@ -404,7 +402,7 @@ _DOC_NUMBER_PAIRS = (("num", "doc"), ("numero", "documento"), ("num", "documento
 # The columns that name a national id whatever its country (any id's number, checked or
 # not): Kenya's has no check, nor a cédula, a DNI of Peru, a CIN of Morocco or Tunisia, a
 # Libyan national number, a provincial health card (ten digits, one Luhn digit).
-_NAMED_ID_COLUMNS = tuple(name.split() for name in (
+_NAMED_ID_COLUMNS = frozenset(tuple(name.split()) for name in (
     "national id", "nationalid", "nid", "national id number", "nin", "bvn", "health card",
     "health card number", "health card no", "cedula", "c\u00e9dula", "nss", "cin", "dni",
     "national no", "national number", "national code", "documento", "nro documento",
