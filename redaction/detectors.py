@@ -716,7 +716,7 @@ _DATA_KEYS = "".join(rf"(?<!{w}[_. -]key)" if w != "map" else
 _UPI_HANDLES = ("ybl|ibl|axl|paytm|upi|apl|okhdfcbank|okicici|oksbi|okaxis|ptyes|ptaxis|pthdfc"
                 "|ptsbi|hdfcbank|axisbank|kotak|yesbank|freecharge|airtel|jio|waaxis|wahdfcbank"
                 "|wasbi|waicici|ikwik|yapl|abfspay|axisb|idfcbank|federal|rbl|aubank|barodampay"
-                "|unionbank|pnb|cnrb|boi|mahb|kbl|kvb|dbs")
+                "|unionbank|pnb|cnrb|boi|mahb|kbl|kvb|dbs|fbl")
 _REWRITTEN_OR_UPI = rf"SRS[01][=+-]|#EXT#@|@(?:{_UPI_HANDLES})"
 # A number under a telephony system's key (the phone detector after Alibaba's keys).
 _TELECOM_KEY_PHONE = (r"(?:wa_id|display_phone_number|caller_?id|callerid|destination_number"
@@ -1141,6 +1141,8 @@ _AS_KEY = r"(?<![a-z])(?<!</)%s(?=\\*[\"']?[ \t]*[:=]|>)"  # (its quote escaped,
 
 # Aadhaar's name in Tamil, Bengali, Telugu, Kannada, Malayalam, Gujarati and Urdu.
 _AADHAAR_SCRIPTS = ("\u0b86\u0ba4\u0bbe\u0bb0\u0bcd", "\u0986\u09a7\u09be\u09b0",
+                    # (Punjabi's and Odia's)
+                    "\u0a06\u0a27\u0a3e\u0a30", "\u0b06\u0b27\u0b3e\u0b30",
                     "\u0c06\u0c27\u0c3e\u0c30\u0c4d", "\u0c86\u0ca7\u0cbe\u0cb0\u0ccd",
                     "\u0d06\u0d27\u0d3e\u0d7c", "\u0a86\u0aa7\u0abe\u0ab0",
                     "\u0622\u062f\u06be\u0627\u0631")
@@ -1148,20 +1150,25 @@ _AADHAAR_SCRIPTS = ("\u0b86\u0ba4\u0bbe\u0bb0\u0bcd", "\u0986\u09a7\u09be\u09b0"
 
 def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
               validator: Callable[[str], bool], *, checksummed: bool = True,
-              shape: str = "", gap: str = _NAMED_GAP) -> Detector:
+              shape: str = "", gap: str = _NAMED_GAP, kind: str = "national_id") -> Detector:
     """A national id after its document's name: ``names`` (regexes, ASCII case folded), then
     :data:`_NAMED_GAP`, then ``value`` (its shape, case as written); ``words``: where a name
     can start, lower case (the scan starts at the first; none in the text: not run).
     ``validator``: the country's check. The prefilter asks for a name and the value's shape
     within reach (``shape``: the value's, without look-arounds, where ``value`` has them);
     ``gap``: what may stand between the name and the value;
+    ``kind``: what the value is (a phone after its label's words: "phone");
     the engine reads the names of other scripts as runs of "a" (prefilter.py)."""
     near = "|".join(dict.fromkeys(_engine_name(n) for n in names))
-    return _d("national_id",
+    prefilter = rf"(?i:{near})(?:[^\n]{{0,60}}\n){{0,2}}[^\n]{{0,60}}(?:{shape or value})"
+    # (a phone's: the joined pass reads it as the text does, its name before it)
+    joins = kind == "phone"
+    return _d(kind,
               rf"(?ai)(?:{'|'.join(names)}){gap}{_ID_L}((?-i:{value})){_ID_R}",
-              validator,
-              prefilter=rf"(?i:{near})(?:[^\n]{{0,60}}\n){{0,2}}[^\n]{{0,60}}(?:{shape or value})",
-              group=1, checksummed=checksummed, digits=True, start=_at_words(words))
+              validator, prefilter=prefilter,
+              group=1, checksummed=checksummed, digits=True, start=_at_words(words),
+              joined=_nothing_joined if joins else None,
+              joined_prefilter=prefilter if joins else "")
 
 
 def _not_zeros(value: str) -> bool:
@@ -4014,7 +4021,10 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (and in Hinglish: "mera number 08014521698 hai", "is number pe call ...")
                 r"(?:my|new|cell|mobile|phone|alternate|alternative|mera|mere|meri|apna|is|wrong"
                 # (Banglish's "amar number", a fraud note's "caller number")
-                r"|registered|amar|caller)"
+                r"|registered|amar|caller"
+                # (Marathi's, Tamil's, Kannada's and Malayalam's "my number" in Latin letters:
+                # "maza number", "en number", "nanna number", "ente number")
+                r"|maza|majha|nanna|ente)"
                 r"[ \t]+number|"
                 # (Swahili's number and line, not an id's "namba ya kitambulisho"; Hausa's
                 # phone number; Darija's "my number")
@@ -4298,7 +4308,8 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "รหัส", "المفتاح", "مفتاح", "کلید", "arole", "lapta", "ifr", "ozink",
                     "\u043e\u0437\u0438\u043d\u043a", "\u0430\u0440\u043e\u043b\u0430", "arool",
                     "\u10de\u10d0\u10e0\u10dd\u10da", "cambiat", "mdp", "ww")
-_PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "handy",
+_PHONE_STARTS = ("maza ", "majha ", "nanna ", "ente ",
+                 "phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "handy",
                  "no_hp", "nohp", "no hp", "a_party", "b_party",
                  "celular", "cellulare", "fone",
                  "vil", "portable",
@@ -4354,7 +4365,9 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
                       # (Slovenian's and Hungarian's words: "š", "í" and "ó" read as "a")
                       (r"(?i)[sa]tevil|h[ia]v[oa]sz", 6), (r"(?i)al[ \t]n", 4),
                       (r"(?i)s[ \t]bro", 5), (r"(?i)sa[ \t]bro", 6),
-                      (r"(?i)novi[ \t]bro", 8))
+                      (r"(?i)novi[ \t]bro", 8),
+                      # (Marathi's, Malayalam's and Kannada's "my number" in Latin letters)
+                      (r"(?i)maza[ \t]|ente[ \t]", 5), (r"(?i)nanna[ \t]", 6))
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
@@ -4460,7 +4473,8 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|contacte[rz]|l[ai]n
                     r"|mobil|mobitel|handy|celular|fone|"
                     r"cellulare|m[ao]vil|portable|r.ckrufnummer|rufnummer|"
                     r"whatsapp|sms|"
-                    r"(?:my|new|cell|alternat\w*|mera|mere|meri|apna|is|wrong|registered) number"
+                    r"(?:my|new|cell|alternat\w*|mera|mere|meri|apna|is|wrong|registered|maza"
+                    r"|majha|nanna|ente) number"
                     r"|number[ \t]+is"
                     r"|namba|laini|lambar[ \t]+waya|dyal|denwa"
                     r"|cell[ .:]|msisdn|nomor|"
@@ -7444,7 +7458,8 @@ def _detectors_first() -> tuple[Detector, ...]:
             r"(?m)^RW(\d{9})[A-Z ]",
             r"(?i)num[ée]ro[ \t]+fiscal[ \t]*(?:de[ \t]+r[ée]f[ée]rence)?[ \t]*:?[ \t]*"
             r"([0-3]\d[ \t]?\d{2}[ \t]?\d{3}[ \t]?\d{3}[ \t]?\d{3})(?![\d ]\d)",
-            r"\bNISS\b[ \t]*:?[ \t]*([12]\d{10})\b",
+            # (and told: "O meu NISS é 11208170712")
+            "\\bNISS\\b[ \\t]*(?::|\u00e9)?[ \\t]*([12]\\d{10})\\b",
             "\u57fa\u790e\u5e74\u91d1\u756a\u53f7[:\uff1a]?[ \t\u3000]*(\\d{4}-?\\d{6})",
             r"(?i)\buid[ \t]+([2-9]\d{11})\b"),
            prefilter=r"E0100401|RW[0-9]{9}|(?i:fiscal)|NISS|(?i:uid)[ \t]+[2-9][0-9]{11}|aaa",
@@ -9990,7 +10005,8 @@ def _detectors_second() -> tuple[Detector, ...]:
        r"(?<![\w.+=-])(?:SRS[01][=+-][^\s@<>\"']{4,200}"
        r"|[\w.+-]+_[\w-]+(?:\.[\w-]+)+#EXT#)@[\w-]+(?:\.[\w-]+)+"
        # (not a mask: "xxxx@ybl")
-       rf"|(?<![\w.+])(?![xX*]+@)[\w.-]{{2,64}}@(?:{_UPI_HANDLES})(?![\w.])",
+       # (a sentence's full stop after it: "GPay: jayesh.p26@fbl.")
+       rf"|(?<![\w.+])(?![xX*]+@)[\w.-]{{2,64}}@(?:{_UPI_HANDLES})(?![\w]|\.\w)",
        prefilter=_REWRITTEN_OR_UPI, needles=("@",), joined=_nothing_joined,
        joined_prefilter=_REWRITTEN_OR_UPI),
     # Unicode local parts and IDN domains too (\w is Unicode in Python; on ASCII text, where
@@ -12093,11 +12109,340 @@ def _north_africa_the_levant_and_the_balkans() -> tuple[Detector, ...]:
     )
 
 
+# A key's or a label's value right after it (its quote, a colon or an equals sign, Armenian's
+# full stop): a key's name gives no reach across lines ("SSN: XXX-XX-XXXX" masked, then an
+# encounter's number on the next line).
+_TIGHT_GAP = "(?:\\\\*[\"'])?[ \\t]*[:=\uff1a\u055d]?[ \\t]*(?:\\\\*[\"'])?[ \\t]*"
+
+def _mongolian_register_ok(value: str) -> bool:
+    """Mongolia's register number: two letters, then the birth date (YYMMDD, the month plus
+    20 from 2000) and two digits."""
+    month, day = int(value[4:6]), int(value[6:8])
+    return (1 <= month <= 12 or 21 <= month <= 32) and 1 <= day <= 31
+
+
+def _short_phone_ok(value: str) -> bool:
+    """A number after a label that names a phone: eight to thirteen digits as any told phone,
+    seven in a small country's grouping ("754 9503", "9888356"), six in the French Pacific's
+    pairs ("91 87 63")."""
+    numerals = "".join(ch for ch in value if ch.isdigit())
+    if len(numerals) >= 8:
+        return v.told_phone_ok(value)
+    return (((len(numerals) == 7 and _SEVEN_DIGITS.fullmatch(value) is not None)
+             or (len(numerals) == 6 and _PAIRS.fullmatch(value) is not None
+                and not _DOTTED_DATE.fullmatch(value)))
+            and v.not_counting_run(numerals))
+
+
+_SEVEN_DIGITS = re.compile(r"\d{3}[ .-]?\d{4}")
+_PAIRS = re.compile(r"\d{2}([ .])\d{2}\1\d{2}")
+# (a date, not a number: "12.03.24")
+_DOTTED_DATE = re.compile(r"(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.\d{2}")
+
+
+def _gstin_ok(value: str) -> bool:
+    """India's GSTIN of a sole proprietor: its check character right and, inside it, the PAN
+    of a person (a firm's GSTIN is on its every invoice)."""
+    alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    if len(value) != 15 or any(ch not in alphabet for ch in value):
+        return False
+    total = 0
+    for i, ch in enumerate(value[:14]):
+        product = alphabet.index(ch) * (2 if i % 2 else 1)
+        total += product // 36 + product % 36
+    return alphabet[(36 - total % 36) % 36] == value[14] and ids.person_pan_ok(value[2:12])
+
+
+# Labels of a phone in India's scripts (Marathi's, Gujarati's, Punjabi's, Odia's, Kannada's,
+# Telugu's and Malayalam's mobile; their phone; Bengali's and Hindi's contact, Tamil's mobile
+# and "to call"), Mongolian's (Утас), Georgian's and Armenian's telephone, Georgian's "my
+# number", Armenian's transliterated phone, Azerbaijani's and Mongolian's "my number".
+_PHONE_LABELS = ("\u092e\u094b\u092c\u093e\u0908\u0932", "\u0aae\u0acb\u0aac\u0abe\u0a87\u0ab2",
+                 "\u0a2e\u0a4b\u0a2c\u0a3e\u0a08\u0a32", "\u0b2e\u0b4b\u0b2c\u0b3e\u0b07\u0b32",
+                 "\u0cae\u0cca\u0cac\u0cc8\u0cb2\u0ccd", "\u0c2e\u0c4a\u0c2c\u0c48\u0c32\u0c4d",
+                 "\u0d2e\u0d4a\u0d2c\u0d48\u0d7d", "\u09ab\u09cb\u09a8", "\u0aab\u0acb\u0aa8",
+                 "\u0cab\u0ccb\u0ca8\u0ccd", "\u0c2b\u0c4b\u0c28\u0c4d", "\u0d2b\u0d4b\u0d7a",
+                 "\u09af\u09cb\u0997\u09be\u09af\u09cb\u0997",
+                 "\u0938\u0902\u092a\u0930\u094d\u0915", "\u0b95\u0bc8\u0baa\u0bc7\u0b9a\u0bbf",
+                 "\u0b85\u0bb4\u0bc8\u0b95\u0bcd\u0b95", "\u0423\u0442\u0430\u0441",
+                 "\u0443\u0442\u0430\u0441", "\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc\u10d8",
+                 "\u10e2\u10d4\u10da", "\u0540\u0565\u057c", "\u0570\u0565\u057c",
+                 "\u10e9\u10d4\u10db\u10e1 \u10dc\u10dd\u10db\u10d4\u10e0\u10d6\u10d4", "heraxos",
+                 "n\u00f6mr\u0259m", "minii dugaar")
+
+# A password's word in India's scripts (Bengali's, Telugu's with its joiner and without,
+# Punjabi's, Kannada's, Gujarati's, Tamil's, Malayalam's and Odia's).
+_INDIC_PASSWORD_WORDS = ("\u09aa\u09be\u09b8\u0993\u09af\u09bc\u09be\u09b0\u09cd\u09a1",
+                         "\u0c2a\u0c3e\u0c38\u0c4d\u200c\u0c35\u0c30\u0c4d\u0c21\u0c4d",
+                         "\u0c2a\u0c3e\u0c38\u0c4d\u0c35\u0c30\u0c4d\u0c21\u0c4d",
+                         "\u0a2a\u0a3e\u0a38\u0a35\u0a30\u0a21",
+                         "\u0caa\u0cbe\u0cb8\u0ccd\u200c\u0cb5\u0cb0\u0ccd\u0ca1\u0ccd",
+                         "\u0caa\u0cbe\u0cb8\u0ccd\u0cb5\u0cb0\u0ccd\u0ca1\u0ccd",
+                         "\u0aaa\u0abe\u0ab8\u0ab5\u0ab0\u0acd\u0aa1",
+                         "\u0d15\u0d1f\u0d35\u0d41\u0d1a\u0d4d\u0d1a\u0d4a\u0d7d",
+                         "\u0b95\u0b9f\u0bb5\u0bc1\u0b9a\u0bcd\u0b9a\u0bca\u0bb2\u0bcd",
+                         "\u0d2a\u0d3e\u0d38\u0d4d\u200c\u0d35\u0d47\u0d21\u0d4d",
+                         "\u0b2a\u0b3e\u0b38\u0b71\u0b3e\u0b30\u0b4d\u0b21")
+
+
+def _lusophone_africa_india_caucasus_and_the_pacific() -> tuple[Detector, ...]:
+    """The shapes of the EX to FK round: the Lusophone world outside Brazil; Francophone
+    Central Africa and the Indian Ocean; India's regional languages; the Caucasus and
+    Mongolia; the United States, state by state; Oceania and the Pacific Islands."""
+    return (
+        # The Caucasus and Mongolia: Georgia's personal number (eleven digits, after its name
+        # in English, Russian and Georgian's short "პ/ნ"), Mongolia's register number (two
+        # letters and a birth date), Azerbaijan's personal code under a key or the passport's
+        # "Personal No", its identity card's series and number, a sole trader's VÖEN (a
+        # person's ends in 2, a company's in 1), Armenia's social card number under "ssn"
+        # and its identity card's number.
+        _named_id((r"(?<![a-z_])personal[ _-]?(?:no|number|num|nr)\b\.?",
+                   "\u041b\u0438\u0447\u043d\u044b\u0439 \u043d\u043e\u043c\u0435\u0440",
+                   "\u10de/\u10dc"),
+                  ("personal", "\u043b\u0438\u0447\u043d\u044b\u0439", "\u10de/\u10dc"),
+                  # (not a part's: "personal number 72014097442 of spindle motor")
+                  r"(?:\d{11}|\d{2} \d{3} \d{3} \d{3})(?![ \t]+of\b)", v.not_counting_run,
+                  checksummed=False, shape=r"[0-9]{2} ?[0-9]{3} ?[0-9]{3} ?[0-9]{3}"),
+        _named_id(("\u0420\u0414", "\u0420\u0435\u0433\u0438\u0441\u0442\u0440",
+                   "\u0440\u0435\u0433\u0438\u0441\u0442\u0440", r"register(?:_?no)?",
+                   r"(?-i:RD)\b"),
+                  ("\u0440\u0434", "\u0440\u0435\u0433\u0438\u0441\u0442\u0440", "register", "rd"),
+                  "[\u0410-\u042f\u0401\u04e8\u04ae]{2}\\d{8}", _mongolian_register_ok,
+                  checksummed=False,
+                  # (the engine reads the letters as "a")
+                  shape="a{2}[0-9]{8}"),
+        _named_id((_AS_KEY % "fin", "[\u015e\u015f]\u0259xsi n\u00f6mr\u0259",
+                   r"personal[ \t]+no\b\.?"),
+                  ("fin", "\u015f\u0259xsi", "personal"),
+                  r"(?=[A-Z]*\d)(?=\d*[A-Z])[0-9A-Z]{7}", _has_digit, checksummed=False,
+                  shape=r"[0-9A-Z]{7}", gap=_TIGHT_GAP),
+        _named_id(("v\u0259siq\u0259", _AS_KEY % "document"), ("v\u0259siq\u0259", "document"),
+                  r"AZE\d{8}|AA\d{7}", _has_digit, checksummed=False, gap=_TIGHT_GAP),
+        _named_id(("V[\u00d6\u00f6Oo]EN",), ("v\u00f6en", "voen"), r"\d{9}2", v.not_counting_run,
+                  checksummed=False),
+        _named_id((_AS_KEY % "ssn",), ("ssn",), r"\d{10}", v.not_counting_run,
+                  checksummed=False, gap=_TIGHT_GAP),
+        _named_id((_AS_KEY % "id_?card",
+                   "\u0546\u0578\u0582\u0575\u0576\u0561\u056f\u0561\u0576\u0561\u0581"
+                   "\u0574\u0561\u0576 \u0584\u0561\u0580\u057f"),
+                  ("id", "\u0576\u0578\u0582\u0575\u0576\u0561\u056f\u0561\u0576\u0561"
+                   "\u0581\u0574\u0561\u0576"),
+                  r"\d{9}", v.not_counting_run, checksummed=False, gap=_TIGHT_GAP),
+        # The Lusophone world: Portugal's SNS user number ("utente nº 535 749 669"),
+        # Mozambique's NUIT, a Cartão de Cidadão's civil number and check digit, a driving
+        # licence ("N.º da carta: P-587159 9"), Angola's and Mozambique's BI (and Timor's,
+        # dotted), the NIFs of a tax return's taxpayers and dependants (their check digit).
+        _named_id((r"utente", _AS_KEY % "numero_utente"), ("utente", "numero_utente"),
+                  r"\d{3} ?\d{3} ?\d{3}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:NUIT)\b", _AS_KEY % "nuit"), ("nuit",), r"\d{9}", v.not_counting_run,
+                  checksummed=False),
+        _named_id(("cart[\u00e3a]o[ \\t]+de[ \\t]+cidad[\u00e3a]o",
+                   "doc\\.?[ \\t]+identifica[\u00e7c][\u00e3a]o"),
+                  ("cart", "doc"), r"\d{8} ?\d(?: ?[A-Z]{2}\d)?", v.not_counting_run,
+                  checksummed=False),
+        _named_id(("carta[ \\t]+de[ \\t]+condu[\u00e7c][\u00e3a]o",
+                   r"n\.?[ \t]*º[ \t]+da[ \t]+carta"),
+                  ("carta", "n"), r"[A-Z]{1,2}-\d{6} \d", _has_digit, checksummed=False),
+        _named_id((r"(?-i:BI)\b", _AS_KEY % "bi", r"bilhete[ \t]+de[ \t]+identidade"),
+                  ("bi", "bilhete"), r"\d{9}[A-Z]{2}\d{3}|\d{12}[A-Z]|\d{2}\.\d{3}\.\d{3}",
+                  _has_digit, checksummed=False),
+        _named_id((r"sujeito[ \t]+passivo[ \t]+[AB]", r"dependente[ \t]+D\d"),
+                  ("sujeito", "dependente"), r"\d{9}", ids.pt_nif_ok),
+        # Macau's resident identity card (BIR): seven digits and a check digit in brackets.
+        _d("national_id", r"(?<![\w(])[157]\d{6}\(\d\)(?![\w)])",
+           prefilter=r"[157][0-9]{6}\([0-9]\)", needles=("(",), digits=True),
+        # Francophone Central Africa and the Indian Ocean: Madagascar's CIN (twelve digits),
+        # Seychelles' NIN, Mauritius' NIC (a letter, twelve digits and a check) and
+        # Cameroon's, a voter's card (in French, English and Swahili), an insured person's
+        # number (CNAMGS, CAFAT), Cameroon's NIU, Madagascar's CNaPS, an id's number under a
+        # key of its own.
+        _named_id((r"(?-i:CIN)\b",), ("cin",), r"\d{3} ?\d{3} ?\d{3} ?\d{3}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"(?-i:NIN)\b", _AS_KEY % "documentNumber"), ("nin", "documentnumber"),
+                  r"\d{3}-\d{4}-\d-\d-\d{2}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:NIC)\b", r"national[ \t]+identity[ \t]+card"), ("nic", "national"),
+                  r"[A-Z]\d{12}[A-Z0-9]|\d{9}", _has_digit, checksummed=False),
+        _named_id(("carte[ \\t]+d['\u2019][\u00e9e]lecteur", r"(?-i:VUID)\b",
+                   r"voter(?:[ \t]+(?:id|no|number|card|registration)\b)+",
+                   r"kadi[ \t]+ya[ \t]+mpiga[ \t]+kura"),
+                  ("carte", "vuid", "voter", "kadi"), r"\d{7,11}", v.not_counting_run,
+                  checksummed=False),
+        _named_id(("(?:n[\u00b0\u00ba]|num[\u00e9e]ro)[ \\t]*(?:d['\u2019])?[ \\t]*assur[\u00e9e"
+                   "]",),
+                  ("n\u00b0", "n\u00ba", "num\u00e9ro", "numero"), r"\d{6,11}", v.not_counting_run,
+                  checksummed=False),
+        # (a person's NIU starts with P, a company's with M: on its every invoice)
+        _named_id((r"(?-i:NIU)\b",), ("niu",), r"P\d{12,16}[A-Z]?", _has_digit,
+                  checksummed=False),
+        _named_id((r"(?-i:CNaPS|CNAPS)\b",), ("cnaps",), r"\d{10}", v.not_counting_run,
+                  checksummed=False),
+        # (not a document's number: an invoice's and a shipment's are under that key)
+        _named_id((r"(?<![a-z_.])id_?number(?=\\*[\"']?[ \t]*[:=])",),
+                  ("id",), r"\d{8,16}", v.not_counting_run, checksummed=False, gap=_TIGHT_GAP),
+        # Oceania: the provident funds' member numbers (Fiji's FNPF, PNG's NASFUND, Samoa's,
+        # Vanuatu's, Solomon Islands' and Kiribati's), Fiji's TIN.
+        _named_id((r"(?-i:FNPF|NASFUND|SNPF|VNPF|SINPF|KPF)\b",),
+                  ("fnpf", "nasfund", "snpf", "vnpf", "sinpf", "kpf"), r"\d{6,8}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:TIN)\b",), ("tin",), r"\d{2}-\d{5}-\d-\d|\d{3} ?\d{3} ?\d{3}",
+                  v.not_counting_run, checksummed=False,
+                  gap=r"[ \t]*(?:number|no\.?)?[ \t]*:?[ \t]*(?:is[ \t]+)?"),
+        # India: the APAAR id (twelve digits), a sole proprietor's GSTIN (a person's PAN
+        # inside), an ABHA address (a health account's handle).
+        _named_id((r"(?-i:APAAR)[ \t]+id",), ("apaar",), r"\d{12}", v.not_counting_run,
+                  checksummed=False),
+        _d("national_id", r"(?<![0-9A-Z])(\d{2}[A-Z]{3}P[A-Z]\d{4}[A-Z][1-9A-Z]Z[0-9A-Z])"
+           r"(?![0-9A-Za-z])", _gstin_ok, prefilter=r"[0-9]{2}[A-Z]{3}P[A-Z][0-9]{4}[A-Z]",
+           group=1, digits=True, checksummed=True),
+        _d("national_id", r"(?<![\w.@-])[\w.-]{2,64}@abdm(?![\w.@-])", prefilter=r"@abdm",
+           needles=("@abdm",)),
+        # The United States: a driving licence of Illinois' or Wisconsin's shape (a letter,
+        # then 3-4-4 digits, and two more).
+        _d("national_id", r"(?<![\w-])[A-Z]\d{3}-\d{4}-\d{4}(?:-\d{2})?(?![\w-])",
+           prefilter=r"[A-Z][0-9]{3}-[0-9]{4}-[0-9]{4}", needles=("-",), digits=True),
+        # The Caucasus' and Mongolia's one-time codes (Azerbaijani's "təsdiq kodu", Armenian's
+        # "mutqi kod" and "մուտքի կոդ", Mongolian's "batalgaajuulah kod", Georgian's login and
+        # pick-up codes) and passports (Georgia's two digits, two letters and five digits;
+        # Armenia's, "andznagir" in Latin letters).
+        _named_id(("t[\u0259e]sdiq[ \\t]+kodu", "giri[\u015fs][ \\t]+kodu", r"mutqi[ \t]+kod",
+                   r"batalgaajuulah[ \t]+kod",
+                   "(?:\u10e8\u10d4\u10e1\u10d5\u10da\u10d8\u10e1|\u10d2\u10d0\u10e2\u10d0"
+                   "\u10dc\u10d8\u10e1|\u10d3\u10d0\u10d3\u10d0\u10e1\u10e2\u10e3\u10e0\u10d4"
+                   "\u10d1\u10d8\u10e1) \u10d9\u10dd\u10d3\u10d8",
+                   "(?:\u0574\u0578\u0582\u057f\u0584\u056b|[\u0540\u0570]\u0561\u057d\u057f"
+                   "\u0561\u057f\u0574\u0561\u0576) \u056f\u0578\u0564"),
+                  ("t\u0259sdiq", "tesdiq", "giri\u015f", "giris", "mutqi", "batalgaajuulah",
+                   "\u10e8\u10d4\u10e1\u10d5\u10da\u10d8\u10e1", "\u10d2\u10d0\u10e2\u10d0"
+                   "\u10dc\u10d8\u10e1", "\u10d3\u10d0\u10d3\u10d0\u10e1\u10e2\u10e3\u10e0"
+                   "\u10d4\u10d1\u10d8\u10e1", "\u0574\u0578\u0582\u057f\u0584\u056b",
+                   "\u0570\u0561\u057d\u057f\u0561\u057f\u0574\u0561\u0576"),
+                  r"\d{4,8}", v.not_counting_run, checksummed=False, gap=_TIGHT_GAP,
+                  kind="secret_assignment"),
+        _named_id(("[\u041f\u043f]\u0430\u0441\u043f\u043e\u0440\u0442",
+                   "\u10de\u10d0\u10e1\u10de\u10dd\u10e0\u10e2\u10d8", r"andznagir",
+                   "[\u0531\u0561]\u0576\u0571\u0576\u0561\u0563\u056b\u0580"),
+                  ("\u043f\u0430\u0441\u043f\u043e\u0440\u0442",
+                   "\u10de\u10d0\u10e1\u10de\u10dd\u10e0\u10e2\u10d8", "andznagir",
+                   "\u0561\u0576\u0571\u0576\u0561\u0563\u056b\u0580"),
+                  r"\d{2}[A-Z]{2}\d{5}|[A-Z]{2}\d{7}", _has_digit, checksummed=False),
+        # A password after its word in India's scripts (Bengali's, Telugu's, Punjabi's,
+        # Kannada's, Gujarati's, Tamil's, Malayalam's and Odia's).
+        _named_id(_INDIC_PASSWORD_WORDS, _INDIC_PASSWORD_WORDS,
+                  r"[^\s\u0964]{3,63}[^\s\u0964.,;:!?)\u2019\"']", v.secret_value_ok,
+                  checksummed=False, gap=r"[ \t]*:?[ \t]*", kind="secret_assignment",
+                  shape=r"[^ ]{4}"),
+        # A one-time code in a login's query after the phone it went to
+        # ("/auth/login?phone=%2B916604377244&code=477384").
+        _d("secret_assignment", r"(?i)[?&](?:phone|mobile|mob|msisdn)=[^&\s]{5,20}&"
+           r"(?:code|otp|pin)=(\d{4,8})(?![\w%])", v.not_counting_run,
+           prefilter=r"(?i)(?:phone|mobile|mob|msisdn)=[^&\s]{5,20}&(?:code|otp|pin)=[0-9]",
+           group=1, needles=("=",), digits=True),
+        # A phone under a contact's key ("contact": "8654950061", "alt_contact": ...).
+        _named_id((_AS_KEY % "(?:alt_?|alternate_?|emergency_?)?contact",), ("contact",),
+                  r"\+?\d{10,13}", v.told_phone_ok, checksummed=False, gap=_TIGHT_GAP,
+                  kind="phone"),
+        # Portugal's MB WAY phone as its payment API writes it ("351#937188509").
+        _d("phone", r"(?<![\d#])(351#9\d{8})(?![\d#])", prefilter=r"351#9[0-9]{8}",
+           group=1, needles=("351#",), digits=True, joined=_nothing_joined,
+           joined_prefilter=r"351#9[0-9]{8}"),
+        # A one-time code in Portuguese ("introduza o codigo 485066", "O seu código de
+        # confirmação é 626387") and Malagasy ("Kaody fanamarinana MVola: 681207"): named as
+        # one, not a postal code's or an error's "código".
+        _named_id(("c[\u00f3o]digo[ \\t]+de[ \\t]+(?:confirma[\u00e7c][\u00e3a]o"
+                   "|autoriza[\u00e7c][\u00e3a]o|acesso|verifica[\u00e7c][\u00e3a]o"
+                   "|seguran[\u00e7c]a)",
+                   "(?:introduza|insira|digite|use)[ \\t]+o[ \\t]+c[\u00f3o]digo",
+                   r"kaody[ \t]+fanamarinana"),
+                  ("c\u00f3digo", "codigo", "introduza", "insira", "digite", "use", "kaody"),
+                  r"\d{4,8}", v.not_counting_run, checksummed=False, kind="secret_assignment",
+                  gap="[ \\t]*(?:[:=]|\u00e9|e(?=[ \\t]))?[ \\t]*"),
+        # Residence permits, voter cards and refugee attestations in Portuguese and French,
+        # Cape Verde's INPS and CNI, a São Tomé BI's short number, a buyer's NIF in a query
+        # (its check digit), Gabon's NIP (twelve digits in fours).
+        _named_id(("t[\u00edi]tulo[ \\t]+de[ \\t]+resid[\u00eae]ncia",
+                   "cart[\u00e3a]o[ \\t]+de[ \\t]+eleitor", r"kartaun[ \t]+eleitor"),
+                  ("t\u00edtulo", "titulo", "cart", "kartaun"),
+                  r"\d{7,11}|\d{2}-\d{3}-\d{5}", v.not_counting_run, checksummed=False),
+        # (Cape Verde's INPS right after its name: not Italy's, a firm's "INPS: causale CXX
+        # matricola ...")
+        _named_id((r"(?-i:INPS)\b",), ("inps",), r"\d{9}", v.not_counting_run,
+                  checksummed=False, gap=_TIGHT_GAP),
+        _named_id((r"(?-i:CNI)\b",), ("cni",), r"\d{8}[A-Z]\d{3}[A-Z]", _has_digit,
+                  checksummed=False),
+        _named_id((r"attestation", r"r[ée]fugi[ée]", r"refugee", r"(?-i:UNHCR)"),
+                  ("attestation", "r\u00e9fugi", "refugi", "refugee", "unhcr"),
+                  r"[A-Z]{3}-\d{2}-\d{6}", _has_digit, checksummed=False),
+        _named_id((r"(?-i:BI)[ \t]+n\.?[ºo°]",), ("bi",), r"\d{6,9}", v.not_counting_run,
+                  checksummed=False, gap=_TIGHT_GAP),
+        _named_id((r"(?<![a-z])nif_?(?:adquirente|cliente|comprador|contribuinte)",),
+                  ("nif",), r"\d{9}", ids.pt_nif_ok, gap=_TIGHT_GAP),
+        _named_id((r"(?-i:NIP|nip)\b",), ("nip",), r"\d{4} \d{4} \d{4}", v.not_counting_run,
+                  checksummed=False, gap=_TIGHT_GAP),
+        # A US driving licence's number after its name, in English, Spanish, Chinese and
+        # Korean ("License: CW640965   Class: B", "license=095073396", "驾照号码：L8251817",
+        # "운전면허 번호는 092463963"), its value right after it.
+        # (a driver's, not a business's: a travel agency's, a carrier's IFTA licence, a
+        # church's CCLI licence)
+        _named_id((r"driv(?:er'?s?|ing)[ \t]+licen[cs]e(?:[ \t]+(?:no\.?|number|#))?",
+                   r"state=[A-Z]{2}&licen[cs]e", r"suspension[ \t]+on[ \t]+licen[cs]e",
+                   r"(?<![a-z])(?:su|mi)[ \t]+licencia(?:[ \t]+(?:es|de[ \t]+conducir))?"
+                   r"(?:[ \t]+la)?",
+                   "\u9a7e\u7167\u53f7\u7801", "\u99d5\u7167\u865f\u78bc",
+                   "\uc6b4\uc804\uba74\ud5c8[ \\t]*\ubc88\ud638(?:\ub294)?"),
+                  ("driv", "licen", "state=", "suspension", "su ", "mi ", "\u9a7e\u7167",
+                   "\u99d5\u7167", "\uc6b4\uc804\uba74\ud5c8"),
+                  r"[A-Z]{1,2}\d{5,12}|\d{7,12}|[A-Z]\d{4} \d{5} \d{5}", v.not_counting_run,
+                  checksummed=False, gap=_TIGHT_GAP),
+        # (and a licence's number with its class after it: "License: CW640965   Class: B")
+        _named_id((r"(?<![a-z])licen[cs]e",), ("licen",),
+                  r"[A-Z]{0,2}\d{6,12}(?=[ \t]+[Cc]lass\b)", v.not_counting_run,
+                  checksummed=False, gap=_TIGHT_GAP, shape=r"[A-Z]{0,2}[0-9]{6,12}"),
+        # Phones: a Mojaloop party's MSISDN; a number after a label in India's scripts, after
+        # "Mob", Malagasy's "finday", and seven digits after a label ("Mobile: 754 9503").
+        _d("phone", r"(?i)\"partyIdType\"[ \t]*:[ \t]*\"MSISDN\"[ \t]*,\s*"
+           r"\"party(?:Id|Identifier)\"[ \t]*:[ \t]*\"\+?(\d{8,15})\"",
+           prefilter=r"partyIdType[^\r\n]{0,8}MSISDN", group=1, needles=("MSISDN",),
+           digits=True, joined=_nothing_joined,
+           joined_prefilter=r"partyIdType[^\r\n]{0,8}MSISDN"),
+        _named_id((*_PHONE_LABELS, r"(?<![a-z])mob(?=[ \t]*[.:=])",
+                   r"(?<![a-z])finday(?![a-z])", r"(?<![a-z])fon(?=[ \t]*:)",
+                   # (French's and Portuguese's line in a telco's ticket, a beneficiary's
+                   # contact, "call me on", "my new num")
+                   "ligne[ \\t]+concern[\u00e9e]e", "n[\u00fau]mero[ \\t]+afectado",
+                   "contacto[ \\t]+do[ \\t]+benefici[\u00e1a]rio",
+                   r"(?<![a-z])(?:o[ \t]+)?meu[ \t]+contacto[ \t]+[ée]", r"liga-me[ \t]+no",
+                   r"liga-m(?=:)", r"(?<![a-z])new[ \t]+num(?=[ \t]*:)"),
+                  (*_PHONE_LABELS, "mob", "finday", "fon", "ligne", "n\u00famero", "numero",
+                   "contacto", "o meu", "meu", "liga-m", "new"),
+                  r"\+?\d[\d .-]{5,16}\d", _short_phone_ok, checksummed=False,
+                  gap=r"[^\n\d]{0,14}?", kind="phone", shape=r"[0-9]{3}"),
+        # (and the small countries' seven digits, or the French Pacific's pairs, after a
+        # label in English, French, Samoan, Tongan, Fijian or Bislama: "O la'u numera telefoni
+        # o le 767 5579", "Namba blong mi 540 7199", "Tél. : 91 87 63")
+        _named_id((r"(?<![a-z])mob(?:ile)?(?![a-z])",
+                   r"(?<![a-z])t[ée]l(?:[ée]phone)?(?:[ \t]+portable)?(?![a-z])",
+                   r"(?<![a-z])(?:receiver[ \t]+)?phone(?![a-z])", r"(?<![a-z])contact(?![a-z])",
+                   r"(?<![a-z])msisdn(?![a-z])",
+                   r"(?<![a-z])(?:my|her|his)[ \t]+(?:(?:phone|mobile|cell|home|work|new|m-paisa"
+                   r"|contact)[ \t]+)?number(?:[ \t]+is)?",
+                   r"(?<![a-z])tele?foni(?:[ \t]+(?:ko[ \t]+e|o[ \t]+le))?", r"talevoni",
+                   r"namba[ \t]+blong[ \t]+(?:phone[ \t]+blong[ \t]+)?mi"),
+                  ("mob", "tel", "t\u00e9l", "phone", "receiver", "contact", "msisdn", "my", "her",
+                   "his", "telefoni", "tefoni", "talevoni", "namba"),
+                  r"(?:\d{3}[ .-]?\d{4}|\d{2}(?P<pair>[ .])\d{2}(?P=pair)\d{2}(?:(?P=pair)\d{2})?)"
+                  r"(?![ .-]\d)",
+                  _short_phone_ok, checksummed=False,
+                  gap=r"(?:\\*[\"'])?[ \t]*\.?[ \t]*[:=]?[ \t]*(?:\\*[\"'])?[ \t]*", kind="phone",
+                  shape=r"[0-9]{2}[ .-]?[0-9]{2}"),
+    )
+
+
 DETECTORS: tuple[Detector, ...] = (*_detectors_first(), *_detectors_second(),
                                    *_detectors_third(), *_carriers_and_home_labs(),
                                    *_central_asia_and_europe(), *_americas_and_the_east(),
                                    *_the_gulf_africa_and_the_north(),
-                                   *_north_africa_the_levant_and_the_balkans())
+                                   *_north_africa_the_levant_and_the_balkans(),
+                                   *_lusophone_africa_india_caucasus_and_the_pacific())
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
 #: Kinds a policy must name to run: addresses of private networks fill operations text (pods,

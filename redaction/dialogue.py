@@ -60,7 +60,9 @@ _PHONE = re.compile(
     r"|هاتف|جوال|موبايل|telefonnummer|mobilnummer|mobilepay|swish|vipps|s[ií]man[uú]mer"
     r"|\bnumurs|\bnombor|\bnomor|namba ya simu|\bnumara|τηλέφων|κινητ|\bgcash\b"
     # (the Balkans' "broj telefona", "imaš broj od Selma?")
-    r"|\bbroj telefon|\bima[sš] broj")
+    r"|\bbroj telefon|\bima[sš] broj"
+    # (French's "votre numéro", Georgian's telephone)
+    r"|votre num[ée]ro|\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc")
 _ID = re.compile(
     r"\bdui\b|\bdni\b|c[eé]dula|documento|\bdocument\b|identidad|identity|identification"
     r"|\bid number\b|\bssn\b|social security|passport|pasaporte|passeport|\bcurp\b|\brut\b"
@@ -69,7 +71,10 @@ _ID = re.compile(
     r"|personas kods|asmens kodas|\bnik\b|\bktp\b|\bnric\b|mykad|\bic\b|kitambulisho"
     r"|kimlik|\btckn\b|\bcnp\b|\begn\b|\bafm\b|αφμ|\bamka\b|αμκα|\bpesel\b|\bye-id\b|\bi-id\b"
     # (Morocco's CIN, Pakistan's CNIC, Egypt's "raqam qawmy", the Balkans' JMBG and EMBG)
-    r"|\bcin\b|\bcnic\b|qawm|\bjmbg\b|\bembg\b")
+    r"|\bcin\b|\bcnic\b|qawm|\bjmbg\b|\bembg\b"
+    # (a voter's card in French, Georgia's personal number in Georgian and English)
+    r"|carte d['’][ée]lecteur|\u10de\u10d8\u10e0\u10d0\u10d3\u10d8 \u10dc\u10dd\u10db"
+    r"|personal number")
 # A card's security code (three or four digits).
 _CARD_CODE = re.compile(
     r"\bcvv|\bcvc|security code|g[üu]venlik kodu|c[oó]digo de seguridad|code de s[ée]curit[ée]"
@@ -96,6 +101,8 @@ _REQUEST = re.compile(
     r"|berapa|boleh|mohon|sebutkan|masukkan|kirim|\bpaki|ingiza|\btuma\b|\bweka\b|\bhva\b"
     r"|\bhvad\b|\bvad\b|vilket|\bmikä|\bkas\b|nedir|ποι[οα]|δώσ|μπορείτε|spune|introdu"
     r"|ngicela|sicela"
+    # (Georgian's "tell me")
+    r"|\u10db\u10d8\u10d7\u10ee\u10d0\u10e0\u10d8\u10d7"
     # (Urdu's "bata dein" and Darija's "3tini", tell me and give me; Egyptian's "momken",
     # may I have; the Balkans' "molim", please)
     r"|\bbata\b|batay|3tini|\bmomken|\bmolim|\bmolime")
@@ -196,7 +203,9 @@ def _opening(line: str) -> tuple[str, int] | None:
     if named is None:
         return _bracketed(line)
     speaker = named.group(1)
-    if not (speaker[0].isupper() or not speaker[0].islower() or speaker in _ROLES):
+    # (Georgian's letters are lower case to Unicode, but the script writes no capitals)
+    if not (speaker[0].isupper() or not speaker[0].islower() or speaker in _ROLES
+            or "\u10d0" <= speaker[0] <= "\u10ff"):
         return None  # (a key: "size: ...", "constraints: ...")
     return speaker.lower(), named.end()
 

@@ -26,6 +26,7 @@ from .validators import (
     generated_letters,
     lowered,
     not_a_code_stand_in,
+    not_counting_run,
     secret_value_ok,
     ssn_ok,
     telecom_id_ok,
@@ -94,7 +95,13 @@ _GATE = re.compile(
     # Central America's social security funds, Trinidad's BIR number, Hungary's tax id, a
     # driver's licence, Persian's mobile)
     r"|cin|documento|igss|ccss|ihss|asegurado|seguro|bir|adoazonosito|licen"
-    "|\u0458\u043c\u0431|\u0435\u043c\u0431\u0433|\u0645\u0648\u0628\u0627\u06cc\u0644")
+    "|\u0458\u043c\u0431|\u0435\u043c\u0431\u0433|\u0645\u0648\u0628\u0627\u06cc\u0644"
+    # (the EX to FK round's: Chad's NNI, Mozambique's NUIT, Cameroon's NIU, Georgia's personal
+    # number, a payroll's M-Pesa, the DRC's INSS, Mongolia's РД)
+    r"|nni|nuit|niu|personal|mpesa|inss"
+    "|\u0440\u0434|\u10de\u10d8\u10e0\u10d0\u10d3\u10d8|\u0443\u0442\u0430\u0441"
+    "|\u0570\u0565\u057c\u0561\u056d\u0578\u057d"
+    "|\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc\u10d8")
 #: The same words as plain strings (what every alternative of ``_GATE`` holds).
 _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "value", "mobil",
                "mobiel", "davčna", "davcna", "emšo", "emso", "taj",
@@ -151,7 +158,11 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "contact n", "contact_n", "contactn",
                "contact-n", "contact.n", "cin", "documento", "igss", "ccss", "ihss", "asegurado",
                "seguro", "bir", "adoazonosito", "licen", "\u0645\u0648\u0628\u0627\u06cc\u0644",
-               "\u0458\u043c\u0431", "\u0435\u043c\u0431\u0433")
+               "\u0458\u043c\u0431", "\u0435\u043c\u0431\u0433",
+               "nni", "nuit", "niu", "personal", "mpesa", "inss", "\u0440\u0434",
+               "\u10de\u10d8\u10e0\u10d0\u10d3\u10d8", "\u0443\u0442\u0430\u0441",
+               "\u0570\u0565\u057c\u0561\u056d\u0578\u057d",
+               "\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc\u10d8")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -171,14 +182,27 @@ _PHONE_WORDS = frozenset((
     # (a contact centre's report: the caller's number, automatic number identification)
     "ani", "callerid",
     # (Vietnamese's số điện thoại, as a sheet heads it: SĐT)
-    "s\u0111t"))
+    "s\u0111t",
+    # (a payroll's mobile-money wallet, keyed by the mobile: M-Pesa; Mongolian's, Armenian's
+    # and Georgian's phone)
+    "mpesa", "\u0443\u0442\u0430\u0441", "\u0570\u0565\u057c\u0561\u056d\u0578\u057d",
+    "\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc\u10d8"))
 _PHONE_STEMS = ("phone", "telefon", "teléfon", "téléphon", "telephon", "telefoon", "mobil",
                 "телефон")
 _PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "휴대폰", "연락처", "тел",
                   "\u0645\u0648\u0628\u0627\u06cc\u0644",
                   "هاتف", "جوال", "โทร", "\u05d8\u05dc\u05e4\u05d5\u05df",
                   # (Hindi's and Nepali's mobile, Bengali's)
-                  "\u092e\u094b\u092c\u093e\u0907\u0932", "\u09ae\u09cb\u09ac\u09be\u0987\u09b2")
+                  "\u092e\u094b\u092c\u093e\u0907\u0932", "\u09ae\u09cb\u09ac\u09be\u0987\u09b2",
+                  # (Telugu's, Malayalam's, Punjabi's, Marathi's, Kannada's, Gujarati's and
+                  # Odia's)
+                  "\u0c2e\u0c4a\u0c2c\u0c48\u0c32\u0c4d",
+                  "\u0d2e\u0d4a\u0d2c\u0d48\u0d7d",
+                  "\u0a2e\u0a4b\u0a2c\u0a3e\u0a08\u0a32",
+                  "\u092e\u094b\u092c\u093e\u0908\u0932",
+                  "\u0cae\u0cca\u0cac\u0cc8\u0cb2\u0ccd",
+                  "\u0aae\u0acb\u0aac\u0abe\u0a87\u0ab2",
+                  "\u0b2e\u0b4b\u0b2c\u0b3e\u0b07\u0b32")
 _CALL_PARTIES = frozenset(("calling", "called", "caller", "callee", "dialled", "dialed"))
 _CALL_NUMBERS = frozenset(("number", "no", "num", "party", "msisdn"))
 _SSN_WORDS = frozenset(("ssn", "ssns"))
@@ -327,6 +351,8 @@ def column_kind(name: str) -> str | None:
         return None
     if tokens in (["npwp"], ["no", "npwp"], ["npwp", "no"]):
         return "npwp"  # (Indonesia's tax number: its own check, not a generic id's)
+    if tuple(tokens) in _PERSONAL_NUMBER_COLUMNS:
+        return "personal_number"  # (Georgia's, Sweden's: ten to twelve digits, not a part's)
     if tuple(tokens) in _NAMED_ID_COLUMNS:  # (before the words about an id: "national_code")
         return "national_id_named"
     if not _SSN_WORDS.isdisjoint(tokens) and _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK):
@@ -406,7 +432,15 @@ _NAMED_ID_COLUMNS = frozenset(tuple(name.split()) for name in (
     "national id", "nationalid", "nid", "national id number", "nin", "bvn", "health card",
     "health card number", "health card no", "cedula", "c\u00e9dula", "nss", "cin", "dni",
     "national no", "national number", "national code", "documento", "nro documento",
-    "numero documento", "num documento", "no documento", "cui", "adoazonosito jel", "rut"))
+    "numero documento", "num documento", "no documento", "cui", "adoazonosito jel", "rut",
+    # (Chad's and Mauritania's NNI, Mauritius' and Cameroon's NIC, Mozambique's NUIT,
+    # Cameroon's NIU, Angola's and Mozambique's BI, Georgia's personal number in Georgian,
+    # Mongolia's register number (РД), India's UAN, the DRC's INSS)
+    "nni", "nic", "nuit", "niu", "bi", "cnps",
+    "\u10de\u10d8\u10e0\u10d0\u10d3\u10d8 \u10dc\u10dd\u10db\u10d4\u10e0\u10d8",
+    "\u0440\u0434", "uan", "inss", "num inss"))
+_PERSONAL_NUMBER_COLUMNS = frozenset((("personal", "no"), ("personal", "number"),
+                                      ("personal", "num"), ("personal", "nr")))
 _BRACKETED_NOTE = re.compile(r"[ \t]*\[[^\]]*\]")
 _PASSPORT_WORDS = frozenset(("passport", "passeport", "pasaporte", "paszport", "paspor",
                              "reisepass", "passaporto", "passaporte", "reisepassnr"))
@@ -496,6 +530,9 @@ def _cell_ok(kind: str, value: str) -> bool:
         return len(value) <= 24 and (any_id_ok(value) or (
             _GROUPED_ID.fullmatch(value) is not None and _ANY_ID_DIGITS(value)
             and _DATE_OR_TIME.fullmatch(value) is None))
+    if kind == "personal_number":
+        return (_PERSONAL_NUMBER_CELL.fullmatch(value) is not None
+                and not_counting_run(digits(value)))
     if kind == "national_id":  # under its document's name: one some country's check takes
         # (and, under its column's name only, Ukraine's RNOKPP and Russia's INN, whose one
         # check digit is too weak for a generic name's)
@@ -549,9 +586,13 @@ _NOT_LETTERS = re.compile(r"[^A-Za-z]")
 
 
 _ANY_ID_DIGITS = digit_count_ok(6, 20)  # (under a national_id column: an id without a check)
+# A personal number as Georgia, Sweden and the Nordics write one (a part's number is shorter).
+_PERSONAL_NUMBER_CELL = re.compile(r"\d{10,12}|\d{6,8}[-+]\d{4}")
 # ... its digits in groups, a series' letters before them or an office's after.
-_GROUPED_ID = re.compile(r"(?:[A-Z]{1,2}-?)?\d{1,20}(?:[ .\-/]\d{1,10}){0,4}"
-                         r"(?:[ -]?[0-9A-Z]{1,2})?")
+_GROUPED_ID = re.compile("(?:[A-Z]{1,4}-?|[\u0410-\u042f\u0401\u04e8\u04ae]{2})?"
+                         r"\d{1,20}(?:[ .\-/]\d{1,10}){0,4}(?:[ -]?[0-9A-Z]{1,2})?"
+                         # (Angola's BI: its province's letters between the digits)
+                         r"|\d{9}[A-Z]{2}\d{3}")
 
 
 _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assignment",
@@ -559,6 +600,7 @@ _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assig
                  "pin": "secret_assignment",
                  "secret": "secret_assignment", "national_id": "national_id",
                  "national_id_named": "national_id", "passport": "national_id",
+                 "personal_number": "national_id",
                  "document": "national_id", "az_fin": "national_id",
                  "telecom_id": "telecom_id", "card_code": "credit_card",
                  "codes": "secret_assignment", "answer": "secret_assignment"}
@@ -614,7 +656,8 @@ _INSERT = re.compile(r"(?i)\binsert[ \t]+into[ \t]+[\w.\"`\[\]]+[ \t]*\(([^()\n]
                      r"\s*values\s*\(")
 # One value: a quoted string ('' inside it is a quote), a function's call ("NOW()"), or
 # anything up to a comma or the end.
-_SQL_VALUE = re.compile(r"[ \t]*('(?:[^'\n]|'')*'|\w+\([^()'\n]*\)|[^,()'\n]*)[ \t]*([,)])")
+# (SQL Server's Unicode strings too: N'...')
+_SQL_VALUE = re.compile(r"[ \t]*(N?'(?:[^'\n]|'')*'|\w+\([^()'\n]*\)|[^,()'\n]*)[ \t]*([,)])")
 
 
 def _insert_findings(text: str) -> list[Finding]:
@@ -641,6 +684,8 @@ def _row_findings(text: str, pos: int, names: list[str], found: list[Finding]) -
         start, stop = value.span(1)
         if text.startswith("'", start) and stop - start >= 2:
             start, stop = start + 1, stop - 1
+        elif text.startswith("N'", start) and stop - start >= 3:
+            start, stop = start + 2, stop - 1
         kind = _told_kind(name)
         if kind in _FINDING_KIND and _cell_ok(kind, text[start:stop]):
             found.append(Finding(_FINDING_KIND[kind], start, stop, text[start:stop]))
@@ -909,7 +954,9 @@ def _layouts(text: str, start: int, end: int) -> Iterator[str | None]:
 # (Hebrew's abbreviations hold a quote or a gershayim inside: ת"ז, ת״ז, מס')
 # (Indic and Thai vowel signs are marks, not word characters: "मोबाइल" holds three)
 # (and a number sign after a word, "Таб.№")
-_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º№'\"\u05f3\u05f4\u0900-\u0dff\u0e00-\u0eff]*"
+# (a currency's sign after a name too: a payroll's "Цалин ₮", "Salary ₹", "Amount $")
+_HEADER_CELL = re.compile(r"[^\W\d_][\w .\-/#&()%?°º№'\"\u05f3\u05f4\u0900-\u0dff\u0e00-\u0eff"
+                          "\u20a0-\u20bf$\u00a3\u00a5\u058f]*"
                           r"|\d[A-Za-z]{2,}[\w .\-/#&()%?°º]*|#|№")
 
 

@@ -523,7 +523,6 @@ _KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
         'Winter_2010': _Y_PASSWORD,
     },
     'corpus_yd': {
-        '9351046697': _Y_PHONE,
         '72115-20637': _Y_PHONE,
         'rzp_live_0DVbpag1xYKiuM': _Y_API_KEY,
         '6586784619': _Y_PHONE,
@@ -537,7 +536,6 @@ _KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
         'Sayang2024#': _Y_PASSWORD,
         '089542223511': _Y_PHONE,
         '2081928374': _Y_NATIONAL_ID,
-        '19OSZPD5894A3ZR': _Y_NATIONAL_ID,
         '8137714969002': _Y_NATIONAL_ID,
         '1257995974627': _Y_NATIONAL_ID,
         '71.057.750.8-185.000': _Y_NATIONAL_ID,
@@ -1012,7 +1010,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         '5078 6555 6301 0508 170': _N_CARD,
         'RnwBjpSEu4ItA14kjAWn': _N_SECRET,
         '3166': _N_SECRET,
-        '61016921186': _N_NATIONAL_ID,
         '0854': _N_SECRET,
         'st4GP1PpnMgb5dr9YVhs0EXNgVUOLKEX': _N_KEY,
         '26047475': _N_NATIONAL_ID,
@@ -1360,7 +1357,6 @@ _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
         '031003': _R_SECRET,
         '605240': _R_SECRET,
         '870486565': _R_NATIONAL_ID,
-        'Q742-8287-0362': _R_NATIONAL_ID,
         '2117875432': _R_SECRET,
         '002171927': _R_NATIONAL_ID,
         '13298219': _R_SECRET,
@@ -1807,8 +1803,6 @@ _KNOWN_MISSES_K: dict[str, dict[str, str]] = {
     'corpus_ke': {
         '0221 504049-09': _K_PHONE,
         'Juzgado_1754$': _K_PASSWORD,
-        '55543181 9 ZZ2': _K_NATIONAL_ID,
-        '47456507 6 ZX9': _K_NATIONAL_ID,
         'Saudade681!': _K_PASSWORD,
         '5-9-1, 9-7, 8-7-2-4': _K_NATIONAL_ID,
         '+49 171 / 47 16 949': _K_PHONE,
@@ -2760,7 +2754,6 @@ _KNOWN_MISSES_E: dict[str, dict[str, str]] = {
         'DF86A6CAEBFA2B9945693F885DFE8C4F': _WEBHOOK_SIGNATURE,
         '77752318775': _E_PHONE,
         '71 1688337': _E_NATIONAL_ID,
-        '35198982340': _E_NATIONAL_ID,
         '22022021': _E_OTHER,
         '63158573': _E_OTHER,
         '435631': _E_SECRET,
@@ -3863,7 +3856,6 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
         '4385': _A_CODE_OR_SECRET,
         '24-35-19': _A_CODE_OR_SECRET,
         '83-2363415': _A_ID,
-        '0833633821': _M_PHONE_FORMAT,
         'RDGRAWYDCQGF': _A_CODE_OR_SECRET,
         ('cactus falcon jungle anchor yellow shadow glimpse sandal noo'
          'dle marble quiver ribbon parade ladder fossil dolphin pistol'
@@ -4190,7 +4182,6 @@ _KNOWN_MISSES_P: dict[str, dict[str, str]] = {
         '8415': _M_CODE_APART,
         '7746': _M_CODE_APART,
         '872566': _M_NO_WORD,
-        '269683437': _M_ID_NO_NAME,
         '796 428 606': _M_PHONE_FORMAT,
         '478182': _M_CSV_CREDENTIAL,
         '518997': _M_CSV_CREDENTIAL,
@@ -4813,7 +4804,7 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
     "corpus_cp": {"lpb7e8xHZDgHH4rLGQB9ea:APA91bLL2M9PSWVYaqtuOjqZzXCNJZBkaAXB-tF6t2tv8aXEC-dgG80"
                   "NtPzTLLuilRhQMGJaBFxekAFCgI0963rejyOJVDfRTGqRukDGx7MELAWCLQeMJgQ-_5uzBnGV_H5V5lj"
                   "2NWszgmPs7hp_W4uU56AFIJ": _X_PUSH_TOKEN,
-                  "183073109960324": _X_ID_ACROSS, "8826": _X_CODE_APART,
+                  "8826": _X_CODE_APART,
                   "QVBJXzgwMjg2MzQwMTo0d0s2Yll6aldvc1NqVw==": _X_BASE64_HEADER,
                   "VEVDSF8xMzU3Mzg4OTI6RHVZYjRqeDJsUTBPN2U=": _X_BASE64_HEADER},
     "corpus_cq": {"111369769": _X_ID_ACROSS, "526399533": _X_ID_ACROSS,
@@ -5064,7 +5055,6 @@ _KNOWN_MISSES_V: dict[str, dict[str, str]] = {
         '056208': _V_CODE_OR_SECRET,
         'NDI0NzYwMzYz': _U_ENCODED,
         'Laredo': _V_CODE_OR_SECRET,
-        'G551-5992-7967': _V_ID,
         'ur8rynq7QDV5oMFRVZ7wxRvHjzr8SA1t': _V_TOKEN,
         'Shadow$973c': _V_PASSWORD,
         'LuhkFtgupv': _V_TOKEN,
@@ -5608,13 +5598,294 @@ _ER_ID_UNNAMED = ("an id under a name that names no document: a KYC error's mess
                   "(a firm's has the same shape), Iran's social insurance number, Algeria's NIN "
                   "in Arabizi (its words hold digits: 'NIN ta3i')")
 
+_EX_PHONE_UNNAMED = ("a phone with no word for one before it, or a word not read: a mobile "
+                     "money receipt's counterparty, a chat's reply, a roster's column with no "
+                     "header, Tok Pisin's, Kiribati's and Malagasy's words, a number in brackets")
+_EX_ID_UNNAMED = ("an id under a name that names no document or under words not read: a "
+                  "provident fund's or an insurer's 'Member No', a student's or a client's id, "
+                  "a sheet's column whose header is in a script not read, a ration card, a "
+                  "call's reply to an id's ask, a sheet whose amounts hold unquoted commas")
+_EX_CODE_APART = ("a code, a PIN, a password or an answer named words away or in words not "
+                  "read: Kiriol's, Tok Pisin's and Samoan's, a gate's code 'alterado para', a "
+                  "USSD menu's PIN, a security answer under 'resposta' or after an arrow")
+_EX_KEY_ID = "Razorpay's key id (rzp_live_, rzp_test_): the public half, shipped to checkout pages"
+_EX_UPI_BANK = ("a UPI id at a bank's own handle (@icici): merchants' payment addresses there "
+                "are clean in older corpora")
+_EX_NIB = "Portugal's NIB (an IBAN's domestic part, without PT50) told in prose"
+_KNOWN_MISSES_EX: dict[str, dict[str, str]] = {
+    "corpus_ex": {
+        "0036 0772 82731762837 95": _EX_NIB,
+        "258858764631": _EX_PHONE_UNNAMED,
+        "28573856": _EX_ID_UNNAMED,
+        "deaeb235f751a73e6dfc42674f3b9f7540ad128a4c90321efb3ebbae03edbdd0": _ER_SIGNATURE,
+        "9888356": _EX_PHONE_UNNAMED,
+        "854875567": _EX_PHONE_UNNAMED,
+        "141838130": _EX_ID_UNNAMED,
+        "5024": _EX_CODE_APART,
+        "956 06 83 56": _EX_PHONE_UNNAMED,
+        "305651": _EX_CODE_APART,
+        "35fae93e0ba3126a2030f620bb1f7a59f7f4c54b5527820aa3ca8c4eee32fe4e": _ER_SIGNATURE,
+        "4704": _EX_CODE_APART,
+        "063890082": _EX_ID_UNNAMED,
+        "605924888": _EX_ID_UNNAMED,
+        "289379249": _EX_ID_UNNAMED,
+        "668734": _EX_CODE_APART,
+        "866046125": _EX_PHONE_UNNAMED,
+        "1036#": _EX_CODE_APART,
+        "626387": _EX_CODE_APART,
+        "845429710": _EX_PHONE_UNNAMED,
+        "476572647": _EX_ID_UNNAMED,
+        "723208711": _EX_ID_UNNAMED,
+        "936 044 572": _EX_PHONE_UNNAMED,
+        "Escola n.\u00ba 12 do Rangel": _EX_CODE_APART,
+        "Mindelo": _EX_CODE_APART,
+        "0281": _EX_CODE_APART,
+        "581 82 90": _EX_PHONE_UNNAMED,
+        "875529": _EX_CODE_APART,
+    },
+    "corpus_ey": {
+        "5fFR2X5nWGFVyzX+S9uypAzsTQX7efKo1dXw8WfOdY0=": _ER_SIGNATURE,
+        "033 46 485 75": _EX_PHONE_UNNAMED,
+        "034 20 700 65": _EX_PHONE_UNNAMED,
+        "8528": _EX_CODE_APART,
+        "355 93 34": _EX_PHONE_UNNAMED,
+        "6830": _EX_CODE_APART,
+        "3633654473": _EX_ID_UNNAMED,
+        "76158844480": _EX_ID_UNNAMED,
+        "29204942096": _EX_ID_UNNAMED,
+        "7c4fccce8e71f7b400cac27f380d06caa489bb03ca40dab08d25b952dda1b3d8": _ER_SIGNATURE,
+        "1575 8828 7548": _EX_ID_UNNAMED,
+        "q6mxuvoXA34CQJbPsnr4aVgsV6KRoMW65OR9TyWQKhM=": _ER_SIGNATURE,
+        "034 30 243 74": _EX_PHONE_UNNAMED,
+        "0389245535": _EX_PHONE_UNNAMED,
+        "M0809607453701": _EX_ID_UNNAMED,
+        "P0402739339357": _EX_ID_UNNAMED,
+        "261339153646": _EX_PHONE_UNNAMED,
+        "681207": _EX_CODE_APART,
+        "2 79 46 29": _EX_PHONE_UNNAMED,
+        "698435107": _EX_PHONE_UNNAMED,
+        "243814130011": _EX_PHONE_UNNAMED,
+        "1134 3304 8639": _EX_ID_UNNAMED,
+        "1526637894": _EX_ID_UNNAMED,
+        "0692947460": _EX_PHONE_UNNAMED,
+        "243890230833": _EX_PHONE_UNNAMED,
+        "353 49 25": _EX_PHONE_UNNAMED,
+        "3730": _EX_CODE_APART,
+        "P2506026143926": _EX_ID_UNNAMED,
+        "L0901584421688": _EX_ID_UNNAMED,
+        "e534d4497a186feb734feee73c43de1d21dd6b71b9d7c3f37db8ab80edbc545e": _ER_SIGNATURE,
+        "452915132": _EX_ID_UNNAMED,
+        "2482577778": _EX_PHONE_UNNAMED,
+        "J1809941262197": _EX_ID_UNNAMED,
+        "S200793501017D": _EX_ID_UNNAMED,
+        "673398762": _EX_PHONE_UNNAMED,
+        "0333987017": _EX_PHONE_UNNAMED,
+        "74321006": _EX_PHONE_UNNAMED,
+        "05435853": _EX_ID_UNNAMED,
+    },
+    "corpus_ez": {
+        "820421160": _EX_ID_UNNAMED,
+        "tSX67HDXY1eqO+0KrDvSJ+g9VpBFDEmq+AEi4wfJpiI=": _ER_SIGNATURE,
+        "rzp_live_4Mkv5QhBJZuOiR": _EX_KEY_ID,
+        "Kamala": _EX_CODE_APART,
+        "rzp_live_HbqwhQvO9xK1VD": _EX_KEY_ID,
+        "73706 65969": _EX_PHONE_UNNAMED,
+        "338086611910": _EX_ID_UNNAMED,
+        "WAP290127556": _EX_ID_UNNAMED,
+        "7658215643": _EX_PHONE_UNNAMED,
+        "WAP939929499": _EX_ID_UNNAMED,
+        "9731081818": _EX_PHONE_UNNAMED,
+        "TNAHD08183550008460597": _EX_ID_UNNAMED,
+        "8823972073": _EX_PHONE_UNNAMED,
+        "3686869004": _EX_ID_UNNAMED,
+        "QTH5241179": _EX_ID_UNNAMED,
+        "5897a30bad1568f3dc80f27a181e5200f8dd4c82f6e91383d930c012b4663e09": _ER_SIGNATURE,
+        "yYxflpJBxBs0oLFmI0J7Bo+2dCPLoDsrPP0OMStWOrA=": _ER_SIGNATURE,
+        "KL9633403898": _EX_ID_UNNAMED,
+        "8199760301": _EX_PHONE_UNNAMED,
+        "84340 51819": _EX_PHONE_UNNAMED,
+        "7676099052": _EX_PHONE_UNNAMED,
+        "Priya+Rajesh%2C+Door+No.+7%2C+Gandhi+Road%2C+Peelamedu%2C+Co"
+        "imbatore+641004%2C+Ph+9044423306": _EL_ENCODED,
+        "24400256952181": _EX_ID_UNNAMED,
+        "rzp_test_2kPuhzSE0C4x8H": _EX_KEY_ID,
+        "KA-4720100094444": _EX_ID_UNNAMED,
+        "8336318837": _EX_PHONE_UNNAMED,
+        "783036519e37abc6576f6bd5a8867f144c50ba67980213a474acb8e8c1efd801": _ER_SIGNATURE,
+        "4789999002526979": _EX_ID_UNNAMED,
+        "anita.kushwaha@icici": _EX_UPI_BANK,
+        "79860731065005": _EX_ID_UNNAMED,
+        "8388928915": _EX_PHONE_UNNAMED,
+        "rajibmo@icici": _EX_UPI_BANK,
+        "6994295968": _EX_ID_UNNAMED,
+        "7528632870": _EX_PHONE_UNNAMED,
+        "7581854137": _EX_ID_UNNAMED,
+        "9074467740": _EX_PHONE_UNNAMED,
+        "2627094119": _EX_ID_UNNAMED,
+        "9008877653": _EX_PHONE_UNNAMED,
+        "APKOL85766550001685264": _EX_ID_UNNAMED,
+        "AAY140955373": _EX_ID_UNNAMED,
+        "DAV Public School Bhubaneswar": _EX_CODE_APART,
+        "PB1972782314": _EX_ID_UNNAMED,
+        "7490134556": _EX_PHONE_UNNAMED,
+        "PB3212499328": _EX_ID_UNNAMED,
+        "6650659339": _EX_PHONE_UNNAMED,
+    },
+    "corpus_fi": {
+        "Zugdidi": _EX_CODE_APART,
+        "568706221": _EX_PHONE_UNNAMED,
+        "06340595": _EX_ID_UNNAMED,
+        "0770027793": _EX_PHONE_UNNAMED,
+        "Darkhan": _EX_CODE_APART,
+        "62311746181": _EX_ID_UNNAMED,
+        "59027511790": _EX_ID_UNNAMED,
+        "6XF0SAL": _EX_ID_UNNAMED,
+        "a626d305bb2505ed12d1cd0181085a6c": _ER_SIGNATURE,
+        "26683305091": _EX_ID_UNNAMED,
+        "52825717": _EX_ID_UNNAMED,
+        "33150498211": _EX_ID_UNNAMED,
+        "19281081907": _EX_ID_UNNAMED,
+        "PGlyZ03ea8ckE9bDwkW7xlSCLz7EmZBbuefy/nf8Zq+b1rXiNM6m/GlvAddn"
+        "d74hhGlv4V9ETlDVprbmHQFRCtF/5CetYY4Fh6Vh5dTZYkeUr0Gq5H2NIIkn"
+        "0bKE4eGmOA3uPvbYG9dtdwAe5mN0YCT96smQtBvJmrlklxX+WdOPNmiYdXDE"
+        "R9iWxkNSofAUbo7B0EsaaKVs2zUsWhYmWUsxtIPC9dgft9cBsxlWTiJcs2z5"
+        "8Al92kZT5nAOIpWzu3SOyvfg35pYhpgWocUyGjWHbHwxRkbGusqoe3p6GpJ0"
+        "VNn0vbGY/3dFWBIFp3ZMGttxZeU3sP0Ph/VQhV/41Q==": _ER_SIGNATURE,
+        "203": _EX_CODE_APART,
+        "35278762554": _EX_ID_UNNAMED,
+        "26026873330": _EX_ID_UNNAMED,
+        "54253903307": _EX_ID_UNNAMED,
+        "EB0AASA": _EX_ID_UNNAMED,
+        "753N4PH": _EX_ID_UNNAMED,
+        "087": _EX_CODE_APART,
+        "598866706": _EX_PHONE_UNNAMED,
+        "5cfc984ee5954554a2c17f207f71eb7a": _ER_SIGNATURE,
+        "XToxjGuvAY14tFwwAopArFvje7sNUz8itEzFmndVG5OQX/aYSUknXjweOkFw"
+        "culiGpLE+bQ297Pqyv5ktEB9e4H65VnsxehVKJGI38RsZ6MznOrTJJOXQByO"
+        "0OXXMdAOFca0rh9dz0NSa1WLfGgktum2uz1tfOzdWOiU+xkqhAbYGVKB03Uc"
+        "3LsCK4hJ+QrLvGtEDHB4CN8AOki+fbbOd1cTFxa6+zuXfhb+p/X7+Ob4Vl8N"
+        "lS9UIkob19w4lOONDTdBWY007n0mIUaq+ezTtAAlSakrczsXtUXndjrubuO6"
+        "lncsvnFs+BWclnqPa9oGNTQjk8pqyRHjlqHE6ew2cQ==": _ER_SIGNATURE,
+    },
+    "corpus_fj": {
+        "413251": _EX_CODE_APART,
+        "W933789881": _EX_ID_UNNAMED,
+        "98 144 617": _EX_ID_UNNAMED,
+        "765347500": _EX_ID_UNNAMED,
+        "5122353112": _EX_PHONE_UNNAMED,
+        "985-76-6418": _EX_ID_UNNAMED,
+        "622231216": _EX_ID_UNNAMED,
+        "H54529947": _EX_ID_UNNAMED,
+        "3126177814": _EX_PHONE_UNNAMED,
+        "639760965": _EX_ID_UNNAMED,
+        "389358": _EX_CODE_APART,
+        "386556235": _EX_ID_UNNAMED,
+        "W693414394": _EX_ID_UNNAMED,
+        "809371911": _EX_ID_UNNAMED,
+        "66 296 692": _EX_ID_UNNAMED,
+        "f9b275917120a9f58e791696e1da39130a7b2a19bda991c0facdbe39e317b610": _ER_SIGNATURE,
+        "U4973992103": _EX_ID_UNNAMED,
+        "U3546733902": _EX_ID_UNNAMED,
+        "U7561182801": _EX_ID_UNNAMED,
+        "GHW44057009900": _EX_ID_UNNAMED,
+        "GHW44057009901": _EX_ID_UNNAMED,
+        "PPN355896783": _EX_ID_UNNAMED,
+        "140313718": _EX_ID_UNNAMED,
+        "245129800": _EX_ID_UNNAMED,
+        "776387323": _EX_ID_UNNAMED,
+        "1e0718717b16ab1263a95a36c53c23fa758c958e2c60ec8bdd84d29d5e1e1269": _ER_SIGNATURE,
+        "45 443 874": _EX_ID_UNNAMED,
+        "953412533": _EX_ID_UNNAMED,
+        "07179764": _EX_ID_UNNAMED,
+        "02080502": _EX_ID_UNNAMED,
+        "Soo-jin%20Park%2007%2F07%2F1957": _EL_ENCODED,
+        "276588384": _EX_ID_UNNAMED,
+        "940252974": _EX_ID_UNNAMED,
+        "b8f648abb93d7f5c5ef64e88e6bf0476b0cbdb27c917c9ec657c10e3ffc1bbef": _ER_SIGNATURE,
+        "1053560335": _EX_ID_UNNAMED,
+        "244370641": _EX_ID_UNNAMED,
+        "372-00-8022": _EX_ID_UNNAMED,
+    },
+    "corpus_fk": {
+        "3359602": _EX_ID_UNNAMED,
+        "0537183709971": _EX_ID_UNNAMED,
+        "Taro_hibiscus_2221": _EX_CODE_APART,
+        "8059185": _EX_ID_UNNAMED,
+        "429777": _EX_CODE_APART,
+        "7271 7555": _EX_PHONE_UNNAMED,
+        "758 5757": _EX_PHONE_UNNAMED,
+        "SuvaVanua62&": _EX_CODE_APART,
+        "0661642210971": _EX_ID_UNNAMED,
+        "4803005": _EX_ID_UNNAMED,
+        "(679) 8301302": _EX_PHONE_UNNAMED,
+        "774 1756": _EX_PHONE_UNNAMED,
+        "f433f8188d9a4e3b6b49e03310def50d45a8de2692e0ba89b6c7189f02ebc5d8": _ER_SIGNATURE,
+        "122256": _EX_CODE_APART,
+        "72667694": _EX_PHONE_UNNAMED,
+        "7GHZtqVzB1K0xVJTu": _EX_CODE_APART,
+        "4rkdphTIfOvnlgu9Ym%": _EX_CODE_APART,
+        "ffea87a0b310f0c1bd180d12df1d6deb6d1c89f4994febd1788c5e6dddb362d6": _ER_SIGNATURE,
+        "774 3775": _EX_PHONE_UNNAMED,
+        "749 5823": _EX_PHONE_UNNAMED,
+        "debbe37b8c9005d05490bba15eaf063f479ec462ab0292702d2428a9e98e58e5": _ER_SIGNATURE,
+        "3cfc269351c27cb7439447c46dcc8a46c632f4a4967e59401be1b5f94e0ed00c": _ER_SIGNATURE,
+        "28731635": _EX_ID_UNNAMED,
+        "964805": _EX_ID_UNNAMED,
+        "304481": _EX_ID_UNNAMED,
+        "88.94.62.04": _EX_PHONE_UNNAMED,
+        "TN103993": _EX_ID_UNNAMED,
+        "003588": _EX_CODE_APART,
+        "(679) 9339714": _EX_PHONE_UNNAMED,
+        "7947 2560": _EX_PHONE_UNNAMED,
+        "3949/1981": _EX_ID_UNNAMED,
+        "931 9429": _EX_PHONE_UNNAMED,
+        "7308 8792": _EX_PHONE_UNNAMED,
+        "3485957442": _EX_ID_UNNAMED,
+        "3485722552": _EX_ID_UNNAMED,
+        "3078971845": _EX_ID_UNNAMED,
+        "3745384091": _EX_ID_UNNAMED,
+        "7343507": _EX_PHONE_UNNAMED,
+        "8536464": _EX_ID_UNNAMED,
+        "251152356": _EX_ID_UNNAMED,
+        "287835227": _EX_ID_UNNAMED,
+        "855066": _EX_ID_UNNAMED,
+        "1144401052": _EX_ID_UNNAMED,
+        "3058626195": _EX_ID_UNNAMED,
+        "15218338": _EX_ID_UNNAMED,
+        "1563871": _EX_ID_UNNAMED,
+        "8987463": _EX_ID_UNNAMED,
+        "9a1/pK7pvz467wVh+AbakP5wUuWkVOjIVRY2847nEsg=": _ER_SIGNATURE,
+        "805 1482": _EX_PHONE_UNNAMED,
+        "1455464305": _EX_ID_UNNAMED,
+        "982983150": _EX_ID_UNNAMED,
+        "7247805": _EX_ID_UNNAMED,
+        "704569": _EX_PHONE_UNNAMED,
+        "353022514": _EX_ID_UNNAMED,
+        "19166239": _EX_ID_UNNAMED,
+        "676 7719999": _EX_PHONE_UNNAMED,
+        "027 722 851": _EX_PHONE_UNNAMED,
+        "587293": _EX_ID_UNNAMED,
+        "98.88.69": _EX_PHONE_UNNAMED,
+        "806 4653": _EX_PHONE_UNNAMED,
+        "037066": _EX_CODE_APART,
+        "1156270": _EX_ID_UNNAMED,
+        "5072612": _EX_ID_UNNAMED,
+        "884284": _EX_PHONE_UNNAMED,
+        "606656": _EX_CODE_APART,
+        "216110803": _EX_ID_UNNAMED,
+        "143311255": _EX_ID_UNNAMED,
+        "205515555": _EX_ID_UNNAMED,
+        "761 9410": _EX_PHONE_UNNAMED,
+    },
+}
+
+
 _KNOWN_MISSES_ER: dict[str, dict[str, str]] = {
     "corpus_er": {
         "53262015": _ER_PHONE_UNNAMED,
         "406282": _ER_CODE_APART,
         "9c08927c-ae57-4848-9090-fb254c2a992a": _ER_UUID_KEY,
         "EB92154": _ER_ID_UNNAMED,
-        "219697644487": _ER_ID_UNNAMED,
         "3a30b760-203a-4fe5-ad49-6ed631e44524": _ER_UUID_KEY,
         "b9f5f9707d5bbd933e4a241d65099eec01407ec6a1b044da05ca4ed81004c1de": _ER_SIGNATURE,
         "9m-WNfOzQEAW61Btbs3zfEI0rckj2pnXWT4d111n-ac": _ER_CSRF,
@@ -5786,7 +6057,6 @@ _KNOWN_MISSES_EL: dict[str, dict[str, str]] = {
         "sdoKfNxf4c1v0Mu+MdBaB01xjrUlXA4e3P1dQv8SgDz40gljE9aZxWB+N0NS2jo/DDLsRXP0xzeoWTvG"
         "D/VA1kQpg4byyYG+cy+fUn/ASv2r5Yn5W/cH3GAC3CxtIMrs0//Zqc0V4Jm9Pd3ud3YEai+BCQ+sZzlw"
         "gycBkNPwS+hwl5Zx1VrGgA==": _EL_SIGNATURE,
-        "29163416058": _EL_ID_UNNAMED,
         "2843441912": _EL_ID_UNNAMED,
         "4-273-34765213-02": _EL_ID_UNNAMED,
         "92eb26a8c6fedf2fd0e013902325431dccbe39ea166648a1c64af2c3612b0ab8": _EL_SIGNATURE,
@@ -5827,7 +6097,6 @@ _KNOWN_MISSES_EL: dict[str, dict[str, str]] = {
         "mcQkorPvTXLz/V56/xtV3mr1Z7HY7mlfEZRvLPWXUc4FKHMvQ/fm7pZ+fnaQ4L9+YLIPy2rYy6Ly/03H"
         "cIJe3cedwFVwkaKWI/dlR6SMWU0CrFFx+i1liw6MQbll0xeiX53mN+04M+WD91YweChgZXXaTObcDl3H"
         "u8ACZS84Q0U0tYfRxUttvw==": _EL_SIGNATURE,
-        "28063488720": _EL_ID_UNNAMED,
         "dFzd2tUKUs/V4XHvYhw6eZCJuzaWduAddET/50iVHvY=": _EL_SIGNATURE,
     },
     "corpus_em": {
@@ -5943,6 +6212,7 @@ _KNOWN_MISSES_EL: dict[str, dict[str, str]] = {
 
 
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    **_KNOWN_MISSES_EX,
     **_KNOWN_MISSES_ER,
     **_KNOWN_MISSES_EL,
     **_KNOWN_MISSES_DX,
@@ -6083,9 +6353,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                         "a passport under travelDocument.number in JSON escaped twice"),
         "9040039934": (
             "a Dutch vehicle transfer code (tenaamstellingscode)"),
-        **dict.fromkeys(("S516-3017-2571", "S077-8926-5637",),
-                        "a driving licence in a CSV's dl_number column, its shape no coun"
-                            "try's check"),
     },
     "corpus_vt": {
         "370 0059934": ("a mobile number written national, no country code, after "
@@ -6406,7 +6673,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "01 868 59 92": "a Vienna number after 'rufen wir Sie unter' (call you at), not read",
         "22 52 01 00": "a Norwegian landline (no trunk 0) after 'fasttelefon', inside a word",
         "212 – 67 – 2262": "an SSN OCR'd with en dashes and spaces between its groups",
-        "7532563": "an Icelandic number (seven digits) under msisdn= in a query",
         "31666978381": "a Dutch mobile as a message API's {\"to\": [{\"number\": ...}]}",
         "937 37 579": "a Norwegian mobile as a semicolon row's third field, no header",
         "NH1YDXpYIWMgx6W40AlwQCymScHdhpbz": "a Swisscom API key sent as a client_id header",
@@ -6609,7 +6875,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "S3UfGIhDIwDbOT5YYVVVeVRr": ("Razorpay's key secret as the second of a client's auth "
                                      "pair, its id read from the environment"),
         "9301 2098": _UNNAMED_PHONE,
-        "६५५००६१९४८": "a phone in Devanagari digits after Hindi 'contact' (संपर्क)",
         "%7B%22aadhaar%22%3A%20%22861943689304%22%7D": ("an Aadhaar number in a URL-encoded JSON "
                                                         "body, labelled whole"),
         "3754393627162": ("a Thai citizen id as a PromptPay lookup's proxyValue, its kind "
@@ -7448,6 +7713,23 @@ _ER_COMPANY_ID = ("a firm's number on its invoice or receipt (Morocco's ICE read
                   "same shape")
 _ER_SERVICE_LINE = ("a bank's call centre line and a sales tax registration after a phone's "
                     "word: a business's number has a person's shape")
+_EX_COURSE_CODE = "a university course's code after 'Código UC' (a unit's code), read as a code"
+_EX_MERCHANT_CODE = "a mobile-money merchant's code on its statement, read as a code"
+_EX_VAULT_REF = "a Spring config's vault reference as a password's value, its tail read as one"
+_EX_PINCODE = "India's postal PIN codes under a 'Pincode' column, read as PINs"
+_EX_UPC = "UPC barcodes under a 'upc' column, read as phones"
+_EX_CACHE_KEY = "a CI cache's key (key=pip-<hash>), read as a secret"
+_KNOWN_CHANGED_EX: dict[str, dict[str, str]] = {
+    "corpus_ex": dict.fromkeys(("EX-014", "EX-350", "EX-395"), _EX_COURSE_CODE),
+    "corpus_ey": {**dict.fromkeys(("EY-009", "EY-205", "EY-461", "EY-462"), _EX_MERCHANT_CODE),
+                  "EY-042": _DOCS_RANGE, "EY-337": _EX_VAULT_REF},
+    "corpus_ez": {"EZ-346": _EX_PINCODE},
+    "corpus_fi": {"FI-192": _ER_COMPANY_ID},
+    "corpus_fj": {**dict.fromkeys(("FJ-124", "FJ-175", "FJ-179", "FJ-216", "FJ-367", "FJ-371",
+                                   "FJ-388", "FJ-411"), _DOCS_RANGE),
+                  "FJ-101": _EX_UPC, "FJ-483": _EX_UPC, "FJ-315": _EX_CACHE_KEY},
+    "corpus_fk": dict.fromkeys(("FK-301", "FK-316"), _ER_COMPANY_ID),
+}
 _KNOWN_CHANGED_ER: dict[str, dict[str, str]] = {
     "corpus_er": {**dict.fromkeys(("ER-018", "ER-171", "ER-186", "ER-210", "ER-385", "ER-437"),
                                   _ER_COMPANY_ID), "ER-157": _ER_SERVICE_LINE},
@@ -7500,6 +7782,7 @@ _KNOWN_CHANGED_DX: dict[str, dict[str, str]] = {
 }
 
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    **_KNOWN_CHANGED_EX,
     **_KNOWN_CHANGED_ER,
     **_KNOWN_CHANGED_EL,
     **_KNOWN_CHANGED_DX,
