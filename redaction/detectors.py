@@ -1150,17 +1150,20 @@ _AADHAAR_SCRIPTS = ("\u0b86\u0ba4\u0bbe\u0bb0\u0bcd", "\u0986\u09a7\u09be\u09b0"
 
 def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
               validator: Callable[[str], bool], *, checksummed: bool = True,
-              shape: str = "", gap: str = _NAMED_GAP, kind: str = "national_id") -> Detector:
+              shape: str = "", gap: str = _NAMED_GAP, kind: str = "national_id",
+              reach: str = "") -> Detector:
     """A national id after its document's name: ``names`` (regexes, ASCII case folded), then
     :data:`_NAMED_GAP`, then ``value`` (its shape, case as written); ``words``: where a name
     can start, lower case (the scan starts at the first; none in the text: not run).
     ``validator``: the country's check. The prefilter asks for a name and the value's shape
     within reach (``shape``: the value's, without look-arounds, where ``value`` has them);
     ``gap``: what may stand between the name and the value;
-    ``kind``: what the value is (a phone after its label's words: "phone");
+    ``kind``: what the value is (a phone after its label's words: "phone"); ``reach``: what
+    the prefilter reads between a name and the value's shape (by default two lines on);
     the engine reads the names of other scripts as runs of "a" (prefilter.py)."""
     near = "|".join(dict.fromkeys(_engine_name(n) for n in names))
-    prefilter = rf"(?i:{near})(?:[^\n]{{0,60}}\n){{0,2}}[^\n]{{0,60}}(?:{shape or value})"
+    reach = reach or r"(?:[^\n]{0,60}\n){0,2}[^\n]{0,60}"
+    prefilter = rf"(?i:{near}){reach}(?:{shape or value})"
     # (a phone's: the joined pass reads it as the text does, its name before it)
     joins = kind == "phone"
     return _d(kind,
@@ -4021,10 +4024,7 @@ _PHONE_WORDS = (r"(?:(?<![a-z])|(?<=\\[nrt])|(?-i:(?<=[a-z])(?=[A-Z])))"
                 # (and in Hinglish: "mera number 08014521698 hai", "is number pe call ...")
                 r"(?:my|new|cell|mobile|phone|alternate|alternative|mera|mere|meri|apna|is|wrong"
                 # (Banglish's "amar number", a fraud note's "caller number")
-                r"|registered|amar|caller"
-                # (Marathi's, Tamil's, Kannada's and Malayalam's "my number" in Latin letters:
-                # "maza number", "en number", "nanna number", "ente number")
-                r"|maza|majha|nanna|ente)"
+                r"|registered|amar|caller)"
                 r"[ \t]+number|"
                 # (Swahili's number and line, not an id's "namba ya kitambulisho"; Hausa's
                 # phone number; Darija's "my number")
@@ -4308,8 +4308,7 @@ _PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "ac
                     "รหัส", "المفتاح", "مفتاح", "کلید", "arole", "lapta", "ifr", "ozink",
                     "\u043e\u0437\u0438\u043d\u043a", "\u0430\u0440\u043e\u043b\u0430", "arool",
                     "\u10de\u10d0\u10e0\u10dd\u10da", "cambiat", "mdp", "ww")
-_PHONE_STARTS = ("maza ", "majha ", "nanna ", "ente ",
-                 "phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "handy",
+_PHONE_STARTS = ("phone", "bel", "wa_id", "waid", "nea ", "contact", "tel", "mobil", "handy",
                  "no_hp", "nohp", "no hp", "a_party", "b_party",
                  "celular", "cellulare", "fone",
                  "vil", "portable",
@@ -4365,9 +4364,7 @@ _PHONE_WORD_STARTS = ((r"(?i)pho|wa_|wai|con|tel|l[ia]n|mob|han|cel|m[oa]v|por|w
                       # (Slovenian's and Hungarian's words: "š", "í" and "ó" read as "a")
                       (r"(?i)[sa]tevil|h[ia]v[oa]sz", 6), (r"(?i)al[ \t]n", 4),
                       (r"(?i)s[ \t]bro", 5), (r"(?i)sa[ \t]bro", 6),
-                      (r"(?i)novi[ \t]bro", 8),
-                      # (Marathi's, Malayalam's and Kannada's "my number" in Latin letters)
-                      (r"(?i)maza[ \t]|ente[ \t]", 5), (r"(?i)nanna[ \t]", 6))
+                      (r"(?i)novi[ \t]bro", 8))
 # ... and the words of other scripts, found in the text itself: the engine reads all their
 # letters as "a", and a start expression "aa" fired at every pair of a Chinese line's
 # characters (the line took 1.7 times as long).
@@ -4473,8 +4470,7 @@ _PHONE_PREFILTER = (r"(?i)phone|wa_?id|contac?to|contactavel|contacte[rz]|l[ai]n
                     r"|mobil|mobitel|handy|celular|fone|"
                     r"cellulare|m[ao]vil|portable|r.ckrufnummer|rufnummer|"
                     r"whatsapp|sms|"
-                    r"(?:my|new|cell|alternat\w*|mera|mere|meri|apna|is|wrong|registered|maza"
-                    r"|majha|nanna|ente) number"
+                    r"(?:my|new|cell|alternat\w*|mera|mere|meri|apna|is|wrong|registered) number"
                     r"|number[ \t]+is"
                     r"|namba|laini|lambar[ \t]+waya|dyal|denwa"
                     r"|cell[ .:]|msisdn|nomor|"
@@ -12411,9 +12407,12 @@ def _lusophone_africa_india_caucasus_and_the_pacific() -> tuple[Detector, ...]:
                    "ligne[ \\t]+concern[\u00e9e]e", "n[\u00fau]mero[ \\t]+afectado",
                    "contacto[ \\t]+do[ \\t]+benefici[\u00e1a]rio",
                    r"(?<![a-z])(?:o[ \t]+)?meu[ \t]+contacto[ \t]+[ée]", r"liga-me[ \t]+no",
-                   r"liga-m(?=:)", r"(?<![a-z])new[ \t]+num(?=[ \t]*:)"),
+                   r"liga-m(?=:)", r"(?<![a-z])new[ \t]+num(?=[ \t]*:)",
+                   # (Marathi's, Kannada's and Malayalam's "my number" in Latin letters)
+                   r"(?<![a-z])(?:maza|majha|nanna|ente)[ \t]+number"),
                   (*_PHONE_LABELS, "mob", "finday", "fon", "ligne", "n\u00famero", "numero",
-                   "contacto", "o meu", "meu", "liga-m", "new"),
+                   "contacto", "o meu", "meu", "liga-m", "new", "maza", "majha", "nanna",
+                   "ente"),
                   r"\+?\d[\d .-]{5,16}\d", _short_phone_ok, checksummed=False,
                   gap=r"[^\n\d]{0,14}?", kind="phone", shape=r"[0-9]{3}"),
         # (and the small countries' seven digits, or the French Pacific's pairs, after a
@@ -12433,7 +12432,12 @@ def _lusophone_africa_india_caucasus_and_the_pacific() -> tuple[Detector, ...]:
                   r"(?![ .-]\d)",
                   _short_phone_ok, checksummed=False,
                   gap=r"(?:\\*[\"'])?[ \t]*\.?[ \t]*[:=]?[ \t]*(?:\\*[\"'])?[ \t]*", kind="phone",
-                  shape=r"[0-9]{2}[ .-]?[0-9]{2}"),
+                  # (the engine asks for the short number itself, no digit before or after it:
+                  # a longer number after "phone" is the told phone detector's)
+                  reach=r"[^\n0-9]{0,16}",
+                  shape=r"(?:[0-9]{3}[ .-]?[0-9]{4}"
+                        r"|[0-9]{2}[ .][0-9]{2}[ .][0-9]{2}(?:[ .][0-9]{2})?)"
+                        r"(?:[^0-9 .-]|[ .-][^0-9]|[ .-]?$)"),
     )
 
 

@@ -98,7 +98,7 @@ _GATE = re.compile(
     "|\u0458\u043c\u0431|\u0435\u043c\u0431\u0433|\u0645\u0648\u0628\u0627\u06cc\u0644"
     # (the EX to FK round's: Chad's NNI, Mozambique's NUIT, Cameroon's NIU, Georgia's personal
     # number, a payroll's M-Pesa, the DRC's INSS, Mongolia's РД)
-    r"|nni|nuit|niu|personal|mpesa|inss"
+    r"|nni|nuit|niu|personal[ _-]?n|mpesa|inss"
     "|\u0440\u0434|\u10de\u10d8\u10e0\u10d0\u10d3\u10d8|\u0443\u0442\u0430\u0441"
     "|\u0570\u0565\u057c\u0561\u056d\u0578\u057d"
     "|\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc\u10d8")
@@ -159,7 +159,8 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "contact-n", "contact.n", "cin", "documento", "igss", "ccss", "ihss", "asegurado",
                "seguro", "bir", "adoazonosito", "licen", "\u0645\u0648\u0628\u0627\u06cc\u0644",
                "\u0458\u043c\u0431", "\u0435\u043c\u0431\u0433",
-               "nni", "nuit", "niu", "personal", "mpesa", "inss", "\u0440\u0434",
+               "nni", "nuit", "niu", "personal_n", "personal n", "personaln", "personal-n",
+               "mpesa", "inss", "\u0440\u0434",
                "\u10de\u10d8\u10e0\u10d0\u10d3\u10d8", "\u0443\u0442\u0430\u0441",
                "\u0570\u0565\u057c\u0561\u056d\u0578\u057d",
                "\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc\u10d8")
