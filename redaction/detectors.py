@@ -1164,8 +1164,9 @@ def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
     near = "|".join(dict.fromkeys(_engine_name(n) for n in names))
     reach = reach or r"(?:[^\n]{0,60}\n){0,2}[^\n]{0,60}"
     prefilter = rf"(?i:{near}){reach}(?:{shape or value})"
-    # (a phone's: the joined pass reads it as the text does, its name before it)
-    joins = kind == "phone"
+    # (a phone's or an account's: the joined pass reads it as the text does, its name before
+    # it)
+    joins = kind in ("phone", "iban")
     return _d(kind,
               rf"(?ai)(?:{'|'.join(names)}){gap}{_ID_L}((?-i:{value})){_ID_R}",
               validator, prefilter=prefilter,
@@ -12242,6 +12243,10 @@ def _lusophone_africa_india_caucasus_and_the_pacific() -> tuple[Detector, ...]:
         _named_id((r"(?-i:BI)\b", _AS_KEY % "bi", r"bilhete[ \t]+de[ \t]+identidade"),
                   ("bi", "bilhete"), r"\d{9}[A-Z]{2}\d{3}|\d{12}[A-Z]|\d{2}\.\d{3}\.\d{3}",
                   _has_digit, checksummed=False),
+        # Portugal's NIB told without PT50 ("O meu NIB é 0036 0772 82731762837 95"): its check
+        # digits.
+        _named_id((r"(?-i:NIB)\b",), ("nib",), r"\d{4} ?\d{4} ?\d{11} ?\d{2}", v.pt_nib_ok,
+                  kind="iban"),
         _named_id((r"sujeito[ \t]+passivo[ \t]+[AB]", r"dependente[ \t]+D\d"),
                   ("sujeito", "dependente"), r"\d{9}", ids.pt_nif_ok),
         # Macau's resident identity card (BIR): seven digits and a check digit in brackets.

@@ -261,6 +261,12 @@ def nrb_ok(candidate: str) -> bool:
     return iban_ok("PL" + digits(candidate))
 
 
+def pt_nib_ok(candidate: str) -> bool:
+    """Portugal's account number (NIB): 21 digits whose IBAN, PT50 before them, checks (the
+    NIB's own two check digits make a Portuguese IBAN's always 50)."""
+    return iban_ok("PT50" + digits(candidate))
+
+
 def clabe_ok(candidate: str) -> bool:
     """Mexico's CLABE: eighteen digits (bank, branch, account), the last a check digit over
     the others weighted 3, 7, 1."""

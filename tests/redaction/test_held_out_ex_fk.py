@@ -62,6 +62,8 @@ def _redact(text: str) -> str:
      "MZ59000102596297769741887,847897739,35488.00", "847897739"),
     ("student_id,full_name,personal_no,program\n5061286,Ana Kavtaradze,33741404294,BA Law\n"
      "5004802,Ekaterine Tsiklauri,33896699107,BSc Computer Science", "33896699107"),
+    ("Queria cancelar o d\u00e9bito direto. O meu NIB \u00e9 0036 0772 82731762837 95 e o NIF",
+     "0036 0772 82731762837 95"),
     # Francophone Central Africa and the Indian Ocean
     ("Employ\u00e9: Rakotoarison Fitia\nCIN: 310 708 306 756\nNIF: 3633654473", "310 708 306 756"),
     ("Name: Pillay, Vanessa\nNIN: 369-3417-1-1-10\nMobile: 2849238", "369-3417-1-1-10"),
@@ -187,6 +189,8 @@ def test_the_rounds_values_are_redacted(text: str, value: str) -> None:
     "T\u00e9l : 12.03.24",
     "my order number is 123 4567",
     "License: MIT",
+    # (a NIB whose check digits fail)
+    "NIB 0036 0772 82731762837 96",
     # a part's number under "personal_number"; an encounter's number on the line after a masked
     # SSN's key; a phone told on the line after a TIN's name
     "part_no,personal_number,lot\nSP-2415,242350044,433757\nSP-2416,242350045,433758",
