@@ -1152,7 +1152,8 @@ def _named_id(names: tuple[str, ...], words: tuple[str, ...], value: str,
               validator: Callable[[str], bool], *, checksummed: bool = True,
               shape: str = "", gap: str = _NAMED_GAP, kind: str = "national_id",
               reach: str = "") -> Detector:
-    """A national id after its document's name: ``names`` (regexes, ASCII case folded), then
+    """A value after its name (a national id after its document's name, unless ``kind`` says
+    otherwise): ``names`` (regexes, ASCII case folded), then
     :data:`_NAMED_GAP`, then ``value`` (its shape, case as written); ``words``: where a name
     can start, lower case (the scan starts at the first; none in the text: not run).
     ``validator``: the country's check. The prefilter asks for a name and the value's shape
@@ -9549,7 +9550,8 @@ def _detectors_second() -> tuple[Detector, ...]:
        # (not an id a word for a phone names: Teams' "Phone Conference ID: 875 358 208#")
        # (a dot before a word and its colon too: "Tel. oficina: (55) 9985 4100")
        # (a label's index too: "Tél 2: 0699023394")
-       rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:]|[ \t]?[\d(+]"
+       # (and Armenian's full stop after its abbreviation: "Հեռ.՝ 099 04 96 40")
+       rf"(?ai)(?:{_PHONE_WORDS})(?:[^\n\d.!?。！？(]|\.(?=[\w:\u055d]|[ \t]?[\d(+]"
        r"|[ \t][a-z]{3,12}[ \t]*:)|(?<=[ \t])\d(?=:)){0,30}?(?<!\d)"
        r"(?<!id: )(?<!id:)(?<!id )(?<![A-Za-z])"  # (not an id's digits after its letters)
        r"(?<![A-Za-z]/)"  # (nor a path's or an invoice number's part: "INV/20250831/MPL")
@@ -12111,49 +12113,10 @@ def _north_africa_the_levant_and_the_balkans() -> tuple[Detector, ...]:
 # encounter's number on the next line).
 _TIGHT_GAP = "(?:\\\\*[\"'])?[ \\t]*[:=\uff1a\u055d]?[ \\t]*(?:\\\\*[\"'])?[ \\t]*"
 
-def _mongolian_register_ok(value: str) -> bool:
-    """Mongolia's register number: two letters, then the birth date (YYMMDD, the month plus
-    20 from 2000) and two digits."""
-    month, day = int(value[4:6]), int(value[6:8])
-    return (1 <= month <= 12 or 21 <= month <= 32) and 1 <= day <= 31
-
-
-def _short_phone_ok(value: str) -> bool:
-    """A number after a label that names a phone: eight to thirteen digits as any told phone,
-    seven in a small country's grouping ("754 9503", "9888356"), six in the French Pacific's
-    pairs ("91 87 63")."""
-    numerals = "".join(ch for ch in value if ch.isdigit())
-    if len(numerals) >= 8:
-        return v.told_phone_ok(value)
-    return (((len(numerals) == 7 and _SEVEN_DIGITS.fullmatch(value) is not None)
-             or (len(numerals) == 6 and _PAIRS.fullmatch(value) is not None
-                and not _DOTTED_DATE.fullmatch(value)))
-            and v.not_counting_run(numerals))
-
-
-_SEVEN_DIGITS = re.compile(r"\d{3}[ .-]?\d{4}")
-_PAIRS = re.compile(r"\d{2}([ .])\d{2}\1\d{2}")
-# (a date, not a number: "12.03.24")
-_DOTTED_DATE = re.compile(r"(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.\d{2}")
-
-
-def _gstin_ok(value: str) -> bool:
-    """India's GSTIN of a sole proprietor: its check character right and, inside it, the PAN
-    of a person (a firm's GSTIN is on its every invoice)."""
-    alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    if len(value) != 15 or any(ch not in alphabet for ch in value):
-        return False
-    total = 0
-    for i, ch in enumerate(value[:14]):
-        product = alphabet.index(ch) * (2 if i % 2 else 1)
-        total += product // 36 + product % 36
-    return alphabet[(36 - total % 36) % 36] == value[14] and ids.person_pan_ok(value[2:12])
-
-
 # Labels of a phone in India's scripts (Marathi's, Gujarati's, Punjabi's, Odia's, Kannada's,
 # Telugu's and Malayalam's mobile; their phone; Bengali's and Hindi's contact, Tamil's mobile
-# and "to call"), Mongolian's (Утас), Georgian's and Armenian's telephone, Georgian's "my
-# number", Armenian's transliterated phone, Azerbaijani's and Mongolian's "my number".
+# and "to call"), Mongolian's (Утас), Georgian's telephone and "my number", Armenian's
+# transliterated phone, Azerbaijani's and Mongolian's "my number".
 _PHONE_LABELS = ("\u092e\u094b\u092c\u093e\u0908\u0932", "\u0aae\u0acb\u0aac\u0abe\u0a87\u0ab2",
                  "\u0a2e\u0a4b\u0a2c\u0a3e\u0a08\u0a32", "\u0b2e\u0b4b\u0b2c\u0b3e\u0b07\u0b32",
                  "\u0cae\u0cca\u0cac\u0cc8\u0cb2\u0ccd", "\u0c2e\u0c4a\u0c2c\u0c48\u0c32\u0c4d",
@@ -12163,7 +12126,7 @@ _PHONE_LABELS = ("\u092e\u094b\u092c\u093e\u0908\u0932", "\u0aae\u0acb\u0aac\u0a
                  "\u0938\u0902\u092a\u0930\u094d\u0915", "\u0b95\u0bc8\u0baa\u0bc7\u0b9a\u0bbf",
                  "\u0b85\u0bb4\u0bc8\u0b95\u0bcd\u0b95", "\u0423\u0442\u0430\u0441",
                  "\u0443\u0442\u0430\u0441", "\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc\u10d8",
-                 "\u10e2\u10d4\u10da", "\u0540\u0565\u057c", "\u0570\u0565\u057c",
+                 "\u10e2\u10d4\u10da",
                  "\u10e9\u10d4\u10db\u10e1 \u10dc\u10dd\u10db\u10d4\u10e0\u10d6\u10d4", "heraxos",
                  "n\u00f6mr\u0259m", "minii dugaar")
 
@@ -12204,7 +12167,7 @@ def _lusophone_africa_india_caucasus_and_the_pacific() -> tuple[Detector, ...]:
                    "\u0440\u0435\u0433\u0438\u0441\u0442\u0440", r"register(?:_?no)?",
                    r"(?-i:RD)\b"),
                   ("\u0440\u0434", "\u0440\u0435\u0433\u0438\u0441\u0442\u0440", "register", "rd"),
-                  "[\u0410-\u042f\u0401\u04e8\u04ae]{2}\\d{8}", _mongolian_register_ok,
+                  "[\u0410-\u042f\u0401\u04e8\u04ae]{2}\\d{8}", ids.mn_register_ok,
                   checksummed=False,
                   # (the engine reads the letters as "a")
                   shape="a{2}[0-9]{8}"),
@@ -12293,8 +12256,9 @@ def _lusophone_africa_india_caucasus_and_the_pacific() -> tuple[Detector, ...]:
         _named_id((r"(?-i:APAAR)[ \t]+id",), ("apaar",), r"\d{12}", v.not_counting_run,
                   checksummed=False),
         _d("national_id", r"(?<![0-9A-Z])(\d{2}[A-Z]{3}P[A-Z]\d{4}[A-Z][1-9A-Z]Z[0-9A-Z])"
-           r"(?![0-9A-Za-z])", _gstin_ok, prefilter=r"[0-9]{2}[A-Z]{3}P[A-Z][0-9]{4}[A-Z]",
-           group=1, digits=True, checksummed=True),
+           r"(?![0-9A-Za-z])", ids.person_gstin_ok,
+           prefilter=r"[0-9]{2}[A-Z]{3}P[A-Z][0-9]{4}[A-Z]", group=1, digits=True,
+           checksummed=True),
         _d("national_id", r"(?<![\w.@-])[\w.-]{2,64}@abdm(?![\w.@-])", prefilter=r"@abdm",
            needles=("@abdm",)),
         # The United States: a driving licence of Illinois' or Wisconsin's shape (a letter,
@@ -12418,7 +12382,7 @@ def _lusophone_africa_india_caucasus_and_the_pacific() -> tuple[Detector, ...]:
                   (*_PHONE_LABELS, "mob", "finday", "fon", "ligne", "n\u00famero", "numero",
                    "contacto", "o meu", "meu", "liga-m", "new", "maza", "majha", "nanna",
                    "ente"),
-                  r"\+?\d[\d .-]{5,16}\d", _short_phone_ok, checksummed=False,
+                  r"\+?\d[\d .-]{5,16}\d", v.short_phone_ok, checksummed=False,
                   gap=r"[^\n\d]{0,14}?", kind="phone", shape=r"[0-9]{3}"),
         # (and the small countries' seven digits, or the French Pacific's pairs, after a
         # label in English, French, Samoan, Tongan, Fijian or Bislama: "O la'u numera telefoni
@@ -12435,8 +12399,8 @@ def _lusophone_africa_india_caucasus_and_the_pacific() -> tuple[Detector, ...]:
                    "his", "telefoni", "tefoni", "talevoni", "namba"),
                   r"(?:\d{3}[ .-]?\d{4}|\d{2}(?P<pair>[ .])\d{2}(?P=pair)\d{2}(?:(?P=pair)\d{2})?)"
                   r"(?![ .-]\d)",
-                  _short_phone_ok, checksummed=False,
-                  gap=r"(?:\\*[\"'])?[ \t]*\.?[ \t]*[:=]?[ \t]*(?:\\*[\"'])?[ \t]*", kind="phone",
+                  v.short_phone_ok, checksummed=False,
+                  gap=r"\.?" + _TIGHT_GAP, kind="phone",
                   # (the engine asks for the short number itself, no digit before or after it:
                   # a longer number after "phone" is the told phone detector's)
                   reach=r"[^\n0-9]{0,16}",

@@ -1442,6 +1442,29 @@ def person_pan_ok(candidate: str) -> bool:
     return pan_ok(candidate) and candidate[3] == "P"
 
 
+def person_gstin_ok(candidate: str) -> bool:
+    """India's GSTIN of a sole proprietor: its check character right (Luhn's mod 36) and,
+    inside it, the PAN of a person (a firm's GSTIN is on its every invoice)."""
+    if len(candidate) != 15 or any(ch not in _BASE36 for ch in candidate):
+        return False
+    total = 0
+    for i, ch in enumerate(candidate[:14]):
+        product = _BASE36.index(ch) * (2 if i % 2 else 1)
+        total += product // 36 + product % 36
+    return (_BASE36[(36 - total % 36) % 36] == candidate[14]
+            and person_pan_ok(candidate[2:12]))
+
+
+_BASE36 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def mn_register_ok(candidate: str) -> bool:
+    """Mongolia's register number: two letters, then the birth date (YYMMDD, the month plus
+    20 from 2000) and two digits."""
+    month, day = int(candidate[4:6]), int(candidate[6:8])
+    return (1 <= month <= 12 or 21 <= month <= 32) and 1 <= day <= 31
+
+
 # (and Central Europe's: Slovenia's tax number, Hungary's TAJ and tax id, Czechia's and
 # Slovakia's birth number, Croatia's OIB; Kazakhstan's IIN)
 _DIGIT_CHECKS: dict[int, tuple[Callable[[str], bool], ...]] = {

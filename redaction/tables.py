@@ -435,8 +435,8 @@ _NAMED_ID_COLUMNS = frozenset(tuple(name.split()) for name in (
     "national no", "national number", "national code", "documento", "nro documento",
     "numero documento", "num documento", "no documento", "cui", "adoazonosito jel", "rut",
     # (Chad's and Mauritania's NNI, Mauritius' and Cameroon's NIC, Mozambique's NUIT,
-    # Cameroon's NIU, Angola's and Mozambique's BI, Georgia's personal number in Georgian,
-    # Mongolia's register number (РД), India's UAN, the DRC's INSS)
+    # Cameroon's NIU, Angola's and Mozambique's BI, Chad's CNPS, Georgia's personal number in
+    # Georgian, Mongolia's register number (РД), India's UAN, the DRC's INSS)
     "nni", "nic", "nuit", "niu", "bi", "cnps",
     "\u10de\u10d8\u10e0\u10d0\u10d3\u10d8 \u10dc\u10dd\u10db\u10d4\u10e0\u10d8",
     "\u0440\u0434", "uan", "inss", "num inss"))

@@ -364,6 +364,25 @@ def told_phone_ok(candidate: str) -> bool:
             and _DECIMAL.fullmatch(candidate) is None)
 
 
+def short_phone_ok(candidate: str) -> bool:
+    """A number after a label that names a phone: eight to thirteen digits as any told phone,
+    seven in a small country's grouping ("754 9503", "9888356"), six in the French Pacific's
+    pairs ("91 87 63")."""
+    numerals = digits(candidate)
+    if len(numerals) >= 8:
+        return told_phone_ok(candidate)
+    return (((len(numerals) == 7 and _SEVEN_DIGITS.fullmatch(candidate) is not None)
+             or (len(numerals) == 6 and _PAIRS.fullmatch(candidate) is not None
+                 and _DOTTED_DATE.fullmatch(candidate) is None))
+            and not_counting_run(numerals))
+
+
+_SEVEN_DIGITS = re.compile(r"\d{3}[ .-]?\d{4}")
+_PAIRS = re.compile(r"\d{2}([ .])\d{2}\1\d{2}")
+# (a date, not a number: "12.03.24")
+_DOTTED_DATE = re.compile(r"(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.\d{2}")
+
+
 def hex_digits_phone_ok(candidate: str) -> bool:
     """Hex of ASCII digits that spell a number an E.164 phone can be: 9 to 15 of them, not
     one digit repeated."""
