@@ -12410,12 +12410,231 @@ def _lusophone_africa_india_caucasus_and_the_pacific() -> tuple[Detector, ...]:
     )
 
 
+def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
+    """The shapes of the FL to FQ round: Central Asia; mainland South-East Asia; South Asia
+    beyond India and Pakistan; the German-speaking countries and the Benelux; Greater China;
+    the traffic of LLM-serving systems."""
+    return (
+        # Myanmar's NRC: a state's number, its township's letters, the holder's kind in
+        # brackets and six digits, in Latin letters ("12/KaMaYa(N)571605") or Burmese.
+        _d("national_id",
+           r"(?<![\w/])(\d{1,2}/[A-Z][a-z]{1,2}(?:[A-Z][a-z]{0,2}){2,3}"
+           r"\((?:N|P|E|Ae|Naing|Pyu|Thi|Si)\)\d{6})(?!\d)",
+           _has_digit, prefilter=r"[0-9]/[A-Z][a-z]{1,2}[A-Za-z]{2,9}\([A-Za-z]{1,5}\)[0-9]{6}",
+           group=1, needles=(")",), digits=True),
+        _d("national_id",
+           "(?<![\\w/])([\u1040-\u1049]{1,2}/[\u1000-\u1021]{2,4}\\([\u1000-\u109f]{1,8}\\)"
+           "[\u1040-\u1049]{6})(?!\\w)",
+           _has_digit, prefilter=r"[0-9]{1,2}/a{2,4}\([a~]{1,8}\)[0-9]{6}", group=1,
+           needles=(")",), digits=True),
+        # Thailand's id as a foreign worker's card writes it (dashed, starting 0: its check
+        # digit), and under a key ("pid", the NHSO's query).
+        _d("national_id", r"(?<![\w-])(\d-\d{4}-\d{5}-\d{2}-\d)(?![\w-])", ids.thai_id_any_ok,
+           prefilter=r"[0-9]-[0-9]{4}-[0-9]{5}-[0-9]{2}-[0-9]", group=1, needles=("-",),
+           digits=True),
+        _named_id((_AS_KEY % "pid",), ("pid",), r"[1-8]\d{12}", ids.thai_id_ok, gap=_TIGHT_GAP),
+        # Laos' id card and taxpayer numbers, Cambodia's id card number (in their scripts), a
+        # SIM registration's document number, Cambodia's personal TIN.
+        _named_id(("\u0ec0\u0ea5\u0e81\u0e9a\u0eb1\u0e94\u0e9b\u0eb0\u0e88\u0eb3\u0e95\u0ebb\u0ea7",
+                   # (not a legal entity's: "(ນິຕິບຸກຄົນ)")
+                   "\u0ec0\u0ea5\u0e81\u0e9b\u0eb0\u0e88\u0eb3\u0e95\u0ebb\u0ea7\u0e9c\u0eb9\u0ec9\u0ec0\u0eaa\u0e8d\u0ead\u0eb2\u0e81\u0ead\u0e99"
+                   "(?![ \\t]*\\x28\u0e99\u0eb4\u0e95\u0eb4)",
+                   "\u179b\u17c1\u1781\u17a2\u178f\u17d2\u178f\u179f\u1789\u17d2\u1789\u17b6\u178e\u1794\u17d0\u178e\u17d2\u178e",
+                   r"doc_type=ID_CARD[ \t]+doc_no(?==)"),
+                  ("\u0ec0\u0ea5\u0e81", "\u179b\u17c1\u1781", "doc_type"), r"\d{9,12}",
+                  v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"personal[ \t]+tin",), ("personal",), r"[A-Z]\d{3}-\d{9}", _has_digit,
+                  checksummed=False),
+        # Viet Nam's personal identification number ("số định danh").
+        _named_id(("s[\u1ed1o][ \\t]+\u0111[\u1ecbi]nh[ \\t]+danh(?:[ \\t]+c[\u00e1a][ \\t]+nh["
+                   "\u00e2a]n)?",),
+                  ("s\u1ed1", "so"), r"\d{12}", ids.vn_citizen_id_ok),
+        # Bhutan's CID (eleven digits), the Maldives' id card (A and six digits), Bangladesh's
+        # birth registration number (seventeen digits), Nepal's PAN (nine digits: India's
+        # holds letters), a TIN under its key.
+        _named_id((r"(?-i:CID)\b", _AS_KEY % "cid"), ("cid",), r"1\d{10}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((r"id[ \t]+card(?:[ \t]+(?:number|no))?(?:[ \t]+is)?", r"national[ \t]+id",
+                   r"(?-i:NID|NIC/ID)\b", _AS_KEY % "(?:nid|idn)",
+                   "\u0787\u07a6\u0787\u07a8\u0791\u07a9 \u0786\u07a7\u0791\u07aa \u0782\u07a6"
+                   "\u0782\u07b0\u0784\u07a6\u0783\u07aa"),
+                  ("id", "national", "nid", "nic", "idn", "\u0787\u07a6\u0787\u07a8\u0791\u07a9"),
+                  r"A\d{6}", _has_digit,
+                  checksummed=False),
+        _named_id((r"birth[ \t]+registration(?:[ \t]+(?:number|no))?", r"(?-i:BRN)\b"),
+                  ("birth", "brn"), r"\d{17}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?<!VAT/)(?-i:PAN)\b(?![ \t]*\x28[Ff]irm)(?![ \t]*\x28[Cc]ompany)",),
+                  ("pan",), r"\d{9}", v.not_counting_run,
+                  checksummed=False),
+        _named_id((_AS_KEY % "tin",), ("tin",), r"\d{9}", v.not_counting_run,
+                  checksummed=False, gap=_TIGHT_GAP),
+        # Central Asia: Kazakhstan's IIN in a query and in Latin Kazakh (JSN), Kyrgyzstan's
+        # PIN (a sex digit and a birth date), Tajikistan's taxpayer number (РМА), Uzbekistan's
+        # (СТИР), a migration card's and a work patent's numbers, driving licences.
+        _named_id((r"customer_?iin(?==)", r"(?-i:JSN)(?:-[a-z]{1,3})?"), ("customer", "jsn"),
+                  r"\d{12}", ids.iin_ok, gap=_TIGHT_GAP),
+        _named_id((_AS_KEY % "pin",), ("pin",), r"[12]\d{13}", ids.kg_pin_ok, gap=_TIGHT_GAP),
+        _named_id(("(?<!\u0422\u0410\u0428\u041a\u0418\u041b\u041e\u0422 \\x28)\u0420\u041c\u0410",
+                   "\u0421\u0422\u0418\u0420"), ("\u0440\u043c\u0430", "\u0441\u0442\u0438\u0440"),
+                  r"\d{9}", v.not_counting_run,
+                  checksummed=False),
+        _named_id(("\u043c\u0438\u0433\u0440\u0430\u0446\u0438\u043e\u043d\u043d[\u0430-\u044f]*["
+                   " \\t]+\u043a\u0430\u0440\u0442[\u0430-\u044f]*",),
+                  ("\u043c\u0438\u0433\u0440\u0430\u0446\u0438\u043e\u043d\u043d",),
+                  r"\d{4} ?\d{7}",
+                  v.not_counting_run, checksummed=False),
+        _named_id(("[\u041f\u043f]\u0430\u0442\u0435\u043d\u0442[ \\t]+\u043d\u0430[ \\t]+\u0440"
+                   "\u0430\u0431\u043e\u0442\u0443[ \\t]*:?[ \\t]*\u0441\u0435\u0440\u0438\u044f",),
+                  ("\u043f\u0430\u0442\u0435\u043d\u0442",),
+                  r"\d{2} ?\u2116 ?\d{10}", _has_digit, checksummed=False,
+                  # (the engine reads "№" as "~")
+                  shape=r"[0-9]{2} ?~ ?[0-9]{10}"),
+        _named_id(("[\u0412\u0432]\u043e\u0434\\.?[ \\t]+\u0443\u0434\u043e\u0441\u0442\u043e"
+                   "\u0432\u0435\u0440\u0435\u043d\u0438\u0435",
+                   "[\u0412\u0432]\u043e\u0434\u0438\u0442\u0435\u043b\u044c\u0441\u043a\u043e"
+                   "\u0435[ \\t]+\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440\u0435"
+                   "\u043d\u0438\u0435",
+                   r"haydovchilik[ \t]+guvohnomasi", _AS_KEY % "license_number"),
+                  ("\u0432\u043e\u0434", "haydovchilik", "license_number"), r"[A-Z]{2}\d{6,7}",
+                  _has_digit,
+                  checksummed=False),
+        # Greater China: a resident identity card's number alone (its check, province and
+        # birth date), Hong Kong's HKID alone (its check digit in brackets), Taiwan's health
+        # insurance card number, Macau's BIR.
+        _d("national_id",
+           # (not an order's or a serial's number, which may pass all three: "orderNo",
+           # "流水号 ...", "订单号：...")
+           r"(?<![\w.+-])(?<!rderNo\":\")(?<!rder_no\":\")(?<!rderId\":\")"
+           "(?<!\u53f7 )(?<!\u53f7\uff1a)(?<!\u53f7:)"
+           r"([1-8]\d{16}[\dX])(?![\w-])", ids.cn_resident_id_alone_ok,
+           prefilter=r"[1-8][0-9]{16}[0-9X]", group=1, digits=True, checksummed=True),
+        _d("national_id", r"(?<![\w-])([A-Z]{1,2}\d{6}\([0-9A]\))(?![\w)])", ids.hkid_ok,
+           prefilter=r"[A-Z][0-9]{6}\([0-9A]\)", group=1, needles=("(",), digits=True,
+           checksummed=True),
+        _named_id(("\u5065\u4fdd\u5361(?:\u865f|\\([ \\t]*\u5361\u865f"
+                   "|\uff08[ \\t]*\u5361\u865f)",),
+                  ("\u5065\u4fdd\u5361",), r"\d{12}", v.not_counting_run, checksummed=False),
+        _named_id((r"(?-i:BIR)\b", "\u6fb3\u9580\u5c45\u6c11\u8eab\u4efd\u8b49\u7de8\u865f"),
+                  ("bir", "\u6fb3\u9580"), r"[157]\d{7}", v.not_counting_run,
+                  checksummed=False),
+        # The German-speaking countries and the Benelux: a social insurance number spaced as
+        # the card prints it ("52 280194 R 04 9"), the Kindergeld number, a job centre's BG
+        # number, the KVNR under a key or the card's XML, Austria's Steuernummer, a Steuer-ID
+        # after its holder's birth date, the Swiss insurance card's number, an AHVN13 key,
+        # Belgium's register or BIS number as written and its identity card's number, the
+        # Dutch V-number.
+        _named_id(("sozialversicherungsnummer", r"(?-i:SV)-?(?:nummer|nr\.?)",
+                   "rentenversicherungsnummer"), ("sozialversicherungs", "sv", "rentenvers"),
+                  r"\d{2} \d{6} [A-Z] \d{2} \d", ids.de_rvnr_ok),
+        _d("national_id", r"(?<![\w-])(\d{3}FK\d{6})(?![\w-])", _has_digit,
+           prefilter=r"[0-9]{3}FK[0-9]{6}", group=1, needles=("FK",), digits=True),
+        _d("national_id", r"(?<![\w-])(\d{5}BG\d{7})(?![\w-])", _has_digit,
+           prefilter=r"[0-9]{5}BG[0-9]{7}", group=1, needles=("BG",), digits=True),
+        _named_id((_AS_KEY % "kvnr", r"versicherten_id>"), ("kvnr", "versicherten_id"),
+                  r"[A-Z]\d{9}", ids.kvnr_ok, gap=_TIGHT_GAP),
+        _named_id((r"steuernummer", r"st\.?-?nr\.?"), ("steuernummer", "st"),
+                  r"\d{2}-\d{3}/\d{4}", _has_digit, checksummed=False),
+        _named_id((r"steuer-?id[ \t]+[^ \t(\n]{1,30}[ \t]+\(geb\.[ \t]*\d{2}\.\d{2}\.\d{4}\)",),
+                  ("steuer",), r"\d{11}", ids.steuer_id_ok,
+                  shape=r"[0-9]{11}"),
+        _d("national_id", r"(?<!\d)(80756\d{15})(?!\d)", prefilter=r"80756[0-9]{15}", group=1,
+           needles=("80756",), digits=True),
+        _named_id((r"ahvn13(?==)",), ("ahvn13",), r"756\d{10}", ids.ahv_ok, gap=_TIGHT_GAP),
+        _d("national_id", r"(?<![\w.-])(\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2})(?![\w-])",
+           ids.be_national_number_ok,
+           prefilter=r"[0-9]{2}\.[0-9]{2}\.[0-9]{2}-[0-9]{3}\.[0-9]{2}", group=1,
+           needles=("-",), digits=True, checksummed=True),
+        _named_id((r"kaartnr\.?", r"card[ \t]+no\.?"), ("kaartnr", "card"), r"\d{3}-\d{7}-\d{2}",
+                  ids.be_card_ok),
+        _named_id((r"(?-i:V)-nummer",), ("v-nummer",), r"\d{10}", v.not_counting_run,
+                  checksummed=False),
+        # Phones after a label in Vietnamese, Khmer, Lao and Burmese, a SIM's number, a
+        # wallet's account ("Điện thoại di động: 0352713305", "sim 061 988 293").
+        _named_id(("[\u0110\u0111]i[\u1ec7e]n[ \\t]+tho[\u1ea1a]i(?:[ \\t]+(?:di[ \\t]+\u0111["
+                   "\u1ed9o]ng|li[\u00eae]n[ \\t]+h[\u1ec7e]))?",
+                   r"(?<![a-z])sim(?=[ \t]+\d)", r"wave[ \t]+pay[ \t]+account",
+                   "\u179b\u17c1\u1781\u1791\u17bc\u179a\u179f\u17d0\u1796\u17d2\u1791",
+                   "\u0ec0\u0e9a\u0eb5\u0ec2\u0e97\u0ea5\u0eb0\u0eaa\u0eb1\u0e9a",
+                   "\u1016\u102f\u1014\u103a\u1038\u1014\u1036\u1015\u102b\u1010\u103a"),
+                  ("\u0111i\u1ec7n", "dien", "sim", "wave", "\u179b\u17c1\u1781",
+                   "\u0ec0\u0e9a\u0eb5", "\u1016\u102f\u1014\u103a\u1038"),
+                  r"\+?\d[\d .-]{7,14}\d", v.told_phone_ok, checksummed=False, kind="phone",
+                  gap=_TIGHT_GAP),
+        # Passports: Turkmenistan's (a series "I-BN" and six digits), Uzbekistan's told with
+        # "№", China's exit-entry permits and Hong Kong's and Taiwan's home-visit permits.
+        _named_id((r"pasport", "[\u041f\u043f]\u0430\u0441\u043f\u043e\u0440\u0442"), ("pasport",
+                   "\u043f\u0430\u0441\u043f\u043e\u0440\u0442"),
+                  "I-[A-Z\u00dd\u015e\u00c4\u00d6\u00dc\u0147\u00c7\u017d]{2} ?\\d{6}|A[A-D] ?"
+                  "\u2116 ?\\d{7}",
+                  _has_digit,
+                  checksummed=False,
+                  shape=r"(?:I-[A-Za]{2} ?[0-9]{6}|A[A-D] ?~ ?[0-9]{7})"),
+        _named_id(("\u5f80\u6765\u6e2f\u6fb3\u901a\u884c\u8bc1\\)?", r"permit[ \t]+no\.?",
+                   "\u901a\u884c\u8bc1[\"\\\\]*[ \\t]*,[ \\t]*[\"\\\\]*(?:certNo|passenger_id_no)"
+                   "[\"\\\\]*[ \\t]*:"),
+                  ("\u5f80\u6765", "permit", "\u901a\u884c\u8bc1"),
+                   r"C[A-Z]?\d{7,8}|[HM]\d{8}|\d{8}", _has_digit,
+                  checksummed=False),
+        # Phones as the post-Soviet countries write them: an operator's code in brackets and
+        # the number in pairs ("0 (779) 17-70-06", "8 (747) 771-35-60", "(90) 548-56-25"), or
+        # Uzbekistan's code before three digits and two pairs ("94 736-35-12").
+        _d("phone", r"(?<![\w(+-])((?:[078] ?)?\(\d{2,3}\) ?\d{2,3}-\d{2}-\d{2}"
+           r"|\d{2} \d{3}-\d{2}-\d{2})(?![\w-])",
+           prefilter=r"(?:\([0-9]{2,3}\) ?[0-9]{2,3}|[0-9]{2} [0-9]{3})-[0-9]{2}-[0-9]{2}",
+           group=1, needles=("-",), digits=True, joined=_nothing_joined,
+           joined_prefilter=r"(?:\([0-9]{2,3}\) ?[0-9]{2,3}|[0-9]{2} [0-9]{3})[ -][0-9]{2}"
+                            r"[ -][0-9]{2}"),
+        # One-time codes, PINs and code words told in Russian, Uzbek, Vietnamese, Sinhala,
+        # Khmer and German: a bank's code word ("Кодовое слово ...: Алатау"), a code before its
+        # name ("866356 — kirish kodi", "0044 — код для входа"), "Tasdiqlash kodi 43003",
+        # "617664 is your one-time password", "mã 877194 từ TPBank", "254304 la ma xac
+        # thuc", "PIN eka 8868", a transfer's TAN after its amount and IBAN, a blocking
+        # password ("Sperrkennwort"), a security question's answer in Chinese.
+        _named_id(("[\u041a\u043a]\u043e\u0434\u043e\u0432\u043e\u0435[ \\t]+\u0441\u043b\u043e"
+                   "\u0432\u043e(?:[ \\t]+\u0434\u043b\u044f[ \\t]+\u0437\u0432\u043e\u043d"
+                   "\u043a\u043e\u0432[ \\t]+\u0432[ \\t]+\u0431\u0430\u043d\u043a)?",
+                   r"sperrkennwort"),
+                  ("\u043a\u043e\u0434\u043e\u0432\u043e\u0435", "sperrkennwort"),
+                  r"[^\s,.;:]{3,30}", str.isalnum, checksummed=False, kind="secret_assignment",
+                  gap="[ \\t]*:[ \\t]*", shape=r"[^ \t\r\n,.;:]{3}"),
+        _d("secret_assignment",
+           "(?i)(?<![\\w.,])(\\d{4,8})[ \\t]*(?:\u2014|\u2013|-)[ \\t]*(?:kirish[ \\t]+kodi"
+           "|\u043a\u043e\u0434[ \\t]+\u0434\u043b\u044f[ \\t]+\u0432\u0445\u043e\u0434\u0430"
+           "|\u043a\u043e\u0434[ \\t]+\u043f\u043e\u0434\u0442\u0432\u0435\u0440\u0436\u0434"
+           "\u0435\u043d\u0438\u044f)",
+           v.not_counting_run,
+           prefilter=r"(?i)[0-9]{4}[ \t]*(?:~|-)[ \t]*(?:kirish[ \t]+kodi|aaa[ \t]+aaa[ \t]+"
+                     r"aaaaa|aaa[ \t]+aaaaaaaaaaaaa)",
+           group=1, digits=True),
+        _named_id((r"(?:tasdiqlash|kirish)[ \t]+kodi", "(?<![a-z])(?-i:m\u00e3)(?=[ \\t]+\\d)",
+                   r"(?-i:PIN)[ \t]+(?:eka|chas|ah[ \t]+haung[ \t]+ka)"),
+                  ("tasdiqlash", "kirish", "m", "pin"), r"\d{4,8}", v.not_counting_run,
+                  checksummed=False, kind="secret_assignment", gap=_TIGHT_GAP),
+        _d("secret_assignment",
+           r"(?i)(?<![\w.,])(\d{4,8})[ \t]+(?:is[ \t]+your[ \t]+one[ -]time[ \t]+passw"
+           "|l[a\u00e0][ \\t]+m[a\u00e3][ \\t]+x[a\u00e1]c[ \\t]+th[u\u1ef1]c)",
+           v.not_counting_run,
+           prefilter=r"(?i)[0-9]{4}[ \t]+(?:is[ \t]+your[ \t]+one[ -]time[ \t]+passw"
+                     r"|l[aa][ \t]+m[aa][ \t]+x[aa]c[ \t]+th[ua]c)",
+           group=1, digits=True),
+        _d("secret_assignment", r"(?<![A-Za-z])TAN[ \t][^\n]{0,120}?:[ \t]*(\d{6})(?![\d,.]\d)",
+           v.not_counting_run, prefilter=r"TAN[ \t][^\n]{0,120}:[ \t]*[0-9]{6}", group=1,
+           needles=("TAN",), digits=True),
+        _d("secret_assignment",
+           "\u95ee\u9898\\d?[\uff1a:][^\\n]{1,40}?[ \\t]*\u7b54\u6848[\uff1a:][ \\t]*"
+           "([^\\s\uff0c\u3002,]{1,20})",
+           prefilter=r"aa[0-9]?[~:][^\n]{1,40}aa[~:]", group=1, needles=("\u7b54\u6848",)),
+    )
+
+
 DETECTORS: tuple[Detector, ...] = (*_detectors_first(), *_detectors_second(),
                                    *_detectors_third(), *_carriers_and_home_labs(),
                                    *_central_asia_and_europe(), *_americas_and_the_east(),
                                    *_the_gulf_africa_and_the_north(),
                                    *_north_africa_the_levant_and_the_balkans(),
-                                   *_lusophone_africa_india_caucasus_and_the_pacific())
+                                   *_lusophone_africa_india_caucasus_and_the_pacific(),
+                                   *_asia_and_the_german_speaking_world())
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
 #: Kinds a policy must name to run: addresses of private networks fill operations text (pods,

@@ -25,9 +25,11 @@ __all__ = [
     "answered_id_ok",
     "any_id_ok",
     "baltic_code_ok",
+    "be_card_ok",
     "be_national_number_ok",
     "bsn_ok",
     "checked_id_ok",
+    "cn_resident_id_alone_ok",
     "cn_resident_id_ok",
     "cnp_ok",
     "co_nit_ok",
@@ -54,6 +56,7 @@ __all__ = [
     "ird_ok",
     "itin_ok",
     "jmbg_ok",
+    "kg_pin_ok",
     "kra_pin_ok",
     "lnch_ok",
     "medicare_ok",
@@ -98,6 +101,7 @@ __all__ = [
     "tc_kimlik_ok",
     "teudat_zehut_ok",
     "tfn_ok",
+    "thai_id_any_ok",
     "thai_id_ok",
     "titulo_eleitor_ok",
     "tw_id_ok",
@@ -1560,3 +1564,45 @@ def answered_id_ok(candidate: str) -> bool:
     return (any_id_ok(candidate) or any_id_ok(bare) or ssn_ok(candidate)
             or (_PASSPORT_ANSWER.fullmatch(bare) is not None and passport_ok(bare))
             or rrn_ok(candidate))
+
+
+# China's provinces, Hong Kong's, Macau's and Taiwan's residence permits: the first two
+# digits a resident identity card number can start with.
+_CN_REGIONS = frozenset((11, 12, 13, 14, 15, 21, 22, 23, 31, 32, 33, 34, 35, 36, 37, 41, 42,
+                         43, 44, 45, 46, 50, 51, 52, 53, 54, 61, 62, 63, 64, 65, 71, 81, 82,
+                         83))
+
+
+def cn_resident_id_alone_ok(candidate: str) -> bool:
+    """China's resident identity card number with no name before it: the check character, a
+    province's code and a birth date since 1920 (an order's eighteen digits pass all three
+    about once in a hundred thousand)."""
+    return (cn_resident_id_ok(candidate) and int(candidate[:2]) in _CN_REGIONS
+            and 1920 <= int(candidate[6:10]) <= date.today().year)
+
+
+def thai_id_any_ok(candidate: str) -> bool:
+    """Thailand's identification number as a foreign worker's card has it too (starting 00):
+    13 digits and the MOD 11 check digit."""
+    n = _numerals(candidate)
+    # (a firm's starts 0 and its kind, 1 to 9: "0-1055-..." is a company's, on its invoices)
+    if len(n) != 13 or n[0] == "9" or (n[0] == "0" and n[1] != "0"):
+        return False
+    total = sum((13 - i) * int(d) for i, d in enumerate(n[:12]))
+    return (11 - total % 11) % 10 == int(n[12])
+
+
+def kg_pin_ok(candidate: str) -> bool:
+    """Kyrgyzstan's personal identification number (ПИН): a sex digit (1 or 2), a birth date
+    written DDMMYYYY, a five-digit serial; no check digit."""
+    n = _numerals(candidate)
+    return (len(n) == 14 and n[0] in "12" and _real_date(int(n[5:9]), int(n[3:5]), int(n[1:3]))
+            and 1900 <= int(n[5:9]) <= date.today().year)
+
+
+def be_card_ok(candidate: str) -> bool:
+    """A Belgian identity card's number (592-3304314-90): ten digits and a MOD 97 key (97
+    when the remainder is 0)."""
+    n = _numerals(candidate)
+    return len(n) == 12 and (int(n[:10]) % 97 or 97) == int(n[10:])
+

@@ -99,6 +99,10 @@ _GATE = re.compile(
     # (the EX to FK round's: Chad's NNI, Mozambique's NUIT, Cameroon's NIU, Georgia's personal
     # number, a payroll's M-Pesa, the DRC's INSS, Mongolia's РД)
     r"|nni|nuit|niu|personal[ _-]?n|mpesa|inss"
+    # (the FL to FQ round's: Bangladesh's NID, Uzbekistan's JSHSHIR, Viet Nam's BHXH and MST,
+    # Belgium's INSZ/NISS, China's housing fund, social insurance and document numbers)
+    r"|nid|jshshir|bhxh|mst|insz|niss|tho[a\u1ea1]i|pasport|\u043f\u0430\u0441\u043f\u043e\u0440\u0442"
+    "|\u516c\u79ef\u91d1|\u793e\u4fdd|\u8bc1\u4ef6|\u098f\u09a8\u0986\u0987\u09a1\u09bf"
     "|\u0440\u0434|\u10de\u10d8\u10e0\u10d0\u10d3\u10d8|\u0443\u0442\u0430\u0441"
     "|\u0570\u0565\u057c\u0561\u056d\u0578\u057d"
     "|\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc\u10d8")
@@ -140,7 +144,9 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "rijksregister", "secu", "ani", "callerid", "caller id", "caller_id",
                "caller-id", "caller.id", "aes_key", "aes key", "aeskey", "aes-key", "aes.key",
                "αφμ", "αμκα", "afm", "amka", "iqama", "rodne", "philhealth", "cccd",
-               "s\u0111t", "bvn", "s\u00e9cu", "totp", "otp", "tax_id", "tax id", "taxid",
+               "s\u0111t",
+               "thoai", "tho\u1ea1i", "bvn", "s\u00e9cu", "totp", "otp", "tax_id", "tax id",
+               "taxid",
                "tax-id", "tax.id", "epic", "sirb", "seaman", "seamen", "cdc", "indos", "ndis",
                "medicaid", "edipi", "dodid", "dial", "callback", "gatecode", "gate_code",
                "gate code", "entry_code", "entrycode", "ausweis", "health_card", "health card",
@@ -163,7 +169,10 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "mpesa", "inss", "\u0440\u0434",
                "\u10de\u10d8\u10e0\u10d0\u10d3\u10d8", "\u0443\u0442\u0430\u0441",
                "\u0570\u0565\u057c\u0561\u056d\u0578\u057d",
-               "\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc\u10d8")
+               "\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc\u10d8",
+               "nid", "jshshir", "bhxh", "mst", "insz", "niss", "\u516c\u79ef\u91d1",
+               "\u793e\u4fdd", "\u8bc1\u4ef6", "\u098f\u09a8\u0986\u0987\u09a1\u09bf",
+               "pasport", "\u043f\u0430\u0441\u043f\u043e\u0440\u0442")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
 _ALIGNED_GAP = re.compile(r" {2,}|\t|\\t")
 
@@ -184,6 +193,8 @@ _PHONE_WORDS = frozenset((
     "ani", "callerid",
     # (Vietnamese's số điện thoại, as a sheet heads it: SĐT)
     "s\u0111t",
+    # (and its số điện thoại unaccented, as a CSV heads it: "So dien thoai")
+    "thoai", "tho\u1ea1i",
     # (a payroll's mobile-money wallet, keyed by the mobile: M-Pesa; Mongolian's, Armenian's
     # and Georgian's phone)
     "mpesa", "\u0443\u0442\u0430\u0441", "\u0570\u0565\u057c\u0561\u056d\u0578\u057d",
@@ -221,6 +232,7 @@ _ID_WORDS = frozenset((
     "jumin",
     "nino", "nir", "rut", "tckn", "personnummer", "passport", "paszport", "pasaporte",
     "passaporte", "passeport", "reisepass", "passaporto", "paspoort", "pasaport", "paspor",
+    "pasport", "\u043f\u0430\u0441\u043f\u043e\u0440\u0442",
     "reisepassnr",
     "steuerid", "idnr", "mynumber", "nhs", "medicare", "nric", "hkid", "curp", "hetu",
     "henkilötunnus", "fødselsnummer", "fodselsnummer", "cpr", "cuit", "cuil", "cnp", "ppsn",
@@ -439,12 +451,20 @@ _NAMED_ID_COLUMNS = frozenset(tuple(name.split()) for name in (
     # Georgian, Mongolia's register number (РД), India's UAN, the DRC's INSS)
     "nni", "nic", "nuit", "niu", "bi", "cnps",
     "\u10de\u10d8\u10e0\u10d0\u10d3\u10d8 \u10dc\u10dd\u10db\u10d4\u10e0\u10d8",
-    "\u0440\u0434", "uan", "inss", "num inss"))
+    "\u0440\u0434", "uan", "inss", "num inss",
+    # (the FL to FQ round's: Uzbekistan's JSHSHIR, Viet Nam's social insurance and personal tax
+    # codes, Belgium's INSZ/NISS, China's housing fund and social insurance numbers and a
+    # sheet's "document number", Bengali's NID)
+    "jshshir", "ma so bhxh", "so bhxh", "bhxh", "mst tncn", "insz", "niss",
+    "\u4e2a\u4eba\u516c\u79ef\u91d1\u8d26\u53f7", "\u4e2a\u4eba\u793e\u4fdd\u7f16\u53f7",
+    "\u8bc1\u4ef6\u53f7\u7801", "\u098f\u09a8\u0986\u0987\u09a1\u09bf"))
 _PERSONAL_NUMBER_COLUMNS = frozenset((("personal", "no"), ("personal", "number"),
                                       ("personal", "num"), ("personal", "nr")))
 _BRACKETED_NOTE = re.compile(r"[ \t]*\[[^\]]*\]")
 _PASSPORT_WORDS = frozenset(("passport", "passeport", "pasaporte", "paszport", "paspor",
-                             "reisepass", "passaporto", "passaporte", "reisepassnr"))
+                             "reisepass", "passaporto", "passaporte", "reisepassnr",
+                             # (Uzbek's and Turkmen's, Russian's)
+                             "pasport", "\u043f\u0430\u0441\u043f\u043e\u0440\u0442"))
 _PASSPORT_SCRIPTS = ("旅券", "护照", "여권", "パスポート", "\u062c\u0648\u0627\u0632")
 
 

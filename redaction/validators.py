@@ -140,6 +140,8 @@ _CARD_BRANDS: tuple[tuple[tuple[int, int], int, frozenset[int]], ...] = (
     ((9112, 9112), 4, frozenset({16})),                   # Belkart (Belarus)
     ((9860, 9860), 4, frozenset({16})),                   # Humo (Uzbekistan)
     ((8600, 8600), 4, frozenset({16})),                   # UzCard
+    ((5614, 5614), 4, frozenset({16})),                   # UzCard's co-badged range
+    ((9417, 9417), 4, frozenset({16})),                   # Elcart (Kyrgyzstan)
     ((9051, 9051), 4, frozenset({16})),                   # ArCa (Armenia)
     ((9762, 9762), 4, frozenset({16})),                   # Korti Milli (Tajikistan)
     ((9804, 9804), 4, frozenset({16})),                   # Prostir (Ukraine)

@@ -5598,6 +5598,354 @@ _ER_ID_UNNAMED = ("an id under a name that names no document: a KYC error's mess
                   "(a firm's has the same shape), Iran's social insurance number, Algeria's NIN "
                   "in Arabizi (its words hold digits: 'NIN ta3i')")
 
+# Corpora FL to FQ (Central Asia; mainland South-East Asia; South Asia beyond India and
+# Pakistan; the German-speaking countries and the Benelux; Greater China; LLM-serving traffic).
+_FL_PHONE_APART = ("a phone with no word for one before it, or after words not read: a chat's "
+                   "reply, a recipients' list after its first number, a QR payload's account, "
+                   "Burmese, Lao, Dhivehi and Tibetan labels, a number in the script's own "
+                   "digits, a mobile told in a Chinese chat")
+_FL_ID_APART = ("an id after words not read or in the script's own digits (Nepali's, "
+                "Bengali's, Tibetan's, Lao's, Burmese's), a call's reply to an id's ask, a "
+                "licence's or an insurance card's number under a generic 'number' key, a "
+                "sheet's 'ID Card' column whose numbers have no check, an MRZ's optional field, "
+                "a permit told in a Chinese chat")
+_FL_CODE_APART = ("a code, a PIN, a password or an answer in words not read or named words "
+                  "away: Lao, Burmese, Khmer, Sinhala and Chinese chats and SMS, a code in the "
+                  "script's own digits, Vietnamese's 'MK' (mật khẩu), a browser agent's typed "
+                  "text, a config's identity value")
+_FL_CSRF = "a form's CSRF token: a forgery guard, no login (left alone on purpose)"
+_FL_ACCOUNT = ("a bank account's domestic number after 'Hisob raqami', 'Лицевой счёт' or "
+               "'Суратҳисоб' (Uzbekistan's twenty digits, Kyrgyzstan's sixteen): no IBAN, no "
+               "check digit")
+_FL_EMAIL_SLASHES = ("an address written with '//' for '@', as a booking's CTCE element "
+                     "writes it")
+_FL_WRAPPED = "a token a log formatter wrapped across lines, its pieces each too short"
+_KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
+    "corpus_fl": {
+        "k1Vl0L1XzRv1BUxRoMCjUynoy+hmReF4+MZfG/NfMXKqmYnw7fS0VpDksQXe"
+        "1prd52zuQNCE6fRLxTPJjZ4fc7uC4bd4nXErKENjQ30NM6WCwDsU3MrDLtfm"
+        "D5llXg0NSdoWuMxkN010uEaJ09wLMX0WAOTX0+cSCsyZICnoF8sOLs6gIVym"
+        "tfORtEsOW1XSaAbWSl73e6Bul9tyeHoGVxuaba1INUMcE2w5y0rUysb2wHLl"
+        "lO1Fz/iNXDmrP4yN1fRT4q0OEImRtQLLa6k4/WWWCEvyzc6SyPLG5R42CE9P"
+        "BL/xNZ32cP9ECMWfEaFSyL6m9Uhqoy/OkixZ/T26==": _ER_SIGNATURE,
+        "vBTalUp9wz6Wi6s9nZYTZsuB0qM26SxD1hzBHY+lMb6E52f+3b0F4hXM40EI"
+        "O+kRzMf+JqHRiI6F1n7mzNY5O7EFdVCV/fr1tiH9zqDJNLFQmQgr5E7f2GAS"
+        "PMiPvgX9wZG+JEJClIcwgk5T6q0SaA3QObaVnvN9jdkMkSMQXIiSbZH2bbrA"
+        "uXTbC9WsMSzteP8Sc+G0VfYJRa0Z6xZGceenIRmuR2UfQfF/jcz2TGqWMeUl"
+        "jIB3CUt70VPAFFZ/7kcdRcdA++uL9i6Z/DfzF83rXcpEsGOxlh5uxj+KYGwi"
+        "jgkQnVNOzSSgLRw+GK+8gxByPTpQXlr4orqW6e2R==": _ER_SIGNATURE,
+        "500622192": _FL_ID_APART,
+        "1090400676144168": _FL_ACCOUNT,
+        "400121161": _FL_ID_APART,
+        "060227517290": _FL_ID_APART,
+        "21802200375560": _FL_ID_APART,
+        "11606197530182": _FL_ID_APART,
+        "21602197925308": _FL_ID_APART,
+        "400421311": _FL_ID_APART,
+        "400385344": _FL_ID_APART,
+        "11 998 21 32": _FL_PHONE_APART,
+        "%D0%A2%D1%83%D0%BB%D0%B5%D0%B3%D0%B5%D0%BD%D0%BE%D0%B2%D0%B0"
+        "%20%D0%94%D0%B0%D0%BD%D0%B0": _EL_ENCODED,
+        "71f2c660c14cf9c897e95a8059ac19a48699e59f550ede8a20c00b391d9ec0a3": _ER_SIGNATURE,
+        "1e5722745cbeffc217e1b5b3f19b6ad33ab6322eb183e3c0734a243db8113288": _ER_SIGNATURE,
+        "680821302882": _FL_ID_APART,
+        "771018316036": _FL_ID_APART,
+        "Normatov%20Islom": _EL_ENCODED,
+        "20208000851977250983": _FL_ACCOUNT,
+        "b4a2aa3f206e06a1a5dd30716a2216b6d9f25cbdcda06f291e322c8214c932ce": _ER_SIGNATURE,
+        "21501196498168": _FL_ID_APART,
+        "20905198680555": _FL_ID_APART,
+        "21510196417275": _FL_ID_APART,
+        "911117308272": _FL_ID_APART,
+        "20206840541968418316": _FL_ACCOUNT,
+        "500883257": _FL_ID_APART,
+        "1180741762143456": _FL_ACCOUNT,
+        "021123629598": _FL_ID_APART,
+        "998975401476": _FL_PHONE_APART,
+        "02382b416934a1ffa2519bd6972eca02": _ER_SIGNATURE,
+        "060407569310": _FL_ID_APART,
+        "2488689744": _FL_ID_APART,
+        "20206840504603635706": _FL_ACCOUNT,
+        "df5890ead4d32d793dca19819b207a2c": _ER_SIGNATURE,
+        "998507106298": _FL_PHONE_APART,
+        "620812480926": _FL_ID_APART,
+        "970725453921": _FL_ID_APART,
+        "400012662": _FL_ID_APART,
+        "22620000510683992042": _FL_ACCOUNT,
+        "Baxt76084.": _FL_CODE_APART,
+        "998338453020": _FL_PHONE_APART,
+        "e3a8d6b0ddc25a0ab032ef140734cc62": _ER_SIGNATURE,
+    },
+    "corpus_fm": {
+        "\u17e4\u17e0\u17e0\u17e4\u17e0\u17e1": _FL_CODE_APART,
+        "MD103354": _FL_ID_APART,
+        "348/2566-706277": _FL_ID_APART,
+        "P9596427": _FL_ID_APART,
+        "89121": _FL_ID_APART,
+        "\u0ed8\u0ed2\u0ed9\u0ed5\u0ed9\u0ed0": _FL_ID_APART,
+        "\u0ed0\u0ed5\u0ed3\u0ed5\u0ed4\u0ed8\u0ed9\u0ed9\u0ed6\u0ed1": _FL_ID_APART,
+        "\u0ed0\u0ed2\u0ed0 \u0ed7\u0ed3\u0ed7\u0ed3 \u0ed3\u0ed2\u0ed3\u0ed8": _FL_PHONE_APART,
+        "797666421465": _FL_ID_APART,
+        "8762806777": _FL_ID_APART,
+        "HN4797970059516": _FL_ID_APART,
+        "0580048038": _FL_PHONE_APART,
+        "0385363385": _FL_PHONE_APART,
+        "0377227519": _FL_PHONE_APART,
+        "0891641763": _FL_PHONE_APART,
+        "079 301 889 868": _FL_ID_APART,
+        "6dccb90b1055d22bac0cf7c496d8b42dccc450ef5929303a739bab7e2ebfaf6d": _ER_SIGNATURE,
+        "duyen.phan//gmail.com": _FL_EMAIL_SLASHES,
+        "Phnompenh@12": _FL_CODE_APART,
+        "b575280324dc1c2862e55d763262a421727625d04475008c9d02698a0d1b3351": _ER_SIGNATURE,
+        "390123": _FL_CODE_APART,
+        "464596": _FL_CODE_APART,
+        "0844549270": _FL_PHONE_APART,
+        "0902250117": _FL_PHONE_APART,
+        "811c693fd0d326aa5644f3ef13bcb2cb5dab470d0f1596b30e1fbdc33052"
+        "297ea7bab9eec2b5be3506708a6f7f5762c01283ca07bdaae4a3aa9d2479"
+        "9f7df520": _ER_SIGNATURE,
+        "MsAyOmDn/F2WIIymUywCheCrO2WJvE+EhTo8yFIP50ZEYimRuFpugcgZ3aTk"
+        "Dkix3GMUSFKB4ZjJSwmHWXGJxA==": _ER_SIGNATURE,
+        "trinhminhdat39//gmail.com": _FL_EMAIL_SLASHES,
+        "b5f8f2aae03543fa1ded60265721f7c43d0a15152e500eab483bfa7f7392"
+        "6b6cec69de6b5ecb9af760fefcc6f453e5be3ad661f60ed9114054b3e2be"
+        "b87c83c2": _ER_SIGNATURE,
+        "lCRkfnMXH2vpVVOorWvlxPdHqBYwDAcriMAJkGzw5sk=": _ER_SIGNATURE,
+        "0322534139": _FL_PHONE_APART,
+        "0562234995": _FL_PHONE_APART,
+        "Noona#4455": _FL_CODE_APART,
+        "Mekong_River88": _FL_CODE_APART,
+        "0329999537": _FL_PHONE_APART,
+        "P1439445": _FL_ID_APART,
+        "AB9-7457140-39": _FL_ID_APART,
+        "052 186 235 549": _FL_ID_APART,
+        "4cfd054cbf61b3b9ceca9d0872ff9630a98e92be9d88206fa12c8ff0555dabf2": _ER_SIGNATURE,
+        "8120505952": _FL_ID_APART,
+        "32a2ae1774194ab06a00543424339f331153b099923a1e858056389459761897": _ER_SIGNATURE,
+        "lan.vu96//gmail.com": _FL_EMAIL_SLASHES,
+        "F2nuHfSa8mAdfohSg62k4DxDqDZdkD8q0RTPlb7BySA=": _ER_SIGNATURE,
+        "MD533467": _FL_ID_APART,
+        "566/2568-543096": _FL_ID_APART,
+        "9y9QK8r+lX9+92m1m6xCDI5N62Gbt3fZ5lwAm3nXvnddKtX9X5P3wVMyAFaK"
+        "AmFEMBcUWRa3cZMLFxdr8EsYIQ==": _ER_SIGNATURE,
+        "745779326128": _FL_ID_APART,
+        "745405652799": _FL_ID_APART,
+        "105177": _FL_CODE_APART,
+        "\u1040\u1049\u1044\u1043\u1046\u1040\u1044\u1043\u1048\u1042\u1048": _FL_PHONE_APART,
+        "90163": _FL_ID_APART,
+        "099487034": _FL_ID_APART,
+        "150993264": _FL_ID_APART,
+        "087831835": _FL_ID_APART,
+        "157699": _FL_CODE_APART,
+        "3b99d3cbf4042ef5adb79030dd3548c1f329efb99e716d3905905e834dda"
+        "9c0f7488dbaf876a21fd61f7c3c042e48dc8801fdb6295b5f2e093e10ec2"
+        "3653c7dc": _ER_SIGNATURE,
+        "\u1040\u1049-\u1047\u1046\u1041-\u1047\u1044\u1048-\u1045\u1049\u1042": _FL_PHONE_APART,
+        "%7B%22citizen_id%22%3A%20%223650127703925%22%2C%20%22name%22"
+        "%3A%20%22%E0%B8%93%E0%B8%B1%E0%B8%90%E0%B8%9E%E0%B8%A5%20%E0"
+        "%B8%AA%E0%B8%B2%E0%B8%A2%E0%B8%97%E0%B8%AD%E0%B8%87%22%2C%20"
+        "%22mobile%22%3A%20%220634158529%22%7D": _EL_ENCODED,
+        "DN2797983068140": _FL_ID_APART,
+        "078 748 142": _FL_PHONE_APART,
+        "692add381dda293fed6552917153852c9503a683158890a02a121d81755feab3": _ER_SIGNATURE,
+        "MA305197": _FL_ID_APART,
+        "434/2568-588610": _FL_ID_APART,
+        "781109": _FL_CODE_APART,
+        "0364457144": _FL_PHONE_APART,
+        "201536037": _FL_ID_APART,
+        "HT5797982204192": _FL_ID_APART,
+        "8022801077": _FL_ID_APART,
+        "\u17e2\u17e1\u17e6\u17e0\u17e3\u17e3\u17e7\u17e8\u17e8": _FL_ID_APART,
+        "P2235109": _FL_ID_APART,
+        "\u1040\u1049\u1046\u1049\u1042\u1044\u1046\u1041\u1046\u1043\u1041": _FL_PHONE_APART,
+        "8800161603": _FL_ID_APART,
+        "391495": _FL_CODE_APART,
+        "015027": _FL_CODE_APART,
+        "079 162 435 015": _FL_ID_APART,
+        "211757379": _FL_ID_APART,
+        "370663": _FL_CODE_APART,
+    },
+    "corpus_fn": {
+        "\u096e\u096a\u096e\u0967\u0969\u096d\u0966\u0967\u0967\u0967": _FL_ID_APART,
+        "739-8007": _FL_PHONE_APART,
+        "Sigiriya2024SI*": _FL_CODE_APART,
+        "77107636": _FL_PHONE_APART,
+        "101737972": _FL_ID_APART,
+        "JTTX#rasel2024": _FL_CODE_APART,
+        "Aishath%20Rasheeda%2C%20A175793": _EL_ENCODED,
+        "207039349": _FL_ID_APART,
+        "214377685": _FL_ID_APART,
+        "342009312": _FL_ID_APART,
+        "\u0967\u0969\u0966\u096b\u096c\u096a\u096f\u0967\u096e": _FL_ID_APART,
+        "17588742": _FL_PHONE_APART,
+        "9829674581": _FL_PHONE_APART,
+        "773-0511": _FL_PHONE_APART,
+        "739-4351": _FL_PHONE_APART,
+        "8801374519967": _FL_PHONE_APART,
+        "8801626185974": _FL_PHONE_APART,
+        "11454136794": _FL_ID_APART,
+        "11163067908": _FL_ID_APART,
+        "7931504838": _FL_ID_APART,
+        "\u0967\u0967\u096c\u096c\u0966\u0969\u096f\u096c\u0966": _FL_ID_APART,
+        "01630621580": _FL_PHONE_APART,
+        "RRV#mJIJAJ2Xc2": _FL_CODE_APART,
+        "7941197": _FL_PHONE_APART,
+        "\u09e8\u09e6\u09e7\u09e7\u09e9\u09ee\u09eb\u09ef"
+        "\u09ee\u09ea\u09ef\u09ed\u09eb\u09eb\u09e7\u09e8\u09ef": _FL_ID_APART,
+        "\u09ec\u09e7\u09ee\u09e8\u09eb\u09e7\u09ec\u09ef\u09e7\u09ee\u09ec\u09eb": _FL_ID_APART,
+        "M7642077": _FL_ID_APART,
+        "9820875036": _FL_PHONE_APART,
+        "959083274": _FL_ID_APART,
+        "9847652118": _FL_PHONE_APART,
+        "564146": _FL_CODE_APART,
+        "xVur750OT3nxIvEiLkvX5PeABTLyhAyf": _FL_CSRF,
+        "2652108148108": _FL_ID_APART,
+        "6969507296748": _FL_ID_APART,
+        "197729527756": _FL_ID_APART,
+        "622-026-8291": _FL_ID_APART,
+        "\u0f21\u0f20\u0f29\u0f28\u0f29\u0f23\u0f23\u0f25\u0f23\u0f26\u0f27": _FL_ID_APART,
+        "9 4 2 5 3 5 6 1 9 V": _FL_ID_APART,
+        "A06073957": _FL_ID_APART,
+        "8801838322483": _FL_PHONE_APART,
+        "8801878027813": _FL_PHONE_APART,
+        "05-02-67-91308": _FL_ID_APART,
+        "9767382785": _FL_PHONE_APART,
+        "\u0969\u0967\u096a\u096a\u0967\u0968\u096f\u096c": _FL_ID_APART,
+        "\u096f\u096e\u0968\u0968\u096a\u096d\u096d\u0967\u096c\u096f": _FL_PHONE_APART,
+        "7956219": _FL_PHONE_APART,
+        "\u0f21\u0f21\u0f29\u0f22\u0f21\u0f26\u0f27\u0f20\u0f28\u0f25\u0f27": _FL_ID_APART,
+        "f79c754e3d6bd890c8a14b76effaf70f8f2b5938e8710b76a21a95b547882f20": _ER_SIGNATURE,
+        "\u096f\u0966\u0968\u096b\u096e\u0969\u096f\u096c\u096d\u096c": _FL_ID_APART,
+        "10782F4E8A8F3BAB01BCA2F83569AB1A": _ER_SIGNATURE,
+        "B08749277": _FL_ID_APART,
+        "01405683076": _FL_PHONE_APART,
+        "a1d0f84535a8d46b4d15155a181a15491a40db7cbd41712c0512b85b5775bdb2": _ER_SIGNATURE,
+        "\u0968\u096b\u096f\u096a\u096f\u0969": _FL_CODE_APART,
+        "BX5858979": _FL_ID_APART,
+        "9296339137": _FL_ID_APART,
+        "369963BC55F1FDD703CE91519328DDAD": _ER_SIGNATURE,
+        "11783912964": _FL_ID_APART,
+        "7608529": _FL_PHONE_APART,
+    },
+    "corpus_fo": {
+        "050 95 94 00": _FL_PHONE_APART,
+        "77544ddfaa7d2fa4ea6662ea2d85e6e86a4adc71cb6217abb9e7af20eb4c81f1": _ER_SIGNATURE,
+        "b81671d78f89aaf988324d68230207ad71c8290aa59cbeb69811aa604eeaa39d": _ER_SIGNATURE,
+        "P 049 239 223": _FL_ID_APART,
+        "0177 565 48559": _FL_PHONE_APART,
+        "06 - 66 36 84 46": _FL_PHONE_APART,
+        "60bb49d472aac3a1767a92ecac8418142213e44fdc1f6655dc415a8c550cbc53": _ER_SIGNATURE,
+        "0941 / 22 29 044": _FL_PHONE_APART,
+        "229943": _FL_CODE_APART,
+        "I 735 230 612": _FL_ID_APART,
+        "01/11107388": _FL_PHONE_APART,
+        "G9F88RJKW": _FL_ID_APART,
+        "016216889478": _FL_PHONE_APART,
+        "0683573308": _FL_PHONE_APART,
+        "492393": _FL_CODE_APART,
+        "02 829 39 77": _FL_PHONE_APART,
+    },
+    "corpus_fp": {
+        "130 7158 1028": _FL_PHONE_APART,
+        "17895259201": _FL_PHONE_APART,
+        "dilM+Hsos69iA0EeItad8n8TmEjUX7jIPCzNBiHxr8EqUoqZLQuK681z3OQX"
+        "FPTIY3KvKKRZzqpfoU6db9vKGlRPOR6rXHDzD2eDzDKMt+tmZfxqNn4wiC81"
+        "PTIcynYPr77TTZEryB3YDscDOqpB2wl6q/LaOAjZ10IUbmYLbe4g3HElinG/"
+        "Lrk0PvzxkcVqgV5KjqBjgFUCFXxASxjKEU5L0glW+imxHUVaHQbKv/JVUN0K"
+        "tZcxAYJlr5yIYeQkA41NWj0r1oQaG2MM6ZbW7lPAlLYmBlmdo4Wflx9TQSZC"
+        "jYuo4P5b/+WsksRjIm4lFdRGOD7fO5B9GjFf9cqGZw==": _ER_SIGNATURE,
+        "166 7908 7459": _FL_PHONE_APART,
+        "dbd2eba78398d1824780bcd376c6a180": _ER_SIGNATURE,
+        "CJ5925313": _FL_ID_APART,
+        "C16107812": _FL_ID_APART,
+        "798448": _FL_CODE_APART,
+        "155770": _FL_CODE_APART,
+        "9115 9141": _FL_PHONE_APART,
+        "MkPLTadexIh%2BSHzCOEZwkh6sBN9Kgog74sNlNtFu4fk%2FivzHre49l0Vq"
+        "vGpK4CHcqzTfEGyGKGpi%2BOQbw1nuUINDlSc9mHsCu5j7I%2Bl%2B8rhfjf"
+        "nY%2FVHKxJ1nHFhMsuiJQgRgrZQVBzZ4aPZ0DzOs2v%2BsnT3uChr1McJ5an"
+        "0ubetJMc%2BxuTh3ISZi4sSaDRM%2Fsu%2B%2B5bQN%2BqIOaGXoCrScobtA"
+        "9gS4s3RNlSE07vqsjzm68Q0049TyFjkeGwZUyGSjfK3xXqrbJeJdXExclheB"
+        "LMJB7N1IGN7J%2FOMHUbabDj4BdIabzomROoDKBu8xzLXKpWzWm84e%2FYeW"
+        "o71%2F%2BBAM%2Fg%3D%3D": _ER_SIGNATURE,
+        "D3gKmCb3Oi#B": _FL_CODE_APART,
+        "06-854-7829": _FL_PHONE_APART,
+        "YtjeKkOcsX7gff4RgLAFzrWdqoOu4I%2BqCwwklSZCFVMR3sO3VVOtykDY60"
+        "2%2BhUjdbTRz6v8K8xRV1q43qnYAycVgGxA45jqEAUqWjQcmAV4yU9UA%2F5"
+        "cOhgextSLoU3v06MY4nDFs1wM0VHcomzE1ahM06OqISBlVqRmKJvwInjc%2F"
+        "5sqNmTwJz9ljQF7ai%2FNYcQlEWPnxpMJUgMC5O6mzqC1EFgNcHIdGOoOec2"
+        "X5NbtNJ0koOjasb4YU3gpE37f78lmIE7rkgU%2BoNpfiebKhE24ZwoiQXUZ0"
+        "2QAAkRq5n54iBQ9RYRC44rAx8Pl3gHJ2X8WvDVc%2Fkm9CJno7ZbTDuw%3D%"
+        "3D": _ER_SIGNATURE,
+        "992604": _FL_CODE_APART,
+        "(03)472-6996": _FL_PHONE_APART,
+        "IwHvavAFQBvtSnMjE38MR+mFJHeqgdCgwksk95VeZ98kQdP6j/32ugVXigOs"
+        "R9/Nf6TTtYMd1Q6IMQJjDHC5NzLHM6HC8mTCgYuaDe2BbJjxNTbNGv9VMoSF"
+        "CYb1/U+oT6QTwijMeiXTRrUs8rM1sYRKeqQcqY5w7xJvPucd2tP9J5H28zY6"
+        "Vot/EYbzVPM2wQade9BKmzELE9WMSUzgGz17eFzSALt7vElUpVpuFF5cbAEf"
+        "kYgAYP3cPAFWB3rZkvnYrNml18AYKqAQCaK2yh4FPBfQkI3RILdRd/JUcCok"
+        "TCDd+aD/6G6bXmX2bK+QjS1giIfhqlNbnNrYbFj10w==": _ER_SIGNATURE,
+        "XqNDyWDR9wra51Db": _FL_CODE_APART,
+        "gYeqOBhwceCUjX0e": _FL_CODE_APART,
+        "a83099b0692dcc60bd77400c10250d63": _ER_SIGNATURE,
+        "86-15562268144": _FL_PHONE_APART,
+        "P@ss9353cn": _FL_CODE_APART,
+        "15223414868": _FL_PHONE_APART,
+        "86-18177925454": _FL_PHONE_APART,
+        "C88542455": _FL_ID_APART,
+        "2%2FcJ7cBrCeVP1achbf9KU8p6Y7dD0j9Om1nibFFyZ604W2B%2FCrGBaW6F"
+        "EjqMDNYF55MO1UriBfSUypDU3yu0ChPRj9VTgLIyvvGmEOtk90HRikTSj6JF"
+        "Q7X2o%2FiN6iKDhWTGvFEbIqb3hx3%2Bi3T6ctifrytZCTCQfUKBYvtgUomQ"
+        "VU0XxAVPcAv8Kk%2Bu61%2Bkq0Q%2Bvz37XPhJhOUhSECnqmX1T8DNgrMGrj"
+        "EKofmLsuuhveezS3cxRQOt6kfFOoaR86bqshLW7VnhlxHvx8k3xXyveI57Y2"
+        "NJADhVU7VMK7alRuaFVeiAzjHOlrcurZ%2BzY7OhaeiwUFr2Y6DBnjF04A%3"
+        "D%3D": _ER_SIGNATURE,
+        "STgreqvnmJ+vzCLtg+MOhE/ZP8PekPXS3uINuiaTjMjaDLnI4sjBk3bSlRX9"
+        "nAb6YqiMc2laLIArhYnHCoJYTFqygTHph86CtS2WfyhtEALBdStOCh2jsSGh"
+        "wTJhXGaUcr4FlUgpiWMBil9ot8GJy7WPkxiLe9BsKbJOTwiP141J+66alhEE"
+        "p9kTc5gAeXrpSMZS1fwosqCLknLZ9Ms8vGvw9wJJIKeNdhMr5RY97EJRfKyS"
+        "JkzSPjv6VxITOe/nFttCSeB4kqAYcmKQpb79rYyAzgElUE0URuPX0TLP5YKu"
+        "pV+CVTqzKjD13P7Gfr6R7sJpuBM8ByhuwtqQ4zgwrA==": _ER_SIGNATURE,
+        "86-18501067657": _FL_PHONE_APART,
+        "265015": _FL_CODE_APART,
+        "9514 1265": _FL_PHONE_APART,
+        "060517": _FL_CODE_APART,
+        "86-18632240381": _FL_PHONE_APART,
+        "6YSt6ZuF5paHfEEyMjg4MjA0NTB8MDk5NjUwMjk1Mw==": _EL_ENCODED,
+        "18505906643": _FL_PHONE_APART,
+    },
+    "corpus_fq": {
+        "D48C59953": _FL_ID_APART,
+        "(0505) 354 32 81": _FL_PHONE_APART,
+        "(0554) 440 01 00": _FL_PHONE_APART,
+        "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6ImFmODQwNDhlYTc4"
+        "ZjY5NTUifQ.eyJzd\nWIiOiIxMTE3ZDgwYy02ZWZiLTQ3NjEtYjM3ZS1kZDM1"
+        "OTgzZTEzODciLCJlbWFpbCI6ImFubmFfa\nG9mZm1hbm5AcG9zdGVvLmRlIiw"
+        "iZXhwIjoxNzMzMDAwMDAwfQ.zsPUGa2D6S8LrJQh8sIc79dDdJ\n_T6fOS4Ss"
+        "U2uk8ffi4y7PukJI_2tqPsBzWiqKlMDWYthRZYHGouSUNM7atDiWRZPTYRMy"
+        "dPLx-PL\nMgx3IJrGaW-StQaI4adpmu3DshVnvRSegD6jgqWkZuX_d87dDh0_"
+        "dH4dtTQ9dLVd83UWrAlGSM_a\nj_qOJ2M7hVp5m-XritgoEPcoyqKQvTvyDb6"
+        "x61re6cggMhO6xTMXol4g2hUjuHflwQf9I0rIraxz\nbLy-wFT335eFoJTIlY"
+        "KDg8FxQBWILprRvuwr0KMFeWr4wduzqYvw8rY6Udy72dsQobCd5QMfeVqY\nc"
+        "oQ_c324geZx": _FL_WRAPPED,
+        "hwSEFpL4oElZxS6/Xui+XK5EDnE=": _ER_SIGNATURE,
+        "0633285218": _FL_PHONE_APART,
+        "07086357748": _FL_PHONE_APART,
+        "ffcac1b2f7ccb441d4760f63c31d47f8f997b2443f2d60a3d71d37cc7e23c023": _ER_SIGNATURE,
+        "6285627929412": _FL_PHONE_APART,
+        "Tiger6342": _FL_CODE_APART,
+        "C+6L6OdFXQ350HEFD7reGtEgi00=": _ER_SIGNATURE,
+        "2736e26802d010d126a348cb2769b4133bdebe4d6ac292683bd4ebbe43851ea9": _ER_SIGNATURE,
+        "Estrela#3806!": _FL_CODE_APART,
+        "189383099": _FL_ID_APART,
+        "sk-proj-eBsluHhp_H_0rchkB_sco1YR3WiqjJHZpXm1ce_KaHafNBwfD8dX"
+        "ZjLv11smMzsO7uxqdW6nG\nlT3BlbkFJN_-aXG9ddZMF_tGZtmf-r-RdH4N0t"
+        "fRsDLviRkVaYm2BAcs5-nQeqJsweV2Bum8ct2PATFxp0_": _FL_WRAPPED,
+        "bad7565ac4f7869f3e9cc152539340804c0bf04fd99aa0562b951a9038dc360d": _ER_SIGNATURE,
+    },
+}
+
+
 _EX_PHONE_UNNAMED = ("a phone with no word for one before it, or a word not read: a mobile "
                      "money receipt's counterparty, a chat's reply, a roster's column with no "
                      "header, Tok Pisin's, Kiribati's and Malagasy's words, a number in brackets")
@@ -6210,6 +6558,7 @@ _KNOWN_MISSES_EL: dict[str, dict[str, str]] = {
 
 
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    **_KNOWN_MISSES_FL,
     **_KNOWN_MISSES_EX,
     **_KNOWN_MISSES_ER,
     **_KNOWN_MISSES_EL,
@@ -7728,6 +8077,23 @@ _KNOWN_CHANGED_EX: dict[str, dict[str, str]] = {
                   "FJ-101": _EX_UPC, "FJ-483": _EX_UPC, "FJ-315": _EX_CACHE_KEY},
     "corpus_fk": dict.fromkeys(("FK-301", "FK-316"), _ER_COMPANY_ID),
 }
+
+# Corpora FL to FQ: the clean lines left changed.
+_FL_HS_CODE = "a customs declaration's commodity code (код ТН ВЭД, ten digits), read as a phone"
+_FP_LIQUOR_LICENCE = "a restaurant's liquor licence number after 'Licence No.', read as a driver's"
+_FP_ORDER_LUHN = ("a marketplace's order id (oid) that passes Luhn under a card's prefix, read as "
+                  "a card")
+_FP_CLAUSE_CODE = "an insurance product's clause code (CI and six digits), read as an id"
+_KNOWN_CHANGED_FL: dict[str, dict[str, str]] = {
+    "corpus_fl": {**dict.fromkeys(("FL-319", "FL-370", "FL-371"), _FL_HS_CODE),
+                  "FL-428": _ER_COMPANY_ID},
+    "corpus_fn": dict.fromkeys(("FN-050", "FN-097", "FN-180", "FN-281"), _DOCS_RANGE),
+    "corpus_fp": {**dict.fromkeys(("FP-053", "FP-309"), _FP_LIQUOR_LICENCE),
+                  **dict.fromkeys(("FP-099", "FP-155"), _FP_ORDER_LUHN),
+                  **dict.fromkeys(("FP-114", "FP-377", "FP-388", "FP-420"), _ER_SERVICE_LINE),
+                  "FP-174": _FP_CLAUSE_CODE},
+}
+
 _KNOWN_CHANGED_ER: dict[str, dict[str, str]] = {
     "corpus_er": {**dict.fromkeys(("ER-018", "ER-171", "ER-186", "ER-210", "ER-385", "ER-437"),
                                   _ER_COMPANY_ID), "ER-157": _ER_SERVICE_LINE},
@@ -7780,6 +8146,7 @@ _KNOWN_CHANGED_DX: dict[str, dict[str, str]] = {
 }
 
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    **_KNOWN_CHANGED_FL,
     **_KNOWN_CHANGED_EX,
     **_KNOWN_CHANGED_ER,
     **_KNOWN_CHANGED_EL,
