@@ -74,7 +74,10 @@ _ID = re.compile(
     r"|\bcin\b|\bcnic\b|qawm|\bjmbg\b|\bembg\b"
     # (a voter's card in French, Georgia's personal number in Georgian and English)
     r"|carte d['’][ée]lecteur|\u10de\u10d8\u10e0\u10d0\u10d3\u10d8 \u10dc\u10dd\u10db"
-    r"|personal number")
+    r"|personal number"
+    # (the FL to FQ round's: Viet Nam's citizen id card, Germany's insured person's number,
+    # Bangladesh's and Sri Lanka's NID and NIC)
+    "|c\u0103n c\u01b0\u1edbc|\\bcccd\\b|versichertennummer|\\bnid\\b|\\bnic\\b")
 # A card's security code (three or four digits).
 _CARD_CODE = re.compile(
     r"\bcvv|\bcvc|security code|g[üu]venlik kodu|c[oó]digo de seguridad|code de s[ée]curit[ée]"
@@ -105,7 +108,9 @@ _REQUEST = re.compile(
     r"|\u10db\u10d8\u10d7\u10ee\u10d0\u10e0\u10d8\u10d7"
     # (Urdu's "bata dein" and Darija's "3tini", tell me and give me; Egyptian's "momken",
     # may I have; the Balkans' "molim", please)
-    r"|\bbata\b|batay|3tini|\bmomken|\bmolim|\bmolime")
+    r"|\bbata\b|batay|3tini|\bmomken|\bmolim|\bmolime"
+    # (Vietnamese's polite "ạ" that closes an ask, "đọc giúp", read it for me)
+    "|\u1ea1(?!\\w)|\u0111\u1ecdc gi\u00fap")
 # A number in a reply: digits in groups, maybe after "+", maybe with a check character.
 _NUMBER = re.compile(r"(?<![\w+./:,#-])\+?\d(?:[ .-]?\d){2,19}(?:-[0-9A-Za-z])?"
                      r"(?![\w/:@%€$]|[.,]\d)")

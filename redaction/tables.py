@@ -456,6 +456,8 @@ _NAMED_ID_COLUMNS = frozenset(tuple(name.split()) for name in (
     # codes, Belgium's INSZ/NISS, China's housing fund and social insurance numbers and a
     # sheet's "document number", Bengali's NID)
     "jshshir", "ma so bhxh", "so bhxh", "bhxh", "mst tncn", "insz", "niss",
+    # (a sheet's identity card column, as Cambodia's payrolls head it: its numbers have no check)
+    "id card", "id card no", "id card number",
     "\u4e2a\u4eba\u516c\u79ef\u91d1\u8d26\u53f7", "\u4e2a\u4eba\u793e\u4fdd\u7f16\u53f7",
     "\u8bc1\u4ef6\u53f7\u7801", "\u098f\u09a8\u0986\u0987\u09a1\u09bf"))
 _PERSONAL_NUMBER_COLUMNS = frozenset((("personal", "no"), ("personal", "number"),

@@ -952,7 +952,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         '689-3405': _N_PHONE,
         '9407': _N_SECRET,
         '130486<639D': _N_NATIONAL_ID,
-        '8 (771) 624-64-37': _N_PHONE,
         'g5fwDYV7CzTQJALjTatf50xscUCJU7D4': _CSRF,
         '49402069538': _N_NATIONAL_ID,
         '71522630554': _N_NATIONAL_ID,
@@ -1096,7 +1095,6 @@ _KNOWN_MISSES_N: dict[str, dict[str, str]] = {
         'a_pivdxPv2iZ_x76k': _N_KEY,
         'k/zX8ePZm+9O5iwRubhYVkB4d6LwVvpDJLaGUVbySyg=': _WEBHOOK_SIGNATURE,
         'd5699495ae35fdf0fbcce972fc04361ddc874baef6102025b1d2280c12592da2': _WEBHOOK_SIGNATURE,
-        '310115199207246774': _N_NATIONAL_ID,
         '7282': _N_SECRET,
         '349165752247': _N_NATIONAL_ID,
         '012': _N_SECRET,
@@ -1551,7 +1549,6 @@ _KNOWN_MISSES_G: dict[str, dict[str, str]] = {
             _G_ENCODED,
         'EiwMqMCvfZBJCOp95Wl0Rka53ZMG7SRXIRFU19aC_KkD2lQ1': _G_TOKEN,
         '7563976367704': _G_NATIONAL_ID,
-        '98.08.25-947.29': _G_NATIONAL_ID,
         '1496': _G_SECRET,
         '251051327397689': _G_NATIONAL_ID,
         '64384627Z': _G_NATIONAL_ID,
@@ -2160,7 +2157,6 @@ _KNOWN_MISSES_I: dict[str, dict[str, str]] = {
         'RzxA-cTnLbVsJSfZiUT98J.Z-RRtscK-igQAfrBnWinahiwW.He': _I_TOKEN,
         '2bb45791-82bc-48a2-a6f8-61c98299f84b': _I_TOKEN,
         '7de69b7b-2263-4603-97a5-b8a5038cbefc': _I_TOKEN,
-        '440305199505019809': _I_NATIONAL_ID,
         'Gtyrtr74-qWsKCv': _I_PASSWORD,
         'zk//y23Dstb8BHtNcjVzkk7AmymccRCkzkGjD8O9I2rnnK2yWd3qpkqgy++D/Bm1\n5u+3FDiajBKAeZe6ZBcEdLTZA+V3QoqUZRrxjS5V4JqSEHQSEPp7kfHkLUmGM6xF\nXQCZR7FdIG5vvsMec3JACLDMqtuFiiRh8I1BZsN3v6DmAkjZrceigDu/nXMWIDla\n5X//y9d4gSxSXwUsS6OjlWmS/w6cuZaxNTrNDYmyWwcauRUKOmYDy1zw3rEp6qDK\nc+2JXv2VFMlzAXEAgVacMzDasCyqDNVQ+UuWHgImSjWQMxdmWz6luuHPn4jHhWqN\nDktfcsUc/GZspTEGsFFwlPOKkMqDteUqN/KdNhEI8PA+tYtpgY34RS24wN8x1V6z\nJz1Khc7nFPDt6YtFJ7voUvQmmShLYYHj5D8CTNmPIXQO4xdOc3ZCET5Jn2Rlb3zw':
             _I_OTHER,
@@ -2358,7 +2354,6 @@ _KNOWN_MISSES_H: dict[str, dict[str, str]] = {
         'P37Y4P41M': _H_TD1_IN_JSON,
     },
     'corpus_hg': {
-        '510107198407139511': _H_NATIONAL_ID,
         '$2a$10$8YW2oIKY9DuQjwD4QNXqfGpjfe7Oo9psHX1rqewgJk7GrZ940JzaI': _H_HASH,
         '$2a$10$IWUO8yGWtOXA0Y2lzoXnTlZ7TGc525ZdLFaPIQTIIjiwOq6cBN3fY': _H_HASH,
         'C28CVT4J0': _H_NATIONAL_ID,
@@ -2667,7 +2662,6 @@ _KNOWN_MISSES_E: dict[str, dict[str, str]] = {
         '0740049911': _E_PHONE,
         '349 064 7726': _E_PHONE,
         '6698': _E_SECRET,
-        '(066) 232-17-01': _E_PHONE,
         '0wcj6tm9iq9tetakoy53bjmbcfn3m': _E_SCAM_LINK,
         '1vpsstpvelgk7tvxjeytfj39yqq5tj': _E_SCAM_LINK,
         'cjbvqumdxr3ocrip2ihgek3a': _E_SCAM_LINK,
@@ -3524,7 +3518,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         'Kaai#412?': _M_NO_WORD,
         '820616-2053328': _M_ID_NO_NAME,
         'nIGujByCxNUoMH2GqtbBeKH80bfiRWXN': _M_KEY_NAME,
-        '370202198004153308': _M_ID_NO_NAME,
         '52fd5162cd496cb198833becbd5a525d': _M_KEY_ID,
         '388504830': _FIXED_WIDTH_SSN,
         'k522e793r873t81': _M_KEY_NAME,
@@ -5116,7 +5109,6 @@ _KNOWN_MISSES_CX: dict[str, dict[str, str]] = {
     "corpus_cz": {"914 800 014": _CX_SPANISH_MOBILE},
     "corpus_di": {
         "2325f1ef1afa252f7fb1b51b95dad3e2": _CR_HEX_SESSION,
-        "(10) 950-55-58": _CX_PHONE_IN_BRACKETS,
         "Karaca": _CX_ANSWER_IS_NAME,
     },
     "corpus_dj": {
@@ -5692,7 +5684,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "0385363385": _FL_PHONE_APART,
         "0377227519": _FL_PHONE_APART,
         "0891641763": _FL_PHONE_APART,
-        "079 301 889 868": _FL_ID_APART,
         "6dccb90b1055d22bac0cf7c496d8b42dccc450ef5929303a739bab7e2ebfaf6d": _ER_SIGNATURE,
         "duyen.phan//gmail.com": _FL_EMAIL_SLASHES,
         "Phnompenh@12": _FL_CODE_APART,
@@ -5718,7 +5709,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "0329999537": _FL_PHONE_APART,
         "P1439445": _FL_ID_APART,
         "AB9-7457140-39": _FL_ID_APART,
-        "052 186 235 549": _FL_ID_APART,
         "4cfd054cbf61b3b9ceca9d0872ff9630a98e92be9d88206fa12c8ff0555dabf2": _ER_SIGNATURE,
         "8120505952": _FL_ID_APART,
         "32a2ae1774194ab06a00543424339f331153b099923a1e858056389459761897": _ER_SIGNATURE,
@@ -5733,9 +5723,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "105177": _FL_CODE_APART,
         "\u1040\u1049\u1044\u1043\u1046\u1040\u1044\u1043\u1048\u1042\u1048": _FL_PHONE_APART,
         "90163": _FL_ID_APART,
-        "099487034": _FL_ID_APART,
-        "150993264": _FL_ID_APART,
-        "087831835": _FL_ID_APART,
         "157699": _FL_CODE_APART,
         "3b99d3cbf4042ef5adb79030dd3548c1f329efb99e716d3905905e834dda"
         "9c0f7488dbaf876a21fd61f7c3c042e48dc8801fdb6295b5f2e093e10ec2"
@@ -5752,7 +5739,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "434/2568-588610": _FL_ID_APART,
         "781109": _FL_CODE_APART,
         "0364457144": _FL_PHONE_APART,
-        "201536037": _FL_ID_APART,
         "HT5797982204192": _FL_ID_APART,
         "8022801077": _FL_ID_APART,
         "\u17e2\u17e1\u17e6\u17e0\u17e3\u17e3\u17e7\u17e8\u17e8": _FL_ID_APART,
@@ -5761,8 +5747,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "8800161603": _FL_ID_APART,
         "391495": _FL_CODE_APART,
         "015027": _FL_CODE_APART,
-        "079 162 435 015": _FL_ID_APART,
-        "211757379": _FL_ID_APART,
         "370663": _FL_CODE_APART,
     },
     "corpus_fn": {
@@ -5785,7 +5769,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "8801626185974": _FL_PHONE_APART,
         "11454136794": _FL_ID_APART,
         "11163067908": _FL_ID_APART,
-        "7931504838": _FL_ID_APART,
         "\u0967\u0967\u096c\u096c\u0966\u0969\u096f\u096c\u0966": _FL_ID_APART,
         "01630621580": _FL_PHONE_APART,
         "RRV#mJIJAJ2Xc2": _FL_CODE_APART,
@@ -5804,7 +5787,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "197729527756": _FL_ID_APART,
         "622-026-8291": _FL_ID_APART,
         "\u0f21\u0f20\u0f29\u0f28\u0f29\u0f23\u0f23\u0f25\u0f23\u0f26\u0f27": _FL_ID_APART,
-        "9 4 2 5 3 5 6 1 9 V": _FL_ID_APART,
         "A06073957": _FL_ID_APART,
         "8801838322483": _FL_PHONE_APART,
         "8801878027813": _FL_PHONE_APART,
@@ -5831,13 +5813,11 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "050 95 94 00": _FL_PHONE_APART,
         "77544ddfaa7d2fa4ea6662ea2d85e6e86a4adc71cb6217abb9e7af20eb4c81f1": _ER_SIGNATURE,
         "b81671d78f89aaf988324d68230207ad71c8290aa59cbeb69811aa604eeaa39d": _ER_SIGNATURE,
-        "P 049 239 223": _FL_ID_APART,
         "0177 565 48559": _FL_PHONE_APART,
         "06 - 66 36 84 46": _FL_PHONE_APART,
         "60bb49d472aac3a1767a92ecac8418142213e44fdc1f6655dc415a8c550cbc53": _ER_SIGNATURE,
         "0941 / 22 29 044": _FL_PHONE_APART,
         "229943": _FL_CODE_APART,
-        "I 735 230 612": _FL_ID_APART,
         "01/11107388": _FL_PHONE_APART,
         "G9F88RJKW": _FL_ID_APART,
         "016216889478": _FL_PHONE_APART,
@@ -7509,10 +7489,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
     "corpus_h": {
         "0538423461": "ten bare digits after 'text' (a verb too common to take as a phone's word)",
     },
-    "corpus_l": {
-        "8%20(495)%20123-45-67": "a Russian number in a search query with nothing beside it that "
-                                 "says it is a phone",
-    },
     "corpus_la": dict.fromkeys(
         ("071 98469-9544", "954.528.836", "775-084-291"),
         "a phone number streamed as its own delta: the words that say it is a phone are in "
@@ -7581,7 +7557,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         **dict.fromkeys(("734003601", "2611101224236", "210241-2519"),
                         "a national id with its document's name after it ('... thats my sin "
                         "number', '- cnp mama')"),
-        "1449117390022": "a national id under pid= (a process's id everywhere else)",
         "937 748 408": "a SIN after 'My SIN starts with a 9 because ...': the digit in between "
                        "is the first number after the name",
         "56354362225": "a Medicare number after a question about it ('... for the claim form? "

@@ -199,12 +199,34 @@ def test_the_rounds_clean_lines_are_kept(text: str) -> None:
 @pytest.mark.parametrize(("header", "kind"), [
     ("nid", "national_id_named"), ("JSHSHIR", "national_id_named"),
     ("Ma so BHXH", "national_id_named"), ("MST TNCN", "national_id_named"),
-    ("INSZ", "national_id_named"), ("\u4e2a\u4eba\u516c\u79ef\u91d1\u8d26\u53f7",
-     "national_id_named"),
-    ("\u4e2a\u4eba\u793e\u4fdd\u7f16\u53f7", "national_id_named"), ("\u8bc1\u4ef6\u53f7\u7801",
-     "national_id_named"),
+    ("INSZ", "national_id_named"), ("ID Card", "national_id_named"),
+    ("\u4e2a\u4eba\u516c\u79ef\u91d1\u8d26\u53f7", "national_id_named"),
+    ("\u4e2a\u4eba\u793e\u4fdd\u7f16\u53f7", "national_id_named"),
+    ("\u8bc1\u4ef6\u53f7\u7801", "national_id_named"),
     ("So dien thoai", "phone"), ("Pasport", "passport"),
-     ("\u041f\u0430\u0441\u043f\u043e\u0440\u0442", "passport"),
+    ("\u041f\u0430\u0441\u043f\u043e\u0440\u0442", "passport"),
 ])
 def test_the_rounds_column_names(header: str, kind: str) -> None:
     assert column_kind(header) == kind
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("[00:00:15] T\u1ed5ng \u0111\u00e0i vi\u00ean: Anh \u0111\u1ecdc gi\u00fap em s\u1ed1 "
+     "\u0111i\u1ec7n tho\u1ea1i \u0111\u0103ng k\u00fd \u1ea1\n[00:00:19] Kh\u00e1ch h\u00e0ng: "
+     "0835 523 953\n[00:00:31] T\u1ed5ng \u0111\u00e0i vi\u00ean: V\u00e0 s\u1ed1 c\u0103n "
+     "c\u01b0\u1edbc c\u00f4ng d\u00e2n \u1ea1\n[00:00:34] Kh\u00e1ch h\u00e0ng: 079 301 889 868\n"
+     "[00:00:50] T\u1ed5ng \u0111\u00e0i vi\u00ean: D\u1ea1 em \u0111\u00e3 m\u1edf kh\u00f3a",
+     "079 301 889 868"),
+    ("[00:00:07] Anrufer: ja hallo ich wollte fragen\n[00:00:12] Agent: Gern, nennen Sie mir "
+     "bitte Ihre Versichertennummer von der Karte\n[00:00:16] Anrufer: \u00e4h das ist P 049 239 "
+     "223\n[00:00:25] Agent: danke", "049 239 223"),
+    ("[00:00:09] CALLER: Amar number ta 01712345678, balance?\n[00:00:21] AGENT: Verification er "
+     "jonno NID number ta bolben?\n[00:00:25] CALLER: 7931504838", "7931504838"),
+])
+def test_a_reply_to_an_ask_in_the_rounds_words_is_redacted(text: str, value: str) -> None:
+    assert value not in _redact(text)
+
+
+def test_a_sheets_id_card_column_is_read_without_a_check() -> None:
+    out = _redact("No,Name,ID Card,Line\n1,UM SAMNANG,099487034,L23\n2,LY VANNA,150993264,L15")
+    assert "099487034" not in out and "150993264" not in out and "L23" in out
