@@ -12554,10 +12554,12 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
         _named_id(("[\u0110\u0111]i[\u1ec7e]n[ \\t]+tho[\u1ea1a]i(?:[ \\t]+(?:di[ \\t]+\u0111["
                    "\u1ed9o]ng|li[\u00eae]n[ \\t]+h[\u1ec7e]))?",
                    r"(?<![a-z])sim(?=[ \t]+\d)", r"wave[ \t]+pay[ \t]+account",
+                   # (Indonesian's and Malay's handphone, "HP 6285627929412")
+                   r"(?<![a-z])(?-i:HP)(?=[ \t]+\+?\d)",
                    "\u179b\u17c1\u1781\u1791\u17bc\u179a\u179f\u17d0\u1796\u17d2\u1791",
                    "\u0ec0\u0e9a\u0eb5\u0ec2\u0e97\u0ea5\u0eb0\u0eaa\u0eb1\u0e9a",
                    "\u1016\u102f\u1014\u103a\u1038\u1014\u1036\u1015\u102b\u1010\u103a"),
-                  ("\u0111i\u1ec7n", "dien", "sim", "wave", "\u179b\u17c1\u1781",
+                  ("\u0111i\u1ec7n", "dien", "sim", "wave", "hp", "\u179b\u17c1\u1781",
                    "\u0ec0\u0e9a\u0eb5", "\u1016\u102f\u1014\u103a\u1038"),
                   r"\+?\d[\d .-]{7,14}\d", v.told_phone_ok, checksummed=False, kind="phone",
                   gap=_TIGHT_GAP),
@@ -12585,6 +12587,15 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
            group=1, needles=("-",), digits=True, joined=_nothing_joined,
            joined_prefilter=r"(?:\([0-9]{2,3}\) ?[0-9]{2,3}|[0-9]{2} [0-9]{3})[ -][0-9]{2}"
                             r"[ -][0-9]{2}"),
+        # A browser agent's tool call with keyword arguments: its selector names a password
+        # field, the text it types is the value ('type(selector="#password", text="X")').
+        _d("secret_assignment",
+           r"(?i)\b(?:type|fill|input_text|send_keys)\([^()\n]{0,80}?passw[^()\n]{0,60}?"
+           r"\b(?:text|value|keys)[ \t]*=[ \t]*(\\?[\"'][^\"'\n]{1,128}\\?[\"'])",
+           v.secret_value_ok,
+           prefilter=r"(?i)(?:type|fill|input_text|send_keys)\([^\n]{0,80}passw[^\n]{0,60}"
+                     r"(?:text|value|keys)[ \t]*=",
+           group=1, needles=("assw", "ASSW")),
         # One-time codes, PINs and code words told in Russian, Uzbek, Vietnamese, Sinhala,
         # Khmer and German: a bank's code word ("Кодовое слово ...: Алатау"), a code before its
         # name ("866356 — kirish kodi", "0044 — код для входа"), "Tasdiqlash kodi 43003",

@@ -76,8 +76,9 @@ _ID = re.compile(
     r"|carte d['’][ée]lecteur|\u10de\u10d8\u10e0\u10d0\u10d3\u10d8 \u10dc\u10dd\u10db"
     r"|personal number"
     # (the FL to FQ round's: Viet Nam's citizen id card, Germany's insured person's number,
-    # Bangladesh's and Sri Lanka's NID and NIC)
-    "|c\u0103n c\u01b0\u1edbc|\\bcccd\\b|versichertennummer|\\bnid\\b|\\bnic\\b")
+    # Bangladesh's and Sri Lanka's NID and NIC: not a network card's "NIC" alone)
+    "|c\u0103n c\u01b0\u1edbc|\\bcccd\\b|versichertennummer|\\bnid\\b"
+    "|\\bnic (?:number|no\\b)")
 # A card's security code (three or four digits).
 _CARD_CODE = re.compile(
     r"\bcvv|\bcvc|security code|g[üu]venlik kodu|c[oó]digo de seguridad|code de s[ée]curit[ée]"

@@ -5912,11 +5912,9 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "0633285218": _FL_PHONE_APART,
         "07086357748": _FL_PHONE_APART,
         "ffcac1b2f7ccb441d4760f63c31d47f8f997b2443f2d60a3d71d37cc7e23c023": _ER_SIGNATURE,
-        "6285627929412": _FL_PHONE_APART,
         "Tiger6342": _FL_CODE_APART,
         "C+6L6OdFXQ350HEFD7reGtEgi00=": _ER_SIGNATURE,
         "2736e26802d010d126a348cb2769b4133bdebe4d6ac292683bd4ebbe43851ea9": _ER_SIGNATURE,
-        "Estrela#3806!": _FL_CODE_APART,
         "189383099": _FL_ID_APART,
         "sk-proj-eBsluHhp_H_0rchkB_sco1YR3WiqjJHZpXm1ce_KaHafNBwfD8dX"
         "ZjLv11smMzsO7uxqdW6nG\nlT3BlbkFJN_-aXG9ddZMF_tGZtmf-r-RdH4N0t"

@@ -156,6 +156,11 @@ def _redact(text: str) -> str:
      "Geben",
      "229943"),
     ("Entsperrnummer (PUK): 8835653748\nSperrkennwort: LJGMBEIQ\nDie", "LJGMBEIQ"),
+    # the traffic of LLM-serving systems
+    ('[browser-agent] step 3: type(selector="#password", text="Estrela#3806!")\n[browser-agent]',
+     "Estrela#3806!"),
+    ("Keluhan dari Nurul Lestari (HP 6285627929412, email lestari.nurul@example.id)",
+     "6285627929412"),
 ])
 def test_the_rounds_values_are_redacted(text: str, value: str) -> None:
     out = _redact(text)
@@ -191,6 +196,12 @@ def test_the_rounds_values_are_redacted(text: str, value: str) -> None:
     "\u0438\u0444\u0438\u043a\u0430\u0446\u0438\u0438.",
     # an ordinary number after "pin" (a four-digit PIN code is another detector's)
     "pin=12345678901234 phone",
+    # a laptop's model after "HP"; a browser agent typing an e-mail field
+    "laptop HP 15 dw1234 and HP 280 G4",
+    'type(selector="#email", text="bob")',
+    # a network card's "NIC" asked for, and an address in the reply
+    "Agent: Which NIC is failing? Can you send the address?\nUser: 10.0.0.5 on eth0\n"
+    "Agent: thanks",
 ])
 def test_the_rounds_clean_lines_are_kept(text: str) -> None:
     assert _redact(text) == text
