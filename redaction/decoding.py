@@ -438,12 +438,14 @@ def _soft_break(text: str) -> bool:
 # them ("０９０－６７２８－８７０２", "５３３９\u3000９４７３..."): read as their ASCII twins,
 # one character for one, so positions hold.
 # The same for the decimal digits of other scripts (Arabic-Indic, Persian, Devanagari,
-# Bengali, Thai): Python's \d reads them, the validators' arithmetic and the ASCII-only
-# patterns do not. And the spaces and dashes typography puts between a number's groups
-# (no-break, narrow no-break, thin and figure spaces; non-breaking hyphens, en dashes, the
-# minus sign): read as " " and "-". (Not Japanese's prolonged sound mark, which some type
-# between a number's groups, "０８０ー２５９０": it is in words too, "パスワード".)
-_DIGIT_ZEROS = (0xFF10, 0x0660, 0x06F0, 0x0966, 0x09E6, 0x0BE6, 0x0E50)
+# Bengali, Gurmukhi, Gujarati, Odia, Tamil, Telugu, Kannada, Malayalam, Sinhala, Thai, Lao,
+# Tibetan, Burmese, Khmer, Mongolian): Python's \d reads them, the validators' arithmetic
+# and the ASCII-only patterns do not. And the spaces and dashes typography puts between a
+# number's groups (no-break, narrow no-break, thin and figure spaces; non-breaking hyphens,
+# en dashes, the minus sign): read as " " and "-". (Not Japanese's prolonged sound mark,
+# which some type between a number's groups, "０８０ー２５９０": it is in words too, "パスワード".)
+_DIGIT_ZEROS = (0xFF10, 0x0660, 0x06F0, 0x0966, 0x09E6, 0x0A66, 0x0AE6, 0x0B66, 0x0BE6,
+                0x0C66, 0x0CE6, 0x0D66, 0x0DE6, 0x0E50, 0x0ED0, 0x0F20, 0x1040, 0x17E0, 0x1810)
 _SPACES = (0x00A0, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A,
            0x202F, 0x205F)
 _DASHES = (0x2010, 0x2011, 0x2012, 0x2013, 0x2212)

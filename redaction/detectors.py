@@ -1182,6 +1182,11 @@ def _not_zeros(value: str) -> bool:
     return any(ch in "123456789" for ch in value)
 
 
+def _has_six_digits(value: str) -> bool:
+    """A field of letters and digits that holds a number: six digits at least."""
+    return sum(ch.isdigit() for ch in value) >= 6
+
+
 def _has_digit(value: str) -> bool:
     """A named number of a shape that holds letters too: at least a digit."""
     return any(ch.isdigit() for ch in value)
@@ -12469,6 +12474,31 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
                   checksummed=False),
         _named_id((_AS_KEY % "tin",), ("tin",), r"\d{9}", v.not_counting_run,
                   checksummed=False, gap=_TIGHT_GAP),
+        # South Asia's ids after their names in Nepali, Bengali, Sinhala and Dzongkha (their
+        # digits read as ASCII: decoding.FULLWIDTH), and Nepal's citizenship certificate as
+        # it is written ("17-02-72-86095": district, year and serial).
+        _named_id(("\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e[ \\t]+\u092a\u094d\u0930"
+                   "\u092e\u093e\u0923\u092a\u0924\u094d\u0930[ \\t]+\u0928\u0902\\.?",
+                   "\u0930\u093e\u0937\u094d\u091f\u094d\u0930\u093f\u092f[ \\t]+\u092a\u0930"
+                   "\u093f\u091a\u092f\u092a\u0924\u094d\u0930[ \\t]+\u0928\u092e\u094d\u092c"
+                   "\u0930",
+                   "\u0938\u094d\u0925\u093e\u092f\u0940[ \\t]+\u0932\u0947\u0916\u093e[ \\t]+"
+                   "\u0928\u092e\u094d\u092c\u0930",
+                   "\u099c\u09a8\u09cd\u09ae[ \\t]+\u09a8\u09bf\u09ac\u09a8\u09cd\u09a7\u09a8"
+                   "[ \\t]+\u09a8\u09ae\u09cd\u09ac\u09b0",
+                   "\u099f\u09bf\u0986\u0987\u098f\u09a8",
+                   "\u0da2\u0dcf\\.\u0dc4\u0dd0\\.\u0d85\\.",
+                   "\u0f44\u0f7c\u0f0b\u0f66\u0fa4\u0fb2\u0f7c\u0f51\u0f0b(?:\u0f63\u0f42\u0f0b"
+                   "\u0f41\u0fb1\u0f7a\u0f62\u0f0b)?\u0f68\u0f44\u0f0b\u0f0d?"),
+                  ("\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e",
+                   "\u0930\u093e\u0937\u094d\u091f\u094d\u0930\u093f\u092f",
+                   "\u0938\u094d\u0925\u093e\u092f\u0940", "\u099c\u09a8\u09cd\u09ae",
+                   "\u099f\u09bf\u0986\u0987\u098f\u09a8", "\u0da2\u0dcf", "\u0f44\u0f7c"),
+                  r"\d{2}-\d{2}-\d{2}-\d{5}|\d{9,17}|\d{9}[VX]", v.not_counting_run,
+                  checksummed=False),
+        _d("national_id", r"(?<![\w-])(\d{2}-\d{2}-\d{2}-\d{5})(?![\w-])", _has_digit,
+           prefilter=r"[0-9]{2}-[0-9]{2}-[0-9]{2}-[0-9]{5}", group=1, needles=("-",),
+           digits=True),
         # Central Asia: Kazakhstan's IIN in a query and in Latin Kazakh (JSN), Kyrgyzstan's
         # PIN (a sex digit and a birth date), Tajikistan's taxpayer number (РМА), Uzbekistan's
         # (СТИР), a migration card's and a work patent's numbers, driving licences.
@@ -12549,6 +12579,21 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
                   ids.be_card_ok),
         _named_id((r"(?-i:V)-nummer",), ("v-nummer",), r"\d{10}", v.not_counting_run,
                   checksummed=False),
+        # A passport's optional data in its machine-readable zone (the holder's personal number,
+        # Kazakhstan's IIN), after the line's number, birth date and expiry; Thailand's
+        # passport after its name.
+        _d("national_id",
+           r"(?<=[A-Z0-9<]{9}\d[A-Z<]{3}\d{7}[MFX<]\d{7})([0-9A-Z]{6,14})"
+           r"(?=<*\d{1,2}(?![A-Z0-9<]))",
+           _has_six_digits, prefilter=r"[A-Z<]{3}[0-9]{7}[MFX<][0-9]{7}[0-9A-Z]{6}", group=1,
+           needles=("<",), digits=True),
+        _named_id(("\u0e2b\u0e19\u0e31\u0e07\u0e2a\u0e37\u0e2d\u0e40\u0e14\u0e34\u0e19\u0e17"
+                   "\u0e32\u0e07",
+                   ),
+                   ("\u0e2b\u0e19\u0e31\u0e07\u0e2a\u0e37\u0e2d\u0e40\u0e14\u0e34\u0e19\u0e17"
+                    "\u0e32\u0e07",
+                   ), r"[A-Z]{1,2}\d{6,8}", _has_digit,
+                  checksummed=False),
         # Phones after a label in Vietnamese, Khmer, Lao and Burmese, a SIM's number, a
         # wallet's account ("Điện thoại di động: 0352713305", "sim 061 988 293").
         _named_id(("[\u0110\u0111]i[\u1ec7e]n[ \\t]+tho[\u1ea1a]i(?:[ \\t]+(?:di[ \\t]+\u0111["
@@ -12583,10 +12628,12 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
         # Uzbekistan's code before three digits and two pairs ("94 736-35-12").
         _d("phone", r"(?<![\w(+-])((?:[078] ?)?\(\d{2,3}\) ?\d{2,3}-\d{2}-\d{2}"
            r"|\d{2} \d{3}-\d{2}-\d{2})(?![\w-])",
-           prefilter=r"(?:\([0-9]{2,3}\) ?[0-9]{2,3}|[0-9]{2} [0-9]{3})-[0-9]{2}-[0-9]{2}",
+           # (the engine asks for spaces too, so that the joined reading's prefilter, the
+           # same read with "-" and "_" as spaces, is exact)
+           prefilter=r"(?:\([0-9]{2,3}\) ?[0-9]{2,3}|[0-9]{2} [0-9]{3})[ -][0-9]{2}[ -][0-9]{2}",
            group=1, needles=("-",), digits=True, joined=_nothing_joined,
-           joined_prefilter=r"(?:\([0-9]{2,3}\) ?[0-9]{2,3}|[0-9]{2} [0-9]{3})[ -][0-9]{2}"
-                            r"[ -][0-9]{2}"),
+           joined_prefilter=r"(?:\([0-9]{2,3}\)[ _-]?[0-9]{2,3}|[0-9]{2}[ _-][0-9]{3})[ _-]"
+                            r"[0-9]{2}[ _-][0-9]{2}"),
         # A browser agent's tool call with keyword arguments: its selector names a password
         # field, the text it types is the value ('type(selector="#password", text="X")').
         _d("secret_assignment",

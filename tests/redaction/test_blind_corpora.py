@@ -528,7 +528,6 @@ _KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
         '6586784619': _Y_PHONE,
         '8889 2393': _Y_PHONE,
         'q8Kz2m#X9LpR4vWc': _Y_SECRET,
-        'AB1928374': _Y_PASSPORT,
         '1%2D1037%2D02291%2D44%2D2': _Y_ENCODED_DASHES,
         '523998116379': _Y_NATIONAL_ID,
         'B1928374': _Y_PASSPORT,
@@ -1263,7 +1262,6 @@ _KNOWN_MISSES_R: dict[str, dict[str, str]] = {
         '13056953333': _R_PHONE,
         '（090）5136-9885': _R_PHONE,
         '2fbjIHhQlgFYizcSE8kaAjv8Ow6uzpRu': _R_KEY,
-        '8488557095653': _R_NATIONAL_ID,
         '332770682': _R_PASSPORT,
         '9pYEmFpBF8PI3cfqduri5NpZzdxrsgga': _R_KEY,
         'CA29339FX': _R_NATIONAL_ID,
@@ -3469,7 +3467,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         '307 943 464V': _M_ID_COLUMN,
         '427 335 605L': _M_ID_COLUMN,
         '566671482D': _M_ID_COLUMN,
-        '37518043Y': _M_ID_NO_NAME,
         'HLV': _M_CODE_APART,
     },
     'corpus_mf': {
@@ -3687,7 +3684,6 @@ _KNOWN_MISSES_O: dict[str, dict[str, str]] = {
         'olHIMUwvRfnY1S85OPJx7DQoM0HeJ36zDngbBN0jRUcpgS3yeUSsg0NMePg9LxX8': _CSRF,
         '9325': _M_CODE_APART,
         '5547': _M_CODE_APART,
-        '519341168': _M_ID_NO_NAME,
         '756': _O_SHORT_CODE,
         'Buttons': _M_ANSWER_APART,
         'Alder Creek Rd': _M_ANSWER_APART,
@@ -3922,10 +3918,8 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
         '46 53 415156': _A_ID,
         'Tulpen_QGil#': _M_NO_WORD,
         'Lisboa1999*': _M_NO_WORD,
-        '278132042': _A_ID,
         '75527': _A_CODE_OR_SECRET,
         '840-346-300': _M_PHONE_FORMAT,
-        '350862941': _A_ID,
         'fulABKpQCe2MVm8PTaaLJMr9uaZQcCVxYt7Pgm8Keo1apBeZ': _A_TOKEN,
         '97 37 249534': _A_ID,
         'PexwO78E0GYzBu7D8iuNFk6SslLwDzbBSdNjGQNNjhC': _A_TOKEN,
@@ -5278,7 +5272,6 @@ _KNOWN_MISSES_DR: dict[str, dict[str, str]] = {
         "06503183354": _DR_HU_PHONE,
     },
     "corpus_du": {
-        "39-02-77-20078": _DR_ID_AFTER_ID,
         "9744355714": _DR_PHONE_UNNAMED,
         "9861": _DR_CODE_AFTER_PASSWORD,
         "647851818": _DR_NEPAL_PAN,
@@ -5545,7 +5538,6 @@ _EL_BENIN_NPI = "Benin's NPI after its name: 'NPI' and ten digits is a US provid
 _EL_TIN_COLUMN = ("a Nigerian TIN (ten digits, no check) under a 'tin' column: read under that "
                   "name only with a check")
 _EL_ID_COLUMN = "Rwanda's id unspaced (16 digits, no check) under an 'id_no' column"
-_EL_MRZ_NUMBER = "a personal number inside a passport's machine-readable line (its optional data)"
 _EL_SPOKEN_SWAHILI = ("a phone number said in Swahili's number words (sifuri saba ...): the "
                       "spoken reading knows eight languages' words")
 _EL_XML_TURNS = ("a reply inside an XML transcript's <turn speaker=...> elements: the "
@@ -5596,11 +5588,11 @@ _FL_PHONE_APART = ("a phone with no word for one before it, or after words not r
                    "reply, a recipients' list after its first number, a QR payload's account, "
                    "Burmese, Lao, Dhivehi and Tibetan labels, a number in the script's own "
                    "digits, a mobile told in a Chinese chat")
-_FL_ID_APART = ("an id after words not read or in the script's own digits (Nepali's, "
-                "Bengali's, Tibetan's, Lao's, Burmese's), a call's reply to an id's ask, a "
-                "licence's or an insurance card's number under a generic 'number' key, a "
-                "sheet's 'ID Card' column whose numbers have no check, an MRZ's optional field, "
-                "a permit told in a Chinese chat")
+_FL_ID_APART = ("an id after words not read (Thai work permits, Lao family books, Tajik "
+                "passports in a chat), a licence's or an insurance card's number under a "
+                "generic 'number' key, a Kyrgyz PIN in an INSERT's 'pin' column, Viet Nam's "
+                "personal tax code on its return, Bhutan's CID in a table, a permit told in a "
+                "Chinese chat")
 _FL_CODE_APART = ("a code, a PIN, a password or an answer in words not read or named words "
                   "away: Lao, Burmese, Khmer, Sinhala and Chinese chats and SMS, a code in the "
                   "script's own digits, Vietnamese's 'MK' (mật khẩu), a browser agent's typed "
@@ -5640,7 +5632,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "%20%D0%94%D0%B0%D0%BD%D0%B0": _EL_ENCODED,
         "71f2c660c14cf9c897e95a8059ac19a48699e59f550ede8a20c00b391d9ec0a3": _ER_SIGNATURE,
         "1e5722745cbeffc217e1b5b3f19b6ad33ab6322eb183e3c0734a243db8113288": _ER_SIGNATURE,
-        "680821302882": _FL_ID_APART,
         "771018316036": _FL_ID_APART,
         "Normatov%20Islom": _EL_ENCODED,
         "20208000851977250983": _FL_ACCOUNT,
@@ -5648,7 +5639,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "21501196498168": _FL_ID_APART,
         "20905198680555": _FL_ID_APART,
         "21510196417275": _FL_ID_APART,
-        "911117308272": _FL_ID_APART,
         "20206840541968418316": _FL_ACCOUNT,
         "500883257": _FL_ID_APART,
         "1180741762143456": _FL_ACCOUNT,
@@ -5661,7 +5651,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "df5890ead4d32d793dca19819b207a2c": _ER_SIGNATURE,
         "998507106298": _FL_PHONE_APART,
         "620812480926": _FL_ID_APART,
-        "970725453921": _FL_ID_APART,
         "400012662": _FL_ID_APART,
         "22620000510683992042": _FL_ACCOUNT,
         "Baxt76084.": _FL_CODE_APART,
@@ -5670,13 +5659,10 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
     },
     "corpus_fm": {
         "\u17e4\u17e0\u17e0\u17e4\u17e0\u17e1": _FL_CODE_APART,
-        "MD103354": _FL_ID_APART,
         "348/2566-706277": _FL_ID_APART,
         "P9596427": _FL_ID_APART,
         "89121": _FL_ID_APART,
         "\u0ed8\u0ed2\u0ed9\u0ed5\u0ed9\u0ed0": _FL_ID_APART,
-        "\u0ed0\u0ed5\u0ed3\u0ed5\u0ed4\u0ed8\u0ed9\u0ed9\u0ed6\u0ed1": _FL_ID_APART,
-        "\u0ed0\u0ed2\u0ed0 \u0ed7\u0ed3\u0ed7\u0ed3 \u0ed3\u0ed2\u0ed3\u0ed8": _FL_PHONE_APART,
         "797666421465": _FL_ID_APART,
         "8762806777": _FL_ID_APART,
         "HN4797970059516": _FL_ID_APART,
@@ -5714,20 +5700,17 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "32a2ae1774194ab06a00543424339f331153b099923a1e858056389459761897": _ER_SIGNATURE,
         "lan.vu96//gmail.com": _FL_EMAIL_SLASHES,
         "F2nuHfSa8mAdfohSg62k4DxDqDZdkD8q0RTPlb7BySA=": _ER_SIGNATURE,
-        "MD533467": _FL_ID_APART,
         "566/2568-543096": _FL_ID_APART,
         "9y9QK8r+lX9+92m1m6xCDI5N62Gbt3fZ5lwAm3nXvnddKtX9X5P3wVMyAFaK"
         "AmFEMBcUWRa3cZMLFxdr8EsYIQ==": _ER_SIGNATURE,
         "745779326128": _FL_ID_APART,
         "745405652799": _FL_ID_APART,
         "105177": _FL_CODE_APART,
-        "\u1040\u1049\u1044\u1043\u1046\u1040\u1044\u1043\u1048\u1042\u1048": _FL_PHONE_APART,
         "90163": _FL_ID_APART,
         "157699": _FL_CODE_APART,
         "3b99d3cbf4042ef5adb79030dd3548c1f329efb99e716d3905905e834dda"
         "9c0f7488dbaf876a21fd61f7c3c042e48dc8801fdb6295b5f2e093e10ec2"
         "3653c7dc": _ER_SIGNATURE,
-        "\u1040\u1049-\u1047\u1046\u1041-\u1047\u1044\u1048-\u1045\u1049\u1042": _FL_PHONE_APART,
         "%7B%22citizen_id%22%3A%20%223650127703925%22%2C%20%22name%22"
         "%3A%20%22%E0%B8%93%E0%B8%B1%E0%B8%90%E0%B8%9E%E0%B8%A5%20%E0"
         "%B8%AA%E0%B8%B2%E0%B8%A2%E0%B8%97%E0%B8%AD%E0%B8%87%22%2C%20"
@@ -5735,22 +5718,18 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "DN2797983068140": _FL_ID_APART,
         "078 748 142": _FL_PHONE_APART,
         "692add381dda293fed6552917153852c9503a683158890a02a121d81755feab3": _ER_SIGNATURE,
-        "MA305197": _FL_ID_APART,
         "434/2568-588610": _FL_ID_APART,
         "781109": _FL_CODE_APART,
         "0364457144": _FL_PHONE_APART,
         "HT5797982204192": _FL_ID_APART,
         "8022801077": _FL_ID_APART,
-        "\u17e2\u17e1\u17e6\u17e0\u17e3\u17e3\u17e7\u17e8\u17e8": _FL_ID_APART,
         "P2235109": _FL_ID_APART,
-        "\u1040\u1049\u1046\u1049\u1042\u1044\u1046\u1041\u1046\u1043\u1041": _FL_PHONE_APART,
         "8800161603": _FL_ID_APART,
         "391495": _FL_CODE_APART,
         "015027": _FL_CODE_APART,
         "370663": _FL_CODE_APART,
     },
     "corpus_fn": {
-        "\u096e\u096a\u096e\u0967\u0969\u096d\u0966\u0967\u0967\u0967": _FL_ID_APART,
         "739-8007": _FL_PHONE_APART,
         "Sigiriya2024SI*": _FL_CODE_APART,
         "77107636": _FL_PHONE_APART,
@@ -5760,7 +5739,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "207039349": _FL_ID_APART,
         "214377685": _FL_ID_APART,
         "342009312": _FL_ID_APART,
-        "\u0967\u0969\u0966\u096b\u096c\u096a\u096f\u0967\u096e": _FL_ID_APART,
         "17588742": _FL_PHONE_APART,
         "9829674581": _FL_PHONE_APART,
         "773-0511": _FL_PHONE_APART,
@@ -5769,13 +5747,9 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "8801626185974": _FL_PHONE_APART,
         "11454136794": _FL_ID_APART,
         "11163067908": _FL_ID_APART,
-        "\u0967\u0967\u096c\u096c\u0966\u0969\u096f\u096c\u0966": _FL_ID_APART,
         "01630621580": _FL_PHONE_APART,
         "RRV#mJIJAJ2Xc2": _FL_CODE_APART,
         "7941197": _FL_PHONE_APART,
-        "\u09e8\u09e6\u09e7\u09e7\u09e9\u09ee\u09eb\u09ef"
-        "\u09ee\u09ea\u09ef\u09ed\u09eb\u09eb\u09e7\u09e8\u09ef": _FL_ID_APART,
-        "\u09ec\u09e7\u09ee\u09e8\u09eb\u09e7\u09ec\u09ef\u09e7\u09ee\u09ec\u09eb": _FL_ID_APART,
         "M7642077": _FL_ID_APART,
         "9820875036": _FL_PHONE_APART,
         "959083274": _FL_ID_APART,
@@ -5784,20 +5758,15 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "xVur750OT3nxIvEiLkvX5PeABTLyhAyf": _FL_CSRF,
         "2652108148108": _FL_ID_APART,
         "6969507296748": _FL_ID_APART,
-        "197729527756": _FL_ID_APART,
         "622-026-8291": _FL_ID_APART,
-        "\u0f21\u0f20\u0f29\u0f28\u0f29\u0f23\u0f23\u0f25\u0f23\u0f26\u0f27": _FL_ID_APART,
         "A06073957": _FL_ID_APART,
         "8801838322483": _FL_PHONE_APART,
         "8801878027813": _FL_PHONE_APART,
-        "05-02-67-91308": _FL_ID_APART,
         "9767382785": _FL_PHONE_APART,
         "\u0969\u0967\u096a\u096a\u0967\u0968\u096f\u096c": _FL_ID_APART,
         "\u096f\u096e\u0968\u0968\u096a\u096d\u096d\u0967\u096c\u096f": _FL_PHONE_APART,
         "7956219": _FL_PHONE_APART,
-        "\u0f21\u0f21\u0f29\u0f22\u0f21\u0f26\u0f27\u0f20\u0f28\u0f25\u0f27": _FL_ID_APART,
         "f79c754e3d6bd890c8a14b76effaf70f8f2b5938e8710b76a21a95b547882f20": _ER_SIGNATURE,
-        "\u096f\u0966\u0968\u096b\u096e\u0969\u096f\u096c\u096d\u096c": _FL_ID_APART,
         "10782F4E8A8F3BAB01BCA2F83569AB1A": _ER_SIGNATURE,
         "B08749277": _FL_ID_APART,
         "01405683076": _FL_PHONE_APART,
@@ -6247,7 +6216,6 @@ _KNOWN_MISSES_ER: dict[str, dict[str, str]] = {
         "Mansaf%Fridayx": _ER_CODE_APART,
         "672-89478752": _ER_ID_UNNAMED,
         "672-64000926": _ER_ID_UNNAMED,
-        "9656460152": _EL_MRZ_NUMBER,
         "041b4071dd134cdbcf3ed6276ed60ca4ee46bca4e85015cd13761ac34669eca5": _ER_SIGNATURE,
         "336789714": _ER_QUOTED_HEADER,
         "351305628": _ER_QUOTED_HEADER,
@@ -6257,7 +6225,6 @@ _KNOWN_MISSES_ER: dict[str, dict[str, str]] = {
         "20c1965d7b880e1d948beb75b044a8fe8b9e28ebd1049852b9dbc8a3e1bd460d": _ER_SIGNATURE,
         "dak92mel5jzcozujwus1b6soad6i7trd": _ER_APP_SID,
         "672-20447768": _ER_ID_UNNAMED,
-        "9952722500": _EL_MRZ_NUMBER,
     },
     "corpus_et": {
         "7bf353b8ff5d2580aa07afdc40c665e163812c52812e2aad120935ebe5a99ab8": _ER_SIGNATURE,
@@ -6464,9 +6431,7 @@ _KNOWN_MISSES_EL: dict[str, dict[str, str]] = {
         "f298eca3ddaedd0d5c305e019becebe66386afbd9e95f526": _EL_SIGNATURE,
     },
     "corpus_eo": {
-        "46831507790": _EL_MRZ_NUMBER,
         "2a05:d018:3d70:f34b::": _EL_IPV6_PREFIX,
-        "85163017270": _EL_MRZ_NUMBER,
         "2a02:2f0c:2129:fce5::": _EL_IPV6_PREFIX,
         "Meltemi!10x": _EL_PASSWORD_APART,
         "Rakia$7628x": _EL_PASSWORD_APART,
@@ -6486,12 +6451,10 @@ _KNOWN_MISSES_EL: dict[str, dict[str, str]] = {
         "080565-8734": _EL_ID_UNNAMED,
         "201042-4466": _EL_ID_UNNAMED,
         "240303A2989": _EL_ID_UNNAMED,
-        "13029216511": _EL_MRZ_NUMBER,
         "862 8578": _EL_PHONE_UNNAMED,
         "ed64fdf7702a36b4385d0e43f9273be4000771a62bb710cdfb0304c54afe2814": _EL_SIGNATURE,
         "ostrabank_ZpLTifQXYlOC67D1xlOeiqucxSiVDB": _EL_KEY_VALUE,
         "2379 5677": _EL_PHONE_UNNAMED,
-        "20074918884": _EL_MRZ_NUMBER,
         "260885-3329": _EL_ID_UNNAMED,
         "130554-4319": _EL_ID_UNNAMED,
         "110782-5949": _EL_ID_UNNAMED,
@@ -6501,7 +6464,6 @@ _KNOWN_MISSES_EL: dict[str, dict[str, str]] = {
         "WJ9QyucS19AvMp2gUAeSsUfFgUl8oPK+HJN45P/ED75cNRqsKz5b70CO8W7R==": _EL_SIGNATURE,
         "wdFkc9jd0TmnzJJN1z4liGaH7jsbauw9aPZjci9f5Sk=": _EL_SIGNATURE,
         "07044708773": _EL_ID_UNNAMED,
-        "06039818203": _EL_MRZ_NUMBER,
         "8b059fcee5ce346edd778e1d65d9fc14": _EL_ACCESS_ID,
         "47709242052": _EL_ID_UNNAMED,
         "f818b6a5765067fb677f4004bdd7eeda77ebac64877bbb8a6da08b06534992fe": _EL_SIGNATURE,

@@ -68,7 +68,22 @@ def _redact(text: str) -> str:
      "19779378717244216"),
     ("Hello Dialog, mage eZ Cash PIN eka 8868 da kiyala", "8868"),
     ("Upay: 617664 is your one-time password", "617664"),
+    ("\u0928\u093e\u0917\u0930\u093f\u0915\u0924\u093e \u092a\u094d\u0930\u092e\u093e"
+     "\u0923\u092a\u0924\u094d\u0930 \u0928\u0902.: \u0967\u096d-\u0966\u0968-\u096d"
+     "\u0968-\u096e\u096c\u0966\u096f\u096b\n", "\u096e\u096c\u0966\u096f\u096b"),
+    ('{"role": "user", "content": "My name is Anjali Adhikari, ID 05-02-67-91308, phone"}',
+     "05-02-67-91308"),
+    ("\u0f58\u0f72\u0f44\u0f0b\u0f0d \u0f40\u0f62\u0f58\u0f0b\n\u0f44\u0f7c\u0f0b\u0f66"
+     "\u0fa4\u0fb2\u0f7c\u0f51\u0f0b\u0f68\u0f44\u0f0b\u0f0d \u0f21\u0f20\u0f29\u0f28"
+     "\u0f29\u0f23\u0f23\u0f25\u0f23\u0f26\u0f27\n", "\u0f29\u0f23\u0f23\u0f25"),
+    ("\u0ec0\u0ea5\u0e81\u0e9a\u0eb1\u0e94\u0e9b\u0eb0\u0e88\u0eb3\u0e95\u0ebb\u0ea7: "
+     "\u0ed0\u0ed5\u0ed3\u0ed5\u0ed4\u0ed8\u0ed9\u0ed9\u0ed6\u0ed1\n", "\u0ed5\u0ed4\u0ed8"),
     # Central Asia
+    ("\u0e2b\u0e19\u0e31\u0e07\u0e2a\u0e37\u0e2d\u0e40\u0e14\u0e34\u0e19\u0e17\u0e32"
+     "\u0e07: MD103354\n", "MD103354"),
+    # a passport's optional data in its machine-readable zone (Kazakhstan's IIN)
+    ("P<KAZOMAROV<<BEKZAT<<<<<<<<<<<<<<<<<<<<<<<<<\nN817330269KAZ6808219M3108077680821302882<<42",
+     "680821302882"),
     ("> GET /v2/payments?status=Completed&customerIin=830410347058 HTTP/1.1", "830410347058"),
     ("Men Ernar Utepov. Meni\u0144 JSN-im 010921556959, telefon", "010921556959"),
     ('msg="tunduk lookup ok" pin=12110199724916 phone=996220393696', "12110199724916"),
