@@ -34,7 +34,9 @@ __all__ = ["dialogue_findings"]
 # or not; or a name of one to four words and a colon).
 _LEAD = re.compile(r"[ \t]*(?:(?:\[[^\]\n]{1,40}\]|\d{1,2}:\d\d(?::\d\d)?(?:[ \t]*[AaPp][Mm])?"
                    r"|[-–*>])[ \t]*)*")
-_NAMED = re.compile(r"([^\W\d_][^\W_]*(?:[ .'’-]{1,2}\(?[^\W_]+\)?){0,3})[ \t]*:(?:[ \t]+|$)")
+# (Chinese and Japanese chats write the colon full-width, with no space after it: "客服：您好")
+_NAMED = re.compile(r"([^\W\d_][^\W_]*(?:[ .'’-]{1,2}\(?[^\W_]+\)?){0,3})[ \t]*"
+                    r"(?::(?:[ \t]+|$)|\uff1a[ \t]*)")
 # ... or a name in brackets, as a voice bot's log writes it: "[talebot] Hvad er ...".
 _BRACKETED = re.compile(r"\[([^\W\d_][^\W_]*(?:[ .'’-][^\W_]+){0,2})\][ \t]*")
 _LOG_LEVELS = frozenset(("info", "warn", "warning", "error", "debug", "trace", "fatal",
@@ -62,7 +64,9 @@ _PHONE = re.compile(
     # (the Balkans' "broj telefona", "imaš broj od Selma?")
     r"|\bbroj telefon|\bima[sš] broj"
     # (French's "votre numéro", Georgian's telephone)
-    r"|votre num[ée]ro|\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc")
+    r"|votre num[ée]ro|\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc"
+    # (Chinese's mobile and telephone, simplified and traditional)
+    "|\u624b\u673a|\u624b\u6a5f|\u7535\u8bdd|\u96fb\u8a71")
 _ID = re.compile(
     r"\bdui\b|\bdni\b|c[eé]dula|documento|\bdocument\b|identidad|identity|identification"
     r"|\bid number\b|\bssn\b|social security|passport|pasaporte|passeport|\bcurp\b|\brut\b"
@@ -78,6 +82,8 @@ _ID = re.compile(
     # (the FL to FQ round's: Viet Nam's citizen id card, Germany's insured person's number,
     # Bangladesh's and Sri Lanka's NID and NIC: not a network card's "NIC" alone)
     "|c\u0103n c\u01b0\u1edbc|\\bcccd\\b|versichertennummer|\\bnid\\b"
+    # (Chinese's identity card, simplified and traditional)
+    "|\u8eab\u4efd\u8bc1|\u8eab\u5206\u8b49|\u8eab\u4efd\u8b49"
     "|\\bnic (?:number|no\\b)")
 # A card's security code (three or four digits).
 _CARD_CODE = re.compile(
@@ -111,7 +117,9 @@ _REQUEST = re.compile(
     # may I have; the Balkans' "molim", please)
     r"|\bbata\b|batay|3tini|\bmomken|\bmolim|\bmolime"
     # (Vietnamese's polite "ạ" that closes an ask, "đọc giúp", read it for me)
-    "|\u1ea1(?!\\w)|\u0111\u1ecdc gi\u00fap")
+    "|\u1ea1(?!\\w)|\u0111\u1ecdc gi\u00fap"
+    # (Chinese's "please", "would you trouble to", "provide", "tell me")
+    "|\u8bf7|\u8acb|\u9ebb\u70e6|\u9ebb\u7169|\u63d0\u4f9b|\u544a\u8bc9\u6211")
 # A number in a reply: digits in groups, maybe after "+", maybe with a check character.
 _NUMBER = re.compile(r"(?<![\w+./:,#-])\+?\d(?:[ .-]?\d){2,19}(?:-[0-9A-Za-z])?"
                      r"(?![\w/:@%€$]|[.,]\d)")

@@ -5795,7 +5795,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "02 829 39 77": _FL_PHONE_APART,
     },
     "corpus_fp": {
-        "130 7158 1028": _FL_PHONE_APART,
         "17895259201": _FL_PHONE_APART,
         "dilM+Hsos69iA0EeItad8n8TmEjUX7jIPCzNBiHxr8EqUoqZLQuK681z3OQX"
         "FPTIY3KvKKRZzqpfoU6db9vKGlRPOR6rXHDzD2eDzDKMt+tmZfxqNn4wiC81"
@@ -5803,7 +5802,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "Lrk0PvzxkcVqgV5KjqBjgFUCFXxASxjKEU5L0glW+imxHUVaHQbKv/JVUN0K"
         "tZcxAYJlr5yIYeQkA41NWj0r1oQaG2MM6ZbW7lPAlLYmBlmdo4Wflx9TQSZC"
         "jYuo4P5b/+WsksRjIm4lFdRGOD7fO5B9GjFf9cqGZw==": _ER_SIGNATURE,
-        "166 7908 7459": _FL_PHONE_APART,
         "dbd2eba78398d1824780bcd376c6a180": _ER_SIGNATURE,
         "CJ5925313": _FL_ID_APART,
         "C16107812": _FL_ID_APART,
@@ -5839,7 +5837,6 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
         "a83099b0692dcc60bd77400c10250d63": _ER_SIGNATURE,
         "86-15562268144": _FL_PHONE_APART,
         "P@ss9353cn": _FL_CODE_APART,
-        "15223414868": _FL_PHONE_APART,
         "86-18177925454": _FL_PHONE_APART,
         "C88542455": _FL_ID_APART,
         "2%2FcJ7cBrCeVP1achbf9KU8p6Y7dD0j9Om1nibFFyZ604W2B%2FCrGBaW6F"

@@ -253,6 +253,19 @@ def test_a_reply_to_an_ask_in_the_rounds_words_is_redacted(text: str, value: str
     assert value not in _redact(text)
 
 
+@pytest.mark.parametrize(("text", "value"), [
+    # a Chinese shop's chat: its full-width colon, "please provide the mobile"
+    ("[2023-02-13 12:00:25] \u552e\u540e-\u963f\u9752: \u60a8\u597d\u4eb2\uff0c\u8bf7"
+     "\u63d0\u4f9b\u4e00\u4e0b\u4e0b\u5355\u65f6\u586b\u5199\u7684\u624b\u673a\u53f7"
+     "\n[2023-02-13 12:01:05] \u9633\u5149\u660e\u5a9a: 130 7158 1028\n"
+     "[2023-02-13 12:01:30] \u552e\u540e-\u963f\u9752: \u597d\u7684", "130 7158 1028"),
+    ("\u5ba2\u670d\uff1a\u8bf7\u63d0\u4f9b\u60a8\u7684\u624b\u673a\u53f7\n"
+     "\u5ba2\u6237\uff1a139 1234 5678\n\u5ba2\u670d\uff1a\u597d\u7684", "139 1234 5678"),
+])
+def test_a_reply_in_a_chinese_chat_is_redacted(text: str, value: str) -> None:
+    assert value not in _redact(text)
+
+
 def test_a_sheets_id_card_column_is_read_without_a_check() -> None:
     out = _redact("No,Name,ID Card,Line\n1,UM SAMNANG,099487034,L23\n2,LY VANNA,150993264,L15")
     assert "099487034" not in out and "150993264" not in out and "L23" in out
