@@ -12432,8 +12432,8 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
            "[\u1040-\u1049]{6})(?!\\w)",
            _has_digit, prefilter=r"[0-9]{1,2}/a{2,4}\([a~]{1,8}\)[0-9]{6}", group=1,
            needles=(")",), digits=True),
-        # Thailand's id as a foreign worker's card writes it (dashed, starting 0: its check
-        # digit), and under a key ("pid", the NHSO's query).
+        # Thailand's id as a foreign worker's card writes it (dashed, starting 00: its check
+        # digit; a firm's starts 0 and its kind), and under a key ("pid", the NHSO's query).
         _d("national_id", r"(?<![\w-])(\d-\d{4}-\d{5}-\d{2}-\d)(?![\w-])", ids.thai_id_any_ok,
            prefilter=r"[0-9]-[0-9]{4}-[0-9]{5}-[0-9]{2}-[0-9]", group=1, needles=("-",),
            digits=True),
@@ -12447,13 +12447,12 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
                    "\u179b\u17c1\u1781\u17a2\u178f\u17d2\u178f\u179f\u1789\u17d2\u1789\u17b6\u178e\u1794\u17d0\u178e\u17d2\u178e",
                    r"doc_type=ID_CARD[ \t]+doc_no(?==)"),
                   ("\u0ec0\u0ea5\u0e81", "\u179b\u17c1\u1781", "doc_type"), r"\d{9,12}",
-                  v.not_counting_run,
-                  checksummed=False),
+                  v.not_counting_run, checksummed=False),
         _named_id((r"personal[ \t]+tin",), ("personal",), r"[A-Z]\d{3}-\d{9}", _has_digit,
                   checksummed=False),
         # Viet Nam's personal identification number ("số định danh").
-        _named_id(("s[\u1ed1o][ \\t]+\u0111[\u1ecbi]nh[ \\t]+danh(?:[ \\t]+c[\u00e1a][ \\t]+nh["
-                   "\u00e2a]n)?",),
+        _named_id(("s[\u1ed1o][ \\t]+\u0111[\u1ecbi]nh[ \\t]+danh"
+                   "(?:[ \\t]+c[\u00e1a][ \\t]+nh[\u00e2a]n)?",),
                   ("s\u1ed1", "so"), r"\d{12}", ids.vn_citizen_id_ok),
         # Bhutan's CID (eleven digits), the Maldives' id card (A and six digits), Bangladesh's
         # birth registration number (seventeen digits), Nepal's PAN (nine digits: India's
@@ -12465,13 +12464,11 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
                    "\u0787\u07a6\u0787\u07a8\u0791\u07a9 \u0786\u07a7\u0791\u07aa \u0782\u07a6"
                    "\u0782\u07b0\u0784\u07a6\u0783\u07aa"),
                   ("id", "national", "nid", "nic", "idn", "\u0787\u07a6\u0787\u07a8\u0791\u07a9"),
-                  r"A\d{6}", _has_digit,
-                  checksummed=False),
+                  r"A\d{6}", _has_digit, checksummed=False),
         _named_id((r"birth[ \t]+registration(?:[ \t]+(?:number|no))?", r"(?-i:BRN)\b"),
                   ("birth", "brn"), r"\d{17}", v.not_counting_run, checksummed=False),
         _named_id((r"(?<!VAT/)(?-i:PAN)\b(?![ \t]*\x28[Ff]irm)(?![ \t]*\x28[Cc]ompany)",),
-                  ("pan",), r"\d{9}", v.not_counting_run,
-                  checksummed=False),
+                  ("pan",), r"\d{9}", v.not_counting_run, checksummed=False),
         _named_id((_AS_KEY % "tin",), ("tin",), r"\d{9}", v.not_counting_run,
                   checksummed=False, gap=_TIGHT_GAP),
         # South Asia's ids after their names in Nepali, Bengali, Sinhala and Dzongkha (their
@@ -12507,13 +12504,11 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
         _named_id((_AS_KEY % "pin",), ("pin",), r"[12]\d{13}", ids.kg_pin_ok, gap=_TIGHT_GAP),
         _named_id(("(?<!\u0422\u0410\u0428\u041a\u0418\u041b\u041e\u0422 \\x28)\u0420\u041c\u0410",
                    "\u0421\u0422\u0418\u0420"), ("\u0440\u043c\u0430", "\u0441\u0442\u0438\u0440"),
-                  r"\d{9}", v.not_counting_run,
-                  checksummed=False),
-        _named_id(("\u043c\u0438\u0433\u0440\u0430\u0446\u0438\u043e\u043d\u043d[\u0430-\u044f]*["
-                   " \\t]+\u043a\u0430\u0440\u0442[\u0430-\u044f]*",),
+                  r"\d{9}", v.not_counting_run, checksummed=False),
+        _named_id(("\u043c\u0438\u0433\u0440\u0430\u0446\u0438\u043e\u043d\u043d[\u0430-\u044f]*"
+                   "[ \\t]+\u043a\u0430\u0440\u0442[\u0430-\u044f]*",),
                   ("\u043c\u0438\u0433\u0440\u0430\u0446\u0438\u043e\u043d\u043d",),
-                  r"\d{4} ?\d{7}",
-                  v.not_counting_run, checksummed=False),
+                  r"\d{4} ?\d{7}", v.not_counting_run, checksummed=False),
         _named_id(("[\u041f\u043f]\u0430\u0442\u0435\u043d\u0442[ \\t]+\u043d\u0430[ \\t]+\u0440"
                    "\u0430\u0431\u043e\u0442\u0443[ \\t]*:?[ \\t]*\u0441\u0435\u0440\u0438\u044f",),
                   ("\u043f\u0430\u0442\u0435\u043d\u0442",),
@@ -12527,8 +12522,7 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
                    "\u043d\u0438\u0435",
                    r"haydovchilik[ \t]+guvohnomasi", _AS_KEY % "license_number"),
                   ("\u0432\u043e\u0434", "haydovchilik", "license_number"), r"[A-Z]{2}\d{6,7}",
-                  _has_digit,
-                  checksummed=False),
+                  _has_digit, checksummed=False),
         # Greater China: a resident identity card's number alone (its check, province and
         # birth date), Hong Kong's HKID alone (its check digit in brackets), Taiwan's health
         # insurance card number, Macau's BIR.
