@@ -12588,6 +12588,30 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
                     "\u0e32\u0e07",
                    ), r"[A-Z]{1,2}\d{6,8}", _has_digit,
                   checksummed=False),
+        # Viet Nam's health insurance card (BHYT: two letters and thirteen digits) under its
+        # name, a Thai work permit's number, a Lao family book's, a Tajik passport's, a driving
+        # licence's number inside its JSON object ("driving_license": {..., "number": "X"}).
+        _named_id(("(?:B\u1ea2O[ \\t]+HI\u1ec2M[ \\t]+Y[ \\t]+T\u1ebe"
+                   "|b\u1ea3o[ \\t]+hi\u1ec3m[ \\t]+y[ \\t]+t\u1ebf|(?-i:BHYT))",),
+                  ("b\u1ea3o", "bhyt"), r"[A-Z]{2}\d{13}", _has_digit, checksummed=False),
+        _named_id(("\u0e43\u0e1a\u0e2d\u0e19\u0e38\u0e0d\u0e32\u0e15\u0e17\u0e33\u0e07\u0e32"
+                   "\u0e19\u0e40\u0e25\u0e02\u0e17\u0e35\u0e48",),
+                  ("\u0e43\u0e1a\u0e2d\u0e19\u0e38\u0e0d\u0e32\u0e15",),
+                  r"\d{1,4}/\d{4}-\d{6}", _has_digit, checksummed=False),
+        _named_id(("\u0e9b\u0eb6\u0ec9\u0ea1\u0eaa\u0eb3\u0ea1\u0eb0\u0ec2\u0e99\u0e84\u0ebb"
+                   "\u0ea7\u0ec0\u0ea5\u0e81\u0e97\u0eb5",),
+                  ("\u0e9b\u0eb6\u0ec9\u0ea1",), r"\d{4,8}", v.not_counting_run,
+                  checksummed=False),
+        _named_id(("[\u0428\u0448]\u0438\u043d\u043e\u0441\u043d\u043e\u043c\u0430\u0438"
+                   "[ \\t]+\u0448\u0430\u04b3\u0440\u0432\u0430\u043d\u0434\u04e3",),
+                  ("\u0448\u0438\u043d\u043e\u0441\u043d\u043e\u043c\u0430\u0438",),
+                  r"\d{9}", v.not_counting_run, checksummed=False),
+        _d("national_id",
+           r"(?i)driv(?:ing|ers?)_?licen[cs]e\\*\"[ \t]*:[ \t]*\{[^{}]{0,80}?\\*\"number\\*\""
+           r"[ \t]*:[ \t]*\\*\"([A-Z0-9-]{6,16})\\*\"",
+           _has_digit,
+           prefilter=r"(?i)driv(?:ing|ers?)_?licen[cs]e[^{}\n]{0,8}\{[^{}]{0,80}number",
+           group=1, needles=("icen", "ICEN"), digits=True),
         # Phones after a label in Vietnamese, Khmer, Lao and Burmese, a SIM's number, a
         # wallet's account ("Điện thoại di động: 0352713305", "sim 061 988 293").
         _named_id(("[\u0110\u0111]i[\u1ec7e]n[ \\t]+tho[\u1ea1a]i(?:[ \\t]+(?:di[ \\t]+\u0111["

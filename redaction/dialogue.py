@@ -84,6 +84,8 @@ _ID = re.compile(
     "|c\u0103n c\u01b0\u1edbc|\\bcccd\\b|versichertennummer|\\bnid\\b"
     # (Chinese's identity card, simplified and traditional)
     "|\u8eab\u4efd\u8bc1|\u8eab\u5206\u8b49|\u8eab\u4efd\u8b49"
+    # (Tajik's passport)
+    "|\u0448\u0438\u043d\u043e\u0441\u043d\u043e\u043c\u0430"
     "|\\bnic (?:number|no\\b)")
 # A card's security code (three or four digits).
 _CARD_CODE = re.compile(
@@ -118,7 +120,8 @@ _REQUEST = re.compile(
     r"|\bbata\b|batay|3tini|\bmomken|\bmolim|\bmolime"
     # (Vietnamese's polite "ạ" that closes an ask, "đọc giúp", read it for me)
     "|\u1ea1(?!\\w)|\u0111\u1ecdc gi\u00fap"
-    # (Chinese's "please", "would you trouble to", "provide", "tell me")
+    # (Tajik's "tell", Chinese's "please", "would you trouble to", "provide", "tell me")
+    "|\u0433\u04ef\u0435\u0434"
     "|\u8bf7|\u8acb|\u9ebb\u70e6|\u9ebb\u7169|\u63d0\u4f9b|\u544a\u8bc9\u6211")
 # A number in a reply: digits in groups, maybe after "+", maybe with a check character.
 _NUMBER = re.compile(r"(?<![\w+./:,#-])\+?\d(?:[ .-]?\d){2,19}(?:-[0-9A-Za-z])?"

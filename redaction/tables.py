@@ -101,7 +101,7 @@ _GATE = re.compile(
     r"|nni|nuit|niu|personal[ _-]?n|mpesa|inss"
     # (the FL to FQ round's: Bangladesh's NID, Uzbekistan's JSHSHIR, Viet Nam's BHXH and MST,
     # Belgium's INSZ/NISS, China's housing fund, social insurance and document numbers)
-    r"|nid|jshshir|bhxh|mst|insz|niss|tho[a\u1ea1]i|pasport|\u043f\u0430\u0441\u043f\u043e\u0440\u0442"
+    r"|nid|iin|jshshir|bhxh|mst|insz|niss|tho[a\u1ea1]i|pasport|\u043f\u0430\u0441\u043f\u043e\u0440\u0442"
     "|\u516c\u79ef\u91d1|\u793e\u4fdd|\u8bc1\u4ef6|\u098f\u09a8\u0986\u0987\u09a1\u09bf"
     "|\u0440\u0434|\u10de\u10d8\u10e0\u10d0\u10d3\u10d8|\u0443\u0442\u0430\u0441"
     "|\u0570\u0565\u057c\u0561\u056d\u0578\u057d"
@@ -170,7 +170,7 @@ _GATE_WORDS = ("phone", "tel", "pass", "pw", "recipient", "token", "secret", "va
                "\u10de\u10d8\u10e0\u10d0\u10d3\u10d8", "\u0443\u0442\u0430\u0441",
                "\u0570\u0565\u057c\u0561\u056d\u0578\u057d",
                "\u10e2\u10d4\u10da\u10d4\u10e4\u10dd\u10dc\u10d8",
-               "nid", "jshshir", "bhxh", "mst", "insz", "niss", "\u516c\u79ef\u91d1",
+               "nid", "iin", "jshshir", "bhxh", "mst", "insz", "niss", "\u516c\u79ef\u91d1",
                "\u793e\u4fdd", "\u8bc1\u4ef6", "\u098f\u09a8\u0986\u0987\u09a1\u09bf",
                "pasport", "\u043f\u0430\u0441\u043f\u043e\u0440\u0442")
 _SEPARATOR_ROW = re.compile(r"[\s|+:=\-]*[-=]{3}[\s|+:=\-]*")
@@ -238,6 +238,8 @@ _ID_WORDS = frozenset((
     "henkilötunnus", "fødselsnummer", "fodselsnummer", "cpr", "cuit", "cuil", "cnp", "ppsn",
     # (the ids of Russia, Ukraine, Kazakhstan, Bulgaria, Uzbekistan and the Balkans, as their
     # tables head them: ИНН, СНИЛС, РНОКПП, ІПН, ИИН, ЖСН, ЕГН, PINFL, JMBG, OIB)
+    # (and Kazakhstan's IIN in Latin letters)
+    "iin",
     "инн", "снилс", "рнокпп", "іпн", "иин", "жсн", "егн", "snils", "rnokpp", "pinfl", "jmbg",
     "oib",
     # (Slovenia's tax number and EMŠO, Hungary's TAJ, as a staff list heads them)

@@ -78,6 +78,14 @@ def _redact(text: str) -> str:
      "\u0f29\u0f23\u0f23\u0f25\u0f23\u0f26\u0f27\n", "\u0f29\u0f23\u0f23\u0f25"),
     ("\u0ec0\u0ea5\u0e81\u0e9a\u0eb1\u0e94\u0e9b\u0eb0\u0e88\u0eb3\u0e95\u0ebb\u0ea7: "
      "\u0ed0\u0ed5\u0ed3\u0ed5\u0ed4\u0ed8\u0ed9\u0ed9\u0ed6\u0ed1\n", "\u0ed5\u0ed4\u0ed8"),
+    ("B\u1ea2O HI\u1ec2M X\u00c3 H\u1ed8I VI\u1ec6T NAM\nTH\u1eba B\u1ea2O HI\u1ec2M Y "
+     "T\u1ebe\nM\u00e3 s\u1ed1: HN4797970059516\nH\u1ecd v\u00e0 t\u00ean", "HN4797970059516"),
+    ("\u0e43\u0e1a\u0e2d\u0e19\u0e38\u0e0d\u0e32\u0e15\u0e17\u0e33\u0e07\u0e32\u0e19"
+     "\u0e40\u0e25\u0e02\u0e17\u0e35\u0e48: 348/2566-706277\n", "348/2566-706277"),
+    ("\u0e9b\u0eb6\u0ec9\u0ea1\u0eaa\u0eb3\u0ea1\u0eb0\u0ec2\u0e99\u0e84\u0ebb\u0ea7"
+     "\u0ec0\u0ea5\u0e81\u0e97\u0eb5: 89121\n", "89121"),
+    ('"phone_number": "+84775275140",\n  "driving_license": {\n    "class": "A1",\n'
+     '    "number": "797666421465"\n  },', "797666421465"),
     # Central Asia
     ("\u0e2b\u0e19\u0e31\u0e07\u0e2a\u0e37\u0e2d\u0e40\u0e14\u0e34\u0e19\u0e17\u0e32"
      "\u0e07: MD103354\n", "MD103354"),
@@ -109,6 +117,12 @@ def _redact(text: str) -> str:
     ("\u0424.\u0418.\u0428.: \u0423\u043c\u0430\u0440\u043e\u0432 \u0423\u043b\u0443\u0493\u0431"
      "\u0435\u043a\n\u041f\u0430\u0441\u043f\u043e\u0440\u0442: AC \u2116 1294017, 20.07.2024",
      "AC \u2116 1294017"),
+    ("\u0428\u0438\u043d\u043e\u0441\u043d\u043e\u043c\u0430\u0438 \u0448\u0430\u04b3"
+     "\u0440\u0432\u0430\u043d\u0434\u04e3: 500622192, \u0430\u0437", "500622192"),
+    ("applicant_id,full_name,iin,email\n21439,\u0423\u0442\u0435\u043f\u043e\u0432 \u0410"
+     "\u0439\u0434\u043e\u0441,060227517290,aidos@example.kz\n82227,\u0418\u0441\u0430\u043a"
+     "\u043e\u0432 \u0410\u0440\u043c\u0430\u043d,060407569310,arman@example.kz",
+     "060227517290"),
     ("1. \u0410\u0434\u0438\u043b\u0435\u0442 \u041a\u0430\u0434\u044b\u0440\u043e\u0432 \u2014 0"
      " (779) 17-70-06\n2. \u041d\u0443\u0440\u0431\u0435\u043a",
      "0 (779) 17-70-06"),
