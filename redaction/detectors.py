@@ -8604,17 +8604,22 @@ def _detectors_first() -> tuple[Detector, ...]:
     # then fill/type ("getByRole('textbox', { name: 'Password' }).fill('X')", page.fill(
     # '#password', 'X'), Selenium's send_keys), an accessibility snapshot's textbox and its
     # value ('- textbox "Password" [ref=e30]: X'), a tool call naming the field (Playwright
-    # MCP's {"element": "Password textbox", ..., "text": "X"}).
+    # MCP's {"element": "Password textbox", ..., "text": "X"}), a tool call with keyword
+    # arguments whose selector names the field ('type(selector="#password", text="X")').
     _d("secret_assignment",
        r"(?i)(?:passw(?:or)?d[^\n;]{0,60}?\.(?:fill|type|press_?sequentially|send_?keys)\([ \t]*"
        r"|\.(?:fill|type)\([ \t]*['\"][^'\"\n]*passw[^'\"\n]*['\"][ \t]*,[ \t]*"
        r"|textbox[ \t]+\"[^\"\n]*passw[^\"\n]*\"(?:[ \t]+\[[^\]\n]*\])*:[ \t]*(?=[^'\"\s])"
        r"|\\*\"element\\*\"[ \t]*:[ \t]*\\*\"[^\"\\\n]*passw[^\"\\\n]*\\*\"[^{}\n]{0,80}?"
-       r"\\*\"text\\*\"[ \t]*:[ \t]*)"
+       r"\\*\"text\\*\"[ \t]*:[ \t]*"
+       r"|\b(?:type|fill|input_text|send_keys)\([^()\n]{0,80}?passw[^()\n]{0,60}?"
+       r"\b(?:text|value|keys)[ \t]*=[ \t]*(?=\\?['\"]))"
        r"(\\*['\"][^'\"\n\\]{1,128}\\*['\"]|[^\s'\"]{1,128})", v.secret_value_ok,
        prefilter=r"(?i)passw[^\n;]{0,63}\.(?:fill|type|press|send)"
                  r"|\.(?:fill|type)\([ \t]*['\"][^'\"\n]*passw"
-                 r"|textbox[ \t]+\"[^\"\n]*passw|element\\*\"[ \t]*:[ \t]*\\*\"[^\"\\\n]*passw",
+                 r"|textbox[ \t]+\"[^\"\n]*passw|element\\*\"[ \t]*:[ \t]*\\*\"[^\"\\\n]*passw"
+                 r"|(?:type|fill|input_text|send_keys)\([^\n]{0,80}passw[^\n]{0,60}"
+                 r"(?:text|value|keys)[ \t]*=",
        group=1, needles=("assw", "ASSW")),
     # ... and told before the field ('type "X" into the "Password" input', an agent's plan).
     _d("secret_assignment",
@@ -12652,15 +12657,6 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
            group=1, needles=("-",), digits=True, joined=_nothing_joined,
            joined_prefilter=r"(?:\([0-9]{2,3}\)[ _-]?[0-9]{2,3}|[0-9]{2}[ _-][0-9]{3})[ _-]"
                             r"[0-9]{2}[ _-][0-9]{2}"),
-        # A browser agent's tool call with keyword arguments: its selector names a password
-        # field, the text it types is the value ('type(selector="#password", text="X")').
-        _d("secret_assignment",
-           r"(?i)\b(?:type|fill|input_text|send_keys)\([^()\n]{0,80}?passw[^()\n]{0,60}?"
-           r"\b(?:text|value|keys)[ \t]*=[ \t]*(\\?[\"'][^\"'\n]{1,128}\\?[\"'])",
-           v.secret_value_ok,
-           prefilter=r"(?i)(?:type|fill|input_text|send_keys)\([^\n]{0,80}passw[^\n]{0,60}"
-                     r"(?:text|value|keys)[ \t]*=",
-           group=1, needles=("assw", "ASSW")),
         # One-time codes, PINs and code words told in Russian, Uzbek, Vietnamese, Sinhala,
         # Khmer and German: a bank's code word ("Кодовое слово ...: Алатау"), a code before its
         # name ("866356 — kirish kodi", "0044 — код для входа"), "Tasdiqlash kodi 43003",

@@ -794,8 +794,11 @@ def thai_id_ok(candidate: str) -> bool:
     """Thailand's personal identification number: 13 digits, not starting 0 or 9, MOD 11
     check digit."""
     n = _numerals(candidate)
-    if len(n) != 13 or n[0] in "09":
-        return False
+    return len(n) == 13 and n[0] not in "09" and _thai_check_ok(n)
+
+
+def _thai_check_ok(n: str) -> bool:
+    """A Thai identification number's MOD 11 check digit (``n``: its 13 digits)."""
     total = sum((13 - i) * int(d) for i, d in enumerate(n[:12]))
     return (11 - total % 11) % 10 == int(n[12])
 
@@ -1586,10 +1589,8 @@ def thai_id_any_ok(candidate: str) -> bool:
     13 digits and the MOD 11 check digit."""
     n = _numerals(candidate)
     # (a firm's starts 0 and its kind, 1 to 9: "0-1055-..." is a company's, on its invoices)
-    if len(n) != 13 or n[0] == "9" or (n[0] == "0" and n[1] != "0"):
-        return False
-    total = sum((13 - i) * int(d) for i, d in enumerate(n[:12]))
-    return (11 - total % 11) % 10 == int(n[12])
+    return (len(n) == 13 and n[0] != "9" and not (n[0] == "0" and n[1] != "0")
+            and _thai_check_ok(n))
 
 
 def kg_pin_ok(candidate: str) -> bool:
