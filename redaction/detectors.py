@@ -75,7 +75,9 @@ _NOT_A_PARCEL = "".join(rf"(?<!{w} )(?<!{w}: )" for w in (
     # an air waybill's number, a German file's reference (a claim's Aktenzeichen)
     "AWB", "Aktenzeichen", "Schadennummer", "Vorgangsnummer",
     # a till's transaction and receipt numbers
-    "TXN", "Bon", "Beleg"))
+    "TXN", "Bon", "Beleg",
+    # a Portuguese invoice's series and number ("Fatura n.º FAT 0446/4206690")
+    "FAT", "FT", "FR"))
 # Not a number the word before it names as something else ("order 123456789"); for a
 # caseless pattern.
 _NOT_A_NAMED_NUMBER = "".join(rf"(?<!{w} )(?<!{w}: )(?<!{w} #)(?<!{w} no\. )" for w in (
@@ -1187,6 +1189,11 @@ def _has_six_digits(value: str) -> bool:
     return sum(ch.isdigit() for ch in value) >= 6
 
 
+def _member_number_ok(value: str) -> bool:
+    """A member's number: not a counting run, not a form's zeros."""
+    return _not_zeros(value) and v.not_counting_run(value)
+
+
 def _has_digit(value: str) -> bool:
     """A named number of a shape that holds letters too: at least a digit."""
     return any(ch.isdigit() for ch in value)
@@ -1259,7 +1266,10 @@ def _national_ids() -> tuple[Detector, ...]:
        start=_at_class(r"[1-9]")),
     _d("national_id", r"(?<![\w.,/-])(800360\d{10})(?![\w-])", ids.ihi_ok,
        prefilter=r"800360\d{10}", group=1, digits=True, needles=("800360",)),
-    _d("national_id", r"(?<![\w.,/-])([12789]\d{2} \d{4} \d{4} \d{4})(?![\w-])", ids.cns_ok,
+    # (not an Envoy access log's byte counts and durations after the status and its flags:
+    # "503 UO 740 5895 1189 2036")
+    _d("national_id", r"(?<![\w.,/-])(?<!\d [A-Z]{2} )(?<!\d [A-Z]{3} )(?<!\d [A-Z]{4} )"
+       r"(?<!\d - )([12789]\d{2} \d{4} \d{4} \d{4})(?![\w-])", ids.cns_ok,
        # (not inside a spaced card number, whose first group ends in a digit)
        prefilter=r"(?:^|[^0-9A-Za-z_.,/-])[12789]\d{2} \d{4} \d{4} \d{4}", group=1, digits=True,
        start=_at_class(r"\d")),
@@ -1392,8 +1402,11 @@ def _national_ids() -> tuple[Detector, ...]:
               checksummed=False),
     _named_id((_AS_KEY % "uan", r"(?-i:UAN)\b"), ("uan",), r"\d{12}", ids.digit_count_ok(12, 12),
               checksummed=False),
-    _named_id((r"zairyu[ _-]?card(?:[ _-]?no)?", "\u5728\u7559\u30ab\u30fc\u30c9"),
-              ("zairyu", "\u5728\u7559"), r"[A-Z]{2}\d{8}[A-Z]{2}", _has_digit, checksummed=False),
+    _named_id((r"zairyu[ _-]?card(?:[ _-]?no)?", "\u5728\u7559\u30ab\u30fc\u30c9",
+               # (and in English, under a key: "residence_card_no")
+               r"residence[ _-]?card(?:[ _-]?(?:no|number))?"),
+              ("zairyu", "\u5728\u7559", "residence"), r"[A-Z]{2}\d{8}[A-Z]{2}", _has_digit,
+              checksummed=False),
     _named_id((r"(?<![a-z])cmnd\b",), ("cmnd",), r"\d{9}", ids.digit_count_ok(9, 9),
               checksummed=False),
     _named_id(("c[ée]dula(?:[ _-]?(?:de[ _]identidad|n[úu]mero|no\\.?))?",
@@ -1405,7 +1418,9 @@ def _national_ids() -> tuple[Detector, ...]:
               ("c\u00e9dula", "cedula", "c.i.", "dpi", "cui", "cc", "numdoc"),
               # (Venezuela's with its letter, a dash or a space after it or neither: "V-5.825.291",
               # "V- 14.148.505", "V10370935")
-              r"(?:[VE]-? ?)?\d(?:[ .-]?\d){5,12}", ids.digit_count_ok(6, 13), checksummed=False),
+              # (not an amount's whole part: "(CC + desempleo + FP + FOGASA): 175.439,47 €")
+              r"(?:[VE]-? ?)?\d(?:[ .-]?\d){5,12}(?!,\d)", ids.digit_count_ok(6, 13),
+              checksummed=False, shape=r"(?:[VE]-? ?)?\d(?:[ .-]?\d){5,12}"),
     # (and New York Medicaid's CIN, two letters, five digits, a letter)
     _named_id((r"(?-i:CIN|CNI)\b", _AS_KEY % "cin"), ("cin", "cni"),
               r"[A-Z]{1,2}\d{5,9}|\d{8,13}|[A-Z]{2}\d{5}[A-Z]",
@@ -1783,8 +1798,10 @@ def _national_ids() -> tuple[Detector, ...]:
               ids.person_pan_ok,
               checksummed=False),
     _named_id(("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7",
-               r"my[ _-]?number", _AS_KEY % "kojin_bango"),
-              ("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7", "my", "kojin"),
+               # (its English name, "Individual Number", as an API's key: individualNumber)
+               r"my[ _-]?number", _AS_KEY % "(?:kojin_bango|individual_?number)"),
+              ("\u30de\u30a4\u30ca\u30f3\u30d0\u30fc", "\u500b\u4eba\u756a\u53f7", "my", "kojin",
+               "individual"),
               r"\d{4}[ -]?\d{4}[ -]?\d{4}", ids.my_number_ok),
     _named_id(("\uc8fc\ubbfc\ub4f1\ub85d\ubc88\ud638", "\uc8fc\ubbfc\ubc88\ud638", r"rrn\b",
                # (a foreigner's registration number, 외국인등록번호: the same shape)
@@ -1876,14 +1893,18 @@ def _national_ids() -> tuple[Detector, ...]:
     # number (four letters, eight digits); a driver's licence in the states' and provinces'
     # shapes (California's letter and seven digits, Texas' eight, New York's nine, Florida's
     # and Ontario's and Quebec's dashed groups); USCIS's A-Number.
-    _named_id((r"(?-i:HCN|OHIP)\b", r"health[ _-]?card(?:[ _-]?(?:number|no))?",
+    _named_id((r"(?-i:HCN|OHIP)\b", _AS_KEY % "(?:hcn|ohip)",
+               r"health[ _-]?card(?:[ _-]?(?:number|no))?",
                r"ontario[ \t]+health", r"health[ _-]?number"),
               # (its version code after it: "8805-274-977-SD")
               ("hcn", "ohip", "health", "ontario"), r"\d{4}[ -]?\d{3}[ -]?\d{3}(?:[ -]?[A-Z]{2})?",
               ids.ohip_ok, shape=r"\d{4}[ -]?\d{3}[ -]?\d{3}"),
-    _named_id((r"(?-i:PHN)\b", r"personal[ _-]?health[ _-]?number"), ("phn", "personal"),
+    _named_id((r"(?-i:PHN)\b", _AS_KEY % "phn", r"personal[ _-]?health[ _-]?number"),
+              ("phn", "personal"),
               r"9\d{3}[ -]?\d{3}[ -]?\d{3}", ids.bc_phn_ok),
-    _named_id((r"(?-i:RAMQ)\b", r"assurance[ \t]+maladie"), ("ramq", "assurance"),
+    # (Quebec's card number is the NAM, "numéro d'assurance maladie": "NAM : MACP67072144")
+    _named_id((r"(?-i:RAMQ|NAM)\b", _AS_KEY % "nam", r"assurance[ \t]+maladie"),
+              ("ramq", "nam", "assurance"),
               r"[A-Z]{4} ?\d{4} ?\d{4}", _has_digit, checksummed=False),
     _named_id((r"driver'?s?[ _-]?licen[cs]e(?:[ _-]?(?:no|number|num|#))?\.?",
                # (not inside a word in capitals: a report's "CALLS HANDLED" column; nor a
@@ -2091,7 +2112,9 @@ def _national_ids() -> tuple[Detector, ...]:
                r"(?<![a-z])pp[_-]?(?:num|no|nr|number)\b",
                # (a crew list's "Indian pp M5226333": the abbreviation, a passport's shape
                # after it, not a page range)
-               r"(?<![\w.])pp(?=[ \t]+(?-i:[A-Z]))"),
+               r"(?<![\w.])pp(?=[ \t]+(?-i:[A-Z]))",
+               # (an assistance desk's "pp# PC7930431")
+               r"(?<![\w.])pp[ \t]?#"),
               ("pas", "pa\u0219", "reisepass", "ppt", "personalausweis", "ausweis", "identity",
                "travel",
                "documentn",
@@ -3937,6 +3960,8 @@ _PASSWORD_WORDS = ("passwort(?![a-zäöüß]{5})|kennwort(?![a-zäöüß]{5})|"
                    # (a reset's "mot de passe temporaire : X"; Haitian Creole's "modpas")
                    "mot de passe(?: temporaire| provisoire)?|modpas|"
                    "contrase[ñÑn]a|senha|wachtwoord|has[łl]o|"
+                   # (Catalan's, Galician's and Basque's)
+                   "contrasenya|contrasinal|pasahitza|"
                    "[Пп]ароль|パスワード|密码|密碼|비밀번호|패스워드|비번|पासवर्ड|"
                    "كلمة[ _](?:المرور|السر)|"
                    # (Kurdish's "وشەی نهێنی", Oromo's "jecha icciitii")
@@ -3981,7 +4006,7 @@ _PASSWORD_WORDS = ("passwort(?![a-zäöüß]{5})|kennwort(?![a-zäöüß]{5})|"
                    # a secret key in Arabic and Persian
                    "المفتاح السري|مفتاح سري|کلید مخفی")
 _PASSWORD_NEEDLES = ("asswort", "ASSWORT", "mdp", "MDP", "Mdp", "ww", "WW", "Ww", "sandi", "SANDI",
-                     "ennwort", "de passe", "ontrase",
+                     "ennwort", "de passe", "ontrase", "ontrasi", "asahitz",
                      "pass is", "pass was", "Pass is", "PASS IS", "alavra",
                      "enha", "achtwoord",
                      "as\u0142o", "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호",
@@ -4301,7 +4326,8 @@ _OTP_PHRASES_OF_SCRIPTS = (
 _OTP_PREFILTER = (r"(?i)(?:code|codic|otp|c[ao]digo|kod|k[a]d|x[a]c|aa|rulama|tan|msimbo|ov[a]|"
                   r"codul|koodi|jelsz|einmal|ha[ \t]+llegado)[^\r\n]{0,80}\d{3} ?\d{3}")
 # What every match holds, its ASCII letters lowered (_at_words), at most 2 characters in.
-_PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "enha", "achtwoord", "asło",
+_PASSWORD_STARTS = ("asswort", "ennwort", "mot de passe", "ontrase", "ontrasi", "asahitz", "enha",
+                    "achtwoord", "asło",
                     "pass", "palavra",
                     "aslo", "ароль", "パスワード", "密码", "密碼", "비밀번호", "패스워드", "비번",
                     "पासवर्ड",
@@ -4461,7 +4487,8 @@ def _money_word_anchors(text: str) -> list[int]:
 
 # The prefilters read non-ASCII letters as "a" (prefilter.py's stand-ins): a word in another
 # script is any run of them, then a digit within reach.
-_PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|senha|wachtwoord|has[al]o|"
+_PASSWORD_PREFILTER = (r"(?i)passwort|kennwort|de passe|contrase|contrasi|pasahitz|senha|"
+                       r"wachtwoord|has[al]o|"
                        r"pass[ \t]+(?:is|was)[ \t]|palavra.passe|"
                        r"ifre|senord|passord|salasana|heslo|login|aa|laluan|jelsz|nenosiri|"
                        r"parole|slapta|ifr|geslo|lozink|parool|"
@@ -10400,8 +10427,10 @@ def _detectors_second() -> tuple[Detector, ...]:
        joined=_joined_digits(9), joined_prefilter=r"\d{3}[ _-]\d{2}[ _-]\d{4}"),
     # X12 EDI (837/835 claims): a REF segment qualified SY holds an SSN ("REF*SY*123456789~").
     # (no space in a match or around it: the joined reading changes nothing)
-    _d("us_ssn", r"REF\*SY\*(\d{9})(?=[*~\n]|$)", v.ssn_ok, prefilter=r"REF\*SY\*\d{9}", group=1,
-       needles=("REF*SY*",), joined=_nothing_joined, joined_prefilter=r"REF\*SY\*\d{9}"),
+    _d("us_ssn", r"REF\*SY\*(\d{3}-?\d{2}-?\d{4})(?=[*~\n]|$)", v.ssn_ok,
+       prefilter=r"REF\*SY\*\d{3}-?\d{2}-?\d{4}", group=1, needles=("REF*SY*",),
+       # (read with its dashes as spaces, the prefilter takes nine digits only)
+       joined=_nothing_joined, joined_prefilter=r"REF\*SY\*\d{9}"),
     # ... an 834's member (NM1*IL with id qualifier 34, an SSN) and its subscriber number
     # (REF*0F), nine digits an SSN's ranges take
     _d("us_ssn", r"NM1\*(?:IL|QC|74)\*[12](?:\*[^*~\n]*){5}\*34\*(\d{9})(?=[*~\n]|$)", v.ssn_ok,
@@ -11078,6 +11107,8 @@ def _carriers_and_home_labs() -> tuple[Detector, ...]:
                                                  "ref:", "Ref:", "reference", "Reference",
                                                  "order", "Order", "case", "Case", "ticket",
                                                  "Ticket", "invoice", "Invoice"))
+           # (nor an X12 remittance's trace number, "TRN*1*01803962884")
+           + r"(?<!TRN\*[12]\*)"
            # (and Bangladesh's mobiles, 013 to 019, and Pakistan's, 030 to 034)
            + r"0(?:1[0-9]|3[0-4]|5[0345])\d{8}(?![A-Za-z0-9.])",
            _mobile_alone_ok, prefilter=r"0(?:1[0-9]|3[0-4]|5[0345])[0-9]{8}", digits=True,
@@ -12700,13 +12731,113 @@ def _asia_and_the_german_speaking_world() -> tuple[Detector, ...]:
     )
 
 
+def _health_money_and_north_east_asia() -> tuple[Detector, ...]:
+    """The shapes of the FR to FW round: agents and developer tools; cloud operations;
+    southern and western Europe's back offices; health cover in the English-speaking world;
+    Japan and Korea; money and crypto."""
+    return (
+        # Korea's resident registration number with no name before it: dashed, its date and
+        # its check digit right (a number issued since 2020 has none: only under its name);
+        # and under a Korean tax service's key ("resNo=6805282305773").
+        # (not a record's number that happens to pass: "Shipment reference 841014-2727470")
+        _d("national_id", _NOT_A_RECORDS + r"(?<![\w-])(\d{6}-[1-8]\d{6})(?![\w-])",
+           ids.rrn_checked_ok,
+           prefilter=r"[0-9]{6}-[1-8][0-9]{6}", group=1, needles=("-",), digits=True),
+        _named_id((_AS_KEY % "res_?no",), ("res",), r"\d{6}-?[1-8]\d{6}", ids.rrn_checked_ok,
+                  gap=_TIGHT_GAP),
+        # Korea's driver's licence number ("18-05-242515-41": a region, the year, a serial,
+        # check digits), a shape no other number has; its health insurance card's number
+        # after the card's name (건강보험증번호).
+        _d("national_id", r"(?<![\w-])(\d{2}-\d{2}-\d{6}-\d{2})(?![\w-])", ids.kr_licence_ok,
+           prefilter=r"[0-9]{2}-[0-9]{2}-[0-9]{6}-[0-9]{2}", group=1, needles=("-",),
+           digits=True),
+        _named_id(("\uac74\uac15\ubcf4\ud5d8(?:\uc99d)?[ \\t]*\ubc88\ud638",
+                   "\uac74\uac15\ubcf4\ud5d8\uc99d"),
+                  ("\uac74\uac15\ubcf4\ud5d8",), r"\d-?\d{10}", v.not_counting_run,
+                  checksummed=False, gap=_TIGHT_GAP),
+        # Japan's driver's licence number (twelve digits) after its name, the basic pension
+        # number (four and six digits) under its English key, and a health insurance card's
+        # symbol and number ("被保険者記号・番号: 7612・4075744"; an API's insuredSymbol and
+        # insuredNumber).
+        _named_id(("(?:\u904b\u8ee2)?\u514d\u8a31\u8a3c(?:\u306e)?\u756a\u53f7",),
+                  ("\u904b\u8ee2", "\u514d\u8a31"), r"\d{12}", v.not_counting_run,
+                  checksummed=False, gap=_TIGHT_GAP),
+        _named_id((r"basic[ _-]?pension(?:[ _-]?(?:no|number))?",), ("basic",),
+                  r"\d{4}-?\d{6}", v.not_counting_run, checksummed=False, gap=_TIGHT_GAP),
+        _named_id(("(?:\u88ab\u4fdd\u967a\u8005)?\u8a18\u53f7[\u30fb\uff65\u3001]\u756a\u53f7",),
+                  ("\u8a18\u53f7",), "\\d{1,8}[\u30fb\uff65 ]\\d{1,8}", _has_digit,
+                  checksummed=False, gap=_TIGHT_GAP, shape=r"[0-9]{1,8}[~ ][0-9]{1,8}"),
+        _named_id((_AS_KEY % "insured_?(?:symbol|number)",), ("insured",), r"\d{3,10}",
+                  v.not_counting_run, checksummed=False, gap=_TIGHT_GAP),
+        # A health plan's member id ("Member ID: M0265531770", "Membership no: 79520974",
+        # "member id entered via IVR: ZGP751960011"): its holder's, one of HIPAA's
+        # identifiers; not a form's zeros ("M000000000").
+        _named_id((r"(?<![a-z])member[ _-]?id(?:[ _-]?(?:number|no|#))?",
+                   r"(?<![a-z])membership[ _-]?(?:no|number|#)\.?"),
+                  ("member",), r"[A-Z]{0,4}\d{8,12}", _member_number_ok, checksummed=False),
+        # Malta's identity card number (digits and its letter) after the card's name in
+        # English or Maltese, and its social security number (a letter, six digits, a letter);
+        # Spain's DNI after its Basque name (NAN); Portugal's NISS after "Segurança Social";
+        # France's NIR under a tool's key (numero_secu); an Italian driving licence after
+        # "Patente".
+        _named_id((r"id[ \t]+card(?:[ \t]+(?:number|no\.?))?",
+                   "karta[ \t]+tal-identit(?:\u00e0|a)"),
+                  ("id", "karta"), r"\d{3,7}[MGAPLHBZ]", _has_digit, checksummed=False),
+        _named_id((r"social[ \t]+security[ \t]+(?:no\.?|number)",), ("social",),
+                  r"[A-Z]\d{6}[A-Z]", _has_digit, checksummed=False),
+        _named_id((r"(?-i:NAN)\b",), ("nan",), r"\d{8}[A-Z]", ids.dni_ok),
+        _named_id(("seguran(?:\u00e7|c)a[ \t]+social",), ("seguran",), r"\d{11}", ids.niss_ok),
+        _named_id((_AS_KEY % "numero_?secu",), ("numero",), r"[12]\d{14}", ids.nir_ok,
+                  gap=_TIGHT_GAP),
+        _named_id((r"patente(?:[ \t]+di[ \t]+guida)?(?:[ \t]+(?:n\.?|nr\.?|numero))?",),
+                  ("patente",), r"[A-Z]{2}\d{7}[A-Z]", _has_digit, checksummed=False),
+        # A code after Korean's "simple password" (간편비번: a payment app's), a password
+        # after Japanese's "PIN" in letters and digits (暗証番号：POHHGYZ7XE, an e-certificate's),
+        # a trading account's investor password in Arabic (كلمة مرور المستثمر).
+        _named_id(("\uac04\ud3b8[ \\t]?\ube44(?:\ubc00)?\ubc88(?:\ud638)?"
+                   "(?:[ \\t]*(?:\uc740|\ub294))?",),
+                  ("\uac04\ud3b8",), r"\d{4,8}", v.not_counting_run, checksummed=False,
+                  gap=_TIGHT_GAP, kind="secret_assignment", reach=r"[^\n]{0,8}"),
+        _named_id(("\u6697\u8a3c\u756a\u53f7",), ("\u6697\u8a3c",),
+                  r"(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6,16}", _has_digit, checksummed=False,
+                  gap=_TIGHT_GAP, kind="secret_assignment", reach=r"[^\n]{0,4}",
+                  shape=r"[A-Z0-9]{6,16}"),
+        _named_id(("\u0643\u0644\u0645\u0629[ \\t]+(?:\u0627\u0644)?\u0645\u0631\u0648\u0631"
+                   "[ \\t]+(?:\u0627\u0644)?\u0645\u0633\u062a\u062b\u0645\u0631",),
+                  ("\u0643\u0644\u0645\u0629",), r"[!-~]{6,40}", v.secret_value_ok,
+                  checksummed=False, gap=_TIGHT_GAP, kind="secret_assignment",
+                  reach=r"[^\n]{0,4}"),
+        # A Fedwire message's beneficiary or originator account as an IBAN, after its tag
+        # and the "D" that names an account ("{4200}DDE95700202705655853964*EMILY FOSTER*").
+        _d("iban", r"\{[45][0-9]00\}D([A-Z]{2}\d{2}[A-Z0-9]{11,30})(?=\*)", v.iban_ok,
+           prefilter=r"\{[45][0-9]00\}D[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}\*", group=1,
+           needles=("}D",), checksummed=True, joined=_nothing_joined),
+        # A secret's value as Azure Key Vault prints it (az keyvault secret show: its id, a
+        # vault's secrets URL, before its value).
+        _d("secret_assignment",
+           r'\.vault\.azure\.net/secrets/[^"\n]{1,200}"[^{}]{0,300}?"value"[ \t]*:[ \t]*"'
+           r'([^"\n]{6,})"', v.secret_value_ok,
+           prefilter=r'\.vault\.azure\.net/secrets/[^"\n]{1,200}"[^{}]{0,300}"value"', group=1,
+           needles=(".vault.azure.net/secrets/",)),
+        # A security question's answer in a JSON record ({"security_question": "...",
+        # "answer": "Biscuit"}).
+        _d("secret_assignment",
+           r'(?i)(?:security|secret)[_ ]?question\\*"[ \t]*:[ \t]*\\*"[^"\n]{3,200}"[ \t]*,'
+           r'[ \t]*\\*"answer\\*"[ \t]*:[ \t]*\\*"([^"\\\n]{2,60})\\*"', v.secret_value_ok,
+           prefilter=r'(?i)(?:security|secret)[_ ]?question\\*"[ \t]*:[ \t]*\\*"[^"\n]{3,200}"'
+                     r'[ \t]*,[ \t]*\\*"answer',
+           group=1, needles=('answer',)),
+    )
+
+
 DETECTORS: tuple[Detector, ...] = (*_detectors_first(), *_detectors_second(),
                                    *_detectors_third(), *_carriers_and_home_labs(),
                                    *_central_asia_and_europe(), *_americas_and_the_east(),
                                    *_the_gulf_africa_and_the_north(),
                                    *_north_africa_the_levant_and_the_balkans(),
                                    *_lusophone_africa_india_caucasus_and_the_pacific(),
-                                   *_asia_and_the_german_speaking_world())
+                                   *_asia_and_the_german_speaking_world(),
+                                   *_health_money_and_north_east_asia())
 
 KINDS: tuple[str, ...] = tuple(dict.fromkeys(d.kind for d in DETECTORS))
 #: Kinds a policy must name to run: addresses of private networks fill operations text (pods,

@@ -57,6 +57,7 @@ __all__ = [
     "itin_ok",
     "jmbg_ok",
     "kg_pin_ok",
+    "kr_licence_ok",
     "kra_pin_ok",
     "lnch_ok",
     "medicare_ok",
@@ -89,6 +90,7 @@ __all__ = [
     "pt_nif_ok",
     "rnokpp_ok",
     "rodne_cislo_ok",
+    "rrn_checked_ok",
     "rrn_ok",
     "ruc_ok",
     "rut_ok",
@@ -379,6 +381,23 @@ def rrn_ok(candidate: str) -> bool:
     (no check digit since 2020: the date and the seventh digit are the shape)."""
     n = _numerals(candidate)
     return len(n) == 13 and _valid_day(int(n[2:4]), int(n[4:6])) and n[6] in "12345678"
+
+
+def rrn_checked_ok(candidate: str) -> bool:
+    """:func:`rrn_ok` with the check digit numbers issued before 2020 carry (weights 2 to 9,
+    then 2 to 5; eleven less the sum's remainder, its last digit): what a number with no
+    name before it must show."""
+    n = _numerals(candidate)
+    if not rrn_ok(candidate):
+        return False
+    return (11 - _weighted(n, (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)) % 11) % 10 == int(n[12])
+
+
+def kr_licence_ok(candidate: str) -> bool:
+    """Korea's driver's licence number ("18-05-242515-41"): a region's code (11 to 28), the
+    year, a serial and two check digits; not one digit repeated."""
+    n = _numerals(candidate)
+    return len(n) == 12 and 11 <= int(n[:2]) <= 28 and len(set(n)) > 2
 
 
 def nik_ok(candidate: str) -> bool:

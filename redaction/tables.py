@@ -353,7 +353,8 @@ def _tokens(name: str) -> list[str]:
 
 def column_kind(name: str) -> str | None:
     """The kind a column's header names: "phone", "us_ssn", "national_id", "passport",
-    "document" (an id with no check digit that only its column tells), "telecom_id",
+    "document" (an id with no check digit that only its column tells), "member" (a health
+    plan's member id), "telecom_id",
     "card_code" (a card's CVC), "pin", "codes" (an account's backup codes), "password" (a
     password's or a secret's column) or None."""
     name = name.strip().strip("\"'`*").strip()
@@ -384,6 +385,8 @@ def column_kind(name: str) -> str | None:
     if (_ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK)
             and _names_an_unchecked_document(tokens)):
         return "document"
+    if _ABOUT_WORDS.isdisjoint(set(tokens) - _ID_ABOUT_OK) and _names_a_member(tokens):
+        return "member"  # (a health plan's or a fund's member: member_id, fund_member_no)
     if tokens in (["fin"], ["fin", "kod"], ["f\u0131n"], ["f\u0069\u0307n"]):
         return "az_fin"  # (Azerbaijan's personal code, seven letters and digits)
     # (a PIN's or a key's column may say "code": pin_code, install_code)
@@ -509,6 +512,17 @@ _UNCHECKED_DOCUMENT_PAIRS = (("seaman", "book"), ("seamans", "book"), ("seamen",
                              ("driving", "license"))
 
 
+def _names_a_member(tokens: list[str]) -> bool:
+    return ("member" in tokens or "membership" in tokens) and not _MEMBER_NUMBER_WORDS.isdisjoint(
+        tokens)
+
+
+_MEMBER_NUMBER_WORDS = frozenset(("id", "no", "number"))
+# A member's number: a plan's few capitals, then eight to twelve digits (a shop's or a forum's
+# member number is shorter).
+_MEMBER_CELL = re.compile(r"[A-Z]{0,4}\d{8,12}")
+
+
 def _names_an_unchecked_document(tokens: list[str]) -> bool:
     return (not _UNCHECKED_DOCUMENT_WORDS.isdisjoint(tokens)
             or any(a in tokens and b in tokens for a, b in _UNCHECKED_DOCUMENT_PAIRS))
@@ -564,6 +578,8 @@ def _cell_ok(kind: str, value: str) -> bool:
         return len(value) <= 24 and (any_id_ok(value) or person_inn_ok(value))
     if kind == "az_fin":
         return _AZ_FIN_CELL.fullmatch(value) is not None
+    if kind == "member":
+        return _MEMBER_CELL.fullmatch(value) is not None and digits(value).strip("0") != ""
     if kind == "document":
         return _DOCUMENT_CELL.fullmatch(value) is not None and digits(value).strip("0") != ""
     if kind == "passport":
@@ -626,7 +642,7 @@ _FINDING_KIND = {"phone": "phone", "us_ssn": "us_ssn", "password": "secret_assig
                  "secret": "secret_assignment", "national_id": "national_id",
                  "national_id_named": "national_id", "passport": "national_id",
                  "personal_number": "national_id",
-                 "document": "national_id", "az_fin": "national_id",
+                 "document": "national_id", "az_fin": "national_id", "member": "national_id",
                  "telecom_id": "telecom_id", "card_code": "credit_card",
                  "codes": "secret_assignment", "answer": "secret_assignment"}
 _CODE_SHAPE = r"(?:[A-Za-z0-9]{4,6}(?:-[A-Za-z0-9]{4,6})+|\d{8}|\d{4} \d{4})"

@@ -990,8 +990,11 @@ _NOT_A_VALUE = re.compile(
     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+:[A-Za-z_]\w*$"
     # an object as Java and Android print it: its class and identity hash
     # (android.os.BinderProxy@2bd79ce, Token{a64f992 ActivityRecord{...}}); a hash with a
-    # hex letter in it (all digits, it is more likely a password's tail: "Test@88990011")
-    r"|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:@|\{)(?=\d*[a-f])[0-9a-f]{5,8}(?![0-9A-Za-z])"
+    # hex letter in it (all digits, it is more likely a password's tail: "Test@88990011"),
+    # after "@" only a class's name in parts or in CamelCase (one word, it is a password's
+    # head: "Neko@8001a")
+    r"|(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+@|[A-Z][a-z\d$]*[A-Z][\w$]*@"
+    r"|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\{)(?=\d*[a-f])[0-9a-f]{5,8}(?![0-9A-Za-z])"
     # a reverse-DNS name (com.apple.xpc.activity/4505) and Android's notification key
     # (0|com.tencent.mm|4097|null|10112)
     r"|(?:com|org|net|io|android|androidx)\.[a-z]\w*(?:\.\w+)+(?:/|$)"

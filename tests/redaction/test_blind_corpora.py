@@ -546,7 +546,6 @@ _KNOWN_MISSES_Y: dict[str, dict[str, str]] = {
         'Kq9Tz2LmX8vB4nWc': _Y_TOKEN,
         '3849618368430': _Y_NATIONAL_ID,
         '3781944017940': _Y_NATIONAL_ID,
-        '890908-1945718': _Y_NATIONAL_ID,
         '4821': _Y_SECRET,
         '9041118518': _Y_PHONE,
     },
@@ -1461,7 +1460,6 @@ _G_OTHER_CHANGE = ("an id or a name the detectors read as a value (a course's id
                    "base64 as a phone, a warehouse's surrogate keys listed after 'keys:')")
 _KNOWN_MISSES_G: dict[str, dict[str, str]] = {
     'corpus_gc': {
-        'MDYwODA3LTQ3Mjk5NTM=': _G_ENCODED,
         'BFA5EB984A7D6050C71204DCA45FA9F0': _G_SECRET,
         'dZGVrMKINt': _G_TOKEN,
         '99358272C': _G_NATIONAL_ID,
@@ -3513,7 +3511,6 @@ _KNOWN_MISSES_M: dict[str, dict[str, str]] = {
         '1c3b2b217200d3f76a23632d7952f3ee': _M_KEY_ID,
         '+31(0)204527415': _M_PHONE_FORMAT,
         'Kaai#412?': _M_NO_WORD,
-        '820616-2053328': _M_ID_NO_NAME,
         'nIGujByCxNUoMH2GqtbBeKH80bfiRWXN': _M_KEY_NAME,
         '52fd5162cd496cb198833becbd5a525d': _M_KEY_ID,
         '388504830': _FIXED_WIDTH_SSN,
@@ -3679,7 +3676,6 @@ _KNOWN_MISSES_O: dict[str, dict[str, str]] = {
         '026140': _M_CODE_APART,
         'jollof rice': _M_ANSWER_APART,
         'Adaeze': _M_ANSWER_APART,
-        'RK69329915ZI': _M_ID_NO_NAME,
         '2296923885470': _M_ID_NO_NAME,
         'olHIMUwvRfnY1S85OPJx7DQoM0HeJ36zDngbBN0jRUcpgS3yeUSsg0NMePg9LxX8': _CSRF,
         '9325': _M_CODE_APART,
@@ -4003,7 +3999,6 @@ _KNOWN_MISSES_A: dict[str, dict[str, str]] = {
         '8468#': _A_CODE_OR_SECRET,
         '299': _A_CODE_OR_SECRET,
         'C5178952': _A_ID,
-        'MI1503982J': _A_ID,
         '9573': _A_CODE_OR_SECRET,
         '59416803652': _A_ID,
         'harbor-violet-cactus-otter': _M_NO_WORD,
@@ -4729,8 +4724,7 @@ _KNOWN_MISSES_X: dict[str, dict[str, str]] = {
                       _X_HEX_SIGNATURE,
                   "YZLn+yDsW52qCdkzNMs+zoaHorI=": _X_HEX_SIGNATURE,
                   "uopb-ol9b-s82c-16i2": _X_CODES_IN_CHAT, "q2wu-q0jr": _X_CODES_IN_CHAT,
-                  "750 811 189": _X_PHONE, "0769301743": _X_PHONE, "0621/159 3801": _X_PHONE,
-                  "NA5381546D": _X_LICENCE},
+                  "750 811 189": _X_PHONE, "0769301743": _X_PHONE, "0621/159 3801": _X_PHONE},
     "corpus_bn": {"(six one five) six seven five nine zero seven eight": _SPOKEN_OTHER},
     "corpus_br": {
         "JOLuMEGD09i:APA91bcA0rXNd6AYlSndlZuRTD3UslFYzSw_r9E48IFLvzZ1HNPw9xlp0PsfmZ-rlMRCIJC7Rqn"
@@ -5873,6 +5867,164 @@ _KNOWN_MISSES_FL: dict[str, dict[str, str]] = {
 }
 
 
+# Corpora FR to FW (agents and developer tools; cloud operations; southern and western
+# Europe's back offices; health cover in the English-speaking world; Japan and Korea; money
+# and crypto).
+_FR_SALT = "an app's SALT variable: a hashing salt, no credential"
+_FR_TYPED = ("a card's code or a PIN a browser agent types into a field named only by its "
+             "index")
+_FR_PASSPORT_BELOW = "a passport's number under 'N° / No.' three lines below the page's title"
+_FS_TRIED = "a password tried in a chat, in backticks, with no word for one near it"
+_FS_PHONE_CELL = "a phone in Poland's 3-3-3 groups in a table's 'Contact' column"
+_FS_ENCODED_NAME = ("a person's name percent-encoded in a query: names are no kind of the "
+                    "detectors")
+_FU_BASE64_PREFILL = ("a prefill link's base64 of a name, a birth date and a phone with no word "
+                      "for one")
+_FU_ROTATED = "a refresh token after 'rotated old=': its key names no token"
+_FU_NOT_AN_SSN = "a number labelled an SSN in area 9xx, which no SSN has (ITINs' range)"
+_FU_MEMBER_UNNAMED = "a health plan's member id after a bare 'id' in an agent's note"
+_FV_PHONE_REPLY = "a mobile alone in a chat's reply to 'call my mobile'"
+_FV_SPOKEN_NO = "a phone read digit by digit with Japanese's の between its groups"
+_FV_APP_ID = "Rakuten's application id: an app's public id, its secret apart"
+_FW_KEY_ID = ("Razorpay's key id: public (every checkout page carries it), as Stripe's "
+              "publishable key is")
+_FW_INVALID_NINO = "a National Insurance number with the prefix BG, which is never issued"
+_FW_FOREIGN_TIN = "a Mexican RFC as a W-8BEN's foreign tax identifying number"
+_FW_CODE_REPEAT = ("a code's repeat under a tool call's sca_code key, shorter than a repeat is "
+                   "looked for (its first mention is redacted)")
+_FW_ACH = "an SSN in an ACH entry's fixed-width individual id field, with no name for it"
+_FW_OLD_NUMBER = ("a phone after 'número viejo' (the old number), the word for a phone a "
+                  "line above")
+_FT_NOT_IPV6 = "not an IPv6 address: fewer than eight groups and no '::'"
+_FT_DEPENDANT = "a dependant's tax number on an IRS form's 'D1:' line"
+_FT_WHERE = "a tax number in an SQL WHERE clause under 'documento'"
+_FT_PERSON_VAT = ("a person's tax number in an ERP's vat column, its country first: a firm's "
+                  "VAT number stands in the same place")
+_FT_PASSWORD_LATER = ("a password told a sentence after the word for it ('ara poso «X»', 'O "
+                      "que tiña era X')")
+_FT_PHONE_REPLY = ("a phone in a reply with no word for a phone ('agora é X', 'è corretto il "
+                   "X?')")
+_FT_CODE_ARRIVED = "a code after 'è arrivato:' (it has arrived), spelled out or not"
+_KNOWN_MISSES_FR: dict[str, dict[str, str]] = {
+    "corpus_fr": {
+        "Hunter.1810": _FR_SALT,
+        "28e9c9bcee061e7d52b475995249e1415c42f1e728e760199c5fcf2d5df25704": _ER_SIGNATURE,
+        "575": _FR_TYPED,
+        "730c74d99bfded353107d492fcc1eb2ed7542e3f7128c3555127e4507b503ccb": _ER_SIGNATURE,
+        "CN5C5T8ZH": _FR_PASSPORT_BELOW,
+        "b016f62242f9ac7108f713dc9337d1128430d047bd593b194e9181475d826204": _ER_SIGNATURE,
+        "23AU96661": _FR_PASSPORT_BELOW,
+        "8775c60c5b94c7e05e52f929bb4a02937b0bbbcbc3cead13ae9233c10a13dbb5": _ER_SIGNATURE,
+        "maple-tiger-garrafa66": _FR_SALT,
+        "2124": _FR_TYPED,
+        "GA837290": _FR_PASSPORT_BELOW,
+        "22FQ52961": _FR_PASSPORT_BELOW,
+    },
+    "corpus_fs": {
+        "rapid-river-cactus-18": _FS_TRIED,
+        "e50fbb0d32b73fa04bf67bef50824b624c17188d4e703e9e6898f4c098f2197f": _ER_SIGNATURE,
+        "555-844-689": _FS_PHONE_CELL,
+        "Katrin%20Sch%C3%A4fer": _FS_ENCODED_NAME,
+        "331630c04df232a9ee86b5289ce56a9893abd61e8976648226068499bb16b460": _ER_SIGNATURE,
+        "fa609f05764b2a056471d6c4d11e6aa519c347a7e5496b9fe4e4e181758a2b50": _ER_SIGNATURE,
+        "3c3418b451f7a22f82df99b62e55ddaf8210d6402188a3561c0458bc914efe99": _ER_SIGNATURE,
+        "Magdalena%20Kami%C5%84ska": _FS_ENCODED_NAME,
+        "d7b3e4ddf9b43886f27d3cff0e164a2947156bfc33c8b0f6b9061fae473a7bdf": _ER_SIGNATURE,
+        "acdd7194c4bdacdc7060eabdcb20307c4fd8cbc3ac363f765ad23c66bac89c20": _ER_SIGNATURE,
+    },
+    "corpus_ft": {
+        "7f55e2ec0d97b1ce8a858256dddb83a750b7e3eef3507fd7445108d7ca394b81": _ER_SIGNATURE,
+        "83d3db368ce5953f05a5264bc67c44765ade50a97191b34647e8fa42cee56baa": _ER_SIGNATURE,
+        "556871da084ef04db5979b7b01c737c5bec6db4d31394fbcc5707910e9755c16": _ER_SIGNATURE,
+        "2a02:8109:1cfc:147b:1c2d:a93:220a": _FT_NOT_IPV6,
+        "2a02:2f0c:47f9:888b:1c70": _FT_NOT_IPV6,
+        "262417669": _FT_DEPENDANT,
+        "277731062": _FT_DEPENDANT,
+        "NC@aBcnwDDO": _FT_PASSWORD_LATER,
+        "Wv5SRc?lfFhhqC": _FT_PASSWORD_LATER,
+        "239387139": _FT_DEPENDANT,
+        "215656733": _FT_WHERE,
+        "PT122313410": _FT_PERSON_VAT,
+        "966135824": _FT_PHONE_REPLY,
+        "388 3029874": _FT_PHONE_REPLY,
+        "7 0 5 9 0 9": _FT_CODE_ARRIVED,
+        "ES54273613F": _FT_PERSON_VAT,
+        "2001:4860:709e:58d2:4c7": _FT_NOT_IPV6,
+        "342208543": _FT_WHERE,
+        "ES22942526A": _FT_PERSON_VAT,
+        "3942810392": _FT_PHONE_REPLY,
+        "386075": _FT_CODE_ARRIVED,
+        "ToKelbRex_98": _FT_PASSWORD_LATER,
+        "913 740 609": _FT_PHONE_REPLY,
+        "343 4147561": _FT_PHONE_REPLY,
+        "2 8 5 6 4": _FT_CODE_ARRIVED,
+        "Ete4195@": _FT_PASSWORD_LATER,
+        "ES64838617F": _FT_PERSON_VAT,
+        "2001:4860:8e2a:541d:3aeb:4ff8:f93a": _FT_NOT_IPV6,
+    },
+    "corpus_fu": {
+        "XEH451166048": _FU_MEMBER_UNNAMED,
+        "CEfRfd4WBxJFd_7aXYL0m3qkeFDnxHHtfpqbuOShkq6CyKBXXpV6ScGVmNNjp7_Y": _FU_ROTATED,
+        "T2xpdmVyIFRheWxvcnwxOTc3LTEwLTA1fDY2ODkwODk1MTc=": _FU_BASE64_PREFILL,
+        "de0be03cb8fb480b5c285540058f474a580e67455461312c3c78fdcbf79547e3": _ER_SIGNATURE,
+        "jN7U6IJ11eG9QFV0MpiAtpC82cSYJWit3GIZ83IWRy4KaIgD7z-PF6mAgnHFnTQU": _FU_ROTATED,
+        "1100ceaa1aabbbe4d101487303af9fe5c97d0aba07fd5591a586a16597f38e67": _ER_SIGNATURE,
+        "083a3d0118f8ac16b808eb248a0a6000ddd97ee40077ee34354c801916e20ed6": _ER_SIGNATURE,
+        "JQU293990607": _FU_MEMBER_UNNAMED,
+        "YUB326810470": _FU_MEMBER_UNNAMED,
+        "5Fg7nSGK4OM1ukWxX3R7J5W8fkx6ORkTtmtMQOar3pLJmddCpKo6Tjx_Yp5kcoGS": _FU_ROTATED,
+        "2a5b338f193b37160b23376ce1a2ad539a7853aa4839ce10f9b5b22741b41ffa": _ER_SIGNATURE,
+        "946-70-4506": _FU_NOT_AN_SSN,
+    },
+    "corpus_fv": {
+        "0 9 0 \u306e 1 4 1 5 \u306e 2 8 1 7": _FV_SPOKEN_NO,
+        "08014361749": _FV_PHONE_REPLY,
+        "0 7 0 \u306e 6 7 6 9 \u306e 5 9 6 3": _FV_SPOKEN_NO,
+        "%E6%B1%A0%E7%94%B0%E5%92%8C%E4%B9%9F": _FS_ENCODED_NAME,
+        "00aa90b1549b7f68704af6758db7db9f05e73855995e6a008cd1585765d9f4b3": _ER_SIGNATURE,
+        "581f6adb68ce5bffcc82bd206c753bdbd8603799288a750d1dc723e15f554061": _ER_SIGNATURE,
+        "2616955498085549458": _FV_APP_ID,
+        "1765753029276530157": _FV_APP_ID,
+        "0 9 0 \u306e 4 5 2 4 \u306e 6 2 0 9": _FV_SPOKEN_NO,
+        "af0df3c81a016de0cb8fde631cc657f41a6b0d025617d668fba605cb6726024b": _ER_SIGNATURE,
+        "%E5%8A%A0%E8%97%A4%E7%9B%B4%E6%A8%B9": _FS_ENCODED_NAME,
+    },
+    "corpus_fw": {
+        "rzp_live_ZDavg2g8DWwg5g": _FW_KEY_ID,
+        "BG 87 12 50 D": _FW_INVALID_NINO,
+        "11 6417-4159": _FW_OLD_NUMBER,
+        "d547c82dab851603d0662988a9eb2346ee5512d077a152ba7d892c9cac79c958": _ER_SIGNATURE,
+        "FxhmOULLa7m43ySaeBhpzmKyt4HxJf1WwGH38kQ51uY=": _ER_SIGNATURE,
+        "4d1da726d8d3cdb673852e137aa39ff40c3f384d12845a250a39d2e17f7e58ed": _ER_SIGNATURE,
+        "DTDI661126GJE": _FW_FOREIGN_TIN,
+        "407936": _FW_CODE_REPEAT,
+        "8WnrHpFVCa3NjmOmami6HmQDSfIMnkIdRAPClEhyg+E=": _ER_SIGNATURE,
+        "rzp_live_IAoe8q19FIOvhJ": _FW_KEY_ID,
+        "630660": _FW_CODE_REPEAT,
+        "JLgbmXfWCug9YtQl9Xeru8OGreBv1LK1": _FL_CSRF,
+        "h78Zao0lJp8pFDdWDG8zLZeif8iJIRqr": _FL_CSRF,
+        "037d20d9bfe61e1af2b0f9fdcdeb3881fced875637e0fc58733d57b2758a1f14": _ER_SIGNATURE,
+        "581939274": _FW_ACH,
+        "419100447": _FW_ACH,
+        "2515881148": _EL_ID_UNNAMED,
+        "8788b3507f08f2f8fa5cd8394f572bd38b9d55f10add4db475ffdfffa03326d9": _ER_SIGNATURE,
+        "UQ3omoVpWqjO+jgL0PZfj1CfHCrs75kUB2KEG6KfX9M=": _ER_SIGNATURE,
+        "38efd3d8a0c514b0e409d8f9fa9e86716ba99c5eddf4209ff4199a798e90"
+        "3db52fe74a732150fa4af10071cd0da68be69db70f3b0f2ba9e0b836ded5"
+        "a4fa944c": _ER_SIGNATURE,
+        "f459204d9aa30c391ada5d13b15c2add6a85f5dac07cc29a392dcdf1c55280d5": _ER_SIGNATURE,
+        "3064a23f3bade7441c3f9ea150e043710075957192443382e2972d262951097f": _ER_SIGNATURE,
+        "666 012 552": _FW_OLD_NUMBER,
+        "861641": _FW_CODE_REPEAT,
+        "501797855": _FW_ACH,
+        "z7l6aRGmefPA5v1Cs8hbvvDCcGBwvUZt": _FL_CSRF,
+        "rzp_live_ZQ3HGjnrRVrTGQ": _FW_KEY_ID,
+        "2472354907": _EL_ID_UNNAMED,
+        "ad21f6049c4de66d808cc247068c0e7ff547def4186294ce26a75cc910fb1d6b": _ER_SIGNATURE,
+    },
+}
+
+
 _EX_PHONE_UNNAMED = ("a phone with no word for one before it, or a word not read: a mobile "
                      "money receipt's counterparty, a chat's reply, a roster's column with no "
                      "header, Tok Pisin's, Kiribati's and Malagasy's words, a number in brackets")
@@ -6057,19 +6209,14 @@ _KNOWN_MISSES_EX: dict[str, dict[str, str]] = {
         "809371911": _EX_ID_UNNAMED,
         "66 296 692": _EX_ID_UNNAMED,
         "f9b275917120a9f58e791696e1da39130a7b2a19bda991c0facdbe39e317b610": _ER_SIGNATURE,
-        "U4973992103": _EX_ID_UNNAMED,
         "U3546733902": _EX_ID_UNNAMED,
         "U7561182801": _EX_ID_UNNAMED,
-        "GHW44057009900": _EX_ID_UNNAMED,
         "GHW44057009901": _EX_ID_UNNAMED,
-        "PPN355896783": _EX_ID_UNNAMED,
         "140313718": _EX_ID_UNNAMED,
-        "245129800": _EX_ID_UNNAMED,
         "776387323": _EX_ID_UNNAMED,
         "1e0718717b16ab1263a95a36c53c23fa758c958e2c60ec8bdd84d29d5e1e1269": _ER_SIGNATURE,
         "45 443 874": _EX_ID_UNNAMED,
         "953412533": _EX_ID_UNNAMED,
-        "07179764": _EX_ID_UNNAMED,
         "02080502": _EX_ID_UNNAMED,
         "Soo-jin%20Park%2007%2F07%2F1957": _EL_ENCODED,
         "276588384": _EX_ID_UNNAMED,
@@ -6478,6 +6625,7 @@ _KNOWN_MISSES_EL: dict[str, dict[str, str]] = {
 
 
 KNOWN_MISSES: dict[str, dict[str, str]] = {
+    **_KNOWN_MISSES_FR,
     **_KNOWN_MISSES_FL,
     **_KNOWN_MISSES_EX,
     **_KNOWN_MISSES_ER,
@@ -6887,8 +7035,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
                         "refused as a password there)"),
         "859640856": "an SSN as an API path's segment (/persons/<n>/benefits)",
         **dict.fromkeys(("998", "537"), "a CVV after 'the code on back is'"),
-        **dict.fromkeys(("W653618671", "W463520702"),
-                        "an insurance member id (a Member ID names many accounts' ids)"),
         **dict.fromkeys(("336228768", "49897761", "903406179"),
                         "driver licences in a markdown table under 'license' (no check to "
                         "read them by)"),
@@ -6973,8 +7119,6 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {
         "%E5%A7%93%E5%90%8D%3D%E5%BC%A0%E4%BC%9F%26%E8%BA%AB%E4%BB%BD%E8%AF%81%3D"
         "330106198807180986": ("a percent-encoded name and resident id: the id is redacted, "
                                "the encoded name (no kind of its own) is left"),
-        "7J6l7J2A7KeALDgwMDQxNi0xMTEzNzQ1": (
-            "a name and a resident number in base64 (the number has no check to read it bare)"),
     },
     # Corpus UJ (LLM API traffic: requests, tool calls, RAG chunks, traces, caches).
     "corpus_ul": {
@@ -7993,6 +8137,21 @@ _KNOWN_CHANGED_EX: dict[str, dict[str, str]] = {
     "corpus_fk": dict.fromkeys(("FK-301", "FK-316"), _ER_COMPANY_ID),
 }
 
+# Corpora FR to FW: the clean lines left changed, and earlier corpora's lines changed by it.
+_FU_PLAN_MEMBER = ("a health plan's member id (memberId, 'Membership number'): its holder's, one "
+                   "of HIPAA's identifiers, though this corpus counted it clean")
+_KNOWN_CHANGED_FR: dict[str, dict[str, str]] = {
+    "corpus_fr": dict.fromkeys(("FR-248", "FR-371", "FR-462"), _DOCS_RANGE),
+    "corpus_fs": dict.fromkeys(("FS-049", "FS-056", "FS-058", "FS-063", "FS-233", "FS-309",
+                                "FS-332", "FS-387", "FS-409", "FS-431"), _DOCS_RANGE),
+    "corpus_ft": {**dict.fromkeys(("FT-236", "FT-269", "FT-296", "FT-389", "FT-467"),
+                                  _ER_COMPANY_ID),
+                  "FT-417": _DOCS_RANGE},
+    "corpus_aq": {"AQ-383": _FU_PLAN_MEMBER},
+    "corpus_na": dict.fromkeys(("na-12", "na-48", "na-63", "na-69", "na-115", "na-133"),
+                               _FU_PLAN_MEMBER),
+}
+
 # Corpora FL to FQ: the clean lines left changed.
 _FL_HS_CODE = "a customs declaration's commodity code (код ТН ВЭД, ten digits), read as a phone"
 _FP_LIQUOR_LICENCE = "a restaurant's liquor licence number after 'Licence No.', read as a driver's"
@@ -8061,6 +8220,7 @@ _KNOWN_CHANGED_DX: dict[str, dict[str, str]] = {
 }
 
 KNOWN_CHANGED: dict[str, dict[str, str]] = {
+    **_KNOWN_CHANGED_FR,
     **_KNOWN_CHANGED_FL,
     **_KNOWN_CHANGED_EX,
     **_KNOWN_CHANGED_ER,
