@@ -1189,6 +1189,11 @@ def _has_six_digits(value: str) -> bool:
     return sum(ch.isdigit() for ch in value) >= 6
 
 
+def _nrb_ok(value: str) -> bool:
+    """Poland's NRB: the digits of a PL IBAN, its check digits first."""
+    return v.iban_ok("PL" + value.replace(" ", ""))
+
+
 def _member_number_ok(value: str) -> bool:
     """A member's number: not a counting run, not a form's zeros."""
     return _not_zeros(value) and v.not_counting_run(value)
@@ -1414,8 +1419,11 @@ def _national_ids() -> tuple[Detector, ...]:
                # (Colombia's cédula as a form and a bank write it: "titular CC 79.845.120",
                # tipoDoc=CC&numDoc=...)
                # (not a Diameter AVP's "CC-Total-Octets=31457280")
-               r"(?<![a-z.-])(?-i:CC)\b(?!-)", _AS_KEY % "numdoc"),
-              ("c\u00e9dula", "cedula", "c.i.", "dpi", "cui", "cc", "numdoc"),
+               r"(?<![a-z.-])(?-i:CC)\b(?!-)", _AS_KEY % "numdoc",
+               # (and with its dots, "Deudor solidario (C.C.): 1.039.891.691"; a minor's
+               # "Tarjeta de identidad")
+               r"(?<![a-z.])(?-i:C\.C\.)", r"tarjeta[ \t]+de[ \t]+identidad"),
+              ("c\u00e9dula", "cedula", "c.i.", "dpi", "cui", "cc", "numdoc", "c.c.", "tarjeta"),
               # (Venezuela's with its letter, a dash or a space after it or neither: "V-5.825.291",
               # "V- 14.148.505", "V10370935")
               # (not an amount's whole part: "(CC + desempleo + FP + FOGASA): 175.439,47 €")
@@ -2104,6 +2112,10 @@ def _national_ids() -> tuple[Detector, ...]:
                "\uc5ec\uad8c", "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f",
                # (Chinese's travel document, 旅行证件, as a visa form asks for its number)
                "\u65c5\u884c\u8bc1\u4ef6",
+               # (Thai's passport, พาสปอร์ต and หนังสือเดินทาง)
+               "\u0e1e\u0e32\u0e2a\u0e1b\u0e2d\u0e23\u0e4c\u0e15",
+               "\u0e2b\u0e19\u0e31\u0e07\u0e2a\u0e37\u0e2d\u0e40\u0e14\u0e34\u0e19"
+               "\u0e17\u0e32\u0e07",
                # (Arabic's "passport", جواز السفر, and "his passport", جواز سفره)
                "\u062c\u0648\u0627\u0632 (?:\u0627\u0644)?\u0633\u0641\u0631[\u0621-\u064a]?",
                # (and "رقم الجواز: A95354461", the passport's number before its colon)
@@ -2122,7 +2134,7 @@ def _national_ids() -> tuple[Detector, ...]:
                "\u30d1\u30b9\u30dd\u30fc\u30c8", "\u65c5\u5238",
                "\u62a4\u7167", "\u8b77\u7167", "\uc5ec\uad8c",
                "\u092a\u093e\u0938\u092a\u094b\u0930\u094d\u091f", "\u062c\u0648\u0627\u0632",
-               "\u65c5\u884c\u8bc1\u4ef6", "pp"),
+               "\u65c5\u884c\u8bc1\u4ef6", "pp", "\u0e1e\u0e32\u0e2a", "\u0e2b\u0e19\u0e31\u0e07"),
               r"(?=[A-Z]*\d)[A-Z0-9]{7,9}", ids.passport_ok, checksummed=False,
               shape=r"[A-Z0-9]{7,9}", gap=_PASSPORT_GAP),
     # Turkish names the number after it: "86129891194 TC numaralı müşteri".
@@ -9989,10 +10001,12 @@ def _detectors_second() -> tuple[Detector, ...]:
        r"(?![a-z_]+\((?:[a-z_]+[,)]|[a-z_]+::))"
        # (not an object or a list opening: "credentials": [{"type": ...}] holds pairs)
        # (not a number: something past digits and dots, "&" too, as in KC_DB_PASSWORD: 0&&tk4j)
-       rf"(?!\[?\{{\\*[\"'])((?=[^{_VALUE_STOP}]*(?:[^{_VALUE_STOP}\d.]|&(?![\w.-]*=)))"
+       # (nor HTML's escaped "&" before the next parameter, "...&amp;state=": in a value it
+       # stays, "Baltic&amp;31ko")
+       rf"(?!\[?\{{\\*[\"'])((?=[^{_VALUE_STOP}]*(?:[^{_VALUE_STOP}\d.]|&(?![\w.-]*=|amp;[\w.-]*=)))"
        rf"(?:[^{_VALUE_STOP}\\]|{_NOT_AN_ESCAPE}"
        rf"|{_INNER_QUOTE}|(?<=[A-Za-z0-9])'(?=[A-Za-z0-9])"
-       rf"|&(?![\w.-]*=)){{6,}}+)"
+       rf"|&(?![\w.-]*=|amp;[\w.-]*=)){{6,}}+)"
        + _NOT_LOGPROBS,
        v.secret_value_ok,
        prefilter=_SECRET_KEY_PREFILTER + r"\]?(?:\\*[\"'`])?(?:" + _S + r"*[:=]|\.\.\.\.|[ \t]\.)",
@@ -12790,7 +12804,185 @@ def _health_money_and_north_east_asia() -> tuple[Detector, ...]:
         _named_id((_AS_KEY % "numero_?secu",), ("numero",), r"[12]\d{14}", ids.nir_ok,
                   gap=_TIGHT_GAP),
         _named_id((r"patente(?:[ \t]+di[ \t]+guida)?(?:[ \t]+(?:n\.?|nr\.?|numero))?",),
-                  ("patente",), r"[A-Z]{2}\d{7}[A-Z]", _has_digit, checksummed=False),
+                  ("patente",), r"[A-Z]{2}\d{7}[A-Z]|\d{8}[A-Z]", _has_digit, checksummed=False),
+        # Mexico's NSS (its Luhn digit) in a CFDI payroll's NumSeguridadSocial and after
+        # "Número de Seguro Social" as IMSS dashes it (55-15-84-6352-5); Canada's SIN on a T4
+        # after its box's number ("SIN / NAS de l'employé (12): 764 946 745"); a permanent
+        # resident card's number after "I-551" (three letters and ten digits).
+        _named_id((_AS_KEY % "num_?seguridad_?social",
+                   "n(?:\u00fa|u)mero[ \t]+de[ \t]+seguro[ \t]+social"),
+                  ("num", "n\u00famero", "numero"), r"\d{2}-?\d{2}-?\d{2}-?\d{4}-?\d",
+                  ids.nss_ok, gap=_TIGHT_GAP + "(?:\\|[ \t]*)?"),
+        _named_id((r"(?-i:SIN|NAS)\b[^\n\d]{0,40}\x2812\x29",), ("sin", "nas"),
+                  r"\d{3}[ -]?\d{3}[ -]?\d{3}", ids.sin_ok, gap=_TIGHT_GAP),
+        _named_id((r"(?-i:I-551)\)?",), ("i-551",), r"[A-Z]{3}\d{10}", _has_digit,
+                  checksummed=False),
+        # A PIN keyed at an IVR's prompt ("Marque su PIN actual ...\nDTMF: 3279#"; a voice
+        # platform's gather: "digits": "7638", "prompt": "enter_pin"), a code before Hindi's
+        # "is your OTP" ("225429 aapka OTP hai"), a password cracked from a hash in a
+        # pentest's notes ("cracked w/ hashcat ... → `svc_backup:Contrasena623#`").
+        _d("secret_assignment", r"(?i)(?<![a-z])pin(?![a-z])[^\n]{0,80}\n(?:[^\n]{0,80}\n)?"
+           r"DTMF:[ \t]*(\d{4,8})(?![\d])", v.not_counting_run,
+           prefilter=r"(?i)pin[^\r\n]{0,80}\n(?:[^\r\n]{0,80}\n)?DTMF:[ \t]*\d{4}", group=1,
+           needles=("DTMF:",)),
+        _d("secret_assignment",
+           r'(?i)"digits"[ \t]*:[ \t]*"(\d{4,8})"[ \t]*,[ \t]*"prompt"[ \t]*:[ \t]*"[^"\n]{0,40}'
+           r'(?:pin|passcode|otp)', v.not_counting_run,
+           prefilter=r'(?i)"digits"[ \t]*:[ \t]*"\d{4,8}"[ \t]*,[ \t]*"prompt"', group=1,
+           needles=('"digits"',)),
+        _d("secret_assignment", r"(?i)(?<![\w-])(\d{4,8})[ \t]+aapka[ \t]+(?:otp|code)\b",
+           v.not_counting_run, prefilter=r"(?i)\d{4,8}[ \t]+aapka[ \t]+(?:otp|code)", group=1,
+           needles=("aapka", "AAPKA", "Aapka")),
+        _d("secret_assignment",
+           r"(?i)cracked[^\n`]{0,80}`[\w.$@-]{2,40}:([^`\s]{4,64})`", v.secret_value_ok,
+           prefilter=r"(?i)cracked[^\r\n`]{0,80}`[\w.$@-]{2,40}:[^`\s]{4}", group=1,
+           needles=("racked",)),
+        # A subscriber's number in full without its "+" where telecom systems log one: an
+        # SMSC's receiver, a CDR's MSISDN, RADIUS's END_USER_E164, a CGNAT's user, an MO
+        # message's sender, a line named in a ticket ("Linha 5519982929605"); its country's
+        # code and a mobile's length there.
+        _d("phone",
+           r"(?i)(?:(?<![a-z])(?:msisdn|receiver|e164\]?|nat44:[ \t]+user|mo[ \t]+from)"
+           r"|(?<![a-z])(?:line|l(?:\u00ed|i)nea|linha|ligne)(?:[ \t]+(?:a[ \t]+portar|da|de))?)"
+           r"\\?[\"']?[ \t]*[:=]?[ \t]*\\?[\"']?([1-9]\d{9,13})(?![\d])",
+           v.international_mobile_ok,
+           prefilter=r"(?i)(?:msisdn|receiver|e164\]?|user|from|line|l[ai]nea|linha|ligne)"
+                     r"[^\r\n0-9]{0,12}[1-9][0-9]{9}", group=1, digits=True,
+           joined=_nothing_joined,
+           joined_prefilter=r"(?i)(?:msisdn|receiver|e164\]?|user|from|line|l[ai]nea|linha|ligne)"
+                            r"[^\r\n0-9]{0,12}[1-9][0-9]{9}"),
+        # Poland's domestic account number (NRB: twenty-six digits, the IBAN's check with
+        # PL before it) alone, a Czech account ("2092407690/5500": its bank's code and the
+        # number's mod-11 checks) alone.
+        _d("iban", r"(?<![\w.,/-])(\d{26}|\d{2}(?: \d{4}){6})(?![\w/-])", _nrb_ok,
+           prefilter=r"[0-9]{2}(?: ?[0-9]{4}){6}", group=1, digits=True, checksummed=True,
+           joined=_nothing_joined, joined_prefilter=r"[0-9]{2}(?:[ _-]?[0-9]{4}){6}"),
+        _d("iban", r"(?<![\w.,/-])((?:\d{1,6}-)?\d{2,10}/\d{4})(?![\w/-])", ids.cz_account_ok,
+           prefilter=r"[0-9]{2,10}/[0-9]{4}", group=1, digits=True, needles=("/",),
+           joined=_nothing_joined, joined_prefilter=r"[0-9]{2,10}/[0-9]{4}"),
+        # Ukraine's id card: its register record (УНЗР: a birth date and five digits) and its
+        # document's number, each after its name; its taxpayer's card number (РНОКПП) after
+        # its whole name; a Russian driving licence's number; Poland's id card after "Seria
+        # i numer", a PESEL after "Identyfikator podatkowy", a Polish driving licence
+        # ("83727/20/7693"); Belarus' passport in Latin letters ("Numar pašparta").
+        _named_id(("\u0417\u0430\u043f\u0438\u0441[ \\t]*\u2116", r"record[ \t]+no\.?",
+                   _AS_KEY % "unzr"),
+                  ("\u0437\u0430\u043f\u0438\u0441", "record", "unzr"),
+                  r"(?:19|20)\d{6}-\d{5}", _has_digit, checksummed=False),
+        _named_id(("\u0414\u043e\u043a\u0443\u043c\u0435\u043d\u0442[ \\t]*\u2116",),
+                  ("\u0434\u043e\u043a\u0443\u043c\u0435\u043d\u0442",), r"\d{9}",
+                  v.not_counting_run, checksummed=False),
+        _named_id(("\u043e\u0431\u043b\u0456\u043a\u043e\u0432\u043e\u0457[ \\t]+"
+                   "\u043a\u0430\u0440\u0442\u043a\u0438[ \\t]+\u043f\u043b\u0430\u0442"
+                   "\u043d\u0438\u043a\u0430[ \\t]+"
+                   "\u043f\u043e\u0434\u0430\u0442\u043a\u0456\u0432",),
+                  ("\u043e\u0431\u043b\u0456\u043a",), r"\d{10}", ids.rnokpp_ok),
+        _named_id(("[\u0412\u0432]\u043e\u0434\u0438\u0442\u0435\u043b\u044c\u0441\u043a\u043e"
+                   "\u0435[ \\t]+\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440"
+                   "\u0435\u043d\u0438\u0435",),
+                  ("\u0432\u043e\u0434\u0438\u0442",), r"\d{2} ?\d{2} ?\d{6}",
+                  v.not_counting_run, checksummed=False),
+        _named_id((r"seria[ \t]+i[ \t]+numer",), ("seria",), r"[A-Z]{3}\d{6}", ids.pl_id_card_ok),
+        _named_id((r"identyfikator[ \t]+podatkowy",), ("identyfikator",), r"\d{11}",
+                  ids.pesel_ok),
+        _named_id((r"praw[ao][ \t]+jazdy(?:[ \t]+nr\.?)?",), ("praw",), r"\d{5}/\d{2}/\d{4}",
+                  _has_digit, checksummed=False),
+        _named_id(("numar[ \\t]+pa(?:\u0161|s)parta",), ("numar",), r"[A-Z]{2}\d{7}",
+                  _has_digit, checksummed=False),
+        # Travel: a PNR's short DOCS line ("DOCS: P/ARE/N8965780"), a guest register's
+        # document under its type (Spain's <tipoDocumento>PAS</tipoDocumento>
+        # <numeroDocumento>..., Portugal's <Documento_Identificacao>, Italy's Alloggiati
+        # record: "PASOR" or "IDELE" and the number), a passport's number before Turkish's
+        # "numaralı pasaport", a driver's licenseNumber in a rental's JSON.
+        _d("national_id", r"DOCS:?[ \t]*P/[A-Z]{3}/([A-Z0-9]{5,9})(?=[/\s]|$)", ids.passport_ok,
+           prefilter=r"DOCS:?[ \t]*P/[A-Z]{3}/[A-Z0-9]{5}", group=1, needles=("DOCS",)),
+        _d("national_id",
+           r"<tipoDocumento>[A-Z]{1,5}</tipoDocumento>\s*<numeroDocumento>([A-Z0-9]{5,15})<",
+           _has_digit, prefilter=r"<tipoDocumento>[A-Z]{1,5}</tipoDocumento>\s*<numeroDocumento>",
+           group=1, needles=("<tipoDocumento>",)),
+        _d("national_id", r"<Documento_Identificacao>([A-Z0-9]{5,15})<", _has_digit,
+           prefilter=r"<Documento_Identificacao>[A-Z0-9]{5}", group=1,
+           needles=("<Documento_Identificacao>",)),
+        _d("national_id", r"(?:PASOR|PASDI|PASSE|IDELE|IDENT|PATEN)"
+           r"([A-Z]{0,3}\d{5,10}[A-Z]{0,2})(?![A-Z0-9])", _has_digit,
+           prefilter=r"(?:PASOR|PASDI|PASSE|IDELE|IDENT|PATEN)[A-Z]{0,3}[0-9]{5}", group=1,
+           needles=("PASOR", "PASDI", "PASSE", "IDELE", "IDENT", "PATEN")),
+        _d("national_id", r"(?<![\w-])([A-Z]{0,3}\d{6,9})[ \t]+numaral[\u0131i][ \t]+pasaport",
+           _has_digit, prefilter=r"[A-Z0-9]{6,12}[ \t]+numaral.{1,2}[ \t]+pasaport", group=1,
+           needles=("pasaport",)),
+        _named_id((_AS_KEY % "licen[cs]e_?(?:number|no)",), ("licen",), r"[A-Z]{0,3}\d{6,12}",
+                  v.not_counting_run, checksummed=False, gap=_TIGHT_GAP),
+        # Telecom: Indonesia's SIM registration by SMS ("REG <NIK>#<KK>#"), a family card's
+        # number after "KK"; a subscriber's document in a tool call (id_number with its
+        # id_type); a PUK's eight digits after its name; a USSD session's last field where
+        # the log says it took the raw input (a mobile-money PIN: text="1*1*1248*2648"); an
+        # eSIM's matching id (its activation code); France's RIO and Mexico's NIP for a
+        # number's port; a PagerDuty integration's routing key.
+        _d("national_id", r"(?<![\w])(?:REG|ULANG)[ \t]+(\d{16})(?=#\d{16}#)", ids.nik_ok,
+           prefilter=r"(?:REG|ULANG)[ \t]+[0-9]{16}#[0-9]{16}#", group=1, needles=("#",)),
+        _d("national_id", r"(?<![\w])(?:REG|ULANG)[ \t]+\d{16}#(\d{16})#", v.not_counting_run,
+           prefilter=r"(?:REG|ULANG)[ \t]+[0-9]{16}#[0-9]{16}#", group=1, needles=("#",)),
+        _named_id((r"(?-i:KK)\b", r"kartu[ \t]+keluarga"), ("kk", "kartu"), r"\d{16}",
+                  v.not_counting_run, checksummed=False,
+                  gap=_TIGHT_GAP + "(?:(?-i:No)\\.?[ \t]*)?"),
+        _d("national_id",
+           r'(?i)"id_?number"[ \t]*:[ \t]*"([A-Z0-9][A-Z0-9./ -]{4,20}[A-Z0-9])"[ \t]*,[ \t]*'
+           r'"id_?type"', _has_digit,
+           prefilter=r'(?i)"id_?number"[ \t]*:[ \t]*"[A-Z0-9./ -]{6,22}"[ \t]*,[ \t]*"id_?type"',
+           group=1, needles=('d_type"', 'dType"')),
+        # (not a phone's last group: "... die alte PUK ... unter +49 (0)40 39735003")
+        _d("secret_assignment",
+           r"(?i)(?<![a-z])puk(?![a-z])[^\n]{0,60}?(?<![\d+])(?<!\d )(?<!\) )(\d{8})(?![\d])",
+           v.not_counting_run, prefilter=r"(?i)puk[^\r\n]{0,60}[0-9]{8}", group=1,
+           needles=("PUK", "puk", "Puk")),
+        _d("secret_assignment",
+           r'(?i)msisdn=\+?\d{7,15}[ \t]+text="(?:\d{1,4}\*){2,5}(\d{4,6})"[^\n]{0,20}'
+           r'raw[ \t]+input',
+           v.not_counting_run,
+           prefilter=r'(?i)msisdn=\+?[0-9]{7,15}[ \t]+text="[0-9*]{6,30}"[^\r\n]{0,20}'
+                     r'raw[ \t]+input',
+           group=1, needles=("raw input",)),
+        _named_id((_AS_KEY % "matching_?id",), ("matching",),
+                  r"[A-Z0-9]{4,8}(?:-?[A-Z0-9]{4,8}){2,5}",
+                  _has_digit, checksummed=False, gap=_TIGHT_GAP, kind="secret_assignment"),
+        _named_id((r"(?-i:RIO)\b",), ("rio",), r"\d{2}[A-Z0-9]{10}", _has_digit,
+                  checksummed=False, kind="secret_assignment"),
+        _named_id((r"nip[ \t]+de[ \t]+portabilidad",), ("nip",), r"\d{4}", v.not_counting_run,
+                  checksummed=False, gap=_TIGHT_GAP, kind="secret_assignment"),
+        _named_id((_AS_KEY % "pagerduty_routing_key",), ("pagerduty",), r"[a-f0-9]{32}",
+                  v.not_counting_run, checksummed=False, gap=_TIGHT_GAP, kind="secret_assignment"),
+        # One-time codes in Russian, Ukrainian and Polish bank and parcel SMS ("Код: 84449",
+        # "Код 9896 для подтверждения", "Никому не сообщайте код 68571", "Пароль: 9365 для
+        # входу", "Kod otrymannia 0339", mBank's "Haslo do autoryzacji nr 3 z ...: 45557352").
+        _d("secret_assignment",
+           # (not a code another word names before it: "пощенски код: 7000", a postcode)
+           "(?:(?<![\u0400-\u04ff][ \\t])[\u041a\u043a]\u043e\u0434(?:[ \\t]+(?:3DS|"
+           "\u043f\u043e\u0434\u0442\u0432\u0435"
+           "\u0440\u0436\u0434\u0435\u043d\u0438\u044f|\u0438\u0437[ \\t]+"
+           "(?:\u0441\u043c\u0441|SMS)))?[ \\t]*:[ \\t]*"
+           "|(?<![\u0400-\u04ff][ \\t])[\u041a\u043a]\u043e\u0434[ \\t]+"
+           "(?=\\d{4,8}[ \\t]+\u0434\u043b\u044f[ \\t])"
+           "|(?:\u0441\u043e\u043e\u0431\u0449\u0430\u0439\u0442\u0435"
+           "|\u043f\u043e\u0432\u0456\u0434\u043e\u043c\u043b\u044f\u0439\u0442\u0435)"
+           "[ \\t]+(?:\u043d\u0438\u043a\u043e\u043c\u0443[ \\t]+)?\u043a\u043e\u0434[ \\t]+"
+           "|[\u041f\u043f]\u0430\u0440\u043e\u043b\u044c[ \\t]*:[ \\t]*"
+           "(?=\\d{4,8}[ \\t]+\u0434\u043b\u044f[ \\t])"
+           "|[Kk]od[ \\t]+otrymannia[ \\t]+"
+           "|[Hh]as(?:\u0142|l)o[ \\t]+do[ \\t]+autoryzacji[^\\n:]{0,30}:[ \\t]*)"
+           "(\\d{4,8})(?![\\d.,/-]?\\d)",
+           v.not_counting_run,
+           prefilter=(r"(?:aaa(?:[ \t]+(?:3DS|a{13}|aa[ \t]+(?:aaa|SMS)))?[ \t]*:[ \t]*"
+                      r"|aaa[ \t]+|a{9,12}[ \t]+(?:a{6}[ \t]+)?aaa[ \t]+|a{6}[ \t]*:[ \t]*"
+                      r"|[Kk]od[ \t]+otrymannia[ \t]+"
+                      r"|[Hh]as[al]o[ \t]+do[ \t]+autoryzacji[^\r\n:]{0,30}:[ \t]*)[0-9]{4}"),
+           group=1, digits=True),
+        # A token a page keeps in the browser's storage ("localStorage.setItem('refresh_token',
+        # '...')").
+        _d("secret_assignment",
+           r"(?i)storage\.setItem\([ \t]*['\"][\w.-]*(?:token|secret|session|auth)[\w.-]*['\"]"
+           r"[ \t]*,[ \t]*['\"]([^'\"\s]{16,})['\"]", v.secret_value_ok,
+           prefilter=r"(?i)storage\.setItem\([ \t]*['\"][\w.-]*(?:token|secret|session|auth)",
+           group=1, needles=("setItem",)),
         # A code after Korean's "simple password" (간편비번: a payment app's), a password
         # after Japanese's "PIN" in letters and digits (暗証番号：POHHGYZ7XE, an e-certificate's),
         # a trading account's investor password in Arabic (كلمة مرور المستثمر).
@@ -12811,7 +13003,8 @@ def _health_money_and_north_east_asia() -> tuple[Detector, ...]:
         # and the "D" that names an account ("{4200}DDE95700202705655853964*EMILY FOSTER*").
         _d("iban", r"\{[45][0-9]00\}D([A-Z]{2}\d{2}[A-Z0-9]{11,30})(?=\*)", v.iban_ok,
            prefilter=r"\{[45][0-9]00\}D[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}\*", group=1,
-           needles=("}D",), checksummed=True, joined=_nothing_joined),
+           needles=("}D",), checksummed=True, joined=_nothing_joined,
+           joined_prefilter=r"\{[45][0-9]00\}D[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}\*"),
         # A secret's value as Azure Key Vault prints it (az keyvault secret show: its id, a
         # vault's secrets URL, before its value).
         _d("secret_assignment",

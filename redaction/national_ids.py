@@ -40,6 +40,7 @@ __all__ = [
     "cuil_ok",
     "cuit_ok",
     "curp_ok",
+    "cz_account_ok",
     "digit_count_ok",
     "dni_ok",
     "eg_national_id_ok",
@@ -391,6 +392,23 @@ def rrn_checked_ok(candidate: str) -> bool:
     if not rrn_ok(candidate):
         return False
     return (11 - _weighted(n, (2, 3, 4, 5, 6, 7, 8, 9, 2, 3, 4, 5)) % 11) % 10 == int(n[12])
+
+
+# Czech banks' codes (the four digits after an account's "/").
+_CZ_BANKS = frozenset(("0100", "0300", "0600", "0710", "0800", "2010", "2060", "2070", "2250",
+                       "2700", "3030", "3050", "3060", "4000", "5500", "5800", "6000", "6100",
+                       "6210", "6800", "7910", "8040", "8060", "8090", "8150", "8250", "8265"))
+
+
+def cz_account_ok(candidate: str) -> bool:
+    """A Czech domestic account ("2092407690/5500", "19-2000145399/0800"): a known bank's
+    code, the number and its prefix each passing their mod-11 check."""
+    number, _, bank = candidate.partition("/")
+    prefix, _, number = number.rpartition("-")
+    weights = (6, 3, 7, 9, 10, 5, 8, 4, 2, 1)
+    return (bank in _CZ_BANKS and len(set(number)) > 2
+            and _weighted(number.zfill(10), weights) % 11 == 0
+            and (not prefix or _weighted(prefix.zfill(10), weights) % 11 == 0))
 
 
 def kr_licence_ok(candidate: str) -> bool:

@@ -292,7 +292,9 @@ def _spread(items: list[_Item]) -> Iterator[_Item]:
 
 
 # --- e-mail addresses ---------------------------------------------------------------------
-_AT_WORDS = r"(?:at|ät|aet|arroba|arobase|chiocciola|apenstaartje|ma[lł]pa|klammeraffe|at[ -]sign)"
+# (Indian English says "at the rate" for "@": "vikram dot iyer at the rate gmail dot com")
+_AT_WORDS = (r"(?:at the rate(?: of)?|at|ät|aet|arroba|arobase|chiocciola|apenstaartje|ma[lł]pa"
+             r"|klammeraffe|at[ -]sign)")
 _DOT_WORDS = r"(?:dot|punto|point|punkt|kropka|punt|ponto|pont)"
 _BRACKETED = r"[\[({<]\s*WORD\s*[\])}>]"
 _AT = (rf"(?:\s+{_AT_WORDS}\s+|\s*{_BRACKETED.replace('WORD', _AT_WORDS)}\s*"

@@ -215,7 +215,9 @@ _PHONE_SCRIPTS = ("电话", "電話", "手机", "手機", "携帯", "전화", "�
                   "\u0cae\u0cca\u0cac\u0cc8\u0cb2\u0ccd",
                   "\u0aae\u0acb\u0aac\u0abe\u0a87\u0ab2",
                   "\u0b2e\u0b4b\u0b2c\u0b3e\u0b07\u0b32")
-_CALL_PARTIES = frozenset(("calling", "called", "caller", "callee", "dialled", "dialed"))
+# (and a CDR's other party, its A and B numbers: other_party, b_number)
+_CALL_PARTIES = frozenset(("calling", "called", "caller", "callee", "dialled", "dialed", "other",
+                           "a", "b"))
 _CALL_NUMBERS = frozenset(("number", "no", "num", "party", "msisdn"))
 _SSN_WORDS = frozenset(("ssn", "ssns"))
 _TELECOM_WORDS = frozenset(("imei", "imeisv", "imsi", "iccid", "meid"))

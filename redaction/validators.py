@@ -331,6 +331,38 @@ def phone_digits_ok(candidate: str) -> bool:
             and not _zeros_after(numerals))
 
 
+# Mobile numbers written in full with no "+", as telecom systems log them (CDRs, SMSCs,
+# RADIUS, CGNAT): a country's code, then how many digits follow and what they start with.
+_MOBILE_PLANS: dict[str, tuple[int, int, str]] = {
+    "1": (10, 10, "23456789"), "7": (10, 10, "9"), "20": (10, 10, "1"), "27": (9, 9, "678"),
+    "31": (9, 9, "6"), "32": (9, 9, "4"), "33": (9, 9, "67"), "34": (9, 9, "67"),
+    "39": (9, 10, "3"), "41": (9, 9, "7"), "43": (10, 13, "6"), "44": (10, 10, "7"),
+    "45": (8, 8, "2345"), "46": (9, 9, "7"), "47": (8, 8, "49"), "48": (9, 9, "4578"),
+    "49": (10, 11, "1"), "52": (10, 11, "123456789"), "55": (10, 11, "123456789"),
+    "60": (9, 10, "1"), "61": (9, 9, "4"), "62": (9, 12, "8"), "63": (10, 10, "9"),
+    "64": (8, 10, "2"), "65": (8, 8, "89"), "66": (9, 9, "689"), "81": (10, 10, "789"),
+    "82": (9, 10, "1"), "84": (9, 9, "35789"), "86": (11, 11, "1"), "90": (10, 10, "5"),
+    "91": (10, 10, "6789"), "92": (10, 10, "3"), "233": (9, 9, "25"), "234": (10, 10, "789"),
+    "254": (9, 9, "17"), "255": (9, 9, "67"), "256": (9, 9, "7"), "260": (9, 9, "79"),
+    "263": (9, 9, "7"), "351": (9, 9, "9"), "353": (9, 9, "8"), "358": (9, 10, "4"),
+    "880": (10, 10, "1"), "966": (9, 9, "5"), "971": (9, 9, "5"),
+}
+
+
+def international_mobile_ok(candidate: str) -> bool:
+    """A mobile number in full without its "+" ("2348121340536", "491629700400"): a country's
+    code in the table above, then a mobile's length and first digit there."""
+    numerals = digits(candidate)
+    for size in (1, 2, 3):
+        plan = _MOBILE_PLANS.get(numerals[:size])
+        if plan is not None:
+            rest = numerals[size:]
+            low, high, first = plan
+            if low <= len(rest) <= high and rest[0] in first and len(set(rest)) > 2:
+                return True
+    return False
+
+
 def _zeros_after(numerals: str) -> bool:
     """A stand-in's subscriber number: the last seven digits zeros ("+55 (00) 00000-0000",
     "SAC 0800 000 0000")."""
@@ -810,6 +842,8 @@ _PROSE_WORDS = frozenset((
     "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt",
     # a strength meter's verdicts, a code's keyword in a diff
     "strong", "weak", "medium", "very strong", "return",
+    # a password manager named where the password is kept ("heslo je v trezoru 1Password")
+    "1password", "bitwarden", "keepass", "lastpass", "keeper",
     "tls_client_auth", "self_signed_tls_client_auth",
     "supplied", "required", "optional", "provided", "missing", "invalid", "incorrect",
     "generate", "auto", "random",
@@ -1080,9 +1114,11 @@ def secret_value_ok(candidate: str) -> bool:
         # git's credential helper command, FreeSWITCH's $${var}, {$var}; a URL's rest after a
         # key's word and its scheme's colon (git's credential.https://host.helper=...)
         return False
-    if candidate.startswith("::") or _SCOPED_CLOSE.fullmatch(candidate) or "{env:" in candidate:
+    if (candidate.startswith("::") or _SCOPED_CLOSE.fullmatch(candidate) or "{env:" in candidate
+            or "{vault:" in candidate):
         # a scope's operator after a name (Gradle's PasswordCredentials::class, the key's
-        # colon read as the first), Hatch's environment references ({env:PIP_PASSWORD})
+        # colon read as the first), Hatch's environment references ({env:PIP_PASSWORD}), a
+        # Spring app's reference into Vault ({vault:secret/data/app#db_password})
         return False
     if candidate.startswith(("\u00bf", "\u00a1")):
         return False  # a Spanish question's first word ("Pregunta secreta: \u00bfCiudad ...?")
