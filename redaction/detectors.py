@@ -1189,11 +1189,6 @@ def _has_six_digits(value: str) -> bool:
     return sum(ch.isdigit() for ch in value) >= 6
 
 
-def _nrb_ok(value: str) -> bool:
-    """Poland's NRB: the digits of a PL IBAN, its check digits first."""
-    return v.iban_ok("PL" + value.replace(" ", ""))
-
-
 def _member_number_ok(value: str) -> bool:
     """A member's number: not a counting run, not a form's zeros."""
     return _not_zeros(value) and v.not_counting_run(value)
@@ -12851,12 +12846,13 @@ def _health_money_and_north_east_asia() -> tuple[Detector, ...]:
            joined=_nothing_joined,
            joined_prefilter=r"(?i)(?:msisdn|receiver|e164\]?|user|from|line|l[ai]nea|linha|ligne)"
                             r"[^\r\n0-9]{0,12}[1-9][0-9]{9}"),
-        # Poland's domestic account number (NRB: twenty-six digits, the IBAN's check with
-        # PL before it) alone, a Czech account ("2092407690/5500": its bank's code and the
-        # number's mod-11 checks) alone.
-        _d("iban", r"(?<![\w.,/-])(\d{26}|\d{2}(?: \d{4}){6})(?![\w/-])", _nrb_ok,
-           prefilter=r"[0-9]{2}(?: ?[0-9]{4}){6}", group=1, digits=True, checksummed=True,
-           joined=_nothing_joined, joined_prefilter=r"[0-9]{2}(?:[ _-]?[0-9]{4}){6}"),
+        # Poland's domestic account number (NRB) written whole with no name before it (a
+        # payroll export's column: the grouped form and the named one are read elsewhere),
+        # a Czech account ("2092407690/5500": its bank's code and the number's mod-11 checks)
+        # alone.
+        _d("iban", r"(?<![\w.,/-])(\d{26})(?![\w/-])", v.nrb_ok, prefilter=r"[0-9]{26}",
+           group=1, digits=True, checksummed=True, joined=_nothing_joined,
+           joined_prefilter=r"[0-9]{26}"),
         _d("iban", r"(?<![\w.,/-])((?:\d{1,6}-)?\d{2,10}/\d{4})(?![\w/-])", ids.cz_account_ok,
            prefilter=r"[0-9]{2,10}/[0-9]{4}", group=1, digits=True, needles=("/",),
            joined=_nothing_joined, joined_prefilter=r"[0-9]{2,10}/[0-9]{4}"),
