@@ -12744,6 +12744,13 @@ def _health_money_and_north_east_asia() -> tuple[Detector, ...]:
     """The shapes of the FR to FW round: agents and developer tools; cloud operations;
     southern and western Europe's back offices; health cover in the English-speaking world;
     Japan and Korea; money and crypto."""
+    # Prefilters with no space or joiner in them: each is its own joined reading too.
+    subscriber = (r"(?i)(?:msisdn|receiver|e164\]?|user|from|line|l[ai]nea|linha|ligne)"
+                  r"[^\r\n0-9]{0,12}[1-9][0-9]{9}")
+    whole_nrb = r"[0-9]{26}"
+    cz_account = r"[0-9]{2,10}/[0-9]{4}"
+    fedwire_iban = r"\{[45][0-9]00\}D[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}\*"
+    sim_registration = r"(?:REG|ULANG)[ \t]+[0-9]{16}#[0-9]{16}#"
     return (
         # Korea's resident registration number with no name before it: dashed, its date and
         # its check digit right (a number issued since 2020 has none: only under its name);
@@ -12841,21 +12848,18 @@ def _health_money_and_north_east_asia() -> tuple[Detector, ...]:
            r"|(?<![a-z])(?:line|l(?:\u00ed|i)nea|linha|ligne)(?:[ \t]+(?:a[ \t]+portar|da|de))?)"
            r"\\?[\"']?[ \t]*[:=]?[ \t]*\\?[\"']?([1-9]\d{9,13})(?![\d])",
            v.international_mobile_ok,
-           prefilter=r"(?i)(?:msisdn|receiver|e164\]?|user|from|line|l[ai]nea|linha|ligne)"
-                     r"[^\r\n0-9]{0,12}[1-9][0-9]{9}", group=1, digits=True,
-           joined=_nothing_joined,
-           joined_prefilter=r"(?i)(?:msisdn|receiver|e164\]?|user|from|line|l[ai]nea|linha|ligne)"
-                            r"[^\r\n0-9]{0,12}[1-9][0-9]{9}"),
+           prefilter=subscriber, group=1, digits=True, joined=_nothing_joined,
+           joined_prefilter=subscriber),
         # Poland's domestic account number (NRB) written whole with no name before it (a
         # payroll export's column: the grouped form and the named one are read elsewhere),
         # a Czech account ("2092407690/5500": its bank's code and the number's mod-11 checks)
         # alone.
-        _d("iban", r"(?<![\w.,/-])(\d{26})(?![\w/-])", v.nrb_ok, prefilter=r"[0-9]{26}",
+        _d("iban", r"(?<![\w.,/-])(\d{26})(?![\w/-])", v.nrb_ok, prefilter=whole_nrb,
            group=1, digits=True, checksummed=True, joined=_nothing_joined,
-           joined_prefilter=r"[0-9]{26}"),
+           joined_prefilter=whole_nrb),
         _d("iban", r"(?<![\w.,/-])((?:\d{1,6}-)?\d{2,10}/\d{4})(?![\w/-])", ids.cz_account_ok,
-           prefilter=r"[0-9]{2,10}/[0-9]{4}", group=1, digits=True, needles=("/",),
-           joined=_nothing_joined, joined_prefilter=r"[0-9]{2,10}/[0-9]{4}"),
+           prefilter=cz_account, group=1, digits=True, needles=("/",),
+           joined=_nothing_joined, joined_prefilter=cz_account),
         # Ukraine's id card: its register record (УНЗР: a birth date and five digits) and its
         # document's number, each after its name; its taxpayer's card number (РНОКПП) after
         # its whole name; a Russian driving licence's number; Poland's id card after "Seria
@@ -12915,9 +12919,9 @@ def _health_money_and_north_east_asia() -> tuple[Detector, ...]:
         # eSIM's matching id (its activation code); France's RIO and Mexico's NIP for a
         # number's port; a PagerDuty integration's routing key.
         _d("national_id", r"(?<![\w])(?:REG|ULANG)[ \t]+(\d{16})(?=#\d{16}#)", ids.nik_ok,
-           prefilter=r"(?:REG|ULANG)[ \t]+[0-9]{16}#[0-9]{16}#", group=1, needles=("#",)),
+           prefilter=sim_registration, group=1, needles=("#",)),
         _d("national_id", r"(?<![\w])(?:REG|ULANG)[ \t]+\d{16}#(\d{16})#", v.not_counting_run,
-           prefilter=r"(?:REG|ULANG)[ \t]+[0-9]{16}#[0-9]{16}#", group=1, needles=("#",)),
+           prefilter=sim_registration, group=1, needles=("#",)),
         _named_id((r"(?-i:KK)\b", r"kartu[ \t]+keluarga"), ("kk", "kartu"), r"\d{16}",
                   v.not_counting_run, checksummed=False,
                   gap=_TIGHT_GAP + "(?:(?-i:No)\\.?[ \t]*)?"),
@@ -12998,9 +13002,8 @@ def _health_money_and_north_east_asia() -> tuple[Detector, ...]:
         # A Fedwire message's beneficiary or originator account as an IBAN, after its tag
         # and the "D" that names an account ("{4200}DDE95700202705655853964*EMILY FOSTER*").
         _d("iban", r"\{[45][0-9]00\}D([A-Z]{2}\d{2}[A-Z0-9]{11,30})(?=\*)", v.iban_ok,
-           prefilter=r"\{[45][0-9]00\}D[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}\*", group=1,
-           needles=("}D",), checksummed=True, joined=_nothing_joined,
-           joined_prefilter=r"\{[45][0-9]00\}D[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}\*"),
+           prefilter=fedwire_iban, group=1, needles=("}D",), checksummed=True,
+           joined=_nothing_joined, joined_prefilter=fedwire_iban),
         # A secret's value as Azure Key Vault prints it (az keyvault secret show: its id, a
         # vault's secrets URL, before its value).
         _d("secret_assignment",
